@@ -1,0 +1,1 @@
+"""Pieces every accelerator's simulator shares: programs, errors, budgets, traces, backends."""

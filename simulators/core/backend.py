@@ -1,0 +1,55 @@
+"""The interface every backend (functional model, RTL) implements, and what a run returns."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from .budget import Budget
+from .errors import SimError
+from .program import Program
+from .trace import TraceStep
+
+
+@dataclass
+class MemoryImage:
+    """Initial memory contents: memory name -> {start address: values}.
+
+    Values use the memory's storage dtype (bf16 memories take uint16 bit patterns).
+    Everything not written starts at zero."""
+
+    writes: dict[str, dict[int, np.ndarray]] = field(default_factory=dict)
+
+    def put(self, memory: str, address: int, values) -> "MemoryImage":
+        self.writes.setdefault(memory, {})[int(address)] = np.asarray(values)
+        return self
+
+
+@dataclass
+class RunResult:
+    backend: str
+    memories: dict[str, np.ndarray]          # final contents, storage dtype
+    registers: dict[str, Any]                # e.g. {"gp": [...], "f": [...], "a": [...], "STRIDE": n}
+    cycles: int
+    retired: int
+    unit_busy: dict[str, int]
+    stalls: dict[str, int] = field(default_factory=dict)
+    stop: str = "end"                        # "end" | "break" | "error"
+    error: SimError | None = None
+    trace: list[TraceStep] | None = None
+    wall_seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+class Backend(Protocol):
+    """A way to execute an assembled program. Implementations: the functional model
+    of each accelerator, and (later) its RTL under Verilator."""
+
+    name: str
+
+    def run(self, program: Program, image: MemoryImage, config: Any,
+            budget: Budget = Budget(), trace: bool = False) -> RunResult: ...

@@ -1,0 +1,32 @@
+"""An assembled program: decoded instructions plus their encodings and source map."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Instr:
+    """One decoded instruction. `ops` maps operand names of the ISA record to values
+    (register numbers, immediates, flags); `line` is the 1-based source line or 0."""
+
+    mnemonic: str
+    ops: dict
+    line: int = 0
+    text: str = ""
+
+
+@dataclass
+class Program:
+    accel: str
+    instrs: list[Instr]
+    words: list[int]
+    labels: dict[str, int] = field(default_factory=dict)   # label -> instruction index
+    constants: dict[str, int] = field(default_factory=dict)
+    source_name: str = "<kernel>"
+
+    def __len__(self) -> int:
+        return len(self.instrs)
+
+    @property
+    def size_bytes(self) -> int:
+        return 4 * len(self.words)

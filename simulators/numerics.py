@@ -1,0 +1,125 @@
+"""Numerics shared by every accelerator: bf16 and fp32, written once.
+
+This module *is* the specification the RTL matches bit for bit (see
+`isa/plena/README.md`, "Numerics"). Every function is vectorised numpy on float32
+arrays, and each step is one IEEE binary32 operation with round-to-nearest-even, so
+the same sequence of operations in synthesizable logic gives the same bits.
+
+Conventions: bf16 values travel as uint16 bit patterns in memories and as float32
+arrays holding bf16-exact values inside computations; every NaN a function returns is
+the canonical quiet NaN.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+F32 = np.float32
+CANON_NAN_F32 = np.uint32(0x7FC00000)
+CANON_NAN_BF16 = np.uint16(0x7FC0)
+
+# exp: 2**f on [0, 1) by a degree-6 polynomial (least-squares fit of the relative
+# error, coefficients rounded to fp32), evaluated with Horner's rule in fp32.
+LOG2E = np.uint32(0x3FB8AA3B).view(F32)
+EXP2_COEFFS = tuple(np.uint32(h).view(F32) for h in (
+    0x3F800000, 0x3F317215, 0x3E75FECD, 0x3D6342B1, 0x3C1E9275, 0x3AA3180E, 0x39637149,
+))
+
+np.seterr(all="ignore")  # IEEE special values are results here, not errors
+
+
+def f32(x) -> np.ndarray:
+    return np.asarray(x, dtype=F32)
+
+
+def canon(x: np.ndarray) -> np.ndarray:
+    """Replace every NaN with the canonical quiet NaN."""
+    x = f32(x)
+    nan = np.isnan(x)
+    if nan.any():
+        x = x.copy() if x.ndim else x
+        x = np.where(nan, CANON_NAN_F32.view(F32), x).astype(F32)
+    return x
+
+
+def bf16_bits_to_f32(bits) -> np.ndarray:
+    """bf16 bit patterns (uint16) to float32, exactly."""
+    return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << 16).view(F32)
+
+
+def f32_to_bf16_bits(x) -> np.ndarray:
+    """float32 to bf16 bit patterns: round to nearest even; overflow gives inf;
+    subnormals are kept; NaN becomes 0x7FC0."""
+    u = f32(x).view(np.uint32)
+    rounded = ((u + np.uint32(0x7FFF) + ((u >> 16) & np.uint32(1))) >> 16).astype(np.uint16)
+    return np.where(np.isnan(f32(x)), CANON_NAN_BF16, rounded).astype(np.uint16)
+
+
+def round_bf16(x) -> np.ndarray:
+    """float32 to the nearest bf16 value, returned as float32 (bf16-exact)."""
+    return bf16_bits_to_f32(f32_to_bf16_bits(x))
+
+
+def fmax(a, b) -> np.ndarray:
+    """max with NaN propagation and max(-0, +0) = +0."""
+    a, b = f32(a), f32(b)
+    r = np.maximum(a, b)
+    both_zero = (a == 0) & (b == 0)
+    return canon(np.where(both_zero, a + b, r).astype(F32))
+
+
+def fmin(a, b) -> np.ndarray:
+    """min with NaN propagation and min(-0, +0) = -0."""
+    a, b = f32(a), f32(b)
+    r = np.minimum(a, b)
+    both_zero = (a == 0) & (b == 0)
+    return canon(np.where(both_zero, -((-a) + (-b)), r).astype(F32))
+
+
+def exp(x) -> np.ndarray:
+    """exp in fp32 by the manual's algorithm (range reduction to 2**n * 2**f)."""
+    x = f32(x)
+    t = (x * LOG2E).astype(F32)
+    n = np.floor(t)
+    frac = (t - n).astype(F32)           # exact: t and n share the binade
+    p = np.full_like(frac, EXP2_COEFFS[-1])
+    for c in EXP2_COEFFS[-2::-1]:
+        p = ((p * frac).astype(F32) + c).astype(F32)
+    n_int = np.clip(np.nan_to_num(n, nan=0.0, posinf=0.0, neginf=0.0), -126, 127).astype(np.int32)
+    r = np.ldexp(p, n_int).astype(F32)
+    r = np.where(t >= 128, F32(np.inf), r)
+    r = np.where(t < -126, F32(0.0), r)
+    return canon(np.where(np.isnan(x), F32(np.nan), r).astype(F32))
+
+
+def reciprocal(x) -> np.ndarray:
+    """1 / x, IEEE fp32 division with round-to-nearest-even."""
+    return canon((F32(1.0) / f32(x)).astype(F32))
+
+
+def sqrt(x) -> np.ndarray:
+    """IEEE fp32 square root with round-to-nearest-even (negative -> NaN, -0 -> -0)."""
+    return canon(np.sqrt(f32(x)).astype(F32))
+
+
+def tree_sum(x, axis: int = -1) -> np.ndarray:
+    """Sum along `axis` by repeated halving, x[i] + x[i + L/2], fp32 RNE at each step.
+    The length must be a power of two."""
+    x = np.moveaxis(f32(x), axis, -1)
+    n = x.shape[-1]
+    if n & (n - 1):
+        raise ValueError(f"tree_sum needs a power-of-two length, got {n}")
+    while n > 1:
+        n //= 2
+        x = (x[..., :n] + x[..., n:]).astype(F32)
+    return x[..., 0]
+
+
+def dot(a, b, axis: int = -1) -> np.ndarray:
+    """Products (exact for bf16 inputs) summed by `tree_sum` along `axis`."""
+    return tree_sum((f32(a) * f32(b)).astype(F32), axis=axis)
+
+
+def matmul_tree(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a (..., M, K) @ b (..., K, N) with each output a `dot` over K in tree order."""
+    prod = (f32(a)[..., :, :, None] * f32(b)[..., None, :, :]).astype(F32)  # (..., M, K, N)
+    return tree_sum(prod, axis=-2)
