@@ -34,13 +34,19 @@ class AsmDiagnostic:
 
 
 class AssemblyError(KernelCraftError):
-    """Assembly source has errors; `diagnostics` lists all of them, in source order."""
+    """Assembly source has errors; `diagnostics` lists them in source order. An
+    assembler may keep only the first ones and count the rest in `omitted`."""
 
-    def __init__(self, diagnostics: list[AsmDiagnostic]):
+    def __init__(self, diagnostics: list[AsmDiagnostic], omitted: int = 0):
         self.diagnostics = sorted(diagnostics, key=lambda d: (d.line, d.column))
-        n = len(self.diagnostics)
+        self.omitted = omitted
+        n = len(self.diagnostics) + omitted
         head = f"{n} error{'s' if n != 1 else ''} in assembly"
-        super().__init__(head + "\n" + "\n".join(d.format() for d in self.diagnostics))
+        body = "\n".join(d.format() for d in self.diagnostics)
+        if omitted:
+            body += (f"\n... and {omitted} more error{'s' if omitted != 1 else ''} not shown "
+                     f"(fix the ones above first)")
+        super().__init__(head + "\n" + body)
 
 
 class DecodeError(KernelCraftError):
