@@ -171,6 +171,11 @@ class HardwareConfig:
             return values[item]
         raise AttributeError(item)
 
+    def memories(self) -> dict[str, tuple[int, str]]:
+        """Addressable memories: name -> (size in elements, dtype "bf16"|"fp32"|"int32")."""
+        return {name: (eval_expr(m["size"], self.values), m["dtype"])
+                for name, m in self.isa.hardware.get("memories", {}).items()}
+
     def cycles(self, timing_class: str) -> int:
         return self._cycles[timing_class]
 

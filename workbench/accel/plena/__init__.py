@@ -1,0 +1,33 @@
+"""plena in the workbench: its registry entry."""
+from __future__ import annotations
+
+from isa.manual import render_manual
+from isa.plena import default_config
+from simulators.plena.assembler import assemble, disassemble
+from workbench.accel import Accelerator
+
+from .baselines import baseline_source, templates
+from .layout import plena_layout
+from .roofline import plena_lower_bound
+
+
+def _backend():
+    from simulators.plena.machine import PlenaModel
+    return PlenaModel()
+
+
+ACCELERATOR = Accelerator(
+    name="plena",
+    title="plena: matrix NPU after the public PLENA ISA",
+    default_config=default_config,
+    assemble=assemble,
+    disassemble=disassemble,
+    backend=_backend,
+    layout=plena_layout,
+    baseline=baseline_source,
+    baseline_templates=templates,
+    lower_bound=plena_lower_bound,
+    manual=lambda hw=None: render_manual("plena", hw),
+    imem_limit=lambda hw: hw.IMEM_SIZE,
+    checked_memories=("hbm",),
+)

@@ -1,0 +1,41 @@
+"""plena's layout: every tensor in HBM (bf16), task constants in FP_MEM (fp32).
+
+Regions are aligned to VLEN elements with one empty guard row of VLEN elements
+between them, so an overrun lands in a guard and is reported as a write outside
+the declared regions."""
+from __future__ import annotations
+
+from isa.loader import HardwareConfig
+from tasks.core import Task
+from workbench.layout import Constant, Layout, pack
+
+# Level 2/3 kernels may spill intermediates; Level 1 needs none.
+SCRATCH_ELEMS = {1: 0, 2: 1 << 20, 3: 1 << 21}
+
+
+def plena_layout(task: Task, config: str, hw: HardwareConfig) -> Layout:
+    align = hw.VLEN
+    spec = [(t.name, t.shape, t.dtype, "input", t.doc) for t in task.inputs(config)]
+    spec += [(t.name, t.shape, t.dtype, "output", t.doc) for t in task.outputs(config)]
+    scratch = SCRATCH_ELEMS.get(task.level, 0)
+    if scratch:
+        spec.append(("scratch", (scratch,), "bf16", "scratch", "free for intermediates"))
+    regions = []
+    addr = 0
+    for item in spec:
+        (r,) = pack([item], "hbm", addr, align)
+        regions.append(r)
+        addr = r.end + align          # guard row
+    if addr > hw.HBM_SIZE:
+        raise ValueError(f"{task.name} {config} needs {addr} HBM elements, HBM_SIZE is {hw.HBM_SIZE}")
+    consts = task.constants(config)
+    if len(consts) > hw.FP_MEM_SIZE:
+        raise ValueError(f"{task.name} {config}: {len(consts)} constants exceed FP_MEM_SIZE")
+    constants = [Constant(name, "fp_mem", i, float(v)) for i, (name, v) in enumerate(consts.items())]
+    notes = [
+        "All HBM addresses are in bf16 elements; tensors are row-major.",
+        "Address registers a0..a7, STRIDE, V_MASK and every SRAM start at zero.",
+        "Output regions start filled with NaN: the kernel must write every output element.",
+        "Nothing else is in memory: the expected outputs are never visible to the kernel.",
+    ]
+    return Layout("plena", task.name, config, regions, constants, notes)

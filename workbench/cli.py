@@ -1,0 +1,220 @@
+"""`kernelcraft` command line."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from simulators.core.errors import KernelCraftError
+
+
+def _hw(accel, pairs: list[str] | None):
+    overrides = {}
+    for p in pairs or []:
+        key, sep, val = p.partition("=")
+        if not sep:
+            raise SystemExit(f"--hw expects NAME=VALUE, got {p!r}")
+        try:
+            overrides[key.strip()] = int(val, 0)
+        except ValueError:
+            raise SystemExit(f"--hw {p}: value must be an integer")
+    return accel.default_config(**overrides)
+
+
+def _read_source(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    p = Path(path)
+    if not p.is_file():
+        raise SystemExit(f"kernel file not found: {path}")
+    return p.read_text()
+
+
+def cmd_tasks(args) -> int:
+    from tasks import LEVEL_BUDGET, all_tasks
+    from workbench.accel import NAMES, get_accel
+    rows = []
+    for t in all_tasks(args.level):
+        baselines = [a for a in NAMES if t.name in get_accel(a).baseline_templates()]
+        rows.append({"task": t.name, "level": t.level, "budget": LEVEL_BUDGET[t.level],
+                     "configs": t.visible_configs(), "held_out": t.held_out_configs(),
+                     "title": t.title, "baselines": baselines})
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+    table = Table(title="KernelCraft tasks")
+    for col in ("task", "level", "budget", "configurations", "held-out", "baselines", "what"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(r["task"], str(r["level"]), str(r["budget"]), " ".join(r["configs"]),
+                      " ".join(r["held_out"]), " ".join(r["baselines"]) or "-", r["title"])
+    Console().print(table)
+    return 0
+
+
+def cmd_isa(args) -> int:
+    from workbench.accel import get_accel
+    accel = get_accel(args.accel)
+    text = accel.manual(_hw(accel, args.hw))
+    if args.out:
+        Path(args.out).write_text(text)
+    else:
+        print(text)
+    return 0
+
+
+def _params(pairs):
+    out = {}
+    for p in pairs or []:
+        k, _, v = p.partition("=")
+        try:
+            out[k] = int(v, 0)
+        except ValueError:
+            out[k] = v
+    return out
+
+
+def cmd_baseline(args) -> int:
+    from workbench.accel import get_accel
+    accel = get_accel(args.accel)
+    hw = _hw(accel, args.hw)
+    print(accel.baseline(args.task, args.config, hw, **_params(args.param)), end="")
+    return 0
+
+
+def _seeds(text: str | None):
+    if not text:
+        return None
+    return [int(s) for s in text.split(",") if s.strip()]
+
+
+def cmd_eval(args) -> int:
+    from workbench.accel import get_accel
+    from workbench.evaluation import evaluate
+    from workbench.tools import format_evaluation
+    accel = get_accel(args.accel)
+    hw = _hw(accel, args.hw)
+    ev = evaluate(args.accel, args.task, args.config, _read_source(args.kernel), hw=hw,
+                  seeds=_seeds(args.seeds), n_seeds=args.n_seeds, edge_cases=not args.no_edge,
+                  source_name=args.kernel)
+    if args.json:
+        print(json.dumps(ev.to_dict(), indent=2, default=str))
+    else:
+        print(format_evaluation(ev))
+    return 0 if ev.passed else 1
+
+
+def cmd_suite(args) -> int:
+    from workbench.suite import run_suite
+    return run_suite(args)
+
+
+def cmd_exec(args) -> int:
+    from workbench.execcmd import run_exec
+    return run_exec(args)
+
+
+def cmd_bench(args) -> int:
+    if args.what == "model":
+        from simulators.plena.bench import main as bench_main
+        bench_main()
+    elif args.what == "suite":
+        from workbench.suite import bench_suite
+        bench_suite(args.accel, repeats=args.repeats)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="kernelcraft", description=__doc__ and
+                                "Agentic close-to-metal kernel benchmark and workbench.")
+    sub = p.add_subparsers(dest="cmd", required=True)
+
+    def hw_opt(sp):
+        sp.add_argument("--hw", action="append", metavar="NAME=VALUE",
+                        help="override a hardware parameter (repeatable), e.g. --hw HBM_BW=64")
+
+    sp = sub.add_parser("tasks", help="list tasks, levels, budgets and configurations")
+    sp.add_argument("--level", type=int, choices=(1, 2, 3))
+    sp.add_argument("--json", action="store_true", help="machine-readable output")
+    sp.set_defaults(func=cmd_tasks)
+
+    sp = sub.add_parser("isa", help="print an accelerator's ISA manual (Markdown)")
+    sp.add_argument("accel", help="accelerator name, e.g. plena")
+    sp.add_argument("--out", help="write to this file instead of stdout")
+    hw_opt(sp)
+    sp.set_defaults(func=cmd_isa)
+
+    def task_opts(sp):
+        sp.add_argument("--accel", required=True, help="accelerator, e.g. plena")
+        sp.add_argument("--task", required=True, help="task name (see `kernelcraft tasks`)")
+        sp.add_argument("--config", required=True, help="task configuration, e.g. C3")
+        hw_opt(sp)
+
+    sp = sub.add_parser("baseline", help="print the template-compiler baseline kernel")
+    task_opts(sp)
+    sp.add_argument("--param", action="append", metavar="NAME=VALUE",
+                    help="template parameter (repeatable)")
+    sp.set_defaults(func=cmd_baseline)
+
+    sp = sub.add_parser("eval", help="evaluate a kernel on a task (exit 0 only if it passes)")
+    task_opts(sp)
+    sp.add_argument("kernel", help="assembly file ('-' for stdin)")
+    sp.add_argument("--seeds", help="comma-separated input seeds (default: fresh random seeds)")
+    sp.add_argument("--n-seeds", type=int, default=3, help="number of fresh seeds (default 3)")
+    sp.add_argument("--no-edge", action="store_true", help="skip the structured edge-case inputs")
+    sp.add_argument("--json", action="store_true", help="machine-readable output")
+    sp.set_defaults(func=cmd_eval)
+
+    sp = sub.add_parser("suite", help="evaluate every baseline (or a directory of kernels)")
+    sp.add_argument("--accel", required=True)
+    sp.add_argument("--level", type=int, default=1, choices=(1, 2, 3))
+    sp.add_argument("--tasks", help="comma-separated subset of tasks")
+    sp.add_argument("--configs", help="comma-separated subset of configurations (default: all, held-out included)")
+    sp.add_argument("--seeds", type=int, default=3, help="fresh seeds per configuration (default 3)")
+    sp.add_argument("--kernels", help="directory of <task>_<config>.asm kernels to evaluate instead of baselines")
+    sp.add_argument("--json", action="store_true", help="machine-readable output")
+    hw_opt(sp)
+    sp.set_defaults(func=cmd_suite)
+
+    sp = sub.add_parser("exec", help="run any program on a memory image and show what you ask for")
+    sp.add_argument("--accel", required=True)
+    sp.add_argument("program", help="assembly file ('-' for stdin)")
+    sp.add_argument("--load", action="append", metavar="MEM:ADDR:FILE",
+                    help="initialise memory from a .npy or whitespace-separated text file (repeatable)")
+    sp.add_argument("--set", action="append", metavar="MEM:ADDR=v1,v2,...",
+                    help="initialise memory with literal values (repeatable)")
+    sp.add_argument("--dump", action="append", metavar="MEM:ADDR:LEN",
+                    help="print a memory range; ADDR may be a .equ constant name (repeatable)")
+    sp.add_argument("--save", action="append", metavar="MEM:ADDR:LEN:FILE.npy",
+                    help="save a memory range to a .npy file (repeatable)")
+    sp.add_argument("--format", choices=("value", "hex"), default="value", help="how dumps print")
+    sp.add_argument("--regs", action="store_true", help="print the registers at the end")
+    sp.add_argument("--max-instructions", type=int, default=20_000_000)
+    sp.add_argument("--timeout", type=float, default=60.0, help="wall-clock limit in seconds")
+    sp.add_argument("--json", action="store_true", help="machine-readable output")
+    hw_opt(sp)
+    sp.set_defaults(func=cmd_exec)
+
+    sp = sub.add_parser("bench", help="print performance figures")
+    sp.add_argument("what", choices=("model", "suite"), help="model: simulator speed; suite: Level-1 baseline suite wall time")
+    sp.add_argument("--accel", default="plena")
+    sp.add_argument("--repeats", type=int, default=3)
+    sp.set_defaults(func=cmd_bench)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (KernelCraftError, KeyError, ValueError) as e:
+        msg = e.args[0] if isinstance(e, KeyError) and e.args else e
+        print(f"kernelcraft: error: {msg}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,189 @@
+"""Evaluate a kernel on a task: assemble, run on fresh inputs and edge cases, compare
+with the reference, and measure cycles against the baseline and the roofline bound.
+
+This is what `run_eval` shows an agent and what the suite reports. Inputs are
+generated here, the reference is computed here, and only the declared output
+regions are read back: the kernel never sees the expected values.
+"""
+from __future__ import annotations
+
+import secrets
+import time
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+from simulators.core.budget import Budget
+from simulators.core.errors import AssemblyError, KernelCraftError
+from tasks import get_task
+from tasks.tolerance import compare
+from workbench.accel import Bound, get_accel
+from workbench.layout import build_image, read_outputs, writes_outside
+
+DEFAULT_SEEDS = 3
+
+
+@dataclass
+class InputSetResult:
+    label: str                       # "seed 1234" or "edge: <name>"
+    passed: bool
+    frac_match: float
+    outputs: dict                    # output name -> Comparison (as dict)
+    cycles: int = 0
+    retired: int = 0
+    error: str = ""
+    outside_writes: list = field(default_factory=list)
+
+
+@dataclass
+class Evaluation:
+    accel: str
+    task: str
+    config: str
+    status: str                      # "passed" | "failed" | "assembly_error" | "run_error"
+    passed: bool = False
+    frac_match: float = 0.0
+    cycles: int = 0
+    retired: int = 0
+    code_size: int = 0
+    imem_limit: int = 0
+    unit_busy: dict = field(default_factory=dict)
+    utilisation: dict = field(default_factory=dict)
+    stalls: dict = field(default_factory=dict)
+    baseline_cycles: int = 0
+    speedup: float = 0.0
+    lower_bound: int = 0
+    bound_kind: str = ""
+    roofline_fraction: float = 0.0
+    impossible: bool = False
+    seeds: list = field(default_factory=list)
+    sets: list = field(default_factory=list)
+    diagnostics: list = field(default_factory=list)
+    error: str = ""
+    wall_seconds: float = 0.0
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def fresh_seeds(n: int) -> list[int]:
+    return [secrets.randbits(31) for _ in range(n)]
+
+
+def _budget_for(baseline_retired: int) -> Budget:
+    # Generous for honest kernels, finite for runaway ones.
+    return Budget(max_instructions=max(2_000_000, 20 * baseline_retired), wall_seconds=60.0)
+
+
+@lru_cache(maxsize=512)
+def _baseline_run(accel_name: str, task_name: str, config: str, hw_key: tuple) -> tuple[int, int]:
+    """(cycles, retired) of the baseline kernel on one seed; data-independent in timing."""
+    accel = get_accel(accel_name)
+    hw = accel.default_config(**dict(hw_key))
+    source = accel.baseline(task_name, config, hw)
+    ev = evaluate(accel_name, task_name, config, source, seeds=[0], edge_cases=False,
+                  hw=hw, compare_baseline=False, budget=Budget(max_instructions=200_000_000))
+    if not ev.passed:
+        raise KernelCraftError(f"baseline for {accel_name}/{task_name}/{config} is not correct: "
+                               f"{ev.status} {ev.error}")
+    return ev.cycles, ev.retired
+
+
+def baseline_cycles(accel_name: str, task_name: str, config: str, hw=None) -> tuple[int, int]:
+    accel = get_accel(accel_name)
+    hw = hw or accel.default_config()
+    return _baseline_run(accel_name, task_name, config, _hw_key(hw))
+
+
+def _hw_key(hw) -> tuple:
+    defaults = {k: p.default for k, p in hw.isa.params.items()}
+    return tuple(sorted((k, v) for k, v in hw.as_dict().items() if defaults[k] != v))
+
+
+def evaluate(accel_name: str, task_name: str, config: str, source: str, *,
+             seeds: list[int] | None = None, n_seeds: int = DEFAULT_SEEDS,
+             edge_cases: bool = True, hw=None, budget: Budget | None = None,
+             compare_baseline: bool = True, source_name: str = "kernel.asm",
+             keep_outputs: bool = False) -> Evaluation:
+    t0 = time.perf_counter()
+    accel = get_accel(accel_name)
+    task = get_task(task_name)
+    if config not in task.configs:
+        raise KeyError(f"task {task_name} has no configuration {config!r}; "
+                       f"configurations: {', '.join(task.configs)}")
+    hw = hw or accel.default_config()
+    ev = Evaluation(accel_name, task_name, config, status="failed", imem_limit=accel.imem_limit(hw))
+    try:
+        program = accel.assemble(source, source_name=source_name, config=hw)
+    except AssemblyError as e:
+        ev.status = "assembly_error"
+        ev.diagnostics = [d.format() for d in e.diagnostics]
+        ev.error = str(e)
+        return ev
+    ev.code_size = len(program)
+
+    base = None
+    if compare_baseline:
+        base = baseline_cycles(accel_name, task_name, config, hw)
+        ev.baseline_cycles = base[0]
+    budget = budget or _budget_for(base[1] if base else 0)
+    bound: Bound = accel.lower_bound(task, config, hw)
+    ev.lower_bound, ev.bound_kind = bound.cycles, bound.kind
+
+    layout = accel.layout(task, config, hw)
+    ev.seeds = list(seeds) if seeds is not None else fresh_seeds(n_seeds)
+    input_sets = [(f"seed {s}", task.generate(config, s)) for s in ev.seeds]
+    if edge_cases:
+        input_sets += [(f"edge: {name}", inputs) for name, inputs in task.edge_cases(config)]
+
+    backend = accel.backend()
+    total_match, total_elems = 0.0, 0
+    first = None
+    for label, inputs in input_sets:
+        image = build_image(layout, inputs)
+        result = backend.run(program, image, hw, budget)
+        if first is None:
+            first = result
+        res = InputSetResult(label, False, 0.0, {}, result.cycles, result.retired)
+        if result.error is not None:
+            res.error = str(result.error)
+            ev.sets.append(res)
+            ev.status, ev.error = "run_error", str(result.error)
+            break
+        reference = task.reference(inputs, config)
+        got = read_outputs(layout, result)
+        ok, matched, n = True, 0.0, 0
+        for spec in task.outputs(config):
+            cmp = compare(got[spec.name], reference[spec.name], spec.dtype)
+            res.outputs[spec.name] = cmp.to_dict() if hasattr(cmp, "to_dict") else asdict(cmp)
+            if keep_outputs:
+                res.outputs[spec.name]["got"] = got[spec.name]
+                res.outputs[spec.name]["expected"] = reference[spec.name]
+            ok &= bool(cmp.passed)
+            size = int(np.prod(spec.shape))
+            matched += cmp.frac_match * size
+            n += size
+        res.outside_writes = writes_outside(layout, image, result, accel.checked_memories)
+        res.passed, res.frac_match = ok, (matched / n if n else 0.0)
+        total_match += matched
+        total_elems += n
+        ev.sets.append(res)
+
+    ev.frac_match = total_match / total_elems if total_elems else 0.0
+    if first is not None and first.error is None:
+        ev.cycles = max(s.cycles for s in ev.sets)
+        ev.retired = first.retired
+        ev.unit_busy = dict(first.unit_busy)
+        ev.stalls = dict(first.stalls)
+        ev.utilisation = {u: (b / ev.cycles if ev.cycles else 0.0) for u, b in first.unit_busy.items()}
+    if ev.status != "run_error":
+        ev.passed = all(s.passed for s in ev.sets)
+        ev.status = "passed" if ev.passed else "failed"
+    if ev.cycles:
+        ev.roofline_fraction = ev.lower_bound / ev.cycles
+        ev.impossible = ev.cycles < ev.lower_bound
+        if ev.baseline_cycles:
+            ev.speedup = ev.baseline_cycles / ev.cycles
+    ev.wall_seconds = time.perf_counter() - t0
+    return ev

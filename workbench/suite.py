@@ -1,0 +1,122 @@
+"""Evaluate a whole level of the suite on one accelerator: every baseline, or a
+directory of kernels named `<task>_<config>.asm`, with a progress bar and a table."""
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import time
+from pathlib import Path
+
+from tasks import all_tasks
+from workbench.accel import get_accel
+from workbench.evaluation import Evaluation, evaluate
+
+
+def suite_cells(accel_name: str, level: int, tasks=None, configs=None) -> list[tuple[str, str]]:
+    accel = get_accel(accel_name)
+    have = accel.baseline_templates()
+    cells = []
+    for t in all_tasks(level):
+        if tasks and t.name not in tasks:
+            continue
+        if t.name not in have:
+            continue
+        for c in t.configs:
+            if configs and c not in configs:
+                continue
+            cells.append((t.name, c))
+    return cells
+
+
+def evaluate_cells(accel_name, cells, hw, n_seeds, kernels_dir=None, progress=None):
+    accel = get_accel(accel_name)
+    results: list[tuple[str, str, Evaluation | None, str]] = []
+    for task, config in cells:
+        if kernels_dir:
+            path = Path(kernels_dir) / f"{task}_{config}.asm"
+            if not path.is_file():
+                results.append((task, config, None, f"missing {path}"))
+                if progress:
+                    progress()
+                continue
+            source, name = path.read_text(), str(path)
+        else:
+            source, name = accel.baseline(task, config, hw), f"baseline {task} {config}"
+        ev = evaluate(accel_name, task, config, source, hw=hw, n_seeds=n_seeds, source_name=name)
+        results.append((task, config, ev, ""))
+        if progress:
+            progress()
+    return results
+
+
+def run_suite(args) -> int:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.table import Table
+
+    from workbench.cli import _hw
+    accel = get_accel(args.accel)
+    hw = _hw(accel, args.hw)
+    tasks = set(args.tasks.split(",")) if args.tasks else None
+    configs = set(args.configs.split(",")) if args.configs else None
+    cells = suite_cells(args.accel, args.level, tasks, configs)
+    if not cells:
+        raise ValueError(f"no {args.accel} level-{args.level} cells match the selection")
+    console = Console(stderr=args.json)
+    t0 = time.perf_counter()
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, transient=args.json) as prog:
+        bar = prog.add_task(f"{args.accel} level {args.level}", total=len(cells))
+        results = evaluate_cells(args.accel, cells, hw, args.seeds, args.kernels,
+                                 progress=lambda: prog.advance(bar))
+    wall = time.perf_counter() - t0
+    if args.json:
+        print(json.dumps([{"task": t, "config": c, "note": note,
+                           **(ev.to_dict() if ev else {})} for t, c, ev, note in results],
+                         indent=2, default=str))
+    else:
+        table = Table(title=f"{args.accel} level {args.level}: "
+                      f"{'kernels from ' + args.kernels if args.kernels else 'baselines'}")
+        for col in ("task", "config", "result", "cycles", "baseline", "speed-up", "lower bound",
+                    "roofline", "instructions", "seconds"):
+            table.add_column(col, justify="right" if col not in ("task", "config", "result") else "left")
+        for t, c, ev, note in results:
+            if ev is None:
+                table.add_row(t, c, f"[yellow]{note}", *[""] * 7)
+                continue
+            style = "green" if ev.passed else "red"
+            table.add_row(t, c, f"[{style}]{ev.status}", f"{ev.cycles:,}", f"{ev.baseline_cycles:,}",
+                          f"{ev.speedup:.3f}", f"{ev.lower_bound:,} ({ev.bound_kind[0]})",
+                          f"{ev.roofline_fraction:.1%}", f"{ev.retired:,}", f"{ev.wall_seconds:.2f}")
+        console.print(table)
+    evs = [ev for _, _, ev, _ in results if ev is not None]
+    passed = [ev for ev in evs if ev.passed]
+    speedups = [ev.speedup for ev in passed if ev.speedup > 0]
+    geo = math.exp(statistics.fmean(math.log(s) for s in speedups)) if speedups else 0.0
+    summary = (f"{len(passed)}/{len(results)} cells passed; geometric-mean speed-up {geo:.3f}; "
+               f"wall time {wall:.1f} s")
+    (console.print if not args.json else (lambda s: print(s, file=__import__('sys').stderr)))(summary)
+    return 0 if len(passed) == len(results) else 1
+
+
+def bench_suite(accel_name: str, repeats: int = 3, n_seeds: int = 3) -> None:
+    """Wall time of the whole Level-1 baseline suite (every configuration, n_seeds seeds)."""
+    from workbench.evaluation import _baseline_run
+    accel = get_accel(accel_name)
+    hw = accel.default_config()
+    cells = suite_cells(accel_name, 1)
+    times = []
+    for _ in range(repeats):
+        _baseline_run.cache_clear()
+        t0 = time.perf_counter()
+        results = evaluate_cells(accel_name, cells, hw, n_seeds)
+        times.append(time.perf_counter() - t0)
+        bad = [(t, c) for t, c, ev, _ in results if not (ev and ev.passed)]
+        if bad:
+            print(f"warning: {len(bad)} cells failed: {bad[:5]}")
+    runs = len(cells) * (n_seeds + 1)
+    print(f"{accel_name} Level-1 baseline suite: {len(cells)} cells x ({n_seeds} seeds + edge cases), "
+          f"{runs}+ kernel runs")
+    print(f"wall time: median {statistics.median(times):.2f} s over {repeats} runs "
+          f"(min {min(times):.2f}, max {max(times):.2f})")

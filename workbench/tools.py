@@ -1,0 +1,177 @@
+"""The agent-facing tools, as plain functions returning concise text for a model
+(and structured data for the trace store and the TUI).
+
+check_syntax, run_eval, view_output, grep_docs, get_inst_size keep the published
+system's names and meanings; their text is short, exact and actionable.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from simulators.core.errors import AssemblyError
+from tasks import get_task
+from workbench.accel import get_accel
+from workbench.evaluation import Evaluation, evaluate
+
+MAX_DIAGNOSTICS = 20
+MAX_GREP_HITS = 30
+
+
+@dataclass
+class ToolResult:
+    text: str
+    data: dict
+
+
+def check_syntax(accel_name: str, source: str, hw=None) -> ToolResult:
+    accel = get_accel(accel_name)
+    hw = hw or accel.default_config()
+    try:
+        program = accel.assemble(source, source_name="kernel.asm", config=hw)
+    except AssemblyError as e:
+        shown = e.diagnostics[:MAX_DIAGNOSTICS]
+        more = len(e.diagnostics) - len(shown)
+        text = f"{len(e.diagnostics)} error(s):\n" + "\n".join(d.format() for d in shown)
+        if more:
+            text += f"\n... and {more} more"
+        return ToolResult(text, {"ok": False, "errors": [d.format() for d in e.diagnostics]})
+    limit = accel.imem_limit(hw)
+    return ToolResult(f"OK: {len(program)} instructions ({len(program)}/{limit} of instruction memory)",
+                      {"ok": True, "instructions": len(program), "limit": limit})
+
+
+def get_inst_size(accel_name: str, source: str, hw=None) -> ToolResult:
+    accel = get_accel(accel_name)
+    hw = hw or accel.default_config()
+    limit = accel.imem_limit(hw)
+    try:
+        program = accel.assemble(source, source_name="kernel.asm", config=hw)
+    except AssemblyError as e:
+        return ToolResult(f"cannot size the kernel: it does not assemble ({len(e.diagnostics)} "
+                          f"error(s); run check_syntax)", {"ok": False})
+    n = len(program)
+    return ToolResult(f"{n} instructions = {program.size_bytes} bytes; instruction memory holds "
+                      f"{limit} instructions ({100 * n / limit:.1f}% used)",
+                      {"ok": True, "instructions": n, "bytes": program.size_bytes, "limit": limit})
+
+
+def format_evaluation(ev: Evaluation) -> str:
+    if ev.status == "assembly_error":
+        shown = ev.diagnostics[:MAX_DIAGNOSTICS]
+        return "ASSEMBLY FAILED\n" + "\n".join(shown)
+    lines = []
+    if ev.status == "run_error":
+        lines.append(f"RUN FAILED: {ev.error}")
+    else:
+        lines.append(f"{'PASS' if ev.passed else 'FAIL'}: {ev.frac_match:.2%} of output elements "
+                     f"within tolerance over {len(ev.sets)} input sets")
+    for s in ev.sets:
+        if not s.passed:
+            why = s.error or ", ".join(
+                f"{name}: {o['frac_match']:.2%} match, max abs err {o['max_abs_err']:.4g}"
+                for name, o in s.outputs.items())
+            lines.append(f"  {s.label}: {why}")
+        if s.outside_writes:
+            w = s.outside_writes[:3]
+            lines.append("  writes outside declared regions: " +
+                         ", ".join(f"{m}[{a}:{a + n}]" for m, a, n in w))
+    if ev.cycles:
+        lines.append(f"cycles: {ev.cycles}  (baseline {ev.baseline_cycles}, speed-up "
+                     f"{ev.speedup:.3f}x; lower bound {ev.lower_bound} ({ev.bound_kind}-bound), "
+                     f"{ev.roofline_fraction:.1%} of roofline)")
+        util = ", ".join(f"{u} {v:.0%}" for u, v in sorted(ev.utilisation.items()) if v)
+        lines.append(f"instructions retired: {ev.retired}; unit utilisation: {util}")
+        if ev.stalls.get("dma_wait"):
+            lines.append(f"stalled waiting for DMA: {ev.stalls['dma_wait']} cycles")
+        if ev.impossible:
+            lines.append("WARNING: fewer cycles than the analytic lower bound -- flagged as impossible")
+    return "\n".join(lines)
+
+
+def run_eval(accel_name: str, task_name: str, config: str, source: str, hw=None,
+             seeds=None) -> ToolResult:
+    ev = evaluate(accel_name, task_name, config, source, hw=hw, seeds=seeds)
+    return ToolResult(format_evaluation(ev), ev.to_dict())
+
+
+def view_output(accel_name: str, task_name: str, config: str, source: str, hw=None,
+                seed: int | None = None, max_rows: int = 12) -> ToolResult:
+    """Memory-level diff against the reference on one fresh input set."""
+    seeds = [seed] if seed is not None else None
+    ev = evaluate(accel_name, task_name, config, source, hw=hw, seeds=seeds, n_seeds=1,
+                  edge_cases=False, keep_outputs=True)
+    if ev.status in ("assembly_error", "run_error"):
+        return ToolResult(format_evaluation(ev), ev.to_dict())
+    s = ev.sets[0]
+    lines = [f"{s.label}: {'PASS' if s.passed else 'FAIL'}"]
+    data = {"seed": ev.seeds[0], "outputs": {}}
+    for name, o in s.outputs.items():
+        got, exp = np.asarray(o.pop("got")), np.asarray(o.pop("expected"))
+        g2, e2 = got.reshape(-1, got.shape[-1]), exp.reshape(-1, exp.shape[-1])
+        err = np.abs(g2.astype(np.float64) - e2)
+        err = np.where(np.isnan(err), np.inf, err)
+        row_max = err.max(axis=1)
+        bad_rows = np.argsort(-row_max)[:max_rows]
+        lines.append(f"output {name} shape {tuple(got.shape)}: {o['frac_match']:.2%} match, "
+                     f"max abs err {o['max_abs_err']:.4g}, reference rms {o['rms_ref']:.4g}")
+        lines.append("  worst rows (row: bad elements / max abs err / mean abs err):")
+        for r in bad_rows:
+            n_bad = next((b for rr, b, _ in o["per_row"] if rr == r), 0)
+            lines.append(f"    row {r}: {n_bad}/{g2.shape[1]} / {row_max[r]:.4g} / "
+                         f"{float(np.mean(err[r][np.isfinite(err[r])])) if np.isfinite(err[r]).any() else float('inf'):.4g}")
+        if o["first_mismatches"]:
+            lines.append("  first mismatches (index: got vs expected, tolerance):")
+            for idx, g, e, tol in o["first_mismatches"][:8]:
+                lines.append(f"    {tuple(idx)}: {g:.6g} vs {e:.6g} (tol {tol:.3g})")
+        data["outputs"][name] = {**o, "row_max_err": row_max.tolist()}
+    return ToolResult("\n".join(lines), data)
+
+
+@lru_cache(maxsize=8)
+def _manual_lines(accel_name: str) -> tuple[tuple[str, str], ...]:
+    """(section heading, line) for every line of the manual."""
+    manual = get_accel(accel_name).manual()
+    section, out = "", []
+    for line in manual.splitlines():
+        if line.startswith("#"):
+            section = line.lstrip("#").strip()
+        out.append((section, line))
+    return tuple(out)
+
+
+def grep_docs(accel_name: str, pattern: str, context: int = 1) -> ToolResult:
+    """Search the ISA manual (regular expression, case-insensitive; plain text works too)."""
+    try:
+        rx = re.compile(pattern, re.IGNORECASE)
+    except re.error:
+        rx = re.compile(re.escape(pattern), re.IGNORECASE)
+    lines = _manual_lines(accel_name)
+    hits = [i for i, (_, l) in enumerate(lines) if rx.search(l)]
+    if not hits:
+        return ToolResult(f"no match for {pattern!r} in the {accel_name} manual", {"hits": 0})
+    out, last_section, shown = [], None, 0
+    for i in hits[:MAX_GREP_HITS]:
+        sec = lines[i][0]
+        if sec != last_section:
+            out.append(f"[{sec}]")
+            last_section = sec
+        lo, hi = max(0, i - context), min(len(lines), i + context + 1)
+        out += [f"{j + 1:5d}{':' if j == i else '-'} {lines[j][1]}" for j in range(lo, hi)]
+        shown += 1
+    if len(hits) > shown:
+        out.append(f"... {len(hits) - shown} more matches; narrow the pattern")
+    return ToolResult("\n".join(out), {"hits": len(hits)})
+
+
+def task_statement(accel_name: str, task_name: str, config: str, hw=None) -> str:
+    """What an agent is told about a task on an accelerator (layout included)."""
+    accel = get_accel(accel_name)
+    hw = hw or accel.default_config()
+    task = get_task(task_name)
+    layout = accel.layout(task, config, hw)
+    return (f"# Task {task.name} (level {task.level}), configuration {config}\n\n"
+            f"{task.description}\n\n## Memory layout on {accel_name}\n\n{layout.describe()}\n")
