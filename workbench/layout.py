@@ -26,6 +26,11 @@ class Region:
     dtype: str            # "bf16" | "fp32" | "int32"
     role: str             # "input" | "output" | "scratch"
     doc: str = ""
+    capacity: int = 0     # elements reserved (>= size); the slack after the tensor is the region's own
+
+    @property
+    def reserved(self) -> int:
+        return max(self.capacity, self.size)
 
     @property
     def size(self) -> int:
@@ -65,12 +70,12 @@ class Layout:
 
     def describe(self) -> str:
         """Markdown table of the layout, as shown to a kernel author."""
-        lines = ["| tensor | role | memory | address | shape | dtype | notes |",
-                 "|---|---|---|---|---|---|---|"]
+        lines = ["| tensor | role | memory | address | shape | dtype | reserved | notes |",
+                 "|---|---|---|---|---|---|---|---|"]
         for r in self.regions:
             shape = " x ".join(map(str, r.shape))
             lines.append(f"| {r.name} | {r.role} | {r.memory} | {r.address} (0x{r.address:X}) "
-                         f"| {shape} | {r.dtype} | {r.doc} |")
+                         f"| {shape} | {r.dtype} | {r.reserved} | {r.doc} |")
         if self.constants:
             lines += ["", "Constants preloaded for the kernel:", "",
                       "| name | memory | address | value |", "|---|---|---|---|"]
@@ -79,14 +84,19 @@ class Layout:
         return "\n".join(lines)
 
 
-def pack(regions_spec, memory: str, start: int, align: int) -> list[Region]:
-    """Place (name, shape, dtype, role, doc) tuples one after another, each aligned."""
+def pack(regions_spec, memory: str, start: int, align: int, block: int = 1,
+         guard: int = 0) -> list[Region]:
+    """Place (name, shape, dtype, role, doc) tuples one after another: each starts
+    aligned to `align`, reserves a whole number of `block`s, and is followed by
+    `guard` unused elements (where overruns show up as stray writes)."""
     out, addr = [], start
     for name, shape, dtype, role, doc in regions_spec:
         addr = -(-addr // align) * align
-        r = Region(name, memory, addr, tuple(shape), dtype, role, doc)
+        size = int(np.prod(shape)) if len(shape) else 1
+        r = Region(name, memory, addr, tuple(shape), dtype, role, doc,
+                   capacity=-(-size // block) * block)
         out.append(r)
-        addr = r.end
+        addr = r.address + r.reserved + guard
     return out
 
 
@@ -147,7 +157,7 @@ def writes_outside(layout: Layout, image: MemoryImage, result: RunResult,
         changed = final != 0
         for r in layout.regions:
             if r.memory == mem:
-                changed[r.address:r.end] = False
+                changed[r.address:r.address + r.reserved] = False
         for addr, vals in image.writes.get(mem, {}).items():
             seg = final[addr:addr + len(vals)]
             changed[addr:addr + len(vals)] &= seg != vals[:len(seg)]

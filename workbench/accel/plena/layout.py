@@ -1,8 +1,10 @@
 """plena's layout: every tensor in HBM (bf16), task constants in FP_MEM (fp32).
 
-Regions are aligned to VLEN elements with one empty guard row of VLEN elements
-between them, so an overrun lands in a guard and is reported as a write outside
-the declared regions."""
+Each region starts on a VLEN boundary and reserves whole transfer blocks
+(HBM_V_WRITEBACK_AMOUNT x VLEN elements), so a kernel may move whole blocks at a
+tensor's tail; the slack is the region's own and is not checked. One empty guard row
+of VLEN elements follows each region: an overrun lands there and is reported as a
+write outside the declared regions."""
 from __future__ import annotations
 
 from isa.loader import HardwareConfig
@@ -20,12 +22,9 @@ def plena_layout(task: Task, config: str, hw: HardwareConfig) -> Layout:
     scratch = SCRATCH_ELEMS.get(task.level, 0)
     if scratch:
         spec.append(("scratch", (scratch,), "bf16", "scratch", "free for intermediates"))
-    regions = []
-    addr = 0
-    for item in spec:
-        (r,) = pack([item], "hbm", addr, align)
-        regions.append(r)
-        addr = r.end + align          # guard row
+    block = hw.HBM_V_WRITEBACK_AMOUNT * hw.VLEN
+    regions = pack(spec, "hbm", 0, align, block=block, guard=align)
+    addr = regions[-1].address + regions[-1].reserved
     if addr > hw.HBM_SIZE:
         raise ValueError(f"{task.name} {config} needs {addr} HBM elements, HBM_SIZE is {hw.HBM_SIZE}")
     consts = task.constants(config)
@@ -36,6 +35,8 @@ def plena_layout(task: Task, config: str, hw: HardwareConfig) -> Layout:
         "All HBM addresses are in bf16 elements; tensors are row-major.",
         "Address registers a0..a7, STRIDE, V_MASK and every SRAM start at zero.",
         "Output regions start filled with NaN: the kernel must write every output element.",
+        f"Each tensor reserves whole blocks of {block} elements (see 'reserved'); the slack after "
+        "a tensor may be written freely. Writes anywhere else are reported.",
         "Nothing else is in memory: the expected outputs are never visible to the kernel.",
     ]
     return Layout("plena", task.name, config, regions, constants, notes)

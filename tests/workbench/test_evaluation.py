@@ -1,0 +1,67 @@
+"""Evaluation as an agent sees it: pass/fail, errors with locations, budgets, metrics."""
+import pytest
+
+from workbench.accel import get_accel
+from workbench.evaluation import evaluate
+from workbench.tools import check_syntax, get_inst_size, grep_docs, run_eval, view_output
+
+ACCEL, TASK, CONFIG = "plena", "relu", "C1"
+
+
+def baseline(task=TASK, config=CONFIG):
+    accel = get_accel(ACCEL)
+    return accel.baseline(task, config, accel.default_config())
+
+
+def test_baseline_passes_with_metrics():
+    ev = evaluate(ACCEL, TASK, CONFIG, baseline(), seeds=[1, 2])
+    assert ev.passed and ev.status == "passed"
+    assert ev.frac_match == 1.0
+    assert ev.cycles > 0 and ev.baseline_cycles == ev.cycles
+    assert ev.speedup == pytest.approx(1.0)
+    assert 0 < ev.lower_bound <= ev.cycles and not ev.impossible
+    assert 0 < ev.roofline_fraction <= 1
+    assert any(s.label.startswith("edge:") for s in ev.sets) or not ev.sets[2:]
+    assert ev.unit_busy["vector"] > 0 and ev.unit_busy["dma"] > 0
+
+
+def test_assembly_error_reports_line_and_hint():
+    ev = evaluate(ACCEL, TASK, CONFIG, "S_ADDI_INT gp16, gp0, 1\n", seeds=[1])
+    assert ev.status == "assembly_error" and not ev.passed
+    assert "1:" in ev.diagnostics[0] and "gp0..gp15" in ev.diagnostics[0]
+
+
+def test_run_error_names_instruction_line_and_address():
+    src = "S_LUI_INT gp1, 1000\nV_ADD_VV gp1, gp1, gp1, 0\n"
+    ev = evaluate(ACCEL, TASK, CONFIG, src, seeds=[1])
+    assert ev.status == "run_error"
+    assert "line 2" in ev.error and "V_ADD_VV" in ev.error and "vsram" in ev.error.lower()
+
+
+def test_runaway_kernel_stops_at_budget():
+    src = "C_LOOP_START gp1, 4000000\n  C_LOOP_START gp2, 4000000\n  S_ADDI_INT gp3, gp3, 1\n  C_LOOP_END gp2\nC_LOOP_END gp1\n"
+    ev = evaluate(ACCEL, TASK, CONFIG, src, seeds=[1])
+    assert ev.status == "run_error" and "budget" in ev.error
+
+
+def test_tools_text_is_concise_and_exact():
+    src = baseline()
+    assert check_syntax(ACCEL, src).text.startswith("OK:")
+    bad = check_syntax(ACCEL, "V_ADD_VV gp1, gp2\nFOO gp1\n")
+    assert bad.data["ok"] is False and len(bad.data["errors"]) == 2
+    assert "instructions" in get_inst_size(ACCEL, src).text
+    out = run_eval(ACCEL, TASK, CONFIG, src, seeds=[3])
+    assert out.text.startswith("PASS") and "speed-up" in out.text
+    zeros = view_output(ACCEL, TASK, CONFIG, "S_ADDI_INT gp1, gp0, 1\n", seed=4)
+    assert "FAIL" in zeros.text and "worst rows" in zeros.text
+    hits = grep_docs(ACCEL, "V_EXP_V")
+    assert hits.data["hits"] > 0 and "V_EXP_V" in hits.text
+    assert grep_docs(ACCEL, "no-such-thing-xyz").data["hits"] == 0
+    assert grep_docs(ACCEL, "[unclosed").data is not None   # bad regex searched as text
+
+
+def test_unknown_task_or_config_is_a_clear_error():
+    with pytest.raises(KeyError, match="configurations"):
+        evaluate(ACCEL, TASK, "C9", baseline())
+    with pytest.raises(KeyError):
+        evaluate(ACCEL, "no_such_task", CONFIG, baseline())
