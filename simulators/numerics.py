@@ -11,6 +11,9 @@ the canonical quiet NaN.
 """
 from __future__ import annotations
 
+import math as _math
+import struct as _struct
+
 import numpy as np
 
 F32 = np.float32
@@ -123,3 +126,74 @@ def matmul_tree(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a (..., M, K) @ b (..., K, N) with each output a `dot` over K in tree order."""
     prod = (f32(a)[..., :, :, None] * f32(b)[..., None, :, :]).astype(F32)  # (..., M, K, N)
     return tree_sum(prod, axis=-2)
+
+
+def max_reduce(x) -> np.ndarray:
+    """Maximum along the last axis with `fmax`'s rules (NaN if any element is NaN,
+    +0 beats -0). Those rules make max associative and commutative, so this equals any
+    reduction tree of `fmax`, including the RTL's."""
+    x = f32(x)
+    m = x.max(axis=-1)
+    zero = m == 0
+    if np.any(zero):
+        has_pos_zero = ((x == 0) & ~np.signbit(x)).any(axis=-1)
+        m = np.where(zero, np.where(has_pos_zero, F32(0.0), F32(-0.0)), m).astype(F32)
+    return canon(m)
+
+
+def softmax(x) -> np.ndarray:
+    """Softmax along the last axis (length a power of two): d = x - x.max (fp32),
+    e = exp(d), s = tree_sum(e), r = reciprocal(s), result e * r (fp32), NaN canonical."""
+    x = f32(x)
+    e = exp((x - max_reduce(x)[..., None]).astype(F32))
+    r = reciprocal(tree_sum(e))
+    return canon((e * r[..., None]).astype(F32))
+
+
+# --- scalar fp32 on Python floats (the scalar fp unit) -----------------------------
+# Python floats are binary64. For fp32 operands, one binary64 operation (+ - * / sqrt)
+# followed by rounding to binary32 gives the correctly rounded binary32 result, because
+# 53 >= 2*24 + 2 (double rounding is innocuous), so these agree bit for bit with the
+# vectorised functions above while running at Python-scalar speed.
+
+_F32_STRUCT = _struct.Struct("<f")
+_NAN = float("nan")          # packs to the canonical 0x7FC00000
+
+
+def round_f32(x: float) -> float:
+    """Round a Python float to the nearest fp32 value (RNE): overflow gives +-inf,
+    subnormals are kept, NaN becomes the canonical NaN."""
+    if x != x:
+        return _NAN
+    try:
+        return _F32_STRUCT.unpack(_F32_STRUCT.pack(x))[0]
+    except OverflowError:        # rounds past the largest finite fp32
+        return _math.copysign(_math.inf, x)
+
+
+def max_f32(a: float, b: float) -> float:
+    """Scalar `fmax`: NaN if either is NaN, max(-0, +0) = +0."""
+    if a != a or b != b:
+        return _NAN
+    if a == b:
+        return b if _math.copysign(1.0, a) < 0 else a
+    return a if a > b else b
+
+
+def recip_f32(x: float) -> float:
+    """Scalar `reciprocal`: 1/+-0 = +-inf, 1/+-inf = +-0."""
+    if x == 0:
+        return _math.copysign(_math.inf, x)
+    return round_f32(1.0 / x)
+
+
+def sqrt_f32(x: float) -> float:
+    """Scalar `sqrt`: negative (and NaN) -> NaN, sqrt(-0) = -0."""
+    if x != x or x < 0:
+        return _NAN
+    return round_f32(_math.sqrt(x))
+
+
+def exp_f32(x: float) -> float:
+    """Scalar `exp` (the same algorithm, evaluated by the vectorised function)."""
+    return float(exp(F32(x)))

@@ -1,0 +1,150 @@
+"""Turn a Program into what the run loop executes, once per run.
+
+Each instruction becomes its semantics function bound (functools.partial, a C-level
+call) to the state and its operand values, so the loop does no string or dict work.
+Instructions are grouped into basic blocks: a block is a run of ordinary
+instructions ended by a control-flow instruction (C_LOOP_START, C_LOOP_END, C_BREAK)
+or the end of the program. Hardware loops only jump to block starts, and a block's
+static cycles are known in advance, so a block that cannot stall runs as a plain
+`for fn in fns: fn()` with one timing update.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import partial
+
+from simulators.core.errors import IllegalOperandError, SimError, Where
+
+from . import semantics as sem
+
+# How an instruction meets the timing model, from its ISA unit.
+PLAIN, SRAM, DMA = 0, 1, 2
+UNIT_KIND = {"vector": SRAM, "matrix": SRAM, "dma": DMA}
+# How a block may run: FAST never stalls; CHECK may stall on a DMA in flight (fast
+# once nothing is in flight); SLOW issues a DMA (or is traced): instruction by instruction.
+FAST, CHECK, SLOW = 0, 1, 2
+
+
+@dataclass
+class Block:
+    start: int                     # pc of the first instruction
+    size: int                      # instructions, including the flow instruction
+    fns: list = field(default_factory=list)      # bound semantics of the body
+    items: list = field(default_factory=list)    # (fn, kind, cycles) per body instruction
+    flow: object = None            # bound control-flow instruction ending the block
+    body_cycles: int = 0
+    flow_cycles: int = 0
+    mode: int = FAST
+    prefix: list = field(default_factory=list)   # issue-cycle offset of each body instruction
+    busy: dict = field(default_factory=dict)     # unit -> static busy cycles (not DMA)
+
+    def row(self) -> tuple:
+        """What the hot loop unpacks."""
+        return (self.fns, self.flow, self.body_cycles, self.flow_cycles, self.size,
+                self.mode, self.start)
+
+
+@dataclass
+class Code:
+    blocks: list[Block]
+    rows: list[tuple]              # Block.row() of each block
+    block_at: list[int]            # pc -> block index (len(program) -> len(blocks))
+    pc_of: dict[int, int]          # id(bound fn) -> pc, to locate errors in the fast path
+    lines: list[int]
+    texts: list[str]
+    units: list[str]
+    kinds: list[int]
+    cycles: list[int]
+
+    def where(self, pc: int, cycle: int, retired: int) -> Where:
+        if pc >= len(self.lines):
+            return Where(pc, 0, "(end of program)", cycle, retired)
+        return Where(pc, self.lines[pc], self.texts[pc], cycle, retired)
+
+
+def render(defn, values: dict) -> str:
+    """Assembly text of an instruction (for programs built without source text)."""
+    parts = []
+    for op in defn.operands:
+        v = values.get(op.name, 0)
+        parts.append(f"{op.kind.prefix}{v}" if op.kind.is_register else str(v))
+    return f"{defn.mnemonic} {', '.join(parts)}".strip()
+
+
+def _operand_values(defn, instr) -> list[int]:
+    values = []
+    for op in defn.operands:
+        v = instr.ops.get(op.name)
+        if op.kind.reserved:
+            if v not in (None, 0):
+                raise IllegalOperandError(f"operand {op.name} of {defn.mnemonic} is reserved "
+                                          f"and must be 0, got {v}")
+            continue
+        if v is None:
+            if not op.optional:
+                raise IllegalOperandError(f"{defn.mnemonic} is missing operand {op.name} "
+                                          f"(syntax: {defn.syntax})")
+            v = 0
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise IllegalOperandError(f"operand {op.name} of {defn.mnemonic} must be an "
+                                      f"integer, got {v!r}")
+        lo, hi = (0, op.kind.count - 1) if op.kind.is_register else (op.kind.min, op.kind.max)
+        if not lo <= v <= hi:
+            raise IllegalOperandError(f"operand {op.name} of {defn.mnemonic} is {v}; "
+                                      f"{op.kind.name} allows {lo}..{hi}")
+        values.append(v)
+    return values
+
+
+def predecode(program, state, cfg, isa, trace: bool = False) -> Code:
+    """Bind every instruction of `program` to `state`; raises a located SimError for an
+    instruction the model cannot run (unknown mnemonic, bad operand, program too big)."""
+    table = sem.table(isa)
+    n = len(program.instrs)
+    if n > cfg.IMEM_SIZE:
+        raise SimError(f"the program has {n} instructions; instruction memory holds "
+                       f"IMEM_SIZE={cfg.IMEM_SIZE}: shorten it (use hardware loops)")
+    lines, texts, units, kinds, cycles = [], [], [], [], []
+    blocks: list[Block] = []
+    pc_of: dict[int, int] = {}
+    block_at = [-1] * (n + 1)
+    blk = None
+    for pc, instr in enumerate(program.instrs):
+        defn = isa.instructions.get(instr.mnemonic)
+        lines.append(instr.line)
+        texts.append(instr.text or (render(defn, instr.ops) if defn else instr.mnemonic))
+        try:
+            if defn is None:
+                raise IllegalOperandError(f"unknown instruction {instr.mnemonic!r}: plena has "
+                                          "no such mnemonic")
+            values = _operand_values(defn, instr)
+        except SimError as e:
+            raise e.locate(Where(pc, instr.line, texts[-1]))
+        is_flow = defn.mnemonic in sem.FLOW
+        fn = partial(table[defn.mnemonic], state, *values, *((pc,) if is_flow else ()))
+        pc_of[id(fn)] = pc
+        kind = UNIT_KIND.get(defn.unit, PLAIN)
+        c = cfg.cycles(defn.timing)
+        units.append(defn.unit)
+        kinds.append(kind)
+        cycles.append(c)
+
+        if blk is None:
+            blk = Block(start=pc, size=0)
+            block_at[pc] = len(blocks)
+            blocks.append(blk)
+        blk.size += 1
+        if kind != DMA:
+            blk.busy[defn.unit] = blk.busy.get(defn.unit, 0) + c
+        if is_flow:
+            blk.flow, blk.flow_cycles = fn, c
+            blk = None
+            continue
+        blk.prefix.append(blk.body_cycles)
+        blk.fns.append(fn)
+        blk.items.append((fn, kind, c))
+        blk.body_cycles += c
+        blk.mode = max(blk.mode, SLOW if trace or kind == DMA else CHECK if kind == SRAM else FAST)
+    block_at[n] = len(blocks)
+    return Code(blocks, [b.row() for b in blocks], block_at, pc_of, lines, texts, units, kinds,
+                cycles)
