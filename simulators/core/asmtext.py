@@ -169,7 +169,7 @@ MAX_DEPTH = 64
 MAX_EXPR_CHARS = 1000        # far beyond any real operand; bounds the work on garbage
 _DECIMAL = re.compile(r"-?\d[\d_]*")
 _PLAIN_INT = re.compile(r"-?(?:0[xX][0-9A-Fa-f]+|0[bB][01]+|\d+)")
-_TOKEN_RE = re.compile(r"\s*(?:(\d[\w]*)|([A-Za-z_.$][\w.$]*)|(<<|>>|//|[-+*/%()])|(\S))")
+_TOKEN_RE = re.compile(r"\s*(?:(\d[\w]*)|([A-Za-z_.$][\w.$]*)|(<<|>>|//|[-+*/%()&|^~])|(\S))")
 
 
 def parse_int(text: str) -> int | None:
@@ -211,7 +211,7 @@ def _tokens(text: str) -> list[tuple[str, str, int]]:
 def evaluate(text: str, lookup: Callable[[str], int | None],
              unknown: Callable[[str], tuple[str, str]] | None = None) -> int:
     """Evaluate an integer expression: literals, names (resolved by `lookup`, which
-    returns None for an unknown name), unary + -, binary + - * // % << >> and
+    returns None for an unknown name), unary + - ~, binary + - * // % << >> & ^ | and
     parentheses, with Python's precedence and floor semantics. `unknown(name)`
     returns (message, hint) for a name `lookup` does not know. Raises ExprError."""
     if _PLAIN_INT.fullmatch(text):
@@ -261,19 +261,19 @@ def evaluate(text: str, lookup: Callable[[str], int | None],
                 raise ExprError("missing ')'" if k2 == "end" else f"expected ')' before '{clip(t2)}'",
                                 at2, "parentheses must balance")
             return value
-        if tok in ("-", "+"):
+        if tok in ("-", "+", "~"):
             if depth > MAX_DEPTH:
                 raise ExprError("expression nested too deeply", at)
             value = primary(depth + 1)
-            return -value if tok == "-" else value
+            return -value if tok == "-" else ~value if tok == "~" else value
         if kind == "end":
             raise ExprError("expression ends where a number or name is expected", at)
         if kind == "bad":
             raise ExprError(f"unexpected character '{tok}'", at,
-                            "expressions use integers, names, + - * // % << >> and parentheses")
+                            "expressions use integers, names, + - * // % << >> & | ^ ~ and parentheses")
         raise ExprError(f"'{tok}' where a number or name is expected", at)
 
-    levels = ({"<<", ">>"}, {"+", "-"}, {"*", "//", "%"})
+    levels = ({"|"}, {"^"}, {"&"}, {"<<", ">>"}, {"+", "-"}, {"*", "//", "%"})
 
     def binary(level: int, depth: int) -> int:
         if level == len(levels):
@@ -296,7 +296,7 @@ def evaluate(text: str, lookup: Callable[[str], int | None],
             raise ExprError("unmatched ')'", at, "parentheses must balance")
         if kind == "bad":
             raise ExprError(f"unexpected character '{tok}'", at,
-                            "expressions use integers, names, + - * // % << >> and parentheses")
+                            "expressions use integers, names, + - * // % << >> & | ^ ~ and parentheses")
         raise ExprError(f"unexpected '{clip(tok)}' after a complete value", at,
                         "a missing operator or comma?")
     return value
@@ -309,6 +309,12 @@ def _apply(op: str, a: int, b: int, at: int) -> int:
         return a - b
     if op == "*":
         return a * b
+    if op == "&":
+        return a & b
+    if op == "|":
+        return a | b
+    if op == "^":
+        return a ^ b
     if op in ("//", "%"):
         if b == 0:
             raise ExprError("division by zero", at)
