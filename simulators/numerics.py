@@ -49,17 +49,43 @@ def bf16_bits_to_f32(bits) -> np.ndarray:
     return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << 16).view(F32)
 
 
+_U32_1, _U32_16 = np.uint32(1), np.uint32(16)
+_U32_BIAS, _U32_HIGH = np.uint32(0x7FFF), np.uint32(0xFFFF0000)
+
+
+def _rne16(u: np.ndarray) -> np.ndarray:
+    """u + 0x7FFF + bit 16 of u (mod 2**32): adding this bias then dropping the low 16
+    bits rounds an fp32 bit pattern to bf16, nearest even (in place on a fresh array)."""
+    r = u >> _U32_16
+    r &= _U32_1
+    r += _U32_BIAS
+    r += u
+    return r
+
+
 def f32_to_bf16_bits(x) -> np.ndarray:
     """float32 to bf16 bit patterns: round to nearest even; overflow gives inf;
     subnormals are kept; NaN becomes 0x7FC0."""
-    u = f32(x).view(np.uint32)
-    rounded = ((u + np.uint32(0x7FFF) + ((u >> 16) & np.uint32(1))) >> 16).astype(np.uint16)
-    return np.where(np.isnan(f32(x)), CANON_NAN_BF16, rounded).astype(np.uint16)
+    x = f32(x)
+    bits = _rne16(x.view(np.uint32)) >> _U32_16
+    bits = bits.astype(np.uint16)
+    nan = np.isnan(x)
+    if nan.any():
+        bits = np.where(nan, CANON_NAN_BF16, bits).astype(np.uint16)
+    return bits
 
 
 def round_bf16(x) -> np.ndarray:
-    """float32 to the nearest bf16 value, returned as float32 (bf16-exact)."""
-    return bf16_bits_to_f32(f32_to_bf16_bits(x))
+    """float32 to the nearest bf16 value, returned as float32 (bf16-exact); the same
+    rounding as `f32_to_bf16_bits`, without leaving 32-bit words."""
+    x = f32(x)
+    r = _rne16(x.view(np.uint32))
+    r &= _U32_HIGH
+    r = r.view(F32)
+    nan = np.isnan(x)
+    if nan.any():
+        r = np.where(nan, CANON_NAN_F32.view(F32), r).astype(F32)
+    return r
 
 
 def fmax(a, b) -> np.ndarray:
@@ -81,17 +107,20 @@ def fmin(a, b) -> np.ndarray:
 def exp(x) -> np.ndarray:
     """exp in fp32 by the manual's algorithm (range reduction to 2**n * 2**f)."""
     x = f32(x)
-    t = (x * LOG2E).astype(F32)
+    t = x * LOG2E
     n = np.floor(t)
-    frac = (t - n).astype(F32)           # exact: t and n share the binade
+    frac = t - n                          # exact: t and n share the binade
     p = np.full_like(frac, EXP2_COEFFS[-1])
     for c in EXP2_COEFFS[-2::-1]:
-        p = ((p * frac).astype(F32) + c).astype(F32)
-    n_int = np.clip(np.nan_to_num(n, nan=0.0, posinf=0.0, neginf=0.0), -126, 127).astype(np.int32)
-    r = np.ldexp(p, n_int).astype(F32)
+        p *= frac                         # fp32, rounded at every step
+        p += c
+    # 2**n built from its exponent field (n clipped to the normal range; NaN lanes are
+    # replaced below); p >= 1, so p * 2**n is exact or overflows to inf like ldexp.
+    scale = ((np.clip(n, -126, 127).astype(np.int32) + 127) << 23).view(F32)
+    r = p * scale
     r = np.where(t >= 128, F32(np.inf), r)
     r = np.where(t < -126, F32(0.0), r)
-    return canon(np.where(np.isnan(x), F32(np.nan), r).astype(F32))
+    return canon(np.where(np.isnan(x), F32(np.nan), r))
 
 
 def reciprocal(x) -> np.ndarray:
@@ -107,13 +136,15 @@ def sqrt(x) -> np.ndarray:
 def tree_sum(x, axis: int = -1) -> np.ndarray:
     """Sum along `axis` by repeated halving, x[i] + x[i + L/2], fp32 RNE at each step.
     The length must be a power of two."""
-    x = np.moveaxis(f32(x), axis, -1)
+    x = f32(x)
+    if axis not in (-1, x.ndim - 1):
+        x = np.moveaxis(x, axis, -1)
     n = x.shape[-1]
     if n & (n - 1):
         raise ValueError(f"tree_sum needs a power-of-two length, got {n}")
     while n > 1:
         n //= 2
-        x = (x[..., :n] + x[..., n:]).astype(F32)
+        x = x[..., :n] + x[..., n:]          # float32 + float32: one RNE addition each
     return x[..., 0]
 
 
@@ -124,8 +155,14 @@ def dot(a, b, axis: int = -1) -> np.ndarray:
 
 def matmul_tree(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a (..., M, K) @ b (..., K, N) with each output a `dot` over K in tree order."""
-    prod = (f32(a)[..., :, :, None] * f32(b)[..., None, :, :]).astype(F32)  # (..., M, K, N)
-    return tree_sum(prod, axis=-2)
+    prod = f32(a)[..., :, :, None] * f32(b)[..., None, :, :]    # (..., M, K, N)
+    k = prod.shape[-2]
+    if k & (k - 1):
+        raise ValueError(f"matmul_tree needs a power-of-two K, got {k}")
+    while k > 1:                          # tree_sum's halving, along K in place
+        k //= 2
+        prod = prod[..., :k, :] + prod[..., k:, :]
+    return prod[..., 0, :]
 
 
 def max_reduce(x) -> np.ndarray:

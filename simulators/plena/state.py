@@ -174,8 +174,13 @@ class PlenaState:
 
     def v_rows(self, addr: int, rows: int = 1) -> int:
         """Whole rows starting at `addr`, which must be a multiple of VLEN."""
-        return self.v_span(addr, rows, self.VLEN, self.VLEN,
-                           f"VLEN={self.VLEN}: vector operands are whole rows")
+        vlen = self.VLEN
+        if addr % vlen or addr < 0 or addr + rows * vlen > self.vsram.size:   # rare: say why
+            return self.v_span(addr, rows, vlen, vlen,
+                               f"VLEN={vlen}: vector operands are whole rows")
+        row = addr // vlen
+        self.footprint.append((VSRAM, row, rows))
+        return row
 
     def m_tile(self, addr: int, column_block: bool = False) -> tuple[int, int]:
         """A Matrix SRAM tile: returns (tile, column offset). The address must be the
