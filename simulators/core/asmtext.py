@@ -126,11 +126,10 @@ def split_operands(text: str, column: int) -> tuple[list[Piece], list[tuple[int,
         if not stripped:
             if len(bounds) == 1:
                 return [], problems
-            where = column + a
-            if k == len(bounds) - 1:
+            if k == len(bounds) - 1:       # point at the comma itself
                 problems.append((column + a - 1, "trailing comma after the last operand"))
-            else:
-                problems.append((where, "empty operand (two commas in a row?)"))
+            else:                          # point at the comma that closes the gap
+                problems.append((column + b, "empty operand (two commas in a row?)"))
             continue
         lead = len(seg) - len(seg.lstrip())
         pieces.extend(_split_blanks(stripped, column + a + lead))

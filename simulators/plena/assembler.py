@@ -326,7 +326,8 @@ class _Assembler:
         errors = len(self.diags)
         for pc, msg in problems:
             self.diags.error(line, pc, msg, lambda: syntax_hint(d))
-        ops = self.operands(line, d, pieces, len(code) + 1)
+        # After a comma problem the operand positions are unreliable: stop at it.
+        ops = None if problems else self.operands(line, d, pieces, len(code) + 1)
         if ops is None or len(self.diags) != errors:
             self.failed += 1
             ops = None
@@ -346,12 +347,13 @@ class _Assembler:
         return reg[1] if reg is not None and reg[0] is d.operands[i].kind else None
 
     def mnemonic_hint(self, word: str, rest: str) -> str:
-        near = suggest(word, self.t.defs)
-        if not near:
-            head = word.upper().split("_")[0] + "_"
-            near = [mn for mn in self.t.defs if mn.startswith(head)][:8]
+        head = word.upper().split("_")[0] + "_"
+        group = [mn for mn in self.t.defs if mn.startswith(head)] if "_" in word else []
+        near = suggest(word, group or self.t.defs)
         if near:
             hint = "did you mean " + " or ".join(f"`{self.t.defs[n].syntax}`" for n in near) + "?"
+        elif group:
+            hint = f"the {head} instructions are {', '.join(group)}."
         else:
             groups = sorted({mn.split("_")[0] + "_" for mn in self.t.defs})
             hint = f"plena mnemonics start with {', '.join(groups)} (see the manual's instruction sections)."
@@ -532,7 +534,7 @@ class _Assembler:
                              f"{stack[depth][1].number} while the inner loop {LOOP_START} {self.rc}{top} "
                              f"(line {top_line.number}) is still open",
                              f"loops must nest: put `{LOOP_END} {self.rc}{top}` first")
-            del stack[depth:]
+            del stack[depth]        # the inner loop stays open: its own END may follow
 
 
 def assemble(source: str, source_name: str = "<kernel>",
