@@ -152,7 +152,6 @@ class _Assembler:
         self.later_constants: dict[str, int] = {}     # .equ names seen in pass 1
         self.instrs: list[Instr] = []
         self.words: list[int] = []
-        self.failed = 0
         self.loops: list[tuple[int | None, Line, int]] = []  # (counter, line, column)
         self.current_line = 0
         # Register prefix of the loop counter, for messages ("gp").
@@ -307,20 +306,19 @@ class _Assembler:
             word = code[col - 1:].split()[0]
             self.diags.error(line, col, f"expected an instruction, label or directive, got '{clip(word)}'",
                              "a line holds `label:`, `MNEMONIC operands` or `.equ NAME, value`")
-            self.failed += 1
             return
         word, col = m.group(1), m.start(1) + 1
         d = self.t.defs.get(word.upper())
         if d is None:
             self.diags.error(line, col, f"unknown instruction '{clip(word)}'",
                              lambda: self.mnemonic_hint(word, code[m.end():]))
-            self.failed += 1
             return
         rest_at = m.end()
         if rest_at < len(code) and not code[rest_at].isspace():
             self.diags.error(line, rest_at + 1, f"expected a blank after {d.mnemonic}, got '{code[rest_at]}'",
                              syntax_hint(d))
-            self.failed += 1
+            if d.mnemonic in (LOOP_START, LOOP_END):
+                self.loop(line, col, d.mnemonic, None)     # keep the loop stack in step
             return
         pieces, problems = asmtext.split_operands(code[rest_at:], rest_at + 1)
         errors = len(self.diags)
@@ -329,7 +327,6 @@ class _Assembler:
         # After a comma problem the operand positions are unreliable: stop at it.
         ops = None if problems else self.operands(line, d, pieces, len(code) + 1)
         if ops is None or len(self.diags) != errors:
-            self.failed += 1
             ops = None
         else:
             text = code[st.pos:].strip()

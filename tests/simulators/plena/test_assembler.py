@@ -407,9 +407,13 @@ def test_loop_depth_follows_the_configuration():
     assemble(src)                                     # default LOOP_DEPTH allows it
 
 
-def test_loop_with_a_bad_count_does_not_cascade():
+def test_loop_with_a_bad_operand_does_not_cascade():
     d = only_error("C_LOOP_START gp1, 0\nS_ADD_INT gp1, gp1, gp1\nC_LOOP_END gp1")
     assert d.line == 1 and "out of range" in d.message
+    d = only_error("C_LOOP_START gp1, 2\nC_LOOP_END,gp1")
+    assert d.line == 2 and "expected a blank" in d.message
+    d = only_error("C_LOOP_START gp99, 2\nC_LOOP_END gp1")
+    assert d.line == 1 and "gp99 does not exist" in d.message
 
 
 def test_program_larger_than_imem_is_rejected_with_size_and_limit():
