@@ -1,0 +1,6 @@
+"""Make plena_kit (the shared helpers of these tests) importable under any pytest
+import mode."""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
