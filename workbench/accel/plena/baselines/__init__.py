@@ -19,10 +19,9 @@ from .template import Template
 def templates() -> dict[str, Template]:
     found = {}
     for mod in pkgutil.iter_modules(__path__):
-        if mod.name in ("template", "asm"):
-            continue
-        t = importlib.import_module(f"{__name__}.{mod.name}").TEMPLATE
-        found[t.task] = t
+        t = getattr(importlib.import_module(f"{__name__}.{mod.name}"), "TEMPLATE", None)
+        if t is not None:       # shared modules (asm, template, elementwise...) have none
+            found[t.task] = t
     return found
 
 

@@ -5,6 +5,6 @@ from .elementwise import elementwise_template
 
 TEMPLATE = elementwise_template(
     "relu",
-    body=lambda asm, row: asm(f"V_MAX_VF {row}, {row}, f0, 0", "max(x, 0)"),
+    body=lambda asm, row, tmps, f: asm(f"V_MAX_VF {row}, {row}, f0, 0", "max(x, 0)"),
     constants=(),
 )
