@@ -203,6 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--accel", default="plena")
     sp.add_argument("--repeats", type=int, default=3)
     sp.set_defaults(func=cmd_bench)
+    from workbench.runs_cli import add_run_commands; add_run_commands(sub)  # noqa: E702 (run/runs/show/replay/export)
     return p
 
 

@@ -1,0 +1,327 @@
+"""The agent loop: `run()` repeats `step()` = ask the agent for its next reply, run
+the tool calls in it, and record everything in the trace store as it happens.
+
+Whatever a model sends (malformed arguments, unknown tools, an oversized kernel, an
+empty answer, a refusal) becomes a message back to it and the run goes on within
+its iteration budget. The run ends when the agent calls `submit`, when the budget
+is used up, or when the model cannot be reached; then the best correct kernel is
+scored on held-out inputs and configurations (scoring.py) and the run is sealed.
+"""
+from __future__ import annotations
+
+import json
+import traceback
+from dataclasses import dataclass, field
+from typing import Callable, Protocol
+
+from tasks import LEVEL_BUDGET, get_task
+from workbench.accel import get_accel
+from workbench.evaluation import DEFAULT_SEEDS
+from workbench.llm import LLMError, Reply, ToolCall
+from workbench.store import Event, TraceStore
+
+from . import prompting, toolspec
+from .recorder import Recorder, jsonable, stored_arguments
+from .workspace import Outcome, SeedSource, Workspace
+
+FINAL_SEEDS = 5
+
+
+@dataclass
+class RunSpec:
+    """What to run: accelerator, task, configuration, hardware and loop settings."""
+
+    accel: str
+    task: str
+    config: str
+    hw_overrides: dict = field(default_factory=dict)
+    budget: int | None = None          # None: the task level's budget (LEVEL_BUDGET)
+    manual: str = "full"               # "full": ISA manual in the prompt; "grep": grep_docs only
+    n_seeds: int = DEFAULT_SEEDS       # fresh input sets per run_eval
+    final_seeds: int = FINAL_SEEDS     # held-out input sets in the final scoring
+
+    def settings(self) -> dict:
+        return {"hw": dict(self.hw_overrides), "budget": self.budget, "manual": self.manual,
+                "n_seeds": self.n_seeds, "final_seeds": self.final_seeds}
+
+
+@dataclass
+class Transfer:
+    """A kernel for a held-out configuration made by the agent's own method."""
+
+    source: str | None
+    method: str                        # what produced it, or why there is none
+
+
+class Agent(Protocol):
+    name: str                          # recorded as the run's agent
+    model: str | None                  # recorded as the run's model
+
+    def settings(self) -> dict: ...
+
+    def act(self, state: "LoopState") -> Reply: ...
+
+    def transfer(self, config: str, hw) -> Transfer | None:
+        """A kernel for held-out `config` by the agent's method, or None if the agent has
+        no method beyond the kernel it wrote (then that kernel is tried as it is)."""
+
+
+@dataclass
+class LoopState:
+    """What an agent sees: the conversation (for LLMs), the structured outcomes of its
+    tool calls (for offline agents), and where it stands in its budget."""
+
+    spec: RunSpec
+    hw: object
+    budget: int
+    tools: list[dict]
+    messages: list[dict] = field(default_factory=list)
+    outcomes: list[list[Outcome]] = field(default_factory=list)   # per step
+    step: int = 0
+    note: Callable[[dict], None] = lambda payload: None            # record a note now
+
+    @property
+    def remaining(self) -> int:
+        return self.budget - self.step
+
+    @property
+    def last_outcomes(self) -> list[Outcome]:
+        return self.outcomes[-1] if self.outcomes else []
+
+
+@dataclass
+class RunResult:
+    run_id: int
+    status: str
+    scores: dict
+
+
+def history_arguments(call: ToolCall) -> str:
+    """Arguments as they go back into the conversation: valid JSON for every provider,
+    and never a huge refused kernel re-sent at every later query."""
+    try:
+        parsed = json.loads(call.arguments) if call.arguments.strip() else {}
+    except json.JSONDecodeError:
+        return json.dumps({"_invalid_json": call.arguments[:200]})
+    if not isinstance(parsed, dict):
+        return json.dumps({"_invalid_json": call.arguments[:200]})
+    code = parsed.get("code")
+    if isinstance(code, str) and len(code.encode("utf-8", "replace")) > toolspec.MAX_KERNEL_BYTES:
+        parsed["code"] = f"<{len(code.encode('utf-8', 'replace')):,} bytes, refused as too large>"
+        return json.dumps(parsed)
+    return call.arguments
+
+
+class AgentLoop:
+    def __init__(self, agent: Agent, spec: RunSpec, store: TraceStore, *,
+                 seeds: SeedSource | None = None, listener: Callable[[Event], None] | None = None,
+                 extra_settings: dict | None = None,
+                 on_finish: Callable[["AgentLoop", dict], None] | None = None):
+        self.agent, self.spec, self.store = agent, spec, store
+        self.on_finish = on_finish
+        self.accel = get_accel(spec.accel)
+        self.task = get_task(spec.task)
+        self.task.dims(spec.config)   # a clear error for an unknown configuration
+        if spec.config not in self.task.visible_configs():
+            raise ValueError(f"{spec.task}: {spec.config} is a held-out configuration, scored "
+                             f"only at the end; run on one of {', '.join(self.task.visible_configs())}")
+        if spec.manual not in ("full", "grep"):
+            raise ValueError(f"manual must be 'full' or 'grep', not {spec.manual!r}")
+        self.hw = self.accel.default_config(**spec.hw_overrides)
+        self.budget = spec.budget or LEVEL_BUDGET[self.task.level]
+        if self.budget < 1:
+            raise ValueError(f"the iteration budget must be at least 1, got {self.budget}")
+        self.ws = Workspace(spec.accel, spec.task, spec.config, self.hw, seeds, spec.n_seeds)
+        self.listener = listener
+        self.extra_settings = extra_settings or {}
+        self.state = LoopState(spec, self.hw, self.budget, toolspec.schemas())
+        self.rec: Recorder | None = None
+        self.submitted = False
+        self.stop_reason = ""
+
+    # ------------------------------------------------------------------ run
+    def run(self) -> RunResult:
+        run_id = self.store.start_run(
+            self.spec.accel, self.spec.task, self.spec.config, agent=self.agent.name,
+            model=self.agent.model,
+            settings={**self.spec.settings(), "budget": self.budget,
+                      "agent": self.agent.settings(), **self.extra_settings})
+        self.rec = Recorder(self.store, run_id, self.listener)
+        self.state.note = lambda payload: self.rec.event("note", payload, step=self.state.step or None)
+        status, error = "failed", None
+        try:
+            self._start()
+            while not self.stop_reason:
+                self.step()
+        except KeyboardInterrupt:
+            self.rec.event("error", {"where": "loop", "error": "interrupted (SIGINT/SIGTERM)"},
+                           text="run interrupted", step=self.state.step or None)
+            self.store.finish_run(run_id, "interrupted", self._progress_scores("interrupted"))
+            raise
+        except LLMError as e:
+            self.stop_reason, error = "model_error", str(e)
+            self.rec.event("error", {"where": "model", "error": str(e)}, text=str(e),
+                           step=self.state.step or None)
+        except Exception as e:
+            tb = traceback.format_exc()
+            self.rec.event("error", {"where": "loop", "error": f"{type(e).__name__}: {e}",
+                                     "traceback": tb}, text=str(e), step=self.state.step or None)
+            self.store.finish_run(run_id, "error", self._progress_scores("internal_error"))
+            raise
+        from .scoring import final_scores
+        try:
+            scores = final_scores(self)
+        except KeyboardInterrupt:
+            self.store.finish_run(run_id, "interrupted", self._progress_scores("interrupted"))
+            raise
+        if error:
+            status = "error"
+            scores["error"] = error
+        elif scores["correct"]:
+            status = "succeeded"
+        if self.on_finish is not None:
+            self.on_finish(self, scores)
+        self.rec.event("note", {"kind": "final", "status": status, "scores": scores},
+                       text=f"run {status}")
+        self.store.finish_run(run_id, status, scores)
+        return RunResult(run_id, status, scores)
+
+    def _progress_scores(self, stop: str) -> dict:
+        best = self.ws.best
+        return jsonable({"correct": False, "stop": stop, "steps": self.state.step,
+                         "budget": self.budget, "best_run_eval_cycles": best.cycles if best else None})
+
+    def _start(self) -> None:
+        manual = self.accel.manual(self.hw)
+        system = prompting.render(
+            "system", accel=self.spec.accel, accel_title=self.accel.title,
+            tools=toolspec.TOOLS, budget=self.budget, manual_mode=self.spec.manual,
+            manual=manual, manual_lines=len(manual.splitlines()),
+            manual_sections=prompting.manual_sections(manual))
+        from workbench.tools import task_statement
+        user = prompting.render(
+            "task", statement=task_statement(self.spec.accel, self.spec.task, self.spec.config,
+                                             self.hw),
+            hw_name=self.hw.name, hw_params=prompting.hw_params(self.hw),
+            config=self.spec.config, budget=self.budget)
+        for role, text in (("system", system), ("user", user)):
+            self.rec.event("message", {"content": text}, text=text, role=role, step=0)
+            self.state.messages.append({"role": role, "content": text})
+
+    # ------------------------------------------------------------------ step
+    def step(self) -> None:
+        st = self.state
+        st.step += 1
+        self.ws.step = st.step
+        reply = self.agent.act(st)
+        self._normalise_ids(reply)
+        self._record_reply(reply)
+        st.messages.append({**reply.assistant_message(), "tool_calls": [
+            {"id": c.id, "type": "function",
+             "function": {"name": c.name, "arguments": history_arguments(c)}}
+            for c in reply.tool_calls]} if reply.tool_calls else reply.assistant_message())
+        outcomes: list[Outcome] = []
+        if not reply.tool_calls:
+            self._say(self._no_tool_message(reply), kind="empty_reply" if self._empty(reply)
+                      else "no_tool_call")
+        for call in reply.tool_calls:
+            self.rec.event("tool_call", {"id": call.id, "name": call.name,
+                                         **stored_arguments(call.arguments)},
+                           text=f"{call.name} {call.arguments[:2000]}", role="assistant",
+                           step=st.step)
+            if self.submitted:
+                out = Outcome(call.id, call.name, False,
+                              prompting.render("skipped_call", after="submit"))
+            else:
+                out = self._execute(call)
+            outcomes.append(out)
+            self._record_outcome(out)
+            st.messages.append({"role": "tool", "tool_call_id": call.id, "content": out.text})
+            self.submitted |= out.submitted
+        st.outcomes.append(outcomes)
+        if self.submitted:
+            self.stop_reason = "submitted"
+        elif st.step >= self.budget:
+            self.stop_reason = "budget"
+        elif reply.tool_calls:
+            best = self.ws.best
+            self._say(prompting.render(
+                "budget_note", step=st.step, budget=self.budget, remaining=st.remaining,
+                best={"version": best.kernel_version, "cycles": best.cycles} if best else None),
+                kind="budget_note")
+
+    def _say(self, text: str, kind: str) -> None:
+        """A message from the workbench to the model (role user)."""
+        self.rec.event("message", {"content": text, "kind": kind}, text=text, role="user",
+                       step=self.state.step)
+        self.state.messages.append({"role": "user", "content": text})
+
+    @staticmethod
+    def _empty(reply: Reply) -> bool:
+        return not reply.content.strip() and not reply.refusal.strip()
+
+    def _no_tool_message(self, reply: Reply) -> str:
+        remaining = self.budget - self.state.step
+        if self._empty(reply):
+            return prompting.render("empty_reply", remaining=remaining, budget=self.budget)
+        return prompting.render("no_tool_call", refusal=reply.refusal.strip()[:300],
+                                remaining=remaining, budget=self.budget)
+
+    def _normalise_ids(self, reply: Reply) -> None:
+        """Every call needs a distinct id for its result to be matched to it."""
+        seen = set()
+        for i, c in enumerate(reply.tool_calls):
+            if not c.id or c.id in seen:
+                c.id = f"call_{self.state.step}_{i}"
+            seen.add(c.id)
+
+    def _record_reply(self, reply: Reply) -> None:
+        step = self.state.step
+        if reply.reasoning:
+            self.rec.event("reasoning", {"content": reply.reasoning}, text=reply.reasoning,
+                           role="assistant", step=step)
+        payload = {"content": reply.content, "tool_calls": [{"id": c.id, "name": c.name}
+                                                            for c in reply.tool_calls],
+                   "finish_reason": reply.finish_reason, "refusal": reply.refusal,
+                   "model": reply.model, "latency": round(reply.latency, 4),
+                   "retries": reply.retries, "cost_known": reply.cost_known,
+                   "extra": reply.extra}
+        self.rec.event("message", payload, text=reply.content or reply.refusal, role="assistant",
+                       step=step, tokens_in=reply.tokens_in, tokens_out=reply.tokens_out,
+                       tokens_reasoning=reply.tokens_reasoning, cost=reply.cost)
+
+    def _execute(self, call: ToolCall) -> Outcome:
+        try:
+            return self.ws.execute(call)
+        except (KeyboardInterrupt, LLMError):
+            raise
+        except Exception as e:  # noqa: BLE001 -- a workbench fault, told to the model and recorded
+            err = f"{type(e).__name__}: {e}"
+            self.rec.event("error", {"where": "tool", "tool": call.name, "error": err,
+                                     "traceback": traceback.format_exc()},
+                           text=err, step=self.state.step)
+            return Outcome(call.id, call.name, False,
+                           prompting.render("internal_error", tool=call.name, error=err[:500]),
+                           {"internal_error": err})
+
+    def _record_outcome(self, out: Outcome) -> None:
+        step = self.state.step
+        if out.kernel is not None:
+            self.rec.event("kernel", {"version": out.kernel.version, "call_id": out.call_id},
+                           text=f"kernel version {out.kernel.version}", step=step,
+                           kernel_source=out.kernel.source)
+        if out.evaluation is not None:
+            record_evaluation(self.rec, out.evaluation, step, call_id=out.call_id)
+        self.rec.event("tool_result", {"call_id": out.call_id, "name": out.name, "ok": out.ok,
+                                       "content": out.text, "data": out.data},
+                       text=out.text, role="tool", step=step)
+
+
+def record_evaluation(rec: Recorder, ev, step: int | None, **extra) -> Event:
+    r = ev.result
+    summary = (f"{ev.tool} {ev.config} kernel v{ev.kernel_version}: {r.get('status', '')} "
+               f"cycles {r.get('cycles', 0)}")
+    return rec.event("evaluation", {"tool": ev.tool, "config": ev.config,
+                                    "kernel_version": ev.kernel_version, "seeds": ev.seeds,
+                                    "result": r, **extra},
+                     text=summary, step=step, kernel_source=ev.source)

@@ -1,0 +1,93 @@
+"""The final scoring of a run, done once after the agent has finished.
+
+The best correct kernel (fewest cycles among the kernels that passed `run_eval`) is
+evaluated again on held-out input seeds of its own configuration: a run is correct
+only if it passes those too. It is then scored on each held-out configuration of the
+task, which the agent never saw:
+
+- A kernel is written for one configuration's memory layout and shapes, so it does
+  not in general carry over. If the agent has a *method* that produces kernels (the
+  autotuner's template parameters), that method is applied to the held-out
+  configuration and the result is scored ("agent" method).
+- Otherwise (an LLM's kernel) the best kernel is run unchanged on the held-out
+  configuration ("as_is"). If it passes, it is configuration-generic and its score
+  counts; if not, the configuration is recorded as "not transferable", with the
+  reason, and does not count as a failure of the run.
+
+Every evaluation made here is recorded as an `evaluation` event (tool "final_seeds"
+or "final_config") with its seeds, so a replay re-executes it exactly.
+"""
+from __future__ import annotations
+
+from simulators.core.errors import KernelCraftError
+from workbench.evaluation import evaluate
+from workbench.store.chain import sha256_text
+
+from .recorder import jsonable
+from .workspace import EvalRecord
+
+
+def _summary(result: dict) -> dict:
+    keys = ("status", "passed", "frac_match", "cycles", "baseline_cycles", "speedup",
+            "lower_bound", "roofline_fraction", "impossible", "code_size", "error")
+    return {k: result.get(k) for k in keys}
+
+
+def _evaluate(loop, tool: str, config: str, source: str, version, **extra) -> EvalRecord:
+    from .loop import record_evaluation
+    seeds = loop.ws.seeds.take(tool, config, loop.spec.final_seeds)
+    ev = evaluate(loop.spec.accel, loop.spec.task, config, source, hw=loop.hw, seeds=seeds)
+    rec = EvalRecord(tool, config, version, source, seeds, jsonable(ev.to_dict()), None)
+    record_evaluation(loop.rec, rec, None, **extra)
+    return rec
+
+
+def final_scores(loop) -> dict:
+    ws, task = loop.ws, loop.task
+    best = ws.best
+    scores: dict = {
+        "correct": False, "stop": loop.stop_reason, "submitted": loop.submitted,
+        "steps": loop.state.step, "budget": loop.budget,
+        "kernel_versions": len(ws.versions),
+        "evaluations": sum(1 for e in ws.evaluations if e.tool == "run_eval"),
+        "first_correct_step": ws.first_correct_step, "best": None,
+        "held_out_seeds": None, "held_out_configs": {},
+    }
+    if best is None:
+        return scores
+    scores["best"] = {"kernel_version": best.kernel_version, "kernel_hash": sha256_text(best.source),
+                      "step": best.step, **_summary(best.result)}
+    final = _evaluate(loop, "final_seeds", loop.spec.config, best.source, best.kernel_version)
+    scores["held_out_seeds"] = {"seeds": final.seeds, **_summary(final.result)}
+    scores["correct"] = final.passed
+
+    for config in task.held_out_configs():
+        transfer = loop.agent.transfer(config, loop.hw)
+        if transfer is not None and transfer.source is None:
+            scores["held_out_configs"][config] = {"method": "agent", "transferable": False,
+                                                  "reason": transfer.method}
+            continue
+        method = "agent" if transfer is not None else "as_is"
+        source = transfer.source if transfer is not None else best.source
+        try:
+            rec = _evaluate(loop, "final_config", config, source,
+                            None if method == "agent" else best.kernel_version,
+                            method=method, how=transfer.method if transfer else
+                            f"kernel version {best.kernel_version} unchanged")
+        except (KernelCraftError, KeyError, ValueError) as e:
+            # e.g. the task has no baseline on this configuration to compare with.
+            scores["held_out_configs"][config] = {"method": method, "transferable": False,
+                                                  "reason": f"could not be evaluated: {e}"}
+            continue
+        entry = {"method": method, "kernel_hash": sha256_text(source), **_summary(rec.result)}
+        if method == "as_is":
+            entry["transferable"] = rec.passed
+            if not rec.passed:
+                entry["reason"] = (f"the kernel is written for {loop.spec.config}'s layout and "
+                                   f"is not configuration-generic: on {config} it "
+                                   f"{'failed' if rec.result.get('status') == 'failed' else 'gave ' + str(rec.result.get('status'))}")
+        else:
+            entry["transferable"] = True
+            entry["how"] = transfer.method
+        scores["held_out_configs"][config] = entry
+    return scores

@@ -1,0 +1,173 @@
+"""The tools an agent may call: their JSON schemas, and the checking of arguments.
+
+Arguments arrive as the JSON text a model wrote. `parse_arguments` turns that text
+into a dict or raises `ToolError` with a message that tells the model exactly what
+was wrong and what a valid call looks like; the loop sends that message back as the
+tool's result and the run goes on.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+MAX_KERNEL_BYTES = 256 * 1024          # a kernel larger than this is refused
+MAX_PATTERN_CHARS = 200
+
+
+class ToolError(Exception):
+    """A call the workbench refuses; the message is written for the model."""
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: str                 # JSON Schema type: "string" | "integer"
+    doc: str
+    required: bool = True
+    minimum: int | None = None
+    maximum: int | None = None
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    doc: str
+    params: tuple[Param, ...] = field(default_factory=tuple)
+
+    def schema(self) -> dict:
+        """OpenAI-style function tool, which litellm translates for every provider."""
+        props = {}
+        for p in self.params:
+            prop = {"type": p.type, "description": p.doc}
+            if p.minimum is not None:
+                prop["minimum"] = p.minimum
+            if p.maximum is not None:
+                prop["maximum"] = p.maximum
+            props[p.name] = prop
+        return {"type": "function", "function": {
+            "name": self.name, "description": self.doc,
+            "parameters": {"type": "object", "properties": props,
+                           "required": [p.name for p in self.params if p.required]}}}
+
+    def example(self) -> str:
+        return json.dumps({p.name: ("..." if p.type == "string" else 12)
+                           for p in self.params if p.required})
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec("write_code",
+             "Replace the current kernel with this complete assembly source. The other tools "
+             f"act on the current kernel. At most {MAX_KERNEL_BYTES // 1024} KB.",
+             (Param("code", "string", "the complete assembly source of the kernel"),)),
+    ToolSpec("check_syntax",
+             "Assemble the current kernel; report every error with its line and column, or "
+             "its size in instructions."),
+    ToolSpec("run_eval",
+             "Run the current kernel on fresh random inputs and edge cases; report pass/fail, "
+             "the fraction of output elements within tolerance, cycles, speed-up over the "
+             "baseline and unit utilisation."),
+    ToolSpec("view_output",
+             "Run the current kernel on one fresh input set and show a memory-level diff "
+             "against the reference: worst rows and first mismatching elements.",
+             (Param("max_rows", "integer", "how many of the worst rows to show (default 12)",
+                    required=False, minimum=1, maximum=64),)),
+    ToolSpec("grep_docs",
+             "Search the ISA manual (case-insensitive regular expression or plain text); "
+             "returns matching lines with their section and line number.",
+             (Param("pattern", "string", "what to look for, e.g. 'V_MAX' or 'prefetch'"),)),
+    ToolSpec("get_inst_size",
+             "Size of the current kernel in instructions and bytes against the instruction "
+             "memory."),
+    ToolSpec("submit",
+             "Finish the run. The best correct kernel you evaluated with run_eval is scored "
+             "(correct and fewest cycles), not necessarily the current one.",
+             (Param("summary", "string", "one or two sentences on what you did", required=False),)),
+)
+
+BY_NAME = {t.name: t for t in TOOLS}
+
+
+def schemas(names: tuple[str, ...] | None = None) -> list[dict]:
+    return [t.schema() for t in TOOLS if names is None or t.name in names]
+
+
+def _snippet(text: str, n: int = 120) -> str:
+    text = text if len(text) <= n else text[:n] + f"... ({len(text)} characters)"
+    return json.dumps(text)
+
+
+def parse_arguments(name: str, raw: str) -> dict:
+    """The checked arguments of a call to tool `name`, or ToolError for the model."""
+    spec = BY_NAME.get(name)
+    if spec is None:
+        known = ", ".join(BY_NAME)
+        shown = f"{name!r}" if name else "(no tool name)"
+        raise ToolError(f"unknown tool {shown}; the tools are: {known}")
+    if name == "write_code" and len(raw.encode("utf-8", "surrogatepass")) > 2 * MAX_KERNEL_BYTES + 1024:
+        # Refuse before parsing: the kernel in it cannot fit whatever its JSON says.
+        raise ToolError(_too_large(len(raw.encode("utf-8", "surrogatepass")), "the arguments"))
+    text = raw.strip()
+    if not text:
+        args = {}
+    else:
+        try:
+            args = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ToolError(
+                f"arguments of {name} are not valid JSON: {e.msg} at line {e.lineno} column "
+                f"{e.colno} (character {e.pos}); you sent {_snippet(text)}. Send one JSON "
+                f"object, e.g. {spec.example()}; inside a JSON string escape newlines as \\n "
+                f"and quotes as \\\"") from None
+    if not isinstance(args, dict):
+        raise ToolError(f"arguments of {name} must be a JSON object such as {spec.example()}, "
+                        f"not a JSON {type(args).__name__}")
+    allowed = {p.name: p for p in spec.params}
+    unknown = sorted(set(args) - set(allowed))
+    if unknown:
+        takes = ", ".join(allowed) if allowed else "no arguments"
+        raise ToolError(f"{name} got unexpected argument(s) {', '.join(unknown)}; it takes {takes}")
+    for p in spec.params:
+        if p.name not in args or args[p.name] is None:
+            if p.required:
+                raise ToolError(f"{name} needs the argument {p.name!r} ({p.type}): {p.doc}; "
+                                f"e.g. {spec.example()}")
+            args.pop(p.name, None)
+            continue
+        value = args[p.name]
+        if p.type == "string" and not isinstance(value, str):
+            raise ToolError(f"{name}: argument {p.name!r} must be a string, got a JSON "
+                            f"{type(value).__name__}")
+        if p.type == "integer":
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ToolError(f"{name}: argument {p.name!r} must be an integer, got {value!r}")
+            if (p.minimum is not None and value < p.minimum) or (
+                    p.maximum is not None and value > p.maximum):
+                raise ToolError(f"{name}: argument {p.name!r} must be between {p.minimum} and "
+                                f"{p.maximum}, got {value}")
+    if name == "write_code":
+        code = args["code"]
+        size = len(code.encode("utf-8", "surrogatepass"))
+        if size > MAX_KERNEL_BYTES:
+            raise ToolError(_too_large(size, "the kernel"))
+        if not code.strip():
+            raise ToolError("write_code got an empty kernel; send the complete assembly source")
+        try:
+            code.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise ToolError(f"the kernel holds an invalid Unicode character (a lone surrogate "
+                            f"escape) at character {e.start}; send plain text") from None
+    if name == "grep_docs":
+        pattern = args["pattern"]
+        if not pattern.strip():
+            raise ToolError("grep_docs needs a non-empty pattern, e.g. {\"pattern\": \"V_ADD\"}")
+        if len(pattern) > MAX_PATTERN_CHARS:
+            raise ToolError(f"grep_docs pattern is {len(pattern)} characters; keep it under "
+                            f"{MAX_PATTERN_CHARS}")
+    return args
+
+
+def _too_large(size: int, what: str) -> str:
+    return (f"{what} is {size:,} bytes; write_code accepts at most {MAX_KERNEL_BYTES:,} bytes "
+            f"({MAX_KERNEL_BYTES // 1024} KB). Nothing was stored; the current kernel is "
+            f"unchanged. Use the ISA's hardware loops instead of unrolling (grep_docs 'loop'), "
+            f"and check get_inst_size against the instruction memory")

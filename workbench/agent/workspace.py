@@ -1,0 +1,175 @@
+"""What the tools act on during a run: the current kernel, its versions, the
+evaluations made so far, and where evaluation seeds come from.
+
+`Workspace.execute` takes one tool call as the model sent it and returns an
+`Outcome`: the text the model reads, structured data for the trace and for offline
+agents, and the kernel version or evaluation the call produced. Refused calls
+(malformed or missing arguments, unknown tools, no kernel yet) are outcomes with
+ok=False and a message that says how to fix the call.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from workbench import tools
+from workbench.evaluation import DEFAULT_SEEDS, fresh_seeds
+from workbench.llm import ToolCall
+
+from .toolspec import ToolError, parse_arguments
+
+
+class SeedSource(Protocol):
+    def take(self, tool: str, config: str, n: int) -> list[int]: ...
+
+
+class FreshSeeds:
+    """Fresh random seeds for every evaluation (recorded, so a replay can reuse them)."""
+
+    def take(self, tool: str, config: str, n: int) -> list[int]:
+        return fresh_seeds(n)
+
+
+@dataclass
+class KernelVersion:
+    version: int
+    source: str
+    step: int
+
+
+@dataclass
+class EvalRecord:
+    """One evaluation of a kernel: by run_eval or view_output during the run, or by the
+    final scoring ("final_seeds", "final_config")."""
+
+    tool: str
+    config: str
+    kernel_version: int | None
+    source: str
+    seeds: list[int]
+    result: dict
+    step: int | None = None
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.result.get("passed"))
+
+    @property
+    def cycles(self) -> int:
+        return int(self.result.get("cycles") or 0)
+
+
+@dataclass
+class Outcome:
+    call_id: str
+    name: str
+    ok: bool
+    text: str
+    data: dict = field(default_factory=dict)
+    args: dict | None = None
+    kernel: KernelVersion | None = None
+    evaluation: EvalRecord | None = None
+    submitted: bool = False
+
+
+class Workspace:
+    def __init__(self, accel: str, task: str, config: str, hw, seeds: SeedSource | None = None,
+                 n_seeds: int = DEFAULT_SEEDS):
+        self.accel, self.task, self.config, self.hw = accel, task, config, hw
+        self.seeds = seeds or FreshSeeds()
+        self.n_seeds = n_seeds
+        self.versions: list[KernelVersion] = []
+        self.evaluations: list[EvalRecord] = []
+        self.best: EvalRecord | None = None
+        self.first_correct_step: int | None = None
+        self.step = 0
+
+    @property
+    def current(self) -> KernelVersion | None:
+        return self.versions[-1] if self.versions else None
+
+    def execute(self, call: ToolCall) -> Outcome:
+        try:
+            args = parse_arguments(call.name, call.arguments)
+            out = getattr(self, f"_{call.name}")(args)
+        except ToolError as e:
+            return Outcome(call.id, call.name, False, f"error: {e}",
+                           {"error": str(e)})
+        out.call_id, out.args = call.id, args
+        return out
+
+    # ------------------------------------------------------------------ tools
+    def _need_kernel(self, tool: str) -> KernelVersion:
+        if self.current is None:
+            raise ToolError(f"{tool} acts on the current kernel, and there is none yet; call "
+                            f"write_code with the complete assembly source first")
+        return self.current
+
+    def _write_code(self, args: dict) -> Outcome:
+        code = args["code"]
+        same = self.current is not None and self.current.source == code
+        kv = KernelVersion(len(self.versions) + 1, code, self.step)
+        self.versions.append(kv)
+        lines = code.count("\n") + (not code.endswith("\n"))
+        note = " (identical to the previous version)" if same else ""
+        return Outcome("", "write_code", True,
+                       f"kernel version {kv.version} saved{note}: {lines} lines, "
+                       f"{len(code.encode())} bytes",
+                       {"version": kv.version, "lines": lines, "bytes": len(code.encode())},
+                       kernel=kv)
+
+    def _check_syntax(self, args: dict) -> Outcome:
+        kv = self._need_kernel("check_syntax")
+        r = tools.check_syntax(self.accel, kv.source, hw=self.hw)
+        return Outcome("", "check_syntax", True, f"kernel version {kv.version}: {r.text}",
+                       {"version": kv.version, **r.data})
+
+    def _get_inst_size(self, args: dict) -> Outcome:
+        kv = self._need_kernel("get_inst_size")
+        r = tools.get_inst_size(self.accel, kv.source, hw=self.hw)
+        return Outcome("", "get_inst_size", True, f"kernel version {kv.version}: {r.text}",
+                       {"version": kv.version, **r.data})
+
+    def _grep_docs(self, args: dict) -> Outcome:
+        r = tools.grep_docs(self.accel, args["pattern"])
+        return Outcome("", "grep_docs", True, r.text, r.data)
+
+    def _run_eval(self, args: dict) -> Outcome:
+        kv = self._need_kernel("run_eval")
+        seeds = self.seeds.take("run_eval", self.config, self.n_seeds)
+        r = tools.run_eval(self.accel, self.task, self.config, kv.source, hw=self.hw, seeds=seeds)
+        rec = EvalRecord("run_eval", self.config, kv.version, kv.source, seeds, r.data, self.step)
+        self.evaluations.append(rec)
+        if rec.passed:
+            if self.first_correct_step is None:
+                self.first_correct_step = self.step
+            if self.best is None or rec.cycles < self.best.cycles:
+                self.best = rec
+        text = f"kernel version {kv.version}: {r.text}"
+        if self.best is not None:
+            text += (f"\nbest correct kernel so far: version {self.best.kernel_version}, "
+                     f"{self.best.cycles} cycles")
+        summary = {k: r.data.get(k) for k in ("status", "passed", "frac_match", "cycles",
+                                              "baseline_cycles", "speedup", "code_size")}
+        return Outcome("", "run_eval", True, text, {"version": kv.version, **summary},
+                       evaluation=rec)
+
+    def _view_output(self, args: dict) -> Outcome:
+        kv = self._need_kernel("view_output")
+        (seed,) = self.seeds.take("view_output", self.config, 1)
+        r = tools.view_output(self.accel, self.task, self.config, kv.source, hw=self.hw,
+                              seed=seed, max_rows=args.get("max_rows", 12))
+        rec = EvalRecord("view_output", self.config, kv.version, kv.source, [seed], r.data,
+                         self.step)
+        self.evaluations.append(rec)
+        return Outcome("", "view_output", True, f"kernel version {kv.version}, {r.text}",
+                       {"version": kv.version, "seed": seed}, evaluation=rec)
+
+    def _submit(self, args: dict) -> Outcome:
+        if self.best is None:
+            text = "submitted; no kernel passed run_eval, so the run ends without a correct kernel"
+        else:
+            text = (f"submitted; the best correct kernel is version {self.best.kernel_version} "
+                    f"({self.best.cycles} cycles) and will be scored on held-out inputs")
+        return Outcome("", "submit", True, text, {"summary": args.get("summary", "")},
+                       submitted=True)

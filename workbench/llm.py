@@ -1,0 +1,313 @@
+"""LLM access through litellm: the only module of the workbench that imports it.
+
+litellm is imported lazily (it takes seconds) and only after
+LITELLM_LOCAL_MODEL_COST_MAP=True is set, so that neither `import workbench` nor a
+model call fetches litellm's cost map from the network: costs come from the copy
+shipped inside litellm. Keys come from the provider's usual environment variables
+(OPENAI_API_KEY, ANTHROPIC_API_KEY, ...), which litellm reads itself.
+
+`LiteLLMModel.query` returns a `Reply`: text, reasoning text where the provider
+returns it, tool calls with their arguments exactly as the model sent them (the
+agent loop parses them, so malformed JSON becomes a message to the model, not a
+crash), token usage and cost. Rate limits (429), timeouts, connection failures and
+5xx answers are retried with exponential backoff; every retry is kept in the Reply.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import threading
+import time
+import uuid
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable
+
+from simulators.core.errors import KernelCraftError
+
+DEFAULT_TIMEOUT = 300.0
+DEFAULT_RETRIES = 6
+RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
+
+_lock = threading.Lock()
+_litellm = None
+
+
+def litellm_module():
+    """Import litellm once, offline: the local cost map, no telemetry, quiet logs."""
+    global _litellm
+    with _lock:
+        if _litellm is None:
+            os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+            os.environ.setdefault("LITELLM_LOG", "ERROR")
+            import litellm
+            litellm.telemetry = False
+            litellm.suppress_debug_info = True
+            litellm.drop_params = True  # a setting one provider lacks is dropped, not fatal
+            _litellm = litellm
+        return _litellm
+
+
+class LLMError(KernelCraftError):
+    """A model call failed for good (bad key, unknown model, retries exhausted...)."""
+
+
+@dataclass
+class ToolCall:
+    id: str
+    name: str
+    arguments: str          # the JSON text exactly as the model sent it
+
+
+@dataclass
+class Reply:
+    """One answer of an agent: what an LLM returned, or what an offline agent decided."""
+
+    content: str = ""
+    reasoning: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    finish_reason: str = ""
+    refusal: str = ""
+    tokens_in: int = 0
+    tokens_out: int = 0
+    tokens_reasoning: int = 0
+    cost: float = 0.0
+    cost_known: bool = True
+    model: str = ""
+    latency: float = 0.0
+    retries: list[dict] = field(default_factory=list)   # one entry per failed attempt
+    extra: dict = field(default_factory=dict)          # provider fields to send back (thinking blocks)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def assistant_message(self) -> dict:
+        """The message to put back into the conversation for the next query."""
+        msg: dict[str, Any] = {"role": "assistant", "content": self.content or None}
+        if self.tool_calls:
+            msg["tool_calls"] = [{"id": c.id, "type": "function",
+                                  "function": {"name": c.name, "arguments": c.arguments}}
+                                 for c in self.tool_calls]
+        msg.update(self.extra)
+        return msg
+
+
+def _status(exc: BaseException) -> int | None:
+    code = getattr(exc, "status_code", None)
+    try:
+        return int(code) if code is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _retry_after(exc: BaseException) -> float | None:
+    """Seconds the provider asked us to wait (Retry-After header), if it said."""
+    for holder in (getattr(exc, "headers", None),
+                   getattr(getattr(exc, "response", None), "headers", None)):
+        try:
+            value = holder.get("retry-after") if holder else None
+        except AttributeError:
+            value = None
+        if value is not None:
+            try:
+                return max(0.0, float(value))
+            except ValueError:
+                return None
+    return None
+
+
+def _classify(litellm, exc: BaseException) -> str:
+    """'retry' for transient failures, 'fatal' otherwise."""
+    transient = (litellm.RateLimitError, litellm.Timeout, litellm.APIConnectionError,
+                 litellm.InternalServerError, litellm.ServiceUnavailableError,
+                 litellm.BadGatewayError)
+    if isinstance(exc, transient) or _status(exc) in RETRYABLE_STATUS:
+        return "retry"
+    return "fatal"
+
+
+def _fatal_message(litellm, model: str, exc: BaseException) -> str:
+    detail = str(exc).strip().splitlines()[0][:500] if str(exc).strip() else type(exc).__name__
+    if isinstance(exc, litellm.AuthenticationError):
+        return (f"{model}: the provider refused the credentials ({detail}); set the provider's "
+                f"key in the environment (e.g. OPENAI_API_KEY, ANTHROPIC_API_KEY)")
+    if isinstance(exc, litellm.NotFoundError):
+        return f"{model}: model not found ({detail}); check the provider/model string"
+    if isinstance(exc, litellm.ContextWindowExceededError):
+        return f"{model}: the conversation no longer fits the model's context window ({detail})"
+    if isinstance(exc, litellm.BadRequestError):
+        return (f"{model}: request rejected ({detail}); check the provider/model string "
+                f"(e.g. openai/gpt-5.2, anthropic/claude-sonnet-4-5) and its settings")
+    return f"{model}: {type(exc).__name__}: {detail}"
+
+
+@dataclass
+class LiteLLMModel:
+    """Any model litellm reaches, by its provider/model string."""
+
+    model: str
+    timeout: float = DEFAULT_TIMEOUT
+    max_retries: int = DEFAULT_RETRIES
+    backoff_base: float = 2.0       # seconds before the first retry, doubled each time
+    backoff_max: float = 120.0
+    api_base: str | None = None
+    params: dict = field(default_factory=dict)       # temperature, reasoning_effort, ...
+    sleep: Callable[[float], None] = time.sleep
+    on_retry: Callable[[dict], None] | None = None   # told about each retry as it happens
+
+    def settings(self) -> dict:
+        """What is recorded about this model in a run's settings (never a key)."""
+        return {"model": self.model, "timeout": self.timeout, "max_retries": self.max_retries,
+                "backoff_base": self.backoff_base, "api_base": self.api_base,
+                "params": dict(self.params)}
+
+    def backoff(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(retry_after, self.backoff_max)
+        # Exponential with jitter, so parallel runs hitting one limit spread out.
+        return min(self.backoff_max, self.backoff_base * (2 ** attempt)) * random.uniform(0.5, 1.0)
+
+    def query(self, messages: list[dict], tools: list[dict] | None = None) -> Reply:
+        litellm = litellm_module()
+        kwargs: dict[str, Any] = {"model": self.model, "messages": messages,
+                                  "timeout": self.timeout, "num_retries": 0, "max_retries": 0,
+                                  **self.params}
+        if tools:
+            kwargs["tools"] = tools
+        if self.api_base:
+            kwargs["api_base"] = self.api_base
+        retries: list[dict] = []
+        t0 = time.perf_counter()
+        for attempt in range(self.max_retries + 1):
+            try:
+                response = litellm.completion(**kwargs)
+                break
+            except Exception as exc:  # noqa: BLE001 -- classified below, re-raised as LLMError
+                if _classify(litellm, exc) != "retry":
+                    raise LLMError(_fatal_message(litellm, self.model, exc)) from exc
+                detail = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
+                if attempt == self.max_retries:
+                    raise LLMError(f"{self.model}: gave up after {attempt + 1} attempts; last "
+                                   f"error {type(exc).__name__} (status {_status(exc)}): "
+                                   f"{detail}") from exc
+                wait = self.backoff(attempt, _retry_after(exc))
+                info = {"attempt": attempt + 1, "error": type(exc).__name__,
+                        "status": _status(exc), "detail": detail, "wait": round(wait, 3)}
+                retries.append(info)
+                if self.on_retry:
+                    self.on_retry(info)
+                self.sleep(wait)
+        reply = parse_response(litellm, response, self.model)
+        reply.latency = time.perf_counter() - t0
+        reply.retries = retries
+        return reply
+
+
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    if obj is None:
+        return default
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def parse_response(litellm, response: Any, model: str) -> Reply:
+    choices = _get(response, "choices") or []
+    if not choices:
+        return Reply(model=model, finish_reason="no_choices")
+    choice = choices[0]
+    msg = _get(choice, "message")
+    calls = []
+    for i, tc in enumerate(_get(msg, "tool_calls") or []):
+        fn = _get(tc, "function")
+        args = _get(fn, "arguments")
+        if args is not None and not isinstance(args, str):
+            args = json.dumps(args)
+        calls.append(ToolCall(id=_get(tc, "id") or f"call_{i}_{uuid.uuid4().hex[:8]}",
+                              name=_get(fn, "name") or "", arguments=args or ""))
+    usage = _get(response, "usage")
+    details = _get(usage, "completion_tokens_details")
+    extra = {}
+    blocks = _get(msg, "thinking_blocks")
+    if blocks:
+        # Providers with extended thinking want these back with the tool results.
+        extra["thinking_blocks"] = [b if isinstance(b, dict) else dict(b) for b in blocks]
+    cost, known = 0.0, True
+    try:
+        cost = float(litellm.completion_cost(completion_response=response) or 0.0)
+    except Exception:  # noqa: BLE001 -- a model missing from the cost map costs "unknown"
+        known = False
+    return Reply(
+        content=_get(msg, "content") or "",
+        reasoning=_get(msg, "reasoning_content") or "",
+        tool_calls=calls,
+        finish_reason=_get(choice, "finish_reason") or "",
+        refusal=_get(msg, "refusal") or "",
+        tokens_in=int(_get(usage, "prompt_tokens") or 0),
+        tokens_out=int(_get(usage, "completion_tokens") or 0),
+        tokens_reasoning=int(_get(details, "reasoning_tokens") or 0),
+        cost=cost, cost_known=known, model=_get(response, "model") or model, extra=extra)
+
+
+# ---------------------------------------------------------------- scripted providers
+
+class ScriptedFailure(Exception):
+    """Raised by a scripted responder to make the provider fail with an HTTP status."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+def register_provider(name: str, respond: Callable[[list[dict], list[dict]], dict]) -> str:
+    """Make `name/<anything>` a litellm provider answered by `respond(messages, tools)`.
+
+    `respond` returns {"content", "reasoning", "tool_calls": [{"name", "arguments",
+    "id"?}], "usage": {"prompt_tokens", "completion_tokens", "reasoning_tokens"}} (all
+    optional) or raises ScriptedFailure(status, message). This goes through litellm's
+    custom-provider hook, so the scripted path is litellm's own, with no network.
+    Returns the model prefix to use ("name/")."""
+    litellm = litellm_module()
+    from litellm import CustomLLM
+    from litellm.llms.custom_llm import CustomLLMError
+
+    class _Scripted(CustomLLM):
+        def completion(self, model, messages, api_base, custom_prompt_dict, model_response,
+                       print_verbose, encoding, api_key, logging_obj, optional_params,
+                       *args, **kwargs):
+            try:
+                out = respond(messages, optional_params.get("tools") or [])
+            except ScriptedFailure as f:
+                raise CustomLLMError(status_code=f.status, message=str(f)) from None
+            return scripted_response(litellm, model, out)
+
+    with _lock:
+        litellm.custom_provider_map = [p for p in litellm.custom_provider_map
+                                       if p.get("provider") != name]
+        litellm.custom_provider_map.append({"provider": name, "custom_handler": _Scripted()})
+        # litellm reads the map into its provider list when a call is made.
+        from litellm.utils import custom_llm_setup
+        custom_llm_setup()
+    return f"{name}/"
+
+
+def scripted_response(litellm, model: str, out: dict):
+    calls = [{"id": c.get("id") or f"call_{uuid.uuid4().hex[:12]}", "type": "function",
+              "function": {"name": c.get("name", ""),
+                           "arguments": c["arguments"] if isinstance(c.get("arguments"), str)
+                           else json.dumps(c.get("arguments", {}))}}
+             for c in out.get("tool_calls") or []]
+    message: dict[str, Any] = {"role": "assistant", "content": out.get("content")}
+    if calls:
+        message["tool_calls"] = calls
+    if out.get("reasoning"):
+        message["reasoning_content"] = out["reasoning"]
+    usage = out.get("usage") or {}
+    return litellm.ModelResponse(
+        model=model,
+        choices=[{"index": 0, "message": message,
+                  "finish_reason": "tool_calls" if calls else out.get("finish_reason", "stop")}],
+        usage={"prompt_tokens": usage.get("prompt_tokens", 0),
+               "completion_tokens": usage.get("completion_tokens", 0),
+               "total_tokens": usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0),
+               "completion_tokens_details": {"reasoning_tokens": usage.get("reasoning_tokens", 0)}})

@@ -1,0 +1,307 @@
+"""`kernelcraft run | runs | show | replay | export`: agent runs and their traces.
+
+`add_run_commands(subparsers)` adds the commands to the main parser (workbench/cli.py).
+The trace store is --traces PATH, else $KERNELCRAFT_TRACES, else ./traces.db.
+"""
+from __future__ import annotations
+
+import json
+import signal
+import sys
+from pathlib import Path
+
+EXIT_OK, EXIT_FAILED, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def _store(args, readonly: bool = False):
+    from workbench.store import TraceStore
+    return TraceStore(args.traces, readonly=readonly)
+
+
+def _hw_overrides(pairs: list[str] | None) -> dict:
+    out = {}
+    for p in pairs or []:
+        key, sep, val = p.partition("=")
+        if not sep:
+            raise SystemExit(f"--hw expects NAME=VALUE, got {p!r}")
+        try:
+            out[key.strip()] = int(val, 0)
+        except ValueError:
+            raise SystemExit(f"--hw {p}: the value must be an integer") from None
+    return out
+
+
+def _model_params(pairs: list[str] | None) -> dict:
+    out = {}
+    for p in pairs or []:
+        key, sep, val = p.partition("=")
+        if not sep or not key.strip():
+            raise SystemExit(f"--model-param expects NAME=VALUE, got {p!r}")
+        try:
+            out[key.strip()] = json.loads(val)
+        except json.JSONDecodeError:
+            out[key.strip()] = val          # a bare word is a string, e.g. reasoning_effort=high
+    return out
+
+
+def _sigterm_as_interrupt() -> None:
+    def handler(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+    signal.signal(signal.SIGTERM, handler)
+
+
+class Progress:
+    """Live progress of a run on stderr: one line per tool result, a status line while
+    the agent thinks."""
+
+    def __init__(self, budget_hint: str = "", quiet: bool = False):
+        from rich.console import Console
+        self.console = Console(stderr=True, highlight=False)
+        self.quiet = quiet
+        self.status = None
+        self.budget = budget_hint
+
+    def __call__(self, ev) -> None:
+        if self.quiet:
+            return
+        p = ev.payload if isinstance(ev.payload, dict) else {}
+        c = self.console
+        if ev.type == "message" and ev.role == "assistant":
+            text = (p.get("content") or p.get("refusal") or "(no text)").replace("\n", " ")
+            c.print(f"[bold]step {ev.step}{self.budget}[/] [cyan]{text[:160]}[/]")
+        elif ev.type == "tool_result":
+            ok = "[green]ok[/]" if p.get("ok") else "[red]refused[/]"
+            first = (p.get("content") or "").splitlines()[0][:150] if p.get("content") else ""
+            c.print(f"  {p.get('name') or '?'} {ok} {first}", markup=True)
+        elif ev.type == "evaluation" and ev.step is None:
+            r = p.get("result", {})
+            c.print(f"  final {p.get('tool')} on {p.get('config')}: {r.get('status')} "
+                    f"{r.get('cycles')} cycles")
+        elif ev.type == "error":
+            c.print(f"  [red]error ({p.get('where')}): {p.get('error')}[/]")
+        elif ev.type == "note" and p.get("kind") == "retry":
+            c.print(f"  [yellow]{p.get('error')} (status {p.get('status')}); retrying in "
+                    f"{p.get('wait')}s[/]")
+        if self.status is not None:
+            if ev.type in ("tool_result", "message") and ev.role != "assistant":
+                self.status.update(f"step {ev.step}: waiting for the agent")
+            elif ev.type == "tool_call":
+                self.status.update(f"step {ev.step}: running {p.get('name')}")
+
+
+def _print_scores(run) -> None:
+    from workbench.agent.transcript import score_lines
+    print(f"run {run.id}: {run.status} ({run.accelerator}/{run.task}/{run.config}, "
+          f"{run.agent}{' ' + run.model if run.model else ''}, {run.steps} steps, "
+          f"tokens {run.tokens_in:,}/{run.tokens_out:,}, cost ${run.cost:.4f})")
+    for line in score_lines(run.scores or {}):
+        print(" " + line[1:])
+
+
+def cmd_run(args) -> int:
+    from workbench.accel import get_accel
+    from workbench.agent.loop import AgentLoop, RunSpec
+    if args.model and args.agent:
+        raise SystemExit("give either --agent or --model, not both")
+    spec = RunSpec(args.accel, args.task, args.config, hw_overrides=_hw_overrides(args.hw),
+                   budget=args.budget, manual=args.manual, n_seeds=args.seeds)
+    get_accel(args.accel)
+    if args.model:
+        from workbench.agent.llm_agent import LLMAgent
+        from workbench.llm import LiteLLMModel
+        agent = LLMAgent(LiteLLMModel(args.model, timeout=args.timeout, max_retries=args.retries,
+                                      api_base=args.api_base, params=_model_params(args.model_param)))
+    else:
+        from workbench.agent.autotune import AutotuneAgent
+        agent = AutotuneAgent(args.accel, args.task)
+    store = _store(args)
+    progress = Progress(quiet=args.quiet)
+    loop = AgentLoop(agent, spec, store, listener=progress)
+    progress.budget = f"/{loop.budget}"
+    _sigterm_as_interrupt()
+    try:
+        if args.quiet:
+            result = loop.run()
+        else:
+            with progress.console.status(f"run on {store.path}: starting") as status:
+                progress.status = status
+                result = loop.run()
+    except KeyboardInterrupt:
+        run_id = loop.rec.run_id if loop.rec else None
+        print(f"kernelcraft: run {run_id} interrupted; recorded as interrupted in {store.path}",
+              file=sys.stderr)
+        store.close()
+        return EXIT_INTERRUPTED
+    run = store.run(result.run_id)
+    store.close()
+    if args.json:
+        print(json.dumps({"run": run.id, "status": run.status, "scores": run.scores}, indent=2))
+    else:
+        _print_scores(run)
+    return EXIT_OK if result.status == "succeeded" else (
+        EXIT_ERROR if result.status == "error" else EXIT_FAILED)
+
+
+def cmd_runs(args) -> int:
+    store = _store(args, readonly=True)
+    if not store.path.exists():
+        print(f"no trace store at {store.path} yet; `kernelcraft run` creates it")
+        return EXIT_OK
+    runs = store.runs(accelerator=args.accel, task=args.task, config=args.config,
+                      agent=args.agent, model=args.model, status=args.status,
+                      limit=args.limit, order=args.order)
+    if args.json:
+        print(json.dumps([r.__dict__ for r in runs], indent=2, default=str))
+        return EXIT_OK
+    from rich.console import Console
+    from rich.table import Table
+    table = Table(title=f"runs in {store.path}")
+    for col in ("id", "started", "accel", "task", "config", "agent", "status", "steps",
+                "best cycles", "speed-up", "held-out", "tokens in/out", "cost"):
+        table.add_column(col, justify="right" if col in ("id", "steps", "best cycles", "cost") else "left")
+    for r in runs:
+        s = r.scores or {}
+        best = s.get("best") or {}
+        held = s.get("held_out_seeds") or {}
+        table.add_row(str(r.id), (r.started_at or "")[:19].replace("T", " "), r.accelerator,
+                      r.task, r.config, r.agent + (f" {r.model}" if r.model else ""), r.status,
+                      str(r.steps), str(best.get("cycles", "-")),
+                      f"{best['speedup']:.2f}x" if best.get("speedup") else "-",
+                      ("pass" if held.get("passed") else "fail") if held else "-",
+                      f"{r.tokens_in:,}/{r.tokens_out:,}", f"${r.cost:.4f}")
+    Console().print(table)
+    if not runs:
+        print("no runs match")
+    return EXIT_OK
+
+
+def cmd_show(args) -> int:
+    from workbench.agent.transcript import markdown
+    store = _store(args, readonly=True)
+    print(markdown(store, args.run, full=args.full), end="")
+    if args.verify:
+        v = store.verify(args.run)
+        print(f"\nhash chain: {'intact' if v.ok else 'BROKEN at seq ' + str(v.broken_at) + ': ' + str(v.problem)}"
+              f" ({v.events_checked} events, {'sealed' if v.sealed else 'not sealed'})")
+        return EXIT_OK if v.ok else EXIT_FAILED
+    return EXIT_OK
+
+
+def cmd_replay(args) -> int:
+    from workbench.agent.replay import replay_run
+    store = _store(args)
+    progress = Progress(quiet=not args.progress)
+    _sigterm_as_interrupt()
+    try:
+        result, report = replay_run(store, args.run, listener=progress)
+    except KeyboardInterrupt:
+        store.close()
+        return EXIT_INTERRUPTED
+    store.close()
+    if args.json:
+        print(json.dumps({"replay_run": result.run_id, **report}, indent=2))
+    else:
+        print(f"replay of run {args.run} recorded as run {result.run_id}: "
+              f"{report['compared']} evaluations re-executed, "
+              f"{'all identical to the recording' if report['identical'] else 'DIFFERENCES FOUND'}")
+        for m in report["mismatches"]:
+            print(f"  differs: {m['recorded']}")
+            for d in m["differences"]:
+                print(f"    {d}")
+            if m["more"]:
+                print(f"    ... and {m['more']} more")
+        for m in report["missing"]:
+            print(f"  recorded but not re-executed: {m}")
+        for m in report["extra"]:
+            print(f"  re-executed but not in the recording (it ended early): {m}")
+        for m in report["seed_mismatches"] + report["truncated_calls"]:
+            print(f"  note: {m}")
+    return EXIT_OK if report["identical"] else EXIT_FAILED
+
+
+def cmd_export(args) -> int:
+    store = _store(args, readonly=True)
+    out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
+    try:
+        if args.format == "jsonl":
+            n = store.export_jsonl(args.run, out)
+            if args.out:
+                print(f"wrote {n} lines to {args.out}", file=sys.stderr)
+        else:
+            from workbench.agent.transcript import markdown
+            out.write(markdown(store, args.run, full=True))
+            if args.out:
+                print(f"wrote {args.out}", file=sys.stderr)
+    finally:
+        if args.out:
+            out.close()
+    return EXIT_OK
+
+
+def add_run_commands(sub) -> None:
+    def traces(sp):
+        sp.add_argument("--traces", metavar="PATH",
+                        help="trace store file (default: $KERNELCRAFT_TRACES, else ./traces.db)")
+
+    sp = sub.add_parser("run", help="run an agent on a task and record it in the trace store",
+                        description="Run an agent (the offline autotuner, or any LLM through "
+                                    "litellm) on one task configuration, recording every step.")
+    sp.add_argument("--accel", required=True, help="accelerator, e.g. plena")
+    sp.add_argument("--task", required=True, help="task name (see `kernelcraft tasks`)")
+    sp.add_argument("--config", required=True, help="visible task configuration, e.g. C3")
+    sp.add_argument("--agent", choices=("autotune",),
+                    help="offline agent (the default when no --model is given): autotune "
+                         "searches the baseline template's parameters")
+    sp.add_argument("--model", help="an LLM as provider/model, e.g. openai/gpt-5.2 (keys from "
+                                    "the provider's environment variable)")
+    sp.add_argument("--budget", type=int, help="iterations allowed (default: 15/20/25 by level)")
+    sp.add_argument("--manual", choices=("full", "grep"), default="full",
+                    help="put the ISA manual in the prompt (full) or leave it to grep_docs")
+    sp.add_argument("--seeds", type=int, default=3, help="fresh input sets per run_eval (default 3)")
+    sp.add_argument("--hw", action="append", metavar="NAME=VALUE",
+                    help="override a hardware parameter (repeatable)")
+    sp.add_argument("--timeout", type=float, default=300.0, help="seconds per model request")
+    sp.add_argument("--retries", type=int, default=6,
+                    help="retries on rate limits and transient errors (default 6)")
+    sp.add_argument("--api-base", help="send model requests to this base URL")
+    sp.add_argument("--model-param", action="append", metavar="NAME=VALUE",
+                    help="extra model setting (repeatable), e.g. temperature=0.2")
+    sp.add_argument("--quiet", action="store_true", help="no progress display")
+    sp.add_argument("--json", action="store_true", help="print the final scores as JSON")
+    traces(sp)
+    sp.set_defaults(func=cmd_run)
+
+    sp = sub.add_parser("runs", help="list recorded runs (filter by cell, agent, status)")
+    for opt in ("accel", "task", "config", "agent", "model"):
+        sp.add_argument(f"--{opt}", help=f"only runs with this {opt}")
+    sp.add_argument("--status", choices=("running", "succeeded", "failed", "interrupted", "error"),
+                    help="only runs that ended (or stand) so")
+    sp.add_argument("--limit", type=int, default=50, help="at most this many (default 50)")
+    sp.add_argument("--order", default="-started_at",
+                    help="started_at, ended_at, id, cost, steps or event_count; '-' for descending")
+    sp.add_argument("--json", action="store_true", help="machine-readable output")
+    traces(sp)
+    sp.set_defaults(func=cmd_runs)
+
+    sp = sub.add_parser("show", help="print a run as a readable transcript")
+    sp.add_argument("run", type=int, help="run id (see `kernelcraft runs`)")
+    sp.add_argument("--full", action="store_true", help="do not shorten prompts, kernels and results")
+    sp.add_argument("--verify", action="store_true", help="also check the run's hash chain")
+    traces(sp)
+    sp.set_defaults(func=cmd_show)
+
+    sp = sub.add_parser("replay", help="re-execute a recorded run offline and report any "
+                                       "evaluation that differs (exit 1 if any)")
+    sp.add_argument("run", type=int, help="run id to replay")
+    sp.add_argument("--progress", action="store_true", help="show each replayed step")
+    sp.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    traces(sp)
+    sp.set_defaults(func=cmd_replay)
+
+    sp = sub.add_parser("export", help="write a run as JSON lines or a Markdown transcript")
+    sp.add_argument("run", type=int, help="run id")
+    sp.add_argument("--format", choices=("jsonl", "md"), default="jsonl",
+                    help="jsonl: run, kernels and events as records; md: readable transcript")
+    sp.add_argument("--out", type=Path, help="write to this file instead of stdout")
+    traces(sp)
+    sp.set_defaults(func=cmd_export)
