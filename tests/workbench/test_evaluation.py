@@ -65,3 +65,24 @@ def test_unknown_task_or_config_is_a_clear_error():
         evaluate(ACCEL, TASK, "C9", baseline())
     with pytest.raises(KeyError):
         evaluate(ACCEL, "no_such_task", CONFIG, baseline())
+
+
+def test_kernel_below_the_lower_bound_is_flagged_impossible(monkeypatch):
+    from workbench.accel import Bound
+    accel = get_accel(ACCEL)
+    real = accel.lower_bound
+    monkeypatch.setattr(type(accel), "lower_bound", property(lambda self: (
+        lambda task, config, hw: Bound(10 ** 9, "compute", "test bound"))), raising=False)
+    ev = evaluate(ACCEL, TASK, CONFIG, baseline(), seeds=[1], edge_cases=False)
+    monkeypatch.undo()
+    assert ev.impossible and ev.roofline_fraction > 1
+    assert get_accel(ACCEL).lower_bound is real
+
+
+def test_lower_bound_is_below_every_baseline_and_names_its_kind():
+    from tasks import get_task
+    accel = get_accel(ACCEL)
+    hw = accel.default_config()
+    for task in accel.baseline_templates():
+        b = accel.lower_bound(get_task(task), "C2", hw)
+        assert b.cycles > 0 and b.kind in ("compute", "bandwidth") and b.detail
