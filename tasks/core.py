@@ -1,0 +1,174 @@
+"""What a task is: tensors, configurations, inputs, reference and work counts.
+
+A `Task` subclass states its shapes and arithmetic once, as functions of a
+configuration's dimensions (`d`, a dict such as {"M": 64, "K": 128}); the public
+methods here check names and shapes on the way in and out, so every consumer
+(evaluator, baselines, roofline, README) sees the same validated data.
+"""
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+
+from simulators.numerics import round_bf16
+
+DTYPES = ("bf16", "fp32")
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    name: str
+    shape: tuple[int, ...]
+    dtype: str = "bf16"
+    doc: str = ""
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape))
+
+
+@dataclass(frozen=True)
+class Work:
+    """Operation counts for roofline bounds (conventions in tasks/README.md).
+
+    macs: multiply-accumulates of contractions (matrix products, convolutions);
+    vector_elems: other elementwise and reduction element-operations;
+    special_elems: exp / reciprocal / sqrt element-operations;
+    input_elems / output_elems: elements of all inputs / outputs (each moved once)."""
+
+    macs: int
+    vector_elems: int
+    special_elems: int
+    input_elems: int
+    output_elems: int
+
+
+@dataclass(frozen=True)
+class Ops:
+    """The arithmetic part of `Work`, which each task counts for itself."""
+
+    macs: int = 0
+    vector: int = 0
+    special: int = 0
+
+
+EdgeCases = list[tuple[str, dict[str, np.ndarray]]]
+
+
+def stream(task: str, config: str, label: str | int) -> np.random.Generator:
+    """A generator fixed by (task, config, label): stable across runs and platforms,
+    independent between tasks and configurations."""
+    key = [zlib.crc32(task.encode()), zlib.crc32(config.encode()), zlib.crc32(str(label).encode())]
+    return np.random.default_rng(np.random.SeedSequence(key))
+
+
+class Task:
+    """Base class of every task; subclasses set the class attributes and implement
+    the lower-case hooks (`specs_in`, `specs_out`, `make`, `compute`, `ops`,
+    optionally `consts` and `edges`)."""
+
+    name: str = ""
+    level: int = 0
+    title: str = ""
+    description: str = ""
+    configs: dict[str, dict] = {}
+
+    # ---- hooks -------------------------------------------------------------------
+    def specs_in(self, d: dict) -> list[TensorSpec]:
+        raise NotImplementedError(f"{type(self).__name__} must define specs_in")
+
+    def specs_out(self, d: dict) -> list[TensorSpec]:
+        raise NotImplementedError(f"{type(self).__name__} must define specs_out")
+
+    def consts(self, d: dict) -> dict[str, float]:
+        return {}
+
+    def make(self, d: dict, rng: np.random.Generator) -> dict[str, np.ndarray]:
+        raise NotImplementedError(f"{type(self).__name__} must define make")
+
+    def edges(self, d: dict, rng: np.random.Generator) -> EdgeCases:
+        return []
+
+    def compute(self, x: dict[str, np.ndarray], d: dict) -> dict[str, np.ndarray]:
+        raise NotImplementedError(f"{type(self).__name__} must define compute")
+
+    def ops(self, d: dict) -> Ops:
+        raise NotImplementedError(f"{type(self).__name__} must define ops")
+
+    # ---- public interface ----------------------------------------------------------
+    def visible_configs(self) -> list[str]:
+        return [c for c in self.configs if c.startswith("C")]
+
+    def held_out_configs(self) -> list[str]:
+        return [c for c in self.configs if c.startswith("H")]
+
+    def dims(self, config: str) -> dict:
+        try:
+            return dict(self.configs[config])
+        except KeyError:
+            raise KeyError(f"task {self.name!r} has no configuration {config!r}; "
+                           f"configurations: {', '.join(self.configs)}") from None
+
+    def inputs(self, config: str) -> list[TensorSpec]:
+        return self.specs_in(self.dims(config))
+
+    def outputs(self, config: str) -> list[TensorSpec]:
+        return self.specs_out(self.dims(config))
+
+    def constants(self, config: str) -> dict[str, float]:
+        return {k: float(v) for k, v in self.consts(self.dims(config)).items()}
+
+    def generate(self, config: str, seed: int) -> dict[str, np.ndarray]:
+        d = self.dims(config)
+        x = self.make(d, stream(self.name, config, f"seed:{int(seed)}"))
+        return self._finish(x, config, f"seed {seed}")
+
+    def edge_cases(self, config: str) -> EdgeCases:
+        d = self.dims(config)
+        cases = self.edges(d, stream(self.name, config, "edge cases"))
+        return [(label, self._finish(x, config, f"edge case {label!r}")) for label, x in cases]
+
+    def reference(self, inputs: dict[str, np.ndarray], config: str) -> dict[str, np.ndarray]:
+        d = self.dims(config)
+        x = {}
+        for spec in self.specs_in(d):
+            if spec.name not in inputs:
+                raise KeyError(f"{self.name} {config}: input {spec.name!r} missing; "
+                               f"inputs: {', '.join(s.name for s in self.specs_in(d))}")
+            a = np.asarray(inputs[spec.name], dtype=np.float64)
+            if a.shape != spec.shape:
+                raise ValueError(f"{self.name} {config}: input {spec.name!r} has shape {a.shape}, "
+                                 f"expected {spec.shape}")
+            x[spec.name] = a
+        with np.errstate(over="ignore", under="ignore"):
+            y = self.compute(x, d)
+        for spec in self.specs_out(d):
+            got = y[spec.name].shape
+            assert got == spec.shape, f"{self.name} reference {spec.name}: shape {got} != {spec.shape}"
+        return {s.name: y[s.name] for s in self.specs_out(d)}
+
+    def work(self, config: str) -> Work:
+        d = self.dims(config)
+        o = self.ops(d)
+        return Work(macs=int(o.macs), vector_elems=int(o.vector), special_elems=int(o.special),
+                    input_elems=sum(s.size for s in self.specs_in(d)),
+                    output_elems=sum(s.size for s in self.specs_out(d)))
+
+    # ---- helpers ---------------------------------------------------------------------
+    def _finish(self, x: dict[str, np.ndarray], config: str, what: str) -> dict[str, np.ndarray]:
+        """Round to each input's dtype and check the set of names and the shapes."""
+        out = {}
+        for spec in self.inputs(config):
+            a = np.asarray(x[spec.name], dtype=np.float64)
+            assert a.shape == spec.shape, (
+                f"{self.name} {config} {what}: {spec.name} shape {a.shape} != {spec.shape}")
+            a = a.astype(np.float32)
+            out[spec.name] = round_bf16(a) if spec.dtype == "bf16" else a
+        extra = set(x) - set(out)
+        assert not extra, f"{self.name} {config} {what}: undeclared inputs {sorted(extra)}"
+        return out
+
+    def __repr__(self) -> str:
+        return f"<Task {self.name} L{self.level}>"

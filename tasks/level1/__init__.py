@@ -1,0 +1,1 @@
+"""Level 1: primitive operators (iteration budget 15)."""

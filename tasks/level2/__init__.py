@@ -1,0 +1,1 @@
+"""Level 2: composite operators (iteration budget 20)."""

@@ -1,0 +1,1 @@
+"""Level 3: end-to-end blocks (iteration budget 25)."""
