@@ -83,7 +83,8 @@ def walk(run: Mapping[str, Any], events: Iterable[Mapping[str, Any]],
             if ev["seq"] > seq:
                 gap = (f"seq {seq}" if ev["seq"] == seq + 1
                        else f"seqs {seq}..{ev['seq'] - 1}")
-                return checked, seq, f"{gap} missing: event deleted (next present is seq {ev['seq']})"
+                return checked, seq, (f"{gap} missing: event deleted "
+                                      f"(next present is seq {ev['seq']})")
             return checked, seq, f"seq {ev['seq']} appears where seq {seq} was expected"
         if ev["prev_hash"] != expected_prev:
             why = ("run header edited" if seq == 0

@@ -97,8 +97,9 @@ class SearchHit:
 class Verification:
     """Result of checking a run's hash chain, totals, seal and kernels.
 
-    `broken_at` is the first seq whose event is missing, edited or out of place (for a
-    problem with the run record itself, the seq just past the last event)."""
+    `broken_at` is the first seq whose event is missing, edited or out of place, or the
+    seq just past the last event when events were lost from the end; it is None when
+    the events are intact and the problem is in the run's totals or seal."""
 
     run_id: int
     ok: bool

@@ -15,7 +15,7 @@ import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -23,12 +23,10 @@ from typing import IO, Any
 
 from sqlite_utils import Database
 
-from . import schema
 from .chain import canonical_json, event_hash, genesis_hash, seal_hash, sha256_text, walk
-from .errors import (CorruptStoreError, InvalidRecordError, NotATraceStoreError,
-                     ReadOnlyStoreError, RunNotWritableError, SchemaOutdatedError,
-                     SchemaTooNewError, SearchQueryError, StoreBusyError, TraceStoreError,
-                     UnknownKernelError, UnknownRunError)
+from .connection import open_database, translate_errors
+from .errors import (InvalidRecordError, ReadOnlyStoreError, RunNotWritableError,
+                     SearchQueryError, TraceStoreError, UnknownKernelError, UnknownRunError)
 from .files import check_existing, lock_dir, resolve_path
 from .liveness import HOST, RunLock, lock_path, writer_alive
 from .records import (EVENT_TYPES, FINAL_STATUSES, RUN_STATUSES, Event, EventType, Kernel,
@@ -74,8 +72,9 @@ def _utf8(name: str, value: str) -> str:
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise InvalidRecordError(f"{name} is not valid Unicode at character {exc.start} "
-                                 f"(a lone surrogate); decode the bytes with errors='replace'") from None
+        raise InvalidRecordError(
+            f"{name} is not valid Unicode at character {exc.start} (a lone surrogate); "
+            f"decode the bytes with errors='replace'") from None
     return value
 
 
@@ -84,8 +83,12 @@ class _OpenRun:
     """A run this store is writing: its lock and where its chain stands."""
 
     lock: RunLock
+    genesis: str
     next_seq: int
     prev_hash: str
+    # Set while an append is in flight: if it is cut short (an exception, Ctrl-C between
+    # COMMIT and the update below), the chain position is re-read from the database.
+    unsure: bool = False
 
 
 class TraceStore:
@@ -106,92 +109,11 @@ class TraceStore:
 
     # ---------------------------------------------------------------- opening
     def _connect(self) -> None:
-        if self.path.exists() and not self.path.with_name(self.path.name + "-wal").exists():
-            self._precheck()
-        if self.readonly:
-            conn = sqlite3.connect(self.path.absolute().as_uri() + "?mode=ro", uri=True,
-                                   timeout=self.busy_timeout, check_same_thread=False)
-        else:
-            conn = sqlite3.connect(self.path, timeout=self.busy_timeout,
-                                   check_same_thread=False)
-        db = Database(conn, execute_plugins=False)
-        try:
-            with self._guard():
-                self._prepare(db)
-        except BaseException:
-            conn.close()
-            raise
-        self._db = db
+        self._db = open_database(self.path, readonly=self.readonly,
+                                 busy_timeout=self.busy_timeout)
 
-    def _precheck(self) -> None:
-        """Run the refusals on a connection that creates no -wal/-shm files, so that a
-        refused file is left exactly as found. Only valid while no -wal file exists
-        (immutable=1 ignores one); `_prepare` repeats the checks on the real connection."""
-        conn = sqlite3.connect(self.path.absolute().as_uri() + "?mode=ro&immutable=1",
-                               uri=True, check_same_thread=False)
-        try:
-            with self._guard():
-                state = self._checked_state(Database(conn, execute_plugins=False))
-                self._refuse_outdated(state)
-        finally:
-            conn.close()
-
-    def _refuse_outdated(self, state: schema.SchemaState) -> None:
-        if state.pending and self.readonly:
-            raise SchemaOutdatedError(
-                f"{self.path}: needs schema migrations {', '.join(state.pending)} but was "
-                f"opened read-only; open it once for writing (e.g. `kernelcraft runs`)")
-
-    def _prepare(self, db: Database) -> None:
-        """Refuse foreign or newer files before writing anything, then migrate."""
-        state = self._checked_state(db)
-        self._refuse_outdated(state)
-        if self.readonly:
-            return
-        db.execute("PRAGMA journal_mode = WAL")
-        db.execute("PRAGMA synchronous = NORMAL")  # WAL + NORMAL: no loss on process death
-        if state.pending:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                self._checked_state(db)  # another process may have migrated meanwhile
-                schema.migrate(db)
-            except BaseException:
-                db.rollback()
-                raise
-            db.execute("COMMIT")
-        db.execute("PRAGMA foreign_keys = ON")
-
-    def _checked_state(self, db: Database) -> schema.SchemaState:
-        state = schema.inspect(db)
-        if state.unknown:
-            raise SchemaTooNewError(
-                f"{self.path}: written by a newer KernelCraft (unknown migrations "
-                f"{', '.join(state.unknown)}); upgrade kernelcraft to read it")
-        if not state.is_trace_store:
-            raise NotATraceStoreError(
-                f"{self.path}: an SQLite database but not a trace store (it has tables "
-                f"{', '.join(state.other_tables[:5])}); choose another path")
-        return state
-
-    @contextmanager
-    def _guard(self) -> Iterator[None]:
-        """Turn SQLite's errors about the file into named ones that say what to do."""
-        try:
-            yield
-        except (sqlite3.IntegrityError, sqlite3.ProgrammingError, sqlite3.InterfaceError):
-            raise
-        except sqlite3.DatabaseError as exc:
-            msg = str(exc)
-            if "locked" in msg or "busy" in msg:
-                raise StoreBusyError(
-                    f"{self.path}: another connection held the write lock for more than "
-                    f"{self.busy_timeout:g}s; retry, or raise busy_timeout") from None
-            if any(s in msg for s in ("malformed", "not a database", "corrupt")):
-                raise CorruptStoreError(
-                    f"{self.path}: SQLite reports '{msg}'; the file is damaged. Restore it "
-                    f"from a backup or move it aside (`sqlite3 {self.path} .recover` may "
-                    f"salvage its runs)") from None
-            raise
+    def _guard(self) -> AbstractContextManager[None]:
+        return translate_errors(self.path, self.busy_timeout)
 
     def _reader(self) -> Database | None:
         if self._db is None and check_existing(self.path, readonly=self.readonly):
@@ -215,11 +137,11 @@ class TraceStore:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
+                conn.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
                 raise
-            conn.execute("COMMIT")
 
     def close(self) -> None:
         """Runs still open here end as 'interrupted' (their writer stopped without
@@ -277,12 +199,20 @@ class TraceStore:
                 if lock is not None:
                     lock.release()
                 raise
-            self._open[run_id] = _OpenRun(lock, 0, genesis_hash({"id": run_id, **header}))
+            genesis = genesis_hash({"id": run_id, **header})
+            self._open[run_id] = _OpenRun(lock, genesis, 0, genesis)
         return run_id
 
     def _owned(self, run_id: int) -> _OpenRun:
         open_run = self._open.get(run_id)
         if open_run is not None:
+            if open_run.unsure:
+                with self._guard():
+                    count, head = self._writer().execute(
+                        "SELECT event_count, head_hash FROM runs WHERE id = ?",
+                        [run_id]).fetchone()
+                open_run.next_seq, open_run.prev_hash = count, head or open_run.genesis
+                open_run.unsure = False
             return open_run
         current = self.run(run_id)  # raises UnknownRunError
         if current.finished:
@@ -331,6 +261,7 @@ class TraceStore:
                   "tokens_reasoning": counts[2], "cost": float(cost),
                   "kernel_hash": kernel_hash, "prev_hash": open_run.prev_hash}
             ev["hash"] = event_hash(open_run.prev_hash, ev)
+            open_run.unsure = True
             with self._transaction() as conn:
                 if kernel_hash is not None:
                     conn.execute("INSERT OR IGNORE INTO kernels (hash, source, first_seen) "
@@ -340,6 +271,7 @@ class TraceStore:
                                               *counts, ev["cost"], run_id))
             open_run.next_seq += 1
             open_run.prev_hash = ev["hash"]
+            open_run.unsure = False
         return Event(**{**ev, "payload": decoded})
 
     def finish_run(self, run_id: int, status: RunStatus,

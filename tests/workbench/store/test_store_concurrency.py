@@ -80,6 +80,13 @@ def test_busy_write_lock_is_a_named_error_and_the_chain_survives(db_path):
 
 
 def test_concurrent_first_opens_create_the_schema_once(db_path):
+    """Threads and processes opening a store that does not exist yet, all at once."""
+    child = ("import sys\nfrom workbench.store import TraceStore\n"
+             "with TraceStore(sys.argv[1]) as s:\n"
+             "    r = s.start_run('plena', 'relu', 'C1', agent='autotune')\n"
+             "    s.append(r, 'note', {'hello': 2})\n    s.finish_run(r, 'succeeded')\n")
+    procs = [subprocess.Popen([sys.executable, "-c", child, str(db_path)],
+                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
     errors, run_ids = [], []
 
     def writer() -> None:
@@ -97,9 +104,16 @@ def test_concurrent_first_opens_create_the_schema_once(db_path):
         t.start()
     for t in threads:
         t.join()
-    assert errors == [] and sorted(run_ids) == [1, 2, 3, 4]
+    for proc in procs:
+        _, err = proc.communicate(timeout=30)
+        assert proc.returncode == 0, err
+    assert errors == [] and len(run_ids) == 4
+    with TraceStore(db_path) as store:
+        runs = store.runs()
+        assert len(runs) == 6 and all(store.verify(r.id).ok for r in runs)
     with closing(sqlite3.connect(db_path)) as raw:
         assert raw.execute("SELECT COUNT(*) FROM _migrations").fetchone() == (3,)
+    assert [p.name for p in db_path.parent.iterdir() if p.name.endswith(".new")] == []
 
 
 def _start_writer(db_path) -> tuple[subprocess.Popen, int]:
@@ -156,7 +170,8 @@ def test_sigkill_mid_run_leaves_a_consistent_store(db_path):
                     store.kernel(e.kernel_hash)
     with closing(sqlite3.connect(db_path)) as raw:
         assert raw.execute("SELECT DISTINCT status FROM runs").fetchall() == [("interrupted",)]
-    assert not any(p.name.startswith("run-") for p in (db_path.parent / "traces.db-locks").iterdir())
+    locks = db_path.parent / "traces.db-locks"
+    assert not any(p.name.startswith("run-") for p in locks.iterdir())  # stale ones removed
 
 
 def test_writer_that_exits_without_finishing_reads_as_interrupted(db_path):

@@ -186,3 +186,26 @@ def test_export_jsonl_is_self_contained_and_verifiable(store, make_run):
             assert r["kernel_hash"] is None or r["kernel_hash"] in seen  # source came first
             content = {**r, "payload": canonical_json(r["payload"])}
             assert event_hash(r["prev_hash"], content) == r["hash"]
+
+
+def test_append_cut_short_after_commit_resumes_the_chain(store, monkeypatch):
+    """Ctrl-C landing after an event's COMMIT but before the store notes it."""
+    from contextlib import contextmanager
+    run_id = store.start_run("plena", "relu", "C1", agent="autotune")
+    store.append(run_id, "note", {"i": 0})
+    original = TraceStore._transaction
+
+    @contextmanager
+    def commit_then_interrupt(self):
+        with original(self) as conn:
+            yield conn
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(TraceStore, "_transaction", commit_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        store.append(run_id, "note", {"i": 1})
+    monkeypatch.undo()
+    store.append(run_id, "note", {"i": 2})
+    store.finish_run(run_id, "interrupted")
+    assert [e.payload["i"] for e in store.events(run_id)] == [0, 1, 2]
+    assert store.verify(run_id).ok and store.verify(run_id).sealed

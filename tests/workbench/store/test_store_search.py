@@ -13,7 +13,8 @@ def test_search_finds_messages(store, make_run):
     softmax = make_run(store, task="softmax")
     gemm = make_run(store, task="gemm")
     hits = store.search("gemm kernel")
-    assert [(h.run_id, h.seq, h.kind, h.event_type) for h in hits] == [(gemm, 0, "event", "message")]
+    assert [(h.run_id, h.seq, h.kind, h.event_type) for h in hits] == [
+        (gemm, 0, "event", "message")]
     assert hits[0].snippet == "Write a [gemm] [kernel].\nuser"
     assert {h.run_id for h in store.search("unrolling")} == {softmax, gemm}
     assert store.search("nonexistentword") == []
