@@ -23,6 +23,9 @@ CANON_NAN_BF16 = np.uint16(0x7FC0)
 # exp: 2**f on [0, 1) by a degree-6 polynomial (least-squares fit of the relative
 # error, coefficients rounded to fp32), evaluated with Horner's rule in fp32.
 LOG2E = np.uint32(0x3FB8AA3B).view(F32)
+# ln 2 split in two: LN2_HI has 15 significant bits, so n * LN2_HI is exact for |n| < 512.
+LN2_HI = np.uint32(0x3F317200).view(F32)
+LN2_LO = np.uint32(0x35BFBE8E).view(F32)
 EXP2_COEFFS = tuple(np.uint32(h).view(F32) for h in (
     0x3F800000, 0x3F317215, 0x3E75FECD, 0x3D6342B1, 0x3C1E9275, 0x3AA3180E, 0x39637149,
 ))
@@ -105,17 +108,21 @@ def fmin(a, b) -> np.ndarray:
 
 
 def exp(x) -> np.ndarray:
-    """exp in fp32 by the manual's algorithm (range reduction to 2**n * 2**f)."""
+    """exp in fp32 by the manual's algorithm: exp(x) = 2**n * 2**f with n = floor(x*LOG2E)
+    and f recovered from the two-part reduction r = x - n*LN2_HI - n*LN2_LO (so that the
+    rounding of x*LOG2E does not reach f), f = r*LOG2E; 2**f by the polynomial."""
     x = f32(x)
     t = x * LOG2E
     n = np.floor(t)
-    frac = t - n                          # exact: t and n share the binade
+    r = x - n * LN2_HI                    # exact: n*LN2_HI fits 24 bits, x is close to it
+    r -= n * LN2_LO
+    frac = r * LOG2E                      # in [0, 1) up to rounding at the ends
     p = np.full_like(frac, EXP2_COEFFS[-1])
     for c in EXP2_COEFFS[-2::-1]:
         p *= frac                         # fp32, rounded at every step
         p += c
     # 2**n built from its exponent field (n clipped to the normal range; NaN lanes are
-    # replaced below); p >= 1, so p * 2**n is exact or overflows to inf like ldexp.
+    # replaced below): p * 2**n is one fp32 multiplication, exact unless it overflows.
     scale = ((np.clip(n, -126, 127).astype(np.int32) + 127) << 23).view(F32)
     r = p * scale
     r = np.where(t >= 128, F32(np.inf), r)
