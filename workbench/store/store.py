@@ -42,8 +42,11 @@ _UPDATE_TOTALS = """UPDATE runs SET event_count = ?, head_hash = ?, last_event_a
     steps = MAX(steps, COALESCE(?, 0)), tokens_in = tokens_in + ?, tokens_out = tokens_out + ?,
     tokens_reasoning = tokens_reasoning + ?, cost = cost + ? WHERE id = ?"""
 # Runs whose writer is gone read as 'interrupted' even before anyone writes that down.
-_EFFECTIVE_STATUS = ("CASE WHEN status = 'running' AND id IN (SELECT value FROM json_each(:dead))"
-                     " THEN 'interrupted' ELSE status END")
+_DEAD = "status = 'running' AND id IN (SELECT value FROM json_each(:dead))"
+_EFFECTIVE_STATUS = f"CASE WHEN {_DEAD} THEN 'interrupted' ELSE status END"
+_SELECT_RUNS = (f"SELECT *, {_EFFECTIVE_STATUS} AS effective_status, CASE WHEN {_DEAD} "
+                f"THEN COALESCE(last_event_at, started_at) ELSE ended_at END AS effective_ended_at"
+                f" FROM runs")
 _ORDER_KEYS = ("started_at", "ended_at", "id", "cost", "steps", "event_count")
 
 
@@ -347,8 +350,7 @@ class TraceStore:
             where.append(f"{_EFFECTIVE_STATUS} = :status")
             params["status"] = status
         direction = "DESC" if order.startswith("-") else "ASC"
-        sql = (f"SELECT *, {_EFFECTIVE_STATUS} AS effective_status FROM runs"
-               + (f" WHERE {' AND '.join(where)}" if where else "")
+        sql = (_SELECT_RUNS + (f" WHERE {' AND '.join(where)}" if where else "")
                + f" ORDER BY {key} {direction}, id {direction}"
                + (" LIMIT :limit" if limit is not None else ""))
         with self._mutex:
@@ -367,8 +369,7 @@ class TraceStore:
             if db is not None:
                 dead = self._reap()
                 with self._guard():
-                    rows = list(db.query(f"SELECT *, {_EFFECTIVE_STATUS} AS effective_status "
-                                         f"FROM runs WHERE id = :id",
+                    rows = list(db.query(_SELECT_RUNS + " WHERE id = :id",
                                          {"id": run_id, "dead": json.dumps(dead)}))
         if not rows:
             raise UnknownRunError(f"{self.path}: no run {run_id}; `kernelcraft runs` lists them")
@@ -493,7 +494,7 @@ def _run_from_row(r: Mapping[str, Any]) -> Run:
         id=r["id"], accelerator=r["accelerator"], task=r["task"], config=r["config"],
         agent=r["agent"], model=r["model"], settings=json.loads(r["settings"]),
         versions=json.loads(r["versions"]), started_at=r["started_at"],
-        ended_at=r["ended_at"], status=r["effective_status"],
+        ended_at=r["effective_ended_at"], status=r["effective_status"],
         scores=None if r["scores"] is None else json.loads(r["scores"]), steps=r["steps"],
         tokens_in=r["tokens_in"], tokens_out=r["tokens_out"],
         tokens_reasoning=r["tokens_reasoning"], cost=r["cost"], event_count=r["event_count"],

@@ -147,7 +147,9 @@ def test_sigkill_mid_run_leaves_a_consistent_store(db_path):
 
     # A read-only viewer shows the dead writers' runs as interrupted without writing.
     with TraceStore(db_path, readonly=True) as viewer:
-        assert [r.status for r in viewer.runs(order="id")] == ["interrupted"] * 3
+        shown = viewer.runs(order="id")
+        assert [r.status for r in shown] == ["interrupted"] * 3
+        assert all(r.ended_at == r.last_event_at is not None for r in shown)
         assert [r.id for r in viewer.runs(status="running")] == []
     # Each new writer's open already recorded the runs killed before it; the last one
     # is still 'running' in the file.
