@@ -1,7 +1,7 @@
 """gemv: y = a @ x, a [M, K], x [K].
 
 Every MLEN x MLEN tile of `a` is used once, so the kernel streams tiles through
-Matrix SRAM (using `tiles` of its tiles) in units: either `u` consecutive k-tiles of one
+Matrix SRAM (using `tiles` of its tiles, 0 = all) in units: either `u` consecutive k-tiles of one
 tile row (u divides K/MLEN) or `c` whole tile rows. M_TMV with a tile of `a`
 (64 rows of a x 64 of K) adds row j's partial dot product into MV_ACC[j]; after a
 tile row's last k-tile, M_MV_WO rounds the MLEN outputs to bf16 once, as one Vector
@@ -42,9 +42,13 @@ class Plan:
         return self.m // self.hw.MLEN
 
     @property
+    def used(self) -> int:
+        return self.tiles or self.hw.MSRAM_TILES
+
+    @property
     def capacity(self) -> int:
-        """Tiles per unit: all `tiles`, or half of them for each of two buffers."""
-        return self.tiles // 2 if self.ahead else self.tiles
+        """Tiles per unit: all tiles used, or half of them for each of two buffers."""
+        return self.used // 2 if self.ahead else self.used
 
     @property
     def unit(self) -> tuple[int, int]:
@@ -77,9 +81,9 @@ class Plan:
         if self.ahead not in (0, 1):
             return f"ahead={self.ahead!r} must be 0 or 1"
         least = 2 if self.ahead else 1
-        if not least <= self.tiles <= hw.MSRAM_TILES:
-            return (f"tiles={self.tiles} must be between {least} and MSRAM_TILES={hw.MSRAM_TILES}"
-                    + (" (ahead=1 splits them into two buffers)" if self.ahead else ""))
+        if not least <= self.used <= hw.MSRAM_TILES:
+            return (f"tiles={self.tiles} must be 0 (all) or between {least} and MSRAM_TILES="
+                    f"{hw.MSRAM_TILES}" + (" (ahead=1 splits them into two buffers)" if self.ahead else ""))
         if self.vsram_rows > hw.VSRAM_ROWS:
             return f"needs {self.vsram_rows} Vector SRAM rows for x and y; VSRAM_ROWS={hw.VSRAM_ROWS}"
         return None
@@ -175,6 +179,6 @@ def _generate(ctx: Ctx, a: Asm, p: dict) -> None:
         a(f"S_ADDI_INT {P}, {P}, {w * vlen}")
 
 
-TEMPLATE = Template(task="gemv", generate=_generate, params={"tiles": 16, "ahead": 0},
-                    space={"tiles": (2, 4, 8, 16), "ahead": (0, 1)}, doc=__doc__,
+TEMPLATE = Template(task="gemv", generate=_generate, params={"tiles": 0, "ahead": 0},
+                    space={"tiles": (0, 2, 4, 8), "ahead": (0, 1)}, doc=__doc__,
                     check=lambda ctx, p: _plan(ctx, p).check())

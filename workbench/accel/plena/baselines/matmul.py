@@ -126,7 +126,9 @@ class Plan:
             return (f"rows={self.rows} must be a positive multiple of HBM_V_PREFETCH_AMOUNT={r} "
                     f"and HBM_V_WRITEBACK_AMOUNT={w}")
         if self.m % self.rows:
-            return f"rows={self.rows} must divide M={self.m}; try one of {_divisors(self.m, r)}"
+            fits = _divisors(self.m, max(r, w))
+            return (f"rows={self.rows} must divide M={self.m}; " +
+                    (f"try one of {fits}" if fits else f"M must be a multiple of {max(r, w)}"))
         if self.kt > hw.MSRAM_TILES:
             return (f"K={self.k} needs {self.kt} tiles per output column tile; Matrix SRAM holds "
                     f"MSRAM_TILES={hw.MSRAM_TILES} (K must be at most {hw.MSRAM_TILES * mlen})")
