@@ -29,28 +29,28 @@ class TracingState(PlenaState):
 
     def _scalar(self, space, regs, r, write, v):
         old = regs[r]
-        write(r, v)
+        write(self, r, v)
         self.changes.append(Change(space, r, old, regs[r]))
 
     def set_gp(self, r, v):
         if r:
-            self._scalar("gp", self.gp, r, super().set_gp, v)
+            self._scalar("gp", self.gp, r, PlenaState.set_gp, v)
 
     def set_f(self, r, v):
         if r:
-            self._scalar("f", self.f, r, super().set_f, v)
+            self._scalar("f", self.f, r, PlenaState.set_f, v)
 
     def set_a(self, r, v):
-        self._scalar("a", self.a, r, super().set_a, v)
+        self._scalar("a", self.a, r, PlenaState.set_a, v)
 
     def set_csr(self, i, v):
-        self._scalar("csr", self.csr, i, super().set_csr, v)
+        self._scalar("csr", self.csr, i, PlenaState.set_csr, v)
 
     def write_int(self, addr, v):
-        self._scalar("int_mem", self.int_mem, addr, super().write_int, v)
+        self._scalar("int_mem", self.int_mem, addr, PlenaState.write_int, v)
 
     def write_fp(self, addr, v):
-        self._scalar("fp_mem", self.fp_mem, addr, super().write_fp, v)
+        self._scalar("fp_mem", self.fp_mem, addr, PlenaState.write_fp, v)
 
     def write_v(self, row, col, values, rmask=0):
         values = np.asarray(values, dtype=np.float32)

@@ -1,0 +1,96 @@
+"""Speed of the plena functional model: simulated instructions per second on a
+scalar-heavy and a vector-heavy loop, MACs per second on an M_MM-heavy loop (median of
+several runs each, default configuration), and how much slower traced runs are.
+
+Run: `python -m simulators.plena.bench` or `kernelcraft bench model`.
+"""
+from __future__ import annotations
+
+import statistics
+
+from isa.plena import default_config
+from simulators.core.backend import MemoryImage
+
+from .assembler import assemble
+from .machine import PlenaModel
+
+SCALAR = """
+    C_LOOP_START gp1, {n}
+        S_ADDI_INT gp2, gp2, 1
+        S_ADD_INT  gp3, gp3, gp2
+        S_MUL_INT  gp4, gp3, gp2
+        S_LD_INT   gp5, gp0, 3
+        S_ADD_FP   f1, f1, f2
+        S_ST_INT   gp4, gp0, 4
+    C_LOOP_END gp1
+"""
+VECTOR = """
+    S_ADDI_INT gp2, gp0, VLEN
+    S_ADDI_INT gp3, gp0, 2 * VLEN
+    C_LOOP_START gp1, {n}
+        V_ADD_VV gp3, gp2, gp3
+        V_MUL_VF gp3, gp3, f1
+        V_EXP_V  gp2, gp3
+        V_RED_SUM f2, gp2
+        V_SUB_VF gp2, gp2, f1, 0, 1
+        V_MAX_VF gp2, gp2, f0
+    C_LOOP_END gp1
+"""
+MATMUL = """
+    C_LOOP_START gp1, {n}
+        M_MM 0, gp0, gp0
+        M_TMM 0, gp0, gp0
+    C_LOOP_END gp1
+    M_MM_WO gp0, gp0, 0
+"""
+# Loop trip counts: plain runs, traced runs (which keep every step in memory).
+SIZES = {"scalar": (100_000, 10_000), "vector": (3_000, 300), "matmul": (3_000, 300)}
+
+
+def _rate(source: str, n: int, trace: bool, repeats: int) -> tuple[float, int]:
+    """Median retired instructions per second of `repeats` runs, and instructions."""
+    cfg = default_config()
+    program = assemble(source.format(n=n), "bench.asm", cfg)
+    model = PlenaModel()
+    rates = []
+    for _ in range(repeats):
+        result = model.run(program, MemoryImage(), cfg, trace=trace)
+        if result.error is not None:
+            raise RuntimeError(f"benchmark kernel failed: {result.error}")
+        rates.append(result.retired / result.wall_seconds)
+    return statistics.median(rates), result.retired
+
+
+def benchmark(repeats: int = 5, scale: float = 1.0) -> dict:
+    """Measured figures: instr/s per workload, MAC/s for M_MM, traced slowdowns.
+    `scale` shrinks the loops (tests use a small one; figures need the default)."""
+    cfg = default_config()
+    out: dict = {"repeats": repeats}
+    for name, source in (("scalar", SCALAR), ("vector", VECTOR), ("matmul", MATMUL)):
+        n, n_traced = (max(1, int(k * scale)) for k in SIZES[name])
+        rate, retired = _rate(source, n, False, repeats)
+        traced, _ = _rate(source, n_traced, True, repeats)
+        out[f"{name}_instr_per_s"] = rate
+        out[f"{name}_instructions"] = retired
+        out[f"{name}_traced_slowdown"] = rate / traced
+    # each M_MM / M_TMM is BLEN x MLEN x BLEN multiply-accumulates; 2 per iteration of
+    # the 3-instruction body (M_MM, M_TMM, C_LOOP_END)
+    macs_per_mm = cfg.BLEN * cfg.MLEN * cfg.BLEN
+    out["matmul_macs_per_s"] = out["matmul_instr_per_s"] * 2 / 3 * macs_per_mm
+    return out
+
+
+def main() -> None:
+    r = benchmark()
+    print(f"plena functional model, default configuration, median of {r['repeats']} runs")
+    print(f"  scalar-heavy loop : {r['scalar_instr_per_s'] / 1e6:8.2f} M instructions/s"
+          f"   (traced: {r['scalar_traced_slowdown']:.1f}x slower)")
+    print(f"  vector-heavy loop : {r['vector_instr_per_s'] / 1e3:8.1f} k instructions/s"
+          f"   (traced: {r['vector_traced_slowdown']:.1f}x slower)")
+    print(f"  M_MM-heavy loop   : {r['matmul_macs_per_s'] / 1e6:8.1f} M MACs/s"
+          f" ({r['matmul_instr_per_s'] / 1e3:.1f} k instructions/s;"
+          f" traced: {r['matmul_traced_slowdown']:.1f}x slower)")
+
+
+if __name__ == "__main__":
+    main()
