@@ -20,6 +20,8 @@ import random
 import threading
 import time
 import uuid
+import warnings
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
@@ -46,6 +48,14 @@ def litellm_module():
             litellm.drop_params = True  # a setting one provider lacks is dropped, not fatal
             _litellm = litellm
         return _litellm
+
+
+@contextmanager
+def _quiet():
+    """litellm's pydantic types warn about ReadOnly TypedDict items on first use."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r".*ReadOnly.*qualifier", category=UserWarning)
+        yield
 
 
 class LLMError(KernelCraftError):
@@ -180,7 +190,8 @@ class LiteLLMModel:
         t0 = time.perf_counter()
         for attempt in range(self.max_retries + 1):
             try:
-                response = litellm.completion(**kwargs)
+                with _quiet():
+                    response = litellm.completion(**kwargs)
                 break
             except Exception as exc:  # noqa: BLE001 -- classified below, re-raised as LLMError
                 if _classify(litellm, exc) != "retry":
@@ -197,7 +208,8 @@ class LiteLLMModel:
                 if self.on_retry:
                     self.on_retry(info)
                 self.sleep(wait)
-        reply = parse_response(litellm, response, self.model)
+        with _quiet():
+            reply = parse_response(litellm, response, self.model)
         reply.latency = time.perf_counter() - t0
         reply.retries = retries
         return reply

@@ -143,10 +143,12 @@ def cmd_run(args) -> int:
 
 
 def cmd_runs(args) -> int:
-    store = _store(args, readonly=True)
-    if not store.path.exists():
-        print(f"no trace store at {store.path} yet; `kernelcraft run` creates it")
+    from workbench.store import resolve_path
+    path = resolve_path(args.traces)
+    if not path.exists():
+        print(f"no trace store at {path} yet; `kernelcraft run` creates it")
         return EXIT_OK
+    store = _store(args, readonly=True)
     runs = store.runs(accelerator=args.accel, task=args.task, config=args.config,
                       agent=args.agent, model=args.model, status=args.status,
                       limit=args.limit, order=args.order)
@@ -156,20 +158,23 @@ def cmd_runs(args) -> int:
     from rich.console import Console
     from rich.table import Table
     table = Table(title=f"runs in {store.path}")
-    for col in ("id", "started", "accel", "task", "config", "agent", "status", "steps",
+    for col in ("id", "started", "accel/task/config", "agent", "status", "steps",
                 "best cycles", "speed-up", "held-out", "tokens in/out", "cost"):
-        table.add_column(col, justify="right" if col in ("id", "steps", "best cycles", "cost") else "left")
+        table.add_column(col, no_wrap=True, justify="right" if col in (
+            "id", "steps", "best cycles", "speed-up", "cost") else "left")
     for r in runs:
         s = r.scores or {}
         best = s.get("best") or {}
         held = s.get("held_out_seeds") or {}
-        table.add_row(str(r.id), (r.started_at or "")[:19].replace("T", " "), r.accelerator,
-                      r.task, r.config, r.agent + (f" {r.model}" if r.model else ""), r.status,
-                      str(r.steps), str(best.get("cycles", "-")),
+        table.add_row(str(r.id), (r.started_at or "")[5:16].replace("T", " "),
+                      f"{r.accelerator}/{r.task}/{r.config}",
+                      r.agent + (f" {r.model}" if r.model else ""), r.status, str(r.steps),
+                      str(best.get("cycles", "-")),
                       f"{best['speedup']:.2f}x" if best.get("speedup") else "-",
                       ("pass" if held.get("passed") else "fail") if held else "-",
                       f"{r.tokens_in:,}/{r.tokens_out:,}", f"${r.cost:.4f}")
-    Console().print(table)
+    # Piped output is not cut to 80 columns.
+    Console(width=None if sys.stdout.isatty() else 200).print(table)
     if not runs:
         print("no runs match")
     return EXIT_OK

@@ -99,8 +99,10 @@ class RunResult:
 def history_arguments(call: ToolCall) -> str:
     """Arguments as they go back into the conversation: valid JSON for every provider,
     and never a huge refused kernel re-sent at every later query."""
+    if not call.arguments.strip():
+        return "{}"
     try:
-        parsed = json.loads(call.arguments) if call.arguments.strip() else {}
+        parsed = json.loads(call.arguments)
     except json.JSONDecodeError:
         return json.dumps({"_invalid_json": call.arguments[:200]})
     if not isinstance(parsed, dict):

@@ -1,0 +1,53 @@
+"""A real `kernelcraft run` killed with SIGKILL mid-run leaves a consistent store: the
+run shows as interrupted and every event it had committed is intact."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from workbench.agent.replay import replay_run
+from workbench.store import TraceStore
+
+
+def test_sigkill_mid_run_leaves_an_interrupted_intact_run(tmp_path):
+    db = tmp_path / "traces.db"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "workbench.cli", "run", "--accel", "plena", "--task", "relu",
+         "--config", "C4", "--traces", str(db), "--quiet"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    seen, deadline = [], time.monotonic() + 120
+    try:
+        while time.monotonic() < deadline and proc.poll() is None:
+            if db.exists():
+                reader = TraceStore(db, readonly=True)
+                runs = reader.runs()
+                if runs and runs[0].event_count >= 12:      # inside step 2 or later
+                    seen = reader.events(runs[0].id)
+                    reader.close()
+                    break
+                reader.close()
+            time.sleep(0.02)
+        assert proc.poll() is None, f"the run ended before it could be killed: {proc.stderr.read()}"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == -signal.SIGKILL and seen
+
+    store = TraceStore(db)
+    (run,) = store.runs()
+    assert run.status == "interrupted" and run.ended_at is not None and run.scores is None
+    events = store.events(run.id)
+    assert [e.seq for e in events] == list(range(len(events)))
+    assert events[:len(seen)] == seen                   # nothing committed was lost or changed
+    v = store.verify(run.id)
+    assert v.ok and v.events_checked == run.event_count and not v.sealed
+    assert [r.id for r in store.runs(status="interrupted")] == [run.id]
+
+    # what was recorded replays exactly; the replay then goes on to a final scoring
+    result, report = replay_run(store, run.id)
+    assert report["compared"] >= 1 and not report["mismatches"] and not report["missing"]
+    assert {e.split()[-3] for e in report["extra"]} <= {"final_seeds", "final_config", "run_eval"}
+    store.close()

@@ -1,0 +1,122 @@
+"""The agent loop with a scripted model through litellm's custom-provider hook: bad
+input from the model becomes tool errors, the run goes on within its budget, and
+everything is recorded."""
+import json
+
+import pytest
+
+from workbench.agent.llm_agent import LLMAgent
+from workbench.agent.loop import AgentLoop, RunSpec
+from workbench.agent.scripted import ScriptedModel, call, reply
+from workbench.llm import ScriptedFailure
+
+
+def run_script(store, script, budget=12, provider="looptest", **spec):
+    model = ScriptedModel(script, provider=provider)
+    loop = AgentLoop(LLMAgent(model.model()), RunSpec("plena", "relu", "C1", budget=budget, **spec),
+                     store)
+    result = loop.run()
+    return result, store.events(result.run_id), model
+
+
+def results_by_call(events):
+    return {e.payload["call_id"]: e.payload for e in events if e.type == "tool_result"}
+
+
+def test_malformed_replies_become_messages_and_the_run_goes_on(store, relu_c1_source):
+    script = [
+        reply("first try", call("write_code", '{"code": "S_ADDI_INT gp1, gp0,', id="bad_json")),
+        reply("", call("compile_kernel", {"code": "x"}, id="unknown")),
+        reply("", call("write_code", {"source": "x"}, id="wrong_arg")),
+        reply("", call("write_code", {}, id="missing")),
+        reply(""),                                                    # empty answer
+        reply("I can't help with writing assembly."),                # no tool call
+        reply("", call("run_eval", id="no_kernel")),
+        reply("huge", call("write_code", {"code": "S_ADDI_INT gp1, gp0, 1\n" * 50_000}, id="huge")),
+        reply("real one", call("write_code", {"code": relu_c1_source}, id="good"),
+              call("check_syntax", id="syntax"), call("run_eval", id="eval"),
+              reasoning="the template's kernel should pass"),
+        reply("done", call("submit", {"summary": "baseline"}, id="sub"), call("run_eval", id="after")),
+    ]
+    result, events, model = run_script(store, script)
+    assert result.status == "succeeded" and result.scores["stop"] == "submitted"
+    assert result.scores["steps"] == 10 and result.scores["correct"]
+    r = results_by_call(events)
+    assert not r["bad_json"]["ok"] and "not valid JSON" in r["bad_json"]["content"]
+    assert "unknown tool 'compile_kernel'" in r["unknown"]["content"]
+    assert "unexpected argument(s) source" in r["wrong_arg"]["content"]
+    assert "needs the argument 'code'" in r["missing"]["content"]
+    assert "call write_code" in r["no_kernel"]["content"]
+    assert "256 KB" in r["huge"]["content"] and not r["huge"]["ok"]
+    assert r["good"]["ok"] and "OK:" in r["syntax"]["content"] and "PASS" in r["eval"]["content"]
+    assert "ended the run" in r["after"]["content"] and not r["after"]["ok"]
+    said = [e.payload.get("kind") for e in events if e.type == "message" and e.role == "user"]
+    assert "empty_reply" in said and "no_tool_call" in said
+    # one kernel version: refused kernels are not stored as versions
+    assert [e.payload["version"] for e in events if e.type == "kernel"] == [1]
+    assert any(e.type == "reasoning" and "template" in e.text for e in events)
+    # the oversized kernel is stored once in its call event, never re-sent to the model
+    assert max(len(json.dumps(q)) for q in model.queries[8:]) < 200_000
+    huge_call = next(e for e in events if e.type == "tool_call" and e.payload["id"] == "huge")
+    assert huge_call.payload["arguments_bytes"] > 1_000_000
+    # every tool call of every query was answered, in order, in the next query
+    for q in model.queries[1:]:
+        asked = [c["id"] for m in q if m["role"] == "assistant" for c in m.get("tool_calls", [])]
+        answered = [m["tool_call_id"] for m in q if m["role"] == "tool"]
+        assert asked == answered
+    run = store.run(result.run_id)
+    assert run.tokens_in == 10 * 1000 and run.tokens_out == 10 * 200
+    assert store.verify(result.run_id).ok
+
+
+def test_budget_ends_the_run(store):
+    script = [reply(f"look {i}", call("grep_docs", {"pattern": "loop"})) for i in range(10)]
+    result, events, model = run_script(store, script, budget=3, provider="loopbudget")
+    assert result.scores["stop"] == "budget" and result.scores["steps"] == 3
+    assert result.status == "failed" and result.scores["best"] is None
+    assert len(model.queries) == 3
+    notes = [e.text for e in events if e.type == "message" and e.payload.get("kind") == "budget_note"]
+    assert notes[0].startswith("[iteration 1 of 3 done; 2 left")
+    assert "next reply is the last one" in notes[1] and len(notes) == 2
+
+
+def test_a_failing_tool_is_reported_and_the_run_goes_on(store, monkeypatch):
+    import workbench.tools
+    monkeypatch.setattr(workbench.tools, "grep_docs",
+                        lambda *a, **k: (_ for _ in ()).throw(RuntimeError("index gone")))
+    script = [reply("", call("grep_docs", {"pattern": "x"}, id="g")), reply("", call("submit"))]
+    result, events, _ = run_script(store, script, provider="looptoolfail")
+    assert "not a fault in your call" in results_by_call(events)["g"]["content"]
+    err = next(e for e in events if e.type == "error")
+    assert err.payload["where"] == "tool" and "index gone" in err.payload["error"]
+    assert result.scores["stop"] == "submitted"
+
+
+def test_a_model_that_fails_for_good_ends_the_run_as_error(store, relu_c1_source):
+    script = [reply("", call("write_code", {"code": relu_c1_source}), call("run_eval")),
+              ScriptedFailure(401, "invalid api key")]
+    result, events, _ = run_script(store, script, provider="loopfatal")
+    assert result.status == "error" and "credentials" in result.scores["error"]
+    assert result.scores["stop"] == "model_error"
+    assert result.scores["best"]["passed"]          # what was found is still scored
+    assert next(e for e in events if e.type == "error").payload["where"] == "model"
+    assert store.verify(result.run_id).ok
+
+
+def test_held_out_configuration_of_an_llm_kernel_is_not_transferable(store, relu_c1_source):
+    script = [reply("", call("write_code", {"code": relu_c1_source}), call("run_eval")),
+              reply("", call("submit"))]
+    result, events, _ = run_script(store, script, provider="loopheld")
+    held = result.scores["held_out_configs"]["H1"]
+    assert held["method"] == "as_is" and held["transferable"] is False
+    assert "not configuration-generic" in held["reason"]
+    finals = [e.payload["tool"] for e in events if e.type == "evaluation" and e.step is None]
+    assert finals == ["final_seeds", "final_config"]
+
+
+def test_unknown_or_held_out_configuration_is_refused(store):
+    from workbench.agent.autotune import AutotuneAgent
+    with pytest.raises(ValueError, match="held-out configuration"):
+        AgentLoop(AutotuneAgent("plena", "relu"), RunSpec("plena", "relu", "H1"), store)
+    with pytest.raises(KeyError, match="no configuration 'C9'"):
+        AgentLoop(AutotuneAgent("plena", "relu"), RunSpec("plena", "relu", "C9"), store)
