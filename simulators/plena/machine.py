@@ -27,6 +27,9 @@ from .tracing import TracingState
 
 def check_config(cfg) -> None:
     """The model's own requirements on a configuration (README "Machine state")."""
+    if getattr(getattr(cfg, "isa", None), "name", None) != "plena":
+        raise ConfigError(f"PlenaModel needs a plena HardwareConfig "
+                          f"(isa.plena.default_config()), got {cfg!r}")
     if cfg.VLEN != cfg.MLEN:
         raise ConfigError(f"plena needs VLEN == MLEN (got VLEN={cfg.VLEN}, MLEN={cfg.MLEN})")
     for p in ("BLEN", "HLEN"):

@@ -100,6 +100,8 @@ def predecode(program, state, cfg, isa, trace: bool = False) -> Code:
     """Bind every instruction of `program` to `state`; raises a located SimError for an
     instruction the model cannot run (unknown mnemonic, bad operand, program too big)."""
     table = sem.table(isa)
+    if program.accel != isa.name:
+        raise SimError(f"the program was assembled for {program.accel!r}, not {isa.name!r}")
     n = len(program.instrs)
     if n > cfg.IMEM_SIZE:
         raise SimError(f"the program has {n} instructions; instruction memory holds "

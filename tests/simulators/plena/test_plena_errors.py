@@ -6,8 +6,8 @@ import pytest
 from plena_kit import image, run, run_instrs, small, vrow
 from simulators.core.backend import MemoryImage
 from simulators.core.budget import Budget
-from simulators.core.errors import (BudgetExceeded, IllegalOperandError, MemoryAccessError,
-                                    SimError, TimeLimitExceeded)
+from simulators.core.errors import (BudgetExceeded, ConfigError, IllegalOperandError,
+                                    MemoryAccessError, SimError, TimeLimitExceeded)
 from simulators.core.program import Instr, Program
 from simulators.plena.machine import PlenaModel
 
@@ -166,3 +166,12 @@ def test_vector_row_untouched_by_failed_instruction():
     """, image(vsram={0: [1, 2, 3, 4, 5, 6, 7, 8]}), expect_ok=False)
     assert isinstance(r.error, IllegalOperandError)
     assert vrow(r, 1).tolist() == [6, 7, 8, 0, 0, 0, 0, 0]
+
+
+def test_program_for_another_accelerator_and_wrong_configuration():
+    r = PlenaModel().run(Program("coral", [], []), MemoryImage(), small())
+    assert isinstance(r.error, SimError) and "assembled for 'coral'" in str(r.error)
+    with pytest.raises(ConfigError, match="plena HardwareConfig"):
+        PlenaModel().run(Program("plena", [], []), MemoryImage(), {"MLEN": 8})
+    with pytest.raises(ConfigError, match="VLEN == MLEN"):
+        PlenaModel().run(Program("plena", [], []), MemoryImage(), small(VLEN=16))
