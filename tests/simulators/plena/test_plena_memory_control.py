@@ -3,7 +3,7 @@ and C_BREAK, on the small configuration (2 rows per H_PREFETCH_V / H_STORE_V).""
 import numpy as np
 import pytest
 
-from plena_kit import bits, image, run, run_instrs, vals, vrow
+from plena_kit import image, run, run_instrs, vals, vrow
 from simulators.core.budget import Budget
 from simulators.core.errors import BudgetExceeded, IllegalOperandError, MemoryAccessError
 from simulators.core.program import Instr
