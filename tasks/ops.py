@@ -70,17 +70,17 @@ def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, heads_q: int, heads_k
     `causal`, key j > query i is excluded; softmax over keys; out_h = P v_h."""
     s, d = q.shape[0], q.shape[1] // heads_q
     group = heads_q // heads_kv
-    qh = q.reshape(s, heads_q, d).transpose(1, 0, 2)
-    kh = k.reshape(k.shape[0], heads_kv, d).transpose(1, 0, 2)
-    vh = v.reshape(v.shape[0], heads_kv, d).transpose(1, 0, 2)
-    kh, vh = np.repeat(kh, group, axis=0), np.repeat(vh, group, axis=0)
-    scores = scale * (qh @ kh.transpose(0, 2, 1))
-    if bias is not None:
-        scores = scores + bias
-    if causal:
-        scores = np.where(np.tril(np.ones((s, k.shape[0]), dtype=bool)), scores, -np.inf)
-    out = softmax(scores, axis=-1) @ vh
-    return out.transpose(1, 0, 2).reshape(s, heads_q * d)
+    out = np.empty((s, heads_q * d))
+    for h in range(heads_q):
+        g = h // group
+        qh, kh, vh = (t[:, c * d:(c + 1) * d] for t, c in ((q, h), (k, g), (v, g)))
+        scores = scale * (qh @ kh.T)
+        if bias is not None:
+            scores = scores + bias[h]
+        if causal:
+            scores = np.where(np.tri(s, k.shape[0], dtype=bool), scores, -np.inf)
+        out[:, h * d:(h + 1) * d] = softmax(scores, axis=-1) @ vh
+    return out
 
 
 def windows(x: np.ndarray, kh: int, kw: int) -> np.ndarray:

@@ -73,17 +73,22 @@ def rope_tables_at(p0: int, seq: int, head_dim: int, base: float = 10000.0) -> t
     return np.cos(angle), np.sin(angle)
 
 
-def t5_position_bias(rng: Rng, heads: int, seq: int, buckets: int = 32, max_distance: int = 128,
-                     scale: float = 1.0) -> np.ndarray:
-    """[heads, seq, seq] relative position bias as T5's decoder builds it: one learned
-    value per (bucket, head), bucket(j - i) exact for short distances and logarithmic
-    beyond, with unidirectional buckets (keys after the query share bucket 0)."""
-    table = rng.normal(0.0, scale, (buckets, heads))
-    rel = np.arange(seq)[None, :] - np.arange(seq)[:, None]     # key - query
-    dist = np.maximum(-rel, 0)                                    # how far back the key is
+def t5_buckets(seq: int, buckets: int = 32, max_distance: int = 128) -> np.ndarray:
+    """[seq, seq] bucket of (query i, key j) as in T5's unidirectional (decoder)
+    attention: n = max(i - j, 0) steps back; n < buckets/2 is its own bucket, larger n
+    fall in logarithmic buckets up to max_distance, the last bucket beyond; keys after
+    the query share bucket 0."""
+    n = np.maximum(np.arange(seq)[:, None] - np.arange(seq)[None, :], 0)
     exact = buckets // 2
     with np.errstate(divide="ignore"):
-        log_b = exact + (np.log(np.maximum(dist, 1) / exact) / np.log(max_distance / exact)
+        log_b = exact + (np.log(np.maximum(n, 1) / exact) / np.log(max_distance / exact)
                          * (buckets - exact)).astype(np.int64)
-    bucket = np.where(dist < exact, dist, np.minimum(log_b, buckets - 1))
-    return np.transpose(table[bucket], (2, 0, 1))
+    return np.where(n < exact, n, np.minimum(log_b, buckets - 1))
+
+
+def t5_position_bias(rng: Rng, heads: int, seq: int, buckets: int = 32, max_distance: int = 128,
+                     scale: float = 1.0) -> np.ndarray:
+    """[heads, seq, seq] relative position bias: a random value per (bucket, head), the
+    learned table of T5, expanded over `t5_buckets`."""
+    table = rng.normal(0.0, scale, (buckets, heads))
+    return np.transpose(table[t5_buckets(seq, buckets, max_distance)], (2, 0, 1))

@@ -23,7 +23,7 @@ Apply RoPE to every head of x [S, H*D] (row s = token at position p0 + s, heads 
 Inputs x [S, H*D], cos [S, D], sin [S, D], bf16; output y [S, H*D] bf16. No constants."""
     configs = {
         "C1": {"S": 64, "H": 1, "D": 64},
-        "C2": {"S": 64, "H": 4, "D": 16},
+        "C2": {"S": 64, "H": 8, "D": 16},
         "C3": {"S": 128, "H": 8, "D": 32},
         "C4": {"S": 256, "H": 8, "D": 64},
         "C5": {"S": 256, "H": 32, "D": 64},

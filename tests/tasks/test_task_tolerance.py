@@ -1,0 +1,107 @@
+"""compare() and near_constant(): the policy's arithmetic and its reports."""
+import math
+
+import numpy as np
+import pytest
+
+from tasks.tolerance import TOLERANCES, compare, near_constant, rms
+
+
+def test_policy_values():
+    assert TOLERANCES["bf16"].rtol == 2 ** -5 and TOLERANCES["bf16"].atol_scale == 2 ** -4
+    assert TOLERANCES["fp32"].rtol < TOLERANCES["bf16"].rtol / 100
+
+
+def test_bound_is_rtol_times_element_plus_atol_times_rms():
+    r = np.array([[3.0, 4.0], [0.0, 0.0]])          # rms = sqrt(25 / 4) = 2.5
+    tol = TOLERANCES["bf16"]
+    bound = tol.rtol * 4.0 + tol.atol_scale * 2.5
+    ok = r.copy()
+    ok[0, 1] += bound * 0.999
+    assert compare(ok, r, "bf16").passed
+    bad = r.copy()
+    bad[0, 1] += bound * 1.001
+    c = compare(bad, r, "bf16")
+    assert not c.passed and c.n_bad == 1 and c.frac_match == 0.75
+    assert c.first_mismatches[0][0] == (0, 1)
+    idx, got, expected, tol_at = c.first_mismatches[0]
+    assert got == pytest.approx(4.0 + bound * 1.001) and expected == 4.0 and tol_at == pytest.approx(bound)
+    # zeros in the reference get the atol part only
+    near0 = r.copy()
+    near0[1, 0] = tol.atol_scale * 2.5 * 1.01
+    assert not compare(near0, r, "bf16").passed
+
+
+def test_report_fields():
+    r = np.arange(1.0, 13.0).reshape(3, 4)
+    y = r.copy()
+    y[1, 2] = 100.0
+    y[2, 0] = -5.0
+    c = compare(y, r, "bf16")
+    assert not c.passed and c.n_elems == 12 and c.n_bad == 2
+    assert c.max_abs_err == pytest.approx(93.0)
+    assert c.max_rel_err == pytest.approx(93.0 / 7.0)
+    assert c.rms_ref == pytest.approx(rms(r))
+    assert [(row, n) for row, n, _ in c.per_row] == [(0, 0), (1, 1), (2, 1)]
+    assert c.per_row[1][2] == pytest.approx(93.0) and c.per_row[2][2] == pytest.approx(14.0)
+    assert [m[0] for m in c.first_mismatches] == [(1, 2), (2, 0)]
+    assert "FAIL: 10/12 elements" in c.summary()
+
+
+def test_per_row_views():
+    """1-D outputs are one row; higher ranks fold all leading axes into rows."""
+    assert len(compare(np.ones(5), np.ones(5), "bf16").per_row) == 1
+    c = compare(np.ones((2, 3, 4)), np.ones((2, 3, 4)), "bf16")
+    assert len(c.per_row) == 6 and c.passed
+
+
+def test_mismatch_list_is_capped():
+    r = np.ones((4, 8))
+    c = compare(np.zeros_like(r), r, "bf16")
+    assert c.n_bad == 32 and len(c.first_mismatches) == 10
+
+
+def test_non_finite_outputs_fail_where_reference_is_finite():
+    r = np.array([1.0, 2.0, 3.0, 4.0])
+    for bad in (np.nan, np.inf, -np.inf):
+        y = r.copy()
+        y[2] = bad
+        c = compare(y, r, "bf16")
+        assert not c.passed and c.n_bad == 1 and math.isinf(c.max_abs_err)
+    y = r.copy()
+    y[0] = np.nan
+    assert [m[0] for m in compare(y, r, "bf16").first_mismatches] == [(0,)]
+
+
+def test_non_finite_reference_needs_the_same_value():
+    r = np.array([1.0, np.inf, np.nan, 2.0])
+    assert compare(np.array([1.0, np.inf, np.nan, 2.0]), r, "bf16").passed
+    assert not compare(np.array([1.0, -np.inf, np.nan, 2.0]), r, "bf16").passed
+    assert not compare(np.array([1.0, np.inf, 0.0, 2.0]), r, "bf16").passed
+    assert compare(np.array([1.0, np.inf, np.nan, 2.0]), r, "bf16").rms_ref == pytest.approx(math.sqrt(2.5))
+
+
+def test_shapes_and_dtypes():
+    r = np.ones((4, 4))
+    assert compare(np.ones(16, dtype=np.float32), r, "bf16").passed      # same size: reshaped
+    with pytest.raises(ValueError, match="output has shape .*15 elements.*reference has"):
+        compare(np.ones(15), r, "bf16")
+    with pytest.raises(KeyError, match="no tolerance for dtype 'int8'; dtypes: bf16, fp32"):
+        compare(r, r, "int8")
+
+
+def test_fp32_is_stricter_than_bf16():
+    r = np.linspace(1.0, 2.0, 64)
+    y = r * (1 + 2 ** -10)
+    assert compare(y, r, "bf16").passed and not compare(y, r, "fp32").passed
+
+
+def test_near_constant():
+    rng = np.random.default_rng(0)
+    assert near_constant(np.zeros((4, 4)))
+    assert near_constant(np.full(100, 3.0))
+    assert near_constant(5.0 + 0.01 * rng.standard_normal(1000))
+    assert not near_constant(rng.standard_normal(1000))
+    assert not near_constant(5.0 + 2.0 * rng.standard_normal(1000))
+    assert near_constant(np.array([1.0]))
+    assert not near_constant(np.array([1.0, np.nan, -1.0, 3.0]))
