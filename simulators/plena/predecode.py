@@ -3,8 +3,8 @@
 Each instruction becomes its semantics function bound (functools.partial, a C-level
 call) to the state and its operand values, so the loop does no string or dict work.
 Instructions are grouped into basic blocks: a block is a run of ordinary
-instructions ended by a control-flow instruction (C_LOOP_START, C_LOOP_END, C_BREAK)
-or the end of the program. Hardware loops only jump to block starts, and a block's
+instructions ended by a control-flow instruction (C_LOOP_START, C_LOOP_END, C_BREAK),
+the end of the program, or MAX_BLOCK instructions. Hardware loops only jump to block starts, and a block's
 static cycles are known in advance, so a block that cannot stall runs as a plain
 `for fn in fns: fn()` with one timing update.
 """
@@ -20,6 +20,9 @@ from . import semantics as sem
 # How an instruction meets the timing model, from its ISA unit.
 PLAIN, SRAM, DMA = 0, 1, 2
 UNIT_KIND = {"vector": SRAM, "matrix": SRAM, "dma": DMA}
+# Straight-line code is cut into blocks of at most this many instructions, so budgets
+# (checked between blocks) are checked often enough even in long unrolled kernels.
+MAX_BLOCK = 256
 # How a block may run: FAST never stalls; CHECK may stall on a DMA in flight (fast
 # once nothing is in flight); SLOW issues a DMA (or is traced): instruction by instruction.
 FAST, CHECK, SLOW = 0, 1, 2
@@ -147,6 +150,8 @@ def predecode(program, state, cfg, isa, trace: bool = False) -> Code:
         blk.items.append((fn, kind, c))
         blk.body_cycles += c
         blk.mode = max(blk.mode, SLOW if trace or kind == DMA else CHECK if kind == SRAM else FAST)
+        if blk.size == MAX_BLOCK:
+            blk = None
     block_at[n] = len(blocks)
     return Code(blocks, [b.row() for b in blocks], block_at, pc_of, lines, texts, units, kinds,
                 cycles)

@@ -175,3 +175,13 @@ def test_program_for_another_accelerator_and_wrong_configuration():
         PlenaModel().run(Program("plena", [], []), MemoryImage(), {"MLEN": 8})
     with pytest.raises(ConfigError, match="VLEN == MLEN"):
         PlenaModel().run(Program("plena", [], []), MemoryImage(), small(VLEN=16))
+
+
+def test_long_straight_line_code_and_budget_across_block_boundaries():
+    cfg = small(IMEM_SIZE=1024)
+    src = "\n".join(["S_ADDI_INT gp1, gp1, 1"] * 300 + ["V_ADD_VV gp0, gp0, gp0"] * 300)
+    full = run(src, cfg=cfg)
+    assert full.registers["gp"][1] == 300 and full.cycles == 300 + 600 and full.retired == 600
+    cut = run(src, cfg=cfg, budget=Budget(max_instructions=520), expect_ok=False)
+    assert isinstance(cut.error, BudgetExceeded) and cut.error.where.index == 520
+    assert cut.cycles == 300 + 2 * 220 and cut.unit_busy["vector"] == 440
