@@ -164,6 +164,7 @@ class LiteLLMModel:
     params: dict = field(default_factory=dict)       # temperature, reasoning_effort, ...
     sleep: Callable[[float], None] = time.sleep
     on_retry: Callable[[dict], None] | None = None   # told about each retry as it happens
+    _credentials_checked: bool = field(default=False, repr=False)
 
     def settings(self) -> dict:
         """What is recorded about this model in a run's settings (never a key)."""
@@ -177,8 +178,26 @@ class LiteLLMModel:
         # Exponential with jitter, so parallel runs hitting one limit spread out.
         return min(self.backoff_max, self.backoff_base * (2 ** attempt)) * random.uniform(0.5, 1.0)
 
+    def check_credentials(self) -> None:
+        """Fail before the first request when the provider's key is not in the
+        environment (litellm would report it as a retryable server error)."""
+        litellm = litellm_module()
+        if "mock_response" in self.params:
+            return                          # litellm answers itself; nothing is sent
+        try:
+            env = litellm.validate_environment(self.model)
+        except Exception:  # noqa: BLE001 -- an unknown provider is reported by the request
+            return
+        missing = [k for k in env.get("missing_keys") or [] if k.endswith("_API_KEY")]
+        if missing and not env.get("keys_in_environment"):
+            raise LLMError(f"{self.model}: no API key in the environment; set "
+                           f"{' or '.join(missing)} (the key is never recorded)")
+
     def query(self, messages: list[dict], tools: list[dict] | None = None) -> Reply:
         litellm = litellm_module()
+        if not self._credentials_checked:
+            self.check_credentials()
+            self._credentials_checked = True
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages,
                                   "timeout": self.timeout, "num_retries": 0, "max_retries": 0,
                                   **self.params}

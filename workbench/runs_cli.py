@@ -109,8 +109,10 @@ def cmd_run(args) -> int:
     if args.model:
         from workbench.agent.llm_agent import LLMAgent
         from workbench.llm import LiteLLMModel
-        agent = LLMAgent(LiteLLMModel(args.model, timeout=args.timeout, max_retries=args.retries,
-                                      api_base=args.api_base, params=_model_params(args.model_param)))
+        model = LiteLLMModel(args.model, timeout=args.timeout, max_retries=args.retries,
+                             api_base=args.api_base, params=_model_params(args.model_param))
+        model.check_credentials()          # before anything is recorded
+        agent = LLMAgent(model)
     else:
         from workbench.agent.autotune import AutotuneAgent
         agent = AutotuneAgent(args.accel, args.task)

@@ -19,9 +19,11 @@ from workbench.accel import get_accel
 from workbench.evaluation import DEFAULT_SEEDS
 from workbench.llm import LLMError, Reply, ToolCall
 from workbench.store import Event, TraceStore
+from workbench.tools import task_statement
 
 from . import prompting, toolspec
-from .recorder import Recorder, jsonable, stored_arguments
+from .recorder import Recorder, jsonable, record_evaluation, stored_arguments
+from .scoring import final_scores
 from .workspace import Outcome, SeedSource, Workspace
 
 FINAL_SEEDS = 5
@@ -149,44 +151,53 @@ class AgentLoop:
             settings={**self.spec.settings(), "budget": self.budget,
                       "agent": self.agent.settings(), **self.extra_settings})
         self.rec = Recorder(self.store, run_id, self.listener)
-        self.state.note = lambda payload: self.rec.event("note", payload, step=self.state.step or None)
-        status, error = "failed", None
+        self.state.note = lambda payload: self.rec.event("note", payload,
+                                                         step=self.state.step or None)
         try:
-            self._start()
-            while not self.stop_reason:
-                self.step()
-        except KeyboardInterrupt:
-            self.rec.event("error", {"where": "loop", "error": "interrupted (SIGINT/SIGTERM)"},
-                           text="run interrupted", step=self.state.step or None)
-            self.store.finish_run(run_id, "interrupted", self._progress_scores("interrupted"))
-            raise
-        except LLMError as e:
-            self.stop_reason, error = "model_error", str(e)
-            self.rec.event("error", {"where": "model", "error": str(e)}, text=str(e),
-                           step=self.state.step or None)
-        except Exception as e:
-            tb = traceback.format_exc()
-            self.rec.event("error", {"where": "loop", "error": f"{type(e).__name__}: {e}",
-                                     "traceback": tb}, text=str(e), step=self.state.step or None)
-            self.store.finish_run(run_id, "error", self._progress_scores("internal_error"))
-            raise
-        from .scoring import final_scores
-        try:
+            error = self._iterate()
             scores = final_scores(self)
         except KeyboardInterrupt:
-            self.store.finish_run(run_id, "interrupted", self._progress_scores("interrupted"))
+            self._end_interrupted(run_id)
             raise
+        except Exception as e:
+            self.rec.event("error", {"where": "loop", "error": f"{type(e).__name__}: {e}",
+                                     "traceback": traceback.format_exc()},
+                           text=str(e), step=self.state.step or None)
+            self.store.finish_run(run_id, "error", self._progress_scores("internal_error"))
+            raise
+        status = "error" if error else ("succeeded" if scores["correct"] else "failed")
         if error:
-            status = "error"
             scores["error"] = error
-        elif scores["correct"]:
-            status = "succeeded"
         if self.on_finish is not None:
             self.on_finish(self, scores)
         self.rec.event("note", {"kind": "final", "status": status, "scores": scores},
                        text=f"run {status}")
         self.store.finish_run(run_id, status, scores)
         return RunResult(run_id, status, scores)
+
+    def _iterate(self) -> str | None:
+        """Steps until submit or budget; returns why the model failed for good, if it did."""
+        try:
+            self._start()
+            while not self.stop_reason:
+                self.step()
+        except LLMError as e:
+            self.stop_reason = "model_error"
+            self.rec.event("error", {"where": "model", "error": str(e)}, text=str(e),
+                           step=self.state.step or None)
+            return str(e)
+        return None
+
+    def _end_interrupted(self, run_id: int) -> None:
+        """Record the interruption and end the run, as far as the store still lets us:
+        the signal may have arrived inside a store write, and if ending fails here the
+        store ends the run as interrupted when it closes (or a reader sees it dead)."""
+        try:
+            self.rec.event("error", {"where": "loop", "error": "interrupted (SIGINT/SIGTERM)"},
+                           text="run interrupted", step=self.state.step or None)
+            self.store.finish_run(run_id, "interrupted", self._progress_scores("interrupted"))
+        except Exception:  # noqa: BLE001 -- best effort while being stopped
+            pass
 
     def _progress_scores(self, stop: str) -> dict:
         best = self.ws.best
@@ -200,7 +211,6 @@ class AgentLoop:
             tools=toolspec.TOOLS, budget=self.budget, manual_mode=self.spec.manual,
             manual=manual, manual_lines=len(manual.splitlines()),
             manual_sections=prompting.manual_sections(manual))
-        from workbench.tools import task_statement
         user = prompting.render(
             "task", statement=task_statement(self.spec.accel, self.spec.task, self.spec.config,
                                              self.hw),
@@ -318,12 +328,3 @@ class AgentLoop:
                                        "content": out.text, "data": out.data},
                        text=out.text, role="tool", step=step)
 
-
-def record_evaluation(rec: Recorder, ev, step: int | None, **extra) -> Event:
-    r = ev.result
-    summary = (f"{ev.tool} {ev.config} kernel v{ev.kernel_version}: {r.get('status', '')} "
-               f"cycles {r.get('cycles', 0)}")
-    return rec.event("evaluation", {"tool": ev.tool, "config": ev.config,
-                                    "kernel_version": ev.kernel_version, "seeds": ev.seeds,
-                                    "result": r, **extra},
-                     text=summary, step=step, kernel_source=ev.source)

@@ -77,3 +77,14 @@ class Recorder:
         if self.listener is not None:
             self.listener(ev)
         return ev
+
+
+def record_evaluation(rec: Recorder, ev, step: int | None, **extra) -> Event:
+    """An `evaluation` event for a workspace EvalRecord, carrying its kernel."""
+    r = ev.result
+    summary = (f"{ev.tool} {ev.config} kernel v{ev.kernel_version}: {r.get('status', '')} "
+               f"cycles {r.get('cycles', 0)}")
+    return rec.event("evaluation", {"tool": ev.tool, "config": ev.config,
+                                    "kernel_version": ev.kernel_version, "seeds": ev.seeds,
+                                    "result": r, **extra},
+                     text=summary, step=step, kernel_source=ev.source)

@@ -23,7 +23,7 @@ from simulators.core.errors import KernelCraftError
 from workbench.evaluation import evaluate
 from workbench.store.chain import sha256_text
 
-from .recorder import jsonable
+from .recorder import jsonable, record_evaluation
 from .workspace import EvalRecord
 
 
@@ -34,7 +34,6 @@ def _summary(result: dict) -> dict:
 
 
 def _evaluate(loop, tool: str, config: str, source: str, version, **extra) -> EvalRecord:
-    from .loop import record_evaluation
     seeds = loop.ws.seeds.take(tool, config, loop.spec.final_seeds)
     ev = evaluate(loop.spec.accel, loop.spec.task, config, source, hw=loop.hw, seeds=seeds)
     rec = EvalRecord(tool, config, version, source, seeds, jsonable(ev.to_dict()), None)

@@ -114,8 +114,8 @@ def parse_arguments(name: str, raw: str) -> dict:
             args = json.loads(text)
         except json.JSONDecodeError as e:
             raise ToolError(
-                f"arguments of {name} are not valid JSON: {e.msg} at line {e.lineno} column "
-                f"{e.colno} (character {e.pos}); you sent {_snippet(text)}. Send one JSON "
+                f"arguments of {name} are not valid JSON: {e.msg} (line {e.lineno}, column "
+                f"{e.colno}, character {e.pos}); you sent {_snippet(text)}. Send one JSON "
                 f"object, e.g. {spec.example()}; inside a JSON string escape newlines as \\n "
                 f"and quotes as \\\"") from None
     if not isinstance(args, dict):

@@ -76,7 +76,7 @@ def _event_md(ev: Event, store: TraceStore, full: bool) -> list[str]:
     p = ev.payload if isinstance(ev.payload, dict) else {}
     if ev.type == "message":
         if ev.role in ("system", "user") and ev.step == 0:
-            return [f"### {ev.role} prompt", "", _clip(p.get("content", ""), full, 25), ""]
+            return [f"### {ev.role} prompt", "", _fence(_clip(p.get("content", ""), full, 25), "text"), ""]
         if ev.role == "assistant":
             usage = (f" _(tokens {ev.tokens_in}/{ev.tokens_out}"
                      f"{f'/{ev.tokens_reasoning} reasoning' if ev.tokens_reasoning else ''}, "

@@ -51,3 +51,33 @@ def test_sigkill_mid_run_leaves_an_interrupted_intact_run(tmp_path):
     assert report["compared"] >= 1 and not report["mismatches"] and not report["missing"]
     assert {e.split()[-3] for e in report["extra"]} <= {"final_seeds", "final_config", "run_eval"}
     store.close()
+
+
+def test_sigterm_ends_the_run_as_interrupted_and_sealed(tmp_path):
+    db = tmp_path / "traces.db"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "workbench.cli", "run", "--accel", "plena", "--task", "relu",
+         "--config", "C4", "--traces", str(db), "--quiet"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path, text=True)
+    deadline = time.monotonic() + 120
+    try:
+        while time.monotonic() < deadline and proc.poll() is None:
+            if db.exists():
+                with TraceStore(db, readonly=True) as reader:
+                    runs = reader.runs()
+                    if runs and runs[0].event_count >= 8:
+                        break
+            time.sleep(0.02)
+        assert proc.poll() is None, "the run ended before it could be stopped"
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130 and "interrupted" in err
+    with TraceStore(db) as store:
+        (run,) = store.runs()
+        assert run.status == "interrupted" and run.scores["stop"] == "interrupted"
+        assert store.events(run.id)[-1].payload["error"].startswith("interrupted")
+        v = store.verify(run.id)
+        assert v.ok and v.sealed

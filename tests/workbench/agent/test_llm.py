@@ -92,3 +92,10 @@ def test_fatal_errors_are_not_retried(status, words):
         LiteLLMModel(f"kcfatal{status}/m", sleep=lambda s: None).query(
             [{"role": "user", "content": "hi"}])
     assert len(calls) == 1
+
+
+def test_a_missing_key_fails_before_any_request(monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    m = LiteLLMModel("anthropic/claude-sonnet-4-5", sleep=lambda s: None)
+    with pytest.raises(LLMError, match="no API key in the environment; set ANTHROPIC_API_KEY"):
+        m.query([{"role": "user", "content": "hi"}])

@@ -82,3 +82,11 @@ def test_errors_are_clear(recorded, tmp_path, capsys):
     assert main(["run", "--accel", "plena", "--task", "relu", "--config", "H1",
                  "--traces", str(db), "--quiet"]) == 2
     assert "held-out configuration" in capsys.readouterr().err
+
+
+def test_run_with_a_model_but_no_key_records_nothing(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    db = tmp_path / "t.db"
+    assert main(["run", "--accel", "plena", "--task", "relu", "--config", "C1",
+                 "--model", "openai/gpt-5.2", "--traces", str(db)]) == 2
+    assert "set OPENAI_API_KEY" in capsys.readouterr().err and not db.exists()

@@ -34,7 +34,7 @@ def test_valid_calls_parse():
 
 def test_bad_json_names_the_position_and_shows_a_valid_call():
     msg = refused("write_code", '{"code": "S_ADDI_INT gp1')
-    assert "not valid JSON" in msg and "line 1 column" in msg and '{"code": "..."}' in msg
+    assert "not valid JSON" in msg and "(line 1, column" in msg and '{"code": "..."}' in msg
 
 
 def test_unknown_tool_lists_the_tools():
