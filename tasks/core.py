@@ -17,6 +17,10 @@ from simulators.numerics import round_bf16
 DTYPES = ("bf16", "fp32")
 
 
+class TaskDefinitionError(Exception):
+    """A task's own definition is inconsistent (a defect of the suite, not of a kernel)."""
+
+
 @dataclass(frozen=True)
 class TensorSpec:
     name: str
@@ -137,7 +141,11 @@ class Task:
             if spec.name not in inputs:
                 raise KeyError(f"{self.name} {config}: input {spec.name!r} missing; "
                                f"inputs: {', '.join(s.name for s in self.specs_in(d))}")
-            a = np.asarray(inputs[spec.name], dtype=np.float64)
+            raw = np.asarray(inputs[spec.name])
+            if raw.dtype == np.uint16:
+                raise TypeError(f"{self.name} {config}: input {spec.name!r} is uint16 (bf16 bit patterns?); "
+                                "pass values, e.g. simulators.numerics.bf16_bits_to_f32(bits)")
+            a = raw.astype(np.float64)
             if a.shape != spec.shape:
                 raise ValueError(f"{self.name} {config}: input {spec.name!r} has shape {a.shape}, "
                                  f"expected {spec.shape}")
@@ -145,8 +153,10 @@ class Task:
         with np.errstate(over="ignore", under="ignore"):
             y = self.compute(x, d)
         for spec in self.specs_out(d):
-            got = y[spec.name].shape
-            assert got == spec.shape, f"{self.name} reference {spec.name}: shape {got} != {spec.shape}"
+            if spec.name not in y or y[spec.name].shape != spec.shape:
+                got = y[spec.name].shape if spec.name in y else "nothing"
+                raise TaskDefinitionError(f"{self.name} {config}: reference gives {got} for output "
+                                          f"{spec.name!r}, declared {spec.shape}")
         return {s.name: y[s.name] for s in self.specs_out(d)}
 
     def work(self, config: str) -> Work:
@@ -159,15 +169,18 @@ class Task:
     # ---- helpers ---------------------------------------------------------------------
     def _finish(self, x: dict[str, np.ndarray], config: str, what: str) -> dict[str, np.ndarray]:
         """Round to each input's dtype and check the set of names and the shapes."""
+        specs = self.inputs(config)
+        if set(x) != {s.name for s in specs}:
+            raise TaskDefinitionError(f"{self.name} {config} {what}: makes inputs {sorted(x)}, "
+                                      f"declared {[s.name for s in specs]}")
         out = {}
-        for spec in self.inputs(config):
+        for spec in specs:
             a = np.asarray(x[spec.name], dtype=np.float64)
-            assert a.shape == spec.shape, (
-                f"{self.name} {config} {what}: {spec.name} shape {a.shape} != {spec.shape}")
+            if a.shape != spec.shape:
+                raise TaskDefinitionError(f"{self.name} {config} {what}: input {spec.name!r} has shape "
+                                          f"{a.shape}, declared {spec.shape}")
             a = a.astype(np.float32)
             out[spec.name] = round_bf16(a) if spec.dtype == "bf16" else a
-        extra = set(x) - set(out)
-        assert not extra, f"{self.name} {config} {what}: undeclared inputs {sorted(extra)}"
         return out
 
     def __repr__(self) -> str:

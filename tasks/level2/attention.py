@@ -121,8 +121,8 @@ class FlashAttention(Attention):
     causal = True
     description = describe(
         "o = softmax(q k^T / sqrt(D) + causal mask) v for a single head (Hq = Hkv = 1) over long\n"
-        "sequences: the S x S scores of the larger configurations do not fit on chip, so process keys\n"
-        "in blocks with a running maximum and sum (online softmax).", True)
+        "sequences: the S x S scores of the larger configurations (up to 1024 x 1024) are too large to\n"
+        "keep on chip, so process keys in blocks with a running maximum and sum (online softmax).", True)
     configs = {
         "C1": {"S": 128, "Hq": 1, "Hkv": 1, "D": 64},
         "C2": {"S": 256, "Hq": 1, "Hkv": 1, "D": 64},

@@ -52,10 +52,11 @@ One pre-norm LLaMA decoder layer on x [S, Dm] (Dm = H*D; row s = token at positi
   x2 = x + a @ wo^T
   g  = rmsnorm(x2) * ffn_norm
   y  = x2 + (silu(g @ w_gate^T) * (g @ w_up^T)) @ w_down^T,   silu(z) = z / (1 + exp(-z))
-RoPE, applied to q and k:
+RoPE, applied to q and k (x below stands for q or k):
 {ROPE_RULE}
-Attention: {LAYOUT} Query i attends to keys j <= i; scores = q_h k_h^T / sqrt(D), softmax over keys
+Attention: query i attends to keys j <= i; scores = q_h k_h^T / sqrt(D), softmax over keys
 (subtract the row maximum), a_h = P v_h.
+{LAYOUT}
 {BLOCK_NOTES}
 Inputs x [S, Dm], attn_norm [Dm], wq/wk/wv/wo [Dm, Dm], ffn_norm [Dm], w_gate [F, Dm], w_up [F, Dm],
 w_down [Dm, F], cos [S, D], sin [S, D], bf16; output y [S, Dm] bf16.
@@ -135,7 +136,8 @@ One pre-norm T5 decoder layer on x [S, Dm] (Dm = H*D), self-attention and feed-f
   x2 = x + a @ wo^T
   g  = rmsnorm(x2) * ffn_norm
   y  = x2 + relu(g @ w_in^T) @ w_out^T
-{LAYOUT} bias [H, S, S] is the relative position bias (already expanded from T5's buckets).
+{LAYOUT}
+bias [H, S, S] is the relative position bias (already expanded from T5's buckets).
 {BLOCK_NOTES}
 Inputs x [S, Dm], attn_norm [Dm], wq/wk/wv/wo [Dm, Dm], ffn_norm [Dm], w_in [F, Dm], w_out [Dm, F],
 bias [H, S, S], bf16; output y [S, Dm] bf16.

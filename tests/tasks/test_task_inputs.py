@@ -98,3 +98,37 @@ def test_reference_rejects_wrong_inputs():
         task.reference({"a": x["a"]}, "C1")
     with pytest.raises(ValueError, match=r"input 'a' has shape \(64, 65\), expected \(64, 64\)"):
         task.reference({"a": np.zeros((64, 65)), "b": x["b"]}, "C1")
+
+
+def test_reference_rejects_bit_patterns():
+    task = get_task("relu")
+    with pytest.raises(TypeError, match="uint16.*bf16_bits_to_f32"):
+        task.reference({"x": np.zeros((4, 64), dtype=np.uint16)}, "C1")
+
+
+def test_inconsistent_task_definitions_are_reported():
+    from tasks.core import Ops, Task, TaskDefinitionError, TensorSpec
+
+    class Broken(Task):
+        name, level, title, description = "broken", 1, "broken", "a task that lies about its shapes"
+        configs = {"C1": {"n": 4}}
+
+        def specs_in(self, d):
+            return [TensorSpec("x", (d["n"],))]
+
+        def specs_out(self, d):
+            return [TensorSpec("y", (d["n"],))]
+
+        def make(self, d, rng):
+            return {"x": np.ones(d["n"] + 1)}
+
+        def compute(self, x, d):
+            return {"y": np.ones(2)}
+
+        def ops(self, d):
+            return Ops()
+
+    with pytest.raises(TaskDefinitionError, match=r"input 'x' has shape \(5,\), declared \(4,\)"):
+        Broken().generate("C1", 0)
+    with pytest.raises(TaskDefinitionError, match=r"reference gives \(2,\) for output 'y'"):
+        Broken().reference({"x": np.ones(4)}, "C1")
