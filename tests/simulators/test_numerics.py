@@ -235,3 +235,12 @@ def test_softmax_follows_its_steps():
     s = np.float32((e[0] + e[2]) + (e[1] + e[3]))
     want = (e * nx.reciprocal(s)).astype(np.float32)
     assert bits32(nx.softmax(x)).tolist() == bits32(want).tolist()
+
+
+def test_bf16_unary_tables_equal_direct_computation_on_every_bf16_value():
+    from simulators.numerics import bf16_bits_to_f32, bf16_unary, exp, reciprocal, round_bf16
+    every = bf16_bits_to_f32(np.arange(1 << 16, dtype=np.uint32).astype(np.uint16))
+    for fn in (exp, reciprocal):
+        got = bf16_unary(fn, every).view(np.uint32)
+        want = round_bf16(fn(every)).view(np.uint32)
+        assert np.array_equal(got, want), fn.__name__

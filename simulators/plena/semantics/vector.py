@@ -4,8 +4,8 @@ operation is done (RNE) and the result rounded once to bf16 (`round_bf16`)."""
 import numpy as np
 
 from simulators.core.errors import IllegalOperandError
-from simulators.numerics import (exp, fmax, fmin, max_f32, max_reduce, reciprocal, round_bf16,
-                                 round_f32, softmax, tree_sum)
+from simulators.numerics import (bf16_unary, exp, fmax, fmin, max_f32, max_reduce, reciprocal,
+                                 round_bf16, round_f32, softmax, tree_sum)
 
 from . import semantics
 
@@ -70,13 +70,13 @@ def V_MIN_VF(m, rd, rs1, rs2, rmask):
 @semantics
 def V_EXP_V(m, rd, rs1, rmask):
     d, a = _rows(m, rd, rs1)
-    m.write_v(d, 0, round_bf16(exp(m.V[a])), rmask)
+    m.write_v(d, 0, bf16_unary(exp, m.V[a]), rmask)  # = round_bf16(exp(x))
 
 
 @semantics
 def V_RECI_V(m, rd, rs1, rmask):
     d, a = _rows(m, rd, rs1)
-    m.write_v(d, 0, round_bf16(reciprocal(m.V[a])), rmask)
+    m.write_v(d, 0, bf16_unary(reciprocal, m.V[a]), rmask)  # = round_bf16(1/x)
 
 
 @semantics
