@@ -1,0 +1,222 @@
+"""depthwise_conv: bf16 products on the vector unit, summed in fp32 by the matrix unit.
+
+Each output row (one pixel, one chunk of VLEN channels) is sum over the KH*KW taps of
+x row (pixel + tap) * w row (tap). Summed in bf16 on the vector unit, every partial sum
+is rounded; with large per-channel means (the outlier-channel edge case) the taps
+cancel and that error leaves the tolerance. So the products, one V_MUL_VV each, go
+through the matrix unit instead: M_MV adds each product row into MV_ACC in fp32, and
+one M_MV_WO rounds the sum once.
+
+M_MV needs a matrix. An identity cannot be fetched from a short pattern in HBM (with
+a positive row stride, rows that overlap give a Hankel matrix), but the exchange
+matrix J (J[r, j] = 1 iff r + j = MLEN - 1) can: MLEN rows at stride 1 over a buffer
+that is zero except for a one at MLEN - 1. The kernel writes that buffer at the start
+of y (whose every element it overwrites later), loads J into Matrix SRAM tile 0, and
+uses it twice per output row: the fp32 sum of the taps comes out reversed, and one
+more M_MV through J puts it back in order (exactly: one non-zero term per column).
+
+Channels are processed one VLEN chunk at a time: the chunk's image (row h*W + w) and
+its KH*KW filter rows are loaded with strided H_PREFETCH_V (STRIDE = C), every output
+pixel is computed into an out buffer, and the buffer is stored strided. `buffers = 2`
+(tuning) double-buffers the chunks: the next chunk's image and filters load, and the
+previous chunk's outputs drain, while the current chunk computes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from isa.loader import HardwareConfig
+
+from .asm import Asm
+from .conv import Image, ceil_to, pixel_passes
+from .template import Ctx, Template
+
+# Register plan: pointers, scratch, then hardware-loop counters. While a chunk computes,
+# the transfer registers are free, and they and the rest hold filter-row addresses.
+PIX, OUT, XA, PT, SCR, PTR, OFF = "gp1", "gp2", "gp3", "gp5", "gp6", "gp7", "gp8"
+ROWS, COLS, XFER = "gp12", "gp13", "gp14"
+FILTER_REGS = ("gp4", "gp7", "gp8", "gp9", "gp10", "gp11", "gp14", "gp15")
+ONE = "f1"
+
+
+@dataclass(frozen=True)
+class Plan:
+    hw: HardwareConfig
+    img: Image
+    c: int
+    buffers: int
+    fp_base: int          # first FP_MEM entry after the task's constants
+
+    @property
+    def chunks(self) -> int:
+        return self.c // self.hw.VLEN
+
+    @property
+    def x_rows(self) -> int:
+        return ceil_to(self.img.pixels, self.hw.HBM_V_PREFETCH_AMOUNT)
+
+    @property
+    def w_rows(self) -> int:
+        return ceil_to(len(self.img.taps), self.hw.HBM_V_PREFETCH_AMOUNT)
+
+    @property
+    def y_rows(self) -> int:
+        return self.img.outputs
+
+    @property
+    def buffer_rows(self) -> int:
+        return self.x_rows + self.w_rows + self.y_rows
+
+    def buffer(self, chunk: int) -> tuple[int, int, int]:
+        """Vector SRAM addresses of (image, filters, outputs) of a chunk's buffer."""
+        vlen = self.hw.VLEN
+        base = (chunk % self.buffers) * self.buffer_rows * vlen
+        return base, base + self.x_rows * vlen, base + (self.x_rows + self.w_rows) * vlen
+
+    @property
+    def product_row(self) -> int:
+        return self.buffers * self.buffer_rows * self.hw.VLEN
+
+    def check(self) -> str | None:
+        hw, vlen = self.hw, self.hw.VLEN
+        wb = hw.HBM_V_WRITEBACK_AMOUNT
+        if vlen != hw.MLEN:
+            return f"needs VLEN == MLEN (VLEN={vlen}, MLEN={hw.MLEN})"
+        if self.c % vlen or not self.c:
+            return f"C={self.c} must be a positive multiple of VLEN={vlen}"
+        problem = self.img.check()
+        if problem:
+            return problem
+        if self.buffers not in (1, 2):
+            return f"buffers={self.buffers!r} must be 1 or 2"
+        if self.img.outputs < wb:
+            return (f"{self.img.outputs} output pixels: the strided stores move "
+                    f"HBM_V_WRITEBACK_AMOUNT={wb} pixels at a time and need at least that many")
+        rows = self.buffers * self.buffer_rows + 1
+        if rows > hw.VSRAM_ROWS:
+            return (f"buffers={self.buffers} needs {rows} Vector SRAM rows ({self.buffers} x (image "
+                    f"{self.x_rows} + filters {self.w_rows} + outputs {self.y_rows}) + 1); "
+                    f"VSRAM_ROWS={hw.VSRAM_ROWS}" + (": use buffers=1" if self.buffers > 1 else ""))
+        if self.fp_base + vlen > hw.FP_MEM_SIZE:
+            return f"the exchange-matrix pattern needs FP_MEM entries {self.fp_base}..{self.fp_base + vlen - 1}"
+        return None
+
+
+class Depthwise:
+    def __init__(self, ctx: Ctx, asm: Asm, plan: Plan):
+        self.ctx, self.a, self.p = ctx, asm, plan
+        self.vlen = plan.hw.VLEN
+
+    def exchange_matrix(self) -> None:
+        """Matrix SRAM tile 0 = J, through a 2*MLEN - 1 element pattern at the start of y."""
+        a, p, mlen = self.a, self.p, self.p.hw.MLEN
+        staging = p.buffer(0)[2]        # out rows, still zero: row 0 gets the one, row 1 stays 0
+        a.comment("exchange matrix J into Matrix SRAM tile 0")
+        a(f"S_EXP_FP {ONE}, f0", "exp(0) = 1.0")
+        a(f"S_ST_FP {ONE}, gp0, {p.fp_base + mlen - 1}")
+        a.li(PTR, staging)
+        a(f"S_MAP_V_FP {PTR}, gp0, {p.fp_base}", f"row = one-hot at {mlen - 1}")
+        a(f"H_STORE_V {PTR}, gp0, a2, 0, 0", "pattern -> y[0 ..]; y is overwritten later")
+        a(f"S_ADDI_INT {SCR}, gp0, 1")
+        a(f"C_SET_STRIDE_REG {SCR}")
+        a("H_PREFETCH_M gp0, gp0, a2, 1, 0", "J[r, j] = pattern[r + j]")
+        a.li(SCR, p.c)
+        a(f"C_SET_STRIDE_REG {SCR}", "image, filter and output rows are C apart")
+
+    def strided(self, op: str, areg: str, vbase: int, hbase: int, rows: int, amount: int) -> None:
+        """`rows` rows (a multiple of `amount`) between Vector SRAM and HBM rows C apart."""
+        a = self.a
+        a.li(PTR, vbase)
+        a.li(OFF, hbase)
+        with a.loop(XFER, rows // amount):
+            a(f"{op} {PTR}, {OFF}, {areg}, 1, 0")
+            a.addi(PTR, PTR, amount * self.vlen, scratch=SCR)
+            a.addi(OFF, OFF, amount * self.p.c, scratch=SCR)
+
+    def load(self, j: int) -> None:
+        p, r = self.p, self.p.hw.HBM_V_PREFETCH_AMOUNT
+        xb, wb, _ = p.buffer(j)
+        self.a.comment(f"channels {j * self.vlen}..: image and filters (the last transfer may read "
+                       "past the tensor into rows that are never used)")
+        self.strided("H_PREFETCH_V", "a0", xb, j * self.vlen, p.x_rows, r)
+        self.strided("H_PREFETCH_V", "a1", wb, j * self.vlen, p.w_rows, r)
+
+    def store(self, j: int) -> None:
+        p, wr = self.p, self.p.hw.HBM_V_WRITEBACK_AMOUNT
+        _, _, yb = p.buffer(j)
+        full = p.y_rows // wr * wr
+        self.strided("H_STORE_V", "a2", yb, j * self.vlen, full, wr)
+        if full < p.y_rows:
+            tail = p.y_rows - wr      # the last whole group, overlapping rows already stored
+            self.a.comment("last pixels: a whole group ending at the last pixel")
+            self.a.li(PTR, yb + tail * self.vlen)
+            self.a.li(OFF, tail * p.c + j * self.vlen)
+            self.a(f"H_STORE_V {PTR}, {OFF}, a2, 1, 0")
+
+    def hold_filters(self, wb: int) -> list[str | None]:
+        """Load filter-row addresses into registers, as many as there are; per tap, its
+        register, or None for taps that share the last register (loaded at each use)."""
+        taps = len(self.p.img.taps)
+        held = FILTER_REGS[:taps] if taps <= len(FILTER_REGS) else FILTER_REGS[:-1]
+        for t, reg in enumerate(held):
+            self.a.li(reg, wb + t * self.vlen, f"filter row of tap {t}")
+        return list(held) + [None] * (taps - len(held))
+
+    def pixel(self, wb: int, wregs: list[str | None]) -> None:
+        a, p, vlen = self.a, self.p, self.vlen
+        for t, (kh, kw) in enumerate(p.img.taps):
+            off = (kh * p.img.w + kw) * vlen
+            a.addi(XA, PIX, off, scratch=SCR)
+            wreg = wregs[t]
+            if wreg is None:
+                wreg = FILTER_REGS[-1]
+                a.li(wreg, wb + t * vlen)
+            a(f"V_MUL_VV {PT}, {XA if off else PIX}, {wreg}", f"tap ({kh}, {kw})")
+            a(f"M_MV gp0, gp0, {PT}", "MV_ACC += reversed product (fp32)")
+        a(f"M_MV_WO {PT}, 0", "round once to bf16")
+        a(f"M_MV gp0, gp0, {PT}", "reverse back")
+        a(f"M_MV_WO {OUT}, 0")
+        a(f"S_ADDI_INT {OUT}, {OUT}, {vlen}")
+        a(f"S_ADDI_INT {PIX}, {PIX}, {vlen}")
+
+    def compute(self, j: int) -> None:
+        a, p = self.a, self.p
+        xb, wb, yb = p.buffer(j)
+        a.comment(f"channels {j * self.vlen}..: every output pixel")
+        a.li(PIX, xb)
+        a.li(OUT, yb)
+        wregs = self.hold_filters(wb)
+        pixel_passes(a, p.img, [lambda: self.pixel(wb, wregs)],
+                     lambda: a.addi(PIX, PIX, (p.img.kw - 1) * self.vlen, scratch=SCR), ROWS, COLS)
+
+    def run(self) -> None:
+        a, p, ctx = self.a, self.p, self.ctx
+        a.set_hbm_base("a0", ctx.addr("x"), SCR)
+        a.set_hbm_base("a1", ctx.addr("w"), SCR)
+        a.set_hbm_base("a2", ctx.addr("y"), SCR)
+        a.li(PT, p.product_row)
+        self.exchange_matrix()
+        self.load(0)
+        for j in range(p.chunks):
+            if p.buffers > 1 and j + 1 < p.chunks:
+                self.load(j + 1)
+            self.compute(j)
+            self.store(j)
+            if p.buffers == 1 and j + 1 < p.chunks:
+                self.load(j + 1)
+
+
+def plan(ctx: Ctx, params: dict) -> Plan:
+    d = ctx.dims
+    return Plan(ctx.hw, Image(d["H"], d["W"], d["KH"], d["KW"]), d["C"], params["buffers"],
+                len(ctx.layout.constants))
+
+
+TEMPLATE = Template(
+    task="depthwise_conv",
+    generate=lambda ctx, asm, params: Depthwise(ctx, asm, plan(ctx, params)).run(),
+    params={"buffers": 1},
+    space={"buffers": (1, 2)},
+    doc=__doc__,
+    check=lambda ctx, params: plan(ctx, params).check(),
+)
