@@ -27,6 +27,7 @@ from .scoring import final_scores
 from .workspace import Outcome, SeedSource, Workspace
 
 FINAL_SEEDS = 5
+MAX_CALLS_PER_REPLY = 16     # more tool calls in one reply are answered, not run
 
 
 @dataclass
@@ -236,7 +237,7 @@ class AgentLoop:
         if not reply.tool_calls:
             self._say(self._no_tool_message(reply), kind="empty_reply" if self._empty(reply)
                       else "no_tool_call")
-        for call in reply.tool_calls:
+        for i, call in enumerate(reply.tool_calls):
             self.rec.event("tool_call", {"id": call.id, "name": call.name,
                                          **stored_arguments(call.arguments)},
                            text=f"{call.name} {call.arguments[:2000]}", role="assistant",
@@ -244,6 +245,9 @@ class AgentLoop:
             if self.submitted:
                 out = Outcome(call.id, call.name, False,
                               prompting.render("skipped_call", after="submit"))
+            elif i >= MAX_CALLS_PER_REPLY:
+                out = Outcome(call.id, call.name, False, prompting.render(
+                    "too_many_calls", limit=MAX_CALLS_PER_REPLY, calls=len(reply.tool_calls)))
             else:
                 out = self._execute(call)
             outcomes.append(out)

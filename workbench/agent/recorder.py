@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import sys
 from typing import Any, Callable
 
 from workbench.store import Event, TraceStore
@@ -75,15 +76,21 @@ class Recorder:
             cost=cost if math.isfinite(cost) and cost >= 0 else 0.0,
             kernel_source=None if kernel_source is None else clean_text(kernel_source))
         if self.listener is not None:
-            self.listener(ev)
+            try:
+                self.listener(ev)
+            except Exception as e:  # noqa: BLE001 -- a display fault must not end a run
+                print(f"kernelcraft: progress display failed ({e.__class__.__name__}: {e}); "
+                      f"the run goes on without it", file=sys.stderr)
+                self.listener = None
         return ev
 
 
 def record_evaluation(rec: Recorder, ev, step: int | None, **extra) -> Event:
     """An `evaluation` event for a workspace EvalRecord, carrying its kernel."""
     r = ev.result
-    summary = (f"{ev.tool} {ev.config} kernel v{ev.kernel_version}: {r.get('status', '')} "
-               f"cycles {r.get('cycles', 0)}")
+    which = (f"kernel v{ev.kernel_version}" if ev.kernel_version is not None
+             else "kernel by the agent's method")
+    summary = f"{ev.tool} {ev.config} {which}: {r.get('status', '')} cycles {r.get('cycles', 0)}"
     return rec.event("evaluation", {"tool": ev.tool, "config": ev.config,
                                     "kernel_version": ev.kernel_version, "seeds": ev.seeds,
                                     "result": r, **extra},

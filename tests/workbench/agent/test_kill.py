@@ -7,7 +7,19 @@ import sys
 import time
 
 from workbench.agent.replay import replay_run
-from workbench.store import TraceStore
+from workbench.store import TraceStore, TraceStoreError
+
+
+def event_count(db) -> int:
+    """Events of the first run so far; 0 while the writer is still creating the store."""
+    if not db.exists():
+        return 0
+    try:
+        with TraceStore(db, readonly=True) as reader:
+            runs = reader.runs()
+            return runs[0].event_count if runs else 0
+    except TraceStoreError:
+        return 0
 
 
 def test_sigkill_mid_run_leaves_an_interrupted_intact_run(tmp_path):
@@ -19,14 +31,10 @@ def test_sigkill_mid_run_leaves_an_interrupted_intact_run(tmp_path):
     seen, deadline = [], time.monotonic() + 120
     try:
         while time.monotonic() < deadline and proc.poll() is None:
-            if db.exists():
-                reader = TraceStore(db, readonly=True)
-                runs = reader.runs()
-                if runs and runs[0].event_count >= 12:      # inside step 2 or later
-                    seen = reader.events(runs[0].id)
-                    reader.close()
-                    break
-                reader.close()
+            if event_count(db) >= 12:                       # inside step 2 or later
+                with TraceStore(db, readonly=True) as reader:
+                    seen = reader.events(reader.runs()[0].id)
+                break
             time.sleep(0.02)
         assert proc.poll() is None, f"the run ended before it could be killed: {proc.stderr.read()}"
         os.kill(proc.pid, signal.SIGKILL)
@@ -62,11 +70,8 @@ def test_sigterm_ends_the_run_as_interrupted_and_sealed(tmp_path):
     deadline = time.monotonic() + 120
     try:
         while time.monotonic() < deadline and proc.poll() is None:
-            if db.exists():
-                with TraceStore(db, readonly=True) as reader:
-                    runs = reader.runs()
-                    if runs and runs[0].event_count >= 8:
-                        break
+            if event_count(db) >= 8:
+                break
             time.sleep(0.02)
         assert proc.poll() is None, "the run ended before it could be stopped"
         proc.send_signal(signal.SIGTERM)

@@ -120,3 +120,32 @@ def test_unknown_or_held_out_configuration_is_refused(store):
         AgentLoop(AutotuneAgent("plena", "relu"), RunSpec("plena", "relu", "H1"), store)
     with pytest.raises(KeyError, match="no configuration 'C9'"):
         AgentLoop(AutotuneAgent("plena", "relu"), RunSpec("plena", "relu", "C9"), store)
+
+
+def test_tool_calls_beyond_the_per_reply_limit_are_answered_not_run(store):
+    from workbench.agent.loop import MAX_CALLS_PER_REPLY
+    calls = [call("grep_docs", {"pattern": "loop"}, id=f"g{i}") for i in range(MAX_CALLS_PER_REPLY + 2)]
+    result, events, _ = run_script(store, [reply("many", *calls)], budget=2, provider="loopmany")
+    r = results_by_call(events)
+    assert r[f"g{MAX_CALLS_PER_REPLY - 1}"]["ok"] and not r[f"g{MAX_CALLS_PER_REPLY}"]["ok"]
+    assert f"at most {MAX_CALLS_PER_REPLY} tool calls" in r[f"g{MAX_CALLS_PER_REPLY + 1}"]["content"]
+
+
+def test_non_finite_results_and_a_failing_display_do_not_stop_a_run(store):
+    # A kernel that writes nothing leaves the NaN-poisoned outputs: errors are NaN/inf,
+    # which JSON cannot hold; they are stored as strings.
+    script = [reply("", call("write_code", {"code": "S_ADDI_INT gp1, gp0, 1\n"}),
+                    call("run_eval"), call("view_output")), reply("", call("submit"))]
+    model = ScriptedModel(script, provider="loopnan")
+    shown = []
+
+    def display(ev):
+        shown.append(ev.seq)
+        raise RuntimeError("terminal closed")
+
+    result = AgentLoop(LLMAgent(model.model()), RunSpec("plena", "relu", "C1"), store,
+                       listener=display).run()
+    assert shown == [0] and result.scores["stop"] == "submitted"
+    evals = [e for e in store.events(result.run_id) if e.type == "evaluation"]
+    assert not evals[0].payload["result"]["passed"]
+    assert "nan" in json.dumps(evals[1].payload) or "inf" in json.dumps(evals[1].payload)
