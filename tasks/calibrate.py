@@ -35,7 +35,7 @@ def worst_ratio(task: Task, config: str, x: dict) -> tuple[float, float]:
 
 
 def calibrate(task: Task, seeds: int) -> dict:
-    best = {"random": (0.0, ""), "edge": (0.0, ""), "spread": 0.0}
+    best = {"random": (0.0, "exact"), "edge": (0.0, "exact"), "spread": 0.0}
     for config in task.configs:
         cases = [(f"seed {s}", task.generate(config, s), "random") for s in range(seeds)]
         cases += [(label, x, "edge") for label, x in task.edge_cases(config)]
@@ -52,7 +52,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", type=int, default=2, help="random seeds per configuration (default 2)")
     ap.add_argument("tasks", nargs="*", help="task names (default: all)")
     args = ap.parse_args(argv)
-    tasks = [get_task(n) for n in args.tasks] if args.tasks else all_tasks()
+    try:
+        tasks = [get_task(n) for n in args.tasks] if args.tasks else all_tasks()
+    except KeyError as e:
+        ap.error(e.args[0])
     print("| task | worst err/bound, random seeds | worst err/bound, edge cases | max err std / rms |")
     print("|---|---|---|---:|")
     for t in tasks:
