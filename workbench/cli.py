@@ -1,7 +1,13 @@
 """`kernelcraft` command line."""
 from __future__ import annotations
 
-import argparse
+import os
+
+# Simulations make many tiny numpy calls; BLAS threads only add contention there.
+# Set before numpy loads; an explicit setting by the user wins.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import argparse  # noqa: E402
 import json
 import sys
 from pathlib import Path
