@@ -52,10 +52,6 @@ class Image:
         return None
 
 
-def ceil_to(n: int, m: int) -> int:
-    return -(-n // m) * m
-
-
 def pixel_passes(asm: Asm, img: Image, bodies: list[Callable[[], None]],
                  row_end: Callable[[], None], rows_reg: str, cols_reg: str,
                  last: Callable[[int], None] | None = None) -> None:
@@ -97,3 +93,34 @@ def pixel_passes(asm: Asm, img: Image, bodies: list[Callable[[], None]],
         phase = row(phase)
     if last:
         row(phase, final=True)
+
+
+def transfer_rows(asm: Asm, op: str, areg: str, vbase: int, hbase: int, rows: int, amount: int,
+                  row_stride: int, regs: tuple[str, str, str, str]) -> None:
+    """Move `rows` rows between consecutive Vector SRAM rows from `vbase` and HBM rows
+    `row_stride` apart from a[areg] + `hbase`, `amount` rows per transfer (op is
+    H_PREFETCH_V or H_STORE_V). When `rows` is not a multiple of `amount`, the last
+    transfer ends at the last row and repeats a few already moved, so no transfer
+    touches memory past the tensor. With fewer rows than one transfer, one transfer
+    moves the rows after them too: the Vector SRAM buffer must have room, and a store
+    must be contiguous (the layout reserves whole blocks of HBM_V_WRITEBACK_AMOUNT rows
+    per tensor, so its tail block is the tensor's own).
+    `regs` = (Vector SRAM pointer, HBM offset, loop counter, scratch)."""
+    ptr, off, loop, scratch = regs
+    vlen = asm.hw.VLEN
+    flag = 0 if row_stride == vlen else 1         # rstride = 0 moves rows VLEN apart
+    if rows < amount and op == "H_STORE_V" and flag:
+        raise ValueError(f"strided {op} of {rows} rows: fewer than one transfer of {amount}")
+    full = max(1, rows // amount)
+    asm.li(ptr, vbase)
+    asm.li(off, hbase)
+    with asm.loop(loop, full):
+        asm(f"{op} {ptr}, {off}, {areg}, {flag}, 0")
+        if full > 1:
+            asm.addi(ptr, ptr, amount * vlen, scratch=scratch)
+            asm.addi(off, off, amount * row_stride, scratch=scratch)
+    if rows > amount and rows % amount:
+        last = rows - amount
+        asm.li(ptr, vbase + last * vlen)
+        asm.li(off, hbase + last * row_stride)
+        asm(f"{op} {ptr}, {off}, {areg}, {flag}, 0", "the last rows, ending at the tensor's end")

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from isa.loader import HardwareConfig
 
 from .asm import Asm
-from .conv import Image, ceil_to, pixel_passes
+from .conv import Image, pixel_passes, transfer_rows
 from .template import Ctx, Template
 
 # Register plan: pointers, scratch, then hardware-loop counters.
@@ -74,11 +74,11 @@ class Plan:
 
     @property
     def x_rows(self) -> int:
-        return ceil_to(self.img.pixels * self.cic, self.hw.HBM_V_PREFETCH_AMOUNT)
+        return max(self.img.pixels * self.cic, self.hw.HBM_V_PREFETCH_AMOUNT)
 
     @property
     def y_rows(self) -> int:
-        return ceil_to(self.img.outputs * self.coc, self.hw.HBM_V_WRITEBACK_AMOUNT)
+        return max(self.img.outputs * self.coc, self.hw.HBM_V_WRITEBACK_AMOUNT)
 
     @property
     def y_base(self) -> int:
@@ -207,16 +207,6 @@ class Conv2d:
                      lambda: a.addi(PIX, PIX, (p.img.kw - 1) * p.cic * self.vlen, scratch=SCR),
                      ROWS, COLS, last=last if p.handover(j, 0) else None)
 
-    def transfer(self, op: str, base: int, rows: int, amount: int, areg: str) -> None:
-        """Contiguous rows between Vector SRAM (from `base`) and HBM (offset 0 of areg)."""
-        a, step = self.a, amount * self.vlen
-        a.li(PTR, base)
-        a(f"S_ADDI_INT {OFF}, gp0, 0")
-        with a.loop(XFER, rows // amount):
-            a(f"{op} {PTR}, {OFF}, {areg}, 0, 0")
-            a.addi(PTR, PTR, step, scratch=SCR)
-            a.addi(OFF, OFF, step, scratch=SCR)
-
     def run(self) -> None:
         a, p, ctx = self.a, self.p, self.ctx
         a.set_hbm_base("a0", ctx.addr("x"), SCR)
@@ -225,11 +215,13 @@ class Conv2d:
         a.li(SCR, p.cout)
         a(f"C_SET_STRIDE_REG {SCR}", "w rows are Cout apart")
         a.comment("the image, contiguous: row (h*W + w)*Cin/MLEN + c")
-        self.transfer("H_PREFETCH_V", 0, p.x_rows, p.hw.HBM_V_PREFETCH_AMOUNT, "a0")
+        transfer_rows(a, "H_PREFETCH_V", "a0", 0, 0, p.img.pixels * p.cic, p.hw.HBM_V_PREFETCH_AMOUNT,
+                      self.vlen, (PTR, OFF, XFER, SCR))
         for j in range(p.coc):
             self.chunk(j)
         a.comment("the output, in y's layout")
-        self.transfer("H_STORE_V", p.y_base, p.y_rows, p.hw.HBM_V_WRITEBACK_AMOUNT, "a2")
+        transfer_rows(a, "H_STORE_V", "a2", p.y_base, 0, p.img.outputs * p.coc, p.hw.HBM_V_WRITEBACK_AMOUNT,
+                      self.vlen, (PTR, OFF, XFER, SCR))
 
 
 def plan(ctx: Ctx, params: dict) -> Plan:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from isa.loader import HardwareConfig
 
 from .asm import Asm
-from .conv import Image, ceil_to, pixel_passes
+from .conv import Image, pixel_passes, transfer_rows
 from .template import Ctx, Template
 
 # Register plan: pointers, scratch, then hardware-loop counters. While a chunk computes,
@@ -53,11 +53,11 @@ class Plan:
 
     @property
     def x_rows(self) -> int:
-        return ceil_to(self.img.pixels, self.hw.HBM_V_PREFETCH_AMOUNT)
+        return max(self.img.pixels, self.hw.HBM_V_PREFETCH_AMOUNT)
 
     @property
     def w_rows(self) -> int:
-        return ceil_to(len(self.img.taps), self.hw.HBM_V_PREFETCH_AMOUNT)
+        return max(len(self.img.taps), self.hw.HBM_V_PREFETCH_AMOUNT)
 
     @property
     def y_rows(self) -> int:
@@ -89,9 +89,10 @@ class Plan:
             return problem
         if self.buffers not in (1, 2):
             return f"buffers={self.buffers!r} must be 1 or 2"
-        if self.img.outputs < wb:
+        if self.img.outputs < max(wb, 2):
             return (f"{self.img.outputs} output pixels: the strided stores move "
-                    f"HBM_V_WRITEBACK_AMOUNT={wb} pixels at a time and need at least that many")
+                    f"HBM_V_WRITEBACK_AMOUNT={wb} pixels at a time and need at least that many "
+                    "(and at least 2, the rows of the exchange-matrix pattern)")
         rows = self.buffers * self.buffer_rows + 1
         if rows > hw.VSRAM_ROWS:
             return (f"buffers={self.buffers} needs {rows} Vector SRAM rows ({self.buffers} x (image "
@@ -116,42 +117,32 @@ class Depthwise:
         a(f"S_ST_FP {ONE}, gp0, {p.fp_base + mlen - 1}")
         a.li(PTR, staging)
         a(f"S_MAP_V_FP {PTR}, gp0, {p.fp_base}", f"row = one-hot at {mlen - 1}")
-        a(f"H_STORE_V {PTR}, gp0, a2, 0, 0", "pattern -> y[0 ..]; y is overwritten later")
+        wb = p.hw.HBM_V_WRITEBACK_AMOUNT
+        for k in range(-(-2 // wb)):           # the pattern's two rows, in whole transfers
+            a.li(OFF, k * wb * self.vlen)
+            a.li(PTR, staging + k * wb * self.vlen)
+            a(f"H_STORE_V {PTR}, {OFF}, a2, 0, 0", "pattern -> start of y, which is overwritten later")
         a(f"S_ADDI_INT {SCR}, gp0, 1")
         a(f"C_SET_STRIDE_REG {SCR}")
         a("H_PREFETCH_M gp0, gp0, a2, 1, 0", "J[r, j] = pattern[r + j]")
         a.li(SCR, p.c)
         a(f"C_SET_STRIDE_REG {SCR}", "image, filter and output rows are C apart")
 
-    def strided(self, op: str, areg: str, vbase: int, hbase: int, rows: int, amount: int) -> None:
-        """`rows` rows (a multiple of `amount`) between Vector SRAM and HBM rows C apart."""
-        a = self.a
-        a.li(PTR, vbase)
-        a.li(OFF, hbase)
-        with a.loop(XFER, rows // amount):
-            a(f"{op} {PTR}, {OFF}, {areg}, 1, 0")
-            a.addi(PTR, PTR, amount * self.vlen, scratch=SCR)
-            a.addi(OFF, OFF, amount * self.p.c, scratch=SCR)
+    def rows(self, op: str, areg: str, vbase: int, chunk: int, rows: int, amount: int) -> None:
+        """A chunk's `rows` rows (pixels or taps, C apart in HBM) to or from Vector SRAM."""
+        transfer_rows(self.a, op, areg, vbase, chunk * self.vlen, rows, amount, self.p.c,
+                      (PTR, OFF, XFER, SCR))
 
     def load(self, j: int) -> None:
         p, r = self.p, self.p.hw.HBM_V_PREFETCH_AMOUNT
         xb, wb, _ = p.buffer(j)
-        self.a.comment(f"channels {j * self.vlen}..: image and filters (the last transfer may read "
-                       "past the tensor into rows that are never used)")
-        self.strided("H_PREFETCH_V", "a0", xb, j * self.vlen, p.x_rows, r)
-        self.strided("H_PREFETCH_V", "a1", wb, j * self.vlen, p.w_rows, r)
+        self.a.comment(f"channels {j * self.vlen}..: image and filters")
+        self.rows("H_PREFETCH_V", "a0", xb, j, p.img.pixels, r)
+        self.rows("H_PREFETCH_V", "a1", wb, j, len(p.img.taps), r)
 
     def store(self, j: int) -> None:
-        p, wr = self.p, self.p.hw.HBM_V_WRITEBACK_AMOUNT
-        _, _, yb = p.buffer(j)
-        full = p.y_rows // wr * wr
-        self.strided("H_STORE_V", "a2", yb, j * self.vlen, full, wr)
-        if full < p.y_rows:
-            tail = p.y_rows - wr      # the last whole group, overlapping rows already stored
-            self.a.comment("last pixels: a whole group ending at the last pixel")
-            self.a.li(PTR, yb + tail * self.vlen)
-            self.a.li(OFF, tail * p.c + j * self.vlen)
-            self.a(f"H_STORE_V {PTR}, {OFF}, a2, 1, 0")
+        p = self.p
+        self.rows("H_STORE_V", "a2", p.buffer(j)[2], j, p.y_rows, p.hw.HBM_V_WRITEBACK_AMOUNT)
 
     def hold_filters(self, wb: int) -> list[str | None]:
         """Load filter-row addresses into registers, as many as there are; per tap, its
