@@ -48,17 +48,24 @@ def test_replay_of_an_llm_run_with_refused_calls_and_view_output(store, relu_c1_
 
 
 def test_replay_reports_an_evaluation_that_differs(store, monkeypatch):
-    original = AgentLoop(AutotuneAgent("plena", "relu"), RunSpec("plena", "relu", "C1"), store).run()
-    import workbench.evaluation as evaluation
-    real = evaluation.baseline_cycles
-    monkeypatch.setattr(evaluation, "baseline_cycles",
-                        lambda *a, **k: (real(*a, **k)[0] + 1, real(*a, **k)[1]))
+    original = AgentLoop(AutotuneAgent("plena", "relu"), RunSpec("plena", "relu", "C2"), store).run()
+    import workbench.tools as tools
+    real = tools.run_eval
+
+    def one_cycle_slower(*args, **kwargs):      # as if the timing model had changed
+        r = real(*args, **kwargs)
+        r.data["cycles"] += 1
+        return r
+
+    monkeypatch.setattr(tools, "run_eval", one_cycle_slower)
     result, report = replay_run(store, original.run_id)
-    assert not report["identical"] and report["mismatches"]
-    diffs = report["mismatches"][0]["differences"]
-    assert any(d.startswith("result.baseline_cycles: recorded") for d in diffs)
-    assert any(d.startswith("result.speedup") for d in diffs)
-    assert store.run(result.run_id).scores["replay"]["mismatches"] == len(report["mismatches"])
+    assert not report["identical"]
+    runs = [e for e in evaluations(store, original.run_id) if e.payload["tool"] == "run_eval"]
+    assert len(report["mismatches"]) == len(runs) >= 3
+    first = report["mismatches"][0]
+    assert first["recorded"].endswith("run_eval on C2")
+    assert any(d.startswith("result.cycles: recorded") for d in first["differences"])
+    assert store.run(result.run_id).scores["replay"]["mismatches"] == len(runs)
 
 
 def test_differences_walks_nested_values():
