@@ -177,7 +177,8 @@ class Conv2d:
         handover = handover or {}
         for t in order:
             off = self.x_offset(t)
-            a.addi(XA, PIX, off, scratch=SCR)
+            if off:
+                a.addi(XA, PIX, off, scratch=SCR)
             reg = self.slot_reg(chunk, t)
             a(f"M_MV gp0, {reg}, {XA if off else PIX}")
             if t in loads:
@@ -205,7 +206,7 @@ class Conv2d:
             self.one_pass(j, *passes[phase], handover=p.handover(j, phase))
         pixel_passes(a, p.img, bodies,
                      lambda: a.addi(PIX, PIX, (p.img.kw - 1) * p.cic * self.vlen, scratch=SCR),
-                     ROWS, COLS, last=last if p.handover(j, 0) else None)
+                     ROWS, COLS, last=last if any(p.handover(j, ph) for ph in range(len(passes))) else None)
 
     def run(self) -> None:
         a, p, ctx = self.a, self.p, self.ctx

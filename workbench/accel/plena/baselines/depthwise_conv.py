@@ -7,13 +7,16 @@ cancel and that error leaves the tolerance. So the products, one V_MUL_VV each, 
 through the matrix unit instead: M_MV adds each product row into MV_ACC in fp32, and
 one M_MV_WO rounds the sum once.
 
-M_MV needs a matrix. An identity cannot be fetched from a short pattern in HBM (with
-a positive row stride, rows that overlap give a Hankel matrix), but the exchange
-matrix J (J[r, j] = 1 iff r + j = MLEN - 1) can: MLEN rows at stride 1 over a buffer
-that is zero except for a one at MLEN - 1. The kernel writes that buffer at the start
-of y (whose every element it overwrites later), loads J into Matrix SRAM tile 0, and
-uses it twice per output row: the fp32 sum of the taps comes out reversed, and one
-more M_MV through J puts it back in order (exactly: one non-zero term per column).
+M_MV needs a matrix that passes a row through, and Matrix SRAM loads only from HBM,
+where a kernel may write only its output. An identity tile takes MLEN*MLEN elements
+there (more than small outputs have) unless its rows overlap, and overlapping rows at
+a positive stride make a Hankel matrix, T[r, j] = pattern[r + j]. The exchange matrix
+J (J[r, j] = 1 iff r + j = MLEN - 1) is one: MLEN rows at stride 1 over 2*MLEN - 1
+elements, zero but for a one in the middle. The kernel builds that pattern at the
+start of y (every element of which it overwrites later) from a one-hot row made by
+S_MAP_V_FP (FP_MEM and Vector SRAM start at zero), loads J into Matrix SRAM tile 0,
+and uses it twice per output row: the fp32 sum of the taps comes out reversed, and
+one more M_MV through J puts it back in order, exactly (one non-zero term per column).
 
 Channels are processed one VLEN chunk at a time: the chunk's image (row h*W + w) and
 its KH*KW filter rows are loaded with strided H_PREFETCH_V (STRIDE = C), every output
@@ -120,7 +123,8 @@ class Depthwise:
         wb = p.hw.HBM_V_WRITEBACK_AMOUNT
         for k in range(-(-2 // wb)):           # the pattern's two rows, in whole transfers
             a.li(OFF, k * wb * self.vlen)
-            a.li(PTR, staging + k * wb * self.vlen)
+            if k:
+                a.li(PTR, staging + k * wb * self.vlen)
             a(f"H_STORE_V {PTR}, {OFF}, a2, 0, 0", "pattern -> start of y, which is overwritten later")
         a(f"S_ADDI_INT {SCR}, gp0, 1")
         a(f"C_SET_STRIDE_REG {SCR}")
@@ -157,7 +161,8 @@ class Depthwise:
         a, p, vlen = self.a, self.p, self.vlen
         for t, (kh, kw) in enumerate(p.img.taps):
             off = (kh * p.img.w + kw) * vlen
-            a.addi(XA, PIX, off, scratch=SCR)
+            if off:
+                a.addi(XA, PIX, off, scratch=SCR)
             wreg = wregs[t]
             if wreg is None:
                 wreg = FILTER_REGS[-1]
