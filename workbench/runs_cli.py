@@ -64,29 +64,40 @@ class Progress:
     def __call__(self, ev) -> None:
         if self.quiet:
             return
+        from rich.markup import escape
         p = ev.payload if isinstance(ev.payload, dict) else {}
         c = self.console
         if ev.type == "message" and ev.role == "assistant":
             text = (p.get("content") or p.get("refusal") or "(no text)").replace("\n", " ")
-            c.print(f"[bold]step {ev.step}{self.budget}[/] [cyan]{text[:160]}[/]")
+            c.print(f"[bold]step {ev.step}{self.budget}[/] [cyan]{escape(text[:160])}[/]")
         elif ev.type == "tool_result":
             ok = "[green]ok[/]" if p.get("ok") else "[red]refused[/]"
-            first = (p.get("content") or "").splitlines()[0][:150] if p.get("content") else ""
-            c.print(f"  {p.get('name') or '?'} {ok} {first}", markup=True)
+            first = escape((p.get("content") or "").splitlines()[0][:150] if p.get("content") else "")
+            d = p.get("data") or {}
+            if p.get("name") == "run_eval" and p.get("ok") and d.get("status"):
+                verdict = "[green]PASS[/]" if d.get("passed") else f"[red]{d['status'].upper()}[/]"
+                first = (f"kernel v{d.get('version')}: {verdict} {d.get('frac_match', 0):.1%} "
+                         f"match, {d.get('cycles')} cycles"
+                         + (f", {d['speedup']:.2f}x over the baseline" if d.get("speedup") else ""))
+            c.print(f"  {escape(p.get('name') or '?')} {ok} {first}")
         elif ev.type == "evaluation" and ev.step is None:
             r = p.get("result", {})
             c.print(f"  final {p.get('tool')} on {p.get('config')}: {r.get('status')} "
                     f"{r.get('cycles')} cycles")
         elif ev.type == "error":
-            c.print(f"  [red]error ({p.get('where')}): {p.get('error')}[/]")
+            c.print(f"  [red]error ({p.get('where')}): {escape(str(p.get('error')))}[/]")
         elif ev.type == "note" and p.get("kind") == "retry":
-            c.print(f"  [yellow]{p.get('error')} (status {p.get('status')}); retrying in "
-                    f"{p.get('wait')}s[/]")
+            c.print(f"  [yellow]{escape(str(p.get('error')))} (status {p.get('status')}); "
+                    f"retrying in {p.get('wait')}s[/]")
         if self.status is not None:
-            if ev.type in ("tool_result", "message") and ev.role != "assistant":
-                self.status.update(f"step {ev.step}: waiting for the agent")
+            if ev.type == "message" and ev.role in ("user", "system"):
+                self.status.update(f"step {(ev.step or 0) + 1}{self.budget}: waiting for the agent")
             elif ev.type == "tool_call":
-                self.status.update(f"step {ev.step}: running {p.get('name')}")
+                self.status.update(f"step {ev.step}{self.budget}: running {p.get('name')}")
+            elif ev.type == "note" and p.get("kind") == "final":
+                self.status.update("done")
+            elif ev.step is None:
+                self.status.update("final scoring on held-out inputs and configurations")
 
 
 def _print_scores(run) -> None:

@@ -117,6 +117,20 @@ def history_arguments(call: ToolCall) -> str:
     return call.arguments
 
 
+def history_message(reply: Reply) -> dict:
+    """The agent's reply as it goes back into the conversation. Providers reject an
+    assistant message with neither text nor tool calls, so an empty reply or a bare
+    refusal is written out."""
+    msg = reply.assistant_message()
+    if reply.tool_calls:
+        msg["tool_calls"] = [{"id": c.id, "type": "function",
+                              "function": {"name": c.name, "arguments": history_arguments(c)}}
+                             for c in reply.tool_calls]
+    elif not reply.content.strip():
+        msg["content"] = reply.refusal.strip() or "(empty reply)"
+    return msg
+
+
 class AgentLoop:
     def __init__(self, agent: Agent, spec: RunSpec, store: TraceStore, *,
                  seeds: SeedSource | None = None, listener: Callable[[Event], None] | None = None,
@@ -229,10 +243,7 @@ class AgentLoop:
         reply = self.agent.act(st)
         self._normalise_ids(reply)
         self._record_reply(reply)
-        st.messages.append({**reply.assistant_message(), "tool_calls": [
-            {"id": c.id, "type": "function",
-             "function": {"name": c.name, "arguments": history_arguments(c)}}
-            for c in reply.tool_calls]} if reply.tool_calls else reply.assistant_message())
+        st.messages.append(history_message(reply))
         outcomes: list[Outcome] = []
         if not reply.tool_calls:
             self._say(self._no_tool_message(reply), kind="empty_reply" if self._empty(reply)

@@ -52,6 +52,9 @@ def test_malformed_replies_become_messages_and_the_run_goes_on(store, relu_c1_so
     assert "ended the run" in r["after"]["content"] and not r["after"]["ok"]
     said = [e.payload.get("kind") for e in events if e.type == "message" and e.role == "user"]
     assert "empty_reply" in said and "no_tool_call" in said
+    # every assistant message sent back has text or tool calls (providers reject neither)
+    assert all(m.get("content") or m.get("tool_calls")
+               for m in model.queries[-1] if m["role"] == "assistant")
     # one kernel version: refused kernels are not stored as versions
     assert [e.payload["version"] for e in events if e.type == "kernel"] == [1]
     assert any(e.type == "reasoning" and "template" in e.text for e in events)
