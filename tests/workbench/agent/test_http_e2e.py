@@ -30,6 +30,7 @@ def test_llm_run_over_http_with_malformed_replies_and_retries(store, openai_serv
                             reasoning_content="Start with a kernel.")),
         ("reply", assistant(None, tool_call("c2", "make_kernel", "{}"))),
         ("reply", assistant(None, tool_call("c3", "write_code", '{"kernel": "NOP"}'))),
+        ("reply", assistant(None, tool_call("c3b", "write_code", "{}"))),
         ("reply", assistant("")),
         ("sleep", 2.0),                                  # the client times out and retries
         ("reply", assistant(None, refusal="I can't help with that.")),
@@ -42,17 +43,18 @@ def test_llm_run_over_http_with_malformed_replies_and_retries(store, openai_serv
     server = openai_server(script, deadline=120)
     model = LiteLLMModel("openai/gpt-4o", api_base=server.url, timeout=1.0, backoff_base=0.01,
                          max_retries=3)
-    loop = AgentLoop(LLMAgent(model), RunSpec("plena", "relu", "C1", budget=10), store)
+    loop = AgentLoop(LLMAgent(model), RunSpec("plena", "relu", "C1", budget=11), store)
     result = loop.run()
 
     assert server.errors == [] and server.script == []
-    assert len(server.requests) == 10                   # 8 replies + the 429 + the timeout
+    assert len(server.requests) == 11                   # 9 replies + the 429 + the timeout
     assert result.status == "succeeded" and result.scores["stop"] == "submitted"
     events = store.events(result.run_id)
     results = {e.payload["call_id"]: e.payload for e in events if e.type == "tool_result"}
     assert "not valid JSON" in results["c1"]["content"]
     assert "unknown tool 'make_kernel'" in results["c2"]["content"]
     assert "unexpected argument(s) kernel" in results["c3"]["content"]
+    assert "needs the argument 'code'" in results["c3b"]["content"]
     assert "at most 262,144 bytes" in results["c4"]["content"]
     assert "PASS" in results["c6"]["content"]
     kinds = [e.payload.get("kind") for e in events if e.type == "message" and e.role == "user"]
@@ -65,12 +67,12 @@ def test_llm_run_over_http_with_malformed_replies_and_retries(store, openai_serv
     # reasoning, usage and cost (gpt-4o is in litellm's local cost map)
     assert any(e.type == "reasoning" and e.text == "Start with a kernel." for e in events)
     run = store.run(result.run_id)
-    assert (run.tokens_in, run.tokens_out, run.tokens_reasoning) == (8 * 1200, 8 * 300, 8 * 100)
+    assert (run.tokens_in, run.tokens_out, run.tokens_reasoning) == (9 * 1200, 9 * 300, 9 * 100)
     assert run.cost > 0
     # the malformed arguments went back to the server as valid JSON in the history
     last = server.requests[-1]["messages"]
     for m in last:
         for c in m.get("tool_calls") or []:
             json.loads(c["function"]["arguments"])
-    assert max(len(json.dumps(r)) for r in server.requests[8:]) < 300_000
+    assert max(len(json.dumps(r)) for r in server.requests[9:]) < 300_000
     assert store.verify(result.run_id).ok
