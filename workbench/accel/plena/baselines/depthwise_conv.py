@@ -18,6 +18,13 @@ S_MAP_V_FP (FP_MEM and Vector SRAM start at zero), loads J into Matrix SRAM tile
 and uses it twice per output row: the fp32 sum of the taps comes out reversed, and
 one more M_MV through J puts it back in order, exactly (one non-zero term per column).
 
+`sum = "twosum"` (tuning) keeps the sum on the vector unit instead, exact enough to
+give the same worst case as fp32: a running bf16 sum s and a bf16 error row e, each
+product p added by Knuth's TwoSum (s' = s + p, b' = s' - s, the rounding error of the
+addition is (s - (s' - b')) + (p - b'), exactly, into e), and s + e rounded once at the
+end. Seven 2-cycle vector operations per tap instead of a 16-cycle M_MV: fewer cycles,
+more instructions.
+
 Channels are processed one VLEN chunk at a time: the chunk's image (row h*W + w) and
 its KH*KW filter rows are loaded with strided H_PREFETCH_V (STRIDE = C), every output
 pixel is computed into an out buffer, and the buffer is stored strided. `buffers = 2`
@@ -35,10 +42,12 @@ from .conv import Image, pixel_passes, transfer_rows
 from .template import Ctx, Template
 
 # Register plan: pointers, scratch, then hardware-loop counters. While a chunk computes,
-# the transfer registers are free, and they and the rest hold filter-row addresses.
-PIX, OUT, XA, PT, SCR, PTR, OFF = "gp1", "gp2", "gp3", "gp5", "gp6", "gp7", "gp8"
+# the transfer registers are free: they and the rest hold work-row and filter-row
+# addresses (per summation: work rows, then filter rows).
+PIX, OUT, XA, SCR, PTR, OFF = "gp1", "gp2", "gp3", "gp6", "gp7", "gp8"
 ROWS, COLS, XFER = "gp12", "gp13", "gp14"
-FILTER_REGS = ("gp4", "gp7", "gp8", "gp9", "gp10", "gp11", "gp14", "gp15")
+FREE = ("gp5", "gp4", "gp7", "gp8", "gp9", "gp10", "gp11", "gp14", "gp15")
+WORK_ROWS = {"matrix": 1, "twosum": 6}     # product; or product, s, s', e, two temporaries
 ONE = "f1"
 
 
@@ -48,6 +57,7 @@ class Plan:
     img: Image
     c: int
     buffers: int
+    sum: str              # "matrix" | "twosum"
     fp_base: int          # first FP_MEM entry after the task's constants
 
     @property
@@ -77,8 +87,10 @@ class Plan:
         return base, base + self.x_rows * vlen, base + (self.x_rows + self.w_rows) * vlen
 
     @property
-    def product_row(self) -> int:
-        return self.buffers * self.buffer_rows * self.hw.VLEN
+    def work_rows(self) -> list[int]:
+        """Vector SRAM addresses of the summation's work rows, after the buffers."""
+        base = self.buffers * self.buffer_rows * self.hw.VLEN
+        return [base + i * self.hw.VLEN for i in range(WORK_ROWS[self.sum])]
 
     def check(self) -> str | None:
         hw, vlen = self.hw, self.hw.VLEN
@@ -92,16 +104,20 @@ class Plan:
             return problem
         if self.buffers not in (1, 2):
             return f"buffers={self.buffers!r} must be 1 or 2"
-        if self.img.outputs < max(wb, 2):
+        if self.sum not in WORK_ROWS:
+            return f"sum={self.sum!r} must be one of {', '.join(map(repr, WORK_ROWS))}"
+        matrix = self.sum == "matrix"
+        if self.img.outputs < max(wb, 2 if matrix else 1):
             return (f"{self.img.outputs} output pixels: the strided stores move "
-                    f"HBM_V_WRITEBACK_AMOUNT={wb} pixels at a time and need at least that many "
-                    "(and at least 2, the rows of the exchange-matrix pattern)")
-        rows = self.buffers * self.buffer_rows + 1
+                    f"HBM_V_WRITEBACK_AMOUNT={wb} pixels at a time and need at least that many"
+                    + (" (and at least 2, the rows of the exchange-matrix pattern)" if matrix else ""))
+        rows = self.buffers * self.buffer_rows + WORK_ROWS[self.sum]
         if rows > hw.VSRAM_ROWS:
             return (f"buffers={self.buffers} needs {rows} Vector SRAM rows ({self.buffers} x (image "
-                    f"{self.x_rows} + filters {self.w_rows} + outputs {self.y_rows}) + 1); "
-                    f"VSRAM_ROWS={hw.VSRAM_ROWS}" + (": use buffers=1" if self.buffers > 1 else ""))
-        if self.fp_base + vlen > hw.FP_MEM_SIZE:
+                    f"{self.x_rows} + filters {self.w_rows} + outputs {self.y_rows}) + "
+                    f"{WORK_ROWS[self.sum]} work rows); VSRAM_ROWS={hw.VSRAM_ROWS}"
+                    + (": use buffers=1" if self.buffers > 1 else ""))
+        if matrix and self.fp_base + vlen > hw.FP_MEM_SIZE:
             return f"the exchange-matrix pattern needs FP_MEM entries {self.fp_base}..{self.fp_base + vlen - 1}"
         return None
 
@@ -129,8 +145,6 @@ class Depthwise:
         a(f"S_ADDI_INT {SCR}, gp0, 1")
         a(f"C_SET_STRIDE_REG {SCR}")
         a("H_PREFETCH_M gp0, gp0, a2, 1, 0", "J[r, j] = pattern[r + j]")
-        a.li(SCR, p.c)
-        a(f"C_SET_STRIDE_REG {SCR}", "image, filter and output rows are C apart")
 
     def rows(self, op: str, areg: str, vbase: int, chunk: int, rows: int, amount: int) -> None:
         """A chunk's `rows` rows (pixels or taps, C apart in HBM) to or from Vector SRAM."""
@@ -148,32 +162,62 @@ class Depthwise:
         p = self.p
         self.rows("H_STORE_V", "a2", p.buffer(j)[2], j, p.y_rows, p.hw.HBM_V_WRITEBACK_AMOUNT)
 
-    def hold_filters(self, wb: int) -> list[str | None]:
-        """Load filter-row addresses into registers, as many as there are; per tap, its
-        register, or None for taps that share the last register (loaded at each use)."""
-        taps = len(self.p.img.taps)
-        held = FILTER_REGS[:taps] if taps <= len(FILTER_REGS) else FILTER_REGS[:-1]
+    def hold(self, wb: int) -> tuple[list[str], list[str | None]]:
+        """Registers for the work rows, and per tap the register holding its filter row
+        (None: taps beyond the free registers share the last one, loaded at each use)."""
+        p, taps = self.p, len(self.p.img.taps)
+        work = list(FREE[:len(p.work_rows)])
+        regs = FREE[len(work):]
+        held = regs[:taps] if taps <= len(regs) else regs[:-1]
+        for reg, addr in zip(work, p.work_rows):
+            self.a.li(reg, addr)
         for t, reg in enumerate(held):
             self.a.li(reg, wb + t * self.vlen, f"filter row of tap {t}")
-        return list(held) + [None] * (taps - len(held))
+        return work, list(held) + [None] * (taps - len(held))
 
-    def pixel(self, wb: int, wregs: list[str | None]) -> None:
+    def product(self, t: int, dst: str, wb: int, wregs: list[str | None]) -> None:
+        """dst = x row (pixel + tap t) * filter row t, rounded to bf16."""
         a, p, vlen = self.a, self.p, self.vlen
-        for t, (kh, kw) in enumerate(p.img.taps):
-            off = (kh * p.img.w + kw) * vlen
-            if off:
-                a.addi(XA, PIX, off, scratch=SCR)
-            wreg = wregs[t]
-            if wreg is None:
-                wreg = FILTER_REGS[-1]
-                a.li(wreg, wb + t * vlen)
-            a(f"V_MUL_VV {PT}, {XA if off else PIX}, {wreg}", f"tap ({kh}, {kw})")
-            a(f"M_MV gp0, gp0, {PT}", "MV_ACC += reversed product (fp32)")
-        a(f"M_MV_WO {PT}, 0", "round once to bf16")
-        a(f"M_MV gp0, gp0, {PT}", "reverse back")
+        kh, kw = p.img.taps[t]
+        off = (kh * p.img.w + kw) * vlen
+        if off:
+            a.addi(XA, PIX, off, scratch=SCR)
+        wreg = wregs[t]
+        if wreg is None:
+            wreg = FREE[-1]
+            a.li(wreg, wb + t * vlen)
+        a(f"V_MUL_VV {dst}, {XA if off else PIX}, {wreg}", f"tap ({kh}, {kw})")
+
+    def pixel_matrix(self, wb: int, work: list[str], wregs: list[str | None]) -> None:
+        a, (pt,) = self.a, work
+        for t in range(len(self.p.img.taps)):
+            self.product(t, pt, wb, wregs)
+            a(f"M_MV gp0, gp0, {pt}", "MV_ACC += reversed product (fp32)")
+        a(f"M_MV_WO {pt}, 0", "round once to bf16")
+        a(f"M_MV gp0, gp0, {pt}", "reverse back")
         a(f"M_MV_WO {OUT}, 0")
-        a(f"S_ADDI_INT {OUT}, {OUT}, {vlen}")
-        a(f"S_ADDI_INT {PIX}, {PIX}, {vlen}")
+
+    def pixel_twosum(self, wb: int, work: list[str], wregs: list[str | None]) -> None:
+        a = self.a
+        pt, s, s2, e, t1, t2 = work
+        self.product(0, s, wb, wregs)
+        for t in range(1, len(self.p.img.taps)):
+            self.product(t, pt, wb, wregs)
+            a(f"V_ADD_VV {s2}, {s}, {pt}", "s' = s + p")
+            a(f"V_SUB_VV {t1}, {s2}, {s}", "b' = s' - s")
+            a(f"V_SUB_VV {t2}, {s2}, {t1}", "a' = s' - b'")
+            a(f"V_SUB_VV {t1}, {pt}, {t1}", "p - b'")
+            a(f"V_SUB_VV {t2}, {s}, {t2}", "s - a'")
+            if t == 1:
+                a(f"V_ADD_VV {e}, {t2}, {t1}", "e = rounding error of s + p")
+            else:
+                a(f"V_ADD_VV {t1}, {t2}, {t1}", "rounding error of s + p")
+                a(f"V_ADD_VV {e}, {e}, {t1}", "e += it")
+            s, s2 = s2, s
+        if len(self.p.img.taps) > 1:
+            a(f"V_ADD_VV {OUT}, {s}, {e}", "s + e, rounded once")
+        else:
+            a(f"V_ADD_VF {OUT}, {s}, f0", "the only product")
 
     def compute(self, j: int) -> None:
         a, p = self.a, self.p
@@ -181,8 +225,14 @@ class Depthwise:
         a.comment(f"channels {j * self.vlen}..: every output pixel")
         a.li(PIX, xb)
         a.li(OUT, yb)
-        wregs = self.hold_filters(wb)
-        pixel_passes(a, p.img, [lambda: self.pixel(wb, wregs)],
+        work, wregs = self.hold(wb)
+        body = self.pixel_matrix if p.sum == "matrix" else self.pixel_twosum
+
+        def pixel() -> None:
+            body(wb, work, wregs)
+            a(f"S_ADDI_INT {OUT}, {OUT}, {self.vlen}")
+            a(f"S_ADDI_INT {PIX}, {PIX}, {self.vlen}")
+        pixel_passes(a, p.img, [pixel],
                      lambda: a.addi(PIX, PIX, (p.img.kw - 1) * self.vlen, scratch=SCR), ROWS, COLS)
 
     def run(self) -> None:
@@ -190,8 +240,10 @@ class Depthwise:
         a.set_hbm_base("a0", ctx.addr("x"), SCR)
         a.set_hbm_base("a1", ctx.addr("w"), SCR)
         a.set_hbm_base("a2", ctx.addr("y"), SCR)
-        a.li(PT, p.product_row)
-        self.exchange_matrix()
+        if p.sum == "matrix":
+            self.exchange_matrix()
+        a.li(SCR, p.c)
+        a(f"C_SET_STRIDE_REG {SCR}", "image, filter and output rows are C apart")
         self.load(0)
         for j in range(p.chunks):
             if p.buffers > 1 and j + 1 < p.chunks:
@@ -205,14 +257,14 @@ class Depthwise:
 def plan(ctx: Ctx, params: dict) -> Plan:
     d = ctx.dims
     return Plan(ctx.hw, Image(d["H"], d["W"], d["KH"], d["KW"]), d["C"], params["buffers"],
-                len(ctx.layout.constants))
+                params["sum"], len(ctx.layout.constants))
 
 
 TEMPLATE = Template(
     task="depthwise_conv",
     generate=lambda ctx, asm, params: Depthwise(ctx, asm, plan(ctx, params)).run(),
-    params={"buffers": 1},
-    space={"buffers": (1, 2)},
+    params={"buffers": 1, "sum": "matrix"},
+    space={"buffers": (1, 2), "sum": ("matrix", "twosum")},
     doc=__doc__,
     check=lambda ctx, params: plan(ctx, params).check(),
 )
