@@ -123,14 +123,20 @@ def cmd_exec(args) -> int:
     return run_exec(args)
 
 
+# Benchmarks the project ships: name -> (module with main(argv), what it prints).
+BENCHMARKS = {
+    "model": ("simulators.plena.bench", "plena functional model: instructions/s, MACs/s, traced slowdown"),
+    "suite": ("workbench.suite", "wall time of the plena Level-1 baseline suite"),
+    "store": ("workbench.store.bench", "trace store write rate (events/s)"),
+    "agent": ("workbench.agent.bench", "agent loop overhead per step, without the model"),
+}
+
+
 def cmd_bench(args) -> int:
-    if args.what == "model":
-        from simulators.plena.bench import main as bench_main
-        bench_main()
-    elif args.what == "suite":
-        from workbench.suite import bench_suite
-        bench_suite(args.accel, repeats=args.repeats)
-    return 0
+    import importlib
+    module, _ = BENCHMARKS[args.what]
+    rc = importlib.import_module(module).main(args.args)
+    return rc or 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -204,10 +210,10 @@ def build_parser() -> argparse.ArgumentParser:
     hw_opt(sp)
     sp.set_defaults(func=cmd_exec)
 
-    sp = sub.add_parser("bench", help="print performance figures")
-    sp.add_argument("what", choices=("model", "suite"), help="model: simulator speed; suite: Level-1 baseline suite wall time")
-    sp.add_argument("--accel", default="plena")
-    sp.add_argument("--repeats", type=int, default=3)
+    sp = sub.add_parser("bench", help="print performance figures (medians of several runs)",
+                        description="; ".join(f"{k}: {v}" for k, (_, v) in BENCHMARKS.items()))
+    sp.add_argument("what", choices=tuple(BENCHMARKS), help="which benchmark")
+    sp.add_argument("args", nargs=argparse.REMAINDER, help="options passed to the benchmark (try --help)")
     sp.set_defaults(func=cmd_bench)
     from workbench.runs_cli import add_run_commands; add_run_commands(sub)  # noqa: E702 (run/runs/show/replay/export)
     return p

@@ -128,3 +128,14 @@ def bench_suite(accel_name: str, repeats: int = 3, n_seeds: int = 3) -> None:
     print(f"wall time: median {statistics.median(times):.2f} s over {repeats} runs "
           f"(min {min(times):.2f}, max {max(times):.2f})")
     print(f"edge cases on top (every cell): median {statistics.median(edge_times):.2f} s")
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+    ap = argparse.ArgumentParser(prog="kernelcraft bench suite", description=bench_suite.__doc__)
+    ap.add_argument("--accel", default="plena")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--seeds", type=int, default=3)
+    a = ap.parse_args(argv)
+    bench_suite(a.accel, repeats=a.repeats, n_seeds=a.seeds)
+    return 0

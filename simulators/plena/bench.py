@@ -80,8 +80,12 @@ def benchmark(repeats: int = 5, scale: float = 1.0) -> dict:
     return out
 
 
-def main() -> None:
-    r = benchmark()
+def main(argv: list[str] | None = None) -> None:
+    import argparse
+    ap = argparse.ArgumentParser(prog="kernelcraft bench model",
+                                 description="plena functional model speed (median of several runs)")
+    ap.add_argument("--repeats", type=int, default=5)
+    r = benchmark(repeats=ap.parse_args(argv).repeats)
     print(f"plena functional model, default configuration, median of {r['repeats']} runs")
     print(f"  scalar-heavy loop : {r['scalar_instr_per_s'] / 1e6:8.2f} M instructions/s"
           f"   (traced: {r['scalar_traced_slowdown']:.1f}x slower)")
