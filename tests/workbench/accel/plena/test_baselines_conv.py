@@ -205,6 +205,8 @@ def test_shape_problems_are_explained():
     assert "need at least that many" in DepthwisePlan(HW, Image(3, 4, 3, 3), 64, 1, "matrix", 0).check()
     assert "VLEN == MLEN" in ConvPlan(ACCEL.default_config(VLEN=32), img, 64, 64, 0).check()
     assert ConvPlan(HW, img, 64, 64, 0).check() is None
+    assert "FP_MEM_SIZE=64: use sum='twosum'" in DepthwisePlan(ACCEL.default_config(FP_MEM_SIZE=64),
+                                                                img, 64, 1, "matrix", 3).check()
     assert DepthwisePlan(HW, img, 64, 2, "twosum", 0).check() is None
 
 

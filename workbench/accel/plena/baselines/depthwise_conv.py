@@ -118,7 +118,9 @@ class Plan:
                     f"{WORK_ROWS[self.sum]} work rows); VSRAM_ROWS={hw.VSRAM_ROWS}"
                     + (": use buffers=1" if self.buffers > 1 else ""))
         if matrix and self.fp_base + vlen > hw.FP_MEM_SIZE:
-            return f"the exchange-matrix pattern needs FP_MEM entries {self.fp_base}..{self.fp_base + vlen - 1}"
+            return (f"the exchange-matrix pattern needs FP_MEM entries {self.fp_base}.."
+                    f"{self.fp_base + vlen - 1} after the task's constants; FP_MEM_SIZE="
+                    f"{hw.FP_MEM_SIZE}: use sum='twosum'")
         return None
 
 
