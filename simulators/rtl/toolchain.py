@@ -278,20 +278,35 @@ def _locked(path: Path) -> Iterator[None]:
 VERILATOR_MAKE_OVERRIDES = ("CFG_CXXFLAGS_PCH_I=-include",)
 
 
+def _verilator_env() -> dict[str, str]:
+    """Environment for a Verilator build: the make overrides, and ccache when it is
+    installed (the Verilator and cocotb runtime objects are identical in every build,
+    so a new design compiles only its own model)."""
+    env = {"MAKEFLAGS": " ".join(filter(None, [os.environ.get("MAKEFLAGS"),
+                                               *VERILATOR_MAKE_OVERRIDES]))}
+    if shutil.which("ccache") and "OBJCACHE" not in os.environ:
+        env["OBJCACHE"] = "ccache"
+        # Verilator's models include a precompiled header; ccache needs this to cache
+        # those compiles at all.
+        env.setdefault("CCACHE_SLOPPINESS", os.environ.get(
+            "CCACHE_SLOPPINESS", "pch_defines,time_macros,include_file_mtime"))
+    return env
+
+
 @contextmanager
-def _make_overrides(simulator: str) -> Iterator[None]:
-    if simulator != "verilator":
-        yield
-        return
-    old = os.environ.get("MAKEFLAGS")
-    os.environ["MAKEFLAGS"] = " ".join(filter(None, [old, *VERILATOR_MAKE_OVERRIDES]))
+def _build_env(simulator: str) -> Iterator[None]:
+    """cocotb's runner takes its subprocess environment from os.environ."""
+    env = _verilator_env() if simulator == "verilator" else {}
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
     try:
         yield
     finally:
-        if old is None:
-            os.environ.pop("MAKEFLAGS", None)
-        else:
-            os.environ["MAKEFLAGS"] = old
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def build(spec: BuildSpec, simulator: str = "verilator") -> Build:
@@ -307,14 +322,16 @@ def build(spec: BuildSpec, simulator: str = "verilator") -> Build:
     with _locked(builds / f".{final.name}.lock"):
         if marker.is_file():          # another process built it while we waited
             return Build(spec, simulator, final, key, True, time.perf_counter() - t0)
-        work = builds / f".{final.name}.tmp{os.getpid()}"
-        shutil.rmtree(work, ignore_errors=True)
+        # Holding the lock, any work directory for this key is a killed build's leftover.
+        for stale in builds.glob(f".{final.name}.tmp*"):
+            shutil.rmtree(stale, ignore_errors=True)
+        work = builds / f".{final.name}.tmp{os.getpid()}
         work.mkdir(parents=True)
         log = work / "build.log"
         from cocotb_tools.runner import get_runner
         runner = get_runner(simulator)
         try:
-            with _make_overrides(simulator):
+            with _build_env(simulator):
                 runner.build(sources=[Path(s).resolve() for s in spec.sources],
                              includes=[Path(i).resolve() for i in spec.includes],
                              parameters=dict(spec.parameters), defines=dict(spec.defines),
@@ -322,7 +339,8 @@ def build(spec: BuildSpec, simulator: str = "verilator") -> Build:
                              build_dir=work, timescale=spec.timescale, log_file=log)
         except (RuntimeError, SystemExit, subprocess.CalledProcessError):
             failed = builds / f"failed-{simulator}-{spec.top}.log"
-            shutil.copyfile(log, failed) if log.is_file() else None
+            if log.is_file():
+                shutil.copyfile(log, failed)
             shutil.rmtree(work, ignore_errors=True)
             raise RtlBuildError(f"{tool.version_text} could not build top module {spec.top}",
                                 _error_lines(failed), failed) from None
@@ -338,17 +356,33 @@ def build(spec: BuildSpec, simulator: str = "verilator") -> Build:
 
 # --- running cocotb tests ------------------------------------------------------------
 
+@dataclass(frozen=True)
+class RunResult:
+    results_xml: Path
+    log: Path
+    outcomes: dict[str, str | None]     # cocotb test name -> None if passed, else message
+    seconds: float
+
+    @property
+    def failures(self) -> dict[str, str]:
+        return {name: msg for name, msg in self.outcomes.items() if msg is not None}
+
+
 def run(b: Build, test_module: str, module_dirs: Sequence[Path], test_dir: Path,
         testcase: str | Sequence[str] | None = None, seed: int | None = None,
-        plusargs: Sequence[str] = (), extra_env: Mapping[str, str] | None = None) -> Path:
+        plusargs: Sequence[str] = (), extra_env: Mapping[str, str] | None = None,
+        check: bool = True) -> RunResult:
     """Run cocotb test module `test_module` (found in `module_dirs`) on build `b`, in
-    `test_dir`; returns the results XML. Raises RtlRunError naming each failing test and
-    its message, with the end of the simulator's log."""
+    `test_dir`. With `check`, raise RtlRunError naming each failing test and its
+    message, with the end of the simulator's log; without, return the outcomes. A
+    simulator that dies before reporting any test always raises."""
+    t0 = time.perf_counter()
     prepare(b.simulator)
     from cocotb_tools.runner import get_runner
     test_dir = Path(test_dir).resolve()
     test_dir.mkdir(parents=True, exist_ok=True)
     results = test_dir / "results.xml"
+    results.unlink(missing_ok=True)
     log = test_dir / "sim.log"
     env = {
         # cocotb imports pytest inside the simulator; loading every installed pytest
@@ -358,13 +392,13 @@ def run(b: Build, test_module: str, module_dirs: Sequence[Path], test_dir: Path,
     }
     added = [str(Path(d).resolve()) for d in module_dirs]
     sys.path[:0] = added              # cocotb's runner passes sys.path to the simulator
+    code: object = None
     try:
         runner = get_runner(b.simulator)
         runner.test(test_module=test_module, hdl_toplevel=b.spec.top,
                     hdl_toplevel_lang="verilog", build_dir=b.directory, test_dir=test_dir,
                     testcase=testcase, seed=seed, plusargs=list(plusargs), extra_env=env,
                     results_xml=str(results), log_file=log)
-        code = None
     except SystemExit as e:          # the runner exits when a test or the simulator fails
         code = e.code
     except RuntimeError as e:
@@ -372,23 +406,29 @@ def run(b: Build, test_module: str, module_dirs: Sequence[Path], test_dir: Path,
     finally:
         for d in added:
             sys.path.remove(d)
-    failures = _failures(results)
-    if code is None and not failures:
-        return results
-    tail = log.read_text(errors="replace").splitlines()[-30:] if log.is_file() else []
-    head = (f"{len(failures)} cocotb test(s) failed in {test_module} on {b.simulator}"
-            if failures else f"simulation of {b.spec.top} on {b.simulator} failed ({code})")
-    body = "\n".join(f"  {name}: {msg}" for name, msg in failures)
-    raise RtlRunError(f"{head}\n{body}\n  --- end of {log} ---\n" +
-                      "\n".join(f"  {ln}" for ln in tail))
+    outcomes = _outcomes(results)
+    result = RunResult(results, log, outcomes, time.perf_counter() - t0)
+    if (check and result.failures) or not outcomes or (check and code is not None):
+        tail = log.read_text(errors="replace").splitlines()[-30:] if log.is_file() else []
+        head = (f"{len(result.failures)} cocotb test(s) failed in {test_module} on "
+                f"{b.simulator}" if result.failures else
+                f"simulation of {b.spec.top} on {b.simulator} failed ({code or 'no tests ran'})")
+        body = "\n".join(f"  {name}: {msg}" for name, msg in result.failures.items())
+        raise RtlRunError(f"{head}\n{body}\n  --- end of {log} ---\n" +
+                          "\n".join(f"  {ln}" for ln in tail))
+    return result
 
 
-def _failures(results: Path) -> list[tuple[str, str]]:
-    """(test name, message) of every failed test case in a cocotb results XML."""
+def _outcomes(results: Path) -> dict[str, str | None]:
+    """Test name -> None (passed) or its failure message, from a cocotb results XML."""
     if not results.is_file():
-        return []
-    out = []
+        return {}
+    out: dict[str, str | None] = {}
     for case in ET.parse(results).getroot().iter("testcase"):
-        for fail in list(case.iter("failure")) + list(case.iter("error")):
-            out.append((case.get("name", "?"), (fail.get("message") or fail.text or "").strip()))
+        fails = list(case.iter("failure")) + list(case.iter("error"))
+        if case.find("skipped") is not None:     # a skipped test has not passed
+            fails.append(ET.Element("skipped", message="skipped"))
+        out[case.get("name", "?")] = (
+            "\n".join((f.get("message") or f.text or "failed").strip() for f in fails)
+            if fails else None)
     return out

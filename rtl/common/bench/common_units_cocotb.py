@@ -6,7 +6,8 @@ read the results and compare them bit for bit with simulators/numerics.py. The w
 stream takes two Python awaits, whatever its length.
 
 Environment: KC_SEED seeds the operands (default 1); KC_VECTORS sets the number of
-random operands per unit (default vectors.N_RANDOM), lower for slower simulators.
+random operands per unit (default vectors.N_RANDOM); KC_SAMPLE, if set, runs only that
+many vectors drawn from the whole set, special cases included (for slow simulators).
 """
 from __future__ import annotations
 
@@ -26,6 +27,8 @@ async def stream(dut, unit: str) -> None:
     n_random = int(os.environ.get("KC_VECTORS", vectors.N_RANDOM))
     seed = int(os.environ.get("KC_SEED", "1"))
     vec = vectors.make(unit, seed, n_random)
+    if os.environ.get("KC_SAMPLE"):
+        vec = vectors.sample(vec, int(os.environ["KC_SAMPLE"]), seed)
     n = vec.words.shape[0]
     depth = int(dut.DEPTH.value)
     assert n <= depth, f"{unit}: {n} vectors exceed the bench memory ({depth} words)"

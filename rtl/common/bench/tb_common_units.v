@@ -38,22 +38,36 @@ module tb_common_units #(
     reg running, flush;
 
     wire [255:0] op = ops[idx];
-    wire [31:0] w0 = op[31:0], w1 = op[63:32], w4 = op[159:128];
+
+    // Each unit sees the operand word only while selected, so an event-driven
+    // simulator (Icarus) evaluates just that unit per clock.
+    // (sel and op are arguments, not free variables: a continuous assignment
+    // re-evaluates a function only when its arguments change.)
+    function [255:0] gate(input [4:0] s, input [255:0] o, input [4:0] code);
+        gate = (s == code) ? o : 256'd0;
+    endfunction
+    wire [255:0] o_add = gate(sel, op, SEL_FP32_ADD),  o_mul = gate(sel, op, SEL_FP32_MUL);
+    wire [255:0] o_bmul = gate(sel, op, SEL_BF16_MUL), o_f2b = gate(sel, op, SEL_FP32_TO_BF16);
+    wire [255:0] o_b2f = gate(sel, op, SEL_BF16_TO_FP32), o_max = gate(sel, op, SEL_FP32_MAX);
+    wire [255:0] o_min = gate(sel, op, SEL_FP32_MIN),  o_exp = gate(sel, op, SEL_FP32_EXP);
+    wire [255:0] o_rcp = gate(sel, op, SEL_FP32_RECIP), o_sqrt = gate(sel, op, SEL_FP32_SQRT);
+    wire [255:0] o_sum = gate(sel, op, SEL_FP32_TREE_SUM), o_dot = gate(sel, op, SEL_BF16_DOT_ACC);
 
     wire [31:0] y_add, y_mul, y_bmul, y_b2f, y_max, y_min, y_exp, y_rcp, y_sqrt, y_sum, y_dot;
     wire [15:0] y_f2b;
-    fp32_add      u_add  (.a(w0), .b(w1), .sub(op[64]), .y(y_add));
-    fp32_mul      u_mul  (.a(w0), .b(w1), .y(y_mul));
-    bf16_mul      u_bmul (.a(w0[15:0]), .b(w1[15:0]), .y(y_bmul));
-    fp32_to_bf16  u_f2b  (.a(w0), .y(y_f2b));
-    bf16_to_fp32  u_b2f  (.a(w0[15:0]), .y(y_b2f));
-    fp32_max      u_max  (.a(w0), .b(w1), .y(y_max));
-    fp32_min      u_min  (.a(w0), .b(w1), .y(y_min));
-    fp32_exp      u_exp  (.a(w0), .y(y_exp));
-    fp32_recip    u_rcp  (.a(w0), .y(y_rcp));
-    fp32_sqrt     u_sqrt (.a(w0), .y(y_sqrt));
-    fp32_tree_sum #(.L(8)) u_sum (.x(op), .y(y_sum));
-    bf16_dot_acc  #(.L(4)) u_dot (.a(op[63:0]), .b(op[127:64]), .acc(w4), .y(y_dot));
+    fp32_add      u_add  (.a(o_add[31:0]), .b(o_add[63:32]), .sub(o_add[64]), .y(y_add));
+    fp32_mul      u_mul  (.a(o_mul[31:0]), .b(o_mul[63:32]), .y(y_mul));
+    bf16_mul      u_bmul (.a(o_bmul[15:0]), .b(o_bmul[47:32]), .y(y_bmul));
+    fp32_to_bf16  u_f2b  (.a(o_f2b[31:0]), .y(y_f2b));
+    bf16_to_fp32  u_b2f  (.a(o_b2f[15:0]), .y(y_b2f));
+    fp32_max      u_max  (.a(o_max[31:0]), .b(o_max[63:32]), .y(y_max));
+    fp32_min      u_min  (.a(o_min[31:0]), .b(o_min[63:32]), .y(y_min));
+    fp32_exp      u_exp  (.a(o_exp[31:0]), .y(y_exp));
+    fp32_recip    u_rcp  (.a(o_rcp[31:0]), .y(y_rcp));
+    fp32_sqrt     u_sqrt (.a(o_sqrt[31:0]), .y(y_sqrt));
+    fp32_tree_sum #(.L(8)) u_sum (.x(o_sum), .y(y_sum));
+    bf16_dot_acc  #(.L(4)) u_dot (.a(o_dot[63:0]), .b(o_dot[127:64]), .acc(o_dot[159:128]),
+                                  .y(y_dot));
 
     reg [31:0] y;
     always @* begin
@@ -83,7 +97,7 @@ module tb_common_units #(
 
     always @(posedge clk) begin
         if (start) begin
-            $readmemh("ops.hex", ops);
+            $readmemh("ops.hex", ops, 0, count - 32'd1);
             idx <= {AW{1'b0}};
             running <= 1'b1;
             flush <= 1'b0;

