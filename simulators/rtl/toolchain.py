@@ -325,7 +325,7 @@ def build(spec: BuildSpec, simulator: str = "verilator") -> Build:
         # Holding the lock, any work directory for this key is a killed build's leftover.
         for stale in builds.glob(f".{final.name}.tmp*"):
             shutil.rmtree(stale, ignore_errors=True)
-        work = builds / f".{final.name}.tmp{os.getpid()}
+        work = builds / f".{final.name}.tmp{os.getpid()}"
         work.mkdir(parents=True)
         log = work / "build.log"
         from cocotb_tools.runner import get_runner
