@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 import statistics
 import time
 from pathlib import Path
@@ -65,7 +66,8 @@ def run_suite(args) -> int:
     cells = suite_cells(args.accel, args.level, tasks, configs)
     if not cells:
         raise ValueError(f"no {args.accel} level-{args.level} cells match the selection")
-    console = Console(stderr=args.json)
+    # Piped or captured output gets a width that fits the table instead of 80 columns.
+    console = Console(stderr=args.json, width=None if sys.stdout.isatty() else 150)
     t0 = time.perf_counter()
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, transient=args.json) as prog:
@@ -98,7 +100,7 @@ def run_suite(args) -> int:
     geo = math.exp(statistics.fmean(math.log(s) for s in speedups)) if speedups else 0.0
     summary = (f"{len(passed)}/{len(results)} cells passed; geometric-mean speed-up {geo:.3f}; "
                f"wall time {wall:.1f} s")
-    (console.print if not args.json else (lambda s: print(s, file=__import__('sys').stderr)))(summary)
+    (console.print if not args.json else (lambda s: print(s, file=sys.stderr)))(summary)
     return 0 if len(passed) == len(results) else 1
 
 
