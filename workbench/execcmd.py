@@ -20,6 +20,7 @@ class ExecArgError(ValueError):
 
 
 def _resolve(addr: str, constants: dict[str, int], opt: str) -> int:
+    """A number, or a name the program defines (.equ constant or label)."""
     addr = addr.strip()
     if addr in constants:
         return constants[addr]
@@ -27,8 +28,8 @@ def _resolve(addr: str, constants: dict[str, int], opt: str) -> int:
         return int(addr, 0)
     except ValueError:
         known = ", ".join(sorted(constants)) or "none defined"
-        raise ExecArgError(f"{opt}: address {addr!r} is neither a number nor a .equ constant "
-                           f"of the program (constants: {known})")
+        raise ExecArgError(f"{opt}: address {addr!r} is neither a number nor a name the program "
+                           f"defines (.equ constants and labels: {known})")
 
 
 def _to_storage(mem: str, values: np.ndarray, memories: dict) -> np.ndarray:
@@ -75,6 +76,7 @@ def run_exec(args) -> int:
         print(str(e))
         return 1
     backend = accel.backend()
+    names = {**program.labels, **program.constants}
     probe = {name: np.zeros(0, dtype=STORAGE[dtype]) for name, (_, dtype) in hw.memories().items()}
     image = MemoryImage()
     for spec in args.load or []:
@@ -83,7 +85,7 @@ def run_exec(args) -> int:
             raise ExecArgError(f"--load {spec!r}: expected MEM:ADDR:FILE")
         mem, addr, path = parts
         _check_mem(mem, probe, "--load")
-        image.put(mem, _resolve(addr, program.constants, "--load"),
+        image.put(mem, _resolve(addr, names, "--load"),
                   _to_storage(mem, _read_values(path, "--load"), probe))
     for spec in args.set or []:
         head, sep, vals = spec.partition("=")
@@ -95,7 +97,7 @@ def run_exec(args) -> int:
             values = np.array([float(v) for v in vals.split(",")])
         except ValueError:
             raise ExecArgError(f"--set {spec!r}: values must be numbers separated by commas")
-        image.put(mem, _resolve(addr, program.constants, "--set"), _to_storage(mem, values, probe))
+        image.put(mem, _resolve(addr, names, "--set"), _to_storage(mem, values, probe))
     budget = Budget(max_instructions=args.max_instructions, wall_seconds=args.timeout)
     result = backend.run(program, image, hw, budget)
 
@@ -108,7 +110,7 @@ def run_exec(args) -> int:
             raise ExecArgError(f"--dump {spec!r}: expected MEM:ADDR:LEN")
         mem, addr, length = parts
         _check_mem(mem, result.memories, "--dump")
-        a, n = _resolve(addr, program.constants, "--dump"), _resolve(length, program.constants, "--dump")
+        a, n = _resolve(addr, names, "--dump"), _resolve(length, names, "--dump")
         size = len(result.memories[mem])
         if a < 0 or n < 0 or a + n > size:
             raise ExecArgError(f"--dump {spec}: range {a}..{a + n} is outside {mem} (size {size})")
@@ -119,7 +121,7 @@ def run_exec(args) -> int:
             raise ExecArgError(f"--save {spec!r}: expected MEM:ADDR:LEN:FILE.npy")
         mem, addr, length, path = parts
         _check_mem(mem, result.memories, "--save")
-        a, n = _resolve(addr, program.constants, "--save"), _resolve(length, program.constants, "--save")
+        a, n = _resolve(addr, names, "--save"), _resolve(length, names, "--save")
         vals = result.memories[mem][a:a + n]
         np.save(path, numerics.bf16_bits_to_f32(vals) if probe[mem].dtype == np.uint16 else vals)
     if args.regs:
