@@ -216,6 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("args", nargs=argparse.REMAINDER, help="options passed to the benchmark (try --help)")
     sp.set_defaults(func=cmd_bench)
     from workbench.runs_cli import add_run_commands; add_run_commands(sub)  # noqa: E702 (run/runs/show/replay/export)
+    from workbench.tui.cli import add_tui_command; add_tui_command(sub)  # noqa: E702 (tui/demo)
     return p
 
 

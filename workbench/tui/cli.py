@@ -1,0 +1,132 @@
+"""`kernelcraft tui` and `kernelcraft demo`: the terminal workbench, and the whole loop
+live with no API key.
+
+`add_tui_command(subparsers)` adds both to the main parser (workbench/cli.py).
+
+- `kernelcraft tui [--run N]` opens the workbench on the trace store (read-only).
+- `kernelcraft demo` starts the offline autotuner on a task in the background and
+  opens the workbench on it live. With no terminal (CI, a pipe) it prints the run as
+  plain lines instead and exits when the run ends: 0 if it succeeded, 1 if it
+  failed, 2 on an error, 130 if interrupted.
+"""
+from __future__ import annotations
+
+import sys
+
+DEMO_CELL = ("plena", "silu", "C3")   # the autotuner finds a ~1.9x speed-up here in 5 steps
+DEMO_PACE = 1.0                        # seconds per step in the terminal, so it can be watched
+
+
+def _interactive() -> bool:
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _keymap(path):
+    if not path:
+        return None
+    from .app import load_keymap
+    return load_keymap(path)
+
+
+def cmd_tui(args) -> int:
+    from .model.debugger import DEFAULT_MAX_STEPS
+    from .model.source import StoreReader, migrate
+    if args.migrate:
+        print(migrate(args.traces))
+    if not _interactive() or args.plain:
+        if args.run is None:
+            print("kernelcraft tui needs an interactive terminal (stdin/stdout are not one); "
+                  "`kernelcraft runs` lists runs, `kernelcraft show RUN` prints one, and "
+                  "`kernelcraft tui --run RUN` follows one as plain text", file=sys.stderr)
+            return 2
+        from .plain import follow_plain
+        reader = StoreReader(args.traces)
+        if not reader.open():
+            print(f"kernelcraft: error: {reader.problem.message}", file=sys.stderr)
+            return 2
+        return follow_plain(reader, args.run)
+    from .app import KernelCraftApp
+    app = KernelCraftApp(args.traces, run_id=args.run, keymap=_keymap(args.keymap),
+                         poll_seconds=args.poll, max_steps=args.max_steps or DEFAULT_MAX_STEPS)
+    app.run()
+    _report_background(app)
+    return 0
+
+
+def _report_background(app) -> None:
+    for x in app.launched:
+        if x.exited() is None:
+            print(f"run {x.run_id if x.run_id is not None else '(starting)'} "
+                  f"({x.request.describe()}) continues in the background, pid {x.pid}; "
+                  f"`kernelcraft tui` follows it")
+
+
+def cmd_demo(args) -> int:
+    from .model.launch import RunRequest, launch
+    from .model.source import StoreReader
+    interactive = _interactive() and not args.plain
+    pace = args.pace if args.pace is not None else (DEMO_PACE if interactive else 0.0)
+    request = RunRequest(args.accel, args.task, args.config, pace=pace, budget=args.budget)
+    if interactive:
+        from .app import KernelCraftApp
+        app = KernelCraftApp(args.traces, request=request, stop_launched_on_exit=True)
+        app.run()
+        return 0
+    from .plain import follow_plain, wait_for_run
+    reader = StoreReader(args.traces)
+    print(f"kernelcraft demo: the offline autotuner on {request.accel}/{request.task}/"
+          f"{request.config}, recorded in {reader.path} (no terminal: plain text view)",
+          flush=True)
+    launched = launch(request, reader.path)
+    try:
+        run_id = wait_for_run(reader, launched)
+        if run_id is None:
+            return 2
+        return follow_plain(reader, run_id)
+    except KeyboardInterrupt:
+        launched.stop()
+        return 130
+    finally:
+        reader.close()
+
+
+def add_tui_command(sub) -> None:
+    def traces(sp):
+        sp.add_argument("--traces", metavar="PATH",
+                        help="trace store file (default: $KERNELCRAFT_TRACES, else ./traces.db)")
+
+    sp = sub.add_parser(
+        "tui", help="the terminal workbench: runs, live following, replay, kernel debugger",
+        description="Open the terminal workbench on a trace store (read-only): pick a run, "
+                    "follow it live, replay it, step its kernels in the debugger, start new "
+                    "runs. ? lists every key.")
+    sp.add_argument("--run", type=int, metavar="RUN", help="open this run directly")
+    sp.add_argument("--keymap", metavar="FILE",
+                    help='TOML file remapping keys by binding id, e.g. "run.next_step" = "n"')
+    sp.add_argument("--migrate", action="store_true",
+                    help="migrate an older trace store once (this writes to it), then open it")
+    sp.add_argument("--max-steps", type=int, metavar="N",
+                    help="instructions the debugger traces at most (default 2,000,000)")
+    sp.add_argument("--poll", type=float, default=0.2, metavar="SECONDS",
+                    help="how often a live run is read (default 0.2)")
+    sp.add_argument("--plain", action="store_true",
+                    help="with --run: print the run as plain text as it is written")
+    traces(sp)
+    sp.set_defaults(func=cmd_tui)
+
+    sp = sub.add_parser(
+        "demo", help="watch the offline autotuner improve a kernel live (no API key needed)",
+        description="Start the offline autotune agent on a task in the background and open "
+                    "the workbench on it live. Without a terminal, print the run as plain text "
+                    "and exit when it ends (0 succeeded, 1 failed, 2 error).")
+    sp.add_argument("--accel", default=DEMO_CELL[0], help=f"accelerator (default {DEMO_CELL[0]})")
+    sp.add_argument("--task", default=DEMO_CELL[1], help=f"task (default {DEMO_CELL[1]})")
+    sp.add_argument("--config", default=DEMO_CELL[2],
+                    help=f"configuration (default {DEMO_CELL[2]})")
+    sp.add_argument("--pace", type=float, metavar="SECONDS",
+                    help=f"pause before each agent step (default {DEMO_PACE:g} in a terminal, "
+                         f"0 without)")
+    sp.add_argument("--budget", type=int, help="iterations allowed (default: by task level)")
+    sp.add_argument("--plain", action="store_true", help="plain text view even in a terminal")
+    traces(sp)
+    sp.set_defaults(func=cmd_demo)

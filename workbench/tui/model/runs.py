@@ -1,0 +1,122 @@
+"""The run picker's rows: what each column shows, how a filter reads, how rows sort.
+
+A filter is words separated by blanks. `field:value` keeps runs whose field contains
+the value (fields: the column keys below, e.g. `status:running task:soft`); a bare
+word keeps runs where any column contains it; a leading `-` negates either form.
+Everything is case-insensitive.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from workbench.store import Run
+
+from .trace import best_speedup
+
+# (key, title, justify): the picker's columns in order.
+COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("id", "run", "right"), ("status", "status", "left"), ("task", "task", "left"),
+    ("accel", "accelerator", "left"), ("config", "config", "left"),
+    ("agent", "agent / model", "left"), ("steps", "steps", "right"),
+    ("speedup", "best speed-up", "right"), ("tokens", "tokens in/out", "right"),
+    ("cost", "cost", "right"), ("started", "started", "left"),
+)
+COLUMN_KEYS = tuple(c[0] for c in COLUMNS)
+STATUS_MARKS = {"running": "● running", "succeeded": "✓ succeeded", "failed": "✗ failed",
+                "interrupted": "◌ interrupted", "error": "! error"}
+STATUS_STYLES = {"running": "bold yellow", "succeeded": "green", "failed": "red",
+                 "interrupted": "grey62", "error": "bold red"}
+
+
+class FilterError(ValueError):
+    """A filter names a field the picker does not have."""
+
+
+@dataclass(frozen=True)
+class RunRow:
+    run: Run
+    live_speedup: float | None = None      # best so far, for runs still going
+
+    @property
+    def speedup(self) -> float | None:
+        return best_speedup(self.run) if self.run.finished else self.live_speedup
+
+    def cell(self, key: str) -> str:
+        r = self.run
+        if key == "id":
+            return str(r.id)
+        if key == "status":
+            return STATUS_MARKS.get(r.status, r.status)
+        if key == "task":
+            return r.task
+        if key == "accel":
+            return r.accelerator
+        if key == "config":
+            return r.config
+        if key == "agent":
+            return r.agent + (f" {r.model}" if r.model else "")
+        if key == "steps":
+            budget = r.settings.get("budget") if isinstance(r.settings, dict) else None
+            return f"{r.steps}/{budget}" if budget else str(r.steps)
+        if key == "speedup":
+            s = self.speedup
+            return f"{s:.2f}x" if s else "-"
+        if key == "tokens":
+            return f"{_k(r.tokens_in)}/{_k(r.tokens_out)}"
+        if key == "cost":
+            return f"${r.cost:.4f}" if r.cost else "-"
+        if key == "started":
+            return (r.started_at or "")[:19].replace("T", " ")
+        raise KeyError(key)
+
+    def sort_key(self, key: str):
+        r = self.run
+        numeric = {"id": r.id, "steps": r.steps, "speedup": self.speedup or 0.0,
+                   "tokens": r.tokens_in + r.tokens_out, "cost": r.cost}
+        if key in numeric:
+            return (numeric[key], r.id)
+        return (self.cell(key).lower(), r.id)
+
+
+def _k(n: int) -> str:
+    return f"{n / 1000:.1f}k" if n >= 10_000 else f"{n:,}"
+
+
+def parse_filter(text: str) -> list[tuple[str | None, str, bool]]:
+    """(field or None, value, negated) terms of a filter; FilterError names an
+    unknown field."""
+    terms = []
+    for word in text.split():
+        neg = word.startswith("-") and len(word) > 1
+        if neg:
+            word = word[1:]
+        key, sep, value = word.partition(":")
+        if sep and key:
+            key = key.lower()
+            aliases = {"accelerator": "accel", "model": "agent", "run": "id",
+                       "configuration": "config"}
+            key = aliases.get(key, key)
+            if key not in COLUMN_KEYS:
+                raise FilterError(f"unknown filter field {key!r}; fields: "
+                                  f"{', '.join(COLUMN_KEYS)} (e.g. status:running)")
+            terms.append((key, value.lower(), neg))
+        else:
+            terms.append((None, word.lower(), neg))
+    return terms
+
+
+def matches(row: RunRow, terms: list[tuple[str | None, str, bool]]) -> bool:
+    for key, value, neg in terms:
+        if key is None:
+            hit = any(value in row.cell(k).lower() for k in COLUMN_KEYS)
+        else:
+            hit = value in row.cell(key).lower()
+        if hit == neg:
+            return False
+    return True
+
+
+def select(rows: list[RunRow], filter_text: str, sort_key: str, descending: bool) -> list[RunRow]:
+    terms = parse_filter(filter_text)
+    kept = [r for r in rows if matches(r, terms)]
+    return sorted(kept, key=lambda r: r.sort_key(sort_key), reverse=descending)

@@ -1,0 +1,296 @@
+"""The kernel debugger: step a kernel on the functional model instruction by
+instruction, forwards and backwards, run to a breakpoint or to either end; see the
+source line about to execute, the registers, any memory in any format with what the
+last move changed highlighted, and the outputs against the reference.
+
+The traced run is made in a worker thread when the screen opens; every move after
+that replays recorded changes (model/timeline.py). With a second backend attached
+(the RTL, when it exists) its registers appear beside the model's and the status
+line names the first instruction where the two disagree.
+"""
+from __future__ import annotations
+
+import numpy as np
+from rich.text import Text
+from textual import work
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Footer, Input, Static
+
+from ..model.debugger import DebugSession
+from ..model.formats import FORMATS, next_format
+from ..model.timeline import Touched, tracing_module
+from ..widgets.debugger.memory import MemoryView, memory_text
+from ..widgets.debugger.outputs import OutputsView
+from ..widgets.debugger.registers import RegistersView, registers_text
+from ..widgets.debugger.source import SourceView
+
+BIG_STEP = 100
+PER_ROW = 8
+
+
+class AddressPrompt(ModalScreen[str | None]):
+    """Ask where the memory view should go: an address, or a region name."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="address.cancel")]
+
+    def __init__(self, regions: list[str]):
+        super().__init__()
+        self.regions = regions
+
+    def compose(self):
+        with Vertical(id="address-prompt"):
+            yield Static("Go to an address (decimal or 0x hex) or a region: "
+                         + ", ".join(self.regions))
+            yield Input(id="address-input")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip() or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class DebuggerScreen(Screen):
+    BINDINGS = [
+        Binding("right,l", "step(1)", "Step ▶", id="debug.step"),
+        Binding("left,h", "step(-1)", "◀ Step", id="debug.back"),
+        Binding("right_square_bracket", f"step({BIG_STEP})", f"+{BIG_STEP}", id="debug.step_big",
+                show=False),
+        Binding("left_square_bracket", f"step(-{BIG_STEP})", f"-{BIG_STEP}", id="debug.back_big",
+                show=False),
+        Binding("c", "run(True)", "Continue", id="debug.continue",
+                tooltip="run to the next breakpoint, or to the end"),
+        Binding("C", "run(False)", "Reverse", id="debug.reverse",
+                tooltip="run backwards to the previous breakpoint, or to the start"),
+        Binding("0,home", "goto_start", "Start", id="debug.start", show=False),
+        Binding("$,end", "goto_end", "End", id="debug.end", show=False),
+        Binding("down,j", "cursor(1)", "Line ↓", id="debug.cursor_down", show=False),
+        Binding("up,k", "cursor(-1)", "Line ↑", id="debug.cursor_up", show=False),
+        Binding("b,space", "toggle_breakpoint", "Breakpoint", id="debug.breakpoint",
+                tooltip="toggle a breakpoint on the line under the cursor"),
+        Binding("m", "memory(1)", "Memory", id="debug.next_memory"),
+        Binding("M", "memory(-1)", "Prev memory", id="debug.previous_memory", show=False),
+        Binding("v", "format", "Format", id="debug.format",
+                tooltip="show cells as bf16 / fp32 / int / hex"),
+        Binding("pagedown", "scroll_memory(1)", "Mem ↓", id="debug.memory_down", show=False),
+        Binding("pageup", "scroll_memory(-1)", "Mem ↑", id="debug.memory_up", show=False),
+        Binding("a", "goto_address", "Address", id="debug.address",
+                tooltip="show memory at an address or a layout region"),
+        Binding("escape", "back", "Back", id="debug.exit"),
+    ]
+
+    def __init__(self, accel: str, task: str, config: str, source: str, *, seed: int = 0,
+                 edge: str | None = None, hw_overrides: dict | None = None, title: str = ""):
+        super().__init__()
+        self.args = (accel, task, config, source, seed, edge, dict(hw_overrides or {}))
+        self.title_text = title or f"{accel}/{task}/{config}"
+        self.session: DebugSession | None = None
+        self.breakpoints: set[int] = set()
+        self.fmt = "bf16"
+        self.memory_names: list[str] = []
+        self.memory = ""
+        self.addresses: dict[str, int] = {}
+        self.csr_names: tuple[str, ...] = ()
+        self._outputs_dirty = True
+
+    def compose(self):
+        yield Static(id="debug-status")
+        with Horizontal(id="debug-body"):
+            yield SourceView(id="debug-source")
+            with Vertical(id="debug-right"):
+                yield RegistersView(id="debug-registers")
+                yield MemoryView(id="debug-memory")
+                yield OutputsView(id="debug-outputs")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        accel, task, config, _, seed, edge, _ = self.args
+        what = f"edge case {edge}" if edge else f"seed {seed}"
+        self.query_one("#debug-status", Static).update(
+            f"{self.title_text}: tracing the kernel on {accel}/{task}/{config}, {what} ...")
+        self._start()
+
+    @work(thread=True, exclusive=True, group="debug-start")
+    def _start(self) -> None:
+        accel, task, config, source, seed, edge, hw = self.args
+        try:
+            from workbench.accel import get_accel
+            session = DebugSession.start(accel, task, config, source, seed=seed, edge=edge,
+                                         hw=get_accel(accel).default_config(**hw),
+                                         max_steps=self.app.max_steps)
+        except Exception as e:  # noqa: BLE001 -- shown to the person with its reason
+            msg = str(e.args[0]) if isinstance(e, KeyError) and e.args else str(e)
+            self.app.call_from_thread(self._failed, msg)
+            return
+        self.app.call_from_thread(self._ready, session)
+
+    def _failed(self, msg: str) -> None:
+        self.query_one("#debug-status", Static).update(Text(f"cannot debug: {msg}", "bold red"))
+        self.app.notify(msg, title="debugger", severity="error", timeout=10)
+
+    def _ready(self, session: DebugSession) -> None:
+        self.session = session
+        self.csr_names = tuple(getattr(tracing_module(session.accel), "CSR_NAMES", ()))
+        regs = session.main.registers
+        self.memory_names = list(session.memory_dtypes) + [
+            k for k, v in regs.items() if isinstance(v, np.ndarray)]
+        outputs = session.layout.by_role("output")
+        self.memory = outputs[0].memory if outputs else self.memory_names[0]
+        self.addresses = {name: 0 for name in self.memory_names}
+        if outputs:
+            self.addresses[outputs[0].memory] = outputs[0].address
+        self.query_one(SourceView).load(session.source, session.accel)
+        self._refresh(Touched())
+        if session.main.result.error is not None:
+            self.app.notify(session.stop_reason, title="the traced run stopped early",
+                            severity="warning", timeout=10)
+
+    # ---------------------------------------------------------------- drawing
+    def _storage(self, name: str) -> str:
+        return self.session.memory_dtypes.get(name, "fp32")
+
+    def _memory_values(self, timeline, name: str):
+        return timeline.memories.get(name, timeline.registers.get(name))
+
+    def _refresh(self, touched: Touched) -> None:
+        s = self.session
+        if s is None:
+            return
+        tl = s.main
+        step = tl.current()
+        status = Text(no_wrap=True, overflow="ellipsis")
+        status.append(f"{self.title_text}  ", "bold")
+        status.append(f"{s.input_label}  instruction {s.position:,}/{s.length:,}  "
+                      f"cycle {s.cycle():,}  ")
+        if step is not None:
+            status.append(f"next: pc {step.pc} line {step.line} ", "grey62")
+            status.append(step.text, "bold")
+        else:
+            status.append(s.stop_reason, "bold red" if tl.result.error else "bold green")
+        if s.lockstep is not None:
+            d = s.lockstep.divergence
+            status.append(f"  {s.timelines[1].backend}: " + ("agrees" if d is None else
+                                                              f"diverges at {d}"),
+                          "green" if d is None else "bold red")
+        if touched.steps > 1:
+            status.append(f"  (moved {touched.steps:,} instructions)", "grey50")
+        self.query_one("#debug-status", Static).update(status)
+        self.query_one(SourceView).show(s.current_line(), self.breakpoints)
+        regs = Text()
+        for i, t in enumerate(s.timelines):
+            if i:
+                regs.append("\n")
+            regs.append_text(registers_text(t.registers, touched, self.fmt,
+                                            title=t.backend if len(s.timelines) > 1 else "",
+                                            csr_names=self.csr_names,
+                                            width=self.query_one(RegistersView).size.width
+                                            or 120))
+        self.query_one(RegistersView).update(regs)
+        self._draw_memory(touched)
+        out_regions = s.layout.by_role("output")
+        if self._outputs_dirty or any(touched.mask(r.memory, r.address, r.size).any()
+                                      for r in out_regions):
+            self._outputs_dirty = False
+            self.query_one(OutputsView).show(s.outputs())
+
+    def _draw_memory(self, touched: Touched | None = None) -> None:
+        s = self.session
+        if s is None:
+            return
+        view = self.query_one(MemoryView)
+        rows = max(2, (view.size.height or 10) - 1)
+        values = self._memory_values(s.main, self.memory)
+        view.update(memory_text(self.memory, np.asarray(values), self._storage(self.memory),
+                                self.fmt, self.addresses.get(self.memory, 0), rows, PER_ROW,
+                                touched if touched is not None else s.main.touched,
+                                s.layout.regions))
+
+    # ---------------------------------------------------------------- moving
+    def _move(self, touched: Touched) -> None:
+        self._refresh(touched)
+
+    def action_step(self, n: int) -> None:
+        if self.session is not None:
+            self._move(self.session.step(n))
+
+    def action_run(self, forward: bool) -> None:
+        if self.session is not None:
+            self._move(self.session.run(self.breakpoints, forward))
+
+    def action_goto_start(self) -> None:
+        if self.session is not None:
+            self._move(self.session.goto(0))
+
+    def action_goto_end(self) -> None:
+        if self.session is not None:
+            self._move(self.session.goto(self.session.length))
+
+    def action_cursor(self, delta: int) -> None:
+        self.query_one(SourceView).move_cursor(delta)
+
+    def action_toggle_breakpoint(self) -> None:
+        line = self.query_one(SourceView).cursor
+        if self.session is not None:
+            lines = {i.line for i in self.session.program.instrs}
+            if line not in lines:
+                self.app.notify(f"line {line} holds no instruction; put the breakpoint on an "
+                                f"instruction line", severity="warning", timeout=3)
+                return
+        self.breakpoints ^= {line}
+        self.query_one(SourceView).show(self.session.current_line() if self.session else None,
+                                        self.breakpoints)
+
+    # ---------------------------------------------------------------- memory
+    def action_memory(self, delta: int) -> None:
+        if self.memory_names:
+            i = self.memory_names.index(self.memory) if self.memory in self.memory_names else 0
+            self.memory = self.memory_names[(i + delta) % len(self.memory_names)]
+            self._draw_memory()
+
+    def action_format(self) -> None:
+        self.fmt = next_format(self.fmt)
+        if self.session is not None:
+            self._refresh(self.session.main.touched)
+        self.app.notify(f"cells shown as {self.fmt} ({', '.join(FORMATS)})", timeout=2)
+
+    def action_scroll_memory(self, pages: int) -> None:
+        if self.session is None:
+            return
+        rows = max(2, (self.query_one(MemoryView).size.height or 10) - 1)
+        size = np.asarray(self._memory_values(self.session.main, self.memory)).size
+        addr = self.addresses.get(self.memory, 0) + pages * rows * PER_ROW
+        self.addresses[self.memory] = max(0, min(addr, max(0, size - PER_ROW)))
+        self._draw_memory()
+
+    def action_goto_address(self) -> None:
+        if self.session is None:
+            return
+        regions = [r.name for r in self.session.layout.regions]
+        self.app.push_screen(AddressPrompt(regions), self._goto_address)
+
+    def _goto_address(self, answer: str | None) -> None:
+        if not answer or self.session is None:
+            return
+        region = next((r for r in self.session.layout.regions if r.name == answer), None)
+        if region is not None:
+            self.memory, addr = region.memory, region.address
+        else:
+            try:
+                addr = int(answer, 0)
+            except ValueError:
+                self.app.notify(f"{answer!r} is neither an address (e.g. 320 or 0x140) nor a "
+                                f"region ({', '.join(r.name for r in self.session.layout.regions)})",
+                                severity="error", timeout=6)
+                return
+        size = np.asarray(self._memory_values(self.session.main, self.memory)).size
+        if not 0 <= addr < size:
+            self.app.notify(f"address {addr} is outside {self.memory} (0..{size - 1})",
+                            severity="error", timeout=6)
+            return
+        self.addresses[self.memory] = addr - addr % PER_ROW
+        self._draw_memory()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

@@ -1,0 +1,427 @@
+"""One run: its steps as a timeline, the selected step's reasoning and messages, the
+kernel at that step (highlighted, and diffed against the version before), the tool
+feedback with the output error as a heat map, and cycles / speed-up over the steps.
+
+A run still being written is followed live: a timer asks a worker thread for the
+events after the last one seen, so the view is at most one poll behind and the
+interface never waits on the store. Replay plays a finished run back at the pace
+it was recorded. Re-executing a step's kernel and opening it in the debugger run in
+workers too.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+
+from textual import on, work
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, TabbedContent, TabPane
+
+from ..messages import StepChosen
+from ..model.follow import Follower
+from ..model.reexec import Reexecution, reexecute
+from ..model.trace import FINAL, RunTrace
+from ..widgets.run.conversation import Conversation
+from ..widgets.run.feedback import FeedbackView
+from ..widgets.run.header import RunHeader
+from ..widgets.run.kernel import DiffView, KernelView
+from ..widgets.run.plot import ProgressPlot
+from ..widgets.run.timeline import StepTimeline
+
+POLL_SECONDS = 0.2           # live runs: at most this long behind the writer
+REPLAY_TICK = 0.05
+
+
+def _ts(text: str) -> float:
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+class RunScreen(Screen):
+    BINDINGS = [
+        Binding("right,l", "next_step", "Step ▶", id="run.next_step"),
+        Binding("left,h", "previous_step", "◀ Step", id="run.previous_step"),
+        Binding("0,home", "first_step", "First", id="run.first_step", show=False),
+        Binding("$,end", "last_step", "Last", id="run.last_step", show=False),
+        Binding("L", "next_run", "Next run", id="run.next_run", show=False,
+                tooltip="the next run in the picker's order"),
+        Binding("H", "previous_run", "Prev run", id="run.previous_run", show=False),
+        Binding("r", "toggle_reasoning", "Reasoning", id="run.toggle_reasoning"),
+        Binding("e", "toggle_expand", "Expand", id="run.expand", show=False,
+                tooltip="show long prompts and results in full"),
+        Binding("j", "scroll_down", "Scroll ↓", id="run.scroll_down", show=False),
+        Binding("k", "scroll_up", "Scroll ↑", id="run.scroll_up", show=False),
+        Binding("1", "tab('kernel')", "Kernel", id="run.tab_kernel", show=False),
+        Binding("2", "tab('diff')", "Diff", id="run.tab_diff", show=False),
+        Binding("3", "tab('feedback')", "Feedback", id="run.tab_feedback", show=False),
+        Binding("f", "toggle_follow", "Follow", id="run.follow",
+                tooltip="jump to each new step of a live run"),
+        Binding("p", "replay", "Replay", id="run.replay",
+                tooltip="play the run back as it was recorded (p again pauses)"),
+        Binding("plus", "faster", "Faster", id="run.faster", show=False),
+        Binding("minus", "slower", "Slower", id="run.slower", show=False),
+        Binding("x", "reexecute", "Re-execute", id="run.reexecute",
+                tooltip="run this step's evaluation again and compare with the recording"),
+        Binding("d", "debug", "Debug", id="run.debug",
+                tooltip="step this step's kernel instruction by instruction"),
+        Binding("escape", "back", "Runs", id="run.back"),
+    ]
+
+    def __init__(self, run_id: int, seq: int | None = None):
+        super().__init__()
+        self.run_id = run_id
+        self.focus_seq = seq
+        self.trace: RunTrace | None = None
+        self.index: int | None = None
+        self.reasoning = True
+        self.expanded = False
+        self.follow = True
+        self.reexec: dict[int, Reexecution] = {}
+        self.follower: Follower | None = None
+        self.finished_reading = False
+        self.replay: dict | None = None        # {"events", "pos", "t0", "clock", "speed", "paused"}
+        self.updates = 0                        # times new events were applied (tests, bench)
+
+    def compose(self):
+        yield RunHeader(id="run-header")
+        with Horizontal(id="run-body"):
+            with Vertical(id="run-left"):
+                yield StepTimeline(id="timeline")
+                yield ProgressPlot(id="plot")
+            with Vertical(id="run-right"):
+                yield Conversation(id="conversation")
+                with TabbedContent(id="run-tabs", initial="kernel"):
+                    with TabPane("Kernel", id="kernel"):
+                        yield KernelView(id="kernel-view")
+                    with TabPane("Diff", id="diff"):
+                        yield DiffView(id="diff-view")
+                    with TabPane("Feedback", id="feedback"):
+                        yield FeedbackView(id="feedback-view")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(RunHeader).update(f"opening run {self.run_id} ...")
+        self.query_one(StepTimeline).focus()
+        self.follower = Follower(self.app.reader, self.run_id)
+        self._poll()
+        self.set_interval(self.app.poll_seconds, self._tick)
+
+    # ---------------------------------------------------------------- reading
+    def _tick(self) -> None:
+        if self.replay is not None:
+            self._replay_tick()
+        elif not self.finished_reading:
+            self._poll()
+
+    @work(thread=True, exclusive=True, group="run-poll")
+    def _poll(self) -> None:
+        reader = self.app.reader
+        try:
+            poll = self.follower.poll()
+            for ev in poll.events:          # kernels are read here, never on the UI thread
+                if ev.kernel_hash:
+                    reader.kernel(ev.kernel_hash)
+        except Exception as e:  # noqa: BLE001 -- shown, and the next poll tries again
+            self.app.call_from_thread(self._failed, e)
+            return
+        self.app.call_from_thread(self._apply, poll)
+
+    def _failed(self, e: Exception) -> None:
+        msg = str(e.args[0]) if isinstance(e, KeyError) and e.args else str(e)
+        if msg != getattr(self, "_last_error", None):
+            self._last_error = msg
+            self.app.notify(msg, title=f"run {self.run_id}", severity="error", timeout=8)
+        if self.trace is None:
+            self.query_one(RunHeader).update(f"run {self.run_id}: {msg}")
+            self.finished_reading = True
+
+    def _apply(self, poll) -> None:
+        first = self.trace is None
+        if first:
+            self.trace = RunTrace(poll.run)
+        self.trace.update_run(poll.run)
+        if self.replay is not None:             # a live run being replayed: keep both
+            self.replay["full"].add(poll.events)
+            self.replay["events"].extend(poll.events)
+            self.finished_reading = poll.run.finished
+            return
+        touched = self.trace.add(poll.events)
+        if poll.run.finished:
+            self.finished_reading = True
+        self.updates += 1
+        timeline = self.query_one(StepTimeline)
+        timeline.set_steps(self.trace, touched)
+        if first:
+            start = (self.trace.index_of_seq(self.focus_seq) if self.focus_seq is not None
+                     else None)
+            if start is None:
+                start = len(self.trace.steps) - 1 if poll.run.status == "running" else 0
+            self.select(max(0, start))
+        elif touched and self.follow and poll.run.status == "running":
+            self.select(len(self.trace.steps) - 1)
+        elif self.index is not None and self.index in touched:
+            self.select(self.index, keep_scroll=True)
+        else:
+            self._header()
+        self.query_one(ProgressPlot).show(self.trace.series(), self._step_number())
+
+    # ---------------------------------------------------------------- showing
+    def _step_number(self) -> int | None:
+        if self.trace is None or self.index is None or not self.trace.steps:
+            return None
+        return self.trace.steps[self.index].number
+
+    def _mode(self) -> str:
+        if self.replay is not None:
+            r = self.replay
+            state = "paused" if r["paused"] else "playing"
+            return (f"REPLAY {state} {r['speed']:g}x  event {r['pos']}/{len(r['events'])}  "
+                    f"t+{r['clock']:.1f}s")
+        if self.trace is not None and self.trace.live:
+            return "LIVE" + (" following" if self.follow else "")
+        return ""
+
+    def _header(self) -> None:
+        if self.trace is not None:
+            self.query_one(RunHeader).show(self.trace, self.index, self._mode())
+
+    def select(self, index: int, keep_scroll: bool = False) -> None:
+        trace = self.trace
+        if trace is None or not trace.steps:
+            self.index = None
+            self._header()
+            return
+        index = max(0, min(index, len(trace.steps) - 1))
+        moved = index != self.index
+        self.index = index
+        timeline = self.query_one(StepTimeline)
+        if timeline.highlighted != index:
+            timeline.highlighted = index
+        step = trace.steps[index]
+        self.query_one(Conversation).show(step, reasoning=self.reasoning, full=self.expanded,
+                                          keep_scroll=keep_scroll and not moved)
+        self._show_kernel(index)
+        reexec = None
+        if step.evaluations:
+            reexec = self.reexec.get(step.evaluations[-1].seq)
+        self.query_one(FeedbackView).show(step, reexec)
+        self.query_one(ProgressPlot).show(trace.series(), step.number)
+        self._header()
+
+    def _source(self, hash: str) -> str | None:
+        k = self.app.reader.cached_kernel(hash)
+        return k.source if k is not None else None
+
+    def _show_kernel(self, index: int) -> None:
+        trace = self.trace
+        ref = trace.kernel_at(index)
+        accel = trace.run.accelerator
+        kv, dv = self.query_one(KernelView), self.query_one(DiffView)
+        if ref is None:
+            kv.show(None, accel, "kernel")
+            dv.show(None, None, "diff")
+            return
+        written_here = ref.step == trace.steps[index].number
+        title = (f"kernel version {ref.version} ({'written at this step' if written_here else f'from step {ref.step}'})"
+                 f"  sha256 {ref.hash[:12]}")
+        source = self._source(ref.hash)
+        kv.show(source, accel, title)
+        prev = trace.previous_kernel(ref.seq)
+        old = self._source(prev.hash) if prev is not None else None
+        dv.show(old, source, f"version {prev.version} → {ref.version}" if prev else
+                f"version {ref.version}")
+
+    @on(StepChosen)
+    def _chosen(self, event: StepChosen) -> None:
+        if event.index != self.index:
+            self.select(event.index)
+
+    # ---------------------------------------------------------------- actions
+    def action_next_step(self) -> None:
+        if self.index is not None:
+            self.follow = False
+            self.select(self.index + 1)
+
+    def action_previous_step(self) -> None:
+        if self.index is not None:
+            self.follow = False
+            self.select(self.index - 1)
+
+    def action_first_step(self) -> None:
+        self.follow = False
+        self.select(0)
+
+    def action_last_step(self) -> None:
+        if self.trace is not None:
+            self.select(len(self.trace.steps) - 1)
+
+    def _other_run(self, delta: int) -> None:
+        order = list(getattr(self.app, "run_order", []) or [])
+        if self.run_id not in order:
+            self.app.notify("this run is not in the picker's list (filtered out?)",
+                            severity="warning")
+            return
+        i = order.index(self.run_id) + delta
+        if not 0 <= i < len(order):
+            self.app.notify("no further run in the picker's order", timeout=2)
+            return
+        self.app.switch_screen(RunScreen(order[i]))
+
+    def action_next_run(self) -> None:
+        self._other_run(+1)
+
+    def action_previous_run(self) -> None:
+        self._other_run(-1)
+
+    def action_toggle_reasoning(self) -> None:
+        self.reasoning = not self.reasoning
+        if self.index is not None:
+            self.select(self.index, keep_scroll=True)
+        self.app.notify(f"reasoning {'shown' if self.reasoning else 'hidden'}", timeout=2)
+
+    def action_toggle_expand(self) -> None:
+        self.expanded = not self.expanded
+        if self.index is not None:
+            self.select(self.index, keep_scroll=True)
+
+    def action_scroll_down(self) -> None:
+        self.query_one(Conversation).scroll_down(animate=False)
+
+    def action_scroll_up(self) -> None:
+        self.query_one(Conversation).scroll_up(animate=False)
+
+    def action_tab(self, name: str) -> None:
+        self.query_one(TabbedContent).active = name
+
+    def action_toggle_follow(self) -> None:
+        self.follow = not self.follow
+        if self.follow and self.trace is not None:
+            self.select(len(self.trace.steps) - 1)
+        self._header()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    # ---------------------------------------------------------------- replay
+    def action_replay(self) -> None:
+        if self.trace is None:
+            return
+        if self.replay is not None:
+            r = self.replay
+            if r["pos"] >= len(r["events"]):
+                self._end_replay()
+                return
+            r["paused"] = not r["paused"]
+            self._header()
+            return
+        events = [ev for s in self.trace.steps for ev in s.events]
+        events.sort(key=lambda e: e.seq)
+        if not events:
+            self.app.notify("nothing recorded to replay yet", severity="warning")
+            return
+        self.replay = {"events": events, "pos": 0, "t0": _ts(events[0].ts), "clock": 0.0,
+                       "speed": 1.0, "paused": False, "full": self.trace}
+        self.trace = RunTrace(self.trace.run)
+        self.query_one(StepTimeline).set_steps(self.trace)
+        self.index = None
+        self._replay_tick()
+
+    def _replay_tick(self) -> None:
+        r = self.replay
+        if r is None:
+            return
+        if not r["paused"]:
+            r["clock"] += self.app.poll_seconds * r["speed"]
+        new = []
+        while r["pos"] < len(r["events"]) and (
+                _ts(r["events"][r["pos"]].ts) - r["t0"] <= r["clock"] or not new and r["pos"] == 0):
+            new.append(r["events"][r["pos"]])
+            r["pos"] += 1
+        if new:
+            touched = self.trace.add(new)
+            self.query_one(StepTimeline).set_steps(self.trace, touched)
+            self.select(len(self.trace.steps) - 1)
+        else:
+            self._header()
+        if r["pos"] >= len(r["events"]) and not r["paused"]:
+            r["paused"] = True
+            self.app.notify("replay finished; p returns to the recorded run", timeout=4)
+            self._header()
+
+    def _end_replay(self) -> None:
+        full = self.replay["full"]
+        self.replay = None
+        self.trace = full
+        self.query_one(StepTimeline).set_steps(self.trace)
+        self.select(len(self.trace.steps) - 1)
+
+    def action_faster(self) -> None:
+        if self.replay is not None:
+            self.replay["speed"] = min(64.0, self.replay["speed"] * 2)
+            self._header()
+
+    def action_slower(self) -> None:
+        if self.replay is not None:
+            self.replay["speed"] = max(0.25, self.replay["speed"] / 2)
+            self._header()
+
+    # ---------------------------------------------------------------- kernels
+    def _current(self):
+        if self.trace is None or self.index is None or not self.trace.steps:
+            return None
+        return self.trace.steps[self.index]
+
+    def action_reexecute(self) -> None:
+        step = self._current()
+        if step is None:
+            return
+        if not step.evaluations:
+            self.app.notify(f"{step.label} has no recorded evaluation to re-execute; d steps "
+                            f"its kernel in the debugger", severity="warning")
+            return
+        ev = step.evaluations[-1]
+        source = self._source(ev.kernel_hash) if ev.kernel_hash else None
+        if source is None:
+            self.app.notify(f"the kernel of seq {ev.seq} is not in the store", severity="error")
+            return
+        call = next((x.call for x in step.exchanges.values() if x.evaluation is ev), None)
+        self.app.notify(f"re-executing {ev.payload.get('tool')} of {step.label} ...", timeout=3)
+        self._reexecute(ev, source, call)
+
+    @work(thread=True, exclusive=True, group="run-reexec")
+    def _reexecute(self, ev, source: str, call) -> None:
+        try:
+            result = reexecute(self.trace.run, ev, source, call)
+        except Exception as e:  # noqa: BLE001 -- a kernel or workbench fault, shown
+            self.app.call_from_thread(self.app.notify, f"re-execution failed: {e}",
+                                      severity="error", timeout=8)
+            return
+        self.app.call_from_thread(self._reexecuted, ev.seq, result)
+
+    def _reexecuted(self, seq: int, result: Reexecution) -> None:
+        self.reexec[seq] = result
+        self.app.notify(result.summary(), severity="information" if result.identical
+                        else "warning", timeout=6)
+        if self.index is not None:
+            self.select(self.index, keep_scroll=True)
+            self.action_tab("feedback")
+
+    def action_debug(self) -> None:
+        step = self._current()
+        if step is None:
+            return
+        ref = self.trace.kernel_at(self.index)
+        source = self._source(ref.hash) if ref is not None else None
+        if source is None:
+            self.app.notify(f"no kernel has been written by {step.label}", severity="warning")
+            return
+        run = self.trace.run
+        seeds = next((e.payload.get("seeds") for e in reversed(step.evaluations)
+                      if e.payload.get("seeds")), None)
+        config = next((e.payload.get("config") for e in reversed(step.evaluations)
+                       if step.number == FINAL and e.kernel_hash == ref.hash), run.config)
+        from .debugger import DebuggerScreen
+        self.app.push_screen(DebuggerScreen(
+            run.accelerator, run.task, config, source, seed=int(seeds[0]) if seeds else 0,
+            hw_overrides=(run.settings or {}).get("hw") or {},
+            title=f"run {run.id} kernel v{ref.version}"))

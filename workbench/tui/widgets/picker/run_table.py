@@ -1,0 +1,48 @@
+"""Every run of the trace store as a table row (model/runs.py says what each cell
+holds); keeps the cursor on the same run when rows change."""
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import DataTable
+
+from ...model.runs import COLUMNS, STATUS_STYLES, RunRow
+
+
+class RunTable(DataTable):
+    def on_mount(self) -> None:
+        self.cursor_type = "row"
+        self.zebra_stripes = True
+        for key, title, _ in COLUMNS:
+            self.add_column(title, key=key)
+
+    @property
+    def current_run_id(self) -> int | None:
+        if not self.row_count:
+            return None
+        try:
+            key = self.coordinate_to_cell_key((self.cursor_row, 0)).row_key
+        except Exception:  # noqa: BLE001 -- no row under the cursor
+            return None
+        return int(key.value) if key.value is not None else None
+
+    def set_rows(self, rows: list[RunRow], sort_key: str, descending: bool) -> None:
+        keep = self.current_run_id
+        self.clear()
+        for row in rows:
+            cells = []
+            for key, title, justify in COLUMNS:
+                style = STATUS_STYLES.get(row.run.status, "") if key == "status" else ""
+                cells.append(Text(row.cell(key), style=style, justify=justify))
+            self.add_row(*cells, key=str(row.run.id))
+        for key, title, _ in COLUMNS:
+            label = title + (f" {'▼' if descending else '▲'}" if key == sort_key else "")
+            self.columns[key].label = Text(label)
+        if keep is not None:
+            self.move_to_run(keep)
+
+    def move_to_run(self, run_id: int) -> bool:
+        try:
+            self.move_cursor(row=self.get_row_index(str(run_id)))
+            return True
+        except Exception:  # noqa: BLE001 -- the run is filtered out
+            return False

@@ -1,0 +1,126 @@
+"""The selected step as a person reads it: the agent's reasoning (toggled), its reply,
+each tool call with its result, and what the workbench said back."""
+from __future__ import annotations
+
+import json
+
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from ...model.trace import FINAL, Step, payload_text
+
+CLIP_LINES = 60           # long texts (the prompt, a manual) are cut here unless expanded
+
+
+def _clip(text: str, full: bool, lines: int = CLIP_LINES) -> tuple[str, int]:
+    rows = text.splitlines()
+    if full or len(rows) <= lines:
+        return text, 0
+    return "\n".join(rows[:lines]), len(rows) - lines
+
+
+def _block(out: Text, title: str, body: str, style: str, full: bool, body_style: str = "") -> None:
+    out.append(title + "\n", style)
+    shown, more = _clip(body.rstrip(), full)
+    out.append((shown or "(empty)") + "\n", body_style)
+    if more:
+        out.append(f"... {more} more lines (e expands)\n", "grey50 italic")
+
+
+def _arguments(call_payload: dict) -> str:
+    raw = call_payload.get("arguments") or ""
+    try:
+        args = json.loads(raw) if raw.strip() else {}
+    except json.JSONDecodeError:
+        return f"malformed arguments: {raw[:200]}"
+    if not isinstance(args, dict):
+        return raw[:200]
+    parts = []
+    for k, v in args.items():
+        if k == "code" and isinstance(v, str):
+            parts.append(f"code=<kernel, {v.count(chr(10)) + 1} lines>")
+        else:
+            s = json.dumps(v)
+            parts.append(f"{k}={s if len(s) <= 80 else s[:77] + '...'}")
+    if call_payload.get("arguments_truncated"):
+        parts.append(f"(stored truncated, {call_payload.get('arguments_bytes')} bytes)")
+    return ", ".join(parts)
+
+
+def step_text(step: Step, *, reasoning: bool = True, full: bool = False) -> Text:
+    out = Text()
+    if step.number == 0:
+        for ev in step.messages:
+            _block(out, f"{ev.role} prompt", payload_text(ev.payload), "bold", full)
+        return out
+    if reasoning:
+        for ev in step.reasoning:
+            tok = f" ({ev.tokens_reasoning:,} reasoning tokens)" if ev.tokens_reasoning else ""
+            _block(out, f"reasoning{tok}", payload_text(ev.payload), "bold magenta", full,
+                   "italic grey70")
+    elif step.reasoning:
+        out.append(f"[reasoning hidden: {len(step.reasoning)} block(s); r shows it]\n",
+                   "grey50 italic")
+    for ev in step.replies:
+        p = ev.payload if isinstance(ev.payload, dict) else {}
+        tok = (f"  {ev.tokens_in:,} in / {ev.tokens_out:,} out" if ev.tokens_in or ev.tokens_out
+               else "") + (f"  ${ev.cost:.4f}" if ev.cost else "")
+        body = p.get("content") or ""
+        if p.get("refusal"):
+            body += ("\n" if body else "") + f"(refusal) {p['refusal']}"
+        _block(out, f"agent{tok}", body or "(no text)", "bold cyan", full)
+    for x in step.exchanges.values():
+        if x.call is not None:
+            out.append(f"→ {x.name}", "bold yellow")
+            out.append(f"({_arguments(x.call.payload)})\n", "yellow")
+        if x.result is not None:
+            ok = x.result.payload.get("ok")
+            out.append("  ← ", "bold")
+            out.append("ok " if ok else "refused ", "green" if ok else "bold red")
+            shown, more = _clip(payload_text(x.result.payload), full, 12)
+            out.append(shown.replace("\n", "\n    ") + "\n")
+            if more:
+                out.append(f"    ... {more} more lines (e expands)\n", "grey50 italic")
+    for ev in step.messages:
+        _block(out, "workbench", payload_text(ev.payload), "bold grey62", full, "grey62")
+    for ev in step.errors:
+        p = ev.payload
+        out.append(f"error in {p.get('where', '?')}: {p.get('error', '')}\n", "bold red")
+    for ev in step.notes:
+        p = ev.payload if isinstance(ev.payload, dict) else {}
+        if p.get("kind") == "retry":
+            out.append(f"retry: {p.get('error')} (waited {p.get('wait')}s)\n", "yellow")
+        elif p.get("kind") == "final":
+            from workbench.agent.transcript import score_lines
+            out.append(f"run {p.get('status')}\n", "bold")
+            for line in score_lines(p.get("scores") or {}):
+                out.append(line + "\n")
+        elif p.get("kind") == "replay_report":
+            out.append(f"replay report: {'identical' if p.get('identical') else 'DIFFERS'}, "
+                       f"{p.get('compared')} evaluations compared\n", "bold")
+    if step.number == FINAL:
+        for ev in step.evaluations:
+            p = ev.payload
+            r = p.get("result") or {}
+            out.append(f"{p.get('tool')} on {p.get('config')}: {r.get('status')}, "
+                       f"{r.get('cycles')} cycles"
+                       + (f", {r['speedup']:.2f}x" if isinstance(r.get("speedup"), (int, float))
+                          and r.get("speedup") else "") + "\n")
+    if not out.plain.strip():
+        out.append("nothing recorded in this step yet", "grey50 italic")
+    return out
+
+
+class Conversation(VerticalScroll):
+    """The step's messages and tool calls, scrollable."""
+
+    def compose(self):
+        yield Static(id="conversation-text")
+
+    def show(self, step: Step | None, *, reasoning: bool, full: bool, keep_scroll: bool) -> None:
+        text = step_text(step, reasoning=reasoning, full=full) if step else Text(
+            "no steps yet", "grey50 italic")
+        self.query_one("#conversation-text", Static).update(text)
+        if not keep_scroll:
+            self.scroll_home(animate=False)

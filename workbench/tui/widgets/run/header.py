@@ -1,0 +1,32 @@
+"""One line about the run: what, who, status, where the viewer stands, totals."""
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from ...model.runs import STATUS_MARKS, STATUS_STYLES
+from ...model.trace import RunTrace
+
+
+class RunHeader(Static):
+    def show(self, trace: RunTrace, index: int | None, mode: str = "") -> None:
+        r = trace.run
+        t = Text(no_wrap=True, overflow="ellipsis")
+        t.append(f"run {r.id} ", "bold")
+        t.append(f"{r.accelerator}/{r.task}/{r.config} ", "bold")
+        t.append(r.agent + (f" {r.model}" if r.model else "") + "  ")
+        t.append(STATUS_MARKS.get(r.status, r.status), STATUS_STYLES.get(r.status, ""))
+        if mode:
+            t.append(f"  {mode}", "bold reverse")
+        if index is not None and trace.steps:
+            t.append(f"  {trace.steps[index].label} ({index + 1}/{len(trace.steps)})")
+        budget = r.settings.get("budget") if isinstance(r.settings, dict) else None
+        t.append(f"  steps {r.steps}{'/' + str(budget) if budget else ''}", "grey70")
+        best = trace.best()
+        if best is not None and best.speedup:
+            t.append(f"  best {best.cycles:,}c {best.speedup:.2f}x", "cyan")
+        t.append(f"  tokens {r.tokens_in:,}/{r.tokens_out:,}", "grey70")
+        if r.cost:
+            t.append(f"  ${r.cost:.4f}", "grey70")
+        t.append(f"  events {trace.events}", "grey50")
+        self.update(t)
