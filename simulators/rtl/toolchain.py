@@ -127,12 +127,16 @@ def prepare_verilator() -> Tool:
     shim_dir = cache_root() / "bin"
     shim = shim_dir / "verilator"
     if not (shim.is_symlink() and Path(os.readlink(shim)) == tool.executable):
-        shim_dir.mkdir(parents=True, exist_ok=True)
-        tmp = shim_dir / f".verilator.{os.getpid()}"
-        tmp.unlink(missing_ok=True)
-        # A symlink suffices: the driver finds its root from its real path.
-        tmp.symlink_to(tool.executable)
-        os.replace(tmp, shim)
+        try:
+            shim_dir.mkdir(parents=True, exist_ok=True)
+            tmp = shim_dir / f".verilator.{os.getpid()}"
+            tmp.unlink(missing_ok=True)
+            # A symlink suffices: the driver finds its root from its real path.
+            tmp.symlink_to(tool.executable)
+            os.replace(tmp, shim)
+        except OSError as e:
+            raise ToolchainError(f"cannot link `verilator` into {shim_dir}: {e.strerror}; "
+                                 f"set KERNELCRAFT_CACHE to a writable directory") from None
     path = os.environ.get("PATH", "")
     if path.split(os.pathsep)[0] != str(shim_dir):
         os.environ["PATH"] = os.pathsep.join([str(shim_dir), path]) if path else str(shim_dir)
@@ -179,10 +183,11 @@ def lint(sources: Sequence[Path], top: str, includes: Sequence[Path] = (),
          args: Sequence[str] = ("-Wall",)) -> None:
     """`verilator --lint-only` on `sources` with `top` as top module; raises RtlBuildError
     with Verilator's own lines on any warning or error."""
-    tool = prepare_verilator()
+    tool = find_verilator()           # run by its own path: no PATH link or compiler needed
     cmd = [str(tool.executable), "--lint-only", *args, "--top-module", top,
            *[f"-I{i}" for i in includes], *[str(s) for s in sources]]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    env = {**os.environ, "VERILATOR_ROOT": str(tool.executable.parent.parent)}
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     lines = [ln for ln in (proc.stdout + proc.stderr).splitlines() if ln.startswith("%")]
     if proc.returncode != 0 or lines:
         raise RtlBuildError(f"Verilator lint of {top} is not clean", lines or [proc.stderr])

@@ -148,3 +148,19 @@ def test_failing_cocotb_test_is_named_with_its_message(tmp_path, cache):
     with pytest.raises(toolchain.RtlRunError, match=r"1 cocotb test\(s\) failed(.|\n)*test_wrong"):
         toolchain.run(b, "tiny_cocotb", [mod], tmp_path / "run2")
     assert str(mod) not in sys.path                       # sys.path restored
+
+
+def test_unwritable_cache_names_the_fix(monkeypatch, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")                       # a file where a directory should go
+    monkeypatch.setenv("KERNELCRAFT_CACHE", str(blocker))
+    monkeypatch.setenv("PATH", os.environ["PATH"])
+    with pytest.raises(toolchain.ToolchainError, match="KERNELCRAFT_CACHE to a writable"):
+        toolchain.prepare_verilator()
+
+
+def test_lint_ignores_a_stray_verilator_root(monkeypatch, tmp_path):
+    monkeypatch.setenv("VERILATOR_ROOT", str(tmp_path))      # e.g. from another install
+    src = tmp_path / "ok.v"
+    src.write_text("module ok(input wire a, output wire y);\n  assign y = ~a;\nendmodule\n")
+    toolchain.lint([src], "ok")
