@@ -18,10 +18,6 @@ set -euo pipefail
 
 packages=(iverilog g++ make perl ccache)
 
-if [ "$(id -u)" -ne 0 ]; then
-  echo "install-system-deps.sh: run as root (apt-get needs it), e.g. sudo $0" >&2
-  exit 1
-fi
 if ! command -v apt-get >/dev/null 2>&1; then
   echo "install-system-deps.sh: apt-get not found; this script is for Debian." >&2
   echo "Install by hand: ${packages[*]}" >&2
@@ -40,6 +36,13 @@ if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
 
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then
+    exec sudo "$0" "$@"
+  fi
+  echo "install-system-deps.sh: missing ${missing[*]}; run as root (apt-get needs it)" >&2
+  exit 1
+fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
 apt-get install -y --no-install-recommends "${missing[@]}"
