@@ -6,8 +6,10 @@ arrays, and each step is one IEEE binary32 operation with round-to-nearest-even,
 the same sequence of operations in synthesizable logic gives the same bits.
 
 Conventions: bf16 values travel as uint16 bit patterns in memories and as float32
-arrays holding bf16-exact values inside computations; every NaN a function returns is
-the canonical quiet NaN.
+arrays holding bf16-exact values inside computations. Every NaN a function returns is
+the canonical quiet NaN, except the internal sums (`tree_sum`, `dot`, `matmul_tree`),
+whose NaN payloads are unspecified: their results only leave a unit through a
+rounding or register write that canonicalises.
 """
 from __future__ import annotations
 
