@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import operator
+import re
 import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -32,10 +33,26 @@ class Kind:
     max: int = 0
     signed: bool = False
     reserved: bool = False
+    # Optional refinements (RISC-V style data); the defaults keep the plain kinds above.
+    aliases: tuple[str, ...] = ()        # register kinds: other names of register i ("s0/fp")
+    names: tuple[tuple[str, int], ...] = ()   # enumerations: (written name, value)
+    default: int = 0                     # value of an omitted optional operand
+    align: int = 1                       # immediates: the value must be a multiple of this
+    pcrel: bool = False                  # written as a target address, encoded as target - pc
+    display: str = ""                    # how syntax lines write the operand (e.g. "v0.t")
 
     @property
     def is_register(self) -> bool:
         return bool(self.prefix)
+
+    @property
+    def name_values(self) -> dict[str, int]:
+        return dict(self.names)
+
+    def register_names(self, i: int) -> tuple[str, ...]:
+        """Every name of register i: the numbered one first, then its aliases."""
+        extra = self.aliases[i].split("/") if i < len(self.aliases) and self.aliases[i] else []
+        return (f"{self.prefix}{i}", *extra)
 
 
 @dataclass(frozen=True)
@@ -49,13 +66,25 @@ class Operand:
 class Format:
     name: str
     doc: str
-    fields: dict[str, tuple[int, int]]   # name -> (lsb, width)
+    fields: dict[str, tuple[int, int]]   # name -> (lsb, width), contiguous operand fields
+    # Every operand field as pieces (word lsb, width, lsb in the operand value): a split
+    # immediate (RISC-V S/B/J types) has several; `fields` lists only contiguous ones.
+    pieces: dict[str, tuple[tuple[int, int, int], ...]] = field(default_factory=dict)
+    # Fields whose value each instruction fixes (funct3, funct7, ...): name -> (lsb, width).
+    fixed: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def used_mask(self, opcode_lsb: int, opcode_width: int) -> int:
         mask = ((1 << opcode_width) - 1) << opcode_lsb
-        for lsb, width in self.fields.values():
+        for parts in self.pieces.values():
+            for lsb, width, _ in parts:
+                mask |= ((1 << width) - 1) << lsb
+        for lsb, width in self.fixed.values():
             mask |= ((1 << width) - 1) << lsb
         return mask
+
+    def value_bits(self, name: str) -> int:
+        """Bits of the operand value a field holds (its highest piece end)."""
+        return max(at + w for _, w, at in self.pieces[name])
 
 
 @dataclass(frozen=True)
@@ -72,9 +101,16 @@ class InstrDef:
     example: str = ""
     group: str = ""       # file it came from: scalar, vector, ...
     source: str = ""      # "file:line" of the record, for messages
+    fixed: dict = field(default_factory=dict)   # fixed field name -> value
+    match: int = 0        # the bits every encoding has under `mask`
+    mask: int = 0
+    template: str = ""    # written operand syntax, e.g. "{rd}, {imm}({rs1})"; "" = comma list
+    extension: str = ""   # e.g. "RV32I", "Zve32f"
 
     @property
     def syntax(self) -> str:
+        if self.template:
+            return render_template(self.mnemonic, self.template, self.operands)
         parts = []
         for op in self.operands:
             text = "0" if op.kind.reserved else op.name
@@ -84,6 +120,42 @@ class InstrDef:
     @property
     def min_operands(self) -> int:
         return sum(1 for op in self.operands if not op.optional)
+
+
+TEMPLATE_NAME = re.compile(r"\{(\w+)\}")
+
+
+def render_template(mnemonic: str, template: str, operands) -> str:
+    """A syntax line from a template: `{name}` becomes the operand name (or the kind's
+    display text); `[...]` marks optional parts and is kept."""
+    kinds = {op.name: op.kind for op in operands}
+    text = TEMPLATE_NAME.sub(lambda m: kinds[m.group(1)].display or m.group(1)
+                             if m.group(1) in kinds else m.group(1), template)
+    return f"{mnemonic} {text}" if text else mnemonic
+
+
+@dataclass(frozen=True)
+class PseudoCase:
+    when: str                  # "" (always) or a condition the assembler knows
+    expansion: tuple[str, ...]  # instruction lines with {operand} placeholders
+
+
+@dataclass(frozen=True)
+class PseudoDef:
+    """A pseudo-instruction: written like an instruction, assembled as the expansion of
+    the first case whose condition holds."""
+
+    mnemonic: str
+    operands: tuple[Operand, ...]
+    template: str
+    cases: tuple[PseudoCase, ...]
+    summary: str
+    group: str = ""
+    source: str = ""
+
+    @property
+    def syntax(self) -> str:
+        return render_template(self.mnemonic, self.template, self.operands)
 
 
 @dataclass(frozen=True)
@@ -107,6 +179,7 @@ class ISA:
     timing: dict[str, str]                      # class -> expression
     hardware: dict = field(default_factory=dict)
     root: Path = ISA_ROOT
+    pseudos: dict[str, list[PseudoDef]] = field(default_factory=dict)   # by mnemonic
 
     @property
     def by_opcode(self) -> dict[int, InstrDef]:
@@ -189,17 +262,75 @@ class HardwareConfig:
 
 # --- loading -----------------------------------------------------------------------
 
-def _record_lines(text: str) -> list[int]:
-    return [i + 1 for i, line in enumerate(text.splitlines()) if line.strip() == "[[instruction]]"]
+def _record_lines(text: str, table: str = "instruction") -> list[int]:
+    return [i + 1 for i, line in enumerate(text.splitlines()) if line.strip() == f"[[{table}]]"]
 
 
 def _load_kinds(data: dict, path: Path) -> dict[str, Kind]:
     kinds = {}
     for name, k in data.get("kinds", {}).items():
+        names = tuple((str(n), int(v)) for n, v in k.get("names", {}).items())
+        lo, hi = k.get("min", 0), k.get("max", 0)
+        if names and "min" not in k and "max" not in k:
+            lo, hi = min(v for _, v in names), max(v for _, v in names)
+        aliases = tuple(k.get("aliases", ()))
+        if aliases and len(aliases) != k.get("count", 0):
+            raise ISADataError(f"{path}: kind {name}: {len(aliases)} aliases for "
+                               f"{k.get('count', 0)} registers")
         kinds[name] = Kind(name=name, doc=k.get("doc", ""), prefix=k.get("prefix", ""),
-                           count=k.get("count", 0), min=k.get("min", 0), max=k.get("max", 0),
-                           signed=k.get("signed", False), reserved=k.get("reserved", False))
+                           count=k.get("count", 0), min=lo, max=hi,
+                           signed=k.get("signed", False), reserved=k.get("reserved", False),
+                           aliases=aliases, names=names, default=k.get("default", 0),
+                           align=k.get("align", 1), pcrel=k.get("pcrel", False),
+                           display=k.get("display", ""))
     return kinds
+
+
+def _bits_mask(lsb: int, width: int) -> int:
+    return ((1 << width) - 1) << lsb
+
+
+def _load_format(fname: str, f: dict, fmt_path: Path, word_bits: int, op_lsb: int,
+                 op_width: int) -> Format:
+    """A format: contiguous fields `[lsb, width]`, split fields `[[lsb, width, at], ...]`
+    (`at` = lowest operand-value bit the piece holds) and fixed fields. No two may share
+    a bit; a split field's pieces must cover its value bits from its lowest `at` up
+    without gaps."""
+    used = _bits_mask(op_lsb, op_width)
+    fields, pieces, fixed = {}, {}, {}
+
+    def claim(what: str, lsb: int, width: int) -> None:
+        nonlocal used
+        m = _bits_mask(lsb, width)
+        if width <= 0 or lsb < 0:
+            raise ISADataError(f"{fmt_path}: format {fname}: {what} has a bad bit range")
+        if m & used:
+            raise ISADataError(f"{fmt_path}: format {fname}: field {what} overlaps another field")
+        if lsb + width > word_bits:
+            raise ISADataError(f"{fmt_path}: format {fname}: field {what} runs past bit {word_bits - 1}")
+        used |= m
+
+    for field_name, v in f.get("fields", {}).items():
+        if v and isinstance(v[0], list):
+            parts = tuple((p[0], p[1], p[2]) for p in v)
+            for lsb, width, _ in parts:
+                claim(field_name, lsb, width)
+            covered = sorted((at, w) for _, w, at in parts)
+            bit = covered[0][0]
+            for at, w in covered:
+                if at != bit:
+                    raise ISADataError(f"{fmt_path}: format {fname}: field {field_name}: pieces "
+                                       f"leave value bit {bit} uncovered or cover it twice")
+                bit = at + w
+            pieces[field_name] = parts
+        else:
+            claim(field_name, v[0], v[1])
+            fields[field_name] = (v[0], v[1])
+            pieces[field_name] = ((v[0], v[1], 0),)
+    for field_name, v in f.get("fixed", {}).items():
+        claim(field_name, v[0], v[1])
+        fixed[field_name] = (v[0], v[1])
+    return Format(fname, f.get("doc", ""), fields, pieces, fixed)
 
 
 def load_isa(name: str) -> ISA:
@@ -210,18 +341,8 @@ def load_isa(name: str) -> ISA:
     kinds = _load_kinds(fdata, fmt_path)
     word_bits = fdata["word_bits"]
     op_lsb, op_width = fdata["opcode"]["lsb"], fdata["opcode"]["width"]
-    formats = {}
-    for fname, f in fdata["formats"].items():
-        fields = {k: (v[0], v[1]) for k, v in f["fields"].items()}
-        used = ((1 << op_width) - 1) << op_lsb
-        for field_name, (lsb, width) in fields.items():
-            m = ((1 << width) - 1) << lsb
-            if m & used:
-                raise ISADataError(f"{fmt_path}: format {fname}: field {field_name} overlaps another field")
-            if lsb + width > word_bits:
-                raise ISADataError(f"{fmt_path}: format {fname}: field {field_name} runs past bit {word_bits - 1}")
-            used |= m
-        formats[fname] = Format(fname, f.get("doc", ""), fields)
+    formats = {fname: _load_format(fname, f, fmt_path, word_bits, op_lsb, op_width)
+               for fname, f in fdata["formats"].items()}
 
     hw_path = root / "hardware.toml"
     hw = tomllib.loads(hw_path.read_text())
@@ -231,20 +352,71 @@ def load_isa(name: str) -> ISA:
 
     instructions: dict[str, InstrDef] = {}
     opcodes: dict[int, str] = {}
+    pseudos: dict[str, list[PseudoDef]] = {}
+    pending = []
     for group in fdata["instruction_files"]:
         path = root / f"{group}.toml"
         text = path.read_text()
+        data = tomllib.loads(text)
         lines = _record_lines(text)
-        for i, rec in enumerate(tomllib.loads(text).get("instruction", [])):
+        for i, rec in enumerate(data.get("instruction", [])):
             where = f"{path.relative_to(ISA_ROOT.parent)}:{lines[i] if i < len(lines) else '?'}"
             instructions_add(rec, where, group, kinds, formats, timing, instructions, opcodes,
-                             op_width)
+                             op_width, op_lsb)
+        plines = _record_lines(text, "pseudo")
+        for i, rec in enumerate(data.get("pseudo", [])):
+            where = f"{path.relative_to(ISA_ROOT.parent)}:{plines[i] if i < len(plines) else '?'}"
+            pending.append((rec, where, group))
+    for rec, where, group in pending:      # pseudos may expand to instructions of any file
+        p = _pseudo(rec, where, group, kinds, instructions, pseudos)
+        pseudos.setdefault(p.mnemonic, []).append(p)
+    _check_overlaps(instructions)
     return ISA(name=name, word_bits=word_bits, opcode_lsb=op_lsb, opcode_width=op_width,
                kinds=kinds, formats=formats, instructions=instructions, params=params,
-               timing=timing, hardware=hw, root=root)
+               timing=timing, hardware=hw, root=root, pseudos=pseudos)
 
 
-def instructions_add(rec, where, group, kinds, formats, timing, instructions, opcodes, op_width):
+def _check_overlaps(instructions: dict[str, InstrDef]) -> None:
+    """No word may match two instructions: (match, mask) pairs must differ on a bit both
+    masks fix. Instructions are bucketed by their opcode, which every mask includes."""
+    by_opcode: dict[int, list[InstrDef]] = {}
+    for d in instructions.values():
+        by_opcode.setdefault(d.opcode, []).append(d)
+    for group in by_opcode.values():
+        for i, a in enumerate(group):
+            for b in group[i + 1:]:
+                if not (a.match ^ b.match) & a.mask & b.mask:
+                    raise ISADataError(f"{b.source}: {b.mnemonic}: encoding overlaps {a.mnemonic} "
+                                       f"({a.source}): some words would match both")
+
+
+def _operands(specs, ctx: str, kinds: dict[str, Kind]) -> list[Operand]:
+    operands = []
+    seen_optional = False
+    for spec in specs:
+        fname, _, kname = spec.partition(":")
+        optional = kname.endswith("?")
+        kname = kname.rstrip("?")
+        if kname not in kinds:
+            raise ISADataError(f"{ctx}: operand {spec!r}: unknown kind {kname!r}")
+        if seen_optional and not optional:
+            raise ISADataError(f"{ctx}: operand {fname} follows an optional operand")
+        seen_optional |= optional
+        operands.append(Operand(fname, kinds[kname], optional))
+    return operands
+
+
+def _check_template(template: str, operands, ctx: str) -> None:
+    used = TEMPLATE_NAME.findall(template)
+    names = [op.name for op in operands]
+    if sorted(used) != sorted(names):
+        raise ISADataError(f"{ctx}: syntax {template!r} names {used}, operands are {names}")
+    if template.count("[") != template.count("]"):
+        raise ISADataError(f"{ctx}: syntax {template!r}: unbalanced [ ]")
+
+
+def instructions_add(rec, where, group, kinds, formats, timing, instructions, opcodes, op_width,
+                     op_lsb=0):
     mn = rec.get("mnemonic", "?")
     ctx = f"{where}: {mn}"
     for key in ("mnemonic", "opcode", "format", "operands", "unit", "timing", "summary"):
@@ -255,45 +427,87 @@ def instructions_add(rec, where, group, kinds, formats, timing, instructions, op
     opc = rec["opcode"]
     if not 0 < opc < (1 << op_width):
         raise ISADataError(f"{ctx}: opcode {opc:#x} outside 1..{(1 << op_width) - 1:#x}")
-    if opc in opcodes:
-        raise ISADataError(f"{ctx}: opcode {opc:#x} already used by {opcodes[opc]}")
     if rec["format"] not in formats:
         raise ISADataError(f"{ctx}: unknown format {rec['format']!r}")
+    fmt = formats[rec["format"]]
+    if opc in opcodes and not fmt.fixed:
+        raise ISADataError(f"{ctx}: opcode {opc:#x} already used by {opcodes[opc]}")
     if rec["timing"] not in timing:
         raise ISADataError(f"{ctx}: timing class {rec['timing']!r} not in hardware.toml")
-    fmt = formats[rec["format"]]
-    operands = []
-    seen_optional = False
-    for spec in rec["operands"]:
-        fname, _, kname = spec.partition(":")
-        optional = kname.endswith("?")
-        kname = kname.rstrip("?")
-        if kname not in kinds:
-            raise ISADataError(f"{ctx}: operand {spec!r}: unknown kind {kname!r}")
-        kind = kinds[kname]
-        if seen_optional and not optional:
-            raise ISADataError(f"{ctx}: operand {fname} follows an optional operand")
-        seen_optional |= optional
-        if not kind.reserved:
-            if fname not in fmt.fields:
-                raise ISADataError(f"{ctx}: operand {fname} has no field in format {fmt.name}")
-            width = fmt.fields[fname][1]
-            top = kind.count - 1 if kind.is_register else kind.max
-            lo = 0 if kind.is_register else kind.min
-            span = top - lo + 1 if kind.signed else top + 1
-            if span > (1 << width):
-                raise ISADataError(f"{ctx}: operand {fname} ({kname}) does not fit {width} bits")
-        operands.append(Operand(fname, kind, optional))
+    fixed = dict(rec.get("fixed", {}))
+    if set(fixed) != set(fmt.fixed):
+        raise ISADataError(f"{ctx}: format {fmt.name} fixes {sorted(fmt.fixed) or 'nothing'}, "
+                           f"the record gives {sorted(fixed) or 'nothing'}")
+    match, mask = opc << op_lsb, _bits_mask(op_lsb, op_width)
+    for fname, value in fixed.items():
+        lsb, width = fmt.fixed[fname]
+        if not 0 <= value < (1 << width):
+            raise ISADataError(f"{ctx}: fixed field {fname} = {value} does not fit {width} bits")
+        match |= value << lsb
+        mask |= _bits_mask(lsb, width)
+    operands = _operands(rec["operands"], ctx, kinds)
+    for op in operands:
+        kind = op.kind
+        if kind.reserved:
+            continue
+        if op.name not in fmt.pieces:
+            raise ISADataError(f"{ctx}: operand {op.name} has no field in format {fmt.name}")
+        width = fmt.value_bits(op.name)
+        top = kind.count - 1 if kind.is_register else kind.max
+        lo = 0 if kind.is_register else kind.min
+        span = top - lo + 1 if kind.signed else top + 1
+        if span > (1 << width):
+            raise ISADataError(f"{ctx}: operand {op.name} ({kind.name}) does not fit {width} bits")
+        low = min(at for _, _, at in fmt.pieces[op.name])
+        if low and kind.align != 1 << low:
+            raise ISADataError(f"{ctx}: operand {op.name}: field {op.name} drops {low} low bit(s), "
+                               f"so kind {kind.name} must have align = {1 << low}")
     named = {op.name for op in operands}
-    for f in fmt.fields:
+    for f in fmt.pieces:
         if f not in named:
             raise ISADataError(f"{ctx}: field {f} of format {fmt.name} has no operand")
-    opcodes[opc] = mn
+    template = rec.get("syntax", "")
+    if template:
+        _check_template(template, operands, ctx)
+    opcodes.setdefault(opc, mn)
     instructions[mn] = InstrDef(
         mnemonic=mn, opcode=opc, format=fmt, operands=tuple(operands), unit=rec["unit"],
         timing=rec["timing"], summary=rec["summary"], semantics=rec.get("semantics", ""),
         constraints=tuple(rec.get("constraints", ())), example=rec.get("example", ""),
-        group=group, source=where)
+        group=group, source=where, fixed=fixed, match=match, mask=mask, template=template,
+        extension=rec.get("extension", ""))
+
+
+def _pseudo(rec, where, group, kinds, instructions, pseudos) -> PseudoDef:
+    mn = rec.get("mnemonic", "?")
+    ctx = f"{where}: pseudo {mn}"
+    for key in ("mnemonic", "operands", "cases", "summary"):
+        if key not in rec:
+            raise ISADataError(f"{ctx}: missing '{key}'")
+    operands = _operands(rec["operands"], ctx, kinds)
+    template = rec.get("syntax", ", ".join(f"{{{op.name}}}" for op in operands))
+    _check_template(template, operands, ctx)
+    names = {op.name for op in operands}
+    cases = []
+    for c in rec["cases"]:
+        lines = tuple(c["expansion"])
+        if not lines:
+            raise ISADataError(f"{ctx}: a case with an empty expansion")
+        for line in lines:
+            head = line.split()[0]
+            if head not in instructions:
+                raise ISADataError(f"{ctx}: expansion {line!r} uses {head!r}, which is not an "
+                                   f"instruction")
+            for used in TEMPLATE_NAME.findall(line):
+                if used not in names:
+                    raise ISADataError(f"{ctx}: expansion {line!r} uses {{{used}}}, not an operand")
+        cases.append(PseudoCase(c.get("when", ""), lines))
+    if cases[-1].when:
+        raise ISADataError(f"{ctx}: the last case must have no condition (it is the fallback)")
+    for other in pseudos.get(mn, []):
+        if len(other.operands) == len(operands) and other.template == template:
+            raise ISADataError(f"{ctx}: same syntax as the pseudo at {other.source}")
+    return PseudoDef(mn, tuple(operands), template, tuple(cases), rec["summary"], group, where)
 
 
 @lru_cache(maxsize=None)

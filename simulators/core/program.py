@@ -20,9 +20,14 @@ class Program:
     accel: str
     instrs: list[Instr]
     words: list[int]
-    labels: dict[str, int] = field(default_factory=dict)   # label -> instruction index
+    # label -> instruction index; for byte-addressed machines (coral) label -> address
+    labels: dict[str, int] = field(default_factory=dict)
     constants: dict[str, int] = field(default_factory=dict)
     source_name: str = "<kernel>"
+    # Memory contents the program itself brings (assembled .data/.rodata):
+    # [(memory name, first address, bytes)]; empty for plena.
+    data: list[tuple[str, int, bytes]] = field(default_factory=list)
+    entry: int = 0                     # index of the first instruction executed
 
     def __len__(self) -> int:
         return len(self.instrs)

@@ -1,0 +1,10 @@
+"""coral's ISA data (the TOML files beside this one); see README.md for the decisions."""
+from isa.loader import HardwareConfig, get_isa
+
+
+def isa():
+    return get_isa("coral")
+
+
+def default_config(**overrides) -> HardwareConfig:
+    return HardwareConfig(isa(), **overrides)
