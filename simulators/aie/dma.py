@@ -1,0 +1,250 @@
+"""The DMA engine: descriptors, channels, locks, and their timing.
+
+A transfer moves n0 x n1 x n2 16-bit words between external memory (word addresses)
+and data memory (byte addresses) as described in isa/aie/dma.toml and the manual's
+"DMA" section. Each channel runs its queued transfers in order: a transfer starts when
+the channel is free and its acquire lock (if any) can be taken; it occupies the channel
+for DMA_SETUP + ceil(bytes / DMA_BW) cycles; an input transfer's data lands
+EXT_LATENCY cycles after its last beat, an output transfer has read its source at its
+last beat. The data moves (functionally) at that completion instant, and the
+descriptor's release lock is released then. The engine is advanced in time order by
+the core's run loop, so every effect happens at its cycle.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from simulators.core.errors import IllegalOperandError, MemoryAccessError, SimError
+
+
+class DeadlockError(SimError):
+    """Nothing can make progress: the core waits for a lock no transfer will release."""
+
+    kind = "deadlock"
+
+
+class RaceError(SimError):
+    """The core touched data-memory bytes a running DMA transfer owns."""
+
+    kind = "data race"
+
+
+def extent(d: dict, ext_off: int, loc_off: int) -> tuple[tuple[int, int], tuple[int, int]]:
+    """((first, last) external word, (first, last) data-memory byte) of a transfer."""
+    def span(base, steps):
+        lo = hi = base
+        for n, s in steps:
+            lo += min(0, (n - 1) * s)
+            hi += max(0, (n - 1) * s)
+        return lo, hi
+    elo, ehi = span(d["ext"] + ext_off, ((d["n1"], d["s1"]), (d["n2"], d["s2"])))
+    llo, lhi = span(d["loc"] + loc_off, ((d["n1"], d["ls1"]), (d["n2"], d["ls2"])))
+    return (elo, ehi + d["n0"] - 1), (llo, lhi + 2 * d["n0"] - 1)
+
+
+@dataclass
+class Transfer:
+    direction: str          # "in" | "out"
+    channel: int
+    bd: int
+    name: str
+    ext: np.ndarray         # word index of every word, transfer order
+    loc: np.ndarray         # 16-bit word index into data memory (byte address / 2)
+    lo: int                 # data-memory bytes lo..hi it owns
+    hi: int
+    nbytes: int
+    acq: int | None
+    acq_n: int
+    rel: int | None
+    rel_n: int
+    queued: int             # cycle it was queued
+    where: str              # the DMAIN/DMAOUT that queued it, for messages
+    start: int = -1
+    beats_end: int = -1
+    done: int = -1          # cycle its data has landed / been read (the functional move)
+
+
+@dataclass
+class Channel:
+    direction: str
+    number: int
+    queue: list[Transfer] = field(default_factory=list)   # waiting or running, in order
+    free: int = 0            # first cycle the channel can start its next transfer
+    busy: int = 0            # cycles spent moving data (utilisation)
+
+    @property
+    def name(self) -> str:
+        return f"{self.direction}{self.number}"
+
+
+class DmaEngine:
+    def __init__(self, cfg, spec, state):
+        self.cfg, self.spec, self.state = cfg, spec, state
+        self.channels = {d: [Channel(d, i) for i in range(spec.dma_channels[d])] for d in ("in", "out")}
+        self.all = self.channels["in"] + self.channels["out"]
+        self.locks = state.locks
+        self.lock_max = spec.isa.kinds["lockval"].max
+        self.pending: list[Transfer] = []        # queued, not yet completed (race checks)
+        self.done_time = 0                       # completion of the last transfer
+        self._patterns: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        self.next_event = None                   # earliest cycle something may happen
+
+    # --- queueing ----------------------------------------------------------------------
+
+    def pattern(self, bd: int, d: dict) -> tuple[np.ndarray, np.ndarray]:
+        key = (bd, tuple(d.values()))
+        pat = self._patterns.get(key)
+        if pat is None:
+            i2, i1, i0 = np.meshgrid(np.arange(d["n2"]), np.arange(d["n1"]), np.arange(d["n0"]), indexing="ij")
+            ext = (i2 * d["s2"] + i1 * d["s1"] + i0).ravel()
+            loc = (i2 * d["ls2"] + i1 * d["ls1"] + 2 * i0).ravel()
+            pat = self._patterns[key] = (ext.astype(np.int64), loc.astype(np.int64))
+        return pat
+
+    def queue(self, direction: str, ch: int, bd: int, ext_off: int, loc_off: int, t: int,
+              descriptors: list[dict], names: list[str], where: str) -> None:
+        """Check and queue a transfer (semantics of DMAIN/DMAOUT, issued at cycle t)."""
+        if bd >= len(descriptors) or not descriptors[bd]:
+            raise IllegalOperandError(f"descriptor {bd} is not defined: the program has "
+                                      f"{len(descriptors)} (.bd directives, numbered from 0)")
+        d = descriptors[bd]
+        name = names[bd] if bd < len(names) else f"descriptor {bd}"
+        (elo, ehi), (llo, lhi) = extent(d, ext_off, loc_off)
+        ext_size, dm_size = self.state.ext.size, self.state.dm.size
+        if elo < 0 or ehi >= ext_size:
+            raise MemoryAccessError(
+                f"transfer {name} (ext {d['ext']} + {ext_off}) spans external words {elo}..{ehi}; "
+                f"external memory is 0..{ext_size - 1}: the descriptor runs off memory",
+                memory="ext", address=elo if elo < 0 else ehi)
+        if llo < 0 or lhi >= dm_size or loc_off % 2:
+            why = "an odd offset" if loc_off % 2 else "the descriptor runs off memory"
+            raise MemoryAccessError(
+                f"transfer {name} (loc {d['loc']} + {loc_off}) spans data-memory bytes {llo}..{lhi}; "
+                f"data memory is 0..{dm_size - 1}: {why}", memory="dm", address=llo)
+        ext, loc = self.pattern(bd, d)
+        nbytes = 2 * ext.size
+        tr = Transfer(direction, ch, bd, name, ext + (d["ext"] + ext_off), loc // 2 + (d["loc"] + loc_off) // 2,
+                      llo, lhi, nbytes, d["acq"], d["acq_n"], d["rel"], d["rel_n"], t, where)
+        self.channels[direction][ch].queue.append(tr)
+        self.pending.append(tr)
+        self.schedule(t)
+
+    def queue_full(self, direction: str, ch: int) -> bool:
+        return len(self.channels[direction][ch].queue) >= self.cfg.DMA_QUEUE
+
+    # --- time --------------------------------------------------------------------------
+
+    def schedule(self, now: int) -> None:
+        """Start what can start at or after `now` and recompute the next event."""
+        nxt = None
+        for c in self.all:
+            if not c.queue:
+                continue
+            head = c.queue[0]
+            if head.start < 0:
+                s = max(c.free, head.queued)
+                if head.acq is not None and self.locks[head.acq] < head.acq_n:
+                    continue                       # blocked until a release
+                head.start = s
+                if head.acq is not None:
+                    self.locks[head.acq] -= head.acq_n
+                occ = self.cfg.DMA_SETUP + -(-head.nbytes // self.cfg.DMA_BW)
+                head.beats_end = s + occ
+                head.done = head.beats_end + (self.cfg.EXT_LATENCY if head.direction == "in" else 0)
+                c.busy += occ
+                c.free = head.beats_end
+            nxt = head.done if nxt is None else min(nxt, head.done)
+        self.next_event = nxt
+
+    def advance(self, t: int) -> None:
+        """Complete every transfer whose completion is at or before cycle t, in time order."""
+        while self.next_event is not None and self.next_event <= t:
+            when = self.next_event
+            for c in self.all:
+                if c.queue and c.queue[0].start >= 0 and c.queue[0].done == when:
+                    self.complete(c, c.queue.pop(0))
+            self.schedule(when)
+
+    def complete(self, c: Channel, tr: Transfer) -> None:
+        st = self.state
+        if tr.direction == "in":
+            st.dma_write(tr.loc, st.ext[tr.ext])
+        else:
+            st.ext_write(tr.ext, st.dm16[tr.loc])
+        if tr.rel is not None:
+            v = self.locks[tr.rel] + tr.rel_n
+            if v > self.lock_max:
+                raise IllegalOperandError(
+                    f"transfer {tr.name} on channel {c.name} releases l{tr.rel} to {v}; a lock holds "
+                    f"0..{self.lock_max} (more releases than acquires?)")
+            st.set_lock(tr.rel, v)
+        self.pending.remove(tr)
+        self.done_time = max(self.done_time, tr.done)
+
+    def wait_lock(self, lock: int, n: int, t: int) -> int:
+        """The cycle (>= t) at which lock `lock` holds at least n, advancing the engine;
+        raises DeadlockError if no transfer will ever release enough."""
+        self.advance(t)
+        while self.locks[lock] < n:
+            if self.next_event is None:
+                raise DeadlockError(f"ACQ l{lock}, {n} waits forever: l{lock} = {self.locks[lock]} and "
+                                    f"no running or queued transfer can release it. {self.describe()}")
+            t = max(t, self.next_event)
+            self.advance(t)
+        return t
+
+    def wait_queue(self, direction: str, ch: int, t: int) -> int:
+        """The cycle (>= t) at which the channel has room for one more transfer."""
+        self.advance(t)
+        c = self.channels[direction][ch]
+        while len(c.queue) >= self.cfg.DMA_QUEUE:
+            if self.next_event is None:
+                raise DeadlockError(f"channel {c.name} is full and none of its transfers can start. "
+                                    f"{self.describe()}")
+            t = max(t, self.next_event)
+            self.advance(t)
+        return t
+
+    def drain(self, t: int) -> int:
+        """Run every remaining transfer to completion (the core has stopped at cycle t);
+        returns the cycle the last one completes. Raises DeadlockError if some never can."""
+        self.advance(t)
+        while self.next_event is not None:
+            self.advance(self.next_event)
+        stuck = [c for c in self.all if c.queue]
+        if stuck:
+            raise DeadlockError("the program ended with transfers that can never start. "
+                                + self.describe())
+        return max(t, self.done_time)
+
+    def describe(self) -> str:
+        parts = []
+        for c in self.all:
+            if not c.queue:
+                continue
+            head = c.queue[0]
+            if head.start < 0 and head.acq is not None:
+                state = f"waits to acquire l{head.acq} ({head.acq_n}; value {self.locks[head.acq]})"
+            else:
+                state = f"running, completes at cycle {head.done}"
+            parts.append(f"channel {c.name}: {head.name} (queued by {head.where}) {state}"
+                         + (f", {len(c.queue) - 1} more queued" if len(c.queue) > 1 else ""))
+        locks = ", ".join(f"l{i}={v}" for i, v in enumerate(self.locks) if v)
+        return ("DMA: " + ("; ".join(parts) if parts else "all channels idle")
+                + f"; locks: {locks or 'all 0'}")
+
+    # --- races -------------------------------------------------------------------------
+
+    def check(self, lo: int, hi: int, write: bool) -> None:
+        """Raise RaceError if the core's access to bytes lo..hi overlaps a pending transfer
+        that owns them (any transfer into data memory; a transfer out of it, for writes)."""
+        for tr in self.pending:
+            if lo <= tr.hi and tr.lo <= hi and (write or tr.direction == "in"):
+                what = "writes" if tr.direction == "in" else "reads"
+                raise RaceError(
+                    f"the core {'stores to' if write else 'loads from'} data-memory bytes {lo}..{hi} while "
+                    f"DMA transfer {tr.name} on channel {tr.direction}{tr.channel} (queued by {tr.where}) "
+                    f"still {what} bytes {tr.lo}..{tr.hi} (it completes at cycle {tr.done if tr.done >= 0 else '?'}); "
+                    "wait for it first (ACQ on its release lock)", memory="dm", address=lo)

@@ -1,0 +1,145 @@
+"""aie numerics on top of the shared bf16/fp32 module (simulators/numerics.py): integer
+shift-round-saturate and upshift, the matrix multiply-accumulate's summation order, and
+the function unit (VPWL.*). Each function is the specification the manual states
+("Numerics", "Function unit"); the functional model calls nothing else.
+
+Integer lanes travel as numpy int64 (wide enough for every intermediate), fp32 lanes as
+float32; every fp32 NaN a function returns is the canonical quiet NaN.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from simulators.numerics import CANON_NAN_F32, LOG2E, canon, matmul_tree
+
+F32 = np.float32
+# Rounding modes of VSRS (the values of SETRM; isa/aie/bundle.toml, state.RM).
+FLOOR, HALF_UP, HALF_EVEN, HALF_AWAY = range(4)
+_NAN = CANON_NAN_F32.view(F32)
+
+
+def wrap32(v: np.ndarray) -> np.ndarray:
+    """Two's-complement wrap of integer lanes to int32."""
+    return np.asarray(v, dtype=np.int64).astype(np.int32)
+
+
+def shift_round(v: np.ndarray, shift: int, mode: int) -> np.ndarray:
+    """v / 2^shift rounded by `mode` (int64 lanes, exact)."""
+    v = np.asarray(v, dtype=np.int64)
+    if shift == 0:
+        return v
+    q = v >> shift                       # floor
+    if mode == FLOOR:
+        return q
+    r = v - (q << shift)                 # remainder, 0 <= r < 2^shift
+    half = 1 << (shift - 1)
+    up = r > half
+    tie = r == half
+    if mode == HALF_UP:
+        up |= tie
+    elif mode == HALF_EVEN:
+        up |= tie & (q & 1).astype(bool)
+    else:                                # HALF_AWAY: ties away from zero (up when v > 0)
+        up |= tie & (v >= 0)
+    return q + up
+
+
+def srs(v: np.ndarray, shift: int, mode: int, bits: int) -> np.ndarray:
+    """Shift-round-saturate int32 lanes to signed `bits`-bit lanes (int64 result)."""
+    lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    return np.clip(shift_round(v, shift, mode), lo, hi)
+
+
+def ups(v: np.ndarray, shift: int) -> np.ndarray:
+    """Upshift: sign-extended lanes shifted left, wrapped to int32."""
+    return wrap32(np.asarray(v, dtype=np.int64) << shift)
+
+
+def mmul_bf16(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """A (M, K) @ B (K, N) of bf16-exact float32 with every dot product summed by halving
+    over K in fp32 (the shared `matmul_tree` order)."""
+    return matmul_tree(a, b)
+
+
+def mac_f32(acc: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """acc + s in fp32 (round to nearest even), NaN canonical."""
+    return canon((acc + s).astype(F32))
+
+
+# --- the function unit ---------------------------------------------------------------
+
+def _interp(off: np.ndarray, slope: np.ndarray, j: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """OFF[j] + SLOPE[j] * u with fp32 rounding after the product and after the sum."""
+    p = (slope[j] * u).astype(F32)
+    return (off[j] + p).astype(F32)
+
+
+def _scale(y: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """y * 2^e rounded once to fp32 (exact in float64 first; overflow gives inf)."""
+    return (y.astype(np.float64) * np.exp2(e.astype(np.float64))).astype(F32)
+
+
+def pwl_exp(x: np.ndarray, off: np.ndarray, slope: np.ndarray) -> np.ndarray:
+    """e^x: t = fp32(x * LOG2E); t >= 128 -> +inf, t < -126 -> +0; n = floor(t),
+    f = t - n; j = floor(f * S), u = f * S - j (S = segments); y = OFF[j] + SLOPE[j] * u;
+    result y * 2^n."""
+    x = np.asarray(x, dtype=F32)
+    segs = off.size
+    t = (x * LOG2E).astype(F32)
+    big, small, nan = t >= 128, t < -126, np.isnan(t)
+    ts = np.where(big | small | nan, F32(0), t)
+    n = np.floor(ts)
+    f = (ts - n).astype(F32)                  # exact
+    fs = (f * F32(segs)).astype(F32)          # exact (a power of two)
+    j = np.minimum(np.floor(fs).astype(np.int64), segs - 1)
+    u = (fs - j.astype(F32)).astype(F32)      # exact
+    r = _scale(_interp(off, slope, j, u), n)
+    r = np.where(big, F32(np.inf), np.where(small, F32(0.0), r))
+    return np.where(nan, _NAN, r).astype(F32)
+
+
+def _split(x: np.ndarray):
+    """Sign, unbiased exponent and 23-bit fraction of fp32 lanes."""
+    bits = np.asarray(x, dtype=F32).view(np.uint32).astype(np.int64)
+    return bits >> 31, ((bits >> 23) & 0xFF) - 127, bits & 0x7FFFFF
+
+
+def pwl_rcp(x: np.ndarray, off: np.ndarray, slope: np.ndarray) -> np.ndarray:
+    """1/x: x = +-m * 2^e with m in [1, 2); j = the top log2(S) fraction bits, u = the
+    rest as a fraction of one segment; y = OFF[j] + SLOPE[j] * u ~ 1/m; result
+    +-y * 2^-e. Zeros and subnormals give +-inf, infinities +-0, NaN the canonical NaN."""
+    x = np.asarray(x, dtype=F32)
+    jb = off.size.bit_length() - 1
+    sign, e, frac = _split(x)
+    j = frac >> (23 - jb)
+    u = ((frac & ((1 << (23 - jb)) - 1)).astype(np.float64) / (1 << (23 - jb))).astype(F32)
+    y = _scale(_interp(off, slope, j, u), -e)
+    y = np.where(sign.astype(bool), -y, y)
+    tiny = e == -127                           # zero or subnormal
+    inf = (e == 128) & (frac == 0)
+    nan = (e == 128) & (frac != 0)
+    y = np.where(tiny, np.where(sign.astype(bool), F32(-np.inf), F32(np.inf)), y)
+    y = np.where(inf, np.where(sign.astype(bool), F32(-0.0), F32(0.0)), y)
+    return np.where(nan, _NAN, y).astype(F32)
+
+
+def pwl_rsqrt(x: np.ndarray, off: np.ndarray, slope: np.ndarray) -> np.ndarray:
+    """1/sqrt(x): x = m * 2^e; for odd e, m' = 2m and e' = e - 1, else m' = m, e' = e
+    (m' in [1, 4)); j = (e odd) * S/2 + the top log2(S/2) fraction bits, u = the rest
+    as a fraction of one segment; y = OFF[j] + SLOPE[j] * u ~ 1/sqrt(m'); result
+    y * 2^(-e'/2). +0 and positive subnormals give +inf, -0 and negative subnormals
+    -inf, +inf gives +0, other negatives and NaN the canonical NaN."""
+    x = np.asarray(x, dtype=F32)
+    half = off.size // 2
+    jb = half.bit_length() - 1
+    sign, e, frac = _split(x)
+    odd = e & 1
+    j = odd * half + (frac >> (23 - jb))
+    u = ((frac & ((1 << (23 - jb)) - 1)).astype(np.float64) / (1 << (23 - jb))).astype(F32)
+    y = _scale(_interp(off, slope, j, u), -((e - odd) // 2))
+    neg = sign.astype(bool)
+    tiny = e == -127
+    y = np.where(tiny, np.where(neg, F32(-np.inf), F32(np.inf)), y)
+    y = np.where((e == 128) & (frac == 0) & ~neg, F32(0.0), y)
+    bad = ((e == 128) & (frac != 0)) | (neg & ~tiny)
+    return np.where(bad, _NAN, y).astype(F32)

@@ -1,0 +1,212 @@
+"""Architectural state of the aie functional model, and the only ways to change it.
+
+Reads go straight to the containers (`m.r[i]`, `m.x16[i]`, `m.accf[i]`, `m.dm`...).
+Every write goes through one of the write methods below, so `TracingState`
+(tracing.py) can record each change and a bundle whose operations read each other's
+results can defer its writes (machine.py). `access` checks a data-memory address
+(range, alignment, data races with running DMA transfers) and notes its bank for the
+timing model.
+
+Storage: vector registers are one (16, 64) uint8 array with typed views (16-bit lanes
+as uint16/int16, bytes as int8); accumulators a (8, 32) uint32 array viewed as int32
+or float32; data memory bytes (uint8, with a uint16 view the DMA uses); external
+memory 16-bit words.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from simulators.core.backend import MemoryImage
+from simulators.core.errors import IllegalOperandError, MemoryAccessError
+
+# Address generator fields, in GSET order, then its two counters.
+G_FIELDS = ("INC", "N1", "J1", "N2", "J2")
+INC, N1, J1, N2, J2, C1, C2 = range(7)
+WRITE_METHODS = ("set_r", "set_p", "set_m", "set_g", "set_x", "set_w", "set_acc", "set_rm",
+                 "set_lock", "write_dm", "push_loop")
+
+
+def wrap32(v: int) -> int:
+    return ((v + 0x80000000) & 0xFFFFFFFF) - 0x80000000
+
+
+class AieState:
+    def __init__(self, cfg, spec):
+        self.cfg = cfg
+        counts = {k.name: k.count for k in spec.isa.register_kinds()}
+        self.r = [0] * counts["r"]
+        self.p = [0] * counts["p"]
+        self.m = [0] * counts["m"]
+        self.g = [[0] * 7 for _ in range(counts["g"])]
+        self.x = np.zeros((counts["x"], 64), dtype=np.uint8)
+        self.x16 = self.x.view(np.uint16)
+        self.xi16 = self.x.view(np.int16)
+        self.xi8 = self.x.view(np.int8)
+        self.acc = np.zeros((counts["acc"], 32), dtype=np.uint32)
+        self.acci = self.acc.view(np.int32)
+        self.accf = self.acc.view(np.float32)
+        self.rm = spec.state["RM"].initial
+        self.locks = [0] * counts["lock"]
+        self.dm = np.zeros(cfg.DM_SIZE, dtype=np.uint8)
+        self.dm16 = self.dm.view(np.uint16)
+        self.ext = np.zeros(cfg.EXT_SIZE, dtype=np.uint16)
+        self.bank_shift = (cfg.DM_SIZE // cfg.DM_BANKS).bit_length() - 1
+        self.banks: list[int] = []
+        self.pending: list = []          # the DMA engine's pending transfers (race checks)
+        self.dma = None
+        self.loops: list[list[int]] = []  # [body start bundle, trips left]
+        self.now = 0                      # issue cycle of the current bundle
+        self.halted = False
+        self.lock_max = spec.isa.kinds["lockval"].max
+        self.shuffles = spec.shuffles
+        self.tables = spec.tables
+        self.descriptors: list[dict] = []
+        self.descriptor_names: list[str] = []
+
+    # --- writes (TracingState overrides each of these) -----------------------------
+
+    def set_r(self, i: int, v: int) -> None:
+        if i:
+            self.r[i] = ((v + 0x80000000) & 0xFFFFFFFF) - 0x80000000
+
+    def set_p(self, i: int, v: int) -> None:
+        self.p[i] = ((v + 0x80000000) & 0xFFFFFFFF) - 0x80000000
+
+    def set_m(self, i: int, v: int) -> None:
+        self.m[i] = ((v + 0x80000000) & 0xFFFFFFFF) - 0x80000000
+
+    def set_g(self, i: int, values: list[int]) -> None:
+        self.g[i] = list(values)
+
+    def set_x(self, i: int, values: np.ndarray) -> None:
+        """Vector register i = 64 bytes (any dtype whose bytes are the new value)."""
+        self.x[i] = np.ascontiguousarray(values).view(np.uint8)
+
+    def set_w(self, i: int, values: np.ndarray) -> None:
+        """Half vector register i (bytes 32*(i%2) .. of x[i//2]) = 32 bytes."""
+        h = (i & 1) * 32
+        self.x[i >> 1, h:h + 32] = np.ascontiguousarray(values).view(np.uint8)
+
+    def set_acc(self, i: int, values: np.ndarray) -> None:
+        """Accumulator i = 32 lanes of 32 bits (int32, uint32 or float32)."""
+        self.acc[i] = np.ascontiguousarray(values).view(np.uint32)
+
+    def set_rm(self, v: int) -> None:
+        self.rm = v
+
+    def set_lock(self, i: int, v: int) -> None:
+        self.locks[i] = v
+
+    def write_dm(self, addr: int, data: np.ndarray) -> None:
+        b = np.ascontiguousarray(data).view(np.uint8)
+        self.dm[addr:addr + b.size] = b
+
+    def push_loop(self, body: int, trips: int) -> None:
+        if len(self.loops) >= self.cfg.LOOP_DEPTH:
+            raise IllegalOperandError(f"hardware loops nest deeper than LOOP_DEPTH={self.cfg.LOOP_DEPTH}; "
+                                      "close an inner loop first")
+        self.loops.append([body, trips])
+
+    def end_loop(self) -> int | None:
+        """End of one iteration of the innermost loop: the bundle to go back to, or None
+        when the loop is done (it is popped)."""
+        top = self.loops[-1]
+        if top[1] > 1:
+            self.set_loop_trips(top[1] - 1)
+            return top[0]
+        self.pop_loop()
+        return None
+
+    def set_loop_trips(self, n: int) -> None:
+        self.loops[-1][1] = n
+
+    def pop_loop(self) -> None:
+        self.loops.pop()
+
+    # DMA writes (not core operations: never deferred)
+    def dma_write(self, words: np.ndarray, values: np.ndarray) -> None:
+        self.dm16[words] = values
+
+    def ext_write(self, words: np.ndarray, values: np.ndarray) -> None:
+        self.ext[words] = values
+
+    # --- checked accessors ------------------------------------------------------------
+
+    def access(self, a: int, n: int, align: int, write: bool) -> int:
+        """Check an access of n bytes at byte address a; return a."""
+        if a < 0 or a + n > self.dm.size or a & (align - 1):
+            if a < 0 or a + n > self.dm.size:
+                raise MemoryAccessError(
+                    f"data-memory access {a}..{a + n - 1} ({n} bytes) is outside data memory "
+                    f"(0..{self.dm.size - 1}); check the pointer", memory="dm", address=a)
+            raise MemoryAccessError(f"data-memory address {a} is not a multiple of {align} "
+                                    f"(this operation moves {n} bytes)", memory="dm", address=a)
+        if self.pending:
+            self.dma.check(a, a + n - 1, write)
+        self.banks.append(a >> self.bank_shift)
+        return a
+
+    def post(self, i: int, pm: tuple[int, int]) -> None:
+        """Post-modify pointer i: (0, step), (1, modifier number) or (2, generator number)."""
+        mode, v = pm
+        if mode == 0:
+            if v:
+                self.set_p(i, self.p[i] + v)
+        elif mode == 1:
+            self.set_p(i, self.p[i] + self.m[v])
+        else:
+            g = list(self.g[v])
+            g[C1] += 1
+            if g[C1] < g[N1]:
+                step = g[INC]
+            else:
+                g[C1] = 0
+                g[C2] += 1
+                if g[C2] < g[N2]:
+                    step = g[J1]
+                else:
+                    g[C2] = 0
+                    step = g[J2]
+            self.set_g(v, g)
+            self.set_p(i, self.p[i] + step)
+
+    # --- whole-state views ------------------------------------------------------------
+
+    def load_image(self, image: MemoryImage) -> None:
+        for memory, writes in image.writes.items():
+            if memory not in ("ext", "dm"):
+                raise MemoryAccessError(f"memory image names unknown memory {memory!r}; aie memories "
+                                        "are ext (16-bit words) and dm (bytes)", memory=memory)
+            for addr, values in writes.items():
+                values = np.ascontiguousarray(np.asarray(values).ravel())
+                if memory == "ext":
+                    if values.dtype != np.uint16:
+                        raise MemoryAccessError(
+                            f"memory image for ext has dtype {values.dtype}; ext takes uint16 words "
+                            "(bf16 bit patterns, convert with numerics.f32_to_bf16_bits)",
+                            memory=memory, address=addr)
+                    size, n = self.ext.size, values.size
+                else:
+                    size, n = self.dm.size, values.nbytes
+                if addr < 0 or addr + n > size:
+                    raise MemoryAccessError(f"memory image writes {memory} {addr}..{addr + n - 1}, "
+                                            f"outside 0..{size - 1}; fix the memory image",
+                                            memory=memory, address=addr)
+                if memory == "ext":
+                    self.ext[addr:addr + n] = values
+                else:
+                    self.dm[addr:addr + n] = values.view(np.uint8)
+
+    def memories(self) -> dict[str, np.ndarray]:
+        return {"ext": self.ext, "dm": self.dm}
+
+    def registers(self) -> dict:
+        from simulators.numerics import canon
+        return {"r": list(self.r), "p": list(self.p), "m": list(self.m),
+                "g": [dict(zip(G_FIELDS + ("C1", "C2"), g)) for g in self.g],
+                "x": self.x.copy(), "acc": self.acc.copy(),
+                "acc_f32": canon(self.accf.copy()), "RM": self.rm, "locks": list(self.locks),
+                "LOOPS": [list(lp) for lp in self.loops]}
+
+    def illegal(self, message: str) -> IllegalOperandError:
+        return IllegalOperandError(message)

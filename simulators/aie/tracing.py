@@ -1,0 +1,99 @@
+"""Tracing without touching the semantics: `TracingState` overrides every write method
+of `AieState` to record a `Change(space, address, old, new)`, and the run loop collects
+them per bundle. Spaces: "r", "p", "m" (register number); "g" (generator number, the
+seven values INC N1 J1 N2 J2 C1 C2); "x" (register number, 64 bytes); "acc" (number, 32
+lanes as uint32); "RM"; "lock" (number); "dm" (first byte address, bytes); "ext" (first
+word address, words); "LOOPS" (0, the loop stack). DMA completions are recorded with
+the bundle during whose issue they happened."""
+from __future__ import annotations
+
+import numpy as np
+
+from simulators.core.trace import Change
+
+from .state import AieState
+
+
+class TracingState(AieState):
+    def __init__(self, cfg, spec):
+        super().__init__(cfg, spec)
+        self.changes: list[Change] = []
+
+    def take_changes(self) -> list[Change]:
+        out, self.changes = self.changes, []
+        return out
+
+    def _scalar(self, space, regs, i, real, *args):
+        old = regs[i]
+        real(self, i, *args)
+        if regs[i] != old:
+            self.changes.append(Change(space, i, old, regs[i]))
+
+    def set_r(self, i, v):
+        self._scalar("r", self.r, i, AieState.set_r, v)
+
+    def set_p(self, i, v):
+        self._scalar("p", self.p, i, AieState.set_p, v)
+
+    def set_m(self, i, v):
+        self._scalar("m", self.m, i, AieState.set_m, v)
+
+    def set_lock(self, i, v):
+        self._scalar("lock", self.locks, i, AieState.set_lock, v)
+
+    def set_g(self, i, values):
+        old = tuple(self.g[i])
+        super().set_g(i, values)
+        self.changes.append(Change("g", i, old, tuple(self.g[i])))
+
+    def set_x(self, i, values):
+        old = self.x[i].copy()
+        super().set_x(i, values)
+        self.changes.append(Change("x", i, old, self.x[i].copy()))
+
+    def set_w(self, i, values):
+        old = self.x[i >> 1].copy()
+        super().set_w(i, values)
+        self.changes.append(Change("x", i >> 1, old, self.x[i >> 1].copy()))
+
+    def set_acc(self, i, values):
+        old = self.acc[i].copy()
+        super().set_acc(i, values)
+        self.changes.append(Change("acc", i, old, self.acc[i].copy()))
+
+    def set_rm(self, v):
+        old = self.rm
+        super().set_rm(v)
+        self.changes.append(Change("RM", 0, old, v))
+
+    def write_dm(self, addr, data):
+        n = np.ascontiguousarray(data).nbytes
+        old = self.dm[addr:addr + n].copy()
+        super().write_dm(addr, data)
+        self.changes.append(Change("dm", addr, old, self.dm[addr:addr + n].copy()))
+
+    def dma_write(self, words, values):
+        lo, hi = 2 * int(words.min()), 2 * int(words.max()) + 2
+        old = self.dm[lo:hi].copy()
+        super().dma_write(words, values)
+        self.changes.append(Change("dm", lo, old, self.dm[lo:hi].copy()))
+
+    def ext_write(self, words, values):
+        lo, hi = int(words.min()), int(words.max()) + 1
+        old = self.ext[lo:hi].copy()
+        super().ext_write(words, values)
+        self.changes.append(Change("ext", lo, old, self.ext[lo:hi].copy()))
+
+    def _loops(self, real, *args):
+        old = tuple(tuple(x) for x in self.loops)
+        real(self, *args)
+        self.changes.append(Change("LOOPS", 0, old, tuple(tuple(x) for x in self.loops)))
+
+    def push_loop(self, body, trips):
+        self._loops(AieState.push_loop, body, trips)
+
+    def set_loop_trips(self, n):
+        self._loops(AieState.set_loop_trips, n)
+
+    def pop_loop(self):
+        self._loops(AieState.pop_loop)
