@@ -40,6 +40,7 @@ class Kind:
     align: int = 1                       # immediates: the value must be a multiple of this
     pcrel: bool = False                  # written as a target address, encoded as target - pc
     display: str = ""                    # how syntax lines write the operand (e.g. "v0.t")
+    numbers: bool = False                # an enumeration that also accepts min..max numbers
 
     @property
     def is_register(self) -> bool:
@@ -282,7 +283,7 @@ def _load_kinds(data: dict, path: Path) -> dict[str, Kind]:
                            signed=k.get("signed", False), reserved=k.get("reserved", False),
                            aliases=aliases, names=names, default=k.get("default", 0),
                            align=k.get("align", 1), pcrel=k.get("pcrel", False),
-                           display=k.get("display", ""))
+                           display=k.get("display", ""), numbers=k.get("numbers", False))
     return kinds
 
 

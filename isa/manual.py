@@ -15,6 +15,7 @@ can name the section a hit is in; code blocks never start a line with '#'.
 from __future__ import annotations
 
 import argparse
+import importlib
 import re
 import sys
 from pathlib import Path
@@ -38,9 +39,18 @@ def _hex32(x) -> str:
     return f"0x{int(np.asarray(x, dtype=np.float32).view(np.uint32)):08X}"
 
 
-def _range(kind: Kind) -> str:
+def _range(kind: Kind, full: bool = False) -> str:
     if kind.is_register:
-        return f"`{kind.prefix}0`..`{kind.prefix}{kind.count - 1}`"
+        text = f"`{kind.prefix}0`..`{kind.prefix}{kind.count - 1}`"
+        if kind.aliases:
+            text += (" (also " + ", ".join(f"`{a}`" for a in kind.aliases) + ")") if full else \
+                " or ABI names"
+        return text
+    names = ", ".join(f"`{n}`" for n, _ in kind.names)
+    if kind.names and kind.numbers:
+        return f"{kind.min}..{kind.max} or {names}"
+    if kind.names:
+        return names
     if kind.reserved:
         return "`0`"
     if (kind.min, kind.max) == (0, 1):
@@ -85,12 +95,12 @@ def exp_block(isa: ISA, config: HardwareConfig) -> str:
 
 
 def kinds_block(isa: ISA, config: HardwareConfig) -> str:
-    rows = [[f"`{k.name}`", _range(k), k.doc] for k in isa.kinds.values()]
+    rows = [[f"`{k.name}`", _range(k, full=True), k.doc] for k in isa.kinds.values()]
     return _table(["kind", "values", "meaning"], rows)
 
 
 def formats_block(isa: ISA, config: HardwareConfig) -> str:
-    rows = [[f"`{f.name}`", _fields(isa, f.fields), f.doc] for f in isa.formats.values()]
+    rows = [[f"`{f.name}`", _fields(isa, f.fields, f), f.doc] for f in isa.formats.values()]
     return (f"Every instruction is one {isa.word_bits}-bit word with the opcode in bits "
             f"[{isa.opcode_lsb + isa.opcode_width - 1}:{isa.opcode_lsb}]. Bits no field names "
             f"must be 0; a word with a non-zero unnamed bit, a non-zero reserved field or an "
@@ -103,8 +113,21 @@ def index_block(isa: ISA, config: HardwareConfig) -> str:
     return _table(["instruction", "syntax", "effect"], rows)
 
 
+def pseudo_block(isa: ISA, config: HardwareConfig) -> str:
+    rows = []
+    for group in isa.pseudos.values():
+        for p in group:
+            cases = []
+            for c in p.cases:
+                lines = "; ".join(c.expansion)
+                cases.append(f"{'if ' + c.when + ': ' if c.when else ('else: ' if cases else '')}`{lines}`")
+            rows.append([f"`{p.syntax}`", _cell(p.summary), _cell("<br>".join(cases))])
+    return _table(["pseudo-instruction", "effect", "assembles to"], rows)
+
+
 BLOCKS = {"hardware": hardware_block, "timing": timing_block, "exp-coefficients": exp_block,
-          "operand-kinds": kinds_block, "formats": formats_block, "index": index_block}
+          "operand-kinds": kinds_block, "formats": formats_block, "index": index_block,
+          "pseudo-instructions": pseudo_block}
 REQUIRED = {"hardware": "Hardware configuration", "timing": "Timing classes"}
 
 
@@ -116,10 +139,19 @@ def _bits(lsb: int, width: int) -> str:
     return f"[{lsb + width - 1}:{lsb}]" if width > 1 else f"[{lsb}]"
 
 
-def _fields(isa: ISA, fields: dict[str, tuple[int, int]]) -> str:
-    parts = [f"{_bits(isa.opcode_lsb, isa.opcode_width)} opcode"]
-    parts += [f"{_bits(lsb, w)} {n}" for n, (lsb, w) in sorted(fields.items(), key=lambda kv: kv[1][0])]
-    return ", ".join(parts)
+def _fields(isa: ISA, fields: dict[str, tuple[int, int]], fmt=None, fixed_values=None) -> str:
+    """Bit ranges of a format: contiguous operand fields, split fields piece by piece
+    (`[31] imm[12]`), and fixed fields (with their values when given)."""
+    parts = [(isa.opcode_lsb, f"{_bits(isa.opcode_lsb, isa.opcode_width)} opcode")]
+    parts += [(lsb, f"{_bits(lsb, w)} {n}") for n, (lsb, w) in fields.items()]
+    if fmt is not None:
+        for n, pieces in fmt.pieces.items():
+            if n not in fields:
+                parts += [(lsb, f"{_bits(lsb, w)} {n}{_bits(at, w)}") for lsb, w, at in pieces]
+        for n, (lsb, w) in fmt.fixed.items():
+            value = "" if fixed_values is None else f" = {fixed_values[n]:#x}"
+            parts.append((lsb, f"{_bits(lsb, w)} {n}{value}"))
+    return ", ".join(text for _, text in sorted(parts, key=lambda p: p[0]))
 
 
 # --- instruction sections ----------------------------------------------------------
@@ -147,21 +179,34 @@ def instruction_section(isa: ISA, d: InstrDef, config: HardwareConfig) -> str:
     out = [f"### {d.mnemonic}", "", f"`{d.syntax}`", "", _cell(d.summary) + ".", ""]
     rows = []
     for op in d.operands:
-        name = op.name + (" (optional, default 0)" if op.optional and not op.kind.reserved else "")
+        default = next((n for n, v in op.kind.names if v == op.kind.default), op.kind.default)
+        if op.kind.names and default == op.kind.default and not op.kind.numbers:
+            default = "omitted"
+            name = op.name + (" (optional)" if op.optional else "")
+        else:
+            name = op.name + (f" (optional, default {default})" if op.optional and not op.kind.reserved else "")
         if op.kind.reserved:
             name = f"{op.name} (reserved{', may be omitted' if op.optional else ''})"
         rows.append([name, f"`{op.kind.name}`", _range(op.kind)])
     if rows:
         out += [_table(["operand", "kind", "values"], rows), ""]
-    fields = [f"{_bits(isa.opcode_lsb, isa.opcode_width)} opcode = 0x{d.opcode:02X}"]
-    reserved = {op.name for op in d.operands if op.kind.reserved}
-    for n, (lsb, w) in sorted(d.format.fields.items(), key=lambda kv: kv[1][0]):
-        fields.append(f"{_bits(lsb, w)} {n}" + (" = 0 (reserved)" if n in reserved else ""))
+    if d.format.fixed or len(d.format.pieces) != len(d.format.fields):
+        fields = [_fields(isa, d.format.fields, d.format, d.fixed).replace(
+            " opcode", f" opcode = 0x{d.opcode:02X}", 1)]
+    else:
+        fields = [f"{_bits(isa.opcode_lsb, isa.opcode_width)} opcode = 0x{d.opcode:02X}"]
+        reserved = {op.name for op in d.operands if op.kind.reserved}
+        for n, (lsb, w) in sorted(d.format.fields.items(), key=lambda kv: kv[1][0]):
+            fields.append(f"{_bits(lsb, w)} {n}" + (" = 0 (reserved)" if n in reserved else ""))
     out += [f"**Encoding.** Format `{d.format.name}`: " + ", ".join(fields) + "; all other bits 0.", ""]
     out += ["**Semantics.** " + " ".join(d.semantics.split()), ""]
     out += ["**Constraints.**", ""] + [f"- {c}" for c in d.constraints] + [""]
     cycles = config.cycles(d.timing)
-    if d.unit == "dma":
+    unit_text = isa.hardware.get("timing_units", {}).get(d.unit)
+    if unit_text:
+        timing = unit_text.format(cls=d.timing, expr=isa.timing[d.timing], cycles=cycles) + \
+            f", unit `{d.unit}`."
+    elif d.unit == "dma":
         timing = (f"class `{d.timing}`: {cycles} issue cycle{'s' if cycles != 1 else ''} on unit "
                   f"`{d.unit}`; the transfer itself follows the DMA rule (see Timing model).")
     else:
@@ -172,17 +217,31 @@ def instruction_section(isa: ISA, d: InstrDef, config: HardwareConfig) -> str:
     return "\n".join(out)
 
 
+def accelerator_blocks(isa_name: str) -> dict:
+    """The generated blocks an intro may place: the common ones, plus an accelerator's
+    own from `isa/<name>/manual_blocks.py` (a BLOCKS dict) if it has that module."""
+    module = f"isa.{isa_name}.manual_blocks"
+    try:
+        own = importlib.import_module(module).BLOCKS
+    except ModuleNotFoundError as e:
+        if e.name != module:
+            raise
+        return BLOCKS
+    return {**BLOCKS, **own}
+
+
 def render_manual(isa_name: str, config: HardwareConfig | None = None) -> str:
     """The full manual for `isa_name` on `config` (default configuration if None)."""
     isa = get_isa(isa_name)
     config = config or HardwareConfig(isa)
     intro = (isa.root / "manual_intro.md").read_text().strip("\n")
     placed = set(MARKER.findall(intro))
-    unknown = placed - set(BLOCKS)
+    blocks = accelerator_blocks(isa_name)
+    unknown = placed - set(blocks)
     if unknown:
         raise ValueError(f"isa/{isa_name}/manual_intro.md: unknown marker(s) {sorted(unknown)}; "
-                         f"known: {sorted(BLOCKS)}")
-    body = MARKER.sub(lambda m: BLOCKS[m.group(1)](isa, config), intro)
+                         f"known: {sorted(blocks)}")
+    body = MARKER.sub(lambda m: blocks[m.group(1)](isa, config), intro)
     parts = [GENERATED.format(name=isa_name), "", body, ""]
     for block, title in REQUIRED.items():
         if block not in placed:
@@ -194,6 +253,8 @@ def render_manual(isa_name: str, config: HardwareConfig | None = None) -> str:
         head, first = _group_title(isa, group)
         parts += [f"## {head}", ""] + ([first, ""] if first else [])
         parts += [instruction_section(isa, d, config) for d in defs]
+    if isa.pseudos and "pseudo-instructions" not in placed:
+        parts += ["## Pseudo-instructions", "", BLOCKS["pseudo-instructions"](isa, config), ""]
     return "\n".join(parts).rstrip("\n") + "\n"
 
 

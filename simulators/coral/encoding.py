@@ -12,7 +12,7 @@ def field_ok(kind: Kind, value: int) -> bool:
     """Whether `value` is a legal value of an operand of this kind."""
     if kind.is_register:
         return 0 <= value < kind.count
-    if kind.names and kind.name not in ("csr",):
+    if kind.names and not kind.numbers:
         return value in kind.name_values.values() or value == kind.default
     return kind.min <= value <= kind.max and value % kind.align == 0
 

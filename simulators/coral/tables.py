@@ -147,7 +147,7 @@ def memory_base(cfg: HardwareConfig, memory: str) -> int:
 def kind_range(kind: Kind) -> str:
     if kind.is_register:
         return f"{kind.prefix}0..{kind.prefix}{kind.count - 1}"
-    if kind.names and kind.name not in ("csr",):
+    if kind.names and not kind.numbers:
         return ", ".join(n for n, _ in kind.names)
     text = f"{kind.min}..{kind.max}"
     if kind.align > 1:
