@@ -74,9 +74,13 @@ class OperandMixin:
                 if s.group not in taken:
                     left_required = sum(1 for s2 in slots[k:] if s2.group < 0)
                     take = i < n and n - i > left_required
-                    if take and s.kind == "op" and ops[s.names[0]].kind.names \
-                            and not ops[s.names[0]].kind.is_register and not ops[s.names[0]].kind.numbers:
-                        take = pieces[i].text.lower() in ops[s.names[0]].kind.name_values
+                    if take and self.enum_slot(s, ops) and pieces[i].text.lower() not in \
+                            ops[s.names[0]].kind.name_values:
+                        # a word no later optional slot knows either: take it here, so the
+                        # operand check names what it should have been
+                        later = [s2 for s2 in slots[k + 1:] if s2.group >= 0 and self.enum_slot(s2, ops)]
+                        take = not any(pieces[i].text.lower() in ops[s2.names[0]].kind.name_values
+                                       for s2 in later)
                     taken[s.group] = take
                 if not taken[s.group]:
                     out.append((s, None))
@@ -85,17 +89,27 @@ class OperandMixin:
                 return None
             p = pieces[i]
             i += 1
-            if s.kind == "mem" and not (p.text.endswith(")") and "(" in p.text):
+            if s.kind == "mem" and not self.mem_shaped(p.text):
                 return None
             if s.kind == "lit" and p.text.lower() != s.text.lower():
                 return None
-            if s.kind == "op" and p.text.endswith(")") and "(" in p.text and not p.text.startswith("%") \
-                    and ops[s.names[0]].kind.is_register:
+            if s.kind == "op" and self.mem_shaped(p.text):
                 return None
             out.append((s, p))
         if i != n or required > n:
             return None
         return out
+
+    def mem_shaped(self, text: str) -> bool:
+        """`offset(reg)` or `(reg)`: ends with a register name in parentheses."""
+        if not text.endswith(")") or "(" not in text:
+            return False
+        return text[text.rindex("(") + 1:-1].strip().lower() in self.t.registers
+
+    @staticmethod
+    def enum_slot(s: Slot, ops: dict) -> bool:
+        kind = ops[s.names[0]].kind if s.kind == "op" else None
+        return bool(kind and kind.names and not kind.is_register and not kind.numbers)
 
     def choose(self, mn: str, pieces: list[Piece]):
         cands = self.candidates(mn)
@@ -173,7 +187,7 @@ class OperandMixin:
         return f"unknown name '{clip(name)}'", hint
 
     def local_refs(self, text: str, seq: int) -> str:
-        if not self.locals or not LOCAL_REF.search(text):
+        if not LOCAL_REF.search(text):
             return text
 
         def sub(m):
@@ -319,7 +333,7 @@ class OperandMixin:
             return
         for k, s in enumerate(slots[:n]):
             p = pieces[k]
-            if s.kind == "mem" and not (p.text.endswith(")") and "(" in p.text):
+            if s.kind == "mem" and not self.mem_shaped(p.text):
                 base = s.names[1]
                 self.error(line, p.column, f"expected a memory operand offset({base}) for {written}, got "
                            f"'{clip(p.text)}'", f"write e.g. 0({ops[base].kind.aliases[10] if ops[base].kind.aliases else 'a0'})"
@@ -328,7 +342,7 @@ class OperandMixin:
             if s.kind == "lit" and p.text.lower() != s.text.lower():
                 self.error(line, p.column, f"expected '{s.text}' here, got '{clip(p.text)}'", hint)
                 return
-            if s.kind == "op" and "(" in p.text and p.text.endswith(")") and ops[s.names[0]].kind.is_register:
+            if s.kind == "op" and self.mem_shaped(p.text):
                 self.error(line, p.column, f"'{clip(p.text)}' is a memory operand; {written} expects "
                            f"{_a(ops[s.names[0]].kind.prefix + ' register')} here", hint)
                 return
@@ -357,6 +371,10 @@ class OperandMixin:
             self.bad_register(line, d, op, p, written)
             return None
         if reg is not None:
+            if kind.name == "addr" and any(isinstance(c, InstrDef) for c in self.candidates(written)):
+                self.error(line, p.column, f"{written} needs a memory operand offset({text}) or a label, "
+                           f"got the register {text}", lambda: self.hint_for(written))
+                return None
             self.error(line, p.column, f"register {text} where {where} expects {kind_words(kind)}",
                        lambda: self.hint_for(written))
             return None

@@ -182,6 +182,13 @@ class _Assembler(DirectiveMixin, OperandMixin):
         elif problems:
             item.kind = "bad"
         else:
+            first = next((k for k, pc in enumerate(pieces) if pc.inferred), None)
+            if first is not None and not any(self.assign(c, pieces) for c in self.candidates(mn)) \
+                    and any(self.assign(c, pieces[:first]) for c in self.candidates(mn)):
+                self.diags.error(line, pieces[first].column, f"unexpected '{clip(pieces[first].text)}' after "
+                                 f"the last operand of {mn}", lambda: "remove it or start a comment with '#'. "
+                                 + self.hint_for(mn))
+                item.pieces = pieces = pieces[:first]
             item.target = self.choose(mn, pieces)
             if isinstance(item.target, PseudoDef):
                 item.case = self.choose_case(item.target, pieces)
@@ -244,7 +251,8 @@ class _Assembler(DirectiveMixin, OperandMixin):
         if isinstance(d, PseudoDef):
             self.pseudo(item, d, text)
             return
-        ops = self.operands(line, d, item.pieces, item.args_at, self.here, item.name)
+        eol = len(line.raw[:item.stmt.end].rstrip()) + 1
+        ops = self.operands(line, d, item.pieces, eol, self.here, item.name)
         if ops is None:
             self.add_word(0, Instr("(error)", {}, line.number, text))
             return
@@ -261,7 +269,8 @@ class _Assembler(DirectiveMixin, OperandMixin):
         case = p.cases[item.case]
         n = len(case.expansion)
         if pairs is None:
-            self.operands(line, p, item.pieces, item.args_at, self.here, item.name)
+            self.operands(line, p, item.pieces, len(line.raw[:item.stmt.end].rstrip()) + 1, self.here,
+                          item.name)
             for _ in range(n):
                 self.add_word(0, Instr("(error)", {}, line.number, text))
             return
