@@ -123,6 +123,8 @@ def _values(defn, instr, pm: PostMod) -> list:
             raise IllegalOperandError(f"operand {op.name} of {defn.mnemonic} must be an integer, got {v!r}")
         k = op.kind
         lo, hi = (0, k.count - 1) if k.is_register else (k.min, k.max)
+        if k.name == "postmod":
+            lo, hi = 0, (1 << defn.format.fields[op.name][1]) - 1
         if not lo <= v <= hi:
             raise IllegalOperandError(f"operand {op.name} of {defn.mnemonic} is {v}; {k.name} allows {lo}..{hi}")
         if k.name == "postmod":

@@ -98,6 +98,7 @@ class Codec:
     def __init__(self, spec: AieSpec):
         isa = spec.isa
         self.spec = spec
+        self.pm = PostMod(spec)
         self.by_opcode = isa.by_opcode
         self.op_mask = (1 << isa.opcode_width) - 1
         self.op_lsb = isa.opcode_lsb
@@ -130,6 +131,8 @@ class Codec:
         for name, lsb, width, kind in self.fields[instr.mnemonic]:
             v = instr.ops.get(name, 0)
             lo, hi = (0, kind.count - 1) if kind.is_register else (kind.min, kind.max)
+            if kind.name == "postmod":
+                lo, hi = 0, (1 << width) - 1
             if not isinstance(v, int) or not lo <= v <= hi:
                 raise ValueError(f"{instr.mnemonic}: operand {name} = {v!r} outside {lo}..{hi}")
             word |= (v & ((1 << width) - 1)) << lsb
@@ -147,14 +150,17 @@ class Codec:
         ops = {}
         for name, lsb, width, kind in self.fields[d.mnemonic]:
             v = (word >> lsb) & ((1 << width) - 1)
+            if kind.name == "postmod":
+                if self.pm.decode(v)[0] is None:
+                    raise DecodeError(index, word, f"{d.mnemonic}: post-modify mode "
+                                                   f"{v >> self.pm.bits} is not assigned")
+                ops[name] = v
+                continue
             if kind.signed and v >> (width - 1):
                 v -= 1 << width
             lo, hi = (0, kind.count - 1) if kind.is_register else (kind.min, kind.max)
             if not lo <= v <= hi:
                 raise DecodeError(index, word, f"{d.mnemonic}: field {name} = {v} outside {lo}..{hi}")
-            if kind.name == "postmod" and PostMod(self.spec).decode(v)[0] is None:
-                raise DecodeError(index, word, f"{d.mnemonic}: post-modify mode {v >> PostMod(self.spec).bits} "
-                                               "is not assigned")
             ops[name] = v
         return Instr(d.mnemonic, ops, 0, op_text(self.spec, d.mnemonic, ops))
 
