@@ -1,6 +1,6 @@
 """aie's ISA data (the TOML files beside this one); see README.md for the decisions.
 
-`isa()` is the generic ISA model (isa/loader.py); `spec()` adds what only aie has:
+`isa()` is the generic ISA model (isa/loader.py); `spec()` (model.py) adds what only aie has:
 slots and bundle rules, register files, DMA descriptors, shuffle modes and the
 function unit's tables (spec.py)."""
 from isa.loader import HardwareConfig, get_isa
@@ -15,5 +15,5 @@ def default_config(**overrides) -> HardwareConfig:
 
 
 def spec():
-    from .spec import get_spec
+    from .model import get_spec
     return get_spec()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from isa.loader import HardwareConfig, ISA
 from isa.manual import _hex32, _table
 
-from .spec import get_spec
+from .model import get_spec
 
 
 def slots_block(isa: ISA, config: HardwareConfig) -> str:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from isa.aie import default_config
-from isa.aie.spec import MEMORY_KINDS, AieSpec, OpInfo, get_spec
+from isa.aie.model import MEMORY_KINDS, AieSpec, OpInfo, get_spec
 from isa.loader import HardwareConfig, Kind
 from simulators.core import asmtext
 from simulators.core.asmtext import Diagnostics, ExprError, Line, Piece, clip, suggest

@@ -6,7 +6,8 @@ and data memory (byte addresses) as described in isa/aie/dma.toml and the manual
 the channel is free and its acquire lock (if any) can be taken; it occupies the channel
 for DMA_SETUP + ceil(bytes / DMA_BW) cycles; an input transfer's data lands
 EXT_LATENCY cycles after its last beat, an output transfer has read its source at its
-last beat. The data moves (functionally) at that completion instant, and the
+last beat (and its data reaches external memory EXT_LATENCY later, which the end of a
+run waits for). The data moves (functionally) at that completion instant, and the
 descriptor's release lock is released then. The engine is advanced in time order by
 the core's run loop, so every effect happens at its cycle.
 """
@@ -137,25 +138,25 @@ class DmaEngine:
     # --- time --------------------------------------------------------------------------
 
     def schedule(self, now: int) -> None:
-        """Start what can start at or after `now` and recompute the next event."""
+        """Start, in queue order, every transfer that can start at or after `now` (its
+        channel's beats are sequential, so a transfer may start while the previous
+        one's data is still landing); recompute the next completion."""
         nxt = None
         for c in self.all:
-            if not c.queue:
-                continue
-            head = c.queue[0]
-            if head.start < 0:
-                s = max(c.free, head.queued)
-                if head.acq is not None and self.locks[head.acq] < head.acq_n:
-                    continue                       # blocked until a release
-                head.start = s
-                if head.acq is not None:
-                    self.locks[head.acq] -= head.acq_n
-                occ = self.cfg.DMA_SETUP + -(-head.nbytes // self.cfg.DMA_BW)
-                head.beats_end = s + occ
-                head.done = head.beats_end + (self.cfg.EXT_LATENCY if head.direction == "in" else 0)
-                c.busy += occ
-                c.free = head.beats_end
-            nxt = head.done if nxt is None else min(nxt, head.done)
+            for tr in c.queue:
+                if tr.start < 0:
+                    if tr.acq is not None and self.locks[tr.acq] < tr.acq_n:
+                        break                      # in order: later ones wait behind it
+                    tr.start = max(c.free, tr.queued, now)
+                    if tr.acq is not None:
+                        self.locks[tr.acq] -= tr.acq_n
+                    occ = self.cfg.DMA_SETUP + -(-tr.nbytes // self.cfg.DMA_BW)
+                    tr.beats_end = tr.start + occ
+                    tr.done = tr.beats_end + (self.cfg.EXT_LATENCY if tr.direction == "in" else 0)
+                    c.busy += occ
+                    c.free = tr.beats_end
+            if c.queue and c.queue[0].start >= 0:
+                nxt = c.queue[0].done if nxt is None else min(nxt, c.queue[0].done)
         self.next_event = nxt
 
     def advance(self, t: int) -> None:
@@ -163,7 +164,7 @@ class DmaEngine:
         while self.next_event is not None and self.next_event <= t:
             when = self.next_event
             for c in self.all:
-                if c.queue and c.queue[0].start >= 0 and c.queue[0].done == when:
+                while c.queue and c.queue[0].start >= 0 and c.queue[0].done == when:
                     self.complete(c, c.queue.pop(0))
             self.schedule(when)
 
@@ -181,7 +182,9 @@ class DmaEngine:
                     f"0..{self.lock_max} (more releases than acquires?)")
             st.set_lock(tr.rel, v)
         self.pending.remove(tr)
-        self.done_time = max(self.done_time, tr.done)
+        # an output's data reaches external memory EXT_LATENCY after it was read
+        landed = tr.done + (self.cfg.EXT_LATENCY if tr.direction == "out" else 0)
+        self.done_time = max(self.done_time, landed)
 
     def wait_lock(self, lock: int, n: int, t: int) -> int:
         """The cycle (>= t) at which lock `lock` holds at least n, advancing the engine;

@@ -14,7 +14,7 @@ from __future__ import annotations
 import gc
 import time
 
-from isa.aie.spec import get_spec
+from isa.aie.model import get_spec
 from simulators.core.backend import MemoryImage, RunResult
 from simulators.core.budget import Budget
 from simulators.core.errors import BudgetExceeded, ConfigError, SimError, TimeLimitExceeded
@@ -117,10 +117,9 @@ class _Run:
                 for u in row.macr:
                     if macready[u] > t:
                         t = macready[u]
-                for u, lat, f in row.writes:
-                    w = macready[u] if f else ready[u]
-                    if w > t:
-                        t = w
+                for u, lat, f in row.writes:         # no result may overtake an older one
+                    if ready[u] >= t + lat:
+                        t = ready[u] - lat + 1
                 data += t - tn
                 if row.ctrl:
                     if row.acq is not None:
@@ -187,7 +186,7 @@ class _Run:
         self.end = max(t, self.horizon, self.dma.done_time)
 
     def unit_busy(self, code: Code | None) -> dict[str, int]:
-        from isa.aie.spec import get_spec
+        from isa.aie.model import get_spec
         busy = {s.name: 0 for s in get_spec().slots}
         if code is not None:
             for row, h in zip(code.rows, self.hits):

@@ -16,7 +16,7 @@ from functools import partial
 
 import numpy as np
 
-from isa.aie.spec import MEMORY_KINDS, AieSpec
+from isa.aie.model import MEMORY_KINDS, AieSpec
 from simulators.core.errors import IllegalOperandError, SimError, Where
 
 from . import rules, semantics as sem
@@ -78,6 +78,7 @@ def _deferring(state):
                                                 for a in args)))
         ns[name] = later
     proxy = object.__new__(type(f"Deferred{cls.__name__}", (cls,), ns))
+    state.__dict__.setdefault("_deferred", [])
     proxy.__dict__ = state.__dict__           # same containers, same attributes
     return proxy
 
