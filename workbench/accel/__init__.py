@@ -6,7 +6,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Any, Callable
 
-NAMES = ("plena",)
+NAMES = ("plena", "aie")
 
 
 @dataclass(frozen=True)

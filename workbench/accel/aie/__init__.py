@@ -1,0 +1,34 @@
+"""aie in the workbench: its registry entry."""
+from __future__ import annotations
+
+from isa.aie import default_config
+from isa.manual import render_manual
+from simulators.aie.assembler import assemble
+from simulators.aie.program import disassemble
+from workbench.accel import Accelerator
+
+from .baselines import baseline_source, templates
+from .layout import aie_layout
+from .roofline import aie_lower_bound
+
+
+def _backend():
+    from simulators.aie.machine import AieModel
+    return AieModel()
+
+
+ACCELERATOR = Accelerator(
+    name="aie",
+    title="aie: VLIW SIMD tile after AMD's AI Engine-ML",
+    default_config=default_config,
+    assemble=assemble,
+    disassemble=disassemble,
+    backend=_backend,
+    layout=aie_layout,
+    baseline=baseline_source,
+    baseline_templates=templates,
+    lower_bound=aie_lower_bound,
+    manual=lambda hw=None: render_manual("aie", hw),
+    imem_limit=lambda hw: hw.IMEM_WORDS,
+    checked_memories=("ext",),
+)
