@@ -18,7 +18,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from .messages import OpenRun
+from .messages import Deliver, OpenRun, deliver
 from .model.debugger import DEFAULT_MAX_STEPS
 from .model.launch import Launched, RunRequest, launch
 from .model.source import StoreReader
@@ -88,6 +88,7 @@ class KernelCraftApp(App):
         self.stop_launched_on_exit = stop_launched_on_exit
         self.run_order: list[int] = []
         self.launched: list[Launched] = []
+        self._watching = False
 
     def on_mount(self) -> None:
         if self.keymap:
@@ -119,6 +120,10 @@ class KernelCraftApp(App):
             self.pop_screen()
 
     # ---------------------------------------------------------------- runs
+    @on(Deliver)
+    def _deliver(self, message: Deliver) -> None:
+        message.callback(*message.args, **message.kwargs)
+
     @on(OpenRun)
     def _open_run(self, message: OpenRun) -> None:
         self.push_screen(RunScreen(message.run_id, message.seq))
@@ -141,12 +146,19 @@ class KernelCraftApp(App):
                     f"it opens when its first step is recorded", timeout=5)
 
     def _watch_launches(self) -> None:
-        if any(launched.run_id is None for launched in self.launched):
+        if not self._watching and any(x.run_id is None for x in self.launched):
+            self._watching = True
             self._find_launched_runs()
 
-    @work(thread=True, exclusive=True, group="launches")
+    @work(thread=True, group="launches")
     def _find_launched_runs(self) -> None:
         import time
+        try:
+            self._look_for_launched_runs(time.monotonic())
+        finally:
+            self._watching = False
+
+    def _look_for_launched_runs(self, now: float) -> None:
         waiting = [x for x in self.launched if x.run_id is None]
         runs = []
         if self.reader.open():
@@ -157,14 +169,14 @@ class KernelCraftApp(App):
         for x in waiting:
             run_id = x.find_run(runs)
             if run_id is not None:
-                self.call_from_thread(self._launched_run_found, x)
+                deliver(self, self._launched_run_found, x)
             elif x.failure():
                 self.launched.remove(x)
-                self.call_from_thread(self.notify, x.failure() or "", title="run not started",
+                deliver(self, self.notify, x.failure() or "", title="run not started",
                                       severity="error", timeout=15)
-            elif time.monotonic() - x.started > LAUNCH_TIMEOUT:
+            elif now - x.started > LAUNCH_TIMEOUT:
                 self.launched.remove(x)
-                self.call_from_thread(self.notify, f"{x.request.describe()} recorded no run in "
+                deliver(self, self.notify, f"{x.request.describe()} recorded no run in "
                                       f"{LAUNCH_TIMEOUT:g}s; see {x.log}", severity="error")
 
     def _launched_run_found(self, launched: Launched) -> None:

@@ -1,7 +1,8 @@
 """Messages widgets and screens send each other (handled with `@on`)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any, Callable
 
 from textual.message import Message
 
@@ -26,3 +27,18 @@ class SourceLineChosen(Message):
     """The debugger's source cursor moved to `line` (1-based)."""
 
     line: int
+
+
+@dataclass
+class Deliver(Message):
+    """A worker thread's result, to be handled on the UI thread. Posted to the screen
+    that started the work (post_message is thread-safe and never blocks; a screen
+    already closed drops it) and run by the app when it bubbles up."""
+
+    callback: Callable[..., Any]
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+
+
+def deliver(target, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+    target.post_message(Deliver(callback, args, kwargs))

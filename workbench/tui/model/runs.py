@@ -16,12 +16,13 @@ from .trace import best_speedup
 # (key, title, justify): the picker's columns in order.
 COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("id", "run", "right"), ("status", "status", "left"), ("task", "task", "left"),
-    ("accel", "accelerator", "left"), ("config", "config", "left"),
-    ("agent", "agent / model", "left"), ("steps", "steps", "right"),
-    ("speedup", "best speed-up", "right"), ("tokens", "tokens in/out", "right"),
+    ("accel", "accel", "left"), ("config", "config", "left"),
+    ("agent", "agent/model", "left"), ("steps", "steps", "right"),
+    ("speedup", "speed-up", "right"), ("tokens", "tokens", "right"),
     ("cost", "cost", "right"), ("started", "started", "left"),
 )
 COLUMN_KEYS = tuple(c[0] for c in COLUMNS)
+AGENT_WIDTH = 28          # longer agent/model names are cut with an ellipsis
 STATUS_MARKS = {"running": "● running", "succeeded": "✓ succeeded", "failed": "✗ failed",
                 "interrupted": "◌ interrupted", "error": "! error"}
 STATUS_STYLES = {"running": "bold yellow", "succeeded": "green", "failed": "red",
@@ -54,7 +55,8 @@ class RunRow:
         if key == "config":
             return r.config
         if key == "agent":
-            return r.agent + (f" {r.model}" if r.model else "")
+            who = r.agent + (f" {r.model}" if r.model else "")
+            return who if len(who) <= AGENT_WIDTH else who[:AGENT_WIDTH - 1] + "…"
         if key == "steps":
             budget = r.settings.get("budget") if isinstance(r.settings, dict) else None
             return f"{r.steps}/{budget}" if budget else str(r.steps)
@@ -66,7 +68,7 @@ class RunRow:
         if key == "cost":
             return f"${r.cost:.4f}" if r.cost else "-"
         if key == "started":
-            return (r.started_at or "")[:19].replace("T", " ")
+            return (r.started_at or "")[5:16].replace("T", " ")
         raise KeyError(key)
 
     def sort_key(self, key: str):

@@ -106,8 +106,9 @@ class StoreReader:
     def run(self, run_id: int) -> Run:
         return self._need().run(run_id)
 
-    def events(self, run_id: int, after_seq: int | None = None) -> list[Event]:
-        return self._need().events(run_id, after_seq=after_seq)
+    def events(self, run_id: int, after_seq: int | None = None,
+               limit: int | None = None) -> list[Event]:
+        return self._need().events(run_id, after_seq=after_seq, limit=limit)
 
     def kernel(self, hash: str) -> Kernel:
         k = self._kernels.get(hash)

@@ -18,12 +18,14 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Input, Static
 
+from ..messages import deliver
 from ..model.debugger import DebugSession
 from ..model.formats import FORMATS, next_format
 from ..model.timeline import Touched, tracing_module
 from ..widgets.debugger.memory import MemoryView, memory_text
 from ..widgets.debugger.outputs import OutputsView
 from ..widgets.debugger.registers import RegistersView, registers_text
+from ..widgets.common.pane import TextPane
 from ..widgets.debugger.source import SourceView
 
 BIG_STEP = 100
@@ -96,7 +98,7 @@ class DebuggerScreen(Screen):
         self._outputs_dirty = True
 
     def compose(self):
-        yield Static(id="debug-status")
+        yield TextPane(id="debug-status")
         with Horizontal(id="debug-body"):
             yield SourceView(id="debug-source")
             with Vertical(id="debug-right"):
@@ -108,7 +110,7 @@ class DebuggerScreen(Screen):
     def on_mount(self) -> None:
         accel, task, config, _, seed, edge, _ = self.args
         what = f"edge case {edge}" if edge else f"seed {seed}"
-        self.query_one("#debug-status", Static).update(
+        self.query_one("#debug-status", TextPane).update(
             f"{self.title_text}: tracing the kernel on {accel}/{task}/{config}, {what} ...")
         self._start()
 
@@ -122,12 +124,14 @@ class DebuggerScreen(Screen):
                                          max_steps=self.app.max_steps)
         except Exception as e:  # noqa: BLE001 -- shown to the person with its reason
             msg = str(e.args[0]) if isinstance(e, KeyError) and e.args else str(e)
-            self.app.call_from_thread(self._failed, msg)
+            deliver(self, self._failed, msg)
             return
-        self.app.call_from_thread(self._ready, session)
+        deliver(self, self._ready, session)
 
     def _failed(self, msg: str) -> None:
-        self.query_one("#debug-status", Static).update(Text(f"cannot debug: {msg}", "bold red"))
+        first, _, rest = msg.partition("\n")
+        self.query_one("#debug-status", TextPane).update(Text(f"cannot debug: {first}", "bold red"))
+        self.query_one(SourceView).update(Text(msg, "red"))
         self.app.notify(msg, title="debugger", severity="error", timeout=10)
 
     def _ready(self, session: DebugSession) -> None:
@@ -176,7 +180,7 @@ class DebuggerScreen(Screen):
                           "green" if d is None else "bold red")
         if touched.steps > 1:
             status.append(f"  (moved {touched.steps:,} instructions)", "grey50")
-        self.query_one("#debug-status", Static).update(status)
+        self.query_one("#debug-status", TextPane).update(status)
         self.query_one(SourceView).show(s.current_line(), self.breakpoints)
         regs = Text()
         for i, t in enumerate(s.timelines):
@@ -200,7 +204,7 @@ class DebuggerScreen(Screen):
         if s is None:
             return
         view = self.query_one(MemoryView)
-        rows = max(2, (view.size.height or 10) - 1)
+        rows = max(2, (view.size.height or 10) - 2)
         values = self._memory_values(s.main, self.memory)
         view.update(memory_text(self.memory, np.asarray(values), self._storage(self.memory),
                                 self.fmt, self.addresses.get(self.memory, 0), rows, PER_ROW,
@@ -258,7 +262,7 @@ class DebuggerScreen(Screen):
     def action_scroll_memory(self, pages: int) -> None:
         if self.session is None:
             return
-        rows = max(2, (self.query_one(MemoryView).size.height or 10) - 1)
+        rows = max(2, (self.query_one(MemoryView).size.height or 10) - 2)
         size = np.asarray(self._memory_values(self.session.main, self.memory)).size
         addr = self.addresses.get(self.memory, 0) + pages * rows * PER_ROW
         self.addresses[self.memory] = max(0, min(addr, max(0, size - PER_ROW)))

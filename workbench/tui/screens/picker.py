@@ -13,7 +13,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, OptionList, Static
 
-from ..messages import OpenRun
+from ..messages import OpenRun, deliver
 from ..model.runs import COLUMN_KEYS, FilterError, RunRow, select
 from ..model.source import Problem
 from ..widgets.picker.run_table import RunTable
@@ -47,6 +47,7 @@ class PickerScreen(Screen):
         self.filter_error = ""
         self._last_problem: Problem | None = None
         self.loaded = False
+        self._loading = False
 
     def compose(self):
         yield Header(show_clock=False)
@@ -65,9 +66,11 @@ class PickerScreen(Screen):
 
     # ---------------------------------------------------------------- loading
     def action_refresh(self) -> None:
-        self._load()
+        if not self._loading:          # one read at a time (threads cannot be cancelled)
+            self._loading = True
+            self._load()
 
-    @work(thread=True, exclusive=True, group="picker-load")
+    @work(thread=True, group="picker-load")
     def _load(self) -> None:
         reader = self.app.reader
         rows, error = None, None
@@ -76,10 +79,11 @@ class PickerScreen(Screen):
                 rows = reader.runs()
             except Exception as e:  # noqa: BLE001 -- shown to the person, never a crash
                 error = str(e)
-        self.app.call_from_thread(self._apply, rows, reader.problem, error)
+        deliver(self, self._apply, rows, reader.problem, error)
 
     def _apply(self, rows: list[RunRow] | None, problem: Problem | None,
                error: str | None) -> None:
+        self._loading = False
         self.loaded = True
         if problem is not None and problem != self._last_problem:
             self.app.notify(problem.message, title="trace store",
@@ -191,10 +195,10 @@ class PickerScreen(Screen):
         try:
             hits = self.app.reader.search(query)
         except Exception as e:  # noqa: BLE001 -- a bad query or an unreadable store
-            self.app.call_from_thread(self.app.notify, str(e), title="search",
+            deliver(self, self.app.notify, str(e), title="search",
                                       severity="error")
             return
-        self.app.call_from_thread(self._show_hits, hits)
+        deliver(self, self._show_hits, hits)
 
     def _show_hits(self, hits) -> None:
         panel = self.query_one(SearchPanel)

@@ -18,7 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, TabbedContent, TabPane
 
-from ..messages import StepChosen
+from ..messages import StepChosen, deliver
 from ..model.follow import Follower
 from ..model.reexec import Reexecution, reexecute
 from ..model.trace import FINAL, RunTrace
@@ -29,7 +29,7 @@ from ..widgets.run.kernel import DiffView, KernelView
 from ..widgets.run.plot import ProgressPlot
 from ..widgets.run.timeline import StepTimeline
 
-POLL_SECONDS = 0.2           # live runs: at most this long behind the writer
+READ_CHUNK = 200             # events per read: a long run shows after its first chunk
 REPLAY_TICK = 0.05
 
 
@@ -81,6 +81,7 @@ class RunScreen(Screen):
         self.finished_reading = False
         self.replay: dict | None = None        # {"events", "pos", "t0", "clock", "speed", "paused"}
         self.updates = 0                        # times new events were applied (tests, bench)
+        self._polling = False
 
     def compose(self):
         yield RunHeader(id="run-header")
@@ -102,7 +103,7 @@ class RunScreen(Screen):
     def on_mount(self) -> None:
         self.query_one(RunHeader).update(f"opening run {self.run_id} ...")
         self.query_one(StepTimeline).focus()
-        self.follower = Follower(self.app.reader, self.run_id)
+        self.follower = Follower(self.app.reader, self.run_id, limit=READ_CHUNK)
         self._poll()
         self.set_interval(self.app.poll_seconds, self._tick)
 
@@ -110,11 +111,17 @@ class RunScreen(Screen):
     def _tick(self) -> None:
         if self.replay is not None:
             self._replay_tick()
-        elif not self.finished_reading:
+        elif not self.finished_reading and not self._polling:
             self._poll()
 
-    @work(thread=True, exclusive=True, group="run-poll")
     def _poll(self) -> None:
+        # One read at a time: a thread cannot be cancelled, so a second one started
+        # meanwhile would race the first for the same events.
+        self._polling = True
+        self._read()
+
+    @work(thread=True, group="run-poll")
+    def _read(self) -> None:
         reader = self.app.reader
         try:
             poll = self.follower.poll()
@@ -122,11 +129,12 @@ class RunScreen(Screen):
                 if ev.kernel_hash:
                     reader.kernel(ev.kernel_hash)
         except Exception as e:  # noqa: BLE001 -- shown, and the next poll tries again
-            self.app.call_from_thread(self._failed, e)
+            deliver(self, self._failed, e)
             return
-        self.app.call_from_thread(self._apply, poll)
+        deliver(self, self._apply, poll)
 
     def _failed(self, e: Exception) -> None:
+        self._polling = False
         msg = str(e.args[0]) if isinstance(e, KeyError) and e.args else str(e)
         if msg != getattr(self, "_last_error", None):
             self._last_error = msg
@@ -136,6 +144,7 @@ class RunScreen(Screen):
             self.finished_reading = True
 
     def _apply(self, poll) -> None:
+        self._polling = False
         first = self.trace is None
         if first:
             self.trace = RunTrace(poll.run)
@@ -143,15 +152,16 @@ class RunScreen(Screen):
         if self.replay is not None:             # a live run being replayed: keep both
             self.replay["full"].add(poll.events)
             self.replay["events"].extend(poll.events)
-            self.finished_reading = poll.run.finished
+            self.finished_reading = poll.complete
+            if poll.more:
+                self._poll()
             return
         touched = self.trace.add(poll.events)
-        if poll.run.finished:
-            self.finished_reading = True
+        self.finished_reading = poll.complete
         self.updates += 1
         timeline = self.query_one(StepTimeline)
         timeline.set_steps(self.trace, touched)
-        if first:
+        if first or self.index is None:
             start = (self.trace.index_of_seq(self.focus_seq) if self.focus_seq is not None
                      else None)
             if start is None:
@@ -164,6 +174,8 @@ class RunScreen(Screen):
         else:
             self._header()
         self.query_one(ProgressPlot).show(self.trace.series(), self._step_number())
+        if poll.more:                 # the rest of a long run: read on without waiting
+            self._poll()
 
     # ---------------------------------------------------------------- showing
     def _step_number(self) -> int | None:
@@ -217,6 +229,10 @@ class RunScreen(Screen):
         ref = trace.kernel_at(index)
         accel = trace.run.accelerator
         kv, dv = self.query_one(KernelView), self.query_one(DiffView)
+        shown = (ref, self._source(ref.hash) is not None) if ref is not None else None
+        if shown == getattr(self, "_kernel_shown", False):
+            return                      # the same kernel as the step shown before
+        self._kernel_shown = shown
         if ref is None:
             kv.show(None, accel, "kernel")
             dv.show(None, None, "diff")
@@ -393,10 +409,10 @@ class RunScreen(Screen):
         try:
             result = reexecute(self.trace.run, ev, source, call)
         except Exception as e:  # noqa: BLE001 -- a kernel or workbench fault, shown
-            self.app.call_from_thread(self.app.notify, f"re-execution failed: {e}",
+            deliver(self, self.app.notify, f"re-execution failed: {e}",
                                       severity="error", timeout=8)
             return
-        self.app.call_from_thread(self._reexecuted, ev.seq, result)
+        deliver(self, self._reexecuted, ev.seq, result)
 
     def _reexecuted(self, seq: int, result: Reexecution) -> None:
         self.reexec[seq] = result

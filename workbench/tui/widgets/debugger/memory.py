@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 from rich.text import Text
-from textual.widgets import Static
 
 from ...model.formats import format_cells
 from ...model.timeline import Touched
+from ..common.pane import TextPane
 
 CHANGED = "bold black on yellow"
 REGION_STYLES = {"input": "cyan", "output": "magenta", "scratch": "grey62"}
@@ -15,7 +15,8 @@ REGION_STYLES = {"input": "cyan", "output": "magenta", "scratch": "grey62"}
 
 def memory_text(name: str, values: np.ndarray, storage: str, fmt: str, start: int,
                 rows: int, per_row: int, touched: Touched, regions: list) -> Text:
-    """`rows` lines of `per_row` cells of memory `name` from address `start`."""
+    """Two header lines, then `rows` lines of `per_row` cells of memory `name` from
+    address `start`."""
     flat = values.reshape(-1)
     size = flat.size
     start = max(0, min(start, max(0, size - 1)))
@@ -28,13 +29,16 @@ def memory_text(name: str, values: np.ndarray, storage: str, fmt: str, start: in
     out.append(f"{name}", "bold")
     out.append(f"  {size:,} cells of {storage}, shown as {fmt}; address {start:,}..{end - 1:,}",
                "grey62")
-    here = [r for r in regions if r.memory == name and r.address < end and start < r.end]
-    for r in here:
-        out.append(f"  {r.name}", REGION_STYLES.get(r.role, ""))
-        out.append(f"[{r.address}..{r.end - 1}] {r.role}", "grey50")
     n_changed = int(changed.sum())
     if n_changed:
         out.append(f"  {n_changed} changed", CHANGED)
+    out.append("\n")
+    here = [r for r in regions if r.memory == name and r.address < end and start < r.end]
+    for r in here:
+        out.append(f"{r.name}", REGION_STYLES.get(r.role, ""))
+        out.append(f"[{r.address}..{r.end - 1}] {r.role}  ", "grey50")
+    if not here:
+        out.append("no layout region here", "grey50")
     out.append("\n")
     for line_start in range(start, end, per_row):
         region = next((r for r in here if r.address <= line_start < r.end), None)
@@ -49,5 +53,5 @@ def memory_text(name: str, values: np.ndarray, storage: str, fmt: str, start: in
     return out
 
 
-class MemoryView(Static):
+class MemoryView(TextPane):
     pass

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 from rich.text import Text
-from textual.widgets import Static
 
 from ...model.formats import format_scalar
 from ...model.timeline import Touched
+from ..common.pane import TextPane
 
 CHANGED = "bold black on yellow"
 CELL = 11                 # characters per register value
@@ -71,5 +71,5 @@ def registers_text(registers: dict, touched: Touched, fmt: str, title: str = "",
     return out
 
 
-class RegistersView(Static):
+class RegistersView(TextPane):
     pass

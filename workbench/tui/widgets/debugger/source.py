@@ -4,12 +4,12 @@ lines are made once), so a step costs the same for a 50-line and a 5,000-line ke
 from __future__ import annotations
 
 from rich.text import Text
-from textual.widgets import Static
 
 from ...model.kernels import BREAKPOINT_MARK, CURRENT_LINE, highlight
+from ..common.pane import TextPane
 
 
-class SourceView(Static):
+class SourceView(TextPane):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.lines: list[Text] = []

@@ -36,6 +36,8 @@ class SearchPanel(Vertical):
         hits_list.clear_options()
         hits_list.add_options([Option(hit_line(h)) for h in hits] or
                               [Option(Text("no match", "grey50 italic"), disabled=True)])
+        if hits:
+            hits_list.highlighted = 0
 
     @on(OptionList.OptionSelected, "#search-hits")
     def _open(self, event: OptionList.OptionSelected) -> None:

@@ -1,0 +1,206 @@
+"""Benchmark: how fluid the workbench stays on large runs and long kernels.
+
+Prints medians of:
+- opening a run of 1,000 events: until its first step is on screen, and until every
+  step is in the timeline (headless Textual, frames rendered in full); and reading
+  and grouping the events alone;
+- a debugger step forwards and backwards on plena kernels: the model's move alone,
+  and the move plus the redraw of the debugger screen;
+- opening the debugger (the traced run of the kernel), for reference.
+
+Targets: opening a run well under 1 s; a debugger step under 50 ms.
+
+    python -m workbench.tui.bench [--events 1000] [--repeats 5]
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+KERNELS = (("gemm", "C3"), ("softmax", "C3"), ("layer_norm", "C4"))
+
+
+def build_run(path: Path, n_events: int) -> int:
+    """A store holding one run of `n_events` events shaped like an LLM agent's: per
+    step reasoning (1-3 KB), a reply, write_code with a new ~5 KB kernel, run_eval with
+    a full evaluation record, tool results and the workbench's note."""
+    from workbench.accel import get_accel
+    from workbench.evaluation import evaluate
+    from workbench.store import TraceStore
+    accel = get_accel("plena")
+    hw = accel.default_config()
+    base = accel.baseline("gemm", "C2", hw)
+    result = evaluate("plena", "gemm", "C2", base, hw=hw, seeds=[1, 2, 3]).to_dict()
+    reasoning = ("The tile loop streams the B tiles through Matrix SRAM; the next "
+                 "candidate reorders it so that the prefetch overlaps the M_MV work. ") * 20
+    with TraceStore(path) as store:
+        run = store.start_run("plena", "gemm", "C2", agent="llm", model="bench/model",
+                              settings={"budget": 1000})
+        store.append(run, "message", {"content": "system prompt " * 400}, role="system", step=0)
+        step, seq = 0, 1
+        while seq < n_events:
+            step += 1
+            kernel = f"; candidate {step}\n" + base
+            items = [
+                ("reasoning", {"content": reasoning}, "assistant", None),
+                ("message", {"content": f"Try candidate {step}.", "tool_calls": []},
+                 "assistant", None),
+                ("tool_call", {"id": f"w{step}", "name": "write_code",
+                               "arguments": json.dumps({"code": kernel})}, "assistant", None),
+                ("kernel", {"version": step, "call_id": f"w{step}"}, None, kernel),
+                ("tool_result", {"call_id": f"w{step}", "name": "write_code", "ok": True,
+                                 "content": f"kernel version {step} saved"}, "tool", None),
+                ("tool_call", {"id": f"e{step}", "name": "run_eval", "arguments": "{}"},
+                 "assistant", None),
+                ("evaluation", {"tool": "run_eval", "config": "C2", "kernel_version": step,
+                                "seeds": [1, 2, 3], "call_id": f"e{step}", "result": result},
+                 None, kernel),
+                ("tool_result", {"call_id": f"e{step}", "name": "run_eval", "ok": True,
+                                 "content": "PASS: 100.00% of output elements"}, "tool", None),
+                ("message", {"content": f"[iteration {step} done]", "kind": "budget_note"},
+                 "user", None),
+            ]
+            for type_, payload, role, source in items:
+                if seq >= n_events:
+                    break
+                store.append(run, type_, payload, role=role, step=step,
+                             tokens_in=1000 if type_ == "message" and role == "assistant" else 0,
+                             kernel_source=source)
+                seq += 1
+        store.finish_run(run, "failed")
+    return run
+
+
+def _median_ms(samples: list[float]) -> float:
+    return 1000 * statistics.median(samples)
+
+
+def open_run_model(path: Path, run_id: int, repeats: int) -> float:
+    from workbench.tui.model.source import StoreReader
+    from workbench.tui.model.trace import RunTrace
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        reader = StoreReader(path)
+        trace = RunTrace(reader.run(run_id))
+        events = reader.events(run_id)
+        trace.add(events)
+        for k in trace.kernels:
+            reader.kernel(k.hash)
+        times.append(time.perf_counter() - t)
+        reader.close()
+    return _median_ms(times)
+
+
+def _frame(app) -> None:
+    """Render the whole screen now, as the terminal would receive it."""
+    app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+
+
+async def _open_run_ui(path: Path, run_id: int, repeats: int) -> tuple[float, float]:
+    from workbench.tui.app import KernelCraftApp
+    from workbench.tui.screens.run import RunScreen
+    app = KernelCraftApp(path)
+    first, full = [], []
+    async with app.run_test(size=(132, 40)) as pilot:
+        await pilot.pause(0.3)
+        for _ in range(repeats):
+            t = time.perf_counter()
+            screen = RunScreen(run_id)
+            app.push_screen(screen)
+            while screen.trace is None or screen.index is None:
+                await pilot.pause(0.002)
+            _frame(app)                          # the first step on screen
+            first.append(time.perf_counter() - t)
+            while not screen.finished_reading:
+                await pilot.pause(0.002)
+            _frame(app)                          # every step in the timeline
+            full.append(time.perf_counter() - t)
+            app.pop_screen()
+            await pilot.pause(0.05)
+    return _median_ms(first), _median_ms(full)
+
+
+async def _debugger_ui(task: str, config: str, steps: int) -> tuple[float, float, float]:
+    from workbench.accel import get_accel
+    from workbench.tui.app import KernelCraftApp
+    from workbench.tui.screens.debugger import DebuggerScreen
+    accel = get_accel("plena")
+    source = accel.baseline(task, config, accel.default_config())
+    with tempfile.TemporaryDirectory() as tmp:
+        app = KernelCraftApp(Path(tmp) / "none.db")
+        async with app.run_test(size=(132, 40)) as pilot:
+            t = time.perf_counter()
+            screen = DebuggerScreen("plena", task, config, source, seed=1)
+            app.push_screen(screen)
+            while screen.session is None:
+                await pilot.pause(0.01)
+            opened = time.perf_counter() - t
+            await pilot.pause()
+            screen.session.goto(screen.session.length // 2)
+
+            fwd, back = [], []
+            for _ in range(steps):
+                t = time.perf_counter()
+                screen.action_step(1)
+                _frame(app)
+                fwd.append(time.perf_counter() - t)
+            for _ in range(steps):
+                t = time.perf_counter()
+                screen.action_step(-1)
+                _frame(app)
+                back.append(time.perf_counter() - t)
+    return opened * 1000, _median_ms(fwd), _median_ms(back)
+
+
+def debugger_model(task: str, config: str, steps: int) -> tuple[int, float, float]:
+    from workbench.accel import get_accel
+    from workbench.tui.model.debugger import DebugSession
+    accel = get_accel("plena")
+    s = DebugSession.start("plena", task, config,
+                           accel.baseline(task, config, accel.default_config()), seed=1)
+    s.goto(s.length // 2)
+    fwd, back = [], []
+    for _ in range(steps):
+        t = time.perf_counter()
+        s.step(1)
+        fwd.append(time.perf_counter() - t)
+    for _ in range(steps):
+        t = time.perf_counter()
+        s.step(-1)
+        back.append(time.perf_counter() - t)
+    return s.length, _median_ms(fwd), _median_ms(back)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m workbench.tui.bench", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--events", type=int, default=1000, help="events in the run opened")
+    p.add_argument("--repeats", type=int, default=5, help="samples per median")
+    p.add_argument("--steps", type=int, default=30, help="debugger steps per direction")
+    args = p.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "bench.db"
+        run_id = build_run(path, args.events)
+        model_ms = open_run_model(path, run_id, args.repeats)
+        first_ms, full_ms = asyncio.run(_open_run_ui(path, run_id, args.repeats))
+    print(f"open a run of {args.events:,} events: first step on screen {first_ms:.0f} ms, "
+          f"every step in the timeline {full_ms:.0f} ms (reading and grouping alone "
+          f"{model_ms:.0f} ms)   (target: well under 1000 ms)")
+    for task, config in KERNELS:
+        n, fwd, back = debugger_model(task, config, args.steps)
+        opened, ui_fwd, ui_back = asyncio.run(_debugger_ui(task, config, args.steps))
+        print(f"debugger step on plena {task} {config} ({n:,} instructions): "
+              f"model {fwd * 1000:.0f}/{back * 1000:.0f} us forward/back, "
+              f"with the screen redrawn {ui_fwd:.1f}/{ui_back:.1f} ms   (target: under 50 ms); "
+              f"tracing on open {opened:.0f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Part of the KernelCraft workbench TUI; see workbench/tui/README.md."""
