@@ -1,0 +1,191 @@
+"""Translate coral basic blocks into Python functions, once per block, on first use.
+
+A block runs from its first instruction to the first control-flow instruction
+(branch, jal, jalr, ecall, ebreak), at most MAX_BLOCK instructions, or the end of the
+program. Its scalar instructions become the statements their semantics generate
+(semantics/scalar.py); vector instructions become calls of closures bound at compile
+time (semantics/vector_*.py). So a run interprets no instruction text or bits: a loop
+iteration is one call of one function.
+
+Two variants of a block:
+- fast `fn()` -> next index: no cycle counter; the run loop adds the block's static
+  cycles (and the misprediction penalty when the next block is not the predicted one).
+  Used when the block has no vector instruction, no CSR access or fence, and (for
+  blocks with scalar loads/stores) no vector memory access is still in flight.
+- timed `tfn(T, R)` -> (next index, T): keeps the scalar cycle T instruction by
+  instruction, dispatches vector instructions to the vector timing model and waits
+  where the timing model says. Tracing runs every instruction as a one-instruction
+  timed block.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from simulators.core.errors import SimError, Where
+
+from . import fp32
+from .semantics import SCALAR, VECTOR, Code
+from .semantics.system import System, div_s, div_u, rem_s, rem_u
+from .state import M, CoralState, fault
+from .timing import LOAD, STORE, VectorTiming
+
+MAX_BLOCK = 256
+STOP_BREAK, STOP_ECALL = -1, -2
+MEM_KIND = {"VLOAD": LOAD, "VLOADS": LOAD, "VSTORE": STORE, "VSTORES": STORE}
+
+
+@dataclass
+class Block:
+    start: int
+    size: int
+    fn: object = None            # fast variant, or None if the block must be timed
+    source: str = ""             # the generated timed source, compiled on demand
+    tfn: object = None
+    cost: int = 0                # static cycles of the fast variant (prediction right)
+    predicted: int = 0           # the next index the fast variant's cycles assume
+    penalty: int = 0             # extra cycles when the next index is not `predicted`
+    mem: bool = False            # has scalar loads or stores
+    prefix: list = field(default_factory=list)    # static issue offset of each instruction
+    busy: dict = field(default_factory=dict)      # unit -> static cycles of one pass
+
+
+class Compiler:
+    def __init__(self, program, state: CoralState, timing: VectorTiming, cfg, isa, traced: bool = False):
+        self.program, self.s, self.cfg, self.isa, self.traced = program, state, cfg, isa, traced
+        self.n = len(program.instrs)
+        self.penalty = cfg.BRANCH_PENALTY
+        system = System(state, timing)
+        s = state
+        self.ns = {
+            "x": s.x, "f": s.f, "fc": s.fc, "m8": s.m8, "m16": s.m16, "m32": s.m32, "M": M, "S": s,
+            "DB": s.dbase, "DL1": s.dsize - 1, "DL2": s.dsize - 2, "DL4": s.dsize - 4,
+            "BAD": s.bad_access, "STORE": s.store, "CSR": system.csr, "FRM": system.frm,
+            "JUMP": system.jump, "VSET": system.vset, "VQ": timing.dispatch,
+            "SYNC_LOAD": timing.sync_load, "SYNC_STORE": timing.sync_store, "DRAIN": timing.drain,
+            "div_s": div_s, "div_u": div_u, "rem_s": rem_s, "rem_u": rem_u,
+            "fadd": fp32.fadd, "fsub": fp32.fsub, "fmul": fp32.fmul, "fdiv": fp32.fdiv,
+            "fsqrt": fp32.fsqrt, "fma": fp32.fma, "fmin": fp32.fmin, "fcompare": fp32.fcompare,
+            "fclass": fp32.fclass, "fcvt_to_int": fp32.fcvt_to_int, "fcvt_from_int": fp32.fcvt_from_int,
+            "ILLEGAL": self.illegal,
+        }
+        self.blocks: dict[int, Block] = {}
+
+    def illegal(self, pc: int) -> SimError:
+        ins = self.program.instrs[pc]
+        what = f"the word 0x{self.program.words[pc]:08x}" if pc < len(self.program.words) else ins.mnemonic
+        return fault(pc, f"{what} is not a coral instruction ({ins.mnemonic!r}); data in .text is "
+                         "executed only if the program jumps to it or runs into it")
+
+    def block(self, pc: int, limit: int = MAX_BLOCK) -> Block:
+        """The block starting at `pc` (compiled on first use; `limit` < MAX_BLOCK
+        compiles an uncached shorter block, for runs that stop inside one)."""
+        blk = self.blocks.get(pc) if limit == MAX_BLOCK else None
+        if blk is None:
+            blk = self.compile(pc, 1 if self.traced else limit)
+            if limit == MAX_BLOCK:
+                self.blocks[pc] = blk
+        return blk
+
+    def code_of(self, pc: int, k: int) -> tuple[Code, object]:
+        """The Code of instruction `pc` (k-th of its block) and its ISA record."""
+        ins = self.program.instrs[pc]
+        d = self.isa.instructions.get(ins.mnemonic)
+        if d is None:
+            return Code([f"raise ILLEGAL({pc})"], flow="stop", stop="illegal"), None
+        ops = {op.name: ins.ops.get(op.name, op.kind.default) for op in d.operands}
+        gen = SCALAR.get(d.mnemonic)
+        if gen is not None:
+            return gen(mnemonic=d.mnemonic, pc=pc, addr=4 * pc, traced=self.traced, k=k, **ops), d
+        closure = VECTOR[d.mnemonic](self.s, ops, pc, self.cfg.cycles(d.timing))
+        self.ns[f"V{pc}"] = closure
+        call = f"T = VQ(T, V{pc}(), {MEM_KIND.get(d.timing, 0)})"
+        lines = [call] + (["T = DRAIN(T)"] if d.unit == "vmove" else [])
+        return Code(lines, timed=True), d
+
+    def compile(self, start: int, limit: int) -> Block:
+        blk = Block(start, 0)
+        fast, timed = [], []
+        pending = 0                       # static cycles not yet added to T in the timed variant
+        timed_only = False
+        flow = None
+        t = 0
+        for k, pc in enumerate(range(start, min(self.n, start + limit))):
+            code, d = self.code_of(pc, k)
+            cost = 1 if d is None or d.mnemonic in VECTOR else self.cfg.cycles(d.timing)
+            blk.prefix.append(t)
+            blk.size += 1
+            if d is not None:
+                unit = d.unit if d.mnemonic not in VECTOR else "vdispatch"
+                blk.busy[unit] = blk.busy.get(unit, 0) + cost
+            timed_only |= code.timed
+            blk.mem |= code.mem
+            sync = {"load": "T = SYNC_LOAD(T)", "store": "T = SYNC_STORE(T)", "drain": "T = DRAIN(T)"}.get(code.sync)
+            if sync and code.flow != "stop":
+                timed += self._flush(pending) + [sync]
+                pending = 0
+            if code.timed:
+                timed += self._flush(pending)
+                pending = 0
+            fast += code.lines
+            timed += code.lines
+            if code.flow:
+                flow = (code, pc, cost, d)
+                break
+            if not code.timed or d is None or d.mnemonic not in VECTOR:
+                pending += cost
+            t += cost
+        end = start + blk.size
+        blk.cost = t
+        blk.predicted = end
+        if flow is None:
+            fast.append(f"return {end}")
+            timed.append(f"return {end}, T + {pending}")
+        else:
+            code, pc, cost, d = flow
+            blk.cost += cost
+            tail_fast, tail_timed = self._flow(blk, code, pc, cost, pending, end)
+            fast += tail_fast
+            timed += tail_timed
+        blk.source = "def tfn(T, R):\n    " + "\n    ".join(timed) + "\n"
+        if not timed_only:
+            blk.fn = self._define("def fn():\n    " + "\n    ".join(fast) + "\n", "fn")
+        if self.traced or timed_only:
+            self.timed(blk)
+        return blk
+
+    @staticmethod
+    def _flush(pending: int) -> list[str]:
+        return [f"T += {pending}"] if pending else []
+
+    def _flow(self, blk: Block, code: Code, pc: int, cost: int, pending: int, end: int):
+        p = self.penalty
+        if code.flow == "branch":
+            backward = code.target <= pc
+            blk.predicted = code.target if backward else end
+            blk.penalty = p
+            taken, fall = pending + cost + (0 if backward else p), pending + cost + (p if backward else 0)
+            return ([f"if {code.cond}: return {code.target}", f"return {end}"],
+                    [f"if {code.cond}: return {code.target}, T + {taken}", f"return {end}, T + {fall}"])
+        if code.flow == "jump":
+            blk.predicted = code.target
+            return ([f"return {code.target}"], [f"return {code.target}, T + {pending + cost}"])
+        if code.flow == "indirect":
+            blk.predicted = -3                 # never equal: JALR's cycles include the penalty
+            return (["return nxt"], [f"return nxt, T + {pending + cost}"])
+        stop = STOP_ECALL if code.stop == "ecall" else STOP_BREAK
+        blk.predicted = stop
+        return ([f"return {stop}"], [f"return {stop}, T + {pending + cost}"])
+
+    def _define(self, source: str, name: str):
+        scope: dict = {}
+        exec(compile(source, "<coral block>", "exec"), self.ns, scope)
+        return scope[name]
+
+    def timed(self, blk: Block):
+        if blk.tfn is None:
+            blk.tfn = self._define(blk.source, "tfn")
+        return blk.tfn
+
+
+def locate(e: SimError, where: Where) -> SimError:
+    return e.locate(where)

@@ -1,0 +1,208 @@
+"""CoralModel: the coral functional + timing model, a simulators.core Backend.
+
+The run loop calls one compiled function per basic block (compiler.py). A block runs
+its fast variant and adds its static cycles when nothing can make it wait, else its
+timed variant. Budgets are checked between blocks, every `check_every` instructions;
+a block that would cross the instruction limit is re-run one instruction at a time up
+to it. Errors become a RunResult with the failing instruction, line, text, cycle and
+(for memory faults) address.
+"""
+from __future__ import annotations
+
+import gc
+import time
+
+from isa.loader import get_isa
+from simulators.core.backend import MemoryImage, RunResult
+from simulators.core.budget import Budget
+from simulators.core.errors import BudgetExceeded, ConfigError, SimError, TimeLimitExceeded, Where
+from simulators.core.program import Program
+from simulators.core.trace import TraceStep
+
+from .compiler import STOP_BREAK, STOP_ECALL, Compiler
+from .state import CoralState
+from .tables import ACCEL, memory_base
+from .timing import VectorTiming
+
+
+def check_config(cfg) -> None:
+    """The model's own requirements on a configuration (isa/coral/hardware.toml)."""
+    if getattr(getattr(cfg, "isa", None), "name", None) != ACCEL:
+        raise ConfigError(f"CoralModel needs a coral HardwareConfig (isa.coral.default_config()), got {cfg!r}")
+    if not 32 <= cfg.VLEN <= 65536:
+        raise ConfigError(f"coral needs 32 <= VLEN <= 65536 bits (got VLEN={cfg.VLEN})")
+    base = memory_base(cfg, "dtcm")
+    if base < cfg.ITCM_SIZE:
+        raise ConfigError(f"DTCM_BASE = {base:#x} lies inside ITCM (0..{cfg.ITCM_SIZE - 1:#x}); "
+                          f"raise DTCM_BASE to at least ITCM_SIZE = {cfg.ITCM_SIZE:#x}")
+    if base % 4 or cfg.ITCM_SIZE % 4 or cfg.DTCM_SIZE % 4:
+        raise ConfigError("ITCM_SIZE, DTCM_BASE and DTCM_SIZE must be multiples of 4")
+    if base + cfg.DTCM_SIZE > 1 << 32:
+        raise ConfigError(f"DTCM ends past 4 GiB (DTCM_BASE {base:#x} + DTCM_SIZE {cfg.DTCM_SIZE:#x})")
+    if cfg.DATA_SIZE > cfg.DTCM_SIZE:
+        raise ConfigError(f"DATA_SIZE = {cfg.DATA_SIZE} exceeds DTCM_SIZE = {cfg.DTCM_SIZE}")
+
+
+class CoralModel:
+    """Functional model of coral with the timing model of isa/coral/manual_intro.md."""
+
+    name = "coral-model"
+
+    def run(self, program: Program, image: MemoryImage, config, budget: Budget = Budget(),
+            trace: bool = False) -> RunResult:
+        started = time.perf_counter()
+        check_config(config)
+        isa = get_isa(ACCEL)
+        run = _Run(program, config, isa, budget, started, trace)
+        try:
+            run.prepare(image)
+        except SimError as e:
+            return run.result(self.name, "error", e)
+        collecting = gc.isenabled()
+        if trace:
+            gc.disable()            # a trace is many small acyclic objects
+        try:
+            stop, error = run.execute()
+        finally:
+            if collecting:
+                gc.enable()
+        return run.result(self.name, stop, error)
+
+
+class _Run:
+    def __init__(self, program, cfg, isa, budget, started, trace):
+        self.program, self.cfg, self.isa, self.budget, self.started = program, cfg, isa, budget, started
+        self.trace: list[TraceStep] | None = [] if trace else None
+        if trace:
+            from .tracing import TracingState
+            self.state = TracingState(cfg, len(program.instrs))
+        else:
+            self.state = CoralState(cfg, len(program.instrs))
+        self.timing = VectorTiming(cfg)
+        self.t = 0
+        self.retired = 0
+        self.hits: dict[int, int] = {}
+        self.extra_pcs: list[int] = []       # instructions run outside a whole block (cut by a budget or error)
+        self.penalties = 0
+
+    def prepare(self, image: MemoryImage) -> None:
+        p, cfg = self.program, self.cfg
+        if p.accel != ACCEL:
+            raise SimError(f"the program was assembled for {p.accel!r}, not {ACCEL!r}")
+        if 4 * len(p.instrs) > cfg.ITCM_SIZE:
+            raise SimError(f"the program has {len(p.instrs)} instructions ({4 * len(p.instrs)} bytes); ITCM "
+                           f"holds ITCM_SIZE = {cfg.ITCM_SIZE} bytes: shorten it (use loops)")
+        self.state.load_program_data(p.data)
+        self.state.load_image(image)
+        self.compiler = Compiler(p, self.state, self.timing, cfg, self.isa, self.trace is not None)
+
+    def where(self, pc: int, cycle: int, retired: int) -> Where:
+        ins = self.program.instrs
+        if 0 <= pc < len(ins):
+            return Where(pc, ins[pc].line, ins[pc].text or ins[pc].mnemonic, cycle, retired)
+        return Where(pc, 0, "(end of program)", cycle, retired)
+
+    def execute(self) -> tuple[str, SimError | None]:
+        comp, timing, state = self.compiler, self.timing, self.state
+        blocks = comp.blocks
+        end = len(self.program.instrs)
+        limit = self.budget.max_instructions
+        every = max(1, self.budget.check_every)
+        deadline = self.started + self.budget.wall_seconds
+        check_at = min(every, limit)
+        hits = self.hits
+        trace = self.trace
+        t = retired = 0
+        pc = self.program.entry
+        blk = None
+        stop = "end"
+        try:
+            while pc != end:
+                blk = blocks.get(pc) or comp.block(pc)
+                size = blk.size
+                if retired + size > check_at:
+                    if time.perf_counter() > deadline:
+                        raise TimeLimitExceeded(
+                            f"the run exceeded its wall-clock limit of {self.budget.wall_seconds} s after "
+                            f"{retired} instructions").locate(self.where(pc, t, retired))
+                    if retired + size > limit:
+                        t, retired, pc = self.creep(pc, t, retired, limit - retired)
+                        raise BudgetExceeded(
+                            f"the program did not finish within {limit} instructions; look for a loop that "
+                            "never ends (a counter that never reaches its bound, a branch back to itself) "
+                            "or raise the budget").locate(self.where(pc, t, retired))
+                    check_at = min(retired + every, limit)
+                if trace is not None:
+                    before, issue = state.snapshot(), t
+                fn = blk.fn
+                if fn is not None and (not blk.mem or t >= timing.mem_end):
+                    nxt = fn()
+                    t += blk.cost
+                    if nxt != blk.predicted:
+                        t += blk.penalty
+                        self.penalties += blk.penalty
+                else:
+                    nxt, t = (blk.tfn or comp.timed(blk))(t, retired)
+                if trace is not None:
+                    trace.append(TraceStep(retired, pc, self.program.instrs[pc].line,
+                                           self.program.instrs[pc].text, issue, state.changes_since(before)))
+                hits[pc] = hits.get(pc, 0) + 1
+                retired += size
+                if nxt < 0:
+                    stop = "break" if nxt in (STOP_BREAK, STOP_ECALL) else "end"
+                    break
+                pc = nxt
+        except SimError as e:
+            if e.where.index >= 0 and blk is not None and not e.where.line:
+                k = e.where.index - blk.start
+                cycle = t + (blk.prefix[k] if 0 <= k < len(blk.prefix) else 0)
+                if 0 <= k < blk.size:
+                    self.extra_pcs += range(blk.start, blk.start + k)
+                    retired += k
+                e.locate(self.where(e.where.index, cycle, retired))
+            self.t, self.retired = e.where.cycle, e.where.retired
+            return "error", e
+        self.t, self.retired = t, retired
+        return stop, None
+
+    def creep(self, pc: int, t: int, retired: int, count: int) -> tuple[int, int, int]:
+        """Run `count` instructions from pc one by one (a budget ends inside a block)."""
+        comp, end = self.compiler, len(self.program.instrs)
+        for _ in range(count):
+            if pc == end:
+                break
+            blk = comp.block(pc, 1)
+            nxt, t = comp.timed(blk)(t, retired)
+            self.extra_pcs.append(pc)
+            retired += 1
+            if nxt < 0:
+                break
+            pc = nxt
+        return t, retired, pc
+
+    def unit_busy(self) -> dict[str, int]:
+        """Scalar units: static cycles of the instructions retired (blocks x passes);
+        `branch` includes misprediction penalties; `vdispatch`: cycles the scalar core
+        spent queueing vector instructions; `vector`: the vector unit's busy cycles."""
+        busy = {u: 0 for u in dict.fromkeys(d.unit for d in self.isa.instructions.values()
+                                            if not d.unit.startswith("v") or d.unit == "vcfg")}
+        busy["vdispatch"] = 0
+        comp = getattr(self, "compiler", None)
+        if comp is not None:
+            for start, h in self.hits.items():
+                for unit, c in comp.block(start).busy.items():
+                    busy[unit] = busy.get(unit, 0) + h * c
+            for pc in self.extra_pcs:
+                for unit, c in comp.block(pc, 1).busy.items():
+                    busy[unit] = busy.get(unit, 0) + c
+        busy["branch"] = busy.get("branch", 0) + self.penalties
+        busy["vector"] = self.timing.busy
+        return busy
+
+    def result(self, backend, stop, error) -> RunResult:
+        s = self.state
+        return RunResult(
+            backend=backend, memories=s.memories(self.program.words), registers=s.registers(),
+            cycles=self.timing.total(self.t), retired=self.retired, unit_busy=self.unit_busy(),
+            stalls={"vq_full": self.timing.full_stall, "vector_sync": self.timing.sync_stall},
+            stop=stop, error=error, trace=self.trace, wall_seconds=time.perf_counter() - self.started)

@@ -1,0 +1,67 @@
+"""The coral timing model's vector side (isa/coral/manual_intro.md, "Timing model").
+
+The scalar core's time `T` lives in the run loop and in timed block code; this object
+holds what the vector unit needs to remember: the queue of dispatched instructions
+that have not started, when the unit is free, and when its last load and store end.
+Everything is integers and in order, so a hardware implementation can count the same.
+"""
+from __future__ import annotations
+
+from collections import deque
+
+LOAD, STORE = 1, 2
+
+
+class VectorTiming:
+    def __init__(self, cfg):
+        self.depth = cfg.VQ_DEPTH
+        self.waiting: deque[int] = deque()   # start cycles of dispatched, not yet started instructions
+        self.vend = 0          # cycle the vector unit finishes its last instruction
+        self.mem_end = 0       # ... its last load or store
+        self.store_end = 0     # ... its last store
+        self.busy = 0          # cycles the vector unit worked
+        self.full_stall = 0    # scalar cycles waiting for a queue slot
+        self.sync_stall = 0    # scalar cycles waiting for the vector unit
+
+    def dispatch(self, t: int, cycles: int, mem: int = 0) -> int:
+        """A vector instruction issued by the scalar core at cycle t that keeps the
+        vector unit busy for `cycles`; returns the scalar core's next cycle."""
+        q = self.waiting
+        while q and q[0] <= t:
+            q.popleft()
+        if len(q) >= self.depth:
+            start_oldest = q.popleft()
+            self.full_stall += start_oldest - t
+            t = start_oldest
+        start = t + 1 if t + 1 > self.vend else self.vend
+        end = start + cycles
+        q.append(start)
+        self.vend = end
+        self.busy += cycles
+        if mem:
+            self.mem_end = end
+            if mem == STORE:
+                self.store_end = end
+        return t + 1
+
+    def wait(self, t: int, until: int) -> int:
+        if until > t:
+            self.sync_stall += until - t
+            return until
+        return t
+
+    def sync_load(self, t: int) -> int:
+        """A scalar load waits for earlier vector stores."""
+        return self.wait(t, self.store_end)
+
+    def sync_store(self, t: int) -> int:
+        """A scalar store waits for earlier vector loads and stores."""
+        return self.wait(t, self.mem_end)
+
+    def drain(self, t: int) -> int:
+        """Wait until the vector unit has finished everything dispatched."""
+        self.waiting.clear() if self.vend <= t else None
+        return self.wait(t, self.vend)
+
+    def total(self, t: int) -> int:
+        return max(t, self.vend)
