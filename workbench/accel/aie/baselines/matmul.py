@@ -1,0 +1,193 @@
+"""Shared template for contractions C = A @ B with VMMAC.BF16 (gemm, batch_matmul,
+linear; conv2d builds on the same pieces).
+
+Output blocks of 8 rows x 32 columns live in eight accumulators (two 4-row strips x
+four 8-column tiles). For each block, K is walked in chunks of up to 256: the DMA brings
+the block's A rows into data memory as 4x8 tiles (64 bytes each) and B's chunk as 8x8
+tiles (128 bytes each), and the core runs one k-tile per step: ten loads (two A tiles,
+four B tile pairs) and eight VMMAC.BF16. The block is rounded to bf16 into a staging
+buffer and written back by DMA, which is waited for. Buffers sit in separate banks.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .asm import Asm
+from .template import Ctx, Template
+
+A0_BUF, A1_BUF = 8192, 57344                 # the two A strips (banks 1 and 7)
+B_BUF, B_STEP = 16384, 8192                 # B tile j at B_BUF + j * B_STEP (banks 2..5)
+C_BUF, BIAS_BUF = 49152, 49664              # staging and bias tiles (bank 6)
+MAX_CHUNK = 256
+ROWS, COLS = 8, 32                           # output block
+
+
+def chunk(k: int) -> int:
+    """The largest multiple of 8 dividing k, at most MAX_CHUNK."""
+    return max(c for c in range(8, MAX_CHUNK + 1, 8) if k % c == 0)
+
+
+def a_descriptor(asm: Asm, name: str, ext: int, row_stride: int, kc: int) -> str:
+    """One 4-row strip of A (rows row_stride words apart) as kc/8 tiles of 4x8."""
+    return asm.bd(name, ext=ext, loc=A0_BUF, n0=8, n1=4, s1=row_stride, ls1=16, n2=kc // 8, s2=8,
+                  ls2=64, rel="l0")
+
+
+def b_rows_descriptor(asm: Asm, name: str, ext: int, row_stride: int, kc: int) -> str:
+    """kc rows x 32 columns of a row-major B as four columns of 8x8 tiles."""
+    return asm.bd(name, ext=ext, loc=B_BUF, n0=8, n1=kc, s1=row_stride, ls1=16, n2=4, s2=8,
+                  ls2=B_STEP, rel="l0")
+
+
+def c_descriptor(asm: Asm, name: str, ext: int, row_stride: int, rows: int = 4) -> str:
+    """One strip of the staged block (`rows` of its 4 rows) back to C."""
+    return asm.bd(name, ext=ext, loc=C_BUF, n0=8, n1=rows, s1=row_stride, ls1=16, n2=4, s2=8,
+                  ls2=64, rel="l1")
+
+
+def k_steps(asm: Asm, kc: int) -> None:
+    """The inner loop over the kc / 8 k-tiles of a chunk; pointers p0/p1 (A strips) and
+    p2..p5 (B tile columns) walk their buffers."""
+    asm.op(f"MOVPI p0, {A0_BUF}")
+    asm.op(f"MOVPI p1, {A1_BUF}")
+    for j in range(4):
+        asm.op(f"MOVPI p{2 + j}, {B_BUF + j * B_STEP}")
+    with asm.loop(kc // 8, "k-tiles"):
+        loads = ["VLD x0, [p0], 64", "VLD x4, [p2], 64", "VLD x1, [p1], 64", "VLD x5, [p2], 64",
+                 "VLD x6, [p3], 64", "VLD x8, [p4], 64", "VLD x7, [p3], 64", "VLD x9, [p4], 64",
+                 "VLD x10, [p5], 64", "VLD x11, [p5], 64"]
+        for op in loads:
+            asm.op(op)
+        for s in range(2):
+            for j in range(4):
+                asm.op(f"VMMAC.BF16 acc{4 * s + j}, x{s}, y{2 + j}")
+
+
+def zero_accumulators(asm: Asm) -> None:
+    for t in range(8):
+        asm.op(f"ABCST acc{t}, r0")
+
+
+def stage_block(asm: Asm) -> None:
+    """Round the eight accumulators to bf16 into the staging buffer (strip-major)."""
+    asm.op(f"MOVPI p6, {C_BUF}")
+    for t in range(8):
+        asm.op(f"VSRS.BF16 x{12 + t % 4}, acc{t}")
+        asm.op(f"VST x{12 + t % 4}, [p6], 64")
+
+
+@dataclass
+class Gemm:
+    """One contraction: C[M, N] = A[M, K] @ B[K, N] with A rows `a_stride` words apart,
+    B row-major (rows `b_stride` apart) or given as W [N, K] (`transposed`), C rows
+    `c_stride` apart; optional bias [N] added to every row."""
+
+    m: int
+    k: int
+    n: int
+    a: int
+    b: int
+    c: int
+    transposed: bool = False
+    bias: int | None = None
+
+
+def contraction(asm: Asm, g: Gemm, tag: str) -> None:
+    """Emit the loops of one contraction (descriptors named with `tag`)."""
+    kc = chunk(g.k)
+    m, k, n = g.m, g.k, g.n
+    a_bd = a_descriptor(asm, f"A{tag}", g.a, k, kc)
+    if g.transposed:
+        b_bd = asm.bd(f"WT{tag}", ext=g.b, loc=B_BUF, n0=1, n1=kc, s1=1, ls1=16, n2=8, s2=k, ls2=2, rel="l0")
+    else:
+        b_bd = b_rows_descriptor(asm, f"B{tag}", g.b, n, kc)
+    c_bd = c_descriptor(asm, f"C{tag}", g.c, n)
+    bias_bd = None
+    if g.bias is not None:
+        bias_bd = asm.bd(f"BIAS{tag}", ext=g.bias, loc=BIAS_BUF, n0=8, n1=4, s1=0, ls1=16, n2=4, s2=8,
+                         ls2=64, rel="l0")
+    transfers = 2 + (4 if g.transposed else 1)
+    b_chunk_step = kc if g.transposed else kc * n
+    b_col_step = COLS * k if g.transposed else COLS
+    # offsets: r1 A, r2 B, r3 C, r4 bias column
+    asm.op("MOVI r1, 0")
+    asm.op("MOVI r2, 0")
+    asm.op("MOVI r3, 0")
+    asm.op("MOVI r4, 0")
+    asm.li("r5", 4 * k, "A: second strip")
+    asm.li("r6", A1_BUF - A0_BUF, "data memory: second strip")
+    asm.li("r7", kc)
+    asm.li("r8", b_chunk_step)
+    asm.li("r12", 4 * n, "C: second strip")
+    asm.op("MOVI r13, 256")
+    with asm.loop(m // ROWS, f"blocks of {ROWS} rows"):
+        with asm.loop(n // COLS, f"blocks of {COLS} columns"):
+            if bias_bd:
+                asm.op(f"DMAIN 1, {bias_bd}, r4, r0")
+                asm.op("ACQ l0, 1", "bias tiles landed")
+                asm.op(f"MOVPI p6, {BIAS_BUF}")
+                for j in range(4):
+                    asm.op(f"VLD x12, [p6], 64")
+                    asm.op(f"VUPS.BF16 acc{j}, x12")
+                    asm.op(f"VUPS.BF16 acc{4 + j}, x12")
+            else:
+                zero_accumulators(asm)
+            with asm.loop(k // kc, f"chunks of {kc}"):
+                asm.op("ADD r9, r1, r5")
+                asm.op(f"DMAIN 0, {a_bd}, r1, r0")
+                asm.op(f"DMAIN 1, {a_bd}, r9, r6")
+                if g.transposed:
+                    for j in range(4):
+                        asm.li("r10", j * 8 * k)
+                        asm.op("ADD r10, r2, r10")
+                        asm.li("r11", j * B_STEP)
+                        asm.op(f"DMAIN {j % 2}, {b_bd}, r10, r11")
+                else:
+                    asm.op(f"DMAIN 1, {b_bd}, r2, r0")
+                asm.op(f"ACQ l0, {transfers}", "A and B chunks landed")
+                k_steps(asm, kc)
+                asm.op("ADD r1, r1, r7")
+                asm.op("ADD r2, r2, r8")
+            stage_block(asm)
+            asm.op("ADD r9, r3, r12")
+            asm.op(f"DMAOUT 0, {c_bd}, r3, r0")
+            asm.op(f"DMAOUT 1, {c_bd}, r9, r13")
+            asm.op("ACQ l1, 2", "block read by the DMA")
+            # next column block: A back to the block's first chunk, B to the next columns
+            asm.li("r10", k)
+            asm.op("SUB r1, r1, r10")
+            asm.li("r10", b_col_step - (k // kc) * b_chunk_step)
+            asm.op("ADD r2, r2, r10")
+            asm.op(f"ADDI r3, r3, {COLS}")
+            asm.op(f"ADDI r4, r4, {COLS}")
+        # next row block: A down 8 rows, B and bias back to column 0, C to the next rows
+        asm.li("r10", ROWS * k)
+        asm.op("ADD r1, r1, r10")
+        asm.li("r10", (n // COLS) * b_col_step)
+        asm.op("SUB r2, r2, r10")
+        asm.li("r10", ROWS * n - n)
+        asm.op("ADD r3, r3, r10")
+        asm.op("MOVI r4, 0")
+
+
+def check_shape(m: int, k: int, n: int) -> str | None:
+    if m % ROWS or n % COLS or k % 8:
+        return f"needs M % {ROWS} == 0, N % {COLS} == 0 and K % 8 == 0 (got M={m}, K={k}, N={n})"
+    return None
+
+
+def contraction_template(task: str, gemms, doc: str = "") -> Template:
+    """`gemms(ctx)` lists the contractions of the task (one per batch)."""
+
+    def generate(ctx: Ctx, asm: Asm, p: dict) -> None:
+        for i, g in enumerate(gemms(ctx)):
+            asm.comment(f"contraction {i}: M={g.m} K={g.k} N={g.n}")
+            contraction(asm, g, str(i))
+
+    def check(ctx: Ctx, p: dict) -> str | None:
+        gs = gemms(ctx)
+        if len(gs) * 4 > 16:
+            return f"{len(gs)} contractions need more than 16 descriptors"
+        return next((c for g in gs if (c := check_shape(g.m, g.k, g.n))), None)
+
+    return Template(task=task, generate=generate, params={}, space={}, doc=doc or __doc__, check=check)
