@@ -56,6 +56,7 @@ class CoralState:
         self.vreg = np.zeros(32 * self.VLENB, dtype=np.uint8)
         self.vl = 0
         self.vtype = VILL
+        self.vill_reason: tuple[int, str] | None = None     # (pc, why) of the vset* that set vill
         self.decode_vtype()
         self.dbase = memory_base(cfg, "dtcm")
         self.dsize = cfg.DTCM_SIZE

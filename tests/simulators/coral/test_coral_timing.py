@@ -1,0 +1,65 @@
+"""The timing model by hand (isa/coral/manual_intro.md, "Timing model")."""
+from coral_kit import CFG, run
+
+from isa.coral import default_config
+
+
+def test_scalar_classes_and_branch_prediction():
+    # li(1) + 3 x [addi(1) + bnez(1)] ; backward branch predicted taken: the final
+    # fall-through costs BRANCH_PENALTY; ebreak 1
+    r = run("li a0, 3\nloop: addi a0, a0, -1\nbnez a0, loop\nebreak")
+    assert r.cycles == 1 + 3 * 2 + CFG.BRANCH_PENALTY + 1 and r.retired == 8
+    # a forward branch predicted not taken: taken costs the penalty
+    r = run("li a0, 1\nbnez a0, 1f\nnop\n1: ebreak")
+    assert r.cycles == 1 + 1 + CFG.BRANCH_PENALTY + 1
+    r = run("li a1, 3\nli a2, 4\nmul a0, a1, a2\ndiv a3, a1, a2\nlw a4, 0(sp)\nebreak".replace("0(sp)", "-4(sp)"))
+    assert r.cycles == 1 + 1 + CFG.cycles("MUL") + CFG.cycles("DIV") + CFG.cycles("LOAD") + 1
+    assert r.unit_busy["div"] == CFG.cycles("DIV") and r.unit_busy["mul"] == CFG.cycles("MUL")
+
+
+def test_jal_and_jalr_costs():
+    r = run("call f\nebreak\nf: ret")
+    # call = auipc (1) + jalr (JALR); ret = jalr (JALR); ebreak 1
+    assert r.cycles == 1 + 2 * CFG.cycles("JALR") + 1
+
+
+def test_vector_dispatch_beats_and_final_drain():
+    # vsetvli 1 (scalar); vadd at m8 with vl = 32: 32*32/128 = 8 beats
+    r = run("vsetvli t0, zero, e32, m8\nvadd.vv v8, v16, v24\nebreak")
+    # dispatch at cycle 1, starts at 2, ends at 10; ebreak issues at 2, scalar ends 3
+    assert r.cycles == 2 + 8 and r.unit_busy["vector"] == 8
+
+
+def test_queue_full_stalls_the_scalar_core():
+    cfg = default_config(DTCM_SIZE=1 << 20, VQ_DEPTH=2)
+    body = "vsetvli t0, zero, e32, m8\n" + "vadd.vv v8, v16, v24\n" * 5 + "ebreak"
+    r = run(body, cfg=cfg)
+    # vector instruction k starts at 2 + 8k; the core stalls for a free slot
+    assert r.cycles == 2 + 5 * 8 and r.stalls["vq_full"] > 0
+    r_deep = run(body)
+    assert r_deep.stalls["vq_full"] == 0 and r_deep.cycles == r.cycles
+
+
+def test_vector_to_scalar_move_and_scalar_load_after_vector_store_wait():
+    r = run("vsetvli t0, zero, e32, m8\nvadd.vv v8, v16, v24\nvmv.x.s a0, v8\naddi a1, a0, 1\nebreak")
+    # vadd 2..10, vmv.x.s dispatched at 2 starts at 10 ends 11: the core waits until 11
+    assert r.cycles == 11 + 1 + 1 and r.stalls["vector_sync"] == 11 - 3
+    r = run("vsetvli t0, zero, e32, m8\nla a0, d\nvse32.v v8, (a0)\nlw a1, 0(a0)\nebreak\n.data\nd: .zero 128")
+    # vse starts at 4, 8 beats -> ends 12; the load waits until 12 then takes LOAD
+    assert r.cycles == 12 + CFG.cycles("LOAD") + 1
+
+
+def test_reductions_add_the_lane_tree_and_strided_access_is_per_element():
+    r = run("vsetvli t0, zero, e32, m1\nvredsum.vs v1, v2, v3\nebreak")
+    assert r.unit_busy["vector"] == 1 + 2            # one beat + log2(128 / 32)
+    r = run("vsetvli t0, zero, e32, m4\nli t1, 4\nvlse32.v v4, (sp), t1\nebreak".replace("(sp)", "(a0)")
+            .replace("vsetvli", "la a0, d\nvsetvli") + "\n.data\nd: .zero 64")
+    assert r.unit_busy["vector"] == 16               # one cycle per element
+
+
+def test_cycles_do_not_depend_on_data():
+    src = "la a0, d\nvsetvli t0, zero, e32, m8\nvle32.v v8, (a0)\nvfadd.vv v8, v8, v8\nvse32.v v8, (a0)\n.data\nd: .zero 128"
+    import numpy as np
+    a = run(src, d=np.zeros(32, np.float32)).cycles
+    b = run(src, d=np.full(32, 3.0e38, np.float32)).cycles
+    assert a == b
