@@ -89,6 +89,7 @@ class KernelCraftApp(App):
         self.run_order: list[int] = []
         self.launched: list[Launched] = []
         self._watching = False
+        self._started = False           # resizes before the first screen are ignored
 
     def on_mount(self) -> None:
         if self.keymap:
@@ -99,14 +100,17 @@ class KernelCraftApp(App):
         if self.initial_request is not None:
             self.launch_run(self.initial_request)
         self.set_interval(0.25, self._watch_launches)
+        self._started = True
         self._check_size()
 
     # ---------------------------------------------------------------- size
-    def on_resize(self) -> None:
-        self._check_size()
+    def on_resize(self, event) -> None:
+        if self._started:
+            self._check_size(event.size.width, event.size.height)
 
-    def _check_size(self) -> None:
-        w, h = self.size
+    def _check_size(self, w: int | None = None, h: int | None = None) -> None:
+        if w is None or h is None:
+            w, h = self.size
         small = w < MIN_SIZE[0] or h < MIN_SIZE[1]
         top = self.screen
         if small:

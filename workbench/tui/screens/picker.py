@@ -114,7 +114,7 @@ class PickerScreen(Screen):
 
     def _banner(self) -> None:
         reader = self.app.reader
-        t = Text(no_wrap=True, overflow="ellipsis")
+        t = Text()
         if reader.problem is not None:
             t.append(reader.problem.message,
                      "yellow" if reader.problem.kind == "missing" else "bold red")

@@ -148,6 +148,7 @@ class RunScreen(Screen):
         first = self.trace is None
         if first:
             self.trace = RunTrace(poll.run)
+        was_live = self.trace.live            # the last events of a run that just ended
         self.trace.update_run(poll.run)
         if self.replay is not None:             # a live run being replayed: keep both
             self.replay["full"].add(poll.events)
@@ -167,7 +168,7 @@ class RunScreen(Screen):
             if start is None:
                 start = len(self.trace.steps) - 1 if poll.run.status == "running" else 0
             self.select(max(0, start))
-        elif touched and self.follow and poll.run.status == "running":
+        elif touched and self.follow and (was_live or poll.run.status == "running"):
             self.select(len(self.trace.steps) - 1)
         elif self.index is not None and self.index in touched:
             self.select(self.index, keep_scroll=True)
@@ -249,7 +250,11 @@ class RunScreen(Screen):
 
     @on(StepChosen)
     def _chosen(self, event: StepChosen) -> None:
-        if event.index != self.index:
+        # Only the person's moves count: a highlight that has changed since this
+        # message was sent (the list rebuilt, a live step selected) is stale.
+        if event.index != self.index and self.query_one(StepTimeline).highlighted == event.index:
+            self.follow = False if self.trace is not None and event.index < len(
+                self.trace.steps) - 1 else self.follow
             self.select(event.index)
 
     # ---------------------------------------------------------------- actions

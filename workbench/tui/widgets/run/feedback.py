@@ -31,7 +31,7 @@ def evaluation_text(step: Step) -> tuple[Text, list, str, Text]:
             out.append(f"  {r['cycles']:,} cycles")
         if r.get("baseline_cycles"):
             out.append(f"  baseline {r['baseline_cycles']:,}")
-        if isinstance(r.get("speedup"), (int, float)) and r.get("speedup"):
+        if isinstance(r.get("speedup"), (int, float)) and r.get("speedup") and ok:
             out.append(f"  {r['speedup']:.3f}x", "cyan")
         if isinstance(r.get("frac_match"), (int, float)):
             out.append(f"  {r['frac_match']:.2%} match")

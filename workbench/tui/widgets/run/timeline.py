@@ -41,16 +41,26 @@ def step_line(step: Step) -> Text:
 class StepTimeline(OptionList):
     """Posts StepChosen when the highlighted step changes."""
 
+    numbers: list[int] = []
+
     def set_steps(self, trace: RunTrace, touched: list[int] | None = None) -> None:
-        """Show the trace's steps: rebuild when steps were added, else re-render the
-        touched lines only."""
-        if touched is not None and self.option_count == len(trace.steps):
+        """Show the trace's steps: new steps at the end are appended and touched lines
+        re-rendered; anything else (a step inserted before the final scoring, another
+        trace) rebuilds the list."""
+        numbers = [s.number for s in trace.steps]
+        n = len(self.numbers)
+        if touched is not None and numbers[:n] == self.numbers:
             for i in touched:
-                self.replace_option_prompt_at_index(i, step_line(trace.steps[i]))
+                if i < n:
+                    self.replace_option_prompt_at_index(i, step_line(trace.steps[i]))
+            if len(numbers) > n:
+                self.add_options([Option(step_line(s)) for s in trace.steps[n:]])
+            self.numbers = numbers
             return
         keep = self.highlighted
         self.clear_options()
         self.add_options([Option(step_line(s)) for s in trace.steps])
+        self.numbers = numbers
         if keep is not None and keep < self.option_count:
             self.highlighted = keep
 
