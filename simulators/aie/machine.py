@@ -87,6 +87,7 @@ class _Run:
         macready = [0] * len(code.units)
         fwd = cfg.ACC_FORWARD
         banks = st.banks
+        macs = st.macs
         trace = self.trace
         limit = self.budget.max_instructions
         every = max(1, self.budget.check_every)
@@ -133,6 +134,10 @@ class _Run:
                     st.now = t
                 if dma.next_event is not None and dma.next_event <= t:
                     dma.advance(t)
+                if row.flush:
+                    for i in row.flush:
+                        if macs[i]:
+                            st.flush_macs(i)
                 for fn in row.fns:
                     fn()
                 extra = 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulators.numerics import CANON_NAN_F32, LOG2E, canon, matmul_tree
+from simulators.numerics import CANON_NAN_F32, LOG2E, canon
 
 F32 = np.float32
 # Rounding modes of VSRS (the values of SETRM; isa/aie/bundle.toml, state.RM).
@@ -56,9 +56,20 @@ def ups(v: np.ndarray, shift: int) -> np.ndarray:
 
 
 def mmul_bf16(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """A (M, K) @ B (K, N) of bf16-exact float32 with every dot product summed by halving
-    over K in fp32 (the shared `matmul_tree` order)."""
-    return matmul_tree(a, b)
+    """A (..., 4, 8) @ B (..., 8, 8) of bf16-exact float32 with every dot product summed
+    by halving over K in fp32: the shared `matmul_tree` order, unrolled for K = 8."""
+    p = a[..., :, :, None] * b[..., None, :, :]          # (..., 4, 8, 8): m, k, n
+    s = p[..., :4, :] + p[..., 4:, :]
+    s = s[..., :2, :] + s[..., 2:, :]
+    return s[..., 0, :] + s[..., 1, :]
+
+
+def accumulate_f32(acc: np.ndarray, terms: np.ndarray) -> np.ndarray:
+    """((acc + t0) + t1) + ... in fp32, one rounding per addition, in order (numpy's
+    accumulate is sequential), NaN canonical: what a chain of accumulating operations
+    computes one at a time."""
+    seq = np.concatenate((acc[None, :], terms.reshape(-1, acc.size)), axis=0)
+    return canon(np.add.accumulate(seq, axis=0, dtype=F32)[-1])
 
 
 def mac_f32(acc: np.ndarray, s: np.ndarray) -> np.ndarray:

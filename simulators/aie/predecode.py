@@ -25,6 +25,10 @@ from .effects import units as unit_list
 from .program import AieProgram, PostMod
 from .state import WRITE_METHODS
 
+# Operations the state may defer per accumulator (AieState.queue_mac); any other
+# operation touching an accumulator makes its deferred work land first.
+DEFERRABLE = ("VMAC.BF16", "VMSC.BF16", "VMMAC.BF16")
+
 
 @dataclass
 class Row:
@@ -38,6 +42,7 @@ class Row:
     mem: int                 # memory operations
     ends: int                # loops that end after this bundle
     slots: tuple             # slot names it occupies
+    flush: tuple = ()        # accumulators whose deferred multiply-accumulates must land first
 
 
 @dataclass
@@ -188,6 +193,7 @@ def predecode(program: AieProgram, state, cfg, spec: AieSpec) -> Code:
         except SimError as e:
             raise e.locate(Where(b, lines[-1], texts[-1]))
         reads, macr, writes = [], [], []
+        flush = set()
         acq = dmaq = None
         slots, taken = [], set()
         for info, ins, (r_units, w_units) in zip(infos, instrs, effs):
@@ -195,6 +201,8 @@ def predecode(program: AieProgram, state, cfg, spec: AieSpec) -> Code:
             acc_units = set()
             if info.accumulates:
                 acc_units = set(unit_list(spec, kinds[info.accumulates].name, ins.ops[info.accumulates]))
+            if info.mnemonic not in DEFERRABLE:
+                flush |= {u[1] for u in (*r_units, *w_units) if u[0] == "acc"}
             for u in r_units:
                 if u in zero:
                     continue
@@ -217,5 +225,5 @@ def predecode(program: AieProgram, state, cfg, spec: AieSpec) -> Code:
             slots.append(slot)
         rows.append(Row(fns, tuple(dict.fromkeys(reads)), tuple(dict.fromkeys(macr)), tuple(writes),
                         acq, dmaq, any(i.defn.group == "control" for i in infos),
-                        sum(1 for i in infos if i.bytes), bd.ends, tuple(slots)))
+                        sum(1 for i in infos if i.bytes), bd.ends, tuple(slots), tuple(sorted(flush))))
     return Code(rows, lines, texts, units, order_slots)

@@ -62,6 +62,11 @@ class AieState:
         self.tables = spec.tables
         self.descriptors: list[dict] = []
         self.descriptor_names: list[str] = []
+        # bf16 multiply-accumulates wait here, per accumulator, until something else
+        # touches it; then they are applied in order at once (flush_macs), which gives
+        # the same bits as one at a time and is much faster. Tracing turns this off.
+        self.defer_macs = True
+        self.macs: list[list] = [[] for _ in range(counts["acc"])]
 
     # --- writes (TracingState overrides each of these) -----------------------------
 
@@ -129,6 +134,29 @@ class AieState:
 
     def ext_write(self, words: np.ndarray, values: np.ndarray) -> None:
         self.ext[words] = values
+
+    # --- deferred multiply-accumulates ------------------------------------------------
+
+    MAX_DEFERRED = 512
+
+    def queue_mac(self, i: int, kind: int, a: np.ndarray, b: np.ndarray) -> None:
+        """Note a bf16 multiply-accumulate into accumulator i (kind: MAC_ADD, MAC_SUB or
+        MAC_MATRIX; a and b are copies of its operand lanes)."""
+        q = self.macs[i]
+        q.append((kind, a, b))
+        if len(q) >= self.MAX_DEFERRED:
+            self.flush_macs(i)
+
+    def flush_macs(self, i: int) -> None:
+        from .semantics.vector import mac_terms
+        q = self.macs[i]
+        if q:
+            self.macs[i] = []
+            self.set_acc(i, mac_terms(self.accf[i], q))
+
+    def flush_all_macs(self) -> None:
+        for i in range(len(self.macs)):
+            self.flush_macs(i)
 
     # --- checked accessors ------------------------------------------------------------
 
@@ -202,6 +230,7 @@ class AieState:
 
     def registers(self) -> dict:
         from simulators.numerics import canon
+        self.flush_all_macs()
         return {"r": list(self.r), "p": list(self.p), "m": list(self.m),
                 "g": [dict(zip(G_FIELDS + ("C1", "C2"), g)) for g in self.g],
                 "x": self.x.copy(), "acc": self.acc.copy(),

@@ -18,6 +18,7 @@ class TracingState(AieState):
     def __init__(self, cfg, spec):
         super().__init__(cfg, spec)
         self.changes: list[Change] = []
+        self.defer_macs = False          # every accumulator change belongs to its own step
 
     def take_changes(self) -> list[Change]:
         out, self.changes = self.changes, []

@@ -54,14 +54,46 @@ def vmac_i16(m, d, a, b):
     m.set_acc(d, m.acci[d] + m.xi16[a].astype(np.int32) * m.xi16[b])
 
 
+MAC_ADD, MAC_SUB, MAC_MATRIX = range(3)
+
+
+def mac_terms(acc: np.ndarray, queue: list) -> np.ndarray:
+    """The accumulator after the queued bf16 multiply-accumulates, applied in order: each
+    term (a product, a negated product, or a 4x8x8 tile product summed by halving) is
+    added with one fp32 rounding, exactly as the operations do one at a time."""
+    terms, k = [], 0
+    while k < len(queue):
+        kind = queue[k][0]
+        j = k
+        while j < len(queue) and queue[j][0] == kind:
+            j += 1
+        a = _bf(np.stack([q[1] for q in queue[k:j]]))
+        b = _bf(np.stack([q[2] for q in queue[k:j]]))
+        if kind == MAC_MATRIX:
+            t = nx.mmul_bf16(a.reshape(-1, 4, 8), b.reshape(-1, 8, 8)).reshape(-1, 32)
+        else:
+            t = a * b
+            if kind == MAC_SUB:
+                t = -t
+        terms.append(t)
+        k = j
+    return nx.accumulate_f32(acc, np.concatenate(terms))
+
+
 @semantics(name="VMAC_BF16")
 def vmac_bf16(m, d, a, b):
-    m.set_acc(d, canon(m.accf[d] + _bf(m.x16[a]) * _bf(m.x16[b])))
+    if m.defer_macs:
+        m.queue_mac(d, MAC_ADD, m.x16[a].copy(), m.x16[b].copy())
+    else:
+        m.set_acc(d, canon(m.accf[d] + _bf(m.x16[a]) * _bf(m.x16[b])))
 
 
 @semantics(name="VMSC_BF16")
 def vmsc_bf16(m, d, a, b):
-    m.set_acc(d, canon(m.accf[d] - _bf(m.x16[a]) * _bf(m.x16[b])))
+    if m.defer_macs:
+        m.queue_mac(d, MAC_SUB, m.x16[a].copy(), m.x16[b].copy())
+    else:
+        m.set_acc(d, canon(m.accf[d] - _bf(m.x16[a]) * _bf(m.x16[b])))
 
 
 @semantics(name="VMMAC_I8")
@@ -78,8 +110,11 @@ def vmmac_i16(m, d, a, b):
 
 @semantics(name="VMMAC_BF16")
 def vmmac_bf16(m, d, a, b):
-    s = nx.mmul_bf16(_bf(m.x16[a]).reshape(4, 8), _bf(_pair(m, b, "x16")).reshape(8, 8))
-    m.set_acc(d, nx.mac_f32(m.accf[d], s.ravel()))
+    if m.defer_macs:
+        m.queue_mac(d, MAC_MATRIX, m.x16[a].copy(), _pair(m, b, "x16").copy())
+    else:
+        s = nx.mmul_bf16(_bf(m.x16[a]).reshape(4, 8), _bf(_pair(m, b, "x16")).reshape(8, 8))
+        m.set_acc(d, nx.mac_f32(m.accf[d], s.ravel()))
 
 
 # --- accumulator arithmetic -----------------------------------------------------------

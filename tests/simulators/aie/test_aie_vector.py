@@ -211,3 +211,22 @@ def test_function_unit_error_bound_over_many_inputs():
     xe = rng.uniform(-87, 88, 100000).astype(np.float32)
     y = nx.pwl_exp(xe, *T["EXP"][:2]).astype(np.float64)
     assert np.max(np.abs(y / np.exp(xe.astype(np.float64)) - 1)) < 2 ** -15
+
+
+def test_deferred_multiply_accumulates_give_the_same_bits():
+    """The model applies bf16 multiply-accumulate chains in batches; tracing applies them
+    one at a time. Both must agree bit for bit, specials included."""
+    rng = np.random.default_rng(11)
+    vals = rng.standard_normal(32 * 6) * np.exp(rng.uniform(-30, 30, 32 * 6))
+    vals[5], vals[40], vals[77] = np.inf, -np.inf, np.nan
+    blocks = [bf(vals[32 * i:32 * i + 32]) for i in range(6)]
+    src = load(0, 1, 2, 3, 4, 5) + "\n".join([
+        "VMMAC.BF16 acc0, x0, y1", "VMAC.BF16 acc0, x2, x3", "VMSC.BF16 acc0, x4, x5",
+        "VMMAC.BF16 acc0, x1, y2", "LOOP 5", "VMAC.BF16 acc1, x0, x1", "VMMAC.BF16 acc2, x3, y2",
+        "VMSC.BF16 acc1, x2, x2", "ENDLOOP", "VSRS.BF16 x6, acc1", "AADD.F32 acc3, acc2, acc0",
+        "VMAC.BF16 acc3, x0, x0", "MOVPI p1, 1024", "AST acc3, [p1], 128", "VMMAC.BF16 acc4, x5, y0"])
+    fast, slow = run(src, dm(*blocks)), run(src, dm(*blocks), trace=True)
+    assert np.array_equal(fast.registers["acc"], slow.registers["acc"])
+    assert np.array_equal(fast.registers["x"], slow.registers["x"])
+    assert np.array_equal(fast.memories["dm"], slow.memories["dm"])
+    assert fast.cycles == slow.cycles
