@@ -92,27 +92,32 @@ class Gemm:
     bias: int | None = None
 
 
-def contraction(asm: Asm, g: Gemm, tag: str) -> None:
-    """Emit the loops of one contraction (descriptors named with `tag`)."""
+def contraction(asm: Asm, g: Gemm, base: Gemm | None = None) -> None:
+    """Emit the loops of one contraction. Its descriptors are made for `base` (the
+    first of a batch of equal shapes, default g) and reused: g's addresses enter as
+    run-time offsets from base's."""
+    base = base or g
     kc = chunk(g.k)
     m, k, n = g.m, g.k, g.n
-    a_bd = a_descriptor(asm, f"A{tag}", g.a, k, kc)
-    if g.transposed:
-        b_bd = asm.bd(f"WT{tag}", ext=g.b, loc=B_BUF, n0=1, n1=kc, s1=1, ls1=16, n2=8, s2=k, ls2=2, rel="l0")
-    else:
-        b_bd = b_rows_descriptor(asm, f"B{tag}", g.b, n, kc)
-    c_bd = c_descriptor(asm, f"C{tag}", g.c, n)
-    bias_bd = None
-    if g.bias is not None:
-        bias_bd = asm.bd(f"BIAS{tag}", ext=g.bias, loc=BIAS_BUF, n0=8, n1=4, s1=0, ls1=16, n2=4, s2=8,
-                         ls2=64, rel="l0")
+    if "ACH" not in asm.bds:
+        a_descriptor(asm, "ACH", base.a, k, kc)
+        if g.transposed:
+            asm.bd("WTCH", ext=base.b, loc=B_BUF, n0=1, n1=kc, s1=1, ls1=16, n2=8, s2=k, ls2=2, rel="l0")
+        else:
+            b_rows_descriptor(asm, "BCH", base.b, n, kc)
+        c_descriptor(asm, "CBLK", base.c, n)
+        if g.bias is not None:
+            asm.bd("BIAS", ext=base.bias, loc=BIAS_BUF, n0=8, n1=4, s1=0, ls1=16, n2=4, s2=8,
+                   ls2=64, rel="l0")
+    a_bd, b_bd, c_bd = "ACH", ("WTCH" if g.transposed else "BCH"), "CBLK"
+    bias_bd = "BIAS" if g.bias is not None else None
     transfers = 2 + (4 if g.transposed else 1)
     b_chunk_step = kc if g.transposed else kc * n
     b_col_step = COLS * k if g.transposed else COLS
-    # offsets: r1 A, r2 B, r3 C, r4 bias column
-    asm.op("MOVI r1, 0")
-    asm.op("MOVI r2, 0")
-    asm.op("MOVI r3, 0")
+    # offsets from the descriptors' addresses: r1 A, r2 B, r3 C, r4 bias column
+    asm.li("r1", g.a - base.a)
+    asm.li("r2", g.b - base.b)
+    asm.li("r3", g.c - base.c)
     asm.op("MOVI r4, 0")
     asm.li("r5", 4 * k, "A: second strip")
     asm.li("r6", A1_BUF - A0_BUF, "data memory: second strip")
@@ -180,14 +185,15 @@ def contraction_template(task: str, gemms, doc: str = "") -> Template:
     """`gemms(ctx)` lists the contractions of the task (one per batch)."""
 
     def generate(ctx: Ctx, asm: Asm, p: dict) -> None:
-        for i, g in enumerate(gemms(ctx)):
+        gs = gemms(ctx)
+        for i, g in enumerate(gs):
             asm.comment(f"contraction {i}: M={g.m} K={g.k} N={g.n}")
-            contraction(asm, g, str(i))
+            contraction(asm, g, gs[0])
 
     def check(ctx: Ctx, p: dict) -> str | None:
         gs = gemms(ctx)
-        if len(gs) * 4 > 16:
-            return f"{len(gs)} contractions need more than 16 descriptors"
+        if any((g.m, g.k, g.n, g.transposed) != (gs[0].m, gs[0].k, gs[0].n, gs[0].transposed) for g in gs):
+            return "the contractions of a task must have one shape"
         return next((c for g in gs if (c := check_shape(g.m, g.k, g.n))), None)
 
     return Template(task=task, generate=generate, params={}, space={}, doc=doc or __doc__, check=check)
