@@ -12,7 +12,7 @@ from simulators.core.backend import MemoryImage
 from simulators.core.budget import Budget
 from simulators.core.errors import AssemblyError
 
-STORAGE = {"bf16": np.uint16, "fp32": np.float32, "int32": np.int32}
+STORAGE = {"bf16": np.uint16, "fp32": np.float32, "int32": np.int32, "u8": np.uint8}
 
 
 class ExecArgError(ValueError):

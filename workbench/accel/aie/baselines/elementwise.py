@@ -5,7 +5,8 @@ last, shorter block if needed). Each block is brought into data memory by DMA, w
 for, transformed one 32-lane vector at a time (load, the task's body, store) and written
 back by DMA, whose completion is waited for before the buffers are reused. `unroll`
 vectors are processed side by side (their operations interleaved, each on its own
-registers), which hides latencies; the baseline uses 1.
+registers), which hides latencies, when it divides the block's vectors; the baseline
+uses 1.
 """
 from __future__ import annotations
 
@@ -42,8 +43,8 @@ def _check(ctx: Ctx, p: dict) -> str | None:
     hw = ctx.hw
     if n % LANES:
         return f"{n} elements are not a whole number of {LANES}-lane vectors"
-    if p["block"] % (LANES * p["unroll"]) or p["block"] * 2 > hw.DM_SIZE - OUT_BUF:
-        return f"block {p['block']} must be a multiple of {LANES * p['unroll']} words and fit data memory"
+    if p["block"] % LANES or p["block"] * 2 > min(OUT_BUF - IN_BUF, hw.DM_SIZE - OUT_BUF):
+        return f"block {p['block']} must be a multiple of {LANES} words and fit a {OUT_BUF - IN_BUF}-byte buffer"
     if p["unroll"] not in (1, 2, 3):
         return "unroll must be 1, 2 or 3"
     return None
