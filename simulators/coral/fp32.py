@@ -299,6 +299,9 @@ def as_f64(bits: np.ndarray) -> np.ndarray:
     return bits.view(np.float32).astype(F64)
 
 
+_F32 = np.float32
+
+
 def _vsnan(*arrays: np.ndarray) -> bool:
     for b in arrays:
         mag = b & U32(MAG)
@@ -308,6 +311,42 @@ def _vsnan(*arrays: np.ndarray) -> bool:
 
 
 MAXV = 3.4028234663852886e38          # the largest binary32 value
+
+
+_EXP_LO = np.uint64(1023 - 126)        # binary64 exponent field of 2^-126
+_EXP_SPAN = np.uint64(252)             # up to 2^127 (beyond, the overflow threshold needs care)
+_MID_MASK = np.uint64((1 << 29) - 1)   # binary64 bits below a binary32 significand
+_MID = np.uint64(1 << 28)
+
+
+_MIN, _MAX = np.minimum.reduce, np.maximum.reduce
+_BIG = 2.0 ** 127
+
+
+def _fast(x: np.ndarray, fl: int):
+    """binary32 bits of binary64 results that round the simple way: nearest even, NX
+    already raised, every value normal and well inside the range. None otherwise."""
+    if not fl & NX:
+        return None
+    ax = np.abs(x)
+    if not (_MIN(ax) >= TINY and _MAX(ax) < _BIG):     # zero, tiny, huge, inf or NaN
+        return None
+    return x.astype(np.float32).view(U32)
+
+
+def fast_round(x: np.ndarray, fl: int):
+    """binary32 bits of binary64 add/sub/mul/div/sqrt results when the simple path
+    applies (see _fast), else None: the caller then takes the general path."""
+    return _fast(x, fl)
+
+
+def fast_fma_sum(p: np.ndarray, z: np.ndarray, fl: int):
+    """binary32 bits of p + z (p an exact binary64 product) when the simple path
+    applies and the binary64 sum is no binary32 midpoint, else None."""
+    s = p + z
+    if _MAX((s.view(np.uint64) & _MID_MASK) == _MID):
+        return None
+    return _fast(s, fl)
 
 
 def _vstep(bits: np.ndarray, up: np.ndarray) -> np.ndarray:
@@ -403,9 +442,13 @@ def _rdn_zero(out, s, rm):
 
 def vadd(a: np.ndarray, b: np.ndarray, rm: int, fl: int) -> tuple[np.ndarray, int]:
     x, y = as_f64(a), as_f64(b)
+    if rm == RNE:
+        out = _fast(x + y, fl)         # binary64 then binary32 rounds correctly (53 >= 2*24+1)
+        if out is not None:
+            return out, fl
     s, e = _vtwo_sum(x, y)
     if not fl & NX or rm != RNE:         # the error term matters only for NX and directed modes
-        e = np.nan_to_num(e, nan=0.0, posinf=0.0, neginf=0.0)
+        e = np.where(np.isfinite(e), e, 0.0)
         out, fl = vround(_vround_odd(s, e), rm, fl)
     else:
         out, fl = vround(s, rm, fl)
@@ -424,6 +467,10 @@ def vsub(a, b, rm, fl):
 
 def vmul(a, b, rm, fl):
     p = as_f64(a) * as_f64(b)
+    if rm == RNE:
+        out = _fast(p, fl)
+        if out is not None:
+            return out, fl
     out, fl = vround(p, rm, fl)
     return _vnan_fix(out, p, fl, a, b)
 
@@ -431,6 +478,10 @@ def vmul(a, b, rm, fl):
 def vdiv(a, b, rm, fl):
     x, y = as_f64(a), as_f64(b)
     q = x / y
+    if rm == RNE:
+        out = _fast(q, fl)
+        if out is not None:
+            return out, fl
     out, fl = vround(q, rm, fl)
     dz = (y == 0) & np.isfinite(x) & (x != 0)
     if dz.any():
@@ -452,8 +503,16 @@ def vfma(a, b, c, rm, fl, negate_product=False, negate_addend=False):
     if negate_addend:
         z = -z
     p = x * y
+    if rm == RNE:
+        s = p + z
+        # the binary64 sum rounds to binary32 correctly unless it lands exactly on a
+        # binary32 midpoint (then the sum's own rounding could decide the tie)
+        if not _MAX((s.view(np.uint64) & _MID_MASK) == _MID):
+            out = _fast(s, fl)
+            if out is not None:
+                return out, fl
     s, e = _vtwo_sum(p, z)
-    e = np.nan_to_num(e, nan=0.0, posinf=0.0, neginf=0.0)
+    e = np.where(np.isfinite(e), e, 0.0)
     out, fl = vround(_vround_odd(s, e), rm, fl)
     if rm == RDN:
         opposite = np.signbit(p) != np.signbit(z)

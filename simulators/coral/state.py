@@ -54,6 +54,10 @@ class CoralState:
         self.VLEN = cfg.VLEN
         self.VLENB = cfg.VLEN // 8
         self.vreg = np.zeros(32 * self.VLENB, dtype=np.uint8)
+        # typed views of the register file, made once: vu[sew] unsigned, vs[sew] signed
+        self.vu = {w: self.vreg.view(UINT[w]) for w in (8, 16, 32)}
+        self.vs = {w: self.vreg.view(SINT[w]) for w in (8, 16, 32)}
+        self.epr = {w: self.VLENB * 8 // w for w in (8, 16, 32)}     # elements per register
         self.vl = 0
         self.vtype = VILL
         self.vill_reason: tuple[int, str] | None = None     # (pc, why) of the vset* that set vill
@@ -136,9 +140,8 @@ class CoralState:
 
     def vput(self, reg: int, sew: int, start: int, values: np.ndarray) -> None:
         """write: elements start.. of the group at `reg` (SEW-bit elements)."""
-        view = self.vreg.view(UINT[sew])
-        base = reg * (self.VLENB * 8 // sew) + start
-        view[base:base + len(values)] = values
+        base = reg * self.epr[sew] + start
+        self.vu[sew][base:base + len(values)] = values
 
     # --- vector memory -----------------------------------------------------------------
     def vmem_write(self, offsets: np.ndarray | int, eew: int, values: np.ndarray) -> None:

@@ -69,8 +69,8 @@ def masked_dest_check(pc: int, vm: int, vd: int) -> None:
 
 def elems(s: CoralState, reg: int, sew: int, count: int, signed: bool = False) -> np.ndarray:
     """A view of `count` SEW-bit elements of the group starting at `reg`."""
-    base = reg * (s.VLENB * 8 // sew)
-    return s.vreg.view((SINT if signed else UINT)[sew])[base:base + count]
+    base = reg * s.epr[sew]
+    return (s.vs if signed else s.vu)[sew][base:base + count]
 
 
 def mask(s: CoralState, vl: int, reg: int = 0) -> np.ndarray:
@@ -92,7 +92,8 @@ def tail_end(s: CoralState, sew: int, nregs: int) -> int:
 
 def put(s: CoralState, vd: int, sew: int, vl: int, values, vm: int, nregs: int, active=None) -> None:
     """Write elements 0..vl-1 of vd (SEW bits) with the mask and tail policies."""
-    values = np.asarray(values).astype(UINT[sew], copy=False)
+    if values.dtype != UINT[sew] if isinstance(values, np.ndarray) else True:
+        values = np.asarray(values).astype(UINT[sew])
     if vm == 0:
         if active is None:
             active = mask(s, vl)

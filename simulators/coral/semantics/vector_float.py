@@ -41,23 +41,42 @@ BINARY = {
 }
 
 
+FAST_BINARY = {"vfadd": lambda a, b: a + b, "vfsub": lambda a, b: a - b, "vfrsub": lambda a, b: b - a,
+               "vfmul": lambda a, b: a * b, "vfdiv": lambda a, b: a / b, "vfrdiv": lambda a, b: b / a}
+
+
 def _binary_maker(name, form):
     fn = BINARY[name]
+    fast_fn = FAST_BINARY.get(name)
 
     def maker(s, ops, pc, cost):
         vd, vs2, vm = ops["vd"], ops["vs2"], ops["vm"]
+        checked = [None]
 
         def run():
-            rm = need_fp(s, pc, f"{name}.{form}")
+            if s.vtype != checked[0]:
+                need_fp(s, pc, f"{name}.{form}")
+                group(s, pc, vd, 1, "vd")
+                group(s, pc, vs2, 1, "vs2")
+                if form == "vv":
+                    group(s, pc, ops["vs1"], 1, "vs1")
+                masked_dest_check(pc, vm, vd)
+                checked[0] = s.vtype
+            rm = s.fc[FRM]
+            if rm > 4:
+                need_fp(s, pc, f"{name}.{form}")
             vl = s.vl
-            n = group(s, pc, vd, 1, "vd")
-            group(s, pc, vs2, 1, "vs2")
-            if form == "vv":
-                group(s, pc, ops["vs1"], 1, "vs1")
-            masked_dest_check(pc, vm, vd)
             if vl:
-                a, b = elems(s, vs2, 32, vl), _second(s, ops, form, vl)
+                a = elems(s, vs2, 32, vl)
                 fl = s.fc[FFLAGS]
+                if vm and not rm and fast_fn is not None:
+                    b = fp32.as_f64(elems(s, ops["vs1"], 32, vl)) if form == "vv" else fp32.to_float(s.f[ops["rs1"]])
+                    out = fp32.fast_round(fast_fn(fp32.as_f64(a), b), fl)
+                    if out is not None:
+                        put(s, vd, 32, vl, out, 1, s.lmul_num // s.lmul_den or 1)
+                        return cost * beats(s, vl, 32)
+                b = _second(s, ops, form, vl)
+                n = max(1, s.lmul_num // s.lmul_den)
                 if vm == 0:
                     act = mask(s, vl)
                     out = np.zeros(vl, U32)
@@ -117,20 +136,35 @@ def _fma_maker(name, form):
 
     def maker(s, ops, pc, cost):
         vd, vs2, vm = ops["vd"], ops["vs2"], ops["vm"]
+        checked = [None]
 
         def run():
-            rm = need_fp(s, pc, f"{name}.{form}")
+            if s.vtype != checked[0]:
+                need_fp(s, pc, f"{name}.{form}")
+                group(s, pc, vd, 1, "vd")
+                group(s, pc, vs2, 1, "vs2")
+                if form == "vv":
+                    group(s, pc, ops["vs1"], 1, "vs1")
+                masked_dest_check(pc, vm, vd)
+                checked[0] = s.vtype
+            rm = s.fc[FRM]
+            if rm > 4:
+                need_fp(s, pc, f"{name}.{form}")
             vl = s.vl
-            n = group(s, pc, vd, 1, "vd")
-            group(s, pc, vs2, 1, "vs2")
-            if form == "vv":
-                group(s, pc, ops["vs1"], 1, "vs1")
-            masked_dest_check(pc, vm, vd)
             if vl:
-                m = _second(s, ops, form, vl)
                 d, v = elems(s, vd, 32, vl), elems(s, vs2, 32, vl)
                 other, addend = (d, v) if uses_vd else (v, d)
                 fl = s.fc[FFLAGS]
+                if vm and not rm:
+                    m = fp32.as_f64(elems(s, ops["vs1"], 32, vl)) if form == "vv" else fp32.to_float(s.f[ops["rs1"]])
+                    p = fp32.as_f64(other) * m
+                    z = fp32.as_f64(addend)
+                    out = fp32.fast_fma_sum(-p if neg_p else p, -z if neg_c else z, fl)
+                    if out is not None:
+                        put(s, vd, 32, vl, out, 1, max(1, s.lmul_num // s.lmul_den))
+                        return cost * beats(s, vl, 32)
+                m = _second(s, ops, form, vl)
+                n = max(1, s.lmul_num // s.lmul_den)
                 act = None
                 if vm == 0:
                     act = mask(s, vl)

@@ -54,8 +54,10 @@ def _load_maker(eew, mode):
             act = mask(s, vl) if vm == 0 else None
             db = data_eew // 8
             if mode == "unit" and act is None:
-                o = _check(s, pc, np.array([base, base + (vl - 1) * db], dtype=np.int64), db, "vector load")
-                values = s.mem[o[0]:o[0] + vl * db].view(UINT[db * 8])
+                o = base - s.dbase
+                if o < 0 or o + vl * db > s.dsize or base % db:
+                    _check(s, pc, base + db * np.arange(vl, dtype=np.int64), db, "vector load")
+                values = s.mem[o:o + vl * db].view(UINT[db * 8])
             else:
                 stride = _signed32(s.x[ops["rs2"]]) if mode == "strided" else None
                 offsets = elems(s, ops["vs2"], eew, vl) if mode == "indexed" else None
@@ -90,8 +92,10 @@ def _store_maker(eew, mode):
             values = elems(s, vs3, data_eew, vl)
             act = mask(s, vl) if vm == 0 else None
             if mode == "unit" and act is None:
-                o = _check(s, pc, np.array([base, base + (vl - 1) * db], dtype=np.int64), db, "vector store")
-                s.vmem_write(int(o[0]), data_eew, values.copy())
+                o = base - s.dbase
+                if o < 0 or o + vl * db > s.dsize or base % db:
+                    _check(s, pc, base + db * np.arange(vl, dtype=np.int64), db, "vector store")
+                s.vmem_write(o, data_eew, values.copy())
             else:
                 stride = _signed32(s.x[ops["rs2"]]) if mode == "strided" else None
                 offsets = elems(s, ops["vs2"], eew, vl) if mode == "indexed" else None
