@@ -34,18 +34,21 @@ buf: .zero 8
 VECTOR = """
     li a0, {n}
     la s0, buf
+    flw fa0, half, t0
     vsetvli t0, zero, e32, m8, ta, ma
     vle32.v v8, (s0)
-    vmv.v.i v16, 0
+    addi s1, s0, 128
+    vle32.v v24, (s1)
 loop:
-    vfmacc.vv v16, v8, v8
-    vfadd.vv v24, v16, v8
-    vfmul.vf v8, v24, fa0
+    vfmul.vf v16, v16, fa0
+    vfmacc.vv v16, v8, v24
+    vfadd.vv v0, v16, v8
     addi a0, a0, -1
     bnez a0, loop
     ebreak
     .data
-buf: .zero 1024
+half: .float 0.5
+buf: .float """ + ", ".join(f"{0.1 * k + 0.37:.6f}" for k in range(64)) + """
 """
 # Loop trip counts: plain runs, traced runs (which keep every step in memory).
 SIZES = {"scalar": (250_000, 20_000), "vector": (2_000, 200)}
@@ -84,8 +87,8 @@ def main() -> None:
     print(f"  scalar loop : {r['scalar_instr_per_s'] / 1e6:8.2f} M instructions/s"
           f"   (traced: {r['scalar_traced_slowdown']:.1f}x slower)")
     print(f"  vector loop : {r['vector_instr_per_s'] / 1e3:8.1f} k instructions/s"
-          f"   (LMUL = 8 binary32, {r['vector_instr_per_s'] * 0.6 * 32 / 1e6:.1f} M element-operations/s;"
-          f" traced: {r['vector_traced_slowdown']:.1f}x slower)")
+          f"   (3 of 5 are LMUL = 8 binary32 operations: {r['vector_instr_per_s'] * 0.6 * 32 / 1e6:.1f} M"
+          f" element-operations/s; traced: {r['vector_traced_slowdown']:.1f}x slower)")
 
 
 if __name__ == "__main__":
