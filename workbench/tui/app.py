@@ -76,7 +76,7 @@ class KernelCraftApp(App):
 
     def __init__(self, traces: str | Path | None = None, *, run_id: int | None = None,
                  request: RunRequest | None = None, keymap: dict[str, str] | None = None,
-                 poll_seconds: float = 0.2, max_steps: int = DEFAULT_MAX_STEPS,
+                 poll_seconds: float = 0.15, max_steps: int = DEFAULT_MAX_STEPS,
                  stop_launched_on_exit: bool = False):
         super().__init__()
         self.reader = StoreReader(traces)

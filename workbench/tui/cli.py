@@ -31,6 +31,7 @@ def _keymap(path):
 def cmd_tui(args) -> int:
     from .model.debugger import DEFAULT_MAX_STEPS
     from .model.source import StoreReader, migrate
+    keymap = _keymap(args.keymap)                  # a bad keymap is named before anything
     if args.migrate:
         print(migrate(args.traces))
     if not _interactive() or args.plain:
@@ -46,7 +47,7 @@ def cmd_tui(args) -> int:
             return 2
         return follow_plain(reader, args.run)
     from .app import KernelCraftApp
-    app = KernelCraftApp(args.traces, run_id=args.run, keymap=_keymap(args.keymap),
+    app = KernelCraftApp(args.traces, run_id=args.run, keymap=keymap,
                          poll_seconds=args.poll, max_steps=args.max_steps or DEFAULT_MAX_STEPS)
     app.run()
     _report_background(app)
@@ -107,8 +108,8 @@ def add_tui_command(sub) -> None:
                     help="migrate an older trace store once (this writes to it), then open it")
     sp.add_argument("--max-steps", type=int, metavar="N",
                     help="instructions the debugger traces at most (default 2,000,000)")
-    sp.add_argument("--poll", type=float, default=0.2, metavar="SECONDS",
-                    help="how often a live run is read (default 0.2)")
+    sp.add_argument("--poll", type=float, default=0.15, metavar="SECONDS",
+                    help="how often a live run is read (default 0.15)")
     sp.add_argument("--plain", action="store_true",
                     help="with --run: print the run as plain text as it is written")
     traces(sp)

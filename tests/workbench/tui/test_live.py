@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 from conftest import SIZE, screen_text, wait_for
 
@@ -22,14 +23,18 @@ from workbench.tui.screens.run import RunScreen
 MAX_LAG = 0.5
 
 WRITER = r"""
-import sys, time
+import os, sys, time
+from workbench.store import TraceStore
 path, steps, gap, finish = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+go = path + ".go"               # the steps start once the viewer is ready
 store = TraceStore(path)
 run = store.start_run("plena", "relu", "C1", agent="llm", model="live/writer",
                       settings={"budget": steps})
 print("run", run, flush=True)
 ev = store.append(run, "message", {"content": "prompt"}, role="user", step=0)
 print("seq", ev.seq, time.monotonic(), flush=True)
+while not os.path.exists(go):
+    time.sleep(0.01)
 for step in range(1, steps + 1):
     time.sleep(gap)
     ev = store.append(run, "message", {"content": f"reply {step}", "tool_calls": []},
@@ -48,7 +53,10 @@ else:
 class Writer:
     """The writer process and what it printed, with the times lines arrived."""
 
-    def __init__(self, db, steps: int, gap: float, finish: bool = True):
+    def __init__(self, db, steps: int, gap: float, finish: bool = True, wait: bool = False):
+        self.go = Path(f"{db}.go")
+        if not wait:
+            self.go.touch()
         self.proc = subprocess.Popen(
             [sys.executable, "-c", WRITER, str(db), str(steps), str(gap),
              "finish" if finish else "hold"],
@@ -88,7 +96,7 @@ class Writer:
 def test_a_run_written_by_another_process_shows_within_half_a_second(tmp_path):
     db = tmp_path / "traces.db"
     steps = 8
-    writer = Writer(db, steps, gap=0.15)
+    writer = Writer(db, steps, gap=0.15, wait=True)
     try:
         run_id = writer.run_id()
 
@@ -98,6 +106,8 @@ def test_a_run_written_by_another_process_shows_within_half_a_second(tmp_path):
                 assert await wait_for(pilot, lambda: isinstance(app.screen, RunScreen)
                                       and app.screen.trace is not None, timeout=10)
                 screen = app.screen
+                assert await wait_for(pilot, lambda: screen.trace.last_seq == 0)
+                writer.go.touch()                # now the writer records its steps
                 seen: dict[int, float] = {}
                 deadline = time.monotonic() + 20
                 while time.monotonic() < deadline:
@@ -111,7 +121,6 @@ def test_a_run_written_by_another_process_shows_within_half_a_second(tmp_path):
                     await pilot.pause(0.01)
                 lags = {seq: seen[seq] - writer.commits[seq] for seq in seen}
                 assert len(lags) == steps + 1, f"only saw {sorted(seen)}"
-                # the first event may predate the screen; the others are followed live
                 live = {s: lag for s, lag in lags.items() if s > 0}
                 assert max(live.values()) < MAX_LAG, live
                 assert "LIVE" not in screen_text(app) and "✗ failed" in screen_text(app)

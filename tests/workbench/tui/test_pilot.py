@@ -35,7 +35,7 @@ async def open_run(app, pilot, run_id: int) -> RunScreen:
     return app.screen
 
 
-def test_picker_lists_filters_and_sorts(sample_db):
+def test_picker_lists_filters_sorts_and_searches(sample_db):
     async def script(app, pilot):
         text = screen_text(app)
         assert "3 runs" in text and "(read-only)" in text
@@ -55,11 +55,7 @@ def test_picker_lists_filters_and_sorts(sample_db):
         await pilot.press("S")
         assert picker.descending is False
         assert app.run_order == [r.run.id for r in picker.shown]
-    drive(sample_db, script)
-
-
-def test_search_opens_the_run_at_the_hit(sample_db):
-    async def script(app, pilot):
+        # full-text search, and a hit opens its run at the step holding it
         await pilot.press("slash", *"fourth row", "enter")
         assert await wait_for(pilot, lambda: getattr(app.screen.query_one("#search"),
                                                      "hits", None))
@@ -70,11 +66,14 @@ def test_search_opens_the_run_at_the_hit(sample_db):
         run = app.screen
         assert run.run_id == 1
         hit = app.screen_stack[-2].query_one("#search").hits[0]
-        assert run.trace.steps[run.index].first_seq <= hit.seq <= run.trace.steps[run.index].last_seq
+        step = run.trace.steps[run.index]
+        assert step.first_seq <= hit.seq <= step.last_seq
     drive(sample_db, script)
 
 
-def test_run_view_steps_reasoning_diff_and_feedback(sample_db):
+def test_run_view_keys_reexecution_help_and_nothing_written(sample_copy):
+    before = hashlib.sha256(sample_copy.read_bytes()).hexdigest()
+
     async def script(app, pilot):
         run = await open_run(app, pilot, 1)
         assert run.index == 0 and "system prompt" in screen_text(app)
@@ -99,39 +98,31 @@ def test_run_view_steps_reasoning_diff_and_feedback(sample_db):
         assert run.trace.steps[run.index].number == -1 and "run succeeded" in screen_text(app)
         await pilot.press("0")
         assert run.index == 0
-        await pilot.press("escape")
-        assert isinstance(app.screen, PickerScreen)
-    drive(sample_db, script)
-
-
-def test_reexecute_compares_with_the_recording(sample_db):
-    async def script(app, pilot):
-        run = await open_run(app, pilot, 1)
+        # re-execute a step's evaluation and compare it with the recording
+        await pilot.press("x")                                  # the prompt: nothing to do
+        assert any("no recorded evaluation" in n.message for n in app._notifications)
         await pilot.press("right", "x")
         assert await wait_for(pilot, lambda: run.reexec, timeout=10)
         text = screen_text(app)
         assert "identical to the recording" in text
         assert "output error per tile, re-executed on seed 100" in text
-        await pilot.press("left", "x")                          # the prompt: nothing to do
-        assert any("no recorded evaluation" in n.message for n in app._notifications)
-    drive(sample_db, script)
+        # help lists every binding, and the palette offers them as commands
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        text = screen_text(app)
+        for b in type(run).BINDINGS + type(app).BINDINGS:
+            assert b.id in text, b.id
+        await pilot.press("escape")
+        assert app.screen is run
+        commands = [c.title for c in app.get_system_commands(run)]
+        assert {"Step ▶", "Reasoning", "Replay", "Re-execute", "Debug"} <= set(commands)
+        await pilot.press("escape")
+        assert isinstance(app.screen, PickerScreen)
+    drive(sample_copy, script)
+    assert hashlib.sha256(sample_copy.read_bytes()).hexdigest() == before
 
 
-def test_next_and_previous_run_follow_the_picker_order(sample_db):
-    async def script(app, pilot):
-        run = await open_run(app, pilot, 2)
-        await pilot.press("L")
-        assert await wait_for(pilot, lambda: isinstance(app.screen, RunScreen)
-                              and app.screen.run_id == 1)
-        await pilot.press("H", "H")
-        assert await wait_for(pilot, lambda: app.screen.run_id == 3)
-        await pilot.press("H")
-        assert any("no further run" in n.message for n in app._notifications)
-        assert run.run_id == 2
-    drive(sample_db, script)
-
-
-def test_replay_plays_the_run_back_in_recorded_time(sample_db):
+def test_replay_then_next_and_previous_run(sample_db):
     async def script(app, pilot):
         run = await open_run(app, pilot, 2)
         total = run.trace.events
@@ -145,6 +136,15 @@ def test_replay_plays_the_run_back_in_recorded_time(sample_db):
         assert run.replay["paused"]
         await pilot.press("p")                                  # back to the recorded run
         assert run.replay is None and run.trace.events == total
+        # the next and previous runs, in the picker's order
+        await pilot.press("L")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, RunScreen)
+                              and app.screen.run_id == 1)
+        await pilot.press("H", "H")
+        assert await wait_for(pilot, lambda: app.screen.run_id == 3)
+        await pilot.press("H")
+        assert any("no further run" in n.message for n in app._notifications)
+        assert run.run_id == 2
     drive(sample_db, script)
 
 
@@ -188,31 +188,12 @@ def test_debugger_steps_runs_and_shows_memory(sample_db):
         assert any("neither an address" in n.message for n in app._notifications)
         await pilot.press("escape")
         assert app.screen is run
-    drive(sample_db, script)
-
-
-def test_debugger_names_a_kernel_that_does_not_assemble(sample_db):
-    async def script(app, pilot):
+        # a kernel that does not assemble is named, and nothing can be stepped
         app.push_screen(DebuggerScreen("plena", "relu", "C1", "V_NOPE gp1\n"))
         assert await wait_for(pilot, lambda: any("does not assemble" in n.message
                                                  for n in app._notifications))
         assert "cannot debug" in screen_text(app) and "V_NOPE" in screen_text(app)
-        await pilot.press("right", "c", "m")                   # nothing to step: no crash
-    drive(sample_db, script)
-
-
-def test_help_lists_every_binding_and_the_palette_has_them(sample_db):
-    async def script(app, pilot):
-        run = await open_run(app, pilot, 1)
-        await pilot.press("question_mark")
-        assert isinstance(app.screen, HelpScreen)
-        text = screen_text(app)
-        for b in type(run).BINDINGS + type(app).BINDINGS:
-            assert b.id in text, b.id
-        await pilot.press("escape")
-        assert app.screen is run
-        commands = [c.title for c in app.get_system_commands(run)]
-        assert {"Step ▶", "Reasoning", "Replay", "Re-execute", "Debug"} <= set(commands)
+        await pilot.press("right", "c", "m")                   # no crash
     drive(sample_db, script)
 
 
@@ -224,14 +205,3 @@ def test_keymap_remaps_a_binding(sample_db):
     drive(sample_db, script, keymap={"run.next_step": "n"})
 
 
-def test_viewing_writes_nothing_to_the_store(sample_copy):
-    before = hashlib.sha256(sample_copy.read_bytes()).hexdigest()
-
-    async def script(app, pilot):
-        await open_run(app, pilot, 3)                           # the interrupted run
-        await pilot.press("right", "escape")
-        await open_run(app, pilot, 1)
-        await pilot.press("right", "right", "x")
-        await wait_for(pilot, lambda: app.screen.reexec, timeout=10)
-    drive(sample_copy, script)
-    assert hashlib.sha256(sample_copy.read_bytes()).hexdigest() == before

@@ -48,12 +48,6 @@ def test_run_view_with_feedback(snap_compare, app):
     assert snap_compare(app, terminal_size=SIZE, run_before=before)
 
 
-def test_run_view_with_diff(snap_compare, app):
-    async def before(pilot):
-        await run_loaded(pilot)
-        await pilot.press("right", "right", "right", "2")
-    assert snap_compare(app, terminal_size=SIZE, run_before=before)
-
 
 def test_debugger(snap_compare, app):
     async def before(pilot):

@@ -10,6 +10,7 @@ workers too.
 """
 from __future__ import annotations
 
+import time
 from datetime import datetime
 
 from textual import on, work
@@ -30,7 +31,6 @@ from ..widgets.run.plot import ProgressPlot
 from ..widgets.run.timeline import StepTimeline
 
 READ_CHUNK = 200             # events per read: a long run shows after its first chunk
-REPLAY_TICK = 0.05
 
 
 def _ts(text: str) -> float:
@@ -341,7 +341,8 @@ class RunScreen(Screen):
             self.app.notify("nothing recorded to replay yet", severity="warning")
             return
         self.replay = {"events": events, "pos": 0, "t0": _ts(events[0].ts), "clock": 0.0,
-                       "speed": 1.0, "paused": False, "full": self.trace}
+                       "tick": time.monotonic(), "speed": 1.0, "paused": False,
+                       "full": self.trace}
         self.trace = RunTrace(self.trace.run)
         self.query_one(StepTimeline).set_steps(self.trace)
         self.index = None
@@ -351,8 +352,10 @@ class RunScreen(Screen):
         r = self.replay
         if r is None:
             return
+        now = time.monotonic()
         if not r["paused"]:
-            r["clock"] += self.app.poll_seconds * r["speed"]
+            r["clock"] += (now - r["tick"]) * r["speed"]
+        r["tick"] = now
         new = []
         while r["pos"] < len(r["events"]) and (
                 _ts(r["events"][r["pos"]].ts) - r["t0"] <= r["clock"] or not new and r["pos"] == 0):
