@@ -117,9 +117,10 @@ def add_tui_command(sub) -> None:
 
     sp = sub.add_parser(
         "demo", help="watch the offline autotuner improve a kernel live (no API key needed)",
-        description="Start the offline autotune agent on a task in the background and open "
-                    "the workbench on it live. Without a terminal, print the run as plain text "
-                    "and exit when it ends (0 succeeded, 1 failed, 2 error).")
+        description="Start the offline autotune agent (no network, no API key) on a task in "
+                    "the background and open the workbench on it live. Without a terminal, "
+                    "print the run as plain text and exit when it ends (0 succeeded, "
+                    "1 failed, 2 error, 130 interrupted).")
     sp.add_argument("--accel", default=DEMO_CELL[0], help=f"accelerator (default {DEMO_CELL[0]})")
     sp.add_argument("--task", default=DEMO_CELL[1], help=f"task (default {DEMO_CELL[1]})")
     sp.add_argument("--config", default=DEMO_CELL[2],

@@ -147,3 +147,14 @@ def test_the_demo_opens_the_workbench_on_the_live_run(tmp_path):
     assert seen["process"].wait(20) == 130                  # stopped as interrupted
     (run,) = TraceStore(db, readonly=True).runs()
     assert run.status == "interrupted" and run.agent == "autotune"
+
+
+def test_the_readme_lists_every_binding_and_command():
+    from workbench.tui.app import all_binding_ids
+    readme = (ROOT / "workbench" / "tui" / "README.md").read_text()
+    missing = [i for i in sorted(all_binding_ids()) if f"`{i}`" not in readme]
+    assert not missing, f"README.md keys table lacks {missing}"
+    for command in ("kernelcraft tui", "kernelcraft demo", "python -m workbench.tui.bench"):
+        assert command in readme
+    r = kernelcraft("demo", "--help")
+    assert r.returncode == 0 and "no API key" in " ".join(r.stdout.split())
