@@ -9,10 +9,10 @@ remapped by id with a keymap file.
 """
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Iterable
 from pathlib import Path
 
+import tomllib
 from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding

@@ -165,3 +165,20 @@ def test_reexecution_reports_a_difference(sample_db):
                          .kernel_hash).source
     r = reexecute(run, ev, fixed)                           # another kernel than recorded
     assert not r.identical and any("passed" in d for d in r.differences)
+
+
+def test_a_running_run_shows_its_best_speedup_so_far(tmp_path):
+    from workbench.tui.model.source import StoreReader
+    with TraceStore(tmp_path / "t.db") as store:
+        run = store.start_run("plena", "relu", "C1", agent="autotune",
+                              settings={"budget": 15})
+        for step, (passed, speedup) in enumerate([(True, 1.2), (False, 3.0), (True, 1.5)], 1):
+            store.append(run, "evaluation", {"tool": "run_eval", "config": "C1",
+                                             "result": {"passed": passed, "speedup": speedup,
+                                                        "cycles": 100, "status": "passed"
+                                                        if passed else "failed"}}, step=step)
+        reader = StoreReader(tmp_path / "t.db")
+        (row,) = reader.runs()
+        assert row.run.status == "running" and row.cell("speedup") == "1.50x"
+        assert row.cell("steps") == "3/15" and row.cell("status") == "● running"
+        reader.close()

@@ -3,11 +3,11 @@
 A cell is shown by reinterpreting what its memory stores (the storage dtypes of
 `HardwareConfig.memories()`; accumulators hold fp32):
 
-| stored as | bf16                   | fp32                          | int                    | hex        |
-|-----------|------------------------|-------------------------------|------------------------|------------|
-| bf16 bits | the value              | the same value, 9 digits      | the bits as int16      | 0xABCD     |
-| fp32      | rounded to bf16 (RNE)  | the value                     | the bits as int32      | 0x3F800000 |
-| int32     | the top 16 bits as bf16| the bits as fp32              | the value              | 0xFFFFFFFF |
+| stored as | bf16                  | fp32                    | int             | hex        |
+|-----------|-----------------------|-------------------------|-----------------|------------|
+| bf16 bits | the value             | the same value, 9 digits| bits as int16   | 0xABCD     |
+| fp32      | rounded to bf16 (RNE) | the value               | bits as int32   | 0x3F800000 |
+| int32     | top 16 bits as bf16   | the bits as fp32        | the value       | 0xFFFFFFFF |
 
 so hex is always the stored bit pattern, and each other view answers "what would
 this cell be if read as that type".

@@ -54,7 +54,8 @@ def _rows_2d(shape: tuple[int, ...]) -> tuple[int, int]:
     return int(np.prod(shape[:-1])) if len(shape) > 1 else 1, cols
 
 
-def _group(values: np.ndarray, bad: np.ndarray, max_cells: int) -> tuple[np.ndarray, np.ndarray, int]:
+def _group(values: np.ndarray, bad: np.ndarray,
+           max_cells: int) -> tuple[np.ndarray, np.ndarray, int]:
     """Merge consecutive rows so that at most `max_cells` rows remain."""
     rows = values.shape[0]
     k = max(1, -(-rows // max_cells))
@@ -76,7 +77,7 @@ def from_recorded(name: str, output: dict, dtype: str = "bf16", max_rows: int = 
     n = len(per_row)
     values = np.zeros((n, 1))
     bad = np.zeros((n, 1), dtype=np.int64)
-    for i, (row, n_bad, err) in enumerate(per_row):
+    for i, (_row, n_bad, err) in enumerate(per_row):
         err = float(err) if not isinstance(err, str) else math.inf
         values[i, 0] = err / scale if scale > 0 else (0.0 if err == 0 else math.inf)
         bad[i, 0] = int(n_bad)
@@ -132,7 +133,8 @@ def worst_set(result: dict) -> dict | None:
     return max(sets, key=worst)
 
 
-def from_evaluation(result: dict, dtypes: dict[str, str] | None = None) -> tuple[str, list[HeatMap]]:
+def from_evaluation(result: dict,
+                    dtypes: dict[str, str] | None = None) -> tuple[str, list[HeatMap]]:
     """Heat maps of the outputs in a recorded evaluation (run_eval, final scoring) or
     view_output result; returns (which input set, maps)."""
     dtypes = dtypes or {}

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from workbench import tools
 from workbench.agent.recorder import jsonable
 from workbench.agent.replay import differences
 from workbench.evaluation import evaluate
 from workbench.store import Event, Run
-from workbench import tools
 
 from .heat import HeatMap, from_arrays
 

@@ -59,9 +59,9 @@ def _restore(dst_mem: dict, dst_regs: dict, src_mem: dict, src_regs: dict) -> No
 
 
 def _extent(ch: Change) -> int:
-    """Cells a change covers: array changes of memories cover their length; scalars,
-    accumulators (address 0, the whole array) and the loop stack count as one."""
-    return len(ch.new) if np.ndim(ch.new) == 1 and ch.space != "LOOPS" else 1
+    """Cells a change covers: an array change covers all its elements (a memory slice,
+    or a whole accumulator at address 0); a scalar or the loop stack counts as one."""
+    return int(np.size(ch.new)) if np.ndim(ch.new) and ch.space != "LOOPS" else 1
 
 
 @dataclass

@@ -22,10 +22,10 @@ from ..messages import deliver
 from ..model.debugger import DebugSession
 from ..model.formats import FORMATS, next_format
 from ..model.timeline import Touched, tracing_module
+from ..widgets.common.pane import TextPane
 from ..widgets.debugger.memory import MemoryView, memory_text
 from ..widgets.debugger.outputs import OutputsView
 from ..widgets.debugger.registers import RegistersView, registers_text
-from ..widgets.common.pane import TextPane
 from ..widgets.debugger.source import SourceView
 
 BIG_STEP = 100
@@ -284,9 +284,9 @@ class DebuggerScreen(Screen):
             try:
                 addr = int(answer, 0)
             except ValueError:
+                names = ", ".join(r.name for r in self.session.layout.regions)
                 self.app.notify(f"{answer!r} is neither an address (e.g. 320 or 0x140) nor a "
-                                f"region ({', '.join(r.name for r in self.session.layout.regions)})",
-                                severity="error", timeout=6)
+                                f"region ({names})", severity="error", timeout=6)
                 return
         size = np.asarray(self._memory_values(self.session.main, self.memory)).size
         if not 0 <= addr < size:

@@ -22,7 +22,7 @@ from textual.widgets import Footer, TabbedContent, TabPane
 from ..messages import StepChosen, deliver
 from ..model.follow import Follower
 from ..model.reexec import Reexecution, reexecute
-from ..model.trace import FINAL, RunTrace
+from ..model.trace import RunTrace
 from ..widgets.run.conversation import Conversation
 from ..widgets.run.feedback import FeedbackView
 from ..widgets.run.header import RunHeader
@@ -239,8 +239,8 @@ class RunScreen(Screen):
             dv.show(None, None, "diff")
             return
         written_here = ref.step == trace.steps[index].number
-        title = (f"kernel version {ref.version} ({'written at this step' if written_here else f'from step {ref.step}'})"
-                 f"  sha256 {ref.hash[:12]}")
+        where = "written at this step" if written_here else f"from step {ref.step}"
+        title = f"kernel version {ref.version} ({where})  sha256 {ref.hash[:12]}"
         source = self._source(ref.hash)
         kv.show(source, accel, title)
         prev = trace.previous_kernel(ref.seq)
@@ -440,10 +440,11 @@ class RunScreen(Screen):
             self.app.notify(f"no kernel has been written by {step.label}", severity="warning")
             return
         run = self.trace.run
+        # the inputs of this step's evaluation on the run's own configuration, if any
         seeds = next((e.payload.get("seeds") for e in reversed(step.evaluations)
-                      if e.payload.get("seeds")), None)
-        config = next((e.payload.get("config") for e in reversed(step.evaluations)
-                       if step.number == FINAL and e.kernel_hash == ref.hash), run.config)
+                      if e.payload.get("seeds") and e.payload.get("config") == run.config),
+                     None)
+        config = run.config
         from .debugger import DebuggerScreen
         self.app.push_screen(DebuggerScreen(
             run.accelerator, run.task, config, source, seed=int(seeds[0]) if seeds else 0,

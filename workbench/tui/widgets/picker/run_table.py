@@ -30,7 +30,7 @@ class RunTable(DataTable):
         self.clear()
         for row in rows:
             cells = []
-            for key, title, justify in COLUMNS:
+            for key, _title, justify in COLUMNS:
                 style = STATUS_STYLES.get(row.run.status, "") if key == "status" else ""
                 cells.append(Text(row.cell(key), style=style, justify=justify))
             self.add_row(*cells, key=str(row.run.id))

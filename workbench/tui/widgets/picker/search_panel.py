@@ -8,8 +8,9 @@ from textual.containers import Vertical
 from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 
-from ...messages import OpenRun
 from workbench.store import SearchHit
+
+from ...messages import OpenRun
 
 
 def hit_line(hit: SearchHit) -> Text:
