@@ -1,0 +1,43 @@
+"""cocotb test that runs the jobs simulators/plena_rtl prepared (see rtl/plena/plena_sim.v).
+
+The clock is cocotb's C-level clock; per job Python only pulses `go` and waits for
+`finished`, waking every PLENA_POLL_NS of simulated time to check the job's wall-clock
+limit (and raising `halt` when it has passed). Nothing in Python runs per cycle.
+"""
+import os
+import time
+
+import cocotb
+from cocotb.clock import Clock
+from cocotb.triggers import First, RisingEdge, Timer
+
+PERIOD_NS = 2
+
+
+@cocotb.test()
+async def run_jobs(dut):
+    jobs = int(os.environ["PLENA_JOBS"])
+    walls = [float(w) for w in os.environ.get("PLENA_WALL_SECONDS", "").split(",") if w]
+    poll = int(os.environ.get("PLENA_POLL_NS", str(PERIOD_NS * 200_000)))
+    dut.go.value = 0
+    dut.halt.value = 0
+    dut.job.value = 0
+    cocotb.start_soon(Clock(dut.clk, PERIOD_NS, unit="ns").start())
+    await RisingEdge(dut.clk)
+    for n in range(jobs):
+        dut.job.value = n
+        dut.halt.value = 0
+        dut.go.value = 1
+        await RisingEdge(dut.clk)
+        dut.go.value = 0
+        finished = RisingEdge(dut.finished)
+        deadline = time.monotonic() + walls[n] if n < len(walls) and walls[n] > 0 else None
+        while True:
+            if deadline is None:
+                await finished
+                break
+            fired = await First(finished, Timer(poll, unit="ns"))
+            if fired is finished:
+                break
+            if time.monotonic() > deadline:
+                dut.halt.value = 1

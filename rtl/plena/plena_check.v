@@ -1,0 +1,239 @@
+// Run-time checks of the instruction at issue, and what it touches.
+//
+// Every check of isa/plena/README.md, in the order the functional model makes them, so
+// both report the same first problem: an address outside its memory (ERR_RANGE) or
+// breaking an alignment rule (ERR_ALIGN), a shift amount out of range, a NaN logit,
+// a loop nested too deep or ended without a start, an illegal word. `addr` is the
+// address the model names (the operand's first element; for HBM the lowest start when
+// one is negative, else the first row that runs past the end).
+//
+// The footprint is what the DMA stall rule looks at: up to three ranges of Vector SRAM
+// rows and one Matrix SRAM tile. For an H_ instruction, slot 0 (or the tile) is its
+// SRAM side, and `x_base`/`x_stride`/`h_rows` describe its HBM rows.
+// Combinational.
+module plena_check #(
+    /* verilator lint_off UNUSEDPARAM */
+    // Waiver: every plena module takes the whole configuration so that plena_isa.vh's
+    // constants are defined; not every module needs every parameter.
+    `include "plena_params.vh"
+    /* verilator lint_on UNUSEDPARAM */
+) (
+    input  wire [5:0]         op,
+    input  wire               legal,
+    input  wire               rmask,
+    input  wire               rstride,
+    input  wire [31:0]        imm,
+    input  wire [31:0]        g_rd,       // gp[rd], gp[rs1], gp[rs2]
+    input  wire [31:0]        g_rs1,
+    input  wire [31:0]        g_rs2,
+    input  wire [63:0]        a_rs2,      // a[rs2]
+    input  wire [31:0]        stride,     // STRIDE
+    input  wire [31:0]        loop_sp,    // open hardware loops
+    input  wire               nan_seen,   // V_TOPK: a NaN among the logits ...
+    input  wire [31:0]        nan_at,     // ... first at this offset
+    output reg  [3:0]         code,
+    output reg  [2:0]         mem,
+    output reg  signed [67:0] addr,
+    output reg  [VRW-1:0]     fv_row0, fv_row1, fv_row2,
+    output reg  [31:0]        fv_n0, fv_n1, fv_n2,
+    output reg                ft_en,
+    output reg  [MTW-1:0]     ft_tile,
+    output wire [63:0]        h_base,     // valid when the checks pass
+    output wire [63:0]        h_stride,
+    output wire [31:0]        h_rows
+);
+    `include "plena_isa.vh"
+    `include "plena_units.vh"
+    localparam integer VRW = (VSRAM_ROWS > 1) ? $clog2(VSRAM_ROWS) : 1;
+    localparam integer MTW = (MSRAM_TILES > 1) ? $clog2(MSRAM_TILES) : 1;
+    localparam integer VLW = $clog2(VLEN);
+    localparam integer TLW = $clog2(MLEN * MLEN);
+    localparam integer HEADS = MLEN / HLEN;
+
+    typedef logic signed [39:0] s40;
+    typedef logic signed [67:0] s68;
+    localparam s40 ONE = 40'sd1;
+    localparam s40 W_VLEN = s40'(VLEN);
+    localparam s40 W_BLEN = s40'(BLEN);
+    localparam s40 W_MLEN = s40'(MLEN);
+    localparam s40 W_TILE = s40'(MLEN * MLEN);
+
+    // Operands without wrap-around: gp is signed 32-bit, imm up to 22 bits.
+    wire s40 rd_v = s40'($signed(g_rd));
+    wire s40 rs1_v = s40'($signed(g_rs1));
+    wire s40 rs2_v = s40'($signed(g_rs2));
+    wire s40 rs1_imm = rs1_v + s40'($signed(imm));
+    wire s40 rd_imm = rd_v + s40'($signed(imm));
+
+    function automatic [6:0] chk_rows(input s40 adr, input s40 rows, input s40 width, input s40 align);
+        if (adr < 0 || adr + (rows - ONE) * W_VLEN + width > s40'(MEM_VSRAM_SIZE))
+            chk_rows = {ERR_RANGE, MEM_VSRAM_ID};
+        else if ((adr & (align - ONE)) != 0)
+            chk_rows = {ERR_ALIGN, MEM_VSRAM_ID};
+        else
+            chk_rows = {ERR_NONE, 3'd0};
+    endfunction
+    function automatic [6:0] chk_tile(input s40 adr, input logic column_block);
+        s40 c;
+        c = adr & (W_TILE - ONE);
+        if (adr < 0 || adr >= s40'(MEM_MSRAM_SIZE)) chk_tile = {ERR_RANGE, MEM_MSRAM_ID};
+        else if (column_block ? ((c & (W_BLEN - ONE)) != 0 || c >= W_MLEN) : (c != 0))
+            chk_tile = {ERR_ALIGN, MEM_MSRAM_ID};
+        else chk_tile = {ERR_NONE, 3'd0};
+    endfunction
+    function automatic [6:0] chk_span(input s40 adr, input s40 n, input s40 size, input [2:0] m);
+        chk_span = (adr < 0 || adr + n > size) ? {ERR_RANGE, m} : {ERR_NONE, 3'd0};
+    endfunction
+
+    // --- HBM side of a transfer -----------------------------------------------------------
+    wire is_pm = (op == OP_H_PREFETCH_M);
+    wire is_dma = is_pm || op == OP_H_PREFETCH_V || op == OP_H_STORE_V;
+    assign h_rows = is_pm ? MLEN : (op == OP_H_STORE_V) ? HBM_V_WRITEBACK_AMOUNT
+                                                        : HBM_V_PREFETCH_AMOUNT;
+    localparam integer MAX_XROWS = (MLEN > HBM_V_PREFETCH_AMOUNT)
+        ? ((MLEN > HBM_V_WRITEBACK_AMOUNT) ? MLEN : HBM_V_WRITEBACK_AMOUNT)
+        : ((HBM_V_PREFETCH_AMOUNT > HBM_V_WRITEBACK_AMOUNT) ? HBM_V_PREFETCH_AMOUNT
+                                                            : HBM_V_WRITEBACK_AMOUNT);
+    wire s68 x_base = s68'(a_rs2) + s68'($signed(g_rs1));
+    wire s68 x_stride = rstride ? s68'($signed(stride)) : s68'(VLEN);   // rows are VLEN == MLEN
+    assign h_base = 64'(x_base);
+    assign h_stride = 64'(x_stride);
+    reg        h_err;
+    s68        h_bad, h_at, h_low;
+    integer xr;
+    always @* begin
+        h_err = 1'b0;
+        h_bad = 68'sd0;
+        h_at = x_base;
+        h_low = x_base;
+        if (is_dma)
+            for (xr = 0; xr < MAX_XROWS; xr = xr + 1)
+                if (xr < h_rows) begin
+                    if (h_at < h_low) h_low = h_at;
+                    if (!h_err && (h_at < 0 || h_at + s68'(VLEN) > s68'(HBM_SIZE))) begin
+                        h_err = 1'b1;
+                        h_bad = h_at;
+                    end
+                    h_at = h_at + x_stride;
+                end
+        if (h_err && h_low < 0) h_bad = h_low;
+    end
+
+    // --- checks and footprint of each instruction -----------------------------------------
+    wire s40 topk_n = rmask ? 40'sd128 : 40'sd32;
+    wire s40 topk_k = rmask ? 40'sd8 : 40'sd4;
+    wire s40 topk_rows = (topk_n + W_VLEN - ONE) / W_VLEN;
+    wire s40 topk_width = (topk_n < W_VLEN) ? topk_n : W_VLEN;
+
+    task automatic fail(input [6:0] e, input s40 adr);
+        if (code == ERR_NONE && e[6:3] != ERR_NONE) begin
+            code = e[6:3];
+            mem = e[2:0];
+            addr = s68'(adr);
+        end
+    endtask
+    task automatic hbm_fail;
+        if (code == ERR_NONE && h_err) begin
+            code = ERR_RANGE;
+            mem = MEM_HBM_ID;
+            addr = h_bad;
+        end
+    endtask
+    function automatic [VRW-1:0] row_of(input s40 adr);
+        row_of = VRW'(adr >>> VLW);
+    endfunction
+
+    wire mm  = (op == OP_M_MM || op == OP_M_TMM);
+    wire bmm = (op == OP_M_BMM || op == OP_M_BTMM);
+    wire s40 m_rows = mm ? W_BLEN : bmm ? W_MLEN : ONE;
+
+    always @* begin
+        code = ERR_NONE;
+        mem = 3'd0;
+        addr = 68'sd0;
+        fv_row0 = row_of(rd_v);
+        fv_row1 = row_of(rs1_v);
+        fv_row2 = row_of(rs2_v);
+        fv_n0 = 32'd0;
+        fv_n1 = 32'd0;
+        fv_n2 = 32'd0;
+        ft_en = 1'b0;
+        ft_tile = rs1_v[TLW +: MTW];
+        if (!legal) begin
+            code = ERR_ILLEGAL;
+        end else case (op)
+            OP_S_LD_INT, OP_S_ST_INT:
+                fail(chk_span(rs1_imm, ONE, s40'(MEM_INT_MEM_SIZE), MEM_INT_MEM_ID), rs1_imm);
+            OP_S_LD_FP, OP_S_ST_FP:
+                fail(chk_span(rs1_imm, ONE, s40'(MEM_FP_MEM_SIZE), MEM_FP_MEM_ID), rs1_imm);
+            OP_S_MAP_V_FP: begin
+                fail(chk_rows(rd_v, ONE, W_VLEN, W_VLEN), rd_v);
+                fail(chk_span(rs1_imm, W_VLEN, s40'(MEM_FP_MEM_SIZE), MEM_FP_MEM_ID), rs1_imm);
+                fv_n0 = 32'd1;
+            end
+            OP_V_ADD_VV, OP_V_SUB_VV, OP_V_MUL_VV: begin
+                fail(chk_rows(rd_v, ONE, W_VLEN, W_VLEN), rd_v);
+                fail(chk_rows(rs1_v, ONE, W_VLEN, W_VLEN), rs1_v);
+                fail(chk_rows(rs2_v, ONE, W_VLEN, W_VLEN), rs2_v);
+                fv_n0 = 32'd1; fv_n1 = 32'd1; fv_n2 = 32'd1;
+            end
+            OP_V_ADD_VF, OP_V_SUB_VF, OP_V_MUL_VF, OP_V_MAX_VF, OP_V_MIN_VF, OP_V_EXP_V,
+            OP_V_RECI_V: begin
+                fail(chk_rows(rd_v, ONE, W_VLEN, W_VLEN), rd_v);
+                fail(chk_rows(rs1_v, ONE, W_VLEN, W_VLEN), rs1_v);
+                fv_n0 = 32'd1; fv_n1 = 32'd1;
+            end
+            OP_V_RED_SUM, OP_V_RED_MAX: begin
+                fail(chk_rows(rs1_v, ONE, W_VLEN, W_VLEN), rs1_v);
+                fv_n1 = 32'd1;
+            end
+            OP_V_SHFT_V: begin
+                fail(chk_rows(rd_v, ONE, W_VLEN, W_VLEN), rd_v);
+                fail(chk_rows(rs1_v, ONE, W_VLEN, W_VLEN), rs1_v);
+                if (rs2_v < 0 || rs2_v > W_VLEN) fail({ERR_SHIFT, 3'd0}, rs2_v);
+                fv_n0 = 32'd1; fv_n1 = 32'd1;
+            end
+            OP_V_TOPK: begin
+                fail(chk_rows(rs1_v, topk_rows, topk_width, W_VLEN), rs1_v);
+                fail(chk_span(rd_v, topk_k, s40'(MEM_FP_MEM_SIZE), MEM_FP_MEM_ID), rd_v);
+                fail(chk_span(rs2_v, topk_k, s40'(MEM_INT_MEM_SIZE), MEM_INT_MEM_ID), rs2_v);
+                if (nan_seen) fail({ERR_NAN, MEM_VSRAM_ID}, rs1_v + s40'(nan_at));
+                fv_n1 = 32'(topk_rows);
+            end
+            OP_M_MM, OP_M_TMM, OP_M_BMM, OP_M_BTMM, OP_M_MV, OP_M_TMV, OP_M_BMV, OP_M_BTMV: begin
+                fail(chk_tile(rs1_v, mm), rs1_v);
+                fail(chk_rows(rs2_v, m_rows, W_VLEN, W_VLEN), rs2_v);
+                ft_en = 1'b1;
+                fv_n2 = 32'(m_rows);
+            end
+            OP_M_MM_WO: begin
+                fail(chk_rows(rd_imm, W_BLEN, W_BLEN, W_BLEN), rd_imm);
+                fv_row0 = row_of(rd_imm);
+                fv_n0 = 32'(BLEN);
+            end
+            OP_M_MV_WO, OP_M_BMM_WO, OP_M_BMV_WO: begin
+                fail(chk_rows(rd_imm, (op == OP_M_MV_WO) ? ONE : (op == OP_M_BMV_WO) ? s40'(HEADS)
+                              : s40'(HEADS * MLEN), W_VLEN, W_VLEN), rd_imm);
+                fv_row0 = row_of(rd_imm);
+                fv_n0 = (op == OP_M_MV_WO) ? 32'd1 : (op == OP_M_BMV_WO) ? 32'(HEADS)
+                                                                        : 32'(HEADS * MLEN);
+            end
+            OP_H_PREFETCH_V, OP_H_STORE_V: begin
+                fail(chk_rows(rd_v, s40'(h_rows), W_VLEN, W_VLEN), rd_v);
+                hbm_fail();
+                fv_n0 = h_rows;
+            end
+            OP_H_PREFETCH_M: begin
+                fail(chk_tile(rd_v, 1'b0), rd_v);
+                hbm_fail();
+                ft_en = 1'b1;
+                ft_tile = rd_v[TLW +: MTW];
+            end
+            OP_C_LOOP_START:
+                if (loop_sp >= 32'(LOOP_DEPTH)) code = ERR_LOOP_DEEP;
+            OP_C_LOOP_END:
+                if (loop_sp == 32'd0) code = ERR_LOOP_NONE;
+            default: ;
+        endcase
+    end
+endmodule

@@ -1,0 +1,474 @@
+// plena: an in-order, single-issue core with its scalar, vector and matrix units,
+// Vector SRAM, FP_MEM and INT_MEM, hardware loops, and the HBM channel's timing.
+//
+// Every cycle the core looks at the instruction at `pc`. When none is in flight
+// (`rem == 0`) that instruction is at issue: it is checked (plena_check: every run-time
+// error, in the model's order), waits while a Vector SRAM row or Matrix SRAM tile it
+// touches is not ready (a DMA stall, plena_timing), then starts and occupies its unit
+// for the cycles of its timing class; its results are committed at the end of its last
+// cycle and the next instruction issues in the cycle after: t = max(t, ready) + cycles.
+// C_LOOP_END (0 cycles) commits in a zero-time step: a clock edge at which the cycle
+// counter does not advance (no unit is busy and no timer moves then).
+//
+// H_ instructions issue in one cycle and move their data at issue, in program order,
+// as the ISA's semantics say; when the channel would have moved it is plena_timing's
+// business, which keeps only times, so the timing model's unbounded queue of transfers
+// needs no storage here.
+module plena_core #(
+    `include "plena_params.vh"
+) (
+    input  wire        clk,
+    input  wire        rst,          // synchronous: clears registers, counters, accumulators
+    input  wire        start,        // run from pc 0 (after the memories are loaded)
+    input  wire [31:0] prog_len,
+    input  wire [63:0] max_retire,   // instruction budget
+    input  wire [63:0] max_cycles,   // cycle budget
+    input  wire        halt,         // stop before the next instruction (wall-clock limit)
+    output reg         done,
+    output reg  [1:0]  stop,
+    output reg  [3:0]  err_code,
+    output reg  [2:0]  err_mem,
+    output reg  [67:0] err_addr,
+    output reg  [31:0] err_pc,
+    output reg  [63:0] cycles,       // the run's cycle count, valid with `done`
+    output reg  [63:0] retired,
+    // Retirement trace port: one pulse per committed instruction.
+    output reg         rt_valid,
+    output reg  [63:0] rt_index,
+    output reg  [31:0] rt_pc,
+    output reg  [63:0] rt_cycle,     // its issue cycle (before any stall)
+    output reg  [31:0] rt_word,
+    output reg  [63:0] rt_a0,        // where it wrote: see the trace notes below
+    output reg  [63:0] rt_a1
+);
+    `include "plena_isa.vh"
+    `include "plena_units.vh"
+    localparam integer ROW_ELEMS = VLEN;
+    `include "plena_hbm.vh"
+
+    localparam integer RW = VLEN * 16;                       // bits in a Vector SRAM row
+    localparam integer VRW = (VSRAM_ROWS > 1) ? $clog2(VSRAM_ROWS) : 1;
+    localparam integer MTW = (MSRAM_TILES > 1) ? $clog2(MSRAM_TILES) : 1;
+    localparam integer IMW = (IMEM_SIZE > 1) ? $clog2(IMEM_SIZE) : 1;
+    localparam integer FMW = (FP_MEM_SIZE > 1) ? $clog2(FP_MEM_SIZE) : 1;
+    localparam integer IMEMW = (INT_MEM_SIZE > 1) ? $clog2(INT_MEM_SIZE) : 1;
+    localparam integer VLW = $clog2(VLEN);
+    localparam integer TLW = $clog2(MLEN * MLEN);
+    localparam integer LDW = (LOOP_DEPTH > 1) ? $clog2(LOOP_DEPTH) : 1;
+    localparam [1:0] S_IDLE = 2'd0, S_RUN = 2'd1, S_DRAIN = 2'd2, S_DONE = 2'd3;
+
+    // --- architectural state ----------------------------------------------------------
+    reg [31:0]   imem [0:IMEM_SIZE-1];
+    reg [RW-1:0] vsram [0:VSRAM_ROWS-1];
+    reg [31:0]   fp_mem [0:FP_MEM_SIZE-1];
+    reg [31:0]   int_mem [0:INT_MEM_SIZE-1];
+    reg [31:0]   gp [0:NUM_GP_REGS-1];
+    reg [31:0]   f [0:NUM_F_REGS-1];
+    reg [63:0]   a [0:NUM_A_REGS-1];
+    reg [31:0]   stride_r, scale_r, vmask_r;
+    reg [31:0]   loop_pc [0:LOOP_DEPTH-1];
+    reg [31:0]   loop_sp;
+
+    // --- control ------------------------------------------------------------------------
+    reg [1:0]  state;
+    reg [31:0] pc;
+    reg [31:0] rem;            // cycles left of the instruction in flight (0: at issue)
+    reg [63:0] cyc;            // current cycle
+    reg [63:0] issue_cyc;      // issue cycle of the instruction waiting at issue
+    reg        stalled;        // it stalled last cycle
+    reg [63:0] end_t;          // cycle at which the program ended or failed
+    reg [63:0] unit_busy [0:NUM_UNITS-1];
+    reg [63:0] dma_wait;
+
+    // --- decode -------------------------------------------------------------------------
+    wire [31:0] word = imem[pc[IMW-1:0]];
+    wire [5:0]  op = word[OPCODE_LSB +: OPCODE_W];
+    wire [3:0]  rd = word[F_RD_LSB +: F_RD_W];
+    wire [3:0]  rs1 = word[F_RS1_LSB +: F_RS1_W];
+    wire [3:0]  rs2 = word[F_RS2_LSB +: F_RS2_W];
+    wire        rmask = word[F_RMASK_LSB];
+    wire        rorder = word[F_RORDER_LSB];
+    wire        rstride = word[F_RSTRIDE_LSB];
+    wire [31:0] imm = isa_imm_is_u(op) ? 32'(word[IMM_U_LSB +: IMM_U_W])
+                                       : 32'($signed(word[IMM_I_LSB +: IMM_I_W]));
+    wire        legal = isa_legal(op) && ((word & isa_zero_mask(op)) == 32'd0);
+    wire [31:0] t_cls = isa_cycles(op);
+    wire [UNIT_W-1:0] unit = isa_unit(op);
+    wire        is_dma = (op == OP_H_PREFETCH_V || op == OP_H_PREFETCH_M || op == OP_H_STORE_V);
+    wire [2:0]  frd = rd[2:0], frs1 = rs1[2:0], frs2 = rs2[2:0];   // f / a register fields
+
+    wire [31:0] g_rd = gp[rd], g_rs1 = gp[rs1], g_rs2 = gp[rs2];
+    wire [31:0] rs1_imm = g_rs1 + imm;       // in range whenever the checks pass
+    wire [VLW+VRW-1:0] wo_addr = (VLW+VRW)'(g_rd + imm);   // M_*_WO destination
+
+    // V_TOPK's logits: the rows from gp[rs1], and the first NaN among the n scanned.
+    reg  [128*16-1:0] logits;
+    reg  [31:0]       nan_at;
+    reg               nan_seen;
+    integer tq;
+    always @* begin
+        logits = {128*16{1'b0}};
+        nan_seen = 1'b0;
+        nan_at = 32'd0;
+        if (op == OP_V_TOPK) begin
+            for (tq = 0; tq < 128; tq = tq + 1)
+                logits[16*tq +: 16] = vsram[VRW'(g_rs1[VLW +: VRW] + VRW'(tq / VLEN))][16*(tq % VLEN) +: 16];
+            for (tq = 0; tq < 128; tq = tq + 1)
+                if ((rmask || tq < 32) && !nan_seen && logits[16*tq + 7 +: 8] == 8'hFF
+                    && logits[16*tq +: 7] != 7'd0) begin
+                    nan_seen = 1'b1;
+                    nan_at = 32'(tq);
+                end
+        end
+    end
+
+    // --- checks, footprint, HBM addresses ------------------------------------------------
+    wire [3:0]  c_code;
+    wire [2:0]  c_mem;
+    wire signed [67:0] c_addr;
+    wire [63:0] h_base, h_stride;
+    wire [VRW-1:0] fv_row0, fv_row1, fv_row2;
+    wire [31:0] fv_n0, fv_n1, fv_n2, h_rows;
+    wire        ft_en;
+    wire [MTW-1:0] ft_tile;
+    plena_check #(
+        .MLEN(MLEN), .BLEN(BLEN), .HLEN(HLEN), .VLEN(VLEN), .VSRAM_ROWS(VSRAM_ROWS),
+        .MSRAM_TILES(MSRAM_TILES), .FP_MEM_SIZE(FP_MEM_SIZE), .INT_MEM_SIZE(INT_MEM_SIZE),
+        .HBM_SIZE(HBM_SIZE), .HBM_V_PREFETCH_AMOUNT(HBM_V_PREFETCH_AMOUNT),
+        .HBM_V_WRITEBACK_AMOUNT(HBM_V_WRITEBACK_AMOUNT), .HBM_BW(HBM_BW),
+        .HBM_LATENCY(HBM_LATENCY), .LOOP_DEPTH(LOOP_DEPTH), .IMEM_SIZE(IMEM_SIZE)
+    ) u_check (
+        .op(op), .legal(legal), .rmask(rmask), .rstride(rstride), .imm(imm), .g_rd(g_rd),
+        .g_rs1(g_rs1), .g_rs2(g_rs2), .a_rs2(a[frs2]), .stride(stride_r), .loop_sp(loop_sp),
+        .nan_seen(nan_seen), .nan_at(nan_at), .code(c_code), .mem(c_mem), .addr(c_addr),
+        .fv_row0(fv_row0), .fv_row1(fv_row1), .fv_row2(fv_row2), .fv_n0(fv_n0), .fv_n1(fv_n1),
+        .fv_n2(fv_n2), .ft_en(ft_en), .ft_tile(ft_tile), .h_base(h_base), .h_stride(h_stride),
+        .h_rows(h_rows));
+
+    // --- issue ----------------------------------------------------------------------------
+    wire at_issue = (state == S_RUN) && (rem == 32'd0) && (pc < prog_len);
+    wire busy_now = (state == S_RUN) && (rem != 32'd0);
+    wire ctl_ok = retired < max_retire && cyc < max_cycles && !halt;
+    wire [63:0] wait_until;
+    wire [63:0] done_t, chan_busy;
+    wire stall_now = at_issue && !is_dma && wait_until > cyc;
+    wire go = at_issue && ctl_ok && c_code == ERR_NONE && !stall_now;   // it starts now
+    wire occupied = go || busy_now;          // the instruction at pc runs this cycle
+    wire [31:0] step = busy_now ? t_cls - rem : 32'd0;
+    // Results are committed at the end of an instruction's last cycle.
+    wire commit = (go && t_cls <= 32'd1) || (busy_now && rem == 32'd1);
+    wire zero_time = go && t_cls == 32'd0;
+
+    plena_timing #(
+        .MLEN(MLEN), .BLEN(BLEN), .HLEN(HLEN), .VLEN(VLEN), .VSRAM_ROWS(VSRAM_ROWS),
+        .MSRAM_TILES(MSRAM_TILES), .FP_MEM_SIZE(FP_MEM_SIZE), .INT_MEM_SIZE(INT_MEM_SIZE),
+        .HBM_SIZE(HBM_SIZE), .HBM_V_PREFETCH_AMOUNT(HBM_V_PREFETCH_AMOUNT),
+        .HBM_V_WRITEBACK_AMOUNT(HBM_V_WRITEBACK_AMOUNT), .HBM_BW(HBM_BW),
+        .HBM_LATENCY(HBM_LATENCY), .LOOP_DEPTH(LOOP_DEPTH), .IMEM_SIZE(IMEM_SIZE)
+    ) u_timing (
+        .clk(clk), .rst(rst), .cyc(cyc), .query(at_issue && !is_dma && c_code == ERR_NONE),
+        .fv_row0(fv_row0), .fv_row1(fv_row1), .fv_row2(fv_row2), .fv_n0(fv_n0), .fv_n1(fv_n1),
+        .fv_n2(fv_n2), .ft_en(ft_en), .ft_tile(ft_tile), .wait_until(wait_until),
+        .xfer(go && is_dma), .x_tile(op == OP_H_PREFETCH_M), .x_store(op == OP_H_STORE_V),
+        .x_rows(h_rows), .done_t(done_t), .chan_busy(chan_busy));
+
+    // --- units ----------------------------------------------------------------------------
+    reg [2:0] sfn;
+    reg       sfpu_op;
+    always @* begin
+        sfpu_op = 1'b1;
+        case (op)
+            OP_S_ADD_FP:  sfn = SFN_ADD;
+            OP_S_SUB_FP:  sfn = SFN_SUB;
+            OP_S_MUL_FP:  sfn = SFN_MUL;
+            OP_S_MAX_FP:  sfn = SFN_MAX;
+            OP_S_EXP_FP:  sfn = SFN_EXP;
+            OP_S_RECI_FP: sfn = SFN_RECI;
+            OP_S_SQRT_FP: sfn = SFN_SQRT;
+            default: begin sfn = SFN_ADD; sfpu_op = 1'b0; end
+        endcase
+    end
+    wire [31:0] sfpu_y;
+    plena_sfpu u_sfpu (.clk(clk), .go(go && sfpu_op), .fn(sfn), .a(f[frs1]), .b(f[frs2]),
+                       .y(sfpu_y));
+
+    reg [3:0] vop;
+    reg       v_use_f, v_op, v_red;
+    always @* begin
+        v_use_f = 1'b1;
+        v_op = 1'b1;
+        v_red = 1'b0;
+        case (op)
+            OP_V_ADD_VV:   begin vop = VOP_ADD; v_use_f = 1'b0; end
+            OP_V_SUB_VV:   begin vop = VOP_SUB; v_use_f = 1'b0; end
+            OP_V_MUL_VV:   begin vop = VOP_MUL; v_use_f = 1'b0; end
+            OP_V_ADD_VF:   vop = VOP_ADD;
+            OP_V_SUB_VF:   vop = rorder ? VOP_RSUB : VOP_SUB;
+            OP_V_MUL_VF:   vop = VOP_MUL;
+            OP_V_MAX_VF:   vop = VOP_MAX;
+            OP_V_MIN_VF:   vop = VOP_MIN;
+            OP_V_EXP_V:    vop = VOP_EXP;
+            OP_V_RECI_V:   vop = VOP_RECI;
+            OP_S_MAP_V_FP: vop = VOP_MAP;
+            OP_V_RED_SUM:  begin vop = VOP_RSUM; v_red = 1'b1; end
+            OP_V_RED_MAX:  begin vop = VOP_RMAX; v_red = 1'b1; end
+            default:       begin vop = VOP_ADD; v_op = 1'b0; end
+        endcase
+    end
+    wire [VRW-1:0] v_row_a = g_rs1[VLW +: VRW];
+    wire [VRW-1:0] v_row_b = g_rs2[VLW +: VRW];
+    wire [VRW-1:0] v_row_d = g_rd[VLW +: VRW];
+    reg  [VLEN*32-1:0] map_vals;
+    integer mq;
+    always @* begin
+        map_vals = {VLEN*32{1'b0}};
+        if (op == OP_S_MAP_V_FP && occupied)
+            for (mq = 0; mq < VLEN; mq = mq + 1)
+                map_vals[32*mq +: 32] = fp_mem[FMW'(rs1_imm + 32'(mq))];
+    end
+    wire [RW-1:0]   v_wr_data;
+    wire [VLEN-1:0] v_wr_elems;
+    wire [31:0]     v_res_f;
+    plena_vector #(
+        .MLEN(MLEN), .BLEN(BLEN), .HLEN(HLEN), .VLEN(VLEN), .VSRAM_ROWS(VSRAM_ROWS),
+        .MSRAM_TILES(MSRAM_TILES), .FP_MEM_SIZE(FP_MEM_SIZE), .INT_MEM_SIZE(INT_MEM_SIZE),
+        .HBM_SIZE(HBM_SIZE), .HBM_V_PREFETCH_AMOUNT(HBM_V_PREFETCH_AMOUNT),
+        .HBM_V_WRITEBACK_AMOUNT(HBM_V_WRITEBACK_AMOUNT), .HBM_BW(HBM_BW),
+        .HBM_LATENCY(HBM_LATENCY), .LOOP_DEPTH(LOOP_DEPTH), .IMEM_SIZE(IMEM_SIZE)
+    ) u_vector (
+        .clk(clk), .active(occupied && v_op), .step(step), .op(vop), .row_a(vsram[v_row_a]),
+        .row_b(vsram[v_row_b]), .use_f(v_use_f), .f(v_red ? f[frd] : f[frs2]),
+        .map_vals(map_vals), .wr_data(v_wr_data), .wr_elems(v_wr_elems), .res_f(v_res_f));
+    // Element enables of a vector write: the chunk's elements, and with rmask only head
+    // segments whose V_MASK bit is set.
+    reg [RW-1:0] v_bits;
+    integer vq;
+    always @* begin
+        v_bits = {RW{1'b0}};
+        if (occupied && v_op && !v_red)
+            for (vq = 0; vq < VLEN; vq = vq + 1)
+                v_bits[16*vq +: 16] = {16{v_wr_elems[vq] &&
+                    (!(rmask && op != OP_S_MAP_V_FP) || vmask_r[vq / HLEN])}};
+    end
+
+    reg [3:0] mop;
+    reg       m_op;
+    always @* begin
+        m_op = 1'b1;
+        case (op)
+            OP_M_MM:     mop = MOP_MM;
+            OP_M_TMM:    mop = MOP_TMM;
+            OP_M_BMM:    mop = MOP_BMM;
+            OP_M_BTMM:   mop = MOP_BTMM;
+            OP_M_MV:     mop = MOP_MV;
+            OP_M_TMV:    mop = MOP_TMV;
+            OP_M_BMV:    mop = MOP_BMV;
+            OP_M_BTMV:   mop = MOP_BTMV;
+            OP_M_MM_WO:  mop = MOP_MM_WO;
+            OP_M_MV_WO:  mop = MOP_MV_WO;
+            OP_M_BMM_WO: mop = MOP_BMM_WO;
+            OP_M_BMV_WO: mop = MOP_BMV_WO;
+            default:     begin mop = MOP_MM; m_op = 1'b0; end
+        endcase
+    end
+    wire [VRW-1:0] m_vrow_idx;
+    wire [RW-1:0]  m_wo_row;
+    wire [BLEN*BLEN*16-1:0] m_wo_block;
+    wire [VRW-1:0] wo_row0 = wo_addr[VLW +: VRW];
+    wire [VLW-1:0] wo_col = wo_addr[VLW-1:0];
+    plena_matrix #(
+        .MLEN(MLEN), .BLEN(BLEN), .HLEN(HLEN), .VLEN(VLEN), .VSRAM_ROWS(VSRAM_ROWS),
+        .MSRAM_TILES(MSRAM_TILES), .FP_MEM_SIZE(FP_MEM_SIZE), .INT_MEM_SIZE(INT_MEM_SIZE),
+        .HBM_SIZE(HBM_SIZE), .HBM_V_PREFETCH_AMOUNT(HBM_V_PREFETCH_AMOUNT),
+        .HBM_V_WRITEBACK_AMOUNT(HBM_V_WRITEBACK_AMOUNT), .HBM_BW(HBM_BW),
+        .HBM_LATENCY(HBM_LATENCY), .LOOP_DEPTH(LOOP_DEPTH), .IMEM_SIZE(IMEM_SIZE)
+    ) u_matrix (
+        .clk(clk), .rst(rst), .active(occupied && m_op), .step(step), .op(mop),
+        .tile(g_rs1[TLW +: MTW]), .col(g_rs1[VLW-1:0]), .vrow0(g_rs2[VLW +: VRW]),
+        .vrow_idx(m_vrow_idx), .vrow(vsram[m_vrow_idx]), .wo_row(m_wo_row),
+        .wo_block(m_wo_block), .fill(commit && op == OP_H_PREFETCH_M),
+        .fill_tile(g_rd[TLW +: MTW]), .fill_base(h_base), .fill_stride(h_stride));
+
+    wire [8*32-1:0] tk_w, tk_i;
+    plena_topk #(
+        .MLEN(MLEN), .BLEN(BLEN), .HLEN(HLEN), .VLEN(VLEN), .VSRAM_ROWS(VSRAM_ROWS),
+        .MSRAM_TILES(MSRAM_TILES), .FP_MEM_SIZE(FP_MEM_SIZE), .INT_MEM_SIZE(INT_MEM_SIZE),
+        .HBM_SIZE(HBM_SIZE), .HBM_V_PREFETCH_AMOUNT(HBM_V_PREFETCH_AMOUNT),
+        .HBM_V_WRITEBACK_AMOUNT(HBM_V_WRITEBACK_AMOUNT), .HBM_BW(HBM_BW),
+        .HBM_LATENCY(HBM_LATENCY), .LOOP_DEPTH(LOOP_DEPTH), .IMEM_SIZE(IMEM_SIZE)
+    ) u_topk (
+        .clk(clk), .active(occupied && op == OP_V_TOPK), .step(step), .big(rmask),
+        .logits(logits), .weights(tk_w), .indices(tk_i));
+
+    // Trace port addresses, from the values the instruction used: a0 is the element
+    // address of a store, a vector write or a write-out (the first of a V_TOPK's
+    // weights; an H_ transfer's SRAM side), a1 V_TOPK's first index entry or an
+    // H_STORE_V's HBM base; an H_STORE_V's row stride is the HBM stride of a0's rows.
+    reg [63:0] trace_a0, trace_a1;
+    always @* begin
+        trace_a0 = 64'(g_rd);
+        trace_a1 = 64'd0;
+        case (op)
+            OP_S_ST_INT, OP_S_ST_FP: trace_a0 = 64'(rs1_imm);
+            OP_M_MM_WO, OP_M_MV_WO, OP_M_BMM_WO, OP_M_BMV_WO: trace_a0 = 64'(wo_addr);
+            OP_V_TOPK: trace_a1 = 64'(g_rs2);
+            OP_H_STORE_V: begin trace_a0 = h_base; trace_a1 = h_stride; end
+            default: ;
+        endcase
+    end
+
+    // C_LOOP_END: the decremented counter decides (gp0 reads 0, so its loop ends).
+    wire [31:0] loop_cnt = g_rd - 32'd1;
+    wire        loop_back = (rd != 4'd0) && $signed(loop_cnt) > 0;
+    wire [LDW-1:0] sp = loop_sp[LDW-1:0];
+
+    // --- the clocked state --------------------------------------------------------------
+    integer k;
+    // Waiver: `hbm_row` carries a DPI function's output into the nonblocking write.
+    /* verilator lint_off BLKSEQ */
+    reg [RW-1:0] hbm_row;
+    always @(posedge clk) begin
+        rt_valid <= 1'b0;
+        if (rst) begin
+            state <= S_IDLE;
+            done <= 1'b0;
+            stop <= STOP_END;
+            err_code <= ERR_NONE;
+            err_mem <= 3'd0;
+            err_addr <= 68'd0;
+            err_pc <= 32'd0;
+            pc <= 32'd0;
+            rem <= 32'd0;
+            cyc <= 64'd0;
+            issue_cyc <= 64'd0;
+            stalled <= 1'b0;
+            cycles <= 64'd0;
+            retired <= 64'd0;
+            end_t <= 64'd0;
+            dma_wait <= 64'd0;
+            for (k = 0; k < NUM_UNITS; k = k + 1) unit_busy[k] <= 64'd0;
+            for (k = 0; k < NUM_GP_REGS; k = k + 1) gp[k] <= 32'd0;
+            for (k = 0; k < NUM_F_REGS; k = k + 1) f[k] <= 32'd0;
+            for (k = 0; k < NUM_A_REGS; k = k + 1) a[k] <= 64'd0;
+            stride_r <= 32'd0;
+            scale_r <= 32'd0;
+            vmask_r <= 32'd0;
+            loop_sp <= 32'd0;
+            for (k = 0; k < LOOP_DEPTH; k = k + 1) loop_pc[k] <= 32'd0;
+        end else case (state)
+            S_IDLE:
+                if (start) state <= S_RUN;
+            S_DRAIN:
+                // Queued transfers complete; the count is max(end of program, last one).
+                if (cyc >= done_t) begin
+                    cycles <= (end_t > done_t) ? end_t : done_t;
+                    done <= 1'b1;
+                    state <= S_DONE;
+                end else
+                    cyc <= cyc + 64'd1;
+            S_DONE: ;
+            default: begin   // S_RUN
+                if (!zero_time) cyc <= cyc + 64'd1;
+                if (at_issue && !stalled) issue_cyc <= cyc;
+                stalled <= stall_now;
+                if (pc >= prog_len && rem == 32'd0) begin
+                    end_t <= cyc;
+                    state <= S_DRAIN;
+                end else if (at_issue && (!ctl_ok || c_code != ERR_NONE)) begin
+                    err_code <= retired >= max_retire ? ERR_BUDGET
+                              : cyc >= max_cycles ? ERR_CYCLES
+                              : halt ? ERR_HALT : c_code;
+                    err_mem <= c_mem;
+                    err_addr <= c_addr;
+                    err_pc <= pc;
+                    stop <= STOP_ERROR;
+                    end_t <= cyc;
+                    state <= S_DRAIN;
+                end else if (stall_now) begin
+                    dma_wait <= dma_wait + 64'd1;
+                end else begin
+                    if (go && !is_dma) unit_busy[unit] <= unit_busy[unit] + 64'(t_cls);
+                    if (go && t_cls > 32'd1) rem <= t_cls - 32'd1;
+                    else if (busy_now) rem <= rem - 32'd1;
+                    // Rows of the multi-step write-outs, one per step.
+                    if (occupied && (op == OP_M_BMM_WO || op == OP_M_BMV_WO))
+                        vsram[wo_row0 + VRW'(step)] <= m_wo_row;
+                    // Chunks of element-wise vector results.
+                    if (occupied && v_op && !v_red)
+                        vsram[v_row_d] <= (vsram[v_row_d] & ~v_bits) | (v_wr_data & v_bits);
+                    if (commit) begin
+                        retired <= retired + 64'd1;
+                        rt_valid <= 1'b1;
+                        rt_index <= retired;
+                        rt_pc <= pc;
+                        rt_cycle <= (at_issue && !stalled) ? cyc : issue_cyc;
+                        rt_word <= word;
+                        rt_a0 <= trace_a0;
+                        rt_a1 <= trace_a1;
+                        pc <= pc + 32'd1;
+                        case (op)
+                            OP_S_ADD_INT:  if (rd != 0) gp[rd] <= g_rs1 + g_rs2;
+                            OP_S_ADDI_INT: if (rd != 0) gp[rd] <= g_rs1 + imm;
+                            OP_S_SUB_INT:  if (rd != 0) gp[rd] <= g_rs1 - g_rs2;
+                            OP_S_MUL_INT:  if (rd != 0) gp[rd] <= g_rs1 * g_rs2;
+                            OP_S_LUI_INT:  if (rd != 0) gp[rd] <= imm << 12;
+                            OP_S_LD_INT:   if (rd != 0) gp[rd] <= int_mem[IMEMW'(rs1_imm)];
+                            OP_S_ST_INT:   int_mem[IMEMW'(rs1_imm)] <= g_rd;
+                            OP_S_ADD_FP, OP_S_SUB_FP, OP_S_MUL_FP, OP_S_MAX_FP, OP_S_EXP_FP,
+                            OP_S_RECI_FP, OP_S_SQRT_FP:
+                                if (frd != 0) f[frd] <= sfpu_y;
+                            OP_S_LD_FP:    if (frd != 0) f[frd] <= fp_mem[FMW'(rs1_imm)];
+                            OP_S_ST_FP:    fp_mem[FMW'(rs1_imm)] <= f[frd];
+                            OP_V_RED_SUM, OP_V_RED_MAX:
+                                if (frd != 0) f[frd] <= v_res_f;
+                            OP_V_SHFT_V:
+                                vsram[v_row_d] <= vsram[v_row_a] >> (16 * g_rs2);
+                            OP_V_TOPK:
+                                for (k = 0; k < 8; k = k + 1)
+                                    if (k < 4 || rmask) begin
+                                        fp_mem[FMW'(g_rd + 32'(k))] <= tk_w[32*k +: 32];
+                                        int_mem[IMEMW'(g_rs2 + 32'(k))] <= tk_i[32*k +: 32];
+                                    end
+                            OP_M_MM_WO:
+                                for (k = 0; k < BLEN; k = k + 1)
+                                    vsram[wo_row0 + VRW'(k)][16*wo_col +: BLEN*16] <=
+                                        m_wo_block[BLEN*16*k +: BLEN*16];
+                            OP_M_MV_WO:
+                                vsram[wo_row0] <= m_wo_row;
+                            OP_H_PREFETCH_V:
+                                for (k = 0; k < HBM_V_PREFETCH_AMOUNT; k = k + 1) begin
+                                    plena_hbm_read(h_base + 64'(k) * h_stride, VLEN, hbm_row);
+                                    vsram[v_row_d + VRW'(k)] <= hbm_row;
+                                end
+                            OP_H_STORE_V:   // rows in order: with STRIDE < VLEN later rows win
+                                for (k = 0; k < HBM_V_WRITEBACK_AMOUNT; k = k + 1)
+                                    plena_hbm_write(h_base + 64'(k) * h_stride, VLEN,
+                                                    vsram[v_row_d + VRW'(k)]);
+                            OP_C_SET_ADDR_REG:   a[frd] <= {g_rs1, g_rs2};
+                            OP_C_SET_SCALE_REG:  scale_r <= g_rd;
+                            OP_C_SET_STRIDE_REG: stride_r <= g_rd;
+                            OP_C_SET_V_MASK_REG: vmask_r <= g_rd;
+                            OP_C_LOOP_START: begin
+                                loop_pc[sp] <= pc + 32'd1;
+                                loop_sp <= loop_sp + 32'd1;
+                                if (rd != 0) gp[rd] <= imm;
+                            end
+                            OP_C_LOOP_END: begin
+                                if (rd != 0) gp[rd] <= loop_cnt;
+                                if (loop_back) pc <= loop_pc[sp - LDW'(1)];
+                                else loop_sp <= loop_sp - 32'd1;
+                            end
+                            OP_C_BREAK: begin
+                                stop <= STOP_BREAK;
+                                end_t <= cyc + 64'd1;
+                                state <= S_DRAIN;
+                            end
+                            default: ;
+                        endcase
+                    end
+                end
+            end
+        endcase
+    end
+    /* verilator lint_on BLKSEQ */
+endmodule

@@ -1,0 +1,55 @@
+// plena_top: the plena accelerator as the simulators see it. Its parameters are the
+// hardware configuration of isa/plena/hardware.toml (defaults generated into
+// plena_params.vh; simulators/plena_rtl overrides them per configuration and a test
+// reads them back with pyverilog). plena_core is the accelerator; plena_sim is the
+// simulation harness that loads a job's program and memories, starts the core, and
+// writes the memories, registers and counters back when it is done.
+module plena_top #(
+`include "plena_params.vh"
+) (
+    input  wire        clk      /*verilator public_flat_rw*/,
+    input  wire [31:0] job      /*verilator public_flat_rw*/,   // job number to run next
+    input  wire        go       /*verilator public_flat_rw*/,   // pulse: run job `job`
+    input  wire        halt     /*verilator public_flat_rw*/,   // stop before the next instruction
+    output wire        finished /*verilator public_flat_rw*/    // the job's results are written
+);
+    wire        rst, start, done;
+    wire [31:0] prog_len;
+    wire [63:0] max_retire, max_cycles;
+    wire [1:0]  stop;
+    wire [3:0]  err_code;
+    wire [2:0]  err_mem;
+    wire [67:0] err_addr;
+    wire [31:0] err_pc, rt_pc, rt_word;
+    wire [63:0] cycles, retired, rt_index, rt_cycle, rt_a0, rt_a1;
+    wire        rt_valid;
+
+    plena_core #(
+        .MLEN(MLEN), .BLEN(BLEN), .HLEN(HLEN), .VLEN(VLEN), .VSRAM_ROWS(VSRAM_ROWS),
+        .MSRAM_TILES(MSRAM_TILES), .FP_MEM_SIZE(FP_MEM_SIZE), .INT_MEM_SIZE(INT_MEM_SIZE),
+        .HBM_SIZE(HBM_SIZE), .HBM_V_PREFETCH_AMOUNT(HBM_V_PREFETCH_AMOUNT),
+        .HBM_V_WRITEBACK_AMOUNT(HBM_V_WRITEBACK_AMOUNT), .HBM_BW(HBM_BW),
+        .HBM_LATENCY(HBM_LATENCY), .LOOP_DEPTH(LOOP_DEPTH), .IMEM_SIZE(IMEM_SIZE)
+    ) u_core (
+        .clk(clk), .rst(rst), .start(start), .prog_len(prog_len), .max_retire(max_retire),
+        .max_cycles(max_cycles), .halt(halt), .done(done), .stop(stop), .err_code(err_code),
+        .err_mem(err_mem), .err_addr(err_addr), .err_pc(err_pc), .cycles(cycles),
+        .retired(retired), .rt_valid(rt_valid), .rt_index(rt_index), .rt_pc(rt_pc),
+        .rt_cycle(rt_cycle), .rt_word(rt_word), .rt_a0(rt_a0), .rt_a1(rt_a1)
+    );
+
+    plena_sim #(
+        .MLEN(MLEN), .BLEN(BLEN), .HLEN(HLEN), .VLEN(VLEN), .VSRAM_ROWS(VSRAM_ROWS),
+        .MSRAM_TILES(MSRAM_TILES), .FP_MEM_SIZE(FP_MEM_SIZE), .INT_MEM_SIZE(INT_MEM_SIZE),
+        .HBM_SIZE(HBM_SIZE), .HBM_V_PREFETCH_AMOUNT(HBM_V_PREFETCH_AMOUNT),
+        .HBM_V_WRITEBACK_AMOUNT(HBM_V_WRITEBACK_AMOUNT), .HBM_BW(HBM_BW),
+        .HBM_LATENCY(HBM_LATENCY), .LOOP_DEPTH(LOOP_DEPTH), .IMEM_SIZE(IMEM_SIZE)
+    ) u_sim (
+        .clk(clk), .job(job), .go(go), .finished(finished), .rst(rst), .start(start),
+        .prog_len(prog_len), .max_retire(max_retire), .max_cycles(max_cycles), .done(done),
+        .stop(stop), .err_code(err_code), .err_mem(err_mem), .err_addr(err_addr),
+        .err_pc(err_pc), .cycles(cycles), .retired(retired), .rt_valid(rt_valid),
+        .rt_index(rt_index), .rt_pc(rt_pc), .rt_cycle(rt_cycle), .rt_word(rt_word),
+        .rt_a0(rt_a0), .rt_a1(rt_a1)
+    );
+endmodule

@@ -1,0 +1,59 @@
+// Function codes between plena's core and its units (micro-operations; the ISA's own
+// constants are generated into plena_isa.vh). Included inside module bodies.
+/* verilator lint_off UNUSEDPARAM */
+
+// Scalar fp unit (plena_sfpu): functions, and the operand groups that share a gate.
+localparam [2:0] SFN_ADD  = 3'd0;
+localparam [2:0] SFN_SUB  = 3'd1;
+localparam [2:0] SFN_MUL  = 3'd2;
+localparam [2:0] SFN_MAX  = 3'd3;
+localparam [2:0] SFN_EXP  = 3'd4;
+localparam [2:0] SFN_RECI = 3'd5;
+localparam [2:0] SFN_SQRT = 3'd6;
+localparam integer SFG_ADD = 0, SFG_MUL = 1, SFG_MAX = 2, SFG_EXP = 3, SFG_RECI = 4,
+                   SFG_SQRT = 5, SFG_COUNT = 6;
+
+// Vector unit (plena_vector).
+localparam [3:0] VOP_ADD  = 4'd0;    // a + b
+localparam [3:0] VOP_SUB  = 4'd1;    // a - b
+localparam [3:0] VOP_RSUB = 4'd2;    // b - a (V_SUB_VF with rorder = 1)
+localparam [3:0] VOP_MUL  = 4'd3;
+localparam [3:0] VOP_MAX  = 4'd4;
+localparam [3:0] VOP_MIN  = 4'd5;
+localparam [3:0] VOP_EXP  = 4'd6;
+localparam [3:0] VOP_RECI = 4'd7;
+localparam [3:0] VOP_MAP  = 4'd8;    // S_MAP_V_FP: fp32 values to a bf16 row
+localparam [3:0] VOP_RSUM = 4'd9;    // f + tree sum of the row
+localparam [3:0] VOP_RMAX = 4'd10;   // max(f, max of the row)
+
+// Matrix unit (plena_matrix): what the array computes, and the write-outs.
+localparam [3:0] MOP_MM     = 4'd0;
+localparam [3:0] MOP_TMM    = 4'd1;
+localparam [3:0] MOP_BMM    = 4'd2;
+localparam [3:0] MOP_BTMM   = 4'd3;
+localparam [3:0] MOP_MV     = 4'd4;
+localparam [3:0] MOP_TMV    = 4'd5;
+localparam [3:0] MOP_BMV    = 4'd6;
+localparam [3:0] MOP_BTMV   = 4'd7;
+localparam [3:0] MOP_MM_WO  = 4'd8;
+localparam [3:0] MOP_MV_WO  = 4'd9;
+localparam [3:0] MOP_BMM_WO = 4'd10;
+localparam [3:0] MOP_BMV_WO = 4'd11;
+
+// Run-time errors the core reports (simulators/plena_rtl maps them to SimError kinds).
+localparam [3:0] ERR_NONE     = 4'd0;
+localparam [3:0] ERR_RANGE    = 4'd1;   // address outside its memory (err_mem, err_addr)
+localparam [3:0] ERR_ALIGN    = 4'd2;   // address breaks an alignment rule
+localparam [3:0] ERR_SHIFT    = 4'd3;   // V_SHFT_V amount outside 0..VLEN
+localparam [3:0] ERR_NAN      = 4'd4;   // V_TOPK logit is NaN (err_addr: its address)
+localparam [3:0] ERR_LOOP_DEEP = 4'd5;  // C_LOOP_START beyond LOOP_DEPTH
+localparam [3:0] ERR_LOOP_NONE = 4'd6;  // C_LOOP_END without an open loop
+localparam [3:0] ERR_ILLEGAL  = 4'd7;   // not a legal instruction word
+localparam [3:0] ERR_BUDGET   = 4'd8;   // instruction budget reached
+localparam [3:0] ERR_CYCLES   = 4'd9;   // cycle budget reached
+localparam [3:0] ERR_HALT     = 4'd10;  // stopped from outside (wall-clock limit)
+
+// How a run ended.
+localparam [1:0] STOP_END = 2'd0, STOP_BREAK = 2'd1, STOP_ERROR = 2'd2;
+
+/* verilator lint_on UNUSEDPARAM */

@@ -1,0 +1,90 @@
+"""What the plena RTL is built from, and building it for one hardware configuration.
+
+A configuration's parameters become the RTL's top-level parameters (Verilator -G), so
+each configuration is its own simulator binary; simulators/rtl/toolchain caches builds
+by the contents of every source and parameter, so an unchanged design is never rebuilt.
+"""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from simulators.core.errors import ConfigError
+from simulators.rtl import toolchain
+
+from . import generate
+
+ROOT = Path(__file__).resolve().parents[2]
+PLENA_RTL = ROOT / "rtl" / "plena"
+COMMON_RTL = ROOT / "rtl" / "common"
+BENCH_DIR = PLENA_RTL / "bench"
+HBM_MODEL = PLENA_RTL / "plena_hbm.cpp"
+TOP = "plena_top"
+TEST_MODULE = "plena_jobs"
+# The RTL simulates at 1 ns / 1 ps; the cocotb bench's clock period is 2 ns.
+TIMESCALE = ("1ns", "1ps")
+
+
+def sources() -> tuple[Path, ...]:
+    """Verilator control file first, then plena's Verilog and the shared units."""
+    return (PLENA_RTL / "plena.vlt", *sorted(PLENA_RTL.glob("*.v")), *sorted(COMMON_RTL.glob("*.v")))
+
+
+def check_config(cfg) -> None:
+    """What this RTL needs of a configuration beyond hardware.toml's own rules."""
+    if getattr(getattr(cfg, "isa", None), "name", None) != "plena":
+        raise ConfigError(f"the plena RTL needs a plena HardwareConfig "
+                          f"(isa.plena.default_config()), got {cfg!r}")
+    if cfg.VLEN != cfg.MLEN:
+        raise ConfigError(f"plena needs VLEN == MLEN (got VLEN={cfg.VLEN}, MLEN={cfg.MLEN})")
+    for p in ("BLEN", "HLEN"):
+        if getattr(cfg, p) > cfg.MLEN:
+            raise ConfigError(f"plena needs {p} <= MLEN (got {p}={getattr(cfg, p)}, MLEN={cfg.MLEN})")
+    if cfg.MLEN < 2:
+        raise ConfigError(f"the plena RTL needs MLEN >= 2 (got {cfg.MLEN})")
+    for cls in ("V_ADD", "V_MUL", "V_MAX", "V_EXP", "V_RECI", "V_MAP"):
+        c = cfg.cycles(cls)
+        if c < 1 or cfg.VLEN % c:
+            raise ConfigError(f"the plena RTL's vector unit splits a row into equal chunks, one "
+                              f"per cycle: timing class {cls} = {c} cycles must divide VLEN={cfg.VLEN}")
+    topk = 8 + 5
+    if cfg.cycles("V_TOPK") < topk:
+        raise ConfigError(f"the plena RTL needs {topk} cycles for V_TOPK; timing class V_TOPK gives "
+                          f"{cfg.cycles('V_TOPK')} on this configuration (raise VLEN)")
+    stale = generate.stale()
+    if stale:
+        raise ConfigError("the RTL's generated headers are out of date with isa/plena "
+                          f"({', '.join(p.name for p in stale)}): run python3 -m "
+                          "simulators.plena_rtl.generate")
+
+
+def spec(cfg) -> toolchain.BuildSpec:
+    check_config(cfg)
+    # The HBM model is C++ added through the build arguments; its contents go into the
+    # cache key through a define, since the key hashes Verilog sources only.
+    hbm_sha = hashlib.sha256(HBM_MODEL.read_bytes()).hexdigest()[:16]
+    return toolchain.BuildSpec(
+        top=TOP,
+        sources=sources(),
+        includes=(PLENA_RTL, COMMON_RTL),
+        parameters=cfg.as_dict(),
+        defines={"PLENA_HBM_MODEL": hbm_sha},
+        # cocotb's runner makes every signal public (--public-flat-rw); plena_top marks
+        # the few ports cocotb drives, so the rest stays optimisable (about 1.2-2.5x).
+        build_args=(str(HBM_MODEL), "--no-public-flat-rw"),
+        timescale=TIMESCALE,
+    )
+
+
+def build(cfg, simulator: str = "verilator") -> toolchain.Build:
+    if simulator != "verilator":
+        raise ConfigError(f"the plena RTL runs on Verilator only (its HBM model is DPI-C); "
+                          f"got simulator {simulator!r}")
+    return toolchain.build(spec(cfg), simulator)
+
+
+def lint(cfg) -> None:
+    """verilator --lint-only -Wall on the whole design for `cfg`; raises RtlBuildError."""
+    check_config(cfg)
+    params = [f"-G{k}={v}" for k, v in cfg.as_dict().items()]
+    toolchain.lint(sources(), TOP, includes=(PLENA_RTL, COMMON_RTL), args=("-Wall", *params))

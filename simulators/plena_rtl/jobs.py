@@ -1,0 +1,109 @@
+"""The files a plena RTL job is made of (rtl/plena/plena_sim.v reads and writes them).
+
+In:  job.txt, imem.hex, vsram.hex, msram.hex, fp_mem.hex, int_mem.hex, hbm.bin
+Out: <memory>.out and <accumulator>.out ($writememh), state.txt, hbm.bin (in place),
+     trace.txt when traced.
+
+Vector and Matrix SRAM rows are one hex word per row, element 0 in the low bits; FP_MEM
+and INT_MEM one 32-bit word per entry; HBM raw little-endian bf16.
+"""
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+MEMORY_FILES = ("vsram", "msram", "fp_mem", "int_mem")
+ACCUMULATORS = ("MM_ACC", "MV_ACC", "BMM_ACC", "BMV_ACC")
+
+
+def rows_hex(bits: np.ndarray, width: int) -> str:
+    """uint16 elements, `width` per row, as $readmemh lines (highest element first)."""
+    rows = np.ascontiguousarray(bits.reshape(-1, width)[:, ::-1]).astype(">u2")
+    text = rows.tobytes().hex()
+    n = width * 4
+    return "\n".join(text[i:i + n] for i in range(0, len(text), n)) + "\n"
+
+
+def words_hex(words: np.ndarray) -> str:
+    return "\n".join(f"{int(w):08x}" for w in words) + "\n"
+
+
+def read_memh(path: Path, bits: int) -> list[str]:
+    """The data words of a $writememh file, as hex strings (comments and @ lines skipped)."""
+    out = []
+    for line in path.read_text().split():
+        if line.startswith("//") or line.startswith("@"):
+            continue
+        out.append(line)
+    return out
+
+
+def rows_from_hex(path: Path, width: int) -> np.ndarray:
+    """Inverse of rows_hex: uint16 elements in address order."""
+    text = "".join(w.rjust(width * 4, "0") for w in read_memh(path, width * 16))
+    rows = np.frombuffer(bytes.fromhex(text), dtype=">u2").reshape(-1, width)[:, ::-1]
+    return rows.astype(np.uint16).ravel()
+
+
+def words_from_hex(path: Path) -> np.ndarray:
+    return np.array([int(w, 16) for w in read_memh(path, 32)], dtype=np.uint32)
+
+
+@dataclass
+class JobInput:
+    words: list[int]
+    memories: dict[str, np.ndarray]       # initial contents, storage dtypes
+    max_retire: int
+    max_cycles: int
+    trace: bool
+
+
+def write_job(directory: Path, job: JobInput, cfg) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "job.txt").write_text(
+        f"{len(job.words)} {job.max_retire} {job.max_cycles} {int(job.trace)}\n")
+    (directory / "imem.hex").write_text(words_hex(np.asarray(job.words, dtype=np.uint32)))
+    m = job.memories
+    (directory / "vsram.hex").write_text(rows_hex(m["vsram"], cfg.VLEN))
+    (directory / "msram.hex").write_text(rows_hex(m["msram"], cfg.MLEN))
+    (directory / "fp_mem.hex").write_text(words_hex(np.asarray(m["fp_mem"], np.float32).view(np.uint32)))
+    (directory / "int_mem.hex").write_text(words_hex(np.asarray(m["int_mem"], np.int32).view(np.uint32)))
+    np.ascontiguousarray(m["hbm"], dtype="<u2").tofile(directory / "hbm.bin")
+
+
+@dataclass
+class JobOutput:
+    memories: dict[str, np.ndarray]
+    state: dict[str, list[str]]
+    accumulators: dict[str, np.ndarray]
+
+
+def read_state(path: Path) -> dict[str, list[str]]:
+    state = {}
+    for line in path.read_text().splitlines():
+        key, *values = line.split()
+        state[key] = values
+    return state
+
+
+def f32_of(bits: int) -> float:
+    return struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0]
+
+
+def read_job(directory: Path, cfg) -> JobOutput:
+    heads = cfg.MLEN // cfg.HLEN
+    memories = {
+        "hbm": np.fromfile(directory / "hbm.bin", dtype="<u2").astype(np.uint16),
+        "vsram": rows_from_hex(directory / "vsram.out", cfg.VLEN),
+        "msram": rows_from_hex(directory / "msram.out", cfg.MLEN),
+        "fp_mem": words_from_hex(directory / "fp_mem.out").view(np.float32),
+        "int_mem": words_from_hex(directory / "int_mem.out").view(np.int32),
+    }
+    shapes = {"MM_ACC": (cfg.BLEN, cfg.BLEN), "MV_ACC": (cfg.MLEN,),
+              "BMM_ACC": (heads, cfg.MLEN, cfg.MLEN), "BMV_ACC": (heads, cfg.MLEN)}
+    accumulators = {name: words_from_hex(directory / f"{name.lower()}.out").view(np.float32)
+                    .reshape(shapes[name]) for name in ACCUMULATORS}
+    return JobOutput(memories, read_state(directory / "state.txt"), accumulators)

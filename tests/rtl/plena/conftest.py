@@ -1,0 +1,10 @@
+"""Shared fixtures of the plena RTL tests: the small differential configuration."""
+import pytest
+
+from isa.plena import default_config
+from simulators.plena_rtl.randprog import DIFF_CONFIG
+
+
+@pytest.fixture(scope="session")
+def diff_cfg():
+    return default_config(**DIFF_CONFIG)

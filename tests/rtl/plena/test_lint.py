@@ -1,0 +1,15 @@
+"""Verilator --lint-only -Wall is clean on the whole plena design (waivers are in
+rtl/plena/plena.vlt and next to the code they cover, each with its reason)."""
+import pytest
+
+from isa.plena import default_config
+from simulators.plena_rtl import build
+
+
+@pytest.mark.parametrize("overrides", [{}, "diff", dict(MLEN=16, VLEN=16, BLEN=2, HLEN=8,
+                                                         MSRAM_TILES=1, VSRAM_ROWS=48, HBM_BW=3,
+                                                         HBM_V_PREFETCH_AMOUNT=3)],
+                         ids=["default", "differential", "odd"])
+def test_lint_clean(overrides, diff_cfg):
+    cfg = diff_cfg if overrides == "diff" else default_config(**overrides)
+    build.lint(cfg)
