@@ -129,6 +129,7 @@ BENCHMARKS = {
     "suite": ("workbench.suite", "wall time of the plena Level-1 baseline suite"),
     "store": ("workbench.store.bench", "trace store write rate (events/s)"),
     "agent": ("workbench.agent.bench", "agent loop overhead per step, without the model"),
+    "tui": ("workbench.tui.bench", "workbench: opening a long run, debugger steps"),
 }
 
 

@@ -55,7 +55,7 @@ def _checked_state(path: Path, db: Database, readonly: bool) -> schema.SchemaSta
     if state.pending and readonly:
         raise SchemaOutdatedError(
             f"{path}: needs schema migrations {', '.join(state.pending)} but was "
-            f"opened read-only; open it once for writing (e.g. `kernelcraft runs`)")
+            f"opened read-only; open it once for writing to migrate it (e.g. `kernelcraft tui --migrate`)")
     return state
 
 
