@@ -13,8 +13,11 @@ import numpy as np
 from simulators import numerics
 from simulators.core.backend import MemoryImage, RunResult
 
-# Output regions start filled with this bf16 NaN, so an element a kernel never writes fails.
+# Output regions start filled with these NaN patterns, so an element a kernel never writes fails.
 POISON_BF16 = np.uint16(0xFFFF)
+POISON_FP32 = np.uint32(0xFFFFFFFF)
+ITEMSIZE = {"bf16": 2, "fp32": 4, "int32": 4}
+STORAGE_DTYPE = {"bf16": np.uint16, "fp32": np.float32, "int32": np.int32}
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,18 @@ class Layout:
     regions: list[Region]
     constants: list[Constant] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # Byte-addressed memories (coral's DTCM): memory -> address of its first byte.
+    # Addresses in such a memory are byte addresses; a region spans size x itemsize
+    # bytes. Memories not listed are element-addressed (plena).
+    bases: dict[str, int] = field(default_factory=dict)
+
+    def span(self, r: "Region", reserved: bool = False) -> tuple[int, int]:
+        """[start, stop) of a region as indices into its memory's array in a RunResult."""
+        n = r.reserved if reserved else r.size
+        if r.memory in self.bases:
+            start = r.address - self.bases[r.memory]
+            return start, start + n * ITEMSIZE[r.dtype]
+        return r.address, r.address + n
 
     def region(self, name: str) -> Region:
         for r in self.regions:
@@ -127,9 +142,12 @@ def build_image(layout: Layout, inputs: dict[str, np.ndarray]) -> MemoryImage:
                 raise ValueError(f"input {r.name}: {arr.size} elements, layout expects {r.size}")
             image.put(r.memory, r.address, to_storage(arr, r.dtype))
         elif r.role == "output":
-            if r.dtype != "bf16":
-                raise ValueError(f"output {r.name}: only bf16 outputs are poisoned")
-            image.put(r.memory, r.address, np.full(r.size, POISON_BF16, dtype=np.uint16))
+            if r.dtype == "bf16":
+                image.put(r.memory, r.address, np.full(r.size, POISON_BF16, dtype=np.uint16))
+            elif r.dtype == "fp32":
+                image.put(r.memory, r.address, np.full(r.size, POISON_FP32, dtype=np.uint32).view(np.float32))
+            else:
+                raise ValueError(f"output {r.name}: only bf16 and fp32 outputs are poisoned")
     for c in layout.constants:
         image.put(c.memory, c.address, np.array([c.value], dtype=np.float32))
     return image
@@ -139,7 +157,11 @@ def read_outputs(layout: Layout, result: RunResult) -> dict[str, np.ndarray]:
     out = {}
     for r in layout.by_role("output"):
         mem = result.memories[r.memory]
-        out[r.name] = from_storage(mem[r.address:r.end], r.dtype).reshape(r.shape)
+        start, stop = layout.span(r)
+        raw = mem[start:stop]
+        if r.memory in layout.bases:
+            raw = raw.view(STORAGE_DTYPE[r.dtype])
+        out[r.name] = from_storage(raw, r.dtype).reshape(r.shape)
     return out
 
 
@@ -154,11 +176,15 @@ def writes_outside(layout: Layout, image: MemoryImage, result: RunResult,
         final = result.memories.get(mem)
         if final is None:
             continue
+        base = layout.bases.get(mem)
         changed = final != 0
         for r in layout.regions:
             if r.memory == mem:
-                changed[r.address:r.address + r.reserved] = False
+                start, stop = layout.span(r, reserved=True)
+                changed[start:stop] = False
         for addr, vals in image.writes.get(mem, {}).items():
+            if base is not None:        # byte-addressed: compare the bytes written
+                addr, vals = addr - base, np.ascontiguousarray(vals).view(np.uint8).ravel()
             seg = final[addr:addr + len(vals)]
             changed[addr:addr + len(vals)] &= seg != vals[:len(seg)]
         idx = np.flatnonzero(changed)
@@ -166,5 +192,5 @@ def writes_outside(layout: Layout, image: MemoryImage, result: RunResult,
             breaks = np.flatnonzero(np.diff(idx) != 1)
             starts = np.concatenate(([idx[0]], idx[breaks + 1]))
             ends = np.concatenate((idx[breaks], [idx[-1]]))
-            found += [(mem, int(s), int(e - s + 1)) for s, e in zip(starts, ends)]
+            found += [(mem, int(s) + (base or 0), int(e - s + 1)) for s, e in zip(starts, ends)]
     return found

@@ -323,29 +323,41 @@ _MIN, _MAX = np.minimum.reduce, np.maximum.reduce
 _BIG = 2.0 ** 127
 
 
-def _fast(x: np.ndarray, fl: int):
-    """binary32 bits of binary64 results that round the simple way: nearest even, NX
-    already raised, every value normal and well inside the range. None otherwise."""
-    if not fl & NX:
-        return None
+def _fast(x: np.ndarray, fl: int, exact64: bool = True):
+    """(binary32 bits, flags) of binary64 results that round the simple way -- nearest
+    even, no value tiny (exact zeros are fine) or beyond 2^127 -- or None. `exact64`:
+    x is the exact result (else the caller has raised NX already)."""
     ax = np.abs(x)
-    if not (_MIN(ax) >= TINY and _MAX(ax) < _BIG):     # zero, tiny, huge, inf or NaN
+    if not _MAX(ax) < _BIG:                              # huge, inf or NaN
         return None
-    return x.astype(np.float32).view(U32)
+    if _MIN(ax) < TINY and _MAX((ax < TINY) & (ax != 0.0)):   # tiny (exact zeros are fine)
+        return None
+    r = x.astype(np.float32)
+    if not fl & NX and (not exact64 or _MAX(r.astype(F64) != x)):
+        fl |= NX
+    return r.view(U32), fl
 
 
-def fast_round(x: np.ndarray, fl: int):
-    """binary32 bits of binary64 add/sub/mul/div/sqrt results when the simple path
-    applies (see _fast), else None: the caller then takes the general path."""
-    return _fast(x, fl)
+def fast_round(x: np.ndarray, fl: int, exact64: bool):
+    """(bits, flags) of binary64 add/sub/mul/div/sqrt results when the simple path
+    applies (see _fast), else None: the caller then takes the general path. A sum
+    that binary64 itself rounded leaves NX to the general path (exact64=False is only
+    for results known inexact)."""
+    return _fast(x, fl, exact64)
 
 
 def fast_fma_sum(p: np.ndarray, z: np.ndarray, fl: int):
-    """binary32 bits of p + z (p an exact binary64 product) when the simple path
+    """(bits, flags) of p + z (p an exact binary64 product) when the simple path
     applies and the binary64 sum is no binary32 midpoint, else None."""
     s = p + z
-    if _MAX((s.view(np.uint64) & _MID_MASK) == _MID):
-        return None
+    mid = (s.view(np.uint64) & _MID_MASK) == _MID
+    if _MAX(mid) or not fl & NX:
+        bb = s - p
+        inexact = (p - (s - bb)) + (z - bb) != 0      # where the binary64 sum itself rounded
+        if _MAX(mid & inexact):                       # a rounded sum on a midpoint: ties unsafe
+            return None
+        if _MAX(inexact):
+            fl |= NX
     return _fast(s, fl)
 
 
@@ -442,10 +454,10 @@ def _rdn_zero(out, s, rm):
 
 def vadd(a: np.ndarray, b: np.ndarray, rm: int, fl: int) -> tuple[np.ndarray, int]:
     x, y = as_f64(a), as_f64(b)
-    if rm == RNE:
-        out = _fast(x + y, fl)         # binary64 then binary32 rounds correctly (53 >= 2*24+1)
+    if rm == RNE and fl & NX:          # binary64 then binary32 rounds correctly (53 >= 2*24+1)
+        out = _fast(x + y, fl, False)
         if out is not None:
-            return out, fl
+            return out
     s, e = _vtwo_sum(x, y)
     if not fl & NX or rm != RNE:         # the error term matters only for NX and directed modes
         e = np.where(np.isfinite(e), e, 0.0)
@@ -468,9 +480,9 @@ def vsub(a, b, rm, fl):
 def vmul(a, b, rm, fl):
     p = as_f64(a) * as_f64(b)
     if rm == RNE:
-        out = _fast(p, fl)
+        out = _fast(p, fl)                 # the product is exact in binary64
         if out is not None:
-            return out, fl
+            return out
     out, fl = vround(p, rm, fl)
     return _vnan_fix(out, p, fl, a, b)
 
@@ -478,10 +490,10 @@ def vmul(a, b, rm, fl):
 def vdiv(a, b, rm, fl):
     x, y = as_f64(a), as_f64(b)
     q = x / y
-    if rm == RNE:
-        out = _fast(q, fl)
+    if rm == RNE and fl & NX:
+        out = _fast(q, fl, False)
         if out is not None:
-            return out, fl
+            return out
     out, fl = vround(q, rm, fl)
     dz = (y == 0) & np.isfinite(x) & (x != 0)
     if dz.any():
@@ -507,10 +519,9 @@ def vfma(a, b, c, rm, fl, negate_product=False, negate_addend=False):
         s = p + z
         # the binary64 sum rounds to binary32 correctly unless it lands exactly on a
         # binary32 midpoint (then the sum's own rounding could decide the tie)
-        if not _MAX((s.view(np.uint64) & _MID_MASK) == _MID):
-            out = _fast(s, fl)
-            if out is not None:
-                return out, fl
+        out = fast_fma_sum(p, z, fl)
+        if out is not None:
+            return out
     s, e = _vtwo_sum(p, z)
     e = np.where(np.isfinite(e), e, 0.0)
     out, fl = vround(_vround_odd(s, e), rm, fl)

@@ -6,7 +6,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Any, Callable
 
-NAMES = ("plena", "aie")
+NAMES = ("plena", "coral", "aie")
 
 
 @dataclass(frozen=True)

@@ -69,11 +69,12 @@ def _binary_maker(name, form):
             if vl:
                 a = elems(s, vs2, 32, vl)
                 fl = s.fc[FFLAGS]
-                if vm and not rm and fast_fn is not None:
+                if vm and not rm and fast_fn is not None and (fl & fp32.NX or name == "vfmul"):
                     b = fp32.as_f64(elems(s, ops["vs1"], 32, vl)) if form == "vv" else fp32.to_float(s.f[ops["rs1"]])
-                    out = fp32.fast_round(fast_fn(fp32.as_f64(a), b), fl)
-                    if out is not None:
-                        put(s, vd, 32, vl, out, 1, s.lmul_num // s.lmul_den or 1)
+                    fast = fp32.fast_round(fast_fn(fp32.as_f64(a), b), fl, name == "vfmul")
+                    if fast is not None:
+                        put(s, vd, 32, vl, fast[0], 1, s.lmul_num // s.lmul_den or 1)
+                        s.fc[FFLAGS] = fast[1]
                         return cost * beats(s, vl, 32)
                 b = _second(s, ops, form, vl)
                 n = max(1, s.lmul_num // s.lmul_den)
@@ -159,9 +160,10 @@ def _fma_maker(name, form):
                     m = fp32.as_f64(elems(s, ops["vs1"], 32, vl)) if form == "vv" else fp32.to_float(s.f[ops["rs1"]])
                     p = fp32.as_f64(other) * m
                     z = fp32.as_f64(addend)
-                    out = fp32.fast_fma_sum(-p if neg_p else p, -z if neg_c else z, fl)
-                    if out is not None:
-                        put(s, vd, 32, vl, out, 1, max(1, s.lmul_num // s.lmul_den))
+                    fast = fp32.fast_fma_sum(-p if neg_p else p, -z if neg_c else z, fl)
+                    if fast is not None:
+                        put(s, vd, 32, vl, fast[0], 1, max(1, s.lmul_num // s.lmul_den))
+                        s.fc[FFLAGS] = fast[1]
                         return cost * beats(s, vl, 32)
                 m = _second(s, ops, form, vl)
                 n = max(1, s.lmul_num // s.lmul_den)

@@ -1,0 +1,34 @@
+"""coral in the workbench: its registry entry."""
+from __future__ import annotations
+
+from isa.coral import default_config
+from isa.manual import render_manual
+from simulators.coral.assembler import assemble
+from simulators.coral.encoding import disassemble
+from workbench.accel import Accelerator
+
+from .baselines import baseline_source, templates
+from .layout import coral_layout
+from .roofline import coral_lower_bound
+
+
+def _backend():
+    from simulators.coral.machine import CoralModel
+    return CoralModel()
+
+
+ACCELERATOR = Accelerator(
+    name="coral",
+    title="coral: RISC-V RV32IMF + RVV (Zve32f) core after Google's Coral NPU",
+    default_config=default_config,
+    assemble=assemble,
+    disassemble=disassemble,
+    backend=_backend,
+    layout=coral_layout,
+    baseline=baseline_source,
+    baseline_templates=templates,
+    lower_bound=coral_lower_bound,
+    manual=lambda hw=None: render_manual("coral", hw),
+    imem_limit=lambda hw: hw.ITCM_SIZE // 4,
+    checked_memories=("dtcm",),
+)

@@ -1,0 +1,25 @@
+"""Analytic lower bound of cycles for a task on coral.
+
+Two bounds, the larger wins: moving every input and output once (binary32) at the
+machine's peak DTCM bandwidth (a VLEN-bit vector access per cycle plus a 4-byte
+scalar access per cycle), and the task's multiply-accumulates at peak (VLEN/32 vector
+lanes plus one scalar fused multiply-add per cycle). Both peaks are above what any
+kernel reaches (the vector unit does one instruction at a time), so a kernel measured
+below the bound is flagged as impossible."""
+from __future__ import annotations
+
+from isa.loader import HardwareConfig
+from tasks.core import Task
+from workbench.accel import Bound
+
+
+def coral_lower_bound(task: Task, config: str, hw: HardwareConfig) -> Bound:
+    w = task.work(config)
+    traffic = 4 * (w.input_elems + w.output_elems)
+    per_cycle = hw.VLEN // 8 + 4
+    memory = -(-traffic // per_cycle)
+    lanes = hw.VLEN // 32 + 1
+    compute = -(-w.macs // lanes) if w.macs else 0
+    if compute > memory:
+        return Bound(compute, "compute", f"{w.macs} MACs at {lanes} MACs/cycle")
+    return Bound(memory, "bandwidth", f"{traffic} bytes at {per_cycle} bytes/cycle")
