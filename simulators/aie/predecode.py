@@ -30,7 +30,7 @@ from .state import WRITE_METHODS
 DEFERRABLE = ("VMAC.BF16", "VMSC.BF16", "VMMAC.BF16")
 
 
-@dataclass
+@dataclass(slots=True)
 class Row:
     fns: list                # bound operations in execution order
     reads: tuple             # flat units read (not as accumulate input)

@@ -26,6 +26,9 @@ WRITE_METHODS = ("set_r", "set_p", "set_m", "set_g", "set_x", "set_w", "set_acc"
                  "set_lock", "write_dm", "push_loop")
 
 
+_U8, _U32 = np.dtype(np.uint8), np.dtype(np.uint32)
+
+
 def wrap32(v: int) -> int:
     return ((v + 0x80000000) & 0xFFFFFFFF) - 0x80000000
 
@@ -42,6 +45,7 @@ class AieState:
         self.x16 = self.x.view(np.uint16)
         self.xi16 = self.x.view(np.int16)
         self.xi8 = self.x.view(np.int8)
+        self.y16 = self.x16.reshape(-1, 64)           # pairs of vector registers
         self.acc = np.zeros((counts["acc"], 32), dtype=np.uint32)
         self.acci = self.acc.view(np.int32)
         self.accf = self.acc.view(np.float32)
@@ -84,8 +88,9 @@ class AieState:
         self.g[i] = list(values)
 
     def set_x(self, i: int, values: np.ndarray) -> None:
-        """Vector register i = 64 bytes (any dtype whose bytes are the new value)."""
-        self.x[i] = np.ascontiguousarray(values).view(np.uint8)
+        """Vector register i = 64 bytes (a contiguous array of any dtype whose bytes are
+        the new value)."""
+        self.x[i] = values if values.dtype == _U8 else values.view(np.uint8)
 
     def set_w(self, i: int, values: np.ndarray) -> None:
         """Half vector register i (bytes 32*(i%2) .. of x[i//2]) = 32 bytes."""
@@ -93,8 +98,8 @@ class AieState:
         self.x[i >> 1, h:h + 32] = np.ascontiguousarray(values).view(np.uint8)
 
     def set_acc(self, i: int, values: np.ndarray) -> None:
-        """Accumulator i = 32 lanes of 32 bits (int32, uint32 or float32)."""
-        self.acc[i] = np.ascontiguousarray(values).view(np.uint32)
+        """Accumulator i = 32 lanes of 32 bits (a contiguous int32, uint32 or float32 array)."""
+        self.acc[i] = values if values.dtype == _U32 else values.view(np.uint32)
 
     def set_rm(self, v: int) -> None:
         self.rm = v
@@ -117,16 +122,11 @@ class AieState:
         when the loop is done (it is popped)."""
         top = self.loops[-1]
         if top[1] > 1:
-            self.set_loop_trips(top[1] - 1)
+            top[1] -= 1
             return top[0]
-        self.pop_loop()
+        self.loops.pop()
         return None
 
-    def set_loop_trips(self, n: int) -> None:
-        self.loops[-1][1] = n
-
-    def pop_loop(self) -> None:
-        self.loops.pop()
 
     # DMA writes (not core operations: never deferred)
     def dma_write(self, words: np.ndarray, values: np.ndarray) -> None:

@@ -93,8 +93,8 @@ class TracingState(AieState):
     def push_loop(self, body, trips):
         self._loops(AieState.push_loop, body, trips)
 
-    def set_loop_trips(self, n):
-        self._loops(AieState.set_loop_trips, n)
-
-    def pop_loop(self):
-        self._loops(AieState.pop_loop)
+    def end_loop(self):
+        old = tuple(tuple(x) for x in self.loops)
+        back = super().end_loop()
+        self.changes.append(Change("LOOPS", 0, old, tuple(tuple(x) for x in self.loops)))
+        return back

@@ -11,7 +11,8 @@ I32 = np.dtype("<i4")
 def VLD(m, n, align, d, p, pm):
     a = m.access(m.p[p], n, align, False)
     m.set_x(d, m.dm[a:a + n])
-    m.post(p, pm)
+    if pm[0] or pm[1]:
+        m.post(p, pm)
 
 
 @semantics

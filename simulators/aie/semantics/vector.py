@@ -111,7 +111,7 @@ def vmmac_i16(m, d, a, b):
 @semantics(name="VMMAC_BF16")
 def vmmac_bf16(m, d, a, b):
     if m.defer_macs:
-        m.queue_mac(d, MAC_MATRIX, m.x16[a].copy(), _pair(m, b, "x16").copy())
+        m.queue_mac(d, MAC_MATRIX, m.x16[a].copy(), m.y16[b].copy())
     else:
         s = nx.mmul_bf16(_bf(m.x16[a]).reshape(4, 8), _bf(_pair(m, b, "x16")).reshape(8, 8))
         m.set_acc(d, nx.mac_f32(m.accf[d], s.ravel()))

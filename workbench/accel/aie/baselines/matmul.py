@@ -53,14 +53,15 @@ def k_steps(asm: Asm, kc: int) -> None:
     for j in range(4):
         asm.op(f"MOVPI p{2 + j}, {B_BUF + j * B_STEP}")
     with asm.loop(kc // 8, "k-tiles"):
-        loads = ["VLD x0, [p0], 64", "VLD x4, [p2], 64", "VLD x1, [p1], 64", "VLD x5, [p2], 64",
-                 "VLD x6, [p3], 64", "VLD x8, [p4], 64", "VLD x7, [p3], 64", "VLD x9, [p4], 64",
-                 "VLD x10, [p5], 64", "VLD x11, [p5], 64"]
-        for op in loads:
+        # in program order: each multiply comes after the loads of its operands, so the
+        # in-order packer can put it in a bundle with later loads
+        for op in ("VLD x0, [p0], 64", "VLD x4, [p2], 64", "VLD x1, [p1], 64", "VLD x5, [p2], 64",
+                   "VLD x6, [p3], 64", "VLD x8, [p4], 64", "VMMAC.BF16 acc0, x0, y2",
+                   "VLD x7, [p3], 64", "VLD x9, [p4], 64", "VMMAC.BF16 acc4, x1, y2",
+                   "VLD x10, [p5], 64", "VLD x11, [p5], 64", "VMMAC.BF16 acc1, x0, y3",
+                   "VMMAC.BF16 acc5, x1, y3", "VMMAC.BF16 acc2, x0, y4", "VMMAC.BF16 acc6, x1, y4",
+                   "VMMAC.BF16 acc3, x0, y5", "VMMAC.BF16 acc7, x1, y5"):
             asm.op(op)
-        for s in range(2):
-            for j in range(4):
-                asm.op(f"VMMAC.BF16 acc{4 * s + j}, x{s}, y{2 + j}")
 
 
 def zero_accumulators(asm: Asm) -> None:
