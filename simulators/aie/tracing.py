@@ -11,7 +11,7 @@ import numpy as np
 
 from simulators.core.trace import Change
 
-from .state import AieState
+from .state import G_FIELDS, AieState
 
 
 class TracingState(AieState):
@@ -98,3 +98,47 @@ class TracingState(AieState):
         back = super().end_loop()
         self.changes.append(Change("LOOPS", 0, old, tuple(tuple(x) for x in self.loops)))
         return back
+
+
+# --- stepping a snapshot (the debugger's undo/redo) ------------------------------------
+
+def apply_change(memories: dict, registers: dict, change: Change, value) -> None:
+    """Set the location `change` names to `value` (its old or new side) in the
+    `memories`/`registers` dicts of a RunResult."""
+    space, addr = change.space, change.address
+    if space in memories:
+        mem = memories[space]
+        if np.ndim(value):
+            mem[addr:addr + len(value)] = value
+        else:
+            mem[addr] = value
+    elif space in ("r", "p", "m"):
+        registers[space][addr] = value
+    elif space == "lock":
+        registers["locks"][addr] = value
+    elif space == "g":
+        registers["g"][addr] = dict(zip(G_FIELDS + ("C1", "C2"), value))
+    elif space == "x":
+        registers["x"][addr] = value
+    elif space == "acc":
+        registers["acc"][addr] = value
+        if "acc_f32" in registers:
+            registers["acc_f32"][addr] = np.asarray(value, dtype=np.uint32).view(np.float32)
+    elif space == "RM":
+        registers["RM"] = value
+    elif space == "LOOPS":
+        registers["LOOPS"] = [list(x) for x in value]
+    else:
+        raise ValueError(f"unknown trace space {space!r}")
+
+
+def redo(step, memories: dict, registers: dict) -> None:
+    """Apply one TraceStep forwards to a snapshot in place."""
+    for ch in step.changes:
+        apply_change(memories, registers, ch, ch.new)
+
+
+def undo(step, memories: dict, registers: dict) -> None:
+    """Apply one TraceStep backwards to a snapshot in place."""
+    for ch in reversed(step.changes):
+        apply_change(memories, registers, ch, ch.old)

@@ -43,3 +43,35 @@ def test_changes_replay_to_the_final_state():
                 assert regs[c.space][c.address] == c.old
                 regs[c.space][c.address] = c.new
     assert regs["r"] == r.registers["r"] and regs["p"] == r.registers["p"]
+
+
+def test_undo_redo_step_a_snapshot_between_the_ends():
+    import copy
+
+    from simulators.aie.tracing import redo, undo
+    img = image(ext={0: bf(np.arange(32))})
+    r = run(SRC, img, trace=True)
+    mem = {k: v.copy() for k, v in r.memories.items()}
+    regs = copy.deepcopy(r.registers)
+    for step in reversed(r.trace):
+        undo(step, mem, regs)
+    assert not mem["dm"].any() and regs["r"] == [0] * 16 and not regs["x"].any()
+    assert regs["locks"] == [0] * 16 and regs["RM"] == 2
+    for step in r.trace:
+        redo(step, mem, regs)
+    assert np.array_equal(mem["dm"], r.memories["dm"]) and np.array_equal(regs["acc"], r.registers["acc"])
+    assert regs["p"] == r.registers["p"] and regs["LOOPS"] == []
+
+
+def test_the_debugger_steps_an_aie_kernel():
+    from workbench.accel import get_accel
+    from workbench.tui.model.debugger import DebugSession
+    hw = get_accel("aie").default_config()
+    src = get_accel("aie").baseline("relu", "C1", hw)
+    s = DebugSession.start("aie", "relu", "C1", src, seed=3)
+    n = s.main.length
+    assert n > 10
+    s.main.goto(n)
+    assert all(o.comparison.passed for o in s.outputs())
+    s.main.goto(0)
+    assert not any(o.comparison.passed for o in s.outputs())
