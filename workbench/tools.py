@@ -87,6 +87,9 @@ def format_evaluation(ev: Evaluation) -> str:
         lines.append(f"instructions retired: {ev.retired}; unit utilisation: {util}")
         if ev.stalls.get("dma_wait"):
             lines.append(f"stalled waiting for DMA: {ev.stalls['dma_wait']} cycles")
+        other = ", ".join(f"{k} {v}" for k, v in ev.stalls.items() if v and k != "dma_wait")
+        if other:
+            lines.append(f"other stall cycles: {other}")
         if ev.impossible:
             lines.append("WARNING: fewer cycles than the analytic lower bound -- flagged as impossible")
     return "\n".join(lines)
