@@ -126,6 +126,7 @@ def cmd_exec(args) -> int:
 # Benchmarks the project ships: name -> (module with main(argv), what it prints).
 BENCHMARKS = {
     "model": ("simulators.plena.bench", "plena functional model: instructions/s, MACs/s, traced slowdown"),
+    "coral-model": ("simulators.coral.bench", "coral functional model: scalar and vector instructions/s, traced slowdown"),
     "suite": ("workbench.suite", "wall time of the plena Level-1 baseline suite"),
     "store": ("workbench.store.bench", "trace store write rate (events/s)"),
     "agent": ("workbench.agent.bench", "agent loop overhead per step, without the model"),
@@ -204,6 +205,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--save", action="append", metavar="MEM:ADDR:LEN:FILE.npy",
                     help="save a memory range to a .npy file (repeatable)")
     sp.add_argument("--format", choices=("value", "hex"), default="value", help="how dumps print")
+    sp.add_argument("--as", dest="as_type", choices=("f32", "i32", "u32", "i16", "u16", "i8", "u8"),
+                    help="element type in memories addressed by byte address (coral's dtcm) for "
+                         "--load/--set/--dump/--save (default f32); there --dump LABEL prints a labelled range")
     sp.add_argument("--regs", action="store_true", help="print the registers at the end")
     sp.add_argument("--max-instructions", type=int, default=20_000_000)
     sp.add_argument("--timeout", type=float, default=60.0, help="wall-clock limit in seconds")
@@ -218,6 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.set_defaults(func=cmd_bench)
     from workbench.runs_cli import add_run_commands; add_run_commands(sub)  # noqa: E702 (run/runs/show/replay/export)
     from workbench.tui.cli import add_tui_command; add_tui_command(sub)  # noqa: E702 (tui/demo)
+    from workbench.rtlcheck import add_rtl_check_command; add_rtl_check_command(sub)  # noqa: E702 (rtl-check)
     return p
 
 

@@ -13,6 +13,26 @@ from simulators.core.budget import Budget
 from simulators.core.errors import AssemblyError
 
 STORAGE = {"bf16": np.uint16, "fp32": np.float32, "int32": np.int32, "u8": np.uint8}
+# Element types of --as for memories addressed by byte address from a base (coral's DTCM).
+TYPES = {"f32": np.float32, "i32": np.int32, "u32": np.uint32, "i16": np.int16, "u16": np.uint16,
+         "i8": np.int8, "u8": np.uint8}
+
+
+def based_memories(hw) -> dict[str, int]:
+    """Memories whose table gives a base address: there ADDR is a byte address (a label
+    works), values are --as elements, and --dump LABEL prints a labelled range."""
+    from isa.loader import eval_expr
+    tables = hw.isa.hardware.get("memories", {})
+    return {name: eval_expr(m["base"], hw.values) for name, m in tables.items() if "base" in m}
+
+
+def _labelled_range(program, label: str, base: int, size: int) -> tuple[int, int]:
+    """(address, bytes) of a label: up to the next label above it in the same memory,
+    else to the end of the program's data there."""
+    start = program.labels[label]
+    ends = [a for a in program.labels.values() if start < a < base + size and a >= base]
+    ends += [addr + len(blob) for _, addr, blob in program.data if addr <= start < addr + len(blob)]
+    return start, (min(ends) if ends else start + 4) - start
 
 
 class ExecArgError(ValueError):
@@ -78,6 +98,13 @@ def run_exec(args) -> int:
     backend = accel.backend()
     names = {**program.labels, **program.constants}
     probe = {name: np.zeros(0, dtype=STORAGE[dtype]) for name, (_, dtype) in hw.memories().items()}
+    bases = based_memories(hw)
+    sizes = {name: size for name, (size, _) in hw.memories().items()}
+    as_type = TYPES[getattr(args, "as_type", None) or "f32"]
+
+    def storage(mem, values):
+        return np.asarray(values).astype(as_type) if mem in bases else _to_storage(mem, values, probe)
+
     image = MemoryImage()
     for spec in args.load or []:
         parts = spec.split(":", 2)
@@ -85,8 +112,7 @@ def run_exec(args) -> int:
             raise ExecArgError(f"--load {spec!r}: expected MEM:ADDR:FILE")
         mem, addr, path = parts
         _check_mem(mem, probe, "--load")
-        image.put(mem, _resolve(addr, names, "--load"),
-                  _to_storage(mem, _read_values(path, "--load"), probe))
+        image.put(mem, _resolve(addr, names, "--load"), storage(mem, _read_values(path, "--load")))
     for spec in args.set or []:
         head, sep, vals = spec.partition("=")
         mem, _, addr = head.partition(":")
@@ -97,35 +123,64 @@ def run_exec(args) -> int:
             values = np.array([float(v) for v in vals.split(",")])
         except ValueError:
             raise ExecArgError(f"--set {spec!r}: values must be numbers separated by commas")
-        image.put(mem, _resolve(addr, names, "--set"), _to_storage(mem, values, probe))
+        image.put(mem, _resolve(addr, names, "--set"), storage(mem, values))
     budget = Budget(max_instructions=args.max_instructions, wall_seconds=args.timeout)
     result = backend.run(program, image, hw, budget)
 
     out: dict = {"cycles": result.cycles, "retired": result.retired, "stop": result.stop,
                  "unit_busy": result.unit_busy, "stalls": result.stalls,
                  "error": str(result.error) if result.error else None, "dumps": {}}
-    for spec in args.dump or []:
+    def parse(spec: str, opt: str, form: str) -> tuple[str, str, str | None]:
         parts = spec.split(":")
-        if len(parts) != 3:
-            raise ExecArgError(f"--dump {spec!r}: expected MEM:ADDR:LEN")
-        mem, addr, length = parts
-        _check_mem(mem, result.memories, "--dump")
-        a, n = _resolve(addr, names, "--dump"), _resolve(length, names, "--dump")
-        size = len(result.memories[mem])
-        if a < 0 or n < 0 or a + n > size:
-            raise ExecArgError(f"--dump {spec}: range {a}..{a + n} is outside {mem} (size {size})")
-        out["dumps"][spec] = _show(mem, result.memories[mem][a:a + n], args.format, probe)
+        if len(parts) == 3:
+            return parts[0], parts[1], parts[2]
+        if len(parts) == 1 and spec in program.labels:
+            addr = program.labels[spec]
+            mem = next((m for m, b in bases.items() if b <= addr < b + sizes[m]), None)
+            if mem is not None:
+                return mem, spec, None
+        labels = [k for k, a in program.labels.items() if any(b <= a < b + sizes[m] for m, b in bases.items())]
+        raise ExecArgError(f"{opt} {spec!r}: expected {form}" +
+                           (f" or a data label ({', '.join(sorted(labels))})" if labels else ""))
+
+    def select(spec: str, mem: str, addr: str, length: str | None, opt: str) -> np.ndarray:
+        _check_mem(mem, result.memories, opt)
+        data = result.memories[mem]
+        if mem not in bases:
+            a, n = _resolve(addr, names, opt), _resolve(length, names, opt)
+            if a < 0 or n < 0 or a + n > len(data):
+                raise ExecArgError(f"{opt} {spec}: range {a}..{a + n} is outside {mem} (size {len(data)})")
+            return data[a:a + n]
+        if length is None:
+            a, nbytes = _labelled_range(program, addr, bases[mem], sizes[mem])
+            nbytes -= nbytes % as_type().itemsize
+        else:
+            a, nbytes = _resolve(addr, names, opt), _resolve(length, names, opt) * as_type().itemsize
+        o = a - bases[mem]
+        if o < 0 or nbytes < 0 or o + nbytes > len(data):
+            raise ExecArgError(f"{opt} {spec}: bytes 0x{a:x}..0x{a + nbytes:x} are outside {mem} "
+                               f"(0x{bases[mem]:x}..0x{bases[mem] + len(data):x})")
+        if o % as_type().itemsize:
+            raise ExecArgError(f"{opt} {spec}: address 0x{a:x} is not a multiple of {as_type().itemsize} "
+                               f"(--as {getattr(args, 'as_type', None) or 'f32'})")
+        return data[o:o + nbytes].view(as_type)
+
+    for spec in args.dump or []:
+        mem, addr, length = parse(spec, "--dump", "MEM:ADDR:LEN")
+        vals = select(spec, mem, addr, length, "--dump")
+        out["dumps"][spec] = _show(mem, vals, args.format, probe) if mem not in bases else \
+            _show(mem, vals, args.format, {mem: vals})
     for spec in args.save or []:
-        parts = spec.split(":", 3)
-        if len(parts) != 4:
+        head, _, path = spec.rpartition(":")
+        if not head or not path:
             raise ExecArgError(f"--save {spec!r}: expected MEM:ADDR:LEN:FILE.npy")
-        mem, addr, length, path = parts
-        _check_mem(mem, result.memories, "--save")
-        a, n = _resolve(addr, names, "--save"), _resolve(length, names, "--save")
-        vals = result.memories[mem][a:a + n]
-        np.save(path, numerics.bf16_bits_to_f32(vals) if probe[mem].dtype == np.uint16 else vals)
+        mem, addr, length = parse(head, "--save", "MEM:ADDR:LEN:FILE.npy")
+        vals = select(head, mem, addr, length, "--save")
+        np.save(path, numerics.bf16_bits_to_f32(vals) if probe[mem].dtype == np.uint16 and mem not in bases
+                else vals)
     if args.regs:
-        out["registers"] = {k: (list(v) if hasattr(v, "__len__") else v)
+        out["registers"] = {k: (v.tolist() if isinstance(v, np.ndarray) else list(v)
+                                if isinstance(v, (list, tuple)) else v)
                             for k, v in result.registers.items()}
     if args.json:
         print(json.dumps(out, indent=2, default=str))

@@ -3,7 +3,7 @@ scalar loop (integer arithmetic, loads and stores, a branch per iteration), a
 vector loop (fp32 multiply-add over LMUL = 8 groups), and how much slower traced runs
 are (median of several runs each, default configuration).
 
-Run: `python -m simulators.coral.bench` or `kernelcraft bench model --accel coral`.
+Run: `python -m simulators.coral.bench` or `kernelcraft bench coral-model`.
 """
 from __future__ import annotations
 
@@ -81,8 +81,12 @@ def benchmark(repeats: int = 5, scale: float = 1.0) -> dict:
     return out
 
 
-def main() -> None:
-    r = benchmark()
+def main(argv: list[str] | None = None) -> None:
+    import argparse
+    ap = argparse.ArgumentParser(prog="kernelcraft bench coral-model",
+                                 description="coral functional model speed (median of several runs)")
+    ap.add_argument("--repeats", type=int, default=5)
+    r = benchmark(repeats=ap.parse_args(argv).repeats)
     print(f"coral functional model, default configuration, median of {r['repeats']} runs")
     print(f"  scalar loop : {r['scalar_instr_per_s'] / 1e6:8.2f} M instructions/s"
           f"   (traced: {r['scalar_traced_slowdown']:.1f}x slower)")
