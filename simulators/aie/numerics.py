@@ -86,8 +86,9 @@ def _interp(off: np.ndarray, slope: np.ndarray, j: np.ndarray, u: np.ndarray) ->
 
 
 def _scale(y: np.ndarray, e: np.ndarray) -> np.ndarray:
-    """y * 2^e rounded once to fp32 (exact in float64 first; overflow gives inf)."""
-    return (y.astype(np.float64) * np.exp2(e.astype(np.float64))).astype(F32)
+    """y * 2^e rounded once to fp32 (ldexp: exact, or correctly rounded when subnormal;
+    overflow gives inf)."""
+    return np.ldexp(y, np.asarray(e).astype(np.int32))
 
 
 def pwl_exp(x: np.ndarray, off: np.ndarray, slope: np.ndarray) -> np.ndarray:
@@ -97,6 +98,11 @@ def pwl_exp(x: np.ndarray, off: np.ndarray, slope: np.ndarray) -> np.ndarray:
     x = np.asarray(x, dtype=F32)
     segs = off.size
     t = (x * LOG2E).astype(F32)
+    if t.min() >= -126 and t.max() < 128:           # the usual case: no specials (NaN fails both)
+        n = np.floor(t)
+        fs = (t - n) * F32(segs)                    # exact, as below
+        j = fs.astype(np.intp)
+        return np.ldexp(_interp(off, slope, j, fs - j.astype(F32)), n.astype(np.int32))
     big, small, nan = t >= 128, t < -126, np.isnan(t)
     ts = np.where(big | small | nan, F32(0), t)
     n = np.floor(ts)
@@ -115,12 +121,30 @@ def _split(x: np.ndarray):
     return bits >> 31, ((bits >> 23) & 0xFF) - 127, bits & 0x7FFFFF
 
 
+def _normal_parts(x: np.ndarray, jb: int):
+    """(unbiased exponent, top-jb-bit index, fraction of the segment) of fp32 lanes if
+    every lane is normal (no zero, subnormal, infinity or NaN), else None."""
+    bits = x.view(np.uint32)
+    field = (bits >> np.uint32(23)) & np.uint32(0xFF)
+    if field.min() == 0 or field.max() == 255:
+        return None
+    rest = 23 - jb
+    low = bits & np.uint32((1 << rest) - 1)
+    j = ((bits >> np.uint32(rest)) & np.uint32((1 << jb) - 1)).astype(np.intp)
+    u = low.astype(F32) * F32(2.0 ** -rest)            # exact: at most 23 bits, a power of two
+    return field.astype(np.int32) - 127, j, u
+
+
 def pwl_rcp(x: np.ndarray, off: np.ndarray, slope: np.ndarray) -> np.ndarray:
     """1/x: x = +-m * 2^e with m in [1, 2); j = the top log2(S) fraction bits, u = the
     rest as a fraction of one segment; y = OFF[j] + SLOPE[j] * u ~ 1/m; result
     +-y * 2^-e. Zeros and subnormals give +-inf, infinities +-0, NaN the canonical NaN."""
     x = np.asarray(x, dtype=F32)
     jb = off.size.bit_length() - 1
+    fast = _normal_parts(x, jb)
+    if fast is not None:                           # every lane normal: no specials
+        e, j, u = fast
+        return np.copysign(_scale(_interp(off, slope, j, u), -e), x)
     sign, e, frac = _split(x)
     j = frac >> (23 - jb)
     u = ((frac & ((1 << (23 - jb)) - 1)).astype(np.float64) / (1 << (23 - jb))).astype(F32)
@@ -143,6 +167,11 @@ def pwl_rsqrt(x: np.ndarray, off: np.ndarray, slope: np.ndarray) -> np.ndarray:
     x = np.asarray(x, dtype=F32)
     half = off.size // 2
     jb = half.bit_length() - 1
+    fast = _normal_parts(x, jb)
+    if fast is not None and not np.signbit(x).any():   # every lane positive and normal
+        e, j, u = fast
+        odd = e & 1
+        return _scale(_interp(off, slope, j + odd * half, u), -((e - odd) >> 1))
     sign, e, frac = _split(x)
     odd = e & 1
     j = odd * half + (frac >> (23 - jb))
