@@ -141,7 +141,7 @@ def run_exec(args) -> int:
                 return mem, spec, None
         labels = [k for k, a in program.labels.items() if any(b <= a < b + sizes[m] for m, b in bases.items())]
         raise ExecArgError(f"{opt} {spec!r}: expected {form}" +
-                           (f" or a data label ({', '.join(sorted(labels))})" if labels else ""))
+                           (f" or a label ({', '.join(sorted(labels))})" if labels else ""))
 
     def select(spec: str, mem: str, addr: str, length: str | None, opt: str) -> np.ndarray:
         _check_mem(mem, result.memories, opt)
