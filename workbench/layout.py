@@ -154,15 +154,17 @@ def build_image(layout: Layout, inputs: dict[str, np.ndarray]) -> MemoryImage:
 
 
 def read_outputs(layout: Layout, result: RunResult) -> dict[str, np.ndarray]:
-    out = {}
-    for r in layout.by_role("output"):
-        mem = result.memories[r.memory]
-        start, stop = layout.span(r)
-        raw = mem[start:stop]
-        if r.memory in layout.bases:
-            raw = raw.view(STORAGE_DTYPE[r.dtype])
-        out[r.name] = from_storage(raw, r.dtype).reshape(r.shape)
-    return out
+    return {r.name: read_region(layout, result.memories, r) for r in layout.by_role("output")}
+
+
+def read_region(layout: Layout, memories: dict[str, np.ndarray], r: Region) -> np.ndarray:
+    """The values of region `r` in final memories (a RunResult's or a debugger
+    snapshot's), as float32/int32 of its shape, for element- and byte-addressed memories."""
+    start, stop = layout.span(r)
+    raw = memories[r.memory][start:stop]
+    if r.memory in layout.bases:
+        raw = raw.view(STORAGE_DTYPE[r.dtype])
+    return from_storage(raw, r.dtype).reshape(r.shape)
 
 
 def writes_outside(layout: Layout, image: MemoryImage, result: RunResult,

@@ -6,7 +6,8 @@ debugger steps backwards and forwards.
 
 Spaces and addresses: "x", "f" (register number; values are unsigned 32-bit ints, f
 as binary32 bit patterns); "v" (register number; the register's VLENB bytes); "csr"
-(address 0 fflags, 1 frm, 2 vl, 3 vtype); "dtcm" (byte address; the bytes).
+(address 0 fflags, 1 frm, 2 vl, 3 vtype); "dtcm" (byte offset from DTCM_BASE, i.e. the
+index into RunResult.memories["dtcm"]; the bytes).
 """
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ class TracingState(CoralState):
         o = addr - self.dbase
         old = self.mem[o:o + size].copy() if 0 <= o <= self.dsize - size else None
         super().store(pc, addr, size, value)
-        self.changes.append(Change("dtcm", addr, old, self.mem[o:o + size].copy()))
+        self.changes.append(Change("dtcm", o, old, self.mem[o:o + size].copy()))
 
     def vput(self, reg, sew, start, values):
         lo = reg * self.VLENB + start * sew // 8
@@ -59,20 +60,19 @@ class TracingState(CoralState):
             n = len(values) * eew // 8
             old = self.mem[offsets:offsets + n].copy()
             super().vmem_write(offsets, eew, values)
-            self.changes.append(Change("dtcm", self.dbase + int(offsets), old, self.mem[offsets:offsets + n].copy()))
+            self.changes.append(Change("dtcm", int(offsets), old, self.mem[offsets:offsets + n].copy()))
             return
         b = eew // 8
         olds = [self.mem[o:o + b].copy() for o in offsets.tolist()]
         super().vmem_write(offsets, eew, values)
         for o, old in zip(offsets.tolist(), olds):
-            self.changes.append(Change("dtcm", self.dbase + o, old, self.mem[o:o + b].copy()))
+            self.changes.append(Change("dtcm", o, old, self.mem[o:o + b].copy()))
 
 
-def apply_change(memories: dict, registers: dict, dbase: int, change: Change, value) -> None:
+def apply_change(memories: dict, registers: dict, change: Change, value) -> None:
     space, addr = change.space, change.address
     if space == "dtcm":
-        mem = memories["dtcm"]
-        mem[addr - dbase:addr - dbase + len(value)] = value
+        memories["dtcm"][addr:addr + len(value)] = value
     elif space in ("x", "f"):
         registers[space][addr] = value
     elif space == "v":
@@ -81,11 +81,13 @@ def apply_change(memories: dict, registers: dict, dbase: int, change: Change, va
         registers[CSR_FIELDS[addr]] = value
 
 
-def redo(step, memories: dict, registers: dict, dbase: int) -> None:
+def redo(step, memories: dict, registers: dict) -> None:
+    """Apply one TraceStep forwards to a snapshot in place."""
     for ch in step.changes:
-        apply_change(memories, registers, dbase, ch, ch.new)
+        apply_change(memories, registers, ch, ch.new)
 
 
-def undo(step, memories: dict, registers: dict, dbase: int) -> None:
+def undo(step, memories: dict, registers: dict) -> None:
+    """Apply one TraceStep backwards to a snapshot in place."""
     for ch in reversed(step.changes):
-        apply_change(memories, registers, dbase, ch, ch.old)
+        apply_change(memories, registers, ch, ch.old)

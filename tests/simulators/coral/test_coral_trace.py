@@ -2,7 +2,7 @@
 import copy
 
 import numpy as np
-from coral_kit import CFG, run
+from coral_kit import run
 
 from simulators.coral.tracing import redo, undo
 
@@ -37,10 +37,10 @@ def test_traced_run_matches_untraced_and_steps_undo_redo():
     assert {"x", "f", "v", "csr", "dtcm"} <= spaces
     mem, regs = copy.deepcopy(traced.memories), copy.deepcopy(traced.registers)
     for step in reversed(traced.trace):
-        undo(step, mem, regs, CFG.DTCM_BASE)
+        undo(step, mem, regs)
     start = run("ebreak\n" + SRC.split("ebreak")[1])          # the initial image: data only
     assert np.array_equal(mem["dtcm"], start.memories["dtcm"])
     assert regs["x"][10] == 0 and not regs["v"].any()
     for step in traced.trace:
-        redo(step, mem, regs, CFG.DTCM_BASE)
+        redo(step, mem, regs)
     assert np.array_equal(mem["dtcm"], traced.memories["dtcm"]) and regs["x"] == traced.registers["x"]
