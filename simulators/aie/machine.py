@@ -93,7 +93,6 @@ class _Run:
         every = max(1, self.budget.check_every)
         deadline = self.started + self.budget.wall_seconds
         check_at = min(every, limit)
-        stalls = self.stalls
         data = dmaw = dmaq = bank = 0
         tn = retired = b = 0
         t = 0

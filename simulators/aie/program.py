@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from isa.aie.model import MEMORY_KINDS, AieSpec, get_spec
+from isa.aie.model import AieSpec, get_spec
 from simulators.core.errors import DecodeError
 from simulators.core.program import Instr, Program
 

@@ -1,7 +1,6 @@
 """DMA and locks: transfer patterns, timing, concurrency and double buffering, queue
 limits, descriptor locks, and the errors: transfers off memory, data races, deadlocks."""
 import numpy as np
-import pytest
 
 from aie_kit import bf, image, run, small, unbf
 

@@ -2,7 +2,6 @@
 formula): multiplies, accumulator arithmetic, conversions, lane ALU, shuffles,
 reductions and the function unit."""
 import numpy as np
-import pytest
 
 from aie_kit import acci, accf, bf, image, run, unbf, x16, xbf
 

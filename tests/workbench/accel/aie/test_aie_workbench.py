@@ -2,7 +2,6 @@
 and CLI commands."""
 import json
 
-import numpy as np
 import pytest
 
 from tasks import all_tasks, get_task

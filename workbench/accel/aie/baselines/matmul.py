@@ -133,7 +133,7 @@ def contraction(asm: Asm, g: Gemm, base: Gemm | None = None) -> None:
                 asm.op("ACQ l0, 1", "bias tiles landed")
                 asm.op(f"MOVPI p6, {BIAS_BUF}")
                 for j in range(4):
-                    asm.op(f"VLD x12, [p6], 64")
+                    asm.op("VLD x12, [p6], 64")
                     asm.op(f"VUPS.BF16 acc{j}, x12")
                     asm.op(f"VUPS.BF16 acc{4 + j}, x12")
             else:
