@@ -2,18 +2,17 @@
 // hardware configuration of isa/plena/hardware.toml (defaults generated into
 // plena_params.vh; simulators/plena_rtl overrides them per configuration and a test
 // reads them back with pyverilog). plena_core is the accelerator; plena_sim is the
-// simulation harness that loads a job's program and memories, starts the core, and
-// writes the memories, registers and counters back when it is done.
+// simulation harness: it runs the clock, loads a job's program and memories, starts
+// the core, and writes the memories, registers and counters back when it is done.
 module plena_top #(
 `include "plena_params.vh"
 ) (
-    input  wire        clk      /*verilator public_flat_rw*/,
     input  wire [31:0] job      /*verilator public_flat_rw*/,   // job number to run next
     input  wire        go       /*verilator public_flat_rw*/,   // pulse: run job `job`
     input  wire        halt     /*verilator public_flat_rw*/,   // stop before the next instruction
     output wire        finished /*verilator public_flat_rw*/    // the job's results are written
 );
-    wire        rst, start, done;
+    wire        clk, rst, start, done;
     wire [31:0] prog_len;
     wire [63:0] max_retire, max_cycles;
     wire [1:0]  stop;

@@ -73,9 +73,10 @@ module plena_topk #(
             end
     end
 
-    // One exp per step, behind the selection: entry s-2 in step s.
-    wire [31:0] pick = step - 32'd2;
-    wire [15:0] x_pick = sel_val[16*pick[2:0] +: 16];
+    // One exp per step, behind the selection: entry e_at in step e_at + 2. The index is
+    // the engine's own register, so the subtraction and exp evaluate only on its clock.
+    reg  [2:0]  e_at;
+    wire [15:0] x_pick = sel_val[16*e_at +: 16];
     wire [31:0] d, e, s, r;
     fp32_add   u_sub (.a({x_pick, 16'h0000}), .b({sel_val[15:0], 16'h0000}), .sub(1'b1), .y(d));
     fp32_exp   u_exp (.a(d), .y(e));
@@ -96,13 +97,17 @@ module plena_topk #(
             big_q <= big;
             taken <= {NMAX{1'b0}};
             e_q <= {KMAX*32{1'b0}};
+            e_at <= 3'd0;
         end else begin
             if (step <= k) begin
                 taken[best] <= 1'b1;
                 sel_idx[32*(step - 1) +: 32] <= best;
                 sel_val[16*(step - 1) +: 16] <= x_q[16*best +: 16];
             end
-            if (step >= 32'd2 && step <= k + 32'd1) e_q[32*pick +: 32] <= e;
+            if (step >= 32'd2 && step <= k + 32'd1) begin
+                e_q[32*e_at +: 32] <= e;
+                e_at <= e_at + 3'd1;
+            end
             if (step == k + 32'd2) s_q <= s;
             if (step == k + 32'd3) r_q <= r;
             if (step == k + 32'd4) w_q <= w;

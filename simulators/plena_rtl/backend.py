@@ -112,7 +112,7 @@ class PlenaRTL:
             pc = num("err_pc")
             where = Where(pc, *listing(pc), num("err_cycle"), retired)
             error = _error(num("err_code"), num("err_mem"), _signed68(s["err_addr"][0]),
-                           pc, job, listing, config, isa).locate(where)
+                           pc, job, config, isa, self.max_cycles).locate(where)
         units = list(dict.fromkeys(d.unit for d in isa.instructions.values()))
         busy = dict(zip(units, (int(v) for v in s["unit_busy"])))
         busy["dma"] = num("chan_busy")
@@ -191,7 +191,7 @@ _ALIGN_RULES = {
 }
 
 
-def _error(code, mem_id, addr, pc, job, listing, cfg, isa) -> SimError:
+def _error(code, mem_id, addr, pc, job, cfg, isa, max_cycles) -> SimError:
     memories = list(isa.hardware["memories"])
     memory = memories[mem_id] if 0 <= mem_id < len(memories) else ""
     title = MEMORY_TITLES.get(memory, memory)
@@ -229,8 +229,8 @@ def _error(code, mem_id, addr, pc, job, listing, cfg, isa) -> SimError:
             "raise the budget")
     if code == ERR_CYCLES:
         return BudgetExceeded(
-            "the program did not finish within the RTL run's cycle budget; look for a loop "
-            "that never ends or raise the cycle budget")
+            f"the program did not finish within the RTL run's cycle budget of {max_cycles} "
+            "cycles; look for a loop that never ends or raise the cycle budget")
     if code == ERR_HALT:
         return TimeLimitExceeded(
             f"the run exceeded its wall-clock limit of {job.budget.wall_seconds} s")

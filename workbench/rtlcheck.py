@@ -1,0 +1,266 @@
+"""`kernelcraft rtl-check`: run a kernel on an accelerator's functional model and on its
+RTL, and compare every element of every memory, every register and accumulator, the
+activity counters and the cycle count. Prints PASS, or the first divergence: with
+--lockstep (or automatically, for a short run that diverged) the first retired
+instruction whose pc, issue cycle or writes differ, with both values.
+
+    kernelcraft rtl-check --accel plena --task gemm --config C3 [kernel.asm] [--lockstep]
+    kernelcraft rtl-check --accel plena --all-baselines      # every baseline, every config
+    kernelcraft rtl-check --accel plena --bench              # RTL speed and build times
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from simulators.core.budget import Budget
+from simulators.core.errors import AssemblyError, ConfigError
+
+# Accelerators with an RTL: name -> "module:Backend class". Adding one is a line here.
+RTL_BACKENDS = {"plena": "simulators.plena_rtl.backend:PlenaRTL"}
+# A run that diverged is re-run traced (to name the first diverging instruction) when
+# it retired at most this many instructions; longer ones ask for --lockstep.
+AUTO_LOCKSTEP_LIMIT = 2_000_000
+
+
+def rtl_backend(accel: str, **options):
+    if accel not in RTL_BACKENDS:
+        raise ConfigError(f"accelerator {accel!r} has no RTL yet; RTL exists for: "
+                          f"{', '.join(RTL_BACKENDS)}")
+    module, cls = RTL_BACKENDS[accel].split(":")
+    return getattr(importlib.import_module(module), cls)(**options)
+
+
+@dataclass
+class CheckResult:
+    accel: str
+    task: str
+    config: str
+    kernel: str                      # "baseline" or the file name
+    passed: bool
+    cycles_model: int
+    cycles_rtl: int
+    first: str = ""                  # the first diverging instruction, when known
+    divergences: list[str] = field(default_factory=list)
+    stop: str = ""                   # how both runs ended, when not normally
+    rtl_seconds: float = 0.0
+    model_seconds: float = 0.0
+
+    @property
+    def cycle_gap(self) -> float:
+        return (self.cycles_rtl - self.cycles_model) / self.cycles_model if self.cycles_model else 0.0
+
+    def to_dict(self) -> dict:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__} | {"cycle_gap": self.cycle_gap}
+
+    def format(self) -> str:
+        head = f"{'PASS' if self.passed else 'FAIL'}  {self.accel} {self.task} {self.config} ({self.kernel})"
+        if self.passed:
+            lines = [f"{head}: {self.cycles_model} cycles on both; every memory, register and "
+                     "counter identical"]
+        else:
+            lines = [f"{head}: model {self.cycles_model} cycles, RTL {self.cycles_rtl} "
+                     f"({self.cycles_rtl - self.cycles_model:+d}, {100 * self.cycle_gap:+.3f}%)"]
+            if self.first:
+                lines.append(f"  first divergence: {self.first}")
+            lines += [f"  {d}" for d in self.divergences]
+        if self.stop:
+            lines.append(f"  both runs stopped: {self.stop}")
+        speed = self.cycles_rtl / self.rtl_seconds if self.rtl_seconds else 0
+        lines.append(f"  RTL {self.rtl_seconds:.2f} s ({speed:,.0f} cycles/s with start-up), "
+                     f"model {self.model_seconds:.2f} s")
+        return "\n".join(lines)
+
+
+def _hw(accel, pairs: list[str] | None):
+    overrides = {}
+    for p in pairs or []:
+        key, sep, val = p.partition("=")
+        if not sep:
+            raise ConfigError(f"--hw expects NAME=VALUE, got {p!r}")
+        try:
+            overrides[key.strip()] = int(val, 0)
+        except ValueError:
+            raise ConfigError(f"--hw {p}: the value must be an integer") from None
+    return accel.default_config(**overrides)
+
+
+def _inputs(accel, task, config: str, hw, seed: int):
+    from workbench.layout import build_image
+    return build_image(accel.layout(task, config, hw), task.generate(config, seed))
+
+
+def check(accel_name: str, task_name: str, config: str, source: str | None = None, *,
+          hw=None, seed: int = 0, lockstep: bool = False, budget: Budget | None = None,
+          source_name: str = "kernel.asm", rtl=None) -> CheckResult:
+    """Cross-check one kernel (default: the task's baseline) on one input set."""
+    from tasks import get_task
+    from workbench.accel import get_accel
+    accel = get_accel(accel_name)
+    task = get_task(task_name)
+    if config not in task.configs:
+        raise KeyError(f"task {task_name} has no configuration {config!r}; configurations: "
+                       f"{', '.join(task.configs)}")
+    hw = hw or accel.default_config()
+    kernel = source_name if source is not None else "baseline"
+    source = source if source is not None else accel.baseline(task_name, config, hw)
+    program = accel.assemble(source, source_name=source_name, config=hw)
+    image = _inputs(accel, task, config, hw, seed)
+    budget = budget or Budget(max_instructions=200_000_000, wall_seconds=600.0)
+    rtl = rtl or rtl_backend(accel_name)
+    t0 = time.perf_counter()
+    m = accel.backend().run(program, image, hw, budget, trace=lockstep)
+    t1 = time.perf_counter()
+    r = rtl.run(program, image, hw, budget, trace=lockstep)
+    t2 = time.perf_counter()
+    return _verdict(accel_name, task_name, config, kernel, m, r, t1 - t0, t2 - t1,
+                    program, image, hw, budget, rtl, lockstep)
+
+
+def _verdict(accel_name, task_name, config, kernel, m, r, model_s, rtl_s, program, image,
+             hw, budget, rtl, lockstep) -> CheckResult:
+    from simulators.plena_rtl.compare import compare_runs, compare_traces
+    diffs = compare_runs(m, r)
+    first = None
+    if lockstep:
+        first = compare_traces(m.trace, r.trace)
+    elif diffs and m.retired <= AUTO_LOCKSTEP_LIMIT:
+        from workbench.accel import get_accel
+        mt = get_accel(accel_name).backend().run(program, image, hw, budget, trace=True)
+        rt = rtl.run(program, image, hw, budget, trace=True)
+        first = compare_traces(mt.trace, rt.trace)
+    res = CheckResult(accel_name, task_name, config, kernel, not diffs and first is None,
+                      m.cycles, r.cycles, rtl_seconds=rtl_s, model_seconds=model_s)
+    if first is not None:
+        res.first = first.format()
+    elif diffs and not lockstep:
+        res.first = (f"(the run retired {m.retired} instructions; re-run with --lockstep "
+                     "to find the first diverging instruction)")
+    res.divergences = [d.format() for d in diffs]
+    if m.error is not None and not diffs:
+        res.stop = str(m.error)
+    return res
+
+
+def check_baselines(accel_name: str, hw, level: int = 1, tasks: list[str] | None = None,
+                    configs: list[str] | None = None, seed: int = 0, rtl=None,
+                    progress=None) -> list[CheckResult]:
+    """Every baseline of `level` on every configuration (held-out ones included), all
+    RTL runs in one simulator process."""
+    from simulators.plena_rtl.backend import Job
+    from tasks import all_tasks
+    from workbench.accel import get_accel
+    accel = get_accel(accel_name)
+    rtl = rtl or rtl_backend(accel_name)
+    budget = Budget(max_instructions=200_000_000, wall_seconds=900.0)
+    cells = []
+    for task in all_tasks(level):
+        if task.name not in accel.baseline_templates() or (tasks and task.name not in tasks):
+            continue
+        for config in task.visible_configs() + task.held_out_configs():
+            if configs and config not in configs:
+                continue
+            program = accel.assemble(accel.baseline(task.name, config, hw),
+                                     source_name=f"{task.name}_{config}.asm", config=hw)
+            cells.append((task.name, config, program, _inputs(accel, task, config, hw, seed)))
+    if not cells:
+        raise KeyError(f"no {accel_name} baselines match tasks={tasks} configs={configs}")
+    t0 = time.perf_counter()
+    rtl_runs = rtl.run_many([Job(p, img, budget) for _, _, p, img in cells], hw)
+    rtl_s = (time.perf_counter() - t0) / len(cells)
+    out = []
+    for (task, config, program, image), r in zip(cells, rtl_runs):
+        t1 = time.perf_counter()
+        m = accel.backend().run(program, image, hw, budget)
+        res = _verdict(accel_name, task, config, "baseline", m, r, time.perf_counter() - t1,
+                       rtl_s, program, image, hw, budget, rtl, False)
+        out.append(res)
+        if progress:
+            progress(res)
+    return out
+
+
+def cmd_rtl_check(args) -> int:
+    from workbench.accel import get_accel
+    accel = get_accel(args.accel)
+    hw = _hw(accel, args.hw)
+    rtl = rtl_backend(args.accel, max_cycles=args.max_cycles,
+                      keep=Path(args.keep) if args.keep else None)
+    if args.bench:
+        from simulators.plena_rtl.bench import main as bench_main
+        return bench_main([])
+    if args.all_baselines:
+        split = lambda s: [x.strip() for x in s.split(",") if x.strip()] if s else None
+        show = None if args.json else (lambda r: print(_row(r), flush=True))
+        results = check_baselines(args.accel, hw, args.level, split(args.tasks),
+                                  split(args.configs), args.seed, rtl, show)
+        failed = [r for r in results if not r.passed]
+        if args.json:
+            print(json.dumps([r.to_dict() for r in results], indent=2))
+        else:
+            for r in failed:
+                print("\n" + r.format())
+            worst = max((abs(r.cycle_gap) for r in results), default=0.0)
+            print(f"\n{len(results) - len(failed)}/{len(results)} baselines identical on both "
+                  f"backends; largest cycle gap {100 * worst:.3f}%")
+        return 1 if failed else 0
+    if not args.task or not args.config:
+        raise ConfigError("rtl-check needs --task and --config (or --all-baselines, or --bench)")
+    source, name = None, "kernel.asm"
+    if args.kernel:
+        path = Path(args.kernel)
+        if args.kernel != "-" and not path.is_file():
+            raise ConfigError(f"kernel file not found: {args.kernel}")
+        source = sys.stdin.read() if args.kernel == "-" else path.read_text()
+        name = args.kernel
+    budget = Budget(max_instructions=args.max_instructions, wall_seconds=args.timeout)
+    try:
+        res = check(args.accel, args.task, args.config, source, hw=hw, seed=args.seed,
+                    lockstep=args.lockstep, budget=budget, source_name=name, rtl=rtl)
+    except AssemblyError as e:
+        print(str(e), file=sys.stderr)
+        return 2
+    print(json.dumps(res.to_dict(), indent=2) if args.json else res.format())
+    return 0 if res.passed else 1
+
+
+def _row(r: CheckResult) -> str:
+    verdict = "PASS" if r.passed else "FAIL"
+    return (f"{verdict}  {r.task:16s} {r.config:3s} cycles {r.cycles_model:>9d} model "
+            f"{r.cycles_rtl:>9d} RTL  ({100 * r.cycle_gap:+.3f}%)")
+
+
+def add_rtl_check_command(sub) -> None:
+    sp = sub.add_parser(
+        "rtl-check", help="cross-check a kernel on the functional model and the RTL",
+        description="Run a kernel (default: the task's baseline) on the functional model "
+                    "and on the RTL under Verilator and compare every memory element, every "
+                    "register and the cycle count. Exit status 0 on PASS, 1 on a divergence.")
+    sp.add_argument("--accel", required=True, help="accelerator with an RTL, e.g. plena")
+    sp.add_argument("--task", help="task name (see `kernelcraft tasks`)")
+    sp.add_argument("--config", help="task configuration, e.g. C3")
+    sp.add_argument("kernel", nargs="?", help="assembly file ('-' for stdin); default: the baseline")
+    sp.add_argument("--lockstep", action="store_true",
+                    help="compare the retirement traces instruction by instruction")
+    sp.add_argument("--seed", type=int, default=0, help="input seed (default 0)")
+    sp.add_argument("--all-baselines", action="store_true",
+                    help="check every baseline on every configuration, held-out ones included")
+    sp.add_argument("--level", type=int, default=1, choices=(1, 2, 3),
+                    help="task level for --all-baselines (default 1)")
+    sp.add_argument("--tasks", help="with --all-baselines: comma-separated tasks")
+    sp.add_argument("--configs", help="with --all-baselines: comma-separated configurations")
+    sp.add_argument("--max-instructions", type=int, default=200_000_000,
+                    help="instruction budget of both runs")
+    sp.add_argument("--max-cycles", type=int, help="cycle budget of the RTL run")
+    sp.add_argument("--timeout", type=float, default=600.0, help="wall-clock limit per run, seconds")
+    sp.add_argument("--keep", metavar="DIR", help="keep the RTL job files (inputs and results) in DIR")
+    sp.add_argument("--bench", action="store_true",
+                    help="print the RTL's simulation speed and build times (cold and cached)")
+    sp.add_argument("--json", action="store_true", help="machine-readable output")
+    sp.add_argument("--hw", action="append", metavar="NAME=VALUE",
+                    help="override a hardware parameter (repeatable), e.g. --hw HBM_BW=64")
+    sp.set_defaults(func=cmd_rtl_check)
