@@ -93,20 +93,21 @@ def _scale(y: np.ndarray, e: np.ndarray) -> np.ndarray:
 
 def pwl_exp(x: np.ndarray, off: np.ndarray, slope: np.ndarray) -> np.ndarray:
     """e^x: t = fp32(x * LOG2E); t >= 128 -> +inf, t < -126 -> +0; n = floor(t),
-    f = t - n; j = floor(f * S), u = f * S - j (S = segments); y = OFF[j] + SLOPE[j] * u;
+    f = fp32(t - n) (in [0, 1]: it rounds up to 1 for t just below an integer);
+    j = min(floor(f * S), S - 1), u = f * S - j (S = segments); y = OFF[j] + SLOPE[j] * u;
     result y * 2^n."""
     x = np.asarray(x, dtype=F32)
     segs = off.size
     t = (x * LOG2E).astype(F32)
     if t.min() >= -126 and t.max() < 128:           # the usual case: no specials (NaN fails both)
         n = np.floor(t)
-        fs = (t - n) * F32(segs)                    # exact, as below
-        j = fs.astype(np.intp)
+        fs = (t - n) * F32(segs)                    # f rounded to fp32, times a power of two
+        j = np.minimum(fs.astype(np.intp), segs - 1)
         return np.ldexp(_interp(off, slope, j, fs - j.astype(F32)), n.astype(np.int32))
     big, small, nan = t >= 128, t < -126, np.isnan(t)
     ts = np.where(big | small | nan, F32(0), t)
     n = np.floor(ts)
-    f = (ts - n).astype(F32)                  # exact
+    f = (ts - n).astype(F32)                  # rounded: may be 1.0 just below an integer
     fs = (f * F32(segs)).astype(F32)          # exact (a power of two)
     j = np.minimum(np.floor(fs).astype(np.int64), segs - 1)
     u = (fs - j.astype(F32)).astype(F32)      # exact

@@ -238,9 +238,13 @@ def test_function_unit_fast_paths_match_the_general_path():
     T = spec().tables
     rng = np.random.default_rng(9)
     x = (np.exp(rng.uniform(-85, 85, 4096)) * rng.choice([-1, 1], 4096)).astype(np.float32)
-    cases = (("EXP", nx.pwl_exp, rng.uniform(-87, 88, 4096).astype(np.float32), np.float32(np.nan)),
+    near = np.concatenate([rng.uniform(-87, 88, 4000),                # t just below integers,
+                           -np.logspace(-30, -6, 64), np.arange(-32, 0) * np.log(2) - 1e-7])
+    cases = (("EXP", nx.pwl_exp, near.astype(np.float32), np.float32(np.nan)),
              ("RCP", nx.pwl_rcp, x, np.float32(0)), ("RSQRT", nx.pwl_rsqrt, np.abs(x), np.float32(0)))
     for fn, f, v, special in cases:
         fast = f(v, *T[fn][:2])
         general = f(np.append(v, special), *T[fn][:2])[:-1]
         assert np.array_equal(fast.view(np.uint32), general.view(np.uint32)), fn
+    tiny = nx.pwl_exp(np.float32([-1e-9, -1e-30, -0.0]), *T["EXP"][:2])
+    assert np.all(tiny == 1.0)                      # f rounds up to 1: the last segment's end
