@@ -105,8 +105,6 @@ def _order(infos, effs) -> list[int] | None:
             if i == j:
                 continue
             rj = set(effs[j][0]) | set(r for r in infos[j].reads if r.isupper())
-            if infos[j].defn.unit == "vector" and infos[j].mnemonic.startswith("VSRS.I"):
-                rj.add("RM")
             if wi & rj or (infos[i].store and infos[j].bytes and not infos[j].store):
                 before[i].add(j)
     order, done = [], set()

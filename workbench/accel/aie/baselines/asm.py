@@ -103,8 +103,8 @@ class Asm:
                 return False
             if new.info.bytes and not new.info.store and o.info.store:
                 return False
-            if "RM" in o.info.writes and new.info.mnemonic.startswith("VSRS"):
-                return False
+            if set(o.info.writes) & set(new.info.reads) & set(self.spec.state):
+                return False                       # machine state, e.g. RM (SETRM, VSRS)
         return rules.check(self.spec, [(o.info, o.ops) for o in ops + [new]], None, self.pm) is None
 
     def close(self) -> None:
