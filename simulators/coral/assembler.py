@@ -295,7 +295,8 @@ class _Assembler(DirectiveMixin, OperandMixin):
                 if op.kind.name == "imm32":
                     v = ((v & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000
                 if op.kind.pcrel:           # back to the target: the expansion is at its own pc
-                    v = self.here + v
+                    values[op.name] = f"0x{(self.here + v) & 0xFFFFFFFF:x}"
+                    continue
                 values[op.name] = str(v)
         if not ok:
             for _ in range(n):
