@@ -57,7 +57,7 @@ VECTOR = {"add": lambda a, b, c, rm: fp32.vadd(a, b, rm, 0), "sub": lambda a, b,
 
 @pytest.mark.parametrize("op", list(SCALAR))
 def test_against_the_exact_reference_in_every_rounding_mode(op):
-    rng = random.Random(hash(op) & 0xFFFF)
+    rng = random.Random(sum(map(ord, op)))
     checked = 0
     for _ in range(3000):
         a, b, c, rm = operand(rng), operand(rng), operand(rng), rng.randrange(5)
