@@ -1,11 +1,12 @@
 """Analytic lower bound of cycles for a task on coral.
 
 Two bounds, the larger wins: moving every input and output once (binary32) at the
-machine's peak DTCM bandwidth (a VLEN-bit vector access per cycle plus a 4-byte
-scalar access per cycle), and the task's multiply-accumulates at peak (VLEN/32 vector
-lanes plus one scalar fused multiply-add per cycle). Both peaks are above what any
-kernel reaches (the vector unit does one instruction at a time), so a kernel measured
-below the bound is flagged as impossible."""
+machine's peak DTCM bandwidth (a VLEN-bit vector access per cycle plus a 4-byte scalar
+access per cycle), and the task's arithmetic at peak: every multiply-accumulate and
+every other element operation (exp, reciprocal and sqrt counted as one each) at
+VLEN/32 vector lanes plus one scalar operation per cycle. Both peaks are above what
+any kernel reaches (the vector unit runs one instruction at a time, and an exp takes
+many operations), so a kernel measured below the bound is flagged as impossible."""
 from __future__ import annotations
 
 from isa.loader import HardwareConfig
@@ -19,7 +20,9 @@ def coral_lower_bound(task: Task, config: str, hw: HardwareConfig) -> Bound:
     per_cycle = hw.VLEN // 8 + 4
     memory = -(-traffic // per_cycle)
     lanes = hw.VLEN // 32 + 1
-    compute = -(-w.macs // lanes) if w.macs else 0
+    ops = w.macs + w.vector_elems + w.special_elems
+    compute = -(-ops // lanes)
     if compute > memory:
-        return Bound(compute, "compute", f"{w.macs} MACs at {lanes} MACs/cycle")
+        return Bound(compute, "compute", f"{w.macs} MACs and {w.vector_elems + w.special_elems} element "
+                                         f"operations at {lanes} per cycle")
     return Bound(memory, "bandwidth", f"{traffic} bytes at {per_cycle} bytes/cycle")
