@@ -97,6 +97,10 @@ class _Run:
         tn = retired = b = 0
         t = 0
         stop = "end"
+        horizon = self.horizon
+        # what the loop needs of each bundle, as tuples (faster than attribute access)
+        table = [(r.fns, r.reads, r.macr, r.writes, r.ctrl, r.flush, r.mem, r.ends, r.halt)
+                 for r in rows]
         try:
             while b < nb:
                 if retired >= check_at:
@@ -109,19 +113,20 @@ class _Run:
                             f"the run exceeded its wall-clock limit of {self.budget.wall_seconds} s "
                             f"after {retired} bundles").locate(code.where(b, tn, retired))
                     check_at = min(retired + every, limit)
-                row = rows[b]
+                fns, reads, macr, writes, ctrl, flush, mem, ends, halt = table[b]
                 t = tn
-                for u in row.reads:
+                for u in reads:
                     if ready[u] > t:
                         t = ready[u]
-                for u in row.macr:
+                for u in macr:
                     if macready[u] > t:
                         t = macready[u]
-                for u, lat, f in row.writes:         # no result may overtake an older one
+                for u, lat, f in writes:             # no result may overtake an older one
                     if ready[u] >= t + lat:
                         t = ready[u] - lat + 1
                 data += t - tn
-                if row.ctrl:
+                if ctrl:
+                    row = rows[b]
                     if row.acq is not None:
                         t2 = dma.wait_lock(row.acq[0], row.acq[1], t)
                         dmaw += t2 - t
@@ -133,36 +138,35 @@ class _Run:
                     st.now = t
                 if dma.next_event is not None and dma.next_event <= t:
                     dma.advance(t)
-                if row.flush:
-                    for i in row.flush:
+                if flush:
+                    for i in flush:
                         if macs[i]:
                             st.flush_macs(i)
-                for fn in row.fns:
+                for fn in fns:
                     fn()
                 extra = 0
-                if row.mem:
-                    if row.mem > 1 and len(banks) > 1:
+                if mem:
+                    if mem > 1 and len(banks) > 1:
                         extra = max(banks.count(k) for k in banks) - 1
                         bank += extra
                     banks.clear()
-                for u, lat, f in row.writes:
+                for u, lat, f in writes:
                     r = t + lat
                     ready[u] = r
                     macready[u] = t + fwd if f else r
-                    if r > self.horizon:
-                        self.horizon = r
+                    if r > horizon:
+                        horizon = r
                 tn = t + 1 + extra
                 hits[b] += 1
                 retired += 1
                 if trace is not None:
                     trace.append(TraceStep(retired - 1, b, code.lines[b], code.texts[b], t,
                                            st.take_changes()))
-                if st.halted:
+                if halt and st.halted:
                     stop = "break"
                     break
-                k = row.ends
                 b += 1
-                while k:
+                while ends:
                     if not st.loops:
                         raise SimError("a bundle closes a hardware loop that is not open (a program "
                                        "not made by the assembler?)").locate(code.where(b - 1, t, retired))
@@ -170,12 +174,14 @@ class _Run:
                     if back is not None:
                         b = back
                         break
-                    k -= 1
+                    ends -= 1
         except SimError as e:
             if e.where.index < 0:
                 e.locate(code.where(b, t, retired))
+            self.horizon = horizon
             self._finish(data, dmaw, dmaq, bank, t, retired)
             return "error", e
+        self.horizon = horizon
         self._finish(data, dmaw, dmaq, bank, tn, retired)
         try:
             self.end = dma.drain(max(tn, self.horizon))

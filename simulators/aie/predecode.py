@@ -43,6 +43,7 @@ class Row:
     ends: int                # loops that end after this bundle
     slots: tuple             # slot names it occupies
     flush: tuple = ()        # accumulators whose deferred multiply-accumulates must land first
+    halt: bool = False       # has HALT
 
 
 @dataclass
@@ -223,5 +224,6 @@ def predecode(program: AieProgram, state, cfg, spec: AieSpec) -> Code:
             slots.append(slot)
         rows.append(Row(fns, tuple(dict.fromkeys(reads)), tuple(dict.fromkeys(macr)), tuple(writes),
                         acq, dmaq, any(i.defn.group == "control" for i in infos),
-                        sum(1 for i in infos if i.bytes), bd.ends, tuple(slots), tuple(sorted(flush))))
+                        sum(1 for i in infos if i.bytes), bd.ends, tuple(slots), tuple(sorted(flush)),
+                        any(i.mnemonic == "HALT" for i in infos)))
     return Code(rows, lines, texts, units, order_slots)
