@@ -68,3 +68,14 @@ def test_cli_isa_baseline_eval_and_exec(tmp_path, capsys):
                  "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["dumps"]["dm:OUT:4"] == ["0x80", "0x3F", "0x80", "0x3F"]
+
+
+def test_the_autotune_agent_improves_an_aie_baseline(tmp_path):
+    from workbench.agent.autotune import AutotuneAgent
+    from workbench.agent.loop import AgentLoop, RunSpec
+    from workbench.store import TraceStore
+    with TraceStore(tmp_path / "traces.db") as store:
+        loop = AgentLoop(AutotuneAgent("aie", "gelu"), RunSpec("aie", "gelu", "C2", budget=4), store)
+        result = loop.run()
+    s = result.scores
+    assert s["correct"] and s["best"]["speedup"] > 1.3
