@@ -229,6 +229,11 @@ class _Assembler:
             prev = st.kind
         for b in self.bundles:
             self.check_bundle(b)
+            for op in b.ops:
+                if op.info.mnemonic in ("DMAIN", "DMAOUT") and op.ops["bd"] >= len(self.bd_index):
+                    self.diags.error(op.line, op.column, f"{op.info.mnemonic} uses descriptor "
+                                     f"{op.ops['bd']}, but the program defines {len(self.bd_index)}",
+                                     "define it with `.bd NAME, ext=..., loc=..., n0=...` and use NAME")
         for idx, line, col in self.loops:
             self.diags.error(line, col, "LOOP has no matching ENDLOOP",
                              "close the loop with a line `ENDLOOP` after its last bundle")

@@ -167,6 +167,8 @@ def test_descriptor_errors():
     many = "\n".join(f".bd D{i}, ext=0, loc=0, n0=1" for i in range(17))
     assert "more than 16 descriptors" in one(many).message
     assert "already defined" in one(".bd A, ext=0, loc=0, n0=1\n.bd A, ext=0, loc=0, n0=1").message
+    d = one(".bd A, ext=0, loc=0, n0=1\nDMAIN 0, 3, r0, r0")
+    assert "uses descriptor 3, but the program defines 1" in d.message and ".bd NAME" in d.hint
 
 
 def test_names_and_constants():
