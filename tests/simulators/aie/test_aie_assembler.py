@@ -72,7 +72,8 @@ def test_every_operation_encodes_and_decodes():
         back = codec.decode_op(word, 0)
         assert back.mnemonic == mn and back.ops == ops, mn
         loop = mn in ("LOOP", "LOOPR")
-        again = assemble(back.text + ("\nNOP\nENDLOOP" if loop else ""))
+        bds = "".join(f".bd D{i}, ext=0, loc=0, n0=1\n" for i in range(16)) if mn.startswith("DMA") else ""
+        again = assemble(bds + back.text + ("\nNOP\nENDLOOP" if loop else ""))
         assert again.words[1] == word, (mn, back.text)
 
 

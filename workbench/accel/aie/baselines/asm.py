@@ -9,7 +9,6 @@ Control operations (loops, locks, DMA, HALT) close their bundle. `.bd` descripto
 `.equ` constants are collected and printed first."""
 from __future__ import annotations
 
-import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -41,12 +40,12 @@ class _Bundle:
 
 
 @lru_cache(maxsize=4096)
-def _parse(text: str, bd_numbers: tuple) -> tuple:
-    """(mnemonic, operand values) of one operation text, names of descriptors resolved."""
-    src = text
-    for name, number in bd_numbers:
-        src = re.sub(rf"\b{re.escape(name)}\b", str(number), src)
-    if src.split()[0].upper() in ("LOOP", "LOOPR"):
+def _parse(text: str, bd_names: tuple) -> tuple:
+    """(mnemonic, operand values) of one operation text; the program's descriptor names
+    are declared (as placeholders, in order) so they resolve to their numbers."""
+    head = "".join(f".bd {name}, ext=0, loc=0, n0=1\n" for name in bd_names)
+    src = head + text
+    if text.split()[0].upper() in ("LOOP", "LOOPR"):
         src += "\nNOP\nENDLOOP"              # a loop operation alone needs a body to assemble
     prog = assemble(src)
     ins = prog.instrs[0]
@@ -83,7 +82,7 @@ class Asm:
     # --- operations ---------------------------------------------------------------------
 
     def op(self, text: str, comment: str = "") -> None:
-        mn, ops = _parse(text, tuple(self.bds.items()))
+        mn, ops = _parse(text, tuple(self.bds))
         info = self.spec.ops[mn]
         ops = dict(ops)
         r, w = effects(self.spec, info, ops, self.pm)
