@@ -161,6 +161,8 @@ class OperandMixin:
             return v
         if self.pass2:
             v = self.addresses.get(name)
+            if v is None:
+                v = self.linker.get(name)
             if v is not None:
                 return v
         return self.params.get(name)

@@ -72,6 +72,7 @@ class _Assembler(DirectiveMixin, OperandMixin):
         self.ctx: tuple[Line, int, str] | None = None      # expansion being assembled
         self.pcrel_hi: dict[int, int] = {}                 # auipc address -> %pcrel_hi target
         self.last_pcrel_hi: int | None = None
+        self.linker: dict[str, int] = {}
         self.expansion_pc = 0
         self.instrs: list[Instr] = []
         self.words: list[int] = []
@@ -209,6 +210,11 @@ class _Assembler(DirectiveMixin, OperandMixin):
             base[s] = addr
             addr += self.loc[s]
         self.data_end = addr
+        # what a bare-metal linker script usually provides (a program's own labels win)
+        top = self.dtcm_base + self.cfg.DTCM_SIZE
+        self.linker = {"__global_pointer$": self.dtcm_base + 0x800, "__stack_top": top, "_stack_top": top,
+                       "__data_start": base["data"], "_edata": base["data"] + self.loc["data"],
+                       "__bss_start": base["bss"], "__bss_end": addr, "_end": addr, "end": addr}
         for name, (section, off) in self.labels.items():
             self.addresses[name] = base[section] + off
         return base

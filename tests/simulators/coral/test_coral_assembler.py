@@ -141,6 +141,17 @@ def test_align_in_text_pads_with_nops_and_word_in_text_decodes():
     assert p.words[:4] == [0x13] * 4 and p.instrs[-1].mnemonic == "addi"
 
 
+def test_linker_symbols_of_bare_metal_programs():
+    p = assemble("la sp, __stack_top\nla gp, __global_pointer$\nla a0, __bss_start\nla a1, _end\n"
+                 ".data\n.word 1\n.bss\n.zero 8\n", "t.s")
+    cfg = default_config()
+    values = [(decode(p.words[i], i).ops["imm"] << 12) + decode(p.words[i + 1], i + 1).ops["imm"] + 4 * i
+              for i in (0, 2, 4, 6)]
+    assert values == [cfg.DTCM_BASE + cfg.DTCM_SIZE, cfg.DTCM_BASE + 0x800, cfg.DTCM_BASE + 4,
+                      cfg.DTCM_BASE + 12]
+    assert "_end" not in p.labels
+
+
 def test_entry_is_start_label():
     assert assemble("nop\n_start: ret\n", "t.s").entry == 1
 
