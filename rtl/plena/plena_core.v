@@ -101,26 +101,37 @@ module plena_core #(
     wire [31:0] rs1_imm = g_rs1 + imm;       // in range whenever the checks pass
     wire [VLW+VRW-1:0] wo_addr = (VLW+VRW)'(g_rd + imm);   // M_*_WO destination
 
-    // V_TOPK's logits: the rows from gp[rs1], and the first NaN among the n scanned.
+    // The instruction at pc is at issue or in flight. Unit clock gates open on this and
+    // the opcode alone (a unit may capture operands while its instruction stalls or
+    // fails; only commits use `go`), which keeps the logic that computes clock enables
+    // small: the simulator evaluates it on both clock edges.
+    wire live = (state == S_RUN) && (rem != 32'd0 || pc < prog_len);
+
+    // V_TOPK's logits: the rows from gp[rs1], captured on their own clock in the middle
+    // of the issue cycle, and the first NaN among the n scanned (the check's result is
+    // settled well before the cycle ends).
+    wire tk_clk;
+    plena_clkgate u_tkgate (.clk(clk), .en(live && rem == 32'd0 && op == OP_V_TOPK), .gclk(tk_clk));
     reg  [128*16-1:0] logits;
-    reg  [31:0]       nan_at;
-    reg               nan_seen;
+    reg  [31:0]       nan_first;     // offset of the first NaN among the 128 logits
+    reg               nan_any, nan_in32;
     integer tq;
+    always @(posedge tk_clk)
+        for (tq = 0; tq < 128; tq = tq + 1)
+            logits[16*tq +: 16] <= vsram[VRW'(g_rs1[VLW +: VRW] + VRW'(tq / VLEN))][16*(tq % VLEN) +: 16];
+    // Depends on the captured logits only, so it is evaluated on their clock.
     always @* begin
-        logits = {128*16{1'b0}};
-        nan_seen = 1'b0;
-        nan_at = 32'd0;
-        if (op == OP_V_TOPK) begin
-            for (tq = 0; tq < 128; tq = tq + 1)
-                logits[16*tq +: 16] = vsram[VRW'(g_rs1[VLW +: VRW] + VRW'(tq / VLEN))][16*(tq % VLEN) +: 16];
-            for (tq = 0; tq < 128; tq = tq + 1)
-                if ((rmask || tq < 32) && !nan_seen && logits[16*tq + 7 +: 8] == 8'hFF
-                    && logits[16*tq +: 7] != 7'd0) begin
-                    nan_seen = 1'b1;
-                    nan_at = 32'(tq);
-                end
-        end
+        nan_any = 1'b0;
+        nan_first = 32'd0;
+        for (tq = 0; tq < 128; tq = tq + 1)
+            if (!nan_any && logits[16*tq + 7 +: 8] == 8'hFF && logits[16*tq +: 7] != 7'd0) begin
+                nan_any = 1'b1;
+                nan_first = 32'(tq);
+            end
+        nan_in32 = nan_any && nan_first < 32'd32;
     end
+    wire        nan_seen = rmask ? nan_any : nan_in32;   // 128 or 32 logits scanned
+    wire [31:0] nan_at = nan_first;
 
     // --- checks, footprint, HBM addresses ------------------------------------------------
     wire [3:0]  c_code;
@@ -146,7 +157,7 @@ module plena_core #(
         .h_rows(h_rows));
 
     // --- issue ----------------------------------------------------------------------------
-    wire at_issue = (state == S_RUN) && (rem == 32'd0) && (pc < prog_len);
+    wire at_issue = live && (rem == 32'd0);
     wire busy_now = (state == S_RUN) && (rem != 32'd0);
     wire ctl_ok = retired < max_retire && cyc < max_cycles && !halt;
     wire [63:0] wait_until;
@@ -189,7 +200,7 @@ module plena_core #(
         endcase
     end
     wire [31:0] sfpu_y;
-    plena_sfpu u_sfpu (.clk(clk), .go(go && sfpu_op), .fn(sfn), .a(f[frs1]), .b(f[frs2]),
+    plena_sfpu u_sfpu (.clk(clk), .go(at_issue && sfpu_op), .fn(sfn), .a(f[frs1]), .b(f[frs2]),
                        .y(sfpu_y));
 
     reg [3:0] vop;
@@ -218,14 +229,15 @@ module plena_core #(
     wire [VRW-1:0] v_row_a = g_rs1[VLW +: VRW];
     wire [VRW-1:0] v_row_b = g_rs2[VLW +: VRW];
     wire [VRW-1:0] v_row_d = g_rd[VLW +: VRW];
-    reg  [VLEN*32-1:0] map_vals;
+    // S_MAP_V_FP: this cycle's chunk of FP_MEM values, captured on its own clock.
+    localparam integer MAP_LANES = VLEN / T_V_MAP;
+    wire map_clk;
+    plena_clkgate u_mapgate (.clk(clk), .en(live && op == OP_S_MAP_V_FP), .gclk(map_clk));
+    reg  [MAP_LANES*32-1:0] map_vals;
     integer mq;
-    always @* begin
-        map_vals = {VLEN*32{1'b0}};
-        if (op == OP_S_MAP_V_FP && occupied)
-            for (mq = 0; mq < VLEN; mq = mq + 1)
-                map_vals[32*mq +: 32] = fp_mem[FMW'(rs1_imm + 32'(mq))];
-    end
+    always @(posedge map_clk)
+        for (mq = 0; mq < MAP_LANES; mq = mq + 1)
+            map_vals[32*mq +: 32] <= fp_mem[FMW'(rs1_imm + step * MAP_LANES + 32'(mq))];
     wire [RW-1:0]   v_wr_data;
     wire [VLEN-1:0] v_wr_elems;
     wire [31:0]     v_res_f;
@@ -234,22 +246,22 @@ module plena_core #(
         .MSRAM_TILES(MSRAM_TILES), .FP_MEM_SIZE(FP_MEM_SIZE), .INT_MEM_SIZE(INT_MEM_SIZE),
         .HBM_SIZE(HBM_SIZE), .HBM_V_PREFETCH_AMOUNT(HBM_V_PREFETCH_AMOUNT),
         .HBM_V_WRITEBACK_AMOUNT(HBM_V_WRITEBACK_AMOUNT), .HBM_BW(HBM_BW),
-        .HBM_LATENCY(HBM_LATENCY), .LOOP_DEPTH(LOOP_DEPTH), .IMEM_SIZE(IMEM_SIZE)
+        .HBM_LATENCY(HBM_LATENCY), .LOOP_DEPTH(LOOP_DEPTH), .IMEM_SIZE(IMEM_SIZE),
+        .MAP_LANES(MAP_LANES)
     ) u_vector (
-        .clk(clk), .active(occupied && v_op), .step(step), .op(vop), .row_a(vsram[v_row_a]),
+        .clk(clk), .active(live && v_op), .step(step), .op(vop), .row_a(vsram[v_row_a]),
         .row_b(vsram[v_row_b]), .use_f(v_use_f), .f(v_red ? f[frd] : f[frs2]),
         .map_vals(map_vals), .wr_data(v_wr_data), .wr_elems(v_wr_elems), .res_f(v_res_f));
-    // Element enables of a vector write: the chunk's elements, and with rmask only head
-    // segments whose V_MASK bit is set.
-    reg [RW-1:0] v_bits;
-    integer vq;
-    always @* begin
-        v_bits = {RW{1'b0}};
-        if (occupied && v_op && !v_red)
-            for (vq = 0; vq < VLEN; vq = vq + 1)
-                v_bits[16*vq +: 16] = {16{v_wr_elems[vq] &&
-                    (!(rmask && op != OP_S_MAP_V_FP) || vmask_r[vq / HLEN])}};
-    end
+    // A vector write: the chunk's elements replace the old ones, and with rmask only in
+    // head segments whose V_MASK bit is set.
+    function automatic [RW-1:0] merge(input [RW-1:0] old, input [RW-1:0] new_row,
+                                      input [VLEN-1:0] en, input logic masked,
+                                      input [31:0] vmask);
+        integer q;
+        for (q = 0; q < VLEN; q = q + 1)
+            merge[16*q +: 16] = (en[q] && (!masked || vmask[q / HLEN])) ? new_row[16*q +: 16]
+                                                                          : old[16*q +: 16];
+    endfunction
 
     reg [3:0] mop;
     reg       m_op;
@@ -283,7 +295,7 @@ module plena_core #(
         .HBM_V_WRITEBACK_AMOUNT(HBM_V_WRITEBACK_AMOUNT), .HBM_BW(HBM_BW),
         .HBM_LATENCY(HBM_LATENCY), .LOOP_DEPTH(LOOP_DEPTH), .IMEM_SIZE(IMEM_SIZE)
     ) u_matrix (
-        .clk(clk), .rst(rst), .active(occupied && m_op), .step(step), .op(mop),
+        .clk(clk), .rst(rst), .active(occupied && m_op), .gate(live && m_op), .step(step), .op(mop),
         .tile(g_rs1[TLW +: MTW]), .col(g_rs1[VLW-1:0]), .vrow0(g_rs2[VLW +: VRW]),
         .vrow_idx(m_vrow_idx), .vrow(vsram[m_vrow_idx]), .wo_row(m_wo_row),
         .wo_block(m_wo_block), .fill(commit && op == OP_H_PREFETCH_M),
@@ -297,7 +309,7 @@ module plena_core #(
         .HBM_V_WRITEBACK_AMOUNT(HBM_V_WRITEBACK_AMOUNT), .HBM_BW(HBM_BW),
         .HBM_LATENCY(HBM_LATENCY), .LOOP_DEPTH(LOOP_DEPTH), .IMEM_SIZE(IMEM_SIZE)
     ) u_topk (
-        .clk(clk), .active(occupied && op == OP_V_TOPK), .step(step), .big(rmask),
+        .clk(clk), .active(live && op == OP_V_TOPK), .step(step), .big(rmask),
         .logits(logits), .weights(tk_w), .indices(tk_i));
 
     // Trace port addresses, from the values the instruction used: a0 is the element
@@ -395,7 +407,8 @@ module plena_core #(
                         vsram[wo_row0 + VRW'(step)] <= m_wo_row;
                     // Chunks of element-wise vector results.
                     if (occupied && v_op && !v_red)
-                        vsram[v_row_d] <= (vsram[v_row_d] & ~v_bits) | (v_wr_data & v_bits);
+                        vsram[v_row_d] <= merge(vsram[v_row_d], v_wr_data, v_wr_elems,
+                                                rmask && op != OP_S_MAP_V_FP, vmask_r);
                     if (commit) begin
                         retired <= retired + 64'd1;
                         rt_valid <= 1'b1;

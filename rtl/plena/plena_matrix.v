@@ -21,7 +21,8 @@ module plena_matrix #(
 ) (
     input  wire               clk,
     input  wire               rst,
-    input  wire               active,
+    input  wire               active,     // an instruction of this unit runs this cycle
+    input  wire               gate,       // ... or is at issue (operand clocks only)
     input  wire [31:0]        step,
     input  wire [3:0]         op,
     input  wire [MTW-1:0]     tile,       // tile of the B operand
@@ -67,6 +68,8 @@ module plena_matrix #(
 
     wire compute = active && op <= MOP_BTMV;
     wire writeout = active && op >= MOP_MM_WO;
+    wire compute_gate = gate && op <= MOP_BTMV;
+    wire writeout_gate = gate && op >= MOP_MM_WO;
     wire is_mm  = (op == MOP_MM || op == MOP_TMM);
     wire is_mv  = (op == MOP_MV || op == MOP_TMV);
     wire is_bmm = (op == MOP_BMM || op == MOP_BTMM);
@@ -98,7 +101,7 @@ module plena_matrix #(
 
     // --- operands, captured on the array's operand clock ----------------------------
     wire mclk;
-    plena_clkgate u_gate (.clk(clk), .en(compute), .gclk(mclk));
+    plena_clkgate u_gate (.clk(clk), .en(compute_gate), .gclk(mclk));
 
     reg [MLEN*16-1:0]       a_q;
     reg [BLEN*MLEN*16-1:0]  b_q;
@@ -137,7 +140,7 @@ module plena_matrix #(
 
     // --- write-outs: accumulator entries captured, rounded to bf16 ------------------
     wire wclk;
-    plena_clkgate u_wgate (.clk(clk), .en(writeout), .gclk(wclk));
+    plena_clkgate u_wgate (.clk(clk), .en(writeout_gate), .gclk(wclk));
     reg [MLEN*32-1:0]      wo_q;
     reg [BLEN*BLEN*32-1:0] blk_q;
     always @(posedge wclk) begin

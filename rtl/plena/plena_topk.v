@@ -5,7 +5,7 @@
 //
 // A small sequential engine on its own operand clock, one step per cycle of the
 // instruction (the core has checked the logits for NaN at issue):
-//   step 0          capture the logits as order keys
+//   step 0          start (the core captured the logits in the middle of the issue cycle)
 //   step 1 .. k     pick the largest key not yet taken (one argmax over n per step)
 //   step 2 .. k+1   e_(s-2) = exp(x_(s-2) - x_0), one behind the selection
 //   step k+2        s = tree sum of e (k < KMAX: zero entries add exactly)
@@ -23,7 +23,7 @@ module plena_topk #(
     input  wire                active,
     input  wire [31:0]         step,
     input  wire                big,          // rmask: 0 -> 4 of 32, 1 -> 8 of 128
-    input  wire [NMAX*16-1:0]  logits,       // logit j at bits 16j (rows concatenated)
+    input  wire [NMAX*16-1:0]  logits,       // logit j at bits 16j, held for the instruction
     output wire [KMAX*32-1:0]  weights,
     output wire [KMAX*32-1:0]  indices
 );
@@ -46,7 +46,6 @@ module plena_topk #(
         end
     endfunction
 
-    reg [NMAX*16-1:0] x_q;        // the logits (bf16)
     reg [NMAX-1:0]    taken;
     reg [KMAX*32-1:0] sel_idx;    // chosen indices, in order
     reg [KMAX*16-1:0] sel_val;    // their values
@@ -66,9 +65,9 @@ module plena_topk #(
         found = 1'b0;
         for (j = 0; j < NMAX; j = j + 1)
             if ((big_q || j < 32) && !taken[j] &&
-                (!found || key_of(x_q[16*j +: 16]) > best_key)) begin
+                (!found || key_of(logits[16*j +: 16]) > best_key)) begin
                 best = j;
-                best_key = key_of(x_q[16*j +: 16]);
+                best_key = key_of(logits[16*j +: 16]);
                 found = 1'b1;
             end
     end
@@ -93,7 +92,6 @@ module plena_topk #(
     wire [31:0] k = big_q ? 32'd8 : 32'd4;
     always @(posedge tclk) begin
         if (step == 32'd0) begin
-            x_q <= logits;
             big_q <= big;
             taken <= {NMAX{1'b0}};
             e_q <= {KMAX*32{1'b0}};
@@ -102,7 +100,7 @@ module plena_topk #(
             if (step <= k) begin
                 taken[best] <= 1'b1;
                 sel_idx[32*(step - 1) +: 32] <= best;
-                sel_val[16*(step - 1) +: 16] <= x_q[16*best +: 16];
+                sel_val[16*(step - 1) +: 16] <= logits[16*best +: 16];
             end
             if (step >= 32'd2 && step <= k + 32'd1) begin
                 e_q[32*e_at +: 32] <= e;

@@ -14,6 +14,7 @@ module plena_vector #(
     // Waiver: the whole configuration, as every plena module (see plena_check).
     `include "plena_params.vh"
     /* verilator lint_on UNUSEDPARAM */
+    , parameter integer MAP_LANES = VLEN / 2     // VLEN / T_V_MAP (S_MAP_V_FP lanes)
 ) (
     input  wire               clk,
     input  wire               active,     // a vector instruction occupies the unit
@@ -23,7 +24,7 @@ module plena_vector #(
     input  wire [VLEN*16-1:0] row_b,
     input  wire               use_f,
     input  wire [31:0]        f,          // f[rs2] (VF forms) or f[rd] (reductions)
-    input  wire [VLEN*32-1:0] map_vals,
+    input  wire [MAP_LANES*32-1:0] map_vals,   // S_MAP_V_FP: this chunk's fp32 values
     output reg  [VLEN*16-1:0] wr_data,    // this cycle's results, at their row positions
     output reg  [VLEN-1:0]    wr_elems,   // which elements they are
     output wire [31:0]        res_f
@@ -47,34 +48,32 @@ module plena_vector #(
 
     plena_vgroup #(.VLEN(VLEN), .LANES(VLEN / T_V_ADD), .KIND(G_ADD)) u_add (
         .clk(clk), .en(en[G_ADD]), .step(step), .op(op), .row_a(row_a), .row_b(row_b),
-        .use_f(use_f), .f(f), .map_vals(map_vals), .row_out(g_row[G_ADD]), .elems_out(g_elems[G_ADD]));
+        .use_f(use_f), .f(f), .map_vals({(VLEN / T_V_ADD)*32{1'b0}}), .row_out(g_row[G_ADD]), .elems_out(g_elems[G_ADD]));
     plena_vgroup #(.VLEN(VLEN), .LANES(VLEN / T_V_MUL), .KIND(G_MUL)) u_mul (
         .clk(clk), .en(en[G_MUL]), .step(step), .op(op), .row_a(row_a), .row_b(row_b),
-        .use_f(use_f), .f(f), .map_vals(map_vals), .row_out(g_row[G_MUL]), .elems_out(g_elems[G_MUL]));
+        .use_f(use_f), .f(f), .map_vals({(VLEN / T_V_MUL)*32{1'b0}}), .row_out(g_row[G_MUL]), .elems_out(g_elems[G_MUL]));
     plena_vgroup #(.VLEN(VLEN), .LANES(VLEN / T_V_MAX), .KIND(G_MAX)) u_max (
         .clk(clk), .en(en[G_MAX]), .step(step), .op(op), .row_a(row_a), .row_b(row_b),
-        .use_f(use_f), .f(f), .map_vals(map_vals), .row_out(g_row[G_MAX]), .elems_out(g_elems[G_MAX]));
+        .use_f(use_f), .f(f), .map_vals({(VLEN / T_V_MAX)*32{1'b0}}), .row_out(g_row[G_MAX]), .elems_out(g_elems[G_MAX]));
     plena_vgroup #(.VLEN(VLEN), .LANES(VLEN / T_V_EXP), .KIND(G_EXP)) u_exp (
         .clk(clk), .en(en[G_EXP]), .step(step), .op(op), .row_a(row_a), .row_b(row_b),
-        .use_f(use_f), .f(f), .map_vals(map_vals), .row_out(g_row[G_EXP]), .elems_out(g_elems[G_EXP]));
+        .use_f(use_f), .f(f), .map_vals({(VLEN / T_V_EXP)*32{1'b0}}), .row_out(g_row[G_EXP]), .elems_out(g_elems[G_EXP]));
     plena_vgroup #(.VLEN(VLEN), .LANES(VLEN / T_V_RECI), .KIND(G_RECI)) u_rcp (
         .clk(clk), .en(en[G_RECI]), .step(step), .op(op), .row_a(row_a), .row_b(row_b),
-        .use_f(use_f), .f(f), .map_vals(map_vals), .row_out(g_row[G_RECI]), .elems_out(g_elems[G_RECI]));
+        .use_f(use_f), .f(f), .map_vals({(VLEN / T_V_RECI)*32{1'b0}}), .row_out(g_row[G_RECI]), .elems_out(g_elems[G_RECI]));
     plena_vgroup #(.VLEN(VLEN), .LANES(VLEN / T_V_MAP), .KIND(G_MAP)) u_map (
         .clk(clk), .en(en[G_MAP]), .step(step), .op(op), .row_a(row_a), .row_b(row_b),
         .use_f(use_f), .f(f), .map_vals(map_vals), .row_out(g_row[G_MAP]), .elems_out(g_elems[G_MAP]));
 
+    // The core writes these only for element-wise operations (one of the groups).
     always @* begin
-        wr_data = {VLEN*16{1'b0}};
-        wr_elems = {VLEN{1'b0}};
         case (op)
-            VOP_ADD, VOP_SUB, VOP_RSUB: begin wr_data = g_row[G_ADD]; wr_elems = g_elems[G_ADD]; end
             VOP_MUL:          begin wr_data = g_row[G_MUL];  wr_elems = g_elems[G_MUL]; end
             VOP_MAX, VOP_MIN: begin wr_data = g_row[G_MAX];  wr_elems = g_elems[G_MAX]; end
             VOP_EXP:          begin wr_data = g_row[G_EXP];  wr_elems = g_elems[G_EXP]; end
             VOP_RECI:         begin wr_data = g_row[G_RECI]; wr_elems = g_elems[G_RECI]; end
             VOP_MAP:          begin wr_data = g_row[G_MAP];  wr_elems = g_elems[G_MAP]; end
-            default: ;
+            default:          begin wr_data = g_row[G_ADD];  wr_elems = g_elems[G_ADD]; end
         endcase
     end
 

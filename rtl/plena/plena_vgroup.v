@@ -17,7 +17,11 @@ module plena_vgroup #(
     input  wire [VLEN*16-1:0] row_b,
     input  wire               use_f,     // second operand is the scalar f (VF forms)
     input  wire [31:0]        f,
-    input  wire [VLEN*32-1:0] map_vals,  // fp32 sources of S_MAP_V_FP (KIND == VK_MAP)
+    // KIND == VK_MAP: this chunk's fp32 values, held by the core's own operand register
+    // for the cycle (not captured again here); other kinds leave it unused.
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  wire [LANES*32-1:0] map_vals,
+    /* verilator lint_on UNUSEDSIGNAL */
     output reg  [VLEN*16-1:0] row_out,
     output reg  [VLEN-1:0]    elems_out
 );
@@ -39,9 +43,7 @@ module plena_vgroup #(
         op_q <= op;
         for (e = 0; e < LANES; e = e + 1) begin
             // bf16 operands widen exactly to fp32 (the bf16 pattern is the top half).
-            if (KIND == VK_MAP)
-                a_q[32*e +: 32] <= map_vals[32*(step*LANES + e) +: 32];
-            else if (op == VOP_RSUB)
+            if (op == VOP_RSUB)
                 a_q[32*e +: 32] <= f;
             else
                 a_q[32*e +: 32] <= {row_a[16*(step*LANES + e) +: 16], 16'h0000};
@@ -59,9 +61,9 @@ module plena_vgroup #(
     genvar l;
     generate
         for (l = 0; l < LANES; l = l + 1) begin : g_lane
-            wire [31:0] a = a_q[32*l +: 32];
-            // Waiver: exp, reciprocal and map kinds take one operand.
+            // Waiver: exp and reciprocal kinds take one operand, the map kind none of these.
             /* verilator lint_off UNUSEDSIGNAL */
+            wire [31:0] a = a_q[32*l +: 32];
             wire [31:0] b = b_q[32*l +: 32];
             /* verilator lint_on UNUSEDSIGNAL */
             if (KIND == VK_ADD) begin : g_add
@@ -77,8 +79,8 @@ module plena_vgroup #(
                 fp32_exp u_exp (.a(a), .y(y32[32*l +: 32]));
             end else if (KIND == VK_RECI) begin : g_rcp
                 fp32_recip u_rcp (.a(a), .y(y32[32*l +: 32]));
-            end else begin : g_map
-                assign y32[32*l +: 32] = a;
+            end else if (KIND == VK_MAP) begin : g_map
+                assign y32[32*l +: 32] = map_vals[32*l +: 32];
             end
             fp32_to_bf16 u_round (.a(y32[32*l +: 32]), .y(y16[16*l +: 16]));
         end
