@@ -70,6 +70,7 @@ class CoralState:
         self.m16 = self.m8[:self.dsize & ~1].cast("H")
         self.m32 = self.m8[:self.dsize & ~3].cast("I")
         self.mem = np.frombuffer(self.dmem, dtype=np.uint8)
+        self._mem_views: dict[int, np.ndarray] = {}
         self.pc = 0
         self.end_pc = program_size            # one past the last instruction: the run ends there
         self.x[2] = (self.dbase + self.dsize) & M          # sp: end of DTCM
@@ -144,6 +145,13 @@ class CoralState:
         self.vu[sew][base:base + len(values)] = values
 
     # --- vector memory -----------------------------------------------------------------
+    def mem_view(self, nbytes: int) -> np.ndarray:
+        """DTCM as an array of nbytes-byte elements (element i at offset i * nbytes)."""
+        view = self._mem_views.get(nbytes)
+        if view is None:
+            view = self._mem_views[nbytes] = self.mem[:self.dsize - self.dsize % nbytes].view(UINT[8 * nbytes])
+        return view
+
     def vmem_write(self, offsets: np.ndarray | int, eew: int, values: np.ndarray) -> None:
         """write: elements to DTCM byte offsets (a start offset for a contiguous run, or
         one offset per element, written in order)."""

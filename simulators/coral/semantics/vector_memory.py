@@ -53,11 +53,19 @@ def _load_maker(eew, mode):
             base = s.x[rs1]
             act = mask(s, vl) if vm == 0 else None
             db = data_eew // 8
-            if mode == "unit" and act is None:
+            stride = db if mode == "unit" else _signed32(s.x[ops["rs2"]]) if mode == "strided" else 0
+            if mode != "indexed" and act is None and stride and stride % db == 0:
+                # a plain slice of DTCM when the first and last elements are in range and aligned
                 o = base - s.dbase
-                if o < 0 or o + vl * db > s.dsize or base % db:
-                    _check(s, pc, base + db * np.arange(vl, dtype=np.int64), db, "vector load")
-                values = s.mem[o:o + vl * db].view(UINT[db * 8])
+                last = o + (vl - 1) * stride
+                if not (0 <= o <= s.dsize - db and 0 <= last <= s.dsize - db) or base % db:
+                    _check(s, pc, base + stride * np.arange(vl, dtype=np.int64), db, "vector load")
+                step, first, final = stride // db, o // db, last // db
+                view = s.mem_view(db)
+                if step > 0:
+                    values = view[first:final + 1:step]
+                else:
+                    values = view[first:final - 1 if final else None:step]
             else:
                 stride = _signed32(s.x[ops["rs2"]]) if mode == "strided" else None
                 offsets = elems(s, ops["vs2"], eew, vl) if mode == "indexed" else None

@@ -1,8 +1,8 @@
-"""Contractions: gemm and batch_matmul as register-blocked outer products (MR rows of
-the result at once, a strip of columns per vector register group, one scalar of A
-times one row strip of B per vfmacc.vf); gemv and linear as blocked dot products (NR
-outputs share each strip of the other operand, vfmacc.vv into accumulators, one
-unordered reduction per output)."""
+"""Contractions: gemm, batch_matmul and linear as register-blocked outer products (MR
+rows of the result at once, a strip of columns per vector register group, one scalar
+of the left operand times one strip of the right per vfmacc.vf; linear reads W's
+columns with strided loads); gemv as blocked dot products (NR rows of A share each
+strip of x, vfmacc.vv into accumulators, one unordered reduction per output)."""
 from __future__ import annotations
 
 from .template import Template
@@ -151,16 +151,62 @@ def gemv(ctx, asm, p):
     _dot_product_outputs(asm, p, d["M"], d["K"], "a0", "a1", "s2", None)
 
 
+def _linear_rows(asm, p, mr, K, N, x_row, y_row):
+    """y[r..r+mr, :] = x[r..r+mr, :] @ W^T + b: the accumulators start from the bias
+    strip; each k adds x[r+i, k] times the strip W[n.., k] (a strided load, pitch 4K)."""
+    lmul = p["lmul"]
+    accs = _groups(lmul, mr)
+    vw = f"v{8 + mr * lmul}" if 8 + (mr + 1) * lmul <= 32 else "v0"
+    kb = 4 * K
+    single = kb * (mr - 1) <= 2047
+    asm("mv s1, s8")
+    asm("mv s2, a1")
+    asm(f"mv s4, {y_row}")
+    asm.li("s3", N)
+    with asm.strip("s3", "t0", lmul, comment="a strip of outputs"):
+        for acc in accs:
+            asm(f"vle32.v {acc}, (s2)", "start from the bias")
+        if single:
+            asm(f"mv {X_A[0]}, {x_row}")
+        else:
+            for i in range(mr):
+                asm.addi(X_A[i], x_row, i * kb)
+        asm("mv t3, s1")
+        with asm.loop("t4", K, "k"):
+            asm(f"vlse32.v {vw}, (t3), s5", "W[strip, k]")
+            for i in range(mr):
+                asm(f"flw {F_A[i]}, {i * kb if single else 0}({X_A[0] if single else X_A[i]})")
+            for i in range(mr):
+                asm(f"vfmacc.vf {accs[i]}, {F_A[i]}, {vw}")
+            for i in range(1 if single else mr):
+                asm(f"addi {X_A[i]}, {X_A[i]}, 4")
+            asm("addi t3, t3, 4", "next column of W")
+        for i in range(mr):
+            asm.addi("t1", "s4", i * 4 * N)
+            asm(f"vse32.v {accs[i]}, (t1)")
+        asm("slli t1, t0, 2")
+        asm("add s2, s2, t1")
+        asm("add s4, s4, t1")
+        asm("mul t2, t0, s5")
+        asm("add s1, s1, t2", "vl rows of W further")
+
+
 def linear(ctx, asm, p):
     d = ctx.dims
-    asm.li("a0", ctx.addr("x"), "x row")
-    asm.li("s2", ctx.addr("y"), "y row")
+    M, K, N = d["M"], d["K"], d["N"]
+    mr = min(p["mr"], M)
+    asm.li("s6", ctx.addr("x"), "x rows")
+    asm.li("s7", ctx.addr("y"), "y rows")
     asm.li("s8", ctx.addr("w"), "W")
     asm.li("a1", ctx.addr("b"), "bias")
-    with asm.loop("s0", d["M"], "rows of x"):
-        _dot_product_outputs(asm, p, d["N"], d["K"], "a0", "s8", "s2", "a1")
-        asm.addi("a0", "a0", 4 * d["K"])
-        asm.addi("s2", "s2", 4 * d["N"])
+    asm.li("s5", 4 * K, "W row pitch: the stride down a column")
+    full, rest = divmod(M, mr)
+    with asm.loop("s11", full, f"blocks of {mr} rows"):
+        _linear_rows(asm, p, mr, K, N, "s6", "s7")
+        asm.addi("s6", "s6", mr * 4 * K)
+        asm.addi("s7", "s7", mr * 4 * N)
+    if rest:
+        _linear_rows(asm, p, rest, K, N, "s6", "s7")
 
 
 def _check_outer(ctx, p):
@@ -186,6 +232,6 @@ TEMPLATES = [
     Template("batch_matmul", batch_matmul, **OUTER, doc="gemm per batch", check=_check_outer),
     Template("gemv", gemv, **DOT, doc="NR rows of A per strip of x, vfmacc.vv, one reduction per output",
              check=_check_dot),
-    Template("linear", linear, **DOT, doc="per row of x, NR rows of W per strip, reductions plus bias",
-             check=_check_dot),
+    Template("linear", linear, **OUTER, doc="MR rows of x x a strip of outputs from the bias, vfmacc.vf "
+             "per k with a strided load of W's column", check=_check_outer),
 ]
