@@ -149,8 +149,8 @@ def _verdict(accel_name, task_name, config, kernel, m, r, model_s, rtl_s, progra
 def check_baselines(accel_name: str, hw, level: int = 1, tasks: list[str] | None = None,
                     configs: list[str] | None = None, seed: int = 0, rtl=None,
                     progress=None) -> list[CheckResult]:
-    """Every baseline of `level` on every configuration (held-out ones included), all
-    RTL runs in one simulator process."""
+    """Every baseline of `level` on every configuration (held-out ones included); the
+    RTL runs of one task share a simulator process."""
     from simulators.plena_rtl.backend import Job
     from tasks import all_tasks
     from workbench.accel import get_accel
@@ -169,18 +169,20 @@ def check_baselines(accel_name: str, hw, level: int = 1, tasks: list[str] | None
             cells.append((task.name, config, program, _inputs(accel, task, config, hw, seed)))
     if not cells:
         raise KeyError(f"no {accel_name} baselines match tasks={tasks} configs={configs}")
-    t0 = time.perf_counter()
-    rtl_runs = rtl.run_many([Job(p, img, budget) for _, _, p, img in cells], hw)
-    rtl_s = (time.perf_counter() - t0) / len(cells)
     out = []
-    for (task, config, program, image), r in zip(cells, rtl_runs):
-        t1 = time.perf_counter()
-        m = accel.backend().run(program, image, hw, budget)
-        res = _verdict(accel_name, task, config, "baseline", m, r, time.perf_counter() - t1,
-                       rtl_s, program, image, hw, budget, rtl, False)
-        out.append(res)
-        if progress:
-            progress(res)
+    for task in dict.fromkeys(c[0] for c in cells):
+        group = [c for c in cells if c[0] == task]
+        t0 = time.perf_counter()
+        rtl_runs = rtl.run_many([Job(p, img, budget) for _, _, p, img in group], hw)
+        rtl_s = (time.perf_counter() - t0) / len(group)
+        for (_, config, program, image), r in zip(group, rtl_runs):
+            t1 = time.perf_counter()
+            m = accel.backend().run(program, image, hw, budget)
+            res = _verdict(accel_name, task, config, "baseline", m, r, time.perf_counter() - t1,
+                           rtl_s, program, image, hw, budget, rtl, False)
+            out.append(res)
+            if progress:
+                progress(res)
     return out
 
 

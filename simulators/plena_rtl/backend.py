@@ -81,7 +81,9 @@ class PlenaRTL:
                     continue
                 limit = job.budget.max_instructions
                 write_job(base / f"job{len(prepared)}", JobInput(
-                    words, state.memories(), limit,
+                    words, state.memories(), config.HBM_SIZE,
+                    [(a, np.asarray(v).ravel()) for a, v in job.image.writes.get("hbm", {}).items()],
+                    limit,
                     self.max_cycles if self.max_cycles is not None else UNLIMITED,
                     job.trace), config)
                 prepared.append((i, job, listing))

@@ -55,7 +55,9 @@ def words_from_hex(path: Path) -> np.ndarray:
 @dataclass
 class JobInput:
     words: list[int]
-    memories: dict[str, np.ndarray]       # initial contents, storage dtypes
+    memories: dict[str, np.ndarray]       # initial on-chip contents, storage dtypes
+    hbm_size: int
+    hbm_writes: list[tuple[int, np.ndarray]]   # the image's HBM writes, in order
     max_retire: int
     max_cycles: int
     trace: bool
@@ -71,7 +73,12 @@ def write_job(directory: Path, job: JobInput, cfg) -> None:
     (directory / "msram.hex").write_text(rows_hex(m["msram"], cfg.MLEN))
     (directory / "fp_mem.hex").write_text(words_hex(np.asarray(m["fp_mem"], np.float32).view(np.uint32)))
     (directory / "int_mem.hex").write_text(words_hex(np.asarray(m["int_mem"], np.int32).view(np.uint32)))
-    np.ascontiguousarray(m["hbm"], dtype="<u2").tofile(directory / "hbm.bin")
+    # HBM is mostly zeros: a sparse file holding only the image's writes.
+    with open(directory / "hbm.bin", "wb") as f:
+        f.truncate(2 * job.hbm_size)
+        for addr, values in job.hbm_writes:
+            f.seek(2 * addr)
+            f.write(np.ascontiguousarray(values, dtype="<u2").tobytes())
 
 
 @dataclass
