@@ -24,7 +24,7 @@ from simulators.core.errors import AssemblyError, ConfigError
 RTL_BACKENDS = {"plena": "simulators.plena_rtl.backend:PlenaRTL"}
 # A run that diverged is re-run traced (to name the first diverging instruction) when
 # it retired at most this many instructions; longer ones ask for --lockstep.
-AUTO_LOCKSTEP_LIMIT = 2_000_000
+AUTO_LOCKSTEP_LIMIT = 300_000
 
 
 def rtl_backend(accel: str, **options):
