@@ -26,6 +26,7 @@ def test_key_changes_with_sources_and_parameters(diff_cfg, tmp_path):
 
 
 def test_second_run_reuses_the_build(diff_cfg):
+    PlenaRTL().run(Program("plena", [], []), MemoryImage(), diff_cfg)   # builds on a cold cache
     rtl = PlenaRTL()
     rtl.run(Program("plena", [], []), MemoryImage(), diff_cfg)
     assert rtl.last_build.cached
