@@ -60,8 +60,9 @@ class VectorTiming:
 
     def drain(self, t: int) -> int:
         """Wait until the vector unit has finished everything dispatched."""
-        self.waiting.clear() if self.vend <= t else None
-        return self.wait(t, self.vend)
+        t = self.wait(t, self.vend)
+        self.waiting.clear()                 # everything dispatched has started (and ended)
+        return t
 
     def total(self, t: int) -> int:
         return max(t, self.vend)
