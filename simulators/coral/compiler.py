@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from simulators.core.errors import SimError, Where
+from simulators.core.errors import SimError
 
 from . import fp32
 from .semantics import SCALAR, VECTOR, Code
@@ -185,7 +185,3 @@ class Compiler:
         if blk.tfn is None:
             blk.tfn = self._define(blk.source, "tfn")
         return blk.tfn
-
-
-def locate(e: SimError, where: Where) -> SimError:
-    return e.locate(where)

@@ -3,10 +3,10 @@ jumps, the vector configuration, integer division. Bound to one state by compile
 """
 from __future__ import annotations
 
-from simulators.core.errors import SimError, Where
+from simulators.core.errors import SimError
 
 from ..fp32 import RM_NAMES
-from ..state import FFLAGS, FRM, M, VILL, CoralState, IllegalInstruction, fault
+from ..state import FFLAGS, FRM, M, VILL, CoralState, fault
 
 SB = 0x80000000
 CSR_NAMES = {0x001: "fflags", 0x002: "frm", 0x003: "fcsr", 0x008: "vstart", 0x009: "vxsat",
@@ -14,10 +14,6 @@ CSR_NAMES = {0x001: "fflags", 0x002: "frm", 0x003: "fcsr", 0x008: "vstart", 0x00
              0xC20: "vl", 0xC21: "vtype", 0xC22: "vlenb", 0xC80: "cycleh", 0xC81: "timeh",
              0xC82: "instreth", 0xF14: "mhartid"}
 READ_ONLY = {0xC00, 0xC01, 0xC02, 0xC20, 0xC21, 0xC22, 0xC80, 0xC81, 0xC82, 0xF14}
-
-
-class Stop(Exception):
-    """Not an error: the program ended (ebreak, ecall)."""
 
 
 class System:
@@ -126,6 +122,3 @@ def rem_s(a: int, b: int) -> int:
 
 def rem_u(a: int, b: int) -> int:
     return a % b if b else a
-
-
-__all__ = ["System", "div_s", "div_u", "rem_s", "rem_u", "IllegalInstruction", "Where", "Stop"]

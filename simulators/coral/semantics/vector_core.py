@@ -34,8 +34,6 @@ def group(s: CoralState, pc: int, reg: int, factor: float, what: str) -> int:
     if emul > 8:
         raise fault(pc, f"{what} would need EMUL = {emul:g} registers (LMUL = {lmul_text(s)}, SEW = {s.sew}): "
                         "at most 8; use a smaller LMUL for widening and narrowing instructions")
-    if emul * 32 < 8 * 1:                       # EEW/EMUL below the smallest element: cannot happen for ELEN 32
-        raise fault(pc, f"{what}: EMUL = {emul:g} is not supported")
     n = max(1, int(emul))
     if reg % n:
         raise fault(pc, f"{what} = v{reg} is not a multiple of {n}: with LMUL = {lmul_text(s)} "

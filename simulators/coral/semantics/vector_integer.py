@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..state import SINT, UINT
+from ..state import SINT, UINT, fault
 from . import vector_forms
 from .vector_core import (beats, elems, group, mask, masked_dest_check, need_vtype, no_overlap, put, put_mask,
                           scalar, widen_overlap)
@@ -225,7 +225,6 @@ def _widen_maker(name, form, macc):
 
 
 def _too_wide(pc, name):
-    from ..state import fault
     return fault(pc, f"{name} widens SEW to 2*SEW, and SEW = 32 would need 64-bit elements (ELEN = 32): "
                      "use e8 or e16")
 
@@ -277,7 +276,6 @@ def _extend_maker(factor, signed):
             need_vtype(s, pc)
             sew, vl = s.sew, s.vl
             if sew // factor < 8:
-                from ..state import fault
                 raise fault(pc, f"v{'s' if signed else 'z'}ext.vf{factor} needs SEW >= {8 * factor} "
                                 f"(SEW = {sew})")
             nd = group(s, pc, vd, 1, "vd")

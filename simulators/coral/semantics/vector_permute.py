@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..state import UINT
+from ..state import UINT, fault
 from . import vector, vector_forms
 from .vector_core import beats, elems, group, mask, masked_dest_check, need_vtype, no_overlap, put, scalar
 from .vector_float import need_fp
@@ -143,7 +143,6 @@ def _whole_maker(nregs):
         vd, vs2 = ops["vd"], ops["vs2"]
 
         def run():
-            from ..state import fault
             for r, what in ((vd, "vd"), (vs2, "vs2")):
                 if r % nregs:
                     raise fault(pc, f"vmv{nregs}r.v: {what} = v{r} must be a multiple of {nregs}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import fp32
-from ..state import FFLAGS, M, SINT, UINT, fault
+from ..state import FFLAGS, M, fault
 from . import vector, vector_forms
 from .vector_core import beats, elems, group, mask, masked_dest_check, need_vtype, no_overlap, put, put_mask
 from .vector_float import need_fp
@@ -268,6 +268,3 @@ def _vmv_s_x(s, ops, pc, cost):
             put(s, vd, s.sew, 1, np.array([s.x[rs1] & ((1 << s.sew) - 1)]), 1, 1)
         return cost
     return run
-
-
-__all__ = ["fp_tree_sum", "SINT", "UINT"]
