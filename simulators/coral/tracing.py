@@ -17,7 +17,7 @@ from simulators.core.trace import Change
 
 from .state import CoralState
 
-CSR_FIELDS = ("fflags", "frm", "vl", "vtype")
+CSR_NAMES = ("fflags", "frm", "vl", "vtype")
 
 
 class TracingState(CoralState):
@@ -78,7 +78,7 @@ def apply_change(memories: dict, registers: dict, change: Change, value) -> None
     elif space == "v":
         registers["v"][addr] = value
     else:
-        registers[CSR_FIELDS[addr]] = value
+        registers[CSR_NAMES[addr]] = value
 
 
 def redo(step, memories: dict, registers: dict) -> None:
