@@ -185,7 +185,7 @@ class KernelCraftApp(App):
 
     def _launched_run_found(self, launched: Launched) -> None:
         self.notify(f"{launched.request.describe()} is run {launched.run_id}", timeout=3)
-        self.push_screen(RunScreen(launched.run_id))
+        self.push_screen(RunScreen(launched.run_id, launched=True))
 
     def on_unmount(self) -> None:
         if self.stop_launched_on_exit:

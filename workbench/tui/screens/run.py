@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from datetime import datetime
 
+from textual.css.query import NoMatches
 from textual import on, work
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -67,9 +68,10 @@ class RunScreen(Screen):
         Binding("escape", "back", "Runs", id="run.back"),
     ]
 
-    def __init__(self, run_id: int, seq: int | None = None):
+    def __init__(self, run_id: int, seq: int | None = None, launched: bool = False):
         super().__init__()
         self.run_id = run_id
+        self.launched = launched      # started from this app: open at its latest step even if it already ended
         self.focus_seq = seq
         self.trace: RunTrace | None = None
         self.index: int | None = None
@@ -160,13 +162,17 @@ class RunScreen(Screen):
         touched = self.trace.add(poll.events)
         self.finished_reading = poll.complete
         self.updates += 1
-        timeline = self.query_one(StepTimeline)
+        try:
+            timeline = self.query_one(StepTimeline)
+        except NoMatches:                       # closed while this poll was in flight
+            return
         timeline.set_steps(self.trace, touched)
         if first or self.index is None:
             start = (self.trace.index_of_seq(self.focus_seq) if self.focus_seq is not None
                      else None)
             if start is None:
-                start = len(self.trace.steps) - 1 if poll.run.status == "running" else 0
+                start = (len(self.trace.steps) - 1
+                         if poll.run.status == "running" or self.launched else 0)
             self.select(max(0, start))
         elif touched and self.follow and (was_live or poll.run.status == "running"):
             self.select(len(self.trace.steps) - 1)
