@@ -27,7 +27,7 @@ from simulators.core.errors import AssemblyError, BudgetExceeded
 from tasks import get_task
 from tasks.tolerance import Comparison, compare
 from workbench.accel import get_accel
-from workbench.layout import Layout, build_image, from_storage
+from workbench.layout import Layout, build_image, read_region
 
 from .lockstep import Lockstep
 from .timeline import Timeline, Touched
@@ -182,8 +182,7 @@ class DebugSession:
         spec = {s.name: s for s in get_task(self.task).outputs(self.config)}
         out = []
         for r in self.layout.by_role("output"):
-            mem = self.main.memories[r.memory]
-            got = from_storage(mem[r.address:r.end], r.dtype).reshape(r.shape)
+            got = read_region(self.layout, self.main.memories, r)   # element- or byte-addressed
             expected = self.reference[r.name]
             cmp = compare(got, expected, spec[r.name].dtype if r.name in spec else r.dtype)
             out.append(OutputCheck(r.name, r.memory, r.address, r.shape, r.dtype, got,
