@@ -50,10 +50,11 @@ def test_a_run_started_from_the_picker_opens_live(tmp_path):
             await pilot.press("ctrl+s")
             assert "autotune needs a baseline template" in screen_text(app)
             dialog.query_one("#nr-task").value = "relu"
-            await pilot.pause()
-            assert dialog.query_one("#nr-config").value == "C1"
+            assert await wait_for(pilot, lambda: dialog.query_one("#nr-config").value == "C1",
+                                  timeout=10)
             await pilot.press("ctrl+s")
-            assert isinstance(app.screen, PickerScreen) and len(app.launched) == 1
+            assert await wait_for(pilot, lambda: len(app.launched) == 1, timeout=10)
+            assert not isinstance(app.screen, NewRunScreen)
             assert await wait_for(pilot, lambda: isinstance(app.screen, RunScreen), timeout=60)
             run = app.screen
             assert await wait_for(pilot, lambda: run.finished_reading, timeout=60)
