@@ -1,55 +1,21 @@
-"""The Template record and the context a template renders with (aie)."""
+"""aie's Template: its layout and bundle builder on the shared template record."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable
-
-from isa.loader import HardwareConfig
-from tasks.core import Task
-from workbench.layout import Layout
+from workbench.templates import Ctx, Template as _Template
 
 from ..layout import aie_layout
 from .asm import Asm
 
-
-@dataclass
-class Ctx:
-    task: Task
-    config: str
-    dims: dict
-    layout: Layout
-    hw: HardwareConfig
-
-    def addr(self, tensor: str) -> int:
-        return self.layout.region(tensor).address
-
-    def const(self, name: str) -> int:
-        for c in self.layout.constants:
-            if c.name == name:
-                return c.address
-        raise KeyError(f"task {self.task.name} has no constant {name!r}")
+__all__ = ["Ctx", "Template"]
 
 
-@dataclass(frozen=True)
-class Template:
-    task: str
-    generate: Callable[[Ctx, Asm, dict], None]
-    params: dict = field(default_factory=dict)      # defaults: the baseline
-    space: dict = field(default_factory=dict)       # name -> candidate values, for tuning
-    doc: str = ""
-    check: Callable[[Ctx, dict], str | None] = lambda ctx, p: None  # why params don't fit, or None
+class Template(_Template):
+    accel_name = "aie"
 
-    def render(self, task: Task, config: str, hw: HardwareConfig, **params) -> str:
-        unknown = set(params) - set(self.params)
-        if unknown:
-            raise KeyError(f"{self.task} template has no parameter(s) {sorted(unknown)}; "
-                           f"parameters: {sorted(self.params)}")
-        p = {**self.params, **params}
-        ctx = Ctx(task, config, dict(task.configs[config]), aie_layout(task, config, hw), hw)
-        problem = self.check(ctx, p)
-        if problem:
-            raise ValueError(f"{self.task} template on {config}: {problem}")
+    def layout(self, task, config, hw):
+        return aie_layout(task, config, hw)
+
+    def begin(self, hw, header):
         asm = Asm(hw)
-        asm.head.append(f"; {task.name} {config} -- aie template compiler, parameters {p}")
-        self.generate(ctx, asm, p)
-        return asm.text()
+        asm.head.append(f"; {header}")
+        return asm
