@@ -51,6 +51,8 @@ class CoralState:
         self.x = [0] * 32
         self.f = [0] * 32
         self.fc = [0, 0]
+        self.vxrm = 0                          # fixed-point rounding mode (vxrm CSR, 2 bits)
+        self.vxsat = 0                         # fixed-point saturation flag (vxsat CSR, 1 bit)
         self.VLEN = cfg.VLEN
         self.VLENB = cfg.VLEN // 8
         self.vreg = np.zeros(32 * self.VLENB, dtype=np.uint8)
@@ -201,7 +203,7 @@ class CoralState:
         vt = self.vtype
         return {"x": list(self.x), "f": list(self.f), "v": self.vreg.reshape(32, self.VLENB).copy(),
                 "fflags": self.fc[FFLAGS], "frm": self.fc[FRM], "fcsr": self.fc[FRM] << 5 | self.fc[FFLAGS],
-                "vl": self.vl, "vtype": vt, "vlenb": self.VLENB,
+                "vxrm": self.vxrm, "vxsat": self.vxsat, "vl": self.vl, "vtype": vt, "vlenb": self.VLENB,
                 "vtype_text": self.vtype_text()}
 
     def vtype_text(self) -> str:

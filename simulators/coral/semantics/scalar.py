@@ -187,7 +187,7 @@ def _csr(mnemonic, rd, csr, pc, k, rs1=None, uimm=None, **_):
         writes = op == "w" or rs1 != 0
     call = f"CSR({pc}, {csr}, '{op}', {src if writes else 'None'}, T, R + {k})"
     lines = [f"v = {call}"] + setx(rd, "v")
-    return Code(lines, timed=True, sync="drain" if csr in (1, 3) else "")
+    return Code(lines, timed=True, sync="drain" if csr in (1, 3, 9, 15) else "")   # fflags, fcsr, vxsat, vcsr
 
 
 # --- floating point -------------------------------------------------------------------

@@ -27,16 +27,14 @@ class System:
         """csrrw/csrrs/csrrc (op 'w'/'s'/'c'); value None means no write. Returns the old value."""
         s = self.s
         name = CSR_NAMES.get(number)
-        if name is None or name in ("vxsat", "vxrm", "vcsr"):
-            what = f"CSR 0x{number:03x}" + (f" ({name})" if name else "")
-            raise fault(pc, f"{what} is not implemented by coral (no fixed-point vector instructions)"
-                        if name else f"{what} does not exist on coral; CSRs: "
-                        + ", ".join(n for n in CSR_NAMES.values() if n not in ("vxsat", "vxrm", "vcsr")))
+        if name is None:
+            raise fault(pc, f"CSR 0x{number:03x} does not exist on coral; CSRs: " + ", ".join(CSR_NAMES.values()))
         cycles = max(t, self.timing.vend) if name in ("cycle", "time", "cycleh", "timeh") else t
         old = {"fflags": s.fc[FFLAGS], "frm": s.fc[FRM], "fcsr": s.fc[FRM] << 5 | s.fc[FFLAGS],
                "vstart": 0, "cycle": cycles & M, "time": cycles & M, "instret": retired & M,
                "cycleh": cycles >> 32, "timeh": cycles >> 32, "instreth": retired >> 32,
-               "vl": s.vl, "vtype": s.vtype, "vlenb": s.VLENB, "mhartid": 0}[name]
+               "vl": s.vl, "vtype": s.vtype, "vlenb": s.VLENB, "mhartid": 0,
+               "vxsat": s.vxsat, "vxrm": s.vxrm, "vcsr": s.vxrm << 1 | s.vxsat}[name]
         if value is None:
             return old
         new = value if op == "w" else (old | value) if op == "s" else (old & ~value & M)
@@ -52,6 +50,12 @@ class System:
             s.fc[FFLAGS] = new & 0x1F
         elif name == "frm":
             s.fc[FRM] = new & 7
+        elif name == "vxsat":
+            s.vxsat = new & 1
+        elif name == "vxrm":
+            s.vxrm = new & 3
+        elif name == "vcsr":                          # vcsr = vxrm << 1 | vxsat
+            s.vxsat, s.vxrm = new & 1, (new >> 1) & 3
         else:
             s.fc[FFLAGS], s.fc[FRM] = new & 0x1F, (new >> 5) & 7
         return old
