@@ -111,14 +111,25 @@ def check(accel_name: str, task_name: str, config: str, source: str | None = Non
     program = accel.assemble(source, source_name=source_name, config=hw)
     image = _inputs(accel, task, config, hw, seed)
     budget = budget or Budget(max_instructions=200_000_000, wall_seconds=600.0)
-    rtl = rtl or rtl_backend(accel_name)
+    return run_both(accel_name, task_name, config, kernel, program, image, hw=hw,
+                    budget=budget, rtl=rtl or rtl_backend(accel_name), lockstep=lockstep)[0]
+
+
+def run_both(accel_name: str, task_name: str, config: str, kernel: str, program, image, *,
+             hw, budget: Budget, rtl, lockstep: bool = False, model_run=None):
+    """Run an assembled program on one memory image on the model (unless `model_run`
+    is that run already) and on the RTL, and compare: (CheckResult, model run, RTL
+    run). The agent's run_rtl tool reads the outputs of both runs."""
+    from workbench.accel import get_accel
     t0 = time.perf_counter()
-    m = accel.backend().run(program, image, hw, budget, trace=lockstep)
+    m = model_run or get_accel(accel_name).backend().run(program, image, hw, budget,
+                                                         trace=lockstep)
     t1 = time.perf_counter()
     r = rtl.run(program, image, hw, budget, trace=lockstep)
     t2 = time.perf_counter()
-    return _verdict(accel_name, task_name, config, kernel, m, r, t1 - t0, t2 - t1,
-                    program, image, hw, budget, rtl, lockstep)
+    model_s = m.wall_seconds if model_run is not None else t1 - t0
+    return _verdict(accel_name, task_name, config, kernel, m, r, model_s, t2 - t1,
+                    program, image, hw, budget, rtl, lockstep), m, r
 
 
 def _verdict(accel_name, task_name, config, kernel, m, r, model_s, rtl_s, program, image,
