@@ -71,7 +71,7 @@ def fresh_seeds(n: int) -> list[int]:
     return [secrets.randbits(31) for _ in range(n)]
 
 
-def _budget_for(baseline_retired: int) -> Budget:
+def budget_for(baseline_retired: int) -> Budget:
     # Generous for honest kernels, finite for runaway ones.
     return Budget(max_instructions=max(2_000_000, 20 * baseline_retired), wall_seconds=60.0)
 
@@ -99,6 +99,33 @@ def baseline_cycles(accel_name: str, task_name: str, config: str, hw=None) -> tu
 def _hw_key(hw) -> tuple:
     defaults = {k: p.default for k, p in hw.isa.params.items()}
     return tuple(sorted((k, v) for k, v in hw.as_dict().items() if defaults[k] != v))
+
+
+def judge(accel, task, config: str, layout, label: str, inputs: dict, image, result,
+          keep_outputs: bool = False) -> tuple[InputSetResult, float, int]:
+    """One run on one input set against the reference: any backend's RunResult (the
+    functional model's here, the RTL's in the agent's run_rtl tool). Returns the
+    result, the number of matching output elements and the number of elements."""
+    res = InputSetResult(label, False, 0.0, {}, result.cycles, result.retired)
+    if result.error is not None:
+        res.error = str(result.error)
+        return res, 0.0, 0
+    reference = task.reference(inputs, config)
+    got = read_outputs(layout, result)
+    ok, matched, n = True, 0.0, 0
+    for spec in task.outputs(config):
+        cmp = compare(got[spec.name], reference[spec.name], spec.dtype)
+        res.outputs[spec.name] = cmp.to_dict() if hasattr(cmp, "to_dict") else asdict(cmp)
+        if keep_outputs:
+            res.outputs[spec.name]["got"] = got[spec.name]
+            res.outputs[spec.name]["expected"] = reference[spec.name]
+        ok &= bool(cmp.passed)
+        size = int(np.prod(spec.shape))
+        matched += cmp.frac_match * size
+        n += size
+    res.outside_writes = writes_outside(layout, image, result, accel.checked_memories)
+    res.passed, res.frac_match = ok, (matched / n if n else 0.0)
+    return res, matched, n
 
 
 def evaluate(accel_name: str, task_name: str, config: str, source: str, *,
@@ -129,7 +156,7 @@ def evaluate(accel_name: str, task_name: str, config: str, source: str, *,
     if has_baseline and not is_baseline:
         base = baseline_cycles(accel_name, task_name, config, hw)
         ev.baseline_cycles = base[0]
-    budget = budget or _budget_for(base[1] if base else 0)
+    budget = budget or budget_for(base[1] if base else 0)
     bound: Bound = accel.lower_bound(task, config, hw)
     ev.lower_bound, ev.bound_kind = bound.cycles, bound.kind
 
@@ -147,30 +174,14 @@ def evaluate(accel_name: str, task_name: str, config: str, source: str, *,
         result = backend.run(program, image, hw, budget)
         if first is None:
             first = result
-        res = InputSetResult(label, False, 0.0, {}, result.cycles, result.retired)
+        res, matched, n = judge(accel, task, config, layout, label, inputs, image, result,
+                                keep_outputs)
+        ev.sets.append(res)
         if result.error is not None:
-            res.error = str(result.error)
-            ev.sets.append(res)
             ev.status, ev.error = "run_error", str(result.error)
             break
-        reference = task.reference(inputs, config)
-        got = read_outputs(layout, result)
-        ok, matched, n = True, 0.0, 0
-        for spec in task.outputs(config):
-            cmp = compare(got[spec.name], reference[spec.name], spec.dtype)
-            res.outputs[spec.name] = cmp.to_dict() if hasattr(cmp, "to_dict") else asdict(cmp)
-            if keep_outputs:
-                res.outputs[spec.name]["got"] = got[spec.name]
-                res.outputs[spec.name]["expected"] = reference[spec.name]
-            ok &= bool(cmp.passed)
-            size = int(np.prod(spec.shape))
-            matched += cmp.frac_match * size
-            n += size
-        res.outside_writes = writes_outside(layout, image, result, accel.checked_memories)
-        res.passed, res.frac_match = ok, (matched / n if n else 0.0)
         total_match += matched
         total_elems += n
-        ev.sets.append(res)
 
     ev.frac_match = total_match / total_elems if total_elems else 0.0
     if first is not None and first.error is None:
