@@ -76,3 +76,7 @@ from . import vector_integer as _vint  # noqa: E402,F401
 from . import vector_float as _vfp  # noqa: E402,F401
 from . import vector_reduce_mask as _vred  # noqa: E402,F401
 from . import vector_permute as _vperm  # noqa: E402,F401
+from . import vector_segment as _vseg  # noqa: E402,F401
+from . import vector_carry as _vcarry  # noqa: E402,F401
+from . import vector_fixed as _vfixed  # noqa: E402,F401
+from . import vector_estimate as _vest  # noqa: E402,F401

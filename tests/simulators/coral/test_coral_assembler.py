@@ -68,7 +68,7 @@ def test_decode_rejects_what_is_not_coral():
     with pytest.raises(DecodeError, match="rm = 5"):
         decode(0x00C5D553)                        # fadd.s with reserved rounding mode 5
     with pytest.raises(DecodeError, match="no coral instruction"):
-        decode(0x9E000057)                        # OP-V funct6 100111 on OPIVV: vsmul, not in coral
+        decode(0xC2001057)                        # OP-V funct6 110000 on OPFVV: vfwadd.vv, not in coral
 
 
 # --- pseudo-instructions -------------------------------------------------------------
