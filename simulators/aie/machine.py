@@ -21,6 +21,7 @@ from simulators.core.errors import BudgetExceeded, ConfigError, SimError, TimeLi
 from simulators.core.trace import TraceStep
 
 from .dma import DmaEngine
+from .codegen import compile_bundles, failing_op
 from .predecode import Code, predecode
 from .state import AieState
 from .tracing import TracingState
@@ -80,27 +81,23 @@ class _Run:
 
     def execute(self, code: Code) -> tuple[str, SimError | None]:
         st, dma, cfg = self.state, self.dma, self.cfg
-        rows = code.rows
-        nb = len(rows)
+        nb = len(code.rows)
         hits = self.hits = [0] * nb
         ready = [0] * len(code.units)
         macready = [0] * len(code.units)
-        fwd = cfg.ACC_FORWARD
-        banks = st.banks
-        macs = st.macs
+        stalls = [0] * len(STALLS)
+        horizon = [0]
+        steps, line_maps = compile_bundles(code, st, dma, ready, macready, stalls, horizon,
+                                           cfg.ACC_FORWARD)
+        # after a bundle: 0 go on, n > 0 loops end here, -1 HALT
+        after = [-1 if r.halt else r.ends for r in code.rows]
         trace = self.trace
         limit = self.budget.max_instructions
         every = max(1, self.budget.check_every)
         deadline = self.started + self.budget.wall_seconds
         check_at = min(every, limit)
-        data = dmaw = dmaq = bank = 0
         tn = retired = b = 0
-        t = 0
         stop = "end"
-        horizon = self.horizon
-        # what the loop needs of each bundle, as tuples (faster than attribute access)
-        table = [(r.fns, r.reads, r.macr, r.writes, r.ctrl, r.flush, r.mem, r.ends, r.halt)
-                 for r in rows]
         try:
             while b < nb:
                 if retired >= check_at:
@@ -113,76 +110,38 @@ class _Run:
                             f"the run exceeded its wall-clock limit of {self.budget.wall_seconds} s "
                             f"after {retired} bundles").locate(code.where(b, tn, retired))
                     check_at = min(retired + every, limit)
-                fns, reads, macr, writes, ctrl, flush, mem, ends, halt = table[b]
-                t = tn
-                for u in reads:
-                    if ready[u] > t:
-                        t = ready[u]
-                for u in macr:
-                    if macready[u] > t:
-                        t = macready[u]
-                for u, lat, f in writes:             # no result may overtake an older one
-                    if ready[u] >= t + lat:
-                        t = ready[u] - lat + 1
-                data += t - tn
-                if ctrl:
-                    row = rows[b]
-                    if row.acq is not None:
-                        t2 = dma.wait_lock(row.acq[0], row.acq[1], t)
-                        dmaw += t2 - t
-                        t = t2
-                    if row.dmaq is not None and dma.queue_full(*row.dmaq):
-                        t2 = dma.wait_queue(row.dmaq[0], row.dmaq[1], t)
-                        dmaq += t2 - t
-                        t = t2
-                    st.now = t
-                if dma.next_event is not None and dma.next_event <= t:
-                    dma.advance(t)
-                if flush:
-                    for i in flush:
-                        if macs[i]:
-                            st.flush_macs(i)
-                for fn in fns:
-                    fn()
-                extra = 0
-                if mem:
-                    if mem > 1 and len(banks) > 1:
-                        extra = max(banks.count(k) for k in banks) - 1
-                        bank += extra
-                    banks.clear()
-                for u, lat, f in writes:
-                    r = t + lat
-                    ready[u] = r
-                    macready[u] = t + fwd if f else r
-                    if r > horizon:
-                        horizon = r
-                tn = t + 1 + extra
+                tn = steps[b](tn)
                 hits[b] += 1
                 retired += 1
                 if trace is not None:
-                    trace.append(TraceStep(retired - 1, b, code.lines[b], code.texts[b], t,
+                    trace.append(TraceStep(retired - 1, b, code.lines[b], code.texts[b], st.now,
                                            st.take_changes()))
-                if halt and st.halted:
-                    stop = "break"
-                    break
+                ends = after[b]
                 b += 1
-                while ends:
-                    if not st.loops:
-                        raise SimError("a bundle closes a hardware loop that is not open (a program "
-                                       "not made by the assembler?)").locate(code.where(b - 1, t, retired))
-                    back = st.end_loop()
-                    if back is not None:
-                        b = back
-                        break
-                    ends -= 1
+                if ends:
+                    if ends < 0:
+                        if st.halted:
+                            stop = "break"
+                            break
+                        ends = code.rows[b - 1].ends
+                    while ends:
+                        if not st.loops:
+                            raise SimError("a bundle closes a hardware loop that is not open (a program "
+                                           "not made by the assembler?)").locate(
+                                               code.where(b - 1, st.now, retired))
+                        back = st.end_loop()
+                        if back is not None:
+                            b = back
+                            break
+                        ends -= 1
         except SimError as e:
             if e.where.index < 0:
-                e.locate(code.where(b, t, retired))
-            self.horizon = horizon
-            self._finish(data, dmaw, dmaq, bank, t, retired)
+                e.locate(code.where(b, st.now, retired, failing_op(e, b, line_maps)))
+            self.horizon = max(max(ready, default=0), horizon[0])
+            self._finish(stalls, st.now, retired)
             return "error", e
-        self.horizon = horizon
-        self._finish(data, dmaw, dmaq, bank, tn, retired)
+        self.horizon = max(max(ready, default=0), horizon[0])
+        self._finish(stalls, tn, retired)
         try:
             self.end = dma.drain(max(tn, self.horizon))
         except SimError as e:
@@ -190,8 +149,8 @@ class _Run:
             return "error", e
         return stop, None
 
-    def _finish(self, data, dmaw, dmaq, bank, t, retired):
-        self.stalls.update(data_hazard=data, dma_wait=dmaw, dma_queue=dmaq, bank_conflict=bank)
+    def _finish(self, stalls, t, retired):
+        self.stalls.update(zip(STALLS, stalls))
         self.t, self.retired = t, retired
         self.end = max(t, self.horizon, self.dma.done_time)
 

@@ -1,7 +1,7 @@
 """Turn an AieProgram into what the run loop executes, once per run.
 
-Each operation becomes its semantics function bound (functools.partial) to the state
-and its operand values. A bundle's operations run so that an operation reading a
+Each operation becomes a call: its semantics function, the state and its operand
+values (codegen.py turns a bundle's calls and timing data into one Python function). A bundle's operations run so that an operation reading a
 register runs before the one in the same bundle that writes it (all reads of a bundle
 see the values from before it); when that order does not exist (two operations
 exchanging values) the bundle's writes are deferred and applied after all its
@@ -12,7 +12,6 @@ queues).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
 
 import numpy as np
 
@@ -32,7 +31,7 @@ DEFERRABLE = ("VMAC.BF16", "VMSC.BF16", "VMMAC.BF16")
 
 @dataclass(slots=True)
 class Row:
-    fns: list                # bound operations in execution order
+    calls: list              # (semantics function, state, args, slot index) in execution order
     reads: tuple             # flat units read (not as accumulate input)
     macr: tuple              # flat accumulator units read as multiply-accumulate input
     writes: tuple            # (unit, latency, forwarded: a multiply's accumulator)
@@ -44,6 +43,26 @@ class Row:
     slots: tuple             # slot names it occupies
     flush: tuple = ()        # accumulators whose deferred multiply-accumulates must land first
     halt: bool = False       # has HALT
+    ops: tuple = ()          # the operations' texts, slot order (for error messages)
+
+
+@dataclass
+class BundleWhere(Where):
+    """Where a run-time error happened: the bundle, and the operation in it when known."""
+
+    op: str = ""             # "slot load0: `VLD x0, [p3]`"
+
+    def format(self) -> str:
+        if self.index < 0:
+            return "before the first bundle"
+        if self.text == "(end of program)":
+            return f"the end of the program (after bundle {self.index - 1})"
+        loc = f"bundle {self.index}"
+        if self.line or self.text:
+            loc += f" (line {self.line}: {self.text})" if self.line else f" ({self.text})"
+        if self.op:
+            loc += f", {self.op}"
+        return loc
 
 
 @dataclass
@@ -54,10 +73,15 @@ class Code:
     units: dict[tuple, int]          # (file, number) -> flat unit
     slot_names: list[str]
 
-    def where(self, b: int, cycle: int, retired: int) -> Where:
+    def where(self, b: int, cycle: int, retired: int, op: int | None = None) -> Where:
+        """The location of bundle b (and of its operation number `op`, slot order)."""
         if b >= len(self.lines):
-            return Where(b, 0, "(end of program)", cycle, retired)
-        return Where(b, self.lines[b], self.texts[b], cycle, retired)
+            return BundleWhere(b, 0, "(end of program)", cycle, retired)
+        what = ""
+        if op is not None and b < len(self.rows):
+            row = self.rows[b]
+            what = f"slot {row.slots[op]}: `{row.ops[op]}`"
+        return BundleWhere(b, self.lines[b], self.texts[b], cycle, retired, what)
 
 
 def flat_units(spec: AieSpec, isa) -> dict[tuple, int]:
@@ -175,7 +199,7 @@ def predecode(program: AieProgram, state, cfg, spec: AieSpec) -> Code:
             effs = [effects(spec, info, ins.ops, pm) for info, ins in zip(infos, instrs)]
             order = _order(infos, effs)
             target = state if order is not None else _deferring(state)
-            fns = []
+            calls = []
             for i in (order if order is not None else range(len(instrs))):
                 info, ins = infos[i], instrs[i]
                 args = _values(info.defn, ins, pm)
@@ -186,11 +210,11 @@ def predecode(program: AieProgram, state, cfg, spec: AieSpec) -> Code:
                     args.append(b + 1)
                 elif extra == "where":
                     args.append(f"bundle {b} (line {ins.line or lines[-1]}) `{ins.text or info.mnemonic}`")
-                fns.append(partial(table[info.mnemonic], target, *args))
+                calls.append((table[info.mnemonic], target, tuple(args), i))
             if order is None:
-                fns.append(partial(_commit, state))
+                calls.append((_commit, state, (), None))
         except SimError as e:
-            raise e.locate(Where(b, lines[-1], texts[-1]))
+            raise e.locate(BundleWhere(b, lines[-1], texts[-1]))
         reads, macr, writes = [], [], []
         flush = set()
         acq = dmaq = None
@@ -222,8 +246,9 @@ def predecode(program: AieProgram, state, cfg, spec: AieSpec) -> Code:
             slot = next(s.name for s in spec.slots if s.cls == info.slot and s.name not in taken)
             taken.add(slot)
             slots.append(slot)
-        rows.append(Row(fns, tuple(dict.fromkeys(reads)), tuple(dict.fromkeys(macr)), tuple(writes),
+        rows.append(Row(calls, tuple(dict.fromkeys(reads)), tuple(dict.fromkeys(macr)), tuple(writes),
                         acq, dmaq, any(i.defn.group == "control" for i in infos),
                         sum(1 for i in infos if i.bytes), bd.ends, tuple(slots), tuple(sorted(flush)),
-                        any(i.mnemonic == "HALT" for i in infos)))
+                        any(i.mnemonic == "HALT" for i in infos),
+                        tuple(ins.text or ins.mnemonic for ins in instrs)))
     return Code(rows, lines, texts, units, order_slots)
