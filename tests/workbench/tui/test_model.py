@@ -19,7 +19,7 @@ MODEL_DIR = Path(__file__).parents[3] / "workbench" / "tui" / "model"
 
 
 def test_model_modules_never_import_textual():
-    for path in MODEL_DIR.glob("*.py"):
+    for path in MODEL_DIR.rglob("*.py"):
         tree = ast.parse(path.read_text())
         names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
         names += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]

@@ -30,7 +30,8 @@ from workbench.accel import get_accel
 from workbench.layout import Layout, build_image, read_region
 
 from .lockstep import Lockstep
-from .timeline import Timeline, Touched
+from .timeline import Timeline, Touched, tracing_module
+from .views import MachineView, view_for
 
 # The debugger keeps every step's changes in memory; beyond this many retired
 # instructions a trace gets large (about 100 bytes per scalar step, a few hundred
@@ -71,6 +72,9 @@ class DebugSession:
     timelines: list[Timeline]
     trace_seconds: float = 0.0
     memory_dtypes: dict[str, str] = field(default_factory=dict)
+    view: MachineView | None = None
+    inspection: object = None          # what the view's traced run found beyond the trace
+    csr_names: tuple[str, ...] = ()    # the trace's "csr" space by index (tracing.CSR_NAMES)
 
     # ------------------------------------------------------------------ setup
     @classmethod
@@ -103,13 +107,15 @@ class DebugSession:
         reference = t.reference(inputs, config)
         started = time.perf_counter()
         backend = acc.backend()
-        result = backend.run(program, image, hw,
-                             Budget(max_instructions=max_steps, wall_seconds=120.0), trace=True)
-        timeline = Timeline.for_accelerator(accel, getattr(backend, "name", accel),
-                                            result).prepare()
+        view = view_for(accel)
+        result, inspection = view.traced_run(
+            backend, program, image, hw, Budget(max_instructions=max_steps, wall_seconds=120.0))
+        timeline = Timeline.for_accelerator(accel, getattr(backend, "name", accel), result,
+                                            view.unit_spaces).prepare()
         return cls(accel, task, config, source, label, hw, layout, program, image, reference,
                    [timeline], time.perf_counter() - started,
-                   {name: dtype for name, (_, dtype) in hw.memories().items()})
+                   {name: dtype for name, (_, dtype) in hw.memories().items()}, view, inspection,
+                   tuple(getattr(tracing_module(accel), "CSR_NAMES", ())))
 
     @property
     def main(self) -> Timeline:
@@ -159,9 +165,10 @@ class DebugSession:
                     f"(start it with a larger --max-steps to see more)")
         if r.error is not None:
             return f"stopped by an error after {r.retired} instructions: {r.error}"
+        noun = self.view.step_noun if self.view else "instruction"
         if r.stop == "break":
-            return f"stopped at a breakpoint instruction after {r.retired} instructions"
-        return f"ran to the end: {r.retired} instructions, {r.cycles} cycles"
+            return f"stopped at a breakpoint {noun} after {r.retired} {noun}s"
+        return f"ran to the end: {r.retired} {noun}s, {r.cycles} cycles"
 
     def current_line(self) -> int | None:
         """Source line of the instruction about to execute (the error's line at the end

@@ -11,6 +11,10 @@ A cell is shown by reinterpreting what its memory stores (the storage dtypes of
 
 so hex is always the stored bit pattern, and each other view answers "what would
 this cell be if read as that type".
+
+Byte-addressed memories (storage "u8": coral's DTCM, aie's data memory) are read as
+little-endian cells of the format's width (`CELL_BYTES`): bf16 values, fp32 values,
+int32 values or 32-bit words in hex.
 """
 from __future__ import annotations
 
@@ -20,6 +24,7 @@ from simulators import numerics
 
 FORMATS: tuple[str, ...] = ("bf16", "fp32", "int", "hex")
 STORAGE: tuple[str, ...] = ("bf16", "fp32", "int32")
+CELL_BYTES = {"bf16": 2, "fp32": 4, "int": 4, "hex": 4}
 
 
 def _as_storage(values, storage: str) -> np.ndarray:
@@ -87,3 +92,18 @@ def format_scalar(value, storage: str, fmt: str) -> str:
 
 def next_format(fmt: str) -> str:
     return FORMATS[(FORMATS.index(fmt) + 1) % len(FORMATS)]
+
+
+def cell_bytes(storage: str, fmt: str) -> int:
+    """Memory elements per shown cell: 1, or the format's width for byte storage."""
+    return CELL_BYTES[fmt] if storage == "u8" else 1
+
+
+def format_bytes(raw, fmt: str) -> list[str]:
+    """Bytes (a whole number of cells) as cells of format `fmt`."""
+    b = np.ascontiguousarray(np.asarray(raw, dtype=np.uint8))
+    if fmt == "bf16":
+        return format_cells(b.view(np.uint16), "bf16", "bf16")
+    if fmt == "fp32":
+        return format_cells(b.view(np.float32), "fp32", "fp32")
+    return format_cells(b.view(np.int32), "int32", fmt)

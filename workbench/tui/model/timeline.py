@@ -58,10 +58,14 @@ def _restore(dst_mem: dict, dst_regs: dict, src_mem: dict, src_regs: dict) -> No
             dst_regs[k] = v
 
 
-def _extent(ch: Change) -> int:
+def _extent(ch: Change, units: frozenset[str] = frozenset()) -> int:
     """Cells a change covers: an array change covers all its elements (a memory slice,
-    or a whole accumulator at address 0); a scalar or the loop stack counts as one."""
-    return int(np.size(ch.new)) if np.ndim(ch.new) and ch.space != "LOOPS" else 1
+    or a whole accumulator at address 0) unless its space is in `units` (register
+    files whose address is a register number and whose value is the whole register);
+    a scalar or the loop stack counts as one."""
+    if ch.space in units or ch.space == "LOOPS" or not np.ndim(ch.new):
+        return 1
+    return int(np.size(ch.new))
 
 
 @dataclass
@@ -101,14 +105,14 @@ class ChangeIndex:
     """Every change of a trace as arrays (step, start, end) per space, so the
     locations touched by any range of steps come out without a Python loop."""
 
-    def __init__(self, steps: list[TraceStep]):
+    def __init__(self, steps: list[TraceStep], units: frozenset[str] = frozenset()):
         cols: dict[str, tuple[list, list, list]] = {}
         for i, step in enumerate(steps):
             for ch in step.changes:
                 s, a, b = cols.setdefault(ch.space, ([], [], []))
                 s.append(i)
                 a.append(ch.address)
-                b.append(ch.address + _extent(ch))
+                b.append(ch.address + _extent(ch, units))
         self.spaces = {space: (np.asarray(s), np.asarray(a), np.asarray(b))
                        for space, (s, a, b) in cols.items()}
 
@@ -122,7 +126,7 @@ class ChangeIndex:
         return out
 
 
-def touched_by(steps: Iterable[TraceStep]) -> Touched:
+def touched_by(steps: Iterable[TraceStep], units: frozenset[str] = frozenset()) -> Touched:
     cols: dict[str, tuple[list, list]] = {}
     n = 0
     for step in steps:
@@ -130,7 +134,7 @@ def touched_by(steps: Iterable[TraceStep]) -> Touched:
         for ch in step.changes:
             a, b = cols.setdefault(ch.space, ([], []))
             a.append(ch.address)
-            b.append(ch.address + _extent(ch))
+            b.append(ch.address + _extent(ch, units))
     return Touched({space: _merge(np.asarray(a), np.asarray(b))
                     for space, (a, b) in cols.items()}, n)
 
@@ -142,13 +146,15 @@ INDEX_FROM = 256
 class Timeline:
     """One backend's traced run of a program, with a cursor over its states."""
 
-    def __init__(self, backend: str, result: RunResult, undo: Callable, redo: Callable):
+    def __init__(self, backend: str, result: RunResult, undo: Callable, redo: Callable,
+                 units: frozenset[str] = frozenset()):
         if result.trace is None:
             raise ValueError(f"{backend}: the run was not traced; run it with trace=True")
         self.backend = backend
         self.result = result
         self.steps: list[TraceStep] = result.trace
         self._undo, self._redo = undo, redo
+        self.units = units          # spaces of whole-register array changes (see _extent)
         # The run's final state is the last snapshot; undoing every step gives the first.
         self.memories, self.registers = result.memories, result.registers
         self._last = _copy_state(self.memories, self.registers)
@@ -160,14 +166,15 @@ class Timeline:
         self._index: ChangeIndex | None = None
 
     @classmethod
-    def for_accelerator(cls, accel: str, backend: str, result: RunResult) -> "Timeline":
+    def for_accelerator(cls, accel: str, backend: str, result: RunResult,
+                        units: frozenset[str] = frozenset()) -> "Timeline":
         mod = tracing_module(accel)
-        return cls(backend, result, mod.undo, mod.redo)
+        return cls(backend, result, mod.undo, mod.redo, units)
 
     def prepare(self) -> "Timeline":
         """Index the trace's changes now (a long move would do it on first use)."""
         if self._index is None:
-            self._index = ChangeIndex(self.steps)
+            self._index = ChangeIndex(self.steps, self.units)
         return self
 
     @property
@@ -194,10 +201,10 @@ class Timeline:
         lo, hi = sorted((here, target))
         if hi - lo > INDEX_FROM:
             if self._index is None:
-                self._index = ChangeIndex(self.steps)
+                self._index = ChangeIndex(self.steps, self.units)
             touched = self._index.touched(lo, hi)
         else:
-            touched = touched_by(self.steps[lo:hi])
+            touched = touched_by(self.steps[lo:hi], self.units)
         # Start from whichever of here / first / last is nearest, counting a snapshot
         # restore as RESTORE_COST steps.
         _, start = min((abs(target - here), "here"), (target + RESTORE_COST, "first"),

@@ -20,12 +20,14 @@ from textual.widgets import Footer, Input, Static
 
 from ..messages import deliver
 from ..model.debugger import DebugSession
-from ..model.formats import FORMATS, next_format
-from ..model.timeline import Touched, tracing_module
+from ..model.formats import FORMATS, cell_bytes, next_format
+from ..model.timeline import Touched
+from ..model.views import view_for
 from ..widgets.common.pane import TextPane
+from ..widgets.debugger.machine import MachinePane
 from ..widgets.debugger.memory import MemoryView, memory_text
 from ..widgets.debugger.outputs import OutputsView
-from ..widgets.debugger.registers import RegistersView, registers_text
+from ..widgets.debugger.registers import RegistersView, lines_text
 from ..widgets.debugger.source import SourceView
 
 BIG_STEP = 100
@@ -76,6 +78,10 @@ class DebuggerScreen(Screen):
         Binding("M", "memory(-1)", "Prev memory", id="debug.previous_memory", show=False),
         Binding("v", "format", "Format", id="debug.format",
                 tooltip="show cells as bf16 / fp32 / int / hex"),
+        Binding("r", "register_page(1)", "Registers", id="debug.registers", show=False,
+                tooltip="next page of registers (when they take several)"),
+        Binding("R", "register_page(-1)", "Prev registers", id="debug.previous_registers",
+                show=False),
         Binding("pagedown", "scroll_memory(1)", "Mem ↓", id="debug.memory_down", show=False),
         Binding("pageup", "scroll_memory(-1)", "Mem ↑", id="debug.memory_up", show=False),
         Binding("a", "goto_address", "Address", id="debug.address",
@@ -88,19 +94,23 @@ class DebuggerScreen(Screen):
         super().__init__()
         self.args = (accel, task, config, source, seed, edge, dict(hw_overrides or {}))
         self.title_text = title or f"{accel}/{task}/{config}"
+        self.view = view_for(accel)
+        self.register_page = 0
         self.session: DebugSession | None = None
         self.breakpoints: set[int] = set()
         self.fmt = "bf16"
         self.memory_names: list[str] = []
         self.memory = ""
         self.addresses: dict[str, int] = {}
-        self.csr_names: tuple[str, ...] = ()
         self._outputs_dirty = True
 
     def compose(self):
         yield TextPane(id="debug-status")
         with Horizontal(id="debug-body"):
-            yield SourceView(id="debug-source")
+            with Vertical(id="debug-left"):
+                yield SourceView(id="debug-source")
+                for spec in self.view.panes:
+                    yield MachinePane(spec.key, id=f"debug-{spec.key}", classes="debug-machine")
             with Vertical(id="debug-right"):
                 yield RegistersView(id="debug-registers")
                 yield MemoryView(id="debug-memory")
@@ -108,6 +118,11 @@ class DebuggerScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
+        # the accelerator's view sizes its panes (the stylesheet's sizes otherwise)
+        if self.view.register_height:
+            self.query_one(RegistersView).styles.height = self.view.register_height
+        for spec in self.view.panes:
+            self.query_one(f"#debug-{spec.key}", MachinePane).styles.height = spec.height
         accel, task, config, _, seed, edge, _ = self.args
         what = f"edge case {edge}" if edge else f"seed {seed}"
         self.query_one("#debug-status", TextPane).update(
@@ -136,7 +151,6 @@ class DebuggerScreen(Screen):
 
     def _ready(self, session: DebugSession) -> None:
         self.session = session
-        self.csr_names = tuple(getattr(tracing_module(session.accel), "CSR_NAMES", ()))
         regs = session.main.registers
         self.memory_names = list(session.memory_dtypes) + [
             k for k, v in regs.items() if isinstance(v, np.ndarray)]
@@ -144,7 +158,7 @@ class DebuggerScreen(Screen):
         self.memory = outputs[0].memory if outputs else self.memory_names[0]
         self.addresses = {name: 0 for name in self.memory_names}
         if outputs:
-            self.addresses[outputs[0].memory] = outputs[0].address
+            self.addresses[outputs[0].memory] = session.layout.span(outputs[0])[0]
         self.query_one(SourceView).load(session.source, session.accel)
         self._refresh(Touched())
         if session.main.result.error is not None:
@@ -153,7 +167,11 @@ class DebuggerScreen(Screen):
 
     # ---------------------------------------------------------------- drawing
     def _storage(self, name: str) -> str:
-        return self.session.memory_dtypes.get(name, "fp32")
+        """A memory's storage dtype; a register array's from its dtype (bytes: "u8")."""
+        if name in self.session.memory_dtypes:
+            return self.session.memory_dtypes[name]
+        kind = np.asarray(self._memory_values(self.session.main, name)).dtype
+        return "u8" if kind == np.uint8 else ("fp32" if kind.kind == "f" else "int32")
 
     def _memory_values(self, timeline, name: str):
         return timeline.memories.get(name, timeline.registers.get(name))
@@ -166,7 +184,7 @@ class DebuggerScreen(Screen):
         step = tl.current()
         status = Text(no_wrap=True, overflow="ellipsis")
         status.append(f"{self.title_text}  ", "bold")
-        status.append(f"{s.input_label}  instruction {s.position:,}/{s.length:,}  "
+        status.append(f"{s.input_label}  {self.view.step_noun} {s.position:,}/{s.length:,}  "
                       f"cycle {s.cycle():,}  ")
         if step is not None:
             status.append(f"next: pc {step.pc} line {step.line} ", "grey62")
@@ -179,25 +197,25 @@ class DebuggerScreen(Screen):
                                                               f"diverges at {d}"),
                           "green" if d is None else "bold red")
         if touched.steps > 1:
-            status.append(f"  (moved {touched.steps:,} instructions)", "grey50")
+            status.append(f"  (moved {touched.steps:,} {self.view.step_noun}s)", "grey50")
         self.query_one("#debug-status", TextPane).update(status)
         self.query_one(SourceView).show(s.current_line(), self.breakpoints)
-        regs = Text()
-        for i, t in enumerate(s.timelines):
-            if i:
-                regs.append("\n")
-            regs.append_text(registers_text(t.registers, touched, self.fmt,
-                                            title=t.backend if len(s.timelines) > 1 else "",
-                                            csr_names=self.csr_names,
-                                            width=self.query_one(RegistersView).size.width
-                                            or 120))
-        self.query_one(RegistersView).update(regs)
+        self._draw_registers()
+        for pane in self.query(MachinePane):
+            pane.update(lines_text(self.view.pane(pane.key, s, pane.size.width or 60)))
         self._draw_memory(touched)
         out_regions = s.layout.by_role("output")
         if self._outputs_dirty or any(touched.mask(r.memory, r.address, r.size).any()
                                       for r in out_regions):
             self._outputs_dirty = False
             self.query_one(OutputsView).show(s.outputs())
+
+    def _draw_registers(self) -> None:
+        pane = self.query_one(RegistersView)
+        lines, pages = self.view.register_lines(self.session, self.fmt, pane.size.width or 120,
+                                                pane.size.height or 10, self.register_page)
+        self.register_page %= pages
+        pane.update(lines_text(lines))
 
     def _draw_memory(self, touched: Touched | None = None) -> None:
         s = self.session
@@ -209,7 +227,7 @@ class DebuggerScreen(Screen):
         view.update(memory_text(self.memory, np.asarray(values), self._storage(self.memory),
                                 self.fmt, self.addresses.get(self.memory, 0), rows, PER_ROW,
                                 touched if touched is not None else s.main.touched,
-                                s.layout.regions))
+                                s.layout))
 
     # ---------------------------------------------------------------- moving
     def _move(self, touched: Touched) -> None:
@@ -259,13 +277,19 @@ class DebuggerScreen(Screen):
             self._refresh(self.session.main.touched)
         self.app.notify(f"cells shown as {self.fmt} ({', '.join(FORMATS)})", timeout=2)
 
+    def action_register_page(self, delta: int) -> None:
+        if self.session is not None:
+            self.register_page += delta
+            self._draw_registers()
+
     def action_scroll_memory(self, pages: int) -> None:
         if self.session is None:
             return
         rows = max(2, (self.query_one(MemoryView).size.height or 10) - 2)
         size = np.asarray(self._memory_values(self.session.main, self.memory)).size
-        addr = self.addresses.get(self.memory, 0) + pages * rows * PER_ROW
-        self.addresses[self.memory] = max(0, min(addr, max(0, size - PER_ROW)))
+        step = cell_bytes(self._storage(self.memory), self.fmt)
+        addr = self.addresses.get(self.memory, 0) + pages * rows * PER_ROW * step
+        self.addresses[self.memory] = max(0, min(addr, max(0, size - PER_ROW * step)))
         self._draw_memory()
 
     def action_goto_address(self) -> None:
@@ -277,23 +301,29 @@ class DebuggerScreen(Screen):
     def _goto_address(self, answer: str | None) -> None:
         if not answer or self.session is None:
             return
-        region = next((r for r in self.session.layout.regions if r.name == answer), None)
+        layout = self.session.layout
+        region = next((r for r in layout.regions if r.name == answer), None)
         if region is not None:
-            self.memory, addr = region.memory, region.address
+            self.memory, index = region.memory, layout.span(region)[0]
         else:
             try:
                 addr = int(answer, 0)
             except ValueError:
-                names = ", ".join(r.name for r in self.session.layout.regions)
+                names = ", ".join(r.name for r in layout.regions)
                 self.app.notify(f"{answer!r} is neither an address (e.g. 320 or 0x140) nor a "
                                 f"region ({names})", severity="error", timeout=6)
                 return
+            index = addr - layout.bases.get(self.memory, 0)     # byte memories: from their base
         size = np.asarray(self._memory_values(self.session.main, self.memory)).size
-        if not 0 <= addr < size:
-            self.app.notify(f"address {addr} is outside {self.memory} (0..{size - 1})",
+        if not 0 <= index < size:
+            base = layout.bases.get(self.memory, 0)
+            self.app.notify(f"address {answer} is outside {self.memory} "
+                            f"({base:#x}..{base + size - 1:#x})" if base else
+                            f"address {answer} is outside {self.memory} (0..{size - 1})",
                             severity="error", timeout=6)
             return
-        self.addresses[self.memory] = addr - addr % PER_ROW
+        step = cell_bytes(self._storage(self.memory), self.fmt)
+        self.addresses[self.memory] = index - index % (PER_ROW * step)
         self._draw_memory()
 
     def action_back(self) -> None:

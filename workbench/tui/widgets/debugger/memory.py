@@ -1,11 +1,16 @@
 """One memory (or accumulator) of the current state as rows of cells in the chosen
-format, cells the last move changed highlighted, the layout's regions named."""
+format, cells the last move changed highlighted, the layout's regions named.
+
+Element-addressed memories (plena's SRAMs, HBM, aie's external memory) show one
+element per cell at its element address. Byte-addressed memories (storage "u8":
+coral's DTCM, aie's data memory) show little-endian cells of the format's width at
+their byte addresses (the memory's base address added, in hex)."""
 from __future__ import annotations
 
 import numpy as np
 from rich.text import Text
 
-from ...model.formats import format_cells
+from ...model.formats import cell_bytes, format_bytes, format_cells
 from ...model.timeline import Touched
 from ..common.pane import TextPane
 
@@ -14,38 +19,52 @@ REGION_STYLES = {"input": "cyan", "output": "magenta", "scratch": "grey62"}
 
 
 def memory_text(name: str, values: np.ndarray, storage: str, fmt: str, start: int,
-                rows: int, per_row: int, touched: Touched, regions: list) -> Text:
+                rows: int, per_row: int, touched: Touched, layout) -> Text:
     """Two header lines, then `rows` lines of `per_row` cells of memory `name` from
-    address `start`."""
+    index `start` (an element, or a byte offset from the memory's base)."""
     flat = values.reshape(-1)
     size = flat.size
-    start = max(0, min(start, max(0, size - 1)))
-    end = min(size, start + rows * per_row)
-    cells = format_cells(flat[start:end], storage, fmt)
-    changed = touched.mask(name, start, end - start)
+    step = cell_bytes(storage, fmt)                 # array elements per cell
+    base = layout.bases.get(name, 0) if step > 1 else 0
+    start = max(0, min(start, max(0, size - step)))
+    start -= start % step
+    end = min(size - size % step, start + rows * per_row * step)
+    if step > 1:
+        cells = format_bytes(flat[start:end], fmt)
+        changed = touched.mask(name, start, end - start).reshape(-1, step).any(axis=1)
+        label = lambda a: f"0x{base + a:0{addr_w}X}"  # noqa: E731
+        addr_w = len(f"{base + size - 1:X}")
+        what = (f"  {size:,} bytes at 0x{base:X}, {step}-byte cells shown as {fmt}; "
+                f"0x{base + start:X}..0x{base + end - 1:X}")
+    else:
+        cells = format_cells(flat[start:end], storage, fmt)
+        changed = touched.mask(name, start, end - start)
+        addr_w = len(str(size - 1))
+        label = lambda a: f"{a:>{addr_w}}"  # noqa: E731
+        what = f"  {size:,} cells of {storage}, shown as {fmt}; address {start:,}..{end - 1:,}"
     width = max([len(c) for c in cells] + [4])
-    addr_w = len(str(size - 1))
     out = Text(no_wrap=True, overflow="ellipsis")
     out.append(f"{name}", "bold")
-    out.append(f"  {size:,} cells of {storage}, shown as {fmt}; address {start:,}..{end - 1:,}",
-               "grey62")
+    out.append(what, "grey62")
     n_changed = int(changed.sum())
     if n_changed:
         out.append(f"  {n_changed} changed", CHANGED)
     out.append("\n")
-    here = [r for r in regions if r.memory == name and r.address < end and start < r.end]
-    for r in here:
+    spans = [(r, *layout.span(r)) for r in layout.regions if r.memory == name]
+    here = [(r, a, b) for r, a, b in spans if a < end and start < b]
+    for r, a, b in here:
         out.append(f"{r.name}", REGION_STYLES.get(r.role, ""))
-        out.append(f"[{r.address}..{r.end - 1}] {r.role}  ", "grey50")
+        where = f"0x{base + a:X}..0x{base + b - 1:X}" if step > 1 else f"{a}..{b - 1}"
+        out.append(f"[{where}] {r.role}  ", "grey50")
     if not here:
         out.append("no layout region here", "grey50")
     out.append("\n")
-    for line_start in range(start, end, per_row):
-        region = next((r for r in here if r.address <= line_start < r.end), None)
-        out.append(f"{line_start:>{addr_w}} ", REGION_STYLES.get(region.role, "grey50")
+    for line_start in range(start, end, per_row * step):
+        region = next((r for r, a, b in here if a <= line_start < b), None)
+        out.append(f"{label(line_start)} ", REGION_STYLES.get(region.role, "grey50")
                    if region else "grey50")
-        for a in range(line_start, min(end, line_start + per_row)):
-            i = a - start
+        for a in range(line_start, min(end, line_start + per_row * step), step):
+            i = (a - start) // step
             out.append(f"{cells[i]:>{width}}", CHANGED if changed[i] else "")
             out.append(" ")
         out.append("\n")

@@ -1,0 +1,164 @@
+"""How the debugger shows one accelerator's machine, as data: register pages, a
+header line always in view, extra panes (a VLIW tile's bundle and DMA state), how a
+traced run is made. The screen draws whatever a view returns; it never asks which
+accelerator it shows. `MachineView` is the plain view every accelerator starts from
+(register files in rows, scalars, accumulators summarised); views/<accel>.py refine it.
+
+Text comes back as lines of `Seg(text, role)`; the role ("label", "changed", "tail",
+"title", "dim", "good", "bad", "warn", "busy", "empty") is styled by the widget.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..formats import format_scalar
+
+
+@dataclass(frozen=True)
+class Seg:
+    text: str
+    role: str = ""
+
+
+Line = list[Seg]
+
+
+@dataclass
+class Page:
+    name: str
+    lines: list[Line]
+
+
+@dataclass(frozen=True)
+class PaneSpec:
+    """An extra pane below the source: `key` names it to `MachineView.pane`."""
+
+    key: str
+    title: str
+    height: int
+
+
+CELL = 11                 # characters per register value
+
+
+def cell(value, fmt: str) -> str:
+    """Floats follow the format (bf16/fp32 values, int/hex bit patterns); integers
+    are shown as integers, in hex when hex is chosen."""
+    if isinstance(value, float):
+        return format_scalar(value, "fp32", fmt)
+    if isinstance(value, (int, np.integer)):
+        v = int(value)
+        if fmt == "hex":
+            return format_scalar(v, "int32", "hex") if -2**31 <= v < 2**31 else f"0x{v:X}"
+        return str(v)
+    return str(value)
+
+
+def paginate(pages: list[Page], height: int) -> list[Page]:
+    """Pages longer than `height` lines split into numbered parts."""
+    out = []
+    height = max(1, height)
+    for p in pages:
+        parts = [p.lines[i:i + height] for i in range(0, len(p.lines), height)] or [[]]
+        if len(parts) == 1:
+            out.append(p)
+        else:
+            out += [Page(f"{p.name} {i + 1}/{len(parts)}", part) for i, part in enumerate(parts)]
+    return out
+
+
+class MachineView:
+    step_noun = "instruction"
+    register_height: int | None = None       # rows of the registers pane (None: the stylesheet's)
+    panes: tuple[PaneSpec, ...] = ()         # extra panes under the source
+    unit_spaces: frozenset[str] = frozenset()   # trace spaces whose array value is one register
+    paged = False                            # split register pages longer than the pane
+
+    def __init__(self, accel: str):
+        self.accel = accel
+
+    # ------------------------------------------------------------------ running
+    def traced_run(self, backend, program, image, hw, budget):
+        """(RunResult with a trace, anything the view's panes read later)."""
+        return backend.run(program, image, hw, budget, trace=True), None
+
+    # ------------------------------------------------------------------ registers
+    def header(self, session, timeline) -> list[Line]:
+        """Lines above the register pages, in view whichever page is shown."""
+        return []
+
+    def register_pages(self, session, timeline, fmt: str, width: int) -> list[Page]:
+        return [Page("registers", generic_registers(timeline.registers, timeline.touched, fmt,
+                                                    session.csr_names, width))]
+
+    def register_lines(self, session, fmt: str, width: int, height: int, page: int
+                       ) -> tuple[list[Line], int]:
+        """The registers pane: per backend (titled when there are several) its header,
+        page tabs when its registers take several pages, then page `page` (modulo their
+        number); and the number of pages. The plain view does not page (lines past the
+        pane's height are cut)."""
+        out: list[Line] = []
+        n = 1
+        tls = session.timelines
+        for tl in tls:
+            block = [[Seg(tl.backend, "title")]] if len(tls) > 1 else []
+            block += self.header(session, tl)
+            raw = self.register_pages(session, tl, fmt, width)
+            room = height // len(tls) - len(block) - (1 if len(raw) > 1 else 0)
+            pages = paginate(raw, room) if self.paged else raw
+            n = len(pages)
+            k = page % n
+            if n > 1:
+                tabs = [Seg(f" {p.name} ", "busy" if j == k else "dim") for j, p in enumerate(pages)]
+                block.append(tabs + [Seg("  r: next page", "dim")])
+            out += block + pages[k].lines
+        return out, n
+
+    # ------------------------------------------------------------------ extra panes
+    def pane(self, key: str, session, width: int) -> list[Line]:
+        raise KeyError(f"{type(self).__name__} has no pane {key!r}")
+
+
+def generic_registers(registers: dict, touched, fmt: str, csr_names: tuple[str, ...] = (),
+                      width: int = 120) -> list[Line]:
+    """Register files (lists) in rows, scalar registers (CSRs) after them, array
+    registers (accumulators) as one summary line (their cells are in the memory view).
+    `csr_names` maps the trace's "csr" space (an index) to register names."""
+    per_line = max(2, min(8, width // (CELL + 6)))
+    lines: list[Line] = []
+    scalars, arrays = [], []
+    for name, value in registers.items():
+        if isinstance(value, list) and name != "LOOPS":
+            for start in range(0, len(value), per_line):
+                line: Line = []
+                for i in range(start, min(len(value), start + per_line)):
+                    line.append(Seg(f"{f'{name}{i}':>5}=", "label"))
+                    line.append(Seg(f"{cell(value[i], fmt):<{CELL}}",
+                                    "changed" if touched.has(name, i) else ""))
+                lines.append(line)
+        elif isinstance(value, np.ndarray):
+            arrays.append((name, value))
+        else:
+            scalars.append((name, value))
+    if scalars:
+        line = []
+        for name, value in scalars:
+            if name == "LOOPS":
+                changed = touched.has("LOOPS")
+            else:
+                changed = name in csr_names and touched.has("csr", csr_names.index(name))
+            line.append(Seg(f"{name}=", "label"))
+            text = (" ".join(map(str, value)) or "-") if isinstance(value, list) else cell(value, fmt)
+            line.append(Seg(text + "  ", "changed" if changed else ""))
+        lines.append(line)
+    if arrays:
+        line = []
+        for name, value in arrays:
+            finite = value[np.isfinite(value)] if value.dtype.kind == "f" else value
+            peak = float(np.abs(finite).max()) if finite.size else 0.0
+            line.append(Seg(f"{name}{list(value.shape)} ", "label"))
+            line.append(Seg(f"max|x| {peak:.4g}  ", "changed" if touched.has(name) else ""))
+        lines.append(line)
+    return lines

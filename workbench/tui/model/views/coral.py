@@ -1,0 +1,149 @@
+"""The coral core in the debugger: the vector configuration (vl, vtype as SEW, LMUL,
+tail/mask policies, VLMAX) and the fp CSRs always in view; pages of x registers by
+number and ABI name, f registers as bits and binary32 values, and v registers as
+elements at the current SEW, the elements past vl (the tail) set apart and those the
+last step wrote highlighted. Memories are byte-addressed (the memory view shows DTCM
+by byte address).
+
+vtype is decoded by the model (simulators/coral/inspect.py): the trace records only
+vl, vtype, fflags and frm, so the state's own `vtype_text`, `fcsr` and fixed-point CSRs
+in RunResult.registers hold the run's last values and are not shown."""
+from __future__ import annotations
+
+import numpy as np
+
+from isa.loader import get_isa
+from simulators.coral import fp32
+from simulators.coral.inspect import VectorConfig, vector_config
+
+from ..formats import format_cells
+from .base import Line, MachineView, Page, Seg
+
+FLAGS = (("NV", fp32.NV), ("DZ", fp32.DZ), ("OF", fp32.OF), ("UF", fp32.UF), ("NX", fp32.NX))
+
+
+class CoralView(MachineView):
+    register_height = 20
+    unit_spaces = frozenset({"v"})
+    paged = True
+
+    def __init__(self, accel: str):
+        super().__init__(accel)
+        isa = get_isa(accel)
+        self.names = {k: [isa.kinds[k].register_names(i) for i in range(isa.kinds[k].count)]
+                      for k in ("x", "f")}
+        self.rounding = {v: n for n, v in isa.kinds["rm"].names}
+
+    def config(self, session, registers) -> VectorConfig:
+        return vector_config(registers["vtype"], registers["vl"], session.hw.VLEN)
+
+    def _csr_changed(self, session, timeline, name: str) -> bool:
+        return name in session.csr_names and timeline.touched.has("csr", session.csr_names.index(name))
+
+    def header(self, session, timeline) -> list[Line]:
+        regs = timeline.registers
+        vc = self.config(session, regs)
+        ch = lambda name: "changed" if self._csr_changed(session, timeline, name) else ""  # noqa: E731
+        vec: Line = [Seg("vl=", "label"), Seg(str(vc.vl), ch("vl")),
+                     Seg(f" of VLMAX {vc.vlmax}  ", "dim"),
+                     Seg("vtype=", "label"), Seg(f"0x{vc.vtype:08X}", ch("vtype"))]
+        if vc.vill:
+            vec.append(Seg(" vill: no vector instruction may run until a vset*", "bad"))
+        else:
+            vec += [Seg(" SEW=", "label"), Seg(f"e{vc.sew}", "title"),
+                    Seg(" LMUL=", "label"), Seg(vc.lmul, "title"),
+                    Seg(" ta" if vc.tail_agnostic else " tu", "title"),
+                    Seg(" ma" if vc.mask_agnostic else " mu", "title")]
+        vec.append(Seg(f"  VLEN={session.hw.VLEN}", "dim"))
+        flags, frm = int(regs["fflags"]), int(regs["frm"])
+        raised = " ".join(n for n, bit in FLAGS if flags & bit) or "none"
+        fp: Line = [Seg("fcsr=", "label"), Seg(f"0x{frm << 5 | flags:02X}", ""),
+                    Seg("  frm=", "label"), Seg(self.rounding.get(frm, str(frm)), ch("frm")),
+                    Seg("  fflags=", "label"), Seg(raised, ch("fflags"))]
+        return [vec, fp]
+
+    def register_pages(self, session, timeline, fmt: str, width: int) -> list[Page]:
+        regs, touched = timeline.registers, timeline.touched
+        return [Page("x", self._x(regs["x"], touched, fmt, width)),
+                Page("f", self._f(regs["f"], touched, fmt, width)),
+                Page("v", self._v(session, timeline, fmt))]
+
+    def _x(self, values, touched, fmt: str, width: int) -> list[Line]:
+        per = max(1, (width + 1) // 20)
+        out = []
+        for start in range(0, 32, per):
+            line: Line = []
+            for i in range(start, min(32, start + per)):
+                num, abi = self.names["x"][i][0], self.names["x"][i][1]
+                v = int(values[i]) & 0xFFFFFFFF
+                text = f"0x{v:08X}" if fmt == "hex" else str(v - (v >> 31 << 32))
+                line += [Seg(f"{num:>3} ", "dim"), Seg(f"{abi:<4} ", "label"),
+                         Seg(f"{text:<10} ", "changed" if touched.has("x", i) else "")]
+            out.append(line)
+        return out
+
+    def _f(self, values, touched, fmt: str, width: int) -> list[Line]:
+        bits = np.asarray(values, dtype=np.uint64).astype(np.uint32)
+        shown = format_cells(bits.view(np.float32), "fp32", "fp32" if fmt in ("hex", "fp32") else fmt)
+        per = max(1, (width + 1) // 34)
+        out = []
+        for start in range(0, 32, per):
+            line: Line = []
+            for i in range(start, min(32, start + per)):
+                num, abi = self.names["f"][i][0], self.names["f"][i][1]
+                line += [Seg(f"{num:>3} ", "dim"), Seg(f"{abi:<4} ", "label"),
+                         Seg(f"{int(bits[i]):08X} {shown[i]:<13} ",
+                             "changed" if touched.has("f", i) else "")]
+            out.append(line)
+        return out
+
+    def _v(self, session, timeline, fmt: str) -> list[Line]:
+        regs = timeline.registers
+        vc = self.config(session, regs)
+        vreg = np.asarray(regs["v"])
+        sew = vc.sew
+        epr = vreg.shape[1] * 8 // sew
+        cells = [_elements(vreg[r], sew, fmt) for r in range(vreg.shape[0])]
+        w = max(len(c) for row in cells for c in row)
+        # element-exact highlight after one step; the register's name after a longer move
+        written = {}
+        step = timeline.previous() if timeline.touched.steps == 1 else None
+        for ch in step.changes if step is not None else ():
+            if ch.space == "v":
+                old = np.asarray(ch.old).view(_UINT[sew])
+                new = np.asarray(ch.new).view(_UINT[sew])
+                written[ch.address] = old != new
+        out = []
+        for r in range(vreg.shape[0]):
+            first, offset = vc.group(r)
+            head = r == first
+            line: Line = [Seg(f"v{r:<2}", "changed" if timeline.touched.has("v", r)
+                              else ("label" if head else "dim")),
+                          Seg("│" if head else "┆", "dim")]
+            for i, text in enumerate(cells[r]):
+                index = offset * epr + i          # element index within its register group
+                role = "tail" if vc.vill or index >= vc.vl else ""
+                if r in written and written[r][i]:
+                    role = "changed"
+                line.append(Seg(f" {text:>{w}}", role))
+            out.append(line)
+        return out
+
+
+_UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32}
+
+
+def _elements(raw: np.ndarray, sew: int, fmt: str) -> list[str]:
+    """A register's bytes as SEW-bit elements: fp32 values at e32 and bf16 values at e16
+    (for the bf16/fp32 formats), signed integers, or hex digits; e8 has no float form."""
+    u = np.ascontiguousarray(raw).view(_UINT[sew])
+    if fmt == "hex":
+        return [f"{v:0{sew // 4}X}" for v in u.tolist()]
+    if sew == 8 or fmt == "int":
+        return [str(v) for v in u.view({8: np.int8, 16: np.int16, 32: np.int32}[sew]).tolist()]
+    if sew == 16:
+        return format_cells(u, "bf16", fmt)
+    return format_cells(u.view(np.float32), "fp32", fmt)
+
+
+VIEW = CoralView
