@@ -27,6 +27,7 @@ from . import fp32
 from .semantics import SCALAR, VECTOR, Code
 from .semantics.system import System, div_s, div_u, rem_s, rem_u
 from .state import M, CoralState, fault
+from .loops import LoopPlan
 from .timing import LOAD, STORE, VectorTiming
 
 MAX_BLOCK = 256
@@ -47,11 +48,17 @@ class Block:
     mem: bool = False            # has scalar loads or stores
     prefix: list = field(default_factory=list)    # static issue offset of each instruction
     busy: dict = field(default_factory=dict)      # unit -> static cycles of one pass
+    # the timed variant's cycle accounting as data, for loops.py: ("add", n), ("vq", pc, kind),
+    # ("load",) / ("store",) / ("drain",); None if the block has other timed code
+    tsteps: list | None = field(default_factory=list)
+    tails: tuple = ()            # (taken, fall) cycles a branch ending the block adds
+    loop: object = None          # a LoopPlan if the block is a loop loops.py runs whole
 
 
 class Compiler:
     def __init__(self, program, state: CoralState, timing: VectorTiming, cfg, isa, traced: bool = False):
         self.program, self.s, self.cfg, self.isa, self.traced = program, state, cfg, isa, traced
+        self.timing = timing
         self.n = len(program.instrs)
         self.penalty = cfg.BRANCH_PENALTY
         system = System(state, timing)
@@ -105,6 +112,7 @@ class Compiler:
     def compile(self, start: int, limit: int) -> Block:
         blk = Block(start, 0)
         fast, timed = [], []
+        steps = blk.tsteps
         pending = 0                       # static cycles not yet added to T in the timed variant
         timed_only = False
         flow = None
@@ -122,9 +130,17 @@ class Compiler:
             sync = {"load": "T = SYNC_LOAD(T)", "store": "T = SYNC_STORE(T)", "drain": "T = DRAIN(T)"}.get(code.sync)
             if sync and code.flow != "stop":
                 timed += self._flush(pending) + [sync]
+                if steps is not None:
+                    steps += [("add", pending)] * bool(pending) + [(code.sync,)]
                 pending = 0
             if code.timed:
                 timed += self._flush(pending)
+                if steps is not None:
+                    steps += [("add", pending)] * bool(pending)
+                    if d is not None and d.mnemonic in VECTOR:
+                        steps += [("vq", pc, MEM_KIND.get(d.timing, 0))] + [("drain",)] * (d.unit == "vmove")
+                    else:
+                        steps = blk.tsteps = None
                 pending = 0
             fast += code.lines
             timed += code.lines
@@ -147,6 +163,9 @@ class Compiler:
             fast += tail_fast
             timed += tail_timed
         blk.source = "def tfn(T, R):\n    " + "\n    ".join(timed) + "\n"
+        if flow is not None and flow[0].flow == "branch" and flow[0].target == start and not self.traced:
+            blk.loop = LoopPlan.recognise(self.program.instrs, start, blk.size, self.cfg, self.isa, self.s,
+                                          self.timing, blk.tsteps, *blk.tails)
         if not timed_only:
             blk.fn = self._define("def fn():\n    " + "\n    ".join(fast) + "\n", "fn")
         if self.traced or timed_only:
@@ -164,6 +183,7 @@ class Compiler:
             blk.predicted = code.target if backward else end
             blk.penalty = p
             taken, fall = pending + cost + (0 if backward else p), pending + cost + (p if backward else 0)
+            blk.tails = (taken, fall)
             return ([f"if {code.cond}: return {code.target}", f"return {end}"],
                     [f"if {code.cond}: return {code.target}, T + {taken}", f"return {end}, T + {fall}"])
         if code.flow == "jump":

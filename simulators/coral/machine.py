@@ -134,6 +134,14 @@ class _Run:
                     check_at = min(retired + every, limit)
                 if trace is not None:
                     before, issue = state.snapshot(), t
+                elif blk.loop is not None:
+                    whole = blk.loop.run(t, limit - retired)
+                    if whole is not None:         # the loop ran to its end in one step
+                        t, n = whole
+                        hits[pc] = hits.get(pc, 0) + n
+                        retired += n * size
+                        pc += size
+                        continue
                 fn = blk.fn
                 if fn is not None and (not blk.mem or t >= timing.mem_end):
                     nxt = fn()

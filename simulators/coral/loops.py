@@ -1,0 +1,327 @@
+"""Run a whole execution of a simple vector loop at once, with the results and cycles
+of running it block by block.
+
+Contraction kernels spend almost all their instructions in one shape of inner loop:
+a block that branches back to itself, loads a vector and some scalars from addresses
+that step by a constant, multiply-adds them into accumulators and counts a register
+down to zero. Run block by block, every iteration pays Python and numpy call overhead
+for a few dozen elements. `LoopPlan` recognises such a block once (at compile time)
+and, when the block is entered with a known trip count, computes all iterations with
+numpy: every load of every iteration in one gather, every product in one multiply,
+then one vectorised step per iteration for the sequentially rounded accumulation.
+
+The shortcut must never change a result, so it only runs when it can prove it takes
+the same path as the block-by-block run:
+- the block holds only addi/add stepping a register by a constant, flw, unit-stride
+  and strided vle32/vlse32, unmasked vfmacc.vf/.vv, and a final `bnez` on a register
+  stepped by -1; no stores, so memory is read-only during the loop;
+- vtype is legal with SEW = 32 and integer LMUL, frm = RNE, vl > 0, register groups
+  aligned and disjoint, every address in DTCM and aligned, the whole loop within the
+  instruction budget;
+- every multiply-add takes vector_float's fast path (finite, no tiny or huge sum, no
+  binary32 midpoint reached through a rounded binary64 sum).
+Otherwise it declines and the blocks run as usual (and raise the usual errors).
+Cycles come from replaying the block's timing steps (compiler.py records them) on the
+vector timing model; once an iteration starts from the same relative timing state as
+the one before, the rest repeat it exactly and are added in one step.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import fp32
+from .state import FFLAGS, FRM, M, UINT
+from .timing import VectorTiming
+
+F32, F64, U32, U64 = np.float32, np.float64, np.uint32, np.uint64
+LOADS = {"vle32.v": "unit", "vlse32.v": "strided"}
+FMAS = {"vfmacc.vf", "vfmacc.vv"}
+
+
+def _signed32(v: int) -> int:
+    return (v ^ 0x80000000) - 0x80000000
+
+
+class LoopPlan:
+    """What the block does each iteration, in terms the batch run can evaluate."""
+
+    def __init__(self, state, timing: VectorTiming, size: int, counter: int, steps: dict,
+                 flws: list, vloads: list, fmas: list, vcost: dict, tsteps: list, taken: int, fall: int):
+        self.s, self.timing, self.size, self.counter = state, timing, size, counter
+        self.steps = steps          # x register -> ("imm", step) | ("reg", rs): its update each iteration
+        self.flws = flws            # (fd, rs1, imm, after)       after: use sees this iteration's update
+        self.vloads = vloads        # (vd, mode, rs1, after, rs2)
+        self.fmas = fmas            # (vd, form, src, vs2): src an f register (.vf) or vs1 (.vv)
+        self.vcost = vcost          # pc -> (cycles per beat or element, per beat?) of a vector instruction
+        self.tsteps = tsteps        # timing steps of one iteration (compiler.py), without the tail
+        self.taken, self.fall = taken, fall
+        self.skip = 0               # block entries to leave alone after a data-dependent refusal
+        self.vregs = sorted({v for v, *_ in vloads} | {f[0] for f in fmas} | {f[3] for f in fmas}
+                            | {f[2] for f in fmas if f[1] == "vv"})
+
+    # --- recognition --------------------------------------------------------------
+    @classmethod
+    def recognise(cls, instrs, start: int, size: int, cfg, isa, state, timing, tsteps, taken, fall):
+        """The plan of block instrs[start:start+size] (which branches back to `start`),
+        or None if it is not such a loop."""
+        if size < 3 or tsteps is None:
+            return None
+        body = instrs[start:start + size]
+        last = body[-1]
+        if last.mnemonic != "bne" or (last.ops.get("rs2") != 0 and last.ops.get("rs1") != 0):
+            return None
+        counter = last.ops["rs1"] or last.ops["rs2"]
+        steps: dict[int, tuple] = {}
+        vwritten: set[int] = set()
+        flws, vloads, fmas, vcost = [], [], [], {}
+        for pc, ins in enumerate(body[:-1], start):
+            mn, o = ins.mnemonic, ins.ops
+            d = isa.instructions.get(mn)
+            if d is None:
+                return None
+            if mn in ("addi", "add"):
+                rd = o["rd"]
+                if rd == 0 or rd != o["rs1"] or rd in steps:
+                    return None
+                steps[rd] = ("imm", o["imm"]) if mn == "addi" else ("reg", o["rs2"])
+            elif mn == "flw":
+                if o["rd"] in {f[0] for f in flws}:
+                    return None
+                flws.append((o["rd"], o["rs1"], o["imm"], o["rs1"] in steps))
+            elif mn in LOADS:
+                if o["vm"] != 1 or o["vd"] in vwritten:
+                    return None
+                mode = LOADS[mn]
+                vloads.append((o["vd"], mode, o["rs1"], o["rs1"] in steps, o.get("rs2", 0)))
+                vwritten.add(o["vd"])
+                vcost[pc] = (cfg.cycles(d.timing), mode == "unit")
+            elif mn in FMAS:
+                vd, form = o["vd"], mn[-2:]
+                src = o["rs1"] if form == "vf" else o["vs1"]
+                if o["vm"] != 1 or vd in vwritten or vd in ([o["vs2"]] + ([src] if form == "vv" else [])):
+                    return None
+                fmas.append((vd, form, src, o["vs2"]))
+                vwritten.add(vd)
+                vcost[pc] = (cfg.cycles(d.timing), True)
+            else:
+                return None
+        accs = {f[0] for f in fmas}
+        if any(f[3] in accs or (f[1] == "vv" and f[2] in accs) for f in fmas):
+            return None                   # an accumulator read by another multiply-add
+        if not cls._loads_before_use(body[:-1]):
+            return None
+        # what a step or a stride reads must not change inside the loop
+        if any(kind == "reg" and v in steps for kind, v in steps.values()):
+            return None
+        if any(mode == "strided" and rs2 in steps for _, mode, _, _, rs2 in vloads):
+            return None
+        if steps.get(counter) != ("imm", -1) or not fmas:
+            return None
+        return cls(state, timing, size, counter, steps, flws, vloads, fmas, vcost, tsteps, taken, fall)
+
+    @staticmethod
+    def _loads_before_use(body) -> bool:
+        """Each vector or f register an fma reads is loaded before it in the body, or
+        not written in the loop at all."""
+        written_v = {i.ops["vd"] for i in body if i.mnemonic in LOADS}
+        written_f = {i.ops["rd"] for i in body if i.mnemonic == "flw"}
+        have_v, have_f = set(), set()
+        for ins in body:
+            o = ins.ops
+            if ins.mnemonic in LOADS:
+                have_v.add(o["vd"])
+            elif ins.mnemonic == "flw":
+                have_f.add(o["rd"])
+            elif ins.mnemonic in FMAS:
+                vsrc = [o["vs2"]] + ([o["vs1"]] if ins.mnemonic.endswith("vv") else [])
+                if any(v in written_v and v not in have_v for v in vsrc):
+                    return False
+                if ins.mnemonic.endswith("vf") and o["rs1"] in written_f and o["rs1"] not in have_f:
+                    return False
+        return True
+
+    # --- the batch run ------------------------------------------------------------
+    def run(self, t: int, budget_left: int):
+        """Run the whole loop from its first iteration; (cycle after it, iterations), or
+        None to let the blocks run one by one."""
+        if self.skip:
+            self.skip -= 1
+            return None
+        s = self.s
+        x = s.x
+        n = x[self.counter]
+        if n < 2 or n * self.size > budget_left or s.vill or s.sew != 32 or s.lmul_den != 1 \
+                or not s.vl or s.fc[FRM]:
+            return None
+        lm = s.lmul_num
+        if any(v % lm for v in self.vregs):
+            return None
+        bases = self.vregs
+        for a, b in zip(bases, bases[1:]):
+            if b < a + lm:
+                return None
+        out = self._compute(n, s.vl)
+        if out is None:
+            self.skip = n - 1
+            return None
+        self._commit(n, s.vl, *out)
+        return self._time(t, n, s.vl), n
+
+    def _step(self, r: int) -> int:
+        kind, v = self.steps.get(r, ("imm", 0))
+        return v if kind == "imm" else _signed32(self.s.x[v])
+
+    def _rows(self, base: int, step: int, n: int, count: int, stride: int):
+        """Word indices of a (n, count) gather at byte address base + i*step + j*stride,
+        or None if any is outside DTCM or unaligned."""
+        s = self.s
+        if (base | step | stride) & 3:
+            return None
+        o = base - s.dbase
+        corners = (o, o + (n - 1) * step, o + (count - 1) * stride, o + (n - 1) * step + (count - 1) * stride)
+        if min(corners) < 0 or max(corners) > s.dsize - 4:
+            return None
+        rows = (o >> 2) + (step >> 2) * np.arange(n, dtype=np.int64)
+        if count == 0:
+            return rows
+        return rows[:, None] + (stride >> 2) * np.arange(count, dtype=np.int64)
+
+    def _compute(self, n: int, vl: int):
+        s = self.s
+        words = s.mem_view(4)
+        fl_vals, v_vals = {}, {}
+        for fd, rs1, imm, after in self.flws:
+            idx = self._rows(s.x[rs1] + imm + after * self._step(rs1), self._step(rs1), n, 0, 0)
+            if idx is None:
+                return None
+            fl_vals[fd] = words[idx]
+        for vd, mode, rs1, after, rs2 in self.vloads:
+            stride = 4 if mode == "unit" else _signed32(s.x[rs2])
+            idx = self._rows(s.x[rs1] + after * self._step(rs1), self._step(rs1), n, vl, stride)
+            if idx is None:
+                return None
+            v_vals[vd] = words[idx]
+
+        def vec(v):                       # (n, vl) or (vl,) binary64 values of a vector source
+            bits = v_vals[v] if v in v_vals else s.vu[32][v * s.epr[32]:v * s.epr[32] + vl]
+            return bits.view(F32).astype(F64)
+
+        m = len(self.fmas)
+        P = np.empty((n, m * vl), F64)
+        acc0 = np.empty(m * vl, F32)
+        for j, (vd, form, src, vs2) in enumerate(self.fmas):
+            cols = slice(j * vl, (j + 1) * vl)
+            if form == "vf":
+                a = fl_vals[src].view(F32).astype(F64)[:, None] if src in fl_vals else fp32.to_float(s.f[src])
+            else:
+                a = vec(src)
+            np.multiply(vec(vs2), a, out=P[:, cols])
+            acc0[cols] = s.vu[32][vd * s.epr[32]:vd * s.epr[32] + vl].view(F32)
+        S = np.empty((n, m * vl), F64)
+        R = np.empty((n, m * vl), F32)
+        add = np.add
+        prev = acc0
+        for i in range(n):
+            row = S[i]
+            add(P[i], prev, out=row)
+            prev = R[i]
+            prev[...] = row
+        # vector_float's fast path, for all iterations at once (fp32.fast_fma_sum, _fast)
+        a = np.abs(S)
+        if not a.max() < fp32._BIG:
+            return None
+        if a.min() < fp32.TINY and ((a < fp32.TINY) & (a != 0.0)).any():
+            return None
+        fl = s.fc[FFLAGS]
+        mid = (S.view(U64) & fp32._MID_MASK) == fp32._MID
+        Z = np.empty_like(S)
+        Z[0] = acc0
+        Z[1:] = R[:-1]
+        bb = S - P
+        inexact = (P - (S - bb)) + (Z - bb) != 0
+        if (mid & inexact).any():
+            return None
+        if not fl & fp32.NX and (inexact.any() or (R.astype(F64) != S).any()):
+            fl |= fp32.NX
+        return fl_vals, v_vals, R, fl
+
+    def _commit(self, n, vl, fl_vals, v_vals, R, fl):
+        from .semantics.vector_core import put
+        s, lm = self.s, self.s.lmul_num
+        for vd, *_ in self.vloads:
+            put(s, vd, 32, vl, v_vals[vd][-1].copy(), 1, lm)
+        last = R[-1].view(U32)
+        for j, (vd, *_) in enumerate(self.fmas):
+            put(s, vd, 32, vl, last[j * vl:(j + 1) * vl].copy(), 1, lm)
+        for fd, vals in fl_vals.items():
+            s.f[fd] = int(vals[-1])
+        x = s.x
+        for r in self.steps:
+            x[r] = (x[r] + n * self._step(r)) & M
+        s.fc[FFLAGS] = fl
+
+    # --- timing ------------------------------------------------------------------------
+    def _program(self, vl: int) -> list[tuple]:
+        """The iteration's timing steps as (op, a, b) with the vector cycles for this vl:
+        0 add a cycles, 1 dispatch a cycles of kind b, 2/3/4 sync load/store/drain."""
+        beats = max(1, -(-vl * 32 // self.s.VLEN))
+        out = []
+        for st in self.tsteps:
+            if st[0] == "vq":
+                cost, per_beat = self.vcost[st[1]]
+                out.append((1, cost * (beats if per_beat else vl), st[2]))
+            elif st[0] == "add":
+                out.append((0, st[1], 0))
+            else:
+                out.append(({"load": 2, "store": 3, "drain": 4}[st[0]], 0, 0))
+        return out
+
+    def _time(self, t: int, n: int, vl: int) -> int:
+        tm = self.timing
+        prog = self._program(vl)
+        q = tm.waiting
+        disp, sl, ss, dr = tm.dispatch, tm.sync_load, tm.sync_store, tm.drain
+
+        def once(t, tail):
+            for op, a, b in prog:
+                if op == 0:
+                    t += a
+                elif op == 1:
+                    t = disp(t, a, b)
+                elif op == 2:
+                    t = sl(t)
+                elif op == 3:
+                    t = ss(t)
+                else:
+                    t = dr(t)
+            return t + tail
+
+        moves_mem = bool(self.vloads)         # every iteration dispatches a load: mem_end moves with t
+
+        def key(t):
+            # a time the loop never moves matters only while it lies ahead of t
+            mem = tm.mem_end - t if moves_mem else max(tm.mem_end - t, 0)
+            return tuple(c - t for c in q), tm.vend - t, mem, max(tm.store_end - t, 0)
+
+        prev = None
+        i = 0
+        while i < n - 1:
+            k = key(t)
+            if prev is not None and k == prev[0]:
+                r = n - 1 - i                   # iterations left before the last: repeat the one before
+                dt, db, dfs, dss = t - prev[1], tm.busy - prev[2], tm.full_stall - prev[3], tm.sync_stall - prev[4]
+                shift = r * dt
+                for j in range(len(q)):
+                    q[j] += shift
+                tm.vend += shift
+                if moves_mem:
+                    tm.mem_end += shift
+                tm.busy += r * db
+                tm.full_stall += r * dfs
+                tm.sync_stall += r * dss
+                t += shift
+                break
+            prev = (k, t, tm.busy, tm.full_stall, tm.sync_stall)
+            t = once(t, self.taken)
+            i += 1
+        return once(t, self.fall)
