@@ -111,25 +111,29 @@ def check(accel_name: str, task_name: str, config: str, source: str | None = Non
     program = accel.assemble(source, source_name=source_name, config=hw)
     image = _inputs(accel, task, config, hw, seed)
     budget = budget or Budget(max_instructions=200_000_000, wall_seconds=600.0)
-    return run_both(accel_name, task_name, config, kernel, program, image, hw=hw,
-                    budget=budget, rtl=rtl or rtl_backend(accel_name), lockstep=lockstep)[0]
+    return run_both(accel_name, task_name, config, kernel, program, [image], hw=hw,
+                    budget=budget, rtl=rtl or rtl_backend(accel_name), lockstep=lockstep)[0][0]
 
 
-def run_both(accel_name: str, task_name: str, config: str, kernel: str, program, image, *,
-             hw, budget: Budget, rtl, lockstep: bool = False, model_run=None):
-    """Run an assembled program on one memory image on the model (unless `model_run`
-    is that run already) and on the RTL, and compare: (CheckResult, model run, RTL
-    run). The agent's run_rtl tool reads the outputs of both runs."""
+def run_both(accel_name: str, task_name: str, config: str, kernel: str, program, images, *,
+             hw, budget: Budget, rtl, lockstep: bool = False, model_runs=None) -> list[tuple]:
+    """Run an assembled program on each memory image on the model (unless `model_runs`
+    holds those runs already) and on the RTL (one simulator process for all images),
+    and compare: [(CheckResult, model run, RTL run)] per image. The agent's run_rtl
+    tool reads the outputs of both runs."""
+    from simulators.plena_rtl.backend import Job
     from workbench.accel import get_accel
     t0 = time.perf_counter()
-    m = model_run or get_accel(accel_name).backend().run(program, image, hw, budget,
-                                                         trace=lockstep)
+    models = model_runs or [get_accel(accel_name).backend().run(program, image, hw, budget,
+                                                                trace=lockstep)
+                            for image in images]
     t1 = time.perf_counter()
-    r = rtl.run(program, image, hw, budget, trace=lockstep)
-    t2 = time.perf_counter()
-    model_s = m.wall_seconds if model_run is not None else t1 - t0
-    return _verdict(accel_name, task_name, config, kernel, m, r, model_s, t2 - t1,
-                    program, image, hw, budget, rtl, lockstep), m, r
+    rtls = rtl.run_many([Job(program, image, budget, lockstep) for image in images], hw)
+    rtl_s = (time.perf_counter() - t1) / len(images)
+    model_s = [m.wall_seconds if model_runs else (t1 - t0) / len(images) for m in models]
+    return [(_verdict(accel_name, task_name, config, kernel, m, r, ms, rtl_s, program, image,
+                      hw, budget, rtl, lockstep), m, r)
+            for m, r, ms, image in zip(models, rtls, model_s, images)]
 
 
 def _verdict(accel_name, task_name, config, kernel, m, r, model_s, rtl_s, program, image,
