@@ -14,6 +14,7 @@ import re
 import numpy as np
 
 from isa.loader import get_isa
+from simulators.core.errors import MemoryAccessError
 
 from ..state import UINT, fault
 from . import vector
@@ -55,6 +56,26 @@ def _first_bad(s, addrs: np.ndarray, db: int) -> int:
     return int(np.argmax(bad)) if bad.any() else len(addrs)
 
 
+def _offsets(s, pc, addrs: np.ndarray, use: np.ndarray, db: int, what: str) -> np.ndarray:
+    """DTCM offsets of the active segments' fields (flattened, segment by segment), or
+    the error naming the first bad segment and field."""
+    rows = addrs[use]
+    k = _first_bad(s, rows, db)
+    if k == len(rows):
+        return (rows - s.dbase).ravel()
+    if addrs.shape[1] == 1:
+        return _check(s, pc, rows.ravel(), db, what)          # names the element, as plain loads do
+    f = int(np.flatnonzero(_first_bad_fields(s, rows[k], db))[0])
+    a = int(rows[k, f]) & 0xFFFFFFFF
+    why = s.bad_access(pc, a, db, what).message
+    raise fault(pc, f"segment {int(use[k])}, field {f}: {why}", MemoryAccessError, memory="dtcm", address=a)
+
+
+def _first_bad_fields(s, row: np.ndarray, db: int) -> np.ndarray:
+    off = row - s.dbase
+    return (off < 0) | (off > s.dsize - db) | (row % db != 0)
+
+
 def _load_maker(nf, eew, mode, first_fault):
     what = "vector segment load" if nf > 1 else "vector load"
 
@@ -82,7 +103,7 @@ def _load_maker(nf, eew, mode, first_fault):
                     vl = s.vl = int(use[k])
                     use = use[:k]
                     act = act[:vl] if act is not None else None
-            o = _check(s, pc, addrs[use].ravel(), db, what)
+            o = _offsets(s, pc, addrs, use, db, what)
             raw = s.mem[(o[:, None] + np.arange(db)).ravel()].view(UINT[data_eew]).reshape(len(use), nf)
             for f in range(nf):
                 values = np.zeros(vl, UINT[data_eew])
@@ -109,7 +130,7 @@ def _store_maker(nf, eew, mode):
             db = data_eew // 8
             addrs = _starts(s, ops, mode, vl, nf, db, eew)[:, None] + db * np.arange(nf)
             use = np.flatnonzero(mask(s, vl)) if vm == 0 else np.arange(vl)
-            o = _check(s, pc, addrs[use].ravel(), db, "vector segment store")
+            o = _offsets(s, pc, addrs, use, db, "vector segment store" if nf > 1 else "vector store")
             fields = np.stack([elems(s, vs3 + f * n, data_eew, vl)[use] for f in range(nf)], axis=1)
             s.vmem_write(o, data_eew, fields.ravel())
             return cost * nf * (beats(s, vl, data_eew) if mode == "unit" else vl)
