@@ -209,7 +209,7 @@ def predecode(program: AieProgram, state, cfg, spec: AieSpec) -> Code:
                 if extra == "next":
                     args.append(b + 1)
                 elif extra == "where":
-                    args.append(f"bundle {b} (line {ins.line or lines[-1]}) `{ins.text or info.mnemonic}`")
+                    args.append(f"bundle {b} (line {ins.line or lines[-1]}: {ins.text or info.mnemonic})")
                 calls.append((table[info.mnemonic], target, tuple(args), i))
             if order is None:
                 calls.append((_commit, state, (), None))

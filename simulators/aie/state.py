@@ -22,6 +22,8 @@ from simulators.core.errors import IllegalOperandError, MemoryAccessError
 # Address generator fields, in GSET order, then its two counters.
 G_FIELDS = ("INC", "N1", "J1", "N2", "J2")
 INC, N1, J1, N2, J2, C1, C2 = range(7)
+# Kinds of deferred bf16 multiply-accumulates (queue_mac).
+MAC_ADD, MAC_SUB, MAC_MATRIX = range(3)
 WRITE_METHODS = ("set_r", "set_p", "set_m", "set_g", "set_x", "set_w", "set_acc", "set_rm",
                  "set_lock", "write_dm", "push_loop")
 
@@ -70,7 +72,10 @@ class AieState:
         # touches it; then they are applied in order at once (flush_macs), which gives
         # the same bits as one at a time and is much faster. Tracing turns this off.
         self.defer_macs = True
-        self.macs: list[list] = [[] for _ in range(counts["acc"])]
+        self.macs: list[list[int]] = [[] for _ in range(counts["acc"])]   # kinds, in order
+        self.mac_a: list = [None] * counts["acc"]     # their operands (allocated on first use)
+        self.mac_b: list = [None] * counts["acc"]
+        self.mac_y: list = [None] * counts["acc"]
 
     # --- writes (TracingState overrides each of these) -----------------------------
 
@@ -141,10 +146,18 @@ class AieState:
 
     def queue_mac(self, i: int, kind: int, a: np.ndarray, b: np.ndarray) -> None:
         """Note a bf16 multiply-accumulate into accumulator i (kind: MAC_ADD, MAC_SUB or
-        MAC_MATRIX; a and b are copies of its operand lanes)."""
+        MAC_MATRIX; a and b its operand lanes, copied here into per-accumulator buffers)."""
         q = self.macs[i]
-        q.append((kind, a, b))
-        if len(q) >= self.MAX_DEFERRED:
+        k = len(q)
+        if not k and self.mac_a[i] is None:
+            n = self.MAX_DEFERRED
+            self.mac_a[i] = np.empty((n, 32), np.uint16)
+            self.mac_b[i] = np.empty((n, 32), np.uint16)
+            self.mac_y[i] = np.empty((n, 64), np.uint16)
+        self.mac_a[i][k] = a
+        (self.mac_y if kind == MAC_MATRIX else self.mac_b)[i][k] = b
+        q.append(kind)
+        if k + 1 >= self.MAX_DEFERRED:
             self.flush_macs(i)
 
     def flush_macs(self, i: int) -> None:
@@ -152,7 +165,7 @@ class AieState:
         q = self.macs[i]
         if q:
             self.macs[i] = []
-            self.set_acc(i, mac_terms(self.accf[i], q))
+            self.set_acc(i, mac_terms(self.accf[i], q, self.mac_a[i], self.mac_b[i], self.mac_y[i]))
 
     def flush_all_macs(self) -> None:
         for i in range(len(self.macs)):

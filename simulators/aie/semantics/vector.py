@@ -6,6 +6,7 @@ import numpy as np
 from simulators.numerics import canon, f32_to_bf16_bits, fmax, fmin, max_reduce, tree_sum
 
 from .. import numerics as nx
+from ..state import MAC_ADD, MAC_MATRIX, MAC_SUB
 from . import semantics
 
 F32, U16, U32 = np.float32, np.uint16, np.uint32
@@ -54,36 +55,34 @@ def vmac_i16(m, d, a, b):
     m.set_acc(d, m.acci[d] + m.xi16[a].astype(np.int32) * m.xi16[b])
 
 
-MAC_ADD, MAC_SUB, MAC_MATRIX = range(3)
 
 
-def mac_terms(acc: np.ndarray, queue: list) -> np.ndarray:
-    """The accumulator after the queued bf16 multiply-accumulates, applied in order: each
-    term (a product, a negated product, or a 4x8x8 tile product summed by halving) is
-    added with one fp32 rounding, exactly as the operations do one at a time."""
+def mac_terms(acc: np.ndarray, kinds: list, a: np.ndarray, b: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The accumulator after the queued bf16 multiply-accumulates, applied in order
+    (kinds[k] with operands a[k] and b[k], or y[k] for a tile product): each term (a
+    product, a negated product, or a 4x8x8 tile product summed by halving) is added
+    with one fp32 rounding, exactly as the operations do one at a time."""
     terms, k = [], 0
-    while k < len(queue):
-        kind = queue[k][0]
+    while k < len(kinds):
+        kind = kinds[k]
         j = k
-        while j < len(queue) and queue[j][0] == kind:
+        while j < len(kinds) and kinds[j] == kind:
             j += 1
-        a = _bf(np.stack([q[1] for q in queue[k:j]]))
-        b = _bf(np.stack([q[2] for q in queue[k:j]]))
         if kind == MAC_MATRIX:
-            t = nx.mmul_bf16(a.reshape(-1, 4, 8), b.reshape(-1, 8, 8)).reshape(-1, 32)
+            t = nx.mmul_bf16(_bf(a[k:j]).reshape(-1, 4, 8), _bf(y[k:j]).reshape(-1, 8, 8)).reshape(-1, 32)
         else:
-            t = a * b
+            t = _bf(a[k:j]) * _bf(b[k:j])
             if kind == MAC_SUB:
                 t = -t
         terms.append(t)
         k = j
-    return nx.accumulate_f32(acc, np.concatenate(terms))
+    return nx.accumulate_f32(acc, terms[0] if len(terms) == 1 else np.concatenate(terms))
 
 
 @semantics(name="VMAC_BF16")
 def vmac_bf16(m, d, a, b):
     if m.defer_macs:
-        m.queue_mac(d, MAC_ADD, m.x16[a].copy(), m.x16[b].copy())
+        m.queue_mac(d, MAC_ADD, m.x16[a], m.x16[b])
     else:
         m.set_acc(d, canon(m.accf[d] + _bf(m.x16[a]) * _bf(m.x16[b])))
 
@@ -91,7 +90,7 @@ def vmac_bf16(m, d, a, b):
 @semantics(name="VMSC_BF16")
 def vmsc_bf16(m, d, a, b):
     if m.defer_macs:
-        m.queue_mac(d, MAC_SUB, m.x16[a].copy(), m.x16[b].copy())
+        m.queue_mac(d, MAC_SUB, m.x16[a], m.x16[b])
     else:
         m.set_acc(d, canon(m.accf[d] - _bf(m.x16[a]) * _bf(m.x16[b])))
 
@@ -111,7 +110,7 @@ def vmmac_i16(m, d, a, b):
 @semantics(name="VMMAC_BF16")
 def vmmac_bf16(m, d, a, b):
     if m.defer_macs:
-        m.queue_mac(d, MAC_MATRIX, m.x16[a].copy(), m.y16[b].copy())
+        m.queue_mac(d, MAC_MATRIX, m.x16[a], m.y16[b])
     else:
         s = nx.mmul_bf16(_bf(m.x16[a]).reshape(4, 8), _bf(_pair(m, b, "x16")).reshape(8, 8))
         m.set_acc(d, nx.mac_f32(m.accf[d], s.ravel()))

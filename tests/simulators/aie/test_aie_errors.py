@@ -25,6 +25,27 @@ def test_out_of_range_and_misaligned_accesses():
     assert r.error.address == -64
 
 
+def test_errors_name_the_bundle_its_line_and_the_failing_slot():
+    r = run("MOVI r1, 5\nMOVPI p0, 8190\nADDI r1, r1, 1 || VLD x0, [p0], 64", expect_ok=False)
+    msg = str(r.error)
+    assert msg.startswith("memory access error at bundle 2 (line 3: ADDI r1, r1, 1 || VLD x0, [p0], 64), "
+                          "slot ld0: `VLD x0, [p0], 64`: data-memory access 8190..8253")
+    assert "instruction" not in msg and r.error.memory == "dm" and r.error.address == 8190
+    # the second load of a bundle is named by its own slot
+    r = run("MOVPI p1, 8192\nVLD x0, [p0] || VLD x1, [p1]", expect_ok=False)
+    assert "bundle 1 (line 2: VLD x0, [p0] || VLD x1, [p1]), slot ld1: `VLD x1, [p1]`" in str(r.error)
+    r = run("REL l1, 63\nVMOV x1, x2 || REL l1, 1", expect_ok=False)
+    assert "bundle 1 (line 2: VMOV x1, x2 || REL l1, 1), slot alu: `REL l1, 1`" in str(r.error)
+    # a wait or a budget belongs to the bundle, not to one of its operations
+    r = run("LOOP 100000\nNOP\nENDLOOP", budget=Budget(max_instructions=10), expect_ok=False)
+    assert "at bundle 1 (line 2: NOP): the program did not finish within 10 bundles" in str(r.error)
+    r = run("ACQ l0, 1", expect_ok=False)
+    assert str(r.error).startswith("deadlock at bundle 0 (line 1: ACQ l0, 1): ACQ l0, 1 waits forever")
+    r = run(".bd A, ext=0, loc=64, n0=64, acq=l2\nDMAIN 0, A, r0, r0", expect_ok=False)
+    assert "at the end of the program (after bundle 0)" in str(r.error)
+    assert "queued by bundle 0 (line 2: DMAIN 0, A, r0, r0)" in str(r.error)
+
+
 def test_a_failing_load_stops_its_bundle_before_later_slots():
     r = run("MOVI r1, 5\nMOVPI p0, 8190\nADDI r1, r1, 1 || VLD x0, [p0], 64", expect_ok=False)
     assert r.error is not None and r.registers["r"][1] == 5 and r.registers["p"][0] == 8190
