@@ -117,7 +117,10 @@ def pseudo_lines(rng: random.Random) -> list[str]:
             "vfneg.v v8, v16", "vfabs.v v8, v16, v0.t", "vmmv.m v1, v2", "vmclr.m v3", "vmset.m v4",
             "vmnot.m v5, v6", "vmsgt.vv v1, v8, v16", "vmsgtu.vv v1, v8, v16, v0.t",
             "vmsge.vv v2, v8, v16", "vmsgeu.vv v3, v8, v16", "vmfgt.vv v4, v8, v16",
-            "vmfge.vv v5, v8, v16, v0.t", "vmslt.vi v1, v8, 5", "vmslt.vi v1, v8, -15",
+            "vmfge.vv v5, v8, v16, v0.t", "csrwi vxrm, 3", "csrr a0, vxsat", "csrw vcsr, a1",
+            "csrci vxsat, 1", "vlseg4e16.v v4, (a0), v0.t", "vsoxseg3ei8.v v1, (a1), v30, v0.t",
+            "vl8re32.v v0, (sp)", "vs1r.v v31, (t0)", "vadc.vvm v1, v2, v3, v0", "vmadc.vv v0, v2, v3",
+            "vnclip.wi v1, v2, 31, v0.t", "vfrec7.v v0, v31", "vmslt.vi v1, v8, 5", "vmslt.vi v1, v8, -15",
             "vmsltu.vi v2, v8, 16", "vmsge.vi v3, v8, 0", "vmsgeu.vi v4, v8, 7, v0.t"]
     return out
 
