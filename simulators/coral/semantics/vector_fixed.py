@@ -69,21 +69,35 @@ def saturate(s, r: np.ndarray, sew: int, signed: bool, vm: int, vl: int) -> np.n
     return np.clip(r, lo, hi)
 
 
+def _operands(s, pc, ops, vm, name, wide):
+    """Check vtype and the register groups (vs2 of 2*SEW for a narrowing clip); the
+    destination's register count."""
+    need_vtype(s, pc)
+    vd, vs2 = ops["vd"], ops["vs2"]
+    if wide and s.sew == 32:
+        raise _too_wide(pc, name)
+    nd = group(s, pc, vd, 1, "vd")
+    if wide:
+        ns = group(s, pc, vs2, 2, "vs2 (2*SEW)")
+        if vd != vs2:
+            no_overlap(pc, vd, nd, vs2, ns, "the wider source vs2")
+    else:
+        group(s, pc, vs2, 1, "vs2")
+    if "vs1" in ops:
+        group(s, pc, ops["vs1"], 1, "vs1")
+    masked_dest_check(pc, vm, vd)
+    return nd
+
+
 def _fixed_maker(name, form):
     signed, saturates, fn = FIXED[name]
 
     def maker(s, ops, pc, cost):
         vd, vs2, vm = ops["vd"], ops["vs2"], ops["vm"]
-        vs1 = ops.get("vs1")
 
         def run():
-            need_vtype(s, pc)
+            n = _operands(s, pc, ops, vm, name, False)
             sew, vl = s.sew, s.vl
-            n = group(s, pc, vd, 1, "vd")
-            group(s, pc, vs2, 1, "vs2")
-            if vs1 is not None:
-                group(s, pc, vs1, 1, "vs1")
-            masked_dest_check(pc, vm, vd)
             if vl:
                 a = elems(s, vs2, sew, vl, signed).astype(I64)
                 b = np.asarray(_operand(s, ops, form, sew, vl, signed)).astype(I64)
@@ -105,20 +119,10 @@ def _clip_maker(name, form):
 
     def maker(s, ops, pc, cost):
         vd, vs2, vm = ops["vd"], ops["vs2"], ops["vm"]
-        vs1 = ops.get("vs1")
 
         def run():
-            need_vtype(s, pc)
+            nd = _operands(s, pc, ops, vm, name, True)
             sew, vl = s.sew, s.vl
-            if sew == 32:
-                raise _too_wide(pc, name)
-            nd = group(s, pc, vd, 1, "vd")
-            ns = group(s, pc, vs2, 2, "vs2 (2*SEW)")
-            if vd != vs2:
-                no_overlap(pc, vd, nd, vs2, ns, "the wider source vs2")
-            if vs1 is not None:
-                group(s, pc, vs1, 1, "vs1")
-            masked_dest_check(pc, vm, vd)
             if vl:
                 a = elems(s, vs2, 2 * sew, vl, signed).astype(I64)
                 b = np.asarray(_operand(s, ops, form.replace("w", "v"), sew, vl, False)).astype(I64)

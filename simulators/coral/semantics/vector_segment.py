@@ -40,20 +40,37 @@ def _groups(s, pc, reg, nf, data_eew, what):
     return n
 
 
-def _starts(s, ops, mode, vl, nf, db, eew):
+def _prepare(s, pc, ops, reg, what, nf, eew, mode):
+    """Check vtype and the register groups; (data EEW, registers per field, registers
+    of the offsets or 0)."""
+    need_vtype(s, pc)
+    data_eew = s.sew if mode == "indexed" else eew
+    n = _groups(s, pc, reg, nf, data_eew, what)
+    ni = group(s, pc, ops["vs2"], eew / s.sew, "vs2 (offsets)") if mode == "indexed" else 0
+    return data_eew, n, ni
+
+
+def _addresses(s, ops, mode, vl, nf, db, eew) -> np.ndarray:
+    """Byte addresses of every field: a (vl, nf) array."""
     base = s.x[ops["rs1"]]
     if mode == "unit":
-        return base + nf * db * np.arange(vl, dtype=np.int64)
-    if mode == "strided":
-        return base + _signed32(s.x[ops["rs2"]]) * np.arange(vl, dtype=np.int64)
-    return base + elems(s, ops["vs2"], eew, vl).astype(np.int64)
+        starts = base + nf * db * np.arange(vl, dtype=np.int64)
+    elif mode == "strided":
+        starts = base + _signed32(s.x[ops["rs2"]]) * np.arange(vl, dtype=np.int64)
+    else:
+        starts = base + elems(s, ops["vs2"], eew, vl).astype(np.int64)
+    return starts[:, None] + db * np.arange(nf)
 
 
-def _first_bad(s, addrs: np.ndarray, db: int) -> int:
-    """Row of the first segment with a field outside DTCM or misaligned, or len(addrs)."""
+def _bad(s, addrs: np.ndarray, db: int) -> np.ndarray:
     off = addrs - s.dbase
-    bad = ((off < 0) | (off > s.dsize - db) | (addrs % db != 0)).any(axis=1)
-    return int(np.argmax(bad)) if bad.any() else len(addrs)
+    return (off < 0) | (off > s.dsize - db) | (addrs % db != 0)
+
+
+def _first_bad(s, rows: np.ndarray, db: int) -> int:
+    """Row of the first segment with a field outside DTCM or misaligned, or len(rows)."""
+    bad = _bad(s, rows, db).any(axis=1)
+    return int(np.argmax(bad)) if bad.any() else len(rows)
 
 
 def _offsets(s, pc, addrs: np.ndarray, use: np.ndarray, db: int, what: str) -> np.ndarray:
@@ -65,15 +82,10 @@ def _offsets(s, pc, addrs: np.ndarray, use: np.ndarray, db: int, what: str) -> n
         return (rows - s.dbase).ravel()
     if addrs.shape[1] == 1:
         return _check(s, pc, rows.ravel(), db, what)          # names the element, as plain loads do
-    f = int(np.flatnonzero(_first_bad_fields(s, rows[k], db))[0])
+    f = int(np.flatnonzero(_bad(s, rows[k], db))[0])
     a = int(rows[k, f]) & 0xFFFFFFFF
     why = s.bad_access(pc, a, db, what).message
     raise fault(pc, f"segment {int(use[k])}, field {f}: {why}", MemoryAccessError, memory="dtcm", address=a)
-
-
-def _first_bad_fields(s, row: np.ndarray, db: int) -> np.ndarray:
-    off = row - s.dbase
-    return (off < 0) | (off > s.dsize - db) | (row % db != 0)
 
 
 def _load_maker(nf, eew, mode, first_fault):
@@ -83,23 +95,20 @@ def _load_maker(nf, eew, mode, first_fault):
         vd, vm = ops["vd"], ops["vm"]
 
         def run():
-            need_vtype(s, pc)
-            sew, vl = s.sew, s.vl
-            data_eew = sew if mode == "indexed" else eew
-            n = _groups(s, pc, vd, nf, data_eew, "vd")
+            data_eew, n, ni = _prepare(s, pc, ops, vd, "vd", nf, eew, mode)
             masked_dest_check(pc, vm, vd)
-            if mode == "indexed":
-                ni = group(s, pc, ops["vs2"], eew / sew, "vs2 (offsets)")
+            if ni:
                 no_overlap(pc, vd, nf * n, ops["vs2"], ni, "the offsets")
+            vl = s.vl
             if not vl:
                 return cost
             db = data_eew // 8
-            addrs = _starts(s, ops, mode, vl, nf, db, eew)[:, None] + db * np.arange(nf)
+            addrs = _addresses(s, ops, mode, vl, nf, db, eew)
             act = mask(s, vl) if vm == 0 else None
             use = np.flatnonzero(act) if act is not None else np.arange(vl)
             if first_fault:
                 k = _first_bad(s, addrs[use], db)
-                if 0 < k < len(use):             # a fault after element 0 trims vl instead
+                if k < len(use) and use[k] > 0:  # a fault after element 0 trims vl instead
                     vl = s.vl = int(use[k])
                     use = use[:k]
                     act = act[:vl] if act is not None else None
@@ -119,16 +128,12 @@ def _store_maker(nf, eew, mode):
         vs3, vm = ops["vs3"], ops["vm"]
 
         def run():
-            need_vtype(s, pc)
-            sew, vl = s.sew, s.vl
-            data_eew = sew if mode == "indexed" else eew
-            n = _groups(s, pc, vs3, nf, data_eew, "vs3")
-            if mode == "indexed":
-                group(s, pc, ops["vs2"], eew / sew, "vs2 (offsets)")
+            data_eew, n, _ = _prepare(s, pc, ops, vs3, "vs3", nf, eew, mode)
+            vl = s.vl
             if not vl:
                 return cost
             db = data_eew // 8
-            addrs = _starts(s, ops, mode, vl, nf, db, eew)[:, None] + db * np.arange(nf)
+            addrs = _addresses(s, ops, mode, vl, nf, db, eew)
             use = np.flatnonzero(mask(s, vl)) if vm == 0 else np.arange(vl)
             o = _offsets(s, pc, addrs, use, db, "vector segment store" if nf > 1 else "vector store")
             fields = np.stack([elems(s, vs3 + f * n, data_eew, vl)[use] for f in range(nf)], axis=1)

@@ -136,6 +136,10 @@ def test_fault_only_first_loads_like_the_plain_load_and_faults_at_element_0():
     r = run(vset(4, 32, ta="tu", ma="mu") + "li a1, 0b0111\nvmv.s.x v0, a1\n"
             f"li a0, {end - 12}\nvle32ff.v v2, (a0), v0.t\ncsrr a1, vl")
     assert x(r, "a1") == 4
+    # element 0 masked off: a bad element 1 is past element 0, so it trims vl to 1
+    r = run(vset(4, 32, ta="tu", ma="mu") + "li a1, 0b1110\nvmv.s.x v0, a1\n"
+            f"li a0, {end - 4}\nvle32ff.v v2, (a0), v0.t\ncsrr a1, vl")
+    assert x(r, "a1") == 1
 
 
 # --- whole registers ----------------------------------------------------------------------
