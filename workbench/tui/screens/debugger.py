@@ -156,6 +156,8 @@ class DebuggerScreen(Screen):
             k for k, v in regs.items() if isinstance(v, np.ndarray)]
         outputs = session.layout.by_role("output")
         self.memory = outputs[0].memory if outputs else self.memory_names[0]
+        if outputs and outputs[0].dtype in FORMATS:
+            self.fmt = outputs[0].dtype        # cells as the output's type to begin with
         self.addresses = {name: 0 for name in self.memory_names}
         if outputs:
             self.addresses[outputs[0].memory] = session.layout.span(outputs[0])[0]

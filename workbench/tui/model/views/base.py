@@ -29,6 +29,7 @@ Line = list[Seg]
 class Page:
     name: str
     lines: list[Line]
+    block: int = 1          # lines that belong together (one register's): never split
 
 
 @dataclass(frozen=True)
@@ -57,11 +58,11 @@ def cell(value, fmt: str) -> str:
 
 
 def paginate(pages: list[Page], height: int) -> list[Page]:
-    """Pages longer than `height` lines split into numbered parts."""
+    """Pages longer than `height` lines split into numbered parts, between blocks."""
     out = []
-    height = max(1, height)
     for p in pages:
-        parts = [p.lines[i:i + height] for i in range(0, len(p.lines), height)] or [[]]
+        size = max(1, height // p.block) * p.block
+        parts = [p.lines[i:i + size] for i in range(0, len(p.lines), size)] or [[]]
         if len(parts) == 1:
             out.append(p)
         else:

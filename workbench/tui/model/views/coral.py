@@ -69,16 +69,17 @@ class CoralView(MachineView):
                 Page("v", self._v(session, timeline, fmt))]
 
     def _x(self, values, touched, fmt: str, width: int) -> list[Line]:
-        per = max(1, (width + 1) // 20)
+        words = [int(v) & 0xFFFFFFFF for v in values]
+        texts = [f"0x{v:08X}" if fmt == "hex" else str(v - (v >> 31 << 32)) for v in words]
+        w = max(8, max(len(t) for t in texts))
+        per = max(1, (width + 1) // (w + 10))
         out = []
         for start in range(0, 32, per):
             line: Line = []
             for i in range(start, min(32, start + per)):
                 num, abi = self.names["x"][i][0], self.names["x"][i][1]
-                v = int(values[i]) & 0xFFFFFFFF
-                text = f"0x{v:08X}" if fmt == "hex" else str(v - (v >> 31 << 32))
                 line += [Seg(f"{num:>3} ", "dim"), Seg(f"{abi:<4} ", "label"),
-                         Seg(f"{text:<10} ", "changed" if touched.has("x", i) else "")]
+                         Seg(f"{texts[i]:<{w}} ", "changed" if touched.has("x", i) else "")]
             out.append(line)
         return out
 
