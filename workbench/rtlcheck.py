@@ -205,7 +205,7 @@ def cmd_rtl_check(args) -> int:
     from workbench.accel import get_accel
     accel = get_accel(args.accel)
     hw = _hw(accel, args.hw)
-    rtl = rtl_backend(args.accel, max_cycles=args.max_cycles,
+    rtl = rtl_backend(args.accel, simulator=args.sim, max_cycles=args.max_cycles,
                       keep=Path(args.keep) if args.keep else None)
     if args.bench:
         from simulators.plena_rtl.bench import main as bench_main
@@ -273,6 +273,9 @@ def add_rtl_check_command(sub) -> None:
     sp.add_argument("--max-instructions", type=int, default=200_000_000,
                     help="instruction budget of both runs")
     sp.add_argument("--max-cycles", type=int, help="cycle budget of the RTL run")
+    sp.add_argument("--sim", choices=("verilator", "icarus"), default="verilator",
+                    help="RTL simulator (default verilator; icarus is far slower: small "
+                         "configurations, set with --hw)")
     sp.add_argument("--timeout", type=float, default=600.0, help="wall-clock limit per run, seconds")
     sp.add_argument("--keep", metavar="DIR", help="keep the RTL job files (inputs and results) in DIR")
     sp.add_argument("--bench", action="store_true",
