@@ -1,11 +1,15 @@
 """Segment loads and stores (every NF and EEW, unit-stride, strided and indexed),
 fault-only-first loads, whole-register loads and stores: data against numpy, masks
 and tails, vl = 0, the register-group rules and the memory errors."""
+import re
+
 import numpy as np
 import pytest
 from coral_kit import CFG, read, run, x
 
-U = {8: np.uint8, 16: np.uint16, 32: np.uint32}
+from isa.coral import isa
+
+U = UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32}
 
 
 def vset(avl, e, lmul="m1", ta="ta", ma="ma"):
@@ -174,3 +178,58 @@ def test_segment_and_whole_register_timing():
     assert r.unit_busy["vector"] == 2 * 4 * CFG.cycles("VLOADS")         # per field of each element
     r = run("la a0, d\nvs8r.v v8, (a0)\nebreak\n.data\nd: .zero 128")
     assert r.unit_busy["vector"] == 8 * CFG.cycles("VSTORE")
+
+
+# --- every segment instruction against a numpy model -------------------------------------
+
+SEGMENTS = sorted(mn for mn in isa().instructions if "seg" in mn)
+
+
+def _segment_case(mn):
+    """(nf, index or data EEW, data EEW, mode) read from the mnemonic."""
+    nf = int(mn[mn.index("seg") + 3])
+    eew = int(re.search(r"ei?(\d+)(ff)?\.v$", mn).group(1))
+    mode = "indexed" if "xseg" in mn else "strided" if re.match(r"v[ls]sseg", mn) else "unit"
+    return nf, eew, 32 if mode == "indexed" else eew, mode
+
+
+@pytest.mark.parametrize("mn", SEGMENTS)
+def test_every_segment_instruction(mn):
+    nf, eew, deew, mode = _segment_case(mn)
+    db = deew // 8
+    vl = 128 // deew - 1                                     # LMUL = 1 at SEW = data EEW: a tail
+    rng = np.random.default_rng(len(mn) * 131 + nf)
+    pitch = nf * db + (8 if mode == "strided" else 0)        # bytes between segment starts
+    slots = np.arange(vl)
+    if mode == "indexed":
+        slots = rng.permutation(vl + 2)[:vl]                 # distinct, in any order
+    starts = slots * pitch
+    size = (vl + 2) * pitch
+    memory = rng.integers(0, 256, size, dtype=np.uint8)
+    load = mn.startswith("vl")
+    index_decl = f".align 2\nidx: .zero {vl * eew // 8 + 4}\n"
+    src = f"li t6, {vl}\nvsetvli t5, t6, e{deew}, m1, tu, mu\nla a0, d\nli a1, {pitch}\n"
+    if mode == "indexed":
+        src += f"la a2, idx\nvsetvli zero, t6, e{eew}, mf{deew // eew}\n" if eew < deew else "la a2, idx\n"
+        src += f"vle{eew}.v v30, (a2)\nvsetvli zero, t6, e{deew}, m1, tu, mu\n"
+    operand = {"unit": "", "strided": ", a1", "indexed": ", v30"}[mode]
+    if load:
+        src += f"{mn} v8, (a0){operand}\n"
+    else:
+        src += "".join(f"la a3, fld{f}\nvle{deew}.v v{8 + f}, (a3)\n" for f in range(nf))
+        src += f"{mn} v8, (a0){operand}\n"
+    fields = rng.integers(0, 2 ** deew, (nf, vl), dtype=np.uint64).astype(UINT[deew])
+    src += f".data\nd: .zero {size}\n{index_decl}" + "".join(f".align 2\nfld{f}: .zero {vl * db}\n" for f in range(nf))
+    writes = {"d": memory} if load else {f"fld{f}": fields[f] for f in range(nf)}
+    if mode == "indexed":
+        writes["idx"] = starts.astype(UINT[eew])
+    r = run(src, **writes)
+    if load:
+        expect = [[memory[s + f * db:s + (f + 1) * db].view(UINT[deew])[0] for s in starts] for f in range(nf)]
+        assert fields_of(r, 8, nf, deew, 1, vl) == [[int(v) for v in row] for row in expect]
+    else:
+        out = memory.copy() * 0
+        for i, s in enumerate(starts):
+            for f in range(nf):
+                out[s + f * db:s + (f + 1) * db] = fields[f, i:i + 1].view(np.uint8)
+        assert read(r, "d", np.uint8, size).tolist() == out.tolist()
