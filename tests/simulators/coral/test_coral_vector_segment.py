@@ -130,9 +130,14 @@ def test_fault_only_first_trims_vl_at_the_end_of_dtcm():
     assert fields_of(r, 2, 1, 32, 2, 8)[0][3:] == [5] * 5            # tail undisturbed from the new vl
 
 
-def test_fault_only_first_loads_like_the_plain_load_and_faults_at_element_0():
-    r = run(vset(4, 16) + "la a0, d\nvle16ff.v v1, (a0)\ncsrr a1, vl\n.data\nd: .half 1, 2, 3, 4")
-    assert x(r, "a1") == 4 and r.registers["v"][1].view(np.uint16)[:4].tolist() == [1, 2, 3, 4]
+@pytest.mark.parametrize("eew", [8, 16, 32])
+def test_fault_only_first_loads_like_the_plain_load(eew):
+    data = np.arange(1, 5, dtype=U[eew])
+    r = run(vset(4, eew) + f"la a0, d\nvle{eew}ff.v v1, (a0)\ncsrr a1, vl\n.data\nd: .zero 16", d=data)
+    assert x(r, "a1") == 4 and r.registers["v"][1].view(U[eew])[:4].tolist() == [1, 2, 3, 4]
+
+
+def test_fault_only_first_faults_at_element_0():
     r = run(vset(4, 32) + "li a0, 0x100\nvle32ff.v v1, (a0)", expect_ok=False)
     assert "element 0" in str(r.error) and "ITCM" in str(r.error)
     # a masked-off bad element neither faults nor trims vl
@@ -149,10 +154,11 @@ def test_fault_only_first_loads_like_the_plain_load_and_faults_at_element_0():
 # --- whole registers ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("n", [1, 2, 4, 8])
-def test_whole_register_load_store_ignore_vtype(n):
+@pytest.mark.parametrize("eew", [8, 16, 32])
+def test_whole_register_load_store_ignore_vtype(n, eew):
     size = n * CFG.VLEN // 8
     data = np.arange(size, dtype=np.uint8) ^ 0x5A
-    src = (f"la a0, d\nvl{n}re16.v v8, (a0)\nla a1, out\nvs{n}r.v v8, (a1)\n"       # no vsetvli: vill
+    src = (f"la a0, d\nvl{n}re{eew}.v v8, (a0)\nla a1, out\nvs{n}r.v v8, (a1)\n"       # no vsetvli: vill
            f".data\nd: .zero {size}\nout: .zero {size + 4}")
     r = run(src, d=data)
     assert np.concatenate(list(r.registers["v"][8:8 + n])).tolist() == data.tolist()
