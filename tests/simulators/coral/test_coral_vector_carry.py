@@ -5,7 +5,7 @@ import random
 
 import numpy as np
 import pytest
-from coral_kit import read, run, x
+from coral_kit import read, run
 
 from isa.coral import isa
 

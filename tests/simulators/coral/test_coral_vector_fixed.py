@@ -171,7 +171,7 @@ def test_narrowing_clips_against_the_reference(name, sew):
     n = 128 // sew                                  # LMUL = 1: the source spans 2 registers
     a = _values(rng, w2, n)
     shifts = [rng.randrange(0, 64) for _ in range(n)]
-    body = (vset(n, sew) + f"la a0, a\n" + vset(n, w2, "m2") + f"vle{w2}.v v4, (a0)\n" + vset(n, sew)
+    body = (vset(n, sew) + "la a0, a\n" + vset(n, w2, "m2") + f"vle{w2}.v v4, (a0)\n" + vset(n, sew)
             + f"la a0, s\nvle{sew}.v v8, (a0)\n")
     for mode in range(4):
         body += (f"csrwi vxrm, {mode}\ncsrwi vxsat, 0\n{name}.wv v10, v4, v8\ncsrr s{mode + 1}, vxsat\n"
