@@ -202,9 +202,13 @@ class LoopPlan:
                 return None
             v_vals[vd] = words[idx]
 
+        conv: dict[int, np.ndarray] = {}
+
         def vec(v):                       # (n, vl) or (vl,) binary64 values of a vector source
-            bits = v_vals[v] if v in v_vals else s.vu[32][v * s.epr[32]:v * s.epr[32] + vl]
-            return bits.view(F32).astype(F64)
+            if v not in conv:
+                bits = v_vals[v] if v in v_vals else s.vu[32][v * s.epr[32]:v * s.epr[32] + vl]
+                conv[v] = bits.view(F32).astype(F64)
+            return conv[v]
 
         m = len(self.fmas)
         P = np.empty((n, m * vl), F64)
@@ -217,15 +221,16 @@ class LoopPlan:
                 a = vec(src)
             np.multiply(vec(vs2), a, out=P[:, cols])
             acc0[cols] = s.vu[32][vd * s.epr[32]:vd * s.epr[32] + vl].view(F32)
-        S = np.empty((n, m * vl), F64)
-        R = np.empty((n, m * vl), F32)
-        add = np.add
+        # the one sequential part: each step adds in binary64 (exactly as vector_float does)
+        # and rounds to binary32 (RNE) for the next
+        S = np.empty_like(P)
+        rounded = []
+        add, keep = np.add, rounded.append
         prev = acc0
-        for i in range(n):
-            row = S[i]
-            add(P[i], prev, out=row)
-            prev = R[i]
-            prev[...] = row
+        for p, row in zip(P, S):
+            add(p, prev, out=row)
+            prev = row.astype(F32)
+            keep(prev)
         # vector_float's fast path, for all iterations at once (fp32.fast_fma_sum, _fast)
         a = np.abs(S)
         if not a.max() < fp32._BIG:
@@ -234,23 +239,26 @@ class LoopPlan:
             return None
         fl = s.fc[FFLAGS]
         mid = (S.view(U64) & fp32._MID_MASK) == fp32._MID
-        Z = np.empty_like(S)
-        Z[0] = acc0
-        Z[1:] = R[:-1]
-        bb = S - P
-        inexact = (P - (S - bb)) + (Z - bb) != 0
-        if (mid & inexact).any():
-            return None
-        if not fl & fp32.NX and (inexact.any() or (R.astype(F64) != S).any()):
-            fl |= fp32.NX
-        return fl_vals, v_vals, R, fl
+        if mid.any() or not fl & fp32.NX:
+            # where binary64 rounded the sum (only there can a midpoint be false)
+            at = np.nonzero(mid) if fl & fp32.NX else slice(None)
+            p_, s_ = P[at], S[at]
+            R = np.stack(rounded)
+            z = np.concatenate((acc0[None, :], R[:-1]))[at].astype(F64)
+            bb = s_ - p_
+            inexact = (p_ - (s_ - bb)) + (z - bb) != 0
+            if (mid[at] & inexact).any():
+                return None
+            if not fl & fp32.NX and (inexact.any() or (R.astype(F64) != S).any()):
+                fl |= fp32.NX
+        return fl_vals, v_vals, rounded[-1], fl
 
-    def _commit(self, n, vl, fl_vals, v_vals, R, fl):
+    def _commit(self, n, vl, fl_vals, v_vals, last, fl):
         from .semantics.vector_core import put
         s, lm = self.s, self.s.lmul_num
         for vd, *_ in self.vloads:
             put(s, vd, 32, vl, v_vals[vd][-1].copy(), 1, lm)
-        last = R[-1].view(U32)
+        last = last.view(U32)
         for j, (vd, *_) in enumerate(self.fmas):
             put(s, vd, 32, vl, last[j * vl:(j + 1) * vl].copy(), 1, lm)
         for fd, vals in fl_vals.items():
