@@ -1,8 +1,30 @@
-// The HBM model's DPI-C interface (rtl/plena/plena_hbm.cpp): HBM contents live in a
-// memory-mapped file that the simulation harness opens per run, so the host writes the
-// memory image and reads the result without any per-element traffic. Transfers move
-// whole rows of ROW_ELEMS bf16 elements; the RTL has checked every address before.
+// The HBM model's interface: plena_hbm_read / plena_hbm_write move whole rows of
+// ROW_ELEMS bf16 elements; the RTL has checked every address before. Two
+// implementations with the same (untimed) behaviour, since HBM timing lives in
+// plena_timing.v:
+//  - default (Verilator): DPI-C (rtl/plena/plena_hbm.cpp); HBM contents live in a
+//    memory-mapped file that the harness opens per run, so the host writes the image
+//    and reads the result without any per-element traffic.
+//  - PLENA_HBM_VERILOG (Icarus Verilog, which has no DPI-C): plain Verilog tasks on the
+//    harness's element array plena_top.u_sim.hbm, which plena_sim loads and writes back
+//    with $readmemh / $writememh.
+`ifdef PLENA_HBM_VERILOG
+task automatic plena_hbm_read(input [63:0] addr, input integer n,
+                              output reg [ROW_ELEMS*16-1:0] data);
+    integer e;
+    begin
+        data = {ROW_ELEMS*16{1'b0}};
+        for (e = 0; e < n; e = e + 1) data[16*e +: 16] = plena_top.u_sim.hbm[addr + e];
+    end
+endtask
+task automatic plena_hbm_write(input [63:0] addr, input integer n,
+                               input [ROW_ELEMS*16-1:0] data);
+    integer e;
+    for (e = 0; e < n; e = e + 1) plena_top.u_sim.hbm[addr + e] = data[16*e +: 16];
+endtask
+`else
 import "DPI-C" function void plena_hbm_read(input longint addr, input int n,
                                             output bit [ROW_ELEMS*16-1:0] data);
 import "DPI-C" function void plena_hbm_write(input longint addr, input int n,
                                              input bit [ROW_ELEMS*16-1:0] data);
+`endif

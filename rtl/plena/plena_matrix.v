@@ -100,6 +100,8 @@ module plena_matrix #(
     endfunction
 
     // --- operands, captured on the array's operand clock ----------------------------
+    // Loop variables index the accumulators by part-select (jj[MLW-1:0]), not a size
+    // cast: a cast of a signed integer stays signed, and Icarus reads index -8 as X.
     wire mclk;
     plena_clkgate u_gate (.clk(clk), .en(compute_gate), .gclk(mclk));
 
@@ -122,7 +124,7 @@ module plena_matrix #(
             for (h = 0; h < HEADS; h = h + 1)
                 acc_q[32*(l*HEADS + h) +: 32] <=
                       is_mm ? (h == 0 ? mm_acc[mm_at(a_i, l)] : 32'd0)
-                    : is_mv ? (h == 0 ? mv_acc[MLW'(jj)] : 32'd0)
+                    : is_mv ? (h == 0 ? mv_acc[jj[MLW-1:0]] : 32'd0)
                     : is_bmm ? bmm_acc[bmm_at(h, a_i, jj)]
                     : bmv_acc[bmv_at(h, jj)];
         end
@@ -145,11 +147,11 @@ module plena_matrix #(
     reg [BLEN*BLEN*32-1:0] blk_q;
     always @(posedge wclk) begin
         for (jj = 0; jj < MLEN; jj = jj + 1)
-            wo_q[32*jj +: 32] <= (op == MOP_MV_WO) ? mv_acc[MLW'(jj)]
+            wo_q[32*jj +: 32] <= (op == MOP_MV_WO) ? mv_acc[jj[MLW-1:0]]
                                : (op == MOP_BMM_WO) ? bmm_acc[BMW'(step * MLEN + 32'(jj))]
                                : bmv_acc[BVW'(step * MLEN + 32'(jj))];
         for (jj = 0; jj < BLEN*BLEN; jj = jj + 1)
-            blk_q[32*jj +: 32] <= mm_acc[MMW'(jj)];
+            blk_q[32*jj +: 32] <= mm_acc[jj[MMW-1:0]];
     end
     genvar gw;
     generate

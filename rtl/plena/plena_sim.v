@@ -4,11 +4,13 @@
 //   job.txt          prog_len max_retire max_cycles trace   (decimal)
 //   imem.hex, vsram.hex, msram.hex, fp_mem.hex, int_mem.hex  ($readmemh images)
 //   hbm.bin          HBM contents, mapped by the DPI-C HBM model for the run
+//   hbm.hex          instead, with PLENA_HBM_VERILOG (Icarus): the image's HBM writes,
+//                    sparse ($readmemh with @address lines; the rest is zero)
 //
 // On `go` it resets the core, loads the memories, opens HBM and starts the core; when
 // the core is done it writes <name>.out for every on-chip memory and accumulator, and
 // state.txt (how the run ended, counters, registers), closes HBM (its file then holds
-// the final contents) and raises `finished`. With trace = 1 it also writes trace.txt:
+// the final contents; with PLENA_HBM_VERILOG it writes hbm.out) and raises `finished`. With trace = 1 it also writes trace.txt:
 // one line per retired instruction (see simulators/plena_rtl/trace.py), recorded from
 // the core's retirement port, with the values the instruction wrote.
 // The core's storage is reached by hierarchical name (plena_top.u_core...).
@@ -48,8 +50,14 @@ module plena_sim #(
     input  wire [63:0] rt_a1
 );
     `include "plena_isa.vh"
+`ifdef PLENA_HBM_VERILOG
+    // HBM itself, for the Verilog HBM model (plena_hbm.vh): one bf16 element per word.
+    reg [15:0] hbm [0:HBM_SIZE-1];
+    integer hz;
+`else
     import "DPI-C" function int plena_hbm_open(input string path, input longint elements);
     import "DPI-C" function int plena_hbm_close();
+`endif
 
     localparam [1:0] H_IDLE = 2'd0, H_LOAD = 2'd1, H_RUN = 2'd2;
     reg [1:0] hs;
@@ -123,8 +131,13 @@ module plena_sim #(
                 $readmemh(path("msram.hex"), plena_top.u_core.u_matrix.msram);
                 $readmemh(path("fp_mem.hex"), plena_top.u_core.fp_mem);
                 $readmemh(path("int_mem.hex"), plena_top.u_core.int_mem);
+`ifdef PLENA_HBM_VERILOG
+                for (hz = 0; hz < HBM_SIZE; hz = hz + 1) hbm[hz] = 16'd0;
+                $readmemh(path("hbm.hex"), hbm);
+`else
                 if (plena_hbm_open(path("hbm.bin"), 64'(HBM_SIZE)) != 0)
                     $fatal(1, "plena_sim: cannot map %0s", path("hbm.bin"));
+`endif
                 if (trace_on != 0) tfd = $fopen(path("trace.txt"), "w");
                 start <= 1'b1;
                 hs <= H_RUN;
@@ -140,7 +153,11 @@ module plena_sim #(
                     $writememh(path("bmm_acc.out"), plena_top.u_core.u_matrix.bmm_acc);
                     $writememh(path("bmv_acc.out"), plena_top.u_core.u_matrix.bmv_acc);
                     write_state();
+`ifdef PLENA_HBM_VERILOG
+                    $writememh(path("hbm.out"), hbm);
+`else
                     if (plena_hbm_close() != 0) $fatal(1, "plena_sim: cannot write HBM back");
+`endif
                     if (tfd != 0) begin
                         $fclose(tfd);
                         tfd = 0;
@@ -167,16 +184,18 @@ module plena_sim #(
     reg [VLEN*16-1:0] t_hbm;
     integer tk;
 
-    task automatic t_word(input string space, input longint adr, input [63:0] value);
+    // Names are passed as 8-character vectors and the tasks are static: Icarus 11
+    // aborts on string arguments of tasks (they print identically on both simulators).
+    task t_word(input [63:0] space, input longint adr, input [63:0] value);
         $fwrite(tfd, "W %0s %0d 1 %h\n", space, adr, value);
     endtask
-    task automatic t_rows(input longint adr, input integer rows);   // whole Vector SRAM rows
+    task t_rows(input longint adr, input integer rows);   // whole Vector SRAM rows
         integer q;
         $fwrite(tfd, "W vsram %0d %0d", adr, rows * VLEN);
-        for (q = 0; q < rows; q = q + 1) $fwrite(tfd, " %h", plena_top.u_core.vsram[VRW'(adr / 64'(VLEN) + 64'(q))]);
+        for (q = 0; q < rows; q = q + 1) $fwrite(tfd, " %h", plena_top.u_core.vsram[VRW'($unsigned(adr / 64'(VLEN) + 64'(q)))]);
         $fwrite(tfd, "\n");
     endtask
-    task automatic t_acc(input string name, input integer n);
+    task t_acc(input [63:0] name, input integer n);
         integer q;
         $fwrite(tfd, "W %0s 0 %0d", name, n);
         for (q = 0; q < n; q = q + 1)

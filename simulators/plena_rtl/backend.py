@@ -1,4 +1,5 @@
-"""PlenaRTL: the plena RTL under Verilator, a simulators.core Backend like PlenaModel.
+"""PlenaRTL: the plena RTL under Verilator (or Icarus Verilog), a simulators.core
+Backend like PlenaModel.
 
 A run checks the program exactly as the functional model does (same errors, before any
 simulation), encodes it, writes the job's files, and runs the cached simulator binary
@@ -19,8 +20,8 @@ import numpy as np
 from isa.loader import get_isa
 from simulators.core.backend import MemoryImage, RunResult
 from simulators.core.budget import Budget
-from simulators.core.errors import (BudgetExceeded, IllegalOperandError, MemoryAccessError,
-                                    SimError, TimeLimitExceeded, Where)
+from simulators.core.errors import (BudgetExceeded, ConfigError, IllegalOperandError,
+                                    MemoryAccessError, SimError, TimeLimitExceeded, Where)
 from simulators.core.program import Program
 from simulators.plena.assembler import encode
 from simulators.plena.predecode import _operand_values, render
@@ -46,15 +47,22 @@ class Job:
 
 
 class PlenaRTL:
-    """The plena RTL (rtl/plena) on Verilator. `max_cycles` stops a run at that many
-    cycles with a BudgetExceeded error naming the instruction it reached; `keep` keeps
-    each run's job directory (files in and out) for inspection."""
+    """The plena RTL (rtl/plena) on `simulator`: "verilator" (the default) or "icarus"
+    (the same RTL with the Verilog HBM model; far slower, for small configurations).
+    `max_cycles` stops a run at that many cycles with a BudgetExceeded error naming the
+    instruction it reached; `keep` keeps each run's job directory (files in and out)
+    for inspection."""
 
     name = "plena-rtl"
 
     def __init__(self, simulator: str = "verilator", max_cycles: int | None = None,
                  keep: Path | None = None):
+        if simulator not in rtl_build.SIMULATORS:
+            raise ConfigError(f"unknown RTL simulator {simulator!r}; choose one of "
+                              f"{', '.join(rtl_build.SIMULATORS)}")
         self.simulator = simulator
+        # Icarus has no DPI-C: its build uses the Verilog HBM model and hex files.
+        self._hbm = "hex" if simulator == "icarus" else "bin"
         self.max_cycles = max_cycles
         self.keep = Path(keep) if keep else None
         self.last_build: toolchain.Build | None = None
@@ -85,7 +93,7 @@ class PlenaRTL:
                     [(a, np.asarray(v).ravel()) for a, v in job.image.writes.get("hbm", {}).items()],
                     limit,
                     self.max_cycles if self.max_cycles is not None else UNLIMITED,
-                    job.trace), config)
+                    job.trace), config, self._hbm)
                 prepared.append((i, job, listing))
             if prepared:
                 b = rtl_build.build(config, self.simulator)
@@ -104,7 +112,7 @@ class PlenaRTL:
         return results
 
     def _result(self, directory: Path, job: Job, listing, config, isa, started) -> RunResult:
-        out = read_job(directory, config)
+        out = read_job(directory, config, self._hbm)
         s = out.state
         num = lambda key: int(s[key][0])
         stop = STOPS[num("stop")]

@@ -30,9 +30,13 @@ TIMESCALE = ("1ns", "1ps")
 BUILD_ARGS = ("--timing", "-CFLAGS", "-fcoroutines", "--no-public-flat-rw")
 
 
-def sources() -> tuple[Path, ...]:
-    """Verilator control file first, then plena's Verilog and the shared units."""
-    return (PLENA_RTL / "plena.vlt", *sorted(PLENA_RTL.glob("*.v")), *sorted(COMMON_RTL.glob("*.v")))
+SIMULATORS = ("verilator", "icarus")
+
+
+def sources(simulator: str = "verilator") -> tuple[Path, ...]:
+    """plena's Verilog and the shared units; for Verilator its control file first."""
+    verilog = (*sorted(PLENA_RTL.glob("*.v")), *sorted(COMMON_RTL.glob("*.v")))
+    return (PLENA_RTL / "plena.vlt", *verilog) if simulator == "verilator" else verilog
 
 
 def check_config(cfg) -> None:
@@ -63,14 +67,19 @@ def check_config(cfg) -> None:
                           "simulators.plena_rtl.generate")
 
 
-def spec(cfg) -> toolchain.BuildSpec:
+def spec(cfg, simulator: str = "verilator") -> toolchain.BuildSpec:
     check_config(cfg)
+    if simulator == "icarus":
+        # Icarus has no DPI-C: the same RTL with the Verilog HBM model (plena_hbm.vh).
+        return toolchain.BuildSpec(
+            top=TOP, sources=sources(simulator), includes=(PLENA_RTL, COMMON_RTL),
+            parameters=cfg.as_dict(), defines={"PLENA_HBM_VERILOG": 1}, timescale=TIMESCALE)
     # The HBM model is C++ added through the build arguments; its contents go into the
     # cache key through a define, since the key hashes Verilog sources only.
     hbm_sha = hashlib.sha256(HBM_MODEL.read_bytes()).hexdigest()[:16]
     return toolchain.BuildSpec(
         top=TOP,
-        sources=sources(),
+        sources=sources(simulator),
         includes=(PLENA_RTL, COMMON_RTL),
         parameters=cfg.as_dict(),
         defines={"PLENA_HBM_MODEL": hbm_sha},
@@ -80,10 +89,12 @@ def spec(cfg) -> toolchain.BuildSpec:
 
 
 def build(cfg, simulator: str = "verilator") -> toolchain.Build:
-    if simulator != "verilator":
-        raise ConfigError(f"the plena RTL runs on Verilator only (its HBM model is DPI-C); "
+    """The cached simulator for `cfg` on `simulator` (one of SIMULATORS); each
+    simulator's builds are cached apart (the simulator is part of the cache key)."""
+    if simulator not in SIMULATORS:
+        raise ConfigError(f"the plena RTL runs on {' or '.join(SIMULATORS)}; "
                           f"got simulator {simulator!r}")
-    return toolchain.build(spec(cfg), simulator)
+    return toolchain.build(spec(cfg, simulator), simulator)
 
 
 def lint(cfg) -> None:

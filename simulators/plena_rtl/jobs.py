@@ -5,7 +5,9 @@ Out: <memory>.out and <accumulator>.out ($writememh), state.txt, hbm.bin (in pla
      trace.txt when traced.
 
 Vector and Matrix SRAM rows are one hex word per row, element 0 in the low bits; FP_MEM
-and INT_MEM one 32-bit word per entry; HBM raw little-endian bf16.
+and INT_MEM one 32-bit word per entry; HBM raw little-endian bf16. With the Verilog HBM
+model (Icarus, `hbm="hex"`), HBM goes in as hbm.hex (the image's writes after @address
+lines) and comes back as hbm.out, one element per line.
 """
 from __future__ import annotations
 
@@ -32,12 +34,11 @@ def words_hex(words: np.ndarray) -> str:
 
 
 def read_memh(path: Path, bits: int) -> list[str]:
-    """The data words of a $writememh file, as hex strings (comments and @ lines skipped)."""
+    """The data words of a $writememh file, as hex strings (comments and @ lines skipped;
+    Icarus writes address comments as `// 0x...`)."""
     out = []
-    for line in path.read_text().split():
-        if line.startswith("//") or line.startswith("@"):
-            continue
-        out.append(line)
+    for line in path.read_text().splitlines():
+        out.extend(w for w in line.split("//", 1)[0].split() if not w.startswith("@"))
     return out
 
 
@@ -63,7 +64,24 @@ class JobInput:
     trace: bool
 
 
-def write_job(directory: Path, job: JobInput, cfg) -> None:
+def sparse_hex(writes: list[tuple[int, np.ndarray]]) -> str:
+    """HBM writes as $readmemh text: an @address line (hex) before each run of elements."""
+    parts = []
+    for addr, values in writes:
+        v = np.ascontiguousarray(values, dtype=">u2").tobytes().hex()
+        parts.append(f"@{addr:x}\n" + "\n".join(v[i:i + 4] for i in range(0, len(v), 4)) + "\n")
+    return "".join(parts)
+
+
+def elements_from_hex(path: Path) -> np.ndarray:
+    """A $writememh file of 16-bit words (one per line) as uint16, in address order."""
+    text = "".join(w.rjust(4, "0") for w in read_memh(path, 16))
+    return np.frombuffer(bytes.fromhex(text), dtype=">u2").astype(np.uint16)
+
+
+def write_job(directory: Path, job: JobInput, cfg, hbm: str = "bin") -> None:
+    """The job's input files; `hbm` is "bin" (the DPI-C HBM model's mapped file) or
+    "hex" (the Verilog HBM model's $readmemh file)."""
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "job.txt").write_text(
         f"{len(job.words)} {job.max_retire} {job.max_cycles} {int(job.trace)}\n")
@@ -73,6 +91,9 @@ def write_job(directory: Path, job: JobInput, cfg) -> None:
     (directory / "msram.hex").write_text(rows_hex(m["msram"], cfg.MLEN))
     (directory / "fp_mem.hex").write_text(words_hex(np.asarray(m["fp_mem"], np.float32).view(np.uint32)))
     (directory / "int_mem.hex").write_text(words_hex(np.asarray(m["int_mem"], np.int32).view(np.uint32)))
+    if hbm == "hex":
+        (directory / "hbm.hex").write_text(sparse_hex(job.hbm_writes))
+        return
     # HBM is mostly zeros: a sparse file holding only the image's writes.
     with open(directory / "hbm.bin", "wb") as f:
         f.truncate(2 * job.hbm_size)
@@ -100,10 +121,11 @@ def f32_of(bits: int) -> float:
     return struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0]
 
 
-def read_job(directory: Path, cfg) -> JobOutput:
+def read_job(directory: Path, cfg, hbm: str = "bin") -> JobOutput:
     heads = cfg.MLEN // cfg.HLEN
     memories = {
-        "hbm": np.fromfile(directory / "hbm.bin", dtype="<u2").astype(np.uint16),
+        "hbm": (elements_from_hex(directory / "hbm.out") if hbm == "hex" else
+                np.fromfile(directory / "hbm.bin", dtype="<u2").astype(np.uint16)),
         "vsram": rows_from_hex(directory / "vsram.out", cfg.VLEN),
         "msram": rows_from_hex(directory / "msram.out", cfg.MLEN),
         "fp_mem": words_from_hex(directory / "fp_mem.out").view(np.float32),
