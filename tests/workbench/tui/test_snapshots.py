@@ -9,6 +9,7 @@ import shutil
 import pytest
 from conftest import SIZE, wait_for
 
+from workbench.accel import get_accel
 from workbench.tui.app import KernelCraftApp
 from workbench.tui.screens.debugger import DebuggerScreen
 from workbench.tui.screens.picker import PickerScreen
@@ -56,6 +57,33 @@ def test_debugger(snap_compare, app):
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, DebuggerScreen)
                        and pilot.app.screen.session is not None, timeout=10)
         await pilot.press(*["right"] * 16)
+    assert snap_compare(app, terminal_size=SIZE, run_before=before)
+
+
+async def debugger_on(pilot, accel: str, task: str, config: str, *keys: str):
+    """The debugger on `accel`'s baseline for task/config (seed 1), after `keys`."""
+    acc = get_accel(accel)
+    await picker_loaded(pilot)
+    pilot.app.push_screen(DebuggerScreen(accel, task, config,
+                                         acc.baseline(task, config, acc.default_config()), seed=1))
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, DebuggerScreen)
+                   and pilot.app.screen.session is not None, timeout=20)
+    await pilot.press(*keys)
+
+
+def test_debugger_coral(snap_compare, app):
+    """vtype/vl, the v registers per element at SEW (v8.. loaded by the vle32.v), DTCM by
+    byte address."""
+    async def before(pilot):
+        await debugger_on(pilot, "coral", "relu", "C1", *["right"] * 8, "r", "r")
+    assert snap_compare(app, terminal_size=SIZE, run_before=before)
+
+
+def test_debugger_aie(snap_compare, app):
+    """The ACQ bundle waiting for the first DMA transfer: its slots, the wait, the stall
+    counters, slot use and the transfer in flight."""
+    async def before(pilot):
+        await debugger_on(pilot, "aie", "relu", "C1", "right", "right", "right")
     assert snap_compare(app, terminal_size=SIZE, run_before=before)
 
 

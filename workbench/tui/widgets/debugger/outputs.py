@@ -27,6 +27,10 @@ def outputs_text(checks: list[OutputCheck]) -> Text:
 
 
 class OutputsView(VerticalScroll):
+    # Not focusable: the screen's keys (home/end, page up/down for the memory) must not
+    # be taken by this pane's scrolling; the mouse wheel still scrolls it.
+    can_focus = False
+
     def compose(self):
         yield Static(id="outputs-text")
         yield HeatMapView(id="outputs-heat")
