@@ -65,6 +65,8 @@ class Progress:
         if self.quiet:
             return
         from rich.markup import escape
+
+        from workbench.agent.transcript import backends_line
         p = ev.payload if isinstance(ev.payload, dict) else {}
         c = self.console
         if ev.type == "message" and ev.role == "assistant":
@@ -79,11 +81,20 @@ class Progress:
                 first = (f"kernel v{d.get('version')}: {verdict} {d.get('frac_match', 0):.1%} "
                          f"match, {d.get('cycles')} cycles"
                          + (f", {d['speedup']:.2f}x over the baseline" if d.get("speedup") else ""))
+            elif p.get("name") == "run_rtl" and p.get("ok") and d.get("status"):
+                first = f"kernel v{d.get('version')}: " + escape(backends_line({
+                    b: {"status": d.get(f"{b}_status"), "cycles": d.get(f"{b}_cycles")}
+                    for b in ("model", "rtl")} | {"agree": d.get("agree")}))
             c.print(f"  {escape(p.get('name') or '?')} {ok} {first}")
         elif ev.type == "evaluation" and ev.step is None:
             r = p.get("result", {})
-            c.print(f"  final {p.get('tool')} on {p.get('config')}: {r.get('status')} "
-                    f"{r.get('cycles')} cycles")
+            if p.get("tool") == "final_rtl":
+                c.print(f"  final {backends_line(r)}")
+            else:
+                c.print(f"  final {p.get('tool')} on {p.get('config')}: {r.get('status')} "
+                        f"{r.get('cycles')} cycles")
+        elif ev.type == "note" and p.get("kind") == "rtl_build" and p.get("state") == "done":
+            c.print(f"  {escape(ev.text)}")
         elif ev.type == "error":
             c.print(f"  [red]error ({p.get('where')}): {escape(str(p.get('error')))}[/]")
         elif ev.type == "note" and p.get("kind") == "retry":
@@ -94,6 +105,10 @@ class Progress:
                 self.status.update(f"step {(ev.step or 0) + 1}{self.budget}: waiting for the agent")
             elif ev.type == "tool_call":
                 self.status.update(f"step {ev.step}{self.budget}: running {p.get('name')}")
+            elif ev.type == "note" and p.get("kind") == "rtl_build":
+                self.status.update("building the RTL for this configuration (seconds when "
+                                   "cached, minutes when not)" if p.get("state") == "started"
+                                   else f"step 1{self.budget}: waiting for the agent")
             elif ev.type == "note" and p.get("kind") == "final":
                 self.status.update("done")
             elif ev.step is None:
@@ -115,8 +130,13 @@ def cmd_run(args) -> int:
     if args.model and args.agent:
         raise SystemExit("give either --agent or --model, not both")
     spec = RunSpec(args.accel, args.task, args.config, hw_overrides=_hw_overrides(args.hw),
-                   budget=args.budget, manual=args.manual, n_seeds=args.seeds)
+                   budget=args.budget, manual=args.manual, n_seeds=args.seeds, rtl=args.rtl)
     get_accel(args.accel)
+    if args.rtl:
+        from workbench.rtlcheck import RTL_BACKENDS
+        if args.accel not in RTL_BACKENDS:     # before a model is asked for anything
+            raise SystemExit(f"kernelcraft run: --rtl: accelerator {args.accel!r} has no RTL; "
+                             f"RTL exists for: {', '.join(RTL_BACKENDS)}. Run without --rtl")
     if args.model:
         from workbench.agent.llm_agent import LLMAgent
         from workbench.llm import LiteLLMModel
@@ -172,7 +192,7 @@ def cmd_runs(args) -> int:
     from rich.table import Table
     table = Table(title=f"runs in {store.path}")
     for col in ("id", "started", "accel/task/config", "agent", "status", "steps",
-                "best cycles", "speed-up", "held-out", "tokens in/out", "cost"):
+                "best cycles", "speed-up", "held-out", "RTL", "tokens in/out", "cost"):
         table.add_column(col, no_wrap=True, justify="right" if col in (
             "id", "steps", "best cycles", "speed-up", "cost") else "left")
     for r in runs:
@@ -185,6 +205,7 @@ def cmd_runs(args) -> int:
                       str(best.get("cycles", "-")),
                       f"{best['speedup']:.2f}x" if best.get("speedup") else "-",
                       ("pass" if held.get("passed") else "fail") if held else "-",
+                      _rtl_cell(s.get("backends")),
                       f"{r.tokens_in:,}/{r.tokens_out:,}", f"${r.cost:.4f}")
     # Piped output is not cut to 80 columns.
     Console(width=None if sys.stdout.isatty() else 200).print(table)
@@ -193,16 +214,44 @@ def cmd_runs(args) -> int:
     return EXIT_OK
 
 
+def _rtl_cell(b: dict | None) -> str:
+    rtl = (b or {}).get("rtl") or {}
+    status = rtl.get("status")
+    if status in (None, "not_run"):
+        return "-"
+    return status.replace("_", " ") + (" (differs)" if b.get("agree") is False else "")
+
+
 def cmd_show(args) -> int:
     from workbench.agent.transcript import markdown
     store = _store(args, readonly=True)
+    v = store.verify(args.run) if args.verify else None
+    if args.json:
+        out = _show_json(store, args.run)
+        if v is not None:
+            out["hash_chain"] = {"ok": v.ok, "broken_at": v.broken_at, "problem": v.problem,
+                                 "sealed": v.sealed, "events_checked": v.events_checked}
+        print(json.dumps(out, indent=2, default=str))
+        return EXIT_OK if v is None or v.ok else EXIT_FAILED
     print(markdown(store, args.run, full=args.full), end="")
-    if args.verify:
-        v = store.verify(args.run)
+    if v is not None:
         print(f"\nhash chain: {'intact' if v.ok else 'BROKEN at seq ' + str(v.broken_at) + ': ' + str(v.problem)}"
               f" ({v.events_checked} events, {'sealed' if v.sealed else 'not sealed'})")
         return EXIT_OK if v.ok else EXIT_FAILED
     return EXIT_OK
+
+
+def _show_json(store, run_id: int) -> dict:
+    """The run record, and what each backend made of its kernels: the final record
+    (scores.backends) and every run_rtl call."""
+    run = store.run(run_id)
+    calls = [{"step": e.step, "kernel_version": e.payload.get("kernel_version"),
+              "seeds": e.payload.get("seeds"), **{k: e.payload["result"].get(k) for k in (
+                  "status", "model", "rtl", "agree", "divergence", "cycle_budget")}}
+             for e in store.events(run_id)
+             if e.type == "evaluation" and e.payload.get("tool") == "run_rtl"]
+    return {"run": run.__dict__, "backends": (run.scores or {}).get("backends"),
+            "run_rtl_calls": calls}
 
 
 def cmd_replay(args) -> int:
@@ -284,6 +333,10 @@ def add_run_commands(sub) -> None:
     sp.add_argument("--api-base", help="send model requests to this base URL")
     sp.add_argument("--model-param", action="append", metavar="NAME=VALUE",
                     help="extra model setting (repeatable), e.g. temperature=0.2")
+    sp.add_argument("--rtl", action="store_true",
+                    help="offer the agent the run_rtl tool and run the scored kernel on the "
+                         "RTL too (accelerators with an RTL only, e.g. plena; the RTL is built "
+                         "before the first step, minutes when not cached)")
     sp.add_argument("--quiet", action="store_true", help="no progress display")
     sp.add_argument("--json", action="store_true", help="print the final scores as JSON")
     traces(sp)
@@ -305,6 +358,9 @@ def add_run_commands(sub) -> None:
     sp.add_argument("run", type=int, help="run id (see `kernelcraft runs`)")
     sp.add_argument("--full", action="store_true", help="do not shorten prompts, kernels and results")
     sp.add_argument("--verify", action="store_true", help="also check the run's hash chain")
+    sp.add_argument("--json", action="store_true",
+                    help="print the run record and its backend results (final and per "
+                         "run_rtl call) as JSON instead of the transcript")
     traces(sp)
     sp.set_defaults(func=cmd_show)
 

@@ -2,7 +2,8 @@
 (and structured data for the trace store and the TUI).
 
 check_syntax, run_eval, view_output, grep_docs, get_inst_size keep the published
-system's names and meanings; their text is short, exact and actionable.
+system's names and meanings; their text is short, exact and actionable. run_rtl (ours)
+runs a kernel on an accelerator's RTL beside the functional model.
 """
 from __future__ import annotations
 
@@ -12,13 +13,21 @@ from functools import lru_cache
 
 import numpy as np
 
-from simulators.core.errors import AssemblyError
+from simulators.core.errors import (AssemblyError, BudgetExceeded, KernelCraftError,
+                                    TimeLimitExceeded)
 from tasks import get_task
 from workbench.accel import get_accel
-from workbench.evaluation import Evaluation, evaluate
+from workbench.evaluation import Evaluation, baseline_cycles, budget_for, evaluate, judge
+from workbench.layout import build_image
 
 MAX_DIAGNOSTICS = 20
 MAX_GREP_HITS = 30
+# run_rtl stops the RTL at this multiple of the baseline's cycles (at least MIN_RTL_CYCLES;
+# NO_BASELINE_RTL_CYCLES for a task without a baseline), so a runaway kernel costs
+# seconds of simulation rather than minutes.
+RTL_CYCLE_FACTOR = 20
+MIN_RTL_CYCLES = 1_000_000
+NO_BASELINE_RTL_CYCLES = 20_000_000
 
 
 @dataclass
@@ -132,6 +141,135 @@ def view_output(accel_name: str, task_name: str, config: str, source: str, hw=No
                 lines.append(f"    {tuple(idx)}: {g:.6g} vs {e:.6g} (tol {tol:.3g})")
         data["outputs"][name] = {**o, "row_max_err": row_max.tolist()}
     return ToolResult("\n".join(lines), data)
+
+
+def rtl_budget(accel_name: str, task_name: str, config: str, hw):
+    """(instruction budget of both runs, cycle budget of the RTL run) for a kernel."""
+    if task_name in get_accel(accel_name).baseline_templates():
+        cycles, retired = baseline_cycles(accel_name, task_name, config, hw)
+        return budget_for(retired), max(MIN_RTL_CYCLES, RTL_CYCLE_FACTOR * cycles)
+    return budget_for(0), NO_BASELINE_RTL_CYCLES
+
+
+def _backend_record(sets: list, runs: list) -> dict:
+    """What one backend did over the input sets: pass/fail/run_error, cycles, errors."""
+    failed = [s for s in sets if not s.passed]
+    error = next((s.error for s in sets if s.error), "")
+    return {"status": "run_error" if error else ("fail" if failed else "pass"),
+            "cycles": max((r.cycles for r in runs), default=0),
+            "frac_match": sum(s.frac_match for s in sets) / len(sets) if sets else 0.0,
+            "failed_sets": [_set_problem(s) for s in failed[:4]], "error": error,
+            "wall_seconds": round(sum(r.wall_seconds for r in runs), 3)}
+
+
+def _set_problem(s) -> str:
+    return f"{s.label}: " + (s.error or ", ".join(
+        f"{name}: {o['frac_match']:.2%} match, max abs err {o['max_abs_err']:.4g}"
+        for name, o in s.outputs.items() if not o.get("passed", True)) or "outputs out of tolerance")
+
+
+def run_rtl(accel_name: str, task_name: str, config: str, source: str, rtl, *, hw=None,
+            seeds: list[int], edge_cases: bool = False) -> ToolResult:
+    """Run a kernel on the RTL (`rtl`, a backend of workbench.rtlcheck.rtl_backend) and
+    on the functional model, on the same input sets; judge both against the reference
+    and compare them with each other. The data is the per-backend record the trace
+    store keeps: model and rtl {status pass/fail/run_error/error/not_run, cycles, ...},
+    agree, divergence."""
+    from workbench.rtlcheck import AUTO_LOCKSTEP_LIMIT, run_both
+    accel, task = get_accel(accel_name), get_task(task_name)
+    hw = hw or accel.default_config()
+    not_run = lambda why: {"status": "not_run", "cycles": None, "reason": why}
+    rec = {"status": "failed", "passed": False, "cycles": 0, "backend": rtl.name,
+           "seeds": list(seeds), "edge_cases": edge_cases, "cycle_budget": None,
+           "model": not_run("the kernel does not assemble"),
+           "rtl": not_run("the kernel does not assemble"), "agree": None, "divergence": None}
+    try:
+        program = accel.assemble(source, source_name="kernel.asm", config=hw)
+    except AssemblyError as e:
+        rec["status"] = "assembly_error"
+        return ToolResult("ASSEMBLY FAILED (not run on either backend)\n" +
+                          "\n".join(d.format() for d in e.diagnostics[:MAX_DIAGNOSTICS]), rec)
+    budget, max_cycles = rtl_budget(accel_name, task_name, config, hw)
+    rec["cycle_budget"] = max_cycles
+    layout = accel.layout(task, config, hw)
+    sets = [(f"seed {s}", task.generate(config, s)) for s in seeds]
+    if edge_cases:
+        sets += [(f"edge: {name}", inputs) for name, inputs in task.edge_cases(config)]
+    images = [build_image(layout, inputs) for _, inputs in sets]
+    model = accel.backend()
+    model_runs = [model.run(program, image, hw, budget) for image in images]
+    judged = lambda runs: [judge(accel, task, config, layout, label, inputs, image, r)[0]
+                           for (label, inputs), image, r in zip(sets, images, runs)]
+    rec["model"] = _backend_record(judged(model_runs), model_runs)
+    runaway = next((r for r in model_runs if isinstance(r.error, (BudgetExceeded, TimeLimitExceeded))
+                    or r.cycles > max_cycles), None)
+    if runaway is not None:
+        why = (str(runaway.error) if runaway.error is not None else
+               f"it takes {runaway.cycles:,} cycles on the functional model")
+        rec["rtl"] = not_run(f"beyond the RTL run's budget of {max_cycles:,} cycles "
+                             f"({RTL_CYCLE_FACTOR}x the baseline's): {why}")
+        return ToolResult(_format_rtl(rec, sets, accel_name), rec)
+    saved, rtl.max_cycles = rtl.max_cycles, max_cycles
+    try:
+        pairs = run_both(accel_name, task_name, config, "kernel", program, images, hw=hw,
+                         budget=budget, rtl=rtl, model_runs=model_runs)
+    except KernelCraftError as e:     # toolchain missing, build failed, simulator crashed
+        rec["status"] = "rtl_error"
+        rec["rtl"] = {"status": "error", "cycles": None, "error": str(e)}
+        return ToolResult(_format_rtl(rec, sets, accel_name), rec)
+    finally:
+        rtl.max_cycles = saved
+    rtl_runs = [r for _, _, r in pairs]
+    rec["rtl"] = _backend_record(judged(rtl_runs), rtl_runs)
+    diverged = [(label, res, m) for (label, _), (res, m, _) in zip(sets, pairs) if not res.passed]
+    rec["agree"] = not diverged
+    if diverged:
+        label, res, m = diverged[0]
+        first = res.first
+        if m.retired > AUTO_LOCKSTEP_LIMIT:
+            first = (f"not located: the run retired {m.retired:,} instructions, more than the "
+                     f"{AUTO_LOCKSTEP_LIMIT:,} a traced re-run covers; the memory and register "
+                     f"differences below show where the results differ")
+        rec["divergence"] = {"input_set": label, "first": first, "differences": res.divergences,
+                             "sets": len(diverged)}
+    rec["passed"] = rec["agree"] and rec["model"]["status"] == rec["rtl"]["status"] == "pass"
+    rec["status"] = "passed" if rec["passed"] else "failed"
+    rec["cycles"] = rec["rtl"]["cycles"]
+    return ToolResult(_format_rtl(rec, sets, accel_name), rec)
+
+
+def _format_rtl(rec: dict, sets: list, accel_name: str) -> str:
+    what = sets[0][0] if len(sets) == 1 else f"{len(sets)} input sets"
+    lines = [f"{accel_name} RTL ({rec['backend']}) and functional model on {what}:"]
+    for name, key in (("functional model", "model"), ("RTL", "rtl")):
+        b = rec[key]
+        if b["status"] in ("pass", "fail"):
+            line = (f"{'PASS' if b['status'] == 'pass' else 'FAIL'} against the reference, "
+                    f"{b['cycles']:,} cycles")
+        elif b["status"] == "run_error":
+            line = f"RUN FAILED after {b['cycles']:,} cycles: {b['error']}"
+        elif b["status"] == "error":
+            line = f"COULD NOT RUN: {b['error']}"
+        else:
+            line = f"not run: {b['reason']}"
+        lines.append(f"  {name + ':':17s} {line}")
+        lines += [f"    {p}" for p in b.get("failed_sets", []) if b["status"] == "fail"]
+    if rec["agree"]:
+        lines.append("  the backends agree: every memory, register and counter identical, "
+                     "same cycle count")
+    elif rec["agree"] is False:
+        d = rec["divergence"]
+        lines.append(f"  the backends DISAGREE on {d['input_set']}"
+                     + (f" (and {d['sets'] - 1} more input sets)" if d["sets"] > 1 else ""))
+        lines.append(f"  first divergence: {d['first']}")
+        lines += [f"    {x}" for x in d["differences"]]
+        lines.append("  run_eval scores the kernel on the functional model; the RTL is the "
+                     "hardware. Where they disagree, the kernel relies on behaviour in which "
+                     "the two differ: change the code around the first diverging instruction.")
+    elif rec["rtl"]["status"] == "not_run" and rec["cycle_budget"]:
+        lines.append("  make the kernel finish (check its loops with run_eval) before running "
+                     "it on the RTL")
+    return "\n".join(lines)
 
 
 @lru_cache(maxsize=8)

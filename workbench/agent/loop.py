@@ -23,6 +23,7 @@ from workbench.tools import task_statement
 
 from . import prompting, toolspec
 from .recorder import Recorder, jsonable, record_evaluation, stored_arguments
+from .rtl import RtlSession
 from .scoring import final_scores
 from .workspace import Outcome, SeedSource, Workspace
 
@@ -42,10 +43,11 @@ class RunSpec:
     manual: str = "full"               # "full": ISA manual in the prompt; "grep": grep_docs only
     n_seeds: int = DEFAULT_SEEDS       # fresh input sets per run_eval
     final_seeds: int = FINAL_SEEDS     # held-out input sets in the final scoring
+    rtl: bool = False                  # offer run_rtl; the final scoring also runs the RTL
 
     def settings(self) -> dict:
         return {"hw": dict(self.hw_overrides), "budget": self.budget, "manual": self.manual,
-                "n_seeds": self.n_seeds, "final_seeds": self.final_seeds}
+                "n_seeds": self.n_seeds, "final_seeds": self.final_seeds, "rtl": self.rtl}
 
 
 @dataclass
@@ -135,7 +137,8 @@ class AgentLoop:
     def __init__(self, agent: Agent, spec: RunSpec, store: TraceStore, *,
                  seeds: SeedSource | None = None, listener: Callable[[Event], None] | None = None,
                  extra_settings: dict | None = None,
-                 on_finish: Callable[["AgentLoop", dict], None] | None = None):
+                 on_finish: Callable[["AgentLoop", dict], None] | None = None,
+                 rtl_backend=None):
         self.agent, self.spec, self.store = agent, spec, store
         self.on_finish = on_finish
         self.accel = get_accel(spec.accel)
@@ -150,10 +153,14 @@ class AgentLoop:
         self.budget = spec.budget or LEVEL_BUDGET[self.task.level]
         if self.budget < 1:
             raise ValueError(f"the iteration budget must be at least 1, got {self.budget}")
-        self.ws = Workspace(spec.accel, spec.task, spec.config, self.hw, seeds, spec.n_seeds)
+        # --rtl: checked now (an accelerator without RTL, a missing simulator), built when
+        # the run starts (rtl.py says why).
+        self.rtl = RtlSession(spec.accel, self.hw, rtl_backend) if spec.rtl else None
+        self.ws = Workspace(spec.accel, spec.task, spec.config, self.hw, seeds, spec.n_seeds,
+                            self.rtl)
         self.listener = listener
         self.extra_settings = extra_settings or {}
-        self.state = LoopState(spec, self.hw, self.budget, toolspec.schemas())
+        self.state = LoopState(spec, self.hw, self.budget, toolspec.schemas(self.ws.tools))
         self.rec: Recorder | None = None
         self.submitted = False
         self.stop_reason = ""
@@ -223,7 +230,8 @@ class AgentLoop:
         manual = self.accel.manual(self.hw)
         system = prompting.render(
             "system", accel=self.spec.accel, accel_title=self.accel.title,
-            tools=toolspec.TOOLS, budget=self.budget, manual_mode=self.spec.manual,
+            tools=[t for t in toolspec.TOOLS if t.name in self.ws.tools], budget=self.budget,
+            manual_mode=self.spec.manual,
             manual=manual, manual_lines=len(manual.splitlines()),
             manual_sections=prompting.manual_sections(manual))
         user = prompting.render(
@@ -234,6 +242,22 @@ class AgentLoop:
         for role, text in (("system", system), ("user", user)):
             self.rec.event("message", {"content": text}, text=text, role=role, step=0)
             self.state.messages.append({"role": role, "content": text})
+        if self.rtl is not None:
+            self._build_rtl()
+
+    def _build_rtl(self) -> None:
+        """Before the first step, so that no step pays for a cold build (see rtl.py)."""
+        self.rec.event("note", {"kind": "rtl_build", "state": "started",
+                                "simulator": self.rtl.backend.simulator},
+                       text=f"building the {self.spec.accel} RTL for this configuration", step=0)
+        built = self.rtl.prepare()
+        if built["ok"]:
+            self.rec.event("note", {**built, "state": "done"}, step=0,
+                           text=f"RTL ready ({'from the cache' if built['cached'] else 'built'} "
+                                f"in {built['seconds']} s)")
+        else:    # the run goes on; run_rtl answers with the build's error lines
+            self.rec.event("error", {**built, "state": "done", "where": "rtl_build"}, step=0,
+                           text=f"RTL build failed: {built['error']}")
 
     # ------------------------------------------------------------------ step
     def step(self) -> None:

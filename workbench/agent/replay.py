@@ -185,7 +185,8 @@ def replay_run(store: TraceStore, run_id: int, listener=None) -> tuple[object, d
         raise ValueError(f"run {run_id} recorded no agent step; there is nothing to replay")
     spec = RunSpec(run.accelerator, run.task, run.config, hw_overrides=s.get("hw") or {},
                    budget=steps, manual=s.get("manual", "full"),
-                   n_seeds=s.get("n_seeds", 3), final_seeds=s.get("final_seeds", 5))
+                   n_seeds=s.get("n_seeds", 3), final_seeds=s.get("final_seeds", 5),
+                   rtl=bool(s.get("rtl")))
     seeds = RecordedSeeds(recording.evaluations)
     report: dict = {}
 

@@ -41,6 +41,27 @@ def _evaluate(loop, tool: str, config: str, source: str, version, **extra) -> Ev
     return rec
 
 
+def _backends(loop, best: EvalRecord, final: EvalRecord) -> dict:
+    """Which backends the scored kernel passed on the held-out input sets: the model's
+    verdict is the final_seeds evaluation; with --rtl, the same input sets run on the
+    RTL too (recorded as a final_rtl evaluation) and both are compared."""
+    r = final.result
+    model = {"status": {"passed": "pass", "failed": "fail"}.get(r.get("status"), "run_error"),
+             "cycles": r.get("cycles"), "error": r.get("error", "")}
+    if loop.rtl is None:
+        return {"model": model, "agree": None, "divergence": None,
+                "rtl": {"status": "not_run", "cycles": None,
+                        "reason": "the run was started without --rtl"}}
+    out = loop.rtl.run(loop.spec.task, loop.spec.config, best.source, final.seeds,
+                       edge_cases=True)
+    rec = EvalRecord("final_rtl", loop.spec.config, best.kernel_version, best.source,
+                     final.seeds, jsonable(out.data), None)
+    record_evaluation(loop.rec, rec, None, report=out.text)
+    d = rec.result
+    return {"model": model, "rtl": d["rtl"], "agree": d["agree"],
+            "divergence": d["divergence"], "cycle_budget": d.get("cycle_budget")}
+
+
 def final_scores(loop) -> dict:
     ws, task = loop.ws, loop.task
     best = ws.best
@@ -52,13 +73,20 @@ def final_scores(loop) -> dict:
         "first_correct_step": ws.first_correct_step, "best": None,
         "held_out_seeds": None, "held_out_configs": {},
     }
+    rtl_calls = sum(1 for e in ws.evaluations if e.tool == "run_rtl")
     if best is None:
+        why = "no kernel passed run_eval"
+        scores["backends"] = {"kernel_version": None, "run_rtl_calls": rtl_calls,
+                              "model": {"status": "not_run", "cycles": None, "reason": why},
+                              "rtl": {"status": "not_run", "cycles": None, "reason": why}}
         return scores
     scores["best"] = {"kernel_version": best.kernel_version, "kernel_hash": sha256_text(best.source),
                       "step": best.step, **_summary(best.result)}
     final = _evaluate(loop, "final_seeds", loop.spec.config, best.source, best.kernel_version)
     scores["held_out_seeds"] = {"seeds": final.seeds, **_summary(final.result)}
     scores["correct"] = final.passed
+    scores["backends"] = {"kernel_version": best.kernel_version, "run_rtl_calls": rtl_calls,
+                          **_backends(loop, best, final)}
 
     for config in task.held_out_configs():
         transfer = loop.agent.transfer(config, loop.hw)

@@ -78,6 +78,14 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("get_inst_size",
              "Size of the current kernel in instructions and bytes against the instruction "
              "memory."),
+    ToolSpec("run_rtl",
+             "Run a kernel version on the accelerator's RTL (the Verilog hardware, simulated) "
+             "and on the functional model, on one fresh input set; report pass/fail against "
+             "the reference on each, cycles on each, and the first instruction at which the "
+             "two disagree, if they do. Slower than run_eval; offered only in runs started "
+             "with --rtl.",
+             (Param("version", "integer", "the kernel version to run (write_code reports "
+                    "each version's number)", minimum=1),)),
     ToolSpec("submit",
              "Finish the run. The best correct kernel you evaluated with run_eval is scored "
              "(correct and fewest cycles), not necessarily the current one.",
@@ -85,10 +93,19 @@ TOOLS: tuple[ToolSpec, ...] = (
 )
 
 BY_NAME = {t.name: t for t in TOOLS}
+# Tools a run offers only when it asks for them: name -> the run option that does.
+OPT_IN = {"run_rtl": "--rtl"}
+
+
+def offered(rtl: bool = False) -> tuple[str, ...]:
+    """The names of the tools a run offers."""
+    return tuple(t.name for t in TOOLS if t.name not in OPT_IN or (rtl and t.name == "run_rtl"))
 
 
 def schemas(names: tuple[str, ...] | None = None) -> list[dict]:
-    return [t.schema() for t in TOOLS if names is None or t.name in names]
+    """The schemas of `names` (default: the tools every run offers)."""
+    names = offered() if names is None else names
+    return [t.schema() for t in TOOLS if t.name in names]
 
 
 def _snippet(text: str, n: int = 120) -> str:
@@ -96,12 +113,17 @@ def _snippet(text: str, n: int = 120) -> str:
     return json.dumps(text)
 
 
-def parse_arguments(name: str, raw: str) -> dict:
-    """The checked arguments of a call to tool `name`, or ToolError for the model."""
-    spec = BY_NAME.get(name)
+def parse_arguments(name: str, raw: str, names: tuple[str, ...] | None = None) -> dict:
+    """The checked arguments of a call to tool `name`, one of the offered `names`
+    (default: the tools every run offers), or ToolError for the model."""
+    names = offered() if names is None else names
+    spec = BY_NAME.get(name) if name in names else None
     if spec is None:
-        known = ", ".join(BY_NAME)
+        known = ", ".join(names)
         shown = f"{name!r}" if name else "(no tool name)"
+        if name in OPT_IN:
+            raise ToolError(f"{name} is not available in this run (it is offered only in runs "
+                            f"started with {OPT_IN[name]}); the tools are: {known}")
         raise ToolError(f"unknown tool {shown}; the tools are: {known}")
     if name == "write_code" and len(raw.encode("utf-8", "surrogatepass")) > 2 * MAX_KERNEL_BYTES + 1024:
         # Refuse before parsing: the kernel in it cannot fit whatever its JSON says.

@@ -42,6 +42,16 @@ def run_header(run: Run) -> list[str]:
     return lines
 
 
+def backends_line(b: dict) -> str:
+    """A backends record (scores.backends, or a run_rtl / final_rtl result) in one line."""
+    def one(name, x):
+        x = x or {}
+        cycles = f" {x['cycles']:,} cycles" if isinstance(x.get("cycles"), int) else ""
+        return f"{name} {str(x.get('status', 'not recorded')).replace('_', ' ')}{cycles}"
+    agree = {True: "; the backends agree", False: "; the backends DISAGREE"}.get(b.get("agree"), "")
+    return f"backends: {one('model', b.get('model'))}, {one('RTL', b.get('rtl'))}{agree}"
+
+
 def score_lines(s: dict) -> list[str]:
     lines = []
     best = s.get("best")
@@ -62,6 +72,15 @@ def score_lines(s: dict) -> list[str]:
                          f"{h.get('speedup') or 0:.2f}x")
         else:
             lines.append(f"- held-out configuration {config}: not transferable -- {h.get('reason')}")
+    if s.get("backends"):
+        lines.append(f"- {backends_line(s['backends'])}")
+        b = s["backends"]
+        if (b.get("divergence") or {}).get("first"):
+            lines.append(f"  - first divergence ({b['divergence']['input_set']}): "
+                         f"{b['divergence']['first']}")
+        reason = (b.get("rtl") or {}).get("reason") or (b.get("rtl") or {}).get("error")
+        if reason:
+            lines.append(f"  - RTL: {reason.splitlines()[0]}")
     if s.get("replay"):
         r = s["replay"]
         lines.append(f"- replay of run {r['original']}: {r['compared']} evaluations compared, "
@@ -111,6 +130,9 @@ def _event_md(ev: Event, store: TraceStore, full: bool) -> list[str]:
     if ev.type == "tool_result":
         mark = "" if p.get("ok") else " (refused)"
         return [f"**<- {p.get('name')}**{mark}:", _fence(_clip(p.get("content", ""), full)), ""]
+    if ev.type == "evaluation" and ev.step is None and p.get("tool") == "final_rtl":
+        return [f"**final: held-out seeds on the RTL**, seeds {p.get('seeds')} and the edge cases:",
+                _fence(_clip(p.get("report") or backends_line(p.get("result", {})), full)), ""]
     if ev.type == "evaluation" and ev.step is None:
         r = p.get("result", {})
         what = "held-out seeds" if p.get("tool") == "final_seeds" else f"held-out configuration {p.get('config')}"
@@ -122,6 +144,8 @@ def _event_md(ev: Event, store: TraceStore, full: bool) -> list[str]:
         return out + [""]
     if ev.type == "error":
         return [f"**error** ({p.get('where')}): {p.get('error')}", ""]
+    if ev.type == "note" and p.get("kind") == "rtl_build" and p.get("state") == "done":
+        return [f"_{ev.text}_", ""]
     if ev.type == "note" and p.get("kind") == "retry":
         return [f"_retry {p.get('attempt')}: {p.get('error')} (status {p.get('status')}); "
                 f"waiting {p.get('wait')}s_", ""]

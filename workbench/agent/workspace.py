@@ -16,7 +16,7 @@ from workbench import tools
 from workbench.evaluation import DEFAULT_SEEDS, fresh_seeds
 from workbench.llm import ToolCall
 
-from .toolspec import ToolError, parse_arguments
+from .toolspec import ToolError, offered, parse_arguments
 
 
 class SeedSource(Protocol):
@@ -74,8 +74,10 @@ class Outcome:
 
 class Workspace:
     def __init__(self, accel: str, task: str, config: str, hw, seeds: SeedSource | None = None,
-                 n_seeds: int = DEFAULT_SEEDS):
+                 n_seeds: int = DEFAULT_SEEDS, rtl=None):
         self.accel, self.task, self.config, self.hw = accel, task, config, hw
+        self.rtl = rtl                     # an RtlSession when the run has --rtl
+        self.tools = offered(rtl=rtl is not None)
         self.seeds = seeds or FreshSeeds()
         self.n_seeds = n_seeds
         self.versions: list[KernelVersion] = []
@@ -90,7 +92,7 @@ class Workspace:
 
     def execute(self, call: ToolCall) -> Outcome:
         try:
-            args = parse_arguments(call.name, call.arguments)
+            args = parse_arguments(call.name, call.arguments, self.tools)
             out = getattr(self, f"_{call.name}")(args)
         except ToolError as e:
             return Outcome(call.id, call.name, False, f"error: {e}",
@@ -164,6 +166,24 @@ class Workspace:
         self.evaluations.append(rec)
         return Outcome("", "view_output", True, f"kernel version {kv.version}, {r.text}",
                        {"version": kv.version, "seed": seed}, evaluation=rec)
+
+    def _run_rtl(self, args: dict) -> Outcome:
+        self._need_kernel("run_rtl")
+        n = args["version"]
+        if n > len(self.versions):
+            raise ToolError(f"run_rtl: there is no kernel version {n}; the versions are 1 to "
+                            f"{len(self.versions)} (the current kernel is version "
+                            f"{len(self.versions)})")
+        kv = self.versions[n - 1]
+        seeds = self.seeds.take("run_rtl", self.config, 1)
+        r = self.rtl.run(self.task, self.config, kv.source, seeds)
+        rec = EvalRecord("run_rtl", self.config, kv.version, kv.source, seeds, r.data, self.step)
+        self.evaluations.append(rec)
+        summary = {k: r.data.get(k) for k in ("status", "passed", "agree", "cycle_budget")}
+        summary.update({f"{b}_{k}": r.data[b].get(k) for b in ("model", "rtl")
+                        for k in ("status", "cycles")})
+        return Outcome("", "run_rtl", True, f"kernel version {kv.version}: {r.text}",
+                       {"version": kv.version, **summary}, evaluation=rec)
 
     def _submit(self, args: dict) -> Outcome:
         if self.best is None:
