@@ -1,0 +1,205 @@
+"""loops.py: a loop run whole must leave exactly what running it block by block leaves
+(memories, registers, fflags, cycles, retired, unit busy, stalls, errors), and must
+decline whenever it cannot prove that."""
+import numpy as np
+import pytest
+from coral_kit import CFG
+
+from simulators.core.backend import MemoryImage
+from simulators.core.budget import Budget
+from simulators.coral import compiler as compiler_mod
+from simulators.coral.assembler import assemble
+from simulators.coral.loops import LoopPlan
+from simulators.coral.machine import CoralModel
+
+# an outer-product inner loop: B rows by a pitch, three A scalars, three accumulators
+OUTER = """
+    li s5, {pitch}
+    la t3, bmat
+    la a3, amat
+    vsetvli t0, zero, e32, m{lmul}, ta, ma
+    vmv.v.i v8, 0
+    vmv.v.i v16, 0
+    vmv.v.i v24, 0
+    li t4, {k}
+loop:
+    vle32.v v0, (t3)
+    flw ft0, 0(a3)
+    flw ft1, {row}(a3)
+    flw ft2, {row2}(a3)
+    vfmacc.vf v8, ft0, v0
+    vfmacc.vf v16, ft1, v0
+    vfmacc.vf v24, ft2, v0
+    addi a3, a3, 4
+    add t3, t3, s5
+    addi t4, t4, -1
+    bnez t4, loop
+    la t1, out
+    vse32.v v8, (t1)
+    csrr a0, fflags
+    ebreak
+    .data
+    .align 4
+amat: .zero {abytes}
+bmat: .zero {bbytes}
+out: .zero 512
+"""
+
+# a dot-product loop: two unit-stride loads, vfmacc.vv; a strided variant
+DOT = """
+    la a1, xs
+    la a2, ys
+    li s5, {stride}
+    vsetvli t0, zero, e32, m{lmul}, tu, mu
+    vmv.v.i v8, 0
+    li t4, {k}
+loop:
+    vle32.v v16, (a1)
+    vlse32.v v24, (a2), s5
+    vfmacc.vv v8, v16, v24
+    addi a1, a1, {step}
+    addi a2, a2, 4
+    addi t4, t4, -1
+    bnez t4, loop
+    la t1, out
+    vse32.v v8, (t1)
+    csrr a0, fflags
+    ebreak
+    .data
+    .align 4
+xs: .zero {xbytes}
+ys: .zero {ybytes}
+out: .zero 512
+"""
+
+
+def _run(source, arrays, whole: bool, budget=Budget(), cfg=CFG):
+    program = assemble(source, "loop.s", cfg)
+    image = MemoryImage()
+    for label, values in arrays.items():
+        image.put("dtcm", program.labels[label], np.asarray(values))
+    recognise = LoopPlan.recognise
+    if not whole:
+        compiler_mod.LoopPlan = type("NoLoops", (), {"recognise": staticmethod(lambda *a, **k: None)})
+    try:
+        return CoralModel().run(program, image, cfg, budget)
+    finally:
+        compiler_mod.LoopPlan = LoopPlan
+        assert LoopPlan.recognise == recognise
+
+
+def _same(source, arrays, **kw):
+    a, b = _run(source, arrays, True, **kw), _run(source, arrays, False, **kw)
+    assert (a.error is None) == (b.error is None)
+    if a.error is not None:
+        assert str(a.error) == str(b.error)
+    for mem in ("dtcm",):
+        assert np.array_equal(a.memories[mem], b.memories[mem])
+    ra, rb = a.registers, b.registers
+    assert ra["x"] == rb["x"] and ra["f"] == rb["f"] and ra["fflags"] == rb["fflags"]
+    assert np.array_equal(ra["v"], rb["v"])
+    assert (a.cycles, a.retired, a.unit_busy, a.stalls) == (b.cycles, b.retired, b.unit_busy, b.stalls)
+    return a
+
+
+def _outer(k=40, lmul=8, rows=3, pitch=None, a=None, b=None, rng=None):
+    rng = rng or np.random.default_rng(1)
+    vl = 4 * lmul
+    pitch = pitch or 4 * vl
+    row = 4 * k
+    src = OUTER.format(pitch=pitch, lmul=lmul, k=k, row=row, row2=2 * row,
+                       abytes=4 * rows * k, bbytes=pitch * k + 4 * vl)
+    a = rng.standard_normal(rows * k).astype(np.float32) if a is None else a
+    b = rng.standard_normal(pitch * k // 4 + vl).astype(np.float32) if b is None else b
+    return src, {"amat": a, "bmat": b}
+
+
+def test_outer_product_loop_runs_whole_and_matches():
+    src, arrays = _outer()
+    r = _same(src, arrays)
+    assert r.error is None
+    program = assemble(src, "loop.s", CFG)
+    from isa.loader import get_isa
+    from simulators.coral.state import CoralState
+    from simulators.coral.timing import VectorTiming
+    comp = compiler_mod.Compiler(program, CoralState(CFG, len(program.instrs)), VectorTiming(CFG), CFG,
+                                 get_isa("coral"))
+    loop = program.labels["loop"] // 4
+    assert comp.block(loop).loop is not None          # the test exercises the whole-loop path
+
+
+@pytest.mark.parametrize("lmul", [1, 2, 4])
+def test_other_lmuls_and_pitches(lmul):
+    src, arrays = _outer(k=25, lmul=lmul, pitch=4 * 4 * lmul + 12)
+    _same(src, arrays)
+
+
+def test_dot_product_with_strided_load_and_tail_undisturbed():
+    rng = np.random.default_rng(2)
+    for stride, step in ((8, 16), (-4, 32)):
+        k = 30
+        src = DOT.format(stride=stride, lmul=2, k=k, step=step, xbytes=step * k + 64, ybytes=4096)
+        arrays = {"xs": rng.standard_normal((step * k + 64) // 4).astype(np.float32),
+                  "ys": rng.standard_normal(1024).astype(np.float32)}
+        if stride < 0:
+            src = src.replace("la a2, ys", "la a2, ys\n    addi a2, a2, 2044")
+        _same(src, arrays)
+
+
+def test_special_values_decline_and_match():
+    # NaN, infinity, tiny products and huge sums each force the block-by-block path
+    for bad in (np.nan, np.inf, 1e-30, 3e38):
+        src, arrays = _outer(k=16)
+        arrays["amat"][20] = bad
+        arrays["bmat"][70] = bad
+        _same(src, arrays)
+
+
+def test_exact_inputs_keep_fflags_clear():
+    src, arrays = _outer(k=20)
+    arrays["amat"] = np.arange(60, dtype=np.float32) % 7
+    arrays["bmat"] = (np.arange(arrays["bmat"].size, dtype=np.float32) % 5) - 2
+    r = _same(src, arrays)
+    assert r.registers["fflags"] == 0
+
+
+def test_midpoint_sums_match():
+    # values whose binary64 sums land on binary32 midpoints (24-bit and 1-bit terms)
+    src, arrays = _outer(k=24)
+    arrays["amat"] = np.full(72, 1.0, np.float32)
+    b = np.full(arrays["bmat"].size, 2.0 ** -24, np.float32)
+    b[::32] = 1.0 + 2.0 ** -23
+    arrays["bmat"] = b
+    _same(src, arrays)
+
+
+def test_out_of_range_and_misaligned_addresses_give_the_same_error():
+    src, arrays = _outer(k=30)
+    bad = src.replace("la t3, bmat", "la t3, bmat\n    li t5, 0xff000\n    add t3, t3, t5")
+    r = _same(bad, arrays)
+    assert r.error is not None and "outside DTCM" in str(r.error)
+    r = _same(src.replace("la a3, amat", "la a3, amat\n    addi a3, a3, 2"), arrays)
+    assert r.error is not None and "aligned" in str(r.error)
+
+
+def test_budget_inside_the_loop_and_vtype_problems_match():
+    src, arrays = _outer(k=40)
+    r = _same(src, arrays, budget=Budget(max_instructions=200))
+    assert r.error is not None and "200 instructions" in str(r.error)
+    _same(src.replace("e32, m8", "e16, m8"), arrays)                # fp needs SEW = 32: an error
+    _same(src.replace("vsetvli t0, zero, e32, m8", "li t6, 5\n    vsetvli t0, t6, e32, m8"), arrays)
+    _same(src.replace("vmv.v.i v16, 0", "vmv.v.i v16, 0\n    fsrmi 1"), arrays)     # frm = RTZ
+
+
+def test_loops_it_must_not_take():
+    src, arrays = _outer(k=12)
+    # the accumulator read by another multiply-add, an update through a stepped register,
+    # a load after its use, a store inside the loop
+    for old, new in (("vfmacc.vf v24, ft2, v0", "vfmacc.vf v24, ft2, v8"),
+                     ("add t3, t3, s5", "add t3, t3, a3"),
+                     ("vle32.v v0, (t3)\n", ""),
+                     ("addi a3, a3, 4", "addi a3, a3, 4\n    vse32.v v8, (t3)")):
+        changed = src.replace(old, new)
+        if old == "vle32.v v0, (t3)\n":
+            changed = changed.replace("vfmacc.vf v24, ft2, v0", "vfmacc.vf v24, ft2, v0\n    vle32.v v0, (t3)")
+        _same(changed, arrays)
