@@ -1,30 +1,27 @@
-"""One generated Python function per bundle: the timing model's checks and updates with
-the bundle's register units and latencies written in as constants, and its operations
-as direct calls of their semantics functions, one call per line.
+"""Generated Python for runs of bundles: the timing model's checks and updates with each
+bundle's register units and latencies written in as constants, and its operations as
+direct calls of their semantics functions, one call per line.
 
-`step(tn) -> tn'` issues the bundle at the first cycle >= tn (the next free issue
-cycle) that the interlocks allow, runs its operations and returns the next free issue
-cycle. It does exactly what the run loop of machine.py describes, in the same order:
+A run is a straight-line stretch of bundles that control enters only at its first
+(`blocks_of`); `step(tn) -> tn'` executes it. For each bundle, from tn (the next free
+issue cycle) and exactly as the README's timing model says, in this order:
   1. wait for registers read (ready), accumulate inputs (macready) and results that a
      write must not overtake -> data_hazard;
-  2. an ACQ's lock -> dma_wait; room in a DMA queue -> dma_queue; `state.now` = issue;
+  2. an ACQ's lock -> dma_wait; room in a DMA queue -> dma_queue (control bundles set
+     `state.now`, the issue cycle, which their operations read);
   3. advance the DMA engine to the issue cycle; land deferred multiply-accumulates of
      accumulators the bundle touches otherwise;
   4. the operations; bank conflicts among its memory accesses -> bank_conflict;
-  5. mark written units ready at issue + latency.
-Stall counts add up in `stalls` (a list in STALLS order). Because each operation is on
-its own line, an error's traceback line names the operation that raised it
-(`failing_op`).
+  5. mark written units ready at issue + latency; tn = issue + 1 + conflict cycles.
+Stall counts add up in `stalls` (a list in machine.STALLS order). Each operation is
+called on its own line, so the traceback of an error names its bundle and operation
+and holds its issue cycle (`Compiler.failing`).
 """
 from __future__ import annotations
 
-from types import CodeType
-
-from .predecode import Code, Row
+from .predecode import Code, Row, deferring
 
 FILENAME = "<aie bundle {}>"
-_COMPILED: dict[tuple[int, str], CodeType] = {}     # (bundle, source) -> code; runs repeat programs
-_MAX_COMPILED = 20000
 
 
 def _literal(v) -> str | None:
@@ -36,9 +33,13 @@ def _literal(v) -> str | None:
     return None
 
 
-def _bundle_source(b: int, row: Row, ns: dict, fwd: int) -> tuple[str, dict[int, int]]:
-    """(source of `def step(tn)`, generated line -> operation slot index)."""
-    out = ["def step(tn):", "    t = tn"]
+def _bundle_lines(b: int, row: Row, ns: dict, fwd: int, out: list[str], lines: dict,
+                  mac_units: set, now: bool) -> None:
+    """Append the statements of bundle b (from `tn`, the next free issue cycle, to the
+    new `tn`) to `out`; note in `lines` which line calls which operation. `macready` is
+    kept only for units some bundle reads as a multiply-accumulate input; `state.now`
+    is set for control operations (or for every bundle if `now`)."""
+    out.append("    t = tn")
     for u in row.reads:
         out += [f"    x = ready[{u}]", "    if x > t: t = x"]
     for u in row.macr:
@@ -48,7 +49,7 @@ def _bundle_source(b: int, row: Row, ns: dict, fwd: int) -> tuple[str, dict[int,
     if row.reads or row.macr or row.writes:
         out.append("    if t != tn: stalls[0] += t - tn")
     if row.ctrl:
-        out.append("    st.now = t")              # an error while waiting is at this cycle
+        out.append("    st.now = t")
         if row.acq is not None:
             out += [f"    t2 = dma.wait_lock({row.acq[0]}, {row.acq[1]}, t)",
                     "    stalls[1] += t2 - t", "    t = t2"]
@@ -56,22 +57,24 @@ def _bundle_source(b: int, row: Row, ns: dict, fwd: int) -> tuple[str, dict[int,
             d, c = row.dmaq
             out += [f"    if dma.queue_full({d!r}, {c}):", f"        t2 = dma.wait_queue({d!r}, {c}, t)",
                     "        stalls[2] += t2 - t", "        t = t2"]
-    out += ["    st.now = t", "    e = dma.next_event", "    if e is not None and e <= t: dma.advance(t)"]
+    if row.ctrl or now:
+        out.append("    st.now = t")
+    out += ["    e = dma.next_event", "    if e is not None and e <= t: dma.advance(t)"]
     for i in row.flush:
         out.append(f"    if macs[{i}]: st.flush_macs({i})")
-    lines = {}
-    for k, (fn, target, args, op) in enumerate(row.calls):
-        names = [f"f{k}", f"s{k}"]
-        ns[f"f{k}"], ns[f"s{k}"] = fn, target
+    for k, (fn, deferred, args, op) in enumerate(row.calls):
+        f = f"f{b}_{k}"
+        ns[f] = fn
+        names = ["sd" if deferred else "st"]
         for j, a in enumerate(args):
             lit = _literal(a)
             if lit is None:
-                ns[f"a{k}_{j}"] = a
-                lit = f"a{k}_{j}"
+                lit = f"a{b}_{k}_{j}"
+                ns[lit] = a
             names.append(lit)
-        lines[len(out) + 1] = op
-        out.append(f"    {names[0]}({', '.join(names[1:])})")
-    extra = "0"
+        lines[len(out) + 1] = (b, op)
+        out.append(f"    {f}({', '.join(names)})")
+    extra = ""
     if row.mem:
         if row.mem > 1:
             # the most accesses to one bank, minus one; with at most three accesses that
@@ -80,47 +83,91 @@ def _bundle_source(b: int, row: Row, ns: dict, fwd: int) -> tuple[str, dict[int,
                      else "max(banks.count(k) for k in banks) - 1")
             out += [f"    extra = {count} if len(banks) > 1 else 0",
                     "    if extra: stalls[3] += extra"]
-            extra = "extra"
+            extra = " + extra"
         out.append("    banks.clear()")
     written = [u for u, _, _ in row.writes]
     for u, lat, forwarded in row.writes:
         out.append(f"    ready[{u}] = t + {lat}")
-        out.append(f"    macready[{u}] = t + {fwd if forwarded else lat}")
+        if u in mac_units:
+            out.append(f"    macready[{u}] = t + {fwd if forwarded else lat}")
     if len(set(written)) < len(written):         # the run's horizon is max(ready) otherwise
-        out.append(f"    if t + {max(l for _, l, _ in row.writes)} > horizon[0]: "
-                   f"horizon[0] = t + {max(l for _, l, _ in row.writes)}")
-    out.append(f"    return t + 1 + {extra}" if extra != "0" else "    return t + 1")
+        top = max(lat for _, lat, _ in row.writes)
+        out.append(f"    if t + {top} > horizon[0]: horizon[0] = t + {top}")
+    out.append(f"    tn = t + 1{extra}")
+
+
+def block_source(code: Code, first: int, last: int, ns: dict, fwd: int, mac_units: set,
+                 now: bool = False) -> tuple[str, dict]:
+    """(source of `def step(tn)` running bundles first..last in order, generated line ->
+    (bundle, slot index of the operation called there, or None)). The function leaves
+    the last bundle's issue cycle in `state.now`; an error inside it has the failing
+    bundle's issue cycle in the local `t`."""
+    out, lines = ["def step(tn):"], {}
+    start = len(out) + 1
+    for b in range(first, last + 1):
+        _bundle_lines(b, code.rows[b], ns, fwd, out, lines, mac_units, now)
+        for n in range(start, len(out) + 1):
+            lines.setdefault(n, (b, None))
+        start = len(out) + 1
+    out += ["    st.now = t", "    return tn"]
     return "\n".join(out) + "\n", lines
 
 
-def compile_bundles(code: Code, state, dma, ready: list, macready: list, stalls: list,
-                    horizon: list, fwd: int) -> tuple[list, list[dict[int, int]]]:
-    """The step function of every bundle, and for each the map from its source lines to
-    the slot index of the operation called there."""
-    common = {"ready": ready, "macready": macready, "stalls": stalls, "horizon": horizon,
-              "st": state, "dma": dma, "banks": state.banks, "macs": state.macs}
-    steps, line_maps = [], []
+def blocks_of(code: Code) -> list[tuple[int, int]]:
+    """Straight-line runs of bundles (first, last): control enters a run only at its first
+    bundle (the program's start, a loop body's start, the bundle after a loop end or a
+    HALT) and leaves it only after its last."""
+    nb = len(code.rows)
+    lead = [False] * (nb + 1)
+    lead[0] = lead[nb] = True
     for b, row in enumerate(code.rows):
-        ns = dict(common)
-        src, lines = _bundle_source(b, row, ns, fwd)
-        co = _COMPILED.get((b, src))
-        if co is None:
-            if len(_COMPILED) >= _MAX_COMPILED:
-                _COMPILED.clear()
-            co = _COMPILED[(b, src)] = compile(src, FILENAME.format(b), "exec")
+        if row.ends or row.halt or row.loop:
+            lead[b + 1] = True                 # after a loop end or HALT; after LOOP: its body
+    out, first = [], 0
+    for b in range(1, nb + 1):
+        if lead[b]:
+            out.append((first, b - 1))
+            first = b
+    return out
+
+
+class Compiler:
+    """Compiles runs of bundles of a Code for one run, sharing the run's scoreboard. The
+    generated code is cached on the Code (a program's runs share it)."""
+
+    def __init__(self, code: Code, state, dma, ready: list, macready: list, stalls: list,
+                 horizon: list, fwd: int, now: bool = False):
+        self.code, self.fwd, self.now = code, fwd, now
+        self.common = {"ready": ready, "macready": macready, "stalls": stalls, "horizon": horizon,
+                       "st": state, "dma": dma, "banks": state.banks, "macs": state.macs}
+        if any(deferred for row in code.rows for _, deferred, _, _ in row.calls):
+            self.common["sd"] = deferring(state)
+        self.lines: dict[str, dict] = {}             # generated file name -> its line map
+
+    def compile(self, first: int, last: int):
+        """The step function of bundles first..last."""
+        key = (first, last, self.now, self.fwd)
+        made = self.code.compiled.get(key)
+        if made is None:
+            consts: dict = {}
+            mac_units = {u for row in self.code.rows for u in row.macr}
+            src, lines = block_source(self.code, first, last, consts, self.fwd, mac_units, self.now)
+            name = FILENAME.format(f"{first}..{last}" if last > first else first)
+            made = self.code.compiled[key] = (compile(src, name, "exec"), name, lines, consts)
+        co, name, lines, consts = made
+        ns = {**self.common, **consts}
         exec(co, ns)
-        steps.append(ns["step"])
-        line_maps.append(lines)
-    return steps, line_maps
+        self.lines[name] = lines
+        return ns["step"]
 
-
-def failing_op(error: BaseException, b: int, line_maps: list[dict[int, int]]) -> int | None:
-    """The slot index of the operation of bundle b whose call raised `error`, if known."""
-    name = FILENAME.format(b)
-    tb = error.__traceback__
-    while tb is not None:
-        co: CodeType = tb.tb_frame.f_code
-        if co.co_filename == name:
-            return line_maps[b].get(tb.tb_lineno)
-        tb = tb.tb_next
-    return None
+    def failing(self, error: BaseException) -> tuple[int, int | None, int] | None:
+        """(bundle, slot index of its operation or None, issue cycle) where `error` was
+        raised inside generated code, or None if it was not."""
+        tb = error.__traceback__
+        while tb is not None:
+            lines = self.lines.get(tb.tb_frame.f_code.co_filename)
+            if lines is not None and tb.tb_lineno in lines:
+                b, op = lines[tb.tb_lineno]
+                return b, op, tb.tb_frame.f_locals.get("t", 0)
+            tb = tb.tb_next
+        return None

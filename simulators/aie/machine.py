@@ -21,7 +21,7 @@ from simulators.core.errors import BudgetExceeded, ConfigError, SimError, TimeLi
 from simulators.core.trace import TraceStep
 
 from .dma import DmaEngine
-from .codegen import compile_bundles, failing_op
+from .codegen import Compiler, blocks_of
 from .predecode import Code, predecode
 from .state import AieState
 from .tracing import TracingState
@@ -76,48 +76,79 @@ class _Run:
         self.stalls = dict.fromkeys(STALLS, 0)
         self.t = 0              # the next free issue cycle
         self.retired = 0
-        self.hits: list[int] = []
+        self.spans: list[tuple[int, int]] = []   # runs of bundles executed as one function
+        self.runs: list[int] = []                # times each run completed
+        self.partial = None                      # (run, bundle) a run stopped at
         self.horizon = 0        # latest register-ready cycle
 
     def execute(self, code: Code) -> tuple[str, SimError | None]:
         st, dma, cfg = self.state, self.dma, self.cfg
         nb = len(code.rows)
-        hits = self.hits = [0] * nb
         ready = [0] * len(code.units)
         macready = [0] * len(code.units)
         stalls = [0] * len(STALLS)
         horizon = [0]
-        steps, line_maps = compile_bundles(code, st, dma, ready, macready, stalls, horizon,
-                                           cfg.ACC_FORWARD)
-        # after a bundle: 0 go on, n > 0 loops end here, -1 HALT
-        after = [-1 if r.halt else r.ends for r in code.rows]
         trace = self.trace
+        comp = Compiler(code, st, dma, ready, macready, stalls, horizon, cfg.ACC_FORWARD,
+                        now=trace is not None)
+        # Straight-line runs of bundles execute as one generated function each; a traced
+        # run steps bundle by bundle (each step's changes are recorded on their own).
+        spans = [(b, b) for b in range(nb)] if trace is not None else blocks_of(code)
+        run_at = [-1] * nb                 # bundle -> number of the run starting there
+        for k, (first, _) in enumerate(spans):
+            run_at[first] = k
+        fns = [None] * len(spans)          # compiled on first use
+
+        def compiled(k):
+            fns[k] = comp.compile(*spans[k])
+            return fns[k]
+        size = [last - first + 1 for first, last in spans]
+        # after a run: 0 go on, n > 0 loops end at its last bundle, -1 HALT
+        after = [-1 if code.rows[last].halt else code.rows[last].ends for _, last in spans]
+        runs = self.runs = [0] * len(spans)
+        singles: dict[int, object] = {}    # bundle -> its own step (near the budget's end)
+        self.spans, self.partial = spans, None
         limit = self.budget.max_instructions
         every = max(1, self.budget.check_every)
         deadline = self.started + self.budget.wall_seconds
         check_at = min(every, limit)
         tn = retired = b = 0
         stop = "end"
+        k = 0
         try:
             while b < nb:
-                if retired >= check_at:
-                    if retired >= limit:
-                        raise BudgetExceeded(
-                            f"the program did not finish within {limit} bundles; look for a loop "
-                            "that never ends or raise the budget").locate(code.where(b, tn, retired))
+                k = run_at[b]
+                n = size[k]
+                if retired + n > check_at:
                     if time.perf_counter() > deadline:
                         raise TimeLimitExceeded(
                             f"the run exceeded its wall-clock limit of {self.budget.wall_seconds} s "
                             f"after {retired} bundles").locate(code.where(b, tn, retired))
-                    check_at = min(retired + every, limit)
-                tn = steps[b](tn)
-                hits[b] += 1
-                retired += 1
+                    if retired + n > limit:     # the budget ends inside this run: bundle by bundle
+                        for j in range(b, b + n):
+                            if retired >= limit:
+                                self.partial = (k, j)
+                                raise BudgetExceeded(
+                                    f"the program did not finish within {limit} bundles; look for a "
+                                    "loop that never ends or raise the budget").locate(
+                                        code.where(j, tn, retired))
+                            if j not in singles:
+                                singles[j] = comp.compile(j, j)
+                            self.partial = (k, j)
+                            tn = singles[j](tn)
+                            retired += 1
+                    else:
+                        tn = (fns[k] or compiled(k))(tn)
+                    check_at = min(retired + n + every, limit)
+                else:
+                    tn = (fns[k] or compiled(k))(tn)
+                runs[k] += 1
+                retired += n
                 if trace is not None:
                     trace.append(TraceStep(retired - 1, b, code.lines[b], code.texts[b], st.now,
                                            st.take_changes()))
-                ends = after[b]
-                b += 1
+                ends = after[k]
+                b += n
                 if ends:
                     if ends < 0:
                         if st.halted:
@@ -135,10 +166,19 @@ class _Run:
                             break
                         ends -= 1
         except SimError as e:
-            if e.where.index < 0:
-                e.locate(code.where(b, st.now, retired, failing_op(e, b, line_maps)))
+            at = comp.failing(e)
+            t = st.now
+            if at is not None:                  # raised inside a run of bundles: at its bundle
+                failed, op, t = at
+                if self.partial is None:
+                    self.partial = (k, failed)
+                    retired += failed - spans[k][0]
+                if e.where.index < 0:
+                    e.locate(code.where(failed, t, retired, op))
+            elif e.where.index < 0:
+                e.locate(code.where(b, t, retired))
             self.horizon = max(max(ready, default=0), horizon[0])
-            self._finish(stalls, st.now, retired)
+            self._finish(stalls, t, retired)
             return "error", e
         self.horizon = max(max(ready, default=0), horizon[0])
         self._finish(stalls, tn, retired)
@@ -153,6 +193,20 @@ class _Run:
         self.stalls.update(zip(STALLS, stalls))
         self.t, self.retired = t, retired
         self.end = max(t, self.horizon, self.dma.done_time)
+
+    @property
+    def hits(self) -> list[int]:
+        """How many times each bundle completed."""
+        spans = getattr(self, "spans", [])
+        hits = [0] * (spans[-1][1] + 1 if spans else 0)
+        for (first, last), n in zip(spans, self.runs):
+            for b in range(first, last + 1):
+                hits[b] = n
+        if self.partial is not None:              # a run stopped at its bundle `stop`
+            k, stop = self.partial
+            for b in range(spans[k][0], stop):
+                hits[b] += 1
+        return hits
 
     def unit_busy(self, code: Code | None) -> dict[str, int]:
         from isa.aie.model import get_spec

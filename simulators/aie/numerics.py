@@ -99,7 +99,7 @@ def pwl_exp(x: np.ndarray, off: np.ndarray, slope: np.ndarray) -> np.ndarray:
     x = np.asarray(x, dtype=F32)
     segs = off.size
     t = (x * LOG2E).astype(F32)
-    if t.min() >= -126 and t.max() < 128:           # the usual case: no specials (NaN fails both)
+    if np.minimum.reduce(t) >= -126 and np.maximum.reduce(t) < 128:   # the usual case: no specials (NaN fails both)
         n = np.floor(t)
         fs = (t - n) * F32(segs)                    # f rounded to fp32, times a power of two
         j = np.minimum(fs.astype(np.intp), segs - 1)
@@ -127,7 +127,7 @@ def _normal_parts(x: np.ndarray, jb: int):
     every lane is normal (no zero, subnormal, infinity or NaN), else None."""
     bits = x.view(np.uint32)
     field = (bits >> np.uint32(23)) & np.uint32(0xFF)
-    if field.min() == 0 or field.max() == 255:
+    if np.minimum.reduce(field) == 0 or np.maximum.reduce(field) == 255:
         return None
     rest = 23 - jb
     low = bits & np.uint32((1 << rest) - 1)
@@ -169,7 +169,7 @@ def pwl_rsqrt(x: np.ndarray, off: np.ndarray, slope: np.ndarray) -> np.ndarray:
     half = off.size // 2
     jb = half.bit_length() - 1
     fast = _normal_parts(x, jb)
-    if fast is not None and not np.signbit(x).any():   # every lane positive and normal
+    if fast is not None and not np.count_nonzero(np.signbit(x)):   # every lane positive and normal
         e, j, u = fast
         odd = e & 1
         return _scale(_interp(off, slope, j + odd * half, u), -((e - odd) >> 1))

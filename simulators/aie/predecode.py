@@ -1,7 +1,9 @@
 """Turn an AieProgram into what the run loop executes, once per run.
 
-Each operation becomes a call: its semantics function, the state and its operand
-values (codegen.py turns a bundle's calls and timing data into one Python function). A bundle's operations run so that an operation reading a
+Each operation becomes a call: its semantics function and its operand values
+(codegen.py turns runs of bundles, their calls and timing data into Python functions).
+Nothing here depends on the run's state, so a program decoded once serves every run of
+it with the same configuration (the result is cached per program object). A bundle's operations run so that an operation reading a
 register runs before the one in the same bundle that writes it (all reads of a bundle
 see the values from before it); when that order does not exist (two operations
 exchanging values) the bundle's writes are deferred and applied after all its
@@ -11,7 +13,8 @@ queues).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import weakref
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -31,7 +34,7 @@ DEFERRABLE = ("VMAC.BF16", "VMSC.BF16", "VMMAC.BF16")
 
 @dataclass(slots=True)
 class Row:
-    calls: list              # (semantics function, state, args, slot index) in execution order
+    calls: list              # (semantics function, deferred writes?, args, slot index), execution order
     reads: tuple             # flat units read (not as accumulate input)
     macr: tuple              # flat accumulator units read as multiply-accumulate input
     writes: tuple            # (unit, latency, forwarded: a multiply's accumulator)
@@ -44,6 +47,7 @@ class Row:
     flush: tuple = ()        # accumulators whose deferred multiply-accumulates must land first
     halt: bool = False       # has HALT
     ops: tuple = ()          # the operations' texts, slot order (for error messages)
+    loop: bool = False       # opens a hardware loop (its body starts at the next bundle)
 
 
 @dataclass
@@ -72,6 +76,7 @@ class Code:
     texts: list[str]
     units: dict[tuple, int]          # (file, number) -> flat unit
     slot_names: list[str]
+    compiled: dict = field(default_factory=dict)   # codegen's cache: generated code per run of bundles
 
     def where(self, b: int, cycle: int, retired: int, op: int | None = None) -> Where:
         """The location of bundle b (and of its operation number `op`, slot order)."""
@@ -96,7 +101,7 @@ def flat_units(spec: AieSpec, isa) -> dict[tuple, int]:
     return out
 
 
-def _deferring(state):
+def deferring(state):
     """A view of `state` whose write methods queue the write instead of doing it."""
     cls = type(state)
     ns = {}
@@ -113,7 +118,7 @@ def _deferring(state):
     return proxy
 
 
-def _commit(state) -> None:
+def commit(state) -> None:
     log, state._deferred = state._deferred, []
     for real, args in log:
         real(state, *args)
@@ -166,7 +171,31 @@ def _values(defn, instr, pm: PostMod) -> list:
     return vals
 
 
+_DECODED: dict[int, tuple] = {}      # id(program) -> (weak reference, key, Code)
+_MAX_DECODED = 64
+
+
+def _fingerprint(program: AieProgram, cfg) -> tuple:
+    """What a decode depends on: the operations, the bundles, the configuration."""
+    return (tuple(sorted(cfg.as_dict().items())), program.accel, len(program.words),
+            tuple((i.mnemonic, tuple(i.ops.items()), i.line, i.text) for i in program.instrs),
+            tuple((bd.start, bd.count, bd.ends, bd.line, bd.text) for bd in program.bundles))
+
+
 def predecode(program: AieProgram, state, cfg, spec: AieSpec) -> Code:
+    """The decoded program (`state` is not used: kept for callers that pass it)."""
+    key = _fingerprint(program, cfg)
+    hit = _DECODED.get(id(program))
+    if hit is not None and hit[0]() is program and hit[1] == key:
+        return hit[2]
+    code = decode(program, cfg, spec)
+    if len(_DECODED) >= _MAX_DECODED:
+        _DECODED.clear()
+    _DECODED[id(program)] = (weakref.ref(program), key, code)
+    return code
+
+
+def decode(program: AieProgram, cfg, spec: AieSpec) -> Code:
     if program.accel != "aie":
         raise SimError(f"the program was assembled for {program.accel!r}, not 'aie'")
     if len(program.words) > cfg.IMEM_WORDS:
@@ -198,8 +227,7 @@ def predecode(program: AieProgram, state, cfg, spec: AieSpec) -> Code:
                 raise IllegalOperandError(problem.message)
             effs = [effects(spec, info, ins.ops, pm) for info, ins in zip(infos, instrs)]
             order = _order(infos, effs)
-            target = state if order is not None else _deferring(state)
-            calls = []
+            calls, loop = [], False
             for i in (order if order is not None else range(len(instrs))):
                 info, ins = infos[i], instrs[i]
                 args = _values(info.defn, ins, pm)
@@ -208,11 +236,12 @@ def predecode(program: AieProgram, state, cfg, spec: AieSpec) -> Code:
                 extra = sem.EXTRA.get(sem.key(info.mnemonic))
                 if extra == "next":
                     args.append(b + 1)
+                    loop = True
                 elif extra == "where":
                     args.append(f"bundle {b} (line {ins.line or lines[-1]}: {ins.text or info.mnemonic})")
-                calls.append((table[info.mnemonic], target, tuple(args), i))
+                calls.append((table[info.mnemonic], order is None, tuple(args), i))
             if order is None:
-                calls.append((_commit, state, (), None))
+                calls.append((commit, False, (), None))
         except SimError as e:
             raise e.locate(BundleWhere(b, lines[-1], texts[-1]))
         reads, macr, writes = [], [], []
@@ -250,5 +279,5 @@ def predecode(program: AieProgram, state, cfg, spec: AieSpec) -> Code:
                         acq, dmaq, any(i.defn.group == "control" for i in infos),
                         sum(1 for i in infos if i.bytes), bd.ends, tuple(slots), tuple(sorted(flush)),
                         any(i.mnemonic == "HALT" for i in infos),
-                        tuple(ins.text or ins.mnemonic for ins in instrs)))
+                        tuple(ins.text or ins.mnemonic for ins in instrs), loop))
     return Code(rows, lines, texts, units, order_slots)
