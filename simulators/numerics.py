@@ -43,7 +43,7 @@ def canon(x: np.ndarray) -> np.ndarray:
     """Replace every NaN with the canonical quiet NaN."""
     x = f32(x)
     nan = np.isnan(x)
-    if nan.any():
+    if np.count_nonzero(nan):
         x = x.copy() if x.ndim else x
         x = np.where(nan, CANON_NAN_F32.view(F32), x).astype(F32)
     return x
@@ -75,7 +75,7 @@ def f32_to_bf16_bits(x) -> np.ndarray:
     bits = _rne16(x.view(np.uint32)) >> _U32_16
     bits = bits.astype(np.uint16)
     nan = np.isnan(x)
-    if nan.any():
+    if np.count_nonzero(nan):
         bits = np.where(nan, CANON_NAN_BF16, bits).astype(np.uint16)
     return bits
 
@@ -88,7 +88,7 @@ def round_bf16(x) -> np.ndarray:
     r &= _U32_HIGH
     r = r.view(F32)
     nan = np.isnan(x)
-    if nan.any():
+    if np.count_nonzero(nan):
         r = np.where(nan, CANON_NAN_F32.view(F32), r).astype(F32)
     return r
 
