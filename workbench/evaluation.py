@@ -71,6 +71,11 @@ def fresh_seeds(n: int) -> list[int]:
     return [secrets.randbits(31) for _ in range(n)]
 
 
+# A baseline is the template compiler's own kernel: it runs as long as it needs (the
+# largest contractions retire several million instructions, past budget_for(0)).
+BASELINE_BUDGET = Budget(max_instructions=200_000_000)
+
+
 def budget_for(baseline_retired: int) -> Budget:
     # Generous for honest kernels, finite for runaway ones.
     return Budget(max_instructions=max(2_000_000, 20 * baseline_retired), wall_seconds=60.0)
@@ -83,7 +88,7 @@ def _baseline_run(accel_name: str, task_name: str, config: str, hw_key: tuple) -
     hw = accel.default_config(**dict(hw_key))
     source = accel.baseline(task_name, config, hw)
     ev = evaluate(accel_name, task_name, config, source, seeds=[0], edge_cases=False,
-                  hw=hw, compare_baseline=False, budget=Budget(max_instructions=200_000_000))
+                  hw=hw, compare_baseline=False, budget=BASELINE_BUDGET)
     if not ev.passed:
         raise KernelCraftError(f"baseline for {accel_name}/{task_name}/{config} is not correct: "
                                f"{ev.status} {ev.error}")
@@ -156,7 +161,7 @@ def evaluate(accel_name: str, task_name: str, config: str, source: str, *,
     if has_baseline and not is_baseline:
         base = baseline_cycles(accel_name, task_name, config, hw)
         ev.baseline_cycles = base[0]
-    budget = budget or budget_for(base[1] if base else 0)
+    budget = budget or (BASELINE_BUDGET if is_baseline else budget_for(base[1] if base else 0))
     bound: Bound = accel.lower_bound(task, config, hw)
     ev.lower_bound, ev.bound_kind = bound.cycles, bound.kind
 
