@@ -107,6 +107,7 @@ class InstrDef:
     mask: int = 0
     template: str = ""    # written operand syntax, e.g. "{rd}, {imm}({rs1})"; "" = comma list
     extension: str = ""   # e.g. "RV32I", "Zve32f"
+    family: str = ""      # manual heading shared by forms documented together ("" = own section)
 
     @property
     def syntax(self) -> str:
@@ -476,7 +477,7 @@ def instructions_add(rec, where, group, kinds, formats, timing, instructions, op
         timing=rec["timing"], summary=rec["summary"], semantics=rec.get("semantics", ""),
         constraints=tuple(rec.get("constraints", ())), example=rec.get("example", ""),
         group=group, source=where, fixed=fixed, match=match, mask=mask, template=template,
-        extension=rec.get("extension", ""))
+        extension=rec.get("extension", ""), family=rec.get("family", ""))
 
 
 def _pseudo(rec, where, group, kinds, instructions, pseudos) -> PseudoDef:

@@ -8,7 +8,7 @@ import pytest
 
 import isa.loader as loader
 from isa.coral import default_config, isa
-from isa.manual import main, manual_path, render_manual
+from isa.manual import main, manual_path, render_manual, sections
 
 ISA = isa()
 
@@ -89,8 +89,8 @@ def test_manual_sections_and_support_statement(manual):
                   "Hardware configuration", "Timing classes", "Instruction index", "Pseudo-instructions"):
         assert f"\n## {title}\n" in manual, title
     assert "**Not supported**" in manual and "segment" in manual and "vfrec7.v" in manual
-    headings = re.findall(r"^### (\S+)$", manual, re.MULTILINE)
-    assert headings == list(ISA.instructions)
+    headings = re.findall(r"^### (.+)$", manual, re.MULTILINE)
+    assert headings == [head for head, _ in sections(ISA.instructions.values())]
     in_code = False
     for line in manual.splitlines():
         if line.startswith("```"):
@@ -102,10 +102,40 @@ def test_manual_sections_and_support_statement(manual):
 def test_manual_encoding_lines_give_fixed_values_and_split_pieces(manual):
     sw = manual.split("\n### sw\n")[1].split("\n### ")[0]
     assert "[11:7] imm[4:0]" in sw and "[31:25] imm[11:5]" in sw and "[14:12] funct3 = 0x2" in sw
-    vadd = manual.split("\n### vadd.vv\n")[1].split("\n### ")[0]
+    vadd = manual.split("\n### vadd.vv, vadd.vx, vadd.vi\n")[1].split("\n### ")[0]
     assert "per beat in the vector unit" in vadd
 
 
 def test_manual_follows_the_configuration():
     text = render_manual("coral", default_config(VLEN=256))
     assert "| `VLEN` | 256 (default 128) |" in text
+
+
+def test_every_instruction_is_documented_once_with_its_own_syntax_and_effect(manual):
+    """Families share a section, but each form keeps its row: syntax, effect, the encoding
+    values that tell it apart, timing class."""
+    bodies = {s.split("\n", 1)[0]: s for s in re.split(r"^### ", manual, flags=re.MULTILINE)[1:]}
+    for head, defs in sections(ISA.instructions.values()):
+        text = bodies[head]
+        for d in defs:
+            assert f"`{d.syntax}`" in text and d.summary.replace("|", "\\|") in text, d.mnemonic
+            if len(defs) > 1:
+                row = next(line for line in text.splitlines() if line.startswith(f"| `{d.mnemonic}` |"))
+                assert f"`{d.timing}`" in row
+                for k, v in d.fixed.items():
+                    assert f"{k} = {v:#x}" in row or f"{k} = {v:#x}" in text.split("**Encoding.**")[1]
+    vlseg = bodies["vlseg<nf>e<eew>.v"]
+    assert vlseg.count("\n| `vlseg") == 21 and "nf = 0x7" in vlseg
+    assert "vadd.vv, vadd.vx, vadd.vi" in bodies
+
+
+def test_families_group_forms_and_reject_ambiguous_data():
+    from dataclasses import replace
+
+    from isa.loader import ISADataError
+    add, sub, mul = (replace(ISA.instructions[m], family="") for m in ("vadd.vv", "vsub.vv", "vmul.vv"))
+    heads = sections([replace(add, family="F"), sub, replace(mul, family="F")])
+    assert [(h, [d.mnemonic for d in ds]) for h, ds in heads] == \
+        [("F", ["vadd.vv", "vmul.vv"]), ("vsub.vv", ["vsub.vv"])]
+    with pytest.raises(ISADataError, match="both an instruction and a family"):
+        sections([sub, replace(add, family="vsub.vv")])
