@@ -58,12 +58,17 @@ def load_recording(store: TraceStore, run_id: int) -> Recording:
     return Recording(run, replies, evaluations, truncated)
 
 
+# Evaluations that reuse another's seeds rather than take their own (the final RTL check
+# runs on the final_seeds input sets).
+REUSED_SEEDS = {"final_rtl"}
+
+
 class RecordedSeeds:
     """The seeds of the recorded evaluations, handed out in the recorded order."""
 
     def __init__(self, evaluations: list[Event]):
         self.queue = [(e.payload.get("tool"), e.payload.get("config"), e.payload.get("seeds"))
-                      for e in evaluations]
+                      for e in evaluations if e.payload.get("tool") not in REUSED_SEEDS]
         self.next = 0
         self.unmatched: list[str] = []
 

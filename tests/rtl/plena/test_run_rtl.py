@@ -118,6 +118,11 @@ def test_scripted_agent_runs_rtl_on_a_correct_and_a_wrong_kernel(tmp_path, kerne
     assert "final: held-out seeds on the RTL" in out and "RTL ready" in out
     assert main(["runs", "--traces", str(db)]) == 0
     assert "RTL" in capsys.readouterr().out
+    # a replay re-runs run_eval, both run_rtl calls and the final checks, identically
+    assert main(["replay", str(run_id), "--traces", str(db), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["identical"] and report["compared"] == 5
+    assert not any("run_rtl" in m or "final_rtl" in m for m in report["seed_mismatches"]), report
 
 
 class FlippedRTL(PlenaRTL):
