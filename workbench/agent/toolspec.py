@@ -164,8 +164,10 @@ def parse_arguments(name: str, raw: str, names: tuple[str, ...] | None = None) -
                 raise ToolError(f"{name}: argument {p.name!r} must be an integer, got {value!r}")
             if (p.minimum is not None and value < p.minimum) or (
                     p.maximum is not None and value > p.maximum):
-                raise ToolError(f"{name}: argument {p.name!r} must be between {p.minimum} and "
-                                f"{p.maximum}, got {value}")
+                bound = (f"at least {p.minimum}" if p.maximum is None else
+                         f"at most {p.maximum}" if p.minimum is None else
+                         f"between {p.minimum} and {p.maximum}")
+                raise ToolError(f"{name}: argument {p.name!r} must be {bound}, got {value}")
     if name == "write_code":
         code = args["code"]
         size = len(code.encode("utf-8", "surrogatepass"))

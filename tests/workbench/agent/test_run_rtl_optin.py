@@ -1,0 +1,78 @@
+"""run_rtl is opt-in: offered only with --rtl (RunSpec.rtl), refused with a clear message
+on an accelerator without RTL, and its calls are checked like every tool's. Runs without
+--rtl record that the RTL was not run; runs recorded before backends existed still show."""
+import json
+
+import pytest
+
+from simulators.core.errors import ConfigError
+from workbench.agent import toolspec
+from workbench.agent.llm_agent import LLMAgent
+from workbench.agent.loop import AgentLoop, RunSpec
+from workbench.agent.scripted import ScriptedModel, call, reply
+from workbench.agent.toolspec import ToolError, parse_arguments
+from workbench.cli import main
+from workbench.runs_cli import _rtl_cell
+
+
+@pytest.mark.parametrize("accel,task", [("coral", "relu"), ("aie", "relu")])
+def test_rtl_is_refused_for_an_accelerator_without_one(accel, task, store, capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["run", "--accel", accel, "--task", task, "--config", "C1", "--rtl",
+              "--traces", str(store.path), "--quiet"])
+    assert str(e.value) == (f"kernelcraft run: --rtl: accelerator {accel!r} has no RTL; RTL "
+                            f"exists for: plena. Run without --rtl")
+    agent = LLMAgent(ScriptedModel([]).model())
+    with pytest.raises(ConfigError, match=rf"--rtl: accelerator '{accel}' has no RTL; RTL "
+                                          r"exists for: plena"):
+        AgentLoop(agent, RunSpec(accel, task, "C1", rtl=True), store)
+    assert store.runs() == []                 # refused before anything was recorded
+
+
+def test_run_rtl_schema_and_a_broken_call():
+    with_rtl = toolspec.offered(rtl=True)
+    assert "run_rtl" in with_rtl and "run_rtl" not in toolspec.offered()
+    schema = toolspec.BY_NAME["run_rtl"].schema()["function"]["parameters"]
+    assert schema["required"] == ["version"] and schema["properties"]["version"]["minimum"] == 1
+    with pytest.raises(ToolError) as e:
+        parse_arguments("run_rtl", "{}", with_rtl)
+    assert str(e.value) == ("run_rtl needs the argument 'version' (integer): the kernel version "
+                            "to run (write_code reports each version's number); e.g. "
+                            '{"version": 12}')
+    with pytest.raises(ToolError, match="'version' must be at least 1, got 0"):
+        parse_arguments("run_rtl", '{"version": 0}', with_rtl)
+    assert parse_arguments("run_rtl", '{"version": 3}', with_rtl) == {"version": 3}
+
+
+def test_without_rtl_the_tool_is_not_offered_and_the_final_record_says_so(store, relu_c1_source):
+    model = ScriptedModel([reply("", call("write_code", {"code": relu_c1_source}),
+                                 call("run_rtl", {"version": 1}, "r"), call("run_eval", {}))])
+    result = AgentLoop(LLMAgent(model.model()), RunSpec("plena", "relu", "C1", budget=1),
+                       store).run()
+    system = model.queries[0][0]["content"]
+    assert "`run_eval`" in system and "run_rtl" not in system
+    answer = next(e.payload for e in store.events(result.run_id)
+                  if e.type == "tool_result" and e.payload["call_id"] == "r")
+    assert not answer["ok"]
+    assert answer["content"].startswith("error: run_rtl is not available in this run (it is "
+                                        "offered only in runs started with --rtl); the tools "
+                                        "are: write_code, check_syntax, run_eval")
+    b = result.scores["backends"]
+    assert b["model"]["status"] == "pass" and b["model"]["cycles"] == result.scores["best"]["cycles"]
+    assert b["rtl"] == {"status": "not_run", "cycles": None,
+                        "reason": "the run was started without --rtl"}
+    assert b["run_rtl_calls"] == 0 and b["agree"] is None
+    assert _rtl_cell(b) == "-"
+
+
+def test_a_run_recorded_before_backends_existed_still_shows(store, capsys):
+    run_id = store.start_run("plena", "relu", "C1", agent="llm", model="x/y", settings={})
+    store.finish_run(run_id, "failed", {"correct": False, "stop": "budget", "best": None})
+    assert main(["show", str(run_id), "--traces", str(store.path), "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["backends"] is None and shown["run_rtl_calls"] == []
+    assert main(["show", str(run_id), "--traces", str(store.path)]) == 0
+    assert "backends" not in capsys.readouterr().out
+    assert main(["runs", "--traces", str(store.path)]) == 0
+    assert _rtl_cell(None) == "-"
+    assert _rtl_cell({"rtl": {"status": "fail"}, "agree": False}) == "fail (differs)"
