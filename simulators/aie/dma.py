@@ -95,13 +95,15 @@ class DmaEngine:
     # --- queueing ----------------------------------------------------------------------
 
     def pattern(self, bd: int, d: dict) -> tuple[np.ndarray, np.ndarray]:
+        """(external word offsets, data-memory word offsets) of a descriptor's words in
+        transfer order (data-memory steps are even byte counts, so words)."""
         key = (bd, tuple(d.values()))
         pat = self._patterns.get(key)
         if pat is None:
             i2, i1, i0 = np.meshgrid(np.arange(d["n2"]), np.arange(d["n1"]), np.arange(d["n0"]), indexing="ij")
             ext = (i2 * d["s2"] + i1 * d["s1"] + i0).ravel()
             loc = (i2 * d["ls2"] + i1 * d["ls1"] + 2 * i0).ravel()
-            pat = self._patterns[key] = (ext.astype(np.int64), loc.astype(np.int64))
+            pat = self._patterns[key] = (ext.astype(np.int64), loc.astype(np.int64) // 2)
         return pat
 
     def queue(self, direction: str, ch: int, bd: int, ext_off: int, loc_off: int, t: int,
@@ -126,7 +128,7 @@ class DmaEngine:
                 f"data memory is 0..{dm_size - 1}: {why}", memory="dm", address=llo)
         ext, loc = self.pattern(bd, d)
         nbytes = 2 * ext.size
-        tr = Transfer(direction, ch, bd, name, ext + (d["ext"] + ext_off), loc // 2 + (d["loc"] + loc_off) // 2,
+        tr = Transfer(direction, ch, bd, name, ext + (d["ext"] + ext_off), loc + (d["loc"] + loc_off) // 2,
                       llo, lhi, nbytes, d["acq"], d["acq_n"], d["rel"], d["rel_n"], t, where)
         self.channels[direction][ch].queue.append(tr)
         self.pending.append(tr)

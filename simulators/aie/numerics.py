@@ -81,8 +81,8 @@ def mac_f32(acc: np.ndarray, s: np.ndarray) -> np.ndarray:
 
 def _interp(off: np.ndarray, slope: np.ndarray, j: np.ndarray, u: np.ndarray) -> np.ndarray:
     """OFF[j] + SLOPE[j] * u with fp32 rounding after the product and after the sum."""
-    p = (slope[j] * u).astype(F32)
-    return (off[j] + p).astype(F32)
+    p = (slope[j] * u).astype(F32, copy=False)
+    return (off[j] + p).astype(F32, copy=False)
 
 
 def _scale(y: np.ndarray, e: np.ndarray) -> np.ndarray:

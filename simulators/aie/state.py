@@ -54,6 +54,7 @@ class AieState:
         self.rm = spec.state["RM"].initial
         self.locks = [0] * counts["lock"]
         self.dm = np.zeros(cfg.DM_SIZE, dtype=np.uint8)
+        self.dm_size = cfg.DM_SIZE
         self.dm16 = self.dm.view(np.uint16)
         self.ext = np.zeros(cfg.EXT_SIZE, dtype=np.uint16)
         self.bank_shift = (cfg.DM_SIZE // cfg.DM_BANKS).bit_length() - 1
@@ -95,7 +96,7 @@ class AieState:
     def set_x(self, i: int, values: np.ndarray) -> None:
         """Vector register i = 64 bytes (a contiguous array of any dtype whose bytes are
         the new value)."""
-        self.x[i] = values if values.dtype == _U8 else values.view(np.uint8)
+        self.x[i] = values if values.dtype is _U8 else values.view(np.uint8)   # (is: a fast test; a view is right for every dtype)
 
     def set_w(self, i: int, values: np.ndarray) -> None:
         """Half vector register i (bytes 32*(i%2) .. of x[i//2]) = 32 bytes."""
@@ -104,7 +105,7 @@ class AieState:
 
     def set_acc(self, i: int, values: np.ndarray) -> None:
         """Accumulator i = 32 lanes of 32 bits (a contiguous int32, uint32 or float32 array)."""
-        self.acc[i] = values if values.dtype == _U32 else values.view(np.uint32)
+        self.acc[i] = values if values.dtype is _U32 else values.view(np.uint32)
 
     def set_rm(self, v: int) -> None:
         self.rm = v
@@ -175,8 +176,8 @@ class AieState:
 
     def access(self, a: int, n: int, align: int, write: bool) -> int:
         """Check an access of n bytes at byte address a; return a."""
-        if a < 0 or a + n > self.dm.size or a & (align - 1):
-            if a < 0 or a + n > self.dm.size:
+        if a < 0 or a + n > self.dm_size or a & (align - 1):
+            if a < 0 or a + n > self.dm_size:
                 raise MemoryAccessError(
                     f"data-memory access {a}..{a + n - 1} ({n} bytes) is outside data memory "
                     f"(0..{self.dm.size - 1}); check the pointer", memory="dm", address=a)
