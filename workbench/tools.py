@@ -204,10 +204,11 @@ def run_rtl(accel_name: str, task_name: str, config: str, source: str, rtl, *, h
     runaway = next((r for r in model_runs if isinstance(r.error, (BudgetExceeded, TimeLimitExceeded))
                     or r.cycles > max_cycles), None)
     if runaway is not None:
-        why = (str(runaway.error) if runaway.error is not None else
-               f"it takes {runaway.cycles:,} cycles on the functional model")
-        rec["rtl"] = not_run(f"beyond the RTL run's budget of {max_cycles:,} cycles "
-                             f"({RTL_CYCLE_FACTOR}x the baseline's): {why}")
+        why = ("it did not finish on the functional model" if runaway.error is not None else
+               f"it takes {runaway.cycles:,} cycles on the functional model, beyond the RTL "
+               f"run's budget of {max_cycles:,} (the larger of {RTL_CYCLE_FACTOR}x the "
+               f"baseline's cycles and {MIN_RTL_CYCLES:,})")
+        rec["rtl"] = not_run(why)
         return ToolResult(_format_rtl(rec, sets, accel_name), rec)
     saved, rtl.max_cycles = rtl.max_cycles, max_cycles
     try:

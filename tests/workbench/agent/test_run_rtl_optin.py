@@ -78,10 +78,11 @@ def test_a_run_recorded_before_backends_existed_still_shows(store, capsys):
     assert _rtl_cell({"rtl": {"status": "fail"}, "agree": False}) == "fail (differs)"
 
 
-def test_a_runaway_kernel_is_not_sent_to_the_rtl(relu_c1_source):
+def test_a_runaway_kernel_is_not_sent_to_the_rtl(relu_c1_source, monkeypatch):
     """The model runs first: a kernel beyond the budget never costs an RTL run (so the
     RTL backend here is never started)."""
     from simulators.plena_rtl.backend import PlenaRTL
+    from workbench import tools
     from workbench.tools import run_rtl
     spin = "C_LOOP_START gp13, 4000000\n  S_ADDI_INT gp1, gp1, 0\nC_LOOP_END gp13\n"
     r = run_rtl("plena", "relu", "C1", spin + relu_c1_source, PlenaRTL(), seeds=[3])
@@ -91,10 +92,17 @@ def test_a_runaway_kernel_is_not_sent_to_the_rtl(relu_c1_source):
     assert lines[0] == "plena RTL (plena-rtl) and functional model on seed 3:"
     assert lines[1].startswith("  functional model: RUN FAILED after ")
     assert "did not finish within 2000000 instructions" in lines[1]
-    assert lines[2].startswith("  RTL:              not run: beyond the RTL run's budget of "
-                               f"{r.data['cycle_budget']:,} cycles (20x the baseline's)")
+    assert lines[2] == "  RTL:              not run: it did not finish on the functional model"
     assert lines[3] == ("  make the kernel finish (check its loops with run_eval) before running "
                         "it on the RTL")
+    # beyond the RTL's cycle budget (here made tiny), though it finishes
+    monkeypatch.setattr(tools, "MIN_RTL_CYCLES", 50)
+    monkeypatch.setattr(tools, "RTL_CYCLE_FACTOR", 0)
+    slow = run_rtl("plena", "relu", "C1", relu_c1_source, PlenaRTL(), seeds=[3])
+    assert slow.data["model"]["status"] == "pass" and slow.data["rtl"]["status"] == "not_run"
+    assert slow.data["rtl"]["reason"] == (
+        f"it takes {slow.data['model']['cycles']:,} cycles on the functional model, beyond the "
+        "RTL run's budget of 50 (the larger of 0x the baseline's cycles and 50)")
     bad = run_rtl("plena", "relu", "C1", "V_ADD_VV gp1\n", PlenaRTL(), seeds=[3])
     assert bad.data["status"] == "assembly_error"
     assert bad.text.startswith("ASSEMBLY FAILED (not run on either backend)\nkernel.asm:1:")
