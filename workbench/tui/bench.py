@@ -4,8 +4,9 @@ Prints medians of:
 - opening a run of 1,000 events: until its first step is on screen, and until every
   step is in the timeline (headless Textual, frames rendered in full); and reading
   and grouping the events alone;
-- a debugger step forwards and backwards on plena kernels: the model's move alone,
-  and the move plus the redraw of the debugger screen;
+- a debugger step forwards and backwards on plena, coral and aie kernels: the model's
+  move alone, and the move plus the redraw of the debugger screen (with coral's vector
+  register page and aie's bundle and DMA panes);
 - opening the debugger (the traced run of the kernel), for reference.
 
 Targets: opening a run well under 1 s; a debugger step under 50 ms.
@@ -22,7 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-KERNELS = (("gemm", "C3"), ("softmax", "C3"), ("layer_norm", "C4"))
+KERNELS = (("plena", "gemm", "C3"), ("plena", "softmax", "C3"), ("plena", "layer_norm", "C4"),
+           ("coral", "softmax", "C3"), ("aie", "gemm", "C2"))
 
 
 def build_run(path: Path, n_events: int) -> int:
@@ -126,23 +128,25 @@ async def _open_run_ui(path: Path, run_id: int, repeats: int) -> tuple[float, fl
     return _median_ms(first), _median_ms(full)
 
 
-async def _debugger_ui(task: str, config: str, steps: int) -> tuple[float, float, float]:
+async def _debugger_ui(name: str, task: str, config: str, steps: int
+                       ) -> tuple[float, float, float]:
     from workbench.accel import get_accel
     from workbench.tui.app import KernelCraftApp
     from workbench.tui.screens.debugger import DebuggerScreen
-    accel = get_accel("plena")
+    accel = get_accel(name)
     source = accel.baseline(task, config, accel.default_config())
     with tempfile.TemporaryDirectory() as tmp:
         app = KernelCraftApp(Path(tmp) / "none.db")
         async with app.run_test(size=(132, 40)) as pilot:
             t = time.perf_counter()
-            screen = DebuggerScreen("plena", task, config, source, seed=1)
+            screen = DebuggerScreen(name, task, config, source, seed=1)
             app.push_screen(screen)
             while screen.session is None:
                 await pilot.pause(0.01)
             opened = time.perf_counter() - t
             await pilot.pause()
             screen.session.goto(screen.session.length // 2)
+            screen.action_register_page(-1)       # the last page: coral's v registers
 
             fwd, back = [], []
             for _ in range(steps):
@@ -158,11 +162,11 @@ async def _debugger_ui(task: str, config: str, steps: int) -> tuple[float, float
     return opened * 1000, _median_ms(fwd), _median_ms(back)
 
 
-def debugger_model(task: str, config: str, steps: int) -> tuple[int, float, float]:
+def debugger_model(name: str, task: str, config: str, steps: int) -> tuple[int, float, float]:
     from workbench.accel import get_accel
     from workbench.tui.model.debugger import DebugSession
-    accel = get_accel("plena")
-    s = DebugSession.start("plena", task, config,
+    accel = get_accel(name)
+    s = DebugSession.start(name, task, config,
                            accel.baseline(task, config, accel.default_config()), seed=1)
     s.goto(s.length // 2)
     fwd, back = [], []
@@ -178,6 +182,7 @@ def debugger_model(task: str, config: str, steps: int) -> tuple[int, float, floa
 
 
 def main(argv: list[str] | None = None) -> int:
+    from workbench.tui.model.views import view_for
     p = argparse.ArgumentParser(prog="python -m workbench.tui.bench", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--events", type=int, default=1000, help="events in the run opened")
@@ -192,10 +197,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"open a run of {args.events:,} events: first step on screen {first_ms:.0f} ms, "
           f"every step in the timeline {full_ms:.0f} ms (reading and grouping alone "
           f"{model_ms:.0f} ms)   (target: well under 1000 ms)")
-    for task, config in KERNELS:
-        n, fwd, back = debugger_model(task, config, args.steps)
-        opened, ui_fwd, ui_back = asyncio.run(_debugger_ui(task, config, args.steps))
-        print(f"debugger step on plena {task} {config} ({n:,} instructions): "
+    for name, task, config in KERNELS:
+        n, fwd, back = debugger_model(name, task, config, args.steps)
+        opened, ui_fwd, ui_back = asyncio.run(_debugger_ui(name, task, config, args.steps))
+        noun = view_for(name).step_noun + "s"
+        print(f"debugger step on {name} {task} {config} ({n:,} {noun}): "
               f"model {fwd * 1000:.0f}/{back * 1000:.0f} us forward/back, "
               f"with the screen redrawn {ui_fwd:.1f}/{ui_back:.1f} ms   (target: under 50 ms); "
               f"tracing on open {opened:.0f} ms")

@@ -44,7 +44,8 @@ def test_coral_vector_state_registers_and_dtcm(sample_db):
         await pilot.press("r", "r")                     # the f page, then v0-v15
         await pilot.press("l")                          # the vle32.v: v8.. loaded
         text = screen_text(app)
-        assert "[ v 1/2 ]" not in text and "v8 │" in text and "v9 ┆" in text
+        assert " x  f  v 1/2   r: next page" in text        # the v page, first part
+        assert "v8 │" in text and "v9 ┆" in text
         v8 = next(line for line in text.splitlines() if "v8 │" in line)
         first = format_cells(np.float32(get_task("relu").generate("C1", 1)["x"].flat[0]), "fp32",
                              "fp32")[0]

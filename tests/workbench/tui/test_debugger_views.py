@@ -32,7 +32,7 @@ def segs(lines, role: str) -> list[str]:
 def page(session, name: str, fmt: str = "fp32"):
     """The lines of the register page called `name` (unsplit)."""
     pages = session.view.register_pages(session, session.main, fmt, 77)
-    return next(p for p in pages if p.name == name).lines
+    return next(p for p in pages if p.name == name).get()
 
 
 def goto_after(session, prefix: str) -> int:
@@ -54,8 +54,8 @@ def test_views_are_chosen_by_module_and_plena_keeps_the_plain_view():
 def test_pages_split_between_blocks():
     lines = [[]] * 10
     parts = paginate([Page("x", lines, block=3), Page("y", lines[:2])], 7)
-    assert [p.name for p in parts] == ["x 1/2", "x 2/2", "y"]
-    assert [len(p.lines) for p in parts] == [6, 4, 2]
+    assert [(p.name, p.part) for p in parts] == [("x", "1/2"), ("x", "2/2"), ("y", "")]
+    assert [len(p.get()) for p in parts] == [6, 4, 2]
 
 
 def test_byte_memories_read_as_cells_of_the_format():

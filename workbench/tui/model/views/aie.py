@@ -22,6 +22,8 @@ STALL_WORDS = {"data_hazard": "data", "dma_wait": "DMA wait", "dma_queue": "DMA 
 X_LANES = {"bf16": (np.uint16, "bf16"), "fp32": (np.float32, "fp32"),
            "int": (np.int16, None), "hex": (np.uint32, "int32")}
 BAR = 8
+LANE_WIDTH = {"bf16": 8, "fp32": 14, "int": 6, "hex": 10}      # characters per lane
+ACC_WIDTH = {"bf16": 8, "fp32": 14, "int": 11, "hex": 10}
 
 
 def _pct(n: int, d: int) -> str:
@@ -136,8 +138,7 @@ class AieView(MachineView):
     def register_pages(self, session, timeline, fmt: str, width: int) -> list[Page]:
         regs, touched = timeline.registers, timeline.touched
         return [Page("scalar", self._scalars(regs, touched, fmt, width)),
-                Page("x", *self._lanes(timeline, "x", fmt, width)),
-                Page("acc", *self._lanes(timeline, "acc", fmt, width))]
+                self._lanes(timeline, "x", fmt, width), self._lanes(timeline, "acc", fmt, width)]
 
     def _scalars(self, regs, touched, fmt: str, width: int) -> list[Line]:
         out: list[Line] = []
@@ -164,29 +165,36 @@ class AieView(MachineView):
                         "changed" if touched.has("LOOPS") else "")])
         return out
 
-    def _lanes(self, timeline, name: str, fmt: str, width: int) -> tuple[list[Line], int]:
-        """Every register of file `name` as rows of lanes; and the rows per register."""
+    def _lanes(self, timeline, name: str, fmt: str, width: int) -> Page:
+        """Every register of file `name` as rows of lanes, made only when shown; lanes
+        have a fixed width per format so the columns stay put while stepping."""
         values = np.asarray(timeline.registers[name])
-        step = timeline.previous() if timeline.touched.steps == 1 else None
-        written = {ch.address: np.asarray(ch.old) for ch in (step.changes if step else ())
-                   if ch.space == name}
-        rows = [_lane_cells(values[i], name, fmt) for i in range(values.shape[0])]
-        w = max(len(c) for row in rows for c in row)
+        if name == "acc":
+            lanes, w = values.shape[1], ACC_WIDTH[fmt]
+        else:
+            lanes, w = values.shape[1] // np.dtype(X_LANES[fmt][0]).itemsize, LANE_WIDTH[fmt]
         per = max(1, (width - 6) // (w + 1))
-        out: list[Line] = []
-        for i, cells in enumerate(rows):
-            diff = None
-            if i in written:
-                old = _lane_cells(written[i], name, fmt)
-                diff = [a != b for a, b in zip(old, cells)]
-            for start in range(0, len(cells), per):
-                label = f"{name}{i}" if start == 0 else f"[{start}]"
-                line: Line = [Seg(f"{label:>5} ", ("changed" if timeline.touched.has(name, i)
-                                                   else "label") if start == 0 else "dim")]
-                for j in range(start, min(len(cells), start + per)):
-                    line.append(Seg(f"{cells[j]:>{w}} ", "changed" if diff and diff[j] else ""))
-                out.append(line)
-        return out, -(-len(rows[0]) // per)
+        rows = -(-lanes // per)
+
+        def make() -> list[Line]:
+            step = timeline.previous() if timeline.touched.steps == 1 else None
+            written = {ch.address: np.asarray(ch.old) for ch in (step.changes if step else ())
+                       if ch.space == name}
+            out: list[Line] = []
+            for i in range(values.shape[0]):
+                cells = _lane_cells(values[i], name, fmt)
+                diff = None
+                if i in written:
+                    diff = [a != b for a, b in zip(_lane_cells(written[i], name, fmt), cells)]
+                for start in range(0, len(cells), per):
+                    label = f"{name}{i}" if start == 0 else f"[{start}]"
+                    line: Line = [Seg(f"{label:>5} ", ("changed" if timeline.touched.has(name, i)
+                                                       else "label") if start == 0 else "dim")]
+                    for j in range(start, min(len(cells), start + per)):
+                        line.append(Seg(f"{cells[j]:>{w}} ", "changed" if diff and diff[j] else ""))
+                    out.append(line)
+            return out
+        return Page(name, block=rows, make=make, size=rows * values.shape[0])
 
 
 def _lane_cells(raw: np.ndarray, name: str, fmt: str) -> list[str]:

@@ -9,7 +9,8 @@ Text comes back as lines of `Seg(text, role)`; the role ("label", "changed", "ta
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -27,9 +28,21 @@ Line = list[Seg]
 
 @dataclass
 class Page:
+    """A page of registers. Its lines may be made on demand (`make` and `size`, the
+    number of lines it will make), so only the page on screen is formatted."""
+
     name: str
-    lines: list[Line]
+    lines: list[Line] = field(default_factory=list)
     block: int = 1          # lines that belong together (one register's): never split
+    make: Callable[[], list[Line]] | None = None
+    size: int = 0
+    part: str = ""          # "2/6": which part of a page split to fit
+
+    def __len__(self) -> int:
+        return self.size if self.make else len(self.lines)
+
+    def get(self) -> list[Line]:
+        return self.make() if self.make else self.lines
 
 
 @dataclass(frozen=True)
@@ -62,12 +75,17 @@ def paginate(pages: list[Page], height: int) -> list[Page]:
     out = []
     for p in pages:
         size = max(1, height // p.block) * p.block
-        parts = [p.lines[i:i + size] for i in range(0, len(p.lines), size)] or [[]]
-        if len(parts) == 1:
+        starts = range(0, len(p), size)
+        if len(starts) <= 1:
             out.append(p)
         else:
-            out += [Page(f"{p.name} {i + 1}/{len(parts)}", part) for i, part in enumerate(parts)]
+            out += [Page(p.name, make=_part(p, a, size), size=min(size, len(p) - a),
+                         part=f"{i + 1}/{len(starts)}") for i, a in enumerate(starts)]
     return out
+
+
+def _part(page: Page, start: int, size: int) -> Callable[[], list[Line]]:
+    return lambda: page.get()[start:start + size]
 
 
 class MachineView:
@@ -112,9 +130,12 @@ class MachineView:
             n = len(pages)
             k = page % n
             if n > 1:
-                tabs = [Seg(f" {p.name} ", "busy" if j == k else "dim") for j, p in enumerate(pages)]
+                # one tab per page; the one shown says which of its parts it is
+                tabs = [Seg(f" {name} {pages[k].part} ".replace("  ", " ") if name == pages[k].name
+                            else f" {name} ", "busy" if name == pages[k].name else "dim")
+                        for name in dict.fromkeys(p.name for p in pages)]
                 block.append(tabs + [Seg("  r: next page", "dim")])
-            out += block + pages[k].lines
+            out += block + pages[k].get()
         return out, n
 
     # ------------------------------------------------------------------ extra panes

@@ -66,35 +66,31 @@ class CoralView(MachineView):
         regs, touched = timeline.registers, timeline.touched
         return [Page("x", self._x(regs["x"], touched, fmt, width)),
                 Page("f", self._f(regs["f"], touched, fmt, width)),
-                Page("v", self._v(session, timeline, fmt))]
+                Page("v", make=lambda: self._v(session, timeline, fmt), size=len(regs["v"]))]
 
     def _x(self, values, touched, fmt: str, width: int) -> list[Line]:
         words = [int(v) & 0xFFFFFFFF for v in values]
         texts = [f"0x{v:08X}" if fmt == "hex" else str(v - (v >> 31 << 32)) for v in words]
-        w = max(8, max(len(t) for t in texts))
-        per = max(1, (width + 1) // (w + 10))
-        out = []
-        for start in range(0, 32, per):
-            line: Line = []
-            for i in range(start, min(32, start + per)):
-                num, abi = self.names["x"][i][0], self.names["x"][i][1]
-                line += [Seg(f"{num:>3} ", "dim"), Seg(f"{abi:<4} ", "label"),
-                         Seg(f"{texts[i]:<{w}} ", "changed" if touched.has("x", i) else "")]
-            out.append(line)
-        return out
+        return self._named("x", texts, touched, width, 8)
 
     def _f(self, values, touched, fmt: str, width: int) -> list[Line]:
         bits = np.asarray(values, dtype=np.uint64).astype(np.uint32)
         shown = format_cells(bits.view(np.float32), "fp32", "fp32" if fmt in ("hex", "fp32") else fmt)
-        per = max(1, (width + 1) // 34)
+        texts = [f"{int(b):08X} {v}" for b, v in zip(bits, shown)]
+        return self._named("f", texts, touched, width, 22)
+
+    def _named(self, kind: str, texts: list[str], touched, width: int, least: int) -> list[Line]:
+        """Registers of file `kind` in rows: number, ABI name, value text (at least
+        `least` wide, so the columns stay put while values change)."""
+        w = max(least, max(len(t) for t in texts))
+        per = max(1, (width + 1) // (w + 10))
         out = []
-        for start in range(0, 32, per):
+        for start in range(0, len(texts), per):
             line: Line = []
-            for i in range(start, min(32, start + per)):
-                num, abi = self.names["f"][i][0], self.names["f"][i][1]
+            for i in range(start, min(len(texts), start + per)):
+                num, abi = self.names[kind][i][0], self.names[kind][i][1]
                 line += [Seg(f"{num:>3} ", "dim"), Seg(f"{abi:<4} ", "label"),
-                         Seg(f"{int(bits[i]):08X} {shown[i]:<13} ",
-                             "changed" if touched.has("f", i) else "")]
+                         Seg(f"{texts[i]:<{w}} ", "changed" if touched.has(kind, i) else "")]
             out.append(line)
         return out
 
