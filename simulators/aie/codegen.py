@@ -34,19 +34,42 @@ def _literal(v) -> str | None:
 
 
 def _bundle_lines(b: int, row: Row, ns: dict, fwd: int, out: list[str], lines: dict,
-                  mac_units: set, now: bool) -> None:
+                  mac_units: set, now: bool, pos: int, known: dict) -> None:
     """Append the statements of bundle b (from `tn`, the next free issue cycle, to the
     new `tn`) to `out`; note in `lines` which line calls which operation. `macready` is
     kept only for units some bundle reads as a multiply-accumulate input; `state.now`
-    is set for control operations (or for every bundle if `now`)."""
+    is set for control operations (or for every bundle if `now`).
+
+    b is the run's bundle number `pos` (from 0). `known[u] = (position, latency,
+    accumulate latency)` of the last earlier bundle of the run that wrote unit u: it
+    issued at least (pos - position) cycles before this one, so a check that its
+    result is ready is left out when it cannot fail."""
+    def gap(u, which):                 # cycles after this bundle's issue the unit is ready, at most
+        if u not in known:
+            return None
+        at, lat, mac = known[u]
+        return (lat if which == "ready" else mac) - (pos - at)
+
     out.append("    t = tn")
+    checks = 0
     for u in row.reads:
-        out += [f"    x = ready[{u}]", "    if x > t: t = x"]
+        g = gap(u, "ready")
+        if g is None or g > 0:
+            out += [f"    x = ready[{u}]", "    if x > t: t = x"]
+            checks += 1
     for u in row.macr:
-        out += [f"    x = macready[{u}]", "    if x > t: t = x"]
-    for u, lat, _ in row.writes:                  # no result may overtake an older one
-        out += [f"    x = ready[{u}] - {lat - 1}", "    if x > t: t = x"]
-    if row.reads or row.macr or row.writes:
+        g = gap(u, "mac")
+        if g is None or g > 0:
+            out += [f"    x = macready[{u}]", "    if x > t: t = x"]
+            checks += 1
+    for u, lat, _ in row.writes:       # no result may overtake an older one
+        if u in row.reads:             # (implied by waiting until it is ready)
+            continue
+        g = gap(u, "ready")
+        if g is None or g - lat + 1 > 0:
+            out += [f"    x = ready[{u}] - {lat - 1}", "    if x > t: t = x"]
+            checks += 1
+    if checks:
         out.append("    if t != tn: stalls[0] += t - tn")
     if row.ctrl:
         out.append("    st.now = t")
@@ -77,12 +100,12 @@ def _bundle_lines(b: int, row: Row, ns: dict, fwd: int, out: list[str], lines: d
     extra = ""
     if row.mem:
         if row.mem > 1:
-            # the most accesses to one bank, minus one; with at most three accesses that
-            # is the number of accesses minus the number of distinct banks
-            count = ("len(banks) - len(set(banks))" if row.mem <= 3
-                     else "max(banks.count(k) for k in banks) - 1")
-            out += [f"    extra = {count} if len(banks) > 1 else 0",
-                    "    if extra: stalls[3] += extra"]
+            # the most accesses to one bank, minus one (every memory operation that
+            # returned noted one bank); with two or three accesses that is the number of
+            # accesses minus the number of distinct banks
+            count = {2: "int(banks[0] == banks[1])", 3: "3 - len(set(banks))"}.get(
+                row.mem, "max(banks.count(k) for k in banks) - 1")
+            out += [f"    extra = {count}", "    if extra: stalls[3] += extra"]
             extra = " + extra"
         out.append("    banks.clear()")
     written = [u for u, _, _ in row.writes]
@@ -90,6 +113,7 @@ def _bundle_lines(b: int, row: Row, ns: dict, fwd: int, out: list[str], lines: d
         out.append(f"    ready[{u}] = t + {lat}")
         if u in mac_units:
             out.append(f"    macready[{u}] = t + {fwd if forwarded else lat}")
+        known[u] = (pos, lat, fwd if forwarded else lat)
     if len(set(written)) < len(written):         # the run's horizon is max(ready) otherwise
         top = max(lat for _, lat, _ in row.writes)
         out.append(f"    if t + {top} > horizon[0]: horizon[0] = t + {top}")
@@ -104,8 +128,9 @@ def block_source(code: Code, first: int, last: int, ns: dict, fwd: int, mac_unit
     bundle's issue cycle in the local `t`."""
     out, lines = ["def step(tn):"], {}
     start = len(out) + 1
+    known: dict = {}
     for b in range(first, last + 1):
-        _bundle_lines(b, code.rows[b], ns, fwd, out, lines, mac_units, now)
+        _bundle_lines(b, code.rows[b], ns, fwd, out, lines, mac_units, now, b - first, known)
         for n in range(start, len(out) + 1):
             lines.setdefault(n, (b, None))
         start = len(out) + 1
