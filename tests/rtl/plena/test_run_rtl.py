@@ -15,6 +15,7 @@ from workbench.agent.llm_agent import LLMAgent
 from workbench.agent.loop import AgentLoop, RunSpec
 from workbench.agent.scripted import ScriptedModel, call, reply
 from workbench.cli import main
+from workbench.runs_cli import Progress
 from workbench.store import TraceStore
 
 
@@ -41,12 +42,12 @@ def kernels(diff_cfg):
     return good, good.replace(MAX_LINE, "S_ADDI_INT gp0, gp0, 0")
 
 
-def rtl_run(store, script, budget, rtl_backend=None):
+def rtl_run(store, script, budget, rtl_backend=None, listener=None):
     model = ScriptedModel(script, provider="scripted_rtl")
     loop = AgentLoop(LLMAgent(model.model()),
                      RunSpec("plena", "relu", "C1", hw_overrides=HW, budget=budget,
                              final_seeds=2, rtl=True),
-                     store, rtl_backend=rtl_backend)
+                     store, rtl_backend=rtl_backend, listener=listener)
     return loop.run(), model
 
 
@@ -66,13 +67,18 @@ def test_scripted_agent_runs_rtl_on_a_correct_and_a_wrong_kernel(tmp_path, kerne
         reply("Done.", call("submit", {"summary": "the template kernel"})),
     ]
     with TraceStore(db) as store:
-        result, model = rtl_run(store, script, budget=4)
+        result, model = rtl_run(store, script, budget=4, listener=Progress())
         run_id = result.run_id
         # the model was offered run_rtl, with its schema, from the first query on
         first_tools = [m for m in model.queries[0] if m["role"] == "system"][0]["content"]
         assert "`run_rtl`" in first_tools
 
     assert result.status == "succeeded"
+    progress = capsys.readouterr().err
+    assert "RTL ready (from the cache in" in progress or "RTL ready (built in" in progress
+    assert "run_rtl ok kernel v2: backends: model fail" in progress
+    assert "run_rtl refused error: run_rtl needs the argument 'version'" in progress
+    assert "final backends: model pass" in progress and "the backends agree" in progress
     # Read everything back from the file, in a fresh read-only store.
     with TraceStore(db, readonly=True) as store:
         res = results(store, run_id)
