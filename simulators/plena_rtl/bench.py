@@ -1,6 +1,8 @@
-"""Benchmark of the plena RTL under Verilator: simulation speed and build times.
+"""Benchmark of the plena RTL under Verilator and Icarus Verilog: simulation speed and
+build times.
 
-    python3 -m simulators.plena_rtl.bench [--hw small|default] [--cold]
+    python3 -m simulators.plena_rtl.bench [--hw small|default] [--cold] [--sim ...]
+    kernelcraft bench rtl
     kernelcraft rtl-check --accel plena --bench
 
 Speed is measured on three kernels (a scalar loop, the silu baseline: vector unit and
@@ -8,6 +10,12 @@ DMA, the gemm baseline: matrix unit) in separate simulator runs; the start-up of
 (process, cocotb, loading the job) is measured on an empty program and reported apart,
 so "cycles/s" is the simulation proper. Build times: the cached lookup always; the cold
 build (into an empty temporary cache) with --cold, which takes minutes.
+
+Icarus is measured on the small configuration of the differential tests (a scalar
+loop and a vector loop: exp, multiply, sum), beside Verilator on the same kernels run
+100 times longer:
+Icarus reads and writes all of HBM as text, so the default configuration's 32 MB HBM
+alone would dominate its runs.
 """
 from __future__ import annotations
 
@@ -34,36 +42,118 @@ C_LOOP_START gp1, {n}
 C_LOOP_END gp1
 """
 
+# Vector unit: exp, multiply and a reduction over up to VECTOR_ROWS rows of random data
+# (changing operands: an event-driven simulator does no work for operands that stay
+# the same).
+VECTOR_LOOP = """
+S_ADDI_INT gp3, gp0, {out0}
+S_ADDI_INT gp4, gp0, {out1}
+C_LOOP_START gp1, {n}
+  S_ADDI_INT gp2, gp0, 0
+  C_LOOP_START gp6, {rows}
+    V_EXP_V gp3, gp2, 0
+    V_MUL_VV gp4, gp3, gp2, 0
+    V_RED_SUM f2, gp4
+    S_ADDI_INT gp2, gp2, {vlen}
+  C_LOOP_END gp6
+C_LOOP_END gp1
+"""
+VECTOR_ROWS = 64
+
 
 def _child_cpu() -> float:
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     return ru.ru_utime + ru.ru_stime
 
 
-def _timed_run(program, image, cfg) -> tuple[float, float, int]:
+def _timed_run(program, image, cfg, simulator: str = "verilator") -> tuple[float, float, int]:
     """(wall seconds, CPU seconds of the simulator process, cycles) of one RTL run."""
     t0, c0 = time.perf_counter(), _child_cpu()
-    r = PlenaRTL().run(program, image, cfg, Budget(max_instructions=10**9, wall_seconds=3600))
+    r = PlenaRTL(simulator).run(program, image, cfg,
+                                Budget(max_instructions=10**9, wall_seconds=3600))
     if r.error is not None:
         raise RuntimeError(f"benchmark kernel failed on the RTL: {r.error}")
     return time.perf_counter() - t0, _child_cpu() - c0, r.cycles
+
+
+def _baseline(cfg, task: str, config: str, what: str):
+    from tasks import get_task
+    from workbench.accel import get_accel
+    from workbench.layout import build_image
+    accel = get_accel("plena")
+    t = get_task(task)
+    program = accel.assemble(accel.baseline(task, config, cfg), source_name=f"{task}.asm",
+                             config=cfg)
+    image = build_image(accel.layout(t, config, cfg), t.generate(config, 0))
+    return (f"{task} {config} baseline ({what})", program, image)
 
 
 def _kernels(cfg, default_hw: bool):
     from simulators.plena.assembler import assemble
     out = [("scalar loop", assemble(SCALAR_LOOP.format(n=200_000), "loop.asm", cfg), MemoryImage())]
     if default_hw:
-        from tasks import get_task
-        from workbench.accel import get_accel
-        from workbench.layout import build_image
-        accel = get_accel("plena")
         for task, config, what in (("silu", "C5", "vector + DMA"), ("gemm", "C4", "matrix")):
-            t = get_task(task)
-            program = accel.assemble(accel.baseline(task, config, cfg), source_name=f"{task}.asm",
-                                     config=cfg)
-            image = build_image(accel.layout(t, config, cfg), t.generate(config, 0))
-            out.append((f"{task} {config} baseline ({what})", program, image))
+            out.append(_baseline(cfg, task, config, what))
     return out
+
+
+def _vector_loop(cfg, n: int, rows: int):
+    import numpy as np
+
+    from simulators.numerics import f32_to_bf16_bits
+    from simulators.plena.assembler import assemble
+    src = VECTOR_LOOP.format(n=n, rows=rows, vlen=cfg.VLEN, out0=VECTOR_ROWS * cfg.VLEN,
+                             out1=(VECTOR_ROWS + 1) * cfg.VLEN)
+    data = np.random.default_rng(0).uniform(-2, 2, VECTOR_ROWS * cfg.VLEN).astype(np.float32)
+    image = MemoryImage().put("vsram", 0, f32_to_bf16_bits(data))
+    return ("vector loop (exp, mul, sum)", assemble(src, "vloop.asm", cfg), image)
+
+
+def _icarus_kernels(cfg, scale: int):
+    """The kernels measured on both simulators (small configuration): scale 1 for
+    Icarus (16 rows of the vector loop: a few seconds), longer for Verilator so that
+    its runs are long enough to time."""
+    from simulators.plena.assembler import assemble
+    return [("scalar loop", assemble(SCALAR_LOOP.format(n=5_000 * scale), "loop.asm", cfg),
+             MemoryImage()),
+            _vector_loop(cfg, scale, VECTOR_ROWS if scale > 1 else 16)]
+
+
+def _speeds(cfg, kernels, simulator: str) -> dict[str, float]:
+    """Print and return cycles/s (by CPU time, start-up subtracted) per kernel."""
+    from simulators.plena.assembler import assemble
+    empty = assemble("S_ADDI_INT gp1, gp0, 1", "empty.asm", cfg)
+    runs = [_timed_run(empty, MemoryImage(), cfg, simulator) for _ in range(2)]
+    startup, startup_cpu = min(r[0] for r in runs), min(r[1] for r in runs)
+    print(f"  start-up of a run (process, cocotb, job files): {startup:.2f} s wall, "
+          f"{startup_cpu:.2f} s CPU")
+    print("  cycles/s: simulation proper (start-up subtracted), by wall clock and by the "
+          "simulator's CPU time (steady on a shared machine)")
+    speeds = {}
+    for name, program, image in kernels:
+        wall, cpu, cycles = _timed_run(program, image, cfg, simulator)
+        sim, sim_cpu = max(wall - startup, 1e-9), max(cpu - startup_cpu, 1e-9)
+        speeds[name] = cycles / sim_cpu
+        print(f"  {name:34s} {cycles:>9,d} cycles {wall:6.2f} s  {cycles / sim:>9,.0f} /s wall "
+              f"{cycles / sim_cpu:>9,.0f} /s CPU  ({cycles / wall:,.0f} /s with start-up)")
+    return speeds
+
+
+def _icarus(args) -> None:
+    """Icarus against Verilator on the same kernels of the small configuration."""
+    cfg = default_config(**DIFF_CONFIG)
+    t0 = time.perf_counter()
+    b = rtl_build.build(cfg, "icarus")
+    print(f"\nplena RTL on Icarus Verilog, small configuration (MLEN={cfg.MLEN}, BLEN={cfg.BLEN}, "
+          f"VLEN={cfg.VLEN}); build {'cached' if b.cached else 'cold'} "
+          f"{time.perf_counter() - t0:.2f} s")
+    icarus = _speeds(cfg, _icarus_kernels(cfg, 1), "icarus")
+    if args.sim == "icarus":
+        return
+    print("plena RTL on Verilator, the same kernels (run longer) and configuration")
+    verilator = _speeds(cfg, _icarus_kernels(cfg, 100), "verilator")
+    for name in icarus:
+        print(f"  {name:34s} Verilator is {verilator[name] / icarus[name]:,.0f}x faster")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -73,7 +163,13 @@ def main(argv: list[str] | None = None) -> int:
                          "configuration of the differential tests")
     ap.add_argument("--cold", action="store_true",
                     help="also time a cold build into an empty cache (minutes)")
+    ap.add_argument("--sim", choices=("both", "verilator", "icarus"), default="both",
+                    help="simulators to measure (default both; Icarus on the small "
+                         "configuration only)")
     args = ap.parse_args(argv)
+    if args.sim == "icarus":
+        _icarus(args)
+        return 0
     cfg = default_config() if args.hw == "default" else default_config(**DIFF_CONFIG)
     print(f"plena RTL on Verilator, {args.hw} configuration "
           f"(MLEN={cfg.MLEN}, BLEN={cfg.BLEN}, VLEN={cfg.VLEN})")
@@ -98,19 +194,9 @@ def main(argv: list[str] | None = None) -> int:
     again = rtl_build.build(cfg)
     print(f"  cached build: {time.perf_counter() - t0:8.3f} s (lookup; reused {again.directory.name})")
 
-    from simulators.plena.assembler import assemble
-    empty = assemble("S_ADDI_INT gp1, gp0, 1", "empty.asm", cfg)
-    runs = [_timed_run(empty, MemoryImage(), cfg) for _ in range(2)]
-    startup, startup_cpu = min(r[0] for r in runs), min(r[1] for r in runs)
-    print(f"  start-up of a run (process, cocotb, job files): {startup:.2f} s wall, "
-          f"{startup_cpu:.2f} s CPU")
-    print("  cycles/s: simulation proper (start-up subtracted), by wall clock and by the "
-          "simulator's CPU time (steady on a shared machine)")
-    for name, program, image in _kernels(cfg, args.hw == "default"):
-        wall, cpu, cycles = _timed_run(program, image, cfg)
-        sim, sim_cpu = max(wall - startup, 1e-9), max(cpu - startup_cpu, 1e-9)
-        print(f"  {name:34s} {cycles:>9,d} cycles {wall:6.2f} s  {cycles / sim:>9,.0f} /s wall "
-              f"{cycles / sim_cpu:>9,.0f} /s CPU  ({cycles / wall:,.0f} /s with start-up)")
+    _speeds(cfg, _kernels(cfg, args.hw == "default"), "verilator")
+    if args.sim == "both":
+        _icarus(args)
     return 0
 
 
