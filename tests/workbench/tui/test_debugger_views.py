@@ -224,3 +224,14 @@ def test_aie_lanes_and_scalars(aie_relu):
     assert "p0=" in scal and "RM=" in scal and "g0 INC=" in scal
     lines, pages = s.view.register_lines(s, "bf16", 77, 14, 0)
     assert pages > 3 and "scalar" in text(lines[:1]) and "r: next page" in text(lines[:1])
+
+
+def test_aie_a_deadlocked_bundle_is_shown_with_its_error():
+    s = DebugSession.start("aie", "relu", "C1", "MOVI r1, 3\nACQ l3, 1 || MOVI r2, 1\nHALT\n", seed=1)
+    assert "stopped by an error after 1 bundles" in s.stop_reason
+    s.goto(s.length)
+    lines = text(s.view.bundle_lines(s, 49))
+    assert lines.startswith("bundle 1 (line 2) failed: deadlock")
+    assert "alu ACQ l3, 1" in lines and "mv  MOVI r2, 1" in lines
+    assert "ACQ l3, 1 waits forever" in lines
+    assert "locks all 16 are 0" in text(s.view.dma_lines(s))

@@ -160,12 +160,12 @@ class DebugSession:
     def stop_reason(self) -> str:
         """How the traced run ended, in words."""
         r = self.main.result
+        noun = self.view.step_noun if self.view else "instruction"
         if isinstance(r.error, BudgetExceeded):
-            return (f"not finished: the debugger traces at most {r.retired} instructions "
+            return (f"not finished: the debugger traces at most {r.retired} {noun}s "
                     f"(start it with a larger --max-steps to see more)")
         if r.error is not None:
-            return f"stopped by an error after {r.retired} instructions: {r.error}"
-        noun = self.view.step_noun if self.view else "instruction"
+            return f"stopped by an error after {r.retired} {noun}s: {r.error}"
         if r.stop == "break":
             return f"stopped at a breakpoint {noun} after {r.retired} {noun}s"
         return f"ran to the end: {r.retired} {noun}s, {r.cycles} cycles"

@@ -8,6 +8,8 @@ The per-bundle facts come from simulators/aie/inspect.py (the model's traced run
 watched); registers and memories from the trace like every accelerator."""
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 
 from isa.aie.model import get_spec
@@ -47,30 +49,38 @@ class AieView(MachineView):
     # ------------------------------------------------------------------ panes
     def pane(self, key: str, session, width: int) -> list[Line]:
         if key == "bundle":
-            return self.bundle_lines(session)
+            return self.bundle_lines(session, width)
         if key == "dma":
             return self.dma_lines(session)
         return super().pane(key, session, width)
 
-    def bundle_lines(self, session) -> list[Line]:
+    def bundle_lines(self, session, width: int = 60) -> list[Line]:
         info, tl = session.inspection, session.main
         k, step = tl.position, tl.current()
         out: list[Line] = []
-        if step is None:
-            out.append([Seg("no bundle left: ", "title"), Seg(session.stop_reason, "dim")])
-        else:
-            b = step.pc
-            out.append([Seg(f"bundle {b}", "title"), Seg(f" (line {step.line}) issues at cycle ", "dim"),
-                        Seg(f"{step.cycle:,}", "")])
+        error = tl.result.error
+        failed = getattr(getattr(error, "where", None), "index", -1) if step is None else -1
+        if step is not None or 0 <= failed < len(session.program.bundles):
+            # the next bundle, or at the end of a failed run the bundle that failed
+            b = step.pc if step is not None else failed
+            line = step.line if step is not None else session.program.bundles[b].line
+            out.append([Seg(f"bundle {b}", "title"), Seg(f" (line {line}) ", "dim")] +
+                       ([Seg("issues at cycle ", "dim"), Seg(f"{step.cycle:,}", "")] if step
+                        else [Seg(f"failed: {error.kind}", "bad")]))
             ops = dict(zip(info.bundle_slots(b), session.program.bundle_ops(b)))
             for slot in info.slots:
                 op = ops.get(slot)
                 out.append([Seg(f"{slot:<4}", "label"),
                             Seg(op.text, "busy") if op is not None else Seg("·", "empty")])
             rec = info.records[k] if k < len(info.records) else None
-            waited = rec.waited if rec is not None else ""
-            out.append([Seg("waits ", "label"), Seg(waited, "warn") if waited
-                        else Seg("nothing: issues the cycle after the last", "good")])
+            if rec is None and error is not None:
+                message = getattr(error, "message", str(error))
+                out += [[Seg(part, "bad")] for part in textwrap.wrap(message, max(20, width))[:2]]
+            else:
+                out.append([Seg("waits ", "label"), Seg(rec.waited, "warn") if rec.waited
+                            else Seg("nothing: issues the cycle after the last", "good")])
+        else:
+            out.append([Seg("no bundle left: ", "title"), Seg(session.stop_reason, "dim")])
         done = info.stalls_before(k)
         total = sum(done.values())
         out.append([Seg("stalls so far ", "label"), Seg(f"{total:,}", "warn" if total else ""),
@@ -82,7 +92,7 @@ class AieView(MachineView):
         # slot use: of the bundles issued so far, and of the program's bundles
         used, prog = info.slots_used_before(k), info.program_slots()
         n = len(info.code.rows) if info.code else 0
-        w = max(4, *(len(x) + 1 for x in info.slots))
+        w = max(5, *(len(x) + 1 for x in info.slots))
         out.append([Seg(f"{'slot use':<12}", "label")] + [Seg(f"{x:>{w}}", "label") for x in info.slots])
         out.append([Seg(f"{f'run ({k})':<12}", "dim")] +
                    [Seg(f"{_pct(used[x], k):>{w}}", "") for x in info.slots])
@@ -130,7 +140,8 @@ class AieView(MachineView):
         for i in shown:
             line.append(Seg(f"l{i}={locks[i]} ", "changed" if tl.touched.has("lock", i) else ""))
         rest = len(locks) - len(shown)
-        line.append(Seg(f" ({rest} others 0)" if rest else "", "dim"))
+        line.append(Seg((f" ({rest} others 0)" if shown else f"all {rest} are 0") if rest else "",
+                        "dim"))
         out.append(line)
         return out
 
