@@ -127,6 +127,9 @@ def test_coral_v_elements_at_sew_with_the_tail_apart(coral_tail):
     assert len(cells) == 4                                   # VLEN 128 / SEW 32
     assert [c.role for c in cells] == ["changed"] * 3 + ["tail"]   # vl = 3; tu left element 3
     assert [float(c.text) for c in cells[:3]] == pytest.approx(inputs[:3].astype(np.float32), rel=1e-6)
+    # a whole-register change marks that register only (not the next VLENB - 1)
+    assert s.main.touched.has("v", 1) and not s.main.touched.has("v", 2)
+    assert v[2][0].role == "label"
     # with LMUL = 1 every register is a group of its own: elements 3.. are its tail
     assert [c.role for c in v[2][2:]] == ["", "", "", "tail"]
 
