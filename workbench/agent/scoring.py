@@ -19,6 +19,8 @@ or "final_config") with its seeds, so a replay re-executes it exactly.
 """
 from __future__ import annotations
 
+import traceback
+
 from simulators.core.errors import KernelCraftError
 from workbench.evaluation import evaluate
 from workbench.store.chain import sha256_text
@@ -52,8 +54,15 @@ def _backends(loop, best: EvalRecord, final: EvalRecord) -> dict:
         return {"model": model, "agree": None, "divergence": None,
                 "rtl": {"status": "not_run", "cycles": None,
                         "reason": "the run was started without --rtl"}}
-    out = loop.rtl.run(loop.spec.task, loop.spec.config, best.source, final.seeds,
-                       edge_cases=True)
+    try:
+        out = loop.rtl.run(loop.spec.task, loop.spec.config, best.source, final.seeds,
+                           edge_cases=True)
+    except Exception as e:  # noqa: BLE001 -- a workbench fault must not cost the run its score
+        err = f"{type(e).__name__}: {e}"
+        loop.rec.event("error", {"where": "final_rtl", "error": err,
+                                 "traceback": traceback.format_exc()}, text=err)
+        return {"model": model, "agree": None, "divergence": None,
+                "rtl": {"status": "error", "cycles": None, "error": err}}
     rec = EvalRecord("final_rtl", loop.spec.config, best.kernel_version, best.source,
                      final.seeds, jsonable(out.data), None)
     record_evaluation(loop.rec, rec, None, report=out.text)

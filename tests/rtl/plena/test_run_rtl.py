@@ -175,3 +175,24 @@ def test_cli_run_with_rtl_records_the_backends(tmp_path, capsys):
 def store(tmp_path):
     with TraceStore(tmp_path / "traces.db") as s:
         yield s
+
+
+class CrashingRTL(PlenaRTL):
+    def run_many(self, jobs, config):
+        raise RuntimeError("simulator vanished")
+
+
+def test_an_rtl_fault_is_recorded_without_costing_the_score(store, kernels):
+    good, _ = kernels
+    script = [reply("", call("write_code", {"code": good}), call("run_eval", {}),
+                    call("run_rtl", {"version": 1}, "r1"))]
+    result, _ = rtl_run(store, script, budget=1, rtl_backend=CrashingRTL())
+    assert result.status == "succeeded"
+    answer = results(store, result.run_id)["r1"]["content"]
+    assert "RuntimeError: simulator vanished" in answer and "not a fault in your call" in answer
+    b = result.scores["backends"]
+    assert b["model"]["status"] == "pass"
+    assert b["rtl"] == {"status": "error", "cycles": None,
+                        "error": "RuntimeError: simulator vanished"}
+    errors = [e.payload["where"] for e in store.events(result.run_id) if e.type == "error"]
+    assert errors == ["tool", "final_rtl"]
