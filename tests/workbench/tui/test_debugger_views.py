@@ -82,6 +82,8 @@ def test_coral_vector_configuration_follows_the_cursor(coral_relu):
     assert "frm=rne" in header and "fflags=none" in header
     assert segs(s.view.header(s, s.main), "changed") == ["32", "0x000000D3"]   # vl, vtype
     v = page(s, "v")
+    assert text(v[:1]) == "mask v0.t bits 0..31: " + " ".join(["00000000"] * 4)
+    v = v[1:]
     assert [v[r][1].text for r in (8, 9, 15, 16)] == ["│", "┆", "┆", "│"]   # m8 groups
     s.goto(k - 1)
     assert "vill" in text(s.view.header(s, s.main))
@@ -120,7 +122,7 @@ def test_coral_v_elements_at_sew_with_the_tail_apart(coral_tail):
     s = coral_tail
     goto_after(s, "vle32.v")
     inputs = get_task("relu").generate("C1", 1)["x"].ravel()
-    v = page(s, "v")
+    v = page(s, "v")[1:]                                     # after the mask line
     v1 = v[1]
     assert v1[0].text.strip() == "v1" and v1[0].role == "changed"
     cells = v1[2:]
@@ -146,7 +148,7 @@ def test_coral_fractional_lmul_and_sew16(coral_tail):
     goto_after(s, "vsetvli t1, t0, e16")
     header = text(s.view.header(s, s.main))
     assert "SEW=e16 LMUL=mf2 ta ma" in header and "vl=3 of VLMAX 4" in header
-    assert len(page(s, "v", "int")[1][2:]) == 8              # 8 elements of 16 bits
+    assert len(page(s, "v", "int")[2][2:]) == 8              # v1: 8 elements of 16 bits
 
 
 # ------------------------------------------------------------------------ aie

@@ -66,7 +66,7 @@ class CoralView(MachineView):
         regs, touched = timeline.registers, timeline.touched
         return [Page("x", self._x(regs["x"], touched, fmt, width)),
                 Page("f", self._f(regs["f"], touched, fmt, width)),
-                Page("v", make=lambda: self._v(session, timeline, fmt), size=len(regs["v"]))]
+                Page("v", make=lambda: self._v(session, timeline, fmt), size=1 + len(regs["v"]))]
 
     def _x(self, values, touched, fmt: str, width: int) -> list[Line]:
         words = [int(v) & 0xFFFFFFFF for v in values]
@@ -110,7 +110,12 @@ class CoralView(MachineView):
                 old = np.asarray(ch.old).view(_UINT[sew])
                 new = np.asarray(ch.new).view(_UINT[sew])
                 written[ch.address] = old != new
-        out = []
+        # v0 read as the mask of a masked (v0.t) instruction: bit i for element i
+        bits = np.unpackbits(vreg[0], bitorder="little")[:vc.vl]
+        groups = ["".join(map(str, bits[i:i + 8].tolist())) for i in range(0, len(bits), 8)]
+        out: list[Line] = [[Seg("mask ", "label"), Seg(f"v0.t bits 0..{max(vc.vl - 1, 0)}: ", "dim"),
+                            Seg(" ".join(groups) or "(vl = 0)", "changed" if timeline.touched.has("v", 0)
+                                else "")]]
         for r in range(vreg.shape[0]):
             first, offset = vc.group(r)
             head = r == first
