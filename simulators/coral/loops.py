@@ -31,7 +31,7 @@ import numpy as np
 
 from . import fp32
 from .state import FFLAGS, FRM, M, UINT
-from .timing import VectorTiming
+from .timing import STORE, VectorTiming
 
 F32, F64, U32, U64 = np.float32, np.float64, np.uint32, np.uint64
 LOADS = {"vle32.v": "unit", "vlse32.v": "strided"}
@@ -165,7 +165,7 @@ class LoopPlan:
             self.skip = n - 1
             return None
         self._commit(n, s.vl, *out)
-        return self._time(t, n, s.vl), n
+        return self._time(t, n, s.vl), n, None
 
     def _step(self, r: int) -> int:
         kind, v = self.steps.get(r, ("imm", 0))
@@ -270,66 +270,81 @@ class LoopPlan:
 
     # --- timing ------------------------------------------------------------------------
     def _program(self, vl: int) -> list[tuple]:
-        """The iteration's timing steps as (op, a, b) with the vector cycles for this vl:
-        0 add a cycles, 1 dispatch a cycles of kind b, 2/3/4 sync load/store/drain."""
         beats = max(1, -(-vl * 32 // self.s.VLEN))
-        out = []
-        for st in self.tsteps:
-            if st[0] == "vq":
-                cost, per_beat = self.vcost[st[1]]
-                out.append((1, cost * (beats if per_beat else vl), st[2]))
-            elif st[0] == "add":
-                out.append((0, st[1], 0))
-            else:
-                out.append(({"load": 2, "store": 3, "drain": 4}[st[0]], 0, 0))
-        return out
+        return timing_program(self.tsteps, {pc: cost * (beats if per_beat else vl)
+                                            for pc, (cost, per_beat) in self.vcost.items()})
 
     def _time(self, t: int, n: int, vl: int) -> int:
-        tm = self.timing
-        prog = self._program(vl)
-        q = tm.waiting
-        disp, sl, ss, dr = tm.dispatch, tm.sync_load, tm.sync_store, tm.drain
+        return replay(self.timing, t, self._program(vl), n, self.taken, self.fall)
 
-        def once(t, tail):
-            for op, a, b in prog:
-                if op == 0:
-                    t += a
-                elif op == 1:
-                    t = disp(t, a, b)
-                elif op == 2:
-                    t = sl(t)
-                elif op == 3:
-                    t = ss(t)
-                else:
-                    t = dr(t)
-            return t + tail
 
-        moves_mem = bool(self.vloads)         # every iteration dispatches a load: mem_end moves with t
+def timing_program(tsteps: list, cycles: dict) -> list[tuple]:
+    """A block's timing steps (compiler.py) as (op, a, b), with `cycles` of each vector
+    instruction by pc: 0 add a cycles, 1 dispatch a cycles of kind b, 2/3/4 sync
+    load/store/drain."""
+    out = []
+    for st in tsteps:
+        if st[0] == "vq":
+            out.append((1, cycles[st[1]], st[2]))
+        elif st[0] == "add":
+            out.append((0, st[1], 0))
+        else:
+            out.append(({"load": 2, "store": 3, "drain": 4}[st[0]], 0, 0))
+    return out
 
-        def key(t):
-            # a time the loop never moves matters only while it lies ahead of t
-            mem = tm.mem_end - t if moves_mem else max(tm.mem_end - t, 0)
-            return tuple(c - t for c in q), tm.vend - t, mem, max(tm.store_end - t, 0)
 
-        prev = None
-        i = 0
-        while i < n - 1:
-            k = key(t)
-            if prev is not None and k == prev[0]:
-                r = n - 1 - i                   # iterations left before the last: repeat the one before
-                dt, db, dfs, dss = t - prev[1], tm.busy - prev[2], tm.full_stall - prev[3], tm.sync_stall - prev[4]
-                shift = r * dt
-                for j in range(len(q)):
-                    q[j] += shift
-                tm.vend += shift
-                if moves_mem:
-                    tm.mem_end += shift
-                tm.busy += r * db
-                tm.full_stall += r * dfs
-                tm.sync_stall += r * dss
-                t += shift
-                break
-            prev = (k, t, tm.busy, tm.full_stall, tm.sync_stall)
-            t = once(t, self.taken)
-            i += 1
-        return once(t, self.fall)
+def replay(tm: VectorTiming, t: int, prog: list[tuple], n: int, taken: int, last: int) -> int:
+    """Cycle after n iterations of a block whose timing steps are `prog` (see
+    timing_program) starting at cycle t: n - 1 end with `taken` cycles, the last with
+    `last`. Once an iteration starts from the same timing state relative to t as the
+    one before, the rest repeat it exactly (dispatch and waits compare times only with
+    each other), so they are added at once."""
+    q = tm.waiting
+    disp, sl, ss, dr = tm.dispatch, tm.sync_load, tm.sync_store, tm.drain
+    moves_mem = any(op == 1 and b for op, _, b in prog)      # mem_end, store_end set every iteration
+    moves_store = any(op == 1 and b == STORE for op, _, b in prog)
+
+    def once(t, tail):
+        for op, a, b in prog:
+            if op == 0:
+                t += a
+            elif op == 1:
+                t = disp(t, a, b)
+            elif op == 2:
+                t = sl(t)
+            elif op == 3:
+                t = ss(t)
+            else:
+                t = dr(t)
+        return t + tail
+
+    def key(t):
+        # a time the loop never moves matters only while it lies ahead of t
+        mem = tm.mem_end - t if moves_mem else max(tm.mem_end - t, 0)
+        store = tm.store_end - t if moves_store else max(tm.store_end - t, 0)
+        return tuple(c - t for c in q), tm.vend - t, mem, store
+
+    prev = None
+    i = 0
+    while i < n - 1:
+        k = key(t)
+        if prev is not None and k == prev[0]:
+            r = n - 1 - i                   # iterations left before the last: repeat the one before
+            dt, db, dfs, dss = t - prev[1], tm.busy - prev[2], tm.full_stall - prev[3], tm.sync_stall - prev[4]
+            shift = r * dt
+            for j in range(len(q)):
+                q[j] += shift
+            tm.vend += shift
+            if moves_mem:
+                tm.mem_end += shift
+            if moves_store:
+                tm.store_end += shift
+            tm.busy += r * db
+            tm.full_stall += r * dfs
+            tm.sync_stall += r * dss
+            t += shift
+            break
+        prev = (k, t, tm.busy, tm.full_stall, tm.sync_stall)
+        t = once(t, taken)
+        i += 1
+    return once(t, last) if n else t

@@ -136,11 +136,11 @@ class _Run:
                     before, issue = state.snapshot(), t
                 elif blk.loop is not None:
                     whole = blk.loop.run(t, limit - retired)
-                    if whole is not None:         # the loop ran to its end in one step
-                        t, n = whole
+                    if whole is not None:         # n iterations ran in one step
+                        t, n, nxt = whole
                         hits[pc] = hits.get(pc, 0) + n
                         retired += n * size
-                        pc += size
+                        pc = pc + size if nxt is None else nxt
                         continue
                 fn = blk.fn
                 if fn is not None and (not blk.mem or t >= timing.mem_end):
