@@ -206,9 +206,9 @@ class DebuggerScreen(Screen):
         for pane in self.query(MachinePane):
             pane.update(lines_text(self.view.pane(pane.key, s, pane.size.width or 60)))
         self._draw_memory(touched)
-        out_regions = s.layout.by_role("output")
-        if self._outputs_dirty or any(touched.mask(r.memory, r.address, r.size).any()
-                                      for r in out_regions):
+        spans = [(r.memory, *s.layout.span(r)) for r in s.layout.by_role("output")]
+        if self._outputs_dirty or any(touched.mask(memory, a, b - a).any()
+                                      for memory, a, b in spans):
             self._outputs_dirty = False
             self.query_one(OutputsView).show(s.outputs())
 
