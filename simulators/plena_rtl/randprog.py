@@ -265,3 +265,12 @@ class ProgramGenerator:
         img.put("fp_mem", 0, fp32_values(rng, c.FP_MEM_SIZE))
         img.put("int_mem", 0, rng.integers(-2**31, 2**31, c.INT_MEM_SIZE).astype(np.int32))
         return "\n".join(self.out) + "\n", img
+
+    def programs(self, seeds, length: int = 60) -> list[tuple[int, object, MemoryImage]]:
+        """(seed, assembled Program, image) for each seed."""
+        from simulators.plena.assembler import assemble
+        out = []
+        for seed in seeds:
+            src, img = self.generate(seed, length)
+            out.append((seed, assemble(src, f"random-{seed}.asm", self.cfg), img))
+        return out

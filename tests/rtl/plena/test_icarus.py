@@ -2,7 +2,8 @@
 HBM model (plena_hbm.vh). Icarus is some hundred times slower than Verilator, so these
 run on the small differential configuration with few, short programs: baselines of the
 vector, scalar-fp and matrix units, random programs (one simulator process each group),
-a lockstep comparison of retirement traces, and the missing-toolchain message."""
+a lockstep comparison of retirement traces, `rtl-check --sim icarus`, and the
+missing-toolchain message."""
 import pytest
 
 from simulators.core.errors import ConfigError
@@ -11,9 +12,10 @@ from simulators.plena.machine import PlenaModel
 from simulators.plena_rtl import build as rtl_build
 from simulators.plena_rtl.backend import Job, PlenaRTL
 from simulators.plena_rtl.compare import compare_runs, compare_traces
-from simulators.plena_rtl.randprog import ProgramGenerator
+from simulators.plena_rtl.randprog import DIFF_CONFIG, ProgramGenerator
 from simulators.rtl import toolchain
 from workbench.accel import get_accel
+from workbench.cli import main
 from workbench.layout import build_image
 
 # relu: vector unit and DMA; rms_norm: reductions, scalar fp (sqrt, reciprocal), vector
@@ -43,17 +45,8 @@ def test_baselines_identical_on_icarus(diff_cfg):
         assert r.memories["hbm"].tobytes() == m.memories["hbm"].tobytes()
 
 
-def _programs(cfg, seeds, length):
-    gen = ProgramGenerator(cfg)
-    out = []
-    for seed in seeds:
-        src, img = gen.generate(seed, length)
-        out.append((seed, assemble(src, f"random-{seed}.asm", cfg), img))
-    return out
-
-
 def test_random_programs_agree_on_icarus(diff_cfg):
-    programs = _programs(diff_cfg, SEEDS, LENGTH)
+    programs = ProgramGenerator(diff_cfg).programs(SEEDS, LENGTH)
     rtl = PlenaRTL("icarus").run_many([Job(p, img) for _, p, img in programs], diff_cfg)
     for (seed, program, image), r in zip(programs, rtl):
         m = PlenaModel().run(program, image, diff_cfg)
@@ -63,7 +56,7 @@ def test_random_programs_agree_on_icarus(diff_cfg):
 
 
 def test_lockstep_traces_on_icarus(diff_cfg):
-    programs = _programs(diff_cfg, range(100, 102), LENGTH)
+    programs = ProgramGenerator(diff_cfg).programs(range(100, 102), LENGTH)
     rtl = PlenaRTL("icarus").run_many([Job(p, img, trace=True) for _, p, img in programs],
                                       diff_cfg)
     for (seed, program, image), r in zip(programs, rtl):
@@ -71,6 +64,13 @@ def test_lockstep_traces_on_icarus(diff_cfg):
         assert len(r.trace) == r.retired > 0
         d = compare_traces(m.trace, r.trace)
         assert d is None, f"seed {seed} on Icarus: {d.format()}"
+
+
+def test_rtl_check_cli_on_icarus(capsys):
+    hw = [a for k, v in DIFF_CONFIG.items() for a in ("--hw", f"{k}={v}")]
+    assert main(["rtl-check", "--accel", "plena", "--sim", "icarus", "--task", "relu",
+                 "--config", "C1", *hw]) == 0
+    assert capsys.readouterr().out.startswith("PASS  plena relu C1 (baseline): 239 cycles on both")
 
 
 def test_icarus_builds_are_cached_apart(diff_cfg):
