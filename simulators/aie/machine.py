@@ -8,6 +8,10 @@ extra access (bank_conflict). The DMA engine runs concurrently and is advanced t
 bundle's issue cycle before the bundle executes. Semantics are applied at issue, so
 timing never changes results: a mis-scheduled kernel computes the same values in more
 cycles.
+
+The timing checks and the operations of each straight-line run of bundles are one
+generated Python function (codegen.py); this loop only dispatches runs, counts bundles
+against the budget and closes hardware loops. A traced run steps bundle by bundle.
 """
 from __future__ import annotations
 
