@@ -29,6 +29,9 @@ from .recorder import jsonable, record_evaluation
 from .workspace import EvalRecord
 
 
+NO_RTL = "the run was started without --rtl"
+
+
 def _summary(result: dict) -> dict:
     keys = ("status", "passed", "frac_match", "cycles", "baseline_cycles", "speedup",
             "lower_bound", "roofline_fraction", "impossible", "code_size", "error")
@@ -52,8 +55,7 @@ def _backends(loop, best: EvalRecord, final: EvalRecord) -> dict:
              "cycles": r.get("cycles"), "error": r.get("error", "")}
     if loop.rtl is None:
         return {"model": model, "agree": None, "divergence": None,
-                "rtl": {"status": "not_run", "cycles": None,
-                        "reason": "the run was started without --rtl"}}
+                "rtl": {"status": "not_run", "cycles": None, "reason": NO_RTL}}
     try:
         out = loop.rtl.run(loop.spec.task, loop.spec.config, best.source, final.seeds,
                            edge_cases=True)

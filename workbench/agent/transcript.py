@@ -8,6 +8,8 @@ import json
 
 from workbench.store import Event, Run, TraceStore
 
+from .scoring import NO_RTL
+
 SHORT_LINES = 40
 
 
@@ -79,7 +81,7 @@ def score_lines(s: dict) -> list[str]:
             lines.append(f"  - first divergence ({b['divergence']['input_set']}): "
                          f"{b['divergence']['first']}")
         reason = (b.get("rtl") or {}).get("reason") or (b.get("rtl") or {}).get("error")
-        if reason:
+        if reason and reason != NO_RTL:
             lines.append(f"  - RTL: {reason.splitlines()[0]}")
     if s.get("replay"):
         r = s["replay"]
