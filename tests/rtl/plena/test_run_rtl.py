@@ -196,3 +196,27 @@ def test_an_rtl_fault_is_recorded_without_costing_the_score(store, kernels):
                         "error": "RuntimeError: simulator vanished"}
     errors = [e.payload["where"] for e in store.events(result.run_id) if e.type == "error"]
     assert errors == ["tool", "final_rtl"]
+
+
+def test_a_failed_build_is_recorded_and_run_rtl_shows_its_error_lines(store, kernels, monkeypatch):
+    from simulators.plena_rtl import build
+    lines = ["%Error: rtl/plena/plena_top.v:12:5: syntax error, unexpected ';'"]
+
+    def broken(cfg, simulator="verilator"):
+        raise toolchain.RtlBuildError("Verilator 5.048 could not build top module plena_top", lines)
+    monkeypatch.setattr(build, "build", broken)
+    good, _ = kernels
+    script = [reply("", call("write_code", {"code": good}), call("run_eval", {}),
+                    call("run_rtl", {"version": 1}, "r1"))]
+    result, _ = rtl_run(store, script, budget=1)
+    events = store.events(result.run_id)
+    failed = next(e for e in events if e.type == "error")
+    assert failed.step == 0 and failed.payload["where"] == "rtl_build"
+    assert lines[0] in failed.payload["error"]
+    answer = results(store, result.run_id)["r1"]["content"]
+    assert answer.startswith("kernel version 1: RTL NOT AVAILABLE: it could not be built when "
+                             "the run started (a workbench problem, not your kernel's):")
+    assert lines[0] in answer and "run_eval on the functional model still works" in answer
+    assert result.status == "succeeded"
+    assert result.scores["backends"]["rtl"]["status"] == "error"
+    assert lines[0] in result.scores["backends"]["rtl"]["error"]
