@@ -180,7 +180,7 @@ def run_rtl(accel_name: str, task_name: str, config: str, source: str, rtl, *, h
     hw = hw or accel.default_config()
     not_run = lambda why: {"status": "not_run", "cycles": None, "reason": why}
     rec = {"status": "failed", "passed": False, "cycles": 0, "backend": rtl.name,
-           "seeds": list(seeds), "edge_cases": edge_cases, "cycle_budget": None,
+           "simulator": getattr(rtl, "simulator", ""), "seeds": list(seeds), "edge_cases": edge_cases, "cycle_budget": None,
            "model": not_run("the kernel does not assemble"),
            "rtl": not_run("the kernel does not assemble"), "agree": None, "divergence": None}
     try:
@@ -226,7 +226,8 @@ def run_rtl(accel_name: str, task_name: str, config: str, source: str, rtl, *, h
     rec["agree"] = not diverged
     if diverged:
         label, res, m = diverged[0]
-        first = res.first
+        first = res.first or ("not located: the traced re-run found every retired "
+                              "instruction and its writes equal; the differences:")
         if m.retired > AUTO_LOCKSTEP_LIMIT:
             first = (f"not located: the run retired {m.retired:,} instructions, more than the "
                      f"{AUTO_LOCKSTEP_LIMIT:,} a traced re-run covers; the memory and register "
@@ -241,7 +242,8 @@ def run_rtl(accel_name: str, task_name: str, config: str, source: str, rtl, *, h
 
 def _format_rtl(rec: dict, sets: list, accel_name: str) -> str:
     what = sets[0][0] if len(sets) == 1 else f"{len(sets)} input sets"
-    lines = [f"{accel_name} RTL ({rec['backend']}) and functional model on {what}:"]
+    on = f" on {rec['simulator'].capitalize()}" if rec.get("simulator") else ""
+    lines = [f"{accel_name} RTL{on} and functional model on {what}:"]
     for name, key in (("functional model", "model"), ("RTL", "rtl")):
         b = rec[key]
         if b["status"] in ("pass", "fail"):

@@ -58,7 +58,8 @@ class RtlSession:
             edge_cases: bool = False) -> ToolResult:
         if self.build_error is not None:
             rec = {"status": "rtl_error", "passed": False, "cycles": 0,
-                   "backend": self.backend.name, "seeds": list(seeds), "edge_cases": edge_cases,
+                   "backend": self.backend.name, "simulator": self.backend.simulator,
+                   "seeds": list(seeds), "edge_cases": edge_cases,
                    "model": {"status": "not_run", "cycles": None,
                              "reason": "the RTL could not be built"},
                    "rtl": {"status": "error", "cycles": None, "error": self.build_error},

@@ -89,7 +89,7 @@ def test_a_runaway_kernel_is_not_sent_to_the_rtl(relu_c1_source, monkeypatch):
     assert r.data["model"]["status"] == "run_error"
     assert r.data["rtl"]["status"] == "not_run" and r.data["agree"] is None
     lines = r.text.splitlines()
-    assert lines[0] == "plena RTL (plena-rtl) and functional model on seed 3:"
+    assert lines[0] == "plena RTL on Verilator and functional model on seed 3:"
     assert lines[1].startswith("  functional model: RUN FAILED after ")
     assert "did not finish within 2000000 instructions" in lines[1]
     assert lines[2] == "  RTL:              not run: it did not finish on the functional model"
