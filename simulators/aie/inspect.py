@@ -184,6 +184,11 @@ def traced_run(program, image: MemoryImage, cfg, budget: Budget = Budget()
             if collecting:
                 gc.enable()
         result = run.result(machine.AieModel.name, code, stop, error)
+    if len(state.ended) != len(result.trace or []):
+        # what this module reads of the run loop (module docstring) has changed
+        raise RuntimeError(f"simulators/aie/inspect.py: the traced run recorded {len(result.trace or [])} "
+                           f"bundles but ended {len(state.ended)} through take_changes; the run loop "
+                           "no longer takes each bundle's changes once, so inspect.py must follow it")
     return result, _inspection(code, result.trace or [], state.ended, dma, spec)
 
 
