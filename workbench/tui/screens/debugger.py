@@ -110,7 +110,9 @@ class DebuggerScreen(Screen):
             with Vertical(id="debug-left"):
                 yield SourceView(id="debug-source")
                 for spec in self.view.panes:
-                    yield MachinePane(spec.key, id=f"debug-{spec.key}", classes="debug-machine")
+                    pane = MachinePane(spec.key, id=f"debug-{spec.key}", classes="debug-machine")
+                    pane.border_title = spec.title
+                    yield pane
             with Vertical(id="debug-right"):
                 yield RegistersView(id="debug-registers")
                 yield MemoryView(id="debug-memory")

@@ -12,7 +12,6 @@ import textwrap
 
 import numpy as np
 
-from isa.aie.model import get_spec
 from simulators.aie.inspect import STALLS, traced_run
 
 from ..formats import format_cells
@@ -38,10 +37,6 @@ class AieView(MachineView):
     unit_spaces = frozenset({"x", "acc", "g"})
     paged = True
     panes = (PaneSpec("bundle", "bundle", 14), PaneSpec("dma", "DMA", 7))
-
-    def __init__(self, accel: str):
-        super().__init__(accel)
-        self.spec = get_spec()
 
     def traced_run(self, backend, program, image, hw, budget):
         return traced_run(program, image, hw, budget)
