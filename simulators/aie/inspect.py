@@ -113,19 +113,18 @@ class _WatchedDma(DmaEngine):
         self.waits = [0, 0]          # dma_wait, dma_queue cycles of the current bundle
         self.waited_for = ""
 
-    def wait_lock(self, lock, n, t):
-        t2 = super().wait_lock(lock, n, t)
+    def _waited(self, cause: int, what: str, t: int, t2: int) -> int:
         if t2 > t:
-            self.waits[0] += t2 - t
-            self.waited_for = f"lock l{lock} to reach {n} (ACQ)"
+            self.waits[cause] += t2 - t
+            self.waited_for = what
         return t2
 
+    def wait_lock(self, lock, n, t):
+        return self._waited(0, f"lock l{lock} to reach {n} (ACQ)", t, super().wait_lock(lock, n, t))
+
     def wait_queue(self, direction, ch, t):
-        t2 = super().wait_queue(direction, ch, t)
-        if t2 > t:
-            self.waits[1] += t2 - t
-            self.waited_for = f"room in DMA channel {direction}{ch}'s queue"
-        return t2
+        return self._waited(1, f"room in DMA channel {direction}{ch}'s queue", t,
+                            super().wait_queue(direction, ch, t))
 
 
 class _WatchingState(TracingState):
