@@ -10,9 +10,9 @@
 // On `go` it resets the core, loads the memories, opens HBM and starts the core; when
 // the core is done it writes <name>.out for every on-chip memory and accumulator, and
 // state.txt (how the run ended, counters, registers), closes HBM (its file then holds
-// the final contents; with PLENA_HBM_VERILOG it writes hbm.out) and raises `finished`. With trace = 1 it also writes trace.txt:
-// one line per retired instruction (see simulators/plena_rtl/trace.py), recorded from
-// the core's retirement port, with the values the instruction wrote.
+// the final contents; with PLENA_HBM_VERILOG it writes hbm.out) and raises `finished`.
+// With trace = 1 it also writes trace.txt: one line per retired instruction (see
+// simulators/plena_rtl/trace.py), from the core's retirement port, with what it wrote.
 // The core's storage is reached by hierarchical name (plena_top.u_core...).
 //
 // The clock (period 2 time units, 2 ns) is generated here, inside the simulator, so a
