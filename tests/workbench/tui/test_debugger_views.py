@@ -240,3 +240,17 @@ def test_aie_a_deadlocked_bundle_is_shown_with_its_error():
     assert "alu ACQ l3, 1" in lines and "mv  MOVI r2, 1" in lines
     assert "ACQ l3, 1 waits forever" in lines
     assert "locks all 16 are 0" in text(s.view.dma_lines(s))
+
+
+def test_aie_a_full_dma_queue_is_the_wait_named():
+    queue = AIE_HW.DMA_QUEUE
+    src = ".bd B, ext=0, loc=8192, n0=256\n" + "DMAIN 0, B, r0, r0\n" * (queue + 1) + "HALT\n"
+    s = DebugSession.start("aie", "relu", "C1", src, seed=1)
+    assert s.stop_reason == f"stopped at a HALT after {queue + 2} bundles"
+    stalls = s.main.result.stalls
+    assert stalls["dma_queue"] > 0 and s.inspection.stalls_before(s.length) == stalls
+    assert s.inspection.records[queue].waited == (f"{stalls['dma_queue']} cycle(s) for room in "
+                                                  "DMA channel in0's queue")
+    s.goto(queue)
+    dma = text(s.view.dma_lines(s))
+    assert "in0  B 512B" in dma and f"+{queue - 1} queued" in dma

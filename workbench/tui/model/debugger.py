@@ -167,7 +167,8 @@ class DebugSession:
         if r.error is not None:
             return f"stopped by an error after {r.retired} {noun}s: {r.error}"
         if r.stop == "break":
-            return f"stopped at a breakpoint {noun} after {r.retired} {noun}s"
+            where = self.view.break_words if self.view else "a breakpoint instruction"
+            return f"stopped at {where} after {r.retired} {noun}s"
         return f"ran to the end: {r.retired} {noun}s, {r.cycles} cycles"
 
     def current_line(self) -> int | None:

@@ -90,6 +90,7 @@ def _part(page: Page, start: int, size: int) -> Callable[[], list[Line]]:
 
 class MachineView:
     step_noun = "instruction"
+    break_words = "a breakpoint instruction"    # what a run stopped by "break" stopped at
     register_height: int | None = None       # rows of the registers pane (None: the stylesheet's)
     panes: tuple[PaneSpec, ...] = ()         # extra panes under the source
     unit_spaces: frozenset[str] = frozenset()   # trace spaces whose array value is one register
