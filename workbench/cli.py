@@ -132,7 +132,7 @@ BENCHMARKS = {
     "store": ("workbench.store.bench", "trace store write rate (events/s)"),
     "agent": ("workbench.agent.bench", "agent loop overhead per step, without the model"),
     "tui": ("workbench.tui.bench", "workbench: opening a long run, debugger steps"),
-    "rtl": ("simulators.plena_rtl.bench", "plena RTL under Verilator: cycles/s, build time cold and cached"),
+    "rtl": ("simulators.plena_rtl.bench", "plena RTL under Verilator and Icarus: cycles/s, build time cold and cached"),
 }
 
 
