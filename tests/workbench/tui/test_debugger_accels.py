@@ -60,7 +60,7 @@ def test_coral_vector_state_registers_and_dtcm(sample_db):
         assert "dtcm" in text and "0x0020040" in text and "x[0x20040..0x2043F] input" in text
         assert "4-byte cells shown as fp32" in text
         await pilot.press("end")                        # the outputs follow byte-addressed writes
-        assert "y 4x64 fp32 in dtcm[132224..]: matches the reference" in screen_text(app)
+        assert "y 4x64 fp32 in dtcm[0x20480..]: matches the reference" in screen_text(app)
     debug(sample_db, "coral", "relu", "C1", script)
 
 

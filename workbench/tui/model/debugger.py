@@ -55,6 +55,7 @@ class OutputCheck:
     got: np.ndarray
     expected: np.ndarray
     comparison: Comparison
+    byte_address: bool = False     # `address` is a byte address (a memory with a base)
 
 
 @dataclass
@@ -194,5 +195,5 @@ class DebugSession:
             expected = self.reference[r.name]
             cmp = compare(got, expected, spec[r.name].dtype if r.name in spec else r.dtype)
             out.append(OutputCheck(r.name, r.memory, r.address, r.shape, r.dtype, got,
-                                   expected, cmp))
+                                   expected, cmp, r.memory in self.layout.bases))
         return out

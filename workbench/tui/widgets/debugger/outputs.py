@@ -15,8 +15,9 @@ def outputs_text(checks: list[OutputCheck]) -> Text:
     out = Text()
     for c in checks:
         cmp = c.comparison
+        where = f"0x{c.address:X}" if c.byte_address else str(c.address)
         out.append(f"{c.name} {'x'.join(map(str, c.shape))} {c.dtype} in {c.memory}"
-                   f"[{c.address}..]: ", "bold")
+                   f"[{where}..]: ", "bold")
         out.append("matches the reference" if cmp.passed else
                    f"{cmp.n_bad:,} of {cmp.n_elems:,} elements out of tolerance",
                    "green" if cmp.passed else "red")
