@@ -28,6 +28,7 @@ from .semantics import SCALAR, VECTOR, Code
 from .semantics.system import System, div_s, div_u, rem_s, rem_u
 from .state import M, CoralState, fault
 from .loops import LoopPlan
+from .strips import StripPlan
 from .timing import LOAD, STORE, VectorTiming
 
 MAX_BLOCK = 256
@@ -164,8 +165,8 @@ class Compiler:
             timed += tail_timed
         blk.source = "def tfn(T, R):\n    " + "\n    ".join(timed) + "\n"
         if flow is not None and flow[0].flow == "branch" and flow[0].target == start and not self.traced:
-            blk.loop = LoopPlan.recognise(self.program.instrs, start, blk.size, self.cfg, self.isa, self.s,
-                                          self.timing, blk.tsteps, *blk.tails)
+            args = (self.program.instrs, start, blk.size, self.cfg, self.isa, self.s, self.timing, blk.tsteps)
+            blk.loop = LoopPlan.recognise(*args, *blk.tails) or StripPlan.recognise(*args, blk.tails)
         if not timed_only:
             blk.fn = self._define("def fn():\n    " + "\n    ".join(fast) + "\n", "fn")
         if self.traced or timed_only:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import fp32
-from .state import FFLAGS, FRM, M, UINT
+from .state import FFLAGS, FRM, M
 from .timing import STORE, VectorTiming
 
 F32, F64, U32, U64 = np.float32, np.float64, np.uint32, np.uint64
