@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import numpy as np
-from conftest import SIZE, screen_text, wait_for
+from tui_kit import SIZE, screen_text, wait_for
 
 from tasks import get_task
 from workbench.accel import get_accel

@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import SIZE, screen_text, wait_for
+from tui_kit import SIZE, screen_text, wait_for
 from sqlite_utils import Database
 
 from workbench.store import TraceStore

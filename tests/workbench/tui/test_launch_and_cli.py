@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import SIZE, screen_text, wait_for
+from tui_kit import SIZE, screen_text, wait_for
 
 from workbench.tui.app import KernelCraftApp, KeymapError, load_keymap
 from workbench.tui.model.launch import RunRequest

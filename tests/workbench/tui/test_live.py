@@ -13,7 +13,7 @@ import threading
 import time
 from pathlib import Path
 
-from conftest import SIZE, screen_text, wait_for
+from tui_kit import SIZE, screen_text, wait_for
 
 from workbench.tui.app import KernelCraftApp
 from workbench.tui.model.source import StoreReader

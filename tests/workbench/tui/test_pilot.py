@@ -7,7 +7,7 @@ import asyncio
 import hashlib
 import re
 
-from conftest import SIZE, screen_text, wait_for
+from tui_kit import SIZE, screen_text, wait_for
 
 from workbench.tui.app import KernelCraftApp
 from workbench.tui.screens.debugger import DebuggerScreen

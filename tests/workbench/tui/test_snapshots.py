@@ -7,7 +7,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from conftest import SIZE, wait_for
+from tui_kit import SIZE, wait_for
 
 from workbench.accel import get_accel
 from workbench.tui.app import KernelCraftApp
