@@ -111,7 +111,8 @@ class StripPlan:
                 return None
         if not counted or not vinstrs:
             return None
-        if vread_first & vwritten:
+        accs = cls._accumulators(vinstrs, vread_first & vwritten)
+        if accs is None:
             return None                       # a value carried from one strip to the next
         for pc, mn, ops in vinstrs:
             if mn in UNIT:
@@ -120,10 +121,39 @@ class StripPlan:
             elif "rs1" in ops and not mn.startswith("vf") and ops["rs1"] in xwritten:
                 return None                   # a scalar operand that changes in the loop
         plan = cls(state, timing, start, size, (vl_reg, count, vtype), scalars, vinstrs, cfg, isa, tsteps, tails)
-        plan.instrs = instrs
-        plan.vread = sorted(vread_first)
-        plan.vwritten = sorted(vwritten)
+        plan.vread = sorted(vread_first - set(accs.values()))
+        plan.vwritten = sorted(vwritten - set(accs.values()))
+        plan.vall = sorted(vread_first | vwritten)
+        plan.acc_runs = []
+        for k, (pc, mn, ops) in enumerate(vinstrs):
+            if pc in accs:                    # the same instruction on the real state, strip by strip
+                srcs = [ops[n] for n in ("vs1", "vs2") if n in ops and ops[n] != accs[pc] and ops[n] in vwritten]
+                run = VECTOR[mn](state, ops, pc, cfg.cycles(isa.instructions[mn].timing))
+                plan.acc_runs.append((k, pc, run, srcs))
         return plan
+
+    @staticmethod
+    def _accumulators(vinstrs, carried) -> dict | None:
+        """{pc: register} of the instructions that carry a register from strip to strip
+        as `acc = op(acc, other operands)`, written and read by that instruction alone;
+        None if some carried register is used otherwise."""
+        out = {}
+        for a in carried:
+            users = []
+            for pc, mn, ops in vinstrs:
+                reads = [ops[k] for k in ("vs1", "vs2", "vs3") if k in ops] + ([ops["vd"]] if mn in READS_VD else [])
+                if a in reads or ops.get("vd") == a:
+                    users.append((pc, mn, ops, reads.count(a)))
+            if len(users) != 1:
+                return None
+            pc, mn, ops, n = users[0]
+            if mn in UNIT or ops.get("vd") != a or n != 1:
+                return None
+            out[pc] = a
+        srcs = {r for pc, mn, ops in vinstrs if pc in out for r in (ops.get("vs1"), ops.get("vs2")) if r != out[pc]}
+        if srcs & set(out.values()):
+            return None
+        return out
 
     # --- the batch run ------------------------------------------------------------
     def run(self, t: int, budget_left: int):
@@ -143,7 +173,7 @@ class StripPlan:
         m = c // vlmax
         if m < 2 or m * self.size > budget_left:
             return None
-        if any(r % lnum for r in self.vread + self.vwritten):
+        if any(r % lnum for r in self.vall):
             return None
         if any(mn in FLOAT for _, mn, _ in self.vinstrs) and (sew != 32 or s.fc[FRM] > 4):
             return None
@@ -153,7 +183,24 @@ class StripPlan:
             return None
         self._wide(m, vl, vt, sew, lnum)
         # beats scale with VLEN: each wide closure returns the cycles of one strip
-        cycles = {pc: run() for pc, run in self.closures}
+        cycles = {}
+        snaps = {}
+        acc_at = {k: (pc, srcs) for k, pc, _, srcs in self.acc_runs}
+        w = self.wide
+        for k, (pc, run) in enumerate(self.closures):
+            if k in acc_at:                   # keep its operands as they are at this point
+                snaps[pc] = [(r, w.vu[sew][r * w.epr[sew]:r * w.epr[sew] + m * vl].copy()) for r in acc_at[k][1]]
+            else:
+                cycles[pc] = run()
+        if self.acc_runs:
+            s.set_vtype(vt, vl)
+            view, per = s.vu[sew], s.epr[sew]
+            for i in range(m):
+                lo = i * vl
+                for _, pc, run, _ in self.acc_runs:
+                    for r, vals in snaps[pc]:
+                        view[r * per:r * per + vl] = vals[lo:lo + vl]
+                    cycles[pc] = run()
         self._commit(m, vl, vt, sew, lnum, regs)
         left = s.x[count]
         prog = timing_program(self.tsteps, cycles)
