@@ -1,0 +1,122 @@
+"""strips.py: the full strips of an elementwise strip-mined loop run at once must leave
+exactly what running them strip by strip leaves, and the plan must decline otherwise."""
+import numpy as np
+import pytest
+from coral_kit import CFG
+from test_coral_loops import _run
+
+from simulators.coral.assembler import assemble
+from simulators.coral.strips import StripPlan
+
+ELEMENTWISE = """
+    la a0, xs
+    la a1, ys
+    li a2, {n}
+    flw fa0, half, t6
+    li s1, 3
+.strip:
+    vsetvli t0, a2, e32, m{lmul}, {policy}
+    vle32.v v8, (a0)
+    vfmul.vf v16, v8, fa0
+    vfmacc.vv v16, v8, v8
+    vfsqrt.v v24, v16
+    vfcvt.x.f.v v12, v24
+    vadd.vx v12, v12, s1
+    vfcvt.f.x.v v12, v12
+    vfmax.vv v28, v28, v12
+    vfdiv.vv v20, v24, v8
+    vse32.v v20, (a1)
+    slli t1, t0, 2
+    add a0, a0, t1
+    add a1, a1, t1
+    sub a2, a2, t0
+    bnez a2, .strip
+    csrr a3, fflags
+    ebreak
+    .data
+half: .float 0.5
+    .align 4
+xs: .zero {nbytes}
+ys: .zero {nbytes}
+"""
+
+
+def _same(source, arrays, **kw):
+    a, b = _run(source, arrays, True, **kw), _run(source, arrays, False, **kw)
+    assert str(a.error) == str(b.error)
+    assert np.array_equal(a.memories["dtcm"], b.memories["dtcm"])
+    ra, rb = a.registers, b.registers
+    assert ra["x"] == rb["x"] and ra["f"] == rb["f"] and ra["fflags"] == rb["fflags"]
+    assert ra["vtype"] == rb["vtype"] and ra["vl"] == rb["vl"]
+    assert np.array_equal(ra["v"], rb["v"])
+    assert (a.cycles, a.retired, a.unit_busy, a.stalls) == (b.cycles, b.retired, b.unit_busy, b.stalls)
+    return a
+
+
+def _elementwise(n=203, lmul=4, policy="ta, ma", xs=None):
+    src = ELEMENTWISE.format(n=n, lmul=lmul, policy=policy, nbytes=4 * n)
+    xs = np.random.default_rng(3).standard_normal(n).astype(np.float32) * 10 if xs is None else xs
+    return src, {"xs": xs}
+
+
+def _plan_of(source):
+    from isa.loader import get_isa
+    from simulators.coral import compiler as compiler_mod
+    from simulators.coral.state import CoralState
+    from simulators.coral.timing import VectorTiming
+    program = assemble(source, "s.s", CFG)
+    comp = compiler_mod.Compiler(program, CoralState(CFG, len(program.instrs)), VectorTiming(CFG), CFG,
+                                 get_isa("coral"))
+    return comp.block(program.labels[".strip"] // 4).loop
+
+
+@pytest.mark.parametrize("n,lmul,policy", [(203, 4, "ta, ma"), (256, 2, "tu, mu"), (64, 1, "ta, mu")])
+def test_strips_match_strip_by_strip(n, lmul, policy, monkeypatch):
+    src, arrays = _elementwise(n, lmul, policy)
+    assert isinstance(_plan_of(src), StripPlan)
+    batches = []
+    run = StripPlan.run
+
+    def counted(self, t, left):
+        out = run(self, t, left)
+        batches.append(out)
+        return out
+    monkeypatch.setattr(StripPlan, "run", counted)
+    r = _same(src, arrays)
+    assert r.error is None and any(b is not None for b in batches)     # the batch path ran
+
+
+def test_special_values_and_flags():
+    xs = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40, -1e-40, 3e38, -1.0, 2.0] * 20, np.float32)
+    src, arrays = _elementwise(len(xs), 4, "ta, ma", xs)
+    r = _same(src, arrays)
+    assert r.registers["fflags"] != 0
+
+
+def test_in_place_store_and_overlapping_ranges():
+    src, arrays = _elementwise(160)
+    _same(src.replace("la a1, ys", "la a1, xs"), arrays)                  # y = f(x) in place: batched
+    shifted = src.replace("la a1, ys", "la a1, xs\n    addi a1, a1, 64")  # overlaps later loads
+    assert isinstance(_plan_of(shifted), StripPlan)
+    _same(shifted, arrays)
+
+
+def test_errors_and_budget_match():
+    src, arrays = _elementwise(200)
+    r = _same(src.replace("la a1, ys", "li a1, 0x100ff00"), arrays)       # stores run past DTCM
+    assert r.error is not None
+    r = _same(src, arrays, budget=__import__("simulators.core.budget", fromlist=["Budget"]).Budget(
+        max_instructions=100))
+    assert r.error is not None
+    _same(src.replace("e32, m4", "e16, m4"), arrays)                        # fp at SEW 16: illegal
+    _same(src.replace("e32, m4", "e32, m2").replace("v28, v28", "v27, v27"), arrays)   # misaligned group
+
+
+def test_loops_it_must_not_take():
+    src, arrays = _elementwise(96)
+    for old, new in (("vfmax.vv v28, v28, v12", "vfmax.vv v28, v28, v12\n    vfadd.vv v20, v28, v8"),
+                     ("vadd.vx v12, v12, s1", "vadd.vx v12, v12, a0"),
+                     ("add a0, a0, t1", "addi a0, a0, 4")):
+        changed = src.replace(old, new)
+        assert _plan_of(changed) is None
+        _same(changed, arrays)
