@@ -1,7 +1,11 @@
 """Speed of the coral functional model: simulated instructions per second on a
 scalar loop (integer arithmetic, loads and stores, a branch per iteration), a
-vector loop (fp32 multiply-add over LMUL = 8 groups), and how much slower traced runs
-are (median of several runs each, default configuration).
+vector loop run instruction by instruction (fp32 multiply-add over LMUL = 8 groups),
+how much slower traced runs are, vector throughput (vector instructions and elements
+per second) on the two loop shapes Level-1 kernels spend their time in -- a
+strip-mined elementwise loop (strips.py) and a contraction's multiply-add inner loop
+(loops.py) -- and the wall time of one C5 contraction cell as `kernelcraft eval` runs
+it (3 seeds and the edge cases). Medians of several runs, default configuration.
 
 Run: `python -m simulators.coral.bench` or `kernelcraft bench coral-model`.
 """
@@ -50,8 +54,72 @@ loop:
 half: .float 0.5
 buf: .float """ + ", ".join(f"{0.1 * k + 0.37:.6f}" for k in range(64)) + """
 """
+# a strip-mined elementwise loop over 4096 elements, {n} times: 6 vector instructions
+# per strip of vl = 16 elements
+STRIPS = """
+    li s2, {n}
+    flw fa0, half, t6
+outer:
+    la a0, xs
+    la a1, ys
+    li a2, 4096
+.strip:
+    vsetvli t0, a2, e32, m4, ta, ma
+    vle32.v v8, (a0)
+    vfmul.vf v12, v8, fa0
+    vfadd.vf v12, v12, fa0
+    vfmacc.vv v12, v8, v8
+    vfmax.vv v16, v12, v8
+    vse32.v v16, (a1)
+    slli t1, t0, 2
+    add a0, a0, t1
+    add a1, a1, t1
+    sub a2, a2, t0
+    bnez a2, .strip
+    addi s2, s2, -1
+    bnez s2, outer
+    ebreak
+    .data
+half: .float 0.5
+xs: .float """ + ", ".join(f"{0.01 * k - 0.5:.4f}" for k in range(64)) + """
+    .zero 16128
+ys: .zero 16384
+"""
+STRIP_VECTOR, STRIP_VL, STRIP_COUNT = 6, 16, 4096 // 16
+# a contraction's inner loop (gemm's outer product) of 256 iterations, {n} times: 4
+# vector instructions of vl = 32 per iteration (one load, three multiply-adds)
+OUTER = """
+    vsetvli t0, zero, e32, m8, ta, ma
+    li s2, {n}
+outer:
+    la t3, bmat
+    la a3, amat
+    li t4, 256
+loop:
+    vle32.v v0, (t3)
+    flw ft0, 0(a3)
+    flw ft1, 4(a3)
+    flw ft2, 8(a3)
+    vfmacc.vf v8, ft0, v0
+    vfmacc.vf v16, ft1, v0
+    vfmacc.vf v24, ft2, v0
+    addi a3, a3, 4
+    addi t3, t3, 128
+    addi t4, t4, -1
+    bnez t4, loop
+    addi s2, s2, -1
+    bnez s2, outer
+    ebreak
+    .data
+amat: .float """ + ", ".join(f"{0.01 * k + 0.25:.4f}" for k in range(64)) + """
+    .zero 800
+bmat: .float """ + ", ".join(f"{0.02 * k - 0.3:.4f}" for k in range(64)) + """
+    .zero 32768
+"""
+OUTER_VECTOR, OUTER_VL, OUTER_COUNT = 4, 32, 256
 # Loop trip counts: plain runs, traced runs (which keep every step in memory).
 SIZES = {"scalar": (250_000, 20_000), "vector": (2_000, 200)}
+THROUGHPUT = {"strips": 64, "outer": 64}      # repetitions of each loop
 
 
 def _rate(source: str, n: int, trace: bool, repeats: int) -> tuple[float, int]:
@@ -68,6 +136,36 @@ def _rate(source: str, n: int, trace: bool, repeats: int) -> tuple[float, int]:
     return statistics.median(rates), result.retired
 
 
+def _throughput(repeats: int, scale: float) -> dict:
+    """Vector instructions and elements per second on the two batched loop shapes."""
+    out = {}
+    n = max(2, int(THROUGHPUT["strips"] * scale))
+    rate, retired = _rate(STRIPS, n, False, repeats)
+    vector = n * STRIP_COUNT * STRIP_VECTOR / (retired / rate)
+    out["strips_vector_per_s"], out["strips_elements_per_s"] = vector, vector * STRIP_VL
+    n = max(2, int(THROUGHPUT["outer"] * scale))
+    rate, retired = _rate(OUTER, n, False, repeats)
+    vector = n * OUTER_COUNT * OUTER_VECTOR / (retired / rate)
+    out["outer_vector_per_s"], out["outer_macs_per_s"] = vector, vector * 3 / 4 * OUTER_VL
+    return out
+
+
+def cell_seconds(task: str = "gemm", config: str = "C5", repeats: int = 3) -> float:
+    """Median wall time of evaluating the coral baseline of one cell as `kernelcraft
+    eval` does (3 fixed seeds and the edge cases)."""
+    from workbench.accel import get_accel
+    from workbench.evaluation import evaluate
+    accel = get_accel("coral")
+    source = accel.baseline(task, config, accel.default_config())
+    times = []
+    for _ in range(repeats):
+        ev = evaluate("coral", task, config, source, seeds=[1, 2, 3])
+        if not ev.passed:
+            raise RuntimeError(f"the {task} {config} baseline did not pass: {ev.status} {ev.error}")
+        times.append(ev.wall_seconds)
+    return statistics.median(times)
+
+
 def benchmark(repeats: int = 5, scale: float = 1.0) -> dict:
     """Measured figures; `scale` shrinks the loops (tests use a small one)."""
     out: dict = {"repeats": repeats}
@@ -78,6 +176,7 @@ def benchmark(repeats: int = 5, scale: float = 1.0) -> dict:
         out[f"{name}_instr_per_s"] = rate
         out[f"{name}_instructions"] = retired
         out[f"{name}_traced_slowdown"] = rate / traced
+    out.update(_throughput(repeats, scale))
     return out
 
 
@@ -86,13 +185,24 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="kernelcraft bench coral-model",
                                  description="coral functional model speed (median of several runs)")
     ap.add_argument("--repeats", type=int, default=5)
-    r = benchmark(repeats=ap.parse_args(argv).repeats)
+    ap.add_argument("--cell", default="gemm:C5", help="task:config of the cell to time ('' to skip)")
+    ap.add_argument("--cell-repeats", type=int, default=3)
+    args = ap.parse_args(argv)
+    r = benchmark(repeats=args.repeats)
     print(f"coral functional model, default configuration, median of {r['repeats']} runs")
     print(f"  scalar loop : {r['scalar_instr_per_s'] / 1e6:8.2f} M instructions/s"
           f"   (traced: {r['scalar_traced_slowdown']:.1f}x slower)")
     print(f"  vector loop : {r['vector_instr_per_s'] / 1e3:8.1f} k instructions/s"
           f"   (3 of 5 are LMUL = 8 binary32 operations: {r['vector_instr_per_s'] * 0.6 * 32 / 1e6:.1f} M"
           f" element-operations/s; traced: {r['vector_traced_slowdown']:.1f}x slower)")
+    print(f"  strip-mined elementwise loop (whole strips at once): {r['strips_vector_per_s'] / 1e6:6.2f} M vector "
+          f"instructions/s, {r['strips_elements_per_s'] / 1e6:7.1f} M elements/s")
+    print(f"  contraction inner loop (whole loop at once)        : {r['outer_vector_per_s'] / 1e6:6.2f} M vector "
+          f"instructions/s, {r['outer_macs_per_s'] / 1e6:7.1f} M multiply-adds/s")
+    if args.cell:
+        task, config = args.cell.split(":")
+        secs = cell_seconds(task, config, args.cell_repeats)
+        print(f"  {task} {config} cell (baseline, 3 seeds + edge cases): {secs:.2f} s, median of {args.cell_repeats}")
 
 
 if __name__ == "__main__":
