@@ -224,13 +224,11 @@ class LoopPlan:
         # the one sequential part: each step adds in binary64 (exactly as vector_float does)
         # and rounds to binary32 (RNE) for the next
         S = np.empty_like(P)
-        rounded = []
-        add, keep = np.add, rounded.append
+        add = np.add
         prev = acc0
         for p, row in zip(P, S):
             add(p, prev, out=row)
             prev = row.astype(F32)
-            keep(prev)
         # vector_float's fast path, for all iterations at once (fp32.fast_fma_sum, _fast)
         a = np.abs(S)
         if not a.max() < fp32._BIG:
@@ -241,17 +239,21 @@ class LoopPlan:
         mid = (S.view(U64) & fp32._MID_MASK) == fp32._MID
         if mid.any() or not fl & fp32.NX:
             # where binary64 rounded the sum (only there can a midpoint be false)
-            at = np.nonzero(mid) if fl & fp32.NX else slice(None)
-            p_, s_ = P[at], S[at]
-            R = np.stack(rounded)
-            z = np.concatenate((acc0[None, :], R[:-1]))[at].astype(F64)
+            # each step's addend is the previous step's sum rounded to binary32
+            if fl & fp32.NX:
+                ii, jj = np.nonzero(mid)
+                p_, s_ = P[ii, jj], S[ii, jj]
+                z = np.where(ii == 0, acc0[jj], S[ii - 1, jj].astype(F32)).astype(F64)
+            else:
+                p_, s_ = P, S
+                z = np.concatenate((acc0[None, :], S[:-1].astype(F32))).astype(F64)
             bb = s_ - p_
             inexact = (p_ - (s_ - bb)) + (z - bb) != 0
-            if (mid[at] & inexact).any():
+            if ((mid[ii, jj] if fl & fp32.NX else mid) & inexact).any():
                 return None
-            if not fl & fp32.NX and (inexact.any() or (R.astype(F64) != S).any()):
+            if not fl & fp32.NX and (inexact.any() or (S.astype(F32).astype(F64) != S).any()):
                 fl |= fp32.NX
-        return fl_vals, v_vals, rounded[-1], fl
+        return fl_vals, v_vals, prev, fl
 
     def _commit(self, n, vl, fl_vals, v_vals, last, fl):
         from .semantics.vector_core import put
