@@ -97,6 +97,7 @@ def _same(source, arrays, **kw):
         assert np.array_equal(a.memories[mem], b.memories[mem])
     ra, rb = a.registers, b.registers
     assert ra["x"] == rb["x"] and ra["f"] == rb["f"] and ra["fflags"] == rb["fflags"]
+    assert ra["vtype"] == rb["vtype"] and ra["vl"] == rb["vl"]
     assert np.array_equal(ra["v"], rb["v"])
     assert (a.cycles, a.retired, a.unit_busy, a.stalls) == (b.cycles, b.retired, b.unit_busy, b.stalls)
     return a

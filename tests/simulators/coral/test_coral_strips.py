@@ -3,7 +3,7 @@ exactly what running them strip by strip leaves, and the plan must decline other
 import numpy as np
 import pytest
 from coral_kit import CFG
-from test_coral_loops import _run
+from test_coral_loops import _same
 
 from simulators.coral.assembler import assemble
 from simulators.coral.strips import StripPlan
@@ -39,18 +39,6 @@ half: .float 0.5
 xs: .zero {nbytes}
 ys: .zero {nbytes}
 """
-
-
-def _same(source, arrays, **kw):
-    a, b = _run(source, arrays, True, **kw), _run(source, arrays, False, **kw)
-    assert str(a.error) == str(b.error)
-    assert np.array_equal(a.memories["dtcm"], b.memories["dtcm"])
-    ra, rb = a.registers, b.registers
-    assert ra["x"] == rb["x"] and ra["f"] == rb["f"] and ra["fflags"] == rb["fflags"]
-    assert ra["vtype"] == rb["vtype"] and ra["vl"] == rb["vl"]
-    assert np.array_equal(ra["v"], rb["v"])
-    assert (a.cycles, a.retired, a.unit_busy, a.stalls) == (b.cycles, b.retired, b.unit_busy, b.stalls)
-    return a
 
 
 def _elementwise(n=203, lmul=4, policy="ta, ma", xs=None):
