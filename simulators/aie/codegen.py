@@ -34,7 +34,7 @@ def _literal(v) -> str | None:
 
 
 def _bundle_lines(b: int, row: Row, ns: dict, fwd: int, out: list[str], lines: dict,
-                  mac_units: set, now: bool, pos: int, known: dict) -> None:
+                  mac_units: set, now: bool, pos: int, known: dict, timing_only: bool = False) -> None:
     """Append the statements of bundle b (from `tn`, the next free issue cycle, to the
     new `tn`) to `out`; note in `lines` which line calls which operation. `macready` is
     kept only for units some bundle reads as a multiply-accumulate input; `state.now`
@@ -85,7 +85,7 @@ def _bundle_lines(b: int, row: Row, ns: dict, fwd: int, out: list[str], lines: d
     out += ["    e = dma.next_event", "    if e is not None and e <= t: dma.advance(t)"]
     for i in row.flush:
         out.append(f"    if macs[{i}]: st.flush_macs({i})")
-    for k, (fn, deferred, args, op) in enumerate(row.calls):
+    for k, (fn, deferred, args, op) in enumerate(() if timing_only else row.calls):
         f = f"f{b}_{k}"
         ns[f] = fn
         names = ["sd" if deferred else "st"]
@@ -98,7 +98,11 @@ def _bundle_lines(b: int, row: Row, ns: dict, fwd: int, out: list[str], lines: d
         lines[len(out) + 1] = (b, op)
         out.append(f"    {f}({', '.join(names)})")
     extra = ""
-    if row.mem:
+    if row.mem and timing_only:        # the caller knows each iteration's bank conflicts
+        if row.mem > 1:
+            out += [f"    extra = E[{pos}][i]", "    if extra: stalls[3] += extra"]
+            extra = " + extra"
+    elif row.mem:
         if row.mem > 1:
             # the most accesses to one bank, minus one (every memory operation that
             # returned noted one bank); with two or three accesses that is the number of
@@ -121,16 +125,19 @@ def _bundle_lines(b: int, row: Row, ns: dict, fwd: int, out: list[str], lines: d
 
 
 def block_source(code: Code, first: int, last: int, ns: dict, fwd: int, mac_units: set,
-                 now: bool = False) -> tuple[str, dict]:
+                 now: bool = False, timing_only: bool = False) -> tuple[str, dict]:
     """(source of `def step(tn)` running bundles first..last in order, generated line ->
     (bundle, slot index of the operation called there, or None)). The function leaves
     the last bundle's issue cycle in `state.now`; an error inside it has the failing
-    bundle's issue cycle in the local `t`."""
-    out, lines = ["def step(tn):"], {}
+    bundle's issue cycle in the local `t`. With `timing_only`, `step(tn, i, E)` only
+    keeps time: no operations; the bank conflicts of the run's bundle number pos (from
+    0) with several memory operations are E[pos][i]."""
+    out, lines = ["def step(tn, i, E):" if timing_only else "def step(tn):"], {}
     start = len(out) + 1
     known: dict = {}
     for b in range(first, last + 1):
-        _bundle_lines(b, code.rows[b], ns, fwd, out, lines, mac_units, now, b - first, known)
+        _bundle_lines(b, code.rows[b], ns, fwd, out, lines, mac_units, now, b - first, known,
+                      timing_only)
         for n in range(start, len(out) + 1):
             lines.setdefault(n, (b, None))
         start = len(out) + 1
@@ -169,14 +176,15 @@ class Compiler:
             self.common["sd"] = deferring(state)
         self.lines: dict[str, dict] = {}             # generated file name -> its line map
 
-    def compile(self, first: int, last: int):
+    def compile(self, first: int, last: int, timing_only: bool = False):
         """The step function of bundles first..last."""
-        key = (first, last, self.now, self.fwd)
+        key = (first, last, self.now, self.fwd, timing_only)
         made = self.code.compiled.get(key)
         if made is None:
             consts: dict = {}
             mac_units = {u for row in self.code.rows for u in row.macr}
-            src, lines = block_source(self.code, first, last, consts, self.fwd, mac_units, self.now)
+            src, lines = block_source(self.code, first, last, consts, self.fwd, mac_units, self.now,
+                                      timing_only)
             name = FILENAME.format(f"{first}..{last}" if last > first else first)
             made = self.code.compiled[key] = (compile(src, name, "exec"), name, lines, consts)
         co, name, lines, consts = made

@@ -25,6 +25,7 @@ from simulators.core.errors import BudgetExceeded, ConfigError, SimError, TimeLi
 from simulators.core.trace import TraceStep
 
 from .dma import DmaEngine
+from . import fastloop
 from .codegen import Compiler, blocks_of
 from .predecode import Code, predecode
 from .state import AieState
@@ -106,6 +107,16 @@ class _Run:
         def compiled(k):
             fns[k] = comp.compile(*spans[k])
             return fns[k]
+
+        # loop bodies that can run all their iterations at once (fastloop.py)
+        plans = [None] * len(spans)
+        if trace is None and st.defer_macs:
+            for k, (first, last) in enumerate(spans):
+                key = ("fastloop", first, last)
+                if key not in code.compiled:
+                    code.compiled[key] = fastloop.plan(code, first, last)
+                plans[k] = code.compiled[key]
+        timing: dict[int, object] = {}
         size = [last - first + 1 for first, last in spans]
         # after a run: 0 go on, n > 0 loops end at its last bundle, -1 HALT
         after = [-1 if code.rows[last].halt else code.rows[last].ends for _, last in spans]
@@ -123,6 +134,21 @@ class _Run:
             while b < nb:
                 k = run_at[b]
                 n = size[k]
+                if plans[k] is not None and st.loops and st.loops[-1][0] == b:
+                    top = st.loops[-1]
+                    trips = top[1]
+                    if trips > 1 and retired + trips * n <= check_at:
+                        if k not in timing:
+                            timing[k] = comp.compile(*spans[k], timing_only=True)
+                        t2 = fastloop.run(plans[k], st, dma, trips, tn, timing[k])
+                        if t2 is not None:
+                            tn = t2
+                            runs[k] += trips
+                            retired += trips * n
+                            top[1] = 1
+                            st.end_loop()             # the loop is done
+                            b = spans[k][1] + 1
+                            continue
                 if retired + n > check_at:
                     if time.perf_counter() > deadline:
                         raise TimeLimitExceeded(

@@ -1,0 +1,191 @@
+"""Fast-forwarding a hardware loop whose body only loads and multiply-accumulates in
+bf16: the inner loop of every contraction (`VLD`/`VLDB` with immediate post-modify,
+`VMMAC.BF16`, `VMAC.BF16`, `VMSC.BF16`, `NOP`).
+
+Such a body changes nothing but vector registers, pointers and accumulators, and its
+bf16 multiply-accumulates are deferred anyway (AieState.queue_mac). So all its
+iterations can run at once, with the results of running them one by one:
+  - every load's address is affine in the iteration (pointer + offset + i * the
+    pointer's step per iteration), so all its rows are gathered from data memory at
+    once; a register read before its load in the body holds the previous iteration's
+    load (or its value before the loop);
+  - each accumulator's terms are applied in the order the iterations would apply them
+    (semantics.vector.mac_terms: one fp32 rounding per term, in order);
+  - time is kept by the run's timing-only code (codegen), iteration by iteration, with
+    each iteration's bank conflicts computed from its addresses, so cycles, stalls and
+    DMA progress are exactly those of stepping.
+A loop is only fast-forwarded when nothing can go wrong in it: every address in range
+and aligned, no pending DMA transfer writing bytes it reads, no DMA completion that
+could overflow a lock. Otherwise it runs bundle by bundle, where an error is reported
+at its bundle.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import semantics as sem
+from .predecode import Code
+from .semantics.vector import mac_terms
+from .state import MAC_ADD, MAC_MATRIX, MAC_SUB
+
+_LOADS = {sem.SEMANTICS["VLD"]: False, sem.SEMANTICS["VLDB"]: True}       # -> broadcast
+_MACS = {sem.SEMANTICS["VMMAC_BF16"]: MAC_MATRIX, sem.SEMANTICS["VMAC_BF16"]: MAC_ADD,
+         sem.SEMANTICS["VMSC_BF16"]: MAC_SUB}
+_NOP = sem.SEMANTICS["NOP"]
+
+
+@dataclass
+class Load:
+    reg: int                # x register written
+    ptr: int
+    offset: int             # pointer steps of the body before it (bytes)
+    n: int
+    align: int
+    broadcast: bool         # VLDB: one 16-bit word in every lane
+    pos: int                # bundle of the run (from 0)
+
+
+@dataclass
+class Plan:
+    first: int
+    last: int
+    loads: list[Load]
+    steps: dict[int, int]                 # pointer -> its steps per iteration (bytes)
+    # per accumulator, in body order: (kind, source of a, sources of b) where a source is
+    # ("cur", load) | ("prev", load) | ("init", x register)
+    macs: dict[int, list[tuple]]
+    last_load: dict[int, int]             # x register -> the body's last load into it
+    mem_pos: list[tuple[int, list[int]]]  # (bundle of the run, its loads) with 2+ loads
+
+
+def plan(code: Code, first: int, last: int) -> Plan | None:
+    """The fast-forward plan of a loop body first..last, or None if it is not one."""
+    rows = code.rows
+    if first == 0 or not rows[first - 1].loop or rows[last].ends != 1:
+        return None
+    loads: list[Load] = []
+    steps: dict[int, int] = {}
+    current: dict[int, tuple] = {}
+    events = []                                 # ("load", j) | ("mac", acc, kind, a regs, b regs)
+    by_pos: dict[int, list[int]] = {}
+    for pos, row in enumerate(rows[first:last + 1]):
+        if row.ctrl or row.halt or row.flush or (row.ends and pos != last - first):
+            return None
+        for fn, deferred, args, _ in row.calls:
+            if deferred:
+                return None
+            if fn in _LOADS:
+                n, align, d, p, pm = args
+                if pm[0] != 0:                  # modifier or generator post-modify
+                    return None
+                loads.append(Load(d, p, steps.get(p, 0), n, align, _LOADS[fn], pos))
+                steps[p] = steps.get(p, 0) + pm[1]
+                by_pos.setdefault(pos, []).append(len(loads) - 1)
+                events.append(("load", len(loads) - 1))
+            elif fn in _MACS:
+                d, a, b = args
+                kind = _MACS[fn]
+                events.append(("mac", d, kind, (a,), (2 * b, 2 * b + 1) if kind == MAC_MATRIX else (b,)))
+            elif fn is not _NOP:
+                return None
+    last_load = {}
+    for j, ld in enumerate(loads):
+        last_load[ld.reg] = j
+    current = {r: ("prev", j) for r, j in last_load.items()}
+    macs: dict[int, list[tuple]] = {}
+    for ev in events:
+        if ev[0] == "load":
+            current[loads[ev[1]].reg] = ("cur", ev[1])
+        else:
+            _, d, kind, a, b = ev
+            src = lambda r: current.get(r, ("init", r))      # noqa: E731
+            macs.setdefault(d, []).append((kind, [src(r) for r in a], [src(r) for r in b]))
+    mem_pos = [(pos, js) for pos, js in sorted(by_pos.items()) if len(js) > 1]
+    if any(rows[first + pos].mem != len(js) for pos, js in by_pos.items()):
+        return None
+    return Plan(first, last, loads, steps, macs, last_load, mem_pos)
+
+
+def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
+    """Run `trips` iterations of the body (the last ones of its loop) and return the
+    next free issue cycle, or None (nothing done) if one of them could fail."""
+    i = np.arange(trips, dtype=np.int64)
+    addrs = []
+    for ld in pl.loads:
+        start = st.p[ld.ptr] + ld.offset
+        step = pl.steps[ld.ptr]
+        lo, hi = min(start, start + (trips - 1) * step), max(start, start + (trips - 1) * step)
+        if lo < 0 or hi + ld.n > st.dm_size or start % ld.align or step % ld.align:
+            return None
+        for tr in st.pending:                  # loads race with transfers into data memory
+            if tr.direction == "in" and lo <= tr.hi and tr.lo <= hi + ld.n - 1:
+                return None
+        addrs.append(start + step * i)
+    rel: dict[int, int] = {}
+    for tr in st.pending:
+        if tr.rel is not None:
+            rel[tr.rel] = rel.get(tr.rel, st.locks[tr.rel]) + tr.rel_n
+    if any(v > dma.lock_max for v in rel.values()):
+        return None
+    # the rows every load brings, as 16-bit lanes: (trips, 32)
+    rows = []
+    lanes = np.arange(64)
+    for ld, a in zip(pl.loads, addrs):
+        if ld.broadcast:
+            rows.append(np.repeat(st.dm16[a >> 1][:, None], 32, axis=1))
+        else:
+            rows.append(st.dm[a[:, None] + lanes].view(np.uint16))
+    initial = {}
+
+    def values(src) -> np.ndarray:
+        how, k = src
+        if how == "cur":
+            return rows[k]
+        if how == "prev":
+            reg = pl.loads[k].reg
+            if reg not in initial:
+                initial[reg] = st.x16[reg].copy()
+            return np.concatenate((initial[reg][None], rows[k][:-1]))
+        if k not in initial:
+            initial[k] = st.x16[k].copy()
+        return np.broadcast_to(initial[k], (trips, 32))
+    terms = {}
+    for d, ops in pl.macs.items():
+        m = len(ops)
+        a = np.empty((trips, m, 32), np.uint16)
+        b = np.zeros((trips, m, 32), np.uint16)
+        y = np.zeros((trips, m, 64), np.uint16)
+        for k, (kind, asrc, bsrc) in enumerate(ops):
+            a[:, k] = values(asrc[0])
+            if kind == MAC_MATRIX:
+                y[:, k, :32], y[:, k, 32:] = values(bsrc[0]), values(bsrc[1])
+            else:
+                b[:, k] = values(bsrc[0])
+        terms[d] = ([kind for _ in range(trips) for kind, _, _ in ops],
+                    a.reshape(-1, 32), b.reshape(-1, 32), y.reshape(-1, 64))
+    # time, iteration by iteration, with each iteration's bank conflicts
+    shift = st.bank_shift
+    extra = {}
+    for pos, js in pl.mem_pos:
+        banks = [addrs[j] >> shift for j in js]
+        if len(js) == 2:
+            extra[pos] = (banks[0] == banks[1]).astype(np.int64).tolist()
+        else:
+            most = np.ones(trips, dtype=np.int64)
+            for x in range(len(js)):
+                most = np.maximum(most, sum((banks[x] == bk).astype(np.int64) for bk in banks))
+            extra[pos] = (most - 1).tolist()
+    for k in range(trips):
+        tn = timing_step(tn, k, extra)
+    # the state the last iteration leaves
+    for d, (kinds, a, b, y) in terms.items():
+        st.flush_macs(d)
+        st.set_acc(d, mac_terms(st.accf[d], kinds, a, b, y))
+    for reg, j in pl.last_load.items():
+        st.set_x(reg, np.ascontiguousarray(rows[j][-1]))
+    for p, step in pl.steps.items():
+        if step:
+            st.set_p(p, st.p[p] + trips * step)
+    return tn
