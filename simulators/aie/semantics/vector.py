@@ -62,11 +62,11 @@ def mac_terms(acc: np.ndarray, kinds: list, a: np.ndarray, b: np.ndarray, y: np.
     (kinds[k] with operands a[k] and b[k], or y[k] for a tile product): each term (a
     product, a negated product, or a 4x8x8 tile product summed by halving) is added
     with one fp32 rounding, exactly as the operations do one at a time."""
-    terms, k = [], 0
-    while k < len(kinds):
+    terms, k, n = [], 0, len(kinds)
+    while k < n:
         kind = kinds[k]
-        j = k
-        while j < len(kinds) and kinds[j] == kind:
+        j = n if kinds.count(kind) == n else k     # (one kind throughout: no scan)
+        while j < n and kinds[j] == kind:
             j += 1
         if kind == MAC_MATRIX:
             t = nx.mmul_bf16(_bf(a[k:j]).reshape(-1, 4, 8), _bf(y[k:j]).reshape(-1, 8, 8)).reshape(-1, 32)
