@@ -36,6 +36,7 @@ from .timing import STORE, VectorTiming
 F32, F64, U32, U64 = np.float32, np.float64, np.uint32, np.uint64
 LOADS = {"vle32.v": "unit", "vlse32.v": "strided"}
 FMAS = {"vfmacc.vf", "vfmacc.vv"}
+MAX_ELEMENTS = 1 << 21       # products computed at once (16 MiB of binary64)
 
 
 def _signed32(v: int) -> int:
@@ -45,9 +46,9 @@ def _signed32(v: int) -> int:
 class LoopPlan:
     """What the block does each iteration, in terms the batch run can evaluate."""
 
-    def __init__(self, state, timing: VectorTiming, size: int, counter: int, steps: dict,
+    def __init__(self, state, timing: VectorTiming, start: int, size: int, counter: int, steps: dict,
                  flws: list, vloads: list, fmas: list, vcost: dict, tsteps: list, taken: int, fall: int):
-        self.s, self.timing, self.size, self.counter = state, timing, size, counter
+        self.s, self.timing, self.start, self.size, self.counter = state, timing, start, size, counter
         self.steps = steps          # x register -> ("imm", step) | ("reg", rs): its update each iteration
         self.flws = flws            # (fd, rs1, imm, after)       after: use sees this iteration's update
         self.vloads = vloads        # (vd, mode, rs1, after, rs2)
@@ -117,7 +118,7 @@ class LoopPlan:
             return None
         if steps.get(counter) != ("imm", -1) or not fmas:
             return None
-        return cls(state, timing, size, counter, steps, flws, vloads, fmas, vcost, tsteps, taken, fall)
+        return cls(state, timing, start, size, counter, steps, flws, vloads, fmas, vcost, tsteps, taken, fall)
 
     @staticmethod
     def _loads_before_use(body) -> bool:
@@ -142,16 +143,19 @@ class LoopPlan:
 
     # --- the batch run ------------------------------------------------------------
     def run(self, t: int, budget_left: int):
-        """Run the whole loop from its first iteration; (cycle after it, iterations), or
-        None to let the blocks run one by one."""
+        """Run the loop's iterations from here on (all, or MAX_ELEMENTS' worth):
+        (cycle after them, iterations, next pc or None for the fall-through), or None to
+        let the blocks run one by one."""
         if self.skip:
             self.skip -= 1
             return None
         s = self.s
         x = s.x
-        n = x[self.counter]
-        if n < 2 or n * self.size > budget_left or s.vill or s.sew != 32 or s.lmul_den != 1 \
-                or not s.vl or s.fc[FRM]:
+        if x[self.counter] < 2 or s.vill or s.sew != 32 or s.lmul_den != 1 or not s.vl or s.fc[FRM]:
+            return None
+        # at most MAX_ELEMENTS products at once (memory); the rest of the loop follows
+        n = min(x[self.counter], max(2, MAX_ELEMENTS // (len(self.fmas) * s.vl)))
+        if n * self.size > budget_left:
             return None
         lm = s.lmul_num
         if any(v % lm for v in self.vregs):
@@ -162,10 +166,11 @@ class LoopPlan:
                 return None
         out = self._compute(n, s.vl)
         if out is None:
-            self.skip = n - 1
+            self.skip = x[self.counter] - 1
             return None
         self._commit(n, s.vl, *out)
-        return self._time(t, n, s.vl), n, None
+        last = x[self.counter] == 0
+        return self._time(t, n, s.vl, last), n, None if last else self.start
 
     def _step(self, r: int) -> int:
         kind, v = self.steps.get(r, ("imm", 0))
@@ -276,8 +281,8 @@ class LoopPlan:
         return timing_program(self.tsteps, {pc: cost * (beats if per_beat else vl)
                                             for pc, (cost, per_beat) in self.vcost.items()})
 
-    def _time(self, t: int, n: int, vl: int) -> int:
-        return replay(self.timing, t, self._program(vl), n, self.taken, self.fall)
+    def _time(self, t: int, n: int, vl: int, last: bool) -> int:
+        return replay(self.timing, t, self._program(vl), n, self.taken, self.fall if last else self.taken)
 
 
 def timing_program(tsteps: list, cycles: dict) -> list[tuple]:

@@ -42,6 +42,7 @@ ELEMENTWISE = ({f"{n}.{f}" for n in FP_BINARY + FP_FMA for f in ("vv", "vf")}
                   "vfcvt.f.xu.v", "vfcvt.f.x.v", "vmv.v.v", "vmv.v.x", "vmv.v.i", "vfmv.v.f"})
 READS_VD = {f"{n}.{f}" for n in FP_FMA for f in ("vv", "vf")}
 FLOAT = {m for m in ELEMENTWISE if m.startswith("vf")}
+MAX_ELEMENTS = 1 << 18       # elements per register in the wide file (32 registers)
 UNIT = {"vle8.v": 8, "vle16.v": 16, "vle32.v": 32, "vse8.v": 8, "vse16.v": 16, "vse32.v": 32}
 
 
@@ -170,8 +171,8 @@ class StripPlan:
             return None
         vlmax = s.VLEN * lnum // (lden * sew)
         c = s.x[count]
-        m = c // vlmax
-        if m < 2 or m * self.size > budget_left:
+        m = min(c // vlmax, max(2, MAX_ELEMENTS // vlmax))     # the wide file's size; more strips follow
+        if c // vlmax < 2 or m * self.size > budget_left:
             return None
         if any(r % lnum for r in self.vall):
             return None

@@ -204,3 +204,11 @@ def test_loops_it_must_not_take():
         if old == "vle32.v v0, (t3)\n":
             changed = changed.replace("vfmacc.vf v24, ft2, v0", "vfmacc.vf v24, ft2, v0\n    vle32.v v0, (t3)")
         _same(changed, arrays)
+
+
+def test_long_loops_run_in_chunks(monkeypatch):
+    from simulators.coral import loops
+    monkeypatch.setattr(loops, "MAX_ELEMENTS", 3 * 32 * 7)      # 7 iterations at a time
+    src, arrays = _outer(k=40)
+    _same(src, arrays)
+    _same(src, arrays, budget=Budget(max_instructions=300))

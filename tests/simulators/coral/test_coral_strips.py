@@ -108,3 +108,10 @@ def test_loops_it_must_not_take():
         changed = src.replace(old, new)
         assert _plan_of(changed) is None
         _same(changed, arrays)
+
+
+def test_many_strips_run_in_chunks(monkeypatch):
+    from simulators.coral import strips
+    monkeypatch.setattr(strips, "MAX_ELEMENTS", 16 * 3)          # 3 strips at a time
+    src, arrays = _elementwise(203)
+    _same(src, arrays)
