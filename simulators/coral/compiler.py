@@ -16,6 +16,12 @@ Two variants of a block:
   instruction, dispatches vector instructions to the vector timing model and waits
   where the timing model says. Tracing runs every instruction as a one-instruction
   timed block.
+
+A block that branches back to itself may also get a plan that runs many of its
+iterations in one step, with the same results and cycles (`Block.loop`): a
+contraction's multiply-add inner loop (loops.py) or the strips of a strip-mined
+elementwise loop (strips.py). The compiler records the timed variant's cycle
+accounting as data (`Block.tsteps`) so that those plans can replay it.
 """
 from __future__ import annotations
 
