@@ -27,7 +27,8 @@ import numpy as np
 
 from . import semantics as sem
 from .predecode import Code
-from .semantics.vector import mac_terms
+from .numerics import accumulate_f32
+from .semantics.vector import mac_term_values, mac_terms
 from .state import MAC_ADD, MAC_MATRIX, MAC_SUB
 
 _LOADS = {sem.SEMANTICS["VLD"]: False, sem.SEMANTICS["VLDB"]: True}       # -> broadcast
@@ -135,6 +136,9 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
     for ld, a in zip(pl.loads, addrs):
         if ld.broadcast:
             rows.append(np.repeat(st.dm16[a >> 1][:, None], 32, axis=1))
+        elif pl.steps[ld.ptr] == ld.n:             # consecutive rows: a view (nothing writes them)
+            start = int(a[0])
+            rows.append(st.dm[start:start + trips * ld.n].reshape(trips, ld.n).view(np.uint16))
         else:
             rows.append(st.dm[a[:, None] + lanes].view(np.uint16))
     initial = {}
@@ -165,6 +169,13 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
                 b[:, k] = values(bsrc[0])
         terms[d] = ([kind for _ in range(trips) for kind, _, _ in ops],
                     a.reshape(-1, 32), b.reshape(-1, 32), y.reshape(-1, 64))
+    kinds = {kind for ops in pl.macs.values() for kind, _, _ in ops}
+    one = None                    # every term of one kind: all accumulators' terms at once
+    if len(kinds) == 1 and terms:
+        kind = kinds.pop()
+        other = 3 if kind == MAC_MATRIX else 2
+        one = mac_term_values(kind, np.concatenate([t[1] for t in terms.values()]),
+                              np.concatenate([t[other] for t in terms.values()]))
     # time, iteration by iteration, with each iteration's bank conflicts
     shift = st.bank_shift
     extra = {}
@@ -180,9 +191,14 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
     for k in range(trips):
         tn = timing_step(tn, k, extra)
     # the state the last iteration leaves
+    at = 0
     for d, (kinds, a, b, y) in terms.items():
         st.flush_macs(d)
-        st.set_acc(d, mac_terms(st.accf[d], kinds, a, b, y))
+        if one is not None:
+            st.set_acc(d, accumulate_f32(st.accf[d], one[at:at + len(kinds)]))
+            at += len(kinds)
+        else:
+            st.set_acc(d, mac_terms(st.accf[d], kinds, a, b, y))
     for reg, j in pl.last_load.items():
         st.set_x(reg, np.ascontiguousarray(rows[j][-1]))
     for p, step in pl.steps.items():

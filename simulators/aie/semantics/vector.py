@@ -57,24 +57,27 @@ def vmac_i16(m, d, a, b):
 
 
 
+def mac_term_values(kind: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The fp32 terms of bf16 multiply-accumulates of one kind, one row each: products
+    of rows of a and b (negated for MAC_SUB), or for MAC_MATRIX 4x8x8 tile products of
+    rows of a and rows of b (a y register) summed by halving."""
+    if kind == MAC_MATRIX:
+        return nx.mmul_bf16(_bf(a).reshape(-1, 4, 8), _bf(b).reshape(-1, 8, 8)).reshape(-1, 32)
+    t = _bf(a) * _bf(b)
+    return -t if kind == MAC_SUB else t
+
+
 def mac_terms(acc: np.ndarray, kinds: list, a: np.ndarray, b: np.ndarray, y: np.ndarray) -> np.ndarray:
     """The accumulator after the queued bf16 multiply-accumulates, applied in order
-    (kinds[k] with operands a[k] and b[k], or y[k] for a tile product): each term (a
-    product, a negated product, or a 4x8x8 tile product summed by halving) is added
-    with one fp32 rounding, exactly as the operations do one at a time."""
+    (kinds[k] with operands a[k] and b[k], or y[k] for a tile product): each term is
+    added with one fp32 rounding, exactly as the operations do one at a time."""
     terms, k, n = [], 0, len(kinds)
     while k < n:
         kind = kinds[k]
         j = n if kinds.count(kind) == n else k     # (one kind throughout: no scan)
         while j < n and kinds[j] == kind:
             j += 1
-        if kind == MAC_MATRIX:
-            t = nx.mmul_bf16(_bf(a[k:j]).reshape(-1, 4, 8), _bf(y[k:j]).reshape(-1, 8, 8)).reshape(-1, 32)
-        else:
-            t = _bf(a[k:j]) * _bf(b[k:j])
-            if kind == MAC_SUB:
-                t = -t
-        terms.append(t)
+        terms.append(mac_term_values(kind, a[k:j], (y if kind == MAC_MATRIX else b)[k:j]))
         k = j
     return nx.accumulate_f32(acc, terms[0] if len(terms) == 1 else np.concatenate(terms))
 
