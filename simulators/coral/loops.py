@@ -13,8 +13,9 @@ then one vectorised step per iteration for the sequentially rounded accumulation
 The shortcut must never change a result, so it only runs when it can prove it takes
 the same path as the block-by-block run:
 - the block holds only addi/add stepping a register by a constant, flw, unit-stride
-  and strided vle32/vlse32, unmasked vfmacc.vf/.vv, and a final `bnez` on a register
-  stepped by -1; no stores, so memory is read-only during the loop;
+  and strided vle32/vlse32, unmasked vfmacc.vf/.vv, and a final conditional branch
+  comparing a register stepped by a constant with one the loop leaves alone (a
+  counter, a pointer against its end); no stores, so memory is read-only;
 - vtype is legal with SEW = 32 and integer LMUL, frm = RNE, vl > 0, register groups
   aligned and disjoint, every address in DTCM and aligned, the whole loop within the
   instruction budget;
@@ -36,6 +37,8 @@ from .timing import STORE, VectorTiming
 F32, F64, U32, U64 = np.float32, np.float64, np.uint32, np.uint64
 LOADS = {"vle32.v": "unit", "vlse32.v": "strided"}
 FMAS = {"vfmacc.vf", "vfmacc.vv"}
+BRANCHES = {"bne": np.not_equal, "beq": np.equal, "blt": np.less, "bge": np.greater_equal,
+            "bltu": np.less, "bgeu": np.greater_equal}
 MAX_ELEMENTS = 1 << 21       # products computed at once (16 MiB of binary64)
 
 
@@ -46,9 +49,10 @@ def _signed32(v: int) -> int:
 class LoopPlan:
     """What the block does each iteration, in terms the batch run can evaluate."""
 
-    def __init__(self, state, timing: VectorTiming, start: int, size: int, counter: int, steps: dict,
+    def __init__(self, state, timing: VectorTiming, start: int, size: int, exit_test: tuple, steps: dict,
                  flws: list, vloads: list, fmas: list, vcost: dict, tsteps: list, taken: int, fall: int):
-        self.s, self.timing, self.start, self.size, self.counter = state, timing, start, size, counter
+        self.s, self.timing, self.start, self.size = state, timing, start, size
+        self.exit_test = exit_test  # (branch mnemonic, stepped register, other register, swapped)
         self.steps = steps          # x register -> ("imm", step) | ("reg", rs): its update each iteration
         self.flws = flws            # (fd, rs1, imm, after)       after: use sees this iteration's update
         self.vloads = vloads        # (vd, mode, rs1, after, rs2)
@@ -69,9 +73,8 @@ class LoopPlan:
             return None
         body = instrs[start:start + size]
         last = body[-1]
-        if last.mnemonic != "bne" or (last.ops.get("rs2") != 0 and last.ops.get("rs1") != 0):
+        if last.mnemonic not in BRANCHES:
             return None
-        counter = last.ops["rs1"] or last.ops["rs2"]
         steps: dict[int, tuple] = {}
         vwritten: set[int] = set()
         flws, vloads, fmas, vcost = [], [], [], {}
@@ -116,9 +119,17 @@ class LoopPlan:
             return None
         if any(mode == "strided" and rs2 in steps for _, mode, _, _, rs2 in vloads):
             return None
-        if steps.get(counter) != ("imm", -1) or not fmas:
+        # the branch compares a register stepped by a constant with one the loop leaves alone
+        a, b = last.ops["rs1"], last.ops["rs2"]
+        if steps.get(a, ("reg",))[0] == "imm" and a != b and b not in steps:
+            exit_test = (last.mnemonic, a, b, False)
+        elif steps.get(b, ("reg",))[0] == "imm" and a != b and a not in steps:
+            exit_test = (last.mnemonic, b, a, True)
+        else:
             return None
-        return cls(state, timing, start, size, counter, steps, flws, vloads, fmas, vcost, tsteps, taken, fall)
+        if not fmas or not steps[exit_test[1]][1]:
+            return None
+        return cls(state, timing, start, size, exit_test, steps, flws, vloads, fmas, vcost, tsteps, taken, fall)
 
     @staticmethod
     def _loads_before_use(body) -> bool:
@@ -150,12 +161,13 @@ class LoopPlan:
             self.skip -= 1
             return None
         s = self.s
-        x = s.x
-        if x[self.counter] < 2 or s.vill or s.sew != 32 or s.lmul_den != 1 or not s.vl or s.fc[FRM]:
+        if s.vill or s.sew != 32 or s.lmul_den != 1 or not s.vl or s.fc[FRM]:
             return None
-        # at most MAX_ELEMENTS products at once (memory); the rest of the loop follows
-        n = min(x[self.counter], max(2, MAX_ELEMENTS // (len(self.fmas) * s.vl)))
-        if n * self.size > budget_left:
+        # at most MAX_ELEMENTS products at once (memory) and within the budget; the rest
+        # of the loop follows in further steps
+        cap = min(max(2, MAX_ELEMENTS // (len(self.fmas) * s.vl)), budget_left // self.size)
+        n, last = self._trips(cap)
+        if n < 2:
             return None
         lm = s.lmul_num
         if any(v % lm for v in self.vregs):
@@ -166,11 +178,28 @@ class LoopPlan:
                 return None
         out = self._compute(n, s.vl)
         if out is None:
-            self.skip = x[self.counter] - 1
+            self.skip = n - 1
             return None
         self._commit(n, s.vl, *out)
-        last = x[self.counter] == 0
         return self._time(t, n, s.vl, last), n, None if last else self.start
+
+    def _trips(self, cap: int) -> tuple[int, bool]:
+        """(iterations to run, whether the last of them leaves the loop): up to the
+        first k <= cap whose branch (on the stepped register's value after k updates)
+        falls through, else cap iterations that all branch back."""
+        if cap < 1:
+            return 0, False
+        mn, reg, other, swapped = self.exit_test
+        x = self.s.x
+        v = (x[reg] + np.arange(1, cap + 1, dtype=np.int64) * self.steps[reg][1]) & M
+        w = np.int64(x[other])
+        if mn in ("blt", "bge"):
+            v, w = (v ^ 0x80000000) - 0x80000000, (w ^ 0x80000000) - 0x80000000
+        if swapped:
+            v, w = w, v
+        taken = BRANCHES[mn](v, w)
+        falls = np.flatnonzero(~np.broadcast_to(taken, (cap,)))
+        return (int(falls[0]) + 1, True) if falls.size else (cap, False)
 
     def _step(self, r: int) -> int:
         kind, v = self.steps.get(r, ("imm", 0))

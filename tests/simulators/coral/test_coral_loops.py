@@ -212,3 +212,20 @@ def test_long_loops_run_in_chunks(monkeypatch):
     src, arrays = _outer(k=40)
     _same(src, arrays)
     _same(src, arrays, budget=Budget(max_instructions=300))
+
+
+@pytest.mark.parametrize("tail", [
+    "addi t4, t4, -1\n    bnez t4, loop",                              # count down
+    "addi t4, t4, 1\n    blt t4, t6, loop",                            # count up to a bound
+    "addi t4, t4, 1\n    bgeu t6, t4, loop",                           # bound first, unsigned
+    "addi t4, t4, 3\n    bne t4, t6, loop",                            # a bound never met exactly
+    "addi t4, t4, -2\n    bge t4, zero, loop",                         # signed, down to zero
+])
+def test_exit_branches(tail):
+    src, arrays = _outer(k=30)
+    start = "li t4, 30" if "-" in tail.split("\n")[0] else "li t4, 0\n    li t6, 30"
+    src = src.replace("    li t4, 30\n", f"    {start}\n").replace("addi t4, t4, -1\n    bnez t4, loop", tail)
+    if "bne t4, t6" in tail:
+        src = src.replace("li t6, 30", "li t6, 31")
+    r = _same(src, arrays, budget=Budget(max_instructions=5000))
+    assert r.retired > 0
