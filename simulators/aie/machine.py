@@ -137,7 +137,13 @@ class _Run:
                 if plans[k] is not None and st.loops and st.loops[-1][0] == b:
                     top = st.loops[-1]
                     trips = top[1]
-                    if trips > 1 and retired + trips * n <= check_at:
+                    if trips > 1 and retired + trips * n <= limit:
+                        if retired + trips * n > check_at:
+                            if time.perf_counter() > deadline:
+                                raise TimeLimitExceeded(
+                                    f"the run exceeded its wall-clock limit of {self.budget.wall_seconds} s "
+                                    f"after {retired} bundles").locate(code.where(b, tn, retired))
+                            check_at = min(retired + trips * n + every, limit)
                         if k not in timing:
                             timing[k] = comp.compile(*spans[k], timing_only=True)
                         t2 = fastloop.run(plans[k], st, dma, trips, tn, timing[k])
