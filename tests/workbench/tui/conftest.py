@@ -1,5 +1,5 @@
-"""Fixtures for the workbench tests: the fixed sample trace store (sample.py), built
-once per session, and a copy per test for tests that must own their file."""
+"""Fixtures for the workbench tests: the fixed sample trace stores (sample.py, and
+sample_rtl.py for runs with --rtl), built once per session, and a copy per test for tests that must own their file."""
 from __future__ import annotations
 
 import shutil
@@ -11,11 +11,18 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from sample import build_sample  # noqa: E402
+from sample_rtl import build_rtl_sample  # noqa: E402
 
 
 @pytest.fixture(scope="session")
 def sample_db(tmp_path_factory) -> Path:
     return build_sample(tmp_path_factory.mktemp("sample") / "traces.db")
+
+
+@pytest.fixture(scope="session")
+def rtl_db(tmp_path_factory) -> Path:
+    """Runs started with --rtl (sample_rtl.py)."""
+    return build_rtl_sample(tmp_path_factory.mktemp("sample_rtl") / "traces.db")
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """The run picker's rows: what each column shows, how a filter reads, how rows sort.
 
 A filter is words separated by blanks. `field:value` keeps runs whose field contains
-the value (fields: the column keys below, e.g. `status:running task:soft`); a bare
+the value (fields: the column keys below, e.g. `status:running task:soft rtl:fail`); a bare
 word keeps runs where any column contains it; a leading `-` negates either form.
 Everything is case-insensitive.
 """
@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from workbench.store import Run
 
+from .backends import is_rtl_run, rtl_cell
 from .trace import best_speedup
 
 # (key, title, justify): the picker's columns in order.
@@ -18,10 +19,11 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("id", "run", "right"), ("status", "status", "left"), ("task", "task", "left"),
     ("accel", "accel", "left"), ("config", "config", "left"),
     ("agent", "agent/model", "left"), ("steps", "steps", "right"),
-    ("speedup", "speed-up", "right"), ("tokens", "tokens", "right"),
+    ("speedup", "speed-up", "right"), ("rtl", "RTL", "left"), ("tokens", "tokens", "right"),
     ("cost", "cost", "right"), ("started", "started", "left"),
 )
 COLUMN_KEYS = tuple(c[0] for c in COLUMNS)
+OPTIONAL = {"rtl"}        # shown only when some run has it (runs started with --rtl)
 AGENT_WIDTH = 28          # longer agent/model names are cut with an ellipsis
 STATUS_MARKS = {"running": "● running", "succeeded": "✓ succeeded", "failed": "✗ failed",
                 "interrupted": "◌ interrupted", "error": "! error"}
@@ -63,6 +65,8 @@ class RunRow:
         if key == "speedup":
             s = self.speedup
             return f"{s:.2f}x" if s else "-"
+        if key == "rtl":
+            return rtl_cell(r)
         if key == "tokens":
             return f"{_k(r.tokens_in)}/{_k(r.tokens_out)}"
         if key == "cost":
@@ -78,6 +82,13 @@ class RunRow:
         if key in numeric:
             return (numeric[key], r.id)
         return (self.cell(key).lower(), r.id)
+
+
+def columns_for(rows: list[RunRow]) -> tuple[tuple[str, str, str], ...]:
+    """The columns to show: the RTL column only when some run was started with --rtl,
+    so a store without such runs reads as before."""
+    rtl = any(is_rtl_run(r.run) for r in rows)
+    return tuple(c for c in COLUMNS if c[0] not in OPTIONAL or (c[0] == "rtl" and rtl))
 
 
 def _k(n: int) -> str:

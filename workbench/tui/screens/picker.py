@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, OptionList, Static
 
 from ..messages import OpenRun, deliver
-from ..model.runs import COLUMN_KEYS, FilterError, RunRow, select
+from ..model.runs import FilterError, RunRow, columns_for, select
 from ..model.source import Problem
 from ..widgets.picker.run_table import RunTable
 from ..widgets.picker.search_panel import SearchPanel
@@ -103,12 +103,14 @@ class PickerScreen(Screen):
             self.filter_error = ""
         except FilterError as e:
             self.filter_error = str(e)
-        signature = (self.sort_key, self.descending,
+        columns = columns_for(self.rows)        # from every run, so a filter keeps them
+        signature = (self.sort_key, self.descending, columns,
                      tuple((r.run.id, r.run.status, r.run.event_count, r.speedup)
                            for r in self.shown))
         if signature != getattr(self, "_signature", None):   # unchanged: leave the table be
             self._signature = signature
-            self.query_one(RunTable).set_rows(self.shown, self.sort_key, self.descending)
+            self.query_one(RunTable).set_rows(self.shown, self.sort_key, self.descending,
+                                              columns)
         self.app.run_order = [r.run.id for r in self.shown]
         self._banner()
 
@@ -152,8 +154,9 @@ class PickerScreen(Screen):
         self._show()
 
     def action_sort(self) -> None:
-        i = COLUMN_KEYS.index(self.sort_key)
-        self.sort_key = COLUMN_KEYS[(i + 1) % len(COLUMN_KEYS)]
+        keys = [c[0] for c in columns_for(self.rows)]      # the columns on screen
+        i = keys.index(self.sort_key) if self.sort_key in keys else -1
+        self.sort_key = keys[(i + 1) % len(keys)]
         self._show()
         self.app.notify(f"sorted by {self.sort_key} "
                         f"({'descending' if self.descending else 'ascending'})", timeout=2)

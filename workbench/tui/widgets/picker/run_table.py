@@ -5,15 +5,23 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import DataTable
 
-from ...model.runs import COLUMNS, STATUS_STYLES, RunRow
+from ...model.runs import STATUS_STYLES, RunRow, columns_for
 
 
 class RunTable(DataTable):
+    columns_shown: tuple = ()
+
     def on_mount(self) -> None:
         self.cursor_type = "row"
         self.zebra_stripes = True
-        for key, title, _ in COLUMNS:
+        self._set_columns(columns_for([]))
+
+    def _set_columns(self, columns: tuple) -> None:
+        # The column set changes only when the first run with --rtl appears.
+        self.clear(columns=True)
+        for key, title, _ in columns:
             self.add_column(title, key=key)
+        self.columns_shown = columns
 
     @property
     def current_run_id(self) -> int | None:
@@ -25,16 +33,20 @@ class RunTable(DataTable):
             return None
         return int(key.value) if key.value is not None else None
 
-    def set_rows(self, rows: list[RunRow], sort_key: str, descending: bool) -> None:
+    def set_rows(self, rows: list[RunRow], sort_key: str, descending: bool,
+                 columns: tuple | None = None) -> None:
         keep = self.current_run_id
+        columns = columns or columns_for(rows)
+        if columns != self.columns_shown:
+            self._set_columns(columns)
         self.clear()
         for row in rows:
             cells = []
-            for key, _title, justify in COLUMNS:
+            for key, _title, justify in columns:
                 style = STATUS_STYLES.get(row.run.status, "") if key == "status" else ""
                 cells.append(Text(row.cell(key), style=style, justify=justify))
             self.add_row(*cells, key=str(row.run.id))
-        for key, title, _ in COLUMNS:
+        for key, title, _ in columns:
             label = title + (f" {'▼' if descending else '▲'}" if key == sort_key else "")
             self.columns[key].label = Text(label)
         if keep is not None:

@@ -8,6 +8,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from ...model.backends import build_line, comparison_lines, summary_lines
 from ...model.trace import FINAL, Step, payload_text
 
 CLIP_LINES = 60           # long texts (the prompt, a manual) are cut here unless expanded
@@ -53,6 +54,10 @@ def step_text(step: Step, *, reasoning: bool = True, full: bool = False) -> Text
     if step.number == 0:
         for ev in step.messages:
             _block(out, f"{ev.role} prompt", payload_text(ev.payload), "bold", full)
+        for ev in step.notes + step.errors:
+            line = build_line(ev.type, ev.payload)
+            if line is not None:
+                out.append(line[0] + "\n", line[1])
         return out
     if reasoning:
         for ev in step.reasoning:
@@ -93,9 +98,13 @@ def step_text(step: Step, *, reasoning: bool = True, full: bool = False) -> Text
             out.append(f"retry: {p.get('error')} (waited {p.get('wait')}s)\n", "yellow")
         elif p.get("kind") == "final":
             from workbench.agent.transcript import score_lines
+            scores = p.get("scores") or {}
             out.append(f"run {p.get('status')}\n", "bold")
-            for line in score_lines(p.get("scores") or {}):
+            # the backends record is drawn below, a fact a line, instead of score_lines' one
+            for line in score_lines({k: v for k, v in scores.items() if k != "backends"}):
                 out.append(line + "\n")
+            for text, style in summary_lines(scores):
+                out.append(text + "\n", style)
         elif p.get("kind") == "replay_report":
             out.append(f"replay report: {'identical' if p.get('identical') else 'DIFFERS'}, "
                        f"{p.get('compared')} evaluations compared\n", "bold")
@@ -103,6 +112,11 @@ def step_text(step: Step, *, reasoning: bool = True, full: bool = False) -> Text
         for ev in step.evaluations:
             p = ev.payload
             r = p.get("result") or {}
+            if p.get("tool") == "final_rtl":
+                out.append(f"final_rtl on {p.get('config')}, kernel v{p.get('kernel_version')}:\n")
+                for text, style in comparison_lines(r):
+                    out.append(text + "\n", style)
+                continue
             out.append(f"{p.get('tool')} on {p.get('config')}: {r.get('status')}, "
                        f"{r.get('cycles')} cycles"
                        + (f", {r['speedup']:.2f}x" if isinstance(r.get("speedup"), (int, float))

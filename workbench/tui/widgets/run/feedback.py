@@ -7,6 +7,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from ...model.backends import comparison_lines
 from ...model.heat import from_evaluation
 from ...model.reexec import Reexecution
 from ...model.trace import Measure, Step, payload_text
@@ -42,6 +43,9 @@ def evaluation_text(step: Step) -> tuple[Text, list, str, Text]:
             out.append(f"  {d}\n", "red")
         if r.get("error") and status != "passed":
             out.append(f"  {r['error']}\n", "red")
+        if isinstance(r.get("rtl"), dict):       # run_rtl / final_rtl: both backends' verdicts
+            for line, style in comparison_lines(r):
+                out.append(line + "\n", style)
         label, m = from_evaluation(r)
         if m:
             maps, caption = m, f"output error of {p.get('tool')} ({label}), from the recording"

@@ -4,6 +4,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from ...model.backends import STATUS_STYLES as BACKEND_STYLES
+from ...model.backends import backends_of, is_rtl_run, rtl_cell
 from ...model.runs import STATUS_MARKS, STATUS_STYLES
 from ...model.trace import RunTrace
 
@@ -25,6 +27,9 @@ class RunHeader(Static):
         best = trace.best()
         if best is not None and best.speedup:
             t.append(f"  best {best.cycles:,}c {best.speedup:.2f}x", "cyan")
+        if is_rtl_run(r):
+            rtl = ((backends_of(r) or {}).get("rtl") or {}).get("status")
+            t.append(f"  RTL {rtl_cell(r)}", BACKEND_STYLES.get(rtl, "grey70"))
         t.append(f"  tokens {r.tokens_in:,}/{r.tokens_out:,}", "grey70")
         if r.cost:
             t.append(f"  ${r.cost:.4f}", "grey70")

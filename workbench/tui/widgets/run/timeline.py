@@ -7,6 +7,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from ...messages import StepChosen
+from ...model.backends import build_state
 from ...model.trace import FINAL, RunTrace, Step
 
 
@@ -14,6 +15,9 @@ def step_line(step: Step) -> Text:
     t = Text(no_wrap=True, overflow="ellipsis")
     if step.number == 0:
         t.append("  0 prompt", "grey62")
+        build = build_state(step.events)      # a run with --rtl builds before step 1
+        if build is not None:
+            t.append(f"  {build[0]}", build[1])
         return t
     if step.number == FINAL:
         t.append("  ★ final scoring", "bold")
