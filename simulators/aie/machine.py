@@ -140,9 +140,7 @@ class _Run:
                     if trips > 1 and retired + trips * n <= limit:
                         if retired + trips * n > check_at:
                             if time.perf_counter() > deadline:
-                                raise TimeLimitExceeded(
-                                    f"the run exceeded its wall-clock limit of {self.budget.wall_seconds} s "
-                                    f"after {retired} bundles").locate(code.where(b, tn, retired))
+                                raise self._too_long(code.where(b, tn, retired))
                             check_at = min(retired + trips * n + every, limit)
                         if k not in timing:
                             timing[k] = comp.compile(*spans[k], timing_only=True)
@@ -157,9 +155,7 @@ class _Run:
                             continue
                 if retired + n > check_at:
                     if time.perf_counter() > deadline:
-                        raise TimeLimitExceeded(
-                            f"the run exceeded its wall-clock limit of {self.budget.wall_seconds} s "
-                            f"after {retired} bundles").locate(code.where(b, tn, retired))
+                        raise self._too_long(code.where(b, tn, retired))
                     if retired + n > limit:     # the budget ends inside this run: bundle by bundle
                         for j in range(b, b + n):
                             if retired >= limit:
@@ -224,6 +220,10 @@ class _Run:
             e.locate(code.where(nb, tn, retired))
             return "error", e
         return stop, None
+
+    def _too_long(self, where) -> TimeLimitExceeded:
+        return TimeLimitExceeded(f"the run exceeded its wall-clock limit of {self.budget.wall_seconds} s "
+                                 f"after {where.retired} bundles").locate(where)
 
     def _finish(self, stalls, t, retired):
         self.stalls.update(zip(STALLS, stalls))
