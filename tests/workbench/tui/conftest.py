@@ -1,5 +1,6 @@
 """Fixtures for the workbench tests: the fixed sample trace stores (sample.py, and
-sample_rtl.py for runs with --rtl), built once per session, and a copy per test for tests that must own their file."""
+sample_rtl.py for runs with --rtl), built once per session, and a copy per test for
+tests that must own their file."""
 from __future__ import annotations
 
 import shutil

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from workbench.agent.scoring import NO_RTL
 from workbench.store import Run
 
 Line = tuple[str, str]
 STATUS_STYLES = {"pass": "green", "fail": "red", "run_error": "red", "error": "bold red",
                  "not_run": "grey62"}
+RTL_TOOLS = ("run_rtl", "final_rtl")      # evaluations that ran the RTL as well
 MAX_DIFFERENCES = 8       # memory/register differences listed under a divergence
 
 
@@ -93,10 +95,11 @@ def comparison_lines(r: Any, indent: str = "  ") -> list[Line]:
 
 
 def summary_lines(scores: Any) -> list[Line]:
-    """The backends record of a finished run, as the run view's final step shows it;
-    nothing for runs that never recorded one."""
+    """The backends record of a finished run with --rtl, as the run view's final step
+    shows it; nothing for runs without --rtl or from before the record (their scores
+    read as they always did)."""
     b = scores.get("backends") if isinstance(scores, dict) else None
-    if not isinstance(b, dict):
+    if not isinstance(b, dict) or (b.get("rtl") or {}).get("reason") == NO_RTL:
         return []
     kv = b.get("kernel_version")
     head = "backends of the scored kernel" + (f" (version {kv})" if kv else "")
@@ -110,30 +113,33 @@ def summary_lines(scores: Any) -> list[Line]:
     return out
 
 
-def build_line(ev_type: str, payload: Any) -> Line | None:
-    """An rtl_build note (or the error of a failed build) as one line; None for other
-    events."""
+def build_line(ev_type: str, payload: Any, short: bool = False) -> Line | None:
+    """An rtl_build note (or the error of a failed build) as one line, `short` for the
+    step timeline; None for other events."""
     p = payload if isinstance(payload, dict) else {}
-    if ev_type == "error" and p.get("where") == "rtl_build":
-        return (f"RTL build failed: {str(p.get('error', '')).splitlines()[0] if p.get('error') else '?'}",
-                "bold red")
+    failed = (ev_type == "error" and p.get("where") == "rtl_build") or (
+        ev_type == "note" and p.get("kind") == "rtl_build" and p.get("ok") is False)
+    if failed:
+        error = str(p.get("error") or "?").splitlines()[0]
+        return ("RTL build failed" if short else f"RTL build failed: {error}", "bold red")
     if ev_type != "note" or p.get("kind") != "rtl_build":
         return None
     sim = f" ({p['simulator']})" if p.get("simulator") else ""
-    if p.get("state") == "started":
-        return (f"RTL build started{sim}", "grey62")
-    if not p.get("ok", True):
-        return (f"RTL build failed{sim}: {p.get('error', '?')}", "bold red")
-    how = "from the cache" if p.get("cached") else "built"
     secs = f" in {p['seconds']} s" if isinstance(p.get("seconds"), (int, float)) else ""
+    if p.get("state") == "started":
+        return ("RTL building" if short else f"RTL build started{sim}", "grey62")
+    if short:
+        return ("RTL ready (cached)" if p.get("cached") else f"RTL built{secs}", "green")
+    how = "from the cache" if p.get("cached") else "built"
     return (f"RTL ready{sim}, {how}{secs}", "green")
 
 
 def build_state(events) -> Line | None:
-    """The last RTL build line among a step's events (the prompt step holds them)."""
+    """The last RTL build line, short, among a step's events (the prompt step holds
+    them)."""
     last = None
     for ev in events:
-        line = build_line(ev.type, ev.payload)
+        line = build_line(ev.type, ev.payload, short=True)
         if line is not None:
             last = line
     return last

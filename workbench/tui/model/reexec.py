@@ -16,6 +16,7 @@ from workbench.agent.replay import differences
 from workbench.evaluation import evaluate
 from workbench.store import Event, Run
 
+from .backends import RTL_TOOLS
 from .heat import HeatMap, from_arrays
 
 
@@ -67,6 +68,10 @@ def reexecute(run: Run, evaluation: Event, source: str, call: Event | None = Non
     it (view_output's row count comes from there)."""
     p = evaluation.payload
     tool, config = str(p.get("tool", "")), str(p.get("config", run.config))
+    if tool in RTL_TOOLS:
+        raise ValueError(f"{tool} at seq {evaluation.seq} ran the RTL, which the workbench "
+                         f"does not re-run; `kernelcraft replay {run.id}` re-runs it (with "
+                         f"Verilator)")
     seeds = [int(s) for s in p.get("seeds") or []]
     if not seeds:
         raise ValueError(f"evaluation at seq {evaluation.seq} recorded no seeds, so it cannot "

@@ -21,6 +21,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, TabbedContent, TabPane
 
 from ..messages import StepChosen, deliver
+from ..model.backends import RTL_TOOLS
 from ..model.follow import Follower
 from ..model.reexec import Reexecution, reexecute
 from ..model.trace import RunTrace
@@ -409,7 +410,9 @@ class RunScreen(Screen):
             self.app.notify(f"{step.label} has no recorded evaluation to re-execute; d steps "
                             f"its kernel in the debugger", severity="warning")
             return
-        ev = step.evaluations[-1]
+        # the last functional-model evaluation: run_rtl's RTL half is not re-run here
+        model_evs = [e for e in step.evaluations if e.payload.get("tool") not in RTL_TOOLS]
+        ev = (model_evs or step.evaluations)[-1]
         source = self._source(ev.kernel_hash) if ev.kernel_hash else None
         if source is None:
             self.app.notify(f"the kernel of seq {ev.seq} is not in the store", severity="error")

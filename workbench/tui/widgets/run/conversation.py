@@ -8,7 +8,9 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from ...model.backends import build_line, comparison_lines, summary_lines
+from workbench.agent.transcript import backends_line
+
+from ...model.backends import build_line, summary_lines
 from ...model.trace import FINAL, Step, payload_text
 
 CLIP_LINES = 60           # long texts (the prompt, a manual) are cut here unless expanded
@@ -100,10 +102,13 @@ def step_text(step: Step, *, reasoning: bool = True, full: bool = False) -> Text
             from workbench.agent.transcript import score_lines
             scores = p.get("scores") or {}
             out.append(f"run {p.get('status')}\n", "bold")
-            # the backends record is drawn below, a fact a line, instead of score_lines' one
-            for line in score_lines({k: v for k, v in scores.items() if k != "backends"}):
+            summary = summary_lines(scores)
+            # with --rtl the backends record is drawn below, a fact a line, instead of
+            # score_lines' one-line version of it
+            for line in score_lines({k: v for k, v in scores.items()
+                                     if k != "backends" or not summary}):
                 out.append(line + "\n")
-            for text, style in summary_lines(scores):
+            for text, style in summary:
                 out.append(text + "\n", style)
         elif p.get("kind") == "replay_report":
             out.append(f"replay report: {'identical' if p.get('identical') else 'DIFFERS'}, "
@@ -112,10 +117,8 @@ def step_text(step: Step, *, reasoning: bool = True, full: bool = False) -> Text
         for ev in step.evaluations:
             p = ev.payload
             r = p.get("result") or {}
-            if p.get("tool") == "final_rtl":
-                out.append(f"final_rtl on {p.get('config')}, kernel v{p.get('kernel_version')}:\n")
-                for text, style in comparison_lines(r):
-                    out.append(text + "\n", style)
+            if p.get("tool") == "final_rtl":      # its details are in the summary above
+                out.append(f"final_rtl on {p.get('config')}: {backends_line(r)}\n")
                 continue
             out.append(f"{p.get('tool')} on {p.get('config')}: {r.get('status')}, "
                        f"{r.get('cycles')} cycles"
