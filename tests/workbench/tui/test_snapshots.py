@@ -24,6 +24,13 @@ def app(sample_db, tmp_path, monkeypatch):
     return KernelCraftApp("traces.db")
 
 
+@pytest.fixture
+def rtl_app(rtl_db, tmp_path, monkeypatch):
+    shutil.copy(rtl_db, tmp_path / "traces.db")
+    monkeypatch.chdir(tmp_path)
+    return KernelCraftApp("traces.db")
+
+
 async def picker_loaded(pilot):
     app = pilot.app
     await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen) and app.screen.loaded)
@@ -48,6 +55,14 @@ def test_run_view_with_feedback(snap_compare, app):
         await pilot.press("right", "3")
     assert snap_compare(app, terminal_size=SIZE, run_before=before)
 
+
+def test_rtl_run_view_final(snap_compare, rtl_app):
+    """A run with --rtl at its final scoring: the RTL cell in the header, the build in
+    the timeline, both backends' verdicts and the first divergence."""
+    async def before(pilot):
+        await run_loaded(pilot)
+        await pilot.press("end")
+    assert snap_compare(rtl_app, terminal_size=SIZE, run_before=before)
 
 
 def test_debugger(snap_compare, app):
