@@ -84,7 +84,9 @@ class RtlAgent(SampleAgent):
 
     def __init__(self, good: str):
         bad = wrong_relu(good)
-        code = lambda src: json.dumps({"code": src})
+
+        def code(src: str) -> str:
+            return json.dumps({"code": src})
         self.replies = {
             1: Reply(content="A first relu kernel; check it on both backends.",
                      tool_calls=[ToolCall("w1", "write_code", code(bad)),
