@@ -6,7 +6,7 @@ debugger steps backwards and forwards.
 
 Spaces and addresses: "x", "f" (register number; values are unsigned 32-bit ints, f
 as binary32 bit patterns); "v" (register number; the register's VLENB bytes); "csr"
-(address 0 fflags, 1 frm, 2 vl, 3 vtype); "dtcm" (byte offset from DTCM_BASE, i.e. the
+(address 0 fflags, 1 frm, 2 vl, 3 vtype, 4 vxrm, 5 vxsat); "dtcm" (byte offset from DTCM_BASE, i.e. the
 index into RunResult.memories["dtcm"]; the bytes).
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ from simulators.core.trace import Change
 
 from .state import CoralState
 
-CSR_NAMES = ("fflags", "frm", "vl", "vtype")
+CSR_NAMES = ("fflags", "frm", "vl", "vtype", "vxrm", "vxsat")
 
 
 class TracingState(CoralState):
@@ -26,14 +26,16 @@ class TracingState(CoralState):
         self.changes: list[Change] = []
 
     def snapshot(self):
-        return (list(self.x), list(self.f), (self.fc[0], self.fc[1], self.vl, self.vtype))
+        return (list(self.x), list(self.f), self._csrs())
+
+    def _csrs(self) -> tuple:
+        return (self.fc[0], self.fc[1], self.vl, self.vtype, self.vxrm, self.vxsat)
 
     def changes_since(self, before) -> list[Change]:
         x0, f0, csr0 = before
         out = [Change("x", i, a, b) for i, (a, b) in enumerate(zip(x0, self.x)) if a != b]
         out += [Change("f", i, a, b) for i, (a, b) in enumerate(zip(f0, self.f)) if a != b]
-        csr1 = (self.fc[0], self.fc[1], self.vl, self.vtype)
-        out += [Change("csr", i, a, b) for i, (a, b) in enumerate(zip(csr0, csr1)) if a != b]
+        out += [Change("csr", i, a, b) for i, (a, b) in enumerate(zip(csr0, self._csrs())) if a != b]
         out += self.changes
         self.changes = []
         return out

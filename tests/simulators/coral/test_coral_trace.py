@@ -44,3 +44,24 @@ def test_traced_run_matches_untraced_and_steps_undo_redo():
     for step in traced.trace:
         redo(step, mem, regs)
     assert np.array_equal(mem["dtcm"], traced.memories["dtcm"]) and regs["x"] == traced.registers["x"]
+
+
+def test_fixed_point_csrs_are_traced_and_undone():
+    src = """
+    li a1, 4
+    vsetvli t0, a1, e8, m1, ta, ma
+    csrwi vxrm, 2
+    li t1, 100
+    vmv.v.x v1, t1
+    vsadd.vv v2, v1, v1
+    ebreak
+    """
+    traced = run(src, trace=True)
+    assert traced.registers["vxrm"] == 2 and traced.registers["vxsat"] == 1
+    csr = {(c.address, c.old, c.new) for s in traced.trace for c in s.changes if c.space == "csr"}
+    assert (4, 0, 2) in csr and (5, 0, 1) in csr            # vxrm, vxsat
+    regs = copy.deepcopy(traced.registers)
+    mem = copy.deepcopy(traced.memories)
+    for step in reversed(traced.trace):
+        undo(step, mem, regs)
+    assert regs["vxrm"] == 0 and regs["vxsat"] == 0

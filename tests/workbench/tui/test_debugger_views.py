@@ -79,7 +79,7 @@ def test_coral_vector_configuration_follows_the_cursor(coral_relu):
     k = goto_after(s, "vsetvli")
     header = text(s.view.header(s, s.main))
     assert "vl=32 of VLMAX 32" in header and "SEW=e32 LMUL=m8 ta ma" in header
-    assert "frm=rne" in header and "fflags=none" in header
+    assert "frm=rne" in header and "fflags=none" in header and "vxrm=0  vxsat=0" in header
     assert segs(s.view.header(s, s.main), "changed") == ["32", "0x000000D3"]   # vl, vtype
     v = page(s, "v")
     assert text(v[:1]) == "mask v0.t bits 0..31: " + " ".join(["00000000"] * 4)

@@ -5,9 +5,9 @@ elements at the current SEW, the elements past vl (the tail) set apart and those
 last step wrote highlighted. Memories are byte-addressed (the memory view shows DTCM
 by byte address).
 
-vtype is decoded by the model (simulators/coral/inspect.py): the trace records only
-vl, vtype, fflags and frm, so the state's own `vtype_text`, `fcsr` and fixed-point CSRs
-in RunResult.registers hold the run's last values and are not shown."""
+vtype is decoded by the model (simulators/coral/inspect.py). The trace records vl,
+vtype, fflags, frm, vxrm and vxsat; the state's own `vtype_text` and `fcsr` in
+RunResult.registers hold the run's last values, so they are derived here instead."""
 from __future__ import annotations
 
 import numpy as np
@@ -60,6 +60,9 @@ class CoralView(MachineView):
         fp: Line = [Seg("fcsr=", "label"), Seg(f"0x{frm << 5 | flags:02X}", ""),
                     Seg("  frm=", "label"), Seg(self.rounding.get(frm, str(frm)), ch("frm")),
                     Seg("  fflags=", "label"), Seg(raised, ch("fflags"))]
+        if "vxrm" in regs and "vxsat" in regs:
+            fp += [Seg("  vxrm=", "label"), Seg(str(int(regs["vxrm"])), ch("vxrm")),
+                   Seg("  vxsat=", "label"), Seg(str(int(regs["vxsat"])), ch("vxsat"))]
         return [vec, fp]
 
     def register_pages(self, session, timeline, fmt: str, width: int) -> list[Page]:
