@@ -126,7 +126,7 @@ def cmd_exec(args) -> int:
 # Benchmarks the project ships: name -> (module with main(argv), what it prints).
 BENCHMARKS = {
     "model": ("simulators.plena.bench", "plena functional model: instructions/s, MACs/s, traced slowdown"),
-    "coral-model": ("simulators.coral.bench", "coral functional model: scalar and vector instructions/s, traced slowdown"),
+    "coral-model": ("simulators.coral.bench", "coral functional model: scalar and vector instructions/s, loop throughput, traced slowdown, one C5 cell"),
     "aie-model": ("simulators.aie.bench", "aie functional model: bundles/s per loop kind, MACs/s, traced slowdown, Level-1 suite time"),
     "suite": ("workbench.suite", "wall time of the plena Level-1 baseline suite"),
     "store": ("workbench.store.bench", "trace store write rate (events/s)"),
