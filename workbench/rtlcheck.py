@@ -255,7 +255,7 @@ def add_rtl_check_command(sub) -> None:
     sp = sub.add_parser(
         "rtl-check", help="cross-check a kernel on the functional model and the RTL",
         description="Run a kernel (default: the task's baseline) on the functional model "
-                    "and on the RTL under Verilator and compare every memory element, every "
+                    "and on the RTL (Verilator, or Icarus with --sim) and compare every memory element, every "
                     "register and the cycle count. Exit status 0 on PASS, 1 on a divergence.")
     sp.add_argument("--accel", required=True, help="accelerator with an RTL, e.g. plena")
     sp.add_argument("--task", help="task name (see `kernelcraft tasks`)")
