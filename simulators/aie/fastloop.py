@@ -60,6 +60,9 @@ class Plan:
     last_load: dict[int, int]             # x register -> the body's last load into it
     mem_pos: list[tuple[int, list[int]]]  # (bundle of the run, its loads) with 2+ loads
 
+    def run(self, st, dma, trips: int, tn: int, timing_step) -> int | None:
+        return run(self, st, dma, trips, tn, timing_step)
+
 
 def plan(code: Code, first: int, last: int) -> Plan | None:
     """The fast-forward plan of a loop body first..last, or None if it is not one."""

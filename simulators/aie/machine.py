@@ -25,7 +25,7 @@ from simulators.core.errors import BudgetExceeded, ConfigError, SimError, TimeLi
 from simulators.core.trace import TraceStep
 
 from .dma import DmaEngine
-from . import fastloop
+from . import fastloop, lanewise
 from .codegen import Compiler, blocks_of
 from .predecode import Code, predecode
 from .state import AieState
@@ -108,13 +108,14 @@ class _Run:
             fns[k] = comp.compile(*spans[k])
             return fns[k]
 
-        # loop bodies that can run all their iterations at once (fastloop.py)
+        # loop bodies that can run all their iterations at once (fastloop.py, lanewise.py)
         plans = [None] * len(spans)
         if trace is None and st.defer_macs:
             for k, (first, last) in enumerate(spans):
                 key = ("fastloop", first, last)
                 if key not in code.compiled:
-                    code.compiled[key] = fastloop.plan(code, first, last)
+                    code.compiled[key] = (fastloop.plan(code, first, last)
+                                          or lanewise.plan(code, first, last))
                 plans[k] = code.compiled[key]
         timing: dict[int, object] = {}
         size = [last - first + 1 for first, last in spans]
@@ -144,7 +145,7 @@ class _Run:
                             check_at = min(retired + trips * n + every, limit)
                         if k not in timing:
                             timing[k] = comp.compile(*spans[k], timing_only=True)
-                        t2 = fastloop.run(plans[k], st, dma, trips, tn, timing[k])
+                        t2 = plans[k].run(st, dma, trips, tn, timing[k])
                         if t2 is not None:
                             tn = t2
                             runs[k] += trips

@@ -99,7 +99,7 @@ def pwl_exp(x: np.ndarray, off: np.ndarray, slope: np.ndarray) -> np.ndarray:
     x = np.asarray(x, dtype=F32)
     segs = off.size
     t = (x * LOG2E).astype(F32)
-    if np.minimum.reduce(t) >= -126 and np.maximum.reduce(t) < 128:   # the usual case: no specials (NaN fails both)
+    if np.minimum.reduce(t, axis=None) >= -126 and np.maximum.reduce(t, axis=None) < 128:   # the usual case: no specials (NaN fails both)
         n = np.floor(t)
         fs = (t - n) * F32(segs)                    # f rounded to fp32, times a power of two
         j = np.minimum(fs.astype(np.intp), segs - 1)
@@ -127,7 +127,7 @@ def _normal_parts(x: np.ndarray, jb: int):
     every lane is normal (no zero, subnormal, infinity or NaN), else None."""
     bits = x.view(np.uint32)
     field = (bits >> np.uint32(23)) & np.uint32(0xFF)
-    if np.minimum.reduce(field) == 0 or np.maximum.reduce(field) == 255:
+    if np.minimum.reduce(field, axis=None) == 0 or np.maximum.reduce(field, axis=None) == 255:
         return None
     rest = 23 - jb
     low = bits & np.uint32((1 << rest) - 1)

@@ -48,6 +48,7 @@ class Row:
     halt: bool = False       # has HALT
     ops: tuple = ()          # the operations' texts, slot order (for error messages)
     loop: bool = False       # opens a hardware loop (its body starts at the next bundle)
+    units: tuple = ()        # per operation (slot order): (units read, units written), as effects()
 
 
 @dataclass
@@ -279,5 +280,6 @@ def decode(program: AieProgram, cfg, spec: AieSpec) -> Code:
                         acq, dmaq, any(i.defn.group == "control" for i in infos),
                         sum(1 for i in infos if i.bytes), bd.ends, tuple(slots), tuple(sorted(flush)),
                         any(i.mnemonic == "HALT" for i in infos),
-                        tuple(ins.text or ins.mnemonic for ins in instrs), loop))
+                        tuple(ins.text or ins.mnemonic for ins in instrs), loop,
+                        tuple((tuple(r), tuple(w)) for r, w in effs)))
     return Code(rows, lines, texts, units, order_slots)

@@ -1,0 +1,256 @@
+"""Fast-forwarding a hardware loop whose iterations are independent lane-wise work: the
+inner loop of element-wise and row-wise kernels (load a vector at a fixed step,
+compute on it lane by lane, store the result at a fixed step).
+
+A body qualifies when it holds only fixed-step loads and stores of whole vectors
+(`VLD`, `VLDB`, `VST` with immediate post-modify), `NOP`s and the lane-wise operations
+below, and every register an iteration reads is either written earlier in the same
+iteration or not written by the body at all (nothing flows from one iteration to the
+next but the pointer steps). Then each operation can run once for all iterations on
+"stacked" registers, one row per iteration (`Stacked`, the same semantics functions),
+with the results of running them one by one:
+  - loads gather every iteration's row from data memory at once (their addresses are
+    affine in the iteration); stores are written back in iteration order afterwards,
+    which is only done when no load reads a byte an earlier store of the loop writes;
+  - the registers the body writes end with the last iteration's values;
+  - time is kept by the run's timing-only code (codegen), iteration by iteration, with
+    each iteration's bank conflicts computed from its addresses, so cycles, stalls and
+    DMA progress are exactly those of stepping.
+A loop is only fast-forwarded when nothing can go wrong in it: every address in range
+and aligned, no pending DMA transfer touching bytes it reads or writes, no DMA
+completion that could overflow a lock. Otherwise it runs bundle by bundle, where an
+error is reported at its bundle.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import semantics as sem
+from .predecode import Code
+
+# Operations whose semantics work unchanged on stacked registers: every lane of the
+# result depends only on the same lane of the operands (no half or paired registers,
+# no reductions, no shuffles, no deferred multiply-accumulates).
+LANE_WISE = {sem.SEMANTICS[k] for k in (
+    "VMUL_I16", "VMUL_BF16", "VMAC_I16", "AADD_I32", "ASUB_I32", "AADD_F32", "ASUB_F32",
+    "AMUL_F32", "AMAX_F32", "VSRS_I16", "VSRS_BF16", "VUPS_I16", "VUPS_BF16",
+    "VADD_I8", "VADD_I16", "VSUB_I8", "VSUB_I16", "VMAX_I8", "VMAX_I16", "VMAX_BF16",
+    "VMIN_I8", "VMIN_I16", "VMIN_BF16", "VAND", "VOR", "VXOR",
+    "VPWL_EXP", "VPWL_RCP", "VPWL_RSQRT")}
+_LOADS = {sem.SEMANTICS["VLD"]: False, sem.SEMANTICS["VLDB"]: True}       # -> broadcast
+_STORE = sem.SEMANTICS["VST"]
+_NOP = sem.SEMANTICS["NOP"]
+VECTOR_BYTES = 64
+
+
+@dataclass
+class Access:
+    store: bool
+    reg: int                # x register loaded or stored
+    ptr: int
+    offset: int             # pointer steps of the body before it (bytes)
+    n: int
+    align: int
+    broadcast: bool         # VLDB: one 16-bit word in every lane
+    seq: int                # its place among the body's operations
+
+
+@dataclass
+class Plan:
+    first: int
+    last: int
+    accesses: list[Access]
+    steps: dict[int, int]                 # pointer -> its steps per iteration (bytes)
+    program: list[tuple]                  # in order: ("mem", access number) | ("op", fn, args)
+    written: list[tuple]                  # ("x" | "acc", number) the body writes
+    accs: list[int]                       # accumulators the body touches
+    mem_pos: list[tuple[int, list[int]]]  # (bundle of the run, its accesses) with 2+ of them
+    seqs: int                             # operations in the body
+
+    def run(self, st, dma, trips: int, tn: int, timing_step) -> int | None:
+        return run(self, st, dma, trips, tn, timing_step)
+
+
+def plan(code: Code, first: int, last: int) -> Plan | None:
+    """The fast-forward plan of a loop body first..last, or None if it is not one."""
+    rows = code.rows
+    if first == 0 or not rows[first - 1].loop or rows[last].ends != 1:
+        return None
+    accesses: list[Access] = []
+    steps: dict[int, int] = {}
+    program: list[tuple] = []
+    by_pos: dict[int, list[int]] = {}
+    defined: set = set()          # units an iteration has written so far
+    read_first: set = set()       # units an iteration reads before writing them
+    written: dict = {}
+    accs: set = set()
+    seq = 0
+    for pos, row in enumerate(rows[first:last + 1]):
+        if row.ctrl or row.halt or (row.ends and pos != last - first) or not row.units:
+            return None
+        for fn, deferred, args, op in row.calls:
+            if deferred or op is None:
+                return None
+            reads, writes = row.units[op]
+            if fn in _LOADS or fn is _STORE:
+                n, align, reg, p, pm = args
+                if pm[0] != 0 or (n != VECTOR_BYTES and fn is not sem.SEMANTICS["VLDB"]):
+                    return None
+                acc = Access(fn is _STORE, reg, p, steps.get(p, 0), n, align, _LOADS.get(fn, False), seq)
+                steps[p] = steps.get(p, 0) + pm[1]
+                by_pos.setdefault(pos, []).append(len(accesses))
+                accesses.append(acc)
+                program.append(("mem", len(accesses) - 1))
+                reads = [u for u in reads if u[0] != "p"]
+                writes = [u for u in writes if u[0] != "p"]
+            elif fn in LANE_WISE:
+                program.append(("op", fn, args))
+            elif fn is _NOP:
+                continue
+            else:
+                return None
+            for u in (*reads, *writes):
+                if u[0] not in ("x", "acc"):
+                    return None
+                if u[0] == "acc":
+                    accs.add(u[1])
+            read_first.update(u for u in reads if u not in defined)
+            defined.update(writes)
+            written.update(dict.fromkeys(writes))
+            seq += 1
+    if read_first & set(written) or not accesses:
+        return None
+    if any(rows[first + pos].mem != len(js) for pos, js in by_pos.items()):
+        return None
+    mem_pos = [(pos, js) for pos, js in sorted(by_pos.items()) if len(js) > 1]
+    return Plan(first, last, accesses, steps, program, list(written), sorted(accs), mem_pos, seq)
+
+
+class Stacked:
+    """Registers with one row per iteration (x[i] is (trips, 64) bytes, acc[i] (trips,
+    32) lanes), read and written by the semantics functions as AieState's are."""
+
+    def __init__(self, st, trips: int):
+        self.x = np.repeat(st.x[:, None, :], trips, axis=1)
+        self.x16 = self.x.view(np.uint16)
+        self.xi16 = self.x.view(np.int16)
+        self.xi8 = self.x.view(np.int8)
+        self.acc = np.repeat(st.acc[:, None, :], trips, axis=1)
+        self.acci = self.acc.view(np.int32)
+        self.accf = self.acc.view(np.float32)
+        self.rm, self.tables, self.defer_macs = st.rm, st.tables, False
+
+    def set_x(self, i: int, values: np.ndarray) -> None:
+        self.x[i] = values.view(np.uint8)
+
+    def set_acc(self, i: int, values: np.ndarray) -> None:
+        self.acc[i] = values.view(np.uint32)
+
+
+def _spans_overlap(lo: int, hi: int, ranges) -> bool:
+    return any(lo <= b and a <= hi for a, b in ranges)
+
+
+def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
+    """Run `trips` iterations of the body (the last ones of its loop) and return the
+    next free issue cycle, or None (nothing done) if one of them could fail or depend
+    on another."""
+    i = np.arange(trips, dtype=np.int64)
+    addrs, spans = [], []
+    pending = [(tr.lo, tr.hi) for tr in st.pending]
+    for ac in pl.accesses:
+        start = st.p[ac.ptr] + ac.offset
+        step = pl.steps[ac.ptr]
+        lo, hi = min(start, start + (trips - 1) * step), max(start, start + (trips - 1) * step)
+        if lo < 0 or hi + ac.n > st.dm_size or start % ac.align or step % ac.align:
+            return None
+        if _spans_overlap(lo, hi + ac.n - 1, pending):   # a race with a DMA transfer
+            return None
+        addrs.append(start + step * i)
+        spans.append((lo, hi + ac.n - 1))
+    stores = [j for j, ac in enumerate(pl.accesses) if ac.store]
+    loads = [j for j, ac in enumerate(pl.accesses) if not ac.store]
+    if any(_spans_overlap(*spans[j], [spans[s] for s in stores]) for j in loads) and \
+            _reads_stored(pl, addrs, stores, loads, trips):
+        return None
+    rel: dict[int, int] = {}
+    for tr in st.pending:
+        if tr.rel is not None:
+            rel[tr.rel] = rel.get(tr.rel, st.locks[tr.rel]) + tr.rel_n
+    if any(v > dma.lock_max for v in rel.values()):
+        return None
+    for d in pl.accs:                      # deferred multiply-accumulates land first
+        st.flush_macs(d)
+    s = Stacked(st, trips)
+    lanes = np.arange(VECTOR_BYTES)
+    out = {}
+    for step in pl.program:
+        if step[0] == "op":
+            step[1](s, *step[2])
+            continue
+        j = step[1]
+        ac, a = pl.accesses[j], addrs[j]
+        if ac.store:
+            out[j] = s.x[ac.reg].copy()
+        elif ac.broadcast:
+            s.set_x(ac.reg, np.repeat(st.dm16[a >> 1][:, None], 32, axis=1))
+        elif pl.steps[ac.ptr] == ac.n:       # consecutive rows: one slice
+            start = int(a[0])
+            s.x[ac.reg] = st.dm[start:start + trips * ac.n].reshape(trips, ac.n)
+        else:
+            s.x[ac.reg] = st.dm[a[:, None] + lanes]
+    # time, iteration by iteration, with each iteration's bank conflicts
+    shift = st.bank_shift
+    extra = {}
+    for pos, js in pl.mem_pos:
+        banks = [addrs[j] >> shift for j in js]
+        if len(js) == 2:
+            extra[pos] = (banks[0] == banks[1]).astype(np.int64).tolist()
+        else:
+            most = np.ones(trips, dtype=np.int64)
+            for x in range(len(js)):
+                most = np.maximum(most, sum((banks[x] == bk).astype(np.int64) for bk in banks))
+            extra[pos] = (most - 1).tolist()
+    for k in range(trips):
+        tn = timing_step(tn, k, extra)
+    # stores, in the order the iterations make them
+    if len(stores) == 1 and abs(pl.steps[pl.accesses[stores[0]].ptr]) >= VECTOR_BYTES:
+        j = stores[0]                        # rows that do not overlap: one assignment
+        st.dm[addrs[j][:, None] + lanes] = out[j]
+    else:
+        for k in range(trips):
+            for j in stores:
+                a = int(addrs[j][k])
+                st.write_dm(a, out[j][k])
+    for f, r in pl.written:
+        if f == "x":
+            st.set_x(r, np.ascontiguousarray(s.x[r][-1]))
+        else:
+            st.set_acc(r, np.ascontiguousarray(s.acc[r][-1]))
+    for p, step in pl.steps.items():
+        if step:
+            st.set_p(p, st.p[p] + trips * step)
+    return tn
+
+
+def _reads_stored(pl: Plan, addrs, stores, loads, trips: int) -> bool:
+    """Whether some load reads a byte that a store of an earlier iteration (or earlier
+    in the same iteration) writes: the loop's iterations would not be independent."""
+    lo = min(int(addrs[j].min()) for j in stores + loads)
+    hi = max(int(addrs[j].max()) for j in stores + loads) + VECTOR_BYTES
+    first = np.full(hi - lo, trips * pl.seqs + 1, dtype=np.int64)   # first store of each byte
+    lanes = np.arange(VECTOR_BYTES)
+    it = np.arange(trips, dtype=np.int64) * pl.seqs
+    for j in stores:
+        ac = pl.accesses[j]
+        idx = (addrs[j] - lo)[:, None] + lanes[:ac.n]
+        np.minimum.at(first, idx.ravel(), np.repeat(it + ac.seq, ac.n))
+    for j in loads:
+        ac = pl.accesses[j]
+        n = 2 if ac.broadcast else ac.n
+        idx = (addrs[j] - lo)[:, None] + lanes[:n]
+        if np.any(first[idx] < (it + ac.seq)[:, None]):
+            return True
+    return False
