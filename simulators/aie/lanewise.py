@@ -27,8 +27,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from simulators.numerics import canon, f32_to_bf16_bits
+
 from . import semantics as sem
+from .numerics import accumulate_f32
 from .predecode import Code
+from .semantics.vector import _bf
 
 # Operations whose semantics work unchanged on stacked registers: every lane of the
 # result depends only on the same lane of the operands (no half or paired registers,
@@ -39,6 +43,11 @@ LANE_WISE = {sem.SEMANTICS[k] for k in (
     "VADD_I8", "VADD_I16", "VSUB_I8", "VSUB_I16", "VMAX_I8", "VMAX_I16", "VMAX_BF16",
     "VMIN_I8", "VMIN_I16", "VMIN_BF16", "VAND", "VOR", "VXOR",
     "VPWL_EXP", "VPWL_RCP", "VPWL_RSQRT")}
+# Operations that may carry a register from one iteration to the next when nothing else
+# in the body touches it: `d = d op v` (or `v op d`) folds every iteration's v into d in
+# order, which `fold` computes at once with the same bits.
+FOLDS = {sem.SEMANTICS["AADD_F32"]: "add", sem.SEMANTICS["AMAX_F32"]: "max",
+         sem.SEMANTICS["VMAX_BF16"]: "max_bf16"}
 _LOADS = {sem.SEMANTICS["VLD"]: False, sem.SEMANTICS["VLDB"]: True}       # -> broadcast
 _STORE = sem.SEMANTICS["VST"]
 _NOP = sem.SEMANTICS["NOP"]
@@ -63,7 +72,8 @@ class Plan:
     last: int
     accesses: list[Access]
     steps: dict[int, int]                 # pointer -> its steps per iteration (bytes)
-    program: list[tuple]                  # in order: ("mem", access number) | ("op", fn, args)
+    # in order: ("mem", access number) | ("op", fn, args) | ("fold", kind, d, v, file)
+    program: list[tuple]
     written: list[tuple]                  # ("x" | "acc", number) the body writes
     accs: list[int]                       # accumulators the body touches
     mem_pos: list[tuple[int, list[int]]]  # (bundle of the run, its accesses) with 2+ of them
@@ -86,6 +96,7 @@ def plan(code: Code, first: int, last: int) -> Plan | None:
     read_first: set = set()       # units an iteration reads before writing them
     written: dict = {}
     accs: set = set()
+    touches: dict = {}            # unit -> operations of the body touching it
     seq = 0
     for pos, row in enumerate(rows[first:last + 1]):
         if row.ctrl or row.halt or (row.ends and pos != last - first) or not row.units:
@@ -114,13 +125,25 @@ def plan(code: Code, first: int, last: int) -> Plan | None:
             for u in (*reads, *writes):
                 if u[0] not in ("x", "acc"):
                     return None
+                touches.setdefault(u, set()).add(seq)
                 if u[0] == "acc":
                     accs.add(u[1])
             read_first.update(u for u in reads if u not in defined)
             defined.update(writes)
             written.update(dict.fromkeys(writes))
             seq += 1
-    if read_first & set(written) or not accesses:
+    for u in read_first & set(written):          # carried: only as a fold (program[seq] is op seq)
+        if len(touches[u]) != 1:
+            return None
+        j = next(iter(touches[u]))
+        entry = program[j]
+        if entry[0] != "op" or entry[1] not in FOLDS:
+            return None
+        d, a, b = entry[2]
+        if u[1] != d or (a == d) == (b == d):
+            return None
+        program[j] = ("fold", FOLDS[entry[1]], d, b if a == d else a, u[0])
+    if not accesses:
         return None
     if any(rows[first + pos].mem != len(js) for pos, js in by_pos.items()):
         return None
@@ -190,6 +213,11 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
         if step[0] == "op":
             step[1](s, *step[2])
             continue
+        if step[0] == "fold":
+            _, kind, d, v, f = step
+            regs = s.x16 if f == "x" else s.accf
+            regs[d][-1] = fold(kind, regs[d][0], regs[v])   # the last iteration's result
+            continue
         j = step[1]
         ac, a = pl.accesses[j], addrs[j]
         if ac.store:
@@ -254,3 +282,26 @@ def _reads_stored(pl: Plan, addrs, stores, loads, trips: int) -> bool:
         if np.any(first[idx] < (it + ac.seq)[:, None]):
             return True
     return False
+
+
+def fold(kind: str, init: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The register after `d = op(d, v)` for every row v in order, from d = init:
+    an fp32 add rounds each sum (numerics.accumulate_f32); a max is exact and its
+    order does not matter (NaN wins, a zero result is +0 if any +0 was seen, as
+    numerics.fmax chooses for -0 and +0); a bf16 max works on the widened values."""
+    if kind == "add":
+        return accumulate_f32(init, rows)
+    if kind == "max_bf16":
+        v = np.concatenate((_bf(init)[None], _bf(rows)))
+        return f32_to_bf16_bits(_max_of(v))
+    return _max_of(np.concatenate((init[None], rows)))
+
+
+def _max_of(v: np.ndarray) -> np.ndarray:
+    r = np.maximum.reduce(v, axis=0)
+    zero = r == 0
+    if np.count_nonzero(zero):
+        pos = np.any((v == 0) & ~np.signbit(v), axis=0)
+        r = np.where(zero, np.float32(0.0), r)
+        r = np.where(zero & ~pos, np.float32(-0.0), r)
+    return canon(r.astype(np.float32))

@@ -3,7 +3,7 @@ results, cycles, stalls, slot counts, budget stops and error locations must be t
 of stepping bundle by bundle, which is what a traced run does."""
 import numpy as np
 
-from aie_kit import bf, image, run, small
+from aie_kit import bf, image, run, small, unbf
 from simulators.aie.assembler import assemble
 from simulators.aie.codegen import blocks_of
 from simulators.aie.predecode import predecode
@@ -119,3 +119,146 @@ def test_a_loop_that_would_fail_runs_bundle_by_bundle_and_fails_at_its_bundle():
     plain = run(race, _contraction_image(), expect_ok=False)
     traced = run(race, _contraction_image(), trace=True, expect_ok=False)
     assert plain.error.kind == "data race" and str(plain.error) == str(traced.error)
+
+
+# A lane-wise loop the model fast-forwards (lanewise.py): a load and a broadcast load in
+# one bank for the last iterations, a constant register read every iteration, the
+# function unit on lanes with zeros, infinities, NaNs and negatives (its special-case
+# paths), integer and bf16 lane operations, results stored over the rows just loaded.
+LANES = """
+MOVPI p0, 0
+MOVPI p2, 0
+MOVPI p3, 1536
+MOVPI p1, 4096
+VLD x5, [p1]
+VUPS.BF16 acc6, x5
+LOOP 20
+    VLD x0, [p0], 64 || VLDB x7, [p3], 2
+    VUPS.BF16 acc0, x0
+    AMUL.F32 acc1, acc0, acc6
+    VPWL.EXP acc2, acc1
+    VPWL.RCP acc3, acc2
+    VPWL.RSQRT acc4, acc0
+    AADD.F32 acc1, acc3, acc4
+    VSRS.BF16 x1, acc1
+    VMAX.BF16 x2, x1, x7
+    VADD.I16 x3, x2, x5
+    VST x3, [p2], 64
+ENDLOOP
+VSRS.BF16 x8, acc4
+"""
+
+
+def _lanes_image():
+    rng = np.random.default_rng(5)
+    v = rng.normal(scale=4, size=4096).astype(np.float32)
+    v[::37] = np.inf
+    v[5::41] = np.nan
+    v[7::43] = 0.0
+    v[9::47] = -1e-39
+    return image(dm={0: bf(v).view(np.uint8)[:8192]})
+
+
+def _fast_forwards(monkeypatch, lanewise):
+    """Count the loops lanewise.run fast-forwarded (and the ones it declined)."""
+    done = {"yes": 0, "no": 0}
+    real = lanewise.run
+
+    def counting(*args):
+        t = real(*args)
+        done["yes" if t is not None else "no"] += 1
+        return t
+    monkeypatch.setattr(lanewise, "run", counting)
+    return done
+
+
+def _same_as_stepping(src, img, budget=Budget(), ok=True):
+    plain = run(src, img(), budget=budget, expect_ok=ok)
+    traced = run(src, img(), budget=budget, trace=True, expect_ok=ok)
+    for key in ("cycles", "retired", "stalls", "unit_busy", "stop"):
+        assert getattr(plain, key) == getattr(traced, key), key
+    assert str(plain.error) == str(traced.error)
+    for name in ("x", "acc", "p", "r", "locks", "LOOPS"):
+        assert np.array_equal(np.asarray(plain.registers[name]), np.asarray(traced.registers[name])), name
+    for k in plain.memories:
+        assert np.array_equal(plain.memories[k], traced.memories[k]), k
+    return plain
+
+
+def test_a_lane_wise_loop_runs_at_once_and_matches_stepping(monkeypatch):
+    from simulators.aie import lanewise
+    done = _fast_forwards(monkeypatch, lanewise)
+    r = _same_as_stepping(LANES, _lanes_image)
+    assert done == {"yes": 1, "no": 0}
+    assert r.stalls["bank_conflict"] > 0 and r.stalls["data_hazard"] > 0
+    assert r.registers["p"][2] == 1280 and r.registers["p"][3] == 1576
+    stored = r.memories["dm"][:1280].view(np.uint16)
+    assert np.isnan(unbf(stored)).any() and np.isfinite(unbf(stored)).any()
+
+
+def test_running_sums_and_maxima_fold_all_iterations_at_once(monkeypatch):
+    from simulators.aie import lanewise
+    done = _fast_forwards(monkeypatch, lanewise)
+    folds = LANES.replace("AADD.F32 acc1, acc3, acc4", "AADD.F32 acc1, acc3, acc4\n"
+                          "    AADD.F32 acc5, acc5, acc1\n    AMAX.F32 acc7, acc0, acc7\n"
+                          "    VMAX.BF16 x4, x0, x4")
+    r = _same_as_stepping(folds, _lanes_image)
+    assert done == {"yes": 1, "no": 0}
+    assert np.isnan(r.registers["acc"][5].view(np.float32)).any()
+    # a fold read by another operation of the body is carried: no plan
+    code = predecode(assemble(folds.replace("VMAX.BF16 x4, x0, x4", "VMAX.BF16 x4, x0, x4\n"
+                                            "    VADD.I16 x6, x4, x0"), "t.asm", CFG), None, CFG, get_spec())
+    assert lanewise.plan(code, 7, len(code.rows) - 2) is None
+
+
+def test_a_fold_is_the_operation_applied_row_by_row():
+    from simulators.aie.lanewise import fold
+    from simulators.numerics import canon, fmax, f32_to_bf16_bits
+    rng = np.random.default_rng(3)
+    rows = rng.normal(size=(9, 32)).astype(np.float32)
+    rows[:, :8] = -np.abs(rows[:, :8])
+    rows[2, :4] = -0.0
+    rows[5, 2:4] = 0.0                         # lanes 2, 3: +0 wins over -0 and negatives
+    rows[4, 4:6] = -0.0                        # lanes 4, 5: only -0 and negatives
+    rows[6, 8] = np.nan
+    rows[3, 9] = np.inf
+    rows[7, 9] = -np.inf
+    init = np.full(32, -5.0, np.float32)
+    for kind in ("add", "max"):
+        want = init
+        for v in rows:
+            want = canon(want + v) if kind == "add" else fmax(want, v)
+        got = fold(kind, init, rows)
+        assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), kind
+    bits = f32_to_bf16_bits(rows)
+    want = f32_to_bf16_bits(init)
+    for v in bits:
+        want = f32_to_bf16_bits(fmax(unbf(want), unbf(v)))
+    assert np.array_equal(fold("max_bf16", f32_to_bf16_bits(init), bits), want)
+
+
+def test_lane_wise_loops_that_are_not_independent_run_bundle_by_bundle(monkeypatch):
+    from simulators.aie import lanewise
+    from simulators.aie.codegen import blocks_of
+    # a register carried from one iteration to the next other than by a fold: no plan
+    carried = LANES.replace("AADD.F32 acc1, acc3, acc4", "AADD.F32 acc1, acc3, acc4\n"
+                            "    AMUL.F32 acc5, acc5, acc1")
+    code = predecode(assemble(carried, "t.asm", CFG), None, CFG, get_spec())
+    body = next(s for s in blocks_of(code) if s[0] == 7)
+    assert lanewise.plan(code, *body) is None
+    _same_as_stepping(carried, _lanes_image)
+    # a load of a row an earlier iteration stored: planned, declined when run
+    done = _fast_forwards(monkeypatch, lanewise)
+    _same_as_stepping(LANES.replace("MOVPI p2, 0", "MOVPI p2, 64"), _lanes_image)
+    assert done == {"yes": 0, "no": 1}
+    # the budget ends inside the loop: stepped, stopped at the exact bundle
+    r = _same_as_stepping(LANES, _lanes_image, budget=Budget(max_instructions=100), ok=False)
+    assert r.error.kind == "instruction budget exceeded" and r.retired == 100
+    # a store running off memory in iteration 4: stepped, failing at its bundle
+    r = _same_as_stepping(LANES.replace("MOVPI p2, 0", "MOVPI p2, 7936"), _lanes_image, ok=False)
+    assert r.error.kind == "memory access error" and "VST x3, [p2], 64" in str(r.error)
+    # a transfer into bytes the loop stores: a race, reported where it happens
+    race = ".bd A, ext=0, loc=0, n0=64\nDMAIN 0, A, r0, r0\n" + LANES
+    r = _same_as_stepping(race, _lanes_image, ok=False)
+    assert r.error.kind == "data race"
+    assert done["yes"] == 0
