@@ -8,10 +8,10 @@ DMA queue, bank conflict), the registers or lock it waited for, and the DMA engi
     info.dma[k]                   # the DMA engine after bundle k
     info.stalls_before(k)         # the run's stall counters after k bundles
 
-The run is the model's own traced run (AieModel.run's steps: check_config, predecode,
-_Run.execute), with a state and a DMA engine that watch what they are asked: `access`
-(the banks a bundle touched), `take_changes` (the end of a bundle), `wait_lock` and
-`wait_queue` (the cycles a bundle waited for DMA). So the numbers are the model's,
+The run is the model's own traced run (AieModel.execute), with a state and a DMA
+engine that watch what they are asked: `access` (the banks a bundle touched),
+`take_changes` (the end of a bundle), `wait_lock` and `wait_queue` (the cycles a
+bundle waited for DMA). So the numbers are the model's,
 not a second timing model; the stall totals after the last bundle equal RunResult.stalls.
 What this reads of the model: AieState.bank_shift/.dma/.locks/.descriptors,
 TracingState.take_changes, DmaEngine.all/.wait_lock/.wait_queue (Channel.queue,
@@ -19,8 +19,6 @@ Transfer fields), Code.rows (Row.reads/.macr/.writes/.slots/.mem) and Code.units
 """
 from __future__ import annotations
 
-import gc
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,11 +26,10 @@ import numpy as np
 from isa.aie.model import get_spec
 from simulators.core.backend import MemoryImage, RunResult
 from simulators.core.budget import Budget
-from simulators.core.errors import SimError
 
 from . import machine
 from .dma import DmaEngine
-from .predecode import Code, predecode
+from .predecode import Code
 from .tracing import TracingState
 
 STALLS = machine.STALLS
@@ -159,36 +156,14 @@ def traced_run(program, image: MemoryImage, cfg, budget: Budget = Budget()
                ) -> tuple[RunResult, Inspection]:
     """AieModel().run(..., trace=True), and what each bundle waited for and left the DMA
     engine doing."""
-    started = time.perf_counter()
-    machine.check_config(cfg)
-    spec = get_spec()
-    state = _WatchingState(cfg, spec)
-    state.descriptors = list(getattr(program, "descriptors", []))
-    state.descriptor_names = list(getattr(program, "descriptor_names", []))
-    dma = state.dma = _WatchedDma(cfg, spec, state)
-    state.pending = dma.pending
-    run = machine._Run(state, dma, cfg, budget, started, True)
-    code = None
-    try:
-        state.load_image(image)
-        code = predecode(program, state, cfg, spec)
-    except SimError as e:
-        result = run.result(machine.AieModel.name, None, "error", e)
-    else:
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            stop, error = run.execute(code)
-        finally:
-            if collecting:
-                gc.enable()
-        result = run.result(machine.AieModel.name, code, stop, error)
+    result, state, dma, code = machine.AieModel().execute(program, image, cfg, budget, True,
+                                                           _WatchingState, _WatchedDma)
     if len(state.ended) != len(result.trace or []):
         # what this module reads of the run loop (module docstring) has changed
         raise RuntimeError(f"simulators/aie/inspect.py: the traced run recorded {len(result.trace or [])} "
                            f"bundles but ended {len(state.ended)} through take_changes; the run loop "
                            "no longer takes each bundle's changes once, so inspect.py must follow it")
-    return result, _inspection(code, result.trace or [], state.ended, dma, spec)
+    return result, _inspection(code, result.trace or [], state.ended, dma, get_spec())
 
 
 def _unit_names(code: Code) -> dict[int, str]:

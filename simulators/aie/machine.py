@@ -11,7 +11,9 @@ cycles.
 
 The timing checks and the operations of each straight-line run of bundles are one
 generated Python function (codegen.py); this loop only dispatches runs, counts bundles
-against the budget and closes hardware loops. A traced run steps bundle by bundle.
+against the budget and closes hardware loops. A loop body whose iterations can run at
+once (fastloop.py: contractions; lanewise.py: element-wise and row-wise work) does, with
+the same timing. A traced run steps bundle by bundle.
 """
 from __future__ import annotations
 
@@ -49,20 +51,29 @@ class AieModel:
 
     def run(self, program, image: MemoryImage, config, budget: Budget = Budget(),
             trace: bool = False) -> RunResult:
+        return self.execute(program, image, config, budget, trace)[0]
+
+    def execute(self, program, image: MemoryImage, config, budget: Budget = Budget(),
+                trace: bool = False, state_class=None, dma_class=DmaEngine
+                ) -> tuple[RunResult, AieState, DmaEngine, Code | None]:
+        """`run`, also returning the state, the DMA engine and the decoded program (None
+        if decoding failed). The state and engine are made from `state_class` (default:
+        TracingState if traced, else AieState) and `dma_class`: the debugger passes
+        subclasses that watch what the run asks of them (inspect.py)."""
         started = time.perf_counter()
         check_config(config)
         spec = get_spec()
-        state = (TracingState if trace else AieState)(config, spec)
+        state = (state_class or (TracingState if trace else AieState))(config, spec)
         state.descriptors = list(getattr(program, "descriptors", []))
         state.descriptor_names = list(getattr(program, "descriptor_names", []))
-        dma = state.dma = DmaEngine(config, spec, state)
+        dma = state.dma = dma_class(config, spec, state)
         state.pending = dma.pending
         run = _Run(state, dma, config, budget, started, trace)
         try:
             state.load_image(image)
             code = predecode(program, state, config, spec)
         except SimError as e:
-            return run.result(self.name, None, "error", e)
+            return run.result(self.name, None, "error", e), state, dma, None
         collecting = gc.isenabled()
         if trace:
             gc.disable()
@@ -71,7 +82,7 @@ class AieModel:
         finally:
             if collecting:
                 gc.enable()
-        return run.result(self.name, code, stop, error)
+        return run.result(self.name, code, stop, error), state, dma, code
 
 
 class _Run:
@@ -129,13 +140,14 @@ class _Run:
         deadline = self.started + self.budget.wall_seconds
         check_at = min(every, limit)
         tn = retired = b = 0
+        declined = None                    # the loop (its st.loops entry) a fast-forward declined
         stop = "end"
         k = 0
         try:
             while b < nb:
                 k = run_at[b]
                 n = size[k]
-                if plans[k] is not None and st.loops and st.loops[-1][0] == b:
+                if plans[k] is not None and st.loops and st.loops[-1][0] == b and st.loops[-1] is not declined:
                     top = st.loops[-1]
                     trips = top[1]
                     if trips > 1 and retired + trips * n <= limit:
@@ -154,6 +166,7 @@ class _Run:
                             st.end_loop()             # the loop is done
                             b = spans[k][1] + 1
                             continue
+                        declined = top       # stepped to its end (asking again each iteration costs)
                 if retired + n > check_at:
                     if time.perf_counter() > deadline:
                         raise self._too_long(code.where(b, tn, retired))
