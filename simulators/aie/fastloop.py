@@ -64,10 +64,16 @@ class Plan:
         return run(self, st, dma, trips, tn, timing_step)
 
 
+def whole_body(code: Code, first: int, last: int) -> bool:
+    """Whether bundles first..last are the whole body of one hardware loop (it opens
+    just before and only it ends after the last)."""
+    return first > 0 and code.rows[first - 1].loop and code.rows[last].ends == 1
+
+
 def plan(code: Code, first: int, last: int) -> Plan | None:
     """The fast-forward plan of a loop body first..last, or None if it is not one."""
     rows = code.rows
-    if first == 0 or not rows[first - 1].loop or rows[last].ends != 1:
+    if not whole_body(code, first, last):
         return None
     loads: list[Load] = []
     steps: dict[int, int] = {}
@@ -127,11 +133,7 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
             if tr.direction == "in" and lo <= tr.hi and tr.lo <= hi + ld.n - 1:
                 return None
         addrs.append(start + step * i)
-    rel: dict[int, int] = {}
-    for tr in st.pending:
-        if tr.rel is not None:
-            rel[tr.rel] = rel.get(tr.rel, st.locks[tr.rel]) + tr.rel_n
-    if any(v > dma.lock_max for v in rel.values()):
+    if locks_could_overflow(st, dma):
         return None
     # the rows every load brings, as 16-bit lanes: (trips, 32)
     rows = []
@@ -179,20 +181,7 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
         other = 3 if kind == MAC_MATRIX else 2
         one = mac_term_values(kind, np.concatenate([t[1] for t in terms.values()]),
                               np.concatenate([t[other] for t in terms.values()]))
-    # time, iteration by iteration, with each iteration's bank conflicts
-    shift = st.bank_shift
-    extra = {}
-    for pos, js in pl.mem_pos:
-        banks = [addrs[j] >> shift for j in js]
-        if len(js) == 2:
-            extra[pos] = (banks[0] == banks[1]).astype(np.int64).tolist()
-        else:
-            most = np.ones(trips, dtype=np.int64)
-            for x in range(len(js)):
-                most = np.maximum(most, sum((banks[x] == bk).astype(np.int64) for bk in banks))
-            extra[pos] = (most - 1).tolist()
-    for k in range(trips):
-        tn = timing_step(tn, k, extra)
+    tn = keep_time(pl.mem_pos, addrs, st.bank_shift, trips, tn, timing_step)
     # the state the last iteration leaves
     at = 0
     for d, (kinds, a, b, y) in terms.items():
@@ -207,4 +196,33 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
     for p, step in pl.steps.items():
         if step:
             st.set_p(p, st.p[p] + trips * step)
+    return tn
+
+
+def locks_could_overflow(st, dma) -> bool:
+    """Whether the pending transfers' lock releases could take a lock past its maximum
+    (an error stepping reports at the bundle where the transfer completes)."""
+    rel: dict[int, int] = {}
+    for tr in st.pending:
+        if tr.rel is not None:
+            rel[tr.rel] = rel.get(tr.rel, st.locks[tr.rel]) + tr.rel_n
+    return any(v > dma.lock_max for v in rel.values())
+
+
+def keep_time(mem_pos, addrs, shift: int, trips: int, tn: int, timing_step) -> int:
+    """Run the body's timing-only code for every iteration, with each iteration's bank
+    conflicts (mem_pos: (bundle of the run, its memory accesses) with 2+ of them; addrs:
+    every access's address per iteration); the next free issue cycle after the last."""
+    extra = {}
+    for pos, js in mem_pos:
+        banks = [addrs[j] >> shift for j in js]
+        if len(js) == 2:
+            extra[pos] = (banks[0] == banks[1]).astype(np.int64).tolist()
+        else:
+            most = np.ones(trips, dtype=np.int64)
+            for x in range(len(js)):
+                most = np.maximum(most, sum((banks[x] == bk).astype(np.int64) for bk in banks))
+            extra[pos] = (most - 1).tolist()
+    for k in range(trips):
+        tn = timing_step(tn, k, extra)
     return tn

@@ -30,6 +30,7 @@ import numpy as np
 from simulators.numerics import canon, f32_to_bf16_bits
 
 from . import semantics as sem
+from .fastloop import keep_time, locks_could_overflow, whole_body
 from .numerics import accumulate_f32
 from .predecode import Code
 from .semantics.vector import _bf
@@ -86,7 +87,7 @@ class Plan:
 def plan(code: Code, first: int, last: int) -> Plan | None:
     """The fast-forward plan of a loop body first..last, or None if it is not one."""
     rows = code.rows
-    if first == 0 or not rows[first - 1].loop or rows[last].ends != 1:
+    if not whole_body(code, first, last):
         return None
     accesses: list[Access] = []
     steps: dict[int, int] = {}
@@ -198,11 +199,7 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
     if any(_spans_overlap(*spans[j], [spans[s] for s in stores]) for j in loads) and \
             _reads_stored(pl, addrs, stores, loads, trips):
         return None
-    rel: dict[int, int] = {}
-    for tr in st.pending:
-        if tr.rel is not None:
-            rel[tr.rel] = rel.get(tr.rel, st.locks[tr.rel]) + tr.rel_n
-    if any(v > dma.lock_max for v in rel.values()):
+    if locks_could_overflow(st, dma):
         return None
     for d in pl.accs:                      # deferred multiply-accumulates land first
         st.flush_macs(d)
@@ -229,20 +226,7 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
             s.x[ac.reg] = st.dm[start:start + trips * ac.n].reshape(trips, ac.n)
         else:
             s.x[ac.reg] = st.dm[a[:, None] + lanes]
-    # time, iteration by iteration, with each iteration's bank conflicts
-    shift = st.bank_shift
-    extra = {}
-    for pos, js in pl.mem_pos:
-        banks = [addrs[j] >> shift for j in js]
-        if len(js) == 2:
-            extra[pos] = (banks[0] == banks[1]).astype(np.int64).tolist()
-        else:
-            most = np.ones(trips, dtype=np.int64)
-            for x in range(len(js)):
-                most = np.maximum(most, sum((banks[x] == bk).astype(np.int64) for bk in banks))
-            extra[pos] = (most - 1).tolist()
-    for k in range(trips):
-        tn = timing_step(tn, k, extra)
+    tn = keep_time(pl.mem_pos, addrs, st.bank_shift, trips, tn, timing_step)
     # stores, in the order the iterations make them
     if len(stores) == 1 and abs(pl.steps[pl.accesses[stores[0]].ptr]) >= VECTOR_BYTES:
         j = stores[0]                        # rows that do not overlap: one assignment
