@@ -140,14 +140,15 @@ class _Run:
         deadline = self.started + self.budget.wall_seconds
         check_at = min(every, limit)
         tn = retired = b = 0
-        declined = None                    # the loop (its st.loops entry) a fast-forward declined
+        declined = (None, 0)               # the loop (its st.loops entry) a fast-forward declined
         stop = "end"
         k = 0
         try:
             while b < nb:
                 k = run_at[b]
                 n = size[k]
-                if plans[k] is not None and st.loops and st.loops[-1][0] == b and st.loops[-1] is not declined:
+                if plans[k] is not None and st.loops and st.loops[-1][0] == b and \
+                        (st.loops[-1] is not declined[0] or len(st.pending) != declined[1]):
                     top = st.loops[-1]
                     trips = top[1]
                     if trips > 1 and retired + trips * n <= limit:
@@ -166,7 +167,9 @@ class _Run:
                             st.end_loop()             # the loop is done
                             b = spans[k][1] + 1
                             continue
-                        declined = top       # stepped to its end (asking again each iteration costs)
+                        # stepped on; asked again only once a DMA transfer completed (or
+                        # was queued): asking each iteration costs
+                        declined = (top, len(st.pending))
                 if retired + n > check_at:
                     if time.perf_counter() > deadline:
                         raise self._too_long(code.where(b, tn, retired))

@@ -294,3 +294,12 @@ def test_every_lane_wise_operation_on_stacked_registers_matches_one_row_at_a_tim
             fn(one, *call)
             assert np.array_equal(s.x[:, k], one.x), (fn.__name__, k)
             assert np.array_equal(s.acc[:, k], one.acc), (fn.__name__, k)
+
+
+def test_a_loop_declined_for_a_running_transfer_is_fast_forwarded_once_it_completes(monkeypatch):
+    from simulators.aie import lanewise
+    done = _fast_forwards(monkeypatch, lanewise)
+    # the transfer writes the rows of iteration 18; it lands a few iterations in
+    src = ".bd A, ext=0, loc=1152, n0=64\nDMAIN 0, A, r0, r0\n" + LANES
+    _same_as_stepping(src, _lanes_image)
+    assert done == {"yes": 1, "no": 1}
