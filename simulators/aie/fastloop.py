@@ -27,7 +27,7 @@ import numpy as np
 
 from . import semantics as sem
 from .predecode import Code
-from .numerics import accumulate_f32
+from .numerics import accumulate_f32, accumulate_f32_rows
 from .semantics.vector import mac_term_values, mac_terms
 from .state import MAC_ADD, MAC_MATRIX, MAC_SUB
 
@@ -184,6 +184,15 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
     tn = keep_time(pl.mem_pos, addrs, st.bank_shift, trips, tn, timing_step)
     # the state the last iteration leaves
     at = 0
+    counts = {len(t[0]) for t in terms.values()}
+    if one is not None and len(counts) == 1:      # as many terms each: all at once
+        ds = list(terms)
+        for d in ds:
+            st.flush_macs(d)
+        sums = accumulate_f32_rows(st.accf[ds], one.reshape(len(ds), counts.pop(), -1))
+        for k, d in enumerate(ds):
+            st.set_acc(d, sums[k])
+        terms = {}
     for d, (kinds, a, b, y) in terms.items():
         st.flush_macs(d)
         if one is not None:

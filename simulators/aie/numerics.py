@@ -72,6 +72,13 @@ def accumulate_f32(acc: np.ndarray, terms: np.ndarray) -> np.ndarray:
     return canon(np.add.accumulate(seq, axis=0, dtype=F32)[-1])
 
 
+def accumulate_f32_rows(accs: np.ndarray, terms: np.ndarray) -> np.ndarray:
+    """accumulate_f32 of several accumulators at once: accs (n, lanes), terms (n, k,
+    lanes) -> (n, lanes), each lane summed in order with one rounding per addition."""
+    seq = np.concatenate((accs[None], terms.transpose(1, 0, 2)), axis=0)
+    return canon(np.add.accumulate(seq, axis=0, dtype=F32)[-1])
+
+
 def mac_f32(acc: np.ndarray, s: np.ndarray) -> np.ndarray:
     """acc + s in fp32 (round to nearest even), NaN canonical."""
     return canon((acc + s).astype(F32))
