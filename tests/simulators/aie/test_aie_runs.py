@@ -303,3 +303,24 @@ def test_a_loop_declined_for_a_running_transfer_is_fast_forwarded_once_it_comple
     src = ".bd A, ext=0, loc=1152, n0=64\nDMAIN 0, A, r0, r0\n" + LANES
     _same_as_stepping(src, _lanes_image)
     assert done == {"yes": 1, "no": 1}
+
+
+def test_a_contraction_summing_several_accumulators_at_once_matches_stepping(monkeypatch):
+    from simulators.aie import fastloop
+    done = _fast_forwards(monkeypatch, fastloop)
+    src = """
+MOVPI p0, 0
+MOVPI p1, 2048
+LOOP 10
+    VLD x0, [p0], 64 || VLD x4, [p1], 64
+    VLD x5, [p1], 64
+    VMMAC.BF16 acc0, x0, y2 || VLD x1, [p0], 64
+    VMMAC.BF16 acc1, x1, y2
+    VMMAC.BF16 acc2, x0, y2
+ENDLOOP
+VSRS.BF16 x8, acc0
+"""
+    r = _same_as_stepping(src, _contraction_image)
+    assert done == {"yes": 1, "no": 0}
+    assert np.isfinite(r.registers["acc"][:3].view(np.float32)).all()
+    assert not np.array_equal(r.registers["acc"][0], r.registers["acc"][1])
