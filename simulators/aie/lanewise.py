@@ -7,9 +7,10 @@ A body qualifies when it holds only fixed-step loads and stores of whole vectors
 below, and every register an iteration reads is either written earlier in the same
 iteration or not written by the body at all (nothing flows from one iteration to the
 next but the pointer steps), except a running sum or maximum that nothing else in the
-body touches (FOLDS: computed over all iterations at once, in order). Then each operation can run once for all iterations on
-"stacked" registers, one row per iteration (`Stacked`, the same semantics functions),
-with the results of running them one by one:
+body touches (FOLDS: computed over all iterations at once, in order). Then each
+operation can run once for all iterations on "stacked" registers, one row per
+iteration (`Stacked`, the same semantics functions), with the results of running them
+one by one:
   - loads gather every iteration's row from data memory at once (their addresses are
     affine in the iteration); stores are written back in iteration order afterwards,
     which is only done when no load reads a byte an earlier store of the loop writes;
