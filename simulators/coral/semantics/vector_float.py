@@ -23,6 +23,18 @@ def need_fp(s, pc, name):
     return rm
 
 
+def operand_checks(s, pc, mnemonic, ops, form) -> int:
+    """The checks of an element-wise vd, vs2, vs1/f operation (vtype, SEW, frm, register
+    groups, v0.t against vd); returns the group size."""
+    need_fp(s, pc, mnemonic)
+    n = group(s, pc, ops["vd"], 1, "vd")
+    group(s, pc, ops["vs2"], 1, "vs2")
+    if form == "vv":
+        group(s, pc, ops["vs1"], 1, "vs1")
+    masked_dest_check(pc, ops["vm"], ops["vd"])
+    return n
+
+
 def _second(s, ops, form, vl):
     if form == "vv":
         return elems(s, ops["vs1"], 32, vl)
@@ -55,12 +67,7 @@ def _binary_maker(name, form):
 
         def run():
             if s.vtype != checked[0]:
-                need_fp(s, pc, f"{name}.{form}")
-                group(s, pc, vd, 1, "vd")
-                group(s, pc, vs2, 1, "vs2")
-                if form == "vv":
-                    group(s, pc, ops["vs1"], 1, "vs1")
-                masked_dest_check(pc, vm, vd)
+                operand_checks(s, pc, f"{name}.{form}", ops, form)
                 checked[0] = s.vtype
             rm = s.fc[FRM]
             if rm > 4:
@@ -108,13 +115,8 @@ def _sign_maker(name, form):
         vd, vs2, vm = ops["vd"], ops["vs2"], ops["vm"]
 
         def run():
-            need_fp(s, pc, f"{name}.{form}")
+            n = operand_checks(s, pc, f"{name}.{form}", ops, form)
             vl = s.vl
-            n = group(s, pc, vd, 1, "vd")
-            group(s, pc, vs2, 1, "vs2")
-            if form == "vv":
-                group(s, pc, ops["vs1"], 1, "vs1")
-            masked_dest_check(pc, vm, vd)
             if vl:
                 put(s, vd, 32, vl, fn(elems(s, vs2, 32, vl), _second(s, ops, form, vl)), vm, n)
             return cost * beats(s, vl, 32)
@@ -141,12 +143,7 @@ def _fma_maker(name, form):
 
         def run():
             if s.vtype != checked[0]:
-                need_fp(s, pc, f"{name}.{form}")
-                group(s, pc, vd, 1, "vd")
-                group(s, pc, vs2, 1, "vs2")
-                if form == "vv":
-                    group(s, pc, ops["vs1"], 1, "vs1")
-                masked_dest_check(pc, vm, vd)
+                operand_checks(s, pc, f"{name}.{form}", ops, form)
                 checked[0] = s.vtype
             rm = s.fc[FRM]
             if rm > 4:
