@@ -14,7 +14,8 @@ from functools import lru_cache
 
 from isa.loader import HardwareConfig, InstrDef, Kind, Operand, get_isa
 from simulators.core import asmtext
-from simulators.core.asmtext import Diagnostics, ExprError, Line, Piece, clip, suggest
+from simulators.core.asmnames import DIRECTIVE_RE, NameScope
+from simulators.core.asmtext import ExprError, Line, Piece, clip, suggest
 from simulators.core.errors import DecodeError
 from simulators.core.program import Instr, Program
 
@@ -127,7 +128,6 @@ def _count_words(d: InstrDef) -> str:
 # --- the assembler ------------------------------------------------------------------
 
 _MNEMONIC_RE = re.compile(r"\s*([A-Za-z_][\w.]*)")
-_DIRECTIVE_RE = re.compile(r"\s*(\.[\w.]*)")
 _ASSIGN_RE = re.compile(r"\s*([A-Za-z_.$][\w.$]*)\s*=\s*(.*)")
 
 
@@ -139,21 +139,20 @@ class _Stmt:
     directive: str = ""
 
 
-class _Assembler:
+class _Assembler(NameScope):
+    directives = DIRECTIVES
+    label_rule = "labels start with a letter, '_' or '.', and must not be a register or parameter name"
+    directives_hint = (f"supported directives: {', '.join(DIRECTIVES)} "
+                       "(`.equ NAME, expr` defines a constant)")
+
     def __init__(self, source_name: str, config: HardwareConfig):
+        super().__init__(source_name, MAX_DIAGNOSTICS)
         self.t = _tables()
         self.config = config
-        self.diags = Diagnostics(source_name, MAX_DIAGNOSTICS)
         self.params = expression_names(config)
-        self.labels: dict[str, int] = {}
-        self.label_lines: dict[str, int] = {}
-        self.constants: dict[str, int] = {}
-        self.constant_lines: dict[str, int] = {}
-        self.later_constants: dict[str, int] = {}     # .equ names seen in pass 1
         self.instrs: list[Instr] = []
         self.words: list[int] = []
         self.loops: list[tuple[int | None, Line, int]] = []  # (counter, line, column)
-        self.current_line = 0
         # Register prefix of the loop counter, for messages ("gp").
         self.rc = next(op.kind.prefix for op in self.t.defs[LOOP_START].operands
                        if op.name == LOOP_COUNTER)
@@ -171,7 +170,7 @@ class _Assembler:
             rest = code[pos:]
             if not rest.strip():
                 continue
-            d = _DIRECTIVE_RE.match(rest)
+            d = DIRECTIVE_RE.match(rest)
             if d:
                 stmts.append(_Stmt(line, pos, -1, d.group(1).lower()))
                 name = rest[d.end():].split(",")[0].strip()
@@ -183,26 +182,31 @@ class _Assembler:
         return stmts
 
     def name_problem(self, name: str) -> str:
-        bad = asmtext.check_name(name)
+        bad = super().name_problem(name)
         if bad:
             return bad
-        if name.lower() in self.t.registers or self.t.reg_like.fullmatch(name):
+        if self.is_register_name(name):
             return f"'{name}' is a register name"
         if name in self.params:
             return f"'{name}' is a hardware parameter"
         return ""
 
-    def define_label(self, line: Line, name: str, col: int, index: int) -> None:
-        bad = self.name_problem(name)
-        if bad:
-            self.diags.error(line, col, f"bad label: {bad}",
-                             "labels start with a letter, '_' or '.', and must not be a register or parameter name")
-        elif name in self.labels:
-            self.diags.error(line, col, f"label '{name}' already defined at line {self.label_lines[name]}",
-                             "each label may be defined once; rename one of them")
-        else:
-            self.labels[name] = index
-            self.label_lines[name] = line.number
+    def is_register_name(self, name: str) -> bool:
+        return name.lower() in self.t.registers or bool(self.t.reg_like.fullmatch(name))
+
+    def name_tables(self) -> tuple[dict[str, int], ...]:
+        return (self.constants, self.labels, self.params)
+
+    @property
+    def names_hint(self) -> str:
+        return f"names are constants (.equ), labels, and hardware parameters ({', '.join(self.params)})"
+
+    def redefinition(self, name: str) -> str:
+        if name not in self.constants and name not in self.labels:
+            return ""
+        first = self.constant_lines.get(name) or self.label_lines[name]
+        what = "constant" if name in self.constants else "label"
+        return f"'{name}' is already defined as a {what} at line {first}"
 
     # pass 2
     def run(self, stmts: list[_Stmt]) -> None:
@@ -226,76 +230,12 @@ class _Assembler:
 
     # .equ / .set
     def directive(self, st: _Stmt) -> None:
-        line, code = st.line, st.line.code
-        m = _DIRECTIVE_RE.match(code, st.pos)
-        col = m.start(1) + 1
-        if st.directive not in DIRECTIVES:
-            near = suggest(m.group(1), DIRECTIVES)
-            self.diags.error(line, col, f"unknown directive '{clip(m.group(1))}'",
-                             f"supported directives: {', '.join(DIRECTIVES)} (`.equ NAME, expr` defines a constant)"
-                             + (f"; did you mean {near[0]}?" if near else ""))
+        m = self.directive_head(st.line, st.pos, st.directive)
+        if m is None:
             return
-        text = code[m.end():]
-        pieces, problems = asmtext.split_operands(text, m.end() + 1)
+        pieces, problems = asmtext.split_operands(st.line.code[m.end():], m.end() + 1)
         usage = f"write `{st.directive} NAME, expression`, e.g. `{st.directive} ROWS, 4 * VLEN`"
-        for pc, msg in problems:
-            self.diags.error(line, pc, msg, usage)
-        if len(pieces) != 2:
-            where = pieces[2].column if len(pieces) > 2 else len(code) + 1
-            self.diags.error(line, where, f"{st.directive} takes a name and a value, got {len(pieces)} "
-                             f"operand{'s' if len(pieces) != 1 else ''}", usage)
-            return
-        name_piece, value_piece = pieces
-        if value_piece.inferred:
-            self.diags.error(line, value_piece.column, f"missing comma after '{clip(name_piece.text)}'", usage)
-        name = name_piece.text
-        bad = self.name_problem(name)
-        if bad:
-            self.diags.error(line, name_piece.column, f"bad constant name: {bad}", usage)
-            return
-        if name in self.constants or name in self.labels:
-            first = self.constant_lines.get(name) or self.label_lines[name]
-            what = "constant" if name in self.constants else "label"
-            self.diags.error(line, name_piece.column, f"'{name}' is already defined as a {what} at line {first}",
-                             "each name may be defined once; rename one of them")
-            return
-        value = self.expression(line, value_piece)
-        if value is not None:
-            self.constants[name] = value
-            self.constant_lines[name] = line.number
-
-    def lookup(self, name: str) -> int | None:
-        v = self.constants.get(name)
-        if v is None:
-            v = self.labels.get(name)
-            if v is None:
-                v = self.params.get(name)
-        return v
-
-    def unknown(self, name: str) -> tuple[str, str]:
-        if name.lower() in self.t.registers or self.t.reg_like.fullmatch(name):
-            return (f"register {name} cannot be used inside an expression",
-                    "expressions are evaluated by the assembler; registers hold run-time values")
-        later = self.later_constants.get(name)
-        if later is not None and later > self.current_line:
-            return (f"constant '{name}' is used before its definition at line {later}",
-                    f"move `.equ {name}, ...` above its first use")
-        if later is not None:
-            return (f"constant '{name}' has no value: its definition at line {later} has an error",
-                    "fix that definition first")
-        known = [*self.constants, *self.labels, *self.params]
-        near = suggest(name, known)
-        hint = f"did you mean {' or '.join(near)}? " if near else ""
-        hint += f"names are constants (.equ), labels, and hardware parameters ({', '.join(self.params)})"
-        return f"unknown name '{clip(name)}'", hint
-
-    def expression(self, line: Line, piece: Piece) -> int | None:
-        self.current_line = line.number
-        try:
-            return asmtext.evaluate(piece.text, self.lookup, self.unknown)
-        except ExprError as e:
-            self.diags.error(line, piece.column + e.offset, e.message, e.hint)
-            return None
+        self.define_constant(st.line, st.directive, pieces, problems, usage)
 
     # instructions
     def instruction(self, st: _Stmt) -> None:
