@@ -65,6 +65,17 @@ def masked_dest_check(pc: int, vm: int, vd: int) -> None:
                         "destination register")
 
 
+def element_checks(s: CoralState, pc: int, ops: dict) -> int:
+    """vd, vs2 and vs1 (when the form has it) as register groups of LMUL, and v0.t not on
+    vd: the checks of an element-wise operation. Returns the group size."""
+    n = group(s, pc, ops["vd"], 1, "vd")
+    group(s, pc, ops["vs2"], 1, "vs2")
+    if "vs1" in ops:
+        group(s, pc, ops["vs1"], 1, "vs1")
+    masked_dest_check(pc, ops["vm"], ops["vd"])
+    return n
+
+
 def elems(s: CoralState, reg: int, sew: int, count: int, signed: bool = False) -> np.ndarray:
     """A view of `count` SEW-bit elements of the group starting at `reg`."""
     base = reg * s.epr[sew]

@@ -7,7 +7,7 @@ import numpy as np
 from .. import fp32
 from ..state import FFLAGS, FRM, fault
 from . import vector, vector_forms
-from .vector_core import beats, elems, group, mask, masked_dest_check, need_vtype, put, put_mask
+from .vector_core import beats, element_checks, elems, group, mask, masked_dest_check, need_vtype, put, put_mask
 
 U32 = np.uint32
 
@@ -27,12 +27,7 @@ def operand_checks(s, pc, mnemonic, ops, form) -> int:
     """The checks of an element-wise vd, vs2, vs1/f operation (vtype, SEW, frm, register
     groups, v0.t against vd); returns the group size."""
     need_fp(s, pc, mnemonic)
-    n = group(s, pc, ops["vd"], 1, "vd")
-    group(s, pc, ops["vs2"], 1, "vs2")
-    if form == "vv":
-        group(s, pc, ops["vs1"], 1, "vs1")
-    masked_dest_check(pc, ops["vm"], ops["vd"])
-    return n
+    return element_checks(s, pc, ops)
 
 
 def _second(s, ops, form, vl):

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..state import SINT, UINT, fault
 from . import vector_forms
-from .vector_core import (beats, elems, group, mask, masked_dest_check, need_vtype, no_overlap, put, put_mask,
+from .vector_core import (beats, element_checks, elems, group, mask, masked_dest_check, need_vtype, no_overlap, put, put_mask,
                           scalar, widen_overlap)
 
 
@@ -85,16 +85,11 @@ def _binary_maker(name, form):
 
     def maker(s, ops, pc, cost):
         vd, vs2, vm = ops["vd"], ops["vs2"], ops["vm"]
-        vs1 = ops.get("vs1")
 
         def run():
             need_vtype(s, pc)
             sew, vl = s.sew, s.vl
-            n = group(s, pc, vd, 1, "vd")
-            group(s, pc, vs2, 1, "vs2")
-            if vs1 is not None:
-                group(s, pc, vs1, 1, "vs1")
-            masked_dest_check(pc, vm, vd)
+            n = element_checks(s, pc, ops)
             if vl:
                 a = elems(s, vs2, sew, vl, signed)
                 b = _operand(s, ops, form, sew, vl, signed)
@@ -152,16 +147,11 @@ def _madd_maker(name, form):
 
     def maker(s, ops, pc, cost):
         vd, vs2, vm = ops["vd"], ops["vs2"], ops["vm"]
-        vs1 = ops.get("vs1")
 
         def run():
             need_vtype(s, pc)
             sew, vl = s.sew, s.vl
-            n = group(s, pc, vd, 1, "vd")
-            group(s, pc, vs2, 1, "vs2")
-            if vs1 is not None:
-                group(s, pc, vs1, 1, "vs1")
-            masked_dest_check(pc, vm, vd)
+            n = element_checks(s, pc, ops)
             if vl:
                 d = elems(s, vd, sew, vl)
                 m = _operand(s, ops, form, sew, vl, False)
