@@ -20,7 +20,8 @@ from isa.aie import default_config
 from isa.aie.model import MEMORY_KINDS, AieSpec, OpInfo, get_spec
 from isa.loader import HardwareConfig, Kind
 from simulators.core import asmtext
-from simulators.core.asmtext import Diagnostics, ExprError, Line, Piece, clip, suggest
+from simulators.core.asmnames import DIRECTIVE_RE, NameScope
+from simulators.core.asmtext import ExprError, Line, Piece, clip, suggest
 from simulators.core.program import Instr
 
 from . import rules
@@ -31,7 +32,6 @@ ENDLOOP = "ENDLOOP"
 LOOP_OPS = ("LOOP", "LOOPR")
 MAX_DIAGNOSTICS = 50
 _MNEMONIC_RE = re.compile(r"\s*([A-Za-z_][\w.]*)")
-_DIRECTIVE_RE = re.compile(r"\s*(\.[\w.]*)")
 _REG_RE = re.compile(r"([A-Za-z]+)(\d+)")
 _ASSIGN_RE = re.compile(r"\s*([A-Za-z_.$][\w.$]*)\s*=\s*(.*)")
 
@@ -134,25 +134,26 @@ class _Stmt:
     directive: str = ""
 
 
-class _Assembler:
+class _Assembler(NameScope):
+    directives = DIRECTIVES
+    label_rule = ("labels start with a letter, '_' or '.', and must not be a register, "
+                  "operation, parameter or predefined name")
+    names_hint = ("names are constants (.equ), labels, descriptors (.bd), hardware parameters and "
+                  "shuffle/rounding mode names")
+    directives_hint = f"directives: {', '.join(DIRECTIVES)}"
+
     def __init__(self, source_name: str, config: HardwareConfig):
+        super().__init__(source_name, MAX_DIAGNOSTICS)
         self.t = _tables()
         self.spec = self.t.spec
         self.config = config
-        self.diags = Diagnostics(source_name, MAX_DIAGNOSTICS)
         self.params = dict(config.values)
         self.fixed_names = self.spec.constants()
-        self.labels: dict[str, int] = {}
-        self.label_lines: dict[str, int] = {}
-        self.constants: dict[str, int] = {}
-        self.constant_lines: dict[str, int] = {}
-        self.later_constants: dict[str, int] = {}
         self.bd_index: dict[str, int] = {}          # .bd names, numbered in pass 1
         self.descriptors: list[dict | None] = []
         self.bundles: list[_Bundle] = []
         self.ends: list[int] = []
         self.loops: list[tuple[int, Line, int]] = []   # (bundle index of the LOOP, line, column)
-        self.current_line = 0
 
     # pass 1: labels, bundle numbers, names defined by directives
     def scan(self, lines: list[Line]) -> list[_Stmt]:
@@ -174,10 +175,10 @@ class _Assembler:
                 stmts.append(_Stmt(line, pos, "cont"))
             elif stripped.upper() == ENDLOOP or stripped.upper().startswith(ENDLOOP + " "):
                 stmts.append(_Stmt(line, pos, "endloop"))
-            elif _DIRECTIVE_RE.match(rest):
-                d = _DIRECTIVE_RE.match(rest).group(1).lower()
+            elif DIRECTIVE_RE.match(rest):
+                d = DIRECTIVE_RE.match(rest).group(1).lower()
                 stmts.append(_Stmt(line, pos, "directive", d))
-                name = rest[_DIRECTIVE_RE.match(rest).end():].split(",")[0].strip()
+                name = rest[DIRECTIVE_RE.match(rest).end():].split(",")[0].strip()
                 if d == ".bd":
                     if name and name not in self.bd_index:
                         self.bd_index[name] = len(self.bd_index)
@@ -190,7 +191,7 @@ class _Assembler:
         return stmts
 
     def name_problem(self, name: str) -> str:
-        bad = asmtext.check_name(name)
+        bad = super().name_problem(name)
         if bad:
             return bad
         if self.t.register_like(name) or name.upper() in self.t.ops:
@@ -201,18 +202,17 @@ class _Assembler:
             return f"'{name}' is a predefined name (shuffle or rounding mode)"
         return ""
 
-    def define_label(self, line: Line, name: str, col: int, index: int) -> None:
-        bad = self.name_problem(name)
-        if bad:
-            self.diags.error(line, col, f"bad label: {bad}",
-                             "labels start with a letter, '_' or '.', and must not be a register, "
-                             "operation, parameter or predefined name")
-        elif name in self.labels:
-            self.diags.error(line, col, f"label '{name}' already defined at line {self.label_lines[name]}",
-                             "each label may be defined once; rename one of them")
-        else:
-            self.labels[name] = index
-            self.label_lines[name] = line.number
+    def is_register_name(self, name: str) -> bool:
+        return bool(self.t.register_like(name))
+
+    def name_tables(self) -> tuple[dict[str, int], ...]:
+        return (self.constants, self.labels, self.bd_index, self.params, self.fixed_names)
+
+    def redefinition(self, name: str) -> str:
+        if name not in self.constants and name not in self.labels and name not in self.bd_index:
+            return ""
+        first = self.constant_lines.get(name) or self.label_lines.get(name)
+        return f"'{name}' is already defined" + (f" at line {first}" if first else " (as a descriptor)")
 
     # pass 2
     def run(self, stmts: list[_Stmt]) -> None:
@@ -493,78 +493,16 @@ class _Assembler:
 
     # --- expressions and directives ----------------------------------------------------
 
-    def lookup(self, name: str) -> int | None:
-        for table in (self.constants, self.labels, self.bd_index, self.params, self.fixed_names):
-            v = table.get(name)
-            if v is not None:
-                return v
-        return None
-
-    def unknown(self, name: str) -> tuple[str, str]:
-        if self.t.register_like(name):
-            return (f"register {name} cannot be used inside an expression",
-                    "expressions are evaluated by the assembler; registers hold run-time values")
-        later = self.later_constants.get(name)
-        if later is not None and later > self.current_line:
-            return (f"constant '{name}' is used before its definition at line {later}",
-                    f"move `.equ {name}, ...` above its first use")
-        if later is not None:
-            return (f"constant '{name}' has no value: its definition at line {later} has an error",
-                    "fix that definition first")
-        known = [*self.constants, *self.labels, *self.bd_index, *self.params, *self.fixed_names]
-        near = suggest(name, known)
-        hint = f"did you mean {' or '.join(near)}? " if near else ""
-        hint += ("names are constants (.equ), labels, descriptors (.bd), hardware parameters and "
-                 "shuffle/rounding mode names")
-        return f"unknown name '{clip(name)}'", hint
-
-    def expression(self, line: Line, piece: Piece) -> int | None:
-        self.current_line = line.number
-        try:
-            return asmtext.evaluate(piece.text, self.lookup, self.unknown)
-        except ExprError as e:
-            self.diags.error(line, piece.column + e.offset, e.message, e.hint)
-            return None
-
     def directive(self, st: _Stmt) -> None:
-        line, code = st.line, st.line.code
-        m = _DIRECTIVE_RE.match(code, st.pos)
-        col = m.start(1) + 1
-        if st.directive not in DIRECTIVES:
-            near = suggest(m.group(1), DIRECTIVES)
-            self.diags.error(line, col, f"unknown directive '{clip(m.group(1))}'",
-                             f"directives: {', '.join(DIRECTIVES)}" + (f"; did you mean {near[0]}?" if near else ""))
+        m = self.directive_head(st.line, st.pos, st.directive)
+        if m is None:
             return
-        pieces, problems = asmtext.split_operands(code[m.end():], m.end() + 1)
+        pieces, problems = asmtext.split_operands(st.line.code[m.end():], m.end() + 1)
         if st.directive == ".bd":
-            self.descriptor(line, col, pieces, problems)
+            self.descriptor(st.line, m.start(1) + 1, pieces, problems)
             return
         usage = f"write `{st.directive} NAME, expression`, e.g. `{st.directive} ROWS, 4 * 64`"
-        for pc, msg in problems:
-            self.diags.error(line, pc, msg, usage)
-        if len(pieces) != 2:
-            where = pieces[2].column if len(pieces) > 2 else len(code) + 1
-            self.diags.error(line, where, f"{st.directive} takes a name and a value, got {len(pieces)} "
-                             f"operand{'s' if len(pieces) != 1 else ''}", usage)
-            return
-        name_piece, value_piece = pieces
-        if value_piece.inferred:
-            self.diags.error(line, value_piece.column, f"missing comma after '{clip(name_piece.text)}'", usage)
-        name = name_piece.text
-        bad = self.name_problem(name)
-        if bad:
-            self.diags.error(line, name_piece.column, f"bad constant name: {bad}", usage)
-            return
-        if name in self.constants or name in self.labels or name in self.bd_index:
-            first = self.constant_lines.get(name) or self.label_lines.get(name)
-            self.diags.error(line, name_piece.column, f"'{name}' is already defined"
-                             + (f" at line {first}" if first else " (as a descriptor)"),
-                             "each name may be defined once; rename one of them")
-            return
-        value = self.expression(line, value_piece)
-        if value is not None:
-            self.constants[name] = value
-            self.constant_lines[name] = line.number
+        self.define_constant(st.line, st.directive, pieces, problems, usage)
 
     def descriptor(self, line: Line, col: int, pieces: list[Piece], problems) -> None:
         fields = self.t.dma_fields

@@ -361,8 +361,8 @@ class _Assembler(NameScope):
                 return 0
             if reg is not None or value is not None:
                 self.diags.error(line, p.column, f"operand {op.name} of {d.mnemonic} is reserved: write 0, "
-                                 f"got '{clip(text)}'", lambda: f"a reserved operand must be 0 (gp0 is also "
-                                 f"accepted). " + syntax_hint(d))
+                                 f"got '{clip(text)}'", lambda: "a reserved operand must be 0 (gp0 is also "
+                                 "accepted). " + syntax_hint(d))
             return None
         if reg is not None or self.t.reg_like.fullmatch(text):
             self.diags.error(line, p.column, f"register {text} where an immediate is expected ({where}: "
