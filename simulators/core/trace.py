@@ -1,9 +1,12 @@
 """Step-by-step traces: what each retired instruction changed, old and new values,
-so a debugger can step forward and back without re-running."""
+so a debugger can step forward and back without re-running; and the parts of an
+accelerator's tracing (simulators/<accel>/tracing.py) that do not depend on its state."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
+
+import numpy as np
 
 
 @dataclass
@@ -22,3 +25,52 @@ class TraceStep:
     text: str
     cycle: int          # issue cycle
     changes: list[Change] = field(default_factory=list)
+
+
+class ChangeLog:
+    """Mixed in before an accelerator's state class to make its TracingState: holds
+    the changes its overridden write methods record until the run loop takes them."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.changes: list[Change] = []
+
+    def take_changes(self) -> list[Change]:
+        out, self.changes = self.changes, []
+        return out
+
+    def logged(self, space: str, address: int, read: Callable[[], Any], write: Callable, *args):
+        """Run `write(*args)` and record the change of what `read()` returns; returns
+        what `write` returns."""
+        old = read()
+        result = write(*args)
+        self.changes.append(Change(space, address, old, read()))
+        return result
+
+
+def apply_memory(memories: dict, change: Change, value) -> bool:
+    """Set the memory location `change` names to `value` (an array: from its address
+    on); False when `change.space` is not a memory of the snapshot."""
+    mem = memories.get(change.space)
+    if mem is None:
+        return False
+    if np.ndim(value):
+        mem[change.address:change.address + len(value)] = value
+    else:
+        mem[change.address] = value
+    return True
+
+
+def stepping(apply_change: Callable[[dict, dict, Change, Any], None]) -> tuple[Callable, Callable]:
+    """`(undo, redo)` for a debugger: apply one TraceStep backwards or forwards to a
+    snapshot (a RunResult's `memories`/`registers`) in place, one change at a time
+    through the accelerator's `apply_change(memories, registers, change, value)`."""
+    def undo(step: TraceStep, memories: dict, registers: dict) -> None:
+        for ch in reversed(step.changes):
+            apply_change(memories, registers, ch, ch.old)
+
+    def redo(step: TraceStep, memories: dict, registers: dict) -> None:
+        for ch in step.changes:
+            apply_change(memories, registers, ch, ch.new)
+
+    return undo, redo

@@ -13,24 +13,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulators.core.trace import Change
+from simulators.core.trace import Change, ChangeLog, apply_memory, stepping
 
 from .state import CSR_NAMES, PlenaState, bf16_bits
 
 
-class TracingState(PlenaState):
-    def __init__(self, cfg, register_counts):
-        super().__init__(cfg, register_counts)
-        self.changes: list[Change] = []
-
-    def take_changes(self) -> list[Change]:
-        out, self.changes = self.changes, []
-        return out
-
+class TracingState(ChangeLog, PlenaState):
     def _scalar(self, space, regs, r, write, v):
-        old = regs[r]
-        write(self, r, v)
-        self.changes.append(Change(space, r, old, regs[r]))
+        self.logged(space, r, lambda: regs[r], write, self, r, v)
 
     def set_gp(self, r, v):
         if r:
@@ -73,36 +63,24 @@ class TracingState(PlenaState):
         self.changes.append(Change("msram", tile * self.TILE, old, bf16_bits(self.M[tile]).ravel()))
 
     def write_hbm(self, addr, bits):
-        old = self.hbm[addr:addr + len(bits)].copy()
-        super().write_hbm(addr, bits)
-        self.changes.append(Change("hbm", addr, old, self.hbm[addr:addr + len(bits)].copy()))
+        self.logged("hbm", addr, lambda: self.hbm[addr:addr + len(bits)].copy(), super().write_hbm, addr, bits)
 
     def set_acc(self, name, values):
-        old = self.acc[name].copy()
-        super().set_acc(name, values)
-        self.changes.append(Change(name, 0, old, self.acc[name].copy()))
+        self.logged(name, 0, lambda: self.acc[name].copy(), super().set_acc, name, values)
 
     def push_loop(self, body_pc):
-        old = tuple(self.loops)
-        super().push_loop(body_pc)
-        self.changes.append(Change("LOOPS", 0, old, tuple(self.loops)))
+        self.logged("LOOPS", 0, lambda: tuple(self.loops), super().push_loop, body_pc)
 
     def pop_loop(self):
-        old = tuple(self.loops)
-        super().pop_loop()
-        self.changes.append(Change("LOOPS", 0, old, tuple(self.loops)))
+        self.logged("LOOPS", 0, lambda: tuple(self.loops), super().pop_loop)
 
 
 def apply_change(memories: dict, registers: dict, change: Change, value) -> None:
     """Set the location `change` names to `value` (its old or new side)."""
     space, addr = change.space, change.address
-    if space in memories:
-        mem = memories[space]
-        if np.ndim(value):
-            mem[addr:addr + len(value)] = value
-        else:
-            mem[addr] = value
-    elif space in ("gp", "f", "a"):
+    if apply_memory(memories, change, value):
+        return
+    if space in ("gp", "f", "a"):
         registers[space][addr] = value
     elif space == "csr":
         registers[CSR_NAMES[addr]] = value
@@ -112,13 +90,4 @@ def apply_change(memories: dict, registers: dict, change: Change, value) -> None
         registers[space][...] = value
 
 
-def redo(step, memories: dict, registers: dict) -> None:
-    """Apply one TraceStep forwards to a snapshot in place."""
-    for ch in step.changes:
-        apply_change(memories, registers, ch, ch.new)
-
-
-def undo(step, memories: dict, registers: dict) -> None:
-    """Apply one TraceStep backwards to a snapshot in place."""
-    for ch in reversed(step.changes):
-        apply_change(memories, registers, ch, ch.old)
+undo, redo = stepping(apply_change)
