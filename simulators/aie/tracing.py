@@ -9,20 +9,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulators.core.trace import Change
+from simulators.core.trace import Change, ChangeLog, apply_memory, stepping
 
 from .state import G_FIELDS, AieState
 
 
-class TracingState(AieState):
+def _loop_stack(state) -> tuple:
+    return tuple(tuple(x) for x in state.loops)
+
+
+class TracingState(ChangeLog, AieState):
     def __init__(self, cfg, spec):
         super().__init__(cfg, spec)
-        self.changes: list[Change] = []
         self.defer_macs = False          # every accumulator change belongs to its own step
-
-    def take_changes(self) -> list[Change]:
-        out, self.changes = self.changes, []
-        return out
 
     def _scalar(self, space, regs, i, real, *args):
         old = regs[i]
@@ -43,61 +42,37 @@ class TracingState(AieState):
         self._scalar("lock", self.locks, i, AieState.set_lock, v)
 
     def set_g(self, i, values):
-        old = tuple(self.g[i])
-        super().set_g(i, values)
-        self.changes.append(Change("g", i, old, tuple(self.g[i])))
+        self.logged("g", i, lambda: tuple(self.g[i]), super().set_g, i, values)
 
     def set_x(self, i, values):
-        old = self.x[i].copy()
-        super().set_x(i, values)
-        self.changes.append(Change("x", i, old, self.x[i].copy()))
+        self.logged("x", i, lambda: self.x[i].copy(), super().set_x, i, values)
 
     def set_w(self, i, values):
-        old = self.x[i >> 1].copy()
-        super().set_w(i, values)
-        self.changes.append(Change("x", i >> 1, old, self.x[i >> 1].copy()))
+        self.logged("x", i >> 1, lambda: self.x[i >> 1].copy(), super().set_w, i, values)
 
     def set_acc(self, i, values):
-        old = self.acc[i].copy()
-        super().set_acc(i, values)
-        self.changes.append(Change("acc", i, old, self.acc[i].copy()))
+        self.logged("acc", i, lambda: self.acc[i].copy(), super().set_acc, i, values)
 
     def set_rm(self, v):
-        old = self.rm
-        super().set_rm(v)
-        self.changes.append(Change("RM", 0, old, v))
+        self.logged("RM", 0, lambda: self.rm, super().set_rm, v)
 
     def write_dm(self, addr, data):
         n = np.ascontiguousarray(data).nbytes
-        old = self.dm[addr:addr + n].copy()
-        super().write_dm(addr, data)
-        self.changes.append(Change("dm", addr, old, self.dm[addr:addr + n].copy()))
+        self.logged("dm", addr, lambda: self.dm[addr:addr + n].copy(), super().write_dm, addr, data)
 
     def dma_write(self, words, values):
         lo, hi = 2 * int(words.min()), 2 * int(words.max()) + 2
-        old = self.dm[lo:hi].copy()
-        super().dma_write(words, values)
-        self.changes.append(Change("dm", lo, old, self.dm[lo:hi].copy()))
+        self.logged("dm", lo, lambda: self.dm[lo:hi].copy(), super().dma_write, words, values)
 
     def ext_write(self, words, values):
         lo, hi = int(words.min()), int(words.max()) + 1
-        old = self.ext[lo:hi].copy()
-        super().ext_write(words, values)
-        self.changes.append(Change("ext", lo, old, self.ext[lo:hi].copy()))
-
-    def _loops(self, real, *args):
-        old = tuple(tuple(x) for x in self.loops)
-        real(self, *args)
-        self.changes.append(Change("LOOPS", 0, old, tuple(tuple(x) for x in self.loops)))
+        self.logged("ext", lo, lambda: self.ext[lo:hi].copy(), super().ext_write, words, values)
 
     def push_loop(self, body, trips):
-        self._loops(AieState.push_loop, body, trips)
+        self.logged("LOOPS", 0, lambda: _loop_stack(self), super().push_loop, body, trips)
 
     def end_loop(self):
-        old = tuple(tuple(x) for x in self.loops)
-        back = super().end_loop()
-        self.changes.append(Change("LOOPS", 0, old, tuple(tuple(x) for x in self.loops)))
-        return back
+        return self.logged("LOOPS", 0, lambda: _loop_stack(self), super().end_loop)
 
 
 # --- stepping a snapshot (the debugger's undo/redo) ------------------------------------
@@ -106,13 +81,9 @@ def apply_change(memories: dict, registers: dict, change: Change, value) -> None
     """Set the location `change` names to `value` (its old or new side) in the
     `memories`/`registers` dicts of a RunResult."""
     space, addr = change.space, change.address
-    if space in memories:
-        mem = memories[space]
-        if np.ndim(value):
-            mem[addr:addr + len(value)] = value
-        else:
-            mem[addr] = value
-    elif space in ("r", "p", "m"):
+    if apply_memory(memories, change, value):
+        return
+    if space in ("r", "p", "m"):
         registers[space][addr] = value
     elif space == "lock":
         registers["locks"][addr] = value
@@ -132,13 +103,4 @@ def apply_change(memories: dict, registers: dict, change: Change, value) -> None
         raise ValueError(f"unknown trace space {space!r}")
 
 
-def redo(step, memories: dict, registers: dict) -> None:
-    """Apply one TraceStep forwards to a snapshot in place."""
-    for ch in step.changes:
-        apply_change(memories, registers, ch, ch.new)
-
-
-def undo(step, memories: dict, registers: dict) -> None:
-    """Apply one TraceStep backwards to a snapshot in place."""
-    for ch in reversed(step.changes):
-        apply_change(memories, registers, ch, ch.old)
+undo, redo = stepping(apply_change)
