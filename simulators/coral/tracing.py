@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulators.core.trace import Change
+from simulators.core.trace import Change, stepping
 
 from .state import CoralState
 
@@ -83,13 +83,4 @@ def apply_change(memories: dict, registers: dict, change: Change, value) -> None
         registers[CSR_NAMES[addr]] = value
 
 
-def redo(step, memories: dict, registers: dict) -> None:
-    """Apply one TraceStep forwards to a snapshot in place."""
-    for ch in step.changes:
-        apply_change(memories, registers, ch, ch.new)
-
-
-def undo(step, memories: dict, registers: dict) -> None:
-    """Apply one TraceStep backwards to a snapshot in place."""
-    for ch in reversed(step.changes):
-        apply_change(memories, registers, ch, ch.old)
+undo, redo = stepping(apply_change)
