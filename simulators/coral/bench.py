@@ -14,7 +14,7 @@ from __future__ import annotations
 import statistics
 
 from isa.coral import default_config
-from simulators.core.backend import MemoryImage
+from simulators.core.bench import median_rate
 
 from .assembler import assemble
 from .machine import CoralModel
@@ -125,15 +125,7 @@ THROUGHPUT = {"strips": 64, "outer": 64}      # repetitions of each loop
 def _rate(source: str, n: int, trace: bool, repeats: int) -> tuple[float, int]:
     """Median retired instructions per second of `repeats` runs, and instructions."""
     cfg = default_config()
-    program = assemble(source.format(n=n), "bench.s", cfg)
-    model = CoralModel()
-    rates = []
-    for _ in range(repeats):
-        result = model.run(program, MemoryImage(), cfg, trace=trace)
-        if result.error is not None:
-            raise RuntimeError(f"benchmark kernel failed: {result.error}")
-        rates.append(result.retired / result.wall_seconds)
-    return statistics.median(rates), result.retired
+    return median_rate(CoralModel(), assemble(source.format(n=n), "bench.s", cfg), cfg, trace, repeats)
 
 
 def _throughput(repeats: int, scale: float) -> dict:

@@ -6,10 +6,9 @@ Run: `python -m simulators.plena.bench` or `kernelcraft bench model`.
 """
 from __future__ import annotations
 
-import statistics
 
 from isa.plena import default_config
-from simulators.core.backend import MemoryImage
+from simulators.core.bench import median_rate
 
 from .assembler import assemble
 from .machine import PlenaModel
@@ -50,15 +49,7 @@ SIZES = {"scalar": (100_000, 10_000), "vector": (3_000, 300), "matmul": (3_000, 
 def _rate(source: str, n: int, trace: bool, repeats: int) -> tuple[float, int]:
     """Median retired instructions per second of `repeats` runs, and instructions."""
     cfg = default_config()
-    program = assemble(source.format(n=n), "bench.asm", cfg)
-    model = PlenaModel()
-    rates = []
-    for _ in range(repeats):
-        result = model.run(program, MemoryImage(), cfg, trace=trace)
-        if result.error is not None:
-            raise RuntimeError(f"benchmark kernel failed: {result.error}")
-        rates.append(result.retired / result.wall_seconds)
-    return statistics.median(rates), result.retired
+    return median_rate(PlenaModel(), assemble(source.format(n=n), "bench.asm", cfg), cfg, trace, repeats)
 
 
 def benchmark(repeats: int = 5, scale: float = 1.0) -> dict:
