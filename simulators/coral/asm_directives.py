@@ -20,7 +20,7 @@ IGNORED = (".globl", ".global", ".local", ".type", ".size", ".file", ".ident", "
            ".weak", ".hidden", ".cfi_startproc", ".cfi_endproc", ".addrsig")
 DIRECTIVES = (".text", ".data", ".rodata", ".bss", ".section", ".equ", ".set", ".byte", ".half",
               ".short", ".2byte", ".word", ".long", ".4byte", ".float", ".zero", ".space", ".skip",
-              ".string", ".asciz", ".ascii", ".align", ".p2align", ".balign", ".option") + IGNORED
+              ".string", ".asciz", ".ascii", ".fill", ".align", ".p2align", ".balign", ".option") + IGNORED
 
 
 class DirectiveMixin:
@@ -96,13 +96,13 @@ class DirectiveMixin:
 
     def data_size(self, item, name: str, pieces: list[Piece], section: str) -> int:
         line = item.stmt.line
-        if section == "text" and name not in (".word", ".4byte", ".long", ".align", ".p2align", ".balign"):
+        if section == "text" and name not in (".word", ".4byte", ".long", ".fill", ".align", ".p2align", ".balign"):
             self.diags.error(line, item.pos + 1, f"{name} in .text",
                              "only instructions, .word and alignment belong in .text: put data in .data "
                              "or .rodata")
             item.kind = "bad"
             return 0
-        if section == "bss" and name not in (".zero", ".space", ".skip", ".align", ".p2align", ".balign"):
+        if section == "bss" and name not in (".zero", ".space", ".skip", ".fill", ".align", ".p2align", ".balign"):
             self.diags.error(line, item.pos + 1, f"{name} in .bss",
                              ".bss holds only zero-filled space (.zero N): put initialised data in .data")
             item.kind = "bad"
@@ -111,6 +111,8 @@ class DirectiveMixin:
             if not pieces:
                 self.diags.error(line, item.pos + 1, f"{name} needs at least one value", f"e.g. `{name} 1, 2, 3`")
             return DATA_SIZES[name] * len(pieces)
+        if name == ".fill":
+            return self.fill_size(item, pieces, section)
         if name in (".string", ".asciz", ".ascii"):
             total = 0
             for p in pieces:
@@ -154,6 +156,43 @@ class DirectiveMixin:
         self.align[section] = max(self.align[section], boundary)
         off = self.loc[section]
         return -off % boundary
+
+    def fill_args(self, item, pieces: list[Piece]) -> tuple[int, int, int] | None:
+        """(repeat, size, value) of `.fill repeat[, size[, value]]`, GNU's defaults size 1, value 0."""
+        line = item.stmt.line
+        if not 1 <= len(pieces) <= 3:
+            self.diags.error(line, item.pos + 1, ".fill takes repeat[, size[, value]]", "e.g. `.fill 16, 4, 0xdeadbeef`")
+            return None
+        vals = [self.expression(line, p) for p in pieces]
+        if any(v is None for v in vals):
+            return None
+        repeat, size, value = (vals + [1, 0][len(vals) - 1:])[:3]
+        if not 0 <= repeat <= 1 << 24:
+            self.diags.error(line, pieces[0].column, f".fill repeat {repeat} is not in 0..{1 << 24}", "")
+            return None
+        if not 0 <= size <= 8:
+            self.diags.error(line, pieces[1].column, f".fill size {size} is not in 0..8", "")
+            return None
+        if not -(1 << 31) <= value < 1 << 32:
+            self.diags.error(line, pieces[2].column, f".fill value {value} does not fit 32 bits", "")
+            return None
+        return repeat, size, value
+
+    def fill_size(self, item, pieces: list[Piece], section: str) -> int:
+        args = self.fill_args(item, pieces)
+        if args is None:
+            return 0
+        repeat, size, value = args
+        line = item.stmt.line
+        if section == "text" and repeat * size % 4:
+            self.diags.error(line, item.pos + 1, f".fill of {repeat * size} bytes in .text",
+                             "in .text fill whole 4-byte words, e.g. `.fill 4, 4, 0x00000013`")
+            return 0
+        if section == "bss" and value & ((1 << 8 * min(size, 4)) - 1):
+            self.diags.error(line, item.pos + 1, ".fill with a non-zero value in .bss",
+                             ".bss holds only zero-filled space: put initialised data in .data")
+            return 0
+        return repeat * size
 
     def define_constant(self, item, name: str, col: int, value: Piece) -> None:
         line = item.stmt.line
@@ -199,8 +238,16 @@ class DirectiveMixin:
                     out += data + (b"\0" if name != ".ascii" else b"")
             self.put(section, item.offset, bytes(out))
             return
-        width = DATA_SIZES[name]
         out = bytearray()
+        if name == ".fill":
+            repeat, size, value = self.fill_args(item, item.pieces)
+            # GNU: each copy is the low `size` bytes of an 8-byte number whose high 4 bytes are 0.
+            out += ((value & 0xFFFFFFFF).to_bytes(8, "little")[:size]) * repeat
+            if section == "bss":
+                return
+            self.emit_bytes(section, item, line, out)
+            return
+        width = DATA_SIZES[name]
         for p in item.pieces:
             self.here = self.base[section] + item.offset + len(out)
             if name == ".float":
@@ -217,6 +264,10 @@ class DirectiveMixin:
                 self.error(line, p.column, f"{name} value {v} does not fit {8 * width} bits ({lo}..{hi})", "")
                 v = None
             out += ((v or 0) & ((1 << 8 * width) - 1)).to_bytes(width, "little")
+        self.emit_bytes(section, item, line, out)
+
+    def emit_bytes(self, section: str, item, line, out: bytes) -> None:
+        """Data bytes at the item's place; in .text each word is decoded (or kept as .word)."""
         if section == "text":
             from .encoding import decode
             for k in range(0, len(out), 4):

@@ -173,10 +173,10 @@ def fdiv(a: int, b: int, rm: int) -> tuple[int, int]:
     sign = (a ^ b) & SIGN
     if (x == 0 and y == 0) or (math.isinf(x) and math.isinf(y)):
         return CANON, NV
+    if math.isinf(x):                      # inf / 0 is an exact infinity: no DZ (IEEE 754 7.3)
+        return sign | INF, 0
     if y == 0:
         return sign | INF, DZ
-    if math.isinf(x):
-        return sign | INF, 0
     if math.isinf(y) or x == 0:
         return sign, 0
     return round_f32(x / y, rm)

@@ -214,6 +214,34 @@ def _widen_maker(name, form, macc):
     return maker
 
 
+def _widen_wide_maker(name, form):
+    """.wv / .wx: vd (2*SEW) = vs2 (2*SEW) op ext(second operand, SEW)."""
+    signed, _, fn = WIDEN[name]
+
+    def maker(s, ops, pc, cost):
+        vd, vs2, vm = ops["vd"], ops["vs2"], ops["vm"]
+        vs1 = ops.get("vs1")
+
+        def run():
+            need_vtype(s, pc)
+            sew, vl = s.sew, s.vl
+            if sew == 32:
+                raise _too_wide(pc, name)
+            nd = group(s, pc, vd, 2, "vd (2*SEW)")
+            group(s, pc, vs2, 2, "vs2 (2*SEW)")    # same EEW as vd: aligned groups coincide or are apart
+            if vs1 is not None:
+                ns = group(s, pc, vs1, 1, "vs1")
+                widen_overlap(pc, vd, nd, vs1, ns, s.lmul_num >= s.lmul_den, "the narrower source vs1")
+            masked_dest_check(pc, vm, vd)
+            if vl:
+                a = elems(s, vs2, 2 * sew, vl).astype(np.int64)
+                b = np.asarray(_operand(s, ops, form, sew, vl, signed)).astype(np.int64)
+                put(s, vd, 2 * sew, vl, (fn(a, b) & ((1 << 2 * sew) - 1)).astype(UINT[2 * sew]), vm, nd)
+            return cost * beats(s, vl, 2 * sew)
+        return run
+    return maker
+
+
 def _too_wide(pc, name):
     return fault(pc, f"{name} widens SEW to 2*SEW, and SEW = 32 would need 64-bit elements (ELEN = 32): "
                      "use e8 or e16")
@@ -223,6 +251,8 @@ for _name in WIDEN:
     vector_forms(_name, ("vv", "vx"), lambda form, n=_name: _widen_maker(n, form, False))
 for _name in WMACC:
     vector_forms(_name, ("vv", "vx"), lambda form, n=_name: _widen_maker(n, form, True))
+for _name in ("vwaddu", "vwadd", "vwsubu", "vwsub"):
+    vector_forms(_name, ("wv", "wx"), lambda form, n=_name: _widen_wide_maker(n, form))
 
 
 def _narrow_maker(name, form):

@@ -151,14 +151,16 @@ def corpus(seed: int = 1, per_instruction: int = 6) -> str:
             body.append(instruction_line(rng, d, pc, 4 * n_text))
             pc += 4
     text += body
-    text += ["helper:", "ret", ".align 4", "addi a0, a0, 1",
+    text += ["helper:", "ret", ".align 4", "addi a0, a0, 1", ".fill 2, 4, 0x00000013",
              ".data", "table: .word 1, -2, 0x7FFFFFFF, 0xFFFFFFFF, table, _start",
              "halves: .half 1, -1, 0xFFFF, 300", "bytes: .byte 1, 255, -128, 'x' - 'x'",
              ".align 2", "words: .4byte 7, 8, 9, 10",
              "floats: .float 1.0, -2.5, 0.1, 3.4028235e38, 1e-45, 1.17549435e-38, 0f1.5, -0.0, 6.02e23",
              ".string \"hello, world\\n\"", ".asciz \"tab\\there\"", ".ascii \"no nul\"",
              ".p2align 3", "aligned: .zero 12", ".balign 16", ".space 5, 0xAB", ".skip 3",
-             ".2byte 0x1234", ".long -7", ".short 9"]
+             ".2byte 0x1234", ".long -7", ".short 9",
+             "filled: .fill 3", ".fill 2, 2, 0x1234", ".fill 2, 8, -1", ".fill 3, 3, 0xaabbccdd",
+             ".fill 0, 4, 7", ".fill 2, 1, 300"]
     floats = [struct.unpack("<f", struct.pack("<I", rng.getrandbits(32)))[0] for _ in range(40)]
     text.append(".float " + ", ".join(repr(f) for f in floats if f == f and abs(f) != float("inf")))
     text += [".section .rodata", "ro: .word 0xCAFEBABE", ".string \"ro\"",

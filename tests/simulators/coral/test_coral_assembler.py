@@ -136,6 +136,19 @@ def test_data_directives_and_float_rounding():
     assert data[16:22] == b"a\n\x00b\xab\xab" and data[24:26] == b"\x03\x00"
 
 
+def test_fill_writes_like_gnu_as():
+    # bytes checked against riscv64-unknown-elf-as (also in the binutils corpus)
+    p = assemble(".data\n.fill 3\n.fill 2, 2, 0x1234\n.fill 1, 8, -1\n.fill 2, 3, 0xaabbccdd\n"
+                 ".fill 0, 4, 7\n", "t.s")
+    assert p.data[0][2] == bytes.fromhex("000000" "34123412" "ffffffff00000000" "ddccbbddccbb")
+    assert assemble(".fill 2, 4, 0x00000013\n", "t.s").words == [0x13, 0x13]
+
+
+def test_fsrmi_and_fsflagsi_take_an_optional_destination_like_gnu_as():
+    assert words("fsrmi a0, 3\nfsflagsi a1, 0\nfsrmi 2\nfsflagsi 1") == [
+        0x0021D573, 0x001055F3, 0x00215073, 0x0010D073]
+
+
 def test_align_in_text_pads_with_nops_and_word_in_text_decodes():
     p = assemble("nop\n.align 4\nret\n.word 0x00000013\n", "t.s")
     assert p.words[:4] == [0x13] * 4 and p.instrs[-1].mnemonic == "addi"
@@ -188,6 +201,10 @@ def test_all_errors_are_reported_with_line_column_and_hint():
     (".data\nadd a0, a0, a0", "instruction add in the data section", ".text"),
     (".data\n.float 1.x", "'1.x' is not a floating-point number", "decimal"),
     (".data\n.byte 300", ".byte value 300 does not fit 8 bits", ""),
+    (".data\n.fill 2, 9, 1", ".fill size 9 is not in 0..8", ""),
+    (".data\n.fill 1, 2, 3, 4", ".fill takes repeat[, size[, value]]", ".fill 16, 4"),
+    (".fill 3, 1, 0", ".fill of 3 bytes in .text", "whole 4-byte words"),
+    (".bss\n.fill 4, 4, 1", ".fill with a non-zero value in .bss", ".data"),
     ("addi a0, a0, %lo(x) + 1\nx:", "unexpected text after %lo(...)", "%lo(symbol + 4)"),
     ("flw fa0, 0(fa1)", "fa1 is an f register; rs1 of flw must be an x register", "flw rd, imm(rs1)"),
     ("vfadd.vv v8, v16, fa0", "fa0 is an f register; vs1 of vfadd.vv must be a v register", ""),

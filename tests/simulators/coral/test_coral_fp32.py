@@ -122,6 +122,13 @@ def test_special_values_and_flags():
     assert fp32.fdiv(one, zero, 0) == (inf, DZ)
     assert fp32.fdiv(one | 0x80000000, zero, 0) == (inf | 0x80000000, DZ)
     assert fp32.fdiv(zero, zero, 0) == (qnan, NV)
+    # inf / 0 is an exact infinity: IEEE 754 and RISC-V raise no flag (Spike agrees)
+    assert fp32.fdiv(inf, zero, 0) == (inf, 0)
+    assert fp32.fdiv(inf | 0x80000000, zero, 0) == (inf | 0x80000000, 0)
+    assert fp32.fdiv(inf, nzero, 0) == (inf | 0x80000000, 0)
+    v = np.array([inf, inf | 0x80000000], dtype=np.uint32)
+    out, fl = fp32.vdiv(v, np.array([zero, nzero], dtype=np.uint32), 0, 0)
+    assert out.tolist() == [inf, inf] and fl == 0
     assert fp32.fsqrt(nzero, 0) == (nzero, 0)
     assert fp32.fsqrt(bits(-1.0), 0) == (qnan, NV)
     assert fp32.fadd(one, one | 0x80000000, 0) == (zero, 0)        # x - x = +0 ...

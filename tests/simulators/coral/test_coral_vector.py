@@ -194,6 +194,32 @@ def test_widening_overlap_rules_and_sew_limit():
     assert "EMUL = 16" in str(r.error)
 
 
+@pytest.mark.parametrize("op, signed, sign", [("vwadd", True, 1), ("vwaddu", False, 1),
+                                               ("vwsub", True, -1), ("vwsubu", False, -1)])
+@pytest.mark.parametrize("form", ["wv", "wx"])
+def test_widening_with_a_wide_first_operand(op, signed, sign, form):
+    wide = np.array([1, -1, 100000, 0x7FFFFFFF, -5, 0, 65536, 3], dtype=np.int64)
+    narrow = np.array([-1, 2, -32768, 1, 7, -1, 5, 0], dtype=np.int64)
+    second = "v4" if form == "wv" else "a3"
+    src = ("li a3, -3\nla a1, wide\n" + vsetvli(8, 32, "m2") + "vle32.v v8, (a1)\n"
+           "la a2, narrow\n" + vsetvli(8, 16) + "vle16.v v4, (a2)\n"
+           f"{op}.{form} v12, v8, {second}\n{op}.{form} v8, v8, {second}\n"      # vd may be vs2
+           + vsetvli(8, 32, "m2") + "la a0, o1\nvse32.v v12, (a0)\nla a0, o2\nvse32.v v8, (a0)\n"
+           ".data\nwide: .word " + ", ".join(map(str, wide)) + "\nnarrow: .half "
+           + ", ".join(map(str, narrow)) + "\no1: .zero 32\no2: .zero 32")
+    r = run(src)
+    b = narrow if form == "wv" else np.full(8, -3)
+    b = b if signed else b % 65536
+    want = ((wide + sign * b + 2**31) % 2**32 - 2**31).tolist()
+    assert read(r, "o1", np.int32, 8).tolist() == want
+    assert read(r, "o2", np.int32, 8).tolist() == want
+    assert run(vsetvli(8, 16) + f"{op}.wv v2, v4, v3").error is None   # v3: the top half of v2-v3, allowed
+    bad = run(vsetvli(8, 16) + f"{op}.wv v2, v4, v2", expect_ok=False)    # the low half: not allowed
+    assert "overlaps the narrower source vs1" in str(bad.error)
+    bad = run(vsetvli(8, 16) + f"{op}.wv v2, v5, v8", expect_ok=False)
+    assert "vs2" in str(bad.error)
+
+
 def test_merge_splat_moves_index_iota():
     src = (vsetvli(8, 8) + "li t0, 0b10110010\nvmv.s.x v0, t0\nvid.v v1\nvmv.v.i v2, 9\nvmerge.vim v3, v1, -1, v0\n"
            "viota.m v4, v0\nvcpop.m a0, v0\nvfirst.m a1, v0\nvmsbf.m v5, v0\nvmv.x.s a2, v3\nvmv.x.s a3, v2\n"
