@@ -39,13 +39,16 @@ def cmd_sweep(args) -> int:
                                 level=args.level, configs=args.configs, reps=args.reps,
                                 budget=args.budget, seeds=args.seeds, file=args.file)
     sweep_id = args.sweep_id or file_id or grid.default_id()
-    opts = Options(jobs=args.jobs or os.cpu_count() or 1,
+    if args.jobs is not None and args.jobs < 1:
+        raise SystemExit("--jobs must be at least 1")
+    opts = Options(jobs=args.jobs,
                    provider_limits=_pairs(args.provider_limit, "--provider-limit", int),
                    max_cost=args.max_cost, timeout=args.timeout, retries=args.retries,
                    api_base=args.api_base,
                    model_params=_pairs(args.model_param, "--model-param", _json_or_word))
     store = TraceStore(args.traces)
-    executor = RayPool(args.ray or None) if args.ray is not None else LocalPool(opts.jobs)
+    executor = (RayPool(args.ray or None) if args.ray is not None
+                else LocalPool(args.jobs or os.cpu_count() or 1))
     progress = SweepProgress(live=False if args.plain else None)
     from workbench.runs_cli import _sigterm_as_interrupt
     _sigterm_as_interrupt()
@@ -102,7 +105,8 @@ def add_sweep_command(sub) -> None:
     sp.add_argument("--seeds", type=int, help="fresh input sets per run_eval (default 3)")
     sp.add_argument("--sweep-id", help="name of the sweep (default: derived from the grid, "
                                        "so the same command resumes the same sweep)")
-    sp.add_argument("--jobs", type=int, help="worker processes (default: the core count)")
+    sp.add_argument("--jobs", type=int, help="cells at once (default: the core count, or "
+                                             "the Ray cluster's CPUs with --ray)")
     sp.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
                     help="run cells as Ray tasks on the cluster at ADDRESS (e.g. "
                          "ray://head:10001 or head:6379; without one, $RAY_ADDRESS or a "

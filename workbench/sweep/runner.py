@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-import time
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -25,7 +24,7 @@ DEFAULT_PROVIDER_LIMIT = 4
 
 @dataclass
 class Options:
-    jobs: int = os.cpu_count() or 1
+    jobs: int | None = None          # None: as many as the executor has workers
     provider_limits: dict[str, int] = field(default_factory=dict)
     max_cost: float | None = None
     timeout: float = 300.0
@@ -105,7 +104,7 @@ def _drive(store, grid, sweep_id, executor, opts, todo, summary, progress) -> No
     wopts = {"budget": grid.budget, "seeds": grid.seeds, "timeout": opts.timeout,
              "retries": opts.retries, "api_base": opts.api_base,
              "model_params": opts.model_params, "sweep_id": sweep_id}
-    jobs = min(opts.jobs, executor.jobs) if executor.jobs else opts.jobs
+    jobs = min(opts.jobs or executor.jobs, executor.jobs)
     running: dict = {}
     per_provider: dict[str, int] = {}
     try:
