@@ -13,7 +13,8 @@ from concurrent.futures import wait as futures_wait
 
 from .cell import die_with_parent, run_cell
 
-PRELOAD = ["workbench.agent.loop", "workbench.agent.autotune", "workbench.evaluation"]
+PRELOAD = ["workbench.sweep.orphans", "workbench.agent.loop", "workbench.agent.autotune",
+           "workbench.evaluation"]
 
 
 class LocalPool:

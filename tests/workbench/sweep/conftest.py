@@ -55,6 +55,25 @@ def scores_by_cell(db: Path) -> dict[tuple, tuple]:
     return out
 
 
+def descendants(pid: int) -> list[int]:
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        for task in Path(f"/proc/{p}/task").glob("*"):
+            kids = [int(k) for k in (task / "children").read_text().split()]
+            out += kids
+            todo += kids
+    return out
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"                                 # a zombie has ended
+
+
 @pytest.fixture(scope="session")
 def killed_and_resumed(tmp_path_factory):
     db = tmp_path_factory.mktemp("sweep") / "traces.db"
@@ -66,8 +85,18 @@ def killed_and_resumed(tmp_path_factory):
     while len(finished_cells(db)) < 4 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.1)
     assert proc.poll() is None, f"the sweep ended before it could be killed: {proc.communicate()}"
-    os.killpg(proc.pid, signal.SIGKILL)                 # the coordinator and its workers
+    workers = descendants(proc.pid)
+    os.kill(proc.pid, signal.SIGKILL)                   # the coordinator alone
     _, log = proc.communicate(timeout=30)
+    end = time.monotonic() + 15
+    while any(alive(p) for p in workers) and time.monotonic() < end:
+        time.sleep(0.1)
+    orphans = [p for p in workers if alive(p)]
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)             # whatever is left of the sweep
+    except ProcessLookupError:
+        pass
+    assert workers and not orphans, f"workers outlived the coordinator: {orphans}"
     before = finished_cells(db)
     resumed = kernelcraft("sweep", *GRID, "--jobs", "2", "--traces", str(db), "--json")
     return {"db": db, "before": before, "log": log, "resumed": resumed,
