@@ -43,6 +43,7 @@ def cmd_report(args) -> int:
 
 
 def add_report_command(sub) -> None:
+    from workbench.runs_cli import traces
     sp = sub.add_parser(
         "report", help="tables and plots of recorded runs (solved cells, speed-ups, fast_p, "
                        "cost) as Markdown, HTML, JSON and CSV",
@@ -62,6 +63,5 @@ def add_report_command(sub) -> None:
     sp.add_argument("--out", metavar="DIR", help="write the report files into DIR")
     sp.add_argument("--format", default="md,html,json,csv",
                     help="with --out: comma-separated md, html, json, csv (default all)")
-    sp.add_argument("--traces", metavar="PATH",
-                    help="trace store file (default: $KERNELCRAFT_TRACES, else ./traces.db)")
+    traces(sp)
     sp.set_defaults(func=cmd_report)

@@ -8,27 +8,18 @@ import sys
 EXIT_OK, EXIT_INCOMPLETE, EXIT_INTERRUPTED = 0, 1, 130
 
 
-def _pairs(values, what: str, cast):
+def _limits(values) -> dict[str, int]:
     out = {}
     for p in values or []:
         key, sep, val = p.partition("=")
-        if not sep or not key.strip():
-            raise SystemExit(f"{what} expects NAME=VALUE, got {p!r}")
-        try:
-            out[key.strip()] = cast(val)
-        except ValueError:
-            raise SystemExit(f"{what} {p}: the value is not valid") from None
+        if not sep or not key.strip() or not val.strip().isdigit() or int(val) < 1:
+            raise SystemExit(f"--provider-limit expects PROVIDER=N with N >= 1, got {p!r}")
+        out[key.strip()] = int(val)
     return out
 
 
-def _json_or_word(v: str):
-    try:
-        return json.loads(v)
-    except json.JSONDecodeError:
-        return v
-
-
 def cmd_sweep(args) -> int:
+    from workbench.runs_cli import _model_params, _sigterm_as_interrupt
     from workbench.store import TraceStore
 
     from . import grid as grids
@@ -42,15 +33,14 @@ def cmd_sweep(args) -> int:
     if args.jobs is not None and args.jobs < 1:
         raise SystemExit("--jobs must be at least 1")
     opts = Options(jobs=args.jobs,
-                   provider_limits=_pairs(args.provider_limit, "--provider-limit", int),
+                   provider_limits=_limits(args.provider_limit),
                    max_cost=args.max_cost, timeout=args.timeout, retries=args.retries,
                    api_base=args.api_base,
-                   model_params=_pairs(args.model_param, "--model-param", _json_or_word))
+                   model_params=_model_params(args.model_param))
     store = TraceStore(args.traces)
     executor = (RayPool(args.ray or None) if args.ray is not None
                 else LocalPool(args.jobs or os.cpu_count() or 1))
     progress = SweepProgress(live=False if args.plain else None)
-    from workbench.runs_cli import _sigterm_as_interrupt
     _sigterm_as_interrupt()
     try:
         summary = run_sweep(store, grid, sweep_id, executor, opts, progress)
@@ -82,6 +72,7 @@ def cmd_sweep(args) -> int:
 
 
 def add_sweep_command(sub) -> None:
+    from workbench.runs_cli import model_options, traces
     sp = sub.add_parser(
         "sweep", help="run a grid of models x accelerators x tasks x configurations "
                       "(resumable; local processes or Ray)",
@@ -112,19 +103,13 @@ def add_sweep_command(sub) -> None:
                          "ray://head:10001 or head:6379; without one, $RAY_ADDRESS or a "
                          "local cluster); needs pip install 'kernelcraft[ray]'")
     sp.add_argument("--provider-limit", action="append", metavar="PROVIDER=N",
-                    help=f"at most N cells at once for a provider (default "
-                         f"4 per network provider), e.g. openai=2 (repeatable)")
+                    help="at most N cells at once for a provider (default "
+                         "4 per network provider), e.g. openai=2 (repeatable)")
     sp.add_argument("--max-cost", type=float, metavar="USD",
                     help="start no new cell once the sweep's recorded cost reaches this")
-    sp.add_argument("--timeout", type=float, default=300.0, help="seconds per model request")
-    sp.add_argument("--retries", type=int, default=6,
-                    help="retries on rate limits and transient errors (Retry-After honoured)")
-    sp.add_argument("--api-base", help="send model requests to this base URL")
-    sp.add_argument("--model-param", action="append", metavar="NAME=VALUE",
-                    help="extra model setting (repeatable), e.g. temperature=0.2")
+    model_options(sp)
     sp.add_argument("--plain", action="store_true",
                     help="plain log lines even on a terminal")
     sp.add_argument("--json", action="store_true", help="print the summary as JSON")
-    sp.add_argument("--traces", metavar="PATH",
-                    help="trace store file (default: $KERNELCRAFT_TRACES, else ./traces.db)")
+    traces(sp)
     sp.set_defaults(func=cmd_sweep)
