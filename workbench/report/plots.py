@@ -40,6 +40,15 @@ def speedup_distribution(rows: list[CellResult]) -> bytes:
         ax.boxplot(data, tick_labels=labels, showmeans=True)
         for i, vals in enumerate(data, 1):
             ax.scatter([i] * len(vals), vals, s=14, alpha=0.6, color="tab:blue", zorder=3)
+        # The paper's best-agent speed-ups on the same (task, configuration) cells.
+        pub = [(i, published.speedup(r.accel, r.task, r.config))
+               for i, k in enumerate(labels, 1) for r in groups[k]]
+        pub = [(i, v) for i, v in pub if v is not None]
+        if pub:
+            ax.scatter([i + 0.15 for i, _ in pub], [v for _, v in pub], s=22, marker="D",
+                       facecolors="none", edgecolors="tab:red", zorder=4,
+                       label="published (same task and configuration)")
+            ax.legend(fontsize=7)
     else:
         _empty(ax, "no solved runs")
     ax.axhline(1.0, color="0.5", lw=0.8, ls="--")

@@ -76,19 +76,30 @@ class RayPool:
             ray.init(address=address, include_dashboard=False, log_to_driver=False)
         self.jobs = max(1, int(ray.cluster_resources().get("CPU", 1)))
         self._remote = ray.remote(num_cpus=1, max_retries=0)(run_cell)
+        self._pending: set = set()
 
     def submit(self, cell: dict, opts: dict):
-        return self._remote.remote(cell, opts)
+        ref = self._remote.remote(cell, opts)
+        self._pending.add(ref)
+        return ref
 
     def wait(self, handles, timeout: float):
         ready, _ = self.ray.wait(list(handles), num_returns=1, timeout=timeout)
         return ready
 
     def result(self, handle) -> dict:
+        self._pending.discard(handle)
         return self.ray.get(handle)
 
     def broken(self, exc: BaseException) -> bool:
         return False
 
     def shutdown(self) -> None:
-        pass                            # the cluster is not ours to stop
+        """Cancel the cells still running (they are retried on resume); the cluster
+        itself is not ours to stop."""
+        for ref in self._pending:
+            try:
+                self.ray.cancel(ref, force=True)
+            except Exception:  # noqa: BLE001 -- already finished or gone
+                pass
+        self._pending.clear()
