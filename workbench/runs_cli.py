@@ -305,10 +305,23 @@ def cmd_export(args) -> int:
     return EXIT_OK
 
 
+def traces(sp) -> None:
+    sp.add_argument("--traces", metavar="PATH",
+                    help="trace store file (default: $KERNELCRAFT_TRACES, else ./traces.db)")
+
+
+def model_options(sp) -> None:
+    """How LLM requests are made (`run`, `sweep`)."""
+    sp.add_argument("--timeout", type=float, default=300.0, help="seconds per model request")
+    sp.add_argument("--retries", type=int, default=6,
+                    help="retries on rate limits and transient errors, waiting as long as "
+                         "Retry-After asks (default 6)")
+    sp.add_argument("--api-base", help="send model requests to this base URL")
+    sp.add_argument("--model-param", action="append", metavar="NAME=VALUE",
+                    help="extra model setting (repeatable), e.g. temperature=0.2")
+
+
 def add_run_commands(sub) -> None:
-    def traces(sp):
-        sp.add_argument("--traces", metavar="PATH",
-                        help="trace store file (default: $KERNELCRAFT_TRACES, else ./traces.db)")
 
     sp = sub.add_parser("run", help="run an agent on a task and record it in the trace store",
                         description="Run an agent (the offline autotuner, or any LLM through "
@@ -327,12 +340,7 @@ def add_run_commands(sub) -> None:
     sp.add_argument("--seeds", type=int, default=3, help="fresh input sets per run_eval (default 3)")
     sp.add_argument("--hw", action="append", metavar="NAME=VALUE",
                     help="override a hardware parameter (repeatable)")
-    sp.add_argument("--timeout", type=float, default=300.0, help="seconds per model request")
-    sp.add_argument("--retries", type=int, default=6,
-                    help="retries on rate limits and transient errors (default 6)")
-    sp.add_argument("--api-base", help="send model requests to this base URL")
-    sp.add_argument("--model-param", action="append", metavar="NAME=VALUE",
-                    help="extra model setting (repeatable), e.g. temperature=0.2")
+    model_options(sp)
     sp.add_argument("--rtl", action="store_true",
                     help="offer the agent the run_rtl tool and run the scored kernel on the "
                          "RTL too (accelerators with an RTL only, e.g. plena; the RTL is built "

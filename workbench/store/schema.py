@@ -114,6 +114,36 @@ def _m003(db: Database) -> None:
     runs.add_column("last_event_at", str)
 
 
+@MIGRATIONS(name="m004_sweeps")
+def _m004(db: Database) -> None:
+    # A sweep is a grid of cells run as one benchmark; each cell points at the run that
+    # finished it, so a rerun of the sweep knows what is done and reports can select it.
+    db.executescript("""
+    CREATE TABLE sweeps (
+        id TEXT PRIMARY KEY,
+        created_at TEXT NOT NULL,
+        spec TEXT NOT NULL
+    );
+    CREATE TABLE sweep_cells (
+        sweep_id TEXT NOT NULL REFERENCES sweeps (id),
+        cell TEXT NOT NULL,
+        model TEXT NOT NULL,
+        accelerator TEXT NOT NULL,
+        task TEXT NOT NULL,
+        config TEXT NOT NULL,
+        repetition INTEGER NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('running', 'succeeded', 'failed',
+            'interrupted', 'error')),
+        run_id INTEGER REFERENCES runs (id),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        error TEXT,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (sweep_id, cell)
+    );
+    CREATE INDEX sweep_cells_run ON sweep_cells (run_id);
+    """)
+
+
 def known_names() -> list[str]:
     return [m.name for m in MIGRATIONS._migrations]
 

@@ -99,3 +99,31 @@ def test_a_missing_key_fails_before_any_request(monkeypatch):
     m = LiteLLMModel("anthropic/claude-sonnet-4-5", sleep=lambda s: None)
     with pytest.raises(LLMError, match="no API key in the environment; set ANTHROPIC_API_KEY"):
         m.query([{"role": "user", "content": "hi"}])
+
+
+def test_an_unreachable_provider_fails_fast_with_a_short_message(monkeypatch):
+    import socket
+    import time
+
+    from workbench.llm import LiteLLMModel, LLMError, unreachable
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]                      # closed once the block ends
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    waits = []
+    model = LiteLLMModel("openai/gpt-4o", api_base=f"http://127.0.0.1:{port}", max_retries=6,
+                         sleep=waits.append)
+    t0 = time.monotonic()
+    with pytest.raises(LLMError, match=rf"openai/gpt-4o: provider unreachable at "
+                                       rf"http://127.0.0.1:{port}: connection refused "
+                                       rf"\(2 attempts\)"):
+        model.query([{"role": "user", "content": "hi"}])
+    assert len(waits) == 1 and waits[0] <= 2.0 and time.monotonic() - t0 < 60
+    try:
+        try:
+            raise socket.gaierror(-2, "Name or service not known")
+        except socket.gaierror as inner:
+            raise RuntimeError("Connection error.") from inner
+    except RuntimeError as outer:
+        assert unreachable(outer).startswith("host not found")
+    assert unreachable(RuntimeError("status 500")) is None

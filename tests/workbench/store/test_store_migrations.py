@@ -81,7 +81,7 @@ def test_old_store_opened_read_only_is_refused_unchanged(db_path):
     before = db_path.read_bytes()
     with pytest.raises(SchemaOutdatedError,
                        match="needs schema migrations m002_full_text_search, "
-                             "m003_writer_liveness but was opened read-only"):
+                             "m003_writer_liveness, m004_sweeps but was opened read-only"):
         TraceStore(db_path, readonly=True)
     assert db_path.read_bytes() == before
     assert sorted(p.name for p in db_path.parent.iterdir()) == ["traces.db"]

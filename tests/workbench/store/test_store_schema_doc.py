@@ -23,7 +23,7 @@ def documented_columns(table: str) -> set[str]:
 def test_every_column_is_documented(store, db_path):
     store.start_run("plena", "relu", "C1", agent="autotune")
     with closing(sqlite3.connect(db_path)) as raw:
-        for table in ("runs", "events", "kernels"):
+        for table in ("runs", "events", "kernels", "sweeps", "sweep_cells"):
             columns = {r[1] for r in raw.execute(f"PRAGMA table_info({table})")}
             assert columns == documented_columns(table), table
 

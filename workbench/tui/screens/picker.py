@@ -34,6 +34,8 @@ class PickerScreen(Screen):
         Binding("n", "new_run", "New run", id="picker.new_run",
                 tooltip="start a run in the background and follow it"),
         Binding("ctrl+r", "refresh", "Refresh", id="picker.refresh", show=False),
+        Binding("l", "leaderboard", "Leaderboard", id="picker.leaderboard", show=False,
+                tooltip="the report's tables: solved cells, speed-ups, fast_p, cost"),
         Binding("escape", "close_panels", "Close", id="picker.close", show=False),
     ]
 
@@ -133,6 +135,10 @@ class PickerScreen(Screen):
         self.query_one("#store-banner", Static).update(t)
 
     # ---------------------------------------------------------------- actions
+    def action_leaderboard(self) -> None:
+        from .leaderboard import LeaderboardScreen
+        self.app.push_screen(LeaderboardScreen())
+
     def action_open_run(self) -> None:
         run_id = self.query_one(RunTable).current_run_id
         if run_id is not None:

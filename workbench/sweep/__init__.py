@@ -1,0 +1,1 @@
+"""Sweeps: a grid of agent runs, resumable, on local processes or Ray (README.md)."""
