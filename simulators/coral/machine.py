@@ -49,12 +49,16 @@ class CoralModel:
 
     name = "coral-model"
 
+    def __init__(self, agnostic_ones: bool = True):
+        self.agnostic_ones = agnostic_ones
+
     def run(self, program: Program, image: MemoryImage, config, budget: Budget = Budget(),
             trace: bool = False) -> RunResult:
         started = time.perf_counter()
         check_config(config)
         isa = get_isa(ACCEL)
         run = _Run(program, config, isa, budget, started, trace)
+        run.state.agnostic_ones = self.agnostic_ones
         try:
             run.prepare(image)
         except SimError as e:

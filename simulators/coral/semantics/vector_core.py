@@ -107,10 +107,10 @@ def put(s: CoralState, vd: int, sew: int, vl: int, values, vm: int, nregs: int, 
         if active is None:
             active = mask(s, vl)
         old = elems(s, vd, sew, vl)
-        other = ONES[sew] if s.vma else old
+        other = ONES[sew] if s.vma and s.agnostic_ones else old
         values = np.where(active, values, other)
     s.vput(vd, sew, 0, values)
-    if s.vta:
+    if s.vta and s.agnostic_ones:
         end = tail_end(s, sew, nregs)
         if vl < end:
             s.vput(vd, sew, vl, np.full(end - vl, ONES[sew]))
@@ -118,15 +118,17 @@ def put(s: CoralState, vd: int, sew: int, vl: int, values, vm: int, nregs: int, 
 
 def put_mask(s: CoralState, vd: int, vl: int, bits: np.ndarray, vm: int, active=None) -> None:
     """Write mask bits 0..vl-1 of register vd: inactive bits follow the mask policy;
-    the tail (bits vl..VLEN-1) is set to 1 (mask destinations are tail-agnostic)."""
+    the tail (bits vl..VLEN-1) is set to 1 (mask destinations are tail-agnostic), or
+    kept when the state leaves agnostic elements undisturbed."""
     old = np.unpackbits(s.vreg[vd * s.VLENB:(vd + 1) * s.VLENB], bitorder="little").astype(bool)
     new = old.copy()
     if vm == 0:
         if active is None:
             active = mask(s, vl)
-        bits = np.where(active, bits, True if s.vma else old[:vl])
+        bits = np.where(active, bits, True if s.vma and s.agnostic_ones else old[:vl])
     new[:vl] = bits
-    new[vl:] = True
+    if s.agnostic_ones:
+        new[vl:] = True
     s.vput(vd, 8, 0, np.packbits(new, bitorder="little"))
 
 

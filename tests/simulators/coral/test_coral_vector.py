@@ -91,6 +91,23 @@ def test_tail_and_mask_policies():
     assert policy_run(3, "ta", "ma", "vadd.vv v4, v2, v3") == [2, 4, 6, ONES[32]]
 
 
+def test_agnostic_elements_can_be_left_undisturbed_as_rvv_also_allows():
+    # the conformance tests against Spike (which keeps them) run the model this way
+    from coral_kit import CFG
+    from simulators.core.backend import MemoryImage
+    from simulators.coral.assembler import assemble
+    from simulators.coral.machine import CoralModel
+    src = (vsetvli(4, 32, "m1", "tu", "mu") + SETUP + vsetvli(3, 32, "m1", "ta", "ma")
+           + "vadd.vv v4, v2, v3, v0.t\nvmseq.vv v5, v2, v2\nebreak\n.data\nsrc: .word 1, 2, 3, 4\n"
+           "old: .word 100, 200, 300, 400\nm: .byte 0b0101\n")
+    program = assemble(src, "t.s", CFG)
+    for ones, v4, v5 in ((True, [2, ONES[32], 6, ONES[32]], 0xFFFF), (False, [2, 200, 6, 400], 0b0111)):
+        r = CoralModel(agnostic_ones=ones).run(program, MemoryImage(), CFG)
+        regs = np.array(r.registers["v"], dtype=np.uint8)
+        assert regs[4].view(np.uint32).tolist() == v4
+        assert int(regs[5][:2].view(np.uint16)[0]) == v5
+
+
 def test_fractional_lmul_tail_extends_to_the_end_of_the_register():
     src = (vsetvli(16, 8) + "vmv.v.i v1, 7\n" + vsetvli(3, 8, "mf2", "ta", "ma") + "vmv.v.i v1, 1\n"
            + vsetvli(16, 8) + "la a0, out\nvse8.v v1, (a0)\n.data\nout: .zero 16")
