@@ -68,6 +68,8 @@ class AieModel:
         state.descriptor_names = list(getattr(program, "descriptor_names", []))
         dma = state.dma = dma_class(config, spec, state)
         state.pending = dma.pending
+        if not budget.fast:
+            state.defer_macs = False       # every accumulate at its own bundle, as when tracing
         run = _Run(state, dma, config, budget, started, trace)
         try:
             state.load_image(image)
@@ -109,7 +111,8 @@ class _Run:
                         now=trace is not None)
         # Straight-line runs of bundles execute as one generated function each; a traced
         # run steps bundle by bundle (each step's changes are recorded on their own).
-        spans = [(b, b) for b in range(nb)] if trace is not None else blocks_of(code)
+        spans = [(b, b) for b in range(nb)] if trace is not None or not self.budget.fast \
+            else blocks_of(code)
         run_at = [-1] * nb                 # bundle -> number of the run starting there
         for k, (first, _) in enumerate(spans):
             run_at[first] = k

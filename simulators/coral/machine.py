@@ -117,6 +117,7 @@ class _Run:
         check_at = min(every, limit)
         hits = self.hits
         trace = self.trace
+        fast = self.budget.fast
         t = retired = 0
         pc = self.program.entry
         blk = None
@@ -139,16 +140,19 @@ class _Run:
                     check_at = min(retired + every, limit)
                 if trace is not None:
                     before, issue = state.snapshot(), t
-                elif blk.loop is not None:
+                elif fast and blk.loop is not None:
                     whole = blk.loop.run(t, limit - retired)
                     if whole is not None:         # n iterations ran in one step
                         t, n, nxt = whole
                         hits[pc] = hits.get(pc, 0) + n
                         retired += n * size
-                        pc = pc + size if nxt is None else nxt
+                        nxt = pc + size if nxt is None else nxt
+                        if nxt != blk.predicted:  # the loop's exit: t includes its penalty
+                            self.penalties += blk.penalty
+                        pc = nxt
                         continue
                 fn = blk.fn
-                if fn is not None and (not blk.mem or t >= timing.mem_end):
+                if fast and fn is not None and (not blk.mem or t >= timing.mem_end):
                     nxt = fn()
                     t += blk.cost
                     if nxt != blk.predicted:
@@ -156,6 +160,8 @@ class _Run:
                         self.penalties += blk.penalty
                 else:
                     nxt, t = (blk.tfn or comp.timed(blk))(t, retired)
+                    if nxt != blk.predicted:      # the timed variant's cycles include it already
+                        self.penalties += blk.penalty
                 if trace is not None:
                     trace.append(TraceStep(retired, pc, self.program.instrs[pc].line,
                                            self.program.instrs[pc].text, issue, state.changes_since(before)))

@@ -90,6 +90,7 @@ class _Run:
         every = max(1, self.budget.check_every)
         deadline = self.started + self.budget.wall_seconds
         check_at = min(every, limit)
+        fast = self.budget.fast
         t = retired = b = 0
         fn = flow = None
         start = size = 0
@@ -114,7 +115,7 @@ class _Run:
                             "for a loop that never ends (e.g. a loop counter changed in its "
                             "body) or raise the budget").locate(code.where(start + keep, t, retired))
                     check_at = min(retired + every, limit)
-                if mode == FAST or (mode == CHECK and t >= timing.horizon):
+                if fast and (mode == FAST or (mode == CHECK and t >= timing.horizon)):
                     for fn in fns:
                         fn()
                     t += body_cycles
