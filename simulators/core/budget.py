@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .errors import ConfigError
+
 
 @dataclass(frozen=True)
 class Budget:
@@ -16,3 +18,12 @@ class Budget:
     # accumulates); each instruction goes through the timing path as when tracing, without
     # recording. Results must be identical either way (tests/simulators/test_fast_parity.py).
     fast: bool = True
+
+    def __post_init__(self):
+        # Checked once here so that every run loop gets the same clean refusal.
+        for name, low in (("max_instructions", 1), ("check_every", 1)):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or v < low:
+                raise ConfigError(f"budget {name} must be an integer >= {low}, got {v!r}")
+        if not self.wall_seconds > 0:
+            raise ConfigError(f"budget wall_seconds must be > 0, got {self.wall_seconds!r}")

@@ -47,3 +47,12 @@ def test_baseline_runs_the_same_with_fast_paths_off(accel, task, config):
     cut = max(1, fast.retired // 3 + 7)
     _same(a.backend().run(program, image, hw, Budget(max_instructions=cut)),
           a.backend().run(program, image, hw, Budget(max_instructions=cut, fast=False)))
+
+
+@pytest.mark.parametrize("kw", [{"max_instructions": -1}, {"max_instructions": 0}, {"check_every": 0},
+                                {"wall_seconds": 0}, {"max_instructions": 1.5}])
+def test_a_budget_that_cannot_run_is_refused_in_one_place(kw):
+    # plena once failed with an internal KeyError on max_instructions=-1, coral ran nothing
+    from simulators.core.errors import ConfigError
+    with pytest.raises(ConfigError, match=next(iter(kw))):
+        Budget(**kw)
