@@ -52,7 +52,7 @@ class Evaluation:
     utilisation: dict = field(default_factory=dict)
     stalls: dict = field(default_factory=dict)
     baseline_cycles: int = 0
-    speedup: float = 0.0
+    speedup: float | None = None     # baseline / cycles, only for a PASS that is not impossible
     lower_bound: int = 0
     bound_kind: str = ""
     roofline_fraction: float = 0.0
@@ -65,6 +65,15 @@ class Evaluation:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def shown_speedup(result: dict) -> float | None:
+    """The speed-up a recorded evaluation (an `Evaluation` as a dict) may show: only a
+    PASS that is not impossible has one; records made before that rule may carry one."""
+    v = result.get("speedup")
+    if not result.get("passed") or result.get("impossible") or not isinstance(v, (int, float)):
+        return None
+    return float(v) if v > 0 else None
 
 
 def fresh_seeds(n: int) -> list[int]:
@@ -203,7 +212,8 @@ def evaluate(accel_name: str, task_name: str, config: str, source: str, *,
     if ev.cycles:
         ev.roofline_fraction = ev.lower_bound / ev.cycles
         ev.impossible = ev.cycles < ev.lower_bound
-        if ev.baseline_cycles:
+        if ev.baseline_cycles and ev.passed and not ev.impossible:
+            # A failed or impossible kernel's cycles measure nothing worth a speed-up.
             ev.speedup = ev.baseline_cycles / ev.cycles
     ev.wall_seconds = time.perf_counter() - t0
     return ev

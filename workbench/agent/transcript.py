@@ -8,6 +8,8 @@ import json
 
 from workbench.store import Event, Run, TraceStore
 
+from workbench.evaluation import shown_speedup
+
 from .scoring import NO_RTL
 
 SHORT_LINES = 40
@@ -54,12 +56,24 @@ def backends_line(b: dict) -> str:
     return f"backends: {one('model', b.get('model'))}, {one('RTL', b.get('rtl'))}{agree}"
 
 
+def speedup_words(result: dict) -> str:
+    """A recorded evaluation's speed-up over the baseline, or why it has none."""
+    v = shown_speedup(result)
+    if v is not None:
+        return f"{v:.2f}x over the baseline"
+    if not result.get("passed"):
+        return "no speed-up (not a pass)"
+    if result.get("impossible"):
+        return "no speed-up (IMPOSSIBLE: fewer cycles than the lower bound)"
+    return "no speed-up"
+
+
 def score_lines(s: dict) -> list[str]:
     lines = []
     best = s.get("best")
     if best:
         lines.append(f"- best correct kernel: version {best['kernel_version']} (step {best['step']}), "
-                     f"{best['cycles']} cycles, {best.get('speedup') or 0:.2f}x over the baseline "
+                     f"{best['cycles']} cycles, {speedup_words(best)} "
                      f"({best.get('baseline_cycles')} cycles)")
     else:
         lines.append("- no kernel passed run_eval")
@@ -71,7 +85,7 @@ def score_lines(s: dict) -> list[str]:
         if h.get("transferable") and "cycles" in h:
             lines.append(f"- held-out configuration {config} ({h['method']}): "
                          f"{'PASS' if h.get('passed') else 'FAIL'}, {h.get('cycles')} cycles, "
-                         f"{h.get('speedup') or 0:.2f}x")
+                         f"{speedup_words(h)}")
         else:
             lines.append(f"- held-out configuration {config}: not transferable -- {h.get('reason')}")
     if s.get("backends"):
@@ -140,7 +154,7 @@ def _event_md(ev: Event, store: TraceStore, full: bool) -> list[str]:
         what = "held-out seeds" if p.get("tool") == "final_seeds" else f"held-out configuration {p.get('config')}"
         how = f" ({p.get('how')})" if p.get("how") else ""
         out = [f"**final: {what}**{how}: {r.get('status')}, {r.get('cycles')} cycles, "
-               f"speed-up {r.get('speedup') or 0:.3f}x, seeds {p.get('seeds')}"]
+               f"{speedup_words(r)}, seeds {p.get('seeds')}"]
         if p.get("method") == "agent" and ev.kernel_hash:
             out.append(_fence(_clip(store.kernel(ev.kernel_hash).source, full), "asm"))
         return out + [""]
