@@ -19,7 +19,7 @@ from simulators.core.errors import AssemblyError, KernelCraftError
 from tasks import get_task
 from tasks.tolerance import compare
 from workbench.accel import Bound, get_accel
-from workbench.layout import build_image, read_outputs, writes_outside
+from workbench.layout import build_image, describe_stray, read_outputs, stray_writes
 
 DEFAULT_SEEDS = 3
 
@@ -33,7 +33,9 @@ class InputSetResult:
     cycles: int = 0
     retired: int = 0
     error: str = ""
-    outside_writes: list = field(default_factory=list)
+    outside_writes: list = field(default_factory=list)    # (memory, first, count)
+    input_writes: list = field(default_factory=list)      # (memory, first, count, input)
+    stray: str = ""                  # what those writes were, naming memory and range
 
 
 @dataclass
@@ -137,8 +139,11 @@ def judge(accel, task, config: str, layout, label: str, inputs: dict, image, res
         size = int(np.prod(spec.shape))
         matched += cmp.frac_match * size
         n += size
-    res.outside_writes = writes_outside(layout, image, result, accel.checked_memories)
-    res.passed, res.frac_match = ok, (matched / n if n else 0.0)
+    res.outside_writes, res.input_writes = stray_writes(layout, image, result,
+                                                        accel.checked_memories)
+    # A kernel that scribbles over memory it does not own is wrong on real hardware.
+    res.stray = describe_stray(layout, res.outside_writes, res.input_writes)
+    res.passed, res.frac_match = ok and not res.stray, (matched / n if n else 0.0)
     return res, matched, n
 
 

@@ -94,12 +94,8 @@ def format_evaluation(ev: Evaluation) -> str:
         if not s.passed:
             why = s.error or ", ".join(
                 f"{name}: {o['frac_match']:.2%} match, max abs err {o['max_abs_err']:.4g}"
-                for name, o in s.outputs.items())
-            lines.append(f"  {s.label}: {why}")
-        if s.outside_writes:
-            w = s.outside_writes[:3]
-            lines.append("  writes outside declared regions: " +
-                         ", ".join(f"{m}[{a}:{a + n}]" for m, a, n in w))
+                for name, o in s.outputs.items() if not (s.stray and o.get("passed")))
+            lines.append(f"  {s.label}: " + "; ".join(w for w in (why, s.stray) if w))
     if ev.cycles:
         lines.append(f"cycles: {ev.cycles}  (baseline {ev.baseline_cycles}, {speedup_text(ev)}; "
                      f"lower bound {ev.lower_bound} ({ev.bound_kind}-bound), "
@@ -175,7 +171,7 @@ def _backend_record(sets: list, runs: list, seconds: float) -> dict:
 
 
 def _set_problem(s) -> str:
-    return f"{s.label}: " + (s.error or ", ".join(
+    return f"{s.label}: " + (s.error or s.stray or ", ".join(
         f"{name}: {o['frac_match']:.2%} match, max abs err {o['max_abs_err']:.4g}"
         for name, o in s.outputs.items() if not o.get("passed", True)) or "outputs out of tolerance")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from isa.loader import HardwareConfig
 from simulators.coral.tables import memory_base
 from tasks.core import Task
-from workbench.layout import Constant, Layout, Region
+from workbench.layout import Constant, Layout, Region, stray_note
 
 ALIGN = 64
 GUARD = 64
@@ -55,7 +55,9 @@ def coral_layout(task: Task, config: str, hw: HardwareConfig) -> Layout:
         f"Constants are binary32 values at the addresses listed (flw them); DTCM starts at "
         f"0x{base:X}, and the kernel's own .data/.rodata/.bss sit at its start (program_data).",
         "Output regions start filled with NaN (0xFFFFFFFF): the kernel must write every output element.",
-        "Writes outside the declared regions are reported; the 64 bytes after each tensor are a guard.",
+        "The 64 bytes after each tensor are a guard.",
+        stray_note("dtcm"),
         "Nothing else is in memory: the expected outputs are never visible to the kernel.",
     ]
-    return Layout("coral", task.name, config, regions, constants, notes, bases={"dtcm": base})
+    return Layout("coral", task.name, config, regions, constants, notes, bases={"dtcm": base},
+                  sizes={"dtcm": hw.DTCM_SIZE})
