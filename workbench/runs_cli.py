@@ -191,20 +191,29 @@ def cmd_runs(args) -> int:
     from rich.console import Console
     from rich.table import Table
     table = Table(title=f"runs in {store.path}")
+    from workbench.agent.scoring import held_out_cell, score_flags
+    from workbench.evaluation import shown_speedup
+    # "held-out seeds" decides success (the visible configuration on fresh seeds); "H1"
+    # (generality) is shown beside it and never counted in it.
     for col in ("id", "started", "accel/task/config", "agent", "status", "steps",
-                "best cycles", "speed-up", "held-out", "RTL", "tokens in/out", "cost"):
+                "best cycles", "speed-up", "held-out seeds", "H1", "RTL", "tokens in/out",
+                "cost"):
         table.add_column(col, no_wrap=True, justify="right" if col in (
             "id", "steps", "best cycles", "speed-up", "cost") else "left")
     for r in runs:
         s = r.scores or {}
         best = s.get("best") or {}
         held = s.get("held_out_seeds") or {}
+        flags = score_flags(s)
+        speedup = shown_speedup(best)
         table.add_row(str(r.id), (r.started_at or "")[5:16].replace("T", " "),
                       f"{r.accelerator}/{r.task}/{r.config}",
-                      r.agent + (f" {r.model}" if r.model else ""), r.status, str(r.steps),
+                      r.agent + (f" {r.model}" if r.model else ""),
+                      r.status + (f" ({', '.join(flags)})" if flags else ""), str(r.steps),
                       str(best.get("cycles", "-")),
-                      f"{best['speedup']:.2f}x" if best.get("speedup") else "-",
+                      f"{speedup:.2f}x" if speedup else "-",
                       ("pass" if held.get("passed") else "fail") if held else "-",
+                      held_out_cell(s) if s.get("held_out_configs") else "-",
                       _rtl_cell(s.get("backends")),
                       f"{r.tokens_in:,}/{r.tokens_out:,}", f"${r.cost:.4f}")
     # Piped output is not cut to 80 columns.

@@ -10,7 +10,7 @@ from workbench.store import Event, Run, TraceStore
 
 from workbench.evaluation import shown_speedup
 
-from .scoring import NO_RTL
+from .scoring import NO_RTL, held_out_verdict, score_flags
 
 SHORT_LINES = 40
 
@@ -70,11 +70,20 @@ def speedup_words(result: dict) -> str:
 
 def score_lines(s: dict) -> list[str]:
     lines = []
+    if not s.get("scored", True):
+        lines.append(f"- NOT SCORED: {s.get('not_scored')}")
     best = s.get("best")
     if best:
         lines.append(f"- best correct kernel: version {best['kernel_version']} (step {best['step']}), "
                      f"{best['cycles']} cycles, {speedup_words(best)} "
                      f"({best.get('baseline_cycles')} cycles)")
+        if "impossible" in score_flags(s):
+            rc = best.get("recheck")
+            lines.append("- FLAGGED IMPOSSIBLE: the best kernel took fewer cycles than the "
+                         f"analytic lower bound ({best.get('lower_bound')}); " +
+                         (f"it passed a re-check on fresh seeds {rc.get('seeds')} and edge cases"
+                          if rc and rc.get("passed") else "it was not re-checked (recorded before "
+                          "re-checks existed)" if not rc else "its re-check failed"))
     else:
         lines.append("- no kernel passed run_eval")
     held = s.get("held_out_seeds")
@@ -82,12 +91,15 @@ def score_lines(s: dict) -> list[str]:
         lines.append(f"- held-out seeds: {'PASS' if held.get('passed') else 'FAIL'} "
                      f"({held.get('status')}, {held.get('cycles')} cycles)")
     for config, h in (s.get("held_out_configs") or {}).items():
-        if h.get("transferable") and "cycles" in h:
-            lines.append(f"- held-out configuration {config} ({h['method']}): "
-                         f"{'PASS' if h.get('passed') else 'FAIL'}, {h.get('cycles')} cycles, "
-                         f"{speedup_words(h)}")
-        else:
+        verdict = held_out_verdict(h)
+        if verdict == "not transferable":
             lines.append(f"- held-out configuration {config}: not transferable -- {h.get('reason')}")
+            continue
+        line = (f"- held-out configuration {config} ({h['method']}, generality; not counted in "
+                f"success): {verdict.upper()}, {h.get('cycles')} cycles, {speedup_words(h)}")
+        if h.get("reason"):
+            line += f" -- {h['reason']}"
+        lines.append(line)
     if s.get("backends"):
         lines.append(f"- {backends_line(s['backends'])}")
         b = s["backends"]
