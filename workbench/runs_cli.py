@@ -264,6 +264,8 @@ def _show_json(store, run_id: int) -> dict:
 
 
 def cmd_replay(args) -> int:
+    if args.rescore:
+        return _rescore(args)
     from workbench.agent.replay import replay_run
     store = _store(args)
     progress = Progress(quiet=not args.progress)
@@ -293,6 +295,18 @@ def cmd_replay(args) -> int:
         for m in report["seed_mismatches"] + report["truncated_calls"]:
             print(f"  note: {m}")
     return EXIT_OK if report["identical"] else EXIT_FAILED
+
+
+def _rescore(args) -> int:
+    from workbench.agent.rescore import report_lines, rescore_run
+    store = _store(args, readonly=True)
+    report = rescore_run(store, args.run, n_seeds=args.seeds)
+    store.close()
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print("\n".join(report_lines(report)))
+    return EXIT_FAILED if report["no_longer_pass"] else EXIT_OK
 
 
 def cmd_export(args) -> int:
@@ -374,9 +388,16 @@ def add_run_commands(sub) -> None:
     sp.set_defaults(func=cmd_show)
 
     sp = sub.add_parser("replay", help="re-execute a recorded run offline and report any "
-                                       "evaluation that differs (exit 1 if any)")
+                                       "evaluation that differs (exit 1 if any); --rescore: "
+                                       "re-score its kernels on fresh seeds")
     sp.add_argument("run", type=int, help="run id to replay")
     sp.add_argument("--progress", action="store_true", help="show each replayed step")
+    sp.add_argument("--rescore", action="store_true",
+                    help="instead of replaying, score every recorded kernel version again on "
+                         "fresh seeds and edge cases and report those that no longer pass "
+                         "(exit 1 if any); records nothing")
+    sp.add_argument("--seeds", type=int, default=5,
+                    help="fresh input sets per kernel version with --rescore (default 5)")
     sp.add_argument("--json", action="store_true", help="print the comparison as JSON")
     traces(sp)
     sp.set_defaults(func=cmd_replay)

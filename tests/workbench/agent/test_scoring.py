@@ -1,7 +1,9 @@
 """The final scoring as a determined agent would try to game it: an impossible kernel
 is re-checked on fresh seeds before it can be best; seeds a caller fixes never score a
-run; a kernel hard-wired to its configuration shows H1 as a failure, not a pass."""
+run; a kernel hard-wired to its configuration shows H1 as a failure, not a pass; and
+`replay --rescore` (rescore.py) finds a kernel that only knew its recorded inputs."""
 import itertools
+import json
 import struct
 
 import pytest
@@ -135,3 +137,29 @@ def test_a_kernel_hard_wired_to_its_configuration_shows_h1_as_fail(store, capsys
     assert main(["show", str(result.run_id), "--traces", str(store.path)]) == 0
     assert "held-out configuration H1 (as_is, generality; not counted in success): FAIL" \
         in capsys.readouterr().out
+
+
+def test_rescore_reports_an_answer_table_that_no_longer_passes(store, monkeypatch, capsys):
+    task = get_task("relu")
+    monkeypatch.setattr(type(task), "edge_cases", lambda self, *a, **k: [])   # seeds only
+    coral = get_accel("coral")
+    source = _answer_table(coral.layout(task, "C1", coral.default_config()), task, "C1", [1, 2, 3])
+    result = run_kernel(store, "coral", "relu", "C1", source, "rescore1", seeds=CallerSeeds())
+    recorded = [e.payload for e in store.events(result.run_id) if e.type == "evaluation"]
+    assert recorded[0]["tool"] == "run_eval" and recorded[0]["result"]["passed"]
+    assert main(["replay", str(result.run_id), "--rescore", "--traces", str(store.path),
+                 "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    (row,) = report["rows"]
+    assert report["no_longer_pass"] == [1] and row["recorded"] == "pass" and not row["passed"]
+    assert not {1, 2, 3} & set(row["seeds"]) and row["speedup"] is None
+    assert main(["replay", str(result.run_id), "--rescore", "--traces", str(store.path)]) == 1
+    assert "v1 (best): recorded pass, now failed" in capsys.readouterr().out
+
+
+def test_rescore_of_an_honest_run_passes(store, relu_c1_source, capsys):
+    result = run_kernel(store, "plena", "relu", "C1", relu_c1_source, "rescore2")
+    assert main(["replay", str(result.run_id), "--rescore", "--traces", str(store.path)]) == 0
+    out = capsys.readouterr().out
+    assert "v1 (best): recorded pass, now passed" in out
+    assert "0 version(s) that passed when recorded no longer pass" in out
