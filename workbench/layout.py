@@ -241,12 +241,14 @@ def stray_writes(layout: Layout, image: MemoryImage, result: RunResult,
         if final is None:
             continue
         base = layout.bases.get(mem)
-        changed = final != 0                  # memory the image does not write starts at zero
+        # Memory the image does not write starts at zero; in a guarded memory the image
+        # writes everything outside the regions, so one comparison per write is enough.
+        changed = np.zeros(final.shape, bool) if mem in layout.sizes else final != 0
         for addr, vals in image.writes.get(mem, {}).items():
             if base is not None:              # byte-addressed: compare the bytes written
                 addr, vals = addr - base, np.ascontiguousarray(vals).view(np.uint8).ravel()
             seg = final[addr:addr + len(vals)]
-            changed[addr:addr + len(vals)] = seg != vals[:len(seg)]
+            np.not_equal(seg, vals[:len(seg)], out=changed[addr:addr + len(seg)])
         for r in layout.regions:
             if r.memory != mem:
                 continue
