@@ -2,9 +2,11 @@
 
 DTCM_BASE .. + DATA_SIZE holds the kernel's own .data/.rodata/.bss (region
 `program_data`); then the task constants (binary32, 4 bytes each), then every tensor,
-each starting on a 64-byte boundary and followed by 64 unused guard bytes (an overrun
-lands there and is reported as a stray write); Level 2/3 tasks get a scratch region;
-the top STACK_BYTES of DTCM are the stack (sp starts at the end of DTCM).
+each starting on a 64-byte boundary and followed by 64 unused guard bytes; Level 2/3
+tasks get a scratch region (SCRATCH_BYTES); the top STACK_BYTES of DTCM are the stack
+(sp starts at the end of DTCM). program_data, scratch and the stack are the kernel's
+own; the rest of DTCM no region declares starts as a NaN guard, and a write there
+fails the evaluation as a stray write.
 
 Tensors are binary32 because Zve32f has no bf16 arithmetic: inputs hold bf16 values
 exactly; outputs are judged with the task's (bf16) tolerance."""

@@ -2,9 +2,10 @@
 
 Each region starts on a VLEN boundary and reserves whole transfer blocks
 (HBM_V_WRITEBACK_AMOUNT x VLEN elements), so a kernel may move whole blocks at a
-tensor's tail; the slack is the region's own and is not checked. One empty guard row
-of VLEN elements follows each region: an overrun lands there and is reported as a
-write outside the declared regions."""
+tensor's tail; the slack is the region's own and is not checked. One guard row of
+VLEN elements follows each region, and all of HBM that no region declares starts as a
+NaN guard: an overrun there fails the evaluation as a write outside the declared
+regions. Room a kernel needs in HBM is a scratch region (SCRATCH_ELEMS, per level)."""
 from __future__ import annotations
 
 from isa.loader import HardwareConfig
