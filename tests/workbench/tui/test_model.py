@@ -3,6 +3,7 @@ diffs, run rows and filters, runs grouped into steps, re-execution."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 import math
 from pathlib import Path
 
@@ -121,6 +122,23 @@ def test_run_rows_filter_and_sort(sample_db):
     assert row1.cell("tokens") == "6,500/870" and row1.cell("cost") == "$0.0464"
     with pytest.raises(runs.FilterError, match="unknown filter field 'colour'"):
         runs.select(rows, "colour:red", "id", True)
+
+
+def test_h1_is_shown_for_what_it_is(sample_db):
+    """Run 1's kernel is written for C2 and fails H1: the run succeeded (its visible
+    configuration), its H1 cell says fail; the autotuner's method passes H1."""
+    rows = {r.id: runs.RunRow(r) for r in TraceStore(sample_db, readonly=True).runs()}
+    assert rows[1].cell("status") == "✓ succeeded" and rows[1].cell("h1") == "fail"
+    assert rows[2].cell("h1") == "pass" and rows[3].cell("h1") == "-"
+    assert [r.run.id for r in runs.select(list(rows.values()), "h1:fail", "id", False)] == [1]
+
+
+def test_flags_mark_the_status_of_runs_not_to_be_believed(sample_db):
+    run = TraceStore(sample_db, readonly=True).run(1)
+    for scores, status in [({**run.scores, "scored": False}, "✓ succeeded (not scored)"),
+                           ({**run.scores, "flags": ["impossible"]}, "✓ succeeded (impossible)")]:
+        row = runs.RunRow(dataclasses.replace(run, scores=scores))
+        assert row.cell("status") == status
 
 
 def test_events_grouped_into_steps(sample_db):
