@@ -103,7 +103,8 @@ def test_a_failed_kernel_has_no_speedup_anywhere(accel, nothing, tmp_path, capsy
     path.write_text(nothing)
     assert main(["eval", "--accel", accel, "--task", TASK, "--config", CONFIG, str(path),
                  "--seeds", "1", "--no-edge", "--json"]) == 1
-    assert json.loads(capsys.readouterr().out)["speedup"] is None
+    out = json.loads(capsys.readouterr().out)
+    assert out["speedup"] is None and out["seeds_chosen_by"] == "caller"
 
 
 def test_an_impossible_pass_has_no_speedup(monkeypatch):

@@ -163,3 +163,15 @@ def test_rescore_of_an_honest_run_passes(store, relu_c1_source, capsys):
     out = capsys.readouterr().out
     assert "v1 (best): recorded pass, now passed" in out
     assert "0 version(s) that passed when recorded no longer pass" in out
+
+
+def test_a_replay_reproduces_the_run_but_is_not_a_score(store, relu_c1_source, capsys):
+    from workbench.agent.replay import replay_run
+    original = run_kernel(store, "plena", "relu", "C1", relu_c1_source, "scoring5")
+    assert original.scores["scored"] is True
+    replayed, report = replay_run(store, original.run_id)
+    assert report["identical"] and replayed.scores["scored"] is False
+    assert "replay re-uses the recorded seeds" in replayed.scores["not_scored"]
+    assert main(["runs", "--traces", str(store.path)]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if "relu/C1" in line]
+    assert len(rows) == 2 and sum("not scored" in row for row in rows) == 1
