@@ -200,3 +200,23 @@ def test_a_running_run_shows_its_best_speedup_so_far(tmp_path):
         assert row.run.status == "running" and row.cell("speedup") == "1.50x"
         assert row.cell("steps") == "3/15" and row.cell("status") == "● running"
         reader.close()
+
+
+def test_a_failed_or_impossible_step_shows_no_speedup(tmp_path):
+    """Recorded results may carry a speed-up (older runs did for failures); the timeline,
+    the picker and the best-so-far show one only for a pass that is not impossible."""
+    from workbench.tui.widgets.run.timeline import step_line
+    with TraceStore(tmp_path / "t.db") as store:
+        run = store.start_run("plena", "relu", "C1", agent="llm", settings={"budget": 15})
+        for step, result in enumerate([{"passed": False, "status": "failed", "speedup": 1551.0},
+                                       {"passed": True, "status": "passed", "speedup": 40.0,
+                                        "impossible": True},
+                                       {"passed": True, "status": "passed", "speedup": 1.2}], 1):
+            store.append(run, "evaluation", {"tool": "run_eval", "config": "C1",
+                                             "result": {"cycles": 100, **result}}, step=step)
+        trace = RunTrace(store.run(run))
+        trace.add(store.events(run))
+        lines = [step_line(s).plain for s in trace.steps if s.number in (1, 2, 3)]
+        assert "1551" not in lines[0] and " - " in lines[0]
+        assert "impos." in lines[1] and "40.00x" not in lines[1]
+        assert "1.20x" in lines[2]

@@ -57,6 +57,7 @@ class Measure:
     speedup: float
     frac_match: float
     seq: int
+    impossible: bool = False      # fewer cycles than the analytic lower bound
 
     @classmethod
     def of(cls, ev: Event) -> "Measure":
@@ -76,7 +77,7 @@ class Measure:
         return cls(str(p.get("tool", "")), str(p.get("config", "")), p.get("kernel_version"),
                    passed, str(r.get("status", "passed" if passed else "failed")),
                    num("cycles", int), num("baseline_cycles", int), shown_speedup(r) or 0.0,
-                   num("frac_match"), ev.seq)
+                   num("frac_match"), ev.seq, bool(r.get("impossible")))
 
 
 @dataclass
