@@ -106,10 +106,15 @@ def cmd_eval(args) -> int:
     ev = evaluate(args.accel, args.task, args.config, _read_source(args.kernel), hw=hw,
                   seeds=_seeds(args.seeds), n_seeds=args.n_seeds, edge_cases=not args.no_edge,
                   source_name=args.kernel)
+    # Seeds given with --seeds are for debugging: only the workbench's fresh seeds score.
+    chosen_by = "caller" if args.seeds else "workbench"
     if args.json:
-        print(json.dumps(ev.to_dict(), indent=2, default=str))
+        print(json.dumps({**ev.to_dict(), "seeds_chosen_by": chosen_by}, indent=2, default=str))
     else:
         print(format_evaluation(ev))
+        if args.seeds:
+            print("seeds chosen with --seeds: for debugging, not a score (a score uses fresh "
+                  "seeds chosen by the workbench)")
     return 0 if ev.passed else 1
 
 

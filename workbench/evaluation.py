@@ -19,7 +19,7 @@ from simulators.core.errors import AssemblyError, KernelCraftError
 from tasks import get_task
 from tasks.tolerance import compare
 from workbench.accel import Bound, get_accel
-from workbench.layout import build_image, read_outputs, writes_outside
+from workbench.layout import build_image, describe_stray, read_outputs, stray_writes
 
 DEFAULT_SEEDS = 3
 
@@ -33,7 +33,9 @@ class InputSetResult:
     cycles: int = 0
     retired: int = 0
     error: str = ""
-    outside_writes: list = field(default_factory=list)
+    outside_writes: list = field(default_factory=list)    # (memory, first, count)
+    input_writes: list = field(default_factory=list)      # (memory, first, count, input)
+    stray: str = ""                  # what those writes were, naming memory and range
 
 
 @dataclass
@@ -52,7 +54,7 @@ class Evaluation:
     utilisation: dict = field(default_factory=dict)
     stalls: dict = field(default_factory=dict)
     baseline_cycles: int = 0
-    speedup: float = 0.0
+    speedup: float | None = None     # baseline / cycles, only for a PASS that is not impossible
     lower_bound: int = 0
     bound_kind: str = ""
     roofline_fraction: float = 0.0
@@ -65,6 +67,15 @@ class Evaluation:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def shown_speedup(result: dict) -> float | None:
+    """The speed-up a recorded evaluation (an `Evaluation` as a dict) may show: only a
+    PASS that is not impossible has one; records made before that rule may carry one."""
+    v = result.get("speedup")
+    if not result.get("passed") or result.get("impossible") or not isinstance(v, (int, float)):
+        return None
+    return float(v) if v > 0 else None
 
 
 def fresh_seeds(n: int) -> list[int]:
@@ -128,8 +139,11 @@ def judge(accel, task, config: str, layout, label: str, inputs: dict, image, res
         size = int(np.prod(spec.shape))
         matched += cmp.frac_match * size
         n += size
-    res.outside_writes = writes_outside(layout, image, result, accel.checked_memories)
-    res.passed, res.frac_match = ok, (matched / n if n else 0.0)
+    res.outside_writes, res.input_writes = stray_writes(layout, image, result,
+                                                        accel.checked_memories)
+    # A kernel that scribbles over memory it does not own is wrong on real hardware.
+    res.stray = describe_stray(layout, res.outside_writes, res.input_writes)
+    res.passed, res.frac_match = ok and not res.stray, (matched / n if n else 0.0)
     return res, matched, n
 
 
@@ -203,7 +217,8 @@ def evaluate(accel_name: str, task_name: str, config: str, source: str, *,
     if ev.cycles:
         ev.roofline_fraction = ev.lower_bound / ev.cycles
         ev.impossible = ev.cycles < ev.lower_bound
-        if ev.baseline_cycles:
+        if ev.baseline_cycles and ev.passed and not ev.impossible:
+            # A failed or impossible kernel's cycles measure nothing worth a speed-up.
             ev.speedup = ev.baseline_cycles / ev.cycles
     ev.wall_seconds = time.perf_counter() - t0
     return ev

@@ -3,6 +3,12 @@
 A layout is shared knowledge between the evaluator (which writes inputs, poisons
 outputs and reads results) and the kernel author (who is shown `describe()`). The
 expected outputs are never placed anywhere: they exist only in the evaluator.
+
+A kernel owns its outputs, its scratch regions (role "scratch": declare one in the
+accelerator's layout wherever honest kernels need room, e.g. coral's stack) and the
+slack of every reservation. Everything else it must leave as the pre-run image had it:
+memory no region declares starts as a guard pattern (NaN), and `stray_writes` compares
+the final memory with that image, so a write of zero into unowned memory shows too.
 """
 from __future__ import annotations
 
@@ -16,6 +22,18 @@ from simulators.core.backend import MemoryImage, RunResult
 # Output regions start filled with these NaN patterns, so an element a kernel never writes fails.
 POISON_BF16 = np.uint16(0xFFFF)
 POISON_FP32 = np.uint32(0xFFFFFFFF)
+# Memory a layout does not declare starts filled with this guard (NaN as bf16 and as
+# binary32), so that a stray write shows against the pre-run image even when it writes zero.
+GUARD_BF16 = np.uint16(0xFFFF)
+GUARD_BYTE = np.uint8(0xFF)
+
+
+def stray_note(memory: str) -> str:
+    """What a kernel may write in a guarded memory, as its layout notes tell the author."""
+    return (f"In {memory}, a kernel may write its outputs, the regions with role scratch and the "
+            f"slack of every reservation, nothing else: the rest of {memory} starts filled with "
+            "NaN (all bits set), and a write there (even of zero), or one that changes an input "
+            "or a constant, fails the evaluation with the memory and address range named.")
 ITEMSIZE = {"bf16": 2, "fp32": 4, "int32": 4}
 STORAGE_DTYPE = {"bf16": np.uint16, "fp32": np.float32, "int32": np.int32}
 
@@ -64,6 +82,9 @@ class Layout:
     # Addresses in such a memory are byte addresses; a region spans size x itemsize
     # bytes. Memories not listed are element-addressed (plena).
     bases: dict[str, int] = field(default_factory=dict)
+    # Guarded memories -> their size (elements, or bytes where byte-addressed): every
+    # element no region or constant declares starts as the guard pattern.
+    sizes: dict[str, int] = field(default_factory=dict)
 
     def span(self, r: "Region", reserved: bool = False) -> tuple[int, int]:
         """[start, stop) of a region as indices into its memory's array in a RunResult."""
@@ -133,7 +154,9 @@ def from_storage(values: np.ndarray, dtype: str) -> np.ndarray:
 
 
 def build_image(layout: Layout, inputs: dict[str, np.ndarray]) -> MemoryImage:
-    """Inputs at their regions, outputs poisoned, constants in place."""
+    """Inputs at their regions, outputs poisoned, constants in place, and every element
+    of a guarded memory (`layout.sizes`) that the layout does not declare filled with
+    the guard pattern."""
     image = MemoryImage()
     for r in layout.regions:
         if r.role == "input":
@@ -150,7 +173,45 @@ def build_image(layout: Layout, inputs: dict[str, np.ndarray]) -> MemoryImage:
                 raise ValueError(f"output {r.name}: only bf16 and fp32 outputs are poisoned")
     for c in layout.constants:
         image.put(c.memory, c.address, np.array([c.value], dtype=np.float32))
+    for mem in layout.sizes:
+        base = layout.bases.get(mem)
+        for start, stop in guard_spans(layout, mem):
+            image.put(mem, start + (base or 0), _guard(stop - start, base is not None))
     return image
+
+
+_GUARDS: dict[bool, np.ndarray] = {}
+
+
+def _guard(n: int, byte_addressed: bool) -> np.ndarray:
+    """n guard elements: a read-only view of one shared array (backends copy it in)."""
+    arr = _GUARDS.get(byte_addressed)
+    if arr is None or arr.size < n:
+        arr = np.full(n, GUARD_BYTE if byte_addressed else GUARD_BF16)
+        arr.flags.writeable = False
+        _GUARDS[byte_addressed] = arr
+    return arr[:n]
+
+
+def _owned_spans(layout: Layout, mem: str) -> list[tuple[int, int]]:
+    """[start, stop) indices of every region (with its reservation) and constant in `mem`."""
+    spans = [layout.span(r, reserved=True) for r in layout.regions if r.memory == mem]
+    width = 4 if mem in layout.bases else 1
+    spans += [(c.address - layout.bases.get(mem, 0),) * 2 for c in layout.constants if c.memory == mem]
+    spans = [(a, b if b > a else a + width) for a, b in spans]
+    return sorted(spans)
+
+
+def guard_spans(layout: Layout, mem: str) -> list[tuple[int, int]]:
+    """[start, stop) indices of `mem` that no region or constant declares: what the guard fills."""
+    owned = _owned_spans(layout, mem)
+    size = layout.sizes[mem]
+    out, at = [], 0
+    for a, b in owned + [(size, size)]:
+        if a > at:
+            out.append((at, min(a, size)))
+        at = max(at, b)
+    return [(a, b) for a, b in out if b > a]
 
 
 def read_outputs(layout: Layout, result: RunResult) -> dict[str, np.ndarray]:
@@ -167,32 +228,64 @@ def read_region(layout: Layout, memories: dict[str, np.ndarray], r: Region) -> n
     return from_storage(raw, r.dtype).reshape(r.shape)
 
 
-def writes_outside(layout: Layout, image: MemoryImage, result: RunResult,
-                   memories: tuple[str, ...]) -> list[tuple[str, int, int]]:
-    """Runs of changed elements outside every declared region: (memory, first, count).
-
-    Only memories that start as the image says (zero elsewhere) are checked, so the
-    comparison is against zero outside the image's own writes."""
-    found = []
+def stray_writes(layout: Layout, image: MemoryImage, result: RunResult,
+                 memories: tuple[str, ...]) -> tuple[list, list]:
+    """Runs of elements that differ from the pre-run image where a kernel may not write:
+    (outside, into_inputs), as (memory, first address, count) and (memory, first address,
+    count, input name). A kernel may write its outputs and scratch regions and the slack
+    of every reservation; anything else it changes (an input, a constant, the guard or
+    memory the image never wrote) is a stray write. Byte-addressed memories count bytes."""
+    outside, into = [], []
     for mem in memories:
         final = result.memories.get(mem)
         if final is None:
             continue
         base = layout.bases.get(mem)
-        changed = final != 0
-        for r in layout.regions:
-            if r.memory == mem:
-                start, stop = layout.span(r, reserved=True)
-                changed[start:stop] = False
+        # Memory the image does not write starts at zero; in a guarded memory the image
+        # writes everything outside the regions, so one comparison per write is enough.
+        changed = np.zeros(final.shape, bool) if mem in layout.sizes else final != 0
         for addr, vals in image.writes.get(mem, {}).items():
-            if base is not None:        # byte-addressed: compare the bytes written
+            if base is not None:              # byte-addressed: compare the bytes written
                 addr, vals = addr - base, np.ascontiguousarray(vals).view(np.uint8).ravel()
             seg = final[addr:addr + len(vals)]
-            changed[addr:addr + len(vals)] &= seg != vals[:len(seg)]
-        idx = np.flatnonzero(changed)
-        if idx.size:
-            breaks = np.flatnonzero(np.diff(idx) != 1)
-            starts = np.concatenate(([idx[0]], idx[breaks + 1]))
-            ends = np.concatenate((idx[breaks], [idx[-1]]))
-            found += [(mem, int(s) + (base or 0), int(e - s + 1)) for s, e in zip(starts, ends)]
-    return found
+            np.not_equal(seg, vals[:len(seg)], out=changed[addr:addr + len(seg)])
+        for r in layout.regions:
+            if r.memory != mem:
+                continue
+            start, stop = layout.span(r, reserved=True)
+            if r.role == "input":             # the tensor is checked, its slack is free
+                tensor_stop = layout.span(r)[1]
+                into += [(m, a, n, r.name) for m, a, n in _runs(changed[start:tensor_stop], mem,
+                                                                start + (base or 0))]
+            changed[start:stop] = False
+        outside += _runs(changed, mem, base or 0)
+    return outside, into
+
+
+def _runs(changed: np.ndarray, mem: str, offset: int) -> list[tuple[str, int, int]]:
+    idx = np.flatnonzero(changed)
+    if not idx.size:
+        return []
+    breaks = np.flatnonzero(np.diff(idx) != 1)
+    starts = np.concatenate(([idx[0]], idx[breaks + 1]))
+    ends = np.concatenate((idx[breaks], [idx[-1]]))
+    return [(mem, int(s) + offset, int(e - s + 1)) for s, e in zip(starts, ends)]
+
+
+def describe_stray(layout: Layout, outside: list, into: list, limit: int = 3) -> str:
+    """What a kernel wrote where it may not, naming memory and address range."""
+    def where(mem, first, count):
+        unit = "bytes" if mem in layout.bases else "elements"
+        if mem in layout.bases:
+            return f"{mem}[0x{first:X}:0x{first + count:X}] ({count} {unit})"
+        return f"{mem}[{first}:{first + count}] ({count} {unit})"
+    parts = []
+    if into:
+        parts.append("writes into inputs (a kernel may not overwrite its caller's data): " + ", ".join(
+            f"{name} at {where(m, a, n)}" for m, a, n, name in into[:limit])
+            + (f" and {len(into) - limit} more" if len(into) > limit else ""))
+    if outside:
+        parts.append("writes outside the declared regions: " + ", ".join(
+            where(m, a, n) for m, a, n in outside[:limit])
+            + (f" and {len(outside) - limit} more" if len(outside) > limit else ""))
+    return "; ".join(parts)

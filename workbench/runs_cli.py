@@ -191,20 +191,29 @@ def cmd_runs(args) -> int:
     from rich.console import Console
     from rich.table import Table
     table = Table(title=f"runs in {store.path}")
+    from workbench.agent.scoring import held_out_cell, score_flags
+    from workbench.evaluation import shown_speedup
+    # "held-out seeds" decides success (the visible configuration on fresh seeds); "H1"
+    # (generality) is shown beside it and never counted in it.
     for col in ("id", "started", "accel/task/config", "agent", "status", "steps",
-                "best cycles", "speed-up", "held-out", "RTL", "tokens in/out", "cost"):
+                "best cycles", "speed-up", "held-out seeds", "H1", "RTL", "tokens in/out",
+                "cost"):
         table.add_column(col, no_wrap=True, justify="right" if col in (
             "id", "steps", "best cycles", "speed-up", "cost") else "left")
     for r in runs:
         s = r.scores or {}
         best = s.get("best") or {}
         held = s.get("held_out_seeds") or {}
+        flags = score_flags(s)
+        speedup = shown_speedup(best)
         table.add_row(str(r.id), (r.started_at or "")[5:16].replace("T", " "),
                       f"{r.accelerator}/{r.task}/{r.config}",
-                      r.agent + (f" {r.model}" if r.model else ""), r.status, str(r.steps),
+                      r.agent + (f" {r.model}" if r.model else ""),
+                      r.status + (f" ({', '.join(flags)})" if flags else ""), str(r.steps),
                       str(best.get("cycles", "-")),
-                      f"{best['speedup']:.2f}x" if best.get("speedup") else "-",
+                      f"{speedup:.2f}x" if speedup else "-",
                       ("pass" if held.get("passed") else "fail") if held else "-",
+                      held_out_cell(s) if s.get("held_out_configs") else "-",
                       _rtl_cell(s.get("backends")),
                       f"{r.tokens_in:,}/{r.tokens_out:,}", f"${r.cost:.4f}")
     # Piped output is not cut to 80 columns.
@@ -255,6 +264,8 @@ def _show_json(store, run_id: int) -> dict:
 
 
 def cmd_replay(args) -> int:
+    if args.rescore:
+        return _rescore(args)
     from workbench.agent.replay import replay_run
     store = _store(args)
     progress = Progress(quiet=not args.progress)
@@ -284,6 +295,18 @@ def cmd_replay(args) -> int:
         for m in report["seed_mismatches"] + report["truncated_calls"]:
             print(f"  note: {m}")
     return EXIT_OK if report["identical"] else EXIT_FAILED
+
+
+def _rescore(args) -> int:
+    from workbench.agent.rescore import report_lines, rescore_run
+    store = _store(args, readonly=True)
+    report = rescore_run(store, args.run, n_seeds=args.seeds)
+    store.close()
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print("\n".join(report_lines(report)))
+    return EXIT_FAILED if report["no_longer_pass"] else EXIT_OK
 
 
 def cmd_export(args) -> int:
@@ -373,9 +396,16 @@ def add_run_commands(sub) -> None:
     sp.set_defaults(func=cmd_show)
 
     sp = sub.add_parser("replay", help="re-execute a recorded run offline and report any "
-                                       "evaluation that differs (exit 1 if any)")
+                                       "evaluation that differs (exit 1 if any); --rescore: "
+                                       "re-score its kernels on fresh seeds")
     sp.add_argument("run", type=int, help="run id to replay")
     sp.add_argument("--progress", action="store_true", help="show each replayed step")
+    sp.add_argument("--rescore", action="store_true",
+                    help="instead of replaying, score every recorded kernel version again on "
+                         "fresh seeds and edge cases and report those that no longer pass "
+                         "(exit 1 if any); records nothing")
+    sp.add_argument("--seeds", type=int, default=5,
+                    help="fresh input sets per kernel version with --rescore (default 5)")
     sp.add_argument("--json", action="store_true", help="print the comparison as JSON")
     traces(sp)
     sp.set_defaults(func=cmd_replay)

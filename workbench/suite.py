@@ -91,12 +91,13 @@ def run_suite(args) -> int:
                 continue
             style = "green" if ev.passed else "red"
             table.add_row(t, c, f"[{style}]{ev.status}", f"{ev.cycles:,}", f"{ev.baseline_cycles:,}",
-                          f"{ev.speedup:.3f}", f"{ev.lower_bound:,} ({ev.bound_kind[0]})",
+                          f"{ev.speedup:.3f}" if ev.speedup is not None else "-",
+                          f"{ev.lower_bound:,} ({ev.bound_kind[0]})",
                           f"{ev.roofline_fraction:.1%}", f"{ev.retired:,}", f"{ev.wall_seconds:.2f}")
         console.print(table)
     evs = [ev for _, _, ev, _ in results if ev is not None]
     passed = [ev for ev in evs if ev.passed]
-    speedups = [ev.speedup for ev in passed if ev.speedup > 0]
+    speedups = [ev.speedup for ev in passed if ev.speedup]
     geo = math.exp(statistics.fmean(math.log(s) for s in speedups)) if speedups else 0.0
     summary = (f"{len(passed)}/{len(results)} cells passed; geometric-mean speed-up {geo:.3f}; "
                f"wall time {wall:.1f} s")

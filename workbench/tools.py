@@ -69,6 +69,17 @@ def get_inst_size(accel_name: str, source: str, hw=None) -> ToolResult:
                       {"ok": True, "instructions": n, "bytes": program.size_bytes, "limit": limit})
 
 
+def speedup_text(ev: Evaluation) -> str:
+    """The speed-up, or why there is none: only a PASS that is not impossible has one."""
+    if ev.speedup is not None:
+        return f"speed-up {ev.speedup:.3f}x"
+    if not ev.passed:
+        return "no speed-up: the kernel did not pass"
+    if ev.impossible:
+        return "no speed-up: faster than the lower bound is impossible"
+    return "no baseline to compare with"
+
+
 def format_evaluation(ev: Evaluation) -> str:
     if ev.status == "assembly_error":
         shown = ev.diagnostics[:MAX_DIAGNOSTICS]
@@ -83,15 +94,11 @@ def format_evaluation(ev: Evaluation) -> str:
         if not s.passed:
             why = s.error or ", ".join(
                 f"{name}: {o['frac_match']:.2%} match, max abs err {o['max_abs_err']:.4g}"
-                for name, o in s.outputs.items())
-            lines.append(f"  {s.label}: {why}")
-        if s.outside_writes:
-            w = s.outside_writes[:3]
-            lines.append("  writes outside declared regions: " +
-                         ", ".join(f"{m}[{a}:{a + n}]" for m, a, n in w))
+                for name, o in s.outputs.items() if not (s.stray and o.get("passed")))
+            lines.append(f"  {s.label}: " + "; ".join(w for w in (why, s.stray) if w))
     if ev.cycles:
-        lines.append(f"cycles: {ev.cycles}  (baseline {ev.baseline_cycles}, speed-up "
-                     f"{ev.speedup:.3f}x; lower bound {ev.lower_bound} ({ev.bound_kind}-bound), "
+        lines.append(f"cycles: {ev.cycles}  (baseline {ev.baseline_cycles}, {speedup_text(ev)}; "
+                     f"lower bound {ev.lower_bound} ({ev.bound_kind}-bound), "
                      f"{ev.roofline_fraction:.1%} of roofline)")
         util = ", ".join(f"{u} {v:.0%}" for u, v in sorted(ev.utilisation.items()) if v)
         lines.append(f"instructions retired: {ev.retired}; unit utilisation: {util}")
@@ -164,7 +171,7 @@ def _backend_record(sets: list, runs: list, seconds: float) -> dict:
 
 
 def _set_problem(s) -> str:
-    return f"{s.label}: " + (s.error or ", ".join(
+    return f"{s.label}: " + (s.error or s.stray or ", ".join(
         f"{name}: {o['frac_match']:.2%} match, max abs err {o['max_abs_err']:.4g}"
         for name, o in s.outputs.items() if not o.get("passed", True)) or "outputs out of tolerance")
 

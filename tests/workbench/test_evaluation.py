@@ -86,3 +86,32 @@ def test_lower_bound_is_below_every_baseline_and_names_its_kind():
     for task in accel.baseline_templates():
         b = accel.lower_bound(get_task(task), "C2", hw)
         assert b.cycles > 0 and b.kind in ("compute", "bandwidth") and b.detail
+
+
+@pytest.mark.parametrize("accel,nothing", [("plena", "S_ADDI_INT gp1, gp0, 1\n"),
+                                           ("coral", "ebreak\n"), ("aie", "NOP\n")])
+def test_a_failed_kernel_has_no_speedup_anywhere(accel, nothing, tmp_path, capsys):
+    """A do-nothing kernel is far faster than the baseline; it must not print a speed-up."""
+    import json
+
+    from workbench.cli import main
+    from workbench.tools import format_evaluation
+    ev = evaluate(accel, TASK, CONFIG, nothing, seeds=[1], edge_cases=False)
+    assert ev.status == "failed" and ev.baseline_cycles > ev.cycles > 0
+    assert ev.speedup is None and "no speed-up: the kernel did not pass" in format_evaluation(ev)
+    path = tmp_path / "k.s"
+    path.write_text(nothing)
+    assert main(["eval", "--accel", accel, "--task", TASK, "--config", CONFIG, str(path),
+                 "--seeds", "1", "--no-edge", "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["speedup"] is None and out["seeds_chosen_by"] == "caller"
+
+
+def test_an_impossible_pass_has_no_speedup(monkeypatch):
+    from workbench.accel import Bound
+    accel = get_accel(ACCEL)
+    monkeypatch.setattr(type(accel), "lower_bound", property(lambda self: (
+        lambda task, config, hw: Bound(10 ** 9, "compute", "test bound"))), raising=False)
+    ev = run_eval(ACCEL, TASK, CONFIG, baseline(), seeds=[1])
+    assert ev.data["passed"] and ev.data["impossible"] and ev.data["speedup"] is None
+    assert "impossible" in ev.text and "speed-up 1" not in ev.text

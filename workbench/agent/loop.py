@@ -363,6 +363,8 @@ class AgentLoop:
                            kernel_source=out.kernel.source)
         if out.evaluation is not None:
             record_evaluation(self.rec, out.evaluation, step, call_id=out.call_id)
+        if out.recheck is not None:
+            record_evaluation(self.rec, out.recheck, step, call_id=out.call_id)
         self.rec.event("tool_result", {"call_id": out.call_id, "name": out.name, "ok": out.ok,
                                        "content": out.text, "data": out.data},
                        text=out.text, role="tool", step=step)

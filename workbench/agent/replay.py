@@ -66,6 +66,8 @@ REUSED_SEEDS = {"final_rtl"}
 class RecordedSeeds:
     """The seeds of the recorded evaluations, handed out in the recorded order."""
 
+    chosen_by = "recording"
+
     def __init__(self, evaluations: list[Event]):
         self.queue = [(e.payload.get("tool"), e.payload.get("config"), e.payload.get("seeds"))
                       for e in evaluations if e.payload.get("tool") not in REUSED_SEEDS]

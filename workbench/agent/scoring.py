@@ -16,6 +16,12 @@ task, which the agent never saw:
 
 Every evaluation made here is recorded as an `evaluation` event (tool "final_seeds"
 or "final_config") with its seeds, so a replay re-executes it exactly.
+
+The seeds are always the workbench's own (fresh, or a replay's recorded ones): a run
+whose tools took seeds the caller chose is scored on fresh seeds all the same and is
+marked `scored: false` (debugging only), as a replay is. A best kernel flagged
+impossible (fewer cycles than the analytic lower bound) has passed a re-check on fresh
+seeds (workspace.py) and its score carries the flag (`flags`).
 """
 from __future__ import annotations
 
@@ -26,7 +32,7 @@ from workbench.evaluation import evaluate
 from workbench.store.chain import sha256_text
 
 from .recorder import jsonable, record_evaluation
-from .workspace import EvalRecord
+from .workspace import RECHECK, EvalRecord, chosen_by
 
 
 NO_RTL = "the run was started without --rtl"
@@ -39,7 +45,7 @@ def _summary(result: dict) -> dict:
 
 
 def _evaluate(loop, tool: str, config: str, source: str, version, **extra) -> EvalRecord:
-    seeds = loop.ws.seeds.take(tool, config, loop.spec.final_seeds)
+    seeds = loop.ws.scoring_seeds.take(tool, config, loop.spec.final_seeds)
     ev = evaluate(loop.spec.accel, loop.spec.task, config, source, hw=loop.hw, seeds=seeds)
     rec = EvalRecord(tool, config, version, source, seeds, jsonable(ev.to_dict()), None)
     record_evaluation(loop.rec, rec, None, **extra)
@@ -83,6 +89,7 @@ def final_scores(loop) -> dict:
         "evaluations": sum(1 for e in ws.evaluations if e.tool == "run_eval"),
         "first_correct_step": ws.first_correct_step, "best": None,
         "held_out_seeds": None, "held_out_configs": {},
+        **scored(ws.seeds),
     }
     rtl_calls = sum(1 for e in ws.evaluations if e.tool == "run_rtl")
     if best is None:
@@ -93,8 +100,14 @@ def final_scores(loop) -> dict:
         return scores
     scores["best"] = {"kernel_version": best.kernel_version, "kernel_hash": sha256_text(best.source),
                       "step": best.step, **_summary(best.result)}
+    recheck = next((e for e in ws.evaluations if e.tool == RECHECK
+                    and e.kernel_version == best.kernel_version), None)
+    if recheck is not None:
+        scores["best"]["recheck"] = {"seeds": recheck.seeds, **_summary(recheck.result)}
     final = _evaluate(loop, "final_seeds", loop.spec.config, best.source, best.kernel_version)
     scores["held_out_seeds"] = {"seeds": final.seeds, **_summary(final.result)}
+    if best.result.get("impossible") or final.result.get("impossible"):
+        scores["flags"] = ["impossible"]
     scores["correct"] = final.passed
     scores["backends"] = {"kernel_version": best.kernel_version, "run_rtl_calls": rtl_calls,
                           **_backends(loop, best, final)}
@@ -128,4 +141,47 @@ def final_scores(loop) -> dict:
             entry["transferable"] = True
             entry["how"] = transfer.method
         scores["held_out_configs"][config] = entry
+    for entry in scores["held_out_configs"].values():
+        entry["verdict"] = held_out_verdict(entry)
     return scores
+
+
+def scored(seeds) -> dict:
+    """Whether a run is a score: only when the workbench chose every seed."""
+    who = chosen_by(seeds)
+    if who == "workbench":
+        return {"scored": True}
+    why = ("a replay re-uses the recorded seeds; the original run holds the score"
+           if who == "recording" else
+           "the caller chose the evaluation seeds (debugging only); the final scoring used "
+           "fresh seeds all the same")
+    return {"scored": False, "not_scored": why}
+
+
+def held_out_verdict(entry: dict) -> str:
+    """A held-out configuration as it is shown: "pass", "fail" (the kernel was evaluated
+    there and failed, whatever made it) or "not transferable" (nothing could be run)."""
+    if entry.get("verdict"):
+        return entry["verdict"]
+    if entry.get("status") is None:
+        return "not transferable"
+    return "pass" if entry.get("passed") else "fail"
+
+
+def held_out_cell(scores: dict) -> str:
+    """Every held-out configuration's verdict, e.g. "pass" (one) or "H1 fail, H2 pass"."""
+    held = scores.get("held_out_configs") or {}
+    verdicts = [(c, held_out_verdict(e)) for c, e in held.items()]
+    if len(verdicts) == 1:
+        return verdicts[0][1]
+    return ", ".join(f"{c} {v}" for c, v in verdicts) or "-"
+
+
+def score_flags(scores: dict) -> list[str]:
+    """What a reader must know before believing a run's score: "not scored" (seeds not
+    chosen by the workbench), "impossible" (the best kernel beat the lower bound)."""
+    flags = [] if scores.get("scored", True) else ["not scored"]
+    best = scores.get("best") or {}
+    if "impossible" in (scores.get("flags") or []) or best.get("impossible"):
+        flags.append("impossible")
+    return flags

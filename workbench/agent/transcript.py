@@ -8,7 +8,9 @@ import json
 
 from workbench.store import Event, Run, TraceStore
 
-from .scoring import NO_RTL
+from workbench.evaluation import shown_speedup
+
+from .scoring import NO_RTL, held_out_verdict, score_flags
 
 SHORT_LINES = 40
 
@@ -54,13 +56,34 @@ def backends_line(b: dict) -> str:
     return f"backends: {one('model', b.get('model'))}, {one('RTL', b.get('rtl'))}{agree}"
 
 
+def speedup_words(result: dict) -> str:
+    """A recorded evaluation's speed-up over the baseline, or why it has none."""
+    v = shown_speedup(result)
+    if v is not None:
+        return f"{v:.2f}x over the baseline"
+    if not result.get("passed"):
+        return "no speed-up (not a pass)"
+    if result.get("impossible"):
+        return "no speed-up (IMPOSSIBLE: fewer cycles than the lower bound)"
+    return "no speed-up"
+
+
 def score_lines(s: dict) -> list[str]:
     lines = []
+    if not s.get("scored", True):
+        lines.append(f"- NOT SCORED: {s.get('not_scored')}")
     best = s.get("best")
     if best:
         lines.append(f"- best correct kernel: version {best['kernel_version']} (step {best['step']}), "
-                     f"{best['cycles']} cycles, {best.get('speedup') or 0:.2f}x over the baseline "
+                     f"{best['cycles']} cycles, {speedup_words(best)} "
                      f"({best.get('baseline_cycles')} cycles)")
+        if "impossible" in score_flags(s):
+            rc = best.get("recheck")
+            lines.append("- FLAGGED IMPOSSIBLE: the best kernel took fewer cycles than the "
+                         f"analytic lower bound ({best.get('lower_bound')}); " +
+                         (f"it passed a re-check on fresh seeds {rc.get('seeds')} and edge cases"
+                          if rc and rc.get("passed") else "it was not re-checked (recorded before "
+                          "re-checks existed)" if not rc else "its re-check failed"))
     else:
         lines.append("- no kernel passed run_eval")
     held = s.get("held_out_seeds")
@@ -68,12 +91,15 @@ def score_lines(s: dict) -> list[str]:
         lines.append(f"- held-out seeds: {'PASS' if held.get('passed') else 'FAIL'} "
                      f"({held.get('status')}, {held.get('cycles')} cycles)")
     for config, h in (s.get("held_out_configs") or {}).items():
-        if h.get("transferable") and "cycles" in h:
-            lines.append(f"- held-out configuration {config} ({h['method']}): "
-                         f"{'PASS' if h.get('passed') else 'FAIL'}, {h.get('cycles')} cycles, "
-                         f"{h.get('speedup') or 0:.2f}x")
-        else:
+        verdict = held_out_verdict(h)
+        if verdict == "not transferable":
             lines.append(f"- held-out configuration {config}: not transferable -- {h.get('reason')}")
+            continue
+        line = (f"- held-out configuration {config} ({h['method']}, generality; not counted in "
+                f"success): {verdict.upper()}, {h.get('cycles')} cycles, {speedup_words(h)}")
+        if h.get("reason"):
+            line += f" -- {h['reason']}"
+        lines.append(line)
     if s.get("backends"):
         lines.append(f"- {backends_line(s['backends'])}")
         b = s["backends"]
@@ -140,7 +166,7 @@ def _event_md(ev: Event, store: TraceStore, full: bool) -> list[str]:
         what = "held-out seeds" if p.get("tool") == "final_seeds" else f"held-out configuration {p.get('config')}"
         how = f" ({p.get('how')})" if p.get("how") else ""
         out = [f"**final: {what}**{how}: {r.get('status')}, {r.get('cycles')} cycles, "
-               f"speed-up {r.get('speedup') or 0:.3f}x, seeds {p.get('seeds')}"]
+               f"{speedup_words(r)}, seeds {p.get('seeds')}"]
         if p.get("method") == "agent" and ev.kernel_hash:
             out.append(_fence(_clip(store.kernel(ev.kernel_hash).source, full), "asm"))
         return out + [""]

@@ -37,11 +37,23 @@ def fake_clock(start: datetime = T0, step: float = 0.5):
 
 
 class FixedSeeds:
+    """The workbench's own seed source with its random draw made repeatable (100, 101,
+    ...), so the sample's runs are scored runs and the same every time; passing fixed
+    seeds to the loop instead would mark them not scored."""
+
     def __init__(self):
+        from workbench.agent.workspace import FreshSeeds
+        self.seeds = FreshSeeds()
         self.n = itertools.count(100)
 
+    @property
+    def chosen_by(self) -> str:
+        return self.seeds.chosen_by
+
     def take(self, tool: str, config: str, n: int) -> list[int]:
-        return [next(self.n) for _ in range(n)]
+        with mock.patch("workbench.agent.workspace.fresh_seeds",
+                        lambda k: [next(self.n) for _ in range(k)]):
+            return self.seeds.take(tool, config, n)
 
 
 def wrong_relu(source: str) -> str:

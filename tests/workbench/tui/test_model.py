@@ -3,6 +3,7 @@ diffs, run rows and filters, runs grouped into steps, re-execution."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 import math
 from pathlib import Path
 
@@ -123,6 +124,23 @@ def test_run_rows_filter_and_sort(sample_db):
         runs.select(rows, "colour:red", "id", True)
 
 
+def test_h1_is_shown_for_what_it_is(sample_db):
+    """Run 1's kernel is written for C2 and fails H1: the run succeeded (its visible
+    configuration), its H1 cell says fail; the autotuner's method passes H1."""
+    rows = {r.id: runs.RunRow(r) for r in TraceStore(sample_db, readonly=True).runs()}
+    assert rows[1].cell("status") == "✓ succeeded" and rows[1].cell("h1") == "fail"
+    assert rows[2].cell("h1") == "pass" and rows[3].cell("h1") == "-"
+    assert [r.run.id for r in runs.select(list(rows.values()), "h1:fail", "id", False)] == [1]
+
+
+def test_flags_mark_the_status_of_runs_not_to_be_believed(sample_db):
+    run = TraceStore(sample_db, readonly=True).run(1)
+    for scores, status in [({**run.scores, "scored": False}, "✓ succeeded (not scored)"),
+                           ({**run.scores, "flags": ["impossible"]}, "✓ succeeded (impossible)")]:
+        row = runs.RunRow(dataclasses.replace(run, scores=scores))
+        assert row.cell("status") == status
+
+
 def test_events_grouped_into_steps(sample_db):
     store = TraceStore(sample_db, readonly=True)
     trace = RunTrace(store.run(1))
@@ -182,3 +200,23 @@ def test_a_running_run_shows_its_best_speedup_so_far(tmp_path):
         assert row.run.status == "running" and row.cell("speedup") == "1.50x"
         assert row.cell("steps") == "3/15" and row.cell("status") == "● running"
         reader.close()
+
+
+def test_a_failed_or_impossible_step_shows_no_speedup(tmp_path):
+    """Recorded results may carry a speed-up (older runs did for failures); the timeline,
+    the picker and the best-so-far show one only for a pass that is not impossible."""
+    from workbench.tui.widgets.run.timeline import step_line
+    with TraceStore(tmp_path / "t.db") as store:
+        run = store.start_run("plena", "relu", "C1", agent="llm", settings={"budget": 15})
+        for step, result in enumerate([{"passed": False, "status": "failed", "speedup": 1551.0},
+                                       {"passed": True, "status": "passed", "speedup": 40.0,
+                                        "impossible": True},
+                                       {"passed": True, "status": "passed", "speedup": 1.2}], 1):
+            store.append(run, "evaluation", {"tool": "run_eval", "config": "C1",
+                                             "result": {"cycles": 100, **result}}, step=step)
+        trace = RunTrace(store.run(run))
+        trace.add(store.events(run))
+        lines = [step_line(s).plain for s in trace.steps if s.number in (1, 2, 3)]
+        assert "1551" not in lines[0] and " - " in lines[0]
+        assert "impos." in lines[1] and "40.00x" not in lines[1]
+        assert "1.20x" in lines[2]

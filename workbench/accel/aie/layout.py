@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from isa.loader import HardwareConfig
 from tasks.core import Task
-from workbench.layout import Constant, Layout, pack
+from workbench.layout import Constant, Layout, pack, stray_note
 
 # Level 2/3 kernels may spill intermediates; Level 1 needs none.
 SCRATCH_WORDS = {1: 0, 2: 1 << 20, 3: 1 << 21}
@@ -48,7 +48,8 @@ def aie_layout(task: Task, config: str, hw: HardwareConfig) -> Layout:
         "Registers, locks and the rest of data memory start at zero.",
         "Output regions start filled with NaN: the kernel must write every output element.",
         f"Each tensor reserves whole blocks of {ALIGN_WORDS} words (see 'reserved'); the slack after a "
-        "tensor may be written freely. Writes anywhere else in external memory are reported.",
+        "tensor may be written freely.",
+        stray_note("ext"),
         "Nothing else is in memory: the expected outputs are never visible to the kernel.",
     ]
-    return Layout("aie", task.name, config, regions, constants, notes)
+    return Layout("aie", task.name, config, regions, constants, notes, sizes={"ext": hw.EXT_SIZE})

@@ -2,9 +2,11 @@
 
 DTCM_BASE .. + DATA_SIZE holds the kernel's own .data/.rodata/.bss (region
 `program_data`); then the task constants (binary32, 4 bytes each), then every tensor,
-each starting on a 64-byte boundary and followed by 64 unused guard bytes (an overrun
-lands there and is reported as a stray write); Level 2/3 tasks get a scratch region;
-the top STACK_BYTES of DTCM are the stack (sp starts at the end of DTCM).
+each starting on a 64-byte boundary and followed by 64 unused guard bytes; Level 2/3
+tasks get a scratch region (SCRATCH_BYTES); the top STACK_BYTES of DTCM are the stack
+(sp starts at the end of DTCM). program_data, scratch and the stack are the kernel's
+own; the rest of DTCM no region declares starts as a NaN guard, and a write there
+fails the evaluation as a stray write.
 
 Tensors are binary32 because Zve32f has no bf16 arithmetic: inputs hold bf16 values
 exactly; outputs are judged with the task's (bf16) tolerance."""
@@ -13,7 +15,7 @@ from __future__ import annotations
 from isa.loader import HardwareConfig
 from simulators.coral.tables import memory_base
 from tasks.core import Task
-from workbench.layout import Constant, Layout, Region
+from workbench.layout import Constant, Layout, Region, stray_note
 
 ALIGN = 64
 GUARD = 64
@@ -55,7 +57,9 @@ def coral_layout(task: Task, config: str, hw: HardwareConfig) -> Layout:
         f"Constants are binary32 values at the addresses listed (flw them); DTCM starts at "
         f"0x{base:X}, and the kernel's own .data/.rodata/.bss sit at its start (program_data).",
         "Output regions start filled with NaN (0xFFFFFFFF): the kernel must write every output element.",
-        "Writes outside the declared regions are reported; the 64 bytes after each tensor are a guard.",
+        "The 64 bytes after each tensor are a guard.",
+        stray_note("dtcm"),
         "Nothing else is in memory: the expected outputs are never visible to the kernel.",
     ]
-    return Layout("coral", task.name, config, regions, constants, notes, bases={"dtcm": base})
+    return Layout("coral", task.name, config, regions, constants, notes, bases={"dtcm": base},
+                  sizes={"dtcm": hw.DTCM_SIZE})

@@ -2,14 +2,15 @@
 
 Each region starts on a VLEN boundary and reserves whole transfer blocks
 (HBM_V_WRITEBACK_AMOUNT x VLEN elements), so a kernel may move whole blocks at a
-tensor's tail; the slack is the region's own and is not checked. One empty guard row
-of VLEN elements follows each region: an overrun lands there and is reported as a
-write outside the declared regions."""
+tensor's tail; the slack is the region's own and is not checked. One guard row of
+VLEN elements follows each region, and all of HBM that no region declares starts as a
+NaN guard: an overrun there fails the evaluation as a write outside the declared
+regions. Room a kernel needs in HBM is a scratch region (SCRATCH_ELEMS, per level)."""
 from __future__ import annotations
 
 from isa.loader import HardwareConfig
 from tasks.core import Task
-from workbench.layout import Constant, Layout, pack
+from workbench.layout import Constant, Layout, pack, stray_note
 
 # Level 2/3 kernels may spill intermediates; Level 1 needs none.
 SCRATCH_ELEMS = {1: 0, 2: 1 << 20, 3: 1 << 21}
@@ -36,7 +37,8 @@ def plena_layout(task: Task, config: str, hw: HardwareConfig) -> Layout:
         "Address registers a0..a7, STRIDE, V_MASK and every SRAM start at zero.",
         "Output regions start filled with NaN: the kernel must write every output element.",
         f"Each tensor reserves whole blocks of {block} elements (see 'reserved'); the slack after "
-        "a tensor may be written freely. Writes anywhere else are reported.",
+        "a tensor may be written freely.",
+        stray_note("hbm"),
         "Nothing else is in memory: the expected outputs are never visible to the kernel.",
     ]
-    return Layout("plena", task.name, config, regions, constants, notes)
+    return Layout("plena", task.name, config, regions, constants, notes, sizes={"hbm": hw.HBM_SIZE})

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 from workbench.store import Run
 
+from workbench.agent.scoring import held_out_cell, score_flags
+
 from .backends import is_rtl_run, rtl_cell
 from .trace import best_speedup
 
@@ -19,7 +21,8 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("id", "run", "right"), ("status", "status", "left"), ("task", "task", "left"),
     ("accel", "accel", "left"), ("config", "config", "left"),
     ("agent", "agent/model", "left"), ("steps", "steps", "right"),
-    ("speedup", "speed-up", "right"), ("rtl", "RTL", "left"), ("tokens", "tokens", "right"),
+    ("speedup", "speed-up", "right"), ("rtl", "RTL", "left"), ("h1", "H1", "left"),
+    ("tokens", "tokens", "right"),
     ("cost", "cost", "right"), ("started", "started", "left"),
 )
 COLUMN_KEYS = tuple(c[0] for c in COLUMNS)
@@ -49,7 +52,8 @@ class RunRow:
         if key == "id":
             return str(r.id)
         if key == "status":
-            return STATUS_MARKS.get(r.status, r.status)
+            flags = score_flags(r.scores or {}) if r.finished else []
+            return STATUS_MARKS.get(r.status, r.status) + (f" ({', '.join(flags)})" if flags else "")
         if key == "task":
             return r.task
         if key == "accel":
@@ -65,6 +69,9 @@ class RunRow:
         if key == "speedup":
             s = self.speedup
             return f"{s:.2f}x" if s else "-"
+        if key == "h1":       # generality: shown beside success, never counted in it
+            held = (r.scores or {}).get("held_out_configs") if r.finished else None
+            return held_out_cell(r.scores) if held else "-"
         if key == "rtl":
             return rtl_cell(r)
         if key == "tokens":

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from workbench.evaluation import shown_speedup
 from workbench.store import Event, Run
 
 FINAL = -1          # Step.number of the final scoring (events recorded without a step)
@@ -56,6 +57,7 @@ class Measure:
     speedup: float
     frac_match: float
     seq: int
+    impossible: bool = False      # fewer cycles than the analytic lower bound
 
     @classmethod
     def of(cls, ev: Event) -> "Measure":
@@ -74,8 +76,8 @@ class Measure:
             passed = all(o.get("passed") for o in r["outputs"].values())
         return cls(str(p.get("tool", "")), str(p.get("config", "")), p.get("kernel_version"),
                    passed, str(r.get("status", "passed" if passed else "failed")),
-                   num("cycles", int), num("baseline_cycles", int), num("speedup"),
-                   num("frac_match"), ev.seq)
+                   num("cycles", int), num("baseline_cycles", int), shown_speedup(r) or 0.0,
+                   num("frac_match"), ev.seq, bool(r.get("impossible")))
 
 
 @dataclass
@@ -253,8 +255,7 @@ class RunTrace:
 def best_speedup(run: Run) -> float | None:
     """The best correct kernel's speed-up from a finished run's scores."""
     best = (run.scores or {}).get("best") or {}
-    v = best.get("speedup")
-    return float(v) if isinstance(v, (int, float)) and v else None
+    return shown_speedup(best)
 
 
 def payload_text(payload: Any, key: str = "content") -> str:

@@ -97,6 +97,8 @@ class PickerScreen(Screen):
         self._last_problem, self._last_error = problem, error
         if rows is not None:
             self.rows = rows
+        if not self.query(RunTable):      # a late reload while the app shuts down
+            return
         self._show()
 
     def _show(self) -> None:

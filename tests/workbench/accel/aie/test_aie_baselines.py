@@ -90,9 +90,26 @@ def test_writes_outside_the_declared_regions_are_reported():
     stray = f".bd STRAY, ext={guard}, loc=4096, n0=8, rel=l5\nMOVI r1, 0x3F80\nVBCST.16 x3, r1\n" \
             "MOVPI p6, 4096\nVST x3, [p6]\nDMAOUT 1, STRAY, r0, r0\nACQ l5, 1\n"
     ev = run("relu", "C1", source=baseline_source("relu", "C1", HW) + stray)
-    assert ev.passed
+    assert ev.frac_match == 1.0 and not ev.passed       # right outputs, wrong kernel
     mem, first, count = ev.sets[0].outside_writes[0]
     assert (mem, first, count) == ("ext", guard, 8)
+    assert f"writes outside the declared regions: ext[{guard}:{guard + 8}]" in ev.sets[0].stray
+
+
+@pytest.mark.parametrize("where", ["guard", "input"])
+def test_zeros_written_where_the_kernel_may_not_fail(where):
+    """Zeros (data memory starts zeroed) DMAed over the guard after y or into input x."""
+    layout = ACCEL.layout(get_task("relu"), "C1", HW)
+    y, x = layout.region("y"), layout.region("x")
+    at = y.address + y.reserved if where == "guard" else x.address + 32
+    stray = f".bd STRAY, ext={at}, loc=8192, n0=8, rel=l5\nDMAOUT 1, STRAY, r0, r0\nACQ l5, 1\n"
+    ev = run("relu", "C1", source=baseline_source("relu", "C1", HW) + stray)
+    assert ev.frac_match == 1.0 and not ev.passed
+    s = ev.sets[0]
+    if where == "input":
+        assert s.input_writes == [("ext", at, 8, "x")] and f"x at ext[{at}:{at + 8}]" in s.stray
+    else:
+        assert s.outside_writes == [("ext", at, 8)] and not s.input_writes
 
 
 def test_templates_refuse_what_does_not_fit():

@@ -71,9 +71,32 @@ def test_stray_writes_are_reported_with_byte_addresses():
         ebreak
     """
     ev = evaluate("coral", "relu", "C1", _kernel(copy), seeds=[3], edge_cases=False, compare_baseline=False)
-    assert ev.passed
+    assert ev.frac_match == 1.0 and not ev.passed       # right outputs, wrong kernel
     y = ACCEL.layout(get_task("relu"), "C1", HW).region("y")
-    assert ev.sets[0].outside_writes == [("dtcm", y.address + 4 * y.size + 8, 4)]
+    at = y.address + 4 * y.size + 8
+    assert ev.sets[0].outside_writes == [("dtcm", at, 4)]
+    assert f"writes outside the declared regions: dtcm[0x{at:X}:0x{at + 4:X}] (4 bytes)" \
+        in ev.sets[0].stray
+
+
+@pytest.mark.parametrize("where", ["guard", "input", "constant"])
+def test_a_zero_written_where_the_kernel_may_not_fails(where):
+    """Zero into the guard after y, into input x, or over a constant: each fails, named."""
+    lay = ACCEL.layout(get_task("softmax"), "C1", HW)
+    y, x = lay.region("y"), lay.region("x")
+    at = {"guard": y.address + 4 * y.size + 8, "input": x.address + 12,
+          "constant": lay.constants[0].address}[where]
+    src = ACCEL.baseline("softmax", "C1", HW).replace("ebreak", f"li a3, {at}\nsw zero, 0(a3)\nebreak")
+    assert src.count(f"li a3, {at}") == 1
+    ev = evaluate("coral", "softmax", "C1", src, seeds=[3], edge_cases=False)
+    assert ev.frac_match == 1.0 and not ev.passed and ev.speedup is None
+    s = ev.sets[0]
+    if where == "input":       # the bytes that changed: a bf16 value's low half is zero already
+        ((mem, first, n, name),) = s.input_writes
+        assert (mem, name) == ("dtcm", "x") and at <= first < first + n <= at + 4
+        assert f"x at dtcm[0x{first:X}:0x{first + n:X}]" in s.stray and not s.outside_writes
+    else:
+        assert s.outside_writes == [("dtcm", at, 4)] and not s.input_writes
 
 
 def test_zeros_and_copies_fail():

@@ -9,6 +9,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from workbench.agent.transcript import backends_line
+from workbench.evaluation import shown_speedup
 
 from ...model.backends import build_line, summary_lines
 from ...model.trace import FINAL, Step, payload_text
@@ -122,8 +123,9 @@ def step_text(step: Step, *, reasoning: bool = True, full: bool = False) -> Text
                 continue
             out.append(f"{p.get('tool')} on {p.get('config')}: {r.get('status')}, "
                        f"{r.get('cycles')} cycles"
-                       + (f", {r['speedup']:.2f}x" if isinstance(r.get("speedup"), (int, float))
-                          and r.get("speedup") else "") + "\n")
+                       + (f", {shown_speedup(r):.2f}x" if shown_speedup(r) else "")
+                       + (", IMPOSSIBLE (fewer cycles than the lower bound)"
+                          if r.get("impossible") else "") + "\n")
     if not out.plain.strip():
         out.append("nothing recorded in this step yet", "grey50 italic")
     return out

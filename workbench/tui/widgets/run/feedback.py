@@ -32,8 +32,10 @@ def evaluation_text(step: Step) -> tuple[Text, list, str, Text]:
             out.append(f"  {r['cycles']:,} cycles")
         if r.get("baseline_cycles"):
             out.append(f"  baseline {r['baseline_cycles']:,}")
-        if isinstance(r.get("speedup"), (int, float)) and r.get("speedup") and ok:
-            out.append(f"  {r['speedup']:.3f}x", "cyan")
+        if m.speedup:
+            out.append(f"  {m.speedup:.3f}x", "cyan")
+        if r.get("impossible"):
+            out.append("  IMPOSSIBLE (fewer cycles than the lower bound)", "bold red")
         if isinstance(r.get("frac_match"), (int, float)):
             out.append(f"  {r['frac_match']:.2%} match")
         if isinstance(r.get("roofline_fraction"), (int, float)) and r.get("roofline_fraction"):

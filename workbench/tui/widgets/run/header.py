@@ -4,6 +4,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from workbench.agent.scoring import held_out_cell, score_flags
+
 from ...model.backends import STATUS_STYLES as BACKEND_STYLES
 from ...model.backends import backends_of, is_rtl_run, rtl_cell
 from ...model.runs import STATUS_MARKS, STATUS_STYLES
@@ -27,6 +29,12 @@ class RunHeader(Static):
         best = trace.best()
         if best is not None and best.speedup:
             t.append(f"  best {best.cycles:,}c {best.speedup:.2f}x", "cyan")
+        if r.finished and r.scores:
+            for flag in score_flags(r.scores):
+                t.append(f"  {flag.upper()}", "bold red")
+            if r.scores.get("held_out_configs"):
+                h1 = held_out_cell(r.scores)
+                t.append(f"  H1 {h1}", {"pass": "green", "fail": "red"}.get(h1, "grey70"))
         if is_rtl_run(r):
             rtl = ((backends_of(r) or {}).get("rtl") or {}).get("status")
             t.append(f"  RTL {rtl_cell(r)}", BACKEND_STYLES.get(rtl, "grey70"))

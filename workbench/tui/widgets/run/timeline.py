@@ -33,7 +33,10 @@ def step_line(step: Step) -> Text:
     if m is not None and m.cycles:
         t.append(f"{m.cycles:>8,}c ", "bold" if m.passed else "grey62")
         # a speed-up only means something for a correct kernel
-        t.append(f"{m.speedup:5.2f}x " if m.speedup and m.passed else "    -  ", "cyan")
+        if m.impossible:      # below the lower bound: no speed-up to show, only the flag
+            t.append("impos. ", "bold red")
+        else:
+            t.append(f"{m.speedup:5.2f}x " if m.speedup and m.passed else "    -  ", "cyan")
     elif m is not None:
         t.append(f"{m.status:<17}", "red")
     tools = [n for n in step.tools if n]
