@@ -104,7 +104,7 @@ class Progress:
             if ev.type == "message" and ev.role in ("user", "system"):
                 self.status.update(f"step {(ev.step or 0) + 1}{self.budget}: waiting for the agent")
             elif ev.type == "tool_call":
-                self.status.update(f"step {ev.step}{self.budget}: running {p.get('name')}")
+                self.status.update(f"step {ev.step}{self.budget}: running {str(p.get('name'))[:64]}")
             elif ev.type == "note" and p.get("kind") == "rtl_build":
                 self.status.update("building the RTL for this configuration (seconds when "
                                    "cached, minutes when not)" if p.get("state") == "started"

@@ -107,8 +107,8 @@ def history_arguments(call: ToolCall) -> str:
     if not call.arguments.strip():
         return "{}"
     try:
-        parsed = json.loads(call.arguments)
-    except json.JSONDecodeError:
+        parsed = toolspec.decode(call.name, call.arguments)
+    except toolspec.ToolError:   # malformed, too large, too deep: answered by the tool result
         return json.dumps({"_invalid_json": call.arguments[:200]})
     if not isinstance(parsed, dict):
         return json.dumps({"_invalid_json": call.arguments[:200]})
@@ -126,7 +126,8 @@ def history_message(reply: Reply) -> dict:
     msg = reply.assistant_message()
     if reply.tool_calls:
         msg["tool_calls"] = [{"id": c.id, "type": "function",
-                              "function": {"name": c.name, "arguments": history_arguments(c)}}
+                              "function": {"name": toolspec.history_name(c.name),
+                                           "arguments": history_arguments(c)}}
                              for c in reply.tool_calls]
     elif not reply.content.strip():
         msg["content"] = reply.refusal.strip() or "(empty reply)"
@@ -275,13 +276,15 @@ class AgentLoop:
         for i, call in enumerate(reply.tool_calls):
             self.rec.event("tool_call", {"id": call.id, "name": call.name,
                                          **stored_arguments(call.arguments)},
-                           text=f"{call.name} {call.arguments[:2000]}", role="assistant",
+                           text=f"{toolspec.clip_name(call.name)} {call.arguments[:2000]}",
+                           role="assistant",
                            step=st.step)
+            name = toolspec.clip_name(call.name)
             if self.submitted:
-                out = Outcome(call.id, call.name, False,
+                out = Outcome(call.id, name, False,
                               prompting.render("skipped_call", after="submit"))
             elif i >= MAX_CALLS_PER_REPLY:
-                out = Outcome(call.id, call.name, False, prompting.render(
+                out = Outcome(call.id, name, False, prompting.render(
                     "too_many_calls", limit=MAX_CALLS_PER_REPLY, calls=len(reply.tool_calls)))
             else:
                 out = self._execute(call)
@@ -348,11 +351,12 @@ class AgentLoop:
             raise
         except Exception as e:  # noqa: BLE001 -- a workbench fault, told to the model and recorded
             err = f"{type(e).__name__}: {e}"
-            self.rec.event("error", {"where": "tool", "tool": call.name, "error": err,
+            name = toolspec.clip_name(call.name)
+            self.rec.event("error", {"where": "tool", "tool": name, "error": err,
                                      "traceback": traceback.format_exc()},
                            text=err, step=self.state.step)
-            return Outcome(call.id, call.name, False,
-                           prompting.render("internal_error", tool=call.name, error=err[:500]),
+            return Outcome(call.id, name, False,
+                           prompting.render("internal_error", tool=name, error=err[:500]),
                            {"internal_error": err})
 
     def _record_outcome(self, out: Outcome) -> None:
