@@ -49,15 +49,12 @@ def cmd_tasks(args) -> int:
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
-    from rich.console import Console
-    from rich.table import Table
-    table = Table(title="KernelCraft tasks")
-    for col in ("task", "level", "budget", "configurations", "held-out", "baselines", "what"):
-        table.add_column(col)
-    for r in rows:
-        table.add_row(r["task"], str(r["level"]), str(r["budget"]), " ".join(r["configs"]),
-                      " ".join(r["held_out"]), " ".join(r["baselines"]) or "-", r["title"])
-    Console().print(table)
+    from workbench.textout import print_table
+    print_table("KernelCraft tasks", ["task", "level", "budget", "configurations", "held-out",
+                                      "baselines", "what"],
+                [[r["task"], str(r["level"]), str(r["budget"]), " ".join(r["configs"]),
+                  " ".join(r["held_out"]), " ".join(r["baselines"]) or "-", r["title"]]
+                 for r in rows])
     return 0
 
 
@@ -231,7 +228,14 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return args.func(args)
+        rc = args.func(args)
+        sys.stdout.flush()        # a closed pipe shows here, not at interpreter exit
+        return rc
+    except BrokenPipeError:
+        # The reader stopped early (`kernelcraft isa plena | head`): that is its choice,
+        # not an error. Point stdout at /dev/null so the exit flush stays quiet.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (KernelCraftError, KeyError, ValueError) as e:
         msg = e.args[0] if isinstance(e, KeyError) and e.args else e
         print(f"kernelcraft: error: {msg}", file=sys.stderr)

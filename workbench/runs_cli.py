@@ -188,27 +188,25 @@ def cmd_runs(args) -> int:
     if args.json:
         print(json.dumps([r.__dict__ for r in runs], indent=2, default=str))
         return EXIT_OK
-    from rich.console import Console
-    from rich.table import Table
-    table = Table(title=f"runs in {store.path}")
-    for col in ("id", "started", "accel/task/config", "agent", "status", "steps",
-                "best cycles", "speed-up", "held-out", "RTL", "tokens in/out", "cost"):
-        table.add_column(col, no_wrap=True, justify="right" if col in (
-            "id", "steps", "best cycles", "speed-up", "cost") else "left")
+    from workbench.textout import print_table
+    rows = []
     for r in runs:
         s = r.scores or {}
         best = s.get("best") or {}
         held = s.get("held_out_seeds") or {}
-        table.add_row(str(r.id), (r.started_at or "")[5:16].replace("T", " "),
-                      f"{r.accelerator}/{r.task}/{r.config}",
-                      r.agent + (f" {r.model}" if r.model else ""), r.status, str(r.steps),
-                      str(best.get("cycles", "-")),
-                      f"{best['speedup']:.2f}x" if best.get("speedup") else "-",
-                      ("pass" if held.get("passed") else "fail") if held else "-",
-                      _rtl_cell(s.get("backends")),
-                      f"{r.tokens_in:,}/{r.tokens_out:,}", f"${r.cost:.4f}")
-    # Piped output is not cut to 80 columns.
-    Console(width=None if sys.stdout.isatty() else 200).print(table)
+        rows.append([str(r.id), (r.started_at or "")[5:16].replace("T", " "),
+                     f"{r.accelerator}/{r.task}/{r.config}",
+                     r.agent + (f" {r.model}" if r.model else ""), r.status, str(r.steps),
+                     str(best.get("cycles", "-")),
+                     f"{best['speedup']:.2f}x" if best.get("speedup") else "-",
+                     ("pass" if held.get("passed") else "fail") if held else "-",
+                     _rtl_cell(s.get("backends")),
+                     f"{r.tokens_in:,}/{r.tokens_out:,}", f"${r.cost:.4f}"])
+    # In a pipe: tab-separated, nothing cut.
+    print_table(f"runs in {store.path}", ["id", "started", "accel/task/config", "agent", "status",
+                                          "steps", "best cycles", "speed-up", "held-out", "RTL",
+                                          "tokens in/out", "cost"], rows,
+                right=("id", "steps", "best cycles", "speed-up", "cost"))
     if not runs:
         print("no runs match")
     return EXIT_OK
