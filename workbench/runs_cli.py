@@ -98,8 +98,8 @@ class Progress:
         elif ev.type == "error":
             c.print(f"  [red]error ({p.get('where')}): {escape(str(p.get('error')))}[/]")
         elif ev.type == "note" and p.get("kind") == "retry":
-            c.print(f"  [yellow]{escape(str(p.get('error')))} (status {p.get('status')}); "
-                    f"retrying in {p.get('wait')}s[/]")
+            from workbench.agent.transcript import retry_label
+            c.print(f"  [yellow]{escape(retry_label(p))}; retrying in {p.get('wait')}s[/]")
         if self.status is not None:
             if ev.type == "message" and ev.role in ("user", "system"):
                 self.status.update(f"step {(ev.step or 0) + 1}{self.budget}: waiting for the agent")

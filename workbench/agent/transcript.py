@@ -44,6 +44,15 @@ def run_header(run: Run) -> list[str]:
     return lines
 
 
+def retry_label(p: dict) -> str:
+    """What failed before a retry: 'connection: [Errno 111] Connection refused',
+    'rate limit, RateLimitError (status 429)' (older records: the error type only)."""
+    if p.get("failure") == "connection":
+        return f"connection: {p.get('detail')}"
+    head = f"{p['failure']}, " if p.get("failure") else ""
+    return f"{head}{p.get('error')} (status {p.get('status')})"
+
+
 def backends_line(b: dict) -> str:
     """A backends record (scores.backends, or a run_rtl / final_rtl result) in one line."""
     def one(name, x):
@@ -149,8 +158,7 @@ def _event_md(ev: Event, store: TraceStore, full: bool) -> list[str]:
     if ev.type == "note" and p.get("kind") == "rtl_build" and p.get("state") == "done":
         return [f"_{ev.text}_", ""]
     if ev.type == "note" and p.get("kind") == "retry":
-        return [f"_retry {p.get('attempt')}: {p.get('error')} (status {p.get('status')}); "
-                f"waiting {p.get('wait')}s_", ""]
+        return [f"_retry {p.get('attempt')}: {retry_label(p)}; waiting {p.get('wait')}s_", ""]
     if ev.type == "note" and p.get("kind") == "replay_report":
         out = [f"**replay report**: {p.get('compared')} evaluations compared; "
                f"{'identical' if p.get('identical') else 'DIFFERENT'}"]
