@@ -25,16 +25,23 @@ def _hw(accel, pairs: list[str] | None):
             overrides[key.strip()] = int(val, 0)
         except ValueError:
             raise SystemExit(f"--hw {p}: value must be an integer")
-    return accel.default_config(**overrides)
+    try:
+        return accel.default_config(**overrides)
+    except KernelCraftError as e:
+        raise ValueError(f"--hw {' '.join(pairs or [])}: {e}") from None
 
 
 def _read_source(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
     p = Path(path)
-    if not p.is_file():
+    if path != "-" and not p.is_file():
         raise SystemExit(f"kernel file not found: {path}")
-    return p.read_text()
+    try:
+        return sys.stdin.buffer.read().decode("utf-8") if path == "-" else p.read_text("utf-8")
+    except UnicodeDecodeError as e:
+        raise SystemExit(f"kernel file {'(stdin)' if path == '-' else path}: not UTF-8 text (byte "
+                         f"0x{e.object[e.start]:02x} at offset {e.start}); save it as UTF-8") from None
+    except OSError as e:
+        raise SystemExit(f"kernel file {path}: cannot be read ({e.strerror or e})") from None
 
 
 def cmd_tasks(args) -> int:
@@ -239,6 +246,10 @@ def main(argv: list[str] | None = None) -> int:
     except (KernelCraftError, KeyError, ValueError) as e:
         msg = e.args[0] if isinstance(e, KeyError) and e.args else e
         print(f"kernelcraft: error: {msg}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("kernelcraft: error: out of memory; use smaller --hw sizes or fewer/smaller "
+              "--load, --dump and --save ranges", file=sys.stderr)
         return 2
 
 
