@@ -15,7 +15,12 @@ EXIT_OK, EXIT_FAILED, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 def _store(args, readonly: bool = False):
     from workbench.store import TraceStore
-    return TraceStore(args.traces, readonly=readonly)
+    store = TraceStore(args.traces, readonly=readonly)
+    if store.snapshot_note:
+        print(f"kernelcraft: note: {store.snapshot_note}", file=sys.stderr)
+    if not readonly:
+        store.check_writable()   # before any work, not at the first write
+    return store
 
 
 def _hw_overrides(pairs: list[str] | None) -> dict:
@@ -127,6 +132,7 @@ def _print_scores(run) -> None:
 def cmd_run(args) -> int:
     from workbench.accel import get_accel
     from workbench.agent.loop import AgentLoop, RunSpec
+    from workbench.store import TraceStoreError
     if args.model and args.agent:
         raise SystemExit("give either --agent or --model, not both")
     spec = RunSpec(args.accel, args.task, args.config, hw_overrides=_hw_overrides(args.hw),
@@ -165,6 +171,16 @@ def cmd_run(args) -> int:
               file=sys.stderr)
         store.close()
         return EXIT_INTERRUPTED
+    except TraceStoreError as e:
+        run_id = loop.rec.run_id if loop.rec else None
+        how = ("recorded as error with this reason" if loop.end_recorded else
+               "its end could not be written, so it reads as interrupted")
+        print(f"kernelcraft: error: {e}\nkernelcraft: run {run_id} stopped; {how}", file=sys.stderr)
+        try:
+            store.close()
+        except TraceStoreError:
+            pass
+        return EXIT_ERROR
     run = store.run(result.run_id)
     store.close()
     if args.json:

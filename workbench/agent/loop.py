@@ -18,7 +18,7 @@ from tasks import LEVEL_BUDGET, get_task
 from workbench.accel import get_accel
 from workbench.evaluation import DEFAULT_SEEDS
 from workbench.llm import LLMError, Reply, ToolCall
-from workbench.store import Event, TraceStore
+from workbench.store import Event, TraceStore, TraceStoreError
 from workbench.tools import task_statement
 
 from . import prompting, toolspec
@@ -165,6 +165,7 @@ class AgentLoop:
         self.rec: Recorder | None = None
         self.submitted = False
         self.stop_reason = ""
+        self.end_recorded: bool | None = None   # after a store error: was the end written?
 
     # ------------------------------------------------------------------ run
     def run(self) -> RunResult:
@@ -181,6 +182,9 @@ class AgentLoop:
             scores = final_scores(self)
         except KeyboardInterrupt:
             self._end_interrupted(run_id)
+            raise
+        except TraceStoreError as e:
+            self._end_store_error(run_id, e)
             raise
         except Exception as e:
             self.rec.event("error", {"where": "loop", "error": f"{type(e).__name__}: {e}",
@@ -220,6 +224,18 @@ class AgentLoop:
                            text="run interrupted", step=self.state.step or None)
             self.store.finish_run(run_id, "interrupted", self._progress_scores("interrupted"))
         except Exception:  # noqa: BLE001 -- best effort while being stopped
+            pass
+
+    def _end_store_error(self, run_id: int, error: TraceStoreError) -> None:
+        """The store failed under the run (a full disk, a vanished folder): stop, and
+        record why as far as the store still lets us. `end_recorded` says whether it
+        did; if not, the run reads as interrupted once this process is gone."""
+        self.end_recorded = False
+        try:
+            self.store.finish_run(run_id, "error", {**self._progress_scores("store_error"),
+                                                    "error": str(error)})
+            self.end_recorded = True
+        except Exception:  # noqa: BLE001 -- the store is failing; the caller reports it
             pass
 
     def _progress_scores(self, stop: str) -> dict:

@@ -122,10 +122,13 @@ def _event_md(ev: Event, store: TraceStore, full: bool) -> list[str]:
         return ["> " + _clip(p.get("content", ""), full, 15).replace("\n", "\n> "), ""]
     if ev.type == "tool_call":
         args = p.get("arguments", "")
-        out = [f"**-> {p.get('name') or '(no name)'}**"]
+        name = str(p.get("name") or "(no name)")
+        out = [f"**-> {name if full or len(name) <= 200 else name[:200] + '...'}**"]
+        if not isinstance(args, str):      # a payload written by hand, not by the loop
+            args = json.dumps(args)
         try:
             parsed = json.loads(args) if args.strip() else {}
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):   # malformed, a 5,000-digit number, 1,000 '['
             parsed = None
         if isinstance(parsed, dict) and isinstance(parsed.get("code"), str):
             rest = {k: v for k, v in parsed.items() if k != "code"}

@@ -180,3 +180,7 @@ def test_hostile_tool_calls_are_answered_and_the_run_goes_on(store, relu_c1_sour
     # the call itself is recorded whole
     big = next(e for e in events if e.type == "tool_call" and e.payload["id"] == "bigname")
     assert len(big.payload["name"]) == 1_000_000
+    # and the transcript of such a run prints (it raised RecursionError on the '[')
+    from workbench.agent.transcript import markdown
+    text = markdown(store, result.run_id)
+    assert "**-> " + "x" * 200 + "...**" in text and len(text) < 500_000
