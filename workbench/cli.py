@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from simulators.core.errors import KernelCraftError
+from workbench.cliargs import DAY, integer, seconds, seed_list
 
 
 def _hw(accel, pairs: list[str] | None):
@@ -70,7 +71,10 @@ def cmd_isa(args) -> int:
     accel = get_accel(args.accel)
     text = accel.manual(_hw(accel, args.hw))
     if args.out:
-        Path(args.out).write_text(text)
+        try:
+            Path(args.out).write_text(text)
+        except OSError as e:
+            raise ValueError(f"--out {args.out}: cannot write it ({e.strerror or e})") from None
     else:
         print(text)
     return 0
@@ -95,10 +99,8 @@ def cmd_baseline(args) -> int:
     return 0
 
 
-def _seeds(text: str | None):
-    if not text:
-        return None
-    return [int(s) for s in text.split(",") if s.strip()]
+def _seeds(seeds: list[int] | None):
+    return seeds or None        # parsed and checked by cliargs.seed_list
 
 
 def cmd_eval(args) -> int:
@@ -182,8 +184,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("eval", help="evaluate a kernel on a task (exit 0 only if it passes)")
     task_opts(sp)
     sp.add_argument("kernel", help="assembly file ('-' for stdin)")
-    sp.add_argument("--seeds", help="comma-separated input seeds (default: fresh random seeds)")
-    sp.add_argument("--n-seeds", type=int, default=3, help="number of fresh seeds (default 3)")
+    sp.add_argument("--seeds", type=seed_list, help="comma-separated input seeds (default: fresh random seeds)")
+    sp.add_argument("--n-seeds", type=integer(1, 1000), default=3, help="number of fresh seeds (default 3)")
     sp.add_argument("--no-edge", action="store_true", help="skip the structured edge-case inputs")
     sp.add_argument("--json", action="store_true", help="machine-readable output")
     sp.set_defaults(func=cmd_eval)
@@ -193,7 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--level", type=int, default=1, choices=(1, 2, 3))
     sp.add_argument("--tasks", help="comma-separated subset of tasks")
     sp.add_argument("--configs", help="comma-separated subset of configurations (default: all, held-out included)")
-    sp.add_argument("--seeds", type=int, default=3, help="fresh seeds per configuration (default 3)")
+    sp.add_argument("--seeds", type=integer(1, 1000), default=3, help="fresh seeds per configuration (default 3)")
     sp.add_argument("--kernels", help="directory of <task>_<config>.asm kernels to evaluate instead of baselines")
     sp.add_argument("--json", action="store_true", help="machine-readable output")
     hw_opt(sp)
@@ -215,8 +217,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="element type in memories addressed by byte address (coral's dtcm) for "
                          "--load/--set/--dump/--save (default f32); there --dump LABEL prints a labelled range")
     sp.add_argument("--regs", action="store_true", help="print the registers at the end")
-    sp.add_argument("--max-instructions", type=int, default=20_000_000)
-    sp.add_argument("--timeout", type=float, default=60.0, help="wall-clock limit in seconds")
+    sp.add_argument("--max-instructions", type=integer(1), default=20_000_000)
+    sp.add_argument("--timeout", type=seconds(DAY), default=60.0, help="wall-clock limit in seconds")
     sp.add_argument("--json", action="store_true", help="machine-readable output")
     hw_opt(sp)
     sp.set_defaults(func=cmd_exec)

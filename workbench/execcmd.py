@@ -145,13 +145,6 @@ def _check_save_path(path: str, spec: str) -> None:
         raise ExecArgError(f"--save {spec}: {path} is not writable")
 
 
-def check_limits(args) -> None:
-    """The run's limits, before any work."""
-    if args.max_instructions < 1:
-        raise ExecArgError(f"--max-instructions {args.max_instructions}: must be at least 1")
-    if not 0 < args.timeout <= 86_400:
-        raise ExecArgError(f"--timeout {args.timeout}: must be a number of seconds above 0 and "
-                           f"at most 86400 (a day)")
 
 
 def _show(mem: str, values: np.ndarray, fmt: str, probe: dict) -> list:
@@ -166,7 +159,6 @@ def _show(mem: str, values: np.ndarray, fmt: str, probe: dict) -> list:
 def run_exec(args) -> int:
     from workbench.accel import get_accel
     from workbench.cli import _hw, _read_source
-    check_limits(args)
     accel = get_accel(args.accel)
     hw = _hw(accel, args.hw)
     try:

@@ -10,6 +10,8 @@ import signal
 import sys
 from pathlib import Path
 
+from workbench.cliargs import DAY, integer, model_name, seconds
+
 EXIT_OK, EXIT_FAILED, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
@@ -311,7 +313,10 @@ def cmd_replay(args) -> int:
 
 def cmd_export(args) -> int:
     store = _store(args, readonly=True)
-    out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
+    try:
+        out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
+    except OSError as e:
+        raise ValueError(f"--out {args.out}: cannot write it ({e.strerror or e})") from None
     try:
         if args.format == "jsonl":
             n = store.export_jsonl(args.run, out)
@@ -342,16 +347,16 @@ def add_run_commands(sub) -> None:
     sp.add_argument("--agent", choices=("autotune",),
                     help="offline agent (the default when no --model is given): autotune "
                          "searches the baseline template's parameters")
-    sp.add_argument("--model", help="an LLM as provider/model, e.g. openai/gpt-5.2 (keys from "
+    sp.add_argument("--model", type=model_name, help="an LLM as provider/model, e.g. openai/gpt-5.2 (keys from "
                                     "the provider's environment variable)")
-    sp.add_argument("--budget", type=int, help="iterations allowed (default: 15/20/25 by level)")
+    sp.add_argument("--budget", type=integer(1, 10_000), help="iterations allowed (default: 15/20/25 by level)")
     sp.add_argument("--manual", choices=("full", "grep"), default="full",
                     help="put the ISA manual in the prompt (full) or leave it to grep_docs")
-    sp.add_argument("--seeds", type=int, default=3, help="fresh input sets per run_eval (default 3)")
+    sp.add_argument("--seeds", type=integer(1, 1000), default=3, help="fresh input sets per run_eval (default 3)")
     sp.add_argument("--hw", action="append", metavar="NAME=VALUE",
                     help="override a hardware parameter (repeatable)")
-    sp.add_argument("--timeout", type=float, default=300.0, help="seconds per model request")
-    sp.add_argument("--retries", type=int, default=6,
+    sp.add_argument("--timeout", type=seconds(DAY), default=300.0, help="seconds per model request")
+    sp.add_argument("--retries", type=integer(0, 100), default=6,
                     help="retries on rate limits and transient errors (default 6)")
     sp.add_argument("--api-base", help="send model requests to this base URL")
     sp.add_argument("--model-param", action="append", metavar="NAME=VALUE",
@@ -370,7 +375,7 @@ def add_run_commands(sub) -> None:
         sp.add_argument(f"--{opt}", help=f"only runs with this {opt}")
     sp.add_argument("--status", choices=("running", "succeeded", "failed", "interrupted", "error"),
                     help="only runs that ended (or stand) so")
-    sp.add_argument("--limit", type=int, default=50, help="at most this many (default 50)")
+    sp.add_argument("--limit", type=integer(0), default=50, help="at most this many (default 50)")
     sp.add_argument("--order", default="-started_at",
                     help="started_at, ended_at, id, cost, steps or event_count; '-' for descending")
     sp.add_argument("--json", action="store_true", help="machine-readable output")

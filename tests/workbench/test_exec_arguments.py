@@ -47,9 +47,6 @@ def refused(capsys, *argv) -> str:
     (["--load", "int_mem:0:{d}/obj.npy"], ["--load", "obj.npy", "not a readable .npy"]),
     (["--load", "int_mem:0:{d}/str.npy"], ["--load", "str.npy", "<U1 values"]),
     (["--load", "int_mem:0:{d}/latin1.asm"], ["--load", "latin1.asm", "not UTF-8"]),
-    (["--timeout", "nan"], ["--timeout nan", "above 0"]),
-    (["--timeout", "-1"], ["--timeout -1.0", "above 0"]),
-    (["--max-instructions", "0"], ["--max-instructions 0", "at least 1"]),
 ])
 def test_plena_exec_refuses_bad_options(files, capsys, extra, words):
     err = refused(capsys, "exec", "--accel", "plena", str(files / "k.asm"),
