@@ -140,11 +140,14 @@ def _print_scores(run) -> None:
 
 
 def cmd_run(args) -> int:
+    if args.model and args.agent:
+        raise SystemExit("give either --agent or --model, not both")
+    if args.model:                         # a missing key is found before the heavy imports
+        from workbench.llm import LiteLLMModel
+        LiteLLMModel(args.model, params=_model_params(args.model_param)).check_credentials()
     from workbench.accel import get_accel
     from workbench.agent.loop import AgentLoop, RunSpec
     from workbench.store import TraceStoreError
-    if args.model and args.agent:
-        raise SystemExit("give either --agent or --model, not both")
     spec = RunSpec(args.accel, args.task, args.config, hw_overrides=_hw_overrides(args.hw),
                    budget=args.budget, manual=args.manual, n_seeds=args.seeds, rtl=args.rtl)
     get_accel(args.accel)

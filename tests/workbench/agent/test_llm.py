@@ -159,3 +159,14 @@ def test_a_missing_key_is_found_without_importing_litellm():
                          env=env, timeout=120).stdout.splitlines()
     assert out == ["openai/gpt-4o: no API key in the environment; set OPENAI_API_KEY (the key "
                    "is never recorded)", "False True"]
+    # and `kernelcraft run` checks it before importing the loop, the tasks or litellm
+    code = ("import sys, time; t = time.perf_counter()\n"
+            "from workbench.cli import main\n"
+            "rc = main(['run', '--accel', 'plena', '--task', 'relu', '--config', 'C1', "
+            "'--model', 'openai/gpt-4o', '--traces', '/nonexistent/t.db'])\n"
+            "print(rc, 'litellm' in sys.modules, 'workbench.agent.loop' in sys.modules, "
+            "time.perf_counter() - t < 1.0)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                       timeout=120)
+    assert r.stdout.split() == ["2", "False", "False", "True"], r.stderr
+    assert "no API key in the environment; set OPENAI_API_KEY" in r.stderr
