@@ -227,8 +227,8 @@ def case_exec(rng: random.Random, ctx: dict) -> tuple[str, str]:
                 err.write(rc)
                 rc = 1
     text = err.getvalue()
-    if "Traceback" in text:
-        raise AssertionError("a traceback was printed")
+    if "Traceback" in text or "internal error" in text or rc == 3:
+        raise AssertionError(f"a traceback or an internal error was printed: {text[-300:]}")
     if rc not in (0, None) and not (text.strip() or out.getvalue().strip()):
         raise AssertionError(f"status {rc} with no message")
     return ("ok" if rc in (0, None) else f"refused (status {rc})"), json.dumps(argv)

@@ -234,6 +234,9 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+DEBUG_VAR = "KERNELCRAFT_TRACEBACK"     # set: an internal error shows its traceback
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -253,6 +256,16 @@ def main(argv: list[str] | None = None) -> int:
         print("kernelcraft: error: out of memory; use smaller --hw sizes or fewer/smaller "
               "--load, --dump and --save ranges", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"kernelcraft: {args.cmd} interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # noqa: BLE001 -- a bug of ours: one line, traceback on request
+        if os.environ.get(DEBUG_VAR):
+            raise
+        print(f"kernelcraft: internal error in `{args.cmd}`: {type(e).__name__}: "
+              f"{str(e)[:300]}\nThis is a KernelCraft bug; please report it with the command. "
+              f"Set {DEBUG_VAR}=1 to see the traceback.", file=sys.stderr)
+        return 3
 
 
 if __name__ == "__main__":

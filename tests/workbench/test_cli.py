@@ -104,3 +104,17 @@ def test_tables_in_a_pipe_cut_no_identifier():
     rows = {line.split("\t")[0]: line.split("\t") for line in out[1:]}
     assert "decoder_block_llama" in rows and len(rows) == 23
     assert all(len(r) == 7 for r in rows.values())
+
+
+def test_ctrl_c_in_any_command_ends_without_a_traceback(tmp_path):
+    import signal
+    import time
+    p = subprocess.Popen([sys.executable, "-m", "workbench.cli", "suite", "--accel", "plena",
+                          "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         cwd=tmp_path)
+    time.sleep(4)                                       # inside the suite's evaluations
+    assert p.poll() is None
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and "Traceback" not in err, err
+    assert "kernelcraft: suite interrupted" in err

@@ -116,4 +116,28 @@ def test_bad_arguments_are_refused_with_a_clear_message(scratch, monkeypatch, li
     text = err.getvalue() + out.getvalue()
     assert code not in (0, None), text
     assert words.replace("{d}", str(scratch)) in text, text
-    assert "Traceback" not in text
+    assert "Traceback" not in text and "internal error" not in text
+    assert code != 3
+
+
+def test_an_internal_error_is_one_line_and_its_traceback_on_request(monkeypatch, capsys):
+    import workbench.cli as cli
+
+    def broken(args):
+        raise RuntimeError("a bug")
+    parser = cli.build_parser
+
+    def patched():
+        p = parser()
+        sub = next(a for a in p._actions if a.dest == "cmd")
+        sub.choices["tasks"].set_defaults(func=broken)
+        return p
+    monkeypatch.setattr(cli, "build_parser", patched)
+    monkeypatch.delenv(cli.DEBUG_VAR, raising=False)
+    assert cli.main(["tasks"]) == 3
+    err = capsys.readouterr().err
+    assert err.startswith("kernelcraft: internal error in `tasks`: RuntimeError: a bug\n")
+    assert "Traceback" not in err and cli.DEBUG_VAR in err
+    monkeypatch.setenv(cli.DEBUG_VAR, "1")
+    with pytest.raises(RuntimeError, match="a bug"):
+        cli.main(["tasks"])
