@@ -330,9 +330,19 @@ def cmd_export(args) -> int:
             out.write(markdown(store, args.run, full=True))
             if args.out:
                 print(f"wrote {args.out}", file=sys.stderr)
-    finally:
         if args.out:
-            out.close()
+            out.close()           # a full disk shows here at the latest
+    except BrokenPipeError:
+        raise
+    except OSError as e:          # a full disk, a vanished folder
+        raise ValueError(f"--out {args.out or '(stdout)'}: writing failed ({e.strerror or e}); "
+                         f"the export is incomplete") from None
+    finally:
+        if args.out and not out.closed:
+            try:
+                out.close()
+            except OSError:
+                pass
     return EXIT_OK
 
 

@@ -100,12 +100,15 @@ def test_a_full_disk_stops_the_run_cleanly(tmp_path):
         mount -t tmpfs -o size=400k tmpfs $D &&
         $KC run --accel plena --task relu --config C1 --budget 3 --quiet --traces $D/traces.db; echo "run rc=$?";
         $KC runs --traces $D/traces.db --json | grep -c '"status": "error"';
-        $KC show 1 --verify --traces $D/traces.db | tail -1
+        $KC show 1 --verify --traces $D/traces.db | tail -1;
+        $KC export 1 --traces $D/traces.db --out $D/run1.jsonl; echo "export rc=$?"
         """, tmp_path)
     assert "Traceback" not in out, out
     assert "the disk is full (SQLite: 'database or disk is full'" in out
     assert "run 1 stopped; recorded as error with this reason" in out and "run rc=2" in out
     assert "\n1\n" in out and "hash chain: intact" in out
+    assert "run1.jsonl: writing failed (No space left on device); the export is incomplete" in out
+    assert "export rc=2" in out
 
 
 def test_a_full_database_ends_the_run_as_error_with_the_reason(tmp_path, relu_source):
