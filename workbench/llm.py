@@ -33,8 +33,7 @@ from simulators.core.errors import KernelCraftError
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_RETRIES = 6
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
-CONNECTION_RETRIES = 1          # a refused or unresolvable connection: one short retry
-CONNECTION_WAIT = 1.0
+CONNECTION_WAIT = 1.0           # before the one retry of a provider that cannot be reached
 # Provider prefix -> environment variables litellm takes its key from. Checked before
 # litellm is imported (seconds), so a missing key is reported at once; providers not
 # listed are checked by litellm.validate_environment.
@@ -146,17 +145,33 @@ def _chain(exc: BaseException):
         exc = exc.__cause__ or exc.__context__
 
 
+def unreachable(exc: BaseException) -> str | None:
+    """Why the provider could not be reached at all (connection refused, no such host),
+    found in the exception's chain; litellm reports these as status 500."""
+    import socket
+    seen, stack = set(), [exc]
+    while stack:
+        e = stack.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(e, socket.gaierror):
+            return f"host not found ({e})"
+        stack += [e.__cause__, e.__context__]
+    return None
+
+
 def failure_kind(litellm, exc: BaseException) -> str:
     """'connection' (the provider could not be reached), 'timeout', 'rate limit',
     'server error' (5xx and other transient statuses), 'authentication' or 'fatal'.
     litellm reports a refused connection as InternalServerError (status 500), so the
     cause chain is what tells."""
-    import socket
-
     import httpx
     chain = list(_chain(exc))
-    if any(isinstance(e, (httpx.ConnectError, httpx.ConnectTimeout, ConnectionRefusedError,
-                          socket.gaierror)) for e in chain):
+    if unreachable(exc) or any(isinstance(e, (httpx.ConnectError, httpx.ConnectTimeout))
+                               for e in chain):
         return "connection"
     if any(isinstance(e, (litellm.Timeout, httpx.TimeoutException)) for e in chain):
         return "timeout"
@@ -205,6 +220,7 @@ class LiteLLMModel:
     model: str
     timeout: float = DEFAULT_TIMEOUT
     max_retries: int = DEFAULT_RETRIES
+    unreachable_retries: int = 1    # a provider that cannot be reached fails fast
     backoff_base: float = 2.0       # seconds before the first retry, doubled each time
     backoff_max: float = 120.0
     api_base: str | None = None
@@ -271,14 +287,13 @@ class LiteLLMModel:
                 if kind in ("authentication", "fatal"):
                     raise LLMError(_fatal_message(litellm, self.model, exc)) from exc
                 if kind == "connection":
-                    if attempt >= min(CONNECTION_RETRIES, self.max_retries):
-                        where = self.api_base or f"the {self.model.partition('/')[0]} API"
-                        raise LLMError(
-                            f"{self.model}: cannot connect to {where} ({_root_cause(exc)}) "
-                            f"after {attempt + 1} attempt{'s' if attempt else ''}; check the "
-                            f"network connection" + (" and --api-base" if self.api_base else
-                                                     "")) from exc
-                    detail, status, wait = _root_cause(exc), None, CONNECTION_WAIT
+                    why = unreachable(exc) or _root_cause(exc)
+                    if attempt >= min(self.unreachable_retries, self.max_retries):
+                        raise LLMError(f"{self.model}: provider unreachable at "
+                                       f"{self.api_base or 'its default address'}: {why} "
+                                       f"({attempt + 1} attempts); check the network or "
+                                       f"--api-base") from exc
+                    detail, status, wait = why, None, CONNECTION_WAIT
                 else:
                     detail = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
                     status = _status(exc)

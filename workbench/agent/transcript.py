@@ -45,7 +45,7 @@ def run_header(run: Run) -> list[str]:
 
 
 def retry_label(p: dict) -> str:
-    """What failed before a retry: 'connection: [Errno 111] Connection refused',
+    """What failed before a retry: 'connection: connection refused',
     'rate limit, RateLimitError (status 429)' (older records: the error type only)."""
     if p.get("failure") == "connection":
         return f"connection: {p.get('detail')}"
