@@ -78,7 +78,14 @@ CATALOGUE = [
     ("rtl-check --accel plena --task relu --config C1 --max-cycles 0", "argument --max-cycles"),
     ("rtl-check --accel plena --task relu --config C1 --timeout 0", "argument --timeout"),
     ("rtl-check --accel plena --task relu --config C1 {d}/latin1.asm", "not UTF-8 text"),
+    # commands other branches add (skipped where they do not exist yet)
+    ("sweep --level 4", "argument --level: invalid choice: 4"),
+    ("report --level 4", "argument --level: invalid choice: 4"),
 ]
+
+
+def _commands() -> set:
+    return set(next(a for a in build_parser()._actions if a.dest == "cmd").choices)
 
 
 @pytest.fixture(scope="module")
@@ -95,12 +102,13 @@ def scratch(tmp_path_factory):
 
 
 def test_the_catalogue_covers_every_subcommand():
-    sub = next(a for a in build_parser()._actions if a.dest == "cmd")
-    assert set(sub.choices) == {line.split()[0] for line, _ in CATALOGUE}
+    assert _commands() <= {line.split()[0] for line, _ in CATALOGUE}
 
 
 @pytest.mark.parametrize("line,words", CATALOGUE, ids=[c[0][:60] for c in CATALOGUE])
 def test_bad_arguments_are_refused_with_a_clear_message(scratch, monkeypatch, line, words):
+    if line.split()[0] not in _commands():
+        pytest.skip(f"no `{line.split()[0]}` command in this tree")
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.chdir(scratch)
     argv = shlex.split(line.replace("{d}", str(scratch)))
