@@ -214,6 +214,12 @@ def eval_expr(expr: str, env: dict[str, int]) -> int:
     return ev(ast.parse(expr, mode="eval"))
 
 
+# Element sizes of the memory dtypes, and the most one simulated memory may take: a
+# size parameter beyond it is refused here rather than failing in numpy's allocator.
+DTYPE_BYTES = {"bf16": 2, "fp32": 4, "int32": 4, "u8": 1}
+MAX_MEMORY_BYTES = 1 << 30
+
+
 class HardwareConfig:
     """A hardware configuration: every parameter of `hardware.toml`, defaults overridden
     by keyword. Attribute access (`cfg.MLEN`) and `cfg.cycles(timing_class)`."""
@@ -235,6 +241,13 @@ class HardwareConfig:
             v = self.values[p]
             if d.power_of_two and v & (v - 1):
                 raise ConfigError(f"{isa.name} parameter {p}={v} must be a power of two")
+        too_big = {m: n * DTYPE_BYTES.get(dtype, 4) for m, (n, dtype) in self.memories().items()
+                   if n * DTYPE_BYTES.get(dtype, 4) > MAX_MEMORY_BYTES}
+        if too_big:
+            raise ConfigError(
+                f"{isa.name}: memory {', '.join(f'{m} would take {b:,} bytes' for m, b in too_big.items())}"
+                f"; a simulated memory holds at most {MAX_MEMORY_BYTES:,} bytes (1 GiB): make "
+                f"{', '.join(sorted(overrides)) or 'the size parameters'} smaller")
         self._cycles = {c: eval_expr(e, self.values) for c, e in isa.timing.items()}
         for c, v in self._cycles.items():
             if v < 0:

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from simulators.core.errors import KernelCraftError
+from workbench.cliargs import DAY, integer, seconds, seed_list
 
 
 def _hw(accel, pairs: list[str] | None):
@@ -25,16 +26,23 @@ def _hw(accel, pairs: list[str] | None):
             overrides[key.strip()] = int(val, 0)
         except ValueError:
             raise SystemExit(f"--hw {p}: value must be an integer")
-    return accel.default_config(**overrides)
+    try:
+        return accel.default_config(**overrides)
+    except KernelCraftError as e:
+        raise ValueError(f"--hw {' '.join(pairs or [])}: {e}") from None
 
 
 def _read_source(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
     p = Path(path)
-    if not p.is_file():
+    if path != "-" and not p.is_file():
         raise SystemExit(f"kernel file not found: {path}")
-    return p.read_text()
+    try:
+        return sys.stdin.buffer.read().decode("utf-8") if path == "-" else p.read_text("utf-8")
+    except UnicodeDecodeError as e:
+        raise SystemExit(f"kernel file {'(stdin)' if path == '-' else path}: not UTF-8 text (byte "
+                         f"0x{e.object[e.start]:02x} at offset {e.start}); save it as UTF-8") from None
+    except OSError as e:
+        raise SystemExit(f"kernel file {path}: cannot be read ({e.strerror or e})") from None
 
 
 def cmd_tasks(args) -> int:
@@ -49,15 +57,12 @@ def cmd_tasks(args) -> int:
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
-    from rich.console import Console
-    from rich.table import Table
-    table = Table(title="KernelCraft tasks")
-    for col in ("task", "level", "budget", "configurations", "held-out", "baselines", "what"):
-        table.add_column(col)
-    for r in rows:
-        table.add_row(r["task"], str(r["level"]), str(r["budget"]), " ".join(r["configs"]),
-                      " ".join(r["held_out"]), " ".join(r["baselines"]) or "-", r["title"])
-    Console().print(table)
+    from workbench.textout import print_table
+    print_table("KernelCraft tasks", ["task", "level", "budget", "configurations", "held-out",
+                                      "baselines", "what"],
+                [[r["task"], str(r["level"]), str(r["budget"]), " ".join(r["configs"]),
+                  " ".join(r["held_out"]), " ".join(r["baselines"]) or "-", r["title"]]
+                 for r in rows])
     return 0
 
 
@@ -66,7 +71,10 @@ def cmd_isa(args) -> int:
     accel = get_accel(args.accel)
     text = accel.manual(_hw(accel, args.hw))
     if args.out:
-        Path(args.out).write_text(text)
+        try:
+            Path(args.out).write_text(text)
+        except OSError as e:
+            raise ValueError(f"--out {args.out}: cannot write it ({e.strerror or e})") from None
     else:
         print(text)
     return 0
@@ -91,10 +99,8 @@ def cmd_baseline(args) -> int:
     return 0
 
 
-def _seeds(text: str | None):
-    if not text:
-        return None
-    return [int(s) for s in text.split(",") if s.strip()]
+def _seeds(seeds: list[int] | None):
+    return seeds or None        # parsed and checked by cliargs.seed_list
 
 
 def cmd_eval(args) -> int:
@@ -183,8 +189,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("eval", help="evaluate a kernel on a task (exit 0 only if it passes)")
     task_opts(sp)
     sp.add_argument("kernel", help="assembly file ('-' for stdin)")
-    sp.add_argument("--seeds", help="comma-separated input seeds (default: fresh random seeds)")
-    sp.add_argument("--n-seeds", type=int, default=3, help="number of fresh seeds (default 3)")
+    sp.add_argument("--seeds", type=seed_list, help="comma-separated input seeds (default: fresh random seeds)")
+    sp.add_argument("--n-seeds", type=integer(1, 1000), default=3, help="number of fresh seeds (default 3)")
     sp.add_argument("--no-edge", action="store_true", help="skip the structured edge-case inputs")
     sp.add_argument("--json", action="store_true", help="machine-readable output")
     sp.set_defaults(func=cmd_eval)
@@ -194,7 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--level", type=int, default=1, choices=(1, 2, 3))
     sp.add_argument("--tasks", help="comma-separated subset of tasks")
     sp.add_argument("--configs", help="comma-separated subset of configurations (default: all, held-out included)")
-    sp.add_argument("--seeds", type=int, default=3, help="fresh seeds per configuration (default 3)")
+    sp.add_argument("--seeds", type=integer(1, 1000), default=3, help="fresh seeds per configuration (default 3)")
     sp.add_argument("--kernels", help="directory of <task>_<config>.asm kernels to evaluate instead of baselines")
     sp.add_argument("--json", action="store_true", help="machine-readable output")
     hw_opt(sp)
@@ -216,8 +222,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="element type in memories addressed by byte address (coral's dtcm) for "
                          "--load/--set/--dump/--save (default f32); there --dump LABEL prints a labelled range")
     sp.add_argument("--regs", action="store_true", help="print the registers at the end")
-    sp.add_argument("--max-instructions", type=int, default=20_000_000)
-    sp.add_argument("--timeout", type=float, default=60.0, help="wall-clock limit in seconds")
+    sp.add_argument("--max-instructions", type=integer(1), default=20_000_000)
+    sp.add_argument("--timeout", type=seconds(DAY), default=60.0, help="wall-clock limit in seconds")
     sp.add_argument("--json", action="store_true", help="machine-readable output")
     hw_opt(sp)
     sp.set_defaults(func=cmd_exec)
@@ -235,14 +241,38 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+DEBUG_VAR = "KERNELCRAFT_TRACEBACK"     # set: an internal error shows its traceback
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return args.func(args)
+        rc = args.func(args)
+        sys.stdout.flush()        # a closed pipe shows here, not at interpreter exit
+        return rc
+    except BrokenPipeError:
+        # The reader stopped early (`kernelcraft isa plena | head`): that is its choice,
+        # not an error. Point stdout at /dev/null so the exit flush stays quiet.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (KernelCraftError, KeyError, ValueError) as e:
         msg = e.args[0] if isinstance(e, KeyError) and e.args else e
         print(f"kernelcraft: error: {msg}", file=sys.stderr)
         return 2
+    except MemoryError:
+        print("kernelcraft: error: out of memory; use smaller --hw sizes or fewer/smaller "
+              "--load, --dump and --save ranges", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"kernelcraft: {args.cmd} interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # noqa: BLE001 -- a bug of ours: one line, traceback on request
+        if os.environ.get(DEBUG_VAR):
+            raise
+        print(f"kernelcraft: internal error in `{args.cmd}`: {type(e).__name__}: "
+              f"{str(e)[:300]}\nThis is a KernelCraft bug; please report it with the command. "
+              f"Set {DEBUG_VAR}=1 to see the traceback.", file=sys.stderr)
+        return 3
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ print or save what is asked for. For people bringing up kernels by hand."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -59,6 +60,49 @@ def _to_storage(mem: str, values: np.ndarray, memories: dict) -> np.ndarray:
     return np.asarray(values).astype(dtype)
 
 
+BF16_MAX = 3.3895313892515355e38
+
+
+def check_lossless(values: np.ndarray, dtype, what: str, opt: str, spec: str) -> None:
+    """Refuse values the memory's element type cannot hold (NaN or infinity or a
+    fraction in an integer memory, 300 as u8, 1e39 as f32): they would be stored as
+    something else without a word. `what` names the type for the message."""
+    v = np.asarray(values, dtype=np.float64)
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isfinite(v) | (v != np.round(v)) | (v < info.min) | (v > info.max)
+        allowed = f"whole numbers from {info.min} to {info.max}"
+    else:
+        top = BF16_MAX if what == "bf16" else float(np.finfo(dtype).max)
+        bad = np.isfinite(v) & (np.abs(v) > top)
+        allowed = f"numbers of magnitude up to {top:.4g}, inf, -inf or nan"
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ExecArgError(f"{opt} {spec}: value {float(v[i])!r} (element {i}) does not fit {what} "
+                           f"memory; allowed: {allowed}")
+
+
+def parse_number(text: str, opt: str, spec: str) -> float:
+    """A literal of --set: an integer (decimal, 0x, 0b, 0o), a float, inf or nan; a float
+    beyond float64 (1e400) is refused rather than read as infinity."""
+    text = text.strip()
+    try:
+        return int(text, 0)
+    except ValueError:
+        pass
+    try:
+        v = float(text)
+    except ValueError:
+        raise ExecArgError(f"{opt} {spec}: {text!r} is not a number; values are numbers "
+                           f"separated by commas, e.g. 1,2.5,-3,0x10,inf") from None
+    if np.isinf(v) and "inf" not in text.lower():
+        raise ExecArgError(f"{opt} {spec}: {text} is beyond the range of a float (about "
+                           f"1.8e308); write inf if you mean infinity")
+    return v
+
+
 def _check_mem(mem: str, memories: dict, opt: str) -> None:
     if mem not in memories:
         raise ExecArgError(f"{opt}: unknown memory {mem!r}; memories: {', '.join(memories)}")
@@ -69,11 +113,38 @@ def _read_values(path: str, opt: str) -> np.ndarray:
     if not p.is_file():
         raise ExecArgError(f"{opt}: file not found: {path}")
     if p.suffix == ".npy":
-        return np.load(p).reshape(-1)
+        try:
+            values = np.load(p, allow_pickle=False)
+        except (ValueError, OSError, EOFError) as e:
+            raise ExecArgError(f"{opt}: {path} is not a readable .npy array of numbers "
+                               f"({str(e).splitlines()[0][:200] if str(e) else type(e).__name__})") from None
+        if values.dtype.kind not in "biuf":
+            raise ExecArgError(f"{opt}: {path} holds {values.dtype} values; give an array of "
+                               f"integers or floats")
+        return values.reshape(-1)
     try:
-        return np.array([float(v) for v in p.read_text().split()])
+        return np.array([float(v) for v in p.read_text(encoding="utf-8").split()])
+    except UnicodeDecodeError as e:
+        raise ExecArgError(f"{opt}: {path} is neither a .npy file nor text (byte "
+                           f"0x{e.object[e.start]:02x} at offset {e.start} is not UTF-8)") from None
     except ValueError as e:
         raise ExecArgError(f"{opt}: {path} is not a .npy file or whitespace-separated numbers ({e})")
+
+
+def _check_save_path(path: str, spec: str) -> None:
+    """Before the run: a --save that cannot be written is refused, not found out after."""
+    p = Path(path)
+    if p.suffix != ".npy":
+        raise ExecArgError(f"--save {spec}: the file must end in .npy, got {path!r}")
+    if p.is_dir():
+        raise ExecArgError(f"--save {spec}: {path} is a folder; give a file name ending in .npy")
+    parent = p.parent
+    if not parent.is_dir():
+        raise ExecArgError(f"--save {spec}: folder {parent} does not exist; create it first")
+    if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        raise ExecArgError(f"--save {spec}: {path} is not writable")
+
+
 
 
 def _show(mem: str, values: np.ndarray, fmt: str, probe: dict) -> list:
@@ -102,8 +173,22 @@ def run_exec(args) -> int:
     sizes = {name: size for name, (size, _) in hw.memories().items()}
     as_type = TYPES[getattr(args, "as_type", None) or "f32"]
 
-    def storage(mem, values):
-        return np.asarray(values).astype(as_type) if mem in bases else _to_storage(mem, values, probe)
+    as_name = getattr(args, "as_type", None) or "f32"
+
+    def storage(mem, values, opt, spec, address):
+        """Values in the memory's storage, refused if the type cannot hold them or they
+        do not fit the memory at `address`."""
+        kind = hw.memories()[mem][1]
+        what, dtype = ((as_name, as_type) if mem in bases else
+                       (kind, np.float32 if kind == "bf16" else probe[mem].dtype))
+        check_lossless(values, dtype, what, opt, spec)
+        out = np.asarray(values).astype(as_type) if mem in bases else _to_storage(mem, values, probe)
+        lo, n = (bases[mem], out.nbytes) if mem in bases else (0, len(out))
+        if address < lo or address - lo + n > sizes[mem]:
+            unit = "bytes" if mem in bases else "elements"
+            raise ExecArgError(f"{opt} {spec}: {n} {unit} at {address} do not fit {mem} "
+                               f"({unit} {lo}..{lo + sizes[mem] - 1})")
+        return out
 
     image = MemoryImage()
     for spec in args.load or []:
@@ -112,24 +197,19 @@ def run_exec(args) -> int:
             raise ExecArgError(f"--load {spec!r}: expected MEM:ADDR:FILE")
         mem, addr, path = parts
         _check_mem(mem, probe, "--load")
-        image.put(mem, _resolve(addr, names, "--load"), storage(mem, _read_values(path, "--load")))
+        a = _resolve(addr, names, "--load")
+        image.put(mem, a, storage(mem, _read_values(path, "--load"), "--load", spec, a))
     for spec in args.set or []:
         head, sep, vals = spec.partition("=")
         mem, _, addr = head.partition(":")
         if not sep or not addr:
             raise ExecArgError(f"--set {spec!r}: expected MEM:ADDR=v1,v2,...")
         _check_mem(mem, probe, "--set")
-        try:
-            values = np.array([float(v) for v in vals.split(",")])
-        except ValueError:
-            raise ExecArgError(f"--set {spec!r}: values must be numbers separated by commas")
-        image.put(mem, _resolve(addr, names, "--set"), storage(mem, values))
-    budget = Budget(max_instructions=args.max_instructions, wall_seconds=args.timeout)
-    result = backend.run(program, image, hw, budget)
+        values = np.array([parse_number(v, "--set", spec) for v in vals.split(",")],
+                          dtype=np.float64)
+        a = _resolve(addr, names, "--set")
+        image.put(mem, a, storage(mem, values, "--set", spec, a))
 
-    out: dict = {"cycles": result.cycles, "retired": result.retired, "stop": result.stop,
-                 "unit_busy": result.unit_busy, "stalls": result.stalls,
-                 "error": str(result.error) if result.error else None, "dumps": {}}
     def parse(spec: str, opt: str, form: str) -> tuple[str, str, str | None]:
         parts = spec.split(":")
         if len(parts) == 3:
@@ -143,9 +223,10 @@ def run_exec(args) -> int:
         raise ExecArgError(f"{opt} {spec!r}: expected {form}" +
                            (f" or a label ({', '.join(sorted(labels))})" if labels else ""))
 
-    def select(spec: str, mem: str, addr: str, length: str | None, opt: str) -> np.ndarray:
-        _check_mem(mem, result.memories, opt)
-        data = result.memories[mem]
+    def select(spec: str, mem: str, addr: str, length: str | None, opt: str,
+               memories: dict) -> np.ndarray:
+        _check_mem(mem, memories, opt)
+        data = memories[mem]
         if mem not in bases:
             a, n = _resolve(addr, names, opt), _resolve(length, names, opt)
             if a < 0 or n < 0 or a + n > len(data):
@@ -165,19 +246,39 @@ def run_exec(args) -> int:
                                f"(--as {getattr(args, 'as_type', None) or 'f32'})")
         return data[o:o + nbytes].view(as_type)
 
-    for spec in args.dump or []:
-        mem, addr, length = parse(spec, "--dump", "MEM:ADDR:LEN")
-        vals = select(spec, mem, addr, length, "--dump")
-        out["dumps"][spec] = _show(mem, vals, args.format, probe) if mem not in bases else \
-            _show(mem, vals, args.format, {mem: vals})
+    # Every --dump and --save is checked on empty memories before the run.
+    empty = {name: np.zeros(size, dtype=np.uint8 if name in bases else probe[name].dtype)
+             for name, size in sizes.items()}
+    saves = []
     for spec in args.save or []:
         head, _, path = spec.rpartition(":")
         if not head or not path:
             raise ExecArgError(f"--save {spec!r}: expected MEM:ADDR:LEN:FILE.npy")
+        select(head, *parse(head, "--save", "MEM:ADDR:LEN:FILE.npy"), "--save", empty)
+        _check_save_path(path, spec)
+        saves.append((spec, head, path))
+    for spec in args.dump or []:
+        select(spec, *parse(spec, "--dump", "MEM:ADDR:LEN"), "--dump", empty)
+    del empty
+
+    budget = Budget(max_instructions=args.max_instructions, wall_seconds=args.timeout)
+    result = backend.run(program, image, hw, budget)
+    out: dict = {"cycles": result.cycles, "retired": result.retired, "stop": result.stop,
+                 "unit_busy": result.unit_busy, "stalls": result.stalls,
+                 "error": str(result.error) if result.error else None, "dumps": {}}
+    for spec in args.dump or []:
+        mem, addr, length = parse(spec, "--dump", "MEM:ADDR:LEN")
+        vals = select(spec, mem, addr, length, "--dump", result.memories)
+        out["dumps"][spec] = _show(mem, vals, args.format, probe) if mem not in bases else \
+            _show(mem, vals, args.format, {mem: vals})
+    for spec, head, path in saves:
         mem, addr, length = parse(head, "--save", "MEM:ADDR:LEN:FILE.npy")
-        vals = select(head, mem, addr, length, "--save")
-        np.save(path, numerics.bf16_bits_to_f32(vals) if probe[mem].dtype == np.uint16 and mem not in bases
-                else vals)
+        vals = select(head, mem, addr, length, "--save", result.memories)
+        try:
+            np.save(path, numerics.bf16_bits_to_f32(vals) if probe[mem].dtype == np.uint16
+                    and mem not in bases else vals)
+        except OSError as e:
+            raise ExecArgError(f"--save {spec}: cannot write {path} ({e.strerror or e})") from None
     if args.regs:
         out["registers"] = {k: (v.tolist() if isinstance(v, np.ndarray) else list(v)
                                 if isinstance(v, (list, tuple)) else v)

@@ -9,8 +9,11 @@ shipped inside litellm. Keys come from the provider's usual environment variable
 `LiteLLMModel.query` returns a `Reply`: text, reasoning text where the provider
 returns it, tool calls with their arguments exactly as the model sent them (the
 agent loop parses them, so malformed JSON becomes a message to the model, not a
-crash), token usage and cost. Rate limits (429), timeouts, connection failures and
-5xx answers are retried with exponential backoff; every retry is kept in the Reply.
+crash), token usage and cost. Failures are told apart (failure_kind): a provider that
+cannot be reached is retried once after a second, then reported (no network should
+not cost minutes); rate limits wait as long as the provider's Retry-After asks;
+timeouts and 5xx answers are retried with exponential backoff; bad credentials and
+bad requests are not retried. Every retry is kept in the Reply.
 """
 from __future__ import annotations
 
@@ -30,6 +33,14 @@ from simulators.core.errors import KernelCraftError
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_RETRIES = 6
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
+CONNECTION_WAIT = 1.0           # before the one retry of a provider that cannot be reached
+# Provider prefix -> environment variables litellm takes its key from. Checked before
+# litellm is imported (seconds), so a missing key is reported at once; providers not
+# listed are checked by litellm.validate_environment.
+PROVIDER_KEYS = {"openai": ("OPENAI_API_KEY",), "anthropic": ("ANTHROPIC_API_KEY",),
+                 "gemini": ("GEMINI_API_KEY",), "mistral": ("MISTRAL_API_KEY",),
+                 "groq": ("GROQ_API_KEY",), "deepseek": ("DEEPSEEK_API_KEY",),
+                 "xai": ("XAI_API_KEY",), "openrouter": ("OPENROUTER_API_KEY",)}
 
 _lock = threading.Lock()
 _litellm = None
@@ -126,6 +137,14 @@ def _retry_after(exc: BaseException) -> float | None:
     return None
 
 
+def _chain(exc: BaseException):
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        yield exc
+        exc = exc.__cause__ or exc.__context__
+
+
 def unreachable(exc: BaseException) -> str | None:
     """Why the provider could not be reached at all (connection refused, no such host),
     found in the exception's chain; litellm reports these as status 500."""
@@ -144,14 +163,39 @@ def unreachable(exc: BaseException) -> str | None:
     return None
 
 
+def failure_kind(litellm, exc: BaseException) -> str:
+    """'connection' (the provider could not be reached), 'timeout', 'rate limit',
+    'server error' (5xx and other transient statuses), 'authentication' or 'fatal'.
+    litellm reports a refused connection as InternalServerError (status 500), so the
+    cause chain is what tells."""
+    import httpx
+    chain = list(_chain(exc))
+    if unreachable(exc) or any(isinstance(e, (httpx.ConnectError, httpx.ConnectTimeout))
+                               for e in chain):
+        return "connection"
+    if any(isinstance(e, (litellm.Timeout, httpx.TimeoutException)) for e in chain):
+        return "timeout"
+    status = _status(exc)
+    if isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError)) or \
+            status in (401, 403):
+        return "authentication"
+    if isinstance(exc, litellm.RateLimitError) or status == 429:
+        return "rate limit"
+    if isinstance(exc, (litellm.InternalServerError, litellm.ServiceUnavailableError,
+                        litellm.BadGatewayError, litellm.APIConnectionError)) or \
+            status in RETRYABLE_STATUS:
+        return "server error"
+    return "fatal"
+
+
 def _classify(litellm, exc: BaseException) -> str:
     """'retry' for transient failures, 'fatal' otherwise."""
-    transient = (litellm.RateLimitError, litellm.Timeout, litellm.APIConnectionError,
-                 litellm.InternalServerError, litellm.ServiceUnavailableError,
-                 litellm.BadGatewayError)
-    if isinstance(exc, transient) or _status(exc) in RETRYABLE_STATUS:
-        return "retry"
-    return "fatal"
+    return "fatal" if failure_kind(litellm, exc) in ("authentication", "fatal") else "retry"
+
+
+def _root_cause(exc: BaseException) -> str:
+    last = list(_chain(exc))[-1]
+    return (str(last).strip().splitlines() or [type(last).__name__])[0][:300]
 
 
 def _fatal_message(litellm, model: str, exc: BaseException) -> str:
@@ -176,7 +220,7 @@ class LiteLLMModel:
     model: str
     timeout: float = DEFAULT_TIMEOUT
     max_retries: int = DEFAULT_RETRIES
-    unreachable_retries: int = 1    # a provider that refuses connections fails fast
+    unreachable_retries: int = 1    # a provider that cannot be reached fails fast
     backoff_base: float = 2.0       # seconds before the first retry, doubled each time
     backoff_max: float = 120.0
     api_base: str | None = None
@@ -199,10 +243,17 @@ class LiteLLMModel:
 
     def check_credentials(self) -> None:
         """Fail before the first request when the provider's key is not in the
-        environment (litellm would report it as a retryable server error)."""
+        environment (litellm would report it as a retryable server error). Known
+        providers are checked without importing litellm, so this takes no time."""
+        if "mock_response" in self.params or "api_key" in self.params:
+            return                          # nothing is sent, or the key is given
+        keys = PROVIDER_KEYS.get(self.model.partition("/")[0])
+        if keys is not None:
+            if not any(os.environ.get(k) for k in keys):
+                raise LLMError(f"{self.model}: no API key in the environment; set "
+                               f"{' or '.join(keys)} (the key is never recorded)")
+            return
         litellm = litellm_module()
-        if "mock_response" in self.params:
-            return                          # litellm answers itself; nothing is sent
         try:
             env = litellm.validate_environment(self.model)
         except Exception:  # noqa: BLE001 -- an unknown provider is reported by the request
@@ -213,10 +264,10 @@ class LiteLLMModel:
                            f"{' or '.join(missing)} (the key is never recorded)")
 
     def query(self, messages: list[dict], tools: list[dict] | None = None) -> Reply:
-        litellm = litellm_module()
         if not self._credentials_checked:
             self.check_credentials()
             self._credentials_checked = True
+        litellm = litellm_module()
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages,
                                   "timeout": self.timeout, "num_retries": 0, "max_retries": 0,
                                   **self.params}
@@ -232,24 +283,27 @@ class LiteLLMModel:
                     response = litellm.completion(**kwargs)
                 break
             except Exception as exc:  # noqa: BLE001 -- classified below, re-raised as LLMError
-                if _classify(litellm, exc) != "retry":
+                kind = failure_kind(litellm, exc)
+                if kind in ("authentication", "fatal"):
                     raise LLMError(_fatal_message(litellm, self.model, exc)) from exc
-                detail = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
-                why = unreachable(exc)
-                if why and attempt >= min(self.unreachable_retries, self.max_retries):
-                    raise LLMError(f"{self.model}: provider unreachable at "
-                                   f"{self.api_base or 'its default address'}: {why} "
-                                   f"({attempt + 1} attempts); check the network or "
-                                   f"--api-base") from exc
-                if attempt == self.max_retries:
-                    raise LLMError(f"{self.model}: gave up after {attempt + 1} attempts; last "
-                                   f"error {type(exc).__name__} (status {_status(exc)}): "
-                                   f"{detail}") from exc
-                wait = self.backoff(attempt, _retry_after(exc))
-                if why:
-                    wait = min(wait, 2.0)
-                info = {"attempt": attempt + 1, "error": type(exc).__name__,
-                        "status": _status(exc), "detail": detail, "wait": round(wait, 3)}
+                if kind == "connection":
+                    why = unreachable(exc) or _root_cause(exc)
+                    if attempt >= min(self.unreachable_retries, self.max_retries):
+                        raise LLMError(f"{self.model}: provider unreachable at "
+                                       f"{self.api_base or 'its default address'}: {why} "
+                                       f"({attempt + 1} attempts); check the network or "
+                                       f"--api-base") from exc
+                    detail, status, wait = why, None, CONNECTION_WAIT
+                else:
+                    detail = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
+                    status = _status(exc)
+                    if attempt == self.max_retries:
+                        raise LLMError(f"{self.model}: gave up after {attempt + 1} attempts; "
+                                       f"last error: {kind}, {type(exc).__name__} (status "
+                                       f"{status}): {detail}") from exc
+                    wait = self.backoff(attempt, _retry_after(exc))
+                info = {"attempt": attempt + 1, "failure": kind, "error": type(exc).__name__,
+                        "status": status, "detail": detail, "wait": round(wait, 3)}
                 retries.append(info)
                 if self.on_retry:
                     self.on_retry(info)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from simulators.core.budget import Budget
 from simulators.core.errors import AssemblyError, ConfigError
+from workbench.cliargs import DAY, SEED_MAX, integer, seconds
 
 # Accelerators with an RTL: name -> "module:Backend class". Adding one is a line here.
 RTL_BACKENDS = {"plena": "simulators.plena_rtl.backend:PlenaRTL"}
@@ -229,10 +230,8 @@ def cmd_rtl_check(args) -> int:
         raise ConfigError("rtl-check needs --task and --config (or --all-baselines, or --bench)")
     source, name = None, "kernel.asm"
     if args.kernel:
-        path = Path(args.kernel)
-        if args.kernel != "-" and not path.is_file():
-            raise ConfigError(f"kernel file not found: {args.kernel}")
-        source = sys.stdin.read() if args.kernel == "-" else path.read_text()
+        from workbench.cli import _read_source     # names a missing or non-UTF-8 file
+        source = _read_source(args.kernel)
         name = args.kernel
     budget = Budget(max_instructions=args.max_instructions, wall_seconds=args.timeout)
     try:
@@ -263,20 +262,20 @@ def add_rtl_check_command(sub) -> None:
     sp.add_argument("kernel", nargs="?", help="assembly file ('-' for stdin); default: the baseline")
     sp.add_argument("--lockstep", action="store_true",
                     help="compare the retirement traces instruction by instruction")
-    sp.add_argument("--seed", type=int, default=0, help="input seed (default 0)")
+    sp.add_argument("--seed", type=integer(0, SEED_MAX), default=0, help="input seed (default 0)")
     sp.add_argument("--all-baselines", action="store_true",
                     help="check every baseline on every configuration, held-out ones included")
     sp.add_argument("--level", type=int, default=1, choices=(1, 2, 3),
                     help="task level for --all-baselines (default 1)")
     sp.add_argument("--tasks", help="with --all-baselines: comma-separated tasks")
     sp.add_argument("--configs", help="with --all-baselines: comma-separated configurations")
-    sp.add_argument("--max-instructions", type=int, default=200_000_000,
+    sp.add_argument("--max-instructions", type=integer(1), default=200_000_000,
                     help="instruction budget of both runs")
-    sp.add_argument("--max-cycles", type=int, help="cycle budget of the RTL run")
+    sp.add_argument("--max-cycles", type=integer(1), help="cycle budget of the RTL run")
     sp.add_argument("--sim", choices=("verilator", "icarus"), default="verilator",
                     help="RTL simulator (default verilator; icarus is far slower: small "
                          "configurations, set with --hw)")
-    sp.add_argument("--timeout", type=float, default=600.0, help="wall-clock limit per run, seconds")
+    sp.add_argument("--timeout", type=seconds(DAY), default=600.0, help="wall-clock limit per run, seconds")
     sp.add_argument("--keep", metavar="DIR", help="keep the RTL job files (inputs and results) in DIR")
     sp.add_argument("--bench", action="store_true",
                     help="print the RTL's simulation speed and build times (cold and cached)")

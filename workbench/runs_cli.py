@@ -10,12 +10,19 @@ import signal
 import sys
 from pathlib import Path
 
+from workbench.cliargs import DAY, integer, model_name, seconds
+
 EXIT_OK, EXIT_FAILED, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 def _store(args, readonly: bool = False):
     from workbench.store import TraceStore
-    return TraceStore(args.traces, readonly=readonly)
+    store = TraceStore(args.traces, readonly=readonly)
+    if store.snapshot_note:
+        print(f"kernelcraft: note: {store.snapshot_note}", file=sys.stderr)
+    if not readonly:
+        store.check_writable()   # before any work, not at the first write
+    return store
 
 
 def _hw_overrides(pairs: list[str] | None) -> dict:
@@ -42,6 +49,14 @@ def _model_params(pairs: list[str] | None) -> dict:
         except json.JSONDecodeError:
             out[key.strip()] = val          # a bare word is a string, e.g. reasoning_effort=high
     return out
+
+
+def _exit_quickly() -> None:
+    """After an interruption everything is recorded; the interpreter's final garbage
+    collection of litellm's objects alone took 5 s on a loaded machine. Freezing the
+    heap leaves it to the OS, so the process ends within a second of the signal."""
+    import gc
+    gc.freeze()
 
 
 def _sigterm_as_interrupt() -> None:
@@ -98,13 +113,13 @@ class Progress:
         elif ev.type == "error":
             c.print(f"  [red]error ({p.get('where')}): {escape(str(p.get('error')))}[/]")
         elif ev.type == "note" and p.get("kind") == "retry":
-            c.print(f"  [yellow]{escape(str(p.get('error')))} (status {p.get('status')}); "
-                    f"retrying in {p.get('wait')}s[/]")
+            from workbench.agent.transcript import retry_label
+            c.print(f"  [yellow]{escape(retry_label(p))}; retrying in {p.get('wait')}s[/]")
         if self.status is not None:
             if ev.type == "message" and ev.role in ("user", "system"):
                 self.status.update(f"step {(ev.step or 0) + 1}{self.budget}: waiting for the agent")
             elif ev.type == "tool_call":
-                self.status.update(f"step {ev.step}{self.budget}: running {p.get('name')}")
+                self.status.update(f"step {ev.step}{self.budget}: running {str(p.get('name'))[:64]}")
             elif ev.type == "note" and p.get("kind") == "rtl_build":
                 self.status.update("building the RTL for this configuration (seconds when "
                                    "cached, minutes when not)" if p.get("state") == "started"
@@ -125,10 +140,14 @@ def _print_scores(run) -> None:
 
 
 def cmd_run(args) -> int:
-    from workbench.accel import get_accel
-    from workbench.agent.loop import AgentLoop, RunSpec
     if args.model and args.agent:
         raise SystemExit("give either --agent or --model, not both")
+    if args.model:                         # a missing key is found before the heavy imports
+        from workbench.llm import LiteLLMModel
+        LiteLLMModel(args.model, params=_model_params(args.model_param)).check_credentials()
+    from workbench.accel import get_accel
+    from workbench.agent.loop import AgentLoop, RunSpec
+    from workbench.store import TraceStoreError
     spec = RunSpec(args.accel, args.task, args.config, hw_overrides=_hw_overrides(args.hw),
                    budget=args.budget, manual=args.manual, n_seeds=args.seeds, rtl=args.rtl)
     get_accel(args.accel)
@@ -164,7 +183,18 @@ def cmd_run(args) -> int:
         print(f"kernelcraft: run {run_id} interrupted; recorded as interrupted in {store.path}",
               file=sys.stderr)
         store.close()
+        _exit_quickly()
         return EXIT_INTERRUPTED
+    except TraceStoreError as e:
+        run_id = loop.rec.run_id if loop.rec else None
+        how = ("recorded as error with this reason" if loop.end_recorded else
+               "its end could not be written, so it reads as interrupted")
+        print(f"kernelcraft: error: {e}\nkernelcraft: run {run_id} stopped; {how}", file=sys.stderr)
+        try:
+            store.close()
+        except TraceStoreError:
+            pass
+        return EXIT_ERROR
     run = store.run(result.run_id)
     store.close()
     if args.json:
@@ -188,36 +218,32 @@ def cmd_runs(args) -> int:
     if args.json:
         print(json.dumps([r.__dict__ for r in runs], indent=2, default=str))
         return EXIT_OK
-    from rich.console import Console
-    from rich.table import Table
-    table = Table(title=f"runs in {store.path}")
     from workbench.agent.scoring import held_out_cell, score_flags
     from workbench.evaluation import shown_speedup
-    # "held-out seeds" decides success (the visible configuration on fresh seeds); "H1"
-    # (generality) is shown beside it and never counted in it.
-    for col in ("id", "started", "accel/task/config", "agent", "status", "steps",
-                "best cycles", "speed-up", "held-out seeds", "H1", "RTL", "tokens in/out",
-                "cost"):
-        table.add_column(col, no_wrap=True, justify="right" if col in (
-            "id", "steps", "best cycles", "speed-up", "cost") else "left")
+    from workbench.textout import print_table
+    rows = []
     for r in runs:
         s = r.scores or {}
         best = s.get("best") or {}
         held = s.get("held_out_seeds") or {}
         flags = score_flags(s)
         speedup = shown_speedup(best)
-        table.add_row(str(r.id), (r.started_at or "")[5:16].replace("T", " "),
-                      f"{r.accelerator}/{r.task}/{r.config}",
-                      r.agent + (f" {r.model}" if r.model else ""),
-                      r.status + (f" ({', '.join(flags)})" if flags else ""), str(r.steps),
-                      str(best.get("cycles", "-")),
-                      f"{speedup:.2f}x" if speedup else "-",
-                      ("pass" if held.get("passed") else "fail") if held else "-",
-                      held_out_cell(s) if s.get("held_out_configs") else "-",
-                      _rtl_cell(s.get("backends")),
-                      f"{r.tokens_in:,}/{r.tokens_out:,}", f"${r.cost:.4f}")
-    # Piped output is not cut to 80 columns.
-    Console(width=None if sys.stdout.isatty() else 200).print(table)
+        rows.append([str(r.id), (r.started_at or "")[5:16].replace("T", " "),
+                     f"{r.accelerator}/{r.task}/{r.config}",
+                     r.agent + (f" {r.model}" if r.model else ""),
+                     r.status + (f" ({', '.join(flags)})" if flags else ""), str(r.steps),
+                     str(best.get("cycles", "-")),
+                     f"{speedup:.2f}x" if speedup else "-",
+                     ("pass" if held.get("passed") else "fail") if held else "-",
+                     held_out_cell(s) if s.get("held_out_configs") else "-",
+                     _rtl_cell(s.get("backends")),
+                     f"{r.tokens_in:,}/{r.tokens_out:,}", f"${r.cost:.4f}"])
+    # "held-out seeds" decides success (the visible configuration on fresh seeds); "H1"
+    # (generality) is shown beside it and never counted in it. In a pipe: tab-separated.
+    print_table(f"runs in {store.path}", ["id", "started", "accel/task/config", "agent", "status",
+                                          "steps", "best cycles", "speed-up", "held-out seeds", "H1",
+                                          "RTL", "tokens in/out", "cost"], rows,
+                right=("id", "steps", "best cycles", "speed-up", "cost"))
     if not runs:
         print("no runs match")
     return EXIT_OK
@@ -311,7 +337,10 @@ def _rescore(args) -> int:
 
 def cmd_export(args) -> int:
     store = _store(args, readonly=True)
-    out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
+    try:
+        out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
+    except OSError as e:
+        raise ValueError(f"--out {args.out}: cannot write it ({e.strerror or e})") from None
     try:
         if args.format == "jsonl":
             n = store.export_jsonl(args.run, out)
@@ -322,9 +351,19 @@ def cmd_export(args) -> int:
             out.write(markdown(store, args.run, full=True))
             if args.out:
                 print(f"wrote {args.out}", file=sys.stderr)
-    finally:
         if args.out:
-            out.close()
+            out.close()           # a full disk shows here at the latest
+    except BrokenPipeError:
+        raise
+    except OSError as e:          # a full disk, a vanished folder
+        raise ValueError(f"--out {args.out or '(stdout)'}: writing failed ({e.strerror or e}); "
+                         f"the export is incomplete") from None
+    finally:
+        if args.out and not out.closed:
+            try:
+                out.close()
+            except OSError:
+                pass
     return EXIT_OK
 
 
@@ -335,8 +374,8 @@ def traces(sp) -> None:
 
 def model_options(sp) -> None:
     """How LLM requests are made (`run`, `sweep`)."""
-    sp.add_argument("--timeout", type=float, default=300.0, help="seconds per model request")
-    sp.add_argument("--retries", type=int, default=6,
+    sp.add_argument("--timeout", type=seconds(DAY), default=300.0, help="seconds per model request")
+    sp.add_argument("--retries", type=integer(0, 100), default=6,
                     help="retries on rate limits and transient errors, waiting as long as "
                          "Retry-After asks (default 6)")
     sp.add_argument("--api-base", help="send model requests to this base URL")
@@ -355,12 +394,12 @@ def add_run_commands(sub) -> None:
     sp.add_argument("--agent", choices=("autotune",),
                     help="offline agent (the default when no --model is given): autotune "
                          "searches the baseline template's parameters")
-    sp.add_argument("--model", help="an LLM as provider/model, e.g. openai/gpt-5.2 (keys from "
+    sp.add_argument("--model", type=model_name, help="an LLM as provider/model, e.g. openai/gpt-5.2 (keys from "
                                     "the provider's environment variable)")
-    sp.add_argument("--budget", type=int, help="iterations allowed (default: 15/20/25 by level)")
+    sp.add_argument("--budget", type=integer(1, 10_000), help="iterations allowed (default: 15/20/25 by level)")
     sp.add_argument("--manual", choices=("full", "grep"), default="full",
                     help="put the ISA manual in the prompt (full) or leave it to grep_docs")
-    sp.add_argument("--seeds", type=int, default=3, help="fresh input sets per run_eval (default 3)")
+    sp.add_argument("--seeds", type=integer(1, 1000), default=3, help="fresh input sets per run_eval (default 3)")
     sp.add_argument("--hw", action="append", metavar="NAME=VALUE",
                     help="override a hardware parameter (repeatable)")
     model_options(sp)
@@ -378,7 +417,7 @@ def add_run_commands(sub) -> None:
         sp.add_argument(f"--{opt}", help=f"only runs with this {opt}")
     sp.add_argument("--status", choices=("running", "succeeded", "failed", "interrupted", "error"),
                     help="only runs that ended (or stand) so")
-    sp.add_argument("--limit", type=int, default=50, help="at most this many (default 50)")
+    sp.add_argument("--limit", type=integer(0), default=50, help="at most this many (default 50)")
     sp.add_argument("--order", default="-started_at",
                     help="started_at, ended_at, id, cost, steps or event_count; '-' for descending")
     sp.add_argument("--json", action="store_true", help="machine-readable output")

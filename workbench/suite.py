@@ -63,6 +63,9 @@ def run_suite(args) -> int:
     hw = _hw(accel, args.hw)
     tasks = set(args.tasks.split(",")) if args.tasks else None
     configs = set(args.configs.split(",")) if args.configs else None
+    if args.kernels and not Path(args.kernels).is_dir():
+        raise ValueError(f"--kernels {args.kernels}: no such folder; give the folder holding "
+                         f"<task>_<config>.asm kernels")
     cells = suite_cells(args.accel, args.level, tasks, configs)
     if not cells:
         raise ValueError(f"no {args.accel} level-{args.level} cells match the selection")

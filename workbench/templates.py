@@ -62,6 +62,16 @@ class Template:
         if unknown:
             raise KeyError(f"{self.task} template has no parameter(s) {sorted(unknown)}; "
                            f"parameters: {sorted(self.params)}")
+        for k, v in params.items():
+            default, tried = self.params[k], self.space.get(k, ())
+            if type(v) is not type(default):
+                raise ValueError(f"{self.task} template: parameter {k} takes "
+                                 f"{type(default).__name__} values like {default!r}, got {v!r}")
+            ints = [c for c in tried if type(c) is int]
+            if type(v) is int and ints and v < min(ints):
+                raise ValueError(f"{self.task} template: parameter {k} must be at least "
+                                 f"{min(ints)} (the tuned values are {', '.join(map(str, tried))}), "
+                                 f"got {v}")
         p = {**self.params, **params}
         ctx = self.ctx_class(task, config, dict(task.configs[config]),
                              self.layout(task, config, hw), hw)

@@ -7,7 +7,6 @@ runs a kernel on an accelerator's RTL beside the functional model.
 """
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass
 from functools import lru_cache
@@ -299,17 +298,37 @@ def _manual_lines(accel_name: str) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
+def _re2_options(literal: bool = False):
+    import re2
+    opts = re2.Options()
+    opts.case_sensitive = False
+    opts.log_errors = False          # the model is told; nothing goes to stderr
+    opts.literal = literal
+    opts.max_mem = 8 << 20           # a pattern whose automaton needs more is refused
+    return opts
+
+
 def grep_docs(accel_name: str, pattern: str, context: int = 1) -> ToolResult:
-    """Search the ISA manual (regular expression, case-insensitive; plain text works too)."""
+    """Search the ISA manual (regular expression, case-insensitive; plain text works too).
+
+    The pattern is a model's, so it is matched with RE2, whose time is linear in the
+    text: no pattern can hang a run (Python's re backtracks exponentially on e.g.
+    `(\\w+\\s?)*$`). RE2 has no backreferences or lookaround; a pattern it rejects is
+    searched as plain text and the model is told so."""
+    import re2
+    note = ""
     try:
-        rx = re.compile(pattern, re.IGNORECASE)
-    except re.error:
-        rx = re.compile(re.escape(pattern), re.IGNORECASE)
+        rx = re2.compile(pattern, _re2_options())
+    except re2.error as e:
+        why = e.args[0].decode(errors="replace") if e.args and isinstance(e.args[0], bytes) else str(e)
+        note = (f"(not a valid RE2 regular expression: {why[:120]}; searched as plain text. "
+                f"RE2 has no backreferences or lookaround)\n")
+        rx = re2.compile(pattern, _re2_options(literal=True))
     lines = _manual_lines(accel_name)
     hits = [i for i, (_, l) in enumerate(lines) if rx.search(l)]
     if not hits:
-        return ToolResult(f"no match for {pattern!r} in the {accel_name} manual", {"hits": 0})
-    out, last_section, shown = [], None, 0
+        return ToolResult(f"{note}no match for {pattern!r} in the {accel_name} manual", {"hits": 0})
+    out, last_section, shown = [note.rstrip()] if note else [], None, 0
     for i in hits[:MAX_GREP_HITS]:
         sec = lines[i][0]
         if sec != last_section:

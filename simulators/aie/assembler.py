@@ -178,7 +178,9 @@ class _Assembler(NameScope):
             elif DIRECTIVE_RE.match(rest):
                 d = DIRECTIVE_RE.match(rest).group(1).lower()
                 stmts.append(_Stmt(line, pos, "directive", d))
-                name = rest[DIRECTIVE_RE.match(rest).end():].split(",")[0].strip()
+                # Split as pass 2 does, so `.bd A B, ...` (a missing comma) names A here too.
+                pieces = asmtext.split_operands(rest[DIRECTIVE_RE.match(rest).end():], 1)[0]
+                name = pieces[0].text if pieces else ""
                 if d == ".bd":
                     if name and name not in self.bd_index:
                         self.bd_index[name] = len(self.bd_index)
@@ -536,6 +538,11 @@ class _Assembler(NameScope):
         ok = True
         for p in pieces[1:]:
             m = re.fullmatch(r"([A-Za-z_]\w*)\s*=\s*(.+)", p.text)
+            if p.inferred:
+                self.diags.error(line, p.column, f"missing comma before '{clip(p.text)}'", usage)
+                ok = False
+                if m is None:
+                    continue
             if m is None:
                 self.diags.error(line, p.column, f"expected field=value in .bd, got '{clip(p.text)}'", usage)
                 ok = False

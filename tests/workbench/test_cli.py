@@ -84,3 +84,37 @@ def test_bad_arguments_are_clear():
     assert r.returncode == 2 and "unknown accelerator" in r.stderr
     r = run("isa", "plena", "--hw", "MLEN=63")
     assert r.returncode == 2 and "power of two" in r.stderr
+
+
+def test_a_reader_closing_the_pipe_early_ends_quietly():
+    # Found by fuzzing: `kernelcraft isa plena | head` ended with a BrokenPipeError
+    # traceback and status 1. The manual (76 KB) is larger than a pipe's buffer.
+    p = subprocess.Popen([sys.executable, "-m", "workbench.cli", "isa", "plena"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert p.stdout.readline().startswith(b"<!--")
+    p.stdout.close()
+    assert p.wait(timeout=60) == 0
+    assert p.stderr.read() == b""
+
+
+def test_tables_in_a_pipe_cut_no_identifier():
+    # Found by fuzzing: piped, the tasks table cut names at 80 columns (decoder_b...).
+    out = run("tasks").stdout.splitlines()
+    assert out[0].split("\t")[:3] == ["task", "level", "budget"]
+    rows = {line.split("\t")[0]: line.split("\t") for line in out[1:]}
+    assert "decoder_block_llama" in rows and len(rows) == 23
+    assert all(len(r) == 7 for r in rows.values())
+
+
+def test_ctrl_c_in_any_command_ends_without_a_traceback(tmp_path):
+    import signal
+    import time
+    p = subprocess.Popen([sys.executable, "-m", "workbench.cli", "suite", "--accel", "plena",
+                          "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         cwd=tmp_path)
+    time.sleep(4)                                       # inside the suite's evaluations
+    assert p.poll() is None
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and "Traceback" not in err, err
+    assert "kernelcraft: suite interrupted" in err

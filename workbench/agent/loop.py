@@ -18,7 +18,7 @@ from tasks import LEVEL_BUDGET, get_task
 from workbench.accel import get_accel
 from workbench.evaluation import DEFAULT_SEEDS
 from workbench.llm import LLMError, Reply, ToolCall
-from workbench.store import Event, TraceStore
+from workbench.store import Event, TraceStore, TraceStoreError
 from workbench.tools import task_statement
 
 from . import prompting, toolspec
@@ -107,8 +107,8 @@ def history_arguments(call: ToolCall) -> str:
     if not call.arguments.strip():
         return "{}"
     try:
-        parsed = json.loads(call.arguments)
-    except json.JSONDecodeError:
+        parsed = toolspec.decode(call.name, call.arguments)
+    except toolspec.ToolError:   # malformed, too large, too deep: answered by the tool result
         return json.dumps({"_invalid_json": call.arguments[:200]})
     if not isinstance(parsed, dict):
         return json.dumps({"_invalid_json": call.arguments[:200]})
@@ -126,7 +126,8 @@ def history_message(reply: Reply) -> dict:
     msg = reply.assistant_message()
     if reply.tool_calls:
         msg["tool_calls"] = [{"id": c.id, "type": "function",
-                              "function": {"name": c.name, "arguments": history_arguments(c)}}
+                              "function": {"name": toolspec.history_name(c.name),
+                                           "arguments": history_arguments(c)}}
                              for c in reply.tool_calls]
     elif not reply.content.strip():
         msg["content"] = reply.refusal.strip() or "(empty reply)"
@@ -164,6 +165,7 @@ class AgentLoop:
         self.rec: Recorder | None = None
         self.submitted = False
         self.stop_reason = ""
+        self.end_recorded: bool | None = None   # after a store error: was the end written?
 
     # ------------------------------------------------------------------ run
     def run(self) -> RunResult:
@@ -180,6 +182,9 @@ class AgentLoop:
             scores = final_scores(self)
         except KeyboardInterrupt:
             self._end_interrupted(run_id)
+            raise
+        except TraceStoreError as e:
+            self._end_store_error(run_id, e)
             raise
         except Exception as e:
             self.rec.event("error", {"where": "loop", "error": f"{type(e).__name__}: {e}",
@@ -219,6 +224,18 @@ class AgentLoop:
                            text="run interrupted", step=self.state.step or None)
             self.store.finish_run(run_id, "interrupted", self._progress_scores("interrupted"))
         except Exception:  # noqa: BLE001 -- best effort while being stopped
+            pass
+
+    def _end_store_error(self, run_id: int, error: TraceStoreError) -> None:
+        """The store failed under the run (a full disk, a vanished folder): stop, and
+        record why as far as the store still lets us. `end_recorded` says whether it
+        did; if not, the run reads as interrupted once this process is gone."""
+        self.end_recorded = False
+        try:
+            self.store.finish_run(run_id, "error", {**self._progress_scores("store_error"),
+                                                    "error": str(error)})
+            self.end_recorded = True
+        except Exception:  # noqa: BLE001 -- the store is failing; the caller reports it
             pass
 
     def _progress_scores(self, stop: str) -> dict:
@@ -275,13 +292,15 @@ class AgentLoop:
         for i, call in enumerate(reply.tool_calls):
             self.rec.event("tool_call", {"id": call.id, "name": call.name,
                                          **stored_arguments(call.arguments)},
-                           text=f"{call.name} {call.arguments[:2000]}", role="assistant",
+                           text=f"{toolspec.clip_name(call.name)} {call.arguments[:2000]}",
+                           role="assistant",
                            step=st.step)
+            name = toolspec.clip_name(call.name)
             if self.submitted:
-                out = Outcome(call.id, call.name, False,
+                out = Outcome(call.id, name, False,
                               prompting.render("skipped_call", after="submit"))
             elif i >= MAX_CALLS_PER_REPLY:
-                out = Outcome(call.id, call.name, False, prompting.render(
+                out = Outcome(call.id, name, False, prompting.render(
                     "too_many_calls", limit=MAX_CALLS_PER_REPLY, calls=len(reply.tool_calls)))
             else:
                 out = self._execute(call)
@@ -348,11 +367,12 @@ class AgentLoop:
             raise
         except Exception as e:  # noqa: BLE001 -- a workbench fault, told to the model and recorded
             err = f"{type(e).__name__}: {e}"
-            self.rec.event("error", {"where": "tool", "tool": call.name, "error": err,
+            name = toolspec.clip_name(call.name)
+            self.rec.event("error", {"where": "tool", "tool": name, "error": err,
                                      "traceback": traceback.format_exc()},
                            text=err, step=self.state.step)
-            return Outcome(call.id, call.name, False,
-                           prompting.render("internal_error", tool=call.name, error=err[:500]),
+            return Outcome(call.id, name, False,
+                           prompting.render("internal_error", tool=name, error=err[:500]),
                            {"internal_error": err})
 
     def _record_outcome(self, out: Outcome) -> None:

@@ -8,10 +8,22 @@ tool's result and the run goes on.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
 MAX_KERNEL_BYTES = 256 * 1024          # a kernel larger than this is refused
 MAX_PATTERN_CHARS = 200
+# Limits on what a model may send, checked before the JSON is decoded: the argument text
+# of write_code (a kernel escaped as JSON may double in size) and of every other tool,
+# nesting depth (1,000 nested '[' would exhaust the decoder's recursion) and digits of
+# an integer (Python refuses to convert more than 4,300).
+MAX_CODE_ARGUMENT_BYTES = 2 * MAX_KERNEL_BYTES + 1024
+MAX_ARGUMENT_BYTES = 16 * 1024
+MAX_NESTING = 8
+MAX_INT_DIGITS = 30
+MAX_ECHO_CHARS = 64                    # a tool name or argument name quoted back to the model
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 class ToolError(Exception):
@@ -72,8 +84,9 @@ TOOLS: tuple[ToolSpec, ...] = (
              (Param("max_rows", "integer", "how many of the worst rows to show (default 12)",
                     required=False, minimum=1, maximum=64),)),
     ToolSpec("grep_docs",
-             "Search the ISA manual (case-insensitive regular expression or plain text); "
-             "returns matching lines with their section and line number.",
+             "Search the ISA manual (case-insensitive RE2 regular expression, no backreferences "
+             f"or lookaround, or plain text; at most {MAX_PATTERN_CHARS} characters); returns "
+             "matching lines with their section and line number.",
              (Param("pattern", "string", "what to look for, e.g. 'V_MAX' or 'prefetch'"),)),
     ToolSpec("get_inst_size",
              "Size of the current kernel in instructions and bytes against the instruction "
@@ -108,6 +121,60 @@ def schemas(names: tuple[str, ...] | None = None) -> list[dict]:
     return [t.schema() for t in TOOLS if t.name in names]
 
 
+def clip_name(name: str) -> str:
+    """A tool or argument name as quoted back to the model: at most MAX_ECHO_CHARS."""
+    if len(name) <= MAX_ECHO_CHARS:
+        return name
+    return f"{name[:MAX_ECHO_CHARS]}... ({len(name):,} characters)"
+
+
+def history_name(name: str) -> str:
+    """A tool name as it goes back into the conversation: providers accept only
+    [A-Za-z0-9_-]{1,64}, and a huge name must not be re-sent at every query."""
+    return name if _NAME.fullmatch(name) else (re.sub(r"[^A-Za-z0-9_-]", "_", name)[:64] or "unnamed")
+
+
+def decode(name: str, raw: str, example: str = "{}") -> object:
+    """The JSON value of a call's argument text, within the size, nesting and integer
+    limits, or ToolError saying which limit was passed."""
+    size = len(raw.encode("utf-8", "surrogatepass"))
+    limit = MAX_CODE_ARGUMENT_BYTES if name == "write_code" else MAX_ARGUMENT_BYTES
+    if size > limit:
+        if name == "write_code":   # the kernel in it cannot fit whatever its JSON says
+            raise ToolError(_too_large(size, "the arguments"))
+        raise ToolError(f"arguments of {clip_name(name)} are {size:,} bytes; the limit is "
+                        f"{limit:,} bytes. Send one small JSON object, e.g. {example}")
+    text = raw.strip()
+    if not text:
+        return {}
+    outside = _STRING.sub('""', text)          # brackets and digits outside strings
+    depth = deepest = 0
+    for ch in outside:
+        if ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    if deepest > MAX_NESTING:
+        raise ToolError(f"arguments of {clip_name(name)} nest {deepest} levels deep; at most "
+                        f"{MAX_NESTING} are accepted. Send one flat JSON object, e.g. {example}")
+    digits = max((len(m) for m in re.findall(r"\d+", outside)), default=0)
+    if digits > MAX_INT_DIGITS:
+        raise ToolError(f"arguments of {clip_name(name)} hold a number of {digits:,} digits; "
+                        f"at most {MAX_INT_DIGITS} are accepted, e.g. {example}")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ToolError(
+            f"arguments of {clip_name(name)} are not valid JSON: {e.msg} (line {e.lineno}, "
+            f"column {e.colno}, character {e.pos}); you sent {_snippet(text)}. Send one JSON "
+            f"object, e.g. {example}; inside a JSON string escape newlines as \\n "
+            f"and quotes as \\\"") from None
+    except (RecursionError, ValueError) as e:  # beyond the checks above; never fatal
+        raise ToolError(f"arguments of {clip_name(name)} cannot be decoded ({type(e).__name__}); "
+                        f"send one flat JSON object, e.g. {example}") from None
+
+
 def _snippet(text: str, n: int = 120) -> str:
     text = text if len(text) <= n else text[:n] + f"... ({len(text)} characters)"
     return json.dumps(text)
@@ -120,26 +187,12 @@ def parse_arguments(name: str, raw: str, names: tuple[str, ...] | None = None) -
     spec = BY_NAME.get(name) if name in names else None
     if spec is None:
         known = ", ".join(names)
-        shown = f"{name!r}" if name else "(no tool name)"
+        shown = repr(clip_name(name)) if name else "(no tool name)"
         if name in OPT_IN:
             raise ToolError(f"{name} is not available in this run (it is offered only in runs "
                             f"started with {OPT_IN[name]}); the tools are: {known}")
         raise ToolError(f"unknown tool {shown}; the tools are: {known}")
-    if name == "write_code" and len(raw.encode("utf-8", "surrogatepass")) > 2 * MAX_KERNEL_BYTES + 1024:
-        # Refuse before parsing: the kernel in it cannot fit whatever its JSON says.
-        raise ToolError(_too_large(len(raw.encode("utf-8", "surrogatepass")), "the arguments"))
-    text = raw.strip()
-    if not text:
-        args = {}
-    else:
-        try:
-            args = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise ToolError(
-                f"arguments of {name} are not valid JSON: {e.msg} (line {e.lineno}, column "
-                f"{e.colno}, character {e.pos}); you sent {_snippet(text)}. Send one JSON "
-                f"object, e.g. {spec.example()}; inside a JSON string escape newlines as \\n "
-                f"and quotes as \\\"") from None
+    args = decode(name, raw, spec.example())
     if not isinstance(args, dict):
         raise ToolError(f"arguments of {name} must be a JSON object such as {spec.example()}, "
                         f"not a JSON {type(args).__name__}")
@@ -147,7 +200,9 @@ def parse_arguments(name: str, raw: str, names: tuple[str, ...] | None = None) -
     unknown = sorted(set(args) - set(allowed))
     if unknown:
         takes = ", ".join(allowed) if allowed else "no arguments"
-        raise ToolError(f"{name} got unexpected argument(s) {', '.join(unknown)}; it takes {takes}")
+        shown = ", ".join(clip_name(u) for u in unknown[:5]) + (
+            f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+        raise ToolError(f"{name} got unexpected argument(s) {shown}; it takes {takes}")
     for p in spec.params:
         if p.name not in args or args[p.name] is None:
             if p.required:
@@ -159,6 +214,13 @@ def parse_arguments(name: str, raw: str, names: tuple[str, ...] | None = None) -
         if p.type == "string" and not isinstance(value, str):
             raise ToolError(f"{name}: argument {p.name!r} must be a string, got a JSON "
                             f"{type(value).__name__}")
+        if p.type == "string":
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError as e:
+                raise ToolError(f"{name}: argument {p.name!r} holds an invalid Unicode character "
+                                f"(a lone surrogate escape) at character {e.start}; send plain "
+                                f"text") from None
         if p.type == "integer":
             if isinstance(value, bool) or not isinstance(value, int):
                 raise ToolError(f"{name}: argument {p.name!r} must be an integer, got {value!r}")
@@ -175,11 +237,6 @@ def parse_arguments(name: str, raw: str, names: tuple[str, ...] | None = None) -
             raise ToolError(_too_large(size, "the kernel"))
         if not code.strip():
             raise ToolError("write_code got an empty kernel; send the complete assembly source")
-        try:
-            code.encode("utf-8")
-        except UnicodeEncodeError as e:
-            raise ToolError(f"the kernel holds an invalid Unicode character (a lone surrogate "
-                            f"escape) at character {e.start}; send plain text") from None
     if name == "grep_docs":
         pattern = args["pattern"]
         if not pattern.strip():

@@ -46,6 +46,15 @@ def run_header(run: Run) -> list[str]:
     return lines
 
 
+def retry_label(p: dict) -> str:
+    """What failed before a retry: 'connection: connection refused',
+    'rate limit, RateLimitError (status 429)' (older records: the error type only)."""
+    if p.get("failure") == "connection":
+        return f"connection: {p.get('detail')}"
+    head = f"{p['failure']}, " if p.get("failure") else ""
+    return f"{head}{p.get('error')} (status {p.get('status')})"
+
+
 def backends_line(b: dict) -> str:
     """A backends record (scores.backends, or a run_rtl / final_rtl result) in one line."""
     def one(name, x):
@@ -139,10 +148,13 @@ def _event_md(ev: Event, store: TraceStore, full: bool) -> list[str]:
         return ["> " + _clip(p.get("content", ""), full, 15).replace("\n", "\n> "), ""]
     if ev.type == "tool_call":
         args = p.get("arguments", "")
-        out = [f"**-> {p.get('name') or '(no name)'}**"]
+        name = str(p.get("name") or "(no name)")
+        out = [f"**-> {name if full or len(name) <= 200 else name[:200] + '...'}**"]
+        if not isinstance(args, str):      # a payload written by hand, not by the loop
+            args = json.dumps(args)
         try:
             parsed = json.loads(args) if args.strip() else {}
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):   # malformed, a 5,000-digit number, 1,000 '['
             parsed = None
         if isinstance(parsed, dict) and isinstance(parsed.get("code"), str):
             rest = {k: v for k, v in parsed.items() if k != "code"}
@@ -175,8 +187,7 @@ def _event_md(ev: Event, store: TraceStore, full: bool) -> list[str]:
     if ev.type == "note" and p.get("kind") == "rtl_build" and p.get("state") == "done":
         return [f"_{ev.text}_", ""]
     if ev.type == "note" and p.get("kind") == "retry":
-        return [f"_retry {p.get('attempt')}: {p.get('error')} (status {p.get('status')}); "
-                f"waiting {p.get('wait')}s_", ""]
+        return [f"_retry {p.get('attempt')}: {retry_label(p)}; waiting {p.get('wait')}s_", ""]
     if ev.type == "note" and p.get("kind") == "replay_report":
         out = [f"**replay report**: {p.get('compared')} evaluations compared; "
                f"{'identical' if p.get('identical') else 'DIFFERENT'}"]

@@ -16,7 +16,7 @@ from workbench import tools
 from workbench.evaluation import DEFAULT_SEEDS, fresh_seeds
 from workbench.llm import ToolCall
 
-from .toolspec import ToolError, offered, parse_arguments
+from .toolspec import ToolError, clip_name, offered, parse_arguments
 
 
 class SeedSource(Protocol):
@@ -122,7 +122,7 @@ class Workspace:
             args = parse_arguments(call.name, call.arguments, self.tools)
             out = getattr(self, f"_{call.name}")(args)
         except ToolError as e:
-            return Outcome(call.id, call.name, False, f"error: {e}",
+            return Outcome(call.id, clip_name(call.name), False, f"error: {e}",
                            {"error": str(e)})
         out.call_id, out.args = call.id, args
         return out

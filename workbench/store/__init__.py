@@ -5,7 +5,8 @@ See SCHEMA.md for the tables and store.py for the API.
 from .errors import (CorruptStoreError, InvalidRecordError, NotATraceStoreError,
                      NotSQLiteError, ReadOnlyStoreError, RunNotWritableError,
                      SchemaOutdatedError, SchemaTooNewError, SearchQueryError, StoreBusyError,
-                     StoreNotFoundError, TraceStoreError, UnknownKernelError, UnknownRunError)
+                     StoreAccessError, StoreFullError, StoreNotFoundError,
+                     StoreNotWritableError, TraceStoreError, UnknownKernelError, UnknownRunError)
 from .files import DEFAULT_FILENAME, ENV_VAR, resolve_path
 from .records import (EVENT_TYPES, FINAL_STATUSES, RUN_STATUSES, Event, EventType, Kernel,
                       Run, RunStatus, SearchHit, Verification)
@@ -17,5 +18,6 @@ __all__ = [
     "ENV_VAR", "resolve_path", "TraceStoreError", "StoreNotFoundError", "NotSQLiteError",
     "CorruptStoreError", "NotATraceStoreError", "SchemaTooNewError", "SchemaOutdatedError",
     "ReadOnlyStoreError", "StoreBusyError", "UnknownRunError", "UnknownKernelError",
-    "RunNotWritableError", "InvalidRecordError", "SearchQueryError",
+    "RunNotWritableError", "InvalidRecordError", "SearchQueryError", "StoreNotWritableError",
+    "StoreFullError", "StoreAccessError",
 ]

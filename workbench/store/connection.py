@@ -7,7 +7,9 @@ and migrated, inside BEGIN IMMEDIATE so that concurrent first opens migrate once
 """
 from __future__ import annotations
 
+import errno
 import os
+import shutil
 import sqlite3
 import uuid
 from collections.abc import Iterator
@@ -18,7 +20,9 @@ from sqlite_utils import Database
 
 from . import schema
 from .errors import (CorruptStoreError, NotATraceStoreError, SchemaOutdatedError,
-                     SchemaTooNewError, StoreBusyError)
+                     SchemaTooNewError, StoreAccessError, StoreBusyError, StoreFullError,
+                     StoreNotWritableError)
+from .files import remove_stale_temporaries, unwritable_reason
 
 
 @contextmanager
@@ -39,7 +43,40 @@ def translate_errors(path: Path, busy_timeout: float) -> Iterator[None]:
                 f"{path}: SQLite reports '{msg}'; the file is damaged. Restore it from a "
                 f"backup or move it aside (`sqlite3 {path} .recover` may salvage its "
                 f"runs)") from None
+        if "full" in msg:
+            raise full_error(path, msg) from None
+        if any(s in msg for s in ("readonly", "read-only", "unable to open", "disk I/O")):
+            why = unwritable_reason(path)
+            if why:
+                raise not_writable_error(path, why) from None
+            raise StoreAccessError(
+                f"{path}: SQLite cannot open or read the file ('{msg}'); check that the "
+                f"file and its folder exist and are readable, and for recording writable") from None
         raise
+    except OSError as exc:   # lock files and the temporary file of a creation
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise full_error(path, exc.strerror or str(exc)) from None
+        why = unwritable_reason(path)
+        if why or exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            raise not_writable_error(path, why or exc.strerror or str(exc)) from None
+        raise StoreAccessError(f"{path}: {exc.strerror or exc} ({exc.filename or path})") from None
+
+
+def full_error(path: Path, msg: str) -> StoreFullError:
+    try:
+        free = f"{shutil.disk_usage(path.parent if str(path.parent) else '.').free:,} bytes free"
+    except OSError:
+        free = "free space unknown"
+    return StoreFullError(f"{path}: the disk is full (SQLite: '{msg}'; {free}); free space "
+                          f"there, or record to another path with --traces. Every event "
+                          f"committed before this one is kept")
+
+
+def not_writable_error(path: Path, why: str) -> StoreNotWritableError:
+    return StoreNotWritableError(
+        f"{path}: cannot record here: {why}. Record to another path with --traces (or "
+        f"$KERNELCRAFT_TRACES); viewers (kernelcraft runs, show, export, tui) still read "
+        f"this store")
 
 
 def _checked_state(path: Path, db: Database, readonly: bool) -> schema.SchemaState:
@@ -95,12 +132,20 @@ def _create(path: Path, busy_timeout: float) -> None:
             leftover.unlink(missing_ok=True)
 
 
-def open_database(path: Path, *, readonly: bool, busy_timeout: float) -> Database:
+def open_database(path: Path, *, readonly: bool, busy_timeout: float,
+                  immutable: bool = False) -> Database:
     """Connect to an existing store (or create a new one when writable), migrated to the
     current schema. Raises the named errors of errors.py; writes nothing to a file it
-    refuses."""
+    refuses. `immutable` (read-only stores on a filesystem no one can write to): SQLite
+    could not create the -shm file WAL readers need, so the file is read as it is."""
+    if not readonly:
+        why = unwritable_reason(path)
+        if why:
+            raise not_writable_error(path, why)
+        remove_stale_temporaries(path)
     if not readonly and not path.exists():
-        _create(path, busy_timeout)
+        with translate_errors(path, busy_timeout):
+            _create(path, busy_timeout)
     wal = path.with_name(path.name + "-wal")
     if path.exists() and not wal.exists():
         try:
@@ -111,8 +156,8 @@ def open_database(path: Path, *, readonly: bool, busy_timeout: float) -> Databas
             if not wal.exists():
                 raise
     if readonly:
-        conn = sqlite3.connect(path.absolute().as_uri() + "?mode=ro", uri=True,
-                               timeout=busy_timeout, check_same_thread=False)
+        conn = sqlite3.connect(path.absolute().as_uri() + "?mode=ro" + "&immutable=1" * immutable,
+                               uri=True, timeout=busy_timeout, check_same_thread=False)
     else:
         conn = sqlite3.connect(path, timeout=busy_timeout, check_same_thread=False)
     db = Database(conn, execute_plugins=False)

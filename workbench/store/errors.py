@@ -68,3 +68,16 @@ class InvalidRecordError(TraceStoreError, ValueError):
 
 class SearchQueryError(TraceStoreError, ValueError):
     """A full-text search query is empty or not valid FTS5 syntax."""
+
+
+class StoreNotWritableError(TraceStoreError):
+    """The store's file or folder cannot be written: a read-only filesystem, or no
+    permission. Viewers still open it read-only."""
+
+
+class StoreFullError(TraceStoreError):
+    """The disk holding the store (or SQLite's size limit) is full."""
+
+
+class StoreAccessError(TraceStoreError):
+    """SQLite or the filesystem could not open or read the store's files."""

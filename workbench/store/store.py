@@ -24,10 +24,10 @@ from typing import IO, Any
 from sqlite_utils import Database
 
 from .chain import canonical_json, event_hash, genesis_hash, seal_hash, sha256_text, walk
-from .connection import open_database, translate_errors
+from .connection import not_writable_error, open_database, translate_errors
 from .errors import (InvalidRecordError, ReadOnlyStoreError, RunNotWritableError,
                      SearchQueryError, TraceStoreError, UnknownKernelError, UnknownRunError)
-from .files import check_existing, lock_dir, resolve_path
+from .files import check_existing, lock_dir, resolve_path, unwritable_reason
 from .liveness import HOST, RunLock, lock_path, writer_alive
 from .records import (EVENT_TYPES, FINAL_STATUSES, RUN_STATUSES, Event, EventType, Kernel,
                       Run, RunStatus, SearchHit, Verification)
@@ -106,14 +106,29 @@ class TraceStore:
         self._db: Database | None = None
         self._open: dict[int, _OpenRun] = {}
         self._locks = lock_dir(self.path)
+        self.snapshot_note: str | None = None   # set when opened as a read-only snapshot
         if check_existing(self.path, readonly=readonly):
             self._connect()
             self._reap()
 
     # ---------------------------------------------------------------- opening
     def _connect(self) -> None:
+        why = unwritable_reason(self.path) if self.readonly else None
+        if why:
+            wal = self.path.with_name(self.path.name + "-wal")
+            self.snapshot_note = (
+                f"{self.path} opened as a read-only snapshot ({why})" +
+                (f"; events in {wal.name} not yet copied into it are not shown"
+                 if wal.exists() and wal.stat().st_size else ""))
         self._db = open_database(self.path, readonly=self.readonly,
-                                 busy_timeout=self.busy_timeout)
+                                 busy_timeout=self.busy_timeout, immutable=bool(why))
+
+    def check_writable(self) -> None:
+        """Raise StoreNotWritableError now if runs cannot be recorded here (read-only
+        filesystem, no permission) rather than at the first write."""
+        why = unwritable_reason(self.path)
+        if why:
+            raise not_writable_error(self.path, why)
 
     def _guard(self) -> AbstractContextManager[None]:
         return translate_errors(self.path, self.busy_timeout)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import sys
 
+from workbench.cliargs import integer, seconds
+
 DEMO_CELL = ("plena", "silu", "C3")   # the autotuner finds a ~1.9x speed-up here in 5 steps
 DEMO_PACE = 1.0                        # seconds per step in the terminal, so it can be watched
 
@@ -106,9 +108,9 @@ def add_tui_command(sub) -> None:
                     help='TOML file remapping keys by binding id, e.g. "run.next_step" = "n"')
     sp.add_argument("--migrate", action="store_true",
                     help="migrate an older trace store once (this writes to it), then open it")
-    sp.add_argument("--max-steps", type=int, metavar="N",
+    sp.add_argument("--max-steps", type=integer(1), metavar="N",
                     help="instructions the debugger traces at most (default 2,000,000)")
-    sp.add_argument("--poll", type=float, default=0.15, metavar="SECONDS",
+    sp.add_argument("--poll", type=seconds(60.0), default=0.15, metavar="SECONDS",
                     help="how often a live run is read (default 0.15)")
     sp.add_argument("--plain", action="store_true",
                     help="with --run: print the run as plain text as it is written")
@@ -125,10 +127,10 @@ def add_tui_command(sub) -> None:
     sp.add_argument("--task", default=DEMO_CELL[1], help=f"task (default {DEMO_CELL[1]})")
     sp.add_argument("--config", default=DEMO_CELL[2],
                     help=f"configuration (default {DEMO_CELL[2]})")
-    sp.add_argument("--pace", type=float, metavar="SECONDS",
+    sp.add_argument("--pace", type=seconds(60.0, allow_zero=True), metavar="SECONDS",
                     help=f"pause before each agent step (default {DEMO_PACE:g} in a terminal, "
                          f"0 without)")
-    sp.add_argument("--budget", type=int, help="iterations allowed (default: by task level)")
+    sp.add_argument("--budget", type=integer(1, 10_000), help="iterations allowed (default: by task level)")
     sp.add_argument("--plain", action="store_true", help="plain text view even in a terminal")
     traces(sp)
     sp.set_defaults(func=cmd_demo)

@@ -172,6 +172,16 @@ def test_descriptor_errors():
     assert "uses descriptor 3, but the program defines 1" in d.message and ".bd NAME" in d.hint
 
 
+def test_missing_comma_in_a_descriptor_is_a_diagnostic():
+    # Found by fuzzing: `.bd A B, ...` raised KeyError('A') out of assemble().
+    d = one(".bd A B, ext=0, loc=0, n0=1")
+    assert (d.line, d.column) == (1, 7) and "missing comma before 'B'" in d.message
+    d = one(".bd A, ext=0 loc=0, n0=1")
+    assert (d.line, d.column) == (1, 14) and "missing comma before 'loc=0'" in d.message
+    # the descriptor is still defined under its first word, so DMAIN A assembles on
+    assert len(errors(".bd A B, ext=0, loc=0, n0=1\nDMAIN 0, A, r0, r0")) == 1
+
+
 def test_names_and_constants():
     p = assemble(".equ A, 3\nstart: LOOP A\n VLD x0, [p0], A * 64\nENDLOOP\nMOVI r1, start + DM_SIZE")
     assert p.labels == {"start": 0}

@@ -28,7 +28,8 @@ def relu_c1_source() -> str:
 class ScriptedOpenAI:
     """Answers POST /v1/chat/completions from a script of items:
     ("reply", message dict) -> 200 with that assistant message;
-    ("status", code)        -> that HTTP error with an OpenAI-style error body;
+    ("status", code[, headers]) -> that HTTP error with an OpenAI-style error body
+                               (headers default to Retry-After: 0);
     ("sleep", seconds)      -> a reply that arrives too late (client timeout).
     More requests than items, or a run past `deadline` seconds, are answered 500 and
     noted in `errors`, so a runaway client cannot loop for long."""
@@ -79,9 +80,9 @@ class ScriptedOpenAI:
         if not self.script or time.monotonic() - self.started > self.deadline:
             self.errors.append(f"request {len(self.requests)} beyond the script or the deadline")
             return 500, {}, self._error(500, "script exhausted", "server_error")
-        kind, value = self.script.pop(0)
+        kind, value, *headers = self.script.pop(0)
         if kind == "status":
-            return value, {"Retry-After": "0"}, self._error(value, "Rate limit reached"
+            return value, (headers or [{"Retry-After": "0"}])[0], self._error(value, "Rate limit reached"
                                                           if value == 429 else "unavailable",
                                                           "rate_limit_error")
         if kind == "sleep":

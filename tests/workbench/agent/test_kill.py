@@ -86,3 +86,39 @@ def test_sigterm_ends_the_run_as_interrupted_and_sealed(tmp_path):
         assert store.events(run.id)[-1].payload["error"].startswith("interrupted")
         v = store.verify(run.id)
         assert v.ok and v.sealed
+
+
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("wait", [("sleep", 60), ("status", 429, {"Retry-After": "100"})],
+                         ids=["slow-model", "retry-after"])
+def test_a_signal_ends_a_waiting_run_within_two_seconds(tmp_path, openai_server, sig, wait):
+    """Waiting for a model that takes a minute to answer, or sleeping out a rate limit's
+    Retry-After, a run still stops at once and is recorded as interrupted."""
+    server = openai_server([wait], deadline=120)
+    db = tmp_path / "traces.db"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "workbench.cli", "run", "--accel", "plena", "--task", "relu",
+         "--config", "C1", "--model", "openai/gpt-4o", "--api-base", server.url, "--traces",
+         str(db), "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
+        text=True, env={**os.environ, "OPENAI_API_KEY": "sk-test-not-a-real-key"})
+    deadline = time.monotonic() + 180
+    try:
+        while time.monotonic() < deadline and proc.poll() is None and not server.requests:
+            time.sleep(0.05)
+        time.sleep(0.5)                     # inside the request, or the back-off
+        assert proc.poll() is None, proc.communicate()
+        t0 = time.monotonic()
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=30)
+        stopped = time.monotonic() - t0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err, err
+    assert stopped < 2.0, stopped
+    with TraceStore(db, readonly=True) as store:
+        (run,) = store.runs()
+        assert run.status == "interrupted" and store.verify(run.id).ok

@@ -127,3 +127,74 @@ def test_an_unreachable_provider_fails_fast_with_a_short_message(monkeypatch):
     except RuntimeError as outer:
         assert unreachable(outer).startswith("host not found")
     assert unreachable(RuntimeError("status 500")) is None
+
+
+# ---- failures of a real HTTP connection (127.0.0.1), told apart (found by fuzzing:
+# a closed port was retried 7 times over 4 minutes as "InternalServerError (500)")
+
+def _closed_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_an_unreachable_provider_fails_fast(monkeypatch):
+    import time
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    llm.litellm_module()
+    waits, told = [], []
+    m = LiteLLMModel("openai/gpt-4o", api_base=f"http://127.0.0.1:{_closed_port()}/v1",
+                     max_retries=6, sleep=waits.append, on_retry=told.append)
+    t0 = time.perf_counter()
+    with pytest.raises(LLMError, match=r"provider unreachable at http://127\.0\.0\.1:\d+/v1: "
+                                       r"connection refused \(2 attempts\); check the network"):
+        m.query([{"role": "user", "content": "hi"}])
+    assert time.perf_counter() - t0 < 15
+    assert waits == [1.0] and told[0]["failure"] == "connection" and told[0]["status"] is None
+
+
+def test_rate_limits_honour_retry_after_and_server_errors_back_off(monkeypatch, openai_server):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    server = openai_server([("status", 429, {"Retry-After": "7"}), ("status", 503, {}),
+                            ("reply", {"role": "assistant", "content": "done"})])
+    waits = []
+    m = LiteLLMModel("openai/gpt-4o", api_base=server.url, backoff_base=0.5, sleep=waits.append)
+    r = m.query([{"role": "user", "content": "hi"}])
+    assert r.content == "done" and len(server.requests) == 3
+    assert [x["failure"] for x in r.retries] == ["rate limit", "server error"]
+    assert [x["status"] for x in r.retries] == [429, 503]
+    assert waits[0] == 7.0 and 0.5 <= waits[1] <= 1.0     # Retry-After; then backoff
+
+
+def test_refused_credentials_are_not_retried(monkeypatch, openai_server):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    server = openai_server([("status", 401, {})])
+    with pytest.raises(LLMError, match="refused the credentials"):
+        LiteLLMModel("openai/gpt-4o", api_base=server.url, sleep=lambda s: None).query(
+            [{"role": "user", "content": "hi"}])
+    assert len(server.requests) == 1
+
+
+def test_a_missing_key_is_found_without_importing_litellm():
+    code = ("import sys, time; t = time.perf_counter()\n"
+            "from workbench.llm import LiteLLMModel, LLMError\n"
+            "try: LiteLLMModel('openai/gpt-4o').check_credentials()\n"
+            "except LLMError as e: print(e)\n"
+            "print('litellm' in sys.modules, time.perf_counter() - t < 1.0)")
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, timeout=120).stdout.splitlines()
+    assert out == ["openai/gpt-4o: no API key in the environment; set OPENAI_API_KEY (the key "
+                   "is never recorded)", "False True"]
+    # and `kernelcraft run` checks it before importing the loop, the tasks or litellm
+    code = ("import sys, time; t = time.perf_counter()\n"
+            "from workbench.cli import main\n"
+            "rc = main(['run', '--accel', 'plena', '--task', 'relu', '--config', 'C1', "
+            "'--model', 'openai/gpt-4o', '--traces', '/nonexistent/t.db'])\n"
+            "print(rc, 'litellm' in sys.modules, 'workbench.agent.loop' in sys.modules, "
+            "time.perf_counter() - t < 1.0)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                       timeout=120)
+    assert r.stdout.split() == ["2", "False", "False", "True"], r.stderr
+    assert "no API key in the environment; set OPENAI_API_KEY" in r.stderr

@@ -152,3 +152,35 @@ def test_non_finite_results_and_a_failing_display_do_not_stop_a_run(store):
     evals = [e for e in store.events(result.run_id) if e.type == "evaluation"]
     assert not evals[0].payload["result"]["passed"]
     assert "nan" in json.dumps(evals[1].payload) or "inf" in json.dumps(evals[1].payload)
+
+
+def test_hostile_tool_calls_are_answered_and_the_run_goes_on(store, relu_c1_source):
+    # Found by fuzzing: deep nesting and a 5,000-digit integer ended the run as error,
+    # a 1 MB tool name was re-sent at every query, a backtracking regex hung the run.
+    script = [
+        reply("", call("grep_docs", "[" * 1000 + "]" * 1000, id="deep"),
+              call("view_output", '{"max_rows": ' + "9" * 5000 + "}", id="bigint"),
+              call("x" * 1_000_000, {}, id="bigname"),
+              call("grep_docs", {"pattern": r"(\w+\s?)*$"}, id="redos"),
+              call("write_code", {"code": relu_c1_source}, id="good")),
+        reply("", call("run_eval", id="eval")),
+    ]
+    result, events, model = run_script(store, script, provider="hostile")
+    assert result.status == "succeeded", result.scores
+    r = results_by_call(events)
+    assert "nest 1000 levels deep" in r["deep"]["content"]
+    assert "5,000 digits" in r["bigint"]["content"]
+    assert "1,000,000 characters" in r["bigname"]["content"] and len(r["bigname"]["content"]) < 500
+    assert r["redos"]["ok"] and r["good"]["ok"] and "PASS" in r["eval"]["content"]
+    assert max(len(json.dumps(q)) for q in model.queries) < 200_000
+    # every call is answered in the next query, in order
+    for q in model.queries[1:]:
+        asked = [c["id"] for m in q if m["role"] == "assistant" for c in m.get("tool_calls", [])]
+        assert asked == [m["tool_call_id"] for m in q if m["role"] == "tool"]
+    # the call itself is recorded whole
+    big = next(e for e in events if e.type == "tool_call" and e.payload["id"] == "bigname")
+    assert len(big.payload["name"]) == 1_000_000
+    # and the transcript of such a run prints (it raised RecursionError on the '[')
+    from workbench.agent.transcript import markdown
+    text = markdown(store, result.run_id)
+    assert "**-> " + "x" * 200 + "...**" in text and len(text) < 500_000

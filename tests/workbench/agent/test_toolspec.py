@@ -70,3 +70,44 @@ def test_prompts_fail_on_undefined_variables():
         prompting.render("empty_reply", budget=3)             # 'remaining' missing
     text = prompting.render("empty_reply", budget=3, remaining=2)
     assert "2 of 3 iterations left" in text
+
+
+def test_hostile_arguments_are_refused_within_limits():
+    # Found by fuzzing: these raised RecursionError / ValueError out of the loop.
+    deep = refused("grep_docs", "[" * 1000 + "]" * 1000)
+    assert "nest 1000 levels deep" in deep and f"at most {toolspec.MAX_NESTING}" in deep
+    big = refused("view_output", '{"max_rows": ' + "9" * 5000 + "}")
+    assert "5,000 digits" in big and '"max_rows"' not in big[:40]
+    assert "16,384 bytes" in refused("submit", json.dumps({"summary": "x" * 20_000}))
+    # brackets and digits inside strings are text, not structure
+    assert parse_arguments("grep_docs", json.dumps({"pattern": "[[[[[[[[[[" + "9" * 40}))
+    assert "lone surrogate" in refused("grep_docs", '{"pattern": "\\ud800"}')
+
+
+def test_names_are_clipped_in_every_echo():
+    msg = refused("x" * 1_000_000, "{}")
+    assert len(msg) < 500 and "1,000,000 characters" in msg
+    many = {f"{'k' * 200}{i}": 1 for i in range(50)}
+    msg = refused("check_syntax", json.dumps(many))
+    assert len(msg) < 800 and "and 45 more" in msg
+    assert toolspec.history_name("x" * 1_000_000) == "x" * 64
+    assert toolspec.history_name("run eval!") == "run_eval_"
+    assert toolspec.history_name("") == "unnamed" and toolspec.history_name("run_eval") == "run_eval"
+
+
+@pytest.mark.parametrize("pattern", [r"(.*.*)*Q", r"(\w+\s?)*$", r"(a+)+$", r"(x+x+)+y"])
+def test_grep_docs_is_linear_time_on_backtracking_patterns(pattern):
+    import time
+
+    from workbench.tools import grep_docs
+    t0 = time.perf_counter()
+    grep_docs("plena", pattern)
+    assert time.perf_counter() - t0 < 2.0      # Python's re takes minutes on the first two
+
+
+def test_grep_docs_says_when_a_pattern_is_not_re2():
+    from workbench.tools import grep_docs
+    r = grep_docs("plena", r"(V_ADD)\1")
+    assert "not a valid RE2 regular expression" in r.text and "searched as plain text" in r.text
+    assert grep_docs("plena", "V_ADD[").data["hits"] == 0
+    assert grep_docs("plena", "v_add").data["hits"] > 0
