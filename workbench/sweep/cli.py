@@ -5,6 +5,8 @@ import json
 import os
 import sys
 
+from workbench.cliargs import integer
+
 EXIT_OK, EXIT_INCOMPLETE, EXIT_INTERRUPTED = 0, 1, 130
 
 
@@ -91,12 +93,12 @@ def add_sweep_command(sub) -> None:
     sp.add_argument("--level", type=int, choices=(1, 2, 3), help="every task of this level")
     sp.add_argument("--configs", help="comma-separated configurations (default: each "
                                       "task's visible ones, C1-C5)")
-    sp.add_argument("--reps", type=int, help="repetitions of each cell (default 1)")
-    sp.add_argument("--budget", type=int, help="iterations per run (default: the level's)")
-    sp.add_argument("--seeds", type=int, help="fresh input sets per run_eval (default 3)")
+    sp.add_argument("--reps", type=integer(1, 1000), help="repetitions of each cell (default 1)")
+    sp.add_argument("--budget", type=integer(1, 10_000), help="iterations per run (default: the level's)")
+    sp.add_argument("--seeds", type=integer(1, 1000), help="fresh input sets per run_eval (default 3)")
     sp.add_argument("--sweep-id", help="name of the sweep (default: derived from the grid, "
                                        "so the same command resumes the same sweep)")
-    sp.add_argument("--jobs", type=int, help="cells at once (default: the core count, or "
+    sp.add_argument("--jobs", type=integer(1, 256), help="cells at once (default: the core count, or "
                                              "the Ray cluster's CPUs with --ray)")
     sp.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
                     help="run cells as Ray tasks on the cluster at ADDRESS (e.g. "
