@@ -28,6 +28,24 @@ def lock_dir(db_path: Path) -> Path:
     return db_path.with_name(db_path.name + "-locks")
 
 
+# Space set aside beside the database while a run is open: when the disk fills under
+# the run, deleting it first lets the run's end (status and reason) still be written.
+RESERVE_BYTES = 128 * 1024
+
+
+def reserve_path(locks: Path, run_id: int) -> Path:
+    return locks / f"run-{run_id}.reserve"
+
+
+def reserve_space(locks: Path, run_id: int) -> None:
+    """Best effort: a disk already too full for the reserve just goes without."""
+    try:
+        with open(reserve_path(locks, run_id), "wb") as f:
+            f.write(bytes(RESERVE_BYTES))
+    except OSError:
+        reserve_path(locks, run_id).unlink(missing_ok=True)
+
+
 def check_existing(path: Path, *, readonly: bool) -> bool:
     """Return True if `path` holds a database to open, False if there is none yet
     (missing or empty, writable mode only). Raise if it must not be opened."""

@@ -27,7 +27,8 @@ from .chain import canonical_json, event_hash, genesis_hash, seal_hash, sha256_t
 from .connection import not_writable_error, open_database, translate_errors
 from .errors import (InvalidRecordError, ReadOnlyStoreError, RunNotWritableError,
                      SearchQueryError, TraceStoreError, UnknownKernelError, UnknownRunError)
-from .files import check_existing, lock_dir, resolve_path, unwritable_reason
+from .files import (check_existing, lock_dir, reserve_path, reserve_space, resolve_path,
+                    unwritable_reason)
 from .liveness import HOST, RunLock, lock_path, writer_alive
 from .records import (EVENT_TYPES, FINAL_STATUSES, RUN_STATUSES, Event, EventType, Kernel,
                       Run, RunStatus, SearchHit, Verification)
@@ -213,6 +214,7 @@ class TraceStore:
                     # Locked before the row is visible, so no reader sees it writer-less.
                     lock = RunLock(self._locks, run_id)
                     lock.acquire()
+                    reserve_space(self._locks, run_id)
             except BaseException:
                 if lock is not None:
                     lock.release()
@@ -303,6 +305,7 @@ class TraceStore:
         scores_json = None if scores is None else canonical_json(dict(scores), what="scores")
         with self._mutex:
             open_run = self._owned(run_id)
+            reserve_path(self._locks, run_id).unlink(missing_ok=True)   # room for the end
             final = {"status": status, "ended_at": _now(), "scores": scores_json,
                      "event_count": open_run.next_seq}
             seal = seal_hash(open_run.prev_hash, final)
@@ -337,6 +340,7 @@ class TraceStore:
                                  "WHERE id = ? AND status = 'running'", [(r,) for r in dead])
             for run_id in dead:  # ids are never reused (AUTOINCREMENT), so this is stale
                 lock_path(self._locks, run_id).unlink(missing_ok=True)
+                reserve_path(self._locks, run_id).unlink(missing_ok=True)
             return []
         return dead
 

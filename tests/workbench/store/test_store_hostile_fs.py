@@ -95,12 +95,15 @@ def test_a_read_only_filesystem(tmp_path):
 
 
 @needs_mount
-def test_a_full_disk_stops_the_run_cleanly(tmp_path):
-    out = in_namespace("""
-        mount -t tmpfs -o size=400k tmpfs $D &&
+@pytest.mark.parametrize("size", ["400k", "1m"])   # the disk fills at different events
+def test_a_full_disk_stops_the_run_cleanly(tmp_path, size):
+    # a reserve beside the store, released first, leaves room for the run's end
+    out = in_namespace(f"""
+        mount -t tmpfs -o size={size} tmpfs $D &&
         $KC run --accel plena --task relu --config C1 --budget 3 --quiet --traces $D/traces.db; echo "run rc=$?";
         $KC runs --traces $D/traces.db --json | grep -c '"status": "error"';
         $KC show 1 --verify --traces $D/traces.db | tail -1;
+        dd if=/dev/zero of=$D/filler bs=4k 2>/dev/null;
         $KC export 1 --traces $D/traces.db --out $D/run1.jsonl; echo "export rc=$?"
         """, tmp_path)
     assert "Traceback" not in out, out
