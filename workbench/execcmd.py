@@ -85,6 +85,40 @@ def _show(mem: str, values: np.ndarray, fmt: str, probe: dict) -> list:
     return [v.item() for v in values]
 
 
+def exec_image(args, hw, program) -> MemoryImage:
+    """The memory image of --load MEM:ADDR:FILE and --set MEM:ADDR=v1,... (zeros
+    elsewhere); addresses may be the program's .equ constants and labels. `exec` and
+    `debug` read the same options."""
+    names = {**program.labels, **program.constants}
+    probe = {name: np.zeros(0, dtype=STORAGE[dtype]) for name, (_, dtype) in hw.memories().items()}
+    bases = based_memories(hw)
+    as_type = TYPES[getattr(args, "as_type", None) or "f32"]
+
+    def storage(mem, values):
+        return np.asarray(values).astype(as_type) if mem in bases else _to_storage(mem, values, probe)
+
+    image = MemoryImage()
+    for spec in getattr(args, "load", None) or []:
+        parts = spec.split(":", 2)
+        if len(parts) != 3:
+            raise ExecArgError(f"--load {spec!r}: expected MEM:ADDR:FILE")
+        mem, addr, path = parts
+        _check_mem(mem, probe, "--load")
+        image.put(mem, _resolve(addr, names, "--load"), storage(mem, _read_values(path, "--load")))
+    for spec in getattr(args, "set", None) or []:
+        head, sep, vals = spec.partition("=")
+        mem, _, addr = head.partition(":")
+        if not sep or not addr:
+            raise ExecArgError(f"--set {spec!r}: expected MEM:ADDR=v1,v2,...")
+        _check_mem(mem, probe, "--set")
+        try:
+            values = np.array([float(v) for v in vals.split(",")])
+        except ValueError:
+            raise ExecArgError(f"--set {spec!r}: values must be numbers separated by commas")
+        image.put(mem, _resolve(addr, names, "--set"), storage(mem, values))
+    return image
+
+
 def run_exec(args) -> int:
     from workbench.accel import get_accel
     from workbench.cli import _hw, _read_source
@@ -101,29 +135,7 @@ def run_exec(args) -> int:
     bases = based_memories(hw)
     sizes = {name: size for name, (size, _) in hw.memories().items()}
     as_type = TYPES[getattr(args, "as_type", None) or "f32"]
-
-    def storage(mem, values):
-        return np.asarray(values).astype(as_type) if mem in bases else _to_storage(mem, values, probe)
-
-    image = MemoryImage()
-    for spec in args.load or []:
-        parts = spec.split(":", 2)
-        if len(parts) != 3:
-            raise ExecArgError(f"--load {spec!r}: expected MEM:ADDR:FILE")
-        mem, addr, path = parts
-        _check_mem(mem, probe, "--load")
-        image.put(mem, _resolve(addr, names, "--load"), storage(mem, _read_values(path, "--load")))
-    for spec in args.set or []:
-        head, sep, vals = spec.partition("=")
-        mem, _, addr = head.partition(":")
-        if not sep or not addr:
-            raise ExecArgError(f"--set {spec!r}: expected MEM:ADDR=v1,v2,...")
-        _check_mem(mem, probe, "--set")
-        try:
-            values = np.array([float(v) for v in vals.split(",")])
-        except ValueError:
-            raise ExecArgError(f"--set {spec!r}: values must be numbers separated by commas")
-        image.put(mem, _resolve(addr, names, "--set"), storage(mem, values))
+    image = exec_image(args, hw, program)
     budget = Budget(max_instructions=args.max_instructions, wall_seconds=args.timeout)
     result = backend.run(program, image, hw, budget)
 

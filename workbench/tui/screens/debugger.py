@@ -4,11 +4,16 @@ source line about to execute, the registers, any memory in any format with what 
 last move changed highlighted, and the outputs against the reference.
 
 The traced run is made in a worker thread when the screen opens; every move after
-that replays recorded changes (model/timeline.py). With a second backend attached
-(the RTL, when it exists) its registers appear beside the model's and the status
-line names the first instruction where the two disagree.
+that replays recorded changes (model/timeline.py). With `rtl=True` the RTL runs the
+same program and image traced in another worker (building its simulator first when
+the cache has none: the pane says who holds the build lock and for how long); then
+a model | RTL pane pair shows what each side's last instruction retired and wrote,
+both step together, and the debugger jumps to the first instruction where they
+disagree (`D` returns there), named by rtl-check's own trace comparison.
 """
 from __future__ import annotations
+
+import time
 
 import numpy as np
 from rich.text import Text
@@ -21,6 +26,7 @@ from textual.widgets import Footer, Input, Static
 from ..messages import deliver
 from ..model.debugger import DebugSession
 from ..model.formats import FORMATS, cell_bytes, next_format
+from ..model.lockstep import lockstep_lines
 from ..model.timeline import Touched
 from ..model.views import view_for
 from ..widgets.common.pane import TextPane
@@ -86,14 +92,25 @@ class DebuggerScreen(Screen):
         Binding("pageup", "scroll_memory(-1)", "Mem ↑", id="debug.memory_up", show=False),
         Binding("a", "goto_address", "Address", id="debug.address",
                 tooltip="show memory at an address or a layout region"),
+        Binding("D", "goto_divergence", "Divergence", id="debug.divergence", show=False,
+                tooltip="to the first instruction where the model and the RTL disagree"),
         Binding("escape", "back", "Back", id="debug.exit"),
     ]
 
     def __init__(self, accel: str, task: str, config: str, source: str, *, seed: int = 0,
-                 edge: str | None = None, hw_overrides: dict | None = None, title: str = ""):
+                 edge: str | None = None, hw_overrides: dict | None = None, title: str = "",
+                 edge_seed: int | None = None, hw=None, image=None, rtl: bool = False,
+                 rtl_backend=None, source_name: str = "kernel.asm"):
+        """`task` "" debugs a bare program on `image` (zeros by default); `hw` (a
+        configuration) wins over `hw_overrides`; `rtl` steps the RTL beside the model
+        (`rtl_backend`: the accelerator's own by default)."""
         super().__init__()
         self.args = (accel, task, config, source, seed, edge, dict(hw_overrides or {}))
-        self.title_text = title or f"{accel}/{task}/{config}"
+        self.edge_seed, self.hw, self.image, self.source_name = edge_seed, hw, image, source_name
+        self.rtl, self.rtl_backend = rtl, rtl_backend
+        self.rtl_note = ""                     # the RTL's build/run state until attached
+        self.rtl_since = 0.0
+        self.title_text = title or (f"{accel}/{task}/{config}" if task else f"{accel} {source_name}")
         self.view = view_for(accel)
         self.register_page = 0
         self.session: DebugSession | None = None
@@ -109,6 +126,10 @@ class DebuggerScreen(Screen):
         with Horizontal(id="debug-body"):
             with Vertical(id="debug-left"):
                 yield SourceView(id="debug-source")
+                if self.rtl:
+                    pane = TextPane(id="debug-lockstep")
+                    pane.border_title = "model | RTL"
+                    yield pane
                 for spec in self.view.panes:
                     pane = MachinePane(spec.key, id=f"debug-{spec.key}", classes="debug-machine")
                     pane.border_title = spec.title
@@ -127,8 +148,9 @@ class DebuggerScreen(Screen):
             self.query_one(f"#debug-{spec.key}", MachinePane).styles.height = spec.height
         accel, task, config, _, seed, edge, _ = self.args
         what = f"edge case {edge}" if edge else f"seed {seed}"
+        where = f"{accel}/{task}/{config}, {what}" if task else accel
         self.query_one("#debug-status", TextPane).update(
-            f"{self.title_text}: tracing the kernel on {accel}/{task}/{config}, {what} ...")
+            f"{self.title_text}: tracing the kernel on {where} ...")
         self._start()
 
     @work(thread=True, exclusive=True, group="debug-start")
@@ -136,9 +158,16 @@ class DebuggerScreen(Screen):
         accel, task, config, source, seed, edge, hw = self.args
         try:
             from workbench.accel import get_accel
-            session = DebugSession.start(accel, task, config, source, seed=seed, edge=edge,
-                                         hw=get_accel(accel).default_config(**hw),
-                                         max_steps=self.app.max_steps)
+            hw = self.hw or get_accel(accel).default_config(**hw)
+            if task:
+                session = DebugSession.start(accel, task, config, source, seed=seed, edge=edge,
+                                             edge_seed=self.edge_seed, hw=hw,
+                                             max_steps=self.app.max_steps,
+                                             source_name=self.source_name)
+            else:
+                session = DebugSession.bare(accel, source, self.image, hw=hw,
+                                            max_steps=self.app.max_steps,
+                                            source_name=self.source_name)
         except Exception as e:  # noqa: BLE001 -- shown to the person with its reason
             msg = str(e.args[0]) if isinstance(e, KeyError) and e.args else str(e)
             deliver(self, self._failed, msg)
@@ -168,6 +197,81 @@ class DebuggerScreen(Screen):
         if session.main.result.error is not None:
             self.app.notify(session.stop_reason, title="the traced run stopped early",
                             severity="warning", timeout=10)
+        if self.rtl:
+            self.rtl_since = time.monotonic()
+            self.rtl_note = "starting ..."
+            self._rtl_timer = self.set_interval(0.5, self._rtl_tick)
+            self._run_rtl(session)
+
+    # ---------------------------------------------------------------- the RTL
+    @work(thread=True, exclusive=True, group="debug-rtl")
+    def _run_rtl(self, session: DebugSession) -> None:
+        try:
+            backend = self.rtl_backend or session.rtl_backend()
+            deliver(self, self._rtl_state, backend.build_state(session.hw).describe())
+            self._rtl_watch(backend, session.hw)
+            timeline = session.run_rtl(backend, self.app.max_steps)
+        except Exception as e:  # noqa: BLE001 -- a build or run failure, shown with its reason
+            deliver(self, self._rtl_failed, str(e))
+            return
+        deliver(self, self._rtl_ready, timeline)
+
+    @work(thread=True, group="debug-rtl-watch")
+    def _rtl_watch(self, backend, hw) -> None:
+        """While the RTL runs, re-read its build state (a build takes minutes)."""
+        while self.session is not None and len(self.session.timelines) < 2 and self.rtl_since:
+            time.sleep(1.0)
+            try:
+                deliver(self, self._rtl_state, backend.build_state(hw).describe())
+            except Exception:  # noqa: BLE001 -- the run itself reports what is wrong
+                return
+
+    def _rtl_state(self, state: str) -> None:
+        if self.rtl_since:
+            self.rtl_note = ("running the traced RTL (simulator built)"
+                             if state.startswith("built") else state)
+            self._rtl_tick()
+
+    def _rtl_tick(self) -> None:
+        if self.session is None or not self.rtl_since:
+            return
+        note = f"{self.rtl_note}  {time.monotonic() - self.rtl_since:.0f} s"
+        pane = self.query_one("#debug-lockstep", TextPane)
+        pane.update(lines_text(lockstep_lines(self.session, pane.size.width or 60,
+                                              pane.size.height or 7, note)))
+
+    def _rtl_failed(self, msg: str) -> None:
+        self.rtl_since = 0.0
+        self._rtl_timer.stop()
+        self.rtl_note = f"failed: {msg.splitlines()[0] if msg else 'no reason given'}"
+        self.query_one("#debug-lockstep", TextPane).update(Text(f"RTL failed: {msg}", "bold red"))
+        self.app.notify(msg, title="RTL", severity="error", timeout=10)
+
+    def _rtl_ready(self, timeline) -> None:
+        took = time.monotonic() - self.rtl_since
+        self.rtl_since = 0.0
+        self._rtl_timer.stop()
+        s = self.session
+        s.attach(timeline)
+        d = s.lockstep.divergence
+        if d is None:
+            self._refresh(s.main.touched)
+            self.app.notify(f"{timeline.backend} agrees with the model on every one of "
+                            f"{s.length:,} {self.view.step_noun}s ({took:.1f} s)", timeout=6)
+        else:
+            self._move(s.goto_divergence())
+            self.app.notify(f"{timeline.backend} diverges at {d}", title="first divergence",
+                            severity="warning", timeout=10)
+
+    def action_goto_divergence(self) -> None:
+        if self.session is None or self.session.lockstep is None:
+            self.app.notify("no RTL attached: open the debugger with --rtl", timeout=3)
+            return
+        touched = self.session.goto_divergence()
+        if touched is None:
+            self.app.notify("the model and the RTL agree on every instruction", timeout=3)
+        else:
+            self._move(touched)
 
     # ---------------------------------------------------------------- drawing
     def _storage(self, name: str) -> str:
@@ -186,7 +290,7 @@ class DebuggerScreen(Screen):
             return
         tl = s.main
         step = tl.current()
-        status = Text(no_wrap=True, overflow="ellipsis")
+        status = Text(overflow="ellipsis")          # two lines: wraps at 80 columns
         status.append(f"{self.title_text}  ", "bold")
         status.append(f"{s.input_label}  {self.view.step_noun} {s.position:,}/{s.length:,}  "
                       f"cycle {s.cycle():,}  ")
@@ -198,12 +302,16 @@ class DebuggerScreen(Screen):
         if s.lockstep is not None:
             d = s.lockstep.divergence
             status.append(f"  {s.timelines[1].backend}: " + ("agrees" if d is None else
-                                                              f"diverges at {d}"),
+                                                              f"diverges at #{d.step}"),
                           "green" if d is None else "bold red")
         if touched.steps > 1:
             status.append(f"  (moved {touched.steps:,} {self.view.step_noun}s)", "grey50")
         self.query_one("#debug-status", TextPane).update(status)
         self.query_one(SourceView).show(s.current_line(), self.breakpoints)
+        if self.rtl:
+            pane = self.query_one("#debug-lockstep", TextPane)
+            pane.update(lines_text(lockstep_lines(s, pane.size.width or 60,
+                                                  pane.size.height or 7, self.rtl_note)))
         self._draw_registers()
         for pane in self.query(MachinePane):
             pane.update(lines_text(self.view.pane(pane.key, s, pane.size.width or 60)))
@@ -331,4 +439,7 @@ class DebuggerScreen(Screen):
         self._draw_memory()
 
     def action_back(self) -> None:
-        self.app.pop_screen()
+        if len(self.app.screen_stack) <= 2:     # opened by `kernelcraft debug`: nothing below
+            self.app.exit()
+        else:
+            self.app.pop_screen()
