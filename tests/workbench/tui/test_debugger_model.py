@@ -176,3 +176,34 @@ def test_lockstep_agrees_on_identical_traces_and_names_the_first_difference():
     same = compare_traces(a.main.steps, c.main.steps)
     assert d.step == same.step and same.format().split("\n")[0] in d.what
     assert "S_ADDI_INT gp5, gp5" in str(d)
+
+
+def test_input_of_an_evaluation_is_its_first_failing_set():
+    from workbench.tui.model.debugger import InputChoice, input_of
+    sets = [{"label": "seed 4", "passed": True}, {"label": "edge: huge", "passed": False},
+            {"label": "seed 5", "passed": False}]
+    assert input_of({"seeds": [4, 5], "result": {"sets": sets, "edge_seed": 77}}) == \
+        InputChoice(edge="huge", edge_seed=77, failed=True)
+    assert input_of({"seeds": [4, 5], "result": {"sets": sets[:1] + sets[2:]}}) == \
+        InputChoice(seed=5, failed=True)
+    assert input_of({"seeds": [4, 5], "result": {"sets": sets[:1]}}) == InputChoice(seed=4)
+    assert input_of({"result": {"seed": 9, "outputs": {}}}) == InputChoice(seed=9)   # view_output
+    assert input_of({"result": "error text"}) is None
+
+
+def test_an_edge_case_named_with_its_edge_seed():
+    """Edge cases drawn per evaluation are found by (edge seed, name); with no seed the
+    fixed set is used."""
+    import inspect
+    task = get_task("relu")
+    src = ACCEL.baseline("relu", "C1", HW)
+    if "seed" in inspect.signature(task.edge_cases).parameters:
+        (name, _), *_ = task.edge_cases("C1", 11)
+        s = DebugSession.start("plena", "relu", "C1", src, edge=name, edge_seed=11)
+        assert s.input_label == f"edge: {name}"
+    else:
+        (name, _), *_ = task.edge_cases("C1")
+        with pytest.raises(DebugSetupError, match="edge seed 11"):
+            DebugSession.start("plena", "relu", "C1", src, edge=name, edge_seed=11)
+    with pytest.raises(DebugSetupError, match="no edge case 'nope'"):
+        DebugSession.start("plena", "relu", "C1", src, edge="nope")

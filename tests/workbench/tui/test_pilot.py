@@ -157,6 +157,7 @@ def test_debugger_steps_runs_and_shows_memory(sample_db):
         dbg = app.screen
         s = dbg.session
         assert s.input_label == "seed 100" and s.position == 0
+        assert any("the evaluation failed on: seed 100" in n.message for n in app._notifications)
         text = screen_text(app)
         assert "instruction 0/" in text and "next: pc 0 line 2" in text
         assert "y[4160..8255] output" in text                   # the output region, poisoned

@@ -67,6 +67,42 @@ def edge_cases(task, config: str, edge_seed: int | None = None):
                               f"upgrade kernelcraft to debug them") from None
 
 
+@dataclass(frozen=True)
+class InputChoice:
+    """Which input set of a recorded evaluation the debugger runs a kernel on."""
+
+    seed: int = 0
+    edge: str | None = None          # an edge case's name instead of a seed
+    edge_seed: int | None = None     # the edge seed the evaluation drew its edge cases with
+    failed: bool = False             # the evaluation's first failing set (else its first set)
+
+    @property
+    def label(self) -> str:
+        return f"edge: {self.edge}" if self.edge is not None else f"seed {self.seed}"
+
+
+def input_of(payload: dict) -> InputChoice | None:
+    """The input set to debug from an evaluation's payload: the first set that failed
+    (a seed, or an edge case with the evaluation's edge seed), else its first seed;
+    None when it names no input at all."""
+    result = payload.get("result") if isinstance(payload.get("result"), dict) else {}
+    edge_seed = result.get("edge_seed", payload.get("edge_seed"))
+    for st in result.get("sets") or []:
+        if st.get("passed"):
+            continue
+        label = str(st.get("label", ""))
+        if label.startswith("edge: "):
+            return InputChoice(edge=label[len("edge: "):], edge_seed=edge_seed, failed=True)
+        if label.startswith("seed "):
+            try:
+                return InputChoice(seed=int(label.split()[1]), failed=True)
+            except (IndexError, ValueError):
+                continue
+    seeds = payload.get("seeds") or result.get("seeds") or (
+        [result["seed"]] if "seed" in result else [])
+    return InputChoice(seed=int(seeds[0])) if seeds else None
+
+
 @dataclass
 class OutputCheck:
     """One output region at the current state against the reference."""

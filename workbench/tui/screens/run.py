@@ -22,6 +22,7 @@ from textual.widgets import Footer, TabbedContent, TabPane
 
 from ..messages import StepChosen, deliver
 from ..model.backends import RTL_TOOLS
+from ..model.debugger import InputChoice, input_of
 from ..model.follow import Follower
 from ..model.reexec import Reexecution, reexecute
 from ..model.trace import RunTrace
@@ -449,13 +450,16 @@ class RunScreen(Screen):
             self.app.notify(f"no kernel has been written by {step.label}", severity="warning")
             return
         run = self.trace.run
-        # the inputs of this step's evaluation on the run's own configuration, if any
-        seeds = next((e.payload.get("seeds") for e in reversed(step.evaluations)
-                      if e.payload.get("seeds") and e.payload.get("config") == run.config),
-                     None)
-        config = run.config
+        # the input set of this step's last evaluation on the run's own configuration:
+        # the first set it failed on (a seed or an edge case), else its first seed
+        choice = next((c for c in (input_of(e.payload) for e in reversed(step.evaluations)
+                                   if e.payload.get("config") == run.config) if c), None)
+        choice = choice or InputChoice()
+        if choice.failed:
+            self.app.notify(f"debugging the input set the evaluation failed on: {choice.label}",
+                            timeout=4)
         from .debugger import DebuggerScreen
         self.app.push_screen(DebuggerScreen(
-            run.accelerator, run.task, config, source, seed=int(seeds[0]) if seeds else 0,
-            hw_overrides=(run.settings or {}).get("hw") or {},
+            run.accelerator, run.task, run.config, source, seed=choice.seed, edge=choice.edge,
+            edge_seed=choice.edge_seed, hw_overrides=(run.settings or {}).get("hw") or {},
             title=f"run {run.id} kernel v{ref.version}"))
