@@ -119,7 +119,7 @@ def _print_scores(run) -> None:
     from workbench.agent.transcript import score_lines
     print(f"run {run.id}: {run.status} ({run.accelerator}/{run.task}/{run.config}, "
           f"{run.agent}{' ' + run.model if run.model else ''}, {run.steps} steps, "
-          f"tokens {run.tokens_in:,}/{run.tokens_out:,}, cost ${run.cost:.4f})")
+          f"tokens {run.tokens_in:,}/{run.tokens_out:,}, cost {run.cost_text})")
     for line in score_lines(run.scores or {}):
         print(" " + line[1:])
 
@@ -206,7 +206,7 @@ def cmd_runs(args) -> int:
                       f"{best['speedup']:.2f}x" if best.get("speedup") else "-",
                       ("pass" if held.get("passed") else "fail") if held else "-",
                       _rtl_cell(s.get("backends")),
-                      f"{r.tokens_in:,}/{r.tokens_out:,}", f"${r.cost:.4f}")
+                      f"{r.tokens_in:,}/{r.tokens_out:,}", r.cost_text)
     # Piped output is not cut to 80 columns.
     Console(width=None if sys.stdout.isatty() else 200).print(table)
     if not runs:

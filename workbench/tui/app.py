@@ -37,8 +37,10 @@ class KeymapError(ValueError):
 def all_binding_ids() -> set[str]:
     from .screens.debugger import DebuggerScreen
     from .screens.new_run import NewRunScreen
+    from .widgets.picker.run_table import RunTable
     ids = set()
-    for owner in (KernelCraftApp, PickerScreen, RunScreen, DebuggerScreen, NewRunScreen):
+    for owner in (KernelCraftApp, PickerScreen, RunScreen, DebuggerScreen, NewRunScreen,
+                  RunTable):
         ids |= {b.id for b in owner.BINDINGS if isinstance(b, Binding) and b.id}
     return ids
 

@@ -38,7 +38,7 @@ async def open_run(app, pilot, run_id: int) -> RunScreen:
 def test_picker_lists_filters_sorts_and_searches(sample_db):
     async def script(app, pilot):
         text = screen_text(app)
-        assert "3 runs" in text and "(read-only)" in text
+        assert "3 runs" in text and "(viewed read-only; n starts a run that records" in text
         for needle in ("✓ succeeded", "◌ interrupted", "scripted/sample-model", "autotune",
                        "relu", "softmax", "4/6", "1.00x", "6,500/870", "$0.0464"):
             assert needle in text, needle

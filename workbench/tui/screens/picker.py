@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, OptionList, Static
 
 from ..messages import OpenRun, deliver
-from ..model.runs import FilterError, RunRow, columns_for, select
+from ..model.runs import FilterError, RunRow, columns_for, plural, select
 from ..model.source import Problem
 from ..widgets.picker.run_table import RunTable
 from ..widgets.picker.search_panel import SearchPanel
@@ -122,12 +122,14 @@ class PickerScreen(Screen):
                      "yellow" if reader.problem.kind == "missing" else "bold red")
         else:
             running = sum(1 for r in self.rows if r.run.status == "running")
-            t.append(f"{len(self.rows)} runs", "bold")
+            t.append(plural(len(self.rows), "run"), "bold")
             if len(self.shown) != len(self.rows):
                 t.append(f", {len(self.shown)} shown")
             if running:
                 t.append(f", {running} running", "bold yellow")
-            t.append(f"  in {reader.path}  (read-only)", "grey50")
+            # the viewer never writes; a run started with n is its own process
+            t.append(f"  in {reader.path}  (viewed read-only; n starts a run that records "
+                     f"itself)", "grey50")
         if self.filter_error:
             t.append(f"   filter: {self.filter_error}", "bold red")
         self.query_one("#store-banner", Static).update(t)

@@ -1,0 +1,91 @@
+"""Regression tests for the rough edges a user hit (issue 15, item 6), one each."""
+from __future__ import annotations
+
+import asyncio
+
+from test_pilot import drive, open_run
+from tui_kit import screen_text, wait_for
+
+from workbench.store import TraceStore
+from workbench.tui.app import KernelCraftApp
+from workbench.tui.screens.picker import PickerScreen
+
+
+def test_run_list_cursor_stays_on_its_run_when_new_runs_appear(sample_copy):
+    async def script(app, pilot):
+        table = app.screen.query_one("#runs")
+        table.move_to_run(2)
+        await pilot.pause(0.1)
+        with TraceStore(sample_copy) as store:
+            new = store.start_run("plena", "relu", "C1", agent="llm")
+            store.finish_run(new, "interrupted") if hasattr(store, "finish_run") else None
+        assert await wait_for(pilot, lambda: any(r.run.id == new for r in app.screen.rows),
+                              timeout=5)
+        await pilot.pause(0.2)
+        assert table.current_run_id == 2
+        assert table.get_row_index("2") == table.cursor_row
+        await pilot.press("enter")
+        assert await wait_for(pilot, lambda: getattr(app.screen, "run_id", None) == 2)
+    drive(sample_copy, script)
+
+
+def test_numeric_filters_compare_numbers(sample_db):
+    import pytest
+
+    from workbench.tui.model import runs
+    rows = [runs.RunRow(r) for r in TraceStore(sample_db, readonly=True).runs()]
+    ids = lambda f: [r.run.id for r in runs.select(rows, f, "id", False)]  # noqa: E731
+    assert ids("steps:>3") == [1]
+    assert ids("steps:>=2") == [1, 2]
+    assert ids("speedup:>=1") == [1, 2]            # run 3 has no speed-up: never matches
+    assert ids("speedup:>1.5") == []
+    assert ids("-speedup:>1.5") == [1, 2, 3]
+    assert ids("cost:>0 id:<5") == [1]
+    assert ids("speedup:=1.00x") == [1, 2]
+    with pytest.raises(runs.FilterError, match="task is not a number"):
+        runs.select(rows, "task:>3", "id", True)
+    with pytest.raises(runs.FilterError, match="'fast' is not a number"):
+        runs.select(rows, "speedup:>fast", "id", True)
+
+
+def test_vi_keys_and_home_end_move_in_the_run_list(sample_db):
+    async def script(app, pilot):
+        table = app.screen.query_one("#runs")
+        assert table.current_run_id == 3                   # newest first
+        await pilot.press("j")
+        assert table.current_run_id == 2
+        await pilot.press("G")
+        assert table.current_run_id == 1
+        await pilot.press("k")
+        assert table.current_run_id == 2
+        await pilot.press("g")
+        assert table.current_run_id == 3
+        await pilot.press("end")
+        assert table.current_run_id == 1
+        await pilot.press("home")
+        assert table.current_run_id == 3
+        await pilot.press("question_mark")
+        assert "picker.last" in screen_text(app)          # listed on the help screen
+    drive(sample_db, script)
+
+
+def test_cost_reads_the_same_in_the_app_and_the_cli(sample_db, capsys):
+    from workbench.cli import main
+    from workbench.tui.model import runs
+    rows = {r.id: runs.RunRow(r) for r in TraceStore(sample_db, readonly=True).runs()}
+    assert rows[1].cell("cost") == "$0.0464" and rows[2].cell("cost") == "$0"
+    assert main(["runs", "--traces", str(sample_db)]) == 0
+    out = capsys.readouterr().out
+    line2 = next(ln for ln in out.splitlines() if ln.split()[:2] == ["│", "2"])
+    assert line2.rstrip(" │").endswith("$0") and "$0.0000" not in out
+
+
+def test_one_run_is_not_plural(tmp_path):
+    db = tmp_path / "traces.db"
+    with TraceStore(db) as store:
+        store.start_run("plena", "relu", "C1", agent="llm")
+
+    async def script(app, pilot):
+        text = screen_text(app)
+        assert "1 run " in text and "1 runs" not in text
+    drive(db, script)
