@@ -89,3 +89,18 @@ def test_one_run_is_not_plural(tmp_path):
         text = screen_text(app)
         assert "1 run " in text and "1 runs" not in text
     drive(db, script)
+
+
+def test_kernel_title_follows_the_step_shown(sample_db):
+    """Step 2 keeps step 1's kernel: its title says where it came from, and going back
+    says 'written at this step' again (it used to stick)."""
+    async def script(app, pilot):
+        await open_run(app, pilot, 1)
+        await pilot.press("right")
+        assert "kernel version 1 (written at this step)" in screen_text(app)
+        await pilot.press("right")
+        text = screen_text(app)
+        assert "kernel version 1 (from step 1)" in text and "written at this step" not in text
+        await pilot.press("left")
+        assert "kernel version 1 (written at this step)" in screen_text(app)
+    drive(sample_db, script)

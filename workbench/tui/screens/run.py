@@ -239,16 +239,19 @@ class RunScreen(Screen):
         accel = trace.run.accelerator
         kv, dv = self.query_one(KernelView), self.query_one(DiffView)
         shown = (ref, self._source(ref.hash) is not None) if ref is not None else None
+        if ref is not None:
+            written_here = ref.step == trace.steps[index].number
+            where = "written at this step" if written_here else f"from step {ref.step}"
+            title = f"kernel version {ref.version} ({where})  sha256 {ref.hash[:12]}"
         if shown == getattr(self, "_kernel_shown", False):
-            return                      # the same kernel as the step shown before
+            if ref is not None:         # the same kernel: only where it was written from changes
+                kv.set_title(title)
+            return
         self._kernel_shown = shown
         if ref is None:
             kv.show(None, accel, "kernel")
             dv.show(None, None, "diff")
             return
-        written_here = ref.step == trace.steps[index].number
-        where = "written at this step" if written_here else f"from step {ref.step}"
-        title = f"kernel version {ref.version} ({where})  sha256 {ref.hash[:12]}"
         source = self._source(ref.hash)
         kv.show(source, accel, title)
         prev = trace.previous_kernel(ref.seq)
