@@ -104,3 +104,12 @@ def test_kernel_title_follows_the_step_shown(sample_db):
         await pilot.press("left")
         assert "kernel version 1 (written at this step)" in screen_text(app)
     drive(sample_db, script)
+
+
+def test_coral_ebreak_is_not_called_a_breakpoint():
+    """The program's own ebreak ends the run; the debugger's breakpoints are lines."""
+    from workbench.tui.model.debugger import DebugSession
+    s = DebugSession.bare("coral", "li a0, 3\nebreak\n")
+    assert s.main.result.stop == "break"
+    assert s.stop_reason == ("ended by the program's own ebreak after 2 instructions (the "
+                             "program stops there; not a debugger breakpoint)")

@@ -278,8 +278,9 @@ class DebugSession:
         if r.error is not None:
             return f"stopped by an error after {r.retired} {noun}s: {r.error}"
         if r.stop == "break":
-            where = self.view.break_words if self.view else "a breakpoint instruction"
-            return f"stopped at {where} after {r.retired} {noun}s"
+            where = self.view.break_words if self.view else "the program's own break instruction"
+            return (f"ended by {where} after {r.retired} {noun}s (the program stops there; "
+                    f"not a debugger breakpoint)")
         return f"ran to the end: {r.retired} {noun}s, {r.cycles} cycles"
 
     def current_line(self) -> int | None:

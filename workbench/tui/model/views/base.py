@@ -90,7 +90,9 @@ def _part(page: Page, start: int, size: int) -> Callable[[], list[Line]]:
 
 class MachineView:
     step_noun = "instruction"
-    break_words = "a breakpoint instruction"    # what a run stopped by "break" stopped at
+    # what a run stopped by "break" stopped at: the program's own instruction, worded
+    # apart from the debugger's breakpoints (the marked lines that `c` runs to)
+    break_words = "the program's own break instruction"
     register_height: int | None = None       # rows of the registers pane (None: the stylesheet's)
     panes: tuple[PaneSpec, ...] = ()         # extra panes under the source
     unit_spaces: frozenset[str] = frozenset()   # trace spaces whose array value is one register
