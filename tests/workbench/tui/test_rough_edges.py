@@ -113,3 +113,13 @@ def test_coral_ebreak_is_not_called_a_breakpoint():
     assert s.main.result.stop == "break"
     assert s.stop_reason == ("ended by the program's own ebreak after 2 instructions (the "
                              "program stops there; not a debugger breakpoint)")
+
+
+def test_heat_map_worst_says_it_is_relative_to_the_tolerance():
+    import numpy as np
+
+    from workbench.tui.model.heat import HeatMap
+    from workbench.tui.widgets.common.heatmap import render_map
+    m = HeatMap("y", np.array([[0.5, 58.5]]), np.array([[0, 3]]), 1, 4, (1, 8), "abs err / atol")
+    text = render_map(m, 60).plain
+    assert "worst 58.5x tolerance" in text and "1.0 = tolerance" in text

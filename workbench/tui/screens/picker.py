@@ -85,7 +85,7 @@ class PickerScreen(Screen):
                error: str | None) -> None:
         self._loading = False
         self.loaded = True
-        if problem is not None and problem != self._last_problem:
+        if problem is not None and problem != self._last_problem and not self._creating(problem):
             self.app.notify(problem.message, title="trace store",
                             severity="information" if problem.kind == "missing" else "error",
                             timeout=8)
@@ -114,10 +114,19 @@ class PickerScreen(Screen):
         self.app.run_order = [r.run.id for r in self.shown]
         self._banner()
 
+    def _creating(self, problem: Problem | None) -> bool:
+        """The store is missing because a run started here is about to create it (the
+        demo): not a problem to notify about."""
+        return problem is not None and problem.kind == "missing" and any(
+            x.exited() is None for x in self.app.launched)
+
     def _banner(self) -> None:
         reader = self.app.reader
         t = Text()
-        if reader.problem is not None:
+        if self._creating(reader.problem):
+            t.append(f"creating the trace store at {reader.path}: the run being started "
+                     f"records there", "grey62")
+        elif reader.problem is not None:
             t.append(reader.problem.message,
                      "yellow" if reader.problem.kind == "missing" else "bold red")
         else:
