@@ -123,3 +123,15 @@ def test_heat_map_worst_says_it_is_relative_to_the_tolerance():
     m = HeatMap("y", np.array([[0.5, 58.5]]), np.array([[0, 3]]), 1, 4, (1, 8), "abs err / atol")
     text = render_map(m, 60).plain
     assert "worst 58.5x tolerance" in text and "1.0 = tolerance" in text
+
+
+def test_sort_arrow_shows_on_narrow_columns(sample_db):
+    async def script(app, pilot):
+        header = lambda: next(ln for ln in screen_text(app).splitlines()  # noqa: E731
+                              if " status" in ln and "accel" in ln)
+        assert "run ▼" in header()                       # "run" is wider than its ids
+        app.screen.sort_key, app.screen.descending = "config", False
+        app.screen._show()
+        await pilot.pause(0.1)
+        assert "config ▲" in header()
+    drive(sample_db, script)

@@ -62,8 +62,12 @@ class RunTable(DataTable):
                 cells.append(Text(row.cell(key), style=style, justify=justify))
             self.add_row(*cells, key=str(row.run.id))
         for key, title, _ in columns:
-            label = title + (f" {'▼' if descending else '▲'}" if key == sort_key else "")
-            self.columns[key].label = Text(label)
+            label = Text(title + (f" {'▼' if descending else '▲'}" if key == sort_key else ""))
+            column = self.columns[key]
+            column.label = label
+            # a column sized for its title and cells would cut the arrow off
+            column.content_width = max(column.content_width, label.cell_len)
+        self._require_update_dimensions = True
         if keep is not None:
             self.move_to_run(keep)
 
