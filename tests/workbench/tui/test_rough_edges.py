@@ -135,3 +135,71 @@ def test_sort_arrow_shows_on_narrow_columns(sample_db):
         await pilot.pause(0.1)
         assert "config ▲" in header()
     drive(sample_db, script)
+
+
+# ---------------------------------------------------------------- 80x24 first
+def _debugger(accel, task, config, script, size=(80, 24)):
+    from workbench.accel import get_accel
+    from workbench.tui.screens.debugger import DebuggerScreen
+    acc = get_accel(accel)
+    screen = DebuggerScreen(accel, task, config, acc.baseline(task, config, acc.default_config()),
+                            seed=1)
+
+    async def go():
+        app = KernelCraftApp(None, debug=screen)
+        async with app.run_test(size=size) as pilot:
+            assert await wait_for(pilot, lambda: screen.session is not None, timeout=30)
+            await pilot.pause(0.1)
+            await script(app, pilot, screen)
+    asyncio.run(go())
+
+
+def test_aie_debugger_at_80x24_shows_the_current_line_and_the_outputs():
+    async def script(app, pilot, dbg):
+        await pilot.press("l", "l", "l")
+        text = screen_text(app)
+        line = dbg.session.current_line()
+        assert f"▶{line:>2} " in text or f"▶ {line} " in text     # the line about to issue
+        assert "out of tolerance" in text                          # the output comparison
+    _debugger("aie", "relu", "C1", script)
+
+
+def test_plena_registers_at_80x24_keep_a_regs_strides_and_accumulators():
+    async def script(app, pilot, dbg):
+        await pilot.press(*["l"] * 11)
+        text = screen_text(app)
+        assert "a7=" in text and "STRIDE=64" in text and "gp15=" in text
+        assert "registers 1/2   r: next page" in text
+        await pilot.press("r")
+        text = screen_text(app)
+        assert "MM_ACC max|x|" in text and "BMV_ACC max|x|" in text and "LOOPS=" in text
+    _debugger("plena", "relu", "C1", script)
+
+
+def test_registers_reflow_when_the_terminal_is_resized():
+    async def script(app, pilot, dbg):
+        await pilot.press(*["l"] * 11)
+        assert "registers 1/2" not in screen_text(app)           # all on one page at 160x45
+        assert "MM_ACC[4, 4] max|x|" in screen_text(app)
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause(0.2)
+        text = screen_text(app)
+        assert "registers 1/2" in text and "a7=" in text          # reflowed, not cut
+        await pilot.resize_terminal(160, 45)
+        await pilot.pause(0.2)
+        assert "registers 1/2" not in screen_text(app)
+    _debugger("plena", "relu", "C1", script, size=(160, 45))
+
+
+def test_run_view_at_80x24_gives_the_kernel_room_and_keeps_the_footer_keys(sample_db):
+    async def script(app, pilot):
+        run = await open_run(app, pilot, 1)
+        await pilot.press("right")
+        await pilot.pause(0.1)
+        lines = screen_text(app).splitlines()
+        footer = lines[-2] if not lines[-1].strip() else lines[-1]
+        for key in ("d Debug", "esc Runs", "q Quit", "? Help"):
+            assert key in footer, footer
+        assert run.query_one("#kernel-view").size.width >= 45
+        assert any("S_ADDI_INT gp6, gp0, 256" in ln for ln in lines)
+    drive(sample_db, script, size=(80, 24))

@@ -38,6 +38,9 @@ from ..widgets.debugger.source import SourceView
 
 BIG_STEP = 100
 PER_ROW = 8
+# Rows (with their borders) the panes keep on a short terminal, and what they ask for.
+SOURCE_MIN, MEMORY_MIN, OUTPUTS_MIN = 6, 6, 5
+REGISTER_ROWS, LOCKSTEP_ROWS = 12, 9
 
 
 class AddressPrompt(ModalScreen[str | None]):
@@ -140,12 +143,31 @@ class DebuggerScreen(Screen):
                 yield OutputsView(id="debug-outputs")
         yield Footer()
 
-    def on_mount(self) -> None:
-        # the accelerator's view sizes its panes (the stylesheet's sizes otherwise)
-        if self.view.register_height:
-            self.query_one(RegistersView).styles.height = self.view.register_height
+    def _fit(self, height: int) -> None:
+        """Size the panes for a terminal `height` rows tall: the accelerator's view asks
+        for its panes' heights; on a short terminal (80x24) the machine panes shrink
+        before the source drops under SOURCE_MIN rows, and the registers before the
+        outputs' comparison drops under OUTPUTS_MIN."""
+        body = max(8, height - 3)                           # the status (2) and the footer
+        wants = [spec.height for spec in self.view.panes] + ([LOCKSTEP_ROWS] if self.rtl else [])
+        scale = min(1.0, max(0, body - SOURCE_MIN) / sum(wants)) if wants else 1.0
         for spec in self.view.panes:
-            self.query_one(f"#debug-{spec.key}", MachinePane).styles.height = spec.height
+            self.query_one(f"#debug-{spec.key}", MachinePane).styles.height = \
+                max(3, int(spec.height * scale))
+        if self.rtl:
+            self.query_one("#debug-lockstep", TextPane).styles.height = \
+                max(6, int(LOCKSTEP_ROWS * scale))
+        want = self.view.register_height or REGISTER_ROWS
+        self.query_one(RegistersView).styles.height = max(4, min(want, body - MEMORY_MIN
+                                                                 - OUTPUTS_MIN))
+
+    def on_resize(self, event) -> None:
+        self._fit(event.size.height)
+        if self.session is not None:        # reflow the registers, memory, panes
+            self.call_after_refresh(self._refresh, self.session.main.touched)
+
+    def on_mount(self) -> None:
+        self._fit(self.app.size.height)
         accel, task, config, _, seed, edge, _ = self.args
         what = f"edge case {edge}" if edge else f"seed {seed}"
         where = f"{accel}/{task}/{config}, {what}" if task else accel

@@ -44,12 +44,15 @@ class RunScreen(Screen):
     BINDINGS = [
         Binding("right,l", "next_step", "Step ▶", id="run.next_step"),
         Binding("left,h", "previous_step", "◀ Step", id="run.previous_step"),
+        Binding("d", "debug", "Debug", id="run.debug",
+                tooltip="step this step's kernel instruction by instruction"),
+        Binding("escape", "back", "Runs", id="run.back"),
         Binding("0,home", "first_step", "First", id="run.first_step", show=False),
         Binding("$,end", "last_step", "Last", id="run.last_step", show=False),
         Binding("L", "next_run", "Next run", id="run.next_run", show=False,
                 tooltip="the next run in the picker's order"),
         Binding("H", "previous_run", "Prev run", id="run.previous_run", show=False),
-        Binding("r", "toggle_reasoning", "Reasoning", id="run.toggle_reasoning"),
+        Binding("r", "toggle_reasoning", "Reasoning", id="run.toggle_reasoning", show=False),
         Binding("e", "toggle_expand", "Expand", id="run.expand", show=False,
                 tooltip="show long prompts and results in full"),
         Binding("j", "scroll_down", "Scroll ↓", id="run.scroll_down", show=False),
@@ -57,7 +60,7 @@ class RunScreen(Screen):
         Binding("1", "tab('kernel')", "Kernel", id="run.tab_kernel", show=False),
         Binding("2", "tab('diff')", "Diff", id="run.tab_diff", show=False),
         Binding("3", "tab('feedback')", "Feedback", id="run.tab_feedback", show=False),
-        Binding("f", "toggle_follow", "Follow", id="run.follow",
+        Binding("f", "toggle_follow", "Follow", id="run.follow", show=False,
                 tooltip="jump to each new step of a live run"),
         Binding("p", "replay", "Replay", id="run.replay",
                 tooltip="play the run back as it was recorded (p again pauses)"),
@@ -65,9 +68,6 @@ class RunScreen(Screen):
         Binding("minus", "slower", "Slower", id="run.slower", show=False),
         Binding("x", "reexecute", "Re-execute", id="run.reexecute",
                 tooltip="run this step's evaluation again and compare with the recording"),
-        Binding("d", "debug", "Debug", id="run.debug",
-                tooltip="step this step's kernel instruction by instruction"),
-        Binding("escape", "back", "Runs", id="run.back"),
     ]
 
     def __init__(self, run_id: int, seq: int | None = None, launched: bool = False):
@@ -102,7 +102,8 @@ class RunScreen(Screen):
                         yield DiffView(id="diff-view")
                     with TabPane("Feedback", id="feedback"):
                         yield FeedbackView(id="feedback-view")
-        yield Footer()
+        # 80 columns: Debug, Runs, Quit and Help still fit (the palette is ctrl+p)
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         self.query_one(RunHeader).update(f"opening run {self.run_id} ...")
