@@ -110,6 +110,9 @@ def test_run_view_keys_reexecution_help_and_nothing_written(sample_copy):
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
         text = screen_text(app)
+        app.screen.query_one("#help").scroll_end(animate=False)   # the list scrolls
+        await pilot.pause(0.1)
+        text += screen_text(app)
         for b in type(run).BINDINGS + type(app).BINDINGS:
             assert b.id in text, b.id
         await pilot.press("escape")

@@ -203,3 +203,43 @@ def test_run_view_at_80x24_gives_the_kernel_room_and_keeps_the_footer_keys(sampl
         assert run.query_one("#kernel-view").size.width >= 45
         assert any("S_ADDI_INT gp6, gp0, 256" in ln for ln in lines)
     drive(sample_db, script, size=(80, 24))
+
+
+def test_prompt_starts_collapsed_and_search_finds_text_inside_it(sample_db):
+    async def script(app, pilot):
+        run = await open_run(app, pilot, 1)
+        assert run.index == 0
+        text = screen_text(app)
+        assert "more lines (e expands, / searches the run)" in text
+        assert "M_BMV_WO" not in run.query_one("#conversation").plain     # the manual: collapsed
+        await pilot.press("right", "right")
+        await pilot.press("slash", *"M_BMV_WO", "enter")
+        await pilot.pause(0.2)
+        assert run.index == 0 and run.expanded                      # found in the prompt
+        assert "M_BMV_WO" in screen_text(app)                       # scrolled into view
+        await pilot.press("n")                                       # the only step holding it
+        assert run.index == 0
+        await pilot.press("slash", *"view_output", "enter")
+        await pilot.pause(0.1)
+        first = run.index
+        assert "view_output" in run.query_one("#conversation").plain
+        await pilot.press("n")
+        assert run.index != first or "view_output" in screen_text(app)
+        await pilot.press("slash", *"no such words anywhere", "enter")
+        assert any("is not in this run" in n.message for n in app._notifications)
+    drive(sample_db, script)
+
+
+def test_page_keys_page_a_long_step_instead_of_changing_step(sample_db):
+    async def script(app, pilot):
+        run = await open_run(app, pilot, 1)
+        await pilot.press("e")                                       # the whole prompt
+        conv = run.query_one("#conversation")
+        assert conv.scroll_y == 0
+        await pilot.press("pagedown", "pagedown")
+        await pilot.pause(0.1)
+        assert run.index == 0 and conv.scroll_y >= 2 * (conv.size.height - 2)
+        await pilot.press("pageup")
+        await pilot.pause(0.1)
+        assert run.index == 0 and 0 < conv.scroll_y
+    drive(sample_db, script)

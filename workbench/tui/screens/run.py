@@ -26,7 +26,7 @@ from ..model.debugger import InputChoice, input_of
 from ..model.follow import Follower
 from ..model.reexec import Reexecution, reexecute
 from ..model.trace import RunTrace
-from ..widgets.run.conversation import Conversation
+from ..widgets.run.conversation import Conversation, step_text
 from ..widgets.run.feedback import FeedbackView
 from ..widgets.run.header import RunHeader
 from ..widgets.run.kernel import DiffView, KernelView
@@ -57,6 +57,13 @@ class RunScreen(Screen):
                 tooltip="show long prompts and results in full"),
         Binding("j", "scroll_down", "Scroll ↓", id="run.scroll_down", show=False),
         Binding("k", "scroll_up", "Scroll ↑", id="run.scroll_up", show=False),
+        Binding("pagedown", "page(1)", "Page ↓", id="run.page_down", show=False, priority=True,
+                tooltip="page through a long step (the timeline keeps its step)"),
+        Binding("pageup", "page(-1)", "Page ↑", id="run.page_up", show=False, priority=True),
+        Binding("slash", "search", "Search", id="run.search", show=False,
+                tooltip="find text in this run's steps (the prompt and manual included)"),
+        Binding("n", "search_next(1)", "Next match", id="run.search_next", show=False),
+        Binding("N", "search_next(-1)", "Prev match", id="run.search_previous", show=False),
         Binding("1", "tab('kernel')", "Kernel", id="run.tab_kernel", show=False),
         Binding("2", "tab('diff')", "Diff", id="run.tab_diff", show=False),
         Binding("3", "tab('feedback')", "Feedback", id="run.tab_feedback", show=False),
@@ -85,6 +92,7 @@ class RunScreen(Screen):
         self.finished_reading = False
         self.replay: dict | None = None        # {"events", "pos", "t0", "clock", "speed", "paused"}
         self.updates = 0                        # times new events were applied (tests, bench)
+        self.search = ""                        # text found with /, highlighted; n/N move
         self._polling = False
 
     def compose(self):
@@ -221,7 +229,8 @@ class RunScreen(Screen):
             timeline.highlighted = index
         step = trace.steps[index]
         self.query_one(Conversation).show(step, reasoning=self.reasoning, full=self.expanded,
-                                          keep_scroll=keep_scroll and not moved)
+                                          keep_scroll=keep_scroll and not moved,
+                                          highlight=self.search)
         self._show_kernel(index)
         reexec = None
         if step.evaluations:
@@ -316,6 +325,44 @@ class RunScreen(Screen):
         self.expanded = not self.expanded
         if self.index is not None:
             self.select(self.index, keep_scroll=True)
+
+    def action_page(self, pages: int) -> None:
+        conv = self.query_one(Conversation)
+        (conv.scroll_page_down if pages > 0 else conv.scroll_page_up)(animate=False)
+
+    # ---------------------------------------------------------------- search
+    def action_search(self) -> None:
+        from .prompt import TextPrompt
+        self.app.push_screen(TextPrompt("Find in this run's steps (n / N: next / previous "
+                                        "match):", self.search), self._searched)
+
+    def _searched(self, query: str | None) -> None:
+        if query:
+            self.search = query
+            self.action_search_next(1, here=True)
+
+    def action_search_next(self, direction: int, here: bool = False) -> None:
+        """To the next (previous) step whose text holds the search, from this one on."""
+        if not self.search or self.trace is None or not self.trace.steps:
+            self.app.notify("nothing to find yet: / searches this run", timeout=3)
+            return
+        steps = self.trace.steps
+        here_i = self.index or 0
+        order = [(here_i + direction * k) % len(steps) for k in range(0 if here else 1,
+                                                                       len(steps) + (0 if here else 1))]
+        needle = self.search.lower()
+        for i in dict.fromkeys(order):
+            full = step_text(steps[i], reasoning=True, full=True).plain.lower()
+            if needle in full:
+                shown = step_text(steps[i], reasoning=self.reasoning, full=self.expanded).plain
+                if needle not in shown.lower():     # only in a collapsed part: show it all
+                    self.reasoning, self.expanded = True, True
+                self.follow = False
+                self.select(i)
+                self.call_after_refresh(self.query_one(Conversation).scroll_to_text, self.search)
+                self.app.notify(f"{self.search!r} in {steps[i].label}", timeout=2)
+                return
+        self.app.notify(f"{self.search!r} is not in this run", severity="warning", timeout=4)
 
     def action_scroll_down(self) -> None:
         self.query_one(Conversation).scroll_down(animate=False)
