@@ -137,6 +137,7 @@ class DebugSession:
     inspection: object = None          # what the view's traced run found beyond the trace
     csr_names: tuple[str, ...] = ()    # the trace's "csr" space by index (tracing.CSR_NAMES)
     _lockstep: Lockstep | None = field(default=None, repr=False)
+    last_watch: object = None          # the watch that stopped the last run, if one did
 
     # ------------------------------------------------------------------ setup
     @classmethod
@@ -254,10 +255,18 @@ class DebugSession:
     def step(self, n: int = 1) -> Touched:
         return self.goto(self.position + n)
 
-    def run(self, breakpoints: set[int] = frozenset(), forward: bool = True) -> Touched:
+    def run(self, breakpoints: set[int] = frozenset(), forward: bool = True,
+            watches: list = ()) -> Touched:
         """Run to the next state whose instruction is on a breakpoint line (after at
-        least one step), or to the end (the start, backwards) if none is reached."""
+        least one step) or that follows a write to a watched location (navigate.Watch),
+        whichever comes first; to the end (the start, backwards) if none is reached.
+        `last_watch` says which watch stopped it (None: a line, or no stop)."""
+        from .navigate import next_write
         hit = self.main.find(set(breakpoints), forward)
+        wrote = next_write(self.main, list(watches), forward) if watches else None
+        self.last_watch = None
+        if wrote is not None and (hit is None or (wrote[0] <= hit if forward else wrote[0] >= hit)):
+            hit, self.last_watch = wrote
         return self.goto(hit if hit is not None else (self.length if forward else 0))
 
     def goto_divergence(self) -> Touched | None:
