@@ -99,3 +99,53 @@ def test_find_a_value_in_a_memory():
     assert find_value(np.array([1, 5, 5], np.int32), "int32", "5", 1) == 2
     with pytest.raises(NavigationError, match="search for a number"):
         find_value(bits, "bf16", "big", 0)
+
+
+def test_navigation_with_the_keyboard():
+    """g goes to an instruction or line, t runs to the cursor, w watches, / finds a value,
+    and the memory view marks the output cells out of tolerance inline."""
+    import asyncio
+
+    from tui_kit import screen_text, wait_for
+
+    from workbench.tui.app import KernelCraftApp
+    from workbench.tui.screens.debugger import DebuggerScreen
+    wrong = SOURCE.replace("C_LOOP_START gp14, 4", "C_LOOP_START gp14, 3", 1)
+    screen = DebuggerScreen("plena", "relu", "C1", wrong, seed=1)
+
+    async def go():
+        app = KernelCraftApp(None, debug=screen)
+        async with app.run_test(size=(160, 45)) as pilot:
+            assert await wait_for(pilot, lambda: screen.session is not None, timeout=30)
+            s = screen.session
+            await pilot.press("g", *"12", "enter")
+            assert s.position == 12
+            await pilot.press("g", *"L21", "enter")
+            assert s.current_line() == 21
+            await pilot.press("g", *"soon", "enter")
+            assert any("instruction number" in n.message for n in app._notifications)
+            screen.query_one("#debug-source").cursor = 25
+            await pilot.press("t")
+            assert s.current_line() == 25
+            await pilot.press("0", "w", *"gp8", "enter")
+            assert "watching gp8" in screen_text(app)
+            await pilot.press("c")
+            assert "gp8" in s.main.previous().text.split(",")[0]
+            assert any("gp8 written by" in n.message for n in app._notifications)
+            await pilot.press("W", "end")
+            assert s.position == s.length and "watching" not in screen_text(app)
+            text = screen_text(app)
+            n_bad = s.outputs()[0].comparison.n_bad
+            assert f"out of tolerance" in text and n_bad > 0
+            assert int(screen.bad.mask("hbm", 0, s.main.memories["hbm"].size).sum()) == n_bad
+            vs = s.main.memories["vsram"]
+            values, counts = np.unique(vs[vs != 0], return_counts=True)
+            bits = int(values[counts > 1][0])                      # a value held twice
+            await pilot.press("m", "slash", *f"0x{bits:04X}", "enter")
+            assert any(f"0x{bits:04X} at vsram[" in n.message for n in app._notifications)
+            first = screen.addresses["vsram"] + screen._found_at
+            assert vs[first] == bits
+            await pilot.press("n")
+            second = screen.addresses["vsram"] + screen._found_at
+            assert second != first and vs[second] == bits
+    asyncio.run(go())

@@ -27,6 +27,8 @@ from ..messages import deliver
 from ..model.debugger import DebugSession
 from ..model.formats import FORMATS, cell_bytes, next_format
 from ..model.lockstep import lockstep_lines
+from ..model.navigate import (NavigationError, find_value, goto_line, mismatches, parse_goto,
+                              parse_watch)
 from ..model.timeline import Touched
 from ..model.views import view_for
 from ..widgets.common.pane import TextPane
@@ -95,6 +97,16 @@ class DebuggerScreen(Screen):
         Binding("pageup", "scroll_memory(-1)", "Mem ↑", id="debug.memory_up", show=False),
         Binding("a", "goto_address", "Address", id="debug.address",
                 tooltip="show memory at an address or a layout region"),
+        Binding("g", "goto", "Go to", id="debug.goto", show=False,
+                tooltip="go to an instruction number or a source line (L42)"),
+        Binding("t", "to_cursor", "To cursor", id="debug.to_cursor", show=False,
+                tooltip="run to the source line under the cursor"),
+        Binding("w", "watch", "Watch", id="debug.watch", show=False,
+                tooltip="stop after writes to a register, memory range or region"),
+        Binding("W", "clear_watches", "Clear watches", id="debug.clear_watches", show=False),
+        Binding("slash", "find_value", "Find value", id="debug.find",
+                show=False, tooltip="find a value (1.5, nan, 0x3F80) in the memory shown"),
+        Binding("n", "find_next", "Next value", id="debug.find_next", show=False),
         Binding("D", "goto_divergence", "Divergence", id="debug.divergence", show=False,
                 tooltip="to the first instruction where the model and the RTL disagree"),
         Binding("escape", "back", "Back", id="debug.exit"),
@@ -123,6 +135,9 @@ class DebuggerScreen(Screen):
         self.memory = ""
         self.addresses: dict[str, int] = {}
         self._outputs_dirty = True
+        self.watches: list = []                # navigate.Watch
+        self.bad = Touched()                   # output cells out of tolerance now
+        self.found = ""                        # the value last searched for in memory
 
     def compose(self):
         yield TextPane(id="debug-status")
@@ -328,6 +343,8 @@ class DebuggerScreen(Screen):
                           "green" if d is None else "bold red")
         if touched.steps > 1:
             status.append(f"  (moved {touched.steps:,} {self.view.step_noun}s)", "grey50")
+        if self.watches:
+            status.append("  watching " + ", ".join(w.text for w in self.watches), "yellow")
         self.query_one("#debug-status", TextPane).update(status)
         self.query_one(SourceView).show(s.current_line(), self.breakpoints)
         if self.rtl:
@@ -337,12 +354,14 @@ class DebuggerScreen(Screen):
         self._draw_registers()
         for pane in self.query(MachinePane):
             pane.update(lines_text(self.view.pane(pane.key, s, pane.size.width or 60)))
-        self._draw_memory(touched)
         spans = [(r.memory, *s.layout.span(r)) for r in s.layout.by_role("output")]
         if self._outputs_dirty or any(touched.mask(memory, a, b - a).any()
                                       for memory, a, b in spans):
             self._outputs_dirty = False
-            self.query_one(OutputsView).show(s.outputs())
+            outputs = s.outputs()
+            self.bad = mismatches(s, outputs)
+            self.query_one(OutputsView).show(outputs)
+        self._draw_memory(touched)
 
     def _draw_registers(self) -> None:
         pane = self.query_one(RegistersView)
@@ -361,7 +380,7 @@ class DebuggerScreen(Screen):
         view.update(memory_text(self.memory, np.asarray(values), self._storage(self.memory),
                                 self.fmt, self.addresses.get(self.memory, 0), rows, PER_ROW,
                                 touched if touched is not None else s.main.touched,
-                                s.layout))
+                                s.layout, self.bad))
 
     # ---------------------------------------------------------------- moving
     def _move(self, touched: Touched) -> None:
@@ -373,7 +392,100 @@ class DebuggerScreen(Screen):
 
     def action_run(self, forward: bool) -> None:
         if self.session is not None:
-            self._move(self.session.run(self.breakpoints, forward))
+            self._move(self.session.run(self.breakpoints, forward, self.watches))
+            self._said_watch()
+
+    def _said_watch(self) -> None:
+        w = self.session.last_watch
+        if w is not None:
+            step = self.session.main.previous()
+            self.app.notify(f"{w.text} written by `{step.text}` (line {step.line})",
+                            title="watchpoint", timeout=4)
+
+    # ---------------------------------------------------------------- navigation
+    def _ask(self, question: str, then, value: str = "") -> None:
+        if self.session is not None:
+            from .prompt import TextPrompt
+            self.app.push_screen(TextPrompt(question, value), then)
+
+    def _refuse(self, e: Exception) -> None:
+        self.app.notify(str(e), severity="error", timeout=6)
+
+    def action_goto(self) -> None:
+        self._ask(f"Go to an instruction (0..{self.session.length if self.session else 0}) "
+                  f"or a source line (L42):", self._goto)
+
+    def _goto(self, answer: str | None) -> None:
+        if not answer or self.session is None:
+            return
+        try:
+            kind, n = parse_goto(answer)
+        except NavigationError as e:
+            return self._refuse(e)
+        if kind == "line":
+            target = goto_line(self.session.main, n)
+            if target is None:
+                return self._refuse(NavigationError(f"line {n} never runs in this trace"))
+            n = target
+        self._move(self.session.goto(n))
+
+    def action_to_cursor(self) -> None:
+        if self.session is None:
+            return
+        line = self.query_one(SourceView).cursor
+        target = goto_line(self.session.main, line)
+        if target is None:
+            self.app.notify(f"line {line} never runs in this trace", severity="warning",
+                            timeout=3)
+            return
+        self._move(self.session.goto(target))
+
+    def action_watch(self) -> None:
+        self._ask("Watch a register (gp3, STRIDE, MM_ACC), a memory range (vsram:64+16, "
+                  "hbm:320..383) or a region; c stops after each write:", self._watch)
+
+    def _watch(self, answer: str | None) -> None:
+        if not answer or self.session is None:
+            return
+        try:
+            self.watches.append(parse_watch(answer, self.session))
+        except NavigationError as e:
+            return self._refuse(e)
+        self._refresh(self.session.main.touched)
+
+    def action_clear_watches(self) -> None:
+        self.watches = []
+        if self.session is not None:
+            self._refresh(self.session.main.touched)
+
+    def action_find_value(self) -> None:
+        self._ask(f"Find a value in {self.memory} (1.5, nan, inf, 0x3F80):", self._find,
+                  self.found)
+
+    def _find(self, answer: str | None) -> None:
+        if answer:
+            self.found = answer
+            self.action_find_next()
+
+    def action_find_next(self) -> None:
+        if self.session is None or not self.found:
+            return
+        values = self._memory_values(self.session.main, self.memory)
+        try:
+            i = find_value(values, self._storage(self.memory), self.found,
+                           self.addresses.get(self.memory, 0) + self._found_at)
+        except NavigationError as e:
+            return self._refuse(e)
+        if i is None:
+            self.app.notify(f"{self.found} is not in {self.memory} now", severity="warning",
+                            timeout=3)
+            return
+        self.addresses[self.memory] = i - i % PER_ROW
+        self._found_at = i % PER_ROW
+        self._draw_memory()
+        self.app.notify(f"{self.found} at {self.memory}[{i}]", timeout=2)
+
+    _found_at = -1
 
     def action_goto_start(self) -> None:
         if self.session is not None:
