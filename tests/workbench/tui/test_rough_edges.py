@@ -243,3 +243,11 @@ def test_page_keys_page_a_long_step_instead_of_changing_step(sample_db):
         await pilot.pause(0.1)
         assert run.index == 0 and 0 < conv.scroll_y
     drive(sample_db, script)
+
+
+def test_debugger_footer_at_80x24_keeps_back_quit_and_help():
+    async def script(app, pilot, dbg):
+        footer = [ln for ln in screen_text(app).splitlines() if ln.strip()][-1]
+        for key in ("c Continue", "esc Back", "q Quit", "? Help"):
+            assert key in footer, footer
+    _debugger("plena", "relu", "C1", script)

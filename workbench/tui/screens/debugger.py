@@ -77,7 +77,7 @@ class DebuggerScreen(Screen):
                 show=False),
         Binding("c", "run(True)", "Continue", id="debug.continue",
                 tooltip="run to the next breakpoint, or to the end"),
-        Binding("C", "run(False)", "Reverse", id="debug.reverse",
+        Binding("C", "run(False)", "Reverse", id="debug.reverse", show=False,
                 tooltip="run backwards to the previous breakpoint, or to the start"),
         Binding("0,home", "goto_start", "Start", id="debug.start", show=False),
         Binding("$,end", "goto_end", "End", id="debug.end", show=False),
@@ -87,7 +87,7 @@ class DebuggerScreen(Screen):
                 tooltip="toggle a breakpoint on the line under the cursor"),
         Binding("m", "memory(1)", "Memory", id="debug.next_memory"),
         Binding("M", "memory(-1)", "Prev memory", id="debug.previous_memory", show=False),
-        Binding("v", "format", "Format", id="debug.format",
+        Binding("v", "format", "Format", id="debug.format", show=False,
                 tooltip="show cells as bf16 / fp32 / int / hex"),
         Binding("r", "register_page(1)", "Registers", id="debug.registers", show=False,
                 tooltip="next page of registers (when they take several)"),
@@ -95,7 +95,7 @@ class DebuggerScreen(Screen):
                 show=False),
         Binding("pagedown", "scroll_memory(1)", "Mem ↓", id="debug.memory_down", show=False),
         Binding("pageup", "scroll_memory(-1)", "Mem ↑", id="debug.memory_up", show=False),
-        Binding("a", "goto_address", "Address", id="debug.address",
+        Binding("a", "goto_address", "Address", id="debug.address", show=False,
                 tooltip="show memory at an address or a layout region"),
         Binding("g", "goto", "Go to", id="debug.goto", show=False,
                 tooltip="go to an instruction number or a source line (L42)"),
@@ -156,7 +156,8 @@ class DebuggerScreen(Screen):
                 yield RegistersView(id="debug-registers")
                 yield MemoryView(id="debug-memory")
                 yield OutputsView(id="debug-outputs")
-        yield Footer()
+        # 80 columns: Back, Quit and Help still fit (? lists every key, ctrl+p the palette)
+        yield Footer(compact=True, show_command_palette=False)
 
     def _fit(self, height: int) -> None:
         """Size the panes for a terminal `height` rows tall: the accelerator's view asks
