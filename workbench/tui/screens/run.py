@@ -11,6 +11,7 @@ workers too.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from datetime import datetime
 
 from textual.css.query import NoMatches
@@ -25,6 +26,7 @@ from ..model.backends import RTL_TOOLS
 from ..model.debugger import InputChoice, input_of
 from ..model.follow import Follower
 from ..model.reexec import Reexecution, reexecute
+from ..model.takeout import TakeoutError, diff_base, export_run, save_kernel
 from ..model.trace import RunTrace
 from ..widgets.run.conversation import Conversation, step_text
 from ..widgets.run.feedback import FeedbackView
@@ -44,6 +46,16 @@ class RunScreen(Screen):
     BINDINGS = [
         Binding("right,l", "next_step", "Step ▶", id="run.next_step"),
         Binding("left,h", "previous_step", "◀ Step", id="run.previous_step"),
+        Binding("s", "save_kernel", "Save kernel", id="run.save_kernel", show=False,
+                tooltip="write the kernel shown to runN-vM.asm here (never overwrites)"),
+        Binding("y", "copy_kernel", "Copy kernel", id="run.copy_kernel", show=False,
+                tooltip="copy the kernel shown to the clipboard"),
+        Binding("o", "edit_kernel", "Open in $EDITOR", id="run.edit_kernel", show=False,
+                tooltip="open a copy of the kernel shown in $EDITOR"),
+        Binding("E", "export", "Export run", id="run.export", show=False,
+                tooltip="write the run as Markdown or JSON lines here"),
+        Binding("V", "compare", "Compare with", id="run.compare", show=False,
+                tooltip="diff the kernel shown against another version or the baseline"),
         Binding("d", "debug", "Debug", id="run.debug",
                 tooltip="step this step's kernel instruction by instruction"),
         Binding("escape", "back", "Runs", id="run.back"),
@@ -93,6 +105,7 @@ class RunScreen(Screen):
         self.replay: dict | None = None        # {"events", "pos", "t0", "clock", "speed", "paused"}
         self.updates = 0                        # times new events were applied (tests, bench)
         self.search = ""                        # text found with /, highlighted; n/N move
+        self.diff_against = ""                  # "" (the version before), "3", "baseline"
         self._polling = False
 
     def compose(self):
@@ -248,7 +261,8 @@ class RunScreen(Screen):
         ref = trace.kernel_at(index)
         accel = trace.run.accelerator
         kv, dv = self.query_one(KernelView), self.query_one(DiffView)
-        shown = (ref, self._source(ref.hash) is not None) if ref is not None else None
+        shown = ((ref, self._source(ref.hash) is not None, self.diff_against)
+                 if ref is not None else None)
         if ref is not None:
             written_here = ref.step == trace.steps[index].number
             where = "written at this step" if written_here else f"from step {ref.step}"
@@ -264,10 +278,110 @@ class RunScreen(Screen):
             return
         source = self._source(ref.hash)
         kv.show(source, accel, title)
+        if self.diff_against:
+            try:
+                old, name = diff_base(trace, self.diff_against, self._source, self._baseline)
+            except Exception as e:  # noqa: BLE001 -- a version not there, a baseline that fails
+                self.app.notify(f"cannot compare: {e}", severity="error", timeout=6)
+                self.diff_against = ""
+                return self._show_kernel(index)
+            dv.show(old, source, f"{name} → version {ref.version}  (V: compare with another)")
+            return
         prev = trace.previous_kernel(ref.seq)
         old = self._source(prev.hash) if prev is not None else None
         dv.show(old, source, f"version {prev.version} → {ref.version}" if prev else
                 f"version {ref.version}")
+
+    def _baseline(self) -> str:
+        from workbench.accel import get_accel
+        run = self.trace.run
+        acc = get_accel(run.accelerator)
+        return acc.baseline(run.task, run.config,
+                            acc.default_config(**((run.settings or {}).get("hw") or {})))
+
+    # ---------------------------------------------------------------- getting things out
+    def _shown_kernel(self):
+        """(source, version) of the kernel at the selected step, or None (said why)."""
+        ref = self.trace.kernel_at(self.index) if self.trace and self.index is not None else None
+        source = self._source(ref.hash) if ref is not None else None
+        if source is None:
+            self.app.notify("no kernel at this step", severity="warning", timeout=3)
+            return None
+        return source, ref.version
+
+    def action_save_kernel(self) -> None:
+        k = self._shown_kernel()
+        if k is not None:
+            try:
+                path = save_kernel(k[0], self.run_id, k[1])
+            except TakeoutError as e:
+                return self.app.notify(str(e), severity="error")
+            self.app.notify(f"kernel version {k[1]} written to {path}", timeout=5)
+
+    def action_copy_kernel(self) -> None:
+        k = self._shown_kernel()
+        if k is not None:
+            self.app.copy_to_clipboard(k[0])
+            self.app.notify(f"kernel version {k[1]} copied ({k[0].count(chr(10)) + 1} lines; "
+                            f"through the terminal's clipboard, OSC 52)", timeout=4)
+
+    def action_edit_kernel(self) -> None:
+        """A copy in $EDITOR (the store is never changed): to try an edit, save it and
+        `kernelcraft eval` or `kernelcraft debug` it."""
+        import os
+        import subprocess
+        import tempfile
+        k = self._shown_kernel()
+        if k is None:
+            return
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+        if not editor:
+            return self.app.notify("set $EDITOR (or $VISUAL) to open kernels in an editor; "
+                                   "s saves the kernel to a file instead", severity="warning")
+        path = Path(tempfile.mkdtemp(prefix="kernelcraft-")) / f"run{self.run_id}-v{k[1]}.asm"
+        path.write_text(k[0], encoding="utf-8")
+        from textual.app import SuspendNotSupported
+        try:
+            with self.app.suspend():
+                code = subprocess.call([*editor.split(), str(path)])
+        except SuspendNotSupported:        # no terminal to hand over (headless)
+            code = subprocess.call([*editor.split(), str(path)], stdin=subprocess.DEVNULL)
+        self.app.notify(f"{editor} exited {code}; the copy is {path} (the run is unchanged)",
+                        timeout=6)
+
+    def action_export(self) -> None:
+        from .prompt import TextPrompt
+        self.app.push_screen(TextPrompt(f"Export run {self.run_id} here as md (Markdown "
+                                        f"transcript) or jsonl (every event):", "md"),
+                             self._export)
+
+    def _export(self, fmt: str | None) -> None:
+        if fmt:
+            self._write_export(fmt)
+
+    @work(thread=True, group="run-export")
+    def _write_export(self, fmt: str) -> None:
+        reader = self.app.reader
+        try:
+            if not reader.open():
+                raise TakeoutError(reader.problem.message)
+            path = export_run(reader.store, self.run_id, fmt)
+        except Exception as e:  # noqa: BLE001 -- a bad format or an unwritable directory
+            deliver(self, self.app.notify, f"export failed: {e}", severity="error", timeout=8)
+            return
+        deliver(self, self.app.notify, f"run {self.run_id} written to {path}", timeout=6)
+
+    def action_compare(self) -> None:
+        from .prompt import TextPrompt
+        self.app.push_screen(TextPrompt("Diff the kernel shown against a version number or "
+                                        "'baseline' (empty: the version before it):",
+                                        self.diff_against), self._compare)
+
+    def _compare(self, against: str | None) -> None:
+        self.diff_against = against or ""
+        if self.index is not None:
+            self._show_kernel(self.index)
+            self.action_tab("diff")
 
     @on(StepChosen)
     def _chosen(self, event: StepChosen) -> None:
