@@ -37,10 +37,11 @@ class KeymapError(ValueError):
 def all_binding_ids() -> set[str]:
     from .screens.debugger import DebuggerScreen
     from .screens.new_run import NewRunScreen
+    from .screens.compare import CompareScreen
     from .widgets.picker.run_table import RunTable
     ids = set()
     for owner in (KernelCraftApp, PickerScreen, RunScreen, DebuggerScreen, NewRunScreen,
-                  RunTable):
+                  RunTable, CompareScreen):
         ids |= {b.id for b in owner.BINDINGS if isinstance(b, Binding) and b.id}
     return ids
 

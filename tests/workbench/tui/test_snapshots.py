@@ -131,3 +131,14 @@ def test_debug_command_with_the_rtl(snap_compare, size):
         await pilot.pause(6)                    # the "agrees" notification times out
     assert snap_compare(KernelCraftApp(None, debug=screen), terminal_size=size,
                         run_before=before)
+
+
+def test_compare_runs(snap_compare, app, size):
+    from workbench.tui.screens.compare import CompareScreen
+
+    async def before(pilot):
+        await run_loaded(pilot)
+        pilot.app.push_screen(CompareScreen(1, 2))
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, CompareScreen)
+                       and pilot.app.screen.traces)
+    assert snap_compare(app, terminal_size=size, run_before=before)

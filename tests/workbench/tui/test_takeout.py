@@ -71,3 +71,24 @@ def test_diff_base_refuses_what_is_not_there(sample_db):
     import pytest
     with pytest.raises(TakeoutError, match="kernel version .* or 'baseline'"):
         diff_base(trace, "latest", src, base)
+
+
+def test_two_runs_side_by_side(sample_db):
+    from workbench.tui.screens.compare import CompareScreen
+
+    async def script(app, pilot):
+        run = await open_run(app, pilot, 1)
+        await pilot.press("C", *["backspace"] * 3, *"2", "enter")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen)
+                              and app.screen.traces, timeout=10)
+        text = screen_text(app)
+        assert "run 1  plena/relu/C2" in text and "run 2  plena/relu/C1" in text
+        assert "best correct kernel:" in text or "best correct kernel v" in text
+        assert "run 1 best correct kernel v2 → run 2 best correct kernel v" in text
+        assert "1,551c" in text and "169c" in text             # each run's steps
+        await pilot.press("escape")
+        assert app.screen is run
+        await pilot.press("C", *["backspace"] * 3, *"99", "enter")
+        assert await wait_for(pilot, lambda: "cannot compare" in screen_text(app), timeout=10)
+        assert "no run 99" in screen_text(app)
+    drive(sample_db, script)

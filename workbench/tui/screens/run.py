@@ -56,6 +56,8 @@ class RunScreen(Screen):
                 tooltip="write the run as Markdown or JSON lines here"),
         Binding("V", "compare", "Compare with", id="run.compare", show=False,
                 tooltip="diff the kernel shown against another version or the baseline"),
+        Binding("C", "compare_runs", "Compare runs", id="run.compare_runs", show=False,
+                tooltip="this run beside another: steps, scores, kernels"),
         Binding("d", "debug", "Debug", id="run.debug",
                 tooltip="step this step's kernel instruction by instruction"),
         Binding("escape", "back", "Runs", id="run.back"),
@@ -376,6 +378,23 @@ class RunScreen(Screen):
         self.app.push_screen(TextPrompt("Diff the kernel shown against a version number or "
                                         "'baseline' (empty: the version before it):",
                                         self.diff_against), self._compare)
+
+    def action_compare_runs(self) -> None:
+        from .prompt import TextPrompt
+        order = [r for r in self.app.run_order if r != self.run_id]
+        self.app.push_screen(TextPrompt(f"Compare run {self.run_id} with run:",
+                                        str(order[0]) if order else ""), self._compare_runs)
+
+    def _compare_runs(self, other: str | None) -> None:
+        if not other:
+            return
+        try:
+            other_id = int(other.strip().lstrip("#"))
+        except ValueError:
+            self.app.notify(f"{other!r} is not a run number", severity="error", timeout=4)
+            return
+        from .compare import CompareScreen
+        self.app.push_screen(CompareScreen(self.run_id, other_id))
 
     def _compare(self, against: str | None) -> None:
         self.diff_against = against or ""
