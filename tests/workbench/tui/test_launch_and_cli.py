@@ -62,7 +62,7 @@ def test_a_run_started_from_the_picker_opens_live(tmp_path):
             assert run.trace.steps[run.index].number == -1           # followed to the end
             assert "✓ succeeded" in screen_text(app)
             await pilot.press("escape")
-            assert await wait_for(pilot, lambda: "1 runs" in screen_text(app), timeout=5)
+            assert await wait_for(pilot, lambda: "1 run " in screen_text(app), timeout=5)
     asyncio.run(go())
 
 

@@ -141,7 +141,9 @@ class PickerScreen(Screen):
                      f"itself)", "grey50")
         if self.filter_error:
             t.append(f"   filter: {self.filter_error}", "bold red")
-        self.query_one("#store-banner", Static).update(t)
+        banner = self.query("#store-banner")
+        if banner:                     # gone while the app shuts down under load
+            banner.first(Static).update(t)
 
     # ---------------------------------------------------------------- actions
     def action_open_run(self) -> None:
