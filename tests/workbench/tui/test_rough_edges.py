@@ -8,7 +8,6 @@ from tui_kit import screen_text, wait_for
 
 from workbench.store import TraceStore
 from workbench.tui.app import KernelCraftApp
-from workbench.tui.screens.picker import PickerScreen
 
 
 def test_run_list_cursor_stays_on_its_run_when_new_runs_appear(sample_copy):

@@ -20,8 +20,8 @@ from rich.text import Text
 from textual import work
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Input, Static
+from textual.screen import Screen
+from textual.widgets import Footer
 
 from ..messages import deliver
 from ..model.debugger import DebugSession
@@ -43,28 +43,6 @@ PER_ROW = 8
 # Rows (with their borders) the panes keep on a short terminal, and what they ask for.
 SOURCE_MIN, MEMORY_MIN, OUTPUTS_MIN = 6, 6, 5
 REGISTER_ROWS, LOCKSTEP_ROWS = 12, 9
-
-
-class AddressPrompt(ModalScreen[str | None]):
-    """Ask where the memory view should go: an address, or a region name."""
-
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="address.cancel")]
-
-    def __init__(self, regions: list[str]):
-        super().__init__()
-        self.regions = regions
-
-    def compose(self):
-        with Vertical(id="address-prompt"):
-            yield Static("Go to an address (decimal or 0x hex) or a region: "
-                         + ", ".join(self.regions))
-            yield Input(id="address-input")
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.dismiss(event.value.strip() or None)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
 
 
 class DebuggerScreen(Screen):
@@ -543,7 +521,9 @@ class DebuggerScreen(Screen):
         if self.session is None:
             return
         regions = [r.name for r in self.session.layout.regions]
-        self.app.push_screen(AddressPrompt(regions), self._goto_address)
+        from .prompt import TextPrompt
+        self.app.push_screen(TextPrompt("Go to an address (decimal or 0x hex) or a region: "
+                                        + ", ".join(regions)), self._goto_address)
 
     def _goto_address(self, answer: str | None) -> None:
         if not answer or self.session is None:
