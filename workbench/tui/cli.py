@@ -105,6 +105,8 @@ def debugger_screen(args):
     hw = _hw(accel, args.hw)
     source = _read_source(args.kernel)
     name = args.kernel if args.kernel != "-" else "stdin.asm"
+    if args.edge_seed is not None and args.edge is None:
+        raise ValueError("--edge-seed picks how an edge case was drawn: give --edge NAME too")
     if bool(args.task) != bool(args.config):
         raise ValueError("debug needs both --task and --config (a task kernel), or neither "
                          "(a bare program on the memory image of --load/--set)")

@@ -155,6 +155,9 @@ def test_debug_usage_errors_are_named(kernel, capsys):
     assert "has no RTL yet" in capsys.readouterr().err
     assert main(["debug", "--accel", "plena", kernel, "--edge", "x"]) == 2
     assert "--edge needs --task" in capsys.readouterr().err
+    assert main(["debug", "--accel", "plena", "--task", "relu", "--config", "C1", kernel,
+                 "--edge-seed", "4"]) == 2
+    assert "give --edge NAME too" in capsys.readouterr().err
     # no terminal under pytest: says what to use instead
     assert main(["debug", "--accel", "plena", "--task", "relu", "--config", "C1", kernel]) == 2
     assert "needs an interactive terminal" in capsys.readouterr().err
