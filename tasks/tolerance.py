@@ -78,6 +78,23 @@ def near_constant(reference: np.ndarray) -> bool:
     return float(np.std(r)) < NEAR_CONSTANT_RATIO * scale
 
 
+def _check(y: np.ndarray, r: np.ndarray, tol: Tolerance, scale: float):
+    """(ok, |error|, bound) per element: the one tolerance rule."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        err = np.abs(y - r)
+        bound = tol.rtol * np.abs(r) + tol.atol_scale * scale
+        ok = np.where(np.isfinite(r), np.isfinite(y) & (err <= bound),
+                      (y == r) | (np.isnan(y) & np.isnan(r)))
+    return ok, err, bound
+
+
+def within(output: np.ndarray, reference: np.ndarray, dtype: str) -> np.ndarray:
+    """Per element of `reference`'s shape: is `output` within tolerance (compare's rule)."""
+    r = np.asarray(reference, dtype=np.float64)
+    y = np.asarray(output, dtype=np.float64).reshape(r.shape)
+    return _check(y, r, tolerance_for(dtype), rms(r))[0]
+
+
 def compare(output: np.ndarray, reference: np.ndarray, dtype: str) -> Comparison:
     """Element-wise check of `output` against the float64 `reference` under the
     policy of `dtype`. Non-finite outputs fail where the reference is finite; where
@@ -91,12 +108,9 @@ def compare(output: np.ndarray, reference: np.ndarray, dtype: str) -> Comparison
                              f"{r.shape} ({r.size} elements): the kernel's output region is the wrong size")
         y = y.reshape(r.shape)
     scale = rms(r)
+    ok, err, bound = _check(y, r, tol, scale)
+    finite_r = np.isfinite(r)
     with np.errstate(invalid="ignore", over="ignore"):
-        err = np.abs(y - r)
-        bound = tol.rtol * np.abs(r) + tol.atol_scale * scale
-        finite_r = np.isfinite(r)
-        ok = np.where(finite_r, np.isfinite(y) & (err <= bound),
-                      (y == r) | (np.isnan(y) & np.isnan(r)))
         err = np.where(finite_r & np.isfinite(y), err, np.where(ok, 0.0, np.inf))
         nz = finite_r & (r != 0)
         rel = np.where(nz, err / np.where(nz, np.abs(r), 1.0), 0.0)

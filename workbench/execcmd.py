@@ -156,24 +156,17 @@ def _show(mem: str, values: np.ndarray, fmt: str, probe: dict) -> list:
     return [v.item() for v in values]
 
 
-def run_exec(args) -> int:
-    from workbench.accel import get_accel
-    from workbench.cli import _hw, _read_source
-    accel = get_accel(args.accel)
-    hw = _hw(accel, args.hw)
-    try:
-        program = accel.assemble(_read_source(args.program), source_name=args.program, config=hw)
-    except AssemblyError as e:
-        print(str(e))
-        return 1
-    backend = accel.backend()
+def exec_image(args, hw, program) -> MemoryImage:
+    """The memory image of --load MEM:ADDR:FILE and --set MEM:ADDR=v1,... (zeros
+    elsewhere); addresses may be the program's .equ constants and labels. `exec` and
+    `debug` read the same options. Values a memory's type cannot hold exactly, and
+    ranges that do not fit, are refused naming the option."""
     names = {**program.labels, **program.constants}
     probe = {name: np.zeros(0, dtype=STORAGE[dtype]) for name, (_, dtype) in hw.memories().items()}
     bases = based_memories(hw)
     sizes = {name: size for name, (size, _) in hw.memories().items()}
-    as_type = TYPES[getattr(args, "as_type", None) or "f32"]
-
     as_name = getattr(args, "as_type", None) or "f32"
+    as_type = TYPES[as_name]
 
     def storage(mem, values, opt, spec, address):
         """Values in the memory's storage, refused if the type cannot hold them or they
@@ -191,7 +184,7 @@ def run_exec(args) -> int:
         return out
 
     image = MemoryImage()
-    for spec in args.load or []:
+    for spec in getattr(args, "load", None) or []:
         parts = spec.split(":", 2)
         if len(parts) != 3:
             raise ExecArgError(f"--load {spec!r}: expected MEM:ADDR:FILE")
@@ -199,7 +192,7 @@ def run_exec(args) -> int:
         _check_mem(mem, probe, "--load")
         a = _resolve(addr, names, "--load")
         image.put(mem, a, storage(mem, _read_values(path, "--load"), "--load", spec, a))
-    for spec in args.set or []:
+    for spec in getattr(args, "set", None) or []:
         head, sep, vals = spec.partition("=")
         mem, _, addr = head.partition(":")
         if not sep or not addr:
@@ -209,6 +202,26 @@ def run_exec(args) -> int:
                           dtype=np.float64)
         a = _resolve(addr, names, "--set")
         image.put(mem, a, storage(mem, values, "--set", spec, a))
+    return image
+
+
+def run_exec(args) -> int:
+    from workbench.accel import get_accel
+    from workbench.cli import _hw, _read_source
+    accel = get_accel(args.accel)
+    hw = _hw(accel, args.hw)
+    try:
+        program = accel.assemble(_read_source(args.program), source_name=args.program, config=hw)
+    except AssemblyError as e:
+        print(str(e))
+        return 1
+    backend = accel.backend()
+    names = {**program.labels, **program.constants}
+    probe = {name: np.zeros(0, dtype=STORAGE[dtype]) for name, (_, dtype) in hw.memories().items()}
+    bases = based_memories(hw)
+    sizes = {name: size for name, (size, _) in hw.memories().items()}
+    as_type = TYPES[getattr(args, "as_type", None) or "f32"]
+    image = exec_image(args, hw, program)
 
     def parse(spec: str, opt: str, form: str) -> tuple[str, str, str | None]:
         parts = spec.split(":")

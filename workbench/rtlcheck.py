@@ -23,6 +23,9 @@ from workbench.cliargs import DAY, SEED_MAX, integer, seconds
 
 # Accelerators with an RTL: name -> "module:Backend class". Adding one is a line here.
 RTL_BACKENDS = {"plena": "simulators.plena_rtl.backend:PlenaRTL"}
+# How two retirement traces of one accelerator are compared (the first diverging
+# instruction): the one routine --lockstep and the workbench's debugger use.
+TRACE_COMPARISONS = {"plena": "simulators.plena_rtl.compare:compare_traces"}
 # A run that diverged is re-run traced (to name the first diverging instruction) when
 # it retired at most this many instructions; longer ones ask for --lockstep.
 AUTO_LOCKSTEP_LIMIT = 300_000
@@ -34,6 +37,16 @@ def rtl_backend(accel: str, **options):
                           f"{', '.join(RTL_BACKENDS)}")
     module, cls = RTL_BACKENDS[accel].split(":")
     return getattr(importlib.import_module(module), cls)(**options)
+
+
+def trace_comparison(accel: str):
+    """`compare(model_trace, rtl_trace)` -> the first divergence (with .step, .format())
+    or None, for an accelerator with an RTL."""
+    if accel not in TRACE_COMPARISONS:
+        raise ConfigError(f"accelerator {accel!r} has no RTL trace comparison yet; RTL exists "
+                          f"for: {', '.join(RTL_BACKENDS)}")
+    module, name = TRACE_COMPARISONS[accel].split(":")
+    return getattr(importlib.import_module(module), name)
 
 
 @dataclass
@@ -139,7 +152,8 @@ def run_both(accel_name: str, task_name: str, config: str, kernel: str, program,
 
 def _verdict(accel_name, task_name, config, kernel, m, r, model_s, rtl_s, program, image,
              hw, budget, rtl, lockstep) -> CheckResult:
-    from simulators.plena_rtl.compare import compare_runs, compare_traces
+    from simulators.plena_rtl.compare import compare_runs
+    compare_traces = trace_comparison(accel_name)
     diffs = compare_runs(m, r)
     first = None
     if lockstep:

@@ -134,7 +134,7 @@ def _print_scores(run) -> None:
     from workbench.agent.transcript import score_lines
     print(f"run {run.id}: {run.status} ({run.accelerator}/{run.task}/{run.config}, "
           f"{run.agent}{' ' + run.model if run.model else ''}, {run.steps} steps, "
-          f"tokens {run.tokens_in:,}/{run.tokens_out:,}, cost ${run.cost:.4f})")
+          f"tokens {run.tokens_in:,}/{run.tokens_out:,}, cost {run.cost_text})")
     for line in score_lines(run.scores or {}):
         print(" " + line[1:])
 
@@ -237,7 +237,7 @@ def cmd_runs(args) -> int:
                      ("pass" if held.get("passed") else "fail") if held else "-",
                      held_out_cell(s) if s.get("held_out_configs") else "-",
                      _rtl_cell(s.get("backends")),
-                     f"{r.tokens_in:,}/{r.tokens_out:,}", f"${r.cost:.4f}"])
+                     f"{r.tokens_in:,}/{r.tokens_out:,}", r.cost_text])
     # "held-out seeds" decides success (the visible configuration on fresh seeds); "H1"
     # (generality) is shown beside it and never counted in it. In a pipe: tab-separated.
     print_table(f"runs in {store.path}", ["id", "started", "accel/task/config", "agent", "status",

@@ -61,6 +61,30 @@ def apply_memory(memories: dict, change: Change, value) -> bool:
     return True
 
 
+def read_memory(memories: dict, change: Change):
+    """What the memory location `change` names holds now (a copy, for an array
+    change); None when `change.space` is not a memory of the snapshot."""
+    mem = memories.get(change.space)
+    if mem is None:
+        return None
+    if np.ndim(change.new):
+        return mem[change.address:change.address + len(change.new)].copy()
+    return mem[change.address]
+
+
+def fill_old(steps: list[TraceStep], memories: dict, registers: dict,
+             read_change: Callable[[dict, dict, Change], Any], redo: Callable) -> None:
+    """Give the changes recorded without an old value (an RTL's trace records what
+    was written, not what was there) the value before, by replaying `steps` forwards
+    from the state they start from (`memories`, `registers`; changed in place) with
+    the accelerator's `read_change(memories, registers, change)` and `redo`."""
+    for step in steps:
+        for ch in step.changes:
+            if ch.old is None:
+                ch.old = read_change(memories, registers, ch)
+        redo(step, memories, registers)
+
+
 def stepping(apply_change: Callable[[dict, dict, Change, Any], None]) -> tuple[Callable, Callable]:
     """`(undo, redo)` for a debugger: apply one TraceStep backwards or forwards to a
     snapshot (a RunResult's `memories`/`registers`) in place, one change at a time

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulators.core.trace import Change, ChangeLog, apply_memory, stepping
+from simulators.core.trace import Change, ChangeLog, apply_memory, read_memory, stepping
 
 from .state import CSR_NAMES, PlenaState, bf16_bits
 
@@ -88,6 +88,21 @@ def apply_change(memories: dict, registers: dict, change: Change, value) -> None
         registers["LOOPS"] = list(value)
     else:                                       # accumulators
         registers[space][...] = value
+
+
+def read_change(memories: dict, registers: dict, change: Change):
+    """What the location `change` names holds now (see core.trace.fill_old)."""
+    space, addr = change.space, change.address
+    value = read_memory(memories, change)
+    if value is not None:
+        return value
+    if space in ("gp", "f", "a"):
+        return registers[space][addr]
+    if space == "csr":
+        return registers[CSR_NAMES[addr]]
+    if space == "LOOPS":
+        return tuple(registers["LOOPS"])
+    return np.array(registers[space], copy=True)     # accumulators
 
 
 undo, redo = stepping(apply_change)

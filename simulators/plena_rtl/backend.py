@@ -67,6 +67,10 @@ class PlenaRTL:
         self.keep = Path(keep) if keep else None
         self.last_build: toolchain.Build | None = None
 
+    def build_state(self, config) -> toolchain.BuildState:
+        """Is the simulator for `config` built, or who is building it now."""
+        return toolchain.build_state(rtl_build.spec(config, self.simulator), self.simulator)
+
     def run(self, program: Program, image: MemoryImage, config, budget: Budget = Budget(),
             trace: bool = False) -> RunResult:
         return self.run_many([Job(program, image, budget, trace)], config)[0]

@@ -26,6 +26,7 @@ class Divergence:
     model: str
     rtl: str
     instruction: str = ""      # for trace divergences: the retired instruction
+    step: int | None = None    # for trace divergences: its index in the traces
 
     def format(self) -> str:
         head = f"{self.where}: model {self.model}, RTL {self.rtl}"
@@ -128,13 +129,14 @@ def _describe(step: TraceStep) -> str:
 
 
 def compare_traces(model: list[TraceStep], rtl: list[TraceStep]) -> Divergence | None:
-    """The first retired instruction at which the two traces differ."""
-    for a, b in zip(model, rtl):
+    """The first retired instruction at which the two traces differ. The one
+    comparison of traces: `rtl-check --lockstep` and the debugger's lockstep use it."""
+    for i, (a, b) in enumerate(zip(model, rtl)):
         if a.pc != b.pc:
             return Divergence("trace", "next instruction", f"pc {a.pc} `{a.text}`",
-                              f"pc {b.pc} `{b.text}`", _describe(a))
+                              f"pc {b.pc} `{b.text}`", _describe(a), i)
         if a.cycle != b.cycle:
-            return Divergence("trace", "issue cycle", str(a.cycle), str(b.cycle), _describe(a))
+            return Divergence("trace", "issue cycle", str(a.cycle), str(b.cycle), _describe(a), i)
         wa, wb = writes(a), writes(b)
         if wa != wb:
             for key in sorted(set(wa) | set(wb)):
@@ -145,11 +147,11 @@ def compare_traces(model: list[TraceStep], rtl: list[TraceStep]) -> Divergence |
                         f"0x{v:08X}" if space in ("f", "MM_ACC", "MV_ACC", "BMM_ACC", "BMV_ACC")
                         else str(v))
                     return Divergence("trace", f"{space}[{addr}]", fmt(wa.get(key)),
-                                      fmt(wb.get(key)), _describe(a))
+                                      fmt(wb.get(key)), _describe(a), i)
     if len(model) != len(rtl):
         n = min(len(model), len(rtl))
         longer = model if len(model) > len(rtl) else rtl
         who = "model" if longer is model else "RTL"
         return Divergence("trace", "retired instructions", str(len(model)), str(len(rtl)),
-                          f"the {who} goes on with {_describe(longer[n])}")
+                          f"the {who} goes on with {_describe(longer[n])}", n)
     return None

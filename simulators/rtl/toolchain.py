@@ -269,9 +269,15 @@ def _locked(path: Path) -> Iterator[None]:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a") as f:
         fcntl.flock(f, fcntl.LOCK_EX)
+        # who holds it, for build_state(): a waiting viewer names the builder
+        f.truncate(0)
+        f.write(f"{os.getpid()} {time.time():.3f}\n")
+        f.flush()
         try:
             yield
         finally:
+            f.truncate(0)
+            f.flush()
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
@@ -314,17 +320,56 @@ def _build_env(simulator: str) -> Iterator[None]:
                 os.environ[k] = v
 
 
-def build(spec: BuildSpec, simulator: str = "verilator") -> Build:
-    """Build `spec` for `simulator` through cocotb's runner, or reuse the cached build."""
-    t0 = time.perf_counter()
+@dataclass(frozen=True)
+class BuildState:
+    """Whether a build is in the cache, and who is building it now."""
+
+    ready: bool                      # in the cache: a run starts without building
+    directory: Path
+    holder: int | None = None        # pid holding the build lock (building it now)
+    since: float | None = None       # time.time() the holder took the lock
+
+    def describe(self, now: float | None = None) -> str:
+        if self.ready:
+            return "built (in the cache)"
+        if self.holder is None:
+            return "not built yet"
+        who = "this process" if self.holder == os.getpid() else f"pid {self.holder}"
+        took = f" for {(now or time.time()) - self.since:.0f} s" if self.since else ""
+        return f"building: {who} holds the build lock{took}"
+
+
+def _paths(spec: BuildSpec, simulator: str) -> tuple[Path, Path, str, Tool]:
+    """(the build's directory, its lock file, its key, the tool)"""
     tool = prepare(simulator)
     key = spec.key(simulator, tool)
     builds = cache_root() / "builds"
     final = builds / f"{simulator}-{spec.top}-{key[:20]}"
+    return final, builds / f".{final.name}.lock", key, tool
+
+
+def build_state(spec: BuildSpec, simulator: str = "verilator") -> BuildState:
+    """Is `spec` built, and if not, which process is building it (from the lock file)."""
+    final, lock, _, _ = _paths(spec, simulator)
+    if (final / "kernelcraft-build.json").is_file():
+        return BuildState(True, final)
+    try:
+        pid, since = lock.read_text().split()
+        os.kill(int(pid), 0)          # a killed holder's lock is free again
+        return BuildState(False, final, int(pid), float(since))
+    except (OSError, ValueError):
+        return BuildState(False, final)
+
+
+def build(spec: BuildSpec, simulator: str = "verilator") -> Build:
+    """Build `spec` for `simulator` through cocotb's runner, or reuse the cached build."""
+    t0 = time.perf_counter()
+    final, lock, key, tool = _paths(spec, simulator)
+    builds = final.parent
     marker = final / "kernelcraft-build.json"
     if marker.is_file():
         return Build(spec, simulator, final, key, True, time.perf_counter() - t0)
-    with _locked(builds / f".{final.name}.lock"):
+    with _locked(lock):
         if marker.is_file():          # another process built it while we waited
             return Build(spec, simulator, final, key, True, time.perf_counter() - t0)
         # Holding the lock, any work directory for this key is a killed build's leftover.

@@ -49,6 +49,11 @@ class Run:
     def finished(self) -> bool:
         return self.status != "running"
 
+    @property
+    def cost_text(self) -> str:
+        """The run's cost as every view shows it: `$0.0464`, `$0` for none."""
+        return f"${self.cost:.4f}" if self.cost else "$0"
+
 
 @dataclass(frozen=True)
 class Event:

@@ -37,8 +37,11 @@ class KeymapError(ValueError):
 def all_binding_ids() -> set[str]:
     from .screens.debugger import DebuggerScreen
     from .screens.new_run import NewRunScreen
+    from .screens.compare import CompareScreen
+    from .widgets.picker.run_table import RunTable
     ids = set()
-    for owner in (KernelCraftApp, PickerScreen, RunScreen, DebuggerScreen, NewRunScreen):
+    for owner in (KernelCraftApp, PickerScreen, RunScreen, DebuggerScreen, NewRunScreen,
+                  RunTable, CompareScreen):
         ids |= {b.id for b in owner.BINDINGS if isinstance(b, Binding) and b.id}
     return ids
 
@@ -77,8 +80,10 @@ class KernelCraftApp(App):
     def __init__(self, traces: str | Path | None = None, *, run_id: int | None = None,
                  request: RunRequest | None = None, keymap: dict[str, str] | None = None,
                  poll_seconds: float = 0.15, max_steps: int = DEFAULT_MAX_STEPS,
-                 stop_launched_on_exit: bool = False):
+                 stop_launched_on_exit: bool = False, debug: Screen | None = None):
+        """`debug`: open only this debugger screen (`kernelcraft debug`); leaving it quits."""
         super().__init__()
+        self.debug_screen = debug
         self.reader = StoreReader(traces)
         self.initial_run = run_id
         self.initial_request = request
@@ -94,6 +99,11 @@ class KernelCraftApp(App):
     def on_mount(self) -> None:
         if self.keymap:
             self.set_keymap(self.keymap)
+        if self.debug_screen is not None:
+            self.push_screen(self.debug_screen)
+            self._started = True
+            self._check_size()
+            return
         self.push_screen(PickerScreen())
         if self.initial_run is not None:
             self.push_screen(RunScreen(self.initial_run))

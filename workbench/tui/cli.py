@@ -4,6 +4,8 @@ live with no API key.
 `add_tui_command(subparsers)` adds both to the main parser (workbench/cli.py).
 
 - `kernelcraft tui [--run N]` opens the workbench on the trace store (read-only).
+- `kernelcraft debug --accel A [--task T --config C] KERNEL [--rtl]` opens the
+  debugger on a kernel file (a bare program without --task), the RTL beside the model.
 - `kernelcraft demo` starts the offline autotuner on a task in the background and
   opens the workbench on it live. With no terminal (CI, a pipe) it prints the run as
   plain lines instead and exits when the run ends: 0 if it succeeded, 1 if it
@@ -93,6 +95,63 @@ def cmd_demo(args) -> int:
         reader.close()
 
 
+def debugger_screen(args):
+    """The debugger screen `kernelcraft debug` opens, checked before any terminal is
+    taken over: a task kernel on a seed or an edge case, or a bare program on the
+    memory image of --load/--set (as `exec`). Raises ValueError/SystemExit naming
+    what is wrong."""
+    from workbench.accel import get_accel
+    from workbench.cli import _hw, _read_source
+    from .screens.debugger import DebuggerScreen
+    accel = get_accel(args.accel)
+    hw = _hw(accel, args.hw)
+    source = _read_source(args.kernel)
+    name = args.kernel if args.kernel != "-" else "stdin.asm"
+    if args.edge_seed is not None and args.edge is None:
+        raise ValueError("--edge-seed picks how an edge case was drawn: give --edge NAME too")
+    if bool(args.task) != bool(args.config):
+        raise ValueError("debug needs both --task and --config (a task kernel), or neither "
+                         "(a bare program on the memory image of --load/--set)")
+    if args.task:
+        from tasks import get_task
+        task = get_task(args.task)
+        task.dims(args.config)                          # names the configurations if wrong
+        if args.load or args.set:
+            raise ValueError("--load/--set give a bare program its memory image; a task "
+                             "kernel's inputs come from --seed or --edge")
+        image = None
+    else:
+        if args.edge is not None or args.edge_seed is not None:
+            raise ValueError("--edge needs --task and --config: a bare program has no edge cases")
+        from workbench.execcmd import exec_image
+        try:
+            program = accel.assemble(source, source_name=name, config=hw)
+        except Exception:                               # the debugger shows the diagnostics
+            program = None
+        image = exec_image(args, hw, program) if program is not None else None
+    if args.rtl:
+        from workbench.rtlcheck import rtl_backend
+        rtl_backend(args.accel)                         # names the accelerators with an RTL
+    return DebuggerScreen(args.accel, args.task or "", args.config or "", source,
+                          seed=args.seed, edge=args.edge, edge_seed=args.edge_seed, hw=hw,
+                          image=image, rtl=args.rtl, source_name=name)
+
+
+def cmd_debug(args) -> int:
+    from .model.debugger import DEFAULT_MAX_STEPS
+    screen = debugger_screen(args)
+    if not _interactive():
+        print("kernelcraft debug needs an interactive terminal (stdin/stdout are not one); "
+              "`kernelcraft exec` runs a program and prints what you ask for, and "
+              "`kernelcraft rtl-check --lockstep` compares it with the RTL", file=sys.stderr)
+        return 2
+    from .app import KernelCraftApp
+    app = KernelCraftApp(args.traces, keymap=_keymap(args.keymap), debug=screen,
+                         max_steps=args.max_steps or DEFAULT_MAX_STEPS)
+    app.run()
+    return 0
+
+
 def add_tui_command(sub) -> None:
     def traces(sp):
         sp.add_argument("--traces", metavar="PATH",
@@ -116,6 +175,40 @@ def add_tui_command(sub) -> None:
                     help="with --run: print the run as plain text as it is written")
     traces(sp)
     sp.set_defaults(func=cmd_tui)
+
+    sp = sub.add_parser(
+        "debug", help="step any kernel in the debugger (model, or model beside the RTL)",
+        description="Open the kernel debugger on a kernel file: with --task and --config on "
+                    "the inputs of a seed or an edge case, the outputs compared with the "
+                    "reference; without them a bare program on the memory image of "
+                    "--load/--set (zeros elsewhere), as `kernelcraft exec` runs it. --rtl "
+                    "steps the RTL beside the model and jumps to the first instruction "
+                    "where they disagree.")
+    sp.add_argument("--accel", required=True, help="accelerator: plena, coral or aie")
+    sp.add_argument("--task", help="task name (see `kernelcraft tasks`)")
+    sp.add_argument("--config", help="task configuration, e.g. C1")
+    sp.add_argument("kernel", help="assembly file ('-' for stdin)")
+    which = sp.add_mutually_exclusive_group()
+    which.add_argument("--seed", type=int, default=0, help="input seed (default 0)")
+    which.add_argument("--edge", metavar="NAME", help="the edge case of this name instead")
+    sp.add_argument("--edge-seed", type=int, metavar="N",
+                    help="with --edge: the edge seed an evaluation recorded (edge cases drawn "
+                         "from families)")
+    sp.add_argument("--rtl", action="store_true",
+                    help="step the RTL in lockstep beside the functional model (plena)")
+    sp.add_argument("--load", action="append", metavar="MEM:ADDR:FILE",
+                    help="bare program: initialise memory from a .npy or text file (repeatable)")
+    sp.add_argument("--set", action="append", metavar="MEM:ADDR=v1,v2,...",
+                    help="bare program: initialise memory with literal values (repeatable)")
+    sp.add_argument("--as", dest="as_type", choices=("f32", "i32", "u32", "i16", "u16", "i8", "u8"),
+                    help="element type of --load/--set in byte-addressed memories (default f32)")
+    sp.add_argument("--hw", action="append", metavar="NAME=VALUE",
+                    help="override a hardware parameter (repeatable), e.g. --hw MLEN=16")
+    sp.add_argument("--max-steps", type=int, metavar="N",
+                    help="instructions the debugger traces at most (default 2,000,000)")
+    sp.add_argument("--keymap", metavar="FILE", help="TOML file remapping keys by binding id")
+    traces(sp)
+    sp.set_defaults(func=cmd_debug)
 
     sp = sub.add_parser(
         "demo", help="watch the offline autotuner improve a kernel live (no API key needed)",

@@ -164,3 +164,32 @@ def test_lint_ignores_a_stray_verilator_root(monkeypatch, tmp_path):
     src = tmp_path / "ok.v"
     src.write_text("module ok(input wire a, output wire y);\n  assign y = ~a;\nendmodule\n")
     toolchain.lint([src], "ok")
+
+
+def test_build_state_names_the_lock_holder_then_the_cached_build(tmp_path, cache):
+    """A viewer waiting for a build sees which process builds it and for how long."""
+    import multiprocessing
+    spec = _spec(tmp_path)
+    assert toolchain.build_state(spec, "icarus").describe() == "not built yet"
+    final, lock, _, _ = toolchain._paths(spec, "icarus")
+    ready, release = multiprocessing.Event(), multiprocessing.Event()
+
+    def hold():
+        with toolchain._locked(lock):
+            ready.set()
+            release.wait(10)
+
+    p = multiprocessing.get_context("fork").Process(target=hold)
+    p.start()
+    try:
+        assert ready.wait(10)
+        state = toolchain.build_state(spec, "icarus")
+        assert not state.ready and state.holder == p.pid
+        assert state.describe(now=state.since + 12) == \
+            f"building: pid {p.pid} holds the build lock for 12 s"
+    finally:
+        release.set()
+        p.join(10)
+    assert toolchain.build_state(spec, "icarus").holder is None    # released: nobody holds it
+    toolchain.build(spec, "icarus")
+    assert toolchain.build_state(spec, "icarus").describe() == "built (in the cache)"

@@ -11,7 +11,6 @@ from tasks import get_task
 from workbench.accel import get_accel
 from workbench.layout import build_image
 from workbench.tui.model.debugger import DebugSession, DebugSetupError
-from workbench.tui.model.lockstep import first_divergence
 from workbench.tui.model.timeline import Timeline
 
 ACCEL = get_accel("plena")
@@ -159,6 +158,7 @@ def test_edge_case_inputs_are_labelled():
 
 
 def test_lockstep_agrees_on_identical_traces_and_names_the_first_difference():
+    """The lockstep uses rtl-check's own trace comparison (one routine)."""
     src = ACCEL.baseline("relu", "C1", HW)
     a = DebugSession.start("plena", "relu", "C1", src, seed=2)
     b = DebugSession.start("plena", "relu", "C1", src, seed=2)
@@ -168,7 +168,42 @@ def test_lockstep_agrees_on_identical_traces_and_names_the_first_difference():
     assert b.main.position == 5
     changed = src.replace("S_ADDI_INT gp5, gp5, 256", "S_ADDI_INT gp5, gp5, 128", 1)
     c = DebugSession.start("plena", "relu", "C1", changed, seed=2)
-    d = first_divergence(a.main.steps, c.main.steps)
+    e = DebugSession.start("plena", "relu", "C1", src, seed=2)
+    e.attach(c.main)
+    d = e.lockstep.divergence
     assert d is not None
-    assert a.main.steps[d.step].text != c.main.steps[d.step].text or "written differently" in d.what
+    from simulators.plena_rtl.compare import compare_traces
+    same = compare_traces(a.main.steps, c.main.steps)
+    assert d.step == same.step and same.format().split("\n")[0] in d.what
     assert "S_ADDI_INT gp5, gp5" in str(d)
+
+
+def test_input_of_an_evaluation_is_its_first_failing_set():
+    from workbench.tui.model.debugger import InputChoice, input_of
+    sets = [{"label": "seed 4", "passed": True}, {"label": "edge: huge", "passed": False},
+            {"label": "seed 5", "passed": False}]
+    assert input_of({"seeds": [4, 5], "result": {"sets": sets, "edge_seed": 77}}) == \
+        InputChoice(edge="huge", edge_seed=77, failed=True)
+    assert input_of({"seeds": [4, 5], "result": {"sets": sets[:1] + sets[2:]}}) == \
+        InputChoice(seed=5, failed=True)
+    assert input_of({"seeds": [4, 5], "result": {"sets": sets[:1]}}) == InputChoice(seed=4)
+    assert input_of({"result": {"seed": 9, "outputs": {}}}) == InputChoice(seed=9)   # view_output
+    assert input_of({"result": "error text"}) is None
+
+
+def test_an_edge_case_named_with_its_edge_seed():
+    """Edge cases drawn per evaluation are found by (edge seed, name); with no seed the
+    fixed set is used."""
+    import inspect
+    task = get_task("relu")
+    src = ACCEL.baseline("relu", "C1", HW)
+    if "seed" in inspect.signature(task.edge_cases).parameters:
+        (name, _), *_ = task.edge_cases("C1", 11)
+        s = DebugSession.start("plena", "relu", "C1", src, edge=name, edge_seed=11)
+        assert s.input_label == f"edge: {name}"
+    else:
+        (name, _), *_ = task.edge_cases("C1")
+        with pytest.raises(DebugSetupError, match="edge seed 11"):
+            DebugSession.start("plena", "relu", "C1", src, edge=name, edge_seed=11)
+    with pytest.raises(DebugSetupError, match="no edge case 'nope'"):
+        DebugSession.start("plena", "relu", "C1", src, edge="nope")

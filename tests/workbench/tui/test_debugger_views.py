@@ -246,7 +246,8 @@ def test_aie_a_full_dma_queue_is_the_wait_named():
     queue = AIE_HW.DMA_QUEUE
     src = ".bd B, ext=0, loc=8192, n0=256\n" + "DMAIN 0, B, r0, r0\n" * (queue + 1) + "HALT\n"
     s = DebugSession.start("aie", "relu", "C1", src, seed=1)
-    assert s.stop_reason == f"stopped at a HALT after {queue + 2} bundles"
+    assert s.stop_reason == (f"ended by the program's own HALT after {queue + 2} bundles "
+                             f"(the program stops there; not a debugger breakpoint)")
     stalls = s.main.result.stalls
     assert stalls["dma_queue"] > 0 and s.inspection.stalls_before(s.length) == stalls
     assert s.inspection.records[queue].waited == (f"{stalls['dma_queue']} cycle(s) for room in "

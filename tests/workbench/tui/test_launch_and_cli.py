@@ -62,7 +62,7 @@ def test_a_run_started_from_the_picker_opens_live(tmp_path):
             assert run.trace.steps[run.index].number == -1           # followed to the end
             assert "✓ succeeded" in screen_text(app)
             await pilot.press("escape")
-            assert await wait_for(pilot, lambda: "1 runs" in screen_text(app), timeout=5)
+            assert await wait_for(pilot, lambda: "1 run " in screen_text(app), timeout=5)
     asyncio.run(go())
 
 
@@ -144,6 +144,8 @@ def test_the_demo_opens_the_workbench_on_the_live_run(tmp_path):
             assert await wait_for(pilot, lambda: "LIVE following" in screen_text(app))
             assert app.screen.trace.run.settings["demo_pace_seconds"] == 3.0
             seen["process"] = app.launched[0].process
+            # the store the demo is creating is not reported missing over the run (issue 15)
+            assert not any("no trace store" in n.message for n in app._notifications)
     asyncio.run(go())
     assert seen["process"].wait(20) == 130                  # stopped as interrupted
     (run,) = TraceStore(db, readonly=True).runs()

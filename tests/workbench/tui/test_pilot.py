@@ -38,7 +38,7 @@ async def open_run(app, pilot, run_id: int) -> RunScreen:
 def test_picker_lists_filters_sorts_and_searches(sample_db):
     async def script(app, pilot):
         text = screen_text(app)
-        assert "3 runs" in text and "(read-only)" in text
+        assert "3 runs" in text and "(viewed read-only; n starts a run that records" in text
         for needle in ("✓ succeeded", "◌ interrupted", "scripted/sample-model", "autotune",
                        "relu", "softmax", "4/6", "1.00x", "6,500/870", "$0.0464"):
             assert needle in text, needle
@@ -110,6 +110,9 @@ def test_run_view_keys_reexecution_help_and_nothing_written(sample_copy):
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
         text = screen_text(app)
+        app.screen.query_one("#help").scroll_end(animate=False)   # the list scrolls
+        await pilot.pause(0.1)
+        text += screen_text(app)
         for b in type(run).BINDINGS + type(app).BINDINGS:
             assert b.id in text, b.id
         await pilot.press("escape")
@@ -157,6 +160,7 @@ def test_debugger_steps_runs_and_shows_memory(sample_db):
         dbg = app.screen
         s = dbg.session
         assert s.input_label == "seed 100" and s.position == 0
+        assert any("the evaluation failed on: seed 100" in n.message for n in app._notifications)
         text = screen_text(app)
         assert "instruction 0/" in text and "next: pc 0 line 2" in text
         assert "y[4160..8255] output" in text                   # the output region, poisoned

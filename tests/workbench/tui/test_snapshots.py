@@ -1,4 +1,5 @@
-"""Snapshots of the main screens on the sample store at a fixed terminal size.
+"""Snapshots of the main screens on the sample store at 80x24 (laid out for it first)
+and at 160x45.
 
 Regenerate after an intended change with `pytest tests/workbench/tui/test_snapshots.py
 --snapshot-update` and look at the report before committing the new SVGs."""
@@ -7,13 +8,21 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from tui_kit import SIZE, wait_for
+from tui_kit import wait_for
 
 from workbench.accel import get_accel
 from workbench.tui.app import KernelCraftApp
 from workbench.tui.screens.debugger import DebuggerScreen
 from workbench.tui.screens.picker import PickerScreen
 from workbench.tui.screens.run import RunScreen
+
+
+SIZES = [(80, 24), (160, 45)]
+
+
+@pytest.fixture(params=SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def size(request):
+    return request.param
 
 
 @pytest.fixture
@@ -45,34 +54,36 @@ async def run_loaded(pilot, run_id: int = 1):
                    and app.screen.finished_reading and app.screen.index is not None)
 
 
-def test_picker(snap_compare, app):
-    assert snap_compare(app, terminal_size=SIZE, run_before=picker_loaded)
+def test_picker(snap_compare, app, size):
+    assert snap_compare(app, terminal_size=size, run_before=picker_loaded)
 
 
-def test_run_view_with_feedback(snap_compare, app):
+def test_run_view_with_feedback(snap_compare, app, size):
     async def before(pilot):
         await run_loaded(pilot)
         await pilot.press("right", "3")
-    assert snap_compare(app, terminal_size=SIZE, run_before=before)
+    assert snap_compare(app, terminal_size=size, run_before=before)
 
 
-def test_rtl_run_view_final(snap_compare, rtl_app):
+def test_rtl_run_view_final(snap_compare, rtl_app, size):
     """A run with --rtl at its final scoring: the RTL cell in the header, the build in
     the timeline, both backends' verdicts and the first divergence."""
     async def before(pilot):
         await run_loaded(pilot)
         await pilot.press("end")
-    assert snap_compare(rtl_app, terminal_size=SIZE, run_before=before)
+    assert snap_compare(rtl_app, terminal_size=size, run_before=before)
 
 
-def test_debugger(snap_compare, app):
+def test_debugger(snap_compare, app, size):
     async def before(pilot):
         await run_loaded(pilot)
         await pilot.press("right", "d")
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, DebuggerScreen)
                        and pilot.app.screen.session is not None, timeout=10)
         await pilot.press(*["right"] * 16)
-    assert snap_compare(app, terminal_size=SIZE, run_before=before)
+        pilot.app.clear_notifications()        # toasts time out: not part of the picture
+        await pilot.pause(0.1)
+    assert snap_compare(app, terminal_size=size, run_before=before)
 
 
 async def debugger_on(pilot, accel: str, task: str, config: str, *keys: str):
@@ -86,24 +97,51 @@ async def debugger_on(pilot, accel: str, task: str, config: str, *keys: str):
     await pilot.press(*keys)
 
 
-def test_debugger_coral(snap_compare, app):
+def test_debugger_coral(snap_compare, app, size):
     """vtype/vl, the v registers per element at SEW (v8.. loaded by the vle32.v), DTCM by
     byte address."""
     async def before(pilot):
         await debugger_on(pilot, "coral", "relu", "C1", *["right"] * 8, "r", "r")
-    assert snap_compare(app, terminal_size=SIZE, run_before=before)
+    assert snap_compare(app, terminal_size=size, run_before=before)
 
 
-def test_debugger_aie(snap_compare, app):
+def test_debugger_aie(snap_compare, app, size):
     """The ACQ bundle waiting for the first DMA transfer: its slots, the wait, the stall
     counters, slot use and the transfer in flight."""
     async def before(pilot):
         await debugger_on(pilot, "aie", "relu", "C1", "right", "right", "right")
-    assert snap_compare(app, terminal_size=SIZE, run_before=before)
+    assert snap_compare(app, terminal_size=size, run_before=before)
 
 
-def test_help(snap_compare, app):
+def test_help(snap_compare, app, size):
     async def before(pilot):
         await run_loaded(pilot)
         await pilot.press("question_mark")
-    assert snap_compare(app, terminal_size=SIZE, run_before=before)
+    assert snap_compare(app, terminal_size=size, run_before=before)
+
+
+def test_debug_command_with_the_rtl(snap_compare, size):
+    """`kernelcraft debug ... --rtl` on a small plena configuration: the model | RTL pane
+    pair after a few steps (the build is cached; test_debugger_rtl.py shares it)."""
+    from test_debugger_rtl import HW, SOURCE
+    screen = DebuggerScreen("plena", "relu", "C1", SOURCE, seed=3, hw=HW, rtl=True)
+
+    async def before(pilot):
+        await wait_for(pilot, lambda: screen.session is not None
+                       and len(screen.session.timelines) > 1, timeout=60)
+        await pilot.press("l", "l", "l", "l", "l")
+        pilot.app.clear_notifications()         # toasts time out: not part of the picture
+        await pilot.pause(0.1)
+    assert snap_compare(KernelCraftApp(None, debug=screen), terminal_size=size,
+                        run_before=before)
+
+
+def test_compare_runs(snap_compare, app, size):
+    from workbench.tui.screens.compare import CompareScreen
+
+    async def before(pilot):
+        await run_loaded(pilot)
+        pilot.app.push_screen(CompareScreen(1, 2))
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, CompareScreen)
+                       and pilot.app.screen.traces)
+    assert snap_compare(app, terminal_size=size, run_before=before)

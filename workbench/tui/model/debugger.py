@@ -9,8 +9,11 @@ any point.
     session.run(breakpoints={12})
     session.outputs()         # output regions against the reference, now
 
-The session holds one Timeline per backend. Today that is the functional model;
-an RTL backend becomes a second Timeline of the same program and image, and
+A bare program (no task: `kernelcraft debug --accel A PROG`, as `exec` runs it) is
+`DebugSession.bare(accel, source, image)`; it has no outputs to compare.
+
+The session holds one Timeline per backend: the functional model, and with
+`attach(session.run_rtl())` the RTL's trace of the same program and image;
 `session.lockstep` (lockstep.py) keeps the two at the same retired instruction and
 names the first one where they disagree.
 """
@@ -41,6 +44,63 @@ DEFAULT_MAX_STEPS = 2_000_000
 
 class DebugSetupError(ValueError):
     """The kernel cannot be debugged as asked (it does not assemble, unknown input...)."""
+
+
+def _assemble(acc, source: str, source_name: str, hw):
+    try:
+        return acc.assemble(source, source_name=source_name, config=hw)
+    except AssemblyError as e:
+        raise DebugSetupError(f"the kernel does not assemble, so it cannot be stepped:\n"
+                              f"{e}") from None
+
+
+def edge_cases(task, config: str, edge_seed: int | None = None):
+    """The task's edge cases as an evaluation drew them: with the evaluation's edge
+    seed when it recorded one (edge cases drawn from families), else the fixed set."""
+    if edge_seed is None:
+        return task.edge_cases(config)
+    try:
+        return task.edge_cases(config, int(edge_seed))
+    except TypeError:
+        raise DebugSetupError(f"the evaluation drew its edge cases with edge seed {edge_seed}, "
+                              f"but this KernelCraft's {task.name} has fixed edge cases; "
+                              f"upgrade kernelcraft to debug them") from None
+
+
+@dataclass(frozen=True)
+class InputChoice:
+    """Which input set of a recorded evaluation the debugger runs a kernel on."""
+
+    seed: int = 0
+    edge: str | None = None          # an edge case's name instead of a seed
+    edge_seed: int | None = None     # the edge seed the evaluation drew its edge cases with
+    failed: bool = False             # the evaluation's first failing set (else its first set)
+
+    @property
+    def label(self) -> str:
+        return f"edge: {self.edge}" if self.edge is not None else f"seed {self.seed}"
+
+
+def input_of(payload: dict) -> InputChoice | None:
+    """The input set to debug from an evaluation's payload: the first set that failed
+    (a seed, or an edge case with the evaluation's edge seed), else its first seed;
+    None when it names no input at all."""
+    result = payload.get("result") if isinstance(payload.get("result"), dict) else {}
+    edge_seed = result.get("edge_seed", payload.get("edge_seed"))
+    for st in result.get("sets") or []:
+        if st.get("passed"):
+            continue
+        label = str(st.get("label", ""))
+        if label.startswith("edge: "):
+            return InputChoice(edge=label[len("edge: "):], edge_seed=edge_seed, failed=True)
+        if label.startswith("seed "):
+            try:
+                return InputChoice(seed=int(label.split()[1]), failed=True)
+            except (IndexError, ValueError):
+                continue
+    seeds = payload.get("seeds") or result.get("seeds") or (
+        [result["seed"]] if "seed" in result else [])
+    return InputChoice(seed=int(seeds[0])) if seeds else None
 
 
 @dataclass
@@ -76,38 +136,58 @@ class DebugSession:
     view: MachineView | None = None
     inspection: object = None          # what the view's traced run found beyond the trace
     csr_names: tuple[str, ...] = ()    # the trace's "csr" space by index (tracing.CSR_NAMES)
+    _lockstep: Lockstep | None = field(default=None, repr=False)
+    last_watch: object = None          # the watch that stopped the last run, if one did
 
     # ------------------------------------------------------------------ setup
     @classmethod
     def start(cls, accel: str, task: str, config: str, source: str, *, seed: int | None = 0,
-              edge: str | None = None, hw=None, max_steps: int = DEFAULT_MAX_STEPS,
+              edge: str | None = None, edge_seed: int | None = None, hw=None,
+              max_steps: int = DEFAULT_MAX_STEPS,
               source_name: str = "kernel.asm") -> "DebugSession":
         """Assemble `source` and run it traced on the inputs of `seed` (or of the edge
-        case named `edge`). Raises DebugSetupError with the reason."""
+        case named `edge`, drawn with `edge_seed` when the evaluation recorded one).
+        Raises DebugSetupError with the reason."""
         acc = get_accel(accel)
         t = get_task(task)
         if config not in t.configs:
             raise DebugSetupError(f"task {task} has no configuration {config!r}; "
                                   f"configurations: {', '.join(t.configs)}")
         hw = hw or acc.default_config()
-        try:
-            program = acc.assemble(source, source_name=source_name, config=hw)
-        except AssemblyError as e:
-            raise DebugSetupError(f"the kernel does not assemble, so it cannot be stepped:\n"
-                                  f"{e}") from None
+        program = _assemble(acc, source, source_name, hw)
         layout = acc.layout(t, config, hw)
         if edge is not None:
-            cases = dict(t.edge_cases(config))
+            cases = dict(edge_cases(t, config, edge_seed))
             if edge not in cases:
-                raise DebugSetupError(f"{task} {config} has no edge case {edge!r}; edge cases: "
-                                      f"{', '.join(cases) or 'none'}")
+                drawn = f" (edge seed {edge_seed})" if edge_seed is not None else ""
+                raise DebugSetupError(f"{task} {config} has no edge case {edge!r}{drawn}; edge "
+                                      f"cases: {', '.join(cases) or 'none'}")
             inputs, label = cases[edge], f"edge: {edge}"
         else:
             inputs, label = t.generate(config, int(seed or 0)), f"seed {int(seed or 0)}"
         image = build_image(layout, inputs)
-        reference = t.reference(inputs, config)
+        return cls._traced(accel, task, config, source, label, hw, layout, program, image,
+                           t.reference(inputs, config), max_steps)
+
+    @classmethod
+    def bare(cls, accel: str, source: str, image: MemoryImage | None = None, *, hw=None,
+             max_steps: int = DEFAULT_MAX_STEPS, source_name: str = "program.asm",
+             label: str = "") -> "DebugSession":
+        """A program of no task on a given memory image (zeros by default), as
+        `kernelcraft exec` runs it: no layout, no outputs to compare."""
+        acc = get_accel(accel)
+        hw = hw or acc.default_config()
+        program = _assemble(acc, source, source_name, hw)
+        image = image if image is not None else MemoryImage()
+        layout = Layout(accel, "", "", [])
+        return cls._traced(accel, "", "", source, label or "memory image: zeros", hw, layout,
+                           program, image, {}, max_steps)
+
+    @classmethod
+    def _traced(cls, accel, task, config, source, label, hw, layout, program, image,
+                reference, max_steps) -> "DebugSession":
         started = time.perf_counter()
-        backend = acc.backend()
+        backend = get_accel(accel).backend()
         view = view_for(accel)
         result, inspection = view.traced_run(
             backend, program, image, hw, Budget(max_instructions=max_steps, wall_seconds=120.0))
@@ -124,13 +204,38 @@ class DebugSession:
 
     @property
     def lockstep(self) -> Lockstep | None:
-        """The first two backends moved together, when a second one is attached."""
-        return Lockstep(self.timelines[0], self.timelines[1]) if len(self.timelines) > 1 else None
+        """The first two backends moved together, when a second one is attached; their
+        traces compared by the accelerator's one trace comparison (as rtl-check's)."""
+        if len(self.timelines) < 2:
+            return None
+        if self._lockstep is None:
+            from workbench.rtlcheck import trace_comparison
+            self._lockstep = Lockstep(self.timelines[0], self.timelines[1],
+                                      trace_comparison(self.accel))
+        return self._lockstep
 
     def attach(self, timeline: Timeline) -> None:
         """Add another backend's trace of the same program and image (e.g. the RTL)."""
         self.timelines.append(timeline)
+        self._lockstep = None
         timeline.goto(self.main.position)
+
+    def rtl_backend(self, **options):
+        """The accelerator's RTL backend (ConfigError naming those that have one)."""
+        from workbench.rtlcheck import rtl_backend
+        return rtl_backend(self.accel, **options)
+
+    def run_rtl(self, backend=None, max_steps: int = DEFAULT_MAX_STEPS) -> Timeline:
+        """The RTL's traced run of this program and image as a Timeline to attach
+        (builds the simulator first when it is not in the cache: minutes)."""
+        backend = backend or self.rtl_backend()
+        result = backend.run(self.program, self.image, self.hw,
+                             Budget(max_instructions=max_steps, wall_seconds=600.0), trace=True)
+        if result.trace is None:
+            raise DebugSetupError(f"{backend.name} returned no trace; it cannot be stepped")
+        return Timeline.for_accelerator(self.accel, getattr(backend, "name", "rtl"), result,
+                                        self.view.unit_spaces if self.view else frozenset(),
+                                        start=self.main.first_state).prepare()
 
     # ------------------------------------------------------------------ moving
     @property
@@ -150,11 +255,25 @@ class DebugSession:
     def step(self, n: int = 1) -> Touched:
         return self.goto(self.position + n)
 
-    def run(self, breakpoints: set[int] = frozenset(), forward: bool = True) -> Touched:
+    def run(self, breakpoints: set[int] = frozenset(), forward: bool = True,
+            watches: list = ()) -> Touched:
         """Run to the next state whose instruction is on a breakpoint line (after at
-        least one step), or to the end (the start, backwards) if none is reached."""
+        least one step) or that follows a write to a watched location (navigate.Watch),
+        whichever comes first; to the end (the start, backwards) if none is reached.
+        `last_watch` says which watch stopped it (None: a line, or no stop)."""
+        from .navigate import next_write
         hit = self.main.find(set(breakpoints), forward)
+        wrote = next_write(self.main, list(watches), forward) if watches else None
+        self.last_watch = None
+        if wrote is not None and (hit is None or (wrote[0] <= hit if forward else wrote[0] >= hit)):
+            hit, self.last_watch = wrote
         return self.goto(hit if hit is not None else (self.length if forward else 0))
+
+    def goto_divergence(self) -> Touched | None:
+        """To the state just after the first instruction where the backends disagree
+        (its writes on each side in view); None when they agree."""
+        d = self.lockstep.divergence if self.lockstep is not None else None
+        return None if d is None else self.goto(d.step + 1)
 
     # ------------------------------------------------------------------ reading
     @property
@@ -168,8 +287,9 @@ class DebugSession:
         if r.error is not None:
             return f"stopped by an error after {r.retired} {noun}s: {r.error}"
         if r.stop == "break":
-            where = self.view.break_words if self.view else "a breakpoint instruction"
-            return f"stopped at {where} after {r.retired} {noun}s"
+            where = self.view.break_words if self.view else "the program's own break instruction"
+            return (f"ended by {where} after {r.retired} {noun}s (the program stops there; "
+                    f"not a debugger breakpoint)")
         return f"ran to the end: {r.retired} {noun}s, {r.cycles} cycles"
 
     def current_line(self) -> int | None:
@@ -188,6 +308,8 @@ class DebugSession:
 
     def outputs(self) -> list[OutputCheck]:
         """Every output region as it stands now, compared with the reference."""
+        if not self.task:
+            return []
         spec = {s.name: s for s in get_task(self.task).outputs(self.config)}
         out = []
         for r in self.layout.by_role("output"):

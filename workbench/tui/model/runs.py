@@ -1,12 +1,14 @@
 """The run picker's rows: what each column shows, how a filter reads, how rows sort.
 
 A filter is words separated by blanks. `field:value` keeps runs whose field contains
-the value (fields: the column keys below, e.g. `status:running task:soft rtl:fail`); a bare
+the value (fields: the column keys below, e.g. `status:running task:soft rtl:fail`); a
+numeric field also takes a comparison (`speedup:>1.5 steps:>=3 cost:<0.01 id:=4`); a bare
 word keeps runs where any column contains it; a leading `-` negates either form.
 Everything is case-insensitive.
 """
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 
 from workbench.store import Run
@@ -32,6 +34,11 @@ STATUS_MARKS = {"running": "● running", "succeeded": "✓ succeeded", "failed"
                 "interrupted": "◌ interrupted", "error": "! error"}
 STATUS_STYLES = {"running": "bold yellow", "succeeded": "green", "failed": "red",
                  "interrupted": "grey62", "error": "bold red"}
+
+
+NUMERIC = ("id", "steps", "speedup", "tokens", "cost")      # fields that take >, >=, <, <=, =
+COMPARISONS = {">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt,
+               "=": operator.eq}
 
 
 class FilterError(ValueError):
@@ -77,18 +84,21 @@ class RunRow:
         if key == "tokens":
             return f"{_k(r.tokens_in)}/{_k(r.tokens_out)}"
         if key == "cost":
-            return f"${r.cost:.4f}" if r.cost else "-"
+            return r.cost_text
         if key == "started":
             return (r.started_at or "")[5:16].replace("T", " ")
         raise KeyError(key)
 
-    def sort_key(self, key: str):
+    def number(self, key: str) -> float | None:
+        """A numeric field's value (None: a run with no speed-up yet)."""
         r = self.run
-        numeric = {"id": r.id, "steps": r.steps, "speedup": self.speedup or 0.0,
-                   "tokens": r.tokens_in + r.tokens_out, "cost": r.cost}
-        if key in numeric:
-            return (numeric[key], r.id)
-        return (self.cell(key).lower(), r.id)
+        return {"id": r.id, "steps": r.steps, "speedup": self.speedup,
+                "tokens": r.tokens_in + r.tokens_out, "cost": r.cost}[key]
+
+    def sort_key(self, key: str):
+        if key in NUMERIC:
+            return (self.number(key) or 0.0, self.run.id)
+        return (self.cell(key).lower(), self.run.id)
 
 
 def columns_for(rows: list[RunRow]) -> tuple[tuple[str, str, str], ...]:
@@ -96,6 +106,11 @@ def columns_for(rows: list[RunRow]) -> tuple[tuple[str, str, str], ...]:
     so a store without such runs reads as before."""
     rtl = any(is_rtl_run(r.run) for r in rows)
     return tuple(c for c in COLUMNS if c[0] not in OPTIONAL or (c[0] == "rtl" and rtl))
+
+
+def plural(n: int, noun: str) -> str:
+    """`1 run`, `3 runs`."""
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
 
 def _k(n: int) -> str:
@@ -119,16 +134,35 @@ def parse_filter(text: str) -> list[tuple[str | None, str, bool]]:
             if key not in COLUMN_KEYS:
                 raise FilterError(f"unknown filter field {key!r}; fields: "
                                   f"{', '.join(COLUMN_KEYS)} (e.g. status:running)")
+            if value[:1] in "<>=" and value:
+                _comparison(key, value)          # checked now, so the error shows at once
             terms.append((key, value.lower(), neg))
         else:
             terms.append((None, word.lower(), neg))
     return terms
 
 
+def _comparison(key: str, value: str):
+    """(operator, number) of `>1.5`-style values; FilterError says what is wrong."""
+    if key not in NUMERIC:
+        raise FilterError(f"{key}:{value}: {key} is not a number; comparisons work on "
+                          f"{', '.join(NUMERIC)} (e.g. speedup:>1.5)")
+    op = next(o for o in COMPARISONS if value.startswith(o))
+    text = value[len(op):].rstrip("x").lstrip("$")          # 1.5x and $0.01 read as numbers
+    try:
+        return COMPARISONS[op], float(text)
+    except ValueError:
+        raise FilterError(f"{key}:{value}: {text!r} is not a number (e.g. {key}:>1.5)") from None
+
+
 def matches(row: RunRow, terms: list[tuple[str | None, str, bool]]) -> bool:
     for key, value, neg in terms:
         if key is None:
             hit = any(value in row.cell(k).lower() for k in COLUMN_KEYS)
+        elif value[:1] in "<>=" and value:
+            op, number = _comparison(key, value)
+            got = row.number(key)
+            hit = got is not None and op(got, number)
         else:
             hit = value in row.cell(key).lower()
         if hit == neg:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from simulators.core.backend import RunResult
-from simulators.core.trace import Change, TraceStep
+from simulators.core.trace import Change, TraceStep, fill_old
 
 # A move longer than this many steps from the cursor starts from the nearer end
 # snapshot instead (a snapshot copy costs about as much as this many small steps).
@@ -167,9 +167,24 @@ class Timeline:
 
     @classmethod
     def for_accelerator(cls, accel: str, backend: str, result: RunResult,
-                        units: frozenset[str] = frozenset()) -> "Timeline":
+                        units: frozenset[str] = frozenset(),
+                        start: tuple[dict, dict] | None = None) -> "Timeline":
+        """A traced run of `accel` as a Timeline. A trace whose changes carry no old
+        values (the RTL's) needs `start`, the (memories, registers) it started from,
+        to recover them (core.trace.fill_old with the accelerator's read_change)."""
         mod = tracing_module(accel)
+        if result.trace and any(ch.old is None for st in result.trace for ch in st.changes):
+            if start is None or not callable(getattr(mod, "read_change", None)):
+                raise ValueError(f"{backend}: its trace records no old values; stepping it "
+                                 f"back needs the state it started from and "
+                                 f"simulators/{accel}/tracing.py read_change")
+            fill_old(result.trace, *_copy_state(*start), mod.read_change, mod.redo)
         return cls(backend, result, mod.undo, mod.redo, units)
+
+    @property
+    def first_state(self) -> tuple[dict, dict]:
+        """(memories, registers) before the first instruction (not to be changed)."""
+        return self._first
 
     def prepare(self) -> "Timeline":
         """Index the trace's changes now (a long move would do it on first use)."""

@@ -4,23 +4,31 @@ source line about to execute, the registers, any memory in any format with what 
 last move changed highlighted, and the outputs against the reference.
 
 The traced run is made in a worker thread when the screen opens; every move after
-that replays recorded changes (model/timeline.py). With a second backend attached
-(the RTL, when it exists) its registers appear beside the model's and the status
-line names the first instruction where the two disagree.
+that replays recorded changes (model/timeline.py). With `rtl=True` the RTL runs the
+same program and image traced in another worker (building its simulator first when
+the cache has none: the pane says who holds the build lock and for how long); then
+a model | RTL pane pair shows what each side's last instruction retired and wrote,
+both step together, and the debugger jumps to the first instruction where they
+disagree (`D` returns there), named by rtl-check's own trace comparison.
 """
 from __future__ import annotations
+
+import time
 
 import numpy as np
 from rich.text import Text
 from textual import work
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Input, Static
+from textual.screen import Screen
+from textual.widgets import Footer
 
 from ..messages import deliver
 from ..model.debugger import DebugSession
 from ..model.formats import FORMATS, cell_bytes, next_format
+from ..model.lockstep import lockstep_lines
+from ..model.navigate import (NavigationError, find_value, goto_line, mismatches, parse_goto,
+                              parse_watch)
 from ..model.timeline import Touched
 from ..model.views import view_for
 from ..widgets.common.pane import TextPane
@@ -32,28 +40,9 @@ from ..widgets.debugger.source import SourceView
 
 BIG_STEP = 100
 PER_ROW = 8
-
-
-class AddressPrompt(ModalScreen[str | None]):
-    """Ask where the memory view should go: an address, or a region name."""
-
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="address.cancel")]
-
-    def __init__(self, regions: list[str]):
-        super().__init__()
-        self.regions = regions
-
-    def compose(self):
-        with Vertical(id="address-prompt"):
-            yield Static("Go to an address (decimal or 0x hex) or a region: "
-                         + ", ".join(self.regions))
-            yield Input(id="address-input")
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.dismiss(event.value.strip() or None)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+# Rows (with their borders) the panes keep on a short terminal, and what they ask for.
+SOURCE_MIN, MEMORY_MIN, OUTPUTS_MIN = 6, 6, 5
+REGISTER_ROWS, LOCKSTEP_ROWS = 12, 9
 
 
 class DebuggerScreen(Screen):
@@ -66,7 +55,7 @@ class DebuggerScreen(Screen):
                 show=False),
         Binding("c", "run(True)", "Continue", id="debug.continue",
                 tooltip="run to the next breakpoint, or to the end"),
-        Binding("C", "run(False)", "Reverse", id="debug.reverse",
+        Binding("C", "run(False)", "Reverse", id="debug.reverse", show=False,
                 tooltip="run backwards to the previous breakpoint, or to the start"),
         Binding("0,home", "goto_start", "Start", id="debug.start", show=False),
         Binding("$,end", "goto_end", "End", id="debug.end", show=False),
@@ -76,7 +65,7 @@ class DebuggerScreen(Screen):
                 tooltip="toggle a breakpoint on the line under the cursor"),
         Binding("m", "memory(1)", "Memory", id="debug.next_memory"),
         Binding("M", "memory(-1)", "Prev memory", id="debug.previous_memory", show=False),
-        Binding("v", "format", "Format", id="debug.format",
+        Binding("v", "format", "Format", id="debug.format", show=False,
                 tooltip="show cells as bf16 / fp32 / int / hex"),
         Binding("r", "register_page(1)", "Registers", id="debug.registers", show=False,
                 tooltip="next page of registers (when they take several)"),
@@ -84,16 +73,37 @@ class DebuggerScreen(Screen):
                 show=False),
         Binding("pagedown", "scroll_memory(1)", "Mem ↓", id="debug.memory_down", show=False),
         Binding("pageup", "scroll_memory(-1)", "Mem ↑", id="debug.memory_up", show=False),
-        Binding("a", "goto_address", "Address", id="debug.address",
+        Binding("a", "goto_address", "Address", id="debug.address", show=False,
                 tooltip="show memory at an address or a layout region"),
+        Binding("g", "goto", "Go to", id="debug.goto", show=False,
+                tooltip="go to an instruction number or a source line (L42)"),
+        Binding("t", "to_cursor", "To cursor", id="debug.to_cursor", show=False,
+                tooltip="run to the source line under the cursor"),
+        Binding("w", "watch", "Watch", id="debug.watch", show=False,
+                tooltip="stop after writes to a register, memory range or region"),
+        Binding("W", "clear_watches", "Clear watches", id="debug.clear_watches", show=False),
+        Binding("slash", "find_value", "Find value", id="debug.find",
+                show=False, tooltip="find a value (1.5, nan, 0x3F80) in the memory shown"),
+        Binding("n", "find_next", "Next value", id="debug.find_next", show=False),
+        Binding("D", "goto_divergence", "Divergence", id="debug.divergence", show=False,
+                tooltip="to the first instruction where the model and the RTL disagree"),
         Binding("escape", "back", "Back", id="debug.exit"),
     ]
 
     def __init__(self, accel: str, task: str, config: str, source: str, *, seed: int = 0,
-                 edge: str | None = None, hw_overrides: dict | None = None, title: str = ""):
+                 edge: str | None = None, hw_overrides: dict | None = None, title: str = "",
+                 edge_seed: int | None = None, hw=None, image=None, rtl: bool = False,
+                 rtl_backend=None, source_name: str = "kernel.asm"):
+        """`task` "" debugs a bare program on `image` (zeros by default); `hw` (a
+        configuration) wins over `hw_overrides`; `rtl` steps the RTL beside the model
+        (`rtl_backend`: the accelerator's own by default)."""
         super().__init__()
         self.args = (accel, task, config, source, seed, edge, dict(hw_overrides or {}))
-        self.title_text = title or f"{accel}/{task}/{config}"
+        self.edge_seed, self.hw, self.image, self.source_name = edge_seed, hw, image, source_name
+        self.rtl, self.rtl_backend = rtl, rtl_backend
+        self.rtl_note = ""                     # the RTL's build/run state until attached
+        self.rtl_since = 0.0
+        self.title_text = title or (f"{accel}/{task}/{config}" if task else f"{accel} {source_name}")
         self.view = view_for(accel)
         self.register_page = 0
         self.session: DebugSession | None = None
@@ -103,12 +113,19 @@ class DebuggerScreen(Screen):
         self.memory = ""
         self.addresses: dict[str, int] = {}
         self._outputs_dirty = True
+        self.watches: list = []                # navigate.Watch
+        self.bad = Touched()                   # output cells out of tolerance now
+        self.found = ""                        # the value last searched for in memory
 
     def compose(self):
         yield TextPane(id="debug-status")
         with Horizontal(id="debug-body"):
             with Vertical(id="debug-left"):
                 yield SourceView(id="debug-source")
+                if self.rtl:
+                    pane = TextPane(id="debug-lockstep")
+                    pane.border_title = "model | RTL"
+                    yield pane
                 for spec in self.view.panes:
                     pane = MachinePane(spec.key, id=f"debug-{spec.key}", classes="debug-machine")
                     pane.border_title = spec.title
@@ -117,18 +134,39 @@ class DebuggerScreen(Screen):
                 yield RegistersView(id="debug-registers")
                 yield MemoryView(id="debug-memory")
                 yield OutputsView(id="debug-outputs")
-        yield Footer()
+        # 80 columns: Back, Quit and Help still fit (? lists every key, ctrl+p the palette)
+        yield Footer(compact=True, show_command_palette=False)
+
+    def _fit(self, height: int) -> None:
+        """Size the panes for a terminal `height` rows tall: the accelerator's view asks
+        for its panes' heights; on a short terminal (80x24) the machine panes shrink
+        before the source drops under SOURCE_MIN rows, and the registers before the
+        outputs' comparison drops under OUTPUTS_MIN."""
+        body = max(8, height - 3)                           # the status (2) and the footer
+        wants = [spec.height for spec in self.view.panes] + ([LOCKSTEP_ROWS] if self.rtl else [])
+        scale = min(1.0, max(0, body - SOURCE_MIN) / sum(wants)) if wants else 1.0
+        for spec in self.view.panes:
+            self.query_one(f"#debug-{spec.key}", MachinePane).styles.height = \
+                max(3, int(spec.height * scale))
+        if self.rtl:
+            self.query_one("#debug-lockstep", TextPane).styles.height = \
+                max(6, int(LOCKSTEP_ROWS * scale))
+        want = self.view.register_height or REGISTER_ROWS
+        self.query_one(RegistersView).styles.height = max(4, min(want, body - MEMORY_MIN
+                                                                 - OUTPUTS_MIN))
+
+    def on_resize(self, event) -> None:
+        self._fit(event.size.height)
+        if self.session is not None:        # reflow the registers, memory, panes
+            self.call_after_refresh(self._refresh, self.session.main.touched)
 
     def on_mount(self) -> None:
-        # the accelerator's view sizes its panes (the stylesheet's sizes otherwise)
-        if self.view.register_height:
-            self.query_one(RegistersView).styles.height = self.view.register_height
-        for spec in self.view.panes:
-            self.query_one(f"#debug-{spec.key}", MachinePane).styles.height = spec.height
+        self._fit(self.app.size.height)
         accel, task, config, _, seed, edge, _ = self.args
         what = f"edge case {edge}" if edge else f"seed {seed}"
+        where = f"{accel}/{task}/{config}, {what}" if task else accel
         self.query_one("#debug-status", TextPane).update(
-            f"{self.title_text}: tracing the kernel on {accel}/{task}/{config}, {what} ...")
+            f"{self.title_text}: tracing the kernel on {where} ...")
         self._start()
 
     @work(thread=True, exclusive=True, group="debug-start")
@@ -136,9 +174,16 @@ class DebuggerScreen(Screen):
         accel, task, config, source, seed, edge, hw = self.args
         try:
             from workbench.accel import get_accel
-            session = DebugSession.start(accel, task, config, source, seed=seed, edge=edge,
-                                         hw=get_accel(accel).default_config(**hw),
-                                         max_steps=self.app.max_steps)
+            hw = self.hw or get_accel(accel).default_config(**hw)
+            if task:
+                session = DebugSession.start(accel, task, config, source, seed=seed, edge=edge,
+                                             edge_seed=self.edge_seed, hw=hw,
+                                             max_steps=self.app.max_steps,
+                                             source_name=self.source_name)
+            else:
+                session = DebugSession.bare(accel, source, self.image, hw=hw,
+                                            max_steps=self.app.max_steps,
+                                            source_name=self.source_name)
         except Exception as e:  # noqa: BLE001 -- shown to the person with its reason
             msg = str(e.args[0]) if isinstance(e, KeyError) and e.args else str(e)
             deliver(self, self._failed, msg)
@@ -168,6 +213,81 @@ class DebuggerScreen(Screen):
         if session.main.result.error is not None:
             self.app.notify(session.stop_reason, title="the traced run stopped early",
                             severity="warning", timeout=10)
+        if self.rtl:
+            self.rtl_since = time.monotonic()
+            self.rtl_note = "starting ..."
+            self._rtl_timer = self.set_interval(0.5, self._rtl_tick)
+            self._run_rtl(session)
+
+    # ---------------------------------------------------------------- the RTL
+    @work(thread=True, exclusive=True, group="debug-rtl")
+    def _run_rtl(self, session: DebugSession) -> None:
+        try:
+            backend = self.rtl_backend or session.rtl_backend()
+            deliver(self, self._rtl_state, backend.build_state(session.hw).describe())
+            self._rtl_watch(backend, session.hw)
+            timeline = session.run_rtl(backend, self.app.max_steps)
+        except Exception as e:  # noqa: BLE001 -- a build or run failure, shown with its reason
+            deliver(self, self._rtl_failed, str(e))
+            return
+        deliver(self, self._rtl_ready, timeline)
+
+    @work(thread=True, group="debug-rtl-watch")
+    def _rtl_watch(self, backend, hw) -> None:
+        """While the RTL runs, re-read its build state (a build takes minutes)."""
+        while self.session is not None and len(self.session.timelines) < 2 and self.rtl_since:
+            time.sleep(1.0)
+            try:
+                deliver(self, self._rtl_state, backend.build_state(hw).describe())
+            except Exception:  # noqa: BLE001 -- the run itself reports what is wrong
+                return
+
+    def _rtl_state(self, state: str) -> None:
+        if self.rtl_since:
+            self.rtl_note = ("running the traced RTL (simulator built)"
+                             if state.startswith("built") else state)
+            self._rtl_tick()
+
+    def _rtl_tick(self) -> None:
+        if self.session is None or not self.rtl_since:
+            return
+        note = f"{self.rtl_note}  {time.monotonic() - self.rtl_since:.0f} s"
+        pane = self.query_one("#debug-lockstep", TextPane)
+        pane.update(lines_text(lockstep_lines(self.session, pane.size.width or 60,
+                                              pane.size.height or 7, note)))
+
+    def _rtl_failed(self, msg: str) -> None:
+        self.rtl_since = 0.0
+        self._rtl_timer.stop()
+        self.rtl_note = f"failed: {msg.splitlines()[0] if msg else 'no reason given'}"
+        self.query_one("#debug-lockstep", TextPane).update(Text(f"RTL failed: {msg}", "bold red"))
+        self.app.notify(msg, title="RTL", severity="error", timeout=10)
+
+    def _rtl_ready(self, timeline) -> None:
+        took = time.monotonic() - self.rtl_since
+        self.rtl_since = 0.0
+        self._rtl_timer.stop()
+        s = self.session
+        s.attach(timeline)
+        d = s.lockstep.divergence
+        if d is None:
+            self._refresh(s.main.touched)
+            self.app.notify(f"{timeline.backend} agrees with the model on every one of "
+                            f"{s.length:,} {self.view.step_noun}s ({took:.1f} s)", timeout=6)
+        else:
+            self._move(s.goto_divergence())
+            self.app.notify(f"{timeline.backend} diverges at {d}", title="first divergence",
+                            severity="warning", timeout=10)
+
+    def action_goto_divergence(self) -> None:
+        if self.session is None or self.session.lockstep is None:
+            self.app.notify("no RTL attached: open the debugger with --rtl", timeout=3)
+            return
+        touched = self.session.goto_divergence()
+        if touched is None:
+            self.app.notify("the model and the RTL agree on every instruction", timeout=3)
+        else:
+            self._move(touched)
 
     # ---------------------------------------------------------------- drawing
     def _storage(self, name: str) -> str:
@@ -186,7 +306,7 @@ class DebuggerScreen(Screen):
             return
         tl = s.main
         step = tl.current()
-        status = Text(no_wrap=True, overflow="ellipsis")
+        status = Text(overflow="ellipsis")          # two lines: wraps at 80 columns
         status.append(f"{self.title_text}  ", "bold")
         status.append(f"{s.input_label}  {self.view.step_noun} {s.position:,}/{s.length:,}  "
                       f"cycle {s.cycle():,}  ")
@@ -198,21 +318,29 @@ class DebuggerScreen(Screen):
         if s.lockstep is not None:
             d = s.lockstep.divergence
             status.append(f"  {s.timelines[1].backend}: " + ("agrees" if d is None else
-                                                              f"diverges at {d}"),
+                                                              f"diverges at #{d.step}"),
                           "green" if d is None else "bold red")
         if touched.steps > 1:
             status.append(f"  (moved {touched.steps:,} {self.view.step_noun}s)", "grey50")
+        if self.watches:
+            status.append("  watching " + ", ".join(w.text for w in self.watches), "yellow")
         self.query_one("#debug-status", TextPane).update(status)
         self.query_one(SourceView).show(s.current_line(), self.breakpoints)
+        if self.rtl:
+            pane = self.query_one("#debug-lockstep", TextPane)
+            pane.update(lines_text(lockstep_lines(s, pane.size.width or 60,
+                                                  pane.size.height or 7, self.rtl_note)))
         self._draw_registers()
         for pane in self.query(MachinePane):
             pane.update(lines_text(self.view.pane(pane.key, s, pane.size.width or 60)))
-        self._draw_memory(touched)
         spans = [(r.memory, *s.layout.span(r)) for r in s.layout.by_role("output")]
         if self._outputs_dirty or any(touched.mask(memory, a, b - a).any()
                                       for memory, a, b in spans):
             self._outputs_dirty = False
-            self.query_one(OutputsView).show(s.outputs())
+            outputs = s.outputs()
+            self.bad = mismatches(s, outputs)
+            self.query_one(OutputsView).show(outputs)
+        self._draw_memory(touched)
 
     def _draw_registers(self) -> None:
         pane = self.query_one(RegistersView)
@@ -231,7 +359,7 @@ class DebuggerScreen(Screen):
         view.update(memory_text(self.memory, np.asarray(values), self._storage(self.memory),
                                 self.fmt, self.addresses.get(self.memory, 0), rows, PER_ROW,
                                 touched if touched is not None else s.main.touched,
-                                s.layout))
+                                s.layout, self.bad))
 
     # ---------------------------------------------------------------- moving
     def _move(self, touched: Touched) -> None:
@@ -243,7 +371,100 @@ class DebuggerScreen(Screen):
 
     def action_run(self, forward: bool) -> None:
         if self.session is not None:
-            self._move(self.session.run(self.breakpoints, forward))
+            self._move(self.session.run(self.breakpoints, forward, self.watches))
+            self._said_watch()
+
+    def _said_watch(self) -> None:
+        w = self.session.last_watch
+        if w is not None:
+            step = self.session.main.previous()
+            self.app.notify(f"{w.text} written by `{step.text}` (line {step.line})",
+                            title="watchpoint", timeout=4)
+
+    # ---------------------------------------------------------------- navigation
+    def _ask(self, question: str, then, value: str = "") -> None:
+        if self.session is not None:
+            from .prompt import TextPrompt
+            self.app.push_screen(TextPrompt(question, value), then)
+
+    def _refuse(self, e: Exception) -> None:
+        self.app.notify(str(e), severity="error", timeout=6)
+
+    def action_goto(self) -> None:
+        self._ask(f"Go to an instruction (0..{self.session.length if self.session else 0}) "
+                  f"or a source line (L42):", self._goto)
+
+    def _goto(self, answer: str | None) -> None:
+        if not answer or self.session is None:
+            return
+        try:
+            kind, n = parse_goto(answer)
+        except NavigationError as e:
+            return self._refuse(e)
+        if kind == "line":
+            target = goto_line(self.session.main, n)
+            if target is None:
+                return self._refuse(NavigationError(f"line {n} never runs in this trace"))
+            n = target
+        self._move(self.session.goto(n))
+
+    def action_to_cursor(self) -> None:
+        if self.session is None:
+            return
+        line = self.query_one(SourceView).cursor
+        target = goto_line(self.session.main, line)
+        if target is None:
+            self.app.notify(f"line {line} never runs in this trace", severity="warning",
+                            timeout=3)
+            return
+        self._move(self.session.goto(target))
+
+    def action_watch(self) -> None:
+        self._ask("Watch a register (gp3, STRIDE, MM_ACC), a memory range (vsram:64+16, "
+                  "hbm:320..383) or a region; c stops after each write:", self._watch)
+
+    def _watch(self, answer: str | None) -> None:
+        if not answer or self.session is None:
+            return
+        try:
+            self.watches.append(parse_watch(answer, self.session))
+        except NavigationError as e:
+            return self._refuse(e)
+        self._refresh(self.session.main.touched)
+
+    def action_clear_watches(self) -> None:
+        self.watches = []
+        if self.session is not None:
+            self._refresh(self.session.main.touched)
+
+    def action_find_value(self) -> None:
+        self._ask(f"Find a value in {self.memory} (1.5, nan, inf, 0x3F80):", self._find,
+                  self.found)
+
+    def _find(self, answer: str | None) -> None:
+        if answer:
+            self.found = answer
+            self.action_find_next()
+
+    def action_find_next(self) -> None:
+        if self.session is None or not self.found:
+            return
+        values = self._memory_values(self.session.main, self.memory)
+        try:
+            i = find_value(values, self._storage(self.memory), self.found,
+                           self.addresses.get(self.memory, 0) + self._found_at)
+        except NavigationError as e:
+            return self._refuse(e)
+        if i is None:
+            self.app.notify(f"{self.found} is not in {self.memory} now", severity="warning",
+                            timeout=3)
+            return
+        self.addresses[self.memory] = i - i % PER_ROW
+        self._found_at = i % PER_ROW
+        self._draw_memory()
+        self.app.notify(f"{self.found} at {self.memory}[{i}]", timeout=2)
+
+    _found_at = -1
 
     def action_goto_start(self) -> None:
         if self.session is not None:
@@ -300,7 +521,9 @@ class DebuggerScreen(Screen):
         if self.session is None:
             return
         regions = [r.name for r in self.session.layout.regions]
-        self.app.push_screen(AddressPrompt(regions), self._goto_address)
+        from .prompt import TextPrompt
+        self.app.push_screen(TextPrompt("Go to an address (decimal or 0x hex) or a region: "
+                                        + ", ".join(regions)), self._goto_address)
 
     def _goto_address(self, answer: str | None) -> None:
         if not answer or self.session is None:
@@ -331,4 +554,7 @@ class DebuggerScreen(Screen):
         self._draw_memory()
 
     def action_back(self) -> None:
-        self.app.pop_screen()
+        if len(self.app.screen_stack) <= 2:     # opened by `kernelcraft debug`: nothing below
+            self.app.exit()
+        else:
+            self.app.pop_screen()

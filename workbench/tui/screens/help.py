@@ -22,8 +22,11 @@ def binding_rows(screen: Screen, app) -> list[tuple[str, str, str, str]]:
     """(section, keys, description, id) of every binding the person can use there."""
     keymap = getattr(app, "keymap", {}) or {}
     rows = []
+    # the screen's, then those of its widgets that have their own (the run table's)
+    widgets = [(type(w).__name__, w) for w in screen.query("*")
+               if any(isinstance(b, Binding) and b.id for b in type(w).__dict__.get("BINDINGS", ()))]
     for section, owner in ((type(screen).__name__.replace("Screen", "") or "screen", screen),
-                           ("everywhere", app)):
+                           *dict(widgets).items(), ("everywhere", app)):
         for b in type(owner).BINDINGS:
             if isinstance(b, tuple):
                 b = Binding(*b)

@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, OptionList, Static
 
 from ..messages import OpenRun, deliver
-from ..model.runs import FilterError, RunRow, columns_for, select
+from ..model.runs import FilterError, RunRow, columns_for, plural, select
 from ..model.source import Problem
 from ..widgets.picker.run_table import RunTable
 from ..widgets.picker.search_panel import SearchPanel
@@ -87,7 +87,7 @@ class PickerScreen(Screen):
                error: str | None) -> None:
         self._loading = False
         self.loaded = True
-        if problem is not None and problem != self._last_problem:
+        if problem is not None and problem != self._last_problem and not self._creating(problem):
             self.app.notify(problem.message, title="trace store",
                             severity="information" if problem.kind == "missing" else "error",
                             timeout=8)
@@ -118,23 +118,36 @@ class PickerScreen(Screen):
         self.app.run_order = [r.run.id for r in self.shown]
         self._banner()
 
+    def _creating(self, problem: Problem | None) -> bool:
+        """The store is missing because a run started here is about to create it (the
+        demo): not a problem to notify about."""
+        return problem is not None and problem.kind == "missing" and any(
+            x.exited() is None for x in self.app.launched)
+
     def _banner(self) -> None:
         reader = self.app.reader
         t = Text()
-        if reader.problem is not None:
+        if self._creating(reader.problem):
+            t.append(f"creating the trace store at {reader.path}: the run being started "
+                     f"records there", "grey62")
+        elif reader.problem is not None:
             t.append(reader.problem.message,
                      "yellow" if reader.problem.kind == "missing" else "bold red")
         else:
             running = sum(1 for r in self.rows if r.run.status == "running")
-            t.append(f"{len(self.rows)} runs", "bold")
+            t.append(plural(len(self.rows), "run"), "bold")
             if len(self.shown) != len(self.rows):
                 t.append(f", {len(self.shown)} shown")
             if running:
                 t.append(f", {running} running", "bold yellow")
-            t.append(f"  in {reader.path}  (read-only)", "grey50")
+            # the viewer never writes; a run started with n is its own process
+            t.append(f"  in {reader.path}  (viewed read-only; n starts a run that records "
+                     f"itself)", "grey50")
         if self.filter_error:
             t.append(f"   filter: {self.filter_error}", "bold red")
-        self.query_one("#store-banner", Static).update(t)
+        banner = self.query("#store-banner")
+        if banner:                     # gone while the app shuts down under load
+            banner.first(Static).update(t)
 
     # ---------------------------------------------------------------- actions
     def action_leaderboard(self) -> None:

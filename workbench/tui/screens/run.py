@@ -11,6 +11,7 @@ workers too.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from datetime import datetime
 
 from textual.css.query import NoMatches
@@ -22,10 +23,12 @@ from textual.widgets import Footer, TabbedContent, TabPane
 
 from ..messages import StepChosen, deliver
 from ..model.backends import RTL_TOOLS
+from ..model.debugger import InputChoice, input_of
 from ..model.follow import Follower
 from ..model.reexec import Reexecution, reexecute
+from ..model.takeout import TakeoutError, diff_base, export_run, save_kernel
 from ..model.trace import RunTrace
-from ..widgets.run.conversation import Conversation
+from ..widgets.run.conversation import Conversation, step_text
 from ..widgets.run.feedback import FeedbackView
 from ..widgets.run.header import RunHeader
 from ..widgets.run.kernel import DiffView, KernelView
@@ -43,20 +46,42 @@ class RunScreen(Screen):
     BINDINGS = [
         Binding("right,l", "next_step", "Step ▶", id="run.next_step"),
         Binding("left,h", "previous_step", "◀ Step", id="run.previous_step"),
+        Binding("s", "save_kernel", "Save kernel", id="run.save_kernel", show=False,
+                tooltip="write the kernel shown to runN-vM.asm here (never overwrites)"),
+        Binding("y", "copy_kernel", "Copy kernel", id="run.copy_kernel", show=False,
+                tooltip="copy the kernel shown to the clipboard"),
+        Binding("o", "edit_kernel", "Open in $EDITOR", id="run.edit_kernel", show=False,
+                tooltip="open a copy of the kernel shown in $EDITOR"),
+        Binding("E", "export", "Export run", id="run.export", show=False,
+                tooltip="write the run as Markdown or JSON lines here"),
+        Binding("V", "compare", "Compare with", id="run.compare", show=False,
+                tooltip="diff the kernel shown against another version or the baseline"),
+        Binding("C", "compare_runs", "Compare runs", id="run.compare_runs", show=False,
+                tooltip="this run beside another: steps, scores, kernels"),
+        Binding("d", "debug", "Debug", id="run.debug",
+                tooltip="step this step's kernel instruction by instruction"),
+        Binding("escape", "back", "Runs", id="run.back"),
         Binding("0,home", "first_step", "First", id="run.first_step", show=False),
         Binding("$,end", "last_step", "Last", id="run.last_step", show=False),
         Binding("L", "next_run", "Next run", id="run.next_run", show=False,
                 tooltip="the next run in the picker's order"),
         Binding("H", "previous_run", "Prev run", id="run.previous_run", show=False),
-        Binding("r", "toggle_reasoning", "Reasoning", id="run.toggle_reasoning"),
+        Binding("r", "toggle_reasoning", "Reasoning", id="run.toggle_reasoning", show=False),
         Binding("e", "toggle_expand", "Expand", id="run.expand", show=False,
                 tooltip="show long prompts and results in full"),
         Binding("j", "scroll_down", "Scroll ↓", id="run.scroll_down", show=False),
         Binding("k", "scroll_up", "Scroll ↑", id="run.scroll_up", show=False),
+        Binding("pagedown", "page(1)", "Page ↓", id="run.page_down", show=False, priority=True,
+                tooltip="page through a long step (the timeline keeps its step)"),
+        Binding("pageup", "page(-1)", "Page ↑", id="run.page_up", show=False, priority=True),
+        Binding("slash", "search", "Search", id="run.search", show=False,
+                tooltip="find text in this run's steps (the prompt and manual included)"),
+        Binding("n", "search_next(1)", "Next match", id="run.search_next", show=False),
+        Binding("N", "search_next(-1)", "Prev match", id="run.search_previous", show=False),
         Binding("1", "tab('kernel')", "Kernel", id="run.tab_kernel", show=False),
         Binding("2", "tab('diff')", "Diff", id="run.tab_diff", show=False),
         Binding("3", "tab('feedback')", "Feedback", id="run.tab_feedback", show=False),
-        Binding("f", "toggle_follow", "Follow", id="run.follow",
+        Binding("f", "toggle_follow", "Follow", id="run.follow", show=False,
                 tooltip="jump to each new step of a live run"),
         Binding("p", "replay", "Replay", id="run.replay",
                 tooltip="play the run back as it was recorded (p again pauses)"),
@@ -64,9 +89,6 @@ class RunScreen(Screen):
         Binding("minus", "slower", "Slower", id="run.slower", show=False),
         Binding("x", "reexecute", "Re-execute", id="run.reexecute",
                 tooltip="run this step's evaluation again and compare with the recording"),
-        Binding("d", "debug", "Debug", id="run.debug",
-                tooltip="step this step's kernel instruction by instruction"),
-        Binding("escape", "back", "Runs", id="run.back"),
     ]
 
     def __init__(self, run_id: int, seq: int | None = None, launched: bool = False):
@@ -84,6 +106,8 @@ class RunScreen(Screen):
         self.finished_reading = False
         self.replay: dict | None = None        # {"events", "pos", "t0", "clock", "speed", "paused"}
         self.updates = 0                        # times new events were applied (tests, bench)
+        self.search = ""                        # text found with /, highlighted; n/N move
+        self.diff_against = ""                  # "" (the version before), "3", "baseline"
         self._polling = False
 
     def compose(self):
@@ -101,7 +125,8 @@ class RunScreen(Screen):
                         yield DiffView(id="diff-view")
                     with TabPane("Feedback", id="feedback"):
                         yield FeedbackView(id="feedback-view")
-        yield Footer()
+        # 80 columns: Debug, Runs, Quit and Help still fit (the palette is ctrl+p)
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         self.query_one(RunHeader).update(f"opening run {self.run_id} ...")
@@ -219,7 +244,8 @@ class RunScreen(Screen):
             timeline.highlighted = index
         step = trace.steps[index]
         self.query_one(Conversation).show(step, reasoning=self.reasoning, full=self.expanded,
-                                          keep_scroll=keep_scroll and not moved)
+                                          keep_scroll=keep_scroll and not moved,
+                                          highlight=self.search)
         self._show_kernel(index)
         reexec = None
         if step.evaluations:
@@ -237,23 +263,144 @@ class RunScreen(Screen):
         ref = trace.kernel_at(index)
         accel = trace.run.accelerator
         kv, dv = self.query_one(KernelView), self.query_one(DiffView)
-        shown = (ref, self._source(ref.hash) is not None) if ref is not None else None
+        shown = ((ref, self._source(ref.hash) is not None, self.diff_against)
+                 if ref is not None else None)
+        if ref is not None:
+            written_here = ref.step == trace.steps[index].number
+            where = "written at this step" if written_here else f"from step {ref.step}"
+            title = f"kernel version {ref.version} ({where})  sha256 {ref.hash[:12]}"
         if shown == getattr(self, "_kernel_shown", False):
-            return                      # the same kernel as the step shown before
+            if ref is not None:         # the same kernel: only where it was written from changes
+                kv.set_title(title)
+            return
         self._kernel_shown = shown
         if ref is None:
             kv.show(None, accel, "kernel")
             dv.show(None, None, "diff")
             return
-        written_here = ref.step == trace.steps[index].number
-        where = "written at this step" if written_here else f"from step {ref.step}"
-        title = f"kernel version {ref.version} ({where})  sha256 {ref.hash[:12]}"
         source = self._source(ref.hash)
         kv.show(source, accel, title)
+        if self.diff_against:
+            try:
+                old, name = diff_base(trace, self.diff_against, self._source, self._baseline)
+            except Exception as e:  # noqa: BLE001 -- a version not there, a baseline that fails
+                self.app.notify(f"cannot compare: {e}", severity="error", timeout=6)
+                self.diff_against = ""
+                return self._show_kernel(index)
+            dv.show(old, source, f"{name} → version {ref.version}  (V: compare with another)")
+            return
         prev = trace.previous_kernel(ref.seq)
         old = self._source(prev.hash) if prev is not None else None
         dv.show(old, source, f"version {prev.version} → {ref.version}" if prev else
                 f"version {ref.version}")
+
+    def _baseline(self) -> str:
+        from workbench.accel import get_accel
+        run = self.trace.run
+        acc = get_accel(run.accelerator)
+        return acc.baseline(run.task, run.config,
+                            acc.default_config(**((run.settings or {}).get("hw") or {})))
+
+    # ---------------------------------------------------------------- getting things out
+    def _shown_kernel(self):
+        """(source, version) of the kernel at the selected step, or None (said why)."""
+        ref = self.trace.kernel_at(self.index) if self.trace and self.index is not None else None
+        source = self._source(ref.hash) if ref is not None else None
+        if source is None:
+            self.app.notify("no kernel at this step", severity="warning", timeout=3)
+            return None
+        return source, ref.version
+
+    def action_save_kernel(self) -> None:
+        k = self._shown_kernel()
+        if k is not None:
+            try:
+                path = save_kernel(k[0], self.run_id, k[1])
+            except TakeoutError as e:
+                return self.app.notify(str(e), severity="error")
+            self.app.notify(f"kernel version {k[1]} written to {path}", timeout=5)
+
+    def action_copy_kernel(self) -> None:
+        k = self._shown_kernel()
+        if k is not None:
+            self.app.copy_to_clipboard(k[0])
+            self.app.notify(f"kernel version {k[1]} copied ({k[0].count(chr(10)) + 1} lines; "
+                            f"through the terminal's clipboard, OSC 52)", timeout=4)
+
+    def action_edit_kernel(self) -> None:
+        """A copy in $EDITOR (the store is never changed): to try an edit, save it and
+        `kernelcraft eval` or `kernelcraft debug` it."""
+        import os
+        import subprocess
+        import tempfile
+        k = self._shown_kernel()
+        if k is None:
+            return
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+        if not editor:
+            return self.app.notify("set $EDITOR (or $VISUAL) to open kernels in an editor; "
+                                   "s saves the kernel to a file instead", severity="warning")
+        path = Path(tempfile.mkdtemp(prefix="kernelcraft-")) / f"run{self.run_id}-v{k[1]}.asm"
+        path.write_text(k[0], encoding="utf-8")
+        from textual.app import SuspendNotSupported
+        try:
+            with self.app.suspend():
+                code = subprocess.call([*editor.split(), str(path)])
+        except SuspendNotSupported:        # no terminal to hand over (headless)
+            code = subprocess.call([*editor.split(), str(path)], stdin=subprocess.DEVNULL)
+        self.app.notify(f"{editor} exited {code}; the copy is {path} (the run is unchanged)",
+                        timeout=6)
+
+    def action_export(self) -> None:
+        from .prompt import TextPrompt
+        self.app.push_screen(TextPrompt(f"Export run {self.run_id} here as md (Markdown "
+                                        f"transcript) or jsonl (every event):", "md"),
+                             self._export)
+
+    def _export(self, fmt: str | None) -> None:
+        if fmt:
+            self._write_export(fmt)
+
+    @work(thread=True, group="run-export")
+    def _write_export(self, fmt: str) -> None:
+        reader = self.app.reader
+        try:
+            if not reader.open():
+                raise TakeoutError(reader.problem.message)
+            path = export_run(reader.store, self.run_id, fmt)
+        except Exception as e:  # noqa: BLE001 -- a bad format or an unwritable directory
+            deliver(self, self.app.notify, f"export failed: {e}", severity="error", timeout=8)
+            return
+        deliver(self, self.app.notify, f"run {self.run_id} written to {path}", timeout=6)
+
+    def action_compare(self) -> None:
+        from .prompt import TextPrompt
+        self.app.push_screen(TextPrompt("Diff the kernel shown against a version number or "
+                                        "'baseline' (empty: the version before it):",
+                                        self.diff_against), self._compare)
+
+    def action_compare_runs(self) -> None:
+        from .prompt import TextPrompt
+        order = [r for r in self.app.run_order if r != self.run_id]
+        self.app.push_screen(TextPrompt(f"Compare run {self.run_id} with run:",
+                                        str(order[0]) if order else ""), self._compare_runs)
+
+    def _compare_runs(self, other: str | None) -> None:
+        if not other:
+            return
+        try:
+            other_id = int(other.strip().lstrip("#"))
+        except ValueError:
+            self.app.notify(f"{other!r} is not a run number", severity="error", timeout=4)
+            return
+        from .compare import CompareScreen
+        self.app.push_screen(CompareScreen(self.run_id, other_id))
+
+    def _compare(self, against: str | None) -> None:
+        self.diff_against = against or ""
+        if self.index is not None:
+            self._show_kernel(self.index)
+            self.action_tab("diff")
 
     @on(StepChosen)
     def _chosen(self, event: StepChosen) -> None:
@@ -311,6 +458,44 @@ class RunScreen(Screen):
         self.expanded = not self.expanded
         if self.index is not None:
             self.select(self.index, keep_scroll=True)
+
+    def action_page(self, pages: int) -> None:
+        conv = self.query_one(Conversation)
+        (conv.scroll_page_down if pages > 0 else conv.scroll_page_up)(animate=False)
+
+    # ---------------------------------------------------------------- search
+    def action_search(self) -> None:
+        from .prompt import TextPrompt
+        self.app.push_screen(TextPrompt("Find in this run's steps (n / N: next / previous "
+                                        "match):", self.search), self._searched)
+
+    def _searched(self, query: str | None) -> None:
+        if query:
+            self.search = query
+            self.action_search_next(1, here=True)
+
+    def action_search_next(self, direction: int, here: bool = False) -> None:
+        """To the next (previous) step whose text holds the search, from this one on."""
+        if not self.search or self.trace is None or not self.trace.steps:
+            self.app.notify("nothing to find yet: / searches this run", timeout=3)
+            return
+        steps = self.trace.steps
+        here_i = self.index or 0
+        order = [(here_i + direction * k) % len(steps) for k in range(0 if here else 1,
+                                                                       len(steps) + (0 if here else 1))]
+        needle = self.search.lower()
+        for i in dict.fromkeys(order):
+            full = step_text(steps[i], reasoning=True, full=True).plain.lower()
+            if needle in full:
+                shown = step_text(steps[i], reasoning=self.reasoning, full=self.expanded).plain
+                if needle not in shown.lower():     # only in a collapsed part: show it all
+                    self.reasoning, self.expanded = True, True
+                self.follow = False
+                self.select(i)
+                self.call_after_refresh(self.query_one(Conversation).scroll_to_text, self.search)
+                self.app.notify(f"{self.search!r} in {steps[i].label}", timeout=2)
+                return
+        self.app.notify(f"{self.search!r} is not in this run", severity="warning", timeout=4)
 
     def action_scroll_down(self) -> None:
         self.query_one(Conversation).scroll_down(animate=False)
@@ -449,13 +634,16 @@ class RunScreen(Screen):
             self.app.notify(f"no kernel has been written by {step.label}", severity="warning")
             return
         run = self.trace.run
-        # the inputs of this step's evaluation on the run's own configuration, if any
-        seeds = next((e.payload.get("seeds") for e in reversed(step.evaluations)
-                      if e.payload.get("seeds") and e.payload.get("config") == run.config),
-                     None)
-        config = run.config
+        # the input set of this step's last evaluation on the run's own configuration:
+        # the first set it failed on (a seed or an edge case), else its first seed
+        choice = next((c for c in (input_of(e.payload) for e in reversed(step.evaluations)
+                                   if e.payload.get("config") == run.config) if c), None)
+        choice = choice or InputChoice()
+        if choice.failed:
+            self.app.notify(f"debugging the input set the evaluation failed on: {choice.label}",
+                            timeout=4)
         from .debugger import DebuggerScreen
         self.app.push_screen(DebuggerScreen(
-            run.accelerator, run.task, config, source, seed=int(seeds[0]) if seeds else 0,
-            hw_overrides=(run.settings or {}).get("hw") or {},
+            run.accelerator, run.task, run.config, source, seed=choice.seed, edge=choice.edge,
+            edge_seed=choice.edge_seed, hw_overrides=(run.settings or {}).get("hw") or {},
             title=f"run {run.id} kernel v{ref.version}"))

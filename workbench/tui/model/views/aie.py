@@ -33,7 +33,7 @@ def _pct(n: int, d: int) -> str:
 
 class AieView(MachineView):
     step_noun = "bundle"
-    break_words = "a HALT"
+    break_words = "the program's own HALT"
     register_height = 14
     unit_spaces = frozenset({"x", "acc", "g"})
     paged = True

@@ -90,11 +90,13 @@ def _part(page: Page, start: int, size: int) -> Callable[[], list[Line]]:
 
 class MachineView:
     step_noun = "instruction"
-    break_words = "a breakpoint instruction"    # what a run stopped by "break" stopped at
+    # what a run stopped by "break" stopped at: the program's own instruction, worded
+    # apart from the debugger's breakpoints (the marked lines that `c` runs to)
+    break_words = "the program's own break instruction"
     register_height: int | None = None       # rows of the registers pane (None: the stylesheet's)
     panes: tuple[PaneSpec, ...] = ()         # extra panes under the source
     unit_spaces: frozenset[str] = frozenset()   # trace spaces whose array value is one register
-    paged = False                            # split register pages longer than the pane
+    paged = True                             # split register pages longer than the pane
 
     def __init__(self, accel: str):
         self.accel = accel
@@ -128,6 +130,8 @@ class MachineView:
             raw = self.register_pages(session, tl, fmt, width)
             room = height // len(tls) - len(block) - (1 if len(raw) > 1 else 0)
             pages = paginate(raw, room) if self.paged else raw
+            if len(pages) > len(raw) == 1:          # split: the page tabs take a line too
+                pages = paginate(raw, room - 1)
             n = len(pages)
             k = page % n
             if n > 1:
@@ -144,44 +148,65 @@ class MachineView:
         raise KeyError(f"{type(self).__name__} has no pane {key!r}")
 
 
+# Below this width (an 80-column terminal's registers pane) register files are laid
+# out with cells as wide as their longest value, so more of them fit on a line.
+COMPACT_BELOW = 60
+
+
+def _flow(items: list[tuple[str, str, bool]], width: int) -> list[Line]:
+    """`name=value` items wrapped into lines of at most `width` characters."""
+    lines: list[Line] = []
+    line: Line = []
+    used = 0
+    for label, text, changed in items:
+        n = len(label) + len(text) + 2
+        if line and used + n > width:
+            lines.append(line)
+            line, used = [], 0
+        line += [Seg(label, "label"), Seg(text + "  ", "changed" if changed else "")]
+        used += n
+    return lines + ([line] if line else [])
+
+
 def generic_registers(registers: dict, touched, fmt: str, csr_names: tuple[str, ...] = (),
                       width: int = 120) -> list[Line]:
     """Register files (lists) in rows, scalar registers (CSRs) after them, array
-    registers (accumulators) as one summary line (their cells are in the memory view).
-    `csr_names` maps the trace's "csr" space (an index) to register names."""
-    per_line = max(2, min(8, width // (CELL + 6)))
+    registers (accumulators) summarised (their cells are in the memory view), each
+    wrapped to `width`. `csr_names` maps the trace's "csr" space (an index) to
+    register names."""
     lines: list[Line] = []
     scalars, arrays = [], []
     for name, value in registers.items():
         if isinstance(value, list) and name != "LOOPS":
+            cells = [cell(v, fmt) for v in value]
+            label = len(f"{name}{len(value) - 1}") if width < COMPACT_BELOW else 5
+            room = max(map(len, cells), default=1) if width < COMPACT_BELOW else CELL
+            per_line = max(2, min(8, width // (label + room + 2)))
             for start in range(0, len(value), per_line):
                 line: Line = []
                 for i in range(start, min(len(value), start + per_line)):
-                    line.append(Seg(f"{f'{name}{i}':>5}=", "label"))
-                    line.append(Seg(f"{cell(value[i], fmt):<{CELL}}",
+                    line.append(Seg(f"{f'{name}{i}':>{label}}=", "label"))
+                    line.append(Seg(f"{cells[i]:<{room}} ",
                                     "changed" if touched.has(name, i) else ""))
                 lines.append(line)
         elif isinstance(value, np.ndarray):
             arrays.append((name, value))
         else:
             scalars.append((name, value))
-    if scalars:
-        line = []
-        for name, value in scalars:
-            if name == "LOOPS":
-                changed = touched.has("LOOPS")
-            else:
-                changed = name in csr_names and touched.has("csr", csr_names.index(name))
-            line.append(Seg(f"{name}=", "label"))
-            text = (" ".join(map(str, value)) or "-") if isinstance(value, list) else cell(value, fmt)
-            line.append(Seg(text + "  ", "changed" if changed else ""))
-        lines.append(line)
-    if arrays:
-        line = []
-        for name, value in arrays:
-            finite = value[np.isfinite(value)] if value.dtype.kind == "f" else value
-            peak = float(np.abs(finite).max()) if finite.size else 0.0
-            line.append(Seg(f"{name}{list(value.shape)} ", "label"))
-            line.append(Seg(f"max|x| {peak:.4g}  ", "changed" if touched.has(name) else ""))
-        lines.append(line)
+    items = []
+    for name, value in scalars:
+        if name == "LOOPS":
+            changed = touched.has("LOOPS")
+        else:
+            changed = name in csr_names and touched.has("csr", csr_names.index(name))
+        text = (" ".join(map(str, value)) or "-") if isinstance(value, list) else cell(value, fmt)
+        items.append((f"{name}=", text, changed))
+    lines += _flow(items, width)
+    items = []
+    for name, value in arrays:
+        finite = value[np.isfinite(value)] if value.dtype.kind == "f" else value
+        peak = float(np.abs(finite).max()) if finite.size else 0.0
+        shape = "" if width < COMPACT_BELOW else f"{list(value.shape)}"
+        items.append((f"{name}{shape} max|x| ", f"{peak:.4g}", touched.has(name)))
+    lines += _flow(items, width)
     return lines

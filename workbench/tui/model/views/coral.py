@@ -23,6 +23,7 @@ FLAGS = (("NV", fp32.NV), ("DZ", fp32.DZ), ("OF", fp32.OF), ("UF", fp32.UF), ("N
 
 
 class CoralView(MachineView):
+    break_words = "the program's own ebreak"
     register_height = 20
     unit_spaces = frozenset({"v"})
     paged = True

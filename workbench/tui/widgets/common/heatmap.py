@@ -30,7 +30,9 @@ def render_map(m: HeatMap, width: int) -> Text:
     out.append(f"{m.title} {tuple(m.shape)}: ", "bold")
     out.append(f"{m.n_bad} element(s) out of tolerance, " if m.n_bad else "all within tolerance, ",
                BAD if m.n_bad else "green")
-    out.append(f"worst {worst}\n")
+    # normalised: beside a "max abs err" in output units, say which this is
+    out.append("worst not finite (NaN or inf)\n" if math.isinf(m.worst) else
+               f"worst {worst}x tolerance\n")
     rows, cols = m.values.shape
     label_w = len(str(max(0, rows * m.cell_rows - 1))) + 4
     if cols == 1:

@@ -15,13 +15,17 @@ from ...model.timeline import Touched
 from ..common.pane import TextPane
 
 CHANGED = "bold black on yellow"
+MISMATCH = "bold white on red"          # an output cell out of tolerance now
 REGION_STYLES = {"input": "cyan", "output": "magenta", "scratch": "grey62"}
 
 
 def memory_text(name: str, values: np.ndarray, storage: str, fmt: str, start: int,
-                rows: int, per_row: int, touched: Touched, layout) -> Text:
+                rows: int, per_row: int, touched: Touched, layout,
+                bad: Touched | None = None) -> Text:
     """Two header lines, then `rows` lines of `per_row` cells of memory `name` from
-    index `start` (an element, or a byte offset from the memory's base)."""
+    index `start` (an element, or a byte offset from the memory's base); cells the
+    last move changed highlighted, output cells out of tolerance (`bad`) in red."""
+    bad = bad or Touched()
     flat = values.reshape(-1)
     size = flat.size
     step = cell_bytes(storage, fmt)                 # array elements per cell
@@ -32,6 +36,7 @@ def memory_text(name: str, values: np.ndarray, storage: str, fmt: str, start: in
     if step > 1:
         cells = format_bytes(flat[start:end], fmt)
         changed = touched.mask(name, start, end - start).reshape(-1, step).any(axis=1)
+        wrong = bad.mask(name, start, end - start).reshape(-1, step).any(axis=1)
         label = lambda a: f"0x{base + a:0{addr_w}X}"  # noqa: E731
         addr_w = len(f"{base + size - 1:X}")
         what = (f"  {size:,} bytes at 0x{base:X}, {step}-byte cells shown as {fmt}; "
@@ -39,6 +44,7 @@ def memory_text(name: str, values: np.ndarray, storage: str, fmt: str, start: in
     else:
         cells = format_cells(flat[start:end], storage, fmt)
         changed = touched.mask(name, start, end - start)
+        wrong = bad.mask(name, start, end - start)
         addr_w = len(str(size - 1))
         label = lambda a: f"{a:>{addr_w}}"  # noqa: E731
         what = f"  {size:,} cells of {storage}, shown as {fmt}; address {start:,}..{end - 1:,}"
@@ -49,6 +55,8 @@ def memory_text(name: str, values: np.ndarray, storage: str, fmt: str, start: in
     n_changed = int(changed.sum())
     if n_changed:
         out.append(f"  {n_changed} changed", CHANGED)
+    if wrong.any():
+        out.append(f"  {int(wrong.sum())} out of tolerance", MISMATCH)
     out.append("\n")
     spans = [(r, *layout.span(r)) for r in layout.regions if r.memory == name]
     here = [(r, a, b) for r, a, b in spans if a < end and start < b]
@@ -65,7 +73,8 @@ def memory_text(name: str, values: np.ndarray, storage: str, fmt: str, start: in
                    if region else "grey50")
         for a in range(line_start, min(end, line_start + per_row * step), step):
             i = (a - start) // step
-            out.append(f"{cells[i]:>{width}}", CHANGED if changed[i] else "")
+            out.append(f"{cells[i]:>{width}}",
+                       CHANGED if changed[i] else (MISMATCH if wrong[i] else ""))
             out.append(" ")
         out.append("\n")
     out.rstrip()

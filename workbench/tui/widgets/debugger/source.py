@@ -39,7 +39,7 @@ class SourceView(TextPane):
         if not self.lines:
             self.update(Text("(no source)", "grey50 italic"))
             return
-        height = max(3, (self.size.height or 20))
+        height = max(1, (self.size.height or 20))    # a short pane still shows the current line
         focus = self.cursor if follow_cursor or not self.current else self.current
         if not self.top <= focus < self.top + height - 1:
             self.top = max(1, focus - height // 3)

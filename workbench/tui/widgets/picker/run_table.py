@@ -1,15 +1,30 @@
 """Every run of the trace store as a table row (model/runs.py says what each cell
-holds); keeps the cursor on the same run when rows change."""
+holds); keeps the cursor on the same run when rows change; vi keys move it."""
 from __future__ import annotations
 
 from rich.text import Text
+from textual.binding import Binding
 from textual.widgets import DataTable
 
 from ...model.runs import STATUS_STYLES, RunRow, columns_for
 
 
 class RunTable(DataTable):
+    BINDINGS = [
+        Binding("j", "cursor_down", "Down", id="picker.down", show=False),
+        Binding("k", "cursor_up", "Up", id="picker.up", show=False),
+        Binding("g,home", "first_run", "First run", id="picker.first", show=False),
+        Binding("G,end", "last_run", "Last run", id="picker.last", show=False),
+    ]
     columns_shown: tuple = ()
+
+    def action_first_run(self) -> None:
+        if self.row_count:
+            self.move_cursor(row=0)
+
+    def action_last_run(self) -> None:
+        if self.row_count:
+            self.move_cursor(row=self.row_count - 1)
 
     def on_mount(self) -> None:
         self.cursor_type = "row"
@@ -47,8 +62,12 @@ class RunTable(DataTable):
                 cells.append(Text(row.cell(key), style=style, justify=justify))
             self.add_row(*cells, key=str(row.run.id))
         for key, title, _ in columns:
-            label = title + (f" {'▼' if descending else '▲'}" if key == sort_key else "")
-            self.columns[key].label = Text(label)
+            label = Text(title + (f" {'▼' if descending else '▲'}" if key == sort_key else ""))
+            column = self.columns[key]
+            column.label = label
+            # a column sized for its title and cells would cut the arrow off
+            column.content_width = max(column.content_width, label.cell_len)
+        self._require_update_dimensions = True
         if keep is not None:
             self.move_to_run(keep)
 

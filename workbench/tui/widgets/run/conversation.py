@@ -14,7 +14,8 @@ from workbench.evaluation import shown_speedup
 from ...model.backends import build_line, summary_lines
 from ...model.trace import FINAL, Step, payload_text
 
-CLIP_LINES = 60           # long texts (the prompt, a manual) are cut here unless expanded
+CLIP_LINES = 60           # long texts (a reply, a result) are cut here unless expanded
+PROMPT_LINES = 6          # the prompt (with the whole ISA manual) starts collapsed to this
 
 
 def _clip(text: str, full: bool, lines: int = CLIP_LINES) -> tuple[str, int]:
@@ -24,12 +25,13 @@ def _clip(text: str, full: bool, lines: int = CLIP_LINES) -> tuple[str, int]:
     return "\n".join(rows[:lines]), len(rows) - lines
 
 
-def _block(out: Text, title: str, body: str, style: str, full: bool, body_style: str = "") -> None:
+def _block(out: Text, title: str, body: str, style: str, full: bool, body_style: str = "",
+           lines: int = CLIP_LINES) -> None:
     out.append(title + "\n", style)
-    shown, more = _clip(body.rstrip(), full)
+    shown, more = _clip(body.rstrip(), full, lines)
     out.append((shown or "(empty)") + "\n", body_style)
     if more:
-        out.append(f"... {more} more lines (e expands)\n", "grey50 italic")
+        out.append(f"... {more:,} more lines (e expands, / searches the run)\n", "grey50 italic")
 
 
 def _arguments(call_payload: dict) -> str:
@@ -56,7 +58,8 @@ def step_text(step: Step, *, reasoning: bool = True, full: bool = False) -> Text
     out = Text()
     if step.number == 0:
         for ev in step.messages:
-            _block(out, f"{ev.role} prompt", payload_text(ev.payload), "bold", full)
+            _block(out, f"{ev.role} prompt", payload_text(ev.payload), "bold", full,
+                   lines=PROMPT_LINES)
         for ev in step.notes + step.errors:
             line = build_line(ev.type, ev.payload)
             if line is not None:
@@ -134,12 +137,29 @@ def step_text(step: Step, *, reasoning: bool = True, full: bool = False) -> Text
 class Conversation(VerticalScroll):
     """The step's messages and tool calls, scrollable."""
 
+    plain = ""                # the text shown, for searching it
+
     def compose(self):
         yield Static(id="conversation-text")
 
-    def show(self, step: Step | None, *, reasoning: bool, full: bool, keep_scroll: bool) -> None:
+    def show(self, step: Step | None, *, reasoning: bool, full: bool, keep_scroll: bool,
+             highlight: str = "") -> None:
         text = step_text(step, reasoning=reasoning, full=full) if step else Text(
             "no steps yet", "grey50 italic")
+        if highlight:
+            text.highlight_words([highlight], "bold black on yellow", case_sensitive=False)
+        self.plain = text.plain
         self.query_one("#conversation-text", Static).update(text)
         if not keep_scroll:
             self.scroll_home(animate=False)
+
+    def scroll_to_text(self, needle: str) -> bool:
+        """Scroll so the first line holding `needle` (case-insensitive) is near the top."""
+        width = max(1, self.size.width - 2)
+        row = 0
+        for line in self.plain.splitlines():
+            if needle.lower() in line.lower():
+                self.scroll_to(y=max(0, row - 2), animate=False)
+                return True
+            row += max(1, -(-len(line) // width))       # the rows a wrapped line takes
+        return False

@@ -39,7 +39,6 @@ class RunHeader(Static):
             rtl = ((backends_of(r) or {}).get("rtl") or {}).get("status")
             t.append(f"  RTL {rtl_cell(r)}", BACKEND_STYLES.get(rtl, "grey70"))
         t.append(f"  tokens {r.tokens_in:,}/{r.tokens_out:,}", "grey70")
-        if r.cost:
-            t.append(f"  ${r.cost:.4f}", "grey70")
+        t.append(f"  {r.cost_text}", "grey70")
         t.append(f"  events {trace.events}", "grey50")
         self.update(t)

@@ -15,10 +15,14 @@ class KernelView(VerticalScroll):
         yield Static(id="kernel-text")
 
     def show(self, source: str | None, accel: str, title: str) -> None:
-        self.query_one("#kernel-title", Static).update(title)
+        self.set_title(title)
         body = highlight(source, accel) if source is not None else Text(
             "no kernel written yet at this step", "grey50 italic")
         self.query_one("#kernel-text", Static).update(body)
+
+    def set_title(self, title: str) -> None:
+        """The title alone (the same kernel seen from another step)."""
+        self.query_one("#kernel-title", Static).update(title)
 
 
 class DiffView(VerticalScroll):
