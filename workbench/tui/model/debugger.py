@@ -56,6 +56,8 @@ class OutputCheck:
     expected: np.ndarray
     comparison: Comparison
     byte_address: bool = False     # `address` is a byte address (a memory with a base)
+    tolerance: object = None       # the task's Tolerance and allowance, for the heat map
+    allowance: object = None
 
 
 @dataclass
@@ -76,6 +78,7 @@ class DebugSession:
     view: MachineView | None = None
     inspection: object = None          # what the view's traced run found beyond the trace
     csr_names: tuple[str, ...] = ()    # the trace's "csr" space by index (tracing.CSR_NAMES)
+    inputs: dict = field(default_factory=dict)   # the task inputs (for the task's error allowance)
 
     # ------------------------------------------------------------------ setup
     @classmethod
@@ -97,7 +100,7 @@ class DebugSession:
                                   f"{e}") from None
         layout = acc.layout(t, config, hw)
         if edge is not None:
-            cases = dict(t.edge_cases(config))
+            cases = dict(t.edge_cases(config, int(seed or 0)))      # `seed` is the edge seed
             if edge not in cases:
                 raise DebugSetupError(f"{task} {config} has no edge case {edge!r}; edge cases: "
                                       f"{', '.join(cases) or 'none'}")
@@ -116,7 +119,7 @@ class DebugSession:
         return cls(accel, task, config, source, label, hw, layout, program, image, reference,
                    [timeline], time.perf_counter() - started,
                    {name: dtype for name, (_, dtype) in hw.memories().items()}, view, inspection,
-                   tuple(getattr(tracing_module(accel), "CSR_NAMES", ())))
+                   tuple(getattr(tracing_module(accel), "CSR_NAMES", ())), inputs)
 
     @property
     def main(self) -> Timeline:
@@ -188,12 +191,13 @@ class DebugSession:
 
     def outputs(self) -> list[OutputCheck]:
         """Every output region as it stands now, compared with the reference."""
-        spec = {s.name: s for s in get_task(self.task).outputs(self.config)}
+        t = get_task(self.task)
         out = []
         for r in self.layout.by_role("output"):
             got = read_region(self.layout, self.main.memories, r)   # element- or byte-addressed
             expected = self.reference[r.name]
-            cmp = compare(got, expected, spec[r.name].dtype if r.name in spec else r.dtype)
+            tol, allow = t.tolerance(self.config, r.name), t.allowance(self.inputs, self.config, r.name)
+            cmp = compare(got, expected, tol, allow)
             out.append(OutputCheck(r.name, r.memory, r.address, r.shape, r.dtype, got,
-                                   expected, cmp, r.memory in self.layout.bases))
+                                   expected, cmp, r.memory in self.layout.bases, tol, allow))
         return out
