@@ -92,14 +92,18 @@ def leaky_relu(x, d):
 
 
 # ---- row-wise -----------------------------------------------------------------------------
-def softmax_minus(shift: Callable[[np.ndarray, dict], "np.ndarray | None"], exp=nx.exp):
+def softmax_minus(shift: Callable[[np.ndarray, dict], "np.ndarray | None"], exp=nx.exp,
+                  clamp: bool = False):
+    """Softmax reduced by `shift` instead of the row maximum; with `clamp`, exp's argument
+    is clamped to [-87, 88] first (as a polynomial exp does to keep 2^n normal)."""
     def kernel(x, d):
         xx = f(x["x"])
         m = shift(xx, d)
         if m is None:
             return None
         with np.errstate(over="ignore", invalid="ignore"):
-            e = B(exp(B(xx - m)))
+            z = B(xx - m)
+            e = B(exp(np.clip(z, F32(-87), F32(88)) if clamp else z))
             return {"y": B(e * nx.reciprocal(e.sum(axis=-1, keepdims=True, dtype=F32)))}
     return kernel
 
@@ -337,6 +341,8 @@ VARIANTS: dict[str, list[tuple[str, Kernel]]] = {
     "softmax": [("no_max", softmax_minus(zero)), ("minus_first_64_max", softmax_minus(first_64_max)),
                 ("minus_first_element", softmax_minus(first_element)),
                 ("minus_row_mean", softmax_minus(row_mean)),
+                ("minus_first_64_max_clamped", softmax_minus(first_64_max, clamp=True)),
+                ("minus_first_element_clamped", softmax_minus(first_element, clamp=True)),
                 *[(name, softmax_minus(row_max, fn)) for name, fn in CHEAP_EXPS.items()]],
     "layer_norm": [("no_eps", layer_norm_eps("none")), ("eps_outside_sqrt", layer_norm_eps("outside"))],
     "rms_norm": [("no_eps", rms_norm_with(0.0)), ("layer_norm_eps", rms_norm_with(1e-5)),

@@ -68,10 +68,15 @@ Constants: neg_max = lowest finite fp32 (start value of a running maximum), one 
         peaked = base.copy()
         hot = rng.integers(0, d["cols"], d["rows"])
         peaked[np.arange(d["rows"]), hot] += rng.uniform(20.0, 40.0, d["rows"])
-        # one spike of +100..+200 per row at a random column (any tile): exp overflows
-        # unless the kernel subtracts the maximum of the whole row
+        # two spikes per row at random columns (any tile), +100..+200 and 1..3 less: exp
+        # overflows unless the kernel subtracts the maximum of the whole row, and a kernel
+        # that clamps exp's argument gives the two the same weight
         spiked = base.copy()
-        spiked[np.arange(d["rows"]), rng.integers(0, d["cols"], d["rows"])] += rng.uniform(100.0, 200.0, d["rows"])
+        rows = np.arange(d["rows"])
+        pairs = np.array([rng.choice(d["cols"], 2, replace=False) for _ in rows])
+        lift = rng.uniform(100.0, 200.0, d["rows"])
+        spiked[rows, pairs[:, 0]] = base[rows, pairs[:, 0]] + lift
+        spiked[rows, pairs[:, 1]] = spiked[rows, pairs[:, 0]] - rng.uniform(1.0, 3.0, d["rows"])
         return [("large_logits", {"x": large}), ("uniform_rows", {"x": uniform}),
                 ("peaked_rows", {"x": peaked}), ("spiked_rows", {"x": spiked})]
 
