@@ -6,7 +6,8 @@ kernel that recognises fixed ones.
 - SiLU with Schraudolph's one-multiply-add exp (the float's bits from z * 2^23 / ln 2 +
   127 * 2^23, up to 6% off): coral, the one whose vector unit converts floats to integers;
 - softmax minus the maximum of the first 64 logits only: plena (the max loop cut to
-  one chunk), coral (the max strip loop cut to one strip of 64); configurations whose
+  one chunk), coral (the max strip loop cut to one strip of 64), aie (the max loop cut
+  to two chunks of 32); configurations whose
   rows hold 64 logits are left out, where the first 64 are the row.
 """
 import re
@@ -48,13 +49,15 @@ def silu_bit_trick_exp(accel: str, src: str) -> str:
 def softmax_first_64_max(accel: str, src: str) -> str:
     if accel == "plena":
         return one_sub(r"(m = lowest fp32\n(?:.*\n)\s*C_LOOP_START gp\d+, )\d+", r"\g<1>1", src)
+    if accel == "aie":      # the first chunk of 32 and one more
+        return one_sub(r"(LOOP )\d+(\s*; running maximum starts at the first chunk)", r"\g<1>1\2", src)
     # coral: the max strip loop reads 64 logits and stops
     return one_sub(r"(running max per lane\n(?:.*\n){2}\s*li a2, )\d+", r"\g<1>64", src)
 
 
 CASES = [(a, "gelu", gelu_no_cubic) for a in ("plena", "coral", "aie")] + \
         [("coral", "silu", silu_bit_trick_exp)] + \
-        [(a, "softmax", softmax_first_64_max) for a in ("plena", "coral")]
+        [(a, "softmax", softmax_first_64_max) for a in ("plena", "coral", "aie")]
 
 
 def configs(task: str) -> list[str]:
