@@ -14,6 +14,8 @@ import numpy as np
 
 from simulators.numerics import round_bf16
 
+from .tolerance import Tolerance
+
 DTYPES = ("bf16", "fp32")
 
 
@@ -78,6 +80,7 @@ class Task:
     title: str = ""
     description: str = ""
     configs: dict[str, dict] = {}
+    tol: Tolerance | None = None       # the task's tolerance (every output), see tolerance.py
 
     # ---- hooks -------------------------------------------------------------------
     def specs_in(self, d: dict) -> list[TensorSpec]:
@@ -94,6 +97,15 @@ class Task:
 
     def edges(self, d: dict, rng: np.random.Generator) -> EdgeCases:
         return []
+
+    def error_allowance(self, x: dict[str, np.ndarray], d: dict, output: str) -> np.ndarray | None:
+        """Hook: per-element absolute error the task's error model allows on inputs `x`
+        beyond rtol |r| + atol (errors that depend on the inputs, not on r); None if none."""
+        return None
+
+    def output_tolerance(self, d: dict, output: str) -> Tolerance | None:
+        """Hook for a task whose outputs need different tolerances (default: `tol`)."""
+        return self.tol
 
     def compute(self, x: dict[str, np.ndarray], d: dict) -> dict[str, np.ndarray]:
         raise NotImplementedError(f"{type(self).__name__} must define compute")
@@ -129,10 +141,34 @@ class Task:
         x = self.make(d, stream(self.name, config, f"seed:{int(seed)}"))
         return self._finish(x, config, f"seed {seed}")
 
-    def edge_cases(self, config: str) -> EdgeCases:
+    def edge_cases(self, config: str, seed: int) -> EdgeCases:
+        """The task's edge-case families, drawn afresh for `seed` (an evaluation draws a
+        fresh edge seed, so no kernel can recognise a case): same labels for every seed,
+        different values."""
         d = self.dims(config)
-        cases = self.edges(d, stream(self.name, config, "edge cases"))
+        cases = self.edges(d, stream(self.name, config, f"edge:{int(seed)}"))
         return [(label, self._finish(x, config, f"edge case {label!r}")) for label, x in cases]
+
+    def tolerance(self, config: str, output: str) -> Tolerance:
+        """The tolerance `compare` applies to `output` (tasks/README.md, "Tolerance policy")."""
+        d = self.dims(config)
+        names = [s.name for s in self.specs_out(d)]
+        if output not in names:
+            raise KeyError(f"{self.name} {config}: no output {output!r}; outputs: {', '.join(names)}")
+        tol = self.output_tolerance(d, output)
+        if tol is None:
+            raise TaskDefinitionError(f"task {self.name!r} states no tolerance")
+        return tol
+
+    def allowance(self, inputs: dict[str, np.ndarray], config: str, output: str) -> np.ndarray | None:
+        """The `error_allowance` of `output` on `inputs` (float64, the output's shape), or None."""
+        d = self.dims(config)
+        x = {k: np.asarray(v, dtype=np.float64) for k, v in inputs.items()}
+        a = self.error_allowance(x, d, output)
+        if a is None:
+            return None
+        shape = next(s.shape for s in self.specs_out(d) if s.name == output)
+        return np.broadcast_to(np.abs(np.asarray(a, dtype=np.float64)), shape)
 
     def reference(self, inputs: dict[str, np.ndarray], config: str) -> dict[str, np.ndarray]:
         d = self.dims(config)

@@ -17,7 +17,7 @@ from simulators.core.errors import (AssemblyError, BudgetExceeded, KernelCraftEr
                                     TimeLimitExceeded)
 from tasks import get_task
 from workbench.accel import get_accel
-from workbench.evaluation import Evaluation, baseline_cycles, budget_for, evaluate, judge
+from workbench.evaluation import Evaluation, baseline_cycles, budget_for, edge_seed_for, evaluate, judge
 from workbench.layout import build_image
 
 MAX_DIAGNOSTICS = 20
@@ -201,7 +201,7 @@ def run_rtl(accel_name: str, task_name: str, config: str, source: str, rtl, *, h
     layout = accel.layout(task, config, hw)
     sets = [(f"seed {s}", task.generate(config, s)) for s in seeds]
     if edge_cases:
-        sets += [(f"edge: {name}", inputs) for name, inputs in task.edge_cases(config)]
+        sets += [(f"edge: {name}", inputs) for name, inputs in task.edge_cases(config, edge_seed_for(seeds))]
     images = [build_image(layout, inputs) for _, inputs in sets]
     model = accel.backend()
     t0 = time.perf_counter()

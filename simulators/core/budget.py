@@ -21,7 +21,8 @@ class Budget:
 
     def __post_init__(self):
         # Checked once here so that every run loop gets the same clean refusal.
-        for name, low in (("max_instructions", 1), ("check_every", 1)):
+        # max_instructions = 0 is allowed: it runs nothing and reads back the loaded image.
+        for name, low in (("max_instructions", 0), ("check_every", 1)):
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < low:
                 raise ConfigError(f"budget {name} must be an integer >= {low}, got {v!r}")

@@ -5,6 +5,8 @@ import numpy as np
 
 from .. import ops, sampling
 from ..core import EdgeCases, Ops, Task, TensorSpec
+from ..tolerance import U, Tolerance
+from .matmul import CONTRACTION
 
 CONV_LAYOUT = """\
 x is one image in HWC layout (row-major: x[h, w, c] at (h*W + w)*C + c); stride 1, no padding,
@@ -33,6 +35,7 @@ def out_hw(d) -> tuple[int, int]:
 
 
 class Conv2d(Task):
+    tol = CONTRACTION
     name = "conv2d"
     level = 1
     title = "2-D convolution"
@@ -75,6 +78,9 @@ Accumulate in fp32; round only the final result to bf16. No constants."""
 
 
 class DepthwiseConv(Task):
+    tol = Tolerance(U, U, basis="fp32 accumulation and one bf16 store as gemm, plus an allowance of "
+                    "u sum_taps abs(x w) per element: each channel's products are element-wise vector "
+                    "products, which a vector unit with bf16 results (plena) stores before summing")
     name = "depthwise_conv"
     level = 1
     title = "Depthwise 2-D convolution"
@@ -82,7 +88,7 @@ class DepthwiseConv(Task):
 y[oh, ow, c] = sum_{{i < KH, j < KW}} x[oh + i, ow + j, c] * w[i, j, c] (each channel filtered alone).
 {CONV_LAYOUT}
 Inputs x [H, W, C], w [KH, KW, C] (row-major), bf16; output y [OH, OW, C] bf16.
-Accumulate in fp32; round only the final result to bf16. No constants."""
+Accumulate in fp32 (the products may be rounded to bf16 first); round the result to bf16. No constants."""
     configs = {
         "C1": {"H": 6, "W": 6, "C": 64, "KH": 3, "KW": 3},
         "C2": {"H": 8, "W": 8, "C": 64, "KH": 3, "KW": 3},
@@ -109,6 +115,9 @@ Accumulate in fp32; round only the final result to bf16. No constants."""
 
     def compute(self, x, d):
         return {"y": ops.depthwise_conv(x["x"], x["w"])}
+
+    def error_allowance(self, x, d, output):
+        return U * ops.depthwise_conv(np.abs(x["x"]), np.abs(x["w"]))
 
     def ops(self, d):
         oh, ow = out_hw(d)

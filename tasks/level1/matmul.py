@@ -5,6 +5,11 @@ import numpy as np
 
 from .. import ops, sampling
 from ..core import EdgeCases, Ops, Task, TensorSpec
+from ..tolerance import U, Tolerance
+
+# fp32 accumulation then one bf16 store: u of the element; any fp32 summation order over
+# K <= ~2^11 terms moves the sum by far less than u * rms(r) (K^1.5 2^-24 in the worst case).
+CONTRACTION = Tolerance(U, U, basis="fp32 accumulation in any order and one bf16 store of the result")
 
 ACCUMULATE = "Accumulate in fp32; round only the final result to bf16."
 
@@ -18,6 +23,7 @@ def zero_every(x: np.ndarray, axis: int, step: int = 4, start: int = 1) -> np.nd
 
 
 class Gemv(Task):
+    tol = CONTRACTION
     name = "gemv"
     level = 1
     title = "Matrix-vector product"
@@ -58,6 +64,7 @@ Inputs a [M, K] (row-major), x [K], bf16; output y [M] bf16. {ACCUMULATE} No con
 
 
 class Gemm(Task):
+    tol = CONTRACTION
     name = "gemm"
     level = 1
     title = "Matrix-matrix product"
@@ -99,6 +106,7 @@ Inputs a [M, K], b [K, N] (both row-major), bf16; output c [M, N] bf16. {ACCUMUL
 
 
 class BatchMatmul(Task):
+    tol = CONTRACTION
     name = "batch_matmul"
     level = 1
     title = "Batched matrix product"
@@ -141,6 +149,11 @@ Inputs a [B, M, K], b [B, K, N] (row-major, batch outermost), bf16; output c [B,
 
 
 class Linear(Task):
+    tol = Tolerance(2 * U, U, basis="the stored product x w^T (u relative to x w^T = r - b) and the stored "
+                    "sum with b (u): 2u abs(r) plus an allowance of u abs(b) per column, and fp32 accumulation as gemm")
+
+    def error_allowance(self, x, d, output):
+        return U * np.abs(x["b"])
     name = "linear"
     level = 1
     title = "Linear layer"

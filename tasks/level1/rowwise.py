@@ -5,7 +5,8 @@ import numpy as np
 
 from .. import ops, sampling
 from ..core import EdgeCases, Ops, Task, TensorSpec
-from .elementwise import signs
+from ..tolerance import U, Tolerance
+from .elementwise import FLOOR, signs
 
 CONFIGS = {
     "C1": {"rows": 4, "cols": 64},
@@ -38,6 +39,10 @@ class RowTask(Task):
 class Softmax(RowTask):
     name = "softmax"
     title = "Row softmax"
+    tol = Tolerance(3 * U, U / 2, "row_max",
+                    basis="exp, the reciprocal and the final product: three roundings of the element; "
+                    "the stored argument x - m is off by u abs(x - m), which exp makes a relative error, "
+                    "so p * u abs(x - m) = u p ln(p_max / p) <= (u / e) p_max of the row")
     description = """\
 y[i, j] = exp(x[i, j] - m_i) / sum_k exp(x[i, k] - m_i), with m_i = max_k x[i, k]: softmax over
 the last axis (each row independently). Subtracting the row maximum is required: edge cases
@@ -63,8 +68,17 @@ Constants: neg_max = lowest finite fp32 (start value of a running maximum), one 
         peaked = base.copy()
         hot = rng.integers(0, d["cols"], d["rows"])
         peaked[np.arange(d["rows"]), hot] += rng.uniform(20.0, 40.0, d["rows"])
+        # two spikes per row at random columns (any tile), +100..+200 and 1..3 less: exp
+        # overflows unless the kernel subtracts the maximum of the whole row, and a kernel
+        # that clamps exp's argument gives the two the same weight
+        spiked = base.copy()
+        rows = np.arange(d["rows"])
+        pairs = np.array([rng.choice(d["cols"], 2, replace=False) for _ in rows])
+        lift = rng.uniform(100.0, 200.0, d["rows"])
+        spiked[rows, pairs[:, 0]] = base[rows, pairs[:, 0]] + lift
+        spiked[rows, pairs[:, 1]] = spiked[rows, pairs[:, 0]] - rng.uniform(1.0, 3.0, d["rows"])
         return [("large_logits", {"x": large}), ("uniform_rows", {"x": uniform}),
-                ("peaked_rows", {"x": peaked})]
+                ("peaked_rows", {"x": peaked}), ("spiked_rows", {"x": spiked})]
 
     def compute(self, x, d):
         return {"y": ops.softmax(x["x"], axis=-1)}
@@ -77,6 +91,12 @@ Constants: neg_max = lowest finite fp32 (start value of a running maximum), one 
 class LayerNorm(RowTask):
     name = "layer_norm"
     title = "Layer normalization"
+    tol = Tolerance(5 * U, FLOOR, basis="x - mean, x_hat = xc * rstd, x_hat * gamma: three roundings plus about "
+                    "u from rstd, relative to x_hat * gamma = r - beta, and the final + beta: so 4.5u abs(r) plus "
+                    "an allowance of 3.5u abs(beta) per column (beta can cancel x_hat * gamma)")
+
+    def error_allowance(self, x, d, output):
+        return 3.5 * U * np.abs(x["beta"])
     eps = 1e-5
     description = """\
 y[i, :] = (x[i, :] - mean_i) / sqrt(var_i + eps) * gamma + beta, over the last axis, with
@@ -120,6 +140,8 @@ Constants: eps = 1e-5, inv_n = 1/cols, one = 1.0."""
 class RmsNorm(RowTask):
     name = "rms_norm"
     title = "RMS normalization"
+    tol = Tolerance(3 * U, FLOOR, basis="x * rstd and * gamma: two roundings of the element, rstd from "
+                    "the fp32 mean of stored squares (about u); no cancellation")
     eps = 1e-6
     description = """\
 y[i, :] = x[i, :] / sqrt(ms_i + eps) * gamma, with ms_i = (1/cols) sum_j x[i, j]^2 over the

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import ops, sampling
 from ..core import EdgeCases, Ops, Task, TensorSpec
+from ..tolerance import DEEP
 from ..level1.rowwise import NEG_MAX
 
 LAYOUT = """\
@@ -44,6 +45,7 @@ def attention_ops(d: dict, causal: bool) -> Ops:
 
 
 class Attention(Task):
+    tol = DEEP
     level = 2
     causal = False
 
@@ -81,7 +83,30 @@ class Attention(Task):
         peaked = {"q": q.reshape(s, hq * dh), "k": k.reshape(s, hkv * dh), "v": base["v"]}
         same_k = {**base, "k": np.broadcast_to(base["k"][:1], base["k"].shape).copy()}
         outliers = {**base, "v": sampling.outlier_features(rng, base["v"], factor=16.0)}
-        return [("peaked_attention", peaked), ("identical_keys", same_k), ("outlier_values", outliers)]
+        return [("peaked_attention", peaked), ("identical_keys", same_k), ("outlier_values", outliers),
+                ("spiked_scores", self.spiked(d, rng, base))]
+
+    def spiked(self, d, rng, base) -> dict:
+        """A few keys at random positions (any tile), each with its own key dimension;
+        every query aims at one of the keys it sees, scoring it +100..+200 and the others
+        exactly 0, so exp overflows unless the kernel subtracts the maximum over all the
+        keys the query sees. Exactly equal scores keep the case well-posed in bf16: a
+        query's output is its spiked key's value (uniform attention if it sees none)."""
+        s, hq, hkv, dh = d["S"], d["Hq"], d["Hkv"], d["D"]
+        n = min(dh, 8, s - 1)
+        hot = rng.choice(np.arange(1, s), size=n, replace=False)
+        col = rng.choice(dh, size=n, replace=False)
+        k = base["k"].reshape(s, hkv, dh).copy()
+        k[:, :, col] = 0.0
+        k[hot, :, col] = 1.0
+        q = np.zeros((s, hq, dh))
+        size = np.round(rng.uniform(100.0, 200.0, s) / 2.0) * 2.0
+        for i in range(s):
+            seen = np.flatnonzero(hot <= i) if self.causal else np.arange(n)
+            if seen.size:
+                for h in range(hq):
+                    q[i, h, col[rng.choice(seen)]] = size[i] * np.sqrt(dh)
+        return {"q": q.reshape(s, hq * dh), "k": k.reshape(s, hkv * dh), "v": base["v"]}
 
     def compute(self, x, d):
         o = ops.attention(x["q"], x["k"], x["v"], d["Hq"], d["Hkv"], 1.0 / np.sqrt(d["D"]), self.causal)

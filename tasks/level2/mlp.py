@@ -3,12 +3,14 @@ from __future__ import annotations
 
 from .. import ops, sampling
 from ..core import EdgeCases, Ops, Task, TensorSpec
+from ..tolerance import DEEP
 
 INTERMEDIATES = """\
 Accumulate matrix products in fp32; intermediates may be stored in bf16."""
 
 
 class Ffn(Task):
+    tol = DEEP
     name = "ffn"
     level = 2
     title = "Feed-forward block (GELU)"
@@ -65,6 +67,7 @@ Constants: one = 1.0, gelu_c1, gelu_c2, neg_gelu_c1 = -gelu_c1."""
 
 
 class Swiglu(Task):
+    tol = DEEP
     name = "swiglu"
     level = 2
     title = "SwiGLU feed-forward block (LLaMA MLP)"

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from .. import ops, sampling
 from ..core import EdgeCases, Ops, Task, TensorSpec
+from ..tolerance import DEEP
 
 ROPE_RULE = """\
 For each head h (columns h*D .. h*D + D - 1 of a row) and half = D/2:
@@ -14,6 +15,7 @@ cos/sin of p * 10000^(-2 (i mod half) / D) for the row's position p, so their tw
 
 
 class Rope(Task):
+    tol = DEEP
     name = "rope"
     level = 2
     title = "Rotary position embedding"

@@ -5,10 +5,12 @@ import numpy as np
 
 from .. import ops, sampling
 from ..core import EdgeCases, Ops, Task, TensorSpec
+from ..tolerance import DEEP
 from ..level1.conv import CONV_LAYOUT, conv_edges, feature_map, out_hw
 
 
 class ConvBlock(Task):
+    tol = DEEP
     name = "conv_block"
     level = 3
     title = "Convolution + folded batch norm + ReLU"

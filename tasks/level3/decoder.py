@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import ops, sampling
 from ..core import EdgeCases, Ops, Task, TensorSpec
+from ..tolerance import DEEP
 from ..level1.rowwise import NEG_MAX
 from ..level2.attention import LAYOUT, attention_ops
 from ..level2.rope import ROPE_RULE
@@ -40,6 +41,7 @@ def block_edges(base: dict, rng) -> list[tuple[str, dict]]:
 
 
 class DecoderBlockLlama(Task):
+    tol = DEEP
     name = "decoder_block_llama"
     level = 3
     title = "LLaMA decoder block"
@@ -121,6 +123,7 @@ Constants: eps = 1e-5, inv_dm = 1/Dm, scale = 1/sqrt(D), neg_max = lowest finite
 
 
 class DecoderBlockT5(Task):
+    tol = DEEP
     name = "decoder_block_t5"
     level = 3
     title = "T5 decoder block (self-attention and FFN)"

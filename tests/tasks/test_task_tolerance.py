@@ -4,24 +4,34 @@ import math
 import numpy as np
 import pytest
 
-from tasks.tolerance import TOLERANCES, compare, near_constant, rms
+from tasks import all_tasks
+from tasks.tolerance import U, Tolerance, compare, near_constant, rms, worst_ratio
+
+TOL = Tolerance(2 ** -5, 2 ** -4)
 
 
-def test_policy_values():
-    assert TOLERANCES["bf16"].rtol == 2 ** -5 and TOLERANCES["bf16"].atol_scale == 2 ** -4
-    assert TOLERANCES["fp32"].rtol < TOLERANCES["bf16"].rtol / 100
+def test_every_task_states_a_tolerance_a_few_ulp_wide_for_level_1():
+    for t in all_tasks():
+        for c in t.configs:
+            for spec in t.outputs(c):
+                tol = t.tolerance(c, spec.name)
+                assert tol.basis, f"{t.name}: the tolerance must say where it comes from"
+                if t.level == 1:
+                    assert tol.rtol <= 5 * U and tol.atol_scale <= 2 * U, t.name
+    with pytest.raises(KeyError, match="no output 'z'"):
+        all_tasks()[0].tolerance("C1", "z")
 
 
 def test_bound_is_rtol_times_element_plus_atol_times_rms():
     r = np.array([[3.0, 4.0], [0.0, 0.0]])          # rms = sqrt(25 / 4) = 2.5
-    tol = TOLERANCES["bf16"]
+    tol = TOL
     bound = tol.rtol * 4.0 + tol.atol_scale * 2.5
     ok = r.copy()
     ok[0, 1] += bound * 0.999
-    assert compare(ok, r, "bf16").passed
+    assert compare(ok, r, TOL).passed
     bad = r.copy()
     bad[0, 1] += bound * 1.001
-    c = compare(bad, r, "bf16")
+    c = compare(bad, r, TOL)
     assert not c.passed and c.n_bad == 1 and c.frac_match == 0.75
     assert c.first_mismatches[0][0] == (0, 1)
     idx, got, expected, tol_at = c.first_mismatches[0]
@@ -29,7 +39,7 @@ def test_bound_is_rtol_times_element_plus_atol_times_rms():
     # zeros in the reference get the atol part only
     near0 = r.copy()
     near0[1, 0] = tol.atol_scale * 2.5 * 1.01
-    assert not compare(near0, r, "bf16").passed
+    assert not compare(near0, r, TOL).passed
 
 
 def test_report_fields():
@@ -37,7 +47,7 @@ def test_report_fields():
     y = r.copy()
     y[1, 2] = 100.0
     y[2, 0] = -5.0
-    c = compare(y, r, "bf16")
+    c = compare(y, r, TOL)
     assert not c.passed and c.n_elems == 12 and c.n_bad == 2
     assert c.max_abs_err == pytest.approx(93.0)
     assert c.max_rel_err == pytest.approx(93.0 / 7.0)
@@ -50,14 +60,14 @@ def test_report_fields():
 
 def test_per_row_views():
     """1-D outputs are one row; higher ranks fold all leading axes into rows."""
-    assert len(compare(np.ones(5), np.ones(5), "bf16").per_row) == 1
-    c = compare(np.ones((2, 3, 4)), np.ones((2, 3, 4)), "bf16")
+    assert len(compare(np.ones(5), np.ones(5), TOL).per_row) == 1
+    c = compare(np.ones((2, 3, 4)), np.ones((2, 3, 4)), TOL)
     assert len(c.per_row) == 6 and c.passed
 
 
 def test_mismatch_list_is_capped():
     r = np.ones((4, 8))
-    c = compare(np.zeros_like(r), r, "bf16")
+    c = compare(np.zeros_like(r), r, TOL)
     assert c.n_bad == 32 and len(c.first_mismatches) == 10
 
 
@@ -66,34 +76,42 @@ def test_non_finite_outputs_fail_where_reference_is_finite():
     for bad in (np.nan, np.inf, -np.inf):
         y = r.copy()
         y[2] = bad
-        c = compare(y, r, "bf16")
+        c = compare(y, r, TOL)
         assert not c.passed and c.n_bad == 1 and math.isinf(c.max_abs_err)
     y = r.copy()
     y[0] = np.nan
-    assert [m[0] for m in compare(y, r, "bf16").first_mismatches] == [(0,)]
+    assert [m[0] for m in compare(y, r, TOL).first_mismatches] == [(0,)]
 
 
 def test_non_finite_reference_needs_the_same_value():
     r = np.array([1.0, np.inf, np.nan, 2.0])
-    assert compare(np.array([1.0, np.inf, np.nan, 2.0]), r, "bf16").passed
-    assert not compare(np.array([1.0, -np.inf, np.nan, 2.0]), r, "bf16").passed
-    assert not compare(np.array([1.0, np.inf, 0.0, 2.0]), r, "bf16").passed
-    assert compare(np.array([1.0, np.inf, np.nan, 2.0]), r, "bf16").rms_ref == pytest.approx(math.sqrt(2.5))
+    assert compare(np.array([1.0, np.inf, np.nan, 2.0]), r, TOL).passed
+    assert not compare(np.array([1.0, -np.inf, np.nan, 2.0]), r, TOL).passed
+    assert not compare(np.array([1.0, np.inf, 0.0, 2.0]), r, TOL).passed
+    assert compare(np.array([1.0, np.inf, np.nan, 2.0]), r, TOL).rms_ref == pytest.approx(math.sqrt(2.5))
 
 
 def test_shapes_and_dtypes():
     r = np.ones((4, 4))
-    assert compare(np.ones(16, dtype=np.float32), r, "bf16").passed      # same size: reshaped
+    assert compare(np.ones(16, dtype=np.float32), r, TOL).passed      # same size: reshaped
     with pytest.raises(ValueError, match="output has shape .*15 elements.*reference has"):
-        compare(np.ones(15), r, "bf16")
-    with pytest.raises(KeyError, match="no tolerance for dtype 'int8'; dtypes: bf16, fp32"):
-        compare(r, r, "int8")
+        compare(np.ones(15), r, TOL)
+    with pytest.raises(TypeError, match="needs the task's Tolerance"):
+        compare(r, r, "bf16")
 
 
-def test_fp32_is_stricter_than_bf16():
-    r = np.linspace(1.0, 2.0, 64)
-    y = r * (1 + 2 ** -10)
-    assert compare(y, r, "bf16").passed and not compare(y, r, "fp32").passed
+def test_row_max_scale_and_allowance():
+    r = np.array([[1.0, 0.0], [100.0, 0.0]])
+    tol = Tolerance(0.0, 0.01, "row_max")
+    assert compare(np.array([[1.0, 0.009], [100.0, 0.9]]), r, tol).passed
+    assert not compare(np.array([[1.0, 0.011], [100.0, 0.9]]), r, tol).passed
+    y = np.array([[1.0, 0.5], [100.0, 0.0]])
+    assert not compare(y, r, tol).passed
+    assert compare(y, r, tol, allowance=np.array([[0.0, 0.5], [0.0, 0.0]])).passed
+    assert worst_ratio(y, r, tol) == pytest.approx(50.0)
+    assert worst_ratio(np.array([[np.nan, 0.0], [100.0, 0.0]]), r, tol) == np.inf
+    with pytest.raises(ValueError, match="tolerance scale 'max'"):
+        Tolerance(0.0, 0.0, "max")
 
 
 def test_near_constant():

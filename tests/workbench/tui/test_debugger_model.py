@@ -150,7 +150,7 @@ def test_a_budget_cut_trace_says_how_to_see_more():
 
 def test_edge_case_inputs_are_labelled():
     task = get_task("relu")
-    (name, _), *_ = task.edge_cases("C1")
+    (name, _), *_ = task.edge_cases("C1", 0)
     s = DebugSession.start("plena", "relu", "C1", ACCEL.baseline("relu", "C1", HW), edge=name)
     assert s.input_label == f"edge: {name}"
     s.goto(s.length)

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from simulators import numerics
+from tasks.tolerance import Tolerance
 from workbench.store import TraceStore
 from workbench.tui.model import formats, heat, kernels, runs
 from workbench.tui.model.reexec import reexecute
@@ -62,7 +63,7 @@ def test_heat_map_from_arrays_marks_the_bad_tiles():
     got = ref.copy()
     got[3, 17] += 5.0                          # one element far out, in row 3, tile 1
     got[6, 2] = np.nan
-    m = heat.from_arrays("y", got, ref, "bf16", tile_cols=16)
+    m = heat.from_arrays("y", got, ref, Tolerance(2 ** -8, 2 ** -8), tile_cols=16)
     assert m.values.shape == (8, 2) and m.cell_cols == 16
     assert m.bad[3, 1] == 1 and m.bad[6, 0] == 1 and m.n_bad == 2
     assert m.values[3, 1] > 1 and math.isinf(m.values[6, 0])

@@ -55,16 +55,10 @@ def _assemble(acc, source: str, source_name: str, hw):
 
 
 def edge_cases(task, config: str, edge_seed: int | None = None):
-    """The task's edge cases as an evaluation drew them: with the evaluation's edge
-    seed when it recorded one (edge cases drawn from families), else the fixed set."""
-    if edge_seed is None:
-        return task.edge_cases(config)
-    try:
-        return task.edge_cases(config, int(edge_seed))
-    except TypeError:
-        raise DebugSetupError(f"the evaluation drew its edge cases with edge seed {edge_seed}, "
-                              f"but this KernelCraft's {task.name} has fixed edge cases; "
-                              f"upgrade kernelcraft to debug them") from None
+    """The task's edge cases as an evaluation drew them, with its edge seed; without
+    one (a kernel file debugged by hand, or a run recorded before edge cases were drawn
+    per evaluation) the families are drawn with edge seed 0."""
+    return task.edge_cases(config, int(edge_seed or 0))
 
 
 @dataclass(frozen=True)
@@ -116,6 +110,8 @@ class OutputCheck:
     expected: np.ndarray
     comparison: Comparison
     byte_address: bool = False     # `address` is a byte address (a memory with a base)
+    tolerance: object = None       # the task's Tolerance and allowance, for the heat map
+    allowance: object = None
 
 
 @dataclass
@@ -138,6 +134,7 @@ class DebugSession:
     csr_names: tuple[str, ...] = ()    # the trace's "csr" space by index (tracing.CSR_NAMES)
     _lockstep: Lockstep | None = field(default=None, repr=False)
     last_watch: object = None          # the watch that stopped the last run, if one did
+    inputs: dict = field(default_factory=dict)   # the task inputs (for the task's error allowance)
 
     # ------------------------------------------------------------------ setup
     @classmethod
@@ -167,7 +164,7 @@ class DebugSession:
             inputs, label = t.generate(config, int(seed or 0)), f"seed {int(seed or 0)}"
         image = build_image(layout, inputs)
         return cls._traced(accel, task, config, source, label, hw, layout, program, image,
-                           t.reference(inputs, config), max_steps)
+                           t.reference(inputs, config), max_steps, inputs)
 
     @classmethod
     def bare(cls, accel: str, source: str, image: MemoryImage | None = None, *, hw=None,
@@ -185,7 +182,7 @@ class DebugSession:
 
     @classmethod
     def _traced(cls, accel, task, config, source, label, hw, layout, program, image,
-                reference, max_steps) -> "DebugSession":
+                reference, max_steps, inputs=None) -> "DebugSession":
         started = time.perf_counter()
         backend = get_accel(accel).backend()
         view = view_for(accel)
@@ -196,7 +193,7 @@ class DebugSession:
         return cls(accel, task, config, source, label, hw, layout, program, image, reference,
                    [timeline], time.perf_counter() - started,
                    {name: dtype for name, (_, dtype) in hw.memories().items()}, view, inspection,
-                   tuple(getattr(tracing_module(accel), "CSR_NAMES", ())))
+                   tuple(getattr(tracing_module(accel), "CSR_NAMES", ())), inputs=inputs or {})
 
     @property
     def main(self) -> Timeline:
@@ -310,12 +307,13 @@ class DebugSession:
         """Every output region as it stands now, compared with the reference."""
         if not self.task:
             return []
-        spec = {s.name: s for s in get_task(self.task).outputs(self.config)}
+        t = get_task(self.task)
         out = []
         for r in self.layout.by_role("output"):
             got = read_region(self.layout, self.main.memories, r)   # element- or byte-addressed
             expected = self.reference[r.name]
-            cmp = compare(got, expected, spec[r.name].dtype if r.name in spec else r.dtype)
+            tol, allow = t.tolerance(self.config, r.name), t.allowance(self.inputs, self.config, r.name)
+            cmp = compare(got, expected, tol, allow)
             out.append(OutputCheck(r.name, r.memory, r.address, r.shape, r.dtype, got,
-                                   expected, cmp, r.memory in self.layout.bases))
+                                   expected, cmp, r.memory in self.layout.bases, tol, allow))
         return out

@@ -6,8 +6,7 @@ element out of tolerance are marked bad whatever their value.
 
 From a recorded evaluation only per-row figures exist (the checker keeps, per row,
 the count of bad elements and the largest absolute error), so its map has one cell
-per row, measured against the absolute part of the tolerance (atol_scale x rms of
-the reference). From full arrays (a re-executed kernel or the debugger) every
+per row, measured in bf16 roundings of the reference's rms (u x rms(ref)). From full arrays (a re-executed kernel or the debugger) every
 element's error is known, and the map has one cell per tile of rows x columns.
 """
 from __future__ import annotations
@@ -17,7 +16,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tasks.tolerance import tolerance_for
+from tasks.tolerance import U, Tolerance, bound as tolerance_bound
+
+# Without the task's tolerance at hand: one bf16 rounding of the element plus one of rms(ref).
+DISPLAY = Tolerance(U, U)
 
 
 @dataclass
@@ -68,12 +70,11 @@ def _group(values: np.ndarray, bad: np.ndarray,
             b.reshape(-1, k, b.shape[1]).sum(axis=1), k)
 
 
-def from_recorded(name: str, output: dict, dtype: str = "bf16", max_rows: int = 4096) -> HeatMap:
+def from_recorded(name: str, output: dict, max_rows: int = 4096) -> HeatMap:
     """Per-row map from one output of a recorded evaluation set (its `per_row`
     entries (row, n_bad, max_abs_err) and `rms_ref`)."""
     per_row = output.get("per_row") or []
-    tol = tolerance_for(dtype)
-    scale = tol.atol_scale * float(output.get("rms_ref") or 0.0)
+    scale = U * float(output.get("rms_ref") or 0.0)
     n = len(per_row)
     values = np.zeros((n, 1))
     bad = np.zeros((n, 1), dtype=np.int64)
@@ -84,22 +85,20 @@ def from_recorded(name: str, output: dict, dtype: str = "bf16", max_rows: int = 
     values, bad, k = _group(values, bad, max_rows)
     n_elems = int(output.get("n_elems") or n)
     shape = (n, n_elems // n) if n and n_elems % n == 0 and n_elems != n else (n_elems,)
-    return HeatMap(name, values, bad, k, 0, shape, "max |error| / (atol_scale x rms(ref))")
+    return HeatMap(name, values, bad, k, 0, shape, "max |error| / (u x rms(ref))")
 
 
-def from_arrays(name: str, got: np.ndarray, expected: np.ndarray, dtype: str = "bf16",
-                tile_cols: int = 16, max_rows: int = 64) -> HeatMap:
+def from_arrays(name: str, got: np.ndarray, expected: np.ndarray, tol: Tolerance | None = None,
+                allowance=None, tile_cols: int = 16, max_rows: int = 64) -> HeatMap:
     """Per-tile map from a full output and its reference: each element's error over
-    the bound it must meet (rtol x |ref| + atol_scale x rms(ref))."""
-    tol = tolerance_for(dtype)
+    the bound it must meet (the task's `tol` and `allowance`; DISPLAY without them)."""
+    tol = tol or DISPLAY
     r = np.asarray(expected, dtype=np.float64)
     y = np.asarray(got, dtype=np.float64).reshape(r.shape)
     rows, cols = _rows_2d(r.shape)
     r2, y2 = r.reshape(rows, cols), y.reshape(rows, cols)
-    finite = r2[np.isfinite(r2)]
-    scale = float(np.sqrt(np.mean(finite * finite))) if finite.size else 0.0
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        bound = tol.rtol * np.abs(r2) + tol.atol_scale * scale
+        bound = np.broadcast_to(tolerance_bound(r, tol, allowance), r.shape).reshape(rows, cols)
         err = np.abs(y2 - r2)
         ok = np.where(np.isfinite(r2), np.isfinite(y2) & (err <= bound),
                       (y2 == r2) | (np.isnan(y2) & np.isnan(r2)))
@@ -133,16 +132,13 @@ def worst_set(result: dict) -> dict | None:
     return max(sets, key=worst)
 
 
-def from_evaluation(result: dict,
-                    dtypes: dict[str, str] | None = None) -> tuple[str, list[HeatMap]]:
+def from_evaluation(result: dict) -> tuple[str, list[HeatMap]]:
     """Heat maps of the outputs in a recorded evaluation (run_eval, final scoring) or
     view_output result; returns (which input set, maps)."""
-    dtypes = dtypes or {}
     if "outputs" in result and "sets" not in result:       # view_output data
-        maps = [from_recorded(n, o, dtypes.get(n, "bf16")) for n, o in result["outputs"].items()]
+        maps = [from_recorded(n, o) for n, o in result["outputs"].items()]
         return f"seed {result.get('seed')}", maps
     s = worst_set(result)
     if s is None:
         return "", []
-    return s.get("label", ""), [from_recorded(n, o, dtypes.get(n, "bf16"))
-                                for n, o in s["outputs"].items()]
+    return s.get("label", ""), [from_recorded(n, o) for n, o in s["outputs"].items()]

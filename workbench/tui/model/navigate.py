@@ -133,7 +133,7 @@ def mismatches(session, outputs) -> Touched:
     the memory view marks; byte-addressed memories mark every byte of an element."""
     out = Touched()
     for o in outputs:
-        bad = ~within(o.got, o.expected, o.dtype).reshape(-1)
+        bad = ~within(o.got, o.expected, o.tolerance, o.allowance).reshape(-1)
         idx = np.flatnonzero(bad)
         if not idx.size:
             continue

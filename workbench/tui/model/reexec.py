@@ -90,9 +90,9 @@ def reexecute(run: Run, evaluation: Event, source: str, call: Event | None = Non
                         edge_cases=False, keep_outputs=True, compare_baseline=False)
         if full.sets:
             from tasks import get_task
-            dtypes = {t.name: t.dtype for t in get_task(run.task).outputs(config)}
+            task = get_task(run.task)
             for name, o in full.sets[0].outputs.items():
                 if "got" in o:
                     maps.append(from_arrays(name, o["got"], o["expected"],
-                                            dtypes.get(name, "bf16")))
+                                            task.tolerance(config, name)))
     return Reexecution(tool, config, seeds, new, diffs, maps)

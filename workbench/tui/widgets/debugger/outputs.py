@@ -38,5 +38,6 @@ class OutputsView(VerticalScroll):
 
     def show(self, checks: list[OutputCheck]) -> None:
         self.query_one("#outputs-text", Static).update(outputs_text(checks))
-        maps = [from_arrays(c.name, c.got, c.expected, c.dtype, max_rows=32) for c in checks]
+        maps = [from_arrays(c.name, c.got, c.expected, c.tolerance, c.allowance, max_rows=32)
+                for c in checks]
         self.query_one("#outputs-heat", HeatMapView).show(maps)

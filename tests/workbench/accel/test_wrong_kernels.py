@@ -1,0 +1,96 @@
+"""Real kernels that are wrong in the ways issue 11 found passing, written by editing
+each accelerator's baseline, FAIL every configuration; fresh edge cases defeat a
+kernel that recognises fixed ones.
+
+- GELU without its cubic term (z = -c1 x): plena, coral, aie;
+- SiLU with Schraudolph's one-multiply-add exp (the float's bits from z * 2^23 / ln 2 +
+  127 * 2^23, up to 6% off): coral, the one whose vector unit converts floats to integers;
+- softmax minus the maximum of the first 64 logits only: plena (the max loop cut to
+  one chunk), coral (the max strip loop cut to one strip of 64), aie (the max loop cut
+  to two chunks of 32); configurations whose
+  rows hold 64 logits are left out, where the first 64 are the row.
+"""
+import re
+
+import pytest
+
+from tasks import get_task
+from workbench.accel import get_accel
+from workbench.evaluation import evaluate
+
+
+def one_sub(pattern: str, repl: str, src: str, flags=re.M) -> str:
+    out, n = re.subn(pattern, repl, src, flags=flags)
+    assert n >= 1, f"the baseline no longer has {pattern!r}: update this test's edit"
+    return out
+
+
+def gelu_no_cubic(accel: str, src: str) -> str:
+    if accel == "plena":
+        src = one_sub(r"^\s*V_MUL_VV (gp\d+), (gp\d+), \2, 0\s*; x\^2\n.*; c2 x\^2\n.*; 1 \+ c2 x\^2\n"
+                      r"\s*V_MUL_VV \1, \1, \2, 0\s*; x \+ c2 x\^3$", r"V_MUL_VF \1, \2, f1, 0 ; z = x", src)
+    elif accel == "coral":
+        src = one_sub(r"^\s*vfmul\.vv (v\d+), (v\d+), \2\s*# x\^2\n.*# c2 x\^2\n.*# 1 \+ c2 x\^2\n"
+                      r"\s*vfmul\.vv \1, \1, \2\s*# x \+ c2 x\^3$", r"vmv.v.v \1, \2", src)
+    else:
+        src = one_sub(r"^(\s*)AMUL\.F32 (acc\d), (acc\d), \3\n\s*AMUL\.F32 \2, \2, \3\n"
+                      r"\s*AMUL\.F32 \2, \2, acc6\n\s*AADD\.F32 \2, \2, \3$", r"\1AMUL.F32 \2, \3, acc7", src)
+    return src
+
+
+def silu_bit_trick_exp(accel: str, src: str) -> str:
+    assert accel == "coral"
+    src = one_sub(r"^(\s*)vfmul\.vf (v\d+), (v\d+), fs0\n(?:.*\n)*?\s*vsll\.vi .*\n\s*vfmul\.vv (v\d+), \4, v\d+\n",
+                  r"\1vfmul.vf \2, \3, ft8\n\1vfadd.vf \2, \2, ft9\n\1vfcvt.x.f.v \4, \2\n", src)
+    src = one_sub(r"^(\s*)(flw fs10, \.C9, t6.*)$", r"\1\2\n\1flw ft8, .CB1, t6\n\1flw ft9, .CB2, t6", src)
+    return src + ".CB1: .float 12102203.0\n.CB2: .float 1065353216.0\n"
+
+
+def softmax_first_64_max(accel: str, src: str) -> str:
+    if accel == "plena":
+        return one_sub(r"(m = lowest fp32\n(?:.*\n)\s*C_LOOP_START gp\d+, )\d+", r"\g<1>1", src)
+    if accel == "aie":      # the first chunk of 32 and one more
+        return one_sub(r"(LOOP )\d+(\s*; running maximum starts at the first chunk)", r"\g<1>1\2", src)
+    # coral: the max strip loop reads 64 logits and stops
+    return one_sub(r"(running max per lane\n(?:.*\n){2}\s*li a2, )\d+", r"\g<1>64", src)
+
+
+CASES = [(a, "gelu", gelu_no_cubic) for a in ("plena", "coral", "aie")] + \
+        [("coral", "silu", silu_bit_trick_exp)] + \
+        [(a, "softmax", softmax_first_64_max) for a in ("plena", "coral", "aie")]
+
+
+def configs(task: str) -> list[str]:
+    t = get_task(task)
+    return [c for c in t.configs if task != "softmax" or t.configs[c]["cols"] > 64]
+
+
+@pytest.mark.parametrize("accel,task,edit", CASES, ids=[f"{a}-{t}" for a, t, _ in CASES])
+def test_wrong_kernel_fails_every_configuration(accel, task, edit):
+    acc = get_accel(accel)
+    hw = acc.default_config()
+    for config in configs(task):
+        base = acc.baseline(task, config, hw)
+        wrong = edit(accel, base)
+        assert wrong != base
+        ev = evaluate(accel, task, config, wrong, hw=hw, seeds=[3], compare_baseline=False)
+        assert ev.status == "failed", (config, ev.status, ev.error)
+        assert [s.label for s in ev.sets if not s.passed], config
+
+
+def test_edge_cases_are_fresh_and_the_baseline_passes_them():
+    """A kernel that stored the answers to fixed edge cases would meet new inputs: two
+    evaluations draw different edge seeds, hence different inputs in every family."""
+    acc, task = get_accel("coral"), get_task("softmax")
+    src = acc.baseline("softmax", "C2", acc.default_config())
+    a = evaluate("coral", "softmax", "C2", src, n_seeds=1, compare_baseline=False)
+    b = evaluate("coral", "softmax", "C2", src, n_seeds=1, compare_baseline=False)
+    assert a.passed and b.passed and a.edge_seed != b.edge_seed
+    for (la, xa), (lb, xb) in zip(task.edge_cases("C2", a.edge_seed), task.edge_cases("C2", b.edge_seed)):
+        assert la == lb and not (xa["x"] == xb["x"]).all(), la
+    # caller-chosen seeds fix the edge seed too, so recorded runs replay the same cases
+    c = evaluate("coral", "softmax", "C2", src, seeds=[4], compare_baseline=False)
+    d = evaluate("coral", "softmax", "C2", src, seeds=[4], compare_baseline=False)
+    assert c.edge_seed == d.edge_seed and c.edge_seed is not None
+    assert evaluate("coral", "softmax", "C2", src, seeds=[4], edge_seed=9,
+                    compare_baseline=False).edge_seed == 9
