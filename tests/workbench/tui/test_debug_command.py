@@ -113,7 +113,7 @@ def test_rtl_build_state_is_shown_while_it_runs(kernel):
 
 
 def test_debug_an_edge_case_and_refuse_a_wrong_one(kernel):
-    name = get_task("relu").edge_cases("C1")[0][0]
+    name = get_task("relu").edge_cases("C1", 0)[0][0]
     screen = debugger_screen(args("--accel", "plena", "--task", "relu", "--config", "C1",
                                   kernel, "--edge", name, *HW_ARGS))
 

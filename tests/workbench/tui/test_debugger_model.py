@@ -192,18 +192,15 @@ def test_input_of_an_evaluation_is_its_first_failing_set():
 
 
 def test_an_edge_case_named_with_its_edge_seed():
-    """Edge cases drawn per evaluation are found by (edge seed, name); with no seed the
-    fixed set is used."""
-    import inspect
+    """Edge cases drawn per evaluation are found by (edge seed, name): the same name
+    holds other values under another seed, and the session runs the recorded ones."""
     task = get_task("relu")
     src = ACCEL.baseline("relu", "C1", HW)
-    if "seed" in inspect.signature(task.edge_cases).parameters:
-        (name, _), *_ = task.edge_cases("C1", 11)
-        s = DebugSession.start("plena", "relu", "C1", src, edge=name, edge_seed=11)
-        assert s.input_label == f"edge: {name}"
-    else:
-        (name, _), *_ = task.edge_cases("C1")
-        with pytest.raises(DebugSetupError, match="edge seed 11"):
-            DebugSession.start("plena", "relu", "C1", src, edge=name, edge_seed=11)
+    (name, x11), *_ = task.edge_cases("C1", 11)
+    (_, x12), *_ = task.edge_cases("C1", 12)
+    assert not all(np.array_equal(x11[k], x12[k]) for k in x11)
+    s = DebugSession.start("plena", "relu", "C1", src, edge=name, edge_seed=11)
+    assert s.input_label == f"edge: {name}"
+    assert np.array_equal(s.reference["y"], task.reference(x11, "C1")["y"])
     with pytest.raises(DebugSetupError, match="no edge case 'nope'"):
         DebugSession.start("plena", "relu", "C1", src, edge="nope")
