@@ -132,6 +132,18 @@ class Asm:
             self.depth -= 1
             self.lines.append("    " * self.depth + "ENDLOOP")
 
+    @contextmanager
+    def loop_reg(self, reg: str, comment: str = ""):
+        """A hardware loop whose count is read from `reg` when it opens (at least 1)."""
+        self.op(f"LOOPR {reg}", comment)
+        self.depth += 1
+        try:
+            yield
+        finally:
+            self.close()
+            self.depth -= 1
+            self.lines.append("    " * self.depth + "ENDLOOP")
+
     # --- common sequences ---------------------------------------------------------------
 
     def li(self, reg: str, value: int, comment: str = "") -> None:
@@ -140,9 +152,7 @@ class Asm:
             self.op(f"MOVI {reg}, {value}", comment)
             return
         v = value & 0xFFFFFFFF
-        lo, hi = v & 0xFFFF, v >> 16
-        if lo >= 0x8000:
-            lo, hi = lo - 0x10000, (hi + 1) & 0xFFFF
+        lo, hi = v & 0xFFFF, v >> 16          # MOVHI keeps the low 16 bits MOVI wrote
         self.op(f"MOVI {reg}, {lo}", comment)
         self.op(f"MOVHI {reg}, {hi}")
 
