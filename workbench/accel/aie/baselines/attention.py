@@ -33,9 +33,14 @@ NEG_BF16, INF_BF16, NEG_INF_BIT = 0xFF7F, 0x7F80, 0x8000
 QUERIES, KEYS, SUBS = 8, 32, 4           # query block, key block, query blocks per group
 
 
-def _state_bytes(d: int) -> int:
-    """One query block's state: M (64 bytes, padded to 128), L (128), O^T (D/4 tiles)."""
-    return 256 + (d // 4) * 128
+BIAS_BYTES = 512                         # a query block's bias^T tiles (eight of 4 keys x 8 queries)
+BIAS_CURSOR = 192                        # data memory word: the bias row of the current group
+
+
+def _state_bytes(d: int, bias: bool) -> int:
+    """One query block's state: [bias^T tiles], M (64 bytes, padded to 128), L (128),
+    O^T (D/4 tiles)."""
+    return (BIAS_BYTES if bias else 0) + 256 + (d // 4) * 128
 
 
 def _check(ctx: Ctx, p: dict) -> str | None:
@@ -109,9 +114,13 @@ def _scores(asm: Asm, dh: int, k_banks: int) -> None:
         asm.op("VMMAC.BF16 acc7, x7, y6")
 
 
-def _block(asm: Asm, dh: int, causal: bool, scaled: bool, k_banks: int) -> None:
+def _block(asm: Asm, dh: int, causal: bool, scaled: bool, bias: bool, k_banks: int) -> None:
     """One query block against the key block in data memory (p3 at its state)."""
     _scores(asm, dh, k_banks)
+    if bias:
+        for s in range(8):
+            asm.op("VLD x8, [p3], 64")
+            asm.op(f"VMAC.BF16 acc{s}, x8, x14", "+ bias (exact product with one)")
     for s in range(8):
         asm.op(f"VSRS.BF16 x{s}, acc{s}", "scores (bf16)")
     if causal:
@@ -160,141 +169,173 @@ def _block(asm: Asm, dh: int, causal: bool, scaled: bool, k_banks: int) -> None:
         asm.op(f"AST {o}, [p3], 128")
 
 
+def attention_pass(ctx: Ctx, asm: Asm, q: int, k: int, v: int, o: int, s: int, hq: int, hkv: int,
+                   dh: int, causal: bool, scale: str | None, bias: int | None, k_banks: int = 1) -> None:
+    """o = attention(q, k, v) for q, o [S, Hq*D], k, v [S, Hkv*D] at those addresses,
+    scaled by the constant `scale` (None: 1), plus bias [Hq, S, S] at `bias` (or None).
+    Descriptors have address 0 (every address a run-time offset), and Q^T, V^T and O^T
+    share one descriptor and lock when Hq == Hkv."""
+    rsq, rsk, group = hq * dh, hkv * dh, hq // hkv
+    sb, bb = _state_bytes(dh, bias is not None), (BIAS_BYTES if bias is not None else 0)
+    qt = asm.bd("QT", ext=0, loc=QT_BUF, n0=1, n1=dh, s1=1, ls1=16, n2=QUERIES, s2=rsq, ls2=2, rel="l2")
+    if k_banks == 2:
+        kt = asm.bd("KT", ext=0, loc=K_BUF, n0=8, n1=KEYS // 2, s1=rsk, ls1=16, n2=dh // 8, s2=8,
+                    ls2=256, rel="l0")
+    else:
+        kt = asm.bd("KT", ext=0, loc=K_BUF, n0=8, n1=KEYS, s1=rsk, ls1=16, n2=dh // 8, s2=8, ls2=512,
+                    rel="l0")
+    vt = asm.bd("VT", ext=0, loc=VT_BUF, n0=1, n1=dh, s1=1, ls1=16, n2=8, s2=rsk, ls2=2, rel="l2")
+    ot = asm.bd("OT", ext=0, loc=OUT_BUF, n0=1, n1=dh, s1=1, ls1=16, n2=QUERIES, s2=rsq, ls2=2, rel="l2")
+    if bias is not None:
+        bt = asm.bd("BT", ext=0, loc=STATE, n0=1, n1=KEYS, s1=1, ls1=16, n2=QUERIES, s2=s, ls2=2,
+                    rel="l0")
+        asm.li("r1", bias)
+        asm.op(f"MOVPI p0, {BIAS_CURSOR}")
+        asm.op("ST r1, [p0]", "bias row of the first group")
+    if causal:
+        _masks(asm)
+    asm.comment("key column of every query head")
+    asm.op(f"MOVPI p0, {HEAD_TAB}")
+    for h in range(hq):
+        asm.li("r1", k + (h // group) * dh)
+        asm.op("ST r1, [p0], 4")
+    if scale:
+        asm.op(f"MOVPI p0, {ctx.const(scale)}")
+        asm.op("LD r15, [p0]", "scale (fp32)")
+    asm.op(f"MOVI r1, {0x3F80}")
+    asm.op("VBCST.16 x14, r1", "ones")
+    asm.li("r1", q, "query column of the head")
+    asm.li("r12", o - q, "output - query")
+    asm.op(f"MOVI r14, {HEAD_TAB}")
+    with asm.loop(hq, "query heads"):
+        asm.op("MOVP p0, r14")
+        asm.op("LD r2, [p0]", "key column of the head")
+        asm.op("ADDI r14, r14, 4")
+        asm.op("MOVI r3, 0", "query row offset of the group")
+        asm.op(f"MOVI r4, {1 if causal else s // KEYS}", "key blocks of the group")
+        with asm.loop(s // KEYS, "groups of 32 queries"):
+            asm.op("ADD r9, r3, r1")
+            asm.op("MOVI r11, 0")
+            asm.li("r10", QUERIES * rsq)
+            for j in range(SUBS):
+                asm.op(f"DMAIN {j % 2}, {qt}, r9, r11")
+                if j < SUBS - 1:
+                    asm.op("ADD r9, r9, r10")
+                    asm.op(f"ADDI r11, r11, {16 * dh}")
+            asm.op(f"MOVPI p3, {STATE}", "state: M = lowest, L = 0, O = 0")
+            asm.op(f"MOVI r13, {NEG_BF16}")
+            asm.op("VBCST.16 x0, r13")
+            asm.op("ABCST acc0, r0")
+            with asm.loop(SUBS):
+                if bb:
+                    asm.op(f"PADDI p3, p3, {bb}")
+                asm.op("VST x0, [p3], 128")
+                with asm.loop((sb - bb) // 128 - 1):
+                    asm.op("AST acc0, [p3], 128")
+            # r5: first key of the current block, r6: of the next (causal: the diagonal
+            # block first, then 0, 32, ...)
+            if causal:
+                asm.op("ADDI r5, r4, -1")
+                asm.op(f"SLLI r5, r5, {KEYS.bit_length() - 1}")
+                asm.op("MOVI r6, 0")
+                asm.op(f"MOVI r7, {DIAG}")
+                asm.op("MOVI r8, 0")
+            else:
+                asm.op("MOVI r5, 0")
+            asm.op("ACQ l2, 4", "Q^T of the group landed")
+            with asm.loop_reg("r4", "key blocks"):
+                asm.li("r10", rsk)
+                asm.op("MUL r9, r5, r10")
+                asm.op("ADD r9, r9, r2", "K rows of the block")
+                asm.op(f"DMAIN 0, {kt}, r9, r0")
+                if k_banks == 2:
+                    asm.li("r10", (KEYS // 2) * rsk)
+                    asm.op("ADD r10, r9, r10")
+                    asm.li("r11", K_BUF2 - K_BUF)
+                    asm.op(f"DMAIN 0, {kt}, r10, r11")
+                asm.li("r10", v - k)
+                asm.op("ADD r9, r9, r10", "V rows of the block")
+                asm.li("r10", 8 * rsk)
+                for g in range(4):
+                    asm.li("r11", g * BANK)
+                    asm.op(f"DMAIN {1 if g % 2 == 0 else 0}, {vt}, r9, r11")
+                    if g < 3:
+                        asm.op("ADD r9, r9, r10")
+                if bias is not None:
+                    asm.op(f"MOVPI p0, {BIAS_CURSOR}")
+                    asm.op("LD r9, [p0]")
+                    asm.op("ADD r9, r9, r5", "bias of the group's first query block")
+                    asm.op("MOVI r11, 0")
+                    asm.li("r10", QUERIES * s)
+                    for j in range(SUBS):
+                        asm.op(f"DMAIN {j % 2}, {bt}, r9, r11")
+                        if j < SUBS - 1:
+                            asm.op("ADD r9, r9, r10")
+                            asm.li("r11", (j + 1) * sb)
+                asm.op(f"ACQ l0, {k_banks + (SUBS if bias is not None else 0)}", "K (and bias) landed")
+                asm.op("ACQ l2, 4", "V^T landed")
+                asm.op(f"MOVPI p1, {QT_BUF}")
+                asm.op(f"MOVPI p3, {STATE}")
+                if causal:
+                    asm.op("MOVP p2, r7")
+                with asm.loop(SUBS, "query blocks of the group"):
+                    _block(asm, dh, causal, scale is not None, bias is not None, k_banks)
+                if causal:
+                    asm.op("ADD r5, r6, r0", "next: block r6")
+                    asm.op(f"ADDI r6, r6, {KEYS}")
+                    asm.op(f"MOVI r7, {KEEP}")
+                    asm.op("MOVI r8, -512")
+                else:
+                    asm.op(f"ADDI r5, r5, {KEYS}")
+            asm.comment("normalise and write the group back")
+            asm.op(f"MOVPI p3, {STATE + bb + 128}")
+            asm.op(f"MOVPI p1, {OUT_BUF}")
+            asm.op(f"MOVPI p2, {FOLD}")
+            asm.op("ADD r9, r3, r1")
+            asm.op("ADD r9, r9, r12", "output rows of the group")
+            asm.op("MOVI r11, 0")
+            asm.li("r10", QUERIES * rsq)
+            with asm.loop(SUBS, "query blocks"):
+                asm.op("ALD acc6, [p3]", "L per key row")
+                asm.op("AST acc6, [p2], 128")
+                asm.op("AST acc6, [p2], -128")
+                for i, shift in enumerate((32, 64, 96)):
+                    asm.op(f"PADDI p5, p2, {shift}")
+                    asm.op(f"ALD acc{1 + i}, [p5]")
+                asm.op("AADD.F32 acc1, acc1, acc2")
+                asm.op("AADD.F32 acc6, acc6, acc3")
+                asm.op("AADD.F32 acc6, acc6, acc1", "L in every lane of its query")
+                asm.op("VPWL.RCP acc6, acc6")
+                asm.op("PADDI p3, p3, 128")
+                for r in range(dh // 4):
+                    t = f"acc{2 + r % 4}"
+                    asm.op(f"ALD {t}, [p3], 128")
+                    asm.op(f"AMUL.F32 {t}, {t}, acc6")
+                    asm.op(f"VSRS.BF16 x{r % 4}, {t}")
+                    asm.op(f"VST x{r % 4}, [p1], 64")
+                asm.op(f"DMAOUT 0, {ot}, r9, r11")
+                asm.op("ADD r9, r9, r10")
+                asm.op(f"ADDI r11, r11, {16 * dh}")
+                asm.op(f"PADDI p3, p3, {128 + bb}", "skip the next block's bias and M")
+            asm.op(f"ACQ l2, {SUBS}", "output read by the DMA")
+            if bias is not None:
+                asm.op(f"MOVPI p0, {BIAS_CURSOR}")
+                asm.op("LD r9, [p0]")
+                asm.li("r10", KEYS * s)
+                asm.op("ADD r9, r9, r10")
+                asm.op("ST r9, [p0]", "bias row of the next group")
+            asm.li("r10", KEYS * rsq)
+            asm.op("ADD r3, r3, r10")
+            if causal:
+                asm.op("ADDI r4, r4, 1")
+        asm.op(f"ADDI r1, r1, {dh}")
+
+
 def attention_template(task: str) -> Template:
     def generate(ctx: Ctx, asm: Asm, p: dict) -> None:
         d = ctx.dims
-        s, hq, hkv, dh = d["S"], d["Hq"], d["Hkv"], d["D"]
-        causal = ctx.task.causal
-        rsq, rsk, group = hq * dh, hkv * dh, hq // hkv
-        sb = _state_bytes(dh)
-        q, k, v, o = (ctx.addr(n) for n in ("q", "k", "v", "o"))
-        asm.bd("QT", ext=q, loc=QT_BUF, n0=1, n1=dh, s1=1, ls1=16, n2=QUERIES, s2=rsq, ls2=2, rel="l2")
-        if p["k_banks"] == 2:
-            asm.bd("KT", ext=k, loc=K_BUF, n0=8, n1=KEYS // 2, s1=rsk, ls1=16, n2=dh // 8, s2=8,
-                   ls2=256, rel="l0")
-        else:
-            asm.bd("KT", ext=k, loc=K_BUF, n0=8, n1=KEYS, s1=rsk, ls1=16, n2=dh // 8, s2=8, ls2=512,
-                   rel="l0")
-        asm.bd("VT", ext=v, loc=VT_BUF, n0=1, n1=dh, s1=1, ls1=16, n2=8, s2=rsk, ls2=2, rel="l1")
-        asm.bd("OT", ext=o, loc=OUT_BUF, n0=1, n1=dh, s1=1, ls1=16, n2=QUERIES, s2=rsq, ls2=2, rel="l3")
-        if causal:
-            _masks(asm)
-        asm.comment("key/value column of every query head")
-        asm.op(f"MOVPI p0, {HEAD_TAB}")
-        for h in range(hq):
-            asm.li("r1", (h // group) * dh)
-            asm.op("ST r1, [p0], 4")
-        asm.op(f"MOVPI p0, {ctx.const('scale')}")
-        asm.op("LD r15, [p0]", "scale (fp32)")
-        asm.op(f"MOVI r1, {0x3F80}")
-        asm.op("VBCST.16 x14, r1", "ones")
-        asm.op("MOVI r1, 0", "query / output column of the head")
-        asm.op(f"MOVI r14, {HEAD_TAB}")
-        with asm.loop(hq, "query heads"):
-            asm.op("MOVP p0, r14")
-            asm.op("LD r2, [p0]", "key / value column of the head")
-            asm.op("ADDI r14, r14, 4")
-            asm.op("MOVI r3, 0", "query row offset of the group")
-            asm.op(f"MOVI r4, {1 if causal else s // KEYS}", "key blocks of the group")
-            with asm.loop(s // KEYS, "groups of 32 queries"):
-                asm.op("ADD r9, r3, r1")
-                asm.op("MOVI r11, 0")
-                asm.li("r10", QUERIES * rsq)
-                for j in range(SUBS):
-                    asm.op(f"DMAIN {j % 2}, QT, r9, r11")
-                    if j < SUBS - 1:
-                        asm.op("ADD r9, r9, r10")
-                        asm.op(f"ADDI r11, r11, {16 * dh}")
-                asm.op(f"MOVPI p3, {STATE}", "state: M = lowest, L = 0, O = 0")
-                asm.op(f"MOVI r12, {NEG_BF16}")
-                asm.op("VBCST.16 x0, r12")
-                asm.op("ABCST acc0, r0")
-                with asm.loop(SUBS):
-                    asm.op("VST x0, [p3], 128")
-                    with asm.loop(sb // 128 - 1):
-                        asm.op("AST acc0, [p3], 128")
-                if causal:
-                    # the diagonal block: key rows (r4 - 1) * 32
-                    asm.li("r10", rsk)
-                    asm.op("MUL r5, r4, r10")
-                    asm.li("r10", KEYS)
-                    asm.op("MUL r5, r5, r10")
-                    asm.li("r10", KEYS * rsk)
-                    asm.op("SUB r5, r5, r10", "first: the diagonal block")
-                    asm.op("MOVI r6, 0", "then: blocks 0, 1, ...")
-                    asm.op(f"MOVI r7, {DIAG}")
-                    asm.op("MOVI r8, 0")
-                else:
-                    asm.op("MOVI r5, 0")
-                asm.op("ACQ l2, 4", "Q^T of the group landed")
-                with asm.loop_reg("r4", "key blocks"):
-                    asm.op("ADD r9, r5, r2")
-                    if p["k_banks"] == 2:
-                        asm.op("DMAIN 0, KT, r9, r0")
-                        asm.li("r10", (KEYS // 2) * rsk)
-                        asm.op("ADD r10, r9, r10")
-                        asm.li("r11", K_BUF2 - K_BUF)
-                        asm.op("DMAIN 0, KT, r10, r11")
-                    else:
-                        asm.op("DMAIN 0, KT, r9, r0")
-                    asm.li("r10", 8 * rsk)
-                    for g in range(4):
-                        asm.li("r11", g * BANK)
-                        asm.op(f"DMAIN {1 if g % 2 == 0 else 0}, VT, r9, r11")
-                        if g < 3:
-                            asm.op("ADD r9, r9, r10")
-                    asm.op(f"ACQ l0, {p['k_banks']}", "K landed")
-                    asm.op("ACQ l1, 4", "V^T landed")
-                    asm.op(f"MOVPI p1, {QT_BUF}")
-                    asm.op(f"MOVPI p3, {STATE}")
-                    if causal:
-                        asm.op("MOVP p2, r7")
-                    with asm.loop(SUBS, "query blocks of the group"):
-                        _block(asm, dh, causal, True, p["k_banks"])
-                    if causal:
-                        asm.op("ADD r5, r6, r0", "next: block r6")
-                        asm.li("r10", KEYS * rsk)
-                        asm.op("ADD r6, r6, r10")
-                        asm.op(f"MOVI r7, {KEEP}")
-                        asm.op("MOVI r8, -512")
-                    else:
-                        asm.li("r10", KEYS * rsk)
-                        asm.op("ADD r5, r5, r10")
-                asm.comment("normalise and write the group back")
-                asm.op(f"MOVPI p3, {STATE + 128}")
-                asm.op(f"MOVPI p1, {OUT_BUF}")
-                asm.op(f"MOVPI p2, {FOLD}")
-                asm.op("ADD r9, r3, r1")
-                asm.op("MOVI r11, 0")
-                asm.li("r10", QUERIES * rsq)
-                with asm.loop(SUBS, "query blocks"):
-                    asm.op("ALD acc6, [p3]", "L per key row")
-                    asm.op(f"AST acc6, [p2], 128")
-                    asm.op(f"AST acc6, [p2], -128")
-                    for i, shift in enumerate((32, 64, 96)):
-                        asm.op(f"PADDI p5, p2, {shift}")
-                        asm.op(f"ALD acc{1 + i}, [p5]")
-                    asm.op("AADD.F32 acc1, acc1, acc2")
-                    asm.op("AADD.F32 acc6, acc6, acc3")
-                    asm.op("AADD.F32 acc6, acc6, acc1", "L in every lane of its query")
-                    asm.op("VPWL.RCP acc6, acc6")
-                    asm.op("PADDI p3, p3, 128")
-                    for r in range(dh // 4):
-                        t = f"acc{2 + r % 4}"
-                        asm.op(f"ALD {t}, [p3], 128")
-                        asm.op(f"AMUL.F32 {t}, {t}, acc6")
-                        asm.op(f"VSRS.BF16 x{r % 4}, {t}")
-                        asm.op(f"VST x{r % 4}, [p1], 64")
-                    asm.op(f"DMAOUT {0}, OT, r9, r11")
-                    asm.op("ADD r9, r9, r10")
-                    asm.op(f"ADDI r11, r11, {16 * dh}")
-                    asm.op("PADDI p3, p3, 128", "skip the next block's M")
-                asm.op(f"ACQ l3, {SUBS}", "output read by the DMA")
-                asm.li("r10", KEYS * rsq)
-                asm.op("ADD r3, r3, r10")
-                if causal:
-                    asm.op("ADDI r4, r4, 1")
-            asm.op(f"ADDI r1, r1, {dh}")
+        attention_pass(ctx, asm, *(ctx.addr(n) for n in ("q", "k", "v", "o")), d["S"], d["Hq"], d["Hkv"],
+                       d["D"], ctx.task.causal, "scale", None, p["k_banks"])
 
     return Template(task=task, generate=generate, params={"k_banks": 1}, space={"k_banks": (1, 2)},
                     doc=__doc__, check=_check)

@@ -12,7 +12,7 @@ from typing import Callable
 
 from .asm import Asm
 from .elementwise import Body, lane_regs, load_constants
-from .matmul import C_BUF
+from .matmul import C_BUF, Gemm
 from .template import Ctx
 
 VECTORS = 8                 # 4x8 tiles in the staged 8 x 32 block
@@ -43,16 +43,22 @@ def staged_map(ctx: Ctx, body: Body, constants: tuple[str, ...], unroll: int) ->
     return emit
 
 
-def other_block(asm: Asm, name: str, ext: int, row_stride: int) -> tuple[Callable, Callable]:
-    """(prefetch, epilogue) multiplying the staged block element-wise by the block at
-    the same place of another [rows, row_stride] tensor at `ext`: bf16 x bf16 products
-    are exact in fp32, rounded once to bf16."""
-    asm.bd(name, ext=ext, loc=OTHER_BUF, n0=8, n1=4, s1=row_stride, ls1=16, n2=4, s2=8,
-           ls2=64, rel=OTHER_LOCK)
+def other_block(asm: Asm, g: Gemm, other: int, op: str = "mul", base: Gemm | None = None
+                ) -> tuple[Callable, Callable]:
+    """(prefetch, epilogue) combining the staged block of contraction g (descriptors made
+    for `base`) element-wise with the block at the same place of another tensor at
+    `other` (rows g.sc apart): "mul", an exact bf16 product, or "add", an fp32 sum;
+    rounded once to bf16."""
+    base = base or g
+    name = asm.bd("OTHER", ext=0, loc=OTHER_BUF, n0=8, n1=4, s1=g.sc, ls1=16, n2=4, s2=8, ls2=64,
+                  rel=OTHER_LOCK)
+    delta = other + base.c - g.c              # r3 + delta = the other block's address
 
     def prefetch(a: Asm) -> None:
-        a.op(f"DMAIN 0, {name}, r3, r0", "the other tensor's block")
-        a.op("ADD r14, r3, r12")
+        a.li("r15", delta)
+        a.op("ADD r14, r3, r15")
+        a.op(f"DMAIN 0, {name}, r14, r0", "the other tensor's block")
+        a.op("ADD r14, r14, r12")
         a.op(f"DMAIN 1, {name}, r14, r13")
 
     def epilogue(a: Asm) -> None:
@@ -63,7 +69,12 @@ def other_block(asm: Asm, name: str, ext: int, row_stride: int) -> tuple[Callabl
         with a.loop(VECTORS, "staged vectors"):
             a.op("VLD x0, [p5], 64")
             a.op("VLD x1, [p6], 64")
-            a.op("VMUL.BF16 acc0, x0, x1")
+            if op == "mul":
+                a.op("VMUL.BF16 acc0, x0, x1")
+            else:
+                a.op("VUPS.BF16 acc0, x0")
+                a.op("VUPS.BF16 acc1, x1")
+                a.op("AADD.F32 acc0, acc0, acc1")
             a.op("VSRS.BF16 x2, acc0")
             a.op("VST x2, [p7], 64")
     return prefetch, epilogue

@@ -123,18 +123,19 @@ def contraction(asm: Asm, g: Gemm, base: Gemm | None = None, tag: str = "",
     base = base or g
     kc = chunk(g.k)
     m, k, n = g.m, g.k, g.n
-    a_bd, b_bd, c_bd = f"ACH{tag}", (f"WTCH{tag}" if g.transposed else f"BCH{tag}"), f"CBLK{tag}"
-    bias_bd = f"BIAS{tag}" if g.bias is not None else None
-    if a_bd not in asm.bds:
-        a_descriptor(asm, a_bd, base.a, base.sa, kc)
-        if g.transposed:
-            asm.bd(b_bd, ext=base.b, loc=B_BUF, n0=1, n1=kc, s1=1, ls1=16, n2=8, s2=base.sb, ls2=2, rel="l0")
-        else:
-            b_rows_descriptor(asm, b_bd, base.b, base.sb, kc)
-        c_descriptor(asm, c_bd, base.c, base.sc)
-        if bias_bd:
-            asm.bd(bias_bd, ext=base.bias, loc=BIAS_BUF, n0=8, n1=4, s1=0, ls1=16, n2=4, s2=8,
-                   ls2=64, rel="l0")
+    # descriptors with the same fields are shared (Asm.bd), so contractions of one shape
+    # and base (e.g. base addresses 0: every address a run-time offset) share them
+    a_bd = a_descriptor(asm, f"ACH{tag}", base.a, base.sa, kc)
+    if g.transposed:
+        b_bd = asm.bd(f"WTCH{tag}", ext=base.b, loc=B_BUF, n0=1, n1=kc, s1=1, ls1=16, n2=8, s2=base.sb,
+                      ls2=2, rel="l0")
+    else:
+        b_bd = b_rows_descriptor(asm, f"BCH{tag}", base.b, base.sb, kc)
+    c_bd = c_descriptor(asm, f"CBLK{tag}", base.c, base.sc)
+    bias_bd = None
+    if g.bias is not None:
+        bias_bd = asm.bd(f"BIAS{tag}", ext=base.bias, loc=BIAS_BUF, n0=8, n1=4, s1=0, ls1=16, n2=4,
+                         s2=8, ls2=64, rel="l0")
     transfers = 2 + (4 if g.transposed else 1)
     b_chunk_step = kc if g.transposed else kc * g.sb
     b_col_step = COLS * g.sb if g.transposed else COLS
@@ -142,7 +143,7 @@ def contraction(asm: Asm, g: Gemm, base: Gemm | None = None, tag: str = "",
     asm.li("r1", g.a - base.a)
     asm.li("r2", g.b - base.b)
     asm.li("r3", g.c - base.c)
-    asm.op("MOVI r4, 0")
+    asm.li("r4", (g.bias or 0) - (base.bias or 0))
     asm.li("r5", 4 * g.sa, "A: second strip")
     asm.li("r6", A1_BUF - A0_BUF, "data memory: second strip")
     asm.li("r7", kc)
@@ -200,7 +201,7 @@ def contraction(asm: Asm, g: Gemm, base: Gemm | None = None, tag: str = "",
         asm.op("SUB r2, r2, r10")
         asm.li("r10", ROWS * g.sc - n)
         asm.op("ADD r3, r3, r10")
-        asm.op("MOVI r4, 0")
+        asm.li("r4", (g.bias or 0) - (base.bias or 0))
 
 
 def check_shape(m: int, k: int, n: int) -> str | None:

@@ -22,39 +22,49 @@ def _unit(d: int) -> int:
     return max(d, LANES)
 
 
-def _rows(ctx: Ctx, block: int) -> int:
-    s, w, d = ctx.dims["S"], ctx.dims["H"] * ctx.dims["D"], ctx.dims["D"]
+def _rows(s: int, w: int, d: int, block: int) -> int:
     fits = [r for r in range(1, s + 1) if s % r == 0 and r * w <= block and r * _unit(d) * 2 <= BANK]
     return max(fits) if fits else 0
 
 
-def _check(ctx: Ctx, p: dict) -> str | None:
-    d, w = ctx.dims["D"], ctx.dims["H"] * ctx.dims["D"]
+def check_rope(s: int, h: int, d: int, block: int) -> str | None:
+    w = h * d
     if d not in (16, 32) and d % 64:
         return f"needs D = 16, 32 or a multiple of 64 (got {d})"
     if w % LANES or _unit(d) > 4 * LANES:
         return f"needs H*D a multiple of {LANES} and D <= 128"
-    if 2 * p["block"] > BANK or not _rows(ctx, p["block"]):
-        return f"block {p['block']} must hold a row and fit one {BANK}-byte bank"
+    if 2 * block > BANK or not _rows(s, w, d, block):
+        return f"block {block} must hold a row and fit one {BANK}-byte bank"
     return None
 
 
+def _check(ctx: Ctx, p: dict) -> str | None:
+    return check_rope(ctx.dims["S"], ctx.dims["H"], ctx.dims["D"], p["block"])
+
+
 def _generate(ctx: Ctx, asm: Asm, p: dict) -> None:
-    s, h, d = ctx.dims["S"], ctx.dims["H"], ctx.dims["D"]
+    d = ctx.dims
+    rope_pass(asm, ctx.addr("x"), ctx.addr("y"), ctx.addr("cos"), ctx.addr("sin"), d["S"], d["H"], d["D"],
+              p["block"])
+
+
+def rope_pass(asm: Asm, x: int, y: int, cos_at: int, sin_at: int, s: int, h: int, d: int,
+              block: int) -> None:
+    """y [S, H*D] = rope(x) with tables cos, sin [S, D]. Descriptors have address 0 and
+    every address is a run-time offset (r1 x, r5 y, r2 the tables' row), so passes of
+    one shape share them."""
     w, half, unit = h * d, d // 2, _unit(d)
     nv = unit // LANES                       # vectors per unit (1 or D/32)
-    rows = _rows(ctx, p["block"])
-    x, y = ctx.addr("x"), ctx.addr("y")
-    asm.bd("XIN", ext=x, loc=X_BUF, n0=rows * w, rel="l0")
-    asm.bd("XROT", ext=x + half, loc=XR_BUF, n0=half, n1=2, s1=-half, ls1=2 * half,
-           n2=rows * h, s2=d, ls2=2 * d, rel="l0")
-    for name, src, buf in (("COS", "cos", C_BUF), ("SIN", "sin", S_BUF)):
-        if d < LANES:                        # each row repeated to fill a vector
-            asm.bd(name, ext=ctx.addr(src), loc=buf, n0=d, n1=LANES // d, s1=0, ls1=2 * d,
-                   n2=rows, s2=d, ls2=2 * LANES, rel="l0")
-        else:
-            asm.bd(name, ext=ctx.addr(src), loc=buf, n0=rows * d, rel="l0")
-    asm.bd("YOUT", ext=y, loc=Y_BUF, n0=rows * w, rel="l1")
+    rows = _rows(s, w, d, block)
+    xin = asm.bd("XIN", ext=0, loc=X_BUF, n0=rows * w, rel="l0")
+    xrot = asm.bd("XROT", ext=half, loc=XR_BUF, n0=half, n1=2, s1=-half, ls1=2 * half,
+                  n2=rows * h, s2=d, ls2=2 * d, rel="l0")
+    if d < LANES:                            # each row repeated to fill a vector
+        table = asm.bd("TABLE", ext=0, loc=C_BUF, n0=d, n1=LANES // d, s1=0, ls1=2 * d,
+                       n2=rows, s2=d, ls2=2 * LANES, rel="l0")
+    else:
+        table = asm.bd("TABLE", ext=0, loc=C_BUF, n0=rows * d, rel="l0")
+    yout = asm.bd("YOUT", ext=0, loc=Y_BUF, n0=rows * w, rel="l1")
     # sign vectors: x14 = -1, x15 = +1, x13 = -1 on the first half of each head (D <= 32)
     asm.op(f"MOVI r1, {NEG_ONE}")
     asm.op("VBCST.16 x14, r1")
@@ -70,15 +80,19 @@ def _generate(ctx: Ctx, asm: Asm, p: dict) -> None:
     if nv > 2:                               # D = 128: four vectors per head
         cos, sins = ["x6", "x7", "x8", "x9"], ["x10", "x11", "x12", "x3"]
     coef_step = 2 * unit if d >= LANES else 2 * LANES
-    asm.op("MOVI r1, 0", "x / y offset of the block")
-    asm.op("MOVI r2, 0", "cos / sin offset of the block")
+    asm.li("r1", x, "x address of the block")
+    asm.li("r5", y, "y address of the block")
+    asm.li("r2", cos_at, "cos address of the block")
+    asm.li("r6", sin_at - cos_at)
+    asm.li("r7", S_BUF - C_BUF)
     asm.li("r3", rows * w)
     asm.li("r4", rows * d)
     with asm.loop(s // rows, f"blocks of {rows} rows"):
-        asm.op("DMAIN 0, XIN, r1, r0")
-        asm.op("DMAIN 1, XROT, r1, r0")
-        asm.op("DMAIN 0, COS, r2, r0")
-        asm.op("DMAIN 1, SIN, r2, r0")
+        asm.op("DMAIN 0, {}, r1, r0".format(xin))
+        asm.op(f"DMAIN 1, {xrot}, r1, r0")
+        asm.op(f"DMAIN 0, {table}, r2, r0")
+        asm.op("ADD r8, r2, r6")
+        asm.op(f"DMAIN 1, {table}, r8, r7")
         asm.op("ACQ l0, 4", "block, its rotation and the tables landed")
         for i, reg in enumerate(("p0", "p1", "p2")):
             asm.op(f"MOVPI {reg}, {(X_BUF, XR_BUF, Y_BUF)[i]}")
@@ -104,9 +118,10 @@ def _generate(ctx: Ctx, asm: Asm, p: dict) -> None:
                     asm.op(f"AADD.F32 acc{2 * (j % 2)}, acc{2 * (j % 2)}, acc{2 * (j % 2) + 1}")
                     asm.op(f"VSRS.BF16 {out}, acc{2 * (j % 2)}")
                     asm.op(f"VST {out}, [p2], 64")
-        asm.op("DMAOUT 0, YOUT, r1, r0")
+        asm.op(f"DMAOUT 0, {yout}, r5, r0")
         asm.op("ACQ l1, 1", "block read by the DMA")
         asm.op("ADD r1, r1, r3")
+        asm.op("ADD r5, r5, r3")
         asm.op("ADD r2, r2, r4")
 
 

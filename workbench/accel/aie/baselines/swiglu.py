@@ -26,7 +26,7 @@ def _generate(ctx: Ctx, asm: Asm, p: dict) -> None:
     asm.comment(f"gate = silu(x @ w_gate^T) into scratch: M={gate.m} K={gate.k} N={gate.n}")
     contraction(asm, gate, tag="G", epilogue=staged_map(ctx, silu_body, ("one", "neg_one"), p["unroll"]))
     asm.comment("hidden = gate * (x @ w_up^T) into scratch")
-    prefetch, times_gate = other_block(asm, "GATE", gate.c, gate.sc)
+    prefetch, times_gate = other_block(asm, up, gate.c)
     contraction(asm, up, tag="U", prefetch=prefetch, epilogue=times_gate)
     asm.comment(f"y = hidden @ w_down^T: M={down.m} K={down.k} N={down.n}")
     contraction(asm, down, tag="D")
