@@ -49,7 +49,7 @@ CONSTANT = ["MOVI r3, 0x3F80", "VBCST.16 x1, r3", "MOVPI p0, 4096", "VST x1, [p0
 
 
 def test_level23_templates_exist():
-    assert {"ffn", "swiglu", "rope", "scaled_dot_product", "flash_attention", "mha", "gqa", "mqa", "conv_block"} <= set(TASKS)
+    assert {"ffn", "swiglu", "rope", "scaled_dot_product", "flash_attention", "mha", "gqa", "mqa", "conv_block", "decoder_block_llama", "decoder_block_t5"} <= set(TASKS)
 
 
 @pytest.mark.parametrize("task,config", [(t, c) for t in TASKS for c in ("C1", "H1")])

@@ -177,15 +177,17 @@ def attention_pass(ctx: Ctx, asm: Asm, q: int, k: int, v: int, o: int, s: int, h
     share one descriptor and lock when Hq == Hkv."""
     rsq, rsk, group = hq * dh, hkv * dh, hq // hkv
     sb, bb = _state_bytes(dh, bias is not None), (BIAS_BYTES if bias is not None else 0)
-    qt = asm.bd("QT", ext=0, loc=QT_BUF, n0=1, n1=dh, s1=1, ls1=16, n2=QUERIES, s2=rsq, ls2=2, rel="l2")
+    # data-memory addresses are run-time offsets too (loc 0), so that Q^T, V^T and O^T
+    # share one descriptor when their rows are as long
+    qt = asm.bd("QT", ext=0, loc=0, n0=1, n1=dh, s1=1, ls1=16, n2=QUERIES, s2=rsq, ls2=2, rel="l2")
     if k_banks == 2:
         kt = asm.bd("KT", ext=0, loc=K_BUF, n0=8, n1=KEYS // 2, s1=rsk, ls1=16, n2=dh // 8, s2=8,
                     ls2=256, rel="l0")
     else:
         kt = asm.bd("KT", ext=0, loc=K_BUF, n0=8, n1=KEYS, s1=rsk, ls1=16, n2=dh // 8, s2=8, ls2=512,
                     rel="l0")
-    vt = asm.bd("VT", ext=0, loc=VT_BUF, n0=1, n1=dh, s1=1, ls1=16, n2=8, s2=rsk, ls2=2, rel="l2")
-    ot = asm.bd("OT", ext=0, loc=OUT_BUF, n0=1, n1=dh, s1=1, ls1=16, n2=QUERIES, s2=rsq, ls2=2, rel="l2")
+    vt = asm.bd("VT", ext=0, loc=0, n0=1, n1=dh, s1=1, ls1=16, n2=8, s2=rsk, ls2=2, rel="l2")
+    ot = asm.bd("OT", ext=0, loc=0, n0=1, n1=dh, s1=1, ls1=16, n2=QUERIES, s2=rsq, ls2=2, rel="l2")
     if bias is not None:
         bt = asm.bd("BT", ext=0, loc=STATE, n0=1, n1=KEYS, s1=1, ls1=16, n2=QUERIES, s2=s, ls2=2,
                     rel="l0")
@@ -215,7 +217,7 @@ def attention_pass(ctx: Ctx, asm: Asm, q: int, k: int, v: int, o: int, s: int, h
         asm.op(f"MOVI r4, {1 if causal else s // KEYS}", "key blocks of the group")
         with asm.loop(s // KEYS, "groups of 32 queries"):
             asm.op("ADD r9, r3, r1")
-            asm.op("MOVI r11, 0")
+            asm.li("r11", QT_BUF)
             asm.li("r10", QUERIES * rsq)
             for j in range(SUBS):
                 asm.op(f"DMAIN {j % 2}, {qt}, r9, r11")
@@ -257,7 +259,7 @@ def attention_pass(ctx: Ctx, asm: Asm, q: int, k: int, v: int, o: int, s: int, h
                 asm.op("ADD r9, r9, r10", "V rows of the block")
                 asm.li("r10", 8 * rsk)
                 for g in range(4):
-                    asm.li("r11", g * BANK)
+                    asm.li("r11", VT_BUF + g * BANK)
                     asm.op(f"DMAIN {1 if g % 2 == 0 else 0}, {vt}, r9, r11")
                     if g < 3:
                         asm.op("ADD r9, r9, r10")
@@ -293,7 +295,7 @@ def attention_pass(ctx: Ctx, asm: Asm, q: int, k: int, v: int, o: int, s: int, h
             asm.op(f"MOVPI p2, {FOLD}")
             asm.op("ADD r9, r3, r1")
             asm.op("ADD r9, r9, r12", "output rows of the group")
-            asm.op("MOVI r11, 0")
+            asm.li("r11", OUT_BUF)
             asm.li("r10", QUERIES * rsq)
             with asm.loop(SUBS, "query blocks"):
                 asm.op("ALD acc6, [p3]", "L per key row")
