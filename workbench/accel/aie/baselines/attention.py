@@ -23,6 +23,8 @@ Tunable: `k_banks`, the K buffer in one bank or split over two (fewer bank confl
 """
 from __future__ import annotations
 
+from contextlib import nullcontext as _unrolled
+
 from .asm import Asm
 from .template import Ctx, Template
 
@@ -103,15 +105,22 @@ def _scores(asm: Asm, dh: int, k_banks: int) -> None:
     asm.op(f"MOVPI p0, {K_BUF}")
     if k_banks == 2:
         asm.op(f"MOVPI p4, {K_BUF2}")
-    for _ in range(dh // 8):
-        asm.op("VLD x12, [p1], 64")
-        asm.op("VLD x13, [p1], 64")
-        for s in range(8):
-            ptr = "p4" if k_banks == 2 and s >= 4 else "p0"
-            asm.op(f"VLD x{s}, [{ptr}], 64")
-            if s >= 1:
-                asm.op(f"VMMAC.BF16 acc{s - 1}, x{s - 1}, y6")
-        asm.op("VMMAC.BF16 acc7, x7, y6")
+    hw_loop = asm.depth < asm.hw.LOOP_DEPTH            # a hardware loop when it nests
+    with (asm.loop(dh // 8, "k-tiles") if hw_loop else _unrolled()):
+        for _ in range(1 if hw_loop else dh // 8):
+            _k_tile(asm, k_banks)
+
+
+def _k_tile(asm: Asm, k_banks: int) -> None:
+    """One k-tile: the Q^T tile (y6) and eight K tiles, each multiplied once loaded."""
+    asm.op("VLD x12, [p1], 64")
+    asm.op("VLD x13, [p1], 64")
+    for s in range(8):
+        ptr = "p4" if k_banks == 2 and s >= 4 else "p0"
+        asm.op(f"VLD x{s}, [{ptr}], 64")
+        if s >= 1:
+            asm.op(f"VMMAC.BF16 acc{s - 1}, x{s - 1}, y6")
+    asm.op("VMMAC.BF16 acc7, x7, y6")
 
 
 def _block(asm: Asm, dh: int, causal: bool, scaled: bool, bias: bool, k_banks: int) -> None:
