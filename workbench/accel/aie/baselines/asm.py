@@ -130,19 +130,16 @@ class Asm:
         if count == 1:
             yield
             return
-        self.op(f"LOOP {count}", comment)
-        self.depth += 1
-        try:
+        with self._loop(f"LOOP {count}", comment):
             yield
-        finally:
-            self.close()
-            self.depth -= 1
-            self.lines.append("    " * self.depth + "ENDLOOP")
 
-    @contextmanager
     def loop_reg(self, reg: str, comment: str = ""):
         """A hardware loop whose count is read from `reg` when it opens (at least 1)."""
-        self.op(f"LOOPR {reg}", comment)
+        return self._loop(f"LOOPR {reg}", comment)
+
+    @contextmanager
+    def _loop(self, opening: str, comment: str):
+        self.op(opening, comment)
         self.depth += 1
         try:
             yield

@@ -32,23 +32,16 @@ def _hooks(ctx: Ctx, asm: Asm, unroll: int):
             a.op(f"MOVPI p4, {SCALE_BUF}")
             a.op(f"MOVPI p7, {SHIFT_BUF}")
             with a.loop(4 // unroll, "tiles of a strip"):
-                lanes = range(unroll)
-                for k in lanes:
+                for k in range(unroll):
                     a.op(f"VLD x{4 * k}, [p5], 64")
                     a.op(f"VLD x{4 * k + 1}, [p4], 64")
                     a.op(f"VLD x{4 * k + 2}, [p7], 64")
-                for k in lanes:
-                    a.op(f"VMUL.BF16 acc{2 * k}, x{4 * k}, x{4 * k + 1}")
-                for k in lanes:
-                    a.op(f"VUPS.BF16 acc{2 * k + 1}, x{4 * k + 2}")
-                for k in lanes:
-                    a.op(f"AADD.F32 acc{2 * k}, acc{2 * k}, acc{2 * k + 1}")
-                for k in lanes:
-                    a.op(f"VSRS.BF16 x{4 * k + 3}, acc{2 * k}")
-                for k in lanes:
-                    a.op(f"VMAX.BF16 x{4 * k + 3}, x{4 * k + 3}, x15")
-                for k in lanes:
-                    a.op(f"VST x{4 * k + 3}, [p6], 64")
+                # staged x, scale, shift -> x{4k+3} = max(0, x * scale + shift), lanes interleaved
+                for step in ("VMUL.BF16 acc{a}, x{x}, x{s}", "VUPS.BF16 acc{b}, x{t}",
+                             "AADD.F32 acc{a}, acc{a}, acc{b}", "VSRS.BF16 x{y}, acc{a}",
+                             "VMAX.BF16 x{y}, x{y}, x15", "VST x{y}, [p6], 64"):
+                    for k in range(unroll):
+                        a.op(step.format(a=2 * k, b=2 * k + 1, x=4 * k, s=4 * k + 1, t=4 * k + 2, y=4 * k + 3))
     return prefetch, epilogue
 
 

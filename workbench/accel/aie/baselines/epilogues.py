@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Callable
 
 from .asm import Asm
-from .elementwise import Body, lane_regs, load_constants
+from .elementwise import Body, load_constants, side_by_side
 from .matmul import C_BUF, Gemm
 from .template import Ctx
 
@@ -30,16 +30,8 @@ def staged_map(ctx: Ctx, body: Body, constants: tuple[str, ...], unroll: int) ->
         load_constants(ctx, asm, constants, ("acc7", "acc6", "acc5"))
         asm.op(f"MOVPI p6, {C_BUF}")
         asm.op(f"MOVPI p7, {C_BUF}")
-        regs = [lane_regs(k) for k in range(unroll)]
         with asm.loop(VECTORS // unroll, "staged vectors"):
-            for r in regs:
-                asm.op(f"VLD {r['x']}, [p6], 64")
-            steps = [body(r) for r in regs]
-            for i in range(len(steps[0])):
-                for s in steps:
-                    asm.op(s[i])
-            for r in regs:
-                asm.op(f"VST {r['y']}, [p7], 64")
+            side_by_side(asm, body, unroll, "p6", "p7")
     return emit
 
 
