@@ -24,6 +24,7 @@ from .epilogues import other_block, staged_map
 from .matmul import Gemm, check_shape, contraction
 from .rms_norm import _row as rms_row
 from .rope import check_rope, rope_pass
+from .rowwise import row_pass
 from .silu import _body as silu_body
 from .template import Ctx, Template
 
@@ -40,6 +41,22 @@ def _relu_body(r):
     return ["VBCST.16 x15, r0", f"VMAX.BF16 {r['y']}, {r['x']}, x15"]
 
 
+def _scratch(ctx: Ctx) -> dict[str, int]:
+    """Addresses of the intermediates in the scratch region, each on a 32-word boundary."""
+    d = ctx.dims
+    s, dm, f = d["S"], d["Dm"], d["F"]
+    sizes = {n: s * dm for n in ("h", "qr", "kr", "v", "q", "k", "att", "x2", "g")}
+    sizes.update(gate=s * f, hid=s * f)
+    buf, at = {}, ctx.addr("scratch")
+    for name, words in sizes.items():
+        buf[name] = at
+        at += -(-words // 32) * 32
+    if at > ctx.addr("scratch") + ctx.layout.region("scratch").size:
+        raise ValueError(f"{ctx.task.name} {ctx.config}: intermediates need {at - ctx.addr('scratch')} "
+                         "words, more than the scratch region")
+    return buf
+
+
 def _run(asm: Asm, g: Gemm, prefetch=None, epilogue=None) -> None:
     asm.comment(f"contraction M={g.m} K={g.k} N={g.n}")
     contraction(asm, g, _absolute(g), prefetch=prefetch, epilogue=epilogue)
@@ -49,16 +66,9 @@ def decoder_generate(ctx: Ctx, asm: Asm, p: dict, llama: bool) -> None:
     d = ctx.dims
     s, dm, hh, dh, f = d["S"], d["Dm"], d["H"], d["D"], d["F"]
     a = ctx.addr
-    at = iter(range(a("scratch"), a("scratch") + 12 * s * max(dm, f), 32))
-    buf = {}
-    for name, words in (("h", s * dm), ("qr", s * dm), ("kr", s * dm), ("v", s * dm), ("q", s * dm),
-                        ("k", s * dm), ("att", s * dm), ("x2", s * dm), ("g", s * dm), ("gate", s * f),
-                        ("hid", s * f)):
-        buf[name] = next(at)
-        at = iter(range(buf[name] + -(-words // 32) * 32, 1 << 30, 32))
+    buf = _scratch(ctx)
     norm = ("eps", "inv_dm")
     asm.comment("h = rms_norm(x) * attn_norm")
-    from .rowwise import row_pass
     row_pass(ctx, asm, rms_row, norm, {"gamma": a("attn_norm")}, a("x"), buf["h"], s, dm, absolute=True,
              block_words=ROW_BLOCK)
     raw = ("qr", "kr", "v") if llama else ("q", "k", "v")
