@@ -89,3 +89,10 @@ def test_autotune_improves_a_level2_cell_and_its_kernel_passes_held_out_seeds(tm
         s = loop.run().scores
     assert s["correct"] and s["best"]["speedup"] > 1.0
     assert s["held_out_seeds"]["passed"] and s["held_out_configs"]["H1"]["passed"]
+
+
+def test_templates_refuse_a_data_memory_too_small_for_their_buffers():
+    small = ACCEL.default_config(DM_SIZE=32768)
+    for task in TASKS:
+        with pytest.raises(ValueError, match="needs DM_SIZE"):
+            baseline_source(task, "C1", small)

@@ -26,7 +26,7 @@ from __future__ import annotations
 from contextlib import nullcontext as _unrolled
 
 from .asm import Asm
-from .template import Ctx, Template
+from .template import Ctx, Template, dm_problem
 
 BANK = 8192
 HEAD_TAB, FOLD, CVEC, KEEP, DIAG, OUT_BUF = 256, 512, 896, 1024, 2048, 4096
@@ -54,7 +54,7 @@ def _check(ctx: Ctx, p: dict) -> str | None:
         return "needs Hq a multiple of Hkv"
     if p["k_banks"] not in (1, 2):
         return "k_banks must be 1 or 2"
-    return None
+    return dm_problem(ctx)
 
 
 def _masks(asm: Asm) -> None:

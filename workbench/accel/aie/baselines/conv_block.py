@@ -10,7 +10,7 @@ from .asm import Asm
 from .conv2d import check_conv, generate_conv
 from .epilogues import OTHER_BUF, VECTORS
 from .matmul import C_BUF
-from .template import Ctx, Template
+from .template import Ctx, Template, dm_problem
 
 SCALE_BUF, SHIFT_BUF = OTHER_BUF, OTHER_BUF + 256       # four tiles each
 
@@ -52,7 +52,7 @@ def _generate(ctx: Ctx, asm: Asm, p: dict) -> None:
 def _check(ctx: Ctx, p: dict) -> str | None:
     if p["unroll"] not in (1, 2):
         return "unroll must be 1 or 2"
-    return check_conv(ctx, p)
+    return dm_problem(ctx) or check_conv(ctx, p)
 
 
 TEMPLATE = Template(task="conv_block", generate=_generate, params={"unroll": 1},

@@ -7,7 +7,7 @@ from .asm import Asm
 from .epilogues import staged_map
 from .gelu import _body as gelu_body
 from .matmul import Gemm, check_shape, contraction
-from .template import Ctx, Template
+from .template import Ctx, Template, dm_problem
 
 
 def _gemms(ctx: Ctx) -> tuple[Gemm, Gemm]:
@@ -29,6 +29,8 @@ def _generate(ctx: Ctx, asm: Asm, p: dict) -> None:
 def _check(ctx: Ctx, p: dict) -> str | None:
     if p["unroll"] not in (1, 2):
         return "unroll must be 1 or 2"
+    if problem := dm_problem(ctx):
+        return problem
     return next((c for g in _gemms(ctx) if (c := check_shape(g.m, g.k, g.n))), None)
 
 

@@ -9,7 +9,7 @@ and one fp32 sum, rounded once. Tunable: `block`, the most words of x per block.
 from __future__ import annotations
 
 from .asm import Asm
-from .template import Ctx, Template
+from .template import Ctx, Template, dm_problem
 
 X_BUF, XR_BUF, Y_BUF, C_BUF, S_BUF = 8192, 16384, 24576, 32768, 40960   # one bank each
 BANK = 8192
@@ -39,7 +39,7 @@ def check_rope(s: int, h: int, d: int, block: int) -> str | None:
 
 
 def _check(ctx: Ctx, p: dict) -> str | None:
-    return check_rope(ctx.dims["S"], ctx.dims["H"], ctx.dims["D"], p["block"])
+    return dm_problem(ctx) or check_rope(ctx.dims["S"], ctx.dims["H"], ctx.dims["D"], p["block"])
 
 
 def _generate(ctx: Ctx, asm: Asm, p: dict) -> None:

@@ -8,7 +8,7 @@ from .asm import Asm
 from .epilogues import other_block, staged_map
 from .matmul import Gemm, check_shape, contraction
 from .silu import _body as silu_body
-from .template import Ctx, Template
+from .template import Ctx, Template, dm_problem
 
 
 def _gemms(ctx: Ctx) -> tuple[Gemm, Gemm, Gemm]:
@@ -35,6 +35,8 @@ def _generate(ctx: Ctx, asm: Asm, p: dict) -> None:
 def _check(ctx: Ctx, p: dict) -> str | None:
     if p["unroll"] not in (1, 2):
         return "unroll must be 1 or 2"
+    if problem := dm_problem(ctx):
+        return problem
     return next((c for g in _gemms(ctx) if (c := check_shape(g.m, g.k, g.n))), None)
 
 
