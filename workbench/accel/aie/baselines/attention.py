@@ -30,7 +30,8 @@ from .template import Ctx, Template, dm_problem
 
 BANK = 8192
 HEAD_TAB, FOLD, CVEC, KEEP, DIAG, OUT_BUF = 256, 512, 896, 1024, 2048, 4096
-QT_BUF, K_BUF, K_BUF2, STATE, VT_BUF = 8192, 16384, 45056, 24576, 34816
+QT_BUF, K_BUF, STATE = 8192, 16384, 24576
+VT_BUF, K_BUF2 = 36864, 47104            # V^T group g at VT_BUF + g * BANK; K's second half
 NEG_BF16, INF_BF16, NEG_INF_BIT = 0xFF7F, 0x7F80, 0x8000
 QUERIES, KEYS, SUBS = 8, 32, 4           # query block, key block, query blocks per group
 
@@ -186,6 +187,7 @@ def attention_pass(ctx: Ctx, asm: Asm, q: int, k: int, v: int, o: int, s: int, h
     share one descriptor and lock when Hq == Hkv."""
     rsq, rsk, group = hq * dh, hkv * dh, hq // hkv
     sb, bb = _state_bytes(dh, bias is not None), (BIAS_BYTES if bias is not None else 0)
+    assert STATE + SUBS * sb <= VT_BUF, "query-block states overlap the V^T buffer"
     # data-memory addresses are run-time offsets too (loc 0), so that Q^T, V^T and O^T
     # share one descriptor when their rows are as long
     qt = asm.bd("QT", ext=0, loc=0, n0=1, n1=dh, s1=1, ls1=16, n2=QUERIES, s2=rsq, ls2=2, rel="l2")
