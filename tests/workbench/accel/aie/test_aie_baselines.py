@@ -24,7 +24,7 @@ def run(task, config, seeds=(1,), edge_cases=False, keep_outputs=False, source=N
 
 
 def test_every_level1_task_has_a_template():
-    assert set(templates()) == set(LEVEL1)
+    assert set(LEVEL1) <= set(templates())
 
 
 @pytest.mark.parametrize("task,config", [(t, c) for t in LEVEL1 for c in ("C1", "C2")])
@@ -118,7 +118,7 @@ def test_templates_refuse_what_does_not_fit():
     with pytest.raises(KeyError, match="no parameter"):
         baseline_source("gemm", "C1", HW, tile=3)
     with pytest.raises(KeyError, match="no aie baseline"):
-        baseline_source("rope", "C1", HW)
+        baseline_source("no_such_task", "C1", HW)
 
 
 def test_unrolled_elementwise_is_correct_and_faster():

@@ -62,6 +62,7 @@ class Asm:
         self.current = _Bundle()
         self.depth = 0
         self.bds: dict[str, int] = {}
+        self.bd_fields: dict[str, str] = {}       # fields -> the descriptor that has them
 
     # --- directives ---------------------------------------------------------------------
 
@@ -70,13 +71,19 @@ class Asm:
         self.lines.append("    " * self.depth + f"; {text}")
 
     def bd(self, name: str, **fields) -> str:
-        """Define a DMA descriptor (field values are integers; locks as 'l3')."""
+        """Define a DMA descriptor (field values are integers; locks as 'l3') and return
+        its name: a descriptor with the same fields is shared (the program holds only
+        `descriptors` of them), another one wanting a taken name gets a numbered one."""
+        text = ", ".join(f"{k}={v}" for k, v in fields.items())
+        if text in self.bd_fields:
+            return self.bd_fields[text]
         if name in self.bds:
-            raise ValueError(f"descriptor {name} defined twice")
+            name = next(f"{name}{i}" for i in range(1, 100) if f"{name}{i}" not in self.bds)
         if len(self.bds) >= self.spec.descriptors:
             raise ValueError(f"more than {self.spec.descriptors} descriptors")
         self.bds[name] = len(self.bds)
-        self.head.append(f".bd {name}, " + ", ".join(f"{k}={v}" for k, v in fields.items()))
+        self.bd_fields[text] = name
+        self.head.append(f".bd {name}, {text}")
         return name
 
     # --- operations ---------------------------------------------------------------------
@@ -123,7 +130,16 @@ class Asm:
         if count == 1:
             yield
             return
-        self.op(f"LOOP {count}", comment)
+        with self._loop(f"LOOP {count}", comment):
+            yield
+
+    def loop_reg(self, reg: str, comment: str = ""):
+        """A hardware loop whose count is read from `reg` when it opens (at least 1)."""
+        return self._loop(f"LOOPR {reg}", comment)
+
+    @contextmanager
+    def _loop(self, opening: str, comment: str):
+        self.op(opening, comment)
         self.depth += 1
         try:
             yield
@@ -140,9 +156,7 @@ class Asm:
             self.op(f"MOVI {reg}, {value}", comment)
             return
         v = value & 0xFFFFFFFF
-        lo, hi = v & 0xFFFF, v >> 16
-        if lo >= 0x8000:
-            lo, hi = lo - 0x10000, (hi + 1) & 0xFFFF
+        lo, hi = v & 0xFFFF, v >> 16          # MOVHI keeps the low 16 bits MOVI wrote
         self.op(f"MOVI {reg}, {lo}", comment)
         self.op(f"MOVHI {reg}, {hi}")
 

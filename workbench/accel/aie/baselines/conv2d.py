@@ -13,19 +13,24 @@ from .template import Ctx, Template
 PIXELS = 8
 
 
-def _check(ctx: Ctx, p: dict) -> str | None:
+def check_conv(ctx: Ctx, p: dict) -> str | None:
     d = ctx.dims
     if d["Cout"] % COLS or d["Cin"] % 8 or chunk(d["Cin"]) != d["Cin"]:
         return f"needs Cout % {COLS} == 0 and Cin a multiple of 8 up to 256"
     return None
 
 
-def _block(asm: Asm, d: dict, cout_blocks: int, c_bds: tuple[str, str | None]) -> None:
+def _block(asm: Asm, d: dict, cout_blocks: int, c_bds: tuple[str, str | None], hooks=None) -> None:
     """One block of 8 pixels: every column block, every tap; r1 = the block's input
-    offset (tap 0, 0), r3 = its output offset."""
+    offset (tap 0, 0), r3 = its output offset. `hooks` = (prefetch, epilogue) as in
+    matmul.contraction (r2 = the block's first output channel; free: r4, r5, r8, r14,
+    r15, and after staging the accumulators and x registers)."""
     w, cin, cout = d["W"], d["Cin"], d["Cout"]
+    prefetch, epilogue = hooks or (None, None)
     asm.op("MOVI r2, 0")
     with asm.loop(cout_blocks, f"blocks of {COLS} output channels"):
+        if prefetch:
+            prefetch(asm)
         zero_accumulators(asm)
         for i in range(d["KH"]):
             for j in range(d["KW"]):
@@ -41,6 +46,8 @@ def _block(asm: Asm, d: dict, cout_blocks: int, c_bds: tuple[str, str | None]) -
                 asm.op("ACQ l0, 3", "pixels and weights landed")
                 k_steps(asm, cin)
         stage_block(asm)
+        if epilogue:
+            epilogue(asm)
         strip0, strip1 = c_bds
         asm.op(f"DMAOUT 0, {strip0}, r3, r0")
         if strip1:
@@ -54,6 +61,11 @@ def _block(asm: Asm, d: dict, cout_blocks: int, c_bds: tuple[str, str | None]) -
 
 
 def _generate(ctx: Ctx, asm: Asm, p: dict) -> None:
+    generate_conv(ctx, asm)
+
+
+def generate_conv(ctx: Ctx, asm: Asm, hooks=None) -> None:
+    """The convolution of x by w into y, with optional per-block (prefetch, epilogue)."""
     d = ctx.dims
     h, w, cin, cout = d["H"], d["W"], d["Cin"], d["Cout"]
     oh, ow = h - d["KH"] + 1, w - d["KW"] + 1
@@ -75,13 +87,13 @@ def _generate(ctx: Ctx, asm: Asm, p: dict) -> None:
     with asm.loop(oh, "output rows"):
         if full:
             with asm.loop(full, f"blocks of {PIXELS} pixels"):
-                _block(asm, d, cout // COLS, (c_full, c_full))
+                _block(asm, d, cout // COLS, (c_full, c_full), hooks)
                 asm.li("r10", PIXELS * cin)
                 asm.op("ADD r1, r1, r10")
                 asm.li("r10", PIXELS * cout)
                 asm.op("ADD r3, r3, r10")
         if tail:
-            _block(asm, d, cout // COLS, tails)
+            _block(asm, d, cout // COLS, tails, hooks)
             asm.li("r10", PIXELS * cin)
             asm.op("ADD r1, r1, r10")
             asm.li("r10", tail * cout)
@@ -90,4 +102,4 @@ def _generate(ctx: Ctx, asm: Asm, p: dict) -> None:
         asm.op("ADD r1, r1, r10")
 
 
-TEMPLATE = Template(task="conv2d", generate=_generate, params={}, space={}, doc=__doc__, check=_check)
+TEMPLATE = Template(task="conv2d", generate=_generate, params={}, space={}, doc=__doc__, check=check_conv)

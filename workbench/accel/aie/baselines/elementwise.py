@@ -38,6 +38,20 @@ def load_constants(ctx: Ctx, asm: Asm, names: tuple[str, ...], targets: tuple[st
         asm.op(f"ABCST {acc}, r9", f"{acc} = {name}")
 
 
+def side_by_side(asm: Asm, body: Body, lanes: int, src: str, dst: str) -> None:
+    """`lanes` vectors loaded through pointer `src`, `body` on each (operations
+    interleaved, each lane on its own registers), stored through `dst`."""
+    regs = [lane_regs(k) for k in range(lanes)]
+    for r in regs:
+        asm.op(f"VLD {r['x']}, [{src}], 64")
+    steps = [body(r) for r in regs]
+    for i in range(len(steps[0])):
+        for s in steps:
+            asm.op(s[i])
+    for r in regs:
+        asm.op(f"VST {r['y']}, [{dst}], 64")
+
+
 def _check(ctx: Ctx, p: dict) -> str | None:
     n = ctx.task.inputs(ctx.config)[0].size
     hw = ctx.hw
@@ -78,15 +92,7 @@ def elementwise_template(task: str, body: Body, constants: tuple[str, ...] = (),
                 vectors = words // LANES
                 lanes = u if vectors % u == 0 else 1
                 with asm.loop(vectors // lanes, "vectors of the block"):
-                    regs = [lane_regs(k) for k in range(lanes)]
-                    for r in regs:
-                        asm.op(f"VLD {r['x']}, [p0], 64")
-                    steps = [body(r) for r in regs]
-                    for i in range(len(steps[0])):
-                        for s in steps:
-                            asm.op(s[i])
-                    for r in regs:
-                        asm.op(f"VST {r['y']}, [p1], 64")
+                    side_by_side(asm, body, lanes, "p0", "p1")
                 asm.op(f"DMAOUT 0, {yout}, r1, r0")
                 asm.op("ACQ l1, 1", "buffer read by the DMA")
                 asm.op(f"ADDI r1, r1, {words}" if words < 2048 else f"MOVI r2, {words}")

@@ -11,6 +11,7 @@ buffer and written back by DMA, which is waited for. Buffers sit in separate ban
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from .asm import Asm
 from .template import Ctx, Template
@@ -80,8 +81,9 @@ def stage_block(asm: Asm) -> None:
 @dataclass
 class Gemm:
     """One contraction: C[M, N] = A[M, K] @ B[K, N] with A rows `a_stride` words apart,
-    B row-major (rows `b_stride` apart) or given as W [N, K] (`transposed`), C rows
-    `c_stride` apart; optional bias [N] added to every row."""
+    B row-major (rows `b_stride` apart) or given as W [N, K] (`transposed`, W's rows
+    `b_stride` apart), C rows `c_stride` apart (each stride defaults to the dense one);
+    optional bias [N] added to every row."""
 
     m: int
     k: int
@@ -91,43 +93,67 @@ class Gemm:
     c: int
     transposed: bool = False
     bias: int | None = None
+    a_stride: int | None = None
+    b_stride: int | None = None
+    c_stride: int | None = None
+
+    @property
+    def sa(self) -> int:
+        return self.a_stride or self.k
+
+    @property
+    def sb(self) -> int:
+        return self.b_stride or (self.k if self.transposed else self.n)
+
+    @property
+    def sc(self) -> int:
+        return self.c_stride or self.n
 
 
-def contraction(asm: Asm, g: Gemm, base: Gemm | None = None) -> None:
-    """Emit the loops of one contraction. Its descriptors are made for `base` (the
+def contraction(asm: Asm, g: Gemm, base: Gemm | None = None, tag: str = "",
+                prefetch: Callable[[Asm], None] | None = None,
+                epilogue: Callable[[Asm], None] | None = None) -> None:
+    """Emit the loops of one contraction. Its descriptors (named with `tag`, so several
+    contractions of different shapes can live in one program) are made for `base` (the
     first of a batch of equal shapes, default g) and reused: g's addresses enter as
-    run-time offsets from base's."""
+    run-time offsets from base's. `prefetch(asm)` runs at the start of every output
+    block (r3 = the block's C offset, r12 = the second strip's distance, r13 = its
+    staging distance); `epilogue(asm)` after the block is staged as bf16 in C_BUF and
+    before it is written back (free then: accumulators, x registers, r14, r15, p6, p7)."""
     base = base or g
     kc = chunk(g.k)
     m, k, n = g.m, g.k, g.n
-    if "ACH" not in asm.bds:
-        a_descriptor(asm, "ACH", base.a, k, kc)
-        if g.transposed:
-            asm.bd("WTCH", ext=base.b, loc=B_BUF, n0=1, n1=kc, s1=1, ls1=16, n2=8, s2=k, ls2=2, rel="l0")
-        else:
-            b_rows_descriptor(asm, "BCH", base.b, n, kc)
-        c_descriptor(asm, "CBLK", base.c, n)
-        if g.bias is not None:
-            asm.bd("BIAS", ext=base.bias, loc=BIAS_BUF, n0=8, n1=4, s1=0, ls1=16, n2=4, s2=8,
-                   ls2=64, rel="l0")
-    a_bd, b_bd, c_bd = "ACH", ("WTCH" if g.transposed else "BCH"), "CBLK"
-    bias_bd = "BIAS" if g.bias is not None else None
+    # descriptors with the same fields are shared (Asm.bd), so contractions of one shape
+    # and base (e.g. base addresses 0: every address a run-time offset) share them
+    a_bd = a_descriptor(asm, f"ACH{tag}", base.a, base.sa, kc)
+    if g.transposed:
+        b_bd = asm.bd(f"WTCH{tag}", ext=base.b, loc=B_BUF, n0=1, n1=kc, s1=1, ls1=16, n2=8, s2=base.sb,
+                      ls2=2, rel="l0")
+    else:
+        b_bd = b_rows_descriptor(asm, f"BCH{tag}", base.b, base.sb, kc)
+    c_bd = c_descriptor(asm, f"CBLK{tag}", base.c, base.sc)
+    bias_bd = None
+    if g.bias is not None:
+        bias_bd = asm.bd(f"BIAS{tag}", ext=base.bias, loc=BIAS_BUF, n0=8, n1=4, s1=0, ls1=16, n2=4,
+                         s2=8, ls2=64, rel="l0")
     transfers = 2 + (4 if g.transposed else 1)
-    b_chunk_step = kc if g.transposed else kc * n
-    b_col_step = COLS * k if g.transposed else COLS
+    b_chunk_step = kc if g.transposed else kc * g.sb
+    b_col_step = COLS * g.sb if g.transposed else COLS
     # offsets from the descriptors' addresses: r1 A, r2 B, r3 C, r4 bias column
     asm.li("r1", g.a - base.a)
     asm.li("r2", g.b - base.b)
     asm.li("r3", g.c - base.c)
-    asm.op("MOVI r4, 0")
-    asm.li("r5", 4 * k, "A: second strip")
+    asm.li("r4", (g.bias or 0) - (base.bias or 0))
+    asm.li("r5", 4 * g.sa, "A: second strip")
     asm.li("r6", A1_BUF - A0_BUF, "data memory: second strip")
     asm.li("r7", kc)
     asm.li("r8", b_chunk_step)
-    asm.li("r12", 4 * n, "C: second strip")
+    asm.li("r12", 4 * g.sc, "C: second strip")
     asm.op("MOVI r13, 256")
     with asm.loop(m // ROWS, f"blocks of {ROWS} rows"):
         with asm.loop(n // COLS, f"blocks of {COLS} columns"):
+            if prefetch:
+                prefetch(asm)
             if bias_bd:
                 asm.op(f"DMAIN 1, {bias_bd}, r4, r0")
                 asm.op("ACQ l0, 1", "bias tiles landed")
@@ -144,7 +170,7 @@ def contraction(asm: Asm, g: Gemm, base: Gemm | None = None) -> None:
                 asm.op(f"DMAIN 1, {a_bd}, r9, r6")
                 if g.transposed:
                     for j in range(4):
-                        asm.li("r10", j * 8 * k)
+                        asm.li("r10", j * 8 * g.sb)
                         asm.op("ADD r10, r2, r10")
                         asm.li("r11", j * B_STEP)
                         asm.op(f"DMAIN {j % 2}, {b_bd}, r10, r11")
@@ -155,6 +181,8 @@ def contraction(asm: Asm, g: Gemm, base: Gemm | None = None) -> None:
                 asm.op("ADD r1, r1, r7")
                 asm.op("ADD r2, r2, r8")
             stage_block(asm)
+            if epilogue:
+                epilogue(asm)
             asm.op("ADD r9, r3, r12")
             asm.op(f"DMAOUT 0, {c_bd}, r3, r0")
             asm.op(f"DMAOUT 1, {c_bd}, r9, r13")
@@ -167,13 +195,13 @@ def contraction(asm: Asm, g: Gemm, base: Gemm | None = None) -> None:
             asm.op(f"ADDI r3, r3, {COLS}")
             asm.op(f"ADDI r4, r4, {COLS}")
         # next row block: A down 8 rows, B and bias back to column 0, C to the next rows
-        asm.li("r10", ROWS * k)
+        asm.li("r10", ROWS * g.sa)
         asm.op("ADD r1, r1, r10")
         asm.li("r10", (n // COLS) * b_col_step)
         asm.op("SUB r2, r2, r10")
-        asm.li("r10", ROWS * n - n)
+        asm.li("r10", ROWS * g.sc - n)
         asm.op("ADD r3, r3, r10")
-        asm.op("MOVI r4, 0")
+        asm.li("r4", (g.bias or 0) - (base.bias or 0))
 
 
 def check_shape(m: int, k: int, n: int) -> str | None:
