@@ -13,7 +13,7 @@ from workbench.evaluation import evaluate
 
 ACCEL = get_accel("plena")
 HW = ACCEL.default_config()
-TASKS = ("ffn", "swiglu")
+TASKS = ("ffn", "swiglu", "rope")
 CELLS = [(t, c) for t in TASKS for c in ("C1", "H1")]
 
 
