@@ -17,8 +17,12 @@ SCRATCH_ELEMS = {1: 0, 2: 1 << 20, 3: 1 << 21}
 
 def plena_layout(task: Task, config: str, hw: HardwareConfig) -> Layout:
     align = hw.VLEN
+    # A row narrower than VLEN is stored as a whole VLEN row (H_STORE_V with STRIDE < VLEN):
+    # the last one runs VLEN - width past the tensor, into space the tensor reserves.
+    def tail(t):
+        return max(0, hw.VLEN - t.shape[-1]) if t.shape else 0
     spec = [(t.name, t.shape, t.dtype, "input", t.doc) for t in task.inputs(config)]
-    spec += [(t.name, t.shape, t.dtype, "output", t.doc) for t in task.outputs(config)]
+    spec += [(t.name, t.shape, t.dtype, "output", t.doc, tail(t)) for t in task.outputs(config)]
     scratch = SCRATCH_ELEMS.get(task.level, 0)
     if scratch:
         spec.append(("scratch", (scratch,), "bf16", "scratch", "free for intermediates"))
@@ -35,8 +39,9 @@ def plena_layout(task: Task, config: str, hw: HardwareConfig) -> Layout:
         "All HBM addresses are in bf16 elements; tensors are row-major.",
         "Address registers a0..a7, STRIDE, V_MASK and every SRAM start at zero.",
         "Output regions start filled with NaN: the kernel must write every output element.",
-        f"Each tensor reserves whole blocks of {block} elements (see 'reserved'); the slack after "
-        "a tensor may be written freely. Writes anywhere else are reported.",
+        f"Each tensor reserves whole blocks of {block} elements (see 'reserved'; an output whose rows "
+        "are narrower than VLEN also covers one whole VLEN row stored at its last row); the slack "
+        "after a tensor may be written freely. Writes anywhere else are reported.",
         "Nothing else is in memory: the expected outputs are never visible to the kernel.",
     ]
     return Layout("plena", task.name, config, regions, constants, notes)

@@ -9,11 +9,12 @@ import pytest
 from tasks import get_task
 from workbench.accel import get_accel
 from workbench.accel.plena.baselines import templates
-from workbench.evaluation import evaluate
+from workbench.evaluation import BASELINE_BUDGET, evaluate
+from workbench.layout import build_image
 
 ACCEL = get_accel("plena")
 HW = ACCEL.default_config()
-TASKS = ("ffn", "swiglu", "rope")
+TASKS = ("ffn", "swiglu", "rope", "scaled_dot_product", "flash_attention", "mha", "gqa", "mqa")
 CELLS = [(t, c) for t in TASKS for c in ("C1", "H1")]
 
 
@@ -78,3 +79,33 @@ def test_cheating_kernels_fail(task, config):
     for what, source in kernels.items():
         ev = run(task, config, source, seeds=(11,), edge_cases=False)
         assert not ev.passed and ev.status in ("failed", "run_error"), f"{what} passed {task} {config}"
+
+
+@pytest.mark.parametrize("task,config", [("gqa", "C3"), ("gqa", "H1"), ("mqa", "C2")])
+def test_grouped_heads_share_their_key_value_tiles(task, config):
+    """Each key/value head's K tiles come from HBM once, however many query heads read them."""
+    d = get_task(task).dims(config)
+    src = render(task, config)
+    assert sum(f"k tiles of head {g}" in src for g in range(d["Hkv"])) == d["Hkv"]
+    assert src.count("k tiles of head") == d["Hkv"]
+
+
+def test_flash_attention_is_online_and_materialising_is_refused():
+    """Blocked online softmax: only one key block's K and V tiles are ever in Matrix SRAM,
+    and the whole-row strategy is refused where the scores would not fit."""
+    task, config = get_task("flash_attention"), "C3"
+    layout = ACCEL.layout(task, config, HW)
+    program = ACCEL.assemble(render("flash_attention", config), config=HW)
+    result = ACCEL.backend().run(program, build_image(layout, task.generate(config, 4)), HW, BASELINE_BUDGET)
+    assert result.error is None
+    tile = HW.MLEN * HW.MLEN
+    assert result.memories["msram"][:2 * tile].any() and not result.memories["msram"][2 * tile:].any()
+    with pytest.raises(ValueError, match=r"strategy 'rows' keeps every key/value tile .* use strategy 'online'"):
+        render("flash_attention", "C5", strategy="rows")
+
+
+@pytest.mark.parametrize("task,config", [("mha", "C2"), ("gqa", "C1"), ("scaled_dot_product", "C1")])
+@pytest.mark.parametrize("params", [{"strategy": "online"}, {"strategy": "online", "ahead": 1}])
+def test_attention_candidates_are_correct(task, config, params):
+    ev = run(task, config, render(task, config, **params), seeds=(3,))
+    assert ev.passed, [(s.label, s.frac_match, s.error) for s in ev.sets if not s.passed]
