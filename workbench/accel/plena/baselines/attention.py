@@ -22,7 +22,9 @@ Per query row, with q scaled by 1/sqrt(D) and rounded to bf16 first:
   bf16(e @ V_block)); only one block's K and V tiles are resident (two with `ahead`,
   which fetches the next block's while this one is computed).
 Causal tasks skip key blocks above the diagonal and add a 0/-inf mask row (a window of
-an FP_MEM pattern) on the diagonal block.
+an FP_MEM pattern) on the diagonal block. A position bias (T5's decoder block) is added
+to each bf16 score chunk before the mask (strategy "rows"), its rows fetched per query
+block and head.
 """
 from __future__ import annotations
 
@@ -39,6 +41,22 @@ F_SCALE, F_NEG, F_M, F_SUM, F_R, F_A, F_NEW = "f1", "f2", "f3", "f4", "f5", "f6"
 
 
 @dataclass(frozen=True)
+class Io:
+    """HBM addresses of one attention (bias [Hq, S, S] optional) and the name of the
+    task constant that scales q."""
+    q: int
+    k: int
+    v: int
+    o: int
+    bias: int | None = None
+    scale: str = "scale"
+
+
+def task_io(ctx: Ctx) -> Io:
+    return Io(ctx.addr("q"), ctx.addr("k"), ctx.addr("v"), ctx.addr("o"))
+
+
+@dataclass(frozen=True)
 class Geo:
     s: int
     hq: int
@@ -47,6 +65,7 @@ class Geo:
     causal: bool
     vlen: int
     tile: int
+    bias: bool = False
 
     @property
     def wq(self) -> int:
@@ -77,7 +96,7 @@ class Geo:
         return qb + 1 if self.causal else self.blocks
 
 
-def _geo(ctx: Ctx) -> Geo:
+def task_geo(ctx: Ctx) -> Geo:
     d = ctx.dims
     return Geo(d["S"], d["Hq"], d["Hkv"], d["D"], ctx.task.causal, ctx.hw.VLEN, ctx.hw.MLEN * ctx.hw.MLEN)
 
@@ -90,7 +109,8 @@ def _rows(g: Geo) -> dict[str, int]:
     r["mrow"] = r["pv"] + 1
     r["tmp"] = r["mrow"] + 1
     r["hmask"] = r["tmp"] + 1            # row hmask + o // D: ones at columns o .. o + D - 1
-    r["end"] = r["hmask"] + g.vlen // g.dh
+    r["bias"] = r["hmask"] + g.vlen // g.dh   # key chunk c of query row r at bias + c*VLEN + r
+    r["end"] = r["bias"] + (g.blocks * g.vlen if g.bias else 0)
     return r
 
 
@@ -103,8 +123,8 @@ def _tiles_needed(g: Geo, cq: int) -> list[tuple]:
     return keys
 
 
-def _check(ctx: Ctx, p: dict) -> str | None:
-    hw, g = ctx.hw, _geo(ctx)
+def check(ctx: Ctx, p: dict, g: Geo | None = None) -> str | None:
+    hw, g = ctx.hw, g or task_geo(ctx)
     if p["strategy"] not in ("rows", "online"):
         return f"strategy={p['strategy']!r} must be 'rows' or 'online'"
     if p["ahead"] not in (0, 1):
@@ -117,6 +137,8 @@ def _check(ctx: Ctx, p: dict) -> str | None:
         return f"query blocks of VLEN={g.vlen} rows must be whole transfers"
     if _rows(g)["end"] > hw.VSRAM_ROWS:
         return f"needs {_rows(g)['end']} Vector SRAM rows; VSRAM_ROWS={hw.VSRAM_ROWS}"
+    if g.bias and p["strategy"] != "rows":
+        return "a position bias needs strategy 'rows'"
     if p["strategy"] == "rows":
         most = max(len(_tiles_needed(g, cq)) for cq in range(g.out_chunks)) * g.blocks
         if most > hw.MSRAM_TILES:
@@ -130,8 +152,9 @@ def _check(ctx: Ctx, p: dict) -> str | None:
 
 
 class Kernel:
-    def __init__(self, ctx: Ctx, a: Asm, p: dict):
-        self.ctx, self.a, self.p, self.g = ctx, a, p, _geo(ctx)
+    def __init__(self, ctx: Ctx, a: Asm, p: dict, io: Io | None = None, g: Geo | None = None):
+        self.ctx, self.a, self.p = ctx, a, p
+        self.io, self.g = io or task_io(ctx), g or task_geo(ctx)
         self.vlen = self.g.vlen
         self.r = {k: v * self.vlen for k, v in _rows(self.g).items()}
         self.stride_now = None
@@ -139,7 +162,7 @@ class Kernel:
     # ---- set-up --------------------------------------------------------------------
     def constants(self) -> None:
         a, g, ctx = self.a, self.g, self.ctx
-        a(f"S_LD_FP {F_SCALE}, gp0, {ctx.const('scale')}", "scale = 1/sqrt(D)")
+        a(f"S_LD_FP {F_SCALE}, gp0, {ctx.const(self.io.scale)}", f"scale q by {self.io.scale}")
         a(f"S_LD_FP {F_NEG}, gp0, {ctx.const('neg_max')}", "lowest fp32")
         ones(a, F_R)
         pat = Patterns(a, ctx, SCR)
@@ -154,8 +177,8 @@ class Kernel:
                 a.li(MROW, self.hmask(o))
                 pat.row(MROW, heads + vlen - o)
         self.state = pat.next                   # online: m at state + r, sum at state + VLEN + r
-        a.set_hbm_base("a0", ctx.addr("q"), SCR)
-        a.set_hbm_base("a3", ctx.addr("o"), SCR)
+        a.set_hbm_base("a0", self.io.q, SCR)
+        a.set_hbm_base("a3", self.io.o, SCR)
 
     def stride(self, n: int) -> None:
         if self.stride_now != n:
@@ -171,7 +194,7 @@ class Kernel:
         """a1 = k or v + the column where this tile set starts."""
         kind, grp, o = key
         col = grp * self.g.dh - o
-        self.a.set_hbm_base("a1", self.ctx.addr(kind) + col, SCR)
+        self.a.set_hbm_base("a1", getattr(self.io, kind) + col, SCR)
 
     def load_tiles(self, key: tuple, slot: int, first: int, count: int) -> None:
         """Key blocks first .. first+count-1 of a tile set into slots slot.."""
@@ -234,6 +257,9 @@ class Kernel:
         a, g, vlen = self.a, self.g, self.vlen
         live = g.live(qb)
         kslot, vslot = slots[("k", g.group(h), 0)], slots[("v", g.group(h), g.oq(h))]
+        if g.bias:
+            self.load_bias(qb, h, live)
+            a.li(FPP, self.r["bias"])
         a.li(QS, self.r["qs"])
         a.li(OUT, self.r["out"])
         a.li(PV, self.r["pv"])
@@ -246,9 +272,15 @@ class Kernel:
             a(f"S_ADD_FP {F_M}, {F_NEG}, f0", "running max = lowest")
             plain = live - 1 if g.causal else live
 
+            if g.bias:
+                a(f"S_ADDI_INT {ACC}, {FPP}, 0")
+
             def score():
                 a(f"M_TMV gp0, {KT}, {QS}")
                 a(f"M_MV_WO {SC}, 0", "a key block of scores, bf16")
+                if g.bias:
+                    a(f"V_ADD_VV {SC}, {SC}, {ACC}, 0", "+ position bias")
+                    a.addi(ACC, ACC, vlen * vlen, scratch=SCR)
             if plain:
                 with a.loop(CHL, plain, "key chunks"):
                     score()
@@ -276,6 +308,22 @@ class Kernel:
             self.finish_row(PV, h, first)
             a(f"S_ADDI_INT {QS}, {QS}, {vlen}")
             a(f"S_ADDI_INT {OUT}, {OUT}, {vlen}")
+            if g.bias:
+                a(f"S_ADDI_INT {FPP}, {FPP}, {vlen}")
+
+    def load_bias(self, qb: int, h: int, live: int) -> None:
+        """bias[h, query block qb, key chunks 0..live-1] into the bias rows."""
+        a, g, vlen = self.a, self.g, self.vlen
+        n = self.ctx.hw.HBM_V_PREFETCH_AMOUNT
+        a.set_hbm_base("a2", self.io.bias + h * g.s * g.s + qb * vlen * g.s, SCR)
+        self.stride(g.s)
+        for c in range(live):
+            a.li(PV, self.r["bias"] + c * vlen * vlen)
+            a.li(HOFF, c * vlen)
+            with a.loop(XFER, vlen // n, f"bias of head {h}, key chunk {c}"):
+                a(f"H_PREFETCH_V {PV}, {HOFF}, a2, 1, 0")
+                a(f"S_ADDI_INT {PV}, {PV}, {n * vlen}")
+                a.addi(HOFF, HOFF, n * g.s, scratch=SCR)
 
     # ---- strategy "online" -----------------------------------------------------------
     def online_rows(self, diag: bool) -> None:
@@ -329,7 +377,7 @@ class Kernel:
         # tiles: pair i at slots 2i (K), 2i+1 (V); the k and v sets use HBM bases a1 and a2
         self.tile_bases(kkey)
         col_v = vkey[1] * g.dh - vkey[2]
-        a.li(SCR, self.ctx.addr("v") + col_v)
+        a.li(SCR, self.io.v + col_v)
         a("C_SET_ADDR_REG a2, gp0, " + SCR)
         self.stride(g.wkv)
 
@@ -401,8 +449,12 @@ class Kernel:
                 self.block_io(qb, cq, store=True)
 
 
+PARAMS = {"strategy": "rows", "ahead": 0}
+SPACE = {"strategy": ("rows", "online"), "ahead": (0, 1)}
+
+
 def attention_template(task: str, strategy: str) -> Template:
     def generate(ctx: Ctx, a: Asm, p: dict) -> None:
         Kernel(ctx, a, p).run()
-    return Template(task=task, generate=generate, params={"strategy": strategy, "ahead": 0},
-                    space={"strategy": ("rows", "online"), "ahead": (0, 1)}, doc=__doc__, check=_check)
+    return Template(task=task, generate=generate, params={**PARAMS, "strategy": strategy},
+                    space=dict(SPACE), doc=__doc__, check=check)

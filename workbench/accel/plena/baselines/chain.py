@@ -34,7 +34,7 @@ class Stage:
     def plan(self, ctx: Ctx, p: dict) -> Plan:
         e = self.epilogue
         return Plan(ctx.hw, self.m, self.k, self.n, p["rows"], p["ahead"], True, self.bias is not None,
-                    mul=bool(e and e.mul is not None), tmp=bool(e and e.body is not None))
+                    mul=bool(e and e.operand is not None), tmp=bool(e and e.body is not None))
 
 
 class Scratch:

@@ -21,9 +21,10 @@ flight while the current block is computed.
 
 Level-2/3 templates fuse element-wise work into a contraction, as a compiler fuses an
 epilogue: `Epilogue.body` runs on each output chunk right after its rounding (and bias),
-in place, with one scratch row; with `Epilogue.mul` set, each chunk is first multiplied
-by the same chunk of another tensor shaped like Y, whose block is fetched next to the
-out buffer before the block is computed.
+in place, with one scratch row; with `Epilogue.operand` set, each chunk is first
+multiplied by (`op` "mul") or added to (`op` "add", a residual) the same chunk of another
+tensor shaped like Y, whose block is fetched next to the out buffer before the block is
+computed.
 """
 from __future__ import annotations
 
@@ -55,11 +56,12 @@ class Operands:
 @dataclass(frozen=True)
 class Epilogue:
     """Fused work on each rounded output chunk: `body(asm, out_reg, (tmp_reg,), fregs)`
-    (the element-wise templates' body signature) and/or a multiplication by the chunk of
-    the tensor at HBM address `mul` (shaped like Y). `consts` name the task constants
-    the body reads, loaded into f1.. once."""
+    (the element-wise templates' body signature) and/or a product with or sum with
+    (`op`) the chunk of the tensor at HBM address `operand` (shaped like Y), before the
+    body. `consts` name the task constants the body reads, loaded into f1.. once."""
     body: Callable | None = None
-    mul: int | None = None
+    operand: int | None = None
+    op: str = "mul"
     consts: tuple[str, ...] = ()
 
 
@@ -253,9 +255,9 @@ class Contraction:
         e, a = self.epi, self.a
         if e is None:
             return
-        if e.mul is not None:
+        if e.operand is not None:
             a(f"S_ADDI_INT {EPI}, {OUT}, {self.p.mul_base - self.p.out_base}")
-            a(f"V_MUL_VV {OUT}, {OUT}, {EPI}, 0", "fused: * the same chunk of the other operand")
+            a(f"V_{e.op.upper()}_VV {OUT}, {OUT}, {EPI}, 0", f"fused: {e.op} the same chunk of the operand")
         if e.body is not None:
             e.body(a, OUT, (EPI,), self.fregs)
 
@@ -278,7 +280,7 @@ class Contraction:
         _addi(a, YOFF, YOFF, (0 if load else p.rows * p.n) - g * vlen, scratch=SCR)
 
     def load_mul(self, g: int) -> None:
-        if self.epi is not None and self.epi.mul is not None:
+        if self.epi is not None and self.epi.operand is not None:
             self.store(g, load=True)
 
     def _other_buffer(self, reg: str) -> None:
@@ -333,8 +335,8 @@ class Contraction:
                 a(f"S_ADDI_INT {V}, {V}, {p.hw.HBM_V_PREFETCH_AMOUNT * self.vlen}")
                 a(f"S_ADDI_INT {XOFF}, {XOFF}, {p.hw.HBM_V_PREFETCH_AMOUNT * self.vlen}")
         if self.epi is not None:
-            if self.epi.mul is not None:
-                a.set_hbm_base("a4", self.epi.mul, SCR)
+            if self.epi.operand is not None:
+                a.set_hbm_base("a4", self.epi.operand, SCR)
             elif p.tmp:
                 a.li(EPI, p.tmp_base, "epilogue scratch row")
         for i, ops in enumerate(batches):

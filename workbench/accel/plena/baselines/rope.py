@@ -21,8 +21,8 @@ BLK, TOFF, PTR, HOFF, ROW, CH, CS, SCR, TMP, ETILE, CUR = (f"gp{i}" for i in ran
 OUTER, XFER, ROWLOOP, CHLOOP = "gp12", "gp13", "gp14", "gp15"
 
 
-def _geometry(ctx: Ctx, p: dict) -> dict:
-    hw, d = ctx.hw, ctx.dims
+def _geometry(ctx: Ctx, p: dict, d: dict | None = None) -> dict:
+    hw, d = ctx.hw, d or ctx.dims
     s, dh = d["S"], d["D"]
     width = d["H"] * dh
     chunks = width // hw.VLEN
@@ -34,8 +34,8 @@ def _geometry(ctx: Ctx, p: dict) -> dict:
                 buf=buf, bufs=2 if p["ahead"] else 1)
 
 
-def _check(ctx: Ctx, p: dict) -> str | None:
-    hw, g = ctx.hw, _geometry(ctx, p)
+def check(ctx: Ctx, p: dict, d: dict | None = None) -> str | None:
+    hw, g = ctx.hw, _geometry(ctx, p, d)
     r = hw.HBM_V_PREFETCH_AMOUNT
     if hw.VLEN % g["dh"] or g["dh"] % 2:
         return f"head size D={g['dh']} must be even and divide VLEN={hw.VLEN}"
@@ -52,7 +52,7 @@ def _check(ctx: Ctx, p: dict) -> str | None:
     return None
 
 
-def _tiles(a: Asm, ctx: Ctx, g: dict) -> None:
+def _tiles(a: Asm, ctx: Ctx, g: dict, scratch: int) -> None:
     """R at Matrix SRAM 0 and, for narrow heads, E at tile 1."""
     hw, dh, half = ctx.hw, g["dh"], g["dh"] // 2
     vlen = hw.VLEN
@@ -63,7 +63,6 @@ def _tiles(a: Asm, ctx: Ctx, g: dict) -> None:
     sign = pat.pattern(3 * vlen, {vlen: "f1", 2 * vlen: "f2"})
     rot = [sign + vlen - (k + half) if k % dh < half else sign + 2 * vlen - (k - half)
            for k in range(hw.MLEN)]
-    scratch = ctx.addr("scratch")
     build_tile(a, pat, rot, sign, "gp0", 0, "a3", scratch, (PTR, HOFF))
     if g["narrow"]:
         # ones every D entries: the window at (D - k) % D has ones at columns = k mod D
@@ -74,13 +73,19 @@ def _tiles(a: Asm, ctx: Ctx, g: dict) -> None:
 
 
 def _generate(ctx: Ctx, a: Asm, p: dict) -> None:
-    hw, g = ctx.hw, _geometry(ctx, p)
+    emit_rope(ctx, a, p, {n: ctx.addr(n) for n in ("x", "y", "cos", "sin", "scratch")})
+
+
+def emit_rope(ctx: Ctx, a: Asm, p: dict, at: dict[str, int], d: dict | None = None) -> None:
+    """RoPE of the HBM tensor at at["x"] into at["y"] (may be the same) with tables at
+    at["cos"], at["sin"]; at["scratch"] stages the constant tiles (2 MLEN x MLEN)."""
+    hw, g = ctx.hw, _geometry(ctx, p, d)
     vlen, r, rows, chunks = hw.VLEN, hw.HBM_V_PREFETCH_AMOUNT, g["rows"], g["chunks"]
-    _tiles(a, ctx, g)
-    a.set_hbm_base("a0", ctx.addr("x"), SCR)
-    a.set_hbm_base("a1", ctx.addr("y"), SCR)
-    a.set_hbm_base("a4", ctx.addr("cos"), SCR)
-    a.set_hbm_base("a5", ctx.addr("sin"), SCR)
+    _tiles(a, ctx, g, at["scratch"])
+    a.set_hbm_base("a0", at["x"], SCR)
+    a.set_hbm_base("a1", at["y"], SCR)
+    a.set_hbm_base("a4", at["cos"], SCR)
+    a.set_hbm_base("a5", at["sin"], SCR)
     buf = g["buf"] * vlen
     table = chunks * rows * vlen            # raw cos rows, then raw sin, then broadcast cos, sin
     tmp = g["bufs"] * buf
@@ -185,4 +190,4 @@ def _generate(ctx: Ctx, a: Asm, p: dict) -> None:
 
 
 TEMPLATE = Template(task="rope", generate=_generate, params={"rows": 4, "ahead": 0},
-                    space={"rows": (4, 8, 16, 32), "ahead": (0, 1)}, doc=__doc__, check=_check)
+                    space={"rows": (4, 8, 16, 32), "ahead": (0, 1)}, doc=__doc__, check=check)

@@ -16,7 +16,7 @@ def _stages(ctx: Ctx) -> tuple[list[chain.Stage], chain.Scratch]:
     return [chain.Stage("gate + silu", a("x"), a("w_gate"), gate, s, dm, f,
                         epilogue=chain.Epilogue(body=silu.body, consts=("one", "neg_one"))),
             chain.Stage("up * gate", a("x"), a("w_up"), hidden, s, dm, f,
-                        epilogue=chain.Epilogue(mul=gate)),
+                        epilogue=chain.Epilogue(operand=gate, op="mul")),
             chain.Stage("down", hidden, a("w_down"), a("y"), s, f, dm)], scratch
 
 
