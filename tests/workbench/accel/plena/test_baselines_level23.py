@@ -14,7 +14,8 @@ from workbench.layout import build_image
 
 ACCEL = get_accel("plena")
 HW = ACCEL.default_config()
-TASKS = ("ffn", "swiglu", "rope", "scaled_dot_product", "flash_attention", "mha", "gqa", "mqa", "conv_block")
+TASKS = ("ffn", "swiglu", "rope", "scaled_dot_product", "flash_attention", "mha", "gqa", "mqa", "conv_block",
+         "decoder_block_llama", "decoder_block_t5")
 CELLS = [(t, c) for t in TASKS for c in ("C1", "H1")]
 
 

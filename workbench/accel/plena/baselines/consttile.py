@@ -3,7 +3,7 @@ tiles (rotate-half, broadcasting a narrow row) and mask rows (heads narrower tha
 the causal diagonal).
 
 plena has no immediate vector constants, so a pattern is stored into FP_MEM after the
-task's constants (one S_ST_FP per non-zero), and each Vector SRAM row is a VLEN-wide
+task's constants (one S_ST_FP per entry), and each Vector SRAM row is a VLEN-wide
 window of it (S_MAP_V_FP). A tile's MLEN rows go from Vector SRAM to the layout's
 scratch in HBM and come back into Matrix SRAM with one H_PREFETCH_M: Matrix SRAM is
 filled only from HBM.
@@ -30,9 +30,10 @@ class Patterns:
         if self.next > self.hw.FP_MEM_SIZE:
             raise ValueError(f"constant patterns need {self.next} FP_MEM entries; FP_MEM_SIZE="
                              f"{self.hw.FP_MEM_SIZE}")
-        for i, freg in sorted(values.items()):
-            self.asm.li(self.reg, base + i)
-            self.asm(f"S_ST_FP {freg}, {self.reg}, 0")
+        # every entry, zeros too: an earlier kernel of the same program may have left a pattern here
+        self.asm.li(self.reg, base)
+        for i in range(length):
+            self.asm(f"S_ST_FP {values.get(i, 'f0')}, {self.reg}, {i}")
         return base
 
     def row(self, vaddr_reg: str, start: int) -> None:
