@@ -106,7 +106,7 @@ def test_flash_attention_is_online_and_materialising_is_refused():
 
 
 @pytest.mark.parametrize("task,config", [("mha", "C2"), ("gqa", "C1"), ("scaled_dot_product", "C1")])
-@pytest.mark.parametrize("params", [{"strategy": "online"}, {"strategy": "online", "ahead": 1}])
+@pytest.mark.parametrize("params", [{"strategy": "online"}, {"strategy": "online", "ahead": 1}, {"ahead": 1}])
 def test_attention_candidates_are_correct(task, config, params):
     ev = run(task, config, render(task, config, **params), seeds=(3,))
     assert ev.passed, [(s.label, s.frac_match, s.error) for s in ev.sets if not s.passed]

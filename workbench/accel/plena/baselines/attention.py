@@ -21,6 +21,8 @@ Per query row, with q scaled by 1/sqrt(D) and rounded to bf16 first:
   and sum in FP_MEM (fp32), alpha = exp(m_old - m_new), acc = bf16(bf16(acc * alpha) +
   bf16(e @ V_block)); only one block's K and V tiles are resident (two with `ahead`,
   which fetches the next block's while this one is computed).
+`ahead = 1` also double-buffers the q and out blocks: the next query block's q is in
+flight while this one is computed, and its outputs leave while the next is computed.
 Causal tasks skip key blocks above the diagonal and add a 0/-inf mask row (a window of
 an FP_MEM pattern) on the diagonal block. A position bias (T5's decoder block) is added
 to each bf16 score chunk before the mask (strategy "rows"), its rows fetched per query
@@ -104,7 +106,7 @@ def task_geo(ctx: Ctx) -> Geo:
 # Vector SRAM rows (in units of VLEN): q block, out block, qs block, acc block, then single rows.
 def _rows(g: Geo) -> dict[str, int]:
     b = g.vlen                          # a query block has VLEN rows, a key block VLEN keys
-    r = {"q": 0, "out": b, "qs": 2 * b, "acc": 3 * b, "sc": 4 * b}
+    r = {"q": 0, "q2": b, "out": 2 * b, "out2": 3 * b, "qs": 4 * b, "acc": 5 * b, "sc": 6 * b}
     r["pv"] = r["sc"] + g.blocks
     r["mrow"] = r["pv"] + 1
     r["tmp"] = r["mrow"] + 1
@@ -213,7 +215,7 @@ class Kernel:
         a, g = self.a, self.g
         self.stride(g.wq)
         n = self.ctx.hw.HBM_V_WRITEBACK_AMOUNT if store else self.ctx.hw.HBM_V_PREFETCH_AMOUNT
-        a.li(PV, self.r["out" if store else "q"])
+        a.li(PV, self.obuf if store else self.qbuf)
         a.li(HOFF, qb * self.vlen * g.wq + cq * self.vlen)
         op = "H_STORE_V {}, {}, a3, 1, 0" if store else "H_PREFETCH_V {}, {}, a0, 1, 0"
         with a.loop(XFER, self.vlen // n, "store the out block" if store else "fetch the q block"):
@@ -224,7 +226,7 @@ class Kernel:
     def prepare_q(self, h: int) -> None:
         """qs rows = bf16(q * scale) of head h, moved to column 0 and masked to D columns."""
         a, g = self.a, self.g
-        a.li(PV, self.r["q"])
+        a.li(PV, self.qbuf)
         a.li(QS, self.r["qs"])
         if g.dh < self.vlen:
             a.li(MSK, g.oq(h))
@@ -261,7 +263,7 @@ class Kernel:
             self.load_bias(qb, h, live)
             a.li(FPP, self.r["bias"])
         a.li(QS, self.r["qs"])
-        a.li(OUT, self.r["out"])
+        a.li(OUT, self.obuf)
         a.li(PV, self.r["pv"])
         if g.causal:
             a.li(MSK, self.causal_base + vlen - 1)
@@ -410,7 +412,7 @@ class Kernel:
                 block(False, True)
         block(g.causal, False)
         a.li(ACC, self.r["acc"])
-        a.li(OUT, self.r["out"])
+        a.li(OUT, self.obuf)
         a.li(FPP, self.state)
         with a.loop(ROWL, vlen, f"normalise head {h}"):
             a(f"S_LD_FP {F_SUM}, {FPP}, {vlen}")
@@ -421,6 +423,23 @@ class Kernel:
             a(f"S_ADDI_INT {FPP}, {FPP}, 1")
 
     # ---- whole kernel ------------------------------------------------------------------
+    def next_block(self, cq: int, qb: int) -> None:
+        """Buffers of block (cq, qb); its q block fetched now, or (ahead) already in flight
+        with the next block's q fetched now into the other buffer."""
+        g, n = self.g, cq * self.g.blocks + qb
+        if not self.p["ahead"]:
+            self.qbuf, self.obuf = self.r["q"], self.r["out"]
+            self.block_io(qb, cq, store=False)
+            return
+        bufs = [(self.r["q"], self.r["out"]), (self.r["q2"], self.r["out2"])]
+        if n == 0:
+            self.qbuf = bufs[0][0]
+            self.block_io(qb, cq, store=False)
+        if n + 1 < g.out_chunks * g.blocks:
+            self.qbuf = bufs[(n + 1) % 2][0]
+            self.block_io((n + 1) % g.blocks, (n + 1) // g.blocks, store=False)
+        self.qbuf, self.obuf = bufs[n % 2]
+
     def run(self) -> None:
         a, g = self.a, self.g
         self.constants()
@@ -439,7 +458,7 @@ class Kernel:
                 resident = keep
             for qb in range(g.blocks):
                 a.comment(f"output chunk {cq}, query block {qb}")
-                self.block_io(qb, cq, store=False)
+                self.next_block(cq, qb)
                 for i, h in enumerate(heads):
                     self.prepare_q(h)
                     if self.p["strategy"] == "rows":
