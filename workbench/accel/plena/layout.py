@@ -11,8 +11,16 @@ from isa.loader import HardwareConfig
 from tasks.core import Task
 from workbench.layout import Constant, Layout, pack
 
-# Level 2/3 kernels may spill intermediates; Level 1 needs none.
-SCRATCH_ELEMS = {1: 0, 2: 1 << 20, 3: 1 << 21}
+
+def scratch_elems(task: Task, config: str, hw: HardwareConfig) -> int:
+    """Level 2/3 kernels spill intermediates (hidden states, q/k/v, constant tiles) to
+    HBM scratch: room for twice the task's inputs and outputs plus two MLEN x MLEN
+    tiles, so it follows the task and the hardware instead of a fixed size. Level 1
+    needs none."""
+    if task.level < 2:
+        return 0
+    w = task.work(config)
+    return 2 * (w.input_elems + w.output_elems) + 2 * hw.MLEN * hw.MLEN
 
 
 def plena_layout(task: Task, config: str, hw: HardwareConfig) -> Layout:
@@ -23,7 +31,7 @@ def plena_layout(task: Task, config: str, hw: HardwareConfig) -> Layout:
         return max(0, hw.VLEN - t.shape[-1]) if t.shape else 0
     spec = [(t.name, t.shape, t.dtype, "input", t.doc) for t in task.inputs(config)]
     spec += [(t.name, t.shape, t.dtype, "output", t.doc, tail(t)) for t in task.outputs(config)]
-    scratch = SCRATCH_ELEMS.get(task.level, 0)
+    scratch = scratch_elems(task, config, hw)
     if scratch:
         spec.append(("scratch", (scratch,), "bf16", "scratch", "free for intermediates"))
     block = hw.HBM_V_WRITEBACK_AMOUNT * hw.VLEN
