@@ -378,9 +378,7 @@ class Kernel:
         pairs = 2 if self.p["ahead"] else 1
         # tiles: pair i at slots 2i (K), 2i+1 (V); the k and v sets use HBM bases a1 and a2
         self.tile_bases(kkey)
-        col_v = vkey[1] * g.dh - vkey[2]
-        a.li(SCR, self.io.v + col_v)
-        a("C_SET_ADDR_REG a2, gp0, " + SCR)
+        a.set_hbm_base("a2", self.io.v + vkey[1] * g.dh - vkey[2], SCR)
         self.stride(g.wkv)
 
         def fetch(pair_reg: str, off_reg: str) -> None:
