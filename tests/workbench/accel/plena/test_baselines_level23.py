@@ -110,3 +110,18 @@ def test_flash_attention_is_online_and_materialising_is_refused():
 def test_attention_candidates_are_correct(task, config, params):
     ev = run(task, config, render(task, config, **params), seeds=(3,))
     assert ev.passed, [(s.label, s.frac_match, s.error) for s in ev.sets if not s.passed]
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_numerics_are_the_bf16_kernel_regime(task):
+    """On C1 every output equals tasks/bf16_kernels.py's honest bf16 kernel bit for bit:
+    bf16 intermediates, fp32 accumulation and row statistics, the hardware exp/recip/sqrt."""
+    import numpy as np
+    from tasks import bf16_kernels
+    ev = evaluate("plena", task, "C1", render(task, "C1"), seeds=[3], edge_cases=False,
+                  compare_baseline=False, keep_outputs=True)
+    (out,) = ev.sets[0].outputs.values()
+    t = get_task(task)
+    x = {k: v.astype(np.float32) for k, v in t.generate("C1", 3).items()}
+    (want,) = bf16_kernels.run(task, x, t.dims("C1")).values()
+    np.testing.assert_array_equal(out["got"], want)
