@@ -125,3 +125,25 @@ def test_numerics_are_the_bf16_kernel_regime(task):
     x = {k: v.astype(np.float32) for k, v in t.generate("C1", 3).items()}
     (want,) = bf16_kernels.run(task, x, t.dims("C1")).values()
     np.testing.assert_array_equal(out["got"], want)
+
+
+def test_parameter_and_hardware_problems_are_explained():
+    with pytest.raises(ValueError, match=r"strategy='dense' must be 'rows' or 'online'"):
+        render("mha", "C1", strategy="dense")
+    with pytest.raises(ValueError, match=r"rope template on C1: rows=12 must be a multiple of"):
+        render("rope", "C1", rows=12)
+    with pytest.raises(ValueError, match=r"stage up \+ gelu: rows=128 must divide M=64"):
+        render("ffn", "C1", rows=128)
+    with pytest.raises(ValueError, match=r"a position bias needs strategy 'rows'"):
+        render("decoder_block_t5", "C1", attention_strategy="online")
+    small = ACCEL.default_config(MLEN=16, VLEN=16, HLEN=4)
+    with pytest.raises(ValueError, match=r"D=32 must divide VLEN=16"):
+        render("gqa", "C1", small)
+
+
+@pytest.mark.parametrize("task,config", [("ffn", "C1"), ("swiglu", "C1"), ("conv_block", "C1")])
+def test_templates_follow_a_smaller_hardware_configuration(task, config):
+    """MLEN = VLEN = 16: the composed templates re-tile themselves and stay correct."""
+    hw = ACCEL.default_config(MLEN=16, VLEN=16, HLEN=4, HBM_SIZE=1 << 18)
+    ev = run(task, config, render(task, config, hw), seeds=(2,), edge_cases=False, hw=hw)
+    assert ev.passed, [(s.label, s.frac_match, s.error) for s in ev.sets if not s.passed]
