@@ -421,30 +421,32 @@ class Kernel:
             a(f"S_ADDI_INT {FPP}, {FPP}, 1")
 
     # ---- whole kernel ------------------------------------------------------------------
-    def next_block(self, cq: int, qb: int) -> None:
-        """Buffers of block (cq, qb); its q block fetched now, or (ahead) already in flight
-        with the next block's q fetched now into the other buffer."""
-        g, n = self.g, cq * self.g.blocks + qb
-        if not self.p["ahead"]:
-            self.qbuf, self.obuf = self.r["q"], self.r["out"]
-            self.block_io(qb, cq, store=False)
-            return
-        bufs = [(self.r["q"], self.r["out"]), (self.r["q2"], self.r["out2"])]
-        if n == 0:
-            self.qbuf = bufs[0][0]
-            self.block_io(qb, cq, store=False)
-        if n + 1 < g.out_chunks * g.blocks:
-            self.qbuf = bufs[(n + 1) % 2][0]
-            self.block_io((n + 1) % g.blocks, (n + 1) // g.blocks, store=False)
-        self.qbuf, self.obuf = bufs[n % 2]
+    def buffers(self, n: int) -> tuple[int, int]:
+        """(q buffer, out buffer) of the n-th block; ahead alternates two pairs."""
+        if self.p["ahead"] and n % 2:
+            return self.r["q2"], self.r["out2"]
+        return self.r["q"], self.r["out"]
+
+    def fetch_q(self, n: int) -> None:
+        g = self.g
+        self.qbuf = self.buffers(n)[0]
+        self.block_io(n % g.blocks, n // g.blocks, store=False)
 
     def run(self) -> None:
+        """Blocks n = (chunk cq, query block qb) in order. A block's q is fetched first (or,
+        with ahead, was fetched during the block before), then the chunk's K/V tiles that
+        are not resident, then (ahead) the next block's q."""
         a, g = self.a, self.g
         self.constants()
         resident: dict[tuple, int] = {}
-        for cq in range(g.out_chunks):
+        blocks = g.out_chunks * g.blocks
+        for n in range(blocks):
+            cq, qb = divmod(n, g.blocks)
             heads = g.heads(cq)
-            if self.p["strategy"] == "rows":
+            a.comment(f"output chunk {cq}, query block {qb}")
+            if n == 0 or not self.p["ahead"]:
+                self.fetch_q(n)
+            if self.p["strategy"] == "rows" and qb == 0:
                 needed = _tiles_needed(g, cq)
                 keep = {k: s for k, s in resident.items() if k in needed}
                 free = [s for s in range(0, self.ctx.hw.MSRAM_TILES, g.blocks)
@@ -454,16 +456,16 @@ class Kernel:
                         keep[key] = free.pop(0)
                         self.load_tiles(key, keep[key], 0, g.blocks)
                 resident = keep
-            for qb in range(g.blocks):
-                a.comment(f"output chunk {cq}, query block {qb}")
-                self.next_block(cq, qb)
-                for i, h in enumerate(heads):
-                    self.prepare_q(h)
-                    if self.p["strategy"] == "rows":
-                        self.rows_head(qb, h, i == 0, resident)
-                    else:
-                        self.online_head(qb, h, i == 0)
-                self.block_io(qb, cq, store=True)
+            if self.p["ahead"] and n + 1 < blocks:
+                self.fetch_q(n + 1)
+            self.qbuf, self.obuf = self.buffers(n)
+            for i, h in enumerate(heads):
+                self.prepare_q(h)
+                if self.p["strategy"] == "rows":
+                    self.rows_head(qb, h, i == 0, resident)
+                else:
+                    self.online_head(qb, h, i == 0)
+            self.block_io(qb, cq, store=True)
 
 
 PARAMS = {"strategy": "rows", "ahead": 0}
