@@ -143,9 +143,11 @@ def test_parameter_and_hardware_problems_are_explained():
         render("gqa", "C1", small)
 
 
-@pytest.mark.parametrize("task,config", [("ffn", "C1"), ("swiglu", "C1"), ("conv_block", "C1")])
-def test_templates_follow_a_smaller_hardware_configuration(task, config):
-    """MLEN = VLEN = 16: the composed templates re-tile themselves and stay correct."""
-    hw = ACCEL.default_config(MLEN=16, VLEN=16, HLEN=4, HBM_SIZE=1 << 18)
+@pytest.mark.parametrize("task,config,edge", [("ffn", "C1", 16), ("swiglu", "C1", 16), ("conv_block", "C1", 16),
+                                              ("gqa", "C1", 32), ("mha", "C1", 32), ("decoder_block_t5", "C1", 32)])
+def test_templates_follow_a_smaller_hardware_configuration(task, config, edge):
+    """MLEN = VLEN = 16 or 32 (attention needs D <= VLEN): the composed templates re-tile
+    themselves and stay correct."""
+    hw = ACCEL.default_config(MLEN=edge, VLEN=edge, HLEN=edge // 4, HBM_SIZE=1 << 18)
     ev = run(task, config, render(task, config, hw), seeds=(2,), edge_cases=False, hw=hw)
     assert ev.passed, [(s.label, s.frac_match, s.error) for s in ev.sets if not s.passed]
