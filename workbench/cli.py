@@ -47,22 +47,24 @@ def _read_source(path: str) -> str:
 
 def cmd_tasks(args) -> int:
     from tasks import LEVEL_BUDGET, all_tasks
-    from workbench.accel import NAMES, get_accel
+    from workbench.accel import NAMES
+    from workbench.coverage import coverage, summary
+    cov = coverage()
     rows = []
     for t in all_tasks(args.level):
-        baselines = [a for a in NAMES if t.name in get_accel(a).baseline_templates()]
         rows.append({"task": t.name, "level": t.level, "budget": LEVEL_BUDGET[t.level],
                      "configs": t.visible_configs(), "held_out": t.held_out_configs(),
-                     "title": t.title, "baselines": baselines})
+                     "title": t.title, "baselines": {a: cov[a][t.name] for a in NAMES}})
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
     from workbench.textout import print_table
-    print_table("KernelCraft tasks", ["task", "level", "budget", "configurations", "held-out",
-                                      "baselines", "what"],
+    every = lambda r: r["configs"] + r["held_out"]  # noqa: E731
+    print_table("KernelCraft tasks; per accelerator, the configurations with a baseline",
+                ["task", "level", "budget", "configurations", "held-out", *NAMES, "what"],
                 [[r["task"], str(r["level"]), str(r["budget"]), " ".join(r["configs"]),
-                  " ".join(r["held_out"]), " ".join(r["baselines"]) or "-", r["title"]]
-                 for r in rows])
+                  " ".join(r["held_out"]), *(summary(r["baselines"][a], every(r)) for a in NAMES),
+                  r["title"]] for r in rows])
     return 0
 
 

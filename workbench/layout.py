@@ -122,15 +122,16 @@ class Layout:
 
 def pack(regions_spec, memory: str, start: int, align: int, block: int = 1,
          guard: int = 0) -> list[Region]:
-    """Place (name, shape, dtype, role, doc) tuples one after another: each starts
-    aligned to `align`, reserves a whole number of `block`s, and is followed by
-    `guard` unused elements (where overruns show up as stray writes)."""
+    """Place (name, shape, dtype, role, doc[, extra]) tuples one after another: each
+    starts aligned to `align`, reserves a whole number of `block`s covering its size plus
+    `extra` elements, and is followed by `guard` unused elements (where overruns show up
+    as stray writes)."""
     out, addr = [], start
-    for name, shape, dtype, role, doc in regions_spec:
+    for name, shape, dtype, role, doc, *extra in regions_spec:
         addr = -(-addr // align) * align
         size = int(np.prod(shape)) if len(shape) else 1
         r = Region(name, memory, addr, tuple(shape), dtype, role, doc,
-                   capacity=-(-size // block) * block)
+                   capacity=-(-(size + sum(extra)) // block) * block)
         out.append(r)
         addr = r.address + r.reserved + guard
     return out

@@ -44,7 +44,13 @@ def evaluate_cells(accel_name, cells, hw, n_seeds, kernels_dir=None, progress=No
                 continue
             source, name = path.read_text(), str(path)
         else:
-            source, name = accel.baseline(task, config, hw), f"baseline {task} {config}"
+            try:
+                source, name = accel.baseline(task, config, hw), f"baseline {task} {config}"
+            except ValueError as e:          # the template does not fit this cell
+                results.append((task, config, None, f"no baseline: {e}"))
+                if progress:
+                    progress()
+                continue
         ev = evaluate(accel_name, task, config, source, hw=hw, n_seeds=n_seeds, source_name=name,
                       edge_cases=edge_cases)
         results.append((task, config, ev, ""))

@@ -57,7 +57,7 @@ class Template:
         """Whatever ends a kernel on this accelerator."""
 
     # --- shared ---------------------------------------------------------------------
-    def render(self, task: Task, config: str, hw: HardwareConfig, **params) -> str:
+    def _prepare(self, task: Task, config: str, hw: HardwareConfig, params: dict):
         unknown = set(params) - set(self.params)
         if unknown:
             raise KeyError(f"{self.task} template has no parameter(s) {sorted(unknown)}; "
@@ -76,7 +76,17 @@ class Template:
         ctx = self.ctx_class(task, config, dict(task.configs[config]),
                              self.layout(task, config, hw), hw)
         self.validate(p)
-        problem = self.check(ctx, p)
+        return ctx, p, self.check(ctx, p)
+
+    def fits(self, task: Task, config: str, hw: HardwareConfig, **params) -> str | None:
+        """Why the template cannot compile this cell (None: it can), without rendering it."""
+        try:
+            return self._prepare(task, config, hw, params)[2]
+        except ValueError as e:          # e.g. the layout does not fit the hardware
+            return str(e)
+
+    def render(self, task: Task, config: str, hw: HardwareConfig, **params) -> str:
+        ctx, p, problem = self._prepare(task, config, hw, params)
         if problem:
             raise ValueError(f"{self.task} template on {config}: {problem}")
         asm = self.begin(hw, f"{task.name} {config} -- {self.accel_name} template compiler, "

@@ -12,15 +12,27 @@ from isa.loader import HardwareConfig
 from tasks.core import Task
 from workbench.layout import Constant, Layout, pack, stray_note
 
-# Level 2/3 kernels may spill intermediates; Level 1 needs none.
-SCRATCH_ELEMS = {1: 0, 2: 1 << 20, 3: 1 << 21}
+
+def scratch_elems(task: Task, config: str, hw: HardwareConfig) -> int:
+    """Level 2/3 kernels spill intermediates (hidden states, q/k/v, constant tiles) to
+    HBM scratch: room for twice the task's inputs and outputs plus two MLEN x MLEN
+    tiles, so it follows the task and the hardware instead of a fixed size. Level 1
+    needs none."""
+    if task.level < 2:
+        return 0
+    w = task.work(config)
+    return 2 * (w.input_elems + w.output_elems) + 2 * hw.MLEN * hw.MLEN
 
 
 def plena_layout(task: Task, config: str, hw: HardwareConfig) -> Layout:
     align = hw.VLEN
+    # A row narrower than VLEN is stored as a whole VLEN row (H_STORE_V with STRIDE < VLEN):
+    # the last one runs VLEN - width past the tensor, into space the tensor reserves.
+    def tail(t):
+        return max(0, hw.VLEN - t.shape[-1]) if t.shape else 0
     spec = [(t.name, t.shape, t.dtype, "input", t.doc) for t in task.inputs(config)]
-    spec += [(t.name, t.shape, t.dtype, "output", t.doc) for t in task.outputs(config)]
-    scratch = SCRATCH_ELEMS.get(task.level, 0)
+    spec += [(t.name, t.shape, t.dtype, "output", t.doc, tail(t)) for t in task.outputs(config)]
+    scratch = scratch_elems(task, config, hw)
     if scratch:
         spec.append(("scratch", (scratch,), "bf16", "scratch", "free for intermediates"))
     block = hw.HBM_V_WRITEBACK_AMOUNT * hw.VLEN
@@ -36,8 +48,9 @@ def plena_layout(task: Task, config: str, hw: HardwareConfig) -> Layout:
         "All HBM addresses are in bf16 elements; tensors are row-major.",
         "Address registers a0..a7, STRIDE, V_MASK and every SRAM start at zero.",
         "Output regions start filled with NaN: the kernel must write every output element.",
-        f"Each tensor reserves whole blocks of {block} elements (see 'reserved'); the slack after "
-        "a tensor may be written freely.",
+        f"Each tensor reserves whole blocks of {block} elements (see 'reserved'; an output whose rows "
+        "are narrower than VLEN also covers one whole VLEN row stored at its last row); the slack "
+        "after a tensor may be written freely.",
         stray_note("hbm"),
         "Nothing else is in memory: the expected outputs are never visible to the kernel.",
     ]

@@ -27,6 +27,12 @@ empty (slots are then allocated round-robin, chunk j's tile t in slot (j*n + t) 
 and during the chunk's last pass, each right after the last use of its slot. (With the
 snake every slot is busy until the last pass, whose slots free up in an order the next
 chunk's first pass cannot use, so it gains nothing there and is left out.)
+
+When the image and the whole output do not fit in Vector SRAM together, each
+output-channel chunk is stored (strided, STRIDE = Cout as for the weights) as soon as it
+is done, from a buffer of one chunk. An `epilogue` (conv_block's batch norm and ReLU)
+runs on each chunk's rows in Vector SRAM before they are stored, with `extra_rows`
+rows of its own after the output.
 """
 from __future__ import annotations
 
@@ -50,6 +56,7 @@ class Plan:
     cin: int
     cout: int
     early: int
+    extra_rows: int = 0
 
     @property
     def cic(self) -> int:
@@ -77,8 +84,17 @@ class Plan:
         return max(self.img.pixels * self.cic, self.hw.HBM_V_PREFETCH_AMOUNT)
 
     @property
+    def stream(self) -> bool:
+        """Store each output-channel chunk when done (the whole output does not fit)."""
+        return self.x_rows + self.img.outputs * self.coc + self.extra_rows > self.hw.VSRAM_ROWS
+
+    @property
     def y_rows(self) -> int:
-        return max(self.img.outputs * self.coc, self.hw.HBM_V_WRITEBACK_AMOUNT)
+        return max(self.img.outputs * (1 if self.stream else self.coc), self.hw.HBM_V_WRITEBACK_AMOUNT)
+
+    @property
+    def extra_base(self) -> int:
+        return (self.x_rows + self.y_rows) * self.hw.VLEN
 
     @property
     def y_base(self) -> int:
@@ -95,10 +111,13 @@ class Plan:
             return problem
         if self.early not in (0, 1):
             return f"early={self.early!r} must be 0 or 1"
-        rows = self.x_rows + self.y_rows
+        rows = self.x_rows + self.y_rows + self.extra_rows
         if rows > hw.VSRAM_ROWS:
-            return (f"the image ({self.x_rows} rows) and the output ({self.y_rows} rows) need {rows} "
+            return (f"the image ({self.x_rows} rows) and the output ({self.y_rows} rows"
+                    f"{', one chunk at a time' if self.stream else ''}) need {rows} "
                     f"Vector SRAM rows; VSRAM_ROWS={hw.VSRAM_ROWS}")
+        if self.stream and self.img.outputs < hw.HBM_V_WRITEBACK_AMOUNT:
+            return f"{self.img.outputs} output pixels: fewer than one strided store"
         return None
 
     # ---- schedule --------------------------------------------------------------------
@@ -141,8 +160,10 @@ class Plan:
 
 
 class Conv2d:
-    def __init__(self, ctx: Ctx, asm: Asm, plan: Plan):
-        self.ctx, self.a, self.p = ctx, asm, plan
+    def __init__(self, ctx: Ctx, asm: Asm, plan: Plan, epilogue=None):
+        """`epilogue(conv, chunk, first_row, step)` emits work on one output-channel chunk's
+        rows in Vector SRAM (outputs rows from address first_row, `step` apart)."""
+        self.ctx, self.a, self.p, self.epilogue = ctx, asm, plan, epilogue
         self.vlen = plan.hw.VLEN
         self.tile = plan.hw.MLEN * plan.hw.MLEN
 
@@ -186,7 +207,7 @@ class Conv2d:
             if t in handover:
                 self.load(chunk + 1, handover[t], into=reg)
         a(f"M_MV_WO {OUT}, 0", "round once to bf16")
-        a.addi(OUT, OUT, p.coc * self.vlen, scratch=SCR)
+        a.addi(OUT, OUT, self.out_step, scratch=SCR)
         a.addi(PIX, PIX, p.cic * self.vlen, scratch=SCR)
 
     def chunk(self, j: int) -> None:
@@ -198,7 +219,7 @@ class Conv2d:
             for t in range(p.early_count()):
                 self.load(j + 1, t)
         a(f"S_ADDI_INT {PIX}, gp0, 0")
-        a.li(OUT, p.y_base + j * self.vlen)
+        a.li(OUT, p.y_base + (0 if p.stream else j * self.vlen))
         passes = p.passes()
         bodies = [lambda o=o, ld=ld: self.one_pass(j, o, ld) for o, ld in passes]
 
@@ -207,6 +228,15 @@ class Conv2d:
         pixel_passes(a, p.img, bodies,
                      lambda: a.addi(PIX, PIX, (p.img.kw - 1) * p.cic * self.vlen, scratch=SCR),
                      ROWS, COLS, last=last if any(p.handover(j, ph) for ph in range(len(passes))) else None)
+        if p.stream:
+            if self.epilogue:
+                self.epilogue(self, j, p.y_base, self.vlen)
+            transfer_rows(a, "H_STORE_V", "a2", p.y_base, j * p.hw.MLEN, p.img.outputs,
+                          p.hw.HBM_V_WRITEBACK_AMOUNT, p.cout, (PTR, OFF, XFER, SCR))
+
+    @property
+    def out_step(self) -> int:
+        return self.vlen if self.p.stream else self.p.coc * self.vlen
 
     def run(self) -> None:
         a, p, ctx = self.a, self.p, self.ctx
@@ -220,6 +250,11 @@ class Conv2d:
                       self.vlen, (PTR, OFF, XFER, SCR))
         for j in range(p.coc):
             self.chunk(j)
+        if p.stream:
+            return
+        for j in range(p.coc):
+            if self.epilogue:
+                self.epilogue(self, j, p.y_base + j * self.vlen, p.coc * self.vlen)
         a.comment("the output, in y's layout")
         transfer_rows(a, "H_STORE_V", "a2", p.y_base, 0, p.img.outputs * p.coc, p.hw.HBM_V_WRITEBACK_AMOUNT,
                       self.vlen, (PTR, OFF, XFER, SCR))

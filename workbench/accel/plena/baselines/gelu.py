@@ -4,7 +4,7 @@ from __future__ import annotations
 from .elementwise import elementwise_template
 
 
-def _body(asm, row, tmps, f):
+def body(asm, row, tmps, f):
     t = tmps[0]
     asm(f"V_MUL_VV {t}, {row}, {row}, 0", "x^2")
     asm(f"V_MUL_VF {t}, {t}, {f['gelu_c2']}, 0", "c2 x^2")
@@ -17,4 +17,4 @@ def _body(asm, row, tmps, f):
     asm(f"V_MUL_VV {row}, {row}, {t}, 0")
 
 
-TEMPLATE = elementwise_template("gelu", body=_body, constants=("one", "gelu_c2", "neg_gelu_c1"))
+TEMPLATE = elementwise_template("gelu", body=body, constants=("one", "gelu_c2", "neg_gelu_c1"))

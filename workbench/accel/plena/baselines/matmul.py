@@ -18,6 +18,13 @@ so each group's columns go back with strided H_STORE_V (STRIDE = N).
 `ahead = 0` (the baseline) fetches a block of X and waits for it. `ahead = 1` double
 buffers X: the next block, or at a group's end the next group's first block, is in
 flight while the current block is computed.
+
+Level-2/3 templates fuse element-wise work into a contraction, as a compiler fuses an
+epilogue: `Epilogue.body` runs on each output chunk right after its rounding (and bias),
+in place, with one scratch row; with `Epilogue.operand` set, each chunk is first
+multiplied by (`op` "mul") or added to (`op` "add", a residual) the same chunk of another
+tensor shaped like Y, whose block is fetched next to the out buffer before the block is
+computed.
 """
 from __future__ import annotations
 
@@ -32,6 +39,7 @@ from .template import Ctx, Template
 # Register plan: pointers, then hardware-loop counters (one per nesting level).
 T, V, OUT, XOFF, YOFF, BOFF, SCR, XCUR, BP = (f"gp{i}" for i in range(1, 10))
 GRP, BLK, NL, RR, KK = "gp11", "gp12", "gp13", "gp14", "gp15"
+EPI = "gp10"          # an epilogue's scratch row, or the chunk of its `mul` operand
 
 PARAMS = {"rows": 16, "ahead": 0}
 SPACE = {"rows": (4, 8, 16, 32, 64), "ahead": (0, 1)}
@@ -46,6 +54,18 @@ class Operands:
 
 
 @dataclass(frozen=True)
+class Epilogue:
+    """Fused work on each rounded output chunk: `body(asm, out_reg, (tmp_reg,), fregs)`
+    (the element-wise templates' body signature) and/or a product with or sum with
+    (`op`) the chunk of the tensor at HBM address `operand` (shaped like Y), before the
+    body. `consts` name the task constants the body reads, loaded into f1.. once."""
+    body: Callable | None = None
+    operand: int | None = None
+    op: str = "mul"
+    consts: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Plan:
     """Geometry of one contraction on one hardware configuration."""
     hw: HardwareConfig
@@ -56,6 +76,8 @@ class Plan:
     ahead: int
     transposed: bool          # right operand is W [N, K] (linear) rather than B [K, N]
     bias: bool
+    mul: bool = False         # an epilogue multiplies by a tensor shaped like Y
+    tmp: bool = False         # an epilogue needs one scratch row
 
     @property
     def kt(self) -> int:
@@ -105,8 +127,16 @@ class Plan:
         return -(-self.nt // r) * r if self.bias else 0
 
     @property
+    def mul_base(self) -> int:
+        return self.bias_base + self.bias_rows * self.hw.VLEN
+
+    @property
+    def tmp_base(self) -> int:
+        return self.mul_base + (self.rows * self.group * self.hw.VLEN if self.mul else 0)
+
+    @property
     def vsram_rows(self) -> int:
-        return self.bias_base // self.hw.VLEN + self.bias_rows
+        return self.tmp_base // self.hw.VLEN + int(self.tmp)
 
     @property
     def strides(self) -> tuple[int, int]:
@@ -135,7 +165,8 @@ class Plan:
         if self.vsram_rows > hw.VSRAM_ROWS:
             return (f"rows={self.rows}, ahead={int(self.ahead)} needs {self.vsram_rows} Vector SRAM rows "
                     f"(X {len(self.x_bufs)} x {self.x_rows}, out {self.rows * self.group}, bias "
-                    f"{self.bias_rows}); VSRAM_ROWS={hw.VSRAM_ROWS}: use fewer rows or ahead=0")
+                    f"{self.bias_rows}{', epilogue operand ' + str(self.rows * self.group) if self.mul else ''}"
+                    f"); VSRAM_ROWS={hw.VSRAM_ROWS}: use fewer rows or ahead=0")
         return None
 
 
@@ -155,8 +186,10 @@ def _divisors(m: int, step: int) -> list[int]:
 class Contraction:
     """Emits the kernel of one Plan; `run` takes one Operands per batch element."""
 
-    def __init__(self, asm: Asm, plan: Plan, bias_addr: int | None = None):
+    def __init__(self, asm: Asm, plan: Plan, bias_addr: int | None = None,
+                 epilogue: Epilogue | None = None, fregs: dict[str, str] | None = None):
         self.a, self.p, self.bias_addr = asm, plan, bias_addr
+        self.epi, self.fregs = epilogue, fregs or {}
         self.vlen = plan.hw.VLEN
         tile_stride, store_stride = plan.strides
         self.fixed_stride = tile_stride == store_stride
@@ -210,6 +243,7 @@ class Contraction:
                 a(f"M_MV_WO {OUT}, 0", "round once to bf16")
                 if p.bias:
                     a(f"V_ADD_VV {OUT}, {OUT}, {BP}", "+ bias")
+                self.epilogue()
                 a(f"S_ADDI_INT {OUT}, {OUT}, {vlen}")
             _addi(a, T, T, p.kt * p.tile, scratch=SCR)
             if p.bias:
@@ -217,20 +251,37 @@ class Contraction:
         if p.bias:
             _addi(a, BP, BP, -g * vlen, scratch=SCR)
 
-    def store(self, g: int) -> None:
-        """The block's g column chunks, strided rows of Y at YOFF; YOFF moves to the next block."""
+    def epilogue(self) -> None:
+        e, a = self.epi, self.a
+        if e is None:
+            return
+        if e.operand is not None:
+            a(f"S_ADDI_INT {EPI}, {OUT}, {self.p.mul_base - self.p.out_base}")
+            a(f"V_{e.op.upper()}_VV {OUT}, {OUT}, {EPI}, 0", f"fused: {e.op} the same chunk of the operand")
+        if e.body is not None:
+            e.body(a, OUT, (EPI,), self.fregs)
+
+    def store(self, g: int, load: bool = False) -> None:
+        """The block's g column chunks, strided rows of Y at YOFF; YOFF moves to the next block.
+        With `load`, the same rows of the epilogue's `mul` operand come into its buffer
+        instead, and YOFF stays."""
         a, p, vlen = self.a, self.p, self.vlen
-        w = p.hw.HBM_V_WRITEBACK_AMOUNT
-        if not self.fixed_stride:
+        w = p.hw.HBM_V_PREFETCH_AMOUNT if load else p.hw.HBM_V_WRITEBACK_AMOUNT
+        if not self.fixed_stride or load:
             self._stride(p.strides[1])
-        a.li(OUT, p.out_base)
-        with a.loop(NL, g, "store column chunks"):
+        a.li(OUT, p.mul_base if load else p.out_base)
+        op = "H_PREFETCH_V {0}, {1}, a4, 1, 0" if load else "H_STORE_V {0}, {1}, a2, 1, 0"
+        with a.loop(NL, g, "epilogue operand column chunks" if load else "store column chunks"):
             with a.loop(RR, p.rows // w, "row groups"):
-                a(f"H_STORE_V {OUT}, {YOFF}, a2, 1, 0")
+                a(op.format(OUT, YOFF))
                 a(f"S_ADDI_INT {OUT}, {OUT}, {w * vlen}")
                 _addi(a, YOFF, YOFF, w * p.n, scratch=SCR)
             _addi(a, YOFF, YOFF, vlen - p.rows * p.n, scratch=SCR)
-        _addi(a, YOFF, YOFF, p.rows * p.n - g * vlen, scratch=SCR)
+        _addi(a, YOFF, YOFF, (0 if load else p.rows * p.n) - g * vlen, scratch=SCR)
+
+    def load_mul(self, g: int) -> None:
+        if self.epi is not None and self.epi.operand is not None:
+            self.store(g, load=True)
 
     def _other_buffer(self, reg: str) -> None:
         """reg = the X buffer that XCUR is not."""
@@ -247,6 +298,7 @@ class Contraction:
             with a.loop(BLK, blocks, "row blocks"):
                 a.li(V, p.x_bufs[0])
                 self.prefetch_x()
+                self.load_mul(g)
                 self.compute(g, "gp0")     # buffer 0 is at address 0
                 self.store(g)
         else:
@@ -255,6 +307,7 @@ class Contraction:
                 if prefetch:
                     self._other_buffer(V)
                     self.prefetch_x()
+                self.load_mul(g)
                 self.compute(g, XCUR)
                 self.store(g)
                 self._other_buffer(XCUR)
@@ -281,6 +334,11 @@ class Contraction:
                 a(f"H_PREFETCH_V {V}, {XOFF}, a3, 0, 0")
                 a(f"S_ADDI_INT {V}, {V}, {p.hw.HBM_V_PREFETCH_AMOUNT * self.vlen}")
                 a(f"S_ADDI_INT {XOFF}, {XOFF}, {p.hw.HBM_V_PREFETCH_AMOUNT * self.vlen}")
+        if self.epi is not None:
+            if self.epi.operand is not None:
+                a.set_hbm_base("a4", self.epi.operand, SCR)
+            elif p.tmp:
+                a.li(EPI, p.tmp_base, "epilogue scratch row")
         for i, ops in enumerate(batches):
             if len(batches) > 1:
                 a.comment(f"batch element {i}")

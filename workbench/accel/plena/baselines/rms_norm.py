@@ -4,7 +4,7 @@ from __future__ import annotations
 from .rowwise import TMP, RowKit, rowwise_template
 
 
-def _row(k: RowKit) -> None:
+def row(k: RowKit) -> None:
     a, f = k.asm, k.f
     a("S_ADD_FP f4, f0, f0")
 
@@ -23,4 +23,4 @@ def _row(k: RowKit) -> None:
     k.over_chunks(scale, vectors=("gamma",))
 
 
-TEMPLATE = rowwise_template("rms_norm", _row, constants=("eps", "inv_n"), vectors=("gamma",))
+TEMPLATE = rowwise_template("rms_norm", row, constants=("eps", "inv_n"), vectors=("gamma",))

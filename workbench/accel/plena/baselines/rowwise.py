@@ -21,10 +21,10 @@ FREGS = ("f1", "f2", "f3", "f4", "f5", "f6", "f7")
 class RowKit:
     """What a body needs: geometry, registers, and a helper for loops over chunks."""
 
-    def __init__(self, asm: Asm, ctx: Ctx, fregs: dict[str, str], vec_bases: dict[str, int]):
+    def __init__(self, asm: Asm, ctx: Ctx, fregs: dict[str, str], vec_bases: dict[str, int],
+                 shape: tuple[int, int]):
         self.asm, self.hw = asm, ctx.hw
-        x = ctx.task.inputs(ctx.config)[0]
-        self.rows, self.cols = x.shape
+        self.rows, self.cols = shape
         self.r = ctx.hw.HBM_V_PREFETCH_AMOUNT
         self.chunks = self.cols // ctx.hw.VLEN
         self.f = fregs
@@ -46,9 +46,9 @@ class RowKit:
                 asm(f"S_ADDI_INT {reg}, {reg}, {vlen}")
 
 
-def _check(ctx: Ctx, p: dict, n_vectors: int) -> str | None:
+def _check(ctx: Ctx, p: dict, n_vectors: int, shape: tuple[int, int] | None = None) -> str | None:
     hw = ctx.hw
-    m, n = ctx.task.inputs(ctx.config)[0].shape
+    m, n = shape or ctx.task.inputs(ctx.config)[0].shape
     r = hw.HBM_V_PREFETCH_AMOUNT
     if m % r or n % hw.VLEN:
         return f"shape {(m, n)} must have rows divisible by {r} and columns by VLEN={hw.VLEN}"
@@ -65,50 +65,58 @@ def rowwise_template(task: str, row_body: Callable[[RowKit], None], constants: t
     `vectors` names per-column input vectors (e.g. gamma) loaded once."""
 
     def generate(ctx: Ctx, asm: Asm, p: dict) -> None:
-        hw = ctx.hw
         x, y = ctx.task.inputs(ctx.config)[0], ctx.task.outputs(ctx.config)[0]
-        m, n = x.shape
-        r, vlen = hw.HBM_V_PREFETCH_AMOUNT, hw.VLEN
-        chunks = n // vlen
-        fregs = dict(zip(constants, FREGS))
-        for name, f in fregs.items():
-            asm(f"S_LD_FP {f}, gp0, {ctx.const(name)}", f"{f} = {name}")
-        block_rows = chunks * r
-        vec_bases, base = {}, block_rows * vlen
-        groups = -(-chunks // r)
-        for i, name in enumerate(vectors):
-            vec_bases[name] = base
-            asm.set_hbm_base("a2", ctx.addr(name), SCRATCH)
-            asm.li(PTR, base, f"{name} -> Vector SRAM {base}")
-            asm(f"S_ADDI_INT {HBM_OFF}, gp0, 0")
-            with asm.loop(XFER, groups, f"load {name}"):
-                asm(f"H_PREFETCH_V {PTR}, {HBM_OFF}, a2, 0, 0")
-                asm(f"S_ADDI_INT {PTR}, {PTR}, {r * vlen}")
-                asm(f"S_ADDI_INT {HBM_OFF}, {HBM_OFF}, {r * vlen}")
-            base += groups * r * vlen
-        asm.li(TMP, base, "scratch row")
-        asm.li(SCRATCH, n, "HBM row stride")
-        asm(f"C_SET_STRIDE_REG {SCRATCH}")
-        asm.set_hbm_base("a0", ctx.addr(x.name), SCRATCH)
-        asm.set_hbm_base("a1", ctx.addr(y.name), SCRATCH)
-        kit = RowKit(asm, ctx, fregs, vec_bases)
-        asm(f"S_ADDI_INT {ROWBLOCK}, gp0, 0")
-        with asm.loop(OUTER, m // r, "row blocks"):
-            for direction in ("load", "compute", "store"):
-                if direction == "compute":
-                    asm(f"S_ADDI_INT {ROW}, gp0, 0")
-                    with asm.loop(ROWLOOP, r, "rows of the block"):
-                        row_body(kit)
-                        asm(f"S_ADDI_INT {ROW}, {ROW}, {vlen}")
-                    continue
-                asm(f"S_ADDI_INT {PTR}, gp0, 0")
-                asm(f"S_ADDI_INT {HBM_OFF}, {ROWBLOCK}, 0")
-                op, areg = ("H_PREFETCH_V", "a0") if direction == "load" else ("H_STORE_V", "a1")
-                with asm.loop(XFER, chunks, f"{direction} the block"):
-                    asm(f"{op} {PTR}, {HBM_OFF}, {areg}, 1, 0")
-                    asm(f"S_ADDI_INT {PTR}, {PTR}, {r * vlen}")
-                    asm(f"S_ADDI_INT {HBM_OFF}, {HBM_OFF}, {vlen}")
-            asm.addi(ROWBLOCK, ROWBLOCK, r * n, scratch=SCRATCH)
+        emit_rowwise(ctx, asm, row_body, ctx.addr(x.name), ctx.addr(y.name), x.shape,
+                     {c: c for c in constants}, {v: ctx.addr(v) for v in vectors})
 
     return Template(task=task, generate=generate, params={}, space={}, doc=doc or __doc__,
                     check=lambda ctx, p: _check(ctx, p, len(vectors)))
+
+
+def emit_rowwise(ctx: Ctx, asm: Asm, row_body: Callable[[RowKit], None], x_addr: int, y_addr: int,
+                 shape: tuple[int, int], constants: dict[str, str], vectors: dict[str, int]) -> None:
+    """The row-wise kernel on HBM x [M, N] -> y: `constants` maps the names the body uses
+    to task constants, `vectors` the per-column vectors it reads to HBM addresses."""
+    hw = ctx.hw
+    m, n = shape
+    r, vlen = hw.HBM_V_PREFETCH_AMOUNT, hw.VLEN
+    chunks = n // vlen
+    fregs = dict(zip(constants, FREGS))
+    for name, f in fregs.items():
+        asm(f"S_LD_FP {f}, gp0, {ctx.const(constants[name])}", f"{f} = {constants[name]}")
+    block_rows = chunks * r
+    vec_bases, base = {}, block_rows * vlen
+    groups = -(-chunks // r)
+    for i, (name, addr) in enumerate(vectors.items()):
+        vec_bases[name] = base
+        asm.set_hbm_base("a2", addr, SCRATCH)
+        asm.li(PTR, base, f"{name} -> Vector SRAM {base}")
+        asm(f"S_ADDI_INT {HBM_OFF}, gp0, 0")
+        with asm.loop(XFER, groups, f"load {name}"):
+            asm(f"H_PREFETCH_V {PTR}, {HBM_OFF}, a2, 0, 0")
+            asm(f"S_ADDI_INT {PTR}, {PTR}, {r * vlen}")
+            asm(f"S_ADDI_INT {HBM_OFF}, {HBM_OFF}, {r * vlen}")
+        base += groups * r * vlen
+    asm.li(TMP, base, "scratch row")
+    asm.li(SCRATCH, n, "HBM row stride")
+    asm(f"C_SET_STRIDE_REG {SCRATCH}")
+    asm.set_hbm_base("a0", x_addr, SCRATCH)
+    asm.set_hbm_base("a1", y_addr, SCRATCH)
+    kit = RowKit(asm, ctx, fregs, vec_bases, shape)
+    asm(f"S_ADDI_INT {ROWBLOCK}, gp0, 0")
+    with asm.loop(OUTER, m // r, "row blocks"):
+        for direction in ("load", "compute", "store"):
+            if direction == "compute":
+                asm(f"S_ADDI_INT {ROW}, gp0, 0")
+                with asm.loop(ROWLOOP, r, "rows of the block"):
+                    row_body(kit)
+                    asm(f"S_ADDI_INT {ROW}, {ROW}, {vlen}")
+                continue
+            asm(f"S_ADDI_INT {PTR}, gp0, 0")
+            asm(f"S_ADDI_INT {HBM_OFF}, {ROWBLOCK}, 0")
+            op, areg = ("H_PREFETCH_V", "a0") if direction == "load" else ("H_STORE_V", "a1")
+            with asm.loop(XFER, chunks, f"{direction} the block"):
+                asm(f"{op} {PTR}, {HBM_OFF}, {areg}, 1, 0")
+                asm(f"S_ADDI_INT {PTR}, {PTR}, {r * vlen}")
+                asm(f"S_ADDI_INT {HBM_OFF}, {HBM_OFF}, {vlen}")
+        asm.addi(ROWBLOCK, ROWBLOCK, r * n, scratch=SCRATCH)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from .elementwise import elementwise_template
 
 
-def _body(asm, row, tmps, f):
+def body(asm, row, tmps, f):
     t = tmps[0]
     asm(f"V_MUL_VF {t}, {row}, {f['neg_one']}, 0", "-x")
     asm(f"V_EXP_V {t}, {t}, 0", "exp(-x)")
@@ -13,4 +13,4 @@ def _body(asm, row, tmps, f):
     asm(f"V_MUL_VV {row}, {row}, {t}, 0", "x * sigmoid(x)")
 
 
-TEMPLATE = elementwise_template("silu", body=_body, constants=("one", "neg_one"))
+TEMPLATE = elementwise_template("silu", body=body, constants=("one", "neg_one"))

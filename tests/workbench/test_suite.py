@@ -1,0 +1,23 @@
+"""`kernelcraft suite` on Levels 2 and 3: the cells come from the registry, baselines run,
+and a cell whose template does not fit the hardware shows why instead of stopping."""
+from workbench.accel import get_accel
+from workbench.cli import main
+from workbench.suite import evaluate_cells, suite_cells
+
+
+def test_level_2_and_3_cells_come_from_the_registry():
+    for level, task in ((2, "ffn"), (3, "conv_block")):
+        cells = suite_cells("plena", level)
+        assert (task, "C1") in cells and (task, "H1") in cells
+
+
+def test_a_cell_that_does_not_fit_is_reported_not_raised():
+    hw = get_accel("plena").default_config(VSRAM_ROWS=64)
+    ((task, config, ev, note),) = evaluate_cells("plena", [("ffn", "C5")], hw, n_seeds=1)
+    assert ev is None and note.startswith("no baseline: ffn template on C5") and "VSRAM_ROWS=64" in note
+
+
+def test_suite_level_2_runs_a_baseline(capsys):
+    assert main(["suite", "--accel", "plena", "--level", "2", "--tasks", "rope", "--configs", "C1",
+                 "--seeds", "1"]) == 0
+    assert "1/1 cells passed" in capsys.readouterr().out

@@ -1,0 +1,6 @@
+"""scaled_dot_product: the shared attention template (attention.py), strategy "rows" by default."""
+from __future__ import annotations
+
+from .attention import attention_template
+
+TEMPLATE = attention_template("scaled_dot_product", strategy="rows")
