@@ -104,7 +104,8 @@ def _softmax_block(asm, p, S, D, causal, buf, bias, single):
     query rows from r = s7): bias added, maxima, exp, masked keys zeroed, sums, and acc
     rescaled by alpha (unless there is a single key block)."""
     mr, bk, sl = p["mr"], p["bk"], p["slmul"]
-    vx, vz, vt, vn, ve = _groups(sl, 5)
+    vx, vz, vt, vn = _groups(sl, 3) + ["v0" if 8 + 4 * sl > 32 else f"v{8 + 3 * sl}"]
+    ve = vx                                   # the exp pass reads no vx: four groups fit LMUL = 8
     ml = buf["ml"]
     if causal:
         asm("sub a4, s7, a0")
@@ -222,6 +223,7 @@ def attention_layer(asm, p, S, Hq, Hkv, D, causal, q, k, v, o, buf, consts, scal
     """o = attention(q, k, v) (addresses; [S, heads*D] row-major) with H = Hq query heads
     sharing Hkv key/value heads; scale: multiply scores by consts["scale"]; bias: address
     of [Hq, S, S] added to the scores (T5); buf from attention_buffers."""
+    p = {**p, "bk": min(p["bk"], S)}          # a block never needs more keys than there are
     mr, bk, lmul = p["mr"], p["bk"], p["lmul"]
     group, qp, kvp = Hq // Hkv, 4 * Hq * D, 4 * Hkv * D
     single = bk >= S
@@ -328,8 +330,8 @@ def check_attention(ctx, p, S=None, D=None):
     S = S or ctx.dims["S"]
     D = D or ctx.dims["D"]
     mr, bk, lmul, sl = p["mr"], p["bk"], p["lmul"], p["slmul"]
-    if sl not in (1, 2, 4):
-        return "slmul must be 1, 2 or 4 (the softmax passes use five register groups)"
+    if sl not in (1, 2, 4, 8):
+        return f"slmul must be 1, 2, 4 or 8, got {sl}"
     if not 1 <= mr <= 8 or S % mr or bk % mr:
         return f"mr = {mr} must be 1..8 and divide S = {S} and bk = {bk}"
     if 8 + mr * lmul > 32:
@@ -339,11 +341,11 @@ def check_attention(ctx, p, S=None, D=None):
     return None
 
 
-ATTENTION = dict(params={"mr": 4, "bk": 64, "lmul": 4, "slmul": 4},
-                 space={"mr": [2, 4, 8], "bk": [32, 64, 128], "lmul": [2, 4, 8], "slmul": [2, 4]},
+ATTENTION = dict(params={"mr": 4, "bk": 128, "lmul": 4, "slmul": 8},
+                 space={"mr": [2, 4, 8], "bk": [32, 64, 128], "lmul": [2, 4, 8], "slmul": [4, 8]},
                  check=check_attention)
-TEMPLATES = [
-    Template(name, attention, **ATTENTION, doc="fused blocked online-softmax attention: packed pre-scaled k^T "
-             "per key/value head, MR query rows x BK keys per block")
-    for name in ("scaled_dot_product", "flash_attention", "mha", "gqa", "mqa")
-]
+DOC = "fused blocked online-softmax attention: packed pre-scaled k^T per key/value head, MR query rows x BK keys"
+TEMPLATES = [Template(name, attention, **ATTENTION, doc=DOC) for name in ("scaled_dot_product", "mha", "gqa", "mqa")]
+# long sequences: smaller key blocks, so even C1 runs the online update over several blocks
+TEMPLATES.append(Template("flash_attention", attention, **{**ATTENTION, "params": {**ATTENTION["params"], "bk": 64}},
+                          doc=DOC))

@@ -74,7 +74,7 @@ def _check(ctx, p):
     return _check_outer(ctx, p) or check_attention(ctx, _attention_params(p))
 
 
-BLOCK = dict(params={"lmul": 8, "mr": 3, "act_lmul": 4, "att_mr": 4, "att_lmul": 4, "bk": 64, "slmul": 4},
+BLOCK = dict(params={"lmul": 8, "mr": 3, "act_lmul": 4, "att_mr": 4, "att_lmul": 4, "bk": 128, "slmul": 8},
              space={"lmul": [4, 8], "mr": [2, 3, 4, 6], "att_mr": [2, 4, 8], "bk": [32, 64, 128]},
              check=_check)
 TEMPLATES = [
