@@ -61,3 +61,13 @@ def test_parameters_that_do_not_fit_are_refused():
         ACCEL.baseline("ffn", "C1", HW, act_lmul=8)
     with pytest.raises(ValueError, match="do not fit"):
         ACCEL.baseline("rope", "C1", HW, lmul=8)
+
+
+def test_scratch_is_the_dtcm_left_over_and_a_baseline_that_does_not_fit_says_so():
+    task = get_task("decoder_block_llama")
+    small = ACCEL.default_config(DTCM_SIZE=4 << 20)
+    big, little = (ACCEL.layout(task, "C5", hw).region("scratch") for hw in (HW, small))
+    assert big.size - little.size == (HW.DTCM_SIZE - small.DTCM_SIZE) // 4
+    with pytest.raises(ValueError, match="intermediates need"):
+        ACCEL.baseline("decoder_block_llama", "C5", small)
+    assert "scratch" not in {r.name for r in ACCEL.layout(get_task("relu"), "C1", HW).regions}
