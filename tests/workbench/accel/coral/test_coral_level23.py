@@ -71,3 +71,19 @@ def test_scratch_is_the_dtcm_left_over_and_a_baseline_that_does_not_fit_says_so(
     with pytest.raises(ValueError, match="intermediates need"):
         ACCEL.baseline("decoder_block_llama", "C5", small)
     assert "scratch" not in {r.name for r in ACCEL.layout(get_task("relu"), "C1", HW).regions}
+
+
+def test_every_level23_task_has_a_template_that_fits_itcm_on_every_configuration():
+    assert LEVEL23 == sorted(t.name for t in all_tasks() if t.level in (2, 3))
+    for task in LEVEL23:
+        for config in get_task(task).configs:
+            src = ACCEL.baseline(task, config, HW)
+            assert src == ACCEL.baseline(task, config, HW)
+            assert len(ACCEL.assemble(src, source_name="b.s", config=HW)) <= ACCEL.imem_limit(HW), (task, config)
+
+
+def test_flash_attention_keeps_key_blocks_shorter_than_the_sequence():
+    with pytest.raises(ValueError, match="works in blocks"):
+        ACCEL.baseline("flash_attention", "C1", HW, bk=128)
+    src = ACCEL.baseline("gqa", "C1", HW)
+    assert src.count("pack key head") == get_task("gqa").configs["C1"]["Hkv"]   # one packed k^T per shared head

@@ -347,5 +347,11 @@ ATTENTION = dict(params={"mr": 4, "bk": 128, "lmul": 4, "slmul": 8},
 DOC = "fused blocked online-softmax attention: packed pre-scaled k^T per key/value head, MR query rows x BK keys"
 TEMPLATES = [Template(name, attention, **ATTENTION, doc=DOC) for name in ("scaled_dot_product", "mha", "gqa", "mqa")]
 # long sequences: smaller key blocks, so even C1 runs the online update over several blocks
-TEMPLATES.append(Template("flash_attention", attention, **{**ATTENTION, "params": {**ATTENTION["params"], "bk": 64}},
-                          doc=DOC))
+def _check_flash(ctx, p):
+    if p["bk"] >= ctx.dims["S"]:
+        return f"bk = {p['bk']} keys is the whole sequence (S = {ctx.dims['S']}): flash attention works in blocks"
+    return check_attention(ctx, p)
+
+
+TEMPLATES.append(Template("flash_attention", attention, params={**ATTENTION["params"], "bk": 64},
+                          space=ATTENTION["space"], check=_check_flash, doc=DOC))
