@@ -28,22 +28,32 @@ def attention_buffers(ctx, p, S, Hkv, D, **more):
     return ctx.scratch(kt=Hkv * D * S, qb=mr * D, sc=mr * bk, acc=mr * D, ml=3 * mr, **more)
 
 
-def _copy_rows(asm, lmul, rows, n, src_reg, src_pitch, dst, dst_pitch):
-    """rows rows of n elements from register src_reg (pitch bytes) to address dst."""
-    asm(f"mv a6, {src_reg}")
-    asm.li("a3", dst)
+def _copy_rows(asm, lmul, rows, n, src, src_pitch, dst, dst_pitch, divide_by=None):
+    """rows rows of n elements from src to dst (each a register or an address; pitches
+    in bytes), each row divided by its l when divide_by (the address of l[rows]) is given."""
+    for reg, where in (("a6", src), ("a3", dst)):
+        asm(f"mv {reg}, {where}") if isinstance(where, str) else asm.li(reg, where)
+    if divide_by is not None:
+        asm.li("a5", divide_by)
     with asm.loop("a2", rows, "rows"):
+        if divide_by is not None:
+            asm("flw fa3, 0(a5)")
+            asm("fdiv.s fa3, ft8, fa3", "1 / l")
         asm("mv t2, a6")
         asm("mv t3, a3")
         asm.li("t4", n)
         with asm.strip("t4", "t0", lmul):
             asm("vle32.v v8, (t2)")
+            if divide_by is not None:
+                asm("vfmul.vf v8, v8, fa3")
             asm("vse32.v v8, (t3)")
             asm("slli t1, t0, 2")
             asm("add t2, t2, t1")
             asm("add t3, t3, t1")
         asm.addi("a6", "a6", src_pitch)
         asm.addi("a3", "a3", dst_pitch)
+        if divide_by is not None:
+            asm("addi a5, a5, 4")
 
 
 def _block_product(asm, lmul, mr, rows_addr, row_pitch, steps, count, b_ptr, b_pitch, out_addr, out_pitch,
@@ -287,26 +297,7 @@ def attention_layer(asm, p, S, Hq, Hkv, D, causal, q, k, v, o, buf, consts, scal
                                accumulate=True)
                 asm.addi("a0", "a0", bk)
                 asm(f"blt a0, s11, {top}")
-                # o = acc / l
-                asm.li("a3", buf["acc"])
-                asm.li("a5", buf["ml"])
-                asm("mv a6, s9")
-                with asm.loop("a2", mr, "rows: o = acc / l"):
-                    asm(f"flw fa3, {4 * mr}(a5)")
-                    asm("fdiv.s fa3, ft8, fa3")
-                    asm("mv t2, a3")
-                    asm("mv t3, a6")
-                    asm.li("t4", D)
-                    with asm.strip("t4", "t0", lmul):
-                        asm("vle32.v v8, (t2)")
-                        asm("vfmul.vf v8, v8, fa3")
-                        asm("vse32.v v8, (t3)")
-                        asm("slli t1, t0, 2")
-                        asm("add t2, t2, t1")
-                        asm("add t3, t3, t1")
-                    asm.addi("a3", "a3", 4 * D)
-                    asm("addi a5, a5, 4")
-                    asm.addi("a6", "a6", qp)
+                _copy_rows(asm, lmul, mr, D, buf["acc"], 4 * D, "s9", qp, divide_by=buf["ml"] + 4 * mr)
                 asm(f"addi s7, s7, {mr}")
                 asm.addi("s8", "s8", mr * qp)
                 asm.addi("s9", "s9", mr * qp)
