@@ -8,8 +8,8 @@ copied per query head). Per query head, MR query rows at a time; per block of BK
   scores [MR, BK] = q_block @ kt[:, block]           gemm's register blocking, vfmacc.vf
   per row: m' = max(m, row max), scores -= m'; alpha = exp(m - m')
   exp over the whole block (one strip-mined pass), masked keys (causal) set to 0
-  per row: l = l * alpha + sum(p); acc *= alpha
-  acc [MR, D] += p @ v[block]                         the same register blocking
+  per row: l = l * alpha + sum(p)
+  acc [MR, D] = alpha * acc + p @ v[block]            the same register blocking
 and finally o = acc / l. Scores, probabilities and acc live in scratch as fp32 (more
 precise than the bf16 intermediates the tolerance allows), row statistics in fp32."""
 from __future__ import annotations
@@ -57,10 +57,11 @@ def _copy_rows(asm, lmul, rows, n, src, src_pitch, dst, dst_pitch, divide_by=Non
 
 
 def _block_product(asm, lmul, mr, rows_addr, row_pitch, steps, count, b_ptr, b_pitch, out_addr, out_pitch,
-                   accumulate):
+                   accumulate, rescale=None):
     """out[i, strip] (+)= sum_k rows[i, k] * B[k, strip] for i < mr, the strip running
     over `count` columns (a register), k over `steps` (an int or a register); B's row k
-    at b_ptr + k * b_pitch (b_ptr: register, b_pitch: bytes); rows and out in scratch."""
+    at b_ptr + k * b_pitch (b_ptr: register, b_pitch: bytes); rows and out in scratch.
+    rescale: address of mr factors the old out rows are multiplied by first (alpha)."""
     accs = _groups(lmul, mr)
     vb = f"v{8 + mr * lmul}" if 8 + (mr + 1) * lmul <= 32 else "v0"
     asm(f"mv t2, {b_ptr}")
@@ -68,10 +69,16 @@ def _block_product(asm, lmul, mr, rows_addr, row_pitch, steps, count, b_ptr, b_p
     asm.li("t5", b_pitch)
     asm(f"mv a5, {count}")
     with asm.strip("a5", "t0", lmul, comment="a strip of output columns"):
+        if rescale is not None:
+            asm.li("t1", rescale)
+            for i in range(mr):
+                asm(f"flw {F_A[i]}, {4 * i}(t1)")
         for i, acc in enumerate(accs):
             if accumulate:
                 asm.addi("t1", "a6", i * out_pitch)
                 asm(f"vle32.v {acc}, (t1)")
+                if rescale is not None:
+                    asm(f"vfmul.vf {acc}, {acc}, {F_A[i]}", "acc *= alpha")
             else:
                 asm(f"vmv.v.i {acc}, 0")
         asm.li("a7", rows_addr)
@@ -109,10 +116,10 @@ def _reduce(asm, lmul, op, vacc, init, freg):
     asm(f"vfmv.f.s {freg}, v1")
 
 
-def _softmax_block(asm, p, S, D, causal, buf, bias, single):
+def _softmax_block(asm, p, S, causal, buf, bias):
     """Online-softmax update of the scores block sc [mr, bk] (nk = a1 keys from j0 = a0;
-    query rows from r = s7): bias added, maxima, exp, masked keys zeroed, sums, and acc
-    rescaled by alpha (unless there is a single key block)."""
+    query rows from r = s7): bias added, maxima, exp, masked keys zeroed, sums; the
+    factors alpha = exp(m - m') are left at ml + 8 mr for the p @ v product."""
     mr, bk, sl = p["mr"], p["bk"], p["slmul"]
     vx, vz, vt, vn = _groups(sl, 3) + ["v0" if 8 + 4 * sl > 32 else f"v{8 + 3 * sl}"]
     ve = vx                                   # the exp pass reads no vx: four groups fit LMUL = 8
@@ -184,7 +191,6 @@ def _softmax_block(asm, p, S, D, causal, buf, bias, single):
         asm("addi a4, a4, 1")
     asm.li("a3", buf["sc"])
     asm.li("a5", ml)
-    asm.li("a6", buf["acc"])
     with asm.loop("a2", mr, "rows: sums"):
         _live_count(asm, causal, "a7")
         if causal:
@@ -213,18 +219,8 @@ def _softmax_block(asm, p, S, D, causal, buf, bias, single):
         asm(f"flw fa3, {4 * mr}(a5)")
         asm("fmadd.s fa3, fa3, fa4, fa2", "l = l * alpha + sum(p)")
         asm(f"fsw fa3, {4 * mr}(a5)")
-        if not single:
-            asm("mv t2, a6")
-            asm.li("t4", D)
-            with asm.strip("t4", "t0", sl):
-                asm(f"vle32.v {vx}, (t2)")
-                asm(f"vfmul.vf {vx}, {vx}, fa4", "acc *= alpha")
-                asm(f"vse32.v {vx}, (t2)")
-                asm("slli t1, t0, 2")
-                asm("add t2, t2, t1")
         asm.addi("a3", "a3", 4 * bk)
         asm("addi a5, a5, 4")
-        asm.addi("a6", "a6", 4 * D)
         if causal:
             asm("addi a4, a4, 1")
 
@@ -288,13 +284,13 @@ def attention_layer(asm, p, S, Hq, Hkv, D, causal, q, k, v, o, buf, consts, scal
                 asm("add t2, t2, s2", "kt[:, j0]")
                 _block_product(asm, lmul, mr, buf["qb"], 4 * D, D, "a1", "t2", 4 * S, buf["sc"], 4 * bk,
                                accumulate=False)
-                _softmax_block(asm, p, S, D, causal, buf, bias, single)
+                _softmax_block(asm, p, S, causal, buf, bias)
                 asm.li("t1", kvp)
                 asm("mul t2, a0, t1")
                 asm("add t2, t2, s3", "v[j0]")
                 asm.li("t1", D)
                 _block_product(asm, lmul, mr, buf["sc"], 4 * bk, "a1", "t1", "t2", kvp, buf["acc"], 4 * D,
-                               accumulate=True)
+                               accumulate=True, rescale=None if single else buf["ml"] + 8 * mr)
                 asm.addi("a0", "a0", bk)
                 asm(f"blt a0, s11, {top}")
                 _copy_rows(asm, lmul, mr, D, buf["acc"], 4 * D, "s9", qp, divide_by=buf["ml"] + 4 * mr)
