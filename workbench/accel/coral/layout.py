@@ -3,10 +3,11 @@
 DTCM_BASE .. + DATA_SIZE holds the kernel's own .data/.rodata/.bss (region
 `program_data`); then the task constants (binary32, 4 bytes each), then every tensor,
 each starting on a 64-byte boundary and followed by 64 unused guard bytes; Level 2/3
-tasks get a scratch region (SCRATCH_BYTES); the top STACK_BYTES of DTCM are the stack
-(sp starts at the end of DTCM). program_data, scratch and the stack are the kernel's
-own; the rest of DTCM no region declares starts as a NaN guard, and a write there
-fails the evaluation as a stray write.
+tasks get every byte between their tensors and the stack as a scratch region for
+intermediates (so it grows and shrinks with DTCM_SIZE); the top STACK_BYTES of DTCM are
+the stack (sp starts at the end of DTCM). program_data, scratch and the stack are the
+kernel's own; the rest of DTCM no region declares starts as a NaN guard, and a write
+there fails the evaluation as a stray write.
 
 Tensors are binary32 because Zve32f has no bf16 arithmetic: inputs hold bf16 values
 exactly; outputs are judged with the task's (bf16) tolerance."""
@@ -20,7 +21,6 @@ from workbench.layout import Constant, Layout, Region, stray_note
 ALIGN = 64
 GUARD = 64
 STACK_BYTES = 64 * 1024
-SCRATCH_BYTES = {1: 0, 2: 4 << 20, 3: 8 << 20}   # Level 2/3 kernels may spill intermediates
 
 
 def _up(a: int, n: int) -> int:
@@ -38,9 +38,6 @@ def coral_layout(task: Task, config: str, hw: HardwareConfig) -> Layout:
     addr = _up(addr + 4 * len(consts) + GUARD, ALIGN)
     spec = [(t.name, t.shape, "input", t.doc) for t in task.inputs(config)]
     spec += [(t.name, t.shape, "output", t.doc) for t in task.outputs(config)]
-    scratch = SCRATCH_BYTES.get(task.level, 0)
-    if scratch:
-        spec.append(("scratch", (scratch // 4,), "scratch", "free for intermediates"))
     for name, shape, role, doc in spec:
         r = Region(name, "dtcm", addr, tuple(shape), "fp32", role, doc)
         regions.append(r)
@@ -49,6 +46,11 @@ def coral_layout(task: Task, config: str, hw: HardwareConfig) -> Layout:
     if addr > stack:
         raise ValueError(f"{task.name} {config} needs {addr - base + STACK_BYTES} bytes of DTCM "
                          f"(tensors, program data, stack); DTCM_SIZE is {hw.DTCM_SIZE}")
+    if task.level > 1:
+        words = (stack - GUARD - addr) // 4
+        regions.append(Region("scratch", "dtcm", addr, (words,), "fp32", "scratch",
+                              f"free for intermediates: all DTCM between the tensors and the stack "
+                              f"({4 * words} bytes)"))
     regions.append(Region("stack", "dtcm", stack, (STACK_BYTES // 4,), "fp32", "scratch",
                           "the stack: sp starts at its end"))
     notes = [
@@ -59,6 +61,8 @@ def coral_layout(task: Task, config: str, hw: HardwareConfig) -> Layout:
         "Output regions start filled with NaN (0xFFFFFFFF): the kernel must write every output element.",
         "The 64 bytes after each tensor are a guard.",
         stray_note("dtcm"),
+        *(["Intermediates (hidden states, scores, packed weights) belong in `scratch`; never write into "
+           "an input."] if task.level > 1 else []),
         "Nothing else is in memory: the expected outputs are never visible to the kernel.",
     ]
     return Layout("coral", task.name, config, regions, constants, notes, bases={"dtcm": base},

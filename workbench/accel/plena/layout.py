@@ -5,7 +5,7 @@ Each region starts on a VLEN boundary and reserves whole transfer blocks
 tensor's tail; the slack is the region's own and is not checked. One guard row of
 VLEN elements follows each region, and all of HBM that no region declares starts as a
 NaN guard: an overrun there fails the evaluation as a write outside the declared
-regions. Room a kernel needs in HBM is a scratch region (SCRATCH_ELEMS, per level)."""
+regions. Room a kernel needs in HBM is a scratch region (`scratch_elems`, Levels 2-3)."""
 from __future__ import annotations
 
 from isa.loader import HardwareConfig

@@ -14,7 +14,7 @@ LEVEL1 = [t.name for t in all_tasks(1)]
 
 
 def test_every_level1_task_has_a_template():
-    assert set(ACCEL.baseline_templates()) == set(LEVEL1)
+    assert set(LEVEL1) <= set(ACCEL.baseline_templates())
 
 
 @pytest.mark.parametrize("task", LEVEL1)

@@ -74,15 +74,20 @@ class Asm:
         self(f"flw {freg}, 0({scratch})", comment)
 
     @contextmanager
-    def loop(self, counter: str, count: int, comment: str = ""):
-        """A counted loop of `count` passes (just the body when count == 1)."""
-        if count < 1:
+    def loop(self, counter: str, count: int | str, comment: str = ""):
+        """A counted loop of `count` passes (just the body when count == 1); a register
+        name as `count` gives a run-time count, which must be at least 1."""
+        if isinstance(count, str):
+            top = self.label("loop")
+            self(f"mv {counter}, {count}", comment)
+        elif count < 1:
             raise ValueError(f"loop of {count} passes")
-        if count == 1:
+        elif count == 1:
             yield
             return
-        top = self.label("loop")
-        self.li(counter, count, comment)
+        else:
+            top = self.label("loop")
+            self.li(counter, count, comment)
         self.place(top)
         self._depth += 1
         try:

@@ -12,8 +12,9 @@ from .matmul import F_A, X_A
 from .template import Template
 
 
-def _conv_pixels(ctx, asm, p, pr):
-    """pr consecutive output pixels of one row: x of the first pixel at s6, y at s7."""
+def _conv_pixels(ctx, asm, p, pr, epilogue=False):
+    """pr consecutive output pixels of one row: x of the first pixel at s6, y at s7;
+    with `epilogue`, y = max(0, conv * scale + shift) (conv_block) on the accumulators."""
     d = ctx.dims
     W, Cin, Cout, KH, KW = d["W"], d["Cin"], d["Cout"], d["KH"], d["KW"]
     lmul = p["lmul"]
@@ -23,6 +24,9 @@ def _conv_pixels(ctx, asm, p, pr):
     single = step * (pr - 1) <= 2047
     asm.li("s1", ctx.addr("w"), "w strip")
     asm("mv s4, s7")
+    if epilogue:
+        asm.li("s0", ctx.addr("scale"), "scale strip")
+        asm.li("s2", ctx.addr("shift"), "shift strip")
     asm.li("s3", Cout)
     with asm.strip("s3", "t0", lmul, comment="a strip of output channels"):
         for acc in accs:
@@ -46,15 +50,26 @@ def _conv_pixels(ctx, asm, p, pr):
             if KH > 1:
                 for q in range(1 if single else pr):
                     asm.addi(X_A[q], X_A[q], 4 * (W - KW) * Cin, "t2")
+        if epilogue:
+            asm(f"vle32.v {vw}, (s0)", "fused: * scale")
+            for acc in accs:
+                asm(f"vfmul.vv {acc}, {acc}, {vw}")
+            asm(f"vle32.v {vw}, (s2)", "+ shift, relu")
+            for acc in accs:
+                asm(f"vfadd.vv {acc}, {acc}, {vw}")
+                asm(f"vfmax.vf {acc}, {acc}, ft8")
         for q in range(pr):
             asm.addi("t1", "s4", q * 4 * Cout)
             asm(f"vse32.v {accs[q]}, (t1)")
         asm("slli t1, t0, 2")
         asm("add s1, s1, t1")
         asm("add s4, s4, t1")
+        if epilogue:
+            asm("add s0, s0, t1")
+            asm("add s2, s2, t1")
 
 
-def conv2d(ctx, asm, p):
+def conv2d(ctx, asm, p, epilogue=False):
     d = ctx.dims
     H, W, Cin, Cout, KH, KW = d["H"], d["W"], d["Cin"], d["Cout"], d["KH"], d["KW"]
     OH, OW = H - KH + 1, W - KW + 1
@@ -62,18 +77,24 @@ def conv2d(ctx, asm, p):
     asm.li("a0", ctx.addr("x"), "x row")
     asm.li("a1", ctx.addr("y"), "y row")
     asm.li("s5", 4 * Cout, "w row pitch")
+    if epilogue:
+        asm("fmv.w.x ft8, zero")
     full, rest = divmod(OW, pr)
     with asm.loop("s8", OH, "output rows"):
         asm("mv s6, a0")
         asm("mv s7, a1")
         with asm.loop("s9", full, f"blocks of {pr} pixels"):
-            _conv_pixels(ctx, asm, p, pr)
+            _conv_pixels(ctx, asm, p, pr, epilogue)
             asm.addi("s6", "s6", pr * 4 * Cin)
             asm.addi("s7", "s7", pr * 4 * Cout)
         if rest:
-            _conv_pixels(ctx, asm, p, rest)
+            _conv_pixels(ctx, asm, p, rest, epilogue)
         asm.addi("a0", "a0", 4 * W * Cin)
         asm.addi("a1", "a1", 4 * OW * Cout)
+
+
+def conv_block(ctx, asm, p):
+    conv2d(ctx, asm, p, epilogue=True)
 
 
 def depthwise_conv(ctx, asm, p):
@@ -139,6 +160,9 @@ def _check_depthwise(ctx, p):
 TEMPLATES = [
     Template("conv2d", conv2d, {"lmul": 8, "pr": 3}, {"lmul": [2, 4, 8], "pr": [1, 2, 3, 4]},
              "PR pixels x a strip of output channels, vfmacc.vf per (kernel row, column, input channel)",
+             _check_conv),
+    Template("conv_block", conv_block, {"lmul": 8, "pr": 3}, {"lmul": [2, 4, 8], "pr": [1, 2, 3, 4]},
+             "conv2d's blocking with batch norm and ReLU fused on the accumulators before the store",
              _check_conv),
     Template("depthwise_conv", depthwise_conv, {"lmul": 2}, {"lmul": [1, 2]},
              "filter taps of a channel strip in registers, vfmacc.vv per tap and pixel", _check_depthwise),

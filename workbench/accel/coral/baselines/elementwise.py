@@ -18,21 +18,32 @@ def _groups(lmul: int, count: int) -> list[str]:
     return regs
 
 
-def _stream(ctx, asm, p, body):
-    """The loop: a0 = x, a1 = y, a2 = elements left; `body(vx, vy)` computes vy from vx."""
-    n = ctx.dims["rows"] * ctx.dims["cols"]
-    lmul = p["lmul"]
-    asm.li("a0", ctx.addr("x"), "x")
-    asm.li("a1", ctx.addr("y"), "y")
+SRC_PTRS = ("a0", "a3", "a4")
+
+
+def stream(asm, n: int, srcs: list[int], dst: int, lmul: int, body):
+    """A strip-mined loop over n contiguous elements: pointers SRC_PTRS[i] walk srcs[i],
+    a1 walks dst, a2 counts; `body(ptrs)` loads what it needs and returns the register
+    group to store."""
+    ptrs = SRC_PTRS[:len(srcs)]
+    for reg, addr in zip(ptrs, srcs):
+        asm.li(reg, addr)
+    asm.li("a1", dst, "out")
     asm.li("a2", n, f"{n} elements")
     with asm.strip("a2", "t0", lmul):
-        vx = f"v{8}"
-        asm("vle32.v v8, (a0)")
-        vy = body(vx)
+        vy = body(ptrs)
         asm(f"vse32.v {vy}, (a1)")
         asm("slli t1, t0, 2")
-        asm("add a0, a0, t1")
-        asm("add a1, a1, t1")
+        for reg in (*ptrs, "a1"):
+            asm(f"add {reg}, {reg}, t1")
+
+
+def _stream(ctx, asm, p, body):
+    """The task's loop over x -> y (rows x cols elements): `body(vx)` computes vy from vx."""
+    def load(ptrs):
+        asm("vle32.v v8, (a0)")
+        return body("v8")
+    stream(asm, ctx.dims["rows"] * ctx.dims["cols"], [ctx.addr("x")], ctx.addr("y"), p["lmul"], load)
 
 
 def relu(ctx, asm, p):
@@ -44,31 +55,45 @@ def relu(ctx, asm, p):
     _stream(ctx, asm, p, body)
 
 
+def sigmoid_setup(asm, consts: dict[str, int]) -> None:
+    """Registers sigmoid_divide needs: the exp constants, one (ft0), and for gelu its
+    constants (ft1 = gelu_c2, ft2 = neg_gelu_c1); `consts` maps names to addresses."""
+    asm.exp_consts(EXP_F)
+    asm.flw_addr("ft0", consts["one"], comment="one")
+    asm.li("s1", 127)
+    for name, reg in (("gelu_c2", "ft1"), ("neg_gelu_c1", "ft2")):
+        if name in consts:
+            asm.flw_addr(reg, consts[name], comment=name)
+
+
+def sigmoid_divide(asm, lmul, vx, argument):
+    """x / (1 + exp(argument(x))) on register group vx; returns the result's group."""
+    _, vz, vt, vn, ve = _groups(lmul, 5)
+    argument(asm, vx, vz, vt)
+    asm.vexp(ve, vz, vt, vn, EXP_F, "s1")
+    asm(f"vfadd.vf {ve}, {ve}, ft0", "1 + exp(...)")
+    asm(f"vfdiv.vv {vz}, {vx}, {ve}")
+    return vz
+
+
+def task_consts(ctx) -> dict[str, int]:
+    return {c.name: c.address for c in ctx.layout.constants}
+
+
 def _sigmoid_divide(ctx, asm, p, argument):
     """y = x / (1 + exp(argument(x)))."""
-    lmul = p["lmul"]
-    vx, vz, vt, vn, ve = _groups(lmul, 5)
-    asm.exp_consts(EXP_F)
-    asm.flw_addr("ft0", ctx.const("one"), comment="one")
-    asm.li("s1", 127)
-    for name in ("gelu_c2", "neg_gelu_c1"):
-        if name in {c.name for c in ctx.layout.constants} and argument is _gelu_arg:
-            asm.flw_addr({"gelu_c2": "ft1", "neg_gelu_c1": "ft2"}[name], ctx.const(name), comment=name)
-
-    def body(_):
-        argument(asm, vx, vz, vt)
-        asm.vexp(ve, vz, vt, vn, EXP_F, "s1")
-        asm(f"vfadd.vf {ve}, {ve}, ft0", "1 + exp(...)")
-        asm(f"vfdiv.vv {vz}, {vx}, {ve}")
-        return vz
-    _stream(ctx, asm, p, body)
+    consts = task_consts(ctx)
+    if argument is not gelu_arg:
+        consts = {"one": consts["one"]}
+    sigmoid_setup(asm, consts)
+    _stream(ctx, asm, p, lambda vx: sigmoid_divide(asm, p["lmul"], vx, argument))
 
 
-def _silu_arg(asm, vx, vz, vt):
+def silu_arg(asm, vx, vz, vt):
     asm(f"vfsgnjn.vv {vz}, {vx}, {vx}", "z = -x")
 
 
-def _gelu_arg(asm, vx, vz, vt):
+def gelu_arg(asm, vx, vz, vt):
     asm(f"vfmul.vv {vt}, {vx}, {vx}", "x^2")
     asm(f"vfmul.vf {vt}, {vt}, ft1", "c2 x^2")
     asm(f"vfadd.vf {vt}, {vt}, ft0", "1 + c2 x^2")
@@ -77,11 +102,11 @@ def _gelu_arg(asm, vx, vz, vt):
 
 
 def silu(ctx, asm, p):
-    _sigmoid_divide(ctx, asm, p, _silu_arg)
+    _sigmoid_divide(ctx, asm, p, silu_arg)
 
 
 def gelu(ctx, asm, p):
-    _sigmoid_divide(ctx, asm, p, _gelu_arg)
+    _sigmoid_divide(ctx, asm, p, gelu_arg)
 
 
 def _fits(count):

@@ -15,9 +15,11 @@ def _groups(lmul, count, first=8):
     return [f"v{first + i * lmul}" for i in range(count)]
 
 
-def _outer_product_rows(asm, p, mr, K, N, a_row, b_base, c_row):
-    """C[r..r+mr, :] = A[r..r+mr, :] @ B for the rows whose A row starts at register
-    `a_row` and C row at `c_row` (B at `b_base`); advances nothing outside."""
+def _outer_product_rows(asm, p, mr, K, N, a_row, b_base, c_row, init=None):
+    """C[r..r+mr, :] = A[r..r+mr, :] @ B (+ init) for the rows whose A row starts at
+    register `a_row` and C row at `c_row` (B at `b_base`); advances nothing outside.
+    init: None (start from 0), ("bias", reg): a vector [N] added to every row, or
+    ("rows", reg): a matrix laid out like C (a residual) whose rows start at reg."""
     lmul = p["lmul"]
     accs = _groups(lmul, mr)
     vb = f"v{8 + mr * lmul}" if 8 + (mr + 1) * lmul <= 32 else "v0"      # v0 is free: nothing is masked
@@ -25,10 +27,18 @@ def _outer_product_rows(asm, p, mr, K, N, a_row, b_base, c_row):
     single = kb * (mr - 1) <= 2047           # one A pointer with immediate offsets
     asm(f"mv s1, {b_base}")
     asm(f"mv s4, {c_row}")
+    if init:
+        asm(f"mv s2, {init[1]}")
     asm.li("s3", N)
     with asm.strip("s3", "t0", lmul, comment="a strip of columns"):
-        for acc in accs:
-            asm(f"vmv.v.i {acc}, 0")
+        for i, acc in enumerate(accs):
+            if init is None:
+                asm(f"vmv.v.i {acc}, 0")
+            elif init[0] == "bias":
+                asm(f"vle32.v {acc}, (s2)", "start from the bias")
+            else:
+                asm.addi("t1", "s2", i * 4 * N)
+                asm(f"vle32.v {acc}, (t1)", "start from the residual")
         if single:
             asm(f"mv {X_A[0]}, {a_row}")
         else:
@@ -53,21 +63,65 @@ def _outer_product_rows(asm, p, mr, K, N, a_row, b_base, c_row):
         asm("slli t1, t0, 2")
         asm("add s1, s1, t1")
         asm("add s4, s4, t1")
+        if init:
+            asm("add s2, s2, t1")
 
 
-def _matmul(asm, p, M, K, N, a_base, b_base, c_base):
-    """C = A @ B with A, B, C at the addresses in registers a_base, b_base, c_base."""
+def _matmul(asm, p, M, K, N, a_base, b_base, c_base, init=None):
+    """C = A @ B (+ init, see _outer_product_rows; its register is s8, which a "rows"
+    init advances) with A, B, C at the addresses in registers a_base, b_base, c_base."""
     mr = min(p["mr"], M)
     asm.li("s5", 4 * N, "B row pitch")
     asm(f"mv s6, {a_base}")
     asm(f"mv s7, {c_base}")
     full, rest = divmod(M, mr)
     with asm.loop("s11", full, f"blocks of {mr} rows"):
-        _outer_product_rows(asm, p, mr, K, N, "s6", b_base, "s7")
+        _outer_product_rows(asm, p, mr, K, N, "s6", b_base, "s7", init)
         asm.addi("s6", "s6", mr * 4 * K)
         asm.addi("s7", "s7", mr * 4 * N)
+        if init and init[0] == "rows":
+            asm.addi("s8", "s8", mr * 4 * N)
     if rest:
-        _outer_product_rows(asm, p, rest, K, N, "s6", b_base, "s7")
+        _outer_product_rows(asm, p, rest, K, N, "s6", b_base, "s7", init)
+
+
+def transpose(asm, src, rows, cols, dst, lmul=8, pitch=None, scale=None):
+    """dst [cols, rows] = src [rows, cols]^T (addresses; src rows `pitch` elements apart,
+    default cols), times the f register `scale` if given: a strip of rows at a time, each
+    column read with one strided load and written as a contiguous row."""
+    asm.li("a0", src, "src strip")
+    asm.li("a1", dst, "dst strip")
+    asm.li("t2", 4 * (pitch or cols), "src row pitch")
+    asm.li("t5", 4 * rows, "dst row pitch")
+    asm.li("a2", rows)
+    with asm.strip("a2", "t0", lmul, comment="a strip of rows"):
+        asm("mv a3, a0")
+        asm("mv a4, a1")
+        with asm.loop("t4", cols, "columns"):
+            asm("vlse32.v v8, (a3), t2")
+            if scale:
+                asm(f"vfmul.vf v8, v8, {scale}")
+            asm("vse32.v v8, (a4)")
+            asm("addi a3, a3, 4")
+            asm("add a4, a4, t5")
+        asm("slli t1, t0, 2")
+        asm("mul t3, t0, t2")
+        asm("add a0, a0, t3")
+        asm("add a1, a1, t1")
+
+
+def project(asm, p, M, K, N, x, w, y, packed, init=None):
+    """y [M, N] = x [M, K] @ w^T (+ init) for a weight w [N, K] in PyTorch layout
+    (addresses): w is packed once into `packed` as w^T [K, N] so the contraction reads
+    unit-stride rows (init: None, ("bias", address) or ("rows", address))."""
+    transpose(asm, w, N, K, packed)
+    asm.li("a0", x, "x")
+    asm.li("a1", packed, "w^T")
+    asm.li("a2", y, "y")
+    if init:
+        asm.li("s8", init[1], init[0])
+        init = (init[0], "s8")
+    _matmul(asm, p, M, K, N, "a0", "a1", "a2", init)
 
 
 def gemm(ctx, asm, p):

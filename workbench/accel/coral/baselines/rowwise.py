@@ -80,13 +80,17 @@ def softmax(ctx, asm, p):
         asm("add s1, s1, s2")
 
 
-def _norm(ctx, asm, p, centred: bool):
-    lmul = p["lmul"]
-    rows, cols = _row_setup(ctx, asm, p)
+def norm_rows(asm, lmul, rows, cols, x, y, gamma, beta, inv_n, eps, one):
+    """y = (x - mean) * rstd * gamma (+ beta) per row of x [rows, cols] (layer norm with
+    a beta address, RMS norm with beta None); arguments are addresses (inv_n, eps, one:
+    of binary32 constants)."""
+    centred = beta is not None
+    asm.li("s0", x, "x row")
+    asm.li("s1", y, "y row")
     vx, vg, vb, vacc = (f"v{8 + i * lmul}" for i in range(4))
-    asm.flw_addr("ft0", ctx.const("inv_n"), comment="inv_n")
-    asm.flw_addr("ft1", ctx.const("eps"), comment="eps")
-    asm.flw_addr("ft2", ctx.const("one"), comment="one")
+    asm.flw_addr("ft0", inv_n, comment="inv_n")
+    asm.flw_addr("ft1", eps, comment="eps")
+    asm.flw_addr("ft2", one, comment="one")
     asm.li("s2", 4 * cols, "row pitch")
     with asm.loop("s4", rows, "rows"):
         asm("fmv.w.x fa0, zero", "mean (0 for rms_norm)")
@@ -112,9 +116,9 @@ def _norm(ctx, asm, p, centred: bool):
         asm("fadd.s fa1, fa1, ft1")
         asm("fsqrt.s fa1, fa1")
         asm("fdiv.s fa1, ft2, fa1", "1 / sqrt(. + eps)")
-        asm.li("a3", ctx.addr("gamma"))
+        asm.li("a3", gamma)
         if centred:
-            asm.li("a4", ctx.addr("beta"))
+            asm.li("a4", beta)
 
         def output():
             asm(f"vle32.v {vx}, (a0)")
@@ -134,6 +138,12 @@ def _norm(ctx, asm, p, centred: bool):
         _pass(asm, lmul, cols, output, "ta, ma")
         asm("add s0, s0, s2")
         asm("add s1, s1, s2")
+
+
+def _norm(ctx, asm, p, centred: bool):
+    d = ctx.dims
+    norm_rows(asm, p["lmul"], d["rows"], d["cols"], ctx.addr("x"), ctx.addr("y"), ctx.addr("gamma"),
+              ctx.addr("beta") if centred else None, ctx.const("inv_n"), ctx.const("eps"), ctx.const("one"))
 
 
 def layer_norm(ctx, asm, p):

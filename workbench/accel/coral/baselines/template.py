@@ -13,6 +13,19 @@ class Ctx(_Ctx):
     def vlmax(self, lmul: int, sew: int = 32) -> int:
         return self.hw.VLEN * lmul // sew
 
+    def scratch(self, **sizes: int) -> dict[str, int]:
+        """Addresses of named buffers (sizes in binary32 elements) packed into the task's
+        scratch region, each on a 64-byte boundary."""
+        region = self.layout.region("scratch")
+        addr, end, out = region.address, region.address + 4 * region.size, {}
+        for name, n in sizes.items():
+            out[name] = addr
+            addr += -(-4 * n // 64) * 64
+        if addr > end:
+            raise ValueError(f"{self.task.name} {self.config}: intermediates need {addr - region.address} "
+                             f"bytes of scratch, the layout has {end - region.address}")
+        return out
+
 
 class Template(_Template):
     accel_name = "coral"
