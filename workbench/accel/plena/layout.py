@@ -51,7 +51,12 @@ def plena_layout(task: Task, config: str, hw: HardwareConfig) -> Layout:
         f"Each tensor reserves whole blocks of {block} elements (see 'reserved'; an output whose rows "
         "are narrower than VLEN also covers one whole VLEN row stored at its last row); the slack "
         "after a tensor may be written freely.",
-        stray_note("hbm"),
+        stray_note("hbm") if task.level < 2 else
+        "A write outside the declared regions, or into an input, fails the evaluation.",
         "Nothing else is in memory: the expected outputs are never visible to the kernel.",
     ]
-    return Layout("plena", task.name, config, regions, constants, notes, sizes={"hbm": hw.HBM_SIZE})
+    # Known gap: some Level 2/3 baselines (attention tiles) read undeclared HBM and rely on it
+    # being zero, so their HBM is not guarded yet: stray writes there are still found against
+    # the pre-run image, but a stray write of zero is not. Level 1 is fully guarded.
+    sizes = {"hbm": hw.HBM_SIZE} if task.level < 2 else {}
+    return Layout("plena", task.name, config, regions, constants, notes, sizes=sizes)
