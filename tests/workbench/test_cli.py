@@ -103,7 +103,7 @@ def test_tables_in_a_pipe_cut_no_identifier():
     assert out[0].split("\t")[:3] == ["task", "level", "budget"]
     rows = {line.split("\t")[0]: line.split("\t") for line in out[1:]}
     assert "decoder_block_llama" in rows and len(rows) == 23
-    assert all(len(r) == 7 for r in rows.values())
+    assert all(len(r) == len(out[0].split("\t")) for r in rows.values())
 
 
 def test_ctrl_c_in_any_command_ends_without_a_traceback(tmp_path):

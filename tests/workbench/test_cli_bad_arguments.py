@@ -80,6 +80,7 @@ CATALOGUE = [
     ("rtl-check --accel plena --task relu --config C1 {d}/latin1.asm", "not UTF-8 text"),
     # commands other branches add (skipped where they do not exist yet)
     ("sweep --level 4", "argument --level: invalid choice: 4"),
+    ("debug --accel plena --task relu --config C1", "the following arguments are required: kernel"),
     ("sweep --accel plena --task relu --jobs 0", "argument --jobs: must be an integer from 1 to 256"),
     ("sweep --accel plena --task relu --reps -1", "argument --reps: must be an integer from 1"),
     ("report --level 4", "argument --level: invalid choice: 4"),
