@@ -195,6 +195,13 @@ module plena_sim #(
         for (q = 0; q < rows; q = q + 1) $fwrite(tfd, " %h", plena_top.u_core.vsram[VRW'($unsigned(adr / 64'(VLEN) + 64'(q)))]);
         $fwrite(tfd, "\n");
     endtask
+    task t_loops;   // the loop stack after a loop instruction: its depth, then body pcs
+        integer q;
+        $fwrite(tfd, "W LOOPS 0 %0d", plena_top.u_core.loop_sp);
+        for (q = 0; q < LOOP_DEPTH; q = q + 1)
+            if (q < plena_top.u_core.loop_sp) $fwrite(tfd, " %0d", plena_top.u_core.loop_pc[q]);
+        $fwrite(tfd, "\n");
+    endtask
     task t_acc(input [63:0] name, input integer n);
         integer q;
         $fwrite(tfd, "W %0s 0 %0d", name, n);
@@ -212,9 +219,12 @@ module plena_sim #(
         if (rt_valid && tfd != 0) begin
             $fwrite(tfd, "R %0d %0d %0d %h\n", rt_index, rt_pc, rt_cycle, rt_word);
             case (t_op)
-                OP_S_ADD_INT, OP_S_ADDI_INT, OP_S_SUB_INT, OP_S_MUL_INT, OP_S_LUI_INT, OP_S_LD_INT,
-                OP_C_LOOP_START, OP_C_LOOP_END:
+                OP_S_ADD_INT, OP_S_ADDI_INT, OP_S_SUB_INT, OP_S_MUL_INT, OP_S_LUI_INT, OP_S_LD_INT:
                     if (t_rd != 0) t_word("gp", 64'(t_rd), 64'(plena_top.u_core.gp[t_rd]));
+                OP_C_LOOP_START, OP_C_LOOP_END: begin
+                    if (t_rd != 0) t_word("gp", 64'(t_rd), 64'(plena_top.u_core.gp[t_rd]));
+                    t_loops();
+                end
                 OP_S_ST_INT:
                     t_word("int_mem", rt_a0, 64'(plena_top.u_core.int_mem[rt_a0[$clog2(INT_MEM_SIZE)-1:0]]));
                 OP_S_ADD_FP, OP_S_SUB_FP, OP_S_MUL_FP, OP_S_MAX_FP, OP_S_EXP_FP, OP_S_RECI_FP,

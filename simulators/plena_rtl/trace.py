@@ -4,8 +4,9 @@ lockstep comparison needs: per retired instruction its pc, issue cycle, and the 
 bits of every location it wrote.
 
 RTL changes carry no old value (None): the RTL records what was written, not what was
-there. The model's "LOOPS" changes (its loop stack) are internal bookkeeping whose
-effect shows in the pc sequence; they are left out of the comparison.
+there. Both record the loop stack ("LOOPS", the body pc of each open hardware loop)
+where it changes, so a debugger shows each side's; it is bookkeeping whose effect
+shows in the pc sequence, so the comparison leaves it out.
 """
 from __future__ import annotations
 
@@ -50,6 +51,7 @@ def _value(space: str, tokens: list[str], count: int):
 
 def read_trace(directory: Path, program, cfg, isa) -> list[TraceStep]:
     steps: list[TraceStep] = []
+    loops: tuple = ()                  # the loop stack as last recorded (empty at the start)
     path = Path(directory) / "trace.txt"
     for raw in path.read_text().splitlines():
         parts = raw.split()
@@ -60,6 +62,13 @@ def read_trace(directory: Path, program, cfg, isa) -> list[TraceStep]:
             instr = program.instrs[pc] if pc < len(program.instrs) else None
             steps.append(TraceStep(index, pc, instr.line if instr else 0,
                                    (instr.text or instr.mnemonic) if instr else "", cycle))
+        elif parts[0] == "W" and parts[1] == "LOOPS":
+            # the loop stack after every loop instruction (depth, then body pcs, in
+            # decimal); kept only where it changed, as the model records it
+            stack = tuple(int(t) for t in parts[4:4 + int(parts[3])])
+            if stack != loops:
+                steps[-1].changes.append(Change("LOOPS", 0, None, stack))
+                loops = stack
         elif parts[0] == "W":
             space, addr, count = parts[1], int(parts[2]), int(parts[3])
             steps[-1].changes.append(Change(space, addr, None, _value(space, parts[4:], count)))

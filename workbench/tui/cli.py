@@ -194,8 +194,10 @@ def add_tui_command(sub) -> None:
     sp.add_argument("--edge-seed", type=int, metavar="N",
                     help="with --edge: the edge seed an evaluation recorded (edge cases drawn "
                          "from families)")
+    from workbench.rtlcheck import RTL_BACKENDS
     sp.add_argument("--rtl", action="store_true",
-                    help="step the RTL in lockstep beside the functional model (plena)")
+                    help="step the RTL in lockstep beside the functional model (accelerators "
+                         f"with an RTL: {', '.join(RTL_BACKENDS)})")
     sp.add_argument("--load", action="append", metavar="MEM:ADDR:FILE",
                     help="bare program: initialise memory from a .npy or text file (repeatable)")
     sp.add_argument("--set", action="append", metavar="MEM:ADDR=v1,v2,...",

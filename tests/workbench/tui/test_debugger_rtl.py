@@ -52,7 +52,7 @@ def session():
 
 def _state(tl):
     return ({k: np.array(v, copy=True) for k, v in tl.memories.items()},
-            {k: np.array(v, copy=True) for k, v in tl.registers.items() if k != "LOOPS"})
+            {k: np.array(v, copy=True) for k, v in tl.registers.items()})
 
 
 def _same(a, b):

@@ -11,19 +11,25 @@ each side's last instruction retired and wrote.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
+from .formats import format_cells
 from .timeline import Timeline
-from .views.base import Seg
+from .views.base import Seg, cell
+
+# a location as the comparisons name one: space[element]
+LOCATION = re.compile(r"^(\w+)\[(\d+)\]")
 
 
 @dataclass(frozen=True)
 class Divergence:
     step: int              # retired-instruction index where the traces first differ
     what: str              # what differs, in words (the comparison's own text)
+    where: str = ""        # the location it names, when it names one ("vsram[130]")
 
     def __str__(self) -> str:
         return f"instruction #{self.step}: {self.what}"
@@ -33,7 +39,7 @@ def _divergence(found) -> Divergence | None:
     if found is None:
         return None
     text = found.format().replace("\n  ", ": ") if hasattr(found, "format") else str(found)
-    return Divergence(int(found.step), text)
+    return Divergence(int(found.step), text, str(getattr(found, "where", "") or ""))
 
 
 class Lockstep:
@@ -61,79 +67,148 @@ class Lockstep:
         d = self.divergence
         return d is not None and self.first.position == d.step + 1
 
+    def field(self) -> str | tuple[str, int] | None:
+        """What differs in the first diverging instruction, to mark on both sides:
+        "pc" (another instruction, or one side retired no more), "cycle" (issued at
+        another cycle), (space, element) for a location the comparison names, or
+        "writes" when it names none. None when the traces agree."""
+        d = self.divergence
+        if d is None:
+            return None
+        a, b = (tl.steps[d.step] if d.step < tl.length else None
+                for tl in (self.first, self.second))
+        if a is None or b is None or a.pc != b.pc:
+            return "pc"
+        if a.cycle != b.cycle:
+            return "cycle"
+        m = LOCATION.match(d.where)
+        return (m[1], int(m[2])) if m else "writes"
 
 
-def _value(v) -> str:
-    if np.ndim(v):
-        a = np.asarray(v).ravel()
-        head = ", ".join(str(x) for x in a[:2].tolist())
-        return f"{a.size} el [{head}{', ...' if a.size > 2 else ''}]"
-    if isinstance(v, float):
-        return f"{v:.6g}"
-    return str(v)
+def _values(space: str, v, dtypes: dict, fmt: str, limit: int = 2) -> str:
+    """A written value in the debugger's format: a scalar, or an array's size and
+    first elements (memories by their storage type)."""
+    if not np.ndim(v):
+        return cell(v.item() if isinstance(v, np.generic) else v, fmt)
+    a = np.asarray(v).ravel()
+    storage = dtypes.get(space)
+    head = (format_cells(a[:limit], storage, fmt) if storage in ("bf16", "fp32", "int32")
+            else [cell(x, fmt) for x in a[:limit].tolist()])
+    return f"{a.size} el [{', '.join(head)}{', ...' if a.size > limit else ''}]"
 
 
-def side_lines(timeline: Timeline, limit: int) -> list[list[Seg]]:
-    """What one backend's last instruction retired and wrote (at most `limit` lines)."""
+def _element(ch, element: int, dtypes: dict, fmt: str) -> str | None:
+    """The value `ch` wrote to `element` of its space, or None if it did not write it."""
+    if not np.ndim(ch.new):
+        return _values(ch.space, ch.new, dtypes, fmt) if ch.address == element else None
+    k = element - ch.address
+    a = np.asarray(ch.new).ravel()
+    return _values(ch.space, a[k:k + 1], dtypes, fmt, 1).split("[", 1)[1][:-1] \
+        if 0 <= k < a.size else None
+
+
+def _loops(timeline: Timeline, other: Timeline | None) -> str:
+    """The loop stack after this state (body pcs), when the accelerator has one."""
+    if "LOOPS" not in timeline.registers:
+        return ""
+    if other is not None and not timeline.records("LOOPS") and other.records("LOOPS"):
+        return " loops: not in its trace"
+    stack = timeline.registers["LOOPS"]
+    return " loops " + (" ".join(str(x[0] if isinstance(x, (list, tuple)) else x)
+                                 for x in stack) or "-")
+
+
+def side_lines(timeline: Timeline, limit: int, mark=None, other: Timeline | None = None,
+               dtypes: dict | None = None, fmt: str = "bf16") -> list[list[Seg]]:
+    """What one backend's last instruction retired and wrote and its loop stack (at
+    most `limit` lines); `mark` (Lockstep.field) is the field that differs from the
+    other side, shown first and marked."""
+    dtypes = dtypes or {}
     step = timeline.previous()
     if step is None:
-        return [[Seg("(nothing retired yet)", "dim")]]
-    out = [[Seg(f"#{step.step} ", "label"), Seg(step.text, "title")],
-           [Seg(f"pc {step.pc} line {step.line} cycle {step.cycle}", "dim")]]
+        return [[Seg("(nothing retired yet)", "bad" if mark == "pc" else "dim")]]
+    bad = lambda f: "bad" if mark == f else ""
+    out = [[Seg(f"#{step.step} ", "label"), Seg(step.text, bad("pc") or "title")],
+           [Seg(f"pc {step.pc}", bad("pc") or "dim"), Seg(f" line {step.line}", "dim"),
+            Seg(f" cycle {step.cycle}", bad("cycle") or "dim"),
+            Seg(_loops(timeline, other), "changed" if any(ch.space == "LOOPS" for ch in step.changes)
+                else "dim")]]
     writes = [ch for ch in step.changes if ch.space != "LOOPS"]
+    if isinstance(mark, tuple):
+        space, element = mark
+        hit = next((ch for ch in writes if ch.space == space
+                    and _element(ch, element, dtypes, fmt) is not None), None)
+        value = _element(hit, element, dtypes, fmt) if hit else "(not written)"
+        out.append([Seg(f"≠ {space}[{element}] ", "bad"), Seg(value, "bad")])
+        if hit is not None and not np.ndim(hit.new):      # said in full already
+            writes.remove(hit)
     for ch in writes[:max(0, limit - len(out))]:
-        out.append([Seg(f"{ch.space}[{ch.address}] ", "label"), Seg(_value(ch.new))])
-    if len(writes) > limit - 2 > 0:
-        out[-1] = [Seg(f"... {len(writes) - (limit - 3)} more writes", "dim")]
+        out.append([Seg(f"{ch.space}[{ch.address}] ", "label"),
+                    Seg(_values(ch.space, ch.new, dtypes, fmt), "bad" if mark == "writes" else "")])
+    shown = len(out) - 2 - isinstance(mark, tuple)
+    if len(writes) > shown and len(out) > 2 + isinstance(mark, tuple) and len(out) >= limit:
+        out[limit - 1] = [Seg(f"... {len(writes) - shown + 1} more writes", "dim")]
+        out = out[:limit]
     if not writes and len(out) < limit:
-        out.append([Seg("(wrote nothing)", "dim")])
-    return out
+        out.append([Seg("(wrote nothing)", "bad" if mark == "writes" else "dim")])
+    return out[:limit]
 
 
-def lockstep_lines(session, width: int, height: int, note: str = "") -> list[list[Seg]]:
-    """The model | RTL pane pair: per side its last retired instruction and writes,
-    side by side, the first divergence named and highlighted when the cursor is on
-    it; before the RTL is attached, `note` (its build state)."""
+def _cut(line: list[Seg], width: int) -> list[Seg]:
+    """A line cut to `width` characters (an ellipsis at the cut), roles kept."""
+    out, used = [], 0
+    for seg in line:
+        if used + len(seg.text) <= width:
+            out.append(seg)
+            used += len(seg.text)
+        else:
+            out.append(Seg(seg.text[:max(0, width - used - 1)] + "…", seg.role))
+            used = width
+            break
+    return out + [Seg(" " * (width - used))] if used < width else out
+
+
+def lockstep_lines(session, width: int, height: int, note: str = "",
+                   fmt: str = "bf16") -> list[list[Seg]]:
+    """The model | RTL pane pair: per side its last retired instruction, writes and
+    loop stack, side by side (one above the other when narrow); at the first
+    divergence the field that differs (the instruction, its cycle, or the location
+    and the value each side wrote there) marked on both sides. Before the RTL is
+    attached, `note` (its build state)."""
     if len(session.timelines) < 2:
         return [[Seg("RTL ", "title"), Seg(note or "not attached", "warn")]]
     ls = session.lockstep
     d = ls.divergence
-    col = max(10, (width - 3) // 2)
+    mark = ls.field() if ls.at_divergence else None
+    sides = (ls.first, ls.second)
+    dtypes = getattr(session, "memory_dtypes", {}) or {}
     if d is None:
         verdict = [Seg("agree on every instruction", "good")]
     elif ls.at_divergence:
         verdict = [Seg(f"first divergence, at #{d.step}", "bad")]
+        if d.where:
+            verdict.append(Seg(f": {d.where}", "bad"))
     else:
         where = "ahead" if session.position <= d.step else "behind"
         verdict = [Seg(f"diverge at #{d.step} ({where}; D jumps)", "warn")]
+    foot = [[Seg(d.what, "bad")]] if ls.at_divergence else []
+    col = max(10, (width - 3) // 2)
     if col < 30:                      # narrow (80 columns): one side above the other
         out = [verdict]
-        room = max(2, (height - 1 - (1 if ls.at_divergence else 0)) // 2)
-        for tl in (ls.first, ls.second):
-            lines = side_lines(tl, room)
-            first = [Seg(f"{tl.backend} ", "title")] + lines[0]
-            if ls.at_divergence:
-                first = [Seg(x.text, "bad") for x in first]
-            out += [first] + [[Seg("  ")] + ln for ln in lines[1:room]]
-        if ls.at_divergence:
-            out.append([Seg(d.what, "bad")])
-        return out
-    head = [Seg(f"{session.main.backend:<{col}}"[:col], "title"), Seg(" │ ", "dim"),
-            Seg(session.timelines[1].backend, "title")]
-    body = height - 2 - (1 if ls.at_divergence else 0)
-    left, right = side_lines(ls.first, body), side_lines(ls.second, body)
-    bad = ls.at_divergence
+        room = max(2, (height - 1 - len(foot)) // 2)
+        for tl, other in zip(sides, reversed(sides)):
+            lines = side_lines(tl, room, mark, other, dtypes, fmt)
+            out += [[Seg(f"{tl.backend} ", "title")] + lines[0]]
+            out += [[Seg("  ")] + ln for ln in lines[1:room]]
+        return out + foot
+    head = [Seg(f"{sides[0].backend:<{col}}"[:col], "title"), Seg(" │ ", "dim"),
+            Seg(sides[1].backend, "title")]
+    body = height - 2 - len(foot)
+    left, right = (side_lines(tl, body, mark, other, dtypes, fmt)
+                   for tl, other in zip(sides, reversed(sides)))
     out = [verdict, head]
     for i in range(max(len(left), len(right))):
         a = left[i] if i < len(left) else []
         b = right[i] if i < len(right) else []
-        text = "".join(s.text for s in a)
-        cut = a if len(text) <= col else [Seg(text[:col - 1] + "…", a[0].role if a else "")]
-        pad = col - min(col, len(text))
-        line = [Seg(s.text, "bad" if bad and i == 0 else s.role) for s in cut]
-        line += [Seg(" " * pad), Seg(" │ ", "dim")]
-        line += [Seg(s.text, "bad" if bad and i == 0 else s.role) for s in b]
-        out.append(line)
-    if ls.at_divergence:
-        out.append([Seg(d.what, "bad")])
-    return out
+        out.append(_cut(a, col) + [Seg(" │ ", "dim")] + b)
+    return out + foot

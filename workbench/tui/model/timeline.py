@@ -192,6 +192,11 @@ class Timeline:
             self._index = ChangeIndex(self.steps, self.units)
         return self
 
+    def records(self, space: str) -> bool:
+        """Whether any step of the trace changes `space` (another backend's trace may
+        leave some out, e.g. an RTL that does not trace its loop stack)."""
+        return space in self.prepare()._index.spaces
+
     @property
     def length(self) -> int:
         """Number of retired instructions in the trace (the last state's index)."""

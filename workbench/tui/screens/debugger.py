@@ -224,8 +224,11 @@ class DebuggerScreen(Screen):
     def _run_rtl(self, session: DebugSession) -> None:
         try:
             backend = self.rtl_backend or session.rtl_backend()
-            deliver(self, self._rtl_state, backend.build_state(session.hw).describe())
-            self._rtl_watch(backend, session.hw)
+            if callable(getattr(backend, "build_state", None)):   # a backend that builds
+                deliver(self, self._rtl_state, backend.build_state(session.hw).describe())
+                self._rtl_watch(backend, session.hw)
+            else:
+                deliver(self, self._rtl_state, f"running {backend.name} traced")
             timeline = session.run_rtl(backend, self.app.max_steps)
         except Exception as e:  # noqa: BLE001 -- a build or run failure, shown with its reason
             deliver(self, self._rtl_failed, str(e))
@@ -254,7 +257,7 @@ class DebuggerScreen(Screen):
         note = f"{self.rtl_note}  {time.monotonic() - self.rtl_since:.0f} s"
         pane = self.query_one("#debug-lockstep", TextPane)
         pane.update(lines_text(lockstep_lines(self.session, pane.size.width or 60,
-                                              pane.size.height or 7, note)))
+                                              pane.size.height or 7, note, self.fmt)))
 
     def _rtl_failed(self, msg: str) -> None:
         self.rtl_since = 0.0
@@ -329,7 +332,8 @@ class DebuggerScreen(Screen):
         if self.rtl:
             pane = self.query_one("#debug-lockstep", TextPane)
             pane.update(lines_text(lockstep_lines(s, pane.size.width or 60,
-                                                  pane.size.height or 7, self.rtl_note)))
+                                                  pane.size.height or 7, self.rtl_note,
+                                                  self.fmt)))
         self._draw_registers()
         for pane in self.query(MachinePane):
             pane.update(lines_text(self.view.pane(pane.key, s, pane.size.width or 60)))
