@@ -149,3 +149,57 @@ def test_navigation_with_the_keyboard():
             second = screen.addresses["vsram"] + screen._found_at
             assert second != first and vs[second] == bits
     asyncio.run(go())
+
+
+def test_byte_addressed_memory_is_searched_in_the_cells_it_is_shown_in():
+    raw = np.array([0.0, 1.5, np.nan, 1.5], np.float32).view(np.uint8)
+    assert find_value(raw, "u8", "1.5", -1, "fp32") == 4
+    assert find_value(raw, "u8", "1.5", 4, "fp32") == 12           # byte offsets of cells
+    assert find_value(raw, "u8", "nan", 0, "fp32") == 8
+    assert find_value(raw, "u8", "0x3FC00000", 0, "hex") == 4
+    halves = np.array([1.5, 2.0], np.float32).view(np.uint16).view(np.uint8)
+    assert find_value(halves, "u8", "1.5", -1, "bf16") == 2        # bf16 cells: 2 bytes
+    assert find_value(raw, "u8", "7", -1, "fp32") is None
+
+
+def test_coral_dtcm_marks_the_output_cells_out_of_tolerance_at_80x24():
+    """DTCM is byte-addressed: the cells of a wrong output are marked red (yellow on red
+    where the last move wrote them too), whole cells fit an 80-column pane, and / finds
+    a value in it."""
+    import asyncio
+
+    from tui_kit import screen_text, wait_for
+
+    from workbench.tui.app import KernelCraftApp
+    from workbench.tui.screens.debugger import DebuggerScreen
+    from workbench.tui.widgets.debugger.memory import (CHANGED_MISMATCH, MISMATCH,
+                                                        MemoryView)
+    acc = get_accel("coral")
+    wrong = acc.baseline("relu", "C1", acc.default_config()).replace("vfmax.vf", "vfmin.vf")
+    screen = DebuggerScreen("coral", "relu", "C1", wrong, seed=1)
+
+    def styles():
+        text = screen.query_one(MemoryView)._text
+        return {str(span.style) for span in text.spans}
+
+    async def go():
+        app = KernelCraftApp(None, debug=screen)
+        async with app.run_test(size=(80, 24)) as pilot:
+            assert await wait_for(pilot, lambda: screen.session is not None, timeout=30)
+            s = screen.session
+            await pilot.press("end")
+            assert screen.memory == "dtcm" and s.outputs()[0].comparison.n_bad > 0
+            rows = [ln for ln in screen_text(app).splitlines() if "│ 0x00204" in ln]
+            assert rows and not any("…" in ln for ln in rows)          # whole cells
+            head = screen.query_one(MemoryView).text.splitlines()[0]
+            assert head.startswith("dtcm  ") and "out of tolerance" in head.split("bytes")[0]
+            assert CHANGED_MISMATCH in styles()        # the last move wrote them, and wrong
+            await pilot.press("left", "right")         # over the ebreak: wrong, not written
+            assert MISMATCH in styles() and CHANGED_MISMATCH not in styles()
+            await pilot.press("slash", *"-0.16796875", "enter")
+            await pilot.pause(0.1)
+            found = screen.addresses["dtcm"] + screen._found_at
+            got = s.main.memories["dtcm"][found:found + 4].view(np.float32)[0]
+            assert got == np.float32(-0.16796875)
+            assert any("-0.16796875 at dtcm 0x" in n.message for n in app._notifications)
+    asyncio.run(go())

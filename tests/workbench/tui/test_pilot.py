@@ -183,7 +183,9 @@ def test_debugger_steps_runs_and_shows_memory(sample_db):
         await pilot.press("v", "v")
         assert dbg.fmt == "hex" and "0xFFFF" in screen_text(app)
         await pilot.press("m")
-        assert dbg.memory == "vsram" and "vsram  65,536 cells" in screen_text(app)
+        # the header: the memory, what is out of tolerance or changed, then its size
+        assert dbg.memory == "vsram" and "65,536 cells of bf16" in screen_text(app)
+        assert dbg.query_one("#debug-memory").text.startswith("vsram  ")
         await pilot.press("a", *"x", "enter")
         assert dbg.memory == "hbm" and dbg.addresses["hbm"] == 0
         await pilot.press("a", *"0x140", "enter")

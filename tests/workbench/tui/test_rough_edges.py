@@ -250,3 +250,41 @@ def test_debugger_footer_at_80x24_keeps_back_quit_and_help():
         for key in ("c Continue", "esc Back", "q Quit", "? Help"):
             assert key in footer, footer
     _debugger("plena", "relu", "C1", script)
+
+
+def test_run_picker_columns_fit_80_columns_and_come_back_when_wider(sample_db):
+    """At 80 columns the picker keeps whole columns (run, status, task, accel, config,
+    steps, speed-up, cost) and names the ones it leaves out; wider, they come back."""
+    async def script(app, pilot):
+        picker = app.screen
+        header = lambda: next(ln for ln in screen_text(app).splitlines()  # noqa: E731
+                              if " status" in ln and "accel" in ln)
+        shown = header().split()
+        assert shown == ["run", "▼", "status", "task", "accel", "config", "steps", "speed-up",
+                         "cost"]
+        assert "started, tokens, H1, agent/model: wider terminal" in screen_text(app)
+        row = next(ln for ln in screen_text(app).splitlines() if ln.split()[:1] == ["1"])
+        assert row.split()[-1] == "$0.0464"                 # the last column whole
+        await pilot.press("s")                              # s cycles the columns on screen
+        assert picker.sort_key == "status"
+        picker.sort_key = "cost"
+        await pilot.press("s")
+        assert picker.sort_key == "id"
+        await pilot.resize_terminal(160, 45)
+        await pilot.pause(0.2)
+        assert "agent/model" in header() and "started" in header()
+        assert "wider terminal" not in screen_text(app)
+    drive(sample_db, script, size=(80, 24))
+
+
+def test_the_sort_column_is_never_the_one_left_out(sample_db):
+    from workbench.tui.model import runs
+    rows = [runs.RunRow(r) for r in TraceStore(sample_db, readonly=True).runs()]
+    cols, limits, hidden = runs.fit_columns(runs.columns_for(rows), rows, 80, keep=("started",))
+    keys = [c[0] for c in cols]
+    assert "started" in keys and "started" not in hidden
+    cols, limits, hidden = runs.fit_columns(runs.columns_for(rows), rows, 100, keep=("id",))
+    # room for the agent column cut short: its cells are cut with an ellipsis
+    assert "agent" in [c[0] for c in cols] and 12 <= limits["agent"] < 26
+    assert sum(1 for _ in cols) + len(hidden) == len(runs.columns_for(rows))
+

@@ -82,8 +82,11 @@ def test_two_runs_side_by_side(sample_db):
         assert await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen)
                               and app.screen.traces, timeout=10)
         text = screen_text(app)
-        assert "run 1  plena/relu/C2" in text and "run 2  plena/relu/C1" in text
-        assert "best correct kernel:" in text or "best correct kernel v" in text
+        rows = {ln.split()[0]: ln for ln in text.splitlines() if ln.strip()}
+        assert "run 1" in text and "run 2" in text
+        assert rows["cell"].split()[1:] == ["plena/relu/C2", "plena/relu/C1"]
+        assert "v2 (step 3) 1,551 cycles 1.00x" in rows["best"]
+        assert "FAIL 1,551 cycles" in rows["H1"] and "PASS 17,467 cycles 1.00x" in rows["H1"]
         assert "run 1 best correct kernel v2 → run 2 best correct kernel v" in text
         assert "1,551c" in text and "169c" in text             # each run's steps
         await pilot.press("escape")
@@ -92,3 +95,33 @@ def test_two_runs_side_by_side(sample_db):
         assert await wait_for(pilot, lambda: "cannot compare" in screen_text(app), timeout=10)
         assert "no run 99" in screen_text(app)
     drive(sample_db, script)
+
+
+def test_two_runs_side_by_side_fit_80x24(sample_db):
+    """At 80x24 every fact is one whole row (the two runs' cells line up), the steps
+    scroll into view with j, and the diff keeps its rows below."""
+    from workbench.tui.screens.compare import CompareScreen
+
+    async def script(app, pilot):
+        await open_run(app, pilot, 1)
+        app.push_screen(CompareScreen(1, 2))
+        assert await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen)
+                              and app.screen.traces, timeout=10)
+        await pilot.pause(0.1)
+        lines = screen_text(app).splitlines()
+        for label, first, second in (("cell", "plena/relu/C2", "plena/relu/C1"),
+                                     ("tokens", "6,500/870  $0.0464", "0/0  $0"),
+                                     ("held-out", "PASS 1,551 cycles", "PASS 169 cycles")):
+            row = next(ln for ln in lines if ln.split()[:1] == [label])
+            assert first in row and second in row and row.index(first) < row.index(second)
+            assert row.index(second) in range(40, 48)              # the second column
+        assert "3 ✓    1,551c" not in screen_text(app)            # below, for now
+        await pilot.press(*"jjjjjj")
+        assert "3 ✓    1,551c" in screen_text(app)
+        diff = app.screen.query_one("#compare-diff")
+        assert diff.size.height >= 8
+        top = diff.scroll_y
+        await pilot.press("pagedown")
+        assert diff.scroll_y > top
+        assert "esc Back" in screen_text(app).splitlines()[-1]
+    drive(sample_db, script, size=(80, 24))

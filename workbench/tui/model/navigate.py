@@ -145,15 +145,26 @@ def mismatches(session, outputs) -> Touched:
     return out
 
 
-def find_value(values: np.ndarray, storage: str, query: str, after: int) -> int | None:
+# A byte-addressed memory is searched as the cells it is shown in: format -> storage
+BYTE_CELLS = {"bf16": (np.uint16, "bf16"), "fp32": (np.float32, "fp32"),
+              "int": (np.int32, "int32"), "hex": (np.int32, "int32")}
+
+
+def find_value(values: np.ndarray, storage: str, query: str, after: int,
+               fmt: str = "bf16") -> int | None:
     """The first cell after index `after` (wrapping) holding `query`: a number (compared
     at the memory's precision: a bf16 memory matches the query rounded to bf16), nan,
-    inf, -inf, or 0x bits."""
+    inf, -inf, or 0x bits. A byte-addressed memory ("u8") is searched in the aligned
+    cells of format `fmt`, as it is shown; the index returned is then a byte offset."""
     flat = np.asarray(values).reshape(-1)
-    q = query.strip().lower()
     if storage == "u8":
-        raise NavigationError("searching byte-addressed memory is not supported; go to an "
-                              "address with a instead")
+        dtype, cells = BYTE_CELLS[fmt]
+        width = np.dtype(dtype).itemsize
+        usable = flat[:flat.size - flat.size % width]
+        hit = find_value(np.ascontiguousarray(usable).view(dtype), cells, query,
+                         after // width if after >= 0 else -1)
+        return None if hit is None else hit * width
+    q = query.strip().lower()
     as_float = numerics.bf16_bits_to_f32(flat) if storage == "bf16" else flat
     if q.startswith("0x"):
         try:

@@ -108,6 +108,38 @@ def columns_for(rows: list[RunRow]) -> tuple[tuple[str, str, str], ...]:
     return tuple(c for c in COLUMNS if c[0] not in OPTIONAL or (c[0] == "rtl" and rtl))
 
 
+# Which columns give way on a narrow terminal (80 columns), first to last; the
+# agent/model column is first cut down to AGENT_NARROW characters before it goes.
+NARROW_DROPS = ("started", "tokens", "h1", "rtl", "agent", "cost", "config", "accel")
+AGENT_NARROW = 12
+SCROLLBAR = 2             # a vertical scrollbar's width, kept free
+
+
+def fit_columns(columns: tuple, rows: list[RunRow], width: int, keep: tuple[str, ...] = ()
+                ) -> tuple[tuple, dict[str, int], list[str]]:
+    """The columns that fit a table `width` characters wide (each as wide as its
+    title, or its widest cell, plus one space each side): (columns shown, key ->
+    characters a cell is cut to, titles of the columns hidden). Columns in `keep`
+    (the sort column, whose title carries an arrow) are never hidden."""
+    need = {key: max([len(title) + 2 * (key in keep)] + [len(r.cell(key)) for r in rows]) + 2
+            for key, title, _ in columns}
+    shown, limits, hidden = list(columns), {}, []
+    budget = width - SCROLLBAR
+    for key in NARROW_DROPS:
+        total = sum(need[k] for k, _, _ in shown)
+        if total <= budget:
+            break
+        if key not in need or key in keep:
+            continue
+        room = budget - (total - need[key]) - 2
+        if key == "agent" and room >= AGENT_NARROW:
+            limits[key], need[key] = room, room + 2
+            continue
+        hidden += [title for k, title, _ in shown if k == key]
+        shown = [c for c in shown if c[0] != key]
+    return tuple(shown), limits, hidden
+
+
 def plural(n: int, noun: str) -> str:
     """`1 run`, `3 runs`."""
     return f"{n:,} {noun}" + ("" if n == 1 else "s")

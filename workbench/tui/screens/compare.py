@@ -1,24 +1,46 @@
-"""Two runs side by side: their headers and scores, their steps (outcome, cycles,
-speed-up, tools), and a diff of their kernels (each run's best correct one, else its
-last). Read in a worker; nothing is written."""
+"""Two runs side by side: their facts and scores in rows that line up (the cells
+that differ bright), their steps (outcome, cycles, speed-up, tools) side by side, and
+a diff of their kernels (each run's best correct one, else its last). Laid out for
+80x24 first: the facts and steps scroll (j/k) above the diff (PageUp/PageDown).
+Read in a worker; nothing is written."""
 from __future__ import annotations
 
+from itertools import zip_longest
+
+from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ..messages import deliver
-from ..model.compare import header_lines, kernel_to_compare
+from ..model.compare import compare_rows, kernel_to_compare
 from ..model.trace import RunTrace
 from ..widgets.run.kernel import DiffView
 from ..widgets.run.timeline import step_line
 
 
+def _table(first: str, second: str) -> Table:
+    t = Table(box=None, padding=(0, 1), expand=True, show_edge=False)
+    t.add_column("", style="grey62", no_wrap=True, width=9)
+    for title in (first, second):
+        t.add_column(title, ratio=1, no_wrap=True, overflow="ellipsis", header_style="bold")
+    return t
+
+
 class CompareScreen(Screen):
-    BINDINGS = [Binding("escape", "back", "Back", id="compare.back")]
+    BINDINGS = [
+        Binding("escape", "back", "Back", id="compare.back"),
+        Binding("j,down", "scroll_top(1)", "Scroll ↓", id="compare.down", show=False),
+        Binding("k,up", "scroll_top(-1)", "Scroll ↑", id="compare.up", show=False),
+        # priority: the scrolling facts would page themselves instead
+        Binding("pagedown", "page_diff(1)", "Diff ↓", id="compare.diff_down", show=False,
+                priority=True),
+        Binding("pageup", "page_diff(-1)", "Diff ↑", id="compare.diff_up", show=False,
+                priority=True),
+    ]
 
     def __init__(self, first: int, second: int):
         super().__init__()
@@ -26,11 +48,9 @@ class CompareScreen(Screen):
         self.traces: list[RunTrace] = []
 
     def compose(self):
-        with Horizontal(id="compare-runs"):
-            for i in (0, 1):
-                with Vertical(classes="compare-side"):
-                    yield Static(f"reading run {self.ids[i]} ...", id=f"compare-head-{i}")
-                    yield Static(id=f"compare-steps-{i}")
+        with VerticalScroll(id="compare-runs"):
+            yield Static(f"reading runs {self.ids[0]} and {self.ids[1]} ...", id="compare-facts")
+            yield Static(id="compare-steps")
         yield DiffView(id="compare-diff")
         yield Footer(compact=True, show_command_palette=False)
 
@@ -55,21 +75,34 @@ class CompareScreen(Screen):
         deliver(self, self._show, traces, sources)
 
     def _failed(self, msg: str) -> None:
-        self.query_one("#compare-head-0", Static).update(Text(f"cannot compare: {msg}",
-                                                              "bold red"))
+        self.query_one("#compare-facts", Static).update(Text(f"cannot compare: {msg}",
+                                                             "bold red"))
         self.app.notify(msg, title="compare", severity="error", timeout=8)
 
     def _show(self, traces: list[RunTrace], sources) -> None:
         self.traces = traces
-        for i, trace in enumerate(traces):
-            head = Text("\n".join(header_lines(trace)))
-            head.stylize("bold", 0, len(header_lines(trace)[0]))
-            self.query_one(f"#compare-head-{i}", Static).update(head)
-            steps = Text("\n").join(step_line(s) for s in trace.steps)
-            self.query_one(f"#compare-steps-{i}", Static).update(steps)
-        (a, what_a), (b, what_b) = sources
-        self.query_one(DiffView).show(a, b, f"run {self.ids[0]} {what_a} → run {self.ids[1]} "
-                                            f"{what_b}")
+        a, b = traces
+        facts = _table(f"run {self.ids[0]}", f"run {self.ids[1]}")
+        for label, x, y in compare_rows(a, b):
+            style = "" if x == y else "bold"          # what differs stands out
+            facts.add_row(label, Text(x, style), Text(y, style))
+        self.query_one("#compare-facts", Static).update(facts)
+        steps = _table("steps", "")
+        for i, (x, y) in enumerate(zip_longest(a.steps, b.steps)):
+            steps.add_row("steps" if i == 0 else "", step_line(x) if x else Text(""),
+                          step_line(y) if y else Text(""))
+        steps.show_header = False
+        self.query_one("#compare-steps", Static).update(steps)
+        (src_a, what_a), (src_b, what_b) = sources
+        self.query_one(DiffView).show(src_a, src_b, f"run {self.ids[0]} {what_a} → run "
+                                                    f"{self.ids[1]} {what_b}")
+
+    def action_scroll_top(self, lines: int) -> None:
+        self.query_one("#compare-runs", VerticalScroll).scroll_relative(y=lines, animate=False)
+
+    def action_page_diff(self, pages: int) -> None:
+        diff = self.query_one(DiffView)
+        diff.scroll_relative(y=pages * max(1, diff.size.height - 2), animate=False)
 
     def action_back(self) -> None:
         self.app.pop_screen()

@@ -33,13 +33,12 @@ from ..model.timeline import Touched
 from ..model.views import view_for
 from ..widgets.common.pane import TextPane
 from ..widgets.debugger.machine import MachinePane
-from ..widgets.debugger.memory import MemoryView, memory_text
+from ..widgets.debugger.memory import MemoryView, cells_per_row, memory_text
 from ..widgets.debugger.outputs import OutputsView
 from ..widgets.debugger.registers import RegistersView, lines_text
 from ..widgets.debugger.source import SourceView
 
 BIG_STEP = 100
-PER_ROW = 8
 # Rows (with their borders) the panes keep on a short terminal, and what they ask for.
 SOURCE_MIN, MEMORY_MIN, OUTPUTS_MIN = 6, 6, 5
 REGISTER_ROWS, LOCKSTEP_ROWS = 12, 9
@@ -361,9 +360,14 @@ class DebuggerScreen(Screen):
         rows = max(2, (view.size.height or 10) - 2)
         values = self._memory_values(s.main, self.memory)
         view.update(memory_text(self.memory, np.asarray(values), self._storage(self.memory),
-                                self.fmt, self.addresses.get(self.memory, 0), rows, PER_ROW,
+                                self.fmt, self.addresses.get(self.memory, 0), rows,
+                                self._per_row(),
                                 touched if touched is not None else s.main.touched,
                                 s.layout, self.bad))
+
+    def _per_row(self) -> int:
+        return cells_per_row(self.query_one(MemoryView).size.width or 120,
+                             self._storage(self.memory), self.fmt)
 
     # ---------------------------------------------------------------- moving
     def _move(self, touched: Touched) -> None:
@@ -456,17 +460,20 @@ class DebuggerScreen(Screen):
         values = self._memory_values(self.session.main, self.memory)
         try:
             i = find_value(values, self._storage(self.memory), self.found,
-                           self.addresses.get(self.memory, 0) + self._found_at)
+                           self.addresses.get(self.memory, 0) + self._found_at, self.fmt)
         except NavigationError as e:
             return self._refuse(e)
         if i is None:
             self.app.notify(f"{self.found} is not in {self.memory} now", severity="warning",
                             timeout=3)
             return
-        self.addresses[self.memory] = i - i % PER_ROW
-        self._found_at = i % PER_ROW
+        line = self._per_row() * cell_bytes(self._storage(self.memory), self.fmt)
+        self.addresses[self.memory] = i - i % line
+        self._found_at = i % line
         self._draw_memory()
-        self.app.notify(f"{self.found} at {self.memory}[{i}]", timeout=2)
+        base = self.session.layout.bases.get(self.memory)
+        where = f" 0x{base + i:X}" if base is not None else f"[{i}]"
+        self.app.notify(f"{self.found} at {self.memory}{where}", timeout=2)
 
     _found_at = -1
 
@@ -517,8 +524,9 @@ class DebuggerScreen(Screen):
         rows = max(2, (self.query_one(MemoryView).size.height or 10) - 2)
         size = np.asarray(self._memory_values(self.session.main, self.memory)).size
         step = cell_bytes(self._storage(self.memory), self.fmt)
-        addr = self.addresses.get(self.memory, 0) + pages * rows * PER_ROW * step
-        self.addresses[self.memory] = max(0, min(addr, max(0, size - PER_ROW * step)))
+        per_row = self._per_row()
+        addr = self.addresses.get(self.memory, 0) + pages * rows * per_row * step
+        self.addresses[self.memory] = max(0, min(addr, max(0, size - per_row * step)))
         self._draw_memory()
 
     def action_goto_address(self) -> None:
@@ -554,7 +562,7 @@ class DebuggerScreen(Screen):
                             severity="error", timeout=6)
             return
         step = cell_bytes(self._storage(self.memory), self.fmt)
-        self.addresses[self.memory] = index - index % (PER_ROW * step)
+        self.addresses[self.memory] = index - index % (self._per_row() * step)
         self._draw_memory()
 
     def action_back(self) -> None:

@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, OptionList, Static
 
 from ..messages import OpenRun, deliver
-from ..model.runs import FilterError, RunRow, columns_for, plural, select
+from ..model.runs import FilterError, RunRow, columns_for, fit_columns, plural, select
 from ..model.source import Problem
 from ..widgets.picker.run_table import RunTable
 from ..widgets.picker.search_panel import SearchPanel
@@ -50,6 +50,8 @@ class PickerScreen(Screen):
         self._last_problem: Problem | None = None
         self.loaded = False
         self._loading = False
+        self.columns: tuple = columns_for([])   # the columns on screen
+        self.hidden: list[str] = []             # titles of those the width leaves out
 
     def compose(self):
         yield Header(show_clock=False)
@@ -65,6 +67,10 @@ class PickerScreen(Screen):
         self.query_one(RunTable).focus()
         self.action_refresh()
         self.set_interval(REFRESH_SECONDS, self.action_refresh)
+
+    def on_resize(self, event) -> None:
+        if self.loaded:
+            self._show()                        # columns given back or taken on a resize
 
     # ---------------------------------------------------------------- loading
     def action_refresh(self) -> None:
@@ -107,14 +113,17 @@ class PickerScreen(Screen):
             self.filter_error = ""
         except FilterError as e:
             self.filter_error = str(e)
-        columns = columns_for(self.rows)        # from every run, so a filter keeps them
-        signature = (self.sort_key, self.descending, columns,
+        # from every run, so a filter keeps them; those that fit the terminal's width
+        columns, limits, self.hidden = fit_columns(columns_for(self.rows), self.rows,
+                                                   self.size.width or 160, (self.sort_key,))
+        self.columns = columns
+        signature = (self.sort_key, self.descending, columns, tuple(limits.items()),
                      tuple((r.run.id, r.run.status, r.run.event_count, r.speedup)
                            for r in self.shown))
         if signature != getattr(self, "_signature", None):   # unchanged: leave the table be
             self._signature = signature
             self.query_one(RunTable).set_rows(self.shown, self.sort_key, self.descending,
-                                              columns)
+                                              columns, limits)
         self.app.run_order = [r.run.id for r in self.shown]
         self._banner()
 
@@ -140,6 +149,8 @@ class PickerScreen(Screen):
                 t.append(f", {len(self.shown)} shown")
             if running:
                 t.append(f", {running} running", "bold yellow")
+            if self.hidden:
+                t.append(f"  ({', '.join(self.hidden)}: wider terminal)", "grey62")
             # the viewer never writes; a run started with n is its own process
             t.append(f"  in {reader.path}  (viewed read-only; n starts a run that records "
                      f"itself)", "grey50")
@@ -175,7 +186,7 @@ class PickerScreen(Screen):
         self._show()
 
     def action_sort(self) -> None:
-        keys = [c[0] for c in columns_for(self.rows)]      # the columns on screen
+        keys = [c[0] for c in self.columns]                # the columns on screen
         i = keys.index(self.sort_key) if self.sort_key in keys else -1
         self.sort_key = keys[(i + 1) % len(keys)]
         self._show()

@@ -16,6 +16,19 @@ from ..common.pane import TextPane
 
 CHANGED = "bold black on yellow"
 MISMATCH = "bold white on red"          # an output cell out of tolerance now
+CHANGED_MISMATCH = "bold yellow on red"  # both: written by the last move and out of tolerance
+PER_ROW = 8                              # cells per line at most (fewer when narrow)
+
+
+def cells_per_row(width: int, storage: str, fmt: str) -> int:
+    """Cells per line that fit `width` columns (a power of two, at most PER_ROW): an
+    80-column terminal's pane keeps whole cells of fp32 bytes instead of cutting them."""
+    cell = {"bf16": 9, "fp32": 12, "int": 11, "hex": 10}.get(fmt, 10) + 1
+    label = 10 if storage == "u8" else 9
+    n = PER_ROW
+    while n > 1 and label + n * cell > width:
+        n //= 2
+    return n
 REGION_STYLES = {"input": "cyan", "output": "magenta", "scratch": "grey62"}
 
 
@@ -51,12 +64,13 @@ def memory_text(name: str, values: np.ndarray, storage: str, fmt: str, start: in
     width = max([len(c) for c in cells] + [4])
     out = Text(no_wrap=True, overflow="ellipsis")
     out.append(f"{name}", "bold")
-    out.append(what, "grey62")
+    # what is wrong and what changed first: a narrow pane cuts the description instead
+    if wrong.any():
+        out.append(f"  {int(wrong.sum())} out of tolerance", MISMATCH)
     n_changed = int(changed.sum())
     if n_changed:
         out.append(f"  {n_changed} changed", CHANGED)
-    if wrong.any():
-        out.append(f"  {int(wrong.sum())} out of tolerance", MISMATCH)
+    out.append(what, "grey62")
     out.append("\n")
     spans = [(r, *layout.span(r)) for r in layout.regions if r.memory == name]
     here = [(r, a, b) for r, a, b in spans if a < end and start < b]
@@ -74,7 +88,8 @@ def memory_text(name: str, values: np.ndarray, storage: str, fmt: str, start: in
         for a in range(line_start, min(end, line_start + per_row * step), step):
             i = (a - start) // step
             out.append(f"{cells[i]:>{width}}",
-                       CHANGED if changed[i] else (MISMATCH if wrong[i] else ""))
+                       (CHANGED_MISMATCH if changed[i] else MISMATCH) if wrong[i]
+                       else CHANGED if changed[i] else "")
             out.append(" ")
         out.append("\n")
     out.rstrip()

@@ -49,7 +49,9 @@ class RunTable(DataTable):
         return int(key.value) if key.value is not None else None
 
     def set_rows(self, rows: list[RunRow], sort_key: str, descending: bool,
-                 columns: tuple | None = None) -> None:
+                 columns: tuple | None = None, limits: dict[str, int] | None = None) -> None:
+        """Show `rows` in `columns` (model/runs.py fit_columns), cells cut to `limits`."""
+        limits = limits or {}
         keep = self.current_run_id
         columns = columns or columns_for(rows)
         if columns != self.columns_shown:
@@ -59,7 +61,10 @@ class RunTable(DataTable):
             cells = []
             for key, _title, justify in columns:
                 style = STATUS_STYLES.get(row.run.status, "") if key == "status" else ""
-                cells.append(Text(row.cell(key), style=style, justify=justify))
+                text = row.cell(key)
+                if key in limits and len(text) > limits[key]:
+                    text = text[:limits[key] - 1] + "…"
+                cells.append(Text(text, style=style, justify=justify))
             self.add_row(*cells, key=str(row.run.id))
         for key, title, _ in columns:
             label = Text(title + (f" {'▼' if descending else '▲'}" if key == sort_key else ""))
