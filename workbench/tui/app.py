@@ -18,6 +18,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from .keys import all_ids, bindings
 from .messages import Deliver, OpenRun, deliver
 from .model.debugger import DEFAULT_MAX_STEPS
 from .model.launch import Launched, RunRequest, launch
@@ -35,15 +36,8 @@ class KeymapError(ValueError):
 
 
 def all_binding_ids() -> set[str]:
-    from .screens.debugger import DebuggerScreen
-    from .screens.new_run import NewRunScreen
-    from .screens.compare import CompareScreen
-    from .widgets.picker.run_table import RunTable
-    ids = set()
-    for owner in (KernelCraftApp, PickerScreen, RunScreen, DebuggerScreen, NewRunScreen,
-                  RunTable, CompareScreen):
-        ids |= {b.id for b in owner.BINDINGS if isinstance(b, Binding) and b.id}
-    return ids
+    """Every binding id of every screen (keys.toml)."""
+    return all_ids()
 
 
 def load_keymap(path: str | Path) -> dict[str, str]:
@@ -71,11 +65,7 @@ def load_keymap(path: str | Path) -> dict[str, str]:
 class KernelCraftApp(App):
     CSS_PATH = "app.tcss"
     TITLE = "KernelCraft"
-    BINDINGS = [
-        Binding("q", "quit", "Quit", id="app.quit"),
-        Binding("question_mark,f1", "help", "Help", id="app.help",
-                tooltip="every key binding of this screen"),
-    ]
+    BINDINGS = bindings("app")
 
     def __init__(self, traces: str | Path | None = None, *, run_id: int | None = None,
                  request: RunRequest | None = None, keymap: dict[str, str] | None = None,

@@ -51,7 +51,8 @@ def facts(trace: RunTrace) -> dict[str, str]:
         out["best"] = "none passed" if r.finished else "none yet"
     held = s.get("held_out_seeds")
     if held:
-        out["held-out"] = f"{'PASS' if held.get('passed') else 'FAIL'} {_cycles(held.get('cycles'))}"
+        verdict = "PASS" if held.get("passed") else "FAIL"
+        out["held-out"] = f"{verdict} {_cycles(held.get('cycles'))}"
     for config, h in (s.get("held_out_configs") or {}).items():
         verdict = held_out_verdict(h)
         out[config] = (verdict if verdict == "not transferable" else

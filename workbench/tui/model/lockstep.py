@@ -131,8 +131,8 @@ def side_lines(timeline: Timeline, limit: int, mark=None, other: Timeline | None
     out = [[Seg(f"#{step.step} ", "label"), Seg(step.text, bad("pc") or "title")],
            [Seg(f"pc {step.pc}", bad("pc") or "dim"), Seg(f" line {step.line}", "dim"),
             Seg(f" cycle {step.cycle}", bad("cycle") or "dim"),
-            Seg(_loops(timeline, other), "changed" if any(ch.space == "LOOPS" for ch in step.changes)
-                else "dim")]]
+            Seg(_loops(timeline, other),
+                "changed" if any(ch.space == "LOOPS" for ch in step.changes) else "dim")]]
     writes = [ch for ch in step.changes if ch.space != "LOOPS"]
     if isinstance(mark, tuple):
         space, element = mark

@@ -10,11 +10,11 @@ from itertools import zip_longest
 from rich.table import Table
 from rich.text import Text
 from textual import work
-from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from ..keys import bindings
 from ..messages import deliver
 from ..model.compare import compare_rows, kernel_to_compare
 from ..model.trace import RunTrace
@@ -31,16 +31,7 @@ def _table(first: str, second: str) -> Table:
 
 
 class CompareScreen(Screen):
-    BINDINGS = [
-        Binding("escape", "back", "Back", id="compare.back"),
-        Binding("j,down", "scroll_top(1)", "Scroll ↓", id="compare.down", show=False),
-        Binding("k,up", "scroll_top(-1)", "Scroll ↑", id="compare.up", show=False),
-        # priority: the scrolling facts would page themselves instead
-        Binding("pagedown", "page_diff(1)", "Diff ↓", id="compare.diff_down", show=False,
-                priority=True),
-        Binding("pageup", "page_diff(-1)", "Diff ↑", id="compare.diff_up", show=False,
-                priority=True),
-    ]
+    BINDINGS = bindings("compare")
 
     def __init__(self, first: int, second: int):
         super().__init__()

@@ -18,11 +18,11 @@ import time
 import numpy as np
 from rich.text import Text
 from textual import work
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer
 
+from ..keys import bindings
 from ..messages import deliver
 from ..model.debugger import DebugSession
 from ..model.formats import FORMATS, cell_bytes, next_format
@@ -45,49 +45,7 @@ REGISTER_ROWS, LOCKSTEP_ROWS = 12, 9
 
 
 class DebuggerScreen(Screen):
-    BINDINGS = [
-        Binding("right,l", "step(1)", "Step ▶", id="debug.step"),
-        Binding("left,h", "step(-1)", "◀ Step", id="debug.back"),
-        Binding("right_square_bracket", f"step({BIG_STEP})", f"+{BIG_STEP}", id="debug.step_big",
-                show=False),
-        Binding("left_square_bracket", f"step(-{BIG_STEP})", f"-{BIG_STEP}", id="debug.back_big",
-                show=False),
-        Binding("c", "run(True)", "Continue", id="debug.continue",
-                tooltip="run to the next breakpoint, or to the end"),
-        Binding("C", "run(False)", "Reverse", id="debug.reverse", show=False,
-                tooltip="run backwards to the previous breakpoint, or to the start"),
-        Binding("0,home", "goto_start", "Start", id="debug.start", show=False),
-        Binding("$,end", "goto_end", "End", id="debug.end", show=False),
-        Binding("down,j", "cursor(1)", "Line ↓", id="debug.cursor_down", show=False),
-        Binding("up,k", "cursor(-1)", "Line ↑", id="debug.cursor_up", show=False),
-        Binding("b,space", "toggle_breakpoint", "Breakpoint", id="debug.breakpoint",
-                tooltip="toggle a breakpoint on the line under the cursor"),
-        Binding("m", "memory(1)", "Memory", id="debug.next_memory"),
-        Binding("M", "memory(-1)", "Prev memory", id="debug.previous_memory", show=False),
-        Binding("v", "format", "Format", id="debug.format", show=False,
-                tooltip="show cells as bf16 / fp32 / int / hex"),
-        Binding("r", "register_page(1)", "Registers", id="debug.registers", show=False,
-                tooltip="next page of registers (when they take several)"),
-        Binding("R", "register_page(-1)", "Prev registers", id="debug.previous_registers",
-                show=False),
-        Binding("pagedown", "scroll_memory(1)", "Mem ↓", id="debug.memory_down", show=False),
-        Binding("pageup", "scroll_memory(-1)", "Mem ↑", id="debug.memory_up", show=False),
-        Binding("a", "goto_address", "Address", id="debug.address", show=False,
-                tooltip="show memory at an address or a layout region"),
-        Binding("g", "goto", "Go to", id="debug.goto", show=False,
-                tooltip="go to an instruction number or a source line (L42)"),
-        Binding("t", "to_cursor", "To cursor", id="debug.to_cursor", show=False,
-                tooltip="run to the source line under the cursor"),
-        Binding("w", "watch", "Watch", id="debug.watch", show=False,
-                tooltip="stop after writes to a register, memory range or region"),
-        Binding("W", "clear_watches", "Clear watches", id="debug.clear_watches", show=False),
-        Binding("slash", "find_value", "Find value", id="debug.find",
-                show=False, tooltip="find a value (1.5, nan, 0x3F80) in the memory shown"),
-        Binding("n", "find_next", "Next value", id="debug.find_next", show=False),
-        Binding("D", "goto_divergence", "Divergence", id="debug.divergence", show=False,
-                tooltip="to the first instruction where the model and the RTL disagree"),
-        Binding("escape", "back", "Back", id="debug.exit"),
-    ]
+    BINDINGS = bindings("debug")
 
     def __init__(self, accel: str, task: str, config: str, source: str, *, seed: int = 0,
                  edge: str | None = None, hw_overrides: dict | None = None, title: str = "",
@@ -366,8 +324,12 @@ class DebuggerScreen(Screen):
                                 s.layout, self.bad))
 
     def _per_row(self) -> int:
-        return cells_per_row(self.query_one(MemoryView).size.width or 120,
-                             self._storage(self.memory), self.fmt)
+        view = self.query_one(MemoryView)
+        values = np.asarray(self._memory_values(self.session.main, self.memory))
+        rows = max(2, (view.size.height or 10) - 2)
+        return cells_per_row(values, self._storage(self.memory), self.fmt,
+                             self.addresses.get(self.memory, 0), rows, view.size.width or 120,
+                             self.session.layout.bases.get(self.memory, 0))
 
     # ---------------------------------------------------------------- moving
     def _move(self, touched: Touched) -> None:

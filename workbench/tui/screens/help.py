@@ -9,6 +9,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+from ..keys import bindings
+
 
 def _keys(binding: Binding, keymap: dict[str, str]) -> str:
     keys = keymap.get(binding.id, binding.key) if binding.id else binding.key
@@ -40,7 +42,7 @@ def binding_rows(screen: Screen, app) -> list[tuple[str, str, str, str]]:
 
 
 class HelpScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,q,question_mark,f1", "close", "Close", id="help.close")]
+    BINDINGS = bindings("help")
 
     def __init__(self, screen: Screen):
         super().__init__()

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual import work
-from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
+from ..keys import bindings
 from ..messages import deliver
 
 SHOWN = ("solved", "groups", "models")
@@ -35,12 +35,7 @@ class LeaderboardScreen(Screen):
     .leaderboard-title { margin: 1 1 0 1; }
     .leaderboard-note { margin: 0 1; }
     """
-    BINDINGS = [
-        Binding("escape,b", "back", "Back", id="leaderboard.back"),
-        Binding("w", "next_sweep", "Sweep", id="leaderboard.sweep",
-                tooltip="show one sweep after another, then every run"),
-        Binding("r", "reload", "Reload", id="leaderboard.reload"),
-    ]
+    BINDINGS = bindings("leaderboard")
 
     def __init__(self):
         super().__init__()

@@ -3,11 +3,11 @@ an LLM (litellm provider/model). Returns a RunRequest, or None when cancelled.""
 from __future__ import annotations
 
 from textual import on
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
+from ..keys import bindings
 from ..model.launch import RunRequest
 
 AUTOTUNE = "autotune"
@@ -21,8 +21,7 @@ def _choices():
 
 
 class NewRunScreen(ModalScreen[RunRequest | None]):
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="new_run.cancel"),
-                Binding("ctrl+s", "start", "Start", id="new_run.start")]
+    BINDINGS = bindings("new_run")
 
     def compose(self):
         accels, self.tasks = _choices()

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual import on, work
-from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, OptionList, Static
 
+from ..keys import bindings
 from ..messages import OpenRun, deliver
 from ..model.runs import FilterError, RunRow, columns_for, fit_columns, plural, select
 from ..model.source import Problem
@@ -23,21 +23,7 @@ REFRESH_SECONDS = 1.0
 
 
 class PickerScreen(Screen):
-    BINDINGS = [
-        Binding("enter", "open_run", "Open", id="picker.open", show=False),
-        Binding("slash", "search", "Search", id="picker.search",
-                tooltip="full-text search over every message and kernel"),
-        Binding("f", "filter", "Filter", id="picker.filter",
-                tooltip="filter runs: words, field:value, -negated"),
-        Binding("s", "sort", "Sort", id="picker.sort", tooltip="sort by the next column"),
-        Binding("S", "reverse", "Reverse", id="picker.reverse", tooltip="reverse the sort order"),
-        Binding("n", "new_run", "New run", id="picker.new_run",
-                tooltip="start a run in the background and follow it"),
-        Binding("ctrl+r", "refresh", "Refresh", id="picker.refresh", show=False),
-        Binding("l", "leaderboard", "Leaderboard", id="picker.leaderboard", show=False,
-                tooltip="the report's tables: solved cells, speed-ups, fast_p, cost"),
-        Binding("escape", "close_panels", "Close", id="picker.close", show=False),
-    ]
+    BINDINGS = bindings("picker")
 
     def __init__(self):
         super().__init__()

@@ -1,16 +1,17 @@
 """A one-line question in a modal: search text, a line number, an address."""
 from __future__ import annotations
 
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
+
+from ..keys import bindings
 
 
 class TextPrompt(ModalScreen[str | None]):
     """Ask for one line of text; dismissed with it (stripped), or None on Esc."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="prompt.cancel")]
+    BINDINGS = bindings("prompt")
 
     def __init__(self, question: str, value: str = ""):
         super().__init__()

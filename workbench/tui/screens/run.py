@@ -16,11 +16,11 @@ from datetime import datetime
 
 from textual.css.query import NoMatches
 from textual import on, work
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, TabbedContent, TabPane
 
+from ..keys import bindings
 from ..messages import StepChosen, deliver
 from ..model.backends import RTL_TOOLS
 from ..model.debugger import InputChoice, input_of
@@ -43,53 +43,7 @@ def _ts(text: str) -> float:
 
 
 class RunScreen(Screen):
-    BINDINGS = [
-        Binding("right,l", "next_step", "Step ▶", id="run.next_step"),
-        Binding("left,h", "previous_step", "◀ Step", id="run.previous_step"),
-        Binding("s", "save_kernel", "Save kernel", id="run.save_kernel", show=False,
-                tooltip="write the kernel shown to runN-vM.asm here (never overwrites)"),
-        Binding("y", "copy_kernel", "Copy kernel", id="run.copy_kernel", show=False,
-                tooltip="copy the kernel shown to the clipboard"),
-        Binding("o", "edit_kernel", "Open in $EDITOR", id="run.edit_kernel", show=False,
-                tooltip="open a copy of the kernel shown in $EDITOR"),
-        Binding("E", "export", "Export run", id="run.export", show=False,
-                tooltip="write the run as Markdown or JSON lines here"),
-        Binding("V", "compare", "Compare with", id="run.compare", show=False,
-                tooltip="diff the kernel shown against another version or the baseline"),
-        Binding("C", "compare_runs", "Compare runs", id="run.compare_runs", show=False,
-                tooltip="this run beside another: steps, scores, kernels"),
-        Binding("d", "debug", "Debug", id="run.debug",
-                tooltip="step this step's kernel instruction by instruction"),
-        Binding("escape", "back", "Runs", id="run.back"),
-        Binding("0,home", "first_step", "First", id="run.first_step", show=False),
-        Binding("$,end", "last_step", "Last", id="run.last_step", show=False),
-        Binding("L", "next_run", "Next run", id="run.next_run", show=False,
-                tooltip="the next run in the picker's order"),
-        Binding("H", "previous_run", "Prev run", id="run.previous_run", show=False),
-        Binding("r", "toggle_reasoning", "Reasoning", id="run.toggle_reasoning", show=False),
-        Binding("e", "toggle_expand", "Expand", id="run.expand", show=False,
-                tooltip="show long prompts and results in full"),
-        Binding("j", "scroll_down", "Scroll ↓", id="run.scroll_down", show=False),
-        Binding("k", "scroll_up", "Scroll ↑", id="run.scroll_up", show=False),
-        Binding("pagedown", "page(1)", "Page ↓", id="run.page_down", show=False, priority=True,
-                tooltip="page through a long step (the timeline keeps its step)"),
-        Binding("pageup", "page(-1)", "Page ↑", id="run.page_up", show=False, priority=True),
-        Binding("slash", "search", "Search", id="run.search", show=False,
-                tooltip="find text in this run's steps (the prompt and manual included)"),
-        Binding("n", "search_next(1)", "Next match", id="run.search_next", show=False),
-        Binding("N", "search_next(-1)", "Prev match", id="run.search_previous", show=False),
-        Binding("1", "tab('kernel')", "Kernel", id="run.tab_kernel", show=False),
-        Binding("2", "tab('diff')", "Diff", id="run.tab_diff", show=False),
-        Binding("3", "tab('feedback')", "Feedback", id="run.tab_feedback", show=False),
-        Binding("f", "toggle_follow", "Follow", id="run.follow", show=False,
-                tooltip="jump to each new step of a live run"),
-        Binding("p", "replay", "Replay", id="run.replay",
-                tooltip="play the run back as it was recorded (p again pauses)"),
-        Binding("plus", "faster", "Faster", id="run.faster", show=False),
-        Binding("minus", "slower", "Slower", id="run.slower", show=False),
-        Binding("x", "reexecute", "Re-execute", id="run.reexecute",
-                tooltip="run this step's evaluation again and compare with the recording"),
-    ]
+    BINDINGS = bindings("run")
 
     def __init__(self, run_id: int, seq: int | None = None, launched: bool = False):
         super().__init__()

@@ -20,15 +20,34 @@ CHANGED_MISMATCH = "bold yellow on red"  # both: written by the last move and ou
 PER_ROW = 8                              # cells per line at most (fewer when narrow)
 
 
-def cells_per_row(width: int, storage: str, fmt: str) -> int:
-    """Cells per line that fit `width` columns (a power of two, at most PER_ROW): an
-    80-column terminal's pane keeps whole cells of fp32 bytes instead of cutting them."""
-    cell = {"bf16": 9, "fp32": 12, "int": 11, "hex": 10}.get(fmt, 10) + 1
-    label = 10 if storage == "u8" else 9
+def _cells(flat: np.ndarray, storage: str, fmt: str, start: int, end: int) -> list[str]:
+    return (format_bytes(flat[start:end], fmt) if cell_bytes(storage, fmt) > 1
+            else format_cells(flat[start:end], storage, fmt))
+
+
+def _window(size: int, step: int, start: int) -> int:
+    """`start` clamped into the memory and aligned to a cell."""
+    start = max(0, min(start, max(0, size - step)))
+    return start - start % step
+
+
+def cells_per_row(values: np.ndarray, storage: str, fmt: str, start: int, rows: int,
+                  width: int, base: int = 0) -> int:
+    """Cells per line (a power of two, at most PER_ROW) that fit a pane `width` wide,
+    measured on the cells of the window from `start`: an 80-column pane keeps whole
+    cells (fp32 bytes, hex) instead of cutting the line."""
+    flat = values.reshape(-1)
+    step = cell_bytes(storage, fmt)
+    start = _window(flat.size, step, start)
+    end = min(flat.size - flat.size % step, start + rows * PER_ROW * step)
+    cell = max([len(c) for c in _cells(flat, storage, fmt, start, end)] + [4]) + 1
+    label = (len(f"{base + flat.size - 1:X}") + 2 if step > 1 else len(str(flat.size - 1))) + 1
     n = PER_ROW
     while n > 1 and label + n * cell > width:
         n //= 2
     return n
+
+
 REGION_STYLES = {"input": "cyan", "output": "magenta", "scratch": "grey62"}
 
 
@@ -43,11 +62,10 @@ def memory_text(name: str, values: np.ndarray, storage: str, fmt: str, start: in
     size = flat.size
     step = cell_bytes(storage, fmt)                 # array elements per cell
     base = layout.bases.get(name, 0) if step > 1 else 0
-    start = max(0, min(start, max(0, size - step)))
-    start -= start % step
+    start = _window(size, step, start)
     end = min(size - size % step, start + rows * per_row * step)
+    cells = _cells(flat, storage, fmt, start, end)
     if step > 1:
-        cells = format_bytes(flat[start:end], fmt)
         changed = touched.mask(name, start, end - start).reshape(-1, step).any(axis=1)
         wrong = bad.mask(name, start, end - start).reshape(-1, step).any(axis=1)
         label = lambda a: f"0x{base + a:0{addr_w}X}"  # noqa: E731
@@ -55,7 +73,6 @@ def memory_text(name: str, values: np.ndarray, storage: str, fmt: str, start: in
         what = (f"  {size:,} bytes at 0x{base:X}, {step}-byte cells shown as {fmt}; "
                 f"0x{base + start:X}..0x{base + end - 1:X}")
     else:
-        cells = format_cells(flat[start:end], storage, fmt)
         changed = touched.mask(name, start, end - start)
         wrong = bad.mask(name, start, end - start)
         addr_w = len(str(size - 1))

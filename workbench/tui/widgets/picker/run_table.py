@@ -3,19 +3,14 @@ holds); keeps the cursor on the same run when rows change; vi keys move it."""
 from __future__ import annotations
 
 from rich.text import Text
-from textual.binding import Binding
 from textual.widgets import DataTable
 
+from ...keys import bindings
 from ...model.runs import STATUS_STYLES, RunRow, columns_for
 
 
 class RunTable(DataTable):
-    BINDINGS = [
-        Binding("j", "cursor_down", "Down", id="picker.down", show=False),
-        Binding("k", "cursor_up", "Up", id="picker.up", show=False),
-        Binding("g,home", "first_run", "First run", id="picker.first", show=False),
-        Binding("G,end", "last_run", "Last run", id="picker.last", show=False),
-    ]
+    BINDINGS = bindings("picker_table")
     columns_shown: tuple = ()
 
     def action_first_run(self) -> None:
