@@ -11,6 +11,7 @@ from workbench.store import Event, Run
 
 from .model.follow import Follower
 from .model.launch import Launched
+from .model.runs import plural
 from .model.source import StoreReader
 
 POLL_SECONDS = 0.2
@@ -49,7 +50,7 @@ def event_lines(ev: Event) -> list[str]:
 def summary_lines(run: Run) -> list[str]:
     from workbench.agent.transcript import score_lines
     head = (f"run {run.id} {run.status}: {run.accelerator}/{run.task}/{run.config}, "
-            f"{run.agent}{' ' + run.model if run.model else ''}, {run.steps} steps")
+            f"{run.agent}{' ' + run.model if run.model else ''}, {plural(run.steps, 'step')}")
     return [head] + [" " + line[1:] for line in score_lines(run.scores or {})]
 
 

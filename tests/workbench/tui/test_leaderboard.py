@@ -44,7 +44,7 @@ def test_leaderboard_from_the_picker(tmp_path):
                       if groups.get_row_at(i)[0] == "m/a")
             assert ma[labels.index("fast_1.5")] == "20%" and ma[labels.index("solved")] == "3"
             await pilot.press("w")
-            assert await wait_for(pilot, lambda: "1 runs (sweep sw-test)" in screen_text(app))
+            assert await wait_for(pilot, lambda: "1 run (sweep sw-test)" in screen_text(app))
             assert "3/5" not in screen_text(app)
             await pilot.press("escape")
             assert await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from tui_kit import wait_for
+from tui_kit import screen_text, wait_for
 
 from workbench.accel import get_accel
 from workbench.tui.app import KernelCraftApp
@@ -144,4 +144,43 @@ def test_compare_runs(snap_compare, app, size):
         pilot.app.push_screen(CompareScreen(1, 2))
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, CompareScreen)
                        and pilot.app.screen.traces)
+    assert snap_compare(app, terminal_size=size, run_before=before)
+
+
+def test_debug_command_at_an_rtl_divergence(snap_compare, size):
+    """The RTL patched to write another value: the debugger at the first divergence,
+    the differing element and each side's value marked, the loop stacks beside."""
+    from test_debugger_rtl import HW, SOURCE, DivergingRTL
+    screen = DebuggerScreen("plena", "relu", "C1", SOURCE, seed=3, hw=HW, rtl=True,
+                            rtl_backend=DivergingRTL(at=2))
+
+    async def before(pilot):
+        await wait_for(pilot, lambda: screen.session is not None
+                       and len(screen.session.timelines) > 1, timeout=60)
+        pilot.app.clear_notifications()
+        await pilot.pause(0.1)
+    assert snap_compare(KernelCraftApp(None, debug=screen), terminal_size=size,
+                        run_before=before)
+
+
+def test_leaderboard(snap_compare, app, size):
+    from workbench.tui.screens.leaderboard import LeaderboardScreen
+
+    async def before(pilot):
+        await picker_loaded(pilot)
+        await pilot.press("l")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, LeaderboardScreen)
+                       and "every run that ended" in screen_text(pilot.app), timeout=10)
+        await pilot.pause(0.2)
+    assert snap_compare(app, terminal_size=size, run_before=before)
+
+
+def test_new_run_dialog(snap_compare, app, size):
+    from workbench.tui.screens.new_run import NewRunScreen
+
+    async def before(pilot):
+        await picker_loaded(pilot)
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, NewRunScreen))
+        await pilot.pause(0.2)
     assert snap_compare(app, terminal_size=size, run_before=before)

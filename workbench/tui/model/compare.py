@@ -7,6 +7,7 @@ from workbench.agent.scoring import held_out_verdict, score_flags
 from workbench.evaluation import shown_speedup
 
 from .backends import is_rtl_run, rtl_cell
+from .runs import plural
 from .trace import KernelRef, RunTrace
 
 
@@ -38,7 +39,8 @@ def facts(trace: RunTrace) -> dict[str, str]:
     flags = score_flags(s) if r.finished else []
     out = {"cell": f"{r.accelerator}/{r.task}/{r.config}",
            "agent": r.agent + (f" {r.model}" if r.model else ""),
-           "status": f"{r.status}, {r.steps} steps" + (f" ({', '.join(flags)})" if flags else ""),
+           "status": f"{r.status}, {plural(r.steps, 'step')}" +
+                     (f" ({', '.join(flags)})" if flags else ""),
            "tokens": f"{r.tokens_in:,}/{r.tokens_out:,}  {r.cost_text}"}
     best = s.get("best")
     if best:

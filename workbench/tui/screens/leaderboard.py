@@ -12,6 +12,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from ..keys import bindings
 from ..messages import deliver
+from ..model.runs import plural
 
 SHOWN = ("solved", "groups", "models")
 
@@ -75,7 +76,7 @@ class LeaderboardScreen(Screen):
             return
         tables, self.sweep_ids, n = result
         what = f"sweep {self.sweep}" if self.sweep else "every run that ended"
-        banner.update(Text.assemble((f"{n} runs", "bold"), f" ({what}); ",
+        banner.update(Text.assemble((plural(n, "run"), "bold"), f" ({what}); ",
                                     (f"{len(self.sweep_ids)} sweeps, w steps through them; "
                                      "columns marked (published) are the paper's figures",
                                      "grey50")))
