@@ -105,9 +105,9 @@ class DebuggerScreen(Screen):
         for spec in self.view.panes:
             self.query_one(f"#debug-{spec.key}", MachinePane).styles.height = \
                 max(3, int(spec.height * scale))
-        if self.rtl:
+        if self.rtl:       # a tall terminal gives the pair room for their writes
             self.query_one("#debug-lockstep", TextPane).styles.height = \
-                max(6, int(LOCKSTEP_ROWS * scale))
+                max(6, int(LOCKSTEP_ROWS * scale)) + max(0, body - 30) // 3
         want = self.view.register_height or REGISTER_ROWS
         self.query_one(RegistersView).styles.height = max(4, min(want, body - MEMORY_MIN
                                                                  - OUTPUTS_MIN))
