@@ -177,3 +177,15 @@ def test_any_registered_rtl_backend_is_stepped_beside_the_model(size, monkeypatc
 class FlippedRTL(ModelAsRTL):
     def __init__(self):
         super().__init__(flip_vsram)
+
+
+def test_a_backend_that_retires_more_is_named_at_the_end_of_the_other():
+    def stop_early(trace):
+        del trace[-4:]
+    s = session(ModelAsRTL(stop_early))
+    n = s.timelines[1].length
+    assert s.lockstep.divergence.step == n and s.lockstep.field() == "pc"
+    s.goto_divergence()
+    assert s.position == n + 1 and s.lockstep.at_divergence
+    text = marked(lockstep_lines(s, 100, 9))
+    assert f"<first divergence, at #{n}>" in text and "the model goes on with" in text

@@ -63,9 +63,10 @@ class Lockstep:
 
     @property
     def at_divergence(self) -> bool:
-        """The cursor is just after the first diverging instruction (its effects shown)."""
+        """The cursor is just after the first diverging instruction (its effects shown;
+        the end, when the first side retired no more)."""
         d = self.divergence
-        return d is not None and self.first.position == d.step + 1
+        return d is not None and self.first.position == min(d.step + 1, self.first.length)
 
     def field(self) -> str | tuple[str, int] | None:
         """What differs in the first diverging instruction, to mark on both sides:
