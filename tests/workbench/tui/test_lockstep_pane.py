@@ -189,3 +189,16 @@ def test_a_backend_that_retires_more_is_named_at_the_end_of_the_other():
     assert s.position == n + 1 and s.lockstep.at_divergence
     text = marked(lockstep_lines(s, 100, 9))
     assert f"<first divergence, at #{n}>" in text and "the model goes on with" in text
+
+
+def test_writes_beyond_the_pane_are_counted():
+    from copy import copy
+
+    from workbench.tui.model.lockstep import side_lines
+    s = session(ModelAsRTL())
+    step = next(st for st in s.main.steps if st.changes and st.changes[0].space == "gp")
+    step.changes += [copy(step.changes[0]) for _ in range(3)]       # four writes in all
+    s.goto(step.step + 1)
+    lines = [marked([ln]) for ln in side_lines(s.main, 4)]
+    assert lines[2].startswith("gp[") and lines[3] == "... 3 more writes"
+    assert len(side_lines(s.main, 9)) == 6 and "more" not in marked(side_lines(s.main, 9))

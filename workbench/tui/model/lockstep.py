@@ -86,15 +86,21 @@ class Lockstep:
         return (m[1], int(m[2])) if m else "writes"
 
 
+def _cells(space: str, a: np.ndarray, dtypes: dict, fmt: str) -> list[str]:
+    """Elements written to `space` in the debugger's format (memories by their
+    storage type, registers as their values)."""
+    storage = dtypes.get(space)
+    if storage in ("bf16", "fp32", "int32"):
+        return format_cells(a, storage, fmt)
+    return [cell(x, fmt) for x in a.tolist()]
+
+
 def _values(space: str, v, dtypes: dict, fmt: str, limit: int = 2) -> str:
-    """A written value in the debugger's format: a scalar, or an array's size and
-    first elements (memories by their storage type)."""
+    """A written value: a scalar, or an array's size and first elements."""
     if not np.ndim(v):
         return cell(v.item() if isinstance(v, np.generic) else v, fmt)
     a = np.asarray(v).ravel()
-    storage = dtypes.get(space)
-    head = (format_cells(a[:limit], storage, fmt) if storage in ("bf16", "fp32", "int32")
-            else [cell(x, fmt) for x in a[:limit].tolist()])
+    head = _cells(space, a[:limit], dtypes, fmt)
     return f"{a.size} el [{', '.join(head)}{', ...' if a.size > limit else ''}]"
 
 
@@ -104,8 +110,7 @@ def _element(ch, element: int, dtypes: dict, fmt: str) -> str | None:
         return _values(ch.space, ch.new, dtypes, fmt) if ch.address == element else None
     k = element - ch.address
     a = np.asarray(ch.new).ravel()
-    return _values(ch.space, a[k:k + 1], dtypes, fmt, 1).split("[", 1)[1][:-1] \
-        if 0 <= k < a.size else None
+    return _cells(ch.space, a[k:k + 1], dtypes, fmt)[0] if 0 <= k < a.size else None
 
 
 def _loops(timeline: Timeline, other: Timeline | None) -> str:
@@ -143,13 +148,14 @@ def side_lines(timeline: Timeline, limit: int, mark=None, other: Timeline | None
         out.append([Seg(f"≠ {space}[{element}] ", "bad"), Seg(value, "bad")])
         if hit is not None and not np.ndim(hit.new):      # said in full already
             writes.remove(hit)
-    for ch in writes[:max(0, limit - len(out))]:
-        out.append([Seg(f"{ch.space}[{ch.address}] ", "label"),
-                    Seg(_values(ch.space, ch.new, dtypes, fmt), "bad" if mark == "writes" else "")])
-    shown = len(out) - 2 - isinstance(mark, tuple)
-    if len(writes) > shown and len(out) > 2 + isinstance(mark, tuple) and len(out) >= limit:
-        out[limit - 1] = [Seg(f"... {len(writes) - shown + 1} more writes", "dim")]
-        out = out[:limit]
+    line = lambda ch: [Seg(f"{ch.space}[{ch.address}] ", "label"),  # noqa: E731
+                       Seg(_values(ch.space, ch.new, dtypes, fmt), bad("writes"))]
+    room = limit - len(out)
+    if len(writes) > room > 0:                  # the last line says how many more
+        out += [line(ch) for ch in writes[:room - 1]]
+        out.append([Seg(f"... {len(writes) - (room - 1)} more writes", "dim")])
+    else:
+        out += [line(ch) for ch in writes[:max(0, room)]]
     if not writes and len(out) < limit:
         out.append([Seg("(wrote nothing)", "bad" if mark == "writes" else "dim")])
     return out[:limit]
