@@ -120,20 +120,26 @@ def test_help(snap_compare, app, size):
     assert snap_compare(app, terminal_size=size, run_before=before)
 
 
-def test_debug_command_with_the_rtl(snap_compare, size):
-    """`kernelcraft debug ... --rtl` on a small plena configuration: the model | RTL pane
-    pair after a few steps (the build is cached; test_debugger_rtl.py shares it)."""
+def rtl_debugger(snap_compare, size, *keys, rtl_backend=None):
+    """`kernelcraft debug ... --rtl` on a small plena configuration once the RTL is in
+    (the build is cached; test_debugger_rtl.py shares it), after `keys`."""
     from test_debugger_rtl import HW, SOURCE
-    screen = DebuggerScreen("plena", "relu", "C1", SOURCE, seed=3, hw=HW, rtl=True)
+    screen = DebuggerScreen("plena", "relu", "C1", SOURCE, seed=3, hw=HW, rtl=True,
+                            rtl_backend=rtl_backend)
 
     async def before(pilot):
         await wait_for(pilot, lambda: screen.session is not None
                        and len(screen.session.timelines) > 1, timeout=60)
-        await pilot.press("l", "l", "l", "l", "l")
+        await pilot.press(*keys)
         pilot.app.clear_notifications()         # toasts time out: not part of the picture
         await pilot.pause(0.1)
-    assert snap_compare(KernelCraftApp(None, debug=screen), terminal_size=size,
+    return snap_compare(KernelCraftApp(None, debug=screen), terminal_size=size,
                         run_before=before)
+
+
+def test_debug_command_with_the_rtl(snap_compare, size):
+    """The model | RTL pane pair after a few steps."""
+    assert rtl_debugger(snap_compare, size, "l", "l", "l", "l", "l")
 
 
 def test_compare_runs(snap_compare, app, size):
@@ -150,17 +156,8 @@ def test_compare_runs(snap_compare, app, size):
 def test_debug_command_at_an_rtl_divergence(snap_compare, size):
     """The RTL patched to write another value: the debugger at the first divergence,
     the differing element and each side's value marked, the loop stacks beside."""
-    from test_debugger_rtl import HW, SOURCE, DivergingRTL
-    screen = DebuggerScreen("plena", "relu", "C1", SOURCE, seed=3, hw=HW, rtl=True,
-                            rtl_backend=DivergingRTL(at=2))
-
-    async def before(pilot):
-        await wait_for(pilot, lambda: screen.session is not None
-                       and len(screen.session.timelines) > 1, timeout=60)
-        pilot.app.clear_notifications()
-        await pilot.pause(0.1)
-    assert snap_compare(KernelCraftApp(None, debug=screen), terminal_size=size,
-                        run_before=before)
+    from test_debugger_rtl import DivergingRTL
+    assert rtl_debugger(snap_compare, size, rtl_backend=DivergingRTL(at=2))
 
 
 def test_leaderboard(snap_compare, app, size):
