@@ -288,3 +288,21 @@ def test_the_sort_column_is_never_the_one_left_out(sample_db):
     assert "agent" in [c[0] for c in cols] and 12 <= limits["agent"] < 26
     assert sum(1 for _ in cols) + len(hidden) == len(runs.columns_for(rows))
 
+
+
+def test_new_run_dialog_fits_80x24_with_its_start_button(sample_db):
+    from workbench.tui.screens.new_run import NewRunScreen
+
+    async def script(app, pilot):
+        await pilot.press("n")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, NewRunScreen))
+        await pilot.pause(0.2)
+        dialog = app.screen
+        start = dialog.query_one("#nr-start")
+        assert start.region.bottom <= 24 and start.region.height == 3     # whole, in view
+        assert dialog.query_one("#nr-accel").compact
+        await pilot.resize_terminal(160, 45)
+        await pilot.pause(0.2)
+        assert not dialog.query_one("#nr-accel").compact
+        assert not dialog.query_one("#new-run").has_class("short")
+    drive(sample_db, script, size=(80, 24))

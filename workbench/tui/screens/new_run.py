@@ -20,6 +20,9 @@ def _choices():
     return list(NAMES), {t.name: t for t in all_tasks()}
 
 
+SHORT = 34             # rows below which the dialog is laid out compactly
+
+
 class NewRunScreen(ModalScreen[RunRequest | None]):
     BINDINGS = bindings("new_run")
 
@@ -51,6 +54,18 @@ class NewRunScreen(ModalScreen[RunRequest | None]):
 
     def on_mount(self) -> None:
         self._configs(self.query_one("#nr-task", Select).value)
+        self._fit(self.app.size.height)
+
+    def on_resize(self, event) -> None:
+        self._fit(event.size.height)
+
+    def _fit(self, height: int) -> None:
+        """On a short terminal (80x24) one-row fields without gaps, so the whole dialog
+        and its Start button are in view."""
+        short = height < SHORT
+        for field in self.query("#new-run Select, #new-run Input"):
+            field.compact = short
+        self.query_one("#new-run").set_class(short, "short")
 
     def _configs(self, task_name) -> None:
         task = self.tasks.get(task_name)
