@@ -1,7 +1,7 @@
 """`kernelcraft bench speed`: simulated instructions (aie: bundles) per second of each
 functional model on workload classes an agent's kernel falls into -- scalar integer
 and fp32 loops, irregular small-vector loops, wide vector loops -- as medians of
-several whole runs, with the fast paths on and, for comparison, off
+several whole runs (CPU seconds of the running thread), with the fast paths on and, for comparison, off
 (`Budget(fast=False)`, every instruction stepped through the timing path). Each
 workload's two runs must agree on memories, registers, cycles and stalls, or the
 benchmark stops.
@@ -65,12 +65,13 @@ def same(a, b) -> str:
 
 
 def measure(model, program, cfg, budget: Budget, repeats: int):
-    """(median units per second, units per run, last result)."""
+    """(median units per CPU second, units per run, last result). CPU time of this
+    thread, not wall time: the figures are meant for loaded shared machines."""
     rates = []
     for _ in range(repeats):
-        t = time.perf_counter()
+        t = time.thread_time()
         r = model().run(program, MemoryImage(), cfg, budget)
-        wall = time.perf_counter() - t
+        wall = time.thread_time() - t
         if r.error is not None:
             raise RuntimeError(f"benchmark kernel failed: {r.error}")
         rates.append(r.retired / wall)
@@ -111,8 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-slow", action="store_true", help="skip the stepped (fast=False) runs")
     a = ap.parse_args(argv)
     rows = benchmark(a.repeats, a.scale, a.only, not a.no_slow)
-    print(f"functional models, default configurations, median of {a.repeats} runs per workload "
-          "(fast and stepped runs agree on memories, registers, cycles, stalls)")
+    print(f"functional models, default configurations, median of {a.repeats} runs per workload, per CPU "
+          "second (fast and stepped runs agree on memories, registers, cycles, stalls)")
     print(table(rows, a.repeats))
     return 0
 
