@@ -34,6 +34,7 @@ from .semantics import SCALAR, VECTOR, Code
 from .semantics.system import System, div_s, div_u, rem_s, rem_u
 from .state import M, CoralState, fault
 from .loops import LoopPlan
+from .selfloop import SelfLoop
 from .strips import StripPlan
 from .timing import LOAD, STORE, VectorTiming
 
@@ -60,6 +61,7 @@ class Block:
     tsteps: list | None = field(default_factory=list)
     tails: tuple = ()            # (taken, fall) cycles a branch ending the block adds
     loop: object = None          # a LoopPlan if the block is a loop loops.py runs whole
+    sloop: object = None         # a SelfLoop if the block branches back to itself (selfloop.py)
 
 
 class Compiler:
@@ -80,7 +82,7 @@ class Compiler:
             "fadd": fp32.fadd, "fsub": fp32.fsub, "fmul": fp32.fmul, "fdiv": fp32.fdiv,
             "fsqrt": fp32.fsqrt, "fma": fp32.fma, "fmin": fp32.fmin, "fcompare": fp32.fcompare,
             "fclass": fp32.fclass, "fcvt_to_int": fp32.fcvt_to_int, "fcvt_from_int": fp32.fcvt_from_int,
-            "ILLEGAL": self.illegal,
+            "ILLEGAL": self.illegal, "SimError": SimError,
         }
         self.blocks: dict[int, Block] = {}
 
@@ -158,6 +160,7 @@ class Compiler:
                 pending += cost
             t += cost
         end = start + blk.size
+        body_fast, body_timed = list(fast), list(timed)
         blk.cost = t
         blk.predicted = end
         if flow is None:
@@ -173,6 +176,7 @@ class Compiler:
         if flow is not None and flow[0].flow == "branch" and flow[0].target == start and not self.traced:
             args = (self.program.instrs, start, blk.size, self.cfg, self.isa, self.s, self.timing, blk.tsteps)
             blk.loop = LoopPlan.recognise(*args, *blk.tails) or StripPlan.recognise(*args, blk.tails)
+            blk.sloop = SelfLoop(self, blk, body_fast if not timed_only else None, body_timed, flow[0].cond)
         if not timed_only:
             blk.fn = self._define("def fn():\n    " + "\n    ".join(fast) + "\n", "fn")
         if self.traced or timed_only:

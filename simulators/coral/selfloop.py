@@ -1,0 +1,121 @@
+"""A block that branches back to itself, translated into one Python `while` loop.
+
+Whatever the block holds, a run of its iterations then costs one call instead of one
+run-loop step per iteration. Derived from the block's own generated code, so any
+loop shape gets it (not a list of known shapes); the loop plans of loops.py and
+strips.py still go first where they apply.
+
+Two variants, like the block's:
+- `fast(n)` -> (iterations, next index): the fast variant's statements in a loop,
+  with the x and f registers the block names held in local variables (written back
+  on every exit, including an error). Used where the block's fast variant would be:
+  no vector instruction, so nothing in the loop can change the vector timing state
+  that allowed it. Each iteration costs the block's static cycles; the run loop adds
+  them (and the exit's misprediction penalty).
+- `timed(T, R, n)` -> (iterations, next index, T): the timed variant's statements in
+  a loop, T carried from iteration to iteration exactly as the run loop would carry
+  it. Registers stay in the state (vector closures read them).
+
+Both stop after `n` iterations (the run loop passes what is left before its next
+budget check) or when the branch falls through. An error in iteration i leaves the
+registers as the block-by-block run would and carries `done` = i - 1 whole
+iterations (and the timed variant's `T0`, T at the start of iteration i) for the
+run loop's accounting.
+"""
+from __future__ import annotations
+
+import re
+
+REG = re.compile(r"\b([xf])\[(\d+)\]")
+WRITE = re.compile(r"^\s*([xf])\[(\d+)\]\s*=")
+BARE = re.compile(r"\b[xf]\b(?!\[\d+\])")
+
+
+def _localise(lines: list[str], cond: str):
+    """Statements and condition with x[k]/f[k] as locals xk/fk; the loads before the
+    loop and the write-backs; or None if the code names the register lists otherwise."""
+    text = "\n".join(lines + [cond])
+    if BARE.search(text):
+        return None
+    names = sorted(set(REG.findall(text)), key=lambda r: (r[0], int(r[1])))
+    written = sorted({m.groups() for line in lines if (m := WRITE.match(line))}, key=lambda r: (r[0], int(r[1])))
+    sub = lambda s: REG.sub(lambda m: "0" if m.group(0) == "x[0]" else f"{m.group(1)}{m.group(2)}", s)
+    loads = [f"{r}{k} = {r}[{k}]" for r, k in names if (r, k) != ("x", "0")]
+    back = "; ".join(f"{r}[{k}] = {r}{k}" for r, k in written if (r, k) != ("x", "0")) or "pass"
+    return [sub(line) for line in lines], sub(cond), loads, back
+
+
+def fast_source(body: list[str], cond: str, start: int, end: int) -> str:
+    local = _localise(body, cond)
+    if local is None:
+        body_l, cond_l, loads, back = body, cond, [], "pass"
+    else:
+        body_l, cond_l, loads, back = local
+    inner = "\n".join("            " + line for line in body_l)
+    head = "\n".join("    " + line for line in loads)
+    return f"""def fast(n):
+{head}
+    i = 0
+    try:
+        while True:
+            i += 1
+{inner}
+            if not ({cond_l}):
+                {back}
+                return i, {end}
+            if i >= n:
+                {back}
+                return i, {start}
+    except SimError as e:
+        {back}
+        e.done = i - 1
+        raise
+"""
+
+
+def timed_source(body: list[str], cond: str, start: int, end: int, size: int, taken: int, fall: int) -> str:
+    inner = "\n".join("            " + line for line in body)
+    uses_r = re.search(r"\bR\b", "\n".join(body)) is not None
+    r_line = f"            R = R0 + {size} * i\n" if uses_r else ""
+    return f"""def timed(T, R0, n):
+    i = 0
+    try:
+        while True:
+            T0 = T
+{r_line}            i += 1
+{inner}
+            if not ({cond}):
+                return i, {end}, T + {fall}
+            T += {taken}
+            if i >= n:
+                return i, {start}, T
+    except SimError as e:
+        e.done, e.T0 = i - 1, T0
+        raise
+"""
+
+
+class SelfLoop:
+    """The two loop functions of one self-looping block (the fast one only if the
+    block has a fast variant); compiled on first use."""
+
+    __slots__ = ("comp", "blk", "body_fast", "body_timed", "cond", "_fast", "_timed")
+
+    def __init__(self, comp, blk, body_fast, body_timed, cond):
+        self.comp, self.blk, self.cond = comp, blk, cond
+        self.body_fast, self.body_timed = body_fast, body_timed
+        self._fast = self._timed = None
+
+    def fast(self, n: int):
+        if self._fast is None:
+            b = self.blk
+            self._fast = self.comp._define(fast_source(self.body_fast, self.cond, b.start, b.start + b.size), "fast")
+        return self._fast(n)
+
+    def timed(self, T: int, R: int, n: int):
+        if self._timed is None:
+            b = self.blk
+            taken, fall = b.tails
+            self._timed = self.comp._define(
+                timed_source(self.body_timed, self.cond, b.start, b.start + b.size, b.size, taken, fall), "timed")
+        return self._timed(T, R, n)
