@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from simulators.core.errors import SimError
 
-from . import fp32
+from . import fp32, smallvec
 from .semantics import SCALAR, VECTOR, Code
 from .semantics.system import System, div_s, div_u, rem_s, rem_u
 from .state import M, CoralState, fault
@@ -65,8 +65,10 @@ class Block:
 
 
 class Compiler:
-    def __init__(self, program, state: CoralState, timing: VectorTiming, cfg, isa, traced: bool = False):
+    def __init__(self, program, state: CoralState, timing: VectorTiming, cfg, isa, traced: bool = False,
+                 fast: bool = True):
         self.program, self.s, self.cfg, self.isa, self.traced = program, state, cfg, isa, traced
+        self.fast = fast and not traced       # short-vector forms (smallvec.py) allowed
         self.timing = timing
         self.n = len(program.instrs)
         self.penalty = cfg.BRANCH_PENALTY
@@ -113,6 +115,8 @@ class Compiler:
         if gen is not None:
             return gen(mnemonic=d.mnemonic, pc=pc, addr=4 * pc, traced=self.traced, k=k, **ops), d
         closure = VECTOR[d.mnemonic](self.s, ops, pc, self.cfg.cycles(d.timing))
+        if self.fast:
+            closure = smallvec.wrap(d.mnemonic, self.s, ops, closure)
         self.ns[f"V{pc}"] = closure
         call = f"T = VQ(T, V{pc}(), {MEM_KIND.get(d.timing, 0)})"
         lines = [call] + (["T = DRAIN(T)"] if d.unit == "vmove" else [])

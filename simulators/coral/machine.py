@@ -99,7 +99,8 @@ class _Run:
                            f"holds ITCM_SIZE = {cfg.ITCM_SIZE} bytes: shorten it (use loops)")
         self.state.load_program_data(p.data)
         self.state.load_image(image)
-        self.compiler = Compiler(p, self.state, self.timing, cfg, self.isa, self.trace is not None)
+        self.compiler = Compiler(p, self.state, self.timing, cfg, self.isa, self.trace is not None,
+                                 self.budget.fast)
 
     def where(self, pc: int, cycle: int, retired: int) -> Where:
         ins = self.program.instrs
