@@ -10,7 +10,7 @@ and ints.
 
 Each fast form is an optimisation of the instruction's semantics closure
 (semantics/vector_*.py), never a second definition of it:
-- it runs only for a (vtype, vl) the closure has already run with, which proves the
+- it runs only for the (vtype, vl) the closure last ran with, which proves the
   operand checks pass, and returns the cycles the closure returned then (a function
   of vtype and vl for every instruction here);
 - floating point takes it only in the simple case: round to nearest even, every
@@ -47,6 +47,8 @@ class Lanes:
         self.bits = array("I", [0])
         self.flt = memoryview(self.bits).cast("B").cast("f")
         self.ones = {w: (1 << w) - 1 for w in CODES}
+        # all-ones elements for agnostic tails, as arrays a slice of the file takes
+        self.tails = {w: array(CODES[w], [(1 << w) - 1]) * (s.VLENB * 8 * 8 // w) for w in CODES}
 
     def as_float(self, bits: int) -> float:
         self.bits[0] = bits
@@ -72,8 +74,7 @@ def write(L, s, V, sew: int, vd: int, vl: int, vals, vm: int, act: int, nregs: i
     b = vd * epr
     ones = L.ones[sew]
     if vm:
-        for i, v in enumerate(vals):
-            V[b + i] = v
+        V[b:b + vl] = array(V.format, vals)
     else:
         agnostic = s.vma and s.agnostic_ones
         for i, v in enumerate(vals):
@@ -81,11 +82,8 @@ def write(L, s, V, sew: int, vd: int, vl: int, vals, vm: int, act: int, nregs: i
                 V[b + i] = v
             elif agnostic:
                 L.U[sew][b + i] = ones
-    if s.vta and s.agnostic_ones:
-        end = b + nregs * epr
-        U = L.U[sew]
-        for i in range(b + vl, end):
-            U[i] = ones
+    if s.vta and s.agnostic_ones and vl < nregs * epr:
+        L.U[sew][b + vl:b + nregs * epr] = L.tails[sew][:nregs * epr - vl]
 
 
 def nregs(s) -> int:
@@ -150,6 +148,20 @@ def _binary(name: str, form: str):
             e = s.VLENB >> 2
             a = F[vs2 * e:vs2 * e + vl].tolist()
             b = F[vs1 * e:vs1 * e + vl].tolist() if form == "vv" else [L.as_float(f[rs1])] * vl
+            if vm and arith is not None:
+                out = [arith(x, y) for x, y in zip(a, b)]
+                for x in out:
+                    ax = abs(x)
+                    if not (ax < BIG and (ax >= TINY or x == 0.0)):
+                        return False
+                if not nx:
+                    for i, x in enumerate(out):
+                        if inexact(L, x, addends and addends(a[i], b[i])):
+                            nx = NX
+                            break
+                write(L, s, F, 32, vd, vl, out, 1, -1, nregs(s))
+                fc[FFLAGS] |= nx
+                return True
             act = -1 if vm else active(L, s, vl)
             out = [None] * vl
             for i in range(vl):
@@ -328,16 +340,15 @@ def wrap(mnemonic: str, s, ops: dict, general):
     if make is None:
         return general
     fast = make(s, ops)
-    known: dict[int, int] = {}            # vtype << 20 | vl -> cycles, for pairs the closure ran
+    last = [-1, -1, 0]                    # vtype, vl and cycles of the closure's last run
 
     def run():
         vl = s.vl
-        key = s.vtype << 20 | vl
-        cycles = known.get(key)
-        if cycles is not None and fast(vl):
-            return cycles
+        if vl == last[1] and s.vtype == last[0] and fast(vl):
+            return last[2]
+        vtype = s.vtype
         cycles = general()
         if 0 < vl <= MAX_VL:
-            known[key] = cycles
+            last[:] = vtype, vl, cycles
         return cycles
     return run
