@@ -320,7 +320,106 @@ def _fredusum(s, ops):
     return fast
 
 
+# --- fused multiply-add -----------------------------------------------------------------
+
+FMA = {  # (product operands from vd?, negate product, negate addend), as vector_float.FMA
+    "vfmacc": (False, False, False), "vfnmacc": (False, True, True), "vfmsac": (False, False, True),
+    "vfnmsac": (False, True, False), "vfmadd": (True, False, False), "vfnmadd": (True, True, True),
+    "vfmsub": (True, False, True), "vfnmsub": (True, True, False),
+}
+
+
+def _fma(name: str, form: str):
+    uses_vd, neg_p, neg_c = FMA[name]
+
+    def make(s, ops):
+        L = lanes(s)
+        F, fc, f = L.F, s.fc, s.f
+        vd, vs2, vm = ops["vd"], ops["vs2"], ops["vm"]
+        vs1, rs1 = ops.get("vs1"), ops.get("rs1")
+
+        def fast(vl: int) -> bool:
+            if fc[FRM]:
+                return False
+            nx = fc[FFLAGS] & NX
+            e = s.VLENB >> 2
+            d, v = F[vd * e:vd * e + vl].tolist(), F[vs2 * e:vs2 * e + vl].tolist()
+            other, addend = (d, v) if uses_vd else (v, d)
+            m = F[vs1 * e:vs1 * e + vl].tolist() if form == "vv" else [L.as_float(f[rs1])] * vl
+            act = -1 if vm else active(L, s, vl)
+            out = [None] * vl
+            flt = L.flt
+            for i in range(vl):
+                if act >> i & 1:
+                    p = m[i] * other[i]                  # exact in binary64
+                    z = addend[i]
+                    if neg_p:
+                        p = -p
+                    if neg_c:
+                        z = -z
+                    x = p + z
+                    ax = abs(x)
+                    if not TINY <= ax < BIG:             # zeros too: their signs are the exact path's
+                        return False
+                    flt[0] = x
+                    r = flt[0]
+                    bb = x - p
+                    if (p - (x - bb)) + (z - bb) != 0:   # binary64 rounded the sum
+                        o = x + (x - r)                  # a binary32 midpoint: ties unsafe
+                        flt[0] = o
+                        if r != x and flt[0] == o:
+                            return False
+                        nx = NX
+                    elif r != x:
+                        nx = NX
+                    out[i] = x
+            write(L, s, F, 32, vd, vl, out, vm, act, nregs(s))
+            fc[FFLAGS] |= nx
+            return True
+        return fast
+    return make
+
+
+# --- integer element-wise (modulo 2^SEW) -------------------------------------------------
+
+INT = {"vadd": lambda a, b: a + b, "vsub": lambda a, b: a - b, "vrsub": lambda a, b: b - a,
+       "vand": lambda a, b: a & b, "vor": lambda a, b: a | b, "vxor": lambda a, b: a ^ b,
+       "vmul": lambda a, b: a * b}
+
+
+def _int(name: str, form: str):
+    fn = INT[name]
+
+    def make(s, ops):
+        L = lanes(s)
+        vd, vs2, vm = ops["vd"], ops["vs2"], ops["vm"]
+        vs1, rs1, imm = ops.get("vs1"), ops.get("rs1"), ops.get("imm")
+
+        def fast(vl: int) -> bool:
+            sew = s.sew
+            V = L.U[sew]
+            e = s.VLENB * 8 // sew
+            ones = L.ones[sew]
+            a = V[vs2 * e:vs2 * e + vl].tolist()
+            if form == "vv":
+                b = V[vs1 * e:vs1 * e + vl].tolist()
+                out = [fn(x, y) & ones for x, y in zip(a, b)]
+            else:
+                y = (s.x[rs1] if form == "vx" else imm) & ones
+                out = [fn(x, y) & ones for x in a]
+            write(L, s, V, sew, vd, vl, out, vm, -1 if vm else active(L, s, vl), nregs(s))
+            return True
+        return fast
+    return make
+
+
 SMALL = {}
+for _name in FMA:
+    for _form in ("vv", "vf"):
+        SMALL[f"{_name}.{_form}"] = _fma(_name, _form)
+for _name in INT:
+    for _form in ("vv", "vx", "vi"):
+        SMALL[f"{_name}.{_form}"] = _int(_name, _form)
 for _name in ARITH.keys() | {"vfmin", "vfmax"}:
     for _form in ("vv", "vf"):
         SMALL[f"{_name}.{_form}"] = _binary(_name, _form)

@@ -70,7 +70,8 @@ def test_random_loops_agree(seed, scalar_only):
 SHORT_OPS = ["vfadd.vv", "vfsub.vv", "vfmul.vv", "vfmin.vv", "vfmax.vv", "vfadd.vf", "vfrsub.vf",
              "vfmul.vf", "vfmin.vf", "vmflt.vv", "vmfle.vv", "vmfeq.vv", "vmfne.vf", "vmfgt.vf",
              "vslidedown.vi", "vslidedown.vx", "vslide1up.vx", "vslide1down.vx", "vfslide1up.vf",
-             "vfslide1down.vf", "vfredusum.vs"]
+             "vfslide1down.vf", "vfredusum.vs", "vfmacc.vv", "vfnmsac.vf", "vfmadd.vv", "vfnmadd.vf",
+             "vadd.vv", "vsub.vx", "vrsub.vi", "vxor.vv", "vmul.vx", "vand.vi"]
 
 
 def short_vector_loop(seed: int) -> str:
@@ -114,6 +115,9 @@ def short_vector_loop(seed: int) -> str:
             if "slide" in op and "up" in op:
                 while a <= vd < a + lmul or vd <= a < vd + lmul:
                     vd = g()
+            if op[1:].startswith(("fmacc", "fnmsac", "fmadd", "fnmadd")) and op.endswith(".vf"):
+                out.append(f"{op} v{vd}, f{rng.randrange(8)}, v{a}{mask}")      # vd, rs1, vs2
+                continue
             if op.endswith(".vv") or op.endswith(".vs"):
                 src = f"v{b}"
             elif op.endswith(".vf"):
@@ -121,7 +125,7 @@ def short_vector_loop(seed: int) -> str:
             elif op.endswith(".vx"):
                 src = f"x{rng.randrange(5, 8)}"
             else:
-                src = str(rng.randrange(6))
+                src = str(rng.randrange(-16, 16) if op.startswith(("vrsub", "vand")) else rng.randrange(6))
             out.append(f"{op} v{vd}, v{a}, {src}{mask}")
     out += ["addi t6, t6, -1", "bnez t6, loop", "frflags a0", "ebreak", ".data", "vals: .float " + ", ".join(data)]
     return "\n".join(out) + "\n"
@@ -143,6 +147,8 @@ def test_short_vector_loops_agree(seed, agnostic_ones):
     ("1.5", "2.25", "vfadd.vv"),           # exact: no NX
     ("0.0", "-0.0", "vfmin.vv"), ("-0.0", "0.0", "vfmax.vv"), ("0.0", "-0.0", "vfadd.vv"),
     ("nan", "1.0", "vmflt.vv"), ("3.0e38", "3.0e38", "vfadd.vv"), ("1e-38", "0.5", "vfmul.vv"),
+    ("1.000244140625", "1e-30", "vfmacc.vv"), ("1.000244140625", "-1e-30", "vfmacc.vv"),   # a*a+b: midpoints
+    ("1.000244140625", "0.0", "vfmacc.vv"), ("-0.0", "0.0", "vfmacc.vv"),
 ])
 def test_short_vector_edge_values_agree(a, b, op):
     source = f"""
@@ -153,8 +159,10 @@ def test_short_vector_edge_values_agree(a, b, op):
     vle32.v v2, (s1)
     li t6, 3
 loop:
+    vle32.v v1, (s0)
+    vle32.v v2, (s1)
     csrwi fflags, 0
-    {op} v3, v1, v2
+    {f"{op} v2, v1, v1" if "macc" in op else f"{op} v3, v1, v2"}
     frflags a0
     addi t6, t6, -1
     bnez t6, loop
