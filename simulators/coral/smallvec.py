@@ -413,7 +413,40 @@ def _int(name: str, form: str):
     return make
 
 
+# --- unit-stride loads and stores, unmasked -----------------------------------------------
+
+def _unit(eew: int, store: bool):
+    eb = eew // 8
+
+    def make(s, ops):
+        L = lanes(s)
+        mem = {8: s.m8, 16: s.m16, 32: s.m32}[eew]
+        vreg, rs1, vm = ops["vs3" if store else "vd"], ops["rs1"], ops["vm"]
+
+        def fast(vl: int) -> bool:
+            if not vm:
+                return False
+            base = s.x[rs1]
+            o = base - s.dbase
+            if o < 0 or o + vl * eb > s.dsize or base % eb:
+                return False                     # the closure raises the error for the element
+            i = o // eb
+            r = vreg * (s.VLENB // eb)
+            V = L.U[eew]
+            if store:
+                mem[i:i + vl] = V[r:r + vl]
+            else:
+                n = max(1, s.lmul_num * eew // (s.sew * s.lmul_den))    # EMUL = LMUL * EEW / SEW
+                write(L, s, V, eew, vreg, vl, mem[i:i + vl].tolist(), 1, -1, n)
+            return True
+        return fast
+    return make
+
+
 SMALL = {}
+for _eew in (8, 16, 32):
+    SMALL[f"vle{_eew}.v"] = _unit(_eew, False)
+    SMALL[f"vse{_eew}.v"] = _unit(_eew, True)
 for _name in FMA:
     for _form in ("vv", "vf"):
         SMALL[f"{_name}.{_form}"] = _fma(_name, _form)

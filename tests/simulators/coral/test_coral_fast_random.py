@@ -91,6 +91,7 @@ def short_vector_loop(seed: int) -> str:
         out.append(f"addi s2, s0, {16 * rng.randrange(12)}\nvle32.v v{r // lmul * lmul}, (s2)")
     out += [f"flw f{k}, {4 * rng.randrange(64)}(s0)" for k in range(8)]
     out += [f"li x{k}, {rng.randrange(6)}" for k in range(5, 8)]
+    out += [f"li s3, {default_config().DTCM_SIZE - 64 * rng.randint(4, 40)}", "add s3, s3, s0"]
     out += [f"li t6, {rng.randint(2, 12)}", "loop:"]
     for _ in range(24):
         c = rng.random()
@@ -101,7 +102,11 @@ def short_vector_loop(seed: int) -> str:
         elif c < 0.2:                     # whole registers reloaded: their tails hold data again
             out.append(f"vsetvli t0, zero, e32, m{lmul}, tu, mu\naddi s2, s0, {16 * rng.randrange(12)}\n"
                        f"vle32.v v{lmul * rng.randrange(1, 32 // lmul)}, (s2)\nvsetvli t0, s1, e32, m{lmul}, {pol}")
-        elif c < 0.23:
+        elif c < 0.3:                     # unit-stride loads and stores, one walking out of DTCM
+            addr = f"addi s2, s0, {4 * rng.randrange(48)}" if rng.random() < 0.8 else "add s2, s3, x0\naddi s3, s3, 64"
+            kind = rng.choice(["vle32.v", "vse32.v", "vle16.v", "vse8.v"])
+            out.append(f"{addr}\n{kind} v{lmul * rng.randrange(1, 32 // lmul)}, (s2)")
+        elif c < 0.33:
             out.append(f"vsetvli t0, s1, e32, m{lmul}, {rng.choice(['ta', 'tu'])}, {rng.choice(['ma', 'mu'])}")
         else:
             op = rng.choice(SHORT_OPS)
@@ -172,5 +177,33 @@ vals: .float {a}, {a}, {a}, {a}, {b}, {b}, {b}, {b}
 """
     cfg = default_config()
     program = assemble(source, "edge.s", cfg)
+    runs = [CoralModel().run(program, MemoryImage(), cfg, Budget(fast=fast)) for fast in (True, False)]
+    assert same(*runs) == "", same(*runs)
+
+
+@pytest.mark.parametrize("load", ["vle32.v", "vle16.v", "vle8.v"])
+@pytest.mark.parametrize("lmul", [1, 2, 4])
+def test_short_loads_write_the_whole_destination_group(load, lmul):
+    """A short unit-stride load's tail covers its whole EMUL group, which full-length
+    loads filled with data just before (every iteration)."""
+    source = f"""
+    la s0, vals
+    li t6, 3
+loop:
+    vsetvli t0, zero, e32, m{lmul}, tu, mu
+    vle32.v v8, (s0)
+    vle32.v v16, (s0)
+    li s1, 3
+    vsetvli t0, s1, e32, m{lmul}, ta, ma
+    {load} v8, (s0)
+    vse32.v v16, (s0)
+    addi t6, t6, -1
+    bnez t6, loop
+    ebreak
+    .data
+vals: .float {", ".join(str(k + 0.5) for k in range(128))}
+"""
+    cfg = default_config()
+    program = assemble(source, "loads.s", cfg)
     runs = [CoralModel().run(program, MemoryImage(), cfg, Budget(fast=fast)) for fast in (True, False)]
     assert same(*runs) == "", same(*runs)
