@@ -95,6 +95,19 @@ def timed_source(body: list[str], cond: str, start: int, end: int, size: int, ta
 """
 
 
+NAME = re.compile(r"\b[A-Za-z_]\w*\b")
+
+
+def bind_globals(source: str, names) -> str:
+    """The loop function with the block namespace's names it uses bound as keyword
+    defaults: locals in the loop rather than global lookups per use."""
+    used = sorted(set(NAME.findall(source)) & set(names))
+    if not used:
+        return source
+    head, rest = source.split("):", 1)
+    return f"{head}, *, {', '.join(f'{k}={k}' for k in used)}):{rest}"
+
+
 class SelfLoop:
     """The two loop functions of one self-looping block (the fast one only if the
     block has a fast variant); compiled on first use."""
@@ -109,13 +122,14 @@ class SelfLoop:
     def fast(self, n: int):
         if self._fast is None:
             b = self.blk
-            self._fast = self.comp._define(fast_source(self.body_fast, self.cond, b.start, b.start + b.size), "fast")
+            source = fast_source(self.body_fast, self.cond, b.start, b.start + b.size)
+            self._fast = self.comp._define(bind_globals(source, self.comp.ns), "fast")
         return self._fast(n)
 
     def timed(self, T: int, R: int, n: int):
         if self._timed is None:
             b = self.blk
             taken, fall = b.tails
-            self._timed = self.comp._define(
-                timed_source(self.body_timed, self.cond, b.start, b.start + b.size, b.size, taken, fall), "timed")
+            source = timed_source(self.body_timed, self.cond, b.start, b.start + b.size, b.size, taken, fall)
+            self._timed = self.comp._define(bind_globals(source, self.comp.ns), "timed")
         return self._timed(T, R, n)
