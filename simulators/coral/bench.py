@@ -180,7 +180,7 @@ loop:
     .data
 vals: .float 0.5, 1.5, 2.25, 0.125
 """, 20_000),
-    "vfmacc-m8": ("e32 m8 vfmacc loop (element multiply-adds counted as vl = 32 each)", """
+    "vfmacc-m8": ("e32 m8 vfmacc loop (vl = 32: 32 multiply-adds per vfmacc)", """
     vsetvli t0, zero, e32, m8, ta, ma
     la s0, vals
     vle32.v v0, (s0)

@@ -86,6 +86,14 @@ def write(L, s, V, sew: int, vd: int, vl: int, vals, vm: int, act: int, nregs: i
         L.U[sew][b + vl:b + nregs * epr] = L.tails[sew][:nregs * epr - vl]
 
 
+def second(L, s, form: str, vs1, rs1, vl: int) -> list:
+    """The second operand of a .vv / .vf floating-point form as vl floats."""
+    if form == "vv":
+        e = s.VLENB >> 2
+        return L.F[vs1 * e:vs1 * e + vl].tolist()
+    return [L.as_float(s.f[rs1])] * vl
+
+
 def nregs(s) -> int:
     return max(1, s.lmul_num // s.lmul_den)
 
@@ -134,7 +142,7 @@ def _binary(name: str, form: str):
 
     def make(s, ops):
         L = lanes(s)
-        F, fc, f = L.F, s.fc, s.f
+        F, fc = L.F, s.fc
         vd, vs2, vm = ops["vd"], ops["vs2"], ops["vm"]
         vs1, rs1 = ops.get("vs1"), ops.get("rs1")
 
@@ -147,7 +155,7 @@ def _binary(name: str, form: str):
                 return False
             e = s.VLENB >> 2
             a = F[vs2 * e:vs2 * e + vl].tolist()
-            b = F[vs1 * e:vs1 * e + vl].tolist() if form == "vv" else [L.as_float(f[rs1])] * vl
+            b = second(L, s, form, vs1, rs1, vl)
             if vm and arith is not None:
                 out = [arith(x, y) for x, y in zip(a, b)]
                 for x in out:
@@ -195,7 +203,7 @@ def _compare(name: str, form: str):
 
     def make(s, ops):
         L = lanes(s)
-        F, B, fc, f = L.F, L.B, s.fc, s.f
+        F, B, fc = L.F, L.B, s.fc
         vd, vs2, vm = ops["vd"], ops["vs2"], ops["vm"]
         vs1, rs1 = ops.get("vs1"), ops.get("rs1")
 
@@ -204,7 +212,7 @@ def _compare(name: str, form: str):
                 return False
             e = s.VLENB >> 2
             a = F[vs2 * e:vs2 * e + vl].tolist()
-            b = F[vs1 * e:vs1 * e + vl].tolist() if form == "vv" else [L.as_float(f[rs1])] * vl
+            b = second(L, s, form, vs1, rs1, vl)
             act = (1 << vl) - 1 if vm else active(L, s, vl)
             bits = 0
             for i in range(vl):
@@ -334,7 +342,7 @@ def _fma(name: str, form: str):
 
     def make(s, ops):
         L = lanes(s)
-        F, fc, f = L.F, s.fc, s.f
+        F, fc = L.F, s.fc
         vd, vs2, vm = ops["vd"], ops["vs2"], ops["vm"]
         vs1, rs1 = ops.get("vs1"), ops.get("rs1")
 
@@ -345,7 +353,7 @@ def _fma(name: str, form: str):
             e = s.VLENB >> 2
             d, v = F[vd * e:vd * e + vl].tolist(), F[vs2 * e:vs2 * e + vl].tolist()
             other, addend = (d, v) if uses_vd else (v, d)
-            m = F[vs1 * e:vs1 * e + vl].tolist() if form == "vv" else [L.as_float(f[rs1])] * vl
+            m = second(L, s, form, vs1, rs1, vl)
             act = -1 if vm else active(L, s, vl)
             out = [None] * vl
             flt = L.flt
