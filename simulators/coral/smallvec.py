@@ -421,6 +421,35 @@ def _int(name: str, form: str):
     return make
 
 
+# --- moves, splats and merges ------------------------------------------------------------
+
+def _merge(src: str, merge: bool, fp: bool = False):
+    """vmv.v.{v,x,i} / vfmv.v.f (merge False) and vmerge.v{v,x,i}m / vfmerge.vfm:
+    the source (or, where v0 is clear, vs2) in every element below vl."""
+    def make(s, ops):
+        L = lanes(s)
+        vd, vs2 = ops["vd"], ops.get("vs2")
+        vs1, rs1, imm = ops.get("vs1"), ops.get("rs1"), ops.get("imm")
+
+        def fast(vl: int) -> bool:
+            if fp and s.fc[FRM] > 4:
+                return False
+            sew = s.sew
+            V = L.U[sew]
+            e = s.VLENB * 8 // sew
+            if src == "v":
+                b = V[vs1 * e:vs1 * e + vl].tolist()
+            else:
+                b = [((s.f if fp else s.x)[rs1] if src == "x" else imm) & L.ones[sew]] * vl
+            if merge:
+                act, a = active(L, s, vl), V[vs2 * e:vs2 * e + vl].tolist()
+                b = [b[i] if act >> i & 1 else a[i] for i in range(vl)]
+            write(L, s, V, sew, vd, vl, b, 1, -1, nregs(s))
+            return True
+        return fast
+    return make
+
+
 # --- unit-stride loads and stores, unmasked -----------------------------------------------
 
 def _unit(eew: int, store: bool):
@@ -452,6 +481,11 @@ def _unit(eew: int, store: bool):
 
 
 SMALL = {}
+for _src in "vxi":
+    SMALL[f"vmv.v.{_src}"] = _merge(_src, False)
+    SMALL[f"vmerge.v{_src}m"] = _merge(_src, True)
+SMALL["vfmv.v.f"] = _merge("x", False, fp=True)
+SMALL["vfmerge.vfm"] = _merge("x", True, fp=True)
 for _eew in (8, 16, 32):
     SMALL[f"vle{_eew}.v"] = _unit(_eew, False)
     SMALL[f"vse{_eew}.v"] = _unit(_eew, True)

@@ -106,7 +106,13 @@ def short_vector_loop(seed: int) -> str:
             addr = f"addi s2, s0, {4 * rng.randrange(48)}" if rng.random() < 0.8 else "add s2, s3, x0\naddi s3, s3, 64"
             kind = rng.choice(["vle32.v", "vse32.v", "vle16.v", "vse8.v"])
             out.append(f"{addr}\n{kind} v{lmul * rng.randrange(1, 32 // lmul)}, (s2)")
-        elif c < 0.33:
+        elif c < 0.4:                     # moves, splats and merges
+            vd, a, b = (lmul * rng.randrange(1, 32 // lmul) for _ in range(3))
+            out.append(rng.choice([f"vmv.v.v v{vd}, v{a}", f"vmv.v.x v{vd}, x{rng.randrange(5, 8)}",
+                                   f"vmv.v.i v{vd}, {rng.randrange(-16, 16)}", f"vmerge.vvm v{vd}, v{a}, v{b}, v0",
+                                   f"vmerge.vim v{vd}, v{a}, {rng.randrange(-16, 16)}, v0",
+                                   f"vfmv.v.f v{vd}, f{rng.randrange(8)}", f"vfmerge.vfm v{vd}, v{a}, f{rng.randrange(8)}, v0"]))
+        elif c < 0.43:
             out.append(f"vsetvli t0, s1, e32, m{lmul}, {rng.choice(['ta', 'tu'])}, {rng.choice(['ma', 'mu'])}")
         else:
             op = rng.choice(SHORT_OPS)
