@@ -7,6 +7,9 @@ program. Its scalar instructions become the statements their semantics generate
 time (semantics/vector_*.py). So a run interprets no instruction text or bits: a loop
 iteration is one call of one function.
 
+Vector closures are wrapped in their short-vector forms where they have one
+(smallvec.py: pure Python at small vl), unless tracing or with the fast paths off.
+
 Two variants of a block:
 - fast `fn()` -> next index: no cycle counter; the run loop adds the block's static
   cycles (and the misprediction penalty when the next block is not the predicted one).
@@ -20,7 +23,8 @@ Two variants of a block:
 A block that branches back to itself may also get a plan that runs many of its
 iterations in one step, with the same results and cycles (`Block.loop`): a
 contraction's multiply-add inner loop (loops.py) or the strips of a strip-mined
-elementwise loop (strips.py). The compiler records the timed variant's cycle
+elementwise loop (strips.py); any other self-looping block runs as one Python
+`while` loop (selfloop.py). The compiler records the timed variant's cycle
 accounting as data (`Block.tsteps`) so that those plans can replay it.
 """
 from __future__ import annotations

@@ -3,7 +3,9 @@
 The run loop calls one compiled function per basic block (compiler.py). A block runs
 its fast variant and adds its static cycles when nothing can make it wait, else its
 timed variant; a loop block with a plan (loops.py, strips.py) may run many iterations
-in one step (never past the instruction budget; not when tracing). Budgets are checked between blocks, every `check_every` instructions;
+in one step (never past the instruction budget; not when tracing), and any other
+block that branches back to itself runs as one Python loop up to the next budget
+check (selfloop.py). Budgets are checked between blocks, every `check_every` instructions;
 a block that would cross the instruction limit is re-run one instruction at a time up
 to it. Errors become a RunResult with the failing instruction, line, text, cycle and
 (for memory faults) address.
