@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import re
 
+from . import fpregs
+
 REG = re.compile(r"\b([xf])\[(\d+)\]")
 WRITE = re.compile(r"^\s*([xf])\[(\d+)\]\s*=")
 BARE = re.compile(r"\b[xf]\b(?!\[\d+\])")
@@ -45,12 +47,15 @@ def _localise(lines: list[str], cond: str):
     return [sub(line) for line in lines], sub(cond), loads, back
 
 
-def fast_source(body: list[str], cond: str, start: int, end: int) -> str:
+def fast_source(body: list[str], cond: str, start: int, end: int, floats=(), shadows=()) -> str:
     local = _localise(body, cond)
     if local is None:
         body_l, cond_l, loads, back = body, cond, [], "pass"
     else:
         body_l, cond_l, loads, back = local
+    if floats:                      # fpregs.py: these f registers as float locals gk
+        loads = loads + [f"g{k} = BF(f[{k}])" for k in floats] + [f"h{k} = BF(f[{k}])" for k in shadows]
+        back = "; ".join(([back] if back != "pass" else []) + [f"f[{k}] = FB(g{k})" for k in floats])
     inner = "\n".join("            " + line for line in body_l)
     head = "\n".join("    " + line for line in loads)
     return f"""def fast(n):
@@ -112,19 +117,41 @@ class SelfLoop:
     """The two loop functions of one self-looping block (the fast one only if the
     block has a fast variant); compiled on first use."""
 
-    __slots__ = ("comp", "blk", "body_fast", "body_timed", "cond", "_fast", "_timed")
+    __slots__ = ("comp", "blk", "body_fast", "body_timed", "cond", "_fast", "_timed", "floats", "_float")
 
     def __init__(self, comp, blk, body_fast, body_timed, cond):
         self.comp, self.blk, self.cond = comp, blk, cond
         self.body_fast, self.body_timed = body_fast, body_timed
-        self._fast = self._timed = None
+        self._fast = self._timed = self.floats = self._float = None
 
     def fast(self, n: int):
+        if self.floats is None:
+            self._float_variant()
+        if self.floats:
+            f = self.comp.s.f
+            if not any(fpregs.signaling(f[k]) for k in self.floats):
+                return self._float(n)
         if self._fast is None:
             b = self.blk
             source = fast_source(self.body_fast, self.cond, b.start, b.start + b.size)
             self._fast = self.comp._define(bind_globals(source, self.comp.ns), "fast")
         return self._fast(n)
+
+    def _float_variant(self) -> None:
+        """fpregs.py's variant, if the block has f registers only arithmetic writes."""
+        comp, b = self.comp, self.blk
+        parts = []
+        for k, pc in enumerate(range(b.start, b.start + b.size - 1)):      # the body, not the branch
+            code, d = comp.code_of(pc, k)
+            ins = comp.program.instrs[pc]
+            ops = {op.name: ins.ops.get(op.name, op.kind.default) for op in d.operands} if d else {}
+            parts.append((d.mnemonic if d else None, ops, pc, code))
+        self.floats, shadows = fpregs.float_registers(parts)
+        if self.floats:
+            comp.ns.update(fpregs.NAMES)
+            source = fast_source(fpregs.body(parts, self.floats, shadows), self.cond, b.start, b.start + b.size,
+                                 self.floats, shadows)
+            self._float = comp._define(bind_globals(source, comp.ns), "fast")
 
     def timed(self, T: int, R: int, n: int):
         if self._timed is None:
