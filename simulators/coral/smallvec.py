@@ -15,10 +15,11 @@ Each fast form is an optimisation of the instruction's semantics closure
   of vtype and vl for every instruction here);
 - floating point takes it only in the simple case: round to nearest even, every
   binary64 result finite below 2^127 and not tiny (exact zeros allowed), no NaN
-  operand for compares, minimum and maximum. binary64 then binary32 rounds add,
-  subtract and multiply correctly (53 >= 2 * 24 + 2), and NX, the only flag such
-  results can raise, is raised when the binary32 rounding or the binary64 sum
-  (TwoSum's error term) was inexact;
+  operand for compares, minimum and maximum, no zero divisor. binary64 then binary32
+  rounds add, subtract, multiply and divide correctly (53 >= 2 * 24 + 2), and NX,
+  the only flag such results can raise, is raised when the binary32 rounding or the
+  binary64 sum (TwoSum's error term) was inexact, or a quotient times the divisor
+  is not the dividend;
 - otherwise it returns False before writing anything, and the closure runs.
 The fast forms apply to any register group size; vl up to MAX_VL.
 """
@@ -107,16 +108,22 @@ def fits(x: float) -> bool:
 # --- floating-point element-wise -------------------------------------------------------
 
 ARITH = {"vfadd": lambda a, b: a + b, "vfsub": lambda a, b: a - b, "vfrsub": lambda a, b: b - a,
-         "vfmul": lambda a, b: a * b}
+         "vfmul": lambda a, b: a * b, "vfdiv": lambda a, b: a / b, "vfrdiv": lambda a, b: b / a}
 # the two addends of each sum (for its rounding error); products are exact in binary64
 ADDENDS = {"vfadd": lambda a, b: (a, b), "vfsub": lambda a, b: (a, -b), "vfrsub": lambda a, b: (b, -a)}
+# dividend and divisor of each quotient
+QUOTIENT = {"vfdiv": lambda a, b: (a, b), "vfrdiv": lambda a, b: (b, a)}
 
 
-def inexact(L, x: float, addends=None) -> bool:
+def inexact(L, x: float, addends=None, quotient=None) -> bool:
     """Whether binary32 rounding of the exact result changes it: x (binary64) is not a
-    binary32 value, or x is a rounded sum of `addends` (TwoSum's error term)."""
+    binary32 value, or x is a rounded sum of `addends` (TwoSum's error term), or the
+    binary32 quotient r of `quotient` = (n, d) has r * d != n (exact in binary64)."""
     L.flt[0] = x
-    if L.flt[0] != x:
+    r = L.flt[0]
+    if quotient is not None:
+        return r * quotient[1] != quotient[0]
+    if r != x:
         return True
     if addends is None:
         return False
@@ -138,6 +145,7 @@ def _minmax(a: float, b: float, take_max: bool):
 def _binary(name: str, form: str):
     arith = ARITH.get(name)
     addends = ADDENDS.get(name)
+    quotient = QUOTIENT.get(name)
     take_max = name == "vfmax"
 
     def make(s, ops):
@@ -156,6 +164,8 @@ def _binary(name: str, form: str):
             e = s.VLENB >> 2
             a = F[vs2 * e:vs2 * e + vl].tolist()
             b = second(L, s, form, vs1, rs1, vl)
+            if quotient is not None and 0.0 in (b if name == "vfdiv" else a):
+                return False                     # division by zero: the closure raises DZ or NV
             if vm and arith is not None:
                 out = [arith(x, y) for x, y in zip(a, b)]
                 for x in out:
@@ -164,7 +174,7 @@ def _binary(name: str, form: str):
                         return False
                 if not nx:
                     for i, x in enumerate(out):
-                        if inexact(L, x, addends and addends(a[i], b[i])):
+                        if inexact(L, x, addends and addends(a[i], b[i]), quotient and quotient(a[i], b[i])):
                             nx = NX
                             break
                 write(L, s, F, 32, vd, vl, out, 1, -1, nregs(s))
@@ -178,7 +188,8 @@ def _binary(name: str, form: str):
                         x = arith(a[i], b[i])
                         if not fits(x):
                             return False
-                        if not nx and inexact(L, x, addends and addends(a[i], b[i])):
+                        if not nx and inexact(L, x, addends and addends(a[i], b[i]),
+                                              quotient and quotient(a[i], b[i])):
                             nx = NX
                     else:
                         x = _minmax(a[i], b[i], take_max)

@@ -72,7 +72,8 @@ SHORT_OPS = ["vfadd.vv", "vfsub.vv", "vfmul.vv", "vfmin.vv", "vfmax.vv", "vfadd.
              "vfmul.vf", "vfmin.vf", "vmflt.vv", "vmfle.vv", "vmfeq.vv", "vmfne.vf", "vmfgt.vf",
              "vslidedown.vi", "vslidedown.vx", "vslide1up.vx", "vslide1down.vx", "vfslide1up.vf",
              "vfslide1down.vf", "vfredusum.vs", "vfmacc.vv", "vfnmsac.vf", "vfmadd.vv", "vfnmadd.vf",
-             "vadd.vv", "vsub.vx", "vrsub.vi", "vxor.vv", "vmul.vx", "vand.vi"]
+             "vadd.vv", "vsub.vx", "vrsub.vi", "vxor.vv", "vmul.vx", "vand.vi", "vfdiv.vv", "vfrdiv.vf",
+             "vfdiv.vf"]
 
 
 def short_vector_loop(seed: int) -> str:
@@ -161,6 +162,7 @@ def test_short_vector_loops_agree(seed, agnostic_ones):
     ("nan", "1.0", "vmflt.vv"), ("3.0e38", "3.0e38", "vfadd.vv"), ("1e-38", "0.5", "vfmul.vv"),
     ("1.000244140625", "1e-30", "vfmacc.vv"), ("1.000244140625", "-1e-30", "vfmacc.vv"),   # a*a+b: midpoints
     ("1.000244140625", "0.0", "vfmacc.vv"), ("-0.0", "0.0", "vfmacc.vv"),
+    ("3.0", "1.5", "vfdiv.vv"), ("1.0", "3.0", "vfdiv.vv"), ("1.0", "0.0", "vfdiv.vv"), ("0.0", "-0.0", "vfdiv.vv"),
 ])
 def test_short_vector_edge_values_agree(a, b, op):
     source = f"""
