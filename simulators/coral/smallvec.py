@@ -214,7 +214,7 @@ def _compare(name: str, form: str):
 
     def make(s, ops):
         L = lanes(s)
-        F, B, fc = L.F, L.B, s.fc
+        F, fc = L.F, s.fc
         vd, vs2, vm = ops["vd"], ops["vs2"], ops["vm"]
         vs1, rs1 = ops.get("vs1"), ops.get("rs1")
 
@@ -233,16 +233,58 @@ def _compare(name: str, form: str):
                         return False
                     if op(x, y):
                         bits |= 1 << i
-            n = s.VLENB
-            old = int.from_bytes(B[vd * n:(vd + 1) * n], "little")
-            inactive = ((1 << vl) - 1) & ~act
-            keep = 0 if (s.vma and s.agnostic_ones) else old & inactive
-            new = bits | keep | (inactive if s.vma and s.agnostic_ones else 0)
-            if s.agnostic_ones:
-                new |= ((1 << (8 * n)) - 1) ^ ((1 << vl) - 1)
-            else:
-                new |= old & ~((1 << vl) - 1)
-            B[vd * n:(vd + 1) * n] = new.to_bytes(n, "little")
+            write_mask(L, s, vd, vl, bits, act)
+            return True
+        return fast
+    return make
+
+
+def write_mask(L, s, vd: int, vl: int, bits: int, act: int) -> None:
+    """put_mask() of vector_core: result bits (active ones) into mask register vd;
+    inactive bits follow the mask policy, bits vl.. are set (agnostic) or kept."""
+    n, B = s.VLENB, L.B
+    old = int.from_bytes(B[vd * n:(vd + 1) * n], "little")
+    inactive = ((1 << vl) - 1) & ~act
+    keep = 0 if (s.vma and s.agnostic_ones) else old & inactive
+    new = bits | keep | (inactive if s.vma and s.agnostic_ones else 0)
+    if s.agnostic_ones:
+        new |= ((1 << (8 * n)) - 1) ^ ((1 << vl) - 1)
+    else:
+        new |= old & ~((1 << vl) - 1)
+    B[vd * n:(vd + 1) * n] = new.to_bytes(n, "little")
+
+
+INT_COMPARE = {"vmseq": (False, lambda a, b: a == b), "vmsne": (False, lambda a, b: a != b),
+               "vmsltu": (False, lambda a, b: a < b), "vmslt": (True, lambda a, b: a < b),
+               "vmsleu": (False, lambda a, b: a <= b), "vmsle": (True, lambda a, b: a <= b),
+               "vmsgtu": (False, lambda a, b: a > b), "vmsgt": (True, lambda a, b: a > b)}
+
+
+def _int_compare(name: str, form: str):
+    signed, op = INT_COMPARE[name]
+
+    def make(s, ops):
+        L = lanes(s)
+        vd, vs2, vm = ops["vd"], ops["vs2"], ops["vm"]
+        vs1, rs1, imm = ops.get("vs1"), ops.get("rs1"), ops.get("imm")
+
+        def fast(vl: int) -> bool:
+            sew = s.sew
+            V = L.U[sew]
+            e = s.VLENB * 8 // sew
+            ones, half = L.ones[sew], 1 << (sew - 1)
+            a = V[vs2 * e:vs2 * e + vl].tolist()
+            b = V[vs1 * e:vs1 * e + vl].tolist() if form == "vv" else \
+                [(s.x[rs1] if form == "vx" else imm) & ones] * vl
+            if signed:
+                a = [(x ^ half) - half for x in a]
+                b = [(y ^ half) - half for y in b]
+            act = (1 << vl) - 1 if vm else active(L, s, vl)
+            bits = 0
+            for i in range(vl):
+                if act >> i & 1 and op(a[i], b[i]):
+                    bits |= 1 << i
+            write_mask(L, s, vd, vl, bits, act)
             return True
         return fast
     return make
@@ -506,6 +548,9 @@ for _name in FMA:
 for _name in INT:
     for _form in ("vv", "vx", "vi"):
         SMALL[f"{_name}.{_form}"] = _int(_name, _form)
+for _name in INT_COMPARE:
+    for _form in ("vv", "vx", "vi"):
+        SMALL[f"{_name}.{_form}"] = _int_compare(_name, _form)
 for _name in ARITH.keys() | {"vfmin", "vfmax"}:
     for _form in ("vv", "vf"):
         SMALL[f"{_name}.{_form}"] = _binary(_name, _form)

@@ -73,7 +73,7 @@ SHORT_OPS = ["vfadd.vv", "vfsub.vv", "vfmul.vv", "vfmin.vv", "vfmax.vv", "vfadd.
              "vslidedown.vi", "vslidedown.vx", "vslide1up.vx", "vslide1down.vx", "vfslide1up.vf",
              "vfslide1down.vf", "vfredusum.vs", "vfmacc.vv", "vfnmsac.vf", "vfmadd.vv", "vfnmadd.vf",
              "vadd.vv", "vsub.vx", "vrsub.vi", "vxor.vv", "vmul.vx", "vand.vi", "vfdiv.vv", "vfrdiv.vf",
-             "vfdiv.vf"]
+             "vfdiv.vf", "vmseq.vv", "vmsltu.vx", "vmslt.vv", "vmsle.vi", "vmsgtu.vi", "vmsgt.vx", "vmsne.vi"]
 
 
 def short_vector_loop(seed: int) -> str:
@@ -121,6 +121,11 @@ def short_vector_loop(seed: int) -> str:
             g = lambda: lmul * rng.randrange(1, 32 // lmul)     # noqa: E731 (not v0)
             vd, a, b = g(), g(), g()
             mask = ", v0.t" if rng.random() < 0.4 else ""
+            if op.startswith("vms"):
+                vd = rng.randrange(32) if mask == "" else vd
+                src = {"vv": f"v{b}", "vx": f"x{rng.randrange(5, 8)}", "vi": str(rng.randrange(-16, 16))}[op[-2:]]
+                out.append(f"{op} v{vd}, v{a}, {src}{mask}")
+                continue
             if op.startswith(("vmf", "vmfgt")):
                 vd = rng.randrange(32) if mask == "" else vd
                 out.append(f"{op} v{vd}, v{a}, {'v' + str(b) if op.endswith('vv') else 'f' + str(rng.randrange(8))}{mask}")
