@@ -239,6 +239,17 @@ def _compare(name: str, form: str):
     return make
 
 
+def int_operands(L, s, form: str, vs2: int, vs1, rs1, imm, vl: int):
+    """(the SEW view, vs2's elements, the second operand's) of a .vv / .vx / .vi form,
+    unsigned SEW-bit ints."""
+    V = L.U[s.sew]
+    e = s.VLENB * 8 // s.sew
+    a = V[vs2 * e:vs2 * e + vl].tolist()
+    if form == "vv":
+        return V, a, V[vs1 * e:vs1 * e + vl].tolist()
+    return V, a, [(s.x[rs1] if form == "vx" else imm) & L.ones[s.sew]] * vl
+
+
 def write_mask(L, s, vd: int, vl: int, bits: int, act: int) -> None:
     """put_mask() of vector_core: result bits (active ones) into mask register vd;
     inactive bits follow the mask policy, bits vl.. are set (agnostic) or kept."""
@@ -270,12 +281,8 @@ def _int_compare(name: str, form: str):
 
         def fast(vl: int) -> bool:
             sew = s.sew
-            V = L.U[sew]
-            e = s.VLENB * 8 // sew
-            ones, half = L.ones[sew], 1 << (sew - 1)
-            a = V[vs2 * e:vs2 * e + vl].tolist()
-            b = V[vs1 * e:vs1 * e + vl].tolist() if form == "vv" else \
-                [(s.x[rs1] if form == "vx" else imm) & ones] * vl
+            half = 1 << (sew - 1)
+            _, a, b = int_operands(L, s, form, vs2, vs1, rs1, imm, vl)
             if signed:
                 a = [(x ^ half) - half for x in a]
                 b = [(y ^ half) - half for y in b]
@@ -458,16 +465,9 @@ def _int(name: str, form: str):
 
         def fast(vl: int) -> bool:
             sew = s.sew
-            V = L.U[sew]
-            e = s.VLENB * 8 // sew
             ones = L.ones[sew]
-            a = V[vs2 * e:vs2 * e + vl].tolist()
-            if form == "vv":
-                b = V[vs1 * e:vs1 * e + vl].tolist()
-                out = [fn(x, y) & ones for x, y in zip(a, b)]
-            else:
-                y = (s.x[rs1] if form == "vx" else imm) & ones
-                out = [fn(x, y) & ones for x in a]
+            V, a, b = int_operands(L, s, form, vs2, vs1, rs1, imm, vl)
+            out = [fn(x, y) & ones for x, y in zip(a, b)]
             write(L, s, V, sew, vd, vl, out, vm, -1 if vm else active(L, s, vl), nregs(s))
             return True
         return fast
