@@ -141,6 +141,7 @@ BENCHMARKS = {
     "model": ("simulators.plena.bench", "plena functional model: instructions/s, MACs/s, traced slowdown"),
     "coral-model": ("simulators.coral.bench", "coral functional model: scalar and vector instructions/s, loop throughput, traced slowdown, one C5 cell"),
     "aie-model": ("simulators.aie.bench", "aie functional model: bundles/s per loop kind, MACs/s, traced slowdown, Level-1 suite time"),
+    "speed": ("simulators.speed", "every functional model on scalar, irregular vector and wide vector workload classes: instructions (bundles)/s, fast paths on and off"),
     "suite": ("workbench.suite", "wall time of the plena Level-1 baseline suite"),
     "store": ("workbench.store.bench", "trace store write rate (events/s)"),
     "agent": ("workbench.agent.bench", "agent loop overhead per step, without the model"),

@@ -49,6 +49,11 @@ LOOPS = {
     ENDLOOP
     VSRS.BF16 x8, acc0""",
 }
+# Workload classes of `kernelcraft bench speed` (simulators/speed.py): (what, source, trips).
+SPEED = {
+    "scalar": ("scalar bundles (add, mul, moves; zero-overhead loop)", LOOPS["scalar"], 20_000),
+    "vector": ("vector bundles (load, upshift, multiply, exp, add, shift-round, store)", LOOPS["vector"], 5_000),
+}
 MACS_PER_ITERATION = {"vmmac": 4 * 256}
 
 

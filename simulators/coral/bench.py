@@ -117,6 +117,86 @@ bmat: .float """ + ", ".join(f"{0.02 * k - 0.3:.4f}" for k in range(64)) + """
     .zero 32768
 """
 OUTER_VECTOR, OUTER_VL, OUTER_COUNT = 4, 32, 256
+# Workload classes of `kernelcraft bench speed` (simulators/speed.py): shapes an agent
+# writes, not only the baselines' loops. Each: (what, source with {n}, loop trips).
+SPEED = {
+    "scalar-int": ("scalar integer loop (add, mul, lw, sw, branch)", SCALAR, 200_000),
+    "scalar-fp32": ("scalar fmadd.s loop (4 fmadd.s, fadd.s, fmul.s, branch)", """
+    la s0, vals
+    flw fa0, 0(s0)
+    flw fa1, 4(s0)
+    flw fa2, 8(s0)
+    li a0, {n}
+loop:
+    fmadd.s fa3, fa0, fa1, fa3
+    fmadd.s fa4, fa1, fa2, fa4
+    fnmsub.s fa5, fa3, fa2, fa5
+    fmsub.s fa6, fa4, fa0, fa6
+    fadd.s fa7, fa3, fa4
+    fmul.s ft0, fa7, fa2
+    addi a0, a0, -1
+    bnez a0, loop
+    ebreak
+    .data
+vals: .float 1.25, 0.7071, 0.001953
+""", 50_000),
+    "vector-irregular": ("e32 m1 loop: vslidedown, vmflt, masked vfadd, vfredusum, vfslide1up, vfmin", """
+    vsetivli t0, 4, e32, m1, ta, mu
+    la s0, vals
+    vle32.v v1, (s0)
+    addi s1, s0, 16
+    vle32.v v2, (s1)
+    vmv.v.i v6, 0
+    flw fa0, 32(s0)
+    li a0, {n}
+loop:
+    vslidedown.vi v3, v1, 1
+    vmflt.vv v0, v3, v2
+    vfadd.vv v4, v1, v3, v0.t
+    vfredusum.vs v5, v4, v6
+    vfslide1up.vf v6, v4, fa0
+    vfmin.vv v1, v6, v2
+    addi a0, a0, -1
+    bnez a0, loop
+    ebreak
+    .data
+vals: .float 0.5, 1.5, 2.25, 0.125, 3.0, 1.0, 2.5, 4.0, 0.375
+""", 5_000),
+    "vfmacc-m1": ("e32 m1 vfmacc loop", """
+    vsetivli t0, 4, e32, m1, ta, ma
+    la s0, vals
+    vle32.v v1, (s0)
+    vle32.v v2, (s0)
+    flw fa0, 0(s0)
+    li a0, {n}
+loop:
+    vfmacc.vv v8, v1, v2
+    vfmacc.vf v9, fa0, v1
+    vfmacc.vv v10, v2, v1
+    vfmacc.vf v11, fa0, v2
+    addi a0, a0, -1
+    bnez a0, loop
+    ebreak
+    .data
+vals: .float 0.5, 1.5, 2.25, 0.125
+""", 20_000),
+    "vfmacc-m8": ("e32 m8 vfmacc loop (vl = 32: 32 multiply-adds per vfmacc)", """
+    vsetvli t0, zero, e32, m8, ta, ma
+    la s0, vals
+    vle32.v v0, (s0)
+    vle32.v v8, (s0)
+    flw fa0, 0(s0)
+    li a0, {n}
+loop:
+    vfmacc.vv v16, v0, v8
+    vfmacc.vf v24, fa0, v0
+    addi a0, a0, -1
+    bnez a0, loop
+    ebreak
+    .data
+vals: .float """ + ", ".join(f"{0.01 * k + 0.25:.4f}" for k in range(32)) + """
+""", 20_000),
+}
 # Loop trip counts: plain runs, traced runs (which keep every step in memory).
 SIZES = {"scalar": (250_000, 20_000), "vector": (2_000, 200)}
 THROUGHPUT = {"strips": 64, "outer": 64}      # repetitions of each loop

@@ -7,6 +7,9 @@ program. Its scalar instructions become the statements their semantics generate
 time (semantics/vector_*.py). So a run interprets no instruction text or bits: a loop
 iteration is one call of one function.
 
+Vector closures are wrapped in their short-vector forms where they have one
+(smallvec.py: pure Python at small vl), unless tracing or with the fast paths off.
+
 Two variants of a block:
 - fast `fn()` -> next index: no cycle counter; the run loop adds the block's static
   cycles (and the misprediction penalty when the next block is not the predicted one).
@@ -20,7 +23,8 @@ Two variants of a block:
 A block that branches back to itself may also get a plan that runs many of its
 iterations in one step, with the same results and cycles (`Block.loop`): a
 contraction's multiply-add inner loop (loops.py) or the strips of a strip-mined
-elementwise loop (strips.py). The compiler records the timed variant's cycle
+elementwise loop (strips.py); any other self-looping block runs as one Python
+`while` loop (selfloop.py). The compiler records the timed variant's cycle
 accounting as data (`Block.tsteps`) so that those plans can replay it.
 """
 from __future__ import annotations
@@ -29,11 +33,12 @@ from dataclasses import dataclass, field
 
 from simulators.core.errors import SimError
 
-from . import fp32
+from . import fp32, smallvec
 from .semantics import SCALAR, VECTOR, Code
 from .semantics.system import System, div_s, div_u, rem_s, rem_u
 from .state import M, CoralState, fault
 from .loops import LoopPlan
+from .selfloop import SelfLoop
 from .strips import StripPlan
 from .timing import LOAD, STORE, VectorTiming
 
@@ -60,11 +65,14 @@ class Block:
     tsteps: list | None = field(default_factory=list)
     tails: tuple = ()            # (taken, fall) cycles a branch ending the block adds
     loop: object = None          # a LoopPlan if the block is a loop loops.py runs whole
+    sloop: object = None         # a SelfLoop if the block branches back to itself (selfloop.py)
 
 
 class Compiler:
-    def __init__(self, program, state: CoralState, timing: VectorTiming, cfg, isa, traced: bool = False):
+    def __init__(self, program, state: CoralState, timing: VectorTiming, cfg, isa, traced: bool = False,
+                 fast: bool = True):
         self.program, self.s, self.cfg, self.isa, self.traced = program, state, cfg, isa, traced
+        self.fast = fast and not traced       # short-vector forms (smallvec.py) allowed
         self.timing = timing
         self.n = len(program.instrs)
         self.penalty = cfg.BRANCH_PENALTY
@@ -80,7 +88,7 @@ class Compiler:
             "fadd": fp32.fadd, "fsub": fp32.fsub, "fmul": fp32.fmul, "fdiv": fp32.fdiv,
             "fsqrt": fp32.fsqrt, "fma": fp32.fma, "fmin": fp32.fmin, "fcompare": fp32.fcompare,
             "fclass": fp32.fclass, "fcvt_to_int": fp32.fcvt_to_int, "fcvt_from_int": fp32.fcvt_from_int,
-            "ILLEGAL": self.illegal,
+            "ILLEGAL": self.illegal, "SimError": SimError,
         }
         self.blocks: dict[int, Block] = {}
 
@@ -111,6 +119,8 @@ class Compiler:
         if gen is not None:
             return gen(mnemonic=d.mnemonic, pc=pc, addr=4 * pc, traced=self.traced, k=k, **ops), d
         closure = VECTOR[d.mnemonic](self.s, ops, pc, self.cfg.cycles(d.timing))
+        if self.fast:
+            closure = smallvec.wrap(d.mnemonic, self.s, ops, closure)
         self.ns[f"V{pc}"] = closure
         call = f"T = VQ(T, V{pc}(), {MEM_KIND.get(d.timing, 0)})"
         lines = [call] + (["T = DRAIN(T)"] if d.unit == "vmove" else [])
@@ -158,6 +168,7 @@ class Compiler:
                 pending += cost
             t += cost
         end = start + blk.size
+        body_fast, body_timed = list(fast), list(timed)
         blk.cost = t
         blk.predicted = end
         if flow is None:
@@ -173,6 +184,7 @@ class Compiler:
         if flow is not None and flow[0].flow == "branch" and flow[0].target == start and not self.traced:
             args = (self.program.instrs, start, blk.size, self.cfg, self.isa, self.s, self.timing, blk.tsteps)
             blk.loop = LoopPlan.recognise(*args, *blk.tails) or StripPlan.recognise(*args, blk.tails)
+            blk.sloop = SelfLoop(self, blk, body_fast if not timed_only else None, body_timed, flow[0].cond)
         if not timed_only:
             blk.fn = self._define("def fn():\n    " + "\n    ".join(fast) + "\n", "fn")
         if self.traced or timed_only:

@@ -138,7 +138,45 @@ def _sum(s: float, e: float, rm: int, a_neg: bool, b_neg: bool) -> tuple[int, in
     return round_f32(_round_odd(s, e), rm)
 
 
+# --- the common case first: nearest even, a normal result well inside the range -------
+# (the exact paths below decide everything else). Only NX can be raised then: it is
+# raised when the binary32 rounding or the binary64 operation (TwoSum's error term)
+# was inexact. A binary64 sum or fma on a binary32 midpoint is left to the exact path
+# (its double rounding may break the tie the wrong way).
+
+BIG = 2.0 ** 127
+
+
+def _simple(s: float, e: float):
+    """(bits, flags) of binary64 s (+ exact error e) rounded to nearest even, or None
+    outside the simple case."""
+    ax = abs(s)
+    if not TINY <= ax < BIG:                       # zero, tiny, huge, inf or NaN
+        return None
+    _buf[0] = s
+    r = _buf[0]
+    if r == s:
+        return _bits[0], (NX if e else 0)
+    if e:
+        o = s + (s - r)                            # the other neighbour if s is a midpoint
+        _buf[0] = o
+        if _buf[0] == o:
+            return None
+        _buf[0] = s
+    return _bits[0], NX
+
+
 def fadd(a: int, b: int, rm: int) -> tuple[int, int]:
+    if not rm:
+        _bits[0] = a
+        x = _buf[0]
+        _bits[0] = b
+        y = _buf[0]
+        s = x + y
+        bb = s - x
+        out = _simple(s, (x - (s - bb)) + (y - bb))
+        if out is not None:
+            return out
     x, y = to_float(a), to_float(b)
     if is_nan(a) or is_nan(b):
         return _nan_result(0, a, b)
@@ -155,6 +193,13 @@ def fsub(a: int, b: int, rm: int) -> tuple[int, int]:
 
 
 def fmul(a: int, b: int, rm: int) -> tuple[int, int]:
+    if not rm:
+        _bits[0] = a
+        x = _buf[0]
+        _bits[0] = b
+        out = _simple(x * _buf[0], 0.0)             # binary32 products are exact in binary64
+        if out is not None:
+            return out
     if is_nan(a) or is_nan(b):
         return _nan_result(0, a, b)
     x, y = to_float(a), to_float(b)
@@ -195,6 +240,22 @@ def fsqrt(a: int, rm: int) -> tuple[int, int]:
 
 def fma(a: int, b: int, c: int, rm: int, negate_product: bool = False, negate_addend: bool = False) -> tuple[int, int]:
     """(+-a * b) +- c, rounded once."""
+    if not rm:
+        _bits[0] = a
+        x = _buf[0]
+        _bits[0] = b
+        p = x * _buf[0]
+        _bits[0] = c
+        z = _buf[0]
+        if negate_product:
+            p = -p
+        if negate_addend:
+            z = -z
+        s = p + z
+        bb = s - p
+        out = _simple(s, (p - (s - bb)) + (z - bb))
+        if out is not None:
+            return out
     x, y, z = to_float(a), to_float(b), to_float(c)
     flags = 0
     if (math.isinf(x) and y == 0 and not is_nan(b)) or (math.isinf(y) and x == 0 and not is_nan(a)):

@@ -3,7 +3,9 @@
 The run loop calls one compiled function per basic block (compiler.py). A block runs
 its fast variant and adds its static cycles when nothing can make it wait, else its
 timed variant; a loop block with a plan (loops.py, strips.py) may run many iterations
-in one step (never past the instruction budget; not when tracing). Budgets are checked between blocks, every `check_every` instructions;
+in one step (never past the instruction budget; not when tracing), and any other
+block that branches back to itself runs as one Python loop up to the next budget
+check (selfloop.py). Budgets are checked between blocks, every `check_every` instructions;
 a block that would cross the instruction limit is re-run one instruction at a time up
 to it. Errors become a RunResult with the failing instruction, line, text, cycle and
 (for memory faults) address.
@@ -99,7 +101,8 @@ class _Run:
                            f"holds ITCM_SIZE = {cfg.ITCM_SIZE} bytes: shorten it (use loops)")
         self.state.load_program_data(p.data)
         self.state.load_image(image)
-        self.compiler = Compiler(p, self.state, self.timing, cfg, self.isa, self.trace is not None)
+        self.compiler = Compiler(p, self.state, self.timing, cfg, self.isa, self.trace is not None,
+                                 self.budget.fast)
 
     def where(self, pc: int, cycle: int, retired: int) -> Where:
         ins = self.program.instrs
@@ -152,6 +155,9 @@ class _Run:
                         pc = nxt
                         continue
                 fn = blk.fn
+                if fast and blk.sloop is not None and retired + 2 * size <= check_at:
+                    t, retired, pc = self.self_loop(blk, t, retired, (check_at - retired) // size)
+                    continue
                 if fast and fn is not None and (not blk.mem or t >= timing.mem_end):
                     nxt = fn()
                     t += blk.cost
@@ -172,6 +178,8 @@ class _Run:
                     break
                 pc = nxt
         except SimError as e:
+            if getattr(e, "loop_start", None) is not None:
+                t, retired = e.loop_start
             if e.where.index >= 0 and blk is not None and not e.where.line:
                 k = e.where.index - blk.start
                 cycle = t + (blk.prefix[k] if 0 <= k < len(blk.prefix) else 0)
@@ -183,6 +191,29 @@ class _Run:
             return "error", e
         self.t, self.retired = t, retired
         return stop, None
+
+    def self_loop(self, blk, t: int, retired: int, n: int) -> tuple[int, int, int]:
+        """Up to n iterations of a block that branches to itself, in one call
+        (selfloop.py): (cycle, retired, next index) after them, as block by block."""
+        pc, size = blk.start, blk.size
+        untimed = blk.fn is not None and (not blk.mem or t >= self.timing.mem_end)
+        try:
+            if untimed:
+                i, nxt = blk.sloop.fast(n)
+                t += i * blk.cost
+                if nxt != pc:
+                    t += blk.penalty
+            else:
+                i, nxt, t = blk.sloop.timed(t, retired, n)
+        except SimError as e:        # the failing iteration's start, for execute's accounting
+            done = getattr(e, "done", 0)
+            self.hits[pc] = self.hits.get(pc, 0) + done
+            e.loop_start = (t + done * blk.cost if untimed else e.T0, retired + done * size)
+            raise
+        if nxt != pc:
+            self.penalties += blk.penalty
+        self.hits[pc] = self.hits.get(pc, 0) + i
+        return t, retired + i * size, nxt
 
     def creep(self, pc: int, t: int, retired: int, count: int) -> tuple[int, int, int]:
         """Run `count` instructions from pc one by one (a budget ends inside a block)."""

@@ -13,10 +13,10 @@ class Budget:
     wall_seconds: float = 60.0
     # How many instructions between wall-clock checks (a clock read per step is costly).
     check_every: int = 4096
-    # False: every fast path off (plena's back-to-back blocks, coral's loop plans and
-    # untimed block variants, aie's fast-forwarded loops, merged bundle runs and deferred
-    # accumulates); each instruction goes through the timing path as when tracing, without
-    # recording. Results must be identical either way (tests/simulators/test_fast_parity.py).
+    # False: every fast path off (plena's back-to-back blocks, coral's loop plans, self
+    # loops, short-vector forms and untimed block variants, aie's fast-forwarded loops,
+    # merged bundle runs and deferred accumulates); each instruction goes through the
+    # timing path as when tracing, without recording. Results must be identical either way (tests/simulators/test_fast_parity.py).
     fast: bool = True
 
     def __post_init__(self):

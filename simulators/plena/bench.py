@@ -42,6 +42,11 @@ MATMUL = """
     C_LOOP_END gp1
     M_MM_WO gp0, gp0, 0
 """
+# Workload classes of `kernelcraft bench speed` (simulators/speed.py): (what, source, trips).
+SPEED = {
+    "scalar": ("scalar loop (integer, fp, loads, stores, hardware loop)", SCALAR, 50_000),
+    "vector": ("vector loop (add, mul, exp, sum, sub, max on VLEN lanes)", VECTOR, 2_000),
+}
 # Loop trip counts: plain runs, traced runs (which keep every step in memory).
 SIZES = {"scalar": (100_000, 10_000), "vector": (3_000, 300), "matmul": (3_000, 300)}
 

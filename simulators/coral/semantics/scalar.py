@@ -194,7 +194,7 @@ def _csr(mnemonic, rd, csr, pc, k, rs1=None, uimm=None, **_):
 
 def _rm(rm: int, pc: int) -> str:
     """The rounding mode expression: a constant, or frm checked at run time (dyn)."""
-    return str(rm) if rm != 7 else f"FRM({pc})"
+    return str(rm) if rm != 7 else f"(fc[1] if fc[1] < 5 else FRM({pc}))"     # FRM: the reserved-frm error
 
 
 def _fp(rd_set: str, call: str) -> list[str]:

@@ -185,3 +185,17 @@ def test_vector_nan_results_are_canonical():
     out, fl = fp32.vadd(a, b, 0, 0)
     assert out.tolist() == [0x7FC00000] * 3 and fl & NV
     assert math.isnan(value(int(out[0])))
+
+
+def test_fma_sums_that_binary64_rounds_onto_a_binary32_midpoint():
+    # (1 + 2^-12)^2 = 1 + 2^-11 + 2^-24 is a binary32 midpoint; an addend far below it is
+    # lost in the binary64 sum, so rounding that sum to nearest even breaks the tie the
+    # wrong way half the time: the result must follow the exact value's side.
+    a = 0x3F800800                                           # 1 + 2^-12
+    for c in (0x1B800000, 0x9B800000, 0x2F800000, 0xAF800000, 0):  # +-2^-72, +-2^-32, 0
+        for neg_p, neg_c in ((False, False), (True, False), (False, True), (True, True)):
+            got = fp32.fma(a, a, c, fp32.RNE, neg_p, neg_c)
+            exact_value = (-1 if neg_p else 1) * exact(a) * exact(a) + (-1 if neg_c else 1) * exact(c)
+            assert got == reference(exact_value, fp32.RNE), (hex(c), neg_p, neg_c)
+    # and a sum of addends 2^100 apart: inexact although the binary64 sum is a binary32 value
+    assert fp32.fadd(0x3FC00000, 0x0DA24260, fp32.RNE) == (0x3FC00000, NX)

@@ -1,0 +1,162 @@
+"""A block that branches back to itself, translated into one Python `while` loop.
+
+Whatever the block holds, a run of its iterations then costs one call instead of one
+run-loop step per iteration. Derived from the block's own generated code, so any
+loop shape gets it (not a list of known shapes); the loop plans of loops.py and
+strips.py still go first where they apply.
+
+Two variants, like the block's:
+- `fast(n)` -> (iterations, next index): the fast variant's statements in a loop,
+  with the x and f registers the block names held in local variables (written back
+  on every exit, including an error). Used where the block's fast variant would be:
+  no vector instruction, so nothing in the loop can change the vector timing state
+  that allowed it. Each iteration costs the block's static cycles; the run loop adds
+  them (and the exit's misprediction penalty).
+- `timed(T, R, n)` -> (iterations, next index, T): the timed variant's statements in
+  a loop, T carried from iteration to iteration exactly as the run loop would carry
+  it. Registers stay in the state (vector closures read them).
+
+Both stop after `n` iterations (the run loop passes what is left before its next
+budget check) or when the branch falls through. An error in iteration i leaves the
+registers as the block-by-block run would and carries `done` = i - 1 whole
+iterations (and the timed variant's `T0`, T at the start of iteration i) for the
+run loop's accounting.
+"""
+from __future__ import annotations
+
+import re
+
+from . import fpregs
+
+REG = re.compile(r"\b([xf])\[(\d+)\]")
+WRITE = re.compile(r"^\s*([xf])\[(\d+)\]\s*=")
+BARE = re.compile(r"\b[xf]\b(?!\[\d+\])")
+
+
+def _localise(lines: list[str], cond: str):
+    """Statements and condition with x[k]/f[k] as locals xk/fk; the loads before the
+    loop and the write-backs; or None if the code names the register lists otherwise."""
+    text = "\n".join(lines + [cond])
+    if BARE.search(text):
+        return None
+    names = sorted(set(REG.findall(text)), key=lambda r: (r[0], int(r[1])))
+    written = sorted({m.groups() for line in lines if (m := WRITE.match(line))}, key=lambda r: (r[0], int(r[1])))
+    sub = lambda s: REG.sub(lambda m: "0" if m.group(0) == "x[0]" else f"{m.group(1)}{m.group(2)}", s)
+    loads = [f"{r}{k} = {r}[{k}]" for r, k in names if (r, k) != ("x", "0")]
+    back = "; ".join(f"{r}[{k}] = {r}{k}" for r, k in written if (r, k) != ("x", "0")) or "pass"
+    return [sub(line) for line in lines], sub(cond), loads, back
+
+
+def fast_source(body: list[str], cond: str, start: int, end: int, floats=(), shadows=()) -> str:
+    local = _localise(body, cond)
+    if local is None:
+        body_l, cond_l, loads, back = body, cond, [], "pass"
+    else:
+        body_l, cond_l, loads, back = local
+    if floats:                      # fpregs.py: these f registers as float locals gk
+        loads = loads + [f"g{k} = BF(f[{k}])" for k in floats] + [f"h{k} = BF(f[{k}])" for k in shadows]
+        back = "; ".join(([back] if back != "pass" else []) + [f"f[{k}] = FB(g{k})" for k in floats])
+    inner = "\n".join("            " + line for line in body_l)
+    head = "\n".join("    " + line for line in loads)
+    return f"""def fast(n):
+{head}
+    i = 0
+    try:
+        while True:
+            i += 1
+{inner}
+            if not ({cond_l}):
+                {back}
+                return i, {end}
+            if i >= n:
+                {back}
+                return i, {start}
+    except SimError as e:
+        {back}
+        e.done = i - 1
+        raise
+"""
+
+
+def timed_source(body: list[str], cond: str, start: int, end: int, size: int, taken: int, fall: int) -> str:
+    inner = "\n".join("            " + line for line in body)
+    uses_r = re.search(r"\bR\b", "\n".join(body)) is not None
+    r_line = f"            R = R0 + {size} * i\n" if uses_r else ""
+    return f"""def timed(T, R0, n):
+    i = 0
+    try:
+        while True:
+            T0 = T
+{r_line}            i += 1
+{inner}
+            if not ({cond}):
+                return i, {end}, T + {fall}
+            T += {taken}
+            if i >= n:
+                return i, {start}, T
+    except SimError as e:
+        e.done, e.T0 = i - 1, T0
+        raise
+"""
+
+
+NAME = re.compile(r"\b[A-Za-z_]\w*\b")
+
+
+def bind_globals(source: str, names) -> str:
+    """The loop function with the block namespace's names it uses bound as keyword
+    defaults: locals in the loop rather than global lookups per use."""
+    used = sorted(set(NAME.findall(source)) & set(names))
+    if not used:
+        return source
+    head, rest = source.split("):", 1)
+    return f"{head}, *, {', '.join(f'{k}={k}' for k in used)}):{rest}"
+
+
+class SelfLoop:
+    """The two loop functions of one self-looping block (the fast one only if the
+    block has a fast variant); compiled on first use."""
+
+    __slots__ = ("comp", "blk", "body_fast", "body_timed", "cond", "_fast", "_timed", "floats", "_float")
+
+    def __init__(self, comp, blk, body_fast, body_timed, cond):
+        self.comp, self.blk, self.cond = comp, blk, cond
+        self.body_fast, self.body_timed = body_fast, body_timed
+        self._fast = self._timed = self.floats = self._float = None
+
+    def fast(self, n: int):
+        if self.floats is None:
+            self._float_variant()
+        if self.floats:
+            f = self.comp.s.f
+            if not any(fpregs.signaling(f[k]) for k in self.floats):
+                return self._float(n)
+        if self._fast is None:
+            b = self.blk
+            source = fast_source(self.body_fast, self.cond, b.start, b.start + b.size)
+            self._fast = self.comp._define(bind_globals(source, self.comp.ns), "fast")
+        return self._fast(n)
+
+    def _float_variant(self) -> None:
+        """fpregs.py's variant, if the block has f registers only arithmetic writes."""
+        comp, b = self.comp, self.blk
+        parts = []
+        for k, pc in enumerate(range(b.start, b.start + b.size - 1)):      # the body, not the branch
+            code, d = comp.code_of(pc, k)
+            ins = comp.program.instrs[pc]
+            ops = {op.name: ins.ops.get(op.name, op.kind.default) for op in d.operands} if d else {}
+            parts.append((d.mnemonic if d else None, ops, pc, code))
+        self.floats, shadows = fpregs.float_registers(parts)
+        if self.floats:
+            comp.ns.update(fpregs.NAMES)
+            source = fast_source(fpregs.body(parts, self.floats, shadows), self.cond, b.start, b.start + b.size,
+                                 self.floats, shadows)
+            self._float = comp._define(bind_globals(source, comp.ns), "fast")
+
+    def timed(self, T: int, R: int, n: int):
+        if self._timed is None:
+            b = self.blk
+            taken, fall = b.tails
+            source = timed_source(self.body_timed, self.cond, b.start, b.start + b.size, b.size, taken, fall)
+            self._timed = self.comp._define(bind_globals(source, self.comp.ns), "timed")
+        return self._timed(T, R, n)

@@ -1,0 +1,297 @@
+"""Random loops run the same with the fast paths on and off: the conformance corpus's
+random instruction mixes (conformance/randprog.py) wrapped in a loop, so that the
+self-looping block translation (selfloop.py) and every per-instruction fast path run
+them many times -- whole, cut by the instruction budget, and stopped by a memory
+fault in a later iteration."""
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from isa.coral import default_config
+from simulators.coral.assembler import assemble
+from simulators.coral.machine import CoralModel
+from simulators.core.backend import MemoryImage
+from simulators.core.budget import Budget
+from simulators.speed import same
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "conformance"))
+from randprog import random_body  # noqa: E402
+
+SCALAR_ONLY = ("v", "fsrmi", "csrw")      # lines left out of the scalar-only variant (timed or vector)
+
+
+def looped(seed: int, trips: int, scalar_only: bool, fault_after: int | None) -> str:
+    """randprog's body with its random part inside a loop of `trips` iterations; a
+    pointer (gp) walking 4 KiB per iteration stores through it when `fault_after` is
+    given, which faults once it leaves DTCM."""
+    lines = random_body(seed).splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("fsrmi"))
+    last = next(i for i, line in enumerate(lines) if line.startswith("li s0, 0"))
+    head, body, tail = lines[:first], lines[first:last], lines[last:]
+    if scalar_only:
+        body = [line for line in body if not line.lstrip().startswith(SCALAR_ONLY) and "\n" not in line
+                and not line.startswith(("addi s1", "li a7", "li s1"))]
+    walk = []
+    if fault_after is not None:
+        cfg = default_config()
+        head.append(f"li gp, {cfg.DTCM_SIZE - 4096 * fault_after}\nadd gp, gp, s0")
+        walk = ["sw x5, 0(gp)", "li x7, 4096", "add gp, gp, x7"]
+    enter = ["j loop"] if seed % 2 else []          # else the first iteration runs in the entry block
+    return "\n".join(head + [f"li t6, {trips}"] + enter + ["loop:"] + body + walk
+                     + ["addi t6, t6, -1", "bnez t6, loop"] + tail) + "\n"
+
+
+def _both(source: str, budget: int):
+    cfg = default_config()
+    program = assemble(source, "loop.s", cfg)
+    fast = CoralModel().run(program, MemoryImage(), cfg, Budget(max_instructions=budget))
+    slow = CoralModel().run(program, MemoryImage(), cfg, Budget(max_instructions=budget, fast=False))
+    return fast, slow
+
+
+@pytest.mark.parametrize("scalar_only", [True, False], ids=["scalar", "mixed"])
+@pytest.mark.parametrize("seed", range(1, 9))
+def test_random_loops_agree(seed, scalar_only):
+    rng = random.Random(seed)
+    trips = rng.randint(3, 40)
+    fault = rng.choice([None, rng.randint(1, trips + 3)])
+    source = looped(seed, trips, scalar_only, fault)
+    fast, slow = _both(source, 5_000_000)
+    assert same(fast, slow) == "", same(fast, slow)
+    if fault is not None and fault <= trips:
+        assert fast.error is not None and "outside DTCM" in str(fast.error)
+    # cut by the budget inside the loop, at a few points
+    for cut in (fast.retired // 3 + 5, fast.retired // 2 + 1, fast.retired - 2):
+        a, b = _both(source, max(1, cut))
+        assert same(a, b) == "", (cut, same(a, b))
+
+
+SHORT_OPS = ["vfadd.vv", "vfsub.vv", "vfmul.vv", "vfmin.vv", "vfmax.vv", "vfadd.vf", "vfrsub.vf",
+             "vfmul.vf", "vfmin.vf", "vmflt.vv", "vmfle.vv", "vmfeq.vv", "vmfne.vf", "vmfgt.vf",
+             "vslidedown.vi", "vslidedown.vx", "vslide1up.vx", "vslide1down.vx", "vfslide1up.vf",
+             "vfslide1down.vf", "vfredusum.vs", "vfmacc.vv", "vfnmsac.vf", "vfmadd.vv", "vfnmadd.vf",
+             "vadd.vv", "vsub.vx", "vrsub.vi", "vxor.vv", "vmul.vx", "vand.vi", "vfdiv.vv", "vfrdiv.vf",
+             "vfdiv.vf", "vmseq.vv", "vmsltu.vx", "vmslt.vv", "vmsle.vi", "vmsgtu.vi", "vmsgt.vx", "vmsne.vi"]
+
+
+def short_vector_loop(seed: int) -> str:
+    """A loop of the short-vector instructions smallvec.py speeds up, on data with
+    zeros of both signs, NaNs, infinities, tiny and huge values, under every tail and
+    mask policy, with fflags cleared, frm changed and whole registers reloaded now
+    and then."""
+    rng = random.Random(seed)
+    specials = ["0.0", "-0.0", "1.5", "-2.25", "3.0e38", "-3.0e38", "1e-39", "inf", "-inf", "nan",
+                "0.1", "7.0", "1e-45", "65504.0", "1e-20", "-3e-15", "1.0", "4.0"]
+    data = [rng.choice(specials) if rng.random() < 0.4 else f"{rng.uniform(-100, 100):.6g}" for _ in range(64)]
+    vl = rng.choice([1, 2, 3, 4, 5, 8])
+    lmul = rng.choice([1, 2])
+    pol = f"{rng.choice(['ta', 'tu'])}, {rng.choice(['ma', 'mu'])}"
+    out = ["la s0, vals", f"li s1, {vl}", f"vsetvli t0, s1, e32, m{lmul}, {pol}"]
+    for r in range(0, 32, 2):
+        out.append(f"addi s2, s0, {16 * rng.randrange(12)}\nvle32.v v{r // lmul * lmul}, (s2)")
+    out += [f"flw f{k}, {4 * rng.randrange(64)}(s0)" for k in range(8)]
+    out += [f"li x{k}, {rng.randrange(6)}" for k in range(5, 8)]
+    out += [f"li s3, {default_config().DTCM_SIZE - 64 * rng.randint(4, 40)}", "add s3, s3, s0"]
+    out += [f"li t6, {rng.randint(2, 12)}", "loop:"]
+    for _ in range(24):
+        c = rng.random()
+        if c < 0.12:
+            out.append("csrwi fflags, 0")
+        elif c < 0.15:
+            out.append(f"fsrmi {rng.choice([0, 0, 1, 3])}")
+        elif c < 0.2:                     # whole registers reloaded: their tails hold data again
+            out.append(f"vsetvli t0, zero, e32, m{lmul}, tu, mu\naddi s2, s0, {16 * rng.randrange(12)}\n"
+                       f"vle32.v v{lmul * rng.randrange(1, 32 // lmul)}, (s2)\nvsetvli t0, s1, e32, m{lmul}, {pol}")
+        elif c < 0.3:                     # unit-stride loads and stores, one walking out of DTCM
+            addr = f"addi s2, s0, {4 * rng.randrange(48)}" if rng.random() < 0.8 else "add s2, s3, x0\naddi s3, s3, 64"
+            kind = rng.choice(["vle32.v", "vse32.v", "vle16.v", "vse8.v"])
+            out.append(f"{addr}\n{kind} v{lmul * rng.randrange(1, 32 // lmul)}, (s2)")
+        elif c < 0.4:                     # moves, splats and merges
+            vd, a, b = (lmul * rng.randrange(1, 32 // lmul) for _ in range(3))
+            out.append(rng.choice([f"vmv.v.v v{vd}, v{a}", f"vmv.v.x v{vd}, x{rng.randrange(5, 8)}",
+                                   f"vmv.v.i v{vd}, {rng.randrange(-16, 16)}", f"vmerge.vvm v{vd}, v{a}, v{b}, v0",
+                                   f"vmerge.vim v{vd}, v{a}, {rng.randrange(-16, 16)}, v0",
+                                   f"vfmv.v.f v{vd}, f{rng.randrange(8)}", f"vfmerge.vfm v{vd}, v{a}, f{rng.randrange(8)}, v0"]))
+        elif c < 0.43:
+            out.append(f"vsetvli t0, s1, e32, m{lmul}, {rng.choice(['ta', 'tu'])}, {rng.choice(['ma', 'mu'])}")
+        else:
+            op = rng.choice(SHORT_OPS)
+            g = lambda: lmul * rng.randrange(1, 32 // lmul)     # noqa: E731 (not v0)
+            vd, a, b = g(), g(), g()
+            mask = ", v0.t" if rng.random() < 0.4 else ""
+            if op.startswith("vms"):
+                vd = rng.randrange(32) if mask == "" else vd
+                src = {"vv": f"v{b}", "vx": f"x{rng.randrange(5, 8)}", "vi": str(rng.randrange(-16, 16))}[op[-2:]]
+                out.append(f"{op} v{vd}, v{a}, {src}{mask}")
+                continue
+            if op.startswith(("vmf", "vmfgt")):
+                vd = rng.randrange(32) if mask == "" else vd
+                out.append(f"{op} v{vd}, v{a}, {'v' + str(b) if op.endswith('vv') else 'f' + str(rng.randrange(8))}{mask}")
+                continue
+            if "slide" in op and "up" in op:
+                while a <= vd < a + lmul or vd <= a < vd + lmul:
+                    vd = g()
+            if op[1:].startswith(("fmacc", "fnmsac", "fmadd", "fnmadd")) and op.endswith(".vf"):
+                out.append(f"{op} v{vd}, f{rng.randrange(8)}, v{a}{mask}")      # vd, rs1, vs2
+                continue
+            if op.endswith(".vv") or op.endswith(".vs"):
+                src = f"v{b}"
+            elif op.endswith(".vf"):
+                src = f"f{rng.randrange(8)}"
+            elif op.endswith(".vx"):
+                src = f"x{rng.randrange(5, 8)}"
+            else:
+                src = str(rng.randrange(-16, 16) if op.startswith(("vrsub", "vand")) else rng.randrange(6))
+            out.append(f"{op} v{vd}, v{a}, {src}{mask}")
+    out += ["addi t6, t6, -1", "bnez t6, loop", "frflags a0", "ebreak", ".data", "vals: .float " + ", ".join(data)]
+    return "\n".join(out) + "\n"
+
+
+@pytest.mark.parametrize("agnostic_ones", [True, False])
+@pytest.mark.parametrize("seed", range(1, 31))
+def test_short_vector_loops_agree(seed, agnostic_ones):
+    cfg = default_config()
+    program = assemble(short_vector_loop(seed), "short.s", cfg)
+    runs = [CoralModel(agnostic_ones).run(program, MemoryImage(), cfg, Budget(fast=fast)) for fast in (True, False)]
+    assert same(*runs) == "", same(*runs)
+
+
+@pytest.mark.parametrize("a, b, op", [
+    ("1.5", "1e-20", "vfadd.vv"),          # binary64 rounds the sum to a binary32 value: still inexact
+    ("1.5", "-1e-20", "vfsub.vv"),
+    ("1.5", "1e-20", "vfredusum.vs"),
+    ("1.5", "2.25", "vfadd.vv"),           # exact: no NX
+    ("0.0", "-0.0", "vfmin.vv"), ("-0.0", "0.0", "vfmax.vv"), ("0.0", "-0.0", "vfadd.vv"),
+    ("nan", "1.0", "vmflt.vv"), ("3.0e38", "3.0e38", "vfadd.vv"), ("1e-38", "0.5", "vfmul.vv"),
+    ("1.000244140625", "1e-30", "vfmacc.vv"), ("1.000244140625", "-1e-30", "vfmacc.vv"),   # a*a+b: midpoints
+    ("1.000244140625", "0.0", "vfmacc.vv"), ("-0.0", "0.0", "vfmacc.vv"),
+    ("3.0", "1.5", "vfdiv.vv"), ("1.0", "3.0", "vfdiv.vv"), ("1.0", "0.0", "vfdiv.vv"), ("0.0", "-0.0", "vfdiv.vv"),
+])
+def test_short_vector_edge_values_agree(a, b, op):
+    source = f"""
+    vsetivli t0, 4, e32, m1, ta, ma
+    la s0, vals
+    vle32.v v1, (s0)
+    addi s1, s0, 16
+    vle32.v v2, (s1)
+    li t6, 3
+loop:
+    vle32.v v1, (s0)
+    vle32.v v2, (s1)
+    csrwi fflags, 0
+    {f"{op} v2, v1, v1" if "macc" in op else f"{op} v3, v1, v2"}
+    frflags a0
+    addi t6, t6, -1
+    bnez t6, loop
+    ebreak
+    .data
+vals: .float {a}, {a}, {a}, {a}, {b}, {b}, {b}, {b}
+"""
+    cfg = default_config()
+    program = assemble(source, "edge.s", cfg)
+    runs = [CoralModel().run(program, MemoryImage(), cfg, Budget(fast=fast)) for fast in (True, False)]
+    assert same(*runs) == "", same(*runs)
+
+
+@pytest.mark.parametrize("load", ["vle32.v", "vle16.v", "vle8.v"])
+@pytest.mark.parametrize("lmul", [1, 2, 4])
+def test_short_loads_write_the_whole_destination_group(load, lmul):
+    """A short unit-stride load's tail covers its whole EMUL group, which full-length
+    loads filled with data just before (every iteration)."""
+    source = f"""
+    la s0, vals
+    li t6, 3
+loop:
+    vsetvli t0, zero, e32, m{lmul}, tu, mu
+    vle32.v v8, (s0)
+    vle32.v v16, (s0)
+    li s1, 3
+    vsetvli t0, s1, e32, m{lmul}, ta, ma
+    {load} v8, (s0)
+    vse32.v v16, (s0)
+    addi t6, t6, -1
+    bnez t6, loop
+    ebreak
+    .data
+vals: .float {", ".join(str(k + 0.5) for k in range(128))}
+"""
+    cfg = default_config()
+    program = assemble(source, "loads.s", cfg)
+    runs = [CoralModel().run(program, MemoryImage(), cfg, Budget(fast=fast)) for fast in (True, False)]
+    assert same(*runs) == "", same(*runs)
+
+
+FP_ARITH = ["fadd.s", "fsub.s", "fmul.s", "fmadd.s", "fmsub.s", "fnmadd.s", "fnmsub.s"]
+
+
+def fp_loop(seed: int) -> str:
+    """A scalar fp32 loop of arithmetic (fpregs.py keeps its registers as floats) on
+    special values (signaling NaNs among them), mixed with instructions that read or
+    write the registers as bits, under a random frm (5: reserved)."""
+    rng = random.Random(seed)
+    words = [rng.choice([0, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0x7F800001, 0xFF812345, 1,
+                         0x80000001, 0x7F7FFFFF, 0x00800000, 0x3F800000, 0x3F800800, 0x1B800000])
+             if rng.random() < 0.3 else rng.getrandbits(1) << 31 | rng.randrange(100, 150) << 23 | rng.getrandbits(23)
+             for _ in range(32)]
+    out = ["la s0, vals"] + [f"flw f{k}, {4 * k}(s0)" for k in range(16)]
+    out += [f"fsrmi {rng.choice([0, 0, 0, 1, 2, 3, 4, 5])}", "csrwi fflags, 0", f"li t6, {rng.randint(2, 30)}", "j loop", "loop:"]
+    for _ in range(rng.choice([1, 2, 3, 14])):
+        c = rng.random()
+        fd, fa, fb, fc = (f"f{rng.randrange(16)}" for _ in range(4))
+        rm = rng.choice(["", "", "", ", rne", ", dyn", ", rtz", ", rup"])
+        if c < 0.75:
+            op = rng.choice(FP_ARITH)
+            srcs = f"{fa}, {fb}, {fc}" if op[1] in "mn" and op != "fmul.s" else f"{fa}, {fb}"
+            out.append(f"{op} {fd}, {srcs}{rm}")
+        elif c < 0.83:
+            out.append(f"fsw {fa}, {4 * rng.randrange(16, 32)}(s0)")
+        elif c < 0.9:
+            out.append(f"fmv.x.w a{rng.randrange(2, 6)}, {fa}")
+        elif c < 0.95:
+            out.append(f"fsgnjn.s {fd}, {fa}, {fb}")
+        else:
+            out.append(f"fmv.w.x {fd}, a{rng.randrange(2, 6)}")
+    out += ["addi t6, t6, -1", "bnez t6, loop", "frflags a0", "ebreak", ".data",
+            "vals: .word " + ", ".join(f"{w:#x}" for w in words)]
+    return "\n".join(out) + "\n"
+
+
+@pytest.mark.parametrize("seed", range(1, 41))
+def test_fp_loops_with_float_registers_agree(seed):
+    cfg = default_config()
+    program = assemble(fp_loop(seed), "fp.s", cfg)
+    runs = [CoralModel().run(program, MemoryImage(), cfg, Budget(fast=fast)) for fast in (True, False)]
+    assert same(*runs) == "", same(*runs)
+
+
+@pytest.mark.parametrize("body, f1, f2, f5", [
+    ("fmadd.s f3, f1, f1, f2", 0x3F800800, 0x1B800000, 0),       # (1 + 2^-12)^2 + 2^-72: a binary32 midpoint
+    ("fmadd.s f3, f1, f1, f2", 0x3F800800, 0x9B800000, 0),       # ... - 2^-72
+    ("fmul.s f3, f1, f2", 0x3F8CCCCD, 0x3F8CCCCD, 0),            # inexact only in the binary32 rounding
+    ("fadd.s f3, f1, f2", 0x3FC00000, 0x0DA24260, 0),            # inexact only in the binary64 sum
+    ("fsw f5, 64(s0)\n    fadd.s f5, f1, f2", 0x3F800000, 0x3F800000, 0x7F800001),  # a signaling NaN enters
+])
+def test_fp_loop_corner_cases_agree(body, f1, f2, f5):
+    source = f"""
+    la s0, vals
+    flw f1, 0(s0)
+    flw f2, 4(s0)
+    flw f5, 8(s0)
+    li t6, 3
+    j loop                  # every iteration in the loop block (else the first one is in this block)
+loop:
+    {body}
+    addi t6, t6, -1
+    bnez t6, loop
+    frflags a0
+    ebreak
+    .data
+vals: .word {f1:#x}, {f2:#x}, {f5:#x}
+    .zero 128
+"""
+    cfg = default_config()
+    program = assemble(source, "corner.s", cfg)
+    runs = [CoralModel().run(program, MemoryImage(), cfg, Budget(fast=fast)) for fast in (True, False)]
+    assert same(*runs) == "", same(*runs)
