@@ -237,7 +237,8 @@ module coral_core #(
     wire ex_last = (is_load | is_mul) ? ex_cnt == 6'd1 : is_div ? ex_cnt == 6'd32 : 1'b1;
     wire [3:0] fault = !legal ? E_ILLEGAL : ((is_load | is_store) && mbad && first) ? E_MEM :
                        (is_jalr && jalr_bad) ? E_JUMP : (is_csr && csr_bad) ? E_CSR : 4'd0;
-    wire [31:0] fault_addr = (is_load | is_store) ? maddr : jalr_t;
+    // what the host needs to name the fault: the address, or the CSR's source operand
+    wire [31:0] fault_addr = (is_load | is_store) ? maddr : is_csr ? csr_src : jalr_t;
     wire writes_rd = rd != 5'd0 && !(is_br | is_store | is_fence | is_ecall | is_ebreak);
     wire [31:0] result = is_lui ? imm_u : is_auipc ? ex_pc + imm_u : (is_jal | is_jalr) ? link :
                          is_load ? ld_val : is_mul ? mul_val : is_div ? div_val :

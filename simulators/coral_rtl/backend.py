@@ -120,7 +120,8 @@ class CoralRTL:
         if stop == "error":
             pc = num("err_pc") // 4
             cycles = num("err_cycle")
-            error = _error(num("err_code"), pc, num("err_addr"), job, state, self.max_cycles)
+            error = _error(num("err_code"), pc, num("err_addr"), job, state, self.max_cycles,
+                           cycles, retired)
             error = error.locate(_where(job.program, pc, cycles, retired))
         x0 = list(state.x)
         state.x = [int(v, 16) for v in s["x"]]
@@ -173,7 +174,8 @@ def _early_failure(backend, state, program, error, started) -> RunResult:
                      stop="error", error=error, wall_seconds=time.perf_counter() - started)
 
 
-def _error(code: int, pc: int, addr: int, job: Job, state: CoralState, max_cycles) -> SimError:
+def _error(code: int, pc: int, addr: int, job: Job, state: CoralState, max_cycles, cycle: int,
+           retired: int) -> SimError:
     ins = job.program.instrs[pc] if 0 <= pc < len(job.program.instrs) else None
     mnemonic = ins.mnemonic if ins else ""
     if code == E_MEM:
@@ -184,9 +186,17 @@ def _error(code: int, pc: int, addr: int, job: Job, state: CoralState, max_cycle
             f"is outside the program (0..0x{4 * state.end_pc:x}; 0x{4 * state.end_pc:x} ends the run)"
         return SimError(f"jump target 0x{addr:08x} {why}")
     if code == E_CSR:
-        csr = (job.program.words[pc] >> 20) & 0xFFF
-        return IllegalInstruction(f"CSR 0x{csr:03x}: the access is not allowed (no such CSR on "
-                                  "coral, a write to a read-only CSR, or vstart not 0)")
+        # The model's own CSR rules name the problem: replay the access (err_addr holds
+        # its source operand) on the model's CSR file.
+        from simulators.coral.semantics.system import System
+        from simulators.coral.timing import VectorTiming
+        word = job.program.words[pc]
+        op = "wsc"[((word >> 12) & 3) - 1]
+        try:
+            System(state, VectorTiming(state.cfg)).csr(pc, word >> 20, op, addr, cycle, retired)
+        except SimError as e:
+            return e
+        return IllegalInstruction(f"the RTL refused CSR 0x{word >> 20:03x} (the model allows this access)")
     if code == E_ILLEGAL:
         return IllegalInstruction(f"the RTL's decoder rejects word 0x{job.program.words[pc]:08x}")
     if code == E_BUDGET:
