@@ -224,6 +224,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="element type in memories addressed by byte address (coral's dtcm) for "
                          "--load/--set/--dump/--save (default f32); there --dump LABEL prints a labelled range")
     sp.add_argument("--regs", action="store_true", help="print the registers at the end")
+    sp.add_argument("--rtl", action="store_true",
+                    help="run on the accelerator's RTL (Verilator) instead of its functional model")
     sp.add_argument("--max-instructions", type=integer(1), default=20_000_000)
     sp.add_argument("--timeout", type=seconds(DAY), default=60.0, help="wall-clock limit in seconds")
     sp.add_argument("--json", action="store_true", help="machine-readable output")

@@ -129,8 +129,7 @@ class CoralRTL:
         state.vxrm, state.vxsat = num("fcsr", 2), num("fcsr", 3)
         state.mem[:] = out.dtcm
         state.set_vtype(VILL, 0)
-        busy = {u: 0 for u in ("alu", "branch", "lsu", "mul", "div", "fpu", "fdiv", "csr",
-                               "system", "vcfg", "vdispatch", "vector")}
+        busy = _no_busy()
         busy.update(zip(UNITS, (int(v) for v in s["unit_busy"])))
         trace = None
         if job.trace:
@@ -167,10 +166,18 @@ def _check_program(program: Program, cfg, isa) -> None:
                 "run this program on the functional model")
 
 
+def _no_busy() -> dict[str, int]:
+    """The model's unit_busy keys, in its order (CoralModel.unit_busy), all 0."""
+    isa = get_isa(ACCEL)
+    units = dict.fromkeys(d.unit for d in isa.instructions.values()
+                          if not d.unit.startswith("v") or d.unit == "vcfg")
+    return {u: 0 for u in units} | {"vdispatch": 0, "vector": 0}
+
+
 def _early_failure(backend, state, program, error, started) -> RunResult:
     return RunResult(backend=backend, memories=state.memories(program.words),
                      registers=state.registers(), cycles=0, retired=0,
-                     unit_busy={u: 0 for u in UNITS}, stalls={"vq_full": 0, "vector_sync": 0},
+                     unit_busy=_no_busy(), stalls={"vq_full": 0, "vector_sync": 0},
                      stop="error", error=error, wall_seconds=time.perf_counter() - started)
 
 
