@@ -145,7 +145,7 @@ BENCHMARKS = {
     "store": ("workbench.store.bench", "trace store write rate (events/s)"),
     "agent": ("workbench.agent.bench", "agent loop overhead per step, without the model"),
     "tui": ("workbench.tui.bench", "workbench: opening a long run, debugger steps"),
-    "rtl": ("simulators.plena_rtl.bench", "plena RTL under Verilator and Icarus: cycles/s, build time cold and cached"),
+    "rtl": ("simulators.rtl.bench", "an RTL (--accel plena|coral, default plena): cycles/s, build time cold and cached"),
 }
 
 

@@ -226,8 +226,8 @@ def cmd_rtl_check(args) -> int:
     rtl = rtl_backend(args.accel, simulator=args.sim, max_cycles=args.max_cycles,
                       keep=Path(args.keep) if args.keep else None)
     if args.bench:
-        from simulators.plena_rtl.bench import main as bench_main
-        return bench_main([])
+        from simulators.rtl.bench import main as bench_main
+        return bench_main(["--accel", args.accel])
     if args.all_baselines:
         split = lambda s: [x.strip() for x in s.split(",") if x.strip()] if s else None
         show = None if args.json else (lambda r: print(_row(r), flush=True))
