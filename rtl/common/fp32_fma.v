@@ -8,8 +8,7 @@
 // (3 bits below the product for guard and sticky); an addend far above the product
 // leaves the product as a sticky bit, one far below becomes sticky itself. The exact
 // sum or difference (a sticky bit subtracts as "slightly more than its integer part")
-// is normalised by a leading-one search and rounded once, at 24 bits or at the
-// subnormal boundary 2^-149, whichever is higher. Combinational.
+// is rounded once by fp32_round_ieee. Combinational.
 module fp32_fma (
     input  wire [31:0] a,
     input  wire [31:0] b,
@@ -22,7 +21,7 @@ module fp32_fma (
     output reg  [4:0]  flags        // {NV, DZ, OF, UF, NX}
 );
     localparam [31:0] CANON = 32'h7FC0_0000;
-    localparam [4:0] F_NV = 5'b10000, F_OF = 5'b00100, F_NX = 5'b00001;
+    localparam [4:0] F_NV = 5'b10000;
 
     wire [7:0] ea = a[30:23], eb = b[30:23], ec = c[30:23];
     wire a_zero = a[30:0] == 31'd0, b_zero = b[30:0] == 31'd0;
@@ -52,27 +51,8 @@ module fp32_fma (
     reg        pst, ast, st, sign, neg;
     reg signed [11:0] wbase;                             // weight of the window's bit 0
     reg [80:0] t;
-    reg [6:0]  k;                                        // the leading one of m
-    reg signed [11:0] eb_msb, r, ru;
-    reg [23:0] mant, mant_u;
-    reg [79:0] below, below_u;
-    reg        guard, sticky, inc, guard_u, sticky_u, inc_u, carry_u, tiny, normal, inexact;
-    reg [32:0] packed_mag;
-    integer i;
-
-    function automatic round_up(input [2:0] mode, input s, input lsb, input g, input stk);
-        case (mode)
-            3'd0: round_up = g && (stk || lsb);
-            3'd1: round_up = 1'b0;
-            3'd2: round_up = s && (g || stk);
-            3'd3: round_up = !s && (g || stk);
-            default: round_up = g;
-        endcase
-    endfunction
 
     always @(*) begin
-        below = 80'd0;
-        below_u = 80'd0;
         // --- place product and addend in the window
         pst = 1'b0;
         ast = 1'b0;
@@ -117,47 +97,15 @@ module fp32_fma (
             m = neg ? (~t[79:0] + 80'd1 - {79'd0, st}) : t[79:0];
             sign = neg ? c_sign : p_sign;
         end
-        // --- leading one, exponent, rounding position
-        k = 7'd0;
-        for (i = 0; i < 80; i = i + 1)
-            if (m[i]) k = i[6:0];
-        eb_msb = wbase + {5'd0, k} + 12'sd127;           // biased exponent of the leading one
-        normal = eb_msb >= 12'sd1;
-        ru = {5'd0, k} - 12'sd23;                        // 24-bit rounding (unbounded exponent)
-        r = normal ? ru : -12'sd149 - wbase;             // or at the subnormal boundary
-        if (r > 12'sd80) begin                          // all of it below the boundary
-            mant = 24'd0;
-            guard = 1'b0;
-            sticky = m != 80'd0 || st;
-        end else if (r > 12'sd0) begin
-            mant = 24'(m >> r);
-            guard = m[r - 1];
-            below = m & ~(80'hFFFF_FFFF_FFFF_FFFF_FFFF << (r - 1));
-            sticky = below != 80'd0 || st;
-        end else begin
-            mant = 24'(m << (-r));
-            guard = 1'b0;
-            sticky = st;
-        end
-        inc = round_up(rm, sign, mant[0], guard, sticky);
-        inexact = guard || sticky;
-        // tininess after rounding: below 2^-126 even when rounded with an unbounded exponent
-        if (ru > 12'sd0) begin
-            mant_u = 24'(m >> ru);
-            guard_u = m[ru - 1];
-            below_u = m & ~(80'hFFFF_FFFF_FFFF_FFFF_FFFF << (ru - 1));
-            sticky_u = below_u != 80'd0 || st;
-        end else begin
-            mant_u = 24'(m << (-ru));
-            guard_u = 1'b0;
-            sticky_u = st;
-        end
-        inc_u = round_up(rm, sign, mant_u[0], guard_u, sticky_u);
-        carry_u = mant_u == 24'hFFFFFF && inc_u;
-        tiny = !normal && !(eb_msb == 12'sd0 && carry_u);
-        // the hidden bit carries into the exponent field; a rounding carry does too
-        packed_mag = (normal ? {eb_msb[9:0] - 10'd1, 23'd0} : 33'd0) + {9'd0, mant} +
-                     {32'd0, inc};
+    end
+
+    // one rounding of the exact magnitude m (+ sticky) scaled by 2^wbase
+    wire [31:0] r_y;
+    wire [4:0]  r_flags;
+    fp32_round_ieee u_round (.sign(sign), .m(m), .st(st), .wbase(wbase), .rm(rm), .y(r_y),
+                             .flags(r_flags));
+
+    always @(*) begin
         // --- result
         flags = 5'd0;
         if (a_nan || b_nan || c_nan) begin
@@ -173,13 +121,9 @@ module fp32_fma (
             end else y = {(a_inf || b_inf) ? p_sign : c_sign, 31'h7F80_0000};
         end else if (m == 80'd0 && !st) begin            // an exact zero
             y = {mul_only ? a[31] ^ b[31] : sub ? rm == 3'd2 : p_sign, 31'd0};
-        end else if (normal && (eb_msb >= 12'sd255 || packed_mag >= 33'h0_7F80_0000)) begin
-            flags = F_OF | F_NX;                         // overflow: infinity or the largest finite
-            y = (rm == 3'd1 || (rm == 3'd2 && !sign) || (rm == 3'd3 && sign)) ?
-                {sign, 31'h7F7F_FFFF} : {sign, 31'h7F80_0000};
         end else begin
-            y = {sign, packed_mag[30:0]};
-            flags = {2'b00, 1'b0, tiny && inexact, inexact};
+            y = r_y;
+            flags = r_flags;
         end
     end
 endmodule

@@ -13,6 +13,7 @@ from .conftest import BENCH, RTL_COMMON, SEED, load_bench_module
 
 N_RANDOM = 120_000
 TOP = "tb_fp32_ieee"
+IEEE_UNITS = tuple(RTL_COMMON / f"{m}.v" for m in ("fp32_round_ieee", "fp32_fma"))
 
 
 @pytest.fixture(scope="module")
@@ -25,7 +26,7 @@ def test_fma_matches_the_model(ieee, tmp_path):
     n = rows.shape[0]
     assert n >= 100_000
     ieee.write_ops(tmp_path / "ieee_ops.hex", rows)
-    spec = toolchain.BuildSpec(top=TOP, sources=(RTL_COMMON / "fp32_fma.v", BENCH / f"{TOP}.v"),
+    spec = toolchain.BuildSpec(top=TOP, sources=(*IEEE_UNITS, BENCH / f"{TOP}.v"),
                                parameters={"DEPTH": 1 << (n - 1).bit_length()})
     b = toolchain.build(spec, "verilator")
     toolchain.run(b, "fp32_ieee_cocotb", [BENCH], tmp_path, extra_env={"IEEE_COUNT": str(n)})
