@@ -82,13 +82,49 @@ def operands(seed: int, n_random: int) -> np.ndarray:
     return np.stack([a, b, c, ctrl], axis=1).astype(np.uint32)
 
 
+DIV, SQRT = 1 << 8, 1 << 9       # control bits: fp32_divsqrt, and its square root
+
+
+def divsqrt_operands(seed: int, n_random: int) -> np.ndarray:
+    """rows for fp32_divsqrt: every special pair as a / b and every special's root, then
+    random division and square-root operands: raw bits, subnormals, quotients at the
+    underflow and overflow edges, exact quotients and roots (sparse significands)."""
+    rng = np.random.default_rng(seed + 1)
+    sp = np.array(SPECIALS, dtype=np.uint32)
+    a, b = np.meshgrid(sp, sp, indexing="ij")
+    parts_a, parts_b = [a.ravel(), sp], [b.ravel(), sp]
+    sq = [np.zeros(a.size, bool), np.ones(sp.size, bool)]
+    k = n_random // 5
+    sub = lambda m: _bits(rng, m) & np.uint32(0x807FFFFF)
+    parts_a += [_bits(rng, k), sub(k), _with_exp(rng, k, 1, 40), _with_exp(rng, k, 200, 254)]
+    parts_b += [_bits(rng, k), _with_exp(rng, k, 1, 254), _with_exp(rng, k, 100, 254),
+                _with_exp(rng, k, 1, 60)]
+    sq += [rng.random(k) < 0.3, rng.random(k) < 0.3, rng.random(k) < 0.2, rng.random(k) < 0.2]
+    rest = n_random - 4 * k
+    # exact results: quotients of sparse values by powers of two and small values; squares
+    x = _sparse(rng, rest)
+    y = (_with_exp(rng, rest, 100, 150) & np.uint32(0xFF800000)) | (_bits(rng, rest) & np.uint32(0x00700000))
+    roots = (_with_exp(rng, rest, 64, 190) & np.uint32(0x7FFFF000))
+    squares = (roots.view(np.float32).astype(np.float64) ** 2).astype(np.float32).view(np.uint32)
+    is_sq = rng.random(rest) < 0.4
+    parts_a.append(np.where(is_sq, squares, x).astype(np.uint32))
+    parts_b.append(y)
+    sq.append(is_sq)
+    a, b, s = np.concatenate(parts_a), np.concatenate(parts_b), np.concatenate(sq)
+    rm = rng.integers(0, 5, a.size).astype(np.uint32)
+    ctrl = rm | np.uint32(DIV) | np.where(s, np.uint32(SQRT), np.uint32(0))
+    return np.stack([a, b, np.zeros_like(a), ctrl], axis=1).astype(np.uint32)
+
+
 def reference(rows: np.ndarray) -> np.ndarray:
     """(flags << 32 | y) per row, from simulators/coral/fp32.py."""
     out = np.empty(rows.shape[0], dtype=np.uint64)
     fma, fmul, fadd, fsub = fp32.fma, fp32.fmul, fp32.fadd, fp32.fsub
     for i, (a, b, c, ctrl) in enumerate(rows.tolist()):
-        rm, op = ctrl & 7, ctrl >> 6
-        if op == 0:
+        rm, op = ctrl & 7, (ctrl >> 6) & 3
+        if ctrl & DIV:
+            y, fl = fp32.fsqrt(a, rm) if ctrl & SQRT else fp32.fdiv(a, b, rm)
+        elif op == 0:
             y, fl = fma(a, b, c, rm, bool(ctrl & 8), bool(ctrl & 16))
         elif op == 1:
             y, fl = fmul(a, b, rm)
@@ -96,6 +132,15 @@ def reference(rows: np.ndarray) -> np.ndarray:
             y, fl = (fadd if op == 2 else fsub)(a, c, rm)
         out[i] = (fl << 32) | y
     return out
+
+
+def describe(row) -> str:
+    a, b, c, ctrl = (int(v) for v in row)
+    if ctrl & DIV:
+        return (f"fsqrt rm={ctrl & 7} a={a:08x}" if ctrl & SQRT else
+                f"fdiv rm={ctrl & 7} a={a:08x} b={b:08x}")
+    return (f"{OPS[(ctrl >> 6) & 3]} rm={ctrl & 7} negp={ctrl >> 3 & 1} nega={ctrl >> 4 & 1} "
+            f"a={a:08x} b={b:08x} c={c:08x}")
 
 
 def write_ops(path, rows: np.ndarray) -> None:
