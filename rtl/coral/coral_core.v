@@ -1,4 +1,4 @@
-// coral_core: coral's in-order RV32IM + Zicsr scalar core (after Coral NPU's scalar
+// coral_core: coral's in-order RV32IMF + Zicsr scalar core (after Coral NPU's scalar
 // core), three stages:
 //
 //   IF  the ITCM read: the address presented in one cycle is the word on i_rdata in
@@ -7,7 +7,8 @@
 //       backward or to itself: taken; anything else: pc + 4);
 //   EX  register read, execute, memory access, write-back; multi-cycle instructions
 //       hold EX (and so the front end): loads 2 cycles (synchronous DTCM read), mul 2
-//       (a registered 33x33 product), div/rem 33 (1 set-up + 32 restoring steps).
+//       (a registered 33x33 product), div/rem 33 (1 set-up + 32 restoring steps), and
+//       the F instructions as coral_fpu says (1, 2, 3 or 12).
 //
 // A branch resolves in EX; when the prediction made in ID was wrong (and always for
 // jalr, whose target only EX knows) the word in ID is dropped and EX is empty for one
@@ -43,7 +44,7 @@ module coral_core #(
     output reg  [63:0] err_cycle,
     output reg  [63:0] cycles,
     output reg  [63:0] retired,
-    output wire [7*64-1:0] unit_busy, // alu, branch, lsu, mul, div, csr, system
+    output wire [9*64-1:0] unit_busy, // alu, branch, lsu, mul, div, csr, system, fpu, fdiv
     output reg  [4:0]  fflags,
     output reg  [2:0]  frm,
     output reg  [1:0]  vxrm,
@@ -59,7 +60,8 @@ module coral_core #(
     output wire [$clog2(DTCM_WORDS)-1:0] d_addr,
     output wire [31:0] d_wdata,
     input  wire [31:0] d_rdata,
-    // register file access for the host (while not running)
+    // register file access for the host (while not running): x, or f with dbg_f
+    input  wire        dbg_f,
     input  wire        dbg_we,
     input  wire [4:0]  dbg_addr,
     input  wire [31:0] dbg_wdata,
@@ -69,6 +71,7 @@ module coral_core #(
     output wire [31:0] rt_pc,
     output wire [63:0] rt_cycle,
     output wire        rt_rd_we,
+    output wire        rt_fd_we,
     output wire [4:0]  rt_rd,
     output wire [31:0] rt_rd_val,
     output wire        rt_st,
@@ -80,9 +83,14 @@ module coral_core #(
     localparam integer IA = $clog2(ITCM_WORDS);
     localparam integer DA = $clog2(DTCM_WORDS);
     localparam [3:0] E_MEM = 4'd1, E_JUMP = 4'd2, E_CSR = 4'd3, E_ILLEGAL = 4'd4,
-                     E_BUDGET = 4'd5, E_CYCLES = 4'd6, E_HALT = 4'd7;
-    localparam [2:0] U_ALU = 3'd0, U_BRANCH = 3'd1, U_LSU = 3'd2, U_MUL = 3'd3, U_DIV = 3'd4,
-                     U_CSR = 3'd5, U_SYS = 3'd6;
+                     E_BUDGET = 4'd5, E_CYCLES = 4'd6, E_HALT = 4'd7, E_FRM = 4'd8;
+    localparam [3:0] U_ALU = 4'd0, U_BRANCH = 4'd1, U_LSU = 4'd2, U_MUL = 4'd3, U_DIV = 4'd4,
+                     U_CSR = 4'd5, U_SYS = 4'd6, U_FPU = 4'd7, U_FDIV = 4'd8;
+    localparam integer NU = 9;
+    localparam [3:0] K_ADD = 4'd0, K_SUB = 4'd1, K_MUL = 4'd2, K_FMA = 4'd3, K_DIV = 4'd4,
+                     K_SQRT = 4'd5, K_SGNJ = 4'd6, K_MINMAX = 4'd7, K_CVT_WS = 4'd8,
+                     K_CVT_SW = 4'd9, K_MVXW = 4'd10, K_MVWX = 4'd11, K_CMP = 4'd12,
+                     K_CLASS = 4'd13;
 
     // ------------------------------------------------------------------ ID (predecode)
     reg         id_ok;           // i_rdata holds the word at id_pc
@@ -101,6 +109,7 @@ module coral_core #(
     reg  [63:0] ex_issue;
     reg  [5:0]  ex_cnt;          // cycles this instruction has spent in EX
     reg  [31:0] x [1:31];
+    reg  [31:0] fr [0:31];
 
     wire [6:0] op = ex_ir[6:0];
     wire [4:0] rd = ex_ir[11:7], rs1 = ex_ir[19:15], rs2 = ex_ir[24:20];
@@ -127,11 +136,57 @@ module coral_core #(
     wire is_fence = op == 7'h0F && f3 == 3'd0;
     wire is_ecall = ex_ir == 32'h0000_0073, is_ebreak = ex_ir == 32'h0010_0073;
     wire is_csr = op == 7'h73 && f3 != 3'd0 && f3 != 3'd4;
+
+    // --- F: loads, stores, and the coral_fpu operations (kind, latency, destination)
+    wire [4:0] rs3 = ex_ir[31:27];
+    wire is_flw = op == 7'h07 && f3 == 3'd2, is_fsw = op == 7'h27 && f3 == 3'd2;
+    wire is_fma = (op == 7'h43 || op == 7'h47 || op == 7'h4B || op == 7'h4F) && ex_ir[26:25] == 2'd0;
+    wire is_opfp = op == 7'h53;
+    reg        fp_ok, fp_to_x, fp_rm;
+    reg [3:0]  kind;
+    always @(*) begin
+        fp_ok = is_opfp;
+        fp_to_x = 1'b0;
+        fp_rm = 1'b0;                                  // takes a rounding mode
+        kind = K_SGNJ;
+        if (is_fma) begin kind = K_FMA; fp_ok = 1'b1; fp_rm = 1'b1; end
+        else case (f7)
+            7'h00: begin kind = K_ADD; fp_rm = 1'b1; end
+            7'h04: begin kind = K_SUB; fp_rm = 1'b1; end
+            7'h08: begin kind = K_MUL; fp_rm = 1'b1; end
+            7'h0C: begin kind = K_DIV; fp_rm = 1'b1; end
+            7'h2C: begin kind = K_SQRT; fp_rm = 1'b1; fp_ok = is_opfp && rs2 == 5'd0; end
+            7'h10: begin kind = K_SGNJ; fp_ok = is_opfp && f3 <= 3'd2; end
+            7'h14: begin kind = K_MINMAX; fp_ok = is_opfp && f3 <= 3'd1; end
+            7'h60: begin kind = K_CVT_WS; fp_rm = 1'b1; fp_to_x = 1'b1; fp_ok = is_opfp && rs2 <= 5'd1; end
+            7'h68: begin kind = K_CVT_SW; fp_rm = 1'b1; fp_ok = is_opfp && rs2 <= 5'd1; end
+            7'h70: begin
+                kind = f3 == 3'd0 ? K_MVXW : K_CLASS;
+                fp_to_x = 1'b1;
+                fp_ok = is_opfp && rs2 == 5'd0 && f3 <= 3'd1;
+            end
+            7'h50: begin kind = K_CMP; fp_to_x = 1'b1; fp_ok = is_opfp && f3 <= 3'd2; end
+            7'h78: begin kind = K_MVWX; fp_ok = is_opfp && rs2 == 5'd0 && f3 == 3'd0; end
+            default: fp_ok = 1'b0;
+        endcase
+    end
+    wire is_fp = fp_ok && (is_fma || is_opfp);
+    wire rm_reserved = fp_rm && (f3 == 3'd5 || f3 == 3'd6);
+    wire [2:0] rm_eff = f3 == 3'd7 ? frm : f3;
+    wire frm_bad = is_fp && fp_rm && f3 == 3'd7 && frm > 3'd4;
+    wire [5:0] fp_last = (kind == K_DIV || kind == K_SQRT) ? 6'd11 : kind == K_FMA ? 6'd2 :
+                         (kind == K_ADD || kind == K_SUB || kind == K_MUL || kind == K_CVT_WS ||
+                          kind == K_CVT_SW) ? 6'd1 : 6'd0;
+    wire [31:0] fp_y;
+    wire [4:0]  fp_flags;
     wire legal = is_lui | is_auipc | is_jal | is_jalr | is_br | is_load | is_store | is_opimm |
-                 is_op | is_mul | is_div | is_fence | is_ecall | is_ebreak | is_csr;
-    wire [2:0] unit = (is_jal | is_jalr | is_br) ? U_BRANCH : (is_load | is_store) ? U_LSU :
+                 is_op | is_mul | is_div | is_fence | is_ecall | is_ebreak | is_csr |
+                 is_flw | is_fsw | (is_fp && !rm_reserved);
+    wire [3:0] unit = (is_jal | is_jalr | is_br) ? U_BRANCH :
+                      (is_load | is_store | is_flw | is_fsw) ? U_LSU :
                       is_mul ? U_MUL : is_div ? U_DIV : is_csr ? U_CSR :
-                      (is_fence | is_ecall | is_ebreak) ? U_SYS : U_ALU;
+                      (is_fence | is_ecall | is_ebreak) ? U_SYS :
+                      (is_fp && (kind == K_DIV || kind == K_SQRT)) ? U_FDIV : is_fp ? U_FPU : U_ALU;
 
     // --- ALU
     wire [31:0] alu_b = is_op ? b : imm_i;
@@ -168,7 +223,9 @@ module coral_core #(
                           (is_br && taken) ? ex_pc + imm_b : link;
 
     // --- loads and stores: one DTCM port, checked address
-    wire [31:0] maddr = a + (is_store ? imm_s : imm_i);
+    wire        mem_ld = is_load | is_flw, mem_st = is_store | is_fsw;
+    wire [31:0] st_src = is_fsw ? fr[rs2] : b;
+    wire [31:0] maddr = a + (mem_st ? imm_s : imm_i);
     wire [2:0]  msize = f3[1:0] == 2'd0 ? 3'd1 : f3[1:0] == 2'd1 ? 3'd2 : 3'd4;
     wire [32:0] moff = {1'b0, maddr} - {1'b0, DTCM_BASE};
     wire        mis = (msize == 3'd4 && maddr[1:0] != 2'd0) || (msize == 3'd2 && maddr[0]);
@@ -176,7 +233,7 @@ module coral_core #(
     wire        mbad = mis || moff[32] || moff > DSIZE - {30'd0, msize};
     wire [1:0]  mb = moff[1:0];
     wire [31:0] ld_word = d_rdata >> {mb, 3'b000};
-    wire [31:0] ld_val = f3 == 3'd0 ? {{24{ld_word[7]}}, ld_word[7:0]} :
+    wire [31:0] ld_val = is_flw ? d_rdata : f3 == 3'd0 ? {{24{ld_word[7]}}, ld_word[7:0]} :
                          f3 == 3'd1 ? {{16{ld_word[15]}}, ld_word[15:0]} :
                          f3 == 3'd4 ? {24'd0, ld_word[7:0]} :
                          f3 == 3'd5 ? {16'd0, ld_word[15:0]} : ld_word;
@@ -234,19 +291,28 @@ module coral_core #(
 
     // --- the instruction in EX: its last cycle, fault, result
     wire first = ex_cnt == 6'd0;
-    wire ex_last = (is_load | is_mul) ? ex_cnt == 6'd1 : is_div ? ex_cnt == 6'd32 : 1'b1;
-    wire [3:0] fault = !legal ? E_ILLEGAL : ((is_load | is_store) && mbad && first) ? E_MEM :
-                       (is_jalr && jalr_bad) ? E_JUMP : (is_csr && csr_bad) ? E_CSR : 4'd0;
-    // what the host needs to name the fault: the address, or the CSR's source operand
-    wire [31:0] fault_addr = (is_load | is_store) ? maddr : is_csr ? csr_src : jalr_t;
-    wire writes_rd = rd != 5'd0 && !(is_br | is_store | is_fence | is_ecall | is_ebreak);
+    wire ex_last = (mem_ld | is_mul) ? ex_cnt == 6'd1 : is_div ? ex_cnt == 6'd32 :
+                   is_fp ? ex_cnt == fp_last : 1'b1;
+    wire [3:0] fault = !legal ? E_ILLEGAL : ((mem_ld | mem_st) && mbad && first) ? E_MEM :
+                       (is_jalr && jalr_bad) ? E_JUMP : (is_csr && csr_bad) ? E_CSR :
+                       frm_bad ? E_FRM : 4'd0;
+    // what the host needs to name the fault: the address, the CSR's source operand, frm
+    wire [31:0] fault_addr = (mem_ld | mem_st) ? maddr : is_csr ? csr_src : frm_bad ? {29'd0, frm} :
+                             jalr_t;
+    wire writes_fd = is_flw || (is_fp && !fp_to_x);
+    wire writes_rd = rd != 5'd0 && !(is_br | is_store | is_fence | is_ecall | is_ebreak |
+                                     is_fsw | writes_fd);
     wire [31:0] result = is_lui ? imm_u : is_auipc ? ex_pc + imm_u : (is_jal | is_jalr) ? link :
-                         is_load ? ld_val : is_mul ? mul_val : is_div ? div_val :
-                         is_csr ? csr_old : alu;
+                         mem_ld ? ld_val : is_mul ? mul_val : is_div ? div_val :
+                         is_csr ? csr_old : is_fp ? fp_y : alu;
 
     // ------------------------------------------------------------------ control
     wire ex_busy = running && ex_valid;
     wire retire = ex_busy && ex_last && fault == 4'd0;
+    coral_fpu u_fpu (.clk(clk), .start(ex_busy && first && is_fp), .kind(kind),
+                     .neg({op == 7'h4B || op == 7'h4F, op == 7'h47 || op == 7'h4F}), .f3(f3),
+                     .unsigned_int(rs2[0]), .rm(rm_eff), .a(fr[rs1]), .b(fr[rs2]), .c(fr[rs3]),
+                     .x(a), .result(fp_y), .flags(fp_flags));
     wire faulted = ex_busy && fault != 4'd0;
     wire brk = retire && (is_ecall | is_ebreak);
     wire redirect = retire && (is_jalr || ex_next != ex_pred);
@@ -260,28 +326,29 @@ module coral_core #(
     // idle: prefetch address 0; the start edge and every `take` fetch ID's successor
     assign i_addr = redirect ? ex_next[IA+1:2] : (running || (start && id_ok)) ? id_pred[IA+1:2] :
                     {IA{1'b0}};
-    assign d_en = ex_busy && first && (is_load || is_store) && !mbad;
-    assign d_we = (ex_busy && is_store) ? st_mask : 4'd0;
+    assign d_en = ex_busy && first && (mem_ld || mem_st) && !mbad;
+    assign d_we = (ex_busy && mem_st) ? st_mask : 4'd0;
     assign d_addr = moff[DA+1:2];
-    assign d_wdata = b << {mb, 3'b000};
-    assign dbg_rdata = dbg_addr == 5'd0 ? 32'd0 : x[dbg_addr];
+    assign d_wdata = st_src << {mb, 3'b000};
+    assign dbg_rdata = dbg_f ? fr[dbg_addr] : dbg_addr == 5'd0 ? 32'd0 : x[dbg_addr];
 
     assign rt_valid = retire;
     assign rt_pc = ex_pc;
     assign rt_cycle = ex_issue;
     assign rt_rd_we = writes_rd;
+    assign rt_fd_we = writes_fd;
     assign rt_rd = rd;
     assign rt_rd_val = result;
-    assign rt_st = is_store;
+    assign rt_st = mem_st;
     assign rt_st_addr = maddr;
     assign rt_st_size = msize;
-    assign rt_st_data = b;
-    assign rt_csr = is_csr;
+    assign rt_st_data = st_src;
+    assign rt_csr = is_csr || is_fp;                  // may change fflags
 
-    reg [63:0] busy [0:6];
+    reg [63:0] busy [0:NU-1];
     genvar gu;
     generate
-        for (gu = 0; gu < 7; gu = gu + 1) begin : g_busy
+        for (gu = 0; gu < NU; gu = gu + 1) begin : g_busy
             assign unit_busy[64*gu +: 64] = busy[gu];
         end
     endgenerate
@@ -332,9 +399,10 @@ module coral_core #(
             frm <= 3'd0;
             vxrm <= 2'd0;
             vxsat <= 1'b0;
-            for (k = 0; k < 7; k = k + 1) busy[k] <= 64'd0;
+            for (k = 0; k < NU; k = k + 1) busy[k] <= 64'd0;
         end else if (!running) begin
-            if (dbg_we && dbg_addr != 5'd0) x[dbg_addr] <= dbg_wdata;
+            if (dbg_we && dbg_f) fr[dbg_addr] <= dbg_wdata;
+            else if (dbg_we && dbg_addr != 5'd0) x[dbg_addr] <= dbg_wdata;
             id_ok <= !host_itcm;
             id_pc <= 32'd0;
             if (start && id_ok) begin
@@ -343,7 +411,7 @@ module coral_core #(
                 cycles <= 64'd0;
                 retired <= 64'd0;
                 ex_cnt <= 6'd0;
-                for (k = 0; k < 7; k = k + 1) busy[k] <= 64'd0;
+                for (k = 0; k < NU; k = k + 1) busy[k] <= 64'd0;
                 enter(64'd0, 64'd0);
             end
         end else begin
@@ -354,6 +422,8 @@ module coral_core #(
             if (retire) begin
                 busy[unit] <= busy[unit] + {58'd0, ex_cnt} + 64'd1;
                 if (writes_rd) x[rd] <= result;
+                if (writes_fd) fr[rd] <= result;
+                if (is_fp) fflags <= fflags | fp_flags;
                 if (is_csr && csr_wr)
                     case (csr)
                         12'h001: fflags <= csr_new[4:0];

@@ -3,7 +3,7 @@
 // only coral_top's ports:
 //
 //   job.txt   end_pc max_retire max_cycles trace        (decimal)
-//   load.hex  "sel address word" per line (hex; sel 0 ITCM, 1 DTCM, 2 registers, word
+//   load.hex  "sel address word" per line (hex; sel 0 ITCM, 1 DTCM, 2 x, 3 f registers, word
 //             addresses): written through the host port, one word per cycle
 //
 // On `go` it resets the core, loads, waits for `ready`, pulses `start` and waits for
@@ -12,8 +12,8 @@
 // segments) back through the host port into state.txt and dtcm.out ("@word-index"
 // lines before each run of words), zeroes those words again for the next job, and
 // raises `finished`. With trace = 1 it writes trace.txt from the retirement port:
-// "R index pc cycle", then "X rd value", "S address size value" or "C fflags frm vxrm
-// vxsat" for what the instruction wrote.
+// "R index pc cycle", then "X rd value", "F rd value", "S address size value" or "C fflags
+// frm vxrm vxsat" for what the instruction wrote.
 //
 // The clock (period 2 ns) runs here, inside the simulator: no host call per cycle.
 module coral_sim #(
@@ -40,11 +40,11 @@ module coral_sim #(
     reg  [31:0] host_addr, host_wdata, end_pc;
     reg  [63:0] max_retire, max_cycles;
     wire [31:0] host_rdata, err_pc, err_addr, rt_pc, rt_rd_val, rt_st_addr, rt_st_data;
-    wire        ready, running, done, rt_valid, rt_rd_we, rt_st, rt_csr, vxsat;
+    wire        ready, running, done, rt_valid, rt_rd_we, rt_fd_we, rt_st, rt_csr, vxsat;
     wire [1:0]  stop, vxrm;
     wire [3:0]  err_code;
     wire [63:0] err_cycle, cycles, retired, rt_cycle;
-    wire [7*64-1:0] unit_busy;
+    wire [9*64-1:0] unit_busy;
     wire [4:0]  fflags, rt_rd;
     wire [2:0]  frm, rt_st_size;
 
@@ -57,7 +57,7 @@ module coral_sim #(
         .err_code(err_code), .err_pc(err_pc), .err_addr(err_addr), .err_cycle(err_cycle),
         .cycles(cycles), .retired(retired), .unit_busy(unit_busy), .fflags(fflags), .frm(frm),
         .vxrm(vxrm), .vxsat(vxsat), .rt_valid(rt_valid), .rt_pc(rt_pc), .rt_cycle(rt_cycle),
-        .rt_rd_we(rt_rd_we), .rt_rd(rt_rd), .rt_rd_val(rt_rd_val), .rt_st(rt_st),
+        .rt_rd_we(rt_rd_we), .rt_fd_we(rt_fd_we), .rt_rd(rt_rd), .rt_rd_val(rt_rd_val), .rt_st(rt_st),
         .rt_st_addr(rt_st_addr), .rt_st_size(rt_st_size), .rt_st_data(rt_st_data),
         .rt_csr(rt_csr));
 
@@ -67,7 +67,7 @@ module coral_sim #(
     string base, dir;
     integer fd, ofd, tfd, nread, trace_on, k, seg, n;
     reg [31:0] sel_in, addr_in, word_in, idx;
-    reg [31:0] xr [0:31];
+    reg [31:0] xr [0:63];                // x0..x31, f0..f31
     reg [31:0] seg_lo [0:NSEG-1];
     reg [31:0] seg_hi [0:NSEG-1];
     reg        seg_any [0:NSEG-1];
@@ -100,9 +100,11 @@ module coral_sim #(
             $fwrite(sfd, "stop %0d\nerr_code %0d\nerr_pc %0d\nerr_addr %0d\nerr_cycle %0d\n",
                     stop, err_code, err_pc, err_addr, err_cycle);
             $fwrite(sfd, "cycles %0d\nretired %0d\nunit_busy", cycles, retired);
-            for (q = 0; q < 7; q = q + 1) $fwrite(sfd, " %0d", unit_busy[64*q +: 64]);
+            for (q = 0; q < 9; q = q + 1) $fwrite(sfd, " %0d", unit_busy[64*q +: 64]);
             $fwrite(sfd, "\nfcsr %0d %0d %0d %0d\nx", fflags, frm, vxrm, vxsat);
             for (q = 0; q < 32; q = q + 1) $fwrite(sfd, " %h", xr[q]);
+            $fwrite(sfd, "\nf");
+            for (q = 32; q < 64; q = q + 1) $fwrite(sfd, " %h", xr[q]);
             $fwrite(sfd, "\n");
             $fclose(sfd);
         end
@@ -176,8 +178,11 @@ module coral_sim #(
                 end
             H_REGS: begin                     // a read per cycle; its data two edges later
                 if (idx >= 2) xr[idx - 2] = host_rdata;
-                if (idx < 32) host_addr <= idx;
-                if (idx == 33) begin
+                if (idx < 64) begin
+                    host_sel <= idx < 32 ? 2'd2 : 2'd3;
+                    host_addr <= idx & 32'd31;
+                end
+                if (idx == 65) begin
                     host_en <= 1'b0;
                     ofd = $fopen(path("dtcm.out"), "w");
                     seg = 0;
@@ -254,6 +259,7 @@ module coral_sim #(
         if (rt_valid && tfd != 0) begin
             $fwrite(tfd, "R %0d %0d %0d\n", retired, rt_pc >> 2, rt_cycle);
             if (rt_rd_we) $fwrite(tfd, "X %0d %h\n", rt_rd, rt_rd_val);
+            if (rt_fd_we) $fwrite(tfd, "F %0d %h\n", rt_rd, rt_rd_val);
             if (rt_st) $fwrite(tfd, "S %0d %0d %h\n", rt_st_addr - DTCM_BASE, rt_st_size, rt_st_data);
             csr_pending = rt_csr;
         end

@@ -2,7 +2,7 @@
 // each) and the host interface a system (or the testbench) drives:
 //
 //   host_en/host_we/host_sel/host_addr/host_wdata -> host_rdata (one cycle later):
-//       word access to ITCM (sel 0), DTCM (sel 1) or the integer registers (sel 2),
+//       word access to ITCM (sel 0), DTCM (sel 1), the integer (sel 2) or fp (sel 3) registers,
 //       allowed while the core is not running (the core owns the ports while it runs);
 //   start (accepted while `ready`), end_pc, the budgets and `halt` in; `done`, how the
 //       run stopped, counters and the fp/fixed-point CSRs out;
@@ -38,7 +38,7 @@ module coral_top #(
     output wire [63:0] err_cycle,
     output wire [63:0] cycles,
     output wire [63:0] retired,
-    output wire [7*64-1:0] unit_busy,
+    output wire [9*64-1:0] unit_busy,
     output wire [4:0]  fflags,
     output wire [2:0]  frm,
     output wire [1:0]  vxrm,
@@ -47,6 +47,7 @@ module coral_top #(
     output wire [31:0] rt_pc,
     output wire [63:0] rt_cycle,
     output wire        rt_rd_we,
+    output wire        rt_fd_we,
     output wire [4:0]  rt_rd,
     output wire [31:0] rt_rd_val,
     output wire        rt_st,
@@ -63,7 +64,7 @@ module coral_top #(
     wire host = host_en && !running;
     wire host_i = host && host_sel == 2'd0;
     wire host_d = host && host_sel == 2'd1;
-    wire host_x = host && host_sel == 2'd2;
+    wire host_x = host && host_sel[1];              // x (2) or f (3)
 
     wire          c_i_en, c_d_en;
     wire [IA-1:0] c_i_addr;
@@ -89,9 +90,9 @@ module coral_top #(
         .fflags(fflags), .frm(frm), .vxrm(vxrm), .vxsat(vxsat),
         .host_itcm(host_i), .i_en(c_i_en), .i_addr(c_i_addr), .i_rdata(i_rdata),
         .d_en(c_d_en), .d_we(c_d_we), .d_addr(c_d_addr), .d_wdata(c_d_wdata), .d_rdata(d_rdata),
-        .dbg_we(host_x && host_we), .dbg_addr(host_addr[4:0]), .dbg_wdata(host_wdata),
+        .dbg_f(host_sel[0]), .dbg_we(host_x && host_we), .dbg_addr(host_addr[4:0]), .dbg_wdata(host_wdata),
         .dbg_rdata(x_rdata),
-        .rt_valid(rt_valid), .rt_pc(rt_pc), .rt_cycle(rt_cycle), .rt_rd_we(rt_rd_we), .rt_rd(rt_rd),
+        .rt_valid(rt_valid), .rt_pc(rt_pc), .rt_cycle(rt_cycle), .rt_rd_we(rt_rd_we), .rt_fd_we(rt_fd_we), .rt_rd(rt_rd),
         .rt_rd_val(rt_rd_val), .rt_st(rt_st), .rt_st_addr(rt_st_addr), .rt_st_size(rt_st_size),
         .rt_st_data(rt_st_data), .rt_csr(rt_csr));
 

@@ -32,11 +32,11 @@ from . import build as rtl_build
 from .jobs import JobInput, read_job, write_job
 
 # Error codes of rtl/coral/coral_core.v.
-E_MEM, E_JUMP, E_CSR, E_ILLEGAL, E_BUDGET, E_CYCLES, E_HALT = range(1, 8)
+E_MEM, E_JUMP, E_CSR, E_ILLEGAL, E_BUDGET, E_CYCLES, E_HALT, E_FRM = range(1, 9)
 STOPS = {0: "end", 1: "break", 2: "error"}
-UNITS = ("alu", "branch", "lsu", "mul", "div", "csr", "system")
-# What the RTL implements so far: RV32IM and the CSRs (no F, no vector unit yet).
-EXTENSIONS = ("RV32I", "M", "Zicsr")
+UNITS = ("alu", "branch", "lsu", "mul", "div", "csr", "system", "fpu", "fdiv")
+# What the RTL implements so far: RV32IMF and the CSRs (no vector unit yet).
+EXTENSIONS = ("RV32I", "M", "F", "Zicsr")
 UNLIMITED = (1 << 64) - 1
 
 
@@ -90,7 +90,7 @@ class CoralRTL:
                     results[i] = _early_failure(self.name, state, job.program, e, started)
                     continue
                 write_job(base / f"job{len(prepared)}", JobInput(
-                    list(job.program.words), state.mem, list(state.x), 4 * n,
+                    list(job.program.words), state.mem, list(state.x), list(state.f), 4 * n,
                     job.budget.max_instructions,
                     self.max_cycles if self.max_cycles is not None else UNLIMITED, job.trace))
                 prepared.append((i, job, state))
@@ -123,8 +123,9 @@ class CoralRTL:
             error = _error(num("err_code"), pc, num("err_addr"), job, state, self.max_cycles,
                            cycles, retired)
             error = error.locate(_where(job.program, pc, cycles, retired))
-        x0 = list(state.x)
+        x0, f0 = list(state.x), list(state.f)
         state.x = [int(v, 16) for v in s["x"]]
+        state.f = [int(v, 16) for v in s["f"]]
         state.fc = [num("fcsr", 0), num("fcsr", 1)]
         state.vxrm, state.vxsat = num("fcsr", 2), num("fcsr", 3)
         state.mem[:] = out.dtcm
@@ -134,7 +135,7 @@ class CoralRTL:
         trace = None
         if job.trace:
             from .trace import read_trace
-            trace = read_trace(directory, job.program, x0)
+            trace = read_trace(directory, job.program, x0, f0)
         return RunResult(
             backend=self.name, memories=state.memories(job.program.words),
             registers=state.registers(), cycles=cycles, retired=retired, unit_busy=busy,
@@ -204,6 +205,15 @@ def _error(code: int, pc: int, addr: int, job: Job, state: CoralState, max_cycle
         except SimError as e:
             return e
         return IllegalInstruction(f"the RTL refused CSR 0x{word >> 20:03x} (the model allows this access)")
+    if code == E_FRM:
+        from simulators.coral.semantics.system import System
+        from simulators.coral.state import FRM
+        from simulators.coral.timing import VectorTiming
+        state.fc[FRM] = addr
+        try:
+            System(state, VectorTiming(state.cfg)).frm(pc)
+        except SimError as e:
+            return e
     if code == E_ILLEGAL:
         return IllegalInstruction(f"the RTL's decoder rejects word 0x{job.program.words[pc]:08x}")
     if code == E_BUDGET:

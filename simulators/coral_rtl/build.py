@@ -24,18 +24,21 @@ TIMESCALE = ("1ns", "1ps")
 # drives public, so the rest stays optimisable.
 BUILD_ARGS = ("--timing", "-CFLAGS", "-fcoroutines", "--no-public-flat-rw")
 SIMULATORS = ("verilator",)
-SOURCES = ("coral_sram.v", "coral_core.v", "coral_top.v", "coral_sim.v")
+SOURCES = ("coral_sram.v", "coral_fpu.v", "coral_core.v", "coral_top.v", "coral_sim.v")
+COMMON_RTL = ROOT / "rtl" / "common"
+COMMON = ("fp32_round_ieee.v", "fp32_fma.v", "fp32_divsqrt.v")     # shared IEEE binary32 units
 PARAMETERS = ("ITCM_SIZE", "DTCM_BASE", "DTCM_SIZE", "VLEN")
 
 # Cycles the pipeline takes per timing class (rtl/coral/coral_core.v's EX stage; JALR
 # and a mispredicted branch add the one-cycle bubble of a redirected fetch). The model's
 # classes (isa/coral/hardware.toml) must agree: the RTL is the timing reference.
 PIPELINE_CYCLES = {"INT": 1, "MUL": 2, "DIV": 33, "LOAD": 2, "STORE": 1, "BRANCH": 1,
-                   "JUMP": 1, "JALR": 2, "FENCE": 1, "SYS": 1, "CSR": 1}
+                   "JUMP": 1, "JALR": 2, "FENCE": 1, "SYS": 1, "CSR": 1, "FADD": 2, "FMUL": 2,
+                   "FMA": 3, "FDIV": 12, "FSQRT": 12, "FCVT": 2, "FMISC": 1}
 
 
 def sources() -> tuple[Path, ...]:
-    return tuple(CORAL_RTL / s for s in SOURCES)
+    return (*(COMMON_RTL / s for s in COMMON), *(CORAL_RTL / s for s in SOURCES))
 
 
 def check_config(cfg) -> None:
@@ -54,7 +57,7 @@ def check_config(cfg) -> None:
 
 def spec(cfg) -> toolchain.BuildSpec:
     check_config(cfg)
-    return toolchain.BuildSpec(top=TOP, sources=sources(), includes=(CORAL_RTL,),
+    return toolchain.BuildSpec(top=TOP, sources=sources(), includes=(CORAL_RTL, COMMON_RTL),
                                parameters={p: getattr(cfg, p) for p in PARAMETERS},
                                build_args=BUILD_ARGS, timescale=TIMESCALE)
 
@@ -70,4 +73,4 @@ def lint(cfg) -> None:
     """verilator --lint-only -Wall on the whole design for `cfg`; raises RtlBuildError."""
     check_config(cfg)
     params = [f"-G{p}={getattr(cfg, p)}" for p in PARAMETERS]
-    toolchain.lint(sources(), TOP, includes=(CORAL_RTL,), args=("-Wall", "--timing", *params))
+    toolchain.lint(sources(), TOP, includes=(CORAL_RTL, COMMON_RTL), args=("-Wall", "--timing", *params))

@@ -1,7 +1,7 @@
 """The files a coral RTL job is made of (rtl/coral/coral_sim.v reads and writes them).
 
 In:  job.txt (end_pc max_retire max_cycles trace), load.hex ("sel word-address word"
-     per line, hex: sel 0 ITCM, 1 DTCM, 2 integer registers)
+     per line, hex: sel 0 ITCM, 1 DTCM, 2 x and 3 f registers)
 Out: state.txt (how the run ended, counters, CSRs, registers), dtcm.out (every DTCM word
      the job loaded or stored: "@word-index" before each run of words), trace.txt
 """
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-SEL_ITCM, SEL_DTCM, SEL_X = 0, 1, 2
+SEL_ITCM, SEL_DTCM, SEL_X, SEL_F = 0, 1, 2, 3
 
 
 @dataclass
@@ -20,6 +20,7 @@ class JobInput:
     words: list[int]          # the program
     dtcm: np.ndarray          # initial DTCM bytes (zeros elsewhere)
     x: list[int]              # initial integer registers
+    f: list[int]              # initial fp registers (bit patterns)
     end_pc: int               # byte address one past the program
     max_retire: int
     max_cycles: int
@@ -34,6 +35,7 @@ def write_job(directory: Path, job: JobInput) -> None:
     nz = np.flatnonzero(d)        # the SRAM starts a job zeroed: only the rest is written
     lines = [f"0 {i:x} {w:x}" for i, w in enumerate(job.words)]
     lines += [f"2 {i:x} {v & 0xFFFFFFFF:x}" for i, v in enumerate(job.x)]
+    lines += [f"3 {i:x} {v & 0xFFFFFFFF:x}" for i, v in enumerate(job.f)]
     lines += [f"1 {i:x} {w:x}" for i, w in zip(nz.tolist(), d[nz].tolist())]
     (directory / "load.hex").write_text("\n".join(lines) + "\n")
 

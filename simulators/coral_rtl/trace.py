@@ -19,8 +19,8 @@ from simulators.core.trace import Change, TraceStep
 CSR_FIELDS = (0, 1, 4, 5)             # fflags, frm, vxrm, vxsat
 
 
-def read_trace(directory: Path, program, x0: list[int]) -> list[TraceStep]:
-    x = list(x0)
+def read_trace(directory: Path, program, x0: list[int], f0: list[int]) -> list[TraceStep]:
+    regs = {"X": list(x0), "F": list(f0)}
     csr = [0, 0, 0, 0]
     steps: list[TraceStep] = []
     for raw in (Path(directory) / "trace.txt").read_text().splitlines():
@@ -32,11 +32,11 @@ def read_trace(directory: Path, program, x0: list[int]) -> list[TraceStep]:
             ins = program.instrs[pc] if pc < len(program.instrs) else None
             steps.append(TraceStep(index, pc, ins.line if ins else 0,
                                    (ins.text or ins.mnemonic) if ins else "", cycle))
-        elif p[0] == "X":
+        elif p[0] in ("X", "F"):
             r, v = int(p[1]), int(p[2], 16)
-            if x[r] != v:
-                x[r] = v
-                steps[-1].changes.append(Change("x", r, None, v))
+            if regs[p[0]][r] != v:
+                regs[p[0]][r] = v
+                steps[-1].changes.append(Change(p[0].lower(), r, None, v))
         elif p[0] == "S":
             off, size, v = int(p[1]) & 0xFFFFFFFF, int(p[2]), int(p[3], 16)
             data = np.frombuffer(v.to_bytes(4, "little")[:size], dtype=np.uint8).copy()

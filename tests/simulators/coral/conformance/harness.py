@@ -45,17 +45,19 @@ EPILOGUE = ("la t6, sig_state\n" + _DUMP_X + _DUMP_F +
             "vse8.v v0, (t6)\naddi t6, t6, 128\nvse8.v v8, (t6)\naddi t6, t6, 128\n"
             "vse8.v v16, (t6)\naddi t6, t6, 128\nvse8.v v24, (t6)\n")
 STATE_BYTES = 272 + 512
-# Targets without F and V (the coral RTL so far) zero and dump x only: the same data
-# layout, so the body's data and x0..x31 compare with Spike's signature (SCALAR_FIELDS).
-SCALAR_FIELDS = ("data", *(f"x{i}" for i in range(32)))
+# Targets without V (the coral RTL so far) zero and dump x, f and fcsr only: the same
+# data layout, so the body's data, x, f and fcsr compare with Spike's (SCALAR_FIELDS).
+SCALAR_FIELDS = ("data", *(f"x{i}" for i in range(32)), *(f"f{i}" for i in range(32)), "fcsr")
 END = {"model": "ebreak\n", "scalar": "ebreak\n",
        "spike": "li t5, 1\nla t6, tohost\nsw t5, 0(t6)\nsw zero, 4(t6)\n1: j 1b\n"}
 
 
 def wrap(body: str, target: str) -> str:
-    """The whole program for `target` ("model", "spike", or "scalar": x only)."""
+    """The whole program for `target` ("model", "spike", or "scalar": no vector state)."""
     enable = SPIKE_ENABLE if target == "spike" else ""
-    prologue, epilogue = (_ZERO_X, "la t6, sig_state\n" + _DUMP_X) if target == "scalar" else (PROLOGUE, EPILOGUE)
+    prologue, epilogue = ((_ZERO_X + _ZERO_F + "fscsr zero\n",
+                           "la t6, sig_state\n" + _DUMP_X + _DUMP_F + "frcsr t5\nsw t5, 256(t6)\n")
+                          if target == "scalar" else (PROLOGUE, EPILOGUE))
     return (".data\n.balign 16\n.globl begin_signature\nbegin_signature:\n"
             ".text\n.globl _start\n_start:\n" + enable + prologue + "# --- body ---\n" + body.rstrip() +
             "\n# --- end of body ---\n.text\n" + epilogue + END[target] +
