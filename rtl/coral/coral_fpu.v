@@ -171,7 +171,10 @@ module coral_fpu (
             K_FMA: begin result = fma_r; flags = fma_rf; end
             K_DIV, K_SQRT: begin result = div_y; flags = div_f; end
             K_CVT_WS: begin result = f2i_y; flags = f2i_f; end
-            K_CVT_SW: begin result = i2f_y; flags = i2f_f; end
+            K_CVT_SW: begin                               // 0 is +0 (the rounder's exact-zero case)
+                result = cvt_mag == 32'd0 ? 32'd0 : i2f_y;
+                flags = cvt_mag == 32'd0 ? 5'd0 : i2f_f;
+            end
             default: begin result = misc; flags = misc_f; end
         endcase
 endmodule

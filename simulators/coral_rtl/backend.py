@@ -187,8 +187,9 @@ def _error(code: int, pc: int, addr: int, job: Job, state: CoralState, max_cycle
     ins = job.program.instrs[pc] if 0 <= pc < len(job.program.instrs) else None
     mnemonic = ins.mnemonic if ins else ""
     if code == E_MEM:
-        size = {"b": 1, "h": 2, "w": 4}[mnemonic[1]]
-        return state.bad_access(pc, addr, size, "store" if mnemonic.startswith("s") else "load")
+        base = mnemonic.removeprefix("f")                  # flw, fsw: word accesses
+        size = {"b": 1, "h": 2, "w": 4}[base[1]]
+        return state.bad_access(pc, addr, size, "store" if base.startswith("s") else "load")
     if code == E_JUMP:
         why = "is not a multiple of 4" if addr & 3 else \
             f"is outside the program (0..0x{4 * state.end_pc:x}; 0x{4 * state.end_pc:x} ends the run)"

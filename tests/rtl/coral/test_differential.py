@@ -1,6 +1,7 @@
-"""Model vs RTL on random scalar programs (every RV32IM and Zicsr instruction, loads and
-stores of every width, branches both ways, loops, calls) and on programs that stop with
-each kind of error: identical end states, cycles, counters, and retirement traces."""
+"""Model vs RTL on random scalar programs (every RV32IMF and Zicsr instruction, F in
+every rounding mode, loads and stores of every width, branches both ways, loops,
+calls) and on programs that stop with each kind of error: identical end states,
+cycles, counters, and retirement traces."""
 import pytest
 
 from simulators.core.backend import MemoryImage
@@ -11,7 +12,7 @@ from simulators.coral_rtl.backend import Job
 from simulators.coral_rtl.compare import compare_runs, compare_traces
 from simulators.coral_rtl.randprog import random_program
 
-SEEDS = range(24)
+SEEDS = range(32)
 BUDGET = Budget(max_instructions=100_000)
 
 ERRORS = {
@@ -24,6 +25,8 @@ ERRORS = {
     "csr_read_only": ("li a0, 1\ncsrw cycle, a0\n", "IllegalInstruction"),
     "vstart_nonzero": ("csrwi vstart, 1\n", "IllegalInstruction"),
     "budget": ("li a0, 0\n1: addi a0, a0, 1\nj 1b\n", "BudgetExceeded"),
+    "frm_reserved": ("fsrmi 5\nfadd.s f0, f1, f2\n", "IllegalInstruction"),
+    "flw_misaligned": ("li a0, 0x10002\nflw f1, 0(a0)\n", "MemoryAccessError"),
     "budget_after_mispredict": ("li a1, 0\nli a0, 24\n1: addi a0, a0, -1\nbnez a0, 1b\nnop\n",
                                 "BudgetExceeded"),
 }
@@ -57,7 +60,7 @@ def test_random_program_agrees(seed, random_runs, cfg):
 def test_every_scalar_instruction_is_exercised(random_runs):
     from isa.loader import get_isa
     isa = get_isa("coral")
-    wanted = {m for m, d in isa.instructions.items() if d.extension in ("RV32I", "M", "Zicsr")}
+    wanted = {m for m, d in isa.instructions.items() if d.extension in ("RV32I", "M", "F", "Zicsr")}
     ran = {i.mnemonic for p, r in random_runs for i in (p.instrs[s.pc] for s in r.trace)}
     assert wanted - ran <= {"ecall", "ebreak", "fence"}
 
@@ -93,9 +96,9 @@ def test_errors_agree(name, error_runs, cfg):
 
 def test_program_with_unsupported_instructions_is_refused(cfg, rtl):
     from simulators.core.errors import ConfigError
-    program = assemble(".text\nfadd.s f0, f1, f2\n", "f.s", cfg)
-    with pytest.raises(ConfigError, match=r"implements RV32I, M, Zicsr so far, not F: "
-                                          r"instruction 0 \(line 2\) `fadd.s f0, f1, f2`"):
+    program = assemble(".text\nvadd.vv v0, v1, v2\n", "v.s", cfg)
+    with pytest.raises(ConfigError, match=r"implements RV32I, M, F, Zicsr so far, not Zve32f: "
+                                          r"instruction 0 \(line 2\) `vadd.vv v0, v1, v2`"):
         rtl.run(program, MemoryImage(), cfg)
 
 

@@ -77,4 +77,4 @@ def test_exec_on_the_rtl(tmp_path, cfg, rtl, capsys):
 def test_unsupported_program_is_a_clear_error(capsys):
     assert main(["rtl-check", "--accel", "coral", "--task", "relu", "--config", "C1", *HW]) == 2
     err = capsys.readouterr().err
-    assert "the coral RTL implements RV32I, M, Zicsr so far, not" in err
+    assert "the coral RTL implements RV32I, M, F, Zicsr so far, not" in err
