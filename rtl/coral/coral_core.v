@@ -310,6 +310,7 @@ module coral_core #(
     wire ex_busy = running && ex_valid;
     wire retire = ex_busy && ex_last && fault == 4'd0;
     coral_fpu u_fpu (.clk(clk), .start(ex_busy && first && is_fp), .kind(kind),
+                     .fma_stage2(ex_busy && is_fp && kind == K_FMA && ex_cnt == 6'd1),
                      .neg({op == 7'h4B || op == 7'h4F, op == 7'h47 || op == 7'h4F}), .f3(f3),
                      .unsigned_int(rs2[0]), .rm(rm_eff), .a(fr[rs1]), .b(fr[rs2]), .c(fr[rs3]),
                      .x(a), .result(fp_y), .flags(fp_flags));

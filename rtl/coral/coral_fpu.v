@@ -5,9 +5,12 @@
 // fused multiply-add or a conversion), FMA 3 (operands registered, the FMA's result
 // registered, then written), FDIV/FSQRT 12 (fp32_divsqrt: 9 clocks of 3 restoring steps,
 // then the result held). Arithmetic: rtl/common's fp32_fma, fp32_divsqrt, fp32_round_ieee.
+// The operand registers, the FMA's second stage and the divider run on gated clocks
+// (coral_clkgate): they toggle only in the cycles they work.
 module coral_fpu (
     input  wire        clk,
     input  wire        start,
+    input  wire        fma_stage2,   // the second EX cycle of an fma instruction
     input  wire [3:0]  kind,
     input  wire [1:0]  neg,          // fma: {negate product, negate addend}
     input  wire [2:0]  f3,           // sign injection, min/max, compare selection
@@ -27,13 +30,17 @@ module coral_fpu (
     localparam [31:0] CANON = 32'h7FC0_0000;
 
     // --- operands registered in the first cycle (FADD, FMUL, FMA, FCVT)
+    wire op_clk, fma_clk, div_clk, div_busy;
+    coral_clkgate u_opgate (.clk(clk), .en(start && kind != K_DIV && kind != K_SQRT), .gclk(op_clk));
+    coral_clkgate u_fmagate (.clk(clk), .en(fma_stage2), .gclk(fma_clk));
+    coral_clkgate u_divgate (.clk(clk), .en((start && (kind == K_DIV || kind == K_SQRT)) || div_busy),
+                             .gclk(div_clk));
     reg [3:0]  q_kind;
     reg [1:0]  q_neg;
     reg        q_uns;
     reg [2:0]  q_rm;
     reg [31:0] q_a, q_b, q_c, q_x;
-    always @(posedge clk)
-        if (start) begin
+    always @(posedge op_clk) begin
             q_kind <= kind;
             q_neg <= neg;
             q_uns <= unsigned_int;
@@ -54,7 +61,7 @@ module coral_fpu (
                     .mul_only(q_kind == K_MUL), .y(fma_y), .flags(fma_f));
     reg [31:0] fma_r;
     reg [4:0]  fma_rf;
-    always @(posedge clk) begin       // FMA's second stage
+    always @(posedge fma_clk) begin   // FMA's second stage
         fma_r <= fma_y;
         fma_rf <= fma_f;
     end
@@ -62,9 +69,9 @@ module coral_fpu (
     // --- divide and square root
     wire [31:0] div_y;
     wire [4:0]  div_f;
-    wire        div_busy, div_done;
+    wire        div_done;
     fp32_divsqrt #(.STEPS(3)) u_div (
-        .clk(clk), .start(start && (kind == K_DIV || kind == K_SQRT)), .sqrt(kind == K_SQRT),
+        .clk(div_clk), .start(start && (kind == K_DIV || kind == K_SQRT)), .sqrt(kind == K_SQRT),
         .a(a), .b(b), .rm(rm), .busy(div_busy), .done(div_done), .y(div_y), .flags(div_f));
 
     // --- int -> float: the magnitude rounded once

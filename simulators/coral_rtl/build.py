@@ -24,7 +24,8 @@ TIMESCALE = ("1ns", "1ps")
 # drives public, so the rest stays optimisable.
 BUILD_ARGS = ("--timing", "-CFLAGS", "-fcoroutines", "--no-public-flat-rw")
 SIMULATORS = ("verilator",)
-SOURCES = ("coral_sram.v", "coral_fpu.v", "coral_core.v", "coral_top.v", "coral_sim.v")
+SOURCES = ("coral_sram.v", "coral_clkgate.v", "coral_fpu.v", "coral_core.v", "coral_top.v",
+           "coral_sim.v")
 COMMON_RTL = ROOT / "rtl" / "common"
 COMMON = ("fp32_round_ieee.v", "fp32_fma.v", "fp32_divsqrt.v")     # shared IEEE binary32 units
 PARAMETERS = ("ITCM_SIZE", "DTCM_BASE", "DTCM_SIZE", "VLEN")

@@ -1,8 +1,9 @@
 """Synthesis of the coral RTL with Yosys (`synth`, generic gates): the check that it is
 hardware, and its size.
 
-`synthesize(cfg)` synthesizes coral_top for a configuration with the SRAM banks as
-black boxes (SRAM macros: a memory compiler makes them, not synthesis), fails on a
+`synthesize(cfg)` synthesizes coral_top for a configuration with the SRAM banks and the
+clock gates as black boxes (SRAM macros and integrated clock-gate cells: a memory
+compiler and the cell library provide them, not synthesis), fails on a
 Verilog construct Yosys rejects, an inferred latch, or any problem `check` finds
 (multiple drivers, undriven signals, combinational loops), and returns the cell counts.
 `sram_check()` synthesizes one SRAM bank on its own and requires that it is inferred as
@@ -49,8 +50,9 @@ def synthesize(cfg, timeout: float = 900) -> dict:
     """{"cells": total, "by_type": {...}, "flip_flops": n, "srams": n} of coral_top."""
     rtl_build.check_config(cfg)
     params = {p: getattr(cfg, p) for p in rtl_build.PARAMETERS}
-    top = checked_synth(("coral_core.v", "coral_top.v"), "coral_top", params, ("coral_sram.v",),
-                        timeout=timeout)
+    common = tuple(str(rtl_build.COMMON_RTL / s) for s in rtl_build.COMMON)
+    top = checked_synth((*common, "coral_fpu.v", "coral_core.v", "coral_top.v"), "coral_top", params,
+                        ("coral_sram.v", "coral_clkgate.v"), timeout=timeout)
     by_type = top["num_cells_by_type"]
     return {"cells": top["num_cells"], "by_type": by_type,
             "flip_flops": sum(n for t, n in by_type.items() if "DFF" in t.upper()),
