@@ -13,10 +13,8 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 
 from isa.loader import get_isa
 from simulators.core.backend import MemoryImage, RunResult
@@ -26,6 +24,7 @@ from simulators.core.errors import (BudgetExceeded, ConfigError, SimError, TimeL
 from simulators.core.program import Program
 from simulators.coral.state import VILL, CoralState, IllegalInstruction
 from simulators.coral.tables import ACCEL
+from simulators.plena_rtl.backend import Job     # one job record for every RTL backend
 from simulators.rtl import toolchain
 
 from . import build as rtl_build
@@ -38,14 +37,6 @@ UNITS = ("alu", "branch", "lsu", "mul", "div", "csr", "system", "fpu", "fdiv")
 # What the RTL implements so far: RV32IMF and the CSRs (no vector unit yet).
 EXTENSIONS = ("RV32I", "M", "F", "Zicsr")
 UNLIMITED = (1 << 64) - 1
-
-
-@dataclass
-class Job:
-    program: Program
-    image: MemoryImage
-    budget: Budget = Budget()
-    trace: bool = False
 
 
 class CoralRTL:

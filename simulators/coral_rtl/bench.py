@@ -12,9 +12,7 @@ build (into an empty temporary cache) with --cold.
 from __future__ import annotations
 
 import argparse
-import os
 import resource
-import tempfile
 import time
 
 from isa.coral import default_config
@@ -87,25 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     cfg = default_config() if args.hw == "default" else default_config(**TEST_CONFIG)
     print(f"coral RTL on Verilator, {args.hw} configuration (ITCM {cfg.ITCM_SIZE} B, "
           f"DTCM {cfg.DTCM_SIZE} B at 0x{cfg.DTCM_BASE:x})")
-    if args.cold:
-        with tempfile.TemporaryDirectory(prefix="kernelcraft-cold-") as tmp:
-            old = os.environ.get("KERNELCRAFT_CACHE")
-            os.environ["KERNELCRAFT_CACHE"] = tmp
-            try:
-                t0 = time.perf_counter()
-                rtl_build.build(cfg)
-                print(f"  cold build:   {time.perf_counter() - t0:8.1f} s")
-            finally:
-                if old is None:
-                    os.environ.pop("KERNELCRAFT_CACHE", None)
-                else:
-                    os.environ["KERNELCRAFT_CACHE"] = old
-    first = rtl_build.build(cfg)
-    if not first.cached:
-        print(f"  cold build:   {first.seconds:8.1f} s (nothing was cached)")
-    t0 = time.perf_counter()
-    again = rtl_build.build(cfg)
-    print(f"  cached build: {time.perf_counter() - t0:8.3f} s (lookup; reused {again.directory.name})")
+    from simulators.rtl.bench import build_times
+    build_times(rtl_build.build, cfg, args.cold)
     speeds(cfg, args.iterations)
     return 0
 

@@ -3,7 +3,6 @@ model and RTL; a defect is reported at the first diverging instruction with both
 import re
 
 import numpy as np
-import pytest
 
 from simulators.coral_rtl.backend import CoralRTL
 from simulators.coral_rtl.randprog import TEST_CONFIG
