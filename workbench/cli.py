@@ -146,7 +146,7 @@ BENCHMARKS = {
     "store": ("workbench.store.bench", "trace store write rate (events/s)"),
     "agent": ("workbench.agent.bench", "agent loop overhead per step, without the model"),
     "tui": ("workbench.tui.bench", "workbench: opening a long run, debugger steps"),
-    "rtl": ("simulators.plena_rtl.bench", "plena RTL under Verilator and Icarus: cycles/s, build time cold and cached"),
+    "rtl": ("simulators.rtl.bench", "an RTL (--accel plena|coral, default plena): cycles/s, build time cold and cached"),
 }
 
 
@@ -225,6 +225,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="element type in memories addressed by byte address (coral's dtcm) for "
                          "--load/--set/--dump/--save (default f32); there --dump LABEL prints a labelled range")
     sp.add_argument("--regs", action="store_true", help="print the registers at the end")
+    sp.add_argument("--rtl", action="store_true",
+                    help="run on the accelerator's RTL (Verilator) instead of its functional model")
     sp.add_argument("--max-instructions", type=integer(1), default=20_000_000)
     sp.add_argument("--timeout", type=seconds(DAY), default=60.0, help="wall-clock limit in seconds")
     sp.add_argument("--json", action="store_true", help="machine-readable output")

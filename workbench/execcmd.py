@@ -215,7 +215,11 @@ def run_exec(args) -> int:
     except AssemblyError as e:
         print(str(e))
         return 1
-    backend = accel.backend()
+    if getattr(args, "rtl", False):
+        from workbench.rtlcheck import rtl_backend
+        backend = rtl_backend(args.accel)
+    else:
+        backend = accel.backend()
     names = {**program.labels, **program.constants}
     probe = {name: np.zeros(0, dtype=STORAGE[dtype]) for name, (_, dtype) in hw.memories().items()}
     bases = based_memories(hw)
@@ -279,6 +283,8 @@ def run_exec(args) -> int:
     out: dict = {"cycles": result.cycles, "retired": result.retired, "stop": result.stop,
                  "unit_busy": result.unit_busy, "stalls": result.stalls,
                  "error": str(result.error) if result.error else None, "dumps": {}}
+    if getattr(args, "rtl", False):
+        out["backend"] = result.backend
     for spec in args.dump or []:
         mem, addr, length = parse(spec, "--dump", "MEM:ADDR:LEN")
         vals = select(spec, mem, addr, length, "--dump", result.memories)
@@ -300,6 +306,8 @@ def run_exec(args) -> int:
         print(json.dumps(out, indent=2, default=str))
     else:
         status = f"stopped: {result.stop}" + (f" -- {result.error}" if result.error else "")
+        if "backend" in out:
+            status = f"backend: {out['backend']}\n{status}"
         print(f"{status}\ncycles: {result.cycles}  instructions retired: {result.retired}")
         print("unit busy cycles: " + ", ".join(f"{k} {v}" for k, v in result.unit_busy.items()))
         for spec, vals in out["dumps"].items():

@@ -22,10 +22,13 @@ from simulators.core.errors import AssemblyError, ConfigError
 from workbench.cliargs import DAY, SEED_MAX, integer, seconds
 
 # Accelerators with an RTL: name -> "module:Backend class". Adding one is a line here.
-RTL_BACKENDS = {"plena": "simulators.plena_rtl.backend:PlenaRTL"}
+RTL_BACKENDS = {"plena": "simulators.plena_rtl.backend:PlenaRTL",
+                "coral": "simulators.coral_rtl.backend:CoralRTL"}
 # How two retirement traces of one accelerator are compared (the first diverging
 # instruction): the one routine --lockstep and the workbench's debugger use.
-TRACE_COMPARISONS = {"plena": "simulators.plena_rtl.compare:compare_traces"}
+# The module named also holds `compare_runs(model_run, rtl_run)`, the end-state comparison.
+TRACE_COMPARISONS = {"plena": "simulators.plena_rtl.compare:compare_traces",
+                     "coral": "simulators.coral_rtl.compare:compare_traces"}
 # A run that diverged is re-run traced (to name the first diverging instruction) when
 # it retired at most this many instructions; longer ones ask for --lockstep.
 AUTO_LOCKSTEP_LIMIT = 300_000
@@ -152,8 +155,8 @@ def run_both(accel_name: str, task_name: str, config: str, kernel: str, program,
 
 def _verdict(accel_name, task_name, config, kernel, m, r, model_s, rtl_s, program, image,
              hw, budget, rtl, lockstep) -> CheckResult:
-    from simulators.plena_rtl.compare import compare_runs
     compare_traces = trace_comparison(accel_name)
+    compare_runs = importlib.import_module(compare_traces.__module__).compare_runs
     diffs = compare_runs(m, r)
     first = None
     if lockstep:
@@ -223,8 +226,8 @@ def cmd_rtl_check(args) -> int:
     rtl = rtl_backend(args.accel, simulator=args.sim, max_cycles=args.max_cycles,
                       keep=Path(args.keep) if args.keep else None)
     if args.bench:
-        from simulators.plena_rtl.bench import main as bench_main
-        return bench_main([])
+        from simulators.rtl.bench import main as bench_main
+        return bench_main(["--accel", args.accel])
     if args.all_baselines:
         split = lambda s: [x.strip() for x in s.split(",") if x.strip()] if s else None
         show = None if args.json else (lambda r: print(_row(r), flush=True))

@@ -202,6 +202,8 @@ class Compiler:
             blk.predicted = code.target if backward else end
             blk.penalty = p
             taken, fall = pending + cost + (0 if backward else p), pending + cost + (p if backward else 0)
+            if code.target == end:        # to the next instruction: fetched either way (as the RTL)
+                taken = fall = pending + cost
             blk.tails = (taken, fall)
             return ([f"if {code.cond}: return {code.target}", f"return {end}"],
                     [f"if {code.cond}: return {code.target}, T + {taken}", f"return {end}, T + {fall}"])

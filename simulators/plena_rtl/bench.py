@@ -20,9 +20,7 @@ alone would dominate its runs.
 from __future__ import annotations
 
 import argparse
-import os
 import resource
-import tempfile
 import time
 
 from isa.plena import default_config
@@ -174,25 +172,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"plena RTL on Verilator, {args.hw} configuration "
           f"(MLEN={cfg.MLEN}, BLEN={cfg.BLEN}, VLEN={cfg.VLEN})")
 
-    if args.cold:
-        with tempfile.TemporaryDirectory(prefix="kernelcraft-cold-") as tmp:
-            old = os.environ.get("KERNELCRAFT_CACHE")
-            os.environ["KERNELCRAFT_CACHE"] = tmp
-            try:
-                t0 = time.perf_counter()
-                rtl_build.build(cfg)
-                print(f"  cold build:   {time.perf_counter() - t0:8.1f} s")
-            finally:
-                if old is None:
-                    os.environ.pop("KERNELCRAFT_CACHE", None)
-                else:
-                    os.environ["KERNELCRAFT_CACHE"] = old
-    first = rtl_build.build(cfg)
-    if not first.cached:
-        print(f"  cold build:   {first.seconds:8.1f} s (nothing was cached)")
-    t0 = time.perf_counter()
-    again = rtl_build.build(cfg)
-    print(f"  cached build: {time.perf_counter() - t0:8.3f} s (lookup; reused {again.directory.name})")
+    from simulators.rtl.bench import build_times
+    build_times(rtl_build.build, cfg, args.cold)
 
     _speeds(cfg, _kernels(cfg, args.hw == "default"), "verilator")
     if args.sim == "both":

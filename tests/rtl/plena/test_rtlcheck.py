@@ -57,4 +57,4 @@ def test_bad_usage_is_a_clear_error(capsys):
     assert "no configuration 'C9'" in capsys.readouterr().err
     with pytest.raises(Exception, match="has no RTL yet"):
         from workbench.rtlcheck import rtl_backend
-        rtl_backend("coral")
+        rtl_backend("aie")

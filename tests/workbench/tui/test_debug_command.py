@@ -150,7 +150,7 @@ def test_debug_usage_errors_are_named(kernel, capsys):
     assert "needs both --task and --config" in capsys.readouterr().err
     assert main(["debug", "--accel", "plena", "--task", "relu", "--config", "C9", kernel]) == 2
     assert "no configuration 'C9'" in capsys.readouterr().err
-    assert main(["debug", "--accel", "coral", "--task", "relu", "--config", "C1", kernel,
+    assert main(["debug", "--accel", "aie", "--task", "relu", "--config", "C1", kernel,
                  "--rtl"]) == 2
     assert "has no RTL yet" in capsys.readouterr().err
     assert main(["debug", "--accel", "plena", kernel, "--edge", "x"]) == 2

@@ -45,16 +45,22 @@ EPILOGUE = ("la t6, sig_state\n" + _DUMP_X + _DUMP_F +
             "vse8.v v0, (t6)\naddi t6, t6, 128\nvse8.v v8, (t6)\naddi t6, t6, 128\n"
             "vse8.v v16, (t6)\naddi t6, t6, 128\nvse8.v v24, (t6)\n")
 STATE_BYTES = 272 + 512
-END = {"model": "ebreak\n",
+# Targets without V (the coral RTL so far) zero and dump x, f and fcsr only: the same
+# data layout, so the body's data, x, f and fcsr compare with Spike's (SCALAR_FIELDS).
+SCALAR_FIELDS = ("data", *(f"x{i}" for i in range(32)), *(f"f{i}" for i in range(32)), "fcsr")
+END = {"model": "ebreak\n", "scalar": "ebreak\n",
        "spike": "li t5, 1\nla t6, tohost\nsw t5, 0(t6)\nsw zero, 4(t6)\n1: j 1b\n"}
 
 
 def wrap(body: str, target: str) -> str:
-    """The whole program for `target` ("model" or "spike")."""
+    """The whole program for `target` ("model", "spike", or "scalar": no vector state)."""
     enable = SPIKE_ENABLE if target == "spike" else ""
+    prologue, epilogue = ((_ZERO_X + _ZERO_F + "fscsr zero\n",
+                           "la t6, sig_state\n" + _DUMP_X + _DUMP_F + "frcsr t5\nsw t5, 256(t6)\n")
+                          if target == "scalar" else (PROLOGUE, EPILOGUE))
     return (".data\n.balign 16\n.globl begin_signature\nbegin_signature:\n"
-            ".text\n.globl _start\n_start:\n" + enable + PROLOGUE + "# --- body ---\n" + body.rstrip() +
-            "\n# --- end of body ---\n.text\n" + EPILOGUE + END[target] +
+            ".text\n.globl _start\n_start:\n" + enable + prologue + "# --- body ---\n" + body.rstrip() +
+            "\n# --- end of body ---\n.text\n" + epilogue + END[target] +
             f".data\n.balign 16\nsig_state: .zero {STATE_BYTES}\n.globl end_signature\nend_signature:\n"
             ".bss\n.balign 64\n.globl tohost\ntohost: .zero 8\n.globl fromhost\nfromhost: .zero 8\n")
 
@@ -102,6 +108,11 @@ def run_model(source: str, name: str = "program.s") -> dict:
     cfg = default_config(ITCM_SIZE=1 << 16, DTCM_BASE=DATA_BASE)
     program = assemble(source, name, cfg)
     result = CoralModel(agnostic_ones=False).run(program, MemoryImage(), cfg, Budget(max_instructions=1_000_000))
+    return signature_of(program, result, name)
+
+
+def signature_of(program, result, name: str = "program.s") -> dict:
+    """The signature's fields from a run (any backend) of a wrapped program."""
     if result.error is not None:
         raise RuntimeError(f"{name}: {result.error}")
     lo, hi = program.labels["begin_signature"], program.labels["end_signature"]

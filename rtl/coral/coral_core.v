@@ -1,0 +1,461 @@
+// coral_core: coral's in-order RV32IMF + Zicsr scalar core (after Coral NPU's scalar
+// core), three stages:
+//
+//   IF  the ITCM read: the address presented in one cycle is the word on i_rdata in
+//       the next;
+//   ID  that word: predecoded for the next fetch address (jal: its target; a branch
+//       backward or to itself: taken; anything else: pc + 4);
+//   EX  register read, execute, memory access, write-back; multi-cycle instructions
+//       hold EX (and so the front end): loads 2 cycles (synchronous DTCM read), mul 2
+//       (a registered 33x33 product), div/rem 33 (1 set-up + 32 restoring steps), and
+//       the F instructions as coral_fpu says (1, 2, 3 or 12).
+//
+// A branch resolves in EX; when the prediction made in ID was wrong (and always for
+// jalr, whose target only EX knows) the word in ID is dropped and EX is empty for one
+// cycle: the branch penalty. Results are written at the end of EX, so the next
+// instruction reads them from the register file: no forwarding, no hazards.
+//
+// Cycle count: while idle the core prefetches address 0, so the first instruction
+// enters EX on the edge that samples `start`; `cycles` counts every edge after that
+// up to and including the one that raises `done`. The run ends when the instruction
+// to enter EX would be the one at end_pc (the program's end), after ecall/ebreak, or
+// on an error (a faulting instruction does not retire or write anything).
+module coral_core #(
+    parameter integer ITCM_WORDS = 2048,
+    parameter integer DTCM_WORDS = 4096,
+    parameter [31:0]  DTCM_BASE  = 32'h0001_0000,
+    parameter integer DTCM_SIZE  = 16384,
+    parameter integer VLENB      = 16
+) (
+    input  wire        clk,
+    input  wire        rst,
+    input  wire        start,        // pulse, accepted while `ready`
+    input  wire [31:0] end_pc,       // byte address one past the program
+    input  wire [63:0] max_retire,   // instruction budget
+    input  wire [63:0] max_cycles,   // cycle budget
+    input  wire        halt,         // stop before the next instruction
+    output wire        ready,
+    output reg         running,
+    output reg         done,
+    output reg  [1:0]  stop,         // 0 end, 1 ecall/ebreak, 2 error
+    output reg  [3:0]  err_code,
+    output reg  [31:0] err_pc,
+    output reg  [31:0] err_addr,
+    output reg  [63:0] err_cycle,
+    output reg  [63:0] cycles,
+    output reg  [63:0] retired,
+    output wire [9*64-1:0] unit_busy, // alu, branch, lsu, mul, div, csr, system, fpu, fdiv
+    output reg  [4:0]  fflags,
+    output reg  [2:0]  frm,
+    output reg  [1:0]  vxrm,
+    output reg         vxsat,
+    // instruction memory (read only for the core)
+    input  wire        host_itcm,    // the host uses the ITCM port this cycle
+    output wire        i_en,
+    output wire [$clog2(ITCM_WORDS)-1:0] i_addr,
+    input  wire [31:0] i_rdata,
+    // data memory
+    output wire        d_en,
+    output wire [3:0]  d_we,
+    output wire [$clog2(DTCM_WORDS)-1:0] d_addr,
+    output wire [31:0] d_wdata,
+    input  wire [31:0] d_rdata,
+    // register file access for the host (while not running): x, or f with dbg_f
+    input  wire        dbg_f,
+    input  wire        dbg_we,
+    input  wire [4:0]  dbg_addr,
+    input  wire [31:0] dbg_wdata,
+    output wire [31:0] dbg_rdata,
+    // retirement port: what the instruction leaving EX on this edge did
+    output wire        rt_valid,
+    output wire [31:0] rt_pc,
+    output wire [63:0] rt_cycle,
+    output wire        rt_rd_we,
+    output wire        rt_fd_we,
+    output wire [4:0]  rt_rd,
+    output wire [31:0] rt_rd_val,
+    output wire        rt_st,
+    output wire [31:0] rt_st_addr,
+    output wire [2:0]  rt_st_size,
+    output wire [31:0] rt_st_data,
+    output wire        rt_csr
+);
+    localparam integer IA = $clog2(ITCM_WORDS);
+    localparam integer DA = $clog2(DTCM_WORDS);
+    localparam [3:0] E_MEM = 4'd1, E_JUMP = 4'd2, E_CSR = 4'd3, E_ILLEGAL = 4'd4,
+                     E_BUDGET = 4'd5, E_CYCLES = 4'd6, E_HALT = 4'd7, E_FRM = 4'd8;
+    localparam [3:0] U_ALU = 4'd0, U_BRANCH = 4'd1, U_LSU = 4'd2, U_MUL = 4'd3, U_DIV = 4'd4,
+                     U_CSR = 4'd5, U_SYS = 4'd6, U_FPU = 4'd7, U_FDIV = 4'd8;
+    localparam integer NU = 9;
+    localparam [3:0] K_ADD = 4'd0, K_SUB = 4'd1, K_MUL = 4'd2, K_FMA = 4'd3, K_DIV = 4'd4,
+                     K_SQRT = 4'd5, K_SGNJ = 4'd6, K_MINMAX = 4'd7, K_CVT_WS = 4'd8,
+                     K_CVT_SW = 4'd9, K_MVXW = 4'd10, K_MVWX = 4'd11, K_CMP = 4'd12,
+                     K_CLASS = 4'd13;
+
+    // ------------------------------------------------------------------ ID (predecode)
+    reg         id_ok;           // i_rdata holds the word at id_pc
+    reg  [31:0] id_pc;
+    wire [31:0] w = i_rdata;
+    wire [31:0] w_imm_j = {{12{w[31]}}, w[19:12], w[20], w[30:21], 1'b0};
+    wire [31:0] w_imm_b = {{20{w[31]}}, w[7], w[30:25], w[11:8], 1'b0};
+    wire        w_back = w[31] || w_imm_b == 32'd0;     // backward or to itself
+    wire [31:0] id_pred = (w[6:0] == 7'h6F) ? id_pc + w_imm_j :
+                          (w[6:0] == 7'h63 && w_back) ? id_pc + w_imm_b : id_pc + 32'd4;
+    wire        id_end = id_pc == end_pc;
+
+    // ------------------------------------------------------------------ EX
+    reg         ex_valid;
+    reg  [31:0] ex_pc, ex_ir, ex_pred;
+    reg  [63:0] ex_issue;
+    reg  [5:0]  ex_cnt;          // cycles this instruction has spent in EX
+    reg  [31:0] x [1:31];
+    reg  [31:0] fr [0:31];
+
+    wire [6:0] op = ex_ir[6:0];
+    wire [4:0] rd = ex_ir[11:7], rs1 = ex_ir[19:15], rs2 = ex_ir[24:20];
+    wire [2:0] f3 = ex_ir[14:12];
+    wire [6:0] f7 = ex_ir[31:25];
+    wire [31:0] a = rs1 == 5'd0 ? 32'd0 : x[rs1];
+    wire [31:0] b = rs2 == 5'd0 ? 32'd0 : x[rs2];
+    wire [31:0] imm_i = {{20{ex_ir[31]}}, ex_ir[31:20]};
+    wire [31:0] imm_s = {{20{ex_ir[31]}}, ex_ir[31:25], ex_ir[11:7]};
+    wire [31:0] imm_b = {{20{ex_ir[31]}}, ex_ir[7], ex_ir[30:25], ex_ir[11:8], 1'b0};
+    wire [31:0] imm_u = {ex_ir[31:12], 12'd0};
+    wire [31:0] imm_j = {{12{ex_ir[31]}}, ex_ir[19:12], ex_ir[20], ex_ir[30:21], 1'b0};
+
+    wire is_lui = op == 7'h37, is_auipc = op == 7'h17, is_jal = op == 7'h6F;
+    wire is_jalr = op == 7'h67 && f3 == 3'd0;
+    wire is_br = op == 7'h63 && f3 != 3'd2 && f3 != 3'd3;
+    wire is_load = op == 7'h03 && (f3 == 3'd0 || f3 == 3'd1 || f3 == 3'd2 || f3 == 3'd4 || f3 == 3'd5);
+    wire is_store = op == 7'h23 && f3 <= 3'd2;
+    wire is_opimm = op == 7'h13 && (f3 == 3'd1 ? f7 == 7'd0 :
+                                    f3 == 3'd5 ? (f7 == 7'd0 || f7 == 7'h20) : 1'b1);
+    wire is_op = op == 7'h33 && (f7 == 7'd0 || (f7 == 7'h20 && (f3 == 3'd0 || f3 == 3'd5)));
+    wire is_mul = op == 7'h33 && f7 == 7'd1 && !f3[2];
+    wire is_div = op == 7'h33 && f7 == 7'd1 && f3[2];
+    wire is_fence = op == 7'h0F && f3 == 3'd0;
+    wire is_ecall = ex_ir == 32'h0000_0073, is_ebreak = ex_ir == 32'h0010_0073;
+    wire is_csr = op == 7'h73 && f3 != 3'd0 && f3 != 3'd4;
+
+    // --- F: loads, stores, and the coral_fpu operations (kind, latency, destination)
+    wire [4:0] rs3 = ex_ir[31:27];
+    wire is_flw = op == 7'h07 && f3 == 3'd2, is_fsw = op == 7'h27 && f3 == 3'd2;
+    wire is_fma = (op == 7'h43 || op == 7'h47 || op == 7'h4B || op == 7'h4F) && ex_ir[26:25] == 2'd0;
+    wire is_opfp = op == 7'h53;
+    reg        fp_ok, fp_to_x, fp_rm;
+    reg [3:0]  kind;
+    always @(*) begin
+        fp_ok = is_opfp;
+        fp_to_x = 1'b0;
+        fp_rm = 1'b0;                                  // takes a rounding mode
+        kind = K_SGNJ;
+        if (is_fma) begin kind = K_FMA; fp_ok = 1'b1; fp_rm = 1'b1; end
+        else case (f7)
+            7'h00: begin kind = K_ADD; fp_rm = 1'b1; end
+            7'h04: begin kind = K_SUB; fp_rm = 1'b1; end
+            7'h08: begin kind = K_MUL; fp_rm = 1'b1; end
+            7'h0C: begin kind = K_DIV; fp_rm = 1'b1; end
+            7'h2C: begin kind = K_SQRT; fp_rm = 1'b1; fp_ok = is_opfp && rs2 == 5'd0; end
+            7'h10: begin kind = K_SGNJ; fp_ok = is_opfp && f3 <= 3'd2; end
+            7'h14: begin kind = K_MINMAX; fp_ok = is_opfp && f3 <= 3'd1; end
+            7'h60: begin kind = K_CVT_WS; fp_rm = 1'b1; fp_to_x = 1'b1; fp_ok = is_opfp && rs2 <= 5'd1; end
+            7'h68: begin kind = K_CVT_SW; fp_rm = 1'b1; fp_ok = is_opfp && rs2 <= 5'd1; end
+            7'h70: begin
+                kind = f3 == 3'd0 ? K_MVXW : K_CLASS;
+                fp_to_x = 1'b1;
+                fp_ok = is_opfp && rs2 == 5'd0 && f3 <= 3'd1;
+            end
+            7'h50: begin kind = K_CMP; fp_to_x = 1'b1; fp_ok = is_opfp && f3 <= 3'd2; end
+            7'h78: begin kind = K_MVWX; fp_ok = is_opfp && rs2 == 5'd0 && f3 == 3'd0; end
+            default: fp_ok = 1'b0;
+        endcase
+    end
+    wire is_fp = fp_ok && (is_fma || is_opfp);
+    wire rm_reserved = fp_rm && (f3 == 3'd5 || f3 == 3'd6);
+    wire [2:0] rm_eff = f3 == 3'd7 ? frm : f3;
+    wire frm_bad = is_fp && fp_rm && f3 == 3'd7 && frm > 3'd4;
+    wire [5:0] fp_last = (kind == K_DIV || kind == K_SQRT) ? 6'd11 : kind == K_FMA ? 6'd2 :
+                         (kind == K_ADD || kind == K_SUB || kind == K_MUL || kind == K_CVT_WS ||
+                          kind == K_CVT_SW) ? 6'd1 : 6'd0;
+    wire [31:0] fp_y;
+    wire [4:0]  fp_flags;
+    wire legal = is_lui | is_auipc | is_jal | is_jalr | is_br | is_load | is_store | is_opimm |
+                 is_op | is_mul | is_div | is_fence | is_ecall | is_ebreak | is_csr |
+                 is_flw | is_fsw | (is_fp && !rm_reserved);
+    wire [3:0] unit = (is_jal | is_jalr | is_br) ? U_BRANCH :
+                      (is_load | is_store | is_flw | is_fsw) ? U_LSU :
+                      is_mul ? U_MUL : is_div ? U_DIV : is_csr ? U_CSR :
+                      (is_fence | is_ecall | is_ebreak) ? U_SYS :
+                      (is_fp && (kind == K_DIV || kind == K_SQRT)) ? U_FDIV : is_fp ? U_FPU : U_ALU;
+
+    // --- ALU
+    wire [31:0] alu_b = is_op ? b : imm_i;
+    wire        alt = ex_ir[30] && (is_op || f3 == 3'd5);     // sub, sra, srai
+    wire [4:0]  sh = alu_b[4:0];
+    reg  [31:0] alu;
+    always @(*)
+        case (f3)
+            3'd0: alu = alt ? a - alu_b : a + alu_b;
+            3'd1: alu = a << sh;
+            3'd2: alu = {31'd0, $signed(a) < $signed(alu_b)};
+            3'd3: alu = {31'd0, a < alu_b};
+            3'd4: alu = a ^ alu_b;
+            3'd5: alu = alt ? $unsigned($signed(a) >>> sh) : a >> sh;
+            3'd6: alu = a | alu_b;
+            default: alu = a & alu_b;
+        endcase
+
+    // --- branches and jumps
+    reg taken;
+    always @(*)
+        case (f3)
+            3'd0: taken = a == b;
+            3'd1: taken = a != b;
+            3'd4: taken = $signed(a) < $signed(b);
+            3'd5: taken = $signed(a) >= $signed(b);
+            3'd6: taken = a < b;
+            default: taken = a >= b;
+        endcase
+    wire [31:0] jalr_t = (a + imm_i) & ~32'd1;
+    wire        jalr_bad = jalr_t[1] || jalr_t > end_pc;
+    wire [31:0] link = ex_pc + 32'd4;
+    wire [31:0] ex_next = is_jal ? ex_pc + imm_j : is_jalr ? jalr_t :
+                          (is_br && taken) ? ex_pc + imm_b : link;
+
+    // --- loads and stores: one DTCM port, checked address
+    wire        mem_ld = is_load | is_flw, mem_st = is_store | is_fsw;
+    wire [31:0] st_src = is_fsw ? fr[rs2] : b;
+    wire [31:0] maddr = a + (mem_st ? imm_s : imm_i);
+    wire [2:0]  msize = f3[1:0] == 2'd0 ? 3'd1 : f3[1:0] == 2'd1 ? 3'd2 : 3'd4;
+    wire [32:0] moff = {1'b0, maddr} - {1'b0, DTCM_BASE};
+    wire        mis = (msize == 3'd4 && maddr[1:0] != 2'd0) || (msize == 3'd2 && maddr[0]);
+    localparam [32:0] DSIZE = 33'(DTCM_SIZE);
+    wire        mbad = mis || moff[32] || moff > DSIZE - {30'd0, msize};
+    wire [1:0]  mb = moff[1:0];
+    wire [31:0] ld_word = d_rdata >> {mb, 3'b000};
+    wire [31:0] ld_val = is_flw ? d_rdata : f3 == 3'd0 ? {{24{ld_word[7]}}, ld_word[7:0]} :
+                         f3 == 3'd1 ? {{16{ld_word[15]}}, ld_word[15:0]} :
+                         f3 == 3'd4 ? {24'd0, ld_word[7:0]} :
+                         f3 == 3'd5 ? {16'd0, ld_word[15:0]} : ld_word;
+    wire [3:0]  st_mask = (msize == 3'd1 ? 4'b0001 : msize == 3'd2 ? 4'b0011 : 4'b1111) << mb;
+
+    // --- multiplier: the 33x33 product registered in the first cycle, selected in the second
+    reg  [65:0] mul_p;
+    wire [32:0] mul_a = {f3 != 3'd3 && f3 != 3'd0 && a[31], a};      // mulh, mulhsu: signed a
+    wire [32:0] mul_b = {f3 == 3'd1 && b[31], b};                    // mulh: signed b
+    wire [31:0] mul_val = f3 == 3'd0 ? mul_p[31:0] : mul_p[63:32];
+
+    // --- divider: set-up, then one restoring step per cycle
+    reg  [31:0] dv_rem, dv_quo, dv_dvs;
+    reg         dv_negq, dv_negr;
+    wire        dv_signed = !f3[0];
+    wire [32:0] dv_sh = {dv_rem, dv_quo[31]};
+    wire [33:0] dv_diff = {1'b0, dv_sh} - {2'b0, dv_dvs};
+    wire        dv_fit = !dv_diff[33];
+    wire [31:0] dv_rem_n = dv_fit ? dv_diff[31:0] : dv_sh[31:0];
+    wire [31:0] dv_quo_n = {dv_quo[30:0], dv_fit};
+    wire [31:0] div_val = f3[1] ? (dv_negr ? -dv_rem_n : dv_rem_n) : (dv_negq ? -dv_quo_n : dv_quo_n);
+
+    // --- CSRs
+    wire [11:0] csr = ex_ir[31:20];
+    wire [31:0] csr_src = f3[2] ? {27'd0, rs1} : a;
+    wire        csr_wr = f3[1:0] == 2'd1 || rs1 != 5'd0;
+    reg  [31:0] csr_old;
+    reg         csr_exists, csr_ro;
+    always @(*) begin
+        csr_exists = 1'b1;
+        csr_ro = 1'b0;
+        case (csr)
+            12'h001: csr_old = {27'd0, fflags};
+            12'h002: csr_old = {29'd0, frm};
+            12'h003: csr_old = {24'd0, frm, fflags};
+            12'h008: csr_old = 32'd0;                          // vstart
+            12'h009: csr_old = {31'd0, vxsat};
+            12'h00A: csr_old = {30'd0, vxrm};
+            12'h00F: csr_old = {29'd0, vxrm, vxsat};
+            12'hC00, 12'hC01: begin csr_old = ex_issue[31:0]; csr_ro = 1'b1; end
+            12'hC80, 12'hC81: begin csr_old = ex_issue[63:32]; csr_ro = 1'b1; end
+            12'hC02: begin csr_old = retired[31:0]; csr_ro = 1'b1; end
+            12'hC82: begin csr_old = retired[63:32]; csr_ro = 1'b1; end
+            12'hC20: begin csr_old = 32'd0; csr_ro = 1'b1; end           // vl: no vector unit yet
+            12'hC21: begin csr_old = 32'h8000_0000; csr_ro = 1'b1; end   // vtype: vill
+            12'hC22: begin csr_old = VLENB; csr_ro = 1'b1; end
+            12'hF14: begin csr_old = 32'd0; csr_ro = 1'b1; end
+            default: begin csr_old = 32'd0; csr_exists = 1'b0; end
+        endcase
+    end
+    wire [31:0] csr_new = f3[1:0] == 2'd1 ? csr_src : f3[1:0] == 2'd2 ? (csr_old | csr_src) :
+                          (csr_old & ~csr_src);
+    wire csr_bad = !csr_exists || (csr_wr && csr_ro && (csr_new != csr_old || f3[1:0] == 2'd1)) ||
+                   (csr_wr && csr == 12'h008 && csr_new != 32'd0);
+
+    // --- the instruction in EX: its last cycle, fault, result
+    wire first = ex_cnt == 6'd0;
+    wire ex_last = (mem_ld | is_mul) ? ex_cnt == 6'd1 : is_div ? ex_cnt == 6'd32 :
+                   is_fp ? ex_cnt == fp_last : 1'b1;
+    wire [3:0] fault = !legal ? E_ILLEGAL : ((mem_ld | mem_st) && mbad && first) ? E_MEM :
+                       (is_jalr && jalr_bad) ? E_JUMP : (is_csr && csr_bad) ? E_CSR :
+                       frm_bad ? E_FRM : 4'd0;
+    // what the host needs to name the fault: the address, the CSR's source operand, frm
+    wire [31:0] fault_addr = (mem_ld | mem_st) ? maddr : is_csr ? csr_src : frm_bad ? {29'd0, frm} :
+                             jalr_t;
+    wire writes_fd = is_flw || (is_fp && !fp_to_x);
+    wire writes_rd = rd != 5'd0 && !(is_br | is_store | is_fence | is_ecall | is_ebreak |
+                                     is_fsw | writes_fd);
+    wire [31:0] result = is_lui ? imm_u : is_auipc ? ex_pc + imm_u : (is_jal | is_jalr) ? link :
+                         mem_ld ? ld_val : is_mul ? mul_val : is_div ? div_val :
+                         is_csr ? csr_old : is_fp ? fp_y : alu;
+
+    // ------------------------------------------------------------------ control
+    wire ex_busy = running && ex_valid;
+    wire retire = ex_busy && ex_last && fault == 4'd0;
+    coral_fpu u_fpu (.clk(clk), .start(ex_busy && first && is_fp), .kind(kind),
+                     .fma_stage2(ex_busy && is_fp && kind == K_FMA && ex_cnt == 6'd1),
+                     .neg({op == 7'h4B || op == 7'h4F, op == 7'h47 || op == 7'h4F}), .f3(f3),
+                     .unsigned_int(rs2[0]), .rm(rm_eff), .a(fr[rs1]), .b(fr[rs2]), .c(fr[rs3]),
+                     .x(a), .result(fp_y), .flags(fp_flags));
+    wire faulted = ex_busy && fault != 4'd0;
+    wire brk = retire && (is_ecall | is_ebreak);
+    wire redirect = retire && (is_jalr || ex_next != ex_pred);
+    wire [63:0] retired_n = retired + {63'd0, retire};
+    // on an edge while running: EX takes the word in ID
+    wire take = running && !faulted && !brk && !redirect && (!ex_valid || ex_last);
+    wire over_cycles = running && cycles >= max_cycles;
+
+    assign ready = !running && id_ok;
+    assign i_en = running ? (redirect || take) : 1'b1;
+    // idle: prefetch address 0; the start edge and every `take` fetch ID's successor
+    assign i_addr = redirect ? ex_next[IA+1:2] : (running || (start && id_ok)) ? id_pred[IA+1:2] :
+                    {IA{1'b0}};
+    assign d_en = ex_busy && first && (mem_ld || mem_st) && !mbad;
+    assign d_we = (ex_busy && mem_st) ? st_mask : 4'd0;
+    assign d_addr = moff[DA+1:2];
+    assign d_wdata = st_src << {mb, 3'b000};
+    assign dbg_rdata = dbg_f ? fr[dbg_addr] : dbg_addr == 5'd0 ? 32'd0 : x[dbg_addr];
+
+    assign rt_valid = retire;
+    assign rt_pc = ex_pc;
+    assign rt_cycle = ex_issue;
+    assign rt_rd_we = writes_rd;
+    assign rt_fd_we = writes_fd;
+    assign rt_rd = rd;
+    assign rt_rd_val = result;
+    assign rt_st = mem_st;
+    assign rt_st_addr = maddr;
+    assign rt_st_size = msize;
+    assign rt_st_data = st_src;
+    assign rt_csr = is_csr || is_fp;                  // may change fflags
+
+    reg [63:0] busy [0:NU-1];
+    genvar gu;
+    generate
+        for (gu = 0; gu < NU; gu = gu + 1) begin : g_busy
+            assign unit_busy[64*gu +: 64] = busy[gu];
+        end
+    endgenerate
+
+    task automatic finish(input [1:0] how, input [3:0] code, input [31:0] pc, input [31:0] adr,
+                          input [63:0] at);
+        begin
+            running <= 1'b0;
+            done <= 1'b1;
+            stop <= how;
+            err_code <= code;
+            err_pc <= pc;
+            err_addr <= adr;
+            err_cycle <= at;
+            ex_valid <= 1'b0;
+        end
+    endtask
+
+    // EX takes the word in ID (or the run ends there): on `start` and on `take` edges
+    task automatic enter(input [63:0] at, input [63:0] done_count);
+        begin
+            if (id_end) finish(2'd0, 4'd0, id_pc, 32'd0, at);
+            else if (done_count >= max_retire) finish(2'd2, E_BUDGET, id_pc, 32'd0, at);
+            else if (halt) finish(2'd2, E_HALT, id_pc, 32'd0, at);
+            else begin
+                ex_valid <= 1'b1;
+                ex_pc <= id_pc;
+                ex_ir <= i_rdata;
+                ex_pred <= id_pred;
+                ex_issue <= at;
+                id_pc <= id_pred;
+            end
+        end
+    endtask
+
+    integer k;
+    always @(posedge clk) begin
+        if (rst) begin
+            running <= 1'b0;
+            done <= 1'b0;
+            id_ok <= 1'b0;
+            ex_valid <= 1'b0;
+            stop <= 2'd0;
+            err_code <= 4'd0;
+            cycles <= 64'd0;
+            retired <= 64'd0;
+            fflags <= 5'd0;
+            frm <= 3'd0;
+            vxrm <= 2'd0;
+            vxsat <= 1'b0;
+            for (k = 0; k < NU; k = k + 1) busy[k] <= 64'd0;
+        end else if (!running) begin
+            if (dbg_we && dbg_f) fr[dbg_addr] <= dbg_wdata;
+            else if (dbg_we && dbg_addr != 5'd0) x[dbg_addr] <= dbg_wdata;
+            id_ok <= !host_itcm;
+            id_pc <= 32'd0;
+            if (start && id_ok) begin
+                running <= 1'b1;
+                done <= 1'b0;
+                cycles <= 64'd0;
+                retired <= 64'd0;
+                ex_cnt <= 6'd0;
+                for (k = 0; k < NU; k = k + 1) busy[k] <= 64'd0;
+                enter(64'd0, 64'd0);
+            end
+        end else begin
+            cycles <= cycles + 64'd1;
+            retired <= retired_n;
+            ex_cnt <= (ex_valid && !ex_last) ? ex_cnt + 6'd1 : 6'd0;
+            if (!ex_valid) busy[U_BRANCH] <= busy[U_BRANCH] + 64'd1;    // the mispredict bubble
+            if (retire) begin
+                busy[unit] <= busy[unit] + {58'd0, ex_cnt} + 64'd1;
+                if (writes_rd) x[rd] <= result;
+                if (writes_fd) fr[rd] <= result;
+                if (is_fp) fflags <= fflags | fp_flags;
+                if (is_csr && csr_wr)
+                    case (csr)
+                        12'h001: fflags <= csr_new[4:0];
+                        12'h002: frm <= csr_new[2:0];
+                        12'h003: begin fflags <= csr_new[4:0]; frm <= csr_new[7:5]; end
+                        12'h009: vxsat <= csr_new[0];
+                        12'h00A: vxrm <= csr_new[1:0];
+                        12'h00F: begin vxsat <= csr_new[0]; vxrm <= csr_new[2:1]; end
+                        default: ;
+                    endcase
+            end
+            if (ex_busy && is_mul && first) mul_p <= $signed(mul_a) * $signed(mul_b);
+            if (ex_busy && is_div) begin
+                if (first) begin
+                    dv_rem <= 32'd0;
+                    dv_quo <= (dv_signed && a[31]) ? -a : a;
+                    dv_dvs <= (dv_signed && b[31]) ? -b : b;
+                    dv_negq <= dv_signed && (a[31] ^ b[31]) && b != 32'd0;
+                    dv_negr <= dv_signed && a[31];
+                end else begin
+                    dv_rem <= dv_rem_n;
+                    dv_quo <= dv_quo_n;
+                end
+            end
+            if (faulted) finish(2'd2, fault, ex_pc, fault_addr, ex_issue);
+            else if (over_cycles) finish(2'd2, E_CYCLES, ex_valid ? ex_pc : id_pc, 32'd0, cycles);
+            else if (brk) finish(2'd1, 4'd0, ex_pc, 32'd0, cycles + 64'd1);
+            else if (redirect) begin
+                ex_valid <= 1'b0;
+                id_pc <= ex_next;
+            end else if (take) enter(cycles + 64'd1, retired_n);
+        end
+    end
+endmodule

@@ -1,0 +1,274 @@
+// Simulation harness of coral_top (not part of the accelerator; the cocotb toplevel):
+// runs the jobs the host (simulators/coral_rtl) prepared in <coral_dir>/job<N>/, using
+// only coral_top's ports:
+//
+//   job.txt   end_pc max_retire max_cycles trace        (decimal)
+//   load.hex  "sel address word" per line (hex; sel 0 ITCM, 1 DTCM, 2 x, 3 f registers, word
+//             addresses): written through the host port, one word per cycle
+//
+// On `go` it resets the core, loads, waits for `ready`, pulses `start` and waits for
+// `done`; then it reads the registers and every DTCM word that was loaded or stored
+// (the harness watches loads and the retirement port's stores, in NSEG address
+// segments) back through the host port into state.txt and dtcm.out ("@word-index"
+// lines before each run of words), zeroes those words again for the next job, and
+// raises `finished`. With trace = 1 it writes trace.txt from the retirement port:
+// "R index pc cycle", then "X rd value", "F rd value", "S address size value" or "C fflags
+// frm vxrm vxsat" for what the instruction wrote.
+//
+// The clock (period 2 ns) runs here, inside the simulator: no host call per cycle.
+module coral_sim #(
+    parameter integer ITCM_SIZE = 8192,
+    parameter [31:0]  DTCM_BASE = 32'h0001_0000,
+    parameter integer DTCM_SIZE = 65536,
+    parameter integer VLEN      = 128
+) (
+    input  wire [31:0] job      /*verilator public_flat_rw*/,
+    input  wire        go       /*verilator public_flat_rw*/,
+    input  wire        halt     /*verilator public_flat_rw*/,
+    output reg         finished /*verilator public_flat_rw*/
+);
+    localparam integer DTCM_WORDS = DTCM_SIZE / 4;
+    localparam integer NSEG = 16;
+    localparam integer SEG = (DTCM_WORDS + NSEG - 1) / NSEG;
+
+    reg clk;
+    initial clk = 1'b0;
+    always #1 clk = ~clk;
+
+    reg         rst, host_en, host_we, start;
+    reg  [1:0]  host_sel;
+    reg  [31:0] host_addr, host_wdata, end_pc;
+    reg  [63:0] max_retire, max_cycles;
+    wire [31:0] host_rdata, err_pc, err_addr, rt_pc, rt_rd_val, rt_st_addr, rt_st_data;
+    wire        ready, running, done, rt_valid, rt_rd_we, rt_fd_we, rt_st, rt_csr, vxsat;
+    wire [1:0]  stop, vxrm;
+    wire [3:0]  err_code;
+    wire [63:0] err_cycle, cycles, retired, rt_cycle;
+    wire [9*64-1:0] unit_busy;
+    wire [4:0]  fflags, rt_rd;
+    wire [2:0]  frm, rt_st_size;
+
+    coral_top #(.ITCM_SIZE(ITCM_SIZE), .DTCM_BASE(DTCM_BASE), .DTCM_SIZE(DTCM_SIZE),
+                .VLEN(VLEN)) u_top (
+        .clk(clk), .rst(rst), .host_en(host_en), .host_we(host_we), .host_sel(host_sel),
+        .host_addr(host_addr), .host_wdata(host_wdata), .host_rdata(host_rdata),
+        .start(start), .end_pc(end_pc), .max_retire(max_retire), .max_cycles(max_cycles),
+        .halt(halt), .ready(ready), .running(running), .done(done), .stop(stop),
+        .err_code(err_code), .err_pc(err_pc), .err_addr(err_addr), .err_cycle(err_cycle),
+        .cycles(cycles), .retired(retired), .unit_busy(unit_busy), .fflags(fflags), .frm(frm),
+        .vxrm(vxrm), .vxsat(vxsat), .rt_valid(rt_valid), .rt_pc(rt_pc), .rt_cycle(rt_cycle),
+        .rt_rd_we(rt_rd_we), .rt_fd_we(rt_fd_we), .rt_rd(rt_rd), .rt_rd_val(rt_rd_val), .rt_st(rt_st),
+        .rt_st_addr(rt_st_addr), .rt_st_size(rt_st_size), .rt_st_data(rt_st_data),
+        .rt_csr(rt_csr));
+
+    localparam [3:0] H_IDLE = 0, H_LOAD = 1, H_READY = 2, H_RUN = 3, H_REGS = 4, H_MEM = 5,
+                     H_CLEAR = 6, H_FINISH = 7;
+    reg [3:0] hs;
+    string base, dir;
+    integer fd, ofd, tfd, nread, trace_on, k, seg, n;
+    reg [31:0] sel_in, addr_in, word_in, idx;
+    reg [31:0] xr [0:63];                // x0..x31, f0..f31
+    reg [31:0] seg_lo [0:NSEG-1];
+    reg [31:0] seg_hi [0:NSEG-1];
+    reg        seg_any [0:NSEG-1];
+    reg        csr_pending, p1, p2, p1_new, p2_new;
+    reg [31:0] p1_addr, p2_addr;
+
+    function automatic string path(input string name);
+        path = $sformatf("%0s/%0s", dir, name);
+    endfunction
+
+    task automatic mark(input [31:0] w);
+        integer s;
+        begin
+            s = w / SEG;
+            if (!seg_any[s] || w < seg_lo[s]) seg_lo[s] = w;
+            if (!seg_any[s] || w > seg_hi[s]) seg_hi[s] = w;
+            seg_any[s] = 1'b1;
+        end
+    endtask
+
+    // the next segment with words to visit, from `seg` on (NSEG when none is left)
+    task automatic next_seg;
+        while (seg < NSEG && !seg_any[seg]) seg = seg + 1;
+    endtask
+
+    task automatic write_state;
+        integer sfd, q;
+        begin
+            sfd = $fopen(path("state.txt"), "w");
+            $fwrite(sfd, "stop %0d\nerr_code %0d\nerr_pc %0d\nerr_addr %0d\nerr_cycle %0d\n",
+                    stop, err_code, err_pc, err_addr, err_cycle);
+            $fwrite(sfd, "cycles %0d\nretired %0d\nunit_busy", cycles, retired);
+            for (q = 0; q < 9; q = q + 1) $fwrite(sfd, " %0d", unit_busy[64*q +: 64]);
+            $fwrite(sfd, "\nfcsr %0d %0d %0d %0d\nx", fflags, frm, vxrm, vxsat);
+            for (q = 0; q < 32; q = q + 1) $fwrite(sfd, " %h", xr[q]);
+            $fwrite(sfd, "\nf");
+            for (q = 32; q < 64; q = q + 1) $fwrite(sfd, " %h", xr[q]);
+            $fwrite(sfd, "\n");
+            $fclose(sfd);
+        end
+    endtask
+
+    initial begin
+        if (!$value$plusargs("coral_dir=%s", base)) base = ".";
+        hs = H_IDLE;
+        finished = 1'b0;
+        rst = 1'b0;
+        start = 1'b0;
+        host_en = 1'b0;
+        host_we = 1'b0;
+        host_sel = 2'd0;
+        trace_on = 0;
+        tfd = 0;
+        csr_pending = 1'b0;
+        for (k = 0; k < NSEG; k = k + 1) seg_any[k] = 1'b0;
+    end
+
+    // Waiver: file handles and bookkeeping are simulation-only, not hardware state.
+    /* verilator lint_off BLKSEQ */
+    always @(posedge clk) begin
+        rst <= 1'b0;
+        start <= 1'b0;
+        case (hs)
+            H_IDLE:
+                if (go) begin
+                    dir = $sformatf("%0s/job%0d", base, job);
+                    fd = $fopen(path("job.txt"), "r");
+                    if (fd == 0) $fatal(1, "coral_sim: cannot open %0s", path("job.txt"));
+                    nread = $fscanf(fd, "%d %d %d %d", end_pc, max_retire, max_cycles, trace_on);
+                    if (nread != 4) $fatal(1, "coral_sim: %0s: expected 4 numbers", path("job.txt"));
+                    $fclose(fd);
+                    fd = $fopen(path("load.hex"), "r");
+                    if (fd == 0) $fatal(1, "coral_sim: cannot open %0s", path("load.hex"));
+                    finished <= 1'b0;
+                    rst <= 1'b1;
+                    hs <= H_LOAD;
+                end
+            H_LOAD: begin
+                nread = $fscanf(fd, "%h %h %h", sel_in, addr_in, word_in);
+                if (nread == 3) begin
+                    host_en <= 1'b1;
+                    host_we <= 1'b1;
+                    host_sel <= sel_in[1:0];
+                    host_addr <= addr_in;
+                    host_wdata <= word_in;
+                    if (sel_in == 32'd1) mark(addr_in);
+                end else begin
+                    $fclose(fd);
+                    host_en <= 1'b0;
+                    host_we <= 1'b0;
+                    if (trace_on != 0) tfd = $fopen(path("trace.txt"), "w");
+                    hs <= H_READY;
+                end
+            end
+            H_READY:
+                if (ready) begin
+                    start <= 1'b1;
+                    hs <= H_RUN;
+                end
+            H_RUN:
+                if (done && !start) begin
+                    idx = 0;
+                    host_en <= 1'b1;
+                    host_we <= 1'b0;
+                    host_sel <= 2'd2;
+                    host_addr <= 32'd0;
+                    hs <= H_REGS;
+                end
+            H_REGS: begin                     // a read per cycle; its data two edges later
+                if (idx >= 2) xr[idx - 2] = host_rdata;
+                if (idx < 64) begin
+                    host_sel <= idx < 32 ? 2'd2 : 2'd3;
+                    host_addr <= idx & 32'd31;
+                end
+                if (idx == 65) begin
+                    host_en <= 1'b0;
+                    ofd = $fopen(path("dtcm.out"), "w");
+                    seg = 0;
+                    next_seg();
+                    if (seg < NSEG) idx = seg_lo[seg];
+                    p1 = 1'b0;
+                    p2 = 1'b0;
+                    hs <= H_MEM;
+                end else idx = idx + 1;
+            end
+            H_MEM: begin
+                if (p2) begin
+                    if (p2_new) $fwrite(ofd, "@%h\n", p2_addr);
+                    $fwrite(ofd, "%h\n", host_rdata);
+                end
+                p2 = p1;
+                p2_new = p1_new;
+                p2_addr = p1_addr;
+                if (seg < NSEG) begin
+                    host_en <= 1'b1;
+                    host_sel <= 2'd1;
+                    host_addr <= idx;
+                    p1 = 1'b1;
+                    p1_new = idx == seg_lo[seg];
+                    p1_addr = idx;
+                    if (idx >= seg_hi[seg]) begin
+                        seg = seg + 1;
+                        next_seg();
+                        if (seg < NSEG) idx = seg_lo[seg];
+                    end else idx = idx + 1;
+                end else begin
+                    p1 = 1'b0;
+                    host_en <= 1'b0;
+                    if (!p2) hs <= H_CLEAR;
+                end
+            end
+            H_CLEAR: begin                    // zero what this job touched, for the next
+                if (ofd != 0) begin
+                    $fclose(ofd);
+                    ofd = 0;
+                    write_state();
+                    seg = 0;
+                    next_seg();
+                    idx = seg < NSEG ? seg_lo[seg] : 0;
+                end
+                if (seg < NSEG) begin
+                    host_en <= 1'b1;
+                    host_we <= 1'b1;
+                    host_sel <= 2'd1;
+                    host_addr <= idx;
+                    host_wdata <= 32'd0;
+                    if (idx >= seg_hi[seg]) begin
+                        seg_any[seg] = 1'b0;
+                        seg = seg + 1;
+                        next_seg();
+                        if (seg < NSEG) idx = seg_lo[seg];
+                    end else idx = idx + 1;
+                end else begin
+                    host_en <= 1'b0;
+                    host_we <= 1'b0;
+                    hs <= H_FINISH;
+                end
+            end
+            default: begin                    // H_FINISH
+                if (tfd != 0) begin
+                    $fclose(tfd);
+                    tfd = 0;
+                end
+                finished <= 1'b1;
+                hs <= H_IDLE;
+            end
+        endcase
+        if (rt_valid && rt_st) mark((rt_st_addr - DTCM_BASE) >> 2);
+        if (rt_valid && tfd != 0) begin
+            $fwrite(tfd, "R %0d %0d %0d\n", retired, rt_pc >> 2, rt_cycle);
+            if (rt_rd_we) $fwrite(tfd, "X %0d %h\n", rt_rd, rt_rd_val);
+            if (rt_fd_we) $fwrite(tfd, "F %0d %h\n", rt_rd, rt_rd_val);
+            if (rt_st) $fwrite(tfd, "S %0d %0d %h\n", rt_st_addr - DTCM_BASE, rt_st_size, rt_st_data);
+            csr_pending = rt_csr;
+        end
+    end
+
+    always @(negedge clk)
+        if (csr_pending && tfd != 0) begin
+            $fwrite(tfd, "C %0d %0d %0d %0d\n", fflags, frm, vxrm, vxsat);
+            csr_pending = 1'b0;
+        end
+    /* verilator lint_on BLKSEQ */
+endmodule

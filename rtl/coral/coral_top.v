@@ -1,0 +1,112 @@
+// coral_top: the coral scalar core with its ITCM and DTCM (one single-port SRAM bank
+// each) and the host interface a system (or the testbench) drives:
+//
+//   host_en/host_we/host_sel/host_addr/host_wdata -> host_rdata (one cycle later):
+//       word access to ITCM (sel 0), DTCM (sel 1), the integer (sel 2) or fp (sel 3) registers,
+//       allowed while the core is not running (the core owns the ports while it runs);
+//   start (accepted while `ready`), end_pc, the budgets and `halt` in; `done`, how the
+//       run stopped, counters and the fp/fixed-point CSRs out;
+//   the retirement port (rt_*), for tracing.
+//
+// Parameters are the hardware configuration of isa/coral/hardware.toml (bytes).
+module coral_top #(
+    parameter integer ITCM_SIZE = 8192,
+    parameter [31:0]  DTCM_BASE = 32'h0001_0000,
+    parameter integer DTCM_SIZE = 65536,
+    parameter integer VLEN      = 128
+) (
+    input  wire        clk,
+    input  wire        rst,
+    input  wire        host_en,
+    input  wire        host_we,
+    input  wire [1:0]  host_sel,
+    input  wire [31:0] host_addr,
+    input  wire [31:0] host_wdata,
+    output reg  [31:0] host_rdata,
+    input  wire        start,
+    input  wire [31:0] end_pc,
+    input  wire [63:0] max_retire,
+    input  wire [63:0] max_cycles,
+    input  wire        halt,
+    output wire        ready,
+    output wire        running,
+    output wire        done,
+    output wire [1:0]  stop,
+    output wire [3:0]  err_code,
+    output wire [31:0] err_pc,
+    output wire [31:0] err_addr,
+    output wire [63:0] err_cycle,
+    output wire [63:0] cycles,
+    output wire [63:0] retired,
+    output wire [9*64-1:0] unit_busy,
+    output wire [4:0]  fflags,
+    output wire [2:0]  frm,
+    output wire [1:0]  vxrm,
+    output wire        vxsat,
+    output wire        rt_valid,
+    output wire [31:0] rt_pc,
+    output wire [63:0] rt_cycle,
+    output wire        rt_rd_we,
+    output wire        rt_fd_we,
+    output wire [4:0]  rt_rd,
+    output wire [31:0] rt_rd_val,
+    output wire        rt_st,
+    output wire [31:0] rt_st_addr,
+    output wire [2:0]  rt_st_size,
+    output wire [31:0] rt_st_data,
+    output wire        rt_csr
+);
+    localparam integer ITCM_WORDS = ITCM_SIZE / 4;
+    localparam integer DTCM_WORDS = DTCM_SIZE / 4;
+    localparam integer IA = $clog2(ITCM_WORDS);
+    localparam integer DA = $clog2(DTCM_WORDS);
+
+    wire host = host_en && !running;
+    wire host_i = host && host_sel == 2'd0;
+    wire host_d = host && host_sel == 2'd1;
+    wire host_x = host && host_sel[1];              // x (2) or f (3)
+
+    wire          c_i_en, c_d_en;
+    wire [IA-1:0] c_i_addr;
+    wire [DA-1:0] c_d_addr;
+    wire [3:0]    c_d_we;
+    wire [31:0]   c_d_wdata, i_rdata, d_rdata, x_rdata;
+
+    coral_sram #(.WORDS(ITCM_WORDS)) u_itcm (
+        .clk(clk), .en(host_i | c_i_en), .we(host_i && host_we ? 4'hF : 4'h0),
+        .addr(host_i ? host_addr[IA-1:0] : c_i_addr), .wdata(host_wdata), .rdata(i_rdata));
+
+    coral_sram #(.WORDS(DTCM_WORDS)) u_dtcm (
+        .clk(clk), .en(host_d | c_d_en), .we(host_d ? (host_we ? 4'hF : 4'h0) : c_d_we),
+        .addr(host_d ? host_addr[DA-1:0] : c_d_addr), .wdata(host_d ? host_wdata : c_d_wdata),
+        .rdata(d_rdata));
+
+    coral_core #(.ITCM_WORDS(ITCM_WORDS), .DTCM_WORDS(DTCM_WORDS), .DTCM_BASE(DTCM_BASE),
+                 .DTCM_SIZE(DTCM_SIZE), .VLENB(VLEN / 8)) u_core (
+        .clk(clk), .rst(rst), .start(start), .end_pc(end_pc), .max_retire(max_retire),
+        .max_cycles(max_cycles), .halt(halt), .ready(ready), .running(running), .done(done),
+        .stop(stop), .err_code(err_code), .err_pc(err_pc), .err_addr(err_addr),
+        .err_cycle(err_cycle), .cycles(cycles), .retired(retired), .unit_busy(unit_busy),
+        .fflags(fflags), .frm(frm), .vxrm(vxrm), .vxsat(vxsat),
+        .host_itcm(host_i), .i_en(c_i_en), .i_addr(c_i_addr), .i_rdata(i_rdata),
+        .d_en(c_d_en), .d_we(c_d_we), .d_addr(c_d_addr), .d_wdata(c_d_wdata), .d_rdata(d_rdata),
+        .dbg_f(host_sel[0]), .dbg_we(host_x && host_we), .dbg_addr(host_addr[4:0]), .dbg_wdata(host_wdata),
+        .dbg_rdata(x_rdata),
+        .rt_valid(rt_valid), .rt_pc(rt_pc), .rt_cycle(rt_cycle), .rt_rd_we(rt_rd_we), .rt_fd_we(rt_fd_we), .rt_rd(rt_rd),
+        .rt_rd_val(rt_rd_val), .rt_st(rt_st), .rt_st_addr(rt_st_addr), .rt_st_size(rt_st_size),
+        .rt_st_data(rt_st_data), .rt_csr(rt_csr));
+
+    // The host's read data, one cycle after its request, like the SRAMs'.
+    reg [1:0] rsel;
+    reg [31:0] x_q;
+    always @(posedge clk) begin
+        rsel <= host_sel;
+        x_q <= x_rdata;
+    end
+    always @(*)
+        case (rsel)
+            2'd0: host_rdata = i_rdata;
+            2'd1: host_rdata = d_rdata;
+            default: host_rdata = x_q;
+        endcase
+endmodule

@@ -1,0 +1,222 @@
+"""CoralRTL: the coral RTL (rtl/coral) under Verilator, a simulators.core Backend like
+CoralModel.
+
+A run checks the program as the model does (same errors, before any simulation) and
+that the RTL implements every instruction in it, lays out DTCM with the model's own
+loader, writes the job's files and runs the cached simulator through cocotb: the
+harness loads everything through coral_top's host port, the clock runs in C, and the
+registers, the touched DTCM words and the counters come back in files. `run_many`
+runs several jobs on one configuration in a single simulator process.
+"""
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+
+from isa.loader import get_isa
+from simulators.core.backend import MemoryImage, RunResult
+from simulators.core.budget import Budget
+from simulators.core.errors import (BudgetExceeded, ConfigError, SimError, TimeLimitExceeded,
+                                    Where)
+from simulators.core.program import Program
+from simulators.coral.state import VILL, CoralState, IllegalInstruction
+from simulators.coral.tables import ACCEL
+from simulators.plena_rtl.backend import Job     # one job record for every RTL backend
+from simulators.rtl import toolchain
+
+from . import build as rtl_build
+from .jobs import JobInput, read_job, write_job
+
+# Error codes of rtl/coral/coral_core.v.
+E_MEM, E_JUMP, E_CSR, E_ILLEGAL, E_BUDGET, E_CYCLES, E_HALT, E_FRM = range(1, 9)
+STOPS = {0: "end", 1: "break", 2: "error"}
+UNITS = ("alu", "branch", "lsu", "mul", "div", "csr", "system", "fpu", "fdiv")
+# What the RTL implements so far: RV32IMF and the CSRs (no vector unit yet).
+EXTENSIONS = ("RV32I", "M", "F", "Zicsr")
+UNLIMITED = (1 << 64) - 1
+
+
+class CoralRTL:
+    """The coral RTL (rtl/coral) on Verilator. `max_cycles` stops a run at that many
+    cycles with a BudgetExceeded error; `keep` keeps each run's job directory."""
+
+    name = "coral-rtl"
+
+    def __init__(self, simulator: str = "verilator", max_cycles: int | None = None,
+                 keep: Path | None = None):
+        if simulator not in rtl_build.SIMULATORS:
+            raise ConfigError(f"the coral RTL runs on {', '.join(rtl_build.SIMULATORS)} only; "
+                              f"got simulator {simulator!r}")
+        self.simulator = simulator
+        self.max_cycles = max_cycles
+        self.keep = Path(keep) if keep else None
+        self.last_build: toolchain.Build | None = None
+
+    def build_state(self, config) -> toolchain.BuildState:
+        return toolchain.build_state(rtl_build.spec(config), self.simulator)
+
+    def run(self, program: Program, image: MemoryImage, config, budget: Budget = Budget(),
+            trace: bool = False) -> RunResult:
+        return self.run_many([Job(program, image, budget, trace)], config)[0]
+
+    def run_many(self, jobs: list, config) -> list[RunResult]:
+        started = time.perf_counter()
+        rtl_build.check_config(config)
+        isa = get_isa(ACCEL)
+        results: list[RunResult | None] = [None] * len(jobs)
+        prepared = []
+        base = Path(tempfile.mkdtemp(prefix="coral-rtl-", dir=self.keep))
+        try:
+            for i, job in enumerate(jobs):
+                n = len(job.program.instrs)
+                state = CoralState(config, n)
+                try:
+                    _check_program(job.program, config, isa)
+                    state.load_program_data(job.program.data)
+                    state.load_image(job.image)
+                except SimError as e:
+                    results[i] = _early_failure(self.name, state, job.program, e, started)
+                    continue
+                write_job(base / f"job{len(prepared)}", JobInput(
+                    list(job.program.words), state.mem, list(state.x), list(state.f), 4 * n,
+                    job.budget.max_instructions,
+                    self.max_cycles if self.max_cycles is not None else UNLIMITED, job.trace))
+                prepared.append((i, job, state))
+            if prepared:
+                b = rtl_build.build(config, self.simulator)
+                self.last_build = b
+                walls = ",".join(str(j.budget.wall_seconds) for _, j, _ in prepared)
+                toolchain.run(b, rtl_build.TEST_MODULE, [rtl_build.BENCH_DIR], base,
+                              plusargs=[f"+coral_dir={base}"],
+                              extra_env={"PLENA_JOBS": str(len(prepared)),
+                                         "PLENA_WALL_SECONDS": walls})
+                for n, (i, job, state) in enumerate(prepared):
+                    results[i] = self._result(base / f"job{n}", job, state, config, started)
+        finally:
+            if self.keep is None:
+                shutil.rmtree(base, ignore_errors=True)
+        return results
+
+    def _result(self, directory: Path, job: Job, state: CoralState, cfg, started) -> RunResult:
+        out = read_job(directory, cfg.DTCM_SIZE)
+        s = out.state
+        num = lambda key, k=0: int(s[key][k])
+        stop = STOPS[num("stop")]
+        retired = num("retired")
+        cycles = num("cycles")
+        error = None
+        if stop == "error":
+            pc = num("err_pc") // 4
+            cycles = num("err_cycle")
+            error = _error(num("err_code"), pc, num("err_addr"), job, state, self.max_cycles,
+                           cycles, retired)
+            error = error.locate(_where(job.program, pc, cycles, retired))
+        x0, f0 = list(state.x), list(state.f)
+        state.x = [int(v, 16) for v in s["x"]]
+        state.f = [int(v, 16) for v in s["f"]]
+        state.fc = [num("fcsr", 0), num("fcsr", 1)]
+        state.vxrm, state.vxsat = num("fcsr", 2), num("fcsr", 3)
+        state.mem[:] = out.dtcm
+        state.set_vtype(VILL, 0)
+        busy = _no_busy()
+        busy.update(zip(UNITS, (int(v) for v in s["unit_busy"])))
+        trace = None
+        if job.trace:
+            from .trace import read_trace
+            trace = read_trace(directory, job.program, x0, f0)
+        return RunResult(
+            backend=self.name, memories=state.memories(job.program.words),
+            registers=state.registers(), cycles=cycles, retired=retired, unit_busy=busy,
+            stalls={"vq_full": 0, "vector_sync": 0}, stop=stop, error=error, trace=trace,
+            wall_seconds=time.perf_counter() - started)
+
+
+def _where(program: Program, pc: int, cycle: int, retired: int) -> Where:
+    ins = program.instrs
+    if 0 <= pc < len(ins):
+        return Where(pc, ins[pc].line, ins[pc].text or ins[pc].mnemonic, cycle, retired)
+    return Where(pc, 0, "(end of program)", cycle, retired)
+
+
+def _check_program(program: Program, cfg, isa) -> None:
+    """The model's program checks, and that the RTL has every instruction."""
+    if program.accel != ACCEL:
+        raise SimError(f"the program was assembled for {program.accel!r}, not {ACCEL!r}")
+    if 4 * len(program.instrs) > cfg.ITCM_SIZE:
+        raise SimError(f"the program has {len(program.instrs)} instructions ({4 * len(program.instrs)} "
+                       f"bytes); ITCM holds ITCM_SIZE = {cfg.ITCM_SIZE} bytes: shorten it (use loops)")
+    for pc, ins in enumerate(program.instrs):
+        d = isa.instructions.get(ins.mnemonic)
+        if d is None or d.extension not in EXTENSIONS:
+            ext = d.extension if d is not None else "unknown"
+            raise ConfigError(
+                f"the coral RTL implements {', '.join(EXTENSIONS)} so far, not {ext}: "
+                f"instruction {pc} (line {ins.line}) `{ins.text or ins.mnemonic}` cannot run on it; "
+                "run this program on the functional model")
+
+
+def _no_busy() -> dict[str, int]:
+    """The model's unit_busy keys, in its order (CoralModel.unit_busy), all 0."""
+    isa = get_isa(ACCEL)
+    units = dict.fromkeys(d.unit for d in isa.instructions.values()
+                          if not d.unit.startswith("v") or d.unit == "vcfg")
+    return {u: 0 for u in units} | {"vdispatch": 0, "vector": 0}
+
+
+def _early_failure(backend, state, program, error, started) -> RunResult:
+    return RunResult(backend=backend, memories=state.memories(program.words),
+                     registers=state.registers(), cycles=0, retired=0,
+                     unit_busy=_no_busy(), stalls={"vq_full": 0, "vector_sync": 0},
+                     stop="error", error=error, wall_seconds=time.perf_counter() - started)
+
+
+def _error(code: int, pc: int, addr: int, job: Job, state: CoralState, max_cycles, cycle: int,
+           retired: int) -> SimError:
+    ins = job.program.instrs[pc] if 0 <= pc < len(job.program.instrs) else None
+    mnemonic = ins.mnemonic if ins else ""
+    if code == E_MEM:
+        base = mnemonic.removeprefix("f")                  # flw, fsw: word accesses
+        size = {"b": 1, "h": 2, "w": 4}[base[1]]
+        return state.bad_access(pc, addr, size, "store" if base.startswith("s") else "load")
+    if code == E_JUMP:
+        why = "is not a multiple of 4" if addr & 3 else \
+            f"is outside the program (0..0x{4 * state.end_pc:x}; 0x{4 * state.end_pc:x} ends the run)"
+        return SimError(f"jump target 0x{addr:08x} {why}")
+    if code == E_CSR:
+        # The model's own CSR rules name the problem: replay the access (err_addr holds
+        # its source operand) on the model's CSR file.
+        from simulators.coral.semantics.system import System
+        from simulators.coral.timing import VectorTiming
+        word = job.program.words[pc]
+        op = "wsc"[((word >> 12) & 3) - 1]
+        try:
+            System(state, VectorTiming(state.cfg)).csr(pc, word >> 20, op, addr, cycle, retired)
+        except SimError as e:
+            return e
+        return IllegalInstruction(f"the RTL refused CSR 0x{word >> 20:03x} (the model allows this access)")
+    if code == E_FRM:
+        from simulators.coral.semantics.system import System
+        from simulators.coral.state import FRM
+        from simulators.coral.timing import VectorTiming
+        state.fc[FRM] = addr
+        try:
+            System(state, VectorTiming(state.cfg)).frm(pc)
+        except SimError as e:
+            return e
+    if code == E_ILLEGAL:
+        return IllegalInstruction(f"the RTL's decoder rejects word 0x{job.program.words[pc]:08x}")
+    if code == E_BUDGET:
+        return BudgetExceeded(
+            f"the program did not finish within {job.budget.max_instructions} instructions; look for a "
+            "loop that never ends (a counter that never reaches its bound, a branch back to itself) "
+            "or raise the budget")
+    if code == E_CYCLES:
+        return BudgetExceeded(
+            f"the program did not finish within the RTL run's cycle budget of {max_cycles} cycles; "
+            "look for a loop that never ends or raise the cycle budget")
+    if code == E_HALT:
+        return TimeLimitExceeded(f"the run exceeded its wall-clock limit of {job.budget.wall_seconds} s")
+    return SimError(f"the coral RTL stopped with unknown error code {code}")

@@ -1,0 +1,95 @@
+"""Benchmark of the coral RTL under Verilator: simulation speed and build times.
+
+    python3 -m simulators.coral_rtl.bench [--hw small|default] [--cold]
+    kernelcraft bench rtl --accel coral
+
+Speed is measured on a scalar loop (integer arithmetic, a multiply, a load and a store
+per iteration, a backward branch) in its own simulator run; the start-up of a run
+(process, cocotb, loading the job) is measured on an empty program and subtracted, so
+"cycles/s" is the simulation proper. Build times: the cached lookup always; a cold
+build (into an empty temporary cache) with --cold.
+"""
+from __future__ import annotations
+
+import argparse
+import resource
+import time
+
+from isa.coral import default_config
+from simulators.core.backend import MemoryImage
+from simulators.core.budget import Budget
+
+from . import build as rtl_build
+from .backend import CoralRTL
+from .randprog import TEST_CONFIG
+
+SCALAR_LOOP = """
+.text
+    la s0, buf
+    li a0, {n}
+    li a1, 3
+1:  add a2, a2, a1
+    xor a3, a2, a0
+    mul a4, a3, a1
+    sw a4, 0(s0)
+    lw a5, 4(s0)
+    slli a6, a5, 1
+    addi a0, a0, -1
+    bnez a0, 1b
+.data
+buf: .word 0, 7
+"""
+
+
+def _child_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def _timed_run(program, cfg) -> tuple[float, float, int]:
+    """(wall seconds, CPU seconds of the simulator process, cycles) of one RTL run."""
+    t0, c0 = time.perf_counter(), _child_cpu()
+    r = CoralRTL().run(program, MemoryImage(), cfg, Budget(max_instructions=10**9, wall_seconds=3600))
+    if r.error is not None:
+        raise RuntimeError(f"benchmark kernel failed on the RTL: {r.error}")
+    return time.perf_counter() - t0, _child_cpu() - c0, r.cycles
+
+
+def speeds(cfg, iterations: int = 500_000, repeats: int = 3) -> dict[str, float]:
+    """Print and return cycles/s of the scalar loop (medians of `repeats` runs)."""
+    from statistics import median
+
+    from simulators.coral.assembler import assemble
+    empty = assemble(".text\nnop\n", "empty.s", cfg)
+    runs = [_timed_run(empty, cfg) for _ in range(repeats)]
+    startup, startup_cpu = median(r[0] for r in runs), median(r[1] for r in runs)
+    print(f"  start-up of a run (process, cocotb, job files): {startup:.2f} s wall, "
+          f"{startup_cpu:.2f} s CPU (median of {repeats})")
+    loop = assemble(SCALAR_LOOP.format(n=iterations), "loop.s", cfg)
+    runs = [_timed_run(loop, cfg) for _ in range(repeats)]
+    wall, cpu, cycles = (median(r[0] for r in runs), median(r[1] for r in runs), runs[0][2])
+    sim, sim_cpu = max(wall - startup, 1e-9), max(cpu - startup_cpu, 1e-9)
+    print(f"  scalar loop {cycles:>12,d} cycles {wall:6.2f} s  {cycles / sim:>11,.0f} /s wall "
+          f"{cycles / sim_cpu:>11,.0f} /s CPU  ({cycles / wall:,.0f} /s with start-up)")
+    return {"scalar loop": cycles / sim_cpu}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="coral-rtl-bench", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--hw", choices=("default", "small"), default="default",
+                    help="hardware configuration: hardware.toml defaults, or the small "
+                         "configuration of the RTL tests")
+    ap.add_argument("--cold", action="store_true", help="also time a cold build into an empty cache")
+    ap.add_argument("--iterations", type=int, default=500_000, help="scalar loop iterations")
+    args = ap.parse_args(argv)
+    cfg = default_config() if args.hw == "default" else default_config(**TEST_CONFIG)
+    print(f"coral RTL on Verilator, {args.hw} configuration (ITCM {cfg.ITCM_SIZE} B, "
+          f"DTCM {cfg.DTCM_SIZE} B at 0x{cfg.DTCM_BASE:x})")
+    from simulators.rtl.bench import build_times
+    build_times(rtl_build.build, cfg, args.cold)
+    speeds(cfg, args.iterations)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,77 @@
+"""What the coral RTL is built from, and building it for one hardware configuration.
+
+The memory sizes and addresses of a configuration become coral_sim's top-level
+parameters, so each configuration is its own simulator binary; simulators/rtl/toolchain
+caches builds by their contents and parameters, so an unchanged design is never rebuilt.
+The cocotb test module is plena's job runner (rtl/plena/bench/plena_jobs.py): it only
+pulses `go` per job and waits for `finished`, the same protocol coral_sim speaks.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from simulators.core.errors import ConfigError
+from simulators.coral.machine import check_config as model_check_config
+from simulators.rtl import toolchain
+
+ROOT = Path(__file__).resolve().parents[2]
+CORAL_RTL = ROOT / "rtl" / "coral"
+BENCH_DIR = ROOT / "rtl" / "plena" / "bench"
+TOP = "coral_sim"
+TEST_MODULE = "plena_jobs"
+TIMESCALE = ("1ns", "1ps")
+# --timing: coral_sim generates the clock itself; coral_sim marks the few ports cocotb
+# drives public, so the rest stays optimisable.
+BUILD_ARGS = ("--timing", "-CFLAGS", "-fcoroutines", "--no-public-flat-rw")
+SIMULATORS = ("verilator",)
+SOURCES = ("coral_sram.v", "coral_clkgate.v", "coral_fpu.v", "coral_core.v", "coral_top.v",
+           "coral_sim.v")
+COMMON_RTL = ROOT / "rtl" / "common"
+COMMON = ("fp32_round_ieee.v", "fp32_fma.v", "fp32_divsqrt.v")     # shared IEEE binary32 units
+PARAMETERS = ("ITCM_SIZE", "DTCM_BASE", "DTCM_SIZE", "VLEN")
+
+# Cycles the pipeline takes per timing class (rtl/coral/coral_core.v's EX stage; JALR
+# and a mispredicted branch add the one-cycle bubble of a redirected fetch). The model's
+# classes (isa/coral/hardware.toml) must agree: the RTL is the timing reference.
+PIPELINE_CYCLES = {"INT": 1, "MUL": 2, "DIV": 33, "LOAD": 2, "STORE": 1, "BRANCH": 1,
+                   "JUMP": 1, "JALR": 2, "FENCE": 1, "SYS": 1, "CSR": 1, "FADD": 2, "FMUL": 2,
+                   "FMA": 3, "FDIV": 12, "FSQRT": 12, "FCVT": 2, "FMISC": 1}
+
+
+def sources() -> tuple[Path, ...]:
+    return (*(COMMON_RTL / s for s in COMMON), *(CORAL_RTL / s for s in SOURCES))
+
+
+def check_config(cfg) -> None:
+    """The model's rules for a configuration, and what the pipeline fixes."""
+    model_check_config(cfg)
+    if cfg.BRANCH_PENALTY != 1:
+        raise ConfigError(f"the coral RTL's branch penalty is its one-cycle fetch redirect; "
+                          f"BRANCH_PENALTY = {cfg.BRANCH_PENALTY} needs BRANCH_PENALTY = 1")
+    for cls, n in PIPELINE_CYCLES.items():
+        if cfg.cycles(cls) != n:
+            raise ConfigError(f"timing class {cls} is {cfg.cycles(cls)} cycles on this configuration; "
+                              f"the coral RTL's pipeline takes {n}")
+    if cfg.ITCM_SIZE < 8 or cfg.DTCM_SIZE < 8:
+        raise ConfigError("the coral RTL needs ITCM_SIZE and DTCM_SIZE of at least 8 bytes")
+
+
+def spec(cfg) -> toolchain.BuildSpec:
+    check_config(cfg)
+    return toolchain.BuildSpec(top=TOP, sources=sources(), includes=(CORAL_RTL, COMMON_RTL),
+                               parameters={p: getattr(cfg, p) for p in PARAMETERS},
+                               build_args=BUILD_ARGS, timescale=TIMESCALE)
+
+
+def build(cfg, simulator: str = "verilator") -> toolchain.Build:
+    """The cached simulator for `cfg`."""
+    if simulator not in SIMULATORS:
+        raise ConfigError(f"the coral RTL runs on {' or '.join(SIMULATORS)}; got simulator {simulator!r}")
+    return toolchain.build(spec(cfg), simulator)
+
+
+def lint(cfg) -> None:
+    """verilator --lint-only -Wall on the whole design for `cfg`; raises RtlBuildError."""
+    check_config(cfg)
+    params = [f"-G{p}={getattr(cfg, p)}" for p in PARAMETERS]
+    toolchain.lint(sources(), TOP, includes=(CORAL_RTL, COMMON_RTL), args=("-Wall", "--timing", *params))

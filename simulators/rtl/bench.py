@@ -1,0 +1,46 @@
+"""`kernelcraft bench rtl [--accel NAME] [options]`: the RTL benchmark of one accelerator
+(simulators/<accel>_rtl/bench.py; default plena), its options passed on."""
+from __future__ import annotations
+
+import importlib
+import os
+import tempfile
+import time
+
+ACCELS = ("plena", "coral")
+
+
+def build_times(build, cfg, cold: bool) -> None:
+    """Print the build times of `build(cfg)`: cold into an empty temporary cache (with
+    `cold`, or when nothing was cached), and the cached lookup."""
+    if cold:
+        with tempfile.TemporaryDirectory(prefix="kernelcraft-cold-") as tmp:
+            old = os.environ.get("KERNELCRAFT_CACHE")
+            os.environ["KERNELCRAFT_CACHE"] = tmp
+            try:
+                t0 = time.perf_counter()
+                build(cfg)
+                print(f"  cold build:   {time.perf_counter() - t0:8.1f} s")
+            finally:
+                if old is None:
+                    os.environ.pop("KERNELCRAFT_CACHE", None)
+                else:
+                    os.environ["KERNELCRAFT_CACHE"] = old
+    first = build(cfg)
+    if not first.cached:
+        print(f"  cold build:   {first.seconds:8.1f} s (nothing was cached)")
+    t0 = time.perf_counter()
+    again = build(cfg)
+    print(f"  cached build: {time.perf_counter() - t0:8.3f} s (lookup; reused {again.directory.name})")
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(argv or [])
+    accel = "plena"
+    if "--accel" in argv:
+        i = argv.index("--accel")
+        if i + 1 >= len(argv) or argv[i + 1] not in ACCELS:
+            raise SystemExit(f"bench rtl: --accel takes one of {', '.join(ACCELS)}")
+        accel = argv[i + 1]
+        del argv[i:i + 2]
+    return importlib.import_module(f"simulators.{accel}_rtl.bench").main(argv)

@@ -1,0 +1,41 @@
+"""The coral RTL against Spike on the conformance corpus's scalar programs
+(tests/simulators/coral/conformance): the body's data, x0..x31, f0..f31 and fcsr equal
+Spike's signature, and the model takes exactly as many cycles."""
+import sys
+from pathlib import Path
+
+import pytest
+
+from simulators.core.backend import MemoryImage
+from simulators.core.budget import Budget
+from simulators.coral.assembler import assemble
+from simulators.coral.machine import CoralModel
+from simulators.coral_rtl.backend import Job
+
+sys.path.insert(0, str(Path(__file__).parents[2] / "simulators" / "coral" / "conformance"))
+
+from harness import (DATA_BASE, SCALAR_FIELDS, bodies, differences, load_expected,  # noqa: E402
+                     signature_of, wrap)
+
+SCALAR = ("int_arith", "fp_rounding", "fp_special")     # the corpus's programs without V
+
+
+@pytest.fixture(scope="module")
+def runs(cfg, rtl):
+    assert cfg.DTCM_BASE == DATA_BASE
+    src = bodies()
+    programs = {n: assemble(wrap(src[n], "scalar"), f"{n}.s", cfg) for n in SCALAR}
+    budget = Budget(max_instructions=1_000_000)
+    out = rtl.run_many([Job(p, MemoryImage(), budget) for p in programs.values()], cfg)
+    return {n: (p, r) for (n, p), r in zip(programs.items(), out)}
+
+
+@pytest.mark.parametrize("name", SCALAR)
+def test_rtl_agrees_with_spike(name, runs, cfg):
+    program, result = runs[name]
+    ours = signature_of(program, result, name)
+    expected = load_expected()[name]["signature"]
+    diff = differences(ours, {k: expected[k] for k in SCALAR_FIELDS}, limit=20)
+    assert not diff, f"{name}: the RTL differs from Spike:\n" + "\n".join(diff)
+    model = CoralModel().run(program, MemoryImage(), cfg, Budget(max_instructions=1_000_000))
+    assert (result.cycles, result.retired) == (model.cycles, model.retired)

@@ -1,0 +1,51 @@
+"""The coral RTL is hardware: Yosys synthesizes it (generic gates) with no latch, no
+multiple drivers, no construct it rejects, the SRAM banks as macros. The small test
+configuration runs in the suite; the default one with `-m synth`. Figures printed with -s
+are the ones in rtl/coral/README.md."""
+import shutil
+
+import pytest
+
+from isa.coral import default_config
+from simulators.coral_rtl.randprog import TEST_CONFIG
+
+pytestmark = pytest.mark.skipif(shutil.which("yosys") is None,
+                                reason="yosys is absent (scripts/install-system-deps.sh installs it)")
+
+
+def _check(cfg):
+    from simulators.coral_rtl.synth import synthesize
+    r = synthesize(cfg)
+    print(f"\ncoral_top (DTCM {cfg.DTCM_SIZE} B, ITCM {cfg.ITCM_SIZE} B): {r['cells']} cells, "
+          f"{r['flip_flops']} flip-flops, {r['srams']} SRAM macros; {r['by_type']}")
+    assert r["srams"] == 2
+    assert 3000 < r["flip_flops"] < 6000          # x and f registers, pipeline, counters: no memory as FFs
+    assert r["cells"] > 10_000
+
+
+def test_sram_bank_is_one_memory():
+    from simulators.coral_rtl.synth import sram_check
+    cells = sram_check()["num_cells_by_type"]
+    assert cells.get("$mem_v2") == 1
+
+
+def test_synthesizes_small_config():
+    _check(default_config(**TEST_CONFIG))
+
+
+@pytest.mark.synth
+def test_synthesizes_default_config():
+    _check(default_config())
+
+
+@pytest.mark.parametrize("body,what", [
+    ("always @(*) if (en) q = d;", "latch"),
+    ("assign q = d; assign q = en;", "multiple drivers"),
+])
+def test_the_checks_can_fail(tmp_path, body, what):
+    from simulators.coral_rtl import synth
+    (tmp_path / "bad.v").write_text(f"module bad(input en, input d, output reg q); {body} endmodule\n"
+                                    if what == "latch" else
+                                    f"module bad(input en, input d, output q); {body} endmodule\n")
+    with pytest.raises(synth.SynthesisError):
+        synth.checked_synth(("bad.v",), "bad", {}, cwd=tmp_path)
