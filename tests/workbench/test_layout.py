@@ -26,6 +26,7 @@ def test_every_task_has_a_valid_plena_layout(task):
         assert [c.name for c in layout.constants] == list(task.constants(config))
         text = layout.describe()
         assert all(r.name in text for r in layout.regions)
+        assert layout.sizes == {"hbm": HW.HBM_SIZE}, "all of HBM is guarded, every level"
 
 
 def test_pack_aligns_reserves_and_guards():
