@@ -18,7 +18,7 @@ cos/sin of p * 10000^(-2 (i mod half) / D) for the row's position p, so their tw
 
 class Rope(Task):
     tol = Tolerance(U, 2.0 ** -16, basis="x * cos, rotate_half(x) * sin and their sum are each stored in bf16: "
-                    "one rounding of the element plus an allowance of u (abs(x cos) + abs(rotate_half(x) sin)) "
+                    "one rounding of the element plus an allowance of u (1 + u) (abs(x cos) + abs(rotate_half(x) sin)) "
                     "per element, since the two products can cancel")
     name = "rope"
     level = 2
@@ -64,7 +64,7 @@ Inputs x [S, H*D], cos [S, D], sin [S, D], bf16; output y [S, H*D] bf16. No cons
         a = np.abs(x["x"]).reshape(s, heads, dh)
         swapped = np.concatenate([a[..., dh // 2:], a[..., :dh // 2]], axis=-1)    # abs(rotate_half(x))
         out = a * np.abs(x["cos"])[:, None] + swapped * np.abs(x["sin"])[:, None]
-        return U * out.reshape(s, heads * dh)
+        return U * (1 + U) * out.reshape(s, heads * dh)     # (1 + u): the sum rounds the rounded products
 
     def ops(self, d):
         return Ops(vector=3 * d["S"] * d["H"] * d["D"])   # two products and one sum per element
