@@ -160,6 +160,16 @@ class Task:
             raise TaskDefinitionError(f"task {self.name!r} states no tolerance")
         return tol
 
+    def correctness(self, config: str) -> str:
+        """What a kernel's outputs are held to on `config`, as the task prompt states it."""
+        lines = ["An output element y passes if it is within the task's tolerance of the float64 "
+                 "reference r computed from the same bf16 inputs (u = 2^-8, bf16's unit roundoff; "
+                 "a non-finite y fails where r is finite):"]
+        lines += [f"- {self.tolerance(config, s.name).explain(s.name)}" for s in self.outputs(config)]
+        lines.append("Every element of every output must pass on every input set (random seeds and "
+                     "edge cases, drawn afresh for each evaluation); there is no partial credit.")
+        return "\n".join(lines)
+
     def allowance(self, inputs: dict[str, np.ndarray], config: str, output: str) -> np.ndarray | None:
         """The `error_allowance` of `output` on `inputs` (float64, the output's shape), or None."""
         d = self.dims(config)

@@ -35,6 +35,15 @@ class Tolerance:
         return f"rtol {units(self.rtol)}, atol {units(self.atol_scale)} x {what}"
 
 
+    def explain(self, output: str) -> str:
+        """The rule for one output in words and numbers, as an agent is shown it."""
+        what = ("rms(r), the root mean square of the whole reference tensor" if self.scale == "rms"
+                else "the largest abs(r) in the element's row")
+        return (f"`{output}`: abs(y - r) <= rtol * abs(r) + atol * S, with rtol = {units(self.rtol)} = "
+                f"{self.rtol:.6g} and atol = {units(self.atol_scale)} = {self.atol_scale:.6g}, S = {what}"
+                f".{' Why: ' + self.basis + '.' if self.basis else ''}")
+
+
 def units(v: float) -> str:
     """A bound in units of u (2u, 0.5u), or as a power of two when far below u."""
     if v == 0 or v >= U / 8:

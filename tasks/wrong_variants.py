@@ -25,7 +25,9 @@ LOG2E = F32(1.4426950408889634)
 
 # ---- cheap exp approximations (relative error 3-6%) -------------------------------------
 def exp2_parts(x):
+    """(n, f) with x log2(e) = n + f; a masked score (-inf) gives n = -200, f = 0, i.e. 0."""
     t = f(x) * LOG2E
+    t = np.where(np.isneginf(t), F32(-200), t)
     n = np.floor(t)
     return n, t - n
 
@@ -52,8 +54,27 @@ def exp_taylor2(x):
         return f(np.ldexp(p, n.astype(np.int64).clip(-200, 200)))
 
 
+def exp_fixup(x):
+    """The bit trick with a quadratic fix-up of the mantissa, 2^f ~ 1 + f - 0.28 f (1 - f):
+    too large by up to 1.1%."""
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        n, fr = exp2_parts(x)
+        return f(np.ldexp(1.0 + fr - 0.28 * fr * (1.0 - fr), n.astype(np.int64).clip(-200, 200)))
+
+
+def exp_taylor3(x):
+    """2^f by its degree-3 Taylor polynomial: too small by up to 0.56%."""
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        n, fr = exp2_parts(x)
+        t = np.log(2.0) * fr
+        return f(np.ldexp(1.0 + t + t * t / 2 + t * t * t / 6, n.astype(np.int64).clip(-200, 200)))
+
+
 CHEAP_EXPS = {"exp_bit_trick": exp_bit_trick, "exp_bit_trick_centred": exp_bit_trick_centred,
               "exp_taylor2": exp_taylor2}
+# Approximations of about 1% and less: the Level 2/3 catalogue (inside attention, an FFN or
+# a block), where normalisation and contraction damp an exp's error (tasks/README.md).
+FINE_EXPS = {"exp_fixup_1pct": exp_fixup, "exp_taylor3": exp_taylor3}
 
 
 # ---- element-wise -------------------------------------------------------------------------
@@ -253,10 +274,11 @@ def swiglu_no_gate(x, d):
 
 
 def attention_variant(causal: bool, scale: float | None = 1.0, mask: bool | None = None,
-                      shift=None):
+                      shift=None, clamp: float | None = None):
     """Attention with one thing changed: `scale` (None: the right one), `mask` (None:
     the task's), or `shift` (what the scores are reduced by before exp, instead of the
-    maximum over the keys a query sees)."""
+    maximum over the keys a query sees; with `clamp`, exp's argument is clamped to
+    [-clamp, clamp], 80: exp(80) times any value stays finite in fp32)."""
     def kernel(x, d):
         s = 1.0 / np.sqrt(d["D"]) if scale is None else scale
         m = causal if mask is None else mask
@@ -264,11 +286,11 @@ def attention_variant(causal: bool, scale: float | None = 1.0, mask: bool | None
             return {"o": K.attention(x["q"], x["k"], x["v"], d["Hq"], d["Hkv"], s, m)}
         if shift is first_64_max and d["S"] <= 64:
             return None
-        return {"o": attention_shifted(x, d, s, m, shift)}
+        return {"o": attention_shifted(x, d, s, m, shift, clamp)}
     return kernel
 
 
-def attention_shifted(x, d, scale, causal, shift):
+def attention_shifted(x, d, scale, causal, shift, clamp=None):
     s, dh, hq, hkv = d["S"], d["D"], d["Hq"], d["Hkv"]
     out = np.zeros((s, hq * dh), dtype=F32)
     mask = np.tril(np.ones((s, s), dtype=bool)) if causal else np.ones((s, s), dtype=bool)
@@ -278,7 +300,8 @@ def attention_shifted(x, d, scale, causal, shift):
         sc = K.mm(qh, f(x["k"][:, g * dh:(g + 1) * dh]).T)
         m = shift(np.where(mask, sc, F32(0)), {})
         with np.errstate(over="ignore", invalid="ignore"):
-            e = np.where(mask, B(nx.exp(B(sc - m))), F32(0))
+            z = B(sc - m)
+            e = np.where(mask, B(nx.exp(z if clamp is None else np.clip(z, F32(-clamp), F32(clamp)))), F32(0))
             o = K.mm(e, f(x["v"][:, g * dh:(g + 1) * dh]))
             out[:, h * dh:(h + 1) * dh] = B(o * nx.reciprocal(e.sum(axis=-1, keepdims=True, dtype=F32)))
     return out
@@ -324,12 +347,24 @@ def _exps(make) -> list[tuple[str, Kernel]]:
     return [(name, make(fn)) for name, fn in CHEAP_EXPS.items()]
 
 
+def with_exp(task: str, exp) -> Kernel:
+    """The emulated correct kernel of a Level 2/3 task with `exp` for the hardware's."""
+    return lambda x, d: K.run(task, x, d, exp=exp)
+
+
+def _deep_exps(task: str) -> list[tuple[str, Kernel]]:
+    return [(name, with_exp(task, fn)) for name, fn in {**CHEAP_EXPS, **FINE_EXPS}.items()]
+
+
 def _attention(causal: bool) -> list[tuple[str, Kernel]]:
     return [("no_scale", attention_variant(causal, scale=1.0)),
             ("mask_flipped" if not causal else "no_mask", attention_variant(causal, None, mask=not causal)),
             ("minus_first_64_max", attention_variant(causal, None, shift=first_64_max)),
             ("minus_first_score", attention_variant(causal, None, shift=first_element)),
-            ("minus_row_mean", attention_variant(causal, None, shift=row_mean))]
+            ("minus_row_mean", attention_variant(causal, None, shift=row_mean)),
+            ("minus_first_64_max_clamped", attention_variant(causal, None, shift=first_64_max, clamp=80.0)),
+            ("minus_first_score_clamped", attention_variant(causal, None, shift=first_element, clamp=80.0)),
+            ("minus_row_mean_clamped", attention_variant(causal, None, shift=row_mean, clamp=80.0))]
 
 
 VARIANTS: dict[str, list[tuple[str, Kernel]]] = {
@@ -369,3 +404,15 @@ VARIANTS: dict[str, list[tuple[str, Kernel]]] = {
     "decoder_block_t5": [(c, decoder_with("decoder_block_t5", c))
                          for c in ("no_residual", "no_mask", "no_bias")],
 }
+
+# Known gaps: wrong variants that the bounds do not catch yet, measured (their margins are
+# in tasks/README.md) but not required to fail. At Level 2/3 an exp that is off by 1-6%
+# moves each attention weight or hidden element by about as much as the bf16 storage of a
+# score or an intermediate does, and normalisation and contractions average the rest.
+# depthwise_conv's allowance for bf16 products (tasks/README.md) also covers a sum of its
+# nine taps kept in bf16.
+GAPS: dict[str, list[tuple[str, Kernel]]] = {
+    "depthwise_conv": [("bf16_accumulation", conv_with("bf16_acc"))],
+    **{task: _deep_exps(task) for task in ("ffn", "swiglu", "scaled_dot_product", "flash_attention", "mha",
+                                           "gqa", "mqa", "decoder_block_llama", "decoder_block_t5")}}
+

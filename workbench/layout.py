@@ -48,6 +48,8 @@ class Region:
     role: str             # "input" | "output" | "scratch"
     doc: str = ""
     capacity: int = 0     # elements reserved (>= size); the slack after the tensor is the region's own
+    lead: int = 0         # elements before `address` that read as zero and are not the kernel's to
+                          # write (a tile read that starts before the tensor: plena's narrow heads)
 
     @property
     def reserved(self) -> int:
@@ -110,8 +112,9 @@ class Layout:
                  "|---|---|---|---|---|---|---|---|"]
         for r in self.regions:
             shape = " x ".join(map(str, r.shape))
+            doc = r.doc + (f"; preceded by {r.lead} zero elements (read-only)" if r.lead else "")
             lines.append(f"| {r.name} | {r.role} | {r.memory} | {r.address} (0x{r.address:X}) "
-                         f"| {shape} | {r.dtype} | {r.reserved} | {r.doc} |")
+                         f"| {shape} | {r.dtype} | {r.reserved} | {doc} |")
         if self.constants:
             lines += ["", "Constants preloaded for the kernel:", "",
                       "| name | memory | address | value |", "|---|---|---|---|"]
@@ -121,17 +124,18 @@ class Layout:
 
 
 def pack(regions_spec, memory: str, start: int, align: int, block: int = 1,
-         guard: int = 0) -> list[Region]:
+         guard: int = 0, lead: dict[str, int] | None = None) -> list[Region]:
     """Place (name, shape, dtype, role, doc[, extra]) tuples one after another: each
-    starts aligned to `align`, reserves a whole number of `block`s covering its size plus
-    `extra` elements, and is followed by `guard` unused elements (where overruns show up
-    as stray writes)."""
+    starts aligned to `align`, after `lead[name]` zero elements if any, reserves a whole
+    number of `block`s covering its size plus `extra` elements, and is followed by
+    `guard` unused elements (where overruns show up as stray writes)."""
     out, addr = [], start
     for name, shape, dtype, role, doc, *extra in regions_spec:
-        addr = -(-addr // align) * align
+        before = (lead or {}).get(name, 0)
+        addr = -(-(addr + before) // align) * align
         size = int(np.prod(shape)) if len(shape) else 1
         r = Region(name, memory, addr, tuple(shape), dtype, role, doc,
-                   capacity=-(-(size + sum(extra)) // block) * block)
+                   capacity=-(-(size + sum(extra)) // block) * block, lead=before)
         out.append(r)
         addr = r.address + r.reserved + guard
     return out
@@ -174,6 +178,9 @@ def build_image(layout: Layout, inputs: dict[str, np.ndarray]) -> MemoryImage:
                 raise ValueError(f"output {r.name}: only bf16 and fp32 outputs are poisoned")
     for c in layout.constants:
         image.put(c.memory, c.address, np.array([c.value], dtype=np.float32))
+    for r in layout.regions:
+        if r.lead:                    # written, so that stray_writes checks it
+            image.put(r.memory, r.address - r.lead, np.zeros(r.lead, STORAGE_DTYPE[r.dtype]))
     for mem in layout.sizes:
         base = layout.bases.get(mem)
         for start, stop in guard_spans(layout, mem):
@@ -195,8 +202,10 @@ def _guard(n: int, byte_addressed: bool) -> np.ndarray:
 
 
 def _owned_spans(layout: Layout, mem: str) -> list[tuple[int, int]]:
-    """[start, stop) indices of every region (with its reservation) and constant in `mem`."""
+    """[start, stop) indices of every region (with its reservation and lead) and constant in `mem`."""
     spans = [layout.span(r, reserved=True) for r in layout.regions if r.memory == mem]
+    spans += [(a - r.lead, a) for r in layout.regions if r.memory == mem and r.lead
+              for a in [layout.span(r)[0]]]
     width = 4 if mem in layout.bases else 1
     spans += [(c.address - layout.bases.get(mem, 0),) * 2 for c in layout.constants if c.memory == mem]
     spans = [(a, b if b > a else a + width) for a, b in spans]

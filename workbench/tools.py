@@ -349,4 +349,5 @@ def task_statement(accel_name: str, task_name: str, config: str, hw=None) -> str
     task = get_task(task_name)
     layout = accel.layout(task, config, hw)
     return (f"# Task {task.name} (level {task.level}), configuration {config}\n\n"
-            f"{task.description}\n\n## Memory layout on {accel_name}\n\n{layout.describe()}\n")
+            f"{task.description}\n\n## Correctness\n\n{task.correctness(config)}\n\n"
+            f"## Memory layout on {accel_name}\n\n{layout.describe()}\n")

@@ -88,10 +88,13 @@ class Attention(Task):
 
     def spiked(self, d, rng, base) -> dict:
         """A few keys at random positions (any tile), each with its own key dimension;
-        every query aims at one of the keys it sees, scoring it +100..+200 and the others
-        exactly 0, so exp overflows unless the kernel subtracts the maximum over all the
-        keys the query sees. Exactly equal scores keep the case well-posed in bf16: a
-        query's output is its spiked key's value (uniform attention if it sees none)."""
+        every query aims at two of the keys it sees (one if it sees one), scoring them
+        A = +140..+200 and A - 20..40, and the others exactly 0. exp overflows unless the
+        kernel subtracts the maximum over all the keys the query sees, and a kernel that
+        clamps exp's argument instead gives both spikes the same weight. The gap keeps the
+        case well-posed in bf16 (a score near 200 is off by up to ~1 after rounding, which
+        moves the second key's weight e^-20 or less by a factor e): a query's output is its
+        larger spike's value (uniform attention if it sees no spike)."""
         s, hq, hkv, dh = d["S"], d["Hq"], d["Hkv"], d["D"]
         n = min(dh, 8, s - 1)
         hot = rng.choice(np.arange(1, s), size=n, replace=False)
@@ -100,12 +103,14 @@ class Attention(Task):
         k[:, :, col] = 0.0
         k[hot, :, col] = 1.0
         q = np.zeros((s, hq, dh))
-        size = np.round(rng.uniform(100.0, 200.0, s) / 2.0) * 2.0
+        top = rng.uniform(140.0, 200.0, s)
+        gap = rng.uniform(20.0, 40.0, s)
         for i in range(s):
             seen = np.flatnonzero(hot <= i) if self.causal else np.arange(n)
-            if seen.size:
-                for h in range(hq):
-                    q[i, h, col[rng.choice(seen)]] = size[i] * np.sqrt(dh)
+            for h in range(hq):
+                aim = rng.choice(seen, size=min(2, seen.size), replace=False)
+                for a, score in zip(aim, (top[i], top[i] - gap[i])):
+                    q[i, h, col[a]] = score * np.sqrt(dh)
         return {"q": q.reshape(s, hq * dh), "k": k.reshape(s, hkv * dh), "v": base["v"]}
 
     def compute(self, x, d):

@@ -1,9 +1,11 @@
 """Rotary position embedding (rotate-half convention) with cos/sin tables as inputs."""
 from __future__ import annotations
 
+import numpy as np
+
 from .. import ops, sampling
 from ..core import EdgeCases, Ops, Task, TensorSpec
-from ..tolerance import DEEP
+from ..tolerance import U, Tolerance
 
 ROPE_RULE = """\
 For each head h (columns h*D .. h*D + D - 1 of a row) and half = D/2:
@@ -15,7 +17,9 @@ cos/sin of p * 10000^(-2 (i mod half) / D) for the row's position p, so their tw
 
 
 class Rope(Task):
-    tol = DEEP
+    tol = Tolerance(U, 2.0 ** -16, basis="x * cos, rotate_half(x) * sin and their sum are each stored in bf16: "
+                    "one rounding of the element plus an allowance of u (1 + u) (abs(x cos) + abs(rotate_half(x) sin)) "
+                    "per element, since the two products can cancel")
     name = "rope"
     level = 2
     title = "Rotary position embedding"
@@ -54,6 +58,13 @@ Inputs x [S, H*D], cos [S, D], sin [S, D], bf16; output y [S, H*D] bf16. No cons
 
     def compute(self, x, d):
         return {"y": ops.rope(x["x"], x["cos"], x["sin"], d["H"])}
+
+    def error_allowance(self, x, d, output):
+        s, heads, dh = d["S"], d["H"], d["D"]
+        a = np.abs(x["x"]).reshape(s, heads, dh)
+        swapped = np.concatenate([a[..., dh // 2:], a[..., :dh // 2]], axis=-1)    # abs(rotate_half(x))
+        out = a * np.abs(x["cos"])[:, None] + swapped * np.abs(x["sin"])[:, None]
+        return U * (1 + U) * out.reshape(s, heads * dh)     # (1 + u): the sum rounds the rounded products
 
     def ops(self, d):
         return Ops(vector=3 * d["S"] * d["H"] * d["D"])   # two products and one sum per element

@@ -5,12 +5,15 @@ import numpy as np
 
 from .. import ops, sampling
 from ..core import EdgeCases, Ops, Task, TensorSpec
-from ..tolerance import DEEP
+from ..tolerance import U, Tolerance, rms
 from ..level1.conv import CONV_LAYOUT, conv_edges, feature_map, out_hw
 
 
 class ConvBlock(Task):
-    tol = DEEP
+    tol = Tolerance(U, 2.0 ** -16, basis="the convolution accumulated in fp32 and stored in bf16 (u of itself, plus u "
+                    "rms(conv) for the order of a long fp32 sum, as conv2d), times scale and plus shift each stored "
+                    "in bf16: one rounding of the element plus an allowance of (2u abs(conv) + u rms(conv)) abs(scale) "
+                    "per element, since shift can cancel conv * scale; ReLU is exact")
     name = "conv_block"
     level = 3
     title = "Convolution + folded batch norm + ReLU"
@@ -57,6 +60,10 @@ Accumulate the convolution in fp32. No constants."""
     def compute(self, x, d):
         z = ops.conv2d(x["x"], x["w"]) * x["scale"] + x["shift"]
         return {"y": ops.relu(z)}
+
+    def error_allowance(self, x, d, output):
+        conv = ops.conv2d(x["x"], x["w"])
+        return (2 * U * np.abs(conv) + U * rms(conv)) * np.abs(x["scale"])
 
     def ops(self, d):
         oh, ow = out_hw(d)

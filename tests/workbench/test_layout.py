@@ -15,7 +15,7 @@ HW = ACCEL.default_config()
 def test_every_task_has_a_valid_plena_layout(task):
     for config in task.configs:
         layout = ACCEL.layout(task, config, HW)
-        spans = sorted((r.address, r.address + r.reserved, r.name) for r in layout.regions)
+        spans = sorted((r.address - r.lead, r.address + r.reserved, r.name) for r in layout.regions)
         for (a0, e0, n0), (a1, e1, n1) in zip(spans, spans[1:]):
             assert e0 < a1, f"{task.name} {config}: {n0} overlaps {n1} or has no guard"
         for r in layout.regions:
@@ -26,6 +26,7 @@ def test_every_task_has_a_valid_plena_layout(task):
         assert [c.name for c in layout.constants] == list(task.constants(config))
         text = layout.describe()
         assert all(r.name in text for r in layout.regions)
+        assert layout.sizes == {"hbm": HW.HBM_SIZE}, "all of HBM is guarded, every level"
 
 
 def test_pack_aligns_reserves_and_guards():
@@ -42,13 +43,14 @@ def _plena_store(address: int, value: str = "zero") -> str:
             "H_STORE_V gp10, gp0, a5, 0, 0\n")
 
 
+@pytest.mark.parametrize("task,config,output", [("relu", "C1", "y"), ("gqa", "C1", "o"),
+                                               ("decoder_block_llama", "H1", "y")])
 @pytest.mark.parametrize("value", ["one", "zero"])
-def test_a_write_into_the_guard_fails_naming_the_range(value):
-    """Even a zero: unowned memory starts as the guard pattern, not as zero."""
-    task, config = "relu", "C1"
+def test_a_write_into_the_guard_fails_naming_the_range(value, task, config, output):
+    """Even a zero: unowned memory starts as the guard pattern, not as zero (Level 2/3 too)."""
     layout = ACCEL.layout(__import__("tasks").get_task(task), config, HW)
-    y = layout.region("y")
-    guard = y.address + y.reserved            # first element after y's reservation
+    y = layout.region(output)
+    guard = y.address + y.reserved            # first element after the output's reservation
     src = ACCEL.baseline(task, config, HW) + _plena_store(guard, value)
     ev = evaluate("plena", task, config, src, seeds=[1], edge_cases=False)
     assert ev.frac_match == 1.0 and not ev.passed         # outputs are right, the kernel is not
@@ -70,6 +72,19 @@ def test_a_write_into_an_input_fails_naming_the_input():
         in ev.sets[0].stray
     from workbench.tools import format_evaluation
     assert "FAIL" in format_evaluation(ev) and "x at hbm[" in format_evaluation(ev)
+
+
+def test_a_write_into_an_inputs_lead_fails():
+    """Level 2/3 inputs are preceded by zeros a tile read may see; writing them (even a
+    zero over a zero is not a write that shows, so ones) is a stray write."""
+    task, config = "gqa", "C1"
+    layout = ACCEL.layout(__import__("tasks").get_task(task), config, HW)
+    v = layout.region("v")
+    assert v.lead == HW.VLEN and "preceded by 64 zero elements" in layout.describe()
+    src = ACCEL.baseline(task, config, HW) + _plena_store(v.address - v.lead, "one")
+    ev = evaluate("plena", task, config, src, seeds=[1], edge_cases=False)
+    assert ev.frac_match == 1.0 and not ev.passed
+    assert ev.sets[0].outside_writes[0][:2] == ("hbm", v.address - v.lead)
 
 
 def _final_memory(layout, image, size):

@@ -8,7 +8,11 @@ kernel that recognises fixed ones.
 - softmax minus the maximum of the first 64 logits only: plena (the max loop cut to
   one chunk), coral (the max strip loop cut to one strip of 64), aie (the max loop cut
   to two chunks of 32); configurations whose
-  rows hold 64 logits are left out, where the first 64 are the row.
+  rows hold 64 logits are left out, where the first 64 are the row;
+- attention that clamps exp's argument at 80 instead of subtracting the row maximum
+  (what a partial maximum that misses the spiked keys amounts to): plena's attention
+  tasks, which pass random inputs and fail `spiked_scores` (two spikes of different
+  size get the same weight).
 """
 import re
 
@@ -55,9 +59,21 @@ def softmax_first_64_max(accel: str, src: str) -> str:
     return one_sub(r"(running max per lane\n(?:.*\n){2}\s*li a2, )\d+", r"\g<1>64", src)
 
 
+def attention_clamped_no_max(accel: str, src: str) -> str:
+    """plena "rows" attention: m = 0 instead of the row maximum, exp(min(s - m, 80))."""
+    assert accel == "plena"
+    src = one_sub(r"^(\s*)S_ADD_FP f3, f2, f0(.*)$", r"\1S_ADD_FP f3, f0, f0 ; m = 0, no maximum", src)
+    src = one_sub(r"^\s*V_RED_MAX f3, gp3, 0.*\n", "", src)
+    src = one_sub(r"^(\s*)(V_SUB_VF gp3, gp3, f3, 0, 0.*)$", r"\1\2\n\1V_MIN_VF gp3, gp3, f7, 0 ; clamp at 80", src)
+    # f7 = 80 from the constant one (FP_MEM[2]): 1 -> 16 (f6) -> 64, + 16
+    return one_sub(r"^(S_LD_FP f2, gp0, 1.*)$", r"\1\nS_LD_FP f7, gp0, 2\n" + "S_ADD_FP f7, f7, f7\n" * 4
+                   + "S_ADD_FP f6, f7, f0\n" + "S_ADD_FP f7, f7, f7\n" * 2 + "S_ADD_FP f7, f7, f6", src)
+
+
 CASES = [(a, "gelu", gelu_no_cubic) for a in ("plena", "coral", "aie")] + \
         [("coral", "silu", silu_bit_trick_exp)] + \
-        [(a, "softmax", softmax_first_64_max) for a in ("plena", "coral", "aie")]
+        [(a, "softmax", softmax_first_64_max) for a in ("plena", "coral", "aie")] + \
+        [("plena", t, attention_clamped_no_max) for t in ("scaled_dot_product", "mha", "gqa", "mqa")]
 
 
 def configs(task: str) -> list[str]:
@@ -76,6 +92,8 @@ def test_wrong_kernel_fails_every_configuration(accel, task, edit):
         ev = evaluate(accel, task, config, wrong, hw=hw, seeds=[3], compare_baseline=False)
         assert ev.status == "failed", (config, ev.status, ev.error)
         assert [s.label for s in ev.sets if not s.passed], config
+        if edit is attention_clamped_no_max:      # only the spikes tell it from the right kernel
+            assert [s.label for s in ev.sets if not s.passed] == ["edge: spiked_scores"], config
 
 
 def test_edge_cases_are_fresh_and_the_baseline_passes_them():

@@ -184,3 +184,13 @@ def test_hostile_tool_calls_are_answered_and_the_run_goes_on(store, relu_c1_sour
     from workbench.agent.transcript import markdown
     text = markdown(store, result.run_id)
     assert "**-> " + "x" * 200 + "...**" in text and len(text) < 500_000
+
+
+def test_the_model_is_shown_the_tasks_tolerance(store):
+    """The task prompt states the bound the evaluator applies, with its numbers."""
+    from tasks import get_task
+    _, _, model = run_script(store, [reply("done", call("submit", {"summary": "none"}))], budget=2)
+    prompt = "\n".join(str(m.get("content")) for m in model.queries[0] if m["role"] in ("user", "system"))
+    tol = get_task("relu").tolerance("C1", "y")
+    assert "## Correctness" in prompt and tol.explain("y") in prompt
+    assert f"rtol = 1u = {tol.rtol:.6g}" in prompt and "2^-16" in prompt

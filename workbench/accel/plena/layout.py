@@ -5,7 +5,9 @@ Each region starts on a VLEN boundary and reserves whole transfer blocks
 tensor's tail; the slack is the region's own and is not checked. One guard row of
 VLEN elements follows each region, and all of HBM that no region declares starts as a
 NaN guard: an overrun there fails the evaluation as a write outside the declared
-regions. Room a kernel needs in HBM is a scratch region (`scratch_elems`, Levels 2-3)."""
+regions. Room a kernel needs in HBM is a scratch region (`scratch_elems`, Levels 2-3).
+Level 2/3 inputs also have a zero lead before them and a tile's width of zero slack
+after them (tile reads of narrow heads; see the notes)."""
 from __future__ import annotations
 
 from isa.loader import HardwareConfig
@@ -30,13 +32,18 @@ def plena_layout(task: Task, config: str, hw: HardwareConfig) -> Layout:
     # the last one runs VLEN - width past the tensor, into space the tensor reserves.
     def tail(t):
         return max(0, hw.VLEN - t.shape[-1]) if t.shape else 0
-    spec = [(t.name, t.shape, t.dtype, "input", t.doc) for t in task.inputs(config)]
+    # Level 2/3 kernels read MLEN x MLEN tiles and VLEN rows of tensors narrower than a tile
+    # (heads of D = 16..64 columns): such a read may start up to VLEN elements before a
+    # tensor and end up to MLEN after it, so each input has a zero lead and MLEN zero slack.
+    deep = task.level >= 2
+    spec = [(t.name, t.shape, t.dtype, "input", t.doc, hw.MLEN if deep else 0) for t in task.inputs(config)]
     spec += [(t.name, t.shape, t.dtype, "output", t.doc, tail(t)) for t in task.outputs(config)]
     scratch = scratch_elems(task, config, hw)
     if scratch:
         spec.append(("scratch", (scratch,), "bf16", "scratch", "free for intermediates"))
     block = hw.HBM_V_WRITEBACK_AMOUNT * hw.VLEN
-    regions = pack(spec, "hbm", 0, align, block=block, guard=align)
+    lead = {t.name: hw.VLEN for t in task.inputs(config)} if deep else None
+    regions = pack(spec, "hbm", 0, align, block=block, guard=align, lead=lead)
     addr = regions[-1].address + regions[-1].reserved
     if addr > hw.HBM_SIZE:
         raise ValueError(f"{task.name} {config} needs {addr} HBM elements, HBM_SIZE is {hw.HBM_SIZE}")
@@ -51,12 +58,14 @@ def plena_layout(task: Task, config: str, hw: HardwareConfig) -> Layout:
         f"Each tensor reserves whole blocks of {block} elements (see 'reserved'; an output whose rows "
         "are narrower than VLEN also covers one whole VLEN row stored at its last row); the slack "
         "after a tensor may be written freely.",
-        stray_note("hbm") if task.level < 2 else
-        "A write outside the declared regions, or into an input, fails the evaluation.",
+        stray_note("hbm"),
+    ]
+    if deep:
+        notes.append(f"Each input is preceded by {hw.VLEN} zero elements (its 'lead') and reserves at "
+                     f"least {hw.MLEN} zero elements after it, so a VLEN row or an MLEN x MLEN tile read "
+                     "that starts before a narrow tensor (a head of D < VLEN columns) or runs past its "
+                     "end reads zeros; the lead may be read but not written.")
+    notes += [
         "Nothing else is in memory: the expected outputs are never visible to the kernel.",
     ]
-    # Known gap: some Level 2/3 baselines (attention tiles) read undeclared HBM and rely on it
-    # being zero, so their HBM is not guarded yet: stray writes there are still found against
-    # the pre-run image, but a stray write of zero is not. Level 1 is fully guarded.
-    sizes = {"hbm": hw.HBM_SIZE} if task.level < 2 else {}
-    return Layout("plena", task.name, config, regions, constants, notes, sizes=sizes)
+    return Layout("plena", task.name, config, regions, constants, notes, sizes={"hbm": hw.HBM_SIZE})
