@@ -89,5 +89,14 @@ def test_every_level23_task_has_a_template_that_fits_itcm_on_every_configuration
 def test_flash_attention_keeps_key_blocks_shorter_than_the_sequence():
     with pytest.raises(ValueError, match="works in blocks"):
         ACCEL.baseline("flash_attention", "C1", HW, bk=128)
+    # gqa shares its key/value heads: k and v are read in place, never copied per query head
     src = ACCEL.baseline("gqa", "C1", HW)
-    assert src.count("pack key head") == get_task("gqa").configs["C1"]["Hkv"]   # one packed k^T per shared head
+    assert "k of the key/value head, read in place" in src and "pack this query head" in src
+    assert "pack key" not in src
+
+
+def test_attention_params_that_do_not_fit_are_refused():
+    with pytest.raises(ValueError, match="mk = 6"):
+        ACCEL.baseline("mha", "C1", HW, qlmul=8, mk=6)
+    with pytest.raises(ValueError, match="qlmul"):
+        ACCEL.baseline("mha", "C1", HW, qlmul=16)
