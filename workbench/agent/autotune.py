@@ -52,6 +52,7 @@ class AutotuneAgent:
         self.skipped: dict[str, str] = {}      # params key -> why the template refused
         self.best: dict | None = None          # {"params", "cycles"}
         self.pending: dict | None = None       # params sent, feedback not yet read
+        self.sources: dict[str, str] = {}      # kernel source -> params key that produced it
         self.baseline_cycles: int | None = None
 
     def settings(self) -> dict:
@@ -131,6 +132,9 @@ class AutotuneAgent:
             except ValueError as e:
                 self.skipped[key] = str(e)
                 continue
+            if source in self.sources:       # e.g. a block longer than the sequence: same kernel
+                self.tried[key] = {**self.tried[self.sources[source]], "params": params}
+                continue
             change = " and ".join(f"{n}={params[n]} instead of {self.best['params'][n]}" for n in names)
             why = "keeping the rest of the best setting"
             if len(names) > 1:
@@ -152,6 +156,7 @@ class AutotuneAgent:
                          json.dumps({"summary": self._conclusion()}))])
         params, source, why = nxt
         self.pending = params
+        self.sources[source] = _key(params)
         parts.append(why)
         if state.remaining == 0:
             parts.append("This is the last iteration of the budget.")

@@ -371,9 +371,18 @@ def attention_layer(asm, p, S, Hq, Hkv, D, causal, q, k, v, o, buf, consts, scal
         asm.addi("s2", "s2", 4 * D)
 
 
+def _effective(ctx, p):
+    """flash_attention keeps at least two key blocks (bk at most S/2): it is the blocked
+    algorithm even where one block would hold the whole sequence."""
+    if ctx.task.name == "flash_attention":
+        return {**p, "bk": min(p["bk"], ctx.dims["S"] // 2)}
+    return p
+
+
 def attention(ctx, asm, p):
     d = ctx.dims
     S, Hq, Hkv, D = d["S"], d["Hq"], d["Hkv"], d["D"]
+    p = _effective(ctx, p)
     consts = {c.name: c.address for c in ctx.layout.constants}
     attention_layer(asm, p, S, Hq, Hkv, D, ctx.task.causal, ctx.addr("q"), ctx.addr("k"), ctx.addr("v"),
                     ctx.addr("o"), attention_buffers(ctx, p, S, D), consts)
@@ -396,20 +405,12 @@ def check_attention(ctx, p, S=None, D=None):
     return None
 
 
-ATTENTION = dict(params={"qlmul": 8, "mk": 3, "md": 3, "bk": 128},
+ATTENTION = dict(params={"qlmul": 8, "mk": 3, "md": 3, "bk": 256},
                  space={"qlmul": [4, 8], "mk": [2, 3, 4, 6], "md": [2, 3, 4, 6], "bk": [32, 64, 128, 256]},
-                 check=check_attention)
+                 check=lambda ctx, p: check_attention(ctx, _effective(ctx, p)))
 DOC = ("fused blocked online-softmax attention vectorised over query rows: packed pre-scaled q^T per "
        "query head, k and v read in place, tree reductions, MK keys / MD features per pass")
 TEMPLATES = [Template(name, attention, **ATTENTION, doc=DOC) for name in ("scaled_dot_product", "mha", "gqa", "mqa")]
-
-
-# long sequences: smaller key blocks, so even C1 runs the online update over several blocks
-def _check_flash(ctx, p):
-    if p["bk"] >= ctx.dims["S"]:
-        return f"bk = {p['bk']} keys is the whole sequence (S = {ctx.dims['S']}): flash attention works in blocks"
-    return check_attention(ctx, p)
-
-
-TEMPLATES.append(Template("flash_attention", attention, params={**ATTENTION["params"], "bk": 64},
-                          space=ATTENTION["space"], check=_check_flash, doc=DOC))
+# long sequences: key blocks of at most half the sequence, so even C1 runs the online update
+TEMPLATES.append(Template("flash_attention", attention, params={**ATTENTION["params"], "bk": 128},
+                          space=ATTENTION["space"], check=ATTENTION["check"], doc=DOC))

@@ -74,7 +74,7 @@ def _check(ctx, p):
     return _check_outer(ctx, p) or check_attention(ctx, _attention_params(p))
 
 
-BLOCK = dict(params={"lmul": 8, "mr": 3, "act_lmul": 4, "qlmul": 8, "mk": 3, "md": 3, "bk": 128},
+BLOCK = dict(params={"lmul": 8, "mr": 3, "act_lmul": 4, "qlmul": 8, "mk": 3, "md": 3, "bk": 256},
              space={"lmul": [4, 8], "mr": [2, 3, 4, 6], "qlmul": [4, 8], "mk": [2, 3, 6], "md": [2, 3, 6],
                     "bk": [64, 128, 256]},
              check=_check)
