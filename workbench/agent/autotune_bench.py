@@ -34,6 +34,8 @@ def tune_cell(accel: str, task: str, config: str, store, budget: int | None = No
             "speedup": best.get("speedup") or 0.0, "evaluations": s.get("evaluations", 0),
             "held_out_seeds": bool((s.get("held_out_seeds") or {}).get("passed")),
             "held_out_configs": {c: bool(v.get("passed")) for c, v in held.items()},
+            "notes": [f"{c}: {v.get('status')} {(v.get('error') or v.get('reason') or '')[:160]} ({v.get('how')})"
+                      for c, v in held.items() if not v.get("passed")],
             "cpu_seconds": time.process_time() - c0}
 
 
@@ -79,6 +81,8 @@ def main(argv: list[str] | None = None) -> int:
                       f"{r['evaluations']:2} evaluations  held-out seeds "
                       f"{'pass' if r['held_out_seeds'] else 'FAIL'}  {held}  {r['cpu_seconds']:.0f} CPU s",
                       flush=True)
+                for note in r["notes"]:
+                    print(f"    {note}", flush=True)
     for accel, (up, n, bad) in summary(rows).items():
         print(f"{accel}: autotune improved {up}/{n} cells ({up / n:.0%}); "
               f"{bad} returned kernels failed their held-out seeds")

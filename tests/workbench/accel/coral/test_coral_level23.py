@@ -51,7 +51,12 @@ def _copy(task, config):
                       "ebreak"])
 
 
-@pytest.mark.parametrize("task,config", CELLS)
+# C1 and H1 by default; the other configurations in the slow group
+EVERY_CELL = CELLS + [pytest.param(t, c, marks=pytest.mark.slow) for t in LEVEL23
+                      for c in get_task(t).configs if c not in ("C1", "H1")]
+
+
+@pytest.mark.parametrize("task,config", EVERY_CELL)
 def test_do_nothing_zeros_constant_and_copy_fail(task, config):
     for name, src in (("nothing", "ebreak"), ("zeros", _fill(task, config, "zeros")),
                       ("constant", _fill(task, config, "0.75")), ("copy", _copy(task, config))):
