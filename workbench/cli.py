@@ -145,6 +145,7 @@ BENCHMARKS = {
     "suite": ("workbench.suite", "wall time of the plena Level-1 baseline suite"),
     "store": ("workbench.store.bench", "trace store write rate (events/s)"),
     "agent": ("workbench.agent.bench", "agent loop overhead per step, without the model"),
+    "autotune": ("workbench.agent.autotune_bench", "autotune on every Level-2/3 cell (C1): fraction improved per accelerator"),
     "tui": ("workbench.tui.bench", "workbench: opening a long run, debugger steps"),
     "rtl": ("simulators.rtl.bench", "an RTL (--accel plena|coral, default plena): cycles/s, build time cold and cached"),
 }
@@ -200,7 +201,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("suite", help="evaluate every baseline (or a directory of kernels)")
     sp.add_argument("--accel", required=True)
-    sp.add_argument("--level", type=int, default=1, choices=(1, 2, 3))
+    sp.add_argument("--level", default="1", choices=("1", "2", "3", "all"),
+                    help="which level's cells (default 1; all: the three levels in one run)")
     sp.add_argument("--tasks", help="comma-separated subset of tasks")
     sp.add_argument("--configs", help="comma-separated subset of configurations (default: all, held-out included)")
     sp.add_argument("--seeds", type=integer(1, 1000), default=3, help="fresh seeds per configuration (default 3)")

@@ -31,7 +31,9 @@ def suite_cells(accel_name: str, level: int, tasks=None, configs=None) -> list[t
 
 
 def evaluate_cells(accel_name, cells, hw, n_seeds, kernels_dir=None, progress=None,
-                   edge_cases=True):
+                   edge_cases=True, cpu: dict | None = None):
+    """Evaluate each cell; `cpu`, when given, receives the CPU seconds of this process
+    per (task, config) (the figure that matters on a loaded machine, unlike wall time)."""
     accel = get_accel(accel_name)
     results: list[tuple[str, str, Evaluation | None, str]] = []
     for task, config in cells:
@@ -51,8 +53,11 @@ def evaluate_cells(accel_name, cells, hw, n_seeds, kernels_dir=None, progress=No
                 if progress:
                     progress()
                 continue
+        c0 = time.process_time()
         ev = evaluate(accel_name, task, config, source, hw=hw, n_seeds=n_seeds, source_name=name,
                       edge_cases=edge_cases)
+        if cpu is not None:
+            cpu[(task, config)] = time.process_time() - c0
         results.append((task, config, ev, ""))
         if progress:
             progress()
@@ -72,44 +77,49 @@ def run_suite(args) -> int:
     if args.kernels and not Path(args.kernels).is_dir():
         raise ValueError(f"--kernels {args.kernels}: no such folder; give the folder holding "
                          f"<task>_<config>.asm kernels")
-    cells = suite_cells(args.accel, args.level, tasks, configs)
+    levels = (1, 2, 3) if args.level == "all" else (int(args.level),)
+    cells = [c for level in levels for c in suite_cells(args.accel, level, tasks, configs)]
     if not cells:
         raise ValueError(f"no {args.accel} level-{args.level} cells match the selection")
     # Piped or captured output gets a width that fits the table instead of 80 columns.
     console = Console(stderr=args.json, width=None if sys.stdout.isatty() else 150)
-    t0 = time.perf_counter()
+    t0, c0, cpu = time.perf_counter(), time.process_time(), {}
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, transient=args.json) as prog:
         bar = prog.add_task(f"{args.accel} level {args.level}", total=len(cells))
         results = evaluate_cells(args.accel, cells, hw, args.seeds, args.kernels,
-                                 progress=lambda: prog.advance(bar))
-    wall = time.perf_counter() - t0
+                                 progress=lambda: prog.advance(bar), cpu=cpu)
+    wall, cpu_total = time.perf_counter() - t0, time.process_time() - c0
     if args.json:
-        print(json.dumps([{"task": t, "config": c, "note": note,
+        print(json.dumps([{"task": t, "config": c, "note": note, "cpu_seconds": round(cpu.get((t, c), 0.0), 3),
                            **(ev.to_dict() if ev else {})} for t, c, ev, note in results],
                          indent=2, default=str))
     else:
         table = Table(title=f"{args.accel} level {args.level}: "
                       f"{'kernels from ' + args.kernels if args.kernels else 'baselines'}")
         for col in ("task", "config", "result", "cycles", "baseline", "speed-up", "lower bound",
-                    "roofline", "instructions", "seconds"):
+                    "roofline", "instructions", "seconds", "cpu s"):
             table.add_column(col, justify="right" if col not in ("task", "config", "result") else "left")
         for t, c, ev, note in results:
             if ev is None:
-                table.add_row(t, c, f"[yellow]{note}", *[""] * 7)
+                table.add_row(t, c, f"[yellow]{note}", *[""] * 8)
                 continue
             style = "green" if ev.passed else "red"
             table.add_row(t, c, f"[{style}]{ev.status}", f"{ev.cycles:,}", f"{ev.baseline_cycles:,}",
                           f"{ev.speedup:.3f}" if ev.speedup is not None else "-",
                           f"{ev.lower_bound:,} ({ev.bound_kind[0]})",
-                          f"{ev.roofline_fraction:.1%}", f"{ev.retired:,}", f"{ev.wall_seconds:.2f}")
+                          f"{ev.roofline_fraction:.1%}", f"{ev.retired:,}", f"{ev.wall_seconds:.2f}",
+                          f"{cpu[(t, c)]:.2f}")
         console.print(table)
     evs = [ev for _, _, ev, _ in results if ev is not None]
     passed = [ev for ev in evs if ev.passed]
     speedups = [ev.speedup for ev in passed if ev.speedup]
     geo = math.exp(statistics.fmean(math.log(s) for s in speedups)) if speedups else 0.0
     summary = (f"{len(passed)}/{len(results)} cells passed; geometric-mean speed-up {geo:.3f}; "
-               f"wall time {wall:.1f} s")
+               f"wall time {wall:.1f} s, CPU time {cpu_total:.1f} s")
+    if cpu:
+        (task, config), worst = max(cpu.items(), key=lambda kv: kv[1])
+        summary += f"; slowest cell {task} {config} {worst:.1f} CPU s"
     (console.print if not args.json else (lambda s: print(s, file=sys.stderr)))(summary)
     return 0 if len(passed) == len(results) else 1
 

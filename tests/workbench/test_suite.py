@@ -21,3 +21,10 @@ def test_suite_level_2_runs_a_baseline(capsys):
     assert main(["suite", "--accel", "plena", "--level", "2", "--tasks", "rope", "--configs", "C1",
                  "--seeds", "1"]) == 0
     assert "1/1 cells passed" in capsys.readouterr().out
+
+
+def test_suite_level_all_runs_every_level_and_reports_cpu_seconds(capsys):
+    assert main(["suite", "--accel", "plena", "--level", "all", "--tasks", "relu,rope", "--configs", "C1",
+                 "--seeds", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "2/2 cells passed" in out and "CPU time" in out and "slowest cell" in out and "cpu s" in out

@@ -3,8 +3,9 @@ parameters, driven only by tool feedback.
 
 It starts from the baseline (the template at its default parameters), then tries one
 parameter change per iteration, coordinate by coordinate through `Template.space`
-(nearest values first), and keeps a change only when `run_eval` says the kernel is
-correct and takes fewer cycles than the best so far. Each candidate is written with
+(nearest values first) and, once no single change helps, pair moves (two parameters a
+step each), and keeps a change only when `run_eval` says the kernel is correct and
+takes fewer cycles than the best so far. Each candidate is written with
 `write_code` and measured with `run_eval`, the same tools and trace an LLM gets; the
 reply's text is a short plain-language rationale. Settings the template itself
 rejects for this configuration (it says why) are skipped without spending an
@@ -51,6 +52,7 @@ class AutotuneAgent:
         self.skipped: dict[str, str] = {}      # params key -> why the template refused
         self.best: dict | None = None          # {"params", "cycles"}
         self.pending: dict | None = None       # params sent, feedback not yet read
+        self.sources: dict[str, str] = {}      # kernel source -> params key that produced it
         self.baseline_cycles: int | None = None
 
     def settings(self) -> dict:
@@ -87,16 +89,26 @@ class AutotuneAgent:
                 f"{self.best['cycles']}; keeping {_fmt(self.best['params'])}.")
 
     # ------------------------------------------------------------------ search
-    def _neighbours(self) -> list[tuple[str, dict]]:
-        """Single-parameter changes of the best setting, nearest values first."""
+    def _neighbours(self) -> list[tuple[tuple[str, ...], dict]]:
+        """Changes of the best setting: every single-parameter change (nearest values
+        first), then pair moves, two parameters one step each, for the optima a
+        coordinate search cannot leave (a register budget that frees room in one
+        parameter only when another shrinks)."""
         base = self.best["params"] if self.best else dict(self.template.params)
+        space = {n: list(v) for n, v in self.template.space.items()}
+
+        def here(name):
+            return space[name].index(base[name]) if base[name] in space[name] else 0
         out = []
-        for name, values in self.template.space.items():
-            values = list(values)
-            here = values.index(base[name]) if base[name] in values else 0
-            for v in sorted(values, key=lambda v: (abs(values.index(v) - here), values.index(v))):
+        for name, values in space.items():
+            for v in sorted(values, key=lambda v: (abs(values.index(v) - here(name)), values.index(v))):
                 if v != base[name]:
-                    out.append((name, {**base, name: v}))
+                    out.append(((name,), {**base, name: v}))
+        for a, b in itertools.combinations(space, 2):
+            for da, db in itertools.product((-1, 1), repeat=2):
+                ia, ib = here(a) + da, here(b) + db
+                if 0 <= ia < len(space[a]) and 0 <= ib < len(space[b]):
+                    out.append(((a, b), {**base, a: space[a][ia], b: space[b][ib]}))
         return out
 
     def _render(self, params: dict, config: str, hw) -> str:
@@ -111,7 +123,7 @@ class AutotuneAgent:
                 f"point.")
         if self.best is None:
             return None      # the baseline itself failed: nothing trustworthy to tune from
-        for name, params in self._neighbours():
+        for names, params in self._neighbours():
             key = _key(params)
             if key in self.tried or key in self.skipped:
                 continue
@@ -120,9 +132,14 @@ class AutotuneAgent:
             except ValueError as e:
                 self.skipped[key] = str(e)
                 continue
-            old = self.best["params"][name]
-            return params, source, (f"Try {name}={params[name]} instead of {old}, keeping the "
-                                    f"rest of the best setting.")
+            if source in self.sources:       # e.g. a block longer than the sequence: same kernel
+                self.tried[key] = {**self.tried[self.sources[source]], "params": params}
+                continue
+            change = " and ".join(f"{n}={params[n]} instead of {self.best['params'][n]}" for n in names)
+            why = "keeping the rest of the best setting"
+            if len(names) > 1:
+                why = "together, since no single change helped; " + why
+            return params, source, f"Try {change}, {why}."
         return None
 
     def act(self, state: LoopState) -> Reply:
@@ -139,6 +156,7 @@ class AutotuneAgent:
                          json.dumps({"summary": self._conclusion()}))])
         params, source, why = nxt
         self.pending = params
+        self.sources[source] = _key(params)
         parts.append(why)
         if state.remaining == 0:
             parts.append("This is the last iteration of the budget.")

@@ -64,7 +64,10 @@ def test_baseline_passes_every_seed_and_edge_case(task, config):
     assert ev.code_size <= HW.IMEM_WORDS
 
 
-@pytest.mark.parametrize("task,config", [(t, c) for t in TASKS for c in ("C1", "H1")])
+# C1 and H1 by default; the other configurations in the slow group
+@pytest.mark.parametrize("task,config", [(t, c) for t in TASKS for c in ("C1", "H1")] +
+                         [pytest.param(t, c, marks=pytest.mark.slow) for t in TASKS
+                          for c in get_task(t).configs if c not in ("C1", "H1")])
 def test_trivial_kernels_fail(task, config):
     layout = ACCEL.layout(get_task(task), config, HW)
     kernels = {"nothing": "NOP\n", "zeros": fill_kernel(task, config),

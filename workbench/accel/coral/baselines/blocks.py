@@ -18,7 +18,7 @@ ROPE_LMUL = 4
 
 
 def _attention_params(p):
-    return {"mr": p["att_mr"], "bk": p["bk"], "lmul": p["att_lmul"], "slmul": p["slmul"]}
+    return {k: p[k] for k in ("qlmul", "mk", "md", "bk")}
 
 
 def _attention_half(ctx, asm, p, llama, buf, consts):
@@ -44,7 +44,7 @@ def _buffers(ctx, p):
     d = ctx.dims
     S, Dm, H, D, F = d["S"], d["Dm"], d["H"], d["D"], d["F"]
     act = {n: S * Dm for n in ("h", "q", "k", "v", "a", "x2", "g")}
-    return attention_buffers(ctx, _attention_params(p), S, H, D, wt=max(Dm, F) * Dm, hid=S * F, up=S * F, **act)
+    return attention_buffers(ctx, _attention_params(p), S, D, wt=max(Dm, F) * Dm, hid=S * F, up=S * F, **act)
 
 
 def decoder_block_llama(ctx, asm, p):
@@ -74,8 +74,9 @@ def _check(ctx, p):
     return _check_outer(ctx, p) or check_attention(ctx, _attention_params(p))
 
 
-BLOCK = dict(params={"lmul": 8, "mr": 3, "act_lmul": 4, "att_mr": 4, "att_lmul": 4, "bk": 128, "slmul": 8},
-             space={"lmul": [4, 8], "mr": [2, 3, 4, 6], "att_mr": [2, 4, 8], "bk": [32, 64, 128]},
+BLOCK = dict(params={"lmul": 8, "mr": 3, "act_lmul": 4, "qlmul": 8, "mk": 3, "md": 3, "bk": 256},
+             space={"lmul": [4, 8], "mr": [2, 3, 4, 6], "qlmul": [4, 8], "mk": [2, 3, 6], "md": [2, 3, 6],
+                    "bk": [64, 128, 256]},
              check=_check)
 TEMPLATES = [
     Template("decoder_block_llama", decoder_block_llama, **BLOCK,

@@ -86,10 +86,14 @@ def _matmul(asm, p, M, K, N, a_base, b_base, c_base, init=None):
 
 
 def transpose(asm, src, rows, cols, dst, lmul=8, pitch=None, scale=None):
-    """dst [cols, rows] = src [rows, cols]^T (addresses; src rows `pitch` elements apart,
-    default cols), times the f register `scale` if given: a strip of rows at a time, each
-    column read with one strided load and written as a contiguous row."""
-    asm.li("a0", src, "src strip")
+    """dst [cols, rows] = src [rows, cols]^T (addresses; src may be a register instead;
+    src rows `pitch` elements apart, default cols), times the f register `scale` if
+    given: a strip of rows at a time, each column read with one strided load and written
+    as a contiguous row."""
+    if isinstance(src, str):
+        asm(f"mv a0, {src}", "src strip")
+    else:
+        asm.li("a0", src, "src strip")
     asm.li("a1", dst, "dst strip")
     asm.li("t2", 4 * (pitch or cols), "src row pitch")
     asm.li("t5", 4 * rows, "dst row pitch")
