@@ -6,15 +6,14 @@ broken, so a bad edit to the data fails loudly at load time.
 """
 from __future__ import annotations
 
-import ast
-import operator
 import re
 import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from simulators.core.errors import ConfigError
+from isa.errors import ConfigError
+from isa.expr import ExprError, evaluate
 
 ISA_ROOT = Path(__file__).resolve().parent
 
@@ -193,25 +192,13 @@ class ISA:
 
 # --- configuration -----------------------------------------------------------------
 
-_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-        ast.FloorDiv: operator.floordiv}
-
-
 def eval_expr(expr: str, env: dict[str, int]) -> int:
-    """Evaluate a timing expression: integers, parameter names, + - * // and ()."""
-    def ev(node):
-        if isinstance(node, ast.Expression):
-            return ev(node.body)
-        if isinstance(node, ast.Constant) and isinstance(node.value, int):
-            return node.value
-        if isinstance(node, ast.Name):
-            if node.id not in env:
-                raise ISADataError(f"timing expression {expr!r}: unknown parameter {node.id}")
-            return env[node.id]
-        if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
-            return _OPS[type(node.op)](ev(node.left), ev(node.right))
-        raise ISADataError(f"timing expression {expr!r}: only integers, parameters, + - * // allowed")
-    return ev(ast.parse(expr, mode="eval"))
+    """Evaluate a formula of the ISA data (a timing class, a memory size or base):
+    integers and parameter names with isa/expr.py's operators."""
+    try:
+        return evaluate(expr, env.get, lambda name: (f"unknown parameter {name}", ""))
+    except ExprError as e:
+        raise ISADataError(f"timing expression {expr!r}: {e.message}") from None
 
 
 # Element sizes of the memory dtypes, and the most one simulated memory may take: a

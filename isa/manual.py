@@ -84,7 +84,7 @@ def timing_block(isa: ISA, config: HardwareConfig) -> str:
 
 
 def exp_block(isa: ISA, config: HardwareConfig) -> str:
-    from simulators.numerics import EXP2_COEFFS, LN2_HI, LN2_LO, LOG2E
+    from isa.numerics import EXP2_COEFFS, LN2_HI, LN2_LO, LOG2E
     rows = [[f"`{name}`", _hex32(v), f"{float(v):.9g}"]
             for name, v in (("LOG2E", LOG2E), ("LN2_HI", LN2_HI), ("LN2_LO", LN2_LO))]
     rows += [[f"`c{i}`", _hex32(c), f"{float(c):.9g}"] for i, c in enumerate(EXP2_COEFFS)]

@@ -13,36 +13,7 @@ import sys
 from pathlib import Path
 
 from simulators.core.errors import KernelCraftError
-from workbench.cliargs import DAY, integer, seconds, seed_list
-
-
-def _hw(accel, pairs: list[str] | None):
-    overrides = {}
-    for p in pairs or []:
-        key, sep, val = p.partition("=")
-        if not sep:
-            raise SystemExit(f"--hw expects NAME=VALUE, got {p!r}")
-        try:
-            overrides[key.strip()] = int(val, 0)
-        except ValueError:
-            raise SystemExit(f"--hw {p}: value must be an integer")
-    try:
-        return accel.default_config(**overrides)
-    except KernelCraftError as e:
-        raise ValueError(f"--hw {' '.join(pairs or [])}: {e}") from None
-
-
-def _read_source(path: str) -> str:
-    p = Path(path)
-    if path != "-" and not p.is_file():
-        raise SystemExit(f"kernel file not found: {path}")
-    try:
-        return sys.stdin.buffer.read().decode("utf-8") if path == "-" else p.read_text("utf-8")
-    except UnicodeDecodeError as e:
-        raise SystemExit(f"kernel file {'(stdin)' if path == '-' else path}: not UTF-8 text (byte "
-                         f"0x{e.object[e.start]:02x} at offset {e.start}); save it as UTF-8") from None
-    except OSError as e:
-        raise SystemExit(f"kernel file {path}: cannot be read ({e.strerror or e})") from None
+from workbench.cliargs import DAY, hardware, integer, read_source, seconds, seed_list
 
 
 def cmd_tasks(args) -> int:
@@ -71,7 +42,7 @@ def cmd_tasks(args) -> int:
 def cmd_isa(args) -> int:
     from workbench.accel import get_accel
     accel = get_accel(args.accel)
-    text = accel.manual(_hw(accel, args.hw))
+    text = accel.manual(hardware(accel, args.hw))
     if args.out:
         try:
             Path(args.out).write_text(text)
@@ -96,7 +67,7 @@ def _params(pairs):
 def cmd_baseline(args) -> int:
     from workbench.accel import get_accel
     accel = get_accel(args.accel)
-    hw = _hw(accel, args.hw)
+    hw = hardware(accel, args.hw)
     print(accel.baseline(args.task, args.config, hw, **_params(args.param)), end="")
     return 0
 
@@ -110,8 +81,8 @@ def cmd_eval(args) -> int:
     from workbench.evaluation import evaluate
     from workbench.tools import format_evaluation
     accel = get_accel(args.accel)
-    hw = _hw(accel, args.hw)
-    ev = evaluate(args.accel, args.task, args.config, _read_source(args.kernel), hw=hw,
+    hw = hardware(accel, args.hw)
+    ev = evaluate(args.accel, args.task, args.config, read_source(args.kernel), hw=hw,
                   seeds=_seeds(args.seeds), n_seeds=args.n_seeds, edge_cases=not args.no_edge,
                   source_name=args.kernel)
     # Seeds given with --seeds are for debugging: only the workbench's fresh seeds score.
@@ -136,23 +107,24 @@ def cmd_exec(args) -> int:
     return run_exec(args)
 
 
-# Benchmarks the project ships: name -> (module with main(argv), what it prints).
+# Benchmarks the project ships: name -> ("module[:function]", what it prints); the
+# function (default `main`) takes argv.
 BENCHMARKS = {
     "model": ("simulators.plena.bench", "plena functional model: instructions/s, MACs/s, traced slowdown"),
-    "coral-model": ("simulators.coral.bench", "coral functional model: scalar and vector instructions/s, loop throughput, traced slowdown, one C5 cell"),
-    "aie-model": ("simulators.aie.bench", "aie functional model: bundles/s per loop kind, MACs/s, traced slowdown, Level-1 suite time"),
+    "coral-model": ("workbench.accel.coral.bench", "coral functional model: scalar and vector instructions/s, loop throughput, traced slowdown, one C5 cell"),
+    "aie-model": ("workbench.accel.aie.bench", "aie functional model: bundles/s per loop kind, MACs/s, traced slowdown, Level-1 suite time"),
     "suite": ("workbench.suite", "wall time of the plena Level-1 baseline suite"),
     "store": ("workbench.store.bench", "trace store write rate (events/s)"),
     "agent": ("workbench.agent.bench", "agent loop overhead per step, without the model"),
     "tui": ("workbench.tui.bench", "workbench: opening a long run, debugger steps"),
-    "rtl": ("simulators.plena_rtl.bench", "plena RTL under Verilator and Icarus: cycles/s, build time cold and cached"),
+    "rtl": ("workbench.accel.plena.bench:rtl_main", "plena RTL under Verilator and Icarus: cycles/s, build time cold and cached"),
 }
 
 
 def cmd_bench(args) -> int:
     import importlib
-    module, _ = BENCHMARKS[args.what]
-    rc = importlib.import_module(module).main(args.args)
+    module, _, function = BENCHMARKS[args.what][0].partition(":")
+    rc = getattr(importlib.import_module(module), function or "main")(args.args)
     return rc or 0
 
 

@@ -223,8 +223,8 @@ def cmd_rtl_check(args) -> int:
     rtl = rtl_backend(args.accel, simulator=args.sim, max_cycles=args.max_cycles,
                       keep=Path(args.keep) if args.keep else None)
     if args.bench:
-        from simulators.plena_rtl.bench import main as bench_main
-        return bench_main([])
+        from workbench.accel.plena.bench import rtl_main
+        return rtl_main([])
     if args.all_baselines:
         split = lambda s: [x.strip() for x in s.split(",") if x.strip()] if s else None
         show = None if args.json else (lambda r: print(_row(r), flush=True))
@@ -244,8 +244,8 @@ def cmd_rtl_check(args) -> int:
         raise ConfigError("rtl-check needs --task and --config (or --all-baselines, or --bench)")
     source, name = None, "kernel.asm"
     if args.kernel:
-        from workbench.cli import _read_source     # names a missing or non-UTF-8 file
-        source = _read_source(args.kernel)
+        from workbench.cliargs import read_source     # names a missing or non-UTF-8 file
+        source = read_source(args.kernel)
         name = args.kernel
     budget = Budget(max_instructions=args.max_instructions, wall_seconds=args.timeout)
     try:

@@ -101,11 +101,11 @@ def debugger_screen(args):
     memory image of --load/--set (as `exec`). Raises ValueError/SystemExit naming
     what is wrong."""
     from workbench.accel import get_accel
-    from workbench.cli import _hw, _read_source
+    from workbench.cliargs import hardware, read_source
     from .screens.debugger import DebuggerScreen
     accel = get_accel(args.accel)
-    hw = _hw(accel, args.hw)
-    source = _read_source(args.kernel)
+    hw = hardware(accel, args.hw)
+    source = read_source(args.kernel)
     name = args.kernel if args.kernel != "-" else "stdin.asm"
     if args.edge_seed is not None and args.edge is None:
         raise ValueError("--edge-seed picks how an edge case was drawn: give --edge NAME too")
