@@ -107,23 +107,49 @@ def cmd_exec(args) -> int:
     return run_exec(args)
 
 
-# Benchmarks the project ships: name -> ("module[:function]", what it prints); the
-# function (default `main`) takes argv.
-BENCHMARKS = {
-    "model": ("simulators.plena.bench", "plena functional model: instructions/s, MACs/s, traced slowdown"),
-    "coral-model": ("workbench.accel.coral.bench", "coral functional model: scalar and vector instructions/s, loop throughput, traced slowdown, one C5 cell"),
-    "aie-model": ("workbench.accel.aie.bench", "aie functional model: bundles/s per loop kind, MACs/s, traced slowdown, Level-1 suite time"),
+# Benchmarks of the workbench itself: name -> ("module[:function]", what it prints); the
+# function (default `main`) takes argv. Each accelerator adds its own (its registry
+# record's `benchmarks`).
+WORKBENCH_BENCHMARKS = {
     "suite": ("workbench.suite", "wall time of the plena Level-1 baseline suite"),
     "store": ("workbench.store.bench", "trace store write rate (events/s)"),
     "agent": ("workbench.agent.bench", "agent loop overhead per step, without the model"),
     "tui": ("workbench.tui.bench", "workbench: opening a long run, debugger steps"),
-    "rtl": ("workbench.accel.plena.bench:rtl_main", "plena RTL under Verilator and Icarus: cycles/s, build time cold and cached"),
 }
+
+
+def benchmarks() -> dict[str, tuple[str, str]]:
+    from workbench.accel import NAMES, get_accel
+    out = {}
+    for name in NAMES:
+        out.update(get_accel(name).benchmarks)
+    return {**out, **WORKBENCH_BENCHMARKS}
+
+
+class _BenchmarkNames:
+    """`bench`'s choices, gathered from the registry only when `bench` is parsed or its
+    help shown: the parser is built for every command, and loading the accelerators'
+    records (their assemblers and baselines) would add a second to each."""
+
+    def __contains__(self, name) -> bool:
+        return name in benchmarks()
+
+    def __iter__(self):
+        return iter(benchmarks())
+
+
+def _described_on_demand(parser: argparse.ArgumentParser, describe) -> None:
+    plain = parser.format_help
+
+    def format_help() -> str:
+        parser.description = describe()
+        return plain()
+    parser.format_help = format_help
 
 
 def cmd_bench(args) -> int:
     import importlib
-    module, _, function = BENCHMARKS[args.what][0].partition(":")
+    module, _, function = benchmarks()[args.what][0].partition(":")
     rc = getattr(importlib.import_module(module), function or "main")(args.args)
     return rc or 0
 
@@ -202,9 +228,10 @@ def build_parser() -> argparse.ArgumentParser:
     hw_opt(sp)
     sp.set_defaults(func=cmd_exec)
 
-    sp = sub.add_parser("bench", help="print performance figures (medians of several runs)",
-                        description="; ".join(f"{k}: {v}" for k, (_, v) in BENCHMARKS.items()))
-    sp.add_argument("what", choices=tuple(BENCHMARKS), help="which benchmark")
+    sp = sub.add_parser("bench", help="print performance figures (medians of several runs)")
+    _described_on_demand(sp, lambda: "; ".join(f"{k}: {v}" for k, (_, v) in benchmarks().items()))
+    sp.add_argument("what", choices=_BenchmarkNames(), metavar="what",
+                    help="which benchmark (listed above)")
     sp.add_argument("args", nargs=argparse.REMAINDER, help="options passed to the benchmark (try --help)")
     sp.set_defaults(func=cmd_bench)
     from workbench.runs_cli import add_run_commands; add_run_commands(sub)  # noqa: E702 (run/runs/show/replay/export)

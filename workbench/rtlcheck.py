@@ -10,7 +10,6 @@ instruction whose pc, issue cycle or writes differ, with both values.
 """
 from __future__ import annotations
 
-import importlib
 import json
 import sys
 import time
@@ -21,32 +20,23 @@ from simulators.core.budget import Budget
 from simulators.core.errors import AssemblyError, ConfigError
 from workbench.cliargs import DAY, SEED_MAX, integer, seconds
 
-# Accelerators with an RTL: name -> "module:Backend class". Adding one is a line here.
-RTL_BACKENDS = {"plena": "simulators.plena_rtl.backend:PlenaRTL"}
-# How two retirement traces of one accelerator are compared (the first diverging
-# instruction): the one routine --lockstep and the workbench's debugger use.
-TRACE_COMPARISONS = {"plena": "simulators.plena_rtl.compare:compare_traces"}
 # A run that diverged is re-run traced (to name the first diverging instruction) when
 # it retired at most this many instructions; longer ones ask for --lockstep.
 AUTO_LOCKSTEP_LIMIT = 300_000
 
 
 def rtl_backend(accel: str, **options):
-    if accel not in RTL_BACKENDS:
-        raise ConfigError(f"accelerator {accel!r} has no RTL yet; RTL exists for: "
-                          f"{', '.join(RTL_BACKENDS)}")
-    module, cls = RTL_BACKENDS[accel].split(":")
-    return getattr(importlib.import_module(module), cls)(**options)
+    """The RTL backend the accelerator's registry record names (its `rtl` field)."""
+    from workbench.accel import get_accel
+    return get_accel(accel).rtl_backend(**options)
 
 
 def trace_comparison(accel: str):
     """`compare(model_trace, rtl_trace)` -> the first divergence (with .step, .format())
-    or None, for an accelerator with an RTL."""
-    if accel not in TRACE_COMPARISONS:
-        raise ConfigError(f"accelerator {accel!r} has no RTL trace comparison yet; RTL exists "
-                          f"for: {', '.join(RTL_BACKENDS)}")
-    module, name = TRACE_COMPARISONS[accel].split(":")
-    return getattr(importlib.import_module(module), name)
+    or None, for an accelerator with an RTL: the one routine --lockstep and the
+    workbench's debugger use."""
+    from workbench.accel import get_accel
+    return get_accel(accel).need_rtl().comparison()
 
 
 @dataclass

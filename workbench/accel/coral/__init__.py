@@ -31,4 +31,7 @@ ACCELERATOR = Accelerator(
     manual=lambda hw=None: render_manual("coral", hw),
     imem_limit=lambda hw: hw.ITCM_SIZE // 4,
     checked_memories=("dtcm",),
+    tracing="simulators.coral.tracing",
+    view="workbench.tui.model.views.coral:VIEW",
+    benchmarks={"coral-model": ("workbench.accel.coral.bench", "coral functional model: scalar and vector instructions/s, loop throughput, traced slowdown, one C5 cell")},
 )
