@@ -23,6 +23,7 @@ from simulators.core.budget import Budget
 from simulators.core.errors import (BudgetExceeded, ConfigError, IllegalOperandError,
                                     MemoryAccessError, SimError, TimeLimitExceeded, Where)
 from simulators.core.program import Program
+from simulators.core.runloop import budget_exceeded
 from simulators.plena.assembler import encode
 from simulators.plena.predecode import _operand_values, render
 from simulators.plena.state import MEMORY_TITLES, PlenaState
@@ -237,10 +238,7 @@ def _error(code, mem_id, addr, pc, job, cfg, isa, max_cycles) -> SimError:
         return IllegalOperandError(
             "C_LOOP_END without an open hardware loop: pair it with an earlier C_LOOP_START")
     if code == ERR_BUDGET:
-        return BudgetExceeded(
-            f"the program did not finish within {job.budget.max_instructions} instructions; "
-            "look for a loop that never ends (e.g. a loop counter changed in its body) or "
-            "raise the budget")
+        return budget_exceeded(job.budget.max_instructions)     # the models' own text
     if code == ERR_CYCLES:
         return BudgetExceeded(
             f"the program did not finish within the RTL run's cycle budget of {max_cycles} "
