@@ -1,6 +1,6 @@
 """The run loop every functional model shares: budget and deadline checks, the partial
 block at the budget's end, error location, garbage-collector switching and the
-RunResult. A machine supplies only what differs (core/README.md "A machine"):
+RunResult. A machine supplies only what differs:
 
     class MyModel(Machine):            # name, check_config(cfg), start(...) -> MyRun
     class MyRun(Run):                  # prepare(image), execute() -> stop, where(...),
