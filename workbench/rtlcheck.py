@@ -125,7 +125,7 @@ def run_both(accel_name: str, task_name: str, config: str, kernel: str, program,
     holds those runs already) and on the RTL (one simulator process for all images),
     and compare: [(CheckResult, model run, RTL run)] per image. The agent's run_rtl
     tool reads the outputs of both runs."""
-    from simulators.plena_rtl.backend import Job
+    from simulators.core.backend import Job
     from workbench.accel import get_accel
     t0 = time.perf_counter()
     models = model_runs or [get_accel(accel_name).backend().run(program, image, hw, budget,
@@ -142,14 +142,14 @@ def run_both(accel_name: str, task_name: str, config: str, kernel: str, program,
 
 def _verdict(accel_name, task_name, config, kernel, m, r, model_s, rtl_s, program, image,
              hw, budget, rtl, lockstep) -> CheckResult:
-    from simulators.plena_rtl.compare import compare_runs
-    compare_traces = trace_comparison(accel_name)
+    from workbench.accel import get_accel
+    rtl_parts = get_accel(accel_name).need_rtl()
+    compare_runs, compare_traces = rtl_parts.run_comparison(), rtl_parts.comparison()
     diffs = compare_runs(m, r)
     first = None
     if lockstep:
         first = compare_traces(m.trace, r.trace)
     elif diffs and m.retired <= AUTO_LOCKSTEP_LIMIT:
-        from workbench.accel import get_accel
         mt = get_accel(accel_name).backend().run(program, image, hw, budget, trace=True)
         rt = rtl.run(program, image, hw, budget, trace=True)
         first = compare_traces(mt.trace, rt.trace)
@@ -171,7 +171,7 @@ def check_baselines(accel_name: str, hw, level: int = 1, tasks: list[str] | None
                     progress=None) -> list[CheckResult]:
     """Every baseline of `level` on every configuration (held-out ones included); the
     RTL runs of one task share a simulator process."""
-    from simulators.plena_rtl.backend import Job
+    from simulators.core.backend import Job
     from tasks import all_tasks
     from workbench.accel import get_accel
     accel = get_accel(accel_name)
@@ -213,8 +213,11 @@ def cmd_rtl_check(args) -> int:
     rtl = rtl_backend(args.accel, simulator=args.sim, max_cycles=args.max_cycles,
                       keep=Path(args.keep) if args.keep else None)
     if args.bench:
-        from workbench.accel.plena.bench import rtl_main
-        return rtl_main([])
+        from workbench.accel import load
+        bench = accel.need_rtl().bench
+        if not bench:
+            raise ConfigError(f"accelerator {args.accel!r} registers no RTL benchmark")
+        return load(bench)([])
     if args.all_baselines:
         split = lambda s: [x.strip() for x in s.split(",") if x.strip()] if s else None
         show = None if args.json else (lambda r: print(_row(r), flush=True))

@@ -12,13 +12,12 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from isa.loader import get_isa
-from simulators.core.backend import MemoryImage, RunResult
+from simulators.core.backend import Job, MemoryImage, RunResult  # noqa: F401 (Job: re-exported)
 from simulators.core.budget import Budget
 from simulators.core.errors import (BudgetExceeded, ConfigError, IllegalOperandError,
                                     MemoryAccessError, SimError, TimeLimitExceeded, Where)
@@ -37,14 +36,6 @@ ERR_RANGE, ERR_ALIGN, ERR_SHIFT, ERR_NAN, ERR_LOOP_DEEP, ERR_LOOP_NONE, ERR_ILLE
     ERR_BUDGET, ERR_CYCLES, ERR_HALT = range(1, 11)
 STOPS = {0: "end", 1: "break", 2: "error"}
 UNLIMITED = (1 << 64) - 1
-
-
-@dataclass
-class Job:
-    program: Program
-    image: MemoryImage
-    budget: Budget = Budget()
-    trace: bool = False
 
 
 class PlenaRTL:

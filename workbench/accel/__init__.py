@@ -56,15 +56,22 @@ class Rtl:
 
     backend: str                 # a Backend class: Class(**options), with .simulator
     compare: str                 # compare(model_trace, rtl_trace) -> first divergence or None
-                                 # (one routine: rtl-check --lockstep and the debugger's lockstep)
+                                 # (one routine: rtl-check --lockstep and the debugger's lockstep);
+                                 # its module also holds compare_runs(model_run, rtl_run)
     build: str = ""              # module with build(cfg, simulator) [, check_config(cfg)];
                                  # default: `build` beside the backend's module
+    bench: str = ""              # `rtl-check --bench`: a function taking argv
 
     def make(self, **options):
         return load(self.backend)(**options)
 
     def comparison(self) -> Callable:
         return load(self.compare)
+
+    def run_comparison(self) -> Callable:
+        """compare_runs(model_run, rtl_run) -> [Divergence]: memories, registers,
+        counters and cycles at the end of two runs."""
+        return load(self.compare.split(":")[0] + ":compare_runs")
 
     def builder(self):
         return load(self.build or self.backend.split(":")[0].rpartition(".")[0] + ".build")

@@ -32,7 +32,8 @@ ACCELERATOR = Accelerator(
     checked_memories=("hbm",),
     tracing="simulators.plena.tracing",
     rtl=Rtl(backend="simulators.plena_rtl.backend:PlenaRTL",
-            compare="simulators.plena_rtl.compare:compare_traces"),
+            compare="simulators.plena_rtl.compare:compare_traces",
+            bench="workbench.accel.plena.bench:rtl_main"),
     benchmarks={
         "model": ("simulators.plena.bench", "plena functional model: instructions/s, MACs/s, traced slowdown"),
         "rtl": ("workbench.accel.plena.bench:rtl_main", "plena RTL under Verilator and Icarus: cycles/s, build time cold and cached"),
