@@ -121,6 +121,28 @@ def test_tasks_and_workbench_have_no_cycle():
     assert not knots, "import cycles:\n" + "\n".join(" <-> ".join(c) for c in knots)
 
 
+def test_only_an_accelerators_own_modules_import_its_packages():
+    """Everything an accelerator plugs in is reached through its registry record
+    (workbench/accel/__init__.py), so shared workbench and simulators modules never
+    import one accelerator's packages; its record and debugger view may."""
+    from workbench.accel import NAMES
+    modules, graph = _graph()
+    own = {"isa", "simulators"}
+    wrong = []
+    for m, edges in graph.items():
+        for t, line in edges:
+            parts = t.split(".")
+            if parts[0] not in own or len(parts) < 2:
+                continue
+            accel = parts[1].removesuffix("_rtl")
+            if accel not in NAMES:
+                continue
+            if not m.startswith((f"isa.{accel}", f"simulators.{accel}", f"workbench.accel.{accel}",
+                                 f"workbench.tui.model.views.{accel}")):
+                wrong.append(f"{modules[m].relative_to(ROOT)}:{line}: {m} imports {t}")
+    assert not wrong, "accelerator packages imported outside the accelerator:\n" + "\n".join(wrong)
+
+
 def test_the_checker_sees_an_upward_and_a_cyclic_import(tmp_path):
     graph = {"isa.a": [("simulators.b", 3)], "simulators.b": [("isa.a", 1)]}
     assert _cycles(graph) == [["isa.a", "simulators.b"]]
