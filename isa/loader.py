@@ -6,15 +6,14 @@ broken, so a bad edit to the data fails loudly at load time.
 """
 from __future__ import annotations
 
-import ast
-import operator
 import re
 import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from simulators.core.errors import ConfigError
+from isa.errors import ConfigError
+from isa.expr import ExprError, evaluate
 
 ISA_ROOT = Path(__file__).resolve().parent
 
@@ -108,6 +107,7 @@ class InstrDef:
     template: str = ""    # written operand syntax, e.g. "{rd}, {imm}({rs1})"; "" = comma list
     extension: str = ""   # e.g. "RV32I", "Zve32f"
     family: str = ""      # manual heading shared by forms documented together ("" = own section)
+    classes: tuple[str, ...] = ()   # instruction classes (formats.toml [classes]) it belongs to
 
     @property
     def syntax(self) -> str:
@@ -182,6 +182,18 @@ class ISA:
     hardware: dict = field(default_factory=dict)
     root: Path = ISA_ROOT
     pseudos: dict[str, list[PseudoDef]] = field(default_factory=dict)   # by mnemonic
+    # Instruction classes (formats.toml [classes]: name -> what a member promises), which
+    # assemblers, fast paths and random-program generators read instead of keeping lists
+    # of mnemonics beside the data.
+    classes: dict[str, str] = field(default_factory=dict)
+
+    def having(self, *classes: str) -> tuple[str, ...]:
+        """The mnemonics in any of `classes`, in data order."""
+        unknown = [c for c in classes if c not in self.classes]
+        if unknown:
+            raise KeyError(f"isa/{self.name}: no instruction class {', '.join(unknown)}; "
+                           f"classes: {', '.join(self.classes) or 'none'}")
+        return tuple(mn for mn, d in self.instructions.items() if set(classes) & set(d.classes))
 
     @property
     def by_opcode(self) -> dict[int, InstrDef]:
@@ -193,25 +205,13 @@ class ISA:
 
 # --- configuration -----------------------------------------------------------------
 
-_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-        ast.FloorDiv: operator.floordiv}
-
-
 def eval_expr(expr: str, env: dict[str, int]) -> int:
-    """Evaluate a timing expression: integers, parameter names, + - * // and ()."""
-    def ev(node):
-        if isinstance(node, ast.Expression):
-            return ev(node.body)
-        if isinstance(node, ast.Constant) and isinstance(node.value, int):
-            return node.value
-        if isinstance(node, ast.Name):
-            if node.id not in env:
-                raise ISADataError(f"timing expression {expr!r}: unknown parameter {node.id}")
-            return env[node.id]
-        if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
-            return _OPS[type(node.op)](ev(node.left), ev(node.right))
-        raise ISADataError(f"timing expression {expr!r}: only integers, parameters, + - * // allowed")
-    return ev(ast.parse(expr, mode="eval"))
+    """Evaluate a formula of the ISA data (a timing class, a memory size or base):
+    integers and parameter names with isa/expr.py's operators."""
+    try:
+        return evaluate(expr, env.get, lambda name: (f"unknown parameter {name}", ""))
+    except ExprError as e:
+        raise ISADataError(f"timing expression {expr!r}: {e.message}") from None
 
 
 # Element sizes of the memory dtypes, and the most one simulated memory may take: a
@@ -348,9 +348,10 @@ def _load_format(fname: str, f: dict, fmt_path: Path, word_bits: int, op_lsb: in
     return Format(fname, f.get("doc", ""), fields, pieces, fixed)
 
 
-def load_isa(name: str) -> ISA:
-    """Load `isa/<name>/` and validate it; raises ISADataError naming file:line."""
-    root = ISA_ROOT / name
+def load_isa(name: str, folder: Path | None = None) -> ISA:
+    """Load `isa/<name>/` (or `folder`, for an accelerator kept elsewhere, e.g. a test's
+    toy) and validate it; raises ISADataError naming file:line."""
+    root = Path(folder) if folder is not None else ISA_ROOT / name
     fmt_path = root / "formats.toml"
     fdata = tomllib.loads(fmt_path.read_text())
     kinds = _load_kinds(fdata, fmt_path)
@@ -369,18 +370,19 @@ def load_isa(name: str) -> ISA:
     opcodes: dict[int, str] = {}
     pseudos: dict[str, list[PseudoDef]] = {}
     pending = []
+    classes = dict(fdata.get("classes", {}))
     for group in fdata["instruction_files"]:
         path = root / f"{group}.toml"
         text = path.read_text()
         data = tomllib.loads(text)
         lines = _record_lines(text)
         for i, rec in enumerate(data.get("instruction", [])):
-            where = f"{path.relative_to(ISA_ROOT.parent)}:{lines[i] if i < len(lines) else '?'}"
+            where = f"{path.relative_to(root.parent.parent)}:{lines[i] if i < len(lines) else '?'}"
             instructions_add(rec, where, group, kinds, formats, timing, instructions, opcodes,
-                             op_width, op_lsb)
+                             op_width, op_lsb, classes)
         plines = _record_lines(text, "pseudo")
         for i, rec in enumerate(data.get("pseudo", [])):
-            where = f"{path.relative_to(ISA_ROOT.parent)}:{plines[i] if i < len(plines) else '?'}"
+            where = f"{path.relative_to(root.parent.parent)}:{plines[i] if i < len(plines) else '?'}"
             pending.append((rec, where, group))
     for rec, where, group in pending:      # pseudos may expand to instructions of any file
         p = _pseudo(rec, where, group, kinds, instructions, pseudos)
@@ -388,7 +390,7 @@ def load_isa(name: str) -> ISA:
     _check_overlaps(instructions)
     return ISA(name=name, word_bits=word_bits, opcode_lsb=op_lsb, opcode_width=op_width,
                kinds=kinds, formats=formats, instructions=instructions, params=params,
-               timing=timing, hardware=hw, root=root, pseudos=pseudos)
+               timing=timing, hardware=hw, root=root, pseudos=pseudos, classes=classes)
 
 
 def _check_overlaps(instructions: dict[str, InstrDef]) -> None:
@@ -431,7 +433,7 @@ def _check_template(template: str, operands, ctx: str) -> None:
 
 
 def instructions_add(rec, where, group, kinds, formats, timing, instructions, opcodes, op_width,
-                     op_lsb=0):
+                     op_lsb=0, classes: dict | None = None):
     mn = rec.get("mnemonic", "?")
     ctx = f"{where}: {mn}"
     for key in ("mnemonic", "opcode", "format", "operands", "unit", "timing", "summary"):
@@ -484,13 +486,18 @@ def instructions_add(rec, where, group, kinds, formats, timing, instructions, op
     template = rec.get("syntax", "")
     if template:
         _check_template(template, operands, ctx)
+    member = tuple(rec.get("classes", ()))
+    for c in member:
+        if c not in (classes or {}):
+            raise ISADataError(f"{ctx}: unknown instruction class {c!r}; formats.toml [classes] "
+                               f"declares: {', '.join(classes or {}) or 'none'}")
     opcodes.setdefault(opc, mn)
     instructions[mn] = InstrDef(
         mnemonic=mn, opcode=opc, format=fmt, operands=tuple(operands), unit=rec["unit"],
         timing=rec["timing"], summary=rec["summary"], semantics=rec.get("semantics", ""),
         constraints=tuple(rec.get("constraints", ())), example=rec.get("example", ""),
         group=group, source=where, fixed=fixed, match=match, mask=mask, template=template,
-        extension=rec.get("extension", ""), family=rec.get("family", ""))
+        extension=rec.get("extension", ""), family=rec.get("family", ""), classes=member)
 
 
 def _pseudo(rec, where, group, kinds, instructions, pseudos) -> PseudoDef:
@@ -526,5 +533,5 @@ def _pseudo(rec, where, group, kinds, instructions, pseudos) -> PseudoDef:
 
 
 @lru_cache(maxsize=None)
-def get_isa(name: str) -> ISA:
-    return load_isa(name)
+def get_isa(name: str, folder: Path | None = None) -> ISA:
+    return load_isa(name, folder)

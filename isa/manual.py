@@ -84,7 +84,7 @@ def timing_block(isa: ISA, config: HardwareConfig) -> str:
 
 
 def exp_block(isa: ISA, config: HardwareConfig) -> str:
-    from simulators.numerics import EXP2_COEFFS, LN2_HI, LN2_LO, LOG2E
+    from isa.numerics import EXP2_COEFFS, LN2_HI, LN2_LO, LOG2E
     rows = [[f"`{name}`", _hex32(v), f"{float(v):.9g}"]
             for name, v in (("LOG2E", LOG2E), ("LN2_HI", LN2_HI), ("LN2_LO", LN2_LO))]
     rows += [[f"`c{i}`", _hex32(c), f"{float(c):.9g}"] for i, c in enumerate(EXP2_COEFFS)]
@@ -297,26 +297,23 @@ def family_section(isa: ISA, head: str, defs: list[InstrDef], config: HardwareCo
     return "\n".join(out)
 
 
-def accelerator_blocks(isa_name: str) -> dict:
-    """The generated blocks an intro may place: the common ones, plus an accelerator's
-    own from `isa/<name>/manual_blocks.py` (a BLOCKS dict) if it has that module."""
-    module = f"isa.{isa_name}.manual_blocks"
-    try:
-        own = importlib.import_module(module).BLOCKS
-    except ModuleNotFoundError as e:
-        if e.name != module:
-            raise
+def accelerator_blocks(isa: ISA) -> dict:
+    """The generated blocks an intro may place: the common ones, plus the accelerator's
+    own, from the module its hardware.toml names in `manual_blocks` (a BLOCKS dict)."""
+    module = isa.hardware.get("manual_blocks")
+    if not module:
         return BLOCKS
-    return {**BLOCKS, **own}
+    return {**BLOCKS, **importlib.import_module(module).BLOCKS}
 
 
 def render_manual(isa_name: str, config: HardwareConfig | None = None) -> str:
-    """The full manual for `isa_name` on `config` (default configuration if None)."""
-    isa = get_isa(isa_name)
+    """The full manual for `isa_name` on `config` (default configuration if None; an
+    accelerator whose ISA folder lies outside isa/ passes its config)."""
+    isa = config.isa if config is not None else get_isa(isa_name)
     config = config or HardwareConfig(isa)
     intro = (isa.root / "manual_intro.md").read_text().strip("\n")
     placed = set(MARKER.findall(intro))
-    blocks = accelerator_blocks(isa_name)
+    blocks = accelerator_blocks(isa)
     unknown = placed - set(blocks)
     if unknown:
         raise ValueError(f"isa/{isa_name}/manual_intro.md: unknown marker(s) {sorted(unknown)}; "

@@ -13,36 +13,7 @@ import sys
 from pathlib import Path
 
 from simulators.core.errors import KernelCraftError
-from workbench.cliargs import DAY, integer, seconds, seed_list
-
-
-def _hw(accel, pairs: list[str] | None):
-    overrides = {}
-    for p in pairs or []:
-        key, sep, val = p.partition("=")
-        if not sep:
-            raise SystemExit(f"--hw expects NAME=VALUE, got {p!r}")
-        try:
-            overrides[key.strip()] = int(val, 0)
-        except ValueError:
-            raise SystemExit(f"--hw {p}: value must be an integer")
-    try:
-        return accel.default_config(**overrides)
-    except KernelCraftError as e:
-        raise ValueError(f"--hw {' '.join(pairs or [])}: {e}") from None
-
-
-def _read_source(path: str) -> str:
-    p = Path(path)
-    if path != "-" and not p.is_file():
-        raise SystemExit(f"kernel file not found: {path}")
-    try:
-        return sys.stdin.buffer.read().decode("utf-8") if path == "-" else p.read_text("utf-8")
-    except UnicodeDecodeError as e:
-        raise SystemExit(f"kernel file {'(stdin)' if path == '-' else path}: not UTF-8 text (byte "
-                         f"0x{e.object[e.start]:02x} at offset {e.start}); save it as UTF-8") from None
-    except OSError as e:
-        raise SystemExit(f"kernel file {path}: cannot be read ({e.strerror or e})") from None
+from workbench.cliargs import DAY, hardware, integer, read_source, seconds, seed_list
 
 
 def cmd_tasks(args) -> int:
@@ -71,7 +42,7 @@ def cmd_tasks(args) -> int:
 def cmd_isa(args) -> int:
     from workbench.accel import get_accel
     accel = get_accel(args.accel)
-    text = accel.manual(_hw(accel, args.hw))
+    text = accel.manual(hardware(accel, args.hw))
     if args.out:
         try:
             Path(args.out).write_text(text)
@@ -96,7 +67,7 @@ def _params(pairs):
 def cmd_baseline(args) -> int:
     from workbench.accel import get_accel
     accel = get_accel(args.accel)
-    hw = _hw(accel, args.hw)
+    hw = hardware(accel, args.hw)
     print(accel.baseline(args.task, args.config, hw, **_params(args.param)), end="")
     return 0
 
@@ -110,8 +81,8 @@ def cmd_eval(args) -> int:
     from workbench.evaluation import evaluate
     from workbench.tools import format_evaluation
     accel = get_accel(args.accel)
-    hw = _hw(accel, args.hw)
-    ev = evaluate(args.accel, args.task, args.config, _read_source(args.kernel), hw=hw,
+    hw = hardware(accel, args.hw)
+    ev = evaluate(args.accel, args.task, args.config, read_source(args.kernel), hw=hw,
                   seeds=_seeds(args.seeds), n_seeds=args.n_seeds, edge_cases=not args.no_edge,
                   source_name=args.kernel)
     # Seeds given with --seeds are for debugging: only the workbench's fresh seeds score.
@@ -136,25 +107,53 @@ def cmd_exec(args) -> int:
     return run_exec(args)
 
 
-# Benchmarks the project ships: name -> (module with main(argv), what it prints).
-BENCHMARKS = {
-    "model": ("simulators.plena.bench", "plena functional model: instructions/s, MACs/s, traced slowdown"),
-    "coral-model": ("simulators.coral.bench", "coral functional model: scalar and vector instructions/s, loop throughput, traced slowdown, one C5 cell"),
-    "aie-model": ("simulators.aie.bench", "aie functional model: bundles/s per loop kind, MACs/s, traced slowdown, Level-1 suite time"),
-    "speed": ("simulators.speed", "every functional model on scalar, irregular vector and wide vector workload classes: instructions (bundles)/s, fast paths on and off"),
+# Benchmarks of the workbench itself: name -> ("module[:function]", what it prints); the
+# function (default `main`) takes argv. Each accelerator adds its own (its registry
+# record's `benchmarks`).
+WORKBENCH_BENCHMARKS = {
     "suite": ("workbench.suite", "wall time of the plena Level-1 baseline suite"),
     "store": ("workbench.store.bench", "trace store write rate (events/s)"),
     "agent": ("workbench.agent.bench", "agent loop overhead per step, without the model"),
     "autotune": ("workbench.agent.autotune_bench", "autotune on every Level-2/3 cell (C1): fraction improved per accelerator"),
     "tui": ("workbench.tui.bench", "workbench: opening a long run, debugger steps"),
-    "rtl": ("simulators.rtl.bench", "an RTL (--accel plena|coral, default plena): cycles/s, build time cold and cached"),
+    "speed": ("simulators.speed", "every functional model on scalar, irregular vector and wide vector workload classes: instructions (bundles)/s, fast paths on and off"),
+    "rtl": ("workbench.rtlcheck:bench_rtl", "an accelerator's RTL (--accel NAME, default plena): cycles/s, build time cold and cached"),
 }
+
+
+def benchmarks() -> dict[str, tuple[str, str]]:
+    from workbench.accel import NAMES, get_accel
+    out = {}
+    for name in NAMES:
+        out.update(get_accel(name).benchmarks)
+    return {**out, **WORKBENCH_BENCHMARKS}
+
+
+class _BenchmarkNames:
+    """`bench`'s choices, gathered from the registry only when `bench` is parsed or its
+    help shown: the parser is built for every command, and loading the accelerators'
+    records (their assemblers and baselines) would add a second to each."""
+
+    def __contains__(self, name) -> bool:
+        return name in benchmarks()
+
+    def __iter__(self):
+        return iter(benchmarks())
+
+
+def _described_on_demand(parser: argparse.ArgumentParser, describe) -> None:
+    plain = parser.format_help
+
+    def format_help() -> str:
+        parser.description = describe()
+        return plain()
+    parser.format_help = format_help
 
 
 def cmd_bench(args) -> int:
     import importlib
-    module, _ = BENCHMARKS[args.what]
-    rc = importlib.import_module(module).main(args.args)
+    module, _, function = benchmarks()[args.what][0].partition(":")
+    rc = getattr(importlib.import_module(module), function or "main")(args.args)
     return rc or 0
 
 
@@ -235,9 +234,10 @@ def build_parser() -> argparse.ArgumentParser:
     hw_opt(sp)
     sp.set_defaults(func=cmd_exec)
 
-    sp = sub.add_parser("bench", help="print performance figures (medians of several runs)",
-                        description="; ".join(f"{k}: {v}" for k, (_, v) in BENCHMARKS.items()))
-    sp.add_argument("what", choices=tuple(BENCHMARKS), help="which benchmark")
+    sp = sub.add_parser("bench", help="print performance figures (medians of several runs)")
+    _described_on_demand(sp, lambda: "; ".join(f"{k}: {v}" for k, (_, v) in benchmarks().items()))
+    sp.add_argument("what", choices=_BenchmarkNames(), metavar="what",
+                    help="which benchmark (listed above)")
     sp.add_argument("args", nargs=argparse.REMAINDER, help="options passed to the benchmark (try --help)")
     sp.set_defaults(func=cmd_bench)
     from workbench.runs_cli import add_run_commands; add_run_commands(sub)  # noqa: E702 (run/runs/show/replay/export)

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
+from pathlib import Path
+
+from simulators.core.errors import KernelCraftError
 
 
 def integer(lo: int, hi: int | None = None):
@@ -65,3 +69,34 @@ def model_name(text: str) -> str:
         raise argparse.ArgumentTypeError(f"must be provider/model, e.g. openai/gpt-5.2 or "
                                          f"anthropic/claude-sonnet-4-5; got {text!r}")
     return text
+
+
+def hardware(accel, pairs: list[str] | None):
+    """The accelerator's configuration with --hw NAME=VALUE overrides."""
+    overrides = {}
+    for p in pairs or []:
+        key, sep, val = p.partition("=")
+        if not sep:
+            raise SystemExit(f"--hw expects NAME=VALUE, got {p!r}")
+        try:
+            overrides[key.strip()] = int(val, 0)
+        except ValueError:
+            raise SystemExit(f"--hw {p}: value must be an integer")
+    try:
+        return accel.default_config(**overrides)
+    except KernelCraftError as e:
+        raise ValueError(f"--hw {' '.join(pairs or [])}: {e}") from None
+
+
+def read_source(path: str) -> str:
+    """A kernel file (or stdin for "-") as text; a missing or non-UTF-8 file is named."""
+    p = Path(path)
+    if path != "-" and not p.is_file():
+        raise SystemExit(f"kernel file not found: {path}")
+    try:
+        return sys.stdin.buffer.read().decode("utf-8") if path == "-" else p.read_text("utf-8")
+    except UnicodeDecodeError as e:
+        raise SystemExit(f"kernel file {'(stdin)' if path == '-' else path}: not UTF-8 text (byte "
+                         f"0x{e.object[e.start]:02x} at offset {e.start}); save it as UTF-8") from None
+    except OSError as e:
+        raise SystemExit(f"kernel file {path}: cannot be read ({e.strerror or e})") from None

@@ -207,11 +207,11 @@ def exec_image(args, hw, program) -> MemoryImage:
 
 def run_exec(args) -> int:
     from workbench.accel import get_accel
-    from workbench.cli import _hw, _read_source
+    from workbench.cliargs import hardware, read_source
     accel = get_accel(args.accel)
-    hw = _hw(accel, args.hw)
+    hw = hardware(accel, args.hw)
     try:
-        program = accel.assemble(_read_source(args.program), source_name=args.program, config=hw)
+        program = accel.assemble(read_source(args.program), source_name=args.program, config=hw)
     except AssemblyError as e:
         print(str(e))
         return 1

@@ -10,7 +10,6 @@ instruction whose pc, issue cycle or writes differ, with both values.
 """
 from __future__ import annotations
 
-import importlib
 import json
 import sys
 import time
@@ -21,35 +20,40 @@ from simulators.core.budget import Budget
 from simulators.core.errors import AssemblyError, ConfigError
 from workbench.cliargs import DAY, SEED_MAX, integer, seconds
 
-# Accelerators with an RTL: name -> "module:Backend class". Adding one is a line here.
-RTL_BACKENDS = {"plena": "simulators.plena_rtl.backend:PlenaRTL",
-                "coral": "simulators.coral_rtl.backend:CoralRTL"}
-# How two retirement traces of one accelerator are compared (the first diverging
-# instruction): the one routine --lockstep and the workbench's debugger use.
-# The module named also holds `compare_runs(model_run, rtl_run)`, the end-state comparison.
-TRACE_COMPARISONS = {"plena": "simulators.plena_rtl.compare:compare_traces",
-                     "coral": "simulators.coral_rtl.compare:compare_traces"}
 # A run that diverged is re-run traced (to name the first diverging instruction) when
 # it retired at most this many instructions; longer ones ask for --lockstep.
 AUTO_LOCKSTEP_LIMIT = 300_000
 
 
 def rtl_backend(accel: str, **options):
-    if accel not in RTL_BACKENDS:
-        raise ConfigError(f"accelerator {accel!r} has no RTL yet; RTL exists for: "
-                          f"{', '.join(RTL_BACKENDS)}")
-    module, cls = RTL_BACKENDS[accel].split(":")
-    return getattr(importlib.import_module(module), cls)(**options)
+    """The RTL backend the accelerator's registry record names (its `rtl` field)."""
+    from workbench.accel import get_accel
+    return get_accel(accel).rtl_backend(**options)
+
+
+def bench_rtl(argv: list[str] | None = None) -> int:
+    """`kernelcraft bench rtl [--accel NAME] [options]`: the RTL benchmark the
+    accelerator's registry record names (default plena), its options passed on."""
+    from workbench.accel import get_accel, load
+    argv, accel = list(argv or []), "plena"
+    if "--accel" in argv:
+        i = argv.index("--accel")
+        if i + 1 >= len(argv):
+            raise ConfigError("bench rtl: --accel takes an accelerator name")
+        accel = argv[i + 1]
+        del argv[i:i + 2]
+    bench = get_accel(accel).need_rtl("bench rtl: ").bench
+    if not bench:
+        raise ConfigError(f"accelerator {accel!r} registers no RTL benchmark")
+    return load(bench)(argv) or 0
 
 
 def trace_comparison(accel: str):
     """`compare(model_trace, rtl_trace)` -> the first divergence (with .step, .format())
-    or None, for an accelerator with an RTL."""
-    if accel not in TRACE_COMPARISONS:
-        raise ConfigError(f"accelerator {accel!r} has no RTL trace comparison yet; RTL exists "
-                          f"for: {', '.join(RTL_BACKENDS)}")
-    module, name = TRACE_COMPARISONS[accel].split(":")
-    return getattr(importlib.import_module(module), name)
+    or None, for an accelerator with an RTL: the one routine --lockstep and the
+    workbench's debugger use."""
+    from workbench.accel import get_accel
+    return get_accel(accel).need_rtl().comparison()
 
 
 @dataclass
@@ -138,7 +142,7 @@ def run_both(accel_name: str, task_name: str, config: str, kernel: str, program,
     holds those runs already) and on the RTL (one simulator process for all images),
     and compare: [(CheckResult, model run, RTL run)] per image. The agent's run_rtl
     tool reads the outputs of both runs."""
-    from simulators.plena_rtl.backend import Job
+    from simulators.core.backend import Job
     from workbench.accel import get_accel
     t0 = time.perf_counter()
     models = model_runs or [get_accel(accel_name).backend().run(program, image, hw, budget,
@@ -155,14 +159,14 @@ def run_both(accel_name: str, task_name: str, config: str, kernel: str, program,
 
 def _verdict(accel_name, task_name, config, kernel, m, r, model_s, rtl_s, program, image,
              hw, budget, rtl, lockstep) -> CheckResult:
-    compare_traces = trace_comparison(accel_name)
-    compare_runs = importlib.import_module(compare_traces.__module__).compare_runs
+    from workbench.accel import get_accel
+    rtl_parts = get_accel(accel_name).need_rtl()
+    compare_runs, compare_traces = rtl_parts.run_comparison(), rtl_parts.comparison()
     diffs = compare_runs(m, r)
     first = None
     if lockstep:
         first = compare_traces(m.trace, r.trace)
     elif diffs and m.retired <= AUTO_LOCKSTEP_LIMIT:
-        from workbench.accel import get_accel
         mt = get_accel(accel_name).backend().run(program, image, hw, budget, trace=True)
         rt = rtl.run(program, image, hw, budget, trace=True)
         first = compare_traces(mt.trace, rt.trace)
@@ -184,7 +188,7 @@ def check_baselines(accel_name: str, hw, level: int = 1, tasks: list[str] | None
                     progress=None) -> list[CheckResult]:
     """Every baseline of `level` on every configuration (held-out ones included); the
     RTL runs of one task share a simulator process."""
-    from simulators.plena_rtl.backend import Job
+    from simulators.core.backend import Job
     from tasks import all_tasks
     from workbench.accel import get_accel
     accel = get_accel(accel_name)
@@ -226,8 +230,11 @@ def cmd_rtl_check(args) -> int:
     rtl = rtl_backend(args.accel, simulator=args.sim, max_cycles=args.max_cycles,
                       keep=Path(args.keep) if args.keep else None)
     if args.bench:
-        from simulators.rtl.bench import main as bench_main
-        return bench_main(["--accel", args.accel])
+        from workbench.accel import load
+        bench = accel.need_rtl().bench
+        if not bench:
+            raise ConfigError(f"accelerator {args.accel!r} registers no RTL benchmark")
+        return load(bench)([])
     if args.all_baselines:
         split = lambda s: [x.strip() for x in s.split(",") if x.strip()] if s else None
         show = None if args.json else (lambda r: print(_row(r), flush=True))
@@ -247,8 +254,8 @@ def cmd_rtl_check(args) -> int:
         raise ConfigError("rtl-check needs --task and --config (or --all-baselines, or --bench)")
     source, name = None, "kernel.asm"
     if args.kernel:
-        from workbench.cli import _read_source     # names a missing or non-UTF-8 file
-        source = _read_source(args.kernel)
+        from workbench.cliargs import read_source     # names a missing or non-UTF-8 file
+        source = read_source(args.kernel)
         name = args.kernel
     budget = Budget(max_instructions=args.max_instructions, wall_seconds=args.timeout)
     try:

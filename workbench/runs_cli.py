@@ -152,10 +152,10 @@ def cmd_run(args) -> int:
                    budget=args.budget, manual=args.manual, n_seeds=args.seeds, rtl=args.rtl)
     get_accel(args.accel)
     if args.rtl:
-        from workbench.rtlcheck import RTL_BACKENDS
-        if args.accel not in RTL_BACKENDS:     # before a model is asked for anything
+        from workbench.accel import with_rtl
+        if get_accel(args.accel).rtl is None:     # before a model is asked for anything
             raise SystemExit(f"kernelcraft run: --rtl: accelerator {args.accel!r} has no RTL; "
-                             f"RTL exists for: {', '.join(RTL_BACKENDS)}. Run without --rtl")
+                             f"RTL exists for: {', '.join(with_rtl())}. Run without --rtl")
     if args.model:
         from workbench.agent.llm_agent import LLMAgent
         from workbench.llm import LiteLLMModel

@@ -69,9 +69,9 @@ def run_suite(args) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
-    from workbench.cli import _hw
+    from workbench.cliargs import hardware
     accel = get_accel(args.accel)
-    hw = _hw(accel, args.hw)
+    hw = hardware(accel, args.hw)
     tasks = set(args.tasks.split(",")) if args.tasks else None
     configs = set(args.configs.split(",")) if args.configs else None
     if args.kernels and not Path(args.kernels).is_dir():

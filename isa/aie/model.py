@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
+from isa import expr
 from isa.loader import ISA, ISADataError, InstrDef, get_isa
-from simulators.core import asmtext
 
 ROOT = Path(__file__).resolve().parent
 MEMORY_KINDS = ("ptr",)          # operand kinds written as [pN]
@@ -267,8 +267,8 @@ def _shuffles() -> dict[int, ShuffleMode]:
         idx = []
         for lane in range(n):
             try:
-                v = asmtext.evaluate(m["src"], lambda name, lane=lane: lane if name == "i" else None)
-            except asmtext.ExprError as e:
+                v = expr.evaluate(m["src"], lambda name, lane=lane: lane if name == "i" else None)
+            except expr.ExprError as e:
                 raise ISADataError(f"{ctx}: src {m['src']!r}: {e.message}") from None
             if not 0 <= v < 2 * n:
                 raise ISADataError(f"{ctx}: src gives {v} for lane {lane}, outside the pair's 0..{2 * n - 1}")

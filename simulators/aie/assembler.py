@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from isa.aie import default_config
 from isa.aie.model import MEMORY_KINDS, AieSpec, OpInfo, get_spec
-from isa.loader import HardwareConfig, Kind
+from isa.loader import HardwareConfig, Kind, get_isa
 from simulators.core import asmtext
 from simulators.core.asmnames import DIRECTIVE_RE, NameScope
 from simulators.core.asmtext import ExprError, Line, Piece, clip, suggest
@@ -29,7 +29,7 @@ from .program import ACCEL, AieProgram, Bundle, PostMod, encode_program, op_text
 
 DIRECTIVES = (".equ", ".set", ".bd")
 ENDLOOP = "ENDLOOP"
-LOOP_OPS = ("LOOP", "LOOPR")
+LOOP_OPS = get_isa("aie").having("loop_start")
 MAX_DIAGNOSTICS = 50
 _MNEMONIC_RE = re.compile(r"\s*([A-Za-z_][\w.]*)")
 _REG_RE = re.compile(r"([A-Za-z]+)(\d+)")

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from isa.loader import get_isa
 from simulators.numerics import canon, f32_to_bf16_bits
 
 from . import semantics as sem
@@ -40,12 +41,8 @@ from .semantics.vector import _bf
 # Operations whose semantics work unchanged on stacked registers: every lane of the
 # result depends only on the same lane of the operands (no half or paired registers,
 # no reductions, no shuffles, no deferred multiply-accumulates).
-LANE_WISE = {sem.SEMANTICS[k] for k in (
-    "VMUL_I16", "VMUL_BF16", "VMAC_I16", "AADD_I32", "ASUB_I32", "AADD_F32", "ASUB_F32",
-    "AMUL_F32", "AMAX_F32", "VSRS_I16", "VSRS_BF16", "VUPS_I16", "VUPS_BF16",
-    "VADD_I8", "VADD_I16", "VSUB_I8", "VSUB_I16", "VMAX_I8", "VMAX_I16", "VMAX_BF16",
-    "VMIN_I8", "VMIN_I16", "VMIN_BF16", "VAND", "VOR", "VXOR",
-    "VPWL_EXP", "VPWL_RCP", "VPWL_RSQRT")}
+# (isa/aie instruction class lane_wise)
+LANE_WISE = {sem.SEMANTICS[sem.key(mn)] for mn in get_isa("aie").having("lane_wise")}
 # Operations that may carry a register from one iteration to the next when nothing else
 # in the body touches it: `d = d op v` (or `v op d`) folds every iteration's v into d in
 # order, which `fold` computes at once with the same bits.

@@ -10,20 +10,20 @@ timing never changes results: a mis-scheduled kernel computes the same values in
 cycles.
 
 The timing checks and the operations of each straight-line run of bundles are one
-generated Python function (codegen.py); this loop only dispatches runs, counts bundles
-against the budget and closes hardware loops. A loop body whose iterations can run at
+generated Python function (codegen.py); this loop only dispatches runs and closes
+hardware loops (the budget, deadline and result are simulators/core/runloop.py's). A loop body whose iterations can run at
 once (fastloop.py: contractions; lanewise.py: element-wise and row-wise work) does, with
 the same timing. A traced run steps bundle by bundle.
 """
 from __future__ import annotations
 
-import gc
 import time
 
 from isa.aie.model import get_spec
 from simulators.core.backend import MemoryImage, RunResult
 from simulators.core.budget import Budget
-from simulators.core.errors import BudgetExceeded, ConfigError, SimError, TimeLimitExceeded
+from simulators.core.errors import ConfigError, SimError
+from simulators.core.runloop import Machine, Run
 from simulators.core.trace import TraceStep
 
 from .dma import DmaEngine
@@ -44,14 +44,23 @@ def check_config(cfg) -> None:
                           f"(got DM_SIZE={cfg.DM_SIZE}, DM_BANKS={cfg.DM_BANKS})")
 
 
-class AieModel:
+class AieModel(Machine):
     """Functional model of aie with the README's timing model."""
 
     name = "aie-model"
+    check_config = staticmethod(check_config)
 
-    def run(self, program, image: MemoryImage, config, budget: Budget = Budget(),
-            trace: bool = False) -> RunResult:
-        return self.execute(program, image, config, budget, trace)[0]
+    def start(self, program, config, budget, started, trace, state_class=None,
+              dma_class=DmaEngine) -> "_Run":
+        spec = get_spec()
+        state = (state_class or (TracingState if trace else AieState))(config, spec)
+        state.descriptors = list(getattr(program, "descriptors", []))
+        state.descriptor_names = list(getattr(program, "descriptor_names", []))
+        dma = state.dma = dma_class(config, spec, state)
+        state.pending = dma.pending
+        if not budget.fast:
+            state.defer_macs = False       # every accumulate at its own bundle, as when tracing
+        return _Run(program, spec, state, dma, config, budget, started, trace)
 
     def execute(self, program, image: MemoryImage, config, budget: Budget = Budget(),
                 trace: bool = False, state_class=None, dma_class=DmaEngine
@@ -61,45 +70,45 @@ class AieModel:
         TracingState if traced, else AieState) and `dma_class`: the debugger passes
         subclasses that watch what the run asks of them (inspect.py)."""
         started = time.perf_counter()
-        check_config(config)
-        spec = get_spec()
-        state = (state_class or (TracingState if trace else AieState))(config, spec)
-        state.descriptors = list(getattr(program, "descriptors", []))
-        state.descriptor_names = list(getattr(program, "descriptor_names", []))
-        dma = state.dma = dma_class(config, spec, state)
-        state.pending = dma.pending
-        if not budget.fast:
-            state.defer_macs = False       # every accumulate at its own bundle, as when tracing
-        run = _Run(state, dma, config, budget, started, trace)
-        try:
-            state.load_image(image)
-            code = predecode(program, state, config, spec)
-        except SimError as e:
-            return run.result(self.name, None, "error", e), state, dma, None
-        collecting = gc.isenabled()
-        if trace:
-            gc.disable()
-        try:
-            stop, error = run.execute(code)
-        finally:
-            if collecting:
-                gc.enable()
-        return run.result(self.name, code, stop, error), state, dma, code
+        self.check_config(config)
+        run = self.start(program, config, budget, started, trace, state_class, dma_class)
+        return run.go(self.name, image), run.state, run.dma, run.code
 
 
-class _Run:
-    def __init__(self, state, dma, cfg, budget, started, trace):
-        self.state, self.dma, self.cfg, self.budget, self.started = state, dma, cfg, budget, started
-        self.trace: list[TraceStep] | None = [] if trace else None
-        self.stalls = dict.fromkeys(STALLS, 0)
-        self.t = 0              # the next free issue cycle
-        self.retired = 0
+class _Run(Run):
+    unit = "bundles"
+
+    def __init__(self, program, spec, state, dma, cfg, budget, started, trace):
+        super().__init__(state, budget, started, trace)
+        self.program, self.spec, self.dma, self.cfg = program, spec, dma, cfg
+        self.code: Code | None = None
+        self.stall_counts = dict.fromkeys(STALLS, 0)
         self.spans: list[tuple[int, int]] = []   # runs of bundles executed as one function
         self.runs: list[int] = []                # times each run completed
         self.partial = None                      # (run, bundle) a run stopped at
         self.horizon = 0        # latest register-ready cycle
 
-    def execute(self, code: Code) -> tuple[str, SimError | None]:
+    def prepare(self, image) -> None:
+        self.state.load_image(image)
+        self.code = predecode(self.program, self.state, self.cfg, self.spec)
+
+    def where(self, pc, cycle, retired):
+        return self.code.where(pc, cycle, retired)
+
+    def creep(self, k, b, tn, retired, count):
+        """Bundle by bundle up to the budget's end (inside run k starting at b)."""
+        for j in range(b, b + count):
+            if j not in self.singles:
+                self.singles[j] = self.comp.compile(j, j)
+            self.partial = (k, j)
+            self.crept = retired
+            tn = self.singles[j](tn)
+            retired += 1
+        self.partial = (k, b + count)
+        return b + count, tn, retired
+
+    def execute(self) -> str:
+        code = self.code
         st, dma, cfg = self.state, self.dma, self.cfg
         nb = len(code.rows)
         ready = [0] * len(code.units)
@@ -107,7 +116,7 @@ class _Run:
         stalls = [0] * len(STALLS)
         horizon = [0]
         trace = self.trace
-        comp = Compiler(code, st, dma, ready, macready, stalls, horizon, cfg.ACC_FORWARD,
+        comp = self.comp = Compiler(code, st, dma, ready, macready, stalls, horizon, cfg.ACC_FORWARD,
                         now=trace is not None)
         # Straight-line runs of bundles execute as one generated function each; a traced
         # run steps bundle by bundle (each step's changes are recorded on their own).
@@ -136,12 +145,10 @@ class _Run:
         # after a run: 0 go on, n > 0 loops end at its last bundle, -1 HALT
         after = [-1 if code.rows[last].halt else code.rows[last].ends for _, last in spans]
         runs = self.runs = [0] * len(spans)
-        singles: dict[int, object] = {}    # bundle -> its own step (near the budget's end)
+        self.singles: dict[int, object] = {}    # bundle -> its own step (near the budget's end)
         self.spans, self.partial = spans, None
-        limit = self.budget.max_instructions
-        every = max(1, self.budget.check_every)
-        deadline = self.started + self.budget.wall_seconds
-        check_at = min(every, limit)
+        limit, every = self.limit, self.every
+        check_at = self.check_at
         tn = retired = b = 0
         declined = (None, 0)               # the loop (its st.loops entry) a fast-forward declined
         stop = "end"
@@ -156,8 +163,7 @@ class _Run:
                     trips = top[1]
                     if trips > 1 and retired + trips * n <= limit:
                         if retired + trips * n > check_at:
-                            if time.perf_counter() > deadline:
-                                raise self._too_long(code.where(b, tn, retired))
+                            self.check_time(b, tn, retired)
                             check_at = min(retired + trips * n + every, limit)
                         if k not in timing:
                             timing[k] = comp.compile(*spans[k], timing_only=True)
@@ -174,26 +180,8 @@ class _Run:
                         # was queued): asking each iteration costs
                         declined = (top, len(st.pending))
                 if retired + n > check_at:
-                    if time.perf_counter() > deadline:
-                        raise self._too_long(code.where(b, tn, retired))
-                    if retired + n > limit:     # the budget ends inside this run: bundle by bundle
-                        for j in range(b, b + n):
-                            if retired >= limit:
-                                self.partial = (k, j)
-                                raise BudgetExceeded(
-                                    f"the program did not finish within {limit} bundles; look for a "
-                                    "loop that never ends or raise the budget").locate(
-                                        code.where(j, tn, retired))
-                            if j not in singles:
-                                singles[j] = comp.compile(j, j)
-                            self.partial = (k, j)
-                            tn = singles[j](tn)
-                            retired += 1
-                    else:
-                        tn = (fns[k] or compiled(k))(tn)
-                    check_at = min(retired + n + every, limit)
-                else:
-                    tn = (fns[k] or compiled(k))(tn)
+                    check_at = self.checkpoint(k, b, tn, retired, n)
+                tn = (fns[k] or compiled(k))(tn)
                 runs[k] += 1
                 retired += n
                 if trace is not None:
@@ -222,31 +210,28 @@ class _Run:
             t = st.now
             if at is not None:                  # raised inside a run of bundles: at its bundle
                 failed, op, t = at
+                retired += failed - spans[k][0]  # (creep's bundles before it included)
                 if self.partial is None:
                     self.partial = (k, failed)
-                    retired += failed - spans[k][0]
                 if e.where.index < 0:
                     e.locate(code.where(failed, t, retired, op))
             elif e.where.index < 0:
                 e.locate(code.where(b, t, retired))
+            else:                               # located by the budget checks
+                retired = e.where.retired
             self.horizon = max(max(ready, default=0), horizon[0])
             self._finish(stalls, t, retired)
-            return "error", e
+            raise
         self.horizon = max(max(ready, default=0), horizon[0])
         self._finish(stalls, tn, retired)
         try:
             self.end = dma.drain(max(tn, self.horizon))
         except SimError as e:
-            e.locate(code.where(nb, tn, retired))
-            return "error", e
-        return stop, None
-
-    def _too_long(self, where) -> TimeLimitExceeded:
-        return TimeLimitExceeded(f"the run exceeded its wall-clock limit of {self.budget.wall_seconds} s "
-                                 f"after {where.retired} bundles").locate(where)
+            raise e.locate(code.where(nb, tn, retired))
+        return stop
 
     def _finish(self, stalls, t, retired):
-        self.stalls.update(zip(STALLS, stalls))
+        self.stall_counts.update(zip(STALLS, stalls))
         self.t, self.retired = t, retired
         self.end = max(t, self.horizon, self.dma.done_time)
 
@@ -264,11 +249,10 @@ class _Run:
                 hits[b] += 1
         return hits
 
-    def unit_busy(self, code: Code | None) -> dict[str, int]:
-        from isa.aie.model import get_spec
-        busy = {s.name: 0 for s in get_spec().slots}
-        if code is not None:
-            for row, h in zip(code.rows, self.hits):
+    def unit_busy(self) -> dict[str, int]:
+        busy = {s.name: 0 for s in self.spec.slots}
+        if self.code is not None:
+            for row, h in zip(self.code.rows, self.hits):
                 if h:
                     for s in row.slots:
                         busy[s] += h
@@ -276,9 +260,8 @@ class _Run:
             busy[f"dma_{c.name}"] = c.busy
         return busy
 
-    def result(self, backend, code, stop, error) -> RunResult:
-        end = getattr(self, "end", self.t)
-        return RunResult(backend=backend, memories=self.state.memories(),
-                         registers=self.state.registers(), cycles=end, retired=self.retired,
-                         unit_busy=self.unit_busy(code), stalls=dict(self.stalls), stop=stop,
-                         error=error, trace=self.trace, wall_seconds=time.perf_counter() - self.started)
+    def cycles(self) -> int:
+        return getattr(self, "end", self.t)
+
+    def stalls(self) -> dict[str, int]:
+        return dict(self.stall_counts)

@@ -4,14 +4,12 @@ vector loop run instruction by instruction (fp32 multiply-add over LMUL = 8 grou
 how much slower traced runs are, vector throughput (vector instructions and elements
 per second) on the two loop shapes Level-1 kernels spend their time in -- a
 strip-mined elementwise loop (strips.py) and a contraction's multiply-add inner loop
-(loops.py) -- and the wall time of one C5 contraction cell as `kernelcraft eval` runs
-it (3 seeds and the edge cases). Medians of several runs, default configuration.
-
-Run: `python -m simulators.coral.bench` or `kernelcraft bench coral-model`.
+(loops.py). Medians of several runs, default configuration. The command, which also
+times one cell's evaluation, is `kernelcraft bench coral-model`
+(workbench/accel/coral/bench.py).
 """
 from __future__ import annotations
 
-import statistics
 
 from isa.coral import default_config
 from simulators.core.bench import median_rate
@@ -222,22 +220,6 @@ def _throughput(repeats: int, scale: float) -> dict:
     return out
 
 
-def cell_seconds(task: str = "gemm", config: str = "C5", repeats: int = 3) -> float:
-    """Median wall time of evaluating the coral baseline of one cell as `kernelcraft
-    eval` does (3 fixed seeds and the edge cases)."""
-    from workbench.accel import get_accel
-    from workbench.evaluation import evaluate
-    accel = get_accel("coral")
-    source = accel.baseline(task, config, accel.default_config())
-    times = []
-    for _ in range(repeats):
-        ev = evaluate("coral", task, config, source, seeds=[1, 2, 3])
-        if not ev.passed:
-            raise RuntimeError(f"the {task} {config} baseline did not pass: {ev.status} {ev.error}")
-        times.append(ev.wall_seconds)
-    return statistics.median(times)
-
-
 def benchmark(repeats: int = 5, scale: float = 1.0) -> dict:
     """Measured figures; `scale` shrinks the loops (tests use a small one)."""
     out: dict = {"repeats": repeats}
@@ -250,32 +232,3 @@ def benchmark(repeats: int = 5, scale: float = 1.0) -> dict:
         out[f"{name}_traced_slowdown"] = rate / traced
     out.update(_throughput(repeats, scale))
     return out
-
-
-def main(argv: list[str] | None = None) -> None:
-    import argparse
-    ap = argparse.ArgumentParser(prog="kernelcraft bench coral-model",
-                                 description="coral functional model speed (median of several runs)")
-    ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--cell", default="gemm:C5", help="task:config of the cell to time ('' to skip)")
-    ap.add_argument("--cell-repeats", type=int, default=3)
-    args = ap.parse_args(argv)
-    r = benchmark(repeats=args.repeats)
-    print(f"coral functional model, default configuration, median of {r['repeats']} runs")
-    print(f"  scalar loop : {r['scalar_instr_per_s'] / 1e6:8.2f} M instructions/s"
-          f"   (traced: {r['scalar_traced_slowdown']:.1f}x slower)")
-    print(f"  vector loop : {r['vector_instr_per_s'] / 1e3:8.1f} k instructions/s"
-          f"   (3 of 5 are LMUL = 8 binary32 operations: {r['vector_instr_per_s'] * 0.6 * 32 / 1e6:.1f} M"
-          f" element-operations/s; traced: {r['vector_traced_slowdown']:.1f}x slower)")
-    print(f"  strip-mined elementwise loop (whole strips at once): {r['strips_vector_per_s'] / 1e6:6.2f} M vector "
-          f"instructions/s, {r['strips_elements_per_s'] / 1e6:7.1f} M elements/s")
-    print(f"  contraction inner loop (whole loop at once)        : {r['outer_vector_per_s'] / 1e6:6.2f} M vector "
-          f"instructions/s, {r['outer_macs_per_s'] / 1e6:7.1f} M multiply-adds/s")
-    if args.cell:
-        task, config = args.cell.split(":")
-        secs = cell_seconds(task, config, args.cell_repeats)
-        print(f"  {task} {config} cell (baseline, 3 seeds + edge cases): {secs:.2f} s, median of {args.cell_repeats}")
-
-
-if __name__ == "__main__":
-    main()

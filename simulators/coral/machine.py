@@ -5,21 +5,17 @@ its fast variant and adds its static cycles when nothing can make it wait, else 
 timed variant; a loop block with a plan (loops.py, strips.py) may run many iterations
 in one step (never past the instruction budget; not when tracing), and any other
 block that branches back to itself runs as one Python loop up to the next budget
-check (selfloop.py). Budgets are checked between blocks, every `check_every` instructions;
-a block that would cross the instruction limit is re-run one instruction at a time up
-to it. Errors become a RunResult with the failing instruction, line, text, cycle and
+check (selfloop.py). The frame around this loop (budgets, deadline, the block the
+budget ends in, result) is simulators/core/runloop.py's; errors name the failing
+instruction, line, text, cycle and
 (for memory faults) address.
 """
 from __future__ import annotations
 
-import gc
-import time
-
 from isa.loader import get_isa
-from simulators.core.backend import MemoryImage, RunResult
-from simulators.core.budget import Budget
-from simulators.core.errors import BudgetExceeded, ConfigError, SimError, TimeLimitExceeded, Where
-from simulators.core.program import Program
+from simulators.core.backend import MemoryImage
+from simulators.core.errors import ConfigError, SimError, Where
+from simulators.core.runloop import Machine, Run
 from simulators.core.trace import TraceStep
 
 from .compiler import STOP_BREAK, STOP_ECALL, Compiler
@@ -46,48 +42,31 @@ def check_config(cfg) -> None:
         raise ConfigError(f"DATA_SIZE = {cfg.DATA_SIZE} exceeds DTCM_SIZE = {cfg.DTCM_SIZE}")
 
 
-class CoralModel:
+class CoralModel(Machine):
     """Functional model of coral with the timing model of isa/coral/manual_intro.md."""
 
     name = "coral-model"
+    check_config = staticmethod(check_config)
 
     def __init__(self, agnostic_ones: bool = True):
         self.agnostic_ones = agnostic_ones
 
-    def run(self, program: Program, image: MemoryImage, config, budget: Budget = Budget(),
-            trace: bool = False) -> RunResult:
-        started = time.perf_counter()
-        check_config(config)
-        isa = get_isa(ACCEL)
-        run = _Run(program, config, isa, budget, started, trace)
+    def start(self, program, config, budget, started, trace) -> "_Run":
+        run = _Run(program, config, get_isa(ACCEL), budget, started, trace)
         run.state.agnostic_ones = self.agnostic_ones
-        try:
-            run.prepare(image)
-        except SimError as e:
-            return run.result(self.name, "error", e)
-        collecting = gc.isenabled()
-        if trace:
-            gc.disable()            # a trace is many small acyclic objects
-        try:
-            stop, error = run.execute()
-        finally:
-            if collecting:
-                gc.enable()
-        return run.result(self.name, stop, error)
+        return run
 
 
-class _Run:
+class _Run(Run):
     def __init__(self, program, cfg, isa, budget, started, trace):
-        self.program, self.cfg, self.isa, self.budget, self.started = program, cfg, isa, budget, started
-        self.trace: list[TraceStep] | None = [] if trace else None
         if trace:
             from .tracing import TracingState
-            self.state = TracingState(cfg, len(program.instrs))
+            state = TracingState(cfg, len(program.instrs))
         else:
-            self.state = CoralState(cfg, len(program.instrs))
+            state = CoralState(cfg, len(program.instrs))
+        super().__init__(state, budget, started, trace)
+        self.program, self.cfg, self.isa = program, cfg, isa
         self.timing = VectorTiming(cfg)
-        self.t = 0
-        self.retired = 0
         self.hits: dict[int, int] = {}
         self.extra_pcs: list[int] = []       # instructions run outside a whole block (cut by a budget or error)
         self.penalties = 0
@@ -110,14 +89,12 @@ class _Run:
             return Where(pc, ins[pc].line, ins[pc].text or ins[pc].mnemonic, cycle, retired)
         return Where(pc, 0, "(end of program)", cycle, retired)
 
-    def execute(self) -> tuple[str, SimError | None]:
+    def execute(self) -> str:
         comp, timing, state = self.compiler, self.timing, self.state
         blocks = comp.blocks
         end = len(self.program.instrs)
-        limit = self.budget.max_instructions
-        every = max(1, self.budget.check_every)
-        deadline = self.started + self.budget.wall_seconds
-        check_at = min(every, limit)
+        limit = self.limit
+        check_at = self.check_at
         hits = self.hits
         trace = self.trace
         fast = self.budget.fast
@@ -130,17 +107,7 @@ class _Run:
                 blk = blocks.get(pc) or comp.block(pc)
                 size = blk.size
                 if retired + size > check_at:
-                    if time.perf_counter() > deadline:
-                        raise TimeLimitExceeded(
-                            f"the run exceeded its wall-clock limit of {self.budget.wall_seconds} s after "
-                            f"{retired} instructions").locate(self.where(pc, t, retired))
-                    if retired + size > limit:
-                        t, retired, pc = self.creep(pc, t, retired, limit - retired)
-                        raise BudgetExceeded(
-                            f"the program did not finish within {limit} instructions; look for a loop that "
-                            "never ends (a counter that never reaches its bound, a branch back to itself) "
-                            "or raise the budget").locate(self.where(pc, t, retired))
-                    check_at = min(retired + every, limit)
+                    check_at = self.checkpoint(blk, pc, t, retired, size)
                 if trace is not None:
                     before, issue = state.snapshot(), t
                 elif fast and blk.loop is not None:
@@ -188,9 +155,9 @@ class _Run:
                     retired += k
                 e.locate(self.where(e.where.index, cycle, retired))
             self.t, self.retired = e.where.cycle, e.where.retired
-            return "error", e
+            raise
         self.t, self.retired = t, retired
-        return stop, None
+        return stop
 
     def self_loop(self, blk, t: int, retired: int, n: int) -> tuple[int, int, int]:
         """Up to n iterations of a block that branches to itself, in one call
@@ -215,7 +182,7 @@ class _Run:
         self.hits[pc] = self.hits.get(pc, 0) + i
         return t, retired + i * size, nxt
 
-    def creep(self, pc: int, t: int, retired: int, count: int) -> tuple[int, int, int]:
+    def creep(self, blk, pc: int, t: int, retired: int, count: int) -> tuple[int, int, int]:
         """Run `count` instructions from pc one by one (a budget ends inside a block)."""
         comp, end = self.compiler, len(self.program.instrs)
         for _ in range(count):
@@ -228,7 +195,7 @@ class _Run:
             if nxt < 0:
                 break
             pc = nxt
-        return t, retired, pc
+        return pc, t, retired
 
     def unit_busy(self) -> dict[str, int]:
         """Scalar units: static cycles of the instructions retired (blocks x passes);
@@ -249,10 +216,11 @@ class _Run:
         busy["vector"] = self.timing.busy
         return busy
 
-    def result(self, backend, stop, error) -> RunResult:
-        s = self.state
-        return RunResult(
-            backend=backend, memories=s.memories(self.program.words), registers=s.registers(),
-            cycles=self.timing.total(self.t), retired=self.retired, unit_busy=self.unit_busy(),
-            stalls={"vq_full": self.timing.full_stall, "vector_sync": self.timing.sync_stall},
-            stop=stop, error=error, trace=self.trace, wall_seconds=time.perf_counter() - self.started)
+    def memories(self) -> dict:
+        return self.state.memories(self.program.words)
+
+    def cycles(self) -> int:
+        return self.timing.total(self.t)
+
+    def stalls(self) -> dict[str, int]:
+        return {"vq_full": self.timing.full_stall, "vector_sync": self.timing.sync_stall}

@@ -26,21 +26,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from isa.loader import get_isa
+
 from .loops import replay, timing_program
 from .semantics import VECTOR
 from .state import FRM, M, CoralState
 
-FP_BINARY = ("vfadd", "vfsub", "vfrsub", "vfmul", "vfdiv", "vfrdiv", "vfmin", "vfmax", "vfsgnj", "vfsgnjn",
-             "vfsgnjx")
-FP_FMA = ("vfmacc", "vfnmacc", "vfmsac", "vfnmsac", "vfmadd", "vfnmadd", "vfmsub", "vfnmsub")
-INT_BINARY = ("vadd", "vsub", "vrsub", "vand", "vor", "vxor", "vsll", "vsrl", "vsra", "vmul", "vmin", "vmax",
-              "vminu", "vmaxu")
-# elementwise at SEW, one result element from the same element of each operand
-ELEMENTWISE = ({f"{n}.{f}" for n in FP_BINARY + FP_FMA for f in ("vv", "vf")}
-               | {f"{n}.{f}" for n in INT_BINARY for f in ("vv", "vx", "vi")}
-               | {"vfsqrt.v", "vfcvt.xu.f.v", "vfcvt.x.f.v", "vfcvt.rtz.xu.f.v", "vfcvt.rtz.x.f.v",
-                  "vfcvt.f.xu.v", "vfcvt.f.x.v", "vmv.v.v", "vmv.v.x", "vmv.v.i", "vfmv.v.f"})
-READS_VD = {f"{n}.{f}" for n in FP_FMA for f in ("vv", "vf")}
+# elementwise at SEW, one result element from the same element of each operand; the
+# fused multiply-adds also read vd (isa/coral instruction classes)
+ELEMENTWISE = frozenset(get_isa("coral").having("elementwise"))
+READS_VD = frozenset(get_isa("coral").having("accumulates")) & ELEMENTWISE
 FLOAT = {m for m in ELEMENTWISE if m.startswith("vf")}
 MAX_ELEMENTS = 1 << 18       # elements per register in the wide file (32 registers)
 UNIT = {"vle8.v": 8, "vle16.v": 16, "vle32.v": 32, "vse8.v": 8, "vse16.v": 16, "vse32.v": 32}

@@ -45,6 +45,17 @@ class RunResult:
         return self.error is None
 
 
+@dataclass
+class Job:
+    """One run asked of a backend that takes several at once (an RTL's `run_many`: one
+    simulator process for many programs and images)."""
+
+    program: Program
+    image: MemoryImage
+    budget: Budget = Budget()
+    trace: bool = False
+
+
 class Backend(Protocol):
     """A way to execute an assembled program. Implementations: the functional model
     of each accelerator, and (later) its RTL under Verilator."""

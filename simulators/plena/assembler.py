@@ -20,9 +20,11 @@ from simulators.core.errors import DecodeError
 from simulators.core.program import Instr, Program
 
 ACCEL = "plena"
-# The instructions that open and close a hardware loop, and the operand holding the
-# counter; the assembler checks loop structure (isa/plena/README.md, "Hardware loops").
-LOOP_START, LOOP_END, LOOP_COUNTER = "C_LOOP_START", "C_LOOP_END", "rd"
+# The instructions that open and close a hardware loop (isa/plena instruction classes),
+# and the operand holding the counter; the assembler checks loop structure
+# (isa/plena/README.md, "Hardware loops").
+(LOOP_START,), (LOOP_END,), LOOP_COUNTER = (get_isa(ACCEL).having("loop_start"),
+                                            get_isa(ACCEL).having("loop_end"), "rd")
 # The pair that builds a 32-bit constant; named in hints for immediates out of range.
 BUILD_UPPER, BUILD_LOWER = "S_LUI_INT", "S_ADDI_INT"
 UPPER_SHIFT = 12

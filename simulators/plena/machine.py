@@ -3,20 +3,15 @@
 The run loop walks basic blocks (predecode.py). A block that cannot stall runs its
 bound semantics back to back and adds its static cycles; a block that may stall or
 issues a DMA runs instruction by instruction through the timing model (timing.py);
-tracing runs every instruction that way against a TracingState. Budgets are checked
-between blocks, every `check_every` instructions; errors become a RunResult with the
-failing instruction located and the state reached so far.
+tracing runs every instruction that way against a TracingState. The frame around this
+loop (budgets, deadline, errors, result) is simulators/core/runloop.py's.
 """
 from __future__ import annotations
 
-import gc
-import time
-
 from isa.loader import get_isa
-from simulators.core.backend import MemoryImage, RunResult
-from simulators.core.budget import Budget
-from simulators.core.errors import BudgetExceeded, ConfigError, SimError, TimeLimitExceeded
+from simulators.core.errors import ConfigError, SimError
 from simulators.core.program import Program
+from simulators.core.runloop import Machine, Run
 from simulators.core.trace import TraceStep
 
 from .predecode import CHECK, DMA, FAST, PLAIN, SRAM, Code, predecode
@@ -38,58 +33,49 @@ def check_config(cfg) -> None:
                               f"MLEN={cfg.MLEN})")
 
 
-class PlenaModel:
+class PlenaModel(Machine):
     """Functional model of plena with the README's timing model."""
 
     name = "plena-model"
+    check_config = staticmethod(check_config)
 
-    def run(self, program: Program, image: MemoryImage, config, budget: Budget = Budget(),
-            trace: bool = False) -> RunResult:
-        started = time.perf_counter()
-        check_config(config)
-        isa = get_isa("plena")
-        counts = {k.prefix: k.count for k in isa.register_kinds()}
-        state = (TracingState if trace else PlenaState)(config, counts)
-        timing = Timing(config)
-        run = _Run(state, timing, budget, started, trace)
-        try:
-            state.load_image(image)
-            code = predecode(program, state, config, isa, trace)
-        except SimError as e:
-            return run.result(self.name, None, 0, 0, "error", e, isa)
-        collecting = gc.isenabled()
-        if trace:
-            # a trace is millions of small acyclic objects: spare the cyclic collector
-            # from rescanning them over and over (it roughly halves traced run time)
-            gc.disable()
-        try:
-            stop, error = run.execute(code)
-        finally:
-            if collecting:
-                gc.enable()
-        return run.result(self.name, code, run.t, run.retired, stop, error, isa)
+    def start(self, program, config, budget, started, trace) -> "_Run":
+        return _Run(program, config, budget, started, trace)
 
 
-class _Run:
-    def __init__(self, state, timing, budget, started, trace):
-        self.state, self.timing, self.budget, self.started = state, timing, budget, started
-        self.trace: list[TraceStep] | None = [] if trace else None
-        self.t = 0
-        self.retired = 0
+class _Run(Run):
+    def __init__(self, program: Program, config, budget, started, trace):
+        self.isa = get_isa("plena")
+        counts = {k.prefix: k.count for k in self.isa.register_kinds()}
+        super().__init__((TracingState if trace else PlenaState)(config, counts), budget,
+                         started, trace)
+        self.program, self.config = program, config
+        self.timing = Timing(config)
+        self.code: Code | None = None
         self.hits: list[int] = []
         self.partial = None          # (block, instructions retired in it) when stopped inside
 
-    def execute(self, code: Code) -> tuple[str, SimError | None]:
-        self.code = code
+    def prepare(self, image) -> None:
+        self.state.load_image(image)
+        self.code = predecode(self.program, self.state, self.config, self.isa,
+                              self.trace is not None)
+
+    def where(self, pc, cycle, retired):
+        return self.code.where(pc, cycle, retired)
+
+    def creep(self, b, pc, t, retired, count):
+        t = self.slow(b, t, retired, count)
+        self.partial = (b, count)
+        return pc + count, t, retired + count
+
+    def execute(self) -> str:
+        code = self.code
         rows, block_at = code.rows, code.block_at
         hits = self.hits = [0] * len(rows)
         nb = len(rows)
         timing, footprint = self.timing, self.state.footprint
         trace, state = self.trace, self.state
-        limit = self.budget.max_instructions
-        every = max(1, self.budget.check_every)
-        deadline = self.started + self.budget.wall_seconds
-        check_at = min(every, limit)
+        check_at = self.check_at
         fast = self.budget.fast
         t = retired = b = 0
         fn = flow = None
@@ -99,22 +85,9 @@ class _Run:
             while b < nb:
                 fns, flow, body_cycles, flow_cycles, size, mode, start = rows[b]
                 if retired + size > check_at:
-                    if time.perf_counter() > deadline:
-                        self.partial = (b, 0)
-                        raise TimeLimitExceeded(
-                            f"the run exceeded its wall-clock limit of {self.budget.wall_seconds}"
-                            f" s after {retired} instructions").locate(
-                                code.where(start, t, retired))
-                    if retired + size > limit:
-                        keep = limit - retired
-                        t = self.slow(b, t, retired, keep)
-                        retired += keep
-                        self.partial = (b, keep)
-                        raise BudgetExceeded(
-                            f"the program did not finish within {limit} instructions; look "
-                            "for a loop that never ends (e.g. a loop counter changed in its "
-                            "body) or raise the budget").locate(code.where(start + keep, t, retired))
-                    check_at = min(retired + every, limit)
+                    self.partial = (b, 0)
+                    check_at = self.checkpoint(b, start, t, retired, size)
+                    self.partial = None
                 if fast and (mode == FAST or (mode == CHECK and t >= timing.horizon)):
                     for fn in fns:
                         fn()
@@ -149,9 +122,9 @@ class _Run:
                 e.locate(code.where(start + i, t, retired + i))
                 self.partial = (b, i)
             self.t, self.retired = e.where.cycle, e.where.retired
-            return "error", e
+            raise
         self.t, self.retired = t, retired
-        return stop, None
+        return stop
 
     def slow(self, b: int, t: int, retired: int, count: int | None = None) -> int:
         """Run the body of block `b` (its first `count` instructions) one by one through
@@ -185,8 +158,9 @@ class _Run:
                                        self.state.take_changes()))
         return t
 
-    def unit_busy(self, code: Code | None, isa) -> dict[str, int]:
-        busy = {u: 0 for u in dict.fromkeys(d.unit for d in isa.instructions.values())}
+    def unit_busy(self) -> dict[str, int]:
+        code = self.code
+        busy = {u: 0 for u in dict.fromkeys(d.unit for d in self.isa.instructions.values())}
         if code is not None:
             for blk, h in zip(code.blocks, self.hits):
                 if h:
@@ -200,9 +174,8 @@ class _Run:
         busy["dma"] = self.timing.channel_busy
         return busy
 
-    def result(self, backend, code, t, retired, stop, error, isa) -> RunResult:
-        return RunResult(
-            backend=backend, memories=self.state.memories(), registers=self.state.registers(),
-            cycles=self.timing.cycles(t), retired=retired, unit_busy=self.unit_busy(code, isa),
-            stalls={"dma_wait": self.timing.stall}, stop=stop, error=error, trace=self.trace,
-            wall_seconds=time.perf_counter() - self.started)
+    def cycles(self) -> int:
+        return self.timing.cycles(self.t)
+
+    def stalls(self) -> dict[str, int]:
+        return {"dma_wait": self.timing.stall}

@@ -12,17 +12,17 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from isa.loader import get_isa
-from simulators.core.backend import MemoryImage, RunResult
+from simulators.core.backend import Job, MemoryImage, RunResult  # noqa: F401 (Job: re-exported)
 from simulators.core.budget import Budget
 from simulators.core.errors import (BudgetExceeded, ConfigError, IllegalOperandError,
                                     MemoryAccessError, SimError, TimeLimitExceeded, Where)
 from simulators.core.program import Program
+from simulators.core.runloop import budget_exceeded
 from simulators.plena.assembler import encode
 from simulators.plena.predecode import _operand_values, render
 from simulators.plena.state import MEMORY_TITLES, PlenaState
@@ -36,14 +36,6 @@ ERR_RANGE, ERR_ALIGN, ERR_SHIFT, ERR_NAN, ERR_LOOP_DEEP, ERR_LOOP_NONE, ERR_ILLE
     ERR_BUDGET, ERR_CYCLES, ERR_HALT = range(1, 11)
 STOPS = {0: "end", 1: "break", 2: "error"}
 UNLIMITED = (1 << 64) - 1
-
-
-@dataclass
-class Job:
-    program: Program
-    image: MemoryImage
-    budget: Budget = Budget()
-    trace: bool = False
 
 
 class PlenaRTL:
@@ -237,10 +229,7 @@ def _error(code, mem_id, addr, pc, job, cfg, isa, max_cycles) -> SimError:
         return IllegalOperandError(
             "C_LOOP_END without an open hardware loop: pair it with an earlier C_LOOP_START")
     if code == ERR_BUDGET:
-        return BudgetExceeded(
-            f"the program did not finish within {job.budget.max_instructions} instructions; "
-            "look for a loop that never ends (e.g. a loop counter changed in its body) or "
-            "raise the budget")
+        return budget_exceeded(job.budget.max_instructions)     # the models' own text
     if code == ERR_CYCLES:
         return BudgetExceeded(
             f"the program did not finish within the RTL run's cycle budget of {max_cycles} "

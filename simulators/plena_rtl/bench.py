@@ -74,24 +74,12 @@ def _timed_run(program, image, cfg, simulator: str = "verilator") -> tuple[float
     return time.perf_counter() - t0, _child_cpu() - c0, r.cycles
 
 
-def _baseline(cfg, task: str, config: str, what: str):
-    from tasks import get_task
-    from workbench.accel import get_accel
-    from workbench.layout import build_image
-    accel = get_accel("plena")
-    t = get_task(task)
-    program = accel.assemble(accel.baseline(task, config, cfg), source_name=f"{task}.asm",
-                             config=cfg)
-    image = build_image(accel.layout(t, config, cfg), t.generate(config, 0))
-    return (f"{task} {config} baseline ({what})", program, image)
-
-
-def _kernels(cfg, default_hw: bool):
+def _kernels(cfg, default_hw: bool, baseline=None):
     from simulators.plena.assembler import assemble
     out = [("scalar loop", assemble(SCALAR_LOOP.format(n=200_000), "loop.asm", cfg), MemoryImage())]
-    if default_hw:
+    if default_hw and baseline is not None:
         for task, config, what in (("silu", "C5", "vector + DMA"), ("gemm", "C4", "matrix")):
-            out.append(_baseline(cfg, task, config, what))
+            out.append(baseline(cfg, task, config, what))
     return out
 
 
@@ -154,7 +142,10 @@ def _icarus(args) -> None:
         print(f"  {name:34s} Verilator is {verilator[name] / icarus[name]:,.0f}x faster")
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, baseline=None) -> int:
+    """`baseline(cfg, task, config, what)` -> (name, program, image) of a task's baseline
+    kernel (the workbench's; simulators do not import it): measured on the default
+    configuration beside the scalar loop."""
     ap = argparse.ArgumentParser(prog="plena-rtl-bench", description=__doc__.split("\n\n")[0])
     ap.add_argument("--hw", choices=("default", "small"), default="default",
                     help="hardware configuration: hardware.toml defaults, or the small "
@@ -175,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     from simulators.rtl.bench import build_times
     build_times(rtl_build.build, cfg, args.cold)
 
-    _speeds(cfg, _kernels(cfg, args.hw == "default"), "verilator")
+    _speeds(cfg, _kernels(cfg, args.hw == "default", baseline), "verilator")
     if args.sim == "both":
         _icarus(args)
     return 0

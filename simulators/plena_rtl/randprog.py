@@ -28,7 +28,7 @@ DIFF_CONFIG = dict(MLEN=16, VLEN=16, BLEN=4, HLEN=4, VSRAM_ROWS=128, MSRAM_TILES
 CLEAN_ROWS = 8
 TEMPS = list(range(1, 13))          # gp1..gp12: operands; gp13..gp15: loop counters
 COUNTERS = [13, 14, 15]
-CONTROL_FLOW = ("C_LOOP_START", "C_LOOP_END", "C_BREAK")
+CONTROL_FLOW = get_isa("plena").having("loop_start", "loop_end", "stop")
 
 
 def bf16_values(rng: np.random.Generator, n: int, nan: bool = True) -> np.ndarray:

@@ -1,13 +1,10 @@
-"""`kernelcraft bench rtl [--accel NAME] [options]`: the RTL benchmark of one accelerator
-(simulators/<accel>_rtl/bench.py; default plena), its options passed on."""
+"""What every RTL benchmark prints about its builds (`kernelcraft bench rtl --accel NAME`
+runs the one the accelerator's registry record names)."""
 from __future__ import annotations
 
-import importlib
 import os
 import tempfile
 import time
-
-ACCELS = ("plena", "coral")
 
 
 def build_times(build, cfg, cold: bool) -> None:
@@ -32,15 +29,3 @@ def build_times(build, cfg, cold: bool) -> None:
     t0 = time.perf_counter()
     again = build(cfg)
     print(f"  cached build: {time.perf_counter() - t0:8.3f} s (lookup; reused {again.directory.name})")
-
-
-def main(argv: list[str] | None = None) -> int:
-    argv = list(argv or [])
-    accel = "plena"
-    if "--accel" in argv:
-        i = argv.index("--accel")
-        if i + 1 >= len(argv) or argv[i + 1] not in ACCELS:
-            raise SystemExit(f"bench rtl: --accel takes one of {', '.join(ACCELS)}")
-        accel = argv[i + 1]
-        del argv[i:i + 2]
-    return importlib.import_module(f"simulators.{accel}_rtl.bench").main(argv)

@@ -10,11 +10,9 @@ call then starts from the cached simulator (well under a second to start).
 """
 from __future__ import annotations
 
-import importlib
-
 from simulators.core.errors import ConfigError, KernelCraftError
 from workbench import tools
-from workbench.rtlcheck import RTL_BACKENDS, rtl_backend
+from workbench.accel import get_accel, with_rtl
 from workbench.tools import ToolResult
 
 
@@ -23,11 +21,12 @@ class RtlSession:
     deliberately faulty one)."""
 
     def __init__(self, accel: str, hw, backend=None):
-        if accel not in RTL_BACKENDS:
+        rtl = get_accel(accel).rtl
+        if rtl is None:
             raise ConfigError(f"--rtl: accelerator {accel!r} has no RTL; RTL exists for: "
-                              f"{', '.join(RTL_BACKENDS)}. Run without --rtl, or on one of those")
-        self.accel, self.hw = accel, hw
-        self.backend = backend if backend is not None else rtl_backend(accel)
+                              f"{', '.join(with_rtl())}. Run without --rtl, or on one of those")
+        self.accel, self.hw, self.rtl = accel, hw, rtl
+        self.backend = backend if backend is not None else rtl.make()
         self.build_error: str | None = None
         # Fail now, before anything is recorded, if the simulator is missing or the RTL
         # cannot take this hardware configuration.
@@ -38,9 +37,7 @@ class RtlSession:
             check(hw)
 
     def _build_module(self):
-        # An RTL backend's package keeps its builder in `build.build(cfg, simulator)`.
-        package = RTL_BACKENDS[self.accel].split(":")[0].rpartition(".")[0]
-        return importlib.import_module(f"{package}.build")
+        return self.rtl.builder()
 
     def prepare(self) -> dict:
         """Build (or find in the cache) the simulator for this run's configuration; the

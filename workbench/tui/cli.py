@@ -101,11 +101,11 @@ def debugger_screen(args):
     memory image of --load/--set (as `exec`). Raises ValueError/SystemExit naming
     what is wrong."""
     from workbench.accel import get_accel
-    from workbench.cli import _hw, _read_source
+    from workbench.cliargs import hardware, read_source
     from .screens.debugger import DebuggerScreen
     accel = get_accel(args.accel)
-    hw = _hw(accel, args.hw)
-    source = _read_source(args.kernel)
+    hw = hardware(accel, args.hw)
+    source = read_source(args.kernel)
     name = args.kernel if args.kernel != "-" else "stdin.asm"
     if args.edge_seed is not None and args.edge is None:
         raise ValueError("--edge-seed picks how an edge case was drawn: give --edge NAME too")
@@ -194,10 +194,10 @@ def add_tui_command(sub) -> None:
     sp.add_argument("--edge-seed", type=int, metavar="N",
                     help="with --edge: the edge seed an evaluation recorded (edge cases drawn "
                          "from families)")
-    from workbench.rtlcheck import RTL_BACKENDS
+    from workbench.accel import with_rtl
     sp.add_argument("--rtl", action="store_true",
                     help="step the RTL in lockstep beside the functional model (accelerators "
-                         f"with an RTL: {', '.join(RTL_BACKENDS)})")
+                         f"with an RTL: {', '.join(with_rtl())})")
     sp.add_argument("--load", action="append", metavar="MEM:ADDR:FILE",
                     help="bare program: initialise memory from a .npy or text file (repeatable)")
     sp.add_argument("--set", action="append", metavar="MEM:ADDR=v1,v2,...",

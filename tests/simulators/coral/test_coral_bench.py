@@ -1,5 +1,6 @@
 """The benchmark's vector throughput figures and cell timing (`kernelcraft bench coral-model`)."""
-from simulators.coral.bench import benchmark, cell_seconds
+from simulators.coral.bench import benchmark
+from workbench.accel.coral.bench import cell_seconds
 
 
 def test_vector_throughput_figures():

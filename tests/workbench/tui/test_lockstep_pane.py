@@ -152,10 +152,13 @@ def drive(screen, script, size):
 
 @pytest.mark.parametrize("size", [(80, 24), (160, 45)])
 def test_any_registered_rtl_backend_is_stepped_beside_the_model(size, monkeypatch):
-    """The debugger takes the backend rtlcheck registers for the accelerator (one line
-    in RTL_BACKENDS), with no build state to report, and marks the differing field."""
-    import workbench.rtlcheck as rtlcheck
-    monkeypatch.setitem(rtlcheck.RTL_BACKENDS, "plena", f"{__name__}:FlippedRTL")
+    """The debugger takes the RTL backend the accelerator's registry record names (its
+    `rtl` field), with no build state to report, and marks the differing field."""
+    import dataclasses
+    import workbench.accel.plena as plena
+    rec = plena.ACCELERATOR
+    monkeypatch.setattr(plena, "ACCELERATOR", dataclasses.replace(
+        rec, rtl=dataclasses.replace(rec.rtl, backend=f"{__name__}:FlippedRTL")))
     screen = DebuggerScreen("plena", "relu", "C1", SOURCE, seed=2, rtl=True)
 
     async def script(app, pilot, dbg):

@@ -31,4 +31,7 @@ ACCELERATOR = Accelerator(
     manual=lambda hw=None: render_manual("aie", hw),
     imem_limit=lambda hw: hw.IMEM_WORDS,
     checked_memories=("ext",),
+    tracing="simulators.aie.tracing",
+    view="workbench.tui.model.views.aie:VIEW",
+    benchmarks={"aie-model": ("workbench.accel.aie.bench", "aie functional model: bundles/s per loop kind, MACs/s, traced slowdown, Level-1 suite time")},
 )

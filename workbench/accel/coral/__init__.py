@@ -5,7 +5,7 @@ from isa.coral import default_config
 from isa.manual import render_manual
 from simulators.coral.assembler import assemble
 from simulators.coral.encoding import disassemble
-from workbench.accel import Accelerator
+from workbench.accel import Accelerator, Rtl
 
 from .baselines import baseline_source, templates
 from .layout import coral_layout
@@ -31,4 +31,10 @@ ACCELERATOR = Accelerator(
     manual=lambda hw=None: render_manual("coral", hw),
     imem_limit=lambda hw: hw.ITCM_SIZE // 4,
     checked_memories=("dtcm",),
+    tracing="simulators.coral.tracing",
+    view="workbench.tui.model.views.coral:VIEW",
+    rtl=Rtl(backend="simulators.coral_rtl.backend:CoralRTL",
+            compare="simulators.coral_rtl.compare:compare_traces",
+            bench="simulators.coral_rtl.bench:main"),
+    benchmarks={"coral-model": ("workbench.accel.coral.bench", "coral functional model: scalar and vector instructions/s, loop throughput, traced slowdown, one C5 cell")},
 )

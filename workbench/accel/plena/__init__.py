@@ -4,7 +4,7 @@ from __future__ import annotations
 from isa.manual import render_manual
 from isa.plena import default_config
 from simulators.plena.assembler import assemble, disassemble
-from workbench.accel import Accelerator
+from workbench.accel import Accelerator, Rtl
 
 from .baselines import baseline_source, templates
 from .layout import plena_layout
@@ -30,4 +30,11 @@ ACCELERATOR = Accelerator(
     manual=lambda hw=None: render_manual("plena", hw),
     imem_limit=lambda hw: hw.IMEM_SIZE,
     checked_memories=("hbm",),
+    tracing="simulators.plena.tracing",
+    rtl=Rtl(backend="simulators.plena_rtl.backend:PlenaRTL",
+            compare="simulators.plena_rtl.compare:compare_traces",
+            bench="workbench.accel.plena.bench:rtl_main"),
+    benchmarks={
+        "model": ("simulators.plena.bench", "plena functional model: instructions/s, MACs/s, traced slowdown"),
+    },
 )

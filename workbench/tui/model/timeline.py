@@ -13,13 +13,13 @@ Timelines, and `Lockstep` (lockstep.py) moves two of them together.
 from __future__ import annotations
 
 import copy
-import importlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from simulators.core.backend import RunResult
+from simulators.core.errors import ConfigError
 from simulators.core.trace import Change, TraceStep, fill_old
 
 # A move longer than this many steps from the cursor starts from the nearer end
@@ -28,17 +28,12 @@ RESTORE_COST = 4096
 
 
 def tracing_module(accel: str):
-    """The accelerator's undo/redo helpers (simulators/<accel>/tracing.py)."""
+    """The accelerator's undo/redo helpers (its registry record's `tracing`)."""
+    from workbench.accel import get_accel
     try:
-        mod = importlib.import_module(f"simulators.{accel}.tracing")
-    except ModuleNotFoundError:
-        raise ValueError(f"accelerator {accel!r} has no simulators/{accel}/tracing.py with "
-                         f"undo/redo helpers, so its runs cannot be stepped") from None
-    for name in ("undo", "redo"):
-        if not callable(getattr(mod, name, None)):
-            raise ValueError(f"simulators/{accel}/tracing.py lacks {name}(step, memories, "
-                             f"registers); the debugger needs both")
-    return mod
+        return get_accel(accel).tracing_module()
+    except ConfigError as e:
+        raise ValueError(str(e)) from None
 
 
 def _copy_state(memories: dict, registers: dict) -> tuple[dict, dict]:
@@ -177,7 +172,7 @@ class Timeline:
             if start is None or not callable(getattr(mod, "read_change", None)):
                 raise ValueError(f"{backend}: its trace records no old values; stepping it "
                                  f"back needs the state it started from and "
-                                 f"simulators/{accel}/tracing.py read_change")
+                                 f"read_change in its tracing module")
             fill_old(result.trace, *_copy_state(*start), mod.read_change, mod.redo)
         return cls(backend, result, mod.undo, mod.redo, units)
 

@@ -1,0 +1,1 @@
+"""toy's assembler and functional model (on simulators/core's run loop)."""
