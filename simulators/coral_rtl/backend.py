@@ -17,14 +17,13 @@ from pathlib import Path
 
 
 from isa.loader import get_isa
-from simulators.core.backend import MemoryImage, RunResult
+from simulators.core.backend import Job, MemoryImage, RunResult
 from simulators.core.budget import Budget
 from simulators.core.errors import (BudgetExceeded, ConfigError, SimError, TimeLimitExceeded,
                                     Where)
 from simulators.core.program import Program
 from simulators.coral.state import VILL, CoralState, IllegalInstruction
 from simulators.coral.tables import ACCEL
-from simulators.plena_rtl.backend import Job     # one job record for every RTL backend
 from simulators.rtl import toolchain
 
 from . import build as rtl_build

@@ -4,7 +4,7 @@
 fp and vector registers and CSRs (as bits), the cycle count and the activity counters,
 most telling first. `compare_traces` walks two retirement traces in step and returns
 the first instruction whose pc, issue cycle or writes differ. Both return the
-Divergence records of the plena comparison (simulators/plena_rtl/compare.py).
+Divergence records every RTL comparison shares (simulators/rtl/divergence.py).
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import numpy as np
 
 from simulators.core.backend import RunResult
 from simulators.core.trace import TraceStep
-from simulators.plena_rtl.compare import Divergence
+from simulators.rtl.divergence import Divergence
 
 from .trace import writes
 

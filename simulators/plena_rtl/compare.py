@@ -9,28 +9,14 @@ writes differ.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
 
 import numpy as np
 
 from simulators.core.backend import RunResult
 from simulators.core.trace import TraceStep
+from simulators.rtl.divergence import Divergence
 
 from .trace import writes
-
-
-@dataclass
-class Divergence:
-    what: str                  # "stop", "memory", "register", "cycles", "activity", "trace"
-    where: str                 # e.g. "vsram[130]", "gp5", "the cycle count"
-    model: str
-    rtl: str
-    instruction: str = ""      # for trace divergences: the retired instruction
-    step: int | None = None    # for trace divergences: its index in the traces
-
-    def format(self) -> str:
-        head = f"{self.where}: model {self.model}, RTL {self.rtl}"
-        return f"{self.instruction}\n  {head}" if self.instruction else head
 
 
 def _f32_bits(x: float) -> int:
