@@ -22,10 +22,12 @@ from simulators.core.errors import AssemblyError, ConfigError
 from workbench.cliargs import DAY, SEED_MAX, integer, seconds
 
 # Accelerators with an RTL: name -> "module:Backend class". Adding one is a line here.
-RTL_BACKENDS = {"plena": "simulators.plena_rtl.backend:PlenaRTL"}
+RTL_BACKENDS = {"plena": "simulators.plena_rtl.backend:PlenaRTL",
+                "aie": "simulators.aie_rtl.backend:AieRTL"}
 # How two retirement traces of one accelerator are compared (the first diverging
 # instruction): the one routine --lockstep and the workbench's debugger use.
-TRACE_COMPARISONS = {"plena": "simulators.plena_rtl.compare:compare_traces"}
+TRACE_COMPARISONS = {"plena": "simulators.plena_rtl.compare:compare_traces",
+                     "aie": "simulators.aie_rtl.compare:compare_traces"}
 # A run that diverged is re-run traced (to name the first diverging instruction) when
 # it retired at most this many instructions; longer ones ask for --lockstep.
 AUTO_LOCKSTEP_LIMIT = 300_000
@@ -152,8 +154,9 @@ def run_both(accel_name: str, task_name: str, config: str, kernel: str, program,
 
 def _verdict(accel_name, task_name, config, kernel, m, r, model_s, rtl_s, program, image,
              hw, budget, rtl, lockstep) -> CheckResult:
-    from simulators.plena_rtl.compare import compare_runs
     compare_traces = trace_comparison(accel_name)
+    # the end-state comparison lives beside the trace comparison, in the same module
+    compare_runs = importlib.import_module(compare_traces.__module__).compare_runs
     diffs = compare_runs(m, r)
     first = None
     if lockstep:

@@ -55,6 +55,7 @@ module aie_dm #(
     reg [BW-1:0] bk, sb;
 
     always @* begin
+        kk = 0;
         for (m = 0; m < NM; m = m + 1) begin
             a_en[m] = 1'b0; a_we[m] = 1'b0; a_be[m] = 32'd0; a_ad[m] = '0; a_wd[m] = 256'd0;
             b_en[m] = 1'b0; b_we[m] = 1'b0; b_be[m] = 32'd0; b_ad[m] = '0; b_wd[m] = 256'd0;
@@ -63,7 +64,7 @@ module aie_dm #(
             r0 = req_row[RW*i +: RW];
             sb = BW'(r0 >> RB);
             for (l = 0; l < 4; l = l + 1) begin
-                k_[i][l] = 2'(l - {30'd0, r0[1:0]});
+                k_[i][l] = 2'(l) - r0[1:0];
                 row_[i][l] = r0 + RW'(k_[i][l]);
                 use_[i][l] = req_v[i] && ({1'b0, k_[i][l]} < req_nrows[3*i +: 3]);
                 bk = BW'(row_[i][l] >> RB);
@@ -98,14 +99,16 @@ module aie_dm #(
     // Read data: window slot k of requester pi is lane (r0 + k) mod 4 of its row's macro;
     // the lane of slot k was noted as src_*[pi][lane].
     reg [1:0] r0lo_q [0:3];
+    reg [1:0] lane;
     always @(posedge clk)
         for (pi = 0; pi < 4; pi = pi + 1) r0lo_q[pi] <= req_row[RW*pi +: 2];
 
     always @* begin
         for (ri = 0; ri < 4; ri = ri + 1)
             for (rk = 0; rk < 4; rk = rk + 1) begin
-                rl = int'(2'(rk + int'(r0lo_q[ri])));
-                rm = 4 * int'(src_bank_q[ri][rl]) + rl;
+                lane = 2'(rk) + r0lo_q[ri];
+                rl = {30'd0, lane};
+                rm = 4 * {{(32 - BW){1'b0}}, src_bank_q[ri][lane]} + rl;
                 rsp_rdata[1024*ri + 256*rk +: 256] = src_b_q[ri][rl] ? b_rd[rm] : a_rd[rm];
             end
     end

@@ -198,6 +198,8 @@ localparam [2:0] CLS_SCALAR = 3'd2;
 localparam [2:0] CLS_VECTOR = 3'd3;
 localparam [2:0] CLS_MOVE = 3'd4;
 
+`ifndef AIE_CONSTANTS_ONLY
+
 // Bits that must be zero in a legal operation word (all ones: unassigned).
 function automatic [31:0] isa_zero_mask(input [6:0] opc);
     case (opc)
@@ -666,4 +668,5 @@ function automatic [7:0] isa_align(input [6:0] opc);
     endcase
 endfunction
 
+`endif
 /* verilator lint_on UNUSEDPARAM */

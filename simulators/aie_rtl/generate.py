@@ -99,6 +99,9 @@ def render_isa(spec: AieSpec) -> str:
         rows += [f"        default: {fn} = {default};", "    endcase", "endfunction"]
         return rows
 
+    # pyverilog (tests/rtl/aie/test_generated.py) reads the constants above, not the
+    # functions below, which it cannot parse.
+    out += ["", "`ifndef AIE_CONSTANTS_ONLY"]
     out += ["", "// Bits that must be zero in a legal operation word (all ones: unassigned)."]
     out += table("isa_zero_mask", f"[{w - 1}:0]", f"{w}'h{(1 << w) - 1:08X}",
                  lambda d: f"{w}'h{((1 << w) - 1) & ~d.format.used_mask(isa.opcode_lsb, ow):08X}")
@@ -109,7 +112,7 @@ def render_isa(spec: AieSpec) -> str:
     out += ["", "// Bytes a load or store moves (0: not a memory operation), and its alignment."]
     out += table("isa_bytes", "[7:0]", "8'd0", lambda d: f"8'd{spec.ops[d.mnemonic].bytes or 0}")
     out += table("isa_align", "[7:0]", "8'd1", lambda d: f"8'd{spec.ops[d.mnemonic].align or 1}")
-    out += ["", "/* verilator lint_on UNUSEDPARAM */", ""]
+    out += ["", "`endif", "/* verilator lint_on UNUSEDPARAM */", ""]
     return "\n".join(out)
 
 
