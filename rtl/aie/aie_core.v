@@ -657,8 +657,9 @@ module aie_core #(
                 if (a_loop) begin
                     lp_pc[sp[LW-1:0]] <= seq_pc; lp_b[sp[LW-1:0]] <= bno + 1; lp_n[sp[LW-1:0]] <= a_trips;
                 end
-                if (back) lp_n[LW'(nxt_sp - 1'b1)] <= top_n;
-                sp <= nxt_sp;
+                // HALT ends the run before the loops ending at its bundle close
+                if (back && !a_halt) lp_n[LW'(nxt_sp - 1'b1)] <= top_n;
+                if (!a_halt) sp <= nxt_sp;
                 pc <= nxt_pc;
                 bno <= nxt_b;
                 if (a_halt) begin stopped <= 1'b1; stop_kind <= 2'd1; end

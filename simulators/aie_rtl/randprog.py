@@ -49,7 +49,16 @@ def _store(rng) -> str:
 
 def _scalar(rng) -> str:
     r = lambda: f"r{int(rng.integers(0, 16))}"
-    k = rng.integers(0, 9)
+    k = rng.integers(0, 10)
+    if k == 9:                 # control: rounding mode, locks (an ACQ may deadlock), HALT
+        c = rng.random()
+        if c < 0.4:
+            return f"SETRM {int(rng.integers(0, 4))}"
+        if c < 0.8:
+            return f"REL l{int(rng.integers(0, 3))}, {int(rng.integers(0, 24))}"
+        if c < 0.97:
+            return f"ACQ l{int(rng.integers(0, 3))}, {int(rng.integers(0, 8))}"
+        return "HALT"
     if k < 5:
         return f"{['ADD', 'SUB', 'MUL', 'AND', 'OR'][k]} {r()}, {r()}, {r()}"
     if k == 5:
