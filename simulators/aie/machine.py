@@ -229,6 +229,10 @@ class _Run:
                     e.locate(code.where(failed, t, retired, op))
             elif e.where.index < 0:
                 e.locate(code.where(b, t, retired))
+            else:
+                # a stop outside a bundle (the budget, the wall clock) happens at the cycle
+                # the next bundle would issue: the clock edges the RTL counts until then
+                t = max(t, e.where.cycle)
             self.horizon = max(max(ready, default=0), horizon[0])
             self._finish(stalls, t, retired)
             return "error", e
