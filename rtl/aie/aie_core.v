@@ -587,7 +587,7 @@ module aie_core #(
 
             // later phases of a bank-conflicting bundle
             if (cf_left != 2'd0) begin
-                st_bank <= st_bank + 64'd1;
+                if (!failed) st_bank <= st_bank + 64'd1;
                 for (ck_s = 0; ck_s < 2; ck_s = ck_s + 1)
                     if (l_v[ck_s] && l_ph[ck_s] == cf_phase) begin
                         ret_v[ck_s] <= 1'b1; ret_op[ck_s] <= pend_op[ck_s]; ret_d[ck_s] <= pend_d[ck_s];
@@ -675,6 +675,9 @@ module aie_core #(
                 err_code <= budget_out ? (retired >= max_retire ? E_BUDGET : E_CYCLES) : halt_req ? E_HALT : acq_short ? E_DEADLOCK : b_err;
                 failed <= 1'b1;
                 cyc <= cyc + 64'(max_rdy);
+                // accesses of operations before the failing one still complete (the
+                // model's bundle ran them); their extra cycles are not counted
+                if (err_commit && nphase != 2'd0) begin cf_left <= nphase; cf_phase <= 2'd1; end
             end
         end
     end

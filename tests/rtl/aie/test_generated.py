@@ -33,7 +33,9 @@ def test_pyverilog_reads_the_isa_data_back():
             value = node.value.var
             if isinstance(value, vast.IntConst):
                 text = value.value
-                opcodes[node.name] = int(text.split("'h")[1], 16) if "'h" in text else int(text)
+                base = {"h": 16, "d": 10, "b": 2}
+                opcodes[node.name] = (int(text.split("'")[1][1:], base[text.split("'")[1][0]])
+                                      if "'" in text else int(text))
         if isinstance(node, vast.ModuleDef):
             for decl in node.paramlist.params:
                 for p in decl.list:
