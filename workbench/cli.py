@@ -145,13 +145,18 @@ BENCHMARKS = {
     "store": ("workbench.store.bench", "trace store write rate (events/s)"),
     "agent": ("workbench.agent.bench", "agent loop overhead per step, without the model"),
     "tui": ("workbench.tui.bench", "workbench: opening a long run, debugger steps"),
-    "rtl": ("simulators.plena_rtl.bench", "plena RTL under Verilator and Icarus: cycles/s, build time cold and cached"),
+    "rtl": ("simulators.plena_rtl.bench", "plena RTL under Verilator and Icarus: cycles/s, build time cold and cached (--accel aie: the aie RTL)"),
 }
 
 
 def cmd_bench(args) -> int:
     import importlib
     module, _ = BENCHMARKS[args.what]
+    if args.what == "rtl" and "--accel" in args.args:
+        # `bench rtl --accel NAME`: the benchmark beside that accelerator's RTL backend
+        from workbench.rtlcheck import rtl_backend_module
+        accel = args.args[args.args.index("--accel") + 1] if args.args[-1] != "--accel" else ""
+        module = rtl_backend_module(accel).rpartition(".")[0] + ".bench"
     rc = importlib.import_module(module).main(args.args)
     return rc or 0
 

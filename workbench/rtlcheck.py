@@ -33,6 +33,14 @@ TRACE_COMPARISONS = {"plena": "simulators.plena_rtl.compare:compare_traces",
 AUTO_LOCKSTEP_LIMIT = 300_000
 
 
+def rtl_backend_module(accel: str) -> str:
+    """The module of an accelerator's RTL backend (its package holds build and bench)."""
+    if accel not in RTL_BACKENDS:
+        raise ConfigError(f"accelerator {accel!r} has no RTL yet; RTL exists for: "
+                          f"{', '.join(RTL_BACKENDS)}")
+    return RTL_BACKENDS[accel].split(":")[0]
+
+
 def rtl_backend(accel: str, **options):
     if accel not in RTL_BACKENDS:
         raise ConfigError(f"accelerator {accel!r} has no RTL yet; RTL exists for: "

@@ -21,6 +21,8 @@ def _ended(r: RunResult) -> str:
         return r.stop
     e = r.error
     at = f" (dm address {e.address})" if getattr(e, "memory", None) else ""
+    if e.where.index < 0:                    # refused before running: say why
+        return f"{r.stop}: {type(e).__name__}: {e}"
     return f"{r.stop}: {type(e).__name__} at {e.where.format()}, cycle {e.where.cycle}{at}"
 
 
@@ -84,6 +86,7 @@ def _describe(step: TraceStep) -> str:
 def compare_traces(model: list[TraceStep], rtl: list[TraceStep]) -> Divergence | None:
     """The first retired bundle at which the two traces differ (bundle number or issue
     cycle); the debugger's lockstep view and `rtl-check --lockstep` use it."""
+    model, rtl = model or [], rtl or []          # a run refused before simulating has none
     for i, (a, b) in enumerate(zip(model, rtl)):
         if a.pc != b.pc:
             return Divergence("trace", "next bundle", f"bundle {a.pc} `{a.text}`",
