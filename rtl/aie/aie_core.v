@@ -112,7 +112,7 @@ module aie_core #(
         opc = 7'd0;
         cls = 3'd0;
         for (k = 0; k < MAX_OPS; k = k + 1)
-            if (k < int'(nops)) begin
+            if (k < $unsigned(nops)) begin
                 opc = imem_rdata[32*(k+1) + OPCODE_LSB +: OPCODE_W];
                 cls = isa_class(opc);
                 if ((imem_rdata[32*(k+1) +: 32] & isa_zero_mask(opc)) != 32'd0) illegal = 1'b1;
@@ -215,9 +215,12 @@ module aie_core #(
 
     // --- scalar slot -----------------------------------------------------------------
     wire [31:0] wa = sw[S_ALU];
+    wire [4:0]  wa_d = fd(wa), wa_a = fa(wa), wa_b = fb(wa);
+    wire signed [31:0] wa_i = imm_rri(wa);
+    wire [19:0] wa_u = imm_ri(wa);
     wire [6:0]  aop = op_of(wa);
-    wire signed [31:0] ra = r[fa(wa)[3:0]], rb = r[fb(wa)[3:0]];
-    wire [4:0]  ash = imm_rri(wa)[4:0];
+    wire signed [31:0] ra = r[wa_a[3:0]], rb = r[wa_b[3:0]];
+    wire [4:0]  ash = wa_i[4:0];
     reg         a_wr_r, a_wr_p;                     // writes r[d] / p[d]
     reg  signed [31:0] a_val;
     reg  [3:0]  a_err;
@@ -238,19 +241,19 @@ module aie_core #(
                 OP_MUL:  begin a_wr_r = 1'b1; a_val = ra * rb; end
                 OP_AND:  begin a_wr_r = 1'b1; a_val = ra & rb; end
                 OP_OR:   begin a_wr_r = 1'b1; a_val = ra | rb; end
-                OP_ADDI: begin a_wr_r = 1'b1; a_val = ra + imm_rri(wa); end
+                OP_ADDI: begin a_wr_r = 1'b1; a_val = ra + wa_i; end
                 OP_SLLI: begin a_wr_r = 1'b1; a_val = ra <<< ash; end
                 OP_SRAI: begin a_wr_r = 1'b1; a_val = ra >>> ash; end
                 OP_SRLI: begin a_wr_r = 1'b1; a_val = $signed($unsigned(ra) >> ash); end
-                OP_PADD: begin a_wr_p = 1'b1; a_val = p[fd(wa)[2:0]] + r[fa(wa)[3:0]]; end
-                OP_PADDI: begin a_wr_p = 1'b1; a_val = p[fa(wa)[2:0]] + imm_rri(wa); end
+                OP_PADD: begin a_wr_p = 1'b1; a_val = p[wa_d[2:0]] + r[wa_a[3:0]]; end
+                OP_PADDI: begin a_wr_p = 1'b1; a_val = p[wa_a[2:0]] + wa_i; end
                 OP_SETRM: a_setrm = 1'b1;
                 OP_NOP: ;
-                OP_LOOP: begin a_loop = 1'b1; a_trips = 32'(imm_ri(wa)); end
+                OP_LOOP: begin a_loop = 1'b1; a_trips = 32'(wa_u); end
                 OP_LOOPR: begin
                     a_loop = 1'b1;
-                    a_trips = r[fa(wa)[3:0]];
-                    if (r[fa(wa)[3:0]] < 1) a_err = E_LOOPR;
+                    a_trips = r[wa_a[3:0]];
+                    if (r[wa_a[3:0]] < 1) a_err = E_LOOPR;
                 end
                 OP_ACQ: a_acq = 1'b1;
                 OP_REL: begin
@@ -261,14 +264,16 @@ module aie_core #(
                 OP_HALT: a_halt = 1'b1;
                 default: a_unsup = 1'b1;                    // DMAIN, DMAOUT: no DMA yet
             endcase
-        if (a_loop && a_err == E_NONE && int'(sp) >= LOOP_DEPTH) a_err = E_DEEP;
+        if (a_loop && a_err == E_NONE && $unsigned(sp) >= LOOP_DEPTH) a_err = E_DEEP;
         if (a_unsup) a_err = E_UNSUPPORTED;
     end
 
     // --- move slot -------------------------------------------------------------------
     wire [31:0] wm = sw[S_MV];
+    wire [4:0]  wm_d = fd(wm), wm_a = fa(wm);
+    wire [19:0] wm_u = imm_ri(wm);
     wire [6:0]  mvop = op_of(wm);
-    wire signed [31:0] mra = r[fa(wm)[3:0]];
+    wire signed [31:0] mra = r[wm_a[3:0]];
     reg  [2:0]  mv_kind;      // 0 none, 1 r, 2 p, 3 m, 4 g field, 5 x, 6 acc
     reg  signed [31:0] mv_val;
     reg  [511:0] mv_x;
@@ -282,12 +287,12 @@ module aie_core #(
         mv_unsup = 1'b0;
         if (sv[S_MV])
             case (mvop)
-                OP_MOVI:  begin mv_kind = 3'd1; mv_val = 32'($signed(imm_ri(wm))); end
-                OP_MOVHI: begin mv_kind = 3'd1; mv_val = {imm_ri(wm)[15:0], r[fd(wm)[3:0]][15:0]}; end
+                OP_MOVI:  begin mv_kind = 3'd1; mv_val = 32'($signed(wm_u)); end
+                OP_MOVHI: begin mv_kind = 3'd1; mv_val = {wm_u[15:0], r[wm_d[3:0]][15:0]}; end
                 OP_MOV:   begin mv_kind = 3'd1; mv_val = mra; end
                 OP_MOVP:  begin mv_kind = 3'd2; mv_val = mra; end
                 OP_MOVM:  begin mv_kind = 3'd3; mv_val = mra; end
-                OP_MOVPI: begin mv_kind = 3'd2; mv_val = 32'(imm_ri(wm)); end
+                OP_MOVPI: begin mv_kind = 3'd2; mv_val = 32'(wm_u); end
                 OP_GSET_INC: begin mv_kind = 3'd4; mv_gf = 3'd0; mv_val = mra; end
                 OP_GSET_N1:  begin mv_kind = 3'd4; mv_gf = 3'd1; mv_val = mra; end
                 OP_GSET_J1:  begin mv_kind = 3'd4; mv_gf = 3'd2; mv_val = mra; end
@@ -295,9 +300,9 @@ module aie_core #(
                 OP_GSET_J2:  begin mv_kind = 3'd4; mv_gf = 3'd4; mv_val = mra; end
                 OP_VBCST_16: begin mv_kind = 3'd5; for (mv_e = 0; mv_e < 32; mv_e = mv_e + 1) mv_x[16*mv_e +: 16] = mra[15:0]; end
                 OP_VBCST_32: begin mv_kind = 3'd5; for (mv_e = 0; mv_e < 16; mv_e = mv_e + 1) mv_x[32*mv_e +: 32] = mra; end
-                OP_VMOV:  begin mv_kind = 3'd5; mv_x = x[fa(wm)[3:0]]; end
+                OP_VMOV:  begin mv_kind = 3'd5; mv_x = x[wm_a[3:0]]; end
                 OP_ABCST: begin mv_kind = 3'd6; for (mv_e = 0; mv_e < 32; mv_e = mv_e + 1) mv_acc[32*mv_e +: 32] = mra; end
-                OP_AMOV:  begin mv_kind = 3'd6; mv_acc = acc[fa(wm)[2:0]]; end
+                OP_AMOV:  begin mv_kind = 3'd6; mv_acc = acc[wm_a[2:0]]; end
                 default: mv_unsup = 1'b1;
             endcase
     end
@@ -313,7 +318,7 @@ module aie_core #(
     integer mv_e, sb_s, sb_t, id_s, id_t, ma_s, lw_s, mr_t, ck_s, ck_t, ck_f, ck_e;
 
     function automatic [UW-1:0] ur(input [4:0] i);     // r register, r0 never waits
-        ur = (i == 5'd0) ? UW'(NU) : UW'(U_R + int'(i));
+        ur = (i == 5'd0) ? UW'(NU) : UW'(U_R + $unsigned(i));
     endfunction
 
     always @* begin
@@ -321,74 +326,74 @@ module aie_core #(
         // memory slots
         for (sb_s = 0; sb_s < 3; sb_s = sb_s + 1)
             if (sv[sb_s]) begin
-                rd_u[3*sb_s] = UW'(U_P + int'(mpi[sb_s]));
+                rd_u[3*sb_s] = UW'(U_P + $unsigned(mpi[sb_s]));
                 if (sb_s == S_ST)
                     case (mop[sb_s])
                         OP_ST:  rd_u[3*sb_s+1] = ur(mreg[sb_s]);
-                        OP_VST: rd_u[3*sb_s+1] = UW'(U_X + int'(mreg[sb_s][3:0]));
-                        default: rd_u[3*sb_s+1] = UW'(U_ACC + int'(mreg[sb_s][2:0]));   // AST
+                        OP_VST: rd_u[3*sb_s+1] = UW'(U_X + $unsigned(mreg[sb_s][3:0]));
+                        default: rd_u[3*sb_s+1] = UW'(U_ACC + $unsigned(mreg[sb_s][2:0]));   // AST
                     endcase
                 else begin
                     wr_l[3*sb_s] = 5'(T_LOAD);
                     case (mop[sb_s])
                         OP_LD:  wr_u[3*sb_s] = ur(mreg[sb_s]);
-                        OP_ALD: wr_u[3*sb_s] = UW'(U_ACC + int'(mreg[sb_s][2:0]));
-                        default: wr_u[3*sb_s] = UW'(U_X + int'(mreg[sb_s][3:0]));      // VLD, VLDB
+                        OP_ALD: wr_u[3*sb_s] = UW'(U_ACC + $unsigned(mreg[sb_s][2:0]));
+                        default: wr_u[3*sb_s] = UW'(U_X + $unsigned(mreg[sb_s][3:0]));      // VLD, VLDB
                     endcase
                 end
-                if (pm_mode[sb_s] == 2'(PM_MODE_M)) rd_u[3*sb_s+2] = UW'(U_M + int'(pm_val[sb_s][2:0]));
+                if (pm_mode[sb_s] == 2'(PM_MODE_M)) rd_u[3*sb_s+2] = UW'(U_M + $unsigned(pm_val[sb_s][2:0]));
                 if (pm_mode[sb_s] == 2'(PM_MODE_G)) begin
-                    rd_u[3*sb_s+2] = UW'(U_G + int'(pm_val[sb_s][1:0]));
-                    wr_u[3*sb_s+2] = UW'(U_G + int'(pm_val[sb_s][1:0]));
+                    rd_u[3*sb_s+2] = UW'(U_G + $unsigned(pm_val[sb_s][1:0]));
+                    wr_u[3*sb_s+2] = UW'(U_G + $unsigned(pm_val[sb_s][1:0]));
                     wr_l[3*sb_s+2] = 5'(T_ALU);
                 end
-                if (pwr[sb_s]) begin wr_u[3*sb_s+1] = UW'(U_P + int'(mpi[sb_s])); wr_l[3*sb_s+1] = 5'(T_ALU); end
+                if (pwr[sb_s]) begin wr_u[3*sb_s+1] = UW'(U_P + $unsigned(mpi[sb_s])); wr_l[3*sb_s+1] = 5'(T_ALU); end
             end
         // scalar slot
         if (sv[S_ALU])
             case (aop)
                 OP_ADD, OP_SUB, OP_MUL, OP_AND, OP_OR: begin
-                    rd_u[9] = ur(fa(wa)); rd_u[10] = ur(fb(wa));
-                    wr_u[9] = ur(fd(wa)); wr_l[9] = 5'(isa_latency(aop));
+                    rd_u[9] = ur(wa_a); rd_u[10] = ur(wa_b);
+                    wr_u[9] = ur(wa_d); wr_l[9] = 5'(isa_latency(aop));
                 end
                 OP_ADDI, OP_SLLI, OP_SRAI, OP_SRLI: begin
-                    rd_u[9] = ur(fa(wa)); wr_u[9] = ur(fd(wa)); wr_l[9] = 5'(isa_latency(aop));
+                    rd_u[9] = ur(wa_a); wr_u[9] = ur(wa_d); wr_l[9] = 5'(isa_latency(aop));
                 end
                 OP_PADD: begin
-                    rd_u[9] = UW'(U_P + int'(fd(wa)[2:0])); rd_u[10] = ur(fa(wa));
-                    wr_u[9] = UW'(U_P + int'(fd(wa)[2:0])); wr_l[9] = 5'(isa_latency(aop));
+                    rd_u[9] = UW'(U_P + $unsigned(wa_d[2:0])); rd_u[10] = ur(wa_a);
+                    wr_u[9] = UW'(U_P + $unsigned(wa_d[2:0])); wr_l[9] = 5'(isa_latency(aop));
                 end
                 OP_PADDI: begin
-                    rd_u[9] = UW'(U_P + int'(fa(wa)[2:0]));
-                    wr_u[9] = UW'(U_P + int'(fd(wa)[2:0])); wr_l[9] = 5'(isa_latency(aop));
+                    rd_u[9] = UW'(U_P + $unsigned(wa_a[2:0]));
+                    wr_u[9] = UW'(U_P + $unsigned(wa_d[2:0])); wr_l[9] = 5'(isa_latency(aop));
                 end
-                OP_LOOPR: rd_u[9] = ur(fa(wa));
+                OP_LOOPR: rd_u[9] = ur(wa_a);
                 default: ;
             endcase
         // move slot
         if (sv[S_MV]) begin
             wr_l[15] = 5'(isa_latency(mvop));
             case (mvop)
-                OP_MOVI:  wr_u[15] = ur(fd(wm));
-                OP_MOVHI: begin rd_u[15] = ur(fd(wm)); wr_u[15] = ur(fd(wm)); end
-                OP_MOV:   begin rd_u[15] = ur(fa(wm)); wr_u[15] = ur(fd(wm)); end
-                OP_MOVP:  begin rd_u[15] = ur(fa(wm)); wr_u[15] = UW'(U_P + int'(fd(wm)[2:0])); end
-                OP_MOVM:  begin rd_u[15] = ur(fa(wm)); wr_u[15] = UW'(U_M + int'(fd(wm)[2:0])); end
-                OP_MOVPI: wr_u[15] = UW'(U_P + int'(fd(wm)[2:0]));
+                OP_MOVI:  wr_u[15] = ur(wm_d);
+                OP_MOVHI: begin rd_u[15] = ur(wm_d); wr_u[15] = ur(wm_d); end
+                OP_MOV:   begin rd_u[15] = ur(wm_a); wr_u[15] = ur(wm_d); end
+                OP_MOVP:  begin rd_u[15] = ur(wm_a); wr_u[15] = UW'(U_P + $unsigned(wm_d[2:0])); end
+                OP_MOVM:  begin rd_u[15] = ur(wm_a); wr_u[15] = UW'(U_M + $unsigned(wm_d[2:0])); end
+                OP_MOVPI: wr_u[15] = UW'(U_P + $unsigned(wm_d[2:0]));
                 OP_GSET_INC, OP_GSET_N1, OP_GSET_J1, OP_GSET_N2, OP_GSET_J2: begin
-                    rd_u[15] = ur(fa(wm)); wr_u[15] = UW'(U_G + int'(fd(wm)[1:0]));
+                    rd_u[15] = ur(wm_a); wr_u[15] = UW'(U_G + $unsigned(wm_d[1:0]));
                 end
-                OP_VBCST_16, OP_VBCST_32: begin rd_u[15] = ur(fa(wm)); wr_u[15] = UW'(U_X + int'(fd(wm)[3:0])); end
-                OP_VMOV:  begin rd_u[15] = UW'(U_X + int'(fa(wm)[3:0])); wr_u[15] = UW'(U_X + int'(fd(wm)[3:0])); end
-                OP_ABCST: begin rd_u[15] = ur(fa(wm)); wr_u[15] = UW'(U_ACC + int'(fd(wm)[2:0])); end
-                OP_AMOV:  begin rd_u[15] = UW'(U_ACC + int'(fa(wm)[2:0])); wr_u[15] = UW'(U_ACC + int'(fd(wm)[2:0])); end
+                OP_VBCST_16, OP_VBCST_32: begin rd_u[15] = ur(wm_a); wr_u[15] = UW'(U_X + $unsigned(wm_d[3:0])); end
+                OP_VMOV:  begin rd_u[15] = UW'(U_X + $unsigned(wm_a[3:0])); wr_u[15] = UW'(U_X + $unsigned(wm_d[3:0])); end
+                OP_ABCST: begin rd_u[15] = ur(wm_a); wr_u[15] = UW'(U_ACC + $unsigned(wm_d[2:0])); end
+                OP_AMOV:  begin rd_u[15] = UW'(U_ACC + $unsigned(wm_a[2:0])); wr_u[15] = UW'(U_ACC + $unsigned(wm_d[2:0])); end
                 default: ;
             endcase
         end
         hazard = 1'b0;
         for (sb_t = 0; sb_t < 18; sb_t = sb_t + 1) begin
-            if (int'(rd_u[sb_t]) < NU && rdy[rd_u[sb_t]] != 5'd0) hazard = 1'b1;
-            if (int'(wr_u[sb_t]) < NU && rdy[wr_u[sb_t]] >= wr_l[sb_t]) hazard = 1'b1;
+            if ($unsigned(rd_u[sb_t]) < NU && rdy[rd_u[sb_t]] != 5'd0) hazard = 1'b1;
+            if ($unsigned(wr_u[sb_t]) < NU && rdy[wr_u[sb_t]] >= wr_l[sb_t]) hazard = 1'b1;
         end
     end
 
@@ -439,15 +444,15 @@ module aie_core #(
         top_n = 32'd0;
         if (a_loop) nxt_sp = sp + 1'b1;
         for (lv = 0; lv < LOOP_DEPTH; lv = lv + 1)
-            if (!back && lv < int'(nends) && int'(sp) - 1 - lv >= 0) begin
-                if (lp_n[int'(sp) - 1 - lv] > 1) begin
+            if (!back && lv < $unsigned(nends) && lv < $unsigned(sp)) begin
+                if (lp_n[$unsigned(sp) - 1 - lv] > 1) begin
                     back = 1'b1;
-                    nxt_pc = lp_pc[int'(sp) - 1 - lv];
-                    nxt_b = lp_b[int'(sp) - 1 - lv];
-                    nxt_sp = SPW'(int'(sp) - lv);
-                    top_n = lp_n[int'(sp) - 1 - lv] - 1;
+                    nxt_pc = lp_pc[$unsigned(sp) - 1 - lv];
+                    nxt_b = lp_b[$unsigned(sp) - 1 - lv];
+                    nxt_sp = SPW'($unsigned(sp) - lv);
+                    top_n = lp_n[$unsigned(sp) - 1 - lv] - 1;
                 end else
-                    nxt_sp = SPW'(int'(sp) - 1 - lv);
+                    nxt_sp = SPW'($unsigned(sp) - 1 - lv);
             end
         at_end = !back && (32'(seq_pc) >= prog_len);
     end
@@ -483,13 +488,13 @@ module aie_core #(
         for (ma_s = 0; ma_s < 3; ma_s = ma_s + 1) begin
             off = maddr[ma_s][4:0];
             c_row[ma_s] = RW'(maddr[ma_s] >>> 5);
-            c_nrows[ma_s] = 3'((int'(off) + int'(mbytes[ma_s]) + 31) / 32);
+            c_nrows[ma_s] = 3'(($unsigned(off) + $unsigned(mbytes[ma_s]) + 31) / 32);
             case (mop[ma_s])
                 OP_ST:  begin sdata = 1024'($unsigned(r[mreg[ma_s][3:0]])); smask = 128'hF; end
                 OP_VST: begin sdata = 1024'(x[mreg[ma_s][3:0]]); smask = {64'd0, {64{1'b1}}}; end
                 default: begin sdata = acc[mreg[ma_s][2:0]]; smask = {128{1'b1}}; end
             endcase
-            c_wd[ma_s] = sdata << (8 * int'(off));
+            c_wd[ma_s] = sdata << (8 * $unsigned(off));
             c_be[ma_s] = (ma_s == S_ST) ? (smask << off) : 128'd0;
         end
         dm_v = 3'd0;
@@ -525,7 +530,7 @@ module aie_core #(
     always @* begin
         for (lw_s = 0; lw_s < 2; lw_s = lw_s + 1) begin
             win = dm_rdata[1024*lw_s +: 1024];
-            lw[lw_s] = win >> (8 * int'(ret_off[lw_s]));
+            lw[lw_s] = win >> (8 * $unsigned(ret_off[lw_s]));
         end
     end
 
@@ -623,32 +628,32 @@ module aie_core #(
                 end
                 // scalar slot
                 if (commit[S_ALU]) begin
-                    if (a_wr_r && fd(wa) != 5'd0) r[fd(wa)[3:0]] <= a_val;
-                    if (a_wr_p) p[fd(wa)[2:0]] <= a_val;
-                    if (a_setrm) rm <= imm_ri(wa)[1:0];
+                    if (a_wr_r && wa_d != 5'd0) r[wa_d[3:0]] <= a_val;
+                    if (a_wr_p) p[wa_d[2:0]] <= a_val;
+                    if (a_setrm) rm <= wa_u[1:0];
                     if (a_acq) lk[a_lock] <= lk[a_lock] - a_lockn;
                     if (a_rel) lk[a_lock] <= a_relv[5:0];
                 end
                 // move slot
                 if (commit[S_MV])
                     case (mv_kind)
-                        3'd1: if (fd(wm) != 5'd0) r[fd(wm)[3:0]] <= mv_val;
-                        3'd2: p[fd(wm)[2:0]] <= mv_val;
-                        3'd3: m[fd(wm)[2:0]] <= mv_val;
+                        3'd1: if (wm_d != 5'd0) r[wm_d[3:0]] <= mv_val;
+                        3'd2: p[wm_d[2:0]] <= mv_val;
+                        3'd3: m[wm_d[2:0]] <= mv_val;
                         3'd4: begin
-                            g[fd(wm)[1:0]][mv_gf] <= mv_val;
-                            g[fd(wm)[1:0]][5] <= 32'sd0;
-                            g[fd(wm)[1:0]][6] <= 32'sd0;
+                            g[wm_d[1:0]][mv_gf] <= mv_val;
+                            g[wm_d[1:0]][5] <= 32'sd0;
+                            g[wm_d[1:0]][6] <= 32'sd0;
                         end
-                        3'd5: x[fd(wm)[3:0]] <= mv_x;
-                        3'd6: acc[fd(wm)[2:0]] <= mv_acc;
+                        3'd5: x[wm_d[3:0]] <= mv_x;
+                        3'd6: acc[wm_d[2:0]] <= mv_acc;
                         default: ;
                     endcase
             end
 
             if (issue) begin
                 for (ck_t = 0; ck_t < 18; ck_t = ck_t + 1)
-                    if (int'(wr_u[ck_t]) < NU) rdy[wr_u[ck_t]] <= wr_l[ck_t] - 5'd1;
+                    if ($unsigned(wr_u[ck_t]) < NU) rdy[wr_u[ck_t]] <= wr_l[ck_t] - 5'd1;
                 for (ck_s = 0; ck_s < 6; ck_s = ck_s + 1) if (sv[ck_s]) busy[ck_s] <= busy[ck_s] + 64'd1;
                 retired <= retired + 64'd1;
                 rt_valid <= 1'b1; rt_index <= retired; rt_bundle <= bno; rt_cycle <= cyc;
@@ -700,7 +705,7 @@ module aie_core #(
         else if (hr_addr >= 12'h040 && hr_addr < 12'h050) hr_data = 32'(lk[hr_addr[3:0]]);
         else if (hr_addr == 12'h050) hr_data = 32'(rm);
         else if (hr_addr >= 12'h060 && hr_addr < 12'h06F)
-            hr_data = int'(hr_addr[3:1]) < LOOP_DEPTH ?
+            hr_data = $unsigned(hr_addr[3:1]) < LOOP_DEPTH ?
                       (hr_addr[0] ? lp_n[hr_addr[3:1]] : lp_b[hr_addr[3:1]]) : 32'd0;
         else if (hr_addr == 12'h06F) hr_data = 32'(sp);
         else case (hr_addr)

@@ -71,8 +71,8 @@ module aie_dm #(
                 src_bank[i][l] = bk;
                 src_b[i][l] = (bk != sb);
                 if (use_[i][l]) begin
-                    m = 4 * int'(bk) + l;
-                    kk = int'(k_[i][l]);
+                    m = 4 * $unsigned(bk) + l;
+                    kk = $unsigned(k_[i][l]);
                     if (bk == sb) begin
                         a_en[m] = 1'b1; a_we[m] = req_we[i];
                         a_be[m] = req_be[128*i + 32*kk +: 32];
