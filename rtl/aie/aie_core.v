@@ -307,6 +307,47 @@ module aie_core #(
             endcase
     end
 
+    // --- vector slot: the lane ALU (int8/int16 add, subtract, max, min; logic) -------
+    // Lanes wrap (no saturation), as the model. The rest of the vector unit (multiplies,
+    // accumulators, conversions, shuffles, reductions, functions) is not built yet.
+    wire [31:0] wv = sw[S_VEC];
+    wire [6:0]  vop = op_of(wv);
+    wire [4:0]  wv_d = fd(wv), wv_a = fa(wv), wv_b = fb(wv);
+    wire [511:0] va = x[wv_a[3:0]], vb = x[wv_b[3:0]];
+    reg  [511:0] v_res;
+    reg          v_unsup;
+    integer vl;
+    always @* begin
+        v_res = 512'd0;
+        v_unsup = 1'b0;
+        case (vop)
+            OP_VAND: v_res = va & vb;
+            OP_VOR:  v_res = va | vb;
+            OP_VXOR: v_res = va ^ vb;
+            OP_VADD_I8, OP_VSUB_I8, OP_VMAX_I8, OP_VMIN_I8:
+                for (vl = 0; vl < 64; vl = vl + 1)
+                    case (vop)
+                        OP_VADD_I8: v_res[8*vl +: 8] = va[8*vl +: 8] + vb[8*vl +: 8];
+                        OP_VSUB_I8: v_res[8*vl +: 8] = va[8*vl +: 8] - vb[8*vl +: 8];
+                        OP_VMAX_I8: v_res[8*vl +: 8] = $signed(va[8*vl +: 8]) > $signed(vb[8*vl +: 8])
+                                                       ? va[8*vl +: 8] : vb[8*vl +: 8];
+                        default:    v_res[8*vl +: 8] = $signed(va[8*vl +: 8]) < $signed(vb[8*vl +: 8])
+                                                       ? va[8*vl +: 8] : vb[8*vl +: 8];
+                    endcase
+            OP_VADD_I16, OP_VSUB_I16, OP_VMAX_I16, OP_VMIN_I16:
+                for (vl = 0; vl < 32; vl = vl + 1)
+                    case (vop)
+                        OP_VADD_I16: v_res[16*vl +: 16] = va[16*vl +: 16] + vb[16*vl +: 16];
+                        OP_VSUB_I16: v_res[16*vl +: 16] = va[16*vl +: 16] - vb[16*vl +: 16];
+                        OP_VMAX_I16: v_res[16*vl +: 16] = $signed(va[16*vl +: 16]) > $signed(vb[16*vl +: 16])
+                                                         ? va[16*vl +: 16] : vb[16*vl +: 16];
+                        default:     v_res[16*vl +: 16] = $signed(va[16*vl +: 16]) < $signed(vb[16*vl +: 16])
+                                                         ? va[16*vl +: 16] : vb[16*vl +: 16];
+                    endcase
+            default: v_unsup = 1'b1;
+        endcase
+    end
+
     // --- scoreboard: what the bundle reads and writes ---------------------------------
     // Up to 3 reads and 3 writes per slot; unit NU means none.
     localparam integer UW = $clog2(NU + 1);
@@ -370,6 +411,11 @@ module aie_core #(
                 OP_LOOPR: rd_u[9] = ur(wa_a);
                 default: ;
             endcase
+        // vector slot
+        if (sv[S_VEC]) begin
+            rd_u[12] = UW'(U_X + $unsigned(wv_a[3:0])); rd_u[13] = UW'(U_X + $unsigned(wv_b[3:0]));
+            wr_u[12] = UW'(U_X + $unsigned(wv_d[3:0])); wr_l[12] = 5'(isa_latency(vop));
+        end
         // move slot
         if (sv[S_MV]) begin
             wr_l[15] = 5'(isa_latency(mvop));
@@ -409,8 +455,9 @@ module aie_core #(
         b_err = E_NONE; b_err_slot = 3'd7; b_err_addr = 32'sd0; b_err_val = 32'sd0;
         commit = sv;
         if (illegal) begin b_err = E_ILLEGAL; commit = 6'd0; end
-        else if (sv[S_VEC] || mv_unsup) begin
-            b_err = E_UNSUPPORTED; b_err_slot = sv[S_VEC] ? 3'(S_VEC) : 3'(S_MV); commit = 6'd0;
+        else if ((sv[S_VEC] && v_unsup) || mv_unsup) begin
+            b_err = E_UNSUPPORTED; b_err_slot = (sv[S_VEC] && v_unsup) ? 3'(S_VEC) : 3'(S_MV);
+            commit = 6'd0;
         end else begin
             for (id_s = 0; id_s < 3; id_s = id_s + 1)
                 if (b_err == E_NONE && merr[id_s] != E_NONE) begin
@@ -634,6 +681,8 @@ module aie_core #(
                     if (a_acq) lk[a_lock] <= lk[a_lock] - a_lockn;
                     if (a_rel) lk[a_lock] <= a_relv[5:0];
                 end
+                // vector slot
+                if (commit[S_VEC]) x[wv_d[3:0]] <= v_res;
                 // move slot
                 if (commit[S_MV])
                     case (mv_kind)

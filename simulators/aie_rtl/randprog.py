@@ -1,4 +1,4 @@
-"""Random valid aie programs of scalar, move, load and store bundles (with hardware
+"""Random valid aie programs of scalar, move, load, store and vector-ALU bundles (with hardware
 loops and every post-modify mode) and random data-memory images, for differential
 testing of the model against the RTL. Each bundle is assembled alone first: one that
 breaks a bundle rule is drawn again, so every program is one the assembler accepts."""
@@ -88,9 +88,17 @@ def _move(rng) -> str:
     return f"AMOV acc{int(rng.integers(0, 8))}, acc{int(rng.integers(0, 8))}"
 
 
+def _vector(rng) -> str:
+    x = lambda: f"x{int(rng.integers(0, 16))}"
+    op = rng.choice(["VADD.I8", "VADD.I16", "VSUB.I8", "VSUB.I16", "VMAX.I8", "VMAX.I16",
+                     "VMIN.I8", "VMIN.I16", "VAND", "VOR", "VXOR"])
+    return f"{op} {x()}, {x()}, {x()}"
+
+
 def _bundle(rng) -> str:
     ops = []
-    for make, p in ((_load, 0.5), (_load, 0.2), (_store, 0.35), (_scalar, 0.5), (_move, 0.4)):
+    for make, p in ((_load, 0.5), (_load, 0.2), (_store, 0.35), (_scalar, 0.5), (_vector, 0.35),
+                    (_move, 0.4)):
         if rng.random() < p:
             ops.append(make(rng))
     return " || ".join(ops) or "NOP"

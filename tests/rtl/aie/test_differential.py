@@ -97,6 +97,6 @@ def test_a_divergence_names_the_bundle_and_both_values(diff_cfg):
 
 
 def test_unsupported_operations_are_refused_by_name(diff_cfg):
-    program = assemble("VADD.I16 x0, x1, x2\n", "v.asm", diff_cfg)
+    program = assemble("VMAC.I16 acc0, x1, x2\n", "v.asm", diff_cfg)
     r = AieRTL().run(program, MemoryImage({}), diff_cfg)
-    assert r.stop == "error" and "VADD.I16" in str(r.error)
+    assert r.stop == "error" and "VMAC.I16" in str(r.error)
