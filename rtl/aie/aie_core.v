@@ -444,30 +444,72 @@ module aie_core #(
     end
 
     // --- the issue decision ----------------------------------------------------------
+    // A failing bundle: the operations the model's bundle ran before the failing one
+    // take effect. The model runs a bundle's operations so that a reader of a register
+    // runs before the operation writing it, loads before the store, slot order
+    // otherwise (the lowest-numbered ready operation next); with no such order (two
+    // operations exchanging values) nothing takes effect. pos[] is that order.
     reg         drained;
-    reg  [3:0]  b_err;            // the bundle's first error, slot order
+    reg  [3:0]  b_err;            // the bundle's first error, in execution order
     reg  [2:0]  b_err_slot;
     reg  signed [31:0] b_err_addr, b_err_val;
     reg  [5:0]  commit;           // slots whose operations take effect
+    reg  [5:0]  dep [0:5];        // dep[j][i]: operation i runs before operation j
+    reg  [2:0]  pos [0:5];
+    reg  [5:0]  placed;
+    reg         found, ordered;
+    reg  [3:0]  s_err [0:5];
+    reg  [2:0]  best;
+    integer id_j, id_k, id_n;
     always @* begin
         drained = 1'b1;
         for (id_t = 0; id_t < NU; id_t = id_t + 1) if (rdy[id_t] != 5'd0) drained = 1'b0;
+        // dependencies: j writes a unit i reads; the store after the loads
+        for (id_j = 0; id_j < 6; id_j = id_j + 1)
+            for (id_s = 0; id_s < 6; id_s = id_s + 1) begin
+                dep[id_j][id_s] = 1'b0;
+                if (sv[id_j] && sv[id_s] && id_j != id_s) begin
+                    for (id_k = 0; id_k < 3; id_k = id_k + 1)
+                        for (id_n = 0; id_n < 3; id_n = id_n + 1)
+                            if ($unsigned(wr_u[3*id_j + id_k]) < NU && wr_u[3*id_j + id_k] == rd_u[3*id_s + id_n])
+                                dep[id_j][id_s] = 1'b1;
+                    if (id_j == S_ST && id_s < 2) dep[id_j][id_s] = 1'b1;
+                end
+            end
+        placed = ~sv;
+        ordered = 1'b1;
+        for (id_s = 0; id_s < 6; id_s = id_s + 1) pos[id_s] = 3'd7;
+        for (id_n = 0; id_n < 6; id_n = id_n + 1) begin
+            found = 1'b0;
+            for (id_j = 0; id_j < 6; id_j = id_j + 1)
+                if (!found && !placed[id_j] && (dep[id_j] & ~placed) == 6'd0) begin
+                    found = 1'b1;
+                    pos[id_j] = 3'(id_n);
+                    placed[id_j] = 1'b1;
+                end
+            if (!found && placed != 6'h3F) ordered = 1'b0;
+        end
+        for (id_s = 0; id_s < 6; id_s = id_s + 1) s_err[id_s] = E_NONE;
+        for (id_s = 0; id_s < 3; id_s = id_s + 1) s_err[id_s] = merr[id_s];
+        s_err[S_ALU] = a_err;
         b_err = E_NONE; b_err_slot = 3'd7; b_err_addr = 32'sd0; b_err_val = 32'sd0;
         commit = sv;
+        best = 3'd7;
         if (illegal) begin b_err = E_ILLEGAL; commit = 6'd0; end
         else if ((sv[S_VEC] && v_unsup) || mv_unsup) begin
             b_err = E_UNSUPPORTED; b_err_slot = (sv[S_VEC] && v_unsup) ? 3'(S_VEC) : 3'(S_MV);
             commit = 6'd0;
         end else begin
-            for (id_s = 0; id_s < 3; id_s = id_s + 1)
-                if (b_err == E_NONE && merr[id_s] != E_NONE) begin
-                    b_err = merr[id_s]; b_err_slot = 3'(id_s); b_err_addr = maddr[id_s];
-                    commit = sv & ((6'd1 << id_s) - 6'd1);
-                end
-            if (b_err == E_NONE && a_err != E_NONE) begin
-                b_err = a_err; b_err_slot = 3'(S_ALU);
+            for (id_s = 0; id_s < 4; id_s = id_s + 1)
+                if (sv[id_s] && s_err[id_s] != E_NONE &&
+                    (best == 3'd7 || (ordered ? pos[id_s] < pos[best] : 1'b0)))
+                    best = 3'(id_s);
+            if (best != 3'd7) begin
+                b_err = s_err[best]; b_err_slot = best;
+                b_err_addr = (best < 3'd3) ? maddr[best] : 32'sd0;
                 b_err_val = (a_err == E_REL) ? 32'(a_relv) : a_trips;
-                commit = sv & 6'b000111;
+                for (id_s = 0; id_s < 6; id_s = id_s + 1)
+                    commit[id_s] = sv[id_s] && ordered && pos[id_s] < pos[best];
             end
         end
     end
