@@ -86,7 +86,8 @@ def _describe(step: TraceStep) -> str:
 def compare_traces(model: list[TraceStep], rtl: list[TraceStep]) -> Divergence | None:
     """The first retired bundle at which the two traces differ (bundle number or issue
     cycle); the debugger's lockstep view and `rtl-check --lockstep` use it."""
-    model, rtl = model or [], rtl or []          # a run refused before simulating has none
+    if rtl is None or model is None:             # a run refused before simulating: no trace
+        return None
     for i, (a, b) in enumerate(zip(model, rtl)):
         if a.pc != b.pc:
             return Divergence("trace", "next bundle", f"bundle {a.pc} `{a.text}`",
