@@ -217,8 +217,12 @@ class _Run(Run):
                     e.locate(code.where(failed, t, retired, op))
             elif e.where.index < 0:
                 e.locate(code.where(b, t, retired))
-            else:                               # located by the budget checks
+            else:
+                # located by the budget checks; a stop outside a bundle (the budget, the
+                # wall clock) happens at the cycle the next bundle would issue: the clock
+                # edges the RTL counts until then
                 retired = e.where.retired
+                t = max(t, e.where.cycle)
             self.horizon = max(max(ready, default=0), horizon[0])
             self._finish(stalls, t, retired)
             raise

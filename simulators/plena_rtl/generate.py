@@ -13,36 +13,16 @@ tests/rtl/plena/test_generated.py regenerates them and fails on any difference.
 """
 from __future__ import annotations
 
-import ast
 import sys
 from pathlib import Path
 
 from isa.loader import ISA, get_isa
+from simulators.rtl.verilog import verilog_expr
 
 RTL_DIR = Path(__file__).resolve().parents[2] / "rtl" / "plena"
 PARAMS_VH = RTL_DIR / "plena_params.vh"
 ISA_VH = RTL_DIR / "plena_isa.vh"
 GENERATOR = "simulators/plena_rtl/generate.py"
-
-_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "/"}
-
-
-def verilog_expr(expr: str, names: set[str]) -> str:
-    """A hardware.toml expression (integers, parameters, + - * // and parentheses) as
-    Verilog; every value is non-negative, so // and Verilog's / agree."""
-    def emit(node) -> str:
-        if isinstance(node, ast.Expression):
-            return emit(node.body)
-        if isinstance(node, ast.Constant) and isinstance(node.value, int):
-            return str(node.value)
-        if isinstance(node, ast.Name) and node.id in names:
-            return node.id
-        if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
-            return f"({emit(node.left)} {_OPS[type(node.op)]} {emit(node.right)})"
-        raise ValueError(f"expression {expr!r}: cannot translate {ast.dump(node)} to Verilog")
-    text = emit(ast.parse(expr, mode="eval"))
-    return text[1:-1] if text.startswith("(") and text.endswith(")") else text
-
 
 def _ident(name: str) -> str:
     return name.upper()

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
+from simulators.rtl.verilog import read_memh
+
 MEMORY_FILES = ("vsram", "msram", "fp_mem", "int_mem")
 ACCUMULATORS = ("MM_ACC", "MV_ACC", "BMM_ACC", "BMV_ACC")
 
@@ -31,15 +33,6 @@ def rows_hex(bits: np.ndarray, width: int) -> str:
 
 def words_hex(words: np.ndarray) -> str:
     return "\n".join(f"{int(w):08x}" for w in words) + "\n"
-
-
-def read_memh(path: Path, bits: int) -> list[str]:
-    """The data words of a $writememh file, as hex strings (comments and @ lines skipped;
-    Icarus writes address comments as `// 0x...`)."""
-    out = []
-    for line in path.read_text().splitlines():
-        out.extend(w for w in line.split("//", 1)[0].split() if not w.startswith("@"))
-    return out
 
 
 def rows_from_hex(path: Path, width: int) -> np.ndarray:

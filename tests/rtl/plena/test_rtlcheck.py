@@ -50,7 +50,10 @@ def test_divergence_names_the_first_instruction():
     assert "FAIL  plena relu C1" in res.format()
 
 
-def test_bad_usage_is_a_clear_error(capsys):
+def test_bad_usage_is_a_clear_error(capsys, monkeypatch):
+    import dataclasses
+    import workbench.accel.aie as record       # an accelerator without RTL: aie's taken away
+    monkeypatch.setattr(record, "ACCELERATOR", dataclasses.replace(record.ACCELERATOR, rtl=None))
     assert main(["rtl-check", "--accel", "plena", "--task", "relu"]) == 2
     assert "needs --task and --config" in capsys.readouterr().err
     assert main(["rtl-check", "--accel", "plena", "--task", "relu", "--config", "C9"]) == 2

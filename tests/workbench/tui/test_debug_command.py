@@ -145,7 +145,10 @@ def test_debug_a_bare_program_on_an_exec_image(tmp_path):
     drive(screen, script)
 
 
-def test_debug_usage_errors_are_named(kernel, capsys):
+def test_debug_usage_errors_are_named(kernel, capsys, monkeypatch):
+    import dataclasses
+    import workbench.accel.aie as record       # an accelerator without RTL: aie's taken away
+    monkeypatch.setattr(record, "ACCELERATOR", dataclasses.replace(record.ACCELERATOR, rtl=None))
     assert main(["debug", "--accel", "plena", "--task", "relu", kernel]) == 2
     assert "needs both --task and --config" in capsys.readouterr().err
     assert main(["debug", "--accel", "plena", "--task", "relu", "--config", "C9", kernel]) == 2

@@ -5,7 +5,7 @@ from isa.aie import default_config
 from isa.manual import render_manual
 from simulators.aie.assembler import assemble
 from simulators.aie.program import disassemble
-from workbench.accel import Accelerator
+from workbench.accel import Accelerator, Rtl
 
 from .baselines import baseline_source, templates
 from .layout import aie_layout
@@ -33,5 +33,8 @@ ACCELERATOR = Accelerator(
     checked_memories=("ext",),
     tracing="simulators.aie.tracing",
     view="workbench.tui.model.views.aie:VIEW",
+    rtl=Rtl(backend="simulators.aie_rtl.backend:AieRTL",
+            compare="simulators.aie_rtl.compare:compare_traces",
+            bench="simulators.aie_rtl.bench:main"),
     benchmarks={"aie-model": ("workbench.accel.aie.bench", "aie functional model: bundles/s per loop kind, MACs/s, traced slowdown, Level-1 suite time")},
 )

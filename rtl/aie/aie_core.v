@@ -1,0 +1,825 @@
+// aie_core: the aie tile's core (isa/aie): bundle fetch and decode, the interlocked
+// issue stage, the scalar and move units, the three address generators (two loads, one
+// store) with post-modify, hardware loops, locks, and the counters.
+//
+// Pipeline. The instruction memory is read with the address of the next bundle the
+// cycle before it issues (aie_imem returns a whole bundle per read), so a taken loop
+// back costs no cycle. A bundle issues when every register it reads is ready and no
+// result it writes would land before an older result of the same register; the
+// scoreboard holds, per register, the cycles until its pending result is readable
+// (loaded from the latency parameter of the writing operation's timing class, counted
+// down every clock). Issue reads all operands at once, so an operation never sees a
+// result of its own bundle. Scalar, move and post-modify results are written at the
+// issue edge; load data comes from the data memory the cycle after the access and is
+// written then; the scoreboard keeps readers away until the class latency is over.
+//
+// Memory accesses of one bundle that start in one data-memory bank are serialised, one
+// per cycle (slot order: ld0, ld1, st; loads see the bytes from before the bundle's
+// store), holding the issue stage for the extra cycles (stall cause bank_conflict).
+//
+// The cycle counter counts clock edges from `start` (the first bundle issues in cycle
+// 0) until the core has nothing left to issue and every scoreboard entry has drained.
+module aie_core #(
+`include "aie_params.vh"
+) (
+    input  wire          clk,
+    input  wire          rst,
+    input  wire          start,
+    input  wire [31:0]   prog_len,        // program length in words
+    input  wire [63:0]   max_retire,      // bundle budget
+    input  wire [63:0]   max_cycles,      // cycle budget of the run
+    input  wire          halt_req,        // host: stop before the next bundle
+    output reg           done,            // the run is over and every write has landed
+    // instruction memory read port
+    output wire [IAW-1:0] imem_raddr,
+    input  wire [255:0]  imem_rdata,
+    // data memory: ld0, ld1, st
+    output reg  [2:0]    dm_v,
+    output reg  [3*RW-1:0] dm_row,
+    output reg  [8:0]    dm_nrows,
+    output reg  [2:0]    dm_we,
+    output reg  [383:0]  dm_be,
+    output reg  [3071:0] dm_wdata,
+    input  wire [3071:0] dm_rdata,
+    // host register read: 32-bit words (see the address map at hr_data)
+    input  wire [11:0]   hr_addr,
+    output reg  [31:0]   hr_data,
+    // retirement trace: a bundle issued
+    output reg           rt_valid,
+    output reg  [63:0]   rt_index,
+    output reg  [31:0]   rt_bundle,
+    output reg  [63:0]   rt_cycle
+);
+`include "aie_isa.vh"
+    localparam integer IAW = $clog2(IMEM_WORDS);
+    localparam integer RW = $clog2(DM_SIZE) - 5;
+    localparam integer BANK_SHIFT = $clog2(DM_SIZE / DM_BANKS);
+    localparam integer SPW = $clog2(LOOP_DEPTH + 1);
+    localparam integer LW = (LOOP_DEPTH > 1) ? $clog2(LOOP_DEPTH) : 1;
+    // Scoreboard units: r, p, m, g, x, acc (numbered as the model's flat units).
+    localparam integer U_R = 0, U_P = U_R + NUM_R, U_M = U_P + NUM_P, U_G = U_M + NUM_M,
+                       U_X = U_G + NUM_G, U_ACC = U_X + NUM_X, NU = U_ACC + NUM_ACC;
+    // Error codes (simulators/aie_rtl/backend.py).
+    localparam [3:0] E_NONE = 0, E_RANGE = 1, E_ALIGN = 2, E_LOOPR = 3, E_DEEP = 4, E_REL = 5,
+                     E_DEADLOCK = 6, E_BUDGET = 7, E_CYCLES = 8, E_HALT = 9, E_ILLEGAL = 10,
+                     E_UNSUPPORTED = 11;
+    // Slots.
+    localparam integer S_LD0 = 0, S_LD1 = 1, S_ST = 2, S_ALU = 3, S_VEC = 4, S_MV = 5;
+
+    // --- architectural state ---------------------------------------------------------
+    reg  signed [31:0] r [0:NUM_R-1];
+    reg  signed [31:0] p [0:NUM_P-1];
+    reg  signed [31:0] m [0:NUM_M-1];
+    reg  signed [31:0] g [0:NUM_G-1][0:6];      // INC N1 J1 N2 J2 C1 C2
+    reg  [511:0]       x [0:NUM_X-1];
+    reg  [1023:0]      acc [0:NUM_ACC-1];
+    reg  [5:0]         lk [0:NUM_LOCK-1];
+    reg  [1:0]         rm;
+    reg  [IAW:0]       lp_pc [0:LOOP_DEPTH-1];
+    reg  [31:0]        lp_b  [0:LOOP_DEPTH-1];
+    reg  [31:0]        lp_n  [0:LOOP_DEPTH-1];
+    reg  [SPW-1:0]     sp;
+
+    // --- control ---------------------------------------------------------------------
+    reg         running, stopped, fetched, failed;
+    reg  [IAW:0] pc;                 // word address of the bundle in `imem_rdata`
+    reg  [31:0] bno;                 // its bundle number
+    reg  [63:0] cyc, retired;
+    reg  [4:0]  rdy [0:NU-1];
+    reg  [1:0]  stop_kind;           // 0 end, 1 HALT, 2 error
+    reg  [3:0]  err_code;
+    reg  [2:0]  err_slot;            // slot of the failing operation, 7: none
+    reg  [31:0] err_b;
+    reg  [63:0] err_cycle;
+    reg  signed [31:0] err_addr, err_val;
+    reg  [63:0] st_hazard, st_bank, busy [0:5];
+
+    // --- decode ----------------------------------------------------------------------
+    wire [31:0] hdr = imem_rdata[31:0];
+    wire [2:0]  nops = hdr[HDR_OPS_LSB +: HDR_OPS_W];
+    wire [2:0]  nends = hdr[HDR_ENDS_LSB +: HDR_ENDS_W];
+    reg  [31:0] sw [0:5];            // operation word per slot
+    reg  [5:0]  sv;                  // slot holds an operation
+    reg         illegal;
+    integer k;
+    reg  [6:0]  opc;
+    reg  [2:0]  cls;
+
+    always @* begin
+        for (k = 0; k < 6; k = k + 1) sw[k] = 32'd0;
+        sv = 6'd0;
+        illegal = 1'b0;
+        opc = 7'd0;
+        cls = 3'd0;
+        for (k = 0; k < MAX_OPS; k = k + 1)
+            if (k < $unsigned(nops)) begin
+                opc = imem_rdata[32*(k+1) + OPCODE_LSB +: OPCODE_W];
+                cls = isa_class(opc);
+                if ((imem_rdata[32*(k+1) +: 32] & isa_zero_mask(opc)) != 32'd0) illegal = 1'b1;
+                case (cls)
+                    CLS_LOAD:
+                        if (!sv[S_LD0]) begin sv[S_LD0] = 1'b1; sw[S_LD0] = imem_rdata[32*(k+1) +: 32]; end
+                        else if (!sv[S_LD1]) begin sv[S_LD1] = 1'b1; sw[S_LD1] = imem_rdata[32*(k+1) +: 32]; end
+                        else illegal = 1'b1;
+                    CLS_STORE:  begin illegal = illegal | sv[S_ST];  sv[S_ST] = 1'b1;  sw[S_ST] = imem_rdata[32*(k+1) +: 32]; end
+                    CLS_SCALAR: begin illegal = illegal | sv[S_ALU]; sv[S_ALU] = 1'b1; sw[S_ALU] = imem_rdata[32*(k+1) +: 32]; end
+                    CLS_VECTOR: begin illegal = illegal | sv[S_VEC]; sv[S_VEC] = 1'b1; sw[S_VEC] = imem_rdata[32*(k+1) +: 32]; end
+                    CLS_MOVE:   begin illegal = illegal | sv[S_MV];  sv[S_MV] = 1'b1;  sw[S_MV] = imem_rdata[32*(k+1) +: 32]; end
+                    default: illegal = 1'b1;
+                endcase
+            end
+        if (nops == 3'd0) illegal = 1'b1;
+    end
+
+    function automatic [6:0] op_of(input [31:0] w);
+        op_of = w[OPCODE_LSB +: OPCODE_W];
+    endfunction
+    function automatic [4:0] fd(input [31:0] w);   // d / s field (same place in every format)
+        fd = w[F_RRR_D_LSB +: F_RRR_D_W];
+    endfunction
+    function automatic [4:0] fa(input [31:0] w);
+        fa = w[F_RRR_A_LSB +: F_RRR_A_W];
+    endfunction
+    function automatic [4:0] fb(input [31:0] w);
+        fb = w[F_RRR_B_LSB +: F_RRR_B_W];
+    endfunction
+    function automatic signed [31:0] imm_rri(input [31:0] w);   // signed 15-bit field
+        imm_rri = 32'($signed(w[F_RRI_IMM_LSB +: F_RRI_IMM_W]));
+    endfunction
+    function automatic [19:0] imm_ri(input [31:0] w);
+        imm_ri = w[F_RI_IMM_LSB +: F_RI_IMM_W];
+    endfunction
+
+    // --- memory slots: address, checks, post-modify -----------------------------------
+    reg  [6:0]  mop [0:2];
+    reg  [2:0]  mpi [0:2];                          // pointer number
+    reg  [4:0]  mreg [0:2];                         // data register
+    reg  [1:0]  pm_mode [0:2];
+    reg  signed [31:0] pm_val [0:2];
+    reg  signed [31:0] maddr [0:2];
+    reg  [7:0]  mbytes [0:2], malign [0:2];
+    reg  [3:0]  merr [0:2];
+    reg  signed [31:0] step [0:2];                  // post-modify step
+    reg         pwr [0:2];                          // post-modify writes the pointer
+    reg         gwr [0:2];                          // ... and a generator's counters
+    reg  signed [31:0] gnew [0:2][0:6];
+    reg  [31:0] mbank [0:2];
+    reg  [1:0]  mphase [0:2];
+    reg  [1:0]  nphase;
+    integer q, f;
+
+    always @* begin
+        nphase = 2'd0;
+        for (q = 0; q < 3; q = q + 1) begin
+            mop[q] = op_of(sw[q]);
+            mpi[q] = sw[q][F_MEM_P_LSB +: F_MEM_P_W];
+            mreg[q] = sw[q][F_MEM_D_LSB +: F_MEM_D_W];
+            pm_mode[q] = sw[q][F_MEM_PM_LSB + PM_VALUE_BITS +: 2];
+            pm_val[q] = 32'($signed(sw[q][F_MEM_PM_LSB +: PM_VALUE_BITS]));
+            maddr[q] = p[mpi[q]];
+            mbytes[q] = isa_bytes(mop[q]);
+            malign[q] = isa_align(mop[q]);
+            merr[q] = E_NONE;
+            if (sv[q]) begin
+                if (maddr[q] < 0 || 33'(maddr[q]) + 33'(mbytes[q]) > 33'(DM_SIZE)) merr[q] = E_RANGE;
+                else if ((maddr[q] & 32'(malign[q] - 8'd1)) != 0) merr[q] = E_ALIGN;
+            end
+            for (f = 0; f < 7; f = f + 1) gnew[q][f] = g[pm_val[q][1:0]][f];
+            gwr[q] = 1'b0;
+            case (pm_mode[q])
+                2'(PM_MODE_M): begin step[q] = m[pm_val[q][2:0]]; pwr[q] = 1'b1; end
+                2'(PM_MODE_G): begin
+                    gwr[q] = 1'b1;
+                    pwr[q] = 1'b1;
+                    gnew[q][5] = g[pm_val[q][1:0]][5] + 1;
+                    if (gnew[q][5] < g[pm_val[q][1:0]][1]) step[q] = g[pm_val[q][1:0]][0];
+                    else begin
+                        gnew[q][5] = 0;
+                        gnew[q][6] = g[pm_val[q][1:0]][6] + 1;
+                        if (gnew[q][6] < g[pm_val[q][1:0]][3]) step[q] = g[pm_val[q][1:0]][2];
+                        else begin
+                            gnew[q][6] = 0;
+                            step[q] = g[pm_val[q][1:0]][4];
+                        end
+                    end
+                end
+                default: begin step[q] = pm_val[q]; pwr[q] = (pm_val[q] != 0); end
+            endcase
+            mbank[q] = 32'(maddr[q] >>> BANK_SHIFT);
+            mphase[q] = 2'd0;
+            for (f = 0; f < q; f = f + 1)
+                if (sv[f] && mbank[f] == mbank[q]) mphase[q] = mphase[q] + 2'd1;
+            if (sv[q] && mphase[q] > nphase) nphase = mphase[q];
+        end
+    end
+
+    // --- scalar slot -----------------------------------------------------------------
+    wire [31:0] wa = sw[S_ALU];
+    wire [4:0]  wa_d = fd(wa), wa_a = fa(wa), wa_b = fb(wa);
+    wire signed [31:0] wa_i = imm_rri(wa);
+    wire [19:0] wa_u = imm_ri(wa);
+    wire [6:0]  aop = op_of(wa);
+    wire signed [31:0] ra = r[wa_a[3:0]], rb = r[wa_b[3:0]];
+    wire [4:0]  ash = wa_i[4:0];
+    reg         a_wr_r, a_wr_p;                     // writes r[d] / p[d]
+    reg  signed [31:0] a_val;
+    reg  [3:0]  a_err;
+    reg         a_loop, a_halt, a_acq, a_rel, a_setrm, a_unsup;
+    reg  [31:0] a_trips;
+    reg  [6:0]  a_relv;
+    wire [3:0]  a_lock = wa[F_RI_D_LSB +: 4];
+    wire [5:0]  a_lockn = wa[F_RI_IMM_LSB +: 6];
+
+    always @* begin
+        a_wr_r = 1'b0; a_wr_p = 1'b0; a_val = 32'sd0; a_err = E_NONE; a_loop = 1'b0;
+        a_halt = 1'b0; a_acq = 1'b0; a_rel = 1'b0; a_setrm = 1'b0; a_unsup = 1'b0;
+        a_trips = 32'd0; a_relv = 7'd0;
+        if (sv[S_ALU])
+            case (aop)
+                OP_ADD:  begin a_wr_r = 1'b1; a_val = ra + rb; end
+                OP_SUB:  begin a_wr_r = 1'b1; a_val = ra - rb; end
+                OP_MUL:  begin a_wr_r = 1'b1; a_val = ra * rb; end
+                OP_AND:  begin a_wr_r = 1'b1; a_val = ra & rb; end
+                OP_OR:   begin a_wr_r = 1'b1; a_val = ra | rb; end
+                OP_ADDI: begin a_wr_r = 1'b1; a_val = ra + wa_i; end
+                OP_SLLI: begin a_wr_r = 1'b1; a_val = ra <<< ash; end
+                OP_SRAI: begin a_wr_r = 1'b1; a_val = ra >>> ash; end
+                OP_SRLI: begin a_wr_r = 1'b1; a_val = $signed($unsigned(ra) >> ash); end
+                OP_PADD: begin a_wr_p = 1'b1; a_val = p[wa_d[2:0]] + r[wa_a[3:0]]; end
+                OP_PADDI: begin a_wr_p = 1'b1; a_val = p[wa_a[2:0]] + wa_i; end
+                OP_SETRM: a_setrm = 1'b1;
+                OP_NOP: ;
+                OP_LOOP: begin a_loop = 1'b1; a_trips = 32'(wa_u); end
+                OP_LOOPR: begin
+                    a_loop = 1'b1;
+                    a_trips = r[wa_a[3:0]];
+                    if (r[wa_a[3:0]] < 1) a_err = E_LOOPR;
+                end
+                OP_ACQ: a_acq = 1'b1;
+                OP_REL: begin
+                    a_rel = 1'b1;
+                    a_relv = {1'b0, lk[a_lock]} + {1'b0, a_lockn};
+                    if (a_relv > 7'(LOCK_MAX)) a_err = E_REL;
+                end
+                OP_HALT: a_halt = 1'b1;
+                default: a_unsup = 1'b1;                    // DMAIN, DMAOUT: no DMA yet
+            endcase
+        if (a_loop && a_err == E_NONE && $unsigned(sp) >= LOOP_DEPTH) a_err = E_DEEP;
+        if (a_unsup) a_err = E_UNSUPPORTED;
+    end
+
+    // --- move slot -------------------------------------------------------------------
+    wire [31:0] wm = sw[S_MV];
+    wire [4:0]  wm_d = fd(wm), wm_a = fa(wm);
+    wire [19:0] wm_u = imm_ri(wm);
+    wire [6:0]  mvop = op_of(wm);
+    wire signed [31:0] mra = r[wm_a[3:0]];
+    reg  [2:0]  mv_kind;      // 0 none, 1 r, 2 p, 3 m, 4 g field, 5 x, 6 acc
+    reg  signed [31:0] mv_val;
+    reg  [511:0] mv_x;
+    reg  [1023:0] mv_acc;
+    reg  [2:0]  mv_gf;
+    reg         mv_unsup;
+    integer e;
+
+    always @* begin
+        mv_kind = 3'd0; mv_val = 32'sd0; mv_x = 512'd0; mv_acc = 1024'd0; mv_gf = 3'd0;
+        mv_unsup = 1'b0;
+        if (sv[S_MV])
+            case (mvop)
+                OP_MOVI:  begin mv_kind = 3'd1; mv_val = 32'($signed(wm_u)); end
+                OP_MOVHI: begin mv_kind = 3'd1; mv_val = {wm_u[15:0], r[wm_d[3:0]][15:0]}; end
+                OP_MOV:   begin mv_kind = 3'd1; mv_val = mra; end
+                OP_MOVP:  begin mv_kind = 3'd2; mv_val = mra; end
+                OP_MOVM:  begin mv_kind = 3'd3; mv_val = mra; end
+                OP_MOVPI: begin mv_kind = 3'd2; mv_val = 32'(wm_u); end
+                OP_GSET_INC: begin mv_kind = 3'd4; mv_gf = 3'd0; mv_val = mra; end
+                OP_GSET_N1:  begin mv_kind = 3'd4; mv_gf = 3'd1; mv_val = mra; end
+                OP_GSET_J1:  begin mv_kind = 3'd4; mv_gf = 3'd2; mv_val = mra; end
+                OP_GSET_N2:  begin mv_kind = 3'd4; mv_gf = 3'd3; mv_val = mra; end
+                OP_GSET_J2:  begin mv_kind = 3'd4; mv_gf = 3'd4; mv_val = mra; end
+                OP_VBCST_16: begin mv_kind = 3'd5; for (mv_e = 0; mv_e < 32; mv_e = mv_e + 1) mv_x[16*mv_e +: 16] = mra[15:0]; end
+                OP_VBCST_32: begin mv_kind = 3'd5; for (mv_e = 0; mv_e < 16; mv_e = mv_e + 1) mv_x[32*mv_e +: 32] = mra; end
+                OP_VMOV:  begin mv_kind = 3'd5; mv_x = x[wm_a[3:0]]; end
+                OP_ABCST: begin mv_kind = 3'd6; for (mv_e = 0; mv_e < 32; mv_e = mv_e + 1) mv_acc[32*mv_e +: 32] = mra; end
+                OP_AMOV:  begin mv_kind = 3'd6; mv_acc = acc[wm_a[2:0]]; end
+                default: mv_unsup = 1'b1;
+            endcase
+    end
+
+    // --- vector slot: the lane ALU (int8/int16 add, subtract, max, min; logic) -------
+    // Lanes wrap (no saturation), as the model. The rest of the vector unit (multiplies,
+    // accumulators, conversions, shuffles, reductions, functions) is not built yet.
+    wire [31:0] wv = sw[S_VEC];
+    wire [6:0]  vop = op_of(wv);
+    wire [4:0]  wv_d = fd(wv), wv_a = fa(wv), wv_b = fb(wv);
+    wire [511:0] va = x[wv_a[3:0]], vb = x[wv_b[3:0]];
+    reg  [511:0] v_res;
+    reg          v_unsup;
+    integer vl;
+    always @* begin
+        v_res = 512'd0;
+        v_unsup = 1'b0;
+        case (vop)
+            OP_VAND: v_res = va & vb;
+            OP_VOR:  v_res = va | vb;
+            OP_VXOR: v_res = va ^ vb;
+            OP_VADD_I8, OP_VSUB_I8, OP_VMAX_I8, OP_VMIN_I8:
+                for (vl = 0; vl < 64; vl = vl + 1)
+                    case (vop)
+                        OP_VADD_I8: v_res[8*vl +: 8] = va[8*vl +: 8] + vb[8*vl +: 8];
+                        OP_VSUB_I8: v_res[8*vl +: 8] = va[8*vl +: 8] - vb[8*vl +: 8];
+                        OP_VMAX_I8: v_res[8*vl +: 8] = $signed(va[8*vl +: 8]) > $signed(vb[8*vl +: 8])
+                                                       ? va[8*vl +: 8] : vb[8*vl +: 8];
+                        default:    v_res[8*vl +: 8] = $signed(va[8*vl +: 8]) < $signed(vb[8*vl +: 8])
+                                                       ? va[8*vl +: 8] : vb[8*vl +: 8];
+                    endcase
+            OP_VADD_I16, OP_VSUB_I16, OP_VMAX_I16, OP_VMIN_I16:
+                for (vl = 0; vl < 32; vl = vl + 1)
+                    case (vop)
+                        OP_VADD_I16: v_res[16*vl +: 16] = va[16*vl +: 16] + vb[16*vl +: 16];
+                        OP_VSUB_I16: v_res[16*vl +: 16] = va[16*vl +: 16] - vb[16*vl +: 16];
+                        OP_VMAX_I16: v_res[16*vl +: 16] = $signed(va[16*vl +: 16]) > $signed(vb[16*vl +: 16])
+                                                         ? va[16*vl +: 16] : vb[16*vl +: 16];
+                        default:     v_res[16*vl +: 16] = $signed(va[16*vl +: 16]) < $signed(vb[16*vl +: 16])
+                                                         ? va[16*vl +: 16] : vb[16*vl +: 16];
+                    endcase
+            default: v_unsup = 1'b1;
+        endcase
+    end
+
+    // --- scoreboard: what the bundle reads and writes ---------------------------------
+    // Up to 3 reads and 3 writes per slot; unit NU means none.
+    localparam integer UW = $clog2(NU + 1);
+    reg  [UW-1:0] rd_u [0:17];
+    reg  [UW-1:0] wr_u [0:17];
+    reg  [4:0]    wr_l [0:17];
+    reg           hazard;
+    integer s, t;
+    integer mv_e, sb_s, sb_t, id_s, id_t, ma_s, lw_s, mr_t, ck_s, ck_t, ck_f, ck_e;
+
+    function automatic [UW-1:0] ur(input [4:0] i);     // r register, r0 never waits
+        ur = (i == 5'd0) ? UW'(NU) : UW'(U_R + $unsigned(i));
+    endfunction
+
+    always @* begin
+        for (sb_t = 0; sb_t < 18; sb_t = sb_t + 1) begin rd_u[sb_t] = UW'(NU); wr_u[sb_t] = UW'(NU); wr_l[sb_t] = 5'd0; end
+        // memory slots
+        for (sb_s = 0; sb_s < 3; sb_s = sb_s + 1)
+            if (sv[sb_s]) begin
+                rd_u[3*sb_s] = UW'(U_P + $unsigned(mpi[sb_s]));
+                if (sb_s == S_ST)
+                    case (mop[sb_s])
+                        OP_ST:  rd_u[3*sb_s+1] = ur(mreg[sb_s]);
+                        OP_VST: rd_u[3*sb_s+1] = UW'(U_X + $unsigned(mreg[sb_s][3:0]));
+                        default: rd_u[3*sb_s+1] = UW'(U_ACC + $unsigned(mreg[sb_s][2:0]));   // AST
+                    endcase
+                else begin
+                    wr_l[3*sb_s] = 5'(T_LOAD);
+                    case (mop[sb_s])
+                        OP_LD:  wr_u[3*sb_s] = ur(mreg[sb_s]);
+                        OP_ALD: wr_u[3*sb_s] = UW'(U_ACC + $unsigned(mreg[sb_s][2:0]));
+                        default: wr_u[3*sb_s] = UW'(U_X + $unsigned(mreg[sb_s][3:0]));      // VLD, VLDB
+                    endcase
+                end
+                if (pm_mode[sb_s] == 2'(PM_MODE_M)) rd_u[3*sb_s+2] = UW'(U_M + $unsigned(pm_val[sb_s][2:0]));
+                if (pm_mode[sb_s] == 2'(PM_MODE_G)) begin
+                    rd_u[3*sb_s+2] = UW'(U_G + $unsigned(pm_val[sb_s][1:0]));
+                    wr_u[3*sb_s+2] = UW'(U_G + $unsigned(pm_val[sb_s][1:0]));
+                    wr_l[3*sb_s+2] = 5'(T_ALU);
+                end
+                if (pwr[sb_s]) begin wr_u[3*sb_s+1] = UW'(U_P + $unsigned(mpi[sb_s])); wr_l[3*sb_s+1] = 5'(T_ALU); end
+            end
+        // scalar slot
+        if (sv[S_ALU])
+            case (aop)
+                OP_ADD, OP_SUB, OP_MUL, OP_AND, OP_OR: begin
+                    rd_u[9] = ur(wa_a); rd_u[10] = ur(wa_b);
+                    wr_u[9] = ur(wa_d); wr_l[9] = 5'(isa_latency(aop));
+                end
+                OP_ADDI, OP_SLLI, OP_SRAI, OP_SRLI: begin
+                    rd_u[9] = ur(wa_a); wr_u[9] = ur(wa_d); wr_l[9] = 5'(isa_latency(aop));
+                end
+                OP_PADD: begin
+                    rd_u[9] = UW'(U_P + $unsigned(wa_d[2:0])); rd_u[10] = ur(wa_a);
+                    wr_u[9] = UW'(U_P + $unsigned(wa_d[2:0])); wr_l[9] = 5'(isa_latency(aop));
+                end
+                OP_PADDI: begin
+                    rd_u[9] = UW'(U_P + $unsigned(wa_a[2:0]));
+                    wr_u[9] = UW'(U_P + $unsigned(wa_d[2:0])); wr_l[9] = 5'(isa_latency(aop));
+                end
+                OP_LOOPR: rd_u[9] = ur(wa_a);
+                default: ;
+            endcase
+        // vector slot
+        if (sv[S_VEC]) begin
+            rd_u[12] = UW'(U_X + $unsigned(wv_a[3:0])); rd_u[13] = UW'(U_X + $unsigned(wv_b[3:0]));
+            wr_u[12] = UW'(U_X + $unsigned(wv_d[3:0])); wr_l[12] = 5'(isa_latency(vop));
+        end
+        // move slot
+        if (sv[S_MV]) begin
+            wr_l[15] = 5'(isa_latency(mvop));
+            case (mvop)
+                OP_MOVI:  wr_u[15] = ur(wm_d);
+                OP_MOVHI: begin rd_u[15] = ur(wm_d); wr_u[15] = ur(wm_d); end
+                OP_MOV:   begin rd_u[15] = ur(wm_a); wr_u[15] = ur(wm_d); end
+                OP_MOVP:  begin rd_u[15] = ur(wm_a); wr_u[15] = UW'(U_P + $unsigned(wm_d[2:0])); end
+                OP_MOVM:  begin rd_u[15] = ur(wm_a); wr_u[15] = UW'(U_M + $unsigned(wm_d[2:0])); end
+                OP_MOVPI: wr_u[15] = UW'(U_P + $unsigned(wm_d[2:0]));
+                OP_GSET_INC, OP_GSET_N1, OP_GSET_J1, OP_GSET_N2, OP_GSET_J2: begin
+                    rd_u[15] = ur(wm_a); wr_u[15] = UW'(U_G + $unsigned(wm_d[1:0]));
+                end
+                OP_VBCST_16, OP_VBCST_32: begin rd_u[15] = ur(wm_a); wr_u[15] = UW'(U_X + $unsigned(wm_d[3:0])); end
+                OP_VMOV:  begin rd_u[15] = UW'(U_X + $unsigned(wm_a[3:0])); wr_u[15] = UW'(U_X + $unsigned(wm_d[3:0])); end
+                OP_ABCST: begin rd_u[15] = ur(wm_a); wr_u[15] = UW'(U_ACC + $unsigned(wm_d[2:0])); end
+                OP_AMOV:  begin rd_u[15] = UW'(U_ACC + $unsigned(wm_a[2:0])); wr_u[15] = UW'(U_ACC + $unsigned(wm_d[2:0])); end
+                default: ;
+            endcase
+        end
+        hazard = 1'b0;
+        for (sb_t = 0; sb_t < 18; sb_t = sb_t + 1) begin
+            if ($unsigned(rd_u[sb_t]) < NU && rdy[rd_u[sb_t]] != 5'd0) hazard = 1'b1;
+            if ($unsigned(wr_u[sb_t]) < NU && rdy[wr_u[sb_t]] >= wr_l[sb_t]) hazard = 1'b1;
+        end
+    end
+
+    // --- the issue decision ----------------------------------------------------------
+    // A failing bundle: the operations the model's bundle ran before the failing one
+    // take effect. The model runs a bundle's operations so that a reader of a register
+    // runs before the operation writing it, loads before the store, slot order
+    // otherwise (the lowest-numbered ready operation next); with no such order (two
+    // operations exchanging values) nothing takes effect. pos[] is that order.
+    reg         drained;
+    reg  [3:0]  b_err;            // the bundle's first error, in execution order
+    reg  [2:0]  b_err_slot;
+    reg  signed [31:0] b_err_addr, b_err_val;
+    reg  [5:0]  commit;           // slots whose operations take effect
+    reg  [5:0]  dep [0:5];        // dep[j][i]: operation i runs before operation j
+    reg  [2:0]  pos [0:5];
+    reg  [5:0]  placed;
+    reg         found, ordered;
+    reg  [3:0]  s_err [0:5];
+    reg  [2:0]  best;
+    integer id_j, id_k, id_n;
+    always @* begin
+        drained = 1'b1;
+        for (id_t = 0; id_t < NU; id_t = id_t + 1) if (rdy[id_t] != 5'd0) drained = 1'b0;
+        // dependencies: j writes a unit i reads; the store after the loads
+        for (id_j = 0; id_j < 6; id_j = id_j + 1)
+            for (id_s = 0; id_s < 6; id_s = id_s + 1) begin
+                dep[id_j][id_s] = 1'b0;
+                if (sv[id_j] && sv[id_s] && id_j != id_s) begin
+                    for (id_k = 0; id_k < 3; id_k = id_k + 1)
+                        for (id_n = 0; id_n < 3; id_n = id_n + 1)
+                            if ($unsigned(wr_u[3*id_j + id_k]) < NU && wr_u[3*id_j + id_k] == rd_u[3*id_s + id_n])
+                                dep[id_j][id_s] = 1'b1;
+                    if (id_j == S_ST && id_s < 2) dep[id_j][id_s] = 1'b1;
+                end
+            end
+        placed = ~sv;
+        ordered = 1'b1;
+        for (id_s = 0; id_s < 6; id_s = id_s + 1) pos[id_s] = 3'd7;
+        for (id_n = 0; id_n < 6; id_n = id_n + 1) begin
+            found = 1'b0;
+            for (id_j = 0; id_j < 6; id_j = id_j + 1)
+                if (!found && !placed[id_j] && (dep[id_j] & ~placed) == 6'd0) begin
+                    found = 1'b1;
+                    pos[id_j] = 3'(id_n);
+                    placed[id_j] = 1'b1;
+                end
+            if (!found && placed != 6'h3F) ordered = 1'b0;
+        end
+        for (id_s = 0; id_s < 6; id_s = id_s + 1) s_err[id_s] = E_NONE;
+        for (id_s = 0; id_s < 3; id_s = id_s + 1) s_err[id_s] = merr[id_s];
+        s_err[S_ALU] = a_err;
+        b_err = E_NONE; b_err_slot = 3'd7; b_err_addr = 32'sd0; b_err_val = 32'sd0;
+        commit = sv;
+        best = 3'd7;
+        if (illegal) begin b_err = E_ILLEGAL; commit = 6'd0; end
+        else if ((sv[S_VEC] && v_unsup) || mv_unsup) begin
+            b_err = E_UNSUPPORTED; b_err_slot = (sv[S_VEC] && v_unsup) ? 3'(S_VEC) : 3'(S_MV);
+            commit = 6'd0;
+        end else begin
+            for (id_s = 0; id_s < 4; id_s = id_s + 1)
+                if (sv[id_s] && s_err[id_s] != E_NONE &&
+                    (best == 3'd7 || (ordered ? pos[id_s] < pos[best] : 1'b0)))
+                    best = 3'(id_s);
+            if (best != 3'd7) begin
+                b_err = s_err[best]; b_err_slot = best;
+                b_err_addr = (best < 3'd3) ? maddr[best] : 32'sd0;
+                b_err_val = (a_err == E_REL) ? 32'(a_relv) : a_trips;
+                for (id_s = 0; id_s < 6; id_s = id_s + 1)
+                    commit[id_s] = sv[id_s] && ordered && pos[id_s] < pos[best];
+            end
+        end
+    end
+
+    // waiting for an ACQ's lock with no DMA to release it is a deadlock
+    wire acq_short = a_acq && (lk[a_lock] < a_lockn);
+
+    // next bundle: sequential, or back to an open loop's body
+    reg  [IAW:0] seq_pc, nxt_pc;
+    reg  [31:0]  nxt_b;
+    reg  [SPW-1:0] nxt_sp;
+    reg          back, at_end;
+    reg  [31:0]  top_n;
+    integer lv;
+    always @* begin
+        seq_pc = pc + (IAW+1)'(nops) + 1'b1;
+        nxt_pc = seq_pc;
+        nxt_b = bno + 1;
+        nxt_sp = sp;
+        back = 1'b0;
+        top_n = 32'd0;
+        if (a_loop) nxt_sp = sp + 1'b1;
+        for (lv = 0; lv < LOOP_DEPTH; lv = lv + 1)
+            if (!back && lv < $unsigned(nends) && lv < $unsigned(sp)) begin
+                if (lp_n[$unsigned(sp) - 1 - lv] > 1) begin
+                    back = 1'b1;
+                    nxt_pc = lp_pc[$unsigned(sp) - 1 - lv];
+                    nxt_b = lp_b[$unsigned(sp) - 1 - lv];
+                    nxt_sp = SPW'($unsigned(sp) - lv);
+                    top_n = lp_n[$unsigned(sp) - 1 - lv] - 1;
+                end else
+                    nxt_sp = SPW'($unsigned(sp) - 1 - lv);
+            end
+        at_end = !back && (32'(seq_pc) >= prog_len);
+    end
+
+    reg [1:0] cf_left;            // extra cycles of bank conflicts still to run
+    reg [1:0] cf_phase;
+    wire want = running && !stopped && fetched && cf_left == 2'd0;
+    wire budget_out = want && (retired >= max_retire || cyc >= max_cycles);
+    wire issue = want && !budget_out && !halt_req && !hazard && !acq_short && b_err == E_NONE;
+    wire fail = want && (budget_out || halt_req || (!hazard && (acq_short || b_err != E_NONE)));
+    // a failing bundle whose operations before the failing one take effect
+    wire err_commit = fail && !budget_out && !halt_req && !acq_short;
+
+    // instruction fetch address: the next bundle when one issues, else this one again
+    assign imem_raddr = !running ? '0 : IAW'(issue && !a_halt ? nxt_pc : pc);
+
+    // --- memory accesses: this cycle's phase -----------------------------------------
+    // Latched at issue for the later phases of a conflicting bundle.
+    reg  [RW-1:0]   l_row [0:2];
+    reg  [2:0]      l_nrows [0:2];
+    reg             l_we [0:2], l_v [0:2];
+    reg  [127:0]    l_be [0:2];
+    reg  [1023:0]   l_wd [0:2];
+    reg  [1:0]      l_ph [0:2];
+    reg  [RW-1:0]   c_row [0:2];
+    reg  [2:0]      c_nrows [0:2];
+    reg  [127:0]    c_be [0:2];
+    reg  [1023:0]   c_wd [0:2];
+    reg  [1023:0]   sdata;
+    reg  [127:0]    smask;
+    reg  [4:0]      off;
+    always @* begin
+        for (ma_s = 0; ma_s < 3; ma_s = ma_s + 1) begin
+            off = maddr[ma_s][4:0];
+            c_row[ma_s] = RW'(maddr[ma_s] >>> 5);
+            c_nrows[ma_s] = 3'(($unsigned(off) + $unsigned(mbytes[ma_s]) + 31) / 32);
+            case (mop[ma_s])
+                OP_ST:  begin sdata = 1024'($unsigned(r[mreg[ma_s][3:0]])); smask = 128'hF; end
+                OP_VST: begin sdata = 1024'(x[mreg[ma_s][3:0]]); smask = {64'd0, {64{1'b1}}}; end
+                default: begin sdata = acc[mreg[ma_s][2:0]]; smask = {128{1'b1}}; end
+            endcase
+            c_wd[ma_s] = sdata << (8 * $unsigned(off));
+            c_be[ma_s] = (ma_s == S_ST) ? (smask << off) : 128'd0;
+        end
+        dm_v = 3'd0;
+        for (ma_s = 0; ma_s < 3; ma_s = ma_s + 1) begin
+            if (cf_left != 2'd0) begin
+                dm_v[ma_s] = l_v[ma_s] && l_ph[ma_s] == cf_phase;
+                dm_row[RW*ma_s +: RW] = l_row[ma_s];
+                dm_nrows[3*ma_s +: 3] = l_nrows[ma_s];
+                dm_we[ma_s] = l_we[ma_s];
+                dm_be[128*ma_s +: 128] = l_be[ma_s];
+                dm_wdata[1024*ma_s +: 1024] = l_wd[ma_s];
+            end else begin
+                dm_v[ma_s] = (issue || err_commit) && commit[ma_s] && mphase[ma_s] == 2'd0;
+                dm_row[RW*ma_s +: RW] = c_row[ma_s];
+                dm_nrows[3*ma_s +: 3] = c_nrows[ma_s];
+                dm_we[ma_s] = (ma_s == S_ST);
+                dm_be[128*ma_s +: 128] = c_be[ma_s];
+                dm_wdata[1024*ma_s +: 1024] = c_wd[ma_s];
+            end
+        end
+    end
+
+    // load returns: the cycle after a load's access
+    reg        ret_v [0:1];
+    reg [6:0]  ret_op [0:1];
+    reg [4:0]  ret_d [0:1];
+    reg [4:0]  ret_off [0:1];
+    reg [6:0]  pend_op [0:1];     // load latched for a later phase
+    reg [4:0]  pend_d [0:1];
+    reg [4:0]  pend_off [0:1];
+    reg [1023:0] win;
+    reg [1023:0] lw [0:1];
+    always @* begin
+        for (lw_s = 0; lw_s < 2; lw_s = lw_s + 1) begin
+            win = dm_rdata[1024*lw_s +: 1024];
+            lw[lw_s] = win >> (8 * $unsigned(ret_off[lw_s]));
+        end
+    end
+
+    // --- state update ----------------------------------------------------------------
+    wire commit_now = issue || err_commit;
+    // cycles until every pending result is readable (the run's end after a failure)
+    reg [4:0] max_rdy;
+    always @* begin
+        max_rdy = 5'd0;
+        for (mr_t = 0; mr_t < NU; mr_t = mr_t + 1) if (rdy[mr_t] > max_rdy) max_rdy = rdy[mr_t];
+    end
+    integer i;
+    always @(posedge clk) begin
+        rt_valid <= 1'b0;
+        if (rst) begin
+            running <= 1'b0; stopped <= 1'b0; done <= 1'b0; fetched <= 1'b0;
+            cf_left <= 2'd0;
+            ret_v[0] <= 1'b0; ret_v[1] <= 1'b0;
+        end else if (start) begin
+            running <= 1'b1; stopped <= (prog_len == 32'd0); done <= 1'b0; fetched <= 1'b1;
+            failed <= 1'b0;
+            pc <= '0; bno <= 32'd0; cyc <= 64'd0; retired <= 64'd0; sp <= '0;
+            for (i = 0; i < NUM_R; i = i + 1) r[i] <= 32'sd0;
+            for (i = 0; i < NUM_P; i = i + 1) p[i] <= 32'sd0;
+            for (i = 0; i < NUM_M; i = i + 1) m[i] <= 32'sd0;
+            for (i = 0; i < NUM_G; i = i + 1) for (ck_f = 0; ck_f < 7; ck_f = ck_f + 1) g[i][ck_f] <= 32'sd0;
+            for (i = 0; i < NUM_X; i = i + 1) x[i] <= 512'd0;
+            for (i = 0; i < NUM_ACC; i = i + 1) acc[i] <= 1024'd0;
+            for (i = 0; i < NUM_LOCK; i = i + 1) lk[i] <= 6'd0;
+            for (i = 0; i < NU; i = i + 1) rdy[i] <= 5'd0;
+            for (i = 0; i < 6; i = i + 1) busy[i] <= 64'd0;
+            rm <= 2'(RM_INIT);
+            stop_kind <= 2'd0; err_code <= E_NONE; err_slot <= 3'd7; err_b <= 32'd0;
+            err_cycle <= 64'd0; err_addr <= 32'sd0; err_val <= 32'sd0;
+            st_hazard <= 64'd0; st_bank <= 64'd0;
+            cf_left <= 2'd0; cf_phase <= 2'd0;
+            ret_v[0] <= 1'b0; ret_v[1] <= 1'b0;
+        end else if (running) begin
+            // load data lands (before this edge's issue writes: a younger result wins)
+            for (ck_s = 0; ck_s < 2; ck_s = ck_s + 1)
+                if (ret_v[ck_s])
+                    case (ret_op[ck_s])
+                        OP_LD:   if (ret_d[ck_s] != 5'd0) r[ret_d[ck_s][3:0]] <= $signed(lw[ck_s][31:0]);
+                        OP_VLD:  x[ret_d[ck_s][3:0]] <= lw[ck_s][511:0];
+                        OP_VLDB: for (ck_e = 0; ck_e < 32; ck_e = ck_e + 1) x[ret_d[ck_s][3:0]][16*ck_e +: 16] <= lw[ck_s][15:0];
+                        default: acc[ret_d[ck_s][2:0]] <= lw[ck_s];          // ALD
+                    endcase
+            for (ck_s = 0; ck_s < 2; ck_s = ck_s + 1) ret_v[ck_s] <= 1'b0;
+            // the scoreboard counts down
+            for (i = 0; i < NU; i = i + 1) if (rdy[i] != 5'd0) rdy[i] <= rdy[i] - 5'd1;
+
+            // The count stops once nothing is left to issue and every result is readable;
+            // after a failure it ends at the latest pending result (set below).
+            if (!(stopped && (failed || (cf_left == 2'd0 && drained)))) cyc <= cyc + 64'd1;
+            else if (!ret_v[0] && !ret_v[1] && cf_left == 2'd0) begin
+                done <= 1'b1;
+                running <= 1'b0;
+            end
+
+            // later phases of a bank-conflicting bundle
+            if (cf_left != 2'd0) begin
+                if (!failed) st_bank <= st_bank + 64'd1;
+                for (ck_s = 0; ck_s < 2; ck_s = ck_s + 1)
+                    if (l_v[ck_s] && l_ph[ck_s] == cf_phase) begin
+                        ret_v[ck_s] <= 1'b1; ret_op[ck_s] <= pend_op[ck_s]; ret_d[ck_s] <= pend_d[ck_s];
+                        ret_off[ck_s] <= pend_off[ck_s];
+                    end
+                cf_left <= cf_left - 2'd1;
+                cf_phase <= cf_phase + 2'd1;
+            end
+
+            if (want && hazard && !budget_out && !halt_req) st_hazard <= st_hazard + 64'd1;
+
+            if (commit_now) begin
+                // memory slots: loads return next cycle (phase 0) or later; post-modify
+                for (ck_s = 0; ck_s < 3; ck_s = ck_s + 1)
+                    if (commit[ck_s]) begin
+                        if (ck_s < 2) begin
+                            if (mphase[ck_s] == 2'd0) begin
+                                ret_v[ck_s] <= 1'b1; ret_op[ck_s] <= mop[ck_s]; ret_d[ck_s] <= mreg[ck_s];
+                                ret_off[ck_s] <= maddr[ck_s][4:0];
+                            end
+                            pend_op[ck_s] <= mop[ck_s]; pend_d[ck_s] <= mreg[ck_s]; pend_off[ck_s] <= maddr[ck_s][4:0];
+                        end
+                        if (pwr[ck_s]) p[mpi[ck_s]] <= p[mpi[ck_s]] + step[ck_s];
+                        if (gwr[ck_s]) begin
+                            g[pm_val[ck_s][1:0]][5] <= gnew[ck_s][5];
+                            g[pm_val[ck_s][1:0]][6] <= gnew[ck_s][6];
+                        end
+                    end
+                for (ck_s = 0; ck_s < 3; ck_s = ck_s + 1) begin
+                    l_v[ck_s] <= commit[ck_s]; l_ph[ck_s] <= mphase[ck_s]; l_row[ck_s] <= c_row[ck_s];
+                    l_nrows[ck_s] <= c_nrows[ck_s]; l_we[ck_s] <= (ck_s == S_ST); l_be[ck_s] <= c_be[ck_s];
+                    l_wd[ck_s] <= c_wd[ck_s];
+                end
+                // scalar slot
+                if (commit[S_ALU]) begin
+                    if (a_wr_r && wa_d != 5'd0) r[wa_d[3:0]] <= a_val;
+                    if (a_wr_p) p[wa_d[2:0]] <= a_val;
+                    if (a_setrm) rm <= wa_u[1:0];
+                    if (a_acq) lk[a_lock] <= lk[a_lock] - a_lockn;
+                    if (a_rel) lk[a_lock] <= a_relv[5:0];
+                end
+                // vector slot
+                if (commit[S_VEC]) x[wv_d[3:0]] <= v_res;
+                // move slot
+                if (commit[S_MV])
+                    case (mv_kind)
+                        3'd1: if (wm_d != 5'd0) r[wm_d[3:0]] <= mv_val;
+                        3'd2: p[wm_d[2:0]] <= mv_val;
+                        3'd3: m[wm_d[2:0]] <= mv_val;
+                        3'd4: begin
+                            g[wm_d[1:0]][mv_gf] <= mv_val;
+                            g[wm_d[1:0]][5] <= 32'sd0;
+                            g[wm_d[1:0]][6] <= 32'sd0;
+                        end
+                        3'd5: x[wm_d[3:0]] <= mv_x;
+                        3'd6: acc[wm_d[2:0]] <= mv_acc;
+                        default: ;
+                    endcase
+            end
+
+            if (issue) begin
+                for (ck_t = 0; ck_t < 18; ck_t = ck_t + 1)
+                    if ($unsigned(wr_u[ck_t]) < NU) rdy[wr_u[ck_t]] <= wr_l[ck_t] - 5'd1;
+                for (ck_s = 0; ck_s < 6; ck_s = ck_s + 1) if (sv[ck_s]) busy[ck_s] <= busy[ck_s] + 64'd1;
+                retired <= retired + 64'd1;
+                rt_valid <= 1'b1; rt_index <= retired; rt_bundle <= bno; rt_cycle <= cyc;
+                if (nphase != 2'd0) begin cf_left <= nphase; cf_phase <= 2'd1; end
+                // loops
+                if (a_loop) begin
+                    lp_pc[sp[LW-1:0]] <= seq_pc; lp_b[sp[LW-1:0]] <= bno + 1; lp_n[sp[LW-1:0]] <= a_trips;
+                end
+                // HALT ends the run before the loops ending at its bundle close
+                if (back && !a_halt) lp_n[LW'(nxt_sp - 1'b1)] <= top_n;
+                if (!a_halt) sp <= nxt_sp;
+                pc <= nxt_pc;
+                bno <= nxt_b;
+                if (a_halt) begin stopped <= 1'b1; stop_kind <= 2'd1; end
+                else if (at_end) stopped <= 1'b1;
+            end else if (fail) begin
+                stopped <= 1'b1;
+                stop_kind <= 2'd2;
+                err_b <= bno;
+                err_cycle <= cyc;
+                err_slot <= budget_out || halt_req ? 3'd7 : (acq_short ? 3'(S_ALU) : b_err_slot);
+                err_addr <= b_err_addr;
+                err_val <= b_err_val;
+                err_code <= budget_out ? (retired >= max_retire ? E_BUDGET : E_CYCLES) : halt_req ? E_HALT : acq_short ? E_DEADLOCK : b_err;
+                failed <= 1'b1;
+                cyc <= cyc + 64'(max_rdy);
+                // accesses of operations before the failing one still complete (the
+                // model's bundle ran them); their extra cycles are not counted
+                if (err_commit && nphase != 2'd0) begin cf_left <= nphase; cf_phase <= 2'd1; end
+            end
+        end
+    end
+
+    // --- host register reads -----------------------------------------------------------
+    // 0x000 r0..  0x010 p0..  0x018 m0..  0x020 g (7 words each)  0x040 locks  0x050 RM
+    // 0x060 loop stack (body bundle, trips) pairs  0x06F depth
+    // 0x080 stop  0x081 err_code  0x082 err_slot  0x083 err_b  0x084/5 err_cycle lo/hi
+    // 0x086 err_addr  0x087 err_val  0x088/9 cycles  0x08A/B retired  0x08C/D data_hazard
+    // 0x08E/F bank_conflict  0x090.. busy per slot (lo, hi)
+    // 0x400 + 16*x + word: vector registers   0x800 + 32*acc + lane: accumulators
+    always @* begin
+        hr_data = 32'd0;
+        if (hr_addr[11]) hr_data = acc[hr_addr[7:5]][32*hr_addr[4:0] +: 32];
+        else if (hr_addr[10]) hr_data = x[hr_addr[7:4]][32*hr_addr[3:0] +: 32];
+        else if (hr_addr < 12'h010) hr_data = r[hr_addr[3:0]];
+        else if (hr_addr < 12'h018) hr_data = p[hr_addr[2:0]];
+        else if (hr_addr < 12'h020) hr_data = m[hr_addr[2:0]];
+        else if (hr_addr < 12'h03C) hr_data = g[(hr_addr - 12'h020) / 7][(hr_addr - 12'h020) % 7];
+        else if (hr_addr >= 12'h040 && hr_addr < 12'h050) hr_data = 32'(lk[hr_addr[3:0]]);
+        else if (hr_addr == 12'h050) hr_data = 32'(rm);
+        else if (hr_addr >= 12'h060 && hr_addr < 12'h06F)
+            hr_data = $unsigned(hr_addr[3:1]) < LOOP_DEPTH ?
+                      (hr_addr[0] ? lp_n[hr_addr[3:1]] : lp_b[hr_addr[3:1]]) : 32'd0;
+        else if (hr_addr == 12'h06F) hr_data = 32'(sp);
+        else case (hr_addr)
+            12'h080: hr_data = 32'(stop_kind);
+            12'h081: hr_data = 32'(err_code);
+            12'h082: hr_data = 32'(err_slot);
+            12'h083: hr_data = err_b;
+            12'h084: hr_data = err_cycle[31:0];
+            12'h085: hr_data = err_cycle[63:32];
+            12'h086: hr_data = err_addr;
+            12'h087: hr_data = err_val;
+            12'h088: hr_data = cyc[31:0];
+            12'h089: hr_data = cyc[63:32];
+            12'h08A: hr_data = retired[31:0];
+            12'h08B: hr_data = retired[63:32];
+            12'h08C: hr_data = st_hazard[31:0];
+            12'h08D: hr_data = st_hazard[63:32];
+            12'h08E: hr_data = st_bank[31:0];
+            12'h08F: hr_data = st_bank[63:32];
+            default:
+                if (hr_addr >= 12'h090 && hr_addr < 12'h09C)
+                    hr_data = hr_addr[0] ? busy[(hr_addr - 12'h090) >> 1][63:32]
+                                         : busy[(hr_addr - 12'h090) >> 1][31:0];
+        endcase
+    end
+endmodule

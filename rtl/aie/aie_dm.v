@@ -1,0 +1,128 @@
+// aie_dm: the tile's data memory, DM_SIZE bytes in DM_BANKS banks (bank b holds bytes
+// b*BANK .. (b+1)*BANK-1). A bank is four aie_sram macros of 32-byte rows, row r in
+// macro r mod 4, so an access of up to 128 bytes (four consecutive rows, 32-byte
+// aligned) reads or writes each of its rows in its own macro in one cycle.
+//
+// Requesters: the core's three memory units (ld0, ld1, st) and the host. The core
+// presents in one cycle at most one access per start bank (it serialises accesses that
+// start in one bank: the bank-conflict rule), so a macro sees at most the access that
+// starts in its bank (port A) and the tail of one access that starts in the bank below
+// and straddles into it (port B). The host uses port A while the core is idle.
+//
+// An access names its first row and row count, and brings a 128-byte window (its first
+// row's first byte is window byte 0) of write data and byte enables; reads return the
+// window the next cycle.
+module aie_dm #(
+    parameter integer DM_SIZE = 65536,
+    parameter integer DM_BANKS = 8,
+    parameter integer RW = 11                       // row address bits: log2(DM_SIZE/32)
+) (
+    input  wire            clk,
+    input  wire [3:0]      req_v,                   // ld0, ld1, st, host
+    input  wire [4*RW-1:0] req_row,
+    input  wire [11:0]     req_nrows,               // 3 bits each: 1..4
+    input  wire [3:0]      req_we,
+    input  wire [511:0]    req_be,                  // 128 bits each
+    input  wire [4095:0]   req_wdata,               // 1024 bits each
+    output reg  [4095:0]   rsp_rdata                // 1024 bits each, the cycle after
+);
+    localparam integer ROWS_PER_BANK = DM_SIZE / 32 / DM_BANKS;
+    localparam integer RB = $clog2(ROWS_PER_BANK);  // row bits within a bank
+    localparam integer MD = ROWS_PER_BANK / 4;      // depth of one macro
+    localparam integer MAW = (MD > 1) ? $clog2(MD) : 1;
+    localparam integer BW = (DM_BANKS > 1) ? $clog2(DM_BANKS) : 1;
+    localparam integer NM = DM_BANKS * 4;
+
+    // Per requester and lane (macro position within a bank): does it use the lane, the
+    // row it touches there, the bank of that row, and its window slot k.
+    reg           use_  [0:3][0:3];
+    reg  [RW-1:0] row_  [0:3][0:3];
+    reg  [1:0]    k_    [0:3][0:3];
+
+    // Macro ports.
+    reg            a_en [0:NM-1], a_we [0:NM-1], b_en [0:NM-1], b_we [0:NM-1];
+    reg  [31:0]    a_be [0:NM-1], b_be [0:NM-1];
+    reg  [MAW-1:0] a_ad [0:NM-1], b_ad [0:NM-1];
+    reg  [255:0]   a_wd [0:NM-1], b_wd [0:NM-1];
+    wire [255:0]   a_rd [0:NM-1], b_rd [0:NM-1];
+
+    // Where each requester's window slot comes from next cycle: macro and port.
+    reg  [BW-1:0]  src_bank [0:3][0:3], src_bank_q [0:3][0:3];
+    reg            src_b    [0:3][0:3], src_b_q    [0:3][0:3];
+
+    integer i, l, m, kk, pi, pl, ri, rl, rm, rk;
+    reg [RW-1:0] r0;
+    reg [BW-1:0] bk, sb;
+
+    always @* begin
+        kk = 0;
+        for (m = 0; m < NM; m = m + 1) begin
+            a_en[m] = 1'b0; a_we[m] = 1'b0; a_be[m] = 32'd0; a_ad[m] = '0; a_wd[m] = 256'd0;
+            b_en[m] = 1'b0; b_we[m] = 1'b0; b_be[m] = 32'd0; b_ad[m] = '0; b_wd[m] = 256'd0;
+        end
+        for (i = 0; i < 4; i = i + 1) begin
+            r0 = req_row[RW*i +: RW];
+            sb = BW'(r0 >> RB);
+            for (l = 0; l < 4; l = l + 1) begin
+                k_[i][l] = 2'(l) - r0[1:0];
+                row_[i][l] = r0 + RW'(k_[i][l]);
+                use_[i][l] = req_v[i] && ({1'b0, k_[i][l]} < req_nrows[3*i +: 3]);
+                bk = BW'(row_[i][l] >> RB);
+                src_bank[i][l] = bk;
+                src_b[i][l] = (bk != sb);
+                if (use_[i][l]) begin
+                    m = 4 * $unsigned(bk) + l;
+                    kk = $unsigned(k_[i][l]);
+                    if (bk == sb) begin
+                        a_en[m] = 1'b1; a_we[m] = req_we[i];
+                        a_be[m] = req_be[128*i + 32*kk +: 32];
+                        a_ad[m] = MAW'(row_[i][l][RB-1:0] >> 2);
+                        a_wd[m] = req_wdata[1024*i + 256*kk +: 256];
+                    end else begin
+                        b_en[m] = 1'b1; b_we[m] = req_we[i];
+                        b_be[m] = req_be[128*i + 32*kk +: 32];
+                        b_ad[m] = MAW'(row_[i][l][RB-1:0] >> 2);
+                        b_wd[m] = req_wdata[1024*i + 256*kk +: 256];
+                    end
+                end
+            end
+        end
+    end
+
+    always @(posedge clk)
+        for (pi = 0; pi < 4; pi = pi + 1)
+            for (pl = 0; pl < 4; pl = pl + 1) begin
+                src_bank_q[pi][pl] <= src_bank[pi][pl];
+                src_b_q[pi][pl] <= src_b[pi][pl];
+            end
+
+    // Read data: window slot k of requester pi is lane (r0 + k) mod 4 of its row's macro;
+    // the lane of slot k was noted as src_*[pi][lane].
+    reg [1:0] r0lo_q [0:3];
+    reg [1:0] lane;
+    always @(posedge clk)
+        for (pi = 0; pi < 4; pi = pi + 1) r0lo_q[pi] <= req_row[RW*pi +: 2];
+
+    always @* begin
+        for (ri = 0; ri < 4; ri = ri + 1)
+            for (rk = 0; rk < 4; rk = rk + 1) begin
+                lane = 2'(rk) + r0lo_q[ri];
+                rl = {30'd0, lane};
+                rm = 4 * {{(32 - BW){1'b0}}, src_bank_q[ri][lane]} + rl;
+                rsp_rdata[1024*ri + 256*rk +: 256] = src_b_q[ri][rl] ? b_rd[rm] : a_rd[rm];
+            end
+    end
+
+    genvar g;
+    generate
+        for (g = 0; g < NM; g = g + 1) begin : g_macro
+            aie_sram #(.DEPTH(MD), .AW(MAW)) u_sram (
+                .clk(clk),
+                .a_en(a_en[g]), .a_we(a_we[g]), .a_be(a_be[g]), .a_addr(a_ad[g]),
+                .a_wdata(a_wd[g]), .a_rdata(a_rd[g]),
+                .b_en(b_en[g]), .b_we(b_we[g]), .b_be(b_be[g]), .b_addr(b_ad[g]),
+                .b_wdata(b_wd[g]), .b_rdata(b_rd[g])
+            );
+        end
+    endgenerate
+endmodule

@@ -1,0 +1,222 @@
+"""AieRTL: the aie RTL (rtl/aie) under Verilator, a simulators.core Backend like AieModel.
+
+A run decodes the program exactly as the functional model does (same errors, before
+any simulation), writes the job's files, and runs the cached simulator through cocotb:
+the harness loads the program and data memory through the tile's host ports, the clock
+runs in C, and memory, registers and counters come back through the same ports.
+`run_many` runs several jobs on one configuration in a single simulator process.
+
+Not built yet (the run is refused before simulation, naming the operation): the vector
+unit beyond its lane ALU (VECTOR_BUILT), and the DMA engine (DMAIN, DMAOUT). External memory is reached only by DMA, so a
+run's `ext` is the image's.
+"""
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from isa.aie.model import get_spec
+from simulators.aie.dma import DeadlockError
+from simulators.aie.machine import STALLS, check_config as model_check_config
+from simulators.aie.predecode import Code, decode
+from simulators.aie.state import G_FIELDS, AieState
+from simulators.core.backend import MemoryImage, RunResult
+from simulators.core.budget import Budget
+from simulators.core.errors import (BudgetExceeded, ConfigError, IllegalOperandError,
+                                    MemoryAccessError, SimError, TimeLimitExceeded)
+from simulators.numerics import canon
+from simulators.core.backend import Job
+from simulators.rtl import toolchain
+
+from . import build as rtl_build
+from .jobs import JobInput, read_job, write_job
+
+# Error codes of rtl/aie/aie_core.v.
+(E_RANGE, E_ALIGN, E_LOOPR, E_DEEP, E_REL, E_DEADLOCK, E_BUDGET, E_CYCLES, E_HALT,
+ E_ILLEGAL, E_UNSUPPORTED) = range(1, 12)
+STOPS = {0: "end", 1: "break", 2: "error"}
+UNLIMITED = (1 << 64) - 1
+# Host register map of aie_core (hr_data).
+R0, P0, M0, G0, LOCK0, RM, LOOP0, DEPTH = 0x000, 0x010, 0x018, 0x020, 0x040, 0x050, 0x060, 0x06F
+STOP, ERR_CODE, ERR_SLOT, ERR_B, ERR_CYCLE, ERR_ADDR, ERR_VAL, CYCLES, RETIRED, \
+    HAZARD, BANK, BUSY = 0x080, 0x081, 0x082, 0x083, 0x084, 0x086, 0x087, 0x088, 0x08A, \
+    0x08C, 0x08E, 0x090
+
+
+# The vector unit's operations built so far: the lane ALU.
+VECTOR_BUILT = frozenset(f"{op}.{t}" for op in ("VADD", "VSUB", "VMAX", "VMIN") for t in ("I8", "I16")) \
+    | {"VAND", "VOR", "VXOR"}
+
+
+def unsupported(program) -> list[str]:
+    """Operations of `program` the RTL does not implement yet."""
+    spec = get_spec()
+    missing = [i for i in program.instrs
+               if i.mnemonic in spec.ops and ((spec.ops[i.mnemonic].slot == "vector"
+                                               and i.mnemonic not in VECTOR_BUILT)
+                                              or i.mnemonic in ("DMAIN", "DMAOUT"))]
+    return list(dict.fromkeys(i.mnemonic for i in missing))
+
+
+class AieRTL:
+    """The aie RTL (rtl/aie) on Verilator. `max_cycles` stops a run at that many cycles
+    (BudgetExceeded naming the bundle it reached); `keep` keeps each run's job files."""
+
+    name = "aie-rtl"
+
+    def __init__(self, simulator: str = "verilator", max_cycles: int | None = None,
+                 keep: Path | None = None):
+        if simulator not in rtl_build.SIMULATORS:
+            raise ConfigError(f"the aie RTL runs on {' or '.join(rtl_build.SIMULATORS)}; got "
+                              f"simulator {simulator!r}")
+        self.simulator = simulator
+        self.max_cycles = max_cycles
+        self.keep = Path(keep) if keep else None
+        self.last_build: toolchain.Build | None = None
+
+    def build_state(self, config) -> toolchain.BuildState:
+        return toolchain.build_state(rtl_build.spec(config, self.simulator), self.simulator)
+
+    def run(self, program, image: MemoryImage, config, budget: Budget = Budget(),
+            trace: bool = False) -> RunResult:
+        return self.run_many([Job(program, image, budget, trace)], config)[0]
+
+    def run_many(self, jobs: list[Job], config) -> list[RunResult]:
+        started = time.perf_counter()
+        model_check_config(config)
+        rtl_build.check_config(config)
+        spec = get_spec()
+        results: list[RunResult | None] = [None] * len(jobs)
+        prepared = []                     # (index, job, code, state)
+        base = Path(tempfile.mkdtemp(prefix="aie-rtl-", dir=self.keep))
+        try:
+            for i, job in enumerate(jobs):
+                state = AieState(config, spec)
+                try:
+                    state.load_image(job.image)
+                    code = decode(job.program, config, spec)
+                    missing = unsupported(job.program)
+                    if missing:
+                        raise ConfigError(f"the aie RTL does not implement {', '.join(missing)} yet "
+                                       "(vector unit and DMA are not built); run this kernel on "
+                                       "the functional model")
+                except SimError as e:
+                    results[i] = self._early(state, e, started)
+                    continue
+                write_job(base / f"job{len(prepared)}", JobInput(
+                    list(job.program.words), state.dm, job.budget.max_instructions,
+                    self.max_cycles if self.max_cycles is not None else UNLIMITED, job.trace))
+                prepared.append((i, job, code, state))
+            if prepared:
+                b = rtl_build.build(config, self.simulator)
+                self.last_build = b
+                walls = ",".join(str(j.budget.wall_seconds) for _, j, _, _ in prepared)
+                toolchain.run(b, rtl_build.TEST_MODULE, [rtl_build.BENCH_DIR], base,
+                              plusargs=[f"+aie_dir={base}"],
+                              extra_env={"AIE_JOBS": str(len(prepared)),
+                                         "AIE_WALL_SECONDS": walls})
+                for n, (i, job, code, state) in enumerate(prepared):
+                    results[i] = self._result(base / f"job{n}", job, code, state, config, started)
+        finally:
+            if self.keep is None:
+                shutil.rmtree(base, ignore_errors=True)
+        return results
+
+    def _early(self, state, error, started) -> RunResult:
+        spec = get_spec()
+        busy = {s.name: 0 for s in spec.slots} | {f"dma_{d}{c}": 0 for d in ("in", "out")
+                                                  for c in range(2)}
+        return RunResult(backend=self.name, memories=state.memories(),
+                         registers=state.registers(), cycles=0, retired=0, unit_busy=busy,
+                         stalls=dict.fromkeys(STALLS, 0), stop="error", error=error,
+                         wall_seconds=time.perf_counter() - started)
+
+    def _result(self, directory, job, code: Code, state: AieState, cfg, started) -> RunResult:
+        out = read_job(directory)
+        reg = out.regs
+        s32 = lambda v: ((v + 0x80000000) & 0xFFFFFFFF) - 0x80000000
+        u64 = lambda k: reg[k] | reg[k + 1] << 32
+        spec = get_spec()
+        stop = STOPS[reg[STOP]]
+        retired = u64(RETIRED)
+        depth = reg[DEPTH]
+        registers = {
+            "r": [s32(reg[R0 + i]) for i in range(16)],
+            "p": [s32(reg[P0 + i]) for i in range(8)],
+            "m": [s32(reg[M0 + i]) for i in range(8)],
+            "g": [dict(zip(G_FIELDS + ("C1", "C2"), (s32(reg[G0 + 7 * k + f]) for f in range(7))))
+                  for k in range(4)],
+            "x": out.x, "acc": out.acc, "acc_f32": canon(out.acc.view(np.float32).copy()),
+            "RM": reg[RM], "locks": [reg[LOCK0 + i] for i in range(16)],
+            "LOOPS": [[reg[LOOP0 + 2 * k], reg[LOOP0 + 2 * k + 1]] for k in range(depth)],
+        }
+        busy = {s.name: u64(BUSY + 2 * k) for k, s in enumerate(spec.slots)}
+        busy |= {f"dma_{d}{c}": 0 for d in ("in", "out") for c in range(2)}
+        stalls = dict.fromkeys(STALLS, 0) | {"data_hazard": u64(HAZARD), "bank_conflict": u64(BANK)}
+        error = None
+        if stop == "error":
+            error = self._error(reg, code, job, cfg, retired)
+        state.dm[:] = out.dm[:state.dm.size]
+        trace = None
+        if job.trace:
+            from .trace import read_trace
+            trace = read_trace(directory, code)
+        return RunResult(backend=self.name, memories=state.memories(), registers=registers,
+                         cycles=u64(CYCLES), retired=retired, unit_busy=busy, stalls=stalls,
+                         stop=stop, error=error, trace=trace,
+                         wall_seconds=time.perf_counter() - started)
+
+    def _error(self, reg, code: Code, job, cfg, retired) -> SimError:
+        c, b = reg[ERR_CODE], reg[ERR_B]
+        slot = reg[ERR_SLOT]
+        cycle = reg[ERR_CYCLE] | reg[ERR_CYCLE + 1] << 32
+        addr = ((reg[ERR_ADDR] + 0x80000000) & 0xFFFFFFFF) - 0x80000000
+        val = ((reg[ERR_VAL] + 0x80000000) & 0xFFFFFFFF) - 0x80000000
+        op = None
+        info = None
+        if b < len(code.rows) and slot < 6:
+            name = code.slot_names[slot]
+            row = code.rows[b]
+            if name in row.slots:
+                op = row.slots.index(name)
+                ins = job.program.bundle_ops(b)[op]
+                info = get_spec().ops[ins.mnemonic]
+        where = code.where(b, cycle, retired, op)
+        if c in (E_RANGE, E_ALIGN):
+            n, align = info.bytes, info.align
+            if c == E_RANGE:
+                e = MemoryAccessError(
+                    f"data-memory access {addr}..{addr + n - 1} ({n} bytes) is outside data memory "
+                    f"(0..{cfg.DM_SIZE - 1}); check the pointer", memory="dm", address=addr)
+            else:
+                e = MemoryAccessError(f"data-memory address {addr} is not a multiple of {align} "
+                                      f"(this operation moves {n} bytes)", memory="dm", address=addr)
+        elif c == E_LOOPR:
+            e = IllegalOperandError(f"LOOPR trip count = {val}; a loop runs at least once (set r "
+                                    "to 1 or more, or skip the loop)")
+        elif c == E_DEEP:
+            e = IllegalOperandError(f"hardware loops nest deeper than LOOP_DEPTH={cfg.LOOP_DEPTH}; "
+                                    "close an inner loop first")
+        elif c == E_REL:
+            e = IllegalOperandError(f"REL would make a lock {val}; a lock holds 0..63")
+        elif c == E_DEADLOCK:
+            e = DeadlockError("ACQ waits forever: its lock is too small and no running or queued "
+                              "transfer can release it. DMA: all channels idle")
+        elif c == E_BUDGET:
+            e = BudgetExceeded(f"the program did not finish within {job.budget.max_instructions} "
+                               "bundles; look for a loop that never ends or raise the budget")
+        elif c == E_CYCLES:
+            e = BudgetExceeded(f"the program did not finish within the RTL run's cycle budget of "
+                               f"{self.max_cycles} cycles; look for a loop that never ends or "
+                               "raise the cycle budget")
+        elif c == E_HALT:
+            e = TimeLimitExceeded(f"the run exceeded its wall-clock limit of "
+                                  f"{job.budget.wall_seconds} s after {retired} bundles")
+        else:
+            e = SimError(f"the RTL reports an illegal or unsupported bundle (error code {c}); the "
+                         "program's encoding and the RTL's decoder disagree")
+        return e.locate(where)

@@ -1,0 +1,73 @@
+"""What the aie RTL is built from, and building it for one hardware configuration.
+
+A configuration's parameters become the RTL's top-level parameters (Verilator -G), so
+each configuration is its own simulator binary, cached by simulators/rtl/toolchain (an
+unchanged design is never rebuilt; a build lock makes concurrent builders wait).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from simulators.core.errors import ConfigError
+from simulators.rtl import toolchain
+
+from . import generate
+
+ROOT = Path(__file__).resolve().parents[2]
+AIE_RTL = ROOT / "rtl" / "aie"
+BENCH_DIR = AIE_RTL / "bench"
+TOP = "aie_sim"
+TEST_MODULE = "aie_jobs"
+TIMESCALE = ("1ns", "1ps")
+# --timing: aie_sim runs the clock itself; cocotb reaches only the ports aie_sim marks.
+BUILD_ARGS = ("--timing", "-CFLAGS", "-fcoroutines", "--no-public-flat-rw", "-Wno-WIDTH")
+SIMULATORS = ("verilator",)
+# Synthesizable modules (aie_sim is the simulation harness).
+TILE = ("aie_top.v", "aie_core.v", "aie_imem.v", "aie_dm.v", "aie_sram.v")
+
+
+def sources(simulator: str = "verilator") -> tuple[Path, ...]:
+    return (AIE_RTL / "aie_sim.v", *(AIE_RTL / f for f in TILE))
+
+
+def check_config(cfg) -> None:
+    """What this RTL needs of a configuration beyond hardware.toml's own rules."""
+    if getattr(getattr(cfg, "isa", None), "name", None) != "aie":
+        raise ConfigError(f"the aie RTL needs an aie HardwareConfig (isa.aie.default_config()), "
+                          f"got {cfg!r}")
+    bank = cfg.DM_SIZE // cfg.DM_BANKS
+    if bank < 128 or bank & (bank - 1):
+        raise ConfigError(f"the aie RTL builds each data-memory bank from four 32-byte-row macros: "
+                          f"DM_SIZE / DM_BANKS must be a power of two of at least 128 bytes "
+                          f"(got {bank})")
+    if cfg.IMEM_WORDS % 8 or cfg.IMEM_WORDS & (cfg.IMEM_WORDS - 1):
+        raise ConfigError(f"the aie RTL's instruction memory has eight word banks: IMEM_WORDS must "
+                          f"be a power of two and a multiple of 8 (got {cfg.IMEM_WORDS})")
+    if cfg.cycles("LOAD") < 4:
+        raise ConfigError(f"the aie RTL's load data lands up to 3 cycles after issue (bank "
+                          f"conflicts included): LOAD_LATENCY must be at least 4 "
+                          f"(got {cfg.cycles('LOAD')})")
+    for cls in ("LOAD", "MUL", "ACC", "MAC", "FMUL", "SRS", "UPS", "VALU", "SHUF", "REDUCE", "PWL"):
+        if not 1 <= cfg.cycles(cls) <= 31:
+            raise ConfigError(f"the aie RTL's scoreboard counts latencies of 1..31 cycles; timing "
+                              f"class {cls} is {cfg.cycles(cls)}")
+    stale = generate.stale()
+    if stale:
+        raise ConfigError("the RTL's generated headers are out of date with isa/aie "
+                          f"({', '.join(p.name for p in stale)}): run python3 -m "
+                          "simulators.aie_rtl.generate")
+
+
+def spec(cfg, simulator: str = "verilator") -> toolchain.BuildSpec:
+    check_config(cfg)
+    return toolchain.BuildSpec(top=TOP, sources=sources(simulator), includes=(AIE_RTL,),
+                               parameters=cfg.as_dict(), build_args=BUILD_ARGS,
+                               timescale=TIMESCALE)
+
+
+def build(cfg, simulator: str = "verilator") -> toolchain.Build:
+    """The cached simulator for `cfg`."""
+    if simulator not in SIMULATORS:
+        raise ConfigError(f"the aie RTL runs on {' or '.join(SIMULATORS)}; got simulator "
+                          f"{simulator!r}")
+    return toolchain.build(spec(cfg, simulator), simulator)
