@@ -7,8 +7,12 @@
 // touches is not ready (a DMA stall, plena_timing), then starts and occupies its unit
 // for the cycles of its timing class; its results are committed at the end of its last
 // cycle and the next instruction issues in the cycle after: t = max(t, ready) + cycles.
-// C_LOOP_END (0 cycles) commits in a zero-time step: a clock edge at which the cycle
-// counter does not advance (no unit is busy and no timer moves then).
+//
+// The cycle count is the clock: `cyc` advances on every edge from the one that samples
+// `start` (exclusive) to the one that raises `done` (inclusive), and `cycles` is its
+// value then. The run ends at the edge that commits its last instruction (C_BREAK, or
+// the last one in program order), or after the cycle in which an error is found at
+// issue; queued transfers then drain for as many more edges as they need.
 //
 // H_ instructions issue in one cycle and move their data at issue, in program order,
 // as the ISA's semantics say; when the channel would have moved it is plena_timing's
@@ -76,7 +80,7 @@ module plena_core #(
     reg [63:0] cyc;            // current cycle
     reg [63:0] issue_cyc;      // issue cycle of the instruction waiting at issue
     reg        stalled;        // it stalled last cycle
-    reg [63:0] end_t;          // cycle at which the program ended or failed
+    reg [63:0] end_t;          // issue cycle of the instruction that failed
     reg [63:0] unit_busy [0:NUM_UNITS-1];
     reg [63:0] dma_wait;
 
@@ -161,14 +165,13 @@ module plena_core #(
     wire busy_now = (state == S_RUN) && (rem != 32'd0);
     wire ctl_ok = retired < max_retire && cyc < max_cycles && !halt;
     wire [63:0] wait_until;
-    wire [63:0] done_t, chan_busy;
+    wire [63:0] done_t, done_next, chan_busy;
     wire stall_now = at_issue && !is_dma && wait_until > cyc;
     wire go = at_issue && ctl_ok && c_code == ERR_NONE && !stall_now;   // it starts now
     wire occupied = go || busy_now;          // the instruction at pc runs this cycle
     wire [31:0] step = busy_now ? t_cls - rem : 32'd0;
     // Results are committed at the end of an instruction's last cycle.
     wire commit = (go && t_cls <= 32'd1) || (busy_now && rem == 32'd1);
-    wire zero_time = go && t_cls == 32'd0;
 
     plena_timing #(
         .MLEN(MLEN), .BLEN(BLEN), .HLEN(HLEN), .VLEN(VLEN), .VSRAM_ROWS(VSRAM_ROWS),
@@ -181,7 +184,7 @@ module plena_core #(
         .fv_row0(fv_row0), .fv_row1(fv_row1), .fv_row2(fv_row2), .fv_n0(fv_n0), .fv_n1(fv_n1),
         .fv_n2(fv_n2), .ft_en(ft_en), .ft_tile(ft_tile), .wait_until(wait_until),
         .xfer(go && is_dma), .x_tile(op == OP_H_PREFETCH_M), .x_store(op == OP_H_STORE_V),
-        .x_rows(h_rows), .done_t(done_t), .chan_busy(chan_busy));
+        .x_rows(h_rows), .done_t(done_t), .done_next(done_next), .chan_busy(chan_busy));
 
     // --- units ----------------------------------------------------------------------------
     reg [2:0] sfn;
@@ -334,6 +337,12 @@ module plena_core #(
     wire        loop_back = (rd != 4'd0) && $signed(loop_cnt) > 0;
     wire [LDW-1:0] sp = loop_sp[LDW-1:0];
 
+    // The instruction committing now is the program's last: done at this edge unless
+    // transfers are still queued (done_next: their completion, this edge's included).
+    wire last = commit && (op == OP_C_BREAK || pc + 32'd1 >= prog_len)
+                && !(op == OP_C_LOOP_END && loop_back);
+    wire drained = done_next <= cyc + 64'd1;
+
     // --- the clocked state --------------------------------------------------------------
     integer k;
     // Waiver: `hbm_row` carries a DPI function's output into the nonblocking write.
@@ -369,24 +378,32 @@ module plena_core #(
             for (k = 0; k < LOOP_DEPTH; k = k + 1) loop_pc[k] <= 32'd0;
         end else case (state)
             S_IDLE:
-                if (start) state <= S_RUN;
-            S_DRAIN:
+                if (start) begin
+                    if (prog_len == 32'd0) done <= 1'b1;     // nothing to run: 0 cycles
+                    state <= (prog_len == 32'd0) ? S_DONE : S_RUN;
+                end
+            S_DRAIN: begin
                 // Queued transfers complete; the count is max(end of program, last one).
-                if (cyc >= done_t) begin
-                    cycles <= (end_t > done_t) ? end_t : done_t;
+                cyc <= cyc + 64'd1;
+                if (cyc + 64'd1 >= done_t) begin
+                    cycles <= cyc + 64'd1;
                     done <= 1'b1;
                     state <= S_DONE;
-                end else
-                    cyc <= cyc + 64'd1;
+                end
+            end
             S_DONE: ;
             default: begin   // S_RUN
-                if (!zero_time) cyc <= cyc + 64'd1;
+                cyc <= cyc + 64'd1;
                 if (at_issue && !stalled) issue_cyc <= cyc;
                 stalled <= stall_now;
-                if (pc >= prog_len && rem == 32'd0) begin
-                    end_t <= cyc;
-                    state <= S_DRAIN;
-                end else if (at_issue && (!ctl_ok || c_code != ERR_NONE)) begin
+                if ((at_issue && (!ctl_ok || c_code != ERR_NONE)) || last) begin
+                    if (drained) begin
+                        cycles <= cyc + 64'd1;
+                        done <= 1'b1;
+                    end
+                    state <= drained ? S_DONE : S_DRAIN;
+                end
+                if (at_issue && (!ctl_ok || c_code != ERR_NONE)) begin
                     err_code <= retired >= max_retire ? ERR_BUDGET
                               : cyc >= max_cycles ? ERR_CYCLES
                               : halt ? ERR_HALT : c_code;
@@ -395,7 +412,6 @@ module plena_core #(
                     err_pc <= pc;
                     stop <= STOP_ERROR;
                     end_t <= cyc;
-                    state <= S_DRAIN;
                 end else if (stall_now) begin
                     dma_wait <= dma_wait + 64'd1;
                 end else begin
@@ -471,11 +487,7 @@ module plena_core #(
                                 if (loop_back) pc <= loop_pc[sp - LDW'(1)];
                                 else loop_sp <= loop_sp - 32'd1;
                             end
-                            OP_C_BREAK: begin
-                                stop <= STOP_BREAK;
-                                end_t <= cyc + 64'd1;
-                                state <= S_DRAIN;
-                            end
+                            OP_C_BREAK: stop <= STOP_BREAK;
                             default: ;
                         endcase
                     end

@@ -67,6 +67,21 @@ module plena_sim #(
     initial clk = 1'b0;
     always #1 clk = ~clk;
 
+    // The harness's own count of the run's clock edges, after the one at which the core
+    // samples `start` up to the one that raises `done`: the backend holds the core's
+    // cycle count against it.
+    reg [63:0] edges;
+    reg        counting;
+    initial counting = 1'b0;
+    always @(posedge clk)
+        if (start) begin
+            edges <= 64'd0;
+            counting <= 1'b1;
+        end else if (counting && !done)
+            edges <= edges + 64'd1;
+        else
+            counting <= 1'b0;
+
     initial begin
         if (!$value$plusargs("plena_dir=%s", base)) base = ".";
         hs = H_IDLE;
@@ -87,8 +102,8 @@ module plena_sim #(
             sfd = $fopen(path("state.txt"), "w");
             $fwrite(sfd, "stop %0d\nerr_code %0d\nerr_mem %0d\nerr_addr %h\nerr_pc %0d\n",
                     stop, err_code, err_mem, err_addr, err_pc);
-            $fwrite(sfd, "err_cycle %0d\ncycles %0d\nretired %0d\n",
-                    plena_top.u_core.end_t, cycles, retired);
+            $fwrite(sfd, "err_cycle %0d\ncycles %0d\nclock_edges %0d\nretired %0d\n",
+                    plena_top.u_core.end_t, cycles, edges, retired);
             $fwrite(sfd, "dma_wait %0d\nchan_busy %0d\nunit_busy",
                     plena_top.u_core.dma_wait, plena_top.u_core.chan_busy);
             for (k = 0; k < NUM_UNITS; k = k + 1) $fwrite(sfd, " %0d", plena_top.u_core.unit_busy[k]);

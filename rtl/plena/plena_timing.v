@@ -29,6 +29,7 @@ module plena_timing #(
     input  wire           x_store,     // ... from rows (H_STORE_V)
     input  wire [31:0]    x_rows,
     output reg  [63:0]    done_t,      // completion of the last transfer
+    output wire [63:0]    done_next,   // the same after this cycle's transfer
     output reg  [63:0]    chan_busy    // cycles the channel moved data
 );
     localparam integer VRW = (VSRAM_ROWS > 1) ? $clog2(VSRAM_ROWS) : 1;
@@ -80,6 +81,9 @@ module plena_timing #(
         x_usable = x_store ? x_end : x_end + 64'(HBM_LATENCY);
     end
 
+    wire [63:0] x_done = x_end + 64'(HBM_LATENCY);
+    assign done_next = (xfer && x_done > done_t) ? x_done : done_t;
+
     integer r;
     always @(posedge clk) begin
         if (rst) begin
@@ -93,7 +97,7 @@ module plena_timing #(
             chan_free <= x_end;
             chan_busy <= chan_busy + x_occ;
             if (x_usable > horizon) horizon <= x_usable;
-            if (x_end + 64'(HBM_LATENCY) > done_t) done_t <= x_end + 64'(HBM_LATENCY);
+            done_t <= done_next;
             if (x_tile) ms_ready[ft_tile] <= x_usable;
             else
                 for (r = 0; r < MAX_ROWS; r = r + 1)

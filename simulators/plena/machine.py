@@ -203,6 +203,7 @@ class _Run:
     def result(self, backend, code, t, retired, stop, error, isa) -> RunResult:
         return RunResult(
             backend=backend, memories=self.state.memories(), registers=self.state.registers(),
-            cycles=self.timing.cycles(t), retired=retired, unit_busy=self.unit_busy(code, isa),
+            cycles=self.timing.cycles(t + (stop == "error" and code is not None)),
+            retired=retired, unit_busy=self.unit_busy(code, isa),
             stalls={"dma_wait": self.timing.stall}, stop=stop, error=error, trace=self.trace,
             wall_seconds=time.perf_counter() - self.started)

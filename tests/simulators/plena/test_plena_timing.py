@@ -99,22 +99,22 @@ def test_other_rows_do_not_wait():
 
 
 def test_loop_stalls_on_first_pass_only_and_loop_costs():
-    # C_LOOP_START costs 1 cycle, C_LOOP_END 0; the first V_ADD_VV waits for the rows
+    # C_LOOP_START and C_LOOP_END cost 1 cycle each; the first V_ADD_VV waits for the rows
     r = run("""
         H_PREFETCH_V gp0, gp0, a0, 0, 0   ; t = 1, rows ready at 14
         C_LOOP_START gp1, 3               ; t = 2
-            V_ADD_VV gp2, gp0, gp0        ; 14 -> 16, 18, 20
-        C_LOOP_END gp1
+            V_ADD_VV gp2, gp0, gp0        ; 14 -> 16, 17 -> 19, 20 -> 22
+        C_LOOP_END gp1                    ; 16 -> 17, 19 -> 20, 22 -> 23
     """)
-    assert r.cycles == 20 and r.stalls["dma_wait"] == 12
-    assert r.unit_busy["control"] == 1 and r.unit_busy["vector"] == 6
+    assert r.cycles == 23 and r.stalls["dma_wait"] == 12
+    assert r.unit_busy["control"] == 4 and r.unit_busy["vector"] == 6
     traced = run("""
         H_PREFETCH_V gp0, gp0, a0, 0, 0
         C_LOOP_START gp1, 3
             V_ADD_VV gp2, gp0, gp0
         C_LOOP_END gp1
     """, trace=True)
-    assert [s.cycle for s in traced.trace] == [0, 1, 2, 16, 16, 18, 18, 20]
+    assert [s.cycle for s in traced.trace] == [0, 1, 2, 16, 17, 19, 20, 22]
 
 
 def test_timing_classes_follow_the_configuration():
