@@ -9,7 +9,7 @@
 //
 // The footprint is what the DMA stall rule looks at: up to three ranges of Vector SRAM
 // rows and one Matrix SRAM tile. For an H_ instruction, slot 0 (or the tile) is its
-// SRAM side, and `x_base`/`x_stride`/`h_rows` describe its HBM rows.
+// SRAM side, and `h_base`/`h_stride` describe its HBM rows.
 // Combinational.
 module plena_check #(
     /* verilator lint_off UNUSEDPARAM */
@@ -39,8 +39,7 @@ module plena_check #(
     output reg                ft_en,
     output reg  [MTW-1:0]     ft_tile,
     output wire [63:0]        h_base,     // valid when the checks pass
-    output wire [63:0]        h_stride,
-    output wire [31:0]        h_rows
+    output wire [63:0]        h_stride
 );
     `include "plena_isa.vh"
     `include "plena_units.vh"
@@ -88,7 +87,7 @@ module plena_check #(
     // --- HBM side of a transfer -----------------------------------------------------------
     wire is_pm = (op == OP_H_PREFETCH_M);
     wire is_dma = is_pm || op == OP_H_PREFETCH_V || op == OP_H_STORE_V;
-    assign h_rows = is_pm ? MLEN : (op == OP_H_STORE_V) ? HBM_V_WRITEBACK_AMOUNT
+    wire [31:0] h_rows = is_pm ? MLEN : (op == OP_H_STORE_V) ? HBM_V_WRITEBACK_AMOUNT
                                                         : HBM_V_PREFETCH_AMOUNT;
     localparam integer MAX_XROWS = (MLEN > HBM_V_PREFETCH_AMOUNT)
         ? ((MLEN > HBM_V_WRITEBACK_AMOUNT) ? MLEN : HBM_V_WRITEBACK_AMOUNT)

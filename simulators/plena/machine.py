@@ -176,7 +176,7 @@ class _Run:
                 footprint.clear()
                 t += cycles
             else:
-                timing.transfer(t, footprint)
+                t = timing.transfer(t, footprint)
                 footprint.clear()
                 t += cycles
             if trace is not None:
