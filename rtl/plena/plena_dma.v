@@ -117,11 +117,16 @@ module plena_dma #(
             touches = n != 32'd0 && 32'(r) < 32'(row0) + rows_of(kind)
                       && 32'(row0) < 32'(r) + n;
     endfunction
+    // Does a transfer's SRAM side overlap the footprint of the instruction at issue?
+    // (Every input is an argument: the per-entry logic below is continuous assignments,
+    // which both simulators re-evaluate exactly when an argument changes.)
     function automatic logic hits(input [1:0] kind, input [VRW-1:0] row0,
-                                  input [MTW-1:0] tile);
-        hits = touches(kind, row0, tile, fv_row0, fv_n0, ft_en, ft_tile)
-            || touches(kind, row0, tile, fv_row1, fv_n1, 1'b0, ft_tile)
-            || touches(kind, row0, tile, fv_row2, fv_n2, 1'b0, ft_tile);
+                                  input [MTW-1:0] tile, input [VRW-1:0] r0, input [31:0] n0,
+                                  input [VRW-1:0] r1, input [31:0] n1, input [VRW-1:0] r2,
+                                  input [31:0] n2, input logic te, input [MTW-1:0] t);
+        hits = touches(kind, row0, tile, r0, n0, te, t)
+            || touches(kind, row0, tile, r1, n1, 1'b0, t)
+            || touches(kind, row0, tile, r2, n2, 1'b0, t);
     endfunction
 
     // --- prefetches whose data is still arriving (oldest first) ---------------------------
@@ -146,16 +151,19 @@ module plena_dma #(
     wire [1:0]     h_kind = q_kind[q_head];
     wire [VRW-1:0] h_row0 = q_row0[q_head];
     wire [MTW-1:0] h_tile = q_tile[q_head];
-    reg h_blocked;
-    integer i;
-    always @* begin
-        h_blocked = 1'b0;
-        for (i = 0; i < TAILS; i = i + 1)
-            if (t_valid[i] && (t_tile[i] ? (h_kind == K_PM && t_tnum[i] == h_tile)
-                               : (h_kind != K_PM && touches(K_PV, t_row0[i], t_tnum[i], h_row0,
-                                                            rows_of(h_kind), 1'b0, h_tile))))
-                h_blocked = 1'b1;
-    end
+    wire [TAILS-1:0] t_blocks, t_hit;
+    genvar gt;
+    generate
+        for (gt = 0; gt < TAILS; gt = gt + 1) begin : g_tail
+            assign t_blocks[gt] = t_valid[gt] && (t_tile[gt]
+                ? (h_kind == K_PM && t_tnum[gt] == h_tile)
+                : (h_kind != K_PM && touches(K_PV, t_row0[gt], t_tnum[gt], h_row0,
+                                             rows_of(h_kind), 1'b0, h_tile)));
+            assign t_hit[gt] = t_valid[gt] && hits(t_tile[gt] ? K_PM : K_PV, t_row0[gt],
+                t_tnum[gt], fv_row0, fv_n0, fv_row1, fv_n1, fv_row2, fv_n2, ft_en, ft_tile);
+        end
+    endgenerate
+    wire h_blocked = |t_blocks;
     wire h_ok = !a_valid && q_count != 0 && !h_blocked;
     wire          c_valid = a_valid || h_ok;
     wire [1:0]    c_kind = a_valid ? a_kind : h_kind;
@@ -193,25 +201,27 @@ module plena_dma #(
     assign vw_row = t_row0[0] + VRW'(r_k);
     assign mw_row = TRW'({t_tnum[0], r_k[MLW-1:0]});
     assign vw_data = (VLEN*16)'(r_data) << (16 * r_off);
-    reg [VLEN-1:0] r_mask;
-    integer e;
-    always @*
-        for (e = 0; e < VLEN; e = e + 1)
-            r_mask[e] = 32'(e) >= r_off && 32'(e) < r_off + r_len;
-    assign vw_mask = r_mask;
+    genvar ge;
+    generate
+        for (ge = 0; ge < VLEN; ge = ge + 1) begin : g_mask
+            assign vw_mask[ge] = 32'(ge) >= r_off && 32'(ge) < r_off + r_len;
+        end
+    endgenerate
 
     // --- the stall rule, and the end of the run -------------------------------------------
-    reg any_busy;
-    integer q;
-    always @* begin
-        any_busy = a_valid && hits(a_kind, a_row0, a_tile);
-        for (q = 0; q < DMA_QUEUE; q = q + 1)
-            if (QW'(q) - q_head < QW'(q_count) || (q_count == (QW+1)'(DMA_QUEUE)))
-                if (hits(q_kind[q], q_row0[q], q_tile[q])) any_busy = 1'b1;
-        for (q = 0; q < TAILS; q = q + 1)
-            if (t_valid[q] && hits(t_tile[q] ? K_PM : K_PV, t_row0[q], t_tnum[q])) any_busy = 1'b1;
-    end
-    assign busy = any_busy;
+    wire [DMA_QUEUE-1:0] q_hit;
+    genvar gq;
+    generate
+        for (gq = 0; gq < DMA_QUEUE; gq = gq + 1) begin : g_queue
+            // entry gq holds a descriptor: it lies within q_count entries of the head
+            wire live = full || (QW'(gq) - q_head) < QW'(q_count);
+            assign q_hit[gq] = live && hits(q_kind[gq], q_row0[gq], q_tile[gq], fv_row0, fv_n0,
+                                            fv_row1, fv_n1, fv_row2, fv_n2, ft_en, ft_tile);
+        end
+    endgenerate
+    wire a_hit = a_valid && hits(a_kind, a_row0, a_tile, fv_row0, fv_n0, fv_row1, fv_n1,
+                                 fv_row2, fv_n2, ft_en, ft_tile);
+    assign busy = a_hit || |q_hit || |t_hit;
     wire [31:0] out_next = outstanding + (fire ? 32'd1 : 32'd0) - (r_valid ? 32'd1 : 32'd0);
     wire [QW:0] count_next = q_count + (push ? 1 : 0) - (starting ? 1 : 0);
     assign idle_next = count_next == 0 && !(fire ? !c_last : a_valid) && out_next == 32'd0;
