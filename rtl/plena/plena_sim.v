@@ -220,8 +220,10 @@ module plena_sim #(
     // Waiver: `m_row` carries the HBM model's output into the pipeline.
     /* verilator lint_off BLKSEQ */
     always @(posedge clk) begin
+        // (reset empties the pipeline: Icarus starts it as X, which would stay in the
+        // engine's count of outstanding beats)
         for (ps = HBM_LATENCY - 1; ps > 0; ps = ps - 1) begin
-            p_valid[ps] <= p_valid[ps - 1];
+            p_valid[ps] <= p_valid[ps - 1] && !rst;
             p_write[ps] <= p_write[ps - 1];
             p_data[ps] <= p_data[ps - 1];
         end
