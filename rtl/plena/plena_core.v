@@ -1,10 +1,10 @@
 // plena: an in-order, single-issue core with its scalar, vector and matrix units,
-// Vector SRAM, FP_MEM and INT_MEM, hardware loops, and the HBM channel's timing.
+// Vector SRAM, FP_MEM and INT_MEM, hardware loops, and the DMA engine on the HBM port.
 //
 // Every cycle the core looks at the instruction at `pc`. When none is in flight
 // (`rem == 0`) that instruction is at issue: it is checked (plena_check: every run-time
 // error, in the model's order), waits while a Vector SRAM row or Matrix SRAM tile it
-// touches is not ready (a DMA stall, plena_timing), then starts and occupies its unit
+// touches belongs to an unfinished transfer (a DMA stall, plena_dma), then starts and occupies its unit
 // for the cycles of its timing class; its results are committed at the end of its last
 // cycle and the next instruction issues in the cycle after: t = max(t, ready) + cycles.
 //
