@@ -1,8 +1,10 @@
 """`kernelcraft rtl-check`: run a kernel on an accelerator's functional model and on its
-RTL, and compare every element of every memory, every register and accumulator, the
-activity counters and the cycle count. Prints PASS, or the first divergence: with
---lockstep (or automatically, for a short run that diverged) the first retired
-instruction whose pc, issue cycle or writes differ, with both values.
+RTL, and give two verdicts. The backends agree or disagree: every element of every
+memory, every register and accumulator, the activity counters and the cycle count; on a
+divergence, with --lockstep (or automatically, for a short run that diverged) the first
+retired instruction whose pc, issue cycle or writes differ, with both values. The kernel
+is correct or incorrect: the RTL's outputs against the task's reference, as `eval`
+judges them. PASS needs both.
 
     kernelcraft rtl-check --accel plena --task gemm --config C3 [kernel.asm] [--lockstep]
     kernelcraft rtl-check --accel plena --all-baselines      # every baseline, every config
@@ -62,9 +64,11 @@ class CheckResult:
     task: str
     config: str
     kernel: str                      # "baseline" or the file name
-    passed: bool
+    agree: bool                      # the backends: every memory, register and counter
     cycles_model: int
     cycles_rtl: int
+    correct: bool | None = None      # the RTL's outputs against the reference (None: not judged)
+    correctness: str = ""            # why it is incorrect (or the model's differing verdict)
     first: str = ""                  # the first diverging instruction, when known
     divergences: list[str] = field(default_factory=list)
     stop: str = ""                   # how both runs ended, when not normally
@@ -72,23 +76,40 @@ class CheckResult:
     model_seconds: float = 0.0
 
     @property
+    def passed(self) -> bool:
+        """The backends agree and, when judged, the kernel is correct."""
+        return self.agree and self.correct is not False
+
+    @property
     def cycle_gap(self) -> float:
         return (self.cycles_rtl - self.cycles_model) / self.cycles_model if self.cycles_model else 0.0
 
     def to_dict(self) -> dict:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__} | {"cycle_gap": self.cycle_gap}
+        return ({k: getattr(self, k) for k in self.__dataclass_fields__}
+                | {"passed": self.passed, "cycle_gap": self.cycle_gap})
+
+    def verdicts(self) -> str:
+        both = "backends agree" if self.agree else "backends DISAGREE"
+        if self.correct is None:
+            return both
+        return f"{both}, kernel {'correct' if self.correct else 'INCORRECT'}"
 
     def format(self) -> str:
-        head = f"{'PASS' if self.passed else 'FAIL'}  {self.accel} {self.task} {self.config} ({self.kernel})"
-        if self.passed:
-            lines = [f"{head}: {self.cycles_model} cycles on both; every memory, register and "
-                     "counter identical"]
+        head = (f"{'PASS' if self.passed else 'FAIL'}  {self.accel} {self.task} {self.config} "
+                f"({self.kernel}): {self.verdicts()}")
+        if self.agree:
+            lines = [head, f"  backends: {self.cycles_model} cycles on both; every memory, "
+                           "register and counter identical"]
         else:
-            lines = [f"{head}: model {self.cycles_model} cycles, RTL {self.cycles_rtl} "
-                     f"({self.cycles_rtl - self.cycles_model:+d}, {100 * self.cycle_gap:+.3f}%)"]
+            lines = [head, f"  backends: model {self.cycles_model} cycles, RTL {self.cycles_rtl} "
+                           f"({self.cycles_rtl - self.cycles_model:+d}, {100 * self.cycle_gap:+.3f}%)"]
             if self.first:
                 lines.append(f"  first divergence: {self.first}")
             lines += [f"  {d}" for d in self.divergences]
+        if self.correct is not None:
+            lines.append("  kernel: " + ("every output within tolerance of the reference"
+                                         if self.correct and not self.correctness else
+                                         self.correctness))
         if self.stop:
             lines.append(f"  both runs stopped: {self.stop}")
         speed = self.cycles_rtl / self.rtl_seconds if self.rtl_seconds else 0
@@ -111,8 +132,31 @@ def _hw(accel, pairs: list[str] | None):
 
 
 def _inputs(accel, task, config: str, hw, seed: int):
+    """(inputs, memory image) of one input set."""
     from workbench.layout import build_image
-    return build_image(accel.layout(task, config, hw), task.generate(config, seed))
+    inputs = task.generate(config, seed)
+    return inputs, build_image(accel.layout(task, config, hw), inputs)
+
+
+def _judge(accel_name: str, task_name: str, config: str, hw, inputs, image, m, r,
+           res: CheckResult) -> None:
+    """The kernel's verdict, as `eval` gives it: the RTL run's outputs (and the model's,
+    when they differ) against the task's reference."""
+    from tasks import get_task
+    from workbench.accel import get_accel
+    from workbench.evaluation import judge
+    from workbench.tools import _set_problem
+    accel, task = get_accel(accel_name), get_task(task_name)
+    layout = accel.layout(task, config, hw)
+    verdict = lambda run, who: judge(accel, task, config, layout, who, inputs, image, run)[0]
+    on_rtl = verdict(r, "RTL")
+    res.correct = on_rtl.passed
+    why = [] if on_rtl.passed else [_set_problem(on_rtl)]
+    if not res.agree:
+        on_model = verdict(m, "model")
+        if on_model.passed != on_rtl.passed:
+            why.append("model: correct" if on_model.passed else _set_problem(on_model))
+    res.correctness = "; ".join(why)
 
 
 def check(accel_name: str, task_name: str, config: str, source: str | None = None, *,
@@ -130,18 +174,20 @@ def check(accel_name: str, task_name: str, config: str, source: str | None = Non
     kernel = source_name if source is not None else "baseline"
     source = source if source is not None else accel.baseline(task_name, config, hw)
     program = accel.assemble(source, source_name=source_name, config=hw)
-    image = _inputs(accel, task, config, hw, seed)
+    inputs, image = _inputs(accel, task, config, hw, seed)
     budget = budget or Budget(max_instructions=200_000_000, wall_seconds=600.0)
-    return run_both(accel_name, task_name, config, kernel, program, [image], hw=hw,
-                    budget=budget, rtl=rtl or rtl_backend(accel_name), lockstep=lockstep)[0][0]
+    res, m, r = run_both(accel_name, task_name, config, kernel, program, [image], hw=hw,
+                         budget=budget, rtl=rtl or rtl_backend(accel_name), lockstep=lockstep)[0]
+    _judge(accel_name, task_name, config, hw, inputs, image, m, r, res)
+    return res
 
 
 def run_both(accel_name: str, task_name: str, config: str, kernel: str, program, images, *,
              hw, budget: Budget, rtl, lockstep: bool = False, model_runs=None) -> list[tuple]:
     """Run an assembled program on each memory image on the model (unless `model_runs`
     holds those runs already) and on the RTL (one simulator process for all images),
-    and compare: [(CheckResult, model run, RTL run)] per image. The agent's run_rtl
-    tool reads the outputs of both runs."""
+    and compare: [(CheckResult, model run, RTL run)] per image, the kernel not judged
+    (`correct` None). The agent's run_rtl tool judges the outputs of both runs itself."""
     from simulators.core.backend import Job
     from workbench.accel import get_accel
     t0 = time.perf_counter()
@@ -203,20 +249,21 @@ def check_baselines(accel_name: str, hw, level: int = 1, tasks: list[str] | None
                 continue
             program = accel.assemble(accel.baseline(task.name, config, hw),
                                      source_name=f"{task.name}_{config}.asm", config=hw)
-            cells.append((task.name, config, program, _inputs(accel, task, config, hw, seed)))
+            cells.append((task.name, config, program, *_inputs(accel, task, config, hw, seed)))
     if not cells:
         raise KeyError(f"no {accel_name} baselines match tasks={tasks} configs={configs}")
     out = []
     for task in dict.fromkeys(c[0] for c in cells):
         group = [c for c in cells if c[0] == task]
         t0 = time.perf_counter()
-        rtl_runs = rtl.run_many([Job(p, img, budget) for _, _, p, img in group], hw)
+        rtl_runs = rtl.run_many([Job(p, img, budget) for _, _, p, _, img in group], hw)
         rtl_s = (time.perf_counter() - t0) / len(group)
-        for (_, config, program, image), r in zip(group, rtl_runs):
+        for (_, config, program, inputs, image), r in zip(group, rtl_runs):
             t1 = time.perf_counter()
             m = accel.backend().run(program, image, hw, budget)
             res = _verdict(accel_name, task, config, "baseline", m, r, time.perf_counter() - t1,
                            rtl_s, program, image, hw, budget, rtl, False)
+            _judge(accel_name, task, config, hw, inputs, image, m, r, res)
             out.append(res)
             if progress:
                 progress(res)
@@ -247,8 +294,11 @@ def cmd_rtl_check(args) -> int:
             for r in failed:
                 print("\n" + r.format())
             worst = max((abs(r.cycle_gap) for r in results), default=0.0)
-            print(f"\n{len(results) - len(failed)}/{len(results)} baselines identical on both "
-                  f"backends; largest cycle gap {100 * worst:.3f}%")
+            agree = sum(r.agree for r in results)
+            correct = sum(bool(r.correct) for r in results)
+            print(f"\n{agree}/{len(results)} baselines identical on both backends, "
+                  f"{correct}/{len(results)} correct against the reference; largest cycle "
+                  f"gap {100 * worst:.3f}%")
         return 1 if failed else 0
     if not args.task or not args.config:
         raise ConfigError("rtl-check needs --task and --config (or --all-baselines, or --bench)")
@@ -271,15 +321,17 @@ def cmd_rtl_check(args) -> int:
 def _row(r: CheckResult) -> str:
     verdict = "PASS" if r.passed else "FAIL"
     return (f"{verdict}  {r.task:16s} {r.config:3s} cycles {r.cycles_model:>9d} model "
-            f"{r.cycles_rtl:>9d} RTL  ({100 * r.cycle_gap:+.3f}%)")
+            f"{r.cycles_rtl:>9d} RTL  ({100 * r.cycle_gap:+.3f}%)  {r.verdicts()}")
 
 
 def add_rtl_check_command(sub) -> None:
     sp = sub.add_parser(
         "rtl-check", help="cross-check a kernel on the functional model and the RTL",
         description="Run a kernel (default: the task's baseline) on the functional model "
-                    "and on the RTL (Verilator, or Icarus with --sim) and compare every memory element, every "
-                    "register and the cycle count. Exit status 0 on PASS, 1 on a divergence.")
+                    "and on the RTL (Verilator, or Icarus with --sim); report whether the backends "
+                    "agree (every memory element, every register and the cycle count) and whether "
+                    "the kernel is correct against the task's reference. Exit status 0 on PASS "
+                    "(both), 1 otherwise.")
     sp.add_argument("--accel", required=True, help="accelerator with an RTL, e.g. plena")
     sp.add_argument("--task", help="task name (see `kernelcraft tasks`)")
     sp.add_argument("--config", help="task configuration, e.g. C3")

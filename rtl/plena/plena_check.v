@@ -9,7 +9,7 @@
 //
 // The footprint is what the DMA stall rule looks at: up to three ranges of Vector SRAM
 // rows and one Matrix SRAM tile. For an H_ instruction, slot 0 (or the tile) is its
-// SRAM side, and `x_base`/`x_stride`/`h_rows` describe its HBM rows.
+// SRAM side, and `h_base`/`h_stride` describe its HBM rows.
 // Combinational.
 module plena_check #(
     /* verilator lint_off UNUSEDPARAM */
@@ -39,8 +39,7 @@ module plena_check #(
     output reg                ft_en,
     output reg  [MTW-1:0]     ft_tile,
     output wire [63:0]        h_base,     // valid when the checks pass
-    output wire [63:0]        h_stride,
-    output wire [31:0]        h_rows
+    output wire [63:0]        h_stride
 );
     `include "plena_isa.vh"
     `include "plena_units.vh"
@@ -53,20 +52,20 @@ module plena_check #(
     typedef logic signed [39:0] s40;
     typedef logic signed [67:0] s68;
     localparam s40 ONE = 40'sd1;
-    localparam s40 W_VLEN = s40'(VLEN);
-    localparam s40 W_BLEN = s40'(BLEN);
-    localparam s40 W_MLEN = s40'(MLEN);
-    localparam s40 W_TILE = s40'(MLEN * MLEN);
+    localparam s40 W_VLEN = $signed(40'(VLEN));
+    localparam s40 W_BLEN = $signed(40'(BLEN));
+    localparam s40 W_MLEN = $signed(40'(MLEN));
+    localparam s40 W_TILE = $signed(40'(MLEN * MLEN));
 
     // Operands without wrap-around: gp is signed 32-bit, imm up to 22 bits.
-    wire s40 rd_v = s40'($signed(g_rd));
-    wire s40 rs1_v = s40'($signed(g_rs1));
-    wire s40 rs2_v = s40'($signed(g_rs2));
-    wire s40 rs1_imm = rs1_v + s40'($signed(imm));
-    wire s40 rd_imm = rd_v + s40'($signed(imm));
+    wire s40 rd_v = $signed(40'($signed(g_rd)));
+    wire s40 rs1_v = $signed(40'($signed(g_rs1)));
+    wire s40 rs2_v = $signed(40'($signed(g_rs2)));
+    wire s40 rs1_imm = rs1_v + $signed(40'($signed(imm)));
+    wire s40 rd_imm = rd_v + $signed(40'($signed(imm)));
 
     function automatic [6:0] chk_rows(input s40 adr, input s40 rows, input s40 width, input s40 align);
-        if (adr < 0 || adr + (rows - ONE) * W_VLEN + width > s40'(MEM_VSRAM_SIZE))
+        if (adr < 0 || adr + (rows - ONE) * W_VLEN + width > $signed(40'(MEM_VSRAM_SIZE)))
             chk_rows = {ERR_RANGE, MEM_VSRAM_ID};
         else if ((adr & (align - ONE)) != 0)
             chk_rows = {ERR_ALIGN, MEM_VSRAM_ID};
@@ -76,7 +75,7 @@ module plena_check #(
     function automatic [6:0] chk_tile(input s40 adr, input logic column_block);
         s40 c;
         c = adr & (W_TILE - ONE);
-        if (adr < 0 || adr >= s40'(MEM_MSRAM_SIZE)) chk_tile = {ERR_RANGE, MEM_MSRAM_ID};
+        if (adr < 0 || adr >= $signed(40'(MEM_MSRAM_SIZE))) chk_tile = {ERR_RANGE, MEM_MSRAM_ID};
         else if (column_block ? ((c & (W_BLEN - ONE)) != 0 || c >= W_MLEN) : (c != 0))
             chk_tile = {ERR_ALIGN, MEM_MSRAM_ID};
         else chk_tile = {ERR_NONE, 3'd0};
@@ -88,14 +87,14 @@ module plena_check #(
     // --- HBM side of a transfer -----------------------------------------------------------
     wire is_pm = (op == OP_H_PREFETCH_M);
     wire is_dma = is_pm || op == OP_H_PREFETCH_V || op == OP_H_STORE_V;
-    assign h_rows = is_pm ? MLEN : (op == OP_H_STORE_V) ? HBM_V_WRITEBACK_AMOUNT
+    wire [31:0] h_rows = is_pm ? MLEN : (op == OP_H_STORE_V) ? HBM_V_WRITEBACK_AMOUNT
                                                         : HBM_V_PREFETCH_AMOUNT;
     localparam integer MAX_XROWS = (MLEN > HBM_V_PREFETCH_AMOUNT)
         ? ((MLEN > HBM_V_WRITEBACK_AMOUNT) ? MLEN : HBM_V_WRITEBACK_AMOUNT)
         : ((HBM_V_PREFETCH_AMOUNT > HBM_V_WRITEBACK_AMOUNT) ? HBM_V_PREFETCH_AMOUNT
                                                             : HBM_V_WRITEBACK_AMOUNT);
-    wire s68 x_base = s68'(a_rs2) + s68'($signed(g_rs1));
-    wire s68 x_stride = rstride ? s68'($signed(stride)) : s68'(VLEN);   // rows are VLEN == MLEN
+    wire s68 x_base = $signed(68'(a_rs2)) + $signed(68'($signed(g_rs1)));
+    wire s68 x_stride = rstride ? $signed(68'($signed(stride))) : $signed(68'(VLEN));   // rows are VLEN == MLEN
     assign h_base = 64'(x_base);
     assign h_stride = 64'(x_stride);
     reg        h_err;
@@ -110,7 +109,7 @@ module plena_check #(
             for (xr = 0; xr < MAX_XROWS; xr = xr + 1)
                 if (xr < h_rows) begin
                     if (h_at < h_low) h_low = h_at;
-                    if (!h_err && (h_at < 0 || h_at + s68'(VLEN) > s68'(HBM_SIZE))) begin
+                    if (!h_err && (h_at < 0 || h_at + $signed(68'(VLEN)) > $signed(68'(HBM_SIZE)))) begin
                         h_err = 1'b1;
                         h_bad = h_at;
                     end
@@ -129,7 +128,7 @@ module plena_check #(
         if (code == ERR_NONE && e[6:3] != ERR_NONE) begin
             code = e[6:3];
             mem = e[2:0];
-            addr = s68'(adr);
+            addr = $signed(68'(adr));
         end
     endtask
     task automatic hbm_fail;
@@ -163,12 +162,12 @@ module plena_check #(
             code = ERR_ILLEGAL;
         end else case (op)
             OP_S_LD_INT, OP_S_ST_INT:
-                fail(chk_span(rs1_imm, ONE, s40'(MEM_INT_MEM_SIZE), MEM_INT_MEM_ID), rs1_imm);
+                fail(chk_span(rs1_imm, ONE, $signed(40'(MEM_INT_MEM_SIZE)), MEM_INT_MEM_ID), rs1_imm);
             OP_S_LD_FP, OP_S_ST_FP:
-                fail(chk_span(rs1_imm, ONE, s40'(MEM_FP_MEM_SIZE), MEM_FP_MEM_ID), rs1_imm);
+                fail(chk_span(rs1_imm, ONE, $signed(40'(MEM_FP_MEM_SIZE)), MEM_FP_MEM_ID), rs1_imm);
             OP_S_MAP_V_FP: begin
                 fail(chk_rows(rd_v, ONE, W_VLEN, W_VLEN), rd_v);
-                fail(chk_span(rs1_imm, W_VLEN, s40'(MEM_FP_MEM_SIZE), MEM_FP_MEM_ID), rs1_imm);
+                fail(chk_span(rs1_imm, W_VLEN, $signed(40'(MEM_FP_MEM_SIZE)), MEM_FP_MEM_ID), rs1_imm);
                 fv_n0 = 32'd1;
             end
             OP_V_ADD_VV, OP_V_SUB_VV, OP_V_MUL_VV: begin
@@ -195,9 +194,9 @@ module plena_check #(
             end
             OP_V_TOPK: begin
                 fail(chk_rows(rs1_v, topk_rows, topk_width, W_VLEN), rs1_v);
-                fail(chk_span(rd_v, topk_k, s40'(MEM_FP_MEM_SIZE), MEM_FP_MEM_ID), rd_v);
-                fail(chk_span(rs2_v, topk_k, s40'(MEM_INT_MEM_SIZE), MEM_INT_MEM_ID), rs2_v);
-                if (nan_seen) fail({ERR_NAN, MEM_VSRAM_ID}, rs1_v + s40'(nan_at));
+                fail(chk_span(rd_v, topk_k, $signed(40'(MEM_FP_MEM_SIZE)), MEM_FP_MEM_ID), rd_v);
+                fail(chk_span(rs2_v, topk_k, $signed(40'(MEM_INT_MEM_SIZE)), MEM_INT_MEM_ID), rs2_v);
+                if (nan_seen) fail({ERR_NAN, MEM_VSRAM_ID}, rs1_v + $signed(40'(nan_at)));
                 fv_n1 = 32'(topk_rows);
             end
             OP_M_MM, OP_M_TMM, OP_M_BMM, OP_M_BTMM, OP_M_MV, OP_M_TMV, OP_M_BMV, OP_M_BTMV: begin
@@ -212,14 +211,14 @@ module plena_check #(
                 fv_n0 = 32'(BLEN);
             end
             OP_M_MV_WO, OP_M_BMM_WO, OP_M_BMV_WO: begin
-                fail(chk_rows(rd_imm, (op == OP_M_MV_WO) ? ONE : (op == OP_M_BMV_WO) ? s40'(HEADS)
-                              : s40'(HEADS * MLEN), W_VLEN, W_VLEN), rd_imm);
+                fail(chk_rows(rd_imm, (op == OP_M_MV_WO) ? ONE : (op == OP_M_BMV_WO) ? $signed(40'(HEADS))
+                              : $signed(40'(HEADS * MLEN)), W_VLEN, W_VLEN), rd_imm);
                 fv_row0 = row_of(rd_imm);
                 fv_n0 = (op == OP_M_MV_WO) ? 32'd1 : (op == OP_M_BMV_WO) ? 32'(HEADS)
                                                                         : 32'(HEADS * MLEN);
             end
             OP_H_PREFETCH_V, OP_H_STORE_V: begin
-                fail(chk_rows(rd_v, s40'(h_rows), W_VLEN, W_VLEN), rd_v);
+                fail(chk_rows(rd_v, $signed(40'(h_rows)), W_VLEN, W_VLEN), rd_v);
                 hbm_fail();
                 fv_n0 = h_rows;
             end

@@ -1,19 +1,23 @@
 // plena: an in-order, single-issue core with its scalar, vector and matrix units,
-// Vector SRAM, FP_MEM and INT_MEM, hardware loops, and the HBM channel's timing.
+// Vector SRAM, FP_MEM and INT_MEM, hardware loops, and the DMA engine on the HBM port.
 //
 // Every cycle the core looks at the instruction at `pc`. When none is in flight
 // (`rem == 0`) that instruction is at issue: it is checked (plena_check: every run-time
 // error, in the model's order), waits while a Vector SRAM row or Matrix SRAM tile it
-// touches is not ready (a DMA stall, plena_timing), then starts and occupies its unit
+// touches belongs to an unfinished transfer (a DMA stall, plena_dma), then starts and occupies its unit
 // for the cycles of its timing class; its results are committed at the end of its last
 // cycle and the next instruction issues in the cycle after: t = max(t, ready) + cycles.
-// C_LOOP_END (0 cycles) commits in a zero-time step: a clock edge at which the cycle
-// counter does not advance (no unit is busy and no timer moves then).
 //
-// H_ instructions issue in one cycle and move their data at issue, in program order,
-// as the ISA's semantics say; when the channel would have moved it is plena_timing's
-// business, which keeps only times, so the timing model's unbounded queue of transfers
-// needs no storage here.
+// The cycle count is the clock: `cyc` advances on every edge from the one that samples
+// `start` (exclusive) to the one that raises `done` (inclusive), and `cycles` is its
+// value then. The run ends at the edge that commits its last instruction (C_BREAK, or
+// the last one in program order), or after the cycle in which an error is found at
+// issue; queued transfers then drain for as many more edges as they need.
+//
+// H_ instructions issue in one cycle and queue their transfer in the DMA engine
+// (plena_dma), which moves the rows over the HBM port; an instruction that touches rows
+// or a tile of an unfinished transfer waits at issue (a DMA stall), so every
+// instruction sees the data the ISA's in-order semantics give it.
 module plena_core #(
     `include "plena_params.vh"
 ) (
@@ -39,12 +43,30 @@ module plena_core #(
     output reg  [63:0] rt_cycle,     // its issue cycle (before any stall)
     output reg  [31:0] rt_word,
     output reg  [63:0] rt_a0,        // where it wrote: see the trace notes below
-    output reg  [63:0] rt_a1
+    output reg  [63:0] rt_a1,
+    // HBM port (plena_dma): beat requests, and responses in request order
+    output wire        m_valid,
+    input  wire        m_ready,
+    output wire        m_write,
+    output wire [63:0] m_addr,
+    output wire [31:0] m_len,
+    output wire [PW*16-1:0] m_wdata,
+    input  wire        r_valid,
+    input  wire        r_write,
+    input  wire [PW*16-1:0] r_data,
+    // DMA trace port: a store's last beat written, a prefetch's last beat landed
+    output wire        ds_valid,
+    output wire [63:0] ds_index,
+    output wire [63:0] ds_base,
+    output wire [63:0] ds_stride,
+    output wire        dp_valid,
+    output wire [63:0] dp_index,
+    output wire        dp_tile,      // a Matrix SRAM tile, else Vector SRAM rows
+    output wire [63:0] dp_addr       // element address of the tile or the first row
 );
     `include "plena_isa.vh"
     `include "plena_units.vh"
-    localparam integer ROW_ELEMS = VLEN;
-    `include "plena_hbm.vh"
+    localparam integer PW = (HBM_BW < VLEN) ? HBM_BW : VLEN;     // elements per HBM beat
 
     localparam integer RW = VLEN * 16;                       // bits in a Vector SRAM row
     localparam integer VRW = (VSRAM_ROWS > 1) ? $clog2(VSRAM_ROWS) : 1;
@@ -54,6 +76,7 @@ module plena_core #(
     localparam integer IMEMW = (INT_MEM_SIZE > 1) ? $clog2(INT_MEM_SIZE) : 1;
     localparam integer VLW = $clog2(VLEN);
     localparam integer TLW = $clog2(MLEN * MLEN);
+    localparam integer TRW = $clog2(MSRAM_TILES * MLEN);
     localparam integer LDW = (LOOP_DEPTH > 1) ? $clog2(LOOP_DEPTH) : 1;
     localparam [1:0] S_IDLE = 2'd0, S_RUN = 2'd1, S_DRAIN = 2'd2, S_DONE = 2'd3;
 
@@ -76,7 +99,7 @@ module plena_core #(
     reg [63:0] cyc;            // current cycle
     reg [63:0] issue_cyc;      // issue cycle of the instruction waiting at issue
     reg        stalled;        // it stalled last cycle
-    reg [63:0] end_t;          // cycle at which the program ended or failed
+    reg [63:0] end_t;          // issue cycle of the instruction that failed
     reg [63:0] unit_busy [0:NUM_UNITS-1];
     reg [63:0] dma_wait;
 
@@ -139,7 +162,7 @@ module plena_core #(
     wire signed [67:0] c_addr;
     wire [63:0] h_base, h_stride;
     wire [VRW-1:0] fv_row0, fv_row1, fv_row2;
-    wire [31:0] fv_n0, fv_n1, fv_n2, h_rows;
+    wire [31:0] fv_n0, fv_n1, fv_n2;
     wire        ft_en;
     wire [MTW-1:0] ft_tile;
     plena_check #(
@@ -147,41 +170,59 @@ module plena_core #(
         .MSRAM_TILES(MSRAM_TILES), .FP_MEM_SIZE(FP_MEM_SIZE), .INT_MEM_SIZE(INT_MEM_SIZE),
         .HBM_SIZE(HBM_SIZE), .HBM_V_PREFETCH_AMOUNT(HBM_V_PREFETCH_AMOUNT),
         .HBM_V_WRITEBACK_AMOUNT(HBM_V_WRITEBACK_AMOUNT), .HBM_BW(HBM_BW),
-        .HBM_LATENCY(HBM_LATENCY), .LOOP_DEPTH(LOOP_DEPTH), .IMEM_SIZE(IMEM_SIZE)
+        .HBM_LATENCY(HBM_LATENCY), .LOOP_DEPTH(LOOP_DEPTH), .IMEM_SIZE(IMEM_SIZE),
+        .DMA_QUEUE(DMA_QUEUE)
     ) u_check (
         .op(op), .legal(legal), .rmask(rmask), .rstride(rstride), .imm(imm), .g_rd(g_rd),
         .g_rs1(g_rs1), .g_rs2(g_rs2), .a_rs2(a[frs2]), .stride(stride_r), .loop_sp(loop_sp),
         .nan_seen(nan_seen), .nan_at(nan_at), .code(c_code), .mem(c_mem), .addr(c_addr),
         .fv_row0(fv_row0), .fv_row1(fv_row1), .fv_row2(fv_row2), .fv_n0(fv_n0), .fv_n1(fv_n1),
-        .fv_n2(fv_n2), .ft_en(ft_en), .ft_tile(ft_tile), .h_base(h_base), .h_stride(h_stride),
-        .h_rows(h_rows));
+        .fv_n2(fv_n2), .ft_en(ft_en), .ft_tile(ft_tile), .h_base(h_base), .h_stride(h_stride));
 
     // --- issue ----------------------------------------------------------------------------
     wire at_issue = live && (rem == 32'd0);
     wire busy_now = (state == S_RUN) && (rem != 32'd0);
     wire ctl_ok = retired < max_retire && cyc < max_cycles && !halt;
-    wire [63:0] wait_until;
-    wire [63:0] done_t, chan_busy;
-    wire stall_now = at_issue && !is_dma && wait_until > cyc;
+    wire        dma_full, dma_busy, dma_idle_next;
+    wire [63:0] chan_busy;
+    wire stall_now = at_issue && (is_dma ? dma_full : dma_busy);
     wire go = at_issue && ctl_ok && c_code == ERR_NONE && !stall_now;   // it starts now
     wire occupied = go || busy_now;          // the instruction at pc runs this cycle
     wire [31:0] step = busy_now ? t_cls - rem : 32'd0;
     // Results are committed at the end of an instruction's last cycle.
     wire commit = (go && t_cls <= 32'd1) || (busy_now && rem == 32'd1);
-    wire zero_time = go && t_cls == 32'd0;
 
-    plena_timing #(
+    wire [VRW-1:0]  dma_sr_row, dma_vw_row, dp_row0;
+    wire [RW-1:0]   dma_vw_data;
+    wire [VLEN-1:0] dma_vw_mask;
+    wire            dma_vw_en, dma_mw_en, dp_tile_w;
+    wire [TRW-1:0]  dma_mw_row;
+    wire [MTW-1:0]  dp_tnum;
+    plena_dma #(
         .MLEN(MLEN), .BLEN(BLEN), .HLEN(HLEN), .VLEN(VLEN), .VSRAM_ROWS(VSRAM_ROWS),
         .MSRAM_TILES(MSRAM_TILES), .FP_MEM_SIZE(FP_MEM_SIZE), .INT_MEM_SIZE(INT_MEM_SIZE),
         .HBM_SIZE(HBM_SIZE), .HBM_V_PREFETCH_AMOUNT(HBM_V_PREFETCH_AMOUNT),
         .HBM_V_WRITEBACK_AMOUNT(HBM_V_WRITEBACK_AMOUNT), .HBM_BW(HBM_BW),
-        .HBM_LATENCY(HBM_LATENCY), .LOOP_DEPTH(LOOP_DEPTH), .IMEM_SIZE(IMEM_SIZE)
-    ) u_timing (
-        .clk(clk), .rst(rst), .cyc(cyc), .query(at_issue && !is_dma && c_code == ERR_NONE),
+        .HBM_LATENCY(HBM_LATENCY), .LOOP_DEPTH(LOOP_DEPTH), .IMEM_SIZE(IMEM_SIZE),
+        .DMA_QUEUE(DMA_QUEUE)
+    ) u_dma (
+        .clk(clk), .rst(rst), .push(go && is_dma),
+        .p_kind(op == OP_H_PREFETCH_M ? K_PM : op == OP_H_STORE_V ? K_ST : K_PV),
+        .p_row0(v_row_d), .p_tile(g_rd[TLW +: MTW]), .p_base(h_base), .p_stride(h_stride),
+        .p_index(retired), .full(dma_full),
         .fv_row0(fv_row0), .fv_row1(fv_row1), .fv_row2(fv_row2), .fv_n0(fv_n0), .fv_n1(fv_n1),
-        .fv_n2(fv_n2), .ft_en(ft_en), .ft_tile(ft_tile), .wait_until(wait_until),
-        .xfer(go && is_dma), .x_tile(op == OP_H_PREFETCH_M), .x_store(op == OP_H_STORE_V),
-        .x_rows(h_rows), .done_t(done_t), .chan_busy(chan_busy));
+        .fv_n2(fv_n2), .ft_en(ft_en), .ft_tile(ft_tile), .busy(dma_busy),
+        .idle_next(dma_idle_next), .chan_busy(chan_busy),
+        .m_valid(m_valid), .m_ready(m_ready), .m_write(m_write), .m_addr(m_addr),
+        .m_len(m_len), .m_wdata(m_wdata), .r_valid(r_valid), .r_write(r_write), .r_data(r_data),
+        .sr_row(dma_sr_row), .sr_data(vsram[dma_sr_row]), .vw_en(dma_vw_en),
+        .vw_row(dma_vw_row), .vw_data(dma_vw_data), .vw_mask(dma_vw_mask),
+        .mw_en(dma_mw_en), .mw_row(dma_mw_row),
+        .ds_valid(ds_valid), .ds_index(ds_index), .ds_base(ds_base),
+        .ds_stride(ds_stride), .dp_valid(dp_valid), .dp_index(dp_index), .dp_tile(dp_tile_w),
+        .dp_row0(dp_row0), .dp_tnum(dp_tnum));
+    assign dp_tile = dp_tile_w;
+    assign dp_addr = dp_tile_w ? 64'(dp_tnum) * 64'(MLEN * MLEN) : 64'(dp_row0) * 64'(VLEN);
 
     // --- units ----------------------------------------------------------------------------
     reg [2:0] sfn;
@@ -247,6 +288,7 @@ module plena_core #(
         .HBM_SIZE(HBM_SIZE), .HBM_V_PREFETCH_AMOUNT(HBM_V_PREFETCH_AMOUNT),
         .HBM_V_WRITEBACK_AMOUNT(HBM_V_WRITEBACK_AMOUNT), .HBM_BW(HBM_BW),
         .HBM_LATENCY(HBM_LATENCY), .LOOP_DEPTH(LOOP_DEPTH), .IMEM_SIZE(IMEM_SIZE),
+        .DMA_QUEUE(DMA_QUEUE),
         .MAP_LANES(MAP_LANES)
     ) u_vector (
         .clk(clk), .active(live && v_op), .step(step), .op(vop), .row_a(vsram[v_row_a]),
@@ -293,13 +335,14 @@ module plena_core #(
         .MSRAM_TILES(MSRAM_TILES), .FP_MEM_SIZE(FP_MEM_SIZE), .INT_MEM_SIZE(INT_MEM_SIZE),
         .HBM_SIZE(HBM_SIZE), .HBM_V_PREFETCH_AMOUNT(HBM_V_PREFETCH_AMOUNT),
         .HBM_V_WRITEBACK_AMOUNT(HBM_V_WRITEBACK_AMOUNT), .HBM_BW(HBM_BW),
-        .HBM_LATENCY(HBM_LATENCY), .LOOP_DEPTH(LOOP_DEPTH), .IMEM_SIZE(IMEM_SIZE)
+        .HBM_LATENCY(HBM_LATENCY), .LOOP_DEPTH(LOOP_DEPTH), .IMEM_SIZE(IMEM_SIZE),
+        .DMA_QUEUE(DMA_QUEUE)
     ) u_matrix (
         .clk(clk), .rst(rst), .active(occupied && m_op), .gate(live && m_op), .step(step), .op(mop),
         .tile(g_rs1[TLW +: MTW]), .col(g_rs1[VLW-1:0]), .vrow0(g_rs2[VLW +: VRW]),
         .vrow_idx(m_vrow_idx), .vrow(vsram[m_vrow_idx]), .wo_row(m_wo_row),
-        .wo_block(m_wo_block), .fill(commit && op == OP_H_PREFETCH_M),
-        .fill_tile(g_rd[TLW +: MTW]), .fill_base(h_base), .fill_stride(h_stride));
+        .wo_block(m_wo_block), .fill(dma_mw_en), .fill_row(dma_mw_row), .fill_data(dma_vw_data),
+        .fill_mask(dma_vw_mask));
 
     wire [8*32-1:0] tk_w, tk_i;
     plena_topk #(
@@ -307,7 +350,8 @@ module plena_core #(
         .MSRAM_TILES(MSRAM_TILES), .FP_MEM_SIZE(FP_MEM_SIZE), .INT_MEM_SIZE(INT_MEM_SIZE),
         .HBM_SIZE(HBM_SIZE), .HBM_V_PREFETCH_AMOUNT(HBM_V_PREFETCH_AMOUNT),
         .HBM_V_WRITEBACK_AMOUNT(HBM_V_WRITEBACK_AMOUNT), .HBM_BW(HBM_BW),
-        .HBM_LATENCY(HBM_LATENCY), .LOOP_DEPTH(LOOP_DEPTH), .IMEM_SIZE(IMEM_SIZE)
+        .HBM_LATENCY(HBM_LATENCY), .LOOP_DEPTH(LOOP_DEPTH), .IMEM_SIZE(IMEM_SIZE),
+        .DMA_QUEUE(DMA_QUEUE)
     ) u_topk (
         .clk(clk), .active(live && op == OP_V_TOPK), .step(step), .big(rmask),
         .logits(logits), .weights(tk_w), .indices(tk_i));
@@ -334,11 +378,14 @@ module plena_core #(
     wire        loop_back = (rd != 4'd0) && $signed(loop_cnt) > 0;
     wire [LDW-1:0] sp = loop_sp[LDW-1:0];
 
+    // The instruction committing now is the program's last: done at this edge unless
+    // transfers are still queued (done_next: their completion, this edge's included).
+    wire last = commit && (op == OP_C_BREAK || pc + 32'd1 >= prog_len)
+                && !(op == OP_C_LOOP_END && loop_back);
+    wire drained = dma_idle_next;
+
     // --- the clocked state --------------------------------------------------------------
     integer k;
-    // Waiver: `hbm_row` carries a DPI function's output into the nonblocking write.
-    /* verilator lint_off BLKSEQ */
-    reg [RW-1:0] hbm_row;
     always @(posedge clk) begin
         rt_valid <= 1'b0;
         if (rst) begin
@@ -369,24 +416,32 @@ module plena_core #(
             for (k = 0; k < LOOP_DEPTH; k = k + 1) loop_pc[k] <= 32'd0;
         end else case (state)
             S_IDLE:
-                if (start) state <= S_RUN;
-            S_DRAIN:
+                if (start) begin
+                    if (prog_len == 32'd0) done <= 1'b1;     // nothing to run: 0 cycles
+                    state <= (prog_len == 32'd0) ? S_DONE : S_RUN;
+                end
+            S_DRAIN: begin
                 // Queued transfers complete; the count is max(end of program, last one).
-                if (cyc >= done_t) begin
-                    cycles <= (end_t > done_t) ? end_t : done_t;
+                cyc <= cyc + 64'd1;
+                if (dma_idle_next) begin
+                    cycles <= cyc + 64'd1;
                     done <= 1'b1;
                     state <= S_DONE;
-                end else
-                    cyc <= cyc + 64'd1;
+                end
+            end
             S_DONE: ;
             default: begin   // S_RUN
-                if (!zero_time) cyc <= cyc + 64'd1;
+                cyc <= cyc + 64'd1;
                 if (at_issue && !stalled) issue_cyc <= cyc;
                 stalled <= stall_now;
-                if (pc >= prog_len && rem == 32'd0) begin
-                    end_t <= cyc;
-                    state <= S_DRAIN;
-                end else if (at_issue && (!ctl_ok || c_code != ERR_NONE)) begin
+                if ((at_issue && (!ctl_ok || c_code != ERR_NONE)) || last) begin
+                    if (drained) begin
+                        cycles <= cyc + 64'd1;
+                        done <= 1'b1;
+                    end
+                    state <= drained ? S_DONE : S_DRAIN;
+                end
+                if (at_issue && (!ctl_ok || c_code != ERR_NONE)) begin
                     err_code <= retired >= max_retire ? ERR_BUDGET
                               : cyc >= max_cycles ? ERR_CYCLES
                               : halt ? ERR_HALT : c_code;
@@ -395,7 +450,6 @@ module plena_core #(
                     err_pc <= pc;
                     stop <= STOP_ERROR;
                     end_t <= cyc;
-                    state <= S_DRAIN;
                 end else if (stall_now) begin
                     dma_wait <= dma_wait + 64'd1;
                 end else begin
@@ -448,15 +502,6 @@ module plena_core #(
                                         m_wo_block[BLEN*16*k +: BLEN*16];
                             OP_M_MV_WO:
                                 vsram[wo_row0] <= m_wo_row;
-                            OP_H_PREFETCH_V:
-                                for (k = 0; k < HBM_V_PREFETCH_AMOUNT; k = k + 1) begin
-                                    plena_hbm_read(h_base + 64'(k) * h_stride, VLEN, hbm_row);
-                                    vsram[v_row_d + VRW'(k)] <= hbm_row;
-                                end
-                            OP_H_STORE_V:   // rows in order: with STRIDE < VLEN later rows win
-                                for (k = 0; k < HBM_V_WRITEBACK_AMOUNT; k = k + 1)
-                                    plena_hbm_write(h_base + 64'(k) * h_stride, VLEN,
-                                                    vsram[v_row_d + VRW'(k)]);
                             OP_C_SET_ADDR_REG:   a[frd] <= {g_rs1, g_rs2};
                             OP_C_SET_SCALE_REG:  scale_r <= g_rd;
                             OP_C_SET_STRIDE_REG: stride_r <= g_rd;
@@ -471,17 +516,15 @@ module plena_core #(
                                 if (loop_back) pc <= loop_pc[sp - LDW'(1)];
                                 else loop_sp <= loop_sp - 32'd1;
                             end
-                            OP_C_BREAK: begin
-                                stop <= STOP_BREAK;
-                                end_t <= cyc + 64'd1;
-                                state <= S_DRAIN;
-                            end
+                            OP_C_BREAK: stop <= STOP_BREAK;
                             default: ;
                         endcase
                     end
                 end
             end
         endcase
+        // A prefetch's beat lands (never in rows an instruction uses: the stall rule).
+        if (!rst && dma_vw_en)
+            vsram[dma_vw_row] <= merge(vsram[dma_vw_row], dma_vw_data, dma_vw_mask, 1'b0, 32'd0);
     end
-    /* verilator lint_on BLKSEQ */
 endmodule

@@ -1,7 +1,7 @@
-// The HBM model's interface: plena_hbm_read / plena_hbm_write move whole rows of
-// ROW_ELEMS bf16 elements; the RTL has checked every address before. Two
-// implementations with the same (untimed) behaviour, since HBM timing lives in
-// plena_timing.v:
+// The HBM storage behind the core's memory port, used only by the harness (plena_sim):
+// plena_hbm_read / plena_hbm_write move up to ROW_ELEMS bf16 elements; the core has
+// checked every address before. Two implementations with the same (untimed) behaviour,
+// since HBM timing is plena_sim's response pipeline:
 //  - default (Verilator): DPI-C (rtl/plena/plena_hbm.cpp); HBM contents live in a
 //    memory-mapped file that the harness opens per run, so the host writes the image
 //    and reads the result without any per-element traffic.

@@ -117,7 +117,7 @@ localparam integer T_M_BMV_WO = MLEN / HLEN;
 localparam integer T_H_XFER = 1;
 localparam integer T_C_SET = 1;
 localparam integer T_C_LOOP_START = 1;
-localparam integer T_C_LOOP_END = 0;
+localparam integer T_C_LOOP_END = 1;
 
 // Memories: size in elements (hardware.toml [memories]).
 localparam integer MEM_HBM_SIZE = HBM_SIZE;

@@ -32,16 +32,14 @@ module plena_matrix #(
     input  wire [MLEN*16-1:0] vrow,       // ... and its contents
     output wire [MLEN*16-1:0] wo_row,     // M_MV_WO / M_BMM_WO / M_BMV_WO: this step's row
     output wire [BLEN*BLEN*16-1:0] wo_block,  // M_MM_WO: the block, row-major
-    // H_PREFETCH_M: fill tile `fill_tile` from HBM rows fill_base + r*fill_stride.
+    // H_PREFETCH_M (plena_dma): a beat of data for Matrix SRAM row `fill_row`.
     input  wire               fill,
-    input  wire [MTW-1:0]     fill_tile,
-    input  wire [63:0]        fill_base,
-    input  wire [63:0]        fill_stride
+    input  wire [TRW-1:0]     fill_row,
+    input  wire [MLEN*16-1:0] fill_data,
+    input  wire [MLEN-1:0]    fill_mask
 );
     `include "plena_isa.vh"
     `include "plena_units.vh"
-    localparam integer ROW_ELEMS = MLEN;
-    `include "plena_hbm.vh"
 
     localparam integer VRW = (VSRAM_ROWS > 1) ? $clog2(VSRAM_ROWS) : 1;
     localparam integer MTW = (MSRAM_TILES > 1) ? $clog2(MSRAM_TILES) : 1;
@@ -167,9 +165,6 @@ module plena_matrix #(
     wire last_wo_step = (op == MOP_BMM_WO) ? (step == 32'(T_M_BMM_WO - 1))
                       : (op == MOP_BMV_WO) ? (step == 32'(T_M_BMV_WO - 1)) : 1'b1;
     integer r;
-    // Waiver: `hbm_row` carries a DPI function's output into the nonblocking write.
-    /* verilator lint_off BLKSEQ */
-    reg [MLEN*16-1:0] hbm_row;
     always @(posedge clk) begin
         if (rst) begin
             for (r = 0; r < BLEN*BLEN; r = r + 1) mm_acc[r] <= 32'd0;
@@ -194,10 +189,7 @@ module plena_matrix #(
             endcase
         end
         if (fill)
-            for (r = 0; r < MLEN; r = r + 1) begin
-                plena_hbm_read(fill_base + 64'(r) * fill_stride, MLEN, hbm_row);
-                msram[trow(fill_tile, MLW'(r))] <= hbm_row;
-            end
+            for (r = 0; r < MLEN; r = r + 1)
+                if (fill_mask[r]) msram[fill_row][16*r +: 16] <= fill_data[16*r +: 16];
     end
-    /* verilator lint_on BLKSEQ */
 endmodule

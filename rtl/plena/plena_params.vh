@@ -15,4 +15,5 @@ parameter integer HBM_V_WRITEBACK_AMOUNT = 4,
 parameter integer HBM_BW                 = 32,
 parameter integer HBM_LATENCY            = 64,
 parameter integer LOOP_DEPTH             = 8,
-parameter integer IMEM_SIZE              = 16384
+parameter integer IMEM_SIZE              = 16384,
+parameter integer DMA_QUEUE              = 8

@@ -15,6 +15,10 @@
 // simulators/plena_rtl/trace.py), from the core's retirement port, with what it wrote.
 // The core's storage is reached by hierarchical name (plena_top.u_core...).
 //
+// HBM is the external memory behind the core's port: this harness holds its storage
+// (the DPI-C file model, or with PLENA_HBM_VERILOG an element array) and answers each
+// beat request HBM_LATENCY cycles later, in order; it is always ready.
+//
 // The clock (period 2 time units, 2 ns) is generated here, inside the simulator, so a
 // run costs no host call per cycle: under Verilator (--timing) it runs about twice as
 // fast as a clock driven from outside through VPI.
@@ -47,7 +51,24 @@ module plena_sim #(
     input  wire [63:0] rt_cycle,
     input  wire [31:0] rt_word,
     input  wire [63:0] rt_a0,
-    input  wire [63:0] rt_a1
+    input  wire [63:0] rt_a1,
+    input  wire        m_valid,
+    output wire        m_ready,
+    input  wire        m_write,
+    input  wire [63:0] m_addr,
+    input  wire [31:0] m_len,
+    input  wire [PW*16-1:0] m_wdata,
+    output wire        r_valid,
+    output wire        r_write,
+    output wire [PW*16-1:0] r_data,
+    input  wire        ds_valid,
+    input  wire [63:0] ds_index,
+    input  wire [63:0] ds_base,
+    input  wire [63:0] ds_stride,
+    input  wire        dp_valid,
+    input  wire [63:0] dp_index,
+    input  wire        dp_tile,
+    input  wire [63:0] dp_addr
 );
     `include "plena_isa.vh"
 `ifdef PLENA_HBM_VERILOG
@@ -59,6 +80,7 @@ module plena_sim #(
     import "DPI-C" function int plena_hbm_close();
 `endif
 
+    localparam integer PW = (HBM_BW < VLEN) ? HBM_BW : VLEN;
     localparam [1:0] H_IDLE = 2'd0, H_LOAD = 2'd1, H_RUN = 2'd2;
     reg [1:0] hs;
     string base, dir;
@@ -66,6 +88,21 @@ module plena_sim #(
 
     initial clk = 1'b0;
     always #1 clk = ~clk;
+
+    // The harness's own count of the run's clock edges, after the one at which the core
+    // samples `start` up to the one that raises `done`: the backend holds the core's
+    // cycle count against it.
+    reg [63:0] edges;
+    reg        counting;
+    initial counting = 1'b0;
+    always @(posedge clk)
+        if (start) begin
+            edges <= 64'd0;
+            counting <= 1'b1;
+        end else if (counting && !done)
+            edges <= edges + 64'd1;
+        else
+            counting <= 1'b0;
 
     initial begin
         if (!$value$plusargs("plena_dir=%s", base)) base = ".";
@@ -87,8 +124,8 @@ module plena_sim #(
             sfd = $fopen(path("state.txt"), "w");
             $fwrite(sfd, "stop %0d\nerr_code %0d\nerr_mem %0d\nerr_addr %h\nerr_pc %0d\n",
                     stop, err_code, err_mem, err_addr, err_pc);
-            $fwrite(sfd, "err_cycle %0d\ncycles %0d\nretired %0d\n",
-                    plena_top.u_core.end_t, cycles, retired);
+            $fwrite(sfd, "err_cycle %0d\ncycles %0d\nclock_edges %0d\nretired %0d\n",
+                    plena_top.u_core.end_t, cycles, edges, retired);
             $fwrite(sfd, "dma_wait %0d\nchan_busy %0d\nunit_busy",
                     plena_top.u_core.dma_wait, plena_top.u_core.chan_busy);
             for (k = 0; k < NUM_UNITS; k = k + 1) $fwrite(sfd, " %0d", plena_top.u_core.unit_busy[k]);
@@ -166,6 +203,41 @@ module plena_sim #(
                     hs <= H_IDLE;
                 end
         endcase
+    end
+    /* verilator lint_on BLKSEQ */
+
+    // --- HBM: storage and a fixed-latency response pipeline --------------------------------
+    // A write lands when it is accepted; a read takes the contents at that moment.
+    assign m_ready = 1'b1;
+    reg              p_valid [0:HBM_LATENCY-1];
+    reg              p_write [0:HBM_LATENCY-1];
+    reg [PW*16-1:0]  p_data  [0:HBM_LATENCY-1];
+    reg [VLEN*16-1:0] m_row;
+    integer ps;
+    assign r_valid = p_valid[HBM_LATENCY-1];
+    assign r_write = p_write[HBM_LATENCY-1];
+    assign r_data = p_data[HBM_LATENCY-1];
+    // Waiver: `m_row` carries the HBM model's output into the pipeline.
+    /* verilator lint_off BLKSEQ */
+    always @(posedge clk) begin
+        // (reset empties the pipeline: Icarus starts it as X, which would stay in the
+        // engine's count of outstanding beats)
+        for (ps = HBM_LATENCY - 1; ps > 0; ps = ps - 1) begin
+            p_valid[ps] <= p_valid[ps - 1] && !rst;
+            p_write[ps] <= p_write[ps - 1];
+            p_data[ps] <= p_data[ps - 1];
+        end
+        p_valid[0] <= m_valid && !rst;
+        p_write[0] <= m_write;
+        m_row = {VLEN*16{1'b0}};
+        if (m_valid && !rst) begin
+            if (m_write) begin
+                m_row[PW*16-1:0] = m_wdata;
+                plena_hbm_write(m_addr, m_len, m_row);
+            end else
+                plena_hbm_read(m_addr, m_len, m_row);
+        end
+        p_data[0] <= m_row[PW*16-1:0];
     end
     /* verilator lint_on BLKSEQ */
 
@@ -253,23 +325,34 @@ module plena_sim #(
                 OP_M_MV_WO: begin t_rows(rt_a0, 1); t_acc("MV_ACC", MLEN); end
                 OP_M_BMM_WO: begin t_rows(rt_a0, HEADS * MLEN); t_acc("BMM_ACC", HEADS * MLEN * MLEN); end
                 OP_M_BMV_WO: begin t_rows(rt_a0, HEADS); t_acc("BMV_ACC", HEADS * MLEN); end
-                OP_H_PREFETCH_V: t_rows(rt_a0, HBM_V_PREFETCH_AMOUNT);
-                OP_H_PREFETCH_M: begin
-                    $fwrite(tfd, "W msram %0d %0d", rt_a0, MLEN * MLEN);
-                    for (tk = 0; tk < MLEN; tk = tk + 1)
-                        $fwrite(tfd, " %h", plena_top.u_core.u_matrix.msram[$clog2(MSRAM_TILES * MLEN)'(rt_a0 / 64'(MLEN) + 64'(tk))]);
-                    $fwrite(tfd, "\n");
-                end
-                OP_H_STORE_V:
-                    for (tk = 0; tk < HBM_V_WRITEBACK_AMOUNT; tk = tk + 1) begin
-                        plena_hbm_read(rt_a0 + 64'(tk) * rt_a1, VLEN, t_hbm);
-                        $fwrite(tfd, "W hbm %0d %0d %h\n", rt_a0 + 64'(tk) * rt_a1, VLEN, t_hbm);
-                    end
                 OP_C_SET_ADDR_REG: t_word("a", 64'(t_rd[2:0]), plena_top.u_core.a[t_rd[2:0]]);
                 OP_C_SET_STRIDE_REG: t_word("csr", 0, 64'(plena_top.u_core.stride_r));
                 OP_C_SET_SCALE_REG: t_word("csr", 1, 64'(plena_top.u_core.scale_r));
                 OP_C_SET_V_MASK_REG: t_word("csr", 2, 64'(plena_top.u_core.vmask_r));
                 default: ;
             endcase
+        end
+
+    // A transfer's writes, once the DMA engine has made them: "D index" names the
+    // retired instruction the following W lines belong to.
+    always @(negedge clk)
+        if (tfd != 0) begin
+            if (dp_valid) begin
+                $fwrite(tfd, "D %0d\n", dp_index);
+                if (dp_tile) begin
+                    $fwrite(tfd, "W msram %0d %0d", dp_addr, MLEN * MLEN);
+                    for (tk = 0; tk < MLEN; tk = tk + 1)
+                        $fwrite(tfd, " %h", plena_top.u_core.u_matrix.msram[$clog2(MSRAM_TILES * MLEN)'(dp_addr / 64'(MLEN) + 64'(tk))]);
+                    $fwrite(tfd, "\n");
+                end else
+                    t_rows(dp_addr, HBM_V_PREFETCH_AMOUNT);
+            end
+            if (ds_valid) begin
+                $fwrite(tfd, "D %0d\n", ds_index);
+                for (tk = 0; tk < HBM_V_WRITEBACK_AMOUNT; tk = tk + 1) begin
+                    plena_hbm_read(ds_base + 64'(tk) * ds_stride, VLEN, t_hbm);
+                    $fwrite(tfd, "W hbm %0d %0d %h\n", ds_base + 64'(tk) * ds_stride, VLEN, t_hbm);
+                end
+            end
         end
 endmodule

@@ -22,19 +22,30 @@ module plena_top #(
     wire [31:0] err_pc, rt_pc, rt_word;
     wire [63:0] cycles, retired, rt_index, rt_cycle, rt_a0, rt_a1;
     wire        rt_valid;
+    localparam integer PW = (HBM_BW < VLEN) ? HBM_BW : VLEN;
+    wire        m_valid, m_ready, m_write, r_valid, r_write, ds_valid, dp_valid, dp_tile;
+    wire [63:0] m_addr, ds_index, ds_base, ds_stride, dp_index, dp_addr;
+    wire [31:0] m_len;
+    wire [PW*16-1:0] m_wdata, r_data;
 
     plena_core #(
         .MLEN(MLEN), .BLEN(BLEN), .HLEN(HLEN), .VLEN(VLEN), .VSRAM_ROWS(VSRAM_ROWS),
         .MSRAM_TILES(MSRAM_TILES), .FP_MEM_SIZE(FP_MEM_SIZE), .INT_MEM_SIZE(INT_MEM_SIZE),
         .HBM_SIZE(HBM_SIZE), .HBM_V_PREFETCH_AMOUNT(HBM_V_PREFETCH_AMOUNT),
         .HBM_V_WRITEBACK_AMOUNT(HBM_V_WRITEBACK_AMOUNT), .HBM_BW(HBM_BW),
-        .HBM_LATENCY(HBM_LATENCY), .LOOP_DEPTH(LOOP_DEPTH), .IMEM_SIZE(IMEM_SIZE)
+        .HBM_LATENCY(HBM_LATENCY), .LOOP_DEPTH(LOOP_DEPTH), .IMEM_SIZE(IMEM_SIZE),
+        .DMA_QUEUE(DMA_QUEUE)
     ) u_core (
         .clk(clk), .rst(rst), .start(start), .prog_len(prog_len), .max_retire(max_retire),
         .max_cycles(max_cycles), .halt(halt), .done(done), .stop(stop), .err_code(err_code),
         .err_mem(err_mem), .err_addr(err_addr), .err_pc(err_pc), .cycles(cycles),
         .retired(retired), .rt_valid(rt_valid), .rt_index(rt_index), .rt_pc(rt_pc),
-        .rt_cycle(rt_cycle), .rt_word(rt_word), .rt_a0(rt_a0), .rt_a1(rt_a1)
+        .rt_cycle(rt_cycle), .rt_word(rt_word), .rt_a0(rt_a0), .rt_a1(rt_a1),
+        .m_valid(m_valid), .m_ready(m_ready), .m_write(m_write), .m_addr(m_addr), .m_len(m_len),
+        .m_wdata(m_wdata), .r_valid(r_valid), .r_write(r_write), .r_data(r_data),
+        .ds_valid(ds_valid), .ds_index(ds_index), .ds_base(ds_base), .ds_stride(ds_stride),
+        .dp_valid(dp_valid), .dp_index(dp_index), .dp_tile(dp_tile),
+        .dp_addr(dp_addr)
     );
 
     plena_sim #(
@@ -42,13 +53,19 @@ module plena_top #(
         .MSRAM_TILES(MSRAM_TILES), .FP_MEM_SIZE(FP_MEM_SIZE), .INT_MEM_SIZE(INT_MEM_SIZE),
         .HBM_SIZE(HBM_SIZE), .HBM_V_PREFETCH_AMOUNT(HBM_V_PREFETCH_AMOUNT),
         .HBM_V_WRITEBACK_AMOUNT(HBM_V_WRITEBACK_AMOUNT), .HBM_BW(HBM_BW),
-        .HBM_LATENCY(HBM_LATENCY), .LOOP_DEPTH(LOOP_DEPTH), .IMEM_SIZE(IMEM_SIZE)
+        .HBM_LATENCY(HBM_LATENCY), .LOOP_DEPTH(LOOP_DEPTH), .IMEM_SIZE(IMEM_SIZE),
+        .DMA_QUEUE(DMA_QUEUE)
     ) u_sim (
         .clk(clk), .job(job), .go(go), .finished(finished), .rst(rst), .start(start),
         .prog_len(prog_len), .max_retire(max_retire), .max_cycles(max_cycles), .done(done),
         .stop(stop), .err_code(err_code), .err_mem(err_mem), .err_addr(err_addr),
         .err_pc(err_pc), .cycles(cycles), .retired(retired), .rt_valid(rt_valid),
         .rt_index(rt_index), .rt_pc(rt_pc), .rt_cycle(rt_cycle), .rt_word(rt_word),
-        .rt_a0(rt_a0), .rt_a1(rt_a1)
+        .rt_a0(rt_a0), .rt_a1(rt_a1),
+        .m_valid(m_valid), .m_ready(m_ready), .m_write(m_write), .m_addr(m_addr), .m_len(m_len),
+        .m_wdata(m_wdata), .r_valid(r_valid), .r_write(r_write), .r_data(r_data),
+        .ds_valid(ds_valid), .ds_index(ds_index), .ds_base(ds_base), .ds_stride(ds_stride),
+        .dp_valid(dp_valid), .dp_index(dp_index), .dp_tile(dp_tile),
+        .dp_addr(dp_addr)
     );
 endmodule

@@ -3,6 +3,8 @@
 /* verilator lint_off UNUSEDPARAM */
 
 // Scalar fp unit (plena_sfpu): functions, and the operand groups that share a gate.
+// DMA descriptor kinds (plena_dma).
+localparam [1:0] K_PV = 2'd0, K_PM = 2'd1, K_ST = 2'd2;
 localparam [2:0] SFN_ADD  = 3'd0;
 localparam [2:0] SFN_SUB  = 3'd1;
 localparam [2:0] SFN_MUL  = 3'd2;

@@ -132,6 +132,7 @@ class Run:
         return self.result(name, stop, error)
 
     def result(self, name: str, stop: str, error: SimError | None) -> RunResult:
+        self.stop = stop                 # how the run ended, for counts that depend on it
         return RunResult(
             backend=name, memories=self.memories(), registers=self.registers(),
             cycles=self.cycles(), retired=self.retired, unit_busy=self.unit_busy(),

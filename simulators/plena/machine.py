@@ -149,7 +149,7 @@ class _Run(Run):
                 footprint.clear()
                 t += cycles
             else:
-                timing.transfer(t, footprint)
+                t = timing.transfer(t, footprint)
                 footprint.clear()
                 t += cycles
             if trace is not None:
@@ -175,7 +175,9 @@ class _Run(Run):
         return busy
 
     def cycles(self) -> int:
-        return self.timing.cycles(self.t)
+        # a run stopped by an error counts the cycle in which the check failed, as the
+        # RTL's clock does (not when the program was refused before its first cycle)
+        return self.timing.cycles(self.t + (self.stop == "error" and self.code is not None))
 
     def stalls(self) -> dict[str, int]:
         return {"dma_wait": self.timing.stall}

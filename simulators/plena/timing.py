@@ -5,8 +5,16 @@ transfer at a time. The run loop keeps the issue cycle `t` and asks this object 
 about DMA: `wait` (when may an instruction that touches these SRAM rows/tiles start)
 and `transfer` (queue a DMA). `horizon` is the latest ready time of any row or tile, so
 once `t >= horizon` nothing can stall and the loop skips the per-row checks entirely.
+
+This is the RTL's DMA engine (rtl/plena/plena_dma.v) counted in cycles: an H_
+instruction queues a descriptor at the end of its issue cycle (it waits at issue while
+the DMA_QUEUE descriptors of the queue are all taken); the engine starts the oldest one
+in the cycle after, once the channel is free and no earlier prefetch still owes data to
+its SRAM side, and then requests one beat of HBM_BW elements per cycle.
 """
 from __future__ import annotations
+
+from collections import deque
 
 from .state import HBM_WRITE, MSRAM, VSRAM
 
@@ -20,8 +28,10 @@ class Timing:
         self.horizon = 0          # max over all ready times
         self.channel_free = 0     # first cycle the HBM channel can start a transfer
         self.done = 0             # completion of the last transfer (data landed in HBM/SRAM)
-        self.stall = 0            # DMA stall cycles of non-DMA instructions
+        self.stall = 0            # DMA stall cycles: SRAM not ready, or the queue full
         self.channel_busy = 0     # cycles the channel moved data
+        self.depth = cfg.DMA_QUEUE
+        self.queued: deque[int] = deque()   # start cycles of transfers that may be queued
 
     def wait(self, t: int, footprint) -> int:
         """The cycle at which an instruction issued at `t` that touches `footprint`
@@ -36,9 +46,10 @@ class Timing:
         self.stall += start - t
         return start
 
-    def transfer(self, t: int, footprint) -> None:
-        """Queue the DMA of an instruction issued at `t`: `footprint` holds its SRAM side
-        and its HBM side (rows, row length, direction)."""
+    def transfer(self, t: int, footprint) -> int:
+        """Queue the DMA of an instruction at issue at `t`: `footprint` holds its SRAM side
+        and its HBM side (rows, row length, direction). Returns the cycle it issues in:
+        later than `t` while the descriptor queue is full (a DMA stall)."""
         sram = hbm = None
         for entry in footprint:
             if entry[0] <= MSRAM:
@@ -48,7 +59,17 @@ class Timing:
         space, first, count = sram
         kind, rows, length = hbm
         ready = self.ready[space]
-        start = max(t, self.channel_free, max(ready[first:first + count]))
+        # a descriptor occupies the queue from the cycle after its issue to its start
+        queued = self.queued
+        while queued and queued[0] < t:
+            queued.popleft()
+        if len(queued) >= self.depth:
+            issue = queued[0] + 1
+            self.stall += issue - t
+            t = issue
+            queued.popleft()
+        start = max(t + 1, self.channel_free, max(ready[first:first + count]))
+        queued.append(start)
         occupancy = rows * -(-length // self.bandwidth)
         end = start + occupancy
         self.channel_free = end
@@ -60,6 +81,7 @@ class Timing:
             self.horizon = usable
         if end + self.latency > self.done:
             self.done = end + self.latency
+        return t
 
     def cycles(self, t: int) -> int:
         """Total cycles of a run whose next issue slot is `t`: every transfer completes."""

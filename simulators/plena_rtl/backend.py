@@ -113,6 +113,10 @@ class PlenaRTL:
         num = lambda key: int(s[key][0])
         stop = STOPS[num("stop")]
         retired = num("retired")
+        if num("cycles") != num("clock_edges"):
+            raise toolchain.RtlRunError(
+                f"the plena core reported {num('cycles')} cycles but the harness counted "
+                f"{num('clock_edges')} clock edges from start to done ({directory})")
         error = None
         if stop == "error":
             pc = num("err_pc")

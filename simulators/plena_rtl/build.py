@@ -49,6 +49,11 @@ def check_config(cfg) -> None:
     for p in ("BLEN", "HLEN"):
         if getattr(cfg, p) > cfg.MLEN:
             raise ConfigError(f"plena needs {p} <= MLEN (got {p}={getattr(cfg, p)}, MLEN={cfg.MLEN})")
+    if cfg.DMA_QUEUE < 2:
+        raise ConfigError(f"the plena RTL's DMA queue needs DMA_QUEUE >= 2 (got {cfg.DMA_QUEUE})")
+    if cfg.HBM_LATENCY < 1:
+        raise ConfigError(f"the plena RTL's HBM answers a beat at the earliest one cycle "
+                          f"later: HBM_LATENCY >= 1 (got {cfg.HBM_LATENCY})")
     if cfg.MLEN < 2:
         raise ConfigError(f"the plena RTL needs MLEN >= 2 (got {cfg.MLEN})")
     for cls in ("V_ADD", "V_MUL", "V_MAX", "V_EXP", "V_RECI", "V_MAP"):

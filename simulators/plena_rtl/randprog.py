@@ -20,11 +20,12 @@ from isa.loader import get_isa
 from simulators.core.backend import MemoryImage
 
 # A small configuration: quick to build and to simulate, every unit still several lanes
-# wide, HEADS = 4, rows of two HBM beats, a short HBM latency so transfers overlap.
+# wide, HEADS = 4, rows of two HBM beats, a short HBM latency so transfers overlap, and
+# a DMA queue of two so that back-to-back transfers fill it.
 DIFF_CONFIG = dict(MLEN=16, VLEN=16, BLEN=4, HLEN=4, VSRAM_ROWS=128, MSRAM_TILES=4,
                    FP_MEM_SIZE=256, INT_MEM_SIZE=64, HBM_SIZE=8192, HBM_V_PREFETCH_AMOUNT=2,
                    HBM_V_WRITEBACK_AMOUNT=2, HBM_BW=8, HBM_LATENCY=12, LOOP_DEPTH=4,
-                   IMEM_SIZE=2048)
+                   IMEM_SIZE=2048, DMA_QUEUE=2)
 CLEAN_ROWS = 8
 TEMPS = list(range(1, 13))          # gp1..gp12: operands; gp13..gp15: loop counters
 COUNTERS = [13, 14, 15]

@@ -50,8 +50,12 @@ def _value(space: str, tokens: list[str], count: int):
 
 
 def read_trace(directory: Path, program, cfg, isa) -> list[TraceStep]:
+    """W lines belong to the latest R line (the retired instruction), or after a
+    `D index` line to the DMA instruction retired as `index`: the DMA engine writes a
+    transfer's rows after the instruction has retired, and the harness records them then."""
     steps: list[TraceStep] = []
     loops: tuple = ()                  # the loop stack as last recorded (empty at the start)
+    target = None
     path = Path(directory) / "trace.txt"
     for raw in path.read_text().splitlines():
         parts = raw.split()
@@ -62,6 +66,9 @@ def read_trace(directory: Path, program, cfg, isa) -> list[TraceStep]:
             instr = program.instrs[pc] if pc < len(program.instrs) else None
             steps.append(TraceStep(index, pc, instr.line if instr else 0,
                                    (instr.text or instr.mnemonic) if instr else "", cycle))
+            target = steps[-1]
+        elif parts[0] == "D":
+            target = steps[int(parts[1])]
         elif parts[0] == "W" and parts[1] == "LOOPS":
             # the loop stack after every loop instruction (depth, then body pcs, in
             # decimal); kept only where it changed, as the model records it
@@ -71,7 +78,7 @@ def read_trace(directory: Path, program, cfg, isa) -> list[TraceStep]:
                 loops = stack
         elif parts[0] == "W":
             space, addr, count = parts[1], int(parts[2]), int(parts[3])
-            steps[-1].changes.append(Change(space, addr, None, _value(space, parts[4:], count)))
+            target.changes.append(Change(space, addr, None, _value(space, parts[4:], count)))
     return steps
 
 

@@ -1,5 +1,6 @@
-"""kernelcraft rtl-check: PASS on agreeing backends; on a divergence, FAIL naming the
-first diverging instruction (found by re-running both traced) with both values."""
+"""kernelcraft rtl-check: two verdicts, the backends agree / disagree and the kernel
+correct / incorrect against the reference; PASS needs both. On a divergence, FAIL naming
+the first diverging instruction (found by re-running both traced) with both values."""
 import numpy as np
 import pytest
 
@@ -28,7 +29,29 @@ class FlippedRTL(PlenaRTL):
 def test_cli_passes_on_a_baseline(capsys):
     assert main(["rtl-check", "--accel", "plena", "--task", "relu", "--config", "C1"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("PASS  plena relu C1 (baseline): 169 cycles on both")
+    assert out.startswith("PASS  plena relu C1 (baseline): backends agree, kernel correct\n")
+    assert "cycles on both" in out and "within tolerance of the reference" in out
+
+
+def test_a_wrong_kernel_fails_though_the_backends_agree(diff_cfg, tmp_path, capsys):
+    """min instead of max: both backends compute the same wrong result; eval fails it,
+    and so must rtl-check (agreeing backends alone are not a PASS)."""
+    from workbench.accel import get_accel
+    wrong = get_accel("plena").baseline("relu", "C1", diff_cfg).replace("V_MAX_VF", "V_MIN_VF")
+    res = check("plena", "relu", "C1", wrong, hw=diff_cfg)
+    assert res.agree and res.correct is False and not res.passed
+    assert res.cycles_model == res.cycles_rtl
+    assert res.format().startswith("FAIL  plena relu C1 (kernel.asm): backends agree, kernel "
+                                   "INCORRECT\n")
+    assert "% match" in res.correctness
+    path = tmp_path / "wrong.asm"
+    path.write_text(wrong)
+    hw = [a for k, v in diff_cfg.as_dict().items() for a in ("--hw", f"{k}={v}")]
+    assert main(["rtl-check", "--accel", "plena", "--task", "relu", "--config", "C1",
+                 str(path), *hw]) == 1
+    assert "kernel INCORRECT" in capsys.readouterr().out
+    right = check("plena", "relu", "C1", hw=diff_cfg)
+    assert right.passed and right.correct and right.agree
 
 
 def test_cli_lockstep_with_a_kernel_file(tmp_path, capsys):
@@ -43,11 +66,11 @@ def test_cli_lockstep_with_a_kernel_file(tmp_path, capsys):
 
 def test_divergence_names_the_first_instruction():
     res = check("plena", "relu", "C1", rtl=FlippedRTL())
-    assert not res.passed
+    assert not res.passed and not res.agree
     assert res.first.startswith("retired instruction #")
     assert "vsram[40]" in res.first and "model 0x" in res.first
     assert any(d.startswith("vsram[40]") for d in res.divergences)
-    assert "FAIL  plena relu C1" in res.format()
+    assert "FAIL  plena relu C1 (baseline): backends DISAGREE" in res.format()
 
 
 def test_bad_usage_is_a_clear_error(capsys, monkeypatch):

