@@ -233,3 +233,10 @@ def evaluate(accel_name: str, task_name: str, config: str, source: str, *,
             ev.speedup = ev.baseline_cycles / ev.cycles
     ev.wall_seconds = time.perf_counter() - t0
     return ev
+
+
+def set_problem(s) -> str:
+    """What went wrong with one input set of an evaluation, in one line."""
+    return f"{s.label}: " + (s.error or s.stray or ", ".join(
+        f"{name}: {o['frac_match']:.2%} match, max abs err {o['max_abs_err']:.4g}"
+        for name, o in s.outputs.items() if not o.get("passed", True)) or "outputs out of tolerance")

@@ -144,18 +144,17 @@ def _judge(accel_name: str, task_name: str, config: str, hw, inputs, image, m, r
     when they differ) against the task's reference."""
     from tasks import get_task
     from workbench.accel import get_accel
-    from workbench.evaluation import judge
-    from workbench.tools import _set_problem
+    from workbench.evaluation import judge, set_problem
     accel, task = get_accel(accel_name), get_task(task_name)
     layout = accel.layout(task, config, hw)
     verdict = lambda run, who: judge(accel, task, config, layout, who, inputs, image, run)[0]
     on_rtl = verdict(r, "RTL")
     res.correct = on_rtl.passed
-    why = [] if on_rtl.passed else [_set_problem(on_rtl)]
+    why = [] if on_rtl.passed else [set_problem(on_rtl)]
     if not res.agree:
         on_model = verdict(m, "model")
         if on_model.passed != on_rtl.passed:
-            why.append("model: correct" if on_model.passed else _set_problem(on_model))
+            why.append("model: correct" if on_model.passed else set_problem(on_model))
     res.correctness = "; ".join(why)
 
 

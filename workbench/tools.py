@@ -17,7 +17,8 @@ from simulators.core.errors import (AssemblyError, BudgetExceeded, KernelCraftEr
                                     TimeLimitExceeded)
 from tasks import get_task
 from workbench.accel import get_accel
-from workbench.evaluation import Evaluation, baseline_cycles, budget_for, edge_seed_for, evaluate, judge
+from workbench.evaluation import (Evaluation, baseline_cycles, budget_for, edge_seed_for, evaluate, judge,
+                                 set_problem)
 from workbench.layout import build_image
 
 MAX_DIAGNOSTICS = 20
@@ -165,14 +166,8 @@ def _backend_record(sets: list, runs: list, seconds: float) -> dict:
     return {"status": "run_error" if error else ("fail" if failed else "pass"),
             "cycles": max((r.cycles for r in runs), default=0),
             "frac_match": sum(s.frac_match for s in sets) / len(sets) if sets else 0.0,
-            "failed_sets": [_set_problem(s) for s in failed[:4]], "error": error,
+            "failed_sets": [set_problem(s) for s in failed[:4]], "error": error,
             "wall_seconds": round(seconds, 3)}
-
-
-def _set_problem(s) -> str:
-    return f"{s.label}: " + (s.error or s.stray or ", ".join(
-        f"{name}: {o['frac_match']:.2%} match, max abs err {o['max_abs_err']:.4g}"
-        for name, o in s.outputs.items() if not o.get("passed", True)) or "outputs out of tolerance")
 
 
 def run_rtl(accel_name: str, task_name: str, config: str, source: str, rtl, *, hw=None,

@@ -30,6 +30,7 @@ from simulators.core.errors import (BudgetExceeded, ConfigError, IllegalOperandE
                                     MemoryAccessError, SimError, TimeLimitExceeded)
 from simulators.numerics import canon
 from simulators.core.backend import Job
+from simulators.core.runloop import budget_exceeded
 from simulators.rtl import toolchain
 
 from . import build as rtl_build
@@ -207,8 +208,7 @@ class AieRTL:
             e = DeadlockError("ACQ waits forever: its lock is too small and no running or queued "
                               "transfer can release it. DMA: all channels idle")
         elif c == E_BUDGET:
-            e = BudgetExceeded(f"the program did not finish within {job.budget.max_instructions} "
-                               "bundles; look for a loop that never ends or raise the budget")
+            e = budget_exceeded(job.budget.max_instructions, "bundles")
         elif c == E_CYCLES:
             e = BudgetExceeded(f"the program did not finish within the RTL run's cycle budget of "
                                f"{self.max_cycles} cycles; look for a loop that never ends or "

@@ -22,6 +22,7 @@ from simulators.core.budget import Budget
 from simulators.core.errors import (BudgetExceeded, ConfigError, SimError, TimeLimitExceeded,
                                     Where)
 from simulators.core.program import Program
+from simulators.core.runloop import budget_exceeded
 from simulators.coral.state import VILL, CoralState, IllegalInstruction
 from simulators.coral.tables import ACCEL
 from simulators.rtl import toolchain
@@ -208,10 +209,7 @@ def _error(code: int, pc: int, addr: int, job: Job, state: CoralState, max_cycle
     if code == E_ILLEGAL:
         return IllegalInstruction(f"the RTL's decoder rejects word 0x{job.program.words[pc]:08x}")
     if code == E_BUDGET:
-        return BudgetExceeded(
-            f"the program did not finish within {job.budget.max_instructions} instructions; look for a "
-            "loop that never ends (a counter that never reaches its bound, a branch back to itself) "
-            "or raise the budget")
+        return budget_exceeded(job.budget.max_instructions)
     if code == E_CYCLES:
         return BudgetExceeded(
             f"the program did not finish within the RTL run's cycle budget of {max_cycles} cycles; "

@@ -70,8 +70,10 @@ def test_numerics_are_fp32_accumulation_rounded_once(task, config):
 
 
 # A double-buffered candidate per task: correct everywhere it is tried, and faster.
+# (gemm H1: since prefetches queue in the RTL's DMA engine, double buffering gains
+# little there; rows 8 ahead 1 is 0.3% faster than the baseline, rows 32 ahead 1 no more.)
 FASTER = [("gemv", "C4", {"ahead": 1}), ("gemv", "H1", {"ahead": 1, "tiles": 8}),
-          ("gemm", "C3", {"ahead": 1}), ("gemm", "H1", {"ahead": 1, "rows": 32}),
+          ("gemm", "C3", {"ahead": 1}), ("gemm", "H1", {"ahead": 1, "rows": 8}),
           ("batch_matmul", "C2", {"ahead": 1}), ("linear", "H1", {"ahead": 1, "rows": 8})]
 
 
