@@ -23,7 +23,9 @@ MACHINES = {
               "C_LOOP_START gp1, 4000000\nS_ADDI_INT gp3, gp3, 1\nC_LOOP_END gp1", "instructions"),
     "coral": (CoralModel, coral_config, coral_assemble,
               "li a0, 1\nloop: addi a1, a1, 1\nbnez a0, loop", "instructions"),
-    "aie": (AieModel, aie_config, aie_assemble, "LOOP 100000\nNOP\nENDLOOP", "bundles"),
+    # (nested: a quiet machine steps 100,000 NOP bundles within the deadline test's 0.05 s)
+    "aie": (AieModel, aie_config, aie_assemble, "LOOP 100000\nLOOP 100000\nNOP\nENDLOOP\nENDLOOP",
+            "bundles"),
 }
 
 
