@@ -107,9 +107,33 @@ def test_rtl_build_state_is_shown_while_it_runs(kernel):
     async def script(app, pilot, dbg):
         assert await wait_for(pilot, lambda: "running the traced RTL (simulator built)"
                               in screen_text(app), timeout=10)
-        assert " s" in screen_text(app).split("simulator built)")[1][:8]
+        assert " s" in screen_text(app).split("simulator built)")[1][:8], screen_text(app)
         assert await wait_for(pilot, lambda: rtl_attached(dbg), timeout=60)
     drive(screen, script, (160, 45))
+
+
+def test_closing_while_the_rtl_runs_leaves_no_thread_behind(kernel):
+    """The build-state watcher must end with the app: before it did, quitting before the
+    RTL's trace arrived left it polling, and asyncio's exit waited for it forever."""
+    import threading
+    import time
+
+    class SlowRTL(DivergingRTL):
+        def run_many(self, jobs, config):
+            time.sleep(3)
+            return super().run_many(jobs, config)
+
+    screen = DebuggerScreen("plena", "relu", "C1", SOURCE, hw=HW, rtl=True, rtl_backend=SlowRTL())
+
+    async def script(app, pilot, dbg):
+        assert await wait_for(pilot, lambda: "simulator built" in screen_text(app), timeout=10)
+
+    done = threading.Event()
+    worker = threading.Thread(target=lambda: (drive(screen, script, (160, 45)), done.set()),
+                              daemon=True)
+    worker.start()
+    worker.join(timeout=90)
+    assert done.is_set(), "the app did not close: a worker thread outlived it"
 
 
 def test_debug_an_edge_case_and_refuse_a_wrong_one(kernel):

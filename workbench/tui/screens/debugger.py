@@ -18,6 +18,7 @@ import time
 import numpy as np
 from rich.text import Text
 from textual import work
+from textual.worker import get_current_worker
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer
@@ -194,8 +195,12 @@ class DebuggerScreen(Screen):
 
     @work(thread=True, group="debug-rtl-watch")
     def _rtl_watch(self, backend, hw) -> None:
-        """While the RTL runs, re-read its build state (a build takes minutes)."""
-        while self.session is not None and len(self.session.timelines) < 2 and self.rtl_since:
+        """While the RTL runs, re-read its build state (a build takes minutes). Stops when
+        the worker is cancelled too: the app closing before the RTL's trace arrives must
+        not leave this thread polling, or the event loop waits for it forever on exit."""
+        worker = get_current_worker()
+        while (not worker.is_cancelled and self.session is not None
+               and len(self.session.timelines) < 2 and self.rtl_since):
             time.sleep(1.0)
             try:
                 deliver(self, self._rtl_state, backend.build_state(hw).describe())
@@ -211,10 +216,17 @@ class DebuggerScreen(Screen):
     def _rtl_tick(self) -> None:
         if self.session is None or not self.rtl_since:
             return
-        note = f"{self.rtl_note}  {time.monotonic() - self.rtl_since:.0f} s"
+        note = self._rtl_status()
         pane = self.query_one("#debug-lockstep", TextPane)
         pane.update(lines_text(lockstep_lines(self.session, pane.size.width or 60,
                                               pane.size.height or 7, note, self.fmt)))
+
+    def _rtl_status(self) -> str:
+        """The RTL's state, with its elapsed time while it builds or runs (every redraw
+        shows it, or a refresh between two ticks would drop the clock)."""
+        if not self.rtl_since:
+            return self.rtl_note
+        return f"{self.rtl_note}  {time.monotonic() - self.rtl_since:.0f} s"
 
     def _rtl_failed(self, msg: str) -> None:
         self.rtl_since = 0.0
@@ -289,7 +301,7 @@ class DebuggerScreen(Screen):
         if self.rtl:
             pane = self.query_one("#debug-lockstep", TextPane)
             pane.update(lines_text(lockstep_lines(s, pane.size.width or 60,
-                                                  pane.size.height or 7, self.rtl_note,
+                                                  pane.size.height or 7, self._rtl_status(),
                                                   self.fmt)))
         self._draw_registers()
         for pane in self.query(MachinePane):
