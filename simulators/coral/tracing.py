@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulators.core.trace import Change, stepping
+from kernelcraft.simulators.core.trace import Change, stepping
 
 from .state import CoralState
 

@@ -48,7 +48,7 @@ def test_changes_replay_to_the_final_state():
 def test_undo_redo_step_a_snapshot_between_the_ends():
     import copy
 
-    from simulators.aie.tracing import redo, undo
+    from kernelcraft.simulators.aie.tracing import redo, undo
     img = image(ext={0: bf(np.arange(32))})
     r = run(SRC, img, trace=True)
     mem = {k: v.copy() for k, v in r.memories.items()}
@@ -64,8 +64,8 @@ def test_undo_redo_step_a_snapshot_between_the_ends():
 
 
 def test_the_debugger_steps_an_aie_kernel():
-    from workbench.accel import get_accel
-    from workbench.tui.model.debugger import DebugSession
+    from kernelcraft.workbench.accel import get_accel
+    from kernelcraft.workbench.tui.model.debugger import DebugSession
     hw = get_accel("aie").default_config()
     src = get_accel("aie").baseline("relu", "C1", hw)
     s = DebugSession.start("aie", "relu", "C1", src, seed=3)

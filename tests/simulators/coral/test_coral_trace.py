@@ -4,7 +4,7 @@ import copy
 import numpy as np
 from coral_kit import run
 
-from simulators.coral.tracing import redo, undo
+from kernelcraft.simulators.coral.tracing import redo, undo
 
 SRC = """
     la a0, d

@@ -10,11 +10,11 @@ import shutil
 import pytest
 from tui_kit import screen_text, wait_for
 
-from workbench.accel import get_accel
-from workbench.tui.app import KernelCraftApp
-from workbench.tui.screens.debugger import DebuggerScreen
-from workbench.tui.screens.picker import PickerScreen
-from workbench.tui.screens.run import RunScreen
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench.tui.app import KernelCraftApp
+from kernelcraft.workbench.tui.screens.debugger import DebuggerScreen
+from kernelcraft.workbench.tui.screens.picker import PickerScreen
+from kernelcraft.workbench.tui.screens.run import RunScreen
 
 
 SIZES = [(80, 24), (160, 45)]
@@ -143,7 +143,7 @@ def test_debug_command_with_the_rtl(snap_compare, size):
 
 
 def test_compare_runs(snap_compare, app, size):
-    from workbench.tui.screens.compare import CompareScreen
+    from kernelcraft.workbench.tui.screens.compare import CompareScreen
 
     async def before(pilot):
         await run_loaded(pilot)
@@ -161,7 +161,7 @@ def test_debug_command_at_an_rtl_divergence(snap_compare, size):
 
 
 def test_leaderboard(snap_compare, app, size):
-    from workbench.tui.screens.leaderboard import LeaderboardScreen
+    from kernelcraft.workbench.tui.screens.leaderboard import LeaderboardScreen
 
     async def before(pilot):
         await picker_loaded(pilot)
@@ -173,7 +173,7 @@ def test_leaderboard(snap_compare, app, size):
 
 
 def test_new_run_dialog(snap_compare, app, size):
-    from workbench.tui.screens.new_run import NewRunScreen
+    from kernelcraft.workbench.tui.screens.new_run import NewRunScreen
 
     async def before(pilot):
         await picker_loaded(pilot)
