@@ -1,4 +1,5 @@
-"""Imports run downwards only: isa <- simulators <- tasks <- workbench (STYLE.md).
+"""Imports run downwards only: isa <- simulators <- tasks <- workbench (STYLE.md), all
+four inside the `kernelcraft` namespace.
 
 Every import statement of every module (also those inside functions, which run later
 but still tie the layers together) is read with `ast`; an import of a higher layer
@@ -20,7 +21,7 @@ def _modules() -> dict[str, Path]:
             parts = list(path.relative_to(ROOT).with_suffix("").parts)
             if parts[-1] == "__init__":
                 parts.pop()
-            out[".".join(parts)] = path
+            out["kernelcraft." + ".".join(parts)] = path
     return out
 
 
@@ -45,7 +46,7 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> list[tuple[str,
         for t in targets:
             while t and t not in modules:          # `import a.b.c` of a module a.b.c's package
                 t = t.rpartition(".")[0]
-            if t and t.split(".")[0] in LAYERS and t != name:
+            if t and _part(t) in LAYERS and t != name:
                 found.append((t, node.lineno))
     return found
 
@@ -55,8 +56,14 @@ def _graph():
     return modules, {m: _imports(m, p, modules) for m, p in modules.items()}
 
 
+def _part(module: str) -> str | None:
+    """isa, simulators, tasks or workbench for a module of ours (kernelcraft.<part>...)."""
+    head, _, rest = module.partition(".")
+    return rest.partition(".")[0] if head == "kernelcraft" else None
+
+
 def _layer(module: str) -> int:
-    return LAYERS.index(module.split(".")[0])
+    return LAYERS.index(_part(module))
 
 
 def test_no_import_runs_upwards():
@@ -125,31 +132,49 @@ def test_only_an_accelerators_own_modules_import_its_packages():
     """Everything an accelerator plugs in is reached through its registry record
     (workbench/accel/__init__.py), so shared workbench and simulators modules never
     import one accelerator's packages; its record and debugger view may."""
-    from workbench.accel import NAMES
+    from kernelcraft.workbench.accel import NAMES
     modules, graph = _graph()
     own = {"isa", "simulators"}
     wrong = []
     for m, edges in graph.items():
         for t, line in edges:
-            parts = t.split(".")
+            parts = t.split(".")[1:]
             if parts[0] not in own or len(parts) < 2:
                 continue
             accel = parts[1].removesuffix("_rtl")
             if accel not in NAMES:
                 continue
-            if not m.startswith((f"isa.{accel}", f"simulators.{accel}", f"workbench.accel.{accel}",
-                                 f"workbench.tui.model.views.{accel}")):
+            if not m.startswith(tuple(f"kernelcraft.{p}.{accel}" for p in (
+                    "isa", "simulators", "workbench.accel", "workbench.tui.model.views"))):
                 wrong.append(f"{modules[m].relative_to(ROOT)}:{line}: {m} imports {t}")
     assert not wrong, "accelerator packages imported outside the accelerator:\n" + "\n".join(wrong)
 
 
 def test_the_checker_sees_an_upward_and_a_cyclic_import(tmp_path):
-    graph = {"isa.a": [("simulators.b", 3)], "simulators.b": [("isa.a", 1)]}
-    assert _cycles(graph) == [["isa.a", "simulators.b"]]
-    assert _layer("simulators.b") > _layer("isa.a")
-    modules = {"isa": None, "isa.a": None, "simulators": None, "simulators.b": None,
-               "simulators.core": None}
+    graph = {"kernelcraft.isa.a": [("kernelcraft.simulators.b", 3)],
+             "kernelcraft.simulators.b": [("kernelcraft.isa.a", 1)]}
+    assert _cycles(graph) == [["kernelcraft.isa.a", "kernelcraft.simulators.b"]]
+    assert _layer("kernelcraft.simulators.b") > _layer("kernelcraft.isa.a")
+    modules = {"kernelcraft.isa": None, "kernelcraft.isa.a": None, "kernelcraft.simulators": None,
+               "kernelcraft.simulators.b": None, "kernelcraft.simulators.core": None}
     src = tmp_path / "a.py"
-    src.write_text("import os\nfrom simulators.b import x\nfrom . import a\n"
-                   "def f():\n    import simulators.core.nothing\n")
-    assert _imports("isa.a", src, modules) == [("simulators.b", 2), ("simulators.core", 5)]
+    src.write_text("import os\nfrom kernelcraft.simulators.b import x\nfrom . import a\n"
+                   "def f():\n    import kernelcraft.simulators.core.nothing\n")
+    assert _imports("kernelcraft.isa.a", src, modules) == [("kernelcraft.simulators.b", 2),
+                                                          ("kernelcraft.simulators.core", 5)]
+
+
+def test_nothing_imports_a_part_outside_the_namespace():
+    """A bare `import workbench` would load a second copy of a module (two registries,
+    two stores) beside kernelcraft.workbench's, or another distribution's package."""
+    bare = []
+    for path in sorted(ROOT.rglob("*.py")):
+        rel = path.relative_to(ROOT)
+        if rel.parts[0].startswith(".") or "egg-info" in rel.parts[0]:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level
+                     else [])
+            bare += [f"{rel}:{node.lineno}: {n}" for n in names if n.split(".")[0] in LAYERS]
+    assert not bare, "imports outside the kernelcraft namespace:\n" + "\n".join(bare)

@@ -45,7 +45,7 @@ def _git_state() -> tuple[str | None, bool | None]:
 @functools.lru_cache(maxsize=16)
 def isa_data_hash(accelerator: str) -> str | None:
     """sha256 over the relative paths and bytes of every data file in isa/<accelerator>/."""
-    spec = importlib.util.find_spec("isa")
+    spec = importlib.util.find_spec("kernelcraft.isa")
     if spec is None or not spec.submodule_search_locations:
         return None
     folder = Path(next(iter(spec.submodule_search_locations))) / accelerator

@@ -13,8 +13,9 @@ TOOLS = [{"type": "function", "function": {"name": "write_code", "parameters": {
 
 
 def test_importing_the_workbench_does_not_import_litellm():
-    code = ("import sys, workbench.cli, workbench.llm, workbench.agent.loop, "
-            "kernelcraft.workbench.agent.autotune, workbench.runs_cli; print('litellm' in sys.modules)")
+    code = ("import sys, kernelcraft.workbench.cli, kernelcraft.workbench.llm, "
+            "kernelcraft.workbench.agent.loop, kernelcraft.workbench.agent.autotune, "
+            "kernelcraft.workbench.runs_cli; print('litellm' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.strip() == "False", out.stderr
 

@@ -84,8 +84,8 @@ def test_budget_ends_the_run(store):
 
 
 def test_a_failing_tool_is_reported_and_the_run_goes_on(store, monkeypatch):
-    import workbench.tools
-    monkeypatch.setattr(workbench.tools, "grep_docs",
+    import kernelcraft.workbench.tools as tools
+    monkeypatch.setattr(tools, "grep_docs",
                         lambda *a, **k: (_ for _ in ()).throw(RuntimeError("index gone")))
     script = [reply("", call("grep_docs", {"pattern": "x"}, id="g")), reply("", call("submit"))]
     result, events, _ = run_script(store, script, provider="looptoolfail")

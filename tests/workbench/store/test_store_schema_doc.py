@@ -6,10 +6,10 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
-import workbench.store
+import kernelcraft.workbench.store as store_package
 from kernelcraft.workbench.store.schema import known_names
 
-DOC = (Path(workbench.store.__file__).parent / "SCHEMA.md").read_text()
+DOC = (Path(store_package.__file__).parent / "SCHEMA.md").read_text()
 
 
 def documented_columns(table: str) -> set[str]:
