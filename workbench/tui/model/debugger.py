@@ -202,13 +202,13 @@ class DebugSession:
     @property
     def lockstep(self) -> Lockstep | None:
         """The first two backends moved together, when a second one is attached; their
-        traces compared by the accelerator's one trace comparison (as rtl-check's)."""
+        traces and end states compared by the accelerator's comparisons (rtl-check's)."""
         if len(self.timelines) < 2:
             return None
         if self._lockstep is None:
-            from workbench.rtlcheck import trace_comparison
-            self._lockstep = Lockstep(self.timelines[0], self.timelines[1],
-                                      trace_comparison(self.accel))
+            rtl = get_accel(self.accel).need_rtl()
+            self._lockstep = Lockstep(self.timelines[0], self.timelines[1], rtl.comparison(),
+                                      rtl.run_comparison(), self.csr_names)
         return self._lockstep
 
     def attach(self, timeline: Timeline) -> None:

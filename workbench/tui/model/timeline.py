@@ -13,6 +13,7 @@ Timelines, and `Lockstep` (lockstep.py) moves two of them together.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -175,6 +176,11 @@ class Timeline:
                                  f"read_change in its tracing module")
             fill_old(result.trace, *_copy_state(*start), mod.read_change, mod.redo)
         return cls(backend, result, mod.undo, mod.redo, units)
+
+    def final_result(self) -> RunResult:
+        """The run as it ended (the last state's memories and registers, whatever the
+        cursor's position; not to be changed)."""
+        return dataclasses.replace(self.result, memories=self._last[0], registers=self._last[1])
 
     @property
     def first_state(self) -> tuple[dict, dict]:

@@ -242,7 +242,13 @@ class DebuggerScreen(Screen):
         s = self.session
         s.attach(timeline)
         d = s.lockstep.divergence
-        if d is None:
+        if d is None and s.lockstep.end_differences:
+            self._refresh(s.main.touched)
+            self.app.notify(f"{timeline.backend} retires every {self.view.step_noun} as the "
+                            f"model does but ends in another state: "
+                            + "; ".join(s.lockstep.end_differences[:3]),
+                            title="end states differ", severity="warning", timeout=10)
+        elif d is None:
             self._refresh(s.main.touched)
             self.app.notify(f"{timeline.backend} agrees with the model on every one of "
                             f"{s.length:,} {self.view.step_noun}s ({took:.1f} s)", timeout=6)
@@ -289,9 +295,10 @@ class DebuggerScreen(Screen):
             status.append(s.stop_reason, "bold red" if tl.result.error else "bold green")
         if s.lockstep is not None:
             d = s.lockstep.divergence
-            status.append(f"  {s.timelines[1].backend}: " + ("agrees" if d is None else
-                                                              f"diverges at #{d.step}"),
-                          "green" if d is None else "bold red")
+            status.append(f"  {s.timelines[1].backend}: " + (
+                f"diverges at #{d.step}" if d is not None else
+                "agrees" if s.lockstep.agree else "differs at the end"),
+                "green" if s.lockstep.agree else "bold red")
         if touched.steps > 1:
             status.append(f"  (moved {touched.steps:,} {self.view.step_noun}s)", "grey50")
         if self.watches:
