@@ -45,6 +45,7 @@ class Divergence:
     step: int              # retired-instruction index where the traces first differ
     what: str              # what differs, in words (the comparison's own text)
     where: str = ""        # the location it names, when it names one ("vsram[130]")
+    detail: str = ""       # what differs there, without the instruction ("x6: model .., RTL ..")
 
     def __str__(self) -> str:
         return f"instruction #{self.step}: {self.what}"
@@ -53,8 +54,9 @@ class Divergence:
 def _divergence(found) -> Divergence | None:
     if found is None:
         return None
-    text = found.format().replace("\n  ", ": ") if hasattr(found, "format") else str(found)
-    return Divergence(int(found.step), text, str(getattr(found, "where", "") or ""))
+    full = found.format() if hasattr(found, "format") else str(found)
+    return Divergence(int(found.step), full.replace("\n  ", ": "),
+                      str(getattr(found, "where", "") or ""), full.splitlines()[-1].strip())
 
 
 class Lockstep:
@@ -88,8 +90,7 @@ class Lockstep:
     def traces_writes(self) -> bool:
         """Whether the second side's trace records writes (aie's RTL records bundles and
         issue cycles only: its writes are checked in the end states)."""
-        return any(step.changes for step in self.second.steps) or not any(
-            step.changes for step in self.first.steps)
+        return self.second.records_writes or not self.first.records_writes
 
     @property
     def divergence(self) -> Divergence | None:
@@ -237,7 +238,7 @@ def lockstep_lines(session, width: int, height: int, note: str = "",
                    Seg(ls.end_differences[0].splitlines()[-1].strip(), "bad")]
     elif d is None:
         verdict = [Seg(f"agree on every {noun}" + ("" if ls.traces_writes else
-                                                   " (issue cycles) and at the end"), "good")]
+                                                   " and at the end"), "good")]
     elif ls.at_divergence:
         verdict = [Seg(f"first divergence, at #{d.step}", "bad")]
         if d.where:
@@ -245,7 +246,8 @@ def lockstep_lines(session, width: int, height: int, note: str = "",
     else:
         where = "ahead" if session.position <= d.step else "behind"
         verdict = [Seg(f"diverge at #{d.step} ({where}; D jumps)", "warn")]
-    foot = [[Seg(d.what, "bad")]] if ls.at_divergence else []
+    # the instruction is on both sides already, unless they retired different ones
+    foot = [[Seg(d.what if mark == "pc" else d.detail, "bad")]] if ls.at_divergence else []
     col = max(10, (width - 3) // 2)
     if col < 30:                      # narrow (80 columns): one side above the other
         out = [verdict]

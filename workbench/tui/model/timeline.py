@@ -199,6 +199,12 @@ class Timeline:
         return space in self.prepare()._index.spaces
 
     @property
+    def records_writes(self) -> bool:
+        """Whether the trace records any change (aie's RTL traces bundles and cycles
+        only: its states between the ends are not known)."""
+        return bool(self.prepare()._index.spaces)
+
+    @property
     def length(self) -> int:
         """Number of retired instructions in the trace (the last state's index)."""
         return len(self.steps)
