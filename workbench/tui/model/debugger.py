@@ -228,8 +228,9 @@ class DebugSession:
         backend = backend or self.rtl_backend()
         result = backend.run(self.program, self.image, self.hw,
                              Budget(max_instructions=max_steps, wall_seconds=600.0), trace=True)
-        if result.trace is None:
-            raise DebugSetupError(f"{backend.name} returned no trace; it cannot be stepped")
+        if result.trace is None:            # refused before it ran: say why
+            why = f": {result.error}" if result.error is not None else ""
+            raise DebugSetupError(f"{backend.name} returned no trace; it cannot be stepped{why}")
         return Timeline.for_accelerator(self.accel, getattr(backend, "name", "rtl"), result,
                                         self.view.unit_spaces if self.view else frozenset(),
                                         start=self.main.first_state).prepare()
