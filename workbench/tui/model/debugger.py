@@ -206,9 +206,11 @@ class DebugSession:
         if len(self.timelines) < 2:
             return None
         if self._lockstep is None:
-            rtl = get_accel(self.accel).need_rtl()
-            self._lockstep = Lockstep(self.timelines[0], self.timelines[1], rtl.comparison(),
-                                      rtl.run_comparison(), self.csr_names)
+            from workbench.rtlcheck import trace_comparison
+            self._lockstep = Lockstep(self.timelines[0], self.timelines[1],
+                                      trace_comparison(self.accel),
+                                      get_accel(self.accel).need_rtl().run_comparison(),
+                                      self.csr_names)
         return self._lockstep
 
     def attach(self, timeline: Timeline) -> None:
