@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from isa.errors import ConfigError
-from isa.expr import ExprError, evaluate
+from kernelcraft.isa.errors import ConfigError
+from kernelcraft.isa.expr import ExprError, evaluate
 
 ISA_ROOT = Path(__file__).resolve().parent
 

@@ -88,7 +88,7 @@ def time_limit(seconds: float):
 
 def corpus() -> dict[str, list[str]]:
     """Valid kernels to mutate: two baselines per accelerator, on their default hardware."""
-    from workbench.accel import get_accel
+    from kernelcraft.workbench.accel import get_accel
     out = {}
     for name in ACCELS:
         accel = get_accel(name)
@@ -152,10 +152,10 @@ def mutate(rng: random.Random, source: str) -> str:
 
 def case_asm(rng: random.Random, ctx: dict) -> tuple[str, str]:
     """Assemble a mutated kernel; if it assembles, run it briefly on zeroed memory."""
-    from simulators.core.backend import MemoryImage
-    from simulators.core.budget import Budget
-    from simulators.core.errors import AssemblyError
-    from workbench.accel import get_accel
+    from kernelcraft.simulators.core.backend import MemoryImage
+    from kernelcraft.simulators.core.budget import Budget
+    from kernelcraft.simulators.core.errors import AssemblyError
+    from kernelcraft.workbench.accel import get_accel
     name = rng.choice(ACCELS)
     source = mutate(rng, rng.choice(ctx["corpus"][name]))
     accel = get_accel(name)
@@ -214,7 +214,7 @@ def exec_argv(rng: random.Random, files: dict) -> list[str]:
 
 
 def case_exec(rng: random.Random, ctx: dict) -> tuple[str, str]:
-    from workbench.cli import main
+    from kernelcraft.workbench.cli import main
     argv = exec_argv(rng, ctx["files"])
     ctx["case"] = json.dumps(argv)
     out, err = io.StringIO(), io.StringIO()
@@ -278,9 +278,9 @@ def tool_arguments(rng: random.Random, name: str, kernels: list[str]) -> str:
 def case_tools(rng: random.Random, ctx: dict) -> tuple[str, str]:
     """A tool call as a model might send it, through the workspace the loop uses; then
     its echo into the conversation (history_message)."""
-    from workbench.agent.loop import history_message
-    from workbench.agent.workspace import Workspace
-    from workbench.llm import Reply, ToolCall
+    from kernelcraft.workbench.agent.loop import history_message
+    from kernelcraft.workbench.agent.workspace import Workspace
+    from kernelcraft.workbench.llm import Reply, ToolCall
     accel = rng.choice(ACCELS)
     ws = ctx["workspaces"].get(accel)
     if ws is None:
@@ -326,7 +326,7 @@ class FixedSeeds:
 
 def context(tmp: Path) -> dict:
     import numpy as np
-    from workbench.accel import get_accel
+    from kernelcraft.workbench.accel import get_accel
     files = {"empty.asm": tmp / "empty.asm", "latin1.asm": tmp / "latin1.asm",
              "ok.npy": tmp / "ok.npy", "bad.npy": tmp / "bad.npy", "obj.npy": tmp / "obj.npy",
              "vals.txt": tmp / "vals.txt", "out.npy": tmp / "out.npy", "out.txt": tmp / "out.txt",

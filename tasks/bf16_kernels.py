@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulators import numerics as nx
+from kernelcraft.simulators import numerics as nx
 
 F32 = np.float32
 B = nx.round_bf16

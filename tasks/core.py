@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simulators.numerics import round_bf16
+from kernelcraft.simulators.numerics import round_bf16
 
 from .tolerance import Tolerance
 

@@ -6,7 +6,7 @@ element's row, i.e. over the last axis ("row_max"). Every task states its own
 `Tolerance` (the `tol` attribute of `tasks.core.Task`), derived from the depth of its
 chain of bf16 roundings; the derivations are in tasks/README.md, "Tolerance policy",
 and in each tolerance's `basis`. They are confirmed with the emulated correct kernels
-and a catalogue of known-wrong ones (`python -m tasks.calibrate`), never adjusted to
+and a catalogue of known-wrong ones (`python -m kernelcraft.tasks.calibrate`), never adjusted to
 let or stop a particular kernel.
 """
 from __future__ import annotations

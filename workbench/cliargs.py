@@ -8,7 +8,7 @@ import math
 import sys
 from pathlib import Path
 
-from simulators.core.errors import KernelCraftError
+from kernelcraft.simulators.core.errors import KernelCraftError
 
 
 def integer(lo: int, hi: int | None = None):

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from simulators import numerics
-from simulators.core.backend import MemoryImage, RunResult
+from kernelcraft.simulators import numerics
+from kernelcraft.simulators.core.backend import MemoryImage, RunResult
 
 # Output regions start filled with these NaN patterns, so an element a kernel never writes fails.
 POISON_BF16 = np.uint16(0xFFFF)

@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
-from simulators.core.errors import KernelCraftError
+from kernelcraft.simulators.core.errors import KernelCraftError
 
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_RETRIES = 6

@@ -18,9 +18,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from simulators.core.budget import Budget
-from simulators.core.errors import AssemblyError, ConfigError
-from workbench.cliargs import DAY, SEED_MAX, integer, seconds
+from kernelcraft.simulators.core.budget import Budget
+from kernelcraft.simulators.core.errors import AssemblyError, ConfigError
+from kernelcraft.workbench.cliargs import DAY, SEED_MAX, integer, seconds
 
 # A run that diverged is re-run traced (to name the first diverging instruction) when
 # it retired at most this many instructions; longer ones ask for --lockstep.
@@ -29,14 +29,14 @@ AUTO_LOCKSTEP_LIMIT = 300_000
 
 def rtl_backend(accel: str, **options):
     """The RTL backend the accelerator's registry record names (its `rtl` field)."""
-    from workbench.accel import get_accel
+    from kernelcraft.workbench.accel import get_accel
     return get_accel(accel).rtl_backend(**options)
 
 
 def bench_rtl(argv: list[str] | None = None) -> int:
     """`kernelcraft bench rtl [--accel NAME] [options]`: the RTL benchmark the
     accelerator's registry record names (default plena), its options passed on."""
-    from workbench.accel import get_accel, load
+    from kernelcraft.workbench.accel import get_accel, load
     argv, accel = list(argv or []), "plena"
     if "--accel" in argv:
         i = argv.index("--accel")
@@ -54,7 +54,7 @@ def trace_comparison(accel: str):
     """`compare(model_trace, rtl_trace)` -> the first divergence (with .step, .format())
     or None, for an accelerator with an RTL: the one routine --lockstep and the
     workbench's debugger use."""
-    from workbench.accel import get_accel
+    from kernelcraft.workbench.accel import get_accel
     return get_accel(accel).need_rtl().comparison()
 
 
@@ -133,7 +133,7 @@ def _hw(accel, pairs: list[str] | None):
 
 def _inputs(accel, task, config: str, hw, seed: int):
     """(inputs, memory image) of one input set."""
-    from workbench.layout import build_image
+    from kernelcraft.workbench.layout import build_image
     inputs = task.generate(config, seed)
     return inputs, build_image(accel.layout(task, config, hw), inputs)
 
@@ -142,9 +142,9 @@ def _judge(accel_name: str, task_name: str, config: str, hw, inputs, image, m, r
            res: CheckResult) -> None:
     """The kernel's verdict, as `eval` gives it: the RTL run's outputs (and the model's,
     when they differ) against the task's reference."""
-    from tasks import get_task
-    from workbench.accel import get_accel
-    from workbench.evaluation import judge, set_problem
+    from kernelcraft.tasks import get_task
+    from kernelcraft.workbench.accel import get_accel
+    from kernelcraft.workbench.evaluation import judge, set_problem
     accel, task = get_accel(accel_name), get_task(task_name)
     layout = accel.layout(task, config, hw)
     verdict = lambda run, who: judge(accel, task, config, layout, who, inputs, image, run)[0]
@@ -162,8 +162,8 @@ def check(accel_name: str, task_name: str, config: str, source: str | None = Non
           hw=None, seed: int = 0, lockstep: bool = False, budget: Budget | None = None,
           source_name: str = "kernel.asm", rtl=None) -> CheckResult:
     """Cross-check one kernel (default: the task's baseline) on one input set."""
-    from tasks import get_task
-    from workbench.accel import get_accel
+    from kernelcraft.tasks import get_task
+    from kernelcraft.workbench.accel import get_accel
     accel = get_accel(accel_name)
     task = get_task(task_name)
     if config not in task.configs:
@@ -187,8 +187,8 @@ def run_both(accel_name: str, task_name: str, config: str, kernel: str, program,
     holds those runs already) and on the RTL (one simulator process for all images),
     and compare: [(CheckResult, model run, RTL run)] per image, the kernel not judged
     (`correct` None). The agent's run_rtl tool judges the outputs of both runs itself."""
-    from simulators.core.backend import Job
-    from workbench.accel import get_accel
+    from kernelcraft.simulators.core.backend import Job
+    from kernelcraft.workbench.accel import get_accel
     t0 = time.perf_counter()
     models = model_runs or [get_accel(accel_name).backend().run(program, image, hw, budget,
                                                                 trace=lockstep)
@@ -204,7 +204,7 @@ def run_both(accel_name: str, task_name: str, config: str, kernel: str, program,
 
 def _verdict(accel_name, task_name, config, kernel, m, r, model_s, rtl_s, program, image,
              hw, budget, rtl, lockstep) -> CheckResult:
-    from workbench.accel import get_accel
+    from kernelcraft.workbench.accel import get_accel
     rtl_parts = get_accel(accel_name).need_rtl()
     compare_runs, compare_traces = rtl_parts.run_comparison(), rtl_parts.comparison()
     diffs = compare_runs(m, r)
@@ -233,9 +233,9 @@ def check_baselines(accel_name: str, hw, level: int = 1, tasks: list[str] | None
                     progress=None) -> list[CheckResult]:
     """Every baseline of `level` on every configuration (held-out ones included); the
     RTL runs of one task share a simulator process."""
-    from simulators.core.backend import Job
-    from tasks import all_tasks
-    from workbench.accel import get_accel
+    from kernelcraft.simulators.core.backend import Job
+    from kernelcraft.tasks import all_tasks
+    from kernelcraft.workbench.accel import get_accel
     accel = get_accel(accel_name)
     rtl = rtl or rtl_backend(accel_name)
     budget = Budget(max_instructions=200_000_000, wall_seconds=900.0)
@@ -270,13 +270,13 @@ def check_baselines(accel_name: str, hw, level: int = 1, tasks: list[str] | None
 
 
 def cmd_rtl_check(args) -> int:
-    from workbench.accel import get_accel
+    from kernelcraft.workbench.accel import get_accel
     accel = get_accel(args.accel)
     hw = _hw(accel, args.hw)
     rtl = rtl_backend(args.accel, simulator=args.sim, max_cycles=args.max_cycles,
                       keep=Path(args.keep) if args.keep else None)
     if args.bench:
-        from workbench.accel import load
+        from kernelcraft.workbench.accel import load
         bench = accel.need_rtl().bench
         if not bench:
             raise ConfigError(f"accelerator {args.accel!r} registers no RTL benchmark")
@@ -303,7 +303,7 @@ def cmd_rtl_check(args) -> int:
         raise ConfigError("rtl-check needs --task and --config (or --all-baselines, or --bench)")
     source, name = None, "kernel.asm"
     if args.kernel:
-        from workbench.cliargs import read_source     # names a missing or non-UTF-8 file
+        from kernelcraft.workbench.cliargs import read_source     # names a missing or non-UTF-8 file
         source = read_source(args.kernel)
         name = args.kernel
     budget = Budget(max_instructions=args.max_instructions, wall_seconds=args.timeout)

@@ -10,13 +10,13 @@ import signal
 import sys
 from pathlib import Path
 
-from workbench.cliargs import DAY, integer, model_name, seconds
+from kernelcraft.workbench.cliargs import DAY, integer, model_name, seconds
 
 EXIT_OK, EXIT_FAILED, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 def _store(args, readonly: bool = False):
-    from workbench.store import TraceStore
+    from kernelcraft.workbench.store import TraceStore
     store = TraceStore(args.traces, readonly=readonly)
     if store.snapshot_note:
         print(f"kernelcraft: note: {store.snapshot_note}", file=sys.stderr)
@@ -81,7 +81,7 @@ class Progress:
             return
         from rich.markup import escape
 
-        from workbench.agent.transcript import backends_line
+        from kernelcraft.workbench.agent.transcript import backends_line
         p = ev.payload if isinstance(ev.payload, dict) else {}
         c = self.console
         if ev.type == "message" and ev.role == "assistant":
@@ -113,7 +113,7 @@ class Progress:
         elif ev.type == "error":
             c.print(f"  [red]error ({p.get('where')}): {escape(str(p.get('error')))}[/]")
         elif ev.type == "note" and p.get("kind") == "retry":
-            from workbench.agent.transcript import retry_label
+            from kernelcraft.workbench.agent.transcript import retry_label
             c.print(f"  [yellow]{escape(retry_label(p))}; retrying in {p.get('wait')}s[/]")
         if self.status is not None:
             if ev.type == "message" and ev.role in ("user", "system"):
@@ -131,7 +131,7 @@ class Progress:
 
 
 def _print_scores(run) -> None:
-    from workbench.agent.transcript import score_lines
+    from kernelcraft.workbench.agent.transcript import score_lines
     print(f"run {run.id}: {run.status} ({run.accelerator}/{run.task}/{run.config}, "
           f"{run.agent}{' ' + run.model if run.model else ''}, {run.steps} steps, "
           f"tokens {run.tokens_in:,}/{run.tokens_out:,}, cost {run.cost_text})")
@@ -143,28 +143,28 @@ def cmd_run(args) -> int:
     if args.model and args.agent:
         raise SystemExit("give either --agent or --model, not both")
     if args.model:                         # a missing key is found before the heavy imports
-        from workbench.llm import LiteLLMModel
+        from kernelcraft.workbench.llm import LiteLLMModel
         LiteLLMModel(args.model, params=_model_params(args.model_param)).check_credentials()
-    from workbench.accel import get_accel
-    from workbench.agent.loop import AgentLoop, RunSpec
-    from workbench.store import TraceStoreError
+    from kernelcraft.workbench.accel import get_accel
+    from kernelcraft.workbench.agent.loop import AgentLoop, RunSpec
+    from kernelcraft.workbench.store import TraceStoreError
     spec = RunSpec(args.accel, args.task, args.config, hw_overrides=_hw_overrides(args.hw),
                    budget=args.budget, manual=args.manual, n_seeds=args.seeds, rtl=args.rtl)
     get_accel(args.accel)
     if args.rtl:
-        from workbench.accel import with_rtl
+        from kernelcraft.workbench.accel import with_rtl
         if get_accel(args.accel).rtl is None:     # before a model is asked for anything
             raise SystemExit(f"kernelcraft run: --rtl: accelerator {args.accel!r} has no RTL; "
                              f"RTL exists for: {', '.join(with_rtl())}. Run without --rtl")
     if args.model:
-        from workbench.agent.llm_agent import LLMAgent
-        from workbench.llm import LiteLLMModel
+        from kernelcraft.workbench.agent.llm_agent import LLMAgent
+        from kernelcraft.workbench.llm import LiteLLMModel
         model = LiteLLMModel(args.model, timeout=args.timeout, max_retries=args.retries,
                              api_base=args.api_base, params=_model_params(args.model_param))
         model.check_credentials()          # before anything is recorded
         agent = LLMAgent(model)
     else:
-        from workbench.agent.autotune import AutotuneAgent
+        from kernelcraft.workbench.agent.autotune import AutotuneAgent
         agent = AutotuneAgent(args.accel, args.task)
     store = _store(args)
     progress = Progress(quiet=args.quiet)
@@ -206,7 +206,7 @@ def cmd_run(args) -> int:
 
 
 def cmd_runs(args) -> int:
-    from workbench.store import resolve_path
+    from kernelcraft.workbench.store import resolve_path
     path = resolve_path(args.traces)
     if not path.exists():
         print(f"no trace store at {path} yet; `kernelcraft run` creates it")
@@ -218,9 +218,9 @@ def cmd_runs(args) -> int:
     if args.json:
         print(json.dumps([r.__dict__ for r in runs], indent=2, default=str))
         return EXIT_OK
-    from workbench.agent.scoring import held_out_cell, score_flags
-    from workbench.evaluation import shown_speedup
-    from workbench.textout import print_table
+    from kernelcraft.workbench.agent.scoring import held_out_cell, score_flags
+    from kernelcraft.workbench.evaluation import shown_speedup
+    from kernelcraft.workbench.textout import print_table
     rows = []
     for r in runs:
         s = r.scores or {}
@@ -258,7 +258,7 @@ def _rtl_cell(b: dict | None) -> str:
 
 
 def cmd_show(args) -> int:
-    from workbench.agent.transcript import markdown
+    from kernelcraft.workbench.agent.transcript import markdown
     store = _store(args, readonly=True)
     v = store.verify(args.run) if args.verify else None
     if args.json:
@@ -292,7 +292,7 @@ def _show_json(store, run_id: int) -> dict:
 def cmd_replay(args) -> int:
     if args.rescore:
         return _rescore(args)
-    from workbench.agent.replay import replay_run
+    from kernelcraft.workbench.agent.replay import replay_run
     store = _store(args)
     progress = Progress(quiet=not args.progress)
     _sigterm_as_interrupt()
@@ -324,7 +324,7 @@ def cmd_replay(args) -> int:
 
 
 def _rescore(args) -> int:
-    from workbench.agent.rescore import report_lines, rescore_run
+    from kernelcraft.workbench.agent.rescore import report_lines, rescore_run
     store = _store(args, readonly=True)
     report = rescore_run(store, args.run, n_seeds=args.seeds)
     store.close()
@@ -347,7 +347,7 @@ def cmd_export(args) -> int:
             if args.out:
                 print(f"wrote {n} lines to {args.out}", file=sys.stderr)
         else:
-            from workbench.agent.transcript import markdown
+            from kernelcraft.workbench.agent.transcript import markdown
             out.write(markdown(store, args.run, full=True))
             if args.out:
                 print(f"wrote {args.out}", file=sys.stderr)

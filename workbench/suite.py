@@ -9,9 +9,9 @@ import statistics
 import time
 from pathlib import Path
 
-from tasks import all_tasks
-from workbench.accel import get_accel
-from workbench.evaluation import Evaluation, evaluate
+from kernelcraft.tasks import all_tasks
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench.evaluation import Evaluation, evaluate
 
 
 def suite_cells(accel_name: str, level: int, tasks=None, configs=None) -> list[tuple[str, str]]:
@@ -69,7 +69,7 @@ def run_suite(args) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
-    from workbench.cliargs import hardware
+    from kernelcraft.workbench.cliargs import hardware
     accel = get_accel(args.accel)
     hw = hardware(accel, args.hw)
     tasks = set(args.tasks.split(",")) if args.tasks else None
@@ -127,7 +127,7 @@ def run_suite(args) -> int:
 def bench_suite(accel_name: str, repeats: int = 3, n_seeds: int = 3) -> None:
     """Wall time of the whole Level-1 baseline suite: every configuration, n_seeds fresh
     seeds each (the edge cases, which `kernelcraft suite` adds, are timed separately)."""
-    from workbench.evaluation import _baseline_run
+    from kernelcraft.workbench.evaluation import _baseline_run
     accel = get_accel(accel_name)
     hw = accel.default_config()
     cells = suite_cells(accel_name, 1)

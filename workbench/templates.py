@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from isa.loader import HardwareConfig
-from tasks.core import Task
-from workbench.layout import Layout
+from kernelcraft.isa.loader import HardwareConfig
+from kernelcraft.tasks.core import Task
+from kernelcraft.workbench.layout import Layout
 
 
 @dataclass

@@ -13,13 +13,13 @@ from functools import lru_cache
 
 import numpy as np
 
-from simulators.core.errors import (AssemblyError, BudgetExceeded, KernelCraftError,
-                                    TimeLimitExceeded)
-from tasks import get_task
-from workbench.accel import get_accel
-from workbench.evaluation import (Evaluation, baseline_cycles, budget_for, edge_seed_for, evaluate, judge,
-                                 set_problem)
-from workbench.layout import build_image
+from kernelcraft.simulators.core.errors import (AssemblyError, BudgetExceeded, KernelCraftError,
+                                                TimeLimitExceeded)
+from kernelcraft.tasks import get_task
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench.evaluation import (Evaluation, baseline_cycles, budget_for,
+                                              edge_seed_for, evaluate, judge, set_problem)
+from kernelcraft.workbench.layout import build_image
 
 MAX_DIAGNOSTICS = 20
 MAX_GREP_HITS = 30
@@ -177,7 +177,7 @@ def run_rtl(accel_name: str, task_name: str, config: str, source: str, rtl, *, h
     and compare them with each other. The data is the per-backend record the trace
     store keeps: model and rtl {status pass/fail/run_error/error/not_run, cycles, ...},
     agree, divergence."""
-    from workbench.rtlcheck import AUTO_LOCKSTEP_LIMIT, run_both
+    from kernelcraft.workbench.rtlcheck import AUTO_LOCKSTEP_LIMIT, run_both
     accel, task = get_accel(accel_name), get_task(task_name)
     hw = hw or accel.default_config()
     not_run = lambda why: {"status": "not_run", "cycles": None, "reason": why}

@@ -3,7 +3,7 @@
 `isa()` is the generic ISA model (isa/loader.py); `spec()` (model.py) adds what only aie has:
 slots and bundle rules, register files, DMA descriptors, shuffle modes and the
 function unit's tables (spec.py)."""
-from isa.loader import HardwareConfig, get_isa
+from kernelcraft.isa.loader import HardwareConfig, get_isa
 
 
 def isa():

@@ -3,8 +3,8 @@ manual_intro.md has a `<!-- manual:NAME -->` marker): slots, bundle rules, regis
 files, the bundle header, DMA descriptor fields, shuffle modes and function tables."""
 from __future__ import annotations
 
-from isa.loader import HardwareConfig, ISA
-from isa.manual import _hex32, _table
+from kernelcraft.isa.loader import HardwareConfig, ISA
+from kernelcraft.isa.manual import _hex32, _table
 
 from .model import get_spec
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from isa import expr
-from isa.loader import ISA, ISADataError, InstrDef, get_isa
+from kernelcraft.isa import expr
+from kernelcraft.isa.loader import ISA, ISADataError, InstrDef, get_isa
 
 ROOT = Path(__file__).resolve().parent
 MEMORY_KINDS = ("ptr",)          # operand kinds written as [pN]

@@ -1,5 +1,5 @@
 """coral's ISA data (the TOML files beside this one); see README.md for the decisions."""
-from isa.loader import HardwareConfig, get_isa
+from kernelcraft.isa.loader import HardwareConfig, get_isa
 
 
 def isa():

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simulators import numerics
+from kernelcraft.simulators import numerics
 
 HEADER = Path(__file__).with_name("fp_constants.vh")
 

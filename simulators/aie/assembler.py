@@ -16,13 +16,13 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from isa.aie import default_config
-from isa.aie.model import MEMORY_KINDS, AieSpec, OpInfo, get_spec
-from isa.loader import HardwareConfig, Kind, get_isa
-from simulators.core import asmtext
-from simulators.core.asmnames import DIRECTIVE_RE, NameScope
-from simulators.core.asmtext import ExprError, Line, Piece, clip, suggest
-from simulators.core.program import Instr
+from kernelcraft.isa.aie import default_config
+from kernelcraft.isa.aie.model import MEMORY_KINDS, AieSpec, OpInfo, get_spec
+from kernelcraft.isa.loader import HardwareConfig, Kind, get_isa
+from kernelcraft.simulators.core import asmtext
+from kernelcraft.simulators.core.asmnames import DIRECTIVE_RE, NameScope
+from kernelcraft.simulators.core.asmtext import ExprError, Line, Piece, clip, suggest
+from kernelcraft.simulators.core.program import Instr
 
 from . import rules
 from .program import ACCEL, AieProgram, Bundle, PostMod, encode_program, op_text

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from simulators.core.errors import IllegalOperandError, MemoryAccessError, SimError
+from kernelcraft.simulators.core.errors import IllegalOperandError, MemoryAccessError, SimError
 
 
 class DeadlockError(SimError):

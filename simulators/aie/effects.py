@@ -4,7 +4,7 @@ register files: a w register is half of an x register, a y register two of them,
 pointer post-modify writes its pointer (and an address generator's counters)."""
 from __future__ import annotations
 
-from isa.aie.model import MEMORY_KINDS, AieSpec, OpInfo
+from kernelcraft.isa.aie.model import MEMORY_KINDS, AieSpec, OpInfo
 
 from .program import PostMod
 

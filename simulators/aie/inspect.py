@@ -23,9 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from isa.aie.model import get_spec
-from simulators.core.backend import MemoryImage, RunResult
-from simulators.core.budget import Budget
+from kernelcraft.isa.aie.model import get_spec
+from kernelcraft.simulators.core.backend import MemoryImage, RunResult
+from kernelcraft.simulators.core.budget import Budget
 
 from . import machine
 from .dma import DmaEngine

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import time
 
-from isa.aie.model import get_spec
-from simulators.core.backend import MemoryImage, RunResult
-from simulators.core.budget import Budget
-from simulators.core.errors import ConfigError, SimError
-from simulators.core.runloop import Machine, Run
-from simulators.core.trace import TraceStep
+from kernelcraft.isa.aie.model import get_spec
+from kernelcraft.simulators.core.backend import MemoryImage, RunResult
+from kernelcraft.simulators.core.budget import Budget
+from kernelcraft.simulators.core.errors import ConfigError, SimError
+from kernelcraft.simulators.core.runloop import Machine, Run
+from kernelcraft.simulators.core.trace import TraceStep
 
 from .dma import DmaEngine
 from . import fastloop, lanewise

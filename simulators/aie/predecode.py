@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from isa.aie.model import MEMORY_KINDS, AieSpec
-from simulators.core.errors import IllegalOperandError, SimError, Where
+from kernelcraft.isa.aie.model import MEMORY_KINDS, AieSpec
+from kernelcraft.simulators.core.errors import IllegalOperandError, SimError, Where
 
 from . import rules, semantics as sem
 from .effects import effects

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from isa.aie.model import AieSpec, get_spec
-from simulators.core.errors import DecodeError
-from simulators.core.program import Instr, Program
+from kernelcraft.isa.aie.model import AieSpec, get_spec
+from kernelcraft.simulators.core.errors import DecodeError
+from kernelcraft.simulators.core.program import Instr, Program
 
 ACCEL = "aie"
 

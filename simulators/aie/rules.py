@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from isa.aie.model import AieSpec, OpInfo
+from kernelcraft.isa.aie.model import AieSpec, OpInfo
 
 from .effects import effects
 from .program import PostMod

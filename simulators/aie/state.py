@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulators.core.backend import MemoryImage
-from simulators.core.errors import IllegalOperandError, MemoryAccessError
+from kernelcraft.simulators.core.backend import MemoryImage
+from kernelcraft.simulators.core.errors import IllegalOperandError, MemoryAccessError
 
 # Address generator fields, in GSET order, then its two counters.
 G_FIELDS = ("INC", "N1", "J1", "N2", "J2")
@@ -243,7 +243,7 @@ class AieState:
         return {"ext": self.ext, "dm": self.dm}
 
     def registers(self) -> dict:
-        from simulators.numerics import canon
+        from kernelcraft.simulators.numerics import canon
         self.flush_all_macs()
         return {"r": list(self.r), "p": list(self.p), "m": list(self.m),
                 "g": [dict(zip(G_FIELDS + ("C1", "C2"), g)) for g in self.g],

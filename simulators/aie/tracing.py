@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulators.core.trace import Change, ChangeLog, apply_memory, read_memory, stepping
+from kernelcraft.simulators.core.trace import Change, ChangeLog, apply_memory, read_memory, stepping
 
 from .state import G_FIELDS, AieState
 

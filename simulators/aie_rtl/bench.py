@@ -1,6 +1,6 @@
 """Benchmark of the aie RTL under Verilator: simulation speed and build time.
 
-    python3 -m simulators.aie_rtl.bench [--hw small|default] [--runs N]
+    python3 -m kernelcraft.simulators.aie_rtl.bench [--hw small|default] [--runs N]
     kernelcraft bench rtl --accel aie
 
 Speed: a scalar-and-load loop (two loads, a store, scalar and move work per bundle)
@@ -16,11 +16,11 @@ import argparse
 import statistics
 import time
 
-from isa.aie import default_config
-from simulators.aie.assembler import assemble
-from simulators.core.backend import MemoryImage
-from simulators.core.budget import Budget
-from simulators.core.backend import Job
+from kernelcraft.isa.aie import default_config
+from kernelcraft.simulators.aie.assembler import assemble
+from kernelcraft.simulators.core.backend import MemoryImage
+from kernelcraft.simulators.core.budget import Budget
+from kernelcraft.simulators.core.backend import Job
 
 from . import build as rtl_build
 from .backend import AieRTL

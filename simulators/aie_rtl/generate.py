@@ -7,8 +7,8 @@
 
 Run from the repository root:
 
-    python3 -m simulators.aie_rtl.generate            # rewrite both headers
-    python3 -m simulators.aie_rtl.generate --check    # exit 1 if either is out of date
+    python3 -m kernelcraft.simulators.aie_rtl.generate            # rewrite both headers
+    python3 -m kernelcraft.simulators.aie_rtl.generate --check    # exit 1 if either is out of date
 
 tests/rtl/aie/test_generated.py regenerates them and fails on any difference, and reads
 the decoder's opcodes back with pyverilog.
@@ -18,8 +18,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from isa.aie.model import AieSpec, get_spec
-from simulators.rtl.verilog import verilog_expr
+from kernelcraft.isa.aie.model import AieSpec, get_spec
+from kernelcraft.simulators.rtl.verilog import verilog_expr
 
 RTL_DIR = Path(__file__).resolve().parents[2] / "rtl" / "aie"
 PARAMS_VH = RTL_DIR / "aie_params.vh"
@@ -130,7 +130,7 @@ def main(argv: list[str]) -> int:
     if "--check" in argv:
         bad = stale()
         for p in bad:
-            print(f"{p} is out of date: run python3 -m simulators.aie_rtl.generate", file=sys.stderr)
+            print(f"{p} is out of date: run python3 -m kernelcraft.simulators.aie_rtl.generate", file=sys.stderr)
         return 1 if bad else 0
     for path, text in rendered().items():
         path.write_text(text)

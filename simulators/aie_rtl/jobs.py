@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simulators.rtl.verilog import read_memh
+from kernelcraft.simulators.rtl.verilog import read_memh
 
 ROW = 32
 

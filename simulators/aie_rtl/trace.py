@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from simulators.core.trace import TraceStep
+from kernelcraft.simulators.core.trace import TraceStep
 
 
 def read_trace(directory: Path, code) -> list[TraceStep]:

@@ -4,9 +4,9 @@ Sizes are fixed in pass 1 (`directive_pass1`); bytes are written in pass 2
 (`emit_data`). Part of `_Assembler` (assembler.py)."""
 from __future__ import annotations
 
-from simulators.core import asmtext
-from simulators.core.asmtext import Piece, clip, suggest
-from simulators.core.program import Instr
+from kernelcraft.simulators.core import asmtext
+from kernelcraft.simulators.core.asmtext import Piece, clip, suggest
+from kernelcraft.simulators.core.program import Instr
 
 from .source import float_bits, parse_string
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import bisect
 import re
 
-from isa.loader import InstrDef, Kind, Operand, PseudoDef
-from simulators.core import asmtext
-from simulators.core.asmtext import ExprError, Line, Piece, clip, suggest
+from kernelcraft.isa.loader import InstrDef, Kind, Operand, PseudoDef
+from kernelcraft.simulators.core import asmtext
+from kernelcraft.simulators.core.asmtext import ExprError, Line, Piece, clip, suggest
 
 from .encoding import field_ok
 from .source import LOCAL_PREFIX, LOCAL_REF, local_name

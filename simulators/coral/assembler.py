@@ -13,11 +13,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from isa.loader import HardwareConfig, InstrDef, PseudoDef
-from simulators.core import asmtext
-from simulators.core.asmtext import Diagnostics, Line, Piece, clip
-from simulators.core.errors import AssemblyError
-from simulators.core.program import Instr, Program
+from kernelcraft.isa.loader import HardwareConfig, InstrDef, PseudoDef
+from kernelcraft.simulators.core import asmtext
+from kernelcraft.simulators.core.asmtext import Diagnostics, Line, Piece, clip
+from kernelcraft.simulators.core.errors import AssemblyError
+from kernelcraft.simulators.core.program import Instr, Program
 
 from .asm_directives import DATA_ORDER, DirectiveMixin
 from .asm_operands import OperandMixin

@@ -11,8 +11,8 @@ times one cell's evaluation, is `kernelcraft bench coral-model`
 from __future__ import annotations
 
 
-from isa.coral import default_config
-from simulators.core.bench import median_rate
+from kernelcraft.isa.coral import default_config
+from kernelcraft.simulators.core.bench import median_rate
 
 from .assembler import assemble
 from .machine import CoralModel

@@ -1,9 +1,9 @@
 """coral encoder, decoder and disassembler, driven by the ISA data (tables.py)."""
 from __future__ import annotations
 
-from isa.loader import InstrDef, Kind
-from simulators.core.errors import DecodeError
-from simulators.core.program import Instr
+from kernelcraft.isa.loader import InstrDef, Kind
+from kernelcraft.simulators.core.errors import DecodeError
+from kernelcraft.simulators.core.program import Instr
 
 from .tables import WORD_MASK, Tables, kind_range, tables
 

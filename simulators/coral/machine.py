@@ -12,11 +12,11 @@ instruction, line, text, cycle and
 """
 from __future__ import annotations
 
-from isa.loader import get_isa
-from simulators.core.backend import MemoryImage
-from simulators.core.errors import ConfigError, SimError, Where
-from simulators.core.runloop import Machine, Run
-from simulators.core.trace import TraceStep
+from kernelcraft.isa.loader import get_isa
+from kernelcraft.simulators.core.backend import MemoryImage
+from kernelcraft.simulators.core.errors import ConfigError, SimError, Where
+from kernelcraft.simulators.core.runloop import Machine, Run
+from kernelcraft.simulators.core.trace import TraceStep
 
 from .compiler import STOP_BREAK, STOP_ECALL, Compiler
 from .state import CoralState

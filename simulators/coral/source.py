@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from simulators.core.asmtext import Line
+from kernelcraft.simulators.core.asmtext import Line
 
 
 @dataclass(slots=True)

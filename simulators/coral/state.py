@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulators.core.backend import MemoryImage
-from simulators.core.errors import MemoryAccessError, SimError, Where
+from kernelcraft.simulators.core.backend import MemoryImage
+from kernelcraft.simulators.core.errors import MemoryAccessError, SimError, Where
 
 from .tables import memory_base
 

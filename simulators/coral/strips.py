@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from isa.loader import get_isa
+from kernelcraft.isa.loader import get_isa
 
 from .loops import replay, timing_program
 from .semantics import VECTOR

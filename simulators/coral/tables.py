@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from isa.loader import HardwareConfig, InstrDef, Kind, PseudoDef, get_isa
+from kernelcraft.isa.loader import HardwareConfig, InstrDef, Kind, PseudoDef, get_isa
 
 ACCEL = "coral"
 WORD_MASK = 0xFFFFFFFF
@@ -140,7 +140,7 @@ def default_config() -> HardwareConfig:
 
 
 def memory_base(cfg: HardwareConfig, memory: str) -> int:
-    from isa.loader import eval_expr
+    from kernelcraft.isa.loader import eval_expr
     return eval_expr(cfg.isa.hardware["memories"][memory]["base"], cfg.values)
 
 

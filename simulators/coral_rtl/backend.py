@@ -16,16 +16,16 @@ import time
 from pathlib import Path
 
 
-from isa.loader import get_isa
-from simulators.core.backend import Job, MemoryImage, RunResult
-from simulators.core.budget import Budget
-from simulators.core.errors import (BudgetExceeded, ConfigError, SimError, TimeLimitExceeded,
-                                    Where)
-from simulators.core.program import Program
-from simulators.core.runloop import budget_exceeded
-from simulators.coral.state import VILL, CoralState, IllegalInstruction
-from simulators.coral.tables import ACCEL
-from simulators.rtl import toolchain
+from kernelcraft.isa.loader import get_isa
+from kernelcraft.simulators.core.backend import Job, MemoryImage, RunResult
+from kernelcraft.simulators.core.budget import Budget
+from kernelcraft.simulators.core.errors import (BudgetExceeded, ConfigError, SimError,
+                                                TimeLimitExceeded, Where)
+from kernelcraft.simulators.core.program import Program
+from kernelcraft.simulators.core.runloop import budget_exceeded
+from kernelcraft.simulators.coral.state import VILL, CoralState, IllegalInstruction
+from kernelcraft.simulators.coral.tables import ACCEL
+from kernelcraft.simulators.rtl import toolchain
 
 from . import build as rtl_build
 from .jobs import JobInput, read_job, write_job
@@ -188,8 +188,8 @@ def _error(code: int, pc: int, addr: int, job: Job, state: CoralState, max_cycle
     if code == E_CSR:
         # The model's own CSR rules name the problem: replay the access (err_addr holds
         # its source operand) on the model's CSR file.
-        from simulators.coral.semantics.system import System
-        from simulators.coral.timing import VectorTiming
+        from kernelcraft.simulators.coral.semantics.system import System
+        from kernelcraft.simulators.coral.timing import VectorTiming
         word = job.program.words[pc]
         op = "wsc"[((word >> 12) & 3) - 1]
         try:
@@ -198,9 +198,9 @@ def _error(code: int, pc: int, addr: int, job: Job, state: CoralState, max_cycle
             return e
         return IllegalInstruction(f"the RTL refused CSR 0x{word >> 20:03x} (the model allows this access)")
     if code == E_FRM:
-        from simulators.coral.semantics.system import System
-        from simulators.coral.state import FRM
-        from simulators.coral.timing import VectorTiming
+        from kernelcraft.simulators.coral.semantics.system import System
+        from kernelcraft.simulators.coral.state import FRM
+        from kernelcraft.simulators.coral.timing import VectorTiming
         state.fc[FRM] = addr
         try:
             System(state, VectorTiming(state.cfg)).frm(pc)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulators.core.backend import RunResult
-from simulators.core.trace import TraceStep
-from simulators.rtl.divergence import Divergence
+from kernelcraft.simulators.core.backend import RunResult
+from kernelcraft.simulators.core.trace import TraceStep
+from kernelcraft.simulators.rtl.divergence import Divergence
 
 from .trace import writes
 

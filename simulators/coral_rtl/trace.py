@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simulators.core.trace import Change, TraceStep
+from kernelcraft.simulators.core.trace import Change, TraceStep
 
 # trace "C" fields -> the model's csr space addresses (tracing.CSR_NAMES)
 CSR_FIELDS = (0, 1, 4, 5)             # fflags, frm, vxrm, vxsat

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping
 
-from isa.expr import ExprError, INT_LIMIT, clip, evaluate, parse_int, printable
+from kernelcraft.isa.expr import ExprError, INT_LIMIT, clip, evaluate, parse_int, printable
 
 from .errors import AsmDiagnostic, AssemblyError
 

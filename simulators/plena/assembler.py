@@ -12,12 +12,12 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from isa.loader import HardwareConfig, InstrDef, Kind, Operand, get_isa
-from simulators.core import asmtext
-from simulators.core.asmnames import DIRECTIVE_RE, NameScope
-from simulators.core.asmtext import ExprError, Line, Piece, clip, suggest
-from simulators.core.errors import DecodeError
-from simulators.core.program import Instr, Program
+from kernelcraft.isa.loader import HardwareConfig, InstrDef, Kind, Operand, get_isa
+from kernelcraft.simulators.core import asmtext
+from kernelcraft.simulators.core.asmnames import DIRECTIVE_RE, NameScope
+from kernelcraft.simulators.core.asmtext import ExprError, Line, Piece, clip, suggest
+from kernelcraft.simulators.core.errors import DecodeError
+from kernelcraft.simulators.core.program import Instr, Program
 
 ACCEL = "plena"
 # The instructions that open and close a hardware loop (isa/plena instruction classes),

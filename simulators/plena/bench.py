@@ -2,13 +2,13 @@
 scalar-heavy and a vector-heavy loop, MACs per second on an M_MM-heavy loop (median of
 several runs each, default configuration), and how much slower traced runs are.
 
-Run: `python -m simulators.plena.bench` or `kernelcraft bench model`.
+Run: `python -m kernelcraft.simulators.plena.bench` or `kernelcraft bench model`.
 """
 from __future__ import annotations
 
 
-from isa.plena import default_config
-from simulators.core.bench import median_rate
+from kernelcraft.isa.plena import default_config
+from kernelcraft.simulators.core.bench import median_rate
 
 from .assembler import assemble
 from .machine import PlenaModel

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulators.core.backend import MemoryImage
-from simulators.core.errors import IllegalOperandError, MemoryAccessError
-from simulators.numerics import bf16_bits_to_f32
+from kernelcraft.simulators.core.backend import MemoryImage
+from kernelcraft.simulators.core.errors import IllegalOperandError, MemoryAccessError
+from kernelcraft.simulators.numerics import bf16_bits_to_f32
 
 CSR_NAMES = ("STRIDE", "SCALE_OFFSET", "V_MASK")   # trace space "csr", address = index
 STRIDE, SCALE_OFFSET, V_MASK = range(3)

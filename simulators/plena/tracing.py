@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulators.core.trace import Change, ChangeLog, apply_memory, read_memory, stepping
+from kernelcraft.simulators.core.trace import Change, ChangeLog, apply_memory, read_memory, stepping
 
 from .state import CSR_NAMES, PlenaState, bf16_bits
 

@@ -16,17 +16,18 @@ from pathlib import Path
 
 import numpy as np
 
-from isa.loader import get_isa
-from simulators.core.backend import Job, MemoryImage, RunResult  # noqa: F401 (Job: re-exported)
-from simulators.core.budget import Budget
-from simulators.core.errors import (BudgetExceeded, ConfigError, IllegalOperandError,
-                                    MemoryAccessError, SimError, TimeLimitExceeded, Where)
-from simulators.core.program import Program
-from simulators.core.runloop import budget_exceeded
-from simulators.plena.assembler import encode
-from simulators.plena.predecode import _operand_values, render
-from simulators.plena.state import MEMORY_TITLES, PlenaState
-from simulators.rtl import toolchain
+from kernelcraft.isa.loader import get_isa
+from kernelcraft.simulators.core.backend import Job, MemoryImage, RunResult  # noqa: F401 (Job: re-exported)
+from kernelcraft.simulators.core.budget import Budget
+from kernelcraft.simulators.core.errors import (BudgetExceeded, ConfigError, IllegalOperandError,
+                                                MemoryAccessError, SimError, TimeLimitExceeded,
+                                                Where)
+from kernelcraft.simulators.core.program import Program
+from kernelcraft.simulators.core.runloop import budget_exceeded
+from kernelcraft.simulators.plena.assembler import encode
+from kernelcraft.simulators.plena.predecode import _operand_values, render
+from kernelcraft.simulators.plena.state import MEMORY_TITLES, PlenaState
+from kernelcraft.simulators.rtl import toolchain
 
 from . import build as rtl_build
 from .jobs import ACCUMULATORS, JobInput, f32_of, read_job, write_job

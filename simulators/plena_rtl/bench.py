@@ -1,7 +1,7 @@
 """Benchmark of the plena RTL under Verilator and Icarus Verilog: simulation speed and
 build times.
 
-    python3 -m simulators.plena_rtl.bench [--hw small|default] [--cold] [--sim ...]
+    python3 -m kernelcraft.simulators.plena_rtl.bench [--hw small|default] [--cold] [--sim ...]
     kernelcraft bench rtl
     kernelcraft rtl-check --accel plena --bench
 
@@ -23,9 +23,9 @@ import argparse
 import resource
 import time
 
-from isa.plena import default_config
-from simulators.core.backend import MemoryImage
-from simulators.core.budget import Budget
+from kernelcraft.isa.plena import default_config
+from kernelcraft.simulators.core.backend import MemoryImage
+from kernelcraft.simulators.core.budget import Budget
 
 from . import build as rtl_build
 from .backend import PlenaRTL
@@ -75,7 +75,7 @@ def _timed_run(program, image, cfg, simulator: str = "verilator") -> tuple[float
 
 
 def _kernels(cfg, default_hw: bool, baseline=None):
-    from simulators.plena.assembler import assemble
+    from kernelcraft.simulators.plena.assembler import assemble
     out = [("scalar loop", assemble(SCALAR_LOOP.format(n=200_000), "loop.asm", cfg), MemoryImage())]
     if default_hw and baseline is not None:
         for task, config, what in (("silu", "C5", "vector + DMA"), ("gemm", "C4", "matrix")):
@@ -86,8 +86,8 @@ def _kernels(cfg, default_hw: bool, baseline=None):
 def _vector_loop(cfg, n: int, rows: int):
     import numpy as np
 
-    from simulators.numerics import f32_to_bf16_bits
-    from simulators.plena.assembler import assemble
+    from kernelcraft.simulators.numerics import f32_to_bf16_bits
+    from kernelcraft.simulators.plena.assembler import assemble
     src = VECTOR_LOOP.format(n=n, rows=rows, vlen=cfg.VLEN, out0=VECTOR_ROWS * cfg.VLEN,
                              out1=(VECTOR_ROWS + 1) * cfg.VLEN)
     data = np.random.default_rng(0).uniform(-2, 2, VECTOR_ROWS * cfg.VLEN).astype(np.float32)
@@ -99,7 +99,7 @@ def _icarus_kernels(cfg, scale: int):
     """The kernels measured on both simulators (small configuration): scale 1 for
     Icarus (16 rows of the vector loop: a few seconds), longer for Verilator so that
     its runs are long enough to time."""
-    from simulators.plena.assembler import assemble
+    from kernelcraft.simulators.plena.assembler import assemble
     return [("scalar loop", assemble(SCALAR_LOOP.format(n=5_000 * scale), "loop.asm", cfg),
              MemoryImage()),
             _vector_loop(cfg, scale, VECTOR_ROWS if scale > 1 else 16)]
@@ -107,7 +107,7 @@ def _icarus_kernels(cfg, scale: int):
 
 def _speeds(cfg, kernels, simulator: str) -> dict[str, float]:
     """Print and return cycles/s (by CPU time, start-up subtracted) per kernel."""
-    from simulators.plena.assembler import assemble
+    from kernelcraft.simulators.plena.assembler import assemble
     empty = assemble("S_ADDI_INT gp1, gp0, 1", "empty.asm", cfg)
     runs = [_timed_run(empty, MemoryImage(), cfg, simulator) for _ in range(2)]
     startup, startup_cpu = min(r[0] for r in runs), min(r[1] for r in runs)
@@ -163,7 +163,7 @@ def main(argv: list[str] | None = None, baseline=None) -> int:
     print(f"plena RTL on Verilator, {args.hw} configuration "
           f"(MLEN={cfg.MLEN}, BLEN={cfg.BLEN}, VLEN={cfg.VLEN})")
 
-    from simulators.rtl.bench import build_times
+    from kernelcraft.simulators.rtl.bench import build_times
     build_times(rtl_build.build, cfg, args.cold)
 
     _speeds(cfg, _kernels(cfg, args.hw == "default", baseline), "verilator")

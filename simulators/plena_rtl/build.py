@@ -9,8 +9,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from simulators.core.errors import ConfigError
-from simulators.rtl import toolchain
+from kernelcraft.simulators.core.errors import ConfigError
+from kernelcraft.simulators.rtl import toolchain
 
 from . import generate
 
@@ -69,7 +69,7 @@ def check_config(cfg) -> None:
     if stale:
         raise ConfigError("the RTL's generated headers are out of date with isa/plena "
                           f"({', '.join(p.name for p in stale)}): run python3 -m "
-                          "simulators.plena_rtl.generate")
+                          "kernelcraft.simulators.plena_rtl.generate")
 
 
 def spec(cfg, simulator: str = "verilator") -> toolchain.BuildSpec:

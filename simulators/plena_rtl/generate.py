@@ -6,8 +6,8 @@
 
 Run from the repository root:
 
-    python3 -m simulators.plena_rtl.generate            # rewrite both headers
-    python3 -m simulators.plena_rtl.generate --check    # exit 1 if either is out of date
+    python3 -m kernelcraft.simulators.plena_rtl.generate            # rewrite both headers
+    python3 -m kernelcraft.simulators.plena_rtl.generate --check    # exit 1 if either is out of date
 
 tests/rtl/plena/test_generated.py regenerates them and fails on any difference.
 """
@@ -16,8 +16,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from isa.loader import ISA, get_isa
-from simulators.rtl.verilog import verilog_expr
+from kernelcraft.isa.loader import ISA, get_isa
+from kernelcraft.simulators.rtl.verilog import verilog_expr
 
 RTL_DIR = Path(__file__).resolve().parents[2] / "rtl" / "plena"
 PARAMS_VH = RTL_DIR / "plena_params.vh"
@@ -154,7 +154,7 @@ def main(argv: list[str]) -> int:
     if "--check" in argv:
         bad = stale()
         for p in bad:
-            print(f"{p} is out of date: run python3 -m simulators.plena_rtl.generate",
+            print(f"{p} is out of date: run python3 -m kernelcraft.simulators.plena_rtl.generate",
                   file=sys.stderr)
         return 1 if bad else 0
     for path, text in rendered().items():

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simulators.rtl.verilog import read_memh
+from kernelcraft.simulators.rtl.verilog import read_memh
 
 MEMORY_FILES = ("vsram", "msram", "fp_mem", "int_mem")
 ACCUMULATORS = ("MM_ACC", "MV_ACC", "BMM_ACC", "BMV_ACC")

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from isa.loader import get_isa
-from simulators.core.backend import MemoryImage
+from kernelcraft.isa.loader import get_isa
+from kernelcraft.simulators.core.backend import MemoryImage
 
 # A small configuration: quick to build and to simulate, every unit still several lanes
 # wide, HEADS = 4, rows of two HBM beats, a short HBM latency so transfers overlap, and
@@ -269,7 +269,7 @@ class ProgramGenerator:
 
     def programs(self, seeds, length: int = 60) -> list[tuple[int, object, MemoryImage]]:
         """(seed, assembled Program, image) for each seed."""
-        from simulators.plena.assembler import assemble
+        from kernelcraft.simulators.plena.assembler import assemble
         out = []
         for seed in seeds:
             src, img = self.generate(seed, length)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simulators.core.trace import Change, TraceStep
+from kernelcraft.simulators.core.trace import Change, TraceStep
 
 BF16_SPACES = ("vsram", "msram", "hbm")
 F32_SPACES = ("f", "fp_mem", "MM_ACC", "MV_ACC", "BMM_ACC", "BMV_ACC")

@@ -30,7 +30,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterator, Mapping, Sequence
 
-from simulators.core.errors import KernelCraftError
+from kernelcraft.simulators.core.errors import KernelCraftError
 
 MIN_VERILATOR = (5, 36)          # cocotb 2.x refuses older Verilators
 MIN_ICARUS = (11, 0)

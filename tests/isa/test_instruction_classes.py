@@ -4,7 +4,7 @@ import shutil
 
 import pytest
 
-from isa.loader import ISA_ROOT, ISADataError, get_isa, load_isa
+from kernelcraft.isa.loader import ISA_ROOT, ISADataError, get_isa, load_isa
 
 
 def test_every_accelerator_declares_the_classes_its_consumers_read():
@@ -19,10 +19,10 @@ def test_every_accelerator_declares_the_classes_its_consumers_read():
 
 
 def test_the_fast_paths_and_assemblers_take_their_lists_from_the_data():
-    from simulators.aie import assembler as aie_asm, lanewise, semantics
-    from simulators.coral import strips
-    from simulators.plena import assembler as plena_asm
-    from simulators.plena_rtl import randprog
+    from kernelcraft.simulators.aie import assembler as aie_asm, lanewise, semantics
+    from kernelcraft.simulators.coral import strips
+    from kernelcraft.simulators.plena import assembler as plena_asm
+    from kernelcraft.simulators.plena_rtl import randprog
     assert strips.ELEMENTWISE == set(get_isa("coral").having("elementwise"))
     assert lanewise.LANE_WISE == {semantics.SEMANTICS[semantics.key(m)]
                                   for m in get_isa("aie").having("lane_wise")}

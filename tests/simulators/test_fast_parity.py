@@ -5,10 +5,10 @@ registers, cycles, retired counts, stalls, unit activity and errors with
 import numpy as np
 import pytest
 
-from simulators.core.budget import Budget
-from tasks import all_tasks
-from workbench.accel import NAMES, get_accel
-from workbench.layout import build_image
+from kernelcraft.simulators.core.budget import Budget
+from kernelcraft.tasks import all_tasks
+from kernelcraft.workbench.accel import NAMES, get_accel
+from kernelcraft.workbench.layout import build_image
 
 CONFIGS = ("C1", "C2")
 
@@ -53,6 +53,6 @@ def test_baseline_runs_the_same_with_fast_paths_off(accel, task, config):
                                 {"wall_seconds": 0}, {"max_instructions": 1.5}])
 def test_a_budget_that_cannot_run_is_refused_in_one_place(kw):
     # plena once failed with an internal KeyError on max_instructions=-1, coral ran nothing
-    from simulators.core.errors import ConfigError
+    from kernelcraft.simulators.core.errors import ConfigError
     with pytest.raises(ConfigError, match=next(iter(kw))):
         Budget(**kw)

@@ -3,9 +3,9 @@ configuration and seed; the bf16-rounded reference always passes."""
 import numpy as np
 import pytest
 
-from simulators.numerics import round_bf16
-from tasks import all_tasks
-from tasks.tolerance import compare
+from kernelcraft.simulators.numerics import round_bf16
+from kernelcraft.tasks import all_tasks
+from kernelcraft.tasks.tolerance import compare
 
 CASES = [(t, c) for t in all_tasks() for c in t.configs]
 IDS = [f"{t.name}-{c}" for t, c in CASES]

@@ -3,10 +3,10 @@ task, configuration and edge case through `compare`, and every known-wrong varia
 `tasks.wrong_variants` fails every evaluation draw (margins from tasks.calibrate)."""
 import pytest
 
-from tasks import all_tasks, bf16_kernels as K
-from tasks.calibrate import calibrate
-from tasks.tolerance import compare
-from tasks.wrong_variants import VARIANTS
+from kernelcraft.tasks import all_tasks, bf16_kernels as K
+from kernelcraft.tasks.calibrate import calibrate
+from kernelcraft.tasks.tolerance import compare
+from kernelcraft.tasks.wrong_variants import VARIANTS
 
 CASES = [(t, c) for t in all_tasks() for c in t.configs]
 IDS = [f"{t.name}-{c}" for t, c in CASES]

@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from simulators.numerics import round_bf16
-from tasks import all_tasks, get_task
-from tasks.tolerance import near_constant
+from kernelcraft.simulators.numerics import round_bf16
+from kernelcraft.tasks import all_tasks, get_task
+from kernelcraft.tasks.tolerance import near_constant
 
 CASES = [(t, c) for t in all_tasks() for c in t.configs]
 IDS = [f"{t.name}-{c}" for t, c in CASES]
@@ -111,7 +111,7 @@ def test_reference_rejects_bit_patterns():
 
 
 def test_inconsistent_task_definitions_are_reported():
-    from tasks.core import Ops, Task, TaskDefinitionError, TensorSpec
+    from kernelcraft.tasks.core import Ops, Task, TaskDefinitionError, TensorSpec
 
     class Broken(Task):
         name, level, title, description = "broken", 1, "broken", "a task that lies about its shapes"

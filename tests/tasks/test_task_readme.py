@@ -2,14 +2,14 @@
 tasks' tolerances and catalogues, and the policy it states is the code's."""
 import pytest
 
-from tasks import all_tasks, get_task, readme
-from tasks.calibrate import calibrate
-from tasks.tolerance import NEAR_CONSTANT_RATIO
+from kernelcraft.tasks import all_tasks, get_task, readme
+from kernelcraft.tasks.calibrate import calibrate
+from kernelcraft.tasks.tolerance import NEAR_CONSTANT_RATIO
 
 
 def test_generated_tables_are_current():
     text = readme.README.read_text()
-    assert readme.render(text) == text, "tasks/README.md is out of date: run `python -m tasks.readme`"
+    assert readme.render(text) == text, "tasks/README.md is out of date: run `python -m kernelcraft.tasks.readme`"
     assert readme.stale_margins(text) == []
     assert readme.main(["--check"]) == 0
 

@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from tasks import get_task, ops, sampling
+from kernelcraft.tasks import get_task, ops, sampling
 
 
 def inputs(name, config, seed=3):

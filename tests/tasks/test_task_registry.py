@@ -3,8 +3,8 @@ import math
 
 import pytest
 
-from tasks import LEVEL_BUDGET, all_tasks, get_task
-from tasks.core import DTYPES
+from kernelcraft.tasks import LEVEL_BUDGET, all_tasks, get_task
+from kernelcraft.tasks.core import DTYPES
 
 SUITE = {
     1: ["silu", "relu", "gelu", "softmax", "layer_norm", "rms_norm", "gemv", "gemm",

@@ -4,8 +4,8 @@ import math
 import numpy as np
 import pytest
 
-from tasks import all_tasks, get_task
-from tasks.tolerance import U, Tolerance, compare, near_constant, rms, worst_ratio
+from kernelcraft.tasks import all_tasks, get_task
+from kernelcraft.tasks.tolerance import U, Tolerance, compare, near_constant, rms, worst_ratio
 
 TOL = Tolerance(2 ** -5, 2 ** -4)
 
@@ -129,8 +129,8 @@ def test_level_2_3_tasks_on_the_deep_chain_bound_are_the_documented_ones():
     """rope and conv_block have bounds from their own chains, a few ulp wide; the tasks
     that still use the deep-chain bound are exactly those tasks/README.md names, and
     their known gaps (approximate exps) are in the catalogue's GAPS."""
-    from tasks.tolerance import DEEP
-    from tasks.wrong_variants import GAPS
+    from kernelcraft.tasks.tolerance import DEEP
+    from kernelcraft.tasks.wrong_variants import GAPS
     deep = {t.name for t in all_tasks() if t.level >= 2 and t.tol is DEEP}
     assert deep == {"ffn", "swiglu", "scaled_dot_product", "flash_attention", "mha", "gqa", "mqa",
                     "decoder_block_llama", "decoder_block_t5"}

@@ -1,6 +1,6 @@
 """work() against counts done by hand (conventions in tasks/README.md)."""
-from tasks import get_task
-from tasks.core import Work
+from kernelcraft.tasks import get_task
+from kernelcraft.tasks.core import Work
 
 
 def test_gemm_c5():

@@ -3,10 +3,10 @@ the expected outputs are never in memory a kernel can address."""
 import numpy as np
 import pytest
 
-from tasks import get_task
-from workbench.accel import get_accel
-from workbench.evaluation import evaluate
-from workbench.layout import POISON_BF16, build_image
+from kernelcraft.tasks import get_task
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench.evaluation import evaluate
+from kernelcraft.workbench.layout import POISON_BF16, build_image
 
 ACCEL = "plena"
 

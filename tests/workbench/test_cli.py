@@ -5,11 +5,11 @@ import sys
 
 import pytest
 
-from workbench.cli import build_parser, main
+from kernelcraft.workbench.cli import build_parser, main
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "workbench.cli", *args],
+    return subprocess.run([sys.executable, "-m", "kernelcraft.workbench.cli", *args],
                           capture_output=True, text=True, timeout=300)
 
 
@@ -89,7 +89,7 @@ def test_bad_arguments_are_clear():
 def test_a_reader_closing_the_pipe_early_ends_quietly():
     # Found by fuzzing: `kernelcraft isa plena | head` ended with a BrokenPipeError
     # traceback and status 1. The manual (76 KB) is larger than a pipe's buffer.
-    p = subprocess.Popen([sys.executable, "-m", "workbench.cli", "isa", "plena"],
+    p = subprocess.Popen([sys.executable, "-m", "kernelcraft.workbench.cli", "isa", "plena"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert p.stdout.readline().startswith(b"<!--")
     p.stdout.close()
@@ -109,7 +109,7 @@ def test_tables_in_a_pipe_cut_no_identifier():
 def test_ctrl_c_in_any_command_ends_without_a_traceback(tmp_path):
     import signal
     import time
-    p = subprocess.Popen([sys.executable, "-m", "workbench.cli", "suite", "--accel", "plena",
+    p = subprocess.Popen([sys.executable, "-m", "kernelcraft.workbench.cli", "suite", "--accel", "plena",
                           "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          cwd=tmp_path)
     time.sleep(4)                                       # inside the suite's evaluations

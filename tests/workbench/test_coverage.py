@@ -1,14 +1,14 @@
 """Baseline coverage comes from the registry: the tasks table, its JSON and the README."""
 import json
 
-from tasks import get_task
-from workbench.accel import NAMES, get_accel
-from workbench.cli import main
-from workbench.coverage import baseline_cells, main as coverage_main
+from kernelcraft.tasks import get_task
+from kernelcraft.workbench.accel import NAMES, get_accel
+from kernelcraft.workbench.cli import main
+from kernelcraft.workbench.coverage import baseline_cells, main as coverage_main
 
 
 def test_readme_coverage_table_is_current():
-    assert coverage_main(["--check"]) == 0, "run `python -m workbench.coverage`"
+    assert coverage_main(["--check"]) == 0, "run `python -m kernelcraft.workbench.coverage`"
 
 
 def test_cells_follow_templates_and_their_checks():

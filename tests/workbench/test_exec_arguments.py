@@ -4,7 +4,7 @@ silently as something else."""
 import numpy as np
 import pytest
 
-from workbench.cli import main
+from kernelcraft.workbench.cli import main
 
 PLENA = "S_ADDI_INT gp1, gp0, 1\n"
 

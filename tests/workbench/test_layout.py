@@ -2,10 +2,10 @@
 import numpy as np
 import pytest
 
-from tasks import all_tasks
-from workbench.accel import get_accel
-from workbench.evaluation import evaluate
-from workbench.layout import pack
+from kernelcraft.tasks import all_tasks
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench.evaluation import evaluate
+from kernelcraft.workbench.layout import pack
 
 ACCEL = get_accel("plena")
 HW = ACCEL.default_config()
@@ -70,7 +70,7 @@ def test_a_write_into_an_input_fails_naming_the_input():
     assert ev.sets[0].input_writes and ev.sets[0].input_writes[0][:2] == ("hbm", x.address + HW.VLEN)
     assert f"writes into inputs (a kernel may not overwrite its caller's data): x at hbm[{x.address + HW.VLEN}:" \
         in ev.sets[0].stray
-    from workbench.tools import format_evaluation
+    from kernelcraft.workbench.tools import format_evaluation
     assert "FAIL" in format_evaluation(ev) and "x at hbm[" in format_evaluation(ev)
 
 
@@ -97,8 +97,8 @@ def _final_memory(layout, image, size):
 
 def test_only_outputs_scratch_and_the_slack_of_reservations_are_free():
     """gemv C1: y (64 elements) and x reserve 256 each."""
-    from simulators.core.backend import RunResult
-    from workbench.layout import build_image, stray_writes
+    from kernelcraft.simulators.core.backend import RunResult
+    from kernelcraft.workbench.layout import build_image, stray_writes
     task = __import__("tasks").get_task("gemv")
     layout = ACCEL.layout(task, "C1", HW)
     x, y = layout.region("x"), layout.region("y")
@@ -117,7 +117,7 @@ def test_only_outputs_scratch_and_the_slack_of_reservations_are_free():
 
 
 def test_guard_fills_exactly_the_memory_no_region_or_constant_declares():
-    from workbench.layout import GUARD_BF16, build_image, guard_spans
+    from kernelcraft.workbench.layout import GUARD_BF16, build_image, guard_spans
     task = __import__("tasks").get_task("softmax")
     layout = ACCEL.layout(task, "C1", HW)
     spans = guard_spans(layout, "hbm")

@@ -1,8 +1,8 @@
 """`kernelcraft suite` on Levels 2 and 3: the cells come from the registry, baselines run,
 and a cell whose template does not fit the hardware shows why instead of stopping."""
-from workbench.accel import get_accel
-from workbench.cli import main
-from workbench.suite import evaluate_cells, suite_cells
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench.cli import main
+from kernelcraft.workbench.suite import evaluate_cells, suite_cells
 
 
 def test_level_2_and_3_cells_come_from_the_registry():

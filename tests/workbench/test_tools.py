@@ -1,9 +1,9 @@
 """workbench/tools.py: what the agent is told about a task."""
 import pytest
 
-from tasks import all_tasks
-from tasks.tolerance import units
-from workbench.tools import task_statement
+from kernelcraft.tasks import all_tasks
+from kernelcraft.tasks.tolerance import units
+from kernelcraft.workbench.tools import task_statement
 
 
 @pytest.mark.parametrize("accel", ["plena", "coral", "aie"])

@@ -11,13 +11,13 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from simulators.core.errors import ConfigError
+from kernelcraft.simulators.core.errors import ConfigError
 
 # name -> the module whose ACCELERATOR is the record
 REGISTRY: dict[str, str] = {
-    "plena": "workbench.accel.plena",
-    "coral": "workbench.accel.coral",
-    "aie": "workbench.accel.aie",
+    "plena": "kernelcraft.workbench.accel.plena",
+    "coral": "kernelcraft.workbench.accel.coral",
+    "aie": "kernelcraft.workbench.accel.aie",
 }
 NAMES = tuple(REGISTRY)            # the product's accelerators (tasks tables, sweeps, CLI)
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 import itertools
 import json
 
-from tasks import get_task
-from workbench.accel import get_accel
-from workbench.llm import Reply, ToolCall
+from kernelcraft.tasks import get_task
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench.llm import Reply, ToolCall
 
 from .loop import LoopState, Transfer
 

@@ -16,8 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from tasks import all_tasks
-from workbench.accel import get_accel
+from kernelcraft.tasks import all_tasks
+from kernelcraft.workbench.accel import get_accel
 
 from .autotune import AutotuneAgent
 from .loop import AgentLoop, RunSpec
@@ -59,7 +59,7 @@ def summary(rows: list[dict]) -> dict[str, tuple[int, int, int]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from workbench.store import TraceStore
+    from kernelcraft.workbench.store import TraceStore
     ap = argparse.ArgumentParser(prog="kernelcraft bench autotune", description=__doc__.split("\n\n")[0])
     ap.add_argument("--accels", default="plena,coral,aie")
     ap.add_argument("--levels", default="2,3")

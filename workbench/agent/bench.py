@@ -7,7 +7,7 @@ the agent's query (model + litellm), and the tools' execution (assembler, simula
 evaluation); the loop's overhead is what remains: argument checking, prompts,
 conversation bookkeeping and the trace store's committed writes.
 
-    python -m workbench.agent.bench [--steps 40] [--traces PATH]
+    python -m kernelcraft.workbench.agent.bench [--steps 40] [--traces PATH]
 """
 from __future__ import annotations
 
@@ -32,8 +32,8 @@ def _script(source: str, steps: int) -> list[dict]:
 
 
 def measure(steps: int = 40, traces: str | None = None) -> dict:
-    from workbench.accel import get_accel
-    from workbench.store import TraceStore
+    from kernelcraft.workbench.accel import get_accel
+    from kernelcraft.workbench.store import TraceStore
 
     from .llm_agent import LLMAgent
     from .loop import AgentLoop, RunSpec

@@ -3,7 +3,7 @@ litellm reaches (workbench/llm.py); its reply comes back as it is, and the loop
 deals with whatever it contains."""
 from __future__ import annotations
 
-from workbench.llm import LiteLLMModel, Reply
+from kernelcraft.workbench.llm import LiteLLMModel, Reply
 
 from .loop import LoopState, Transfer
 

@@ -14,12 +14,12 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Callable, Protocol
 
-from tasks import LEVEL_BUDGET, get_task
-from workbench.accel import get_accel
-from workbench.evaluation import DEFAULT_SEEDS
-from workbench.llm import LLMError, Reply, ToolCall
-from workbench.store import Event, TraceStore, TraceStoreError
-from workbench.tools import task_statement
+from kernelcraft.tasks import LEVEL_BUDGET, get_task
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench.evaluation import DEFAULT_SEEDS
+from kernelcraft.workbench.llm import LLMError, Reply, ToolCall
+from kernelcraft.workbench.store import Event, TraceStore, TraceStoreError
+from kernelcraft.workbench.tools import task_statement
 
 from . import prompting, toolspec
 from .recorder import Recorder, jsonable, record_evaluation, stored_arguments

@@ -13,7 +13,7 @@ import math
 import sys
 from typing import Any, Callable
 
-from workbench.store import Event, TraceStore
+from kernelcraft.workbench.store import Event, TraceStore
 
 # Tool-call arguments up to this size are stored whole (a 1 MB kernel included, so a
 # replay can send exactly the same call); beyond it, a prefix plus size and sha256.

@@ -13,9 +13,9 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
-from workbench.evaluation import fresh_seeds
-from workbench.llm import Reply, ToolCall
-from workbench.store import Event, TraceStore
+from kernelcraft.workbench.evaluation import fresh_seeds
+from kernelcraft.workbench.llm import Reply, ToolCall
+from kernelcraft.workbench.store import Event, TraceStore
 
 from .loop import AgentLoop, LoopState, RunSpec, Transfer
 from .recorder import jsonable

@@ -8,9 +8,9 @@ when recorded and no longer passes. It reads the store and records nothing.
 """
 from __future__ import annotations
 
-from workbench.accel import get_accel
-from workbench.evaluation import evaluate, fresh_seeds, shown_speedup
-from workbench.store import TraceStore
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench.evaluation import evaluate, fresh_seeds, shown_speedup
+from kernelcraft.workbench.store import TraceStore
 
 from .loop import FINAL_SEEDS
 

@@ -10,10 +10,10 @@ call then starts from the cached simulator (well under a second to start).
 """
 from __future__ import annotations
 
-from simulators.core.errors import ConfigError, KernelCraftError
-from workbench import tools
-from workbench.accel import get_accel, with_rtl
-from workbench.tools import ToolResult
+from kernelcraft.simulators.core.errors import ConfigError, KernelCraftError
+from kernelcraft.workbench import tools
+from kernelcraft.workbench.accel import get_accel, with_rtl
+from kernelcraft.workbench.tools import ToolResult
 
 
 class RtlSession:
@@ -30,7 +30,7 @@ class RtlSession:
         self.build_error: str | None = None
         # Fail now, before anything is recorded, if the simulator is missing or the RTL
         # cannot take this hardware configuration.
-        from simulators.rtl import toolchain
+        from kernelcraft.simulators.rtl import toolchain
         toolchain.prepare(self.backend.simulator)
         check = getattr(self._build_module(), "check_config", None)
         if check is not None:

@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import traceback
 
-from simulators.core.errors import KernelCraftError
-from workbench.evaluation import evaluate
-from workbench.store.chain import sha256_text
+from kernelcraft.simulators.core.errors import KernelCraftError
+from kernelcraft.workbench.evaluation import evaluate
+from kernelcraft.workbench.store.chain import sha256_text
 
 from .recorder import jsonable, record_evaluation
 from .workspace import RECHECK, EvalRecord, chosen_by

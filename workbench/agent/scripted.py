@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Callable, Union
 
-from workbench.llm import LiteLLMModel, ScriptedFailure, register_provider
+from kernelcraft.workbench.llm import LiteLLMModel, ScriptedFailure, register_provider
 
 Item = Union[dict, Callable[[list, list], dict], ScriptedFailure]
 

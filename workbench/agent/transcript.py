@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 
-from workbench.store import Event, Run, TraceStore
+from kernelcraft.workbench.store import Event, Run, TraceStore
 
-from workbench.evaluation import shown_speedup
+from kernelcraft.workbench.evaluation import shown_speedup
 
 from .scoring import NO_RTL, held_out_verdict, score_flags
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from workbench import tools
-from workbench.evaluation import DEFAULT_SEEDS, fresh_seeds
-from workbench.llm import ToolCall
+from kernelcraft.workbench import tools
+from kernelcraft.workbench.evaluation import DEFAULT_SEEDS, fresh_seeds
+from kernelcraft.workbench.llm import ToolCall
 
 from .toolspec import ToolError, clip_name, offered, parse_arguments
 

@@ -15,7 +15,7 @@ def selection_text(args, n: int, path) -> str:
 
 
 def cmd_report(args) -> int:
-    from workbench.store import TraceStore, resolve_path
+    from kernelcraft.workbench.store import TraceStore, resolve_path
 
     from .data import load
     from .render import FORMATS, build, markdown, write
@@ -43,7 +43,7 @@ def cmd_report(args) -> int:
 
 
 def add_report_command(sub) -> None:
-    from workbench.runs_cli import traces
+    from kernelcraft.workbench.runs_cli import traces
     sp = sub.add_parser(
         "report", help="tables and plots of recorded runs (solved cells, speed-ups, fast_p, "
                        "cost) as Markdown, HTML, JSON and CSV",

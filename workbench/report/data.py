@@ -13,8 +13,8 @@ import math
 from dataclasses import asdict, dataclass
 from datetime import datetime
 
-from workbench.store import Run, TraceStore
-from workbench.store import sweeps as sweep_rows
+from kernelcraft.workbench.store import Run, TraceStore
+from kernelcraft.workbench.store import sweeps as sweep_rows
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,7 @@ def _h1(scores: dict) -> str:
 
 
 def cell_result(run: Run) -> CellResult:
-    from tasks import get_task
+    from kernelcraft.tasks import get_task
     s = run.scores or {}
     held = s.get("held_out_seeds") or {}
     solved = run.status == "succeeded" and bool(s.get("correct")) and \

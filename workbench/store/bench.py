@@ -1,4 +1,4 @@
-"""Write-rate benchmark of the trace store: `python -m workbench.store.bench`.
+"""Write-rate benchmark of the trace store: `python -m kernelcraft.workbench.store.bench`.
 
 Appends events shaped like an agent run's (messages and reasoning of 1-5 KB of text,
 tool calls and results, evaluations, and every tenth event a new ~10 KB kernel) to a
@@ -92,7 +92,7 @@ def measure(folder: Path, events: list[dict[str, Any]], tag: str) -> float:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m workbench.store.bench",
+    parser = argparse.ArgumentParser(prog="python -m kernelcraft.workbench.store.bench",
                                      description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=2000, help="events per repeat")
     parser.add_argument("--repeats", type=int, default=5, help="repeats (median reported)")

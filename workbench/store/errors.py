@@ -5,7 +5,7 @@ never writes to a file it refuses to open.
 """
 from __future__ import annotations
 
-from simulators.core.errors import KernelCraftError
+from kernelcraft.simulators.core.errors import KernelCraftError
 
 
 class TraceStoreError(KernelCraftError):

@@ -27,15 +27,15 @@ def die_with_parent() -> None:
 def _agent(cell: dict, opts: dict, hw):
     model = cell["model"]
     if model == OFFLINE:
-        from workbench.agent.autotune import AutotuneAgent
+        from kernelcraft.workbench.agent.autotune import AutotuneAgent
         return AutotuneAgent(cell["accel"], cell["task"])
-    from workbench.agent.llm_agent import LLMAgent
+    from kernelcraft.workbench.agent.llm_agent import LLMAgent
     if model.startswith(SCRIPTED_PREFIX):
         from .scripted import scripted_model
         name = model[len(SCRIPTED_PREFIX):]
         return LLMAgent(scripted_model(name, cell["accel"], cell["task"], cell["config"], hw)
                         .model(name))
-    from workbench.llm import LiteLLMModel
+    from kernelcraft.workbench.llm import LiteLLMModel
     llm = LiteLLMModel(model, timeout=opts.get("timeout", 300.0),
                        max_retries=opts.get("retries", 6), api_base=opts.get("api_base"),
                        params=dict(opts.get("model_params") or {}))
@@ -45,9 +45,9 @@ def _agent(cell: dict, opts: dict, hw):
 
 def run_cell(cell: dict, opts: dict) -> dict:
     """Run one cell; returns {key, status, exported (JSONL) or None, error, seconds}."""
-    from workbench.accel import get_accel
-    from workbench.agent.loop import AgentLoop, RunSpec
-    from workbench.store import TraceStore
+    from kernelcraft.workbench.accel import get_accel
+    from kernelcraft.workbench.agent.loop import AgentLoop, RunSpec
+    from kernelcraft.workbench.store import TraceStore
     t0 = time.monotonic()
     out = {"key": cell["key"], "status": "error", "exported": None, "error": None}
     try:

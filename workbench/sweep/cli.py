@@ -5,7 +5,7 @@ import json
 import os
 import sys
 
-from workbench.cliargs import integer
+from kernelcraft.workbench.cliargs import integer
 
 EXIT_OK, EXIT_INCOMPLETE, EXIT_INTERRUPTED = 0, 1, 130
 
@@ -21,8 +21,8 @@ def _limits(values) -> dict[str, int]:
 
 
 def cmd_sweep(args) -> int:
-    from workbench.runs_cli import _model_params, _sigterm_as_interrupt
-    from workbench.store import TraceStore
+    from kernelcraft.workbench.runs_cli import _model_params, _sigterm_as_interrupt
+    from kernelcraft.workbench.store import TraceStore
 
     from . import grid as grids
     from .executors import LocalPool, RayPool
@@ -74,7 +74,7 @@ def cmd_sweep(args) -> int:
 
 
 def add_sweep_command(sub) -> None:
-    from workbench.runs_cli import model_options, traces
+    from kernelcraft.workbench.runs_cli import model_options, traces
     sp = sub.add_parser(
         "sweep", help="run a grid of models x accelerators x tasks x configurations "
                       "(resumable; local processes or Ray)",

@@ -13,8 +13,8 @@ from concurrent.futures import wait as futures_wait
 
 from .cell import die_with_parent, run_cell
 
-PRELOAD = ["workbench.sweep.orphans", "workbench.agent.loop", "workbench.agent.autotune",
-           "workbench.evaluation"]
+PRELOAD = ["kernelcraft.workbench.sweep.orphans", "kernelcraft.workbench.agent.loop", "kernelcraft.workbench.agent.autotune",
+           "kernelcraft.workbench.evaluation"]
 
 
 class LocalPool:

@@ -44,7 +44,7 @@ class Grid:
         return "sw-" + hashlib.sha256(text.encode()).hexdigest()[:10]
 
     def cells(self) -> list[dict]:
-        from tasks import get_task
+        from kernelcraft.tasks import get_task
         out = []
         for model in self.models:
             for accel in self.accels:
@@ -94,8 +94,8 @@ def read_file(path: str) -> dict:
 def build(*, models=None, accels=None, tasks=None, level=None, configs=None, reps=None,
           budget=None, seeds=None, file: str | None = None) -> tuple[Grid, str | None]:
     """A checked Grid from flags, over a sweep file's values; and the file's id if any."""
-    from tasks import all_tasks, get_task
-    from workbench.accel import NAMES, get_accel
+    from kernelcraft.tasks import all_tasks, get_task
+    from kernelcraft.workbench.accel import NAMES, get_accel
     base = read_file(file) if file else {}
     where = f"sweep file {file}" if file else "the command line"
     models = _split(models) or _split(base.get("models"))

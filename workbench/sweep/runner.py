@@ -12,9 +12,9 @@ import os
 from collections import deque
 from dataclasses import dataclass, field
 
-from workbench.store import TraceStore, TraceStoreError
-from workbench.store import sweeps as sweep_rows
-from workbench.store.files import lock_dir
+from kernelcraft.workbench.store import TraceStore, TraceStoreError
+from kernelcraft.workbench.store import sweeps as sweep_rows
+from kernelcraft.workbench.store.files import lock_dir
 
 from .grid import Grid, provider
 

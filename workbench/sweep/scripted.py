@@ -7,11 +7,11 @@ the LLM agent, litellm, tokens and cost with no network.
 """
 from __future__ import annotations
 
-from workbench.agent.scripted import ScriptedModel, call, reply
+from kernelcraft.workbench.agent.scripted import ScriptedModel, call, reply
 
 
 def _baseline(accel: str, task: str, config: str, hw) -> list:
-    from workbench.accel import get_accel
+    from kernelcraft.workbench.accel import get_accel
     source = get_accel(accel).baseline(task, config, hw)
     return [reply("Start from the template compiler's kernel.", call("write_code", {"code": source})),
             reply("Check it.", call("run_eval")),

@@ -1,6 +1,6 @@
 """The demo's background run: the offline autotuner, paced so a person can watch.
 
-    python -m workbench.tui.background --accel plena --task silu --config C3 --pace 1
+    python -m kernelcraft.workbench.tui.background --accel plena --task silu --config C3 --pace 1
 
 It is an ordinary recorded run (the same AgentLoop, tools and trace store as
 `kernelcraft run --agent autotune`), except that the agent waits `--pace` seconds
@@ -37,7 +37,7 @@ class PacedAgent:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m workbench.tui.background",
+    p = argparse.ArgumentParser(prog="python -m kernelcraft.workbench.tui.background",
                                 description="Run the autotuner, paced for watching.")
     p.add_argument("--accel", required=True)
     p.add_argument("--task", required=True)
@@ -47,10 +47,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--traces", help="trace store file")
     args = p.parse_args(argv)
 
-    from simulators.core.errors import KernelCraftError
-    from workbench.agent.autotune import AutotuneAgent
-    from workbench.agent.loop import AgentLoop, RunSpec
-    from workbench.store import TraceStore
+    from kernelcraft.simulators.core.errors import KernelCraftError
+    from kernelcraft.workbench.agent.autotune import AutotuneAgent
+    from kernelcraft.workbench.agent.loop import AgentLoop, RunSpec
+    from kernelcraft.workbench.store import TraceStore
 
     def interrupt(signum, frame):
         raise KeyboardInterrupt(f"signal {signum}")

@@ -14,7 +14,7 @@ Prints medians of:
 
 Targets: opening a run well under 1 s; a debugger step under 50 ms.
 
-    python -m workbench.tui.bench [--events 1000] [--repeats 5] [--rtl]
+    python -m kernelcraft.workbench.tui.bench [--events 1000] [--repeats 5] [--rtl]
 """
 from __future__ import annotations
 
@@ -34,9 +34,9 @@ def build_run(path: Path, n_events: int) -> int:
     """A store holding one run of `n_events` events shaped like an LLM agent's: per
     step reasoning (1-3 KB), a reply, write_code with a new ~5 KB kernel, run_eval with
     a full evaluation record, tool results and the workbench's note."""
-    from workbench.accel import get_accel
-    from workbench.evaluation import evaluate
-    from workbench.store import TraceStore
+    from kernelcraft.workbench.accel import get_accel
+    from kernelcraft.workbench.evaluation import evaluate
+    from kernelcraft.workbench.store import TraceStore
     accel = get_accel("plena")
     hw = accel.default_config()
     base = accel.baseline("gemm", "C2", hw)
@@ -86,8 +86,8 @@ def _median_ms(samples: list[float]) -> float:
 
 
 def open_run_model(path: Path, run_id: int, repeats: int) -> float:
-    from workbench.tui.model.source import StoreReader
-    from workbench.tui.model.trace import RunTrace
+    from kernelcraft.workbench.tui.model.source import StoreReader
+    from kernelcraft.workbench.tui.model.trace import RunTrace
     times = []
     for _ in range(repeats):
         t = time.perf_counter()
@@ -108,8 +108,8 @@ def _frame(app) -> None:
 
 
 async def _open_run_ui(path: Path, run_id: int, repeats: int) -> tuple[float, float]:
-    from workbench.tui.app import KernelCraftApp
-    from workbench.tui.screens.run import RunScreen
+    from kernelcraft.workbench.tui.app import KernelCraftApp
+    from kernelcraft.workbench.tui.screens.run import RunScreen
     app = KernelCraftApp(path)
     first, full = [], []
     async with app.run_test(size=(132, 40)) as pilot:
@@ -133,9 +133,9 @@ async def _open_run_ui(path: Path, run_id: int, repeats: int) -> tuple[float, fl
 
 async def _debugger_ui(name: str, task: str, config: str, steps: int
                        ) -> tuple[float, float, float]:
-    from workbench.accel import get_accel
-    from workbench.tui.app import KernelCraftApp
-    from workbench.tui.screens.debugger import DebuggerScreen
+    from kernelcraft.workbench.accel import get_accel
+    from kernelcraft.workbench.tui.app import KernelCraftApp
+    from kernelcraft.workbench.tui.screens.debugger import DebuggerScreen
     accel = get_accel(name)
     source = accel.baseline(task, config, accel.default_config())
     with tempfile.TemporaryDirectory() as tmp:
@@ -205,16 +205,16 @@ d: .zero 256
 
 async def _lockstep_ui(name: str, steps: int) -> tuple[int, float, float]:
     """(steps traced, median ms forwards, back) of the debugger with the RTL beside."""
-    from workbench.accel import get_accel
-    from workbench.tui.app import KernelCraftApp
-    from workbench.tui.screens.debugger import DebuggerScreen
+    from kernelcraft.workbench.accel import get_accel
+    from kernelcraft.workbench.tui.app import KernelCraftApp
+    from kernelcraft.workbench.tui.screens.debugger import DebuggerScreen
     if name == "plena":
-        from simulators.plena_rtl.randprog import DIFF_CONFIG
+        from kernelcraft.simulators.plena_rtl.randprog import DIFF_CONFIG
         hw = get_accel(name).default_config(**DIFF_CONFIG)
         screen = DebuggerScreen(name, "relu", "C1", get_accel(name).baseline("relu", "C1", hw),
                                 seed=1, hw=hw, rtl=True)
     else:
-        from simulators.coral_rtl.randprog import TEST_CONFIG
+        from kernelcraft.simulators.coral_rtl.randprog import TEST_CONFIG
         screen = DebuggerScreen(name, "", "", CORAL_SCALAR, rtl=True,
                                 hw=get_accel(name).default_config(**TEST_CONFIG))
     with tempfile.TemporaryDirectory() as tmp:
@@ -231,8 +231,8 @@ async def _lockstep_ui(name: str, steps: int) -> tuple[int, float, float]:
 
 
 def debugger_model(name: str, task: str, config: str, steps: int) -> tuple[int, float, float]:
-    from workbench.accel import get_accel
-    from workbench.tui.model.debugger import DebugSession
+    from kernelcraft.workbench.accel import get_accel
+    from kernelcraft.workbench.tui.model.debugger import DebugSession
     accel = get_accel(name)
     s = DebugSession.start(name, task, config,
                            accel.baseline(task, config, accel.default_config()), seed=1)
@@ -250,8 +250,8 @@ def debugger_model(name: str, task: str, config: str, steps: int) -> tuple[int, 
 
 
 def main(argv: list[str] | None = None) -> int:
-    from workbench.tui.model.views import view_for
-    p = argparse.ArgumentParser(prog="python -m workbench.tui.bench", description=__doc__,
+    from kernelcraft.workbench.tui.model.views import view_for
+    p = argparse.ArgumentParser(prog="python -m kernelcraft.workbench.tui.bench", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--events", type=int, default=1000, help="events in the run opened")
     p.add_argument("--repeats", type=int, default=5, help="samples per median")

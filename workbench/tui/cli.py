@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 
-from workbench.cliargs import integer, seconds
+from kernelcraft.workbench.cliargs import integer, seconds
 
 DEMO_CELL = ("plena", "silu", "C3")   # the autotuner finds a ~1.9x speed-up here in 5 steps
 DEMO_PACE = 1.0                        # seconds per step in the terminal, so it can be watched
@@ -100,8 +100,8 @@ def debugger_screen(args):
     taken over: a task kernel on a seed or an edge case, or a bare program on the
     memory image of --load/--set (as `exec`). Raises ValueError/SystemExit naming
     what is wrong."""
-    from workbench.accel import get_accel
-    from workbench.cliargs import hardware, read_source
+    from kernelcraft.workbench.accel import get_accel
+    from kernelcraft.workbench.cliargs import hardware, read_source
     from .screens.debugger import DebuggerScreen
     accel = get_accel(args.accel)
     hw = hardware(accel, args.hw)
@@ -113,7 +113,7 @@ def debugger_screen(args):
         raise ValueError("debug needs both --task and --config (a task kernel), or neither "
                          "(a bare program on the memory image of --load/--set)")
     if args.task:
-        from tasks import get_task
+        from kernelcraft.tasks import get_task
         task = get_task(args.task)
         task.dims(args.config)                          # names the configurations if wrong
         if args.load or args.set:
@@ -123,14 +123,14 @@ def debugger_screen(args):
     else:
         if args.edge is not None or args.edge_seed is not None:
             raise ValueError("--edge needs --task and --config: a bare program has no edge cases")
-        from workbench.execcmd import exec_image
+        from kernelcraft.workbench.execcmd import exec_image
         try:
             program = accel.assemble(source, source_name=name, config=hw)
         except Exception:                               # the debugger shows the diagnostics
             program = None
         image = exec_image(args, hw, program) if program is not None else None
     if args.rtl:
-        from workbench.rtlcheck import rtl_backend
+        from kernelcraft.workbench.rtlcheck import rtl_backend
         rtl_backend(args.accel)                         # names the accelerators with an RTL
     return DebuggerScreen(args.accel, args.task or "", args.config or "", source,
                           seed=args.seed, edge=args.edge, edge_seed=args.edge_seed, hw=hw,
@@ -194,7 +194,7 @@ def add_tui_command(sub) -> None:
     sp.add_argument("--edge-seed", type=int, metavar="N",
                     help="with --edge: the edge seed an evaluation recorded (edge cases drawn "
                          "from families)")
-    from workbench.accel import with_rtl
+    from kernelcraft.workbench.accel import with_rtl
     sp.add_argument("--rtl", action="store_true",
                     help="step the RTL in lockstep beside the functional model (accelerators "
                          f"with an RTL: {', '.join(with_rtl())})")

@@ -7,7 +7,7 @@ import sys
 import time
 from typing import TextIO
 
-from workbench.store import Event, Run
+from kernelcraft.workbench.store import Event, Run
 
 from .model.follow import Follower
 from .model.launch import Launched
@@ -48,7 +48,7 @@ def event_lines(ev: Event) -> list[str]:
 
 
 def summary_lines(run: Run) -> list[str]:
-    from workbench.agent.transcript import score_lines
+    from kernelcraft.workbench.agent.transcript import score_lines
     head = (f"run {run.id} {run.status}: {run.accelerator}/{run.task}/{run.config}, "
             f"{run.agent}{' ' + run.model if run.model else ''}, {plural(run.steps, 'step')}")
     return [head] + [" " + line[1:] for line in score_lines(run.scores or {})]

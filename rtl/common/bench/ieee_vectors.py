@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulators.coral import fp32
+from kernelcraft.simulators.coral import fp32
 
 SPECIALS = [0x00000000, 0x80000000, 0x00000001, 0x80000001, 0x007FFFFF, 0x807FFFFF,
             0x00800000, 0x80800000, 0x00800001, 0x3F800000, 0xBF800000, 0x3F800001,

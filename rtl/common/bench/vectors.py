@@ -17,7 +17,7 @@ from typing import Callable
 
 import numpy as np
 
-from simulators import numerics as nx
+from kernelcraft.simulators import numerics as nx
 
 U32 = np.uint32
 LANES = 8

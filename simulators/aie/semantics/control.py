@@ -1,7 +1,7 @@
 """Control operations: hardware loops, locks, DMA and HALT. The timing model waits for
 an ACQ's lock and for room in a DMA queue before the bundle executes (machine.py); the
 functions here only change state."""
-from simulators.core.errors import IllegalOperandError
+from kernelcraft.simulators.core.errors import IllegalOperandError
 
 from . import semantics
 

@@ -3,7 +3,8 @@ results are rounded once per operation and NaNs made canonical; integer lanes wr
 int32 unless the record says they saturate (VSRS)."""
 import numpy as np
 
-from simulators.numerics import canon, f32_to_bf16_bits, fmax, fmin, max_reduce, tree_sum
+from kernelcraft.simulators.numerics import (canon, f32_to_bf16_bits, fmax, fmin, max_reduce,
+                                             tree_sum)
 
 from .. import numerics as nx
 from ..state import MAC_ADD, MAC_MATRIX, MAC_SUB

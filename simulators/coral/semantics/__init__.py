@@ -52,7 +52,7 @@ def vector(*mnemonics: str):
 def vector_forms(name: str, forms, make) -> None:
     """Register `make(form)` as the maker of `name.form` for each form the ISA data
     has (a family's table may name forms some members lack)."""
-    from isa.loader import get_isa
+    from kernelcraft.isa.loader import get_isa
     known = get_isa("coral").instructions
     for form in forms:
         if f"{name}.{form}" in known:

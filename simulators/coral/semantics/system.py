@@ -3,7 +3,7 @@ jumps, the vector configuration, integer division. Bound to one state by compile
 """
 from __future__ import annotations
 
-from simulators.core.errors import SimError
+from kernelcraft.simulators.core.errors import SimError
 
 from ..fp32 import RM_NAMES
 from ..state import FFLAGS, FRM, M, VILL, CoralState, fault

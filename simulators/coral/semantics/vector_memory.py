@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulators.core.errors import MemoryAccessError
+from kernelcraft.simulators.core.errors import MemoryAccessError
 
 from ..state import UINT, fault
 from . import vector

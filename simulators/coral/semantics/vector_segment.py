@@ -13,8 +13,8 @@ import re
 
 import numpy as np
 
-from isa.loader import get_isa
-from simulators.core.errors import MemoryAccessError
+from kernelcraft.isa.loader import get_isa
+from kernelcraft.simulators.core.errors import MemoryAccessError
 
 from ..state import UINT, fault
 from . import vector

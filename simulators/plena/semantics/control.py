@@ -1,6 +1,6 @@
 """Control (C-type) semantics: status registers and hardware loops. A loop counter is an
 ordinary gp register, so a body that changes it changes the trip count."""
-from simulators.core.errors import IllegalOperandError
+from kernelcraft.simulators.core.errors import IllegalOperandError
 
 from ..state import SCALE_OFFSET, STRIDE, V_MASK
 from . import STOP, flow, semantics

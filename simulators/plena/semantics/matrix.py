@@ -2,7 +2,7 @@
 SRAM address (whole rows: a multiple of VLEN). Products accumulate into fp32
 accumulators through `matmul_tree` (the README's dot-product order); the `_WO`
 instructions round an accumulator to bf16 into Vector SRAM and clear it."""
-from simulators.numerics import matmul_tree, round_bf16
+from kernelcraft.simulators.numerics import matmul_tree, round_bf16
 
 from . import semantics
 

@@ -1,6 +1,7 @@
 """Scalar (S-type) semantics: the integer unit (gp, INT_MEM) and the fp32 unit
 (f, FP_MEM). gp writes wrap to 32 bits in `set_gp`; fp results are rounded to fp32 here."""
-from simulators.numerics import exp_f32, max_f32, recip_f32, round_bf16, round_f32, sqrt_f32
+from kernelcraft.simulators.numerics import (exp_f32, max_f32, recip_f32, round_bf16, round_f32,
+                                             sqrt_f32)
 
 from . import semantics
 

@@ -3,9 +3,9 @@ gp register (a multiple of VLEN); bf16 operands are widened to fp32 exactly, one
 operation is done (RNE) and the result rounded once to bf16 (`round_bf16`)."""
 import numpy as np
 
-from simulators.core.errors import IllegalOperandError
-from simulators.numerics import (bf16_unary, exp, fmax, fmin, max_f32, max_reduce, reciprocal,
-                                 round_bf16, round_f32, softmax, tree_sum)
+from kernelcraft.simulators.core.errors import IllegalOperandError
+from kernelcraft.simulators.numerics import (bf16_unary, exp, fmax, fmin, max_f32, max_reduce,
+                                             reciprocal, round_bf16, round_f32, softmax, tree_sum)
 
 from . import semantics
 

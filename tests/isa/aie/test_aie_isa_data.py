@@ -4,11 +4,11 @@ import re
 import numpy as np
 import pytest
 
-from isa.aie import default_config, functions, isa, spec
-from isa.loader import HardwareConfig
-from isa.manual import MARKER, main as manual_main, manual_path, render_manual
-from simulators.aie import semantics
-from simulators.aie.assembler import assemble
+from kernelcraft.isa.aie import default_config, functions, isa, spec
+from kernelcraft.isa.loader import HardwareConfig
+from kernelcraft.isa.manual import MARKER, main as manual_main, manual_path, render_manual
+from kernelcraft.simulators.aie import semantics
+from kernelcraft.simulators.aie.assembler import assemble
 
 SPEC = spec()
 
@@ -40,7 +40,7 @@ def test_opcodes_unique_and_formats_fit():
 
 
 def test_committed_manual_is_current(manual):
-    assert manual_path("aie").read_text() == manual, "run python -m isa.manual aie"
+    assert manual_path("aie").read_text() == manual, "run python -m kernelcraft.isa.manual aie"
     assert manual_main(["aie", "--check"]) == 0
     assert MARKER.search(manual) is None
 

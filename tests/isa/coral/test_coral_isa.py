@@ -6,9 +6,9 @@ import shutil
 
 import pytest
 
-import isa.loader as loader
-from isa.coral import default_config, isa
-from isa.manual import main, manual_path, render_manual, sections
+import kernelcraft.isa.loader as loader
+from kernelcraft.isa.coral import default_config, isa
+from kernelcraft.isa.manual import main, manual_path, render_manual, sections
 
 ISA = isa()
 
@@ -79,7 +79,7 @@ def manual():
 
 
 def test_committed_manual_is_current(manual):
-    assert manual_path("coral").read_text() == manual, "run: python -m isa.manual coral"
+    assert manual_path("coral").read_text() == manual, "run: python -m kernelcraft.isa.manual coral"
     assert main(["coral", "--check"]) == 0
 
 
@@ -132,7 +132,7 @@ def test_every_instruction_is_documented_once_with_its_own_syntax_and_effect(man
 def test_families_group_forms_and_reject_ambiguous_data():
     from dataclasses import replace
 
-    from isa.loader import ISADataError
+    from kernelcraft.isa.loader import ISADataError
     add, sub, mul = (replace(ISA.instructions[m], family="") for m in ("vadd.vv", "vsub.vv", "vmul.vv"))
     heads = sections([replace(add, family="F"), sub, replace(mul, family="F")])
     assert [(h, [d.mnemonic for d in ds]) for h, ds in heads] == \

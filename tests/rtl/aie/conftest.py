@@ -1,8 +1,8 @@
 """Shared fixtures of the aie RTL tests: the one small configuration they build."""
 import pytest
 
-from isa.aie import default_config
-from simulators.aie_rtl.randprog import DIFF_CONFIG
+from kernelcraft.isa.aie import default_config
+from kernelcraft.simulators.aie_rtl.randprog import DIFF_CONFIG
 
 
 @pytest.fixture(scope="session")
@@ -13,7 +13,7 @@ def diff_cfg():
 @pytest.fixture(scope="session")
 def aie_build(diff_cfg):
     """The simulator of the small configuration (built once; cached across runs)."""
-    from simulators.aie_rtl import build
+    from kernelcraft.simulators.aie_rtl import build
     return build.build(diff_cfg)
 
 

@@ -8,14 +8,14 @@ import collections
 
 import pytest
 
-from simulators.aie.assembler import assemble
-from simulators.aie.machine import AieModel
-from simulators.aie_rtl.backend import AieRTL
-from simulators.aie_rtl.compare import compare_runs, compare_traces
-from simulators.aie_rtl.randprog import random_program
-from simulators.core.backend import Job, MemoryImage
-from simulators.core.budget import Budget
-from simulators.core.errors import ConfigError
+from kernelcraft.simulators.aie.assembler import assemble
+from kernelcraft.simulators.aie.machine import AieModel
+from kernelcraft.simulators.aie_rtl.backend import AieRTL
+from kernelcraft.simulators.aie_rtl.compare import compare_runs, compare_traces
+from kernelcraft.simulators.aie_rtl.randprog import random_program
+from kernelcraft.simulators.core.backend import Job, MemoryImage
+from kernelcraft.simulators.core.budget import Budget
+from kernelcraft.simulators.core.errors import ConfigError
 
 SEEDS = range(150)
 

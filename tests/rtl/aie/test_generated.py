@@ -2,14 +2,14 @@
 them, read back with pyverilog, is the ISA data's."""
 import tempfile
 
-from isa.aie.model import get_spec
-from simulators.aie_rtl import generate
-from simulators.aie_rtl.build import AIE_RTL
+from kernelcraft.isa.aie.model import get_spec
+from kernelcraft.simulators.aie_rtl import generate
+from kernelcraft.simulators.aie_rtl.build import AIE_RTL
 
 
 def test_headers_match_the_isa_data():
     stale = generate.stale()
-    assert not stale, f"regenerate with python3 -m simulators.aie_rtl.generate: {stale}"
+    assert not stale, f"regenerate with python3 -m kernelcraft.simulators.aie_rtl.generate: {stale}"
 
 
 def _walk(node):

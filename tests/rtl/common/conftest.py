@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from simulators.rtl import toolchain
+from kernelcraft.simulators.rtl import toolchain
 
 REPO = Path(__file__).resolve().parents[3]
 RTL_COMMON = REPO / "rtl" / "common"

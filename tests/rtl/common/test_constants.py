@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simulators import numerics
+from kernelcraft.simulators import numerics
 
 REPO = Path(__file__).resolve().parents[3]
 GENERATOR = REPO / "rtl" / "common" / "gen_constants.py"

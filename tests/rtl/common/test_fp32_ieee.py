@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from simulators.rtl import toolchain
+from kernelcraft.simulators.rtl import toolchain
 
 from .conftest import BENCH, RTL_COMMON, SEED, load_bench_module
 

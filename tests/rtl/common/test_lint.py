@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from simulators.rtl import toolchain
+from kernelcraft.simulators.rtl import toolchain
 
 RTL_COMMON = Path(__file__).resolve().parents[3] / "rtl" / "common"
 SOURCES = sorted(RTL_COMMON.glob("*.v"))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from simulators.rtl import toolchain
+from kernelcraft.simulators.rtl import toolchain
 
 TINY = """module tiny #(parameter integer W = 8) (input wire clk, input wire [W-1:0] a,
                                           output reg [W-1:0] y);

@@ -2,8 +2,8 @@
 (one Verilator build, cached across sessions)."""
 import pytest
 
-from isa.coral import default_config
-from simulators.coral_rtl.randprog import TEST_CONFIG
+from kernelcraft.isa.coral import default_config
+from kernelcraft.simulators.coral_rtl.randprog import TEST_CONFIG
 
 
 @pytest.fixture(scope="session")
@@ -13,8 +13,8 @@ def cfg():
 
 @pytest.fixture(scope="session")
 def rtl(cfg):
-    from simulators.coral_rtl import build
-    from simulators.coral_rtl.backend import CoralRTL
+    from kernelcraft.simulators.coral_rtl import build
+    from kernelcraft.simulators.coral_rtl.backend import CoralRTL
     build.build(cfg)
     return CoralRTL()
 

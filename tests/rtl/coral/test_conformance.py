@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from simulators.core.backend import MemoryImage
-from simulators.core.budget import Budget
-from simulators.coral.assembler import assemble
-from simulators.coral.machine import CoralModel
-from simulators.coral_rtl.backend import Job
+from kernelcraft.simulators.core.backend import MemoryImage
+from kernelcraft.simulators.core.budget import Budget
+from kernelcraft.simulators.coral.assembler import assemble
+from kernelcraft.simulators.coral.machine import CoralModel
+from kernelcraft.simulators.coral_rtl.backend import Job
 
 sys.path.insert(0, str(Path(__file__).parents[2] / "simulators" / "coral" / "conformance"))
 

@@ -1,12 +1,12 @@
 """The agent's run_rtl tool on the coral RTL (the small test configuration): a scripted
 model, served through litellm, runs a scalar relu kernel on both backends; the final
 scoring records that the kernel passed on the model and the RTL and that they agree."""
-from simulators.coral_rtl.randprog import TEST_CONFIG
-from workbench.agent.llm_agent import LLMAgent
-from workbench.agent.loop import AgentLoop, RunSpec
-from workbench.agent.scripted import ScriptedModel, call, reply
-from workbench.runs_cli import Progress
-from workbench.store import TraceStore
+from kernelcraft.simulators.coral_rtl.randprog import TEST_CONFIG
+from kernelcraft.workbench.agent.llm_agent import LLMAgent
+from kernelcraft.workbench.agent.loop import AgentLoop, RunSpec
+from kernelcraft.workbench.agent.scripted import ScriptedModel, call, reply
+from kernelcraft.workbench.runs_cli import Progress
+from kernelcraft.workbench.store import TraceStore
 
 from .test_rtlcheck import scalar_relu
 

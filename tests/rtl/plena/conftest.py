@@ -1,8 +1,8 @@
 """Shared fixtures of the plena RTL tests: the small differential configuration."""
 import pytest
 
-from isa.plena import default_config
-from simulators.plena_rtl.randprog import DIFF_CONFIG
+from kernelcraft.isa.plena import default_config
+from kernelcraft.simulators.plena_rtl.randprog import DIFF_CONFIG
 
 
 @pytest.fixture(scope="session")

@@ -7,8 +7,8 @@ whole matrix, held-out configurations included, is
 """
 import pytest
 
-from workbench.accel import get_accel
-from workbench.rtlcheck import check_baselines
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench.rtlcheck import check_baselines
 
 SUBSETS = [dict(configs=["C2"]), dict(tasks=["gemm", "conv2d", "layer_norm"], configs=["C3"])]
 

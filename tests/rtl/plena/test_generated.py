@@ -1,13 +1,13 @@
 """Generated RTL headers: up to date with isa/plena, and derived from it (not copied)."""
 import dataclasses
 
-from isa.loader import get_isa
-from simulators.plena_rtl import generate
+from kernelcraft.isa.loader import get_isa
+from kernelcraft.simulators.plena_rtl import generate
 
 
 def test_headers_match_the_isa_data():
     stale = generate.stale()
-    assert not stale, f"regenerate with python3 -m simulators.plena_rtl.generate: {stale}"
+    assert not stale, f"regenerate with python3 -m kernelcraft.simulators.plena_rtl.generate: {stale}"
 
 
 def test_opcode_and_timing_come_from_the_data():

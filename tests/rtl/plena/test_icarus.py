@@ -6,17 +6,17 @@ a lockstep comparison of retirement traces, `rtl-check --sim icarus`, and the
 missing-toolchain message."""
 import pytest
 
-from simulators.core.errors import ConfigError
-from simulators.plena.assembler import assemble
-from simulators.plena.machine import PlenaModel
-from simulators.plena_rtl import build as rtl_build
-from simulators.plena_rtl.backend import Job, PlenaRTL
-from simulators.plena_rtl.compare import compare_runs, compare_traces
-from simulators.plena_rtl.randprog import DIFF_CONFIG, ProgramGenerator
-from simulators.rtl import toolchain
-from workbench.accel import get_accel
-from workbench.cli import main
-from workbench.layout import build_image
+from kernelcraft.simulators.core.errors import ConfigError
+from kernelcraft.simulators.plena.assembler import assemble
+from kernelcraft.simulators.plena.machine import PlenaModel
+from kernelcraft.simulators.plena_rtl import build as rtl_build
+from kernelcraft.simulators.plena_rtl.backend import Job, PlenaRTL
+from kernelcraft.simulators.plena_rtl.compare import compare_runs, compare_traces
+from kernelcraft.simulators.plena_rtl.randprog import DIFF_CONFIG, ProgramGenerator
+from kernelcraft.simulators.rtl import toolchain
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench.cli import main
+from kernelcraft.workbench.layout import build_image
 
 # relu: vector unit and DMA; rms_norm: reductions, scalar fp (sqrt, reciprocal), vector
 # multiplies; gemv: Matrix SRAM prefetch and the array (M_MV, write-outs).
@@ -26,7 +26,7 @@ LENGTH = 20
 
 
 def test_baselines_identical_on_icarus(diff_cfg):
-    from tasks import get_task
+    from kernelcraft.tasks import get_task
     accel = get_accel("plena")
     cells = []
     for name in BASELINES:

@@ -2,8 +2,8 @@
 rtl/plena/plena.vlt and next to the code they cover, each with its reason)."""
 import pytest
 
-from isa.plena import default_config
-from simulators.plena_rtl import build
+from kernelcraft.isa.plena import default_config
+from kernelcraft.simulators.plena_rtl import build
 
 
 @pytest.mark.parametrize("overrides", [{}, "diff", dict(MLEN=16, VLEN=16, BLEN=2, HLEN=8,

@@ -1,6 +1,6 @@
 """The RTL's top-level parameters, read with pyverilog, against isa/plena/hardware.toml."""
-from isa.loader import get_isa
-from simulators.plena_rtl.params import read_top
+from kernelcraft.isa.loader import get_isa
+from kernelcraft.simulators.plena_rtl.params import read_top
 
 
 def test_top_parameters_are_hardware_toml():

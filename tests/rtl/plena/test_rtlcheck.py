@@ -4,9 +4,9 @@ the first diverging instruction (found by re-running both traced) with both valu
 import numpy as np
 import pytest
 
-from simulators.plena_rtl.backend import PlenaRTL
-from workbench.cli import main
-from workbench.rtlcheck import check
+from kernelcraft.simulators.plena_rtl.backend import PlenaRTL
+from kernelcraft.workbench.cli import main
+from kernelcraft.workbench.rtlcheck import check
 
 
 class FlippedRTL(PlenaRTL):
@@ -36,7 +36,7 @@ def test_cli_passes_on_a_baseline(capsys):
 def test_a_wrong_kernel_fails_though_the_backends_agree(diff_cfg, tmp_path, capsys):
     """min instead of max: both backends compute the same wrong result; eval fails it,
     and so must rtl-check (agreeing backends alone are not a PASS)."""
-    from workbench.accel import get_accel
+    from kernelcraft.workbench.accel import get_accel
     wrong = get_accel("plena").baseline("relu", "C1", diff_cfg).replace("V_MAX_VF", "V_MIN_VF")
     res = check("plena", "relu", "C1", wrong, hw=diff_cfg)
     assert res.agree and res.correct is False and not res.passed
@@ -55,7 +55,7 @@ def test_a_wrong_kernel_fails_though_the_backends_agree(diff_cfg, tmp_path, caps
 
 
 def test_cli_lockstep_with_a_kernel_file(tmp_path, capsys):
-    from workbench.accel import get_accel
+    from kernelcraft.workbench.accel import get_accel
     accel = get_accel("plena")
     path = tmp_path / "gemv.asm"
     path.write_text(accel.baseline("gemv", "C1", accel.default_config()))
@@ -75,12 +75,12 @@ def test_divergence_names_the_first_instruction():
 
 def test_bad_usage_is_a_clear_error(capsys, monkeypatch):
     import dataclasses
-    import workbench.accel.aie as record       # an accelerator without RTL: aie's taken away
+    import kernelcraft.workbench.accel.aie as record       # an accelerator without RTL: aie's taken away
     monkeypatch.setattr(record, "ACCELERATOR", dataclasses.replace(record.ACCELERATOR, rtl=None))
     assert main(["rtl-check", "--accel", "plena", "--task", "relu"]) == 2
     assert "needs --task and --config" in capsys.readouterr().err
     assert main(["rtl-check", "--accel", "plena", "--task", "relu", "--config", "C9"]) == 2
     assert "no configuration 'C9'" in capsys.readouterr().err
     with pytest.raises(Exception, match="has no RTL yet"):
-        from workbench.rtlcheck import rtl_backend
+        from kernelcraft.workbench.rtlcheck import rtl_backend
         rtl_backend("aie")

@@ -7,16 +7,16 @@ import json
 import numpy as np
 import pytest
 
-from simulators.plena_rtl.backend import PlenaRTL
-from simulators.plena_rtl.randprog import DIFF_CONFIG
-from simulators.rtl import toolchain
-from workbench.accel import get_accel
-from workbench.agent.llm_agent import LLMAgent
-from workbench.agent.loop import AgentLoop, RunSpec
-from workbench.agent.scripted import ScriptedModel, call, reply
-from workbench.cli import main
-from workbench.runs_cli import Progress
-from workbench.store import TraceStore
+from kernelcraft.simulators.plena_rtl.backend import PlenaRTL
+from kernelcraft.simulators.plena_rtl.randprog import DIFF_CONFIG
+from kernelcraft.simulators.rtl import toolchain
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench.agent.llm_agent import LLMAgent
+from kernelcraft.workbench.agent.loop import AgentLoop, RunSpec
+from kernelcraft.workbench.agent.scripted import ScriptedModel, call, reply
+from kernelcraft.workbench.cli import main
+from kernelcraft.workbench.runs_cli import Progress
+from kernelcraft.workbench.store import TraceStore
 
 
 try:
@@ -199,7 +199,7 @@ def test_an_rtl_fault_is_recorded_without_costing_the_score(store, kernels):
 
 
 def test_a_failed_build_is_recorded_and_run_rtl_shows_its_error_lines(store, kernels, monkeypatch):
-    from simulators.plena_rtl import build
+    from kernelcraft.simulators.plena_rtl import build
     lines = ["%Error: rtl/plena/plena_top.v:12:5: syntax error, unexpected ';'"]
 
     def broken(cfg, simulator="verilator"):

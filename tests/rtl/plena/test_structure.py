@@ -4,7 +4,7 @@ which also holds the external HBM storage behind the core's memory port) and the
 model it includes (plena_hbm.vh, plena_hbm.cpp) may use them."""
 import re
 
-from simulators.plena_rtl import build
+from kernelcraft.simulators.plena_rtl import build
 
 HARNESS = {"plena_sim.v", "plena_hbm.vh", "plena_hbm.cpp"}
 FORBIDDEN = {

@@ -9,8 +9,8 @@ import subprocess
 
 import pytest
 
-from isa.plena import default_config
-from simulators.plena_rtl import build
+from kernelcraft.isa.plena import default_config
+from kernelcraft.simulators.plena_rtl import build
 
 HARNESS = {"plena_sim.v"}
 

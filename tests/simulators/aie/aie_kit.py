@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from isa.aie import default_config
-from simulators.aie.assembler import assemble
-from simulators.aie.machine import AieModel
-from simulators.core.backend import MemoryImage
-from simulators.core.budget import Budget
-from simulators.numerics import bf16_bits_to_f32, f32_to_bf16_bits
+from kernelcraft.isa.aie import default_config
+from kernelcraft.simulators.aie.assembler import assemble
+from kernelcraft.simulators.aie.machine import AieModel
+from kernelcraft.simulators.core.backend import MemoryImage
+from kernelcraft.simulators.core.budget import Budget
+from kernelcraft.simulators.numerics import bf16_bits_to_f32, f32_to_bf16_bits
 
 SMALL = dict(DM_SIZE=8192, DM_BANKS=8, EXT_SIZE=65536, IMEM_WORDS=1024)
 

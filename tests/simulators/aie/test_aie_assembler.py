@@ -2,11 +2,11 @@
 and a clear message (line, column, hint) for every kind of mistake."""
 import pytest
 
-from isa.aie import default_config, spec
-from simulators.aie.assembler import assemble
-from simulators.aie.program import Bundle, Codec, decode, disassemble, encode_program
-from simulators.core.errors import AssemblyError, DecodeError
-from simulators.core.program import Instr
+from kernelcraft.isa.aie import default_config, spec
+from kernelcraft.simulators.aie.assembler import assemble
+from kernelcraft.simulators.aie.program import Bundle, Codec, decode, disassemble, encode_program
+from kernelcraft.simulators.core.errors import AssemblyError, DecodeError
+from kernelcraft.simulators.core.program import Instr
 
 SPEC = spec()
 

@@ -4,13 +4,13 @@ import numpy as np
 import pytest
 
 from aie_kit import image, run, small
-from isa.plena import default_config as plena_config
-from simulators.aie.machine import AieModel
-from simulators.aie.program import AieProgram, Bundle
-from simulators.core.backend import MemoryImage
-from simulators.core.budget import Budget
-from simulators.core.errors import ConfigError
-from simulators.core.program import Instr
+from kernelcraft.isa.plena import default_config as plena_config
+from kernelcraft.simulators.aie.machine import AieModel
+from kernelcraft.simulators.aie.program import AieProgram, Bundle
+from kernelcraft.simulators.core.backend import MemoryImage
+from kernelcraft.simulators.core.budget import Budget
+from kernelcraft.simulators.core.errors import ConfigError
+from kernelcraft.simulators.core.program import Instr
 
 
 def test_out_of_range_and_misaligned_accesses():

@@ -48,7 +48,7 @@ def test_changes_replay_to_the_final_state():
 def test_undo_redo_step_a_snapshot_between_the_ends():
     import copy
 
-    from simulators.aie.tracing import redo, undo
+    from kernelcraft.simulators.aie.tracing import redo, undo
     img = image(ext={0: bf(np.arange(32))})
     r = run(SRC, img, trace=True)
     mem = {k: v.copy() for k, v in r.memories.items()}
@@ -64,8 +64,8 @@ def test_undo_redo_step_a_snapshot_between_the_ends():
 
 
 def test_the_debugger_steps_an_aie_kernel():
-    from workbench.accel import get_accel
-    from workbench.tui.model.debugger import DebugSession
+    from kernelcraft.workbench.accel import get_accel
+    from kernelcraft.workbench.tui.model.debugger import DebugSession
     hw = get_accel("aie").default_config()
     src = get_accel("aie").baseline("relu", "C1", hw)
     s = DebugSession.start("aie", "relu", "C1", src, seed=3)
@@ -82,8 +82,8 @@ def test_read_change_recovers_every_old_value():
     replay from the start state (core.trace.fill_old) gives back the model's old values."""
     import copy
 
-    from simulators.aie.tracing import read_change, redo, undo
-    from simulators.core.trace import fill_old
+    from kernelcraft.simulators.aie.tracing import read_change, redo, undo
+    from kernelcraft.simulators.core.trace import fill_old
     r = run(SRC, image(ext={0: bf(np.arange(32))}), trace=True)
     mem, regs = {k: v.copy() for k, v in r.memories.items()}, copy.deepcopy(r.registers)
     for step in reversed(r.trace):

@@ -195,8 +195,8 @@ def test_function_unit_values():
 
 
 def test_function_unit_error_bound_over_many_inputs():
-    from isa.aie import spec
-    from simulators.aie import numerics as nx
+    from kernelcraft.isa.aie import spec
+    from kernelcraft.simulators.aie import numerics as nx
     T = spec().tables
     rng = np.random.default_rng(7)
     x = (np.exp(rng.uniform(-85, 85, 100000)) * rng.choice([-1, 1], 100000)).astype(np.float32)
@@ -233,8 +233,8 @@ def test_deferred_multiply_accumulates_give_the_same_bits():
 
 def test_function_unit_fast_paths_match_the_general_path():
     """Lanes without special values take a shorter route; it must give the same bits."""
-    from isa.aie import spec
-    from simulators.aie import numerics as nx
+    from kernelcraft.isa.aie import spec
+    from kernelcraft.simulators.aie import numerics as nx
     T = spec().tables
     rng = np.random.default_rng(9)
     x = (np.exp(rng.uniform(-85, 85, 4096)) * rng.choice([-1, 1], 4096)).astype(np.float32)

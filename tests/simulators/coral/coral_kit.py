@@ -8,11 +8,11 @@ from fractions import Fraction
 
 import numpy as np
 
-from isa.coral import default_config
-from simulators.core.backend import MemoryImage
-from simulators.core.budget import Budget
-from simulators.coral.assembler import assemble
-from simulators.coral.machine import CoralModel
+from kernelcraft.isa.coral import default_config
+from kernelcraft.simulators.core.backend import MemoryImage
+from kernelcraft.simulators.core.budget import Budget
+from kernelcraft.simulators.coral.assembler import assemble
+from kernelcraft.simulators.coral.machine import CoralModel
 
 CFG = default_config(DTCM_SIZE=1 << 20)
 
@@ -50,12 +50,12 @@ def read(result, label: str, dtype, count: int = 1) -> np.ndarray:
 
 
 def x(result, name: str) -> int:
-    from simulators.coral.tables import tables
+    from kernelcraft.simulators.coral.tables import tables
     return result.registers["x"][tables().registers[name][1]]
 
 
 def fbits(result, name: str) -> int:
-    from simulators.coral.tables import tables
+    from kernelcraft.simulators.coral.tables import tables
     return result.registers["f"][tables().registers[name][1]]
 
 

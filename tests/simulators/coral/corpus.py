@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 import struct
 
-from isa.loader import get_isa
+from kernelcraft.isa.loader import get_isa
 
 ISA = get_isa("coral")
 # vector register operands a corpus line may use without tripping GNU's static

@@ -3,10 +3,10 @@ sections and directives, round trips, and the quality of every kind of diagnosti
 import pytest
 from corpus import corpus
 
-from isa.coral import default_config, isa
-from simulators.core.errors import AssemblyError, DecodeError
-from simulators.coral.assembler import assemble
-from simulators.coral.encoding import decode, disassemble, encode
+from kernelcraft.isa.coral import default_config, isa
+from kernelcraft.simulators.core.errors import AssemblyError, DecodeError
+from kernelcraft.simulators.coral.assembler import assemble
+from kernelcraft.simulators.coral.encoding import decode, disassemble, encode
 
 ISA = isa()
 BIG = default_config(ITCM_SIZE=1 << 20, DTCM_BASE=1 << 20)

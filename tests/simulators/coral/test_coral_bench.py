@@ -1,6 +1,6 @@
 """The benchmark's vector throughput figures and cell timing (`kernelcraft bench coral-model`)."""
-from simulators.coral.bench import benchmark
-from workbench.accel.coral.bench import cell_seconds
+from kernelcraft.simulators.coral.bench import benchmark
+from kernelcraft.workbench.accel.coral.bench import cell_seconds
 
 
 def test_vector_throughput_figures():

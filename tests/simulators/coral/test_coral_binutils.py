@@ -12,9 +12,9 @@ import subprocess
 import pytest
 from corpus import corpus
 
-from isa.coral import default_config
-from simulators.coral.assembler import assemble
-from simulators.coral.tables import memory_base
+from kernelcraft.isa.coral import default_config
+from kernelcraft.simulators.coral.assembler import assemble
+from kernelcraft.simulators.coral.tables import memory_base
 
 TOOLS = ("riscv64-unknown-elf-as", "riscv64-unknown-elf-ld", "riscv64-unknown-elf-objcopy")
 missing = [t for t in TOOLS if shutil.which(t) is None]
@@ -67,7 +67,7 @@ def test_corpus_is_byte_identical_to_gnu_as(seed, tmp_path):
 
 def test_corpus_covers_every_instruction_and_pseudo():
     src = corpus(1)
-    from isa.coral import isa
+    from kernelcraft.isa.coral import isa
     written = {line.split()[0] for line in src.split("\n") if line and not line.endswith(":")
                and not line.startswith(".")}
     written |= {line.split(":", 1)[1].split()[0] for line in src.split("\n") if ":" in line

@@ -5,13 +5,13 @@ import numpy as np
 import pytest
 from coral_kit import CFG, run
 
-from isa.coral import default_config
-from simulators.core.backend import MemoryImage
-from simulators.core.budget import Budget
-from simulators.core.errors import ConfigError
-from simulators.core.program import Instr, Program
-from simulators.coral.assembler import assemble
-from simulators.coral.machine import CoralModel
+from kernelcraft.isa.coral import default_config
+from kernelcraft.simulators.core.backend import MemoryImage
+from kernelcraft.simulators.core.budget import Budget
+from kernelcraft.simulators.core.errors import ConfigError
+from kernelcraft.simulators.core.program import Instr, Program
+from kernelcraft.simulators.coral.assembler import assemble
+from kernelcraft.simulators.coral.machine import CoralModel
 
 
 def test_misaligned_load_names_instruction_line_and_address():
@@ -76,7 +76,7 @@ def test_memory_image_and_program_checks():
 
 
 def test_configurations_the_model_refuses():
-    from isa.plena import default_config as plena_config
+    from kernelcraft.isa.plena import default_config as plena_config
     p = assemble("ebreak", "t.s", CFG)
     with pytest.raises(ConfigError, match="needs a coral HardwareConfig"):
         CoralModel().run(p, MemoryImage(), plena_config())

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from isa.coral import default_config
-from simulators.coral.assembler import assemble
-from simulators.coral.machine import CoralModel
-from simulators.core.backend import MemoryImage
-from simulators.core.budget import Budget
-from simulators.speed import same
+from kernelcraft.isa.coral import default_config
+from kernelcraft.simulators.coral.assembler import assemble
+from kernelcraft.simulators.coral.machine import CoralModel
+from kernelcraft.simulators.core.backend import MemoryImage
+from kernelcraft.simulators.core.budget import Budget
+from kernelcraft.simulators.speed import same
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "conformance"))
 from randprog import random_body  # noqa: E402

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from coral_kit import bits, exact, reference, value
 
-from simulators.coral import fp32
+from kernelcraft.simulators.coral import fp32
 
 NV, DZ, OF, UF, NX = fp32.NV, fp32.DZ, fp32.OF, fp32.UF, fp32.NX
 SPECIAL = [0, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0x7F800001, 1, 0x80000001, 0x7F7FFFFF,

@@ -88,10 +88,10 @@ def test_program_ends_on_ebreak_ecall_falling_off_or_final_ret():
     assert run("li a0, 3\nebreak\nli a0, 4").stop == "break"
     r = run("li a0, 5\nli a7, 93\necall\nli a0, 6\n")
     assert r.stop == "break" and x(r, "a0") == 5
-    from isa.coral import default_config
-    from simulators.core.backend import MemoryImage
-    from simulators.coral.assembler import assemble
-    from simulators.coral.machine import CoralModel
+    from kernelcraft.isa.coral import default_config
+    from kernelcraft.simulators.core.backend import MemoryImage
+    from kernelcraft.simulators.coral.assembler import assemble
+    from kernelcraft.simulators.coral.machine import CoralModel
     cfg = default_config()
     for src in ("li a0, 7\n", "li a0, 7\nret\n"):
         p = assemble(src, "t.s", cfg)

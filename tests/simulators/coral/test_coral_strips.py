@@ -5,8 +5,8 @@ import pytest
 from coral_kit import CFG
 from test_coral_loops import _same
 
-from simulators.coral.assembler import assemble
-from simulators.coral.strips import StripPlan
+from kernelcraft.simulators.coral.assembler import assemble
+from kernelcraft.simulators.coral.strips import StripPlan
 
 ELEMENTWISE = """
     la a0, xs
@@ -48,10 +48,10 @@ def _elementwise(n=203, lmul=4, policy="ta, ma", xs=None):
 
 
 def _plan_of(source):
-    from isa.loader import get_isa
-    from simulators.coral import compiler as compiler_mod
-    from simulators.coral.state import CoralState
-    from simulators.coral.timing import VectorTiming
+    from kernelcraft.isa.loader import get_isa
+    from kernelcraft.simulators.coral import compiler as compiler_mod
+    from kernelcraft.simulators.coral.state import CoralState
+    from kernelcraft.simulators.coral.timing import VectorTiming
     program = assemble(source, "s.s", CFG)
     comp = compiler_mod.Compiler(program, CoralState(CFG, len(program.instrs)), VectorTiming(CFG), CFG,
                                  get_isa("coral"))
@@ -93,7 +93,7 @@ def test_errors_and_budget_match():
     src, arrays = _elementwise(200)
     r = _same(src.replace("la a1, ys", "li a1, 0x100ff00"), arrays)       # stores run past DTCM
     assert r.error is not None
-    r = _same(src, arrays, budget=__import__("simulators.core.budget", fromlist=["Budget"]).Budget(
+    r = _same(src, arrays, budget=__import__("kernelcraft.simulators.core.budget", fromlist=["Budget"]).Budget(
         max_instructions=100))
     assert r.error is not None
     _same(src.replace("e32, m4", "e16, m4"), arrays)                        # fp at SEW 16: illegal
@@ -111,7 +111,7 @@ def test_loops_it_must_not_take():
 
 
 def test_many_strips_run_in_chunks(monkeypatch):
-    from simulators.coral import strips
+    from kernelcraft.simulators.coral import strips
     monkeypatch.setattr(strips, "MAX_ELEMENTS", 16 * 3)          # 3 strips at a time
     src, arrays = _elementwise(203)
     _same(src, arrays)

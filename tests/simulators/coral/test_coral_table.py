@@ -1,8 +1,8 @@
 """The set of mnemonics in isa/coral equals the set the model implements, and the
 benchmark runs and reports its figures."""
-from isa.coral import isa
-from simulators.coral.bench import benchmark
-from simulators.coral.semantics import SCALAR, VECTOR, check_complete
+from kernelcraft.isa.coral import isa
+from kernelcraft.simulators.coral.bench import benchmark
+from kernelcraft.simulators.coral.semantics import SCALAR, VECTOR, check_complete
 
 
 def test_every_instruction_has_exactly_one_semantics():

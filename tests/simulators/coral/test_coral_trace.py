@@ -4,7 +4,7 @@ import copy
 import numpy as np
 from coral_kit import run
 
-from simulators.coral.tracing import redo, undo
+from kernelcraft.simulators.coral.tracing import redo, undo
 
 SRC = """
     la a0, d
@@ -70,8 +70,8 @@ def test_fixed_point_csrs_are_traced_and_undone():
 def test_read_change_recovers_every_old_value():
     """An RTL's trace records what was written, not what was there: read_change on a
     replay from the start state (core.trace.fill_old) gives back the model's old values."""
-    from simulators.coral.tracing import read_change
-    from simulators.core.trace import fill_old
+    from kernelcraft.simulators.coral.tracing import read_change
+    from kernelcraft.simulators.core.trace import fill_old
     traced = run(SRC, trace=True)
     mem, regs = copy.deepcopy(traced.memories), copy.deepcopy(traced.registers)
     for step in reversed(traced.trace):

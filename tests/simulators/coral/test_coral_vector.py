@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from coral_kit import bits, read, run, x
 
-from simulators.coral import fp32
+from kernelcraft.simulators.coral import fp32
 
 U = {8: np.uint8, 16: np.uint16, 32: np.uint32}
 SI = {8: np.int8, 16: np.int16, 32: np.int32}
@@ -94,9 +94,9 @@ def test_tail_and_mask_policies():
 def test_agnostic_elements_can_be_left_undisturbed_as_rvv_also_allows():
     # the conformance tests against Spike (which keeps them) run the model this way
     from coral_kit import CFG
-    from simulators.core.backend import MemoryImage
-    from simulators.coral.assembler import assemble
-    from simulators.coral.machine import CoralModel
+    from kernelcraft.simulators.core.backend import MemoryImage
+    from kernelcraft.simulators.coral.assembler import assemble
+    from kernelcraft.simulators.coral.machine import CoralModel
     src = (vsetvli(4, 32, "m1", "tu", "mu") + SETUP + vsetvli(3, 32, "m1", "ta", "ma")
            + "vadd.vv v4, v2, v3, v0.t\nvmseq.vv v5, v2, v2\nebreak\n.data\nsrc: .word 1, 2, 3, 4\n"
            "old: .word 100, 200, 300, 400\nm: .byte 0b0101\n")

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from coral_kit import read, run
 
-from isa.coral import isa
+from kernelcraft.isa.coral import isa
 
 U = {8: np.uint8, 16: np.uint16, 32: np.uint32}
 FORMS = sorted(mn for mn in isa().instructions if mn.split(".")[0] in ("vadc", "vmadc", "vsbc", "vmsbc"))

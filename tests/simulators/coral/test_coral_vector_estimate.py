@@ -122,7 +122,7 @@ def test_sew_must_be_32_and_frm_valid():
 
 
 def test_tables_entries_worked_out_from_the_definition():
-    from simulators.coral.semantics.vector_estimate import REC7, RSQRT7
+    from kernelcraft.simulators.coral.semantics.vector_estimate import REC7, RSQRT7
     # rec7: entry i covers fractions [i, i+1)/128; 128 * (2 / (1 + (i + 0.5)/128) - 1), rounded
     assert (REC7[0], REC7[1], REC7[64], REC7[100], REC7[127]) == (127, 125, 42, 15, 0)
     # rsqrt7: entries 0..63 for an even exponent (x in [2, 4)), 64..127 for an odd one ([1, 2))

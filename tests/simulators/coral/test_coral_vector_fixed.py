@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from coral_kit import read, run, x
 
-from isa.coral import isa
+from kernelcraft.isa.coral import isa
 
 U = {8: np.uint8, 16: np.uint16, 32: np.uint32}
 MODES = {"rnu": 0, "rne": 1, "rdn": 2, "rod": 3}

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from coral_kit import CFG, read, run, x
 
-from isa.coral import isa
+from kernelcraft.isa.coral import isa
 
 U = UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32}
 

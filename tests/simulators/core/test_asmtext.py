@@ -4,9 +4,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simulators.core import asmtext
-from simulators.core.asmtext import Diagnostics, ExprError, Line, evaluate
-from simulators.core.errors import AssemblyError
+from kernelcraft.simulators.core import asmtext
+from kernelcraft.simulators.core.asmtext import Diagnostics, ExprError, Line, evaluate
+from kernelcraft.simulators.core.errors import AssemblyError
 
 
 def no_names(name):

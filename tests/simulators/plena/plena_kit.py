@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from isa.plena import default_config
-from simulators.core.backend import MemoryImage
-from simulators.core.budget import Budget
-from simulators.core.program import Instr, Program
-from simulators.numerics import bf16_bits_to_f32, f32_to_bf16_bits
-from simulators.plena.assembler import assemble
-from simulators.plena.machine import PlenaModel
+from kernelcraft.isa.plena import default_config
+from kernelcraft.simulators.core.backend import MemoryImage
+from kernelcraft.simulators.core.budget import Budget
+from kernelcraft.simulators.core.program import Instr, Program
+from kernelcraft.simulators.numerics import bf16_bits_to_f32, f32_to_bf16_bits
+from kernelcraft.simulators.plena.assembler import assemble
+from kernelcraft.simulators.plena.machine import PlenaModel
 
 # MLEN = VLEN = 8, BLEN = 2, HLEN = 4 (HEADS = 2); small memories; a slow HBM so
 # timing figures are easy to follow (a row of 8 takes 2 cycles, latency 10).

@@ -4,11 +4,11 @@ import time
 
 import pytest
 
-from isa.loader import HardwareConfig, get_isa
-from simulators.core.errors import AssemblyError, DecodeError
-from simulators.core.program import Instr, Program
-from simulators.plena.assembler import (assemble, decode, disassemble, encode, expression_names,
-                                        format_instr)
+from kernelcraft.isa.loader import HardwareConfig, get_isa
+from kernelcraft.simulators.core.errors import AssemblyError, DecodeError
+from kernelcraft.simulators.core.program import Instr, Program
+from kernelcraft.simulators.plena.assembler import (assemble, decode, disassemble, encode,
+                                                    expression_names, format_instr)
 
 ISA = get_isa("plena")
 DEFS = ISA.instructions

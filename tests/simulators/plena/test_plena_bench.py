@@ -1,5 +1,5 @@
 """The benchmark runs its three kernels correctly and reports every figure."""
-from simulators.plena.bench import benchmark
+from kernelcraft.simulators.plena.bench import benchmark
 
 
 def test_benchmark_reports_all_figures():

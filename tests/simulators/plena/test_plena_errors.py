@@ -4,12 +4,12 @@ import numpy as np
 import pytest
 
 from plena_kit import image, run, run_instrs, small, vrow
-from simulators.core.backend import MemoryImage
-from simulators.core.budget import Budget
-from simulators.core.errors import (BudgetExceeded, ConfigError, IllegalOperandError,
-                                    MemoryAccessError, SimError, TimeLimitExceeded)
-from simulators.core.program import Instr, Program
-from simulators.plena.machine import PlenaModel
+from kernelcraft.simulators.core.backend import MemoryImage
+from kernelcraft.simulators.core.budget import Budget
+from kernelcraft.simulators.core.errors import (BudgetExceeded, ConfigError, IllegalOperandError,
+                                                MemoryAccessError, SimError, TimeLimitExceeded)
+from kernelcraft.simulators.core.program import Instr, Program
+from kernelcraft.simulators.plena.machine import PlenaModel
 
 PRELUDE = """
     S_ADDI_INT gp9, gp0, 7            ; line 2: must survive the error

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from plena_kit import image, run, vrow
-from simulators.core.errors import MemoryAccessError
+from kernelcraft.simulators.core.errors import MemoryAccessError
 
 TILE = [[8 * k + j for j in range(8)] for k in range(8)]
 E = np.eye(8).tolist()

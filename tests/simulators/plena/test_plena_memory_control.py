@@ -4,9 +4,10 @@ import numpy as np
 import pytest
 
 from plena_kit import image, run, run_instrs, vals, vrow
-from simulators.core.budget import Budget
-from simulators.core.errors import BudgetExceeded, IllegalOperandError, MemoryAccessError
-from simulators.core.program import Instr
+from kernelcraft.simulators.core.budget import Budget
+from kernelcraft.simulators.core.errors import (BudgetExceeded, IllegalOperandError,
+                                                MemoryAccessError)
+from kernelcraft.simulators.core.program import Instr
 
 HBM = {0: list(range(256))}          # HBM[i] = i (exact in bf16)
 BASE = """

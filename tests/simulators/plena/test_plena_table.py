@@ -1,7 +1,7 @@
 """The semantics table is the ISA: the same mnemonics, and each function takes exactly
 the operands its ISA record names, in order."""
-from isa.loader import get_isa
-from simulators.plena import semantics as sem
+from kernelcraft.isa.loader import get_isa
+from kernelcraft.simulators.plena import semantics as sem
 
 
 def test_semantics_implement_exactly_the_isa_mnemonics():

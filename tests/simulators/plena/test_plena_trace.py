@@ -5,7 +5,7 @@ import copy
 import numpy as np
 
 from plena_kit import image, run
-from simulators.plena.tracing import redo, undo
+from kernelcraft.simulators.plena.tracing import redo, undo
 
 # Touches every kind of state: gp, f, a, the three status registers, every memory,
 # every accumulator and the loop stack, with a masked write and a loop.

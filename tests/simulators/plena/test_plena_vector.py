@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from plena_kit import image, run, vrow
-from simulators.core.errors import IllegalOperandError, MemoryAccessError
-from simulators.numerics import exp, reciprocal, tree_sum
+from kernelcraft.simulators.core.errors import IllegalOperandError, MemoryAccessError
+from kernelcraft.simulators.numerics import exp, reciprocal, tree_sum
 
 ROW0 = [1, 2, 3, 4, 5, 6, 7, 8]
 SETUP = """

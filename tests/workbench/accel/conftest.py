@@ -5,6 +5,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "accelerators"))
 
-from workbench.accel import register  # noqa: E402
+from kernelcraft.workbench.accel import register  # noqa: E402
 
 register("toy", "toy.workbench")      # the toy's one registry line

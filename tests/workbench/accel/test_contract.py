@@ -10,15 +10,15 @@ import dataclasses
 import numpy as np
 import pytest
 
-from simulators.core.backend import RunResult
-from simulators.core.budget import Budget
-from simulators.core.errors import AssemblyError, BudgetExceeded
-from tasks import get_task
-from workbench.accel import NAMES, get_accel, registered
-from workbench.evaluation import evaluate
-from workbench.layout import build_image
-from workbench.tui.model.debugger import DebugSession
-from workbench.tui.model.timeline import Timeline
+from kernelcraft.simulators.core.backend import RunResult
+from kernelcraft.simulators.core.budget import Budget
+from kernelcraft.simulators.core.errors import AssemblyError, BudgetExceeded
+from kernelcraft.tasks import get_task
+from kernelcraft.workbench.accel import NAMES, get_accel, registered
+from kernelcraft.workbench.evaluation import evaluate
+from kernelcraft.workbench.layout import build_image
+from kernelcraft.workbench.tui.model.debugger import DebugSession
+from kernelcraft.workbench.tui.model.timeline import Timeline
 
 TASK, CONFIG = "relu", "C1"
 ACCELS = registered()

@@ -18,9 +18,9 @@ import re
 
 import pytest
 
-from tasks import get_task
-from workbench.accel import get_accel
-from workbench.evaluation import evaluate
+from kernelcraft.tasks import get_task
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench.evaluation import evaluate
 
 
 def one_sub(pattern: str, repl: str, src: str, flags=re.M) -> str:

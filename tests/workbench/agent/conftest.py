@@ -9,8 +9,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from workbench.accel import get_accel
-from workbench.store import TraceStore
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench.store import TraceStore
 
 
 @pytest.fixture

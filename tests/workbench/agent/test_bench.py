@@ -1,5 +1,5 @@
 """The loop benchmark runs and separates the loop's own time from model and tools."""
-from workbench.agent.bench import measure
+from kernelcraft.workbench.agent.bench import measure
 
 
 def test_bench_measures_loop_overhead():

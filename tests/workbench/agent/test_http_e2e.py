@@ -4,9 +4,9 @@ retries the transient failures, answers every malformed call with a tool error, 
 records everything, including tokens, reasoning and cost."""
 import json
 
-from workbench.agent.llm_agent import LLMAgent
-from workbench.agent.loop import AgentLoop, RunSpec
-from workbench.llm import LiteLLMModel
+from kernelcraft.workbench.agent.llm_agent import LLMAgent
+from kernelcraft.workbench.agent.loop import AgentLoop, RunSpec
+from kernelcraft.workbench.llm import LiteLLMModel
 
 
 def tool_call(id, name, arguments):

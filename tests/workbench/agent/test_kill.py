@@ -6,8 +6,8 @@ import subprocess
 import sys
 import time
 
-from workbench.agent.replay import replay_run
-from workbench.store import TraceStore, TraceStoreError
+from kernelcraft.workbench.agent.replay import replay_run
+from kernelcraft.workbench.store import TraceStore, TraceStoreError
 
 
 def event_count(db) -> int:
@@ -25,7 +25,7 @@ def event_count(db) -> int:
 def test_sigkill_mid_run_leaves_an_interrupted_intact_run(tmp_path):
     db = tmp_path / "traces.db"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "workbench.cli", "run", "--accel", "plena", "--task", "relu",
+        [sys.executable, "-m", "kernelcraft.workbench.cli", "run", "--accel", "plena", "--task", "relu",
          "--config", "C4", "--traces", str(db), "--quiet"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
     seen, deadline = [], time.monotonic() + 120
@@ -64,7 +64,7 @@ def test_sigkill_mid_run_leaves_an_interrupted_intact_run(tmp_path):
 def test_sigterm_ends_the_run_as_interrupted_and_sealed(tmp_path):
     db = tmp_path / "traces.db"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "workbench.cli", "run", "--accel", "plena", "--task", "relu",
+        [sys.executable, "-m", "kernelcraft.workbench.cli", "run", "--accel", "plena", "--task", "relu",
          "--config", "C4", "--traces", str(db), "--quiet"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path, text=True)
     deadline = time.monotonic() + 120
@@ -100,7 +100,7 @@ def test_a_signal_ends_a_waiting_run_within_two_seconds(tmp_path, openai_server,
     server = openai_server([wait], deadline=120)
     db = tmp_path / "traces.db"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "workbench.cli", "run", "--accel", "plena", "--task", "relu",
+        [sys.executable, "-m", "kernelcraft.workbench.cli", "run", "--accel", "plena", "--task", "relu",
          "--config", "C1", "--model", "openai/gpt-4o", "--api-base", server.url, "--traces",
          str(db), "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
         text=True, env={**os.environ, "OPENAI_API_KEY": "sk-test-not-a-real-key"})

@@ -1,12 +1,12 @@
-"""workbench.llm: litellm offline, replies parsed, retries with back-off, clear errors."""
+"""kernelcraft.workbench.llm: litellm offline, replies parsed, retries with back-off, clear errors."""
 import os
 import subprocess
 import sys
 
 import pytest
 
-from workbench import llm
-from workbench.llm import LiteLLMModel, LLMError, ScriptedFailure, register_provider
+from kernelcraft.workbench import llm
+from kernelcraft.workbench.llm import LiteLLMModel, LLMError, ScriptedFailure, register_provider
 
 TOOLS = [{"type": "function", "function": {"name": "write_code", "parameters": {
     "type": "object", "properties": {"code": {"type": "string"}}, "required": ["code"]}}}]
@@ -14,7 +14,7 @@ TOOLS = [{"type": "function", "function": {"name": "write_code", "parameters": {
 
 def test_importing_the_workbench_does_not_import_litellm():
     code = ("import sys, workbench.cli, workbench.llm, workbench.agent.loop, "
-            "workbench.agent.autotune, workbench.runs_cli; print('litellm' in sys.modules)")
+            "kernelcraft.workbench.agent.autotune, workbench.runs_cli; print('litellm' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.strip() == "False", out.stderr
 
@@ -105,7 +105,7 @@ def test_an_unreachable_provider_fails_fast_with_a_short_message(monkeypatch):
     import socket
     import time
 
-    from workbench.llm import LiteLLMModel, LLMError, unreachable
+    from kernelcraft.workbench.llm import LiteLLMModel, LLMError, unreachable
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]                      # closed once the block ends
@@ -192,7 +192,7 @@ def test_a_missing_key_is_found_without_importing_litellm():
             "from workbench.cli import main\n"
             "rc = main(['run', '--accel', 'plena', '--task', 'relu', '--config', 'C1', "
             "'--model', 'openai/gpt-4o', '--traces', '/nonexistent/t.db'])\n"
-            "print(rc, 'litellm' in sys.modules, 'workbench.agent.loop' in sys.modules, "
+            "print(rc, 'litellm' in sys.modules, 'kernelcraft.workbench.agent.loop' in sys.modules, "
             "time.perf_counter() - t < 1.0)")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                        timeout=120)

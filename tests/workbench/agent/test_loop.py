@@ -5,10 +5,10 @@ import json
 
 import pytest
 
-from workbench.agent.llm_agent import LLMAgent
-from workbench.agent.loop import AgentLoop, RunSpec
-from workbench.agent.scripted import ScriptedModel, call, reply
-from workbench.llm import ScriptedFailure
+from kernelcraft.workbench.agent.llm_agent import LLMAgent
+from kernelcraft.workbench.agent.loop import AgentLoop, RunSpec
+from kernelcraft.workbench.agent.scripted import ScriptedModel, call, reply
+from kernelcraft.workbench.llm import ScriptedFailure
 
 
 def run_script(store, script, budget=12, provider="looptest", **spec):
@@ -118,7 +118,7 @@ def test_held_out_configuration_of_an_llm_kernel_is_not_transferable(store, relu
 
 
 def test_unknown_or_held_out_configuration_is_refused(store):
-    from workbench.agent.autotune import AutotuneAgent
+    from kernelcraft.workbench.agent.autotune import AutotuneAgent
     with pytest.raises(ValueError, match="held-out configuration"):
         AgentLoop(AutotuneAgent("plena", "relu"), RunSpec("plena", "relu", "H1"), store)
     with pytest.raises(KeyError, match="no configuration 'C9'"):
@@ -126,7 +126,7 @@ def test_unknown_or_held_out_configuration_is_refused(store):
 
 
 def test_tool_calls_beyond_the_per_reply_limit_are_answered_not_run(store):
-    from workbench.agent.loop import MAX_CALLS_PER_REPLY
+    from kernelcraft.workbench.agent.loop import MAX_CALLS_PER_REPLY
     calls = [call("grep_docs", {"pattern": "loop"}, id=f"g{i}") for i in range(MAX_CALLS_PER_REPLY + 2)]
     result, events, _ = run_script(store, [reply("many", *calls)], budget=2, provider="loopmany")
     r = results_by_call(events)
@@ -181,14 +181,14 @@ def test_hostile_tool_calls_are_answered_and_the_run_goes_on(store, relu_c1_sour
     big = next(e for e in events if e.type == "tool_call" and e.payload["id"] == "bigname")
     assert len(big.payload["name"]) == 1_000_000
     # and the transcript of such a run prints (it raised RecursionError on the '[')
-    from workbench.agent.transcript import markdown
+    from kernelcraft.workbench.agent.transcript import markdown
     text = markdown(store, result.run_id)
     assert "**-> " + "x" * 200 + "...**" in text and len(text) < 500_000
 
 
 def test_the_model_is_shown_the_tasks_tolerance(store):
     """The task prompt states the bound the evaluator applies, with its numbers."""
-    from tasks import get_task
+    from kernelcraft.tasks import get_task
     _, _, model = run_script(store, [reply("done", call("submit", {"summary": "none"}))], budget=2)
     prompt = "\n".join(str(m.get("content")) for m in model.queries[0] if m["role"] in ("user", "system"))
     tol = get_task("relu").tolerance("C1", "y")

@@ -1,10 +1,10 @@
 """Replay re-executes every recorded kernel with the recorded seeds, offline, and
 reproduces every recorded evaluation exactly -- or says which field differs."""
-from workbench.agent.autotune import AutotuneAgent
-from workbench.agent.llm_agent import LLMAgent
-from workbench.agent.loop import AgentLoop, RunSpec
-from workbench.agent.replay import differences, replay_run
-from workbench.agent.scripted import ScriptedModel, call, reply
+from kernelcraft.workbench.agent.autotune import AutotuneAgent
+from kernelcraft.workbench.agent.llm_agent import LLMAgent
+from kernelcraft.workbench.agent.loop import AgentLoop, RunSpec
+from kernelcraft.workbench.agent.replay import differences, replay_run
+from kernelcraft.workbench.agent.scripted import ScriptedModel, call, reply
 
 
 def evaluations(store, run_id):
@@ -49,7 +49,7 @@ def test_replay_of_an_llm_run_with_refused_calls_and_view_output(store, relu_c1_
 
 def test_replay_reports_an_evaluation_that_differs(store, monkeypatch):
     original = AgentLoop(AutotuneAgent("plena", "relu"), RunSpec("plena", "relu", "C2"), store).run()
-    import workbench.tools as tools
+    import kernelcraft.workbench.tools as tools
     real = tools.run_eval
 
     def one_cycle_slower(*args, **kwargs):      # as if the timing model had changed

@@ -5,12 +5,12 @@ import json
 
 import pytest
 
-from simulators.plena_rtl.randprog import DIFF_CONFIG
-from simulators.rtl import toolchain
-from workbench.accel import get_accel
-from workbench.agent.llm_agent import LLMAgent
-from workbench.agent.loop import AgentLoop, RunSpec
-from workbench.llm import LiteLLMModel
+from kernelcraft.simulators.plena_rtl.randprog import DIFF_CONFIG
+from kernelcraft.simulators.rtl import toolchain
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench.agent.llm_agent import LLMAgent
+from kernelcraft.workbench.agent.loop import AgentLoop, RunSpec
+from kernelcraft.workbench.llm import LiteLLMModel
 
 
 try:

@@ -5,21 +5,21 @@ import json
 
 import pytest
 
-from simulators.core.errors import ConfigError
-from workbench.agent import toolspec
-from workbench.agent.llm_agent import LLMAgent
-from workbench.agent.loop import AgentLoop, RunSpec
-from workbench.agent.scripted import ScriptedModel, call, reply
-from workbench.agent.toolspec import ToolError, parse_arguments
-from workbench.cli import main
-from workbench.runs_cli import _rtl_cell
+from kernelcraft.simulators.core.errors import ConfigError
+from kernelcraft.workbench.agent import toolspec
+from kernelcraft.workbench.agent.llm_agent import LLMAgent
+from kernelcraft.workbench.agent.loop import AgentLoop, RunSpec
+from kernelcraft.workbench.agent.scripted import ScriptedModel, call, reply
+from kernelcraft.workbench.agent.toolspec import ToolError, parse_arguments
+from kernelcraft.workbench.cli import main
+from kernelcraft.workbench.runs_cli import _rtl_cell
 
 
 @pytest.mark.parametrize("accel,task", [("aie", "relu")])
 def test_rtl_is_refused_for_an_accelerator_without_one(accel, task, store, capsys, monkeypatch):
     # every product accelerator has an RTL now: take aie's away in its registry record
     import dataclasses
-    import workbench.accel.aie as record
+    import kernelcraft.workbench.accel.aie as record
     monkeypatch.setattr(record, "ACCELERATOR", dataclasses.replace(record.ACCELERATOR, rtl=None))
     with pytest.raises(SystemExit) as e:
         main(["run", "--accel", accel, "--task", task, "--config", "C1", "--rtl",
@@ -85,9 +85,9 @@ def test_a_run_recorded_before_backends_existed_still_shows(store, capsys):
 def test_a_runaway_kernel_is_not_sent_to_the_rtl(relu_c1_source, monkeypatch):
     """The model runs first: a kernel beyond the budget never costs an RTL run (so the
     RTL backend here is never started)."""
-    from simulators.plena_rtl.backend import PlenaRTL
-    from workbench import tools
-    from workbench.tools import run_rtl
+    from kernelcraft.simulators.plena_rtl.backend import PlenaRTL
+    from kernelcraft.workbench import tools
+    from kernelcraft.workbench.tools import run_rtl
     spin = "C_LOOP_START gp13, 4000000\n  S_ADDI_INT gp1, gp1, 0\nC_LOOP_END gp13\n"
     r = run_rtl("plena", "relu", "C1", spin + relu_c1_source, PlenaRTL(), seeds=[3])
     assert r.data["model"]["status"] == "run_error"

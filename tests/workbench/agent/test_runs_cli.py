@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from workbench.cli import build_parser, main
+from kernelcraft.workbench.cli import build_parser, main
 
 COMMANDS = ("run", "runs", "show", "replay", "export")
 

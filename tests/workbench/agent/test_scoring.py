@@ -8,13 +8,13 @@ import struct
 
 import pytest
 
-from tasks import get_task
-from workbench.accel import Bound, get_accel
-from workbench.agent.llm_agent import LLMAgent
-from workbench.agent.loop import AgentLoop, RunSpec
-from workbench.agent.scripted import ScriptedModel, call, reply
-from workbench.agent.workspace import RECHECK
-from workbench.cli import main
+from kernelcraft.tasks import get_task
+from kernelcraft.workbench.accel import Bound, get_accel
+from kernelcraft.workbench.agent.llm_agent import LLMAgent
+from kernelcraft.workbench.agent.loop import AgentLoop, RunSpec
+from kernelcraft.workbench.agent.scripted import ScriptedModel, call, reply
+from kernelcraft.workbench.agent.workspace import RECHECK
+from kernelcraft.workbench.cli import main
 
 
 class CallerSeeds:
@@ -167,7 +167,7 @@ def test_rescore_of_an_honest_run_passes(store, relu_c1_source, capsys):
 
 
 def test_a_replay_reproduces_the_run_but_is_not_a_score(store, relu_c1_source, capsys):
-    from workbench.agent.replay import replay_run
+    from kernelcraft.workbench.agent.replay import replay_run
     original = run_kernel(store, "plena", "relu", "C1", relu_c1_source, "scoring5")
     assert original.scores["scored"] is True
     replayed, report = replay_run(store, original.run_id)

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from workbench.agent import prompting, toolspec
-from workbench.agent.toolspec import MAX_KERNEL_BYTES, ToolError, parse_arguments
+from kernelcraft.workbench.agent import prompting, toolspec
+from kernelcraft.workbench.agent.toolspec import MAX_KERNEL_BYTES, ToolError, parse_arguments
 
 
 def refused(name, raw) -> str:
@@ -99,14 +99,14 @@ def test_names_are_clipped_in_every_echo():
 def test_grep_docs_is_linear_time_on_backtracking_patterns(pattern):
     import time
 
-    from workbench.tools import grep_docs
+    from kernelcraft.workbench.tools import grep_docs
     t0 = time.perf_counter()
     grep_docs("plena", pattern)
     assert time.perf_counter() - t0 < 2.0      # Python's re takes minutes on the first two
 
 
 def test_grep_docs_says_when_a_pattern_is_not_re2():
-    from workbench.tools import grep_docs
+    from kernelcraft.workbench.tools import grep_docs
     r = grep_docs("plena", r"(V_ADD)\1")
     assert "not a valid RE2 regular expression" in r.text and "searched as plain text" in r.text
     assert grep_docs("plena", "V_ADD[").data["hits"] == 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workbench.store import TraceStore
+from kernelcraft.workbench.store import TraceStore
 
 
 def _held(speedup, roofline, status="passed"):

@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from workbench.report.data import load
-from workbench.report.render import build, html_page
-from workbench.store import TraceStore
+from kernelcraft.workbench.report.data import load
+from kernelcraft.workbench.report.render import build, html_page
+from kernelcraft.workbench.store import TraceStore
 
 sys.path.insert(0, str(Path(__file__).parent))
 from fixture_store import build as build_store  # noqa: E402

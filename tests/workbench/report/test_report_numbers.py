@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from workbench.report import metrics, tables
-from workbench.report.data import load
-from workbench.store import TraceStore
+from kernelcraft.workbench.report import metrics, tables
+from kernelcraft.workbench.report.data import load
+from kernelcraft.workbench.store import TraceStore
 
 sys.path.insert(0, str(Path(__file__).parent))
 from fixture_store import build  # noqa: E402
@@ -79,7 +79,7 @@ def test_tables_show_published_figures_labelled(rows):
 
 
 def test_report_command_writes_every_format(tmp_path, capsys):
-    from workbench.cli import main
+    from kernelcraft.workbench.cli import main
     db = build(tmp_path / "traces.db")
     out = tmp_path / "rep"
     assert main(["report", "--traces", str(db), "--out", str(out)]) == 0

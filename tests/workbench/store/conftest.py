@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.store import TraceStore
+from kernelcraft.workbench.store import TraceStore
 
 KERNEL_A = "; softmax, first try\nloop:\n    V_EXP_V v1, v2\n    V_RED_SUM f1, v1\n"
 KERNEL_B = "; softmax, unrolled\n    V_EXP_V v1, v2\n    V_EXP_V v3, v4\n    V_RED_MAX f2, v3\n"

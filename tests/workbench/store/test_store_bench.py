@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from workbench.store import bench
+from kernelcraft.workbench.store import bench
 
 
 def test_workload_is_shaped_like_a_run():

@@ -77,7 +77,7 @@ def test_reordered_seq_is_detected(recorded):
 
 def test_rehashed_edit_is_still_caught_by_the_next_event(recorded):
     """An editor who recomputes the edited event's own hash breaks its successor."""
-    from workbench.store.chain import event_hash
+    from kernelcraft.workbench.store.chain import event_hash
     store, run_id, db_path = recorded
     ev = store.events(run_id)[2].__dict__ | {"payload": '{"name":"write_code"}'}
     tamper(db_path, ("UPDATE events SET payload = ?, hash = ? WHERE run_id = ? AND seq = 2",

@@ -15,12 +15,12 @@ from contextlib import closing
 
 import pytest
 
-from workbench.store import StoreBusyError, TraceStore
-from workbench.store.schema import known_names
+from kernelcraft.workbench.store import StoreBusyError, TraceStore
+from kernelcraft.workbench.store.schema import known_names
 
 WRITER = textwrap.dedent("""
     import sys
-    from workbench.store import TraceStore
+    from kernelcraft.workbench.store import TraceStore
     store = TraceStore(sys.argv[1])
     run_id = store.start_run("plena", "softmax", "C2", agent="killtest")
     print(run_id, flush=True)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.store import StoreFullError, StoreNotWritableError, TraceStore
+from kernelcraft.workbench.store import StoreFullError, StoreNotWritableError, TraceStore
 
 from .conftest import record_run
 
@@ -52,7 +52,7 @@ def in_namespace(script: str, tmp_path: Path, timeout: float = 240) -> str:
 
 @pytest.fixture(scope="module")
 def relu_source() -> str:
-    from workbench.accel import get_accel
+    from kernelcraft.workbench.accel import get_accel
     accel = get_accel("plena")
     return accel.baseline("relu", "C1", accel.default_config())
 
@@ -60,7 +60,7 @@ def relu_source() -> str:
 RECORD = textwrap.dedent("""
     import sys
     sys.path.insert(0, {tests!r})
-    from workbench.store import TraceStore
+    from kernelcraft.workbench.store import TraceStore
     from conftest import record_run
     with TraceStore(sys.argv[1]) as s:
         record_run(s)
@@ -116,9 +116,9 @@ def test_a_full_disk_stops_the_run_cleanly(tmp_path, size):
 
 def test_a_full_database_ends_the_run_as_error_with_the_reason(tmp_path, relu_source):
     """SQLITE_FULL without a mount: the database may not grow past its pages."""
-    from workbench.agent.llm_agent import LLMAgent
-    from workbench.agent.loop import AgentLoop, RunSpec
-    from workbench.agent.scripted import ScriptedModel, call, reply
+    from kernelcraft.workbench.agent.llm_agent import LLMAgent
+    from kernelcraft.workbench.agent.loop import AgentLoop, RunSpec
+    from kernelcraft.workbench.agent.scripted import ScriptedModel, call, reply
     store = TraceStore(tmp_path / "traces.db")
     big = "; " + "x" * 200_000 + "\n" + relu_source
     script = [reply("", call("write_code", {"code": relu_source})),
@@ -144,7 +144,7 @@ def test_a_creation_killed_half_way_is_cleaned_up_on_the_next_open(tmp_path):
     child = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
         import time
         from pathlib import Path
-        from workbench.store import connection, schema
+        from kernelcraft.workbench.store import connection, schema
         migrate = schema.migrate
         def slow(db):
             migrate(db)

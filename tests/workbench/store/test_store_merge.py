@@ -6,8 +6,8 @@ import io
 
 import pytest
 
-from workbench.store import InvalidRecordError, TraceStore
-from workbench.store.merge import import_run
+from kernelcraft.workbench.store import InvalidRecordError, TraceStore
+from kernelcraft.workbench.store.merge import import_run
 
 from .conftest import record_run
 

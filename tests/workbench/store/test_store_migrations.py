@@ -7,9 +7,9 @@ from contextlib import closing
 import pytest
 from sqlite_utils import Database
 
-from workbench.store import SchemaOutdatedError, TraceStore
-from workbench.store.chain import event_hash, genesis_hash, seal_hash, sha256_text
-from workbench.store.schema import known_names
+from kernelcraft.workbench.store import SchemaOutdatedError, TraceStore
+from kernelcraft.workbench.store.chain import event_hash, genesis_hash, seal_hash, sha256_text
+from kernelcraft.workbench.store.schema import known_names
 
 OLD_KERNEL = "    V_RED_SUM f1, v7\n"
 
@@ -18,7 +18,7 @@ def write_old_store(path) -> None:
     """A store as the first release wrote it: only m001 applied, rows inserted by hand
     with that release's columns (no writer columns, no search index)."""
     db = Database(path)
-    from workbench.store.schema import MIGRATIONS
+    from kernelcraft.workbench.store.schema import MIGRATIONS
     MIGRATIONS.apply(db, stop_before="m002_full_text_search")
     for run_id, status in ((1, "succeeded"), (2, "running")):
         header = {"id": run_id, "accelerator": "plena", "task": "rms_norm", "config": "C2",

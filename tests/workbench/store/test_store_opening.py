@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from workbench.store import (CorruptStoreError, NotATraceStoreError, NotSQLiteError,
-                             SchemaTooNewError, StoreNotFoundError, TraceStore)
+from kernelcraft.workbench.store import (CorruptStoreError, NotATraceStoreError, NotSQLiteError,
+                                         SchemaTooNewError, StoreNotFoundError, TraceStore)
 
 
 def snapshot(folder: Path) -> dict[str, bytes | None]:

@@ -8,9 +8,10 @@ from contextlib import closing
 
 import pytest
 
-from workbench.store import (InvalidRecordError, ReadOnlyStoreError, RunNotWritableError,
-                             TraceStore, UnknownKernelError, UnknownRunError)
-from workbench.store.chain import canonical_json, event_hash, sha256_text
+from kernelcraft.workbench.store import (InvalidRecordError, ReadOnlyStoreError,
+                                         RunNotWritableError, TraceStore, UnknownKernelError,
+                                         UnknownRunError)
+from kernelcraft.workbench.store.chain import canonical_json, event_hash, sha256_text
 
 
 def test_round_trip_of_run_and_events(store, make_run):

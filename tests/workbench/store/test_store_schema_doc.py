@@ -7,7 +7,7 @@ from contextlib import closing
 from pathlib import Path
 
 import workbench.store
-from workbench.store.schema import known_names
+from kernelcraft.workbench.store.schema import known_names
 
 DOC = (Path(workbench.store.__file__).parent / "SCHEMA.md").read_text()
 

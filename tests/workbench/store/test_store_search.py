@@ -6,7 +6,7 @@ from contextlib import closing
 
 import pytest
 
-from workbench.store import SearchQueryError, TraceStore
+from kernelcraft.workbench.store import SearchQueryError, TraceStore
 
 
 def test_search_finds_messages(store, make_run):

@@ -27,7 +27,7 @@ def env() -> dict:
 
 
 def kernelcraft(*args, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "workbench.cli", *args], env=env(),
+    return subprocess.run([sys.executable, "-m", "kernelcraft.workbench.cli", *args], env=env(),
                           capture_output=True, text=True, timeout=600, **kw)
 
 
@@ -44,7 +44,7 @@ def finished_cells(db: Path) -> dict[str, int]:
 
 def scores_by_cell(db: Path) -> dict[tuple, tuple]:
     """What must not depend on where a cell ran: status and simulated cycles."""
-    from workbench.store import TraceStore
+    from kernelcraft.workbench.store import TraceStore
     out = {}
     with TraceStore(db, readonly=True) as store:
         for r in store.runs():
@@ -77,7 +77,7 @@ def alive(pid: int) -> bool:
 @pytest.fixture(scope="session")
 def killed_and_resumed(tmp_path_factory):
     db = tmp_path_factory.mktemp("sweep") / "traces.db"
-    proc = subprocess.Popen([sys.executable, "-m", "workbench.cli", "sweep", *GRID,
+    proc = subprocess.Popen([sys.executable, "-m", "kernelcraft.workbench.cli", "sweep", *GRID,
                              "--jobs", "2", "--traces", str(db)], env=env(),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.cli import build_parser, main
-from workbench.sweep.grid import build, provider
+from kernelcraft.workbench.cli import build_parser, main
+from kernelcraft.workbench.sweep.grid import build, provider
 
 
 def test_flags_make_the_cells_and_a_stable_id():

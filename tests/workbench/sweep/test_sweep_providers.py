@@ -12,8 +12,8 @@ import time
 from datetime import datetime
 from pathlib import Path
 
-from workbench.accel import get_accel
-from workbench.store import TraceStore
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench.store import TraceStore
 
 from .conftest import env
 
@@ -33,7 +33,7 @@ class RetryAfterServer(_agent_conftest.ScriptedOpenAI):
 
 def sweep(db: Path, *args, extra_env=None) -> tuple[subprocess.CompletedProcess, float]:
     t0 = time.monotonic()
-    r = subprocess.run([sys.executable, "-m", "workbench.cli", "sweep", "--traces", str(db),
+    r = subprocess.run([sys.executable, "-m", "kernelcraft.workbench.cli", "sweep", "--traces", str(db),
                         "--plain", "--json", *args], env={**env(), **(extra_env or {})},
                        capture_output=True, text=True, timeout=600)
     return r, time.monotonic() - t0

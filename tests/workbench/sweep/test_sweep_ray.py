@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from workbench.store import TraceStore
+from kernelcraft.workbench.store import TraceStore
 
 from .conftest import CELLS, GRID, REPO, finished_cells, scores_by_cell
 
@@ -23,7 +23,7 @@ def cluster():
 
 
 def test_ray_sweep_matches_the_local_pool(cluster, killed_and_resumed, tmp_path, capsys):
-    from workbench.cli import main
+    from kernelcraft.workbench.cli import main
     db = tmp_path / "ray.db"
     assert main(["sweep", *GRID, "--ray", "--traces", str(db), "--json", "--plain"]) == 0
     summary = json.loads(capsys.readouterr().out)

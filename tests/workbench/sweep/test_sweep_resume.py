@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from workbench.store import TraceStore
+from kernelcraft.workbench.store import TraceStore
 
 from .conftest import CELLS, GRID, finished_cells, kernelcraft
 

@@ -18,9 +18,9 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from unittest import mock
 
-from workbench.accel import get_accel
-from workbench.llm import Reply, ToolCall
-from workbench.store import TraceStore
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench.llm import Reply, ToolCall
+from kernelcraft.workbench.store import TraceStore
 
 T0 = datetime(2026, 3, 1, 9, 0, 0, tzinfo=timezone.utc)
 
@@ -32,7 +32,7 @@ def fake_clock(start: datetime = T0, step: float = 0.5):
     def now() -> str:
         t = start + timedelta(seconds=step * next(ticks))
         return t.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    with mock.patch("workbench.store.store._now", now):
+    with mock.patch("kernelcraft.workbench.store.store._now", now):
         yield
 
 
@@ -42,7 +42,7 @@ class FixedSeeds:
     seeds to the loop instead would mark them not scored."""
 
     def __init__(self):
-        from workbench.agent.workspace import FreshSeeds
+        from kernelcraft.workbench.agent.workspace import FreshSeeds
         self.seeds = FreshSeeds()
         self.n = itertools.count(100)
 
@@ -51,7 +51,7 @@ class FixedSeeds:
         return self.seeds.chosen_by
 
     def take(self, tool: str, config: str, n: int) -> list[int]:
-        with mock.patch("workbench.agent.workspace.fresh_seeds",
+        with mock.patch("kernelcraft.workbench.agent.workspace.fresh_seeds",
                         lambda k: [next(self.n) for _ in range(k)]):
             return self.seeds.take(tool, config, n)
 
@@ -105,8 +105,8 @@ class SampleAgent:
 
 
 def build_sample(path: Path) -> Path:
-    from workbench.agent.autotune import AutotuneAgent
-    from workbench.agent.loop import AgentLoop, RunSpec
+    from kernelcraft.workbench.agent.autotune import AutotuneAgent
+    from kernelcraft.workbench.agent.loop import AgentLoop, RunSpec
     accel = get_accel("plena")
     good = accel.baseline("relu", "C2", accel.default_config())
     with fake_clock(), TraceStore(path) as store:

@@ -22,11 +22,11 @@ from unittest import mock
 
 from sample import FixedSeeds, SampleAgent, fake_clock, wrong_relu
 
-from workbench import tools
-from workbench.accel import get_accel
-from workbench.llm import Reply, ToolCall
-from workbench.store import TraceStore
-from workbench.tools import ToolResult
+from kernelcraft.workbench import tools
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench.llm import Reply, ToolCall
+from kernelcraft.workbench.store import TraceStore
+from kernelcraft.workbench.tools import ToolResult
 
 DEFECT = "C_LOOP_START gp14, 4"       # the line only the fixed kernel has (sample.wrong_relu)
 
@@ -112,11 +112,11 @@ class GiveUpAgent(SampleAgent):
 
 
 def build_rtl_sample(path: Path) -> Path:
-    from workbench.agent.loop import AgentLoop, RunSpec
+    from kernelcraft.workbench.agent.loop import AgentLoop, RunSpec
     accel = get_accel("plena")
     good = accel.baseline("relu", "C2", accel.default_config())
     with fake_clock(), TraceStore(path) as store, \
-            mock.patch("workbench.agent.loop.RtlSession", StandInRtl):
+            mock.patch("kernelcraft.workbench.agent.loop.RtlSession", StandInRtl):
         AgentLoop(RtlAgent(good), RunSpec("plena", "relu", "C2", budget=4, rtl=True),
                   store, seeds=FixedSeeds()).run()
         with mock.patch.object(StandInRtl, "build_ok", False):

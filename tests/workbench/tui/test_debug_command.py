@@ -10,12 +10,12 @@ import pytest
 from test_debugger_rtl import HW, SOURCE, DivergingRTL
 from tui_kit import screen_text, wait_for
 
-from simulators.plena_rtl.randprog import DIFF_CONFIG
-from tasks import get_task
-from workbench.cli import build_parser, main
-from workbench.tui.app import KernelCraftApp
-from workbench.tui.cli import debugger_screen
-from workbench.tui.screens.debugger import DebuggerScreen
+from kernelcraft.simulators.plena_rtl.randprog import DIFF_CONFIG
+from kernelcraft.tasks import get_task
+from kernelcraft.workbench.cli import build_parser, main
+from kernelcraft.workbench.tui.app import KernelCraftApp
+from kernelcraft.workbench.tui.cli import debugger_screen
+from kernelcraft.workbench.tui.screens.debugger import DebuggerScreen
 
 HW_ARGS = [a for k, v in DIFF_CONFIG.items() for a in ("--hw", f"{k}={v}")]
 
@@ -171,7 +171,7 @@ def test_debug_a_bare_program_on_an_exec_image(tmp_path):
 
 def test_debug_usage_errors_are_named(kernel, capsys, monkeypatch):
     import dataclasses
-    import workbench.accel.aie as record       # an accelerator without RTL: aie's taken away
+    import kernelcraft.workbench.accel.aie as record       # an accelerator without RTL: aie's taken away
     monkeypatch.setattr(record, "ACCELERATOR", dataclasses.replace(record.ACCELERATOR, rtl=None))
     assert main(["debug", "--accel", "plena", "--task", "relu", kernel]) == 2
     assert "needs both --task and --config" in capsys.readouterr().err

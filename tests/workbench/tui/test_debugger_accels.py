@@ -8,12 +8,12 @@ import asyncio
 import numpy as np
 from tui_kit import SIZE, screen_text, wait_for
 
-from tasks import get_task
-from workbench.accel import get_accel
-from workbench.tui.app import KernelCraftApp
-from workbench.tui.model.formats import format_cells
-from workbench.tui.screens.debugger import DebuggerScreen
-from workbench.tui.screens.picker import PickerScreen
+from kernelcraft.tasks import get_task
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench.tui.app import KernelCraftApp
+from kernelcraft.workbench.tui.model.formats import format_cells
+from kernelcraft.workbench.tui.screens.debugger import DebuggerScreen
+from kernelcraft.workbench.tui.screens.picker import PickerScreen
 
 
 def debug(db, accel: str, task: str, config: str, script, source: str | None = None):

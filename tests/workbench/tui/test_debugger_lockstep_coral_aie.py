@@ -11,14 +11,14 @@ import pytest
 from test_debug_command import args, drive, rtl_attached
 from tui_kit import screen_text, wait_for
 
-from isa.aie import default_config as aie_config
-from isa.coral import default_config as coral_config
-from simulators.aie_rtl.backend import AieRTL
-from simulators.aie_rtl.randprog import DIFF_CONFIG as AIE_CONFIG
-from simulators.coral_rtl.backend import CoralRTL
-from simulators.coral_rtl.randprog import TEST_CONFIG as CORAL_CONFIG
-from workbench.tui.cli import debugger_screen
-from workbench.tui.screens.debugger import DebuggerScreen
+from kernelcraft.isa.aie import default_config as aie_config
+from kernelcraft.isa.coral import default_config as coral_config
+from kernelcraft.simulators.aie_rtl.backend import AieRTL
+from kernelcraft.simulators.aie_rtl.randprog import DIFF_CONFIG as AIE_CONFIG
+from kernelcraft.simulators.coral_rtl.backend import CoralRTL
+from kernelcraft.simulators.coral_rtl.randprog import TEST_CONFIG as CORAL_CONFIG
+from kernelcraft.workbench.tui.cli import debugger_screen
+from kernelcraft.workbench.tui.screens.debugger import DebuggerScreen
 
 CORAL_PROG = """    la x7, d
     li x5, 7

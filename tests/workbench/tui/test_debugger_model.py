@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from simulators.core.budget import Budget
-from tasks import get_task
-from workbench.accel import get_accel
-from workbench.layout import build_image
-from workbench.tui.model.debugger import DebugSession, DebugSetupError
-from workbench.tui.model.timeline import Timeline
+from kernelcraft.simulators.core.budget import Budget
+from kernelcraft.tasks import get_task
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench.layout import build_image
+from kernelcraft.workbench.tui.model.debugger import DebugSession, DebugSetupError
+from kernelcraft.workbench.tui.model.timeline import Timeline
 
 ACCEL = get_accel("plena")
 HW = ACCEL.default_config()
@@ -172,14 +172,14 @@ def test_lockstep_agrees_on_identical_traces_and_names_the_first_difference():
     e.attach(c.main)
     d = e.lockstep.divergence
     assert d is not None
-    from simulators.plena_rtl.compare import compare_traces
+    from kernelcraft.simulators.plena_rtl.compare import compare_traces
     same = compare_traces(a.main.steps, c.main.steps)
     assert d.step == same.step and same.format().split("\n")[0] in d.what
     assert "S_ADDI_INT gp5, gp5" in str(d)
 
 
 def test_input_of_an_evaluation_is_its_first_failing_set():
-    from workbench.tui.model.debugger import InputChoice, input_of
+    from kernelcraft.workbench.tui.model.debugger import InputChoice, input_of
     sets = [{"label": "seed 4", "passed": True}, {"label": "edge: huge", "passed": False},
             {"label": "seed 5", "passed": False}]
     assert input_of({"seeds": [4, 5], "result": {"sets": sets, "edge_seed": 77}}) == \

@@ -7,11 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from simulators import numerics
-from workbench.accel import get_accel
-from workbench.tui.model.debugger import DebugSession
-from workbench.tui.model.navigate import (NavigationError, find_value, goto_line, mismatches,
-                                          next_write, parse_goto, parse_watch)
+from kernelcraft.simulators import numerics
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench.tui.model.debugger import DebugSession
+from kernelcraft.workbench.tui.model.navigate import (NavigationError, find_value, goto_line,
+                                                      mismatches, next_write, parse_goto,
+                                                      parse_watch)
 
 ACCEL = get_accel("plena")
 HW = ACCEL.default_config()
@@ -108,8 +109,8 @@ def test_navigation_with_the_keyboard():
 
     from tui_kit import screen_text, wait_for
 
-    from workbench.tui.app import KernelCraftApp
-    from workbench.tui.screens.debugger import DebuggerScreen
+    from kernelcraft.workbench.tui.app import KernelCraftApp
+    from kernelcraft.workbench.tui.screens.debugger import DebuggerScreen
     wrong = SOURCE.replace("C_LOOP_START gp14, 4", "C_LOOP_START gp14, 3", 1)
     screen = DebuggerScreen("plena", "relu", "C1", wrong, seed=1)
 
@@ -170,10 +171,10 @@ def test_coral_dtcm_marks_the_output_cells_out_of_tolerance_at_80x24():
 
     from tui_kit import screen_text, wait_for
 
-    from workbench.tui.app import KernelCraftApp
-    from workbench.tui.screens.debugger import DebuggerScreen
-    from workbench.tui.widgets.debugger.memory import (CHANGED_MISMATCH, MISMATCH,
-                                                        MemoryView)
+    from kernelcraft.workbench.tui.app import KernelCraftApp
+    from kernelcraft.workbench.tui.screens.debugger import DebuggerScreen
+    from kernelcraft.workbench.tui.widgets.debugger.memory import (CHANGED_MISMATCH, MISMATCH,
+                                                                   MemoryView)
     acc = get_accel("coral")
     wrong = acc.baseline("relu", "C1", acc.default_config()).replace("vfmax.vf", "vfmin.vf")
     screen = DebuggerScreen("coral", "relu", "C1", wrong, seed=1)

@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from isa.plena import default_config
-from simulators.plena_rtl.backend import PlenaRTL
-from simulators.plena_rtl.randprog import DIFF_CONFIG
-from workbench.accel import get_accel
-from workbench.tui.model.debugger import DebugSession
+from kernelcraft.isa.plena import default_config
+from kernelcraft.simulators.plena_rtl.backend import PlenaRTL
+from kernelcraft.simulators.plena_rtl.randprog import DIFF_CONFIG
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench.tui.model.debugger import DebugSession
 
 HW = default_config(**DIFF_CONFIG)
 SOURCE = get_accel("plena").baseline("relu", "C1", HW)

@@ -7,13 +7,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from isa.aie.model import get_spec
-from tasks import get_task
-from workbench.accel import get_accel
-from workbench.tui.model.debugger import DebugSession
-from workbench.tui.model.formats import format_bytes
-from workbench.tui.model.views import MachineView, view_for
-from workbench.tui.model.views.base import Page, paginate
+from kernelcraft.isa.aie.model import get_spec
+from kernelcraft.tasks import get_task
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench.tui.model.debugger import DebugSession
+from kernelcraft.workbench.tui.model.formats import format_bytes
+from kernelcraft.workbench.tui.model.views import MachineView, view_for
+from kernelcraft.workbench.tui.model.views.base import Page, paginate
 
 CORAL = get_accel("coral")
 CORAL_HW = CORAL.default_config()

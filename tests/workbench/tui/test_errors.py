@@ -11,13 +11,13 @@ import pytest
 from tui_kit import SIZE, screen_text, wait_for
 from sqlite_utils import Database
 
-from workbench.store import TraceStore
-from workbench.tui.app import KernelCraftApp
-from workbench.tui.model.launch import RunRequest
-from workbench.tui.model.source import StoreReader, migrate
-from workbench.tui.screens.picker import PickerScreen
-from workbench.tui.screens.run import RunScreen
-from workbench.tui.screens.too_small import TooSmallScreen
+from kernelcraft.workbench.store import TraceStore
+from kernelcraft.workbench.tui.app import KernelCraftApp
+from kernelcraft.workbench.tui.model.launch import RunRequest
+from kernelcraft.workbench.tui.model.source import StoreReader, migrate
+from kernelcraft.workbench.tui.screens.picker import PickerScreen
+from kernelcraft.workbench.tui.screens.run import RunScreen
+from kernelcraft.workbench.tui.screens.too_small import TooSmallScreen
 
 
 def fingerprint(path: Path) -> tuple:
@@ -44,7 +44,7 @@ def banner_after_open(db: Path, size=SIZE) -> tuple[str, list[str], KernelCraftA
 
 
 def old_store(path: Path) -> None:
-    from workbench.store.schema import MIGRATIONS
+    from kernelcraft.workbench.store.schema import MIGRATIONS
     db = Database(path)
     MIGRATIONS.apply(db, stop_before="m002_full_text_search")
     db.execute("PRAGMA journal_mode = DELETE")

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.tui import keys
-from workbench.tui.app import KernelCraftApp, all_binding_ids
-from workbench.tui.screens.compare import CompareScreen
-from workbench.tui.screens.debugger import DebuggerScreen
-from workbench.tui.screens.help import HelpScreen
-from workbench.tui.screens.leaderboard import LeaderboardScreen
-from workbench.tui.screens.new_run import NewRunScreen
-from workbench.tui.screens.picker import PickerScreen
-from workbench.tui.screens.prompt import TextPrompt
-from workbench.tui.screens.run import RunScreen
-from workbench.tui.widgets.picker.run_table import RunTable
+from kernelcraft.workbench.tui import keys
+from kernelcraft.workbench.tui.app import KernelCraftApp, all_binding_ids
+from kernelcraft.workbench.tui.screens.compare import CompareScreen
+from kernelcraft.workbench.tui.screens.debugger import DebuggerScreen
+from kernelcraft.workbench.tui.screens.help import HelpScreen
+from kernelcraft.workbench.tui.screens.leaderboard import LeaderboardScreen
+from kernelcraft.workbench.tui.screens.new_run import NewRunScreen
+from kernelcraft.workbench.tui.screens.picker import PickerScreen
+from kernelcraft.workbench.tui.screens.prompt import TextPrompt
+from kernelcraft.workbench.tui.screens.run import RunScreen
+from kernelcraft.workbench.tui.widgets.picker.run_table import RunTable
 
 OWNERS = {"app": KernelCraftApp, "picker": PickerScreen, "picker_table": RunTable,
           "run": RunScreen, "compare": CompareScreen, "debug": DebuggerScreen,

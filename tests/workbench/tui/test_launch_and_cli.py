@@ -11,18 +11,18 @@ from pathlib import Path
 import pytest
 from tui_kit import SIZE, screen_text, wait_for
 
-from workbench.tui.app import KernelCraftApp, KeymapError, load_keymap
-from workbench.tui.model.launch import RunRequest
-from workbench.tui.screens.new_run import NewRunScreen
-from workbench.tui.screens.picker import PickerScreen
-from workbench.tui.screens.run import RunScreen
+from kernelcraft.workbench.tui.app import KernelCraftApp, KeymapError, load_keymap
+from kernelcraft.workbench.tui.model.launch import RunRequest
+from kernelcraft.workbench.tui.screens.new_run import NewRunScreen
+from kernelcraft.workbench.tui.screens.picker import PickerScreen
+from kernelcraft.workbench.tui.screens.run import RunScreen
 
 ROOT = Path(__file__).parents[3]
 
 
 def kernelcraft(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     """The command as a user without a terminal runs it (stdin and stdout not a tty)."""
-    return subprocess.run([sys.executable, "-m", "workbench.cli", *args], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "kernelcraft.workbench.cli", *args], cwd=ROOT,
                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
                           timeout=timeout, env={**os.environ, "PYTHONUNBUFFERED": "1"})
 
@@ -82,7 +82,7 @@ def test_run_requests_are_checked():
     with pytest.raises(ValueError, match="budget must be at least 1"):
         RunRequest("plena", "relu", "C1", budget=0)
     argv = RunRequest("plena", "relu", "C1", pace=0.5).argv(Path("t.db"))
-    assert argv[1:4] == ["-m", "workbench.tui.background", "--pace"]
+    assert argv[1:4] == ["-m", "kernelcraft.workbench.tui.background", "--pace"]
     argv = RunRequest("plena", "relu", "C1", agent=None, model="openai/x").argv(Path("t.db"))
     assert "--model" in argv and "openai/x" in argv and "--quiet" in argv
 
@@ -128,7 +128,7 @@ def test_keymaps_are_checked(tmp_path):
 def test_the_demo_opens_the_workbench_on_the_live_run(tmp_path):
     """What `kernelcraft demo` does in a terminal: the paced autotuner in the
     background, its run open live; quitting stops a run still going (interrupted)."""
-    from workbench.store import TraceStore
+    from kernelcraft.workbench.store import TraceStore
     db = tmp_path / "traces.db"
     seen = {}
 
@@ -150,11 +150,11 @@ def test_the_demo_opens_the_workbench_on_the_live_run(tmp_path):
 
 
 def test_the_readme_lists_every_binding_and_command():
-    from workbench.tui.app import all_binding_ids
+    from kernelcraft.workbench.tui.app import all_binding_ids
     readme = (ROOT / "workbench" / "tui" / "README.md").read_text()
     missing = [i for i in sorted(all_binding_ids()) if f"`{i}`" not in readme]
     assert not missing, f"README.md keys table lacks {missing}"
-    for command in ("kernelcraft tui", "kernelcraft demo", "python -m workbench.tui.bench"):
+    for command in ("kernelcraft tui", "kernelcraft demo", "python -m kernelcraft.workbench.tui.bench"):
         assert command in readme
     r = kernelcraft("demo", "--help")
     assert r.returncode == 0 and "no API key" in " ".join(r.stdout.split())

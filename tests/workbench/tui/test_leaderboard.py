@@ -8,11 +8,11 @@ from pathlib import Path
 
 from tui_kit import screen_text, wait_for
 
-from workbench.store import TraceStore
-from workbench.store import sweeps as sweep_rows
-from workbench.tui.app import KernelCraftApp
-from workbench.tui.screens.leaderboard import LeaderboardScreen
-from workbench.tui.screens.picker import PickerScreen
+from kernelcraft.workbench.store import TraceStore
+from kernelcraft.workbench.store import sweeps as sweep_rows
+from kernelcraft.workbench.tui.app import KernelCraftApp
+from kernelcraft.workbench.tui.screens.leaderboard import LeaderboardScreen
+from kernelcraft.workbench.tui.screens.picker import PickerScreen
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "report"))
 from fixture_store import build  # noqa: E402

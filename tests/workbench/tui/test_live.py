@@ -15,16 +15,16 @@ from pathlib import Path
 
 from tui_kit import SIZE, screen_text, wait_for
 
-from workbench.tui.app import KernelCraftApp
-from workbench.tui.model.source import StoreReader
-from workbench.tui.plain import follow_plain
-from workbench.tui.screens.run import RunScreen
+from kernelcraft.workbench.tui.app import KernelCraftApp
+from kernelcraft.workbench.tui.model.source import StoreReader
+from kernelcraft.workbench.tui.plain import follow_plain
+from kernelcraft.workbench.tui.screens.run import RunScreen
 
 MAX_LAG = 0.5
 
 WRITER = r"""
 import os, sys, time
-from workbench.store import TraceStore
+from kernelcraft.workbench.store import TraceStore
 path, steps, gap, finish = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
 go = path + ".go"               # the steps start once the viewer is ready
 store = TraceStore(path)

@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 from tui_kit import screen_text, wait_for
 
-from workbench.accel import get_accel
-from workbench.tui.app import KernelCraftApp
-from workbench.tui.model.debugger import DebugSession
-from workbench.tui.model.lockstep import lockstep_lines
-from workbench.tui.screens.debugger import DebuggerScreen
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench.tui.app import KernelCraftApp
+from kernelcraft.workbench.tui.model.debugger import DebugSession
+from kernelcraft.workbench.tui.model.lockstep import lockstep_lines
+from kernelcraft.workbench.tui.screens.debugger import DebuggerScreen
 
 ACCEL = get_accel("plena")
 HW = ACCEL.default_config()
@@ -155,7 +155,7 @@ def test_any_registered_rtl_backend_is_stepped_beside_the_model(size, monkeypatc
     """The debugger takes the RTL backend the accelerator's registry record names (its
     `rtl` field), with no build state to report, and marks the differing field."""
     import dataclasses
-    import workbench.accel.plena as plena
+    import kernelcraft.workbench.accel.plena as plena
     rec = plena.ACCELERATOR
     monkeypatch.setattr(plena, "ACCELERATOR", dataclasses.replace(
         rec, rtl=dataclasses.replace(rec.rtl, backend=f"{__name__}:FlippedRTL")))
@@ -197,7 +197,7 @@ def test_a_backend_that_retires_more_is_named_at_the_end_of_the_other():
 def test_writes_beyond_the_pane_are_counted():
     from copy import copy
 
-    from workbench.tui.model.lockstep import side_lines
+    from kernelcraft.workbench.tui.model.lockstep import side_lines
     s = session(ModelAsRTL())
     step = next(st for st in s.main.steps if st.changes and st.changes[0].space == "gp")
     step.changes += [copy(step.changes[0]) for _ in range(3)]       # four writes in all

@@ -10,12 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simulators import numerics
-from tasks.tolerance import Tolerance
-from workbench.store import TraceStore
-from workbench.tui.model import formats, heat, kernels, runs
-from workbench.tui.model.reexec import reexecute
-from workbench.tui.model.trace import FINAL, RunTrace
+from kernelcraft.simulators import numerics
+from kernelcraft.tasks.tolerance import Tolerance
+from kernelcraft.workbench.store import TraceStore
+from kernelcraft.workbench.tui.model import formats, heat, kernels, runs
+from kernelcraft.workbench.tui.model.reexec import reexecute
+from kernelcraft.workbench.tui.model.trace import FINAL, RunTrace
 
 MODEL_DIR = Path(__file__).parents[3] / "workbench" / "tui" / "model"
 
@@ -187,7 +187,7 @@ def test_reexecution_reports_a_difference(sample_db):
 
 
 def test_a_running_run_shows_its_best_speedup_so_far(tmp_path):
-    from workbench.tui.model.source import StoreReader
+    from kernelcraft.workbench.tui.model.source import StoreReader
     with TraceStore(tmp_path / "t.db") as store:
         run = store.start_run("plena", "relu", "C1", agent="autotune",
                               settings={"budget": 15})
@@ -206,7 +206,7 @@ def test_a_running_run_shows_its_best_speedup_so_far(tmp_path):
 def test_a_failed_or_impossible_step_shows_no_speedup(tmp_path):
     """Recorded results may carry a speed-up (older runs did for failures); the timeline,
     the picker and the best-so-far show one only for a pass that is not impossible."""
-    from workbench.tui.widgets.run.timeline import step_line
+    from kernelcraft.workbench.tui.widgets.run.timeline import step_line
     with TraceStore(tmp_path / "t.db") as store:
         run = store.start_run("plena", "relu", "C1", agent="llm", settings={"budget": 15})
         for step, result in enumerate([{"passed": False, "status": "failed", "speedup": 1551.0},

@@ -9,11 +9,11 @@ import re
 
 from tui_kit import SIZE, screen_text, wait_for
 
-from workbench.tui.app import KernelCraftApp
-from workbench.tui.screens.debugger import DebuggerScreen
-from workbench.tui.screens.help import HelpScreen
-from workbench.tui.screens.picker import PickerScreen
-from workbench.tui.screens.run import RunScreen
+from kernelcraft.workbench.tui.app import KernelCraftApp
+from kernelcraft.workbench.tui.screens.debugger import DebuggerScreen
+from kernelcraft.workbench.tui.screens.help import HelpScreen
+from kernelcraft.workbench.tui.screens.picker import PickerScreen
+from kernelcraft.workbench.tui.screens.run import RunScreen
 
 
 def drive(db, script, size=SIZE, **kw):

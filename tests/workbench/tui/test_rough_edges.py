@@ -6,8 +6,8 @@ import asyncio
 from test_pilot import drive, open_run
 from tui_kit import screen_text, wait_for
 
-from workbench.store import TraceStore
-from workbench.tui.app import KernelCraftApp
+from kernelcraft.workbench.store import TraceStore
+from kernelcraft.workbench.tui.app import KernelCraftApp
 
 
 def test_run_list_cursor_stays_on_its_run_when_new_runs_appear(sample_copy):
@@ -31,7 +31,7 @@ def test_run_list_cursor_stays_on_its_run_when_new_runs_appear(sample_copy):
 def test_numeric_filters_compare_numbers(sample_db):
     import pytest
 
-    from workbench.tui.model import runs
+    from kernelcraft.workbench.tui.model import runs
     rows = [runs.RunRow(r) for r in TraceStore(sample_db, readonly=True).runs()]
     ids = lambda f: [r.run.id for r in runs.select(rows, f, "id", False)]  # noqa: E731
     assert ids("steps:>3") == [1]
@@ -69,8 +69,8 @@ def test_vi_keys_and_home_end_move_in_the_run_list(sample_db):
 
 
 def test_cost_reads_the_same_in_the_app_and_the_cli(sample_db, capsys):
-    from workbench.cli import main
-    from workbench.tui.model import runs
+    from kernelcraft.workbench.cli import main
+    from kernelcraft.workbench.tui.model import runs
     rows = {r.id: runs.RunRow(r) for r in TraceStore(sample_db, readonly=True).runs()}
     assert rows[1].cell("cost") == "$0.0464" and rows[2].cell("cost") == "$0"
     assert main(["runs", "--traces", str(sample_db)]) == 0
@@ -107,7 +107,7 @@ def test_kernel_title_follows_the_step_shown(sample_db):
 
 def test_coral_ebreak_is_not_called_a_breakpoint():
     """The program's own ebreak ends the run; the debugger's breakpoints are lines."""
-    from workbench.tui.model.debugger import DebugSession
+    from kernelcraft.workbench.tui.model.debugger import DebugSession
     s = DebugSession.bare("coral", "li a0, 3\nebreak\n")
     assert s.main.result.stop == "break"
     assert s.stop_reason == ("ended by the program's own ebreak after 2 instructions (the "
@@ -117,8 +117,8 @@ def test_coral_ebreak_is_not_called_a_breakpoint():
 def test_heat_map_worst_says_it_is_relative_to_the_tolerance():
     import numpy as np
 
-    from workbench.tui.model.heat import HeatMap
-    from workbench.tui.widgets.common.heatmap import render_map
+    from kernelcraft.workbench.tui.model.heat import HeatMap
+    from kernelcraft.workbench.tui.widgets.common.heatmap import render_map
     m = HeatMap("y", np.array([[0.5, 58.5]]), np.array([[0, 3]]), 1, 4, (1, 8), "abs err / atol")
     text = render_map(m, 60).plain
     assert "worst 58.5x tolerance" in text and "1.0 = tolerance" in text
@@ -138,8 +138,8 @@ def test_sort_arrow_shows_on_narrow_columns(sample_db):
 
 # ---------------------------------------------------------------- 80x24 first
 def _debugger(accel, task, config, script, size=(80, 24)):
-    from workbench.accel import get_accel
-    from workbench.tui.screens.debugger import DebuggerScreen
+    from kernelcraft.workbench.accel import get_accel
+    from kernelcraft.workbench.tui.screens.debugger import DebuggerScreen
     acc = get_accel(accel)
     screen = DebuggerScreen(accel, task, config, acc.baseline(task, config, acc.default_config()),
                             seed=1)
@@ -278,7 +278,7 @@ def test_run_picker_columns_fit_80_columns_and_come_back_when_wider(sample_db):
 
 
 def test_the_sort_column_is_never_the_one_left_out(sample_db):
-    from workbench.tui.model import runs
+    from kernelcraft.workbench.tui.model import runs
     rows = [runs.RunRow(r) for r in TraceStore(sample_db, readonly=True).runs()]
     cols, limits, hidden = runs.fit_columns(runs.columns_for(rows), rows, 80, keep=("started",))
     keys = [c[0] for c in cols]
@@ -291,7 +291,7 @@ def test_the_sort_column_is_never_the_one_left_out(sample_db):
 
 
 def test_new_run_dialog_fits_80x24_with_its_start_button(sample_db):
-    from workbench.tui.screens.new_run import NewRunScreen
+    from kernelcraft.workbench.tui.screens.new_run import NewRunScreen
 
     async def script(app, pilot):
         await pilot.press("n")

@@ -10,16 +10,16 @@ import shutil
 import pytest
 from tui_kit import SIZE, screen_text, wait_for
 
-from workbench.store import Run, TraceStore
-from workbench.tui.app import KernelCraftApp
-from workbench.tui.model import backends, runs
-from workbench.tui.model.reexec import reexecute
-from workbench.tui.model.trace import FINAL, RunTrace
-from workbench.tui.screens.picker import PickerScreen
-from workbench.tui.screens.run import RunScreen
-from workbench.tui.widgets.run.conversation import step_text
-from workbench.tui.widgets.run.feedback import evaluation_text
-from workbench.tui.widgets.run.timeline import step_line
+from kernelcraft.workbench.store import Run, TraceStore
+from kernelcraft.workbench.tui.app import KernelCraftApp
+from kernelcraft.workbench.tui.model import backends, runs
+from kernelcraft.workbench.tui.model.reexec import reexecute
+from kernelcraft.workbench.tui.model.trace import FINAL, RunTrace
+from kernelcraft.workbench.tui.screens.picker import PickerScreen
+from kernelcraft.workbench.tui.screens.run import RunScreen
+from kernelcraft.workbench.tui.widgets.run.conversation import step_text
+from kernelcraft.workbench.tui.widgets.run.feedback import evaluation_text
+from kernelcraft.workbench.tui.widgets.run.timeline import step_line
 
 
 def _run(settings=None, scores=None, status="succeeded") -> Run:

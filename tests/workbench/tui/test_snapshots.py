@@ -10,11 +10,11 @@ import shutil
 import pytest
 from tui_kit import screen_text, wait_for
 
-from workbench.accel import get_accel
-from workbench.tui.app import KernelCraftApp
-from workbench.tui.screens.debugger import DebuggerScreen
-from workbench.tui.screens.picker import PickerScreen
-from workbench.tui.screens.run import RunScreen
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench.tui.app import KernelCraftApp
+from kernelcraft.workbench.tui.screens.debugger import DebuggerScreen
+from kernelcraft.workbench.tui.screens.picker import PickerScreen
+from kernelcraft.workbench.tui.screens.run import RunScreen
 
 
 SIZES = [(80, 24), (160, 45)]
@@ -143,7 +143,7 @@ def test_debug_command_with_the_rtl(snap_compare, size):
 
 
 def test_compare_runs(snap_compare, app, size):
-    from workbench.tui.screens.compare import CompareScreen
+    from kernelcraft.workbench.tui.screens.compare import CompareScreen
 
     async def before(pilot):
         await run_loaded(pilot)
@@ -165,7 +165,7 @@ def test_debug_coral_at_an_rtl_divergence(snap_compare, size):
     instruction, the register and each side's value marked."""
     from test_debugger_lockstep_coral_aie import CORAL_CONFIG, CORAL_PROG, WrongX6
 
-    from isa.coral import default_config
+    from kernelcraft.isa.coral import default_config
     screen = DebuggerScreen("coral", "", "", CORAL_PROG, hw=default_config(**CORAL_CONFIG),
                             rtl=True, rtl_backend=WrongX6(), source_name="scalar.s")
     assert rtl_debugger(snap_compare, size, screen=screen)
@@ -175,14 +175,14 @@ def test_debug_aie_with_the_rtl(snap_compare, size):
     """An aie scalar program beside its RTL, whose trace records no writes."""
     from test_debugger_lockstep_coral_aie import AIE_CONFIG, AIE_PROG
 
-    from isa.aie import default_config
+    from kernelcraft.isa.aie import default_config
     screen = DebuggerScreen("aie", "", "", AIE_PROG, hw=default_config(**AIE_CONFIG),
                             rtl=True, source_name="scalar.asm")
     assert rtl_debugger(snap_compare, size, "l", "l", "l", "l", screen=screen)
 
 
 def test_leaderboard(snap_compare, app, size):
-    from workbench.tui.screens.leaderboard import LeaderboardScreen
+    from kernelcraft.workbench.tui.screens.leaderboard import LeaderboardScreen
 
     async def before(pilot):
         await picker_loaded(pilot)
@@ -194,7 +194,7 @@ def test_leaderboard(snap_compare, app, size):
 
 
 def test_new_run_dialog(snap_compare, app, size):
-    from workbench.tui.screens.new_run import NewRunScreen
+    from kernelcraft.workbench.tui.screens.new_run import NewRunScreen
 
     async def before(pilot):
         await picker_loaded(pilot)

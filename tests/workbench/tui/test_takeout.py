@@ -8,8 +8,8 @@ import stat
 from test_pilot import drive, open_run
 from tui_kit import screen_text, wait_for
 
-from workbench.accel import get_accel
-from workbench.tui.model.takeout import TakeoutError, free_path
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench.tui.model.takeout import TakeoutError, free_path
 
 
 def test_free_path_never_overwrites(tmp_path):
@@ -58,9 +58,9 @@ def test_save_copy_export_and_compare(sample_db, tmp_path, monkeypatch):
 
 
 def test_diff_base_refuses_what_is_not_there(sample_db):
-    from workbench.store import TraceStore
-    from workbench.tui.model.takeout import diff_base
-    from workbench.tui.model.trace import RunTrace
+    from kernelcraft.workbench.store import TraceStore
+    from kernelcraft.workbench.tui.model.takeout import diff_base
+    from kernelcraft.workbench.tui.model.trace import RunTrace
     store = TraceStore(sample_db, readonly=True)
     trace = RunTrace(store.run(1))
     trace.add(store.events(1))
@@ -74,7 +74,7 @@ def test_diff_base_refuses_what_is_not_there(sample_db):
 
 
 def test_two_runs_side_by_side(sample_db):
-    from workbench.tui.screens.compare import CompareScreen
+    from kernelcraft.workbench.tui.screens.compare import CompareScreen
 
     async def script(app, pilot):
         run = await open_run(app, pilot, 1)
@@ -100,7 +100,7 @@ def test_two_runs_side_by_side(sample_db):
 def test_two_runs_side_by_side_fit_80x24(sample_db):
     """At 80x24 every fact is one whole row (the two runs' cells line up), the steps
     scroll into view with j, and the diff keeps its rows below."""
-    from workbench.tui.screens.compare import CompareScreen
+    from kernelcraft.workbench.tui.screens.compare import CompareScreen
 
     async def script(app, pilot):
         await open_run(app, pilot, 1)

@@ -1,11 +1,11 @@
 """aie in the workbench: its registry entry."""
 from __future__ import annotations
 
-from isa.aie import default_config
-from isa.manual import render_manual
-from simulators.aie.assembler import assemble
-from simulators.aie.program import disassemble
-from workbench.accel import Accelerator, Rtl
+from kernelcraft.isa.aie import default_config
+from kernelcraft.isa.manual import render_manual
+from kernelcraft.simulators.aie.assembler import assemble
+from kernelcraft.simulators.aie.program import disassemble
+from kernelcraft.workbench.accel import Accelerator, Rtl
 
 from .baselines import baseline_source, templates
 from .layout import aie_layout
@@ -13,7 +13,7 @@ from .roofline import aie_lower_bound
 
 
 def _backend():
-    from simulators.aie.machine import AieModel
+    from kernelcraft.simulators.aie.machine import AieModel
     return AieModel()
 
 
@@ -31,10 +31,10 @@ ACCELERATOR = Accelerator(
     manual=lambda hw=None: render_manual("aie", hw),
     imem_limit=lambda hw: hw.IMEM_WORDS,
     checked_memories=("ext",),
-    tracing="simulators.aie.tracing",
-    view="workbench.tui.model.views.aie:VIEW",
-    rtl=Rtl(backend="simulators.aie_rtl.backend:AieRTL",
-            compare="simulators.aie_rtl.compare:compare_traces",
-            bench="simulators.aie_rtl.bench:main"),
-    benchmarks={"aie-model": ("workbench.accel.aie.bench", "aie functional model: bundles/s per loop kind, MACs/s, traced slowdown, Level-1 suite time")},
+    tracing="kernelcraft.simulators.aie.tracing",
+    view="kernelcraft.workbench.tui.model.views.aie:VIEW",
+    rtl=Rtl(backend="kernelcraft.simulators.aie_rtl.backend:AieRTL",
+            compare="kernelcraft.simulators.aie_rtl.compare:compare_traces",
+            bench="kernelcraft.simulators.aie_rtl.bench:main"),
+    benchmarks={"aie-model": ("kernelcraft.workbench.accel.aie.bench", "aie functional model: bundles/s per loop kind, MACs/s, traced slowdown, Level-1 suite time")},
 )

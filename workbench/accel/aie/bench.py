@@ -8,15 +8,15 @@ import argparse
 import statistics
 import time
 
-from isa.aie import default_config
-from simulators.aie.bench import LOOPS, MACS_PER_ITERATION, measure
+from kernelcraft.isa.aie import default_config
+from kernelcraft.simulators.aie.bench import LOOPS, MACS_PER_ITERATION, measure
 
 
 def suite_seconds(runs: int = 3, n_seeds: int = 3) -> tuple[float, int, int]:
     """(median wall seconds, cells, kernel runs) of evaluating every aie Level-1 baseline
     as `kernelcraft suite` does; every cell must pass."""
-    from workbench.evaluation import _baseline_run
-    from workbench.suite import evaluate_cells, suite_cells
+    from kernelcraft.workbench.evaluation import _baseline_run
+    from kernelcraft.workbench.suite import evaluate_cells, suite_cells
     cfg = default_config()
     cells = suite_cells("aie", 1)
     times, kernel_runs = [], 0

@@ -7,9 +7,9 @@ words: an overrun lands there and is reported as a write outside the declared
 regions."""
 from __future__ import annotations
 
-from isa.loader import HardwareConfig
-from tasks.core import Task
-from workbench.layout import Constant, Layout, pack, stray_note
+from kernelcraft.isa.loader import HardwareConfig
+from kernelcraft.tasks.core import Task
+from kernelcraft.workbench.layout import Constant, Layout, pack, stray_note
 
 # Level 2/3 kernels may spill intermediates; Level 1 needs none.
 SCRATCH_WORDS = {1: 0, 2: 1 << 20, 3: 1 << 21}

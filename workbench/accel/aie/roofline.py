@@ -9,10 +9,10 @@ vector work is not counted: a lower bound must never exceed what is achievable. 
 kernel measured below it is flagged as impossible."""
 from __future__ import annotations
 
-from isa.aie.model import get_spec
-from isa.loader import HardwareConfig
-from tasks.core import Task
-from workbench.accel import Bound
+from kernelcraft.isa.aie.model import get_spec
+from kernelcraft.isa.loader import HardwareConfig
+from kernelcraft.tasks.core import Task
+from kernelcraft.workbench.accel import Bound
 
 WORD_BYTES = 2
 STORE_BYTES = 64

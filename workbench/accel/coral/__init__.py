@@ -1,11 +1,11 @@
 """coral in the workbench: its registry entry."""
 from __future__ import annotations
 
-from isa.coral import default_config
-from isa.manual import render_manual
-from simulators.coral.assembler import assemble
-from simulators.coral.encoding import disassemble
-from workbench.accel import Accelerator, Rtl
+from kernelcraft.isa.coral import default_config
+from kernelcraft.isa.manual import render_manual
+from kernelcraft.simulators.coral.assembler import assemble
+from kernelcraft.simulators.coral.encoding import disassemble
+from kernelcraft.workbench.accel import Accelerator, Rtl
 
 from .baselines import baseline_source, templates
 from .layout import coral_layout
@@ -13,7 +13,7 @@ from .roofline import coral_lower_bound
 
 
 def _backend():
-    from simulators.coral.machine import CoralModel
+    from kernelcraft.simulators.coral.machine import CoralModel
     return CoralModel()
 
 
@@ -31,10 +31,10 @@ ACCELERATOR = Accelerator(
     manual=lambda hw=None: render_manual("coral", hw),
     imem_limit=lambda hw: hw.ITCM_SIZE // 4,
     checked_memories=("dtcm",),
-    tracing="simulators.coral.tracing",
-    view="workbench.tui.model.views.coral:VIEW",
-    rtl=Rtl(backend="simulators.coral_rtl.backend:CoralRTL",
-            compare="simulators.coral_rtl.compare:compare_traces",
-            bench="simulators.coral_rtl.bench:main"),
-    benchmarks={"coral-model": ("workbench.accel.coral.bench", "coral functional model: scalar and vector instructions/s, loop throughput, traced slowdown, one C5 cell")},
+    tracing="kernelcraft.simulators.coral.tracing",
+    view="kernelcraft.workbench.tui.model.views.coral:VIEW",
+    rtl=Rtl(backend="kernelcraft.simulators.coral_rtl.backend:CoralRTL",
+            compare="kernelcraft.simulators.coral_rtl.compare:compare_traces",
+            bench="kernelcraft.simulators.coral_rtl.bench:main"),
+    benchmarks={"coral-model": ("kernelcraft.workbench.accel.coral.bench", "coral functional model: scalar and vector instructions/s, loop throughput, traced slowdown, one C5 cell")},
 )

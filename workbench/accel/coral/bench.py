@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import statistics
 
-from simulators.coral.bench import benchmark
+from kernelcraft.simulators.coral.bench import benchmark
 
 
 def cell_seconds(task: str = "gemm", config: str = "C5", repeats: int = 3) -> float:
     """Median wall time of evaluating the coral baseline of one cell as `kernelcraft
     eval` does (3 fixed seeds and the edge cases)."""
-    from workbench.accel import get_accel
-    from workbench.evaluation import evaluate
+    from kernelcraft.workbench.accel import get_accel
+    from kernelcraft.workbench.evaluation import evaluate
     accel = get_accel("coral")
     source = accel.baseline(task, config, accel.default_config())
     times = []

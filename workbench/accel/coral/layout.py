@@ -13,10 +13,10 @@ Tensors are binary32 because Zve32f has no bf16 arithmetic: inputs hold bf16 val
 exactly; outputs are judged with the task's (bf16) tolerance."""
 from __future__ import annotations
 
-from isa.loader import HardwareConfig
-from simulators.coral.tables import memory_base
-from tasks.core import Task
-from workbench.layout import Constant, Layout, Region, stray_note
+from kernelcraft.isa.loader import HardwareConfig
+from kernelcraft.simulators.coral.tables import memory_base
+from kernelcraft.tasks.core import Task
+from kernelcraft.workbench.layout import Constant, Layout, Region, stray_note
 
 ALIGN = 64
 GUARD = 64

@@ -9,9 +9,9 @@ any kernel reaches (the vector unit runs one instruction at a time, and an exp t
 many operations), so a kernel measured below the bound is flagged as impossible."""
 from __future__ import annotations
 
-from isa.loader import HardwareConfig
-from tasks.core import Task
-from workbench.accel import Bound
+from kernelcraft.isa.loader import HardwareConfig
+from kernelcraft.tasks.core import Task
+from kernelcraft.workbench.accel import Bound
 
 
 def coral_lower_bound(task: Task, config: str, hw: HardwareConfig) -> Bound:

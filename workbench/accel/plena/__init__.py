@@ -1,10 +1,10 @@
 """plena in the workbench: its registry entry."""
 from __future__ import annotations
 
-from isa.manual import render_manual
-from isa.plena import default_config
-from simulators.plena.assembler import assemble, disassemble
-from workbench.accel import Accelerator, Rtl
+from kernelcraft.isa.manual import render_manual
+from kernelcraft.isa.plena import default_config
+from kernelcraft.simulators.plena.assembler import assemble, disassemble
+from kernelcraft.workbench.accel import Accelerator, Rtl
 
 from .baselines import baseline_source, templates
 from .layout import plena_layout
@@ -12,7 +12,7 @@ from .roofline import plena_lower_bound
 
 
 def _backend():
-    from simulators.plena.machine import PlenaModel
+    from kernelcraft.simulators.plena.machine import PlenaModel
     return PlenaModel()
 
 
@@ -30,11 +30,11 @@ ACCELERATOR = Accelerator(
     manual=lambda hw=None: render_manual("plena", hw),
     imem_limit=lambda hw: hw.IMEM_SIZE,
     checked_memories=("hbm",),
-    tracing="simulators.plena.tracing",
-    rtl=Rtl(backend="simulators.plena_rtl.backend:PlenaRTL",
-            compare="simulators.plena_rtl.compare:compare_traces",
-            bench="workbench.accel.plena.bench:rtl_main"),
+    tracing="kernelcraft.simulators.plena.tracing",
+    rtl=Rtl(backend="kernelcraft.simulators.plena_rtl.backend:PlenaRTL",
+            compare="kernelcraft.simulators.plena_rtl.compare:compare_traces",
+            bench="kernelcraft.workbench.accel.plena.bench:rtl_main"),
     benchmarks={
-        "model": ("simulators.plena.bench", "plena functional model: instructions/s, MACs/s, traced slowdown"),
+        "model": ("kernelcraft.simulators.plena.bench", "plena functional model: instructions/s, MACs/s, traced slowdown"),
     },
 )

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 
 def _baseline(cfg, task: str, config: str, what: str):
-    from tasks import get_task
-    from workbench.accel import get_accel
-    from workbench.layout import build_image
+    from kernelcraft.tasks import get_task
+    from kernelcraft.workbench.accel import get_accel
+    from kernelcraft.workbench.layout import build_image
     accel = get_accel("plena")
     t = get_task(task)
     program = accel.assemble(accel.baseline(task, config, cfg), source_name=f"{task}.asm",
@@ -17,5 +17,5 @@ def _baseline(cfg, task: str, config: str, what: str):
 
 def rtl_main(argv: list[str] | None = None) -> int:
     """`kernelcraft bench rtl` and `kernelcraft rtl-check --bench`."""
-    from simulators.plena_rtl.bench import main
+    from kernelcraft.simulators.plena_rtl.bench import main
     return main(argv, baseline=_baseline)

@@ -10,9 +10,9 @@ Level 2/3 inputs also have a zero lead before them and a tile's width of zero sl
 after them (tile reads of narrow heads; see the notes)."""
 from __future__ import annotations
 
-from isa.loader import HardwareConfig
-from tasks.core import Task
-from workbench.layout import Constant, Layout, pack, stray_note
+from kernelcraft.isa.loader import HardwareConfig
+from kernelcraft.tasks.core import Task
+from kernelcraft.workbench.layout import Constant, Layout, pack, stray_note
 
 
 def scratch_elems(task: Task, config: str, hw: HardwareConfig) -> int:

@@ -8,9 +8,9 @@ may move some of it to other units, and a lower bound must never exceed what is
 achievable. A kernel measured below this bound is flagged as impossible."""
 from __future__ import annotations
 
-from isa.loader import HardwareConfig
-from tasks.core import Task
-from workbench.accel import Bound
+from kernelcraft.isa.loader import HardwareConfig
+from kernelcraft.tasks.core import Task
+from kernelcraft.workbench.accel import Bound
 
 
 def plena_lower_bound(task: Task, config: str, hw: HardwareConfig) -> Bound:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench.agent.scoring import NO_RTL
-from workbench.store import Run
+from kernelcraft.workbench.agent.scoring import NO_RTL
+from kernelcraft.workbench.store import Run
 
 Line = tuple[str, str]
 STATUS_STYLES = {"pass": "green", "fail": "red", "run_error": "red", "error": "bold red",

@@ -3,8 +3,8 @@ tokens and cost, best kernel, held-out scores) as short cells in rows that line 
 and the kernel of each to diff (its best correct kernel, else its last one)."""
 from __future__ import annotations
 
-from workbench.agent.scoring import held_out_verdict, score_flags
-from workbench.evaluation import shown_speedup
+from kernelcraft.workbench.agent.scoring import held_out_verdict, score_flags
+from kernelcraft.workbench.evaluation import shown_speedup
 
 from .backends import is_rtl_run, rtl_cell
 from .runs import plural

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from workbench.store import Event, Run
+from kernelcraft.workbench.store import Event, Run
 
 from .source import StoreReader
 

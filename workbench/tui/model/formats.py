@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulators import numerics
+from kernelcraft.simulators import numerics
 
 FORMATS: tuple[str, ...] = ("bf16", "fp32", "int", "hex")
 STORAGE: tuple[str, ...] = ("bf16", "fp32", "int32")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tasks.tolerance import U, Tolerance, bound as tolerance_bound
+from kernelcraft.tasks.tolerance import U, Tolerance, bound as tolerance_bound
 
 # Without the task's tolerance at hand: one bf16 rounding of the element plus one of rms(ref).
 DISPLAY = Tolerance(U, U)

@@ -15,8 +15,8 @@ from functools import lru_cache
 
 from rich.text import Text
 
-from isa.loader import get_isa
-from simulators.core.asmtext import split_lines, take_labels
+from kernelcraft.isa.loader import get_isa
+from kernelcraft.simulators.core.asmtext import split_lines, take_labels
 
 # Styles by role; units not listed fall back to "instruction".
 UNIT_STYLES = {"matrix": "bold magenta", "vector": "bold cyan", "dma": "bold yellow",

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workbench.store import Run
+from kernelcraft.workbench.store import Run
 
 LOG_TAIL_LINES = 6
 
@@ -48,9 +48,9 @@ class RunRequest:
 
     def argv(self, traces: Path) -> list[str]:
         if self.pace and self.agent == "autotune":
-            cmd = [sys.executable, "-m", "workbench.tui.background", "--pace", str(self.pace)]
+            cmd = [sys.executable, "-m", "kernelcraft.workbench.tui.background", "--pace", str(self.pace)]
         else:
-            cmd = [sys.executable, "-m", "workbench.cli", "run", "--quiet"]
+            cmd = [sys.executable, "-m", "kernelcraft.workbench.cli", "run", "--quiet"]
             cmd += ["--model", self.model] if self.model else ["--agent", str(self.agent)]
         cmd += ["--accel", self.accel, "--task", self.task, "--config", self.config,
                 "--traces", str(Path(traces).resolve())]

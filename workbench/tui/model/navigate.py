@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simulators import numerics
-from tasks.tolerance import within
+from kernelcraft.simulators import numerics
+from kernelcraft.tasks.tolerance import within
 
 from .timeline import Timeline, Touched, _extent, _merge
 

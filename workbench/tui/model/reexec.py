@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from workbench import tools
-from workbench.agent.recorder import jsonable
-from workbench.agent.replay import differences
-from workbench.evaluation import evaluate
-from workbench.store import Event, Run
+from kernelcraft.workbench import tools
+from kernelcraft.workbench.agent.recorder import jsonable
+from kernelcraft.workbench.agent.replay import differences
+from kernelcraft.workbench.evaluation import evaluate
+from kernelcraft.workbench.store import Event, Run
 
 from .backends import RTL_TOOLS
 from .heat import HeatMap, from_arrays
@@ -46,7 +46,7 @@ class Reexecution:
 
 
 def _hw(run: Run):
-    from workbench.accel import get_accel
+    from kernelcraft.workbench.accel import get_accel
     overrides = (run.settings or {}).get("hw") or {}
     return get_accel(run.accelerator).default_config(**overrides)
 
@@ -89,7 +89,7 @@ def reexecute(run: Run, evaluation: Event, source: str, call: Event | None = Non
         full = evaluate(run.accelerator, run.task, config, source, hw=hw, seeds=seeds[:1],
                         edge_cases=False, keep_outputs=True, compare_baseline=False)
         if full.sets:
-            from tasks import get_task
+            from kernelcraft.tasks import get_task
             task = get_task(run.task)
             for name, o in full.sets[0].outputs.items():
                 if "got" in o:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass
 
-from workbench.store import Run
+from kernelcraft.workbench.store import Run
 
-from workbench.agent.scoring import held_out_cell, score_flags
+from kernelcraft.workbench.agent.scoring import held_out_cell, score_flags
 
 from .backends import is_rtl_run, rtl_cell
 from .trace import best_speedup

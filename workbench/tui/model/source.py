@@ -11,21 +11,10 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from workbench.store import (
-    CorruptStoreError,
-    Event,
-    Kernel,
-    NotATraceStoreError,
-    NotSQLiteError,
-    Run,
-    SchemaOutdatedError,
-    SchemaTooNewError,
-    SearchHit,
-    StoreNotFoundError,
-    TraceStore,
-    TraceStoreError,
-    resolve_path,
-)
+from kernelcraft.workbench.store import (CorruptStoreError, Event, Kernel, NotATraceStoreError,
+                                         NotSQLiteError, Run, SchemaOutdatedError,
+                                         SchemaTooNewError, SearchHit, StoreNotFoundError,
+                                         TraceStore, TraceStoreError, resolve_path)
 
 from .runs import RunRow
 from .trace import Measure

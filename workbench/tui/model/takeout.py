@@ -48,7 +48,7 @@ def export_run(store, run_id: int, fmt: str, directory: str | Path = ".") -> Pat
             if fmt == "jsonl":
                 store.export_jsonl(run_id, fh)
             else:
-                from workbench.agent.transcript import markdown
+                from kernelcraft.workbench.agent.transcript import markdown
                 fh.write(markdown(store, run_id, full=True))
     except OSError as e:
         raise TakeoutError(f"cannot write {path}: {e.strerror}") from None

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from simulators.core.backend import RunResult
-from simulators.core.errors import ConfigError
-from simulators.core.trace import Change, TraceStep, fill_old
+from kernelcraft.simulators.core.backend import RunResult
+from kernelcraft.simulators.core.errors import ConfigError
+from kernelcraft.simulators.core.trace import Change, TraceStep, fill_old
 
 # A move longer than this many steps from the cursor starts from the nearer end
 # snapshot instead (a snapshot copy costs about as much as this many small steps).
@@ -30,7 +30,7 @@ RESTORE_COST = 4096
 
 def tracing_module(accel: str):
     """The accelerator's undo/redo helpers (its registry record's `tracing`)."""
-    from workbench.accel import get_accel
+    from kernelcraft.workbench.accel import get_accel
     try:
         return get_accel(accel).tracing_module()
     except ConfigError as e:

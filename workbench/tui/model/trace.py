@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from workbench.evaluation import shown_speedup
-from workbench.store import Event, Run
+from kernelcraft.workbench.evaluation import shown_speedup
+from kernelcraft.workbench.store import Event, Run
 
 FINAL = -1          # Step.number of the final scoring (events recorded without a step)
 

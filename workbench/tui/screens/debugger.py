@@ -132,7 +132,7 @@ class DebuggerScreen(Screen):
     def _start(self) -> None:
         accel, task, config, source, seed, edge, hw = self.args
         try:
-            from workbench.accel import get_accel
+            from kernelcraft.workbench.accel import get_accel
             hw = self.hw or get_accel(accel).default_config(**hw)
             if task:
                 session = DebugSession.start(accel, task, config, source, seed=seed, edge=edge,

@@ -19,10 +19,10 @@ SHOWN = ("solved", "groups", "models")
 
 def load_tables(path, sweep: str | None):
     """(tables, sweep ids, runs counted) read from the store, read-only."""
-    from workbench.report.data import load
-    from workbench.report.tables import all_tables
-    from workbench.store import TraceStore
-    from workbench.store import sweeps as sweep_rows
+    from kernelcraft.workbench.report.data import load
+    from kernelcraft.workbench.report.tables import all_tables
+    from kernelcraft.workbench.store import TraceStore
+    from kernelcraft.workbench.store import sweeps as sweep_rows
     with TraceStore(path, readonly=True) as store:
         ids = [s["id"] for s in sweep_rows.sweeps(store)]
         rows = load(store, sweep=sweep)

@@ -15,8 +15,8 @@ MODEL = "model"
 
 
 def _choices():
-    from tasks import all_tasks
-    from workbench.accel import NAMES
+    from kernelcraft.tasks import all_tasks
+    from kernelcraft.workbench.accel import NAMES
     return list(NAMES), {t.name: t for t in all_tasks()}
 
 
@@ -99,7 +99,7 @@ class NewRunScreen(ModalScreen[RunRequest | None]):
                 raise ValueError("give the model as provider/model, e.g. openai/gpt-5.2")
             return RunRequest(str(accel), str(task), str(config), agent=None, model=model,
                               budget=budget)
-        from workbench.accel import get_accel
+        from kernelcraft.workbench.accel import get_accel
         if task not in get_accel(str(accel)).baseline_templates():
             raise ValueError(f"autotune needs a baseline template, and {accel} has none for "
                              f"{task}; choose an LLM for this task")

@@ -249,7 +249,7 @@ class RunScreen(Screen):
                 f"version {ref.version}")
 
     def _baseline(self) -> str:
-        from workbench.accel import get_accel
+        from kernelcraft.workbench.accel import get_accel
         run = self.trace.run
         acc = get_accel(run.accelerator)
         return acc.baseline(run.task, run.config,

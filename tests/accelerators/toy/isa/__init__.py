@@ -1,7 +1,7 @@
 """toy's ISA data (the TOML files beside this one), loaded by isa/loader.py from here."""
 from pathlib import Path
 
-from isa.loader import HardwareConfig, get_isa
+from kernelcraft.isa.loader import HardwareConfig, get_isa
 
 FOLDER = Path(__file__).resolve().parent
 

@@ -2,9 +2,10 @@
 and encoded from the ISA data's formats."""
 from __future__ import annotations
 
-from isa.expr import ExprError, evaluate
-from simulators.core.asmtext import Diagnostics, split_lines, split_operands, take_labels
-from simulators.core.program import Instr, Program
+from kernelcraft.isa.expr import ExprError, evaluate
+from kernelcraft.simulators.core.asmtext import (Diagnostics, split_lines, split_operands,
+                                                 take_labels)
+from kernelcraft.simulators.core.program import Instr, Program
 
 from ..isa import isa as toy_isa
 

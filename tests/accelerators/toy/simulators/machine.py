@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from isa.errors import ConfigError, MemoryAccessError, SimError, Where
-from simulators.core.runloop import Machine, Run
-from simulators.core.trace import ChangeLog, TraceStep
+from kernelcraft.isa.errors import ConfigError, MemoryAccessError, SimError, Where
+from kernelcraft.simulators.core.runloop import Machine, Run
+from kernelcraft.simulators.core.trace import ChangeLog, TraceStep
 
 from ..isa import isa as toy_isa
 

@@ -1,7 +1,7 @@
 """Stepping a traced toy run: changes are ("r", register) or ("mem", address)."""
 from __future__ import annotations
 
-from simulators.core.trace import apply_memory, stepping
+from kernelcraft.simulators.core.trace import apply_memory, stepping
 
 
 def _apply(memories, registers, change, value):

@@ -1,9 +1,9 @@
 """toy in the workbench: how it meets the tasks (relu only), and its registry record."""
 from __future__ import annotations
 
-from isa.manual import render_manual
-from workbench.accel import Accelerator, Bound
-from workbench.layout import Layout, pack, stray_note
+from kernelcraft.isa.manual import render_manual
+from kernelcraft.workbench.accel import Accelerator, Bound
+from kernelcraft.workbench.layout import Layout, pack, stray_note
 
 from ..isa import default_config
 from ..simulators.assembler import assemble, disassemble
@@ -38,7 +38,7 @@ loop:
 
 
 def baseline(task_name: str, config: str, hw, **params) -> str:
-    from tasks import get_task
+    from kernelcraft.tasks import get_task
     if task_name != "relu":
         raise KeyError(f"toy has a baseline for relu only, not {task_name}")
     layout = toy_layout(get_task(task_name), config, hw)

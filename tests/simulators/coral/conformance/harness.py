@@ -99,11 +99,11 @@ def differences(ours: dict, theirs: dict, limit: int = 8) -> list[str]:
 
 def run_model(source: str, name: str = "program.s") -> dict:
     """Assemble and run on the coral functional model; the signature's fields."""
-    from isa.coral import default_config
-    from simulators.core.backend import MemoryImage
-    from simulators.core.budget import Budget
-    from simulators.coral.assembler import assemble
-    from simulators.coral.machine import CoralModel
+    from kernelcraft.isa.coral import default_config
+    from kernelcraft.simulators.core.backend import MemoryImage
+    from kernelcraft.simulators.core.budget import Budget
+    from kernelcraft.simulators.coral.assembler import assemble
+    from kernelcraft.simulators.coral.machine import CoralModel
 
     cfg = default_config(ITCM_SIZE=1 << 16, DTCM_BASE=DATA_BASE)
     program = assemble(source, name, cfg)

@@ -5,12 +5,12 @@ bit, the fp32 order the manual states; shapes that do not fit are refused clearl
 import numpy as np
 import pytest
 
-from simulators.aie.numerics import mmul_bf16
-from simulators.numerics import round_bf16
-from tasks import all_tasks, get_task
-from workbench.accel import get_accel
-from workbench.accel.aie.baselines import baseline_source, templates
-from workbench.evaluation import evaluate
+from kernelcraft.simulators.aie.numerics import mmul_bf16
+from kernelcraft.simulators.numerics import round_bf16
+from kernelcraft.tasks import all_tasks, get_task
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench.accel.aie.baselines import baseline_source, templates
+from kernelcraft.workbench.evaluation import evaluate
 
 ACCEL = get_accel("aie")
 HW = ACCEL.default_config()

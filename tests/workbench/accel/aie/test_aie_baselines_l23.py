@@ -3,10 +3,10 @@ seeds and every edge case, its lower bound is below its cycles, and kernels that
 nothing, zeros, a constant or a copy of an input fail the same task."""
 import pytest
 
-from tasks import all_tasks, get_task
-from workbench.accel import get_accel
-from workbench.accel.aie.baselines import baseline_source, templates
-from workbench.evaluation import evaluate
+from kernelcraft.tasks import all_tasks, get_task
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench.accel.aie.baselines import baseline_source, templates
+from kernelcraft.workbench.evaluation import evaluate
 
 ACCEL = get_accel("aie")
 HW = ACCEL.default_config()
@@ -86,9 +86,9 @@ def test_fused_epilogue_unroll_is_correct_and_faster():
 
 
 def test_autotune_improves_a_level2_cell_and_its_kernel_passes_held_out_seeds(tmp_path):
-    from workbench.agent.autotune import AutotuneAgent
-    from workbench.agent.loop import AgentLoop, RunSpec
-    from workbench.store import TraceStore
+    from kernelcraft.workbench.agent.autotune import AutotuneAgent
+    from kernelcraft.workbench.agent.loop import AgentLoop, RunSpec
+    from kernelcraft.workbench.store import TraceStore
     with TraceStore(tmp_path / "traces.db") as store:
         loop = AgentLoop(AutotuneAgent("aie", "rope"), RunSpec("aie", "rope", "C1", budget=4), store)
         s = loop.run().scores

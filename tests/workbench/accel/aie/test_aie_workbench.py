@@ -4,11 +4,11 @@ import json
 
 import pytest
 
-from tasks import all_tasks, get_task
-from workbench.accel import NAMES, get_accel
-from workbench.accel.aie.layout import ALIGN_WORDS
-from workbench.cli import main
-from workbench.tools import check_syntax, get_inst_size, grep_docs, task_statement
+from kernelcraft.tasks import all_tasks, get_task
+from kernelcraft.workbench.accel import NAMES, get_accel
+from kernelcraft.workbench.accel.aie.layout import ALIGN_WORDS
+from kernelcraft.workbench.cli import main
+from kernelcraft.workbench.tools import check_syntax, get_inst_size, grep_docs, task_statement
 
 ACCEL = get_accel("aie")
 HW = ACCEL.default_config()
@@ -71,9 +71,9 @@ def test_cli_isa_baseline_eval_and_exec(tmp_path, capsys):
 
 
 def test_the_autotune_agent_improves_an_aie_baseline(tmp_path):
-    from workbench.agent.autotune import AutotuneAgent
-    from workbench.agent.loop import AgentLoop, RunSpec
-    from workbench.store import TraceStore
+    from kernelcraft.workbench.agent.autotune import AutotuneAgent
+    from kernelcraft.workbench.agent.loop import AgentLoop, RunSpec
+    from kernelcraft.workbench.store import TraceStore
     with TraceStore(tmp_path / "traces.db") as store:
         loop = AgentLoop(AutotuneAgent("aie", "gelu"), RunSpec("aie", "gelu", "C2", budget=4), store)
         result = loop.run()

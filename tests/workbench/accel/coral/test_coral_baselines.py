@@ -4,9 +4,9 @@ checked by `kernelcraft suite --accel coral`), fits ITCM on every configuration,
 renders deterministically, and refuses parameters that do not fit with a reason."""
 import pytest
 
-from tasks import all_tasks, get_task
-from workbench.accel import get_accel
-from workbench.evaluation import evaluate
+from kernelcraft.tasks import all_tasks, get_task
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench.evaluation import evaluate
 
 ACCEL = get_accel("coral")
 HW = ACCEL.default_config()

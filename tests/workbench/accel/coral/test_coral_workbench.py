@@ -7,10 +7,10 @@ import sys
 import numpy as np
 import pytest
 
-from tasks import all_tasks, get_task
-from workbench import tools
-from workbench.accel import NAMES, get_accel
-from workbench.evaluation import evaluate
+from kernelcraft.tasks import all_tasks, get_task
+from kernelcraft.workbench import tools
+from kernelcraft.workbench.accel import NAMES, get_accel
+from kernelcraft.workbench.evaluation import evaluate
 
 ACCEL = get_accel("coral")
 HW = ACCEL.default_config()
@@ -130,7 +130,7 @@ def test_tools_on_coral():
 
 
 def cli(*args, inp=None):
-    return subprocess.run([sys.executable, "-m", "workbench.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "kernelcraft.workbench.cli", *args], capture_output=True, text=True,
                           input=inp, timeout=120)
 
 

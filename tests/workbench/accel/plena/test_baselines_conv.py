@@ -13,15 +13,15 @@ import re
 import numpy as np
 import pytest
 
-from simulators.numerics import matmul_tree, round_bf16
-from tasks import get_task
-from workbench.accel import get_accel
-from workbench.accel.plena.baselines import templates
-from workbench.accel.plena.baselines.asm import Asm
-from workbench.accel.plena.baselines.conv import Image, pixel_passes
-from workbench.accel.plena.baselines.conv2d import Plan as ConvPlan
-from workbench.accel.plena.baselines.depthwise_conv import Plan as DepthwisePlan
-from workbench.evaluation import evaluate
+from kernelcraft.simulators.numerics import matmul_tree, round_bf16
+from kernelcraft.tasks import get_task
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench.accel.plena.baselines import templates
+from kernelcraft.workbench.accel.plena.baselines.asm import Asm
+from kernelcraft.workbench.accel.plena.baselines.conv import Image, pixel_passes
+from kernelcraft.workbench.accel.plena.baselines.conv2d import Plan as ConvPlan
+from kernelcraft.workbench.accel.plena.baselines.depthwise_conv import Plan as DepthwisePlan
+from kernelcraft.workbench.evaluation import evaluate
 
 TASKS = ("conv2d", "depthwise_conv")
 ACCEL = get_accel("plena")

@@ -8,11 +8,11 @@ model bit for bit; grouped heads read their K/V tiles once; flash attention keep
 key block resident; tuning candidates stay correct; problems are explained."""
 import pytest
 
-from tasks import get_task
-from workbench.accel import get_accel
-from workbench.accel.plena.baselines import templates
-from workbench.evaluation import BASELINE_BUDGET, evaluate
-from workbench.layout import build_image
+from kernelcraft.tasks import get_task
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench.accel.plena.baselines import templates
+from kernelcraft.workbench.evaluation import BASELINE_BUDGET, evaluate
+from kernelcraft.workbench.layout import build_image
 
 ACCEL = get_accel("plena")
 HW = ACCEL.default_config()
@@ -119,7 +119,7 @@ def test_numerics_are_the_bf16_kernel_regime(task):
     """On C1 every output equals tasks/bf16_kernels.py's honest bf16 kernel bit for bit:
     bf16 intermediates, fp32 accumulation and row statistics, the hardware exp/recip/sqrt."""
     import numpy as np
-    from tasks import bf16_kernels
+    from kernelcraft.tasks import bf16_kernels
     ev = evaluate("plena", task, "C1", render(task, "C1"), seeds=[3], edge_cases=False,
                   compare_baseline=False, keep_outputs=True)
     (out,) = ev.sets[0].outputs.values()

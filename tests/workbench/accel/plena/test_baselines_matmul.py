@@ -9,13 +9,13 @@ import itertools
 import numpy as np
 import pytest
 
-from simulators.numerics import matmul_tree, round_bf16
-from tasks import get_task
-from workbench.accel import get_accel
-from workbench.accel.plena.baselines import templates
-from workbench.accel.plena.baselines.gemv import Plan as GemvPlan
-from workbench.accel.plena.baselines.matmul import Plan
-from workbench.evaluation import evaluate
+from kernelcraft.simulators.numerics import matmul_tree, round_bf16
+from kernelcraft.tasks import get_task
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench.accel.plena.baselines import templates
+from kernelcraft.workbench.accel.plena.baselines.gemv import Plan as GemvPlan
+from kernelcraft.workbench.accel.plena.baselines.matmul import Plan
+from kernelcraft.workbench.evaluation import evaluate
 
 TASKS = ("gemv", "gemm", "batch_matmul", "linear")
 ACCEL = get_accel("plena")

@@ -1,7 +1,7 @@
 """aie's Template: its layout and bundle builder on the shared template record."""
 from __future__ import annotations
 
-from workbench.templates import Ctx, Template as _Template
+from kernelcraft.workbench.templates import Ctx, Template as _Template
 
 from ..layout import aie_layout
 from .asm import Asm

@@ -5,7 +5,7 @@ from __future__ import annotations
 import struct
 from contextlib import contextmanager
 
-from isa.loader import HardwareConfig
+from kernelcraft.isa.loader import HardwareConfig
 
 # exp(z) = 2^n * p(r): n = round(z * log2(e)), r = z - n*ln2 (ln2 in two parts so n*LN2_HI
 # is exact), p = Taylor polynomial of degree 5 (relative error < 3e-6 on |r| <= ln2/2).

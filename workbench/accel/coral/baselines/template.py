@@ -1,7 +1,7 @@
 """coral's Template: its layout, LMUL check and kernel end on the shared template record."""
 from __future__ import annotations
 
-from workbench.templates import Ctx as _Ctx, Template as _Template
+from kernelcraft.workbench.templates import Ctx as _Ctx, Template as _Template
 
 from ..layout import coral_layout
 from .asm import Asm

@@ -9,8 +9,8 @@ import importlib
 import pkgutil
 from functools import lru_cache
 
-from isa.loader import HardwareConfig
-from tasks import get_task
+from kernelcraft.isa.loader import HardwareConfig
+from kernelcraft.tasks import get_task
 
 from .template import Template
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from isa.loader import HardwareConfig
+from kernelcraft.isa.loader import HardwareConfig
 
 SIMM18 = (-(1 << 17), (1 << 17) - 1)
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from isa.loader import HardwareConfig
+from kernelcraft.isa.loader import HardwareConfig
 
 from .asm import Asm
 from .conv import Image, pixel_passes, transfer_rows

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from isa.loader import HardwareConfig
+from kernelcraft.isa.loader import HardwareConfig
 
 from .asm import Asm
 from .template import Ctx, Template

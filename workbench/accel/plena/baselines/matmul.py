@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from isa.loader import HardwareConfig
+from kernelcraft.isa.loader import HardwareConfig
 
 from .asm import Asm
 from .template import Ctx, Template

@@ -1,7 +1,7 @@
 """plena's Template: its layout and assembly builder on the shared template record."""
 from __future__ import annotations
 
-from workbench.templates import Ctx, Template as _Template
+from kernelcraft.workbench.templates import Ctx, Template as _Template
 
 from ..layout import plena_layout
 from .asm import Asm

@@ -9,6 +9,6 @@ __all__ = ["Line", "MachineView", "Page", "PaneSpec", "Seg", "view_for"]
 
 
 def view_for(accel: str) -> MachineView:
-    from workbench.accel import get_accel, load
+    from kernelcraft.workbench.accel import get_accel, load
     path = get_accel(accel).view
     return load(path)(accel) if path else MachineView(accel)

@@ -12,7 +12,7 @@ import textwrap
 
 import numpy as np
 
-from simulators.aie.inspect import STALLS, traced_run
+from kernelcraft.simulators.aie.inspect import STALLS, traced_run
 
 from ..formats import format_cells
 from .base import Line, MachineView, Page, PaneSpec, Seg

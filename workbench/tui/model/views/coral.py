@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from isa.loader import get_isa
-from simulators.coral import fp32
-from simulators.coral.inspect import VectorConfig, vector_config
+from kernelcraft.isa.loader import get_isa
+from kernelcraft.simulators.coral import fp32
+from kernelcraft.simulators.coral.inspect import VectorConfig, vector_config
 
 from ..formats import format_cells
 from .base import Line, MachineView, Page, Seg

@@ -8,7 +8,7 @@ from textual.containers import Vertical
 from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 
-from workbench.store import SearchHit
+from kernelcraft.workbench.store import SearchHit
 
 from ...messages import OpenRun
 

@@ -8,8 +8,8 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from workbench.agent.transcript import backends_line
-from workbench.evaluation import shown_speedup
+from kernelcraft.workbench.agent.transcript import backends_line
+from kernelcraft.workbench.evaluation import shown_speedup
 
 from ...model.backends import build_line, summary_lines
 from ...model.trace import FINAL, Step, payload_text
@@ -103,7 +103,7 @@ def step_text(step: Step, *, reasoning: bool = True, full: bool = False) -> Text
         if p.get("kind") == "retry":
             out.append(f"retry: {p.get('error')} (waited {p.get('wait')}s)\n", "yellow")
         elif p.get("kind") == "final":
-            from workbench.agent.transcript import score_lines
+            from kernelcraft.workbench.agent.transcript import score_lines
             scores = p.get("scores") or {}
             out.append(f"run {p.get('status')}\n", "bold")
             summary = summary_lines(scores)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from workbench.agent.scoring import held_out_cell, score_flags
+from kernelcraft.workbench.agent.scoring import held_out_cell, score_flags
 
 from ...model.backends import STATUS_STYLES as BACKEND_STYLES
 from ...model.backends import backends_of, is_rtl_run, rtl_cell
