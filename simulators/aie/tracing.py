@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kernelcraft.simulators.core.trace import Change, ChangeLog, apply_memory, stepping
+from kernelcraft.simulators.core.trace import Change, ChangeLog, apply_memory, read_memory, stepping
 
 from .state import G_FIELDS, AieState
 
@@ -101,6 +101,28 @@ def apply_change(memories: dict, registers: dict, change: Change, value) -> None
         registers["LOOPS"] = [list(x) for x in value]
     else:
         raise ValueError(f"unknown trace space {space!r}")
+
+
+def read_change(memories: dict, registers: dict, change: Change):
+    """What the location `change` names holds now, as TracingState records it (see
+    core.trace.fill_old: an RTL's trace records what was written, not what was there)."""
+    space, addr = change.space, change.address
+    value = read_memory(memories, change)
+    if value is not None:
+        return value
+    if space in ("r", "p", "m"):
+        return registers[space][addr]
+    if space == "lock":
+        return registers["locks"][addr]
+    if space == "g":
+        return tuple(registers["g"][addr][k] for k in G_FIELDS + ("C1", "C2"))
+    if space in ("x", "acc"):
+        return np.array(registers[space][addr], copy=True)
+    if space == "RM":
+        return registers["RM"]
+    if space == "LOOPS":
+        return tuple(tuple(x) for x in registers["LOOPS"])
+    raise ValueError(f"unknown trace space {space!r}")
 
 
 undo, redo = stepping(apply_change)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kernelcraft.simulators.core.trace import Change, stepping
+from kernelcraft.simulators.core.trace import Change, read_memory, stepping
 
 from .state import CoralState
 
@@ -81,6 +81,20 @@ def apply_change(memories: dict, registers: dict, change: Change, value) -> None
         registers["v"][addr] = value
     else:
         registers[CSR_NAMES[addr]] = value
+
+
+def read_change(memories: dict, registers: dict, change: Change):
+    """What the location `change` names holds now (see core.trace.fill_old: the RTL's
+    trace records what was written, not what was there)."""
+    space, addr = change.space, change.address
+    value = read_memory(memories, change)
+    if value is not None:
+        return value
+    if space in ("x", "f"):
+        return registers[space][addr]
+    if space == "v":
+        return np.array(registers["v"][addr], copy=True)
+    return registers[CSR_NAMES[addr]]
 
 
 undo, redo = stepping(apply_change)

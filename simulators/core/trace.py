@@ -79,10 +79,11 @@ def fill_old(steps: list[TraceStep], memories: dict, registers: dict,
     from the state they start from (`memories`, `registers`; changed in place) with
     the accelerator's `read_change(memories, registers, change)` and `redo`."""
     for step in steps:
-        for ch in step.changes:
+        for ch in step.changes:       # one at a time: a step may write a place twice
             if ch.old is None:
                 ch.old = read_change(memories, registers, ch)
-        redo(step, memories, registers)
+            redo(TraceStep(step.step, step.pc, step.line, step.text, step.cycle, [ch]),
+                 memories, registers)
 
 
 def stepping(apply_change: Callable[[dict, dict, Change, Any], None]) -> tuple[Callable, Callable]:

@@ -7,11 +7,14 @@ Prints medians of:
 - a debugger step forwards and backwards on plena, coral and aie kernels: the model's
   move alone, and the move plus the redraw of the debugger screen (with coral's vector
   register page and aie's bundle and DMA panes);
-- opening the debugger (the traced run of the kernel), for reference.
+- opening the debugger (the traced run of the kernel), for reference;
+- with --rtl, a lockstep step (model and RTL moved together, the model | RTL pane
+  redrawn) on plena relu C1 and a coral scalar program, on the small hardware
+  configurations the RTL tests build (a Verilator build if not in the cache).
 
 Targets: opening a run well under 1 s; a debugger step under 50 ms.
 
-    python -m kernelcraft.workbench.tui.bench [--events 1000] [--repeats 5]
+    python -m kernelcraft.workbench.tui.bench [--events 1000] [--repeats 5] [--rtl]
 """
 from __future__ import annotations
 
@@ -141,25 +144,90 @@ async def _debugger_ui(name: str, task: str, config: str, steps: int
             t = time.perf_counter()
             screen = DebuggerScreen(name, task, config, source, seed=1)
             app.push_screen(screen)
-            while screen.session is None:
-                await pilot.pause(0.01)
+            await _until(pilot, lambda: screen.session is not None, f"{name} {task} {config}")
             opened = time.perf_counter() - t
             await pilot.pause()
-            screen.session.goto(screen.session.length // 2)
-            screen.action_register_page(-1)       # the last page: coral's v registers
+            fwd, back = _steps(app, screen, steps)
+    return opened * 1000, fwd, back
 
-            fwd, back = [], []
-            for _ in range(steps):
-                t = time.perf_counter()
-                screen.action_step(1)
-                _frame(app)
-                fwd.append(time.perf_counter() - t)
-            for _ in range(steps):
-                t = time.perf_counter()
-                screen.action_step(-1)
-                _frame(app)
-                back.append(time.perf_counter() - t)
-    return opened * 1000, _median_ms(fwd), _median_ms(back)
+
+async def _until(pilot, condition, what: str, seconds: float = 600.0) -> None:
+    """Wait for `condition()`; an error naming `what` if it does not hold in time (a
+    debugger that failed to start never gets a session)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"bench: {what} not ready after {seconds:.0f} s")
+        await pilot.pause(0.01)
+
+
+CPU: dict[str, float] = {}     # the last _steps' median CPU ms per direction
+
+
+def _steps(app, screen, steps: int) -> tuple[float, float]:
+    """Median ms of a step forwards and back from the middle, the screen redrawn (the
+    process's CPU time per step in CPU: on a loaded machine the wall time is mostly
+    waiting for a core)."""
+    screen.session.goto(screen.session.length // 2)
+    screen.action_register_page(-1)       # the last page: coral's v registers
+    out = []
+    for direction in (1, -1):
+        wall, cpu = [], []
+        for _ in range(steps):
+            t, c = time.perf_counter(), time.process_time()
+            screen.action_step(direction)
+            _frame(app)
+            wall.append(time.perf_counter() - t)
+            cpu.append(time.process_time() - c)
+        out.append(_median_ms(wall))
+        CPU["forward" if direction > 0 else "back"] = _median_ms(cpu)
+    return out[0], out[1]
+
+
+def _cpu() -> str:
+    return f" (CPU {CPU['forward']:.1f}/{CPU['back']:.1f} ms)"
+
+
+CORAL_SCALAR = """    la s0, d
+    li t0, 40
+loop:
+    lw t1, 0(s0)
+    addi t1, t1, 3
+    sw t1, 4(s0)
+    addi s0, s0, 4
+    addi t0, t0, -1
+    bnez t0, loop
+    ebreak
+    .data
+d: .zero 256
+"""
+
+
+async def _lockstep_ui(name: str, steps: int) -> tuple[int, float, float]:
+    """(steps traced, median ms forwards, back) of the debugger with the RTL beside."""
+    from kernelcraft.workbench.accel import get_accel
+    from kernelcraft.workbench.tui.app import KernelCraftApp
+    from kernelcraft.workbench.tui.screens.debugger import DebuggerScreen
+    if name == "plena":
+        from kernelcraft.simulators.plena_rtl.randprog import DIFF_CONFIG
+        hw = get_accel(name).default_config(**DIFF_CONFIG)
+        screen = DebuggerScreen(name, "relu", "C1", get_accel(name).baseline("relu", "C1", hw),
+                                seed=1, hw=hw, rtl=True)
+    else:
+        from kernelcraft.simulators.coral_rtl.randprog import TEST_CONFIG
+        screen = DebuggerScreen(name, "", "", CORAL_SCALAR, rtl=True,
+                                hw=get_accel(name).default_config(**TEST_CONFIG))
+    with tempfile.TemporaryDirectory() as tmp:
+        app = KernelCraftApp(Path(tmp) / "none.db")
+        async with app.run_test(size=(132, 40)) as pilot:
+            app.push_screen(screen)
+            await _until(pilot, lambda: screen.session is not None
+                         and len(screen.session.timelines) > 1, f"{name} with its RTL")
+            await pilot.pause()
+            if not screen.session.lockstep.agree:
+                raise RuntimeError(f"bench: the {name} RTL does not agree with the model")
+            fwd, back = _steps(app, screen, steps)
+            return screen.session.length, fwd, back
 
 
 def debugger_model(name: str, task: str, config: str, steps: int) -> tuple[int, float, float]:
@@ -188,6 +256,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--events", type=int, default=1000, help="events in the run opened")
     p.add_argument("--repeats", type=int, default=5, help="samples per median")
     p.add_argument("--steps", type=int, default=30, help="debugger steps per direction")
+    p.add_argument("--rtl", action="store_true",
+                   help="also a lockstep step with the RTL (plena, coral; small configurations)")
     args = p.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.db"
@@ -203,8 +273,12 @@ def main(argv: list[str] | None = None) -> int:
         noun = view_for(name).step_noun + "s"
         print(f"debugger step on {name} {task} {config} ({n:,} {noun}): "
               f"model {fwd * 1000:.0f}/{back * 1000:.0f} us forward/back, "
-              f"with the screen redrawn {ui_fwd:.1f}/{ui_back:.1f} ms   (target: under 50 ms); "
+              f"with the screen redrawn {ui_fwd:.1f}/{ui_back:.1f} ms{_cpu()}   (target: under 50 ms); "
               f"tracing on open {opened:.0f} ms")
+    for name in ("plena", "coral") if args.rtl else ():
+        n, fwd, back = asyncio.run(_lockstep_ui(name, args.steps))
+        print(f"lockstep step with the RTL on {name} ({n:,} instructions): the screen "
+              f"redrawn {fwd:.1f}/{back:.1f} ms forward/back{_cpu()}   (target: under 50 ms)")
     return 0
 
 

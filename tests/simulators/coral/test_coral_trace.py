@@ -65,3 +65,23 @@ def test_fixed_point_csrs_are_traced_and_undone():
     for step in reversed(traced.trace):
         undo(step, mem, regs)
     assert regs["vxrm"] == 0 and regs["vxsat"] == 0
+
+
+def test_read_change_recovers_every_old_value():
+    """An RTL's trace records what was written, not what was there: read_change on a
+    replay from the start state (core.trace.fill_old) gives back the model's old values."""
+    from kernelcraft.simulators.coral.tracing import read_change
+    from kernelcraft.simulators.core.trace import fill_old
+    traced = run(SRC, trace=True)
+    mem, regs = copy.deepcopy(traced.memories), copy.deepcopy(traced.registers)
+    for step in reversed(traced.trace):
+        undo(step, mem, regs)
+    olds = [c.old for s in traced.trace for c in s.changes]
+    for s in traced.trace:
+        for c in s.changes:
+            c.old = None
+    fill_old(traced.trace, mem, regs, read_change, redo)
+    got = [c.old for s in traced.trace for c in s.changes]
+    assert len(got) == len(olds) > 10
+    for a, b in zip(olds, got):
+        assert np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b

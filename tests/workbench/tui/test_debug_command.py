@@ -61,7 +61,7 @@ def test_debug_rtl_steps_in_lockstep_to_the_end_and_agrees(kernel, size):
         assert "#2 " in screen_text(app)                   # the retired instruction, each side
         await pilot.press("end")
         assert dbg.session.timelines[1].at_end and dbg.session.main.at_end
-        text = screen_text(app)
+        text = " ".join(screen_text(app).split())        # the status wraps at 80 columns
         assert "ran to the end" in text and "plena-rtl: agrees" in text
         assert any("agrees with the model on every one of" in n.message
                    for n in app._notifications)
@@ -162,10 +162,10 @@ def test_debug_a_bare_program_on_an_exec_image(tmp_path):
 
     async def script(app, pilot, dbg):
         text = screen_text(app)
-        assert "plena p.asm" in text or str(prog) in text
+        assert "plena p.asm" in text                   # the file's name: 80 columns
         await pilot.press("end")
         assert dbg.session.main.registers["gp"][2] == 42
-        assert "ran to the end: 2 instructions" in screen_text(app)
+        assert "ran to the end: 2 instructions" in " ".join(screen_text(app).split())
     drive(screen, script)
 
 

@@ -301,6 +301,10 @@ def test_new_run_dialog_fits_80x24_with_its_start_button(sample_db):
         start = dialog.query_one("#nr-start")
         assert start.region.bottom <= 24 and start.region.height == 3     # whole, in view
         assert dialog.query_one("#nr-accel").compact
+        # its own keys in the footer, not the picker's showing through from below
+        footer = screen_text(app).rstrip("\n").splitlines()[-1]
+        assert "esc Cancel" in footer and "^s Start" in footer, footer
+        assert "New run" not in footer and "Search" not in footer, footer
         await pilot.resize_terminal(160, 45)
         await pilot.pause(0.2)
         assert not dialog.query_one("#nr-accel").compact

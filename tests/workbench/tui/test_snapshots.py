@@ -120,12 +120,12 @@ def test_help(snap_compare, app, size):
     assert snap_compare(app, terminal_size=size, run_before=before)
 
 
-def rtl_debugger(snap_compare, size, *keys, rtl_backend=None):
-    """`kernelcraft debug ... --rtl` on a small plena configuration once the RTL is in
-    (the build is cached; test_debugger_rtl.py shares it), after `keys`."""
+def rtl_debugger(snap_compare, size, *keys, rtl_backend=None, screen=None):
+    """`kernelcraft debug ... --rtl` on a small plena configuration (or `screen`) once
+    the RTL is in (the build is cached; test_debugger_rtl.py shares it), after `keys`."""
     from test_debugger_rtl import HW, SOURCE
-    screen = DebuggerScreen("plena", "relu", "C1", SOURCE, seed=3, hw=HW, rtl=True,
-                            rtl_backend=rtl_backend)
+    screen = screen or DebuggerScreen("plena", "relu", "C1", SOURCE, seed=3, hw=HW, rtl=True,
+                                      rtl_backend=rtl_backend)
 
     async def before(pilot):
         await wait_for(pilot, lambda: screen.session is not None
@@ -158,6 +158,27 @@ def test_debug_command_at_an_rtl_divergence(snap_compare, size):
     the differing element and each side's value marked, the loop stacks beside."""
     from test_debugger_rtl import DivergingRTL
     assert rtl_debugger(snap_compare, size, rtl_backend=DivergingRTL(at=2))
+
+
+def test_debug_coral_at_an_rtl_divergence(snap_compare, size):
+    """A coral scalar program beside its RTL patched to write another x6: the
+    instruction, the register and each side's value marked."""
+    from test_debugger_lockstep_coral_aie import CORAL_CONFIG, CORAL_PROG, WrongX6
+
+    from kernelcraft.isa.coral import default_config
+    screen = DebuggerScreen("coral", "", "", CORAL_PROG, hw=default_config(**CORAL_CONFIG),
+                            rtl=True, rtl_backend=WrongX6(), source_name="scalar.s")
+    assert rtl_debugger(snap_compare, size, screen=screen)
+
+
+def test_debug_aie_with_the_rtl(snap_compare, size):
+    """An aie scalar program beside its RTL, whose trace records no writes."""
+    from test_debugger_lockstep_coral_aie import AIE_CONFIG, AIE_PROG
+
+    from kernelcraft.isa.aie import default_config
+    screen = DebuggerScreen("aie", "", "", AIE_PROG, hw=default_config(**AIE_CONFIG),
+                            rtl=True, source_name="scalar.asm")
+    assert rtl_debugger(snap_compare, size, "l", "l", "l", "l", screen=screen)
 
 
 def test_leaderboard(snap_compare, app, size):

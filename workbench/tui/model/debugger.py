@@ -202,13 +202,15 @@ class DebugSession:
     @property
     def lockstep(self) -> Lockstep | None:
         """The first two backends moved together, when a second one is attached; their
-        traces compared by the accelerator's one trace comparison (as rtl-check's)."""
+        traces and end states compared by the accelerator's comparisons (rtl-check's)."""
         if len(self.timelines) < 2:
             return None
         if self._lockstep is None:
             from kernelcraft.workbench.rtlcheck import trace_comparison
             self._lockstep = Lockstep(self.timelines[0], self.timelines[1],
-                                      trace_comparison(self.accel))
+                                      trace_comparison(self.accel),
+                                      get_accel(self.accel).need_rtl().run_comparison(),
+                                      self.csr_names)
         return self._lockstep
 
     def attach(self, timeline: Timeline) -> None:
@@ -228,8 +230,9 @@ class DebugSession:
         backend = backend or self.rtl_backend()
         result = backend.run(self.program, self.image, self.hw,
                              Budget(max_instructions=max_steps, wall_seconds=600.0), trace=True)
-        if result.trace is None:
-            raise DebugSetupError(f"{backend.name} returned no trace; it cannot be stepped")
+        if result.trace is None:            # refused before it ran: say why
+            why = f": {result.error}" if result.error is not None else ""
+            raise DebugSetupError(f"{backend.name} returned no trace; it cannot be stepped{why}")
         return Timeline.for_accelerator(self.accel, getattr(backend, "name", "rtl"), result,
                                         self.view.unit_spaces if self.view else frozenset(),
                                         start=self.main.first_state).prepare()

@@ -7,7 +7,9 @@ the one `kernelcraft rtl-check --lockstep` prints (`workbench.rtlcheck.trace_com
 e.g. simulators/plena_rtl/compare.py `compare_traces`), so the debugger and the
 command line never disagree about NaNs or the loop stack. `Lockstep` keeps both
 timelines at the same state while the debugger moves and says, per state, what
-each side's last instruction retired and wrote.
+each side's last instruction retired and wrote. The end states are compared too, by
+the comparison rtl-check prints beside it (`compare_runs`): a trace that records no
+writes (aie's RTL: bundles and issue cycles only) is checked there.
 """
 from __future__ import annotations
 
@@ -21,8 +23,21 @@ from .formats import format_cells
 from .timeline import Timeline
 from .views.base import Seg, cell
 
-# a location as the comparisons name one: space[element]
-LOCATION = re.compile(r"^(\w+)\[(\d+)\]")
+# a location as the comparisons name one: "vsram[130]" (plena), "dtcm byte 12", "x5",
+# "csr fflags" (coral)
+LOCATION = re.compile(r"^(\w+)\[(\d+)\]|^(\w+) byte (\d+)$|^([a-z]+)(\d+)$|^csr (\w+)$")
+
+
+def location(where: str, csr_names: tuple[str, ...] = ()) -> tuple[str, int] | None:
+    """(space, element) of a location a comparison names, in the trace's spaces; None
+    when it names none (e.g. "issue cycle")."""
+    m = LOCATION.match(where)
+    if m is None:
+        return None
+    if m[7] is not None:
+        return ("csr", csr_names.index(m[7])) if m[7] in csr_names else None
+    space, element = next((m[i], m[i + 1]) for i in (1, 3, 5) if m[i] is not None)
+    return space, int(element)
 
 
 @dataclass(frozen=True)
@@ -30,6 +45,7 @@ class Divergence:
     step: int              # retired-instruction index where the traces first differ
     what: str              # what differs, in words (the comparison's own text)
     where: str = ""        # the location it names, when it names one ("vsram[130]")
+    detail: str = ""       # what differs there, without the instruction ("x6: model .., RTL ..")
 
     def __str__(self) -> str:
         return f"instruction #{self.step}: {self.what}"
@@ -38,18 +54,43 @@ class Divergence:
 def _divergence(found) -> Divergence | None:
     if found is None:
         return None
-    text = found.format().replace("\n  ", ": ") if hasattr(found, "format") else str(found)
-    return Divergence(int(found.step), text, str(getattr(found, "where", "") or ""))
+    full = found.format() if hasattr(found, "format") else str(found)
+    return Divergence(int(found.step), full.replace("\n  ", ": "),
+                      str(getattr(found, "where", "") or ""), full.splitlines()[-1].strip())
 
 
 class Lockstep:
     """Two timelines moved together; `divergence` is computed once, on demand, by
     `compare(first_trace, second_trace)` (an object with .step and .format(), or None)."""
 
-    def __init__(self, first: Timeline, second: Timeline, compare: Callable):
+    def __init__(self, first: Timeline, second: Timeline, compare: Callable,
+                 compare_runs: Callable | None = None, csr_names: tuple[str, ...] = ()):
         self.first, self.second = first, second
-        self.compare = compare
+        self.compare, self.compare_runs = compare, compare_runs
+        self.csr_names = csr_names
         self._divergence: Divergence | None | bool = False
+        self._end: list[str] | None = None
+
+    @property
+    def end_differences(self) -> list[str]:
+        """What differs between the two runs' end states (memories, registers, counters,
+        how they stopped), by `compare_runs`; [] without one."""
+        if self._end is None:
+            self._end = [] if self.compare_runs is None else [
+                d.format() for d in self.compare_runs(self.first.final_result(),
+                                                      self.second.final_result())]
+        return self._end
+
+    @property
+    def agree(self) -> bool:
+        """No instruction diverges and the end states are the same (rtl-check's verdict)."""
+        return self.divergence is None and not self.end_differences
+
+    @property
+    def traces_writes(self) -> bool:
+        """Whether the second side's trace records writes (aie's RTL records bundles and
+        issue cycles only: its writes are checked in the end states)."""
+        return self.second.records_writes or not self.first.records_writes
 
     @property
     def divergence(self) -> Divergence | None:
@@ -82,8 +123,7 @@ class Lockstep:
             return "pc"
         if a.cycle != b.cycle:
             return "cycle"
-        m = LOCATION.match(d.where)
-        return (m[1], int(m[2])) if m else "writes"
+        return location(d.where, self.csr_names) or "writes"
 
 
 def _cells(space: str, a: np.ndarray, dtypes: dict, fmt: str) -> list[str]:
@@ -125,10 +165,12 @@ def _loops(timeline: Timeline, other: Timeline | None) -> str:
 
 
 def side_lines(timeline: Timeline, limit: int, mark=None, other: Timeline | None = None,
-               dtypes: dict | None = None, fmt: str = "bf16") -> list[list[Seg]]:
+               dtypes: dict | None = None, fmt: str = "bf16",
+               traces_writes: bool = True) -> list[list[Seg]]:
     """What one backend's last instruction retired and wrote and its loop stack (at
     most `limit` lines); `mark` (Lockstep.field) is the field that differs from the
-    other side, shown first and marked."""
+    other side, shown first and marked. `traces_writes` False: its trace records no
+    writes, which is said instead of "(wrote nothing)"."""
     dtypes = dtypes or {}
     step = timeline.previous()
     if step is None:
@@ -157,7 +199,8 @@ def side_lines(timeline: Timeline, limit: int, mark=None, other: Timeline | None
     else:
         out += [line(ch) for ch in writes[:max(0, room)]]
     if not writes and len(out) < limit:
-        out.append([Seg("(wrote nothing)", "bad" if mark == "writes" else "dim")])
+        out.append([Seg("(wrote nothing)", "bad" if mark == "writes" else "dim")] if traces_writes
+                   else [Seg("(its trace records no writes: compared at the end)", "dim")])
     return out[:limit]
 
 
@@ -189,8 +232,13 @@ def lockstep_lines(session, width: int, height: int, note: str = "",
     mark = ls.field() if ls.at_divergence else None
     sides = (ls.first, ls.second)
     dtypes = getattr(session, "memory_dtypes", {}) or {}
-    if d is None:
-        verdict = [Seg("agree on every instruction", "good")]
+    noun = session.view.step_noun if getattr(session, "view", None) else "instruction"
+    if d is None and ls.end_differences:
+        verdict = [Seg(f"every {noun} agrees; the end states differ: ", "bad"),
+                   Seg(ls.end_differences[0].splitlines()[-1].strip(), "bad")]
+    elif d is None:
+        verdict = [Seg(f"agree on every {noun}" + ("" if ls.traces_writes else
+                                                   " and at the end"), "good")]
     elif ls.at_divergence:
         verdict = [Seg(f"first divergence, at #{d.step}", "bad")]
         if d.where:
@@ -198,20 +246,22 @@ def lockstep_lines(session, width: int, height: int, note: str = "",
     else:
         where = "ahead" if session.position <= d.step else "behind"
         verdict = [Seg(f"diverge at #{d.step} ({where}; D jumps)", "warn")]
-    foot = [[Seg(d.what, "bad")]] if ls.at_divergence else []
+    # the instruction is on both sides already, unless they retired different ones
+    foot = [[Seg(d.what if mark == "pc" else d.detail, "bad")]] if ls.at_divergence else []
     col = max(10, (width - 3) // 2)
     if col < 30:                      # narrow (80 columns): one side above the other
         out = [verdict]
         room = max(2, (height - 1 - len(foot)) // 2)
         for tl, other in zip(sides, reversed(sides)):
-            lines = side_lines(tl, room, mark, other, dtypes, fmt)
+            lines = side_lines(tl, room, mark, other, dtypes, fmt, tl is ls.first or ls.traces_writes)
             out += [[Seg(f"{tl.backend} ", "title")] + lines[0]]
             out += [[Seg("  ")] + ln for ln in lines[1:room]]
         return out + foot
     head = [Seg(f"{sides[0].backend:<{col}}"[:col], "title"), Seg(" │ ", "dim"),
             Seg(sides[1].backend, "title")]
     body = height - 2 - len(foot)
-    left, right = (side_lines(tl, body, mark, other, dtypes, fmt)
+    left, right = (side_lines(tl, body, mark, other, dtypes, fmt,
+                              tl is ls.first or ls.traces_writes)
                    for tl, other in zip(sides, reversed(sides)))
     out = [verdict, head]
     for i in range(max(len(left), len(right))):

@@ -13,6 +13,7 @@ Timelines, and `Lockstep` (lockstep.py) moves two of them together.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -176,6 +177,11 @@ class Timeline:
             fill_old(result.trace, *_copy_state(*start), mod.read_change, mod.redo)
         return cls(backend, result, mod.undo, mod.redo, units)
 
+    def final_result(self) -> RunResult:
+        """The run as it ended (the last state's memories and registers, whatever the
+        cursor's position; not to be changed)."""
+        return dataclasses.replace(self.result, memories=self._last[0], registers=self._last[1])
+
     @property
     def first_state(self) -> tuple[dict, dict]:
         """(memories, registers) before the first instruction (not to be changed)."""
@@ -191,6 +197,12 @@ class Timeline:
         """Whether any step of the trace changes `space` (another backend's trace may
         leave some out, e.g. an RTL that does not trace its loop stack)."""
         return space in self.prepare()._index.spaces
+
+    @property
+    def records_writes(self) -> bool:
+        """Whether the trace records any change (aie's RTL traces bundles and cycles
+        only: its states between the ends are not known)."""
+        return bool(self.prepare()._index.spaces)
 
     @property
     def length(self) -> int:

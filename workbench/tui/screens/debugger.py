@@ -14,6 +14,7 @@ disagree (`D` returns there), named by rtl-check's own trace comparison.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import numpy as np
 from rich.text import Text
@@ -61,7 +62,7 @@ class DebuggerScreen(Screen):
         self.rtl, self.rtl_backend = rtl, rtl_backend
         self.rtl_note = ""                     # the RTL's build/run state until attached
         self.rtl_since = 0.0
-        self.title_text = title or (f"{accel}/{task}/{config}" if task else f"{accel} {source_name}")
+        self.title_text = title or (f"{accel}/{task}/{config}" if task else f"{accel} {Path(source_name).name}")
         self.view = view_for(accel)
         self.register_page = 0
         self.session: DebugSession | None = None
@@ -242,7 +243,13 @@ class DebuggerScreen(Screen):
         s = self.session
         s.attach(timeline)
         d = s.lockstep.divergence
-        if d is None:
+        if d is None and s.lockstep.end_differences:
+            self._refresh(s.main.touched)
+            self.app.notify(f"{timeline.backend} retires every {self.view.step_noun} as the "
+                            f"model does but ends in another state: "
+                            + "; ".join(s.lockstep.end_differences[:3]),
+                            title="end states differ", severity="warning", timeout=10)
+        elif d is None:
             self._refresh(s.main.touched)
             self.app.notify(f"{timeline.backend} agrees with the model on every one of "
                             f"{s.length:,} {self.view.step_noun}s ({took:.1f} s)", timeout=6)
@@ -282,16 +289,18 @@ class DebuggerScreen(Screen):
         status.append(f"{self.title_text}  ", "bold")
         status.append(f"{s.input_label}  {self.view.step_noun} {s.position:,}/{s.length:,}  "
                       f"cycle {s.cycle():,}  ")
+        if s.lockstep is not None:          # before the long texts: 80 columns keep it
+            d = s.lockstep.divergence
+            status.append(f"{s.timelines[1].backend}: " + (
+                f"diverges at #{d.step}" if d is not None else
+                "agrees" if s.lockstep.agree else "differs at the end"),
+                "green" if s.lockstep.agree else "bold red")
+            status.append("  ")
         if step is not None:
             status.append(f"next: pc {step.pc} line {step.line} ", "grey62")
             status.append(step.text, "bold")
         else:
             status.append(s.stop_reason, "bold red" if tl.result.error else "bold green")
-        if s.lockstep is not None:
-            d = s.lockstep.divergence
-            status.append(f"  {s.timelines[1].backend}: " + ("agrees" if d is None else
-                                                              f"diverges at #{d.step}"),
-                          "green" if d is None else "bold red")
         if touched.steps > 1:
             status.append(f"  (moved {touched.steps:,} {self.view.step_noun}s)", "grey50")
         if self.watches:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual import on
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Select, Static
+from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from ..keys import bindings
 from ..model.launch import RunRequest
@@ -51,6 +51,8 @@ class NewRunScreen(ModalScreen[RunRequest | None]):
             with Horizontal(id="nr-buttons"):
                 yield Button("Start", variant="primary", id="nr-start")
                 yield Button("Cancel", id="nr-cancel")
+        # its own keys: without a footer the picker's below shows through (80x24)
+        yield Footer()
 
     def on_mount(self) -> None:
         self._configs(self.query_one("#nr-task", Select).value)

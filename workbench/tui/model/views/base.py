@@ -126,6 +126,9 @@ class MachineView:
         tls = session.timelines
         for tl in tls:
             block = [[Seg(tl.backend, "title")]] if len(tls) > 1 else []
+            if tl is not tls[0] and not tl.at_end and not tl.records_writes:
+                out += block + [[Seg("(registers known at the end only)", "dim")]]
+                continue
             block += self.header(session, tl)
             raw = self.register_pages(session, tl, fmt, width)
             room = height // len(tls) - len(block) - (1 if len(raw) > 1 else 0)
