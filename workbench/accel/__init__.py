@@ -61,6 +61,8 @@ class Rtl:
     build: str = ""              # module with build(cfg, simulator) [, check_config(cfg)];
                                  # default: `build` beside the backend's module
     bench: str = ""              # `rtl-check --bench`: a function taking argv
+    small: str = ""              # a dict of hardware overrides: the small configuration
+                                 # tests and benches build once and share
 
     def make(self, **options):
         return load(self.backend)(**options)
@@ -72,6 +74,9 @@ class Rtl:
         """compare_runs(model_run, rtl_run) -> [Divergence]: memories, registers,
         counters and cycles at the end of two runs."""
         return load(self.compare.split(":")[0] + ":compare_runs")
+
+    def small_overrides(self) -> dict:
+        return dict(load(self.small)) if self.small else {}
 
     def builder(self):
         return load(self.build or self.backend.split(":")[0].rpartition(".")[0] + ".build")

@@ -208,15 +208,13 @@ async def _lockstep_ui(name: str, steps: int) -> tuple[int, float, float]:
     from kernelcraft.workbench.accel import get_accel
     from kernelcraft.workbench.tui.app import KernelCraftApp
     from kernelcraft.workbench.tui.screens.debugger import DebuggerScreen
+    accel = get_accel(name)
+    hw = accel.default_config(**accel.rtl.small_overrides())     # its cached small build
     if name == "plena":
-        from kernelcraft.simulators.plena_rtl.randprog import DIFF_CONFIG
-        hw = get_accel(name).default_config(**DIFF_CONFIG)
-        screen = DebuggerScreen(name, "relu", "C1", get_accel(name).baseline("relu", "C1", hw),
+        screen = DebuggerScreen(name, "relu", "C1", accel.baseline("relu", "C1", hw),
                                 seed=1, hw=hw, rtl=True)
     else:
-        from kernelcraft.simulators.coral_rtl.randprog import TEST_CONFIG
-        screen = DebuggerScreen(name, "", "", CORAL_SCALAR, rtl=True,
-                                hw=get_accel(name).default_config(**TEST_CONFIG))
+        screen = DebuggerScreen(name, "", "", CORAL_SCALAR, rtl=True, hw=hw)
     with tempfile.TemporaryDirectory() as tmp:
         app = KernelCraftApp(Path(tmp) / "none.db")
         async with app.run_test(size=(132, 40)) as pilot:

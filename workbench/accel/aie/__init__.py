@@ -35,6 +35,7 @@ ACCELERATOR = Accelerator(
     view="kernelcraft.workbench.tui.model.views.aie:VIEW",
     rtl=Rtl(backend="kernelcraft.simulators.aie_rtl.backend:AieRTL",
             compare="kernelcraft.simulators.aie_rtl.compare:compare_traces",
+            small="kernelcraft.simulators.aie_rtl.randprog:DIFF_CONFIG",
             bench="kernelcraft.simulators.aie_rtl.bench:main"),
     benchmarks={"aie-model": ("kernelcraft.workbench.accel.aie.bench", "aie functional model: bundles/s per loop kind, MACs/s, traced slowdown, Level-1 suite time")},
 )

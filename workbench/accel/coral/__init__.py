@@ -35,6 +35,7 @@ ACCELERATOR = Accelerator(
     view="kernelcraft.workbench.tui.model.views.coral:VIEW",
     rtl=Rtl(backend="kernelcraft.simulators.coral_rtl.backend:CoralRTL",
             compare="kernelcraft.simulators.coral_rtl.compare:compare_traces",
+            small="kernelcraft.simulators.coral_rtl.randprog:TEST_CONFIG",
             bench="kernelcraft.simulators.coral_rtl.bench:main"),
     benchmarks={"coral-model": ("kernelcraft.workbench.accel.coral.bench", "coral functional model: scalar and vector instructions/s, loop throughput, traced slowdown, one C5 cell")},
 )

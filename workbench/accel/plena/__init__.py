@@ -33,6 +33,7 @@ ACCELERATOR = Accelerator(
     tracing="kernelcraft.simulators.plena.tracing",
     rtl=Rtl(backend="kernelcraft.simulators.plena_rtl.backend:PlenaRTL",
             compare="kernelcraft.simulators.plena_rtl.compare:compare_traces",
+            small="kernelcraft.simulators.plena_rtl.randprog:DIFF_CONFIG",
             bench="kernelcraft.workbench.accel.plena.bench:rtl_main"),
     benchmarks={
         "model": ("kernelcraft.simulators.plena.bench", "plena functional model: instructions/s, MACs/s, traced slowdown"),
