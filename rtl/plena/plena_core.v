@@ -282,6 +282,10 @@ module plena_core #(
         endcase
     end
     wire [31:0] sfpu_y;
+    // The scalar unit's structure fixes its timing classes (single-cycle paths, and
+    // four-stage pipelines).
+    initial if (T_S_FP != 1 || T_S_FP_EXP != 4 || T_S_FP_RECI != 4 || T_S_FP_SQRT != 4)
+        $fatal(1, "plena_core: hardware.toml's scalar fp timing classes no longer match plena_sfpu");
     plena_sfpu u_sfpu (.clk(clk), .go(at_issue && sfpu_op), .fn(sfn), .a(f[frs1]), .b(f[frs2]),
                        .y(sfpu_y));
 
