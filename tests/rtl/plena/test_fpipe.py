@@ -6,8 +6,8 @@ import subprocess
 
 import pytest
 
-from simulators.plena_rtl import build
-from simulators.rtl import toolchain
+from kernelcraft.simulators.plena_rtl import build
+from kernelcraft.simulators.rtl import toolchain
 
 BENCH = build.PLENA_RTL / "bench" / "tb_fpipe.v"
 UNITS = ["plena_exp_pipe.v", "plena_recip_pipe.v", "plena_sqrt_pipe.v", "plena_clz24.v"]

@@ -6,7 +6,7 @@ plena_top and the cocotb bench reach the core only through its ports (the host p
 for the program and every memory, register and counter)."""
 import re
 
-from simulators.plena_rtl import build
+from kernelcraft.simulators.plena_rtl import build
 
 HARNESS = {"plena_sim.v", "plena_hbm.vh", "plena_hbm.cpp"}
 FORBIDDEN = {
