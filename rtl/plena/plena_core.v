@@ -18,6 +18,12 @@
 // (plena_dma), which moves the rows over the HBM port; an instruction that touches rows
 // or a tile of an unfinished transfer waits at issue (a DMA stall), so every
 // instruction sees the data the ISA's in-order semantics give it.
+//
+// The host port is how a system (or the testbench) loads the program and the on-chip
+// memories and reads every memory, register, accumulator and counter back: the spaces
+// HS_* of plena_units.vh, one entry (a word, a register or a row) per cycle. Writes
+// take effect at the clock edge and only while the core is not running (idle or
+// done); reads are combinational and allowed at any time.
 module plena_core #(
     `include "plena_params.vh"
 ) (
@@ -28,6 +34,13 @@ module plena_core #(
     input  wire [63:0] max_retire,   // instruction budget
     input  wire [63:0] max_cycles,   // cycle budget
     input  wire        halt,         // stop before the next instruction (wall-clock limit)
+    // Host port: space, entry index, write data (a row; words in the low bits)
+    input  wire        host_we,
+    input  wire [3:0]  host_sel,
+    input  wire [31:0] host_addr,
+    input  wire [VLEN*16-1:0] host_wdata,
+    output reg  [VLEN*16-1:0] host_rdata,
+    output wire        running,      // between `start` and `done`: host writes are ignored
     output reg         done,
     output reg  [1:0]  stop,
     output reg  [3:0]  err_code,
@@ -78,6 +91,7 @@ module plena_core #(
     localparam integer TLW = $clog2(MLEN * MLEN);
     localparam integer TRW = $clog2(MSRAM_TILES * MLEN);
     localparam integer LDW = (LOOP_DEPTH > 1) ? $clog2(LOOP_DEPTH) : 1;
+    localparam integer ACCW = $clog2((MLEN / HLEN) * MLEN * MLEN);   // BMM_ACC index
     localparam [1:0] S_IDLE = 2'd0, S_RUN = 2'd1, S_DRAIN = 2'd2, S_DONE = 2'd3;
 
     // --- architectural state ----------------------------------------------------------
@@ -102,6 +116,33 @@ module plena_core #(
     reg [63:0] end_t;          // issue cycle of the instruction that failed
     reg [63:0] unit_busy [0:NUM_UNITS-1];
     reg [63:0] dma_wait;
+
+    // --- host port ------------------------------------------------------------------------
+    wire host_wr = host_we && !rst && (state == S_IDLE || state == S_DONE);
+    assign running = (state == S_RUN || state == S_DRAIN);
+    wire [MLEN*16-1:0] h_mrow;
+    wire [31:0]        h_acc;
+    always @* begin
+        host_rdata = {RW{1'b0}};
+        case (host_sel)
+            HS_IMEM:   host_rdata = RW'(imem[IMW'(host_addr)]);
+            HS_VSRAM:  host_rdata = vsram[VRW'(host_addr)];
+            HS_MSRAM:  host_rdata = h_mrow;
+            HS_FPMEM:  host_rdata = RW'(fp_mem[FMW'(host_addr)]);
+            HS_INTMEM: host_rdata = RW'(int_mem[IMEMW'(host_addr)]);
+            HS_GP:     host_rdata = RW'(gp[host_addr[3:0]]);
+            HS_F:      host_rdata = RW'(f[host_addr[2:0]]);
+            HS_A:      host_rdata = RW'(a[host_addr[2:0]]);
+            HS_CSR:    host_rdata = host_addr == 32'd0 ? RW'(stride_r) : host_addr == 32'd1 ? RW'(scale_r)
+                                  : host_addr == 32'd2 ? RW'(vmask_r) : RW'(loop_sp);
+            HS_LOOP:   host_rdata = RW'(loop_pc[LDW'(host_addr)]);
+            HS_MM, HS_MV, HS_BMM, HS_BMV: host_rdata = RW'(h_acc);
+            HS_STAT:   host_rdata = host_addr == 32'd0 ? RW'(end_t) : host_addr == 32'd1 ? RW'(dma_wait)
+                                  : host_addr == 32'd2 ? RW'(chan_busy)
+                                  : RW'(unit_busy[UNIT_W'(host_addr - 32'd3)]);
+            default: ;
+        endcase
+    end
 
     // --- decode -------------------------------------------------------------------------
     wire [31:0] word = imem[pc[IMW-1:0]];
@@ -241,6 +282,10 @@ module plena_core #(
         endcase
     end
     wire [31:0] sfpu_y;
+    // The scalar unit's structure fixes its timing classes (single-cycle paths, and
+    // four-stage pipelines).
+    initial if (T_S_FP != 1 || T_S_FP_EXP != 4 || T_S_FP_RECI != 4 || T_S_FP_SQRT != 4)
+        $fatal(1, "plena_core: hardware.toml's scalar fp timing classes no longer match plena_sfpu");
     plena_sfpu u_sfpu (.clk(clk), .go(at_issue && sfpu_op), .fn(sfn), .a(f[frs1]), .b(f[frs2]),
                        .y(sfpu_y));
 
@@ -341,8 +386,14 @@ module plena_core #(
         .clk(clk), .rst(rst), .active(occupied && m_op), .gate(live && m_op), .step(step), .op(mop),
         .tile(g_rs1[TLW +: MTW]), .col(g_rs1[VLW-1:0]), .vrow0(g_rs2[VLW +: VRW]),
         .vrow_idx(m_vrow_idx), .vrow(vsram[m_vrow_idx]), .wo_row(m_wo_row),
-        .wo_block(m_wo_block), .fill(dma_mw_en), .fill_row(dma_mw_row), .fill_data(dma_vw_data),
-        .fill_mask(dma_vw_mask));
+        .wo_block(m_wo_block),
+        // Matrix SRAM's write port: the DMA engine's beats, or the host's rows when idle
+        .fill(dma_mw_en || (host_wr && host_sel == HS_MSRAM)),
+        .fill_row(dma_mw_en ? dma_mw_row : TRW'(host_addr)),
+        .fill_data(dma_mw_en ? dma_vw_data : host_wdata),
+        .fill_mask(dma_mw_en ? dma_vw_mask : {VLEN{1'b1}}),
+        .h_row(TRW'(host_addr)), .h_mrow(h_mrow), .h_acc_sel(host_sel),
+        .h_acc_addr(ACCW'(host_addr)), .h_acc(h_acc));
 
     wire [8*32-1:0] tk_w, tk_i;
     plena_topk #(
@@ -526,5 +577,17 @@ module plena_core #(
         // A prefetch's beat lands (never in rows an instruction uses: the stall rule).
         if (!rst && dma_vw_en)
             vsram[dma_vw_row] <= merge(vsram[dma_vw_row], dma_vw_data, dma_vw_mask, 1'b0, 32'd0);
+        // The host's writes (the core is idle or done: nothing else writes).
+        if (host_wr)
+            case (host_sel)
+                HS_IMEM:   imem[IMW'(host_addr)] <= host_wdata[31:0];
+                HS_VSRAM:  vsram[VRW'(host_addr)] <= host_wdata;
+                HS_FPMEM:  fp_mem[FMW'(host_addr)] <= host_wdata[31:0];
+                HS_INTMEM: int_mem[IMEMW'(host_addr)] <= host_wdata[31:0];
+                HS_GP:     if (host_addr[3:0] != 4'd0) gp[host_addr[3:0]] <= host_wdata[31:0];
+                HS_F:      if (host_addr[2:0] != 3'd0) f[host_addr[2:0]] <= host_wdata[31:0];
+                HS_A:      a[host_addr[2:0]] <= host_wdata[63:0];
+                default: ;
+            endcase
     end
 endmodule

@@ -6,7 +6,7 @@
 //    memory-mapped file that the harness opens per run, so the host writes the image
 //    and reads the result without any per-element traffic.
 //  - PLENA_HBM_VERILOG (Icarus Verilog, which has no DPI-C): plain Verilog tasks on the
-//    harness's element array plena_top.u_sim.hbm, which plena_sim loads and writes back
+//    harness's element array `hbm`, which plena_sim loads and writes back
 //    with $readmemh / $writememh.
 `ifdef PLENA_HBM_VERILOG
 task automatic plena_hbm_read(input [63:0] addr, input integer n,
@@ -14,13 +14,13 @@ task automatic plena_hbm_read(input [63:0] addr, input integer n,
     integer e;
     begin
         data = {ROW_ELEMS*16{1'b0}};
-        for (e = 0; e < n; e = e + 1) data[16*e +: 16] = plena_top.u_sim.hbm[addr + e];
+        for (e = 0; e < n; e = e + 1) data[16*e +: 16] = hbm[addr + e];
     end
 endtask
 task automatic plena_hbm_write(input [63:0] addr, input integer n,
                                input [ROW_ELEMS*16-1:0] data);
     integer e;
-    for (e = 0; e < n; e = e + 1) plena_top.u_sim.hbm[addr + e] = data[16*e +: 16];
+    for (e = 0; e < n; e = e + 1) hbm[addr + e] = data[16*e +: 16];
 endtask
 `else
 import "DPI-C" function void plena_hbm_read(input longint addr, input int n,

@@ -36,7 +36,14 @@ module plena_matrix #(
     input  wire               fill,
     input  wire [TRW-1:0]     fill_row,
     input  wire [MLEN*16-1:0] fill_data,
-    input  wire [MLEN-1:0]    fill_mask
+    input  wire [MLEN-1:0]    fill_mask,
+    // Host reads (plena_core's host port): a Matrix SRAM row, an accumulator entry
+    // (h_acc_sel: HS_MM .. HS_BMV).
+    input  wire [TRW-1:0]     h_row,
+    output wire [MLEN*16-1:0] h_mrow,
+    input  wire [3:0]         h_acc_sel,
+    input  wire [BMW-1:0]     h_acc_addr,
+    output wire [31:0]        h_acc
 );
     `include "plena_isa.vh"
     `include "plena_units.vh"
@@ -63,6 +70,11 @@ module plena_matrix #(
     reg [31:0] mv_acc  [0:MLEN-1];
     reg [31:0] bmm_acc [0:HEADS*MLEN*MLEN-1];         // [(h*MLEN + i)*MLEN + j]
     reg [31:0] bmv_acc [0:HEADS*MLEN-1];              // [h*MLEN + j]
+
+    assign h_mrow = msram[h_row];
+    assign h_acc = h_acc_sel == HS_MM ? mm_acc[MMW'(h_acc_addr)]
+                 : h_acc_sel == HS_MV ? mv_acc[MLW'(h_acc_addr)]
+                 : h_acc_sel == HS_BMM ? bmm_acc[BMW'(h_acc_addr)] : bmv_acc[BVW'(h_acc_addr)];
 
     wire compute = active && op <= MOP_BTMV;
     wire writeout = active && op >= MOP_MM_WO;

@@ -2,11 +2,15 @@
 // S_SQRT_FP on f registers, by the shared units of rtl/common (the numerics of
 // simulators/numerics.py, bit for bit).
 //
-// The core raises `go` in the first cycle of the instruction; the operands are captured
-// in the middle of that cycle on the operand clock of the function's own group, so only
-// that group evaluates, and `y` holds the result until the group's next `go`. The core
-// stores `y` at the end of the instruction's last cycle (timing classes S_FP,
-// S_FP_EXP, S_FP_RECI, S_FP_SQRT).
+// Clocked on the rising edge only, no clock gate. The core raises `go` while such an
+// instruction is at issue; each group of functions sees its operands only then (they
+// are held at zero otherwise: operand isolation, so an idle group does not switch).
+// Add, subtract, multiply and max (timing class S_FP, one cycle) are single-cycle
+// combinational paths from the f registers to the commit edge. Exp, reciprocal and
+// square root (S_FP_EXP, S_FP_RECI, S_FP_SQRT, four cycles) are four-stage pipelines
+// (plena_exp_pipe.v, plena_recip_pipe.v, plena_sqrt_pipe.v): stage 1 in the issue
+// cycle, `y` valid in the fourth, whose closing edge commits it. The f registers do not change while an instruction is in flight
+// (one in order), so the operands need no register of their own.
 module plena_sfpu (
     input  wire        clk,
     input  wire        go,
@@ -17,8 +21,6 @@ module plena_sfpu (
 );
     `include "plena_units.vh"
 
-    // One operand clock and operand register set per group of functions (S_SUB_FP
-    // shares the adder with S_ADD_FP).
     reg [SFG_COUNT-1:0] sel;
     always @* begin
         sel = {SFG_COUNT{1'b0}};
@@ -31,30 +33,19 @@ module plena_sfpu (
             default:          sel[SFG_SQRT] = 1'b1;
         endcase
     end
-    wire [SFG_COUNT-1:0] gclk;
-    genvar g;
-    generate
-        for (g = 0; g < SFG_COUNT; g = g + 1) begin : g_gate
-            plena_clkgate u_gate (.clk(clk), .en(go && sel[g]), .gclk(gclk[g]));
-        end
-    endgenerate
-
-    reg [31:0] add_a, add_b, mul_a, mul_b, max_a, max_b, exp_a, rcp_a, sqr_a;
-    reg        add_sub;
-    always @(posedge gclk[SFG_ADD]) begin add_a <= a; add_b <= b; add_sub <= (fn == SFN_SUB); end
-    always @(posedge gclk[SFG_MUL]) begin mul_a <= a; mul_b <= b; end
-    always @(posedge gclk[SFG_MAX]) begin max_a <= a; max_b <= b; end
-    always @(posedge gclk[SFG_EXP]) exp_a <= a;
-    always @(posedge gclk[SFG_RECI]) rcp_a <= a;
-    always @(posedge gclk[SFG_SQRT]) sqr_a <= a;
+    function automatic [31:0] iso(input [31:0] v, input logic en);
+        iso = en ? v : 32'd0;
+    endfunction
+    wire [SFG_COUNT-1:0] en = {SFG_COUNT{go}} & sel;
 
     wire [31:0] y_add, y_mul, y_max, y_exp, y_rcp, y_sqr;
-    fp32_add   u_add (.a(add_a), .b(add_b), .sub(add_sub), .y(y_add));
-    fp32_mul   u_mul (.a(mul_a), .b(mul_b), .y(y_mul));
-    fp32_max   u_max (.a(max_a), .b(max_b), .y(y_max));
-    fp32_exp   u_exp (.a(exp_a), .y(y_exp));
-    fp32_recip u_rcp (.a(rcp_a), .y(y_rcp));
-    fp32_sqrt  u_sqr (.a(sqr_a), .y(y_sqr));
+    fp32_add   u_add (.a(iso(a, en[SFG_ADD])), .b(iso(b, en[SFG_ADD])),
+                      .sub(en[SFG_ADD] && fn == SFN_SUB), .y(y_add));
+    fp32_mul   u_mul (.a(iso(a, en[SFG_MUL])), .b(iso(b, en[SFG_MUL])), .y(y_mul));
+    fp32_max   u_max (.a(iso(a, en[SFG_MAX])), .b(iso(b, en[SFG_MAX])), .y(y_max));
+    plena_exp_pipe   u_exp (.clk(clk), .a(iso(a, en[SFG_EXP])), .y(y_exp));
+    plena_recip_pipe u_rcp (.clk(clk), .a(iso(a, en[SFG_RECI])), .y(y_rcp));
+    plena_sqrt_pipe  u_sqr (.clk(clk), .a(iso(a, en[SFG_SQRT])), .y(y_sqr));
 
     always @* begin
         case (fn)

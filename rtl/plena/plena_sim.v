@@ -1,5 +1,6 @@
 // Simulation harness of plena_top (not part of the accelerator): runs jobs that the
-// host (simulators/plena_rtl) prepared in <plena_dir>/job<N>/:
+// host (simulators/plena_rtl) prepared in <plena_dir>/job<N>/, using only the core's
+// ports:
 //
 //   job.txt          prog_len max_retire max_cycles trace   (decimal)
 //   imem.hex, vsram.hex, msram.hex, fp_mem.hex, int_mem.hex  ($readmemh images)
@@ -7,13 +8,17 @@
 //   hbm.hex          instead, with PLENA_HBM_VERILOG (Icarus): the image's HBM writes,
 //                    sparse ($readmemh with @address lines; the rest is zero)
 //
-// On `go` it resets the core, loads the memories, opens HBM and starts the core; when
-// the core is done it writes <name>.out for every on-chip memory and accumulator, and
-// state.txt (how the run ended, counters, registers), closes HBM (its file then holds
-// the final contents; with PLENA_HBM_VERILOG it writes hbm.out) and raises `finished`.
+// On `go` it resets the core, writes the program and the memories through the core's
+// host port (one entry per cycle), opens HBM and starts the core; when the core is done
+// it reads every on-chip memory, accumulator, register and counter back through the
+// host port into <name>.out and state.txt, closes HBM (its file then holds the final
+// contents; with PLENA_HBM_VERILOG it writes hbm.out) and raises `finished`.
 // With trace = 1 it also writes trace.txt: one line per retired instruction (see
 // simulators/plena_rtl/trace.py), from the core's retirement port, with what it wrote.
-// The core's storage is reached by hierarchical name (plena_top.u_core...).
+// To read those values it stops the core's clock after the edge that retired the
+// instruction and reads them through the host port (combinational reads, one per
+// harness cycle); the core then resumes as if nothing happened, so traced and untraced
+// runs count the same cycles.
 //
 // HBM is the external memory behind the core's port: this harness holds its storage
 // (the DPI-C file model, or with PLENA_HBM_VERILOG an element array) and answers each
@@ -28,7 +33,7 @@ module plena_sim #(
     `include "plena_params.vh"
     /* verilator lint_on UNUSEDPARAM */
 ) (
-    output reg         clk,
+    output wire        cclk,         // the core's clock: `clk`, stopped while the trace reads
     input  wire [31:0] job,
     input  wire        go,
     output reg         finished,
@@ -37,6 +42,11 @@ module plena_sim #(
     output reg  [31:0] prog_len,
     output reg  [63:0] max_retire,
     output reg  [63:0] max_cycles,
+    output wire        host_we,
+    output wire [3:0]  host_sel,
+    output wire [31:0] host_addr,
+    output wire [VLEN*16-1:0] host_wdata,
+    input  wire [VLEN*16-1:0] host_rdata,
     input  wire        done,
     input  wire [1:0]  stop,
     input  wire [3:0]  err_code,
@@ -71,6 +81,7 @@ module plena_sim #(
     input  wire [63:0] dp_addr
 );
     `include "plena_isa.vh"
+    `include "plena_units.vh"
 `ifdef PLENA_HBM_VERILOG
     // HBM itself, for the Verilog HBM model (plena_hbm.vh): one bf16 element per word.
     reg [15:0] hbm [0:HBM_SIZE-1];
@@ -81,13 +92,32 @@ module plena_sim #(
 `endif
 
     localparam integer PW = (HBM_BW < VLEN) ? HBM_BW : VLEN;
-    localparam [1:0] H_IDLE = 2'd0, H_LOAD = 2'd1, H_RUN = 2'd2;
-    reg [1:0] hs;
+    localparam integer RW = VLEN * 16;
+    localparam integer HEADS = MLEN / HLEN;
+    localparam integer MROWS = MSRAM_TILES * MLEN;
     string base, dir;
     integer fd, nread, trace_on, tfd;
 
-    initial clk = 1'b0;
+    // The harness's clock, and the core's: the same clock, except while the trace reads
+    // the core (cen low). cen changes only while clk is low, so cclk has no glitch.
+    reg clk, cen;
+    initial begin
+        clk = 1'b0;
+        cen = 1'b1;
+    end
     always #1 clk = ~clk;
+    assign cclk = clk & cen;
+
+    // The host port: the job sequence drives it, and the trace while the core's clock
+    // is stopped.
+    reg        j_we;
+    reg [3:0]  j_sel, t_sel;
+    reg [31:0] j_addr, t_addr;
+    reg [RW-1:0] j_wdata;
+    assign host_we = cen & j_we;
+    assign host_sel = cen ? j_sel : t_sel;
+    assign host_addr = cen ? j_addr : t_addr;
+    assign host_wdata = j_wdata;
 
     // The harness's own count of the run's clock edges, after the one at which the core
     // samples `start` up to the one that raises `done`: the backend holds the core's
@@ -95,7 +125,7 @@ module plena_sim #(
     reg [63:0] edges;
     reg        counting;
     initial counting = 1'b0;
-    always @(posedge clk)
+    always @(posedge cclk)
         if (start) begin
             edges <= 64'd0;
             counting <= 1'b1;
@@ -104,19 +134,47 @@ module plena_sim #(
         else
             counting <= 1'b0;
 
-    initial begin
-        if (!$value$plusargs("plena_dir=%s", base)) base = ".";
-        hs = H_IDLE;
-        finished = 1'b0;
-        rst = 1'b0;
-        start = 1'b0;
-        trace_on = 0;
-        tfd = 0;
-    end
+    // The job's images going in, and what comes back out.
+    reg [31:0]   l_imem [0:IMEM_SIZE-1];
+    reg [RW-1:0] l_vsram [0:VSRAM_ROWS-1];
+    reg [RW-1:0] l_msram [0:MROWS-1];
+    reg [31:0]   l_fp [0:FP_MEM_SIZE-1];
+    reg [31:0]   l_int [0:INT_MEM_SIZE-1];
+    reg [31:0]   o_mm [0:BLEN*BLEN-1];
+    reg [31:0]   o_mv [0:MLEN-1];
+    reg [31:0]   o_bmm [0:HEADS*MLEN*MLEN-1];
+    reg [31:0]   o_bmv [0:HEADS*MLEN-1];
+    reg [63:0]   o_reg [0:NUM_GP_REGS+NUM_F_REGS+NUM_A_REGS-1];
+    reg [63:0]   o_csr [0:3];
+    reg [31:0]   o_loop [0:LOOP_DEPTH-1];
+    reg [63:0]   o_stat [0:3+NUM_UNITS-1];
 
     function automatic string path(input string name);
         path = $sformatf("%0s/%0s", dir, name);
     endfunction
+
+    // Waivers: the job sequence is a testbench process that drives the core's inputs
+    // with non-blocking assignments as a clocked process would (INITIALDLY); host reads
+    // are a row wide and the scalar spaces use their low bits (UNUSEDSIGNAL, also in the
+    // trace below).
+    /* verilator lint_off INITIALDLY */
+    // One host write per cycle (the core takes it at the next edge).
+    task automatic hwrite(input [3:0] sel, input integer adr, input [RW-1:0] value);
+        j_we <= 1'b1;
+        j_sel <= sel;
+        j_addr <= 32'(adr);
+        j_wdata <= value;
+        @(posedge clk);
+    endtask
+    // One host read: the address is driven for a cycle, then its (combinational) data read.
+    task automatic hread(input [3:0] sel, input integer adr, output [RW-1:0] value);
+        j_we <= 1'b0;
+        j_sel <= sel;
+        j_addr <= 32'(adr);
+        @(posedge clk);
+        @(negedge clk);
+        value = host_rdata;
+    endtask
 
     task automatic write_state;
         integer sfd, k;
@@ -125,49 +183,64 @@ module plena_sim #(
             $fwrite(sfd, "stop %0d\nerr_code %0d\nerr_mem %0d\nerr_addr %h\nerr_pc %0d\n",
                     stop, err_code, err_mem, err_addr, err_pc);
             $fwrite(sfd, "err_cycle %0d\ncycles %0d\nclock_edges %0d\nretired %0d\n",
-                    plena_top.u_core.end_t, cycles, edges, retired);
-            $fwrite(sfd, "dma_wait %0d\nchan_busy %0d\nunit_busy",
-                    plena_top.u_core.dma_wait, plena_top.u_core.chan_busy);
-            for (k = 0; k < NUM_UNITS; k = k + 1) $fwrite(sfd, " %0d", plena_top.u_core.unit_busy[k]);
+                    o_stat[0], cycles, edges, retired);
+            $fwrite(sfd, "dma_wait %0d\nchan_busy %0d\nunit_busy", o_stat[1], o_stat[2]);
+            for (k = 0; k < NUM_UNITS; k = k + 1) $fwrite(sfd, " %0d", o_stat[3 + k]);
             $fwrite(sfd, "\ngp");
-            for (k = 0; k < NUM_GP_REGS; k = k + 1) $fwrite(sfd, " %h", plena_top.u_core.gp[k]);
+            for (k = 0; k < NUM_GP_REGS; k = k + 1) $fwrite(sfd, " %h", o_reg[k][31:0]);
             $fwrite(sfd, "\nf");
-            for (k = 0; k < NUM_F_REGS; k = k + 1) $fwrite(sfd, " %h", plena_top.u_core.f[k]);
+            for (k = 0; k < NUM_F_REGS; k = k + 1) $fwrite(sfd, " %h", o_reg[NUM_GP_REGS + k][31:0]);
             $fwrite(sfd, "\na");
-            for (k = 0; k < NUM_A_REGS; k = k + 1) $fwrite(sfd, " %h", plena_top.u_core.a[k]);
-            $fwrite(sfd, "\ncsr %h %h %h\nloops", plena_top.u_core.stride_r,
-                    plena_top.u_core.scale_r, plena_top.u_core.vmask_r);
+            for (k = 0; k < NUM_A_REGS; k = k + 1) $fwrite(sfd, " %h", o_reg[NUM_GP_REGS + NUM_F_REGS + k]);
+            $fwrite(sfd, "\ncsr %h %h %h\nloops", o_csr[0][31:0], o_csr[1][31:0], o_csr[2][31:0]);
             for (k = 0; k < LOOP_DEPTH; k = k + 1)
-                if (k < plena_top.u_core.loop_sp) $fwrite(sfd, " %0d", plena_top.u_core.loop_pc[k]);
+                if (64'(k) < o_csr[3]) $fwrite(sfd, " %0d", o_loop[k]);
             $fwrite(sfd, "\n");
             $fclose(sfd);
         end
     endtask
 
-    // Waiver: file names and handles are simulation bookkeeping, not hardware state.
-    /* verilator lint_off BLKSEQ */
-    always @(posedge clk) begin
-        rst <= 1'b0;
-        start <= 1'b0;
-        case (hs)
-            H_IDLE:
-                if (go) begin
-                    dir = $sformatf("%0s/job%0d", base, job);
-                    fd = $fopen(path("job.txt"), "r");
-                    if (fd == 0) $fatal(1, "plena_sim: cannot open %0s", path("job.txt"));
-                    nread = $fscanf(fd, "%d %d %d %d", prog_len, max_retire, max_cycles, trace_on);
-                    if (nread != 4) $fatal(1, "plena_sim: %0s: expected 4 numbers", path("job.txt"));
-                    $fclose(fd);
-                    finished <= 1'b0;
-                    rst <= 1'b1;
-                    hs <= H_LOAD;
-                end
-            H_LOAD: begin
-                $readmemh(path("imem.hex"), plena_top.u_core.imem);
-                $readmemh(path("vsram.hex"), plena_top.u_core.vsram);
-                $readmemh(path("msram.hex"), plena_top.u_core.u_matrix.msram);
-                $readmemh(path("fp_mem.hex"), plena_top.u_core.fp_mem);
-                $readmemh(path("int_mem.hex"), plena_top.u_core.int_mem);
+    // --- the job sequence ------------------------------------------------------------
+    /* verilator lint_off UNUSEDSIGNAL */
+    reg [RW-1:0] v;
+    integer k;
+    initial begin
+        if (!$value$plusargs("plena_dir=%s", base)) base = ".";
+        finished = 1'b0;
+        rst = 1'b0;
+        start = 1'b0;
+        j_we = 1'b0;
+        j_sel = 4'd0;
+        j_addr = 32'd0;
+        j_wdata = {RW{1'b0}};
+        t_sel = 4'd0;
+        t_addr = 32'd0;
+        trace_on = 0;
+        tfd = 0;
+        forever begin
+            @(posedge clk);
+            if (go) begin
+                dir = $sformatf("%0s/job%0d", base, job);
+                fd = $fopen(path("job.txt"), "r");
+                if (fd == 0) $fatal(1, "plena_sim: cannot open %0s", path("job.txt"));
+                nread = $fscanf(fd, "%d %d %d %d", prog_len, max_retire, max_cycles, trace_on);
+                if (nread != 4) $fatal(1, "plena_sim: %0s: expected 4 numbers", path("job.txt"));
+                $fclose(fd);
+                $readmemh(path("imem.hex"), l_imem);
+                $readmemh(path("vsram.hex"), l_vsram);
+                $readmemh(path("msram.hex"), l_msram);
+                $readmemh(path("fp_mem.hex"), l_fp);
+                $readmemh(path("int_mem.hex"), l_int);
+                finished <= 1'b0;
+                rst <= 1'b1;
+                @(posedge clk);
+                rst <= 1'b0;
+                for (k = 0; k < 32'(prog_len); k = k + 1) hwrite(HS_IMEM, k, RW'(l_imem[k]));
+                for (k = 0; k < VSRAM_ROWS; k = k + 1) hwrite(HS_VSRAM, k, l_vsram[k]);
+                for (k = 0; k < MROWS; k = k + 1) hwrite(HS_MSRAM, k, l_msram[k]);
+                for (k = 0; k < FP_MEM_SIZE; k = k + 1) hwrite(HS_FPMEM, k, RW'(l_fp[k]));
+                for (k = 0; k < INT_MEM_SIZE; k = k + 1) hwrite(HS_INTMEM, k, RW'(l_int[k]));
+                j_we <= 1'b0;
 `ifdef PLENA_HBM_VERILOG
                 for (hz = 0; hz < HBM_SIZE; hz = hz + 1) hbm[hz] = 16'd0;
                 $readmemh(path("hbm.hex"), hbm);
@@ -177,34 +250,51 @@ module plena_sim #(
 `endif
                 if (trace_on != 0) tfd = $fopen(path("trace.txt"), "w");
                 start <= 1'b1;
-                hs <= H_RUN;
-            end
-            default:   // H_RUN
-                if (done) begin
-                    $writememh(path("vsram.out"), plena_top.u_core.vsram);
-                    $writememh(path("msram.out"), plena_top.u_core.u_matrix.msram);
-                    $writememh(path("fp_mem.out"), plena_top.u_core.fp_mem);
-                    $writememh(path("int_mem.out"), plena_top.u_core.int_mem);
-                    $writememh(path("mm_acc.out"), plena_top.u_core.u_matrix.mm_acc);
-                    $writememh(path("mv_acc.out"), plena_top.u_core.u_matrix.mv_acc);
-                    $writememh(path("bmm_acc.out"), plena_top.u_core.u_matrix.bmm_acc);
-                    $writememh(path("bmv_acc.out"), plena_top.u_core.u_matrix.bmv_acc);
-                    write_state();
-`ifdef PLENA_HBM_VERILOG
-                    $writememh(path("hbm.out"), hbm);
-`else
-                    if (plena_hbm_close() != 0) $fatal(1, "plena_sim: cannot write HBM back");
-`endif
-                    if (tfd != 0) begin
-                        $fclose(tfd);
-                        tfd = 0;
-                    end
-                    finished <= 1'b1;
-                    hs <= H_IDLE;
+                @(posedge clk);
+                start <= 1'b0;
+                // The core is done, and the trace has read what its last edge wrote.
+                while (!(done && cen)) @(posedge clk);
+                for (k = 0; k < VSRAM_ROWS; k = k + 1) hread(HS_VSRAM, k, l_vsram[k]);
+                for (k = 0; k < MROWS; k = k + 1) hread(HS_MSRAM, k, l_msram[k]);
+                for (k = 0; k < FP_MEM_SIZE; k = k + 1) begin hread(HS_FPMEM, k, v); l_fp[k] = v[31:0]; end
+                for (k = 0; k < INT_MEM_SIZE; k = k + 1) begin hread(HS_INTMEM, k, v); l_int[k] = v[31:0]; end
+                for (k = 0; k < BLEN*BLEN; k = k + 1) begin hread(HS_MM, k, v); o_mm[k] = v[31:0]; end
+                for (k = 0; k < MLEN; k = k + 1) begin hread(HS_MV, k, v); o_mv[k] = v[31:0]; end
+                for (k = 0; k < HEADS*MLEN*MLEN; k = k + 1) begin hread(HS_BMM, k, v); o_bmm[k] = v[31:0]; end
+                for (k = 0; k < HEADS*MLEN; k = k + 1) begin hread(HS_BMV, k, v); o_bmv[k] = v[31:0]; end
+                for (k = 0; k < NUM_GP_REGS; k = k + 1) begin hread(HS_GP, k, v); o_reg[k] = v[63:0]; end
+                for (k = 0; k < NUM_F_REGS; k = k + 1) begin hread(HS_F, k, v); o_reg[NUM_GP_REGS + k] = v[63:0]; end
+                for (k = 0; k < NUM_A_REGS; k = k + 1) begin
+                    hread(HS_A, k, v);
+                    o_reg[NUM_GP_REGS + NUM_F_REGS + k] = v[63:0];
                 end
-        endcase
+                for (k = 0; k < 4; k = k + 1) begin hread(HS_CSR, k, v); o_csr[k] = v[63:0]; end
+                for (k = 0; k < LOOP_DEPTH; k = k + 1) begin hread(HS_LOOP, k, v); o_loop[k] = v[31:0]; end
+                for (k = 0; k < 3 + NUM_UNITS; k = k + 1) begin hread(HS_STAT, k, v); o_stat[k] = v[63:0]; end
+                $writememh(path("vsram.out"), l_vsram);
+                $writememh(path("msram.out"), l_msram);
+                $writememh(path("fp_mem.out"), l_fp);
+                $writememh(path("int_mem.out"), l_int);
+                $writememh(path("mm_acc.out"), o_mm);
+                $writememh(path("mv_acc.out"), o_mv);
+                $writememh(path("bmm_acc.out"), o_bmm);
+                $writememh(path("bmv_acc.out"), o_bmv);
+                write_state();
+`ifdef PLENA_HBM_VERILOG
+                $writememh(path("hbm.out"), hbm);
+`else
+                if (plena_hbm_close() != 0) $fatal(1, "plena_sim: cannot write HBM back");
+`endif
+                if (tfd != 0) begin
+                    $fclose(tfd);
+                    tfd = 0;
+                end
+                finished <= 1'b1;
+            end
+        end
     end
-    /* verilator lint_on BLKSEQ */
+    /* verilator lint_on INITIALDLY */
+    /* verilator lint_on UNUSEDSIGNAL */
 
     // --- HBM: storage and a fixed-latency response pipeline --------------------------------
     // A write lands when it is accepted; a read takes the contents at that moment.
@@ -219,7 +309,7 @@ module plena_sim #(
     assign r_data = p_data[HBM_LATENCY-1];
     // Waiver: `m_row` carries the HBM model's output into the pipeline.
     /* verilator lint_off BLKSEQ */
-    always @(posedge clk) begin
+    always @(posedge cclk) begin
         // (reset empties the pipeline: Icarus starts it as X, which would stay in the
         // engine's count of outstanding beats)
         for (ps = HBM_LATENCY - 1; ps > 0; ps = ps - 1) begin
@@ -244,105 +334,125 @@ module plena_sim #(
     // --- retirement trace ------------------------------------------------------------
     // After each committed instruction: "R index pc issue_cycle word", then one line
     // "W space address count values..." per thing it wrote (values in hex; rows with
-    // their highest element first), read from the storage once the write has landed
-    // (the falling edge after the commit). a0/a1 come from the core's trace port.
+    // their highest element first). The values are read through the host port with the
+    // core's clock stopped after the edge that committed the instruction: the falling
+    // edge after it stops the clock, each read takes a cycle of `clk`, and the clock
+    // runs again from the falling edge after the last read. a0/a1 come from the core's
+    // trace port.
     localparam integer ROW_ELEMS = VLEN;
     `include "plena_hbm.vh"
-    localparam integer HEADS = MLEN / HLEN;
-    localparam integer VRW = (VSRAM_ROWS > 1) ? $clog2(VSRAM_ROWS) : 1;
+    /* verilator lint_off UNUSEDSIGNAL */
     wire [5:0] t_op = rt_word[OPCODE_LSB +: OPCODE_W];
     wire [3:0] t_rd = rt_word[F_RD_LSB +: F_RD_W];
-    wire [VRW-1:0] t_row = VRW'(rt_a0 / VLEN);
     reg [VLEN*16-1:0] t_hbm;
+    reg [RW-1:0] tv;
     integer tk;
 
+    task automatic tread(input [3:0] sel, input [63:0] adr, output [RW-1:0] value);
+        t_sel = sel;
+        t_addr = adr[31:0];
+        @(negedge clk);
+        value = host_rdata;
+    endtask
     // Names are passed as 8-character vectors and the tasks are static: Icarus 11
     // aborts on string arguments of tasks (they print identically on both simulators).
-    task t_word(input [63:0] space, input longint adr, input [63:0] value);
-        $fwrite(tfd, "W %0s %0d 1 %h\n", space, adr, value);
+    task t_word(input [63:0] space, input [3:0] sel, input longint adr, input [63:0] idx);
+        reg [RW-1:0] w;
+        tread(sel, idx, w);
+        $fwrite(tfd, "W %0s %0d 1 %h\n", space, adr, w[63:0]);
     endtask
     task t_rows(input longint adr, input integer rows);   // whole Vector SRAM rows
         integer q;
+        reg [RW-1:0] w;
         $fwrite(tfd, "W vsram %0d %0d", adr, rows * VLEN);
-        for (q = 0; q < rows; q = q + 1) $fwrite(tfd, " %h", plena_top.u_core.vsram[VRW'($unsigned(adr / 64'(VLEN) + 64'(q)))]);
+        for (q = 0; q < rows; q = q + 1) begin
+            tread(HS_VSRAM, adr / 64'(VLEN) + 64'(q), w);
+            $fwrite(tfd, " %h", w);
+        end
         $fwrite(tfd, "\n");
     endtask
     task t_loops;   // the loop stack after a loop instruction: its depth, then body pcs
         integer q;
-        $fwrite(tfd, "W LOOPS 0 %0d", plena_top.u_core.loop_sp);
+        reg [RW-1:0] w, depth;
+        tread(HS_CSR, 64'd3, depth);
+        $fwrite(tfd, "W LOOPS 0 %0d", depth[31:0]);
         for (q = 0; q < LOOP_DEPTH; q = q + 1)
-            if (q < plena_top.u_core.loop_sp) $fwrite(tfd, " %0d", plena_top.u_core.loop_pc[q]);
+            if (32'(q) < depth[31:0]) begin
+                tread(HS_LOOP, 64'(q), w);
+                $fwrite(tfd, " %0d", w[31:0]);
+            end
         $fwrite(tfd, "\n");
     endtask
-    task t_acc(input [63:0] name, input integer n);
+    task t_acc(input [63:0] name, input [3:0] sel, input integer n);
         integer q;
+        reg [RW-1:0] w;
         $fwrite(tfd, "W %0s 0 %0d", name, n);
-        for (q = 0; q < n; q = q + 1)
-            case (name)
-                "MM_ACC":  $fwrite(tfd, " %h", plena_top.u_core.u_matrix.mm_acc[q]);
-                "MV_ACC":  $fwrite(tfd, " %h", plena_top.u_core.u_matrix.mv_acc[q]);
-                "BMM_ACC": $fwrite(tfd, " %h", plena_top.u_core.u_matrix.bmm_acc[q]);
-                default:   $fwrite(tfd, " %h", plena_top.u_core.u_matrix.bmv_acc[q]);
-            endcase
+        for (q = 0; q < n; q = q + 1) begin
+            tread(sel, 64'(q), w);
+            $fwrite(tfd, " %h", w[31:0]);
+        end
         $fwrite(tfd, "\n");
     endtask
 
     always @(negedge clk)
-        if (rt_valid && tfd != 0) begin
-            $fwrite(tfd, "R %0d %0d %0d %h\n", rt_index, rt_pc, rt_cycle, rt_word);
-            case (t_op)
-                OP_S_ADD_INT, OP_S_ADDI_INT, OP_S_SUB_INT, OP_S_MUL_INT, OP_S_LUI_INT, OP_S_LD_INT:
-                    if (t_rd != 0) t_word("gp", 64'(t_rd), 64'(plena_top.u_core.gp[t_rd]));
-                OP_C_LOOP_START, OP_C_LOOP_END: begin
-                    if (t_rd != 0) t_word("gp", 64'(t_rd), 64'(plena_top.u_core.gp[t_rd]));
-                    t_loops();
-                end
-                OP_S_ST_INT:
-                    t_word("int_mem", rt_a0, 64'(plena_top.u_core.int_mem[rt_a0[$clog2(INT_MEM_SIZE)-1:0]]));
-                OP_S_ADD_FP, OP_S_SUB_FP, OP_S_MUL_FP, OP_S_MAX_FP, OP_S_EXP_FP, OP_S_RECI_FP,
-                OP_S_SQRT_FP, OP_S_LD_FP, OP_V_RED_SUM, OP_V_RED_MAX:
-                    if (t_rd[2:0] != 0) t_word("f", 64'(t_rd[2:0]), 64'(plena_top.u_core.f[t_rd[2:0]]));
-                OP_S_ST_FP:
-                    t_word("fp_mem", rt_a0, 64'(plena_top.u_core.fp_mem[rt_a0[$clog2(FP_MEM_SIZE)-1:0]]));
-                OP_S_MAP_V_FP, OP_V_ADD_VV, OP_V_ADD_VF, OP_V_SUB_VV, OP_V_SUB_VF, OP_V_MUL_VV,
-                OP_V_MUL_VF, OP_V_MAX_VF, OP_V_MIN_VF, OP_V_EXP_V, OP_V_RECI_V, OP_V_SHFT_V:
-                    t_rows(rt_a0, 1);
-                OP_V_TOPK:
-                    for (tk = 0; tk < (rt_word[F_RMASK_LSB] ? 8 : 4); tk = tk + 1) begin
-                        t_word("fp_mem", rt_a0 + 64'(tk), 64'(plena_top.u_core.fp_mem[$clog2(FP_MEM_SIZE)'(rt_a0 + 64'(tk))]));
-                        t_word("int_mem", rt_a1 + 64'(tk), 64'(plena_top.u_core.int_mem[$clog2(INT_MEM_SIZE)'(rt_a1 + 64'(tk))]));
+        if (cen && tfd != 0 && (rt_valid || dp_valid || ds_valid)) begin
+            cen <= 1'b0;
+            if (rt_valid) begin
+                $fwrite(tfd, "R %0d %0d %0d %h\n", rt_index, rt_pc, rt_cycle, rt_word);
+                case (t_op)
+                    OP_S_ADD_INT, OP_S_ADDI_INT, OP_S_SUB_INT, OP_S_MUL_INT, OP_S_LUI_INT, OP_S_LD_INT:
+                        if (t_rd != 0) t_word("gp", HS_GP, 64'(t_rd), 64'(t_rd));
+                    OP_C_LOOP_START, OP_C_LOOP_END: begin
+                        if (t_rd != 0) t_word("gp", HS_GP, 64'(t_rd), 64'(t_rd));
+                        t_loops();
                     end
-                OP_M_MM, OP_M_TMM: t_acc("MM_ACC", BLEN * BLEN);
-                OP_M_MV, OP_M_TMV: t_acc("MV_ACC", MLEN);
-                OP_M_BMM, OP_M_BTMM: t_acc("BMM_ACC", HEADS * MLEN * MLEN);
-                OP_M_BMV, OP_M_BTMV: t_acc("BMV_ACC", HEADS * MLEN);
-                OP_M_MM_WO: begin
-                    for (tk = 0; tk < BLEN; tk = tk + 1)
-                        $fwrite(tfd, "W vsram %0d %0d %h\n", rt_a0 + 64'(tk * VLEN), BLEN,
-                                plena_top.u_core.vsram[t_row + VRW'(tk)][$clog2(VLEN*16)'(16 * (rt_a0 % 64'(VLEN))) +: BLEN*16]);
-                    t_acc("MM_ACC", BLEN * BLEN);
-                end
-                OP_M_MV_WO: begin t_rows(rt_a0, 1); t_acc("MV_ACC", MLEN); end
-                OP_M_BMM_WO: begin t_rows(rt_a0, HEADS * MLEN); t_acc("BMM_ACC", HEADS * MLEN * MLEN); end
-                OP_M_BMV_WO: begin t_rows(rt_a0, HEADS); t_acc("BMV_ACC", HEADS * MLEN); end
-                OP_C_SET_ADDR_REG: t_word("a", 64'(t_rd[2:0]), plena_top.u_core.a[t_rd[2:0]]);
-                OP_C_SET_STRIDE_REG: t_word("csr", 0, 64'(plena_top.u_core.stride_r));
-                OP_C_SET_SCALE_REG: t_word("csr", 1, 64'(plena_top.u_core.scale_r));
-                OP_C_SET_V_MASK_REG: t_word("csr", 2, 64'(plena_top.u_core.vmask_r));
-                default: ;
-            endcase
-        end
-
-    // A transfer's writes, once the DMA engine has made them: "D index" names the
-    // retired instruction the following W lines belong to.
-    always @(negedge clk)
-        if (tfd != 0) begin
+                    OP_S_ST_INT:
+                        t_word("int_mem", HS_INTMEM, rt_a0, rt_a0);
+                    OP_S_ADD_FP, OP_S_SUB_FP, OP_S_MUL_FP, OP_S_MAX_FP, OP_S_EXP_FP, OP_S_RECI_FP,
+                    OP_S_SQRT_FP, OP_S_LD_FP, OP_V_RED_SUM, OP_V_RED_MAX:
+                        if (t_rd[2:0] != 0) t_word("f", HS_F, 64'(t_rd[2:0]), 64'(t_rd[2:0]));
+                    OP_S_ST_FP:
+                        t_word("fp_mem", HS_FPMEM, rt_a0, rt_a0);
+                    OP_S_MAP_V_FP, OP_V_ADD_VV, OP_V_ADD_VF, OP_V_SUB_VV, OP_V_SUB_VF, OP_V_MUL_VV,
+                    OP_V_MUL_VF, OP_V_MAX_VF, OP_V_MIN_VF, OP_V_EXP_V, OP_V_RECI_V, OP_V_SHFT_V:
+                        t_rows(rt_a0, 1);
+                    OP_V_TOPK:
+                        for (tk = 0; tk < (rt_word[F_RMASK_LSB] ? 8 : 4); tk = tk + 1) begin
+                            t_word("fp_mem", HS_FPMEM, rt_a0 + 64'(tk), rt_a0 + 64'(tk));
+                            t_word("int_mem", HS_INTMEM, rt_a1 + 64'(tk), rt_a1 + 64'(tk));
+                        end
+                    OP_M_MM, OP_M_TMM: t_acc("MM_ACC", HS_MM, BLEN * BLEN);
+                    OP_M_MV, OP_M_TMV: t_acc("MV_ACC", HS_MV, MLEN);
+                    OP_M_BMM, OP_M_BTMM: t_acc("BMM_ACC", HS_BMM, HEADS * MLEN * MLEN);
+                    OP_M_BMV, OP_M_BTMV: t_acc("BMV_ACC", HS_BMV, HEADS * MLEN);
+                    OP_M_MM_WO: begin
+                        for (tk = 0; tk < BLEN; tk = tk + 1) begin
+                            tread(HS_VSRAM, rt_a0 / 64'(VLEN) + 64'(tk), tv);
+                            $fwrite(tfd, "W vsram %0d %0d %h\n", rt_a0 + 64'(tk * VLEN), BLEN,
+                                    tv[$clog2(VLEN*16)'(16 * (rt_a0 % 64'(VLEN))) +: BLEN*16]);
+                        end
+                        t_acc("MM_ACC", HS_MM, BLEN * BLEN);
+                    end
+                    OP_M_MV_WO: begin t_rows(rt_a0, 1); t_acc("MV_ACC", HS_MV, MLEN); end
+                    OP_M_BMM_WO: begin t_rows(rt_a0, HEADS * MLEN); t_acc("BMM_ACC", HS_BMM, HEADS * MLEN * MLEN); end
+                    OP_M_BMV_WO: begin t_rows(rt_a0, HEADS); t_acc("BMV_ACC", HS_BMV, HEADS * MLEN); end
+                    OP_C_SET_ADDR_REG: t_word("a", HS_A, 64'(t_rd[2:0]), 64'(t_rd[2:0]));
+                    OP_C_SET_STRIDE_REG: t_word("csr", HS_CSR, 0, 0);
+                    OP_C_SET_SCALE_REG: t_word("csr", HS_CSR, 1, 1);
+                    OP_C_SET_V_MASK_REG: t_word("csr", HS_CSR, 2, 2);
+                    default: ;
+                endcase
+            end
+            // A transfer's writes, once the DMA engine has made them: "D index" names
+            // the retired instruction the following W lines belong to.
             if (dp_valid) begin
                 $fwrite(tfd, "D %0d\n", dp_index);
                 if (dp_tile) begin
                     $fwrite(tfd, "W msram %0d %0d", dp_addr, MLEN * MLEN);
-                    for (tk = 0; tk < MLEN; tk = tk + 1)
-                        $fwrite(tfd, " %h", plena_top.u_core.u_matrix.msram[$clog2(MSRAM_TILES * MLEN)'(dp_addr / 64'(MLEN) + 64'(tk))]);
+                    for (tk = 0; tk < MLEN; tk = tk + 1) begin
+                        tread(HS_MSRAM, dp_addr / 64'(MLEN) + 64'(tk), tv);
+                        $fwrite(tfd, " %h", tv);
+                    end
                     $fwrite(tfd, "\n");
                 end else
                     t_rows(dp_addr, HBM_V_PREFETCH_AMOUNT);
@@ -354,5 +464,7 @@ module plena_sim #(
                     $fwrite(tfd, "W hbm %0d %0d %h\n", ds_base + 64'(tk) * ds_stride, VLEN, t_hbm);
                 end
             end
+            cen <= 1'b1;
         end
+    /* verilator lint_on UNUSEDSIGNAL */
 endmodule

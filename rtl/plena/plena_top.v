@@ -2,8 +2,9 @@
 // hardware configuration of isa/plena/hardware.toml (defaults generated into
 // plena_params.vh; simulators/plena_rtl overrides them per configuration and a test
 // reads them back with pyverilog). plena_core is the accelerator; plena_sim is the
-// simulation harness: it runs the clock, loads a job's program and memories, starts
-// the core, and writes the memories, registers and counters back when it is done.
+// simulation harness: it runs the clock, loads a job's program and memories through the
+// core's host port, starts the core, and reads the memories, registers and counters
+// back through the same port when it is done. The two meet only at ports.
 module plena_top #(
 `include "plena_params.vh"
 ) (
@@ -27,6 +28,13 @@ module plena_top #(
     wire [63:0] m_addr, ds_index, ds_base, ds_stride, dp_index, dp_addr;
     wire [31:0] m_len;
     wire [PW*16-1:0] m_wdata, r_data;
+    wire        host_we;
+    wire [3:0]  host_sel;
+    wire [31:0] host_addr;
+    wire [VLEN*16-1:0] host_wdata, host_rdata;
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire        running;   // Waiver: the harness waits for `done` instead
+    /* verilator lint_on UNUSEDSIGNAL */
 
     plena_core #(
         .MLEN(MLEN), .BLEN(BLEN), .HLEN(HLEN), .VLEN(VLEN), .VSRAM_ROWS(VSRAM_ROWS),
@@ -37,7 +45,9 @@ module plena_top #(
         .DMA_QUEUE(DMA_QUEUE)
     ) u_core (
         .clk(clk), .rst(rst), .start(start), .prog_len(prog_len), .max_retire(max_retire),
-        .max_cycles(max_cycles), .halt(halt), .done(done), .stop(stop), .err_code(err_code),
+        .max_cycles(max_cycles), .halt(halt), .host_we(host_we), .host_sel(host_sel),
+        .host_addr(host_addr), .host_wdata(host_wdata), .host_rdata(host_rdata),
+        .running(running), .done(done), .stop(stop), .err_code(err_code),
         .err_mem(err_mem), .err_addr(err_addr), .err_pc(err_pc), .cycles(cycles),
         .retired(retired), .rt_valid(rt_valid), .rt_index(rt_index), .rt_pc(rt_pc),
         .rt_cycle(rt_cycle), .rt_word(rt_word), .rt_a0(rt_a0), .rt_a1(rt_a1),
@@ -56,8 +66,9 @@ module plena_top #(
         .HBM_LATENCY(HBM_LATENCY), .LOOP_DEPTH(LOOP_DEPTH), .IMEM_SIZE(IMEM_SIZE),
         .DMA_QUEUE(DMA_QUEUE)
     ) u_sim (
-        .clk(clk), .job(job), .go(go), .finished(finished), .rst(rst), .start(start),
-        .prog_len(prog_len), .max_retire(max_retire), .max_cycles(max_cycles), .done(done),
+        .cclk(clk), .job(job), .go(go), .finished(finished), .rst(rst), .start(start),
+        .prog_len(prog_len), .host_we(host_we), .host_sel(host_sel), .host_addr(host_addr),
+        .host_wdata(host_wdata), .host_rdata(host_rdata), .max_retire(max_retire), .max_cycles(max_cycles), .done(done),
         .stop(stop), .err_code(err_code), .err_mem(err_mem), .err_addr(err_addr),
         .err_pc(err_pc), .cycles(cycles), .retired(retired), .rt_valid(rt_valid),
         .rt_index(rt_index), .rt_pc(rt_pc), .rt_cycle(rt_cycle), .rt_word(rt_word),

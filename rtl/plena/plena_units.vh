@@ -42,6 +42,25 @@ localparam [3:0] MOP_MV_WO  = 4'd9;
 localparam [3:0] MOP_BMM_WO = 4'd10;
 localparam [3:0] MOP_BMV_WO = 4'd11;
 
+// Host port spaces (plena_core's host_sel): what host_addr indexes. Writes only to the
+// first eight (memories and registers), only while the core is not running; reads any
+// time, combinationally (the storage is flip-flops; an SRAM macro would add a cycle).
+localparam [3:0] HS_IMEM   = 4'd0;   // program words
+localparam [3:0] HS_VSRAM  = 4'd1;   // Vector SRAM rows
+localparam [3:0] HS_MSRAM  = 4'd2;   // Matrix SRAM rows (tile t, row r at t*MLEN + r)
+localparam [3:0] HS_FPMEM  = 4'd3;
+localparam [3:0] HS_INTMEM = 4'd4;
+localparam [3:0] HS_GP     = 4'd5;   // gp registers (gp0 reads 0, ignores writes)
+localparam [3:0] HS_F      = 4'd6;   // f registers
+localparam [3:0] HS_A      = 4'd7;   // a registers (64 bits)
+localparam [3:0] HS_CSR    = 4'd8;   // 0 stride, 1 scale, 2 V_MASK, 3 loop depth
+localparam [3:0] HS_LOOP   = 4'd9;   // loop stack: body pcs
+localparam [3:0] HS_MM     = 4'd10;  // accumulators, one fp32 entry per address
+localparam [3:0] HS_MV     = 4'd11;
+localparam [3:0] HS_BMM    = 4'd12;
+localparam [3:0] HS_BMV    = 4'd13;
+localparam [3:0] HS_STAT   = 4'd14;  // 0 error cycle, 1 DMA wait, 2 channel busy, 3+u unit u busy
+
 // Run-time errors the core reports (simulators/plena_rtl maps them to SimError kinds).
 localparam [3:0] ERR_NONE     = 4'd0;
 localparam [3:0] ERR_RANGE    = 4'd1;   // address outside its memory (err_mem, err_addr)

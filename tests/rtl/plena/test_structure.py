@@ -1,7 +1,9 @@
 """The plena core is hardware, not a model: no DPI-C, no hierarchical reference, no file
 or simulation-only system task anywhere in its sources. Only the harness (plena_sim.v,
 which also holds the external HBM storage behind the core's memory port) and the HBM
-model it includes (plena_hbm.vh, plena_hbm.cpp) may use them."""
+model it includes (plena_hbm.vh, plena_hbm.cpp) may use DPI-C and files; the harness,
+plena_top and the cocotb bench reach the core only through its ports (the host port
+for the program and every memory, register and counter)."""
 import re
 
 from kernelcraft.simulators.plena_rtl import build
@@ -14,6 +16,17 @@ FORBIDDEN = {
     "a simulation-only system task": re.compile(
         r"\$(readmem[hb]|writemem[hb]|fopen|fclose|fwrite|fscanf|display|sformatf|value\$plusargs)\b"),
 }
+
+
+# Any `name.name` outside comments and strings: in these files only a hierarchical
+# reference has one (port connections are `.port(...)` after a comma or parenthesis).
+DOTTED = re.compile(r"\b([A-Za-z_]\w*)\s*\.\s*[A-Za-z_]")
+STRING = re.compile(r'"(\\.|[^"\\])*"')
+TOP_PORTS = {"job", "go", "halt", "finished"}
+
+
+def _code(text: str) -> str:
+    return STRING.sub('""', re.sub(r"//[^\n]*|/\*.*?\*/", "", text, flags=re.S))
 
 
 def _core_sources():
@@ -36,9 +49,22 @@ def test_core_sources_hold_no_simulation_model():
     assert not found, "\n".join(found)
 
 
+def test_harness_reaches_the_core_only_through_ports():
+    harness = [build.PLENA_RTL / n for n in ("plena_sim.v", "plena_hbm.vh", "plena_top.v")]
+    found = [f"{p.name}: {m.group(0)!r}" for p in harness for m in DOTTED.finditer(_code(p.read_text()))]
+    assert not found, "hierarchical references from the harness:\n" + "\n".join(found)
+    # The cocotb bench drives and watches plena_top's own ports only.
+    bench = (build.PLENA_RTL / "bench" / "plena_jobs.py").read_text()
+    touched = set(re.findall(r"\bdut\.(\w+)", bench))
+    assert touched and touched <= TOP_PORTS, touched - TOP_PORTS
+
+
 def test_the_check_finds_what_it_looks_for(tmp_path):
     """The patterns match the constructs they forbid (the test above can fail)."""
     bad = ('import "DPI-C" function void f();\n`include "plena_hbm.vh"\n'
            "x = plena_top.u_core.vsram[0];\n$readmemh(p, m);\n")
     hits = [what for what, pattern in FORBIDDEN.items() if pattern.search(bad)]
     assert hits == list(FORBIDDEN)
+    harness = ('$fwrite(fd, "%h", u_top.u_core.gp[k]);  // x.y in a comment\n'
+               'plena_hbm_read(a, "hbm.bin", .5);\nfoo u_x (.clk(clk), .d(q));\n')
+    assert [m.group(1) for m in DOTTED.finditer(_code(harness))] == ["u_top"]

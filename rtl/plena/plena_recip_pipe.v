@@ -1,0 +1,76 @@
+// Four-stage pipelines of the scalar unit's long functions: fp32 exp, reciprocal and
+// square root, bit for bit rtl/common's fp32_exp, fp32_recip and fp32_sqrt (the same
+// operations in the same order, with registers between them). Every register is
+// clocked on the rising edge and loads every cycle: stage 1 works on `a` in the
+// instruction's issue cycle, stages 2 and 3 in the next two, and stage 4's output `y`
+// is valid in the fourth cycle, whose closing edge commits it (timing classes S_FP_EXP,
+// S_FP_RECI, S_FP_SQRT: 4). The core holds `a` at zero while no such instruction is at
+// issue, so an idle pipeline's registers stop changing.
+
+// reciprocal: fp32_recip's 28 restoring-division steps, 7 per stage (bits 27-21, 20-14,
+// 13-7, 6-0), operand normalisation in stage 1 and rounding in stage 4.
+module plena_recip_pipe (
+    input  wire        clk,
+    input  wire [31:0] a,
+    output wire [31:0] y
+);
+    `include "fp_constants.vh"
+
+    // Seven quotient bits from bit `top` down: the remainder and quotient so far in,
+    // out after the steps.
+    function automatic [52:0] steps(input [24:0] r_in, input [27:0] q_in, input [23:0] m,
+                                    input integer top);
+        reg [24:0] r;
+        reg [27:0] q;
+        integer i;
+        begin
+            r = r_in;
+            q = q_in;
+            for (i = top; i > top - 7; i = i - 1) begin
+                if (r >= {1'b0, m}) begin
+                    q[i] = 1'b1;
+                    r = r - {1'b0, m};
+                end
+                r = r << 1;
+            end
+            steps = {r, q};
+        end
+    endfunction
+
+    wire        s  = a[31];
+    wire [7:0]  ex = a[30:23];
+    wire [23:0] m_raw = {ex != 8'd0, a[22:0]};
+    wire [4:0]  lz;
+    plena_clz24 u_clz (.v(m_raw), .n(lz));
+    wire [23:0] m1 = m_raw << lz;
+    wire signed [11:0] e1 = $signed({4'd0, (ex == 8'd0) ? 8'd1 : ex}) - $signed({7'd0, lz});
+    // Special cases: 1 NaN, 2 zero (-> inf), 3 inf (-> zero).
+    wire [1:0] k1 = ((ex == 8'hFF) && (a[22:0] != 23'd0)) ? 2'd1 : (a[30:0] == 31'd0) ? 2'd2
+                  : (ex == 8'hFF) ? 2'd3 : 2'd0;
+    wire [52:0] o1 = steps(25'h080_0000, 28'd0, m1, 27);
+
+    reg [52:0] o2, o3, o4;
+    reg [23:0] m2, m3, m4;
+    reg signed [11:0] e2, e3, e4;
+    reg [1:0]  k2, k3, k4;
+    reg        s2, s3, s4;
+    wire [52:0] o2n = steps(o2[52:28], o2[27:0], m2, 20);
+    wire [52:0] o3n = steps(o3[52:28], o3[27:0], m3, 13);
+    always @(posedge clk) begin
+        o2 <= o1;  m2 <= m1;  e2 <= e1;  k2 <= k1;  s2 <= s;
+        o3 <= o2n; m3 <= m2;  e3 <= e2;  k3 <= k2;  s3 <= s2;
+        o4 <= o3n; m4 <= m3;  e4 <= e3;  k4 <= k3;  s4 <= s3;
+    end
+
+    wire [52:0] o4n = steps(o4[52:28], o4[27:0], m4, 6);
+    wire [27:0] q = o4n[27:0];
+    wire [26:0] sig = q[27] ? q[27:1] : q[26:0];
+    wire sticky = (o4n[52:28] != 25'd0) | (q[27] & q[0]);
+    wire signed [11:0] exp = (q[27] ? 12'sd254 : 12'sd253) - e4;
+    wire [31:0] rounded;
+    fp32_round_pack u_round (.sign(s4), .exp(exp), .sig(sig), .sticky(sticky), .y(rounded));
+    assign y = k4 == 2'd1 ? FP32_CANON_NAN
+             : k4 == 2'd2 ? {s4, 8'hFF, 23'd0}
+             : k4 == 2'd3 ? {s4, 31'd0}
+             : rounded;
+endmodule
