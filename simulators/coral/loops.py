@@ -31,6 +31,7 @@ the one before, the rest repeat it exactly and are added in one step.
 from __future__ import annotations
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from isa.loader import get_isa
 
@@ -71,6 +72,7 @@ class LoopPlan:
         self.tsteps = tsteps        # timing steps of one iteration (compiler.py), without the tail
         self.taken, self.fall = taken, fall
         self.skip = 0               # block entries to leave alone after a data-dependent refusal
+        self.programs: dict[int, list] = {}    # vl -> timing program of one iteration
         self.vregs = sorted({v for v, *_ in vloads} | {f[0] for f in fmas} | {f[3] for f in fmas}
                             | {f[2] for f in fmas if f[1] == "vv"})
 
@@ -217,9 +219,11 @@ class LoopPlan:
         kind, v = self.steps.get(r, ("imm", 0))
         return v if kind == "imm" else _signed32(self.s.x[v])
 
-    def _rows(self, base: int, step: int, n: int, count: int, stride: int):
-        """Word indices of a (n, count) gather at byte address base + i*step + j*stride,
-        or None if any is outside DTCM or unaligned."""
+    def _gather(self, words, base: int, step: int, n: int, count: int, stride: int):
+        """The words of a (n, count) gather (count 0: n words) at byte address
+        base + i*step + j*stride, or None if any is outside DTCM or unaligned. A strided
+        view of DTCM, not a copy: the loop does not store, and the view is read before
+        anything else runs."""
         s = self.s
         if (base | step | stride) & 3:
             return None
@@ -227,26 +231,26 @@ class LoopPlan:
         corners = (o, o + (n - 1) * step, o + (count - 1) * stride, o + (n - 1) * step + (count - 1) * stride)
         if min(corners) < 0 or max(corners) > s.dsize - 4:
             return None
-        rows = (o >> 2) + (step >> 2) * np.arange(n, dtype=np.int64)
+        first = words[o >> 2:]
         if count == 0:
-            return rows
-        return rows[:, None] + (stride >> 2) * np.arange(count, dtype=np.int64)
+            return as_strided(first, (n,), (step,), writeable=False)
+        return as_strided(first, (n, count), (step, stride), writeable=False)
 
     def _compute(self, n: int, vl: int):
         s = self.s
         words = s.mem_view(4)
         fl_vals, v_vals = {}, {}
         for fd, rs1, imm, after in self.flws:
-            idx = self._rows(s.x[rs1] + imm + after * self._step(rs1), self._step(rs1), n, 0, 0)
-            if idx is None:
+            got = self._gather(words, s.x[rs1] + imm + after * self._step(rs1), self._step(rs1), n, 0, 0)
+            if got is None:
                 return None
-            fl_vals[fd] = words[idx]
+            fl_vals[fd] = got
         for vd, mode, rs1, after, rs2 in self.vloads:
             stride = 4 if mode == "unit" else _signed32(s.x[rs2])
-            idx = self._rows(s.x[rs1] + after * self._step(rs1), self._step(rs1), n, vl, stride)
-            if idx is None:
+            got = self._gather(words, s.x[rs1] + after * self._step(rs1), self._step(rs1), n, vl, stride)
+            if got is None:
                 return None
-            v_vals[vd] = words[idx]
+            v_vals[vd] = got
 
         conv: dict[int, np.ndarray] = {}
 
@@ -318,9 +322,12 @@ class LoopPlan:
 
     # --- timing ------------------------------------------------------------------------
     def _program(self, vl: int) -> list[tuple]:
-        beats = max(1, -(-vl * 32 // self.s.VLEN))
-        return timing_program(self.tsteps, {pc: cost * (beats if per_beat else vl)
-                                            for pc, (cost, per_beat) in self.vcost.items()})
+        prog = self.programs.get(vl)
+        if prog is None:
+            beats = max(1, -(-vl * 32 // self.s.VLEN))
+            prog = self.programs[vl] = timing_program(
+                self.tsteps, {pc: cost * (beats if per_beat else vl) for pc, (cost, per_beat) in self.vcost.items()})
+        return prog
 
     def _time(self, t: int, n: int, vl: int, last: bool) -> int:
         return replay(self.timing, t, self._program(vl), n, self.taken, self.fall if last else self.taken)
