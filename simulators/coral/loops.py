@@ -31,7 +31,6 @@ the one before, the rest repeat it exactly and are added in one step.
 from __future__ import annotations
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 from isa.loader import get_isa
 
@@ -231,10 +230,9 @@ class LoopPlan:
         corners = (o, o + (n - 1) * step, o + (count - 1) * stride, o + (n - 1) * step + (count - 1) * stride)
         if min(corners) < 0 or max(corners) > s.dsize - 4:
             return None
-        first = words[o >> 2:]
         if count == 0:
-            return as_strided(first, (n,), (step,), writeable=False)
-        return as_strided(first, (n, count), (step, stride), writeable=False)
+            return np.ndarray((n,), U32, words, o, (step,))
+        return np.ndarray((n, count), U32, words, o, (step, stride))
 
     def _compute(self, n: int, vl: int):
         s = self.s
