@@ -12,14 +12,14 @@ import json
 import sys
 from pathlib import Path
 
-from simulators.core.errors import KernelCraftError
-from workbench.cliargs import DAY, hardware, integer, read_source, seconds, seed_list
+from kernelcraft.simulators.core.errors import KernelCraftError
+from kernelcraft.workbench.cliargs import DAY, hardware, integer, read_source, seconds, seed_list
 
 
 def cmd_tasks(args) -> int:
-    from tasks import LEVEL_BUDGET, all_tasks
-    from workbench.accel import NAMES
-    from workbench.coverage import coverage, summary
+    from kernelcraft.tasks import LEVEL_BUDGET, all_tasks
+    from kernelcraft.workbench.accel import NAMES
+    from kernelcraft.workbench.coverage import coverage, summary
     cov = coverage()
     rows = []
     for t in all_tasks(args.level):
@@ -29,7 +29,7 @@ def cmd_tasks(args) -> int:
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
-    from workbench.textout import print_table
+    from kernelcraft.workbench.textout import print_table
     every = lambda r: r["configs"] + r["held_out"]  # noqa: E731
     print_table("KernelCraft tasks; per accelerator, the configurations with a baseline",
                 ["task", "level", "budget", "configurations", "held-out", *NAMES, "what"],
@@ -40,7 +40,7 @@ def cmd_tasks(args) -> int:
 
 
 def cmd_isa(args) -> int:
-    from workbench.accel import get_accel
+    from kernelcraft.workbench.accel import get_accel
     accel = get_accel(args.accel)
     text = accel.manual(hardware(accel, args.hw))
     if args.out:
@@ -65,7 +65,7 @@ def _params(pairs):
 
 
 def cmd_baseline(args) -> int:
-    from workbench.accel import get_accel
+    from kernelcraft.workbench.accel import get_accel
     accel = get_accel(args.accel)
     hw = hardware(accel, args.hw)
     print(accel.baseline(args.task, args.config, hw, **_params(args.param)), end="")
@@ -77,9 +77,9 @@ def _seeds(seeds: list[int] | None):
 
 
 def cmd_eval(args) -> int:
-    from workbench.accel import get_accel
-    from workbench.evaluation import evaluate
-    from workbench.tools import format_evaluation
+    from kernelcraft.workbench.accel import get_accel
+    from kernelcraft.workbench.evaluation import evaluate
+    from kernelcraft.workbench.tools import format_evaluation
     accel = get_accel(args.accel)
     hw = hardware(accel, args.hw)
     ev = evaluate(args.accel, args.task, args.config, read_source(args.kernel), hw=hw,
@@ -98,12 +98,12 @@ def cmd_eval(args) -> int:
 
 
 def cmd_suite(args) -> int:
-    from workbench.suite import run_suite
+    from kernelcraft.workbench.suite import run_suite
     return run_suite(args)
 
 
 def cmd_exec(args) -> int:
-    from workbench.execcmd import run_exec
+    from kernelcraft.workbench.execcmd import run_exec
     return run_exec(args)
 
 
@@ -111,18 +111,18 @@ def cmd_exec(args) -> int:
 # function (default `main`) takes argv. Each accelerator adds its own (its registry
 # record's `benchmarks`).
 WORKBENCH_BENCHMARKS = {
-    "suite": ("workbench.suite", "wall time of the plena Level-1 baseline suite"),
-    "store": ("workbench.store.bench", "trace store write rate (events/s)"),
-    "agent": ("workbench.agent.bench", "agent loop overhead per step, without the model"),
-    "autotune": ("workbench.agent.autotune_bench", "autotune on every Level-2/3 cell (C1): fraction improved per accelerator"),
-    "tui": ("workbench.tui.bench", "workbench: opening a long run, debugger steps"),
-    "speed": ("simulators.speed", "every functional model on scalar, irregular vector and wide vector workload classes: instructions (bundles)/s, fast paths on and off"),
-    "rtl": ("workbench.rtlcheck:bench_rtl", "an accelerator's RTL (--accel NAME, default plena): cycles/s, build time cold and cached"),
+    "suite": ("kernelcraft.workbench.suite", "wall time of the plena Level-1 baseline suite"),
+    "store": ("kernelcraft.workbench.store.bench", "trace store write rate (events/s)"),
+    "agent": ("kernelcraft.workbench.agent.bench", "agent loop overhead per step, without the model"),
+    "autotune": ("kernelcraft.workbench.agent.autotune_bench", "autotune on every Level-2/3 cell (C1): fraction improved per accelerator"),
+    "tui": ("kernelcraft.workbench.tui.bench", "workbench: opening a long run, debugger steps"),
+    "speed": ("kernelcraft.simulators.speed", "every functional model on scalar, irregular vector and wide vector workload classes: instructions (bundles)/s, fast paths on and off"),
+    "rtl": ("kernelcraft.workbench.rtlcheck:bench_rtl", "an accelerator's RTL (--accel NAME, default plena): cycles/s, build time cold and cached"),
 }
 
 
 def benchmarks() -> dict[str, tuple[str, str]]:
-    from workbench.accel import NAMES, get_accel
+    from kernelcraft.workbench.accel import NAMES, get_accel
     out = {}
     for name in NAMES:
         out.update(get_accel(name).benchmarks)
@@ -241,11 +241,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help="which benchmark (listed above)")
     sp.add_argument("args", nargs=argparse.REMAINDER, help="options passed to the benchmark (try --help)")
     sp.set_defaults(func=cmd_bench)
-    from workbench.runs_cli import add_run_commands; add_run_commands(sub)  # noqa: E702 (run/runs/show/replay/export)
-    from workbench.tui.cli import add_tui_command; add_tui_command(sub)  # noqa: E702 (tui/demo)
-    from workbench.rtlcheck import add_rtl_check_command; add_rtl_check_command(sub)  # noqa: E702 (rtl-check)
-    from workbench.sweep.cli import add_sweep_command; add_sweep_command(sub)  # noqa: E702 (sweep)
-    from workbench.report.cli import add_report_command; add_report_command(sub)  # noqa: E702 (report)
+    from kernelcraft.workbench.runs_cli import add_run_commands; add_run_commands(sub)  # noqa: E702 (run/runs/show/replay/export)
+    from kernelcraft.workbench.tui.cli import add_tui_command; add_tui_command(sub)  # noqa: E702 (tui/demo)
+    from kernelcraft.workbench.rtlcheck import add_rtl_check_command; add_rtl_check_command(sub)  # noqa: E702 (rtl-check)
+    from kernelcraft.workbench.sweep.cli import add_sweep_command; add_sweep_command(sub)  # noqa: E702 (sweep)
+    from kernelcraft.workbench.report.cli import add_report_command; add_report_command(sub)  # noqa: E702 (report)
     return p
 
 

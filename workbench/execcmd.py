@@ -8,10 +8,10 @@ from pathlib import Path
 
 import numpy as np
 
-from simulators import numerics
-from simulators.core.backend import MemoryImage
-from simulators.core.budget import Budget
-from simulators.core.errors import AssemblyError
+from kernelcraft.simulators import numerics
+from kernelcraft.simulators.core.backend import MemoryImage
+from kernelcraft.simulators.core.budget import Budget
+from kernelcraft.simulators.core.errors import AssemblyError
 
 STORAGE = {"bf16": np.uint16, "fp32": np.float32, "int32": np.int32, "u8": np.uint8}
 # Element types of --as for memories addressed by byte address from a base (coral's DTCM).
@@ -22,7 +22,7 @@ TYPES = {"f32": np.float32, "i32": np.int32, "u32": np.uint32, "i16": np.int16, 
 def based_memories(hw) -> dict[str, int]:
     """Memories whose table gives a base address: there ADDR is a byte address (a label
     works), values are --as elements, and --dump LABEL prints a labelled range."""
-    from isa.loader import eval_expr
+    from kernelcraft.isa.loader import eval_expr
     tables = hw.isa.hardware.get("memories", {})
     return {name: eval_expr(m["base"], hw.values) for name, m in tables.items() if "base" in m}
 
@@ -206,8 +206,8 @@ def exec_image(args, hw, program) -> MemoryImage:
 
 
 def run_exec(args) -> int:
-    from workbench.accel import get_accel
-    from workbench.cliargs import hardware, read_source
+    from kernelcraft.workbench.accel import get_accel
+    from kernelcraft.workbench.cliargs import hardware, read_source
     accel = get_accel(args.accel)
     hw = hardware(accel, args.hw)
     try:
@@ -216,7 +216,7 @@ def run_exec(args) -> int:
         print(str(e))
         return 1
     if getattr(args, "rtl", False):
-        from workbench.rtlcheck import rtl_backend
+        from kernelcraft.workbench.rtlcheck import rtl_backend
         backend = rtl_backend(args.accel)
     else:
         backend = accel.backend()

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from isa.loader import get_isa
+from kernelcraft.isa.loader import get_isa
 
 from . import fp32
 from .semantics.scalar import BRANCH

@@ -4,7 +4,7 @@ import shutil
 
 import pytest
 
-from isa.loader import ISA_ROOT, ISADataError, get_isa, load_isa
+from kernelcraft.isa.loader import ISA_ROOT, ISADataError, get_isa, load_isa
 
 
 def test_every_accelerator_declares_the_classes_its_consumers_read():
@@ -22,12 +22,12 @@ def test_every_accelerator_declares_the_classes_its_consumers_read():
 
 
 def test_the_fast_paths_and_assemblers_take_their_lists_from_the_data():
-    from simulators.aie import assembler as aie_asm, lanewise, semantics
-    from simulators.coral import strips
-    from simulators.plena import assembler as plena_asm
-    from simulators.plena_rtl import randprog
+    from kernelcraft.simulators.aie import assembler as aie_asm, lanewise, semantics
+    from kernelcraft.simulators.coral import strips
+    from kernelcraft.simulators.plena import assembler as plena_asm
+    from kernelcraft.simulators.plena_rtl import randprog
     assert strips.ELEMENTWISE == set(get_isa("coral").having("elementwise"))
-    from simulators.coral import loops
+    from kernelcraft.simulators.coral import loops
     assert loops.LOADS == {"vle32.v": "unit", "vlse32.v": "strided"}
     assert loops.FMAS == set(get_isa("coral").having("multiply_accumulates"))
     assert set(loops.BRANCHES) == set(get_isa("coral").having("compare_branch"))

@@ -1,10 +1,11 @@
 """Evaluation as an agent sees it: pass/fail, errors with locations, budgets, metrics."""
 import pytest
 
-from workbench.accel import get_accel
-from workbench import evaluation
-from workbench.evaluation import evaluate
-from workbench.tools import check_syntax, get_inst_size, grep_docs, run_eval, view_output
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench import evaluation
+from kernelcraft.workbench.evaluation import evaluate
+from kernelcraft.workbench.tools import (check_syntax, get_inst_size, grep_docs, run_eval,
+                                         view_output)
 
 ACCEL, TASK, CONFIG = "plena", "relu", "C1"
 
@@ -81,7 +82,7 @@ def test_unknown_task_or_config_is_a_clear_error():
 
 
 def test_kernel_below_the_lower_bound_is_flagged_impossible(monkeypatch):
-    from workbench.accel import Bound
+    from kernelcraft.workbench.accel import Bound
     accel = get_accel(ACCEL)
     real = accel.lower_bound
     monkeypatch.setattr(type(accel), "lower_bound", property(lambda self: (
@@ -93,7 +94,7 @@ def test_kernel_below_the_lower_bound_is_flagged_impossible(monkeypatch):
 
 
 def test_lower_bound_is_below_every_baseline_and_names_its_kind():
-    from tasks import get_task
+    from kernelcraft.tasks import get_task
     accel = get_accel(ACCEL)
     hw = accel.default_config()
     for task in accel.baseline_templates():
@@ -107,8 +108,8 @@ def test_a_failed_kernel_has_no_speedup_anywhere(accel, nothing, tmp_path, capsy
     """A do-nothing kernel is far faster than the baseline; it must not print a speed-up."""
     import json
 
-    from workbench.cli import main
-    from workbench.tools import format_evaluation
+    from kernelcraft.workbench.cli import main
+    from kernelcraft.workbench.tools import format_evaluation
     ev = evaluate(accel, TASK, CONFIG, nothing, seeds=[1], edge_cases=False)
     assert ev.status == "failed" and ev.baseline_cycles > ev.cycles > 0
     assert ev.speedup is None and "no speed-up: the kernel did not pass" in format_evaluation(ev)
@@ -121,7 +122,7 @@ def test_a_failed_kernel_has_no_speedup_anywhere(accel, nothing, tmp_path, capsy
 
 
 def test_an_impossible_pass_has_no_speedup(monkeypatch):
-    from workbench.accel import Bound
+    from kernelcraft.workbench.accel import Bound
     accel = get_accel(ACCEL)
     monkeypatch.setattr(type(accel), "lower_bound", property(lambda self: (
         lambda task, config, hw: Bound(10 ** 9, "compute", "test bound"))), raising=False)

@@ -5,12 +5,12 @@ import numpy as np
 import pytest
 from coral_kit import CFG
 
-from simulators.core.backend import MemoryImage
-from simulators.core.budget import Budget
-from simulators.coral import compiler as compiler_mod
-from simulators.coral.assembler import assemble
-from simulators.coral.loops import LoopPlan
-from simulators.coral.machine import CoralModel
+from kernelcraft.simulators.core.backend import MemoryImage
+from kernelcraft.simulators.core.budget import Budget
+from kernelcraft.simulators.coral import compiler as compiler_mod
+from kernelcraft.simulators.coral.assembler import assemble
+from kernelcraft.simulators.coral.loops import LoopPlan
+from kernelcraft.simulators.coral.machine import CoralModel
 
 # an outer-product inner loop: B rows by a pitch, three A scalars, three accumulators
 OUTER = """
@@ -120,9 +120,9 @@ def test_outer_product_loop_runs_whole_and_matches():
     r = _same(src, arrays)
     assert r.error is None
     program = assemble(src, "loop.s", CFG)
-    from isa.loader import get_isa
-    from simulators.coral.state import CoralState
-    from simulators.coral.timing import VectorTiming
+    from kernelcraft.isa.loader import get_isa
+    from kernelcraft.simulators.coral.state import CoralState
+    from kernelcraft.simulators.coral.timing import VectorTiming
     comp = compiler_mod.Compiler(program, CoralState(CFG, len(program.instrs)), VectorTiming(CFG), CFG,
                                  get_isa("coral"))
     loop = program.labels["loop"] // 4
@@ -207,7 +207,7 @@ def test_loops_it_must_not_take():
 
 
 def test_long_loops_run_in_chunks(monkeypatch):
-    from simulators.coral import loops
+    from kernelcraft.simulators.coral import loops
     monkeypatch.setattr(loops, "MAX_ELEMENTS", 3 * 32 * 7)      # 7 iterations at a time
     src, arrays = _outer(k=40)
     _same(src, arrays)
@@ -238,6 +238,6 @@ def test_exit_branches(tail):
 def test_trip_counts_found_past_the_first_windows(monkeypatch, tail):
     # the branch outcomes are looked at in growing windows (4, 16, ...): the exit lies
     # in the third here, and a bound never met runs to the budget
-    from simulators.coral import loops
+    from kernelcraft.simulators.coral import loops
     monkeypatch.setattr(loops, "TRIP_WINDOW", 4)
     test_exit_branches(tail)

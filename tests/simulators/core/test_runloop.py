@@ -5,18 +5,18 @@ import threading
 
 import pytest
 
-from isa.aie import default_config as aie_config
-from isa.coral import default_config as coral_config
-from isa.plena import default_config as plena_config
-from simulators.aie.assembler import assemble as aie_assemble
-from simulators.aie.machine import AieModel
-from simulators.coral.assembler import assemble as coral_assemble
-from simulators.coral.machine import CoralModel
-from simulators.core.backend import MemoryImage, RunResult
-from simulators.core.budget import Budget
-from simulators.core.errors import BudgetExceeded, ConfigError, TimeLimitExceeded
-from simulators.plena.assembler import assemble as plena_assemble
-from simulators.plena.machine import PlenaModel
+from kernelcraft.isa.aie import default_config as aie_config
+from kernelcraft.isa.coral import default_config as coral_config
+from kernelcraft.isa.plena import default_config as plena_config
+from kernelcraft.simulators.aie.assembler import assemble as aie_assemble
+from kernelcraft.simulators.aie.machine import AieModel
+from kernelcraft.simulators.coral.assembler import assemble as coral_assemble
+from kernelcraft.simulators.coral.machine import CoralModel
+from kernelcraft.simulators.core.backend import MemoryImage, RunResult
+from kernelcraft.simulators.core.budget import Budget
+from kernelcraft.simulators.core.errors import BudgetExceeded, ConfigError, TimeLimitExceeded
+from kernelcraft.simulators.plena.assembler import assemble as plena_assemble
+from kernelcraft.simulators.plena.machine import PlenaModel
 
 # (model, config, assembler, a loop that runs for ever, what the budget counts)
 MACHINES = {

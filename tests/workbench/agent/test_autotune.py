@@ -1,7 +1,7 @@
 """The autotune agent: honest use of the tools, a rationale at every step, and a real
 improvement over the baseline where the template leaves room."""
-from workbench.agent.autotune import AutotuneAgent
-from workbench.agent.loop import AgentLoop, RunSpec
+from kernelcraft.workbench.agent.autotune import AutotuneAgent
+from kernelcraft.workbench.agent.loop import AgentLoop, RunSpec
 
 
 def run_autotune(store, config, budget=None):
@@ -73,7 +73,7 @@ def test_autotune_improves_a_coral_attention_cell_and_its_kernel_passes_held_out
 
 
 def test_autotune_bench_counts_improved_cells_and_held_out_failures():
-    from workbench.agent.autotune_bench import cells, summary
+    from kernelcraft.workbench.agent.autotune_bench import cells, summary
     assert ("gqa", "C1") in cells("coral", [2], ["C1"]) and ("conv_block", "C1") in cells("aie", [3], ["C1"])
     rows = [{"accel": "coral", "correct": True, "speedup": 1.2, "held_out_seeds": True},
             {"accel": "coral", "correct": True, "speedup": 1.0, "held_out_seeds": True},

@@ -24,13 +24,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from simulators.core.backend import MemoryImage
-from simulators.core.budget import Budget
-from simulators.core.errors import AssemblyError, BudgetExceeded
-from tasks import get_task
-from tasks.tolerance import Comparison, compare
-from workbench.accel import get_accel
-from workbench.layout import Layout, build_image, read_region
+from kernelcraft.simulators.core.backend import MemoryImage
+from kernelcraft.simulators.core.budget import Budget
+from kernelcraft.simulators.core.errors import AssemblyError, BudgetExceeded
+from kernelcraft.tasks import get_task
+from kernelcraft.tasks.tolerance import Comparison, compare
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench.layout import Layout, build_image, read_region
 
 from .lockstep import Lockstep
 from .timeline import Timeline, Touched, tracing_module
@@ -207,7 +207,7 @@ class DebugSession:
         if len(self.timelines) < 2:
             return None
         if self._lockstep is None:
-            from workbench.rtlcheck import trace_comparison
+            from kernelcraft.workbench.rtlcheck import trace_comparison
             self._lockstep = Lockstep(self.timelines[0], self.timelines[1],
                                       trace_comparison(self.accel))
         return self._lockstep
@@ -220,7 +220,7 @@ class DebugSession:
 
     def rtl_backend(self, **options):
         """The accelerator's RTL backend (ConfigError naming those that have one)."""
-        from workbench.rtlcheck import rtl_backend
+        from kernelcraft.workbench.rtlcheck import rtl_backend
         return rtl_backend(self.accel, **options)
 
     def run_rtl(self, backend=None, max_steps: int = DEFAULT_MAX_STEPS) -> Timeline:

@@ -3,9 +3,9 @@ held-out H1 without writing outside its regions; its cycles stay above the lower
 kernels that do nothing, write zeros, a constant or a copy of an input fail."""
 import pytest
 
-from tasks import all_tasks, get_task
-from workbench.accel import get_accel
-from workbench.evaluation import BASELINE_BUDGET, evaluate
+from kernelcraft.tasks import all_tasks, get_task
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench.evaluation import BASELINE_BUDGET, evaluate
 
 ACCEL = get_accel("coral")
 HW = ACCEL.default_config()
