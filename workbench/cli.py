@@ -229,7 +229,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--rtl", action="store_true",
                     help="run on the accelerator's RTL (Verilator) instead of its functional model")
     sp.add_argument("--max-instructions", type=integer(1), default=20_000_000)
-    sp.add_argument("--timeout", type=seconds(DAY), default=60.0, help="wall-clock limit in seconds")
+    sp.add_argument("--timeout", type=seconds(DAY), default=60.0, help="time limit in seconds: CPU time of the functional model (wall clock 10 times "
+                         "that as a backstop); wall clock with --rtl")
     sp.add_argument("--json", action="store_true", help="machine-readable output")
     hw_opt(sp)
     sp.set_defaults(func=cmd_exec)

@@ -90,14 +90,20 @@ def edge_seed_for(seeds: list[int]) -> int:
     return zlib.crc32(",".join(map(str, seeds)).encode()) >> 1
 
 
+# Time limits of one run (one input set): CPU seconds of the simulating thread decide, so a
+# verdict does not depend on the machine's load; the wall clock is a generous backstop.
+CPU_SECONDS, WALL_SECONDS = 60.0, 600.0
+
 # A baseline is the template compiler's own kernel: it runs as long as it needs (the
 # largest contractions retire several million instructions, past budget_for(0)).
-BASELINE_BUDGET = Budget(max_instructions=200_000_000)
+BASELINE_BUDGET = Budget(max_instructions=200_000_000, cpu_seconds=CPU_SECONDS,
+                         wall_seconds=WALL_SECONDS)
 
 
 def budget_for(baseline_retired: int) -> Budget:
     # Generous for honest kernels, finite for runaway ones.
-    return Budget(max_instructions=max(2_000_000, 20 * baseline_retired), wall_seconds=60.0)
+    return Budget(max_instructions=max(2_000_000, 20 * baseline_retired),
+                  cpu_seconds=CPU_SECONDS, wall_seconds=WALL_SECONDS)
 
 
 @lru_cache(maxsize=512)

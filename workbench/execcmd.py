@@ -278,7 +278,12 @@ def run_exec(args) -> int:
         select(spec, *parse(spec, "--dump", "MEM:ADDR:LEN"), "--dump", empty)
     del empty
 
-    budget = Budget(max_instructions=args.max_instructions, wall_seconds=args.timeout)
+    # The model's limit is CPU time (wall clock ten times that as a backstop); the RTL
+    # runs in another process and keeps to the wall clock.
+    budget = (Budget(max_instructions=args.max_instructions, wall_seconds=args.timeout)
+              if getattr(args, "rtl", False) else
+              Budget(max_instructions=args.max_instructions, cpu_seconds=args.timeout,
+                     wall_seconds=10 * args.timeout))
     result = backend.run(program, image, hw, budget)
     out: dict = {"cycles": result.cycles, "retired": result.retired, "stop": result.stop,
                  "unit_busy": result.unit_busy, "stalls": result.stalls,

@@ -14,6 +14,8 @@ The shortcut must never change a result, so it only runs when it can prove it ta
 the same path as the block-by-block run:
 - the block holds only addi/add stepping a register by a constant, flw, unit-stride
   and strided vle32/vlse32, unmasked vfmacc.vf/.vv, and a final conditional branch
+  (the last three: the ISA data's classes word_load, multiply_accumulates and
+  compare_branch)
   comparing a register stepped by a constant with one the loop leaves alone (a
   counter, a pointer against its end); no stores, so memory is read-only;
 - vtype is legal with SEW = 32 and integer LMUL, frm = RNE, vl > 0, register groups
@@ -30,16 +32,24 @@ from __future__ import annotations
 
 import numpy as np
 
+from kernelcraft.isa.loader import get_isa
+
 from . import fp32
+from .semantics.scalar import BRANCH
 from .state import FFLAGS, FRM, M
 from .timing import STORE, VectorTiming
 
 F32, F64, U32, U64 = np.float32, np.float64, np.uint32, np.uint64
-LOADS = {"vle32.v": "unit", "vlse32.v": "strided"}
-FMAS = {"vfmacc.vf", "vfmacc.vv"}
-BRANCHES = {"bne": np.not_equal, "beq": np.equal, "blt": np.less, "bge": np.greater_equal,
-            "bltu": np.less, "bgeu": np.greater_equal}
+# the instruction shapes a plan takes, from the ISA data's instruction classes
+_ISA = get_isa("coral")
+LOADS = {mn: "strided" if any(o.name == "rs2" for o in _ISA.instructions[mn].operands) else "unit"
+         for mn in _ISA.having("word_load")}
+FMAS = frozenset(_ISA.having("multiply_accumulates"))
+# each branch's condition as the block compiler evaluates it, on x[0] = rs1's values and
+# x[1] = rs2's (an array of a stepped register's values: every outcome at once)
+BRANCHES = {mn: compile(BRANCH[mn].format(a=0, b=1), mn, "eval") for mn in _ISA.having("compare_branch")}
 MAX_ELEMENTS = 1 << 21       # products computed at once (16 MiB of binary64)
+TRIP_WINDOW = 256            # branch outcomes of the first window looked at for the trip count
 
 
 def _signed32(v: int) -> int:
@@ -61,6 +71,7 @@ class LoopPlan:
         self.tsteps = tsteps        # timing steps of one iteration (compiler.py), without the tail
         self.taken, self.fall = taken, fall
         self.skip = 0               # block entries to leave alone after a data-dependent refusal
+        self.programs: dict[int, list] = {}    # vl -> timing program of one iteration
         self.vregs = sorted({v for v, *_ in vloads} | {f[0] for f in fmas} | {f[3] for f in fmas}
                             | {f[2] for f in fmas if f[1] == "vv"})
 
@@ -100,7 +111,7 @@ class LoopPlan:
                 vwritten.add(o["vd"])
                 vcost[pc] = (cfg.cycles(d.timing), mode == "unit")
             elif mn in FMAS:
-                vd, form = o["vd"], mn[-2:]
+                vd, form = o["vd"], "vv" if "vs1" in o else "vf"
                 src = o["rs1"] if form == "vf" else o["vs1"]
                 if o["vm"] != 1 or vd in vwritten or vd in ([o["vs2"]] + ([src] if form == "vv" else [])):
                     return None
@@ -145,10 +156,10 @@ class LoopPlan:
             elif ins.mnemonic == "flw":
                 have_f.add(o["rd"])
             elif ins.mnemonic in FMAS:
-                vsrc = [o["vs2"]] + ([o["vs1"]] if ins.mnemonic.endswith("vv") else [])
+                vsrc = [o["vs2"]] + ([o["vs1"]] if "vs1" in o else [])
                 if any(v in written_v and v not in have_v for v in vsrc):
                     return False
-                if ins.mnemonic.endswith("vf") and o["rs1"] in written_f and o["rs1"] not in have_f:
+                if "rs1" in o and o["rs1"] in written_f and o["rs1"] not in have_f:
                     return False
         return True
 
@@ -187,27 +198,31 @@ class LoopPlan:
         """(iterations to run, whether the last of them leaves the loop): up to the
         first k <= cap whose branch (on the stepped register's value after k updates)
         falls through, else cap iterations that all branch back."""
-        if cap < 1:
-            return 0, False
         mn, reg, other, swapped = self.exit_test
         x = self.s.x
-        v = (x[reg] + np.arange(1, cap + 1, dtype=np.int64) * self.steps[reg][1]) & M
-        w = np.int64(x[other])
-        if mn in ("blt", "bge"):
-            v, w = (v ^ 0x80000000) - 0x80000000, (w ^ 0x80000000) - 0x80000000
-        if swapped:
-            v, w = w, v
-        taken = BRANCHES[mn](v, w)
-        falls = np.flatnonzero(~np.broadcast_to(taken, (cap,)))
-        return (int(falls[0]) + 1, True) if falls.size else (cap, False)
+        step, cond = self.steps[reg][1], BRANCHES[mn]
+        w = x[other]
+        # windows of growing size: most loops end within the first (a cap-sized window
+        # costs more than the whole batch of a short loop)
+        k, size = 0, TRIP_WINDOW
+        while k < cap:
+            size = min(size, cap - k)
+            v = (x[reg] + np.arange(k + 1, k + size + 1, dtype=np.int64) * step) & M
+            taken = eval(cond, {}, {"x": (w, v) if swapped else (v, w)})
+            if not taken.all():
+                return k + int(np.argmin(taken)) + 1, True
+            k, size = k + size, 4 * size
+        return max(cap, 0), False
 
     def _step(self, r: int) -> int:
         kind, v = self.steps.get(r, ("imm", 0))
         return v if kind == "imm" else _signed32(self.s.x[v])
 
-    def _rows(self, base: int, step: int, n: int, count: int, stride: int):
-        """Word indices of a (n, count) gather at byte address base + i*step + j*stride,
-        or None if any is outside DTCM or unaligned."""
+    def _gather(self, words, base: int, step: int, n: int, count: int, stride: int):
+        """The words of a (n, count) gather (count 0: n words) at byte address
+        base + i*step + j*stride, or None if any is outside DTCM or unaligned. A strided
+        view of DTCM, not a copy: the loop does not store, and the view is read before
+        anything else runs."""
         s = self.s
         if (base | step | stride) & 3:
             return None
@@ -215,26 +230,25 @@ class LoopPlan:
         corners = (o, o + (n - 1) * step, o + (count - 1) * stride, o + (n - 1) * step + (count - 1) * stride)
         if min(corners) < 0 or max(corners) > s.dsize - 4:
             return None
-        rows = (o >> 2) + (step >> 2) * np.arange(n, dtype=np.int64)
         if count == 0:
-            return rows
-        return rows[:, None] + (stride >> 2) * np.arange(count, dtype=np.int64)
+            return np.ndarray((n,), U32, words, o, (step,))
+        return np.ndarray((n, count), U32, words, o, (step, stride))
 
     def _compute(self, n: int, vl: int):
         s = self.s
         words = s.mem_view(4)
         fl_vals, v_vals = {}, {}
         for fd, rs1, imm, after in self.flws:
-            idx = self._rows(s.x[rs1] + imm + after * self._step(rs1), self._step(rs1), n, 0, 0)
-            if idx is None:
+            got = self._gather(words, s.x[rs1] + imm + after * self._step(rs1), self._step(rs1), n, 0, 0)
+            if got is None:
                 return None
-            fl_vals[fd] = words[idx]
+            fl_vals[fd] = got
         for vd, mode, rs1, after, rs2 in self.vloads:
             stride = 4 if mode == "unit" else _signed32(s.x[rs2])
-            idx = self._rows(s.x[rs1] + after * self._step(rs1), self._step(rs1), n, vl, stride)
-            if idx is None:
+            got = self._gather(words, s.x[rs1] + after * self._step(rs1), self._step(rs1), n, vl, stride)
+            if got is None:
                 return None
-            v_vals[vd] = words[idx]
+            v_vals[vd] = got
 
         conv: dict[int, np.ndarray] = {}
 
@@ -306,9 +320,12 @@ class LoopPlan:
 
     # --- timing ------------------------------------------------------------------------
     def _program(self, vl: int) -> list[tuple]:
-        beats = max(1, -(-vl * 32 // self.s.VLEN))
-        return timing_program(self.tsteps, {pc: cost * (beats if per_beat else vl)
-                                            for pc, (cost, per_beat) in self.vcost.items()})
+        prog = self.programs.get(vl)
+        if prog is None:
+            beats = max(1, -(-vl * 32 // self.s.VLEN))
+            prog = self.programs[vl] = timing_program(
+                self.tsteps, {pc: cost * (beats if per_beat else vl) for pc, (cost, per_beat) in self.vcost.items()})
+        return prog
 
     def _time(self, t: int, n: int, vl: int, last: bool) -> int:
         return replay(self.timing, t, self._program(vl), n, self.taken, self.fall if last else self.taken)

@@ -7,7 +7,8 @@ RunResult. A machine supplies only what differs:
                                        # creep(...), cycles(), unit_busy(), stalls()
 
 `execute` walks the machine's blocks; before a block of `n` instructions that would pass
-`check_at` it calls `checkpoint`, which raises TimeLimitExceeded past the deadline and,
+`check_at` it calls `checkpoint`, which raises TimeLimitExceeded past the CPU-time limit
+or the wall-clock backstop (the text names which, simulators/core/budget.py) and,
 when the block would cross the instruction limit, has the machine run the instructions
 up to it one by one (`creep`) and raises BudgetExceeded there. Both errors carry the
 same text on every machine; only the unit ("instructions", "bundles") differs.
@@ -32,9 +33,18 @@ def budget_exceeded(limit: int, unit: str = "instructions") -> BudgetExceeded:
         "itself) or raise the budget")
 
 
-def time_exceeded(seconds: float, retired: int, unit: str = "instructions") -> TimeLimitExceeded:
+def cpu_time_exceeded(seconds: float, retired: int, unit: str = "instructions") -> TimeLimitExceeded:
+    return TimeLimitExceeded(f"the run exceeded its CPU-time limit of {seconds} s (CPU seconds "
+                             f"of the simulating thread) after {retired} {unit}")
+
+
+def time_exceeded(seconds: float, retired: int, unit: str = "instructions",
+                  cpu_used: float | None = None) -> TimeLimitExceeded:
+    used = ("" if cpu_used is None else
+            f"; it had used {cpu_used:.1f} CPU s of its CPU-time limit, so the machine is "
+            "overloaded rather than the kernel slow")
     return TimeLimitExceeded(f"the run exceeded its wall-clock limit of {seconds} s after "
-                             f"{retired} {unit}")
+                             f"{retired} {unit}{used}")
 
 
 @contextmanager
@@ -65,6 +75,7 @@ class Run:
         self.limit = budget.max_instructions
         self.every = budget.check_every
         self.deadline = started + budget.wall_seconds
+        self.cpu_deadline = time.thread_time() + budget.cpu_seconds
         self.check_at = min(self.every, self.limit)
 
     # -- what a machine supplies -------------------------------------------------------
@@ -102,10 +113,16 @@ class Run:
 
     # -- the shared frame ----------------------------------------------------------------
     def check_time(self, pc: int, t: int, retired: int) -> None:
-        if time.perf_counter() > self.deadline:
-            self.t, self.retired = t, retired
-            raise time_exceeded(self.budget.wall_seconds, retired, self.unit).locate(
-                self.where(pc, t, retired))
+        cpu = time.thread_time()
+        if cpu > self.cpu_deadline:
+            error = cpu_time_exceeded(self.budget.cpu_seconds, retired, self.unit)
+        elif time.perf_counter() > self.deadline:
+            used = self.budget.cpu_seconds - (self.cpu_deadline - cpu)
+            error = time_exceeded(self.budget.wall_seconds, retired, self.unit, used)
+        else:
+            return
+        self.t, self.retired = t, retired
+        raise error.locate(self.where(pc, t, retired))
 
     def checkpoint(self, block, pc: int, t: int, retired: int, n: int) -> int:
         """Before a block of `n` instructions at `pc` that would pass `check_at`: check the

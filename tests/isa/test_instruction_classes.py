@@ -14,6 +14,9 @@ def test_every_accelerator_declares_the_classes_its_consumers_read():
     assert {"vfadd.vv", "vadd.vx", "vfmv.v.f"} <= set(coral.having("elementwise"))
     assert set(coral.having("accumulates")) <= set(coral.having("elementwise"))
     assert "vfmacc.vf" in coral.having("accumulates") and "vfadd.vf" not in coral.having("accumulates")
+    assert set(coral.having("multiply_accumulates")) == {"vfmacc.vv", "vfmacc.vf"}   # not vfnmacc, vfmsac
+    assert set(coral.having("word_load")) == {"vle32.v", "vlse32.v"}
+    assert set(coral.having("compare_branch")) == {"beq", "bne", "blt", "bge", "bltu", "bgeu"}
     assert set(aie.having("loop_start")) == {"LOOP", "LOOPR"}
     assert "VMUL.BF16" in aie.having("lane_wise") and "VMMAC.BF16" not in aie.having("lane_wise")
 
@@ -24,6 +27,10 @@ def test_the_fast_paths_and_assemblers_take_their_lists_from_the_data():
     from kernelcraft.simulators.plena import assembler as plena_asm
     from kernelcraft.simulators.plena_rtl import randprog
     assert strips.ELEMENTWISE == set(get_isa("coral").having("elementwise"))
+    from kernelcraft.simulators.coral import loops
+    assert loops.LOADS == {"vle32.v": "unit", "vlse32.v": "strided"}
+    assert loops.FMAS == set(get_isa("coral").having("multiply_accumulates"))
+    assert set(loops.BRANCHES) == set(get_isa("coral").having("compare_branch"))
     assert lanewise.LANE_WISE == {semantics.SEMANTICS[semantics.key(m)]
                                   for m in get_isa("aie").having("lane_wise")}
     assert (plena_asm.LOOP_START, plena_asm.LOOP_END) == ("C_LOOP_START", "C_LOOP_END")

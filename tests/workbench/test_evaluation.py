@@ -2,6 +2,7 @@
 import pytest
 
 from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench import evaluation
 from kernelcraft.workbench.evaluation import evaluate
 from kernelcraft.workbench.tools import (check_syntax, get_inst_size, grep_docs, run_eval,
                                          view_output)
@@ -43,6 +44,18 @@ def test_runaway_kernel_stops_at_budget():
     src = "C_LOOP_START gp1, 4000000\n  C_LOOP_START gp2, 4000000\n  S_ADDI_INT gp3, gp3, 1\n  C_LOOP_END gp2\nC_LOOP_END gp1\n"
     ev = evaluate(ACCEL, TASK, CONFIG, src, seeds=[1])
     assert ev.status == "run_error" and "budget" in ev.error
+
+
+def test_a_kernel_that_never_stops_ends_at_its_cpu_time_limit_with_that_named(monkeypatch):
+    # Each iteration is a full-length vector op, so the CPU limit (made short here) comes
+    # long before the instruction budget.
+    monkeypatch.setattr(evaluation, "CPU_SECONDS", 0.2)
+    src = ("li t0, 1024\nvsetvli t1, t0, e32, m8, ta, ma\n"
+           "loop: vfadd.vv v8, v8, v16\nvfmul.vv v16, v16, v8\nj loop\n")
+    ev = evaluate("coral", "rope", "C1", src, seeds=[1])
+    assert ev.status == "run_error" and not ev.passed
+    assert "CPU-time limit of 0.2 s" in ev.error and "wall-clock" not in ev.error
+    assert "line 3" in ev.error or "line 4" in ev.error or "line 5" in ev.error
 
 
 def test_tools_text_is_concise_and_exact():

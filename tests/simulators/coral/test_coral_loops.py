@@ -214,13 +214,16 @@ def test_long_loops_run_in_chunks(monkeypatch):
     _same(src, arrays, budget=Budget(max_instructions=300))
 
 
-@pytest.mark.parametrize("tail", [
+EXIT_TAILS = [
     "addi t4, t4, -1\n    bnez t4, loop",                              # count down
     "addi t4, t4, 1\n    blt t4, t6, loop",                            # count up to a bound
     "addi t4, t4, 1\n    bgeu t6, t4, loop",                           # bound first, unsigned
     "addi t4, t4, 3\n    bne t4, t6, loop",                            # a bound never met exactly
     "addi t4, t4, -2\n    bge t4, zero, loop",                         # signed, down to zero
-])
+]
+
+
+@pytest.mark.parametrize("tail", EXIT_TAILS)
 def test_exit_branches(tail):
     src, arrays = _outer(k=30)
     start = "li t4, 30" if "-" in tail.split("\n")[0] else "li t4, 0\n    li t6, 30"
@@ -229,3 +232,12 @@ def test_exit_branches(tail):
         src = src.replace("li t6, 30", "li t6, 31")
     r = _same(src, arrays, budget=Budget(max_instructions=5000))
     assert r.retired > 0
+
+
+@pytest.mark.parametrize("tail", EXIT_TAILS)
+def test_trip_counts_found_past_the_first_windows(monkeypatch, tail):
+    # the branch outcomes are looked at in growing windows (4, 16, ...): the exit lies
+    # in the third here, and a bound never met runs to the budget
+    from kernelcraft.simulators.coral import loops
+    monkeypatch.setattr(loops, "TRIP_WINDOW", 4)
+    test_exit_branches(tail)

@@ -1,6 +1,7 @@
 """The shared run loop (simulators/core/runloop.py): every functional model stops at
 its budget and deadline with the same text, in the same result shape."""
 import dataclasses
+import threading
 
 import pytest
 
@@ -50,18 +51,58 @@ def test_budget_end_has_one_text_and_one_shape(name):
 
 
 @pytest.mark.parametrize("name", MACHINES)
-def test_deadline_has_one_text(name):
+def test_cpu_time_limit_has_one_text(name):
     # (fast paths off: aie would fast-forward its whole loop at once)
-    r = _run(name, Budget(max_instructions=10**9, wall_seconds=0.05, check_every=64, fast=False))
+    r = _run(name, Budget(max_instructions=10**9, cpu_seconds=0.05, wall_seconds=600,
+                          check_every=64, fast=False))
     assert isinstance(r.error, TimeLimitExceeded) and r.stop == "error"
     unit = MACHINES[name][4]
-    assert r.error.message == (f"the run exceeded its wall-clock limit of 0.05 s after "
-                               f"{r.error.where.retired} {unit}")
+    assert r.error.message == (f"the run exceeded its CPU-time limit of 0.05 s (CPU seconds of "
+                               f"the simulating thread) after {r.error.where.retired} {unit}")
     assert r.retired == r.error.where.retired > 0
 
 
+@pytest.mark.parametrize("name", MACHINES)
+def test_wall_clock_backstop_has_one_text_naming_the_cpu_used(name):
+    # A thread's CPU time never runs ahead of the wall clock: a wall limit below the CPU
+    # limit is the one that ends the run.
+    r = _run(name, Budget(max_instructions=10**9, cpu_seconds=60, wall_seconds=0.05,
+                          check_every=64, fast=False))
+    assert isinstance(r.error, TimeLimitExceeded) and r.stop == "error"
+    unit = MACHINES[name][4]
+    head, _, used = r.error.message.partition("; it had used ")
+    assert head == f"the run exceeded its wall-clock limit of 0.05 s after {r.error.where.retired} {unit}"
+    assert used.endswith(" CPU s of its CPU-time limit, so the machine is overloaded rather "
+                         "than the kernel slow")
+    assert 0.0 <= float(used.split()[0]) <= 0.1
+    assert r.retired == r.error.where.retired > 0
+
+
+def test_cpu_limit_does_not_count_time_the_run_waits_for_the_processor():
+    """A second thread spinning on the interpreter lock takes about half the elapsed
+    time: the run still gets its whole CPU allowance (a wall-clock limit of the same
+    size would have ended it after about half the work)."""
+    stop = threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            pass
+
+    rival = threading.Thread(target=spin)
+    rival.start()
+    try:
+        r = _run("coral", Budget(max_instructions=10**9, cpu_seconds=0.3, wall_seconds=600,
+                                 check_every=64, fast=False))
+    finally:
+        stop.set()
+        rival.join()
+    assert "CPU-time limit of 0.3 s" in r.error.message
+    assert r.wall_seconds > 0.45
+
+
 @pytest.mark.parametrize("bad", [{"max_instructions": -1}, {"check_every": 0},
-                                 {"wall_seconds": 0}])
+                                 {"wall_seconds": 0}, {"cpu_seconds": -1},
+                                 {"cpu_seconds": "60"}])
 def test_a_bad_budget_is_refused_before_any_machine_runs(bad):
     with pytest.raises(ConfigError, match="budget"):
         Budget(**bad)

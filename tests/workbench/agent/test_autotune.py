@@ -65,11 +65,11 @@ def test_autotune_improves_a_coral_attention_cell_and_its_kernel_passes_held_out
                      RunSpec("coral", "scaled_dot_product", "C1", budget=10), store)
     s = loop.run().scores
     assert s["correct"] and s["best"]["speedup"] > 1.0 and s["held_out_seeds"]["passed"]
-    # H1 (S = 320) re-rendered with the best setting; on a heavily loaded machine its runs
-    # can hit the evaluator's 60 s wall-clock limit, which is not a wrong answer
+    # H1 (S = 320) re-rendered with the best setting; the evaluator's limit is CPU time,
+    # so a loaded machine does not turn it into a run error
     h1 = s["held_out_configs"]["H1"]
     assert h1["transferable"] and "qlmul=" in h1["how"]
-    assert h1["passed"] or "wall-clock limit" in (h1.get("error") or ""), h1
+    assert h1["passed"], h1
 
 
 def test_autotune_bench_counts_improved_cells_and_held_out_failures():

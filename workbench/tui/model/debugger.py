@@ -187,7 +187,8 @@ class DebugSession:
         backend = get_accel(accel).backend()
         view = view_for(accel)
         result, inspection = view.traced_run(
-            backend, program, image, hw, Budget(max_instructions=max_steps, wall_seconds=120.0))
+            backend, program, image, hw, Budget(max_instructions=max_steps, cpu_seconds=120.0,
+                                                  wall_seconds=1200.0))
         timeline = Timeline.for_accelerator(accel, getattr(backend, "name", accel), result,
                                             view.unit_spaces).prepare()
         return cls(accel, task, config, source, label, hw, layout, program, image, reference,
