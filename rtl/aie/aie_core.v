@@ -337,26 +337,53 @@ module aie_core #(
     wire [6:0]  vop = op_of(wv);
     wire [4:0]  wv_d = fd(wv), wv_a = fa(wv), wv_b = fb(wv);
     wire [511:0] va = x[wv_a[3:0]], vb = x[wv_b[3:0]];
+    wire [1023:0] aa = acc[wv_a[2:0]], ab = acc[wv_b[2:0]];
     reg  [511:0] v_res;
+    reg  [1023:0] v_accres;
     reg          v_unsup;
+    reg  [1:0]   v_shape;          // 0: x, x -> x   1: acc, acc -> acc   2: acc -> x   3: x -> acc
     // bf16 max/min: the shared fp32 unit on the lanes widened exactly (NaN canonical,
     // max(-0, +0) = +0), as the model's fmax/fmin then rounding (exact) to bf16
-    wire [511:0] v_bmax, v_bmin;
+    wire [511:0] v_bmax, v_bmin, v_srs;
+    // fp32 accumulator lanes: add/subtract, multiply, max (rtl/common, IEEE RNE, subnormals
+    // kept, canonical NaN, as simulators/numerics.py); SRS to bf16 rounds to nearest even
+    wire [1023:0] v_fadd, v_fmul, v_fmax;
+    wire v_sub = (vop == OP_ASUB_F32);
     genvar gl;
     generate
-        for (gl = 0; gl < 32; gl = gl + 1) begin : g_bf16
+        for (gl = 0; gl < 32; gl = gl + 1) begin : g_lane
             wire [31:0] ymax, ymin;
             fp32_minmax #(.MIN(0)) u_max (.a({va[16*gl +: 16], 16'd0}), .b({vb[16*gl +: 16], 16'd0}), .y(ymax));
             fp32_minmax #(.MIN(1)) u_min (.a({va[16*gl +: 16], 16'd0}), .b({vb[16*gl +: 16], 16'd0}), .y(ymin));
             assign v_bmax[16*gl +: 16] = ymax[31:16];
             assign v_bmin[16*gl +: 16] = ymin[31:16];
+            fp32_add u_fadd (.a(aa[32*gl +: 32]), .b(ab[32*gl +: 32]), .sub(v_sub), .y(v_fadd[32*gl +: 32]));
+            fp32_mul u_fmul (.a(aa[32*gl +: 32]), .b(ab[32*gl +: 32]), .y(v_fmul[32*gl +: 32]));
+            fp32_minmax #(.MIN(0)) u_fmax (.a(aa[32*gl +: 32]), .b(ab[32*gl +: 32]), .y(v_fmax[32*gl +: 32]));
+            fp32_to_bf16 u_srs (.a(aa[32*gl +: 32]), .y(v_srs[16*gl +: 16]));
         end
     endgenerate
     integer vl;
     always @* begin
         v_res = 512'd0;
+        v_accres = 1024'd0;
         v_unsup = 1'b0;
+        v_shape = 2'd0;
         case (vop)
+            OP_AADD_F32, OP_ASUB_F32: begin v_shape = 2'd1; v_accres = v_fadd; end
+            OP_AMUL_F32: begin v_shape = 2'd1; v_accres = v_fmul; end
+            OP_AMAX_F32: begin v_shape = 2'd1; v_accres = v_fmax; end
+            OP_AADD_I32, OP_ASUB_I32: begin
+                v_shape = 2'd1;
+                for (vl = 0; vl < 32; vl = vl + 1)
+                    v_accres[32*vl +: 32] = (vop == OP_AADD_I32) ? aa[32*vl +: 32] + ab[32*vl +: 32]
+                                                                 : aa[32*vl +: 32] - ab[32*vl +: 32];
+            end
+            OP_VSRS_BF16: begin v_shape = 2'd2; v_res = v_srs; end
+            OP_VUPS_BF16: begin
+                v_shape = 2'd3;
+                for (vl = 0; vl < 32; vl = vl + 1) v_accres[32*vl +: 32] = {va[16*vl +: 16], 16'd0};
+            end
             OP_VAND: v_res = va & vb;
             OP_VOR:  v_res = va | vb;
             OP_VXOR: v_res = va ^ vb;
@@ -454,8 +481,23 @@ module aie_core #(
             endcase
         // vector slot
         if (sv[S_VEC]) begin
-            rd_u[12] = UW'(U_X + $unsigned(wv_a[3:0])); rd_u[13] = UW'(U_X + $unsigned(wv_b[3:0]));
-            wr_u[12] = UW'(U_X + $unsigned(wv_d[3:0])); wr_l[12] = 5'(isa_latency(vop));
+            wr_l[12] = 5'(isa_latency(vop));
+            case (v_shape)
+                2'd0: begin
+                    rd_u[12] = UW'(U_X + $unsigned(wv_a[3:0])); rd_u[13] = UW'(U_X + $unsigned(wv_b[3:0]));
+                    wr_u[12] = UW'(U_X + $unsigned(wv_d[3:0]));
+                end
+                2'd1: begin
+                    rd_u[12] = UW'(U_ACC + $unsigned(wv_a[2:0])); rd_u[13] = UW'(U_ACC + $unsigned(wv_b[2:0]));
+                    wr_u[12] = UW'(U_ACC + $unsigned(wv_d[2:0]));
+                end
+                2'd2: begin
+                    rd_u[12] = UW'(U_ACC + $unsigned(wv_a[2:0])); wr_u[12] = UW'(U_X + $unsigned(wv_d[3:0]));
+                end
+                default: begin
+                    rd_u[12] = UW'(U_X + $unsigned(wv_a[3:0])); wr_u[12] = UW'(U_ACC + $unsigned(wv_d[2:0]));
+                end
+            endcase
         end
         // move slot
         if (sv[S_MV]) begin
@@ -799,7 +841,10 @@ module aie_core #(
                     if (a_rel) lk[a_lock] <= 6'(9'(a_relv) + drel[a_lock]);
                 end
                 // vector slot
-                if (commit[S_VEC]) x[wv_d[3:0]] <= v_res;
+                if (commit[S_VEC]) begin
+                    if (v_shape[0]) acc[wv_d[2:0]] <= v_accres;
+                    else x[wv_d[3:0]] <= v_res;
+                end
                 // move slot
                 if (commit[S_MV])
                     case (mv_kind)

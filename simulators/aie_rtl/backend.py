@@ -50,12 +50,14 @@ DMA_WAIT, DMA_QUEUE, DMA_BUSY, COLLIDE = 0x0A0, 0x0A2, 0x0A4, 0x0AC
 CHANNELS = ("in0", "in1", "out0", "out1")
 
 
-# The vector unit's operations built so far: the lane ALU and bf16 max/min.
+# The vector unit's operations built so far: the lane ALU, bf16 max/min, the fp32 and
+# int32 accumulator lanes, and the bf16 conversions.
 VECTOR_BUILT = frozenset(f"{op}.{t}" for op in ("VADD", "VSUB", "VMAX", "VMIN") for t in ("I8", "I16")) \
-    | {"VAND", "VOR", "VXOR", "VMAX.BF16", "VMIN.BF16"}
+    | {"VAND", "VOR", "VXOR", "VMAX.BF16", "VMIN.BF16", "AADD.I32", "ASUB.I32", "AADD.F32",
+       "ASUB.F32", "AMUL.F32", "AMAX.F32", "VSRS.BF16", "VUPS.BF16"}
 
 
-def unsupported(program) -> list[str]:
+def unsupported(program, cfg=None) -> list[str]:
     """What of `program` the RTL does not implement yet: operations, and descriptors
     that acquire a lock."""
     spec = get_spec()
@@ -66,6 +68,13 @@ def unsupported(program) -> list[str]:
     missing += [f"descriptor {names[k] if k < len(names) else k} with acq (a transfer that "
                 "acquires a lock)" for k, d in enumerate(getattr(program, "descriptors", []))
                 if d and d.get("acq") is not None]
+    # the RTL's beats stay within a run (the model's fill beats across runs)
+    bw = cfg.DMA_BW // 2 if cfg is not None else None
+    missing += [f"descriptor {names[k] if k < len(names) else k} with runs of {d['n0']} words "
+                f"(the RTL's DMA beats stop at the end of a run: runs must be whole beats of "
+                f"{bw} words, or one run)"
+                for k, d in enumerate(getattr(program, "descriptors", []))
+                if bw and d and d["n1"] * d["n2"] > 1 and d["n0"] % bw]
     return list(dict.fromkeys(missing))
 
 
@@ -106,10 +115,10 @@ class AieRTL:
                 try:
                     state.load_image(job.image)
                     code = decode(job.program, config, spec)
-                    missing = unsupported(job.program)
+                    missing = unsupported(job.program, config)
                     if missing:
                         raise ConfigError(f"the aie RTL does not implement {', '.join(missing)} yet "
-                                          "(the vector unit is partly built); run this kernel on "
+                                          "(the vector unit is partly built, DMA beats are per run); run this kernel on "
                                           "the functional model")
                 except SimError as e:
                     results[i] = self._early(state, e, started)

@@ -26,7 +26,8 @@ SIMULATORS = ("verilator",)
 TILE = ("aie_top.v", "aie_core.v", "aie_imem.v", "aie_dm.v", "aie_sram.v", "aie_dma.v")
 COMMON = ROOT / "rtl" / "common"
 # Shared arithmetic from rtl/common the vector unit instantiates.
-COMMON_UNITS = ("fp32_minmax.v",)
+COMMON_UNITS = ("fp32_minmax.v", "fp32_add.v", "fp32_mul.v", "fp_mul.v", "fp32_round_pack.v",
+                "fp32_to_bf16.v")
 
 
 def sources(simulator: str = "verilator") -> tuple[Path, ...]:

@@ -1,6 +1,9 @@
-"""The aie RTL's vector units on at least 100,000 operand pairs each, against an
-independent reference (numpy float64, IEEE 754 max/min: NaN propagates, -0 < +0), and
-against the functional model (bit-identical memories, equal cycles).
+"""The aie RTL's vector units on at least 100,000 operands (pairs) each, against an
+independent reference in numpy float64 (IEEE 754: fp32 add/subtract/multiply rounded once
+to nearest even from the exact float64 result, subnormals kept; max/min with NaN
+propagating and -0 < +0; bf16 rounding to 8 significant bits, nearest even, by
+frexp/rint; NaN results as the canonical NaN), and against the functional model
+(bit-identical memories, registers and cycles).
 
 The operands reach the tile the way a kernel's do: DMAIN from external memory in blocks,
 the vector operation on every 32-lane vector, DMAOUT back; so the DMA engine moves about
@@ -96,4 +99,173 @@ def test_bf16_max_min_on_100k_operands(op, diff_cfg, aie_build):
     assert not bad.size, (f"{bad.size} of {N} differ from IEEE; first: a=0x{a[bad[0]]:04X} "
                           f"b=0x{b[bad[0]]:04X} RTL 0x{got[bad[0]]:04X} reference 0x{want[bad[0]]:04X}")
     model = AieModel().run(prog, image, diff_cfg, budget)
+    assert not compare_runs(model, rtl), [d.format() for d in compare_runs(model, rtl)]
+
+
+# --- fp32 accumulator lanes and the bf16 conversions ----------------------------------
+
+NF = 100_352                    # fp32 operand pairs: 392 blocks of 256
+FBLOCK = 256                    # fp32 values per block (1 KB)
+F32_SPECIAL = np.array([0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00001,
+                        0x7F800001, 0x00000001, 0x80000001, 0x007FFFFF, 0x00800000, 0x7F7FFFFF,
+                        0xFF7FFFFF, 0x3F800000, 0xBF800000, 0x3F808000, 0x3F818000, 0x33800000,
+                        0x4B800000, 0x3F7FFFFF], np.uint32)
+
+
+def f32_operands(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 1 << 32, NF, dtype=np.uint64).astype(np.uint32)
+    b = rng.integers(0, 1 << 32, NF, dtype=np.uint64).astype(np.uint32)
+    sa, sb = np.meshgrid(F32_SPECIAL, F32_SPECIAL)
+    k = sa.size
+    a[:k], b[:k] = sa.ravel(), sb.ravel()
+    # nearby exponents (cancellation, carries) and products near the subnormal range
+    e = rng.integers(-3, 4, 30_000).astype(np.int64)
+    a[1000:31_000] = (a[1000:31_000] & 0x807FFFFF) | (0x3F800000 & 0x7F800000)
+    b[1000:31_000] = (b[1000:31_000] & 0x807FFFFF) | ((127 + e) << 23).astype(np.uint32)
+    a[40_000:50_000] = (a[40_000:50_000] & 0x807FFFFF) | (np.uint32(40) << 23)
+    b[40_000:50_000] = (b[40_000:50_000] & 0x807FFFFF) | (np.uint32(60) << 23)
+    return a, b
+
+
+def _f64(bits: np.ndarray) -> np.ndarray:
+    return bits.view(np.float32).astype(np.float64)
+
+
+def _canon32(y: np.ndarray) -> np.ndarray:
+    bits = y.astype(np.float32).view(np.uint32)
+    return np.where(np.isnan(y), np.uint32(0x7FC00000), bits)
+
+
+def bf16_round(x: np.ndarray) -> np.ndarray:
+    """float64 values (fp32-exact) to bf16 bits: nearest even at 8 significant bits,
+    subnormals on the 2**-133 grid, overflow to infinity, NaN canonical."""
+    with np.errstate(all="ignore"):
+        m, e = np.frexp(x)
+        y = np.ldexp(np.rint(np.ldexp(m, 8)), e - 8)
+        tiny = np.abs(x) < 2.0 ** -126
+        y = np.where(tiny, np.rint(x * 2.0 ** 133) * 2.0 ** -133, y)
+        y = np.where(np.abs(y) >= 2.0 ** 128, np.copysign(np.inf, x), y)
+        bits = (y.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+    return np.where(np.isnan(x), np.uint16(0x7FC0), bits)
+
+
+def f32_reference(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    fa, fb = _f64(a), _f64(b)
+    with np.errstate(all="ignore"):
+        if op == "AADD.F32":
+            return _canon32(fa + fb)
+        if op == "ASUB.F32":
+            return _canon32(fa - fb)
+        if op == "AMUL.F32":
+            return _canon32(fa * fb)
+    y = np.where(fa > fb, fa, fb)                                     # AMAX.F32
+    y = np.where((fa == 0) & (fb == 0), np.where(np.signbit(fa) & np.signbit(fb), -0.0, 0.0), y)
+    return np.where(np.isnan(fa) | np.isnan(fb), np.uint32(0x7FC00000), _canon32(y))
+
+
+def words(v32: np.ndarray) -> np.ndarray:
+    return v32.view(np.uint16)
+
+
+def acc_program(op: str, cfg):
+    """fp32 pairs in 1 KB blocks: ALD both, `op`, AST (two 128-byte halves per step)."""
+    blocks, w = NF // FBLOCK, 2 * FBLOCK
+    src = f"""
+.bd A, ext=0, loc=0, n0={w}, rel=l0
+.bd B, ext={2 * NF}, loc=1024, n0={w}, rel=l0
+.bd Y, ext={4 * NF}, loc=2048, n0={w}, rel=l1
+    MOVI r1, 0
+    LOOP {blocks}
+        DMAIN 0, A, r1, r0
+        DMAIN 1, B, r1, r0
+        ACQ l0, 2
+        MOVPI p0, 0
+        MOVPI p1, 1024
+        MOVPI p2, 2048
+        LOOP {FBLOCK // 32}
+            ALD acc0, [p0], 128
+            ALD acc1, [p1], 128
+            {op} acc2, acc0, acc1
+            AST acc2, [p2], 128
+        ENDLOOP
+        DMAOUT 0, Y, r1, r0
+        ACQ l1, 1
+        ADDI r1, r1, {w}
+    ENDLOOP
+"""
+    return assemble(src, f"{op}.asm", cfg)
+
+
+def _run_both(prog, image, cfg):
+    budget = Budget(max_instructions=10_000_000)
+    rtl = AieRTL().run_many([Job(prog, image, budget, False)], cfg)[0]
+    assert rtl.error is None, rtl.error
+    model = AieModel().run(prog, image, cfg, budget)
+    return rtl, model
+
+
+def _first_bad(got, want, *ops):
+    bad = np.flatnonzero(got != want)
+    if not bad.size:
+        return None
+    i = bad[0]
+    return (f"{bad.size} of {got.size} differ from the float64 reference; first at {i}: "
+            + " ".join(f"0x{int(o[i]):X}" for o in ops) + f" -> RTL 0x{int(got[i]):X}, "
+            f"reference 0x{int(want[i]):X}")
+
+
+@pytest.mark.parametrize("op", ["AADD.F32", "ASUB.F32", "AMUL.F32", "AMAX.F32"])
+def test_fp32_accumulator_lanes_on_100k_operands(op, diff_cfg, aie_build):
+    a, b = f32_operands(10 + ["AADD.F32", "ASUB.F32", "AMUL.F32", "AMAX.F32"].index(op))
+    image = MemoryImage().put("ext", 0, words(a)).put("ext", 2 * NF, words(b))
+    rtl, model = _run_both(acc_program(op, diff_cfg), image, diff_cfg)
+    got = np.asarray(rtl.memories["ext"][4 * NF:6 * NF]).view(np.uint32)
+    report = _first_bad(got, f32_reference(op, a, b), a, b)
+    assert report is None, report
+    assert not compare_runs(model, rtl), [d.format() for d in compare_runs(model, rtl)]
+
+
+def test_srs_and_ups_bf16_on_100k_operands(diff_cfg, aie_build):
+    """VSRS.BF16 (fp32 accumulator lanes -> bf16, nearest even) on 100k fp32 values, and
+    VUPS.BF16 (bf16 -> fp32, exact) back on the rounded results."""
+    a, _ = f32_operands(20)
+    blocks, w = NF // FBLOCK, 2 * FBLOCK
+    src = f"""
+.bd A, ext=0, loc=0, n0={w}, rel=l0
+.bd Y, ext={2 * NF}, loc=2048, n0={FBLOCK}, rel=l1
+.bd Z, ext={3 * NF}, loc=1024, n0={w}, rel=l1
+    MOVI r1, 0
+    MOVI r2, 0
+    LOOP {blocks}
+        DMAIN 0, A, r1, r0
+        ACQ l0, 1
+        MOVPI p0, 0
+        MOVPI p2, 2048
+        MOVPI p1, 1024
+        LOOP {FBLOCK // 32}
+            ALD acc0, [p0], 128
+            VSRS.BF16 x0, acc0
+            VUPS.BF16 acc1, x0
+            VST x0, [p2], 64
+            AST acc1, [p1], 128
+        ENDLOOP
+        DMAOUT 0, Y, r2, r0
+        DMAOUT 1, Z, r1, r0
+        ACQ l1, 2
+        ADDI r1, r1, {w}
+        ADDI r2, r2, {FBLOCK}
+    ENDLOOP
+"""
+    prog = assemble(src, "srs_ups.asm", diff_cfg)
+    rtl, model = _run_both(prog, MemoryImage().put("ext", 0, words(a)), diff_cfg)
+    ext = np.asarray(rtl.memories["ext"])
+    srs = ext[2 * NF:3 * NF]
+    want = bf16_round(_f64(a))
+    report = _first_bad(srs, want, a)
+    assert report is None, "VSRS.BF16: " + report
+    ups = ext[3 * NF:5 * NF].view(np.uint32)
+    widened = (want.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    report = _first_bad(ups, _canon32(widened), want)
+    assert report is None, "VUPS.BF16: " + report
     assert not compare_runs(model, rtl), [d.format() for d in compare_runs(model, rtl)]
