@@ -56,6 +56,7 @@ module aie_core #(
     input  wire [23:0]   rel_n,
     input  wire          dma_idle,          // nothing queued, moving or unacknowledged
     input  wire          dma_empty,         // no transfer left to complete (release)
+    input  wire [143:0]  dma_pend,          // per lock: what unfinished transfers will release
     input  wire [255:0]  dma_busy,
     input  wire          dm_collide,
     // host register read: 32-bit words (see the address map at hr_data)
@@ -110,7 +111,8 @@ module aie_core #(
     reg  [63:0] err_cycle;
     reg  signed [31:0] err_addr, err_val;
     reg  [63:0] st_hazard, st_bank, st_dwait, st_dqueue, busy [0:5];
-    reg         collided, dma_err_q;
+    reg         collided, dma_err_q, dead;
+    reg  [63:0] elapsed, dma_end;     // edges since start; the DMA busy until (after a deadlock)
 
     // --- decode ----------------------------------------------------------------------
     wire [31:0] hdr = imem_rdata[31:0];
@@ -597,12 +599,14 @@ module aie_core #(
         end
     end
 
-    // An ACQ waits for its lock while a queued transfer may still release it (dma_wait),
-    // a DMAIN/DMAOUT for room in its channel's queue (dma_queue); an ACQ no transfer can
-    // satisfy is a deadlock. Releases of this cycle's completions count from the next.
+    // An ACQ waits for its lock while the releases of unfinished transfers will make it
+    // large enough (dma_wait), a DMAIN/DMAOUT for room in its channel's queue (dma_queue);
+    // an ACQ they cannot satisfy is a deadlock at once (transfers acquire no locks, so
+    // what they will release is known). Releases of this cycle's completions count from
+    // the next.
     wire acq_short = a_acq && (lk[a_lock] < a_lockn);
-    wire deadlock = acq_short && dma_empty;
-    wire wait_dma = (acq_short && !dma_empty) || (a_dma && q_full);
+    wire deadlock = acq_short && (9'(lk[a_lock]) + dma_pend[9*a_lock +: 9] < 9'(a_lockn));
+    wire wait_dma = (acq_short && !deadlock) || (a_dma && q_full);
     assign q_out = (aop == OP_DMAOUT);
     assign q_ch = wa[F_DMA_CH_LSB];
     assign q_bd = wa[F_DMA_BD_LSB +: F_DMA_BD_W];
@@ -763,7 +767,7 @@ module aie_core #(
             stop_kind <= 2'd0; err_code <= E_NONE; err_slot <= 3'd7; err_b <= 32'd0;
             err_cycle <= 64'd0; err_addr <= 32'sd0; err_val <= 32'sd0;
             st_hazard <= 64'd0; st_bank <= 64'd0; st_dwait <= 64'd0; st_dqueue <= 64'd0;
-            collided <= 1'b0; dma_err_q <= 1'b0;
+            collided <= 1'b0; dma_err_q <= 1'b0; dead <= 1'b0; elapsed <= 64'd0; dma_end <= 64'd0;
             cf_left <= 2'd0; cf_phase <= 2'd0;
             ret_v[0] <= 1'b0; ret_v[1] <= 1'b0;
         end else if (running) begin
@@ -783,7 +787,7 @@ module aie_core #(
             // The count stops once nothing is left to issue and every result is readable;
             // after a failure it ends at the latest pending result (set below).
             if (!(stopped && (failed || (cf_left == 2'd0 && drained && dma_idle)))) cyc <= cyc + 64'd1;
-            else if (!ret_v[0] && !ret_v[1] && cf_left == 2'd0 && (failed || dma_idle)) begin
+            else if (!ret_v[0] && !ret_v[1] && cf_left == 2'd0 && dma_idle) begin
                 done <= 1'b1;
                 running <= 1'b0;
             end
@@ -806,6 +810,8 @@ module aie_core #(
                 else st_dqueue <= st_dqueue + 64'd1;
             end
             if (dm_collide) collided <= 1'b1;
+            elapsed <= elapsed + 64'd1;
+            if (!dma_idle) dma_end <= elapsed + 64'd1;
             if (rel_over) dma_err_q <= 1'b1;
             // locks: the DMA's releases, then the core's ACQ/REL below (same edge)
             for (i = 0; i < NUM_LOCK; i = i + 1) lk[i] <= 6'(9'(lk[i]) + drel[i]);
@@ -891,6 +897,7 @@ module aie_core #(
                 err_code <= budget_out ? (retired >= max_retire ? E_BUDGET : E_CYCLES) : halt_req ? E_HALT
                           : dma_err_q ? E_DMAREL : deadlock ? E_DEADLOCK : b_err;
                 failed <= 1'b1;
+                dead <= deadlock && !budget_out && !halt_req && !dma_err_q;
                 cyc <= cyc + 64'(max_rdy);
                 // accesses of operations before the failing one still complete (the
                 // model's bundle ran them); their extra cycles are not counted
@@ -930,8 +937,9 @@ module aie_core #(
             12'h085: hr_data = err_cycle[63:32];
             12'h086: hr_data = err_addr;
             12'h087: hr_data = err_val;
-            12'h088: hr_data = cyc[31:0];
-            12'h089: hr_data = cyc[63:32];
+            // after a deadlock the run ends when every transfer has completed, as the model's
+            12'h088: hr_data = (dead && dma_end > cyc) ? dma_end[31:0] : cyc[31:0];
+            12'h089: hr_data = (dead && dma_end > cyc) ? dma_end[63:32] : cyc[63:32];
             12'h08A: hr_data = retired[31:0];
             12'h08B: hr_data = retired[63:32];
             12'h08C: hr_data = st_hazard[31:0];

@@ -51,6 +51,7 @@ module aie_dma #(
     output wire [23:0]     rel_n,
     output wire            idle,              // nothing queued, moving or unacknowledged
     output wire            empty,             // no transfer left to complete
+    output reg  [143:0]    pend,              // per lock (9 bits): what queued transfers will release
     output wire [255:0]    busy,              // cycles each channel spent in setup or beats
     // data memory: one requester per channel
     output wire [3:0]      dm_v,
@@ -115,6 +116,14 @@ module aie_dma #(
     assign q_full = qn_full[q_c];
 
     wire [3:0] ch_idle, ch_empty;
+    wire [8:0] ch_pend [0:3][0:15];
+    integer pl, pc;
+    always @* begin
+        for (pl = 0; pl < 16; pl = pl + 1) begin
+            pend[9*pl +: 9] = 9'd0;
+            for (pc = 0; pc < 4; pc = pc + 1) pend[9*pl +: 9] = pend[9*pl +: 9] + ch_pend[pc][pl];
+        end
+    end
     assign idle = &ch_idle;
     assign empty = &ch_empty;
 
@@ -133,6 +142,14 @@ module aie_dma #(
             reg [QW-1:0] w_cnt;
             assign qn_full[c] = (qn >= QW'(DMA_QUEUE));
             assign ch_empty[c] = (qn == 0);
+            // releases its unfinished transfers will make, per lock
+            reg [8:0] rp [0:15];
+            genvar gk;
+            for (gk = 0; gk < 16; gk = gk + 1) begin : g_pend
+                assign ch_pend[c][gk] = rp[gk];
+            end
+            wire [31:0] push_rel = bd[qb + 9];
+            wire [31:0] push_reln = bd[qb + 10];
 
             // the running transfer
             reg        act;
@@ -240,7 +257,11 @@ module aie_dma #(
                     qn <= '0; w_head <= '0; w_tail <= '0; w_cnt <= '0; act <= 1'b0;
                     f_head <= '0; f_tail <= '0; f_cnt <= '0; wv <= 1'b0; w_out <= 32'd0;
                     nbusy <= 64'd0; w_fresh <= 1'b0;
+                    for (pl = 0; pl < 16; pl = pl + 1) rp[pl] <= 9'd0;
                 end else begin
+                    for (pl = 0; pl < 16; pl = pl + 1)
+                        rp[pl] <= rp[pl] + ((push && push_rel[4] && push_rel[3:0] == 4'(pl)) ? 9'(push_reln[5:0]) : 9'd0)
+                                         - ((rel_v[c] && rel_l[4*c +: 4] == 4'(pl)) ? 9'(rel_n[6*c +: 6]) : 9'd0);
                     f_cnt <= f_cnt_next;
                     qn <= qn + QW'(push) - QW'(in_done || out_done);
                     // queue the push unless it is taken directly

@@ -20,8 +20,7 @@ from simulators.aie_rtl.compare import compare_runs
 from simulators.core.backend import Job, MemoryImage
 from simulators.core.budget import Budget
 
-N = 100_352                     # operand pairs: 196 blocks of 512
-BLOCK = 512                     # words per DMA block (1 KB: one bank of the small config)
+N = 100_352                     # operand pairs: 196 blocks of 512 words
 SPECIAL = np.array([0x0000, 0x8000, 0x7F80, 0xFF80, 0x7FC0, 0xFFC1, 0x7F81, 0x0001, 0x8001,
                     0x007F, 0x0080, 0x7F7F, 0xFF7F, 0x3F80, 0xBF80], np.uint16)
 
@@ -55,32 +54,39 @@ def reference(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(fa) | np.isnan(fb), np.uint16(0x7FC0), bits)
 
 
-def program(op: str, cfg):
-    blocks = N // BLOCK
+def stream_program(op: str, cfg, n_words: int, load: str, store: str, step: int, name: str):
+    """Two operand streams of n_words external words each (at 0 and n_words) in 1 KB
+    blocks by DMA (channels in0, in1), `op` on each register's worth loaded with `load`,
+    stored with `store` (`step` bytes), the results back by DMA (out0) to 2 * n_words."""
+    w = 512                                           # words per block
     src = f"""
-.bd A, ext=0, loc=0, n0={BLOCK}, rel=l0
-.bd B, ext={N}, loc=1024, n0={BLOCK}, rel=l0
-.bd Y, ext={2 * N}, loc=2048, n0={BLOCK}, rel=l1
+.bd A, ext=0, loc=0, n0={w}, rel=l0
+.bd B, ext={n_words}, loc=1024, n0={w}, rel=l0
+.bd Y, ext={2 * n_words}, loc=2048, n0={w}, rel=l1
     MOVI r1, 0
-    LOOP {blocks}
+    LOOP {n_words // w}
         DMAIN 0, A, r1, r0
         DMAIN 1, B, r1, r0
         ACQ l0, 2
         MOVPI p0, 0
         MOVPI p1, 1024
         MOVPI p2, 2048
-        LOOP {BLOCK // 32}
-            VLD x0, [p0], 64
-            VLD x1, [p1], 64
-            {op} x2, x0, x1
-            VST x2, [p2], 64
+        LOOP {1024 // step}
+            {load} {name}0, [p0], {step}
+            {load} {name}1, [p1], {step}
+            {op} {name}2, {name}0, {name}1
+            {store} {name}2, [p2], {step}
         ENDLOOP
         DMAOUT 0, Y, r1, r0
         ACQ l1, 1
-        ADDI r1, r1, {BLOCK}
+        ADDI r1, r1, {w}
     ENDLOOP
 """
     return assemble(src, f"{op}.asm", cfg)
+
+
+def program(op: str, cfg):
+    return stream_program(op, cfg, N, "VLD", "VST", 64, "x")
 
 
 @pytest.mark.parametrize("op", ["VMAX.BF16", "VMIN.BF16"])
@@ -105,7 +111,7 @@ def test_bf16_max_min_on_100k_operands(op, diff_cfg, aie_build):
 # --- fp32 accumulator lanes and the bf16 conversions ----------------------------------
 
 NF = 100_352                    # fp32 operand pairs: 392 blocks of 256
-FBLOCK = 256                    # fp32 values per block (1 KB)
+FBLOCK = 256                    # fp32 values per 1 KB block (a bank of the small config)
 F32_SPECIAL = np.array([0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00001,
                         0x7F800001, 0x00000001, 0x80000001, 0x007FFFFF, 0x00800000, 0x7F7FFFFF,
                         0xFF7FFFFF, 0x3F800000, 0xBF800000, 0x3F808000, 0x3F818000, 0x33800000,
@@ -169,32 +175,8 @@ def words(v32: np.ndarray) -> np.ndarray:
 
 
 def acc_program(op: str, cfg):
-    """fp32 pairs in 1 KB blocks: ALD both, `op`, AST (two 128-byte halves per step)."""
-    blocks, w = NF // FBLOCK, 2 * FBLOCK
-    src = f"""
-.bd A, ext=0, loc=0, n0={w}, rel=l0
-.bd B, ext={2 * NF}, loc=1024, n0={w}, rel=l0
-.bd Y, ext={4 * NF}, loc=2048, n0={w}, rel=l1
-    MOVI r1, 0
-    LOOP {blocks}
-        DMAIN 0, A, r1, r0
-        DMAIN 1, B, r1, r0
-        ACQ l0, 2
-        MOVPI p0, 0
-        MOVPI p1, 1024
-        MOVPI p2, 2048
-        LOOP {FBLOCK // 32}
-            ALD acc0, [p0], 128
-            ALD acc1, [p1], 128
-            {op} acc2, acc0, acc1
-            AST acc2, [p2], 128
-        ENDLOOP
-        DMAOUT 0, Y, r1, r0
-        ACQ l1, 1
-        ADDI r1, r1, {w}
-    ENDLOOP
-"""
-    return assemble(src, f"{op}.asm", cfg)
+    """fp32 pairs: ALD both, `op`, AST (128 bytes a step)."""
+    return stream_program(op, cfg, 2 * NF, "ALD", "AST", 128, "acc")
 
 
 def _run_both(prog, image, cfg):
