@@ -19,19 +19,19 @@ from pathlib import Path
 
 import numpy as np
 
-from isa.aie.model import get_spec
-from simulators.aie.dma import DeadlockError
-from simulators.aie.machine import STALLS, check_config as model_check_config
-from simulators.aie.predecode import Code, decode
-from simulators.aie.state import G_FIELDS, AieState
-from simulators.core.backend import MemoryImage, RunResult
-from simulators.core.budget import Budget
-from simulators.core.errors import (BudgetExceeded, ConfigError, IllegalOperandError,
-                                    MemoryAccessError, SimError, TimeLimitExceeded)
-from simulators.numerics import canon
-from simulators.core.backend import Job
-from simulators.core.runloop import budget_exceeded
-from simulators.rtl import toolchain
+from kernelcraft.isa.aie.model import get_spec
+from kernelcraft.simulators.aie.dma import DeadlockError
+from kernelcraft.simulators.aie.machine import STALLS, check_config as model_check_config
+from kernelcraft.simulators.aie.predecode import Code, decode
+from kernelcraft.simulators.aie.state import G_FIELDS, AieState
+from kernelcraft.simulators.core.backend import MemoryImage, RunResult
+from kernelcraft.simulators.core.budget import Budget
+from kernelcraft.simulators.core.errors import (BudgetExceeded, ConfigError, IllegalOperandError,
+                                                MemoryAccessError, SimError, TimeLimitExceeded)
+from kernelcraft.simulators.numerics import canon
+from kernelcraft.simulators.core.backend import Job
+from kernelcraft.simulators.core.runloop import budget_exceeded
+from kernelcraft.simulators.rtl import toolchain
 
 from . import build as rtl_build
 from .jobs import JobInput, read_job, write_job

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from simulators.core.errors import ConfigError
-from simulators.rtl import toolchain
+from kernelcraft.simulators.core.errors import ConfigError
+from kernelcraft.simulators.rtl import toolchain
 
 from . import generate
 
@@ -65,7 +65,7 @@ def check_config(cfg) -> None:
     if stale:
         raise ConfigError("the RTL's generated headers are out of date with isa/aie "
                           f"({', '.join(p.name for p in stale)}): run python3 -m "
-                          "simulators.aie_rtl.generate")
+                          "kernelcraft.simulators.aie_rtl.generate")
 
 
 def spec(cfg, simulator: str = "verilator") -> toolchain.BuildSpec:

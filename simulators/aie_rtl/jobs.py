@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simulators.rtl.verilog import read_memh
+from kernelcraft.simulators.rtl.verilog import read_memh
 
 ROW = 32
 # Words of a descriptor in rtl/aie/aie_dma.v's table, then rel (bit 4: a lock) and rel_n.

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulators.core.backend import MemoryImage
-from simulators.core.errors import AssemblyError
+from kernelcraft.simulators.core.backend import MemoryImage
+from kernelcraft.simulators.core.errors import AssemblyError
 
 # The small configuration the RTL tests share (one cold build).
 DIFF_CONFIG = {"DM_SIZE": 4096, "DM_BANKS": 4, "IMEM_WORDS": 512}
@@ -105,7 +105,7 @@ def _bundle(rng) -> str:
 
 
 def random_program(seed: int, cfg, bundles: int = 40) -> tuple[str, MemoryImage]:
-    from simulators.aie.assembler import assemble
+    from kernelcraft.simulators.aie.assembler import assemble
     rng = np.random.default_rng(seed)
     size = cfg.DM_SIZE
     lines = []

@@ -11,11 +11,11 @@ import re
 
 import pytest
 
-from simulators.aie_rtl.backend import AieRTL, unsupported
-from simulators.core.backend import MemoryImage
-from simulators.core.errors import ConfigError
-from tasks import all_tasks
-from workbench.accel import get_accel
+from kernelcraft.simulators.aie_rtl.backend import AieRTL, unsupported
+from kernelcraft.simulators.core.backend import MemoryImage
+from kernelcraft.simulators.core.errors import ConfigError
+from kernelcraft.tasks import all_tasks
+from kernelcraft.workbench.accel import get_accel
 
 # The Level-1 baselines the RTL runs today (the model's timing needed no change for them).
 COVERED = ("relu",)
@@ -28,7 +28,7 @@ def aie():
 
 
 def test_covered_baselines_agree_and_are_correct(aie):
-    from workbench.rtlcheck import check_baselines
+    from kernelcraft.workbench.rtlcheck import check_baselines
     accel, hw = aie
     results = check_baselines("aie", hw, level=1, tasks=list(COVERED))
     assert len(results) == 6 * len(COVERED)

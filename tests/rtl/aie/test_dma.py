@@ -4,13 +4,13 @@ REL and HALT. Memories, registers, locks, cycles, stall counts per cause, channe
 activity and how the run ended must agree."""
 import collections
 
-from simulators.aie.assembler import assemble
-from simulators.aie.machine import AieModel
-from simulators.aie_rtl.backend import AieRTL
-from simulators.aie_rtl.compare import compare_runs
-from simulators.aie_rtl.randprog import random_dma_program
-from simulators.core.backend import Job
-from simulators.core.budget import Budget
+from kernelcraft.simulators.aie.assembler import assemble
+from kernelcraft.simulators.aie.machine import AieModel
+from kernelcraft.simulators.aie_rtl.backend import AieRTL
+from kernelcraft.simulators.aie_rtl.compare import compare_runs
+from kernelcraft.simulators.aie_rtl.randprog import random_dma_program
+from kernelcraft.simulators.core.backend import Job
+from kernelcraft.simulators.core.budget import Budget
 
 SEEDS = range(60)
 

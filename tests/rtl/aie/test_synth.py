@@ -9,8 +9,8 @@ import subprocess
 
 import pytest
 
-from simulators.aie_rtl.build import AIE_RTL, COMMON, COMMON_UNITS, TILE
-from simulators.aie_rtl.randprog import DIFF_CONFIG
+from kernelcraft.simulators.aie_rtl.build import AIE_RTL, COMMON, COMMON_UNITS, TILE
+from kernelcraft.simulators.aie_rtl.randprog import DIFF_CONFIG
 
 pytestmark = pytest.mark.synth
 

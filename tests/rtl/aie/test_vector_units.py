@@ -13,12 +13,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from simulators.aie.assembler import assemble
-from simulators.aie.machine import AieModel
-from simulators.aie_rtl.backend import AieRTL
-from simulators.aie_rtl.compare import compare_runs
-from simulators.core.backend import Job, MemoryImage
-from simulators.core.budget import Budget
+from kernelcraft.simulators.aie.assembler import assemble
+from kernelcraft.simulators.aie.machine import AieModel
+from kernelcraft.simulators.aie_rtl.backend import AieRTL
+from kernelcraft.simulators.aie_rtl.compare import compare_runs
+from kernelcraft.simulators.core.backend import Job, MemoryImage
+from kernelcraft.simulators.core.budget import Budget
 
 N = 100_352                     # operand pairs: 196 blocks of 512 words
 SPECIAL = np.array([0x0000, 0x8000, 0x7F80, 0xFF80, 0x7FC0, 0xFFC1, 0x7F81, 0x0001, 0x8001,
