@@ -41,6 +41,24 @@ module aie_core #(
     output reg  [383:0]  dm_be,
     output reg  [3071:0] dm_wdata,
     input  wire [3071:0] dm_rdata,
+    // DMA (aie_dma): the DMAIN/DMAOUT at issue, its checks, and lock releases
+    output wire          q_out,
+    output wire          q_ch,
+    output wire [3:0]    q_bd,
+    output wire signed [31:0] q_ra,
+    output wire signed [31:0] q_rb,
+    output wire          q_push,
+    input  wire          q_full,
+    input  wire [1:0]    q_err,
+    input  wire signed [63:0] q_eaddr,
+    input  wire [3:0]    rel_v,
+    input  wire [15:0]   rel_l,
+    input  wire [23:0]   rel_n,
+    input  wire          dma_idle,          // nothing queued, moving or unacknowledged
+    input  wire          dma_empty,         // no transfer left to complete (release)
+    input  wire [143:0]  dma_pend,          // per lock: what unfinished transfers will release
+    input  wire [255:0]  dma_busy,
+    input  wire          dm_collide,
     // host register read: 32-bit words (see the address map at hr_data)
     input  wire [11:0]   hr_addr,
     output reg  [31:0]   hr_data,
@@ -62,7 +80,7 @@ module aie_core #(
     // Error codes (simulators/aie_rtl/backend.py).
     localparam [3:0] E_NONE = 0, E_RANGE = 1, E_ALIGN = 2, E_LOOPR = 3, E_DEEP = 4, E_REL = 5,
                      E_DEADLOCK = 6, E_BUDGET = 7, E_CYCLES = 8, E_HALT = 9, E_ILLEGAL = 10,
-                     E_UNSUPPORTED = 11;
+                     E_UNSUPPORTED = 11, E_DMAEXT = 12, E_DMADM = 13, E_DMAREL = 14;
     // Slots.
     localparam integer S_LD0 = 0, S_LD1 = 1, S_ST = 2, S_ALU = 3, S_VEC = 4, S_MV = 5;
 
@@ -92,7 +110,9 @@ module aie_core #(
     reg  [31:0] err_b;
     reg  [63:0] err_cycle;
     reg  signed [31:0] err_addr, err_val;
-    reg  [63:0] st_hazard, st_bank, busy [0:5];
+    reg  [63:0] st_hazard, st_bank, st_dwait, st_dqueue, busy [0:5];
+    reg         collided, dma_err_q, dead;
+    reg  [63:0] elapsed, dma_end;     // edges since start; the DMA busy until (after a deadlock)
 
     // --- decode ----------------------------------------------------------------------
     wire [31:0] hdr = imem_rdata[31:0];
@@ -224,7 +244,7 @@ module aie_core #(
     reg         a_wr_r, a_wr_p;                     // writes r[d] / p[d]
     reg  signed [31:0] a_val;
     reg  [3:0]  a_err;
-    reg         a_loop, a_halt, a_acq, a_rel, a_setrm, a_unsup;
+    reg         a_loop, a_halt, a_acq, a_rel, a_setrm, a_unsup, a_dma;
     reg  [31:0] a_trips;
     reg  [6:0]  a_relv;
     wire [3:0]  a_lock = wa[F_RI_D_LSB +: 4];
@@ -233,7 +253,7 @@ module aie_core #(
     always @* begin
         a_wr_r = 1'b0; a_wr_p = 1'b0; a_val = 32'sd0; a_err = E_NONE; a_loop = 1'b0;
         a_halt = 1'b0; a_acq = 1'b0; a_rel = 1'b0; a_setrm = 1'b0; a_unsup = 1'b0;
-        a_trips = 32'd0; a_relv = 7'd0;
+        a_trips = 32'd0; a_relv = 7'd0; a_dma = 1'b0;
         if (sv[S_ALU])
             case (aop)
                 OP_ADD:  begin a_wr_r = 1'b1; a_val = ra + rb; end
@@ -262,7 +282,12 @@ module aie_core #(
                     if (a_relv > 7'(LOCK_MAX)) a_err = E_REL;
                 end
                 OP_HALT: a_halt = 1'b1;
-                default: a_unsup = 1'b1;                    // DMAIN, DMAOUT: no DMA yet
+                OP_DMAIN, OP_DMAOUT: begin
+                    a_dma = 1'b1;
+                    if (q_err == 2'd1) a_err = E_DMAEXT;
+                    else if (q_err == 2'd2) a_err = E_DMADM;
+                end
+                default: a_unsup = 1'b1;
             endcase
         if (a_loop && a_err == E_NONE && $unsigned(sp) >= LOOP_DEPTH) a_err = E_DEEP;
         if (a_unsup) a_err = E_UNSUPPORTED;
@@ -314,16 +339,58 @@ module aie_core #(
     wire [6:0]  vop = op_of(wv);
     wire [4:0]  wv_d = fd(wv), wv_a = fa(wv), wv_b = fb(wv);
     wire [511:0] va = x[wv_a[3:0]], vb = x[wv_b[3:0]];
+    wire [1023:0] aa = acc[wv_a[2:0]], ab = acc[wv_b[2:0]];
     reg  [511:0] v_res;
+    reg  [1023:0] v_accres;
     reg          v_unsup;
+    reg  [1:0]   v_shape;          // 0: x, x -> x   1: acc, acc -> acc   2: acc -> x   3: x -> acc
+    // bf16 max/min: the shared fp32 unit on the lanes widened exactly (NaN canonical,
+    // max(-0, +0) = +0), as the model's fmax/fmin then rounding (exact) to bf16
+    wire [511:0] v_bmax, v_bmin, v_srs;
+    // fp32 accumulator lanes: add/subtract, multiply, max (rtl/common, IEEE RNE, subnormals
+    // kept, canonical NaN, as simulators/numerics.py); SRS to bf16 rounds to nearest even
+    wire [1023:0] v_fadd, v_fmul, v_fmax;
+    wire v_sub = (vop == OP_ASUB_F32);
+    genvar gl;
+    generate
+        for (gl = 0; gl < 32; gl = gl + 1) begin : g_lane
+            wire [31:0] ymax, ymin;
+            fp32_minmax #(.MIN(0)) u_max (.a({va[16*gl +: 16], 16'd0}), .b({vb[16*gl +: 16], 16'd0}), .y(ymax));
+            fp32_minmax #(.MIN(1)) u_min (.a({va[16*gl +: 16], 16'd0}), .b({vb[16*gl +: 16], 16'd0}), .y(ymin));
+            assign v_bmax[16*gl +: 16] = ymax[31:16];
+            assign v_bmin[16*gl +: 16] = ymin[31:16];
+            fp32_add u_fadd (.a(aa[32*gl +: 32]), .b(ab[32*gl +: 32]), .sub(v_sub), .y(v_fadd[32*gl +: 32]));
+            fp32_mul u_fmul (.a(aa[32*gl +: 32]), .b(ab[32*gl +: 32]), .y(v_fmul[32*gl +: 32]));
+            fp32_minmax #(.MIN(0)) u_fmax (.a(aa[32*gl +: 32]), .b(ab[32*gl +: 32]), .y(v_fmax[32*gl +: 32]));
+            fp32_to_bf16 u_srs (.a(aa[32*gl +: 32]), .y(v_srs[16*gl +: 16]));
+        end
+    endgenerate
     integer vl;
     always @* begin
         v_res = 512'd0;
+        v_accres = 1024'd0;
         v_unsup = 1'b0;
+        v_shape = 2'd0;
         case (vop)
+            OP_AADD_F32, OP_ASUB_F32: begin v_shape = 2'd1; v_accres = v_fadd; end
+            OP_AMUL_F32: begin v_shape = 2'd1; v_accres = v_fmul; end
+            OP_AMAX_F32: begin v_shape = 2'd1; v_accres = v_fmax; end
+            OP_AADD_I32, OP_ASUB_I32: begin
+                v_shape = 2'd1;
+                for (vl = 0; vl < 32; vl = vl + 1)
+                    v_accres[32*vl +: 32] = (vop == OP_AADD_I32) ? aa[32*vl +: 32] + ab[32*vl +: 32]
+                                                                 : aa[32*vl +: 32] - ab[32*vl +: 32];
+            end
+            OP_VSRS_BF16: begin v_shape = 2'd2; v_res = v_srs; end
+            OP_VUPS_BF16: begin
+                v_shape = 2'd3;
+                for (vl = 0; vl < 32; vl = vl + 1) v_accres[32*vl +: 32] = {va[16*vl +: 16], 16'd0};
+            end
             OP_VAND: v_res = va & vb;
             OP_VOR:  v_res = va | vb;
             OP_VXOR: v_res = va ^ vb;
+            OP_VMAX_BF16: v_res = v_bmax;
+            OP_VMIN_BF16: v_res = v_bmin;
             OP_VADD_I8, OP_VSUB_I8, OP_VMAX_I8, OP_VMIN_I8:
                 for (vl = 0; vl < 64; vl = vl + 1)
                     case (vop)
@@ -409,12 +476,30 @@ module aie_core #(
                     wr_u[9] = UW'(U_P + $unsigned(wa_d[2:0])); wr_l[9] = 5'(isa_latency(aop));
                 end
                 OP_LOOPR: rd_u[9] = ur(wa_a);
+                OP_DMAIN, OP_DMAOUT: begin
+                    rd_u[9] = ur(wa[F_DMA_A_LSB +: F_DMA_A_W]); rd_u[10] = ur(wa[F_DMA_B_LSB +: F_DMA_B_W]);
+                end
                 default: ;
             endcase
         // vector slot
         if (sv[S_VEC]) begin
-            rd_u[12] = UW'(U_X + $unsigned(wv_a[3:0])); rd_u[13] = UW'(U_X + $unsigned(wv_b[3:0]));
-            wr_u[12] = UW'(U_X + $unsigned(wv_d[3:0])); wr_l[12] = 5'(isa_latency(vop));
+            wr_l[12] = 5'(isa_latency(vop));
+            case (v_shape)
+                2'd0: begin
+                    rd_u[12] = UW'(U_X + $unsigned(wv_a[3:0])); rd_u[13] = UW'(U_X + $unsigned(wv_b[3:0]));
+                    wr_u[12] = UW'(U_X + $unsigned(wv_d[3:0]));
+                end
+                2'd1: begin
+                    rd_u[12] = UW'(U_ACC + $unsigned(wv_a[2:0])); rd_u[13] = UW'(U_ACC + $unsigned(wv_b[2:0]));
+                    wr_u[12] = UW'(U_ACC + $unsigned(wv_d[2:0]));
+                end
+                2'd2: begin
+                    rd_u[12] = UW'(U_ACC + $unsigned(wv_a[2:0])); wr_u[12] = UW'(U_X + $unsigned(wv_d[3:0]));
+                end
+                default: begin
+                    rd_u[12] = UW'(U_X + $unsigned(wv_a[3:0])); wr_u[12] = UW'(U_ACC + $unsigned(wv_d[2:0]));
+                end
+            endcase
         end
         // move slot
         if (sv[S_MV]) begin
@@ -506,7 +591,7 @@ module aie_core #(
                     best = 3'(id_s);
             if (best != 3'd7) begin
                 b_err = s_err[best]; b_err_slot = best;
-                b_err_addr = (best < 3'd3) ? maddr[best] : 32'sd0;
+                b_err_addr = (best < 3'd3) ? maddr[best] : a_dma ? 32'(q_eaddr) : 32'sd0;
                 b_err_val = (a_err == E_REL) ? 32'(a_relv) : a_trips;
                 for (id_s = 0; id_s < 6; id_s = id_s + 1)
                     commit[id_s] = sv[id_s] && ordered && pos[id_s] < pos[best];
@@ -514,8 +599,19 @@ module aie_core #(
         end
     end
 
-    // waiting for an ACQ's lock with no DMA to release it is a deadlock
+    // An ACQ waits for its lock while the releases of unfinished transfers will make it
+    // large enough (dma_wait), a DMAIN/DMAOUT for room in its channel's queue (dma_queue);
+    // an ACQ they cannot satisfy is a deadlock at once (transfers acquire no locks, so
+    // what they will release is known). Releases of this cycle's completions count from
+    // the next.
     wire acq_short = a_acq && (lk[a_lock] < a_lockn);
+    wire deadlock = acq_short && (9'(lk[a_lock]) + dma_pend[9*a_lock +: 9] < 9'(a_lockn));
+    wire wait_dma = (acq_short && !deadlock) || (a_dma && q_full);
+    assign q_out = (aop == OP_DMAOUT);
+    assign q_ch = wa[F_DMA_CH_LSB];
+    assign q_bd = wa[F_DMA_BD_LSB +: F_DMA_BD_W];
+    assign q_ra = r[wa[F_DMA_A_LSB +: 4]];
+    assign q_rb = r[wa[F_DMA_B_LSB +: 4]];
 
     // next bundle: sequential, or back to an open loop's body
     reg  [IAW:0] seq_pc, nxt_pc;
@@ -550,10 +646,11 @@ module aie_core #(
     reg [1:0] cf_phase;
     wire want = running && !stopped && fetched && cf_left == 2'd0;
     wire budget_out = want && (retired >= max_retire || cyc >= max_cycles);
-    wire issue = want && !budget_out && !halt_req && !hazard && !acq_short && b_err == E_NONE;
-    wire fail = want && (budget_out || halt_req || (!hazard && (acq_short || b_err != E_NONE)));
+    wire issue = want && !budget_out && !halt_req && !hazard && !wait_dma && !deadlock && b_err == E_NONE;
+    wire fail = want && (budget_out || halt_req || dma_err_q ||
+                         (!hazard && !wait_dma && (deadlock || b_err != E_NONE)));
     // a failing bundle whose operations before the failing one take effect
-    wire err_commit = fail && !budget_out && !halt_req && !acq_short;
+    wire err_commit = fail && !budget_out && !halt_req && !deadlock && !dma_err_q;
 
     // instruction fetch address: the next bundle when one issues, else this one again
     assign imem_raddr = !running ? '0 : IAW'(issue && !a_halt ? nxt_pc : pc);
@@ -625,6 +722,21 @@ module aie_core #(
 
     // --- state update ----------------------------------------------------------------
     wire commit_now = issue || err_commit;
+    assign q_push = commit_now && commit[S_ALU] && a_dma;
+    // the DMA's releases of this cycle, per lock; one taking a lock above LOCK_MAX stops
+    // the run at the bundle waiting to issue
+    reg  [8:0] drel [0:NUM_LOCK-1];
+    reg        rel_over;
+    integer dl, dc;
+    always @* begin
+        rel_over = 1'b0;
+        for (dl = 0; dl < NUM_LOCK; dl = dl + 1) begin
+            drel[dl] = 9'd0;
+            for (dc = 0; dc < 4; dc = dc + 1)
+                if (rel_v[dc] && rel_l[4*dc +: 4] == 4'(dl)) drel[dl] = drel[dl] + 9'(rel_n[6*dc +: 6]);
+            if (9'(lk[dl]) + drel[dl] > 9'(LOCK_MAX)) rel_over = 1'b1;
+        end
+    end
     // cycles until every pending result is readable (the run's end after a failure)
     reg [4:0] max_rdy;
     always @* begin
@@ -654,7 +766,8 @@ module aie_core #(
             rm <= 2'(RM_INIT);
             stop_kind <= 2'd0; err_code <= E_NONE; err_slot <= 3'd7; err_b <= 32'd0;
             err_cycle <= 64'd0; err_addr <= 32'sd0; err_val <= 32'sd0;
-            st_hazard <= 64'd0; st_bank <= 64'd0;
+            st_hazard <= 64'd0; st_bank <= 64'd0; st_dwait <= 64'd0; st_dqueue <= 64'd0;
+            collided <= 1'b0; dma_err_q <= 1'b0; dead <= 1'b0; elapsed <= 64'd0; dma_end <= 64'd0;
             cf_left <= 2'd0; cf_phase <= 2'd0;
             ret_v[0] <= 1'b0; ret_v[1] <= 1'b0;
         end else if (running) begin
@@ -673,8 +786,8 @@ module aie_core #(
 
             // The count stops once nothing is left to issue and every result is readable;
             // after a failure it ends at the latest pending result (set below).
-            if (!(stopped && (failed || (cf_left == 2'd0 && drained)))) cyc <= cyc + 64'd1;
-            else if (!ret_v[0] && !ret_v[1] && cf_left == 2'd0) begin
+            if (!(stopped && (failed || (cf_left == 2'd0 && drained && dma_idle)))) cyc <= cyc + 64'd1;
+            else if (!ret_v[0] && !ret_v[1] && cf_left == 2'd0 && dma_idle) begin
                 done <= 1'b1;
                 running <= 1'b0;
             end
@@ -692,6 +805,16 @@ module aie_core #(
             end
 
             if (want && hazard && !budget_out && !halt_req) st_hazard <= st_hazard + 64'd1;
+            if (want && !hazard && !budget_out && !halt_req && !dma_err_q && wait_dma) begin
+                if (a_acq) st_dwait <= st_dwait + 64'd1;
+                else st_dqueue <= st_dqueue + 64'd1;
+            end
+            if (dm_collide) collided <= 1'b1;
+            elapsed <= elapsed + 64'd1;
+            if (!dma_idle) dma_end <= elapsed + 64'd1;
+            if (rel_over) dma_err_q <= 1'b1;
+            // locks: the DMA's releases, then the core's ACQ/REL below (same edge)
+            for (i = 0; i < NUM_LOCK; i = i + 1) lk[i] <= 6'(9'(lk[i]) + drel[i]);
 
             if (commit_now) begin
                 // memory slots: loads return next cycle (phase 0) or later; post-modify
@@ -720,11 +843,14 @@ module aie_core #(
                     if (a_wr_r && wa_d != 5'd0) r[wa_d[3:0]] <= a_val;
                     if (a_wr_p) p[wa_d[2:0]] <= a_val;
                     if (a_setrm) rm <= wa_u[1:0];
-                    if (a_acq) lk[a_lock] <= lk[a_lock] - a_lockn;
-                    if (a_rel) lk[a_lock] <= a_relv[5:0];
+                    if (a_acq) lk[a_lock] <= 6'(9'(lk[a_lock]) + drel[a_lock] - 9'(a_lockn));
+                    if (a_rel) lk[a_lock] <= 6'(9'(a_relv) + drel[a_lock]);
                 end
                 // vector slot
-                if (commit[S_VEC]) x[wv_d[3:0]] <= v_res;
+                if (commit[S_VEC]) begin
+                    if (v_shape[0]) acc[wv_d[2:0]] <= v_accres;
+                    else x[wv_d[3:0]] <= v_res;
+                end
                 // move slot
                 if (commit[S_MV])
                     case (mv_kind)
@@ -765,11 +891,13 @@ module aie_core #(
                 stop_kind <= 2'd2;
                 err_b <= bno;
                 err_cycle <= cyc;
-                err_slot <= budget_out || halt_req ? 3'd7 : (acq_short ? 3'(S_ALU) : b_err_slot);
+                err_slot <= budget_out || halt_req || dma_err_q ? 3'd7 : (deadlock ? 3'(S_ALU) : b_err_slot);
                 err_addr <= b_err_addr;
                 err_val <= b_err_val;
-                err_code <= budget_out ? (retired >= max_retire ? E_BUDGET : E_CYCLES) : halt_req ? E_HALT : acq_short ? E_DEADLOCK : b_err;
+                err_code <= budget_out ? (retired >= max_retire ? E_BUDGET : E_CYCLES) : halt_req ? E_HALT
+                          : dma_err_q ? E_DMAREL : deadlock ? E_DEADLOCK : b_err;
                 failed <= 1'b1;
+                dead <= deadlock && !budget_out && !halt_req && !dma_err_q;
                 cyc <= cyc + 64'(max_rdy);
                 // accesses of operations before the failing one still complete (the
                 // model's bundle ran them); their extra cycles are not counted
@@ -783,7 +911,8 @@ module aie_core #(
     // 0x060 loop stack (body bundle, trips) pairs  0x06F depth
     // 0x080 stop  0x081 err_code  0x082 err_slot  0x083 err_b  0x084/5 err_cycle lo/hi
     // 0x086 err_addr  0x087 err_val  0x088/9 cycles  0x08A/B retired  0x08C/D data_hazard
-    // 0x08E/F bank_conflict  0x090.. busy per slot (lo, hi)
+    // 0x08E/F bank_conflict  0x090.. busy per slot (lo, hi)  0x0A0/1 dma_wait
+    // 0x0A2/3 dma_queue  0x0A4.. busy per DMA channel (lo, hi)  0x0AC port collision
     // 0x400 + 16*x + word: vector registers   0x800 + 32*acc + lane: accumulators
     always @* begin
         hr_data = 32'd0;
@@ -808,16 +937,24 @@ module aie_core #(
             12'h085: hr_data = err_cycle[63:32];
             12'h086: hr_data = err_addr;
             12'h087: hr_data = err_val;
-            12'h088: hr_data = cyc[31:0];
-            12'h089: hr_data = cyc[63:32];
+            // after a deadlock the run ends when every transfer has completed, as the model's
+            12'h088: hr_data = (dead && dma_end > cyc) ? dma_end[31:0] : cyc[31:0];
+            12'h089: hr_data = (dead && dma_end > cyc) ? dma_end[63:32] : cyc[63:32];
             12'h08A: hr_data = retired[31:0];
             12'h08B: hr_data = retired[63:32];
             12'h08C: hr_data = st_hazard[31:0];
             12'h08D: hr_data = st_hazard[63:32];
             12'h08E: hr_data = st_bank[31:0];
             12'h08F: hr_data = st_bank[63:32];
+            12'h0A0: hr_data = st_dwait[31:0];
+            12'h0A1: hr_data = st_dwait[63:32];
+            12'h0A2: hr_data = st_dqueue[31:0];
+            12'h0A3: hr_data = st_dqueue[63:32];
+            12'h0AC: hr_data = 32'(collided);
             default:
-                if (hr_addr >= 12'h090 && hr_addr < 12'h09C)
+                if (hr_addr >= 12'h0A4 && hr_addr < 12'h0AC)
+                    hr_data = dma_busy[32 * (hr_addr - 12'h0A4) +: 32];
+                else if (hr_addr >= 12'h090 && hr_addr < 12'h09C)
                     hr_data = hr_addr[0] ? busy[(hr_addr - 12'h090) >> 1][63:32]
                                          : busy[(hr_addr - 12'h090) >> 1][31:0];
         endcase

@@ -3,11 +3,16 @@
 // macro r mod 4, so an access of up to 128 bytes (four consecutive rows, 32-byte
 // aligned) reads or writes each of its rows in its own macro in one cycle.
 //
-// Requesters: the core's three memory units (ld0, ld1, st) and the host. The core
-// presents in one cycle at most one access per start bank (it serialises accesses that
-// start in one bank: the bank-conflict rule), so a macro sees at most the access that
-// starts in its bank (port A) and the tail of one access that starts in the bank below
-// and straddles into it (port B). The host uses port A while the core is idle.
+// Requesters: the core's three memory units (ld0, ld1, st), the host, and the DMA's
+// four channels (in0, in1, out0, out1). The core presents in one cycle at most one
+// access per start bank (it serialises accesses that start in one bank: the
+// bank-conflict rule), so a macro sees at most the access that starts in its bank
+// (port A) and the tail of one access that starts in the bank below and straddles into
+// it (port B). The host uses port A while the core is idle. A DMA beat (at most 16
+// bytes) uses the ports as a core access does; the model lets DMA and core share a bank
+// freely, so a beat meeting another access on one macro port is reported (`collide`),
+// not arbitrated: a kernel whose buffers keep DMA and core in separate banks never
+// meets it.
 //
 // An access names its first row and row count, and brings a 128-byte window (its first
 // row's first byte is window byte 0) of write data and byte enables; reads return the
@@ -15,16 +20,18 @@
 module aie_dm #(
     parameter integer DM_SIZE = 65536,
     parameter integer DM_BANKS = 8,
-    parameter integer RW = 11                       // row address bits: log2(DM_SIZE/32)
+    parameter integer RW = 11,                      // row address bits: log2(DM_SIZE/32)
+    parameter integer NREQ = 8
 ) (
-    input  wire            clk,
-    input  wire [3:0]      req_v,                   // ld0, ld1, st, host
-    input  wire [4*RW-1:0] req_row,
-    input  wire [11:0]     req_nrows,               // 3 bits each: 1..4
-    input  wire [3:0]      req_we,
-    input  wire [511:0]    req_be,                  // 128 bits each
-    input  wire [4095:0]   req_wdata,               // 1024 bits each
-    output reg  [4095:0]   rsp_rdata                // 1024 bits each, the cycle after
+    input  wire               clk,
+    input  wire [NREQ-1:0]    req_v,                // ld0, ld1, st, host, in0, in1, out0, out1
+    input  wire [NREQ*RW-1:0] req_row,
+    input  wire [NREQ*3-1:0]  req_nrows,            // 3 bits each: 1..4
+    input  wire [NREQ-1:0]    req_we,
+    input  wire [NREQ*128-1:0] req_be,              // 128 bits each
+    input  wire [NREQ*1024-1:0] req_wdata,          // 1024 bits each
+    output reg  [NREQ*1024-1:0] rsp_rdata,          // 1024 bits each, the cycle after
+    output reg                collide               // two accesses met on one macro port
 );
     localparam integer ROWS_PER_BANK = DM_SIZE / 32 / DM_BANKS;
     localparam integer RB = $clog2(ROWS_PER_BANK);  // row bits within a bank
@@ -35,9 +42,9 @@ module aie_dm #(
 
     // Per requester and lane (macro position within a bank): does it use the lane, the
     // row it touches there, the bank of that row, and its window slot k.
-    reg           use_  [0:3][0:3];
-    reg  [RW-1:0] row_  [0:3][0:3];
-    reg  [1:0]    k_    [0:3][0:3];
+    reg           use_  [0:NREQ-1][0:3];
+    reg  [RW-1:0] row_  [0:NREQ-1][0:3];
+    reg  [1:0]    k_    [0:NREQ-1][0:3];
 
     // Macro ports.
     reg            a_en [0:NM-1], a_we [0:NM-1], b_en [0:NM-1], b_we [0:NM-1];
@@ -47,8 +54,8 @@ module aie_dm #(
     wire [255:0]   a_rd [0:NM-1], b_rd [0:NM-1];
 
     // Where each requester's window slot comes from next cycle: macro and port.
-    reg  [BW-1:0]  src_bank [0:3][0:3], src_bank_q [0:3][0:3];
-    reg            src_b    [0:3][0:3], src_b_q    [0:3][0:3];
+    reg  [BW-1:0]  src_bank [0:NREQ-1][0:3], src_bank_q [0:NREQ-1][0:3];
+    reg            src_b    [0:NREQ-1][0:3], src_b_q    [0:NREQ-1][0:3];
 
     integer i, l, m, kk, pi, pl, ri, rl, rm, rk;
     reg [RW-1:0] r0;
@@ -56,11 +63,12 @@ module aie_dm #(
 
     always @* begin
         kk = 0;
+        collide = 1'b0;
         for (m = 0; m < NM; m = m + 1) begin
             a_en[m] = 1'b0; a_we[m] = 1'b0; a_be[m] = 32'd0; a_ad[m] = '0; a_wd[m] = 256'd0;
             b_en[m] = 1'b0; b_we[m] = 1'b0; b_be[m] = 32'd0; b_ad[m] = '0; b_wd[m] = 256'd0;
         end
-        for (i = 0; i < 4; i = i + 1) begin
+        for (i = 0; i < NREQ; i = i + 1) begin
             r0 = req_row[RW*i +: RW];
             sb = BW'(r0 >> RB);
             for (l = 0; l < 4; l = l + 1) begin
@@ -74,11 +82,13 @@ module aie_dm #(
                     m = 4 * $unsigned(bk) + l;
                     kk = $unsigned(k_[i][l]);
                     if (bk == sb) begin
+                        collide = collide | a_en[m];
                         a_en[m] = 1'b1; a_we[m] = req_we[i];
                         a_be[m] = req_be[128*i + 32*kk +: 32];
                         a_ad[m] = MAW'(row_[i][l][RB-1:0] >> 2);
                         a_wd[m] = req_wdata[1024*i + 256*kk +: 256];
                     end else begin
+                        collide = collide | b_en[m];
                         b_en[m] = 1'b1; b_we[m] = req_we[i];
                         b_be[m] = req_be[128*i + 32*kk +: 32];
                         b_ad[m] = MAW'(row_[i][l][RB-1:0] >> 2);
@@ -90,7 +100,7 @@ module aie_dm #(
     end
 
     always @(posedge clk)
-        for (pi = 0; pi < 4; pi = pi + 1)
+        for (pi = 0; pi < NREQ; pi = pi + 1)
             for (pl = 0; pl < 4; pl = pl + 1) begin
                 src_bank_q[pi][pl] <= src_bank[pi][pl];
                 src_b_q[pi][pl] <= src_b[pi][pl];
@@ -98,13 +108,13 @@ module aie_dm #(
 
     // Read data: window slot k of requester pi is lane (r0 + k) mod 4 of its row's macro;
     // the lane of slot k was noted as src_*[pi][lane].
-    reg [1:0] r0lo_q [0:3];
+    reg [1:0] r0lo_q [0:NREQ-1];
     reg [1:0] lane;
     always @(posedge clk)
-        for (pi = 0; pi < 4; pi = pi + 1) r0lo_q[pi] <= req_row[RW*pi +: 2];
+        for (pi = 0; pi < NREQ; pi = pi + 1) r0lo_q[pi] <= req_row[RW*pi +: 2];
 
     always @* begin
-        for (ri = 0; ri < 4; ri = ri + 1)
+        for (ri = 0; ri < NREQ; ri = ri + 1)
             for (rk = 0; rk < 4; rk = rk + 1) begin
                 lane = 2'(rk) + r0lo_q[ri];
                 rl = {30'd0, lane};

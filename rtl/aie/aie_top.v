@@ -1,6 +1,7 @@
-// aie_top: the aie tile as hardware: the core, its instruction memory and its banked
-// data memory, with a host interface for everything outside the tile (the simulation
-// harness aie_sim, or a system bus): program load, data-memory access (one 32-byte row
+// aie_top: the aie tile as hardware: the core, its instruction memory, its banked data
+// memory and its DMA engine (with four external-memory ports, valid/ready), with a host
+// interface for everything outside the tile (the simulation
+// harness aie_sim, or a system bus): program and DMA descriptor load, data-memory access (one 32-byte row
 // per cycle, reads answered the next cycle), start, done, and register/counter reads.
 // The host touches memory only while the core is idle. Parameters: the hardware
 // configuration of isa/aie/hardware.toml (defaults generated into aie_params.vh).
@@ -25,6 +26,20 @@ module aie_top #(
     input  wire [RW-1:0]  host_dm_row,
     input  wire [255:0]   host_dm_wdata,
     output wire [255:0]   host_dm_rdata,
+    // DMA descriptors (word f of descriptor b at 16*b + f)
+    input  wire           host_bd_we,
+    input  wire [7:0]     host_bd_addr,
+    input  wire [31:0]    host_bd_wdata,
+    // external memory: a port per DMA channel (in0, in1, out0, out1)
+    output wire [3:0]     ext_valid,
+    input  wire [3:0]     ext_ready,
+    output wire [3:0]     ext_write,
+    output wire [127:0]   ext_addr,
+    output wire [31:0]    ext_len,
+    output wire [4*DMA_BW*8-1:0] ext_wdata,
+    input  wire [3:0]     ext_rvalid,
+    input  wire [4*DMA_BW*8-1:0] ext_rdata,
+    input  wire [3:0]     ext_bvalid,
     // registers and counters
     input  wire [11:0]    host_reg_addr,
     output wire [31:0]    host_reg_data,
@@ -44,7 +59,22 @@ module aie_top #(
     wire [8:0]     c_nrows;
     wire [383:0]   c_be;
     wire [3071:0]  c_wdata;
-    wire [4095:0]  rdata;
+    wire [8191:0]  rdata;
+    // the core's DMA side
+    wire           q_out, q_ch, q_push, q_full, dma_idle, dma_empty, collide;
+    wire [3:0]     q_bd, rel_v;
+    wire signed [31:0] q_ra, q_rb;
+    wire [1:0]     q_err;
+    wire signed [63:0] q_eaddr;
+    wire [15:0]    rel_l;
+    wire [23:0]    rel_n;
+    wire [255:0]   dma_busy;
+    wire [143:0]   dma_pend;
+    wire [3:0]     d_v, d_we;
+    wire [4*RW-1:0] d_row;
+    wire [11:0]    d_nrows;
+    wire [511:0]   d_be;
+    wire [4095:0]  d_wdata;
 
     aie_core #(
         .DM_SIZE(DM_SIZE), .DM_BANKS(DM_BANKS), .EXT_SIZE(EXT_SIZE), .IMEM_WORDS(IMEM_WORDS),
@@ -60,6 +90,11 @@ module aie_top #(
         .done(done), .imem_raddr(imem_raddr), .imem_rdata(imem_rdata),
         .dm_v(c_v), .dm_row(c_row), .dm_nrows(c_nrows), .dm_we(c_we), .dm_be(c_be),
         .dm_wdata(c_wdata), .dm_rdata(rdata[3071:0]),
+        .q_out(q_out), .q_ch(q_ch), .q_bd(q_bd), .q_ra(q_ra), .q_rb(q_rb), .q_push(q_push),
+        .q_full(q_full), .q_err(q_err), .q_eaddr(q_eaddr), .rel_v(rel_v), .rel_l(rel_l),
+        .rel_n(rel_n), .dma_idle(dma_idle), .dma_empty(dma_empty), .dma_busy(dma_busy),
+        .dma_pend(dma_pend),
+        .dm_collide(collide),
         .hr_addr(host_reg_addr), .hr_data(host_reg_data),
         .rt_valid(rt_valid), .rt_index(rt_index), .rt_bundle(rt_bundle), .rt_cycle(rt_cycle)
     );
@@ -69,15 +104,33 @@ module aie_top #(
         .we(host_imem_we), .waddr(host_imem_addr), .wdata(host_imem_wdata)
     );
 
-    aie_dm #(.DM_SIZE(DM_SIZE), .DM_BANKS(DM_BANKS), .RW(RW)) u_dm (
+    aie_dma #(
+        .DM_SIZE(DM_SIZE), .DM_BANKS(DM_BANKS), .EXT_SIZE(EXT_SIZE), .IMEM_WORDS(IMEM_WORDS),
+        .LOOP_DEPTH(LOOP_DEPTH), .DMA_QUEUE(DMA_QUEUE), .DMA_BW(DMA_BW), .DMA_SETUP(DMA_SETUP),
+        .EXT_LATENCY(EXT_LATENCY)
+    ) u_dma (
+        .clk(clk), .start(host_start), .bd_we(host_bd_we), .bd_addr(host_bd_addr),
+        .bd_wdata(host_bd_wdata), .q_out(q_out), .q_ch(q_ch), .q_bd(q_bd), .q_ra(q_ra),
+        .q_rb(q_rb), .q_push(q_push), .q_full(q_full), .q_err(q_err), .q_eaddr(q_eaddr),
+        .rel_v(rel_v), .rel_l(rel_l), .rel_n(rel_n), .idle(dma_idle), .empty(dma_empty),
+        .pend(dma_pend),
+        .busy(dma_busy), .dm_v(d_v), .dm_row(d_row), .dm_nrows(d_nrows), .dm_we(d_we),
+        .dm_be(d_be), .dm_wdata(d_wdata), .dm_rdata(rdata[8191:4096]),
+        .m_valid(ext_valid), .m_ready(ext_ready), .m_write(ext_write), .m_addr(ext_addr),
+        .m_len(ext_len), .m_wdata(ext_wdata), .r_valid(ext_rvalid), .r_data(ext_rdata),
+        .b_valid(ext_bvalid)
+    );
+
+    aie_dm #(.DM_SIZE(DM_SIZE), .DM_BANKS(DM_BANKS), .RW(RW), .NREQ(8)) u_dm (
         .clk(clk),
-        .req_v({host_dm_v, c_v}),
-        .req_row({host_dm_row, c_row}),
-        .req_nrows({3'd1, c_nrows}),
-        .req_we({host_dm_we, c_we}),
-        .req_be({96'd0, {32{host_dm_we}}, c_be}),
-        .req_wdata({768'd0, host_dm_wdata, c_wdata}),
-        .rsp_rdata(rdata)
+        .req_v({d_v, host_dm_v, c_v}),
+        .req_row({d_row, host_dm_row, c_row}),
+        .req_nrows({d_nrows, 3'd1, c_nrows}),
+        .req_we({d_we, host_dm_we, c_we}),
+        .req_be({d_be, 96'd0, {32{host_dm_we}}, c_be}),
+        .req_wdata({d_wdata, 768'd0, host_dm_wdata, c_wdata}),
+        .rsp_rdata(rdata),
+        .collide(collide)
     );
     assign host_dm_rdata = rdata[3072 +: 256];
 endmodule

@@ -6,9 +6,9 @@ the harness loads the program and data memory through the tile's host ports, the
 runs in C, and memory, registers and counters come back through the same ports.
 `run_many` runs several jobs on one configuration in a single simulator process.
 
-Not built yet (the run is refused before simulation, naming the operation): the vector
-unit beyond its lane ALU (VECTOR_BUILT), and the DMA engine (DMAIN, DMAOUT). External memory is reached only by DMA, so a
-run's `ext` is the image's.
+Not built yet (the run is refused before simulation, naming what is missing): the
+vector unit beyond its lane ALU and bf16 max/min (VECTOR_BUILT), and DMA descriptors
+that acquire a lock before they start (`acq`).
 """
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ from .jobs import JobInput, read_job, write_job
 
 # Error codes of rtl/aie/aie_core.v.
 (E_RANGE, E_ALIGN, E_LOOPR, E_DEEP, E_REL, E_DEADLOCK, E_BUDGET, E_CYCLES, E_HALT,
- E_ILLEGAL, E_UNSUPPORTED) = range(1, 12)
+ E_ILLEGAL, E_UNSUPPORTED, E_DMAEXT, E_DMADM, E_DMAREL) = range(1, 15)
 STOPS = {0: "end", 1: "break", 2: "error"}
 UNLIMITED = (1 << 64) - 1
 # Host register map of aie_core (hr_data).
@@ -46,21 +46,36 @@ R0, P0, M0, G0, LOCK0, RM, LOOP0, DEPTH = 0x000, 0x010, 0x018, 0x020, 0x040, 0x0
 STOP, ERR_CODE, ERR_SLOT, ERR_B, ERR_CYCLE, ERR_ADDR, ERR_VAL, CYCLES, RETIRED, \
     HAZARD, BANK, BUSY = 0x080, 0x081, 0x082, 0x083, 0x084, 0x086, 0x087, 0x088, 0x08A, \
     0x08C, 0x08E, 0x090
+DMA_WAIT, DMA_QUEUE, DMA_BUSY, COLLIDE = 0x0A0, 0x0A2, 0x0A4, 0x0AC
+CHANNELS = ("in0", "in1", "out0", "out1")
 
 
-# The vector unit's operations built so far: the lane ALU.
+# The vector unit's operations built so far: the lane ALU, bf16 max/min, the fp32 and
+# int32 accumulator lanes, and the bf16 conversions.
 VECTOR_BUILT = frozenset(f"{op}.{t}" for op in ("VADD", "VSUB", "VMAX", "VMIN") for t in ("I8", "I16")) \
-    | {"VAND", "VOR", "VXOR"}
+    | {"VAND", "VOR", "VXOR", "VMAX.BF16", "VMIN.BF16", "AADD.I32", "ASUB.I32", "AADD.F32",
+       "ASUB.F32", "AMUL.F32", "AMAX.F32", "VSRS.BF16", "VUPS.BF16"}
 
 
-def unsupported(program) -> list[str]:
-    """Operations of `program` the RTL does not implement yet."""
+def unsupported(program, cfg=None) -> list[str]:
+    """What of `program` the RTL does not implement yet: operations, and descriptors
+    that acquire a lock."""
     spec = get_spec()
-    missing = [i for i in program.instrs
-               if i.mnemonic in spec.ops and ((spec.ops[i.mnemonic].slot == "vector"
-                                               and i.mnemonic not in VECTOR_BUILT)
-                                              or i.mnemonic in ("DMAIN", "DMAOUT"))]
-    return list(dict.fromkeys(i.mnemonic for i in missing))
+    missing = [i.mnemonic for i in program.instrs
+               if i.mnemonic in spec.ops and spec.ops[i.mnemonic].slot == "vector"
+               and i.mnemonic not in VECTOR_BUILT]
+    names = getattr(program, "descriptor_names", [])
+    missing += [f"descriptor {names[k] if k < len(names) else k} with acq (a transfer that "
+                "acquires a lock)" for k, d in enumerate(getattr(program, "descriptors", []))
+                if d and d.get("acq") is not None]
+    # the RTL's beats stay within a run (the model's fill beats across runs)
+    bw = cfg.DMA_BW // 2 if cfg is not None else None
+    missing += [f"descriptor {names[k] if k < len(names) else k} with runs of {d['n0']} words "
+                f"(the RTL's DMA beats stop at the end of a run: runs must be whole beats of "
+                f"{bw} words, or one run)"
+                for k, d in enumerate(getattr(program, "descriptors", []))
+                if bw and d and d["n1"] * d["n2"] > 1 and d["n0"] % bw]
+    return list(dict.fromkeys(missing))
 
 
 class AieRTL:
@@ -100,17 +115,18 @@ class AieRTL:
                 try:
                     state.load_image(job.image)
                     code = decode(job.program, config, spec)
-                    missing = unsupported(job.program)
+                    missing = unsupported(job.program, config)
                     if missing:
                         raise ConfigError(f"the aie RTL does not implement {', '.join(missing)} yet "
-                                       "(vector unit and DMA are not built); run this kernel on "
-                                       "the functional model")
+                                          "(the vector unit is partly built, DMA beats are per run); run this kernel on "
+                                          "the functional model")
                 except SimError as e:
                     results[i] = self._early(state, e, started)
                     continue
                 write_job(base / f"job{len(prepared)}", JobInput(
                     list(job.program.words), state.dm, job.budget.max_instructions,
-                    self.max_cycles if self.max_cycles is not None else UNLIMITED, job.trace))
+                    self.max_cycles if self.max_cycles is not None else UNLIMITED, job.trace,
+                    state.ext, list(getattr(job.program, "descriptors", []))))
                 prepared.append((i, job, code, state))
             if prepared:
                 b = rtl_build.build(config, self.simulator)
@@ -156,12 +172,21 @@ class AieRTL:
             "LOOPS": [[reg[LOOP0 + 2 * k], reg[LOOP0 + 2 * k + 1]] for k in range(depth)],
         }
         busy = {s.name: u64(BUSY + 2 * k) for k, s in enumerate(spec.slots)}
-        busy |= {f"dma_{d}{c}": 0 for d in ("in", "out") for c in range(2)}
-        stalls = dict.fromkeys(STALLS, 0) | {"data_hazard": u64(HAZARD), "bank_conflict": u64(BANK)}
+        busy |= {f"dma_{c}": u64(DMA_BUSY + 2 * k) for k, c in enumerate(CHANNELS)}
+        stalls = dict.fromkeys(STALLS, 0) | {"data_hazard": u64(HAZARD), "bank_conflict": u64(BANK),
+                                             "dma_wait": u64(DMA_WAIT), "dma_queue": u64(DMA_QUEUE)}
         error = None
         if stop == "error":
             error = self._error(reg, code, job, cfg, retired)
+        elif reg[COLLIDE]:
+            stop = "error"
+            error = SimError("a DMA beat and another access met on one data-memory macro port "
+                             "in one cycle (the RTL does not arbitrate them; the model has no such "
+                             "limit): keep DMA buffers and the core's accesses in separate banks"
+                             ).locate(code.where(max(len(code.rows) - 1, 0), u64(CYCLES), retired))
         state.dm[:] = out.dm[:state.dm.size]
+        state.ext[:] = 0
+        state.ext[:out.ext.size] = out.ext
         trace = None
         if job.trace:
             from .trace import read_trace
@@ -204,6 +229,19 @@ class AieRTL:
                                     "close an inner loop first")
         elif c == E_REL:
             e = IllegalOperandError(f"REL would make a lock {val}; a lock holds 0..63")
+        elif c in (E_DMAEXT, E_DMADM):
+            name = f"descriptor in {job.program.bundle_ops(b)[op].text}" if op is not None else "a transfer"
+            if c == E_DMAEXT:
+                e = MemoryAccessError(f"transfer ({name}) reaches external word {addr}; external memory is "
+                                      f"0..{cfg.EXT_SIZE - 1}: the descriptor runs off memory",
+                                      memory="ext", address=addr)
+            else:
+                e = MemoryAccessError(f"transfer ({name}) reaches data-memory byte {addr}; data memory is "
+                                      f"0..{cfg.DM_SIZE - 1} (or its offset is odd)",
+                                      memory="dm", address=addr)
+        elif c == E_DMAREL:
+            e = IllegalOperandError("a DMA transfer's release takes a lock above 63 (more releases "
+                                    "than acquires?)")
         elif c == E_DEADLOCK:
             e = DeadlockError("ACQ waits forever: its lock is too small and no running or queued "
                               "transfer can release it. DMA: all channels idle")

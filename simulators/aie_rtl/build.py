@@ -23,11 +23,15 @@ TIMESCALE = ("1ns", "1ps")
 BUILD_ARGS = ("--timing", "-CFLAGS", "-fcoroutines", "--no-public-flat-rw", "-Wno-WIDTH")
 SIMULATORS = ("verilator",)
 # Synthesizable modules (aie_sim is the simulation harness).
-TILE = ("aie_top.v", "aie_core.v", "aie_imem.v", "aie_dm.v", "aie_sram.v")
+TILE = ("aie_top.v", "aie_core.v", "aie_imem.v", "aie_dm.v", "aie_sram.v", "aie_dma.v")
+COMMON = ROOT / "rtl" / "common"
+# Shared arithmetic from rtl/common the vector unit instantiates.
+COMMON_UNITS = ("fp32_minmax.v", "fp32_add.v", "fp32_mul.v", "fp_mul.v", "fp32_round_pack.v",
+                "fp32_to_bf16.v")
 
 
 def sources(simulator: str = "verilator") -> tuple[Path, ...]:
-    return (AIE_RTL / "aie_sim.v", *(AIE_RTL / f for f in TILE))
+    return (AIE_RTL / "aie_sim.v", *(AIE_RTL / f for f in TILE), *(COMMON / f for f in COMMON_UNITS))
 
 
 def check_config(cfg) -> None:
@@ -47,6 +51,12 @@ def check_config(cfg) -> None:
         raise ConfigError(f"the aie RTL's load data lands up to 3 cycles after issue (bank "
                           f"conflicts included): LOAD_LATENCY must be at least 4 "
                           f"(got {cfg.cycles('LOAD')})")
+    if cfg.DMA_SETUP < 1 or cfg.EXT_LATENCY < 2:
+        raise ConfigError(f"the aie RTL's DMA needs DMA_SETUP >= 1 and EXT_LATENCY >= 2 (a write is "
+                          f"acknowledged EXT_LATENCY - 1 cycles after it leaves the tile); got "
+                          f"DMA_SETUP={cfg.DMA_SETUP}, EXT_LATENCY={cfg.EXT_LATENCY}")
+    if cfg.DMA_BW not in (2, 4, 8, 16, 32):
+        raise ConfigError(f"the aie RTL's DMA beats are 2, 4, 8, 16 or 32 bytes: DMA_BW={cfg.DMA_BW}")
     for cls in ("LOAD", "MUL", "ACC", "MAC", "FMUL", "SRS", "UPS", "VALU", "SHUF", "REDUCE", "PWL"):
         if not 1 <= cfg.cycles(cls) <= 31:
             raise ConfigError(f"the aie RTL's scoreboard counts latencies of 1..31 cycles; timing "
@@ -60,7 +70,7 @@ def check_config(cfg) -> None:
 
 def spec(cfg, simulator: str = "verilator") -> toolchain.BuildSpec:
     check_config(cfg)
-    return toolchain.BuildSpec(top=TOP, sources=sources(simulator), includes=(AIE_RTL,),
+    return toolchain.BuildSpec(top=TOP, sources=sources(simulator), includes=(AIE_RTL, COMMON),
                                parameters=cfg.as_dict(), build_args=BUILD_ARGS,
                                timescale=TIMESCALE)
 

@@ -158,3 +158,72 @@ def _checked(rng, assemble, cfg) -> str:
         except AssemblyError:
             continue
     return "NOP"
+
+
+# --- DMA programs ----------------------------------------------------------------------
+# Each channel owns one bank of data memory and one region of external memory, so no
+# two transfers that may run at once touch the same bytes (the model moves a transfer's
+# data at its completion, the RTL beat by beat: only races tell them apart, and the
+# model's race check covers the core alone). Input channels write their banks, output
+# channels read theirs; the core touches no DMA bytes.
+DMA_CHANNELS = (("DMAIN", 0), ("DMAIN", 1), ("DMAOUT", 0), ("DMAOUT", 1))
+EXT_REGION = 8192                # external words per channel
+
+
+def _descriptor(rng, k: int, bank: int, bw: int) -> str:
+    """A random descriptor inside `bank` bytes and EXT_REGION words: one run of any
+    length, or runs of whole beats in up to three dimensions (steps of either sign)."""
+    if rng.random() < 0.4:
+        n0 = int(rng.integers(1, bank // 2 // 3))
+        return f"n0={n0}", n0, 1, 1
+    n0 = bw * int(rng.integers(1, 4))
+    n1, n2 = int(rng.integers(1, 4)), int(rng.integers(1, 3))
+    s1 = int(rng.choice([n0, n0 + 3, -n0 - 5]))
+    ls1 = 2 * n0 + 2 * int(rng.integers(0, 8))
+    return f"n0={n0}, n1={n1}, s1={s1}, n2={n2}, ls1={ls1}", n0, n1, n2
+
+
+def random_dma_program(seed: int, cfg, ops: int = 24) -> tuple[str, MemoryImage]:
+    """Transfers queued on random channels (runs of queue-full stalls), ACQs waiting for
+    their releases (or more than will come: a deadlock), REL by the core, HALT, and core
+    arithmetic between them."""
+    rng = np.random.default_rng(seed)
+    bank = cfg.DM_SIZE // cfg.DM_BANKS
+    bw = cfg.DMA_BW // 2
+    head, body = [], []
+    released = [0, 0, 0, 0]                    # l0..l3: what transfers will release
+    for k, (op, ch) in enumerate(DMA_CHANNELS):
+        fields, n0, n1, n2 = _descriptor(rng, k, bank, bw)
+        rel = int(rng.integers(0, 4))
+        head.append(f".bd T{k}, ext={k * EXT_REGION + 4096}, loc={k * bank + 64}, {fields}, "
+                    f"rel=l{rel}, rel_n={int(rng.integers(1, 3))}")
+    rn = [int(line.split("rel_n=")[1]) for line in head]
+    rl = [int(line.split("rel=l")[1].split(",")[0]) for line in head]
+    for i in range(ops):
+        roll = rng.random()
+        if roll < 0.5:
+            k = int(rng.integers(0, 4))
+            op, ch = DMA_CHANNELS[k]
+            off = int(rng.integers(-40, 40))
+            body.append(f"MOVI r1, {off}")
+            body.append(f"MOVI r2, {2 * int(rng.integers(-8, 8))}")
+            body.append(f"{op} {ch}, T{k}, r1, r2")
+            released[rl[k]] += rn[k]
+        elif roll < 0.75:
+            lock = int(rng.integers(0, 4))
+            n = int(rng.integers(1, 4))
+            if released[lock] >= n or rng.random() < 0.05:
+                body.append(f"ACQ l{lock}, {n}")
+                released[lock] -= n
+        elif roll < 0.8:
+            lock = int(rng.integers(0, 4))
+            body.append(f"REL l{lock}, 1")
+            released[lock] += 1
+        elif roll < 0.81:
+            body.append("HALT")
+        else:
+            body.append(f"ADDI r{int(rng.integers(3, 8))}, r{int(rng.integers(3, 8))}, "
+                        f"{int(rng.integers(-100, 100))}")
+    image = MemoryImage({"dm": {0: rng.integers(0, 256, cfg.DM_SIZE, dtype=np.uint8)},
+                         "ext": {0: rng.integers(0, 1 << 16, 4 * EXT_REGION, dtype=np.uint16)}})
+    return "\n".join(head + body) + "\n", image

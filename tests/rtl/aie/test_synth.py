@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from kernelcraft.simulators.aie_rtl.build import AIE_RTL, TILE
+from kernelcraft.simulators.aie_rtl.build import AIE_RTL, COMMON, COMMON_UNITS, TILE
 from kernelcraft.simulators.aie_rtl.randprog import DIFF_CONFIG
 
 pytestmark = pytest.mark.synth
@@ -21,7 +21,8 @@ def _yosys(params: dict, tmp_path) -> tuple[str, str]:
     latches, stat = tmp_path / "latches.txt", tmp_path / "stat.txt"
     sets = " ".join(f"-set {k} {v}" for k, v in params.items())
     script = "\n".join([
-        f"read_verilog -sv -I{AIE_RTL} " + " ".join(str(AIE_RTL / f) for f in TILE),
+        f"read_verilog -sv -I{AIE_RTL} -I{COMMON} " + " ".join(
+            [str(AIE_RTL / f) for f in TILE] + [str(COMMON / f) for f in COMMON_UNITS]),
         f"chparam {sets} aie_top" if sets else "",
         "hierarchy -check -top aie_top",
         "proc",

@@ -1,0 +1,323 @@
+// aie_dma: the tile's DMA engine (isa/aie/dma.toml, the manual's "DMA"): two input and
+// two output channels (in0, in1, out0, out1), each with a queue of DMA_QUEUE transfers,
+// a descriptor table the host writes, its own external-memory port (valid/ready) and
+// its own data-memory requester.
+//
+//   DMAIN/DMAOUT -> queue -> setup (DMA_SETUP cycles) -> beats -> ext port / data memory
+//
+// A transfer moves n0 x n1 x n2 16-bit words. A beat moves up to DMA_BW bytes of one
+// contiguous run (a beat never spans two runs), one beat per cycle:
+//  - input: the beat is a read request on the external port; its data comes back in
+//    request order and is written into data memory in the cycle it arrives. The
+//    transfer completes with its last beat's data (the port's read latency is
+//    EXT_LATENCY, so that is EXT_LATENCY cycles after the last beat).
+//  - output: the beat reads its bytes from data memory; the next cycle they go out as
+//    a write request. The transfer completes at its last beat (its source has been
+//    read); the run waits for the port's write acknowledgements.
+// At completion the descriptor's release lock is released (core and DMA releases of one
+// lock in one cycle add up) and the transfer leaves the queue.
+//
+// A channel starts a transfer in the first cycle it is idle and has one queued,
+// counting the cycle a DMAIN/DMAOUT issues as the first setup cycle of a transfer it
+// queues on an idle channel: the core's push reaches the channel the same cycle.
+// Transfers that acquire a lock before they start are not built (the backend refuses
+// descriptors with `acq`).
+//
+// The core checks a transfer's ranges when it issues DMAIN/DMAOUT: q_err says whether
+// the selected descriptor with the offsets runs off external memory (1) or data memory
+// (2), q_eaddr the address the model names.
+module aie_dma #(
+`include "aie_params.vh"
+) (
+    input  wire            clk,
+    input  wire            start,             // a run begins: queues and counters clear
+    // host: descriptor table, word f of descriptor b at address 16*b + f
+    input  wire            bd_we,
+    input  wire [7:0]      bd_addr,
+    input  wire [31:0]     bd_wdata,
+    // core: the DMAIN/DMAOUT at issue
+    input  wire            q_out,             // DMAOUT
+    input  wire            q_ch,
+    input  wire [3:0]      q_bd,
+    input  wire signed [31:0] q_ra,           // external offset, words
+    input  wire signed [31:0] q_rb,           // data-memory offset, bytes
+    input  wire            q_push,            // the operation takes effect this cycle
+    output wire            q_full,
+    output reg  [1:0]      q_err,
+    output reg  signed [63:0] q_eaddr,
+    // lock releases of this cycle, per channel
+    output wire [3:0]      rel_v,
+    output wire [15:0]     rel_l,
+    output wire [23:0]     rel_n,
+    output wire            idle,              // nothing queued, moving or unacknowledged
+    output wire            empty,             // no transfer left to complete
+    output reg  [143:0]    pend,              // per lock (9 bits): what queued transfers will release
+    output wire [255:0]    busy,              // cycles each channel spent in setup or beats
+    // data memory: one requester per channel
+    output wire [3:0]      dm_v,
+    output wire [4*RW-1:0] dm_row,
+    output wire [11:0]     dm_nrows,
+    output wire [3:0]      dm_we,
+    output wire [511:0]    dm_be,
+    output wire [4095:0]   dm_wdata,
+    input  wire [4095:0]   dm_rdata,
+    // external memory: one port per channel (addresses in 16-bit words)
+    output wire [3:0]      m_valid,
+    input  wire [3:0]      m_ready,
+    output wire [3:0]      m_write,
+    output wire [127:0]    m_addr,
+    output wire [31:0]     m_len,             // words in this beat
+    output wire [4*BB-1:0] m_wdata,
+    input  wire [3:0]      r_valid,           // read data, in request order
+    input  wire [4*BB-1:0] r_data,
+    input  wire [3:0]      b_valid            // write acknowledgement
+);
+    localparam integer RW = $clog2(DM_SIZE) - 5;
+    localparam integer BB = DMA_BW * 8;             // bits of a beat
+    localparam integer BWW = DMA_BW / 2;            // words of a beat
+    localparam integer QW = $clog2(DMA_QUEUE + 1);
+    localparam integer QI = (DMA_QUEUE > 1) ? $clog2(DMA_QUEUE) : 1;
+    localparam integer FD = 1 << $clog2(EXT_LATENCY + 4);   // beats in flight per channel
+    localparam integer FW = $clog2(FD);
+
+    assign m_write = 4'b1100;
+
+    // --- descriptor table: ext loc n0 n1 s1 n2 s2 ls1 ls2 rel rel_n ---------------------
+    reg [31:0] bd [0:255];
+    always @(posedge clk) if (bd_we) bd[bd_addr] <= bd_wdata;
+
+    function automatic signed [63:0] sx(input [31:0] v);
+        sx = 64'($signed(v));
+    endfunction
+    function automatic signed [63:0] lo_of(input signed [63:0] n, input signed [63:0] s);
+        lo_of = ((n - 1) * s < 0) ? (n - 1) * s : 64'sd0;
+    endfunction
+    function automatic signed [63:0] hi_of(input signed [63:0] n, input signed [63:0] s);
+        hi_of = ((n - 1) * s > 0) ? (n - 1) * s : 64'sd0;
+    endfunction
+
+    // --- the range check at issue ------------------------------------------------------
+    reg signed [63:0] elo, ehi, llo, lhi, n0q, n1q, n2q;
+    wire [7:0] qb = {q_bd, 4'd0};
+    always @* begin
+        n0q = sx(bd[qb + 2]); n1q = sx(bd[qb + 3]); n2q = sx(bd[qb + 5]);
+        elo = sx(bd[qb]) + 64'(q_ra) + lo_of(n1q, sx(bd[qb + 4])) + lo_of(n2q, sx(bd[qb + 6]));
+        ehi = sx(bd[qb]) + 64'(q_ra) + hi_of(n1q, sx(bd[qb + 4])) + hi_of(n2q, sx(bd[qb + 6])) + n0q - 1;
+        llo = sx(bd[qb + 1]) + 64'(q_rb) + lo_of(n1q, sx(bd[qb + 7])) + lo_of(n2q, sx(bd[qb + 8]));
+        lhi = sx(bd[qb + 1]) + 64'(q_rb) + hi_of(n1q, sx(bd[qb + 7])) + hi_of(n2q, sx(bd[qb + 8])) + 2 * n0q - 1;
+        q_err = 2'd0;
+        q_eaddr = 64'sd0;
+        if (elo < 0 || ehi >= EXT_SIZE) begin q_err = 2'd1; q_eaddr = (elo < 0) ? elo : ehi; end
+        else if (llo < 0 || lhi >= DM_SIZE || q_rb[0]) begin q_err = 2'd2; q_eaddr = llo; end
+    end
+
+    wire [1:0] q_c = {q_out, q_ch};               // channel number 0..3
+    wire [3:0] qn_full;
+    assign q_full = qn_full[q_c];
+
+    wire [3:0] ch_idle, ch_empty;
+    wire [8:0] ch_pend [0:3][0:15];
+    integer pl, pc;
+    always @* begin
+        for (pl = 0; pl < 16; pl = pl + 1) begin
+            pend[9*pl +: 9] = 9'd0;
+            for (pc = 0; pc < 4; pc = pc + 1) pend[9*pl +: 9] = pend[9*pl +: 9] + ch_pend[pc][pl];
+        end
+    end
+    assign idle = &ch_idle;
+    assign empty = &ch_empty;
+
+    genvar c;
+    generate
+        for (c = 0; c < 4; c = c + 1) begin : g_ch
+            localparam bit OUT = (c >= 2);
+            wire push = q_push && (q_c == 2'(c));
+
+            // transfers not completed; waiting ones (not started) in a FIFO
+            reg [QW-1:0] qn;
+            reg [31:0] w_ext [0:DMA_QUEUE-1];
+            reg [31:0] w_loc [0:DMA_QUEUE-1];
+            reg [3:0]  w_bd  [0:DMA_QUEUE-1];
+            reg [QI-1:0] w_head, w_tail;
+            reg [QW-1:0] w_cnt;
+            assign qn_full[c] = (qn >= QW'(DMA_QUEUE));
+            assign ch_empty[c] = (qn == 0);
+            // releases its unfinished transfers will make, per lock
+            reg [8:0] rp [0:15];
+            genvar gk;
+            for (gk = 0; gk < 16; gk = gk + 1) begin : g_pend
+                assign ch_pend[c][gk] = rp[gk];
+            end
+            wire [31:0] push_rel = bd[qb + 9];
+            wire [31:0] push_reln = bd[qb + 10];
+
+            // the running transfer
+            reg        act;
+            reg [31:0] setup_left;
+            reg [31:0] t_n0, t_n1, t_n2, t_s1, t_s2, t_ls1, t_ls2;
+            reg [4:0]  t_rel;                          // bit 4: a release lock
+            reg [5:0]  t_reln;
+            reg [31:0] i0, i1, i2;
+            reg [31:0] e_cur, e_run, e_pl;             // external word addresses
+            reg [31:0] l_cur, l_run, l_pl;             // data-memory byte addresses
+            reg [63:0] nbusy;
+            assign busy[64*c +: 64] = nbusy;
+
+            // take: the head of the FIFO, or the push of this cycle
+            wire have = (w_cnt != 0) || push;
+            wire [3:0]  tk_bd  = (w_cnt != 0) ? w_bd[w_head]  : q_bd;
+            wire [31:0] tk_ext = (w_cnt != 0) ? w_ext[w_head] : 32'(sx(bd[qb]) + 64'(q_ra));
+            wire [31:0] tk_loc = (w_cnt != 0) ? w_loc[w_head] : 32'(sx(bd[qb + 1]) + 64'(q_rb));
+            wire take = !act && have;
+            wire [7:0] tb = {tk_bd, 4'd0};
+
+            // this beat
+            wire [31:0] left = t_n0 - i0;
+            wire [31:0] bw = (left < BWW) ? left : 32'(BWW);
+            wire last_run_word = (i0 + bw >= t_n0);
+            wire last_beat = last_run_word && (i1 + 1 >= t_n1) && (i2 + 1 >= t_n2);
+            // output: the bytes read last cycle wait for the port in `hold`
+            reg        wv;                     // a write is waiting for the port
+            reg [31:0] w_addr, w_len;
+            reg [4:0]  w_off;
+            reg        w_fresh;                // its data is on dm_rdata this cycle
+            reg [BB-1:0] w_data;
+            wire [BB-1:0] w_now = w_fresh ? BB'(dm_rdata[1024*c +: 1024] >> (8 * w_off)) : w_data;
+            wire w_go = wv && m_ready[c];
+            wire beat = act && setup_left == 0 && (OUT ? (!wv || w_go) : m_ready[c]);
+
+            // in flight: beats awaiting data (input) or acknowledgement (output)
+            reg [31:0] f_loc [0:FD-1];
+            reg [4:0]  f_len [0:FD-1];
+            reg        f_last [0:FD-1];
+            reg [4:0]  f_rel [0:FD-1];
+            reg [5:0]  f_reln [0:FD-1];
+            reg [FW-1:0] f_head, f_tail;
+            reg [FW:0]   f_cnt, f_cnt_next;
+            reg [31:0]   w_out;                // output writes not yet acknowledged
+            assign ch_idle[c] = (qn == 0) && !act && (f_cnt == 0) && !wv && (w_out == 0);
+
+            // the transfer a beat of this cycle is part of completes: release
+            wire in_done = !OUT && r_valid[c] && f_last[f_head];
+            wire out_done = OUT && beat && last_beat;
+            assign rel_v[c] = OUT ? (out_done && t_rel[4]) : (in_done && f_rel[f_head][4]);
+            assign rel_l[4*c +: 4] = OUT ? t_rel[3:0] : f_rel[f_head][3:0];
+            assign rel_n[6*c +: 6] = OUT ? t_reln : f_reln[f_head];
+
+            // ports
+            reg p_mv, p_dv, p_dw;
+            reg [31:0] p_ma;
+            reg [7:0] p_ml;
+            reg [BB-1:0] p_mw;
+            reg [RW-1:0] p_dr;
+            reg [2:0] p_dn;
+            reg [127:0] p_db;
+            reg [1023:0] p_dd;
+            assign m_valid[c] = p_mv; assign m_addr[32*c +: 32] = p_ma; assign m_len[8*c +: 8] = p_ml;
+            assign m_wdata[BB*c +: BB] = p_mw; assign dm_v[c] = p_dv; assign dm_row[RW*c +: RW] = p_dr;
+            assign dm_nrows[3*c +: 3] = p_dn; assign dm_we[c] = p_dw; assign dm_be[128*c +: 128] = p_db;
+            assign dm_wdata[1024*c +: 1024] = p_dd;
+            always @* begin
+                p_mv = 1'b0; p_ma = 32'd0; p_ml = 8'd0;
+                p_mw = '0;
+                p_dv = 1'b0; p_dr = '0; p_dn = 3'd1; p_dw = 1'b0;
+                p_db = 128'd0; p_dd = 1024'd0;
+                if (!OUT) begin
+                    p_mv = act && setup_left == 0;
+                    p_ma = e_cur;
+                    p_ml = 8'(bw);
+                    if (r_valid[c]) begin          // a beat's data lands
+                        p_dv = 1'b1; p_dw = 1'b1;
+                        p_dr = RW'(f_loc[f_head] >> 5);
+                        p_dn = 3'((32'(f_loc[f_head][4:0]) + 2 * 32'(f_len[f_head]) + 31) / 32);
+                        p_db = ((128'd1 << (2 * f_len[f_head])) - 128'd1) << f_loc[f_head][4:0];
+                        p_dd = 1024'(r_data[BB*c +: BB]) << (8 * f_loc[f_head][4:0]);
+                    end
+                end else begin
+                    p_mv = wv;
+                    p_ma = w_addr;
+                    p_ml = 8'(w_len);
+                    p_mw = w_now & ((BB'(1) << (16 * w_len)) - BB'(1));
+                    if (beat) begin                // a beat reads its bytes
+                        p_dv = 1'b1;
+                        p_dr = RW'(l_cur >> 5);
+                        p_dn = 3'((32'(l_cur[4:0]) + 2 * bw + 31) / 32);
+                    end
+                end
+            end
+
+            always @* begin
+                f_cnt_next = f_cnt;
+                if (!OUT && beat) f_cnt_next = f_cnt_next + 1'b1;
+                if (!OUT && r_valid[c]) f_cnt_next = f_cnt_next - 1'b1;
+            end
+
+            always @(posedge clk) begin
+                if (start) begin
+                    qn <= '0; w_head <= '0; w_tail <= '0; w_cnt <= '0; act <= 1'b0;
+                    f_head <= '0; f_tail <= '0; f_cnt <= '0; wv <= 1'b0; w_out <= 32'd0;
+                    nbusy <= 64'd0; w_fresh <= 1'b0;
+                    for (pl = 0; pl < 16; pl = pl + 1) rp[pl] <= 9'd0;
+                end else begin
+                    for (pl = 0; pl < 16; pl = pl + 1)
+                        rp[pl] <= rp[pl] + ((push && push_rel[4] && push_rel[3:0] == 4'(pl)) ? 9'(push_reln[5:0]) : 9'd0)
+                                         - ((rel_v[c] && rel_l[4*c +: 4] == 4'(pl)) ? 9'(rel_n[6*c +: 6]) : 9'd0);
+                    f_cnt <= f_cnt_next;
+                    qn <= qn + QW'(push) - QW'(in_done || out_done);
+                    // queue the push unless it is taken directly
+                    if (push && !(take && w_cnt == 0)) begin
+                        w_ext[w_tail] <= 32'(sx(bd[qb]) + 64'(q_ra));
+                        w_loc[w_tail] <= 32'(sx(bd[qb + 1]) + 64'(q_rb));
+                        w_bd[w_tail] <= q_bd;
+                        w_tail <= (w_tail == QI'(DMA_QUEUE - 1)) ? '0 : w_tail + 1'b1;
+                    end
+                    w_cnt <= w_cnt + QW'(push && !(take && w_cnt == 0)) - QW'(take && w_cnt != 0);
+                    if (take && w_cnt != 0) w_head <= (w_head == QI'(DMA_QUEUE - 1)) ? '0 : w_head + 1'b1;
+                    if (act || take) nbusy <= nbusy + 64'd1;
+                    if (take) begin
+                        act <= 1'b1;
+                        setup_left <= 32'(DMA_SETUP - 1);
+                        t_n0 <= bd[tb + 2]; t_n1 <= bd[tb + 3]; t_s1 <= bd[tb + 4]; t_n2 <= bd[tb + 5];
+                        t_s2 <= bd[tb + 6]; t_ls1 <= bd[tb + 7]; t_ls2 <= bd[tb + 8];
+                        t_rel <= bd[tb + 9][4:0]; t_reln <= bd[tb + 10][5:0];
+                        i0 <= 32'd0; i1 <= 32'd0; i2 <= 32'd0;
+                        e_cur <= tk_ext; e_run <= tk_ext; e_pl <= tk_ext;
+                        l_cur <= tk_loc; l_run <= tk_loc; l_pl <= tk_loc;
+                    end else if (act && setup_left != 0) begin
+                        setup_left <= setup_left - 32'd1;
+                    end
+                    if (beat) begin
+                        if (!OUT) begin
+                            f_loc[f_tail] <= l_cur; f_len[f_tail] <= 5'(bw); f_last[f_tail] <= last_beat;
+                            f_rel[f_tail] <= t_rel; f_reln[f_tail] <= t_reln;
+                            f_tail <= f_tail + 1'b1;
+                        end
+                        // next beat: along the run, the next run, the next plane, or done
+                        if (!last_run_word) begin
+                            i0 <= i0 + bw; e_cur <= e_cur + bw; l_cur <= l_cur + 2 * bw;
+                        end else if (i1 + 1 < t_n1) begin
+                            i0 <= 32'd0; i1 <= i1 + 1;
+                            e_cur <= e_run + t_s1; e_run <= e_run + t_s1;
+                            l_cur <= l_run + t_ls1; l_run <= l_run + t_ls1;
+                        end else if (i2 + 1 < t_n2) begin
+                            i0 <= 32'd0; i1 <= 32'd0; i2 <= i2 + 1;
+                            e_cur <= e_pl + t_s2; e_run <= e_pl + t_s2; e_pl <= e_pl + t_s2;
+                            l_cur <= l_pl + t_ls2; l_run <= l_pl + t_ls2; l_pl <= l_pl + t_ls2;
+                        end else
+                            act <= 1'b0;
+                    end
+                    if (!OUT && r_valid[c]) f_head <= f_head + 1'b1;
+                    if (OUT) begin
+                        // the write stage: filled by a beat, emptied by the port
+                        if (beat) begin
+                            wv <= 1'b1; w_addr <= e_cur; w_len <= bw; w_off <= l_cur[4:0];
+                        end else if (w_go) wv <= 1'b0;
+                        w_fresh <= beat;
+                        if (wv && !w_go) w_data <= w_now;
+                        w_out <= w_out + 32'(w_go) - 32'(b_valid[c]);
+                    end
+                end
+            end
+        end
+    endgenerate
+endmodule
