@@ -16,12 +16,3 @@ def aie_build(diff_cfg):
     from kernelcraft.simulators.aie_rtl import build
     return build.build(diff_cfg)
 
-
-def pytest_collection_modifyitems(config, items):
-    """Synthesis tests run only when asked for (`-m synth`): they take minutes."""
-    if "synth" in (config.getoption("markexpr") or ""):
-        return
-    skip = pytest.mark.skip(reason="Yosys synthesis: select with -m synth")
-    for item in items:
-        if "synth" in item.keywords:
-            item.add_marker(skip)

@@ -6,7 +6,8 @@ the RTL lacks.
 
 The baselines need the default configuration's 64 KB data memory (their buffers sit at
 8 KB and 24 KB), so this file builds that configuration (the one `kernelcraft rtl-check
---accel aie` uses): one cold build besides the small configuration of the other tests."""
+--accel aie` uses): one cold build besides the small configuration of the other tests,
+minutes long, so it runs with `-m fullsize` (tests/rtl/conftest.py)."""
 import re
 
 import pytest
@@ -16,6 +17,8 @@ from kernelcraft.simulators.core.backend import MemoryImage
 from kernelcraft.simulators.core.errors import ConfigError
 from kernelcraft.tasks import all_tasks
 from kernelcraft.workbench.accel import get_accel
+
+pytestmark = pytest.mark.fullsize
 
 # The Level-1 baselines the RTL runs today (the model's timing needed no change for them).
 COVERED = ("relu",)

@@ -18,13 +18,3 @@ def rtl(cfg):
     build.build(cfg)
     return CoralRTL()
 
-
-def pytest_collection_modifyitems(config, items):
-    """Synthesis at the default configuration runs only when asked for (`-m synth`):
-    the suite's plain `pytest -q` skips it."""
-    if "synth" in (config.option.markexpr or ""):
-        return
-    skip = pytest.mark.skip(reason="Yosys at the default configuration: run with -m synth")
-    for item in items:
-        if "synth" in item.keywords:
-            item.add_marker(skip)
