@@ -15,7 +15,7 @@ from functools import partial
 
 from simulators.core.errors import IllegalOperandError, SimError, Where
 
-from . import semantics as sem
+from . import fastvec, semantics as sem
 
 # How an instruction meets the timing model, from its ISA unit.
 PLAIN, SRAM, DMA = 0, 1, 2
@@ -146,8 +146,11 @@ def predecode(program, state, cfg, isa, trace: bool = False) -> Code:
             blk = None
             continue
         blk.prefix.append(blk.body_cycles)
+        blk.items.append((fn, kind, c))          # stepped: the reference semantics
+        if not trace:
+            fn = fastvec.bind(defn.mnemonic, state, values, fn)
+            pc_of[id(fn)] = pc
         blk.fns.append(fn)
-        blk.items.append((fn, kind, c))
         blk.body_cycles += c
         blk.mode = max(blk.mode, SLOW if trace or kind == DMA else CHECK if kind == SRAM else FAST)
         if blk.size == MAX_BLOCK:
