@@ -24,7 +24,7 @@ try:                                   # the C function, without numpy's Python 
 except ImportError:                    # pragma: no cover (numpy < 2)
     count_nonzero = np.count_nonzero
 
-from simulators.numerics import _BF16_TABLES, bf16_unary, exp, reciprocal, round_f32
+from simulators.numerics import _BF16_TABLES, bf16_unary, exp, max_f32, reciprocal, round_f32
 
 F32, U32 = np.float32, np.uint32
 _ZERO = F32(0.0)
@@ -155,13 +155,30 @@ def _red_sum(m, ref, rd, rs1):
     return run
 
 
+def _red_max(m, ref, rd, rs1):
+    gp, f, vs = m.gp, m.f, m.vsram
+    vlen, lim = m.VLEN, m.vsram.size - m.VLEN
+    reduce = np.maximum.reduce
+
+    def run():
+        a = gp[rs1]
+        if a % vlen or not 0 <= a <= lim:
+            return ref()
+        x = float(reduce(vs[a:a + vlen]))
+        if x == 0 or x != x:                # numerics.max_reduce's zero and NaN rules
+            return ref()
+        if rd:
+            f[rd] = max_f32(f[rd], x)
+    return run
+
+
 _MAKERS = {
     "V_ADD_VV": _binary(_add_, False), "V_ADD_VF": _binary(_add_, True),
     "V_SUB_VV": _binary(_sub, False), "V_SUB_VF": _binary(_sub, True),
     "V_MUL_VV": _binary(_mul, False), "V_MUL_VF": _binary(_mul, True),
     "V_MAX_VF": _minmax(np.maximum, _max_pos_zero), "V_MIN_VF": _minmax(np.minimum),
     "V_EXP_V": _unary(exp), "V_RECI_V": _unary(reciprocal),
-    "V_RED_SUM": _red_sum,
+    "V_RED_SUM": _red_sum, "V_RED_MAX": _red_max,
 }
 
 

@@ -62,7 +62,7 @@ def random_loop(seed: int, cfg, fault: bool) -> str:
         elif kind < 0.85:
             lines.append(f"{rng.choice(UNARY)} {d}, {a}, {mask}")
         else:
-            lines.append(f"V_RED_SUM f{rng.randrange(8)}, {a}")
+            lines.append(f"{rng.choice(['V_RED_SUM', 'V_RED_MAX'])} f{rng.randrange(8)}, {a}")
         if rng.random() < 0.2:
             lines.append(f"S_ADDI_INT {rng.choice(regs[:4])}, gp0, {rng.randrange(8) * v}")
     if fault:
@@ -93,4 +93,4 @@ def test_the_common_vector_instructions_have_a_fast_closure():
     # the loops above only test something if the fast path runs other code
     from isa.loader import get_isa
     assert set(fastvec._MAKERS) <= set(get_isa("plena").instructions)
-    assert set(BINARY + SCALAR + UNARY + ["V_SUB_VF", "V_RED_SUM"]) <= set(fastvec._MAKERS)
+    assert set(BINARY + SCALAR + UNARY + ["V_SUB_VF", "V_RED_SUM", "V_RED_MAX"]) <= set(fastvec._MAKERS)
