@@ -1,4 +1,5 @@
-"""Specialised closures for the fast path of plena's common vector instructions.
+"""Specialised closures for the fast path of plena's common vector instructions (and
+the matrix-vector products).
 
 The semantics in semantics/vector.py are the definition; these closures compute the
 same bits with a fraction of their Python and numpy calls per instruction: operands
@@ -172,6 +173,38 @@ def _red_max(m, ref, rd, rs1):
     return run
 
 
+def _mv(transposed: bool):
+    """M_MV / M_TMV: v @ tile (or tile.T) summed in numerics.matmul_tree's order (the
+    same products and the same pairs at each halving; their NaN payloads, which that
+    order leaves unspecified, are made canonical by the accumulate), added to MV_ACC."""
+    def make(m, ref, rs1, rs2):
+        gp, vs, M, acc = m.gp, m.vsram, m.M, m.acc
+        vlen, lim, size, tile = m.VLEN, m.vsram.size - m.VLEN, m.msram.size, m.TILE
+        k0 = vlen
+        if k0 & (k0 - 1) or k0 != m.MLEN:
+            return ref
+
+        def run():
+            t, a = gp[rs1], gp[rs2]
+            if t % tile or a % vlen or not (0 <= t < size and 0 <= a <= lim):
+                return ref()
+            v = vs[a:a + vlen]
+            if transposed:                  # products [k, n] = v[k] * tile[n, k], made contiguous
+                x = (M[t // tile] * v).T.copy()
+            else:
+                x = v[:, None] * M[t // tile]
+            k = k0
+            while k > 1:
+                k >>= 1
+                x = x[:k] + x[k:]
+            s = acc["MV_ACC"] + x[0]
+            if count_nonzero(_isnan(s)):
+                return ref()
+            acc["MV_ACC"][...] = s
+        return run
+    return make
+
+
 _MAKERS = {
     "V_ADD_VV": _binary(_add_, False), "V_ADD_VF": _binary(_add_, True),
     "V_SUB_VV": _binary(_sub, False), "V_SUB_VF": _binary(_sub, True),
@@ -179,6 +212,7 @@ _MAKERS = {
     "V_MAX_VF": _minmax(np.maximum, _max_pos_zero), "V_MIN_VF": _minmax(np.minimum),
     "V_EXP_V": _unary(exp), "V_RECI_V": _unary(reciprocal),
     "V_RED_SUM": _red_sum, "V_RED_MAX": _red_max,
+    "M_MV": _mv(False), "M_TMV": _mv(True),
 }
 
 
