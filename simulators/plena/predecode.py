@@ -33,7 +33,7 @@ class Block:
     start: int                     # pc of the first instruction
     size: int                      # instructions, including the flow instruction
     fns: list = field(default_factory=list)      # bound semantics of the body
-    items: list = field(default_factory=list)    # (fn, kind, cycles) per body instruction
+    items: list = field(default_factory=list)    # (reference fn, kind, cycles, fast fn) per body instruction
     flow: object = None            # bound control-flow instruction ending the block
     body_cycles: int = 0
     flow_cycles: int = 0
@@ -146,10 +146,11 @@ def predecode(program, state, cfg, isa, trace: bool = False) -> Code:
             blk = None
             continue
         blk.prefix.append(blk.body_cycles)
-        blk.items.append((fn, kind, c))          # stepped: the reference semantics
+        ref = fn
         if not trace:
             fn = fastvec.bind(defn.mnemonic, state, values, fn)
             pc_of[id(fn)] = pc
+        blk.items.append((ref, kind, c, fn))
         blk.fns.append(fn)
         blk.body_cycles += c
         blk.mode = max(blk.mode, SLOW if trace or kind == DMA else CHECK if kind == SRAM else FAST)

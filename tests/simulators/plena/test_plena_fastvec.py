@@ -3,7 +3,7 @@ reference semantics do: random loops of vector instructions on rows full of spec
 values (NaN of either sign, infinities, signed zeros, subnormals, values that overflow
 or round to ties), fp operands that are zero, NaN or ordinary, write masks, and row
 addresses that go wrong in a later iteration run the same with the fast paths on and
-off -- whole and cut by the budget."""
+off -- whole and cut by the budget, with and without a DMA transfer in flight."""
 import random
 
 import numpy as np
@@ -50,7 +50,10 @@ def random_loop(seed: int, cfg, fault: bool) -> str:
               f"S_ADDI_INT gp9, gp0, {rng.randrange(2) * tile + (8 if fault else 0)}"]
     lines += [f"S_ADDI_INT gp6, gp0, {rng.randrange(4)}", "C_SET_V_MASK_REG gp6",
               f"S_ADDI_INT gp5, gp0, {rng.randrange(2, 6) * v}"]
+    lines.append(f"S_ADDI_INT gp10, gp0, {6 * v}")
     lines.append(f"C_LOOP_START gp7, {rng.randint(3, 9)}")
+    if seed % 2:                 # a transfer in flight: instructions wait or run fast by turns
+        lines.append("H_PREFETCH_V gp10, gp0, a0, 0, 0")
     regs = ["gp1", "gp2", "gp3", "gp4"] + (["gp5"] if fault else [])
     for _ in range(rng.randint(6, 16)):
         kind = rng.random()
