@@ -19,7 +19,7 @@ import struct as _struct
 import numpy as np
 
 # exp's constants are ISA data: the manual prints them
-from isa.numerics import EXP2_COEFFS, LN2_HI, LN2_LO, LOG2E  # noqa: F401 (re-exported)
+from kernelcraft.isa.numerics import EXP2_COEFFS, LN2_HI, LN2_LO, LOG2E  # noqa: F401 (re-exported)
 
 F32 = np.float32
 CANON_NAN_F32 = np.uint32(0x7FC00000)

@@ -18,12 +18,12 @@ import time
 
 import numpy as np
 
-from simulators.core.backend import MemoryImage
-from simulators.core.budget import Budget
+from kernelcraft.simulators.core.backend import MemoryImage
+from kernelcraft.simulators.core.budget import Budget
 
-ACCELS = {"coral": ("simulators.coral", "CoralModel", "instr"),
-          "plena": ("simulators.plena", "PlenaModel", "instr"),
-          "aie": ("simulators.aie", "AieModel", "bundles")}
+ACCELS = {"coral": ("kernelcraft.simulators.coral", "CoralModel", "instr"),
+          "plena": ("kernelcraft.simulators.plena", "PlenaModel", "instr"),
+          "aie": ("kernelcraft.simulators.aie", "AieModel", "bundles")}
 
 
 def _parts(accel: str):
@@ -31,7 +31,7 @@ def _parts(accel: str):
     bench = importlib.import_module(f"{pkg}.bench")
     machine = importlib.import_module(f"{pkg}.machine")
     asm = importlib.import_module(f"{pkg}.assembler")
-    cfg = importlib.import_module(f"isa.{accel}").default_config()
+    cfg = importlib.import_module(f"kernelcraft.isa.{accel}").default_config()
     return bench.SPEED, getattr(machine, model), asm.assemble, cfg, unit
 
 

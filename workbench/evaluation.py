@@ -16,12 +16,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from simulators.core.budget import Budget
-from simulators.core.errors import AssemblyError, KernelCraftError
-from tasks import get_task
-from tasks.tolerance import compare
-from workbench.accel import Bound, get_accel
-from workbench.layout import build_image, describe_stray, read_outputs, stray_writes
+from kernelcraft.simulators.core.budget import Budget
+from kernelcraft.simulators.core.errors import AssemblyError, KernelCraftError
+from kernelcraft.tasks import get_task
+from kernelcraft.tasks.tolerance import compare
+from kernelcraft.workbench.accel import Bound, get_accel
+from kernelcraft.workbench.layout import build_image, describe_stray, read_outputs, stray_writes
 
 DEFAULT_SEEDS = 3
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import statistics
 import time
 
-from isa.aie import default_config
-from simulators.core.backend import MemoryImage
+from kernelcraft.isa.aie import default_config
+from kernelcraft.simulators.core.backend import MemoryImage
 
 from .assembler import assemble
 from .machine import AieModel

@@ -31,8 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from isa.loader import get_isa
-from simulators.numerics import canon, f32_to_bf16_bits
+from kernelcraft.isa.loader import get_isa
+from kernelcraft.simulators.numerics import canon, f32_to_bf16_bits
 
 from . import semantics as sem
 from .fastloop import keep_time, locks_could_overflow, whole_body

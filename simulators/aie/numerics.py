@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulators.numerics import CANON_NAN_F32, LOG2E, canon
+from kernelcraft.simulators.numerics import CANON_NAN_F32, LOG2E, canon
 
 F32 = np.float32
 # Rounding modes of VSRS (the values of SETRM; isa/aie/bundle.toml, state.RM).

@@ -25,7 +25,8 @@ try:                                   # the C function, without numpy's Python 
 except ImportError:                    # pragma: no cover (numpy < 2)
     count_nonzero = np.count_nonzero
 
-from simulators.numerics import _BF16_TABLES, bf16_unary, exp, max_f32, reciprocal, round_f32
+from kernelcraft.simulators.numerics import (_BF16_TABLES, bf16_unary, exp, max_f32, reciprocal,
+                                             round_f32)
 
 F32, U32 = np.float32, np.uint32
 _ZERO = F32(0.0)

@@ -10,11 +10,11 @@ loop (budgets, deadline, errors, result) is simulators/core/runloop.py's.
 """
 from __future__ import annotations
 
-from isa.loader import get_isa
-from simulators.core.errors import ConfigError, SimError
-from simulators.core.program import Program
-from simulators.core.runloop import Machine, Run
-from simulators.core.trace import TraceStep
+from kernelcraft.isa.loader import get_isa
+from kernelcraft.simulators.core.errors import ConfigError, SimError
+from kernelcraft.simulators.core.program import Program
+from kernelcraft.simulators.core.runloop import Machine, Run
+from kernelcraft.simulators.core.trace import TraceStep
 
 from .predecode import CHECK, DMA, FAST, PLAIN, SRAM, Code, predecode
 from .state import PlenaState

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import partial
 
-from simulators.core.errors import IllegalOperandError, SimError, Where
+from kernelcraft.simulators.core.errors import IllegalOperandError, SimError, Where
 
 from . import fastvec, semantics as sem
 

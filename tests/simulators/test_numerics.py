@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from simulators import numerics as nx
+from kernelcraft.simulators import numerics as nx
 
 
 def f32(bits):
@@ -249,7 +249,8 @@ def test_softmax_follows_its_steps():
 
 
 def test_bf16_unary_tables_equal_direct_computation_on_every_bf16_value():
-    from simulators.numerics import bf16_bits_to_f32, bf16_unary, exp, reciprocal, round_bf16
+    from kernelcraft.simulators.numerics import (bf16_bits_to_f32, bf16_unary, exp, reciprocal,
+                                                 round_bf16)
     every = bf16_bits_to_f32(np.arange(1 << 16, dtype=np.uint32).astype(np.uint16))
     for fn in (exp, reciprocal):
         got = bf16_unary(fn, every).view(np.uint32)

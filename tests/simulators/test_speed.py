@@ -2,7 +2,7 @@
 stepped runs agree, and the agreement check notices a difference."""
 import dataclasses
 
-from simulators.speed import benchmark, same, table, workloads
+from kernelcraft.simulators.speed import benchmark, same, table, workloads
 
 
 def test_every_workload_runs_both_ways_and_agrees():
@@ -16,10 +16,10 @@ def test_every_workload_runs_both_ways_and_agrees():
 
 
 def test_same_names_what_differs():
-    from isa.coral import default_config
-    from simulators.coral.assembler import assemble
-    from simulators.coral.machine import CoralModel
-    from simulators.core.backend import MemoryImage
+    from kernelcraft.isa.coral import default_config
+    from kernelcraft.simulators.coral.assembler import assemble
+    from kernelcraft.simulators.coral.machine import CoralModel
+    from kernelcraft.simulators.core.backend import MemoryImage
     cfg = default_config()
     r = CoralModel().run(assemble("li a0, 3\nebreak", "t.s", cfg), MemoryImage(), cfg)
     assert same(r, r) == ""
@@ -30,7 +30,7 @@ def test_same_names_what_differs():
 
 def test_identical_compares_bits():
     import numpy as np
-    from simulators.speed import identical
+    from kernelcraft.simulators.speed import identical
     nan = np.float32(np.nan)
     assert identical(np.array([nan, 1], np.float32), np.array([nan, 1], np.float32))
     assert not identical(np.array([nan], np.float32), -np.array([nan], np.float32))

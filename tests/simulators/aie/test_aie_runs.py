@@ -4,11 +4,11 @@ of stepping bundle by bundle, which is what a traced run does."""
 import numpy as np
 
 from aie_kit import bf, image, run, small, unbf
-from simulators.aie.assembler import assemble
-from simulators.aie.codegen import blocks_of
-from simulators.aie.predecode import predecode
-from simulators.core.budget import Budget
-from isa.aie.model import get_spec
+from kernelcraft.simulators.aie.assembler import assemble
+from kernelcraft.simulators.aie.codegen import blocks_of
+from kernelcraft.simulators.aie.predecode import predecode
+from kernelcraft.simulators.core.budget import Budget
+from kernelcraft.isa.aie.model import get_spec
 
 CFG = small()
 
@@ -186,7 +186,7 @@ def _same_as_stepping(src, img, budget=Budget(), ok=True):
 
 
 def test_a_lane_wise_loop_runs_at_once_and_matches_stepping(monkeypatch):
-    from simulators.aie import lanewise
+    from kernelcraft.simulators.aie import lanewise
     done = _fast_forwards(monkeypatch, lanewise)
     r = _same_as_stepping(LANES, _lanes_image)
     assert done == {"yes": 1, "no": 0}
@@ -197,7 +197,7 @@ def test_a_lane_wise_loop_runs_at_once_and_matches_stepping(monkeypatch):
 
 
 def test_running_sums_and_maxima_fold_all_iterations_at_once(monkeypatch):
-    from simulators.aie import lanewise
+    from kernelcraft.simulators.aie import lanewise
     done = _fast_forwards(monkeypatch, lanewise)
     folds = LANES.replace("AADD.F32 acc1, acc3, acc4", "AADD.F32 acc1, acc3, acc4\n"
                           "    AADD.F32 acc5, acc5, acc1\n    AMAX.F32 acc7, acc0, acc7\n"
@@ -212,8 +212,8 @@ def test_running_sums_and_maxima_fold_all_iterations_at_once(monkeypatch):
 
 
 def test_a_fold_is_the_operation_applied_row_by_row():
-    from simulators.aie.lanewise import fold
-    from simulators.numerics import canon, fmax, f32_to_bf16_bits
+    from kernelcraft.simulators.aie.lanewise import fold
+    from kernelcraft.simulators.numerics import canon, fmax, f32_to_bf16_bits
     rng = np.random.default_rng(3)
     rows = rng.normal(size=(9, 32)).astype(np.float32)
     rows[:, :8] = -np.abs(rows[:, :8])
@@ -240,7 +240,7 @@ def test_a_fold_is_the_operation_applied_row_by_row():
 def test_a_software_pipelined_store_runs_at_once_and_matches_stepping(monkeypatch):
     # the store in the first bundle writes the row the previous iteration computed (the
     # value before the loop in the first): planned as a store of the previous row
-    from simulators.aie import lanewise
+    from kernelcraft.simulators.aie import lanewise
     done = _fast_forwards(monkeypatch, lanewise)
     piped = LANES.replace("    VST x3, [p2], 64\n", "").replace(
         "VLDB x7, [p3], 2", "VLDB x7, [p3], 2 || VST x3, [p2], 64")
@@ -258,8 +258,8 @@ def test_a_software_pipelined_store_runs_at_once_and_matches_stepping(monkeypatc
 
 
 def test_lane_wise_loops_that_are_not_independent_run_bundle_by_bundle(monkeypatch):
-    from simulators.aie import lanewise
-    from simulators.aie.codegen import blocks_of
+    from kernelcraft.simulators.aie import lanewise
+    from kernelcraft.simulators.aie.codegen import blocks_of
     # a register carried from one iteration to the next other than by a fold: no plan
     carried = LANES.replace("AADD.F32 acc1, acc3, acc4", "AADD.F32 acc1, acc3, acc4\n"
                             "    AMUL.F32 acc5, acc5, acc1")
@@ -286,8 +286,8 @@ def test_lane_wise_loops_that_are_not_independent_run_bundle_by_bundle(monkeypat
 
 def test_every_lane_wise_operation_on_stacked_registers_matches_one_row_at_a_time():
     import inspect
-    from simulators.aie.lanewise import LANE_WISE, Stacked
-    from simulators.aie.state import AieState
+    from kernelcraft.simulators.aie.lanewise import LANE_WISE, Stacked
+    from kernelcraft.simulators.aie.state import AieState
     rng = np.random.default_rng(11)
     trips = 5
     bits = bf(rng.normal(scale=3, size=(trips, 16, 32)).astype(np.float32))
@@ -317,7 +317,7 @@ def test_every_lane_wise_operation_on_stacked_registers_matches_one_row_at_a_tim
 
 
 def test_a_loop_declined_for_a_running_transfer_is_fast_forwarded_once_it_completes(monkeypatch):
-    from simulators.aie import lanewise
+    from kernelcraft.simulators.aie import lanewise
     done = _fast_forwards(monkeypatch, lanewise)
     # the transfer writes the rows of iteration 18; it lands a few iterations in
     src = ".bd A, ext=0, loc=1152, n0=64\nDMAIN 0, A, r0, r0\n" + LANES
@@ -326,7 +326,7 @@ def test_a_loop_declined_for_a_running_transfer_is_fast_forwarded_once_it_comple
 
 
 def test_a_contraction_summing_several_accumulators_at_once_matches_stepping(monkeypatch):
-    from simulators.aie import fastloop
+    from kernelcraft.simulators.aie import fastloop
     done = _fast_forwards(monkeypatch, fastloop)
     src = """
 MOVPI p0, 0

@@ -9,12 +9,12 @@ import random
 import numpy as np
 import pytest
 
-from simulators.core.backend import MemoryImage
-from simulators.core.budget import Budget
-from simulators.plena import fastvec
-from simulators.plena.assembler import assemble
-from simulators.plena.machine import PlenaModel
-from simulators.speed import same
+from kernelcraft.simulators.core.backend import MemoryImage
+from kernelcraft.simulators.core.budget import Budget
+from kernelcraft.simulators.plena import fastvec
+from kernelcraft.simulators.plena.assembler import assemble
+from kernelcraft.simulators.plena.machine import PlenaModel
+from kernelcraft.simulators.speed import same
 
 from .plena_kit import small
 
@@ -102,14 +102,14 @@ def test_random_vector_loops_agree(seed):
 
 def test_the_common_vector_instructions_have_a_fast_closure():
     # the loops above only test something if the fast path runs other code
-    from isa.loader import get_isa
+    from kernelcraft.isa.loader import get_isa
     assert set(fastvec._MAKERS) <= set(get_isa("plena").instructions)
     assert set(BINARY + SCALAR + UNARY + ["V_SUB_VF", "V_RED_SUM", "V_RED_MAX", "M_MV", "M_TMV"]) <= set(fastvec._MAKERS)
 
 
 def test_matrix_vector_products_agree_on_ordinary_values():
     # (special values mostly end in NaN, which the closures hand to the reference)
-    from simulators.numerics import f32_to_bf16_bits
+    from kernelcraft.simulators.numerics import f32_to_bf16_bits
     cfg = small()
     rng = np.random.default_rng(4)
     img = MemoryImage()

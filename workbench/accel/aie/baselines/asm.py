@@ -14,12 +14,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from isa.aie.model import get_spec
-from isa.loader import HardwareConfig
-from simulators.aie import rules
-from simulators.aie.assembler import assemble
-from simulators.aie.effects import effects
-from simulators.aie.program import PostMod
+from kernelcraft.isa.aie.model import get_spec
+from kernelcraft.isa.loader import HardwareConfig
+from kernelcraft.simulators.aie import rules
+from kernelcraft.simulators.aie.assembler import assemble
+from kernelcraft.simulators.aie.effects import effects
+from kernelcraft.simulators.aie.program import PostMod
 
 CLOSERS = ("LOOP", "LOOPR", "ACQ", "REL", "DMAIN", "DMAOUT", "HALT")
 SIMM20 = (-(1 << 19), (1 << 19) - 1)
