@@ -249,6 +249,25 @@ def sqrt_f32(x: float) -> float:
     return round_f32(_math.sqrt(x))
 
 
+_EXP_C = [float(c) for c in EXP2_COEFFS[-2::-1]]
+_EXP_TOP, _LOG2E, _LN2_HI, _LN2_LO = (float(v) for v in (EXP2_COEFFS[-1], LOG2E, LN2_HI, LN2_LO))
+
+
 def exp_f32(x: float) -> float:
-    """Scalar `exp` (the same algorithm, evaluated by the vectorised function)."""
-    return float(exp(F32(x)))
+    """Scalar `exp` of an fp32 value: `exp`'s steps one by one, each fp32 operation a
+    binary64 one rounded to fp32 (exact, as above), its special cases first."""
+    if x != x:
+        return _NAN
+    t = round_f32(x * _LOG2E)
+    if t >= 128:
+        return _math.inf
+    if t < -126:
+        return 0.0
+    n = float(_math.floor(t))             # -126..127: 2**n is exact
+    r = round_f32(x - round_f32(n * _LN2_HI))
+    r = round_f32(r - round_f32(n * _LN2_LO))
+    frac = round_f32(r * _LOG2E)
+    p = _EXP_TOP
+    for c in _EXP_C:
+        p = round_f32(round_f32(p * frac) + c)
+    return round_f32(p * 2.0 ** n)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import statistics
+import struct
 import time
 
 import numpy as np
@@ -47,6 +48,19 @@ def workloads(only: list[str] | None = None):
     return out
 
 
+def identical(v, w) -> bool:
+    """Bit-identical values: arrays of the same dtype, shape and bytes, floats of the same
+    bits (NaN payloads and signs, -0), sequences element by element."""
+    if isinstance(v, np.ndarray) or isinstance(w, np.ndarray):
+        v, w = np.asarray(v), np.asarray(w)
+        return v.dtype == w.dtype and v.shape == w.shape and v.tobytes() == w.tobytes()
+    if isinstance(v, (list, tuple)) and isinstance(w, (list, tuple)):
+        return len(v) == len(w) and all(identical(x, y) for x, y in zip(v, w))
+    if isinstance(v, (float, np.floating)) and isinstance(w, (float, np.floating)):
+        return struct.pack("<d", v) == struct.pack("<d", w)
+    return v == w
+
+
 def same(a, b) -> str:
     """'' if two RunResults agree on everything a fast path must keep, else what differs."""
     if (a.error is None) != (b.error is None) or (a.error and str(a.error) != str(b.error)):
@@ -54,12 +68,13 @@ def same(a, b) -> str:
     for field in ("cycles", "retired", "stop", "stalls", "unit_busy"):
         if getattr(a, field) != getattr(b, field):
             return f"{field} differ: {getattr(a, field)} / {getattr(b, field)}"
+    if a.memories.keys() != b.memories.keys() or a.registers.keys() != b.registers.keys():
+        return "different memories or registers"
     for name in a.memories:
-        if not np.array_equal(a.memories[name], b.memories[name]):
+        if not identical(a.memories[name], b.memories[name]):
             return f"memory {name} differs"
     for name, v in a.registers.items():
-        w = b.registers[name]
-        if not (np.array_equal(v, w) if isinstance(v, np.ndarray) else v == w):
+        if not identical(v, b.registers[name]):
             return f"register {name} differs"
     return ""
 

@@ -35,6 +35,22 @@ LOOPS = {
         AADD.F32 acc3, acc2, acc0
         VSRS.BF16 x2, acc3 || VST x2, [p1]
     ENDLOOP""",
+    # software-pipelined element-wise rows: each iteration stores the row the previous
+    # one computed; tiles of 64 rows, pointers reset per tile
+    "pipelined": """
+    MOVPI p1, 16384
+    LOOP {n}
+        LOOP 64
+            VLD x0, [p0], 64 || VST x2, [p1], 64
+            VUPS.BF16 acc0, x0
+            AMUL.F32 acc1, acc0, acc0
+            VPWL.EXP acc2, acc1
+            AADD.F32 acc3, acc2, acc0
+            VSRS.BF16 x2, acc3
+        ENDLOOP
+        MOVPI p0, 0
+        MOVPI p1, 16384
+    ENDLOOP""",
     "vmmac": """
     LOOP {n}
         VLD x0, [p0], 64 || VLD x4, [p2], 64
@@ -49,6 +65,7 @@ LOOPS = {
 SPEED = {
     "scalar": ("scalar bundles (add, mul, moves; zero-overhead loop)", LOOPS["scalar"], 20_000),
     "vector": ("vector bundles (load, upshift, multiply, exp, add, shift-round, store)", LOOPS["vector"], 5_000),
+    "pipelined": ("the same work on 64-row tiles, software-pipelined store", LOOPS["pipelined"], 100),
 }
 MACS_PER_ITERATION = {"vmmac": 4 * 256}
 

@@ -7,7 +7,9 @@ A body qualifies when it holds only fixed-step loads and stores of whole vectors
 below, and every register an iteration reads is either written earlier in the same
 iteration or not written by the body at all (nothing flows from one iteration to the
 next but the pointer steps), except a running sum or maximum that nothing else in the
-body touches (FOLDS: computed over all iterations at once, in order). Then each
+body touches (FOLDS: computed over all iterations at once, in order), and a register
+that only stores read before the iteration writes it (a software-pipelined store of
+the previous iteration's result: the rows shifted by one). Then each
 operation can run once for all iterations on "stacked" registers, one row per
 iteration (`Stacked`, the same semantics functions), with the results of running them
 one by one:
@@ -64,6 +66,7 @@ class Access:
     align: int
     broadcast: bool         # VLDB: one 16-bit word in every lane
     seq: int                # its place among the body's operations
+    prev: bool = False      # a store of the register the previous iteration left
 
 
 @dataclass
@@ -97,6 +100,7 @@ def plan(code: Code, first: int, last: int) -> Plan | None:
     written: dict = {}
     accs: set = set()
     touches: dict = {}            # unit -> operations of the body touching it
+    early: dict = {}              # unit -> operations reading it before the iteration writes it
     seq = 0
     for pos, row in enumerate(rows[first:last + 1]):
         if row.ctrl or row.halt or (row.ends and pos != last - first) or not row.units:
@@ -128,11 +132,18 @@ def plan(code: Code, first: int, last: int) -> Plan | None:
                 touches.setdefault(u, set()).add(seq)
                 if u[0] == "acc":
                     accs.add(u[1])
-            read_first.update(u for u in reads if u not in defined)
+            for u in reads:
+                if u not in defined:
+                    read_first.add(u)
+                    early.setdefault(u, []).append(len(accesses) - 1 if fn is _STORE else None)
             defined.update(writes)
             written.update(dict.fromkeys(writes))
             seq += 1
     for u in read_first & set(written):          # carried: only as a fold (program[seq] is op seq)
+        if None not in early[u]:                 # or only stored (a software-pipelined store)
+            for j in early[u]:
+                accesses[j].prev = True
+            continue
         if len(touches[u]) != 1:
             return None
         j = next(iter(touches[u]))
@@ -217,7 +228,8 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
         j = step[1]
         ac, a = pl.accesses[j], addrs[j]
         if ac.store:
-            out[j] = s.x[ac.reg].copy()
+            if not ac.prev:
+                out[j] = s.x[ac.reg].copy()
         elif ac.broadcast:
             s.set_x(ac.reg, np.repeat(st.dm16[a >> 1][:, None], 32, axis=1))
         elif pl.steps[ac.ptr] == ac.n:       # consecutive rows: one slice
@@ -225,6 +237,10 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
             s.x[ac.reg] = st.dm[start:start + trips * ac.n].reshape(trips, ac.n)
         else:
             s.x[ac.reg] = st.dm[a[:, None] + lanes]
+    for j in stores:                         # each iteration stores the previous one's value
+        ac = pl.accesses[j]
+        if ac.prev:
+            out[j] = np.concatenate((st.x[ac.reg][None], s.x[ac.reg][:-1]))
     tn = keep_time(pl.mem_pos, addrs, st.bank_shift, trips, tn, timing_step)
     # stores, in the order the iterations make them
     if len(stores) == 1 and abs(pl.steps[pl.accesses[stores[0]].ptr]) >= VECTOR_BYTES:

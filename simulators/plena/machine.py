@@ -1,8 +1,10 @@
 """PlenaModel: the plena functional + timing model, a simulators.core Backend.
 
 The run loop walks basic blocks (predecode.py). A block that cannot stall runs its
-bound semantics back to back and adds its static cycles; a block that may stall or
-issues a DMA runs instruction by instruction through the timing model (timing.py);
+bound semantics (fastvec.py's closures where there are some) back to back and adds its
+static cycles; a block that may stall or issues a DMA runs instruction by instruction
+through the timing model (timing.py), each instruction that cannot stall by its fast
+closure;
 tracing runs every instruction that way against a TracingState. The frame around this
 loop (budgets, deadline, errors, result) is simulators/core/runloop.py's.
 """
@@ -134,8 +136,11 @@ class _Run(Run):
         items = blk.items if count is None else blk.items[:count]
         timing, footprint = self.timing, self.state.footprint
         trace = self.trace
-        for i, (fn, kind, cycles) in enumerate(items):
+        fast = self.budget.fast
+        for i, (fn, kind, cycles, quick) in enumerate(items):
             issue = t
+            if fast and kind == SRAM and t >= timing.horizon:
+                fn = quick                  # cannot stall: its footprint is not needed
             try:
                 fn()
             except SimError as e:

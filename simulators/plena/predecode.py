@@ -15,7 +15,7 @@ from functools import partial
 
 from kernelcraft.simulators.core.errors import IllegalOperandError, SimError, Where
 
-from . import semantics as sem
+from . import fastvec, semantics as sem
 
 # How an instruction meets the timing model, from its ISA unit.
 PLAIN, SRAM, DMA = 0, 1, 2
@@ -33,7 +33,7 @@ class Block:
     start: int                     # pc of the first instruction
     size: int                      # instructions, including the flow instruction
     fns: list = field(default_factory=list)      # bound semantics of the body
-    items: list = field(default_factory=list)    # (fn, kind, cycles) per body instruction
+    items: list = field(default_factory=list)    # (reference fn, kind, cycles, fast fn) per body instruction
     flow: object = None            # bound control-flow instruction ending the block
     body_cycles: int = 0
     flow_cycles: int = 0
@@ -146,8 +146,12 @@ def predecode(program, state, cfg, isa, trace: bool = False) -> Code:
             blk = None
             continue
         blk.prefix.append(blk.body_cycles)
+        ref = fn
+        if not trace:
+            fn = fastvec.bind(defn.mnemonic, state, values, fn)
+            pc_of[id(fn)] = pc
+        blk.items.append((ref, kind, c, fn))
         blk.fns.append(fn)
-        blk.items.append((fn, kind, c))
         blk.body_cycles += c
         blk.mode = max(blk.mode, SLOW if trace or kind == DMA else CHECK if kind == SRAM else FAST)
         if blk.size == MAX_BLOCK:

@@ -140,6 +140,17 @@ def test_scalar_exp_is_the_vector_exp():
     for v in (0.5, -3.25, 10.0, 88.0, -87.0, float("nan"), float("inf")):
         a, b = nx.exp_f32(v), nx.exp(np.float32(v))
         assert bits32(a) == bits32(b)
+    # exp_f32 runs the steps on Python floats: every bit pattern class and both ends of
+    # the range (t = 128, t = -126, where a result turns infinite or zero)
+    rng = np.random.default_rng(7)
+    edges = np.float32([128 / 1.442695, -126 / 1.442695, 88.7228, -87.3365]).view(np.uint32)
+    xs = np.concatenate([rng.integers(0, 2**32, 20000, dtype=np.uint64).astype(np.uint32),
+                         (rng.standard_normal(20000) * 30).astype(np.float32).view(np.uint32),
+                         (edges[:, None] + np.arange(-300, 300)).ravel().astype(np.uint32),
+                         np.uint32([0, 0x80000000, 0x7F800000, 0xFF800000, 0xFFC00000, 1, 0x7F7FFFFF])
+                         ]).view(np.float32)
+    got = np.array([nx.exp_f32(v) for v in xs.tolist()], np.float32)
+    assert np.array_equal(bits32(got), bits32(nx.exp(xs)))
 
 
 # --- reciprocal and sqrt -------------------------------------------------------------

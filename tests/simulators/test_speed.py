@@ -9,7 +9,7 @@ def test_every_workload_runs_both_ways_and_agrees():
     rows = benchmark(repeats=1, scale=0.002)
     assert {r[0] for r in rows} == {w[0] for w in workloads()}
     assert {"coral/scalar-int", "coral/scalar-fp32", "coral/vector-irregular", "coral/vfmacc-m1",
-            "coral/vfmacc-m8", "plena/vector", "aie/vector"} <= {r[0] for r in rows}
+            "coral/vfmacc-m8", "plena/vector", "aie/vector", "aie/pipelined"} <= {r[0] for r in rows}
     for key, what, unit, fast, stepped, retired in rows:
         assert fast > 0 and stepped > 0 and retired > 0, key
     assert "| coral/vector-irregular |" in table(rows, 1)
@@ -26,3 +26,15 @@ def test_same_names_what_differs():
     assert "cycles" in same(r, dataclasses.replace(r, cycles=r.cycles + 1))
     regs = dict(r.registers, x=[1] * 32)
     assert "register x" in same(r, dataclasses.replace(r, registers=regs))
+
+
+def test_identical_compares_bits():
+    import numpy as np
+    from kernelcraft.simulators.speed import identical
+    nan = np.float32(np.nan)
+    assert identical(np.array([nan, 1], np.float32), np.array([nan, 1], np.float32))
+    assert not identical(np.array([nan], np.float32), -np.array([nan], np.float32))
+    assert not identical(np.array([0.0], np.float32), np.array([-0.0], np.float32))
+    assert not identical(np.array([1], np.int32), np.array([1], np.int64))
+    assert identical([0.5, float("nan")], [0.5, float("nan")])
+    assert not identical([0.0], [-0.0]) and not identical([1, 2], [1])

@@ -237,6 +237,26 @@ def test_a_fold_is_the_operation_applied_row_by_row():
     assert np.array_equal(fold("max_bf16", f32_to_bf16_bits(init), bits), want)
 
 
+def test_a_software_pipelined_store_runs_at_once_and_matches_stepping(monkeypatch):
+    # the store in the first bundle writes the row the previous iteration computed (the
+    # value before the loop in the first): planned as a store of the previous row
+    from kernelcraft.simulators.aie import lanewise
+    done = _fast_forwards(monkeypatch, lanewise)
+    piped = LANES.replace("    VST x3, [p2], 64\n", "").replace(
+        "VLDB x7, [p3], 2", "VLDB x7, [p3], 2 || VST x3, [p2], 64")
+    r = _same_as_stepping(piped, _lanes_image)
+    assert done == {"yes": 1, "no": 0}
+    assert r.registers["p"][2] == 1280
+    # ... declined when a later iteration loads a row it stored, and run bundle by bundle
+    _same_as_stepping(piped.replace("MOVPI p2, 0", "MOVPI p2, 64"), _lanes_image)
+    assert done == {"yes": 1, "no": 1}
+    # a register read early by anything but stores is carried: no plan
+    code = predecode(assemble(piped.replace("VUPS.BF16 acc0, x0", "VUPS.BF16 acc0, x3"), "t.asm", CFG),
+                     None, CFG, get_spec())
+    body = next(s for s in blocks_of(code) if s[0] == 7)
+    assert lanewise.plan(code, *body) is None
+
+
 def test_lane_wise_loops_that_are_not_independent_run_bundle_by_bundle(monkeypatch):
     from kernelcraft.simulators.aie import lanewise
     from kernelcraft.simulators.aie.codegen import blocks_of

@@ -9,6 +9,7 @@ Control operations (loops, locks, DMA, HALT) close their bundle. `.bd` descripto
 `.equ` constants are collected and printed first."""
 from __future__ import annotations
 
+import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -39,11 +40,27 @@ class _Bundle:
     ops: list = field(default_factory=list)
 
 
+def _named(text: str, bd_names) -> tuple:
+    """The descriptor names `text` may use, each at its number (None elsewhere, nothing
+    after the last): what its parse depends on, so that most operations, which name no
+    descriptor, share one cached parse however many descriptors the program has."""
+    words = set(_WORD.findall(text))
+    used = [n if n in words else None for n in bd_names]
+    while used and used[-1] is None:
+        used.pop()
+    return tuple(used)
+
+
+_WORD = re.compile(r"[A-Za-z_.$][\w.$]*")
+
+
 @lru_cache(maxsize=4096)
 def _parse(text: str, bd_names: tuple) -> tuple:
     """(mnemonic, operand values) of one operation text; the program's descriptor names
-    are declared (as placeholders, in order) so they resolve to their numbers."""
-    head = "".join(f".bd {name}, ext=0, loc=0, n0=1\n" for name in bd_names)
+    are declared (as placeholders, in order; None: a name it does not use) so they
+    resolve to their numbers."""
+    head = "".join(f".bd {name or f'_unused{i}'}, ext=0, loc=0, n0=1\n"
+                   for i, name in enumerate(bd_names))
     src = head + text
     if text.split()[0].upper() in ("LOOP", "LOOPR"):
         src += "\nNOP\nENDLOOP"              # a loop operation alone needs a body to assemble
@@ -89,7 +106,7 @@ class Asm:
     # --- operations ---------------------------------------------------------------------
 
     def op(self, text: str, comment: str = "") -> None:
-        mn, ops = _parse(text, tuple(self.bds))
+        mn, ops = _parse(text, _named(text, self.bds))
         info = self.spec.ops[mn]
         ops = dict(ops)
         r, w = effects(self.spec, info, ops, self.pm)
