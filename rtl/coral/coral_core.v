@@ -511,7 +511,8 @@ module coral_core #(
             if (ex_busy && (w_sync || (is_vec && v_to_scalar && !first))) stall_sync <= stall_sync + 64'd1;
             fflags <= fflags | v_flags | ((retire && is_fp) ? fp_flags : 5'd0);
             retired <= retired_n;
-            ex_cnt <= (ex_valid && !ex_last) ? (hold ? ex_cnt : ex_cnt + 6'd1) : 6'd0;
+            // (a move to a scalar register waits any time after its dispatch: cnt stays 1)
+            ex_cnt <= (ex_valid && !ex_last) ? ((hold || (is_vec && !first)) ? ex_cnt : ex_cnt + 6'd1) : 6'd0;
             if (!ex_valid) busy[U_BRANCH] <= busy[U_BRANCH] + 64'd1;    // the mispredict bubble
             if (retire) begin
                 busy[unit] <= busy[unit] + (is_vec ? 64'd1 : {58'd0, ex_cnt} + 64'd1);
