@@ -15,6 +15,15 @@
 // cycle: the branch penalty. Results are written at the end of EX, so the next
 // instruction reads them from the register file: no forwarding, no hazards.
 //
+// Vector instructions: vsetvli/vsetivli/vsetvl execute here (1 cycle; vl and vtype are
+// registers of this core); the rest are checked and dispatched in 1 cycle to coral_vec,
+// the decoupled vector unit (its queue full: EX waits). EX also waits before a scalar
+// load while vector stores are pending, before a scalar store while vector loads or
+// stores are, before fence and fflags/fcsr/vxsat/vcsr accesses until the vector unit
+// has issued everything, and after vfmv.f.s/vmv.x.s until the unit issues it (timing
+// model rule 4). When the scalar side stops, the run goes on until the vector unit is
+// idle (`ending`).
+//
 // Cycle count: while idle the core prefetches address 0, so the first instruction
 // enters EX on the edge that samples `start`; `cycles` counts every edge after that
 // up to and including the one that raises `done`. The run ends when the instruction

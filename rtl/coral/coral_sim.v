@@ -9,7 +9,8 @@
 // On `go` it resets the core, loads, waits for `ready`, pulses `start` and waits for
 // `done`; then it reads the registers and every DTCM word that was loaded or stored
 // (the harness watches loads and the retirement port's stores, in NSEG address
-// segments) back through the host port into state.txt and dtcm.out ("@word-index"
+// segments, and the vector unit's DTCM writes) back through the host port into
+// state.txt (which has the vector registers, vl, vtype and stall counters too) and dtcm.out ("@word-index"
 // lines before each run of words), zeroes those words again for the next job, and
 // raises `finished`. With trace = 1 it writes trace.txt from the retirement port:
 // "R index pc cycle", then "X rd value", "F rd value", "S address size value" or "C fflags

@@ -2,11 +2,16 @@
 // each) and the host interface a system (or the testbench) drives:
 //
 //   host_en/host_we/host_sel/host_addr/host_wdata -> host_rdata (one cycle later):
-//       word access to ITCM (sel 0), DTCM (sel 1), the integer (sel 2) or fp (sel 3) registers,
+//       word access to ITCM (sel 0), DTCM (sel 1), the integer (sel 2) or fp (sel 3)
+//       registers, the vector registers' words (sel 2, address 0x10000 + reg * VLEN/32 + word),
 //       allowed while the core is not running (the core owns the ports while it runs);
 //   start (accepted while `ready`), end_pc, the budgets and `halt` in; `done`, how the
 //       run stopped, counters and the fp/fixed-point CSRs out;
-//   the retirement port (rt_*), for tracing.
+//   the retirement port (rt_*), for tracing, and the vector unit's DTCM writes (vst_*).
+//
+// The DTCM is VLEN/32 dual-port banks, word-interleaved (word w in bank w mod VLEN/32):
+// port A serves the host and the scalar core, port B the vector unit, a beat of VLEN bits
+// at any word-aligned address in one cycle.
 //
 // Parameters are the hardware configuration of isa/coral/hardware.toml (bytes).
 module coral_top #(
