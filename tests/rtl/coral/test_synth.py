@@ -35,7 +35,8 @@ def test_sram_bank_is_one_memory():
 @pytest.mark.synth
 def test_synthesizes_small_config():
     # with the vector unit (four fp32_fma lanes, a 4-read-port register file) Yosys
-    # takes minutes and gigabytes even here: not for the default suite
+    # ran over 5 CPU minutes and 7 GB even here without finishing: not for the default
+    # suite (and its bounds below are estimates not yet confirmed by a finished run)
     _check(default_config(**TEST_CONFIG))
 
 
