@@ -241,7 +241,7 @@ module coral_core #(
     wire        vs_vill = vt_bad || (avl_keep && vl > vlmax);
     wire [VW-1:0] vl_new = vs_vill ? {VW{1'b0}} : avl_max ? vlmax : avl_keep ? vl :
                            (avl < {{(32 - VW){1'b0}}, vlmax}) ? avl[VW-1:0] : vlmax;
-    wire _unused_vs = ^{avl_x, vlmax_w, dbg_addr[15:13]};
+    wire _unused_vs = ^{avl_x, vlmax_w, dbg_addr[15:13], mul_p[65:64], dv_diff[32]};
 
     // --- ALU
     wire [31:0] alu_b = is_op ? b : imm_i;

@@ -70,6 +70,7 @@ module coral_fpu (
     wire [31:0] div_y;
     wire [4:0]  div_f;
     wire        div_done;
+    wire        _unused = div_done;
     fp32_divsqrt #(.STEPS(3)) u_div (
         .clk(div_clk), .start(start && (kind == K_DIV || kind == K_SQRT)), .sqrt(kind == K_SQRT),
         .a(a), .b(b), .rm(rm), .busy(div_busy), .done(div_done), .y(div_y), .flags(div_f));

@@ -71,11 +71,12 @@ module coral_sim #(
         .rt_st_addr(rt_st_addr), .rt_st_size(rt_st_size), .rt_st_data(rt_st_data),
         .rt_csr(rt_csr), .vst_we(vst_we), .vst_row(vst_row));
 
+    wire _unused = running;
     localparam [3:0] H_IDLE = 0, H_LOAD = 1, H_READY = 2, H_RUN = 3, H_REGS = 4, H_MEM = 5,
                      H_CLEAR = 6, H_FINISH = 7;
     reg [3:0] hs;
     string base, dir;
-    integer fd, ofd, tfd, nread, trace_on, k, seg, n;
+    integer fd, ofd, tfd, nread, trace_on, k, seg;
     reg [31:0] sel_in, addr_in, word_in, idx;
     reg [31:0] xr [0:NREG-1];            // x0..x31, f0..f31, vector register words
     reg [31:0] seg_lo [0:NSEG-1];
@@ -89,7 +90,9 @@ module coral_sim #(
     endfunction
 
     task automatic mark(input [31:0] w);
-        integer s;
+        /* verilator lint_off UNUSEDSIGNAL */
+        integer s;                          // a segment index: its high bits stay 0
+        /* verilator lint_on UNUSEDSIGNAL */
         begin
             s = w / SEG;
             if (!seg_any[s] || w < seg_lo[s]) seg_lo[s] = w;

@@ -115,6 +115,7 @@ module coral_top #(
     always @(posedge clk)
         if (host_d | c_d_en) a_bank_q <= a_word[LNB-1:0];
     assign d_rdata = a_rdata[32*a_bank_q +: 32];
+    wire _unused_host = ^host_addr;    // the bits a word index needs depend on the sizes
     assign vst_we = v_we;
     assign vst_row = v_addr;
 
