@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from simulators.core.errors import SimError
+from kernelcraft.simulators.core.errors import SimError
 
 from . import fp32, smallvec
 from .semantics import SCALAR, VECTOR, Code

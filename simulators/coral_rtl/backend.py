@@ -17,16 +17,16 @@ from pathlib import Path
 
 import numpy as np
 
-from isa.loader import get_isa
-from simulators.core.backend import Job, MemoryImage, RunResult
-from simulators.core.budget import Budget
-from simulators.core.errors import (BudgetExceeded, ConfigError, SimError, TimeLimitExceeded,
-                                    Where)
-from simulators.core.program import Program
-from simulators.core.runloop import budget_exceeded
-from simulators.coral.state import CoralState, IllegalInstruction
-from simulators.coral.tables import ACCEL
-from simulators.rtl import toolchain
+from kernelcraft.isa.loader import get_isa
+from kernelcraft.simulators.core.backend import Job, MemoryImage, RunResult
+from kernelcraft.simulators.core.budget import Budget
+from kernelcraft.simulators.core.errors import (BudgetExceeded, ConfigError, SimError,
+                                                TimeLimitExceeded, Where)
+from kernelcraft.simulators.core.program import Program
+from kernelcraft.simulators.core.runloop import budget_exceeded
+from kernelcraft.simulators.coral.state import CoralState, IllegalInstruction
+from kernelcraft.simulators.coral.tables import ACCEL
+from kernelcraft.simulators.rtl import toolchain
 
 from . import build as rtl_build
 from .jobs import JobInput, read_job, write_job
@@ -204,8 +204,8 @@ def _error(code: int, pc: int, addr: int, job: Job, state: CoralState, max_cycle
     if code == E_CSR:
         # The model's own CSR rules name the problem: replay the access (err_addr holds
         # its source operand) on the model's CSR file.
-        from simulators.coral.semantics.system import System
-        from simulators.coral.timing import VectorTiming
+        from kernelcraft.simulators.coral.semantics.system import System
+        from kernelcraft.simulators.coral.timing import VectorTiming
         word = job.program.words[pc]
         op = "wsc"[((word >> 12) & 3) - 1]
         try:
@@ -214,9 +214,9 @@ def _error(code: int, pc: int, addr: int, job: Job, state: CoralState, max_cycle
             return e
         return IllegalInstruction(f"the RTL refused CSR 0x{word >> 20:03x} (the model allows this access)")
     if code == E_FRM:
-        from simulators.coral.semantics.system import System
-        from simulators.coral.state import FRM
-        from simulators.coral.timing import VectorTiming
+        from kernelcraft.simulators.coral.semantics.system import System
+        from kernelcraft.simulators.coral.state import FRM
+        from kernelcraft.simulators.coral.timing import VectorTiming
         state.fc[FRM] = addr
         try:
             System(state, VectorTiming(state.cfg)).frm(pc)
@@ -245,7 +245,7 @@ def _error(code: int, pc: int, addr: int, job: Job, state: CoralState, max_cycle
 def _model_error(job: Job, state: CoralState, pc: int) -> SimError:
     """A vector instruction the RTL's dispatch checks rejected: the model's semantics
     name the problem (its kind, message and address); the model must stop there too."""
-    from simulators.coral.machine import CoralModel
+    from kernelcraft.simulators.coral.machine import CoralModel
     r = CoralModel().run(job.program, job.image, state.cfg, job.budget)
     if r.error is not None and r.error.where.index == pc:
         return r.error

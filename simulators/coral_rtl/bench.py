@@ -1,6 +1,6 @@
 """Benchmark of the coral RTL under Verilator: simulation speed and build times.
 
-    python3 -m simulators.coral_rtl.bench [--hw small|default] [--cold]
+    python3 -m kernelcraft.simulators.coral_rtl.bench [--hw small|default] [--cold]
     kernelcraft bench rtl --accel coral
 
 Speed is measured on a scalar loop (integer arithmetic, a multiply, a load and a store
@@ -17,9 +17,9 @@ import argparse
 import resource
 import time
 
-from isa.coral import default_config
-from simulators.core.backend import MemoryImage
-from simulators.core.budget import Budget
+from kernelcraft.isa.coral import default_config
+from kernelcraft.simulators.core.backend import MemoryImage
+from kernelcraft.simulators.core.budget import Budget
 
 from . import build as rtl_build
 from .backend import CoralRTL
@@ -80,7 +80,7 @@ def speeds(cfg, iterations: int = 500_000, repeats: int = 3) -> dict[str, float]
     """Print and return cycles/s of the scalar loop (medians of `repeats` runs)."""
     from statistics import median
 
-    from simulators.coral.assembler import assemble
+    from kernelcraft.simulators.coral.assembler import assemble
     empty = assemble(".text\nnop\n", "empty.s", cfg)
     runs = [_timed_run(empty, cfg) for _ in range(repeats)]
     startup, startup_cpu = median(r[0] for r in runs), median(r[1] for r in runs)
@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     cfg = default_config() if args.hw == "default" else default_config(**TEST_CONFIG)
     print(f"coral RTL on Verilator, {args.hw} configuration (ITCM {cfg.ITCM_SIZE} B, "
           f"DTCM {cfg.DTCM_SIZE} B at 0x{cfg.DTCM_BASE:x})")
-    from simulators.rtl.bench import build_times
+    from kernelcraft.simulators.rtl.bench import build_times
     build_times(rtl_build.build, cfg, args.cold)
     speeds(cfg, args.iterations)
     return 0

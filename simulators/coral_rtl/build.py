@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from simulators.core.errors import ConfigError
-from simulators.coral.machine import check_config as model_check_config
-from simulators.rtl import toolchain
+from kernelcraft.simulators.core.errors import ConfigError
+from kernelcraft.simulators.coral.machine import check_config as model_check_config
+from kernelcraft.simulators.rtl import toolchain
 
 ROOT = Path(__file__).resolve().parents[2]
 CORAL_RTL = ROOT / "rtl" / "coral"

@@ -17,7 +17,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from simulators.core.errors import ConfigError, KernelCraftError
+from kernelcraft.simulators.core.errors import ConfigError, KernelCraftError
 
 from . import build as rtl_build
 

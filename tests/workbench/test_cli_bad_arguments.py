@@ -7,7 +7,7 @@ import shlex
 
 import pytest
 
-from workbench.cli import build_parser, main
+from kernelcraft.workbench.cli import build_parser, main
 
 # (command line, words the error must contain); {d} is a scratch folder holding k.asm
 # (a plena kernel), latin1.asm (not UTF-8), notdb.db (not SQLite) and adir/.
@@ -99,7 +99,7 @@ def scratch(tmp_path_factory):
     (d / "latin1.asm").write_bytes(b"NOP ; caf\xe9\n")
     (d / "notdb.db").write_text("junk\n")
     (d / "adir").mkdir()
-    from workbench.store import TraceStore
+    from kernelcraft.workbench.store import TraceStore
     with TraceStore(d / "t.db") as s:                 # an empty store
         s.start_run("plena", "relu", "C1", agent="autotune")
     return d
@@ -133,7 +133,7 @@ def test_bad_arguments_are_refused_with_a_clear_message(scratch, monkeypatch, li
 
 
 def test_an_internal_error_is_one_line_and_its_traceback_on_request(monkeypatch, capsys):
-    import workbench.cli as cli
+    import kernelcraft.workbench.cli as cli
 
     def broken(args):
         raise RuntimeError("a bug")

@@ -4,13 +4,13 @@ calls) and on programs that stop with each kind of error: identical end states,
 cycles, counters, and retirement traces."""
 import pytest
 
-from simulators.core.backend import MemoryImage
-from simulators.core.budget import Budget
-from simulators.coral.assembler import assemble
-from simulators.coral.machine import CoralModel
-from simulators.coral_rtl.backend import Job
-from simulators.coral_rtl.compare import compare_runs, compare_traces
-from simulators.coral_rtl.randprog import random_program
+from kernelcraft.simulators.core.backend import MemoryImage
+from kernelcraft.simulators.core.budget import Budget
+from kernelcraft.simulators.coral.assembler import assemble
+from kernelcraft.simulators.coral.machine import CoralModel
+from kernelcraft.simulators.coral_rtl.backend import Job
+from kernelcraft.simulators.coral_rtl.compare import compare_runs, compare_traces
+from kernelcraft.simulators.coral_rtl.randprog import random_program
 
 SEEDS = range(32)
 BUDGET = Budget(max_instructions=100_000)
@@ -58,7 +58,7 @@ def test_random_program_agrees(seed, random_runs, cfg):
 
 
 def test_every_scalar_instruction_is_exercised(random_runs):
-    from isa.loader import get_isa
+    from kernelcraft.isa.loader import get_isa
     isa = get_isa("coral")
     wanted = {m for m, d in isa.instructions.items() if d.extension in ("RV32I", "M", "F", "Zicsr")}
     ran = {i.mnemonic for p, r in random_runs for i in (p.instrs[s.pc] for s in r.trace)}
@@ -95,7 +95,7 @@ def test_errors_agree(name, error_runs, cfg):
 
 
 def test_program_with_unsupported_instructions_is_refused(cfg, rtl):
-    from simulators.core.errors import ConfigError
+    from kernelcraft.simulators.core.errors import ConfigError
     program = assemble(".text\nvadd.vv v0, v1, v2\n", "v.s", cfg)
     with pytest.raises(ConfigError, match=r"implements RV32I, M, F, Zicsr and part of Zve32f so far, not "
                                           r"vadd.vv \(Zve32f\): instruction 0 \(line 2\) `vadd.vv v0, v1, v2`"):
@@ -103,7 +103,7 @@ def test_program_with_unsupported_instructions_is_refused(cfg, rtl):
 
 
 def test_cycle_budget_stops_the_rtl(cfg):
-    from simulators.coral_rtl.backend import CoralRTL
+    from kernelcraft.simulators.coral_rtl.backend import CoralRTL
     program = assemble(".text\n1: j 1b\n", "spin.s", cfg)
     r = CoralRTL(max_cycles=1000).run(program, MemoryImage(), cfg)
     assert r.stop == "error" and "cycle budget of 1000 cycles" in str(r.error)

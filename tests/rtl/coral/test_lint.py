@@ -3,5 +3,5 @@ small configuration."""
 
 
 def test_verilator_wall_is_clean(cfg):
-    from simulators.coral_rtl import build
+    from kernelcraft.simulators.coral_rtl import build
     build.lint(cfg)                  # raises RtlBuildError with Verilator's lines otherwise

@@ -4,17 +4,17 @@ import re
 
 import numpy as np
 
-from simulators.coral_rtl.backend import CoralRTL
-from simulators.coral_rtl.randprog import TEST_CONFIG
-from workbench.cli import main
-from workbench.rtlcheck import check
+from kernelcraft.simulators.coral_rtl.backend import CoralRTL
+from kernelcraft.simulators.coral_rtl.randprog import TEST_CONFIG
+from kernelcraft.workbench.cli import main
+from kernelcraft.workbench.rtlcheck import check
 
 HW = [a for k, v in TEST_CONFIG.items() for a in ("--hw", f"{k}={v}")]
 
 
 def scalar_relu(cfg) -> str:
     """relu C1 in RV32I only (the baseline's tensor addresses, one word at a time)."""
-    from workbench.accel import get_accel
+    from kernelcraft.workbench.accel import get_accel
     base = get_accel("coral").baseline("relu", "C1", cfg)
     src, dst, n = (int(v) for v in re.findall(r"li a[012], (\d+)", base)[:3])
     return (f"    li a0, {src}\n    li a1, {dst}\n    li a2, {n}\n"
@@ -86,7 +86,7 @@ ON_RTL = ["relu", "gemm", "conv2d", "depthwise_conv"]
 
 def test_baselines_agree_on_model_and_rtl(cfg, rtl):
     # the timing model against the RTL (the timing reference) on real kernels
-    from workbench.rtlcheck import check_baselines
+    from kernelcraft.workbench.rtlcheck import check_baselines
     results = check_baselines("coral", cfg, tasks=ON_RTL, configs=["C1"])
     assert len(results) == len(ON_RTL)
     for r in results:

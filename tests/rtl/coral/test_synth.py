@@ -7,15 +7,15 @@ import shutil
 
 import pytest
 
-from isa.coral import default_config
-from simulators.coral_rtl.randprog import TEST_CONFIG
+from kernelcraft.isa.coral import default_config
+from kernelcraft.simulators.coral_rtl.randprog import TEST_CONFIG
 
 pytestmark = pytest.mark.skipif(shutil.which("yosys") is None,
                                 reason="yosys is absent (scripts/install-system-deps.sh installs it)")
 
 
 def _check(cfg):
-    from simulators.coral_rtl.synth import synthesize
+    from kernelcraft.simulators.coral_rtl.synth import synthesize
     r = synthesize(cfg)
     print(f"\ncoral_top (DTCM {cfg.DTCM_SIZE} B, ITCM {cfg.ITCM_SIZE} B): {r['cells']} cells, "
           f"{r['flip_flops']} flip-flops, {r['srams']} SRAM macros; {r['by_type']}")
@@ -27,7 +27,7 @@ def _check(cfg):
 
 
 def test_sram_bank_is_one_memory():
-    from simulators.coral_rtl.synth import sram_check
+    from kernelcraft.simulators.coral_rtl.synth import sram_check
     cells = sram_check()["num_cells_by_type"]
     assert cells.get("$mem_v2") == 1
 
@@ -50,7 +50,7 @@ def test_synthesizes_default_config():
     ("assign q = d; assign q = en;", "multiple drivers"),
 ])
 def test_the_checks_can_fail(tmp_path, body, what):
-    from simulators.coral_rtl import synth
+    from kernelcraft.simulators.coral_rtl import synth
     (tmp_path / "bad.v").write_text(f"module bad(input en, input d, output reg q); {body} endmodule\n"
                                     if what == "latch" else
                                     f"module bad(input en, input d, output q); {body} endmodule\n")

@@ -3,13 +3,13 @@ programs that break the model's vector rules, what the RTL refuses, and the timi
 model's write-back cycle (the RTL is the timing reference)."""
 import pytest
 
-from simulators.core.backend import Job, MemoryImage
-from simulators.core.budget import Budget
-from simulators.core.errors import ConfigError
-from simulators.coral.assembler import assemble
-from simulators.coral.machine import CoralModel
-from simulators.coral_rtl.compare import compare_runs
-from simulators.coral_rtl.randvec import fault_programs, random_vector_program
+from kernelcraft.simulators.core.backend import Job, MemoryImage
+from kernelcraft.simulators.core.budget import Budget
+from kernelcraft.simulators.core.errors import ConfigError
+from kernelcraft.simulators.coral.assembler import assemble
+from kernelcraft.simulators.coral.machine import CoralModel
+from kernelcraft.simulators.coral_rtl.compare import compare_runs
+from kernelcraft.simulators.coral_rtl.randvec import fault_programs, random_vector_program
 
 SEEDS = range(60)
 

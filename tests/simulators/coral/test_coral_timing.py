@@ -1,7 +1,7 @@
 """The timing model by hand (isa/coral/manual_intro.md, "Timing model")."""
 from coral_kit import CFG, run
 
-from isa.coral import default_config
+from kernelcraft.isa.coral import default_config
 
 
 def test_scalar_classes_and_branch_prediction():
