@@ -15,6 +15,15 @@
 // cycle: the branch penalty. Results are written at the end of EX, so the next
 // instruction reads them from the register file: no forwarding, no hazards.
 //
+// Vector instructions: vsetvli/vsetivli/vsetvl execute here (1 cycle; vl and vtype are
+// registers of this core); the rest are checked and dispatched in 1 cycle to coral_vec,
+// the decoupled vector unit (its queue full: EX waits). EX also waits before a scalar
+// load while vector stores are pending, before a scalar store while vector loads or
+// stores are, before fence and fflags/fcsr/vxsat/vcsr accesses until the vector unit
+// has issued everything, and after vfmv.f.s/vmv.x.s until the unit issues it (timing
+// model rule 4). When the scalar side stops, the run goes on until the vector unit is
+// idle (`ending`).
+//
 // Cycle count: while idle the core prefetches address 0, so the first instruction
 // enters EX on the edge that samples `start`; `cycles` counts every edge after that
 // up to and including the one that raises `done`. The run ends when the instruction
@@ -25,7 +34,8 @@ module coral_core #(
     parameter integer DTCM_WORDS = 4096,
     parameter [31:0]  DTCM_BASE  = 32'h0001_0000,
     parameter integer DTCM_SIZE  = 16384,
-    parameter integer VLENB      = 16
+    parameter integer VLEN       = 128,
+    parameter integer VQ_DEPTH   = 8
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -44,7 +54,12 @@ module coral_core #(
     output reg  [63:0] err_cycle,
     output reg  [63:0] cycles,
     output reg  [63:0] retired,
-    output wire [9*64-1:0] unit_busy, // alu, branch, lsu, mul, div, csr, system, fpu, fdiv
+    output wire [12*64-1:0] unit_busy, // alu, branch, lsu, mul, div, csr, system, fpu, fdiv,
+                                       // vcfg, vdispatch, vector
+    output reg  [63:0] stall_full,   // cycles waiting for a vector queue slot
+    output reg  [63:0] stall_sync,   // cycles waiting for the vector unit
+    output wire [$clog2(VLEN):0] vl_o,
+    output wire [31:0] vtype_o,
     output reg  [4:0]  fflags,
     output reg  [2:0]  frm,
     output reg  [1:0]  vxrm,
@@ -60,10 +75,16 @@ module coral_core #(
     output wire [$clog2(DTCM_WORDS)-1:0] d_addr,
     output wire [31:0] d_wdata,
     input  wire [31:0] d_rdata,
+    // the vector unit's ports of the DTCM banks (one bank per 32 bits of VLEN)
+    output wire [VLEN/32-1:0]     v_en,
+    output wire [VLEN/8-1:0]      v_we,
+    output wire [($clog2(DTCM_WORDS)-$clog2(VLEN/32))*(VLEN/32)-1:0] v_addr,
+    output wire [VLEN-1:0]        v_wdata,
+    input  wire [VLEN-1:0]        v_rdata,
     // register file access for the host (while not running): x, or f with dbg_f
     input  wire        dbg_f,
     input  wire        dbg_we,
-    input  wire [4:0]  dbg_addr,
+    input  wire [16:0] dbg_addr,     // x/f: 0..31; vector register words: 0x10000 + reg * VLEN/32 + word
     input  wire [31:0] dbg_wdata,
     output wire [31:0] dbg_rdata,
     // retirement port: what the instruction leaving EX on this edge did
@@ -82,11 +103,14 @@ module coral_core #(
 );
     localparam integer IA = $clog2(ITCM_WORDS);
     localparam integer DA = $clog2(DTCM_WORDS);
+    localparam integer VW = $clog2(VLEN) + 1;
     localparam [3:0] E_MEM = 4'd1, E_JUMP = 4'd2, E_CSR = 4'd3, E_ILLEGAL = 4'd4,
-                     E_BUDGET = 4'd5, E_CYCLES = 4'd6, E_HALT = 4'd7, E_FRM = 4'd8;
+                     E_BUDGET = 4'd5, E_CYCLES = 4'd6, E_HALT = 4'd7, E_FRM = 4'd8,
+                     E_VEC = 4'd9, E_VUNSUP = 4'd10;
     localparam [3:0] U_ALU = 4'd0, U_BRANCH = 4'd1, U_LSU = 4'd2, U_MUL = 4'd3, U_DIV = 4'd4,
-                     U_CSR = 4'd5, U_SYS = 4'd6, U_FPU = 4'd7, U_FDIV = 4'd8;
-    localparam integer NU = 9;
+                     U_CSR = 4'd5, U_SYS = 4'd6, U_FPU = 4'd7, U_FDIV = 4'd8, U_VCFG = 4'd9,
+                     U_VDISP = 4'd10;
+    localparam integer NU = 11;
     localparam [3:0] K_ADD = 4'd0, K_SUB = 4'd1, K_MUL = 4'd2, K_FMA = 4'd3, K_DIV = 4'd4,
                      K_SQRT = 4'd5, K_SGNJ = 4'd6, K_MINMAX = 4'd7, K_CVT_WS = 4'd8,
                      K_CVT_SW = 4'd9, K_MVXW = 4'd10, K_MVWX = 4'd11, K_CMP = 4'd12,
@@ -105,6 +129,7 @@ module coral_core #(
 
     // ------------------------------------------------------------------ EX
     reg         ex_valid;
+    reg         ending;          // stopped; waiting for the vector unit to finish
     reg  [31:0] ex_pc, ex_ir, ex_pred;
     reg  [63:0] ex_issue;
     reg  [5:0]  ex_cnt;          // cycles this instruction has spent in EX
@@ -136,6 +161,19 @@ module coral_core #(
     wire is_fence = op == 7'h0F && f3 == 3'd0;
     wire is_ecall = ex_ir == 32'h0000_0073, is_ebreak = ex_ir == 32'h0010_0073;
     wire is_csr = op == 7'h73 && f3 != 3'd0 && f3 != 3'd4;
+
+    // --- V: vsetvli/vsetivli/vsetvl here (class VSET), the rest dispatched to coral_vec
+    wire is_vset = op == 7'h57 && f3 == 3'd7 &&
+                   (!ex_ir[31] || ex_ir[31:30] == 2'b11 || ex_ir[31:25] == 7'h40);
+    wire is_vop = (op == 7'h57 && f3 != 3'd7) || ((op == 7'h07 || op == 7'h27) && (f3 == 3'd0 || f3 >= 3'd5));
+    reg  [VW-1:0] vl;
+    reg  [8:0]  vt;                  // {vill, vma, vta, vsew, vlmul}
+    wire        v_legal, v_fault, v_unsup, v_to_scalar, v_full, v_st_pend, v_mem_pend, v_drained,
+                v_active, v_sval_ok;
+    wire [31:0] v_sval, v_dbg_rdata;
+    wire [4:0]  v_flags;
+    wire [63:0] v_busy;
+    wire is_vec = is_vop && v_legal;
 
     // --- F: loads, stores, and the coral_fpu operations (kind, latency, destination)
     wire [4:0] rs3 = ex_ir[31:27];
@@ -181,12 +219,29 @@ module coral_core #(
     wire [4:0]  fp_flags;
     wire legal = is_lui | is_auipc | is_jal | is_jalr | is_br | is_load | is_store | is_opimm |
                  is_op | is_mul | is_div | is_fence | is_ecall | is_ebreak | is_csr |
-                 is_flw | is_fsw | (is_fp && !rm_reserved);
-    wire [3:0] unit = (is_jal | is_jalr | is_br) ? U_BRANCH :
+                 is_flw | is_fsw | (is_fp && !rm_reserved) | is_vset | is_vec;
+    wire [3:0] unit = is_vset ? U_VCFG : is_vec ? U_VDISP : (is_jal | is_jalr | is_br) ? U_BRANCH :
                       (is_load | is_store | is_flw | is_fsw) ? U_LSU :
                       is_mul ? U_MUL : is_div ? U_DIV : is_csr ? U_CSR :
                       (is_fence | is_ecall | is_ebreak) ? U_SYS :
                       (is_fp && (kind == K_DIV || kind == K_SQRT)) ? U_FDIV : is_fp ? U_FPU : U_ALU;
+
+    // --- vset*: the requested vtype, its VLMAX, the new vl
+    wire [31:0] vt_req = !ex_ir[31] ? {21'd0, ex_ir[30:20]} : ex_ir[30] ? {22'd0, ex_ir[29:20]} : b;
+    wire [2:0]  rq_lmul = vt_req[2:0], rq_sew = vt_req[5:3];
+    wire        vt_bad = vt_req[31:8] != 24'd0 || rq_sew > 3'd2 || rq_lmul == 3'd4 || rq_lmul == 3'd5 ||
+                         (rq_lmul == 3'd6 && rq_sew > 3'd0) || (rq_lmul == 3'd7 && rq_sew > 3'd1);
+    wire [VW+3:0] vlmax_w = rq_lmul[2] ? ({4'd0, VW'(VLEN)} >> (4'd8 - {1'b0, rq_lmul})) >> (3 + rq_sew) :
+                                         ({4'd0, VW'(VLEN)} << rq_lmul[1:0]) >> (3 + rq_sew);
+    wire [VW-1:0] vlmax = vlmax_w[VW-1:0];
+    wire        avl_x = !(ex_ir[31:30] == 2'b11) && rs1 != 5'd0;           // AVL from x[rs1]
+    wire        avl_max = !(ex_ir[31:30] == 2'b11) && rs1 == 5'd0 && rd != 5'd0;
+    wire        avl_keep = !(ex_ir[31:30] == 2'b11) && rs1 == 5'd0 && rd == 5'd0;
+    wire [31:0] avl = ex_ir[31:30] == 2'b11 ? {27'd0, rs1} : a;
+    wire        vs_vill = vt_bad || (avl_keep && vl > vlmax);
+    wire [VW-1:0] vl_new = vs_vill ? {VW{1'b0}} : avl_max ? vlmax : avl_keep ? vl :
+                           (avl < {{(32 - VW){1'b0}}, vlmax}) ? avl[VW-1:0] : vlmax;
+    wire _unused_vs = ^{avl_x, vlmax_w, dbg_addr[15:13], mul_p[65:64], dv_diff[32]};
 
     // --- ALU
     wire [31:0] alu_b = is_op ? b : imm_i;
@@ -266,9 +321,9 @@ module coral_core #(
         csr_exists = 1'b1;
         csr_ro = 1'b0;
         case (csr)
-            12'h001: csr_old = {27'd0, fflags};
+            12'h001: csr_old = {27'd0, fflags | v_flags};
             12'h002: csr_old = {29'd0, frm};
-            12'h003: csr_old = {24'd0, frm, fflags};
+            12'h003: csr_old = {24'd0, frm, fflags | v_flags};
             12'h008: csr_old = 32'd0;                          // vstart
             12'h009: csr_old = {31'd0, vxsat};
             12'h00A: csr_old = {30'd0, vxrm};
@@ -277,9 +332,9 @@ module coral_core #(
             12'hC80, 12'hC81: begin csr_old = ex_issue[63:32]; csr_ro = 1'b1; end
             12'hC02: begin csr_old = retired[31:0]; csr_ro = 1'b1; end
             12'hC82: begin csr_old = retired[63:32]; csr_ro = 1'b1; end
-            12'hC20: begin csr_old = 32'd0; csr_ro = 1'b1; end           // vl: no vector unit yet
-            12'hC21: begin csr_old = 32'h8000_0000; csr_ro = 1'b1; end   // vtype: vill
-            12'hC22: begin csr_old = VLENB; csr_ro = 1'b1; end
+            12'hC20: begin csr_old = {{(32 - VW){1'b0}}, vl}; csr_ro = 1'b1; end
+            12'hC21: begin csr_old = vtype_o; csr_ro = 1'b1; end
+            12'hC22: begin csr_old = VLEN / 8; csr_ro = 1'b1; end
             12'hF14: begin csr_old = 32'd0; csr_ro = 1'b1; end
             default: begin csr_old = 32'd0; csr_exists = 1'b0; end
         endcase
@@ -291,20 +346,32 @@ module coral_core #(
 
     // --- the instruction in EX: its last cycle, fault, result
     wire first = ex_cnt == 6'd0;
-    wire ex_last = (mem_ld | is_mul) ? ex_cnt == 6'd1 : is_div ? ex_cnt == 6'd32 :
+    // waits for the vector unit before the instruction starts (timing model rule 4):
+    // a scalar load for vector stores, a scalar store for vector loads and stores,
+    // fence and fflags/fcsr/vxsat/vcsr accesses for everything; a dispatch for a slot
+    wire drains = is_fence || (is_csr && (csr == 12'h001 || csr == 12'h003 || csr == 12'h009 || csr == 12'h00F));
+    wire w_sync = first && ((mem_ld && v_st_pend) || (mem_st && v_mem_pend) || (drains && !v_drained));
+    wire w_full = first && is_vec && v_full;
+    wire hold = w_sync || w_full;
+    wire ex_last = hold ? 1'b0 : is_vec ? (v_to_scalar ? !first && v_sval_ok : 1'b1) :
+                   (mem_ld | is_mul) ? ex_cnt == 6'd1 : is_div ? ex_cnt == 6'd32 :
                    is_fp ? ex_cnt == fp_last : 1'b1;
-    wire [3:0] fault = !legal ? E_ILLEGAL : ((mem_ld | mem_st) && mbad && first) ? E_MEM :
+    wire v_ok = !(first && (v_fault || v_unsup));
+    wire [3:0] fault = !legal ? E_ILLEGAL : (is_vec && first && v_fault) ? E_VEC :
+                       (is_vec && first && v_unsup) ? E_VUNSUP : ((mem_ld | mem_st) && mbad && first) ? E_MEM :
                        (is_jalr && jalr_bad) ? E_JUMP : (is_csr && csr_bad) ? E_CSR :
                        frm_bad ? E_FRM : 4'd0;
     // what the host needs to name the fault: the address, the CSR's source operand, frm
     wire [31:0] fault_addr = (mem_ld | mem_st) ? maddr : is_csr ? csr_src : frm_bad ? {29'd0, frm} :
                              jalr_t;
-    wire writes_fd = is_flw || (is_fp && !fp_to_x);
-    wire writes_rd = rd != 5'd0 && !(is_br | is_store | is_fence | is_ecall | is_ebreak |
+    wire v_fd = is_vec && v_to_scalar && f3 == 3'd1;                    // vfmv.f.s
+    wire writes_fd = is_flw || (is_fp && !fp_to_x) || v_fd;
+    wire writes_rd = rd != 5'd0 && !(is_br | is_store | is_fence | is_ecall | is_ebreak | (is_vec && !v_to_scalar) |
                                      is_fsw | writes_fd);
     wire [31:0] result = is_lui ? imm_u : is_auipc ? ex_pc + imm_u : (is_jal | is_jalr) ? link :
                          mem_ld ? ld_val : is_mul ? mul_val : is_div ? div_val :
-                         is_csr ? csr_old : is_fp ? fp_y : alu;
+                         is_csr ? csr_old : is_fp ? fp_y : is_vset ? {{(32 - VW){1'b0}}, vl_new} :
+                         is_vec ? v_sval : alu;
 
     // ------------------------------------------------------------------ control
     wire ex_busy = running && ex_valid;
@@ -319,7 +386,7 @@ module coral_core #(
     wire redirect = retire && (is_jalr || ex_next != ex_pred);
     wire [63:0] retired_n = retired + {63'd0, retire};
     // on an edge while running: EX takes the word in ID
-    wire take = running && !faulted && !brk && !redirect && (!ex_valid || ex_last);
+    wire take = running && !ending && !faulted && !brk && !redirect && (!ex_valid || ex_last);
     wire over_cycles = running && cycles >= max_cycles;
 
     assign ready = !running && id_ok;
@@ -327,11 +394,25 @@ module coral_core #(
     // idle: prefetch address 0; the start edge and every `take` fetch ID's successor
     assign i_addr = redirect ? ex_next[IA+1:2] : (running || (start && id_ok)) ? id_pred[IA+1:2] :
                     {IA{1'b0}};
-    assign d_en = ex_busy && first && (mem_ld || mem_st) && !mbad;
+    assign d_en = ex_busy && first && (mem_ld || mem_st) && !mbad && !hold;
     assign d_we = (ex_busy && mem_st) ? st_mask : 4'd0;
     assign d_addr = moff[DA+1:2];
     assign d_wdata = st_src << {mb, 3'b000};
-    assign dbg_rdata = dbg_f ? fr[dbg_addr] : dbg_addr == 5'd0 ? 32'd0 : x[dbg_addr];
+    assign dbg_rdata = dbg_addr[16] ? v_dbg_rdata : dbg_f ? fr[dbg_addr[4:0]] :
+                       dbg_addr[4:0] == 5'd0 ? 32'd0 : x[dbg_addr[4:0]];
+    assign vl_o = vl;
+    assign vtype_o = vt[8] ? 32'h8000_0000 : {24'd0, vt[7:0]};
+
+    coral_vec #(.VLEN(VLEN), .DEPTH(VQ_DEPTH), .DTCM_WORDS(DTCM_WORDS), .DTCM_BASE(DTCM_BASE),
+                .DTCM_SIZE(DTCM_SIZE)) u_vec (
+        .clk(clk), .rst(rst || (start && !running)), .d_valid(ex_busy && is_vec && first && !hold && v_ok && !faulted),
+        .d_ir(ex_ir), .d_vl(vl), .d_vt(vt), .d_frm(frm), .d_xa(a), .d_xb(b), .d_fa(fr[rs1]),
+        .d_legal(v_legal), .d_fault(v_fault), .d_unsup(v_unsup), .d_to_scalar(v_to_scalar),
+        .q_full(v_full), .st_pend(v_st_pend), .mem_pend(v_mem_pend), .drained(v_drained),
+        .active(v_active), .sval_ok(v_sval_ok), .sval(v_sval), .vflags(v_flags), .busy_cycles(v_busy),
+        .dbg_we(!running && dbg_we && dbg_addr[16]), .dbg_addr(dbg_addr[12:0]), .dbg_wdata(dbg_wdata),
+        .dbg_rdata(v_dbg_rdata),
+        .m_en(v_en), .m_we(v_we), .m_addr(v_addr), .m_wdata(v_wdata), .m_rdata(v_rdata));
 
     assign rt_valid = retire;
     assign rt_pc = ex_pc;
@@ -345,6 +426,7 @@ module coral_core #(
     assign rt_st_size = msize;
     assign rt_st_data = st_src;
     assign rt_csr = is_csr || is_fp;                  // may change fflags
+    wire _unused_v = ^{v_active};
 
     reg [63:0] busy [0:NU-1];
     genvar gu;
@@ -353,12 +435,12 @@ module coral_core #(
             assign unit_busy[64*gu +: 64] = busy[gu];
         end
     endgenerate
+    assign unit_busy[64*NU +: 64] = v_busy;
 
     task automatic finish(input [1:0] how, input [3:0] code, input [31:0] pc, input [31:0] adr,
                           input [63:0] at);
         begin
-            running <= 1'b0;
-            done <= 1'b1;
+            ending <= 1'b1;               // done once the vector unit has finished
             stop <= how;
             err_code <= code;
             err_pc <= pc;
@@ -389,6 +471,11 @@ module coral_core #(
     always @(posedge clk) begin
         if (rst) begin
             running <= 1'b0;
+            ending <= 1'b0;
+            vl <= {VW{1'b0}};
+            vt <= 9'h100;
+            stall_full <= 64'd0;
+            stall_sync <= 64'd0;
             done <= 1'b0;
             id_ok <= 1'b0;
             ex_valid <= 1'b0;
@@ -402,8 +489,8 @@ module coral_core #(
             vxsat <= 1'b0;
             for (k = 0; k < NU; k = k + 1) busy[k] <= 64'd0;
         end else if (!running) begin
-            if (dbg_we && dbg_f) fr[dbg_addr] <= dbg_wdata;
-            else if (dbg_we && dbg_addr != 5'd0) x[dbg_addr] <= dbg_wdata;
+            if (dbg_we && !dbg_addr[16] && dbg_f) fr[dbg_addr[4:0]] <= dbg_wdata;
+            else if (dbg_we && !dbg_addr[16] && dbg_addr[4:0] != 5'd0) x[dbg_addr[4:0]] <= dbg_wdata;
             id_ok <= !host_itcm;
             id_pc <= 32'd0;
             if (start && id_ok) begin
@@ -413,18 +500,37 @@ module coral_core #(
                 retired <= 64'd0;
                 ex_cnt <= 6'd0;
                 for (k = 0; k < NU; k = k + 1) busy[k] <= 64'd0;
+                stall_full <= 64'd0;
+                stall_sync <= 64'd0;
                 enter(64'd0, 64'd0);
+            end
+        end else if (ending) begin
+            // the scalar side has stopped: the run's cycles go on while the vector unit
+            // works (the model's total: the later of the two)
+            fflags <= fflags | v_flags;
+            if (v_active) cycles <= cycles + 64'd1;
+            else begin
+                running <= 1'b0;
+                done <= 1'b1;
+                ending <= 1'b0;
             end
         end else begin
             cycles <= cycles + 64'd1;
+            if (ex_busy && w_full) stall_full <= stall_full + 64'd1;
+            if (ex_busy && (w_sync || (is_vec && v_to_scalar && !first))) stall_sync <= stall_sync + 64'd1;
+            fflags <= fflags | v_flags | ((retire && is_fp) ? fp_flags : 5'd0);
             retired <= retired_n;
-            ex_cnt <= (ex_valid && !ex_last) ? ex_cnt + 6'd1 : 6'd0;
+            // (a move to a scalar register waits any time after its dispatch: cnt stays 1)
+            ex_cnt <= (ex_valid && !ex_last) ? ((hold || (is_vec && !first)) ? ex_cnt : ex_cnt + 6'd1) : 6'd0;
             if (!ex_valid) busy[U_BRANCH] <= busy[U_BRANCH] + 64'd1;    // the mispredict bubble
             if (retire) begin
-                busy[unit] <= busy[unit] + {58'd0, ex_cnt} + 64'd1;
+                busy[unit] <= busy[unit] + (is_vec ? 64'd1 : {58'd0, ex_cnt} + 64'd1);
                 if (writes_rd) x[rd] <= result;
                 if (writes_fd) fr[rd] <= result;
-                if (is_fp) fflags <= fflags | fp_flags;
+                if (is_vset) begin
+                    vl <= vl_new;
+                    vt <= vs_vill ? 9'h100 : {1'b0, vt_req[7:0]};
+                end
                 if (is_csr && csr_wr)
                     case (csr)
                         12'h001: fflags <= csr_new[4:0];
@@ -449,7 +555,11 @@ module coral_core #(
                     dv_quo <= dv_quo_n;
                 end
             end
-            if (faulted) finish(2'd2, fault, ex_pc, fault_addr, ex_issue);
+            if (faulted) begin
+                finish(2'd2, fault, ex_pc, fault_addr, ex_issue);
+                // the run's cycles: the fault's issue cycle, or later the vector unit's end
+                cycles <= v_active ? ex_issue + 64'd1 : ex_issue;
+            end
             else if (over_cycles) finish(2'd2, E_CYCLES, ex_valid ? ex_pc : id_pc, 32'd0, cycles);
             else if (brk) finish(2'd1, 4'd0, ex_pc, 32'd0, cycles + 64'd1);
             else if (redirect) begin

@@ -4,7 +4,8 @@
 // combinational from the operands), FADD/FMUL/FCVT 2 (operands registered, then the
 // fused multiply-add or a conversion), FMA 3 (operands registered, the FMA's result
 // registered, then written), FDIV/FSQRT 12 (fp32_divsqrt: 9 clocks of 3 restoring steps,
-// then the result held). Arithmetic: rtl/common's fp32_fma, fp32_divsqrt, fp32_round_ieee.
+// then the result held). Arithmetic: rtl/common's fp32_fma, fp32_divsqrt, fp32_round_ieee;
+// min/max: coral_fminmax (shared with the vector lanes).
 // The operand registers, the FMA's second stage and the divider run on gated clocks
 // (coral_clkgate): they toggle only in the cycles they work.
 module coral_fpu (
@@ -27,7 +28,6 @@ module coral_fpu (
                      K_SQRT = 4'd5, K_SGNJ = 4'd6, K_MINMAX = 4'd7, K_CVT_WS = 4'd8,
                      K_CVT_SW = 4'd9, K_MVXW = 4'd10, K_MVWX = 4'd11, K_CMP = 4'd12,
                      K_CLASS = 4'd13;
-    localparam [31:0] CANON = 32'h7FC0_0000;
 
     // --- operands registered in the first cycle (FADD, FMUL, FMA, FCVT)
     wire op_clk, fma_clk, div_clk, div_busy;
@@ -70,6 +70,7 @@ module coral_fpu (
     wire [31:0] div_y;
     wire [4:0]  div_f;
     wire        div_done;
+    wire        _unused = div_done;
     fp32_divsqrt #(.STEPS(3)) u_div (
         .clk(div_clk), .start(start && (kind == K_DIV || kind == K_SQRT)), .sqrt(kind == K_SQRT),
         .a(a), .b(b), .rm(rm), .busy(div_busy), .done(div_done), .y(div_y), .flags(div_f));
@@ -140,6 +141,9 @@ module coral_fpu (
     wire both_zero = a[30:0] == 31'd0 && b[30:0] == 31'd0;
     wire eq = a == b || both_zero;
     wire lt = !eq && (a[31] != b[31] ? a[31] : (a[31] ? a[30:0] > b[30:0] : a[30:0] < b[30:0]));
+    wire [31:0] mm_y;
+    wire        mm_nv;
+    coral_fminmax u_minmax (.a(a), .b(b), .max(f3[0]), .y(mm_y), .nv(mm_nv));
     reg [31:0] misc;
     reg [4:0]  misc_f;
     always @(*) begin
@@ -150,12 +154,8 @@ module coral_fpu (
                 misc = f3 == 3'd0 ? {b[31], a[30:0]} : f3 == 3'd1 ? {!b[31], a[30:0]} :
                        {a[31] ^ b[31], a[30:0]};
             K_MINMAX: begin                               // f3 0 min, 1 max
-                misc_f = (a_snan || b_snan) ? 5'b10000 : 5'd0;
-                if (a_nan && b_nan) misc = CANON;
-                else if (a_nan) misc = b;
-                else if (b_nan) misc = a;
-                else if (eq) misc = {f3[0] ? a[31] & b[31] : a[31] | b[31], a[30:0]};
-                else misc = (lt != f3[0]) ? a : b;
+                misc = mm_y;
+                misc_f = {mm_nv, 4'd0};
             end
             K_CMP:                                        // f3 2 eq, 1 lt, 0 le
                 if (a_nan || b_nan) misc_f = (f3 != 3'd2 || a_snan || b_snan) ? 5'b10000 : 5'd0;

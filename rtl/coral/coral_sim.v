@@ -9,7 +9,8 @@
 // On `go` it resets the core, loads, waits for `ready`, pulses `start` and waits for
 // `done`; then it reads the registers and every DTCM word that was loaded or stored
 // (the harness watches loads and the retirement port's stores, in NSEG address
-// segments) back through the host port into state.txt and dtcm.out ("@word-index"
+// segments, and the vector unit's DTCM writes) back through the host port into
+// state.txt (which has the vector registers, vl, vtype and stall counters too) and dtcm.out ("@word-index"
 // lines before each run of words), zeroes those words again for the next job, and
 // raises `finished`. With trace = 1 it writes trace.txt from the retirement port:
 // "R index pc cycle", then "X rd value", "F rd value", "S address size value" or "C fflags
@@ -20,7 +21,8 @@ module coral_sim #(
     parameter integer ITCM_SIZE = 8192,
     parameter [31:0]  DTCM_BASE = 32'h0001_0000,
     parameter integer DTCM_SIZE = 65536,
-    parameter integer VLEN      = 128
+    parameter integer VLEN      = 128,
+    parameter integer VQ_DEPTH  = 8
 ) (
     input  wire [31:0] job      /*verilator public_flat_rw*/,
     input  wire        go       /*verilator public_flat_rw*/,
@@ -30,6 +32,9 @@ module coral_sim #(
     localparam integer DTCM_WORDS = DTCM_SIZE / 4;
     localparam integer NSEG = 16;
     localparam integer SEG = (DTCM_WORDS + NSEG - 1) / NSEG;
+    localparam integer NB = VLEN / 32;
+    localparam integer RA = $clog2(DTCM_WORDS) - $clog2(NB);
+    localparam integer NREG = 64 + 32 * (VLEN / 32);   // x, f, then the vector registers' words
 
     reg clk;
     initial clk = 1'b0;
@@ -43,31 +48,37 @@ module coral_sim #(
     wire        ready, running, done, rt_valid, rt_rd_we, rt_fd_we, rt_st, rt_csr, vxsat;
     wire [1:0]  stop, vxrm;
     wire [3:0]  err_code;
-    wire [63:0] err_cycle, cycles, retired, rt_cycle;
-    wire [9*64-1:0] unit_busy;
+    wire [63:0] err_cycle, cycles, retired, rt_cycle, stall_full, stall_sync;
+    wire [12*64-1:0] unit_busy;
+    wire [$clog2(VLEN):0] vl;
+    wire [31:0] vtype;
+    wire [4*NB-1:0]  vst_we;
+    wire [RA*NB-1:0] vst_row;
     wire [4:0]  fflags, rt_rd;
     wire [2:0]  frm, rt_st_size;
 
     coral_top #(.ITCM_SIZE(ITCM_SIZE), .DTCM_BASE(DTCM_BASE), .DTCM_SIZE(DTCM_SIZE),
-                .VLEN(VLEN)) u_top (
+                .VLEN(VLEN), .VQ_DEPTH(VQ_DEPTH)) u_top (
         .clk(clk), .rst(rst), .host_en(host_en), .host_we(host_we), .host_sel(host_sel),
         .host_addr(host_addr), .host_wdata(host_wdata), .host_rdata(host_rdata),
         .start(start), .end_pc(end_pc), .max_retire(max_retire), .max_cycles(max_cycles),
         .halt(halt), .ready(ready), .running(running), .done(done), .stop(stop),
         .err_code(err_code), .err_pc(err_pc), .err_addr(err_addr), .err_cycle(err_cycle),
-        .cycles(cycles), .retired(retired), .unit_busy(unit_busy), .fflags(fflags), .frm(frm),
+        .cycles(cycles), .retired(retired), .unit_busy(unit_busy),
+        .stall_full(stall_full), .stall_sync(stall_sync), .vl(vl), .vtype(vtype), .fflags(fflags), .frm(frm),
         .vxrm(vxrm), .vxsat(vxsat), .rt_valid(rt_valid), .rt_pc(rt_pc), .rt_cycle(rt_cycle),
         .rt_rd_we(rt_rd_we), .rt_fd_we(rt_fd_we), .rt_rd(rt_rd), .rt_rd_val(rt_rd_val), .rt_st(rt_st),
         .rt_st_addr(rt_st_addr), .rt_st_size(rt_st_size), .rt_st_data(rt_st_data),
-        .rt_csr(rt_csr));
+        .rt_csr(rt_csr), .vst_we(vst_we), .vst_row(vst_row));
 
+    wire _unused = running;
     localparam [3:0] H_IDLE = 0, H_LOAD = 1, H_READY = 2, H_RUN = 3, H_REGS = 4, H_MEM = 5,
                      H_CLEAR = 6, H_FINISH = 7;
     reg [3:0] hs;
     string base, dir;
-    integer fd, ofd, tfd, nread, trace_on, k, seg, n;
+    integer fd, ofd, tfd, nread, trace_on, k, seg;
     reg [31:0] sel_in, addr_in, word_in, idx;
-    reg [31:0] xr [0:63];                // x0..x31, f0..f31
+    reg [31:0] xr [0:NREG-1];            // x0..x31, f0..f31, vector register words
     reg [31:0] seg_lo [0:NSEG-1];
     reg [31:0] seg_hi [0:NSEG-1];
     reg        seg_any [0:NSEG-1];
@@ -79,7 +90,9 @@ module coral_sim #(
     endfunction
 
     task automatic mark(input [31:0] w);
-        integer s;
+        /* verilator lint_off UNUSEDSIGNAL */
+        integer s;                          // a segment index: its high bits stay 0
+        /* verilator lint_on UNUSEDSIGNAL */
         begin
             s = w / SEG;
             if (!seg_any[s] || w < seg_lo[s]) seg_lo[s] = w;
@@ -100,11 +113,14 @@ module coral_sim #(
             $fwrite(sfd, "stop %0d\nerr_code %0d\nerr_pc %0d\nerr_addr %0d\nerr_cycle %0d\n",
                     stop, err_code, err_pc, err_addr, err_cycle);
             $fwrite(sfd, "cycles %0d\nretired %0d\nunit_busy", cycles, retired);
-            for (q = 0; q < 9; q = q + 1) $fwrite(sfd, " %0d", unit_busy[64*q +: 64]);
+            for (q = 0; q < 12; q = q + 1) $fwrite(sfd, " %0d", unit_busy[64*q +: 64]);
+            $fwrite(sfd, "\nstalls %0d %0d\nvcfg %0d %0d", stall_full, stall_sync, vl, vtype);
             $fwrite(sfd, "\nfcsr %0d %0d %0d %0d\nx", fflags, frm, vxrm, vxsat);
             for (q = 0; q < 32; q = q + 1) $fwrite(sfd, " %h", xr[q]);
             $fwrite(sfd, "\nf");
             for (q = 32; q < 64; q = q + 1) $fwrite(sfd, " %h", xr[q]);
+            $fwrite(sfd, "\nv");
+            for (q = 64; q < NREG; q = q + 1) $fwrite(sfd, " %h", xr[q]);
             $fwrite(sfd, "\n");
             $fclose(sfd);
         end
@@ -178,11 +194,11 @@ module coral_sim #(
                 end
             H_REGS: begin                     // a read per cycle; its data two edges later
                 if (idx >= 2) xr[idx - 2] = host_rdata;
-                if (idx < 64) begin
-                    host_sel <= idx < 32 ? 2'd2 : 2'd3;
-                    host_addr <= idx & 32'd31;
+                if (idx < NREG) begin
+                    host_sel <= idx < 32 ? 2'd2 : idx < 64 ? 2'd3 : 2'd2;
+                    host_addr <= idx < 64 ? idx & 32'd31 : 32'h1_0000 + idx - 64;
                 end
-                if (idx == 65) begin
+                if (idx == NREG + 1) begin
                     host_en <= 1'b0;
                     ofd = $fopen(path("dtcm.out"), "w");
                     seg = 0;
@@ -256,6 +272,8 @@ module coral_sim #(
             end
         endcase
         if (rt_valid && rt_st) mark((rt_st_addr - DTCM_BASE) >> 2);
+        for (k = 0; k < NB; k = k + 1)
+            if (vst_we[4*k +: 4] != 4'd0) mark(vst_row[RA*k +: RA] * NB + k);
         if (rt_valid && tfd != 0) begin
             $fwrite(tfd, "R %0d %0d %0d\n", retired, rt_pc >> 2, rt_cycle);
             if (rt_rd_we) $fwrite(tfd, "X %0d %h\n", rt_rd, rt_rd_val);

@@ -2,18 +2,24 @@
 // each) and the host interface a system (or the testbench) drives:
 //
 //   host_en/host_we/host_sel/host_addr/host_wdata -> host_rdata (one cycle later):
-//       word access to ITCM (sel 0), DTCM (sel 1), the integer (sel 2) or fp (sel 3) registers,
+//       word access to ITCM (sel 0), DTCM (sel 1), the integer (sel 2) or fp (sel 3)
+//       registers, the vector registers' words (sel 2, address 0x10000 + reg * VLEN/32 + word),
 //       allowed while the core is not running (the core owns the ports while it runs);
 //   start (accepted while `ready`), end_pc, the budgets and `halt` in; `done`, how the
 //       run stopped, counters and the fp/fixed-point CSRs out;
-//   the retirement port (rt_*), for tracing.
+//   the retirement port (rt_*), for tracing, and the vector unit's DTCM writes (vst_*).
+//
+// The DTCM is VLEN/32 dual-port banks, word-interleaved (word w in bank w mod VLEN/32):
+// port A serves the host and the scalar core, port B the vector unit, a beat of VLEN bits
+// at any word-aligned address in one cycle.
 //
 // Parameters are the hardware configuration of isa/coral/hardware.toml (bytes).
 module coral_top #(
     parameter integer ITCM_SIZE = 8192,
     parameter [31:0]  DTCM_BASE = 32'h0001_0000,
     parameter integer DTCM_SIZE = 65536,
-    parameter integer VLEN      = 128
+    parameter integer VLEN      = 128,
+    parameter integer VQ_DEPTH  = 8
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -38,7 +44,11 @@ module coral_top #(
     output wire [63:0] err_cycle,
     output wire [63:0] cycles,
     output wire [63:0] retired,
-    output wire [9*64-1:0] unit_busy,
+    output wire [12*64-1:0] unit_busy,
+    output wire [63:0] stall_full,
+    output wire [63:0] stall_sync,
+    output wire [$clog2(VLEN):0] vl,
+    output wire [31:0] vtype,
     output wire [4:0]  fflags,
     output wire [2:0]  frm,
     output wire [1:0]  vxrm,
@@ -54,12 +64,18 @@ module coral_top #(
     output wire [31:0] rt_st_addr,
     output wire [2:0]  rt_st_size,
     output wire [31:0] rt_st_data,
-    output wire        rt_csr
+    output wire        rt_csr,
+    // the vector unit's DTCM writes (bank k's row written when its byte enables are set)
+    output wire [VLEN/8-1:0] vst_we,
+    output wire [VLEN/32*($clog2(DTCM_SIZE/4)-$clog2(VLEN/32))-1:0] vst_row
 );
     localparam integer ITCM_WORDS = ITCM_SIZE / 4;
     localparam integer DTCM_WORDS = DTCM_SIZE / 4;
     localparam integer IA = $clog2(ITCM_WORDS);
     localparam integer DA = $clog2(DTCM_WORDS);
+    localparam integer NB = VLEN / 32;               // DTCM banks, word-interleaved
+    localparam integer LNB = $clog2(NB);
+    localparam integer RA = DA - LNB;
 
     wire host = host_en && !running;
     wire host_i = host && host_sel == 2'd0;
@@ -76,21 +92,45 @@ module coral_top #(
         .clk(clk), .en(host_i | c_i_en), .we(host_i && host_we ? 4'hF : 4'h0),
         .addr(host_i ? host_addr[IA-1:0] : c_i_addr), .wdata(host_wdata), .rdata(i_rdata));
 
-    coral_sram #(.WORDS(DTCM_WORDS)) u_dtcm (
-        .clk(clk), .en(host_d | c_d_en), .we(host_d ? (host_we ? 4'hF : 4'h0) : c_d_we),
-        .addr(host_d ? host_addr[DA-1:0] : c_d_addr), .wdata(host_d ? host_wdata : c_d_wdata),
-        .rdata(d_rdata));
+    // DTCM: NB dual-port banks, word w in bank w mod NB; port A for the host and the
+    // scalar core (one word), port B for the vector unit (one word per bank: a beat)
+    wire [DA-1:0]    a_word = host_d ? host_addr[DA-1:0] : c_d_addr;
+    wire [NB-1:0]    v_en;
+    wire [4*NB-1:0]  v_we;
+    wire [RA*NB-1:0] v_addr;
+    wire [32*NB-1:0] v_wdata, v_rdata, a_rdata;
+    reg  [LNB-1:0]   a_bank_q;
+    genvar gb;
+    generate
+        for (gb = 0; gb < NB; gb = gb + 1) begin : g_dtcm
+            wire a_sel = a_word[LNB-1:0] == gb[LNB-1:0];
+            coral_sram_dp #(.WORDS(DTCM_WORDS / NB)) u_bank (
+                .clk(clk), .a_en((host_d | c_d_en) && a_sel),
+                .a_we(host_d ? (host_we ? 4'hF : 4'h0) : c_d_we), .a_addr(a_word[DA-1:LNB]),
+                .a_wdata(host_d ? host_wdata : c_d_wdata), .a_rdata(a_rdata[32*gb +: 32]),
+                .b_en(v_en[gb]), .b_we(v_we[4*gb +: 4]), .b_addr(v_addr[RA*gb +: RA]),
+                .b_wdata(v_wdata[32*gb +: 32]), .b_rdata(v_rdata[32*gb +: 32]));
+        end
+    endgenerate
+    always @(posedge clk)
+        if (host_d | c_d_en) a_bank_q <= a_word[LNB-1:0];
+    assign d_rdata = a_rdata[32*a_bank_q +: 32];
+    wire _unused_host = ^host_addr;    // the bits a word index needs depend on the sizes
+    assign vst_we = v_we;
+    assign vst_row = v_addr;
 
     coral_core #(.ITCM_WORDS(ITCM_WORDS), .DTCM_WORDS(DTCM_WORDS), .DTCM_BASE(DTCM_BASE),
-                 .DTCM_SIZE(DTCM_SIZE), .VLENB(VLEN / 8)) u_core (
+                 .DTCM_SIZE(DTCM_SIZE), .VLEN(VLEN), .VQ_DEPTH(VQ_DEPTH)) u_core (
         .clk(clk), .rst(rst), .start(start), .end_pc(end_pc), .max_retire(max_retire),
         .max_cycles(max_cycles), .halt(halt), .ready(ready), .running(running), .done(done),
         .stop(stop), .err_code(err_code), .err_pc(err_pc), .err_addr(err_addr),
         .err_cycle(err_cycle), .cycles(cycles), .retired(retired), .unit_busy(unit_busy),
+        .stall_full(stall_full), .stall_sync(stall_sync), .vl_o(vl), .vtype_o(vtype),
         .fflags(fflags), .frm(frm), .vxrm(vxrm), .vxsat(vxsat),
         .host_itcm(host_i), .i_en(c_i_en), .i_addr(c_i_addr), .i_rdata(i_rdata),
         .d_en(c_d_en), .d_we(c_d_we), .d_addr(c_d_addr), .d_wdata(c_d_wdata), .d_rdata(d_rdata),
-        .dbg_f(host_sel[0]), .dbg_we(host_x && host_we), .dbg_addr(host_addr[4:0]), .dbg_wdata(host_wdata),
+        .v_en(v_en), .v_we(v_we), .v_addr(v_addr), .v_wdata(v_wdata), .v_rdata(v_rdata),
+        .dbg_f(host_sel[0]), .dbg_we(host_x && host_we), .dbg_addr(host_addr[16:0]), .dbg_wdata(host_wdata),
         .dbg_rdata(x_rdata),
         .rt_valid(rt_valid), .rt_pc(rt_pc), .rt_cycle(rt_cycle), .rt_rd_we(rt_rd_we), .rt_fd_we(rt_fd_we), .rt_rd(rt_rd),
         .rt_rd_val(rt_rd_val), .rt_st(rt_st), .rt_st_addr(rt_st_addr), .rt_st_size(rt_st_size),

@@ -40,11 +40,11 @@ from .state import M, CoralState, fault
 from .loops import LoopPlan
 from .selfloop import SelfLoop
 from .strips import StripPlan
-from .timing import LOAD, STORE, VectorTiming
+from .timing import LOAD, NOWB, STORE, VectorTiming
 
 MAX_BLOCK = 256
 STOP_BREAK, STOP_ECALL = -1, -2
-MEM_KIND = {"VLOAD": LOAD, "VLOADS": LOAD, "VSTORE": STORE, "VSTORES": STORE}
+MEM_KIND = {"VLOAD": LOAD, "VLOADS": LOAD, "VSTORE": STORE, "VSTORES": STORE, "VMOVE": NOWB}
 
 
 @dataclass

@@ -37,7 +37,7 @@ from kernelcraft.isa.loader import get_isa
 from . import fp32
 from .semantics.scalar import BRANCH
 from .state import FFLAGS, FRM, M
-from .timing import STORE, VectorTiming
+from .timing import LOAD, STORE, VectorTiming
 
 F32, F64, U32, U64 = np.float32, np.float64, np.uint32, np.uint64
 # the instruction shapes a plan takes, from the ISA data's instruction classes
@@ -354,8 +354,8 @@ def replay(tm: VectorTiming, t: int, prog: list[tuple], n: int, taken: int, last
     each other), so they are added at once."""
     q = tm.waiting
     disp, sl, ss, dr = tm.dispatch, tm.sync_load, tm.sync_store, tm.drain
-    moves_mem = any(op == 1 and b for op, _, b in prog)      # mem_end, store_end set every iteration
-    moves_store = any(op == 1 and b == STORE for op, _, b in prog)
+    moves_mem = any(op == 1 and b & (LOAD | STORE) for op, _, b in prog)   # mem_end, store_end set every iteration
+    moves_store = any(op == 1 and b & STORE for op, _, b in prog)
 
     def once(t, tail):
         for op, a, b in prog:

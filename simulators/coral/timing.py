@@ -4,12 +4,18 @@ The scalar core's time `T` lives in the run loop and in timed block code; this o
 holds what the vector unit needs to remember: the queue of dispatched instructions
 that have not started, when the unit is free, and when its last load and store end.
 Everything is integers and in order, so a hardware implementation can count the same.
+
+The RTL (rtl/coral/coral_vec.v) is the reference: an instruction holds the unit's issue
+stage for its cycles and writes its last register one cycle later, in a write-back
+stage that overlaps the next instruction; only the run's end sees that cycle, when the
+last instruction writes registers (not a store, not a move to a scalar register).
 """
 from __future__ import annotations
 
 from collections import deque
 
 LOAD, STORE = 1, 2
+NOWB = 4       # a vector instruction without a register write-back (vfmv.f.s, vmv.x.s, ...)
 
 
 class VectorTiming:
@@ -19,6 +25,7 @@ class VectorTiming:
         self.vend = 0          # cycle the vector unit finishes its last instruction
         self.mem_end = 0       # ... its last load or store
         self.store_end = 0     # ... its last store
+        self.wb = 0            # 1: the last instruction writes back a cycle after its end
         self.busy = 0          # cycles the vector unit worked
         self.full_stall = 0    # scalar cycles waiting for a queue slot
         self.sync_stall = 0    # scalar cycles waiting for the vector unit
@@ -38,9 +45,10 @@ class VectorTiming:
         q.append(start)
         self.vend = end
         self.busy += cycles
-        if mem:
+        self.wb = 0 if mem & (STORE | NOWB) else 1
+        if mem & (LOAD | STORE):
             self.mem_end = end
-            if mem == STORE:
+            if mem & STORE:
                 self.store_end = end
         return t + 1
 
@@ -65,4 +73,4 @@ class VectorTiming:
         return t
 
     def total(self, t: int) -> int:
-        return max(t, self.vend)
+        return max(t, self.vend + self.wb)

@@ -15,6 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
 
 from kernelcraft.isa.loader import get_isa
 from kernelcraft.simulators.core.backend import Job, MemoryImage, RunResult
@@ -23,7 +24,7 @@ from kernelcraft.simulators.core.errors import (BudgetExceeded, ConfigError, Sim
                                                 TimeLimitExceeded, Where)
 from kernelcraft.simulators.core.program import Program
 from kernelcraft.simulators.core.runloop import budget_exceeded
-from kernelcraft.simulators.coral.state import VILL, CoralState, IllegalInstruction
+from kernelcraft.simulators.coral.state import CoralState, IllegalInstruction
 from kernelcraft.simulators.coral.tables import ACCEL
 from kernelcraft.simulators.rtl import toolchain
 
@@ -31,11 +32,19 @@ from . import build as rtl_build
 from .jobs import JobInput, read_job, write_job
 
 # Error codes of rtl/coral/coral_core.v.
-E_MEM, E_JUMP, E_CSR, E_ILLEGAL, E_BUDGET, E_CYCLES, E_HALT, E_FRM = range(1, 9)
+E_MEM, E_JUMP, E_CSR, E_ILLEGAL, E_BUDGET, E_CYCLES, E_HALT, E_FRM, E_VEC, E_VUNSUP = range(1, 11)
 STOPS = {0: "end", 1: "break", 2: "error"}
-UNITS = ("alu", "branch", "lsu", "mul", "div", "csr", "system", "fpu", "fdiv")
-# What the RTL implements so far: RV32IMF and the CSRs (no vector unit yet).
+UNITS = ("alu", "branch", "lsu", "mul", "div", "csr", "system", "fpu", "fdiv", "vcfg", "vdispatch",
+         "vector")
+# What the RTL implements so far: RV32IMF and the CSRs, and of Zve32f the vector
+# instructions rtl/coral/coral_vdec.v decodes (at SEW = 32; memory accesses unmasked).
 EXTENSIONS = ("RV32I", "M", "F", "Zicsr")
+_FP_VV_VF = ("vfadd", "vfsub", "vfmul", "vfmin", "vfmax", "vfsgnj", "vfsgnjn", "vfsgnjx", "vfmacc",
+             "vfnmacc", "vfmsac", "vfnmsac", "vfmadd", "vfnmadd", "vfmsub", "vfnmsub")
+VECTOR = frozenset({"vsetvli", "vsetivli", "vsetvl", "vle32.v", "vse32.v", "vlse32.v", "vsse32.v",
+                    "vfrsub.vf", "vmv.v.v", "vmv.v.x", "vmv.v.i", "vfmv.v.f", "vfmv.f.s", "vfmv.s.f",
+                    "vmv.x.s", "vmv.s.x", *(f"{n}.{f}" for n in _FP_VV_VF for f in ("vv", "vf"))})
+VECTOR_MEMORY = frozenset({"vle32.v", "vse32.v", "vlse32.v", "vsse32.v"})
 UNLIMITED = (1 << 64) - 1
 
 
@@ -83,7 +92,8 @@ class CoralRTL:
                 write_job(base / f"job{len(prepared)}", JobInput(
                     list(job.program.words), state.mem, list(state.x), list(state.f), 4 * n,
                     job.budget.max_instructions,
-                    self.max_cycles if self.max_cycles is not None else UNLIMITED, job.trace))
+                    self.max_cycles if self.max_cycles is not None else UNLIMITED, job.trace,
+                    32 * config.VLEN // 32))
                 prepared.append((i, job, state))
             if prepared:
                 b = rtl_build.build(config, self.simulator)
@@ -110,17 +120,19 @@ class CoralRTL:
         error = None
         if stop == "error":
             pc = num("err_pc") // 4
-            cycles = num("err_cycle")
+            if num("err_code") == E_CYCLES:
+                cycles = num("err_cycle")
             error = _error(num("err_code"), pc, num("err_addr"), job, state, self.max_cycles,
-                           cycles, retired)
-            error = error.locate(_where(job.program, pc, cycles, retired))
+                           num("err_cycle"), retired)
+            error = error.locate(_where(job.program, pc, num("err_cycle"), retired))
         x0, f0 = list(state.x), list(state.f)
         state.x = [int(v, 16) for v in s["x"]]
         state.f = [int(v, 16) for v in s["f"]]
         state.fc = [num("fcsr", 0), num("fcsr", 1)]
         state.vxrm, state.vxsat = num("fcsr", 2), num("fcsr", 3)
         state.mem[:] = out.dtcm
-        state.set_vtype(VILL, 0)
+        state.vreg[:] = np.array([int(v, 16) for v in s["v"]], dtype=np.uint32).view(np.uint8)
+        state.set_vtype(num("vcfg", 1), num("vcfg", 0))
         busy = _no_busy()
         busy.update(zip(UNITS, (int(v) for v in s["unit_busy"])))
         trace = None
@@ -130,7 +142,8 @@ class CoralRTL:
         return RunResult(
             backend=self.name, memories=state.memories(job.program.words),
             registers=state.registers(), cycles=cycles, retired=retired, unit_busy=busy,
-            stalls={"vq_full": 0, "vector_sync": 0}, stop=stop, error=error, trace=trace,
+            stalls={"vq_full": num("stalls", 0), "vector_sync": num("stalls", 1)}, stop=stop,
+            error=error, trace=trace,
             wall_seconds=time.perf_counter() - started)
 
 
@@ -150,12 +163,15 @@ def _check_program(program: Program, cfg, isa) -> None:
                        f"bytes); ITCM holds ITCM_SIZE = {cfg.ITCM_SIZE} bytes: shorten it (use loops)")
     for pc, ins in enumerate(program.instrs):
         d = isa.instructions.get(ins.mnemonic)
-        if d is None or d.extension not in EXTENSIONS:
+        where = f"instruction {pc} (line {ins.line}) `{ins.text or ins.mnemonic}` cannot run on it"
+        if d is None or (d.extension not in EXTENSIONS and d.mnemonic not in VECTOR):
             ext = d.extension if d is not None else "unknown"
             raise ConfigError(
-                f"the coral RTL implements {', '.join(EXTENSIONS)} so far, not {ext}: "
-                f"instruction {pc} (line {ins.line}) `{ins.text or ins.mnemonic}` cannot run on it; "
-                "run this program on the functional model")
+                f"the coral RTL implements {', '.join(EXTENSIONS)} and part of Zve32f so far, not "
+                f"{ins.mnemonic} ({ext}): {where}; run this program on the functional model")
+        if d.mnemonic in VECTOR_MEMORY and ins.ops.get("vm", 1) == 0:
+            raise ConfigError(f"the coral RTL's vector loads and stores are unmasked so far: {where}; "
+                              "run this program on the functional model")
 
 
 def _no_busy() -> dict[str, int]:
@@ -206,6 +222,13 @@ def _error(code: int, pc: int, addr: int, job: Job, state: CoralState, max_cycle
             System(state, VectorTiming(state.cfg)).frm(pc)
         except SimError as e:
             return e
+    if code == E_VEC:
+        return _model_error(job, state, pc)
+    if code == E_VUNSUP:
+        raise ConfigError(
+            f"the coral RTL's vector unit works at SEW = 32 only so far: instruction {pc} "
+            f"(line {ins.line if ins else 0}) `{(ins.text or ins.mnemonic) if ins else ''}` ran with another "
+            "SEW; run this program on the functional model")
     if code == E_ILLEGAL:
         return IllegalInstruction(f"the RTL's decoder rejects word 0x{job.program.words[pc]:08x}")
     if code == E_BUDGET:
@@ -217,3 +240,14 @@ def _error(code: int, pc: int, addr: int, job: Job, state: CoralState, max_cycle
     if code == E_HALT:
         return TimeLimitExceeded(f"the run exceeded its wall-clock limit of {job.budget.wall_seconds} s")
     return SimError(f"the coral RTL stopped with unknown error code {code}")
+
+
+def _model_error(job: Job, state: CoralState, pc: int) -> SimError:
+    """A vector instruction the RTL's dispatch checks rejected: the model's semantics
+    name the problem (its kind, message and address); the model must stop there too."""
+    from kernelcraft.simulators.coral.machine import CoralModel
+    r = CoralModel().run(job.program, job.image, state.cfg, job.budget)
+    if r.error is not None and r.error.where.index == pc:
+        return r.error
+    return SimError(f"the RTL's vector unit rejected instruction {pc}, which the model "
+                    f"{'ran' if r.error is None else f'did not reach (it stopped at {r.error.where.index})'}")

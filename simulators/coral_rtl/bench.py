@@ -4,7 +4,9 @@
     kernelcraft bench rtl --accel coral
 
 Speed is measured on a scalar loop (integer arithmetic, a multiply, a load and a store
-per iteration, a backward branch) in its own simulator run; the start-up of a run
+per iteration, a backward branch) and on a vector loop (e32 m8: a load, a vfmacc.vf, a
+vfadd.vv and a store per iteration, the vector unit always busy), each in its own
+simulator run; the start-up of a run
 (process, cocotb, loading the job) is measured on an empty program and subtracted, so
 "cycles/s" is the simulation proper. Build times: the cached lookup always; a cold
 build (into an empty temporary cache) with --cold.
@@ -41,6 +43,25 @@ buf: .word 0, 7
 """
 
 
+VECTOR_LOOP = """
+.text
+    la s0, buf
+    li a0, {n}
+    li t0, 32
+    vsetvli t1, t0, e32, m8, ta, ma
+    fmv.w.x ft0, zero
+1:  vle32.v v8, (s0)
+    vfmacc.vf v16, ft0, v8
+    vfadd.vv v24, v16, v8
+    vse32.v v24, (s0)
+    addi a0, a0, -1
+    bnez a0, 1b
+.data
+.balign 16
+buf: .zero 128
+"""
+
+
 def _child_cpu() -> float:
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     return ru.ru_utime + ru.ru_stime
@@ -65,13 +86,18 @@ def speeds(cfg, iterations: int = 500_000, repeats: int = 3) -> dict[str, float]
     startup, startup_cpu = median(r[0] for r in runs), median(r[1] for r in runs)
     print(f"  start-up of a run (process, cocotb, job files): {startup:.2f} s wall, "
           f"{startup_cpu:.2f} s CPU (median of {repeats})")
-    loop = assemble(SCALAR_LOOP.format(n=iterations), "loop.s", cfg)
-    runs = [_timed_run(loop, cfg) for _ in range(repeats)]
-    wall, cpu, cycles = (median(r[0] for r in runs), median(r[1] for r in runs), runs[0][2])
-    sim, sim_cpu = max(wall - startup, 1e-9), max(cpu - startup_cpu, 1e-9)
-    print(f"  scalar loop {cycles:>12,d} cycles {wall:6.2f} s  {cycles / sim:>11,.0f} /s wall "
-          f"{cycles / sim_cpu:>11,.0f} /s CPU  ({cycles / wall:,.0f} /s with start-up)")
-    return {"scalar loop": cycles / sim_cpu}
+    out = {}
+    # the vector loop takes 32 cycles an iteration, the scalar one 10: about the same run
+    for name, source, n in (("scalar loop", SCALAR_LOOP, iterations),
+                            ("vector loop", VECTOR_LOOP, iterations * 10 // 32)):
+        loop = assemble(source.format(n=n), "loop.s", cfg)
+        runs = [_timed_run(loop, cfg) for _ in range(repeats)]
+        wall, cpu, cycles = (median(r[0] for r in runs), median(r[1] for r in runs), runs[0][2])
+        sim, sim_cpu = max(wall - startup, 1e-9), max(cpu - startup_cpu, 1e-9)
+        print(f"  {name} {cycles:>12,d} cycles {wall:6.2f} s  {cycles / sim:>11,.0f} /s wall "
+              f"{cycles / sim_cpu:>11,.0f} /s CPU  ({cycles / wall:,.0f} /s with start-up)")
+        out[name] = cycles / sim_cpu
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -24,18 +24,21 @@ TIMESCALE = ("1ns", "1ps")
 # drives public, so the rest stays optimisable.
 BUILD_ARGS = ("--timing", "-CFLAGS", "-fcoroutines", "--no-public-flat-rw")
 SIMULATORS = ("verilator",)
-SOURCES = ("coral_sram.v", "coral_clkgate.v", "coral_fpu.v", "coral_core.v", "coral_top.v",
-           "coral_sim.v")
+SOURCES = ("coral_sram.v", "coral_sram_dp.v", "coral_clkgate.v", "coral_fminmax.v", "coral_fpu.v",
+           "coral_vdec.v", "coral_vec.v", "coral_core.v", "coral_top.v", "coral_sim.v")
 COMMON_RTL = ROOT / "rtl" / "common"
 COMMON = ("fp32_round_ieee.v", "fp32_fma.v", "fp32_divsqrt.v")     # shared IEEE binary32 units
-PARAMETERS = ("ITCM_SIZE", "DTCM_BASE", "DTCM_SIZE", "VLEN")
+PARAMETERS = ("ITCM_SIZE", "DTCM_BASE", "DTCM_SIZE", "VLEN", "VQ_DEPTH")
 
 # Cycles the pipeline takes per timing class (rtl/coral/coral_core.v's EX stage; JALR
 # and a mispredicted branch add the one-cycle bubble of a redirected fetch). The model's
 # classes (isa/coral/hardware.toml) must agree: the RTL is the timing reference.
 PIPELINE_CYCLES = {"INT": 1, "MUL": 2, "DIV": 33, "LOAD": 2, "STORE": 1, "BRANCH": 1,
                    "JUMP": 1, "JALR": 2, "FENCE": 1, "SYS": 1, "CSR": 1, "FADD": 2, "FMUL": 2,
-                   "FMA": 3, "FDIV": 12, "FSQRT": 12, "FCVT": 2, "FMISC": 1}
+                   "FMA": 3, "FDIV": 12, "FSQRT": 12, "FCVT": 2, "FMISC": 1,
+                   # the vector unit (rtl/coral/coral_vec.v): one beat per cycle in its S1 stage
+                   "VSET": 1, "VALU": 1, "VFALU": 1, "VLOAD": 1, "VSTORE": 1, "VLOADS": 1,
+                   "VSTORES": 1, "VMOVE": 1}
 
 
 def sources() -> tuple[Path, ...]:
@@ -54,6 +57,10 @@ def check_config(cfg) -> None:
                               f"the coral RTL's pipeline takes {n}")
     if cfg.ITCM_SIZE < 8 or cfg.DTCM_SIZE < 8:
         raise ConfigError("the coral RTL needs ITCM_SIZE and DTCM_SIZE of at least 8 bytes")
+    if cfg.VLEN < 64 or cfg.DTCM_SIZE % (cfg.VLEN // 8):
+        raise ConfigError(f"the coral RTL's DTCM is VLEN / 32 word-interleaved banks: it needs VLEN >= 64 and "
+                          f"DTCM_SIZE a multiple of VLEN / 8 = {cfg.VLEN // 8} bytes; got VLEN = {cfg.VLEN}, "
+                          f"DTCM_SIZE = {cfg.DTCM_SIZE}")
 
 
 def spec(cfg) -> toolchain.BuildSpec:

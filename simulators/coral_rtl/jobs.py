@@ -1,7 +1,8 @@
 """The files a coral RTL job is made of (rtl/coral/coral_sim.v reads and writes them).
 
 In:  job.txt (end_pc max_retire max_cycles trace), load.hex ("sel word-address word"
-     per line, hex: sel 0 ITCM, 1 DTCM, 2 x and 3 f registers)
+     per line, hex: sel 0 ITCM, 1 DTCM, 2 x (and the vector registers' words from
+     0x10000) and 3 f registers)
 Out: state.txt (how the run ended, counters, CSRs, registers), dtcm.out (every DTCM word
      the job loaded or stored: "@word-index" before each run of words), trace.txt
 """
@@ -13,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 SEL_ITCM, SEL_DTCM, SEL_X, SEL_F = 0, 1, 2, 3
+VREG_BASE = 0x10000           # host addresses of the vector registers' words (with SEL_X)
 
 
 @dataclass
@@ -25,6 +27,7 @@ class JobInput:
     max_retire: int
     max_cycles: int
     trace: bool
+    vreg_words: int = 0       # 32 * VLEN / 32
 
 
 def write_job(directory: Path, job: JobInput) -> None:
@@ -36,6 +39,8 @@ def write_job(directory: Path, job: JobInput) -> None:
     lines = [f"0 {i:x} {w:x}" for i, w in enumerate(job.words)]
     lines += [f"2 {i:x} {v & 0xFFFFFFFF:x}" for i, v in enumerate(job.x)]
     lines += [f"3 {i:x} {v & 0xFFFFFFFF:x}" for i, v in enumerate(job.f)]
+    # the vector register file is not reset: a job starts with it zeroed, as the model's
+    lines += [f"2 {VREG_BASE + i:x} 0" for i in range(job.vreg_words)]
     lines += [f"1 {i:x} {w:x}" for i, w in zip(nz.tolist(), d[nz].tolist())]
     (directory / "load.hex").write_text("\n".join(lines) + "\n")
 

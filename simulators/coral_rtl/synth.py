@@ -51,8 +51,9 @@ def synthesize(cfg, timeout: float = 900) -> dict:
     rtl_build.check_config(cfg)
     params = {p: getattr(cfg, p) for p in rtl_build.PARAMETERS}
     common = tuple(str(rtl_build.COMMON_RTL / s) for s in rtl_build.COMMON)
-    top = checked_synth((*common, "coral_fpu.v", "coral_core.v", "coral_top.v"), "coral_top", params,
-                        ("coral_sram.v", "coral_clkgate.v"), timeout=timeout)
+    top = checked_synth((*common, "coral_fminmax.v", "coral_fpu.v", "coral_vdec.v", "coral_vec.v",
+                         "coral_core.v", "coral_top.v"), "coral_top", params,
+                        ("coral_sram.v", "coral_sram_dp.v", "coral_clkgate.v"), timeout=timeout)
     by_type = top["num_cells_by_type"]
     return {"cells": top["num_cells"], "by_type": by_type,
             "flip_flops": sum(n for t, n in by_type.items() if "DFF" in t.upper()),

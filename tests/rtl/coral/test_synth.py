@@ -1,6 +1,7 @@
 """The coral RTL is hardware: Yosys synthesizes it (generic gates) with no latch, no
-multiple drivers, no construct it rejects, the SRAM banks as macros. The small test
-configuration runs in the suite; the default one with `-m synth`. Figures printed with -s
+multiple drivers, no construct it rejects, the SRAM banks as macros. Both
+configurations run with `-m synth` (minutes since the vector unit); the SRAM and the
+checks' own tests run in the suite. Figures printed with -s
 are the ones in rtl/coral/README.md."""
 import shutil
 
@@ -18,8 +19,10 @@ def _check(cfg):
     r = synthesize(cfg)
     print(f"\ncoral_top (DTCM {cfg.DTCM_SIZE} B, ITCM {cfg.ITCM_SIZE} B): {r['cells']} cells, "
           f"{r['flip_flops']} flip-flops, {r['srams']} SRAM macros; {r['by_type']}")
-    assert r["srams"] == 2
-    assert 3000 < r["flip_flops"] < 6000          # x and f registers, pipeline, counters: no memory as FFs
+    assert r["srams"] == 1 + cfg.VLEN // 32       # ITCM and the DTCM's banks, as macros
+    # x and f registers, the vector register file (32 x VLEN) and queue, pipelines,
+    # counters: no SRAM as flip-flops
+    assert 8000 < r["flip_flops"] < 14000
     assert r["cells"] > 10_000
 
 
@@ -29,7 +32,11 @@ def test_sram_bank_is_one_memory():
     assert cells.get("$mem_v2") == 1
 
 
+@pytest.mark.synth
 def test_synthesizes_small_config():
+    # with the vector unit (four fp32_fma lanes, a 4-read-port register file) Yosys
+    # ran over 5 CPU minutes and 7 GB even here without finishing: not for the default
+    # suite (and its bounds below are estimates not yet confirmed by a finished run)
     _check(default_config(**TEST_CONFIG))
 
 

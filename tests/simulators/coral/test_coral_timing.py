@@ -26,16 +26,20 @@ def test_jal_and_jalr_costs():
 def test_vector_dispatch_beats_and_final_drain():
     # vsetvli 1 (scalar); vadd at m8 with vl = 32: 32*32/128 = 8 beats
     r = run("vsetvli t0, zero, e32, m8\nvadd.vv v8, v16, v24\nebreak")
-    # dispatch at cycle 1, starts at 2, ends at 10; ebreak issues at 2, scalar ends 3
-    assert r.cycles == 2 + 8 and r.unit_busy["vector"] == 8
+    # dispatch at cycle 1, starts at 2, ends at 10; ebreak issues at 2, scalar ends 3;
+    # the last beat's register write-back takes cycle 10 (the RTL's S2 stage)
+    assert r.cycles == 2 + 8 + 1 and r.unit_busy["vector"] == 8
+    # a store writes DTCM in its issue stage: no write-back cycle at the end
+    r = run("vsetvli t0, zero, e32, m8\nla a0, d\nvse32.v v8, (a0)\nebreak\n.data\nd: .zero 128")
+    assert r.cycles == 4 + 8
 
 
 def test_queue_full_stalls_the_scalar_core():
     cfg = default_config(DTCM_SIZE=1 << 20, VQ_DEPTH=2)
     body = "vsetvli t0, zero, e32, m8\n" + "vadd.vv v8, v16, v24\n" * 5 + "ebreak"
     r = run(body, cfg=cfg)
-    # vector instruction k starts at 2 + 8k; the core stalls for a free slot
-    assert r.cycles == 2 + 5 * 8 and r.stalls["vq_full"] > 0
+    # vector instruction k starts at 2 + 8k; the core stalls for a free slot; + write-back
+    assert r.cycles == 2 + 5 * 8 + 1 and r.stalls["vq_full"] > 0
     r_deep = run(body)
     assert r_deep.stalls["vq_full"] == 0 and r_deep.cycles == r.cycles
 

@@ -1,0 +1,83 @@
+// coral_vdec: decode of the vector instructions coral_vec implements (SEW = 32):
+// unit-stride and strided vle32/vse32, the binary32 element-wise operations (add, sub,
+// rsub, mul, min, max, sign injection, the eight fused multiply-adds; .vv and .vf),
+// vmv.v.v/.v.x/.v.i, vfmv.v.f, and the element-0 moves vfmv.f.s, vmv.x.s, vfmv.s.f,
+// vmv.s.x. Combinational; used at dispatch (checks) and in the vector unit.
+module coral_vdec (
+    input  wire [31:0] ir,
+    output wire        legal,     // one of the above (vsetvl* are the core's)
+    output wire        ld,        // vector load
+    output wire        st,        // vector store
+    output wire        strided,   // ... strided (else unit-stride)
+    output wire        lanes,     // element-wise through the lanes (writes vd)
+    output wire        fp,        // a floating-point instruction (OPFVV / OPFVF)
+    output wire        to_scalar, // vfmv.f.s, vmv.x.s: element 0 of vs2 to f/x[rd]
+    output wire        from_scalar, // vfmv.s.f, vmv.s.x: the scalar to element 0 of vd
+    output reg  [3:0]  lop,       // lane operation (LO_*)
+    output reg  [1:0]  bsel,      // second operand: 0 vs1, 1 f[rs1], 2 x[rs1], 3 simm5
+    output wire        reads_vs1, // vs1 is a register group operand
+    output wire        reads_vs2, // vs2 is a register group operand
+    output wire        swap,      // vfrsub: b - a
+    output wire        neg_prod,
+    output wire        neg_add,
+    output wire        uses_vd    // vfmadd family: vd is a product operand, vs2 the addend
+);
+    localparam [3:0] LO_ADD = 4'd0, LO_MUL = 4'd1, LO_FMA = 4'd2, LO_MIN = 4'd3, LO_MAX = 4'd4,
+                     LO_SGNJ = 4'd5, LO_SGNJN = 4'd6, LO_SGNJX = 4'd7, LO_MOVE = 4'd8;
+    wire [6:0] op = ir[6:0];
+    wire [2:0] f3 = ir[14:12];
+    wire [5:0] f6 = ir[31:26];
+    wire       vm = ir[25];
+    wire [4:0] vs2 = ir[24:20], vs1 = ir[19:15];
+
+    // memory: 32-bit elements, no segments (nf = 0, mew = 0), unit-stride (lumop 0) or strided
+    wire mem32 = f3 == 3'd6 && ir[31:28] == 4'd0 && (ir[27:26] == 2'b10 || (ir[27:26] == 2'b00 && vs2 == 5'd0));
+    assign ld = op == 7'h07 && mem32;
+    assign st = op == 7'h27 && mem32;
+    assign strided = (ld || st) && ir[27:26] == 2'b10;
+
+    wire opv = op == 7'h57;
+    wire opf = opv && (f3 == 3'd1 || f3 == 3'd5);
+    wire vf = f3 == 3'd5;
+    assign fp = opf;
+    wire is_fma = f6[5:3] == 3'b101;
+    wire mv_v = f6 == 6'b010111 && vm && vs2 == 5'd0;
+    reg ok;
+    always @(*) begin
+        ok = 1'b1;
+        lop = LO_ADD;
+        bsel = vf ? 2'd1 : 2'd0;
+        if (opf) begin
+            if (is_fma) lop = LO_FMA;
+            else case (f6)
+                6'b000000, 6'b000010: lop = LO_ADD;
+                6'b100111: begin lop = LO_ADD; ok = vf; end
+                6'b000100: lop = LO_MIN;
+                6'b000110: lop = LO_MAX;
+                6'b001000: lop = LO_SGNJ;
+                6'b001001: lop = LO_SGNJN;
+                6'b001010: lop = LO_SGNJX;
+                6'b100100: lop = LO_MUL;
+                6'b010111: begin lop = LO_MOVE; ok = vf && mv_v; end
+                default: ok = 1'b0;
+            endcase
+        end else if (opv && (f3 == 3'd0 || f3 == 3'd3 || f3 == 3'd4)) begin   // vmv.v.v/.v.i/.v.x
+            lop = LO_MOVE;
+            bsel = f3 == 3'd0 ? 2'd0 : f3 == 3'd4 ? 2'd2 : 2'd3;
+            ok = mv_v;
+        end else ok = 1'b0;
+    end
+    // element 0 moves: vfmv.f.s (OPFVV), vmv.x.s (OPMVV), vfmv.s.f (OPFVF), vmv.s.x (OPMVX)
+    wire wx = opv && f6 == 6'b010000 && vm;
+    assign to_scalar = wx && (f3 == 3'd1 || f3 == 3'd2) && vs1 == 5'd0;
+    assign from_scalar = wx && (f3 == 3'd5 || f3 == 3'd6) && vs2 == 5'd0;
+    assign lanes = ok && !to_scalar && !from_scalar;
+    assign legal = ld || st || lanes || to_scalar || from_scalar;
+    assign reads_vs1 = lanes && bsel == 2'd0;
+    assign reads_vs2 = lanes && lop != LO_MOVE;
+    assign swap = f6 == 6'b100111;
+    assign neg_prod = is_fma ? f6[0] : 1'b0;
+    assign neg_add = is_fma ? f6[0] ^ f6[1] : (f6 == 6'b000010 || swap);
+    assign uses_vd = is_fma && !f6[2];
+    wire _unused = ^ir[11:7];
+endmodule

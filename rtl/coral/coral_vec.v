@@ -1,0 +1,359 @@
+// coral_vec: coral's vector unit (Zve32f subset, SEW = 32; coral_vdec lists the
+// instructions), decoupled from the scalar core by a queue of DEPTH instructions.
+//
+//   dispatch  the core's EX stage checks an instruction (d_fault: what the model's
+//             semantics reject; d_unsup: what this unit does not implement yet) and
+//             pushes it with the vl, vtype, frm and scalar operands of that moment;
+//   S1        issue, one beat per cycle (a beat: VLEN bits, NB = VLEN / 32 elements;
+//             strided accesses: one element per cycle): reads the register file
+//             (3 operands and the mask, bypassed from S2), drives the DTCM banks'
+//             second ports (loads: addresses; stores: addresses and data, written on
+//             this edge);
+//   S2        execute and write back: NB lanes of rtl/common's fp32_fma and
+//             coral_fminmax, or the banks' load data, merged with the mask, tail and
+//             agnostic policies (agnostic elements become all ones) into one register.
+//
+// An instruction starts in S1 on the cycle after its dispatch or after the previous
+// one's last beat, whichever is later, and holds S1 for max(1, ceil(vl / NB)) cycles
+// (strided: max(1, vl)): the model's timing (isa/coral/manual_intro.md); its last
+// register write lands one cycle later, in S2. Registers of a group wholly in the
+// tail are marked all-ones in one cycle (a valid bit per register) instead of being
+// written. The register file is 32 x VLEN bits with 4 read ports and 1 write port.
+// The unit runs on a gated clock (coral_clkgate): idle, it does not toggle.
+module coral_vec #(
+    parameter integer VLEN       = 128,
+    parameter integer DEPTH      = 8,
+    parameter integer DTCM_WORDS = 4096,
+    parameter [31:0]  DTCM_BASE  = 32'h0001_0000,
+    parameter integer DTCM_SIZE  = 16384
+) (
+    input  wire        clk,
+    input  wire        rst,
+    // dispatch (checked in the same cycle, pushed on the edge)
+    input  wire        d_valid,
+    input  wire [31:0] d_ir,
+    input  wire [$clog2(VLEN):0] d_vl,
+    input  wire [8:0]  d_vt,          // {vill, vma, vta, vsew[2:0], vlmul[2:0]}
+    input  wire [2:0]  d_frm,
+    input  wire [31:0] d_xa,          // x[rs1]
+    input  wire [31:0] d_xb,          // x[rs2]
+    input  wire [31:0] d_fa,          // f[rs1]
+    output wire        d_legal,
+    output wire        d_fault,
+    output wire        d_unsup,
+    output wire        d_to_scalar,
+    // state the core waits on
+    output wire        q_full,
+    output wire        st_pend,       // a vector store queued or issuing
+    output wire        mem_pend,      // a vector load or store queued or issuing
+    output wire        drained,       // nothing queued or issuing this cycle
+    output wire        active,        // anything queued, issuing or writing back
+    output wire        sval_ok,       // a to-scalar move is issuing: sval is its value
+    output wire [31:0] sval,
+    output wire [4:0]  vflags,        // fp flags of the write-back in S2
+    output reg  [63:0] busy_cycles,
+    // host access to the register file (while idle): word `dbg_addr` = reg * NB + word
+    input  wire        dbg_we,
+    input  wire [12:0] dbg_addr,
+    input  wire [31:0] dbg_wdata,
+    output wire [31:0] dbg_rdata,
+    // the DTCM banks' second ports
+    output reg  [NB-1:0]      m_en,
+    output reg  [4*NB-1:0]    m_we,
+    output reg  [RA*NB-1:0]   m_addr,
+    output reg  [32*NB-1:0]   m_wdata,
+    input  wire [32*NB-1:0]   m_rdata
+);
+    localparam integer NB = VLEN / 32;
+    localparam integer LNB = $clog2(NB);
+    localparam integer VW = $clog2(VLEN) + 1;
+    localparam integer DA = $clog2(DTCM_WORDS);
+    localparam integer RA = DA - LNB;
+    localparam integer QW = 32 + VW + 8 + 3 + 96;
+    localparam integer QA = DEPTH > 1 ? $clog2(DEPTH) : 1;
+    localparam [3:0] LO_ADD = 4'd0, LO_MUL = 4'd1, LO_FMA = 4'd2, LO_MIN = 4'd3, LO_MAX = 4'd4,
+                     LO_SGNJ = 4'd5, LO_SGNJN = 4'd6, LO_SGNJX = 4'd7;
+    localparam [1:0] S_OLD = 2'd0, S_NEW = 2'd1, S_ONES = 2'd2;
+    localparam [1:0] K_LANES = 2'd0, K_LOAD = 2'd1, K_LOADS = 2'd2, K_SCALAR = 2'd3;
+    localparam [VLEN-1:0] ONES = {VLEN{1'b1}};
+
+    // ------------------------------------------------------------------ dispatch checks
+    wire dl, dst, dstr, dlanes, dfp, dtos, dfroms, dvs1, dvs2, dswap, dnp, dna, dvd;
+    wire [3:0] dlop;
+    wire [1:0] dbsel;
+    coral_vdec u_ddec (.ir(d_ir), .legal(d_legal), .ld(dl), .st(dst), .strided(dstr), .lanes(dlanes),
+                       .fp(dfp), .to_scalar(dtos), .from_scalar(dfroms), .lop(dlop), .bsel(dbsel),
+                       .reads_vs1(dvs1), .reads_vs2(dvs2), .swap(dswap), .neg_prod(dnp),
+                       .neg_add(dna), .uses_vd(dvd));
+    wire       d_vill = d_vt[8];
+    wire       d_sew32 = d_vt[5:3] == 3'd2;
+    wire [4:0] d_n = d_vt[2] ? 5'd1 : 5'd1 << d_vt[1:0];          // registers per group
+    wire [4:0] d_vd = d_ir[11:7], d_vs1 = d_ir[19:15], d_vs2 = d_ir[24:20];
+    wire       d_grp = ((dlanes || dl || dst) && (d_vd & (d_n - 5'd1)) != 5'd0) ||
+                       (dvs1 && (d_vs1 & (d_n - 5'd1)) != 5'd0) || (dvs2 && (d_vs2 & (d_n - 5'd1)) != 5'd0);
+    wire       d_mask = !d_ir[25] && d_vd == 5'd0 && (dlanes || dl);
+    // memory: the first and last element's addresses in DTCM and aligned (stride too)
+    wire signed [47:0] d_off = $signed({16'd0, d_xa}) - $signed({16'd0, DTCM_BASE});
+    wire signed [47:0] d_step = dstr ? {{16{d_xb[31]}}, d_xb} : 48'sd4;
+    wire signed [47:0] d_span = d_step * $signed({{(48 - VW){1'b0}}, d_vl - {{(VW - 1){1'b0}}, 1'b1}});
+    wire signed [47:0] d_last = d_off + d_span;
+    wire signed [47:0] d_lo = d_span < 0 ? d_last : d_off, d_hi = d_span < 0 ? d_off : d_last;
+    localparam signed [47:0] MAXOFF = 48'(DTCM_SIZE) - 48'sd4;
+    wire       d_mem = (dl || dst) && d_vl != 0 &&
+                       (d_xa[1:0] != 2'd0 || (dstr && d_vl > 1 && d_xb[1:0] != 2'd0) || d_lo < 0 || d_hi > MAXOFF);
+    assign d_fault = d_legal && (d_vill || (dfp && (!d_sew32 || d_frm > 3'd4)) || d_grp || d_mask || d_mem);
+    assign d_unsup = d_legal && !d_vill && !dfp && !d_sew32;
+    assign d_to_scalar = dtos;
+
+    // ------------------------------------------------------------------ queue
+    reg  [QW-1:0] q [0:DEPTH-1];
+    reg  [DEPTH-1:0] q_isst, q_ismem;
+    reg  [QA-1:0] qh, qt;
+    reg  [QA:0]   qn;
+    wire [QW-1:0] d_entry = {d_ir, d_vl, d_vt[7:0], d_frm, d_xa, d_xb, d_fa};
+    integer i;
+    reg any_st, any_mem;
+    always @(*) begin
+        any_st = 1'b0;
+        any_mem = 1'b0;
+        for (i = 0; i < DEPTH; i = i + 1)
+            if ((QA + 1)'(i) < qn) begin
+                any_st = any_st | q_isst[(32'(qh) + i) % DEPTH];
+                any_mem = any_mem | q_ismem[(32'(qh) + i) % DEPTH];
+            end
+    end
+
+    // ------------------------------------------------------------------ S1
+    reg          s1_v;
+    reg  [31:0]  e_ir;
+    reg  [VW-1:0] e_vl;
+    reg  [7:0]   e_vt;
+    reg  [2:0]   e_frm;
+    reg  [31:0]  e_xa, e_xb, e_fa;
+    reg  [VW-1:0] bc;                 // beat (strided: element) of this cycle
+    reg  [31:0]  saddr;               // strided: this element's address
+    wire el, est, estr, elanes, efp, etos, efroms, evs1, evs2, eswap, enp, ena, evd, elegal;
+    wire [3:0] elop;
+    wire [1:0] ebsel;
+    coral_vdec u_edec (.ir(e_ir), .legal(elegal), .ld(el), .st(est), .strided(estr), .lanes(elanes),
+                       .fp(efp), .to_scalar(etos), .from_scalar(efroms), .lop(elop), .bsel(ebsel),
+                       .reads_vs1(evs1), .reads_vs2(evs2), .swap(eswap), .neg_prod(enp),
+                       .neg_add(ena), .uses_vd(evd));
+    wire [4:0]   e_vd = e_ir[11:7], e_vs1 = e_ir[19:15], e_vs2 = e_ir[24:20];
+    wire         e_vm = e_ir[25], e_vta = e_vt[6], e_vma = e_vt[7];
+    wire [4:0]   e_n = e_vt[2] ? 5'd1 : 5'd1 << e_vt[1:0];
+    wire [VW-1:0] beats = (e_vl + VW'(NB - 1)) >> LNB;
+    wire [VW-1:0] dur = (e_vl == 0 || etos || efroms) ? VW'(1) : estr ? e_vl : beats;
+    wire         s1_last = bc == dur - VW'(1);
+    wire         wb = elanes || el || efroms;            // goes on to S2
+    wire         free = !s1_v || s1_last;
+
+    // ------------------------------------------------------------------ register file
+    reg  [VLEN-1:0] vrf [0:31];
+    reg  [31:0]     vones;             // register reads as all ones (a tail register)
+    reg             s2_v, s2_we;
+    reg  [4:0]      s2_reg;
+    reg  [31:0]     s2_marks;
+    reg  [VLEN-1:0] wval;              // S2's write
+    function automatic [VLEN-1:0] rd(input [4:0] r);
+        if (s2_v && s2_we && s2_reg == r) rd = wval;
+        else if (vones[r] || (s2_v && s2_marks[r])) rd = ONES;
+        else rd = vrf[r];
+    endfunction
+    wire [4:0]  r_a = e_vs2 + bc[4:0], r_b = e_vs1 + bc[4:0];
+    wire [VW-1:0] bc_reg = estr ? bc >> LNB : bc;       // strided: the element's register
+    wire [4:0]  r_c = e_vd + bc_reg[4:0];
+    wire [VLEN-1:0] op_a = rd(r_a), op_b = rd(r_b), op_c = rd(r_c), v0 = rd(5'd0);
+    assign dbg_rdata = vones[dbg_addr[LNB +: 5]] ? 32'hFFFF_FFFF : vrf[dbg_addr[LNB +: 5]][32 * dbg_addr[LNB-1:0] +: 32];
+
+    // ------------------------------------------------------------------ S1: beat set-up
+    wire [VW-1:0] e0 = bc << LNB;                                   // first element of the beat
+    wire [VW-1:0] last_reg = (e_vl - VW'(1)) >> LNB;
+    reg  [1:0]  sel [0:NB-1];
+    reg  [31:0] marks;
+    reg  [VW-1:0] e;
+    integer j;
+    always @(*) begin
+        for (j = 0; j < NB; j = j + 1) begin
+            e = e0 + VW'(j);
+            if (efroms) sel[j] = j == 0 ? S_NEW : (e_vta ? S_ONES : S_OLD);
+            else if (estr) sel[j] = j[LNB-1:0] == bc[LNB-1:0] ? S_NEW :
+                                    (bc == e_vl - VW'(1) && j[LNB-1:0] > bc[LNB-1:0] && e_vta) ? S_ONES : S_OLD;
+            else if (e < e_vl) sel[j] = (e_vm || el || v0[e[$clog2(VLEN)-1:0]]) ? S_NEW : (e_vma ? S_ONES : S_OLD);
+            else sel[j] = e_vta ? S_ONES : S_OLD;
+        end
+        marks = 32'd0;
+        if (s1_last && e_vta && e_vl != 0 && (elanes || el))
+            for (j = 0; j < 32; j = j + 1)
+                if (j > 32'(e_vd) + 32'(last_reg) && j < 32'(e_vd) + 32'(e_n)) marks[j] = 1'b1;
+    end
+
+    // memory addressing: unit-stride beats cover NB consecutive words (one per bank),
+    // strided elements one word
+    wire [31:0] w_unit = ((e_xa - DTCM_BASE) >> 2) + (32'(bc) << LNB);
+    wire [31:0] w_str = (saddr - DTCM_BASE) >> 2;
+    reg  [31:0] wk;
+    integer k;
+    always @(*) begin
+        m_en = {NB{1'b0}};
+        m_we = {4*NB{1'b0}};
+        m_addr = {RA*NB{1'b0}};
+        m_wdata = {32*NB{1'b0}};
+        for (k = 0; k < NB; k = k + 1) begin
+            if (estr) begin
+                wk = w_str;
+                m_addr[RA*k +: RA] = wk[LNB +: RA];
+                if (s1_v && (el || est) && e_vl != 0 && wk[LNB-1:0] == k[LNB-1:0]) begin
+                    m_en[k] = 1'b1;
+                    m_we[4*k +: 4] = est ? 4'hF : 4'h0;
+                    m_wdata[32*k +: 32] = op_c[32 * bc[LNB-1:0] +: 32];
+                end
+            end else begin
+                // bank k holds element j of the beat with (w_unit + j) mod NB == k
+                wk = w_unit + ((32'(k) - w_unit) & (NB - 1));
+                m_addr[RA*k +: RA] = wk[LNB +: RA];
+                if (s1_v && (el || est) && e_vl != 0) begin
+                    m_en[k] = 1'b1;
+                    m_we[4*k +: 4] = (est && e0 + VW'((32'(k) - w_unit) & (NB - 1)) < e_vl) ? 4'hF : 4'h0;
+                    m_wdata[32*k +: 32] = op_c[32 * ((32'(k) - w_unit) & (NB - 1)) +: 32];
+                end
+            end
+        end
+    end
+
+    // second operand of the lanes
+    reg [VLEN-1:0] op_bx;
+    always @(*)
+        case (ebsel)
+            2'd0: op_bx = op_b;
+            2'd1: op_bx = {NB{e_fa}};
+            2'd2: op_bx = {NB{e_xa}};
+            default: op_bx = {NB{{{27{e_ir[19]}}, e_ir[19:15]}}};
+        endcase
+    assign sval_ok = s1_v && etos;
+    assign sval = op_a[31:0];
+
+    // ------------------------------------------------------------------ S2
+    reg  [1:0]      s2_kind;
+    reg  [1:0]      s2_sel [0:NB-1];
+    reg  [3:0]      s2_lop;
+    reg  [2:0]      s2_rm;
+    reg             s2_np, s2_na, s2_swap, s2_uvd;
+    reg  [VLEN-1:0] s2_a, s2_b, s2_c;
+    reg  [LNB-1:0]  s2_rot;            // unit load: element 0's bank; strided: the element's lane
+    reg  [LNB-1:0]  s2_bank;           // strided load: the bank
+    reg  [31:0]     s2_sc;
+    wire [VLEN-1:0] old = vones[s2_reg] ? ONES : vrf[s2_reg];
+    wire [31:0] lane_y [0:NB-1];
+    wire [4:0]  lane_f [0:NB-1];
+    reg  [4:0]  flags_any;
+    genvar g;
+    generate
+        for (g = 0; g < NB; g = g + 1) begin : g_lane
+            wire [31:0] a = s2_a[32*g +: 32], b = s2_b[32*g +: 32], c = s2_c[32*g +: 32];
+            wire is_add = s2_lop == LO_ADD, is_fma = s2_lop == LO_FMA;
+            wire [31:0] fy, my;
+            wire [4:0]  ff;
+            wire        mnv;
+            fp32_fma u_fma (.a(is_add ? (s2_swap ? b : a) : is_fma ? b : a),
+                            .b(is_add ? 32'h3F80_0000 : is_fma ? (s2_uvd ? c : a) : b),
+                            .c(is_add ? (s2_swap ? a : b) : (s2_uvd ? a : c)),
+                            .rm(s2_rm), .neg_prod(is_fma && s2_np), .neg_add((is_add || is_fma) && s2_na),
+                            .mul_only(s2_lop == LO_MUL), .y(fy), .flags(ff));
+            coral_fminmax u_mm (.a(a), .b(b), .max(s2_lop == LO_MAX), .y(my), .nv(mnv));
+            assign lane_y[g] = (is_add || is_fma || s2_lop == LO_MUL) ? fy :
+                               (s2_lop == LO_MIN || s2_lop == LO_MAX) ? my :
+                               s2_lop == LO_SGNJ ? {b[31], a[30:0]} : s2_lop == LO_SGNJN ? {!b[31], a[30:0]} :
+                               s2_lop == LO_SGNJX ? {a[31] ^ b[31], a[30:0]} : b;
+            assign lane_f[g] = (is_add || is_fma || s2_lop == LO_MUL) ? ff :
+                               (s2_lop == LO_MIN || s2_lop == LO_MAX) ? {mnv, 4'd0} : 5'd0;
+        end
+    endgenerate
+    reg [31:0] nv;
+    integer l;
+    always @(*) begin
+        flags_any = 5'd0;
+        for (l = 0; l < NB; l = l + 1) begin
+            case (s2_kind)
+                K_LANES: nv = lane_y[l];
+                K_LOAD: nv = m_rdata[32 * ((32'(s2_rot) + l) & (NB - 1)) +: 32];
+                K_LOADS: nv = m_rdata[32 * s2_bank +: 32];
+                default: nv = s2_sc;
+            endcase
+            if (s2_kind == K_LANES && s2_sel[l] == S_NEW) flags_any = flags_any | lane_f[l];
+            wval[32*l +: 32] = s2_sel[l] == S_NEW ? nv : s2_sel[l] == S_ONES ? 32'hFFFF_FFFF : old[32*l +: 32];
+        end
+    end
+    assign vflags = s2_v ? flags_any : 5'd0;
+
+    assign q_full = qn == (QA + 1)'(DEPTH);
+    assign st_pend = any_st || (s1_v && est);
+    assign mem_pend = any_mem || (s1_v && (el || est));
+    assign drained = qn == 0 && !s1_v;
+    assign active = qn != 0 || s1_v || s2_v;
+
+    wire push = d_valid && !(free && qn == 0);        // into the queue (else straight to S1)
+    wire pop = free && qn != 0;
+    wire [QW-1:0] nx = pop ? q[qh] : d_entry;
+    wire _unused = ^{dl, dst, dstr, dlanes, dtos, dfroms, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
+                      evs1, evs2, bc_reg, wk, dbg_addr};
+
+    // an idle unit's registers do not toggle (and Verilator does not evaluate them)
+    wire gclk;
+    coral_clkgate u_gate (.clk(clk), .en(rst || d_valid || active || dbg_we), .gclk(gclk));
+
+    always @(posedge gclk) begin
+        if (rst) begin
+            qh <= {QA{1'b0}};
+            qt <= {QA{1'b0}};
+            qn <= {(QA + 1){1'b0}};
+            s1_v <= 1'b0;
+            s2_v <= 1'b0;
+            vones <= 32'd0;
+            busy_cycles <= 64'd0;
+        end else begin
+            if (dbg_we) vrf[dbg_addr[LNB +: 5]][32 * dbg_addr[LNB-1:0] +: 32] <= dbg_wdata;
+            // queue
+            if (push) begin
+                q[qt] <= d_entry;
+                q_isst[qt] <= dst;
+                q_ismem[qt] <= dl || dst;
+                qt <= qt == QA'(DEPTH - 1) ? {QA{1'b0}} : qt + 1'b1;
+            end
+            if (pop) qh <= qh == QA'(DEPTH - 1) ? {QA{1'b0}} : qh + 1'b1;
+            qn <= qn + (QA + 1)'(push) - (QA + 1)'(pop);
+            // S1
+            if (s1_v) busy_cycles <= busy_cycles + 64'd1;
+            if (free) begin
+                s1_v <= pop || d_valid;
+                {e_ir, e_vl, e_vt, e_frm, e_xa, e_xb, e_fa} <= nx;
+                bc <= {VW{1'b0}};
+                saddr <= nx[95:64];
+            end else begin
+                bc <= bc + VW'(1);
+                saddr <= saddr + e_xb;
+            end
+            // S2
+            s2_v <= s1_v && wb;
+            s2_we <= s1_v && wb && e_vl != 0;
+            s2_reg <= r_c;
+            s2_marks <= marks;
+            s2_kind <= efroms ? K_SCALAR : el ? (estr ? K_LOADS : K_LOAD) : K_LANES;
+            for (j = 0; j < NB; j = j + 1) s2_sel[j] <= sel[j];
+            s2_lop <= elop;
+            s2_rm <= e_frm;
+            s2_np <= enp;
+            s2_na <= ena;
+            s2_swap <= eswap;
+            s2_uvd <= evd;
+            s2_a <= op_a;
+            s2_b <= op_bx;
+            s2_c <= op_c;
+            s2_rot <= w_unit[LNB-1:0];
+            s2_bank <= w_str[LNB-1:0];
+            s2_sc <= efp ? e_fa : e_xa;
+            if (s2_v && s2_we) vrf[s2_reg] <= wval;
+            if (s2_v) vones <= (vones & ~((s2_we ? 32'd1 : 32'd0) << s2_reg)) | s2_marks;
+        end
+    end
+endmodule

@@ -1,0 +1,119 @@
+"""Random valid coral vector programs for differential testing of the RTL's vector unit
+against the model: every vector instruction the RTL implements (backend.VECTOR) at
+SEW = 32 with LMUL 1, 2, 4 and 8, tail and mask policies undisturbed and agnostic,
+vl from 0 to VLMAX, masked (v0.t) arithmetic, unit-stride and strided (negative,
+zero) accesses anywhere in a data buffer, every rounding mode through frm, and scalar
+loads, stores and fflags reads between them (the timing model's waits), so that queue
+fills, write-back bypasses and synchronisation are all exercised.
+
+Registers: s0 points at the buffer, t2 is a vector address, t3 a stride; f0..f31 hold
+special and random floats. `fault_programs()` are short programs each of whose last
+vector instruction breaks one of the model's rules (the RTL must stop where the model does).
+"""
+from __future__ import annotations
+
+import random
+
+from .randprog import SPECIAL_FLOATS
+
+BUFFER = 1024                       # bytes; vector accesses stay inside it
+FREGS = [f"f{i}" for i in range(32)]
+BINARY = ["vfadd", "vfsub", "vfmul", "vfmin", "vfmax", "vfsgnj", "vfsgnjn", "vfsgnjx"]
+FMA = ["vfmacc", "vfnmacc", "vfmsac", "vfnmsac", "vfmadd", "vfnmadd", "vfmsub", "vfnmsub"]
+XREGS = ["a0", "a1", "a2", "a3", "a4", "a5", "t4", "t5", "t6"]
+
+
+def _group(rng, lmul: int, not_v0: bool = False) -> str:
+    choices = [r for r in range(0, 32, lmul) if not (not_v0 and r == 0)]
+    return f"v{rng.choice(choices)}"
+
+
+def _vector(rng: random.Random, lmul: int, vlmax: int) -> list[str]:
+    c = rng.random()
+    mask = rng.random() < 0.25
+    vm = ", v0.t" if mask else ""
+    vd = _group(rng, lmul, not_v0=mask)
+    a, b = _group(rng, lmul), _group(rng, lmul)
+    f = rng.choice(FREGS)
+    if c < 0.15:
+        off = 4 * rng.randrange((BUFFER - 4 * vlmax) // 4)
+        op = rng.choice(["vle32.v", "vse32.v"])
+        return [f"addi t2, s0, {off}", f"{op} {_group(rng, lmul)}, (t2)"]
+    if c < 0.25:
+        stride = rng.choice([-12, -8, -4, 0, 4, 8, 12, 16])
+        op = rng.choice(["vlse32.v", "vsse32.v"])
+        mid = BUFFER // 2
+        return [f"addi t2, s0, {mid}", f"li t3, {stride}", f"{op} {_group(rng, lmul)}, (t2), t3"]
+    if c < 0.5:
+        op = rng.choice(BINARY + ["vfrsub"])
+        form = "vf" if op == "vfrsub" or rng.random() < 0.5 else "vv"
+        return [f"{op}.{form} {vd}, {a}, {f if form == 'vf' else b}{vm}"]
+    if c < 0.72:
+        op = rng.choice(FMA)
+        form = rng.choice(["vv", "vf"])
+        return [f"{op}.{form} {vd}, {f if form == 'vf' else b}, {a}{vm}"]
+    if c < 0.8:
+        form = rng.choice(["vmv.v.v", "vmv.v.x", "vmv.v.i", "vfmv.v.f"])
+        src = {"vmv.v.v": a, "vmv.v.x": rng.choice(XREGS), "vmv.v.i": str(rng.randint(-16, 15)),
+               "vfmv.v.f": f}[form]
+        return [f"{form} {_group(rng, lmul)}, {src}"]
+    if c < 0.86:
+        return [rng.choice([f"vfmv.f.s {f}, {a}", f"vmv.x.s {rng.choice(XREGS)}, {a}",
+                            f"vfmv.s.f {_group(rng, lmul)}, {f}",
+                            f"vmv.s.x {_group(rng, lmul)}, {rng.choice(XREGS)}"])]
+    if c < 0.9:                                   # a new mask in v0
+        return [f"vmv.s.x v0, {rng.choice(XREGS)}"]
+    # scalar work between vector instructions: waits of the timing model
+    return [rng.choice([f"lw {rng.choice(XREGS)}, {4 * rng.randrange(BUFFER // 4)}(s0)",
+                        f"sw {rng.choice(XREGS)}, {4 * rng.randrange(BUFFER // 4)}(s0)",
+                        f"csrr {rng.choice(XREGS)}, fflags", "csrwi fflags, 0",
+                        f"fsrmi {rng.randrange(5)}", f"fadd.s {f}, {f}, {rng.choice(FREGS)}",
+                        f"addi {rng.choice(XREGS)}, {rng.choice(XREGS)}, {rng.randint(-9, 9)}",
+                        f"flw {f}, {4 * rng.randrange(BUFFER // 4)}(s0)", "csrr a5, vl", "csrr a5, vtype"])]
+
+
+def random_vector_program(seed: int, length: int = 60, vlen: int = 128) -> str:
+    rng = random.Random(seed)
+    out = [".text", "la s0, buf"]
+    out += [f"li {r}, {rng.getrandbits(32) - (1 << 31)}" for r in XREGS]
+    out += [f"flw {f}, {4 * rng.randrange(BUFFER // 4)}(s0)" for f in FREGS]
+    lmul, vlmax = 1, vlen // 32
+    k = 0
+    while k < length:
+        if k == 0 or rng.random() < 0.12:
+            lmul = rng.choice([1, 2, 4, 8])
+            vlmax = vlen * lmul // 32
+            pol = f"{rng.choice(['ta', 'tu'])}, {rng.choice(['ma', 'mu'])}"
+            if rng.random() < 0.8:
+                out.append(f"li t0, {rng.choice([0, 1, rng.randint(0, vlmax + 3), vlmax, vlmax + 5])}")
+                out.append(f"vsetvli t1, t0, e32, m{lmul}, {pol}")
+            else:
+                out.append(f"vsetvli t1, zero, e32, m{lmul}, {pol}")
+            k += 1
+            continue
+        block = _vector(rng, lmul, vlmax)
+        out += block
+        k += len(block)
+    out.append("ebreak")
+    words = ", ".join(f"{rng.choice(SPECIAL_FLOATS) if rng.random() < 0.3 else rng.getrandbits(32):#x}"
+                      for _ in range(BUFFER // 4))
+    out += [".data", ".balign 16", f"buf: .word {words}"]
+    return "\n".join(out) + "\n"
+
+
+def fault_programs() -> dict[str, str]:
+    """Programs whose last instruction breaks a rule of the model's vector semantics."""
+    pre = ".text\nla s0, buf\nli t0, 8\nvsetvli t1, t0, e32, m2, ta, ma\n"
+    data = "\nebreak\n.data\n.balign 16\nbuf: .zero 64\n"
+    return {
+        "vill": ".text\nvfadd.vv v1, v2, v3\nebreak\n",
+        "misaligned group": pre + "vfadd.vv v1, v2, v4" + data,
+        "masked v0": pre + "vfmul.vv v0, v2, v4, v0.t" + data,
+        "frm reserved": pre + "fsrmi 5\nvfmax.vf v2, v4, f1" + data,
+        "load misaligned": pre + "addi s0, s0, 2\nvle32.v v2, (s0)" + data,
+        "load past DTCM": pre + "lui s0, 0x7ffff\nvle32.v v2, (s0)" + data,
+        "store below DTCM": pre + "li t3, -4096\nvsse32.v v2, (s0), t3" + data,
+        "strided misaligned": pre + "li t3, 6\nvlse32.v v2, (s0), t3" + data,
+        "queued then faulting": pre + "vfadd.vv v2, v4, v6\nvse32.v v2, (s0)\nvfadd.vv v2, v4, v6\n"
+                                "vle32.v v3, (s0)" + data,
+    }

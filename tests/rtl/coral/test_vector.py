@@ -1,0 +1,66 @@
+"""The vector unit (rtl/coral/coral_vec.v) against the model: random vector programs,
+programs that break the model's vector rules, what the RTL refuses, and the timing
+model's write-back cycle (the RTL is the timing reference)."""
+import pytest
+
+from kernelcraft.simulators.core.backend import Job, MemoryImage
+from kernelcraft.simulators.core.budget import Budget
+from kernelcraft.simulators.core.errors import ConfigError
+from kernelcraft.simulators.coral.assembler import assemble
+from kernelcraft.simulators.coral.machine import CoralModel
+from kernelcraft.simulators.coral_rtl.compare import compare_runs
+from kernelcraft.simulators.coral_rtl.randvec import fault_programs, random_vector_program
+
+SEEDS = range(60)
+
+
+def _both(rtl, cfg, sources):
+    programs = [assemble(s, "v.s", cfg) for s in sources]
+    rtl_runs = rtl.run_many([Job(p, MemoryImage(), Budget(), False) for p in programs], cfg)
+    return [(CoralModel().run(p, MemoryImage(), cfg, Budget()), r) for p, r in zip(programs, rtl_runs)]
+
+
+def test_random_vector_programs_match_the_model(cfg, rtl):
+    # one simulator process for all of them
+    runs = _both(rtl, cfg, [random_vector_program(s) for s in SEEDS])
+    for seed, (model, r) in zip(SEEDS, runs):
+        assert model.error is None, (seed, model.error)
+        assert compare_runs(model, r) == [], f"seed {seed}"
+    # the programs wait for the vector unit (queue slots, scalar loads/stores, fflags)
+    assert sum(m.stalls["vector_sync"] for m, _ in runs) > 0
+    assert sum(m.unit_busy["vector"] for m, _ in runs) > 1000
+
+
+def test_vector_faults_stop_where_the_model_stops(cfg, rtl):
+    names = list(fault_programs())
+    runs = _both(rtl, cfg, list(fault_programs().values()))
+    for name, (model, r) in zip(names, runs):
+        assert model.stop == "error" and compare_runs(model, r) == [], name
+        assert str(r.error) == str(model.error), name
+
+
+def test_a_deliberate_difference_is_found(cfg, rtl):
+    [(model, r)] = _both(rtl, cfg, [random_vector_program(3)])
+    r.registers["v"] = r.registers["v"].copy()
+    r.registers["v"][5, 2] ^= 4
+    assert [d.where for d in compare_runs(model, r)] == ["v5"]
+
+
+def test_unimplemented_vector_work_is_refused(cfg, rtl):
+    masked_load = assemble(".text\nvsetvli t0, zero, e32, m1\nvle32.v v1, (a0), v0.t\n", "m.s", cfg)
+    with pytest.raises(ConfigError, match=r"vector loads and stores are unmasked so far: instruction 1 "
+                                          r"\(line 3\) `vle32.v v1, \(a0\), v0.t`"):
+        rtl.run(masked_load, MemoryImage(), cfg)
+    sew16 = assemble(".text\nvsetvli t0, zero, e16, m1\nvmv.v.i v1, 3\n", "s.s", cfg)
+    with pytest.raises(ConfigError, match=r"works at SEW = 32 only so far: instruction 1 \(line 3\) "
+                                          r"`vmv.v.i v1, 3` ran with another SEW"):
+        rtl.run(sew16, MemoryImage(), cfg)
+
+
+def test_the_last_register_write_back_ends_the_run(cfg, rtl):
+    # the RTL's S2 stage writes the last beat one cycle after the unit's issue stage:
+    # the model's total counts it (and not for a store, which writes in S1)
+    src = ".text\nla a0, d\nvsetvli t0, zero, e32, m8\nvle32.v v8, (a0)\n{}\nebreak\n.data\nd: .zero 128\n"
+    (m1, r1), (m2, r2) = _both(rtl, cfg, [src.format("vfadd.vv v8, v8, v8"), src.format("vse32.v v8, (a0)")])
+    assert m1.cycles == r1.cycles == 4 + 8 + 8 + 1
+    assert m2.cycles == r2.cycles == 4 + 8 + 8
