@@ -74,11 +74,12 @@ class CheckResult:
     stop: str = ""                   # how both runs ended, when not normally
     rtl_seconds: float = 0.0
     model_seconds: float = 0.0
+    refused: str = ""                # the RTL refused it before simulating (an operation it lacks)
 
     @property
     def passed(self) -> bool:
         """The backends agree and, when judged, the kernel is correct."""
-        return self.agree and self.correct is not False
+        return self.agree and self.correct is not False and not self.refused
 
     @property
     def cycle_gap(self) -> float:
@@ -95,6 +96,8 @@ class CheckResult:
         return f"{both}, kernel {'correct' if self.correct else 'INCORRECT'}"
 
     def format(self) -> str:
+        if self.refused:
+            return f"REFUSED  {self.accel} {self.task} {self.config} ({self.kernel}): {self.refused}"
         head = (f"{'PASS' if self.passed else 'FAIL'}  {self.accel} {self.task} {self.config} "
                 f"({self.kernel}): {self.verdicts()}")
         if self.agree:
@@ -255,7 +258,16 @@ def check_baselines(accel_name: str, hw, level: int = 1, tasks: list[str] | None
     for task in dict.fromkeys(c[0] for c in cells):
         group = [c for c in cells if c[0] == task]
         t0 = time.perf_counter()
-        rtl_runs = rtl.run_many([Job(p, img, budget) for _, _, p, _, img in group], hw)
+        try:
+            rtl_runs = rtl.run_many([Job(p, img, budget) for _, _, p, _, img in group], hw)
+        except ConfigError as e:        # the RTL lacks an operation: say so and go on
+            for _, config, *_ in group:
+                res = CheckResult(accel_name, task, config, "baseline", agree=False,
+                                  cycles_model=0, cycles_rtl=0, refused=str(e).splitlines()[0])
+                out.append(res)
+                if progress:
+                    progress(res)
+            continue
         rtl_s = (time.perf_counter() - t0) / len(group)
         for (_, config, program, inputs, image), r in zip(group, rtl_runs):
             t1 = time.perf_counter()
@@ -295,9 +307,11 @@ def cmd_rtl_check(args) -> int:
             worst = max((abs(r.cycle_gap) for r in results), default=0.0)
             agree = sum(r.agree for r in results)
             correct = sum(bool(r.correct) for r in results)
+            refused = sum(bool(r.refused) for r in results)
             print(f"\n{agree}/{len(results)} baselines identical on both backends, "
                   f"{correct}/{len(results)} correct against the reference; largest cycle "
-                  f"gap {100 * worst:.3f}%")
+                  f"gap {100 * worst:.3f}%"
+                  + (f"; {refused} refused by the RTL (operations it lacks)" if refused else ""))
         return 1 if failed else 0
     if not args.task or not args.config:
         raise ConfigError("rtl-check needs --task and --config (or --all-baselines, or --bench)")
@@ -318,6 +332,8 @@ def cmd_rtl_check(args) -> int:
 
 
 def _row(r: CheckResult) -> str:
+    if r.refused:
+        return f"REFUSED  {r.task:16s} {r.config:3s} {r.refused}"
     verdict = "PASS" if r.passed else "FAIL"
     return (f"{verdict}  {r.task:16s} {r.config:3s} cycles {r.cycles_model:>9d} model "
             f"{r.cycles_rtl:>9d} RTL  ({100 * r.cycle_gap:+.3f}%)  {r.verdicts()}")

@@ -91,3 +91,15 @@ def test_baselines_agree_on_model_and_rtl(cfg, rtl):
     assert len(results) == len(ON_RTL)
     for r in results:
         assert r.passed, (r.task, r.config, r.divergences)
+
+
+def test_all_baselines_reports_a_refused_task_and_goes_on(cfg, rtl, capsys):
+    """A task whose baseline uses an operation the RTL lacks is listed as refused (with
+    the operation) and the others are still checked; the exit status says not all passed."""
+    assert main(["rtl-check", "--accel", "coral", "--all-baselines", "--tasks", "silu,relu",
+                 "--configs", "C1", *HW]) == 1
+    out = capsys.readouterr().out
+    assert re.search(r"REFUSED  silu +C1 +the coral RTL implements .* not", out), out
+    assert re.search(r"PASS  relu +C1 ", out), out
+    assert "1/2 baselines identical on both backends" in out
+    assert "1 refused by the RTL (operations it lacks)" in out
