@@ -22,7 +22,7 @@ import pytest
 
 from tasks import get_task
 from workbench.accel import get_accel
-from workbench.evaluation import evaluate
+from workbench.evaluation import BASELINE_BUDGET, evaluate
 
 
 def one_sub(pattern: str, repl: str, src: str, flags=re.M) -> str:
@@ -100,7 +100,9 @@ def test_wrong_kernel_fails_every_configuration(accel, task, edit):
         base = acc.baseline(task, config, hw)
         wrong = edit(accel, base)
         assert wrong != base
-        ev = evaluate(accel, task, config, wrong, hw=hw, seeds=[3], compare_baseline=False)
+        # the baseline's budget: an edited kernel runs as long as its baseline
+        ev = evaluate(accel, task, config, wrong, hw=hw, seeds=[3], compare_baseline=False,
+                      budget=BASELINE_BUDGET)
         assert ev.status == "failed", (config, ev.status, ev.error)
         assert [s.label for s in ev.sets if not s.passed], config
         if task in CATCHES:
