@@ -1,7 +1,7 @@
 """How close correct bf16 kernels come to each task's bound, and how far known-wrong
 ones land beyond it.
 
-    python -m tasks.calibrate [--seeds N] [task ...]
+    python -m kernelcraft.tasks.calibrate [--seeds N] [task ...]
 
 An evaluation draw is one random seed s plus the edge cases of edge seed s. For every
 configuration (held-out ones included) and N draws, the margin of a kernel on a draw is
@@ -110,7 +110,7 @@ def margin_row(m) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m tasks.calibrate", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m kernelcraft.tasks.calibrate", description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=2, help="draws (random seed + edge seed) per configuration (default 2)")
     ap.add_argument("tasks", nargs="*", help="task names (default: all)")
     args = ap.parse_args(argv)

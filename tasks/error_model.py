@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulators.numerics import round_bf16
+from kernelcraft.simulators.numerics import round_bf16
 
 from .tolerance import U
 

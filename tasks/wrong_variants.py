@@ -13,7 +13,7 @@ from typing import Callable
 
 import numpy as np
 
-from simulators import numerics as nx
+from kernelcraft.simulators import numerics as nx
 
 from . import bf16_kernels as K
 from .ops import GELU_C1, GELU_C2

@@ -4,8 +4,8 @@ import math
 import numpy as np
 import pytest
 
-from tasks import all_tasks, get_task
-from tasks.tolerance import U, Tolerance, compare, near_constant, rms, worst_ratio
+from kernelcraft.tasks import all_tasks, get_task
+from kernelcraft.tasks.tolerance import U, Tolerance, compare, near_constant, rms, worst_ratio
 
 TOL = Tolerance(2 ** -5, 2 ** -4)
 
@@ -130,8 +130,8 @@ def test_level_2_3_tasks_on_the_deep_chain_bound_are_the_documented_ones():
     per-element allowances from the inputs where their chains carry errors); the tasks
     that still use the deep-chain bound are exactly those tasks/README.md names, and
     their known gaps (approximate exps) are in the catalogue's GAPS."""
-    from tasks.tolerance import DEEP
-    from tasks.wrong_variants import GAPS
+    from kernelcraft.tasks.tolerance import DEEP
+    from kernelcraft.tasks.wrong_variants import GAPS
     deep = {t.name for t in all_tasks() if t.level >= 2 and t.tol is DEEP}
     assert deep == {"decoder_block_llama", "decoder_block_t5"}
     assert deep <= set(GAPS)
@@ -144,7 +144,7 @@ def test_level_2_bounds_catch_cheap_exps_where_they_add_up():
     """The attention tasks and swiglu catch every cheap exp (3-6%) and attention the 1.1% one
     too; ffn the 6% one (its GELU argument's own 4u, amplified by exp, leaves no room for
     less): the catalogue requires them to fail, the rest are GAPS."""
-    from tasks.wrong_variants import ATTENTION, CAUGHT_EXPS, CHEAP_EXPS, GAPS, VARIANTS
+    from kernelcraft.tasks.wrong_variants import ATTENTION, CAUGHT_EXPS, CHEAP_EXPS, GAPS, VARIANTS
     for task in (*ATTENTION, "swiglu", "ffn"):
         names = {n for n, _ in VARIANTS[task]}
         assert set(CAUGHT_EXPS[task]) <= names

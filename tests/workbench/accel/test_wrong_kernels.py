@@ -20,9 +20,9 @@ import re
 
 import pytest
 
-from tasks import get_task
-from workbench.accel import get_accel
-from workbench.evaluation import BASELINE_BUDGET, evaluate
+from kernelcraft.tasks import get_task
+from kernelcraft.workbench.accel import get_accel
+from kernelcraft.workbench.evaluation import BASELINE_BUDGET, evaluate
 
 
 def one_sub(pattern: str, repl: str, src: str, flags=re.M) -> str:
