@@ -10,7 +10,8 @@ import numpy as np
 
 from .. import ops, sampling
 from ..core import EdgeCases, Ops, Task, TensorSpec
-from ..tolerance import DEEP
+from ..tolerance import U, Tolerance
+from .attention_error import attention_bound
 from ..level1.rowwise import NEG_MAX
 
 LAYOUT = """\
@@ -45,7 +46,11 @@ def attention_ops(d: dict, causal: bool) -> Ops:
 
 
 class Attention(Task):
-    tol = DEEP
+    tol = Tolerance(3 * U, 2.0 ** -16, basis="P @ V accumulated in fp32, the product, the normalisation and the "
+                    "output each stored in bf16 (rtol 3u), plus an allowance from the inputs: the bf16 score, "
+                    "argument s - max and weight move each weight by up to u (abs(s) + scale sum_d abs(q_d k_d) + "
+                    "abs(s - max) + 1), which moves o by sum_j p_j E_j abs(v_j - o), and a running bf16 accumulator "
+                    "rounds once per block of 32 keys or more (tasks/level2/attention_error.py)")
     level = 2
     causal = False
 
@@ -84,7 +89,7 @@ class Attention(Task):
         same_k = {**base, "k": np.broadcast_to(base["k"][:1], base["k"].shape).copy()}
         outliers = {**base, "v": sampling.outlier_features(rng, base["v"], factor=16.0)}
         return [("peaked_attention", peaked), ("identical_keys", same_k), ("outlier_values", outliers),
-                ("spiked_scores", self.spiked(d, rng, base))]
+                ("spiked_scores", self.spiked(d, rng, base)), ("two_keys", self.two_keys(d, rng, base))]
 
     def spiked(self, d, rng, base) -> dict:
         """A few keys at random positions (any tile), each with its own key dimension;
@@ -112,6 +117,51 @@ class Attention(Task):
                 for a, score in zip(aim, (top[i], top[i] - gap[i])):
                     q[i, h, col[a]] = score * np.sqrt(dh)
         return {"q": q.reshape(s, hq * dh), "k": k.reshape(s, hkv * dh), "v": base["v"]}
+
+    def two_keys(self, d, rng, base) -> dict:
+        """Every query sees two keys that matter: one at score 0 and one at -g, g drawn
+        from 0.02..0.75 per query (all fractions of g log2(e), where approximate exps are
+        off by different amounts), the others at -40..-100 (weight below e^-40). Values
+        of the first kind of key are +1, of the second -r_d, with r_d spread over
+        1..e^0.8 across the head's columns, so that some column of every query has an
+        output near 0 and an error of the second key's weight shows undamped: with exact
+        scores and no averaging over keys, an exp that is off by 1-6% moves it by several
+        times what the roundings of a correct kernel can (the scale 1/sqrt(D) and a
+        score -g stay exact for D = 16, 64, within 2u g for D = 32). The keys that matter
+        lie in one aligned block of 32 in the first half of the sequence."""
+        s, hq, hkv, dh = d["S"], d["Hq"], d["Hkv"], d["D"]
+        n = min(dh - 1, 8)
+        # all in one aligned block of 32 keys, so that a running bf16 accumulator sees the
+        # pair's output (near 0) change once, not each key's large value
+        start = 32 * int(rng.integers(0, max(1, s // 64)))
+        hot = start + rng.choice(32, size=n, replace=False)
+        cols = rng.choice(dh, size=n + 1, replace=False)
+        low, col = cols[0], cols[1:]
+        first = np.zeros(n, dtype=bool)
+        first[rng.choice(n, size=n // 2, replace=False)] = True
+        k = base["k"].reshape(s, hkv, dh).copy()
+        k[:, :, cols] = 0.0
+        k[:, :, low] = 1.0
+        k[hot, :, low] = 0.0
+        k[hot, :, col] = 1.0
+        r = np.exp(0.8 * (rng.permutation(dh) + rng.random(dh)) / dh)
+        v = base["v"].reshape(s, hkv, dh).copy()
+        v[hot[first]] = 1.0
+        v[hot[~first]] = -r
+        q = np.zeros((s, hq, dh))
+        q[:, :, cols] = -rng.uniform(40.0, 100.0, (s, hq, 1)) * np.sqrt(dh)    # every key low ...
+        g = rng.uniform(0.02, 0.75, (s, hq))
+        for i in range(s):
+            seen = hot <= i if self.causal else np.ones(n, dtype=bool)
+            for h in range(hq):
+                for kind, score in ((first, 0.0), (~first, -g[i, h])):
+                    pick = np.flatnonzero(seen & kind)
+                    if pick.size:
+                        q[i, h, col[rng.choice(pick)]] = score * np.sqrt(dh)    # ... but two
+        return {"q": q.reshape(s, hq * dh), "k": k.reshape(s, hkv * dh), "v": v.reshape(s, hkv * dh)}
+
+    def error_allowance(self, x, d, output):
+        return attention_bound(x["q"], x["k"], x["v"], d["Hq"], d["Hkv"], 1.0 / np.sqrt(d["D"]), self.causal)
 
     def compute(self, x, d):
         o = ops.attention(x["q"], x["k"], x["v"], d["Hq"], d["Hkv"], 1.0 / np.sqrt(d["D"]), self.causal)

@@ -1,16 +1,40 @@
 """Feed-forward blocks: ffn (GELU, with biases) and swiglu (LLaMA MLP, no biases)."""
 from __future__ import annotations
 
+import numpy as np
+
 from .. import ops, sampling
 from ..core import EdgeCases, Ops, Task, TensorSpec
-from ..tolerance import DEEP
+from ..error_model import product_error, stored
+from ..tolerance import U, Tolerance
+
+# The activation chains of Level 1 (tasks/README.md): silu and gelu store four roundings of
+# their element, and gelu's argument carries 4u of itself, which exp turns into an error of
+# 4u |z t sigmoid(t) sigmoid(-t)| (t the argument).
+ACT_RTOL = 4 * U
+MLP_BASIS = ("the down projection's output stored in bf16 (rtol 1u), plus an allowance carried through the chain from the "
+             "inputs: pre-activations accumulated in fp32 and stored in bf16 (the bias add stored again), the activation's "
+             "four roundings as at Level 1 plus the pre-activation's error times its slope, {extra}and the hidden state "
+             "through abs(w) of the down projection (tasks/level2/mlp.py)")
 
 INTERMEDIATES = """\
 Accumulate matrix products in fp32; intermediates may be stored in bf16."""
 
 
+def coherent(rng, s: int, dm: int, f: int, lo: float, hi: float):
+    """An edge family where an activation's error adds up instead of averaging out: every
+    hidden unit of token s has the same pre-activation z_s (drawn from lo..hi, negative,
+    where exp's error reaches the activation undamped), exactly: x has one non-zero
+    column c, and the up projection's column c is 1. The down projection is positive, so
+    the output is z's activation times a sum of positive terms. Returns (x, c)."""
+    c = int(rng.integers(0, dm))
+    x = np.zeros((s, dm))
+    x[:, c] = rng.uniform(lo, hi, s)
+    return x, c
+
+
 class Ffn(Task):
-    tol = DEEP
+    tol = Tolerance(U, 2.0 ** -16, basis=MLP_BASIS.format(extra=""))
     name = "ffn"
     level = 2
     title = "Feed-forward block (GELU)"
@@ -54,11 +78,31 @@ Constants: one = 1.0, gelu_c1, gelu_c2, neg_gelu_c1 = -gelu_c1."""
         base = self.make(d, rng)
         return [("large_preactivations", {**base, "x": base["x"] * 8.0}),
                 ("outlier_features", {**base, "x": sampling.outlier_features(rng, base["x"], factor=16.0)}),
-                ("mostly_negative_preactivations", {**base, "b1": base["b1"] - 2.0})]
+                ("mostly_negative_preactivations", {**base, "b1": base["b1"] - 2.0}),
+                ("coherent_hidden", self.coherent(d, rng, base))]
+
+    def coherent(self, d, rng, base) -> dict:
+        """`coherent`'s family: z_s from -2..-0.25, b1 = 0 and b2 = 0."""
+        x, c = coherent(rng, d["S"], d["Dm"], d["F"], -2.0, -0.25)
+        w1 = base["w1"].copy()
+        w1[:, c] = 1.0
+        return {"x": x, "w1": w1, "b1": np.zeros_like(base["b1"]), "w2": np.abs(base["w2"]),
+                "b2": np.zeros_like(base["b2"])}
 
     def compute(self, x, d):
         h = ops.gelu(ops.linear(x["x"], x["w1"], x["b1"]))
         return {"y": ops.linear(h, x["w2"], x["b2"])}
+
+    def error_allowance(self, x, d, output):
+        xw = x["x"] @ x["w1"].T
+        z = xw + x["b1"]
+        dz = stored(z, stored(xw, product_error(x["x"], x["w1"])))
+        t = ops.GELU_C1 * (z + ops.GELU_C2 * z ** 3)
+        sig = ops.sigmoid(t)
+        a = z * sig
+        slope = sig + z * sig * (1 - sig) * ops.GELU_C1 * (1 + 3 * ops.GELU_C2 * z * z)
+        da = np.abs(slope) * dz + ACT_RTOL * (np.abs(a) + np.abs(z * t * sig * (1 - sig)))
+        return stored(a @ x["w2"].T, product_error(a, x["w2"], da))
 
     def ops(self, d):
         s, dm, f = d["S"], d["Dm"], d["F"]
@@ -67,7 +111,7 @@ Constants: one = 1.0, gelu_c1, gelu_c2, neg_gelu_c1 = -gelu_c1."""
 
 
 class Swiglu(Task):
-    tol = DEEP
+    tol = Tolerance(U, 2.0 ** -16, basis=MLP_BASIS.format(extra="the product with the up projection stored in bf16, "))
     name = "swiglu"
     level = 2
     title = "SwiGLU feed-forward block (LLaMA MLP)"
@@ -109,7 +153,31 @@ Constants: one = 1.0, neg_one = -1.0."""
         base = self.make(d, rng)
         return [("large_preactivations", {**base, "x": base["x"] * 8.0}),
                 ("outlier_features", {**base, "x": sampling.outlier_features(rng, base["x"], factor=16.0)}),
-                ("tiny_inputs", {**base, "x": base["x"] * 2.0 ** -20})]
+                ("tiny_inputs", {**base, "x": base["x"] * 2.0 ** -20}),
+                ("coherent_hidden", self.coherent(d, rng, base))]
+
+    def coherent(self, d, rng, base) -> dict:
+        """`coherent`'s family: gate pre-activations from -4..-0.5; x's column c + 1 is 1
+        and w_up is positive there (zero in column c), so every hidden unit has the sign
+        of its silu."""
+        x, c = coherent(rng, d["S"], d["Dm"], d["F"], -4.0, -0.5)
+        c1 = (c + 1) % d["Dm"]
+        x[:, c1] = 1.0
+        wg, wu = base["w_gate"].copy(), base["w_up"].copy()
+        wg[:, c], wg[:, c1] = 1.0, 0.0
+        wu[:, c], wu[:, c1] = 0.0, np.abs(wu[:, c1]) * np.sqrt(d["Dm"]) + 0.25
+        return {"x": x, "w_gate": wg, "w_up": wu, "w_down": np.abs(base["w_down"])}
+
+    def error_allowance(self, x, d, output):
+        g, up = x["x"] @ x["w_gate"].T, x["x"] @ x["w_up"].T
+        dg = stored(g, product_error(x["x"], x["w_gate"]))
+        du = stored(up, product_error(x["x"], x["w_up"]))
+        sig = ops.sigmoid(g)
+        act = g * sig
+        dact = np.abs(sig * (1 + g * (1 - sig))) * dg + ACT_RTOL * np.abs(act)
+        h = act * up
+        dh = stored(h, np.abs(up) * dact + np.abs(act) * du)
+        return product_error(h, x["w_down"], dh)          # its one store: rtol
 
     def compute(self, x, d):
         g = ops.silu(x["x"] @ x["w_gate"].T)
