@@ -104,11 +104,12 @@ def test_wrong_kernel_fails_every_configuration(accel, task, edit):
         ev = evaluate(accel, task, config, wrong, hw=hw, seeds=[3], compare_baseline=False,
                       budget=BASELINE_BUDGET)
         assert ev.status == "failed", (config, ev.status, ev.error)
-        assert [s.label for s in ev.sets if not s.passed], config
-        if task in CATCHES:
-            assert CATCHES[task] in [s.label for s in ev.sets if not s.passed], config
-        if edit is attention_clamped_no_max:      # only the spikes tell it from the right kernel
-            assert [s.label for s in ev.sets if not s.passed] == ["edge: spiked_scores"], config
+        failed = [s.label for s in ev.sets if not s.passed]
+        assert failed, config
+        if edit is bit_trick_exp and task in CATCHES:
+            assert CATCHES[task] in failed, config
+        if edit is attention_clamped_no_max:      # the spikes always tell it from the right
+            assert "edge: spiked_scores" in failed, config    # kernel (two_keys may as well)
 
 
 def test_edge_cases_are_fresh_and_the_baseline_passes_them():
