@@ -13,7 +13,7 @@ import numpy as np
 
 from kernelcraft.simulators.core.backend import RunResult
 from kernelcraft.simulators.core.trace import TraceStep
-from kernelcraft.simulators.rtl.divergence import Divergence
+from kernelcraft.simulators.rtl.divergence import Divergence, counter_divergences
 
 
 def _ended(r: RunResult) -> str:
@@ -63,18 +63,7 @@ def compare_runs(model: RunResult, rtl: RunResult, limit: int = 8) -> list[Diver
     for name in ("RM", "locks", "LOOPS"):
         if norm(m[name]) != norm(r[name]):
             out.append(Divergence("register", name, str(m[name]), str(r[name])))
-    if model.cycles != rtl.cycles:
-        gap = rtl.cycles - model.cycles
-        rel = f", {100 * gap / model.cycles:+.3f}%" if model.cycles else ""
-        out.append(Divergence("cycles", "the cycle count", str(model.cycles), f"{rtl.cycles} ({gap:+d}{rel})"))
-    for unit in sorted(set(model.unit_busy) | set(rtl.unit_busy)):
-        a, b = model.unit_busy.get(unit, 0), rtl.unit_busy.get(unit, 0)
-        if a != b:
-            out.append(Divergence("activity", f"bundles using slot {unit}", str(a), str(b)))
-    for k in sorted(set(model.stalls) | set(rtl.stalls)):
-        a, b = model.stalls.get(k, 0), rtl.stalls.get(k, 0)
-        if a != b:
-            out.append(Divergence("activity", f"stall cycles ({k})", str(a), str(b)))
+    out += counter_divergences(model, rtl, "bundles using slot {}", "stall cycles ({})")
     return out[:limit]
 
 

@@ -17,3 +17,22 @@ class Divergence:
     def format(self) -> str:
         head = f"{self.where}: model {self.model}, RTL {self.rtl}"
         return f"{self.instruction}\n  {head}" if self.instruction else head
+
+
+def counter_divergences(model, rtl, unit: str = "busy cycles of unit {}",
+                        stall: str = "stall counter {}") -> list[Divergence]:
+    """The cycle count and the activity counters of two runs (RunResults), in the words
+    each accelerator uses for its units and stalls (`unit`, `stall`: format strings)."""
+    out = []
+    if model.cycles != rtl.cycles:
+        gap = rtl.cycles - model.cycles
+        rel = f", {100 * gap / model.cycles:+.3f}%" if model.cycles else ""
+        out.append(Divergence("cycles", "the cycle count", str(model.cycles),
+                              f"{rtl.cycles} ({gap:+d}{rel})"))
+    for label, a_counts, b_counts in ((unit, model.unit_busy, rtl.unit_busy),
+                                      (stall, model.stalls, rtl.stalls)):
+        for k in sorted(set(a_counts) | set(b_counts)):
+            a, b = a_counts.get(k, 0), b_counts.get(k, 0)
+            if a != b:
+                out.append(Divergence("activity", label.format(k), str(a), str(b)))
+    return out
