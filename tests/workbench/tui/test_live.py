@@ -21,6 +21,7 @@ from kernelcraft.workbench.tui.plain import follow_plain
 from kernelcraft.workbench.tui.screens.run import RunScreen
 
 MAX_LAG = 0.5
+POLL = 0.01
 
 WRITER = r"""
 import os, sys, time
@@ -110,19 +111,23 @@ def test_a_run_written_by_another_process_shows_within_half_a_second(tmp_path):
                 writer.go.touch()                # now the writer records its steps
                 seen: dict[int, float] = {}
                 deadline = time.monotonic() + 20
+                # On a loaded machine this loop itself can be held up; a lag is the
+                # viewer's only beyond the longest such hold-up.
+                stall, prev = 0.0, time.monotonic()
                 while time.monotonic() < deadline:
                     last = screen.trace.last_seq
                     now = time.monotonic()
+                    stall, prev = max(stall, now - prev - POLL), now
                     for seq in list(writer.commits):
                         if seq <= last and seq not in seen:
                             seen[seq] = now
                     if screen.finished_reading and len(seen) == steps + 1:
                         break
-                    await pilot.pause(0.01)
+                    await pilot.pause(POLL)
                 lags = {seq: seen[seq] - writer.commits[seq] for seq in seen}
                 assert len(lags) == steps + 1, f"only saw {sorted(seen)}"
                 live = {s: lag for s, lag in lags.items() if s > 0}
-                assert max(live.values()) < MAX_LAG, live
+                assert max(live.values()) < MAX_LAG + stall, (live, stall)
                 assert "LIVE" not in screen_text(app) and "✗ failed" in screen_text(app)
                 assert screen.trace.steps[screen.index].number == steps    # followed along
                 assert f"steps {steps}/{steps}" in screen_text(app)
