@@ -76,7 +76,8 @@ def unit_rows(rng, carriers: np.ndarray, cols: list[int], dm: int) -> np.ndarray
     return x
 
 
-FOUR_BITS = np.array([m for m in range(4, 33) if m >> max(0, m.bit_length() - 4) << max(0, m.bit_length() - 4) == m])
+# Gate pre-activations -m/8 for the m in 4..32 with at most 4 significant bits (odd part < 16).
+FOUR_BITS = np.array([m for m in range(4, 33) if m // (m & -m) < 16])
 
 
 def block_edges(base: dict, rng) -> list[tuple[str, dict]]:
