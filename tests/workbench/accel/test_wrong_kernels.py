@@ -18,8 +18,11 @@ kernel that recognises fixed ones.
 - attention whose running maximum covers part of each key block: aie (the maximum tree
   over the first 16 keys of a block of 32: a spike in the others overflows exp) and coral
   (the maximum over the first half of a block's keys, with coral's own clamp of exp's
-  argument at 88, so spikes the maximum misses get the same weight); both fail
-  `spiked_scores`. aie has no fp32 minimum (AMAX.F32 only), so its clamped variant would
+  argument at 88, so spikes the maximum misses get the same weight). Random inputs pass
+  (any maximum works while exp stays finite); `spiked_scores` (two spikes both missed) or
+  `two_keys` (keys at -40..-100 when the two that matter are missed) overflow exp: aie
+  fails both on scaled_dot_product C1, C3, H1 and gqa C1, only `two_keys` on gqa H1
+  (seed 3's draw), coral `spiked_scores` on scaled_dot_product C1, H1 and both on gqa C1, H1. aie has no fp32 minimum (AMAX.F32 only), so its clamped variant would
   need a negate-max-negate and registers the kernel does not have free; not written;
 - gemm over part of K: aie (its k-tile loop one tile of 8 short).
 """
@@ -139,8 +142,8 @@ def test_wrong_kernel_fails_every_configuration(accel, task, edit):
         assert failed, config
         if edit is bit_trick_exp and task in CATCHES:
             assert CATCHES[task] in failed, config
-        if edit is attention_partial_max:
-            assert "edge: spiked_scores" in failed, config
+        if edit is attention_partial_max:     # random inputs need no maximum; the spikes or the
+            assert {"edge: spiked_scores", "edge: two_keys"} & set(failed), config   # low scores overflow
         if edit is attention_clamped_no_max:      # the spikes always tell it from the right
             assert "edge: spiked_scores" in failed, config    # kernel (two_keys may as well)
 
