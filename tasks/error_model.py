@@ -31,3 +31,46 @@ def product_error(a: np.ndarray, w: np.ndarray, err_a=None) -> np.ndarray:
     k = a.shape[-1]
     out = k * FP32_U * (np.abs(a) @ np.abs(w).T)
     return out if err_a is None else out + np.abs(err_a) @ np.abs(w).T
+
+
+FN = 2.0 ** -16          # exp, reciprocal and sqrt of the hardware (a few fp32 ulp; aie's tables 2^-17)
+
+
+def rms_norm_error(x: np.ndarray, gain: np.ndarray, eps: float, dx=0.0) -> np.ndarray:
+    """The error bound of rmsnorm(x) * gain for x within `dx` of its value: squares stored
+    (or not) in bf16, their mean and r = 1 / sqrt(mean + eps) in fp32 (sqrt and reciprocal
+    a few fp32 ulp each), then either bf16(bf16(x r) gain) or bf16(x bf16(r gain)), the
+    larger of the two. Rows whose squares and mean are exact give r within fp32 ulps, and
+    an x r that is a bf16 number then stays exact (`stored`)."""
+    x = np.asarray(x, dtype=np.float64)
+    dx = np.broadcast_to(np.asarray(dx, dtype=np.float64), x.shape)
+    n = x.shape[-1]
+    sq = x * x
+    ms = sq.mean(axis=-1, keepdims=True)
+    dms = stored(sq, 2 * np.abs(x) * dx + dx * dx).mean(axis=-1, keepdims=True) + (n + 2) * FP32_U * ms
+    v = ms + eps
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = dms / v
+        er = np.where(ratio < 0.5, 1.0 / np.sqrt(np.maximum(1.0 - ratio, 0.5)) - 1.0, np.inf) + FP32_U + 2 * FN
+    r = 1.0 / np.sqrt(v)
+    dr = r * er
+    g = np.abs(gain)
+    t = stored(x * r, np.abs(x) * dr + dx * (r + dr))
+    first = stored(x * r * gain, g * t)
+    w = stored(np.broadcast_to(r * gain, x.shape), g * dr)
+    second = stored(x * r * gain, np.abs(x) * w + dx * (np.abs(r * gain) + w))
+    return np.maximum(first, second)
+
+
+def rope_error(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, heads: int, dx) -> np.ndarray:
+    """The error bound of RoPE (tasks/level2/rope.py) on x within `dx`: x cos and
+    rotate_half(x) sin stored, and their sum stored."""
+    s, width = x.shape
+    d = width // heads
+    xh, eh = x.reshape(s, heads, d), np.broadcast_to(dx, x.shape).reshape(s, heads, d)
+    rot = np.concatenate([-xh[..., d // 2:], xh[..., :d // 2]], axis=-1)
+    erot = np.concatenate([eh[..., d // 2:], eh[..., :d // 2]], axis=-1)
+    c, sn = cos[:, None, :], sin[:, None, :]
+    a = stored(xh * c, eh * np.abs(c))
+    b = stored(rot * sn, erot * np.abs(sn))
+    return stored(xh * c + rot * sn, a + b).reshape(s, width)

@@ -2,6 +2,7 @@
 
     python -m kernelcraft.tasks.readme             rewrite the generated tables of tasks/README.md
     python -m kernelcraft.tasks.readme --margins   also recompute the calibration margins (minutes)
+    python -m kernelcraft.tasks.readme --margins TASK ...   recompute only those tasks' margin rows
     python -m kernelcraft.tasks.readme --check     exit 1 if they are out of date
 
 The generated parts sit between BEGIN/END markers; the rest of the README is written
@@ -82,9 +83,16 @@ def generated() -> str:
                          "### Tolerances", tolerances(tasks), END])
 
 
-def margins(seeds: int = MARGIN_SEEDS) -> str:
+def margins(seeds: int = MARGIN_SEEDS, only: list[str] | None = None, text: str = "") -> str:
+    """The margins table; with `only`, those tasks' rows recomputed and the others as
+    they stand in `text` (the README)."""
     from .calibrate import calibrate
-    rows = [margin_row(calibrate(t, seeds)) for t in all_tasks()]
+    old = {}
+    if only:
+        body = split(text, MBEGIN, MEND)[1].strip().splitlines()[len(MARGIN_HEAD):]
+        old = {line.split("|")[1].strip().strip("`"): line for line in body}
+    rows = [old[t.name] if only and t.name not in only and t.name in old else margin_row(calibrate(t, seeds))
+            for t in all_tasks()]
     return "\n".join([MBEGIN, *MARGIN_HEAD, *rows, MEND])
 
 
@@ -130,21 +138,24 @@ def split(text: str, begin: str, end: str) -> tuple[str, str, str]:
     return head, body, tail
 
 
-def render(text: str, with_margins: bool = False) -> str:
+def render(text: str, with_margins: bool = False, only: list[str] | None = None) -> str:
     """`text` with its generated tables replaced by the current ones (and the margins
-    table too if `with_margins`)."""
+    table too if `with_margins`: every row, or the rows of the tasks in `only`)."""
     head, _, tail = split(text, BEGIN, END)
     text = head + generated() + tail
     if with_margins:
         head, _, tail = split(text, MBEGIN, MEND)
-        text = head + margins() + tail
+        text = head + margins(only=only, text=text) + tail
     return text
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     current = README.read_text()
-    fresh = render(current, with_margins="--margins" in argv)
+    only = [a for a in argv if not a.startswith("--")]
+    for name in only:
+        get_task(name)                    # a KeyError naming the known tasks
+    fresh = render(current, with_margins="--margins" in argv, only=only or None)
     if "--check" in argv:
         problems = stale_margins(current)
         if fresh != current or problems:

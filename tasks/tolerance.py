@@ -55,7 +55,8 @@ def units(v: float) -> str:
 # hidden states, projections) and accumulate in fp32. Chains of up to ~8 roundings of
 # the element (rtol 8u); contractions over stored intermediates and residual sums give
 # errors that scale with the output's typical size, not the element: error std 0.2-0.75%
-# of rms(r), tails near 3% in the deepest tasks (atol 16u). tasks/README.md.
+# of rms(r), tails near 3% in the deepest tasks (atol 16u). The decoder blocks take per
+# element the smaller of this and their composed chain (level3/decoder.py). tasks/README.md.
 DEEP = Tolerance(8 * U, 16 * U, basis="bf16 storage of every intermediate and fp32 accumulation: up to ~8 "
                  "roundings per element and contractions over stored intermediates (tails ~3% of rms)")
 

@@ -20,15 +20,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..error_model import FN
 from ..tolerance import U
 
 BLOCK = 32               # the smallest key block of a running bf16 accumulator allowed for
-FN = 2.0 ** -16          # exp and reciprocal of the hardware (a few fp32 ulp; aie's tables 2^-17)
 CHUNK = 64               # queries per step of the S x S x D weights term (memory)
 
 
-def head_bound(qh, kh, vh, scale: float, causal: bool, bias=None) -> np.ndarray:
-    """The allowance of one head's output o [S, D] (float64 inputs)."""
+def head_bound(qh, kh, vh, scale: float, causal: bool, bias=None, errs=None) -> np.ndarray:
+    """The allowance of one head's output o [S, D] (float64 inputs). `errs`: bounds
+    (dq, dk, dv) of errors the inputs already carry (a decoder block's projections); a
+    score off by ds moves its weight by expm1(ds) of itself, a value's error reaches the
+    output through p."""
     s_len = qh.shape[0]
     s = scale * (qh @ kh.T)
     a = scale * (np.abs(qh) @ np.abs(kh).T)
@@ -41,14 +44,19 @@ def head_bound(qh, kh, vh, scale: float, causal: bool, bias=None) -> np.ndarray:
     e = np.where(live, np.exp(s - m), 0.0)
     p = e / e.sum(axis=-1, keepdims=True)
     o = p @ vh
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore", over="ignore"):
         E = np.where(live, U * (np.abs(s) + a + np.abs(s - m) + 1.0) + FN, 0.0)
+        if errs is not None:
+            dq, dk, _ = errs
+            ds = scale * (dq @ np.abs(kh).T + np.abs(qh) @ dk.T + dq @ dk.T)
+            E = E + np.where(live, np.expm1(ds * (1 + U)), 0.0)
     pe = p * E
     weights = np.empty_like(o)
     for i in range(0, s_len, CHUNK):
         dv = np.abs(vh[None, :, :] - o[i:i + CHUNK, None, :])          # [c, S, D]
         weights[i:i + CHUNK] = np.einsum("cj,cjd->cd", pe[i:i + CHUNK], dv, optimize=True)
-    return weights + blocks_term(s, p, vh) + FN * (p @ np.abs(vh))
+    out = weights + blocks_term(s, p, vh) + FN * (p @ np.abs(vh))
+    return out if errs is None else out + p @ errs[2]
 
 
 def blocks_term(s, p, vh) -> np.ndarray:
@@ -72,14 +80,17 @@ def blocks_term(s, p, vh) -> np.ndarray:
     return total
 
 
-def attention_bound(q, k, v, hq: int, hkv: int, scale: float, causal: bool, bias=None) -> np.ndarray:
-    """The weights and blocks terms of every head, [S, Hq*D] (see the module doc)."""
+def attention_bound(q, k, v, hq: int, hkv: int, scale: float, causal: bool, bias=None,
+                    errs=None) -> np.ndarray:
+    """The weights and blocks terms of every head, [S, Hq*D] (see the module doc); with
+    `errs` (dq, dk, dv, the inputs' error bounds), their effect too."""
     s_len, d = q.shape[0], q.shape[1] // hq
     group = hq // hkv
     out = np.empty((s_len, hq * d))
     for h in range(hq):
         g = h // group
         qh, kh, vh = (t[:, c * d:(c + 1) * d] for t, c in ((q, h), (k, g), (v, g)))
+        part = None if errs is None else tuple(e[:, c * d:(c + 1) * d] for e, c in zip(errs, (h, g, g)))
         out[:, h * d:(h + 1) * d] = head_bound(qh, kh, vh, scale, causal,
-                                               None if bias is None else bias[h])
+                                               None if bias is None else bias[h], part)
     return out

@@ -33,6 +33,20 @@ def coherent(rng, s: int, dm: int, f: int, lo: float, hi: float):
     return x, c
 
 
+def swiglu_error(x, w_gate, w_up, w_down, dx=None) -> np.ndarray:
+    """The error bound of (silu(x w_gate^T) * (x w_up^T)) w_down^T before its store, x
+    within `dx` (None: exact): the chain of `Swiglu` (tasks/README.md)."""
+    g, up = x @ w_gate.T, x @ w_up.T
+    dg = stored(g, product_error(x, w_gate, dx))
+    du = stored(up, product_error(x, w_up, dx))
+    sig = ops.sigmoid(g)
+    act = g * sig
+    dact = np.abs(sig * (1 + g * (1 - sig))) * dg + ACT_RTOL * np.abs(act)
+    h = act * up
+    dh = stored(h, np.abs(up) * dact + np.abs(act) * du)
+    return product_error(h, w_down, dh)
+
+
 class Ffn(Task):
     tol = Tolerance(U, 2.0 ** -16, basis=MLP_BASIS.format(extra=""))
     name = "ffn"
@@ -169,15 +183,7 @@ Constants: one = 1.0, neg_one = -1.0."""
         return {"x": x, "w_gate": wg, "w_up": wu, "w_down": np.abs(base["w_down"])}
 
     def error_allowance(self, x, d, output):
-        g, up = x["x"] @ x["w_gate"].T, x["x"] @ x["w_up"].T
-        dg = stored(g, product_error(x["x"], x["w_gate"]))
-        du = stored(up, product_error(x["x"], x["w_up"]))
-        sig = ops.sigmoid(g)
-        act = g * sig
-        dact = np.abs(sig * (1 + g * (1 - sig))) * dg + ACT_RTOL * np.abs(act)
-        h = act * up
-        dh = stored(h, np.abs(up) * dact + np.abs(act) * du)
-        return product_error(h, x["w_down"], dh)          # its one store: rtol
+        return swiglu_error(x["x"], x["w_gate"], x["w_up"], x["w_down"])      # its one store: rtol
 
     def compute(self, x, d):
         g = ops.silu(x["x"] @ x["w_gate"].T)

@@ -5,10 +5,11 @@ import numpy as np
 
 from .. import ops, sampling
 from ..core import EdgeCases, Ops, Task, TensorSpec
-from ..tolerance import DEEP
+from ..tolerance import DEEP, U, Tolerance, rms
 from ..level1.rowwise import NEG_MAX
 from ..level2.attention import LAYOUT, attention_ops
 from ..level2.rope import ROPE_RULE
+from .decoder_error import block_error
 
 BLOCK_NOTES = """\
 Weights use the PyTorch layout [out, in] (a @ w^T). Accumulate matrix products in fp32;
@@ -34,6 +35,51 @@ def check_heads(configs: dict) -> dict:
     return configs
 
 
+# rtol u for the output's store, atol a floor; the allowance is the smaller of the deep-chain
+# bound's remainder and the composed chain (`decoder_error.block_error`).
+BLOCK_TOL = Tolerance(U, 2.0 ** -16, basis=(
+    "the output stored in bf16 (rtol 1u) plus the smaller of two allowances: the deep-chain bound "
+    f"({DEEP.describe()}, bf16 storage of every intermediate: tails ~3% of rms) and the chain of the block's "
+    "parts composed from the inputs (rmsnorm, the projections, RoPE, attention, the residual, the FFN: "
+    "tasks/level3/decoder_error.py), which is the tighter where the block's intermediates are exact"))
+
+
+def block_allowance(task, x: dict, d: dict) -> np.ndarray:
+    r = task.compute(x, d)["y"]
+    deep = (DEEP.rtol - BLOCK_TOL.rtol) * np.abs(r) + (DEEP.atol_scale - BLOCK_TOL.atol_scale) * rms(r)
+    return np.minimum(deep, block_error(x, d, task.name == "decoder_block_llama", task.eps))
+
+
+# Rows whose squares and mean are exact (every value k/8 with at most 4 significant bits, so
+# its square is a bf16 number): the sum of squares is Dm, rmsnorm divides by sqrt(1 + eps),
+# and x r rounds back to x. Fillers take the columns the structure leaves free.
+FILL = (2.0, 1.0, 0.5, 0.25, 0.125)
+
+
+def unit_rows(rng, carriers: np.ndarray, cols: list[int], dm: int) -> np.ndarray:
+    """Rows [S, dm] with `carriers[:, i]` in column cols[i] and a sum of squares of exactly
+    dm: the rest from FILL (squares 4 .. 1/64, random signs and columns)."""
+    s = carriers.shape[0]
+    x = np.zeros((s, dm))
+    free = np.setdiff1d(np.arange(dm), cols)
+    for i in range(s):
+        x[i, cols] = carriers[i]
+        rest = dm - float(np.sum(carriers[i] ** 2))
+        vals = []
+        for f in FILL:
+            n = int(rest // (f * f))
+            vals += [f] * n
+            rest -= n * f * f
+        assert rest == 0 and len(vals) <= free.size, (rest, len(vals))
+        at = rng.choice(free, size=len(vals), replace=False)
+        x[i, at] = np.asarray(vals) * rng.choice([-1.0, 1.0], size=len(vals))
+    return x
+
+
+# Gate pre-activations -m/8 for the m in 4..32 with at most 4 significant bits (odd part < 16).
+FOUR_BITS = np.array([m for m in range(4, 33) if m // (m & -m) < 16])
+
+
 def block_edges(base: dict, rng) -> list[tuple[str, dict]]:
     x = base["x"]
     return [("outlier_features", {**base, "x": sampling.outlier_features(rng, x, factor=16.0)}),
@@ -41,7 +87,7 @@ def block_edges(base: dict, rng) -> list[tuple[str, dict]]:
 
 
 class DecoderBlockLlama(Task):
-    tol = DEEP
+    tol = BLOCK_TOL
     name = "decoder_block_llama"
     level = 3
     title = "LLaMA decoder block"
@@ -102,7 +148,30 @@ Constants: eps = 1e-5, inv_dm = 1/Dm, scale = 1/sqrt(D), neg_max = lowest finite
     def edges(self, d, rng) -> EdgeCases:
         base = self.make(d, rng)
         cos, sin = sampling.rope_tables_at(int(rng.integers(30000, 60000)), d["S"], d["D"])
-        return block_edges(base, rng) + [("far_positions", {**base, "cos": cos, "sin": sin})]
+        return block_edges(base, rng) + [("far_positions", {**base, "cos": cos, "sin": sin}),
+                                         ("coherent_hidden", self.coherent(d, rng, base))]
+
+    def coherent(self, d, rng, base) -> dict:
+        """swiglu's `coherent_hidden` inside the block: the output projection is zero, so
+        x2 = x exactly; x's rows are `unit_rows`, so rmsnorm leaves them exact; column c
+        carries the gate pre-activation z_s (-4..-0.5, a multiple of 1/8) of every hidden
+        unit of token s, column c1 is 1 and feeds the up projection (positive), and the
+        down projection is positive: an approximate exp in SiLU moves every output of the
+        token by the same relative amount instead of averaging out."""
+        s, dm, f = d["S"], d["Dm"], d["F"]
+        c, c1 = (int(v) for v in rng.choice(dm, size=2, replace=False))
+        z = -rng.choice(FOUR_BITS, size=s) / 8.0
+        x = unit_rows(rng, np.stack([z, np.ones(s)], axis=1), [c, c1], dm)
+        gain = base["ffn_norm"].copy()
+        gain[[c, c1]] = 1.0
+        wg, wu = np.zeros((f, dm)), np.zeros((f, dm))
+        wg[:, c] = 1.0
+        wu[:, c1] = 4.0 * np.abs(base["w_up"][:, c1]) * np.sqrt(dm) + 2.0
+        return {**base, "x": x, "ffn_norm": gain, "wo": np.zeros((dm, dm)), "w_gate": wg, "w_up": wu,
+                "w_down": np.abs(base["w_down"])}
+
+    def error_allowance(self, x, d, output):
+        return block_allowance(self, x, d)
 
     def compute(self, x, d):
         h = ops.rms_norm(x["x"], x["attn_norm"], self.eps)
@@ -123,7 +192,7 @@ Constants: eps = 1e-5, inv_dm = 1/Dm, scale = 1/sqrt(D), neg_max = lowest finite
 
 
 class DecoderBlockT5(Task):
-    tol = DEEP
+    tol = BLOCK_TOL
     name = "decoder_block_t5"
     level = 3
     title = "T5 decoder block (self-attention and FFN)"
@@ -181,7 +250,44 @@ Constants: eps = 1e-6, inv_dm = 1/Dm, neg_max = lowest finite fp32, one = 1.0.""
     def edges(self, d, rng) -> EdgeCases:
         base = self.make(d, rng)
         strong = self.make(d, rng, bias_scale=3.0)
-        return block_edges(base, rng) + [("strong_position_bias", strong)]
+        return block_edges(base, rng) + [("strong_position_bias", strong),
+                                         ("two_keys", self.two_keys(d, rng, base))]
+
+    def two_keys(self, d, rng, base) -> dict:
+        """The attention tasks' `two_keys` inside the block, set by the position bias: the
+        query and key projections are zero, so the scores are the bias exactly; every
+        query i >= 1 sees, among the first 32 keys, one key of the first kind at 0 and one
+        of the second at -g (g = 0.02..0.75), the others at -40..-100. x's rows are
+        `unit_rows` whose column ca is 1 for a key of the first kind and cb for the second
+        (rmsnorm leaves them exact), and the value projection makes the values +1 and -r_d
+        (r_d over 1..e^0.8 across a head's columns), so some column of every query's
+        output is near 0 and an error of the second key's weight shows undamped. The
+        output projection is 8 I and the FFN's is zero: y = x + 8 a."""
+        s, dm, heads, dh = d["S"], d["Dm"], d["H"], d["D"]
+        ca, cb = (int(v) for v in rng.choice(dm, size=2, replace=False))
+        kind = rng.integers(0, 2, s).astype(bool)            # True: the first kind (+1)
+        kind[0], kind[1] = True, False
+        x = unit_rows(rng, np.stack([kind, ~kind], axis=1).astype(float), [ca, cb], dm)
+        gain = base["attn_norm"].copy()
+        gain[[ca, cb]] = 1.0
+        wv = np.zeros((dm, dm))
+        wv[:, ca] = 1.0
+        wv[:, cb] = -np.concatenate([np.exp(0.8 * (rng.permutation(dh) + rng.random(dh)) / dh)
+                                     for _ in range(heads)])
+        bias = -rng.uniform(40.0, 100.0, (heads, s, s))
+        g = rng.uniform(0.02, 0.75, (heads, s))
+        first, second = np.flatnonzero(kind[:32]), np.flatnonzero(~kind[:32])
+        for i in range(1, s):
+            for h in range(heads):
+                bias[h, i, rng.choice(first[first <= i])] = 0.0
+                bias[h, i, rng.choice(second[second <= i])] = -g[h, i]
+        bias[:, 0, 0] = 0.0
+        zero = np.zeros((dm, dm))
+        return {**base, "x": x, "attn_norm": gain, "wq": zero, "wk": zero, "wv": wv, "wo": 8.0 * np.eye(dm),
+                "w_out": np.zeros_like(base["w_out"]), "bias": bias}
+
+    def error_allowance(self, x, d, output):
+        return block_allowance(self, x, d)
 
     def compute(self, x, d):
         h = ops.rms_norm(x["x"], x["attn_norm"], self.eps)
