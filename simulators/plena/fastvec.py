@@ -28,6 +28,8 @@ except ImportError:                    # pragma: no cover (numpy < 2)
 from kernelcraft.simulators.numerics import (_BF16_TABLES, bf16_unary, exp, max_f32, reciprocal,
                                              round_f32)
 
+from . import fastscalar
+
 F32, U32 = np.float32, np.uint32
 _ZERO = F32(0.0)
 _S16 = U32(16)
@@ -59,6 +61,15 @@ class Rows:
         self.idx = np.empty(vlen, U32)
         self.s16, self.one = np.full(vlen, 16, U32), np.full(vlen, 1, U32)
         self.bias, self.high = np.full(vlen, 0x7FFF, U32), np.full(vlen, 0xFFFF0000, U32)
+        self.m = m
+        self._tiles = None
+
+    def tiles(self) -> dict:
+        """Matrix SRAM tiles by the address of their first element."""
+        if self._tiles is None:
+            m = self.m
+            self._tiles = {i * m.TILE: m.M[i] for i in range(m.M.shape[0])}
+        return self._tiles
 
 
 def rows_of(m) -> Rows:
@@ -219,31 +230,45 @@ def _red_max(m, ref, rd, rs1):
 def _mv(transposed: bool):
     """M_MV / M_TMV: v @ tile (or tile.T) summed in numerics.matmul_tree's order (the
     same products and the same pairs at each halving; their NaN payloads, which that
-    order leaves unspecified, are made canonical by the accumulate), added to MV_ACC."""
+    order leaves unspecified, are made canonical by the accumulate), added to MV_ACC.
+    Products and halvings go to buffers made once: the products of M_TMV stay as
+    [n, k] and are halved along k (axis 1), the same pairs as halving the transpose."""
     def make(m, ref, rs1, rs2):
-        gp, vs, M, acc = m.gp, m.vsram, m.M, m.acc
-        vlen, lim, size, tile = m.VLEN, m.vsram.size - m.VLEN, m.msram.size, m.TILE
-        k0 = vlen
+        gp, acc = m.gp, m.acc
+        k0, tile = m.VLEN, m.TILE
         if k0 & (k0 - 1) or k0 != m.MLEN:
             return ref
+        R = rows_of(m)
+        fget = R.f.get
+        tiles = R.tiles()
+        n = m.MLEN
+        prods = np.empty((n, k0) if transposed else (k0, n), F32)
+        halves, src, k = [], prods, k0
+        while k > 1:
+            k >>= 1
+            out = np.empty((n, k) if transposed else (k, n), F32)
+            halves.append((src[:, :k], src[:, k:], out) if transposed else (src[:k], src[k:], out))
+            src = out
+        last = src[:, 0] if transposed else src[0]
+        total, nan = np.empty(n, F32), np.empty(n, bool)
+        mul, add, copyto = np.multiply, _add, np.copyto
 
         def run():
-            t, a = gp[rs1], gp[rs2]
-            if t % tile or a % vlen or not (0 <= t < size and 0 <= a <= lim):
+            t, v = tiles.get(gp[rs1]), fget(gp[rs2])
+            if t is None or v is None:
                 return ref()
-            v = vs[a:a + vlen]
-            if transposed:                  # products [k, n] = v[k] * tile[n, k], made contiguous
-                x = (M[t // tile] * v).T.copy()
-            else:
-                x = v[:, None] * M[t // tile]
-            k = k0
-            while k > 1:
-                k >>= 1
-                x = x[:k] + x[k:]
-            s = acc["MV_ACC"] + x[0]
-            if count_nonzero(_isnan(s)):
+            if transposed:                  # products [n, k] = tile[n, k] * v[k]
+                mul(t, v, prods)
+            else:                           # products [k, n] = v[k] * tile[k, n]
+                mul(v[:, None], t, prods)
+            for lo, hi, out in halves:
+                add(lo, hi, out)
+            into = acc["MV_ACC"]
+            add(into, last, total)
+            _isnan(total, nan)
+            if count_nonzero(nan):
                 return ref()
-            acc["MV_ACC"][...] = s
+            copyto(into, total)
         return run
     return make
 
@@ -262,5 +287,5 @@ _MAKERS = {
 def bind(mnemonic: str, state, values: list[int], ref):
     """The fast closure of an instruction with operand `values`, or `ref` (the bound
     reference semantics) if it has none."""
-    make = _MAKERS.get(mnemonic)
+    make = _MAKERS.get(mnemonic) or fastscalar.MAKERS.get(mnemonic)
     return ref if make is None else make(state, ref, *values)

@@ -72,13 +72,13 @@ class _Run(Run):
 
     def execute(self) -> str:
         code = self.code
-        rows, block_at = code.rows, code.block_at
+        fast = self.budget.fast
+        rows, block_at = code.rows if fast else code.ref_rows, code.block_at
         hits = self.hits = [0] * len(rows)
         nb = len(rows)
         timing, footprint = self.timing, self.state.footprint
         trace, state = self.trace, self.state
         check_at = self.check_at
-        fast = self.budget.fast
         t = retired = b = 0
         fn = flow = None
         start = size = 0
@@ -139,7 +139,7 @@ class _Run(Run):
         fast = self.budget.fast
         for i, (fn, kind, cycles, quick) in enumerate(items):
             issue = t
-            if fast and kind == SRAM and t >= timing.horizon:
+            if fast and (kind == PLAIN or (kind == SRAM and t >= timing.horizon)):
                 fn = quick                  # cannot stall: its footprint is not needed
             try:
                 fn()

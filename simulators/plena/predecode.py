@@ -35,22 +35,24 @@ class Block:
     fns: list = field(default_factory=list)      # bound semantics of the body
     items: list = field(default_factory=list)    # (reference fn, kind, cycles, fast fn) per body instruction
     flow: object = None            # bound control-flow instruction ending the block
+    flow_ref: object = None        # its reference semantics (flow is its fast closure, if any)
     body_cycles: int = 0
     flow_cycles: int = 0
     mode: int = FAST
     prefix: list = field(default_factory=list)   # issue-cycle offset of each body instruction
     busy: dict = field(default_factory=dict)     # unit -> static busy cycles (not DMA)
 
-    def row(self) -> tuple:
-        """What the hot loop unpacks."""
-        return (self.fns, self.flow, self.body_cycles, self.flow_cycles, self.size,
-                self.mode, self.start)
+    def row(self, ref: bool = False) -> tuple:
+        """What the hot loop unpacks (with `ref`: the reference flow instruction)."""
+        return (self.fns, self.flow_ref if ref else self.flow, self.body_cycles,
+                self.flow_cycles, self.size, self.mode, self.start)
 
 
 @dataclass
 class Code:
     blocks: list[Block]
     rows: list[tuple]              # Block.row() of each block
+    ref_rows: list[tuple]          # Block.row(ref=True): what runs with the fast paths off
     block_at: list[int]            # pc -> block index (len(program) -> len(blocks))
     pc_of: dict[int, int]          # id(bound fn) -> pc, to locate errors in the fast path
     lines: list[int]
@@ -142,7 +144,11 @@ def predecode(program, state, cfg, isa, trace: bool = False) -> Code:
         if kind != DMA:
             blk.busy[defn.unit] = blk.busy.get(defn.unit, 0) + c
         if is_flow:
-            blk.flow, blk.flow_cycles = fn, c
+            blk.flow = blk.flow_ref = fn
+            if not trace:
+                blk.flow = fastvec.bind(defn.mnemonic, state, [*values, pc], fn)
+                pc_of[id(blk.flow)] = pc
+            blk.flow_cycles = c
             blk = None
             continue
         blk.prefix.append(blk.body_cycles)
@@ -157,5 +163,5 @@ def predecode(program, state, cfg, isa, trace: bool = False) -> Code:
         if blk.size == MAX_BLOCK:
             blk = None
     block_at[n] = len(blocks)
-    return Code(blocks, [b.row() for b in blocks], block_at, pc_of, lines, texts, units, kinds,
-                cycles)
+    return Code(blocks, [b.row() for b in blocks], [b.row(ref=True) for b in blocks], block_at,
+                pc_of, lines, texts, units, kinds, cycles)

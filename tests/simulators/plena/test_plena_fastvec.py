@@ -123,3 +123,47 @@ def test_matrix_vector_products_agree_on_ordinary_values():
     fast, slow = _both(source, cfg, img, 100_000)
     assert fast.error is None and same(fast, slow) == "", same(fast, slow)
     assert np.count_nonzero(fast.registers["MV_ACC"])         # the fp32 sums themselves compared
+
+
+def random_scalar_loops(seed: int) -> str:
+    """Nested hardware loops of integer additions (fastscalar.py): gp0 as destination,
+    sums that wrap at 32 bits, a body that changes its own loop counter."""
+    rng = random.Random(seed)
+    lines = ["S_LUI_INT gp1, 524287", "S_ADDI_INT gp1, gp1, 4095"]   # near the int32 maximum
+
+    def body(depth: int) -> None:
+        for _ in range(rng.randint(2, 6)):
+            d, a, b = (f"gp{rng.choice([0, 1, 2, 3, 4, 5])}" for _ in range(3))
+            if rng.random() < 0.5:
+                lines.append(f"S_ADDI_INT {d}, {a}, {rng.choice([-2048, -1, 1, 7, 2047])}")
+            else:
+                lines.append(f"S_ADD_INT {d}, {a}, {b}")
+        if depth < 2 and rng.random() < 0.7:
+            counter = f"gp{8 + depth}"
+            lines.append(f"C_LOOP_START {counter}, {rng.randint(1, 5)}")
+            body(depth + 1)
+            if rng.random() < 0.3:
+                lines.append(f"S_ADDI_INT {counter}, {counter}, -1")
+            lines.append(f"C_LOOP_END {counter}")
+    lines.append(f"C_LOOP_START gp7, {rng.randint(2, 6)}")
+    body(0)
+    lines.append("C_LOOP_END gp7")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_scalar_loops_agree(seed):
+    cfg = small()
+    source = random_scalar_loops(seed)
+    fast, slow = _both(source, cfg, MemoryImage(), 1_000_000)
+    assert same(fast, slow) == "", source + same(fast, slow)
+    for cut in (fast.retired // 2 + 1, fast.retired - 1):
+        a, b = _both(source, cfg, MemoryImage(), max(1, cut))
+        assert same(a, b) == "", (cut, same(a, b))
+
+
+def test_the_loop_and_address_instructions_have_a_fast_closure():
+    from kernelcraft.isa.loader import get_isa
+    from kernelcraft.simulators.plena import fastscalar
+    assert set(fastscalar.MAKERS) == {"S_ADDI_INT", "S_ADD_INT", "C_LOOP_END"}
+    assert set(fastscalar.MAKERS) <= set(get_isa("plena").instructions)
