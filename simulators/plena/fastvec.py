@@ -273,6 +273,35 @@ def _mv(transposed: bool):
     return make
 
 
+def _mv_wo(m, ref, rd, imm):
+    """M_MV_WO: MV_ACC rounded to bf16 straight into the row (as _binary does), then
+    cleared; an accumulator holding a NaN is left to the reference."""
+    gp, acc = m.gp, m.acc
+    if m.MLEN != m.VLEN:
+        return ref
+    R = rows_of(m)
+    uget, nan = R.u.get, R.nan
+    s16, one, bias, high = R.s16, R.one, R.bias, R.high
+    rs, band, add = _rshift, _band, _add
+
+    def run():
+        dst = uget(gp[rd] + imm)
+        if dst is None:
+            return ref()
+        a = acc["MV_ACC"]
+        _isnan(a, nan)
+        if count_nonzero(nan):
+            return ref()
+        u = a.view(U32)
+        rs(u, s16, dst)
+        band(dst, one, dst)
+        add(dst, bias, dst)
+        add(dst, u, dst)
+        band(dst, high, dst)
+        a.fill(0)
+    return run
+
+
 _MAKERS = {
     "V_ADD_VV": _binary(_add_, False), "V_ADD_VF": _binary(_add_, True),
     "V_SUB_VV": _binary(_sub, False), "V_SUB_VF": _binary(_sub, True),
@@ -280,7 +309,7 @@ _MAKERS = {
     "V_MAX_VF": _minmax(np.maximum, _max_pos_zero), "V_MIN_VF": _minmax(np.minimum),
     "V_EXP_V": _unary(exp), "V_RECI_V": _unary(reciprocal),
     "V_RED_SUM": _red_sum, "V_RED_MAX": _red_max,
-    "M_MV": _mv(False), "M_TMV": _mv(True),
+    "M_MV": _mv(False), "M_TMV": _mv(True), "M_MV_WO": _mv_wo,
 }
 
 

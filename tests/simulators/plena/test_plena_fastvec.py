@@ -117,12 +117,14 @@ def test_matrix_vector_products_agree_on_ordinary_values():
     img.put("msram", 0, f32_to_bf16_bits(rng.normal(size=2 * cfg.MLEN * cfg.MLEN)))
     tile = cfg.MLEN * cfg.MLEN
     source = "\n".join([f"S_ADDI_INT gp1, gp0, {tile}", "S_ADDI_INT gp2, gp0, 0",
+                        f"S_ADDI_INT gp3, gp0, {7 * cfg.VLEN}",
                         "C_LOOP_START gp7, 6",
-                        "M_MV 0, gp1, gp2", "M_TMV 0, gp0, gp2", "M_TMV 0, gp1, gp2",
+                        "M_MV 0, gp1, gp2", "M_MV_WO gp3, 0", "M_TMV 0, gp0, gp2", "M_TMV 0, gp1, gp2",
                         f"S_ADDI_INT gp2, gp2, {cfg.VLEN}", "C_LOOP_END gp7"]) + "\n"
     fast, slow = _both(source, cfg, img, 100_000)
     assert fast.error is None and same(fast, slow) == "", same(fast, slow)
     assert np.count_nonzero(fast.registers["MV_ACC"])         # the fp32 sums themselves compared
+    assert np.count_nonzero(fast.memories["vsram"][7 * cfg.VLEN:8 * cfg.VLEN])   # and a write-out
 
 
 def random_scalar_loops(seed: int) -> str:
