@@ -15,7 +15,7 @@ from functools import partial
 
 from kernelcraft.simulators.core.errors import IllegalOperandError, SimError, Where
 
-from . import fastvec, semantics as sem
+from . import fastvec, loopbatch, semantics as sem
 
 # How an instruction meets the timing model, from its ISA unit.
 PLAIN, SRAM, DMA = 0, 1, 2
@@ -41,6 +41,7 @@ class Block:
     mode: int = FAST
     prefix: list = field(default_factory=list)   # issue-cycle offset of each body instruction
     busy: dict = field(default_factory=dict)     # unit -> static busy cycles (not DMA)
+    batch: object = None           # loopbatch.Plan when the block is a loop body it can run at once
 
     def row(self, ref: bool = False) -> tuple:
         """What the hot loop unpacks (with `ref`: the reference flow instruction)."""
@@ -163,5 +164,11 @@ def predecode(program, state, cfg, isa, trace: bool = False) -> Code:
         if blk.size == MAX_BLOCK:
             blk = None
     block_at[n] = len(blocks)
+    if not trace:
+        for prev, blk in zip(blocks, blocks[1:]):
+            start, end = prev.flow_ref, blk.flow_ref
+            if (start is not None and end is not None and start.func.__name__ == "C_LOOP_START"
+                    and end.func.__name__ == "C_LOOP_END" and start.args[-1] + 1 == blk.start):
+                blk.batch = loopbatch.plan(blk, end.args[1])
     return Code(blocks, [b.row() for b in blocks], [b.row(ref=True) for b in blocks], block_at,
                 pc_of, lines, texts, units, kinds, cycles)
