@@ -7,8 +7,15 @@ same with one Python call instead of a bound semantics function calling a write 
 semantics drop, and anything that raises (C_LOOP_END with no open loop) are left to the
 reference. Runs with `Budget(fast=False)` step the reference semantics, so the parity
 tests compare these closures against them.
+The fp32 arithmetic rounds as numerics.round_f32 does (one binary64 operation, then
+to binary32 through struct); a NaN or an overflow goes to the reference.
 """
 from __future__ import annotations
+
+import operator
+import struct
+
+_F32 = struct.Struct("<f")
 
 
 def _addi(m, ref, rd, rs1, imm):
@@ -48,4 +55,51 @@ def _loop_end(m, ref, rd, pc):
     return run
 
 
-MAKERS = {"S_ADDI_INT": _addi, "S_ADD_INT": _add, "C_LOOP_END": _loop_end}
+def _fp_binary(op):
+    def make(m, ref, rd, rs1, rs2):
+        if not rd:
+            return ref
+        f = m.f
+        pack, unpack = _F32.pack, _F32.unpack
+
+        def run():
+            x = op(f[rs1], f[rs2])
+            if x != x:
+                return ref()
+            try:
+                f[rd] = unpack(pack(x))[0]
+            except OverflowError:
+                return ref()
+        return run
+    return make
+
+
+def _ld_fp(m, ref, rd, rs1, imm):
+    if not rd:
+        return ref
+    f, gp, mem = m.f, m.gp, m.fp_mem
+    n = len(mem)
+
+    def run():
+        a = gp[rs1] + imm
+        if not 0 <= a < n:
+            return ref()
+        f[rd] = mem[a]
+    return run
+
+
+def _st_fp(m, ref, rd, rs1, imm):
+    f, gp, mem = m.f, m.gp, m.fp_mem
+    n = len(mem)
+
+    def run():
+        a = gp[rs1] + imm
+        if not 0 <= a < n:
+            return ref()
+        mem[a] = f[rd]
+    return run
+
+
+MAKERS = {"S_ADDI_INT": _addi, "S_ADD_INT": _add, "C_LOOP_END": _loop_end,
+          "S_ADD_FP": _fp_binary(operator.add), "S_SUB_FP": _fp_binary(operator.sub),
+          "S_MUL_FP": _fp_binary(operator.mul), "S_LD_FP": _ld_fp, "S_ST_FP": _st_fp}

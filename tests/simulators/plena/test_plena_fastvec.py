@@ -127,19 +127,30 @@ def test_matrix_vector_products_agree_on_ordinary_values():
     assert np.count_nonzero(fast.memories["vsram"][7 * cfg.VLEN:8 * cfg.VLEN])   # and a write-out
 
 
-def random_scalar_loops(seed: int) -> str:
-    """Nested hardware loops of integer additions (fastscalar.py): gp0 as destination,
-    sums that wrap at 32 bits, a body that changes its own loop counter."""
+def random_scalar_loops(seed: int, fp_size: int) -> str:
+    """Nested hardware loops of integer additions and fp32 arithmetic, loads and stores
+    (fastscalar.py): gp0 and f0 as destinations, sums that wrap at 32 bits, fp results
+    that overflow or are NaN, FP_MEM addresses that step out of range, a body that
+    changes its own loop counter."""
     rng = random.Random(seed)
-    lines = ["S_LUI_INT gp1, 524287", "S_ADDI_INT gp1, gp1, 4095"]   # near the int32 maximum
+    lines = ["S_LUI_INT gp1, 524287", "S_ADDI_INT gp1, gp1, 4095",   # near the int32 maximum
+             f"S_ADDI_INT gp6, gp0, {fp_size - 9 if seed % 3 == 0 else 0}"]
 
     def body(depth: int) -> None:
         for _ in range(rng.randint(2, 6)):
             d, a, b = (f"gp{rng.choice([0, 1, 2, 3, 4, 5])}" for _ in range(3))
-            if rng.random() < 0.5:
+            fd, fa, fb = (f"f{rng.randrange(8)}" for _ in range(3))
+            kind = rng.random()
+            if kind < 0.3:
                 lines.append(f"S_ADDI_INT {d}, {a}, {rng.choice([-2048, -1, 1, 7, 2047])}")
-            else:
+            elif kind < 0.5:
                 lines.append(f"S_ADD_INT {d}, {a}, {b}")
+            elif kind < 0.75:
+                lines.append(f"{rng.choice(['S_ADD_FP', 'S_SUB_FP', 'S_MUL_FP'])} {fd}, {fa}, {fb}")
+            else:
+                lines.append(f"{rng.choice(['S_LD_FP', 'S_ST_FP'])} {fd}, gp6, {rng.randrange(8)}")
+        if rng.random() < 0.3:
+            lines.append(f"S_ADDI_INT gp6, gp6, {rng.choice([1, -1, 3])}")
         if depth < 2 and rng.random() < 0.7:
             counter = f"gp{8 + depth}"
             lines.append(f"C_LOOP_START {counter}, {rng.randint(1, 5)}")
@@ -153,21 +164,23 @@ def random_scalar_loops(seed: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("seed", range(12))
 def test_random_scalar_loops_agree(seed):
     cfg = small()
-    source = random_scalar_loops(seed)
-    fast, slow = _both(source, cfg, MemoryImage(), 1_000_000)
+    source = random_scalar_loops(seed, cfg.FP_MEM_SIZE)
+    img = MemoryImage()
+    img.put("fp_mem", 0, np.array(FP * 2, np.float32))
+    fast, slow = _both(source, cfg, img, 1_000_000)
     assert same(fast, slow) == "", source + same(fast, slow)
     for cut in (fast.retired // 2 + 1, fast.retired - 1):
-        a, b = _both(source, cfg, MemoryImage(), max(1, cut))
+        a, b = _both(source, cfg, img, max(1, cut))
         assert same(a, b) == "", (cut, same(a, b))
 
 
 def test_the_loop_and_address_instructions_have_a_fast_closure():
     from kernelcraft.isa.loader import get_isa
     from kernelcraft.simulators.plena import fastscalar
-    assert set(fastscalar.MAKERS) == {"S_ADDI_INT", "S_ADD_INT", "C_LOOP_END"}
+    assert {"S_ADDI_INT", "S_ADD_INT", "C_LOOP_END", "S_ADD_FP", "S_MUL_FP", "S_LD_FP"} <= set(fastscalar.MAKERS)
     assert set(fastscalar.MAKERS) <= set(get_isa("plena").instructions)
 
 
