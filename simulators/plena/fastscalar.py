@@ -74,32 +74,26 @@ def _fp_binary(op):
     return make
 
 
-def _ld_fp(m, ref, rd, rs1, imm):
-    if not rd:
-        return ref
-    f, gp, mem = m.f, m.gp, m.fp_mem
-    n = len(mem)
+def _fp_mem(load: bool):
+    """S_LD_FP (load) / S_ST_FP: an FP_MEM address out of range goes to the reference."""
+    def make(m, ref, rd, rs1, imm):
+        if load and not rd:
+            return ref
+        f, gp, mem = m.f, m.gp, m.fp_mem
+        n = len(mem)
 
-    def run():
-        a = gp[rs1] + imm
-        if not 0 <= a < n:
-            return ref()
-        f[rd] = mem[a]
-    return run
-
-
-def _st_fp(m, ref, rd, rs1, imm):
-    f, gp, mem = m.f, m.gp, m.fp_mem
-    n = len(mem)
-
-    def run():
-        a = gp[rs1] + imm
-        if not 0 <= a < n:
-            return ref()
-        mem[a] = f[rd]
-    return run
+        def run():
+            a = gp[rs1] + imm
+            if not 0 <= a < n:
+                return ref()
+            if load:
+                f[rd] = mem[a]
+            else:
+                mem[a] = f[rd]
+        return run
+    return make
 
 
 MAKERS = {"S_ADDI_INT": _addi, "S_ADD_INT": _add, "C_LOOP_END": _loop_end,
           "S_ADD_FP": _fp_binary(operator.add), "S_SUB_FP": _fp_binary(operator.sub),
-          "S_MUL_FP": _fp_binary(operator.mul), "S_LD_FP": _ld_fp, "S_ST_FP": _st_fp}
+          "S_MUL_FP": _fp_binary(operator.mul), "S_LD_FP": _fp_mem(True), "S_ST_FP": _fp_mem(False)}
