@@ -221,17 +221,63 @@ def locks_could_overflow(st, dma) -> bool:
 def keep_time(mem_pos, addrs, shift: int, trips: int, tn: int, timing_step) -> int:
     """Run the body's timing-only code for every iteration, with each iteration's bank
     conflicts (mem_pos: (bundle of the run, its memory accesses) with 2+ of them; addrs:
-    every access's address per iteration); the next free issue cycle after the last."""
+    every access's address per iteration); the next free issue cycle after the last.
+
+    Once an iteration leaves the scoreboard as the one before it did, shifted by the
+    cycles it took (every unit still pending, the horizon), with the same stalls, no DMA
+    event to come and the same bank conflicts in every iteration left, each iteration
+    left repeats it: they are added at once (`_repeat`)."""
     extra = {}
+    steady = 0                     # the bank conflicts are the same from this iteration on
     for pos, js in mem_pos:
         banks = [addrs[j] >> shift for j in js]
         if len(js) == 2:
-            extra[pos] = (banks[0] == banks[1]).astype(np.int64).tolist()
+            e = (banks[0] == banks[1]).astype(np.int64)
         else:
             most = np.ones(trips, dtype=np.int64)
             for x in range(len(js)):
                 most = np.maximum(most, sum((banks[x] == bk).astype(np.int64) for bk in banks))
-            extra[pos] = (most - 1).tolist()
-    for k in range(trips):
+            e = most - 1
+        changes = np.flatnonzero(e[1:] != e[:-1])
+        steady = max(steady, int(changes[-1]) + 1 if changes.size else 0)
+        extra[pos] = e.tolist()
+    g = timing_step.__globals__            # the run's scoreboard (codegen.Compiler.common)
+    ready, macready, stalls, horizon, dma = g["ready"], g["macready"], g["stalls"], g["horizon"], g["dma"]
+    k, last, tries = 0, None, 8
+    while k < trips:
+        if k < steady or not tries or dma.next_event is not None:
+            tn = timing_step(tn, k, extra)
+            k += 1
+            continue
+        before, t0 = list(stalls), tn
         tn = timing_step(tn, k, extra)
+        k += 1
+        seen = (tn - t0, [a - b for a, b in zip(stalls, before)], _pending(ready, tn),
+                _pending(macready, tn), max(horizon[0] - tn, 0))
+        if seen == last and dma.next_event is None:
+            return _repeat(g, seen, trips - k, tn)
+        last, tries = seen, tries - 1
     return tn
+
+
+def _pending(ready: list, tn: int) -> list:
+    """Cycles after tn each unit becomes ready (0: ready already, which no later bundle
+    can wait for)."""
+    return [r - tn if r > tn else 0 for r in ready]
+
+
+def _repeat(g: dict, seen: tuple, m: int, tn: int) -> int:
+    """Add m more iterations that each repeat the last one (`seen`, keep_time)."""
+    delta, per, _, _, _ = seen
+    shift = m * delta
+    for board in (g["ready"], g["macready"]):
+        for u, r in enumerate(board):
+            if r > tn:
+                board[u] = r + shift
+    horizon, stalls = g["horizon"], g["stalls"]
+    if horizon[0] > tn:
+        horizon[0] += shift
+    for i, d in enumerate(per):
+        stalls[i] += m * d
+    g["st"].now += shift
+    return tn + shift

@@ -14,8 +14,12 @@ operation can run once for all iterations on "stacked" registers, one row per
 iteration (`Stacked`, the same semantics functions), with the results of running them
 one by one:
   - loads gather every iteration's row from data memory at once (their addresses are
-    affine in the iteration); stores are written back in iteration order afterwards,
-    which is only done when no load reads a byte an earlier store of the loop writes;
+    affine in the iteration); stores are written back in iteration order afterwards;
+  - a load that reads a byte an earlier store of the loop wrote is allowed when no
+    stored value depends on it (through registers, in this or a later iteration:
+    `_stores_depend_on`): the stored values are computed first, then the loop's memory
+    operations are replayed in iteration order (stores written, those loads read), and
+    the body is run again with the values they read;
   - the registers the body writes end with the last iteration's values;
   - time is kept by the run's timing-only code (codegen), iteration by iteration, with
     each iteration's bank conflicts computed from its addresses, so cycles, stalls and
@@ -77,10 +81,12 @@ class Plan:
     steps: dict[int, int]                 # pointer -> its steps per iteration (bytes)
     # in order: ("mem", access number) | ("op", fn, args) | ("fold", kind, d, v, file)
     program: list[tuple]
+    units: list[tuple]                    # (units read, units written) of each program step
     written: list[tuple]                  # ("x" | "acc", number) the body writes
     accs: list[int]                       # accumulators the body touches
     mem_pos: list[tuple[int, list[int]]]  # (bundle of the run, its accesses) with 2+ of them
     seqs: int                             # operations in the body
+    last_write: dict                      # unit -> the program step that writes it last
 
     def run(self, st, dma, trips: int, tn: int, timing_step) -> int | None:
         return run(self, st, dma, trips, tn, timing_step)
@@ -94,6 +100,7 @@ def plan(code: Code, first: int, last: int) -> Plan | None:
     accesses: list[Access] = []
     steps: dict[int, int] = {}
     program: list[tuple] = []
+    units: list[tuple] = []
     by_pos: dict[int, list[int]] = {}
     defined: set = set()          # units an iteration has written so far
     read_first: set = set()       # units an iteration reads before writing them
@@ -126,6 +133,7 @@ def plan(code: Code, first: int, last: int) -> Plan | None:
                 continue
             else:
                 return None
+            units.append((tuple(reads), tuple(writes)))
             for u in (*reads, *writes):
                 if u[0] not in ("x", "acc"):
                     return None
@@ -159,7 +167,9 @@ def plan(code: Code, first: int, last: int) -> Plan | None:
     if any(rows[first + pos].mem != len(js) for pos, js in by_pos.items()):
         return None
     mem_pos = [(pos, js) for pos, js in sorted(by_pos.items()) if len(js) > 1]
-    return Plan(first, last, accesses, steps, program, list(written), sorted(accs), mem_pos, seq)
+    last_write = {u: k for k, (_, writes) in enumerate(units) for u in writes}
+    return Plan(first, last, accesses, steps, program, units, list(written), sorted(accs), mem_pos,
+                seq, last_write)
 
 
 class Stacked:
@@ -206,13 +216,54 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
         spans.append((lo, hi + ac.n - 1))
     stores = [j for j, ac in enumerate(pl.accesses) if ac.store]
     loads = [j for j, ac in enumerate(pl.accesses) if not ac.store]
-    if any(_spans_overlap(*spans[j], [spans[s] for s in stores]) for j in loads) and \
-            _reads_stored(pl, addrs, stores, loads, trips):
-        return None
+    near = [j for j in loads if _spans_overlap(*spans[j], [spans[s] for s in stores])]
+    aliased = _reads_stored(pl, addrs, stores, near, trips) if near else set()
+    rerun = False
+    if aliased:
+        stored, rerun = _taint(pl, aliased)
+        if stored:
+            return None
     if locks_could_overflow(st, dma):
         return None
     for d in pl.accs:                      # deferred multiply-accumulates land first
         st.flush_macs(d)
+    gathered: dict = {}
+    s, out = _compute(pl, st, addrs, trips, gathered, {})
+    tn = keep_time(pl.mem_pos, addrs, st.bank_shift, trips, tn, timing_step)
+    if aliased:
+        # stores and the loads that read them, in iteration order; then the body again
+        # with what those loads read (the stored values do not depend on it)
+        _replay(pl, st, addrs, stores, aliased, out, gathered, trips)
+        if rerun:
+            s, _ = _compute(pl, st, addrs, trips, gathered, aliased)
+        else:                                # nothing reads them: only the registers' last rows
+            for j in aliased:
+                ac = pl.accesses[j]
+                if pl.last_write.get(("x", ac.reg)) == ac.seq:
+                    s.x[ac.reg] = gathered[j]
+    elif len(stores) == 1 and abs(pl.steps[pl.accesses[stores[0]].ptr]) >= VECTOR_BYTES:
+        j = stores[0]                        # rows that do not overlap: one assignment
+        st.dm[addrs[j][:, None] + np.arange(VECTOR_BYTES)] = out[j]
+    else:                                    # stores, in the order the iterations make them
+        for k in range(trips):
+            for j in stores:
+                a = int(addrs[j][k])
+                st.write_dm(a, out[j][k])
+    for f, r in pl.written:
+        if f == "x":
+            st.set_x(r, np.ascontiguousarray(s.x[r][-1]))
+        else:
+            st.set_acc(r, np.ascontiguousarray(s.acc[r][-1]))
+    for p, step in pl.steps.items():
+        if step:
+            st.set_p(p, st.p[p] + trips * step)
+    return tn
+
+
+def _compute(pl: Plan, st, addrs, trips: int, gathered: dict, fixed) -> tuple:
+    """Run the body's operations on stacked registers: (the Stacked registers, each
+    store's rows). Loads gather their rows from data memory into `gathered` (or take
+    them from there when already gathered); those in `fixed` were replayed."""
     s = Stacked(st, trips)
     lanes = np.arange(VECTOR_BYTES)
     out = {}
@@ -230,41 +281,75 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
         if ac.store:
             if not ac.prev:
                 out[j] = s.x[ac.reg].copy()
-        elif ac.broadcast:
-            s.set_x(ac.reg, np.repeat(st.dm16[a >> 1][:, None], 32, axis=1))
-        elif pl.steps[ac.ptr] == ac.n:       # consecutive rows: one slice
-            start = int(a[0])
-            s.x[ac.reg] = st.dm[start:start + trips * ac.n].reshape(trips, ac.n)
-        else:
-            s.x[ac.reg] = st.dm[a[:, None] + lanes]
-    for j in stores:                         # each iteration stores the previous one's value
-        ac = pl.accesses[j]
-        if ac.prev:
+            continue
+        rows = gathered.get(j)
+        if rows is None:
+            if ac.broadcast:
+                rows = np.repeat(st.dm16[a >> 1][:, None], 32, axis=1).view(np.uint8)
+            elif pl.steps[ac.ptr] == ac.n:       # consecutive rows: one slice
+                start = int(a[0])
+                rows = st.dm[start:start + trips * ac.n].reshape(trips, ac.n).copy()
+            else:
+                rows = st.dm[a[:, None] + lanes]
+            gathered[j] = rows
+        s.x[ac.reg] = rows
+    for j, ac in enumerate(pl.accesses):     # each iteration stores the previous one's value
+        if ac.store and ac.prev:
             out[j] = np.concatenate((st.x[ac.reg][None], s.x[ac.reg][:-1]))
-    tn = keep_time(pl.mem_pos, addrs, st.bank_shift, trips, tn, timing_step)
-    # stores, in the order the iterations make them
-    if len(stores) == 1 and abs(pl.steps[pl.accesses[stores[0]].ptr]) >= VECTOR_BYTES:
-        j = stores[0]                        # rows that do not overlap: one assignment
-        st.dm[addrs[j][:, None] + lanes] = out[j]
-    else:
-        for k in range(trips):
-            for j in stores:
-                a = int(addrs[j][k])
-                st.write_dm(a, out[j][k])
-    for f, r in pl.written:
-        if f == "x":
-            st.set_x(r, np.ascontiguousarray(s.x[r][-1]))
+    return s, out
+
+
+def _replay(pl: Plan, st, addrs, stores, aliased, out, gathered, trips: int) -> None:
+    """Write the stores and read the loads in `aliased` (into `gathered`) one iteration
+    after another, in the body's order."""
+    dm, dm16 = st.dm, st.dm16
+    items = []
+    for j in sorted((*stores, *aliased), key=lambda j: pl.accesses[j].seq):
+        ac = pl.accesses[j]
+        if ac.store:
+            rows = out[j]
         else:
-            st.set_acc(r, np.ascontiguousarray(s.acc[r][-1]))
-    for p, step in pl.steps.items():
-        if step:
-            st.set_p(p, st.p[p] + trips * step)
-    return tn
+            rows = gathered[j] = np.empty((trips, VECTOR_BYTES), np.uint8)
+        items.append((ac.store, ac.broadcast, addrs[j].tolist(), rows, rows.view(np.uint16)))
+    for k in range(trips):
+        for store, broadcast, a, rows, rows16 in items:
+            x = a[k]
+            if store:
+                dm[x:x + VECTOR_BYTES] = rows[k]
+            elif broadcast:
+                rows16[k] = dm16[x >> 1]
+            else:
+                rows[k] = dm[x:x + VECTOR_BYTES]
 
 
-def _reads_stored(pl: Plan, addrs, stores, loads, trips: int) -> bool:
-    """Whether some load reads a byte that a store of an earlier iteration (or earlier
-    in the same iteration) writes: the loop's iterations would not be independent."""
+def _taint(pl: Plan, loads) -> tuple[bool, bool]:
+    """(whether a value some store writes depends on what one of `loads` read, in the
+    same iteration or, through a register carried to the next, a later one; whether any
+    operation reads such a value)."""
+    tainted: set = set()
+    used = False
+    for _ in range(2):                       # the second pass sees what the first carried
+        for step, (reads, writes) in zip(pl.program, pl.units):
+            if step[0] == "mem":
+                ac = pl.accesses[step[1]]
+                if ac.store:
+                    if ("x", ac.reg) in tainted:
+                        return True, True
+                elif step[1] in loads:
+                    tainted.add(("x", ac.reg))
+                else:
+                    tainted.discard(("x", ac.reg))
+            elif any(u in tainted for u in reads):
+                used = True
+                tainted.update(writes)
+            else:
+                tainted.difference_update(writes)
+    return False, used
+
+
+def _reads_stored(pl: Plan, addrs, stores, loads, trips: int) -> set:
+    """The loads (of `loads`) that read a byte a store of an earlier iteration (or
+    earlier in the same iteration) writes: the loop's iterations are not independent."""
     lo = min(int(addrs[j].min()) for j in stores + loads)
     hi = max(int(addrs[j].max()) for j in stores + loads) + VECTOR_BYTES
     first = np.full(hi - lo, trips * pl.seqs + 1, dtype=np.int64)   # first store of each byte
@@ -274,13 +359,14 @@ def _reads_stored(pl: Plan, addrs, stores, loads, trips: int) -> bool:
         ac = pl.accesses[j]
         idx = (addrs[j] - lo)[:, None] + lanes[:ac.n]
         np.minimum.at(first, idx.ravel(), np.repeat(it + ac.seq, ac.n))
+    out = set()
     for j in loads:
         ac = pl.accesses[j]
         n = 2 if ac.broadcast else ac.n
         idx = (addrs[j] - lo)[:, None] + lanes[:n]
         if np.any(first[idx] < (it + ac.seq)[:, None]):
-            return True
-    return False
+            out.add(j)
+    return out
 
 
 def fold(kind: str, init: np.ndarray, rows: np.ndarray) -> np.ndarray:

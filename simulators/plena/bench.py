@@ -35,6 +35,22 @@ VECTOR = """
         V_MAX_VF gp2, gp2, f0
     C_LOOP_END gp1
 """
+# an element-wise pass over rows (a SiLU-like x * 1/(1 + exp(-x)) through a scratch row),
+# 512 rows at a time: the shape of most agents' element-wise kernels
+ROWS = """
+    S_ADDI_INT gp4, gp0, 600 * VLEN
+    C_LOOP_START gp5, {n}
+        S_ADDI_INT gp2, gp0, 0
+        C_LOOP_START gp1, 512
+            V_MUL_VF gp4, gp2, f1
+            V_EXP_V  gp4, gp4
+            V_ADD_VF gp4, gp4, f2
+            V_RECI_V gp4, gp4
+            V_MUL_VV gp2, gp2, gp4
+            S_ADDI_INT gp2, gp2, VLEN
+        C_LOOP_END gp1
+    C_LOOP_END gp5
+"""
 MATMUL = """
     C_LOOP_START gp1, {n}
         M_MM 0, gp0, gp0
@@ -46,6 +62,7 @@ MATMUL = """
 SPEED = {
     "scalar": ("scalar loop (integer, fp, loads, stores, hardware loop)", SCALAR, 50_000),
     "vector": ("vector loop (add, mul, exp, sum, sub, max on VLEN lanes)", VECTOR, 2_000),
+    "rows": ("element-wise row pass (mul, exp, add, reciprocal, mul through a scratch row)", ROWS, 20),
 }
 # Loop trip counts: plain runs, traced runs (which keep every step in memory).
 SIZES = {"scalar": (100_000, 10_000), "vector": (3_000, 300), "matmul": (3_000, 300)}

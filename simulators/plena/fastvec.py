@@ -28,10 +28,12 @@ except ImportError:                    # pragma: no cover (numpy < 2)
 from kernelcraft.simulators.numerics import (_BF16_TABLES, bf16_unary, exp, max_f32, reciprocal,
                                              round_f32)
 
+from . import fastscalar
+
 F32, U32 = np.float32, np.uint32
 _ZERO = F32(0.0)
-_S16, _ONE, _BIAS, _HIGH = U32(16), U32(1), U32(0x7FFF), U32(0xFFFF0000)
-_isnan, _rshift, _band, _add = np.isnan, np.right_shift, np.bitwise_and, np.add
+_S16 = U32(16)
+_isnan, _rshift, _band, _add, _take = np.isnan, np.right_shift, np.bitwise_and, np.add, np.take
 
 
 def _table(fn) -> np.ndarray:
@@ -41,64 +43,103 @@ def _table(fn) -> np.ndarray:
     return _BF16_TABLES[fn]
 
 
+class Rows:
+    """What the closures share per state: each Vector SRAM row's views by its address
+    (an address that is not a whole row in range is not there: one lookup does the
+    checks), scratch rows, and the rounding constants as whole rows (a ufunc with an
+    array operand skips the scalar conversion a numpy scalar costs every call)."""
+
+    def __init__(self, m):
+        vlen = self.vlen = m.VLEN
+        vs = m.vsram
+        vu = vs.view(U32)
+        self.f = {a: vs[a:a + vlen] for a in range(0, vs.size - vlen + 1, vlen)}
+        self.u = {a: vu[a:a + vlen] for a in range(0, vs.size - vlen + 1, vlen)}
+        self.tmp = np.empty(vlen, F32)
+        self.tmp_u = self.tmp.view(U32)
+        self.nan = np.empty(vlen, bool)
+        self.idx = np.empty(vlen, U32)
+        self.s16, self.one = np.full(vlen, 16, U32), np.full(vlen, 1, U32)
+        self.bias, self.high = np.full(vlen, 0x7FFF, U32), np.full(vlen, 0xFFFF0000, U32)
+        self.m = m
+        self._tiles = None
+
+    def tiles(self) -> dict:
+        """Matrix SRAM tiles by the address of their first element."""
+        if self._tiles is None:
+            m = self.m
+            self._tiles = {i * m.TILE: m.M[i] for i in range(m.M.shape[0])}
+        return self._tiles
+
+
+def rows_of(m) -> Rows:
+    r = m.__dict__.get("_fast_rows")
+    if r is None:
+        r = m.__dict__["_fast_rows"] = Rows(m)
+    return r
+
+
 def _binary(op, scalar: bool):
     """Makers of `d = round_bf16(op(row a, row b))` (or op(row a, fp register b))."""
     def make(m, ref, rd, rs1, rs2, rmask, rorder=0):
         if rmask:
             return ref
-        gp, f, vs = m.gp, m.f, m.vsram
-        vu = vs.view(U32)
-        vlen = m.VLEN
-        lim = vs.size - vlen          # last row's address
+        gp, f = m.gp, m.f
+        R = rows_of(m)
+        fget, uget = R.f.get, R.u.get
+        tmp, tu, nan = R.tmp, R.tmp_u, R.nan
+        s16, one, bias, high = R.s16, R.one, R.bias, R.high
+        rs, band, add = _rshift, _band, _add
 
         def run():
-            d, a = gp[rd], gp[rs1]
+            dst, a = uget(gp[rd]), fget(gp[rs1])
             if scalar:
-                if d % vlen or a % vlen or not (0 <= d <= lim and 0 <= a <= lim):
+                if dst is None or a is None:
                     return ref()
-                x = op(vs[a:a + vlen], F32(f[rs2]), rorder)
+                op(a, F32(f[rs2]), tmp, rorder)
             else:
-                b = gp[rs2]
-                if d % vlen or a % vlen or b % vlen or not (
-                        0 <= d <= lim and 0 <= a <= lim and 0 <= b <= lim):
+                b = fget(gp[rs2])
+                if dst is None or a is None or b is None:
                     return ref()
-                x = op(vs[a:a + vlen], vs[b:b + vlen], 0)
-            if count_nonzero(_isnan(x)):
+                op(a, b, tmp, 0)
+            _isnan(tmp, nan)
+            if count_nonzero(nan):
                 return ref()
             # round_bf16 (numerics._rne16 and the mask), written straight into row d
-            u = x.view(U32)
-            r = _rshift(u, _S16, out=vu[d:d + vlen])
-            r &= _ONE
-            r += _BIAS
-            r += u
-            r &= _HIGH
+            rs(tu, s16, dst)
+            band(dst, one, dst)
+            add(dst, bias, dst)
+            add(dst, tu, dst)
+            band(dst, high, dst)
         return run
     return make
 
 
-def _add_(x, y, _):
-    return x + y
+def _add_(x, y, out, _):
+    _add(x, y, out)
 
 
-def _sub(x, y, rorder):
-    return y - x if rorder else x - y
+def _sub(x, y, out, rorder):
+    if rorder:
+        np.subtract(y, x, out)
+    else:
+        np.subtract(x, y, out)
 
 
-def _mul(x, y, _):
-    return x * y
+def _mul(x, y, out, _):
+    np.multiply(x, y, out)
 
 
-def _max_pos_zero(x, y, _):
-    r = np.maximum(x, y)
-    r += _ZERO                  # a -0 lane becomes +0, as fmax(-0, +0) is
-    return r
+def _max_pos_zero(x, y, out, _):
+    np.maximum(x, y, out=out)
+    out += _ZERO                # a -0 lane becomes +0, as fmax(-0, +0) is
 
 
 def _minmax(np_op, at_zero=None):
     """V_MAX_VF / V_MIN_VF: with an fp operand that is neither zero nor NaN the zero rules
     of numerics.fmax/fmin cannot apply and np.maximum/np.minimum propagate NaN lanes;
     `at_zero` is the op for an operand +0 (max: a -0 lane gives +0), else the reference."""
-    make_op = _binary(lambda x, y, _: np_op(x, y), True)
+    make_op = _binary(lambda x, y, out, _: np_op(x, y, out=out), True)
     make_zero = _binary(at_zero, True) if at_zero else None
 
     def make(m, ref, rd, rs1, rs2, rmask):
@@ -124,49 +165,61 @@ def _unary(fn):
     def make(m, ref, rd, rs1, rmask):
         if rmask:
             return ref
-        gp, vs = m.gp, m.vsram
-        vu = vs.view(U32)
-        vlen, lim = m.VLEN, m.vsram.size - m.VLEN
-        table = _table(fn)
+        gp = m.gp
+        R = rows_of(m)
+        fget, uget = R.f.get, R.u.get
+        idx, s16, rs, take = R.idx, R.s16, _rshift, _table(fn).take
 
         def run():
-            d, a = gp[rd], gp[rs1]
-            if d % vlen or a % vlen or not (0 <= d <= lim and 0 <= a <= lim):
+            dst, a = fget(gp[rd]), uget(gp[rs1])
+            if dst is None or a is None:
                 return ref()
-            vs[d:d + vlen] = table[_rshift(vu[a:a + vlen], _S16)]
+            rs(a, s16, idx)
+            take(idx, out=dst)
         return run
     return make
 
 
 def _red_sum(m, ref, rd, rs1):
-    gp, f, vs = m.gp, m.f, m.vsram
-    vlen, lim = m.VLEN, m.vsram.size - m.VLEN
+    gp, f = m.gp, m.f
+    vlen = m.VLEN
     if vlen & (vlen - 1):
         return ref
 
+    fget = rows_of(m).f.get
+    levels = []                         # numerics.tree_sum: halving, fp32 at each step
+    n = vlen
+    while n > 1:
+        n >>= 1
+        levels.append(np.empty(n, F32))
+    halves = [(levels[k - 1][:n.size], levels[k - 1][n.size:], n) for k, n in enumerate(levels) if k]
+    first = levels[0] if levels else None
+    h = vlen >> 1
+
     def run():
-        a = gp[rs1]
-        if a % vlen or not 0 <= a <= lim:
+        x = fget(gp[rs1])
+        if x is None:
             return ref()
-        x, n = vs[a:a + vlen], vlen         # numerics.tree_sum: halving, fp32 at each step
-        while n > 1:
-            n >>= 1
-            x = x[:n] + x[n:]
+        if first is not None:
+            _add(x[:h], x[h:], first)
+            for lo, hi, out in halves:
+                _add(lo, hi, out)
+            x = levels[-1]
         if rd:
             f[rd] = round_f32(f[rd] + float(x[0]))
     return run
 
 
 def _red_max(m, ref, rd, rs1):
-    gp, f, vs = m.gp, m.f, m.vsram
-    vlen, lim = m.VLEN, m.vsram.size - m.VLEN
+    gp, f = m.gp, m.f
+    fget = rows_of(m).f.get
     reduce = np.maximum.reduce
 
     def run():
-        a = gp[rs1]
-        if a % vlen or not 0 <= a <= lim:
+        a = fget(gp[rs1])
+        if a is None:
             return ref()
-        x = float(reduce(vs[a:a + vlen]))
+        x = float(reduce(a))
         if x == 0 or x != x:                # numerics.max_reduce's zero and NaN rules
             return ref()
         if rd:
@@ -177,33 +230,76 @@ def _red_max(m, ref, rd, rs1):
 def _mv(transposed: bool):
     """M_MV / M_TMV: v @ tile (or tile.T) summed in numerics.matmul_tree's order (the
     same products and the same pairs at each halving; their NaN payloads, which that
-    order leaves unspecified, are made canonical by the accumulate), added to MV_ACC."""
+    order leaves unspecified, are made canonical by the accumulate), added to MV_ACC.
+    Products and halvings go to buffers made once: the products of M_TMV stay as
+    [n, k] and are halved along k (axis 1), the same pairs as halving the transpose."""
     def make(m, ref, rs1, rs2):
-        gp, vs, M, acc = m.gp, m.vsram, m.M, m.acc
-        vlen, lim, size, tile = m.VLEN, m.vsram.size - m.VLEN, m.msram.size, m.TILE
-        k0 = vlen
+        gp, acc = m.gp, m.acc
+        k0, tile = m.VLEN, m.TILE
         if k0 & (k0 - 1) or k0 != m.MLEN:
             return ref
+        R = rows_of(m)
+        fget = R.f.get
+        tiles = R.tiles()
+        n = m.MLEN
+        prods = np.empty((n, k0) if transposed else (k0, n), F32)
+        halves, src, k = [], prods, k0
+        while k > 1:
+            k >>= 1
+            out = np.empty((n, k) if transposed else (k, n), F32)
+            halves.append((src[:, :k], src[:, k:], out) if transposed else (src[:k], src[k:], out))
+            src = out
+        last = src[:, 0] if transposed else src[0]
+        total, nan = np.empty(n, F32), np.empty(n, bool)
+        mul, add, copyto = np.multiply, _add, np.copyto
 
         def run():
-            t, a = gp[rs1], gp[rs2]
-            if t % tile or a % vlen or not (0 <= t < size and 0 <= a <= lim):
+            t, v = tiles.get(gp[rs1]), fget(gp[rs2])
+            if t is None or v is None:
                 return ref()
-            v = vs[a:a + vlen]
-            if transposed:                  # products [k, n] = v[k] * tile[n, k], made contiguous
-                x = (M[t // tile] * v).T.copy()
-            else:
-                x = v[:, None] * M[t // tile]
-            k = k0
-            while k > 1:
-                k >>= 1
-                x = x[:k] + x[k:]
-            s = acc["MV_ACC"] + x[0]
-            if count_nonzero(_isnan(s)):
+            if transposed:                  # products [n, k] = tile[n, k] * v[k]
+                mul(t, v, prods)
+            else:                           # products [k, n] = v[k] * tile[k, n]
+                mul(v[:, None], t, prods)
+            for lo, hi, out in halves:
+                add(lo, hi, out)
+            into = acc["MV_ACC"]
+            add(into, last, total)
+            _isnan(total, nan)
+            if count_nonzero(nan):
                 return ref()
-            acc["MV_ACC"][...] = s
+            copyto(into, total)
         return run
     return make
+
+
+def _mv_wo(m, ref, rd, imm):
+    """M_MV_WO: MV_ACC rounded to bf16 straight into the row (as _binary does), then
+    cleared; an accumulator holding a NaN is left to the reference."""
+    gp, acc = m.gp, m.acc
+    if m.MLEN != m.VLEN:
+        return ref
+    R = rows_of(m)
+    uget, nan = R.u.get, R.nan
+    s16, one, bias, high = R.s16, R.one, R.bias, R.high
+    rs, band, add = _rshift, _band, _add
+
+    def run():
+        dst = uget(gp[rd] + imm)
+        if dst is None:
+            return ref()
+        a = acc["MV_ACC"]
+        _isnan(a, nan)
+        if count_nonzero(nan):
+            return ref()
+        u = a.view(U32)
+        rs(u, s16, dst)
+        band(dst, one, dst)
+        add(dst, bias, dst)
+        add(dst, u, dst)
+        band(dst, high, dst)
+        a.fill(0)
+    return run
 
 
 _MAKERS = {
@@ -213,12 +309,12 @@ _MAKERS = {
     "V_MAX_VF": _minmax(np.maximum, _max_pos_zero), "V_MIN_VF": _minmax(np.minimum),
     "V_EXP_V": _unary(exp), "V_RECI_V": _unary(reciprocal),
     "V_RED_SUM": _red_sum, "V_RED_MAX": _red_max,
-    "M_MV": _mv(False), "M_TMV": _mv(True),
+    "M_MV": _mv(False), "M_TMV": _mv(True), "M_MV_WO": _mv_wo,
 }
 
 
 def bind(mnemonic: str, state, values: list[int], ref):
     """The fast closure of an instruction with operand `values`, or `ref` (the bound
     reference semantics) if it has none."""
-    make = _MAKERS.get(mnemonic)
+    make = _MAKERS.get(mnemonic) or fastscalar.MAKERS.get(mnemonic)
     return ref if make is None else make(state, ref, *values)

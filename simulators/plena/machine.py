@@ -72,13 +72,16 @@ class _Run(Run):
 
     def execute(self) -> str:
         code = self.code
-        rows, block_at = code.rows, code.block_at
+        fast = self.budget.fast
+        rows, block_at = code.rows if fast else code.ref_rows, code.block_at
         hits = self.hits = [0] * len(rows)
         nb = len(rows)
+        # loop bodies that can run all their iterations at once (loopbatch.py)
+        batches = [blk.batch if fast else None for blk in code.blocks]
+        declined = [False] * nb
         timing, footprint = self.timing, self.state.footprint
         trace, state = self.trace, self.state
         check_at = self.check_at
-        fast = self.budget.fast
         t = retired = b = 0
         fn = flow = None
         start = size = 0
@@ -86,6 +89,22 @@ class _Run(Run):
         try:
             while b < nb:
                 fns, flow, body_cycles, flow_cycles, size, mode, start = rows[b]
+                batch = batches[b]
+                if batch is not None and not declined[b] and t >= timing.horizon and \
+                        state.loops and state.loops[-1] == start:
+                    trips = state.gp[batch.counter]
+                    n = trips * size
+                    if trips > 1 and retired + n <= self.limit:
+                        if retired + n > check_at:
+                            self.check_time(start, t, retired)
+                            check_at = min(retired + n + self.every, self.limit)
+                        if batch.run(state, trips):
+                            t += trips * (body_cycles + flow_cycles)
+                            hits[b] += trips
+                            retired += n
+                            b += 1
+                            continue
+                        declined[b] = True      # for this loop: asking each iteration costs
                 if retired + size > check_at:
                     self.partial = (b, 0)
                     check_at = self.checkpoint(b, start, t, retired, size)
@@ -110,6 +129,7 @@ class _Run(Run):
                 hits[b] += 1
                 retired += size
                 if nxt is None:
+                    declined[b] = False         # (its loop, if it ended one, is done)
                     b += 1
                 elif nxt < 0:
                     stop = "break"
@@ -139,7 +159,7 @@ class _Run(Run):
         fast = self.budget.fast
         for i, (fn, kind, cycles, quick) in enumerate(items):
             issue = t
-            if fast and kind == SRAM and t >= timing.horizon:
+            if fast and (kind == PLAIN or (kind == SRAM and t >= timing.horizon)):
                 fn = quick                  # cannot stall: its footprint is not needed
             try:
                 fn()

@@ -15,7 +15,7 @@ from functools import partial
 
 from kernelcraft.simulators.core.errors import IllegalOperandError, SimError, Where
 
-from . import fastvec, semantics as sem
+from . import fastvec, loopbatch, semantics as sem
 
 # How an instruction meets the timing model, from its ISA unit.
 PLAIN, SRAM, DMA = 0, 1, 2
@@ -35,22 +35,25 @@ class Block:
     fns: list = field(default_factory=list)      # bound semantics of the body
     items: list = field(default_factory=list)    # (reference fn, kind, cycles, fast fn) per body instruction
     flow: object = None            # bound control-flow instruction ending the block
+    flow_ref: object = None        # its reference semantics (flow is its fast closure, if any)
     body_cycles: int = 0
     flow_cycles: int = 0
     mode: int = FAST
     prefix: list = field(default_factory=list)   # issue-cycle offset of each body instruction
     busy: dict = field(default_factory=dict)     # unit -> static busy cycles (not DMA)
+    batch: object = None           # loopbatch.Plan when the block is a loop body it can run at once
 
-    def row(self) -> tuple:
-        """What the hot loop unpacks."""
-        return (self.fns, self.flow, self.body_cycles, self.flow_cycles, self.size,
-                self.mode, self.start)
+    def row(self, ref: bool = False) -> tuple:
+        """What the hot loop unpacks (with `ref`: the reference flow instruction)."""
+        return (self.fns, self.flow_ref if ref else self.flow, self.body_cycles,
+                self.flow_cycles, self.size, self.mode, self.start)
 
 
 @dataclass
 class Code:
     blocks: list[Block]
     rows: list[tuple]              # Block.row() of each block
+    ref_rows: list[tuple]          # Block.row(ref=True): what runs with the fast paths off
     block_at: list[int]            # pc -> block index (len(program) -> len(blocks))
     pc_of: dict[int, int]          # id(bound fn) -> pc, to locate errors in the fast path
     lines: list[int]
@@ -142,7 +145,11 @@ def predecode(program, state, cfg, isa, trace: bool = False) -> Code:
         if kind != DMA:
             blk.busy[defn.unit] = blk.busy.get(defn.unit, 0) + c
         if is_flow:
-            blk.flow, blk.flow_cycles = fn, c
+            blk.flow = blk.flow_ref = fn
+            if not trace:
+                blk.flow = fastvec.bind(defn.mnemonic, state, [*values, pc], fn)
+                pc_of[id(blk.flow)] = pc
+            blk.flow_cycles = c
             blk = None
             continue
         blk.prefix.append(blk.body_cycles)
@@ -157,5 +164,11 @@ def predecode(program, state, cfg, isa, trace: bool = False) -> Code:
         if blk.size == MAX_BLOCK:
             blk = None
     block_at[n] = len(blocks)
-    return Code(blocks, [b.row() for b in blocks], block_at, pc_of, lines, texts, units, kinds,
-                cycles)
+    if not trace:
+        for prev, blk in zip(blocks, blocks[1:]):
+            start, end = prev.flow_ref, blk.flow_ref
+            if (start is not None and end is not None and start.func.__name__ == "C_LOOP_START"
+                    and end.func.__name__ == "C_LOOP_END" and start.args[-1] + 1 == blk.start):
+                blk.batch = loopbatch.plan(blk, end.args[1])
+    return Code(blocks, [b.row() for b in blocks], [b.row(ref=True) for b in blocks], block_at,
+                pc_of, lines, texts, units, kinds, cycles)

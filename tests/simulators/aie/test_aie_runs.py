@@ -284,6 +284,30 @@ def test_lane_wise_loops_that_are_not_independent_run_bundle_by_bundle(monkeypat
     assert done["yes"] == 0
 
 
+def test_a_load_of_rows_the_loop_stored_runs_at_once_when_no_store_depends_on_it(monkeypatch):
+    from kernelcraft.simulators.aie import fastloop, lanewise
+    done = _fast_forwards(monkeypatch, lanewise)
+    repeats = []
+    real = fastloop._repeat
+    monkeypatch.setattr(fastloop, "_repeat", lambda *a: repeats.append(a[2]) or real(*a))
+    # each iteration loads back the row it just stored (p4 follows p2) into x9, which
+    # only a register that is never stored reads: the stores are computed first, then
+    # the loads replayed in order
+    echo = LANES.replace("MOVPI p0, 0", "MOVPI p0, 2048\nMOVPI p4, 0").replace(
+        "    VST x3, [p2], 64\n", "    VST x3, [p2], 64\n    VLD x9, [p4], 64\n    VADD.I16 x10, x9, x5\n")
+    r = _same_as_stepping(echo, _lanes_image)
+    assert done == {"yes": 1, "no": 0} and repeats
+    assert np.array_equal(r.registers["x"][9], r.memories["dm"][1216:1280])
+    # ... a load nothing reads (the bench's shape: loaded from where the last row went)
+    _same_as_stepping(echo.replace("    VADD.I16 x10, x9, x5\n", "").replace("VLD x9, [p4], 64",
+                                                                         "VLD x9, [p4]"), _lanes_image)
+    assert done == {"yes": 2, "no": 0}
+    # ... but not when a stored value depends on it: stepped
+    _same_as_stepping(echo.replace("VADD.I16 x10, x9, x5\n", "VADD.I16 x10, x9, x5\n    VST x10, [p5], 64\n")
+                      .replace("MOVPI p4, 0", "MOVPI p4, 0\nMOVPI p5, 4096"), _lanes_image)
+    assert done == {"yes": 2, "no": 1}
+
+
 def test_every_lane_wise_operation_on_stacked_registers_matches_one_row_at_a_time():
     import inspect
     from kernelcraft.simulators.aie.lanewise import LANE_WISE, Stacked

@@ -117,9 +117,134 @@ def test_matrix_vector_products_agree_on_ordinary_values():
     img.put("msram", 0, f32_to_bf16_bits(rng.normal(size=2 * cfg.MLEN * cfg.MLEN)))
     tile = cfg.MLEN * cfg.MLEN
     source = "\n".join([f"S_ADDI_INT gp1, gp0, {tile}", "S_ADDI_INT gp2, gp0, 0",
+                        f"S_ADDI_INT gp3, gp0, {7 * cfg.VLEN}",
                         "C_LOOP_START gp7, 6",
-                        "M_MV 0, gp1, gp2", "M_TMV 0, gp0, gp2", "M_TMV 0, gp1, gp2",
+                        "M_MV 0, gp1, gp2", "M_MV_WO gp3, 0", "M_TMV 0, gp0, gp2", "M_TMV 0, gp1, gp2",
                         f"S_ADDI_INT gp2, gp2, {cfg.VLEN}", "C_LOOP_END gp7"]) + "\n"
     fast, slow = _both(source, cfg, img, 100_000)
     assert fast.error is None and same(fast, slow) == "", same(fast, slow)
     assert np.count_nonzero(fast.registers["MV_ACC"])         # the fp32 sums themselves compared
+    assert np.count_nonzero(fast.memories["vsram"][7 * cfg.VLEN:8 * cfg.VLEN])   # and a write-out
+
+
+def random_scalar_loops(seed: int, fp_size: int) -> str:
+    """Nested hardware loops of integer additions and fp32 arithmetic, loads and stores
+    (fastscalar.py): gp0 and f0 as destinations, sums that wrap at 32 bits, fp results
+    that overflow or are NaN, FP_MEM addresses that step out of range, a body that
+    changes its own loop counter."""
+    rng = random.Random(seed)
+    lines = ["S_LUI_INT gp1, 524287", "S_ADDI_INT gp1, gp1, 4095",   # near the int32 maximum
+             f"S_ADDI_INT gp6, gp0, {fp_size - 9 if seed % 3 == 0 else 0}"]
+
+    def body(depth: int) -> None:
+        for _ in range(rng.randint(2, 6)):
+            d, a, b = (f"gp{rng.choice([0, 1, 2, 3, 4, 5])}" for _ in range(3))
+            fd, fa, fb = (f"f{rng.randrange(8)}" for _ in range(3))
+            kind = rng.random()
+            if kind < 0.3:
+                lines.append(f"S_ADDI_INT {d}, {a}, {rng.choice([-2048, -1, 1, 7, 2047])}")
+            elif kind < 0.5:
+                lines.append(f"S_ADD_INT {d}, {a}, {b}")
+            elif kind < 0.75:
+                lines.append(f"{rng.choice(['S_ADD_FP', 'S_SUB_FP', 'S_MUL_FP'])} {fd}, {fa}, {fb}")
+            else:
+                lines.append(f"{rng.choice(['S_LD_FP', 'S_ST_FP'])} {fd}, gp6, {rng.randrange(8)}")
+        if rng.random() < 0.3:
+            lines.append(f"S_ADDI_INT gp6, gp6, {rng.choice([1, -1, 3])}")
+        if depth < 2 and rng.random() < 0.7:
+            counter = f"gp{8 + depth}"
+            lines.append(f"C_LOOP_START {counter}, {rng.randint(1, 5)}")
+            body(depth + 1)
+            if rng.random() < 0.3:
+                lines.append(f"S_ADDI_INT {counter}, {counter}, -1")
+            lines.append(f"C_LOOP_END {counter}")
+    lines.append(f"C_LOOP_START gp7, {rng.randint(2, 6)}")
+    body(0)
+    lines.append("C_LOOP_END gp7")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_scalar_loops_agree(seed):
+    cfg = small()
+    source = random_scalar_loops(seed, cfg.FP_MEM_SIZE)
+    img = MemoryImage()
+    img.put("fp_mem", 0, np.array(FP * 2, np.float32))
+    fast, slow = _both(source, cfg, img, 1_000_000)
+    assert same(fast, slow) == "", source + same(fast, slow)
+    for cut in (fast.retired // 2 + 1, fast.retired - 1):
+        a, b = _both(source, cfg, img, max(1, cut))
+        assert same(a, b) == "", (cut, same(a, b))
+
+
+def test_the_loop_and_address_instructions_have_a_fast_closure():
+    from kernelcraft.isa.loader import get_isa
+    from kernelcraft.simulators.plena import fastscalar
+    assert {"S_ADDI_INT", "S_ADD_INT", "C_LOOP_END", "S_ADD_FP", "S_MUL_FP", "S_LD_FP"} <= set(fastscalar.MAKERS)
+    assert set(fastscalar.MAKERS) <= set(get_isa("plena").instructions)
+
+
+def random_row_loop(seed: int, cfg) -> str:
+    """A row loop of lane-wise vector instructions (loopbatch.py): streamed rows (gp1,
+    gp2 step a row per iteration), scratch rows (gp3, gp4: fixed), a constant row (gp5),
+    fp operands special and ordinary; some seeds make it one loopbatch must decline:
+    a scratch row read before it is written (a running value), streams that meet
+    (gp2 one row behind gp1), or a stream that runs off Vector SRAM in a later iteration."""
+    rng = random.Random(seed)
+    v = cfg.VLEN
+    rows = cfg.VSRAM_ROWS
+    trips = rng.randint(2, 7)
+    twist = seed % 5            # 0: running value, 1: streams meet, 2: runs off, else clean
+    lines = [f"S_LD_FP f{k}, gp0, {k - 1}" for k in range(1, 8)]
+    lines += [f"S_ADDI_INT gp1, gp0, {(rows - trips + 1 if twist == 2 else 8) * v}",
+              f"S_ADDI_INT gp2, gp0, {(9 if twist == 1 else 8 + trips) * v}",
+              f"S_ADDI_INT gp3, gp0, {2 * v}", f"S_ADDI_INT gp4, gp0, {3 * v}",
+              f"S_ADDI_INT gp5, gp0, {rng.randrange(2) * v}"]
+    lines.append(f"C_LOOP_START gp7, {trips}")
+    lines.append({0: "V_ADD_VV gp3, gp3, gp1, 0", 1: "V_ADD_VV gp2, gp1, gp1, 0"}.get(
+        twist, "V_EXP_V gp1, gp1, 0"))
+    scratch = ["gp3", "gp4"]
+    ready = ["gp1", "gp2", "gp5"] + (["gp3"] if twist == 0 else [])
+    for _ in range(rng.randint(3, 9)):
+        kind = rng.random()
+        d = rng.choice(["gp1", "gp2"] + scratch)
+        a, b = rng.choice(ready), rng.choice(ready)
+        f = f"f{rng.randrange(8)}"
+        if kind < 0.3:
+            lines.append(f"{rng.choice(BINARY)} {d}, {a}, {b}, 0")
+        elif kind < 0.65:
+            lines.append(f"{rng.choice(SCALAR)} {d}, {a}, {f}, 0")
+        elif kind < 0.75:
+            lines.append(f"V_SUB_VF {d}, {a}, {f}, 0, {rng.randrange(2)}")
+        else:
+            lines.append(f"{rng.choice(UNARY)} {d}, {a}, 0")
+        if d not in ready:
+            ready.append(d)
+        if rng.random() < 0.15:
+            lines.append(f"S_ADDI_INT gp1, gp1, {v}")
+            lines.append(f"S_ADDI_INT gp1, gp1, -{v}")
+    lines += [f"S_ADDI_INT gp1, gp1, {v}", f"S_ADDI_INT gp2, gp2, {v}", "C_LOOP_END gp7"]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("seed", range(15))
+def test_random_row_loops_run_at_once_and_agree(seed, monkeypatch):
+    from kernelcraft.simulators.plena import loopbatch
+    done = {True: 0, False: 0}
+    real = loopbatch.run
+    monkeypatch.setattr(loopbatch, "run", lambda *a: done.__setitem__(r := real(*a), done[r] + 1) or r)
+    cfg = small()
+    rng = random.Random(seed)
+    img = _image(rng, cfg)
+    img.put("vsram", 8 * cfg.VLEN, np.array([rng.choice(SPECIAL + [rng.randrange(1 << 16)])
+                                             for _ in range(16 * cfg.VLEN)], np.uint16))
+    source = random_row_loop(seed, cfg)
+    fast, slow = _both(source, cfg, img, 1_000_000)
+    assert same(fast, slow) == "", source + same(fast, slow)
+    clean = seed % 5 > 2
+    assert done[True] == (1 if clean else 0), (done, source)
+    if seed % 5 == 2:
+        assert fast.error is not None and fast.error.kind == "memory access error"
+    for cut in (fast.retired // 2 + 1, fast.retired - 1):
+        a, b = _both(source, cfg, img, max(1, cut))
+        assert same(a, b) == "", (cut, same(a, b))
