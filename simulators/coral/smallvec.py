@@ -21,7 +21,8 @@ Each fast form is an optimisation of the instruction's semantics closure
   binary64 sum (TwoSum's error term) was inexact, or a quotient times the divisor
   is not the dividend;
 - otherwise it returns False before writing anything, and the closure runs.
-The fast forms apply to any register group size; vl up to MAX_VL.
+The fast forms apply to any register group size; vl up to MAX_VL (moves, loads
+and stores further: LIMIT).
 """
 from __future__ import annotations
 
@@ -32,6 +33,9 @@ from .fp32 import NX, TINY
 from .state import FFLAGS, FRM
 
 MAX_VL = 16                    # above it numpy is faster (fma at vl = 32: 1.4x)
+# forms that only copy elements (C-speed list and array conversions) beat numpy's
+# per-call overhead up to a few hundred elements; a merge's per-element choice less far
+MOVE_VL, MERGE_VL = 256, 64
 BIG = 2.0 ** 127
 CODES = {8: "B", 16: "H", 32: "I"}
 
@@ -542,6 +546,8 @@ SMALL["vfmerge.vfm"] = _merge("x", True, fp=True)
 for _eew in (8, 16, 32):
     SMALL[f"vle{_eew}.v"] = _unit(_eew, False)
     SMALL[f"vse{_eew}.v"] = _unit(_eew, True)
+# the vl up to which each fast form is used (MAX_VL if not named here)
+LIMIT = {mn: MERGE_VL if "merge" in mn else MOVE_VL for mn in SMALL}
 for _name in FMA:
     for _form in ("vv", "vf"):
         SMALL[f"{_name}.{_form}"] = _fma(_name, _form)
@@ -570,6 +576,7 @@ def wrap(mnemonic: str, s, ops: dict, general):
     if make is None:
         return general
     fast = make(s, ops)
+    limit = LIMIT.get(mnemonic, MAX_VL)
     last = [-1, -1, 0]                    # vtype, vl and cycles of the closure's last run
 
     def run():
@@ -578,7 +585,7 @@ def wrap(mnemonic: str, s, ops: dict, general):
             return last[2]
         vtype = s.vtype
         cycles = general()
-        if 0 < vl <= MAX_VL:
+        if 0 < vl <= limit:
             last[:] = vtype, vl, cycles
         return cycles
     return run
