@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 
 from . import fpregs
+from .state import FRM
 
 REG = re.compile(r"\b([xf])\[(\d+)\]")
 WRITE = re.compile(r"^\s*([xf])\[(\d+)\]\s*=")
@@ -53,9 +54,11 @@ def fast_source(body: list[str], cond: str, start: int, end: int, floats=(), sha
         body_l, cond_l, loads, back = body, cond, [], "pass"
     else:
         body_l, cond_l, loads, back = local
-    if floats:                      # fpregs.py: these f registers as float locals gk
+    if floats:                      # fpregs.py: these f registers as float locals gk, NX in nx_
         loads = loads + [f"g{k} = BF(f[{k}])" for k in floats] + [f"h{k} = BF(f[{k}])" for k in shadows]
-        back = "; ".join(([back] if back != "pass" else []) + [f"f[{k}] = FB(g{k})" for k in floats])
+        loads.append("nx_ = 0")
+        back = "; ".join(([back] if back != "pass" else []) + [f"f[{k}] = FB(g{k})" for k in floats]
+                         + ["fc[0] |= nx_"])
     inner = "\n".join("            " + line for line in body_l)
     head = "\n".join("    " + line for line in loads)
     return f"""def fast(n):
@@ -129,7 +132,7 @@ class SelfLoop:
             self._float_variant()
         if self.floats:
             f = self.comp.s.f
-            if not any(fpregs.signaling(f[k]) for k in self.floats):
+            if not self.comp.s.fc[FRM] and not any(fpregs.signaling(f[k]) for k in self.floats):
                 return self._float(n)
         if self._fast is None:
             b = self.blk
