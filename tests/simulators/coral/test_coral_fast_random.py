@@ -298,3 +298,38 @@ vals: .word {f1:#x}, {f2:#x}, {f5:#x}
     program = assemble(source, "corner.s", cfg)
     runs = [CoralModel().run(program, MemoryImage(), cfg, Budget(fast=fast)) for fast in (True, False)]
     assert same(*runs) == "", same(*runs)
+
+
+@pytest.mark.parametrize("access", ["lw a1, {o}(s1)", "sw a2, {o}(s1)", "lh a1, {o}(s1)", "sb a2, {o}(s1)",
+                                    "flw f1, {o}(s1)", "fsw f1, {o}(s1)", "lw a1, {o}(x0)"])
+@pytest.mark.parametrize("where", ["fixed", "misaligned", "past the end", "below"])
+def test_loop_invariant_addresses_agree(access, where):
+    """Accesses through a register the loop never writes: their address checks are
+    made once before the loop (selfloop.hoist_addresses), and a failing one must
+    still fault in the first iteration, after the instructions before it."""
+    cfg = default_config()
+    base = {"fixed": "la s1, vals", "misaligned": "la s1, vals\n    addi s1, s1, 1",
+            "past the end": f"la s1, vals\n    li t0, {cfg.DTCM_SIZE}\n    add s1, s1, t0",
+            "below": "li s1, 16"}[where]
+    source = f"""
+    {base}
+    la s0, vals
+    li t6, 5
+    j loop
+loop:
+    addi a2, a2, 3
+    lw a3, 4(s0)
+    {access.format(o=8)}
+    add a3, a3, a2
+    sw a3, 4(s0)
+    addi t6, t6, -1
+    bnez t6, loop
+    ebreak
+    .data
+vals: .word 1, 2, 3, 4
+"""
+    program = assemble(source, "hoist.s", cfg)
+    runs = [CoralModel().run(program, MemoryImage(), cfg, Budget(fast=fast)) for fast in (True, False)]
+    assert same(*runs) == "", same(*runs)
+    faults = "x0" in access or where in ("past the end", "below") or (where == "misaligned" and "sb" not in access)
+    assert (runs[0].error is not None) == faults
