@@ -270,14 +270,13 @@ class LoopPlan:
             np.multiply(vec(vs2), a, out=P[:, cols])
             acc0[cols] = s.vu[32][vd * s.epr[32]:vd * s.epr[32] + vl].view(F32)
         # the one sequential part: each step adds in binary64 (exactly as vector_float does)
-        # and rounds to binary32 (RNE) for the next: R[i] is the accumulator before step i
+        # and rounds to binary32 (RNE) for the next
         S = np.empty_like(P)
-        R = np.empty((n + 1, m * vl), F32)
-        R[0] = acc0
-        add, cast = np.add, np.copyto
-        for p, row, r, nxt in zip(P, S, R, R[1:]):
-            add(p, r, out=row)
-            cast(nxt, row, casting="unsafe")
+        add = np.add
+        prev = acc0
+        for p, row in zip(P, S):
+            add(p, prev, out=row)
+            prev = row.astype(F32)
         # vector_float's fast path, for all iterations at once (fp32.fast_fma_sum, _fast)
         a = np.abs(S)
         if not a.max() < fp32._BIG:
@@ -286,21 +285,22 @@ class LoopPlan:
             return None
         fl = s.fc[FFLAGS]
         mid = (S.view(U64) & fp32._MID_MASK) == fp32._MID
-        if not fl & fp32.NX or mid.any():
+        if mid.any() or not fl & fp32.NX:
             # where binary64 rounded the sum (only there can a midpoint be false)
             # each step's addend is the previous step's sum rounded to binary32
             if fl & fp32.NX:
                 ii, jj = np.nonzero(mid)
-                p_, s_, z = P[ii, jj], S[ii, jj], R[ii, jj].astype(F64)
+                p_, s_ = P[ii, jj], S[ii, jj]
+                z = np.where(ii == 0, acc0[jj], S[ii - 1, jj].astype(F32)).astype(F64)
             else:
-                p_, s_, z = P, S, R[:-1]
+                p_, s_ = P, S
+                z = np.concatenate((acc0[None, :], S[:-1].astype(F32))).astype(F64)
             bb = s_ - p_
             inexact = (p_ - (s_ - bb)) + (z - bb) != 0
             if ((mid[ii, jj] if fl & fp32.NX else mid) & inexact).any():
                 return None
-            if not fl & fp32.NX and (inexact.any() or (R[1:] != S).any()):
+            if not fl & fp32.NX and (inexact.any() or (S.astype(F32).astype(F64) != S).any()):
                 fl |= fp32.NX
-        prev = R[-1]
         return fl_vals, v_vals, prev, fl
 
     def _commit(self, n, vl, fl_vals, v_vals, last, fl):
