@@ -128,8 +128,8 @@ def _arith_loop(name: str):
     else:
         test = ["if r != x:"]
     lines = ["def loop(a, b, act, vl, nx, flt):", "    out = [None] * vl", "    for i in range(vl):",
-             "        if act >> i & 1:", f"            x = {expr}", "            ax = abs(x)",
-             "            if not (ax < BIG and (ax >= TINY or x == 0.0)):", "                return None, nx",
+             "        if act >> i & 1:", f"            x = {expr}",
+             "            if not (TINY <= x < BIG or -BIG < x <= -TINY or x == 0.0):", "                return None, nx",
              "            if not nx:", "                flt[0] = x", "                r = flt[0]"]
     lines += ["                " + t for t in test] + ["                    nx = NX", "            out[i] = x",
                                                         "    return out, nx"]
@@ -364,8 +364,7 @@ def _fredusum(s, ops):
             out = [v[0]]
             for a, b in pairs:
                 x = a + b
-                ax = abs(x)
-                if not (ax < BIG and (ax >= TINY or x == 0.0)):
+                if not (TINY <= x < BIG or -BIG < x <= -TINY or x == 0.0):      # the simple path; no abs() call
                     return False
                 flt[0] = x
                 r = flt[0]
@@ -419,8 +418,7 @@ def _fma(name: str, form: str):
                     if neg_c:
                         z = -z
                     x = p + z
-                    ax = abs(x)
-                    if not TINY <= ax < BIG:             # zeros too: their signs are the exact path's
+                    if not (TINY <= x < BIG or -BIG < x <= -TINY):   # zeros too: their signs are the exact path's
                         return False
                     flt[0] = x
                     r = flt[0]
