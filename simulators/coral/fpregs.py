@@ -7,16 +7,19 @@ such instructions write (with rounding mode RNE or dyn) as a float local for the
 whole loop and inlines the common case of each operation:
 - binary64 arithmetic on binary32 values, rounded to binary32 by a store into a
   float32 scratch cell (a C cast: nearest even);
-- taken only when the result is normal and below 2^127 in magnitude (and frm is RNE
-  for dyn): then NX is the only flag, raised when the binary32 rounding or the
-  binary64 sum (TwoSum's error term) was inexact; a binary64 sum on a binary32
-  midpoint is left to fp32, whose tie-breaking is exact;
+- taken only when the result is normal and below 2^127 in magnitude: then NX is the
+  only flag, raised when the binary32 rounding or the binary64 sum (TwoSum's error
+  term) was inexact; a binary64 sum on a binary32 midpoint is left to fp32, whose
+  tie-breaking is exact;
 - every other case calls the fp32 function on the operands' bit patterns, which
   sets the flags, and keeps its result (finite, infinite or the canonical NaN, all
   exact as floats).
 Floats hold these registers without loss: arithmetic writes only canonical NaNs,
 and the loop is not used when such a register enters holding a signaling NaN. Other
 instructions read them as bit patterns (`FB`), and every exit writes them back.
+The loop is used only with frm = RNE: a block with a fast variant has no CSR access,
+so frm stays so for the whole loop and dyn needs no check per operation, and fflags
+is not read, so NX is kept in a local (`nx_`) and accrued on every exit.
 """
 from __future__ import annotations
 
@@ -86,7 +89,6 @@ def arith_lines(mn: str, ops: dict, pc: int, floats: set, shadows: set) -> list[
     bi = lambda r: f"FB(g{r})" if r in floats else f"f[{r}]"        # noqa: E731
     a, b = ops["rs1"], ops["rs2"]
     rm = ops["rm"]
-    ok = "" if rm == 0 else "not fc[1] and "
     rm_expr = _rm(rm, pc)
     if kind == "add":
         slow = f"{'fsub' if neg_c else 'fadd'}({bi(a)}, {bi(b)}, {rm_expr})"
@@ -100,7 +102,7 @@ def arith_lines(mn: str, ops: dict, pc: int, floats: set, shadows: set) -> list[
         head = [f"p_ = {'-' if neg_p else ''}{fl(a)} * {fl(b)}", f"z_ = {'-' if neg_c else ''}{fl(c)}",
                 "s_ = p_ + z_"]
     if kind == "mul":               # binary32 products are exact in binary64
-        check = ["    if r_ != s_:", "        fc[0] |= 1"]
+        check = ["    if r_ != s_:", "        nx_ = 1"]
     else:
         check = ["    bb_ = s_ - p_",
                  "    if (p_ - (s_ - bb_)) + (z_ - bb_):",      # binary64 rounded the sum
@@ -110,15 +112,15 @@ def arith_lines(mn: str, ops: dict, pc: int, floats: set, shadows: set) -> list[
                  "            if _F[0] == o_:",
                  f"                r_ = SLOW(fc, {slow})",
                  "            else:",
-                 "                fc[0] |= 1",
+                 "                nx_ = 1",
                  "        else:",
-                 "            fc[0] |= 1",
+                 "            nx_ = 1",
                  "    elif r_ != s_:",
-                 "        fc[0] |= 1"]
+                 "        nx_ = 1"]
     rd = ops["rd"]
     dest = f"g{rd} = r_" if rd in floats else f"f[{rd}] = FB(r_)"
-    return head + [f"if {ok}{TINY} <= abs(s_) < {BIG}:", "    _F[0] = s_", "    r_ = _F[0]"] + check + \
-        ["else:", f"    r_ = SLOW(fc, {slow})", dest]
+    inside = f"if {TINY} <= s_ < {BIG} or -{BIG} < s_ <= -{TINY}:"      # |s_| in range, no abs() call
+    return head + [inside, "    _F[0] = s_", "    r_ = _F[0]"] + check + ["else:", f"    r_ = SLOW(fc, {slow})", dest]
 
 
 def body(instrs, floats: list[int], shadows: list[int]) -> list[str]:

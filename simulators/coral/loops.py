@@ -272,11 +272,20 @@ class LoopPlan:
         # the one sequential part: each step adds in binary64 (exactly as vector_float does)
         # and rounds to binary32 (RNE) for the next
         S = np.empty_like(P)
-        add = np.add
-        prev = acc0
-        for p, row in zip(P, S):
-            add(p, prev, out=row)
-            prev = row.astype(F32)
+        P32 = P.astype(F32)
+        if (P32 == P).all():
+            # every product a binary32 value (low-precision data): then each step's binary64
+            # sum rounded to binary32 is the binary32 sum (53 >= 2 * 24 + 2), and numpy's
+            # binary32 accumulate runs the whole recurrence in one call
+            R = np.add.accumulate(np.concatenate((acc0[None, :], P32)), axis=0)
+            np.add(P, R[:-1], out=S)
+            prev = R[-1]
+        else:
+            add = np.add
+            prev = acc0
+            for p, row in zip(P, S):
+                add(p, prev, out=row)
+                prev = row.astype(F32)
         # vector_float's fast path, for all iterations at once (fp32.fast_fma_sum, _fast)
         a = np.abs(S)
         if not a.max() < fp32._BIG:

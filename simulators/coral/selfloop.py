@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 
 from . import fpregs
+from .state import FRM
 
 REG = re.compile(r"\b([xf])\[(\d+)\]")
 WRITE = re.compile(r"^\s*([xf])\[(\d+)\]\s*=")
@@ -47,15 +48,52 @@ def _localise(lines: list[str], cond: str):
     return [sub(line) for line in lines], sub(cond), loads, back
 
 
-def fast_source(body: list[str], cond: str, start: int, end: int, floats=(), shadows=()) -> str:
+ADDRESS = re.compile(r"^a = \((x\d+|0) \+ (-?\d+)\) & M$")
+ASSIGNED = re.compile(r"\b(x\d+)\s*(?:[-+*/%&|^]|<<|>>|//|\*\*)?=(?!=)")
+CHECK = re.compile(r"^if o < 0 or o > (DL\d)( or a & \d)?: raise BAD\(")
+
+
+def hoist_addresses(body: list[str]) -> tuple[list[str], list[str]]:
+    """Loads and stores whose base register the loop never writes use the same
+    address every iteration: (the body with each such access's address and check
+    replaced by a local computed once before the loop, the condition under which
+    every hoisted check passes). The caller runs this body only when it holds, so
+    that an access that faults still faults where the block-by-block run does."""
+    written = set(ASSIGNED.findall("\n".join(body)))          # any assignment, to be safe
+    out, pre, ok = [], [], []
+    i = 0
+    while i < len(body):
+        m = ADDRESS.match(body[i])
+        c = CHECK.match(body[i + 2]) if m and i + 2 < len(body) and body[i + 1] == "o = a - DB" else None
+        if c and m.group(1) not in written:
+            k = len(pre)
+            pre += [f"a_{k} = ({m.group(1)} + {m.group(2)}) & M", f"o_{k} = a_{k} - DB"]
+            ok.append(f"0 <= o_{k} <= {c.group(1)}" + (f" and not a_{k}{c.group(2)[5:]}" if c.group(2) else ""))
+            out.append(f"o = o_{k}")
+            i += 3
+            continue
+        out.append(body[i])
+        i += 1
+    return out, pre + ([f"HOISTED = {' and '.join(ok)}"] if ok else [])
+
+
+def fast_source(body: list[str], cond: str, start: int, end: int, floats=(), shadows=(), plain=None) -> str:
+    """The loop function; `plain`: the name of the same loop without hoisted
+    addresses (hoist_addresses), to run when a hoisted check fails."""
     local = _localise(body, cond)
     if local is None:
         body_l, cond_l, loads, back = body, cond, [], "pass"
     else:
         body_l, cond_l, loads, back = local
-    if floats:                      # fpregs.py: these f registers as float locals gk
+    if plain is not None and local is not None:
+        body_l, pre = hoist_addresses(body_l)
+        if pre:
+            loads = loads + pre + [f"if not HOISTED: return {plain}(n)"]
+    if floats:                      # fpregs.py: these f registers as float locals gk, NX in nx_
         loads = loads + [f"g{k} = BF(f[{k}])" for k in floats] + [f"h{k} = BF(f[{k}])" for k in shadows]
-        back = "; ".join(([back] if back != "pass" else []) + [f"f[{k}] = FB(g{k})" for k in floats])
+        loads.append("nx_ = 0")
+        back = "; ".join(([back] if back != "pass" else []) + [f"f[{k}] = FB(g{k})" for k in floats]
+                         + ["fc[0] |= nx_"])
     inner = "\n".join("            " + line for line in body_l)
     head = "\n".join("    " + line for line in loads)
     return f"""def fast(n):
@@ -129,11 +167,14 @@ class SelfLoop:
             self._float_variant()
         if self.floats:
             f = self.comp.s.f
-            if not any(fpregs.signaling(f[k]) for k in self.floats):
+            if not self.comp.s.fc[FRM] and not any(fpregs.signaling(f[k]) for k in self.floats):
                 return self._float(n)
         if self._fast is None:
             b = self.blk
-            source = fast_source(self.body_fast, self.cond, b.start, b.start + b.size)
+            plain = f"PLAIN{b.start}"
+            self.comp.ns[plain] = self.comp._define(
+                bind_globals(fast_source(self.body_fast, self.cond, b.start, b.start + b.size), self.comp.ns), "fast")
+            source = fast_source(self.body_fast, self.cond, b.start, b.start + b.size, plain=plain)
             self._fast = self.comp._define(bind_globals(source, self.comp.ns), "fast")
         return self._fast(n)
 

@@ -21,7 +21,8 @@ Each fast form is an optimisation of the instruction's semantics closure
   binary64 sum (TwoSum's error term) was inexact, or a quotient times the divisor
   is not the dividend;
 - otherwise it returns False before writing anything, and the closure runs.
-The fast forms apply to any register group size; vl up to MAX_VL.
+The fast forms apply to any register group size; vl up to MAX_VL (moves, loads
+and stores further: LIMIT).
 """
 from __future__ import annotations
 
@@ -32,6 +33,9 @@ from .fp32 import NX, TINY
 from .state import FFLAGS, FRM
 
 MAX_VL = 16                    # above it numpy is faster (fma at vl = 32: 1.4x)
+# forms that only copy elements (C-speed list and array conversions) beat numpy's
+# per-call overhead up to a few hundred elements; a merge's per-element choice less far
+MOVE_VL, MERGE_VL = 256, 64
 BIG = 2.0 ** 127
 CODES = {8: "B", 16: "H", 32: "I"}
 
@@ -99,37 +103,39 @@ def nregs(s) -> int:
     return max(1, s.lmul_num // s.lmul_den)
 
 
-def fits(x: float) -> bool:
-    """A binary64 result the simple rounding path takes (see the module docstring)."""
-    ax = abs(x)
-    return ax < BIG and (ax >= TINY or x == 0.0)
-
-
 # --- floating-point element-wise -------------------------------------------------------
 
-ARITH = {"vfadd": lambda a, b: a + b, "vfsub": lambda a, b: a - b, "vfrsub": lambda a, b: b - a,
-         "vfmul": lambda a, b: a * b, "vfdiv": lambda a, b: a / b, "vfrdiv": lambda a, b: b / a}
-# the two addends of each sum (for its rounding error); products are exact in binary64
-ADDENDS = {"vfadd": lambda a, b: (a, b), "vfsub": lambda a, b: (a, -b), "vfrsub": lambda a, b: (b, -a)}
-# dividend and divisor of each quotient
-QUOTIENT = {"vfdiv": lambda a, b: (a, b), "vfrdiv": lambda a, b: (b, a)}
+# each operation on elements a[i], b[i]; for sums also the two addends (TwoSum's error
+# term tells whether binary64 rounded them; products are exact in binary64), for
+# quotients dividend and divisor (an inexact binary32 quotient r has r * d != n)
+ARITH = {"vfadd": ("a[i] + b[i]", ("a[i]", "b[i]")), "vfsub": ("a[i] - b[i]", ("a[i]", "-b[i]")),
+         "vfrsub": ("b[i] - a[i]", ("b[i]", "-a[i]")), "vfmul": ("a[i] * b[i]", None),
+         "vfdiv": ("a[i] / b[i]", None), "vfrdiv": ("b[i] / a[i]", None)}
+QUOTIENT = {"vfdiv": ("a[i]", "b[i]"), "vfrdiv": ("b[i]", "a[i]")}
 
 
-def inexact(L, x: float, addends=None, quotient=None) -> bool:
-    """Whether binary32 rounding of the exact result changes it: x (binary64) is not a
-    binary32 value, or x is a rounded sum of `addends` (TwoSum's error term), or the
-    binary32 quotient r of `quotient` = (n, d) has r * d != n (exact in binary64)."""
-    L.flt[0] = x
-    r = L.flt[0]
-    if quotient is not None:
-        return r * quotient[1] != quotient[0]
-    if r != x:
-        return True
-    if addends is None:
-        return False
-    p, q = addends
-    bb = x - p
-    return (p - (x - bb)) + (q - bb) != 0
+def _arith_loop(name: str):
+    """The element loop of one operation as straight-line Python: (results, None where
+    inactive, and NX) or (None, nx) if an element leaves the simple path (see the
+    module docstring): not finite below 2^127, or tiny and not zero."""
+    expr, addends = ARITH[name]
+    if addends is not None:
+        p, q = addends
+        test = [f"bb = x - {p}", f"if r != x or ({p} - (x - bb)) + ({q} - bb) != 0:"]
+    elif name in QUOTIENT:
+        n, d = QUOTIENT[name]
+        test = [f"if r * {d} != {n}:"]
+    else:
+        test = ["if r != x:"]
+    lines = ["def loop(a, b, act, vl, nx, flt):", "    out = [None] * vl", "    for i in range(vl):",
+             "        if act >> i & 1:", f"            x = {expr}",
+             "            if not (TINY <= x < BIG or -BIG < x <= -TINY or x == 0.0):", "                return None, nx",
+             "            if not nx:", "                flt[0] = x", "                r = flt[0]"]
+    lines += ["                " + t for t in test] + ["                    nx = NX", "            out[i] = x",
+                                                        "    return out, nx"]
+    scope: dict = {}
+    exec("\n".join(lines), {"BIG": BIG, "TINY": TINY, "NX": NX}, scope)
+    return scope["loop"]
 
 
 def _minmax(a: float, b: float, take_max: bool):
@@ -143,10 +149,10 @@ def _minmax(a: float, b: float, take_max: bool):
 
 
 def _binary(name: str, form: str):
-    arith = ARITH.get(name)
-    addends = ADDENDS.get(name)
-    quotient = QUOTIENT.get(name)
+    arith = name in ARITH
     take_max = name == "vfmax"
+    elementwise = _arith_loop(name) if arith else None
+    quotient = name in QUOTIENT
 
     def make(s, ops):
         L = lanes(s)
@@ -156,7 +162,7 @@ def _binary(name: str, form: str):
 
         def fast(vl: int) -> bool:
             nx = fc[FFLAGS] & NX
-            if arith is not None:
+            if arith:
                 if fc[FRM]:
                     return False
             elif fc[FRM] > 4:
@@ -164,37 +170,22 @@ def _binary(name: str, form: str):
             e = s.VLENB >> 2
             a = F[vs2 * e:vs2 * e + vl].tolist()
             b = second(L, s, form, vs1, rs1, vl)
-            if quotient is not None and 0.0 in (b if name == "vfdiv" else a):
+            if quotient and 0.0 in (b if name == "vfdiv" else a):
                 return False                     # division by zero: the closure raises DZ or NV
-            if vm and arith is not None:
-                out = [arith(x, y) for x, y in zip(a, b)]
-                for x in out:
-                    ax = abs(x)
-                    if not (ax < BIG and (ax >= TINY or x == 0.0)):
-                        return False
-                if not nx:
-                    for i, x in enumerate(out):
-                        if inexact(L, x, addends and addends(a[i], b[i]), quotient and quotient(a[i], b[i])):
-                            nx = NX
-                            break
-                write(L, s, F, 32, vd, vl, out, 1, -1, nregs(s))
+            act = -1 if vm else active(L, s, vl)
+            if arith:
+                out, nx = elementwise(a, b, act, vl, nx, L.flt)
+                if out is None:
+                    return False
+                write(L, s, F, 32, vd, vl, out, vm, act, nregs(s))
                 fc[FFLAGS] |= nx
                 return True
-            act = -1 if vm else active(L, s, vl)
             out = [None] * vl
             for i in range(vl):
                 if act >> i & 1:
-                    if arith is not None:
-                        x = arith(a[i], b[i])
-                        if not fits(x):
-                            return False
-                        if not nx and inexact(L, x, addends and addends(a[i], b[i]),
-                                              quotient and quotient(a[i], b[i])):
-                            nx = NX
-                    else:
-                        x = _minmax(a[i], b[i], take_max)
-                        if x is None:
-                            return False
+                    x = _minmax(a[i], b[i], take_max)
+                    if x is None:
+                        return False
                     out[i] = x
             write(L, s, F, 32, vd, vl, out, vm, act, nregs(s))
             fc[FFLAGS] |= nx
@@ -344,9 +335,8 @@ def _slide1(direction: str, fp: bool):
 
 def _fredusum(s, ops):
     L = lanes(s)
-    F, fc = L.F, s.fc
+    F, fc, flt = L.F, s.fc, L.flt
     vd, vs2, vs1, vm = ops["vd"], ops["vs2"], ops["vs1"], ops["vm"]
-    rnd = array("f", bytes(4 * MAX_VL))
 
     def fast(vl: int) -> bool:
         if fc[FRM]:
@@ -360,29 +350,31 @@ def _fredusum(s, ops):
         if not v:                         # the start value, bit for bit (it may be a NaN)
             write(L, s, L.U[32], 32, vd, 1, [L.U[32][vs1 * e]], 1, -1, 1)
             return True
-        acc = F[vs1 * e]
-        if v:
-            n = 1
-            while n < len(v):
-                n *= 2
-            v += [-0.0] * (n - len(v))
-            while n > 1:                  # the fixed order of fp_tree_sum: add halves
+        n = 1
+        while n < len(v):
+            n *= 2
+        v += [-0.0] * (n - len(v))
+        v.insert(0, F[vs1 * e])           # the start value, added last
+        while n:                          # the fixed order of fp_tree_sum: add halves, then the start
+            if n > 1:
                 n //= 2
-                for i in range(n):
-                    x = v[i] + v[i + n]
-                    if not fits(x):
-                        return False
-                    if not nx and inexact(L, x, (v[i], v[i + n])):
+                pairs = zip(v[1:n + 1], v[n + 1:])
+            else:
+                n, pairs = 0, ((v[0], v[1]),)
+            out = [v[0]]
+            for a, b in pairs:
+                x = a + b
+                if not (TINY <= x < BIG or -BIG < x <= -TINY or x == 0.0):      # the simple path; no abs() call
+                    return False
+                flt[0] = x
+                r = flt[0]
+                if not nx:
+                    bb = x - a
+                    if r != x or (a - (x - bb)) + (b - bb) != 0:
                         nx = NX
-                    rnd[i] = x
-                v = rnd[:n].tolist()
-            x = acc + v[0]
-            if not fits(x):
-                return False
-            if not nx and inexact(L, x, (acc, v[0])):
-                nx = NX
-            acc = x
-        write(L, s, F, 32, vd, 1, [acc], 1, -1, 1)
+                out.append(r)
+            v = out if n else out[1:]
+        write(L, s, F, 32, vd, 1, v, 1, -1, 1)
         fc[FFLAGS] |= nx
         return True
     return fast
@@ -426,8 +418,7 @@ def _fma(name: str, form: str):
                     if neg_c:
                         z = -z
                     x = p + z
-                    ax = abs(x)
-                    if not TINY <= ax < BIG:             # zeros too: their signs are the exact path's
+                    if not (TINY <= x < BIG or -BIG < x <= -TINY):   # zeros too: their signs are the exact path's
                         return False
                     flt[0] = x
                     r = flt[0]
@@ -542,6 +533,8 @@ SMALL["vfmerge.vfm"] = _merge("x", True, fp=True)
 for _eew in (8, 16, 32):
     SMALL[f"vle{_eew}.v"] = _unit(_eew, False)
     SMALL[f"vse{_eew}.v"] = _unit(_eew, True)
+# the vl up to which each fast form is used (MAX_VL if not named here)
+LIMIT = {mn: MERGE_VL if "merge" in mn else MOVE_VL for mn in SMALL}
 for _name in FMA:
     for _form in ("vv", "vf"):
         SMALL[f"{_name}.{_form}"] = _fma(_name, _form)
@@ -570,6 +563,7 @@ def wrap(mnemonic: str, s, ops: dict, general):
     if make is None:
         return general
     fast = make(s, ops)
+    limit = LIMIT.get(mnemonic, MAX_VL)
     last = [-1, -1, 0]                    # vtype, vl and cycles of the closure's last run
 
     def run():
@@ -578,7 +572,7 @@ def wrap(mnemonic: str, s, ops: dict, general):
             return last[2]
         vtype = s.vtype
         cycles = general()
-        if 0 < vl <= MAX_VL:
+        if 0 < vl <= limit:
             last[:] = vtype, vl, cycles
         return cycles
     return run

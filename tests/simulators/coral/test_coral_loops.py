@@ -241,3 +241,25 @@ def test_trip_counts_found_past_the_first_windows(monkeypatch, tail):
     from kernelcraft.simulators.coral import loops
     monkeypatch.setattr(loops, "TRIP_WINDOW", 4)
     test_exit_branches(tail)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_low_precision_data_matches(seed, monkeypatch):
+    """Inputs of few significant bits make every product a binary32 value, so the batch
+    run takes binary32 sums (one accumulate): long loops whose sums round, reach
+    binary32 midpoints and cancel to zeros of either sign must still match."""
+    rng = np.random.default_rng(seed)
+    k = [40, 250][seed % 2]
+
+    def few_bits(n, bits):
+        return (rng.integers(-(1 << bits), 1 << bits, n) * 2.0 ** rng.integers(-12, 4, n)).astype(np.float32)
+    src, arrays = _outer(k=k, rng=rng)
+    arrays = {"amat": few_bits(arrays["amat"].size, 11), "bmat": few_bits(arrays["bmat"].size, 12)}
+    if seed == 4:                                   # exact cancellations
+        arrays["bmat"][:] = np.float32(0.75)
+        arrays["amat"][::2], arrays["amat"][1::2] = 1.0, -1.0
+    commits = []
+    commit = LoopPlan._commit
+    monkeypatch.setattr(LoopPlan, "_commit", lambda self, *a: commits.append(1) or commit(self, *a))
+    _same(src, arrays)
+    assert commits                                  # the batch run took the loop
