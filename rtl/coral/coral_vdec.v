@@ -1,8 +1,9 @@
 // coral_vdec: decode of the vector instructions coral_vec implements (SEW = 32):
 // unit-stride and strided vle32/vse32, the binary32 element-wise operations (add, sub,
 // rsub, mul, min, max, sign injection, the eight fused multiply-adds; .vv and .vf),
-// vmv.v.v/.v.x/.v.i, vfmv.v.f, and the element-0 moves vfmv.f.s, vmv.x.s, vfmv.s.f,
-// vmv.s.x. Combinational; used at dispatch (checks) and in the vector unit.
+// vmv.v.v/.v.x/.v.i, vfmv.v.f, the element-0 moves vfmv.f.s, vmv.x.s, vfmv.s.f,
+// vmv.s.x, and the reductions vfredusum, vfredmax, vfredmin. Combinational; used at
+// dispatch (checks) and in the vector unit.
 module coral_vdec (
     input  wire [31:0] ir,
     output wire        legal,     // one of the above (vsetvl* are the core's)
@@ -13,6 +14,7 @@ module coral_vdec (
     output wire        fp,        // a floating-point instruction (OPFVV / OPFVF)
     output wire        to_scalar, // vfmv.f.s, vmv.x.s: element 0 of vs2 to f/x[rd]
     output wire        from_scalar, // vfmv.s.f, vmv.s.x: the scalar to element 0 of vd
+    output wire        red,       // a reduction: vs2 (group) and vs1[0] into vd[0] (lop: add, min, max)
     output reg  [3:0]  lop,       // lane operation (LO_*)
     output reg  [1:0]  bsel,      // second operand: 0 vs1, 1 f[rs1], 2 x[rs1], 3 simm5
     output wire        reads_vs1, // vs1 is a register group operand
@@ -42,12 +44,17 @@ module coral_vdec (
     assign fp = opf;
     wire is_fma = f6[5:3] == 3'b101;
     wire mv_v = f6 == 6'b010111 && vm && vs2 == 5'd0;
-    reg ok;
+    reg ok, rd_ok;
     always @(*) begin
         ok = 1'b1;
+        rd_ok = 1'b0;
         lop = LO_ADD;
         bsel = vf ? 2'd1 : 2'd0;
-        if (opf) begin
+        if (opf && !vf && (f6 == 6'b000001 || f6 == 6'b000101 || f6 == 6'b000111)) begin
+            ok = 1'b0;                                      // vfredusum, vfredmin, vfredmax
+            rd_ok = 1'b1;
+            lop = f6[2] ? (f6[1] ? LO_MAX : LO_MIN) : LO_ADD;
+        end else if (opf) begin
             if (is_fma) lop = LO_FMA;
             else case (f6)
                 6'b000000, 6'b000010: lop = LO_ADD;
@@ -72,9 +79,10 @@ module coral_vdec (
     assign to_scalar = wx && (f3 == 3'd1 || f3 == 3'd2) && vs1 == 5'd0;
     assign from_scalar = wx && (f3 == 3'd5 || f3 == 3'd6) && vs2 == 5'd0;
     assign lanes = ok && !to_scalar && !from_scalar;
-    assign legal = ld || st || lanes || to_scalar || from_scalar;
+    assign red = rd_ok;
+    assign legal = ld || st || lanes || to_scalar || from_scalar || red;
     assign reads_vs1 = lanes && bsel == 2'd0;
-    assign reads_vs2 = lanes && lop != LO_MOVE;
+    assign reads_vs2 = (lanes && lop != LO_MOVE) || red;
     assign swap = f6 == 6'b100111;
     assign neg_prod = is_fma ? f6[0] : 1'b0;
     assign neg_add = is_fma ? f6[0] ^ f6[1] : (f6 == 6'b000010 || swap);

@@ -78,11 +78,11 @@ module coral_vec #(
     localparam [VLEN-1:0] ONES = {VLEN{1'b1}};
 
     // ------------------------------------------------------------------ dispatch checks
-    wire dl, dst, dstr, dlanes, dfp, dtos, dfroms, dvs1, dvs2, dswap, dnp, dna, dvd;
+    wire dl, dst, dstr, dlanes, dfp, dtos, dfroms, dvs1, dvs2, dswap, dnp, dna, dvd, dred;
     wire [3:0] dlop;
     wire [1:0] dbsel;
     coral_vdec u_ddec (.ir(d_ir), .legal(d_legal), .ld(dl), .st(dst), .strided(dstr), .lanes(dlanes),
-                       .fp(dfp), .to_scalar(dtos), .from_scalar(dfroms), .lop(dlop), .bsel(dbsel),
+                       .fp(dfp), .to_scalar(dtos), .from_scalar(dfroms), .red(dred), .lop(dlop), .bsel(dbsel),
                        .reads_vs1(dvs1), .reads_vs2(dvs2), .swap(dswap), .neg_prod(dnp),
                        .neg_add(dna), .uses_vd(dvd));
     wire       d_vill = d_vt[8];
@@ -132,20 +132,25 @@ module coral_vec #(
     reg  [31:0]  e_xa, e_xb, e_fa;
     reg  [VW-1:0] bc;                 // beat (strided: element) of this cycle
     reg  [31:0]  saddr;               // strided: this element's address
-    wire el, est, estr, elanes, efp, etos, efroms, evs1, evs2, eswap, enp, ena, evd, elegal;
+    wire el, est, estr, elanes, efp, etos, efroms, evs1, evs2, eswap, enp, ena, evd, elegal, ered;
     wire [3:0] elop;
     wire [1:0] ebsel;
     coral_vdec u_edec (.ir(e_ir), .legal(elegal), .ld(el), .st(est), .strided(estr), .lanes(elanes),
-                       .fp(efp), .to_scalar(etos), .from_scalar(efroms), .lop(elop), .bsel(ebsel),
+                       .fp(efp), .to_scalar(etos), .from_scalar(efroms), .red(ered), .lop(elop), .bsel(ebsel),
                        .reads_vs1(evs1), .reads_vs2(evs2), .swap(eswap), .neg_prod(enp),
                        .neg_add(ena), .uses_vd(evd));
     wire [4:0]   e_vd = e_ir[11:7], e_vs1 = e_ir[19:15], e_vs2 = e_ir[24:20];
     wire         e_vm = e_ir[25], e_vta = e_vt[6], e_vma = e_vt[7];
     wire [4:0]   e_n = e_vt[2] ? 5'd1 : 5'd1 << e_vt[1:0];
     wire [VW-1:0] beats = (e_vl + VW'(NB - 1)) >> LNB;
-    wire [VW-1:0] dur = (e_vl == 0 || etos || efroms) ? VW'(1) : estr ? e_vl : beats;
+    // a reduction: its beats, then log2(NB) cycles of the lane tree
+    wire [VW-1:0] rbeats = e_vl == 0 ? VW'(1) : beats;
+    wire          rtree = bc >= rbeats;                            // a reduction's tree cycles
+    wire [VW-1:0] rhalf = VW'(NB) >> (bc - rbeats + VW'(1));        // ... lanes k and k + rhalf added
+    wire [VW-1:0] dur = ered ? rbeats + VW'(LNB) :
+                        (e_vl == 0 || etos || efroms) ? VW'(1) : estr ? e_vl : beats;
     wire         s1_last = bc == dur - VW'(1);
-    wire         wb = elanes || el || efroms;            // goes on to S2
+    wire         wb = elanes || el || efroms || ered;    // goes on to S2
     wire         free = !s1_v || s1_last;
 
     // ------------------------------------------------------------------ register file
@@ -162,7 +167,7 @@ module coral_vec #(
     endfunction
     wire [4:0]  r_a = e_vs2 + bc[4:0], r_b = e_vs1 + bc[4:0];
     wire [VW-1:0] bc_reg = estr ? bc >> LNB : bc;       // strided: the element's register
-    wire [4:0]  r_c = e_vd + bc_reg[4:0];
+    wire [4:0]  r_c = ered ? e_vd : e_vd + bc_reg[4:0];
     wire [VLEN-1:0] op_a = rd(r_a), op_b = rd(r_b), op_c = rd(r_c), v0 = rd(5'd0);
     assign dbg_rdata = vones[dbg_addr[LNB +: 5]] ? 32'hFFFF_FFFF : vrf[dbg_addr[LNB +: 5]][32 * dbg_addr[LNB-1:0] +: 32];
 
@@ -170,13 +175,15 @@ module coral_vec #(
     wire [VW-1:0] e0 = bc << LNB;                                   // first element of the beat
     wire [VW-1:0] last_reg = (e_vl - VW'(1)) >> LNB;
     reg  [1:0]  sel [0:NB-1];
+    reg  [NB-1:0] ract;                                              // reduction: active elements of the beat
     reg  [31:0] marks;
     reg  [VW-1:0] e;
     integer j;
     always @(*) begin
         for (j = 0; j < NB; j = j + 1) begin
             e = e0 + VW'(j);
-            if (efroms) sel[j] = j == 0 ? S_NEW : (e_vta ? S_ONES : S_OLD);
+            ract[j] = e < e_vl && (e_vm || v0[e[$clog2(VLEN)-1:0]]);
+            if (efroms || ered) sel[j] = j == 0 ? S_NEW : (e_vta ? S_ONES : S_OLD);
             else if (estr) sel[j] = j[LNB-1:0] == bc[LNB-1:0] ? S_NEW :
                                     (bc == e_vl - VW'(1) && j[LNB-1:0] > bc[LNB-1:0] && e_vta) ? S_ONES : S_OLD;
             else if (e < e_vl) sel[j] = (e_vm || el || v0[e[$clog2(VLEN)-1:0]]) ? S_NEW : (e_vma ? S_ONES : S_OLD);
@@ -243,6 +250,30 @@ module coral_vec #(
     reg  [LNB-1:0]  s2_rot;            // unit load: element 0's bank; strided: the element's lane
     reg  [LNB-1:0]  s2_bank;           // strided load: the bank
     reg  [31:0]     s2_sc;
+    // reductions: S2 adds beat after beat into NB lane accumulators (lane k: elements
+    // i with i mod NB = k, in order; lane 0 starts from vs1[0]), then halves them in
+    // log2(NB) tree steps, x[k] = x[k] + x[k + n/2]; a lane without an element (valid
+    // bit clear) is no operand. The last step's lane 0 is vd[0].
+    reg             s2_red, s2_first, s2_tree;
+    reg  [VW-1:0]   s2_half;
+    reg  [NB-1:0]   s2_act;
+    reg  [31:0]     racc [0:NB-1];
+    reg  [NB-1:0]   rval;
+    reg  [31:0]     red_a [0:NB-1], red_b [0:NB-1], rnext [0:NB-1];
+    reg  [NB-1:0]   ruse, rnval;
+    integer r;
+    always @(*)
+        for (r = 0; r < NB; r = r + 1) begin
+            if (!s2_tree) begin
+                red_a[r] = s2_first ? s2_b[31:0] : racc[r];
+                red_b[r] = s2_a[32*r +: 32];
+                ruse[r] = s2_act[r] && (s2_first ? r == 0 : rval[r]);
+            end else begin
+                red_a[r] = racc[r];
+                red_b[r] = racc[(r + 32'(s2_half)) % NB];
+                ruse[r] = 32'(r) < 32'(s2_half) && rval[r] && rval[(r + 32'(s2_half)) % NB];
+            end
+        end
     wire [VLEN-1:0] old = vones[s2_reg] ? ONES : vrf[s2_reg];
     wire [31:0] lane_y [0:NB-1];
     wire [4:0]  lane_f [0:NB-1];
@@ -250,7 +281,8 @@ module coral_vec #(
     genvar g;
     generate
         for (g = 0; g < NB; g = g + 1) begin : g_lane
-            wire [31:0] a = s2_a[32*g +: 32], b = s2_b[32*g +: 32], c = s2_c[32*g +: 32];
+            wire [31:0] a = s2_red ? red_a[g] : s2_a[32*g +: 32], b = s2_red ? red_b[g] : s2_b[32*g +: 32];
+            wire [31:0] c = s2_c[32*g +: 32];
             wire is_add = s2_lop == LO_ADD, is_fma = s2_lop == LO_FMA;
             wire [31:0] fy, my;
             wire [4:0]  ff;
@@ -269,18 +301,32 @@ module coral_vec #(
                                (s2_lop == LO_MIN || s2_lop == LO_MAX) ? {mnv, 4'd0} : 5'd0;
         end
     endgenerate
+    // the accumulators after this S2 cycle: the sum where both operands are there, else the one that is
+    always @(*)
+        for (r = 0; r < NB; r = r + 1) begin
+            if (!s2_tree) begin
+                rnext[r] = ruse[r] ? lane_y[r] : s2_act[r] ? red_b[r] : red_a[r];
+                rnval[r] = s2_act[r] || (s2_first ? r == 0 : rval[r]);
+            end else if (32'(r) < 32'(s2_half)) begin
+                rnext[r] = ruse[r] ? lane_y[r] : rval[r] ? red_a[r] : red_b[r];
+                rnval[r] = rval[r] || rval[(r + 32'(s2_half)) % NB];
+            end else begin
+                rnext[r] = racc[r];
+                rnval[r] = rval[r];
+            end
+        end
     reg [31:0] nv;
     integer l;
     always @(*) begin
         flags_any = 5'd0;
         for (l = 0; l < NB; l = l + 1) begin
             case (s2_kind)
-                K_LANES: nv = lane_y[l];
+                K_LANES: nv = s2_red ? rnext[0] : lane_y[l];
                 K_LOAD: nv = m_rdata[32 * ((32'(s2_rot) + l) & (NB - 1)) +: 32];
                 K_LOADS: nv = m_rdata[32 * s2_bank +: 32];
                 default: nv = s2_sc;
             endcase
-            if (s2_kind == K_LANES && s2_sel[l] == S_NEW) flags_any = flags_any | lane_f[l];
+            if (s2_red ? ruse[l] : s2_kind == K_LANES && s2_sel[l] == S_NEW) flags_any = flags_any | lane_f[l];
             wval[32*l +: 32] = s2_sel[l] == S_NEW ? nv : s2_sel[l] == S_ONES ? 32'hFFFF_FFFF : old[32*l +: 32];
         end
     end
@@ -295,7 +341,7 @@ module coral_vec #(
     wire push = d_valid && !(free && qn == 0);        // into the queue (else straight to S1)
     wire pop = free && qn != 0;
     wire [QW-1:0] nx = pop ? q[qh] : d_entry;
-    wire _unused = ^{dl, dst, dstr, dlanes, dtos, dfroms, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
+    wire _unused = ^{dl, dst, dstr, dlanes, dtos, dfroms, dred, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
                       evs1, evs2, bc_reg, wk, dbg_addr};
 
     // an idle unit's registers do not toggle (and Verilator does not evaluate them)
@@ -335,7 +381,16 @@ module coral_vec #(
             end
             // S2
             s2_v <= s1_v && wb;
-            s2_we <= s1_v && wb && e_vl != 0;
+            s2_we <= s1_v && wb && e_vl != 0 && (!ered || s1_last);
+            s2_red <= ered;
+            s2_first <= bc == {VW{1'b0}};
+            s2_tree <= rtree;
+            s2_half <= rhalf;
+            s2_act <= ract;
+            if (s2_v && s2_red) begin
+                for (j = 0; j < NB; j = j + 1) racc[j] <= rnext[j];
+                rval <= rnval;
+            end
             s2_reg <= r_c;
             s2_marks <= marks;
             s2_kind <= efroms ? K_SCALAR : el ? (estr ? K_LOADS : K_LOAD) : K_LANES;

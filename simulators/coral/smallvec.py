@@ -346,7 +346,16 @@ def _fredusum(s, ops):
     L = lanes(s)
     F, fc = L.F, s.fc
     vd, vs2, vs1, vm = ops["vd"], ops["vs2"], ops["vs1"], ops["vm"]
-    rnd = array("f", bytes(4 * MAX_VL))
+    nl = s.VLEN // 32
+
+    def add(p, q, nx):
+        x = p + q
+        if not fits(x):
+            return None, nx
+        if not nx and inexact(L, x, (p, q)):
+            nx = NX
+        L.flt[0] = x
+        return L.flt[0], nx
 
     def fast(vl: int) -> bool:
         if fc[FRM]:
@@ -354,35 +363,34 @@ def _fredusum(s, ops):
         nx = fc[FFLAGS] & NX
         e = s.VLENB >> 2
         v = F[vs2 * e:vs2 * e + vl].tolist()
-        if not vm:
-            act = active(L, s, vl)
-            v = [x for i, x in enumerate(v) if act >> i & 1]
-        if not v:                         # the start value, bit for bit (it may be a NaN)
+        act = -1 if vm else active(L, s, vl)
+        if not act & ((1 << vl) - 1):      # the start value, bit for bit (it may be a NaN)
             write(L, s, L.U[32], 32, vd, 1, [L.U[32][vs1 * e]], 1, -1, 1)
             return True
-        acc = F[vs1 * e]
-        if v:
-            n = 1
-            while n < len(v):
-                n *= 2
-            v += [-0.0] * (n - len(v))
-            while n > 1:                  # the fixed order of fp_tree_sum: add halves
-                n //= 2
-                for i in range(n):
-                    x = v[i] + v[i + n]
-                    if not fits(x):
+        # semantics.vector_reduce_mask.fp_lane_sum's order: lanes i % nl, lane 0 from vs1[0],
+        # then a tree of halves
+        acc = [F[vs1 * e]] + [None] * (nl - 1)
+        for i, x in enumerate(v):
+            if act >> i & 1:
+                k = i % nl
+                if acc[k] is None:
+                    acc[k] = x
+                else:
+                    acc[k], nx = add(acc[k], x, nx)
+                    if acc[k] is None:
                         return False
-                    if not nx and inexact(L, x, (v[i], v[i + n])):
-                        nx = NX
-                    rnd[i] = x
-                v = rnd[:n].tolist()
-            x = acc + v[0]
-            if not fits(x):
-                return False
-            if not nx and inexact(L, x, (acc, v[0])):
-                nx = NX
-            acc = x
-        write(L, s, F, 32, vd, 1, [acc], 1, -1, 1)
+        n = nl
+        while n > 1:
+            n //= 2
+            for k in range(n):
+                if acc[k + n] is not None:
+                    if acc[k] is None:
+                        acc[k] = acc[k + n]
+                    else:
+                        acc[k], nx = add(acc[k], acc[k + n], nx)
+                        if acc[k] is None:
+                            return False
+        write(L, s, F, 32, vd, 1, [acc[0]], 1, -1, 1)
         fc[FFLAGS] |= nx
         return True
     return fast

@@ -43,7 +43,8 @@ _FP_VV_VF = ("vfadd", "vfsub", "vfmul", "vfmin", "vfmax", "vfsgnj", "vfsgnjn", "
              "vfnmacc", "vfmsac", "vfnmsac", "vfmadd", "vfnmadd", "vfmsub", "vfnmsub")
 VECTOR = frozenset({"vsetvli", "vsetivli", "vsetvl", "vle32.v", "vse32.v", "vlse32.v", "vsse32.v",
                     "vfrsub.vf", "vmv.v.v", "vmv.v.x", "vmv.v.i", "vfmv.v.f", "vfmv.f.s", "vfmv.s.f",
-                    "vmv.x.s", "vmv.s.x", *(f"{n}.{f}" for n in _FP_VV_VF for f in ("vv", "vf"))})
+                    "vmv.x.s", "vmv.s.x", "vfredusum.vs", "vfredmax.vs", "vfredmin.vs",
+                    *(f"{n}.{f}" for n in _FP_VV_VF for f in ("vv", "vf"))})
 VECTOR_MEMORY = frozenset({"vle32.v", "vse32.v", "vlse32.v", "vsse32.v"})
 UNLIMITED = (1 << 64) - 1
 

@@ -1,7 +1,7 @@
 """Random valid coral vector programs for differential testing of the RTL's vector unit
 against the model: every vector instruction the RTL implements (backend.VECTOR) at
 SEW = 32 with LMUL 1, 2, 4 and 8, tail and mask policies undisturbed and agnostic,
-vl from 0 to VLMAX, masked (v0.t) arithmetic, unit-stride and strided (negative,
+vl from 0 to VLMAX, masked (v0.t) arithmetic and reductions, unit-stride and strided (negative,
 zero) accesses anywhere in a data buffer, every rounding mode through frm, and scalar
 loads, stores and fflags reads between them (the timing model's waits), so that queue
 fills, write-back bypasses and synchronisation are all exercised.
@@ -20,6 +20,7 @@ BUFFER = 1024                       # bytes; vector accesses stay inside it
 FREGS = [f"f{i}" for i in range(32)]
 BINARY = ["vfadd", "vfsub", "vfmul", "vfmin", "vfmax", "vfsgnj", "vfsgnjn", "vfsgnjx"]
 FMA = ["vfmacc", "vfnmacc", "vfmsac", "vfnmsac", "vfmadd", "vfnmadd", "vfmsub", "vfnmsub"]
+REDUCTIONS = ["vfredusum.vs", "vfredmax.vs", "vfredmin.vs"]
 XREGS = ["a0", "a1", "a2", "a3", "a4", "a5", "t4", "t5", "t6"]
 
 
@@ -35,6 +36,9 @@ def _vector(rng: random.Random, lmul: int, vlmax: int) -> list[str]:
     vd = _group(rng, lmul, not_v0=mask)
     a, b = _group(rng, lmul), _group(rng, lmul)
     f = rng.choice(FREGS)
+    if rng.random() < 0.1:                        # vd[0] = vs1[0] (+ | min | max) the active vs2 elements
+        op = rng.choice(REDUCTIONS)
+        return [f"{op} v{rng.randrange(32)}, {a}, v{rng.randrange(32)}{vm}"]
     if c < 0.15:
         off = 4 * rng.randrange((BUFFER - 4 * vlmax) // 4)
         op = rng.choice(["vle32.v", "vse32.v"])
