@@ -71,18 +71,22 @@ module coral_vec #(
     localparam integer RA = DA - LNB;
     localparam integer QW = 32 + VW + 8 + 3 + 96;
     localparam integer QA = DEPTH > 1 ? $clog2(DEPTH) : 1;
-    localparam [3:0] LO_ADD = 4'd0, LO_MUL = 4'd1, LO_FMA = 4'd2, LO_MIN = 4'd3, LO_MAX = 4'd4,
-                     LO_SGNJ = 4'd5, LO_SGNJN = 4'd6, LO_SGNJX = 4'd7;
+    localparam [4:0] LO_ADD = 5'd0, LO_MUL = 5'd1, LO_FMA = 5'd2, LO_MIN = 5'd3, LO_MAX = 5'd4,
+                     LO_SGNJ = 5'd5, LO_SGNJN = 5'd6, LO_SGNJX = 5'd7, LO_DIV = 5'd9,
+                     LO_SQRT = 5'd10, LO_CVT = 5'd11, LO_IADD = 5'd12, LO_ISUB = 5'd13,
+                     LO_IAND = 5'd14, LO_IOR = 5'd15, LO_IXOR = 5'd16, LO_ISLL = 5'd17,
+                     LO_ISRL = 5'd18, LO_ISRA = 5'd19, LO_IMAX = 5'd21;   // 20: LO_IMIN
+    localparam integer DIVC = 8;      // cycles per beat of vfdiv/vfrdiv/vfsqrt (class VFDIV)
     localparam [1:0] S_OLD = 2'd0, S_NEW = 2'd1, S_ONES = 2'd2;
     localparam [1:0] K_LANES = 2'd0, K_LOAD = 2'd1, K_LOADS = 2'd2, K_SCALAR = 2'd3;
     localparam [VLEN-1:0] ONES = {VLEN{1'b1}};
 
     // ------------------------------------------------------------------ dispatch checks
-    wire dl, dst, dstr, dlanes, dfp, dtos, dfroms, dvs1, dvs2, dswap, dnp, dna, dvd, dred;
-    wire [3:0] dlop;
+    wire dl, dst, dstr, dlanes, dfp, dtos, dfroms, dvs1, dvs2, dswap, dnp, dna, dvd, dred, ddiv;
+    wire [4:0] dlop;
     wire [1:0] dbsel;
     coral_vdec u_ddec (.ir(d_ir), .legal(d_legal), .ld(dl), .st(dst), .strided(dstr), .lanes(dlanes),
-                       .fp(dfp), .to_scalar(dtos), .from_scalar(dfroms), .red(dred), .lop(dlop), .bsel(dbsel),
+                       .fp(dfp), .to_scalar(dtos), .from_scalar(dfroms), .red(dred), .div(ddiv), .lop(dlop), .bsel(dbsel),
                        .reads_vs1(dvs1), .reads_vs2(dvs2), .swap(dswap), .neg_prod(dnp),
                        .neg_add(dna), .uses_vd(dvd));
     wire       d_vill = d_vt[8];
@@ -132,11 +136,11 @@ module coral_vec #(
     reg  [31:0]  e_xa, e_xb, e_fa;
     reg  [VW-1:0] bc;                 // beat (strided: element) of this cycle
     reg  [31:0]  saddr;               // strided: this element's address
-    wire el, est, estr, elanes, efp, etos, efroms, evs1, evs2, eswap, enp, ena, evd, elegal, ered;
-    wire [3:0] elop;
+    wire el, est, estr, elanes, efp, etos, efroms, evs1, evs2, eswap, enp, ena, evd, elegal, ered, ediv;
+    wire [4:0] elop;
     wire [1:0] ebsel;
     coral_vdec u_edec (.ir(e_ir), .legal(elegal), .ld(el), .st(est), .strided(estr), .lanes(elanes),
-                       .fp(efp), .to_scalar(etos), .from_scalar(efroms), .red(ered), .lop(elop), .bsel(ebsel),
+                       .fp(efp), .to_scalar(etos), .from_scalar(efroms), .red(ered), .div(ediv), .lop(elop), .bsel(ebsel),
                        .reads_vs1(evs1), .reads_vs2(evs2), .swap(eswap), .neg_prod(enp),
                        .neg_add(ena), .uses_vd(evd));
     wire [4:0]   e_vd = e_ir[11:7], e_vs1 = e_ir[19:15], e_vs2 = e_ir[24:20];
@@ -147,7 +151,7 @@ module coral_vec #(
     wire [VW-1:0] rbeats = e_vl == 0 ? VW'(1) : beats;
     wire          rtree = bc >= rbeats;                            // a reduction's tree cycles
     wire [VW-1:0] rhalf = VW'(NB) >> (bc - rbeats + VW'(1));        // ... lanes k and k + rhalf added
-    wire [VW-1:0] dur = ered ? rbeats + VW'(LNB) :
+    wire [VW-1:0] dur = ered ? rbeats + VW'(LNB) : ediv ? rbeats * VW'(DIVC) :
                         (e_vl == 0 || etos || efroms) ? VW'(1) : estr ? e_vl : beats;
     wire         s1_last = bc == dur - VW'(1);
     wire         wb = elanes || el || efroms || ered;    // goes on to S2
@@ -165,14 +169,17 @@ module coral_vec #(
         else if (vones[r] || (s2_v && s2_marks[r])) rd = ONES;
         else rd = vrf[r];
     endfunction
-    wire [4:0]  r_a = e_vs2 + bc[4:0], r_b = e_vs1 + bc[4:0];
-    wire [VW-1:0] bc_reg = estr ? bc >> LNB : bc;       // strided: the element's register
+    wire [VW-1:0] bt = ediv ? bc / VW'(DIVC) : bc;      // the beat (a divide holds each DIVC cycles)
+    wire        dstart = ediv && bc % VW'(DIVC) == 0;   // ... and starts the lanes' dividers in its first
+    wire        dlast = !ediv || bc % VW'(DIVC) == VW'(DIVC - 1);  // ... and writes it after its last
+    wire [4:0]  r_a = e_vs2 + bt[4:0], r_b = e_vs1 + bt[4:0];
+    wire [VW-1:0] bc_reg = estr ? bc >> LNB : bt;       // strided: the element's register
     wire [4:0]  r_c = ered ? e_vd : e_vd + bc_reg[4:0];
     wire [VLEN-1:0] op_a = rd(r_a), op_b = rd(r_b), op_c = rd(r_c), v0 = rd(5'd0);
     assign dbg_rdata = vones[dbg_addr[LNB +: 5]] ? 32'hFFFF_FFFF : vrf[dbg_addr[LNB +: 5]][32 * dbg_addr[LNB-1:0] +: 32];
 
     // ------------------------------------------------------------------ S1: beat set-up
-    wire [VW-1:0] e0 = bc << LNB;                                   // first element of the beat
+    wire [VW-1:0] e0 = bt << LNB;                                   // first element of the beat
     wire [VW-1:0] last_reg = (e_vl - VW'(1)) >> LNB;
     reg  [1:0]  sel [0:NB-1];
     reg  [NB-1:0] ract;                                              // reduction: active elements of the beat
@@ -243,7 +250,9 @@ module coral_vec #(
     // ------------------------------------------------------------------ S2
     reg  [1:0]      s2_kind;
     reg  [1:0]      s2_sel [0:NB-1];
-    reg  [3:0]      s2_lop;
+    reg  [4:0]      s2_lop;
+    reg  [2:0]      s2_cvt;            // conversions: the vs1 field's low bits
+    reg             s2_isgn;           // integer min/max: signed
     reg  [2:0]      s2_rm;
     reg             s2_np, s2_na, s2_swap, s2_uvd;
     reg  [VLEN-1:0] s2_a, s2_b, s2_c;
@@ -293,12 +302,36 @@ module coral_vec #(
                             .rm(s2_rm), .neg_prod(is_fma && s2_np), .neg_add((is_add || is_fma) && s2_na),
                             .mul_only(s2_lop == LO_MUL), .y(fy), .flags(ff));
             coral_fminmax u_mm (.a(a), .b(b), .max(s2_lop == LO_MAX), .y(my), .nv(mnv));
+            // conversions: vs1 field bit 0 signed, 1 from an integer, 2 rtz
+            wire [31:0] cy;
+            wire [4:0]  cf;
+            coral_fcvt u_cvt (.a(a), .to_int(!s2_cvt[1] || s2_cvt[2]), .uns(!s2_cvt[0]),
+                              .rm(s2_cvt[2] ? 3'd1 : s2_rm), .y(cy), .flags(cf));
+            // the divider takes its operands from S1 in a beat's first cycle; its result
+            // is held until the next start, when S2 writes the beat
+            wire [31:0] da = op_a[32*g +: 32], db = op_bx[32*g +: 32], dy;
+            wire [4:0]  df;
+            wire        dbusy, ddone;
+            fp32_divsqrt #(.STEPS(9)) u_div (.clk(gclk), .start(s1_v && dstart), .sqrt(elop == LO_SQRT),
+                                             .a(eswap ? db : da), .b(eswap ? da : db), .rm(e_frm),
+                                             .busy(dbusy), .done(ddone), .y(dy), .flags(df));
+            wire _unused_div = ^{dbusy, ddone};
+            // integer
+            wire [31:0] iy = s2_lop == LO_IADD ? a + b : s2_lop == LO_ISUB ? (s2_swap ? b - a : a - b) :
+                             s2_lop == LO_IAND ? a & b : s2_lop == LO_IOR ? a | b : s2_lop == LO_IXOR ? a ^ b :
+                             s2_lop == LO_ISLL ? a << b[4:0] : s2_lop == LO_ISRL ? a >> b[4:0] :
+                             s2_lop == LO_ISRA ? 32'($signed(a) >>> b[4:0]) :
+                             ((s2_isgn ? $signed(a) < $signed(b) : a < b) != (s2_lop == LO_IMAX)) ? a : b;
+            wire is_int = s2_lop >= LO_IADD;
             assign lane_y[g] = (is_add || is_fma || s2_lop == LO_MUL) ? fy :
                                (s2_lop == LO_MIN || s2_lop == LO_MAX) ? my :
+                               (s2_lop == LO_DIV || s2_lop == LO_SQRT) ? dy : s2_lop == LO_CVT ? cy :
+                               is_int ? iy :
                                s2_lop == LO_SGNJ ? {b[31], a[30:0]} : s2_lop == LO_SGNJN ? {!b[31], a[30:0]} :
                                s2_lop == LO_SGNJX ? {a[31] ^ b[31], a[30:0]} : b;
             assign lane_f[g] = (is_add || is_fma || s2_lop == LO_MUL) ? ff :
-                               (s2_lop == LO_MIN || s2_lop == LO_MAX) ? {mnv, 4'd0} : 5'd0;
+                               (s2_lop == LO_MIN || s2_lop == LO_MAX) ? {mnv, 4'd0} :
+                               (s2_lop == LO_DIV || s2_lop == LO_SQRT) ? df : s2_lop == LO_CVT ? cf : 5'd0;
         end
     endgenerate
     // the accumulators after this S2 cycle: the sum where both operands are there, else the one that is
@@ -326,7 +359,7 @@ module coral_vec #(
                 K_LOADS: nv = m_rdata[32 * s2_bank +: 32];
                 default: nv = s2_sc;
             endcase
-            if (s2_red ? ruse[l] : s2_kind == K_LANES && s2_sel[l] == S_NEW) flags_any = flags_any | lane_f[l];
+            if (s2_red ? ruse[l] : s2_kind == K_LANES && s2_sel[l] == S_NEW && s2_we) flags_any = flags_any | lane_f[l];
             wval[32*l +: 32] = s2_sel[l] == S_NEW ? nv : s2_sel[l] == S_ONES ? 32'hFFFF_FFFF : old[32*l +: 32];
         end
     end
@@ -341,7 +374,7 @@ module coral_vec #(
     wire push = d_valid && !(free && qn == 0);        // into the queue (else straight to S1)
     wire pop = free && qn != 0;
     wire [QW-1:0] nx = pop ? q[qh] : d_entry;
-    wire _unused = ^{dl, dst, dstr, dlanes, dtos, dfroms, dred, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
+    wire _unused = ^{dl, dst, dstr, dlanes, dtos, dfroms, dred, ddiv, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
                       evs1, evs2, bc_reg, wk, dbg_addr};
 
     // an idle unit's registers do not toggle (and Verilator does not evaluate them)
@@ -381,7 +414,7 @@ module coral_vec #(
             end
             // S2
             s2_v <= s1_v && wb;
-            s2_we <= s1_v && wb && e_vl != 0 && (!ered || s1_last);
+            s2_we <= s1_v && wb && e_vl != 0 && (!ered || s1_last) && dlast;
             s2_red <= ered;
             s2_first <= bc == {VW{1'b0}};
             s2_tree <= rtree;
@@ -396,6 +429,8 @@ module coral_vec #(
             s2_kind <= efroms ? K_SCALAR : el ? (estr ? K_LOADS : K_LOAD) : K_LANES;
             for (j = 0; j < NB; j = j + 1) s2_sel[j] <= sel[j];
             s2_lop <= elop;
+            s2_cvt <= e_ir[17:15];
+            s2_isgn <= e_ir[26];
             s2_rm <= e_frm;
             s2_np <= enp;
             s2_na <= ena;
