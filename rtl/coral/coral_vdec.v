@@ -5,7 +5,8 @@
 // vfcvt.{x,xu}.f.v (also .rtz) and vfcvt.f.{x,xu}.v; the integer vadd, vsub, vrsub,
 // vand, vor, vxor, vsll, vsrl, vsra, vmin(u), vmax(u) (.vv, .vx, .vi as they exist);
 // vmv.v.v/.v.x/.v.i, vfmv.v.f, the element-0 moves vfmv.f.s, vmv.x.s, vfmv.s.f, vmv.s.x;
-// and the reductions vfredusum, vfredmax, vfredmin. Combinational; used at dispatch
+// the reductions vfredusum, vfredmax, vfredmin; and the compares vmfeq, vmfne, vmflt,
+// vmfle, vmfgt, vmfge, vmseq, vmsne, vmslt(u), vmsle(u), vmsgt(u) into a mask register. Combinational; used at dispatch
 // (checks) and in the vector unit.
 module coral_vdec (
     input  wire [31:0] ir,
@@ -19,6 +20,7 @@ module coral_vdec (
     output wire        from_scalar, // vfmv.s.f, vmv.s.x: the scalar to element 0 of vd
     output wire        red,       // a reduction: vs2 (group) and vs1[0] into vd[0] (lop: add, min, max)
     output wire        div,       // through the lanes' dividers (a beat per 8 cycles)
+    output wire        mk,        // a compare: one mask bit per element into the single register vd
     output reg  [4:0]  lop,       // lane operation (LO_*)
     output reg  [1:0]  bsel,      // second operand: 0 vs1, 1 f[rs1], 2 x[rs1], 3 simm5
     output wire        reads_vs1, // vs1 is a register group operand
@@ -32,7 +34,8 @@ module coral_vdec (
                      LO_SGNJ = 5'd5, LO_SGNJN = 5'd6, LO_SGNJX = 5'd7, LO_MOVE = 5'd8,
                      LO_DIV = 5'd9, LO_SQRT = 5'd10, LO_CVT = 5'd11, LO_IADD = 5'd12, LO_ISUB = 5'd13,
                      LO_IAND = 5'd14, LO_IOR = 5'd15, LO_IXOR = 5'd16, LO_ISLL = 5'd17,
-                     LO_ISRL = 5'd18, LO_ISRA = 5'd19, LO_IMIN = 5'd20, LO_IMAX = 5'd21;
+                     LO_ISRL = 5'd18, LO_ISRA = 5'd19, LO_IMIN = 5'd20, LO_IMAX = 5'd21,
+                     LO_FCMP = 5'd22, LO_ICMP = 5'd23;     // compares: the condition is f6[2:0]
     wire [6:0] op = ir[6:0];
     wire [2:0] f3 = ir[14:12];
     wire [5:0] f6 = ir[31:26];
@@ -82,6 +85,8 @@ module coral_vdec (
                 6'b100100: lop = LO_MUL;
                 6'b100000: lop = LO_DIV;
                 6'b100001: begin lop = LO_DIV; ok = vf; end
+                6'b011000, 6'b011001, 6'b011011, 6'b011100: lop = LO_FCMP;   // eq le lt ne
+                6'b011101, 6'b011111: begin lop = LO_FCMP; ok = vf; end      // gt ge
                 6'b010111: begin lop = LO_MOVE; ok = vf && mv_v; end
                 default: ok = 1'b0;
             endcase
@@ -100,6 +105,9 @@ module coral_vdec (
                 6'b000100, 6'b000101: begin lop = LO_IMIN; ok = f3 != 3'd3; end
                 6'b000110, 6'b000111: begin lop = LO_IMAX; ok = f3 != 3'd3; end
                 6'b010111: begin lop = LO_MOVE; ok = mv_v; end        // vmv.v.v/.v.i/.v.x
+                6'b011000, 6'b011001, 6'b011100, 6'b011101: lop = LO_ICMP;   // eq ne leu le
+                6'b011010, 6'b011011: begin lop = LO_ICMP; ok = f3 != 3'd3; end  // ltu lt
+                6'b011110, 6'b011111: begin lop = LO_ICMP; ok = f3 != 3'd0; end  // gtu gt
                 default: ok = 1'b0;
             endcase
         end else ok = 1'b0;
@@ -111,6 +119,7 @@ module coral_vdec (
     assign lanes = ok && !to_scalar && !from_scalar;
     assign red = rd_ok;
     assign div = lanes && (lop == LO_DIV || lop == LO_SQRT);
+    assign mk = lanes && (lop == LO_FCMP || lop == LO_ICMP);
     assign legal = ld || st || lanes || to_scalar || from_scalar || red;
     assign reads_vs1 = lanes && bsel == 2'd0 && !unary;
     assign reads_vs2 = (lanes && lop != LO_MOVE) || red;

@@ -75,27 +75,28 @@ module coral_vec #(
                      LO_SGNJ = 5'd5, LO_SGNJN = 5'd6, LO_SGNJX = 5'd7, LO_DIV = 5'd9,
                      LO_SQRT = 5'd10, LO_CVT = 5'd11, LO_IADD = 5'd12, LO_ISUB = 5'd13,
                      LO_IAND = 5'd14, LO_IOR = 5'd15, LO_IXOR = 5'd16, LO_ISLL = 5'd17,
-                     LO_ISRL = 5'd18, LO_ISRA = 5'd19, LO_IMAX = 5'd21;   // 20: LO_IMIN
+                     LO_ISRL = 5'd18, LO_ISRA = 5'd19, LO_IMAX = 5'd21,   // 20: LO_IMIN
+                     LO_FCMP = 5'd22, LO_ICMP = 5'd23;
     localparam integer DIVC = 8;      // cycles per beat of vfdiv/vfrdiv/vfsqrt (class VFDIV)
     localparam [1:0] S_OLD = 2'd0, S_NEW = 2'd1, S_ONES = 2'd2;
     localparam [1:0] K_LANES = 2'd0, K_LOAD = 2'd1, K_LOADS = 2'd2, K_SCALAR = 2'd3;
     localparam [VLEN-1:0] ONES = {VLEN{1'b1}};
 
     // ------------------------------------------------------------------ dispatch checks
-    wire dl, dst, dstr, dlanes, dfp, dtos, dfroms, dvs1, dvs2, dswap, dnp, dna, dvd, dred, ddiv;
+    wire dl, dst, dstr, dlanes, dfp, dtos, dfroms, dvs1, dvs2, dswap, dnp, dna, dvd, dred, ddiv, dmk;
     wire [4:0] dlop;
     wire [1:0] dbsel;
     coral_vdec u_ddec (.ir(d_ir), .legal(d_legal), .ld(dl), .st(dst), .strided(dstr), .lanes(dlanes),
-                       .fp(dfp), .to_scalar(dtos), .from_scalar(dfroms), .red(dred), .div(ddiv), .lop(dlop), .bsel(dbsel),
+                       .fp(dfp), .to_scalar(dtos), .from_scalar(dfroms), .red(dred), .div(ddiv), .mk(dmk), .lop(dlop), .bsel(dbsel),
                        .reads_vs1(dvs1), .reads_vs2(dvs2), .swap(dswap), .neg_prod(dnp),
                        .neg_add(dna), .uses_vd(dvd));
     wire       d_vill = d_vt[8];
     wire       d_sew32 = d_vt[5:3] == 3'd2;
     wire [4:0] d_n = d_vt[2] ? 5'd1 : 5'd1 << d_vt[1:0];          // registers per group
     wire [4:0] d_vd = d_ir[11:7], d_vs1 = d_ir[19:15], d_vs2 = d_ir[24:20];
-    wire       d_grp = ((dlanes || dl || dst) && (d_vd & (d_n - 5'd1)) != 5'd0) ||
+    wire       d_grp = (((dlanes && !dmk) || dl || dst) && (d_vd & (d_n - 5'd1)) != 5'd0) ||
                        (dvs1 && (d_vs1 & (d_n - 5'd1)) != 5'd0) || (dvs2 && (d_vs2 & (d_n - 5'd1)) != 5'd0);
-    wire       d_mask = !d_ir[25] && d_vd == 5'd0 && (dlanes || dl);
+    wire       d_mask = !d_ir[25] && d_vd == 5'd0 && ((dlanes && !dmk) || dl);
     // memory: the first and last element's addresses in DTCM and aligned (stride too)
     wire signed [47:0] d_off = $signed({16'd0, d_xa}) - $signed({16'd0, DTCM_BASE});
     wire signed [47:0] d_step = dstr ? {{16{d_xb[31]}}, d_xb} : 48'sd4;
@@ -136,11 +137,11 @@ module coral_vec #(
     reg  [31:0]  e_xa, e_xb, e_fa;
     reg  [VW-1:0] bc;                 // beat (strided: element) of this cycle
     reg  [31:0]  saddr;               // strided: this element's address
-    wire el, est, estr, elanes, efp, etos, efroms, evs1, evs2, eswap, enp, ena, evd, elegal, ered, ediv;
+    wire el, est, estr, elanes, efp, etos, efroms, evs1, evs2, eswap, enp, ena, evd, elegal, ered, ediv, emk;
     wire [4:0] elop;
     wire [1:0] ebsel;
     coral_vdec u_edec (.ir(e_ir), .legal(elegal), .ld(el), .st(est), .strided(estr), .lanes(elanes),
-                       .fp(efp), .to_scalar(etos), .from_scalar(efroms), .red(ered), .div(ediv), .lop(elop), .bsel(ebsel),
+                       .fp(efp), .to_scalar(etos), .from_scalar(efroms), .red(ered), .div(ediv), .mk(emk), .lop(elop), .bsel(ebsel),
                        .reads_vs1(evs1), .reads_vs2(evs2), .swap(eswap), .neg_prod(enp),
                        .neg_add(ena), .uses_vd(evd));
     wire [4:0]   e_vd = e_ir[11:7], e_vs1 = e_ir[19:15], e_vs2 = e_ir[24:20];
@@ -174,7 +175,7 @@ module coral_vec #(
     wire        dlast = !ediv || bc % VW'(DIVC) == VW'(DIVC - 1);  // ... and writes it after its last
     wire [4:0]  r_a = e_vs2 + bt[4:0], r_b = e_vs1 + bt[4:0];
     wire [VW-1:0] bc_reg = estr ? bc >> LNB : bt;       // strided: the element's register
-    wire [4:0]  r_c = ered ? e_vd : e_vd + bc_reg[4:0];
+    wire [4:0]  r_c = (ered || emk) ? e_vd : e_vd + bc_reg[4:0];
     wire [VLEN-1:0] op_a = rd(r_a), op_b = rd(r_b), op_c = rd(r_c), v0 = rd(5'd0);
     assign dbg_rdata = vones[dbg_addr[LNB +: 5]] ? 32'hFFFF_FFFF : vrf[dbg_addr[LNB +: 5]][32 * dbg_addr[LNB-1:0] +: 32];
 
@@ -197,7 +198,7 @@ module coral_vec #(
             else sel[j] = e_vta ? S_ONES : S_OLD;
         end
         marks = 32'd0;
-        if (s1_last && e_vta && e_vl != 0 && (elanes || el))
+        if (s1_last && e_vta && e_vl != 0 && ((elanes && !emk) || el))
             for (j = 0; j < 32; j = j + 1)
                 if (j > 32'(e_vd) + 32'(last_reg) && j < 32'(e_vd) + 32'(e_n)) marks[j] = 1'b1;
     end
@@ -253,6 +254,11 @@ module coral_vec #(
     reg  [4:0]      s2_lop;
     reg  [2:0]      s2_cvt;            // conversions: the vs1 field's low bits
     reg             s2_isgn;           // integer min/max: signed
+    reg             s2_mk;             // a compare: mask bits s2_e0.. of vd, the tail from vl set
+    reg  [2:0]      s2_cc;
+    reg  [VW-1:0]   s2_e0, s2_vl;
+    wire [NB-1:0]   cbit;
+    reg  [VLEN-1:0] mval;
     reg  [2:0]      s2_rm;
     reg             s2_np, s2_na, s2_swap, s2_uvd;
     reg  [VLEN-1:0] s2_a, s2_b, s2_c;
@@ -322,7 +328,21 @@ module coral_vec #(
                              s2_lop == LO_ISLL ? a << b[4:0] : s2_lop == LO_ISRL ? a >> b[4:0] :
                              s2_lop == LO_ISRA ? 32'($signed(a) >>> b[4:0]) :
                              ((s2_isgn ? $signed(a) < $signed(b) : a < b) != (s2_lop == LO_IMAX)) ? a : b;
-            wire is_int = s2_lop >= LO_IADD;
+            wire is_int = s2_lop >= LO_IADD && s2_lop <= LO_IMAX;
+            // compares (condition s2_cc = funct6[2:0]); fp as the F unit's feq/flt/fle
+            wire a_nan = a[30:23] == 8'hFF && a[22:0] != 23'd0, b_nan = b[30:23] == 8'hFF && b[22:0] != 23'd0;
+            wire f_eq = a == b || (a[30:0] == 31'd0 && b[30:0] == 31'd0);
+            wire f_lt = !f_eq && (a[31] != b[31] ? a[31] : (a[31] ? a[30:0] > b[30:0] : a[30:0] < b[30:0]));
+            wire f_gt = !f_eq && !f_lt;
+            wire nan = a_nan || b_nan;
+            wire fbit = s2_cc == 3'd4 ? (nan || !f_eq) :                      // ne
+                        !nan && (s2_cc == 3'd0 ? f_eq : s2_cc == 3'd1 ? f_lt || f_eq : s2_cc == 3'd3 ? f_lt :
+                                 s2_cc == 3'd5 ? f_gt : f_gt || f_eq);           // eq le lt gt ge
+            wire fnv = s2_cc == 3'd0 || s2_cc == 3'd4 ? (a_nan && !a[22]) || (b_nan && !b[22]) : nan;
+            wire i_lt = s2_cc[0] ? $signed(a) < $signed(b) : a < b;
+            wire ibit = s2_cc[2:1] == 2'b00 ? (a == b) != s2_cc[0] : s2_cc[2:1] == 2'b01 ? i_lt :
+                        s2_cc[2:1] == 2'b10 ? i_lt || a == b : !i_lt && a != b;
+            assign cbit[g] = s2_lop == LO_ICMP ? ibit : fbit;
             assign lane_y[g] = (is_add || is_fma || s2_lop == LO_MUL) ? fy :
                                (s2_lop == LO_MIN || s2_lop == LO_MAX) ? my :
                                (s2_lop == LO_DIV || s2_lop == LO_SQRT) ? dy : s2_lop == LO_CVT ? cy :
@@ -331,7 +351,8 @@ module coral_vec #(
                                s2_lop == LO_SGNJX ? {a[31] ^ b[31], a[30:0]} : b;
             assign lane_f[g] = (is_add || is_fma || s2_lop == LO_MUL) ? ff :
                                (s2_lop == LO_MIN || s2_lop == LO_MAX) ? {mnv, 4'd0} :
-                               (s2_lop == LO_DIV || s2_lop == LO_SQRT) ? df : s2_lop == LO_CVT ? cf : 5'd0;
+                               (s2_lop == LO_DIV || s2_lop == LO_SQRT) ? df : s2_lop == LO_CVT ? cf :
+                               s2_lop == LO_FCMP ? {fnv, 4'd0} : 5'd0;
         end
     endgenerate
     // the accumulators after this S2 cycle: the sum where both operands are there, else the one that is
@@ -362,6 +383,15 @@ module coral_vec #(
             if (s2_red ? ruse[l] : s2_kind == K_LANES && s2_sel[l] == S_NEW && s2_we) flags_any = flags_any | lane_f[l];
             wval[32*l +: 32] = s2_sel[l] == S_NEW ? nv : s2_sel[l] == S_ONES ? 32'hFFFF_FFFF : old[32*l +: 32];
         end
+        // a compare: the beat's bits (mask policy for inactive ones), bits from vl up set
+        // (mask destinations are tail-agnostic)
+        mval = old;
+        for (l = 0; l < NB; l = l + 1)
+            if (s2_e0 + VW'(l) < s2_vl && s2_sel[l] != S_OLD)
+                mval[s2_e0[$clog2(VLEN)-1:0] + l[$clog2(VLEN)-1:0]] = s2_sel[l] == S_NEW ? cbit[l] : 1'b1;
+        for (l = 0; l < VLEN; l = l + 1)
+            if (VW'(l) >= s2_vl) mval[l] = 1'b1;
+        if (s2_mk) wval = mval;
     end
     assign vflags = s2_v ? flags_any : 5'd0;
 
@@ -374,7 +404,7 @@ module coral_vec #(
     wire push = d_valid && !(free && qn == 0);        // into the queue (else straight to S1)
     wire pop = free && qn != 0;
     wire [QW-1:0] nx = pop ? q[qh] : d_entry;
-    wire _unused = ^{dl, dst, dstr, dlanes, dtos, dfroms, dred, ddiv, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
+    wire _unused = ^{dl, dst, dstr, dlanes, dtos, dfroms, dred, ddiv, dmk, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
                       evs1, evs2, bc_reg, wk, dbg_addr};
 
     // an idle unit's registers do not toggle (and Verilator does not evaluate them)
@@ -431,6 +461,10 @@ module coral_vec #(
             s2_lop <= elop;
             s2_cvt <= e_ir[17:15];
             s2_isgn <= e_ir[26];
+            s2_mk <= emk;
+            s2_cc <= e_ir[28:26];
+            s2_e0 <= e0;
+            s2_vl <= e_vl;
             s2_rm <= e_frm;
             s2_np <= enp;
             s2_na <= ena;
