@@ -52,6 +52,15 @@ module coral_vec #(
     output wire [31:0] sval,
     output wire [4:0]  vflags,        // fp flags of the write-back in S2
     output reg  [63:0] busy_cycles,
+    // trace port: S2's register write (and registers marked all-ones) of the instruction
+    // numbered tr_s2seq (0, 1, ... in dispatch order), and tr_s1seq, the one in S1 (whose
+    // stores go to the banks this cycle); a trace reader attributes them to its dispatch
+    output wire [31:0] tr_s1seq,
+    output wire [31:0] tr_s2seq,
+    output wire        tr_we,
+    output wire [4:0]  tr_reg,
+    output wire [VLEN-1:0] tr_val,
+    output wire [31:0] tr_marks,
     // host access to the register file (while idle): word `dbg_addr` = reg * NB + word
     input  wire        dbg_we,
     input  wire [12:0] dbg_addr,
@@ -135,6 +144,7 @@ module coral_vec #(
     reg  [7:0]   e_vt;
     reg  [2:0]   e_frm;
     reg  [31:0]  e_xa, e_xb, e_fa;
+    reg  [31:0]  e_seq, n_seq, s2_seq;        // trace numbering (no effect on the datapath)
     reg  [VW-1:0] bc;                 // beat (strided: element) of this cycle
     reg  [31:0]  saddr;               // strided: this element's address
     wire el, est, estr, elanes, efp, etos, efroms, evs1, evs2, eswap, enp, ena, evd, elegal, ered, ediv, emk;
@@ -394,6 +404,12 @@ module coral_vec #(
         if (s2_mk) wval = mval;
     end
     assign vflags = s2_v ? flags_any : 5'd0;
+    assign tr_s1seq = e_seq;
+    assign tr_s2seq = s2_seq;
+    assign tr_we = s2_v && s2_we;
+    assign tr_reg = s2_reg;
+    assign tr_val = wval;
+    assign tr_marks = s2_v ? s2_marks : 32'd0;
 
     assign q_full = qn == (QA + 1)'(DEPTH);
     assign st_pend = any_st || (s1_v && est);
@@ -418,6 +434,7 @@ module coral_vec #(
             qn <= {(QA + 1){1'b0}};
             s1_v <= 1'b0;
             s2_v <= 1'b0;
+            n_seq <= 32'd0;
             vones <= 32'd0;
             busy_cycles <= 64'd0;
         end else begin
@@ -435,6 +452,10 @@ module coral_vec #(
             if (s1_v) busy_cycles <= busy_cycles + 64'd1;
             if (free) begin
                 s1_v <= pop || d_valid;
+                if (pop || d_valid) begin
+                    e_seq <= n_seq;
+                    n_seq <= n_seq + 32'd1;
+                end
                 {e_ir, e_vl, e_vt, e_frm, e_xa, e_xb, e_fa} <= nx;
                 bc <= {VW{1'b0}};
                 saddr <= nx[95:64];
@@ -446,6 +467,7 @@ module coral_vec #(
             s2_v <= s1_v && wb;
             s2_we <= s1_v && wb && e_vl != 0 && (!ered || s1_last) && dlast;
             s2_red <= ered;
+            s2_seq <= e_seq;
             s2_first <= bc == {VW{1'b0}};
             s2_tree <= rtree;
             s2_half <= rhalf;

@@ -147,7 +147,7 @@ class CoralRTL:
         trace = None
         if job.trace:
             from .trace import read_trace
-            trace = read_trace(directory, job.program, x0, f0)
+            trace = read_trace(directory, job.program, x0, f0, cfg.VLEN // 8)
         return RunResult(
             backend=self.name, memories=state.memories(job.program.words),
             registers=state.registers(), cycles=cycles, retired=retired, unit_busy=busy,
