@@ -5,7 +5,8 @@
 // vfcvt.{x,xu}.f.v (also .rtz) and vfcvt.f.{x,xu}.v; the integer vadd, vsub, vrsub,
 // vand, vor, vxor, vsll, vsrl, vsra, vmin(u), vmax(u) (.vv, .vx, .vi as they exist);
 // vmv.v.v/.v.x/.v.i, vfmv.v.f, the element-0 moves vfmv.f.s, vmv.x.s, vfmv.s.f, vmv.s.x;
-// the reductions vfredusum, vfredmax, vfredmin; and the compares vmfeq, vmfne, vmflt,
+// the reductions vfredusum, vfredmax, vfredmin, vredsum, vredand, vredor, vredxor,
+// vredmin(u), vredmax(u); and the compares vmfeq, vmfne, vmflt,
 // vmfle, vmfgt, vmfge, vmseq, vmsne, vmslt(u), vmsle(u), vmsgt(u) into a mask register. Combinational; used at dispatch
 // (checks) and in the vector unit.
 module coral_vdec (
@@ -69,6 +70,15 @@ module coral_vdec (
             ok = 1'b0;                                      // vfredusum, vfredmin, vfredmax
             rd_ok = 1'b1;
             lop = f6[2] ? (f6[1] ? LO_MAX : LO_MIN) : LO_ADD;
+        end else if (opv && f3 == 3'd2 && f6[5:3] == 3'b000) begin     // vred* (OPMVV)
+            ok = 1'b0;
+            rd_ok = 1'b1;
+            case (f6[2:1])
+                2'b00: lop = f6[0] ? LO_IAND : LO_IADD;
+                2'b01: lop = f6[0] ? LO_IXOR : LO_IOR;
+                2'b10: lop = LO_IMIN;
+                default: lop = LO_IMAX;
+            endcase
         end else if (cvt || sq) begin
             lop = cvt ? LO_CVT : LO_SQRT;
             unary = 1'b1;
