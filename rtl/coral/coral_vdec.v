@@ -5,7 +5,7 @@
 // vfcvt.{x,xu}.f.v (also .rtz) and vfcvt.f.{x,xu}.v; the integer vadd, vsub, vrsub,
 // vand, vor, vxor, vsll, vsrl, vsra, vmin(u), vmax(u) (.vv, .vx, .vi as they exist);
 // vmv.v.v/.v.x/.v.i, vfmv.v.f, the element-0 moves vfmv.f.s, vmv.x.s, vfmv.s.f, vmv.s.x;
-// the reductions vfredusum, vfredmax, vfredmin, vredsum, vredand, vredor, vredxor,
+// the reductions vfredusum, vfredosum, vfredmax, vfredmin, vredsum, vredand, vredor, vredxor,
 // vredmin(u), vredmax(u); and the compares vmfeq, vmfne, vmflt,
 // vmfle, vmfgt, vmfge, vmseq, vmsne, vmslt(u), vmsle(u), vmsgt(u) into a mask register. Combinational; used at dispatch
 // (checks) and in the vector unit.
@@ -20,6 +20,7 @@ module coral_vdec (
     output wire        to_scalar, // vfmv.f.s, vmv.x.s: element 0 of vs2 to f/x[rd]
     output wire        from_scalar, // vfmv.s.f, vmv.s.x: the scalar to element 0 of vd
     output wire        red,       // a reduction: vs2 (group) and vs1[0] into vd[0] (lop: add, min, max)
+    output wire        ord,       // ... vfredosum: one element per cycle, in order
     output wire        div,       // through the lanes' dividers (a beat per 8 cycles)
     output wire        mk,        // a compare: one mask bit per element into the single register vd
     output reg  [4:0]  lop,       // lane operation (LO_*)
@@ -66,8 +67,8 @@ module coral_vdec (
         unary = 1'b0;
         lop = LO_ADD;
         bsel = vf ? 2'd1 : 2'd0;
-        if (opf && !vf && (f6 == 6'b000001 || f6 == 6'b000101 || f6 == 6'b000111)) begin
-            ok = 1'b0;                                      // vfredusum, vfredmin, vfredmax
+        if (opf && !vf && (f6 == 6'b000001 || f6 == 6'b000011 || f6 == 6'b000101 || f6 == 6'b000111)) begin
+            ok = 1'b0;                                      // vfredusum, vfredosum, vfredmin, vfredmax
             rd_ok = 1'b1;
             lop = f6[2] ? (f6[1] ? LO_MAX : LO_MIN) : LO_ADD;
         end else if (opv && f3 == 3'd2 && f6[5:3] == 3'b000) begin     // vred* (OPMVV)
@@ -128,6 +129,7 @@ module coral_vdec (
     assign from_scalar = wx && (f3 == 3'd5 || f3 == 3'd6) && vs2 == 5'd0;
     assign lanes = ok && !to_scalar && !from_scalar;
     assign red = rd_ok;
+    assign ord = rd_ok && opf && f6 == 6'b000011;
     assign div = lanes && (lop == LO_DIV || lop == LO_SQRT);
     assign mk = lanes && (lop == LO_FCMP || lop == LO_ICMP);
     assign legal = ld || st || lanes || to_scalar || from_scalar || red;

@@ -92,11 +92,11 @@ module coral_vec #(
     localparam [VLEN-1:0] ONES = {VLEN{1'b1}};
 
     // ------------------------------------------------------------------ dispatch checks
-    wire dl, dst, dstr, dlanes, dfp, dtos, dfroms, dvs1, dvs2, dswap, dnp, dna, dvd, dred, ddiv, dmk;
+    wire dl, dst, dstr, dlanes, dfp, dtos, dfroms, dvs1, dvs2, dswap, dnp, dna, dvd, dred, dord, ddiv, dmk;
     wire [4:0] dlop;
     wire [1:0] dbsel;
     coral_vdec u_ddec (.ir(d_ir), .legal(d_legal), .ld(dl), .st(dst), .strided(dstr), .lanes(dlanes),
-                       .fp(dfp), .to_scalar(dtos), .from_scalar(dfroms), .red(dred), .div(ddiv), .mk(dmk), .lop(dlop), .bsel(dbsel),
+                       .fp(dfp), .to_scalar(dtos), .from_scalar(dfroms), .red(dred), .ord(dord), .div(ddiv), .mk(dmk), .lop(dlop), .bsel(dbsel),
                        .reads_vs1(dvs1), .reads_vs2(dvs2), .swap(dswap), .neg_prod(dnp),
                        .neg_add(dna), .uses_vd(dvd));
     wire       d_vill = d_vt[8];
@@ -147,11 +147,11 @@ module coral_vec #(
     reg  [31:0]  e_seq, n_seq, s2_seq;        // trace numbering (no effect on the datapath)
     reg  [VW-1:0] bc;                 // beat (strided: element) of this cycle
     reg  [31:0]  saddr;               // strided: this element's address
-    wire el, est, estr, elanes, efp, etos, efroms, evs1, evs2, eswap, enp, ena, evd, elegal, ered, ediv, emk;
+    wire el, est, estr, elanes, efp, etos, efroms, evs1, evs2, eswap, enp, ena, evd, elegal, ered, eord, ediv, emk;
     wire [4:0] elop;
     wire [1:0] ebsel;
     coral_vdec u_edec (.ir(e_ir), .legal(elegal), .ld(el), .st(est), .strided(estr), .lanes(elanes),
-                       .fp(efp), .to_scalar(etos), .from_scalar(efroms), .red(ered), .div(ediv), .mk(emk), .lop(elop), .bsel(ebsel),
+                       .fp(efp), .to_scalar(etos), .from_scalar(efroms), .red(ered), .ord(eord), .div(ediv), .mk(emk), .lop(elop), .bsel(ebsel),
                        .reads_vs1(evs1), .reads_vs2(evs2), .swap(eswap), .neg_prod(enp),
                        .neg_add(ena), .uses_vd(evd));
     wire [4:0]   e_vd = e_ir[11:7], e_vs1 = e_ir[19:15], e_vs2 = e_ir[24:20];
@@ -160,9 +160,10 @@ module coral_vec #(
     wire [VW-1:0] beats = (e_vl + VW'(NB - 1)) >> LNB;
     // a reduction: its beats, then log2(NB) cycles of the lane tree
     wire [VW-1:0] rbeats = e_vl == 0 ? VW'(1) : beats;
-    wire          rtree = bc >= rbeats;                            // a reduction's tree cycles
+    wire          rtree = !eord && bc >= rbeats;                   // a reduction's tree cycles
     wire [VW-1:0] rhalf = VW'(NB) >> (bc - rbeats + VW'(1));        // ... lanes k and k + rhalf added
-    wire [VW-1:0] dur = ered ? rbeats + VW'(LNB) : ediv ? rbeats * VW'(DIVC) :
+    // vfredosum: one element per cycle through lane 0's adder, in element order
+    wire [VW-1:0] dur = ered ? (eord ? (e_vl == 0 ? VW'(1) : e_vl) : rbeats + VW'(LNB)) : ediv ? rbeats * VW'(DIVC) :
                         (e_vl == 0 || etos || efroms) ? VW'(1) : estr ? e_vl : beats;
     wire         s1_last = bc == dur - VW'(1);
     wire         wb = elanes || el || efroms || ered;    // goes on to S2
@@ -180,7 +181,8 @@ module coral_vec #(
         else if (vones[r] || (s2_v && s2_marks[r])) rd = ONES;
         else rd = vrf[r];
     endfunction
-    wire [VW-1:0] bt = ediv ? bc / VW'(DIVC) : bc;      // the beat (a divide holds each DIVC cycles)
+    wire [VW-1:0] bt = ediv ? bc / VW'(DIVC) : eord ? bc >> LNB : bc;  // the beat (a divide holds each
+                                                        // DIVC cycles, vfredosum NB)
     wire        dstart = ediv && bc % VW'(DIVC) == 0;   // ... and starts the lanes' dividers in its first
     wire        dlast = !ediv || bc % VW'(DIVC) == VW'(DIVC - 1);  // ... and writes it after its last
     wire [4:0]  r_a = e_vs2 + bt[4:0], r_b = e_vs1 + bt[4:0];
@@ -280,6 +282,8 @@ module coral_vec #(
     // log2(NB) tree steps, x[k] = x[k] + x[k + n/2]; a lane without an element (valid
     // bit clear) is no operand. The last step's lane 0 is vd[0].
     reg             s2_red, s2_first, s2_tree;
+    reg             s2_ord, s2_oact;   // vfredosum: element bc (lane s2_olane of the beat) is active
+    reg  [LNB-1:0]  s2_olane;
     reg  [VW-1:0]   s2_half;
     reg  [NB-1:0]   s2_act;
     reg  [31:0]     racc [0:NB-1];
@@ -293,6 +297,10 @@ module coral_vec #(
                 red_a[r] = s2_first ? s2_b[31:0] : racc[r];
                 red_b[r] = s2_a[32*r +: 32];
                 ruse[r] = s2_act[r] && (s2_first ? r == 0 : rval[r]);
+                if (s2_ord) begin
+                    red_b[r] = s2_a[32*s2_olane +: 32];
+                    ruse[r] = r == 0 && s2_oact;
+                end
             end else begin
                 red_a[r] = racc[r];
                 red_b[r] = racc[(r + 32'(s2_half)) % NB];
@@ -368,7 +376,10 @@ module coral_vec #(
     // the accumulators after this S2 cycle: the sum where both operands are there, else the one that is
     always @(*)
         for (r = 0; r < NB; r = r + 1) begin
-            if (!s2_tree) begin
+            if (s2_ord) begin
+                rnext[r] = ruse[r] ? lane_y[r] : red_a[r];
+                rnval[r] = r == 0;
+            end else if (!s2_tree) begin
                 rnext[r] = ruse[r] ? lane_y[r] : s2_act[r] ? red_b[r] : red_a[r];
                 rnval[r] = s2_act[r] || (s2_first ? r == 0 : rval[r]);
             end else if (32'(r) < 32'(s2_half)) begin
@@ -420,7 +431,7 @@ module coral_vec #(
     wire push = d_valid && !(free && qn == 0);        // into the queue (else straight to S1)
     wire pop = free && qn != 0;
     wire [QW-1:0] nx = pop ? q[qh] : d_entry;
-    wire _unused = ^{dl, dst, dstr, dlanes, dtos, dfroms, dred, ddiv, dmk, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
+    wire _unused = ^{dl, dst, dstr, dlanes, dtos, dfroms, dred, dord, ddiv, dmk, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
                       evs1, evs2, bc_reg, wk, dbg_addr};
 
     // an idle unit's registers do not toggle (and Verilator does not evaluate them)
@@ -467,6 +478,9 @@ module coral_vec #(
             s2_v <= s1_v && wb;
             s2_we <= s1_v && wb && e_vl != 0 && (!ered || s1_last) && dlast;
             s2_red <= ered;
+            s2_ord <= eord;
+            s2_oact <= bc < e_vl && (e_vm || v0[bc[$clog2(VLEN)-1:0]]);
+            s2_olane <= bc[LNB-1:0];
             s2_seq <= e_seq;
             s2_first <= bc == {VW{1'b0}};
             s2_tree <= rtree;

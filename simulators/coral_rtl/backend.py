@@ -47,7 +47,7 @@ _CMP = ("vmfeq", "vmfne", "vmflt", "vmfle", "vmfgt", "vmfge", "vmseq", "vmsne", 
         "vmsleu", "vmsle", "vmsgtu", "vmsgt")
 VECTOR = frozenset({"vsetvli", "vsetivli", "vsetvl", "vle32.v", "vse32.v", "vlse32.v", "vsse32.v",
                     "vfrsub.vf", "vmv.v.v", "vmv.v.x", "vmv.v.i", "vfmv.v.f", "vfmv.f.s", "vfmv.s.f",
-                    "vmv.x.s", "vmv.s.x", "vfredusum.vs", "vfredmax.vs", "vfredmin.vs",
+                    "vmv.x.s", "vmv.s.x", "vfredusum.vs", "vfredosum.vs", "vfredmax.vs", "vfredmin.vs",
                     "vredsum.vs", "vredand.vs", "vredor.vs", "vredxor.vs", "vredminu.vs", "vredmin.vs",
                     "vredmaxu.vs", "vredmax.vs",
                     "vfdiv.vv", "vfdiv.vf", "vfrdiv.vf", "vfsqrt.v", "vfcvt.xu.f.v", "vfcvt.x.f.v",

@@ -22,7 +22,7 @@ BUFFER = 1024                       # bytes; vector accesses stay inside it
 FREGS = [f"f{i}" for i in range(32)]
 BINARY = ["vfadd", "vfsub", "vfmul", "vfmin", "vfmax", "vfsgnj", "vfsgnjn", "vfsgnjx"]
 FMA = ["vfmacc", "vfnmacc", "vfmsac", "vfnmsac", "vfmadd", "vfnmadd", "vfmsub", "vfnmsub"]
-REDUCTIONS = ["vfredusum.vs", "vfredmax.vs", "vfredmin.vs", "vredsum.vs", "vredand.vs", "vredor.vs",
+REDUCTIONS = ["vfredusum.vs", "vfredosum.vs", "vfredmax.vs", "vfredmin.vs", "vredsum.vs", "vredand.vs", "vredor.vs",
               "vredxor.vs", "vredminu.vs", "vredmin.vs", "vredmaxu.vs", "vredmax.vs"]
 UNARY = ["vfsqrt.v", "vfcvt.xu.f.v", "vfcvt.x.f.v", "vfcvt.f.xu.v", "vfcvt.f.x.v", "vfcvt.rtz.xu.f.v",
          "vfcvt.rtz.x.f.v"]

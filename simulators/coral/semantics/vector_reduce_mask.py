@@ -123,7 +123,7 @@ def _fred_maker(name):
                     for e in v.tolist():
                         acc, f = fp32.fadd(acc, e, rm)
                         fl |= f
-                    extra = len(v)                     # one addition per element, in order
+                    # one addition per element, in order: a cycle per element (the RTL's lane 0)
                 elif name == "vfredusum.vs":
                     acc, fl = fp_lane_sum(start, elems(s, vs2, 32, vl), None if vm else mask(s, vl),
                                           s.VLEN // 32, rm, fl)
@@ -134,6 +134,8 @@ def _fred_maker(name):
                         fl |= f
                 s.fc[FFLAGS] = fl
                 put(s, vd, 32, 1, np.array([acc], np.uint32), 1, 1)
+            if name == "vfredosum.vs":
+                return cost * max(1, vl)
             return cost * beats(s, vl, 32) + extra
         return run
     return maker
