@@ -99,7 +99,17 @@ module coral_core #(
     output wire [31:0] rt_st_addr,
     output wire [2:0]  rt_st_size,
     output wire [31:0] rt_st_data,
-    output wire        rt_csr
+    output wire        rt_csr,       // a CSR instruction (fflags, frm, vxrm, vxsat as they are now)
+    output wire [4:0]  rt_fpf,       // the flags a scalar F instruction raised
+    output wire        rt_vset,      // vsetvl*: vl and vtype as they are now
+    // the vector unit's trace port (coral_vec)
+    output wire [31:0] vt_s1seq,
+    output wire [31:0] vt_s2seq,
+    output wire        vt_we,
+    output wire [4:0]  vt_reg,
+    output wire [VLEN-1:0] vt_val,
+    output wire [31:0] vt_marks,
+    output wire [4:0]  vt_flags
 );
     localparam integer IA = $clog2(ITCM_WORDS);
     localparam integer DA = $clog2(DTCM_WORDS);
@@ -410,6 +420,8 @@ module coral_core #(
         .d_legal(v_legal), .d_fault(v_fault), .d_unsup(v_unsup), .d_to_scalar(v_to_scalar),
         .q_full(v_full), .st_pend(v_st_pend), .mem_pend(v_mem_pend), .drained(v_drained),
         .active(v_active), .sval_ok(v_sval_ok), .sval(v_sval), .vflags(v_flags), .busy_cycles(v_busy),
+        .tr_s1seq(vt_s1seq), .tr_s2seq(vt_s2seq), .tr_we(vt_we), .tr_reg(vt_reg), .tr_val(vt_val),
+        .tr_marks(vt_marks),
         .dbg_we(!running && dbg_we && dbg_addr[16]), .dbg_addr(dbg_addr[12:0]), .dbg_wdata(dbg_wdata),
         .dbg_rdata(v_dbg_rdata),
         .m_en(v_en), .m_we(v_we), .m_addr(v_addr), .m_wdata(v_wdata), .m_rdata(v_rdata));
@@ -425,7 +437,10 @@ module coral_core #(
     assign rt_st_addr = maddr;
     assign rt_st_size = msize;
     assign rt_st_data = st_src;
-    assign rt_csr = is_csr || is_fp;                  // may change fflags
+    assign rt_csr = is_csr;
+    assign rt_fpf = is_fp ? fp_flags : 5'd0;
+    assign rt_vset = is_vset;
+    assign vt_flags = v_flags;
     wire _unused_v = ^{v_active};
 
     reg [63:0] busy [0:NU-1];

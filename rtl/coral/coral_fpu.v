@@ -4,7 +4,7 @@
 // combinational from the operands), FADD/FMUL/FCVT 2 (operands registered, then the
 // fused multiply-add or a conversion), FMA 3 (operands registered, the FMA's result
 // registered, then written), FDIV/FSQRT 12 (fp32_divsqrt: 9 clocks of 3 restoring steps,
-// then the result held). Arithmetic: rtl/common's fp32_fma, fp32_divsqrt, fp32_round_ieee;
+// then the result held). Arithmetic: rtl/common's fp32_fma, fp32_divsqrt; coral_fcvt;
 // min/max: coral_fminmax (shared with the vector lanes).
 // The operand registers, the FMA's second stage and the divider run on gated clocks
 // (coral_clkgate): they toggle only in the cycles they work.
@@ -75,65 +75,11 @@ module coral_fpu (
         .clk(div_clk), .start(start && (kind == K_DIV || kind == K_SQRT)), .sqrt(kind == K_SQRT),
         .a(a), .b(b), .rm(rm), .busy(div_busy), .done(div_done), .y(div_y), .flags(div_f));
 
-    // --- int -> float: the magnitude rounded once
-    wire        cvt_neg = !q_uns && q_x[31];
-    wire [31:0] cvt_mag = cvt_neg ? -q_x : q_x;
-    wire [31:0] i2f_y;
-    wire [4:0]  i2f_f;
-    fp32_round_ieee u_i2f (.sign(cvt_neg), .m({48'd0, cvt_mag}), .st(1'b0), .wbase(12'sd0),
-                           .rm(q_rm), .y(i2f_y), .flags(i2f_f));
-
-    function automatic round_up(input [2:0] mode, input s, input lsb, input g, input stk);
-        case (mode)
-            3'd0: round_up = g && (stk || lsb);
-            3'd1: round_up = 1'b0;
-            3'd2: round_up = s && (g || stk);
-            3'd3: round_up = !s && (g || stk);
-            default: round_up = g;
-        endcase
-    endfunction
-
-    // --- float -> int: round to an integer by rm, saturate with NV
-    reg [31:0] f2i_y;
-    reg [4:0]  f2i_f;
-    reg [87:0] fx;
-    reg [32:0] n;
-    reg [7:0]  sh;
-    reg        g, stk, big;
-    always @(*) begin
-        fx = 88'd0;
-        n = 33'd0;
-        g = 1'b0;
-        stk = 1'b0;
-        big = 1'b0;
-        sh = 8'd0;
-        if (q_a[30:23] >= 8'd150) begin                 // an integer already
-            sh = q_a[30:23] - 8'd150;
-            big = sh > 8'd8;
-            n = {9'd0, 1'b1, q_a[22:0]} << sh[3:0];
-        end else begin
-            sh = 8'd150 - q_a[30:23];
-            fx = (sh > 8'd87) ? 88'd0 : {q_a[30:23] != 8'd0, q_a[22:0], 64'd0} >> sh;
-            n = {9'd0, fx[87:64]};
-            g = fx[63];
-            stk = fx[62:0] != 63'd0 || (sh > 8'd87 && q_a[30:0] != 31'd0);
-            n = n + {32'd0, round_up(q_rm, q_a[31], n[0], g, stk)};
-        end
-        f2i_f = 5'd0;
-        if (q_a[30:23] == 8'hFF && q_a[22:0] != 23'd0) begin      // NaN: the largest
-            f2i_y = q_uns ? 32'hFFFF_FFFF : 32'h7FFF_FFFF;
-            f2i_f = 5'b10000;
-        end else if (q_a[31] && (big || (q_uns ? n != 33'd0 : n > 33'h0_8000_0000))) begin
-            f2i_y = q_uns ? 32'd0 : 32'h8000_0000;
-            f2i_f = 5'b10000;
-        end else if (!q_a[31] && (big || (q_uns ? n > 33'h0_FFFF_FFFF : n > 33'h0_7FFF_FFFF))) begin
-            f2i_y = q_uns ? 32'hFFFF_FFFF : 32'h7FFF_FFFF;
-            f2i_f = 5'b10000;
-        end else begin
-            f2i_y = q_a[31] ? -n[31:0] : n[31:0];
-            f2i_f = {4'd0, g || stk};
-        end
-    end
+    // --- conversions (coral_fcvt), from the registered operands
+    wire [31:0] cvt_y;
+    wire [4:0]  cvt_f;
+    coral_fcvt u_cvt (.a(q_kind == K_CVT_WS ? q_a : q_x), .to_int(q_kind == K_CVT_WS), .uns(q_uns),
+                      .rm(q_rm), .y(cvt_y), .flags(cvt_f));
 
     // --- single-cycle operations, from the operands as they are
     wire a_nan = a[30:23] == 8'hFF && a[22:0] != 23'd0, b_nan = b[30:23] == 8'hFF && b[22:0] != 23'd0;
@@ -177,11 +123,7 @@ module coral_fpu (
             K_ADD, K_SUB, K_MUL: begin result = fma_y; flags = fma_f; end
             K_FMA: begin result = fma_r; flags = fma_rf; end
             K_DIV, K_SQRT: begin result = div_y; flags = div_f; end
-            K_CVT_WS: begin result = f2i_y; flags = f2i_f; end
-            K_CVT_SW: begin                               // 0 is +0 (the rounder's exact-zero case)
-                result = cvt_mag == 32'd0 ? 32'd0 : i2f_y;
-                flags = cvt_mag == 32'd0 ? 5'd0 : i2f_f;
-            end
+            K_CVT_WS, K_CVT_SW: begin result = cvt_y; flags = cvt_f; end
             default: begin result = misc; flags = misc_f; end
         endcase
 endmodule

@@ -13,8 +13,12 @@
 // state.txt (which has the vector registers, vl, vtype and stall counters too) and dtcm.out ("@word-index"
 // lines before each run of words), zeroes those words again for the next job, and
 // raises `finished`. With trace = 1 it writes trace.txt from the retirement port:
-// "R index pc cycle", then "X rd value", "F rd value", "S address size value" or "C fflags
-// frm vxrm vxsat" for what the instruction wrote.
+// "R index pc cycle", then "X rd value", "F rd value", "S address size value", "P flags"
+// (raised by a scalar F instruction), "C fflags frm vxrm vxsat" (after a CSR instruction)
+// or "L vl vtype" (after vsetvl*) for what the instruction did; and from the vector
+// unit's trace port, tagged with the vector instruction's number in dispatch order:
+// "V n reg value" (a register write), "M n regs" (registers marked all-ones, a bit
+// mask), "G n flags" (fp flags raised), "W n offset value" (a DTCM word stored).
 //
 // The clock (period 2 ns) runs here, inside the simulator: no host call per cycle.
 module coral_sim #(
@@ -45,7 +49,10 @@ module coral_sim #(
     reg  [31:0] host_addr, host_wdata, end_pc;
     reg  [63:0] max_retire, max_cycles;
     wire [31:0] host_rdata, err_pc, err_addr, rt_pc, rt_rd_val, rt_st_addr, rt_st_data;
-    wire        ready, running, done, rt_valid, rt_rd_we, rt_fd_we, rt_st, rt_csr, vxsat;
+    wire        ready, running, done, rt_valid, rt_rd_we, rt_fd_we, rt_st, rt_csr, rt_vset, vxsat, vt_we;
+    wire [4:0]  rt_fpf, vt_flags, vt_reg;
+    wire [31:0] vt_s1seq, vt_s2seq, vt_marks;
+    wire [VLEN-1:0] vst_wdata, vt_val;
     wire [1:0]  stop, vxrm;
     wire [3:0]  err_code;
     wire [63:0] err_cycle, cycles, retired, rt_cycle, stall_full, stall_sync;
@@ -69,7 +76,9 @@ module coral_sim #(
         .vxrm(vxrm), .vxsat(vxsat), .rt_valid(rt_valid), .rt_pc(rt_pc), .rt_cycle(rt_cycle),
         .rt_rd_we(rt_rd_we), .rt_fd_we(rt_fd_we), .rt_rd(rt_rd), .rt_rd_val(rt_rd_val), .rt_st(rt_st),
         .rt_st_addr(rt_st_addr), .rt_st_size(rt_st_size), .rt_st_data(rt_st_data),
-        .rt_csr(rt_csr), .vst_we(vst_we), .vst_row(vst_row));
+        .rt_csr(rt_csr), .rt_fpf(rt_fpf), .rt_vset(rt_vset), .vst_we(vst_we), .vst_row(vst_row),
+        .vst_wdata(vst_wdata), .vt_s1seq(vt_s1seq), .vt_s2seq(vt_s2seq), .vt_we(vt_we), .vt_reg(vt_reg),
+        .vt_val(vt_val), .vt_marks(vt_marks), .vt_flags(vt_flags));
 
     wire _unused = running;
     localparam [3:0] H_IDLE = 0, H_LOAD = 1, H_READY = 2, H_RUN = 3, H_REGS = 4, H_MEM = 5,
@@ -82,7 +91,7 @@ module coral_sim #(
     reg [31:0] seg_lo [0:NSEG-1];
     reg [31:0] seg_hi [0:NSEG-1];
     reg        seg_any [0:NSEG-1];
-    reg        csr_pending, p1, p2, p1_new, p2_new;
+    reg        csr_pending, vset_pending, p1, p2, p1_new, p2_new;
     reg [31:0] p1_addr, p2_addr;
 
     function automatic string path(input string name);
@@ -138,6 +147,7 @@ module coral_sim #(
         trace_on = 0;
         tfd = 0;
         csr_pending = 1'b0;
+        vset_pending = 1'b0;
         for (k = 0; k < NSEG; k = k + 1) seg_any[k] = 1'b0;
     end
 
@@ -279,7 +289,17 @@ module coral_sim #(
             if (rt_rd_we) $fwrite(tfd, "X %0d %h\n", rt_rd, rt_rd_val);
             if (rt_fd_we) $fwrite(tfd, "F %0d %h\n", rt_rd, rt_rd_val);
             if (rt_st) $fwrite(tfd, "S %0d %0d %h\n", rt_st_addr - DTCM_BASE, rt_st_size, rt_st_data);
+            if (rt_fpf != 5'd0) $fwrite(tfd, "P %0d\n", rt_fpf);
             csr_pending = rt_csr;
+            vset_pending = rt_vset;
+        end
+        if (tfd != 0) begin
+            if (vt_we) $fwrite(tfd, "V %0d %0d %h\n", vt_s2seq, vt_reg, vt_val);
+            if (vt_marks != 32'd0) $fwrite(tfd, "M %0d %h\n", vt_s2seq, vt_marks);
+            if (vt_flags != 5'd0) $fwrite(tfd, "G %0d %0d\n", vt_s2seq, vt_flags);
+            for (k = 0; k < NB; k = k + 1)
+                if (vst_we[4*k +: 4] != 4'd0)
+                    $fwrite(tfd, "W %0d %0d %h\n", vt_s1seq, 4 * (vst_row[RA*k +: RA] * NB + k), vst_wdata[32*k +: 32]);
         end
     end
 
@@ -287,6 +307,11 @@ module coral_sim #(
         if (csr_pending && tfd != 0) begin
             $fwrite(tfd, "C %0d %0d %0d %0d\n", fflags, frm, vxrm, vxsat);
             csr_pending = 1'b0;
+        end
+    always @(negedge clk)
+        if (vset_pending && tfd != 0) begin
+            $fwrite(tfd, "L %0d %0d\n", vl, vtype);
+            vset_pending = 1'b0;
         end
     /* verilator lint_on BLKSEQ */
 endmodule

@@ -65,9 +65,20 @@ module coral_top #(
     output wire [2:0]  rt_st_size,
     output wire [31:0] rt_st_data,
     output wire        rt_csr,
+    output wire [4:0]  rt_fpf,
+    output wire        rt_vset,
     // the vector unit's DTCM writes (bank k's row written when its byte enables are set)
     output wire [VLEN/8-1:0] vst_we,
-    output wire [VLEN/32*($clog2(DTCM_SIZE/4)-$clog2(VLEN/32))-1:0] vst_row
+    output wire [VLEN/32*($clog2(DTCM_SIZE/4)-$clog2(VLEN/32))-1:0] vst_row,
+    output wire [VLEN-1:0] vst_wdata,
+    // the vector unit's trace port (coral_vec)
+    output wire [31:0] vt_s1seq,
+    output wire [31:0] vt_s2seq,
+    output wire        vt_we,
+    output wire [4:0]  vt_reg,
+    output wire [VLEN-1:0] vt_val,
+    output wire [31:0] vt_marks,
+    output wire [4:0]  vt_flags
 );
     localparam integer ITCM_WORDS = ITCM_SIZE / 4;
     localparam integer DTCM_WORDS = DTCM_SIZE / 4;
@@ -118,6 +129,7 @@ module coral_top #(
     wire _unused_host = ^host_addr;    // the bits a word index needs depend on the sizes
     assign vst_we = v_we;
     assign vst_row = v_addr;
+    assign vst_wdata = v_wdata;
 
     coral_core #(.ITCM_WORDS(ITCM_WORDS), .DTCM_WORDS(DTCM_WORDS), .DTCM_BASE(DTCM_BASE),
                  .DTCM_SIZE(DTCM_SIZE), .VLEN(VLEN), .VQ_DEPTH(VQ_DEPTH)) u_core (
@@ -134,7 +146,9 @@ module coral_top #(
         .dbg_rdata(x_rdata),
         .rt_valid(rt_valid), .rt_pc(rt_pc), .rt_cycle(rt_cycle), .rt_rd_we(rt_rd_we), .rt_fd_we(rt_fd_we), .rt_rd(rt_rd),
         .rt_rd_val(rt_rd_val), .rt_st(rt_st), .rt_st_addr(rt_st_addr), .rt_st_size(rt_st_size),
-        .rt_st_data(rt_st_data), .rt_csr(rt_csr));
+        .rt_st_data(rt_st_data), .rt_csr(rt_csr), .rt_fpf(rt_fpf), .rt_vset(rt_vset),
+        .vt_s1seq(vt_s1seq), .vt_s2seq(vt_s2seq), .vt_we(vt_we), .vt_reg(vt_reg), .vt_val(vt_val),
+        .vt_marks(vt_marks), .vt_flags(vt_flags));
 
     // The host's read data, one cycle after its request, like the SRAMs'.
     reg [1:0] rsel;

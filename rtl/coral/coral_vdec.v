@@ -1,8 +1,14 @@
 // coral_vdec: decode of the vector instructions coral_vec implements (SEW = 32):
-// unit-stride and strided vle32/vse32, the binary32 element-wise operations (add, sub,
+// unit-stride and strided vle32/vse32; the binary32 element-wise operations (add, sub,
 // rsub, mul, min, max, sign injection, the eight fused multiply-adds; .vv and .vf),
-// vmv.v.v/.v.x/.v.i, vfmv.v.f, and the element-0 moves vfmv.f.s, vmv.x.s, vfmv.s.f,
-// vmv.s.x. Combinational; used at dispatch (checks) and in the vector unit.
+// vfdiv, vfrdiv and vfsqrt.v (the lanes' dividers), the single-width conversions
+// vfcvt.{x,xu}.f.v (also .rtz) and vfcvt.f.{x,xu}.v; the integer vadd, vsub, vrsub,
+// vand, vor, vxor, vsll, vsrl, vsra, vmin(u), vmax(u) (.vv, .vx, .vi as they exist);
+// vmv.v.v/.v.x/.v.i, vfmv.v.f, the element-0 moves vfmv.f.s, vmv.x.s, vfmv.s.f, vmv.s.x;
+// the reductions vfredusum, vfredosum, vfredmax, vfredmin, vredsum, vredand, vredor, vredxor,
+// vredmin(u), vredmax(u); and the compares vmfeq, vmfne, vmflt,
+// vmfle, vmfgt, vmfge, vmseq, vmsne, vmslt(u), vmsle(u), vmsgt(u) into a mask register. Combinational; used at dispatch
+// (checks) and in the vector unit.
 module coral_vdec (
     input  wire [31:0] ir,
     output wire        legal,     // one of the above (vsetvl* are the core's)
@@ -13,17 +19,25 @@ module coral_vdec (
     output wire        fp,        // a floating-point instruction (OPFVV / OPFVF)
     output wire        to_scalar, // vfmv.f.s, vmv.x.s: element 0 of vs2 to f/x[rd]
     output wire        from_scalar, // vfmv.s.f, vmv.s.x: the scalar to element 0 of vd
-    output reg  [3:0]  lop,       // lane operation (LO_*)
+    output wire        red,       // a reduction: vs2 (group) and vs1[0] into vd[0] (lop: add, min, max)
+    output wire        ord,       // ... vfredosum: one element per cycle, in order
+    output wire        div,       // through the lanes' dividers (a beat per 8 cycles)
+    output wire        mk,        // a compare: one mask bit per element into the single register vd
+    output reg  [4:0]  lop,       // lane operation (LO_*)
     output reg  [1:0]  bsel,      // second operand: 0 vs1, 1 f[rs1], 2 x[rs1], 3 simm5
     output wire        reads_vs1, // vs1 is a register group operand
     output wire        reads_vs2, // vs2 is a register group operand
-    output wire        swap,      // vfrsub: b - a
+    output wire        swap,      // vfrsub, vfrdiv, vrsub: the operands exchanged
     output wire        neg_prod,
     output wire        neg_add,
     output wire        uses_vd    // vfmadd family: vd is a product operand, vs2 the addend
 );
-    localparam [3:0] LO_ADD = 4'd0, LO_MUL = 4'd1, LO_FMA = 4'd2, LO_MIN = 4'd3, LO_MAX = 4'd4,
-                     LO_SGNJ = 4'd5, LO_SGNJN = 4'd6, LO_SGNJX = 4'd7, LO_MOVE = 4'd8;
+    localparam [4:0] LO_ADD = 5'd0, LO_MUL = 5'd1, LO_FMA = 5'd2, LO_MIN = 5'd3, LO_MAX = 5'd4,
+                     LO_SGNJ = 5'd5, LO_SGNJN = 5'd6, LO_SGNJX = 5'd7, LO_MOVE = 5'd8,
+                     LO_DIV = 5'd9, LO_SQRT = 5'd10, LO_CVT = 5'd11, LO_IADD = 5'd12, LO_ISUB = 5'd13,
+                     LO_IAND = 5'd14, LO_IOR = 5'd15, LO_IXOR = 5'd16, LO_ISLL = 5'd17,
+                     LO_ISRL = 5'd18, LO_ISRA = 5'd19, LO_IMIN = 5'd20, LO_IMAX = 5'd21,
+                     LO_FCMP = 5'd22, LO_ICMP = 5'd23;     // compares: the condition is f6[2:0]
     wire [6:0] op = ir[6:0];
     wire [2:0] f3 = ir[14:12];
     wire [5:0] f6 = ir[31:26];
@@ -38,16 +52,38 @@ module coral_vdec (
 
     wire opv = op == 7'h57;
     wire opf = opv && (f3 == 3'd1 || f3 == 3'd5);
+    wire opi = opv && (f3 == 3'd0 || f3 == 3'd3 || f3 == 3'd4);       // OPIVV, OPIVI, OPIVX
     wire vf = f3 == 3'd5;
     assign fp = opf;
-    wire is_fma = f6[5:3] == 3'b101;
+    wire is_fma = opf && f6[5:3] == 3'b101;
     wire mv_v = f6 == 6'b010111 && vm && vs2 == 5'd0;
-    reg ok;
+    // VFUNARY0's single-width conversions: vs1 0 xu.f, 1 x.f, 2 f.xu, 3 f.x, 6 rtz.xu.f, 7 rtz.x.f
+    wire cvt = opf && !vf && f6 == 6'b010010 && (vs1[4:2] == 3'b000 || vs1[4:1] == 4'b0011);
+    wire sq = opf && !vf && f6 == 6'b010011 && vs1 == 5'd0;           // vfsqrt.v
+    reg ok, rd_ok, unary;
     always @(*) begin
         ok = 1'b1;
+        rd_ok = 1'b0;
+        unary = 1'b0;
         lop = LO_ADD;
         bsel = vf ? 2'd1 : 2'd0;
-        if (opf) begin
+        if (opf && !vf && (f6 == 6'b000001 || f6 == 6'b000011 || f6 == 6'b000101 || f6 == 6'b000111)) begin
+            ok = 1'b0;                                      // vfredusum, vfredosum, vfredmin, vfredmax
+            rd_ok = 1'b1;
+            lop = f6[2] ? (f6[1] ? LO_MAX : LO_MIN) : LO_ADD;
+        end else if (opv && f3 == 3'd2 && f6[5:3] == 3'b000) begin     // vred* (OPMVV)
+            ok = 1'b0;
+            rd_ok = 1'b1;
+            case (f6[2:1])
+                2'b00: lop = f6[0] ? LO_IAND : LO_IADD;
+                2'b01: lop = f6[0] ? LO_IXOR : LO_IOR;
+                2'b10: lop = LO_IMIN;
+                default: lop = LO_IMAX;
+            endcase
+        end else if (cvt || sq) begin
+            lop = cvt ? LO_CVT : LO_SQRT;
+            unary = 1'b1;
+        end else if (opf) begin
             if (is_fma) lop = LO_FMA;
             else case (f6)
                 6'b000000, 6'b000010: lop = LO_ADD;
@@ -58,13 +94,33 @@ module coral_vdec (
                 6'b001001: lop = LO_SGNJN;
                 6'b001010: lop = LO_SGNJX;
                 6'b100100: lop = LO_MUL;
+                6'b100000: lop = LO_DIV;
+                6'b100001: begin lop = LO_DIV; ok = vf; end
+                6'b011000, 6'b011001, 6'b011011, 6'b011100: lop = LO_FCMP;   // eq le lt ne
+                6'b011101, 6'b011111: begin lop = LO_FCMP; ok = vf; end      // gt ge
                 6'b010111: begin lop = LO_MOVE; ok = vf && mv_v; end
                 default: ok = 1'b0;
             endcase
-        end else if (opv && (f3 == 3'd0 || f3 == 3'd3 || f3 == 3'd4)) begin   // vmv.v.v/.v.i/.v.x
-            lop = LO_MOVE;
+        end else if (opi) begin
             bsel = f3 == 3'd0 ? 2'd0 : f3 == 3'd4 ? 2'd2 : 2'd3;
-            ok = mv_v;
+            case (f6)
+                6'b000000: lop = LO_IADD;
+                6'b000010: begin lop = LO_ISUB; ok = f3 != 3'd3; end
+                6'b000011: begin lop = LO_ISUB; ok = f3 != 3'd0; end    // vrsub
+                6'b001001: lop = LO_IAND;
+                6'b001010: lop = LO_IOR;
+                6'b001011: lop = LO_IXOR;
+                6'b100101: lop = LO_ISLL;
+                6'b101000: lop = LO_ISRL;
+                6'b101001: lop = LO_ISRA;
+                6'b000100, 6'b000101: begin lop = LO_IMIN; ok = f3 != 3'd3; end
+                6'b000110, 6'b000111: begin lop = LO_IMAX; ok = f3 != 3'd3; end
+                6'b010111: begin lop = LO_MOVE; ok = mv_v; end        // vmv.v.v/.v.i/.v.x
+                6'b011000, 6'b011001, 6'b011100, 6'b011101: lop = LO_ICMP;   // eq ne leu le
+                6'b011010, 6'b011011: begin lop = LO_ICMP; ok = f3 != 3'd3; end  // ltu lt
+                6'b011110, 6'b011111: begin lop = LO_ICMP; ok = f3 != 3'd0; end  // gtu gt
+                default: ok = 1'b0;
+            endcase
         end else ok = 1'b0;
     end
     // element 0 moves: vfmv.f.s (OPFVV), vmv.x.s (OPMVV), vfmv.s.f (OPFVF), vmv.s.x (OPMVX)
@@ -72,12 +128,16 @@ module coral_vdec (
     assign to_scalar = wx && (f3 == 3'd1 || f3 == 3'd2) && vs1 == 5'd0;
     assign from_scalar = wx && (f3 == 3'd5 || f3 == 3'd6) && vs2 == 5'd0;
     assign lanes = ok && !to_scalar && !from_scalar;
-    assign legal = ld || st || lanes || to_scalar || from_scalar;
-    assign reads_vs1 = lanes && bsel == 2'd0;
-    assign reads_vs2 = lanes && lop != LO_MOVE;
-    assign swap = f6 == 6'b100111;
+    assign red = rd_ok;
+    assign ord = rd_ok && opf && f6 == 6'b000011;
+    assign div = lanes && (lop == LO_DIV || lop == LO_SQRT);
+    assign mk = lanes && (lop == LO_FCMP || lop == LO_ICMP);
+    assign legal = ld || st || lanes || to_scalar || from_scalar || red;
+    assign reads_vs1 = lanes && bsel == 2'd0 && !unary;
+    assign reads_vs2 = (lanes && lop != LO_MOVE) || red;
+    assign swap = opf ? (f6 == 6'b100111 || f6 == 6'b100001) : (opi && f6 == 6'b000011);
     assign neg_prod = is_fma ? f6[0] : 1'b0;
-    assign neg_add = is_fma ? f6[0] ^ f6[1] : (f6 == 6'b000010 || swap);
+    assign neg_add = is_fma ? f6[0] ^ f6[1] : (opf && (f6 == 6'b000010 || f6 == 6'b100111));
     assign uses_vd = is_fma && !f6[2];
     wire _unused = ^ir[11:7];
 endmodule

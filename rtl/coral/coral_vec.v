@@ -52,6 +52,15 @@ module coral_vec #(
     output wire [31:0] sval,
     output wire [4:0]  vflags,        // fp flags of the write-back in S2
     output reg  [63:0] busy_cycles,
+    // trace port: S2's register write (and registers marked all-ones) of the instruction
+    // numbered tr_s2seq (0, 1, ... in dispatch order), and tr_s1seq, the one in S1 (whose
+    // stores go to the banks this cycle); a trace reader attributes them to its dispatch
+    output wire [31:0] tr_s1seq,
+    output wire [31:0] tr_s2seq,
+    output wire        tr_we,
+    output wire [4:0]  tr_reg,
+    output wire [VLEN-1:0] tr_val,
+    output wire [31:0] tr_marks,
     // host access to the register file (while idle): word `dbg_addr` = reg * NB + word
     input  wire        dbg_we,
     input  wire [12:0] dbg_addr,
@@ -71,27 +80,32 @@ module coral_vec #(
     localparam integer RA = DA - LNB;
     localparam integer QW = 32 + VW + 8 + 3 + 96;
     localparam integer QA = DEPTH > 1 ? $clog2(DEPTH) : 1;
-    localparam [3:0] LO_ADD = 4'd0, LO_MUL = 4'd1, LO_FMA = 4'd2, LO_MIN = 4'd3, LO_MAX = 4'd4,
-                     LO_SGNJ = 4'd5, LO_SGNJN = 4'd6, LO_SGNJX = 4'd7;
+    localparam [4:0] LO_ADD = 5'd0, LO_MUL = 5'd1, LO_FMA = 5'd2, LO_MIN = 5'd3, LO_MAX = 5'd4,
+                     LO_SGNJ = 5'd5, LO_SGNJN = 5'd6, LO_SGNJX = 5'd7, LO_DIV = 5'd9,
+                     LO_SQRT = 5'd10, LO_CVT = 5'd11, LO_IADD = 5'd12, LO_ISUB = 5'd13,
+                     LO_IAND = 5'd14, LO_IOR = 5'd15, LO_IXOR = 5'd16, LO_ISLL = 5'd17,
+                     LO_ISRL = 5'd18, LO_ISRA = 5'd19, LO_IMAX = 5'd21,   // 20: LO_IMIN
+                     LO_FCMP = 5'd22, LO_ICMP = 5'd23;
+    localparam integer DIVC = 8;      // cycles per beat of vfdiv/vfrdiv/vfsqrt (class VFDIV)
     localparam [1:0] S_OLD = 2'd0, S_NEW = 2'd1, S_ONES = 2'd2;
     localparam [1:0] K_LANES = 2'd0, K_LOAD = 2'd1, K_LOADS = 2'd2, K_SCALAR = 2'd3;
     localparam [VLEN-1:0] ONES = {VLEN{1'b1}};
 
     // ------------------------------------------------------------------ dispatch checks
-    wire dl, dst, dstr, dlanes, dfp, dtos, dfroms, dvs1, dvs2, dswap, dnp, dna, dvd;
-    wire [3:0] dlop;
+    wire dl, dst, dstr, dlanes, dfp, dtos, dfroms, dvs1, dvs2, dswap, dnp, dna, dvd, dred, dord, ddiv, dmk;
+    wire [4:0] dlop;
     wire [1:0] dbsel;
     coral_vdec u_ddec (.ir(d_ir), .legal(d_legal), .ld(dl), .st(dst), .strided(dstr), .lanes(dlanes),
-                       .fp(dfp), .to_scalar(dtos), .from_scalar(dfroms), .lop(dlop), .bsel(dbsel),
+                       .fp(dfp), .to_scalar(dtos), .from_scalar(dfroms), .red(dred), .ord(dord), .div(ddiv), .mk(dmk), .lop(dlop), .bsel(dbsel),
                        .reads_vs1(dvs1), .reads_vs2(dvs2), .swap(dswap), .neg_prod(dnp),
                        .neg_add(dna), .uses_vd(dvd));
     wire       d_vill = d_vt[8];
     wire       d_sew32 = d_vt[5:3] == 3'd2;
     wire [4:0] d_n = d_vt[2] ? 5'd1 : 5'd1 << d_vt[1:0];          // registers per group
     wire [4:0] d_vd = d_ir[11:7], d_vs1 = d_ir[19:15], d_vs2 = d_ir[24:20];
-    wire       d_grp = ((dlanes || dl || dst) && (d_vd & (d_n - 5'd1)) != 5'd0) ||
+    wire       d_grp = (((dlanes && !dmk) || dl || dst) && (d_vd & (d_n - 5'd1)) != 5'd0) ||
                        (dvs1 && (d_vs1 & (d_n - 5'd1)) != 5'd0) || (dvs2 && (d_vs2 & (d_n - 5'd1)) != 5'd0);
-    wire       d_mask = !d_ir[25] && d_vd == 5'd0 && (dlanes || dl);
+    wire       d_mask = !d_ir[25] && d_vd == 5'd0 && ((dlanes && !dmk) || dl);
     // memory: the first and last element's addresses in DTCM and aligned (stride too)
     wire signed [47:0] d_off = $signed({16'd0, d_xa}) - $signed({16'd0, DTCM_BASE});
     wire signed [47:0] d_step = dstr ? {{16{d_xb[31]}}, d_xb} : 48'sd4;
@@ -130,22 +144,29 @@ module coral_vec #(
     reg  [7:0]   e_vt;
     reg  [2:0]   e_frm;
     reg  [31:0]  e_xa, e_xb, e_fa;
+    reg  [31:0]  e_seq, n_seq, s2_seq;        // trace numbering (no effect on the datapath)
     reg  [VW-1:0] bc;                 // beat (strided: element) of this cycle
     reg  [31:0]  saddr;               // strided: this element's address
-    wire el, est, estr, elanes, efp, etos, efroms, evs1, evs2, eswap, enp, ena, evd, elegal;
-    wire [3:0] elop;
+    wire el, est, estr, elanes, efp, etos, efroms, evs1, evs2, eswap, enp, ena, evd, elegal, ered, eord, ediv, emk;
+    wire [4:0] elop;
     wire [1:0] ebsel;
     coral_vdec u_edec (.ir(e_ir), .legal(elegal), .ld(el), .st(est), .strided(estr), .lanes(elanes),
-                       .fp(efp), .to_scalar(etos), .from_scalar(efroms), .lop(elop), .bsel(ebsel),
+                       .fp(efp), .to_scalar(etos), .from_scalar(efroms), .red(ered), .ord(eord), .div(ediv), .mk(emk), .lop(elop), .bsel(ebsel),
                        .reads_vs1(evs1), .reads_vs2(evs2), .swap(eswap), .neg_prod(enp),
                        .neg_add(ena), .uses_vd(evd));
     wire [4:0]   e_vd = e_ir[11:7], e_vs1 = e_ir[19:15], e_vs2 = e_ir[24:20];
     wire         e_vm = e_ir[25], e_vta = e_vt[6], e_vma = e_vt[7];
     wire [4:0]   e_n = e_vt[2] ? 5'd1 : 5'd1 << e_vt[1:0];
     wire [VW-1:0] beats = (e_vl + VW'(NB - 1)) >> LNB;
-    wire [VW-1:0] dur = (e_vl == 0 || etos || efroms) ? VW'(1) : estr ? e_vl : beats;
+    // a reduction: its beats, then log2(NB) cycles of the lane tree
+    wire [VW-1:0] rbeats = e_vl == 0 ? VW'(1) : beats;
+    wire          rtree = !eord && bc >= rbeats;                   // a reduction's tree cycles
+    wire [VW-1:0] rhalf = VW'(NB) >> (bc - rbeats + VW'(1));        // ... lanes k and k + rhalf added
+    // vfredosum: one element per cycle through lane 0's adder, in element order
+    wire [VW-1:0] dur = ered ? (eord ? (e_vl == 0 ? VW'(1) : e_vl) : rbeats + VW'(LNB)) : ediv ? rbeats * VW'(DIVC) :
+                        (e_vl == 0 || etos || efroms) ? VW'(1) : estr ? e_vl : beats;
     wire         s1_last = bc == dur - VW'(1);
-    wire         wb = elanes || el || efroms;            // goes on to S2
+    wire         wb = elanes || el || efroms || ered;    // goes on to S2
     wire         free = !s1_v || s1_last;
 
     // ------------------------------------------------------------------ register file
@@ -160,30 +181,36 @@ module coral_vec #(
         else if (vones[r] || (s2_v && s2_marks[r])) rd = ONES;
         else rd = vrf[r];
     endfunction
-    wire [4:0]  r_a = e_vs2 + bc[4:0], r_b = e_vs1 + bc[4:0];
-    wire [VW-1:0] bc_reg = estr ? bc >> LNB : bc;       // strided: the element's register
-    wire [4:0]  r_c = e_vd + bc_reg[4:0];
+    wire [VW-1:0] bt = ediv ? bc / VW'(DIVC) : eord ? bc >> LNB : bc;  // the beat (a divide holds each
+                                                        // DIVC cycles, vfredosum NB)
+    wire        dstart = ediv && bc % VW'(DIVC) == 0;   // ... and starts the lanes' dividers in its first
+    wire        dlast = !ediv || bc % VW'(DIVC) == VW'(DIVC - 1);  // ... and writes it after its last
+    wire [4:0]  r_a = e_vs2 + bt[4:0], r_b = e_vs1 + bt[4:0];
+    wire [VW-1:0] bc_reg = estr ? bc >> LNB : bt;       // strided: the element's register
+    wire [4:0]  r_c = (ered || emk) ? e_vd : e_vd + bc_reg[4:0];
     wire [VLEN-1:0] op_a = rd(r_a), op_b = rd(r_b), op_c = rd(r_c), v0 = rd(5'd0);
     assign dbg_rdata = vones[dbg_addr[LNB +: 5]] ? 32'hFFFF_FFFF : vrf[dbg_addr[LNB +: 5]][32 * dbg_addr[LNB-1:0] +: 32];
 
     // ------------------------------------------------------------------ S1: beat set-up
-    wire [VW-1:0] e0 = bc << LNB;                                   // first element of the beat
+    wire [VW-1:0] e0 = bt << LNB;                                   // first element of the beat
     wire [VW-1:0] last_reg = (e_vl - VW'(1)) >> LNB;
     reg  [1:0]  sel [0:NB-1];
+    reg  [NB-1:0] ract;                                              // reduction: active elements of the beat
     reg  [31:0] marks;
     reg  [VW-1:0] e;
     integer j;
     always @(*) begin
         for (j = 0; j < NB; j = j + 1) begin
             e = e0 + VW'(j);
-            if (efroms) sel[j] = j == 0 ? S_NEW : (e_vta ? S_ONES : S_OLD);
+            ract[j] = e < e_vl && (e_vm || v0[e[$clog2(VLEN)-1:0]]);
+            if (efroms || ered) sel[j] = j == 0 ? S_NEW : (e_vta ? S_ONES : S_OLD);
             else if (estr) sel[j] = j[LNB-1:0] == bc[LNB-1:0] ? S_NEW :
                                     (bc == e_vl - VW'(1) && j[LNB-1:0] > bc[LNB-1:0] && e_vta) ? S_ONES : S_OLD;
             else if (e < e_vl) sel[j] = (e_vm || el || v0[e[$clog2(VLEN)-1:0]]) ? S_NEW : (e_vma ? S_ONES : S_OLD);
             else sel[j] = e_vta ? S_ONES : S_OLD;
         end
         marks = 32'd0;
-        if (s1_last && e_vta && e_vl != 0 && (elanes || el))
+        if (s1_last && e_vta && e_vl != 0 && ((elanes && !emk) || el))
             for (j = 0; j < 32; j = j + 1)
                 if (j > 32'(e_vd) + 32'(last_reg) && j < 32'(e_vd) + 32'(e_n)) marks[j] = 1'b1;
     end
@@ -236,13 +263,50 @@ module coral_vec #(
     // ------------------------------------------------------------------ S2
     reg  [1:0]      s2_kind;
     reg  [1:0]      s2_sel [0:NB-1];
-    reg  [3:0]      s2_lop;
+    reg  [4:0]      s2_lop;
+    reg  [2:0]      s2_cvt;            // conversions: the vs1 field's low bits
+    reg             s2_isgn;           // integer min/max: signed
+    reg             s2_mk;             // a compare: mask bits s2_e0.. of vd, the tail from vl set
+    reg  [2:0]      s2_cc;
+    reg  [VW-1:0]   s2_e0, s2_vl;
+    wire [NB-1:0]   cbit;
+    reg  [VLEN-1:0] mval;
     reg  [2:0]      s2_rm;
     reg             s2_np, s2_na, s2_swap, s2_uvd;
     reg  [VLEN-1:0] s2_a, s2_b, s2_c;
     reg  [LNB-1:0]  s2_rot;            // unit load: element 0's bank; strided: the element's lane
     reg  [LNB-1:0]  s2_bank;           // strided load: the bank
     reg  [31:0]     s2_sc;
+    // reductions: S2 adds beat after beat into NB lane accumulators (lane k: elements
+    // i with i mod NB = k, in order; lane 0 starts from vs1[0]), then halves them in
+    // log2(NB) tree steps, x[k] = x[k] + x[k + n/2]; a lane without an element (valid
+    // bit clear) is no operand. The last step's lane 0 is vd[0].
+    reg             s2_red, s2_first, s2_tree;
+    reg             s2_ord, s2_oact;   // vfredosum: element bc (lane s2_olane of the beat) is active
+    reg  [LNB-1:0]  s2_olane;
+    reg  [VW-1:0]   s2_half;
+    reg  [NB-1:0]   s2_act;
+    reg  [31:0]     racc [0:NB-1];
+    reg  [NB-1:0]   rval;
+    reg  [31:0]     red_a [0:NB-1], red_b [0:NB-1], rnext [0:NB-1];
+    reg  [NB-1:0]   ruse, rnval;
+    integer r;
+    always @(*)
+        for (r = 0; r < NB; r = r + 1) begin
+            if (!s2_tree) begin
+                red_a[r] = s2_first ? s2_b[31:0] : racc[r];
+                red_b[r] = s2_a[32*r +: 32];
+                ruse[r] = s2_act[r] && (s2_first ? r == 0 : rval[r]);
+                if (s2_ord) begin
+                    red_b[r] = s2_a[32*s2_olane +: 32];
+                    ruse[r] = r == 0 && s2_oact;
+                end
+            end else begin
+                red_a[r] = racc[r];
+                red_b[r] = racc[(r + 32'(s2_half)) % NB];
+                ruse[r] = 32'(r) < 32'(s2_half) && rval[r] && rval[(r + 32'(s2_half)) % NB];
+            end
+        end
     wire [VLEN-1:0] old = vones[s2_reg] ? ONES : vrf[s2_reg];
     wire [31:0] lane_y [0:NB-1];
     wire [4:0]  lane_f [0:NB-1];
@@ -250,7 +314,8 @@ module coral_vec #(
     genvar g;
     generate
         for (g = 0; g < NB; g = g + 1) begin : g_lane
-            wire [31:0] a = s2_a[32*g +: 32], b = s2_b[32*g +: 32], c = s2_c[32*g +: 32];
+            wire [31:0] a = s2_red ? red_a[g] : s2_a[32*g +: 32], b = s2_red ? red_b[g] : s2_b[32*g +: 32];
+            wire [31:0] c = s2_c[32*g +: 32];
             wire is_add = s2_lop == LO_ADD, is_fma = s2_lop == LO_FMA;
             wire [31:0] fy, my;
             wire [4:0]  ff;
@@ -261,30 +326,101 @@ module coral_vec #(
                             .rm(s2_rm), .neg_prod(is_fma && s2_np), .neg_add((is_add || is_fma) && s2_na),
                             .mul_only(s2_lop == LO_MUL), .y(fy), .flags(ff));
             coral_fminmax u_mm (.a(a), .b(b), .max(s2_lop == LO_MAX), .y(my), .nv(mnv));
+            // conversions: vs1 field bit 0 signed, 1 from an integer, 2 rtz
+            wire [31:0] cy;
+            wire [4:0]  cf;
+            coral_fcvt u_cvt (.a(a), .to_int(!s2_cvt[1] || s2_cvt[2]), .uns(!s2_cvt[0]),
+                              .rm(s2_cvt[2] ? 3'd1 : s2_rm), .y(cy), .flags(cf));
+            // the divider takes its operands from S1 in a beat's first cycle; its result
+            // is held until the next start, when S2 writes the beat
+            wire [31:0] da = op_a[32*g +: 32], db = op_bx[32*g +: 32], dy;
+            wire [4:0]  df;
+            wire        dbusy, ddone;
+            fp32_divsqrt #(.STEPS(9)) u_div (.clk(gclk), .start(s1_v && dstart), .sqrt(elop == LO_SQRT),
+                                             .a(eswap ? db : da), .b(eswap ? da : db), .rm(e_frm),
+                                             .busy(dbusy), .done(ddone), .y(dy), .flags(df));
+            wire _unused_div = ^{dbusy, ddone};
+            // integer
+            wire [31:0] iy = s2_lop == LO_IADD ? a + b : s2_lop == LO_ISUB ? (s2_swap ? b - a : a - b) :
+                             s2_lop == LO_IAND ? a & b : s2_lop == LO_IOR ? a | b : s2_lop == LO_IXOR ? a ^ b :
+                             s2_lop == LO_ISLL ? a << b[4:0] : s2_lop == LO_ISRL ? a >> b[4:0] :
+                             s2_lop == LO_ISRA ? 32'($signed(a) >>> b[4:0]) :
+                             ((s2_isgn ? $signed(a) < $signed(b) : a < b) != (s2_lop == LO_IMAX)) ? a : b;
+            wire is_int = s2_lop >= LO_IADD && s2_lop <= LO_IMAX;
+            // compares (condition s2_cc = funct6[2:0]); fp as the F unit's feq/flt/fle
+            wire a_nan = a[30:23] == 8'hFF && a[22:0] != 23'd0, b_nan = b[30:23] == 8'hFF && b[22:0] != 23'd0;
+            wire f_eq = a == b || (a[30:0] == 31'd0 && b[30:0] == 31'd0);
+            wire f_lt = !f_eq && (a[31] != b[31] ? a[31] : (a[31] ? a[30:0] > b[30:0] : a[30:0] < b[30:0]));
+            wire f_gt = !f_eq && !f_lt;
+            wire nan = a_nan || b_nan;
+            wire fbit = s2_cc == 3'd4 ? (nan || !f_eq) :                      // ne
+                        !nan && (s2_cc == 3'd0 ? f_eq : s2_cc == 3'd1 ? f_lt || f_eq : s2_cc == 3'd3 ? f_lt :
+                                 s2_cc == 3'd5 ? f_gt : f_gt || f_eq);           // eq le lt gt ge
+            wire fnv = s2_cc == 3'd0 || s2_cc == 3'd4 ? (a_nan && !a[22]) || (b_nan && !b[22]) : nan;
+            wire i_lt = s2_cc[0] ? $signed(a) < $signed(b) : a < b;
+            wire ibit = s2_cc[2:1] == 2'b00 ? (a == b) != s2_cc[0] : s2_cc[2:1] == 2'b01 ? i_lt :
+                        s2_cc[2:1] == 2'b10 ? i_lt || a == b : !i_lt && a != b;
+            assign cbit[g] = s2_lop == LO_ICMP ? ibit : fbit;
             assign lane_y[g] = (is_add || is_fma || s2_lop == LO_MUL) ? fy :
                                (s2_lop == LO_MIN || s2_lop == LO_MAX) ? my :
+                               (s2_lop == LO_DIV || s2_lop == LO_SQRT) ? dy : s2_lop == LO_CVT ? cy :
+                               is_int ? iy :
                                s2_lop == LO_SGNJ ? {b[31], a[30:0]} : s2_lop == LO_SGNJN ? {!b[31], a[30:0]} :
                                s2_lop == LO_SGNJX ? {a[31] ^ b[31], a[30:0]} : b;
             assign lane_f[g] = (is_add || is_fma || s2_lop == LO_MUL) ? ff :
-                               (s2_lop == LO_MIN || s2_lop == LO_MAX) ? {mnv, 4'd0} : 5'd0;
+                               (s2_lop == LO_MIN || s2_lop == LO_MAX) ? {mnv, 4'd0} :
+                               (s2_lop == LO_DIV || s2_lop == LO_SQRT) ? df : s2_lop == LO_CVT ? cf :
+                               s2_lop == LO_FCMP ? {fnv, 4'd0} : 5'd0;
         end
     endgenerate
+    // the accumulators after this S2 cycle: the sum where both operands are there, else the one that is
+    always @(*)
+        for (r = 0; r < NB; r = r + 1) begin
+            if (s2_ord) begin
+                rnext[r] = ruse[r] ? lane_y[r] : red_a[r];
+                rnval[r] = r == 0;
+            end else if (!s2_tree) begin
+                rnext[r] = ruse[r] ? lane_y[r] : s2_act[r] ? red_b[r] : red_a[r];
+                rnval[r] = s2_act[r] || (s2_first ? r == 0 : rval[r]);
+            end else if (32'(r) < 32'(s2_half)) begin
+                rnext[r] = ruse[r] ? lane_y[r] : rval[r] ? red_a[r] : red_b[r];
+                rnval[r] = rval[r] || rval[(r + 32'(s2_half)) % NB];
+            end else begin
+                rnext[r] = racc[r];
+                rnval[r] = rval[r];
+            end
+        end
     reg [31:0] nv;
     integer l;
     always @(*) begin
         flags_any = 5'd0;
         for (l = 0; l < NB; l = l + 1) begin
             case (s2_kind)
-                K_LANES: nv = lane_y[l];
+                K_LANES: nv = s2_red ? rnext[0] : lane_y[l];
                 K_LOAD: nv = m_rdata[32 * ((32'(s2_rot) + l) & (NB - 1)) +: 32];
                 K_LOADS: nv = m_rdata[32 * s2_bank +: 32];
                 default: nv = s2_sc;
             endcase
-            if (s2_kind == K_LANES && s2_sel[l] == S_NEW) flags_any = flags_any | lane_f[l];
+            if (s2_red ? ruse[l] : s2_kind == K_LANES && s2_sel[l] == S_NEW && s2_we) flags_any = flags_any | lane_f[l];
             wval[32*l +: 32] = s2_sel[l] == S_NEW ? nv : s2_sel[l] == S_ONES ? 32'hFFFF_FFFF : old[32*l +: 32];
         end
+        // a compare: the beat's bits (mask policy for inactive ones), bits from vl up set
+        // (mask destinations are tail-agnostic)
+        mval = old;
+        for (l = 0; l < NB; l = l + 1)
+            if (s2_e0 + VW'(l) < s2_vl && s2_sel[l] != S_OLD)
+                mval[s2_e0[$clog2(VLEN)-1:0] + l[$clog2(VLEN)-1:0]] = s2_sel[l] == S_NEW ? cbit[l] : 1'b1;
+        for (l = 0; l < VLEN; l = l + 1)
+            if (VW'(l) >= s2_vl) mval[l] = 1'b1;
+        if (s2_mk) wval = mval;
     end
     assign vflags = s2_v ? flags_any : 5'd0;
+    assign tr_s1seq = e_seq;
+    assign tr_s2seq = s2_seq;
+    assign tr_we = s2_v && s2_we;
+    assign tr_reg = s2_reg;
+    assign tr_val = wval;
+    assign tr_marks = s2_v ? s2_marks : 32'd0;
 
     assign q_full = qn == (QA + 1)'(DEPTH);
     assign st_pend = any_st || (s1_v && est);
@@ -295,7 +431,7 @@ module coral_vec #(
     wire push = d_valid && !(free && qn == 0);        // into the queue (else straight to S1)
     wire pop = free && qn != 0;
     wire [QW-1:0] nx = pop ? q[qh] : d_entry;
-    wire _unused = ^{dl, dst, dstr, dlanes, dtos, dfroms, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
+    wire _unused = ^{dl, dst, dstr, dlanes, dtos, dfroms, dred, dord, ddiv, dmk, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
                       evs1, evs2, bc_reg, wk, dbg_addr};
 
     // an idle unit's registers do not toggle (and Verilator does not evaluate them)
@@ -309,6 +445,7 @@ module coral_vec #(
             qn <= {(QA + 1){1'b0}};
             s1_v <= 1'b0;
             s2_v <= 1'b0;
+            n_seq <= 32'd0;
             vones <= 32'd0;
             busy_cycles <= 64'd0;
         end else begin
@@ -326,6 +463,10 @@ module coral_vec #(
             if (s1_v) busy_cycles <= busy_cycles + 64'd1;
             if (free) begin
                 s1_v <= pop || d_valid;
+                if (pop || d_valid) begin
+                    e_seq <= n_seq;
+                    n_seq <= n_seq + 32'd1;
+                end
                 {e_ir, e_vl, e_vt, e_frm, e_xa, e_xb, e_fa} <= nx;
                 bc <= {VW{1'b0}};
                 saddr <= nx[95:64];
@@ -335,12 +476,31 @@ module coral_vec #(
             end
             // S2
             s2_v <= s1_v && wb;
-            s2_we <= s1_v && wb && e_vl != 0;
+            s2_we <= s1_v && wb && e_vl != 0 && (!ered || s1_last) && dlast;
+            s2_red <= ered;
+            s2_ord <= eord;
+            s2_oact <= bc < e_vl && (e_vm || v0[bc[$clog2(VLEN)-1:0]]);
+            s2_olane <= bc[LNB-1:0];
+            s2_seq <= e_seq;
+            s2_first <= bc == {VW{1'b0}};
+            s2_tree <= rtree;
+            s2_half <= rhalf;
+            s2_act <= ract;
+            if (s2_v && s2_red) begin
+                for (j = 0; j < NB; j = j + 1) racc[j] <= rnext[j];
+                rval <= rnval;
+            end
             s2_reg <= r_c;
             s2_marks <= marks;
             s2_kind <= efroms ? K_SCALAR : el ? (estr ? K_LOADS : K_LOAD) : K_LANES;
             for (j = 0; j < NB; j = j + 1) s2_sel[j] <= sel[j];
             s2_lop <= elop;
+            s2_cvt <= e_ir[17:15];
+            s2_isgn <= e_ir[26];
+            s2_mk <= emk;
+            s2_cc <= e_ir[28:26];
+            s2_e0 <= e0;
+            s2_vl <= e_vl;
             s2_rm <= e_frm;
             s2_np <= enp;
             s2_na <= ena;

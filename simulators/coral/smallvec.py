@@ -337,6 +337,19 @@ def _fredusum(s, ops):
     L = lanes(s)
     F, fc, flt = L.F, s.fc, L.flt
     vd, vs2, vs1, vm = ops["vd"], ops["vs2"], ops["vs1"], ops["vm"]
+    nl = s.VLEN // 32
+
+    def add(p, q, nx):
+        x = p + q
+        if not (TINY <= x < BIG or -BIG < x <= -TINY or x == 0.0):      # the simple path; no abs() call
+            return None, nx
+        flt[0] = x
+        r = flt[0]
+        if not nx:
+            bb = x - p
+            if r != x or (p - (x - bb)) + (q - bb) != 0:
+                nx = NX
+        return r, nx
 
     def fast(vl: int) -> bool:
         if fc[FRM]:
@@ -344,37 +357,34 @@ def _fredusum(s, ops):
         nx = fc[FFLAGS] & NX
         e = s.VLENB >> 2
         v = F[vs2 * e:vs2 * e + vl].tolist()
-        if not vm:
-            act = active(L, s, vl)
-            v = [x for i, x in enumerate(v) if act >> i & 1]
-        if not v:                         # the start value, bit for bit (it may be a NaN)
+        act = -1 if vm else active(L, s, vl)
+        if not act & ((1 << vl) - 1):      # the start value, bit for bit (it may be a NaN)
             write(L, s, L.U[32], 32, vd, 1, [L.U[32][vs1 * e]], 1, -1, 1)
             return True
-        n = 1
-        while n < len(v):
-            n *= 2
-        v += [-0.0] * (n - len(v))
-        v.insert(0, F[vs1 * e])           # the start value, added last
-        while n:                          # the fixed order of fp_tree_sum: add halves, then the start
-            if n > 1:
-                n //= 2
-                pairs = zip(v[1:n + 1], v[n + 1:])
-            else:
-                n, pairs = 0, ((v[0], v[1]),)
-            out = [v[0]]
-            for a, b in pairs:
-                x = a + b
-                if not (TINY <= x < BIG or -BIG < x <= -TINY or x == 0.0):      # the simple path; no abs() call
-                    return False
-                flt[0] = x
-                r = flt[0]
-                if not nx:
-                    bb = x - a
-                    if r != x or (a - (x - bb)) + (b - bb) != 0:
-                        nx = NX
-                out.append(r)
-            v = out if n else out[1:]
-        write(L, s, F, 32, vd, 1, v, 1, -1, 1)
+        # semantics.vector_reduce_mask.fp_lane_sum's order: lanes i % nl, lane 0 from vs1[0],
+        # then a tree of halves
+        acc = [F[vs1 * e]] + [None] * (nl - 1)
+        for i, x in enumerate(v):
+            if act >> i & 1:
+                k = i % nl
+                if acc[k] is None:
+                    acc[k] = x
+                else:
+                    acc[k], nx = add(acc[k], x, nx)
+                    if acc[k] is None:
+                        return False
+        n = nl
+        while n > 1:
+            n //= 2
+            for k in range(n):
+                if acc[k + n] is not None:
+                    if acc[k] is None:
+                        acc[k] = acc[k + n]
+                    else:
+                        acc[k], nx = add(acc[k], acc[k + n], nx)
+                        if acc[k] is None:
+                            return False
+        write(L, s, F, 32, vd, 1, [acc[0]], 1, -1, 1)
         fc[FFLAGS] |= nx
         return True
     return fast

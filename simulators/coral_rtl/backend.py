@@ -41,9 +41,20 @@ UNITS = ("alu", "branch", "lsu", "mul", "div", "csr", "system", "fpu", "fdiv", "
 EXTENSIONS = ("RV32I", "M", "F", "Zicsr")
 _FP_VV_VF = ("vfadd", "vfsub", "vfmul", "vfmin", "vfmax", "vfsgnj", "vfsgnjn", "vfsgnjx", "vfmacc",
              "vfnmacc", "vfmsac", "vfnmsac", "vfmadd", "vfnmadd", "vfmsub", "vfnmsub")
+_INT = ("vadd", "vsub", "vrsub", "vand", "vor", "vxor", "vsll", "vsrl", "vsra", "vminu", "vmin",
+        "vmaxu", "vmax")
+_CMP = ("vmfeq", "vmfne", "vmflt", "vmfle", "vmfgt", "vmfge", "vmseq", "vmsne", "vmsltu", "vmslt",
+        "vmsleu", "vmsle", "vmsgtu", "vmsgt")
 VECTOR = frozenset({"vsetvli", "vsetivli", "vsetvl", "vle32.v", "vse32.v", "vlse32.v", "vsse32.v",
                     "vfrsub.vf", "vmv.v.v", "vmv.v.x", "vmv.v.i", "vfmv.v.f", "vfmv.f.s", "vfmv.s.f",
-                    "vmv.x.s", "vmv.s.x", *(f"{n}.{f}" for n in _FP_VV_VF for f in ("vv", "vf"))})
+                    "vmv.x.s", "vmv.s.x", "vfredusum.vs", "vfredosum.vs", "vfredmax.vs", "vfredmin.vs",
+                    "vredsum.vs", "vredand.vs", "vredor.vs", "vredxor.vs", "vredminu.vs", "vredmin.vs",
+                    "vredmaxu.vs", "vredmax.vs",
+                    "vfdiv.vv", "vfdiv.vf", "vfrdiv.vf", "vfsqrt.v", "vfcvt.xu.f.v", "vfcvt.x.f.v",
+                    "vfcvt.f.xu.v", "vfcvt.f.x.v", "vfcvt.rtz.xu.f.v", "vfcvt.rtz.x.f.v",
+                    *(f"{n}.{f}" for n in _FP_VV_VF for f in ("vv", "vf")),
+                    *(f"{n}.{f}" for n in _INT + _CMP for f in ("vv", "vx", "vi", "vf")
+                      if f"{n}.{f}" in get_isa(ACCEL).instructions)})
 VECTOR_MEMORY = frozenset({"vle32.v", "vse32.v", "vlse32.v", "vsse32.v"})
 UNLIMITED = (1 << 64) - 1
 
@@ -138,7 +149,7 @@ class CoralRTL:
         trace = None
         if job.trace:
             from .trace import read_trace
-            trace = read_trace(directory, job.program, x0, f0)
+            trace = read_trace(directory, job.program, x0, f0, cfg.VLEN // 8)
         return RunResult(
             backend=self.name, memories=state.memories(job.program.words),
             registers=state.registers(), cycles=cycles, retired=retired, unit_busy=busy,

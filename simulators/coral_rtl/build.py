@@ -24,7 +24,7 @@ TIMESCALE = ("1ns", "1ps")
 # drives public, so the rest stays optimisable.
 BUILD_ARGS = ("--timing", "-CFLAGS", "-fcoroutines", "--no-public-flat-rw")
 SIMULATORS = ("verilator",)
-SOURCES = ("coral_sram.v", "coral_sram_dp.v", "coral_clkgate.v", "coral_fminmax.v", "coral_fpu.v",
+SOURCES = ("coral_sram.v", "coral_sram_dp.v", "coral_clkgate.v", "coral_fminmax.v", "coral_fcvt.v", "coral_fpu.v",
            "coral_vdec.v", "coral_vec.v", "coral_core.v", "coral_top.v", "coral_sim.v")
 COMMON_RTL = ROOT / "rtl" / "common"
 COMMON = ("fp32_round_ieee.v", "fp32_fma.v", "fp32_divsqrt.v")     # shared IEEE binary32 units
@@ -38,7 +38,9 @@ PIPELINE_CYCLES = {"INT": 1, "MUL": 2, "DIV": 33, "LOAD": 2, "STORE": 1, "BRANCH
                    "FMA": 3, "FDIV": 12, "FSQRT": 12, "FCVT": 2, "FMISC": 1,
                    # the vector unit (rtl/coral/coral_vec.v): one beat per cycle in its S1 stage
                    "VSET": 1, "VALU": 1, "VFALU": 1, "VLOAD": 1, "VSTORE": 1, "VLOADS": 1,
-                   "VSTORES": 1, "VMOVE": 1}
+                   "VSTORES": 1, "VMOVE": 1, "VFRED": 1, "VRED": 1,
+                   # vfdiv/vfrdiv/vfsqrt: NB fp32_divsqrt lanes, 3 clocks of 9 steps, a beat per 8 cycles
+                   "VFDIV": 8}
 
 
 def sources() -> tuple[Path, ...]:

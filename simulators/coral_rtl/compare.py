@@ -82,6 +82,17 @@ def _show(space: str, key: int, v) -> str:
     return str(v)
 
 
+def _vector_divergence(addr: int, wa: dict, wb: dict, where: str, i: int) -> Divergence:
+    """A vector register write that differs, named by register and 32-bit element."""
+    reg, byte = divmod(addr, 4096)
+    e = byte // 4
+
+    def element(w):
+        bs = [w.get(("v", reg * 4096 + 4 * e + k)) for k in range(4)]
+        return "(not written)" if None in bs else f"0x{int.from_bytes(bytes(bs), 'little'):08x}"
+    return Divergence("trace", f"v{reg} element {e}", element(wa), element(wb), where, i)
+
+
 def compare_traces(model: list[TraceStep], rtl: list[TraceStep]) -> Divergence | None:
     """The first retired instruction at which the two traces differ."""
     for i, (a, b) in enumerate(zip(model, rtl)):
@@ -95,6 +106,8 @@ def compare_traces(model: list[TraceStep], rtl: list[TraceStep]) -> Divergence |
             for key in sorted(set(wa) | set(wb)):
                 if wa.get(key) != wb.get(key):
                     space, addr = key
+                    if space == "v":
+                        return _vector_divergence(addr, wa, wb, _describe(a), i)
                     where = f"dtcm byte {addr}" if space == "dtcm" else \
                         f"csr {('fflags', 'frm', 'vl', 'vtype', 'vxrm', 'vxsat')[addr]}" if space == "csr" else \
                         f"{space}{addr}"

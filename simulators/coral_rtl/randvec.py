@@ -1,7 +1,8 @@
 """Random valid coral vector programs for differential testing of the RTL's vector unit
 against the model: every vector instruction the RTL implements (backend.VECTOR) at
 SEW = 32 with LMUL 1, 2, 4 and 8, tail and mask policies undisturbed and agnostic,
-vl from 0 to VLMAX, masked (v0.t) arithmetic, unit-stride and strided (negative,
+vl from 0 to VLMAX, masked (v0.t) arithmetic, reductions, divides, square roots,
+conversions, compares and integer operations, unit-stride and strided (negative,
 zero) accesses anywhere in a data buffer, every rounding mode through frm, and scalar
 loads, stores and fflags reads between them (the timing model's waits), so that queue
 fills, write-back bypasses and synchronisation are all exercised.
@@ -14,12 +15,19 @@ from __future__ import annotations
 
 import random
 
+from .backend import _CMP, _INT, VECTOR
 from .randprog import SPECIAL_FLOATS
 
 BUFFER = 1024                       # bytes; vector accesses stay inside it
 FREGS = [f"f{i}" for i in range(32)]
 BINARY = ["vfadd", "vfsub", "vfmul", "vfmin", "vfmax", "vfsgnj", "vfsgnjn", "vfsgnjx"]
 FMA = ["vfmacc", "vfnmacc", "vfmsac", "vfnmsac", "vfmadd", "vfnmadd", "vfmsub", "vfnmsub"]
+REDUCTIONS = ["vfredusum.vs", "vfredosum.vs", "vfredmax.vs", "vfredmin.vs", "vredsum.vs", "vredand.vs", "vredor.vs",
+              "vredxor.vs", "vredminu.vs", "vredmin.vs", "vredmaxu.vs", "vredmax.vs"]
+UNARY = ["vfsqrt.v", "vfcvt.xu.f.v", "vfcvt.x.f.v", "vfcvt.f.xu.v", "vfcvt.f.x.v", "vfcvt.rtz.xu.f.v",
+         "vfcvt.rtz.x.f.v"]
+INTEGER = sorted(m for m in VECTOR if m.split(".")[0] in _INT)
+COMPARES = sorted(m for m in VECTOR if m.split(".")[0] in _CMP)
 XREGS = ["a0", "a1", "a2", "a3", "a4", "a5", "t4", "t5", "t6"]
 
 
@@ -35,6 +43,26 @@ def _vector(rng: random.Random, lmul: int, vlmax: int) -> list[str]:
     vd = _group(rng, lmul, not_v0=mask)
     a, b = _group(rng, lmul), _group(rng, lmul)
     f = rng.choice(FREGS)
+    if rng.random() < 0.1:                        # vd[0] = vs1[0] (+ | min | max) the active vs2 elements
+        op = rng.choice(REDUCTIONS)
+        return [f"{op} v{rng.randrange(32)}, {a}, v{rng.randrange(32)}{vm}"]
+    if rng.random() < 0.1:                        # the lanes' dividers and converters
+        op = rng.choice(UNARY + ["vfdiv.vv", "vfdiv.vf", "vfrdiv.vf"])
+        second = {"vv": f", {b}", "vf": f", {f}"}.get(op.rsplit(".", 1)[1], "")
+        return [f"{op} {vd}, {a}{second}{vm}"]
+    if rng.random() < 0.1:                        # compares into a mask register
+        op = rng.choice(COMPARES)
+        lmul_regs = set(range(int(a[1:]), int(a[1:]) + lmul)) | set(range(int(b[1:]), int(b[1:]) + lmul))
+        # vd: the lowest register of a source group or no source register at all (the
+        # specification reserves the other overlaps)
+        vd = rng.choice([a] + [f"v{r}" for r in range(32) if r not in lmul_regs])
+        form = op.rsplit(".", 1)[1]
+        second = {"vv": b, "vf": f, "vx": rng.choice(XREGS), "vi": str(rng.randint(-16, 15))}[form]
+        return [f"{op} {vd}, {a}, {second}{vm}"]
+    if rng.random() < 0.12:                       # integer
+        op = rng.choice(INTEGER)
+        second = {"vv": b, "vx": rng.choice(XREGS), "vi": str(rng.randint(0, 31) if op[1] == "s" else rng.randint(-16, 15))}[op.rsplit(".", 1)[1]]
+        return [f"{op} {vd}, {a}, {second}{vm}"]
     if c < 0.15:
         off = 4 * rng.randrange((BUFFER - 4 * vlmax) // 4)
         op = rng.choice(["vle32.v", "vse32.v"])

@@ -1,11 +1,18 @@
 """The coral RTL's retirement trace (trace.txt written by rtl/coral/coral_sim.v) as the
-model's TraceStep/Change records (simulators/coral/tracing.py's spaces: "x", "csr",
-"dtcm" byte offsets).
+model's TraceStep/Change records (simulators/coral/tracing.py's spaces: "x", "f", "v",
+"csr", "dtcm" byte offsets).
 
 The RTL reports every register write; the model records a register only when its value
 changed. Replaying the writes on a copy of the registers keeps only real changes, so
 both traces say the same thing. Changes carry no old value (None): the RTL records what
 was written, not what was there.
+
+The model performs a vector instruction when it is dispatched; the RTL's vector unit
+writes registers, DTCM and fp flags cycles later, while the scalar core retires other
+instructions. Those events carry the instruction's number in dispatch order, so they
+are given to the step that dispatched it, and everything is replayed in retirement
+order: fflags as the model accrues them (a scalar F instruction's raised flags, a
+vector instruction's, and a CSR instruction's value as read after it).
 """
 from __future__ import annotations
 
@@ -15,14 +22,19 @@ import numpy as np
 
 from kernelcraft.simulators.core.trace import Change, TraceStep
 
-# trace "C" fields -> the model's csr space addresses (tracing.CSR_NAMES)
-CSR_FIELDS = (0, 1, 4, 5)             # fflags, frm, vxrm, vxsat
+VSET = ("vsetvli", "vsetivli", "vsetvl")
+VILL = 1 << 31
 
 
-def read_trace(directory: Path, program, x0: list[int], f0: list[int]) -> list[TraceStep]:
-    regs = {"X": list(x0), "F": list(f0)}
-    csr = [0, 0, 0, 0]
+def _vector(ins) -> bool:
+    """An instruction that goes through the vector unit (the RTL numbers those)."""
+    return ins is not None and ins.mnemonic.startswith("v") and ins.mnemonic not in VSET
+
+
+def read_trace(directory: Path, program, x0: list[int], f0: list[int], vlenb: int = 16) -> list[TraceStep]:
     steps: list[TraceStep] = []
+    events: list[list] = []              # per step: (kind, fields) in the order they apply
+    vsteps: list[int] = []               # step index of the n-th vector instruction
     for raw in (Path(directory) / "trace.txt").read_text().splitlines():
         p = raw.split()
         if not p:
@@ -32,26 +44,68 @@ def read_trace(directory: Path, program, x0: list[int], f0: list[int]) -> list[T
             ins = program.instrs[pc] if pc < len(program.instrs) else None
             steps.append(TraceStep(index, pc, ins.line if ins else 0,
                                    (ins.text or ins.mnemonic) if ins else "", cycle))
-        elif p[0] in ("X", "F"):
-            r, v = int(p[1]), int(p[2], 16)
-            if regs[p[0]][r] != v:
-                regs[p[0]][r] = v
-                steps[-1].changes.append(Change(p[0].lower(), r, None, v))
-        elif p[0] == "S":
-            off, size, v = int(p[1]) & 0xFFFFFFFF, int(p[2]), int(p[3], 16)
-            data = np.frombuffer(v.to_bytes(4, "little")[:size], dtype=np.uint8).copy()
-            steps[-1].changes.append(Change("dtcm", off, None, data))
-        elif p[0] == "C":
-            for k, (addr, v) in enumerate(zip(CSR_FIELDS, map(int, p[1:5]))):
-                if csr[k] != v:
-                    csr[k] = v
-                    steps[-1].changes.append(Change("csr", addr, None, v))
+            events.append([])
+            if _vector(ins):
+                vsteps.append(len(steps) - 1)
+        elif p[0] in ("V", "M", "G", "W"):
+            events[vsteps[int(p[1])]].append((p[0], p[2:]))
+        else:
+            events[-1].append((p[0], p[1:]))
+    regs = {"x": list(x0), "f": list(f0)}
+    vreg = np.zeros((32, vlenb), dtype=np.uint8)
+    csr = [0, 0, 0, VILL, 0, 0]          # fflags, frm, vl, vtype, vxrm, vxsat (tracing.CSR_NAMES)
+
+    def set_csr(step, addr, v):
+        if csr[addr] != v:
+            csr[addr] = v
+            step.changes.append(Change("csr", addr, None, v))
+
+    def set_vreg(step, r, data):
+        if not np.array_equal(vreg[r], data):
+            vreg[r] = data
+            step.changes.append(Change("v", r, None, data.copy()))
+
+    for step, evs in zip(steps, events):
+        for kind, f in evs:
+            if kind in ("X", "F"):
+                space, r, v = kind.lower(), int(f[0]), int(f[1], 16)
+                if regs[space][r] != v:
+                    regs[space][r] = v
+                    step.changes.append(Change(space, r, None, v))
+            elif kind == "S":
+                off, size, v = int(f[0]) & 0xFFFFFFFF, int(f[1]), int(f[2], 16)
+                data = np.frombuffer(v.to_bytes(4, "little")[:size], dtype=np.uint8).copy()
+                step.changes.append(Change("dtcm", off, None, data))
+            elif kind == "W":
+                data = np.frombuffer(int(f[1], 16).to_bytes(4, "little"), dtype=np.uint8).copy()
+                step.changes.append(Change("dtcm", int(f[0]), None, data))
+            elif kind in ("P", "G"):
+                set_csr(step, 0, csr[0] | int(f[0]))
+            elif kind == "C":
+                # fflags as read after the instruction only where it accessed fflags or
+                # fcsr (the core then waited for the vector unit's flags); elsewhere
+                # the register may lag the model's (vector flags still in flight)
+                ins = program.instrs[step.pc]
+                for addr, v in zip((0, 1, 4, 5), map(int, f)):
+                    if addr or ins.ops.get("csr") in (1, 3):
+                        set_csr(step, addr, v)
+            elif kind == "L":
+                set_csr(step, 2, int(f[0]))
+                set_csr(step, 3, int(f[1]))
+            elif kind == "V":
+                value = int(f[1], 16).to_bytes(vlenb, "little")
+                set_vreg(step, int(f[0]), np.frombuffer(value, dtype=np.uint8))
+            elif kind == "M":
+                marks = int(f[0], 16)
+                for r in range(32):
+                    if marks >> r & 1:
+                        set_vreg(step, r, np.full(vlenb, 0xFF, dtype=np.uint8))
     return steps
 
 
 def writes(step: TraceStep) -> dict[tuple[str, int], int]:
     """(space, address) -> final value written by one retired instruction: registers and
-    CSRs as integers, DTCM per byte."""
+    CSRs as integers, DTCM and vector registers per byte ("v": register * 4096 + byte)."""
     out: dict[tuple[str, int], int] = {}
     for ch in step.changes:
         if ch.space == "dtcm":

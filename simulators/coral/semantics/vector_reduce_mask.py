@@ -73,17 +73,34 @@ vector("vwredsumu.vs")(_wred_maker(False))
 vector("vwredsum.vs")(_wred_maker(True))
 
 
-def fp_tree_sum(values: np.ndarray, rm: int, fl: int) -> tuple[int, int]:
-    """The fixed order of vfredusum: pad with -0 to a power of two and add halves."""
-    n = 1
-    while n < len(values):
-        n *= 2
-    x = np.full(n, fp32.SIGN, dtype=np.uint32)
-    x[:len(values)] = values
+def fp_lane_sum(start: int, values: np.ndarray, active, lanes: int, rm: int, fl: int) -> tuple[int, int]:
+    """vfredusum's order, the one the RTL's lanes compute (rtl/coral/coral_vec.v): element
+    i goes to lane i % lanes in element order, lane 0 starting from vs1[0]; then the
+    lanes are added as a tree of halves, x[k] = x[k] + x[k + n/2]. A lane that got no
+    active element is no operand (no -0 padding), so vs1[0] alone comes back bit for bit."""
+    acc = [start] + [None] * (lanes - 1)
+    for i, e in enumerate(values.tolist()):
+        if active is not None and not active[i]:
+            continue
+        k = i % lanes
+        if acc[k] is None:
+            acc[k] = e
+        else:
+            acc[k], f = fp32.fadd(acc[k], e, rm)
+            fl |= f
+    n = lanes
     while n > 1:
         n //= 2
-        x, fl = fp32.vadd(x[:n], x[n:2 * n], rm, fl)
-    return int(x[0]), fl
+        for k in range(n):
+            hi = acc[k + n]
+            if hi is None:
+                continue
+            if acc[k] is None:
+                acc[k] = hi
+            else:
+                acc[k], f = fp32.fadd(acc[k], hi, rm)
+                fl |= f
+    return acc[0], fl
 
 
 def _fred_maker(name):
@@ -106,14 +123,10 @@ def _fred_maker(name):
                     for e in v.tolist():
                         acc, f = fp32.fadd(acc, e, rm)
                         fl |= f
-                    extra = len(v)                     # one addition per element, in order
+                    # one addition per element, in order: a cycle per element (the RTL's lane 0)
                 elif name == "vfredusum.vs":
-                    if len(v):
-                        total, fl = fp_tree_sum(v, rm, fl)
-                        acc, f = fp32.fadd(start, total, rm)
-                        fl |= f
-                    else:
-                        acc = start
+                    acc, fl = fp_lane_sum(start, elems(s, vs2, 32, vl), None if vm else mask(s, vl),
+                                          s.VLEN // 32, rm, fl)
                 else:
                     acc = start
                     for e in v.tolist():
@@ -121,6 +134,8 @@ def _fred_maker(name):
                         fl |= f
                 s.fc[FFLAGS] = fl
                 put(s, vd, 32, 1, np.array([acc], np.uint32), 1, 1)
+            if name == "vfredosum.vs":
+                return cost * max(1, vl)
             return cost * beats(s, vl, 32) + extra
         return run
     return maker

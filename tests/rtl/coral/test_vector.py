@@ -8,16 +8,16 @@ from kernelcraft.simulators.core.budget import Budget
 from kernelcraft.simulators.core.errors import ConfigError
 from kernelcraft.simulators.coral.assembler import assemble
 from kernelcraft.simulators.coral.machine import CoralModel
-from kernelcraft.simulators.coral_rtl.compare import compare_runs
+from kernelcraft.simulators.coral_rtl.compare import compare_runs, compare_traces
 from kernelcraft.simulators.coral_rtl.randvec import fault_programs, random_vector_program
 
 SEEDS = range(60)
 
 
-def _both(rtl, cfg, sources):
+def _both(rtl, cfg, sources, trace=False):
     programs = [assemble(s, "v.s", cfg) for s in sources]
-    rtl_runs = rtl.run_many([Job(p, MemoryImage(), Budget(), False) for p in programs], cfg)
-    return [(CoralModel().run(p, MemoryImage(), cfg, Budget()), r) for p, r in zip(programs, rtl_runs)]
+    rtl_runs = rtl.run_many([Job(p, MemoryImage(), Budget(), trace) for p in programs], cfg)
+    return [(CoralModel().run(p, MemoryImage(), cfg, Budget(), trace=trace), r) for p, r in zip(programs, rtl_runs)]
 
 
 def test_random_vector_programs_match_the_model(cfg, rtl):
@@ -64,3 +64,22 @@ def test_the_last_register_write_back_ends_the_run(cfg, rtl):
     (m1, r1), (m2, r2) = _both(rtl, cfg, [src.format("vfadd.vv v8, v8, v8"), src.format("vse32.v v8, (a0)")])
     assert m1.cycles == r1.cycles == 4 + 8 + 8 + 1
     assert m2.cycles == r2.cycles == 4 + 8 + 8
+
+
+def test_lockstep_traces_carry_the_vector_units_writes(cfg, rtl):
+    # the vector unit writes registers, DTCM and fflags after later scalar instructions
+    # retired; the trace gives them to the instruction that dispatched them, as the model does
+    seeds = range(100, 112)
+    runs = _both(rtl, cfg, [random_vector_program(s) for s in seeds], trace=True)
+    spaces = set()
+    for seed, (model, r) in zip(seeds, runs):
+        assert compare_traces(model.trace, r.trace) is None, f"seed {seed}"
+        spaces |= {(c.space, c.address if c.space == "csr" else 0) for st in r.trace for c in st.changes}
+    assert {("v", 0), ("dtcm", 0), ("csr", 0), ("csr", 2), ("csr", 3)} <= spaces
+    # a wrong element is named by register and element, at the dispatching instruction
+    model, r = runs[0]
+    step = next(st for st in r.trace if any(c.space == "v" for c in st.changes))
+    ch = [c for c in step.changes if c.space == "v"][-1]          # the register's final write
+    ch.new[9] ^= 1
+    d = compare_traces(model.trace, r.trace)
+    assert d.where == f"v{ch.address} element 2" and step.text in d.instruction

@@ -309,22 +309,24 @@ def test_float_compare_minmax_convert_and_masked_flags():
 
 
 def test_float_reductions_orders():
-    vals = np.array([1e8, 1.0, -1e8, 1.0] + [0.5] * 4, np.float32)
-    src = (vsetvli(8, 32, "m2") + "la a0, v\nvle32.v v2, (a0)\nvmv.s.x v1, zero\n"
-           "vfredosum.vs v4, v2, v1\nvfredusum.vs v5, v2, v1\nvfredmax.vs v6, v2, v1\n"
-           "vfmv.f.s fa0, v4\nvfmv.f.s fa1, v5\nvfmv.f.s fa2, v6\n.data\nv: .zero 32")
+    # 12 elements: the unordered sum's lane order (VLEN / 32 = 4 lanes, element i in
+    # lane i % 4, lane 0 from vs1[0], then a tree of halves) gives 9 here; element
+    # order gives 0 + 1e8 + ... (the ones lost), a vl-wide tree of halves 10
+    vals = np.array([1e8] + [1.0] * 7 + [-1e8] + [1.0] * 3, np.float32)
+    src = (vsetvli(12, 32, "m4") + "la a0, v\nvle32.v v4, (a0)\nvmv.s.x v1, zero\n"
+           "vfredosum.vs v8, v4, v1\nvfredusum.vs v9, v4, v1\nvfredmax.vs v10, v4, v1\n"
+           "vfmv.f.s fa0, v8\nvfmv.f.s fa1, v9\nvfmv.f.s fa2, v10\n.data\nv: .zero 48")
     r = run(src, v=vals)
     from coral_kit import fbits, value
     acc = np.float32(0)
     for v in vals:
         acc = np.float32(acc + v)
     assert value(fbits(r, "fa0")) == float(acc)                  # element order: 1e8 + 1 loses the 1
-    tree = vals.copy()
-    n = 8
-    while n > 1:
-        n //= 2
-        tree = (tree[:n] + tree[n:2 * n]).astype(np.float32)
-    assert value(fbits(r, "fa1")) == float(np.float32(0) + tree[0])
+    lanes = [np.float32(0), None, None, None]
+    for i, v in enumerate(vals):
+        lanes[i % 4] = v if lanes[i % 4] is None else np.float32(lanes[i % 4] + v)
+    total = np.float32(np.float32(lanes[0] + lanes[2]) + np.float32(lanes[1] + lanes[3]))
+    assert value(fbits(r, "fa1")) == float(total) == 9.0
     assert value(fbits(r, "fa2")) == 1e8
 
 
