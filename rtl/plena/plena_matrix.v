@@ -127,8 +127,8 @@ module plena_matrix #(
     endfunction
 
     // --- R: operands, on the rising edge that ends the step's cycle ------------------
-    // Loop variables index the accumulators by part-select (jj[MLW-1:0]), not a size
-    // cast: a cast of a signed integer stays signed, and Icarus reads index -8 as X.
+    // Accumulator indices are unsigned sums (32'(j) + 32'(l)) or part-selects, never a
+    // size cast of a loop integer alone: that stays signed, and Icarus reads index -8 as X.
     // A step's control travels with it: kind (0 MM, 1 MV, 2 BMM, 3 BMV; bit 1 is head
     // mode), its A row and its first output column.
     localparam [1:0] K_MM = 2'd0, K_MV = 2'd1, K_BMM = 2'd2;
