@@ -18,42 +18,14 @@ module plena_exp_pipe (
     `include "fp_constants.vh"
     initial if (EXP2_DEGREE != 6) $fatal(1, "plena_exp_pipe: stages are laid out for 6 Horner steps");
 
-    // --- stage 1 (as fp32_exp) ---
-    wire nan = (a[30:23] == 8'hFF) && (a[22:0] != 23'd0);
-    wire [31:0] t;
-    fp32_mul u_t (.a(a), .b(FP32_LOG2E), .y(t));
-    wire overflow  = !t[31] && (t[30:0] >= 31'h4300_0000);
-    wire underflow =  t[31] && (t[30:0] >  31'h42FC_0000);
-    wire [7:0]  te = t[30:23];
-    wire [23:0] tm = {te != 8'd0, t[22:0]};
-    wire ge1 = (te >= 8'd127) && (te <= 8'd133);
-    wire [7:0]  rsh = 8'd150 - te;
-    wire [7:0]  ipart = ge1 ? (tm[23:16] >> (rsh - 8'd16)) : 8'd0;
-    wire [23:0] fmask = ge1 ? ~(24'hFF_FFFF << rsh) : 24'hFF_FFFF;
-    wire fracnz = |(tm & fmask);
-    wire [7:0] nmag = ipart + {7'd0, t[31] & fracnz};
-    function automatic [30:0] int_to_fp32_mag(input [7:0] v);
-        integer i, p;
-        reg [22:0] frac;
-        begin
-            p = -1;
-            for (i = 0; i < 8; i = i + 1)
-                if (v[i]) p = i;
-            if (p < 0) begin
-                int_to_fp32_mag = 31'd0;
-            end else begin
-                frac = {v, 15'd0} << (8 - p);
-                int_to_fp32_mag = {8'd127 + p[7:0], frac};
-            end
-        end
-    endfunction
-    wire [31:0] n_f = {t[31], int_to_fp32_mag(nmag)};
+    // --- stage 1 (as fp32_exp: its range step, then n*LN2_HI and n*LN2_LO) ---
+    wire [1:0]  sel1;                // the result's special case and 2^n travel with the data
+    wire [31:0] n_f;
+    wire [7:0]  nfield1;
+    fp32_exp_range u_range (.a(a), .special(sel1), .n_f(n_f), .n_field(nfield1));
     wire [31:0] n_hi, n_lo;
     fp32_mul u_n_hi (.a(n_f), .b(FP32_LN2_HI), .y(n_hi));
     fp32_mul u_n_lo (.a(n_f), .b(FP32_LN2_LO), .y(n_lo));
-    // The result's special cases and 2^n travel with the data.
-    wire [1:0] sel1 = nan ? 2'd1 : overflow ? 2'd2 : underflow ? 2'd3 : 2'd0;
-    wire [7:0] nfield1 = t[31] ? 8'd127 - nmag : 8'd127 + nmag;
     reg [31:0] a2, nhi2, nlo2;
     reg [1:0]  sel2, sel3, sel4;
     reg [7:0]  nf2, nf3, nf4;
@@ -66,12 +38,11 @@ module plena_exp_pipe (
     end
 
     // --- stage 2 ---
-    wire [31:0] r_hi, r, f, prod0, p0;
+    wire [31:0] r_hi, r, f, p0;
     fp32_add u_r_hi (.a(a2), .b(nhi2), .sub(1'b1), .y(r_hi));
     fp32_add u_r    (.a(r_hi), .b(nlo2), .sub(1'b1), .y(r));
     fp32_mul u_f    (.a(r), .b(FP32_LOG2E), .y(f));
-    fp32_mul u_m0 (.a(EXP2_COEFFS[32*6 +: 32]), .b(f), .y(prod0));
-    fp32_add u_a0 (.a(prod0), .b(EXP2_COEFFS[32*5 +: 32]), .sub(1'b0), .y(p0));
+    fp32_horner_step u_h0 (.p(EXP2_COEFFS[32*6 +: 32]), .f(f), .c(EXP2_COEFFS[32*5 +: 32]), .y(p0));
     reg [31:0] f3, p3;
     always @(posedge clk) begin
         f3 <= f;
@@ -81,13 +52,10 @@ module plena_exp_pipe (
     end
 
     // --- stage 3: Horner steps 1-3 ---
-    wire [31:0] m1, q1, m2, q2, m3, q3;
-    fp32_mul u_m1 (.a(p3), .b(f3), .y(m1));
-    fp32_add u_a1 (.a(m1), .b(EXP2_COEFFS[32*4 +: 32]), .sub(1'b0), .y(q1));
-    fp32_mul u_m2 (.a(q1), .b(f3), .y(m2));
-    fp32_add u_a2 (.a(m2), .b(EXP2_COEFFS[32*3 +: 32]), .sub(1'b0), .y(q2));
-    fp32_mul u_m3 (.a(q2), .b(f3), .y(m3));
-    fp32_add u_a3 (.a(m3), .b(EXP2_COEFFS[32*2 +: 32]), .sub(1'b0), .y(q3));
+    wire [31:0] q1, q2, q3;
+    fp32_horner_step u_h1 (.p(p3), .f(f3), .c(EXP2_COEFFS[32*4 +: 32]), .y(q1));
+    fp32_horner_step u_h2 (.p(q1), .f(f3), .c(EXP2_COEFFS[32*3 +: 32]), .y(q2));
+    fp32_horner_step u_h3 (.p(q2), .f(f3), .c(EXP2_COEFFS[32*2 +: 32]), .y(q3));
     reg [31:0] f4, p4;
     always @(posedge clk) begin
         f4 <= f3;
@@ -97,14 +65,8 @@ module plena_exp_pipe (
     end
 
     // --- stage 4: Horner steps 4-5, then p * 2^n ---
-    wire [31:0] m4, q4, m5, q5, scaled;
-    fp32_mul u_m4 (.a(p4), .b(f4), .y(m4));
-    fp32_add u_a4 (.a(m4), .b(EXP2_COEFFS[32*1 +: 32]), .sub(1'b0), .y(q4));
-    fp32_mul u_m5 (.a(q4), .b(f4), .y(m5));
-    fp32_add u_a5 (.a(m5), .b(EXP2_COEFFS[32*0 +: 32]), .sub(1'b0), .y(q5));
-    fp32_mul u_scale (.a(q5), .b({1'b0, nf4, 23'd0}), .y(scaled));
-    assign y = sel4 == 2'd1 ? FP32_CANON_NAN
-             : sel4 == 2'd2 ? 32'h7F80_0000
-             : sel4 == 2'd3 ? 32'h0000_0000
-             : scaled;
+    wire [31:0] q4, q5;
+    fp32_horner_step u_h4 (.p(p4), .f(f4), .c(EXP2_COEFFS[32*1 +: 32]), .y(q4));
+    fp32_horner_step u_h5 (.p(q4), .f(f4), .c(EXP2_COEFFS[32*0 +: 32]), .y(q5));
+    fp32_exp_scale u_scale (.p(q5), .n_field(nf4), .special(sel4), .y(y));
 endmodule

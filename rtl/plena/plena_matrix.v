@@ -1,18 +1,28 @@
-// plena's matrix unit: the Matrix SRAM, the BLEN-lane systolic array (plena_mlane) and
-// its fp32 accumulators MM_ACC, MV_ACC, BMM_ACC and BMV_ACC, and the write-outs that
-// round an accumulator to bf16 for the core to store in Vector SRAM.
+// plena's matrix unit: the Matrix SRAM, the BLEN x MLEN MAC array (BLEN plena_mac_lane
+// lanes), its fp32 accumulators MM_ACC, MV_ACC, BMM_ACC and BMV_ACC, and the write-outs
+// that round an accumulator to bf16 for the core to store in Vector SRAM.
 //
-// One instruction step per cycle; the number of steps is the timing class:
+// The array takes one step per cycle and is a five-stage pipeline, every stage a
+// rising-edge register on its own clock gate (plena_icg), open only while a step is in it:
+//   R   (issue or step cycle c)  the A row (Vector SRAM) and BLEN tile columns or rows
+//                                (Matrix SRAM) read into the operand registers
+//   P   (c + 1)  BLEN x MLEN bf16 products, first tree levels    (plena_mac_lane)
+//   T2  (c + 2)  middle tree levels
+//   T3  (c + 3)  last tree levels; the step's accumulator entries read
+//   A   (c + 4)  one fp32 addition per entry, written at the end of the cycle
+// so a step's sums are in the accumulators MAC_DEPTH = 4 cycles after its own cycle.
+// An instruction feeds its steps and then drains the array: its timing class is its
+// steps + MAC_DEPTH, and its last sums land on its commit edge.
 //   M_MM / M_TMM    BLEN steps: step i takes A row i; lane l the tile column (row) c+l
 //   M_MV / M_TMV    MLEN/BLEN steps: lane l computes output j = step*BLEN + l
 //   M_BMM / M_BTMM  MLEN*MLEN/BLEN steps: A row i = step / (MLEN/BLEN), outputs j as for
-//                   M_MV, every head at once (head-interleaved operands, see plena_mlane)
+//                   M_MV, every head at once (head-interleaved operands, see plena_mac_lane)
 //   M_BMV / M_BTMV  MLEN/BLEN steps, one A row
 //   M_MM_WO, M_MV_WO one step; M_BMM_WO one row per step (HEADS*MLEN), M_BMV_WO HEADS
-// Operands (the A row from the core, tile columns or rows, accumulator entries) are
-// captured in the middle of the cycle on the array's operand clock; the new accumulator
-// values are stored at the end of the cycle. An accumulator is cleared at the end of its
-// write-out's last step.
+// Within an instruction every step writes different accumulator entries, so reading
+// them in T3 and writing them in A needs no forwarding. Write-out operands are captured
+// in the middle of the cycle on their own operand clock; an accumulator is cleared at the
+// end of its write-out's last step.
 module plena_matrix #(
     /* verilator lint_off UNUSEDPARAM */
     // Waiver: the whole configuration, as every plena module (see plena_check).
@@ -58,11 +68,15 @@ module plena_matrix #(
     localparam integer BMW = $clog2(HEADS * MLEN * MLEN);
     localparam integer BVW = $clog2(HEADS * MLEN) > 0 ? $clog2(HEADS * MLEN) : 1;
 
-    // The unit computes one step per cycle: its structure fixes these timing classes.
-    initial if (T_M_MM != BLEN || T_M_MV != NB || T_M_BMM != MLEN * NB || T_M_BMV != NB
+    // The array's structure fixes these timing classes: steps, plus the pipeline's drain.
+    localparam integer MAC_DEPTH = 4;
+    initial if (T_M_MM != BLEN + MAC_DEPTH || T_M_MV != NB + MAC_DEPTH
+                || T_M_BMM != MLEN * NB + MAC_DEPTH || T_M_BMV != NB + MAC_DEPTH
                 || T_M_MM_WO != 1 || T_M_MV_WO != 1 || T_M_BMM_WO != HEADS * MLEN
                 || T_M_BMV_WO != HEADS)
         $fatal(1, "plena_matrix: hardware.toml's matrix timing classes no longer match the array");
+    initial if (MLEN < 8)
+        $fatal(1, "plena_matrix: the array's three tree stages need MLEN >= 8");
 
     // --- storage --------------------------------------------------------------------
     reg [MLEN*16-1:0] msram [0:MSRAM_TILES*MLEN-1];   // tile t, row r at t*MLEN + r
@@ -76,18 +90,21 @@ module plena_matrix #(
                  : h_acc_sel == HS_MV ? mv_acc[MLW'(h_acc_addr)]
                  : h_acc_sel == HS_BMM ? bmm_acc[BMW'(h_acc_addr)] : bmv_acc[BVW'(h_acc_addr)];
 
-    wire compute = active && op <= MOP_BTMV;
-    wire writeout = active && op >= MOP_MM_WO;
-    wire compute_gate = gate && op <= MOP_BTMV;
-    wire writeout_gate = gate && op >= MOP_MM_WO;
     wire is_mm  = (op == MOP_MM || op == MOP_TMM);
     wire is_mv  = (op == MOP_MV || op == MOP_TMV);
     wire is_bmm = (op == MOP_BMM || op == MOP_BTMM);
+    // Steps of the instruction: it feeds the array in its first `steps` cycles.
+    wire [31:0] steps = is_mm ? 32'(BLEN) : is_bmm ? 32'(MLEN * NB) : 32'(NB);
+    wire feed = step < steps;
+    wire compute = active && op <= MOP_BTMV && feed;
+    wire writeout = active && op >= MOP_MM_WO;
+    wire compute_gate = gate && op <= MOP_BTMV && feed;
+    wire writeout_gate = gate && op >= MOP_MM_WO;
     wire transposed = (op == MOP_TMM || op == MOP_BTMM || op == MOP_TMV || op == MOP_BTMV);
     wire head_mode = (op == MOP_BMM || op == MOP_BTMM || op == MOP_BMV || op == MOP_BTMV);
 
     // The A row and the first output column of this step.
-    wire [31:0] a_i = is_mm ? step : is_bmm ? step / NB : 32'd0;
+    wire [MLW-1:0] a_i = MLW'(is_mm ? step : is_bmm ? step / NB : 32'd0);
     wire [31:0] j0 = is_mm ? 32'(col) : (is_bmm ? step % NB : step) * BLEN;
     assign vrow_idx = vrow0 + VRW'(a_i);
 
@@ -109,44 +126,93 @@ module plena_matrix #(
         src_of = hm ? (p % HEADS) * HLEN + p / HEADS : p;
     endfunction
 
-    // --- operands, captured on the array's operand clock ----------------------------
-    // Loop variables index the accumulators by part-select (jj[MLW-1:0]), not a size
-    // cast: a cast of a signed integer stays signed, and Icarus reads index -8 as X.
-    wire mclk;
-    plena_clkgate u_gate (.clk(clk), .en(compute_gate), .gclk(mclk));
+    // --- R: operands, on the rising edge that ends the step's cycle ------------------
+    // Accumulator indices are unsigned sums (32'(j) + 32'(l)) or part-selects, never a
+    // size cast of a loop integer alone: that stays signed, and Icarus reads index -8 as X.
+    // A step's control travels with it: kind (0 MM, 1 MV, 2 BMM, 3 BMV; bit 1 is head
+    // mode), its A row and its first output column.
+    localparam [1:0] K_MM = 2'd0, K_MV = 2'd1, K_BMM = 2'd2;
+    wire [1:0] kind = is_mm ? K_MM : is_mv ? K_MV : is_bmm ? K_BMM : 2'd3;
+    reg v_r, v_p, v_2, v_3;                  // a step is in R, P, T2, T3
+    reg [1:0] k_r, k_p, k_2, k_3;
+    reg [MLW-1:0] i_r, i_p, i_2, i_3, j_r, j_p, j_2, j_3;
+    always @(posedge clk) begin
+        v_r <= !rst && compute;
+        v_p <= !rst && v_r;
+        v_2 <= !rst && v_p;
+        v_3 <= !rst && v_2;
+    end
+    wire rclk, pclk, t2clk, t3clk, aclk;
+    plena_icg u_rgate (.clk(clk), .en(compute_gate), .gclk(rclk));
+    plena_icg u_pgate (.clk(clk), .en(v_r), .gclk(pclk));
+    plena_icg u_t2gate (.clk(clk), .en(v_p), .gclk(t2clk));
+    plena_icg u_t3gate (.clk(clk), .en(v_2), .gclk(t3clk));
+    // The accumulators: A's writes, a write-out's clear, and reset, one edge late: the
+    // gate's enable comes from a register, as every clock enable here does (an enable
+    // straight from the testbench's reset missed the gate's latch under the simulator).
+    reg rst_q;
+    always @(posedge clk) rst_q <= rst;
+    plena_icg u_agate (.clk(clk), .en(v_3 || writeout_gate || rst_q), .gclk(aclk));
 
     reg [MLEN*16-1:0]       a_q;
     reg [BLEN*MLEN*16-1:0]  b_q;
-    reg [BLEN*HEADS*32-1:0] acc_q;
-    reg                     heads_q;
-    integer p, l, h, jj;
-    always @(posedge mclk) begin
-        heads_q <= head_mode;
+    integer p, l;
+    always @(posedge rclk) begin
+        k_r <= kind;
+        i_r <= MLW'(a_i);
+        j_r <= MLW'(j0);
         for (p = 0; p < MLEN; p = p + 1)
             a_q[16*p +: 16] <= vrow[16*src_of(p, head_mode) +: 16];
         for (l = 0; l < BLEN; l = l + 1) begin
-            jj = 32'(j0) + l;
             for (p = 0; p < MLEN; p = p + 1)
                 // B[k, j]: tile row k, column j; transposed: tile row j, column k.
                 b_q[16*(l*MLEN + p) +: 16] <= transposed
-                    ? msram[trow(tile, MLW'(jj))][16*src_of(p, head_mode) +: 16]
-                    : msram[trow(tile, MLW'(src_of(p, head_mode)))][16*jj +: 16];
-            for (h = 0; h < HEADS; h = h + 1)
-                acc_q[32*(l*HEADS + h) +: 32] <=
-                      is_mm ? (h == 0 ? mm_acc[mm_at(a_i, l)] : 32'd0)
-                    : is_mv ? (h == 0 ? mv_acc[jj[MLW-1:0]] : 32'd0)
-                    : is_bmm ? bmm_acc[bmm_at(h, a_i, jj)]
-                    : bmv_acc[bmv_at(h, jj)];
+                    ? msram[trow(tile, MLW'(j0 + 32'(l)))][16*src_of(p, head_mode) +: 16]
+                    : msram[trow(tile, MLW'(src_of(p, head_mode)))][16*(j0 + 32'(l)) +: 16];
         end
     end
+    always @(posedge pclk) begin k_p <= k_r; i_p <= i_r; j_p <= j_r; end
+    always @(posedge t2clk) begin k_2 <= k_p; i_2 <= i_p; j_2 <= j_p; end
 
-    wire [BLEN*HEADS*32-1:0] acc_new;
+    // --- P, T2, T3: the lanes ---------------------------------------------------------
+    wire [BLEN*HEADS*32-1:0] sums;           // T3's registers
     genvar gl;
     generate
         for (gl = 0; gl < BLEN; gl = gl + 1) begin : g_lane
-            plena_mlane #(.MLEN(MLEN), .HLEN(HLEN)) u_lane (
-                .a(a_q), .b(b_q[MLEN*16*gl +: MLEN*16]), .acc(acc_q[HEADS*32*gl +: HEADS*32]),
-                .heads(heads_q), .y(acc_new[HEADS*32*gl +: HEADS*32]));
+            plena_mac_lane #(.MLEN(MLEN), .HLEN(HLEN)) u_lane (
+                .clk_p(pclk), .clk_t2(t2clk), .clk_t3(t3clk),
+                .a(a_q), .b(b_q[MLEN*16*gl +: MLEN*16]),
+                .hm_r(k_r[1]), .hm_p(k_p[1]), .hm_2(k_2[1]),
+                .y(sums[HEADS*32*gl +: HEADS*32]));
+        end
+    endgenerate
+
+    // T3 also reads the step's accumulator entries (lane l, head h) ...
+    reg [BLEN*HEADS*32-1:0] acc_q;
+    integer lt, ht;
+    always @(posedge t3clk) begin
+        k_3 <= k_2;
+        i_3 <= i_2;
+        j_3 <= j_2;
+        for (lt = 0; lt < BLEN; lt = lt + 1) begin
+            for (ht = 0; ht < HEADS; ht = ht + 1)
+                acc_q[32*(lt*HEADS + ht) +: 32] <=
+                      k_2 == K_MM ? (ht == 0 ? mm_acc[mm_at(32'(i_2), lt)] : 32'd0)
+                    : k_2 == K_MV ? (ht == 0 ? mv_acc[MLW'(32'(j_2) + 32'(lt))] : 32'd0)
+                    : k_2 == K_BMM ? bmm_acc[bmm_at(ht, 32'(i_2), 32'(j_2) + 32'(lt))]
+                    : bmv_acc[bmv_at(ht, 32'(j_2) + 32'(lt))];
+        end
+    end
+    // ... and A adds: acc += the full sum (entry 0), or each head's sum.
+    wire [BLEN*HEADS*32-1:0] acc_new;
+    genvar gh;
+    generate
+        for (gl = 0; gl < BLEN; gl = gl + 1) begin : g_acc
+            for (gh = 0; gh < HEADS; gh = gh + 1) begin : g_head
+                fp32_add u_add (.a(acc_q[32*(gl*HEADS + gh) +: 32]),
+                                .b(sums[32*(gl*HEADS + gh) +: 32]), .sub(1'b0),
+                                .y(acc_new[32*(gl*HEADS + gh) +: 32]));
+            end
         end
     endgenerate
 
@@ -155,6 +221,7 @@ module plena_matrix #(
     plena_clkgate u_wgate (.clk(clk), .en(writeout_gate), .gclk(wclk));
     reg [MLEN*32-1:0]      wo_q;
     reg [BLEN*BLEN*32-1:0] blk_q;
+    integer jj;
     always @(posedge wclk) begin
         for (jj = 0; jj < MLEN; jj = jj + 1)
             wo_q[32*jj +: 32] <= (op == MOP_MV_WO) ? mv_acc[jj[MLW-1:0]]
@@ -176,21 +243,21 @@ module plena_matrix #(
     // --- state updates ----------------------------------------------------------------
     wire last_wo_step = (op == MOP_BMM_WO) ? (step == 32'(T_M_BMM_WO - 1))
                       : (op == MOP_BMV_WO) ? (step == 32'(T_M_BMV_WO - 1)) : 1'b1;
-    integer r;
-    always @(posedge clk) begin
-        if (rst) begin
+    integer r, h;
+    always @(posedge aclk) begin
+        if (rst_q) begin
             for (r = 0; r < BLEN*BLEN; r = r + 1) mm_acc[r] <= 32'd0;
             for (r = 0; r < MLEN; r = r + 1) mv_acc[r] <= 32'd0;
             for (r = 0; r < HEADS*MLEN*MLEN; r = r + 1) bmm_acc[r] <= 32'd0;
             for (r = 0; r < HEADS*MLEN; r = r + 1) bmv_acc[r] <= 32'd0;
-        end else if (compute) begin
+        end else if (v_3) begin
             for (r = 0; r < BLEN; r = r + 1) begin
-                if (is_mm) mm_acc[mm_at(a_i, r)] <= acc_new[32*(r*HEADS) +: 32];
-                else if (is_mv) mv_acc[MLW'(32'(j0) + r)] <= acc_new[32*(r*HEADS) +: 32];
+                if (k_3 == K_MM) mm_acc[mm_at(32'(i_3), r)] <= acc_new[32*(r*HEADS) +: 32];
+                else if (k_3 == K_MV) mv_acc[MLW'(32'(j_3) + 32'(r))] <= acc_new[32*(r*HEADS) +: 32];
                 else
                     for (h = 0; h < HEADS; h = h + 1)
-                        if (is_bmm) bmm_acc[bmm_at(h, a_i, 32'(j0) + r)] <= acc_new[32*(r*HEADS + h) +: 32];
-                        else bmv_acc[bmv_at(h, 32'(j0) + r)] <= acc_new[32*(r*HEADS + h) +: 32];
+                        if (k_3 == K_BMM) bmm_acc[bmm_at(h, 32'(i_3), 32'(j_3) + 32'(r))] <= acc_new[32*(r*HEADS + h) +: 32];
+                        else bmv_acc[bmv_at(h, 32'(j_3) + 32'(r))] <= acc_new[32*(r*HEADS + h) +: 32];
             end
         end else if (writeout && last_wo_step) begin
             case (op)
@@ -200,8 +267,10 @@ module plena_matrix #(
                 default:    for (r = 0; r < HEADS*MLEN; r = r + 1) bmv_acc[r] <= 32'd0;
             endcase
         end
-        if (fill)
-            for (r = 0; r < MLEN; r = r + 1)
-                if (fill_mask[r]) msram[fill_row][16*r +: 16] <= fill_data[16*r +: 16];
     end
+    integer fq;
+    always @(posedge clk)
+        if (fill)
+            for (fq = 0; fq < MLEN; fq = fq + 1)
+                if (fill_mask[fq]) msram[fill_row][16*fq +: 16] <= fill_data[16*fq +: 16];
 endmodule

@@ -16,53 +16,36 @@ module plena_recip_pipe (
 );
     `include "fp_constants.vh"
 
-    // Seven quotient bits from bit `top` down: the remainder and quotient so far in,
-    // out after the steps.
-    function automatic [52:0] steps(input [24:0] r_in, input [27:0] q_in, input [23:0] m,
-                                    input integer top);
-        reg [24:0] r;
-        reg [27:0] q;
-        integer i;
-        begin
-            r = r_in;
-            q = q_in;
-            for (i = top; i > top - 7; i = i - 1) begin
-                if (r >= {1'b0, m}) begin
-                    q[i] = 1'b1;
-                    r = r - {1'b0, m};
-                end
-                r = r << 1;
-            end
-            steps = {r, q};
-        end
-    endfunction
-
     wire        s  = a[31];
     wire [7:0]  ex = a[30:23];
-    wire [23:0] m_raw = {ex != 8'd0, a[22:0]};
-    wire [4:0]  lz;
-    plena_clz24 u_clz (.v(m_raw), .n(lz));
-    wire [23:0] m1 = m_raw << lz;
-    wire signed [11:0] e1 = $signed({4'd0, (ex == 8'd0) ? 8'd1 : ex}) - $signed({7'd0, lz});
+    wire [23:0] m1;
+    wire signed [11:0] e1;
+    fp32_normalize u_norm (.a(a[30:0]), .m(m1), .e(e1));
     // Special cases: 1 NaN, 2 zero (-> inf), 3 inf (-> zero).
     wire [1:0] k1 = ((ex == 8'hFF) && (a[22:0] != 23'd0)) ? 2'd1 : (a[30:0] == 31'd0) ? 2'd2
                   : (ex == 8'hFF) ? 2'd3 : 2'd0;
-    wire [52:0] o1 = steps(25'h080_0000, 28'd0, m1, 27);
+    // {remainder, quotient} after each stage's seven steps (fp32_recip_steps)
+    wire [52:0] o1, o2n, o3n, o4n;
+    fp32_recip_steps #(.TOP(27), .N(7)) u_d1 (.r_in(25'h080_0000), .q_in(28'd0), .m(m1),
+                                              .r_out(o1[52:28]), .q_out(o1[27:0]));
 
     reg [52:0] o2, o3, o4;
     reg [23:0] m2, m3, m4;
     reg signed [11:0] e2, e3, e4;
     reg [1:0]  k2, k3, k4;
     reg        s2, s3, s4;
-    wire [52:0] o2n = steps(o2[52:28], o2[27:0], m2, 20);
-    wire [52:0] o3n = steps(o3[52:28], o3[27:0], m3, 13);
+    fp32_recip_steps #(.TOP(20), .N(7)) u_d2 (.r_in(o2[52:28]), .q_in(o2[27:0]), .m(m2),
+                                              .r_out(o2n[52:28]), .q_out(o2n[27:0]));
+    fp32_recip_steps #(.TOP(13), .N(7)) u_d3 (.r_in(o3[52:28]), .q_in(o3[27:0]), .m(m3),
+                                              .r_out(o3n[52:28]), .q_out(o3n[27:0]));
     always @(posedge clk) begin
         o2 <= o1;  m2 <= m1;  e2 <= e1;  k2 <= k1;  s2 <= s;
         o3 <= o2n; m3 <= m2;  e3 <= e2;  k3 <= k2;  s3 <= s2;
         o4 <= o3n; m4 <= m3;  e4 <= e3;  k4 <= k3;  s4 <= s3;
     end
 
-    wire [52:0] o4n = steps(o4[52:28], o4[27:0], m4, 6);
+    fp32_recip_steps #(.TOP(6), .N(7)) u_d4 (.r_in(o4[52:28]), .q_in(o4[27:0]), .m(m4),
+                                             .r_out(o4n[52:28]), .q_out(o4n[27:0]));
     wire [27:0] q = o4n[27:0];
     wire [26:0] sig = q[27] ? q[27:1] : q[26:0];
     wire sticky = (o4n[52:28] != 25'd0) | (q[27] & q[0]);

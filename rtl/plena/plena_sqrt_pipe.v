@@ -16,36 +16,10 @@ module plena_sqrt_pipe (
 );
     `include "fp_constants.vh"
 
-    // Root bits `top` down to `bot`: remainder and root so far in, out after the steps.
-    function automatic [55:0] steps(input [28:0] rem_in, input [26:0] root_in,
-                                    input [53:0] x, input integer top, input integer bot);
-        reg [28:0] rem;
-        reg [28:0] trial;
-        reg [26:0] root;
-        integer i;
-        begin
-            rem = rem_in;
-            root = root_in;
-            for (i = top; i >= bot; i = i - 1) begin
-                rem = {rem[26:0], x[2*i+1 -: 2]};
-                trial = {root, 2'b01};
-                if (rem >= trial) begin
-                    rem = rem - trial;
-                    root = {root[25:0], 1'b1};
-                end else begin
-                    root = {root[25:0], 1'b0};
-                end
-            end
-            steps = {rem, root};
-        end
-    endfunction
-
     wire [7:0]  ex = a[30:23];
-    wire [23:0] m_raw = {ex != 8'd0, a[22:0]};
-    wire [4:0]  lz;
-    plena_clz24 u_clz (.v(m_raw), .n(lz));
-    wire [23:0] m = m_raw << lz;
-    wire signed [11:0] e = $signed({4'd0, (ex == 8'd0) ? 8'd1 : ex}) - $signed({7'd0, lz});
+    wire [23:0] m;
+    wire signed [11:0] e;
+    fp32_normalize u_norm (.a(a[30:0]), .m(m), .e(e));
     wire        odd = e[0];
     wire [53:0] x1 = odd ? {1'b0, m, 29'd0} : {m, 30'd0};
     wire signed [11:0] half = (e - (odd ? 12'sd179 : 12'sd180)) >>> 1;
@@ -54,22 +28,28 @@ module plena_sqrt_pipe (
     wire nan = (ex == 8'hFF) && (a[22:0] != 23'd0);
     wire zero = (a[30:0] == 31'd0);
     wire [1:0] k1 = nan ? 2'd1 : zero ? 2'd2 : a[31] ? 2'd1 : (ex == 8'hFF) ? 2'd2 : 2'd0;
-    wire [55:0] o1 = steps(29'd0, 27'd0, x1, 26, 20);
+    // {remainder, root} after each stage's steps (fp32_sqrt_steps)
+    wire [55:0] o1, o2n, o3n, o4n;
+    fp32_sqrt_steps #(.TOP(26), .BOT(20)) u_r1 (.rem_in(29'd0), .root_in(27'd0), .x(x1),
+                                                .rem_out(o1[55:27]), .root_out(o1[26:0]));
 
     reg [55:0] o2, o3, o4;
     reg [53:0] x2, x3, x4;
     reg signed [11:0] p2, p3, p4;
     reg [1:0]  k2, k3, k4;
     reg [31:0] a2, a3, a4;
-    wire [55:0] o2n = steps(o2[55:27], o2[26:0], x2, 19, 13);
-    wire [55:0] o3n = steps(o3[55:27], o3[26:0], x3, 12, 6);
+    fp32_sqrt_steps #(.TOP(19), .BOT(13)) u_r2 (.rem_in(o2[55:27]), .root_in(o2[26:0]), .x(x2),
+                                                .rem_out(o2n[55:27]), .root_out(o2n[26:0]));
+    fp32_sqrt_steps #(.TOP(12), .BOT(6)) u_r3 (.rem_in(o3[55:27]), .root_in(o3[26:0]), .x(x3),
+                                               .rem_out(o3n[55:27]), .root_out(o3n[26:0]));
     always @(posedge clk) begin
         o2 <= o1;  x2 <= x1;  p2 <= exp1;  k2 <= k1;  a2 <= a;
         o3 <= o2n; x3 <= x2;  p3 <= p2;    k3 <= k2;  a3 <= a2;
         o4 <= o3n; x4 <= x3;  p4 <= p3;    k4 <= k3;  a4 <= a3;
     end
 
-    wire [55:0] o4n = steps(o4[55:27], o4[26:0], x4, 5, 0);
+    fp32_sqrt_steps #(.TOP(5), .BOT(0)) u_r4 (.rem_in(o4[55:27]), .root_in(o4[26:0]), .x(x4),
+                                              .rem_out(o4n[55:27]), .root_out(o4n[26:0]));
     wire [31:0] rounded;
     fp32_round_pack u_round (.sign(1'b0), .exp(p4), .sig(o4n[26:0]),
                              .sticky(o4n[55:27] != 29'd0), .y(rounded));

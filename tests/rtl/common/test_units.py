@@ -16,6 +16,12 @@ BUILDING_BLOCKS = {
     "fp32_round_pack": "every fp32 unit",
     "fp_mul": "fp32_mul and bf16_mul",
     "fp32_minmax": "fp32_max and fp32_min",
+    "fp32_exp_range": "fp32_exp (and plena's exp pipeline)",
+    "fp32_horner_step": "fp32_exp (and plena's exp pipeline)",
+    "fp32_exp_scale": "fp32_exp (and plena's exp pipeline)",
+    "fp32_normalize": "fp32_recip and fp32_sqrt (and plena's pipelines)",
+    "fp32_recip_steps": "fp32_recip (and plena's reciprocal pipeline)",
+    "fp32_sqrt_steps": "fp32_sqrt (and plena's square-root pipeline)",
 }
 
 

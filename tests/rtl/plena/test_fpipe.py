@@ -10,9 +10,10 @@ from kernelcraft.simulators.plena_rtl import build
 from kernelcraft.simulators.rtl import toolchain
 
 BENCH = build.PLENA_RTL / "bench" / "tb_fpipe.v"
-UNITS = ["plena_exp_pipe.v", "plena_recip_pipe.v", "plena_sqrt_pipe.v", "plena_clz24.v"]
-COMMON = ["fp32_exp.v", "fp32_recip.v", "fp32_sqrt.v", "fp32_mul.v", "fp32_add.v",
-          "fp_mul.v", "fp32_round_pack.v"]
+UNITS = ["plena_exp_pipe.v", "plena_recip_pipe.v", "plena_sqrt_pipe.v"]
+COMMON = ["fp32_exp.v", "fp32_exp_range.v", "fp32_horner_step.v", "fp32_exp_scale.v",
+          "fp32_recip.v", "fp32_recip_steps.v", "fp32_sqrt.v", "fp32_sqrt_steps.v",
+          "fp32_normalize.v", "fp32_mul.v", "fp32_add.v", "fp_mul.v", "fp32_round_pack.v"]
 
 
 @pytest.fixture(scope="module")

@@ -58,3 +58,43 @@ def test_dma_engine_synthesizes_small(diff_cfg):
 def test_dma_engine_synthesizes_at_the_default_configuration():
     cells = _synth_dma(default_config(), timeout=1800)
     print(f"plena_dma, default configuration: {cells['total']:,} cells")
+
+
+def _synth_lane(params: dict[str, int], top: str, files, timeout: float) -> tuple[int, int, int]:
+    """Cells, flip-flops and the longest combinational path in cells (Yosys `ltp -noff`,
+    between ports and flip-flops) of `top` synthesized flat."""
+    sets = " ".join(f"-set {k} {v}" for k, v in params.items())
+    chparam = f"chparam {sets} {top}; " if sets else ""
+    out = _yosys(f"{_read(files)}; {chparam}synth -flatten -top {top}; check -assert; "
+                 "tee -o /dev/stdout stat; tee -o /dev/stdout ltp -noff", timeout)
+    cells = {m.group(1): int(m.group(2))
+             for m in re.finditer(r"^\s+(\$\S+)\s+(\d+)\s*$", out, flags=re.M)}
+    assert not [c for c in cells if "LATCH" in c.upper()], cells
+    flops = sum(n for c, n in cells.items() if "DFF" in c.upper())
+    total = int(re.search(r"Number of cells:\s+(\d+)", out).group(1))
+    depth = int(re.search(r"Longest topological path in \S+ \(length=(\d+)\)", out).group(1))
+    return total, flops, depth
+
+
+@pytest.mark.synth
+@pytest.mark.parametrize("mlen, hlen", [(16, 4), (64, 16)], ids=["MLEN=16", "default MLEN=64"])
+def test_mac_lane_is_registered_and_shallow(mlen, hlen):
+    """A lane of the MAC array is three register stages whose longest path is about a
+    multiplier and two fp32 additions (MLEN=16: one, two and one tree levels), far below
+    the unpipelined product-and-tree chain it replaces."""
+    common = [build.COMMON_RTL / f for f in ("bf16_mul.v", "fp32_add.v", "fp_mul.v",
+                                             "fp32_round_pack.v")]
+    _, _, add = _synth_lane({}, "fp32_add", [build.COMMON_RTL / "fp32_add.v",
+                                            build.COMMON_RTL / "fp32_round_pack.v"], 1800)
+    _, _, mul = _synth_lane({}, "bf16_mul", [build.COMMON_RTL / "bf16_mul.v",
+                                            build.COMMON_RTL / "fp_mul.v",
+                                            build.COMMON_RTL / "fp32_round_pack.v"], 1800)
+    cells, flops, depth = _synth_lane({"MLEN": mlen, "HLEN": hlen}, "plena_mac_lane",
+                                      [build.PLENA_RTL / "plena_mac_lane.v", *common], 3600)
+    levels = mlen.bit_length() - 1
+    print(f"plena_mac_lane MLEN={mlen}: {cells:,} cells, {flops:,} flip-flops, longest path "
+          f"{depth} cells (fp32_add {add}, bf16_mul {mul}; unpipelined product and tree "
+          f"about {mul + levels * add})")
+    assert flops >= 32 * (mlen // hlen)
+    assert depth <= mul + 2 * add + 8
+    assert depth < mul + levels * add

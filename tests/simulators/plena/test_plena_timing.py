@@ -52,10 +52,10 @@ def test_single_channel_serialises_transfers_and_matrix_waits_for_its_tile():
         S_ADDI_INT gp1, gp0, 64           ; t = 1
         H_PREFETCH_M gp1, gp0, a0, 0, 0   ; issue 1: channel 2..18, tile 1 ready at 28; t = 2
         H_PREFETCH_V gp0, gp0, a0, 0, 0   ; issue 2: channel 18..22, rows ready at 32; t = 3
-        M_MV 0, gp1, gp0                  ; waits for both (32), MLEN//BLEN = 4 cycles
+        M_MV 0, gp1, gp0                  ; waits for both (32), MLEN//BLEN + 4 = 8 cycles
     """)
-    assert r.cycles == 36 and r.stalls["dma_wait"] == 29
-    assert r.unit_busy["dma"] == 20 and r.unit_busy["matrix"] == 4
+    assert r.cycles == 40 and r.stalls["dma_wait"] == 29
+    assert r.unit_busy["dma"] == 20 and r.unit_busy["matrix"] == 8
 
 
 def test_busy_cycles_stalls_and_issue_cycles_add_up():
@@ -70,7 +70,7 @@ def test_busy_cycles_stalls_and_issue_cycles_add_up():
     """)
     dma_issues = 2
     assert sum(r.unit_busy[u] for u in NON_DMA_UNITS) + r.stalls["dma_wait"] + dma_issues \
-        == r.cycles == 36 + 1 + 8 + 1
+        == r.cycles == 40 + 1 + 8 + 1
 
 
 def test_store_frees_its_rows_when_read_and_completes_after_latency():
@@ -123,9 +123,9 @@ def test_timing_classes_follow_the_configuration():
     src = "M_MM 0, gp0, gp0\nM_BMM 0, gp0, gp0\nM_BMM_WO gp0, 0"
     a = run(src)
     b = run(src, cfg=small(BLEN=4))
-    # M_MM = BLEN, M_BMM = MLEN*MLEN // BLEN, M_BMM_WO = HEADS * MLEN
-    assert a.unit_busy["matrix"] == 2 + 32 + 16 and a.cycles == 50
-    assert b.unit_busy["matrix"] == 4 + 16 + 16 and b.cycles == 36
+    # M_MM = BLEN + 4, M_BMM = MLEN*MLEN // BLEN + 4 (the array's drain), M_BMM_WO = HEADS * MLEN
+    assert a.unit_busy["matrix"] == 6 + 36 + 16 and a.cycles == 58
+    assert b.unit_busy["matrix"] == 8 + 20 + 16 and b.cycles == 44
 
 
 def test_cycles_are_repeatable():

@@ -8,9 +8,10 @@ may be smaller). Left operand: rows of X stream through Vector SRAM in blocks of
 
 Each output chunk (one row x MLEN columns) is one accumulation in MV_ACC over the
 k-tiles -- M_MV for B stored [K, N], M_TMV for a weight stored [N, K] -- in fp32,
-rounded to bf16 once by M_MV_WO. M_MV does MLEN*MLEN MACs in MLEN/BLEN cycles, the
-systolic array's full rate (the same as M_MM's BLEN*BLEN*MLEN in BLEN cycles), with a
-quarter of M_MM's instructions and address updates, so it is the natural choice.
+rounded to bf16 once by M_MV_WO. M_MV does MLEN*MLEN MACs in MLEN/BLEN steps (one per
+cycle, the systolic array's full rate) plus the array's 4-cycle drain, against M_MM's
+BLEN*BLEN*MLEN in BLEN steps plus the same drain, with a quarter of M_MM's
+instructions and address updates, so it is the natural choice.
 
 A block's outputs sit column-major in an out buffer (chunk n, row r at row n*rows + r)
 so each group's columns go back with strided H_STORE_V (STRIDE = N).
