@@ -104,6 +104,9 @@ module aie_core #(
     reg  [31:0] bno;                 // its bundle number
     reg  [63:0] cyc, retired;
     reg  [4:0]  rdy [0:NU-1];
+    // per accumulator: cycles until a multiply may accumulate onto it (ACC_FORWARD
+    // after a multiply, the latency after any other write)
+    reg  [4:0]  mrdy [0:NUM_ACC-1];
     reg  [1:0]  stop_kind;           // 0 end, 1 HALT, 2 error
     reg  [3:0]  err_code;
     reg  [2:0]  err_slot;            // slot of the failing operation, 7: none
@@ -333,16 +336,30 @@ module aie_core #(
     end
 
     // --- vector slot: the lane ALU (int8/int16 add, subtract, max, min; logic) -------
-    // Lanes wrap (no saturation), as the model. The rest of the vector unit (multiplies,
-    // accumulators, conversions, shuffles, reductions, functions) is not built yet.
+    // Lanes wrap (no saturation), as the model. Multiplies go to aie_mac (pipelined);
+    // the rest here is written at the issue edge. Shuffles, reductions and the function
+    // unit are not built yet.
     wire [31:0] wv = sw[S_VEC];
     wire [6:0]  vop = op_of(wv);
     wire [4:0]  wv_d = fd(wv), wv_a = fa(wv), wv_b = fb(wv);
-    wire [511:0] va = x[wv_a[3:0]], vb = x[wv_b[3:0]];
+    // w operands (int8 VMUL/VMAC a and b, VUPS.I8 a) name the x holding the half
+    wire v_wa = (vop == OP_VMUL_I8 || vop == OP_VMAC_I8 || vop == OP_VUPS_I8);
+    wire v_wb = (vop == OP_VMUL_I8 || vop == OP_VMAC_I8);
+    wire [3:0] v_xa = v_wa ? wv_a[4:1] : wv_a[3:0];
+    wire [3:0] v_xb = v_wb ? wv_b[4:1] : wv_b[3:0];
+    wire [511:0] va = x[v_xa], vb = x[v_xb];
+    wire [4:0] v_sh = wv[F_RRI_IMM_LSB +: 5];
+    // multiply-accumulate: v_mac the unit's operations, v_macc those accumulating onto d
+    wire v_mm = (vop == OP_VMMAC_I8 || vop == OP_VMMAC_I16 || vop == OP_VMMAC_BF16);
+    wire v_macc = v_mm || vop == OP_VMAC_I8 || vop == OP_VMAC_I16 || vop == OP_VMAC_BF16
+                  || vop == OP_VMSC_BF16;
+    wire v_mac = v_macc || vop == OP_VMUL_I8 || vop == OP_VMUL_I16 || vop == OP_VMUL_BF16;
+    wire [1023:0] mac_b = v_mm ? {x[{wv_b[2:0], 1'b1}], x[{wv_b[2:0], 1'b0}]} : {512'd0, vb};
     wire [1023:0] aa = acc[wv_a[2:0]], ab = acc[wv_b[2:0]];
     reg  [511:0] v_res;
     reg  [1023:0] v_accres;
     reg          v_unsup;
+    reg          v_half;           // VSRS.I8: only half wd of x(d/2) is written
     reg  [1:0]   v_shape;          // 0: x, x -> x   1: acc, acc -> acc   2: acc -> x   3: x -> acc
     // bf16 max/min: the shared fp32 unit on the lanes widened exactly (NaN canonical,
     // max(-0, +0) = +0), as the model's fmax/fmin then rounding (exact) to bf16
@@ -365,13 +382,58 @@ module aie_core #(
             fp32_to_bf16 u_srs (.a(aa[32*gl +: 32]), .y(v_srs[16*gl +: 16]));
         end
     endgenerate
+    // shift-round-saturate of one int32 lane (numerics.srs): v / 2^sh rounded by the
+    // mode (0 floor, 1 half up, 2 half to even, 3 half away from zero), then saturated
+    function automatic [15:0] srs_lane(input signed [31:0] v, input [4:0] sh, input [1:0] mode,
+                                       input is8);
+        reg signed [31:0] sq;
+        reg [31:0] sr, half;
+        reg up;
+        reg signed [32:0] y;
+        begin
+            sq = v >>> sh;
+            sr = $unsigned(v) & ((32'd1 << sh) - 32'd1);
+            half = (sh == 5'd0) ? 32'd0 : (32'd1 << (sh - 5'd1));
+            case (mode)
+                2'd0: up = 1'b0;
+                2'd1: up = (sr >= half);
+                2'd2: up = (sr > half) || (sr == half && sq[0]);
+                default: up = (sr > half) || (sr == half && v >= 0);
+            endcase
+            if (sh == 5'd0) up = 1'b0;
+            y = 33'(sq) + 33'(up);
+            if (is8) srs_lane = (y > 33'sd127) ? 16'h007F : (y < -33'sd128) ? 16'hFF80 : 16'(y);
+            else srs_lane = (y > 33'sd32767) ? 16'h7FFF : (y < -33'sd32768) ? 16'h8000 : 16'(y);
+        end
+    endfunction
     integer vl;
     always @* begin
         v_res = 512'd0;
         v_accres = 1024'd0;
         v_unsup = 1'b0;
         v_shape = 2'd0;
+        v_half = 1'b0;
         case (vop)
+            OP_VMUL_I8, OP_VMUL_I16, OP_VMUL_BF16, OP_VMAC_I8, OP_VMAC_I16, OP_VMAC_BF16,
+            OP_VMSC_BF16, OP_VMMAC_I8, OP_VMMAC_I16, OP_VMMAC_BF16: ;        // aie_mac
+            OP_VSRS_I16: begin
+                v_shape = 2'd2;
+                for (vl = 0; vl < 32; vl = vl + 1) v_res[16*vl +: 16] = srs_lane(aa[32*vl +: 32], v_sh, rm, 1'b0);
+            end
+            OP_VSRS_I8: begin
+                v_shape = 2'd2;
+                v_half = 1'b1;
+                for (vl = 0; vl < 32; vl = vl + 1) v_res[8*vl +: 8] = 8'(srs_lane(aa[32*vl +: 32], v_sh, rm, 1'b1));
+            end
+            OP_VUPS_I16: begin
+                v_shape = 2'd3;
+                for (vl = 0; vl < 32; vl = vl + 1) v_accres[32*vl +: 32] = 32'($signed(va[16*vl +: 16])) << v_sh;
+            end
+            OP_VUPS_I8: begin
+                v_shape = 2'd3;
+                for (vl = 0; vl < 32; vl = vl + 1)
+                    v_accres[32*vl +: 32] = 32'($signed(va[8*(32*wv_a[0] + vl) +: 8])) << v_sh;
+            end
             OP_AADD_F32, OP_ASUB_F32: begin v_shape = 2'd1; v_accres = v_fadd; end
             OP_AMUL_F32: begin v_shape = 2'd1; v_accres = v_fmul; end
             OP_AMAX_F32: begin v_shape = 2'd1; v_accres = v_fmax; end
@@ -484,6 +546,12 @@ module aie_core #(
         // vector slot
         if (sv[S_VEC]) begin
             wr_l[12] = 5'(isa_latency(vop));
+            if (v_mac) begin
+                rd_u[12] = UW'(U_X + $unsigned(v_xa));
+                rd_u[13] = UW'(U_X + $unsigned(v_mm ? {wv_b[2:0], 1'b0} : v_xb));
+                if (v_mm) rd_u[14] = UW'(U_X + $unsigned({wv_b[2:0], 1'b1}));
+                wr_u[12] = UW'(U_ACC + $unsigned(wv_d[2:0]));
+            end else
             case (v_shape)
                 2'd0: begin
                     rd_u[12] = UW'(U_X + $unsigned(wv_a[3:0])); rd_u[13] = UW'(U_X + $unsigned(wv_b[3:0]));
@@ -494,10 +562,11 @@ module aie_core #(
                     wr_u[12] = UW'(U_ACC + $unsigned(wv_d[2:0]));
                 end
                 2'd2: begin
-                    rd_u[12] = UW'(U_ACC + $unsigned(wv_a[2:0])); wr_u[12] = UW'(U_X + $unsigned(wv_d[3:0]));
+                    rd_u[12] = UW'(U_ACC + $unsigned(wv_a[2:0]));
+                    wr_u[12] = UW'(U_X + $unsigned(v_half ? wv_d[4:1] : wv_d[3:0]));
                 end
                 default: begin
-                    rd_u[12] = UW'(U_X + $unsigned(wv_a[3:0])); wr_u[12] = UW'(U_ACC + $unsigned(wv_d[2:0]));
+                    rd_u[12] = UW'(U_X + $unsigned(v_xa)); wr_u[12] = UW'(U_ACC + $unsigned(wv_d[2:0]));
                 end
             endcase
         end
@@ -522,6 +591,8 @@ module aie_core #(
             endcase
         end
         hazard = 1'b0;
+        // an accumulating multiply reads d in its last cycle: it waits for mrdy
+        if (sv[S_VEC] && v_macc && mrdy[wv_d[2:0]] != 5'd0) hazard = 1'b1;
         for (sb_t = 0; sb_t < 18; sb_t = sb_t + 1) begin
             if ($unsigned(rd_u[sb_t]) < NU && rdy[rd_u[sb_t]] != 5'd0) hazard = 1'b1;
             if ($unsigned(wr_u[sb_t]) < NU && rdy[wr_u[sb_t]] >= wr_l[sb_t]) hazard = 1'b1;
@@ -722,6 +793,26 @@ module aie_core #(
 
     // --- state update ----------------------------------------------------------------
     wire commit_now = issue || err_commit;
+
+    // the multiply-accumulate unit; writes of other operations to an accumulator it
+    // has in flight cancel that result (they are younger and land first)
+    reg  [7:0] mac_kill;
+    integer kt;
+    always @* begin
+        mac_kill = 8'd0;
+        for (kt = 0; kt < 18; kt = kt + 1)
+            if (commit_now && commit[kt / 3] && !(kt == 12 && v_mac)
+                && $unsigned(wr_u[kt]) >= U_ACC && $unsigned(wr_u[kt]) < NU)
+                mac_kill[3'($unsigned(wr_u[kt]) - U_ACC)] = 1'b1;
+    end
+    wire          mac_out_v, mac_busy;
+    wire [2:0]    mac_out_d;
+    wire [1023:0] mac_y;
+    aie_mac #(.MAC_LATENCY(MAC_LATENCY)) u_mac (
+        .clk(clk), .rst(rst || start), .issue(commit_now && commit[S_VEC] && v_mac), .op(vop),
+        .d(wv_d[2:0]), .a(va), .b(mac_b), .a_hi(wv_a[0]), .b_hi(wv_b[0]), .kill(mac_kill),
+        .out_v(mac_out_v), .out_d(mac_out_d), .out_acc(acc[mac_out_d]), .out_y(mac_y),
+        .busy(mac_busy));
     assign q_push = commit_now && commit[S_ALU] && a_dma;
     // the DMA's releases of this cycle, per lock; one taking a lock above LOCK_MAX stops
     // the run at the bundle waiting to issue
@@ -762,6 +853,7 @@ module aie_core #(
             for (i = 0; i < NUM_ACC; i = i + 1) acc[i] <= 1024'd0;
             for (i = 0; i < NUM_LOCK; i = i + 1) lk[i] <= 6'd0;
             for (i = 0; i < NU; i = i + 1) rdy[i] <= 5'd0;
+            for (i = 0; i < NUM_ACC; i = i + 1) mrdy[i] <= 5'd0;
             for (i = 0; i < 6; i = i + 1) busy[i] <= 64'd0;
             rm <= 2'(RM_INIT);
             stop_kind <= 2'd0; err_code <= E_NONE; err_slot <= 3'd7; err_b <= 32'd0;
@@ -771,6 +863,8 @@ module aie_core #(
             cf_left <= 2'd0; cf_phase <= 2'd0;
             ret_v[0] <= 1'b0; ret_v[1] <= 1'b0;
         end else if (running) begin
+            // a multiply's result lands (older than any load landing or issue write now)
+            if (mac_out_v) acc[mac_out_d] <= mac_y;
             // load data lands (before this edge's issue writes: a younger result wins)
             for (ck_s = 0; ck_s < 2; ck_s = ck_s + 1)
                 if (ret_v[ck_s])
@@ -783,11 +877,12 @@ module aie_core #(
             for (ck_s = 0; ck_s < 2; ck_s = ck_s + 1) ret_v[ck_s] <= 1'b0;
             // the scoreboard counts down
             for (i = 0; i < NU; i = i + 1) if (rdy[i] != 5'd0) rdy[i] <= rdy[i] - 5'd1;
+            for (i = 0; i < NUM_ACC; i = i + 1) if (mrdy[i] != 5'd0) mrdy[i] <= mrdy[i] - 5'd1;
 
             // The count stops once nothing is left to issue and every result is readable;
             // after a failure it ends at the latest pending result (set below).
             if (!(stopped && (failed || (cf_left == 2'd0 && drained && dma_idle)))) cyc <= cyc + 64'd1;
-            else if (!ret_v[0] && !ret_v[1] && cf_left == 2'd0 && dma_idle) begin
+            else if (!ret_v[0] && !ret_v[1] && cf_left == 2'd0 && dma_idle && !mac_busy) begin
                 done <= 1'b1;
                 running <= 1'b0;
             end
@@ -847,8 +942,9 @@ module aie_core #(
                     if (a_rel) lk[a_lock] <= 6'(9'(a_relv) + drel[a_lock]);
                 end
                 // vector slot
-                if (commit[S_VEC]) begin
+                if (commit[S_VEC] && !v_mac) begin
                     if (v_shape[0]) acc[wv_d[2:0]] <= v_accres;
+                    else if (v_half) x[wv_d[4:1]][256*wv_d[0] +: 256] <= v_res[255:0];
                     else x[wv_d[3:0]] <= v_res;
                 end
                 // move slot
@@ -870,7 +966,12 @@ module aie_core #(
 
             if (issue) begin
                 for (ck_t = 0; ck_t < 18; ck_t = ck_t + 1)
-                    if ($unsigned(wr_u[ck_t]) < NU) rdy[wr_u[ck_t]] <= wr_l[ck_t] - 5'd1;
+                    if ($unsigned(wr_u[ck_t]) < NU) begin
+                        rdy[wr_u[ck_t]] <= wr_l[ck_t] - 5'd1;
+                        if ($unsigned(wr_u[ck_t]) >= U_ACC)
+                            mrdy[3'($unsigned(wr_u[ck_t]) - U_ACC)] <=
+                                (ck_t == 12 && v_mac) ? 5'(ACC_FORWARD - 1) : wr_l[ck_t] - 5'd1;
+                    end
                 for (ck_s = 0; ck_s < 6; ck_s = ck_s + 1) if (sv[ck_s]) busy[ck_s] <= busy[ck_s] + 64'd1;
                 retired <= retired + 64'd1;
                 rt_valid <= 1'b1; rt_index <= retired; rt_bundle <= bno; rt_cycle <= cyc;
