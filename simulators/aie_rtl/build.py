@@ -51,6 +51,11 @@ def check_config(cfg) -> None:
         raise ConfigError(f"the aie RTL's load data lands up to 3 cycles after issue (bank "
                           f"conflicts included): LOAD_LATENCY must be at least 4 "
                           f"(got {cfg.cycles('LOAD')})")
+    short = [c for c in ("VALU", "ACC", "FMUL", "SRS", "UPS") if cfg.cycles(c) < 2]
+    if short:
+        raise ConfigError(f"the aie RTL's vector lanes take their operands at issue and write their "
+                          f"results at the next edge: timing classes {', '.join(short)} must be at "
+                          f"least 2 cycles")
     if cfg.cycles("MAC") < 3 or cfg.ACC_FORWARD < 1:
         raise ConfigError(f"the aie RTL's multiply-accumulate unit takes its operands at issue, "
                           f"multiplies and sums in the next cycle and accumulates in its last: "
