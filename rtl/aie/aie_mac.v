@@ -3,11 +3,12 @@
 //
 // Cycle t (issue): the core hands over the operation and its vector operands, latched
 // at the issue edge. Cycle t+1: the products and their sums per accumulator lane. The
-// sums then travel LAT-3 cycles of delay. Cycle t+LAT-1: the accumulator, read from
-// the core's register file in that cycle, is added (VMUL: replaced) and written at the
-// edge ending it, so it is readable at t+LAT, the timing class MAC's latency. Reading
-// the accumulator only in the last cycle is what lets a multiply accumulate onto the
-// result of the one issued the cycle before (ACC_FORWARD = 1) without a bypass.
+// sums then travel LAT-3 cycles of delay. Cycle t+LAT-1: the accumulator, taken from
+// the core's register file at the edge before (or forwarded from the result landing
+// at that edge), is added (VMUL: replaced) and written at the edge ending the cycle, so
+// it is readable at t+LAT, the timing class MAC's latency. Taking the accumulator that
+// late is what lets a multiply accumulate onto the result of the one issued the cycle
+// before (ACC_FORWARD = 1).
 //
 // bf16: every lane is one 8-term dot product of rtl/common's bf16_mul products summed
 // by fp32_tree_sum (the numerics' halving order), then one fp32 add: VMMAC's products
@@ -17,6 +18,11 @@
 //
 // kill[k]: a younger operation writes accumulator k in this cycle; in-flight results
 // for k are dropped (the younger write lands first but is the later one).
+//
+// The stage-1 operand registers are clocked by a gated clock that ticks only at the
+// edge of an issue (the enable sampled on the falling edge, so the gated clock cannot
+// glitch: the usual clock-gating cell). Beyond power, that is what keeps simulation
+// fast: Verilator evaluates the 256 products and their sums only when they change.
 module aie_mac #(
 `include "aie_params.vh"
 ) (
@@ -32,7 +38,8 @@ module aie_mac #(
     input  wire [7:0]    kill,
     output wire          out_v,       // an accumulator is written at this edge
     output wire [2:0]    out_d,
-    input  wire [1023:0] out_acc,     // the core's acc[out_d]
+    output wire [2:0]    in_d,        // the accumulator of the result entering the last stage
+    input  wire [1023:0] in_acc,      // the core's acc[in_d]
     output reg  [1023:0] out_y,
     output wire          busy
 );
@@ -40,6 +47,9 @@ module aie_mac #(
     localparam integer NQ = MAC_LATENCY - 1;          // stages 1 .. LAT-1; stage NQ writes
 
     // --- stage 1: operands --------------------------------------------------------
+    reg          en_n;
+    always @(negedge clk) en_n <= issue;
+    wire         gclk = clk & en_n;
     reg          s1_v;
     reg  [6:0]   s1_op;
     reg  [2:0]   s1_d;
@@ -106,24 +116,39 @@ module aie_mac #(
         end else begin
             for (j = NQ; j > 2; j = j - 1) begin
                 q_v[j] <= q_v[j-1] && !kill[q_d[j-1]];
-                q_op[j] <= q_op[j-1]; q_d[j] <= q_d[j-1]; q_s[j] <= q_s[j-1];
+                if (q_v[j-1]) begin q_op[j] <= q_op[j-1]; q_d[j] <= q_d[j-1]; q_s[j] <= q_s[j-1]; end
             end
             q_v[2] <= s1_v && !kill[s1_d];
-            q_op[2] <= s1_op; q_d[2] <= s1_d; q_s[2] <= s1_bf ? bf_sum : int_sum;
+            if (s1_v) begin q_op[2] <= s1_op; q_d[2] <= s1_d; q_s[2] <= s1_bf ? bf_sum : int_sum; end
             s1_v <= issue;
-            if (issue) begin
-                s1_op <= op; s1_d <= d; s1_a <= a; s1_b <= b; s1_ahi <= a_hi; s1_bhi <= b_hi;
-            end
         end
+    end
+    always @(posedge gclk) begin
+        s1_op <= op; s1_d <= d; s1_a <= a; s1_b <= b; s1_ahi <= a_hi; s1_bhi <= b_hi;
     end
 
     // --- the last stage: accumulate ----------------------------------------------------
-    wire [6:0] f_op = q_op[NQ];
-    wire [1023:0] f_s = q_s[NQ];
+    // Its operands (sums and accumulator) are latched on a gated clock too, at the edge
+    // a result enters it; the accumulator is forwarded from the result landing then.
+    wire        f_in = (NQ == 2) ? s1_v : q_v[NQ-1];       // an entry enters stage NQ
+    wire [6:0]  f_in_op = (NQ == 2) ? s1_op : q_op[NQ-1];
+    wire [2:0]  f_in_d = (NQ == 2) ? s1_d : q_d[NQ-1];
+    wire [1023:0] f_in_s = (NQ == 2) ? (s1_bf ? bf_sum : int_sum) : q_s[NQ-1];
+    assign in_d = f_in_d;
+    reg         enf_n;
+    always @(negedge clk) enf_n <= f_in;
+    wire        gclk_f = clk & enf_n;
+    reg  [6:0]  f_op;
+    reg  [1023:0] f_s, f_acc;
+    always @(posedge gclk_f) begin
+        f_op <= f_in_op;
+        f_s <= f_in_s;
+        f_acc <= (out_v && out_d == f_in_d) ? out_y : in_acc;
+    end
     wire [1023:0] f_add;
     generate
         for (gi = 0; gi < 32; gi = gi + 1) begin : g_acc
-            fp32_add u_add (.a(out_acc[32*gi +: 32]), .b(f_s[32*gi +: 32]),
+            fp32_add u_add (.a(f_acc[32*gi +: 32]), .b(f_s[32*gi +: 32]),
                             .sub(f_op == OP_VMSC_BF16), .y(f_add[32*gi +: 32]));
         end
     endgenerate
@@ -134,7 +159,7 @@ module aie_mac #(
             OP_VMAC_BF16, OP_VMSC_BF16, OP_VMMAC_BF16: out_y = f_add;
             default:
                 for (fl = 0; fl < 32; fl = fl + 1)
-                    out_y[32*fl +: 32] = out_acc[32*fl +: 32] + f_s[32*fl +: 32];
+                    out_y[32*fl +: 32] = f_acc[32*fl +: 32] + f_s[32*fl +: 32];
         endcase
     end
     assign out_v = q_v[NQ];

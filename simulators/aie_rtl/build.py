@@ -51,11 +51,13 @@ def check_config(cfg) -> None:
         raise ConfigError(f"the aie RTL's load data lands up to 3 cycles after issue (bank "
                           f"conflicts included): LOAD_LATENCY must be at least 4 "
                           f"(got {cfg.cycles('LOAD')})")
-    short = [c for c in ("VALU", "ACC", "FMUL", "SRS", "UPS") if cfg.cycles(c) < 2]
-    if short:
+    lanes = ("VALU", "ACC", "FMUL", "SRS", "UPS")
+    bad = [c for c in lanes if not 2 <= cfg.cycles(c) <= cfg.cycles("LOAD") - 2]
+    if bad:
+        # (a longer one could land in the edge an older load of its register lands in)
         raise ConfigError(f"the aie RTL's vector lanes take their operands at issue and write their "
-                          f"results at the next edge: timing classes {', '.join(short)} must be at "
-                          f"least 2 cycles")
+                          f"results at the next edge: timing classes {', '.join(bad)} must be 2 .. "
+                          f"LOAD_LATENCY - 2 cycles")
     if cfg.cycles("MAC") < 3 or cfg.ACC_FORWARD < 1:
         raise ConfigError(f"the aie RTL's multiply-accumulate unit takes its operands at issue, "
                           f"multiplies and sums in the next cycle and accumulates in its last: "
