@@ -88,25 +88,16 @@ def main(argv: list[str] | None = None) -> int:
     empty = assemble("NOP\n", "empty.asm", cfg)
     start, _ = _time(rtl, empty, cfg, args.runs)
     n = args.iterations
-    loop = assemble(SCALAR_LOAD_LOOP.format(n=n), "scalar_load.asm", cfg)
-    total, cycles = _time(rtl, loop, cfg, args.runs)
-    bundles = 2 * n + 6
-    sim = max(total - start, 1e-9)
     print(f"start-up of a run: {start:.2f} s (median of {args.runs})")
-    print(f"scalar-and-load loop: {bundles:,} bundles, {cycles:,} cycles in {total:.2f} s; "
-          f"without start-up {bundles / sim / 1e6:.2f} M bundles/s, {cycles / sim / 1e6:.2f} M cycles/s")
-    vec = assemble(VECTOR_LOOP.format(n=n), "vector.asm", cfg)
-    total, cycles = _time(rtl, vec, cfg, args.runs)
-    bundles = 2 * n + 3
-    sim = max(total - start, 1e-9)
-    print(f"vector-ALU loop (VADD/VMAX, loads, stores): {bundles:,} bundles, {cycles:,} cycles in "
-          f"{total:.2f} s; without start-up {bundles / sim / 1e6:.2f} M bundles/s")
-    mac = assemble(MAC_LOOP.format(n=n), "mac.asm", cfg)
-    total, cycles = _time(rtl, mac, cfg, args.runs)
-    bundles = 2 * n + 3
-    sim = max(total - start, 1e-9)
-    print(f"matrix loop (VMMAC.BF16 every bundle, two loads): {bundles:,} bundles, {cycles:,} "
-          f"cycles in {total:.2f} s; without start-up {bundles / sim / 1e6:.2f} M bundles/s")
+    # (what, source, bundles besides the loop's 2 per iteration)
+    for what, source, extra in (("scalar-and-load loop", SCALAR_LOAD_LOOP, 6),
+                                ("vector-ALU loop (VADD/VMAX, loads, stores)", VECTOR_LOOP, 3),
+                                ("matrix loop (VMMAC.BF16 every bundle, two loads)", MAC_LOOP, 3)):
+        total, cycles = _time(rtl, assemble(source.format(n=n), "bench.asm", cfg), cfg, args.runs)
+        bundles = 2 * n + extra
+        sim = max(total - start, 1e-9)
+        print(f"{what}: {bundles:,} bundles, {cycles:,} cycles in {total:.2f} s; without start-up "
+              f"{bundles / sim / 1e6:.2f} M bundles/s, {cycles / sim / 1e6:.2f} M cycles/s")
     return 0
 
 
