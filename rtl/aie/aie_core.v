@@ -104,6 +104,9 @@ module aie_core #(
     reg  [31:0] bno;                 // its bundle number
     reg  [63:0] cyc, retired;
     reg  [4:0]  rdy [0:NU-1];
+    // per accumulator: cycles until a multiply may accumulate onto it (ACC_FORWARD
+    // after a multiply, the latency after any other write)
+    reg  [4:0]  mrdy [0:NUM_ACC-1];
     reg  [1:0]  stop_kind;           // 0 end, 1 HALT, 2 error
     reg  [3:0]  err_code;
     reg  [2:0]  err_slot;            // slot of the failing operation, 7: none
@@ -333,16 +336,40 @@ module aie_core #(
     end
 
     // --- vector slot: the lane ALU (int8/int16 add, subtract, max, min; logic) -------
-    // Lanes wrap (no saturation), as the model. The rest of the vector unit (multiplies,
-    // accumulators, conversions, shuffles, reductions, functions) is not built yet.
+    // Lanes wrap (no saturation), as the model. Multiplies go to aie_mac (pipelined);
+    // the rest here is written at the issue edge. Shuffles, reductions and the function
+    // unit are not built yet.
     wire [31:0] wv = sw[S_VEC];
     wire [6:0]  vop = op_of(wv);
     wire [4:0]  wv_d = fd(wv), wv_a = fa(wv), wv_b = fb(wv);
-    wire [511:0] va = x[wv_a[3:0]], vb = x[wv_b[3:0]];
+    // w operands (int8 VMUL/VMAC a and b, VUPS.I8 a) name the x holding the half
+    wire v_wa = (vop == OP_VMUL_I8 || vop == OP_VMAC_I8 || vop == OP_VUPS_I8);
+    wire v_wb = (vop == OP_VMUL_I8 || vop == OP_VMAC_I8);
+    wire [3:0] v_xa = v_wa ? wv_a[4:1] : wv_a[3:0];
+    wire [3:0] v_xb = v_wb ? wv_b[4:1] : wv_b[3:0];
+    wire [511:0] va = x[v_xa], vb = x[v_xb];
+    wire [4:0] v_sh = wv[F_RRI_IMM_LSB +: 5];
+    // multiply-accumulate: v_mac the unit's operations, v_macc those accumulating onto d
+    wire v_mm = (vop == OP_VMMAC_I8 || vop == OP_VMMAC_I16 || vop == OP_VMMAC_BF16);
+    wire v_macc = v_mm || vop == OP_VMAC_I8 || vop == OP_VMAC_I16 || vop == OP_VMAC_BF16
+                  || vop == OP_VMSC_BF16;
+    wire v_mac = v_macc || vop == OP_VMUL_I8 || vop == OP_VMUL_I16 || vop == OP_VMUL_BF16;
+    wire [1023:0] mac_b = v_mm ? {x[{wv_b[2:0], 1'b1}], x[{wv_b[2:0], 1'b0}]} : {512'd0, vb};
     wire [1023:0] aa = acc[wv_a[2:0]], ab = acc[wv_b[2:0]];
+    // The lanes below work on operands latched at the issue edge, on a clock that ticks
+    // only then (gated as in aie_mac), and write their result at the next edge: the
+    // scoreboard holds readers for the class latency (at least 2), and a result cannot
+    // be overtaken (a younger write to the register lands later still).
+    reg  [6:0]   l_vop;
+    reg  [511:0] l_va, l_vb;
+    reg  [1023:0] l_aa, l_ab;
+    reg  [4:0]   l_sh, l_d;
+    reg  [1:0]   l_rm, l_shape;
+    reg          l_ahi, l_half, vl_v;
     reg  [511:0] v_res;
     reg  [1023:0] v_accres;
     reg          v_unsup;
+    reg          v_half;           // VSRS.I8: only half wd of x(d/2) is written
     reg  [1:0]   v_shape;          // 0: x, x -> x   1: acc, acc -> acc   2: acc -> x   3: x -> acc
     // bf16 max/min: the shared fp32 unit on the lanes widened exactly (NaN canonical,
     // max(-0, +0) = +0), as the model's fmax/fmin then rounding (exact) to bf16
@@ -350,68 +377,119 @@ module aie_core #(
     // fp32 accumulator lanes: add/subtract, multiply, max (rtl/common, IEEE RNE, subnormals
     // kept, canonical NaN, as simulators/numerics.py); SRS to bf16 rounds to nearest even
     wire [1023:0] v_fadd, v_fmul, v_fmax;
-    wire v_sub = (vop == OP_ASUB_F32);
+    wire v_sub = (l_vop == OP_ASUB_F32);
     genvar gl;
     generate
         for (gl = 0; gl < 32; gl = gl + 1) begin : g_lane
             wire [31:0] ymax, ymin;
-            fp32_minmax #(.MIN(0)) u_max (.a({va[16*gl +: 16], 16'd0}), .b({vb[16*gl +: 16], 16'd0}), .y(ymax));
-            fp32_minmax #(.MIN(1)) u_min (.a({va[16*gl +: 16], 16'd0}), .b({vb[16*gl +: 16], 16'd0}), .y(ymin));
+            fp32_minmax #(.MIN(0)) u_max (.a({l_va[16*gl +: 16], 16'd0}), .b({l_vb[16*gl +: 16], 16'd0}), .y(ymax));
+            fp32_minmax #(.MIN(1)) u_min (.a({l_va[16*gl +: 16], 16'd0}), .b({l_vb[16*gl +: 16], 16'd0}), .y(ymin));
             assign v_bmax[16*gl +: 16] = ymax[31:16];
             assign v_bmin[16*gl +: 16] = ymin[31:16];
-            fp32_add u_fadd (.a(aa[32*gl +: 32]), .b(ab[32*gl +: 32]), .sub(v_sub), .y(v_fadd[32*gl +: 32]));
-            fp32_mul u_fmul (.a(aa[32*gl +: 32]), .b(ab[32*gl +: 32]), .y(v_fmul[32*gl +: 32]));
-            fp32_minmax #(.MIN(0)) u_fmax (.a(aa[32*gl +: 32]), .b(ab[32*gl +: 32]), .y(v_fmax[32*gl +: 32]));
-            fp32_to_bf16 u_srs (.a(aa[32*gl +: 32]), .y(v_srs[16*gl +: 16]));
+            fp32_add u_fadd (.a(l_aa[32*gl +: 32]), .b(l_ab[32*gl +: 32]), .sub(v_sub), .y(v_fadd[32*gl +: 32]));
+            fp32_mul u_fmul (.a(l_aa[32*gl +: 32]), .b(l_ab[32*gl +: 32]), .y(v_fmul[32*gl +: 32]));
+            fp32_minmax #(.MIN(0)) u_fmax (.a(l_aa[32*gl +: 32]), .b(l_ab[32*gl +: 32]), .y(v_fmax[32*gl +: 32]));
+            fp32_to_bf16 u_srs (.a(l_aa[32*gl +: 32]), .y(v_srs[16*gl +: 16]));
         end
     endgenerate
+    // shift-round-saturate of one int32 lane (numerics.srs): v / 2^sh rounded by the
+    // mode (0 floor, 1 half up, 2 half to even, 3 half away from zero), then saturated
+    function automatic [15:0] srs_lane(input signed [31:0] v, input [4:0] sh, input [1:0] mode,
+                                       input is8);
+        reg signed [31:0] sq;
+        reg [31:0] sr, half;
+        reg up;
+        reg signed [32:0] y;
+        begin
+            sq = v >>> sh;
+            sr = $unsigned(v) & ((32'd1 << sh) - 32'd1);
+            half = (sh == 5'd0) ? 32'd0 : (32'd1 << (sh - 5'd1));
+            case (mode)
+                2'd0: up = 1'b0;
+                2'd1: up = (sr >= half);
+                2'd2: up = (sr > half) || (sr == half && sq[0]);
+                default: up = (sr > half) || (sr == half && v >= 0);
+            endcase
+            if (sh == 5'd0) up = 1'b0;
+            y = 33'(sq) + 33'(up);
+            if (is8) srs_lane = (y > 33'sd127) ? 16'h007F : (y < -33'sd128) ? 16'hFF80 : 16'(y);
+            else srs_lane = (y > 33'sd32767) ? 16'h7FFF : (y < -33'sd32768) ? 16'h8000 : 16'(y);
+        end
+    endfunction
+    // what the vector operation reads and writes (its shape), decoded at issue
+    always @* begin
+        v_unsup = 1'b0;
+        v_shape = 2'd0;
+        v_half = 1'b0;
+        case (vop)
+            OP_VMUL_I8, OP_VMUL_I16, OP_VMUL_BF16, OP_VMAC_I8, OP_VMAC_I16, OP_VMAC_BF16,
+            OP_VMSC_BF16, OP_VMMAC_I8, OP_VMMAC_I16, OP_VMMAC_BF16: ;        // aie_mac
+            OP_VSRS_I16, OP_VSRS_BF16: v_shape = 2'd2;
+            OP_VSRS_I8: begin v_shape = 2'd2; v_half = 1'b1; end
+            OP_VUPS_I8, OP_VUPS_I16, OP_VUPS_BF16: v_shape = 2'd3;
+            OP_AADD_F32, OP_ASUB_F32, OP_AMUL_F32, OP_AMAX_F32, OP_AADD_I32, OP_ASUB_I32: v_shape = 2'd1;
+            OP_VAND, OP_VOR, OP_VXOR, OP_VMAX_BF16, OP_VMIN_BF16, OP_VADD_I8, OP_VSUB_I8, OP_VMAX_I8,
+            OP_VMIN_I8, OP_VADD_I16, OP_VSUB_I16, OP_VMAX_I16, OP_VMIN_I16: ;
+            default: v_unsup = 1'b1;
+        endcase
+    end
     integer vl;
     always @* begin
         v_res = 512'd0;
         v_accres = 1024'd0;
-        v_unsup = 1'b0;
-        v_shape = 2'd0;
-        case (vop)
-            OP_AADD_F32, OP_ASUB_F32: begin v_shape = 2'd1; v_accres = v_fadd; end
-            OP_AMUL_F32: begin v_shape = 2'd1; v_accres = v_fmul; end
-            OP_AMAX_F32: begin v_shape = 2'd1; v_accres = v_fmax; end
-            OP_AADD_I32, OP_ASUB_I32: begin
-                v_shape = 2'd1;
+        if (vl_v)
+        case (l_vop)
+            OP_VSRS_I16: begin
+                for (vl = 0; vl < 32; vl = vl + 1) v_res[16*vl +: 16] = srs_lane(l_aa[32*vl +: 32], l_sh, l_rm, 1'b0);
+            end
+            OP_VSRS_I8: begin
+                for (vl = 0; vl < 32; vl = vl + 1) v_res[8*vl +: 8] = 8'(srs_lane(l_aa[32*vl +: 32], l_sh, l_rm, 1'b1));
+            end
+            OP_VUPS_I16: begin
+                for (vl = 0; vl < 32; vl = vl + 1) v_accres[32*vl +: 32] = 32'($signed(l_va[16*vl +: 16])) << l_sh;
+            end
+            OP_VUPS_I8: begin
                 for (vl = 0; vl < 32; vl = vl + 1)
-                    v_accres[32*vl +: 32] = (vop == OP_AADD_I32) ? aa[32*vl +: 32] + ab[32*vl +: 32]
-                                                                 : aa[32*vl +: 32] - ab[32*vl +: 32];
+                    v_accres[32*vl +: 32] = 32'($signed(l_va[8*(32*l_ahi + vl) +: 8])) << l_sh;
             end
-            OP_VSRS_BF16: begin v_shape = 2'd2; v_res = v_srs; end
+            OP_AADD_F32, OP_ASUB_F32: begin v_accres = v_fadd; end
+            OP_AMUL_F32: begin v_accres = v_fmul; end
+            OP_AMAX_F32: begin v_accres = v_fmax; end
+            OP_AADD_I32, OP_ASUB_I32: begin
+                for (vl = 0; vl < 32; vl = vl + 1)
+                    v_accres[32*vl +: 32] = (l_vop == OP_AADD_I32) ? l_aa[32*vl +: 32] + l_ab[32*vl +: 32]
+                                                                 : l_aa[32*vl +: 32] - l_ab[32*vl +: 32];
+            end
+            OP_VSRS_BF16: begin v_res = v_srs; end
             OP_VUPS_BF16: begin
-                v_shape = 2'd3;
-                for (vl = 0; vl < 32; vl = vl + 1) v_accres[32*vl +: 32] = {va[16*vl +: 16], 16'd0};
+                for (vl = 0; vl < 32; vl = vl + 1) v_accres[32*vl +: 32] = {l_va[16*vl +: 16], 16'd0};
             end
-            OP_VAND: v_res = va & vb;
-            OP_VOR:  v_res = va | vb;
-            OP_VXOR: v_res = va ^ vb;
+            OP_VAND: v_res = l_va & l_vb;
+            OP_VOR:  v_res = l_va | l_vb;
+            OP_VXOR: v_res = l_va ^ l_vb;
             OP_VMAX_BF16: v_res = v_bmax;
             OP_VMIN_BF16: v_res = v_bmin;
             OP_VADD_I8, OP_VSUB_I8, OP_VMAX_I8, OP_VMIN_I8:
                 for (vl = 0; vl < 64; vl = vl + 1)
-                    case (vop)
-                        OP_VADD_I8: v_res[8*vl +: 8] = va[8*vl +: 8] + vb[8*vl +: 8];
-                        OP_VSUB_I8: v_res[8*vl +: 8] = va[8*vl +: 8] - vb[8*vl +: 8];
-                        OP_VMAX_I8: v_res[8*vl +: 8] = $signed(va[8*vl +: 8]) > $signed(vb[8*vl +: 8])
-                                                       ? va[8*vl +: 8] : vb[8*vl +: 8];
-                        default:    v_res[8*vl +: 8] = $signed(va[8*vl +: 8]) < $signed(vb[8*vl +: 8])
-                                                       ? va[8*vl +: 8] : vb[8*vl +: 8];
+                    case (l_vop)
+                        OP_VADD_I8: v_res[8*vl +: 8] = l_va[8*vl +: 8] + l_vb[8*vl +: 8];
+                        OP_VSUB_I8: v_res[8*vl +: 8] = l_va[8*vl +: 8] - l_vb[8*vl +: 8];
+                        OP_VMAX_I8: v_res[8*vl +: 8] = $signed(l_va[8*vl +: 8]) > $signed(l_vb[8*vl +: 8])
+                                                       ? l_va[8*vl +: 8] : l_vb[8*vl +: 8];
+                        default:    v_res[8*vl +: 8] = $signed(l_va[8*vl +: 8]) < $signed(l_vb[8*vl +: 8])
+                                                       ? l_va[8*vl +: 8] : l_vb[8*vl +: 8];
                     endcase
             OP_VADD_I16, OP_VSUB_I16, OP_VMAX_I16, OP_VMIN_I16:
                 for (vl = 0; vl < 32; vl = vl + 1)
-                    case (vop)
-                        OP_VADD_I16: v_res[16*vl +: 16] = va[16*vl +: 16] + vb[16*vl +: 16];
-                        OP_VSUB_I16: v_res[16*vl +: 16] = va[16*vl +: 16] - vb[16*vl +: 16];
-                        OP_VMAX_I16: v_res[16*vl +: 16] = $signed(va[16*vl +: 16]) > $signed(vb[16*vl +: 16])
-                                                         ? va[16*vl +: 16] : vb[16*vl +: 16];
-                        default:     v_res[16*vl +: 16] = $signed(va[16*vl +: 16]) < $signed(vb[16*vl +: 16])
-                                                         ? va[16*vl +: 16] : vb[16*vl +: 16];
+                    case (l_vop)
+                        OP_VADD_I16: v_res[16*vl +: 16] = l_va[16*vl +: 16] + l_vb[16*vl +: 16];
+                        OP_VSUB_I16: v_res[16*vl +: 16] = l_va[16*vl +: 16] - l_vb[16*vl +: 16];
+                        OP_VMAX_I16: v_res[16*vl +: 16] = $signed(l_va[16*vl +: 16]) > $signed(l_vb[16*vl +: 16])
+                                                         ? l_va[16*vl +: 16] : l_vb[16*vl +: 16];
+                        default:     v_res[16*vl +: 16] = $signed(l_va[16*vl +: 16]) < $signed(l_vb[16*vl +: 16])
+                                                         ? l_va[16*vl +: 16] : l_vb[16*vl +: 16];
                     endcase
-            default: v_unsup = 1'b1;
+            default: ;
         endcase
     end
 
@@ -484,6 +562,12 @@ module aie_core #(
         // vector slot
         if (sv[S_VEC]) begin
             wr_l[12] = 5'(isa_latency(vop));
+            if (v_mac) begin
+                rd_u[12] = UW'(U_X + $unsigned(v_xa));
+                rd_u[13] = UW'(U_X + $unsigned(v_mm ? {wv_b[2:0], 1'b0} : v_xb));
+                if (v_mm) rd_u[14] = UW'(U_X + $unsigned({wv_b[2:0], 1'b1}));
+                wr_u[12] = UW'(U_ACC + $unsigned(wv_d[2:0]));
+            end else
             case (v_shape)
                 2'd0: begin
                     rd_u[12] = UW'(U_X + $unsigned(wv_a[3:0])); rd_u[13] = UW'(U_X + $unsigned(wv_b[3:0]));
@@ -494,10 +578,11 @@ module aie_core #(
                     wr_u[12] = UW'(U_ACC + $unsigned(wv_d[2:0]));
                 end
                 2'd2: begin
-                    rd_u[12] = UW'(U_ACC + $unsigned(wv_a[2:0])); wr_u[12] = UW'(U_X + $unsigned(wv_d[3:0]));
+                    rd_u[12] = UW'(U_ACC + $unsigned(wv_a[2:0]));
+                    wr_u[12] = UW'(U_X + $unsigned(v_half ? wv_d[4:1] : wv_d[3:0]));
                 end
                 default: begin
-                    rd_u[12] = UW'(U_X + $unsigned(wv_a[3:0])); wr_u[12] = UW'(U_ACC + $unsigned(wv_d[2:0]));
+                    rd_u[12] = UW'(U_X + $unsigned(v_xa)); wr_u[12] = UW'(U_ACC + $unsigned(wv_d[2:0]));
                 end
             endcase
         end
@@ -522,6 +607,8 @@ module aie_core #(
             endcase
         end
         hazard = 1'b0;
+        // an accumulating multiply reads d in its last cycle: it waits for mrdy
+        if (sv[S_VEC] && v_macc && mrdy[wv_d[2:0]] != 5'd0) hazard = 1'b1;
         for (sb_t = 0; sb_t < 18; sb_t = sb_t + 1) begin
             if ($unsigned(rd_u[sb_t]) < NU && rdy[rd_u[sb_t]] != 5'd0) hazard = 1'b1;
             if ($unsigned(wr_u[sb_t]) < NU && rdy[wr_u[sb_t]] >= wr_l[sb_t]) hazard = 1'b1;
@@ -549,30 +636,39 @@ module aie_core #(
     always @* begin
         drained = 1'b1;
         for (id_t = 0; id_t < NU; id_t = id_t + 1) if (rdy[id_t] != 5'd0) drained = 1'b0;
-        // dependencies: j writes a unit i reads; the store after the loads
-        for (id_j = 0; id_j < 6; id_j = id_j + 1)
-            for (id_s = 0; id_s < 6; id_s = id_s + 1) begin
-                dep[id_j][id_s] = 1'b0;
-                if (sv[id_j] && sv[id_s] && id_j != id_s) begin
-                    for (id_k = 0; id_k < 3; id_k = id_k + 1)
-                        for (id_n = 0; id_n < 3; id_n = id_n + 1)
-                            if ($unsigned(wr_u[3*id_j + id_k]) < NU && wr_u[3*id_j + id_k] == rd_u[3*id_s + id_n])
-                                dep[id_j][id_s] = 1'b1;
-                    if (id_j == S_ST && id_s < 2) dep[id_j][id_s] = 1'b1;
-                end
-            end
+        // dependencies: j writes a unit i reads; the store after the loads (worked out
+        // only when an operation fails: nothing else needs the order)
         placed = ~sv;
         ordered = 1'b1;
+        found = 1'b0;
         for (id_s = 0; id_s < 6; id_s = id_s + 1) pos[id_s] = 3'd7;
-        for (id_n = 0; id_n < 6; id_n = id_n + 1) begin
-            found = 1'b0;
+        for (id_j = 0; id_j < 6; id_j = id_j + 1) dep[id_j] = 6'd0;
+        if ((sv[0] && merr[0] != E_NONE) || (sv[1] && merr[1] != E_NONE) || (sv[2] && merr[2] != E_NONE)
+            || (sv[S_ALU] && a_err != E_NONE)) begin
             for (id_j = 0; id_j < 6; id_j = id_j + 1)
-                if (!found && !placed[id_j] && (dep[id_j] & ~placed) == 6'd0) begin
-                    found = 1'b1;
-                    pos[id_j] = 3'(id_n);
-                    placed[id_j] = 1'b1;
+                for (id_s = 0; id_s < 6; id_s = id_s + 1) begin
+                    dep[id_j][id_s] = 1'b0;
+                    if (sv[id_j] && sv[id_s] && id_j != id_s) begin
+                        for (id_k = 0; id_k < 3; id_k = id_k + 1)
+                            for (id_n = 0; id_n < 3; id_n = id_n + 1)
+                                if ($unsigned(wr_u[3*id_j + id_k]) < NU && wr_u[3*id_j + id_k] == rd_u[3*id_s + id_n])
+                                    dep[id_j][id_s] = 1'b1;
+                        if (id_j == S_ST && id_s < 2) dep[id_j][id_s] = 1'b1;
+                    end
                 end
-            if (!found && placed != 6'h3F) ordered = 1'b0;
+            placed = ~sv;
+            ordered = 1'b1;
+            for (id_s = 0; id_s < 6; id_s = id_s + 1) pos[id_s] = 3'd7;
+            for (id_n = 0; id_n < 6; id_n = id_n + 1) begin
+                found = 1'b0;
+                for (id_j = 0; id_j < 6; id_j = id_j + 1)
+                    if (!found && !placed[id_j] && (dep[id_j] & ~placed) == 6'd0) begin
+                        found = 1'b1;
+                        pos[id_j] = 3'(id_n);
+                        placed[id_j] = 1'b1;
+                    end
+                if (!found && placed != 6'h3F) ordered = 1'b0;
+            end
         end
         for (id_s = 0; id_s < 6; id_s = id_s + 1) s_err[id_s] = E_NONE;
         for (id_s = 0; id_s < 3; id_s = id_s + 1) s_err[id_s] = merr[id_s];
@@ -675,13 +771,18 @@ module aie_core #(
             off = maddr[ma_s][4:0];
             c_row[ma_s] = RW'(maddr[ma_s] >>> 5);
             c_nrows[ma_s] = 3'(($unsigned(off) + $unsigned(mbytes[ma_s]) + 31) / 32);
-            case (mop[ma_s])
-                OP_ST:  begin sdata = 1024'($unsigned(r[mreg[ma_s][3:0]])); smask = 128'hF; end
-                OP_VST: begin sdata = 1024'(x[mreg[ma_s][3:0]]); smask = {64'd0, {64{1'b1}}}; end
-                default: begin sdata = acc[mreg[ma_s][2:0]]; smask = {128{1'b1}}; end
-            endcase
-            c_wd[ma_s] = sdata << (8 * $unsigned(off));
-            c_be[ma_s] = (ma_s == S_ST) ? (smask << off) : 128'd0;
+            // only the store slot writes (the load slots' data and enables stay zero)
+            sdata = 1024'd0; smask = 128'd0;
+            c_wd[ma_s] = 1024'd0; c_be[ma_s] = 128'd0;
+            if (ma_s == S_ST && sv[S_ST]) begin
+                case (mop[ma_s])
+                    OP_ST:  begin sdata = 1024'($unsigned(r[mreg[ma_s][3:0]])); smask = 128'hF; end
+                    OP_VST: begin sdata = 1024'(x[mreg[ma_s][3:0]]); smask = {64'd0, {64{1'b1}}}; end
+                    default: begin sdata = acc[mreg[ma_s][2:0]]; smask = {128{1'b1}}; end
+                endcase
+                c_wd[ma_s] = sdata << (8 * $unsigned(off));
+                c_be[ma_s] = smask << off;
+            end
         end
         dm_v = 3'd0;
         for (ma_s = 0; ma_s < 3; ma_s = ma_s + 1) begin
@@ -722,6 +823,35 @@ module aie_core #(
 
     // --- state update ----------------------------------------------------------------
     wire commit_now = issue || err_commit;
+
+    // the multiply-accumulate unit; writes of other operations to an accumulator it
+    // has in flight cancel that result (they are younger and land first)
+    reg  [7:0] mac_kill;
+    integer kt;
+    always @* begin
+        mac_kill = 8'd0;
+        for (kt = 0; kt < 18; kt = kt + 1)
+            if (commit_now && commit[kt / 3] && !(kt == 12 && v_mac)
+                && $unsigned(wr_u[kt]) >= U_ACC && $unsigned(wr_u[kt]) < NU)
+                mac_kill[3'($unsigned(wr_u[kt]) - U_ACC)] = 1'b1;
+    end
+    // the vector lanes' operands, on a clock gated by their issue
+    wire vl_issue = commit_now && commit[S_VEC] && !v_mac;
+    reg  vl_en_n;
+    always @(negedge clk) vl_en_n <= vl_issue;
+    wire vgclk = clk & vl_en_n;
+    always @(posedge vgclk) begin
+        l_vop <= vop; l_va <= va; l_vb <= vb; l_aa <= aa; l_ab <= ab; l_sh <= v_sh; l_rm <= rm;
+        l_ahi <= wv_a[0]; l_d <= wv_d; l_shape <= v_shape; l_half <= v_half;
+    end
+    wire          mac_out_v, mac_busy;
+    wire [2:0]    mac_out_d, mac_in_d;
+    wire [1023:0] mac_y;
+    aie_mac #(.MAC_LATENCY(MAC_LATENCY)) u_mac (
+        .clk(clk), .rst(rst || start), .issue(commit_now && commit[S_VEC] && v_mac), .op(vop),
+        .d(wv_d[2:0]), .a(va), .b(mac_b), .a_hi(wv_a[0]), .b_hi(wv_b[0]), .kill(mac_kill),
+        .out_v(mac_out_v), .out_d(mac_out_d), .in_d(mac_in_d), .in_acc(acc[mac_in_d]), .out_y(mac_y),
+        .busy(mac_busy));
     assign q_push = commit_now && commit[S_ALU] && a_dma;
     // the DMA's releases of this cycle, per lock; one taking a lock above LOCK_MAX stops
     // the run at the bundle waiting to issue
@@ -750,6 +880,7 @@ module aie_core #(
             running <= 1'b0; stopped <= 1'b0; done <= 1'b0; fetched <= 1'b0;
             cf_left <= 2'd0;
             ret_v[0] <= 1'b0; ret_v[1] <= 1'b0;
+            vl_v <= 1'b0;
         end else if (start) begin
             running <= 1'b1; stopped <= (prog_len == 32'd0); done <= 1'b0; fetched <= 1'b1;
             failed <= 1'b0;
@@ -762,6 +893,7 @@ module aie_core #(
             for (i = 0; i < NUM_ACC; i = i + 1) acc[i] <= 1024'd0;
             for (i = 0; i < NUM_LOCK; i = i + 1) lk[i] <= 6'd0;
             for (i = 0; i < NU; i = i + 1) rdy[i] <= 5'd0;
+            for (i = 0; i < NUM_ACC; i = i + 1) mrdy[i] <= 5'd0;
             for (i = 0; i < 6; i = i + 1) busy[i] <= 64'd0;
             rm <= 2'(RM_INIT);
             stop_kind <= 2'd0; err_code <= E_NONE; err_slot <= 3'd7; err_b <= 32'd0;
@@ -770,7 +902,17 @@ module aie_core #(
             collided <= 1'b0; dma_err_q <= 1'b0; dead <= 1'b0; elapsed <= 64'd0; dma_end <= 64'd0;
             cf_left <= 2'd0; cf_phase <= 2'd0;
             ret_v[0] <= 1'b0; ret_v[1] <= 1'b0;
+            vl_v <= 1'b0;
         end else if (running) begin
+            // a multiply's result lands, then the vector lanes' (both older than any load
+            // landing or issue write now)
+            if (mac_out_v) acc[mac_out_d] <= mac_y;
+            if (vl_v) begin
+                if (l_shape[0]) acc[l_d[2:0]] <= v_accres;
+                else if (l_half) x[l_d[4:1]][256*l_d[0] +: 256] <= v_res[255:0];
+                else x[l_d[3:0]] <= v_res;
+            end
+            vl_v <= vl_issue;
             // load data lands (before this edge's issue writes: a younger result wins)
             for (ck_s = 0; ck_s < 2; ck_s = ck_s + 1)
                 if (ret_v[ck_s])
@@ -783,11 +925,12 @@ module aie_core #(
             for (ck_s = 0; ck_s < 2; ck_s = ck_s + 1) ret_v[ck_s] <= 1'b0;
             // the scoreboard counts down
             for (i = 0; i < NU; i = i + 1) if (rdy[i] != 5'd0) rdy[i] <= rdy[i] - 5'd1;
+            for (i = 0; i < NUM_ACC; i = i + 1) if (mrdy[i] != 5'd0) mrdy[i] <= mrdy[i] - 5'd1;
 
             // The count stops once nothing is left to issue and every result is readable;
             // after a failure it ends at the latest pending result (set below).
             if (!(stopped && (failed || (cf_left == 2'd0 && drained && dma_idle)))) cyc <= cyc + 64'd1;
-            else if (!ret_v[0] && !ret_v[1] && cf_left == 2'd0 && dma_idle) begin
+            else if (!ret_v[0] && !ret_v[1] && cf_left == 2'd0 && dma_idle && !mac_busy && !vl_v) begin
                 done <= 1'b1;
                 running <= 1'b0;
             end
@@ -847,10 +990,6 @@ module aie_core #(
                     if (a_rel) lk[a_lock] <= 6'(9'(a_relv) + drel[a_lock]);
                 end
                 // vector slot
-                if (commit[S_VEC]) begin
-                    if (v_shape[0]) acc[wv_d[2:0]] <= v_accres;
-                    else x[wv_d[3:0]] <= v_res;
-                end
                 // move slot
                 if (commit[S_MV])
                     case (mv_kind)
@@ -870,7 +1009,12 @@ module aie_core #(
 
             if (issue) begin
                 for (ck_t = 0; ck_t < 18; ck_t = ck_t + 1)
-                    if ($unsigned(wr_u[ck_t]) < NU) rdy[wr_u[ck_t]] <= wr_l[ck_t] - 5'd1;
+                    if ($unsigned(wr_u[ck_t]) < NU) begin
+                        rdy[wr_u[ck_t]] <= wr_l[ck_t] - 5'd1;
+                        if ($unsigned(wr_u[ck_t]) >= U_ACC)
+                            mrdy[3'($unsigned(wr_u[ck_t]) - U_ACC)] <=
+                                (ck_t == 12 && v_mac) ? 5'(ACC_FORWARD - 1) : wr_l[ck_t] - 5'd1;
+                    end
                 for (ck_s = 0; ck_s < 6; ck_s = ck_s + 1) if (sv[ck_s]) busy[ck_s] <= busy[ck_s] + 64'd1;
                 retired <= retired + 64'd1;
                 rt_valid <= 1'b1; rt_index <= retired; rt_bundle <= bno; rt_cycle <= cyc;

@@ -51,10 +51,12 @@ CHANNELS = ("in0", "in1", "out0", "out1")
 
 
 # The vector unit's operations built so far: the lane ALU, bf16 max/min, the fp32 and
-# int32 accumulator lanes, and the bf16 conversions.
+# int32 accumulator lanes, the conversions (SRS/UPS) and the multiply-accumulate unit.
 VECTOR_BUILT = frozenset(f"{op}.{t}" for op in ("VADD", "VSUB", "VMAX", "VMIN") for t in ("I8", "I16")) \
     | {"VAND", "VOR", "VXOR", "VMAX.BF16", "VMIN.BF16", "AADD.I32", "ASUB.I32", "AADD.F32",
-       "ASUB.F32", "AMUL.F32", "AMAX.F32", "VSRS.BF16", "VUPS.BF16"}
+       "ASUB.F32", "AMUL.F32", "AMAX.F32"} \
+    | {f"{op}.{t}" for op in ("VSRS", "VUPS") for t in ("I8", "I16", "BF16")} \
+    | {f"{op}.{t}" for op in ("VMUL", "VMAC", "VMMAC") for t in ("I8", "I16", "BF16")} | {"VMSC.BF16"}
 
 
 def unsupported(program, cfg=None) -> list[str]:

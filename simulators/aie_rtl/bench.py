@@ -7,7 +7,8 @@ Speed: a scalar-and-load loop (two loads, a store, scalar and move work per bund
 run long, minus the start-up of a run (process, cocotb, loading program and data
 memory through the host port) measured on a one-bundle program; figures are medians of
 `--runs` runs. Vector work: a loop of lane-ALU operations (the part of the vector
-unit built so far) beside loads and stores.
+unit built so far) beside loads and stores; a matrix kernel's inner loop (VMMAC.BF16
+every bundle).
 Build time: the cached lookup (a cold build is what the tests' first run pays).
 """
 from __future__ import annotations
@@ -35,6 +36,16 @@ MOVM m0, r1
 LOOP {n}
     LD r2, [p0], 4 || VLD x1, [p1], 64 || ST r4, [p2], 4 || ADD r4, r4, r6 || VMOV x2, x4
     LD r5, [p0], -4 || VLD x3, [p1], -64 || ST r6, [p2], -4 || ADDI r7, r7, 1 || MOVM m1, r8
+ENDLOOP
+"""
+
+# a matrix kernel's inner loop: VMMAC.BF16 every bundle, chaining onto its accumulator
+MAC_LOOP = """
+MOVPI p0, 0
+MOVPI p1, 1024
+LOOP {n}
+    VLD x1, [p0], 64 || VLD x2, [p1], 64 || VMMAC.BF16 acc0, x4, y3
+    VLD x3, [p0], -64 || VLD x5, [p1], -64 || VMMAC.BF16 acc0, x0, y3
 ENDLOOP
 """
 
@@ -77,20 +88,16 @@ def main(argv: list[str] | None = None) -> int:
     empty = assemble("NOP\n", "empty.asm", cfg)
     start, _ = _time(rtl, empty, cfg, args.runs)
     n = args.iterations
-    loop = assemble(SCALAR_LOAD_LOOP.format(n=n), "scalar_load.asm", cfg)
-    total, cycles = _time(rtl, loop, cfg, args.runs)
-    bundles = 2 * n + 6
-    sim = max(total - start, 1e-9)
     print(f"start-up of a run: {start:.2f} s (median of {args.runs})")
-    print(f"scalar-and-load loop: {bundles:,} bundles, {cycles:,} cycles in {total:.2f} s; "
-          f"without start-up {bundles / sim / 1e6:.2f} M bundles/s, {cycles / sim / 1e6:.2f} M cycles/s")
-    vec = assemble(VECTOR_LOOP.format(n=n), "vector.asm", cfg)
-    total, cycles = _time(rtl, vec, cfg, args.runs)
-    bundles = 2 * n + 3
-    sim = max(total - start, 1e-9)
-    print(f"vector-ALU loop (VADD/VMAX, loads, stores): {bundles:,} bundles, {cycles:,} cycles in "
-          f"{total:.2f} s; without start-up {bundles / sim / 1e6:.2f} M bundles/s "
-          "(multiply-accumulate kernels: the rest of the vector unit is not built)")
+    # (what, source, bundles besides the loop's 2 per iteration)
+    for what, source, extra in (("scalar-and-load loop", SCALAR_LOAD_LOOP, 6),
+                                ("vector-ALU loop (VADD/VMAX, loads, stores)", VECTOR_LOOP, 3),
+                                ("matrix loop (VMMAC.BF16 every bundle, two loads)", MAC_LOOP, 3)):
+        total, cycles = _time(rtl, assemble(source.format(n=n), "bench.asm", cfg), cfg, args.runs)
+        bundles = 2 * n + extra
+        sim = max(total - start, 1e-9)
+        print(f"{what}: {bundles:,} bundles, {cycles:,} cycles in {total:.2f} s; without start-up "
+              f"{bundles / sim / 1e6:.2f} M bundles/s, {cycles / sim / 1e6:.2f} M cycles/s")
     return 0
 
 

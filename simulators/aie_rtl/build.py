@@ -23,11 +23,11 @@ TIMESCALE = ("1ns", "1ps")
 BUILD_ARGS = ("--timing", "-CFLAGS", "-fcoroutines", "--no-public-flat-rw", "-Wno-WIDTH")
 SIMULATORS = ("verilator",)
 # Synthesizable modules (aie_sim is the simulation harness).
-TILE = ("aie_top.v", "aie_core.v", "aie_imem.v", "aie_dm.v", "aie_sram.v", "aie_dma.v")
+TILE = ("aie_top.v", "aie_core.v", "aie_mac.v", "aie_imem.v", "aie_dm.v", "aie_sram.v", "aie_dma.v")
 COMMON = ROOT / "rtl" / "common"
 # Shared arithmetic from rtl/common the vector unit instantiates.
 COMMON_UNITS = ("fp32_minmax.v", "fp32_add.v", "fp32_mul.v", "fp_mul.v", "fp32_round_pack.v",
-                "fp32_to_bf16.v")
+                "fp32_to_bf16.v", "bf16_mul.v", "fp32_tree_sum.v")
 
 
 def sources(simulator: str = "verilator") -> tuple[Path, ...]:
@@ -51,6 +51,18 @@ def check_config(cfg) -> None:
         raise ConfigError(f"the aie RTL's load data lands up to 3 cycles after issue (bank "
                           f"conflicts included): LOAD_LATENCY must be at least 4 "
                           f"(got {cfg.cycles('LOAD')})")
+    lanes = ("VALU", "ACC", "FMUL", "SRS", "UPS")
+    bad = [c for c in lanes if not 2 <= cfg.cycles(c) <= cfg.cycles("LOAD") - 2]
+    if bad:
+        # (a longer one could land in the edge an older load of its register lands in)
+        raise ConfigError(f"the aie RTL's vector lanes take their operands at issue and write their "
+                          f"results at the next edge: timing classes {', '.join(bad)} must be 2 .. "
+                          f"LOAD_LATENCY - 2 cycles")
+    if cfg.cycles("MAC") < 3 or cfg.ACC_FORWARD < 1:
+        raise ConfigError(f"the aie RTL's multiply-accumulate unit takes its operands at issue, "
+                          f"multiplies and sums in the next cycle and accumulates in its last: "
+                          f"MAC_LATENCY must be at least 3 and ACC_FORWARD at least 1 (got "
+                          f"MAC_LATENCY={cfg.cycles('MAC')}, ACC_FORWARD={cfg.ACC_FORWARD})")
     if cfg.DMA_SETUP < 1 or cfg.EXT_LATENCY < 2:
         raise ConfigError(f"the aie RTL's DMA needs DMA_SETUP >= 1 and EXT_LATENCY >= 2 (a write is "
                           f"acknowledged EXT_LATENCY - 1 cycles after it leaves the tile); got "

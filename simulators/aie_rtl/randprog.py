@@ -1,4 +1,5 @@
-"""Random valid aie programs of scalar, move, load, store and vector-ALU bundles (with hardware
+"""Random valid aie programs of scalar, move, load, store and vector bundles (lane ALU,
+accumulator lanes, SRS/UPS, the multiply-accumulate family; with hardware
 loops and every post-modify mode) and random data-memory images, for differential
 testing of the model against the RTL. Each bundle is assembled alone first: one that
 breaks a bundle rule is drawn again, so every program is one the assembler accepts."""
@@ -84,14 +85,40 @@ def _move(rng) -> str:
     if k == 4:
         return f"VBCST.16 x{int(rng.integers(0, 16))}, {r()}"
     if k == 5:
-        return f"ABCST acc{int(rng.integers(0, 8))}, {r()}"
-    return f"AMOV acc{int(rng.integers(0, 8))}, acc{int(rng.integers(0, 8))}"
+        return f"ABCST acc{int(rng.integers(0, 3))}, {r()}"
+    return f"AMOV acc{int(rng.integers(0, 3))}, acc{int(rng.integers(0, 8))}"
 
 
 def _vector(rng) -> str:
     x = lambda: f"x{int(rng.integers(0, 16))}"
+    w = lambda: f"w{int(rng.integers(0, 32))}"
+    y = lambda: f"y{int(rng.integers(0, 8))}"
+    # accumulators mostly from a few, so multiplies chain onto each other's results
+    acc = lambda: f"acc{int(rng.integers(0, 3) if rng.random() < 0.7 else rng.integers(0, 8))}"
+    k = rng.random()
+    if k < 0.4:                # multiply-accumulate (aie_mac)
+        op = str(rng.choice(["VMUL.I8", "VMUL.I16", "VMUL.BF16", "VMAC.I8", "VMAC.I16",
+                             "VMAC.BF16", "VMSC.BF16", "VMMAC.I8", "VMMAC.I16", "VMMAC.BF16"]))
+        if op.startswith("VMMAC"):
+            return f"{op} {acc()}, {x()}, {y()}"
+        return f"{op} {acc()}, {w()}, {w()}" if op.endswith("I8") else f"{op} {acc()}, {x()}, {x()}"
+    if k < 0.55:               # conversions
+        sh = int(rng.integers(0, 32))
+        op = str(rng.choice(["VSRS.I8", "VSRS.I16", "VSRS.BF16", "VUPS.I8", "VUPS.I16", "VUPS.BF16"]))
+        if op == "VSRS.I8":
+            return f"{op} {w()}, {acc()}, {sh}"
+        if op == "VSRS.I16":
+            return f"{op} {x()}, {acc()}, {sh}"
+        if op == "VUPS.I8":
+            return f"{op} {acc()}, {w()}, {sh}"
+        if op == "VUPS.I16":
+            return f"{op} {acc()}, {x()}, {sh}"
+        return f"{op} {x()}, {acc()}" if op == "VSRS.BF16" else f"{op} {acc()}, {x()}"
+    if k < 0.65:               # accumulator lanes
+        op = str(rng.choice(["AADD.I32", "ASUB.I32", "AADD.F32", "ASUB.F32", "AMUL.F32", "AMAX.F32"]))
+        return f"{op} {acc()}, {acc()}, {acc()}"
     op = rng.choice(["VADD.I8", "VADD.I16", "VSUB.I8", "VSUB.I16", "VMAX.I8", "VMAX.I16",
-                     "VMIN.I8", "VMIN.I16", "VAND", "VOR", "VXOR"])
+                     "VMIN.I8", "VMIN.I16", "VAND", "VOR", "VXOR", "VMAX.BF16", "VMIN.BF16"])
     return f"{op} {x()}, {x()}, {x()}"
 
 

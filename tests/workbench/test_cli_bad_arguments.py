@@ -73,7 +73,7 @@ CATALOGUE = [
     ("tui --max-steps -1 --run 1", "argument --max-steps"),
     ("tui --keymap /nonexistent --run 1", "keymap /nonexistent: cannot read it"),
     ("rtl-check --accel nope", "unknown accelerator 'nope'"),
-    ("rtl-check --accel aie --task gemm --config C1", "the aie RTL does not implement VMMAC.BF16"),
+    ("rtl-check --accel aie --task silu --config C1", "the aie RTL does not implement VPWL.EXP"),
     ("rtl-check --accel coral --task silu --config C1", "the coral RTL implements RV32I, M, F, Zicsr and part of Zve32f so far"),
     ("rtl-check --accel plena --task relu --config C1 --seed -1", "argument --seed"),
     ("rtl-check --accel plena --task relu --config C1 --max-cycles 0", "argument --max-cycles"),

@@ -1,5 +1,6 @@
-"""Random aie programs of scalar, move, load and store bundles (loops, every post-modify
-mode, bank conflicts, locks, HALT, and the errors they run into: memory range and
+"""Random aie programs of scalar, move, load, store and vector bundles (the lane ALU,
+accumulator lanes, SRS/UPS and the multiply-accumulate family chaining onto each other's
+accumulators; loops, every post-modify mode, bank conflicts, locks, HALT, and the errors they run into: memory range and
 alignment, deadlocked ACQ, lock overflow, budget) on the functional model and on the
 RTL: bit-identical memories and registers, equal cycles, retired bundles, per-slot
 activity and stall counts per cause, and the same stop (error type, bundle, cycle,
@@ -97,6 +98,6 @@ def test_a_divergence_names_the_bundle_and_both_values(diff_cfg):
 
 
 def test_unsupported_operations_are_refused_by_name(diff_cfg):
-    program = assemble("VMAC.I16 acc0, x1, x2\n", "v.asm", diff_cfg)
-    with pytest.raises(ConfigError, match="does not implement VMAC.I16"):
+    program = assemble("AREDADD.F32 acc0, acc1\n", "v.asm", diff_cfg)
+    with pytest.raises(ConfigError, match="does not implement AREDADD.F32"):
         AieRTL().run(program, MemoryImage({}), diff_cfg)

@@ -1,0 +1,174 @@
+// aie_mac: the vector multiply-accumulate unit (VMUL, VMAC, VMSC, VMMAC on int8, int16
+// and bf16 lanes into 32 int32/fp32 accumulator lanes), pipelined over MAC_LATENCY (LAT) cycles.
+//
+// Cycle t (issue): the core hands over the operation and its vector operands, latched
+// at the issue edge. Cycle t+1: the products and their sums per accumulator lane. The
+// sums then travel LAT-3 cycles of delay. Cycle t+LAT-1: the accumulator, taken from
+// the core's register file at the edge before (or forwarded from the result landing
+// at that edge), is added (VMUL: replaced) and written at the edge ending the cycle, so
+// it is readable at t+LAT, the timing class MAC's latency. Taking the accumulator that
+// late is what lets a multiply accumulate onto the result of the one issued the cycle
+// before (ACC_FORWARD = 1).
+//
+// bf16: every lane is one 8-term dot product of rtl/common's bf16_mul products summed
+// by fp32_tree_sum (the numerics' halving order), then one fp32 add: VMMAC's products
+// are its 4x8 by 8x8 tile; VMUL/VMAC/VMSC use the first term and give the other seven
+// a product of -0, which leaves every sum exact (x + -0 = x for every x, -0 included).
+// Integer lanes wrap modulo 2^32, as the model.
+//
+// kill[k]: a younger operation writes accumulator k in this cycle; in-flight results
+// for k are dropped (the younger write lands first but is the later one).
+//
+// The stage-1 operand registers are clocked by a gated clock that ticks only at the
+// edge of an issue (the enable sampled on the falling edge, so the gated clock cannot
+// glitch: the usual clock-gating cell). Beyond power, that is what keeps simulation
+// fast: Verilator evaluates the 256 products and their sums only when they change.
+module aie_mac #(
+`include "aie_params.vh"
+) (
+    input  wire          clk,
+    input  wire          rst,
+    input  wire          issue,
+    input  wire [6:0]    op,
+    input  wire [2:0]    d,
+    input  wire [511:0]  a,           // xa, or for int8 lanes the x holding wa
+    input  wire [1023:0] b,           // xb (low half), or the pair yb
+    input  wire          a_hi,        // int8 VMUL/VMAC: wa, wb are the high halves
+    input  wire          b_hi,
+    input  wire [7:0]    kill,
+    output wire          out_v,       // an accumulator is written at this edge
+    output wire [2:0]    out_d,
+    output wire [2:0]    in_d,        // the accumulator of the result entering the last stage
+    input  wire [1023:0] in_acc,      // the core's acc[in_d]
+    output reg  [1023:0] out_y,
+    output wire          busy
+);
+`include "aie_isa.vh"
+    localparam integer NQ = MAC_LATENCY - 1;          // stages 1 .. LAT-1; stage NQ writes
+
+    // --- stage 1: operands --------------------------------------------------------
+    reg          en_n;
+    always @(negedge clk) en_n <= issue;
+    wire         gclk = clk & en_n;
+    reg          s1_v;
+    reg  [6:0]   s1_op;
+    reg  [2:0]   s1_d;
+    reg  [511:0] s1_a;
+    reg  [1023:0] s1_b;
+    reg          s1_ahi, s1_bhi;
+
+    wire s1_mm = (s1_op == OP_VMMAC_BF16);
+    wire s1_bf = s1_mm || s1_op == OP_VMUL_BF16 || s1_op == OP_VMAC_BF16 || s1_op == OP_VMSC_BF16;
+
+    // bf16: lane i = 8m + n, term k
+    wire [1023:0] bf_sum;
+    genvar gi, gk;
+    generate
+        for (gi = 0; gi < 32; gi = gi + 1) begin : g_lane
+            wire [255:0] prod;
+            for (gk = 0; gk < 8; gk = gk + 1) begin : g_term
+                wire [15:0] ma = s1_mm ? s1_a[16*(8*(gi/8) + gk) +: 16]
+                               : (gk == 0) ? s1_a[16*gi +: 16] : 16'h0000;
+                wire [15:0] mb = s1_mm ? s1_b[16*(8*gk + gi%8) +: 16]
+                               : (gk == 0) ? s1_b[16*gi +: 16] : 16'h8000;
+                bf16_mul u_mul (.a(ma), .b(mb), .y(prod[32*gk +: 32]));
+            end
+            fp32_tree_sum #(.L(8)) u_sum (.x(prod), .y(bf_sum[32*gi +: 32]));
+        end
+    endgenerate
+
+    // integer lanes (computed only when an integer operation is in stage 1)
+    reg  [1023:0] int_sum;
+    integer il, ik;
+    reg  signed [31:0] isum;
+    always @* begin
+        int_sum = 1024'd0;
+        isum = 32'sd0;
+        if (s1_v && !s1_bf)
+            for (il = 0; il < 32; il = il + 1) begin
+                isum = 32'sd0;
+                case (s1_op)
+                    OP_VMUL_I8, OP_VMAC_I8:
+                        isum = $signed(s1_a[8*(32*s1_ahi + il) +: 8]) * $signed(s1_b[8*(32*s1_bhi + il) +: 8]);
+                    OP_VMUL_I16, OP_VMAC_I16:
+                        isum = $signed(s1_a[16*il +: 16]) * $signed(s1_b[16*il +: 16]);
+                    OP_VMMAC_I8:
+                        for (ik = 0; ik < 16; ik = ik + 1)
+                            isum = isum + $signed(s1_a[8*(16*(il/8) + ik) +: 8]) * $signed(s1_b[8*(8*ik + il%8) +: 8]);
+                    default:      // VMMAC.I16
+                        for (ik = 0; ik < 8; ik = ik + 1)
+                            isum = isum + $signed(s1_a[16*(8*(il/8) + ik) +: 16]) * $signed(s1_b[16*(8*ik + il%8) +: 16]);
+                endcase
+                int_sum[32*il +: 32] = isum;
+            end
+    end
+
+    // --- stages 2 .. NQ: the sums ----------------------------------------------------
+    reg          q_v  [2:NQ];
+    reg  [6:0]   q_op [2:NQ];
+    reg  [2:0]   q_d  [2:NQ];
+    reg  [1023:0] q_s [2:NQ];
+    integer j;
+    always @(posedge clk) begin
+        if (rst) begin
+            s1_v <= 1'b0;
+            for (j = 2; j <= NQ; j = j + 1) q_v[j] <= 1'b0;
+        end else begin
+            for (j = NQ; j > 2; j = j - 1) begin
+                q_v[j] <= q_v[j-1] && !kill[q_d[j-1]];
+                if (q_v[j-1]) begin q_op[j] <= q_op[j-1]; q_d[j] <= q_d[j-1]; q_s[j] <= q_s[j-1]; end
+            end
+            q_v[2] <= s1_v && !kill[s1_d];
+            if (s1_v) begin q_op[2] <= s1_op; q_d[2] <= s1_d; q_s[2] <= s1_bf ? bf_sum : int_sum; end
+            s1_v <= issue;
+        end
+    end
+    always @(posedge gclk) begin
+        s1_op <= op; s1_d <= d; s1_a <= a; s1_b <= b; s1_ahi <= a_hi; s1_bhi <= b_hi;
+    end
+
+    // --- the last stage: accumulate ----------------------------------------------------
+    // Its operands (sums and accumulator) are latched on a gated clock too, at the edge
+    // a result enters it; the accumulator is forwarded from the result landing then.
+    wire        f_in = (NQ == 2) ? s1_v : q_v[NQ-1];       // an entry enters stage NQ
+    wire [6:0]  f_in_op = (NQ == 2) ? s1_op : q_op[NQ-1];
+    wire [2:0]  f_in_d = (NQ == 2) ? s1_d : q_d[NQ-1];
+    wire [1023:0] f_in_s = (NQ == 2) ? (s1_bf ? bf_sum : int_sum) : q_s[NQ-1];
+    assign in_d = f_in_d;
+    reg         enf_n;
+    always @(negedge clk) enf_n <= f_in;
+    wire        gclk_f = clk & enf_n;
+    reg  [6:0]  f_op;
+    reg  [1023:0] f_s, f_acc;
+    always @(posedge gclk_f) begin
+        f_op <= f_in_op;
+        f_s <= f_in_s;
+        f_acc <= (out_v && out_d == f_in_d) ? out_y : in_acc;
+    end
+    wire [1023:0] f_add;
+    generate
+        for (gi = 0; gi < 32; gi = gi + 1) begin : g_acc
+            fp32_add u_add (.a(f_acc[32*gi +: 32]), .b(f_s[32*gi +: 32]),
+                            .sub(f_op == OP_VMSC_BF16), .y(f_add[32*gi +: 32]));
+        end
+    endgenerate
+    integer fl;
+    always @* begin
+        case (f_op)
+            OP_VMUL_I8, OP_VMUL_I16, OP_VMUL_BF16: out_y = f_s;
+            OP_VMAC_BF16, OP_VMSC_BF16, OP_VMMAC_BF16: out_y = f_add;
+            default:
+                for (fl = 0; fl < 32; fl = fl + 1)
+                    out_y[32*fl +: 32] = f_acc[32*fl +: 32] + f_s[32*fl +: 32];
+        endcase
+    end
+    assign out_v = q_v[NQ];
+    assign out_d = q_d[NQ];
+
+    reg any;
+    always @* begin
+        any = s1_v;
+        for (fl = 2; fl <= NQ; fl = fl + 1) any = any | q_v[fl];
+    end
+    assign busy = any;
+endmodule
