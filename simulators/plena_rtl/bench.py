@@ -84,7 +84,7 @@ def _kernels(cfg, default_hw: bool, baseline=None):
     from kernelcraft.simulators.plena.assembler import assemble
     out = [("scalar loop", assemble(SCALAR_LOOP.format(n=200_000), "loop.asm", cfg), MemoryImage())]
     if not default_hw:
-        out.append(_vector_loop(cfg, 20, VECTOR_ROWS))
+        out.append(_vector_loop(cfg, 500, VECTOR_ROWS))
     if default_hw and baseline is not None:
         for task, config, what in (("silu", "C5", "vector + DMA"), ("gemm", "C4", "matrix")):
             out.append(baseline(cfg, task, config, what))
@@ -119,7 +119,8 @@ def _speeds(cfg, kernels, simulator: str, bulk: bool = False) -> dict[str, float
     empty = assemble("S_ADDI_INT gp1, gp0, 1", "empty.asm", cfg)
     runs = [_timed_run(empty, MemoryImage(), cfg, simulator, bulk) for _ in range(2)]
     startup, startup_cpu = min(r[0] for r in runs), min(r[1] for r in runs)
-    print(f"  start-up of a run (process, cocotb, job files): {startup:.2f} s wall, "
+    print(f"  start-up of a run (process, {'C++ driver' if bulk else 'cocotb'}, job files): "
+          f"{startup:.2f} s wall, "
           f"{startup_cpu:.2f} s CPU")
     print("  cycles/s: simulation proper (start-up subtracted), by wall clock and by the "
           "simulator's CPU time (steady on a shared machine)")
