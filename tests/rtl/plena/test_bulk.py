@@ -63,3 +63,15 @@ def test_bulk_needs_verilator(diff_cfg):
     program = assemble("S_ADDI_INT gp1, gp0, 1", "one.asm", diff_cfg)
     with pytest.raises(ConfigError, match="bulk mode .* verilator"):
         PlenaRTL("icarus", bulk=True).run(program, MemoryImage(), diff_cfg)
+
+
+def test_exec_runs_in_bulk_mode(diff_cfg, tmp_path, capsys):
+    from kernelcraft.workbench.cli import main
+    path = tmp_path / "two.asm"
+    path.write_text("S_ADDI_INT gp1, gp0, 5\nS_ADDI_INT gp2, gp1, 7\n")
+    hw = [a for k, v in diff_cfg.as_dict().items() for a in ("--hw", f"{k}={v}")]
+    assert main(["exec", "--accel", "plena", str(path), "--rtl", "--bulk", "--regs", *hw]) == 0
+    out = capsys.readouterr().out
+    assert "backend: plena-rtl" in out and "gp: [0, 5, 12, 0" in out
+    assert main(["exec", "--accel", "plena", str(path), "--bulk"]) != 0
+    assert "--bulk is a mode of the RTL run; add --rtl" in capsys.readouterr().err
