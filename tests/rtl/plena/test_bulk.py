@@ -6,6 +6,7 @@ import pytest
 
 from kernelcraft.simulators.core.backend import MemoryImage
 from kernelcraft.simulators.core.budget import Budget
+from kernelcraft.simulators.rtl.divergence import runs_differences
 from kernelcraft.simulators.core.errors import ConfigError, TimeLimitExceeded
 from kernelcraft.simulators.plena.assembler import assemble
 from kernelcraft.simulators.plena_rtl.backend import Job, PlenaRTL
@@ -34,13 +35,8 @@ def test_bulk_and_cocotb_runs_are_identical(diff_cfg, jobs):
     bulk_rtl = PlenaRTL(bulk=True)
     bulk = bulk_rtl.run_many(jobs, diff_cfg)
     assert bulk_rtl.last_build.flavour == "bulk"
-    assert len(bulk) == len(jobs)
-    for job, c, b in zip(jobs, cocotb, bulk):
-        diffs = compare_runs(c, b)
-        assert not diffs, f"{job.program.source_name}: " + "; ".join(d.format() for d in diffs)
-        assert (c.stop, c.retired, repr(c.error)) == (b.stop, b.retired, repr(b.error))
-        if job.trace:
-            assert b.trace and compare_traces(c.trace, b.trace) is None
+    diffs = runs_differences(jobs, cocotb, bulk, compare_runs, compare_traces)
+    assert not diffs, "\n".join(diffs)
 
 
 def test_bulk_runs_baselines_like_the_model(diff_cfg):
