@@ -228,6 +228,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--regs", action="store_true", help="print the registers at the end")
     sp.add_argument("--rtl", action="store_true",
                     help="run on the accelerator's RTL (Verilator) instead of its functional model")
+    sp.add_argument("--bulk", action="store_true",
+                    help="with --rtl: bulk mode, the Verilated model driven from C++ instead of "
+                         "cocotb (same results, faster; its own build, cached beside cocotb's)")
     sp.add_argument("--max-instructions", type=integer(1), default=20_000_000)
     sp.add_argument("--timeout", type=seconds(DAY), default=60.0, help="time limit in seconds: CPU time of the functional model (wall clock 10 times "
                          "that as a backstop); wall clock with --rtl")

@@ -11,7 +11,7 @@ import numpy as np
 from kernelcraft.simulators import numerics
 from kernelcraft.simulators.core.backend import MemoryImage
 from kernelcraft.simulators.core.budget import Budget
-from kernelcraft.simulators.core.errors import AssemblyError
+from kernelcraft.simulators.core.errors import AssemblyError, ConfigError
 
 STORAGE = {"bf16": np.uint16, "fp32": np.float32, "int32": np.int32, "u8": np.uint8}
 # Element types of --as for memories addressed by byte address from a base (coral's DTCM).
@@ -215,9 +215,11 @@ def run_exec(args) -> int:
     except AssemblyError as e:
         print(str(e))
         return 1
+    if getattr(args, "bulk", False) and not getattr(args, "rtl", False):
+        raise ConfigError("exec: --bulk is a mode of the RTL run; add --rtl")
     if getattr(args, "rtl", False):
         from kernelcraft.workbench.rtlcheck import rtl_backend
-        backend = rtl_backend(args.accel)
+        backend = rtl_backend(args.accel, bulk=getattr(args, "bulk", False))
     else:
         backend = accel.backend()
     names = {**program.labels, **program.constants}

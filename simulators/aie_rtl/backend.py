@@ -31,7 +31,7 @@ from kernelcraft.simulators.core.errors import (BudgetExceeded, ConfigError, Ill
 from kernelcraft.simulators.numerics import canon
 from kernelcraft.simulators.core.backend import Job
 from kernelcraft.simulators.core.runloop import budget_exceeded
-from kernelcraft.simulators.rtl import toolchain
+from kernelcraft.simulators.rtl import jobrun, toolchain
 
 from . import build as rtl_build
 from .jobs import JobInput, read_job, write_job
@@ -87,17 +87,18 @@ class AieRTL:
     name = "aie-rtl"
 
     def __init__(self, simulator: str = "verilator", max_cycles: int | None = None,
-                 keep: Path | None = None):
+                 keep: Path | None = None, bulk: bool = False):
         if simulator not in rtl_build.SIMULATORS:
             raise ConfigError(f"the aie RTL runs on {' or '.join(rtl_build.SIMULATORS)}; got "
                               f"simulator {simulator!r}")
         self.simulator = simulator
         self.max_cycles = max_cycles
         self.keep = Path(keep) if keep else None
+        self.bulk = bulk          # the C++ driver instead of cocotb (simulators/rtl/bulk.py)
         self.last_build: toolchain.Build | None = None
 
     def build_state(self, config) -> toolchain.BuildState:
-        return toolchain.build_state(rtl_build.spec(config, self.simulator), self.simulator)
+        return jobrun.build_state(rtl_build.spec(config, self.simulator), self.simulator, self.bulk)
 
     def run(self, program, image: MemoryImage, config, budget: Budget = Budget(),
             trace: bool = False) -> RunResult:
@@ -131,13 +132,10 @@ class AieRTL:
                     state.ext, list(getattr(job.program, "descriptors", []))))
                 prepared.append((i, job, code, state))
             if prepared:
-                b = rtl_build.build(config, self.simulator)
+                b = jobrun.build(rtl_build.spec(config, self.simulator), self.simulator, self.bulk)
                 self.last_build = b
-                walls = ",".join(str(j.budget.wall_seconds) for _, j, _, _ in prepared)
-                toolchain.run(b, rtl_build.TEST_MODULE, [rtl_build.BENCH_DIR], base,
-                              plusargs=[f"+aie_dir={base}"],
-                              extra_env={"AIE_JOBS": str(len(prepared)),
-                                         "AIE_WALL_SECONDS": walls})
+                jobrun.run_jobs(b, base, [f"+aie_dir={base}"], len(prepared),
+                                [j.budget.wall_seconds for _, j, _, _ in prepared])
                 for n, (i, job, code, state) in enumerate(prepared):
                     results[i] = self._result(base / f"job{n}", job, code, state, config, started)
         finally:

@@ -15,9 +15,7 @@ from . import generate
 
 ROOT = Path(__file__).resolve().parents[2]
 AIE_RTL = ROOT / "rtl" / "aie"
-BENCH_DIR = AIE_RTL / "bench"
 TOP = "aie_sim"
-TEST_MODULE = "aie_jobs"
 TIMESCALE = ("1ns", "1ps")
 # --timing: aie_sim runs the clock itself; cocotb reaches only the ports aie_sim marks.
 BUILD_ARGS = ("--timing", "-CFLAGS", "-fcoroutines", "--no-public-flat-rw", "-Wno-WIDTH")

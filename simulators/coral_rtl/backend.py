@@ -26,7 +26,7 @@ from kernelcraft.simulators.core.program import Program
 from kernelcraft.simulators.core.runloop import budget_exceeded
 from kernelcraft.simulators.coral.state import CoralState, IllegalInstruction
 from kernelcraft.simulators.coral.tables import ACCEL
-from kernelcraft.simulators.rtl import toolchain
+from kernelcraft.simulators.rtl import jobrun, toolchain
 
 from . import build as rtl_build
 from .jobs import JobInput, read_job, write_job
@@ -66,17 +66,18 @@ class CoralRTL:
     name = "coral-rtl"
 
     def __init__(self, simulator: str = "verilator", max_cycles: int | None = None,
-                 keep: Path | None = None):
+                 keep: Path | None = None, bulk: bool = False):
         if simulator not in rtl_build.SIMULATORS:
             raise ConfigError(f"the coral RTL runs on {', '.join(rtl_build.SIMULATORS)} only; "
                               f"got simulator {simulator!r}")
         self.simulator = simulator
         self.max_cycles = max_cycles
         self.keep = Path(keep) if keep else None
+        self.bulk = bulk          # the C++ driver instead of cocotb (simulators/rtl/bulk.py)
         self.last_build: toolchain.Build | None = None
 
     def build_state(self, config) -> toolchain.BuildState:
-        return toolchain.build_state(rtl_build.spec(config), self.simulator)
+        return jobrun.build_state(rtl_build.spec(config), self.simulator, self.bulk)
 
     def run(self, program: Program, image: MemoryImage, config, budget: Budget = Budget(),
             trace: bool = False) -> RunResult:
@@ -107,13 +108,10 @@ class CoralRTL:
                     32 * config.VLEN // 32))
                 prepared.append((i, job, state))
             if prepared:
-                b = rtl_build.build(config, self.simulator)
+                b = jobrun.build(rtl_build.spec(config), self.simulator, self.bulk)
                 self.last_build = b
-                walls = ",".join(str(j.budget.wall_seconds) for _, j, _ in prepared)
-                toolchain.run(b, rtl_build.TEST_MODULE, [rtl_build.BENCH_DIR], base,
-                              plusargs=[f"+coral_dir={base}"],
-                              extra_env={"PLENA_JOBS": str(len(prepared)),
-                                         "PLENA_WALL_SECONDS": walls})
+                jobrun.run_jobs(b, base, [f"+coral_dir={base}"], len(prepared),
+                                [j.budget.wall_seconds for _, j, _ in prepared])
                 for n, (i, job, state) in enumerate(prepared):
                     results[i] = self._result(base / f"job{n}", job, state, config, started)
         finally:

@@ -3,8 +3,8 @@
 The memory sizes and addresses of a configuration become coral_sim's top-level
 parameters, so each configuration is its own simulator binary; simulators/rtl/toolchain
 caches builds by their contents and parameters, so an unchanged design is never rebuilt.
-The cocotb test module is plena's job runner (rtl/plena/bench/plena_jobs.py): it only
-pulses `go` per job and waits for `finished`, the same protocol coral_sim speaks.
+Jobs run through simulators/rtl/jobrun.py (cocotb, or the C++ driver in bulk mode), the
+job/go/halt/finished protocol coral_sim speaks.
 """
 from __future__ import annotations
 
@@ -16,9 +16,7 @@ from kernelcraft.simulators.rtl import toolchain
 
 ROOT = Path(__file__).resolve().parents[2]
 CORAL_RTL = ROOT / "rtl" / "coral"
-BENCH_DIR = ROOT / "rtl" / "plena" / "bench"
 TOP = "coral_sim"
-TEST_MODULE = "plena_jobs"
 TIMESCALE = ("1ns", "1ps")
 # --timing: coral_sim generates the clock itself; coral_sim marks the few ports cocotb
 # drives public, so the rest stays optimisable.

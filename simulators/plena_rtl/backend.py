@@ -27,7 +27,7 @@ from kernelcraft.simulators.core.runloop import budget_exceeded
 from kernelcraft.simulators.plena.assembler import encode
 from kernelcraft.simulators.plena.predecode import _operand_values, render
 from kernelcraft.simulators.plena.state import MEMORY_TITLES, PlenaState
-from kernelcraft.simulators.rtl import toolchain
+from kernelcraft.simulators.rtl import jobrun, toolchain
 
 from . import build as rtl_build
 from .jobs import ACCUMULATORS, JobInput, f32_of, read_job, write_job
@@ -44,12 +44,13 @@ class PlenaRTL:
     (the same RTL with the Verilog HBM model; far slower, for small configurations).
     `max_cycles` stops a run at that many cycles with a BudgetExceeded error naming the
     instruction it reached; `keep` keeps each run's job directory (files in and out)
-    for inspection."""
+    for inspection. `bulk` runs the Verilated model from a C++ driver instead of cocotb
+    (simulators/rtl/bulk.py: the same results, several times faster; Verilator only)."""
 
     name = "plena-rtl"
 
     def __init__(self, simulator: str = "verilator", max_cycles: int | None = None,
-                 keep: Path | None = None):
+                 keep: Path | None = None, bulk: bool = False):
         if simulator not in rtl_build.SIMULATORS:
             raise ConfigError(f"unknown RTL simulator {simulator!r}; choose one of "
                               f"{', '.join(rtl_build.SIMULATORS)}")
@@ -58,11 +59,13 @@ class PlenaRTL:
         self._hbm = "hex" if simulator == "icarus" else "bin"
         self.max_cycles = max_cycles
         self.keep = Path(keep) if keep else None
+        self.bulk = bulk
         self.last_build: toolchain.Build | None = None
 
     def build_state(self, config) -> toolchain.BuildState:
         """Is the simulator for `config` built, or who is building it now."""
-        return toolchain.build_state(rtl_build.spec(config, self.simulator), self.simulator)
+        return jobrun.build_state(rtl_build.spec(config, self.simulator), self.simulator,
+                                  self.bulk)
 
     def run(self, program: Program, image: MemoryImage, config, budget: Budget = Budget(),
             trace: bool = False) -> RunResult:
@@ -93,13 +96,10 @@ class PlenaRTL:
                     job.trace), config, self._hbm)
                 prepared.append((i, job, listing))
             if prepared:
-                b = rtl_build.build(config, self.simulator)
+                b = jobrun.build(rtl_build.spec(config, self.simulator), self.simulator, self.bulk)
                 self.last_build = b
-                walls = ",".join(str(j.budget.wall_seconds) for _, j, _ in prepared)
-                toolchain.run(b, rtl_build.TEST_MODULE, [rtl_build.BENCH_DIR], base,
-                              plusargs=[f"+plena_dir={base}"],
-                              extra_env={"PLENA_JOBS": str(len(prepared)),
-                                         "PLENA_WALL_SECONDS": walls})
+                jobrun.run_jobs(b, base, [f"+plena_dir={base}"], len(prepared),
+                                [j.budget.wall_seconds for _, j, _ in prepared])
                 for n, (i, job, listing) in enumerate(prepared):
                     results[i] = self._result(base / f"job{n}", job, listing, config, isa,
                                               started)

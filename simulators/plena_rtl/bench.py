@@ -5,6 +5,9 @@ build times.
     kernelcraft bench rtl
     kernelcraft rtl-check --accel plena --bench
 
+Verilator is measured in both modes, side by side: under cocotb (the tests' and
+lockstep's) and in bulk mode (the C++ driver, simulators/rtl/bulk.py); --mode picks one.
+
 Speed is measured on three kernels (a scalar loop, the silu baseline: vector unit and
 DMA, the gemm baseline: matrix unit) in separate simulator runs; the start-up of a run
 (process, cocotb, loading the job) is measured on an empty program and reported apart,
@@ -26,6 +29,8 @@ import time
 from kernelcraft.isa.plena import default_config
 from kernelcraft.simulators.core.backend import MemoryImage
 from kernelcraft.simulators.core.budget import Budget
+
+from kernelcraft.simulators.rtl import jobrun
 
 from . import build as rtl_build
 from .backend import PlenaRTL
@@ -64,10 +69,11 @@ def _child_cpu() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
-def _timed_run(program, image, cfg, simulator: str = "verilator") -> tuple[float, float, int]:
+def _timed_run(program, image, cfg, simulator: str = "verilator",
+               bulk: bool = False) -> tuple[float, float, int]:
     """(wall seconds, CPU seconds of the simulator process, cycles) of one RTL run."""
     t0, c0 = time.perf_counter(), _child_cpu()
-    r = PlenaRTL(simulator).run(program, image, cfg,
+    r = PlenaRTL(simulator, bulk=bulk).run(program, image, cfg,
                                 Budget(max_instructions=10**9, wall_seconds=3600))
     if r.error is not None:
         raise RuntimeError(f"benchmark kernel failed on the RTL: {r.error}")
@@ -77,6 +83,8 @@ def _timed_run(program, image, cfg, simulator: str = "verilator") -> tuple[float
 def _kernels(cfg, default_hw: bool, baseline=None):
     from kernelcraft.simulators.plena.assembler import assemble
     out = [("scalar loop", assemble(SCALAR_LOOP.format(n=200_000), "loop.asm", cfg), MemoryImage())]
+    if not default_hw:
+        out.append(_vector_loop(cfg, 500, VECTOR_ROWS))
     if default_hw and baseline is not None:
         for task, config, what in (("silu", "C5", "vector + DMA"), ("gemm", "C4", "matrix")):
             out.append(baseline(cfg, task, config, what))
@@ -105,19 +113,20 @@ def _icarus_kernels(cfg, scale: int):
             _vector_loop(cfg, scale, VECTOR_ROWS if scale > 1 else 16)]
 
 
-def _speeds(cfg, kernels, simulator: str) -> dict[str, float]:
+def _speeds(cfg, kernels, simulator: str, bulk: bool = False) -> dict[str, float]:
     """Print and return cycles/s (by CPU time, start-up subtracted) per kernel."""
     from kernelcraft.simulators.plena.assembler import assemble
     empty = assemble("S_ADDI_INT gp1, gp0, 1", "empty.asm", cfg)
-    runs = [_timed_run(empty, MemoryImage(), cfg, simulator) for _ in range(2)]
+    runs = [_timed_run(empty, MemoryImage(), cfg, simulator, bulk) for _ in range(2)]
     startup, startup_cpu = min(r[0] for r in runs), min(r[1] for r in runs)
-    print(f"  start-up of a run (process, cocotb, job files): {startup:.2f} s wall, "
+    print(f"  start-up of a run (process, {'C++ driver' if bulk else 'cocotb'}, job files): "
+          f"{startup:.2f} s wall, "
           f"{startup_cpu:.2f} s CPU")
     print("  cycles/s: simulation proper (start-up subtracted), by wall clock and by the "
           "simulator's CPU time (steady on a shared machine)")
     speeds = {}
     for name, program, image in kernels:
-        wall, cpu, cycles = _timed_run(program, image, cfg, simulator)
+        wall, cpu, cycles = _timed_run(program, image, cfg, simulator, bulk)
         sim, sim_cpu = max(wall - startup, 1e-9), max(cpu - startup_cpu, 1e-9)
         speeds[name] = cycles / sim_cpu
         print(f"  {name:34s} {cycles:>9,d} cycles {wall:6.2f} s  {cycles / sim:>9,.0f} /s wall "
@@ -152,6 +161,9 @@ def main(argv: list[str] | None = None, baseline=None) -> int:
                          "configuration of the differential tests")
     ap.add_argument("--cold", action="store_true",
                     help="also time a cold build into an empty cache (minutes)")
+    ap.add_argument("--mode", choices=("both", "cocotb", "bulk"), default="both",
+                    help="how Verilator's model is driven: cocotb, the C++ driver of bulk "
+                         "mode (simulators/rtl/bulk.py), or both side by side (default)")
     ap.add_argument("--sim", choices=("both", "verilator", "icarus"), default="both",
                     help="simulators to measure (default both; Icarus on the small "
                          "configuration only)")
@@ -163,10 +175,17 @@ def main(argv: list[str] | None = None, baseline=None) -> int:
     print(f"plena RTL on Verilator, {args.hw} configuration "
           f"(MLEN={cfg.MLEN}, BLEN={cfg.BLEN}, VLEN={cfg.VLEN})")
 
-    from kernelcraft.simulators.rtl.bench import build_times
-    build_times(rtl_build.build, cfg, args.cold)
-
-    _speeds(cfg, _kernels(cfg, args.hw == "default", baseline), "verilator")
+    from kernelcraft.simulators.rtl.bench import build_times, side_by_side
+    kernels = _kernels(cfg, args.hw == "default", baseline)
+    speeds = {}
+    for mode in (("cocotb", "bulk") if args.mode == "both" else (args.mode,)):
+        print(f"{mode} mode:")
+        build = rtl_build.build if mode == "cocotb" else (
+            lambda c: jobrun.build(rtl_build.spec(c), "verilator", bulk=True))
+        build_times(build, cfg, args.cold)
+        speeds[mode] = _speeds(cfg, kernels, "verilator", mode == "bulk")
+    if len(speeds) == 2:
+        side_by_side(speeds)
     if args.sim == "both":
         _icarus(args)
     return 0

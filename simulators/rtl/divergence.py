@@ -36,3 +36,24 @@ def counter_divergences(model, rtl, unit: str = "busy cycles of unit {}",
             if a != b:
                 out.append(Divergence("activity", label.format(k), str(a), str(b)))
     return out
+
+
+def runs_differences(jobs, first, second, compare_runs, compare_traces) -> list[str]:
+    """What differs between two runs of the same jobs (RunResults `first[i]`,
+    `second[i]` of `jobs[i]`), e.g. an RTL under cocotb and in bulk mode: each job's
+    state divergences (`compare_runs`, the accelerator's), how it stopped, and for a
+    traced job the first trace divergence (`compare_traces`). Empty when identical."""
+    out = []
+    for n, (job, a, b) in enumerate(zip(jobs, first, second)):
+        name = f"job {n} ({job.program.source_name})"
+        out += [f"{name}: {d.format()}" for d in compare_runs(a, b)]
+        if (a.stop, a.retired, repr(a.error)) != (b.stop, b.retired, repr(b.error)):
+            out.append(f"{name}: stopped {a.stop} after {a.retired} ({a.error!r}) against "
+                       f"{b.stop} after {b.retired} ({b.error!r})")
+        if job.trace:
+            d = compare_traces(a.trace, b.trace) if a.trace and b.trace else None
+            if d is not None or not (a.trace and b.trace):
+                out.append(f"{name}: trace: {d.format() if d else 'missing'}")
+    if len(first) != len(jobs) or len(second) != len(jobs):
+        out.append(f"{len(jobs)} jobs, {len(first)} and {len(second)} results")
+    return out

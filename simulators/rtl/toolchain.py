@@ -249,6 +249,7 @@ class Build:
     key: str
     cached: bool        # True when an earlier build was reused
     seconds: float      # time this call took (lookup only, when cached)
+    flavour: str = ""   # "" (cocotb's runner) or another build of the spec ("bulk")
 
 
 _ERROR_LINE = re.compile(r"^%Error|^%Warning|error:|syntax error|[Ee]rror:|Unknown module|"
@@ -286,7 +287,11 @@ def _locked(path: Path) -> Iterator[None]:
 # enough to use a precompiled header fail to compile ("Vtop__pch.h.fast: linker input
 # file not found"). cocotb's runner calls make itself; definitions in MAKEFLAGS act as
 # command-line overrides, so that is where they go.
-VERILATOR_MAKE_OVERRIDES = ("CFG_CXXFLAGS_PCH_I=-include",)
+#
+# OPT_SLOW=-O0: the "Slow" files (constructors, initial blocks: code run once) are about
+# a quarter of a model's C++; at -O0 they compile in about half the CPU time of
+# Verilator's default -Os (plena's largest, 0.9 MB: 1.7-1.9 s against 3.3 s).
+VERILATOR_MAKE_OVERRIDES = ("CFG_CXXFLAGS_PCH_I=-include", "OPT_SLOW=-O0")
 
 
 def _verilator_env() -> dict[str, str]:
@@ -339,18 +344,21 @@ class BuildState:
         return f"building: {who} holds the build lock{took}"
 
 
-def _paths(spec: BuildSpec, simulator: str) -> tuple[Path, Path, str, Tool]:
-    """(the build's directory, its lock file, its key, the tool)"""
+def _paths(spec: BuildSpec, simulator: str, flavour: str = "") -> tuple[Path, Path, str, Tool]:
+    """(the build's directory, its lock file, its key, the tool); `flavour` names a
+    build of the same spec other than cocotb's (e.g. "bulk": simulators/rtl/bulk.py)."""
     tool = prepare(simulator)
     key = spec.key(simulator, tool)
+    if flavour:
+        key = hashlib.sha256(f"{flavour}:{key}".encode()).hexdigest()
     builds = cache_root() / "builds"
-    final = builds / f"{simulator}-{spec.top}-{key[:20]}"
+    final = builds / f"{simulator}-{spec.top}-{flavour + '-' if flavour else ''}{key[:20]}"
     return final, builds / f".{final.name}.lock", key, tool
 
 
-def build_state(spec: BuildSpec, simulator: str = "verilator") -> BuildState:
+def build_state(spec: BuildSpec, simulator: str = "verilator", flavour: str = "") -> BuildState:
     """Is `spec` built, and if not, which process is building it (from the lock file)."""
-    final, lock, _, _ = _paths(spec, simulator)
+    final, lock, _, _ = _paths(spec, simulator, flavour)
     if (final / "kernelcraft-build.json").is_file():
         return BuildState(True, final)
     try:
@@ -363,32 +371,41 @@ def build_state(spec: BuildSpec, simulator: str = "verilator") -> BuildState:
 
 def build(spec: BuildSpec, simulator: str = "verilator") -> Build:
     """Build `spec` for `simulator` through cocotb's runner, or reuse the cached build."""
+    def compile_cocotb(work: Path, log: Path) -> None:
+        from cocotb_tools.runner import get_runner
+        runner = get_runner(simulator)
+        with _build_env(simulator):
+            runner.build(sources=[Path(s).resolve() for s in spec.sources],
+                         includes=[Path(i).resolve() for i in spec.includes],
+                         parameters=dict(spec.parameters), defines=dict(spec.defines),
+                         build_args=list(spec.build_args), hdl_toplevel=spec.top,
+                         build_dir=work, timescale=spec.timescale, log_file=log)
+    return cached_build(spec, simulator, compile_cocotb)
+
+
+def cached_build(spec: BuildSpec, simulator: str, compile, flavour: str = "") -> Build:
+    """The cached build of `spec` (`flavour`: see _paths), or a new one made by
+    `compile(work_dir, log_file)` under the build's lock; a failed compile (RuntimeError,
+    SystemExit, CalledProcessError) raises RtlBuildError with the log's error lines."""
     t0 = time.perf_counter()
-    final, lock, key, tool = _paths(spec, simulator)
+    final, lock, key, tool = _paths(spec, simulator, flavour)
     builds = final.parent
     marker = final / "kernelcraft-build.json"
     if marker.is_file():
-        return Build(spec, simulator, final, key, True, time.perf_counter() - t0)
+        return Build(spec, simulator, final, key, True, time.perf_counter() - t0, flavour)
     with _locked(lock):
         if marker.is_file():          # another process built it while we waited
-            return Build(spec, simulator, final, key, True, time.perf_counter() - t0)
+            return Build(spec, simulator, final, key, True, time.perf_counter() - t0, flavour)
         # Holding the lock, any work directory for this key is a killed build's leftover.
         for stale in builds.glob(f".{final.name}.tmp*"):
             shutil.rmtree(stale, ignore_errors=True)
         work = builds / f".{final.name}.tmp{os.getpid()}"
         work.mkdir(parents=True)
         log = work / "build.log"
-        from cocotb_tools.runner import get_runner
-        runner = get_runner(simulator)
         try:
-            with _build_env(simulator):
-                runner.build(sources=[Path(s).resolve() for s in spec.sources],
-                             includes=[Path(i).resolve() for i in spec.includes],
-                             parameters=dict(spec.parameters), defines=dict(spec.defines),
-                             build_args=list(spec.build_args), hdl_toplevel=spec.top,
-                             build_dir=work, timescale=spec.timescale, log_file=log)
+            compile(work, log)
         except (RuntimeError, SystemExit, subprocess.CalledProcessError):
-            failed = builds / f"failed-{simulator}-{spec.top}.log"
+            failed = builds / f"failed-{final.name.rsplit('-', 1)[0]}.log"
             if log.is_file():
                 shutil.copyfile(log, failed)
             shutil.rmtree(work, ignore_errors=True)
@@ -396,12 +413,13 @@ def build(spec: BuildSpec, simulator: str = "verilator") -> Build:
                                 _error_lines(failed), failed) from None
         seconds = time.perf_counter() - t0
         (work / marker.name).write_text(json.dumps({
-            "top": spec.top, "simulator": simulator, "tool": tool.version_text,
+            "top": spec.top, "simulator": simulator, "flavour": flavour or "cocotb",
+            "tool": tool.version_text,
             "sources": [str(s) for s in spec.sources], "seconds": round(seconds, 3)}, indent=1))
         if final.exists():            # a stale, unmarked directory from a killed build
             shutil.rmtree(final, ignore_errors=True)
         os.replace(work, final)
-    return Build(spec, simulator, final, key, False, time.perf_counter() - t0)
+    return Build(spec, simulator, final, key, False, time.perf_counter() - t0, flavour)
 
 
 # --- running cocotb tests ------------------------------------------------------------

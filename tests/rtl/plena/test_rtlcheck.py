@@ -9,25 +9,34 @@ from kernelcraft.workbench.cli import main
 from kernelcraft.workbench.rtlcheck import check
 
 
+FLIP = 20
+
+
 class FlippedRTL(PlenaRTL):
     """The real RTL with one bit of Vector SRAM flipped after the run (and in the trace),
-    as a defect in the hardware would."""
+    as a defect in the hardware would (element FLIP: relu C1 writes it on the small
+    configuration)."""
 
     def run_many(self, jobs, config):
         results = super().run_many(jobs, config)
         for r in results:
             r.memories["vsram"] = r.memories["vsram"].copy()
-            r.memories["vsram"][40] ^= 1
+            r.memories["vsram"][FLIP] ^= 1
             for step in r.trace or []:
                 for ch in step.changes:
-                    if ch.space == "vsram" and ch.address <= 40 < ch.address + np.size(ch.new):
+                    if ch.space == "vsram" and ch.address <= FLIP < ch.address + np.size(ch.new):
                         ch.new = np.array(ch.new).copy()
-                        ch.new[40 - ch.address] ^= 1
+                        ch.new[FLIP - ch.address] ^= 1
         return results
 
 
-def test_cli_passes_on_a_baseline(capsys):
-    assert main(["rtl-check", "--accel", "plena", "--task", "relu", "--config", "C1"]) == 0
+def _hw_args(cfg) -> list[str]:
+    return [a for k, v in cfg.as_dict().items() for a in ("--hw", f"{k}={v}")]
+
+
+def test_cli_passes_on_a_baseline(diff_cfg, capsys):
+    assert main(["rtl-check", "--accel", "plena", "--task", "relu", "--config", "C1",
+                 *_hw_args(diff_cfg)]) == 0
     out = capsys.readouterr().out
     assert out.startswith("PASS  plena relu C1 (baseline): backends agree, kernel correct\n")
     assert "cycles on both" in out and "within tolerance of the reference" in out
@@ -46,30 +55,29 @@ def test_a_wrong_kernel_fails_though_the_backends_agree(diff_cfg, tmp_path, caps
     assert "% match" in res.correctness
     path = tmp_path / "wrong.asm"
     path.write_text(wrong)
-    hw = [a for k, v in diff_cfg.as_dict().items() for a in ("--hw", f"{k}={v}")]
     assert main(["rtl-check", "--accel", "plena", "--task", "relu", "--config", "C1",
-                 str(path), *hw]) == 1
+                 str(path), *_hw_args(diff_cfg)]) == 1
     assert "kernel INCORRECT" in capsys.readouterr().out
     right = check("plena", "relu", "C1", hw=diff_cfg)
     assert right.passed and right.correct and right.agree
 
 
-def test_cli_lockstep_with_a_kernel_file(tmp_path, capsys):
+def test_cli_lockstep_with_a_kernel_file(diff_cfg, tmp_path, capsys):
     from kernelcraft.workbench.accel import get_accel
     accel = get_accel("plena")
     path = tmp_path / "gemv.asm"
-    path.write_text(accel.baseline("gemv", "C1", accel.default_config()))
+    path.write_text(accel.baseline("gemv", "C1", diff_cfg))
     assert main(["rtl-check", "--accel", "plena", "--task", "gemv", "--config", "C1", str(path),
-                 "--lockstep"]) == 0
+                 "--lockstep", *_hw_args(diff_cfg)]) == 0
     assert f"({path})" in capsys.readouterr().out
 
 
-def test_divergence_names_the_first_instruction():
-    res = check("plena", "relu", "C1", rtl=FlippedRTL())
+def test_divergence_names_the_first_instruction(diff_cfg):
+    res = check("plena", "relu", "C1", hw=diff_cfg, rtl=FlippedRTL())
     assert not res.passed and not res.agree
     assert res.first.startswith("retired instruction #")
-    assert "vsram[40]" in res.first and "model 0x" in res.first
-    assert any(d.startswith("vsram[40]") for d in res.divergences)
+    assert f"vsram[{FLIP}]" in res.first and "model 0x" in res.first
+    assert any(d.startswith(f"vsram[{FLIP}]") for d in res.divergences)
     assert "FAIL  plena relu C1 (baseline): backends DISAGREE" in res.format()
 
 

@@ -53,10 +53,12 @@ def test_harness_reaches_the_core_only_through_ports():
     harness = [build.PLENA_RTL / n for n in ("plena_sim.v", "plena_hbm.vh", "plena_top.v")]
     found = [f"{p.name}: {m.group(0)!r}" for p in harness for m in DOTTED.finditer(_code(p.read_text()))]
     assert not found, "hierarchical references from the harness:\n" + "\n".join(found)
-    # The cocotb bench drives and watches plena_top's own ports only.
-    bench = (build.PLENA_RTL / "bench" / "plena_jobs.py").read_text()
-    touched = set(re.findall(r"\bdut\.(\w+)", bench))
+    # Both job drivers (cocotb's and bulk mode's) use plena_top's own ports only.
+    rtl = build.ROOT / "simulators" / "rtl"
+    touched = set(re.findall(r"\bdut\.(\w+)", (rtl / "cocotb_jobs.py").read_text()))
+    touched_cpp = set(re.findall(r"\btop[.>-]+(\w+)", (rtl / "bulk_main.cpp").read_text()))
     assert touched and touched <= TOP_PORTS, touched - TOP_PORTS
+    assert touched_cpp - {"eval", "eventsPending", "nextTimeSlot", "final"} == TOP_PORTS, touched_cpp
 
 
 def test_the_check_finds_what_it_looks_for(tmp_path):

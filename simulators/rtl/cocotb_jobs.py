@@ -1,7 +1,10 @@
-"""cocotb test that runs the jobs simulators/plena_rtl prepared (see rtl/plena/plena_sim.v).
+"""cocotb test that runs the jobs an RTL backend prepared, on any simulation harness with
+the job/go/halt/finished host port (rtl/plena/plena_sim.v, rtl/coral/coral_sim.v,
+rtl/aie/aie_sim.v); simulators/rtl/jobrun.py starts it. bulk_main.cpp is the same
+protocol in C++ (bulk mode).
 
-The clock runs inside the simulator (plena_sim). Per job, Python only pulses `go` and
-waits for `finished`, waking every PLENA_POLL_NS of simulated time to check the job's
+The clock runs inside the simulator. Per job, Python only pulses `go` and waits for
+`finished`, waking every KERNELCRAFT_POLL_NS of simulated time to check the job's
 wall-clock limit (and raising `halt` once it has passed). Nothing runs per cycle.
 """
 import os
@@ -10,14 +13,14 @@ import time
 import cocotb
 from cocotb.triggers import First, RisingEdge, Timer
 
-PERIOD_NS = 2          # plena_sim's clock
+PERIOD_NS = 2          # the harnesses' clock
 
 
 @cocotb.test()
 async def run_jobs(dut):
-    jobs = int(os.environ["PLENA_JOBS"])
-    walls = [float(w) for w in os.environ.get("PLENA_WALL_SECONDS", "").split(",") if w]
-    poll = int(os.environ.get("PLENA_POLL_NS", str(PERIOD_NS * 200_000)))
+    jobs = int(os.environ["KERNELCRAFT_JOBS"])
+    walls = [float(w) for w in os.environ.get("KERNELCRAFT_WALL_SECONDS", "").split(",") if w]
+    poll = int(os.environ.get("KERNELCRAFT_POLL_NS", str(PERIOD_NS * 200_000)))
     dut.go.value = 0
     dut.halt.value = 0
     dut.job.value = 0
