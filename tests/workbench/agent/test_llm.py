@@ -178,24 +178,23 @@ def test_refused_credentials_are_not_retried(monkeypatch, openai_server):
 
 
 def test_a_missing_key_is_found_without_importing_litellm():
-    code = ("import sys, time; t = time.perf_counter()\n"
-            "from workbench.llm import LiteLLMModel, LLMError\n"
+    code = ("import sys\n"
+            "from kernelcraft.workbench.llm import LiteLLMModel, LLMError\n"
             "try: LiteLLMModel('openai/gpt-4o').check_credentials()\n"
             "except LLMError as e: print(e)\n"
-            "print('litellm' in sys.modules, time.perf_counter() - t < 1.0)")
+            "print('litellm' in sys.modules)")
     env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env=env, timeout=120).stdout.splitlines()
     assert out == ["openai/gpt-4o: no API key in the environment; set OPENAI_API_KEY (the key "
-                   "is never recorded)", "False True"]
+                   "is never recorded)", "False"]
     # and `kernelcraft run` checks it before importing the loop, the tasks or litellm
-    code = ("import sys, time; t = time.perf_counter()\n"
-            "from workbench.cli import main\n"
+    code = ("import sys\n"
+            "from kernelcraft.workbench.cli import main\n"
             "rc = main(['run', '--accel', 'plena', '--task', 'relu', '--config', 'C1', "
             "'--model', 'openai/gpt-4o', '--traces', '/nonexistent/t.db'])\n"
-            "print(rc, 'litellm' in sys.modules, 'kernelcraft.workbench.agent.loop' in sys.modules, "
-            "time.perf_counter() - t < 1.0)")
+            "print(rc, 'litellm' in sys.modules, 'kernelcraft.workbench.agent.loop' in sys.modules)")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                        timeout=120)
-    assert r.stdout.split() == ["2", "False", "False", "True"], r.stderr
+    assert r.stdout.split() == ["2", "False", "False"], r.stderr
     assert "no API key in the environment; set OPENAI_API_KEY" in r.stderr
