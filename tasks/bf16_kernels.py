@@ -85,10 +85,12 @@ def rope(x, cos, sin, heads):
     return out.reshape(s, width)
 
 
-def attention(q, k, v, hq, hkv, scale, causal, bias=None, block=None, exp=nx.exp):
+def attention(q, k, v, hq, hkv, scale, causal, bias=None, block=None, exp=nx.exp, p_first=False):
     """Per head: bf16 scores, max-subtracted bf16 exp, fp32 sums, P @ V in fp32 then one
     normalisation. With `block`, keys are processed in blocks with a running maximum
-    and sum, and the partial output is kept in bf16 between blocks (flash style)."""
+    and sum, and the partial output is kept in bf16 between blocks (flash style). With
+    `p_first`, the task statement read literally: P normalised and stored in bf16, then
+    P @ V (each weight stored twice, e and p)."""
     s, d = q.shape[0], q.shape[1] // hq
     out = np.zeros((s, hq * d), dtype=F32)
     mask = np.tril(np.ones((s, s), dtype=bool)) if causal else np.ones((s, s), dtype=bool)
@@ -103,8 +105,8 @@ def attention(q, k, v, hq, hkv, scale, causal, bias=None, block=None, exp=nx.exp
         if block is None:
             m = sc.max(axis=-1, keepdims=True)
             e = B(exp(B(sc - m)))
-            o = mm(e, vh)
-            out[:, h * d:(h + 1) * d] = B(o * nx.reciprocal(e.sum(axis=-1, keepdims=True, dtype=F32)))
+            r = nx.reciprocal(e.sum(axis=-1, keepdims=True, dtype=F32))
+            out[:, h * d:(h + 1) * d] = mm(B(e * r), vh) if p_first else B(mm(e, vh) * r)
             continue
         m = np.full((s, 1), -np.inf, dtype=F32)
         tot = np.zeros((s, 1), dtype=F32)

@@ -13,16 +13,29 @@ from .tolerance import U
 FP32_U = 2.0 ** -24
 
 
+def half_ulp(m) -> np.ndarray:
+    """Half the bf16 spacing of the binade holding magnitude m: the largest error of
+    rounding to nearest any value of magnitude at most m. bf16 keeps 8 significant bits,
+    so in [2^e, 2^(e+1)) the spacing is 2^(e-7); below 2^-126 (subnormal) it stays 2^-133.
+    It is u m at a power of two and about half of that just below the next one."""
+    m = np.asarray(m, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        e = np.floor(np.log2(np.where(m > 0, m, 1.0)))
+        return np.where(m > 0, np.where(np.isfinite(m), 2.0 ** (np.maximum(e, -126.0) - 8.0), np.inf), 0.0)
+
+
 def stored(y: np.ndarray, err) -> np.ndarray:
     """The error bound of bf16(y~) against y, for any y~ within `err` of y: the upstream
-    error plus the rounding, which is at most u |y~| and at most the distance from y~ to
-    bf16(y), a bf16 number within dist(y) + err of it (so an exactly representable y
-    that arrives exactly stays exact, as the structured edge cases need)."""
+    error plus the rounding, which is at most half an ulp of |y~| <= |y| + err (`half_ulp`:
+    u |y~| where y~'s binade starts, half of that at its top; u |y~| for every y~
+    counted up to twice the rounding a correct kernel can make) and at most the distance
+    from y~ to bf16(y), a bf16 number within dist(y) + err of it (so an exactly
+    representable y that arrives exactly stays exact, as the structured edge cases need)."""
     y = np.asarray(y, dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
         # (+ an fp32 ulp: y reaches bf16 through fp32)
         dist = np.abs(round_bf16(y.astype(np.float32)).astype(np.float64) - y) + FP32_U * np.abs(y)
-    return err + np.minimum(U * (np.abs(y) + err), dist + err)
+    return err + np.minimum(half_ulp(np.abs(y) + err), dist + err)
 
 
 def product_error(a: np.ndarray, w: np.ndarray, err_a=None) -> np.ndarray:

@@ -366,7 +366,7 @@ def _deep_exps(task: str, names=None) -> list[tuple[str, Kernel]]:
 CAUGHT_EXPS = {"ffn": ("exp_bit_trick",),
                "swiglu": tuple(CHEAP_EXPS),
                **{t: (*CHEAP_EXPS, "exp_fixup_1pct") for t in ATTENTION},
-               "decoder_block_llama": ("exp_bit_trick",),
+               "decoder_block_llama": tuple(CHEAP_EXPS),
                "decoder_block_t5": (*CHEAP_EXPS, "exp_fixup_1pct")}
 
 
