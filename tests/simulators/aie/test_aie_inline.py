@@ -111,3 +111,20 @@ def test_bf16_max_min_and_rounding_match_the_shared_numerics():
     u[:8] = [0x7F7FFFFF, 0x7F800000, 0xFF800000, 0x00008000, 0x00018000, 0x80000000, 0x3F80FFFF, 0]
     for f in (u.view(np.float32), u[:32].view(np.float32), u[8:40].view(np.float32)):
         assert np.array_equal(nx.to_bf16_bits(f), f32_to_bf16_bits(f))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task", ["gqa"])
+def test_level_2_3_baselines_run_as_stepping_does(task):
+    # the straight-line runs these baselines spend their time in (an unrolled online-
+    # softmax block) take the inline statements and the batched flushes
+    from kernelcraft.tasks import get_task
+    from kernelcraft.workbench.accel import get_accel
+    from kernelcraft.workbench.layout import build_image
+    a, t = get_accel("aie"), get_task(task)
+    hw = a.default_config()
+    program = a.assemble(a.baseline(task, "C1", hw), source_name="baseline", config=hw)
+    img = build_image(a.layout(t, "C1", hw), t.generate("C1", 5))
+    fast = a.backend().run(program, img, hw, Budget(max_instructions=50_000_000))
+    assert fast.error is None, str(fast.error)
+    assert same(fast, a.backend().run(program, img, hw, Budget(max_instructions=50_000_000, fast=False))) == ""
