@@ -1,6 +1,7 @@
 """Generated Python for runs of bundles: the timing model's checks and updates with each
 bundle's register units and latencies written in as constants, and its operations as
-direct calls of their semantics functions, one call per line.
+direct calls of their semantics functions, one call per line (in an untraced fast run,
+the most frequent ones as the statements of inline.py, with the call as fallback).
 
 A run is a straight-line stretch of bundles that control enters only at its first
 (`blocks_of`); `step(tn) -> tn'` executes it. For each bundle, from tn (the next free
