@@ -51,6 +51,31 @@ LOOPS = {
         MOVPI p0, 0
         MOVPI p1, 16384
     ENDLOOP""",
+    # straight-line attention-like work no loop plan fast-forwards (an agent's kernel, or
+    # a baseline's long unrolled body): score tiles, a bf16 max, exp, a weighted sum
+    "straight": """
+    LOOP {n}
+        MOVPI p0, 0
+        MOVPI p1, 4096
+        MOVPI p2, 8192
+        ABCST acc0, r0
+        ABCST acc1, r0 || VLD x12, [p1], 64 || VLD x0, [p0], 64
+        VLD x13, [p1], 64 || VLD x1, [p0], 64
+        VMMAC.BF16 acc0, x0, y6 || VLD x2, [p0], 64
+        VMMAC.BF16 acc1, x1, y6 || VLD x3, [p0], 64
+        VMMAC.BF16 acc0, x2, y6
+        VMMAC.BF16 acc1, x3, y6
+        VSRS.BF16 x4, acc0
+        VSRS.BF16 x5, acc1
+        VMAX.BF16 x6, x4, x5
+        VMIN.BF16 x6, x6, x12 || VLD x9, [p2]
+        VUPS.BF16 acc2, x6
+        VPWL.EXP acc2, acc2
+        AMUL.F32 acc3, acc2, acc2
+        VSRS.BF16 x7, acc3 || ALD acc4, [p2]
+        VMAC.BF16 acc4, x7, x9
+        AST acc4, [p2], 128
+    ENDLOOP""",
     "vmmac": """
     LOOP {n}
         VLD x0, [p0], 64 || VLD x4, [p2], 64
@@ -66,6 +91,8 @@ SPEED = {
     "scalar": ("scalar bundles (add, mul, moves; zero-overhead loop)", LOOPS["scalar"], 20_000),
     "vector": ("vector bundles (load, upshift, multiply, exp, add, shift-round, store)", LOOPS["vector"], 5_000),
     "pipelined": ("the same work on 64-row tiles, software-pipelined store", LOOPS["pipelined"], 100),
+    "straight": ("straight-line bundles (score tiles, bf16 max/min, exp, multiply-accumulate, "
+                 "accumulator load/store)", LOOPS["straight"], 2_000),
 }
 MACS_PER_ITERATION = {"vmmac": 4 * 256}
 

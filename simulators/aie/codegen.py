@@ -1,6 +1,7 @@
 """Generated Python for runs of bundles: the timing model's checks and updates with each
 bundle's register units and latencies written in as constants, and its operations as
-direct calls of their semantics functions, one call per line.
+direct calls of their semantics functions, one call per line (in an untraced fast run,
+the most frequent ones as the statements of inline.py, with the call as fallback).
 
 A run is a straight-line stretch of bundles that control enters only at its first
 (`blocks_of`); `step(tn) -> tn'` executes it. For each bundle, from tn (the next free
@@ -19,6 +20,7 @@ and holds its issue cycle (`Compiler.failing`).
 """
 from __future__ import annotations
 
+from .inline import namespace, statements
 from .predecode import Code, Row, deferring
 
 FILENAME = "<aie bundle {}>"
@@ -34,7 +36,8 @@ def _literal(v) -> str | None:
 
 
 def _bundle_lines(b: int, row: Row, ns: dict, fwd: int, out: list[str], lines: dict,
-                  mac_units: set, now: bool, pos: int, known: dict, timing_only: bool = False) -> None:
+                  mac_units: set, now: bool, pos: int, known: dict, timing_only: bool = False,
+                  inline=None) -> None:
     """Append the statements of bundle b (from `tn`, the next free issue cycle, to the
     new `tn`) to `out`; note in `lines` which line calls which operation. `macready` is
     kept only for units some bundle reads as a multiply-accumulate input; `state.now`
@@ -43,7 +46,8 @@ def _bundle_lines(b: int, row: Row, ns: dict, fwd: int, out: list[str], lines: d
     b is the run's bundle number `pos` (from 0). `known[u] = (position, latency,
     accumulate latency)` of the last earlier bundle of the run that wrote unit u: it
     issued at least (pos - position) cycles before this one, so a check that its
-    result is ready is left out when it cannot fail."""
+    result is ready is left out when it cannot fail. With `inline` (the run's state),
+    operations inline.py has statements for are written as those statements."""
     def gap(u, which):                 # cycles after this bundle's issue the unit is ready, at most
         if u not in known:
             return None
@@ -95,8 +99,11 @@ def _bundle_lines(b: int, row: Row, ns: dict, fwd: int, out: list[str], lines: d
                 lit = f"a{b}_{k}_{j}"
                 ns[lit] = a
             names.append(lit)
-        lines[len(out) + 1] = (b, op)
-        out.append(f"    {f}({', '.join(names)})")
+        call = f"{f}({', '.join(names)})"
+        stmts = None if deferred or inline is None else statements(fn, args, call, inline)
+        for text in stmts or (call,):
+            lines[len(out) + 1] = (b, op)
+            out.append(f"    {text}")
     extra = ""
     if row.mem and timing_only:        # the caller knows each iteration's bank conflicts
         if row.mem > 1:
@@ -125,7 +132,7 @@ def _bundle_lines(b: int, row: Row, ns: dict, fwd: int, out: list[str], lines: d
 
 
 def block_source(code: Code, first: int, last: int, ns: dict, fwd: int, mac_units: set,
-                 now: bool = False, timing_only: bool = False) -> tuple[str, dict]:
+                 now: bool = False, timing_only: bool = False, inline=None) -> tuple[str, dict]:
     """(source of `def step(tn)` running bundles first..last in order, generated line ->
     (bundle, slot index of the operation called there, or None)). The function leaves
     the last bundle's issue cycle in `state.now`; an error inside it has the failing
@@ -137,7 +144,7 @@ def block_source(code: Code, first: int, last: int, ns: dict, fwd: int, mac_unit
     known: dict = {}
     for b in range(first, last + 1):
         _bundle_lines(b, code.rows[b], ns, fwd, out, lines, mac_units, now, b - first, known,
-                      timing_only)
+                      timing_only, inline)
         for n in range(start, len(out) + 1):
             lines.setdefault(n, (b, None))
         start = len(out) + 1
@@ -168,23 +175,30 @@ class Compiler:
     generated code is cached on the Code (a program's runs share it)."""
 
     def __init__(self, code: Code, state, dma, ready: list, macready: list, stalls: list,
-                 horizon: list, fwd: int, now: bool = False):
+                 horizon: list, fwd: int, now: bool = False, inline: bool = False):
         self.code, self.fwd, self.now = code, fwd, now
         self.common = {"ready": ready, "macready": macready, "stalls": stalls, "horizon": horizon,
                        "st": state, "dma": dma, "banks": state.banks, "macs": state.macs}
+        # operations as statements (inline.py): their source depends on the state's
+        # sizes and whether it defers multiply-accumulates, so those are in the key
+        self.inline = state if inline else None
+        self.variant = (state.dm_size, state.bank_shift, state.defer_macs, state.MAX_DEFERRED) \
+            if inline else None
+        if inline:
+            self.common.update(namespace(state))
         if any(deferred for row in code.rows for _, deferred, _, _ in row.calls):
             self.common["sd"] = deferring(state)
         self.lines: dict[str, dict] = {}             # generated file name -> its line map
 
     def compile(self, first: int, last: int, timing_only: bool = False):
         """The step function of bundles first..last."""
-        key = (first, last, self.now, self.fwd, timing_only)
+        key = (first, last, self.now, self.fwd, timing_only, self.variant)
         made = self.code.compiled.get(key)
         if made is None:
             consts: dict = {}
             mac_units = {u for row in self.code.rows for u in row.macr}
             src, lines = block_source(self.code, first, last, consts, self.fwd, mac_units, self.now,
-                                      timing_only)
+                                      timing_only, self.inline)
             name = FILENAME.format(f"{first}..{last}" if last > first else first)
             made = self.code.compiled[key] = (compile(src, name, "exec"), name, lines, consts)
         co, name, lines, consts = made

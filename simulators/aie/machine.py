@@ -117,7 +117,8 @@ class _Run(Run):
         horizon = [0]
         trace = self.trace
         comp = self.comp = Compiler(code, st, dma, ready, macready, stalls, horizon, cfg.ACC_FORWARD,
-                        now=trace is not None)
+                                    now=trace is not None,
+                                    inline=trace is None and self.budget.fast and type(st) is AieState)
         # Straight-line runs of bundles execute as one generated function each; a traced
         # run steps bundle by bundle (each step's changes are recorded on their own).
         spans = [(b, b) for b in range(nb)] if trace is not None or not self.budget.fast \

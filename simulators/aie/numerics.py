@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kernelcraft.simulators.numerics import CANON_NAN_F32, LOG2E, canon
+from kernelcraft.simulators.numerics import CANON_NAN_F32, LOG2E, canon, f32_to_bf16_bits
 
 F32 = np.float32
 # Rounding modes of VSRS (the values of SETRM; isa/aie/bundle.toml, state.RM).
@@ -21,6 +21,56 @@ _NAN = CANON_NAN_F32.view(F32)
 def wrap32(v: np.ndarray) -> np.ndarray:
     """Two's-complement wrap of integer lanes to int32."""
     return np.asarray(v, dtype=np.int64).astype(np.int32)
+
+
+# --- bf16 bit patterns ---------------------------------------------------------------
+# max and min of bf16 lanes by table, without widening: each pattern maps to a key whose
+# unsigned order is the values' order (-0 just below +0, as numerics.fmax/fmin decide
+# between the zeros), NaN to the top key (for max) or the bottom one (for min), so that
+# it wins; _BACK maps a key to its pattern and both NaN keys to the canonical NaN. The
+# same bits as rounding fmax/fmin of the widened values (a bf16 value rounds to itself).
+def _order_tables():
+    x = np.arange(65536, dtype=np.int64)
+    mag = x & 0x7FFF
+    key = np.where(x & 0x8000, 0x7FFF - mag, 0x8000 + mag)       # 0x7F..0xFF80
+    nan = mag > 0x7F80
+    back = np.zeros(65536, np.uint16)
+    back[key[~nan]] = x[~nan]
+    back[0] = back[0xFFFF] = 0x7FC0
+    return (np.where(nan, 0xFFFF, key).astype(np.uint16), np.where(nan, 0, key).astype(np.uint16),
+            back)
+
+
+_UP, _DOWN, _BACK = _order_tables()
+
+
+def bf16_max(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Lane max of bf16 bit patterns (uint16): NaN canonical, max(-0, +0) = +0."""
+    return _BACK.take(np.maximum(_UP.take(a), _UP.take(b)))
+
+
+def bf16_min(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Lane min of bf16 bit patterns (uint16): NaN canonical, min(-0, +0) = -0."""
+    return _BACK.take(np.minimum(_DOWN.take(a), _DOWN.take(b)))
+
+
+_SIXTEEN, _ONE, _BIAS = np.uint32(16), np.uint32(1), np.uint32(0x7FFF)
+
+
+def to_bf16_bits(x: np.ndarray) -> np.ndarray:
+    """numerics.f32_to_bf16_bits of float32 lanes, with fewer calls when no lane is NaN
+    (NaN fails the comparison)."""
+    x = np.asarray(x, dtype=F32)
+    top = np.maximum.reduce(x, axis=None)
+    if top == top:
+        u = x.view(np.uint32)
+        r = u >> _SIXTEEN
+        r &= _ONE
+        r += _BIAS
+        r += u
+        r >>= _SIXTEEN
+        return r.astype(np.uint16)
+    return f32_to_bf16_bits(x)
 
 
 def shift_round(v: np.ndarray, shift: int, mode: int) -> np.ndarray:

@@ -162,11 +162,27 @@ class AieState:
             self.flush_macs(i)
 
     def flush_macs(self, i: int) -> None:
-        from .semantics.vector import mac_terms
+        """Apply accumulator i's deferred multiply-accumulates; and those of every other
+        accumulator with the same kinds queued, in one batch (applying an accumulator's
+        queue early gives the same bits: nothing else touched it since)."""
+        from .semantics.vector import mac_terms, mac_terms_rows
         q = self.macs[i]
-        if q:
+        if not q:
+            return
+        group = [j for j, other in enumerate(self.macs) if other == q]
+        if len(group) == 1:
             self.macs[i] = []
             self.set_acc(i, mac_terms(self.accf[i], q, self.mac_a[i], self.mac_b[i], self.mac_y[i]))
+            return
+        n, matrix = len(q), q.count(MAC_MATRIX)
+
+        def operands(bufs, needed):
+            return np.stack([bufs[j][:n] for j in group]) if needed else None
+        rows = mac_terms_rows(self.accf[group], q, operands(self.mac_a, True),
+                              operands(self.mac_b, matrix < n), operands(self.mac_y, matrix))
+        for j, row in zip(group, rows):
+            self.macs[j] = []
+            self.set_acc(j, row)
 
     def flush_all_macs(self) -> None:
         for i in range(len(self.macs)):

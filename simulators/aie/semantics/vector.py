@@ -83,6 +83,24 @@ def mac_terms(acc: np.ndarray, kinds: list, a: np.ndarray, b: np.ndarray, y: np.
     return nx.accumulate_f32(acc, terms[0] if len(terms) == 1 else np.concatenate(terms))
 
 
+def mac_terms_rows(accs: np.ndarray, kinds: list, a: np.ndarray, b: np.ndarray, y: np.ndarray
+                   ) -> np.ndarray:
+    """mac_terms of several accumulators (accs (g, 32)) with the same kinds queued at
+    once: a, b and y hold each one's operands (g, len(kinds), lanes)."""
+    g, n = a.shape[:2]
+    terms, k = [], 0
+    while k < n:
+        kind = kinds[k]
+        j = n if kinds.count(kind) == n else k
+        while j < n and kinds[j] == kind:
+            j += 1
+        other = y if kind == MAC_MATRIX else b
+        terms.append(mac_term_values(kind, a[:, k:j].reshape(-1, 32),
+                                     other[:, k:j].reshape(g * (j - k), -1)).reshape(g, j - k, 32))
+        k = j
+    return nx.accumulate_f32_rows(accs, terms[0] if len(terms) == 1 else np.concatenate(terms, axis=1))
+
+
 @semantics(name="VMAC_BF16")
 def vmac_bf16(m, d, a, b):
     if m.defer_macs:
@@ -166,7 +184,7 @@ def vsrs_i16(m, d, a, imm):
 
 @semantics(name="VSRS_BF16")
 def vsrs_bf16(m, d, a):
-    m.set_x(d, f32_to_bf16_bits(m.accf[a]))
+    m.set_x(d, nx.to_bf16_bits(m.accf[a]))
 
 
 @semantics(name="VUPS_I8")
@@ -218,7 +236,7 @@ def vmax_i16(m, d, a, b):
 
 @semantics(name="VMAX_BF16")
 def vmax_bf16(m, d, a, b):
-    m.set_x(d, f32_to_bf16_bits(fmax(_bf(m.x16[a]), _bf(m.x16[b]))))
+    m.set_x(d, nx.bf16_max(m.x16[a], m.x16[b]))
 
 
 @semantics(name="VMIN_I8")
@@ -233,7 +251,7 @@ def vmin_i16(m, d, a, b):
 
 @semantics(name="VMIN_BF16")
 def vmin_bf16(m, d, a, b):
-    m.set_x(d, f32_to_bf16_bits(fmin(_bf(m.x16[a]), _bf(m.x16[b]))))
+    m.set_x(d, nx.bf16_min(m.x16[a], m.x16[b]))
 
 
 @semantics

@@ -1,0 +1,130 @@
+"""Random straight-line programs: the statements inline.py writes into runs of bundles
+(loads, stores, broadcasts, queued multiply-accumulates), the batched flush of deferred
+multiply-accumulates and the bf16 max/min/rounding helpers must give exactly what
+stepping gives (`Budget(fast=False)`: one bundle at a time, no deferral) and a traced
+run: memories, registers, cycles, stalls, unit activity, and the same error at the same
+bundle for out-of-range, misaligned and racing accesses."""
+import functools
+
+import numpy as np
+import pytest
+
+from aie_kit import image, small
+from kernelcraft.simulators.aie.assembler import assemble
+from kernelcraft.simulators.aie.machine import AieModel
+from kernelcraft.simulators.aie import numerics as nx
+from kernelcraft.simulators.core.budget import Budget
+from kernelcraft.simulators.numerics import bf16_bits_to_f32, f32_to_bf16_bits, fmax, fmin
+from kernelcraft.simulators.speed import same
+
+CFG = small()
+DM = CFG.DM_SIZE
+
+
+def _pointer(rng) -> int:
+    r = rng.random()
+    if r < 0.03:
+        return DM - 32                       # runs off the end of data memory
+    if r < 0.06:
+        return 2 + 128 * int(rng.integers(0, 8))   # misaligned
+    return 128 * int(rng.integers(0, DM // 128 - 8))
+
+
+def _op(rng) -> str:
+    x, acc = (lambda: int(rng.integers(0, 16))), (lambda: int(rng.integers(0, 8)))
+    p, post = int(rng.integers(0, 8)), rng.choice(["", ", 64", ", -64", ", 128", ", m1", ", 32"])
+    return rng.choice([
+        f"VLD x{x()}, [p{p}]{post}", f"VST x{x()}, [p{p}]{post}",
+        f"ALD acc{acc()}, [p{p}]{post if post != ', 32' else ''}", f"AST acc{acc()}, [p{p}]{post}",
+        f"ABCST acc{acc()}, r{int(rng.integers(0, 4))}",
+        f"VMMAC.BF16 acc{acc()}, x{x()}, y{int(rng.integers(0, 8))}",
+        f"VMMAC.BF16 acc{acc()}, x{x()}, y{int(rng.integers(0, 8))}",
+        f"VMAC.BF16 acc{acc()}, x{x()}, x{x()}", f"VMSC.BF16 acc{acc()}, x{x()}, x{x()}",
+        f"VSRS.BF16 x{x()}, acc{acc()}", f"VMAX.BF16 x{x()}, x{x()}, x{x()}",
+        f"VMIN.BF16 x{x()}, x{x()}, x{x()}", f"AMUL.F32 acc{acc()}, acc{acc()}, acc{acc()}",
+        f"MOVPI p{p}, {_pointer(rng)}", f"MOVI r{int(rng.integers(1, 4))}, {int(rng.integers(-9, 2**20))}",
+    ])
+
+
+def _program(rng, n: int, dma: bool) -> str:
+    lines = [".bd A, ext=0, loc=2048, n0=512, rel=l0", "DMAIN 0, A, r0, r0"] if dma else []
+    lines += [f"MOVPI p{i}, {128 * int(rng.integers(0, DM // 128 - 8))}" for i in range(8)]
+    lines += ["MOVI r1, 128", "MOVM m1, r1" if rng.random() < 0.5 else "NOP"]
+    assemble("\n".join(lines), "r.asm", CFG)
+    body = []
+    while len(body) < n:
+        ops = [_op(rng) for _ in range(int(rng.integers(1, 4)))]
+        try:                                  # keep bundles the assembler accepts
+            assemble(" || ".join(ops), "r.asm", CFG)
+        except Exception:
+            continue
+        body.append(" || ".join(ops))
+    if rng.random() < 0.5:                    # a loop around part of it
+        k = int(rng.integers(0, n // 2))
+        body = body[:k] + [f"LOOP {int(rng.integers(2, 5))}"] + body[k:k + n // 2] + ["ENDLOOP"] + body[k + n // 2:]
+    return "\n".join(lines + body)
+
+
+def _image(rng):
+    words = rng.normal(size=DM // 2).astype(np.float32)
+    words[rng.integers(0, words.size, 40)] = [np.nan, np.inf, -np.inf, -0.0] * 10
+    return image(dm={0: f32_to_bf16_bits(words).view(np.uint8)},
+                 ext={0: f32_to_bf16_bits(rng.normal(size=512).astype(np.float32))})
+
+
+SEEDS = range(16)
+
+
+@functools.lru_cache(maxsize=None)
+def _case(seed):
+    rng = np.random.default_rng(seed)
+    return assemble(_program(rng, 60, dma=seed % 3 == 0), "r.asm", CFG), _image(rng)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_random_straight_line_programs_run_as_stepping_does(seed):
+    program, img = _case(seed)
+    fast = AieModel().run(program, img, CFG, Budget())
+    for other in (AieModel().run(program, img, CFG, Budget(fast=False)),
+                  AieModel().run(program, img, CFG, Budget(), trace=True)):
+        assert same(fast, other) == "", same(fast, other)
+    cut = max(1, fast.retired // 2)          # stopped by the budget inside a run
+    assert same(AieModel().run(program, img, CFG, Budget(max_instructions=cut)),
+                AieModel().run(program, img, CFG, Budget(max_instructions=cut, fast=False))) == ""
+
+
+def test_random_programs_reach_errors_and_the_inline_statements():
+    runs = [AieModel().run(*_case(seed), CFG) for seed in SEEDS]
+    errors = {r.error.kind for r in runs if r.error is not None}
+    assert len(errors) >= 2, errors          # out of range / misaligned / race: the fallbacks ran
+    assert sum(r.retired for r in runs if r.error is None) > 500
+
+
+def test_bf16_max_min_and_rounding_match_the_shared_numerics():
+    bf = bf16_bits_to_f32
+    every = np.arange(65536, dtype=np.uint16)
+    for other in (0x0000, 0x8000, 0x7F80, 0xFF80, 0x7FC0, 0xFFC1, 0x0001, 0x8001, 0x3F80, 0xC2F7):
+        b = np.full(65536, other, np.uint16)
+        assert np.array_equal(nx.bf16_max(every, b), f32_to_bf16_bits(fmax(bf(every), bf(b))))
+        assert np.array_equal(nx.bf16_min(b, every), f32_to_bf16_bits(fmin(bf(b), bf(every))))
+    u = np.random.default_rng(1).integers(0, 2**32, 1 << 20, dtype=np.uint64).astype(np.uint32)
+    u[:8] = [0x7F7FFFFF, 0x7F800000, 0xFF800000, 0x00008000, 0x00018000, 0x80000000, 0x3F80FFFF, 0]
+    for f in (u.view(np.float32), u[:32].view(np.float32), u[8:40].view(np.float32)):
+        assert np.array_equal(nx.to_bf16_bits(f), f32_to_bf16_bits(f))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task", ["gqa"])
+def test_level_2_3_baselines_run_as_stepping_does(task):
+    # the straight-line runs these baselines spend their time in (an unrolled online-
+    # softmax block) take the inline statements and the batched flushes
+    from kernelcraft.tasks import get_task
+    from kernelcraft.workbench.accel import get_accel
+    from kernelcraft.workbench.layout import build_image
+    a, t = get_accel("aie"), get_task(task)
+    hw = a.default_config()
+    program = a.assemble(a.baseline(task, "C1", hw), source_name="baseline", config=hw)
+    img = build_image(a.layout(t, "C1", hw), t.generate("C1", 5))
+    fast = a.backend().run(program, img, hw, Budget(max_instructions=50_000_000))
+    assert fast.error is None, str(fast.error)
+    assert same(fast, a.backend().run(program, img, hw, Budget(max_instructions=50_000_000, fast=False))) == ""
