@@ -42,7 +42,7 @@ def test_dma_beats_and_core_accesses_arbitrate_alike(diff_cfg, aie_build):
     cause (dma_port among them) and end states."""
     budget = Budget(max_instructions=100_000)
     progs = [(-1, assemble(PORTS, "ports.asm", diff_cfg), MemoryImage({}))]
-    for seed in range(30):
+    for seed in range(20):
         src, img = random_port_program(seed, diff_cfg)
         progs.append((seed, assemble(src, f"ports-{seed}.asm", diff_cfg), img))
     runs = AieRTL().run_many([Job(p, img, budget, False) for _, p, img in progs], diff_cfg)
