@@ -16,6 +16,11 @@
 // Memory accesses of one bundle that start in one data-memory bank are serialised, one
 // per cycle (slot order: ld0, ld1, st; loads see the bytes from before the bundle's
 // store), holding the issue stage for the extra cycles (stall cause bank_conflict).
+// A DMA beat wins a data-memory port it shares with a core access in one cycle
+// (aie_dm's `core_wait`): the core's accesses of that cycle wait (stall cause
+// dma_port). A bundle whose first accesses wait does not issue; a later access of a
+// bank-conflicting bundle that waits is held, and the scoreboard with it (no countdown
+// while the memory stage is held), so a held load is not read before it lands.
 //
 // The cycle counter counts clock edges from `start` (the first bundle issues in cycle
 // 0) until the core has nothing left to issue and every scoreboard entry has drained.
@@ -41,6 +46,8 @@ module aie_core #(
     output reg  [383:0]  dm_be,
     output reg  [3071:0] dm_wdata,
     input  wire [3071:0] dm_rdata,
+    output reg  [2:0]    dm_cand,         // this cycle's accesses, before arbitration
+    input  wire          dm_wait,         // a DMA beat holds a port one of them needs
     // DMA (aie_dma): the DMAIN/DMAOUT at issue, its checks, and lock releases
     output wire          q_out,
     output wire          q_ch,
@@ -113,7 +120,7 @@ module aie_core #(
     reg  [31:0] err_b;
     reg  [63:0] err_cycle;
     reg  signed [31:0] err_addr, err_val;
-    reg  [63:0] st_hazard, st_bank, st_dwait, st_dqueue, busy [0:5];
+    reg  [63:0] st_hazard, st_bank, st_dwait, st_dqueue, st_port, busy [0:5];
     reg         collided, dma_err_q, dead;
     reg  [63:0] elapsed, dma_end;     // edges since start; the DMA busy until (after a deadlock)
 
@@ -742,9 +749,15 @@ module aie_core #(
     reg [1:0] cf_phase;
     wire want = running && !stopped && fetched && cf_left == 2'd0;
     wire budget_out = want && (retired >= max_retire || cyc >= max_cycles);
-    wire issue = want && !budget_out && !halt_req && !hazard && !wait_dma && !deadlock && b_err == E_NONE;
+    // the bundle's first accesses wait for ports DMA beats hold (not a deadlocked ACQ's:
+    // the model stops that before it looks at memory)
+    wire pw = want && dm_wait;
+    wire issue = want && !budget_out && !halt_req && !hazard && !wait_dma && !deadlock && !pw
+                 && b_err == E_NONE;
     wire fail = want && (budget_out || halt_req || dma_err_q ||
-                         (!hazard && !wait_dma && (deadlock || b_err != E_NONE)));
+                         (!hazard && !wait_dma && (deadlock || (!pw && b_err != E_NONE))));
+    // a later access of a conflicting bundle held by a DMA beat
+    wire held = cf_left != 2'd0 && dm_wait;
     // a failing bundle whose operations before the failing one take effect
     wire err_commit = fail && !budget_out && !halt_req && !deadlock && !dma_err_q;
 
@@ -784,17 +797,17 @@ module aie_core #(
                 c_be[ma_s] = smask << off;
             end
         end
-        dm_v = 3'd0;
         for (ma_s = 0; ma_s < 3; ma_s = ma_s + 1) begin
             if (cf_left != 2'd0) begin
-                dm_v[ma_s] = l_v[ma_s] && l_ph[ma_s] == cf_phase;
+                dm_cand[ma_s] = l_v[ma_s] && l_ph[ma_s] == cf_phase;
                 dm_row[RW*ma_s +: RW] = l_row[ma_s];
                 dm_nrows[3*ma_s +: 3] = l_nrows[ma_s];
                 dm_we[ma_s] = l_we[ma_s];
                 dm_be[128*ma_s +: 128] = l_be[ma_s];
                 dm_wdata[1024*ma_s +: 1024] = l_wd[ma_s];
             end else begin
-                dm_v[ma_s] = (issue || err_commit) && commit[ma_s] && mphase[ma_s] == 2'd0;
+                // in range and aligned: the bundle's accesses that can take a port
+                dm_cand[ma_s] = want && sv[ma_s] && merr[ma_s] == E_NONE && mphase[ma_s] == 2'd0;
                 dm_row[RW*ma_s +: RW] = c_row[ma_s];
                 dm_nrows[3*ma_s +: 3] = c_nrows[ma_s];
                 dm_we[ma_s] = (ma_s == S_ST);
@@ -802,6 +815,14 @@ module aie_core #(
                 dm_wdata[1024*ma_s +: 1024] = c_wd[ma_s];
             end
         end
+    end
+
+    // the accesses that go (apart from the rest, which do not depend on the issue decision)
+    integer mv_s;
+    always @* begin
+        for (mv_s = 0; mv_s < 3; mv_s = mv_s + 1)
+            dm_v[mv_s] = (cf_left != 2'd0) ? (dm_cand[mv_s] && !dm_wait)
+                       : ((issue || err_commit) && commit[mv_s] && mphase[mv_s] == 2'd0);
     end
 
     // load returns: the cycle after a load's access
@@ -898,7 +919,7 @@ module aie_core #(
             rm <= 2'(RM_INIT);
             stop_kind <= 2'd0; err_code <= E_NONE; err_slot <= 3'd7; err_b <= 32'd0;
             err_cycle <= 64'd0; err_addr <= 32'sd0; err_val <= 32'sd0;
-            st_hazard <= 64'd0; st_bank <= 64'd0; st_dwait <= 64'd0; st_dqueue <= 64'd0;
+            st_hazard <= 64'd0; st_bank <= 64'd0; st_dwait <= 64'd0; st_dqueue <= 64'd0; st_port <= 64'd0;
             collided <= 1'b0; dma_err_q <= 1'b0; dead <= 1'b0; elapsed <= 64'd0; dma_end <= 64'd0;
             cf_left <= 2'd0; cf_phase <= 2'd0;
             ret_v[0] <= 1'b0; ret_v[1] <= 1'b0;
@@ -923,9 +944,11 @@ module aie_core #(
                         default: acc[ret_d[ck_s][2:0]] <= lw[ck_s];          // ALD
                     endcase
             for (ck_s = 0; ck_s < 2; ck_s = ck_s + 1) ret_v[ck_s] <= 1'b0;
-            // the scoreboard counts down
-            for (i = 0; i < NU; i = i + 1) if (rdy[i] != 5'd0) rdy[i] <= rdy[i] - 5'd1;
-            for (i = 0; i < NUM_ACC; i = i + 1) if (mrdy[i] != 5'd0) mrdy[i] <= mrdy[i] - 5'd1;
+            // the scoreboard counts down (not while a held access keeps the memory stage)
+            if (!held) begin
+                for (i = 0; i < NU; i = i + 1) if (rdy[i] != 5'd0) rdy[i] <= rdy[i] - 5'd1;
+                for (i = 0; i < NUM_ACC; i = i + 1) if (mrdy[i] != 5'd0) mrdy[i] <= mrdy[i] - 5'd1;
+            end
 
             // The count stops once nothing is left to issue and every result is readable;
             // after a failure it ends at the latest pending result (set below).
@@ -935,8 +958,10 @@ module aie_core #(
                 running <= 1'b0;
             end
 
-            // later phases of a bank-conflicting bundle
-            if (cf_left != 2'd0) begin
+            // later phases of a bank-conflicting bundle (a held one waits)
+            if (held) begin
+                if (!failed) st_port <= st_port + 64'd1;
+            end else if (cf_left != 2'd0) begin
                 if (!failed) st_bank <= st_bank + 64'd1;
                 for (ck_s = 0; ck_s < 2; ck_s = ck_s + 1)
                     if (l_v[ck_s] && l_ph[ck_s] == cf_phase) begin
@@ -952,6 +977,8 @@ module aie_core #(
                 if (a_acq) st_dwait <= st_dwait + 64'd1;
                 else st_dqueue <= st_dqueue + 64'd1;
             end
+            if (pw && !hazard && !budget_out && !halt_req && !dma_err_q && !wait_dma && !deadlock)
+                st_port <= st_port + 64'd1;
             if (dm_collide) collided <= 1'b1;
             elapsed <= elapsed + 64'd1;
             if (!dma_idle) dma_end <= elapsed + 64'd1;
@@ -1057,6 +1084,7 @@ module aie_core #(
     // 0x086 err_addr  0x087 err_val  0x088/9 cycles  0x08A/B retired  0x08C/D data_hazard
     // 0x08E/F bank_conflict  0x090.. busy per slot (lo, hi)  0x0A0/1 dma_wait
     // 0x0A2/3 dma_queue  0x0A4.. busy per DMA channel (lo, hi)  0x0AC port collision
+    // 0x0AD/E dma_port
     // 0x400 + 16*x + word: vector registers   0x800 + 32*acc + lane: accumulators
     always @* begin
         hr_data = 32'd0;
@@ -1095,6 +1123,8 @@ module aie_core #(
             12'h0A2: hr_data = st_dqueue[31:0];
             12'h0A3: hr_data = st_dqueue[63:32];
             12'h0AC: hr_data = 32'(collided);
+            12'h0AD: hr_data = st_port[31:0];
+            12'h0AE: hr_data = st_port[63:32];
             default:
                 if (hr_addr >= 12'h0A4 && hr_addr < 12'h0AC)
                     hr_data = dma_busy[32 * (hr_addr - 12'h0A4) +: 32];

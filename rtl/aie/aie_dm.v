@@ -9,10 +9,13 @@
 // bank-conflict rule), so a macro sees at most the access that starts in its bank
 // (port A) and the tail of one access that starts in the bank below and straddles into
 // it (port B). The host uses port A while the core is idle. A DMA beat (at most 16
-// bytes) uses the ports as a core access does; the model lets DMA and core share a bank
-// freely, so a beat meeting another access on one macro port is reported (`collide`),
-// not arbitrated: a kernel whose buffers keep DMA and core in separate banks never
-// meets it.
+// bytes: one or two rows) takes port B of each of its rows' macros, or port A when an
+// earlier channel's beat (in0, in1, out0, out1) has B. Arbitration, as in the AI
+// Engine's memory module (one requester per port per cycle, the others stall and
+// retry), with the DMA always first: the core presents the accesses it would make this
+// cycle (`core_cand`) and waits (`core_wait`) while beats hold a port one of them
+// needs, so the DMA's timing never depends on the core. A third beat on one macro is
+// reported (`collide`), not arbitrated (the model's DMA timing has no such stall).
 //
 // An access names its first row and row count, and brings a 128-byte window (its first
 // row's first byte is window byte 0) of write data and byte enables; reads return the
@@ -31,7 +34,10 @@ module aie_dm #(
     input  wire [NREQ*128-1:0] req_be,              // 128 bits each
     input  wire [NREQ*1024-1:0] req_wdata,          // 1024 bits each
     output reg  [NREQ*1024-1:0] rsp_rdata,          // 1024 bits each, the cycle after
-    output reg                collide               // two accesses met on one macro port
+    output reg                collide,              // two accesses met on one macro port
+    input  wire [2:0]         core_cand,            // ld0, ld1, st would go this cycle
+    input  wire [3:0]         dma_v,                // in0, in1, out0, out1 (= req_v[7:4])
+    output reg                core_wait             // a DMA beat holds a port one of them needs
 );
     localparam integer ROWS_PER_BANK = DM_SIZE / 32 / DM_BANKS;
     localparam integer RB = $clog2(ROWS_PER_BANK);  // row bits within a bank
@@ -45,6 +51,7 @@ module aie_dm #(
     reg           use_  [0:NREQ-1][0:3];
     reg  [RW-1:0] row_  [0:NREQ-1][0:3];
     reg  [1:0]    k_    [0:NREQ-1][0:3];
+    reg           dport [0:NREQ-1][0:3];            // a DMA beat's row goes through port B
 
     // Macro ports.
     reg            a_en [0:NM-1], a_we [0:NM-1], b_en [0:NM-1], b_we [0:NM-1];
@@ -77,11 +84,11 @@ module aie_dm #(
                 use_[i][l] = req_v[i] && ({1'b0, k_[i][l]} < req_nrows[3*i +: 3]);
                 bk = BW'(row_[i][l] >> RB);
                 src_bank[i][l] = bk;
-                src_b[i][l] = (bk != sb);
+                src_b[i][l] = (i >= 4) ? dport[i][l] : (bk != sb);
                 if (use_[i][l]) begin
                     m = 4 * $unsigned(bk) + l;
                     kk = $unsigned(k_[i][l]);
-                    if (bk == sb) begin
+                    if (!src_b[i][l]) begin
                         collide = collide | a_en[m];
                         a_en[m] = 1'b1; a_we[m] = req_we[i];
                         a_be[m] = req_be[128*i + 32*kk +: 32];
@@ -95,6 +102,45 @@ module aie_dm #(
                         b_wd[m] = req_wdata[1024*i + 256*kk +: 256];
                     end
                 end
+            end
+        end
+    end
+
+    // Arbitration: the ports the DMA's beats take (from dma_v and the rows alone, so the
+    // core's decision does not loop back through its own requests).
+    reg            dma_a [0:NM-1], dma_b [0:NM-1];
+    reg  [RW-1:0]  w_r0, w_row;
+    reg  [1:0]     w_k;
+    reg  [BW-1:0]  w_bk, w_sb;
+    integer wi, wl, wm;
+    always @* begin
+        for (wm = 0; wm < NM; wm = wm + 1) begin dma_a[wm] = 1'b0; dma_b[wm] = 1'b0; end
+        for (wi = 0; wi < NREQ; wi = wi + 1) for (wl = 0; wl < 4; wl = wl + 1) dport[wi][wl] = 1'b0;
+        core_wait = 1'b0;
+        for (wi = 4; wi < 8; wi = wi + 1) begin
+            w_r0 = req_row[RW*wi +: RW];
+            for (wl = 0; wl < 4; wl = wl + 1) begin
+                w_k = 2'(wl) - w_r0[1:0];
+                w_row = w_r0 + RW'(w_k);
+                w_bk = BW'(w_row >> RB);
+                wm = 4 * $unsigned(w_bk) + wl;
+                if (dma_v[wi - 4] && ({1'b0, w_k} < req_nrows[3*wi +: 3])) begin
+                    if (!dma_b[wm]) begin dma_b[wm] = 1'b1; dport[wi][wl] = 1'b1; end
+                    else dma_a[wm] = 1'b1;
+                end
+            end
+        end
+        for (wi = 0; wi < 3; wi = wi + 1) begin
+            w_r0 = req_row[RW*wi +: RW];
+            w_sb = BW'(w_r0 >> RB);
+            for (wl = 0; wl < 4; wl = wl + 1) begin
+                w_k = 2'(wl) - w_r0[1:0];
+                w_row = w_r0 + RW'(w_k);
+                w_bk = BW'(w_row >> RB);
+                wm = 4 * $unsigned(w_bk) + wl;
+                if (core_cand[wi] && ({1'b0, w_k} < req_nrows[3*wi +: 3])
+                    && ((w_bk == w_sb) ? dma_a[wm] : dma_b[wm]))
+                    core_wait = 1'b1;
             end
         end
     end

@@ -54,7 +54,8 @@ module aie_top #(
 
     wire [IAW-1:0] imem_raddr;
     wire [255:0]   imem_rdata;
-    wire [2:0]     c_v, c_we;
+    wire [2:0]     c_v, c_we, c_cand;
+    wire           c_wait;
     wire [3*RW-1:0] c_row;
     wire [8:0]     c_nrows;
     wire [383:0]   c_be;
@@ -89,7 +90,7 @@ module aie_top #(
         .max_retire(host_max_retire), .max_cycles(host_max_cycles), .halt_req(host_halt),
         .done(done), .imem_raddr(imem_raddr), .imem_rdata(imem_rdata),
         .dm_v(c_v), .dm_row(c_row), .dm_nrows(c_nrows), .dm_we(c_we), .dm_be(c_be),
-        .dm_wdata(c_wdata), .dm_rdata(rdata[3071:0]),
+        .dm_wdata(c_wdata), .dm_rdata(rdata[3071:0]), .dm_cand(c_cand), .dm_wait(c_wait),
         .q_out(q_out), .q_ch(q_ch), .q_bd(q_bd), .q_ra(q_ra), .q_rb(q_rb), .q_push(q_push),
         .q_full(q_full), .q_err(q_err), .q_eaddr(q_eaddr), .rel_v(rel_v), .rel_l(rel_l),
         .rel_n(rel_n), .dma_idle(dma_idle), .dma_empty(dma_empty), .dma_busy(dma_busy),
@@ -130,7 +131,8 @@ module aie_top #(
         .req_be({d_be, 96'd0, {32{host_dm_we}}, c_be}),
         .req_wdata({d_wdata, 768'd0, host_dm_wdata, c_wdata}),
         .rsp_rdata(rdata),
-        .collide(collide)
+        .collide(collide),
+        .core_cand(c_cand), .dma_v(d_v), .core_wait(c_wait)
     );
     assign host_dm_rdata = rdata[3072 +: 256];
 endmodule

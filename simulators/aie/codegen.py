@@ -9,11 +9,13 @@ issue cycle) and exactly as the README's timing model says, in this order:
   1. wait for registers read (ready), accumulate inputs (macready) and results that a
      write must not overtake -> data_hazard;
   2. an ACQ's lock -> dma_wait; room in a DMA queue -> dma_queue (control bundles set
-     `state.now`, the issue cycle, which their operations read);
+     `state.now`, the issue cycle, which their operations read); the data-memory ports
+     of its first accesses, while DMA beats hold them -> dma_port (ports.py);
   3. advance the DMA engine to the issue cycle; land deferred multiply-accumulates of
      accumulators the bundle touches otherwise;
   4. the operations; bank conflicts among its memory accesses -> bank_conflict;
-  5. mark written units ready at issue + latency; tn = issue + 1 + conflict cycles.
+  5. mark written units ready at issue + latency (held later accesses hold the
+     scoreboard: dma_port); tn = issue + 1 + conflict and held cycles.
 Stall counts add up in `stalls` (a list in machine.STALLS order). Each operation is
 called on its own line, so the traceback of an error names its bundle and operation
 and holds its issue cycle (`Compiler.failing`).
@@ -84,6 +86,11 @@ def _bundle_lines(b: int, row: Row, ns: dict, fwd: int, out: list[str], lines: d
             d, c = row.dmaq
             out += [f"    if dma.queue_full({d!r}, {c}):", f"        t2 = dma.wait_queue({d!r}, {c}, t)",
                     "        stalls[2] += t2 - t", "        t = t2"]
+    held = bool(row.acc) and not timing_only      # (fast-forwarded loops run without DMA beats)
+    if held:
+        out += ["    holds = ()", "    if ports.until >= t:",
+                f"        t2, holds = ports.core_wait(st, {row.acc!r}, t)",
+                "        stalls[4] += t2 - t", "        t = t2"]
     if row.ctrl or now:
         out.append("    st.now = t")
     out += ["    e = dma.next_event", "    if e is not None and e <= t: dma.advance(t)"]
@@ -128,6 +135,10 @@ def _bundle_lines(b: int, row: Row, ns: dict, fwd: int, out: list[str], lines: d
     if len(set(written)) < len(written):         # the run's horizon is max(ready) otherwise
         top = max(lat for _, lat, _ in row.writes)
         out.append(f"    if t + {top} > horizon[0]: horizon[0] = t + {top}")
+    if held:                  # later accesses held by DMA beats: the scoreboard holds too
+        out += ["    if holds:", "        stalls[4] += len(holds)",
+                "        ports.freeze(holds, ready, macready, horizon)"]
+        extra += " + len(holds)"
     out.append(f"    tn = t + 1{extra}")
 
 
@@ -178,7 +189,8 @@ class Compiler:
                  horizon: list, fwd: int, now: bool = False, inline: bool = False):
         self.code, self.fwd, self.now = code, fwd, now
         self.common = {"ready": ready, "macready": macready, "stalls": stalls, "horizon": horizon,
-                       "st": state, "dma": dma, "banks": state.banks, "macs": state.macs}
+                       "st": state, "dma": dma, "banks": state.banks, "macs": state.macs,
+                       "ports": dma.ports}
         # operations as statements (inline.py): their source depends on the state's
         # sizes and whether it defers multiply-accumulates, so those are in the key
         self.inline = state if inline else None

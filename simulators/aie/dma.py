@@ -9,7 +9,9 @@ EXT_LATENCY cycles after its last beat, an output transfer has read its source a
 last beat (and its data reaches external memory EXT_LATENCY later, which the end of a
 run waits for). The data moves (functionally) at that completion instant, and the
 descriptor's release lock is released then. The engine is advanced in time order by
-the core's run loop, so every effect happens at its cycle.
+the core's run loop, so every effect happens at its cycle. Beat k of a transfer holds
+its data-memory port in cycle start + DMA_SETUP + k (input: + EXT_LATENCY, when its
+data is written); a core access needing that port waits (ports.py).
 """
 from __future__ import annotations
 
@@ -18,6 +20,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kernelcraft.simulators.core.errors import IllegalOperandError, MemoryAccessError, SimError
+
+from .ports import DmaPorts
 
 
 class DeadlockError(SimError):
@@ -62,6 +66,7 @@ class Transfer:
     rel_n: int
     queued: int             # cycle it was queued
     where: str              # the DMAIN/DMAOUT that queued it, for messages
+    run: int = 0            # words per contiguous run (n0): a beat never spans two runs
     start: int = -1
     beats_end: int = -1
     done: int = -1          # cycle its data has landed / been read (the functional move)
@@ -91,6 +96,9 @@ class DmaEngine:
         self.done_time = 0                       # completion of the last transfer
         self._patterns: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
         self.next_event = None                   # earliest cycle something may happen
+        # data-memory macro ports the DMA's beats hold, per cycle (ports.py); the core
+        # waits for them (stall cause dma_port)
+        self.ports = DmaPorts(cfg)
 
     # --- queueing ----------------------------------------------------------------------
 
@@ -129,10 +137,14 @@ class DmaEngine:
         ext, loc = self.pattern(bd, d)
         nbytes = 2 * ext.size
         tr = Transfer(direction, ch, bd, name, ext + (d["ext"] + ext_off), loc + (d["loc"] + loc_off) // 2,
-                      llo, lhi, nbytes, d["acq"], d["acq_n"], d["rel"], d["rel_n"], t, where)
+                      llo, lhi, nbytes, d["acq"], d["acq_n"], d["rel"], d["rel_n"], t, where, d["n0"])
         self.channels[direction][ch].queue.append(tr)
         self.pending.append(tr)
         self.schedule(t)
+
+    def all_started(self) -> bool:
+        """Every queued transfer has started (its beats' ports are claimed)."""
+        return all(tr.start >= 0 for tr in self.pending)
 
     def queue_full(self, direction: str, ch: int) -> bool:
         return len(self.channels[direction][ch].queue) >= self.cfg.DMA_QUEUE
@@ -157,6 +169,8 @@ class DmaEngine:
                     tr.done = tr.beats_end + (self.cfg.EXT_LATENCY if tr.direction == "in" else 0)
                     c.busy += occ
                     c.free = tr.beats_end
+                    self.ports.claim(tr, tr.start + self.cfg.DMA_SETUP
+                                     + (self.cfg.EXT_LATENCY if tr.direction == "in" else 0))
             if c.queue and c.queue[0].start >= 0:
                 nxt = c.queue[0].done if nxt is None else min(nxt, c.queue[0].done)
         self.next_event = nxt

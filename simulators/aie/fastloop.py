@@ -16,7 +16,7 @@ iterations can run at once, with the results of running them one by one:
     DMA progress are exactly those of stepping.
 A loop is only fast-forwarded when nothing can go wrong in it: every address in range
 and aligned, no pending DMA transfer writing bytes it reads, no DMA completion that
-could overflow a lock. Otherwise it runs bundle by bundle, where an error is reported
+could overflow a lock, no access that could wait for a port DMA beats hold (ports.py). Otherwise it runs bundle by bundle, where an error is reported
 at its bundle.
 """
 from __future__ import annotations
@@ -133,6 +133,8 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
             if tr.direction == "in" and lo <= tr.hi and tr.lo <= hi + ld.n - 1:
                 return None
         addrs.append(start + step * i)
+        if dma.ports.may_hold(tn, addrs[-1], ld.n):      # its timing would need stepping
+            return None
     if locks_could_overflow(st, dma):
         return None
     # the rows every load brings, as 16-bit lanes: (trips, 32)

@@ -1,6 +1,6 @@
 """What a debugger shows of an aie run beyond registers and memories, per bundle: the
 slots it fills, the cycles it stalled before issuing and why (data hazard, DMA wait,
-DMA queue, bank conflict), the registers or lock it waited for, and the DMA engine
+DMA queue, bank conflict, DMA port), the registers or lock it waited for, and the DMA engine
 (every channel's transfers with their cycles, the locks) as it stood after it.
 
     result, info = traced_run(program, image, cfg, budget)
@@ -107,8 +107,16 @@ class Inspection:
 class _WatchedDma(DmaEngine):
     def __init__(self, *args):
         super().__init__(*args)
-        self.waits = [0, 0]          # dma_wait, dma_queue cycles of the current bundle
+        self.waits = [0, 0, 0, 0]    # dma_wait, dma_queue, dma_port before / after issue
         self.waited_for = ""
+        wait = self.ports.core_wait
+
+        def core_wait(st, accesses, t):
+            t2, holds = wait(st, accesses, t)
+            self.waits[2] += t2 - t
+            self.waits[3] += len(holds)
+            return t2, holds
+        self.ports.core_wait = core_wait
 
     def _waited(self, cause: int, what: str, t: int, t2: int) -> int:
         if t2 > t:
@@ -146,8 +154,9 @@ class _WatchingState(TracingState):
         if transfers == self._last_dma:
             transfers = self._last_dma              # one tuple shared by the bundles between changes
         self._last_dma = transfers
-        self.ended.append((dma.waits[0], dma.waits[1], extra, dma.waited_for, transfers))
-        dma.waits = [0, 0]
+        self.ended.append((dma.waits[0], dma.waits[1], extra, dma.waited_for, transfers,
+                           dma.waits[2], dma.waits[3]))
+        dma.waits = [0, 0, 0, 0]
         dma.waited_for = ""
         return super().take_changes()
 
@@ -183,14 +192,14 @@ def _inspection(code, steps, ended, dma, spec) -> Inspection:
     fwd = dma.cfg.ACC_FORWARD
     prev_end = 0                      # earliest issue cycle of the next bundle
     for k, step in enumerate(steps[:len(ended)]):
-        dmaw, dmaq, extra, what, transfers = ended[k]
+        dmaw, dmaq, extra, what, transfers, port, held = ended[k]
         row = code.rows[step.pc]
-        data = step.cycle - prev_end - dmaw - dmaq
-        per_step[k] = (data, dmaw, dmaq, extra)
+        data = step.cycle - prev_end - dmaw - dmaq - port
+        per_step[k] = (data, dmaw, dmaq, extra, port + held)
         waits = []
         if data > 0:
             # the registers whose results it waited for (the scoreboard's ready times)
-            t_data = step.cycle - dmaw - dmaq
+            t_data = step.cycle - dmaw - dmaq - port
             regs = [names.get(u, str(u)) for u in row.reads if ready.get(u, 0) == t_data]
             regs += [names.get(u, str(u)) for u in row.macr if macready.get(u, 0) == t_data]
             regs += [names.get(u, str(u)) for u, lat, _ in row.writes
@@ -199,14 +208,16 @@ def _inspection(code, steps, ended, dma, spec) -> Inspection:
                          + " (data hazard)")
         if dmaw or dmaq:
             waits.append(f"{dmaw + dmaq} cycle(s) for {what}")
-        records.append(BundleRecord((data, dmaw, dmaq, extra), "; ".join(waits)))
+        if port or held:
+            waits.append(f"{port + held} cycle(s) for data-memory ports DMA beats held")
+        records.append(BundleRecord((data, dmaw, dmaq, extra, port + held), "; ".join(waits)))
         snapshots.append(transfers)
         for u, lat, f in row.writes:
             ready[u] = step.cycle + lat
             macready[u] = step.cycle + fwd if f else step.cycle + lat
         for s in row.slots:
             uses[k, index[s]] = 1
-        prev_end = step.cycle + 1 + extra
+        prev_end = step.cycle + 1 + extra + held
     cumulative = np.zeros((n + 1, len(STALLS)), dtype=np.int64)
     np.cumsum(per_step, axis=0, out=cumulative[1:])
     slot_uses = np.zeros((n + 1, len(slots)), dtype=np.int64)

@@ -26,7 +26,8 @@ one by one:
     DMA progress are exactly those of stepping.
 A loop is only fast-forwarded when nothing can go wrong in it: every address in range
 and aligned, no pending DMA transfer touching bytes it reads or writes, no DMA
-completion that could overflow a lock. Otherwise it runs bundle by bundle, where an
+completion that could overflow a lock, no access that could wait for a port DMA beats
+hold (ports.py). Otherwise it runs bundle by bundle, where an
 error is reported at its bundle.
 """
 from __future__ import annotations
@@ -214,6 +215,8 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
             return None
         addrs.append(start + step * i)
         spans.append((lo, hi + ac.n - 1))
+        if dma.ports.may_hold(tn, addrs[-1], ac.n):      # its timing would need stepping
+            return None
     stores = [j for j, ac in enumerate(pl.accesses) if ac.store]
     loads = [j for j, ac in enumerate(pl.accesses) if not ac.store]
     near = [j for j in loads if _spans_overlap(*spans[j], [spans[s] for s in stores])]

@@ -4,7 +4,8 @@ One bundle issues per cycle, in program order, unless it must wait (README "Timi
 model"): for a register it reads or writes that is not ready yet (data_hazard), for a
 lock an ACQ needs (dma_wait), for room in a DMA channel's queue (dma_queue). A bundle
 whose memory operations hit one data-memory bank more than once takes a cycle more per
-extra access (bank_conflict). The DMA engine runs concurrently and is advanced to each
+extra access (bank_conflict); an access waits while a DMA beat holds its data-memory
+port (dma_port, ports.py). The DMA engine runs concurrently and is advanced to each
 bundle's issue cycle before the bundle executes. Semantics are applied at issue, so
 timing never changes results: a mis-scheduled kernel computes the same values in more
 cycles.
@@ -33,7 +34,7 @@ from .predecode import Code, predecode
 from .state import AieState
 from .tracing import TracingState
 
-STALLS = ("data_hazard", "dma_wait", "dma_queue", "bank_conflict")
+STALLS = ("data_hazard", "dma_wait", "dma_queue", "bank_conflict", "dma_port")
 
 
 def check_config(cfg) -> None:
@@ -158,7 +159,10 @@ class _Run(Run):
             while b < nb:
                 k = run_at[b]
                 n = size[k]
+                # (not while a transfer has yet to claim its data-memory ports: the
+                # plans ask ports.may_hold about the ports claimed)
                 if plans[k] is not None and st.loops and st.loops[-1][0] == b and \
+                        dma.all_started() and \
                         (st.loops[-1] is not declined[0] or len(st.pending) != declined[1]):
                     top = st.loops[-1]
                     trips = top[1]

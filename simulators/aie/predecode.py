@@ -49,6 +49,7 @@ class Row:
     ops: tuple = ()          # the operations' texts, slot order (for error messages)
     loop: bool = False       # opens a hardware loop (its body starts at the next bundle)
     units: tuple = ()        # per operation (slot order): (units read, units written), as effects()
+    acc: tuple = ()          # memory accesses (pointer, bytes, alignment) in slot order ld0, ld1, st
 
 
 @dataclass
@@ -249,6 +250,7 @@ def decode(program: AieProgram, cfg, spec: AieSpec) -> Code:
         flush = set()
         acq = dmaq = None
         slots, taken = [], set()
+        accesses = []
         for info, ins, (r_units, w_units) in zip(infos, instrs, effs):
             kinds = {op.name: op.kind for op in info.defn.operands}
             acc_units = set()
@@ -276,10 +278,14 @@ def decode(program: AieProgram, cfg, spec: AieSpec) -> Code:
             slot = next(s.name for s in spec.slots if s.cls == info.slot and s.name not in taken)
             taken.add(slot)
             slots.append(slot)
+            if info.bytes:
+                ptr = next(n for n, k in kinds.items() if k.name in MEMORY_KINDS)
+                accesses.append((order_slots.index(slot), ins.ops[ptr], info.bytes, info.align))
         rows.append(Row(calls, tuple(dict.fromkeys(reads)), tuple(dict.fromkeys(macr)), tuple(writes),
                         acq, dmaq, any(i.defn.group == "control" for i in infos),
                         sum(1 for i in infos if i.bytes), bd.ends, tuple(slots), tuple(sorted(flush)),
                         any(i.mnemonic == "HALT" for i in infos),
                         tuple(ins.text or ins.mnemonic for ins in instrs), loop,
-                        tuple((tuple(r), tuple(w)) for r, w in effs)))
+                        tuple((tuple(r), tuple(w)) for r, w in effs),
+                        tuple(a[1:] for a in sorted(accesses))))
     return Code(rows, lines, texts, units, order_slots)

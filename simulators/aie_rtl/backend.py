@@ -46,7 +46,7 @@ R0, P0, M0, G0, LOCK0, RM, LOOP0, DEPTH = 0x000, 0x010, 0x018, 0x020, 0x040, 0x0
 STOP, ERR_CODE, ERR_SLOT, ERR_B, ERR_CYCLE, ERR_ADDR, ERR_VAL, CYCLES, RETIRED, \
     HAZARD, BANK, BUSY = 0x080, 0x081, 0x082, 0x083, 0x084, 0x086, 0x087, 0x088, 0x08A, \
     0x08C, 0x08E, 0x090
-DMA_WAIT, DMA_QUEUE, DMA_BUSY, COLLIDE = 0x0A0, 0x0A2, 0x0A4, 0x0AC
+DMA_WAIT, DMA_QUEUE, DMA_BUSY, COLLIDE, DMA_PORT = 0x0A0, 0x0A2, 0x0A4, 0x0AC, 0x0AD
 CHANNELS = ("in0", "in1", "out0", "out1")
 
 
@@ -174,15 +174,17 @@ class AieRTL:
         busy = {s.name: u64(BUSY + 2 * k) for k, s in enumerate(spec.slots)}
         busy |= {f"dma_{c}": u64(DMA_BUSY + 2 * k) for k, c in enumerate(CHANNELS)}
         stalls = dict.fromkeys(STALLS, 0) | {"data_hazard": u64(HAZARD), "bank_conflict": u64(BANK),
-                                             "dma_wait": u64(DMA_WAIT), "dma_queue": u64(DMA_QUEUE)}
+                                             "dma_wait": u64(DMA_WAIT), "dma_queue": u64(DMA_QUEUE),
+                                             "dma_port": u64(DMA_PORT)}
         error = None
         if stop == "error":
             error = self._error(reg, code, job, cfg, retired)
         elif reg[COLLIDE]:
             stop = "error"
-            error = SimError("a DMA beat and another access met on one data-memory macro port "
-                             "in one cycle (the RTL does not arbitrate them; the model has no such "
-                             "limit): keep DMA buffers and the core's accesses in separate banks"
+            error = SimError("two DMA beats met on one data-memory macro port in one cycle (the "
+                             "RTL arbitrates only between the core and the DMA; the model's DMA "
+                             "timing has no such stall): keep the buffers of transfers that run "
+                             "at once in separate banks"
                              ).locate(code.where(max(len(code.rows) - 1, 0), u64(CYCLES), retired))
         state.dm[:] = out.dm[:state.dm.size]
         state.ext[:] = 0

@@ -254,3 +254,63 @@ def random_dma_program(seed: int, cfg, ops: int = 24) -> tuple[str, MemoryImage]
     image = MemoryImage({"dm": {0: rng.integers(0, 256, cfg.DM_SIZE, dtype=np.uint8)},
                          "ext": {0: rng.integers(0, 1 << 16, 4 * EXT_REGION, dtype=np.uint16)}})
     return "\n".join(head + body) + "\n", image
+
+
+# --- DMA beats against the core's accesses ------------------------------------------
+# A beat takes port B of its macros, or port A when another beat has B; the core waits
+# for a port A both ports of which beats hold. out0 and out1 share bank 0, in0 and in1
+# bank 1 (their buffers in the first half, on the same macros row by row, queued a
+# cycle apart), the core's accesses are in the second halves (mostly of banks 0 and
+# 1): no data races, never three beats on one macro, and the core meets full macros at
+# every phase of a bundle, bank-conflicting ones included.
+# A worked case (tests/simulators/aie/test_ports.py has the cycles): a first access
+# waiting, then a bank-conflicting bundle whose second access is held.
+PORTS = """.bd T, ext=0, loc=0, n0=64
+DMAOUT 0, T, r0, r0
+DMAOUT 1, T, r0, r0
+MOVPI p0, 512
+MOVPI p1, 576
+NOP
+VLD x1, [p0]
+VLD x3, [p0] || VLD x2, [p1]
+VADD.I16 x4, x3, x2
+"""
+_PORT_LOADS = (("LD r{}", 4, 4, 16), ("VLD x{}", 0, 64, 16), ("ALD acc{}", 1, 128, 8))
+_PORT_STORES = (("ST r{}", 5, 4, 16), ("VST x{}", 2, 64, 16), ("AST acc{}", 3, 128, 8))
+
+
+def random_port_program(seed: int, cfg, steps: int = 40) -> tuple[str, MemoryImage]:
+    """Transfers on all four channels while bundles of one to three loads and stores
+    (some in one bank) run beside them, and readers of what was loaded right after."""
+    rng = np.random.default_rng(seed)
+    bank = cfg.DM_SIZE // cfg.DM_BANKS
+    lines = []
+    for k, (op, ch) in enumerate(DMA_CHANNELS):
+        n0 = int(rng.integers(bank // 16, bank // 8 + 1))
+        lines.append(f".bd T{k}, ext={k * EXT_REGION + 4096}, loc={(1 - k // 2) * bank + (k % 2) * bank // 4}, "
+                     f"n0={n0}")
+
+    def addr(n, b):
+        return b * bank + bank // 2 + int(rng.integers(0, (bank // 2 - n) // n + 1)) * n
+
+    for _ in range(steps):
+        if rng.random() < 0.7:          # both channels of a bank, a cycle apart
+            op = str(rng.choice(["DMAIN", "DMAOUT"]))
+            lines += [f"{op} {ch}, T{2 * (op == 'DMAOUT') + ch}, r0, r0" for ch in (0, 1)]
+        ops = []
+        kinds = list(rng.permutation(len(_PORT_LOADS)))[:int(rng.integers(0, 3))]
+        picks = [_PORT_LOADS[i] for i in kinds]
+        if rng.random() < 0.6 or not picks:
+            picks.append(_PORT_STORES[int(rng.integers(0, 3))])
+        same = int(rng.integers(0, 2))
+        for text, ptr, n, regs in picks:
+            b = same if rng.random() < 0.8 else int(rng.integers(0, cfg.DM_BANKS))
+            lines.append(f"MOVPI p{ptr}, {addr(n, b)}")
+            ops.append(f"{text.format(int(rng.integers(1, regs)))}, [p{ptr}]")
+        lines.append(" || ".join(ops))
+        if rng.random() < 0.5:
+            lines.append(str(rng.choice(["ADD r7, r1, r2", "VADD.I16 x7, x1, x2",
+                                         "AADD.I32 acc7, acc1, acc2"])))
+    image = MemoryImage({"dm": {0: rng.integers(0, 256, cfg.DM_SIZE, dtype=np.uint8)},
+                         "ext": {0: rng.integers(0, 1 << 16, 4 * EXT_REGION, dtype=np.uint16)}})
+    return "\n".join(lines) + "\n", image

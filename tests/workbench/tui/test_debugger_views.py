@@ -212,8 +212,8 @@ def test_aie_data_hazard_and_bank_conflict_are_named():
     load = AIE_HW.cycles(get_spec().ops["VLD"].defn.timing)
     rec = s.inspection.records[1]
     # the two loads share bank 0 (p0 = p1 = 0): one cycle more, then the VMAX waits
-    assert rec.stalls == (load - 2, 0, 0, 0)
-    assert s.inspection.records[0].stalls == (0, 0, 0, 1)
+    assert rec.stalls == (load - 2, 0, 0, 0, 0)
+    assert s.inspection.records[0].stalls == (0, 0, 0, 1, 0)
     assert rec.waited == f"{load - 2} cycle(s) for x0, x1 (data hazard)"
     assert s.inspection.stalls_before(s.length) == s.main.result.stalls
     s.goto(1)

@@ -18,7 +18,7 @@ from ..formats import format_cells
 from .base import Line, MachineView, Page, PaneSpec, Seg
 
 STALL_WORDS = {"data_hazard": "data", "dma_wait": "DMA wait", "dma_queue": "DMA queue",
-               "bank_conflict": "bank"}
+               "bank_conflict": "bank", "dma_port": "DMA port"}
 # lanes of a 64-byte vector register / 32-lane accumulator per format: (dtype, storage)
 X_LANES = {"bf16": (np.uint16, "bf16"), "fp32": (np.float32, "fp32"),
            "int": (np.int16, None), "hex": (np.uint32, "int32")}
