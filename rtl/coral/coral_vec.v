@@ -216,12 +216,15 @@ module coral_vec #(
     integer mi;
     always @(*) begin
         mbad = 1'b0;
-        for (mi = 0; mi < 8 * NB; mi = mi + 1) begin
-            m_eo = 48'(d_off + d_step * 48'(mi));
-            m_ea = d_xa[1:0] + 2'(d_step[1:0] * 2'(mi));
-            if (VW'(mi) < d_vl && v0[mi] && (m_ea[1:0] != 2'd0 || $signed(m_eo) < 0 || $signed(m_eo) > MAXOFF))
-                mbad = 1'b1;
-        end
+        m_eo = 48'd0;
+        m_ea = 2'd0;
+        if (d_mm && d_rbad)           // (so that the simulator skips the loop on other instructions)
+            for (mi = 0; mi < 8 * NB; mi = mi + 1) begin
+                m_eo = 48'(d_off + d_step * 48'(mi));
+                m_ea = d_xa[1:0] + 2'(d_step[1:0] * 2'(mi));
+                if (VW'(mi) < d_vl && v0[mi] && (m_ea != 2'd0 || $signed(m_eo) < 0 || $signed(m_eo) > MAXOFF))
+                    mbad = 1'b1;
+            end
     end
     assign d_mbad = mbad;
     assign dbg_rdata = vones[dbg_addr[LNB +: 5]] ? 32'hFFFF_FFFF : vrf[dbg_addr[LNB +: 5]][32 * dbg_addr[LNB-1:0] +: 32];
