@@ -402,10 +402,11 @@ module coral_vec #(
                              ((s2_isgn ? $signed(a) < $signed(b) : a < b) != (s2_lop == LO_IMAX)) ? a : b;
             wire is_int = s2_lop >= LO_IADD && s2_lop <= LO_IMAX;
             // vmul (s2_cc 101: the low half), vmulh (111), vmulhu (100), vmulhsu (110: vs2 signed)
-            wire signed [32:0] ma = {s2_cc[1] & a[31], a}, mb = {s2_cc[1] & s2_cc[0] & b[31], b};
-            wire signed [65:0] mp = ma * mb;
-            wire [31:0] muly = s2_cc[1:0] == 2'b01 ? mp[31:0] : mp[63:32];
-            wire _unused_mp = ^mp[65:64];
+            // one 32 x 32 unsigned product; a signed operand's sign bit subtracts the other
+            // operand from the high word (a = a_u - 2^32 a[31])
+            wire [63:0] mp = {32'd0, a} * {32'd0, b};
+            wire [31:0] mhi = mp[63:32] - (s2_cc[1] && a[31] ? b : 32'd0) - (s2_cc[1] && s2_cc[0] && b[31] ? a : 32'd0);
+            wire [31:0] muly = s2_cc[1:0] == 2'b01 ? mp[31:0] : mhi;
             // compares (condition s2_cc = funct6[2:0]); fp as the F unit's feq/flt/fle
             wire a_nan = a[30:23] == 8'hFF && a[22:0] != 23'd0, b_nan = b[30:23] == 8'hFF && b[22:0] != 23'd0;
             wire f_eq = a == b || (a[30:0] == 31'd0 && b[30:0] == 31'd0);
