@@ -101,13 +101,11 @@ class _Run(Run):
         t = retired = 0
         pc = self.program.entry
         blk = None
-        stalled = None
         stop = "end"
         try:
             while pc != end:
                 blk = blocks.get(pc) or comp.block(pc)
                 size = blk.size
-                stalled = None
                 if retired + size > check_at:
                     check_at = self.checkpoint(blk, pc, t, retired, size)
                 if trace is not None:
@@ -127,7 +125,6 @@ class _Run(Run):
                 if fast and blk.sloop is not None and retired + 2 * size <= check_at:
                     t, retired, pc = self.self_loop(blk, t, retired, (check_at - retired) // size)
                     continue
-                stalled = timing.sync_stall + timing.full_stall    # for a fault inside the block
                 if fast and fn is not None and (not blk.mem or t >= timing.mem_end):
                     nxt = fn()
                     t += blk.cost
@@ -150,9 +147,6 @@ class _Run(Run):
         except SimError as e:
             if getattr(e, "loop_start", None) is not None:
                 t, retired = e.loop_start
-            elif stalled is not None:
-                # the waits for the vector unit before the faulting instruction (the prefix is static)
-                t += timing.sync_stall + timing.full_stall - stalled
             if e.where.index >= 0 and blk is not None and not e.where.line:
                 k = e.where.index - blk.start
                 cycle = t + (blk.prefix[k] if 0 <= k < len(blk.prefix) else 0)
