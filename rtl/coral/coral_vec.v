@@ -218,6 +218,7 @@ module coral_vec #(
         mbad = 1'b0;
         m_eo = 48'd0;
         m_ea = 2'd0;
+        mi = 0;
         if (d_mm && d_rbad)           // (so that the simulator skips the loop on other instructions)
             for (mi = 0; mi < 8 * NB; mi = mi + 1) begin
                 m_eo = 48'(d_off + d_step * 48'(mi));
