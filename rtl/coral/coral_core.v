@@ -116,7 +116,7 @@ module coral_core #(
     localparam integer VW = $clog2(VLEN) + 1;
     localparam [3:0] E_MEM = 4'd1, E_JUMP = 4'd2, E_CSR = 4'd3, E_ILLEGAL = 4'd4,
                      E_BUDGET = 4'd5, E_CYCLES = 4'd6, E_HALT = 4'd7, E_FRM = 4'd8,
-                     E_VEC = 4'd9, E_VUNSUP = 4'd10;
+                     E_VEC = 4'd9, E_VUNSUP = 4'd10, E_VPEND = 4'd11;
     localparam [3:0] U_ALU = 4'd0, U_BRANCH = 4'd1, U_LSU = 4'd2, U_MUL = 4'd3, U_DIV = 4'd4,
                      U_CSR = 4'd5, U_SYS = 4'd6, U_FPU = 4'd7, U_FDIV = 4'd8, U_VCFG = 4'd9,
                      U_VDISP = 4'd10;
@@ -178,7 +178,7 @@ module coral_core #(
     wire is_vop = (op == 7'h57 && f3 != 3'd7) || ((op == 7'h07 || op == 7'h27) && (f3 == 3'd0 || f3 >= 3'd5));
     reg  [VW-1:0] vl;
     reg  [8:0]  vt;                  // {vill, vma, vta, vsew, vlmul}
-    wire        v_legal, v_fault, v_unsup, v_to_scalar, v_full, v_st_pend, v_mem_pend, v_drained,
+    wire        v_legal, v_fault, v_unsup, v_pend, v_to_scalar, v_full, v_st_pend, v_mem_pend, v_drained,
                 v_active, v_sval_ok;
     wire [31:0] v_sval, v_dbg_rdata;
     wire [4:0]  v_flags;
@@ -366,9 +366,9 @@ module coral_core #(
     wire ex_last = hold ? 1'b0 : is_vec ? (v_to_scalar ? !first && v_sval_ok : 1'b1) :
                    (mem_ld | is_mul) ? ex_cnt == 6'd1 : is_div ? ex_cnt == 6'd32 :
                    is_fp ? ex_cnt == fp_last : 1'b1;
-    wire v_ok = !(first && (v_fault || v_unsup));
+    wire v_ok = !(first && (v_fault || v_unsup || v_pend));
     wire [3:0] fault = !legal ? E_ILLEGAL : (is_vec && first && v_fault) ? E_VEC :
-                       (is_vec && first && v_unsup) ? E_VUNSUP : ((mem_ld | mem_st) && mbad && first) ? E_MEM :
+                       (is_vec && first && v_unsup) ? E_VUNSUP : (is_vec && first && v_pend) ? E_VPEND : ((mem_ld | mem_st) && mbad && first) ? E_MEM :
                        (is_jalr && jalr_bad) ? E_JUMP : (is_csr && csr_bad) ? E_CSR :
                        frm_bad ? E_FRM : 4'd0;
     // what the host needs to name the fault: the address, the CSR's source operand, frm
@@ -417,7 +417,7 @@ module coral_core #(
                 .DTCM_SIZE(DTCM_SIZE)) u_vec (
         .clk(clk), .rst(rst || (start && !running)), .d_valid(ex_busy && is_vec && first && !hold && v_ok && !faulted),
         .d_ir(ex_ir), .d_vl(vl), .d_vt(vt), .d_frm(frm), .d_xa(a), .d_xb(b), .d_fa(fr[rs1]),
-        .d_legal(v_legal), .d_fault(v_fault), .d_unsup(v_unsup), .d_to_scalar(v_to_scalar),
+        .d_legal(v_legal), .d_fault(v_fault), .d_unsup(v_unsup), .d_pend(v_pend), .d_to_scalar(v_to_scalar),
         .q_full(v_full), .st_pend(v_st_pend), .mem_pend(v_mem_pend), .drained(v_drained),
         .active(v_active), .sval_ok(v_sval_ok), .sval(v_sval), .vflags(v_flags), .busy_cycles(v_busy),
         .tr_s1seq(vt_s1seq), .tr_s2seq(vt_s2seq), .tr_we(vt_we), .tr_reg(vt_reg), .tr_val(vt_val),

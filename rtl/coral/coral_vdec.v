@@ -7,8 +7,11 @@
 // vmv.v.v/.v.x/.v.i, vfmv.v.f, the element-0 moves vfmv.f.s, vmv.x.s, vfmv.s.f, vmv.s.x;
 // the reductions vfredusum, vfredosum, vfredmax, vfredmin, vredsum, vredand, vredor, vredxor,
 // vredmin(u), vredmax(u); and the compares vmfeq, vmfne, vmflt,
-// vmfle, vmfgt, vmfge, vmseq, vmsne, vmslt(u), vmsle(u), vmsgt(u) into a mask register. Combinational; used at dispatch
-// (checks) and in the vector unit.
+// vmfle, vmfgt, vmfge, vmseq, vmsne, vmslt(u), vmsle(u), vmsgt(u) into a mask register;
+// the slides vslideup/vslidedown (.vx, .vi), vslide1up/vslide1down.vx, vfslide1up/down.vf;
+// the mask logic vm{and,nand,andn,or,nor,orn,xor,xnor}.mm; vmul, vmulh, vmulhu, vmulhsu
+// (.vv, .vx). Loads and stores may be masked. Combinational; used at dispatch (checks)
+// and in the vector unit.
 module coral_vdec (
     input  wire [31:0] ir,
     output wire        legal,     // one of the above (vsetvl* are the core's)
@@ -23,6 +26,10 @@ module coral_vdec (
     output wire        ord,       // ... vfredosum: one element per cycle, in order
     output wire        div,       // through the lanes' dividers (a beat per 8 cycles)
     output wire        mk,        // a compare: one mask bit per element into the single register vd
+    output wire        mlog,      // mask logic: vd = vs2 op vs1, VLEN bits in one cycle
+    output wire        slide,     // a slide: vs2's group moved by an offset (lop LO_MOVE)
+    output wire        slide_up,  // ... towards higher elements
+    output wire        slide_one, // ... vslide1*: by 1, the scalar in the element left free
     output reg  [4:0]  lop,       // lane operation (LO_*)
     output reg  [1:0]  bsel,      // second operand: 0 vs1, 1 f[rs1], 2 x[rs1], 3 simm5
     output wire        reads_vs1, // vs1 is a register group operand
@@ -37,7 +44,8 @@ module coral_vdec (
                      LO_DIV = 5'd9, LO_SQRT = 5'd10, LO_CVT = 5'd11, LO_IADD = 5'd12, LO_ISUB = 5'd13,
                      LO_IAND = 5'd14, LO_IOR = 5'd15, LO_IXOR = 5'd16, LO_ISLL = 5'd17,
                      LO_ISRL = 5'd18, LO_ISRA = 5'd19, LO_IMIN = 5'd20, LO_IMAX = 5'd21,
-                     LO_FCMP = 5'd22, LO_ICMP = 5'd23;     // compares: the condition is f6[2:0]
+                     LO_FCMP = 5'd22, LO_ICMP = 5'd23,     // compares: the condition is f6[2:0]
+                     LO_IMUL = 5'd24, LO_MLOG = 5'd25;     // ... and so are vmul*'s and mask logic's
     wire [6:0] op = ir[6:0];
     wire [2:0] f3 = ir[14:12];
     wire [5:0] f6 = ir[31:26];
@@ -53,6 +61,7 @@ module coral_vdec (
     wire opv = op == 7'h57;
     wire opf = opv && (f3 == 3'd1 || f3 == 3'd5);
     wire opi = opv && (f3 == 3'd0 || f3 == 3'd3 || f3 == 3'd4);       // OPIVV, OPIVI, OPIVX
+    wire opm = opv && (f3 == 3'd2 || f3 == 3'd6);                     // OPMVV, OPMVX
     wire vf = f3 == 3'd5;
     assign fp = opf;
     wire is_fma = opf && f6[5:3] == 3'b101;
@@ -99,6 +108,7 @@ module coral_vdec (
                 6'b011000, 6'b011001, 6'b011011, 6'b011100: lop = LO_FCMP;   // eq le lt ne
                 6'b011101, 6'b011111: begin lop = LO_FCMP; ok = vf; end      // gt ge
                 6'b010111: begin lop = LO_MOVE; ok = vf && mv_v; end
+                6'b001110, 6'b001111: begin lop = LO_MOVE; ok = vf; end      // vfslide1up/down
                 default: ok = 1'b0;
             endcase
         end else if (opi) begin
@@ -119,6 +129,16 @@ module coral_vdec (
                 6'b011000, 6'b011001, 6'b011100, 6'b011101: lop = LO_ICMP;   // eq ne leu le
                 6'b011010, 6'b011011: begin lop = LO_ICMP; ok = f3 != 3'd3; end  // ltu lt
                 6'b011110, 6'b011111: begin lop = LO_ICMP; ok = f3 != 3'd0; end  // gtu gt
+                6'b001110, 6'b001111: begin lop = LO_MOVE; ok = f3 != 3'd0; end  // vslideup/down
+                default: ok = 1'b0;
+            endcase
+        end else if (opm) begin
+            bsel = f3 == 3'd2 ? 2'd0 : 2'd2;
+            case (f6)
+                6'b100100, 6'b100101, 6'b100110, 6'b100111: lop = LO_IMUL;   // hu, (low), hsu, h
+                6'b001110, 6'b001111: begin lop = LO_MOVE; ok = f3 == 3'd6; end  // vslide1up/down
+                6'b011000, 6'b011001, 6'b011010, 6'b011011, 6'b011100, 6'b011101, 6'b011110, 6'b011111:
+                    begin lop = LO_MLOG; ok = f3 == 3'd2 && vm; end
                 default: ok = 1'b0;
             endcase
         end else ok = 1'b0;
@@ -132,9 +152,13 @@ module coral_vdec (
     assign ord = rd_ok && opf && f6 == 6'b000011;
     assign div = lanes && (lop == LO_DIV || lop == LO_SQRT);
     assign mk = lanes && (lop == LO_FCMP || lop == LO_ICMP);
+    assign mlog = lanes && lop == LO_MLOG;
+    assign slide = lanes && lop == LO_MOVE && f6[5:1] == 5'b00111;
+    assign slide_up = slide && !f6[0];
+    assign slide_one = slide && (f3 == 3'd5 || f3 == 3'd6);
     assign legal = ld || st || lanes || to_scalar || from_scalar || red;
-    assign reads_vs1 = lanes && bsel == 2'd0 && !unary;
-    assign reads_vs2 = (lanes && lop != LO_MOVE) || red;
+    assign reads_vs1 = lanes && bsel == 2'd0 && !unary && !mlog;
+    assign reads_vs2 = (lanes && (lop != LO_MOVE || slide) && !mlog) || red;
     assign swap = opf ? (f6 == 6'b100111 || f6 == 6'b100001) : (opi && f6 == 6'b000011);
     assign neg_prod = is_fma ? f6[0] : 1'b0;
     assign neg_add = is_fma ? f6[0] ^ f6[1] : (opf && (f6 == 6'b000010 || f6 == 6'b100111));

@@ -41,6 +41,7 @@ module coral_vec #(
     output wire        d_legal,
     output wire        d_fault,
     output wire        d_unsup,
+    output wire        d_pend,        // a masked access whose addresses need a v0 still being computed
     output wire        d_to_scalar,
     // state the core waits on
     output wire        q_full,
@@ -85,7 +86,7 @@ module coral_vec #(
                      LO_SQRT = 5'd10, LO_CVT = 5'd11, LO_IADD = 5'd12, LO_ISUB = 5'd13,
                      LO_IAND = 5'd14, LO_IOR = 5'd15, LO_IXOR = 5'd16, LO_ISLL = 5'd17,
                      LO_ISRL = 5'd18, LO_ISRA = 5'd19, LO_IMAX = 5'd21,   // 20: LO_IMIN
-                     LO_FCMP = 5'd22, LO_ICMP = 5'd23;
+                     LO_FCMP = 5'd22, LO_ICMP = 5'd23, LO_IMUL = 5'd24;   // 25: LO_MLOG (s2_mlog)
     localparam integer DIVC = 8;      // cycles per beat of vfdiv/vfrdiv/vfsqrt (class VFDIV)
     localparam [1:0] S_OLD = 2'd0, S_NEW = 2'd1, S_ONES = 2'd2;
     localparam [1:0] K_LANES = 2'd0, K_LOAD = 2'd1, K_LOADS = 2'd2, K_SCALAR = 2'd3;
@@ -93,19 +94,21 @@ module coral_vec #(
 
     // ------------------------------------------------------------------ dispatch checks
     wire dl, dst, dstr, dlanes, dfp, dtos, dfroms, dvs1, dvs2, dswap, dnp, dna, dvd, dred, dord, ddiv, dmk;
+    wire dmlog, dsl, dsup, dsone;
     wire [4:0] dlop;
     wire [1:0] dbsel;
     coral_vdec u_ddec (.ir(d_ir), .legal(d_legal), .ld(dl), .st(dst), .strided(dstr), .lanes(dlanes),
-                       .fp(dfp), .to_scalar(dtos), .from_scalar(dfroms), .red(dred), .ord(dord), .div(ddiv), .mk(dmk), .lop(dlop), .bsel(dbsel),
+                       .fp(dfp), .to_scalar(dtos), .from_scalar(dfroms), .red(dred), .ord(dord), .div(ddiv), .mk(dmk), .mlog(dmlog), .slide(dsl), .slide_up(dsup), .slide_one(dsone), .lop(dlop), .bsel(dbsel),
                        .reads_vs1(dvs1), .reads_vs2(dvs2), .swap(dswap), .neg_prod(dnp),
                        .neg_add(dna), .uses_vd(dvd));
     wire       d_vill = d_vt[8];
     wire       d_sew32 = d_vt[5:3] == 3'd2;
     wire [4:0] d_n = d_vt[2] ? 5'd1 : 5'd1 << d_vt[1:0];          // registers per group
     wire [4:0] d_vd = d_ir[11:7], d_vs1 = d_ir[19:15], d_vs2 = d_ir[24:20];
-    wire       d_grp = (((dlanes && !dmk) || dl || dst) && (d_vd & (d_n - 5'd1)) != 5'd0) ||
+    wire       d_grp = (((dlanes && !dmk && !dmlog) || dl || dst) && (d_vd & (d_n - 5'd1)) != 5'd0) ||
                        (dvs1 && (d_vs1 & (d_n - 5'd1)) != 5'd0) || (dvs2 && (d_vs2 & (d_n - 5'd1)) != 5'd0);
     wire       d_mask = !d_ir[25] && d_vd == 5'd0 && ((dlanes && !dmk) || dl);
+    wire       d_ovl = dsup && d_vd == d_vs2;       // slide up: vd's group is vs2's (aligned groups)
     // memory: the first and last element's addresses in DTCM and aligned (stride too)
     wire signed [47:0] d_off = $signed({16'd0, d_xa}) - $signed({16'd0, DTCM_BASE});
     wire signed [47:0] d_step = dstr ? {{16{d_xb[31]}}, d_xb} : 48'sd4;
@@ -113,27 +116,35 @@ module coral_vec #(
     wire signed [47:0] d_last = d_off + d_span;
     wire signed [47:0] d_lo = d_span < 0 ? d_last : d_off, d_hi = d_span < 0 ? d_off : d_last;
     localparam signed [47:0] MAXOFF = 48'(DTCM_SIZE) - 48'sd4;
-    wire       d_mem = (dl || dst) && d_vl != 0 &&
-                       (d_xa[1:0] != 2'd0 || (dstr && d_vl > 1 && d_xb[1:0] != 2'd0) || d_lo < 0 || d_hi > MAXOFF);
-    assign d_fault = d_legal && (d_vill || (dfp && (!d_sew32 || d_frm > 3'd4)) || d_grp || d_mask || d_mem);
+    wire       d_rbad = d_xa[1:0] != 2'd0 || (dstr && d_vl > 1 && d_xb[1:0] != 2'd0) || d_lo < 0 || d_hi > MAXOFF;
+    // a masked access: only the active elements' addresses count (the model's rule); when
+    // they are not all good, each element is checked against v0, which must be final:
+    // nothing queued or issuing writes v0 (S2's write is bypassed), else d_pend
+    wire       d_mm = (dl || dst) && !d_ir[25];
+    wire       d_mbad, v0_pend;
+    wire       d_mem = (dl || dst) && d_vl != 0 && d_rbad && (!d_mm || (!v0_pend && d_mbad));
+    assign d_fault = d_legal && (d_vill || (dfp && (!d_sew32 || d_frm > 3'd4)) || d_grp || d_mask || d_ovl || d_mem);
     assign d_unsup = d_legal && !d_vill && !dfp && !d_sew32;
+    assign d_pend = d_legal && d_mm && d_vl != 0 && d_rbad && v0_pend;
     assign d_to_scalar = dtos;
 
     // ------------------------------------------------------------------ queue
     reg  [QW-1:0] q [0:DEPTH-1];
-    reg  [DEPTH-1:0] q_isst, q_ismem;
+    reg  [DEPTH-1:0] q_isst, q_ismem, q_wv0;
     reg  [QA-1:0] qh, qt;
     reg  [QA:0]   qn;
     wire [QW-1:0] d_entry = {d_ir, d_vl, d_vt[7:0], d_frm, d_xa, d_xb, d_fa};
     integer i;
-    reg any_st, any_mem;
+    reg any_st, any_mem, any_wv0;
     always @(*) begin
         any_st = 1'b0;
         any_mem = 1'b0;
+        any_wv0 = 1'b0;
         for (i = 0; i < DEPTH; i = i + 1)
             if ((QA + 1)'(i) < qn) begin
                 any_st = any_st | q_isst[(32'(qh) + i) % DEPTH];
                 any_mem = any_mem | q_ismem[(32'(qh) + i) % DEPTH];
+                any_wv0 = any_wv0 | q_wv0[(32'(qh) + i) % DEPTH];
             end
     end
 
@@ -148,10 +159,11 @@ module coral_vec #(
     reg  [VW-1:0] bc;                 // beat (strided: element) of this cycle
     reg  [31:0]  saddr;               // strided: this element's address
     wire el, est, estr, elanes, efp, etos, efroms, evs1, evs2, eswap, enp, ena, evd, elegal, ered, eord, ediv, emk;
+    wire emlog, esl, esup, esone;
     wire [4:0] elop;
     wire [1:0] ebsel;
     coral_vdec u_edec (.ir(e_ir), .legal(elegal), .ld(el), .st(est), .strided(estr), .lanes(elanes),
-                       .fp(efp), .to_scalar(etos), .from_scalar(efroms), .red(ered), .ord(eord), .div(ediv), .mk(emk), .lop(elop), .bsel(ebsel),
+                       .fp(efp), .to_scalar(etos), .from_scalar(efroms), .red(ered), .ord(eord), .div(ediv), .mk(emk), .mlog(emlog), .slide(esl), .slide_up(esup), .slide_one(esone), .lop(elop), .bsel(ebsel),
                        .reads_vs1(evs1), .reads_vs2(evs2), .swap(eswap), .neg_prod(enp),
                        .neg_add(ena), .uses_vd(evd));
     wire [4:0]   e_vd = e_ir[11:7], e_vs1 = e_ir[19:15], e_vs2 = e_ir[24:20];
@@ -164,7 +176,7 @@ module coral_vec #(
     wire [VW-1:0] rhalf = VW'(NB) >> (bc - rbeats + VW'(1));        // ... lanes k and k + rhalf added
     // vfredosum: one element per cycle through lane 0's adder, in element order
     wire [VW-1:0] dur = ered ? (eord ? (e_vl == 0 ? VW'(1) : e_vl) : rbeats + VW'(LNB)) : ediv ? rbeats * VW'(DIVC) :
-                        (e_vl == 0 || etos || efroms) ? VW'(1) : estr ? e_vl : beats;
+                        (e_vl == 0 || etos || efroms || emlog) ? VW'(1) : estr ? e_vl : beats;
     wire         s1_last = bc == dur - VW'(1);
     wire         wb = elanes || el || efroms || ered;    // goes on to S2
     wire         free = !s1_v || s1_last;
@@ -185,10 +197,37 @@ module coral_vec #(
                                                         // DIVC cycles, vfredosum NB)
     wire        dstart = ediv && bc % VW'(DIVC) == 0;   // ... and starts the lanes' dividers in its first
     wire        dlast = !ediv || bc % VW'(DIVC) == VW'(DIVC - 1);  // ... and writes it after its last
-    wire [4:0]  r_a = e_vs2 + bt[4:0], r_b = e_vs1 + bt[4:0];
+    // slides: element e of vd takes vs2[e + off] (down) or vs2[e - off] (up); a beat's NB
+    // elements come from two registers of vs2's group, lo and lo + 1, rotated by off mod NB
+    wire [31:0] s_off = esone ? 32'd1 : e_ir[14:12] == 3'd3 ? {27'd0, e_ir[19:15]} : e_xa;
+    wire [4:0]  s_q = s_off[LNB +: 5];
+    wire [LNB-1:0] s_rr = s_off[LNB-1:0];
+    wire [4:0]  s_lo = esup ? e_vs2 + bt[4:0] - s_q - 5'd1 : e_vs2 + bt[4:0] + s_q;
+    wire        s_none = esup && !esone && {{(32 - VW){1'b0}}, e_vl} <= s_off;  // vslideup: nothing written
+    wire [4:0]  r_a = esl ? s_lo : e_vs2 + bt[4:0], r_b = esl ? s_lo + 5'd1 : e_vs1 + bt[4:0];
     wire [VW-1:0] bc_reg = estr ? bc >> LNB : bt;       // strided: the element's register
-    wire [4:0]  r_c = (ered || emk) ? e_vd : e_vd + bc_reg[4:0];
+    wire [4:0]  r_c = (ered || emk || emlog) ? e_vd : e_vd + bc_reg[4:0];
     wire [VLEN-1:0] op_a = rd(r_a), op_b = rd(r_b), op_c = rd(r_c), v0 = rd(5'd0);
+    assign v0_pend = any_wv0 || (s1_v && wb && e_vd == 5'd0);
+    // the masked access's elements against v0 (constant multiples of the stride)
+    reg        mbad;
+    reg [47:0] m_eo;
+    reg [1:0]  m_ea;
+    integer mi;
+    always @(*) begin
+        mbad = 1'b0;
+        m_eo = 48'd0;
+        m_ea = 2'd0;
+        mi = 0;
+        if (d_mm && d_rbad)           // (so that the simulator skips the loop on other instructions)
+            for (mi = 0; mi < 8 * NB; mi = mi + 1) begin
+                m_eo = 48'(d_off + d_step * 48'(mi));
+                m_ea = d_xa[1:0] + 2'(d_step[1:0] * 2'(mi));
+                if (VW'(mi) < d_vl && v0[mi] && (m_ea != 2'd0 || $signed(m_eo) < 0 || $signed(m_eo) > MAXOFF))
+                    mbad = 1'b1;
+            end
+    end
+    assign d_mbad = mbad;
     assign dbg_rdata = vones[dbg_addr[LNB +: 5]] ? 32'hFFFF_FFFF : vrf[dbg_addr[LNB +: 5]][32 * dbg_addr[LNB-1:0] +: 32];
 
     // ------------------------------------------------------------------ S1: beat set-up
@@ -198,19 +237,30 @@ module coral_vec #(
     reg  [NB-1:0] ract;                                              // reduction: active elements of the beat
     reg  [31:0] marks;
     reg  [VW-1:0] e;
+    reg  [VLEN-1:0] slid;              // a slide's beat
+    reg  [LNB:0] sj;
+    reg  [31:0] es;
     integer j;
     always @(*) begin
         for (j = 0; j < NB; j = j + 1) begin
             e = e0 + VW'(j);
             ract[j] = e < e_vl && (e_vm || v0[e[$clog2(VLEN)-1:0]]);
             if (efroms || ered) sel[j] = j == 0 ? S_NEW : (e_vta ? S_ONES : S_OLD);
-            else if (estr) sel[j] = j[LNB-1:0] == bc[LNB-1:0] ? S_NEW :
-                                    (bc == e_vl - VW'(1) && j[LNB-1:0] > bc[LNB-1:0] && e_vta) ? S_ONES : S_OLD;
-            else if (e < e_vl) sel[j] = (e_vm || el || v0[e[$clog2(VLEN)-1:0]]) ? S_NEW : (e_vma ? S_ONES : S_OLD);
+            else if (estr) sel[j] = j[LNB-1:0] != bc[LNB-1:0] ?
+                                    ((bc == e_vl - VW'(1) && j[LNB-1:0] > bc[LNB-1:0] && e_vta) ? S_ONES : S_OLD) :
+                                    (e_vm || v0[bc[$clog2(VLEN)-1:0]]) ? S_NEW : (e_vma ? S_ONES : S_OLD);
+            else if (esup && !esone && {{(32 - VW){1'b0}}, e} < s_off && e < e_vl) sel[j] = S_OLD;  // below the offset
+            else if (e < e_vl) sel[j] = (e_vm || v0[e[$clog2(VLEN)-1:0]]) ? S_NEW : (e_vma ? S_ONES : S_OLD);
             else sel[j] = e_vta ? S_ONES : S_OLD;
+            // the slide's element: lane (j +- off) mod NB of lo or lo + 1
+            sj = esup ? {1'b0, LNB'(j)} - {1'b0, s_rr} + (LNB + 1)'(NB) : {1'b0, LNB'(j)} + {1'b0, s_rr};
+            es = {{(32 - VW){1'b0}}, e} + s_off;        // slide down: the source element
+            slid[32*j +: 32] = sj[LNB] ? op_b[32 * sj[LNB-1:0] +: 32] : op_a[32 * sj[LNB-1:0] +: 32];
+            if (!esup && (es < {{(32 - VW){1'b0}}, e} || es >= 32'(e_n) * NB)) slid[32*j +: 32] = 32'd0;
+            if (esone && (esup ? e == 0 : e == e_vl - VW'(1))) slid[32*j +: 32] = efp ? e_fa : e_xa;
         end
         marks = 32'd0;
-        if (s1_last && e_vta && e_vl != 0 && ((elanes && !emk) || el))
+        if (s1_last && e_vta && e_vl != 0 && !s_none && ((elanes && !emk && !emlog) || el))
             for (j = 0; j < 32; j = j + 1)
                 if (j > 32'(e_vd) + 32'(last_reg) && j < 32'(e_vd) + 32'(e_n)) marks[j] = 1'b1;
     end
@@ -220,19 +270,21 @@ module coral_vec #(
     wire [31:0] w_unit = ((e_xa - DTCM_BASE) >> 2) + (32'(bc) << LNB);
     wire [31:0] w_str = (saddr - DTCM_BASE) >> 2;
     reg  [31:0] wk;
+    reg  [VW-1:0] ek;
     integer k;
     always @(*) begin
         m_en = {NB{1'b0}};
         m_we = {4*NB{1'b0}};
         m_addr = {RA*NB{1'b0}};
         m_wdata = {32*NB{1'b0}};
+        ek = {VW{1'b0}};
         for (k = 0; k < NB; k = k + 1) begin
             if (estr) begin
                 wk = w_str;
                 m_addr[RA*k +: RA] = wk[LNB +: RA];
                 if (s1_v && (el || est) && e_vl != 0 && wk[LNB-1:0] == k[LNB-1:0]) begin
                     m_en[k] = 1'b1;
-                    m_we[4*k +: 4] = est ? 4'hF : 4'h0;
+                    m_we[4*k +: 4] = (est && (e_vm || v0[bc[$clog2(VLEN)-1:0]])) ? 4'hF : 4'h0;
                     m_wdata[32*k +: 32] = op_c[32 * bc[LNB-1:0] +: 32];
                 end
             end else begin
@@ -241,7 +293,8 @@ module coral_vec #(
                 m_addr[RA*k +: RA] = wk[LNB +: RA];
                 if (s1_v && (el || est) && e_vl != 0) begin
                     m_en[k] = 1'b1;
-                    m_we[4*k +: 4] = (est && e0 + VW'((32'(k) - w_unit) & (NB - 1)) < e_vl) ? 4'hF : 4'h0;
+                    ek = e0 + VW'((32'(k) - w_unit) & (NB - 1));
+                    m_we[4*k +: 4] = (est && ek < e_vl && (e_vm || v0[ek[$clog2(VLEN)-1:0]])) ? 4'hF : 4'h0;
                     m_wdata[32*k +: 32] = op_c[32 * ((32'(k) - w_unit) & (NB - 1)) +: 32];
                 end
             end
@@ -251,7 +304,8 @@ module coral_vec #(
     // second operand of the lanes
     reg [VLEN-1:0] op_bx;
     always @(*)
-        case (ebsel)
+        if (esl) op_bx = slid;
+        else case (ebsel)
             2'd0: op_bx = op_b;
             2'd1: op_bx = {NB{e_fa}};
             2'd2: op_bx = {NB{e_xa}};
@@ -267,6 +321,7 @@ module coral_vec #(
     reg  [2:0]      s2_cvt;            // conversions: the vs1 field's low bits
     reg             s2_isgn;           // integer min/max: signed
     reg             s2_mk;             // a compare: mask bits s2_e0.. of vd, the tail from vl set
+    reg             s2_mlog;           // mask logic: vs2 op vs1 (op: s2_cc), the tail from vl set
     reg  [2:0]      s2_cc;
     reg  [VW-1:0]   s2_e0, s2_vl;
     wire [NB-1:0]   cbit;
@@ -347,6 +402,12 @@ module coral_vec #(
                              s2_lop == LO_ISRA ? 32'($signed(a) >>> b[4:0]) :
                              ((s2_isgn ? $signed(a) < $signed(b) : a < b) != (s2_lop == LO_IMAX)) ? a : b;
             wire is_int = s2_lop >= LO_IADD && s2_lop <= LO_IMAX;
+            // vmul (s2_cc 101: the low half), vmulh (111), vmulhu (100), vmulhsu (110: vs2 signed)
+            // one 32 x 32 unsigned product; a signed operand's sign bit subtracts the other
+            // operand from the high word (a = a_u - 2^32 a[31])
+            wire [63:0] mp = {32'd0, a} * {32'd0, b};
+            wire [31:0] mhi = mp[63:32] - (s2_cc[1] && a[31] ? b : 32'd0) - (s2_cc[1] && s2_cc[0] && b[31] ? a : 32'd0);
+            wire [31:0] muly = s2_cc[1:0] == 2'b01 ? mp[31:0] : mhi;
             // compares (condition s2_cc = funct6[2:0]); fp as the F unit's feq/flt/fle
             wire a_nan = a[30:23] == 8'hFF && a[22:0] != 23'd0, b_nan = b[30:23] == 8'hFF && b[22:0] != 23'd0;
             wire f_eq = a == b || (a[30:0] == 31'd0 && b[30:0] == 31'd0);
@@ -364,7 +425,7 @@ module coral_vec #(
             assign lane_y[g] = (is_add || is_fma || s2_lop == LO_MUL) ? fy :
                                (s2_lop == LO_MIN || s2_lop == LO_MAX) ? my :
                                (s2_lop == LO_DIV || s2_lop == LO_SQRT) ? dy : s2_lop == LO_CVT ? cy :
-                               is_int ? iy :
+                               is_int ? iy : s2_lop == LO_IMUL ? muly :
                                s2_lop == LO_SGNJ ? {b[31], a[30:0]} : s2_lop == LO_SGNJN ? {!b[31], a[30:0]} :
                                s2_lop == LO_SGNJX ? {a[31] ^ b[31], a[30:0]} : b;
             assign lane_f[g] = (is_add || is_fma || s2_lop == LO_MUL) ? ff :
@@ -413,6 +474,20 @@ module coral_vec #(
         for (l = 0; l < VLEN; l = l + 1)
             if (VW'(l) >= s2_vl) mval[l] = 1'b1;
         if (s2_mk) wval = mval;
+        if (s2_mlog) begin
+            case (s2_cc)
+                3'd0: wval = s2_a & ~s2_b;
+                3'd1: wval = s2_a & s2_b;
+                3'd2: wval = s2_a | s2_b;
+                3'd3: wval = s2_a ^ s2_b;
+                3'd4: wval = s2_a | ~s2_b;
+                3'd5: wval = ~(s2_a & s2_b);
+                3'd6: wval = ~(s2_a | s2_b);
+                default: wval = ~(s2_a ^ s2_b);
+            endcase
+            for (l = 0; l < VLEN; l = l + 1)
+                if (VW'(l) >= s2_vl) wval[l] = 1'b1;
+        end
     end
     assign vflags = s2_v ? flags_any : 5'd0;
     assign tr_s1seq = e_seq;
@@ -431,7 +506,7 @@ module coral_vec #(
     wire push = d_valid && !(free && qn == 0);        // into the queue (else straight to S1)
     wire pop = free && qn != 0;
     wire [QW-1:0] nx = pop ? q[qh] : d_entry;
-    wire _unused = ^{dl, dst, dstr, dlanes, dtos, dfroms, dred, dord, ddiv, dmk, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
+    wire _unused = ^{dsl, dsone, esl, dl, dst, dstr, dlanes, dtos, dfroms, dred, dord, ddiv, dmk, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
                       evs1, evs2, bc_reg, wk, dbg_addr};
 
     // an idle unit's registers do not toggle (and Verilator does not evaluate them)
@@ -455,6 +530,7 @@ module coral_vec #(
                 q[qt] <= d_entry;
                 q_isst[qt] <= dst;
                 q_ismem[qt] <= dl || dst;
+                q_wv0[qt] <= (dlanes || dl || dfroms || dred) && d_vd == 5'd0;
                 qt <= qt == QA'(DEPTH - 1) ? {QA{1'b0}} : qt + 1'b1;
             end
             if (pop) qh <= qh == QA'(DEPTH - 1) ? {QA{1'b0}} : qh + 1'b1;
@@ -476,7 +552,7 @@ module coral_vec #(
             end
             // S2
             s2_v <= s1_v && wb;
-            s2_we <= s1_v && wb && e_vl != 0 && (!ered || s1_last) && dlast;
+            s2_we <= s1_v && wb && e_vl != 0 && (!ered || s1_last) && dlast && !s_none;
             s2_red <= ered;
             s2_ord <= eord;
             s2_oact <= bc < e_vl && (e_vm || v0[bc[$clog2(VLEN)-1:0]]);
@@ -498,6 +574,7 @@ module coral_vec #(
             s2_cvt <= e_ir[17:15];
             s2_isgn <= e_ir[26];
             s2_mk <= emk;
+            s2_mlog <= emlog;
             s2_cc <= e_ir[28:26];
             s2_e0 <= e0;
             s2_vl <= e_vl;

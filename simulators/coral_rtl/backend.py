@@ -32,17 +32,19 @@ from . import build as rtl_build
 from .jobs import JobInput, read_job, write_job
 
 # Error codes of rtl/coral/coral_core.v.
-E_MEM, E_JUMP, E_CSR, E_ILLEGAL, E_BUDGET, E_CYCLES, E_HALT, E_FRM, E_VEC, E_VUNSUP = range(1, 11)
+E_MEM, E_JUMP, E_CSR, E_ILLEGAL, E_BUDGET, E_CYCLES, E_HALT, E_FRM, E_VEC, E_VUNSUP, E_VPEND = range(1, 12)
 STOPS = {0: "end", 1: "break", 2: "error"}
 UNITS = ("alu", "branch", "lsu", "mul", "div", "csr", "system", "fpu", "fdiv", "vcfg", "vdispatch",
          "vector")
 # What the RTL implements so far: RV32IMF and the CSRs, and of Zve32f the vector
-# instructions rtl/coral/coral_vdec.v decodes (at SEW = 32; memory accesses unmasked).
+# instructions rtl/coral/coral_vdec.v decodes (at SEW = 32).
 EXTENSIONS = ("RV32I", "M", "F", "Zicsr")
 _FP_VV_VF = ("vfadd", "vfsub", "vfmul", "vfmin", "vfmax", "vfsgnj", "vfsgnjn", "vfsgnjx", "vfmacc",
              "vfnmacc", "vfmsac", "vfnmsac", "vfmadd", "vfnmadd", "vfmsub", "vfnmsub")
 _INT = ("vadd", "vsub", "vrsub", "vand", "vor", "vxor", "vsll", "vsrl", "vsra", "vminu", "vmin",
         "vmaxu", "vmax")
+_MASK_LOGIC = ("vmand", "vmnand", "vmandn", "vmor", "vmnor", "vmorn", "vmxor", "vmxnor")
+_MUL = ("vmul", "vmulh", "vmulhu", "vmulhsu")
 _CMP = ("vmfeq", "vmfne", "vmflt", "vmfle", "vmfgt", "vmfge", "vmseq", "vmsne", "vmsltu", "vmslt",
         "vmsleu", "vmsle", "vmsgtu", "vmsgt")
 VECTOR = frozenset({"vsetvli", "vsetivli", "vsetvl", "vle32.v", "vse32.v", "vlse32.v", "vsse32.v",
@@ -52,10 +54,12 @@ VECTOR = frozenset({"vsetvli", "vsetivli", "vsetvl", "vle32.v", "vse32.v", "vlse
                     "vredmaxu.vs", "vredmax.vs",
                     "vfdiv.vv", "vfdiv.vf", "vfrdiv.vf", "vfsqrt.v", "vfcvt.xu.f.v", "vfcvt.x.f.v",
                     "vfcvt.f.xu.v", "vfcvt.f.x.v", "vfcvt.rtz.xu.f.v", "vfcvt.rtz.x.f.v",
+                    "vslideup.vx", "vslideup.vi", "vslidedown.vx", "vslidedown.vi", "vslide1up.vx",
+                    "vslide1down.vx", "vfslide1up.vf", "vfslide1down.vf",
+                    *(f"{n}.mm" for n in _MASK_LOGIC), *(f"{n}.{f}" for n in _MUL for f in ("vv", "vx")),
                     *(f"{n}.{f}" for n in _FP_VV_VF for f in ("vv", "vf")),
                     *(f"{n}.{f}" for n in _INT + _CMP for f in ("vv", "vx", "vi", "vf")
                       if f"{n}.{f}" in get_isa(ACCEL).instructions)})
-VECTOR_MEMORY = frozenset({"vle32.v", "vse32.v", "vlse32.v", "vsse32.v"})
 UNLIMITED = (1 << 64) - 1
 
 
@@ -178,9 +182,6 @@ def _check_program(program: Program, cfg, isa) -> None:
             raise ConfigError(
                 f"the coral RTL implements {', '.join(EXTENSIONS)} and part of Zve32f so far, not "
                 f"{ins.mnemonic} ({ext}): {where}; run this program on the functional model")
-        if d.mnemonic in VECTOR_MEMORY and ins.ops.get("vm", 1) == 0:
-            raise ConfigError(f"the coral RTL's vector loads and stores are unmasked so far: {where}; "
-                              "run this program on the functional model")
 
 
 def _no_busy() -> dict[str, int]:
@@ -238,6 +239,12 @@ def _error(code: int, pc: int, addr: int, job: Job, state: CoralState, max_cycle
             f"the coral RTL's vector unit works at SEW = 32 only so far: instruction {pc} "
             f"(line {ins.line if ins else 0}) `{(ins.text or ins.mnemonic) if ins else ''}` ran with another "
             "SEW; run this program on the functional model")
+    if code == E_VPEND:
+        raise ConfigError(
+            f"the coral RTL checks a masked vector access's elements one by one (some of its addresses are "
+            f"outside DTCM or misaligned) only when no earlier vector instruction is still computing v0: "
+            f"instruction {pc} (line {ins.line if ins else 0}) `{(ins.text or ins.mnemonic) if ins else ''}` "
+            "met one that was; run this program on the functional model")
     if code == E_ILLEGAL:
         return IllegalInstruction(f"the RTL's decoder rejects word 0x{job.program.words[pc]:08x}")
     if code == E_BUDGET:

@@ -36,7 +36,7 @@ PIPELINE_CYCLES = {"INT": 1, "MUL": 2, "DIV": 33, "LOAD": 2, "STORE": 1, "BRANCH
                    "FMA": 3, "FDIV": 12, "FSQRT": 12, "FCVT": 2, "FMISC": 1,
                    # the vector unit (rtl/coral/coral_vec.v): one beat per cycle in its S1 stage
                    "VSET": 1, "VALU": 1, "VFALU": 1, "VLOAD": 1, "VSTORE": 1, "VLOADS": 1,
-                   "VSTORES": 1, "VMOVE": 1, "VFRED": 1, "VRED": 1,
+                   "VSTORES": 1, "VMOVE": 1, "VFRED": 1, "VRED": 1, "VPERM": 1, "VMASK": 1, "VMUL": 1,
                    # vfdiv/vfrdiv/vfsqrt: NB fp32_divsqrt lanes, 3 clocks of 9 steps, a beat per 8 cycles
                    "VFDIV": 8}
 

@@ -2,8 +2,9 @@
 against the model: every vector instruction the RTL implements (backend.VECTOR) at
 SEW = 32 with LMUL 1, 2, 4 and 8, tail and mask policies undisturbed and agnostic,
 vl from 0 to VLMAX, masked (v0.t) arithmetic, reductions, divides, square roots,
-conversions, compares and integer operations, unit-stride and strided (negative,
-zero) accesses anywhere in a data buffer, every rounding mode through frm, and scalar
+conversions, compares, integer operations and multiplies, slides by small and huge
+offsets, mask logic, unit-stride and strided (negative, zero) accesses, masked or not,
+anywhere in a data buffer, every rounding mode through frm, and scalar
 loads, stores and fflags reads between them (the timing model's waits), so that queue
 fills, write-back bypasses and synchronisation are all exercised.
 
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import random
 
-from .backend import _CMP, _INT, VECTOR
+from .backend import _CMP, _INT, _MASK_LOGIC, _MUL, VECTOR
 from .randprog import SPECIAL_FLOATS
 
 BUFFER = 1024                       # bytes; vector accesses stay inside it
@@ -26,7 +27,9 @@ REDUCTIONS = ["vfredusum.vs", "vfredosum.vs", "vfredmax.vs", "vfredmin.vs", "vre
               "vredxor.vs", "vredminu.vs", "vredmin.vs", "vredmaxu.vs", "vredmax.vs"]
 UNARY = ["vfsqrt.v", "vfcvt.xu.f.v", "vfcvt.x.f.v", "vfcvt.f.xu.v", "vfcvt.f.x.v", "vfcvt.rtz.xu.f.v",
          "vfcvt.rtz.x.f.v"]
-INTEGER = sorted(m for m in VECTOR if m.split(".")[0] in _INT)
+INTEGER = sorted(m for m in VECTOR if m.split(".")[0] in _INT + _MUL)
+SLIDES = ["vslideup.vx", "vslideup.vi", "vslidedown.vx", "vslidedown.vi", "vslide1up.vx", "vslide1down.vx",
+          "vfslide1up.vf", "vfslide1down.vf"]
 COMPARES = sorted(m for m in VECTOR if m.split(".")[0] in _CMP)
 XREGS = ["a0", "a1", "a2", "a3", "a4", "a5", "t4", "t5", "t6"]
 
@@ -59,6 +62,22 @@ def _vector(rng: random.Random, lmul: int, vlmax: int) -> list[str]:
         form = op.rsplit(".", 1)[1]
         second = {"vv": b, "vf": f, "vx": rng.choice(XREGS), "vi": str(rng.randint(-16, 15))}[form]
         return [f"{op} {vd}, {a}, {second}{vm}"]
+    if rng.random() < 0.08:                       # slides (up: vd is not vs2's group)
+        op = rng.choice(SLIDES)
+        if "up" in op:
+            vd = rng.choice([f"v{r}" for r in range(0, 32, lmul) if f"v{r}" != a and not (mask and r == 0)])
+        off = rng.choice([0, 1, 2, 3, 5, vlmax - 1, vlmax, rng.randrange(2 * vlmax + 2), (1 << 32) - 1])
+        form = op.rsplit(".", 1)[1]
+        if op.startswith("vfslide1"):
+            return [f"{op} {vd}, {a}, {f}{vm}"]
+        if op.startswith("vslide1"):
+            return [f"{op} {vd}, {a}, {rng.choice(XREGS)}{vm}"]
+        if form == "vi":
+            return [f"{op} {vd}, {a}, {rng.randrange(32)}{vm}"]
+        return [f"li t3, {off}", f"{op} {vd}, {a}, t3{vm}"]
+    if rng.random() < 0.05:                       # mask logic: single registers, any of them
+        op = rng.choice(_MASK_LOGIC)
+        return [f"{op}.mm v{rng.randrange(32)}, v{rng.randrange(32)}, v{rng.randrange(32)}"]
     if rng.random() < 0.12:                       # integer
         op = rng.choice(INTEGER)
         second = {"vv": b, "vx": rng.choice(XREGS), "vi": str(rng.randint(0, 31) if op[1] == "s" else rng.randint(-16, 15))}[op.rsplit(".", 1)[1]]
@@ -66,12 +85,12 @@ def _vector(rng: random.Random, lmul: int, vlmax: int) -> list[str]:
     if c < 0.15:
         off = 4 * rng.randrange((BUFFER - 4 * vlmax) // 4)
         op = rng.choice(["vle32.v", "vse32.v"])
-        return [f"addi t2, s0, {off}", f"{op} {_group(rng, lmul)}, (t2)"]
+        return [f"addi t2, s0, {off}", f"{op} {_group(rng, lmul, not_v0=mask)}, (t2){vm}"]
     if c < 0.25:
         stride = rng.choice([-12, -8, -4, 0, 4, 8, 12, 16])
         op = rng.choice(["vlse32.v", "vsse32.v"])
         mid = BUFFER // 2
-        return [f"addi t2, s0, {mid}", f"li t3, {stride}", f"{op} {_group(rng, lmul)}, (t2), t3"]
+        return [f"addi t2, s0, {mid}", f"li t3, {stride}", f"{op} {_group(rng, lmul, not_v0=mask)}, (t2), t3{vm}"]
     if c < 0.5:
         op = rng.choice(BINARY + ["vfrsub"])
         form = "vf" if op == "vfrsub" or rng.random() < 0.5 else "vv"
@@ -142,6 +161,9 @@ def fault_programs() -> dict[str, str]:
         "load past DTCM": pre + "lui s0, 0x7ffff\nvle32.v v2, (s0)" + data,
         "store below DTCM": pre + "li t3, -4096\nvsse32.v v2, (s0), t3" + data,
         "strided misaligned": pre + "li t3, 6\nvlse32.v v2, (s0), t3" + data,
+        "slide up onto its source": pre + "vslideup.vi v2, v2, 1" + data,
+        "masked load onto v0": pre + "vle32.v v0, (s0), v0.t" + data,
+        "masked store misaligned": pre + "li t0, 1\nvmv.s.x v0, t0\naddi s0, s0, 2\nvse32.v v2, (s0), v0.t" + data,
         "queued then faulting": pre + "vfadd.vv v2, v4, v6\nvse32.v v2, (s0)\nvfadd.vv v2, v4, v6\n"
                                 "vle32.v v3, (s0)" + data,
     }

@@ -46,12 +46,12 @@ def _run(script: str, timeout: float, cwd: Path = rtl_build.CORAL_RTL) -> dict:
         return json.loads(stat.read_text())
 
 
-def synthesize(cfg, timeout: float = 900) -> dict:
+def synthesize(cfg, timeout: float = 3600) -> dict:
     """{"cells": total, "by_type": {...}, "flip_flops": n, "srams": n} of coral_top."""
     rtl_build.check_config(cfg)
     params = {p: getattr(cfg, p) for p in rtl_build.PARAMETERS}
     common = tuple(str(rtl_build.COMMON_RTL / s) for s in rtl_build.COMMON)
-    top = checked_synth((*common, "coral_fminmax.v", "coral_fpu.v", "coral_vdec.v", "coral_vec.v",
+    top = checked_synth((*common, "coral_fminmax.v", "coral_fcvt.v", "coral_fpu.v", "coral_vdec.v", "coral_vec.v",
                          "coral_core.v", "coral_top.v"), "coral_top", params,
                         ("coral_sram.v", "coral_sram_dp.v", "coral_clkgate.v"), timeout=timeout)
     by_type = top["num_cells_by_type"]
@@ -62,12 +62,15 @@ def synthesize(cfg, timeout: float = 900) -> dict:
 
 def checked_synth(sources, top: str, params: dict, macros=(), cwd: Path = rtl_build.CORAL_RTL,
                   timeout: float = 900) -> dict:
-    """`synth -flatten` of `top` from `sources` (`macros`: black boxes) with the checks;
-    the top module's statistics."""
+    """`synth -flatten -noshare` of `top` from `sources` (`macros`: black boxes) with the
+    checks; the top module's statistics. -noshare: Yosys's SAT-based resource sharing
+    enumerates activation patterns of the NB lanes' fp32_fma shifters and did not finish
+    on the vector unit (stopped inside it after 3 CPU minutes and 2.9 GB); without it
+    coral_vec alone takes about 5 CPU minutes (rtl/coral/README.md)."""
     sets = " ".join(f"-set {k} {v}" for k, v in params.items())
     script = (f"read_verilog -lib {' '.join(macros)}; " if macros else "") + \
         (f"read_verilog -sv {' '.join(sources)}; " + (f"chparam {sets} {top}; " if sets else "") +
-         f"synth -flatten -top {top}; select -assert-none {LATCHES}; check -assert")
+         f"synth -flatten -noshare -top {top}; select -assert-none {LATCHES}; check -assert")
     return _run(script, timeout, cwd)["modules"][f"\\{top}"]
 
 

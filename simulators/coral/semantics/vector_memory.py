@@ -12,15 +12,16 @@ from . import vector
 from .vector_core import beats, elems, group, mask, masked_dest_check, need_vtype, put
 
 
-def _check(s, pc, addrs: np.ndarray, eb: int, what: str) -> np.ndarray:
-    """DTCM offsets of the element addresses, or the error for the first bad one."""
+def _check(s, pc, addrs: np.ndarray, eb: int, what: str, elements=None) -> np.ndarray:
+    """DTCM offsets of the element addresses, or the error for the first bad one
+    (named by its element number: `elements[i]` for addrs[i] when given)."""
     off = addrs - s.dbase
     bad = (off < 0) | (off > s.dsize - eb) | (addrs % eb != 0)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         a = int(addrs[i]) & 0xFFFFFFFF
         why = s.bad_access(pc, a, eb, what).message
-        raise fault(pc, f"element {i}: {why}", MemoryAccessError, memory="dtcm", address=a)
+        raise fault(pc, f"element {int(elements[i]) if elements is not None else i}: {why}", MemoryAccessError, memory="dtcm", address=a)
     return off
 
 
@@ -71,7 +72,7 @@ def _load_maker(eew, mode):
                 offsets = elems(s, ops["vs2"], eew, vl) if mode == "indexed" else None
                 addrs = _addresses(s, base, vl, db, stride, offsets)
                 use = np.flatnonzero(act) if act is not None else np.arange(vl)
-                o = _check(s, pc, addrs[use], db, "vector load")
+                o = _check(s, pc, addrs[use], db, "vector load", use)
                 values = np.zeros(vl, UINT[db * 8])
                 raw = s.mem[(o[:, None] + np.arange(db)).ravel()]
                 values[use] = raw.view(UINT[db * 8])
@@ -109,7 +110,7 @@ def _store_maker(eew, mode):
                 offsets = elems(s, ops["vs2"], eew, vl) if mode == "indexed" else None
                 addrs = _addresses(s, base, vl, db, stride, offsets)
                 use = np.flatnonzero(act) if act is not None else np.arange(vl)
-                o = _check(s, pc, addrs[use], db, "vector store")
+                o = _check(s, pc, addrs[use], db, "vector store", use)
                 s.vmem_write(o, data_eew, values[use].copy())
             return cost * (beats(s, vl, data_eew) if mode == "unit" else vl)
         return run

@@ -47,14 +47,42 @@ def test_a_deliberate_difference_is_found(cfg, rtl):
 
 
 def test_unimplemented_vector_work_is_refused(cfg, rtl):
-    masked_load = assemble(".text\nvsetvli t0, zero, e32, m1\nvle32.v v1, (a0), v0.t\n", "m.s", cfg)
-    with pytest.raises(ConfigError, match=r"vector loads and stores are unmasked so far: instruction 1 "
-                                          r"\(line 3\) `vle32.v v1, \(a0\), v0.t`"):
-        rtl.run(masked_load, MemoryImage(), cfg)
+    gather = assemble(".text\nvsetvli t0, zero, e32, m1\nvrgather.vv v1, v2, v3\n", "g.s", cfg)
+    with pytest.raises(ConfigError, match=r"not vrgather.vv \(Zve32f\): instruction 1 \(line 3\) "
+                                          r"`vrgather.vv v1, v2, v3` cannot run on it"):
+        rtl.run(gather, MemoryImage(), cfg)
     sew16 = assemble(".text\nvsetvli t0, zero, e16, m1\nvmv.v.i v1, 3\n", "s.s", cfg)
     with pytest.raises(ConfigError, match=r"works at SEW = 32 only so far: instruction 1 \(line 3\) "
                                           r"`vmv.v.i v1, 3` ran with another SEW"):
         rtl.run(sew16, MemoryImage(), cfg)
+
+
+MASKED = (".text\nli s1, {addr}\nli t0, {bits}\nvsetvli t1, zero, e32, m8\nvfdiv.vv v8, v8, v16\n"
+          "vmv.s.x v0, t0\n{sync}li t0, 4\nvsetvli t1, t0, e32, m1, ta, mu\nli t4, -4096\n{op}\nebreak\n")
+
+
+def test_masked_accesses_check_only_their_active_elements(cfg, rtl):
+    # elements past DTCM's end, misaligned or below DTCM fault only when active: the RTL
+    # checks each against v0 once nothing queued still writes v0 (the fence waits for that;
+    # the jump ends the model's block there: a fault in the fence's block is timed without
+    # the fence's wait, a model defect left for its owners, rtl/coral/README.md)
+    end, base = cfg.DTCM_BASE + cfg.DTCM_SIZE, cfg.DTCM_BASE
+    cases = [(end - 8, 0b0011, "vle32.v v4, (s1), v0.t", False), (end - 8, 0b0100, "vle32.v v4, (s1), v0.t", True),
+             (end - 8, 0b0011, "vse32.v v4, (s1), v0.t", False), (end - 4, 0b1000, "vse32.v v4, (s1), v0.t", True),
+             (base + 2, 0, "vle32.v v4, (s1), v0.t", False), (base + 2, 0b1000, "vse32.v v4, (s1), v0.t", True),
+             (base + 4, 0b0001, "vlse32.v v4, (s1), t4, v0.t", False),
+             (base + 4, 0b0010, "vsse32.v v4, (s1), t4, v0.t", True)]
+    runs = _both(rtl, cfg, [MASKED.format(addr=a, bits=b, sync="fence\nj 1f\n1:\n", op=op) for a, b, op, _ in cases])
+    for (a, b, op, faults), (model, r) in zip(cases, runs):
+        assert (model.error is not None) == faults, (op, bin(b))
+        assert compare_runs(model, r) == [] and str(r.error) == str(model.error), (op, bin(b))
+    # without the fence the vfdiv holds vmv.s.x v0 in the queue: refused, not guessed
+    pending = assemble(MASKED.format(addr=end - 8, bits=3, sync="", op="vle32.v v4, (s1), v0.t"), "p.s", cfg)
+    with pytest.raises(ConfigError, match=r"no earlier vector instruction is still computing v0: instruction 9 "):
+        rtl.run(pending, MemoryImage(), cfg)
+    # in range, a masked access never waits for v0
+    [(model, r)] = _both(rtl, cfg, [MASKED.format(addr=base, bits=5, sync="", op="vse32.v v8, (s1), v0.t")])
+    assert model.error is None and compare_runs(model, r) == []
 
 
 def test_the_last_register_write_back_ends_the_run(cfg, rtl):

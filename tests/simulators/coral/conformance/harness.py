@@ -48,16 +48,23 @@ STATE_BYTES = 272 + 512
 # Targets without V (the coral RTL so far) zero and dump x, f and fcsr only: the same
 # data layout, so the body's data, x, f and fcsr compare with Spike's (SCALAR_FIELDS).
 SCALAR_FIELDS = ("data", *(f"x{i}" for i in range(32)), *(f"f{i}" for i in range(32)), "fcsr")
-END = {"model": "ebreak\n", "scalar": "ebreak\n",
+# The coral RTL's vector unit works at SEW = 32: the same zeroing and dump at e32 (vl 32
+# at m8 covers a group's 128 bytes as e8's vl 128 does), for bodies that use e32 only.
+PROLOGUE_E32 = PROLOGUE.replace("li t0, 128\nvsetvli zero, t0, e8,", "li t0, 32\nvsetvli zero, t0, e32,")
+EPILOGUE_E32 = EPILOGUE.replace("li t5, 128\nvsetvli zero, t5, e8,", "li t5, 32\nvsetvli zero, t5, e32,").replace(
+    "vse8.v", "vse32.v")
+END = {"model": "ebreak\n", "scalar": "ebreak\n", "e32": "ebreak\n",
        "spike": "li t5, 1\nla t6, tohost\nsw t5, 0(t6)\nsw zero, 4(t6)\n1: j 1b\n"}
 
 
 def wrap(body: str, target: str) -> str:
-    """The whole program for `target` ("model", "spike", or "scalar": no vector state)."""
+    """The whole program for `target` ("model", "spike", "scalar": no vector state, or
+    "e32": vector state set up and dumped at SEW = 32)."""
     enable = SPIKE_ENABLE if target == "spike" else ""
     prologue, epilogue = ((_ZERO_X + _ZERO_F + "fscsr zero\n",
                            "la t6, sig_state\n" + _DUMP_X + _DUMP_F + "frcsr t5\nsw t5, 256(t6)\n")
-                          if target == "scalar" else (PROLOGUE, EPILOGUE))
+                          if target == "scalar" else (PROLOGUE_E32, EPILOGUE_E32) if target == "e32"
+                          else (PROLOGUE, EPILOGUE))
     return (".data\n.balign 16\n.globl begin_signature\nbegin_signature:\n"
             ".text\n.globl _start\n_start:\n" + enable + prologue + "# --- body ---\n" + body.rstrip() +
             "\n# --- end of body ---\n.text\n" + epilogue + END[target] +
