@@ -171,29 +171,31 @@ module plena_core #(
     // small: the simulator evaluates it on both clock edges.
     wire live = (state == S_RUN) && (rem != 32'd0 || pc < prog_len);
 
-    // V_TOPK's logits: the rows from gp[rs1], captured on their own clock in the middle
-    // of the issue cycle, and the first NaN among the n scanned (the check's result is
-    // settled well before the cycle ends).
+    // V_TOPK's logits: the rows from gp[rs1], read in the issue cycle, where their first
+    // NaN among the n scanned is checked, and captured at its end for plena_topk (on a
+    // clock gate open only then). Read only while V_TOPK is at pc: the other
+    // instructions leave this logic still.
     wire tk_clk;
-    plena_clkgate u_tkgate (.clk(clk), .en(live && rem == 32'd0 && op == OP_V_TOPK), .gclk(tk_clk));
-    reg  [128*16-1:0] logits;
+    plena_icg u_tkgate (.clk(clk), .en(live && rem == 32'd0 && op == OP_V_TOPK), .gclk(tk_clk));
+    reg  [128*16-1:0] tk_rows, logits;
     reg  [31:0]       nan_first;     // offset of the first NaN among the 128 logits
     reg               nan_any, nan_in32;
     integer tq;
-    always @(posedge tk_clk)
-        for (tq = 0; tq < 128; tq = tq + 1)
-            logits[16*tq +: 16] <= vsram[VRW'(g_rs1[VLW +: VRW] + VRW'(tq / VLEN))][16*(tq % VLEN) +: 16];
-    // Depends on the captured logits only, so it is evaluated on their clock.
     always @* begin
+        tk_rows = {128*16{1'b0}};
         nan_any = 1'b0;
         nan_first = 32'd0;
-        for (tq = 0; tq < 128; tq = tq + 1)
-            if (!nan_any && logits[16*tq + 7 +: 8] == 8'hFF && logits[16*tq +: 7] != 7'd0) begin
-                nan_any = 1'b1;
-                nan_first = 32'(tq);
+        if (op == OP_V_TOPK)
+            for (tq = 0; tq < 128; tq = tq + 1) begin
+                tk_rows[16*tq +: 16] = vsram[VRW'(g_rs1[VLW +: VRW] + VRW'(tq / VLEN))][16*(tq % VLEN) +: 16];
+                if (!nan_any && tk_rows[16*tq + 7 +: 8] == 8'hFF && tk_rows[16*tq +: 7] != 7'd0) begin
+                    nan_any = 1'b1;
+                    nan_first = 32'(tq);
+                end
             end
         nan_in32 = nan_any && nan_first < 32'd32;
     end
+    always @(posedge tk_clk) logits <= tk_rows;
     wire        nan_seen = rmask ? nan_any : nan_in32;   // 128 or 32 logits scanned
     wire [31:0] nan_at = nan_first;
 
@@ -315,10 +317,12 @@ module plena_core #(
     wire [VRW-1:0] v_row_a = g_rs1[VLW +: VRW];
     wire [VRW-1:0] v_row_b = g_rs2[VLW +: VRW];
     wire [VRW-1:0] v_row_d = g_rd[VLW +: VRW];
-    // S_MAP_V_FP: this cycle's chunk of FP_MEM values, captured on its own clock.
-    localparam integer MAP_LANES = VLEN / T_V_MAP;
+    // S_MAP_V_FP: this cycle's chunk of FP_MEM values, the map lanes' operand register
+    // (plena_vgroup's R stage), loaded at the end of the cycle that reads it.
+    localparam integer MAP_LANES = VLEN / (T_V_MAP - VDEPTH_1);
     wire map_clk;
-    plena_clkgate u_mapgate (.clk(clk), .en(live && op == OP_S_MAP_V_FP), .gclk(map_clk));
+    plena_icg u_mapgate (.clk(clk), .en(live && op == OP_S_MAP_V_FP && step < 32'(T_V_MAP - VDEPTH_1)),
+                         .gclk(map_clk));
     reg  [MAP_LANES*32-1:0] map_vals;
     integer mq;
     always @(posedge map_clk)
@@ -336,7 +340,8 @@ module plena_core #(
         .DMA_QUEUE(DMA_QUEUE),
         .MAP_LANES(MAP_LANES)
     ) u_vector (
-        .clk(clk), .active(live && v_op), .step(step), .op(vop), .row_a(vsram[v_row_a]),
+        .clk(clk), .rst(rst), .active(live && v_op), .run(occupied && v_op), .step(step),
+        .op(vop), .row_a(vsram[v_row_a]),
         .row_b(vsram[v_row_b]), .use_f(v_use_f), .f(v_red ? f[frd] : f[frs2]),
         .map_vals(map_vals), .wr_data(v_wr_data), .wr_elems(v_wr_elems), .res_f(v_res_f));
     // A vector write: the chunk's elements replace the old ones, and with rmask only in
