@@ -176,7 +176,7 @@ module plena_core #(
     // clock gate open only then). Read only while V_TOPK is at pc: the other
     // instructions leave this logic still.
     wire tk_clk;
-    plena_icg u_tkgate (.clk(clk), .en(live && rem == 32'd0 && op == OP_V_TOPK), .gclk(tk_clk));
+    icg u_tkgate (.clk(clk), .en(live && rem == 32'd0 && op == OP_V_TOPK), .gclk(tk_clk));
     reg  [128*16-1:0] tk_rows, logits;
     reg  [31:0]       nan_first;     // offset of the first NaN among the 128 logits
     reg               nan_any, nan_in32;
@@ -321,7 +321,7 @@ module plena_core #(
     // (plena_vgroup's R stage), loaded at the end of the cycle that reads it.
     localparam integer MAP_LANES = VLEN / (T_V_MAP - VDEPTH_1);
     wire map_clk;
-    plena_icg u_mapgate (.clk(clk), .en(live && op == OP_S_MAP_V_FP && step < 32'(T_V_MAP - VDEPTH_1)),
+    icg u_mapgate (.clk(clk), .en(live && op == OP_S_MAP_V_FP && step < 32'(T_V_MAP - VDEPTH_1)),
                          .gclk(map_clk));
     reg  [MAP_LANES*32-1:0] map_vals;
     integer mq;
@@ -377,6 +377,8 @@ module plena_core #(
     end
     wire [VRW-1:0] m_vrow_idx;
     wire [RW-1:0]  m_wo_row;
+    wire           m_wo_valid;
+    wire [VRW-1:0] m_wo_step;
     wire [BLEN*BLEN*16-1:0] m_wo_block;
     wire [VRW-1:0] wo_row0 = wo_addr[VLW +: VRW];
     wire [VLW-1:0] wo_col = wo_addr[VLW-1:0];
@@ -391,7 +393,7 @@ module plena_core #(
         .clk(clk), .rst(rst), .active(occupied && m_op), .gate(live && m_op), .step(step), .op(mop),
         .tile(g_rs1[TLW +: MTW]), .col(g_rs1[VLW-1:0]), .vrow0(g_rs2[VLW +: VRW]),
         .vrow_idx(m_vrow_idx), .vrow(vsram[m_vrow_idx]), .wo_row(m_wo_row),
-        .wo_block(m_wo_block),
+        .wo_valid(m_wo_valid), .wo_step(m_wo_step), .wo_block(m_wo_block),
         // Matrix SRAM's write port: the DMA engine's beats, or the host's rows when idle
         .fill(dma_mw_en || (host_wr && host_sel == HS_MSRAM)),
         .fill_row(dma_mw_en ? dma_mw_row : TRW'(host_addr)),
@@ -513,8 +515,8 @@ module plena_core #(
                     if (go && t_cls > 32'd1) rem <= t_cls - 32'd1;
                     else if (busy_now) rem <= rem - 32'd1;
                     // Rows of the multi-step write-outs, one per step.
-                    if (occupied && (op == OP_M_BMM_WO || op == OP_M_BMV_WO))
-                        vsram[wo_row0 + VRW'(step)] <= m_wo_row;
+                    if (occupied && m_wo_valid && (op == OP_M_BMM_WO || op == OP_M_BMV_WO))
+                        vsram[wo_row0 + m_wo_step] <= m_wo_row;
                     // Chunks of element-wise vector results.
                     if (occupied && v_op && !v_red)
                         vsram[v_row_d] <= merge(vsram[v_row_d], v_wr_data, v_wr_elems,

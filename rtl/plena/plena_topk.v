@@ -38,7 +38,7 @@ module plena_topk #(
                LATENCY, T_V_TOPK);
 
     wire tclk;
-    plena_icg u_gate (.clk(clk), .en(active), .gclk(tclk));
+    icg u_gate (.clk(clk), .en(active), .gclk(tclk));
 
     // Order key of a bf16 value: larger value, larger unsigned key; -0 and +0 equal.
     function automatic [15:0] key_of(input [15:0] x);

@@ -3,7 +3,7 @@
 // (step < CHUNKS) the group reads elements step*LANES .. step*LANES + LANES - 1.
 //
 // A pipeline on one clock edge, every stage a rising-edge register behind an integrated
-// clock gate (plena_icg), so an idle group never toggles:
+// clock gate (icg), so an idle group never toggles:
 //   R       (cycle c)       the chunk's operands (bf16 widened exactly to fp32), its
 //                           position and the function, captured at the end of cycle c
 //   add, multiply, max/min, S_MAP_V_FP: one stage after R (DEPTH 1): the lanes compute
@@ -44,7 +44,7 @@ module plena_vgroup #(
 
     wire feed = step < 32'(CHUNKS);
     wire rclk;
-    plena_icg u_rgate (.clk(clk), .en(gate && feed), .gclk(rclk));
+    icg u_rgate (.clk(clk), .en(gate && feed), .gclk(rclk));
 
     reg [LANES*32-1:0] a_q, b_q;
     // Waiver: the function selector is used by the add and max kinds only.
@@ -91,7 +91,7 @@ module plena_vgroup #(
                 v_2 <= !rst && v_1;
                 v_3 <= !rst && v_2;
             end
-            plena_icg u_pgate (.clk(clk), .en(v_r || v_1 || v_2), .gclk(pclk));
+            icg u_pgate (.clk(clk), .en(v_r || v_1 || v_2), .gclk(pclk));
             reg [31:0] base_1, base_2, base_3;
             always @(posedge pclk) begin
                 base_1 <= base_r;

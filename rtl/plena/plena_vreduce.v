@@ -4,7 +4,7 @@
 // associative).
 //
 // A pipeline on one clock edge, each stage a rising-edge register behind its own
-// integrated clock gate (plena_icg), open only while a row is in the stage before:
+// integrated clock gate (icg), open only while a row is in the stage before:
 //   R          (issue cycle)   the row and f captured
 //   levels     (one register after every LPS tree levels)
 //   the last   f combined with the tree's result: combinational from the last register
@@ -31,7 +31,7 @@ module plena_vreduce #(
         $fatal(1, "plena_vreduce: timing class %0d leaves no cycle for the tree", T);
 
     wire rclk;
-    plena_icg u_rgate (.clk(clk), .en(gate), .gclk(rclk));
+    icg u_rgate (.clk(clk), .en(gate), .gclk(rclk));
     reg  [VLEN*16-1:0] x_q;
     reg  [31:0]        f_q;
     reg                v_q;
@@ -76,7 +76,7 @@ module plena_vreduce #(
             end
             if ((lv + 1) % LPS == 0 || lv == LV - 1) begin : g_reg
                 wire sclk;
-                plena_icg u_gate (.clk(clk), .en(in_ok), .gclk(sclk));
+                icg u_gate (.clk(clk), .en(in_ok), .gclk(sclk));
                 reg [32*HALF-1:0] r;
                 reg               ok;
                 always @(posedge sclk) r <= s;
