@@ -60,30 +60,26 @@ module plena_vector #(
     wire [VLEN*16-1:0] g_row [0:NG-1];
     wire [VLEN-1:0]    g_elems [0:NG-1];
 
-    plena_vgroup #(.VLEN(VLEN), .CHUNKS(C_ADD), .KIND(G_ADD)) u_add (
-        .clk(clk), .rst(rst), .gate(gate[G_ADD]), .run(go[G_ADD]), .step(step), .op(op),
-        .row_a(row_a), .row_b(row_b), .use_f(use_f), .f(f), .map_vals({(VLEN / C_ADD)*32{1'b0}}),
-        .row_out(g_row[G_ADD]), .elems_out(g_elems[G_ADD]));
-    plena_vgroup #(.VLEN(VLEN), .CHUNKS(C_MUL), .KIND(G_MUL)) u_mul (
-        .clk(clk), .rst(rst), .gate(gate[G_MUL]), .run(go[G_MUL]), .step(step), .op(op),
-        .row_a(row_a), .row_b(row_b), .use_f(use_f), .f(f), .map_vals({(VLEN / C_MUL)*32{1'b0}}),
-        .row_out(g_row[G_MUL]), .elems_out(g_elems[G_MUL]));
-    plena_vgroup #(.VLEN(VLEN), .CHUNKS(C_MAX), .KIND(G_MAX)) u_max (
-        .clk(clk), .rst(rst), .gate(gate[G_MAX]), .run(go[G_MAX]), .step(step), .op(op),
-        .row_a(row_a), .row_b(row_b), .use_f(use_f), .f(f), .map_vals({(VLEN / C_MAX)*32{1'b0}}),
-        .row_out(g_row[G_MAX]), .elems_out(g_elems[G_MAX]));
-    plena_vgroup #(.VLEN(VLEN), .CHUNKS(C_EXP), .KIND(G_EXP)) u_exp (
-        .clk(clk), .rst(rst), .gate(gate[G_EXP]), .run(go[G_EXP]), .step(step), .op(op),
-        .row_a(row_a), .row_b(row_b), .use_f(use_f), .f(f), .map_vals({(VLEN / C_EXP)*32{1'b0}}),
-        .row_out(g_row[G_EXP]), .elems_out(g_elems[G_EXP]));
-    plena_vgroup #(.VLEN(VLEN), .CHUNKS(C_RECI), .KIND(G_RECI)) u_rcp (
-        .clk(clk), .rst(rst), .gate(gate[G_RECI]), .run(go[G_RECI]), .step(step), .op(op),
-        .row_a(row_a), .row_b(row_b), .use_f(use_f), .f(f), .map_vals({(VLEN / C_RECI)*32{1'b0}}),
-        .row_out(g_row[G_RECI]), .elems_out(g_elems[G_RECI]));
-    plena_vgroup #(.VLEN(VLEN), .CHUNKS(C_MAP), .KIND(G_MAP)) u_map (
-        .clk(clk), .rst(rst), .gate(gate[G_MAP]), .run(go[G_MAP]), .step(step), .op(op),
-        .row_a(row_a), .row_b(row_b), .use_f(use_f), .f(f), .map_vals(map_vals),
-        .row_out(g_row[G_MAP]), .elems_out(g_elems[G_MAP]));
+    function automatic integer chunks_of(input integer g);
+        chunks_of = g == G_ADD ? C_ADD : g == G_MUL ? C_MUL : g == G_MAX ? C_MAX
+                  : g == G_EXP ? C_EXP : g == G_RECI ? C_RECI : C_MAP;
+    endfunction
+    genvar gi;
+    generate
+        for (gi = 0; gi < NG; gi = gi + 1) begin : g_group
+            localparam integer C = chunks_of(gi);
+            wire [(VLEN / C)*32-1:0] mv;
+            if (gi == G_MAP) begin : g_map
+                assign mv = map_vals;
+            end else begin : g_nomap
+                assign mv = {(VLEN / C)*32{1'b0}};
+            end
+            plena_vgroup #(.VLEN(VLEN), .CHUNKS(C), .KIND(gi)) u_group (
+                .clk(clk), .rst(rst), .gate(gate[gi]), .run(go[gi]), .step(step), .op(op),
+                .row_a(row_a), .row_b(row_b), .use_f(use_f), .f(f), .map_vals(mv),
+                .row_out(g_row[gi]), .elems_out(g_elems[gi]));
+        end
+    endgenerate
 
     // The core writes these only for element-wise operations (one of the groups).
     always @* begin
