@@ -7,7 +7,7 @@
 // then the result held). Arithmetic: rtl/common's fp32_fma, fp32_divsqrt; coral_fcvt;
 // min/max: coral_fminmax (shared with the vector lanes).
 // The operand registers, the FMA's second stage and the divider run on gated clocks
-// (coral_clkgate): they toggle only in the cycles they work.
+// (icg): they toggle only in the cycles they work.
 module coral_fpu (
     input  wire        clk,
     input  wire        start,
@@ -31,9 +31,9 @@ module coral_fpu (
 
     // --- operands registered in the first cycle (FADD, FMUL, FMA, FCVT)
     wire op_clk, fma_clk, div_clk, div_busy;
-    coral_clkgate u_opgate (.clk(clk), .en(start && kind != K_DIV && kind != K_SQRT), .gclk(op_clk));
-    coral_clkgate u_fmagate (.clk(clk), .en(fma_stage2), .gclk(fma_clk));
-    coral_clkgate u_divgate (.clk(clk), .en((start && (kind == K_DIV || kind == K_SQRT)) || div_busy),
+    icg u_opgate (.clk(clk), .en(start && kind != K_DIV && kind != K_SQRT), .gclk(op_clk));
+    icg u_fmagate (.clk(clk), .en(fma_stage2), .gclk(fma_clk));
+    icg u_divgate (.clk(clk), .en((start && (kind == K_DIV || kind == K_SQRT)) || div_busy),
                              .gclk(div_clk));
     reg [3:0]  q_kind;
     reg [1:0]  q_neg;

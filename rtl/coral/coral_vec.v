@@ -19,7 +19,7 @@
 // register write lands one cycle later, in S2. Registers of a group wholly in the
 // tail are marked all-ones in one cycle (a valid bit per register) instead of being
 // written. The register file is 32 x VLEN bits with 4 read ports and 1 write port.
-// The unit runs on a gated clock (coral_clkgate): idle, it does not toggle.
+// The unit runs on a gated clock (icg): idle, it does not toggle.
 module coral_vec #(
     parameter integer VLEN       = 128,
     parameter integer DEPTH      = 8,
@@ -511,7 +511,7 @@ module coral_vec #(
 
     // an idle unit's registers do not toggle (and Verilator does not evaluate them)
     wire gclk;
-    coral_clkgate u_gate (.clk(clk), .en(rst || d_valid || active || dbg_we), .gclk(gclk));
+    icg u_gate (.clk(clk), .en(rst || d_valid || active || dbg_we), .gclk(gclk));
 
     always @(posedge gclk) begin
         if (rst) begin

@@ -171,29 +171,31 @@ module plena_core #(
     // small: the simulator evaluates it on both clock edges.
     wire live = (state == S_RUN) && (rem != 32'd0 || pc < prog_len);
 
-    // V_TOPK's logits: the rows from gp[rs1], captured on their own clock in the middle
-    // of the issue cycle, and the first NaN among the n scanned (the check's result is
-    // settled well before the cycle ends).
+    // V_TOPK's logits: the rows from gp[rs1], read in the issue cycle, where their first
+    // NaN among the n scanned is checked, and captured at its end for plena_topk (on a
+    // clock gate open only then). Read only while V_TOPK is at pc: the other
+    // instructions leave this logic still.
     wire tk_clk;
-    plena_clkgate u_tkgate (.clk(clk), .en(live && rem == 32'd0 && op == OP_V_TOPK), .gclk(tk_clk));
-    reg  [128*16-1:0] logits;
+    icg u_tkgate (.clk(clk), .en(live && rem == 32'd0 && op == OP_V_TOPK), .gclk(tk_clk));
+    reg  [128*16-1:0] tk_rows, logits;
     reg  [31:0]       nan_first;     // offset of the first NaN among the 128 logits
     reg               nan_any, nan_in32;
     integer tq;
-    always @(posedge tk_clk)
-        for (tq = 0; tq < 128; tq = tq + 1)
-            logits[16*tq +: 16] <= vsram[VRW'(g_rs1[VLW +: VRW] + VRW'(tq / VLEN))][16*(tq % VLEN) +: 16];
-    // Depends on the captured logits only, so it is evaluated on their clock.
     always @* begin
+        tk_rows = {128*16{1'b0}};
         nan_any = 1'b0;
         nan_first = 32'd0;
-        for (tq = 0; tq < 128; tq = tq + 1)
-            if (!nan_any && logits[16*tq + 7 +: 8] == 8'hFF && logits[16*tq +: 7] != 7'd0) begin
-                nan_any = 1'b1;
-                nan_first = 32'(tq);
+        if (op == OP_V_TOPK)
+            for (tq = 0; tq < 128; tq = tq + 1) begin
+                tk_rows[16*tq +: 16] = vsram[VRW'(g_rs1[VLW +: VRW] + VRW'(tq / VLEN))][16*(tq % VLEN) +: 16];
+                if (!nan_any && tk_rows[16*tq + 7 +: 8] == 8'hFF && tk_rows[16*tq +: 7] != 7'd0) begin
+                    nan_any = 1'b1;
+                    nan_first = 32'(tq);
+                end
             end
         nan_in32 = nan_any && nan_first < 32'd32;
     end
+    always @(posedge tk_clk) logits <= tk_rows;
     wire        nan_seen = rmask ? nan_any : nan_in32;   // 128 or 32 logits scanned
     wire [31:0] nan_at = nan_first;
 
@@ -315,10 +317,12 @@ module plena_core #(
     wire [VRW-1:0] v_row_a = g_rs1[VLW +: VRW];
     wire [VRW-1:0] v_row_b = g_rs2[VLW +: VRW];
     wire [VRW-1:0] v_row_d = g_rd[VLW +: VRW];
-    // S_MAP_V_FP: this cycle's chunk of FP_MEM values, captured on its own clock.
-    localparam integer MAP_LANES = VLEN / T_V_MAP;
+    // S_MAP_V_FP: this cycle's chunk of FP_MEM values, the map lanes' operand register
+    // (plena_vgroup's R stage), loaded at the end of the cycle that reads it.
+    localparam integer MAP_LANES = VLEN / (T_V_MAP - VDEPTH_1);
     wire map_clk;
-    plena_clkgate u_mapgate (.clk(clk), .en(live && op == OP_S_MAP_V_FP), .gclk(map_clk));
+    icg u_mapgate (.clk(clk), .en(live && op == OP_S_MAP_V_FP && step < 32'(T_V_MAP - VDEPTH_1)),
+                         .gclk(map_clk));
     reg  [MAP_LANES*32-1:0] map_vals;
     integer mq;
     always @(posedge map_clk)
@@ -336,7 +340,8 @@ module plena_core #(
         .DMA_QUEUE(DMA_QUEUE),
         .MAP_LANES(MAP_LANES)
     ) u_vector (
-        .clk(clk), .active(live && v_op), .step(step), .op(vop), .row_a(vsram[v_row_a]),
+        .clk(clk), .rst(rst), .active(live && v_op), .run(occupied && v_op), .step(step),
+        .op(vop), .row_a(vsram[v_row_a]),
         .row_b(vsram[v_row_b]), .use_f(v_use_f), .f(v_red ? f[frd] : f[frs2]),
         .map_vals(map_vals), .wr_data(v_wr_data), .wr_elems(v_wr_elems), .res_f(v_res_f));
     // A vector write: the chunk's elements replace the old ones, and with rmask only in
@@ -372,6 +377,8 @@ module plena_core #(
     end
     wire [VRW-1:0] m_vrow_idx;
     wire [RW-1:0]  m_wo_row;
+    wire           m_wo_valid;
+    wire [VRW-1:0] m_wo_step;
     wire [BLEN*BLEN*16-1:0] m_wo_block;
     wire [VRW-1:0] wo_row0 = wo_addr[VLW +: VRW];
     wire [VLW-1:0] wo_col = wo_addr[VLW-1:0];
@@ -386,7 +393,7 @@ module plena_core #(
         .clk(clk), .rst(rst), .active(occupied && m_op), .gate(live && m_op), .step(step), .op(mop),
         .tile(g_rs1[TLW +: MTW]), .col(g_rs1[VLW-1:0]), .vrow0(g_rs2[VLW +: VRW]),
         .vrow_idx(m_vrow_idx), .vrow(vsram[m_vrow_idx]), .wo_row(m_wo_row),
-        .wo_block(m_wo_block),
+        .wo_valid(m_wo_valid), .wo_step(m_wo_step), .wo_block(m_wo_block),
         // Matrix SRAM's write port: the DMA engine's beats, or the host's rows when idle
         .fill(dma_mw_en || (host_wr && host_sel == HS_MSRAM)),
         .fill_row(dma_mw_en ? dma_mw_row : TRW'(host_addr)),
@@ -508,8 +515,8 @@ module plena_core #(
                     if (go && t_cls > 32'd1) rem <= t_cls - 32'd1;
                     else if (busy_now) rem <= rem - 32'd1;
                     // Rows of the multi-step write-outs, one per step.
-                    if (occupied && (op == OP_M_BMM_WO || op == OP_M_BMV_WO))
-                        vsram[wo_row0 + VRW'(step)] <= m_wo_row;
+                    if (occupied && m_wo_valid && (op == OP_M_BMM_WO || op == OP_M_BMV_WO))
+                        vsram[wo_row0 + m_wo_step] <= m_wo_row;
                     // Chunks of element-wise vector results.
                     if (occupied && v_op && !v_red)
                         vsram[v_row_d] <= merge(vsram[v_row_d], v_wr_data, v_wr_elems,

@@ -3,7 +3,7 @@
 // that round an accumulator to bf16 for the core to store in Vector SRAM.
 //
 // The array takes one step per cycle and is a five-stage pipeline, every stage a
-// rising-edge register on its own clock gate (plena_icg), open only while a step is in it:
+// rising-edge register on its own clock gate (icg), open only while a step is in it:
 //   R   (issue or step cycle c)  the A row (Vector SRAM) and BLEN tile columns or rows
 //                                (Matrix SRAM) read into the operand registers
 //   P   (c + 1)  BLEN x MLEN bf16 products, first tree levels    (plena_mac_lane)
@@ -20,9 +20,11 @@
 //   M_BMV / M_BTMV  MLEN/BLEN steps, one A row
 //   M_MM_WO, M_MV_WO one step; M_BMM_WO one row per step (HEADS*MLEN), M_BMV_WO HEADS
 // Within an instruction every step writes different accumulator entries, so reading
-// them in T3 and writing them in A needs no forwarding. Write-out operands are captured
-// in the middle of the cycle on their own operand clock; an accumulator is cleared at the
-// end of its write-out's last step.
+// them in T3 and writing them in A needs no forwarding. A write-out is a two-stage
+// pipeline on one edge: in step s its accumulator entries are read into the write-out
+// register (behind a clock gate), in the next cycle they are rounded to bf16 for the
+// core to write; its class is its steps + 1, and the accumulator is cleared at the end
+// of its last read step.
 module plena_matrix #(
     /* verilator lint_off UNUSEDPARAM */
     // Waiver: the whole configuration, as every plena module (see plena_check).
@@ -40,7 +42,9 @@ module plena_matrix #(
     input  wire [VRW-1:0]     vrow0,      // first Vector SRAM row of the A operand
     output wire [VRW-1:0]     vrow_idx,   // the Vector SRAM row read this cycle ...
     input  wire [MLEN*16-1:0] vrow,       // ... and its contents
-    output wire [MLEN*16-1:0] wo_row,     // M_MV_WO / M_BMM_WO / M_BMV_WO: this step's row
+    output wire [MLEN*16-1:0] wo_row,     // M_MV_WO / M_BMM_WO / M_BMV_WO: a rounded row ...
+    output reg                wo_valid,   // ... there is one this cycle ...
+    output reg  [VRW-1:0]     wo_step,    // ... read in this step (its row offset)
     output wire [BLEN*BLEN*16-1:0] wo_block,  // M_MM_WO: the block, row-major
     // H_PREFETCH_M (plena_dma): a beat of data for Matrix SRAM row `fill_row`.
     input  wire               fill,
@@ -69,11 +73,11 @@ module plena_matrix #(
     localparam integer BVW = $clog2(HEADS * MLEN) > 0 ? $clog2(HEADS * MLEN) : 1;
 
     // The array's structure fixes these timing classes: steps, plus the pipeline's drain.
-    localparam integer MAC_DEPTH = 4;
+    localparam integer MAC_DEPTH = 4, WO_DEPTH = 1;
     initial if (T_M_MM != BLEN + MAC_DEPTH || T_M_MV != NB + MAC_DEPTH
                 || T_M_BMM != MLEN * NB + MAC_DEPTH || T_M_BMV != NB + MAC_DEPTH
-                || T_M_MM_WO != 1 || T_M_MV_WO != 1 || T_M_BMM_WO != HEADS * MLEN
-                || T_M_BMV_WO != HEADS)
+                || T_M_MM_WO != 1 + WO_DEPTH || T_M_MV_WO != 1 + WO_DEPTH
+                || T_M_BMM_WO != HEADS * MLEN + WO_DEPTH || T_M_BMV_WO != HEADS + WO_DEPTH)
         $fatal(1, "plena_matrix: hardware.toml's matrix timing classes no longer match the array");
     initial if (MLEN < 8)
         $fatal(1, "plena_matrix: the array's three tree stages need MLEN >= 8");
@@ -100,6 +104,10 @@ module plena_matrix #(
     wire writeout = active && op >= MOP_MM_WO;
     wire compute_gate = gate && op <= MOP_BTMV && feed;
     wire writeout_gate = gate && op >= MOP_MM_WO;
+    // Write-out steps (rows read): the class less the rounding stage.
+    wire [31:0] wo_steps = op == MOP_BMM_WO ? 32'(T_M_BMM_WO - WO_DEPTH)
+                         : op == MOP_BMV_WO ? 32'(T_M_BMV_WO - WO_DEPTH) : 32'd1;
+    wire wo_feed = step < wo_steps;
     wire transposed = (op == MOP_TMM || op == MOP_BTMM || op == MOP_TMV || op == MOP_BTMV);
     wire head_mode = (op == MOP_BMM || op == MOP_BTMM || op == MOP_BMV || op == MOP_BTMV);
 
@@ -143,16 +151,16 @@ module plena_matrix #(
         v_3 <= !rst && v_2;
     end
     wire rclk, pclk, t2clk, t3clk, aclk;
-    plena_icg u_rgate (.clk(clk), .en(compute_gate), .gclk(rclk));
-    plena_icg u_pgate (.clk(clk), .en(v_r), .gclk(pclk));
-    plena_icg u_t2gate (.clk(clk), .en(v_p), .gclk(t2clk));
-    plena_icg u_t3gate (.clk(clk), .en(v_2), .gclk(t3clk));
+    icg u_rgate (.clk(clk), .en(compute_gate), .gclk(rclk));
+    icg u_pgate (.clk(clk), .en(v_r), .gclk(pclk));
+    icg u_t2gate (.clk(clk), .en(v_p), .gclk(t2clk));
+    icg u_t3gate (.clk(clk), .en(v_2), .gclk(t3clk));
     // The accumulators: A's writes, a write-out's clear, and reset, one edge late: the
     // gate's enable comes from a register, as every clock enable here does (an enable
     // straight from the testbench's reset missed the gate's latch under the simulator).
     reg rst_q;
     always @(posedge clk) rst_q <= rst;
-    plena_icg u_agate (.clk(clk), .en(v_3 || writeout_gate || rst_q), .gclk(aclk));
+    icg u_agate (.clk(clk), .en(v_3 || writeout_gate || rst_q), .gclk(aclk));
 
     reg [MLEN*16-1:0]       a_q;
     reg [BLEN*MLEN*16-1:0]  b_q;
@@ -216,13 +224,15 @@ module plena_matrix #(
         end
     endgenerate
 
-    // --- write-outs: accumulator entries captured, rounded to bf16 ------------------
+    // --- write-outs: accumulator entries read into a register, then rounded to bf16 ---
     wire wclk;
-    plena_clkgate u_wgate (.clk(clk), .en(writeout_gate), .gclk(wclk));
+    icg u_wgate (.clk(clk), .en(writeout_gate && wo_feed), .gclk(wclk));
     reg [MLEN*32-1:0]      wo_q;
     reg [BLEN*BLEN*32-1:0] blk_q;
     integer jj;
+    always @(posedge clk) wo_valid <= !rst && writeout && wo_feed;
     always @(posedge wclk) begin
+        wo_step <= VRW'(step);
         for (jj = 0; jj < MLEN; jj = jj + 1)
             wo_q[32*jj +: 32] <= (op == MOP_MV_WO) ? mv_acc[jj[MLW-1:0]]
                                : (op == MOP_BMM_WO) ? bmm_acc[BMW'(step * MLEN + 32'(jj))]
@@ -241,8 +251,7 @@ module plena_matrix #(
     endgenerate
 
     // --- state updates ----------------------------------------------------------------
-    wire last_wo_step = (op == MOP_BMM_WO) ? (step == 32'(T_M_BMM_WO - 1))
-                      : (op == MOP_BMV_WO) ? (step == 32'(T_M_BMV_WO - 1)) : 1'b1;
+    wire last_wo_step = step == wo_steps - 32'd1;
     integer r, h;
     always @(posedge aclk) begin
         if (rst_q) begin

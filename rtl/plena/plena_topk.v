@@ -3,16 +3,19 @@
 // the numerics of the manual: m = the largest, e_j = exp(x_j - m) (an fp32 subtraction,
 // then exp), s = the halving-tree sum of the e_j, r = 1/s, w_j = e_j * r.
 //
-// A small sequential engine on its own operand clock, one step per cycle of the
-// instruction (the core has checked the logits for NaN at issue):
-//   step 0          start (the core captured the logits in the middle of the issue cycle)
-//   step 1 .. k     pick the largest key not yet taken (one argmax over n per step)
-//   step 2 .. k+1   e_(s-2) = exp(x_(s-2) - x_0), one behind the selection
-//   step k+2        s = tree sum of e (k < KMAX: zero entries add exactly)
-//   step k+3        r = 1 / s
-//   step k+4        w_j = e_j * r
-// The results hold from step k+4 until the next V_TOPK; the core writes them at the end
-// of the instruction (timing class V_TOPK, which must leave room: checked below).
+// A small sequential engine on one clock edge (its registers behind an integrated clock
+// gate, open while the instruction is at issue or in flight), one step per cycle; the
+// core captures the logits at the end of the issue cycle (step 0) and has checked them
+// for NaN then. At the end of step
+//   0            the engine starts (nothing taken, no weights)
+//   s = 1 .. k   the s-th largest key not yet taken is chosen (one argmax over n) and
+//                d = x - m computed (m the first chosen: d = 0 - exactly x - x - at s = 1)
+//   s + 4        e = exp(d) leaves plena_exp_pipe (four stages, d in the first at s + 1)
+//   k + 5        s = tree sum of e (k < KMAX: zero entries add exactly)
+//   k + 9        r = 1 / s leaves plena_recip_pipe (four stages from k + 6)
+// and w_j = e_j * r is combinational from step k + 10 on. The results hold until the next
+// V_TOPK; the core writes them at the end of the instruction: its timing class must be at
+// least KMAX + 11 = 19 cycles (checked below).
 module plena_topk #(
     /* verilator lint_off UNUSEDPARAM */
     // Waiver: the whole configuration, as every plena module (see plena_check).
@@ -29,13 +32,13 @@ module plena_topk #(
 );
     `include "plena_isa.vh"
     localparam integer NMAX = 128, KMAX = 8;
-    localparam integer LATENCY = KMAX + 5;     // steps 0 .. KMAX+4
+    localparam integer LATENCY = KMAX + 11;    // steps 0 .. KMAX+10
     initial if (T_V_TOPK < LATENCY)
-        $fatal(1, "plena_topk needs %0d cycles for V_TOPK; timing class V_TOPK gives %0d (VLEN too small)",
+        $fatal(1, "plena_topk needs %0d cycles for V_TOPK; timing class V_TOPK gives %0d",
                LATENCY, T_V_TOPK);
 
     wire tclk;
-    plena_clkgate u_gate (.clk(clk), .en(active), .gclk(tclk));
+    icg u_gate (.clk(clk), .en(active), .gclk(tclk));
 
     // Order key of a bf16 value: larger value, larger unsigned key; -0 and +0 equal.
     function automatic [15:0] key_of(input [15:0] x);
@@ -48,10 +51,10 @@ module plena_topk #(
 
     reg [NMAX-1:0]    taken;
     reg [KMAX*32-1:0] sel_idx;    // chosen indices, in order
-    reg [KMAX*16-1:0] sel_val;    // their values
+    reg [15:0]        m_q;        // the first chosen value (the largest)
+    reg [31:0]        d_q;        // x - m of the latest chosen
     reg [KMAX*32-1:0] e_q;        // exp(x_j - m), zero beyond k
     reg [31:0]        s_q, r_q;
-    reg [KMAX*32-1:0] w_q;
     reg               big_q;
 
     // Argmax over the logits not yet taken: ties to the smaller index.
@@ -72,15 +75,13 @@ module plena_topk #(
             end
     end
 
-    // One exp per step, behind the selection: entry e_at in step e_at + 2. The index is
-    // the engine's own register, so the subtraction and exp evaluate only on its clock.
-    reg  [2:0]  e_at;
-    wire [15:0] x_pick = sel_val[16*e_at +: 16];
+    wire [15:0] x_best = logits[16*best +: 16];
+    wire [15:0] m_now = (step == 32'd1) ? x_best : m_q;
     wire [31:0] d, e, s, r;
-    fp32_add   u_sub (.a({x_pick, 16'h0000}), .b({sel_val[15:0], 16'h0000}), .sub(1'b1), .y(d));
-    fp32_exp   u_exp (.a(d), .y(e));
+    fp32_add   u_sub (.a({x_best, 16'h0000}), .b({m_now, 16'h0000}), .sub(1'b1), .y(d));
+    plena_exp_pipe   u_exp (.clk(tclk), .a(d_q), .y(e));
     fp32_tree_sum #(.L(KMAX)) u_sum (.x(e_q), .y(s));
-    fp32_recip u_rcp (.a(s_q), .y(r));
+    plena_recip_pipe u_rcp (.clk(tclk), .a(s_q), .y(r));
     wire [KMAX*32-1:0] w;
     genvar g;
     generate
@@ -95,23 +96,19 @@ module plena_topk #(
             big_q <= big;
             taken <= {NMAX{1'b0}};
             e_q <= {KMAX*32{1'b0}};
-            e_at <= 3'd0;
         end else begin
             if (step <= k) begin
                 taken[best] <= 1'b1;
                 sel_idx[32*(step - 1) +: 32] <= best;
-                sel_val[16*(step - 1) +: 16] <= logits[16*best +: 16];
+                d_q <= d;
+                if (step == 32'd1) m_q <= x_best;
             end
-            if (step >= 32'd2 && step <= k + 32'd1) begin
-                e_q[32*e_at +: 32] <= e;
-                e_at <= e_at + 3'd1;
-            end
-            if (step == k + 32'd2) s_q <= s;
-            if (step == k + 32'd3) r_q <= r;
-            if (step == k + 32'd4) w_q <= w;
+            if (step >= 32'd5 && step <= k + 32'd4) e_q[32*(step - 32'd5) +: 32] <= e;
+            if (step == k + 32'd5) s_q <= s;
+            if (step == k + 32'd9) r_q <= r;
         end
     end
 
-    assign weights = w_q;
+    assign weights = w;
     assign indices = sel_idx;
 endmodule

@@ -27,6 +27,11 @@ localparam [3:0] VOP_RECI = 4'd7;
 localparam [3:0] VOP_MAP  = 4'd8;    // S_MAP_V_FP: fp32 values to a bf16 row
 localparam [3:0] VOP_RSUM = 4'd9;    // f + tree sum of the row
 localparam [3:0] VOP_RMAX = 4'd10;   // max(f, max of the row)
+// Pipeline depth of each lane kind after its chunk is read (plena_vgroup): the operand
+// register and a single-cycle function, or the operand register and a four-stage
+// pipeline. An element-wise timing class is its chunks per row plus this.
+localparam integer VDEPTH_1 = 1;     // add, subtract, multiply, max, min, S_MAP_V_FP
+localparam integer VDEPTH_4 = 4;     // exp, reciprocal
 
 // Matrix unit (plena_matrix): what the array computes, and the write-outs.
 localparam [3:0] MOP_MM     = 4'd0;

@@ -1,48 +1,63 @@
-// One group of vector lanes: LANES copies of one arithmetic function (KIND), used over
-// VLEN / LANES cycles to cover a row. In cycle `step` of an instruction the group takes
-// elements step*LANES .. step*LANES + LANES - 1: operands are captured in the middle of
-// the cycle on the group's own operand clock, the lanes compute in fp32 and round to
-// bf16 (round-to-nearest-even, canonical NaN), and `row_out`/`elems_out` place the
-// results in their row positions for the core to write at the end of the cycle.
+// One group of vector lanes: LANES = VLEN / CHUNKS copies of one arithmetic function
+// (KIND), used over CHUNKS cycles to cover a row. In cycle `step` of an instruction
+// (step < CHUNKS) the group reads elements step*LANES .. step*LANES + LANES - 1.
+//
+// A pipeline on one clock edge, every stage a rising-edge register behind an integrated
+// clock gate (icg), so an idle group never toggles:
+//   R       (cycle c)       the chunk's operands (bf16 widened exactly to fp32), its
+//                           position and the function, captured at the end of cycle c
+//   add, multiply, max/min, S_MAP_V_FP: one stage after R (DEPTH 1): the lanes compute
+//           in cycle c + 1 and round to bf16 (round-to-nearest-even, canonical NaN)
+//   exp, reciprocal: plena_exp_pipe / plena_recip_pipe after R (DEPTH 4), the
+//           scalar unit's four-stage pipelines: results in cycle c + 4
+// `row_out`/`elems_out` place a finished chunk at its row positions (no elements when
+// none finishes this cycle) for the core to write at the end of the cycle. The last
+// chunk finishes in cycle CHUNKS - 1 + DEPTH: the timing class is CHUNKS + DEPTH.
+// Chunks are disjoint, so a destination that is also a source is read before written.
 module plena_vgroup #(
-    parameter integer VLEN  = 64,
-    parameter integer LANES = 32,
-    parameter integer KIND  = 0     // VK_* below
+    parameter integer VLEN   = 64,
+    parameter integer CHUNKS = 2,
+    parameter integer KIND   = 0     // VK_* below
 ) (
     input  wire               clk,
-    input  wire               en,        // the group computes a chunk this cycle
+    input  wire               rst,
+    input  wire               gate,      // the group's instruction is at issue or in flight
+    input  wire               run,       // ... and occupies the unit this cycle
     input  wire [31:0]        step,
     input  wire [3:0]         op,
     input  wire [VLEN*16-1:0] row_a,
     input  wire [VLEN*16-1:0] row_b,
     input  wire               use_f,     // second operand is the scalar f (VF forms)
     input  wire [31:0]        f,
-    // KIND == VK_MAP: this chunk's fp32 values, held by the core's own operand register
-    // for the cycle (not captured again here); other kinds leave it unused.
+    // KIND == VK_MAP: this chunk's fp32 values, the core's own R-stage register (loaded
+    // on the same edge as this group's R); other kinds leave it unused.
     /* verilator lint_off UNUSEDSIGNAL */
-    input  wire [LANES*32-1:0] map_vals,
+    input  wire [(VLEN/CHUNKS)*32-1:0] map_vals,
     /* verilator lint_on UNUSEDSIGNAL */
     output reg  [VLEN*16-1:0] row_out,
     output reg  [VLEN-1:0]    elems_out
 );
     `include "plena_units.vh"
     localparam integer VK_ADD = 0, VK_MUL = 1, VK_MAX = 2, VK_EXP = 3, VK_RECI = 4, VK_MAP = 5;
+    localparam integer LANES = VLEN / CHUNKS;
+    localparam integer PIPED = (KIND == VK_EXP || KIND == VK_RECI) ? 1 : 0;
 
-    wire gclk;
-    plena_clkgate u_gate (.clk(clk), .en(en), .gclk(gclk));
+    wire feed = step < 32'(CHUNKS);
+    wire rclk;
+    icg u_rgate (.clk(clk), .en(gate && feed), .gclk(rclk));
 
     reg [LANES*32-1:0] a_q, b_q;
     // Waiver: the function selector is used by the add and max kinds only.
     /* verilator lint_off UNUSEDSIGNAL */
     reg [3:0]          op_q;
     /* verilator lint_on UNUSEDSIGNAL */
-    reg [31:0]         base_q;
+    reg [31:0]         base_r;
+    reg                v_r;
     integer e;
-    always @(posedge gclk) begin
-        base_q <= step * LANES;
+    always @(posedge rclk) begin
+        base_r <= step * LANES;
         op_q <= op;
         for (e = 0; e < LANES; e = e + 1) begin
-            // bf16 operands widen exactly to fp32 (the bf16 pattern is the top half).
             if (op == VOP_RSUB)
                 a_q[32*e +: 32] <= f;
             else
@@ -55,11 +70,41 @@ module plena_vgroup #(
                 b_q[32*e +: 32] <= {row_b[16*(step*LANES + e) +: 16], 16'h0000};
         end
     end
+    always @(posedge clk) v_r <= !rst && run && feed;
 
+    // The chunk leaving the group this cycle: its position and whether there is one.
+    wire [31:0] base_out;
+    wire        v_out;
+    // Waiver: the clock of stages 2-4, used by the exp and reciprocal kinds only.
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire        pclk;
+    /* verilator lint_on UNUSEDSIGNAL */
     wire [LANES*32-1:0] y32;
     wire [LANES*16-1:0] y16;
     genvar l;
     generate
+        if (PIPED != 0) begin : g_piped
+            // Stages 2-4 of the pipelines shift while a chunk is in R, stage 2 or 3.
+            reg v_1, v_2, v_3;
+            always @(posedge clk) begin
+                v_1 <= !rst && v_r;
+                v_2 <= !rst && v_1;
+                v_3 <= !rst && v_2;
+            end
+            icg u_pgate (.clk(clk), .en(v_r || v_1 || v_2), .gclk(pclk));
+            reg [31:0] base_1, base_2, base_3;
+            always @(posedge pclk) begin
+                base_1 <= base_r;
+                base_2 <= base_1;
+                base_3 <= base_2;
+            end
+            assign base_out = base_3;
+            assign v_out = v_3;
+        end else begin : g_single
+            assign base_out = base_r;
+            assign v_out = v_r;
+            assign pclk = 1'b0;
+        end
         for (l = 0; l < LANES; l = l + 1) begin : g_lane
             // Waiver: exp and reciprocal kinds take one operand, the map kind none of these.
             /* verilator lint_off UNUSEDSIGNAL */
@@ -76,9 +121,9 @@ module plena_vgroup #(
                 fp32_min u_min (.a(a), .b(b), .y(lo));
                 assign y32[32*l +: 32] = (op_q == VOP_MIN) ? lo : hi;
             end else if (KIND == VK_EXP) begin : g_exp
-                fp32_exp u_exp (.a(a), .y(y32[32*l +: 32]));
+                plena_exp_pipe u_exp (.clk(pclk), .a(a), .y(y32[32*l +: 32]));
             end else if (KIND == VK_RECI) begin : g_rcp
-                fp32_recip u_rcp (.a(a), .y(y32[32*l +: 32]));
+                plena_recip_pipe u_rcp (.clk(pclk), .a(a), .y(y32[32*l +: 32]));
             end else if (KIND == VK_MAP) begin : g_map
                 assign y32[32*l +: 32] = map_vals[32*l +: 32];
             end
@@ -89,9 +134,10 @@ module plena_vgroup #(
     always @* begin
         row_out = {VLEN*16{1'b0}};
         elems_out = {VLEN{1'b0}};
-        for (e = 0; e < LANES; e = e + 1) begin
-            row_out[16*(base_q + e) +: 16] = y16[16*e +: 16];
-            elems_out[base_q + e] = 1'b1;
-        end
+        if (v_out)
+            for (e = 0; e < LANES; e = e + 1) begin
+                row_out[16*(base_out + e) +: 16] = y16[16*e +: 16];
+                elems_out[base_out + e] = 1'b1;
+            end
     end
 endmodule

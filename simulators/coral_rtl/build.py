@@ -22,10 +22,11 @@ TIMESCALE = ("1ns", "1ps")
 # drives public, so the rest stays optimisable.
 BUILD_ARGS = ("--timing", "-CFLAGS", "-fcoroutines", "--no-public-flat-rw")
 SIMULATORS = ("verilator",)
-SOURCES = ("coral_sram.v", "coral_sram_dp.v", "coral_clkgate.v", "coral_fminmax.v", "coral_fcvt.v", "coral_fpu.v",
+SOURCES = ("coral_sram.v", "coral_sram_dp.v", "coral_fminmax.v", "coral_fcvt.v", "coral_fpu.v",
            "coral_vdec.v", "coral_vec.v", "coral_core.v", "coral_top.v", "coral_sim.v")
 COMMON_RTL = ROOT / "rtl" / "common"
-COMMON = ("fp32_round_ieee.v", "fp32_fma.v", "fp32_divsqrt.v")     # shared IEEE binary32 units
+COMMON = ("fp32_round_ieee.v", "fp32_fma.v", "fp32_divsqrt.v",     # shared IEEE binary32 units
+          "icg.v")                                                   # and the clock gate
 PARAMETERS = ("ITCM_SIZE", "DTCM_BASE", "DTCM_SIZE", "VLEN", "VQ_DEPTH")
 
 # Cycles the pipeline takes per timing class (rtl/coral/coral_core.v's EX stage; JALR

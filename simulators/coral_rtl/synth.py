@@ -50,10 +50,11 @@ def synthesize(cfg, timeout: float = 3600) -> dict:
     """{"cells": total, "by_type": {...}, "flip_flops": n, "srams": n} of coral_top."""
     rtl_build.check_config(cfg)
     params = {p: getattr(cfg, p) for p in rtl_build.PARAMETERS}
-    common = tuple(str(rtl_build.COMMON_RTL / s) for s in rtl_build.COMMON)
+    common = tuple(str(rtl_build.COMMON_RTL / s) for s in rtl_build.COMMON if s != "icg.v")
     top = checked_synth((*common, "coral_fminmax.v", "coral_fcvt.v", "coral_fpu.v", "coral_vdec.v", "coral_vec.v",
                          "coral_core.v", "coral_top.v"), "coral_top", params,
-                        ("coral_sram.v", "coral_sram_dp.v", "coral_clkgate.v"), timeout=timeout)
+                        ("coral_sram.v", "coral_sram_dp.v", str(rtl_build.COMMON_RTL / "icg.v")),
+                        timeout=timeout)
     by_type = top["num_cells_by_type"]
     return {"cells": top["num_cells"], "by_type": by_type,
             "flip_flops": sum(n for t, n in by_type.items() if "DFF" in t.upper()),

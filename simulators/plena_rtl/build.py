@@ -30,6 +30,8 @@ BUILD_ARGS = ("--timing", "-CFLAGS", "-fcoroutines", "--no-public-flat-rw")
 
 
 SIMULATORS = ("verilator", "icarus")
+# Pipeline depth of the vector lanes after a chunk is read (VDEPTH_* in plena_units.vh).
+VECTOR_DEPTH = {"V_ADD": 1, "V_MUL": 1, "V_MAX": 1, "V_MAP": 1, "V_EXP": 4, "V_RECI": 4}
 
 
 def sources(simulator: str = "verilator") -> tuple[Path, ...]:
@@ -55,15 +57,16 @@ def check_config(cfg) -> None:
                           f"later: HBM_LATENCY >= 1 (got {cfg.HBM_LATENCY})")
     if cfg.MLEN < 2:
         raise ConfigError(f"the plena RTL needs MLEN >= 2 (got {cfg.MLEN})")
-    for cls in ("V_ADD", "V_MUL", "V_MAX", "V_EXP", "V_RECI", "V_MAP"):
-        c = cfg.cycles(cls)
+    for cls, depth in VECTOR_DEPTH.items():
+        c = cfg.cycles(cls) - depth
         if c < 1 or cfg.VLEN % c:
             raise ConfigError(f"the plena RTL's vector unit splits a row into equal chunks, one "
-                              f"per cycle: timing class {cls} = {c} cycles must divide VLEN={cfg.VLEN}")
-    topk = 8 + 5
+                              f"per cycle, then takes {depth} cycles of pipeline: timing class "
+                              f"{cls} = {cfg.cycles(cls)} cycles less {depth} must divide VLEN={cfg.VLEN}")
+    topk = 8 + 11
     if cfg.cycles("V_TOPK") < topk:
         raise ConfigError(f"the plena RTL needs {topk} cycles for V_TOPK; timing class V_TOPK gives "
-                          f"{cfg.cycles('V_TOPK')} on this configuration (raise VLEN)")
+                          f"{cfg.cycles('V_TOPK')} on this configuration")
     stale = generate.stale()
     if stale:
         raise ConfigError("the RTL's generated headers are out of date with isa/plena "

@@ -77,9 +77,9 @@ def test_configuration_and_timing_tables_follow_the_config():
     text = render_manual("plena", cfg)
     assert "| `MLEN` | 128 (default 64) |" in text
     assert "| `HEADS` | 4 |" in text
-    assert "| `V_TOPK` | `VLEN` | 128 |" in text
+    assert "| `M_MV` | `MLEN // BLEN + 4` | 36 |" in text
     assert "Configuration `wide`" in text
-    assert "`V_TOPK` = `VLEN`: 128 cycles on this configuration" in text
+    assert "`M_MV` = `MLEN // BLEN + 4`: 36 cycles on this configuration" in text
     for name in ISA.params:
         assert f"| `{name}` |" in text
 

@@ -72,7 +72,7 @@ def test_rtl_check_cli_on_icarus(capsys):
                  "--config", "C1", *hw]) == 0
     out = capsys.readouterr().out
     assert out.startswith("PASS  plena relu C1 (baseline): backends agree, kernel correct\n")
-    assert "  backends: 272 cycles on both" in out
+    assert "  backends: 288 cycles on both" in out
 
 
 def test_icarus_builds_are_cached_apart(diff_cfg):

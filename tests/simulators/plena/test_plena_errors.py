@@ -54,9 +54,10 @@ def test_error_cycle_is_the_issue_cycle_of_the_failing_instruction():
         V_ADD_VV gp0, gp0, gp0
         V_ADD_VV gp1, gp0, gp0
     """, expect_ok=False)
-    # it fails at issue cycle 3; the run counts that cycle, in which the check failed
-    assert r.error.where.cycle == 3 and r.cycles == 4
-    assert r.unit_busy["scalar_int"] == 1 and r.unit_busy["vector"] == 2
+    # it fails at issue cycle 4 (V_ADD: 2 + 1 cycles); the run counts that cycle, in
+    # which the check failed
+    assert r.error.where.cycle == 4 and r.cycles == 5
+    assert r.unit_busy["scalar_int"] == 1 and r.unit_busy["vector"] == 3
 
 
 def test_error_in_a_loop_body_reports_the_iteration_state():
@@ -182,8 +183,8 @@ def test_long_straight_line_code_and_budget_across_block_boundaries():
     cfg = small(IMEM_SIZE=1024)
     src = "\n".join(["S_ADDI_INT gp1, gp1, 1"] * 300 + ["V_ADD_VV gp0, gp0, gp0"] * 300)
     full = run(src, cfg=cfg)
-    assert full.registers["gp"][1] == 300 and full.cycles == 300 + 600 and full.retired == 600
+    assert full.registers["gp"][1] == 300 and full.cycles == 300 + 900 and full.retired == 600
     cut = run(src, cfg=cfg, budget=Budget(max_instructions=520), expect_ok=False)
     assert isinstance(cut.error, BudgetExceeded) and cut.error.where.index == 520
     # the budget check at the 521st instruction's issue takes its cycle
-    assert cut.cycles == 300 + 2 * 220 + 1 and cut.unit_busy["vector"] == 440
+    assert cut.cycles == 300 + 3 * 220 + 1 and cut.unit_busy["vector"] == 660

@@ -12,37 +12,37 @@ def test_prefetch_then_dependent_vector_op_stalls():
     r = run("""
         S_ADDI_INT gp1, gp0, 0            ; t 0 -> 1
         H_PREFETCH_V gp1, gp0, a0, 0, 0   ; issues at 1: channel 2..6, rows ready at 16; t = 2
-        V_ADD_VV gp1, gp1, gp1            ; waits 2 -> 16 (14 stall), then 2 cycles
+        V_ADD_VV gp1, gp1, gp1            ; waits 2 -> 16 (14 stall), then 2 + 1 cycles
     """, trace=True)
-    assert r.cycles == 18
+    assert r.cycles == 19
     assert r.stalls == {"dma_wait": 14}
-    assert r.unit_busy == {"scalar_int": 1, "scalar_fp": 0, "vector": 2, "matrix": 0,
+    assert r.unit_busy == {"scalar_int": 1, "scalar_fp": 0, "vector": 3, "matrix": 0,
                            "dma": 4, "control": 0}
     assert [s.cycle for s in r.trace] == [0, 1, 2]          # issue cycles
 
 
 SERIAL = """
     H_PREFETCH_V gp0, gp0, a0, 0, 0       ; 0: channel 1..5, rows 0-1 ready at 15; t = 1
-    V_ADD_VV gp0, gp0, gp0                ; stalls 1 -> 15, t = 17
-    S_ADDI_INT gp1, gp0, 64               ; t = 18
-    V_EXP_V gp1, gp1                      ; 3 x 4 cycles on row 8: t = 30
+    V_ADD_VV gp0, gp0, gp0                ; stalls 1 -> 15, t = 18
+    S_ADDI_INT gp1, gp0, 64               ; t = 19
+    V_EXP_V gp1, gp1                      ; 3 x (4 + 4) cycles on row 8: t = 43
     V_EXP_V gp1, gp1
     V_EXP_V gp1, gp1
 """
 OVERLAPPED = """
     H_PREFETCH_V gp0, gp0, a0, 0, 0       ; t = 1, rows ready at 15
     S_ADDI_INT gp1, gp0, 64               ; t = 2
-    V_EXP_V gp1, gp1                      ; independent work while the rows fly: t = 14
+    V_EXP_V gp1, gp1                      ; independent work while the rows fly: t = 26
     V_EXP_V gp1, gp1
     V_EXP_V gp1, gp1
-    V_ADD_VV gp0, gp0, gp0                ; rows ready at 15: 1 stall, t = 17
+    V_ADD_VV gp0, gp0, gp0                ; rows ready at 15: no stall, t = 29
 """
 
 
 def test_overlapping_an_independent_prefetch_with_compute_saves_cycles():
     serial, overlapped = run(SERIAL), run(OVERLAPPED)
-    assert (serial.cycles, serial.stalls["dma_wait"]) == (30, 14)
-    assert (overlapped.cycles, overlapped.stalls["dma_wait"]) == (17, 1)
+    assert (serial.cycles, serial.stalls["dma_wait"]) == (43, 14)
+    assert (overlapped.cycles, overlapped.stalls["dma_wait"]) == (29, 0)
     assert serial.unit_busy == overlapped.unit_busy
     assert (serial.memories["vsram"] == overlapped.memories["vsram"]).all()
 
@@ -70,7 +70,7 @@ def test_busy_cycles_stalls_and_issue_cycles_add_up():
     """)
     dma_issues = 2
     assert sum(r.unit_busy[u] for u in NON_DMA_UNITS) + r.stalls["dma_wait"] + dma_issues \
-        == r.cycles == 40 + 1 + 8 + 1
+        == r.cycles == 40 + 1 + 8 + 2
 
 
 def test_store_frees_its_rows_when_read_and_completes_after_latency():
@@ -105,31 +105,32 @@ def test_loop_stalls_on_first_pass_only_and_loop_costs():
     r = run("""
         H_PREFETCH_V gp0, gp0, a0, 0, 0   ; t = 1, rows ready at 15
         C_LOOP_START gp1, 3               ; t = 2
-            V_ADD_VV gp2, gp0, gp0        ; 15 -> 17, 18 -> 20, 21 -> 23
-        C_LOOP_END gp1                    ; 17 -> 18, 20 -> 21, 23 -> 24
+            V_ADD_VV gp2, gp0, gp0        ; 15 -> 18, 19 -> 22, 23 -> 26
+        C_LOOP_END gp1                    ; 18 -> 19, 22 -> 23, 26 -> 27
     """)
-    assert r.cycles == 24 and r.stalls["dma_wait"] == 13
-    assert r.unit_busy["control"] == 4 and r.unit_busy["vector"] == 6
+    assert r.cycles == 27 and r.stalls["dma_wait"] == 13
+    assert r.unit_busy["control"] == 4 and r.unit_busy["vector"] == 9
     traced = run("""
         H_PREFETCH_V gp0, gp0, a0, 0, 0
         C_LOOP_START gp1, 3
             V_ADD_VV gp2, gp0, gp0
         C_LOOP_END gp1
     """, trace=True)
-    assert [s.cycle for s in traced.trace] == [0, 1, 2, 17, 18, 20, 21, 23]
+    assert [s.cycle for s in traced.trace] == [0, 1, 2, 18, 19, 22, 23, 26]
 
 
 def test_timing_classes_follow_the_configuration():
     src = "M_MM 0, gp0, gp0\nM_BMM 0, gp0, gp0\nM_BMM_WO gp0, 0"
     a = run(src)
     b = run(src, cfg=small(BLEN=4))
-    # M_MM = BLEN + 4, M_BMM = MLEN*MLEN // BLEN + 4 (the array's drain), M_BMM_WO = HEADS * MLEN
-    assert a.unit_busy["matrix"] == 6 + 36 + 16 and a.cycles == 58
-    assert b.unit_busy["matrix"] == 8 + 20 + 16 and b.cycles == 44
+    # M_MM = BLEN + 4, M_BMM = MLEN*MLEN // BLEN + 4 (the array's drain),
+    # M_BMM_WO = HEADS * MLEN + 1 (the rounding stage)
+    assert a.unit_busy["matrix"] == 6 + 36 + 17 and a.cycles == 59
+    assert b.unit_busy["matrix"] == 8 + 20 + 17 and b.cycles == 45
 
 
 def test_cycles_are_repeatable():
-    assert run(SERIAL).cycles == run(SERIAL).cycles == 30
+    assert run(SERIAL).cycles == run(SERIAL).cycles == 43
 
 
 FOUR_PREFETCHES = """

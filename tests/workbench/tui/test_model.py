@@ -156,12 +156,12 @@ def test_events_grouped_into_steps(sample_db):
     assert s1.measure.status == "failed" and not s1.measure.passed
     assert s1.tokens_in == 1200 and math.isclose(s1.cost, 0.0123)
     assert trace.steps[2].measure.tool == "view_output"
-    assert trace.steps[3].measure.passed and trace.steps[3].measure.cycles == 1638
+    assert trace.steps[3].measure.passed and trace.steps[3].measure.cycles == 1702
     assert [k.version for k in trace.kernels] == [1, 2]
     assert trace.previous_kernel(trace.kernels[1].seq).version == 1
     assert trace.kernel_at(2).version == 1 and trace.kernel_at(3).version == 2
     assert [n for n, _ in trace.series()] == [1, 3]
-    assert trace.best().cycles == 1638
+    assert trace.best().cycles == 1702
     assert trace.index_of_seq(trace.steps[3].first_seq) == 3
 
 

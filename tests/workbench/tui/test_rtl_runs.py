@@ -125,7 +125,7 @@ def test_recorded_rtl_run_as_steps(rtl_db):
     text, _, _, details = evaluation_text(step2)
     plain = text.plain
     assert "run_rtl C2 kernel v2: failed" in plain
-    assert "  model: pass  1,638 cycles\n  RTL:   fail  1,638 cycles" in plain
+    assert "  model: pass  1,702 cycles\n  RTL:   fail  1,702 cycles" in plain
     assert "the backends DISAGREE on seed 107" in plain
     assert "first divergence: retired instruction #9: pc 8 (line 23) `V_MAX_VF gp4, gp4, f0, 0`" in plain
     assert "      vsram[5]: model 0x3F80 (1), RTL 0x3F81 (1.008)" in plain
@@ -133,7 +133,7 @@ def test_recorded_rtl_run_as_steps(rtl_db):
     assert "the backends agree" in evaluation_text(step1)[0].plain
     final = step_text(t.steps[-1]).plain
     assert t.steps[-1].number == FINAL
-    assert "final_rtl on C2: backends: model pass 1,638 cycles, RTL fail 1,638 cycles; " \
+    assert "final_rtl on C2: backends: model pass 1,702 cycles, RTL fail 1,702 cycles; " \
         "the backends DISAGREE" in final
     assert "backends of the scored kernel (version 2); run_rtl called 2 times" in final
     assert "the backends DISAGREE on seed 108 (and 4 more input sets)" in final
@@ -158,7 +158,7 @@ def test_failed_build_and_run_without_rtl(rtl_db):
     plain = trace_of(rtl_db, 3)
     assert step_line(plain.steps[0]).plain == "  0 prompt"
     final = step_text(plain.steps[-1]).plain       # as score_lines has it, as before
-    assert "- backends: model pass 1,638 cycles, RTL not run" in final
+    assert "- backends: model pass 1,702 cycles, RTL not run" in final
     assert "backends of the scored kernel" not in final
 
 
@@ -206,7 +206,7 @@ def test_picker_and_run_view_of_rtl_runs(rtl_db, tmp_path):
         assert "first divergence: retired instruction #9" in text
         await pilot.press("home", "right", "right", "3")         # step 2, the Feedback tab
         assert await wait_for(pilot, lambda: "run_rtl C2 kernel v2: failed" in screen_text(app))
-        assert "RTL:   fail  1,638 cycles" in screen_text(app)
+        assert "RTL:   fail  1,702 cycles" in screen_text(app)
         await pilot.press("x")             # re-executes the step's run_eval, not its run_rtl
         assert await wait_for(pilot, lambda: app.screen.reexec, timeout=20)
         (seq,) = app.screen.reexec

@@ -85,10 +85,10 @@ def test_two_runs_side_by_side(sample_db):
         rows = {ln.split()[0]: ln for ln in text.splitlines() if ln.strip()}
         assert "run 1" in text and "run 2" in text
         assert rows["cell"].split()[1:] == ["plena/relu/C2", "plena/relu/C1"]
-        assert "v2 (step 3) 1,638 cycles 1.00x" in rows["best"]
-        assert "FAIL 1,638 cycles" in rows["H1"] and "PASS 18,429 cycles 1.00x" in rows["H1"]
+        assert "v2 (step 3) 1,702 cycles 1.00x" in rows["best"]
+        assert "FAIL 1,702 cycles" in rows["H1"] and "PASS 19,185 cycles 1.00x" in rows["H1"]
         assert "run 1 best correct kernel v2 → run 2 best correct kernel v" in text
-        assert "1,638c" in text and "175c" in text             # each run's steps
+        assert "1,702c" in text and "179c" in text             # each run's steps
         await pilot.press("escape")
         assert app.screen is run
         await pilot.press("C", *["backspace"] * 3, *"99", "enter")
@@ -111,13 +111,13 @@ def test_two_runs_side_by_side_fit_80x24(sample_db):
         lines = screen_text(app).splitlines()
         for label, first, second in (("cell", "plena/relu/C2", "plena/relu/C1"),
                                      ("tokens", "6,500/870  $0.0464", "0/0  $0"),
-                                     ("held-out", "PASS 1,638 cycles", "PASS 175 cycles")):
+                                     ("held-out", "PASS 1,702 cycles", "PASS 179 cycles")):
             row = next(ln for ln in lines if ln.split()[:1] == [label])
             assert first in row and second in row and row.index(first) < row.index(second)
             assert row.index(second) in range(40, 48)              # the second column
-        assert "3 ✓    1,638c" not in screen_text(app)            # below, for now
+        assert "3 ✓    1,702c" not in screen_text(app)            # below, for now
         await pilot.press(*"jjjjjj")
-        assert "3 ✓    1,638c" in screen_text(app)
+        assert "3 ✓    1,702c" in screen_text(app)
         diff = app.screen.query_one("#compare-diff")
         assert diff.size.height >= 8
         top = diff.scroll_y
