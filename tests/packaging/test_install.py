@@ -5,6 +5,7 @@ environment the tests run in: --system-site-packages, no network)."""
 from __future__ import annotations
 
 import shutil
+import site
 import subprocess
 import sys
 import venv
@@ -55,6 +56,12 @@ def test_the_wheel_holds_one_namespace_with_its_data(wheel):
 def env(wheel, tmp_path_factory) -> Path:
     where = tmp_path_factory.mktemp("venv")
     venv.EnvBuilder(system_site_packages=True, with_pip=True).create(where)
+    if sys.prefix != sys.base_prefix:
+        # the tests run in a virtual environment: --system-site-packages reaches only its
+        # base interpreter's packages, so the dependencies installed here are named too
+        # (as plain paths: their .pth files, the editable checkout's among them, stay unread)
+        inner = next((where / "lib").glob("python3*/site-packages"))
+        (inner / "outer_env.pth").write_text("\n".join(site.getsitepackages()) + "\n")
     # --ignore-installed: the editable checkout under test is also kernelcraft 0.1.0
     r = subprocess.run([str(where / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps",
                         "--ignore-installed", str(wheel)], capture_output=True, text=True, timeout=600)
