@@ -11,6 +11,11 @@ the same error or compute the rare case (semantics check before they write, so n
 state has changed when they are called). The closures do not note their footprint:
 the run loop only takes the fast path when no DMA can make them stall.
 
+Where lanes.py has built lanes.c, the lane-wise instructions and the row reductions
+are one call of its C loops instead (`_NATIVE`), with the same hand-over of every rare
+case; the numpy closures stay for machines without a C compiler, and the parity tests
+run both.
+
 `bind(mnemonic, state, values, ref)` returns the closure, or `ref` when there is none.
 Runs with `Budget(fast=False)` step the reference semantics, so the fast-path parity
 tests compare these closures against them.
@@ -28,7 +33,7 @@ except ImportError:                    # pragma: no cover (numpy < 2)
 from kernelcraft.simulators.numerics import (_BF16_TABLES, bf16_unary, exp, max_f32, reciprocal,
                                              round_f32)
 
-from . import fastscalar
+from . import fastscalar, lanes
 
 F32, U32 = np.float32, np.uint32
 _ZERO = F32(0.0)
@@ -313,8 +318,98 @@ _MAKERS = {
 }
 
 
+# --- the same on lanes.c's loops: one C call per instruction ---------------------------
+
+ADD, SUB, RSUB, MUL, MAX, MIN = range(6)      # lanes.c's operation codes
+
+
+def _frame(m) -> tuple:
+    """What every lanes.c call starts with: Vector SRAM's address, its size, VLEN."""
+    return m.vsram.ctypes.data, m.vsram.size, m.VLEN
+
+
+def _c_binary(op):
+    def make(m, ref, c, rd, rs1, rs2, rmask):
+        if rmask:
+            return ref
+        gp, (base, size, vlen), binary = m.gp, _frame(m), c.binary
+
+        def run():
+            if not binary(base, size, vlen, op, gp[rd], gp[rs1], gp[rs2]):
+                return ref()
+        return run
+    return make
+
+
+def _c_scalar(op):
+    def make(m, ref, c, rd, rs1, rs2, rmask, rorder=0):
+        if rmask:
+            return ref
+        gp, f, (base, size, vlen), scalar = m.gp, m.f, _frame(m), c.scalar
+        code = RSUB if op == SUB and rorder else op
+
+        def run():
+            if not scalar(base, size, vlen, code, gp[rd], gp[rs1], f[rs2]):
+                return ref()
+        return run
+    return make
+
+
+def _c_unary(fn):
+    def make(m, ref, c, rd, rs1, rmask):
+        if rmask:
+            return ref
+        gp, (base, size, vlen), lookup = m.gp, _frame(m), c.table
+        values = _table(fn)
+        at = values.ctypes.data            # (the table lives in numerics._BF16_TABLES)
+
+        def run():
+            if not lookup(base, size, vlen, at, gp[rd], gp[rs1]):
+                return ref()
+        return run
+    return make
+
+
+def _c_red_sum(m, ref, c, rd, rs1):
+    gp, f, (base, size, vlen), tree_sum = m.gp, m.f, _frame(m), c.tree_sum
+
+    def run():
+        x = tree_sum(base, size, vlen, gp[rs1])
+        if x is None:
+            return ref()
+        if rd:
+            f[rd] = round_f32(f[rd] + x)
+    return run
+
+
+def _c_red_max(m, ref, c, rd, rs1):
+    gp, f, (base, size, vlen), max_reduce = m.gp, m.f, _frame(m), c.max_reduce
+
+    def run():
+        x = max_reduce(base, size, vlen, gp[rs1])
+        if x is None:
+            return ref()
+        if rd:
+            f[rd] = max_f32(f[rd], x)
+    return run
+
+
+_NATIVE = {
+    "V_ADD_VV": _c_binary(ADD), "V_SUB_VV": _c_binary(SUB), "V_MUL_VV": _c_binary(MUL),
+    "V_ADD_VF": _c_scalar(ADD), "V_SUB_VF": _c_scalar(SUB), "V_MUL_VF": _c_scalar(MUL),
+    "V_MAX_VF": _c_scalar(MAX), "V_MIN_VF": _c_scalar(MIN),
+    "V_EXP_V": _c_unary(exp), "V_RECI_V": _c_unary(reciprocal),
+    "V_RED_SUM": _c_red_sum, "V_RED_MAX": _c_red_max,
+}
+
+
 def bind(mnemonic: str, state, values: list[int], ref):
     """The fast closure of an instruction with operand `values`, or `ref` (the bound
     reference semantics) if it has none."""
+    native = _NATIVE.get(mnemonic)
+    if native is not None:
+        c = lanes.module()
+        if c is not None:
+            return native(state, ref, c, *values)
     make = _MAKERS.get(mnemonic) or fastscalar.MAKERS.get(mnemonic)
     return ref if make is None else make(state, ref, *values)

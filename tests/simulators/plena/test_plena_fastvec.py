@@ -3,7 +3,10 @@ reference semantics do: random loops of vector instructions on rows full of spec
 values (NaN of either sign, infinities, signed zeros, subnormals, values that overflow
 or round to ties), fp operands that are zero, NaN or ordinary, write masks, and row
 addresses that go wrong in a later iteration run the same with the fast paths on and
-off -- whole and cut by the budget, with and without a DMA transfer in flight."""
+off -- whole and cut by the budget, with and without a DMA transfer in flight. The
+vector closures run both on lanes.c's C loops (where a C compiler builds them) and on
+their numpy code (`lanes.enabled(False)`); a direct test compares the C loops with
+simulators/numerics.py on every bf16 operand pattern."""
 import random
 
 import numpy as np
@@ -11,7 +14,9 @@ import pytest
 
 from kernelcraft.simulators.core.backend import MemoryImage
 from kernelcraft.simulators.core.budget import Budget
-from kernelcraft.simulators.plena import fastvec
+from kernelcraft.simulators.numerics import (bf16_bits_to_f32, bf16_unary, exp, fmax, fmin,
+                                             reciprocal, round_bf16, tree_sum)
+from kernelcraft.simulators.plena import fastvec, lanes
 from kernelcraft.simulators.plena.assembler import assemble
 from kernelcraft.simulators.plena.machine import PlenaModel
 from kernelcraft.simulators.speed import same
@@ -26,6 +31,16 @@ UNARY = ["V_EXP_V", "V_RECI_V"]
 SPECIAL = [0x7FC0, 0xFFC0, 0x7F81, 0x7F80, 0xFF80, 0x0000, 0x8000, 0x0001, 0x8001, 0x7F7F,
            0xFF7F, 0x3F80, 0xBF80, 0x3F81, 0x4000, 0x3B80, 0x4B80, 0xC2F7]
 FP = [0.0, -0.0, float("nan"), float("inf"), -1.5, 3.0078125, 1e-40, 2.5e38]
+
+
+@pytest.fixture(params=["c", "numpy"])
+def loops(request):
+    """Which lane loops the vector closures run: lanes.c's or numpy's."""
+    if request.param == "c" and lanes.module() is None:
+        pytest.skip("no C compiler: the C lane loops are not built")
+    lanes.enabled(request.param == "c")
+    yield request.param
+    lanes.enabled(True)
 
 
 def _image(rng: random.Random, cfg) -> MemoryImage:
@@ -89,7 +104,7 @@ def _both(source: str, cfg, img, budget: int):
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_random_vector_loops_agree(seed):
+def test_random_vector_loops_agree(seed, loops):
     cfg = small()
     img = _image(random.Random(seed), cfg)
     source = random_loop(seed, cfg, fault=seed % 3 == 0)
@@ -105,6 +120,70 @@ def test_the_common_vector_instructions_have_a_fast_closure():
     from kernelcraft.isa.loader import get_isa
     assert set(fastvec._MAKERS) <= set(get_isa("plena").instructions)
     assert set(BINARY + SCALAR + UNARY + ["V_SUB_VF", "V_RED_SUM", "V_RED_MAX", "M_MV", "M_TMV"]) <= set(fastvec._MAKERS)
+
+
+def test_the_c_loops_compute_what_numerics_does_on_every_bf16_pattern():
+    c = lanes.module()
+    if c is None:
+        pytest.skip("no C compiler: the C lane loops are not built")
+    rng = np.random.default_rng(7)
+    every = bf16_bits_to_f32(np.arange(1 << 16, dtype=np.uint32).astype(np.uint16))
+    pool = every[rng.permutation(every.size)]
+    n = every.size
+    other = bf16_bits_to_f32(rng.integers(0, 1 << 16, n).astype(np.uint16))
+    other[:len(SPECIAL)] = bf16_bits_to_f32(np.array(SPECIAL, np.uint16))
+    F32 = np.float32
+    binary = {fastvec.ADD: np.add, fastvec.SUB: np.subtract, fastvec.MUL: np.multiply}
+
+    def run(fn, *args, want):
+        """lanes.c on the lanes where `want` is not NaN (it must decline a row with one)."""
+        ok = ~np.isnan(want)
+        rows = np.zeros(3 * n, F32)
+        a, b = args[0][ok], args[1][ok] if isinstance(args[1], np.ndarray) else args[1]
+        k = a.size
+        rows[k:2 * k] = a
+        if isinstance(b, np.ndarray):
+            rows[2 * k:3 * k] = b
+        base = rows.ctypes.data
+        assert fn(base, rows.size, k, 0, k, 2 * k if isinstance(b, np.ndarray) else b)
+        got = rows[:k].view(np.uint32)
+        assert np.array_equal(got, want[ok].view(np.uint32))
+        if not ok.all():        # a row with a NaN result is left to the reference
+            rows[:k] = 0
+            rows[k:2 * k] = args[0][:k]
+            if isinstance(b, np.ndarray):
+                rows[2 * k:3 * k] = args[1][:k]
+            first = int(np.flatnonzero(~ok)[0])
+            rows[k + first % k] = args[0][first]
+            if isinstance(b, np.ndarray):
+                rows[2 * k + first % k] = args[1][first]
+            assert not fn(base, rows.size, k, 0, k, 2 * k if isinstance(b, np.ndarray) else b)
+            assert not rows[:k].any()
+
+    for op, np_op in binary.items():
+        run(lambda *a, op=op: c.binary(*a[:3], op, *a[3:]), pool, other,
+            want=round_bf16(np_op(pool, other)))
+    for f in FP[:2] + FP[3:] + [0.1]:
+        for op, ref in ((fastvec.ADD, lambda x: x + F32(f)), (fastvec.SUB, lambda x: x - F32(f)),
+                        (fastvec.RSUB, lambda x: F32(f) - x), (fastvec.MUL, lambda x: x * F32(f)),
+                        (fastvec.MAX, lambda x: fmax(x, f)), (fastvec.MIN, lambda x: fmin(x, f))):
+            run(lambda *a, op=op: c.scalar(*a[:3], op, *a[3:]), pool, f,
+                want=round_bf16(ref(pool)))
+    rows = np.concatenate([np.zeros(n, F32), pool])
+    for fn in (exp, reciprocal):
+        table = fastvec._table(fn)
+        assert c.table(rows.ctypes.data, rows.size, n, table.ctypes.data, 0, n)
+        assert np.array_equal(rows[:n].view(np.uint32), bf16_unary(fn, pool).view(np.uint32))
+    for width in (1, 2, 64, 8192):
+        x = other[:width]
+        got = c.tree_sum(x.ctypes.data, width, width, 0)
+        want = float(tree_sum(x))
+        assert got == want or (got != got and want != want)
+    assert c.tree_sum(pool.ctypes.data, 96, 48, 0) is None           # not a power of two
+    x = pool[~np.isnan(pool)][:64]
+    assert c.max_reduce(x.ctypes.data, 64, 64, 0) == float(x.max())
+    assert c.max_reduce(pool.ctypes.data, 64, 64, 3) is None          # not a whole row
+    assert c.binary(pool.ctypes.data, 64, 8, fastvec.ADD, 0, 8, 64) is False   # past the end
 
 
 def test_matrix_vector_products_agree_on_ordinary_values():
@@ -228,7 +307,7 @@ def random_row_loop(seed: int, cfg) -> str:
 
 
 @pytest.mark.parametrize("seed", range(15))
-def test_random_row_loops_run_at_once_and_agree(seed, monkeypatch):
+def test_random_row_loops_run_at_once_and_agree(seed, monkeypatch, loops):
     from kernelcraft.simulators.plena import loopbatch
     done = {True: 0, False: 0}
     real = loopbatch.run

@@ -1,0 +1,165 @@
+/* The lane loops of fastvec.py's closures, one C call per instruction: a numpy call
+ * costs about half a microsecond whatever its length, and a 64-lane bf16 instruction
+ * took seven of them (the operation, the NaN check, five steps of rounding).
+ *
+ * semantics/vector.py is the definition; each function here computes the same bits
+ * for the ordinary case and returns False (or None) for anything else -- an address
+ * that is not a whole row in range, a NaN anywhere in a result -- having written
+ * nothing, so the caller hands the instruction to the reference semantics, which
+ * raise the error or compute the rare case.
+ *
+ * Arithmetic is binary32 with round-to-nearest-even, one operation per lane as numpy
+ * does it (built with -ffp-contract=off: no fused multiply-add); rounding to bf16 is
+ * numerics._rne16 on the bits. Rows are given as element addresses into the Vector
+ * SRAM at `base` (the address of its first float) holding `size` floats.
+ * Built on first use by lanes.py.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+enum { ADD, SUB, RSUB, MUL, MAX, MIN };
+
+static inline uint32_t bits(float x) { uint32_t u; memcpy(&u, &x, 4); return u; }
+static inline float value(uint32_t u) { float x; memcpy(&x, &u, 4); return x; }
+
+/* numerics.round_bf16 of a value that is not NaN */
+static inline float round_bf16(float x) {
+    uint32_t u = bits(x);
+    return value((u + 0x7FFFu + ((u >> 16) & 1u)) & 0xFFFF0000u);
+}
+
+static inline float apply(int op, float a, float b) {
+    switch (op) {
+    case ADD: return a + b;
+    case SUB: return a - b;
+    case RSUB: return b - a;
+    case MUL: return a * b;
+    case MAX:                      /* numerics.fmax: NaN propagates, max(-0, +0) = +0 */
+        if (a == 0 && b == 0) return a + b;
+        return a >= b || a != a ? a : b;
+    default:                       /* MIN, numerics.fmin: min(-0, +0) = -0 */
+        if (a == 0 && b == 0) return -((-a) + (-b));
+        return a <= b || a != a ? a : b;
+    }
+}
+
+/* The row at element address `addr`, or NULL when it is not a whole row in range
+ * (PlenaState.v_rows's check). */
+static float *row(float *base, long long size, long long vlen, PyObject *addr) {
+    long long a = PyLong_AsLongLong(addr);
+    if (a == -1 && PyErr_Occurred()) { PyErr_Clear(); return NULL; }
+    if (a < 0 || a % vlen || a + vlen > size) return NULL;
+    return base + a;
+}
+
+static int frame(PyObject *const *args, float **base, long long *size, long long *vlen) {
+    *base = (float *)PyLong_AsVoidPtr(args[0]);
+    *size = PyLong_AsLongLong(args[1]);
+    *vlen = PyLong_AsLongLong(args[2]);
+    return !PyErr_Occurred();
+}
+
+#define NEED(n) if (nargs != (n)) { \
+    PyErr_SetString(PyExc_TypeError, "wrong number of arguments"); return NULL; }
+
+/* binary(base, size, vlen, op, d, a, b): row d = round_bf16(row a op row b). Two passes
+ * (check, then write) keep every lane's inputs unread-after-write when rows alias. */
+static PyObject *binary(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    NEED(7)
+    float *base; long long size, vlen;
+    if (!frame(args, &base, &size, &vlen)) return NULL;
+    int op = (int)PyLong_AsLong(args[3]);
+    float *d = row(base, size, vlen, args[4]), *a = row(base, size, vlen, args[5]),
+          *b = row(base, size, vlen, args[6]);
+    if (!d || !a || !b) Py_RETURN_FALSE;
+    for (long long i = 0; i < vlen; i++) {
+        float r = apply(op, a[i], b[i]);
+        if (r != r) Py_RETURN_FALSE;
+    }
+    for (long long i = 0; i < vlen; i++) d[i] = round_bf16(apply(op, a[i], b[i]));
+    Py_RETURN_TRUE;
+}
+
+/* scalar(base, size, vlen, op, d, a, f): row d = round_bf16(row a op F32(f)). */
+static PyObject *scalar(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    NEED(7)
+    float *base; long long size, vlen;
+    if (!frame(args, &base, &size, &vlen)) return NULL;
+    int op = (int)PyLong_AsLong(args[3]);
+    float *d = row(base, size, vlen, args[4]), *a = row(base, size, vlen, args[5]);
+    double fd = PyFloat_AsDouble(args[6]);
+    if (fd == -1.0 && PyErr_Occurred()) return NULL;
+    float f = (float)fd;           /* as np.float32(f): round to nearest even */
+    if (!d || !a || f != f) Py_RETURN_FALSE;
+    for (long long i = 0; i < vlen; i++) {
+        float r = apply(op, a[i], f);
+        if (r != r) Py_RETURN_FALSE;
+    }
+    for (long long i = 0; i < vlen; i++) d[i] = round_bf16(apply(op, a[i], f));
+    Py_RETURN_TRUE;
+}
+
+/* table(base, size, vlen, table, d, a): row d = table[bits of row a >> 16] (the
+ * numerics.bf16_unary lookup; `table` is the address of its 65,536 floats). */
+static PyObject *table(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    NEED(6)
+    float *base; long long size, vlen;
+    if (!frame(args, &base, &size, &vlen)) return NULL;
+    const float *t = (const float *)PyLong_AsVoidPtr(args[3]);
+    if (PyErr_Occurred()) return NULL;
+    float *d = row(base, size, vlen, args[4]), *a = row(base, size, vlen, args[5]);
+    if (!d || !a) Py_RETURN_FALSE;
+    for (long long i = 0; i < vlen; i++) d[i] = t[bits(a[i]) >> 16];
+    Py_RETURN_TRUE;
+}
+
+/* tree_sum(base, size, vlen, a): numerics.tree_sum of row a (x[i] + x[i + L/2] at
+ * each halving, binary32) as a float; None if the row is not there or VLEN is not a
+ * power of two of at most 8192. */
+static PyObject *tree_sum(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    NEED(4)
+    float *base; long long size, vlen;
+    if (!frame(args, &base, &size, &vlen)) return NULL;
+    float *a = row(base, size, vlen, args[3]);
+    float buf[4096];
+    if (!a || vlen < 1 || vlen > 8192 || (vlen & (vlen - 1))) Py_RETURN_NONE;
+    if (vlen == 1) return PyFloat_FromDouble(a[0]);
+    long long h = vlen / 2;
+    for (long long i = 0; i < h; i++) buf[i] = a[i] + a[i + h];
+    for (h /= 2; h >= 1; h /= 2)
+        for (long long i = 0; i < h; i++) buf[i] = buf[i] + buf[i + h];
+    return PyFloat_FromDouble(buf[0]);
+}
+
+/* max_reduce(base, size, vlen, a): the largest lane of row a as a float; None if the
+ * row is not there, a lane is NaN or the largest is a zero (numerics.max_reduce's
+ * rules for those are the reference's to apply). */
+static PyObject *max_reduce(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    NEED(4)
+    float *base; long long size, vlen;
+    if (!frame(args, &base, &size, &vlen)) return NULL;
+    float *a = row(base, size, vlen, args[3]);
+    if (!a) Py_RETURN_NONE;
+    float m = a[0];
+    for (long long i = 0; i < vlen; i++) {
+        if (a[i] != a[i]) Py_RETURN_NONE;
+        if (a[i] > m) m = a[i];
+    }
+    if (m == 0) Py_RETURN_NONE;
+    return PyFloat_FromDouble(m);
+}
+
+static PyMethodDef methods[] = {
+    {"binary", (PyCFunction)(void (*)(void))binary, METH_FASTCALL, "row d = round_bf16(a op b)"},
+    {"scalar", (PyCFunction)(void (*)(void))scalar, METH_FASTCALL, "row d = round_bf16(a op f)"},
+    {"table", (PyCFunction)(void (*)(void))table, METH_FASTCALL, "row d = table[a >> 16]"},
+    {"tree_sum", (PyCFunction)(void (*)(void))tree_sum, METH_FASTCALL, "tree sum of a row"},
+    {"max_reduce", (PyCFunction)(void (*)(void))max_reduce, METH_FASTCALL, "largest lane"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_plena_lanes", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__plena_lanes(void) { return PyModule_Create(&module); }
