@@ -16,6 +16,7 @@ from kernelcraft.simulators.core.program import Program
 from kernelcraft.simulators.core.runloop import Machine, Run
 from kernelcraft.simulators.core.trace import TraceStep
 
+from . import lanes, loopbatch
 from .predecode import CHECK, DMA, FAST, PLAIN, SRAM, Code, predecode
 from .state import PlenaState
 from .timing import Timing
@@ -79,6 +80,7 @@ class _Run(Run):
         # loop bodies that can run all their iterations at once (loopbatch.py)
         batches = [blk.batch if fast else None for blk in code.blocks]
         declined = [False] * nb
+        at_least = loopbatch.MIN_INSTRUCTIONS[lanes.module() is not None]
         timing, footprint = self.timing, self.state.footprint
         trace, state = self.trace, self.state
         check_at = self.check_at
@@ -94,7 +96,7 @@ class _Run(Run):
                         state.loops and state.loops[-1] == start:
                     trips = state.gp[batch.counter]
                     n = trips * size
-                    if trips > 1 and retired + n <= self.limit:
+                    if trips > 1 and n >= at_least and retired + n <= self.limit:
                         if retired + n > check_at:
                             self.check_time(start, t, retired)
                             check_at = min(retired + n + self.every, self.limit)
