@@ -9,7 +9,9 @@ address that fails a check, a write mask, a NaN in a result, an fp operand whose
 max/min would need the zero rules) is handed to the reference semantics, which raise
 the same error or compute the rare case (semantics check before they write, so no
 state has changed when they are called). The closures do not note their footprint:
-the run loop only takes the fast path when no DMA can make them stall.
+the run loop only takes them when no DMA can make them stall; while one is in flight
+it takes their `noting` wrapper, which notes the rows and tiles the reference's
+checked accessors would (the timing model waits on those).
 
 Where lanes.py has built lanes.c, the lane-wise instructions and the row reductions
 are one call of its C loops instead (`_NATIVE`), with the same hand-over of every rare
@@ -34,6 +36,7 @@ from kernelcraft.simulators.numerics import (_BF16_TABLES, bf16_unary, exp, max_
                                              round_f32)
 
 from . import fastscalar, lanes
+from .state import MSRAM, VSRAM
 
 F32, U32 = np.float32, np.uint32
 _ZERO = F32(0.0)
@@ -401,6 +404,42 @@ _NATIVE = {
     "V_EXP_V": _c_unary(exp), "V_RECI_V": _c_unary(reciprocal),
     "V_RED_SUM": _c_red_sum, "V_RED_MAX": _c_red_max,
 }
+
+
+# What the reference's checked accessors note in the footprint, one entry per accessor:
+# (space, position of the register operand in the bound values, position of an
+# immediate added to it or None); each entry is one row (one tile).
+_ROW2 = ((VSRAM, 0, None), (VSRAM, 1, None))
+_ROW3 = ((VSRAM, 0, None), (VSRAM, 1, None), (VSRAM, 2, None))
+_TOUCHES = {
+    "V_ADD_VV": _ROW3, "V_SUB_VV": _ROW3, "V_MUL_VV": _ROW3,
+    "V_ADD_VF": _ROW2, "V_SUB_VF": _ROW2, "V_MUL_VF": _ROW2, "V_MAX_VF": _ROW2,
+    "V_MIN_VF": _ROW2, "V_EXP_V": _ROW2, "V_RECI_V": _ROW2,
+    "V_RED_SUM": ((VSRAM, 1, None),), "V_RED_MAX": ((VSRAM, 1, None),),
+    "M_MV": ((MSRAM, 0, None), (VSRAM, 1, None)), "M_TMV": ((MSRAM, 0, None), (VSRAM, 1, None)),
+    "M_MV_WO": ((VSRAM, 0, 1),),
+}
+
+
+def noting(mnemonic: str, state, values: list[int], fast):
+    """`fast` (a closure from `bind`) that also notes its footprint as the reference
+    would, or None for an instruction without one. When `fast` hands over to the
+    reference, the reference's accessors have noted it already."""
+    touches = _TOUCHES.get(mnemonic)
+    if touches is None:
+        return None
+    gp, footprint = state.gp, state.footprint
+    note = footprint.append
+    at = [(space, values[reg], 0 if imm is None else values[imm],
+           state.VLEN if space == VSRAM else state.TILE) for space, reg, imm in touches]
+
+    def noted():
+        n = len(footprint)
+        fast()
+        if len(footprint) == n:
+            for space, reg, imm, size in at:
+                note((space, (gp[reg] + imm) // size, 1))
+    return noted
 
 
 def bind(mnemonic: str, state, values: list[int], ref):

@@ -4,7 +4,7 @@ The run loop walks basic blocks (predecode.py). A block that cannot stall runs i
 bound semantics (fastvec.py's closures where there are some) back to back and adds its
 static cycles; a block that may stall or issues a DMA runs instruction by instruction
 through the timing model (timing.py), each instruction that cannot stall by its fast
-closure;
+closure and one that may by that closure noting its footprint (fastvec.noting);
 tracing runs every instruction that way against a TracingState. The frame around this
 loop (budgets, deadline, errors, result) is simulators/core/runloop.py's.
 """
@@ -159,10 +159,13 @@ class _Run(Run):
         timing, footprint = self.timing, self.state.footprint
         trace = self.trace
         fast = self.budget.fast
-        for i, (fn, kind, cycles, quick) in enumerate(items):
+        for i, (fn, kind, cycles, quick, noted) in enumerate(items):
             issue = t
-            if fast and (kind == PLAIN or (kind == SRAM and t >= timing.horizon)):
-                fn = quick                  # cannot stall: its footprint is not needed
+            if fast:
+                if kind == PLAIN or (kind == SRAM and t >= timing.horizon):
+                    fn = quick              # cannot stall: its footprint is not needed
+                elif noted is not None:
+                    fn = noted              # may stall: the fast path noting its footprint
             try:
                 fn()
             except SimError as e:

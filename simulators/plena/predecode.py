@@ -33,7 +33,8 @@ class Block:
     start: int                     # pc of the first instruction
     size: int                      # instructions, including the flow instruction
     fns: list = field(default_factory=list)      # bound semantics of the body
-    items: list = field(default_factory=list)    # (reference fn, kind, cycles, fast fn) per body instruction
+    # (reference fn, kind, cycles, fast fn, fast fn noting its footprint or None) per body instruction
+    items: list = field(default_factory=list)
     flow: object = None            # bound control-flow instruction ending the block
     flow_ref: object = None        # its reference semantics (flow is its fast closure, if any)
     body_cycles: int = 0
@@ -153,11 +154,13 @@ def predecode(program, state, cfg, isa, trace: bool = False) -> Code:
             blk = None
             continue
         blk.prefix.append(blk.body_cycles)
-        ref = fn
+        ref, noted = fn, None
         if not trace:
             fn = fastvec.bind(defn.mnemonic, state, values, fn)
             pc_of[id(fn)] = pc
-        blk.items.append((ref, kind, c, fn))
+            if fn is not ref and kind == SRAM:
+                noted = fastvec.noting(defn.mnemonic, state, values, fn)
+        blk.items.append((ref, kind, c, fn, noted))
         blk.fns.append(fn)
         blk.body_cycles += c
         blk.mode = max(blk.mode, SLOW if trace or kind == DMA else CHECK if kind == SRAM else FAST)
