@@ -64,8 +64,28 @@ static int frame(PyObject *const *args, float **base, long long *size, long long
 #define NEED(n) if (nargs != (n)) { \
     PyErr_SetString(PyExc_TypeError, "wrong number of arguments"); return NULL; }
 
-/* binary(base, size, vlen, op, d, a, b): row d = round_bf16(row a op row b). Two passes
- * (check, then write) keep every lane's inputs unread-after-write when rows alias. */
+/* Rows up to this long are computed into a buffer on the stack, checked, then copied
+ * (one pass the compiler can vectorise); longer ones are checked in a first pass and
+ * computed again into d in a second, which keeps each lane's inputs unread-after-write
+ * when rows alias. */
+#define BUFFER 1024
+
+/* r[i] = EXPR for every lane; False (nothing written) if a lane is NaN. */
+#define LANES(EXPR) do { \
+    if (vlen <= BUFFER) { \
+        float out[BUFFER]; \
+        int nan = 0; \
+        for (long long i = 0; i < vlen; i++) { float r = (EXPR); out[i] = r; nan |= r != r; } \
+        if (nan) Py_RETURN_FALSE; \
+        for (long long i = 0; i < vlen; i++) d[i] = round_bf16(out[i]); \
+    } else { \
+        for (long long i = 0; i < vlen; i++) { float r = (EXPR); if (r != r) Py_RETURN_FALSE; } \
+        for (long long i = 0; i < vlen; i++) d[i] = round_bf16(EXPR); \
+    } \
+    Py_RETURN_TRUE; \
+} while (0)
+
+/* binary(base, size, vlen, op, d, a, b): row d = round_bf16(row a op row b). */
 static PyObject *binary(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     NEED(7)
     float *base; long long size, vlen;
@@ -74,12 +94,12 @@ static PyObject *binary(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     float *d = row(base, size, vlen, args[4]), *a = row(base, size, vlen, args[5]),
           *b = row(base, size, vlen, args[6]);
     if (!d || !a || !b) Py_RETURN_FALSE;
-    for (long long i = 0; i < vlen; i++) {
-        float r = apply(op, a[i], b[i]);
-        if (r != r) Py_RETURN_FALSE;
+    switch (op) {
+    case ADD: LANES(a[i] + b[i]);
+    case SUB: LANES(a[i] - b[i]);
+    case MUL: LANES(a[i] * b[i]);
+    default: LANES(apply(op, a[i], b[i]));
     }
-    for (long long i = 0; i < vlen; i++) d[i] = round_bf16(apply(op, a[i], b[i]));
-    Py_RETURN_TRUE;
 }
 
 /* scalar(base, size, vlen, op, d, a, f): row d = round_bf16(row a op F32(f)). */
@@ -93,12 +113,13 @@ static PyObject *scalar(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (fd == -1.0 && PyErr_Occurred()) return NULL;
     float f = (float)fd;           /* as np.float32(f): round to nearest even */
     if (!d || !a || f != f) Py_RETURN_FALSE;
-    for (long long i = 0; i < vlen; i++) {
-        float r = apply(op, a[i], f);
-        if (r != r) Py_RETURN_FALSE;
+    switch (op) {
+    case ADD: LANES(a[i] + f);
+    case SUB: LANES(a[i] - f);
+    case RSUB: LANES(f - a[i]);
+    case MUL: LANES(a[i] * f);
+    default: LANES(apply(op, a[i], f));
     }
-    for (long long i = 0; i < vlen; i++) d[i] = round_bf16(apply(op, a[i], f));
-    Py_RETURN_TRUE;
 }
 
 /* table(base, size, vlen, table, d, a): row d = table[bits of row a >> 16] (the
