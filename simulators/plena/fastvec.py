@@ -397,12 +397,40 @@ def _c_red_max(m, ref, c, rd, rs1):
     return run
 
 
+def _c_mv(transposed: bool):
+    def make(m, ref, c, rs1, rs2):
+        if m.VLEN != m.MLEN:
+            return ref
+        gp, (base, size, vlen), mv = m.gp, _frame(m), c.mv
+        mbase, msize = m.msram.ctypes.data, m.msram.size
+        acc = m.acc["MV_ACC"].ctypes.data      # (written in place: PlenaState.set_acc)
+
+        def run():
+            if not mv(base, size, vlen, mbase, msize, acc, transposed, gp[rs1], gp[rs2]):
+                return ref()
+        return run
+    return make
+
+
+def _c_mv_wo(m, ref, c, rd, imm):
+    if m.VLEN != m.MLEN:
+        return ref
+    gp, (base, size, vlen), write_out = m.gp, _frame(m), c.write_out
+    acc = m.acc["MV_ACC"].ctypes.data
+
+    def run():
+        if not write_out(base, size, vlen, acc, gp[rd] + imm):
+            return ref()
+    return run
+
+
 _NATIVE = {
     "V_ADD_VV": _c_binary(ADD), "V_SUB_VV": _c_binary(SUB), "V_MUL_VV": _c_binary(MUL),
     "V_ADD_VF": _c_scalar(ADD), "V_SUB_VF": _c_scalar(SUB), "V_MUL_VF": _c_scalar(MUL),
     "V_MAX_VF": _c_scalar(MAX), "V_MIN_VF": _c_scalar(MIN),
     "V_EXP_V": _c_unary(exp), "V_RECI_V": _c_unary(reciprocal),
     "V_RED_SUM": _c_red_sum, "V_RED_MAX": _c_red_max,
+    "M_MV": _c_mv(False), "M_TMV": _c_mv(True), "M_MV_WO": _c_mv_wo,
 }
 
 

@@ -172,12 +172,69 @@ static PyObject *max_reduce(PyObject *self, PyObject *const *args, Py_ssize_t na
     return PyFloat_FromDouble(m);
 }
 
+/* mv(base, size, vlen, mbase, msize, acc, transposed, t, a): MV_ACC += row a @ tile t
+ * (M_MV) or row a @ tile t transposed (M_TMV), each output the products over k summed
+ * by halving as numerics.matmul_tree does (p[i] + p[i + K/2], binary32); False, with
+ * MV_ACC unchanged, if a sum is NaN or an address is not a whole tile / row in range.
+ * `acc` is the address of MV_ACC's VLEN floats; tiles are VLEN x VLEN (VLEN == MLEN). */
+static PyObject *mv(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    NEED(9)
+    float *base; long long size, vlen;
+    if (!frame(args, &base, &size, &vlen)) return NULL;
+    float *mbase = (float *)PyLong_AsVoidPtr(args[3]);
+    long long msize = PyLong_AsLongLong(args[4]);
+    float *acc = (float *)PyLong_AsVoidPtr(args[5]);
+    int transposed = PyObject_IsTrue(args[6]);
+    long long t = PyLong_AsLongLong(args[7]);
+    if (PyErr_Occurred()) return NULL;
+    float *a = row(base, size, vlen, args[8]);
+    long long n = vlen, tile = vlen * vlen;
+    if (!a || t < 0 || t % tile || t + tile > msize || n > BUFFER || (n & (n - 1)))
+        Py_RETURN_FALSE;
+    const float *m = mbase + t;
+    float out[BUFFER], p[BUFFER];
+    int nan = 0;
+    for (long long j = 0; j < n; j++) {
+        if (transposed)            /* products tile[j, k] * v[k] */
+            for (long long k = 0; k < n; k++) p[k] = m[j * n + k] * a[k];
+        else                       /* products v[k] * tile[k, j] */
+            for (long long k = 0; k < n; k++) p[k] = a[k] * m[k * n + j];
+        for (long long h = n / 2; h >= 1; h /= 2)
+            for (long long k = 0; k < h; k++) p[k] = p[k] + p[k + h];
+        float r = acc[j] + p[0];
+        out[j] = r;
+        nan |= r != r;
+    }
+    if (nan) Py_RETURN_FALSE;
+    memcpy(acc, out, n * sizeof(float));
+    Py_RETURN_TRUE;
+}
+
+/* write_out(base, size, vlen, acc, d): row d = round_bf16(MV_ACC), then MV_ACC = 0
+ * (M_MV_WO); False if a lane of MV_ACC is NaN or d is not a whole row in range. */
+static PyObject *write_out(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    NEED(5)
+    float *base; long long size, vlen;
+    if (!frame(args, &base, &size, &vlen)) return NULL;
+    float *acc = (float *)PyLong_AsVoidPtr(args[3]);
+    if (PyErr_Occurred()) return NULL;
+    float *d = row(base, size, vlen, args[4]);
+    if (!d) Py_RETURN_FALSE;
+    for (long long i = 0; i < vlen; i++)
+        if (acc[i] != acc[i]) Py_RETURN_FALSE;
+    for (long long i = 0; i < vlen; i++) d[i] = round_bf16(acc[i]);
+    memset(acc, 0, vlen * sizeof(float));
+    Py_RETURN_TRUE;
+}
+
 static PyMethodDef methods[] = {
     {"binary", (PyCFunction)(void (*)(void))binary, METH_FASTCALL, "row d = round_bf16(a op b)"},
     {"scalar", (PyCFunction)(void (*)(void))scalar, METH_FASTCALL, "row d = round_bf16(a op f)"},
     {"table", (PyCFunction)(void (*)(void))table, METH_FASTCALL, "row d = table[a >> 16]"},
     {"tree_sum", (PyCFunction)(void (*)(void))tree_sum, METH_FASTCALL, "tree sum of a row"},
     {"max_reduce", (PyCFunction)(void (*)(void))max_reduce, METH_FASTCALL, "largest lane"},
+    {"mv", (PyCFunction)(void (*)(void))mv, METH_FASTCALL, "MV_ACC += row @ tile"},
+    {"write_out", (PyCFunction)(void (*)(void))write_out, METH_FASTCALL, "row = MV_ACC; MV_ACC = 0"},
     {NULL, NULL, 0, NULL},
 };
 

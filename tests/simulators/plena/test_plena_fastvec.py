@@ -186,6 +186,37 @@ def test_the_c_loops_compute_what_numerics_does_on_every_bf16_pattern():
     assert c.binary(pool.ctypes.data, 64, 8, fastvec.ADD, 0, 8, 64) is False   # past the end
 
 
+def test_the_c_matrix_vector_loops_sum_in_the_reference_order():
+    from kernelcraft.simulators.numerics import f32_to_bf16_bits, matmul_tree
+    c = lanes.module()
+    if c is None:
+        pytest.skip("no C compiler: the C lane loops are not built")
+    rng = np.random.default_rng(5)
+    n = 64
+    for transposed in (False, True):
+        for scale in (1.0, 1e30, 1e-30):     # cancellation, overflow to inf, subnormal sums
+            v = bf16_bits_to_f32(f32_to_bf16_bits(rng.normal(scale=scale, size=2 * n)))
+            tiles = bf16_bits_to_f32(f32_to_bf16_bits(rng.normal(size=2 * n * n)))
+            acc = rng.normal(size=n).astype(np.float32)
+            tile = tiles[n * n:].reshape(n, n)
+            want = (acc + matmul_tree(v[n:][None, :], tile.T if transposed else tile)[0]).astype(np.float32)
+            got = acc.copy()
+            done = c.mv(v.ctypes.data, v.size, n, tiles.ctypes.data, tiles.size, got.ctypes.data,
+                        transposed, n * n, n)
+            if np.isnan(want).any():
+                assert not done and np.array_equal(got, acc)
+            else:
+                assert done and np.array_equal(got.view(np.uint32), want.view(np.uint32))
+    rows = np.zeros(2 * n, np.float32)
+    acc = (rng.normal(size=n) * 2.0 ** rng.integers(-140, 128, n)).astype(np.float32)
+    want = round_bf16(acc)
+    assert c.write_out(rows.ctypes.data, rows.size, n, acc.ctypes.data, n)
+    assert np.array_equal(rows[n:].view(np.uint32), want.view(np.uint32)) and not acc.any()
+    acc[3] = np.nan
+    assert not c.write_out(rows.ctypes.data, rows.size, n, acc.ctypes.data, 0) and not rows[:n].any()
+
+
+@pytest.mark.usefixtures("loops")
 def test_matrix_vector_products_agree_on_ordinary_values():
     # (special values mostly end in NaN, which the closures hand to the reference)
     from kernelcraft.simulators.numerics import f32_to_bf16_bits
