@@ -194,6 +194,28 @@ static PyObject *mv(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     const float *m = mbase + t;
     float out[BUFFER], p[BUFFER];
     int nan = 0;
+    if (n <= 128) {
+        /* the products as [k, j] rows and the halvings along k a row at a time: the
+         * same pairs as by columns, in loops over contiguous lanes */
+        float q[128 * 128];
+        if (transposed)
+            for (long long k = 0; k < n; k++)
+                for (long long j = 0; j < n; j++) q[k * n + j] = m[j * n + k] * a[k];
+        else
+            for (long long k = 0; k < n; k++)
+                for (long long j = 0; j < n; j++) q[k * n + j] = a[k] * m[k * n + j];
+        for (long long h = n / 2; h >= 1; h /= 2)
+            for (long long k = 0; k < h; k++)
+                for (long long j = 0; j < n; j++) q[k * n + j] = q[k * n + j] + q[(k + h) * n + j];
+        for (long long j = 0; j < n; j++) {
+            float r = acc[j] + q[j];
+            out[j] = r;
+            nan |= r != r;
+        }
+        if (nan) Py_RETURN_FALSE;
+        memcpy(acc, out, n * sizeof(float));
+        Py_RETURN_TRUE;
+    }
     for (long long j = 0; j < n; j++) {
         if (transposed)            /* products tile[j, k] * v[k] */
             for (long long k = 0; k < n; k++) p[k] = m[j * n + k] * a[k];
