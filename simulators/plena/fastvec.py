@@ -36,7 +36,7 @@ from kernelcraft.simulators.numerics import (_BF16_TABLES, bf16_unary, exp, max_
                                              round_f32)
 
 from . import fastscalar, lanes
-from .state import MSRAM, VSRAM
+from .state import HBM_READ, HBM_WRITE, MSRAM, STRIDE, VSRAM
 
 F32, U32 = np.float32, np.uint32
 _ZERO = F32(0.0)
@@ -424,6 +424,66 @@ def _c_mv_wo(m, ref, c, rd, imm):
     return run
 
 
+def _c_map_fp(m, ref, c, rd, rs1, imm):
+    gp, mem, (base, size, vlen), map_fp = m.gp, m.fp_mem, _frame(m), c.map_fp
+
+    def run():
+        if not map_fp(base, size, vlen, mem, gp[rs1] + imm, gp[rd]):
+            return ref()
+    return run
+
+
+# The transfers note their own footprint (the timing model queues them by it), so
+# each closure is its own `noting` wrapper.
+
+def _c_prefetch_v(m, ref, c, rd, rs1, rs2, rstride, precision):
+    gp, a, csr, footprint, load = m.gp, m.a, m.csr, m.footprint, c.load
+    rows, vlen = m.cfg.HBM_V_PREFETCH_AMOUNT, m.VLEN
+    base, size, hbm, hsize = m.vsram.ctypes.data, m.vsram.size, m.hbm.ctypes.data, m.hbm.size
+
+    def run():
+        d = gp[rd]
+        if not load(base, size, vlen, rows, vlen, hbm, hsize, d, a[rs2] + gp[rs1],
+                    csr[STRIDE] if rstride else vlen):
+            return ref()
+        footprint.append((VSRAM, d // vlen, rows))
+        footprint.append((HBM_READ, rows, vlen))
+    return run
+
+
+def _c_prefetch_m(m, ref, c, rd, rs1, rs2, rstride, precision):
+    gp, a, csr, footprint, load = m.gp, m.a, m.csr, m.footprint, c.load
+    mlen, tile = m.MLEN, m.TILE
+    base, size, hbm, hsize = m.msram.ctypes.data, m.msram.size, m.hbm.ctypes.data, m.hbm.size
+
+    def run():
+        d = gp[rd]
+        if not load(base, size, tile, mlen, mlen, hbm, hsize, d, a[rs2] + gp[rs1],
+                    csr[STRIDE] if rstride else mlen):
+            return ref()
+        footprint.append((MSRAM, d // tile, 1))
+        footprint.append((HBM_READ, mlen, mlen))
+    return run
+
+
+def _c_store_v(m, ref, c, rd, rs1, rs2, rstride, precision):
+    gp, a, csr, footprint, store = m.gp, m.a, m.csr, m.footprint, c.store
+    rows, (base, size, vlen) = m.cfg.HBM_V_WRITEBACK_AMOUNT, _frame(m)
+    hbm, hsize = m.hbm.ctypes.data, m.hbm.size
+
+    def run():
+        s = gp[rd]
+        if not store(base, size, vlen, rows, hbm, hsize, s, a[rs2] + gp[rs1],
+                     csr[STRIDE] if rstride else vlen):
+            return ref()
+        footprint.append((VSRAM, s // vlen, rows))
+        footprint.append((HBM_WRITE, rows, vlen))
+    return run
+
+
+TRANSFERS = {"H_PREFETCH_V", "H_PREFETCH_M", "H_STORE_V"}
+
+
 _NATIVE = {
     "V_ADD_VV": _c_binary(ADD), "V_SUB_VV": _c_binary(SUB), "V_MUL_VV": _c_binary(MUL),
     "V_ADD_VF": _c_scalar(ADD), "V_SUB_VF": _c_scalar(SUB), "V_MUL_VF": _c_scalar(MUL),
@@ -431,6 +491,8 @@ _NATIVE = {
     "V_EXP_V": _c_unary(exp), "V_RECI_V": _c_unary(reciprocal),
     "V_RED_SUM": _c_red_sum, "V_RED_MAX": _c_red_max,
     "M_MV": _c_mv(False), "M_TMV": _c_mv(True), "M_MV_WO": _c_mv_wo,
+    "S_MAP_V_FP": _c_map_fp, "H_PREFETCH_V": _c_prefetch_v, "H_PREFETCH_M": _c_prefetch_m,
+    "H_STORE_V": _c_store_v,
 }
 
 
@@ -445,7 +507,7 @@ _TOUCHES = {
     "V_MIN_VF": _ROW2, "V_EXP_V": _ROW2, "V_RECI_V": _ROW2,
     "V_RED_SUM": ((VSRAM, 1, None),), "V_RED_MAX": ((VSRAM, 1, None),),
     "M_MV": ((MSRAM, 0, None), (VSRAM, 1, None)), "M_TMV": ((MSRAM, 0, None), (VSRAM, 1, None)),
-    "M_MV_WO": ((VSRAM, 0, 1),),
+    "M_MV_WO": ((VSRAM, 0, 1),), "S_MAP_V_FP": ((VSRAM, 0, None),),
 }
 
 
@@ -453,6 +515,8 @@ def noting(mnemonic: str, state, values: list[int], fast):
     """`fast` (a closure from `bind`) that also notes its footprint as the reference
     would, or None for an instruction without one. When `fast` hands over to the
     reference, the reference's accessors have noted it already."""
+    if mnemonic in TRANSFERS:
+        return fast
     touches = _TOUCHES.get(mnemonic)
     if touches is None:
         return None

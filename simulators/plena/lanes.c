@@ -249,6 +249,98 @@ static PyObject *write_out(PyObject *self, PyObject *const *args, Py_ssize_t nar
     Py_RETURN_TRUE;
 }
 
+/* map_fp(base, size, vlen, fp_mem, src, d): row d = round_bf16(F32(FP_MEM[src ..
+ * src + VLEN])) (S_MAP_V_FP; `fp_mem` is the list of Python floats); False if a value
+ * is NaN or not a float, or an address is out of range. */
+static PyObject *map_fp(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    NEED(6)
+    float *base; long long size, vlen;
+    if (!frame(args, &base, &size, &vlen)) return NULL;
+    PyObject *mem = args[3];
+    long long src = PyLong_AsLongLong(args[4]);
+    if (src == -1 && PyErr_Occurred()) { PyErr_Clear(); Py_RETURN_FALSE; }
+    float *d = row(base, size, vlen, args[5]);
+    if (!d || !PyList_CheckExact(mem) || src < 0 || src + vlen > PyList_GET_SIZE(mem)
+            || vlen > BUFFER)
+        Py_RETURN_FALSE;
+    float out[BUFFER];
+    for (long long i = 0; i < vlen; i++) {
+        PyObject *x = PyList_GET_ITEM(mem, src + i);
+        if (!PyFloat_CheckExact(x)) Py_RETURN_FALSE;
+        float v = (float)PyFloat_AS_DOUBLE(x);
+        if (v != v) Py_RETURN_FALSE;
+        out[i] = round_bf16(v);
+    }
+    memcpy(d, out, vlen * sizeof(float));
+    Py_RETURN_TRUE;
+}
+
+/* The first HBM address of `rows` rows of `length` at base + r*stride, checked as
+ * PlenaState.hbm_rows does; -1 if they do not all lie in HBM's `hsize` elements. */
+static long long hbm_span(PyObject *base_obj, long long stride, long long rows,
+                          long long length, long long hsize) {
+    int over = 0;
+    long long base = PyLong_AsLongLongAndOverflow(base_obj, &over);
+    if (over || (base == -1 && PyErr_Occurred())) { PyErr_Clear(); return -1; }
+    if (rows < 1 || stride > (1LL << 40) || stride < -(1LL << 40) || base > (1LL << 60)
+            || base < -(1LL << 60))
+        return -1;
+    long long last = base + (rows - 1) * stride;
+    long long lo = base < last ? base : last, hi = (base < last ? last : base) + length;
+    return lo < 0 || hi > hsize ? -1 : base;
+}
+
+/* load(dst, dsize, align, rows, length, hbm, hsize, d, base, stride): H_PREFETCH_V
+ * (into Vector SRAM, align VLEN) and H_PREFETCH_M (into a Matrix SRAM tile, align
+ * MLEN*MLEN): `rows` HBM rows of `length` bf16 at base + r*stride, widened exactly,
+ * to the destination memory `dst` (`dsize` floats) at element address d. False if
+ * d is not aligned and in range or the HBM rows are not. */
+static PyObject *load(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    NEED(10)
+    float *dst = (float *)PyLong_AsVoidPtr(args[0]);
+    long long dsize = PyLong_AsLongLong(args[1]), align = PyLong_AsLongLong(args[2]);
+    long long rows = PyLong_AsLongLong(args[3]), length = PyLong_AsLongLong(args[4]);
+    const uint16_t *hbm = (const uint16_t *)PyLong_AsVoidPtr(args[5]);
+    long long hsize = PyLong_AsLongLong(args[6]);
+    if (PyErr_Occurred()) return NULL;
+    long long d = PyLong_AsLongLong(args[7]), stride = PyLong_AsLongLong(args[9]);
+    if (PyErr_Occurred()) { PyErr_Clear(); Py_RETURN_FALSE; }
+    if (d < 0 || align < 1 || d % align || d + rows * length > dsize) Py_RETURN_FALSE;
+    long long base = hbm_span(args[8], stride, rows, length, hsize);
+    if (base < 0) Py_RETURN_FALSE;
+    for (long long r = 0; r < rows; r++) {
+        const uint16_t *h = hbm + base + r * stride;
+        uint32_t *v = (uint32_t *)(dst + d + r * length);
+        for (long long i = 0; i < length; i++) v[i] = (uint32_t)h[i] << 16;
+    }
+    Py_RETURN_TRUE;
+}
+
+/* store(base, size, vlen, rows, hbm, hsize, s, hbase, stride): H_STORE_V: `rows` rows
+ * of Vector SRAM from element address s to HBM rows at hbase + r*stride as bf16 bits
+ * (the high half of each float), row by row so that with overlapping rows later rows
+ * win. False if s or the HBM rows are out of range. */
+static PyObject *store(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    NEED(9)
+    float *base; long long size, vlen;
+    if (!frame(args, &base, &size, &vlen)) return NULL;
+    long long rows = PyLong_AsLongLong(args[3]);
+    uint16_t *hbm = (uint16_t *)PyLong_AsVoidPtr(args[4]);
+    long long hsize = PyLong_AsLongLong(args[5]);
+    if (PyErr_Occurred()) return NULL;
+    long long s = PyLong_AsLongLong(args[6]), stride = PyLong_AsLongLong(args[8]);
+    if (PyErr_Occurred()) { PyErr_Clear(); Py_RETURN_FALSE; }
+    if (s < 0 || s % vlen || s + rows * vlen > size) Py_RETURN_FALSE;
+    long long hbase = hbm_span(args[7], stride, rows, vlen, hsize);
+    if (hbase < 0) Py_RETURN_FALSE;
+    for (long long r = 0; r < rows; r++) {
+        const uint32_t *v = (const uint32_t *)(base + s + r * vlen);
+        uint16_t *h = hbm + hbase + r * stride;
+        for (long long i = 0; i < vlen; i++) h[i] = (uint16_t)(v[i] >> 16);
+    }
+    Py_RETURN_TRUE;
+}
+
 static PyMethodDef methods[] = {
     {"binary", (PyCFunction)(void (*)(void))binary, METH_FASTCALL, "row d = round_bf16(a op b)"},
     {"scalar", (PyCFunction)(void (*)(void))scalar, METH_FASTCALL, "row d = round_bf16(a op f)"},
@@ -257,6 +349,9 @@ static PyMethodDef methods[] = {
     {"max_reduce", (PyCFunction)(void (*)(void))max_reduce, METH_FASTCALL, "largest lane"},
     {"mv", (PyCFunction)(void (*)(void))mv, METH_FASTCALL, "MV_ACC += row @ tile"},
     {"write_out", (PyCFunction)(void (*)(void))write_out, METH_FASTCALL, "row = MV_ACC; MV_ACC = 0"},
+    {"map_fp", (PyCFunction)(void (*)(void))map_fp, METH_FASTCALL, "row = FP_MEM slice"},
+    {"load", (PyCFunction)(void (*)(void))load, METH_FASTCALL, "SRAM = HBM rows"},
+    {"store", (PyCFunction)(void (*)(void))store, METH_FASTCALL, "HBM rows = Vector SRAM rows"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -165,7 +165,8 @@ class _Run(Run):
                 if kind == PLAIN or (kind == SRAM and t >= timing.horizon):
                     fn = quick              # cannot stall: its footprint is not needed
                 elif noted is not None:
-                    fn = noted              # may stall: the fast path noting its footprint
+                    fn = noted              # may stall or is a transfer: the fast path
+                                            # noting its footprint
             try:
                 fn()
             except SimError as e:

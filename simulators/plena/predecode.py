@@ -158,7 +158,7 @@ def predecode(program, state, cfg, isa, trace: bool = False) -> Code:
         if not trace:
             fn = fastvec.bind(defn.mnemonic, state, values, fn)
             pc_of[id(fn)] = pc
-            if fn is not ref and kind == SRAM:
+            if fn is not ref and kind != PLAIN:
                 noted = fastvec.noting(defn.mnemonic, state, values, fn)
         blk.items.append((ref, kind, c, fn, noted))
         blk.fns.append(fn)

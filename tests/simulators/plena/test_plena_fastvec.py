@@ -359,3 +359,65 @@ def test_random_row_loops_run_at_once_and_agree(seed, monkeypatch, loops):
     for cut in (fast.retired // 2 + 1, fast.retired - 1):
         a, b = _both(source, cfg, img, max(1, cut))
         assert same(a, b) == "", (cut, same(a, b))
+
+
+def random_transfer_loop(seed: int, cfg) -> str:
+    """Transfers (H_PREFETCH_V, H_PREFETCH_M, H_STORE_V, lanes.c's `load` and `store`)
+    and S_MAP_V_FP among vector instructions that wait for them: row strides of a row,
+    none, negative, overlapping and wide; HBM, Vector SRAM, Matrix SRAM and FP_MEM
+    addresses that step out of range in a later iteration on some seeds; an address
+    register above 2**32."""
+    rng = random.Random(seed)
+    v, tile = cfg.VLEN, cfg.MLEN * cfg.MLEN
+    fault = seed % 4 == 0
+    stride = rng.choice([v, 0, -v, v // 2, 3 * v, 5])
+    hbm_step = rng.choice([v, 2 * v, -v]) * (64 if fault else 1)
+    lines = [f"S_LD_FP f{k}, gp0, {k - 1}" for k in range(1, 8)]
+    lines += [f"S_ADDI_INT gp8, gp0, {stride}", "C_SET_STRIDE_REG gp8",
+              f"S_ADDI_INT gp9, gp0, {rng.randrange(4) * v + (cfg.HBM_SIZE // 2 if stride < 0 or hbm_step < 0 else 0)}",
+              f"S_ADDI_INT gp10, gp0, {rng.choice([0, 1]) if seed % 7 == 3 else 0}",
+              "C_SET_ADDR_REG a1, gp10, gp9",          # a1 = gp9 (or + 2**32: out of HBM)
+              f"S_ADDI_INT gp1, gp0, {rng.randrange(8) * v}", f"S_ADDI_INT gp2, gp0, {rng.randrange(8) * v}",
+              f"S_ADDI_INT gp3, gp0, {rng.randrange(2) * tile}",
+              f"S_ADDI_INT gp4, gp0, {(cfg.FP_MEM_SIZE - 3 * v) if fault else 0}",
+              f"S_ADDI_INT gp5, gp0, {rng.randrange(4) * v}",
+              f"C_LOOP_START gp7, {rng.randint(3, 8)}"]
+    for _ in range(rng.randint(4, 10)):
+        kind = rng.random()
+        st = rng.randrange(2)
+        if kind < 0.2:
+            lines.append(f"H_PREFETCH_V {rng.choice(['gp1', 'gp2'])}, gp5, a1, {st}, 0")
+        elif kind < 0.35:
+            lines.append(f"H_PREFETCH_M gp3, gp5, a1, {st}, 0")
+        elif kind < 0.55:
+            lines.append(f"H_STORE_V {rng.choice(['gp1', 'gp2'])}, gp5, a1, {st}, 0")
+        elif kind < 0.65:
+            lines.append(f"S_MAP_V_FP {rng.choice(['gp1', 'gp2'])}, gp4, {rng.randrange(3)}")
+        elif kind < 0.8:
+            lines.append(f"V_ADD_VV gp2, gp1, gp2, 0")
+        elif kind < 0.9:
+            lines.append(f"M_MV 0, gp3, gp1")
+        else:
+            lines.append(f"V_MUL_VF gp1, gp2, f{rng.randrange(8)}, 0")
+    lines += [f"S_ADDI_INT gp5, gp5, {hbm_step}", f"S_ADDI_INT gp4, gp4, {v if fault else 0}",
+              f"S_ADDI_INT gp1, gp1, {v * (8 if fault and seed % 8 == 0 else 0)}",
+              "C_LOOP_END gp7", "M_MV_WO gp2, 0"]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_random_transfer_loops_agree(seed, loops):
+    cfg = small()
+    rng = random.Random(seed)
+    img = _image(rng, cfg)
+    img.put("hbm", 0, np.array([rng.choice(SPECIAL + [rng.randrange(1 << 16)])
+                                for _ in range(cfg.HBM_SIZE)], np.uint16))
+    ordinary = [0.5, -2.0, 1e-3, 7.0, 0.0, -0.0, float("inf"), 1e-40, 2.5e38, -1.5]   # no NaN
+    img.put("fp_mem", 0, np.array((ordinary * 8)[:cfg.FP_MEM_SIZE - 16] + FP * 2, np.float32))
+    source = random_transfer_loop(seed, cfg)
+    fast, slow = _both(source, cfg, img, 1_000_000)
+    assert same(fast, slow) == "", source + same(fast, slow)
+    assert fast.stalls["dma_wait"] or fast.error is not None, source   # transfers were waited for
+    for cut in (fast.retired // 3 + 2, fast.retired // 2 + 1, fast.retired - 1):
+        a, b = _both(source, cfg, img, max(1, cut))
+        assert same(a, b) == "", (cut, same(a, b))
