@@ -511,19 +511,28 @@ _TOUCHES = {
 }
 
 
+def touches(mnemonic: str, state, values: list[int]) -> list | None:
+    """The rows and tiles an instruction with operand `values` touches, as
+    (space, gp register, immediate added, elements per row or tile) -- each one row or
+    tile at (gp[register] + immediate) // elements -- or None if not known here."""
+    spec = _TOUCHES.get(mnemonic)
+    if spec is None:
+        return None
+    return [(space, values[reg], 0 if imm is None else values[imm],
+             state.VLEN if space == VSRAM else state.TILE) for space, reg, imm in spec]
+
+
 def noting(mnemonic: str, state, values: list[int], fast):
     """`fast` (a closure from `bind`) that also notes its footprint as the reference
     would, or None for an instruction without one. When `fast` hands over to the
     reference, the reference's accessors have noted it already."""
     if mnemonic in TRANSFERS:
         return fast
-    touches = _TOUCHES.get(mnemonic)
-    if touches is None:
+    at = touches(mnemonic, state, values)
+    if at is None:
         return None
     gp, footprint = state.gp, state.footprint
     note = footprint.append
-    at = [(space, values[reg], 0 if imm is None else values[imm],
-           state.VLEN if space == VSRAM else state.TILE) for space, reg, imm in touches]
 
     def noted():
         n = len(footprint)

@@ -79,6 +79,9 @@ class _Run(Run):
         nb = len(rows)
         # loop bodies that can run all their iterations at once (loopbatch.py)
         batches = [blk.batch if fast else None for blk in code.blocks]
+        # blocks that may stall whose rows are known at entry (predecode.Block.touched)
+        touched = [blk.touched if fast else None for blk in code.blocks]
+        gp = self.state.gp
         declined = [False] * nb
         at_least = loopbatch.MIN_INSTRUCTIONS[lanes.module() is not None]
         timing, footprint = self.timing, self.state.footprint
@@ -111,7 +114,9 @@ class _Run(Run):
                     self.partial = (b, 0)
                     check_at = self.checkpoint(b, start, t, retired, size)
                     self.partial = None
-                if fast and (mode == FAST or (mode == CHECK and t >= timing.horizon)):
+                if fast and (mode == FAST or mode == CHECK and (
+                        t >= timing.horizon or touched[b] is not None
+                        and timing.settled(t, gp, touched[b]))):
                     for fn in fns:
                         fn()
                     t += body_cycles

@@ -43,6 +43,10 @@ class Block:
     prefix: list = field(default_factory=list)   # issue-cycle offset of each body instruction
     busy: dict = field(default_factory=dict)     # unit -> static busy cycles (not DMA)
     batch: object = None           # loopbatch.Plan when the block is a loop body it can run at once
+    written: set = field(default_factory=set)    # gp registers the body may write (so far)
+    # the rows and tiles its body touches (fastvec.touches), all addressed by registers the
+    # body does not change before it uses them, so known at entry; None if not known
+    touched: list | None = field(default_factory=list)
 
     def row(self, ref: bool = False) -> tuple:
         """What the hot loop unpacks (with `ref`: the reference flow instruction)."""
@@ -103,6 +107,21 @@ def _operand_values(defn, instr) -> list[int]:
     return values
 
 
+def _note_touches(blk: Block, defn, kind: int, values: list[int], at) -> None:
+    """Add an instruction's rows and tiles (`at`, from fastvec.touches) to its block's
+    `touched`, or make that None: an SRAM instruction whose rows are not known, or whose
+    address register an earlier instruction of the block may have written (any gp
+    operand of a scalar or control instruction counts as written)."""
+    if kind == PLAIN:
+        ops = [op for op in defn.operands if not op.kind.reserved]
+        blk.written.update(v for op, v in zip(ops, values) if op.kind.prefix == "gp")
+    elif kind == SRAM:
+        if not at or any(reg in blk.written for _, reg, _, _ in at):
+            blk.touched = None
+        else:
+            blk.touched.extend(a for a in at if a not in blk.touched)
+
+
 def predecode(program, state, cfg, isa, trace: bool = False) -> Code:
     """Bind every instruction of `program` to `state`; raises a located SimError for an
     instruction the model cannot run (unknown mnemonic, bad operand, program too big)."""
@@ -160,6 +179,9 @@ def predecode(program, state, cfg, isa, trace: bool = False) -> Code:
             pc_of[id(fn)] = pc
             if fn is not ref and kind != PLAIN:
                 noted = fastvec.noting(defn.mnemonic, state, values, fn)
+        if blk.touched is not None:
+            _note_touches(blk, defn, kind, values, fn is not ref and fastvec.touches(
+                defn.mnemonic, state, values))
         blk.items.append((ref, kind, c, fn, noted))
         blk.fns.append(fn)
         blk.body_cycles += c
