@@ -424,6 +424,31 @@ def _c_mv_wo(m, ref, c, rd, imm):
     return run
 
 
+def _c_mm(transposed: bool):
+    def make(m, ref, c, rs1, rs2):
+        if m.VLEN != m.MLEN or m.BLEN > 64:
+            return ref
+        gp, (base, size, vlen), mm, blen = m.gp, _frame(m), c.mm, m.BLEN
+        mbase, msize = m.msram.ctypes.data, m.msram.size
+        acc = m.acc["MM_ACC"].ctypes.data      # (written in place: PlenaState.set_acc)
+
+        def run():
+            if not mm(base, size, vlen, mbase, msize, blen, acc, transposed, gp[rs1], gp[rs2]):
+                return ref()
+        return run
+    return make
+
+
+def _c_mm_wo(m, ref, c, rd, imm):
+    gp, (base, size, vlen), write_out, blen = m.gp, _frame(m), c.mm_write_out, m.BLEN
+    acc = m.acc["MM_ACC"].ctypes.data
+
+    def run():
+        if not write_out(base, size, vlen, blen, acc, gp[rd] + imm):
+            return ref()
+    return run
+
+
 def _c_map_fp(m, ref, c, rd, rs1, imm):
     gp, mem, (base, size, vlen), map_fp = m.gp, m.fp_mem, _frame(m), c.map_fp
 
@@ -491,6 +516,7 @@ _NATIVE = {
     "V_EXP_V": _c_unary(exp), "V_RECI_V": _c_unary(reciprocal),
     "V_RED_SUM": _c_red_sum, "V_RED_MAX": _c_red_max,
     "M_MV": _c_mv(False), "M_TMV": _c_mv(True), "M_MV_WO": _c_mv_wo,
+    "M_MM": _c_mm(False), "M_TMM": _c_mm(True), "M_MM_WO": _c_mm_wo,
     "S_MAP_V_FP": _c_map_fp, "H_PREFETCH_V": _c_prefetch_v, "H_PREFETCH_M": _c_prefetch_m,
     "H_STORE_V": _c_store_v,
 }

@@ -249,6 +249,68 @@ static PyObject *write_out(PyObject *self, PyObject *const *args, Py_ssize_t nar
     Py_RETURN_TRUE;
 }
 
+/* mm(base, size, vlen, mbase, msize, blen, acc, transposed, t, a): MM_ACC (blen x blen)
+ * += rows a .. a+blen @ the blen columns of the tile at Matrix SRAM address t (M_MM;
+ * t is a tile plus a multiple of blen below MLEN = VLEN), or @ its blen rows there
+ * transposed (M_TMM), each output summed over k by halving as numerics.matmul_tree
+ * does; False, with MM_ACC unchanged, if a sum is NaN or an address is out of range. */
+static PyObject *mm(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    NEED(10)
+    float *base; long long size, vlen;
+    if (!frame(args, &base, &size, &vlen)) return NULL;
+    float *mbase = (float *)PyLong_AsVoidPtr(args[3]);
+    long long msize = PyLong_AsLongLong(args[4]), blen = PyLong_AsLongLong(args[5]);
+    float *acc = (float *)PyLong_AsVoidPtr(args[6]);
+    int transposed = PyObject_IsTrue(args[7]);
+    if (PyErr_Occurred()) return NULL;
+    long long t = PyLong_AsLongLong(args[8]), a = PyLong_AsLongLong(args[9]);
+    if (PyErr_Occurred()) { PyErr_Clear(); Py_RETURN_FALSE; }
+    long long n = vlen, tile = vlen * vlen, c = t % tile;
+    if (t < 0 || t >= msize || c % blen || c >= n || blen < 1 || blen > 64
+            || n > BUFFER || (n & (n - 1)))
+        Py_RETURN_FALSE;
+    if (a < 0 || a % vlen || a + blen * vlen > size) Py_RETURN_FALSE;
+    const float *m = mbase + (t - c), *v = base + a;
+    float out[64 * 64], p[BUFFER];
+    int nan = 0;
+    for (long long i = 0; i < blen; i++)
+        for (long long j = 0; j < blen; j++) {
+            for (long long k = 0; k < n; k++)  /* v[i, k] * tile[k, c + j] or tile[c + j, k] */
+                p[k] = v[i * n + k] * (transposed ? m[(c + j) * n + k] : m[k * n + c + j]);
+            for (long long h = n / 2; h >= 1; h /= 2)
+                for (long long k = 0; k < h; k++) p[k] = p[k] + p[k + h];
+            float r = acc[i * blen + j] + p[0];
+            out[i * blen + j] = r;
+            nan |= r != r;
+        }
+    if (nan) Py_RETURN_FALSE;
+    memcpy(acc, out, blen * blen * sizeof(float));
+    Py_RETURN_TRUE;
+}
+
+/* mm_write_out(base, size, vlen, blen, acc, d): the blen x blen block of Vector SRAM at
+ * element address d (rows of VLEN) = round_bf16(MM_ACC), then MM_ACC = 0 (M_MM_WO);
+ * False if a lane of MM_ACC is NaN or the block is not in range and aligned to blen. */
+static PyObject *mm_write_out(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    NEED(6)
+    float *base; long long size, vlen;
+    if (!frame(args, &base, &size, &vlen)) return NULL;
+    long long blen = PyLong_AsLongLong(args[3]);
+    float *acc = (float *)PyLong_AsVoidPtr(args[4]);
+    if (PyErr_Occurred()) return NULL;
+    long long d = PyLong_AsLongLong(args[5]);
+    if (PyErr_Occurred()) { PyErr_Clear(); Py_RETURN_FALSE; }
+    if (blen < 1 || d < 0 || d % blen || d + (blen - 1) * vlen + blen > size
+            || d % vlen + blen > vlen)
+        Py_RETURN_FALSE;
+    for (long long i = 0; i < blen * blen; i++)
+        if (acc[i] != acc[i]) Py_RETURN_FALSE;
+    for (long long i = 0; i < blen; i++)
+        for (long long j = 0; j < blen; j++) base[d + i * vlen + j] = round_bf16(acc[i * blen + j]);
+    memset(acc, 0, blen * blen * sizeof(float));
+    Py_RETURN_TRUE;
+}
+
 /* map_fp(base, size, vlen, fp_mem, src, d): row d = round_bf16(F32(FP_MEM[src ..
  * src + VLEN])) (S_MAP_V_FP; `fp_mem` is the list of Python floats); False if a value
  * is NaN or not a float, or an address is out of range. */
@@ -349,6 +411,8 @@ static PyMethodDef methods[] = {
     {"max_reduce", (PyCFunction)(void (*)(void))max_reduce, METH_FASTCALL, "largest lane"},
     {"mv", (PyCFunction)(void (*)(void))mv, METH_FASTCALL, "MV_ACC += row @ tile"},
     {"write_out", (PyCFunction)(void (*)(void))write_out, METH_FASTCALL, "row = MV_ACC; MV_ACC = 0"},
+    {"mm", (PyCFunction)(void (*)(void))mm, METH_FASTCALL, "MM_ACC += rows @ tile columns"},
+    {"mm_write_out", (PyCFunction)(void (*)(void))mm_write_out, METH_FASTCALL, "block = MM_ACC; MM_ACC = 0"},
     {"map_fp", (PyCFunction)(void (*)(void))map_fp, METH_FASTCALL, "row = FP_MEM slice"},
     {"load", (PyCFunction)(void (*)(void))load, METH_FASTCALL, "SRAM = HBM rows"},
     {"store", (PyCFunction)(void (*)(void))store, METH_FASTCALL, "HBM rows = Vector SRAM rows"},

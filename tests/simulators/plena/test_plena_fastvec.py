@@ -186,7 +186,7 @@ def test_the_c_loops_compute_what_numerics_does_on_every_bf16_pattern():
     assert c.binary(pool.ctypes.data, 64, 8, fastvec.ADD, 0, 8, 64) is False   # past the end
 
 
-def test_the_c_matrix_vector_loops_sum_in_the_reference_order():
+def test_the_c_matrix_loops_sum_in_the_reference_order():
     from kernelcraft.simulators.numerics import f32_to_bf16_bits, matmul_tree
     c = lanes.module()
     if c is None:
@@ -207,6 +207,32 @@ def test_the_c_matrix_vector_loops_sum_in_the_reference_order():
                 assert not done and np.array_equal(got, acc)
             else:
                 assert done and np.array_equal(got.view(np.uint32), want.view(np.uint32))
+    blen = 4
+    for transposed in (False, True):
+        for scale in (1.0, 1e30, 1e-30):
+            v = bf16_bits_to_f32(f32_to_bf16_bits(rng.normal(scale=scale, size=(blen + 1) * n)))
+            tiles = bf16_bits_to_f32(f32_to_bf16_bits(rng.normal(size=2 * n * n)))
+            acc = rng.normal(size=(blen, blen)).astype(np.float32)
+            c0 = 3 * blen                     # the columns (rows, transposed) c0 .. c0 + blen
+            tile = tiles[n * n:].reshape(n, n)
+            b = tile[c0:c0 + blen, :].T if transposed else tile[:, c0:c0 + blen]
+            want = (acc + matmul_tree(v[n:].reshape(blen, n), b)).astype(np.float32)
+            got = acc.copy()
+            done = c.mm(v.ctypes.data, v.size, n, tiles.ctypes.data, tiles.size, blen,
+                        got.ctypes.data, transposed, n * n + c0, n)
+            if np.isnan(want).any():
+                assert not done and np.array_equal(got, acc)
+            else:
+                assert done and np.array_equal(got.view(np.uint32), want.view(np.uint32))
+            for bad in (n * n + 1, n * n + n, 2 * n * n):       # not a column block / past the end
+                assert not c.mm(v.ctypes.data, v.size, n, tiles.ctypes.data, tiles.size, blen,
+                                got.ctypes.data, transposed, bad, n)
+    rows = np.zeros(blen * n, np.float32)
+    acc = rng.normal(size=(blen, blen)).astype(np.float32)
+    want = round_bf16(acc)
+    assert c.mm_write_out(rows.ctypes.data, rows.size, n, blen, acc.ctypes.data, 2 * blen)
+    assert np.array_equal(rows.reshape(blen, n)[:, 2 * blen:3 * blen].view(np.uint32), want.view(np.uint32))
+    assert not acc.any() and np.count_nonzero(rows) == np.count_nonzero(want)
     rows = np.zeros(2 * n, np.float32)
     acc = (rng.normal(size=n) * 2.0 ** rng.integers(-140, 128, n)).astype(np.float32)
     want = round_bf16(acc)
@@ -466,6 +492,52 @@ def test_blocks_that_may_stall_agree(seed, loops):
     rng = random.Random(seed)
     img = _image(rng, cfg)
     source = random_waiting_loop(seed, cfg)
+    fast, slow = _both(source, cfg, img, 1_000_000)
+    assert same(fast, slow) == "", source + same(fast, slow)
+    for cut in (fast.retired // 3 + 2, fast.retired // 2 + 1, fast.retired - 1):
+        a, b = _both(source, cfg, img, max(1, cut))
+        assert same(a, b) == "", (cut, same(a, b))
+
+
+def random_matrix_loop(seed: int, cfg) -> str:
+    """M_MM, M_TMM and M_MM_WO (lanes.c's `mm`, `mm_write_out`) on tiles and row blocks
+    that step, some seeds off a column block, Matrix SRAM or Vector SRAM, with a
+    prefetch in flight on odd seeds."""
+    rng = random.Random(seed)
+    v, tile, blen = cfg.VLEN, cfg.MLEN * cfg.MLEN, cfg.BLEN
+    fault = seed % 3 == 0
+    lines = [f"S_ADDI_INT gp1, gp0, {rng.randrange(2) * tile + rng.randrange(cfg.MLEN // blen) * blen}",
+             f"S_ADDI_INT gp2, gp0, {rng.randrange(4) * v}",
+             f"S_ADDI_INT gp3, gp0, {rng.randrange(8, 12) * v + rng.randrange(v // blen) * blen}",
+             f"S_ADDI_INT gp10, gp0, {40 * v}",
+             f"C_LOOP_START gp7, {rng.randint(3, 7)}"]
+    if seed % 2:
+        lines.append("H_PREFETCH_V gp10, gp0, a0, 0, 0")
+    for _ in range(rng.randint(3, 8)):
+        kind = rng.random()
+        if kind < 0.6:
+            lines.append(f"{rng.choice(['M_MM', 'M_TMM'])} 0, gp1, gp2")
+        elif kind < 0.8:
+            lines.append(f"M_MM_WO gp3, 0, {rng.choice([0, blen, v])}")
+        else:
+            lines.append(f"V_ADD_VV gp2, gp2, gp2, 0")
+    step = rng.choice([3, 2 * tile]) if fault else 0        # off a column block / Matrix SRAM
+    lines += [f"S_ADDI_INT gp1, gp1, {step}", f"S_ADDI_INT gp3, gp3, {v * (9 if fault else 1)}",
+              f"S_ADDI_INT gp2, gp2, {v}",
+              "C_LOOP_END gp7", "M_MM_WO gp3, 0, 0"]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_matrix_loops_agree(seed, loops):
+    from kernelcraft.simulators.numerics import f32_to_bf16_bits
+    cfg = small()
+    rng = np.random.default_rng(seed)
+    img = _image(random.Random(seed), cfg)
+    if seed % 4 < 2:           # ordinary values: the sums themselves are compared
+        img.put("vsram", 0, f32_to_bf16_bits(rng.normal(scale=3, size=16 * cfg.VLEN)))
+        img.put("msram", 0, f32_to_bf16_bits(rng.normal(size=4 * cfg.MLEN * cfg.MLEN)))
+    source = random_matrix_loop(seed, cfg)
     fast, slow = _both(source, cfg, img, 1_000_000)
     assert same(fast, slow) == "", source + same(fast, slow)
     for cut in (fast.retired // 3 + 2, fast.retired // 2 + 1, fast.retired - 1):
