@@ -40,18 +40,30 @@ def module():
     if "module" not in _state:
         try:
             _state["module"] = _load()
-        except (OSError, ImportError, subprocess.SubprocessError):
-            _state["module"] = None
+        except (OSError, ImportError, subprocess.SubprocessError) as e:
+            _state["module"], _state["why"] = None, f"{type(e).__name__}: {e}"
     return _state["module"]
+
+
+def status() -> str:
+    """One line for benchmark reports: whether the C loops run, and if not, why."""
+    if _state.get("off") or os.environ.get("KERNELCRAFT_NATIVE") == "0":
+        return "plena lane loops: numpy (switched off)"
+    mod = module()
+    if mod is not None:
+        return f"plena lane loops: C ({Path(mod.__file__).name})"
+    return f"plena lane loops: numpy ({_state.get('why', 'no C compiler or Python headers')})"
 
 
 def _load():
     cc = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
     cmd = cc.split()
     if shutil.which(cmd[0]) is None:
+        _state["why"] = f"no C compiler {cmd[0]!r} on PATH"
         return None
     include = sysconfig.get_paths()["include"]
     if not (Path(include) / "Python.h").is_file():
+        _state["why"] = f"no Python.h in {include}"
         return None
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
     key = hashlib.sha256(SOURCE.read_bytes() + repr((sys.version, suffix, cmd, FLAGS)).encode())
