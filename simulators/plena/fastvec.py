@@ -36,7 +36,7 @@ from kernelcraft.simulators.numerics import (_BF16_TABLES, bf16_unary, exp, max_
                                              round_f32)
 
 from . import fastscalar, lanes
-from .state import HBM_READ, HBM_WRITE, MSRAM, STRIDE, VSRAM
+from .state import HBM_READ, HBM_WRITE, MSRAM, STRIDE, V_MASK, VSRAM
 
 F32, U32 = np.float32, np.uint32
 _ZERO = F32(0.0)
@@ -331,11 +331,23 @@ def _frame(m) -> tuple:
     return m.vsram.ctypes.data, m.vsram.size, m.VLEN
 
 
+def _masked(m) -> bool:
+    """Whether lanes.c can do a masked instruction: its heads tile the row (else the
+    reference's head mask and the row do not line up, which it reports)."""
+    return m.MLEN % m.HLEN == 0
+
+
 def _c_binary(op):
     def make(m, ref, c, rd, rs1, rs2, rmask):
+        gp, csr, (base, size, vlen), binary, hlen = m.gp, m.csr, _frame(m), c.binary, m.HLEN
         if rmask:
-            return ref
-        gp, (base, size, vlen), binary = m.gp, _frame(m), c.binary
+            if not _masked(m):
+                return ref
+
+            def masked():
+                if not binary(base, size, vlen, op, gp[rd], gp[rs1], gp[rs2], hlen, csr[V_MASK]):
+                    return ref()
+            return masked
 
         def run():
             if not binary(base, size, vlen, op, gp[rd], gp[rs1], gp[rs2]):
@@ -346,10 +358,16 @@ def _c_binary(op):
 
 def _c_scalar(op):
     def make(m, ref, c, rd, rs1, rs2, rmask, rorder=0):
+        gp, f, csr, (base, size, vlen), scalar = m.gp, m.f, m.csr, _frame(m), c.scalar
+        code, hlen = RSUB if op == SUB and rorder else op, m.HLEN
         if rmask:
-            return ref
-        gp, f, (base, size, vlen), scalar = m.gp, m.f, _frame(m), c.scalar
-        code = RSUB if op == SUB and rorder else op
+            if not _masked(m):
+                return ref
+
+            def masked():
+                if not scalar(base, size, vlen, code, gp[rd], gp[rs1], f[rs2], hlen, csr[V_MASK]):
+                    return ref()
+            return masked
 
         def run():
             if not scalar(base, size, vlen, code, gp[rd], gp[rs1], f[rs2]):
@@ -360,11 +378,17 @@ def _c_scalar(op):
 
 def _c_unary(fn):
     def make(m, ref, c, rd, rs1, rmask):
-        if rmask:
-            return ref
-        gp, (base, size, vlen), lookup = m.gp, _frame(m), c.table
+        gp, csr, (base, size, vlen), lookup, hlen = m.gp, m.csr, _frame(m), c.table, m.HLEN
         values = _table(fn)
         at = values.ctypes.data            # (the table lives in numerics._BF16_TABLES)
+        if rmask:
+            if not _masked(m):
+                return ref
+
+            def masked():
+                if not lookup(base, size, vlen, at, gp[rd], gp[rs1], hlen, csr[V_MASK]):
+                    return ref()
+            return masked
 
         def run():
             if not lookup(base, size, vlen, at, gp[rd], gp[rs1]):

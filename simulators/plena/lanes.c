@@ -63,6 +63,31 @@ static int frame(PyObject *const *args, float **base, long long *size, long long
 
 #define NEED(n) if (nargs != (n)) { \
     PyErr_SetString(PyExc_TypeError, "wrong number of arguments"); return NULL; }
+/* n arguments, or n + 2: a masked instruction's (HLEN, V_MASK) at the end */
+#define NEED_MASKED(n) if (nargs != (n) && nargs != (n) + 2) { \
+    PyErr_SetString(PyExc_TypeError, "wrong number of arguments"); return NULL; }
+
+/* The write enables of a masked instruction: lane i is written when bit i / hlen of
+ * V_MASK is set (PlenaState.head_mask). hlen = 0 when there is no mask; -1 when the
+ * lanes cannot be done here (heads that do not tile the row, more than 63 of them, a
+ * V_MASK beyond 64 bits): the reference does them. */
+static long long heads(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t at, long long vlen,
+                       long long *mask) {
+    *mask = 0;
+    if (nargs == at) return 0;
+    int over = 0;
+    long long hlen = PyLong_AsLongLong(args[at]);
+    *mask = PyLong_AsLongLongAndOverflow(args[at + 1], &over);
+    if (over || PyErr_Occurred()) { PyErr_Clear(); return -1; }
+    if (hlen < 1 || vlen % hlen || vlen / hlen > 63) return -1;
+    return hlen;
+}
+
+/* d[i] = VALUE for every lane, or for the lanes V_MASK enables */
+#define STORE(VALUE) do { \
+    if (!hlen) { for (long long i = 0; i < vlen; i++) d[i] = (VALUE); } \
+    else { for (long long i = 0; i < vlen; i++) if ((mask >> (i / hlen)) & 1) d[i] = (VALUE); } \
+} while (0)
 
 /* Rows up to this long are computed into a buffer on the stack, checked, then copied
  * (one pass the compiler can vectorise); longer ones are checked in a first pass and
@@ -70,26 +95,30 @@ static int frame(PyObject *const *args, float **base, long long *size, long long
  * when rows alias. */
 #define BUFFER 1024
 
-/* r[i] = EXPR for every lane; False (nothing written) if a lane is NaN. */
+/* d[i] = round_bf16(EXPR) for every lane (enabled lane); False, nothing written, if
+ * any lane is NaN. */
 #define LANES(EXPR) do { \
     if (vlen <= BUFFER) { \
         float out[BUFFER]; \
         int nan = 0; \
         for (long long i = 0; i < vlen; i++) { float r = (EXPR); out[i] = r; nan |= r != r; } \
         if (nan) Py_RETURN_FALSE; \
-        for (long long i = 0; i < vlen; i++) d[i] = round_bf16(out[i]); \
+        STORE(round_bf16(out[i])); \
     } else { \
         for (long long i = 0; i < vlen; i++) { float r = (EXPR); if (r != r) Py_RETURN_FALSE; } \
-        for (long long i = 0; i < vlen; i++) d[i] = round_bf16(EXPR); \
+        STORE(round_bf16(EXPR)); \
     } \
     Py_RETURN_TRUE; \
 } while (0)
 
-/* binary(base, size, vlen, op, d, a, b): row d = round_bf16(row a op row b). */
+/* binary(base, size, vlen, op, d, a, b[, hlen, V_MASK]): row d = round_bf16(row a op
+ * row b) (in the lanes V_MASK enables). */
 static PyObject *binary(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    NEED(7)
-    float *base; long long size, vlen;
+    NEED_MASKED(7)
+    float *base; long long size, vlen, mask;
     if (!frame(args, &base, &size, &vlen)) return NULL;
+    long long hlen = heads(args, nargs, 7, vlen, &mask);
+    if (hlen < 0) Py_RETURN_FALSE;
     int op = (int)PyLong_AsLong(args[3]);
     float *d = row(base, size, vlen, args[4]), *a = row(base, size, vlen, args[5]),
           *b = row(base, size, vlen, args[6]);
@@ -102,11 +131,14 @@ static PyObject *binary(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
 }
 
-/* scalar(base, size, vlen, op, d, a, f): row d = round_bf16(row a op F32(f)). */
+/* scalar(base, size, vlen, op, d, a, f[, hlen, V_MASK]): row d = round_bf16(row a op
+ * F32(f)) (in the lanes V_MASK enables). */
 static PyObject *scalar(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    NEED(7)
-    float *base; long long size, vlen;
+    NEED_MASKED(7)
+    float *base; long long size, vlen, mask;
     if (!frame(args, &base, &size, &vlen)) return NULL;
+    long long hlen = heads(args, nargs, 7, vlen, &mask);
+    if (hlen < 0) Py_RETURN_FALSE;
     int op = (int)PyLong_AsLong(args[3]);
     float *d = row(base, size, vlen, args[4]), *a = row(base, size, vlen, args[5]);
     double fd = PyFloat_AsDouble(args[6]);
@@ -122,17 +154,20 @@ static PyObject *scalar(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
 }
 
-/* table(base, size, vlen, table, d, a): row d = table[bits of row a >> 16] (the
- * numerics.bf16_unary lookup; `table` is the address of its 65,536 floats). */
+/* table(base, size, vlen, table, d, a[, hlen, V_MASK]): row d = table[bits of row a >>
+ * 16] (the numerics.bf16_unary lookup; `table` is the address of its 65,536 floats),
+ * in the lanes V_MASK enables. */
 static PyObject *table(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    NEED(6)
-    float *base; long long size, vlen;
+    NEED_MASKED(6)
+    float *base; long long size, vlen, mask;
     if (!frame(args, &base, &size, &vlen)) return NULL;
+    long long hlen = heads(args, nargs, 6, vlen, &mask);
+    if (hlen < 0) Py_RETURN_FALSE;
     const float *t = (const float *)PyLong_AsVoidPtr(args[3]);
     if (PyErr_Occurred()) return NULL;
     float *d = row(base, size, vlen, args[4]), *a = row(base, size, vlen, args[5]);
     if (!d || !a) Py_RETURN_FALSE;
-    for (long long i = 0; i < vlen; i++) d[i] = t[bits(a[i]) >> 16];
+    STORE(t[bits(a[i]) >> 16]);
     Py_RETURN_TRUE;
 }
 

@@ -63,7 +63,7 @@ def random_loop(seed: int, cfg, fault: bool) -> str:
     tile = cfg.MLEN * cfg.MLEN
     lines += [f"S_ADDI_INT gp8, gp0, {rng.randrange(2) * tile}",
               f"S_ADDI_INT gp9, gp0, {rng.randrange(2) * tile + (8 if fault else 0)}"]
-    lines += [f"S_ADDI_INT gp6, gp0, {rng.randrange(4)}", "C_SET_V_MASK_REG gp6",
+    lines += [f"S_ADDI_INT gp6, gp0, {rng.choice([0, 1, 2, 3, -1, -2])}", "C_SET_V_MASK_REG gp6",
               f"S_ADDI_INT gp5, gp0, {rng.randrange(2, 6) * v}"]
     lines.append(f"S_ADDI_INT gp10, gp0, {6 * v}")
     lines.append(f"C_LOOP_START gp7, {rng.randint(3, 9)}")
