@@ -326,9 +326,22 @@ _MAKERS = {
 ADD, SUB, RSUB, MUL, MAX, MIN = range(6)      # lanes.c's operation codes
 
 
+def _addresses(m) -> dict:
+    """The addresses of the state's arrays that lanes.c works on (made once per state:
+    the arrays are only ever written in place), by name: vsram, msram, hbm, MV_ACC,
+    MM_ACC."""
+    a = m.__dict__.get("_lanes_addresses")
+    if a is None:
+        arrays = {"vsram": m.vsram, "msram": m.msram, "hbm": m.hbm,
+                  "MV_ACC": m.acc["MV_ACC"], "MM_ACC": m.acc["MM_ACC"]}
+        a = m.__dict__["_lanes_addresses"] = {k: v.__array_interface__["data"][0]
+                                              for k, v in arrays.items()}
+    return a
+
+
 def _frame(m) -> tuple:
     """What every lanes.c call starts with: Vector SRAM's address, its size, VLEN."""
-    return m.vsram.ctypes.data, m.vsram.size, m.VLEN
+    return _addresses(m)["vsram"], m.vsram.size, m.VLEN
 
 
 def _masked(m) -> bool:
@@ -380,7 +393,7 @@ def _c_unary(fn):
     def make(m, ref, c, rd, rs1, rmask):
         gp, csr, (base, size, vlen), lookup, hlen = m.gp, m.csr, _frame(m), c.table, m.HLEN
         values = _table(fn)
-        at = values.ctypes.data            # (the table lives in numerics._BF16_TABLES)
+        at = values.__array_interface__["data"][0]            # (the table lives in numerics._BF16_TABLES)
         if rmask:
             if not _masked(m):
                 return ref
@@ -426,8 +439,8 @@ def _c_mv(transposed: bool):
         if m.VLEN != m.MLEN:
             return ref
         gp, (base, size, vlen), mv = m.gp, _frame(m), c.mv
-        mbase, msize = m.msram.ctypes.data, m.msram.size
-        acc = m.acc["MV_ACC"].ctypes.data      # (written in place: PlenaState.set_acc)
+        mbase, msize = _addresses(m)["msram"], m.msram.size
+        acc = _addresses(m)["MV_ACC"]      # (written in place: PlenaState.set_acc)
 
         def run():
             if not mv(base, size, vlen, mbase, msize, acc, transposed, gp[rs1], gp[rs2]):
@@ -440,7 +453,7 @@ def _c_mv_wo(m, ref, c, rd, imm):
     if m.VLEN != m.MLEN:
         return ref
     gp, (base, size, vlen), write_out = m.gp, _frame(m), c.write_out
-    acc = m.acc["MV_ACC"].ctypes.data
+    acc = _addresses(m)["MV_ACC"]
 
     def run():
         if not write_out(base, size, vlen, acc, gp[rd] + imm):
@@ -453,8 +466,8 @@ def _c_mm(transposed: bool):
         if m.VLEN != m.MLEN or m.BLEN > 64:
             return ref
         gp, (base, size, vlen), mm, blen = m.gp, _frame(m), c.mm, m.BLEN
-        mbase, msize = m.msram.ctypes.data, m.msram.size
-        acc = m.acc["MM_ACC"].ctypes.data      # (written in place: PlenaState.set_acc)
+        mbase, msize = _addresses(m)["msram"], m.msram.size
+        acc = _addresses(m)["MM_ACC"]      # (written in place: PlenaState.set_acc)
 
         def run():
             if not mm(base, size, vlen, mbase, msize, blen, acc, transposed, gp[rs1], gp[rs2]):
@@ -465,7 +478,7 @@ def _c_mm(transposed: bool):
 
 def _c_mm_wo(m, ref, c, rd, imm):
     gp, (base, size, vlen), write_out, blen = m.gp, _frame(m), c.mm_write_out, m.BLEN
-    acc = m.acc["MM_ACC"].ctypes.data
+    acc = _addresses(m)["MM_ACC"]
 
     def run():
         if not write_out(base, size, vlen, blen, acc, gp[rd] + imm):
@@ -488,7 +501,7 @@ def _c_map_fp(m, ref, c, rd, rs1, imm):
 def _c_prefetch_v(m, ref, c, rd, rs1, rs2, rstride, precision):
     gp, a, csr, footprint, load = m.gp, m.a, m.csr, m.footprint, c.load
     rows, vlen = m.cfg.HBM_V_PREFETCH_AMOUNT, m.VLEN
-    base, size, hbm, hsize = m.vsram.ctypes.data, m.vsram.size, m.hbm.ctypes.data, m.hbm.size
+    base, size, hbm, hsize = _addresses(m)["vsram"], m.vsram.size, _addresses(m)["hbm"], m.hbm.size
 
     def run():
         d = gp[rd]
@@ -503,7 +516,7 @@ def _c_prefetch_v(m, ref, c, rd, rs1, rs2, rstride, precision):
 def _c_prefetch_m(m, ref, c, rd, rs1, rs2, rstride, precision):
     gp, a, csr, footprint, load = m.gp, m.a, m.csr, m.footprint, c.load
     mlen, tile = m.MLEN, m.TILE
-    base, size, hbm, hsize = m.msram.ctypes.data, m.msram.size, m.hbm.ctypes.data, m.hbm.size
+    base, size, hbm, hsize = _addresses(m)["msram"], m.msram.size, _addresses(m)["hbm"], m.hbm.size
 
     def run():
         d = gp[rd]
@@ -518,7 +531,7 @@ def _c_prefetch_m(m, ref, c, rd, rs1, rs2, rstride, precision):
 def _c_store_v(m, ref, c, rd, rs1, rs2, rstride, precision):
     gp, a, csr, footprint, store = m.gp, m.a, m.csr, m.footprint, c.store
     rows, (base, size, vlen) = m.cfg.HBM_V_WRITEBACK_AMOUNT, _frame(m)
-    hbm, hsize = m.hbm.ctypes.data, m.hbm.size
+    hbm, hsize = _addresses(m)["hbm"], m.hbm.size
 
     def run():
         s = gp[rd]
@@ -572,13 +585,12 @@ def touches(mnemonic: str, state, values: list[int]) -> list | None:
              state.VLEN if space == VSRAM else state.TILE) for space, reg, imm in spec]
 
 
-def noting(mnemonic: str, state, values: list[int], fast):
-    """`fast` (a closure from `bind`) that also notes its footprint as the reference
-    would, or None for an instruction without one. When `fast` hands over to the
-    reference, the reference's accessors have noted it already."""
+def noting(mnemonic: str, state, fast, at: list | None):
+    """`fast` (a closure from `bind`) that also notes its footprint (`at`, from
+    `touches`) as the reference would, or None for an instruction without one. When
+    `fast` hands over to the reference, the reference's accessors have noted it already."""
     if mnemonic in TRANSFERS:
         return fast
-    at = touches(mnemonic, state, values)
     if at is None:
         return None
     gp, footprint = state.gp, state.footprint

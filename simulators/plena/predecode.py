@@ -107,14 +107,21 @@ def _operand_values(defn, instr) -> list[int]:
     return values
 
 
+_GP_OPERANDS: dict = {}     # mnemonic -> positions of its gp operands among its values
+
+
 def _note_touches(blk: Block, defn, kind: int, values: list[int], at) -> None:
     """Add an instruction's rows and tiles (`at`, from fastvec.touches) to its block's
     `touched`, or make that None: an SRAM instruction whose rows are not known, or whose
     address register an earlier instruction of the block may have written (any gp
     operand of a scalar or control instruction counts as written)."""
     if kind == PLAIN:
-        ops = [op for op in defn.operands if not op.kind.reserved]
-        blk.written.update(v for op, v in zip(ops, values) if op.kind.prefix == "gp")
+        at_gp = _GP_OPERANDS.get(defn.mnemonic)
+        if at_gp is None:
+            ops = [op for op in defn.operands if not op.kind.reserved]
+            at_gp = _GP_OPERANDS[defn.mnemonic] = [i for i, op in enumerate(ops)
+                                                   if op.kind.prefix == "gp"]
+        blk.written.update(values[i] for i in at_gp)
     elif kind == SRAM:
         if not at or any(reg in blk.written for _, reg, _, _ in at):
             blk.touched = None
@@ -173,15 +180,15 @@ def predecode(program, state, cfg, isa, trace: bool = False) -> Code:
             blk = None
             continue
         blk.prefix.append(blk.body_cycles)
-        ref, noted = fn, None
+        ref, noted, at = fn, None, None
         if not trace:
             fn = fastvec.bind(defn.mnemonic, state, values, fn)
             pc_of[id(fn)] = pc
             if fn is not ref and kind != PLAIN:
-                noted = fastvec.noting(defn.mnemonic, state, values, fn)
+                at = fastvec.touches(defn.mnemonic, state, values)
+                noted = fastvec.noting(defn.mnemonic, state, fn, at)
         if blk.touched is not None:
-            _note_touches(blk, defn, kind, values, fn is not ref and fastvec.touches(
-                defn.mnemonic, state, values))
+            _note_touches(blk, defn, kind, values, at)
         blk.items.append((ref, kind, c, fn, noted))
         blk.fns.append(fn)
         blk.body_cycles += c
