@@ -486,6 +486,23 @@ def _c_mm_wo(m, ref, c, rd, imm):
     return run
 
 
+def _c_exp_f32(m, ref, c, rd, rs1):
+    """S_EXP_FP: numerics.exp_f32 in C (its constants passed as they are there)."""
+    if not rd:
+        return ref
+    from kernelcraft.simulators import numerics
+    f, exp_f32 = m.f, c.exp_f32
+    top, coeffs = numerics._EXP_TOP, tuple(numerics._EXP_C)
+    log2e, hi, lo = numerics._LOG2E, numerics._LN2_HI, numerics._LN2_LO
+
+    def run():
+        x = exp_f32(f[rs1], top, coeffs, log2e, hi, lo)
+        if x is None:
+            return ref()
+        f[rd] = x
+    return run
+
+
 def _c_map_fp(m, ref, c, rd, rs1, imm):
     gp, mem, (base, size, vlen), map_fp = m.gp, m.fp_mem, _frame(m), c.map_fp
 
@@ -554,7 +571,7 @@ _NATIVE = {
     "V_RED_SUM": _c_red_sum, "V_RED_MAX": _c_red_max,
     "M_MV": _c_mv(False), "M_TMV": _c_mv(True), "M_MV_WO": _c_mv_wo,
     "M_MM": _c_mm(False), "M_TMM": _c_mm(True), "M_MM_WO": _c_mm_wo,
-    "S_MAP_V_FP": _c_map_fp, "H_PREFETCH_V": _c_prefetch_v, "H_PREFETCH_M": _c_prefetch_m,
+    "S_MAP_V_FP": _c_map_fp, "S_EXP_FP": _c_exp_f32, "H_PREFETCH_V": _c_prefetch_v, "H_PREFETCH_M": _c_prefetch_m,
     "H_STORE_V": _c_store_v,
 }
 

@@ -17,6 +17,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <math.h>
 #include <string.h>
 
 enum { ADD, SUB, RSUB, MUL, MAX, MIN };
@@ -284,6 +285,43 @@ static PyObject *write_out(PyObject *self, PyObject *const *args, Py_ssize_t nar
     Py_RETURN_TRUE;
 }
 
+/* A Python float that is a binary32 value, as a float; 0 (and *ok = 0) otherwise. */
+static float f32_of(PyObject *o, int *ok) {
+    if (!PyFloat_CheckExact(o)) { *ok = 0; return 0; }
+    double d = PyFloat_AS_DOUBLE(o);
+    float f = (float)d;
+    if ((double)f != d) *ok = 0;
+    return f;
+}
+
+/* exp_f32(x, top, coeffs, log2e, ln2_hi, ln2_lo): numerics.exp_f32 of the binary32
+ * value x (S_EXP_FP), each step one binary32 operation (as a binary64 one rounded to
+ * binary32 is, for + - *), the polynomial's coefficients from the highest (`top`,
+ * then the tuple `coeffs`); None for a NaN or anything not binary32. */
+static PyObject *exp_f32(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    NEED(6)
+    int ok = 1;
+    float x = f32_of(args[0], &ok), top = f32_of(args[1], &ok), log2e = f32_of(args[3], &ok),
+          hi = f32_of(args[4], &ok), lo = f32_of(args[5], &ok);
+    if (!ok || x != x || !PyTuple_CheckExact(args[2])) Py_RETURN_NONE;
+    float t = x * log2e;
+    if (t >= 128) return PyFloat_FromDouble(Py_HUGE_VAL);
+    if (t < -126) return PyFloat_FromDouble(0.0);
+    float n = floorf(t);
+    if (n == 0) n = 0.0f;          /* math.floor gives an integer: no -0 */
+    float a = n * hi, r = x - a;
+    a = n * lo;
+    r = r - a;
+    float frac = r * log2e, p = top;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args[2]); i++) {
+        float c = f32_of(PyTuple_GET_ITEM(args[2], i), &ok);
+        if (!ok) Py_RETURN_NONE;
+        p = p * frac;
+        p = p + c;
+    }
+    return PyFloat_FromDouble((double)(float)((double)p * ldexp(1.0, (int)n)));
+}
+
 /* mm(base, size, vlen, mbase, msize, blen, acc, transposed, t, a): MM_ACC (blen x blen)
  * += rows a .. a+blen @ the blen columns of the tile at Matrix SRAM address t (M_MM;
  * t is a tile plus a multiple of blen below MLEN = VLEN), or @ its blen rows there
@@ -448,6 +486,7 @@ static PyMethodDef methods[] = {
     {"write_out", (PyCFunction)(void (*)(void))write_out, METH_FASTCALL, "row = MV_ACC; MV_ACC = 0"},
     {"mm", (PyCFunction)(void (*)(void))mm, METH_FASTCALL, "MM_ACC += rows @ tile columns"},
     {"mm_write_out", (PyCFunction)(void (*)(void))mm_write_out, METH_FASTCALL, "block = MM_ACC; MM_ACC = 0"},
+    {"exp_f32", (PyCFunction)(void (*)(void))exp_f32, METH_FASTCALL, "scalar fp32 exp"},
     {"map_fp", (PyCFunction)(void (*)(void))map_fp, METH_FASTCALL, "row = FP_MEM slice"},
     {"load", (PyCFunction)(void (*)(void))load, METH_FASTCALL, "SRAM = HBM rows"},
     {"store", (PyCFunction)(void (*)(void))store, METH_FASTCALL, "HBM rows = Vector SRAM rows"},

@@ -8,6 +8,7 @@ vector closures run both on lanes.c's C loops (where a C compiler builds them) a
 their numpy code (`lanes.enabled(False)`); a direct test compares the C loops with
 simulators/numerics.py on every bf16 operand pattern."""
 import random
+import struct
 
 import numpy as np
 import pytest
@@ -281,8 +282,10 @@ def random_scalar_loops(seed: int, fp_size: int) -> str:
                 lines.append(f"S_ADDI_INT {d}, {a}, {rng.choice([-2048, -1, 1, 7, 2047])}")
             elif kind < 0.5:
                 lines.append(f"S_ADD_INT {d}, {a}, {b}")
+            elif kind < 0.65:
+                lines.append(f"{rng.choice(['S_ADD_FP', 'S_SUB_FP', 'S_MUL_FP', 'S_MAX_FP'])} {fd}, {fa}, {fb}")
             elif kind < 0.75:
-                lines.append(f"{rng.choice(['S_ADD_FP', 'S_SUB_FP', 'S_MUL_FP'])} {fd}, {fa}, {fb}")
+                lines.append(f"{rng.choice(['S_EXP_FP', 'S_RECI_FP', 'S_SQRT_FP'])} {fd}, {fa}")
             else:
                 lines.append(f"{rng.choice(['S_LD_FP', 'S_ST_FP'])} {fd}, gp6, {rng.randrange(8)}")
         if rng.random() < 0.3:
@@ -311,6 +314,27 @@ def test_random_scalar_loops_agree(seed):
     for cut in (fast.retired // 2 + 1, fast.retired - 1):
         a, b = _both(source, cfg, img, max(1, cut))
         assert same(a, b) == "", (cut, same(a, b))
+
+
+def test_the_c_scalar_exp_is_numerics_exp_f32():
+    from kernelcraft.simulators import numerics as N
+    c = lanes.module()
+    if c is None:
+        pytest.skip("no C compiler: the C lane loops are not built")
+    rng = np.random.default_rng(3)
+    bits = np.concatenate([rng.integers(0, 1 << 32, 30_000, dtype=np.uint64).astype(np.uint32),
+                           rng.normal(scale=40, size=20_000).astype(np.float32).view(np.uint32),
+                           (np.arange(-400, 400) * 0.25).astype(np.float32).view(np.uint32),
+                           np.array([0, 0x80000000, 0x7F800000, 0xFF800000, 1, 0x80000001,
+                                     0x42FE0000, 0xC2FC0000, 0x7F7FFFFF], np.uint32)])
+    constants = (N._EXP_TOP, tuple(N._EXP_C), N._LOG2E, N._LN2_HI, N._LN2_LO)
+    for x in bits.view(np.float32).tolist():
+        got = c.exp_f32(x, *constants)
+        if x != x:
+            assert got is None             # the reference makes the canonical NaN
+        else:
+            assert struct.pack("<d", got) == struct.pack("<d", N.exp_f32(x)), x
+    assert c.exp_f32(0.1, *constants) is None             # not a binary32 value
 
 
 def test_the_loop_and_address_instructions_have_a_fast_closure():
