@@ -13,10 +13,9 @@ the run loop only takes them when no DMA can make them stall; while one is in fl
 it takes their `noting` wrapper, which notes the rows and tiles the reference's
 checked accessors would (the timing model waits on those).
 
-Where lanes.py has built lanes.c, the lane-wise instructions and the row reductions
-are one call of its C loops instead (`_NATIVE`), with the same hand-over of every rare
-case; the numpy closures stay for machines without a C compiler, and the parity tests
-run both.
+Where lanes.py has built lanes.c, these instructions and more are one call of its C
+loops instead (fastlanes.py), with the same hand-over of every rare case; the numpy
+closures stay for machines without a C compiler, and the parity tests run both.
 
 `bind(mnemonic, state, values, ref)` returns the closure, or `ref` when there is none.
 Runs with `Budget(fast=False)` step the reference semantics, so the fast-path parity
@@ -32,23 +31,15 @@ try:                                   # the C function, without numpy's Python 
 except ImportError:                    # pragma: no cover (numpy < 2)
     count_nonzero = np.count_nonzero
 
-from kernelcraft.simulators.numerics import (_BF16_TABLES, bf16_unary, exp, max_f32, reciprocal,
-                                             round_f32)
+from kernelcraft.simulators.numerics import bf16_table, exp, max_f32, reciprocal, round_f32
 
-from . import fastscalar, lanes
-from .state import HBM_READ, HBM_WRITE, MSRAM, STRIDE, V_MASK, VSRAM
+from . import fastlanes, fastscalar
+from .state import MSRAM, VSRAM
 
 F32, U32 = np.float32, np.uint32
 _ZERO = F32(0.0)
 _S16 = U32(16)
 _isnan, _rshift, _band, _add, _take = np.isnan, np.right_shift, np.bitwise_and, np.add, np.take
-
-
-def _table(fn) -> np.ndarray:
-    """numerics.bf16_unary's table of `fn` (built by it on first use)."""
-    if fn not in _BF16_TABLES:
-        bf16_unary(fn, np.zeros(1, F32))
-    return _BF16_TABLES[fn]
 
 
 class Rows:
@@ -176,7 +167,7 @@ def _unary(fn):
         gp = m.gp
         R = rows_of(m)
         fget, uget = R.f.get, R.u.get
-        idx, s16, rs, take = R.idx, R.s16, _rshift, _table(fn).take
+        idx, s16, rs, take = R.idx, R.s16, _rshift, bf16_table(fn).take
 
         def run():
             dst, a = fget(gp[rd]), uget(gp[rs1])
@@ -321,261 +312,6 @@ _MAKERS = {
 }
 
 
-# --- the same on lanes.c's loops: one C call per instruction ---------------------------
-
-ADD, SUB, RSUB, MUL, MAX, MIN = range(6)      # lanes.c's operation codes
-
-
-def _addresses(m) -> dict:
-    """The addresses of the state's arrays that lanes.c works on (made once per state:
-    the arrays are only ever written in place), by name: vsram, msram, hbm, MV_ACC,
-    MM_ACC."""
-    a = m.__dict__.get("_lanes_addresses")
-    if a is None:
-        arrays = {"vsram": m.vsram, "msram": m.msram, "hbm": m.hbm,
-                  "MV_ACC": m.acc["MV_ACC"], "MM_ACC": m.acc["MM_ACC"]}
-        a = m.__dict__["_lanes_addresses"] = {k: v.__array_interface__["data"][0]
-                                              for k, v in arrays.items()}
-    return a
-
-
-def _frame(m) -> tuple:
-    """What every lanes.c call starts with: Vector SRAM's address, its size, VLEN."""
-    return _addresses(m)["vsram"], m.vsram.size, m.VLEN
-
-
-def _masked(m) -> bool:
-    """Whether lanes.c can do a masked instruction: its heads tile the row (else the
-    reference's head mask and the row do not line up, which it reports)."""
-    return m.MLEN % m.HLEN == 0
-
-
-def _c_binary(op):
-    def make(m, ref, c, rd, rs1, rs2, rmask):
-        gp, csr, (base, size, vlen), binary, hlen = m.gp, m.csr, _frame(m), c.binary, m.HLEN
-        if rmask:
-            if not _masked(m):
-                return ref
-
-            def masked():
-                if not binary(base, size, vlen, op, gp[rd], gp[rs1], gp[rs2], hlen, csr[V_MASK]):
-                    return ref()
-            return masked
-
-        def run():
-            if not binary(base, size, vlen, op, gp[rd], gp[rs1], gp[rs2]):
-                return ref()
-        return run
-    return make
-
-
-def _c_scalar(op):
-    def make(m, ref, c, rd, rs1, rs2, rmask, rorder=0):
-        gp, f, csr, (base, size, vlen), scalar = m.gp, m.f, m.csr, _frame(m), c.scalar
-        code, hlen = RSUB if op == SUB and rorder else op, m.HLEN
-        if rmask:
-            if not _masked(m):
-                return ref
-
-            def masked():
-                if not scalar(base, size, vlen, code, gp[rd], gp[rs1], f[rs2], hlen, csr[V_MASK]):
-                    return ref()
-            return masked
-
-        def run():
-            if not scalar(base, size, vlen, code, gp[rd], gp[rs1], f[rs2]):
-                return ref()
-        return run
-    return make
-
-
-def _c_unary(fn):
-    def make(m, ref, c, rd, rs1, rmask):
-        gp, csr, (base, size, vlen), lookup, hlen = m.gp, m.csr, _frame(m), c.table, m.HLEN
-        values = _table(fn)
-        at = values.__array_interface__["data"][0]            # (the table lives in numerics._BF16_TABLES)
-        if rmask:
-            if not _masked(m):
-                return ref
-
-            def masked():
-                if not lookup(base, size, vlen, at, gp[rd], gp[rs1], hlen, csr[V_MASK]):
-                    return ref()
-            return masked
-
-        def run():
-            if not lookup(base, size, vlen, at, gp[rd], gp[rs1]):
-                return ref()
-        return run
-    return make
-
-
-def _c_red_sum(m, ref, c, rd, rs1):
-    gp, f, (base, size, vlen), tree_sum = m.gp, m.f, _frame(m), c.tree_sum
-
-    def run():
-        x = tree_sum(base, size, vlen, gp[rs1])
-        if x is None:
-            return ref()
-        if rd:
-            f[rd] = round_f32(f[rd] + x)
-    return run
-
-
-def _c_red_max(m, ref, c, rd, rs1):
-    gp, f, (base, size, vlen), max_reduce = m.gp, m.f, _frame(m), c.max_reduce
-
-    def run():
-        x = max_reduce(base, size, vlen, gp[rs1])
-        if x is None:
-            return ref()
-        if rd:
-            f[rd] = max_f32(f[rd], x)
-    return run
-
-
-def _c_mv(transposed: bool):
-    def make(m, ref, c, rs1, rs2):
-        if m.VLEN != m.MLEN:
-            return ref
-        gp, (base, size, vlen), mv = m.gp, _frame(m), c.mv
-        mbase, msize = _addresses(m)["msram"], m.msram.size
-        acc = _addresses(m)["MV_ACC"]      # (written in place: PlenaState.set_acc)
-
-        def run():
-            if not mv(base, size, vlen, mbase, msize, acc, transposed, gp[rs1], gp[rs2]):
-                return ref()
-        return run
-    return make
-
-
-def _c_mv_wo(m, ref, c, rd, imm):
-    if m.VLEN != m.MLEN:
-        return ref
-    gp, (base, size, vlen), write_out = m.gp, _frame(m), c.write_out
-    acc = _addresses(m)["MV_ACC"]
-
-    def run():
-        if not write_out(base, size, vlen, acc, gp[rd] + imm):
-            return ref()
-    return run
-
-
-def _c_mm(transposed: bool):
-    def make(m, ref, c, rs1, rs2):
-        if m.VLEN != m.MLEN or m.BLEN > 64:
-            return ref
-        gp, (base, size, vlen), mm, blen = m.gp, _frame(m), c.mm, m.BLEN
-        mbase, msize = _addresses(m)["msram"], m.msram.size
-        acc = _addresses(m)["MM_ACC"]      # (written in place: PlenaState.set_acc)
-
-        def run():
-            if not mm(base, size, vlen, mbase, msize, blen, acc, transposed, gp[rs1], gp[rs2]):
-                return ref()
-        return run
-    return make
-
-
-def _c_mm_wo(m, ref, c, rd, imm):
-    gp, (base, size, vlen), write_out, blen = m.gp, _frame(m), c.mm_write_out, m.BLEN
-    acc = _addresses(m)["MM_ACC"]
-
-    def run():
-        if not write_out(base, size, vlen, blen, acc, gp[rd] + imm):
-            return ref()
-    return run
-
-
-def _c_exp_f32(m, ref, c, rd, rs1):
-    """S_EXP_FP: numerics.exp_f32 in C (its constants passed as they are there)."""
-    if not rd:
-        return ref
-    from kernelcraft.simulators import numerics
-    f, exp_f32 = m.f, c.exp_f32
-    top, coeffs = numerics._EXP_TOP, tuple(numerics._EXP_C)
-    log2e, hi, lo = numerics._LOG2E, numerics._LN2_HI, numerics._LN2_LO
-
-    def run():
-        x = exp_f32(f[rs1], top, coeffs, log2e, hi, lo)
-        if x is None:
-            return ref()
-        f[rd] = x
-    return run
-
-
-def _c_map_fp(m, ref, c, rd, rs1, imm):
-    gp, mem, (base, size, vlen), map_fp = m.gp, m.fp_mem, _frame(m), c.map_fp
-
-    def run():
-        if not map_fp(base, size, vlen, mem, gp[rs1] + imm, gp[rd]):
-            return ref()
-    return run
-
-
-# The transfers note their own footprint (the timing model queues them by it), so
-# each closure is its own `noting` wrapper.
-
-def _c_prefetch_v(m, ref, c, rd, rs1, rs2, rstride, precision):
-    gp, a, csr, footprint, load = m.gp, m.a, m.csr, m.footprint, c.load
-    rows, vlen = m.cfg.HBM_V_PREFETCH_AMOUNT, m.VLEN
-    base, size, hbm, hsize = _addresses(m)["vsram"], m.vsram.size, _addresses(m)["hbm"], m.hbm.size
-
-    def run():
-        d = gp[rd]
-        if not load(base, size, vlen, rows, vlen, hbm, hsize, d, a[rs2] + gp[rs1],
-                    csr[STRIDE] if rstride else vlen):
-            return ref()
-        footprint.append((VSRAM, d // vlen, rows))
-        footprint.append((HBM_READ, rows, vlen))
-    return run
-
-
-def _c_prefetch_m(m, ref, c, rd, rs1, rs2, rstride, precision):
-    gp, a, csr, footprint, load = m.gp, m.a, m.csr, m.footprint, c.load
-    mlen, tile = m.MLEN, m.TILE
-    base, size, hbm, hsize = _addresses(m)["msram"], m.msram.size, _addresses(m)["hbm"], m.hbm.size
-
-    def run():
-        d = gp[rd]
-        if not load(base, size, tile, mlen, mlen, hbm, hsize, d, a[rs2] + gp[rs1],
-                    csr[STRIDE] if rstride else mlen):
-            return ref()
-        footprint.append((MSRAM, d // tile, 1))
-        footprint.append((HBM_READ, mlen, mlen))
-    return run
-
-
-def _c_store_v(m, ref, c, rd, rs1, rs2, rstride, precision):
-    gp, a, csr, footprint, store = m.gp, m.a, m.csr, m.footprint, c.store
-    rows, (base, size, vlen) = m.cfg.HBM_V_WRITEBACK_AMOUNT, _frame(m)
-    hbm, hsize = _addresses(m)["hbm"], m.hbm.size
-
-    def run():
-        s = gp[rd]
-        if not store(base, size, vlen, rows, hbm, hsize, s, a[rs2] + gp[rs1],
-                     csr[STRIDE] if rstride else vlen):
-            return ref()
-        footprint.append((VSRAM, s // vlen, rows))
-        footprint.append((HBM_WRITE, rows, vlen))
-    return run
-
-
-TRANSFERS = {"H_PREFETCH_V", "H_PREFETCH_M", "H_STORE_V"}
-
-
-_NATIVE = {
-    "V_ADD_VV": _c_binary(ADD), "V_SUB_VV": _c_binary(SUB), "V_MUL_VV": _c_binary(MUL),
-    "V_ADD_VF": _c_scalar(ADD), "V_SUB_VF": _c_scalar(SUB), "V_MUL_VF": _c_scalar(MUL),
-    "V_MAX_VF": _c_scalar(MAX), "V_MIN_VF": _c_scalar(MIN),
-    "V_EXP_V": _c_unary(exp), "V_RECI_V": _c_unary(reciprocal),
-    "V_RED_SUM": _c_red_sum, "V_RED_MAX": _c_red_max,
-    "M_MV": _c_mv(False), "M_TMV": _c_mv(True), "M_MV_WO": _c_mv_wo,
-    "M_MM": _c_mm(False), "M_TMM": _c_mm(True), "M_MM_WO": _c_mm_wo,
-    "S_MAP_V_FP": _c_map_fp, "S_EXP_FP": _c_exp_f32, "H_PREFETCH_V": _c_prefetch_v, "H_PREFETCH_M": _c_prefetch_m,
-    "H_STORE_V": _c_store_v,
-}
-
-
 # What the reference's checked accessors note in the footprint, one entry per accessor:
 # (space, position of the register operand in the bound values, position of an
 # immediate added to it or None); each entry is one row (one tile).
@@ -606,7 +342,7 @@ def noting(mnemonic: str, state, fast, at: list | None):
     """`fast` (a closure from `bind`) that also notes its footprint (`at`, from
     `touches`) as the reference would, or None for an instruction without one. When
     `fast` hands over to the reference, the reference's accessors have noted it already."""
-    if mnemonic in TRANSFERS:
+    if mnemonic in fastlanes.TRANSFERS:
         return fast
     if at is None:
         return None
@@ -625,10 +361,8 @@ def noting(mnemonic: str, state, fast, at: list | None):
 def bind(mnemonic: str, state, values: list[int], ref):
     """The fast closure of an instruction with operand `values`, or `ref` (the bound
     reference semantics) if it has none."""
-    native = _NATIVE.get(mnemonic)
-    if native is not None:
-        c = lanes.module()
-        if c is not None:
-            return native(state, ref, c, *values)
+    fast = fastlanes.bind(mnemonic, state, values, ref)
+    if fast is not None:
+        return fast
     make = _MAKERS.get(mnemonic) or fastscalar.MAKERS.get(mnemonic)
     return ref if make is None else make(state, ref, *values)

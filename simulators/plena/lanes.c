@@ -1,4 +1,4 @@
-/* The lane loops of fastvec.py's closures, one C call per instruction: a numpy call
+/* The lane loops of fastlanes.py's closures, one C call per instruction: a numpy call
  * costs about half a microsecond whatever its length, and a 64-lane bf16 instruction
  * took seven of them (the operation, the NaN check, five steps of rounding).
  *

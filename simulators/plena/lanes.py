@@ -1,4 +1,4 @@
-"""The C lane loops of fastvec.py's closures (lanes.c), built on first use.
+"""The C lane loops of fastlanes.py's closures (lanes.c), built on first use.
 
 `module()` returns the built extension module, or None when it cannot be had (no C
 compiler, no Python headers, `KERNELCRAFT_NATIVE=0` in the environment, or

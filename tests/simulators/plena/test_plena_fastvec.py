@@ -15,9 +15,9 @@ import pytest
 
 from kernelcraft.simulators.core.backend import MemoryImage
 from kernelcraft.simulators.core.budget import Budget
-from kernelcraft.simulators.numerics import (bf16_bits_to_f32, bf16_unary, exp, fmax, fmin,
+from kernelcraft.simulators.numerics import (bf16_bits_to_f32, bf16_table, bf16_unary, exp, fmax, fmin,
                                              reciprocal, round_bf16, tree_sum)
-from kernelcraft.simulators.plena import fastvec, lanes
+from kernelcraft.simulators.plena import fastlanes, fastvec, lanes
 from kernelcraft.simulators.plena.assembler import assemble
 from kernelcraft.simulators.plena.machine import PlenaModel
 from kernelcraft.simulators.speed import same
@@ -134,7 +134,7 @@ def test_the_c_loops_compute_what_numerics_does_on_every_bf16_pattern():
     other = bf16_bits_to_f32(rng.integers(0, 1 << 16, n).astype(np.uint16))
     other[:len(SPECIAL)] = bf16_bits_to_f32(np.array(SPECIAL, np.uint16))
     F32 = np.float32
-    binary = {fastvec.ADD: np.add, fastvec.SUB: np.subtract, fastvec.MUL: np.multiply}
+    binary = {fastlanes.ADD: np.add, fastlanes.SUB: np.subtract, fastlanes.MUL: np.multiply}
 
     def run(fn, *args, want):
         """lanes.c on the lanes where `want` is not NaN (it must decline a row with one)."""
@@ -165,14 +165,14 @@ def test_the_c_loops_compute_what_numerics_does_on_every_bf16_pattern():
         run(lambda *a, op=op: c.binary(*a[:3], op, *a[3:]), pool, other,
             want=round_bf16(np_op(pool, other)))
     for f in FP[:2] + FP[3:] + [0.1]:
-        for op, ref in ((fastvec.ADD, lambda x: x + F32(f)), (fastvec.SUB, lambda x: x - F32(f)),
-                        (fastvec.RSUB, lambda x: F32(f) - x), (fastvec.MUL, lambda x: x * F32(f)),
-                        (fastvec.MAX, lambda x: fmax(x, f)), (fastvec.MIN, lambda x: fmin(x, f))):
+        for op, ref in ((fastlanes.ADD, lambda x: x + F32(f)), (fastlanes.SUB, lambda x: x - F32(f)),
+                        (fastlanes.RSUB, lambda x: F32(f) - x), (fastlanes.MUL, lambda x: x * F32(f)),
+                        (fastlanes.MAX, lambda x: fmax(x, f)), (fastlanes.MIN, lambda x: fmin(x, f))):
             run(lambda *a, op=op: c.scalar(*a[:3], op, *a[3:]), pool, f,
                 want=round_bf16(ref(pool)))
     rows = np.concatenate([np.zeros(n, F32), pool])
     for fn in (exp, reciprocal):
-        table = fastvec._table(fn)
+        table = bf16_table(fn)
         assert c.table(rows.ctypes.data, rows.size, n, table.ctypes.data, 0, n)
         assert np.array_equal(rows[:n].view(np.uint32), bf16_unary(fn, pool).view(np.uint32))
     for width in (1, 2, 64, 8192):
@@ -184,7 +184,7 @@ def test_the_c_loops_compute_what_numerics_does_on_every_bf16_pattern():
     x = pool[~np.isnan(pool)][:64]
     assert c.max_reduce(x.ctypes.data, 64, 64, 0) == float(x.max())
     assert c.max_reduce(pool.ctypes.data, 64, 64, 3) is None          # not a whole row
-    assert c.binary(pool.ctypes.data, 64, 8, fastvec.ADD, 0, 8, 64) is False   # past the end
+    assert c.binary(pool.ctypes.data, 64, 8, fastlanes.ADD, 0, 8, 64) is False   # past the end
 
 
 def test_the_c_matrix_loops_sum_in_the_reference_order():
