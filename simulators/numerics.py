@@ -138,17 +138,23 @@ def sqrt(x) -> np.ndarray:
 _BF16_TABLES: dict = {}
 
 
+def bf16_table(fn) -> np.ndarray:
+    """round_bf16(fn(x)) for every bf16 bit pattern x, as float32[65536] (made once per
+    `fn` and kept: `bf16_unary` and the plena model's fast paths look results up in it)."""
+    table = _BF16_TABLES.get(fn)
+    if table is None:
+        every = bf16_bits_to_f32(np.arange(1 << 16, dtype=np.uint32).astype(np.uint16))
+        table = _BF16_TABLES[fn] = round_bf16(fn(every))
+    return table
+
+
 def bf16_unary(fn, x) -> np.ndarray:
     """round_bf16(fn(x)) for bf16-exact float32 `x`, by table lookup.
 
     A bf16 operand has only 65,536 values, so the result of a unary function is a
     fixed table; building it once with `fn` itself keeps the bits identical to
     computing `round_bf16(fn(x))` directly, at a fraction of the cost per call."""
-    table = _BF16_TABLES.get(fn)
-    if table is None:
-        every = bf16_bits_to_f32(np.arange(1 << 16, dtype=np.uint32).astype(np.uint16))
-        table = _BF16_TABLES[fn] = round_bf16(fn(every))
-    return table[f32(x).view(np.uint32) >> 16]
+    return bf16_table(fn)[f32(x).view(np.uint32) >> 16]
 
 
 def tree_sum(x, axis: int = -1) -> np.ndarray:

@@ -130,6 +130,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"functional models, default configurations, median of {a.repeats} runs per workload, per CPU "
           "second (fast and stepped runs agree on memories, registers, cycles, stalls)")
     print(table(rows, a.repeats))
+    if any(key.startswith("plena/") for key, *_ in rows):
+        from kernelcraft.simulators.plena import lanes
+        print(lanes.status())
     return 0
 
 

@@ -51,6 +51,37 @@ ROWS = """
         C_LOOP_END gp1
     C_LOOP_END gp5
 """
+# a double-buffered stream, the shape of most kernels that read HBM: the next rows are
+# prefetched while a 4-row inner loop (too short to batch) computes on these, which wait
+# for their transfer; results are stored and the buffers swapped
+STREAM = """
+    S_ADDI_INT gp8, gp0, VLEN
+    C_SET_STRIDE_REG gp8
+    S_ADDI_INT gp1, gp0, 0
+    S_ADDI_INT gp2, gp0, 4 * VLEN
+    S_ADDI_INT gp4, gp0, 600 * VLEN
+    S_ADDI_INT gp6, gp0, 0
+    S_LUI_INT  gp9, 1024
+    H_PREFETCH_V gp1, gp6, a0, 1, 0
+    C_LOOP_START gp5, {n}
+        S_ADDI_INT gp6, gp6, 4 * VLEN
+        H_PREFETCH_V gp2, gp6, a0, 1, 0
+        S_ADDI_INT gp3, gp1, 0
+        C_LOOP_START gp7, 4
+            V_MUL_VF gp4, gp3, f1
+            V_EXP_V  gp4, gp4
+            V_ADD_VF gp4, gp4, f2
+            V_RECI_V gp4, gp4
+            V_MUL_VV gp3, gp3, gp4
+            S_ADDI_INT gp3, gp3, VLEN
+        C_LOOP_END gp7
+        H_STORE_V gp1, gp9, a0, 1, 0
+        S_ADDI_INT gp9, gp9, 4 * VLEN
+        S_ADD_INT gp3, gp1, gp0
+        S_ADD_INT gp1, gp2, gp0
+        S_ADD_INT gp2, gp3, gp0
+    C_LOOP_END gp5
+"""
 MATMUL = """
     C_LOOP_START gp1, {n}
         M_MM 0, gp0, gp0
@@ -63,6 +94,8 @@ SPEED = {
     "scalar": ("scalar loop (integer, fp, loads, stores, hardware loop)", SCALAR, 50_000),
     "vector": ("vector loop (add, mul, exp, sum, sub, max on VLEN lanes)", VECTOR, 2_000),
     "rows": ("element-wise row pass (mul, exp, add, reciprocal, mul through a scratch row)", ROWS, 20),
+    "stream": ("double-buffered stream (prefetch next rows, 4-row inner loop waits on them, store)",
+               STREAM, 2000),
 }
 # Loop trip counts: plain runs, traced runs (which keep every step in memory).
 SIZES = {"scalar": (100_000, 10_000), "vector": (3_000, 300), "matmul": (3_000, 300)}

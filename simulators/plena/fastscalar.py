@@ -15,6 +15,8 @@ from __future__ import annotations
 import operator
 import struct
 
+from kernelcraft.simulators.numerics import max_f32, recip_f32, sqrt_f32
+
 _F32 = struct.Struct("<f")
 
 
@@ -74,6 +76,23 @@ def _fp_binary(op):
     return make
 
 
+def _fp_call(fn, arity: int):
+    """S_MAX_FP, S_RECI_FP, S_SQRT_FP: the reference's own numerics function, without
+    the bound semantics and PlenaState.set_f around it."""
+    def make(m, ref, rd, rs1, rs2=None):
+        if not rd:
+            return ref
+        f = m.f
+        if arity == 2:
+            def run():
+                f[rd] = fn(f[rs1], f[rs2])
+        else:
+            def run():
+                f[rd] = fn(f[rs1])
+        return run
+    return make
+
+
 def _fp_mem(load: bool):
     """S_LD_FP (load) / S_ST_FP: an FP_MEM address out of range goes to the reference."""
     def make(m, ref, rd, rs1, imm):
@@ -96,4 +115,6 @@ def _fp_mem(load: bool):
 
 MAKERS = {"S_ADDI_INT": _addi, "S_ADD_INT": _add, "C_LOOP_END": _loop_end,
           "S_ADD_FP": _fp_binary(operator.add), "S_SUB_FP": _fp_binary(operator.sub),
-          "S_MUL_FP": _fp_binary(operator.mul), "S_LD_FP": _fp_mem(True), "S_ST_FP": _fp_mem(False)}
+          "S_MUL_FP": _fp_binary(operator.mul), "S_LD_FP": _fp_mem(True), "S_ST_FP": _fp_mem(False),
+          "S_MAX_FP": _fp_call(max_f32, 2), "S_RECI_FP": _fp_call(recip_f32, 1),
+          "S_SQRT_FP": _fp_call(sqrt_f32, 1)}

@@ -9,7 +9,13 @@ address that fails a check, a write mask, a NaN in a result, an fp operand whose
 max/min would need the zero rules) is handed to the reference semantics, which raise
 the same error or compute the rare case (semantics check before they write, so no
 state has changed when they are called). The closures do not note their footprint:
-the run loop only takes the fast path when no DMA can make them stall.
+the run loop only takes them when no DMA can make them stall; while one is in flight
+it takes their `noting` wrapper, which notes the rows and tiles the reference's
+checked accessors would (the timing model waits on those).
+
+Where lanes.py has built lanes.c, these instructions and more are one call of its C
+loops instead (fastlanes.py), with the same hand-over of every rare case; the numpy
+closures stay for machines without a C compiler, and the parity tests run both.
 
 `bind(mnemonic, state, values, ref)` returns the closure, or `ref` when there is none.
 Runs with `Budget(fast=False)` step the reference semantics, so the fast-path parity
@@ -25,22 +31,15 @@ try:                                   # the C function, without numpy's Python 
 except ImportError:                    # pragma: no cover (numpy < 2)
     count_nonzero = np.count_nonzero
 
-from kernelcraft.simulators.numerics import (_BF16_TABLES, bf16_unary, exp, max_f32, reciprocal,
-                                             round_f32)
+from kernelcraft.simulators.numerics import bf16_table, exp, max_f32, reciprocal, round_f32
 
-from . import fastscalar
+from . import fastlanes, fastscalar
+from .state import MSRAM, VSRAM
 
 F32, U32 = np.float32, np.uint32
 _ZERO = F32(0.0)
 _S16 = U32(16)
 _isnan, _rshift, _band, _add, _take = np.isnan, np.right_shift, np.bitwise_and, np.add, np.take
-
-
-def _table(fn) -> np.ndarray:
-    """numerics.bf16_unary's table of `fn` (built by it on first use)."""
-    if fn not in _BF16_TABLES:
-        bf16_unary(fn, np.zeros(1, F32))
-    return _BF16_TABLES[fn]
 
 
 class Rows:
@@ -168,7 +167,7 @@ def _unary(fn):
         gp = m.gp
         R = rows_of(m)
         fget, uget = R.f.get, R.u.get
-        idx, s16, rs, take = R.idx, R.s16, _rshift, _table(fn).take
+        idx, s16, rs, take = R.idx, R.s16, _rshift, bf16_table(fn).take
 
         def run():
             dst, a = fget(gp[rd]), uget(gp[rs1])
@@ -313,8 +312,57 @@ _MAKERS = {
 }
 
 
+# What the reference's checked accessors note in the footprint, one entry per accessor:
+# (space, position of the register operand in the bound values, position of an
+# immediate added to it or None); each entry is one row (one tile).
+_ROW2 = ((VSRAM, 0, None), (VSRAM, 1, None))
+_ROW3 = ((VSRAM, 0, None), (VSRAM, 1, None), (VSRAM, 2, None))
+_TOUCHES = {
+    "V_ADD_VV": _ROW3, "V_SUB_VV": _ROW3, "V_MUL_VV": _ROW3,
+    "V_ADD_VF": _ROW2, "V_SUB_VF": _ROW2, "V_MUL_VF": _ROW2, "V_MAX_VF": _ROW2,
+    "V_MIN_VF": _ROW2, "V_EXP_V": _ROW2, "V_RECI_V": _ROW2,
+    "V_RED_SUM": ((VSRAM, 1, None),), "V_RED_MAX": ((VSRAM, 1, None),),
+    "M_MV": ((MSRAM, 0, None), (VSRAM, 1, None)), "M_TMV": ((MSRAM, 0, None), (VSRAM, 1, None)),
+    "M_MV_WO": ((VSRAM, 0, 1),), "S_MAP_V_FP": ((VSRAM, 0, None),),
+}
+
+
+def touches(mnemonic: str, state, values: list[int]) -> list | None:
+    """The rows and tiles an instruction with operand `values` touches, as
+    (space, gp register, immediate added, elements per row or tile) -- each one row or
+    tile at (gp[register] + immediate) // elements -- or None if not known here."""
+    spec = _TOUCHES.get(mnemonic)
+    if spec is None:
+        return None
+    return [(space, values[reg], 0 if imm is None else values[imm],
+             state.VLEN if space == VSRAM else state.TILE) for space, reg, imm in spec]
+
+
+def noting(mnemonic: str, state, fast, at: list | None):
+    """`fast` (a closure from `bind`) that also notes its footprint (`at`, from
+    `touches`) as the reference would, or None for an instruction without one. When
+    `fast` hands over to the reference, the reference's accessors have noted it already."""
+    if mnemonic in fastlanes.TRANSFERS:
+        return fast
+    if at is None:
+        return None
+    gp, footprint = state.gp, state.footprint
+    note = footprint.append
+
+    def noted():
+        n = len(footprint)
+        fast()
+        if len(footprint) == n:
+            for space, reg, imm, size in at:
+                note((space, (gp[reg] + imm) // size, 1))
+    return noted
+
+
 def bind(mnemonic: str, state, values: list[int], ref):
     """The fast closure of an instruction with operand `values`, or `ref` (the bound
     reference semantics) if it has none."""
+    fast = fastlanes.bind(mnemonic, state, values, ref)
+    if fast is not None:
+        return fast
     make = _MAKERS.get(mnemonic) or fastscalar.MAKERS.get(mnemonic)
     return ref if make is None else make(state, ref, *values)

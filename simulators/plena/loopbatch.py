@@ -32,6 +32,12 @@ from .semantics import parameters
 
 F32 = np.float32
 
+# The fewest instructions (trips x body) a loop must have left for `run` to be asked:
+# its checks and set operations cost about what stepping this many instructions does
+# on lanes.c's closures (True) or on the numpy ones (False); a shorter loop steps
+# (measured: a 6-instruction body broke even at about 100 and 16 trips).
+MIN_INSTRUCTIONS = {True: 512, False: 96}
+
 # mnemonic -> (batched numerics on stacked rows a, b or the fp operand f; the ISA
 # operands that are row addresses read, the fp operand or None). The numerics are
 # semantics/vector.py's, applied element-wise to every iteration's rows at once.

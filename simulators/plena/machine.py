@@ -4,7 +4,7 @@ The run loop walks basic blocks (predecode.py). A block that cannot stall runs i
 bound semantics (fastvec.py's closures where there are some) back to back and adds its
 static cycles; a block that may stall or issues a DMA runs instruction by instruction
 through the timing model (timing.py), each instruction that cannot stall by its fast
-closure;
+closure and one that may by that closure noting its footprint (fastvec.noting);
 tracing runs every instruction that way against a TracingState. The frame around this
 loop (budgets, deadline, errors, result) is simulators/core/runloop.py's.
 """
@@ -16,6 +16,7 @@ from kernelcraft.simulators.core.program import Program
 from kernelcraft.simulators.core.runloop import Machine, Run
 from kernelcraft.simulators.core.trace import TraceStep
 
+from . import lanes, loopbatch
 from .predecode import CHECK, DMA, FAST, PLAIN, SRAM, Code, predecode
 from .state import PlenaState
 from .timing import Timing
@@ -78,7 +79,11 @@ class _Run(Run):
         nb = len(rows)
         # loop bodies that can run all their iterations at once (loopbatch.py)
         batches = [blk.batch if fast else None for blk in code.blocks]
+        # blocks that may stall whose rows are known at entry (predecode.Block.touched)
+        touched = [blk.touched if fast else None for blk in code.blocks]
+        gp = self.state.gp
         declined = [False] * nb
+        at_least = loopbatch.MIN_INSTRUCTIONS[lanes.module() is not None]
         timing, footprint = self.timing, self.state.footprint
         trace, state = self.trace, self.state
         check_at = self.check_at
@@ -94,7 +99,7 @@ class _Run(Run):
                         state.loops and state.loops[-1] == start:
                     trips = state.gp[batch.counter]
                     n = trips * size
-                    if trips > 1 and retired + n <= self.limit:
+                    if trips > 1 and n >= at_least and retired + n <= self.limit:
                         if retired + n > check_at:
                             self.check_time(start, t, retired)
                             check_at = min(retired + n + self.every, self.limit)
@@ -109,7 +114,9 @@ class _Run(Run):
                     self.partial = (b, 0)
                     check_at = self.checkpoint(b, start, t, retired, size)
                     self.partial = None
-                if fast and (mode == FAST or (mode == CHECK and t >= timing.horizon)):
+                if fast and (mode == FAST or mode == CHECK and (
+                        t >= timing.horizon or touched[b] is not None
+                        and timing.settled(t, gp, touched[b]))):
                     for fn in fns:
                         fn()
                     t += body_cycles
@@ -157,10 +164,14 @@ class _Run(Run):
         timing, footprint = self.timing, self.state.footprint
         trace = self.trace
         fast = self.budget.fast
-        for i, (fn, kind, cycles, quick) in enumerate(items):
+        for i, (fn, kind, cycles, quick, noted) in enumerate(items):
             issue = t
-            if fast and (kind == PLAIN or (kind == SRAM and t >= timing.horizon)):
-                fn = quick                  # cannot stall: its footprint is not needed
+            if fast:
+                if kind == PLAIN or (kind == SRAM and t >= timing.horizon):
+                    fn = quick              # cannot stall: its footprint is not needed
+                elif noted is not None:
+                    fn = noted              # may stall or is a transfer: the fast path
+                                            # noting its footprint
             try:
                 fn()
             except SimError as e:

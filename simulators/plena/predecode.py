@@ -33,7 +33,8 @@ class Block:
     start: int                     # pc of the first instruction
     size: int                      # instructions, including the flow instruction
     fns: list = field(default_factory=list)      # bound semantics of the body
-    items: list = field(default_factory=list)    # (reference fn, kind, cycles, fast fn) per body instruction
+    # (reference fn, kind, cycles, fast fn, fast fn noting its footprint or None) per body instruction
+    items: list = field(default_factory=list)
     flow: object = None            # bound control-flow instruction ending the block
     flow_ref: object = None        # its reference semantics (flow is its fast closure, if any)
     body_cycles: int = 0
@@ -42,6 +43,10 @@ class Block:
     prefix: list = field(default_factory=list)   # issue-cycle offset of each body instruction
     busy: dict = field(default_factory=dict)     # unit -> static busy cycles (not DMA)
     batch: object = None           # loopbatch.Plan when the block is a loop body it can run at once
+    written: set = field(default_factory=set)    # gp registers the body may write (so far)
+    # the rows and tiles its body touches (fastvec.touches), all addressed by registers the
+    # body does not change before it uses them, so known at entry; None if not known
+    touched: list | None = field(default_factory=list)
 
     def row(self, ref: bool = False) -> tuple:
         """What the hot loop unpacks (with `ref`: the reference flow instruction)."""
@@ -102,6 +107,28 @@ def _operand_values(defn, instr) -> list[int]:
     return values
 
 
+_GP_OPERANDS: dict = {}     # mnemonic -> positions of its gp operands among its values
+
+
+def _note_touches(blk: Block, defn, kind: int, values: list[int], at) -> None:
+    """Add an instruction's rows and tiles (`at`, from fastvec.touches) to its block's
+    `touched`, or make that None: an SRAM instruction whose rows are not known, or whose
+    address register an earlier instruction of the block may have written (any gp
+    operand of a scalar or control instruction counts as written)."""
+    if kind == PLAIN:
+        at_gp = _GP_OPERANDS.get(defn.mnemonic)
+        if at_gp is None:
+            ops = [op for op in defn.operands if not op.kind.reserved]
+            at_gp = _GP_OPERANDS[defn.mnemonic] = [i for i, op in enumerate(ops)
+                                                   if op.kind.prefix == "gp"]
+        blk.written.update(values[i] for i in at_gp)
+    elif kind == SRAM:
+        if not at or any(reg in blk.written for _, reg, _, _ in at):
+            blk.touched = None
+        else:
+            blk.touched.extend(a for a in at if a not in blk.touched)
+
+
 def predecode(program, state, cfg, isa, trace: bool = False) -> Code:
     """Bind every instruction of `program` to `state`; raises a located SimError for an
     instruction the model cannot run (unknown mnemonic, bad operand, program too big)."""
@@ -153,11 +180,16 @@ def predecode(program, state, cfg, isa, trace: bool = False) -> Code:
             blk = None
             continue
         blk.prefix.append(blk.body_cycles)
-        ref = fn
+        ref, noted, at = fn, None, None
         if not trace:
             fn = fastvec.bind(defn.mnemonic, state, values, fn)
             pc_of[id(fn)] = pc
-        blk.items.append((ref, kind, c, fn))
+            if fn is not ref and kind != PLAIN:
+                at = fastvec.touches(defn.mnemonic, state, values)
+                noted = fastvec.noting(defn.mnemonic, state, fn, at)
+        if blk.touched is not None:
+            _note_touches(blk, defn, kind, values, at)
+        blk.items.append((ref, kind, c, fn, noted))
         blk.fns.append(fn)
         blk.body_cycles += c
         blk.mode = max(blk.mode, SLOW if trace or kind == DMA else CHECK if kind == SRAM else FAST)

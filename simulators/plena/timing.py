@@ -46,6 +46,21 @@ class Timing:
         self.stall += start - t
         return start
 
+    def settled(self, t: int, gp: list, touched: list) -> bool:
+        """Whether every row and tile of `touched` (fastvec.touches entries, addressed
+        through the registers `gp`) is ready by cycle `t`, so that nothing issued from
+        `t` on that touches only those can stall. False too for an address that is
+        not a row or tile in range: that instruction faults, and is stepped."""
+        ready = self.ready
+        for space, reg, imm, size in touched:
+            a = gp[reg] + imm
+            if a < 0 or a % size:
+                return False
+            r, row = ready[space], a // size
+            if row >= len(r) or r[row] > t:
+                return False
+        return True
+
     def transfer(self, t: int, footprint) -> int:
         """Queue the DMA of an instruction at issue at `t`: `footprint` holds its SRAM side
         and its HBM side (rows, row length, direction). Returns the cycle it issues in:

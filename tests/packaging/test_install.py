@@ -42,10 +42,11 @@ def test_the_wheel_holds_one_namespace_with_its_data(wheel):
                  "kernelcraft/isa/plena/hardware.toml", "kernelcraft/isa/plena/MANUAL.md",
                  "kernelcraft/workbench/tui/app.tcss", "kernelcraft/rtl/plena/plena_core.v",
                  "kernelcraft/rtl/plena/plena_hbm.cpp", "kernelcraft/rtl/coral/coral_core.v",
+                 "kernelcraft/simulators/plena/lanes.c",
                  "kernelcraft/workbench/agent/prompts/system.j2"):
         assert must in names, must
     # every module and data file of the checkout is in the wheel (prompts, Verilog ...)
-    shipped = (".py", ".toml", ".md", ".j2", ".tcss", ".json", ".v", ".vh", ".cpp", ".vlt")
+    shipped = (".py", ".toml", ".md", ".j2", ".tcss", ".json", ".v", ".vh", ".cpp", ".vlt", ".c")
     missing = [path for part in (*PARTS, "rtl") for path in (ROOT / part).rglob("*")
                if path.suffix in shipped and "__pycache__" not in path.parts
                and f"kernelcraft/{path.relative_to(ROOT).as_posix()}" not in names]

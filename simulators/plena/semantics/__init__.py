@@ -12,6 +12,7 @@ of mnemonics are equal.
 """
 from __future__ import annotations
 
+import functools
 import inspect
 from typing import Callable
 
@@ -34,7 +35,13 @@ def flow(fn: Callable) -> Callable:
 
 def parameters(mnemonic: str) -> list[str]:
     """Operand names a semantics function takes (without the state and `pc`)."""
-    names = list(inspect.signature(SEMANTICS[mnemonic]).parameters)[1:]
+    return list(_parameters(mnemonic))
+
+
+@functools.lru_cache(maxsize=None)
+def _parameters(mnemonic: str) -> tuple[str, ...]:
+    # asked for every instruction of a loop body when a run is predecoded: kept
+    names = tuple(inspect.signature(SEMANTICS[mnemonic]).parameters)[1:]
     return names[:-1] if mnemonic in FLOW else names
 
 
