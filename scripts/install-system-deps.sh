@@ -10,6 +10,7 @@
 #                    g++ brings gcc, which builds plena's C lane loops on first use
 #                    (simulators/plena/lanes.c; without it the model runs them in numpy).
 #   perl             Verilator's driver script is Perl.
+#   python3-dev      only for Debian's python3 without its headers (see below).
 #   ccache           caches compiled objects across Verilator builds (the Verilator and
 #                    cocotb runtime files are the same in every build), so a build of
 #                    new RTL compiles only the model; used when present.
@@ -25,6 +26,12 @@
 set -euo pipefail
 
 packages=(iverilog g++ make perl ccache binutils-riscv64-unknown-elf yosys chromium)
+# Debian's own python3 ships without its headers, which the C lane loops compile against
+# (an interpreter of another origin, e.g. pyenv's, brings its own)
+if command -v python3 >/dev/null 2>&1 && [ "$(command -v python3)" = /usr/bin/python3 ] \
+   && ! python3 -c 'import sysconfig, os, sys; sys.exit(not os.path.isfile(os.path.join(sysconfig.get_paths()["include"], "Python.h")))'; then
+  packages+=(python3-dev)
+fi
 
 if ! command -v apt-get >/dev/null 2>&1; then
   echo "install-system-deps.sh: apt-get not found; this script is for Debian." >&2
