@@ -41,6 +41,7 @@ from .loops import LoopPlan
 from .selfloop import SelfLoop
 from .strips import StripPlan
 from .timing import LOAD, NOWB, STORE, VectorTiming
+from .vecloop import VecLoop
 
 MAX_BLOCK = 256
 STOP_BREAK, STOP_ECALL = -1, -2
@@ -184,7 +185,8 @@ class Compiler:
         if flow is not None and flow[0].flow == "branch" and flow[0].target == start and not self.traced:
             args = (self.program.instrs, start, blk.size, self.cfg, self.isa, self.s, self.timing, blk.tsteps)
             blk.loop = LoopPlan.recognise(*args, *blk.tails) or StripPlan.recognise(*args, blk.tails)
-            blk.sloop = SelfLoop(self, blk, body_fast if not timed_only else None, body_timed, flow[0].cond)
+            vec = VecLoop(self, blk, flow[0].cond) if timed_only and self.fast else None
+            blk.sloop = SelfLoop(self, blk, body_fast if not timed_only else None, body_timed, flow[0].cond, vec)
         if not timed_only:
             blk.fn = self._define("def fn():\n    " + "\n    ".join(fast) + "\n", "fn")
         if self.traced or timed_only:

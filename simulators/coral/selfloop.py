@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import re
 
+from kernelcraft.simulators.core.errors import SimError
+
 from . import fpregs
 from .state import FRM
 
@@ -155,12 +157,13 @@ class SelfLoop:
     """The two loop functions of one self-looping block (the fast one only if the
     block has a fast variant); compiled on first use."""
 
-    __slots__ = ("comp", "blk", "body_fast", "body_timed", "cond", "_fast", "_timed", "floats", "_float")
+    __slots__ = ("comp", "blk", "body_fast", "body_timed", "cond", "_fast", "_timed", "floats", "_float", "vec")
 
-    def __init__(self, comp, blk, body_fast, body_timed, cond):
+    def __init__(self, comp, blk, body_fast, body_timed, cond, vec=None):
         self.comp, self.blk, self.cond = comp, blk, cond
         self.body_fast, self.body_timed = body_fast, body_timed
         self._fast = self._timed = self.floats = self._float = None
+        self.vec = vec              # vecloop.py's variant of the timed loop, if it may apply
 
     def fast(self, n: int):
         if self.floats is None:
@@ -195,6 +198,25 @@ class SelfLoop:
             self._float = comp._define(bind_globals(source, comp.ns), "fast")
 
     def timed(self, T: int, R: int, n: int):
+        done = 0
+        if self.vec is not None and self.vec.cold():    # one iteration stepped warms its closures
+            done, nxt, T = self._timed_loop(T, R, 1)
+            if nxt != self.blk.start or done >= n:
+                return done, nxt, T
+        out = self.vec.run(T, n - done) if self.vec is not None else None
+        if out is not None:
+            i, nxt, T, stopped = out
+            done += i
+            if not stopped:
+                return done, nxt, T
+        try:                    # the rest (from where the vector variant stopped) as before
+            j, nxt, T = self._timed_loop(T, R + done * self.blk.size, n - done)
+        except SimError as e:
+            e.done += done
+            raise
+        return done + j, nxt, T
+
+    def _timed_loop(self, T: int, R: int, n: int):
         if self._timed is None:
             b = self.blk
             taken, fall = b.tails

@@ -1,0 +1,443 @@
+"""A self-looping block of short-vector arithmetic as straight-line Python.
+
+selfloop.py runs such a block's timed variant in a `while` loop, which still calls
+one smallvec.py closure and one VectorTiming.dispatch per vector instruction, each
+re-reading registers through memoryviews. This variant (for e32, LMUL = 1,
+vl = VLMAX) holds every vector register the block names as Python floats in
+locals, one per element (mask registers as one int), unrolls each instruction's
+element loop into statements, and inlines the vector queue. Registers go back to
+the state on every exit.
+
+It is an optimisation of the same semantics, under the same conditions as
+smallvec.py (whose module docstring has the floating-point argument):
+- each vector instruction's closure has last run with the current vtype and vl
+  (smallvec.wrap's `last`), which proves its operand checks pass and gives its
+  cycles;
+- frm = RNE, no register the loop reads holds a NaN, and every result stays on the
+  simple path (finite below 2^127, not tiny unless an exact zero; fma results not
+  zero): so no NaN ever enters a local and NX is the only flag (a local, accrued
+  on exit);
+- an element leaving the simple path abandons the iteration before anything of it
+  is kept: vector results go to fresh names and become the registers only at the
+  iteration's end, scalar code and the timing run after that, so the loop stops at
+  the iteration's start and the caller steps from there;
+- scalar instructions only those without memory access, CSR, error or wait; vector
+  instructions only those below (unmasked, or masked with inactive elements kept),
+  none reading a register the scalar code writes.
+Anything else is refused when the loop is generated (`None`), and the block keeps
+selfloop.py's loop.
+"""
+from __future__ import annotations
+
+from array import array
+
+from .fp32 import TINY
+from .selfloop import _localise, bind_globals
+from .semantics import VECTOR
+from .smallvec import ARITH as VARITH, FMA as VFMA
+from .state import FFLAGS, FRM
+
+BIG = 2.0 ** 127
+LT, GT = "<", ">"
+COMPARES = {"vmfeq": "==", "vmfne": "!=", "vmflt": "<", "vmfle": "<=", "vmfgt": ">", "vmfge": ">="}
+ARITH = {name: VARITH[name][0] for name in ("vfadd", "vfsub", "vfrsub", "vfmul")}
+SAFE_SCALAR = ("CSR", "FRM", "JUMP", "VSET", "VQ", "SYNC", "DRAIN", "S.", "raise", "STORE", "BAD")
+
+
+class Refuse(Exception):
+    """The block has something this variant does not run."""
+
+
+def _range(x: str, zero: bool) -> str:
+    ok = f"{TINY!r} <= {x} < {BIG!r} or -{BIG!r} < {x} <= -{TINY!r}"
+    return f"if not ({ok}{f' or {x} == 0.0' if zero else ''}): break"
+
+
+def _sum(out: str, p: str, q: str) -> list[str]:
+    """out = p + q rounded to binary32 (both binary32 values, q maybe negated)."""
+    return ["x_ = " + f"{p} + {q}", _range("x_", True), "_F[0] = x_", f"{out} = _F[0]",
+            "if not nx_:", "    bb_ = x_ - " + p,
+            f"    if {out} != x_ or ({p} - (x_ - bb_)) + ({q} - bb_): nx_ = 1"]
+
+
+def _product(out: str, a: str, b: str) -> list[str]:
+    return [f"x_ = {a} * {b}", _range("x_", True), "_F[0] = x_", f"{out} = _F[0]",
+            f"if {out} != x_: nx_ = 1"]
+
+
+def _fma(out: str, p: str, z: str) -> list[str]:
+    """out = p + z rounded once, p an exact product (smallvec._fma's simple path)."""
+    return [f"p_ = {p}", f"z_ = {z}", "x_ = p_ + z_", _range("x_", False), "_F[0] = x_", f"{out} = _F[0]",
+            "bb_ = x_ - p_", "if (p_ - (x_ - bb_)) + (z_ - bb_):",
+            f"    o_ = x_ + (x_ - {out})", "    _F[0] = o_",
+            f"    if {out} != x_ and _F[0] == o_: break", "    nx_ = 1",
+            f"elif {out} != x_: nx_ = 1"]
+
+
+class Gen:
+    """The loop function's text for one block at one (vtype, vl)."""
+
+    def __init__(self, s, epr: int):
+        self.s, self.epr = s, epr
+        self.kind: dict[int, str] = {}        # register -> "vec" | "mask" | "red" (element 0 written by reductions)
+        self.cur: dict = {}                   # (register, element) or register -> current local name
+        self.written: dict[int, str] = {}
+        self.fregs: set[int] = set()          # f registers vector instructions read
+        self.read: set = set()                # registers read before written in an iteration
+        self.lines: list[str] = []
+
+    def _kind(self, r: int, kind: str) -> None:
+        if self.kind.setdefault(r, kind) != kind:
+            raise Refuse(f"v{r} used as {self.kind[r]} and {kind}")
+
+    def elem(self, r: int, e: int) -> str:
+        if self.kind.get(r) != "red":
+            self._kind(r, "vec")
+        elif e:
+            raise Refuse("reads a reduction's tail")
+        return self._base((r, e), f"v{r}_{e}", r)
+
+    def _base(self, key, name: str, r: int) -> str:
+        if key in self.cur:
+            return self.cur[key]
+        self.read.add(r)
+        return name
+
+    def mask(self, r: int) -> str:
+        self._kind(r, "mask")
+        return self._base(r, f"m{r}", r)
+
+    def scalar(self, ops, form: str) -> list[str]:
+        if form == "vv":
+            return [self.elem(ops["vs1"], e) for e in range(self.epr)]
+        self.fregs.add(ops["rs1"])
+        return [f"fv{ops['rs1']}"] * self.epr
+
+    def put(self, k: int, vd: int, vals: list, vm: int, kind: str = "vec") -> None:
+        """Results (lists of lines computing each element into its name) into fresh names."""
+        if kind == "vec":
+            self._kind(vd, "vec")
+        m = None if vm else self.mask(0)
+        if not vm and self.s.vma and self.s.agnostic_ones:
+            raise Refuse("masked with agnostic inactive elements")
+        new = {}
+        for e, code in enumerate(vals):
+            name = f"v{vd}_{e}_{k}"
+            lines = code(name)
+            if m is None:
+                self.lines += lines
+            else:
+                old = self.elem(vd, e)
+                self.lines += [f"if {m} & {1 << e}:"] + ["    " + ln for ln in lines] + [f"else: {name} = {old}"]
+            new[(vd, e)] = name
+        self.cur.update(new)
+        self.written[vd] = kind
+
+    # --- instructions --------------------------------------------------------------------
+    def arith(self, k, name, form, ops):
+        a = [self.elem(ops["vs2"], e) for e in range(self.epr)]
+        b = self.scalar(ops, form)
+        vals = []
+        for x, y in zip(a, b):
+            if name == "vfmul":
+                vals.append(lambda o, x=x, y=y: _product(o, x, y))
+            else:
+                p, q = {"vfadd": (x, y), "vfsub": (x, f"-{y}"), "vfrsub": (y, f"-{x}")}[name]
+                vals.append(lambda o, p=p, q=q: _sum(o, p, q))
+        self.put(k, ops["vd"], vals, ops["vm"])
+
+    def minmax(self, k, name, form, ops):
+        a = [self.elem(ops["vs2"], e) for e in range(self.epr)]
+        b = self.scalar(ops, form)
+        op, sign = (GT, ">") if name == "vfmax" else (LT, "<")
+        # equal operands: the negative zero for the minimum, the positive for the maximum
+        self.put(k, ops["vd"], [lambda o, x=x, y=y: [
+            f"{o} = {x} if {x} {op} {y} or ({x} == {y} and COPYSIGN(1.0, {x}) {sign} 0) else {y}"]
+            for x, y in zip(a, b)], ops["vm"])
+
+    def fma(self, k, name, form, ops):
+        uses_vd, neg_p, neg_c = VFMA[name]
+        d = [self.elem(ops["vd"], e) for e in range(self.epr)]
+        v = [self.elem(ops["vs2"], e) for e in range(self.epr)]
+        m = self.scalar(ops, form)
+        other, addend = (d, v) if uses_vd else (v, d)
+        self.put(k, ops["vd"], [lambda o, x=x, y=y, z=z: _fma(
+            o, f"{'-' if neg_p else ''}{x} * {y}", f"{'-' if neg_c else ''}{z}")
+            for x, y, z in zip(m, other, addend)], ops["vm"])
+
+    def compare(self, k, name, form, ops):
+        a = [self.elem(ops["vs2"], e) for e in range(self.epr)]
+        b = self.scalar(ops, form)
+        op = COMPARES[name]
+        bits = " | ".join(f"(({x} {op} {y}) << {e})" for e, (x, y) in enumerate(zip(a, b)))
+        vd, n = ops["vd"], self.epr        # vl = epr bits; bits vl.. are the tail
+        low, full = (1 << n) - 1, (1 << (8 * self.s.VLENB)) - 1
+        old = lambda: self.mask(vd)      # noqa: E731 (read only where kept)
+        self._kind(vd, "mask")
+        high = f"{full ^ low}" if self.s.agnostic_ones else f"({old()} & {full ^ low})"
+        name_ = f"m{vd}_{k}"
+        if ops["vm"]:
+            self.lines.append(f"{name_} = {bits} | {high}")
+        else:
+            act = f"({self.mask(0)} & {low})"
+            inactive = f"({low} ^ {act})" if self.s.vma and self.s.agnostic_ones else f"({old()} & ({low} ^ {act}))"
+            self.lines.append(f"{name_} = (({bits}) & {act}) | {inactive} | {high}")
+        self.cur[vd] = name_
+        self.written[vd] = "mask"
+
+    def slide(self, k, name, ops):
+        src = [self.elem(ops["vs2"], e) for e in range(self.epr)]
+        if name == "vslidedown.vi":
+            off = ops["imm"]
+            vals = [src[e + off] if e + off < self.epr else "0.0" for e in range(self.epr)]
+        else:
+            self.fregs.add(ops["rs1"])
+            value = f"fv{ops['rs1']}"
+            vals = [value] + src[:-1] if "up" in name else src[1:] + [value]
+        self.put(k, ops["vd"], [lambda o, v=v: [f"{o} = {v}"] for v in vals], ops["vm"])
+
+    def move(self, k, name, ops):
+        if name == "vmv.v.v":
+            vals = [self.elem(ops["vs1"], e) for e in range(self.epr)]
+        else:
+            self.fregs.add(ops["rs1"])
+            vals = [f"fv{ops['rs1']}"] * self.epr
+        self.put(k, ops["vd"], [lambda o, v=v: [f"{o} = {v}"] for v in vals], 1)
+
+    def fredusum(self, k, ops):
+        if not ops["vm"]:
+            raise Refuse("masked reduction")
+        nl = self.s.VLEN // 32                 # lanes: element i goes to lane i % nl (vl = nl here)
+        v = [self.elem(ops["vs2"], e) for e in range(self.epr)]
+        vs1 = ops["vs1"]
+        if self.kind.get(vs1) == "mask":
+            raise Refuse(f"v{vs1} used as a mask and a vector")
+        first = self._base((vs1, 0), f"v{vs1}_0", vs1)
+        acc = [f"a{j}_{k}" for j in range(nl)]
+        self.lines += _sum(acc[0], first, v[0])
+        acc[1:] = v[1:nl]
+        n, level = nl, 0
+        while n > 1:
+            n //= 2
+            level += 1
+            for j in range(n):
+                name = f"a{j}_{k}_{level}"
+                self.lines += _sum(name, acc[j], acc[j + n])
+                acc[j] = name
+        vd = ops["vd"]
+        if self.kind.setdefault(vd, "red") != "red":
+            raise Refuse(f"v{vd} written by a reduction and used as a vector")
+        self.lines.append(f"v{vd}_0_{k} = {acc[0]}")
+        self.cur[(vd, 0)] = f"v{vd}_0_{k}"
+        self.written[vd] = "red"
+
+    def instruction(self, k: int, mn: str, ops: dict) -> None:
+        base, _, form = mn.partition(".")
+        if base in ARITH and form in ("vv", "vf"):
+            self.arith(k, base, form, ops)
+        elif base in ("vfmin", "vfmax") and form in ("vv", "vf"):
+            self.minmax(k, base, form, ops)
+        elif base in VFMA and form in ("vv", "vf"):
+            self.fma(k, base, form, ops)
+        elif base in COMPARES and form in ("vv", "vf"):
+            self.compare(k, base, form, ops)
+        elif mn in ("vslidedown.vi", "vfslide1up.vf", "vfslide1down.vf"):
+            self.slide(k, mn, ops)
+        elif mn in ("vmv.v.v", "vfmv.v.f"):
+            self.move(k, mn, ops)
+        elif mn == "vfredusum.vs":
+            self.fredusum(k, ops)
+        else:
+            raise Refuse(mn)
+
+    # --- entry, commit, exit -------------------------------------------------------------
+    def entry(self) -> list[str]:
+        e, out, nan = self.epr, [], []
+        for r in sorted(self.read):
+            kind = self.kind.get(r, "red")
+            if kind == "vec":
+                names = [f"v{r}_{j}" for j in range(e)]
+                out.append(f"{', '.join(names)}, = F[{r * e}:{r * e + e}]")
+                nan += [f"{n} != {n}" for n in names]
+            elif kind == "red":
+                out.append(f"v{r}_0 = F[{r * e}]")
+                nan.append(f"v{r}_0 != v{r}_0")
+            else:
+                out.append(f"m{r} = FROM(B[{r * self.s.VLENB}:{(r + 1) * self.s.VLENB}], 'little')")
+        for k in sorted(self.fregs):
+            out.append(f"fv{k} = BF(f[{k}])")
+            nan.append(f"fv{k} != fv{k}")
+        if nan:
+            out.append(f"if {' or '.join(nan)}: return None")
+        return out
+
+    def commit(self) -> list[str]:
+        pairs = []
+        for r, kind in sorted(self.written.items()):
+            if kind == "mask":
+                pairs.append((f"m{r}", self.cur[r]))
+            else:
+                pairs += [(f"v{r}_{j}", self.cur[(r, j)]) for j in range(self.epr if kind == "vec" else 1)]
+        pairs = [(a, b) for a, b in pairs if a != b]
+        if not pairs:
+            return []
+        return [f"{', '.join(a for a, _ in pairs)} = {', '.join(b for _, b in pairs)}"]
+
+    def exit(self) -> list[str]:
+        """Write-back of the registers the loop writes: only after a whole iteration,
+        when every one of them has a value (a register it only writes is not loaded)."""
+        e, out = self.epr, []
+        tail = self.s.vta and self.s.agnostic_ones and e > 1
+        for r, kind in sorted(self.written.items()):
+            if kind == "vec":
+                out.append(f"F[{r * e}:{r * e + e}] = array('f', ({', '.join(f'v{r}_{j}' for j in range(e))},))")
+            elif kind == "red":
+                out.append(f"F[{r * e}] = v{r}_0")
+                if tail:
+                    out.append(f"U[{r * e + 1}:{r * e + e}] = ONES[:{e - 1}]")
+            else:
+                n = self.s.VLENB
+                out.append(f"B[{r * n}:{(r + 1) * n}] = m{r}.to_bytes({n}, 'little')")
+        return ["if i:"] + ["    " + line for line in out] if out else []
+
+
+def dispatch(cycles: int, depth: int) -> list[str]:
+    """VectorTiming.dispatch of one instruction without memory access, inline."""
+    return ["while q and q[0] <= T: pop()",
+            f"if len(q) >= {depth}:", "    t_ = pop()", "    fst += t_ - T", "    T = t_",
+            "T += 1", "t_ = T if T > vend else vend", "push(t_)", f"vend = t_ + {cycles}"]
+
+
+def source(comp, blk, cond: str) -> tuple[str, list] | None:
+    """(the loop function `vec(T, n)`, the closures whose `last` it relies on); None
+    while a closure has not yet run at the current vtype and vl; Refuse if the block
+    has something this variant does not run."""
+    s = comp.s
+    if s.sew != 32 or s.vtype & 7 or s.vl != s.vlmax or s.vl > 16 or blk.tsteps is None:
+        raise Refuse("not e32 m1 at vl = VLMAX")
+    gen = Gen(s, s.vl)
+    scalar, closures = [], []
+    vpcs = set()
+    for k, pc in enumerate(range(blk.start, blk.start + blk.size - 1)):
+        ins = comp.program.instrs[pc]
+        d = comp.isa.instructions.get(ins.mnemonic)
+        if d is None:
+            raise Refuse("illegal")
+        ops = {op.name: ins.ops.get(op.name, op.kind.default) for op in d.operands}
+        if d.mnemonic in VECTOR:
+            run = comp.ns.get(f"V{pc}")
+            if getattr(run, "last", None) is None:
+                raise Refuse(f"{d.mnemonic} has no short-vector form")
+            if run.last[0] != s.vtype or run.last[1] != s.vl:
+                return None
+            gen.instruction(k, d.mnemonic, ops)
+            closures.append(run)
+            vpcs.add(pc)
+        else:
+            code, _ = comp.code_of(pc, k)
+            text = "\n".join(code.lines)
+            if code.timed or code.mem or code.sync or code.flow or any(w in text for w in SAFE_SCALAR):
+                raise Refuse(d.mnemonic)
+            scalar += code.lines
+    local = _localise(scalar, cond)
+    if local is None:
+        raise Refuse("scalar code names the register lists")
+    scalar_l, cond_l, loads, back = local
+    for r in gen.fregs:                       # f registers read as floats must not change in the loop
+        if any(line.lstrip().startswith(f"f{r} =") for line in scalar_l):
+            raise Refuse(f"f{r} changes in the loop")
+    timing, cycles = [], 0
+    for step in blk.tsteps:
+        if step[0] == "add":
+            timing.append(f"T += {step[1]}")
+        elif step[0] == "vq" and step[2] == 0 and step[1] in vpcs:
+            c = comp.ns[f"V{step[1]}"].last[2]
+            timing += dispatch(c, comp.timing.depth)
+            cycles += c
+        else:
+            raise Refuse(f"timing step {step}")
+    taken, fall = blk.tails
+    start, end = blk.start, blk.start + blk.size
+    exit_ = gen.exit() + [back, "TM.vend, TM.full_stall = vend, fst", f"TM.busy += {cycles} * i",
+                          "if i: TM.wb = 1", "fc[FFLAGS] |= nx_"]
+    ind = lambda lines, n: "\n".join(" " * n + ln for ln in lines)       # noqa: E731
+    text = f"""def vec(T, n):
+{ind(gen.entry() + loads, 4)}
+    q = TM.waiting
+    pop, push = q.popleft, q.append
+    vend, fst, nx_ = TM.vend, TM.full_stall, 0
+    i = 0
+    while True:
+        i += 1
+{ind(gen.lines + gen.commit() + scalar_l + timing, 8)}
+        if not ({cond_l}):
+            T += {fall}
+{ind(exit_, 12)}
+            return i, {end}, T, False
+        T += {taken}
+        if i >= n:
+{ind(exit_, 12)}
+            return i, {start}, T, False
+    i -= 1
+{ind(exit_, 4)}
+    return i, {start}, T, True
+"""
+    return text, closures
+
+
+class VecLoop:
+    """The vector variant of one self-looping block, generated per (vtype, vl) on first
+    use and rebuilt if a closure it relies on has since run at another vtype or vl."""
+
+    __slots__ = ("comp", "blk", "cond", "fns", "warmed")
+
+    def __init__(self, comp, blk, cond):
+        self.comp, self.blk, self.cond, self.fns, self.warmed = comp, blk, cond, {}, set()
+
+    def cold(self) -> bool:
+        """True once per (vtype, vl) while no variant exists for it: step one iteration first."""
+        s = self.comp.s
+        key = (s.vtype, s.vl)
+        if self.fns.get(key) is not None or key in self.warmed:
+            return False
+        self.warmed.add(key)
+        return True
+
+    def run(self, T: int, n: int):
+        """(iterations, next index, T, stopped early) or None if it does not apply now."""
+        s = self.comp.s
+        if s.fc[FRM]:
+            return None
+        key = (s.vtype, s.vl)
+        entry = self.fns.get(key)
+        if entry is None:
+            entry = self._make()
+            if entry is None:
+                return None
+            self.fns[key] = entry
+        if entry is False:
+            return None
+        fn, closures = entry
+        for c in closures:
+            if c.last[0] != s.vtype or c.last[1] != s.vl:
+                return None
+        return fn(T, n)
+
+    def _make(self):
+        comp = self.comp
+        try:
+            out = source(comp, self.blk, self.cond)
+        except Refuse:
+            return False
+        if out is None:                 # not yet warm: try again next time
+            return None
+        text, closures = out
+        s = comp.s
+        from .smallvec import lanes
+        L = lanes(s)
+        comp.ns.update({"F": L.F, "U": L.U[32], "B": L.B, "ONES": L.tails[32], "FROM": int.from_bytes,
+                        "TM": comp.timing, "array": array, "FFLAGS": FFLAGS, "_F": array("f", [0.0])})
+        from . import fpregs
+        from math import copysign
+        comp.ns.update({"BF": fpregs.BF, "COPYSIGN": copysign})
+        return comp._define(bind_globals(text, comp.ns), "vec"), closures
