@@ -22,8 +22,9 @@ smallvec.py (whose module docstring has the floating-point argument):
   iteration's end, scalar code and the timing run after that, so the loop stops at
   the iteration's start and the caller steps from there;
 - scalar instructions only those without memory access, CSR, error or wait; vector
-  instructions only those below (unmasked, or masked with inactive elements kept),
-  none reading a register the scalar code writes.
+  instructions only those below, none reading a register the scalar code writes;
+  a masked one whose inactive elements would become all ones (a NaN) stops the
+  loop when its mask has an inactive element.
 Anything else is refused when the loop is generated (`None`), and the block keeps
 selfloop.py's loop.
 """
@@ -41,7 +42,8 @@ BIG = 2.0 ** 127
 LT, GT = "<", ">"
 COMPARES = {"vmfeq": "==", "vmfne": "!=", "vmflt": "<", "vmfle": "<=", "vmfgt": ">", "vmfge": ">="}
 ARITH = {name: VARITH[name][0] for name in ("vfadd", "vfsub", "vfrsub", "vfmul")}
-SAFE_SCALAR = ("CSR", "FRM", "JUMP", "VSET", "VQ", "SYNC", "DRAIN", "S.", "raise", "STORE", "BAD")
+# (FRM(pc) in a dyn rounding mode raises only for frm >= 5; the loop runs at frm = 0)
+SAFE_SCALAR = ("CSR", "JUMP", "VSET", "VQ", "SYNC", "DRAIN", "S.", "raise", "STORE", "BAD")
 
 
 class Refuse(Exception):
@@ -118,8 +120,7 @@ class Gen:
         if kind == "vec":
             self._kind(vd, "vec")
         m = None if vm else self.mask(0)
-        if not vm and self.s.vma and self.s.agnostic_ones:
-            raise Refuse("masked with agnostic inactive elements")
+        ones = not vm and self.s.vma and self.s.agnostic_ones     # inactive elements become all ones (a NaN)
         new = {}
         for e, code in enumerate(vals):
             name = f"v{vd}_{e}_{k}"
@@ -127,8 +128,8 @@ class Gen:
             if m is None:
                 self.lines += lines
             else:
-                old = self.elem(vd, e)
-                self.lines += [f"if {m} & {1 << e}:"] + ["    " + ln for ln in lines] + [f"else: {name} = {old}"]
+                keep = "break" if ones else f"{name} = {self.elem(vd, e)}"
+                self.lines += [f"if {m} & {1 << e}:"] + ["    " + ln for ln in lines] + [f"else: {keep}"]
             new[(vd, e)] = name
         self.cur.update(new)
         self.written[vd] = kind

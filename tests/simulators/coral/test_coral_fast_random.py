@@ -333,3 +333,139 @@ vals: .word 1, 2, 3, 4
     assert same(*runs) == "", same(*runs)
     faults = "x0" in access or where in ("past the end", "below") or (where == "misaligned" and "sb" not in access)
     assert (runs[0].error is not None) == faults
+
+
+VEC_LOOP_OPS = ["vfadd.vv", "vfsub.vv", "vfsub.vf", "vfrsub.vf", "vfmul.vv", "vfmul.vf", "vfmin.vv", "vfmax.vf",
+                "vfmacc.vv", "vfnmsac.vf", "vfmadd.vv", "vfnmadd.vf", "vfmsac.vv", "vfmsub.vf", "vfnmacc.vv",
+                "vmflt.vv", "vmfle.vf", "vmfeq.vv", "vmfne.vf", "vmfgt.vf", "vmfge.vf", "vslidedown.vi",
+                "vfslide1up.vf", "vfslide1down.vf", "vfredusum.vs", "vmv.v.v", "vfmv.v.f"]
+
+
+def vec_loop(seed: int) -> str:
+    """A self-looping block of the short-vector instructions vecloop.py runs as
+    straight-line Python (e32 m1, vl = VLMAX), with scalar integer and fp work beside
+    them: values that mostly stay on the simple path, now and then a special one
+    (NaN, infinity, tiny, huge, signed zeros) or growth that leaves it mid-loop,
+    every tail and mask policy, and some loops the variant refuses (frm not RNE,
+    vl < VLMAX, a register used as vector and mask, an f register the loop writes)."""
+    rng = random.Random(seed)
+    specials = ["0.0", "-0.0", "3.0e38", "-3.0e38", "1e-39", "inf", "-inf", "nan", "1e-45", "1e-20", "65504.0"]
+    rate = rng.choice([0.0, 0.0, 0.02, 0.1])
+    data = [rng.choice(specials) if rng.random() < rate else f"{rng.uniform(-3, 3):.5g}" for _ in range(40)]
+    vl = 4 if rng.random() < 0.85 else rng.choice([2, 3])
+    pol = f"{rng.choice(['ta', 'tu'])}, {rng.choice(['ma', 'mu'])}"
+    out = ["la s0, vals", f"vsetivli t0, {vl}, e32, m1, {pol}"]
+    out += [f"addi s2, s0, {16 * rng.randrange(9)}\nvle32.v v{r}, (s2)" for r in range(8)]
+    out += [f"flw f{k}, {4 * rng.randrange(40)}(s0)" for k in range(10)]
+    if rng.random() < 0.1:
+        out.append("fsrmi 1")
+    out += ["csrwi fflags, 0", f"li t6, {rng.randint(2, 60)}"] + (["j loop"] if seed % 2 else []) + ["loop:"]
+    for _ in range(rng.randint(2, 10)):
+        c = rng.random()
+        if c < 0.08:
+            out.append(rng.choice(["addi s3, s3, 7", "xor s4, s4, t6", "fadd.s f9, f9, f8",
+                                   "fmul.s f8, f8, f8" if rng.random() < 0.3 else "slli s5, t6, 2"]))
+            continue
+        op = rng.choice(VEC_LOOP_OPS)
+        vd, a, b = (rng.randrange(1, 8) for _ in range(3))
+        mask = ", v0.t" if rng.random() < 0.35 and op not in ("vmv.v.v", "vfmv.v.f") else ""
+        fr = f"f{rng.randrange(8)}"
+        if op.startswith("vmf"):
+            vd = 0 if rng.random() < 0.8 else vd
+            out.append(f"{op} v{vd}, v{a}, {'v' + str(b) if op.endswith('vv') else fr}{mask}")
+        elif op in ("vmv.v.v", "vfmv.v.f"):
+            out.append(f"{op} v{vd}, {'v' + str(a) if op == 'vmv.v.v' else fr}")
+        elif op == "vslidedown.vi":
+            out.append(f"{op} v{vd}, v{a}, {rng.randrange(5)}{mask}")
+        elif "slide1" in op:
+            while vd == a:
+                vd = rng.randrange(1, 8)
+            out.append(f"{op} v{vd}, v{a}, {fr}{mask}")
+        elif op == "vfredusum.vs":
+            out.append(f"{op} v{vd}, v{a}, v{rng.choice([vd, b])}{mask if rng.random() < 0.3 else ''}")
+        elif op[1:].startswith(("fmacc", "fnmsac", "fmadd", "fnmadd", "fmsac", "fmsub", "fnmacc")):
+            src = f"v{b}" if op.endswith(".vv") else fr
+            out.append(f"{op} v{vd}, {src}, v{a}{mask}")
+        else:
+            out.append(f"{op} v{vd}, v{a}, {'v' + str(b) if op.endswith('.vv') else fr}{mask}")
+    out += ["addi t6, t6, -1", "bnez t6, loop", "frflags a0", "ebreak", ".data", "vals: .float " + ", ".join(data)]
+    return "\n".join(out) + "\n"
+
+
+@pytest.mark.parametrize("agnostic_ones", [True, False])
+@pytest.mark.parametrize("seed", range(1, 61))
+def test_vector_loops_agree(seed, agnostic_ones):
+    cfg = default_config()
+    program = assemble(vec_loop(seed), "vec.s", cfg)
+    runs = [CoralModel(agnostic_ones).run(program, MemoryImage(), cfg, Budget(fast=fast)) for fast in (True, False)]
+    assert same(*runs) == "", same(*runs)
+    if seed % 7 == 0:                      # cut by the budget inside the loop
+        for cut in (runs[0].retired // 3 + 5, runs[0].retired - 2):
+            a, b = (CoralModel(agnostic_ones).run(program, MemoryImage(), cfg, Budget(max_instructions=cut, fast=fast))
+                    for fast in (True, False))
+            assert same(a, b) == "", (cut, same(a, b))
+
+
+def test_vector_loops_take_the_straight_line_variant(monkeypatch):
+    """Most of vec_loop's loops on ordinary values are generated (not refused)."""
+    from kernelcraft.simulators.coral import vecloop
+    made = []
+    make = vecloop.VecLoop._make
+
+    def spy(self):
+        out = make(self)
+        made.append(out)
+        return out
+    monkeypatch.setattr(vecloop.VecLoop, "_make", spy)
+    cfg = default_config()
+    for seed in range(1, 41):
+        CoralModel().run(assemble(vec_loop(seed), "vec.s", cfg), MemoryImage(), cfg, Budget())
+    assert sum(bool(m) for m in made) >= 15, [bool(m) for m in made]
+
+
+@pytest.mark.parametrize("a, b, op", [
+    ("1.5", "1e-20", "vfadd.vv"), ("1.5", "-1e-20", "vfsub.vv"), ("1.5", "1e-20", "vfredusum.vs"),
+    ("1.5", "2.25", "vfadd.vv"), ("0.0", "-0.0", "vfmin.vv"), ("-0.0", "0.0", "vfmax.vv"),
+    ("-0.0", "-0.0", "vfadd.vv"), ("0.0", "-0.0", "vfredusum.vs"), ("1.0", "-1.0", "vfadd.vv"),
+    ("nan", "1.0", "vmflt.vv"), ("3.0e38", "3.0e38", "vfadd.vv"), ("1e-38", "0.5", "vfmul.vv"),
+    ("1.000244140625", "1e-30", "vfmacc.vv"), ("1.000244140625", "-1e-30", "vfmacc.vv"),
+    ("1.000244140625", "0.0", "vfmacc.vv"), ("-0.0", "0.0", "vfmacc.vv"), ("2.0", "1.0", "vfmul.vv"),
+    ("1.5", "1.0", "vfslide1up.vf"), ("1.5", "-0.0", "vfslide1down.vf"), ("1.5", "nan", "vfslide1up.vf"),
+    # exact in the first iterations, inexact from a later one: NX from the generated loop
+    ("1.0", "1.25", "vfmul.vv"), ("1.0", "16777000.0", "vfmacc.vv"), ("1.0", "16777000.0", "add-up"),
+    ("1.0", "16777000.0", "sum-up"), ("1.0", "-16777000.0", "sub-up"),
+    ("1.000244140625", "1e-30", "fma-mid"), ("1.000244140625", "-1e-30", "fma-mid"),   # every iteration
+])
+def test_vector_loop_edge_values_agree(a, b, op):
+    """vecloop.py's simple path at its edges: an iteration leaving it (overflow, a tiny
+    result, a binary32 midpoint, growth past 2^127 in a later iteration) stops the
+    loop there, and signed zeros and exactness flags stay as stepped."""
+    body = {"vfmacc.vv": "vfmacc.vv v2, v1, v1", "vfmul.vv": "vfmul.vv v1, v1, v2",
+            "vfslide1up.vf": "vfslide1up.vf v3, v1, f1\n    vfadd.vv v1, v3, v2",
+            "vfslide1down.vf": "vfslide1down.vf v3, v1, f1\n    vfmin.vv v1, v3, v2",
+            "add-up": "vfadd.vv v2, v2, v1", "sub-up": "vfsub.vv v2, v2, v1",
+            "sum-up": "vfredusum.vs v2, v1, v2", "fma-mid": "vmv.v.v v3, v2\n    vfmacc.vv v3, v1, v1"}.get(op, f"{op} v3, v1, v2")
+    source = f"""
+    vsetivli t0, 4, e32, m1, ta, ma
+    la s0, vals
+    vle32.v v1, (s0)
+    addi s1, s0, 16
+    vle32.v v2, (s1)
+    flw f1, 16(s0)
+    csrwi fflags, 0
+    li t6, 300
+    j loop
+loop:
+    {body}
+    addi t6, t6, -1
+    bnez t6, loop
+    frflags a0
+    ebreak
+    .data
+vals: .float {a}, {a}, {a}, {a}, {b}, {b}, {b}, {b}
+"""
+    cfg = default_config()
+    program = assemble(source, "edge.s", cfg)
+    for agnostic in (True, False):
+        runs = [CoralModel(agnostic).run(program, MemoryImage(), cfg, Budget(fast=fast)) for fast in (True, False)]
+        assert same(*runs) == "", same(*runs)
