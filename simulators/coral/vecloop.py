@@ -5,8 +5,9 @@ one smallvec.py closure and one VectorTiming.dispatch per vector instruction, ea
 re-reading registers through memoryviews. This variant (for e32, LMUL = 1,
 vl = VLMAX) holds every vector register the block names as Python floats in
 locals, one per element (mask registers as one int), unrolls each instruction's
-element loop into statements, and inlines the vector queue. Registers go back to
-the state on every exit.
+element loop into statements. Registers go back to the state on every exit. Timing
+does not depend on data: the loop leaves it out, and the iterations it ran are timed
+afterwards at once (loops.replay, which adds a repeating steady state in one step).
 
 It is an optimisation of the same semantics, under the same conditions as
 smallvec.py (whose module docstring has the floating-point argument):
@@ -19,8 +20,8 @@ smallvec.py (whose module docstring has the floating-point argument):
   on exit);
 - an element leaving the simple path abandons the iteration before anything of it
   is kept: vector results go to fresh names and become the registers only at the
-  iteration's end, scalar code and the timing run after that, so the loop stops at
-  the iteration's start and the caller steps from there;
+  iteration's end, scalar code runs after that, so the loop stops at the
+  iteration's start and the caller steps from there;
 - scalar instructions only those without memory access, CSR, error or wait; vector
   instructions only those below, none reading a register the scalar code writes;
   a masked one whose inactive elements would become all ones (a NaN) stops the
@@ -33,6 +34,7 @@ from __future__ import annotations
 from array import array
 
 from .fp32 import TINY
+from .loops import replay, timing_program
 from .selfloop import _localise, bind_globals
 from .semantics import VECTOR
 from .smallvec import ARITH as VARITH, FMA as VFMA
@@ -302,15 +304,9 @@ class Gen:
         return ["if i:"] + ["    " + line for line in out] if out else []
 
 
-def dispatch(cycles: int, depth: int) -> list[str]:
-    """VectorTiming.dispatch of one instruction without memory access, inline."""
-    return ["while q and q[0] <= T: pop()",
-            f"if len(q) >= {depth}:", "    t_ = pop()", "    fst += t_ - T", "    T = t_",
-            "T += 1", "t_ = T if T > vend else vend", "push(t_)", f"vend = t_ + {cycles}"]
-
-
 def source(comp, blk, cond: str) -> tuple[str, list] | None:
-    """(the loop function `vec(T, n)`, the closures whose `last` it relies on); None
+    """(the loop function `vec(n)`, the closures whose `last` it relies on, the
+    block's timing program for loops.replay); None
     while a closure has not yet run at the current vtype and vl; Refuse if the block
     has something this variant does not run."""
     s = comp.s
@@ -347,43 +343,32 @@ def source(comp, blk, cond: str) -> tuple[str, list] | None:
     for r in gen.fregs:                       # f registers read as floats must not change in the loop
         if any(line.lstrip().startswith(f"f{r} =") for line in scalar_l):
             raise Refuse(f"f{r} changes in the loop")
-    timing, cycles = [], 0
+    cycles = {}
     for step in blk.tsteps:
-        if step[0] == "add":
-            timing.append(f"T += {step[1]}")
-        elif step[0] == "vq" and step[2] == 0 and step[1] in vpcs:
-            c = comp.ns[f"V{step[1]}"].last[2]
-            timing += dispatch(c, comp.timing.depth)
-            cycles += c
-        else:
+        if step[0] == "vq" and step[2] == 0 and step[1] in vpcs:
+            cycles[step[1]] = comp.ns[f"V{step[1]}"].last[2]
+        elif step[0] != "add":
             raise Refuse(f"timing step {step}")
-    taken, fall = blk.tails
-    start, end = blk.start, blk.start + blk.size
-    exit_ = gen.exit() + [back, "TM.vend, TM.full_stall = vend, fst", f"TM.busy += {cycles} * i",
-                          "if i: TM.wb = 1", "fc[FFLAGS] |= nx_"]
+    exit_ = gen.exit() + [back, "fc[FFLAGS] |= nx_"]
     ind = lambda lines, n: "\n".join(" " * n + ln for ln in lines)       # noqa: E731
-    text = f"""def vec(T, n):
+    text = f"""def vec(n):
 {ind(gen.entry() + loads, 4)}
-    q = TM.waiting
-    pop, push = q.popleft, q.append
-    vend, fst, nx_ = TM.vend, TM.full_stall, 0
+    nx_ = 0
     i = 0
     while True:
         i += 1
-{ind(gen.lines + gen.commit() + scalar_l + timing, 8)}
+{ind(gen.lines + gen.commit() + scalar_l, 8)}
         if not ({cond_l}):
-            T += {fall}
 {ind(exit_, 12)}
-            return i, {end}, T, False
-        T += {taken}
+            return i, True, False
         if i >= n:
 {ind(exit_, 12)}
-            return i, {start}, T, False
+            return i, False, False
     i -= 1
 {ind(exit_, 4)}
-    return i, {start}, T, True
+    return i, False, True
 """
-    return text, closures
+    return text, closures, timing_program(blk.tsteps, cycles)
 
 
 class VecLoop:
@@ -418,11 +403,18 @@ class VecLoop:
             self.fns[key] = entry
         if entry is False:
             return None
-        fn, closures = entry
+        fn, closures, prog = entry
         for c in closures:
             if c.last[0] != s.vtype or c.last[1] != s.vl:
                 return None
-        return fn(T, n)
+        out = fn(n)
+        if out is None:
+            return None
+        i, fell, stopped = out
+        blk = self.blk
+        taken, fall = blk.tails
+        T = replay(self.comp.timing, T, prog, i, taken, fall if fell else taken)
+        return i, blk.start + blk.size if fell else blk.start, T, stopped
 
     def _make(self):
         comp = self.comp
@@ -432,7 +424,7 @@ class VecLoop:
             return False
         if out is None:                 # not yet warm: try again next time
             return None
-        text, closures = out
+        text, closures, prog = out
         s = comp.s
         from .smallvec import lanes
         L = lanes(s)
@@ -441,4 +433,4 @@ class VecLoop:
         from . import fpregs
         from math import copysign
         comp.ns.update({"BF": fpregs.BF, "COPYSIGN": copysign})
-        return comp._define(bind_globals(text, comp.ns), "vec"), closures
+        return comp._define(bind_globals(text, comp.ns), "vec"), closures, prog
