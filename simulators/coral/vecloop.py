@@ -35,10 +35,11 @@ from array import array
 
 from .fp32 import TINY
 from .loops import replay, timing_program
-from .selfloop import _localise, bind_globals
+from .selfloop import WRITE, _localise, bind_globals
 from .semantics import VECTOR
 from .smallvec import ARITH as VARITH, FMA as VFMA
 from .state import FFLAGS, FRM
+from .timing import LOAD, STORE
 
 BIG = 2.0 ** 127
 LT, GT = "<", ">"
@@ -88,6 +89,7 @@ class Gen:
         self.written: dict[int, str] = {}
         self.fregs: set[int] = set()          # f registers vector instructions read
         self.read: set = set()                # registers read before written in an iteration
+        self.stores: list[str] = []           # vector stores, made when the iteration is kept
         self.lines: list[str] = []
 
     def _kind(self, r: int, kind: str) -> None:
@@ -234,6 +236,27 @@ class Gen:
         self.cur[(vd, 0)] = f"v{vd}_0_{k}"
         self.written[vd] = "red"
 
+    def memory(self, k: int, store: bool, ops: dict) -> None:
+        """A unit-stride e32 load or store: its address checked where it stands (one
+        that fails leaves the iteration, and stepping raises the error); a load's
+        elements must be numbers, a store is made at the iteration's end, so no load
+        may follow a store in the block."""
+        e, rs1 = self.epr, ops["rs1"]
+        last = self.s.dsize - 4 * e
+        self.lines += [f"a_ = x[{rs1}]" if rs1 else "a_ = 0", "o_ = a_ - DB",
+                       f"if o_ < 0 or o_ > {last} or a_ & 3: break"]
+        if store:
+            vals = [self.elem(ops["vs3"], j) for j in range(e)]
+            self.lines.append(f"j{k}_ = o_ >> 2")
+            self.stores.append(f"FM[j{k}_:j{k}_ + {e}] = array(TF, ({', '.join(vals)},))")
+            return
+        if self.stores:
+            raise Refuse("a load after a store")
+        names = [f"v{ops['vd']}_{j}_{k}" for j in range(e)]
+        self.lines += ["j_ = o_ >> 2", f"{', '.join(names)}, = FM[j_:j_ + {e}]",
+                       f"if {' or '.join(f'{n} != {n}' for n in names)}: break"]
+        self.put(k, ops["vd"], [lambda o: [] for _ in range(e)], 1)
+
     def instruction(self, k: int, mn: str, ops: dict) -> None:
         base, _, form = mn.partition(".")
         if base in ARITH and form in ("vv", "vf"):
@@ -250,6 +273,8 @@ class Gen:
             self.move(k, mn, ops)
         elif mn == "vfredusum.vs":
             self.fredusum(k, ops)
+        elif mn in ("vle32.v", "vse32.v") and ops["vm"]:
+            self.memory(k, mn == "vse32.v", ops)
         else:
             raise Refuse(mn)
 
@@ -306,15 +331,14 @@ class Gen:
 
 def source(comp, blk, cond: str) -> tuple[str, list] | None:
     """(the loop function `vec(n)`, the closures whose `last` it relies on, the
-    block's timing program for loops.replay); None
-    while a closure has not yet run at the current vtype and vl; Refuse if the block
-    has something this variant does not run."""
+    block's timing program for loops.replay); None while a closure has not yet run at
+    the current vtype and vl; Refuse if the block has something this variant does
+    not run."""
     s = comp.s
     if s.sew != 32 or s.vtype & 7 or s.vl != s.vlmax or s.vl > 16 or blk.tsteps is None:
         raise Refuse("not e32 m1 at vl = VLMAX")
     gen = Gen(s, s.vl)
-    scalar, closures = [], []
-    vpcs = set()
+    closures, vpcs = [], set()
     for k, pc in enumerate(range(blk.start, blk.start + blk.size - 1)):
         ins = comp.program.instrs[pc]
         d = comp.isa.instructions.get(ins.mnemonic)
@@ -335,20 +359,26 @@ def source(comp, blk, cond: str) -> tuple[str, list] | None:
             text = "\n".join(code.lines)
             if code.timed or code.mem or code.sync or code.flow or any(w in text for w in SAFE_SCALAR):
                 raise Refuse(d.mnemonic)
-            scalar += code.lines
-    local = _localise(scalar, cond)
+            gen.lines += code.lines           # in program order: vector addresses read x registers
+    # x[k] / f[k] of the scalar code and of vector addresses as locals
+    local = _localise(gen.lines + gen.commit() + gen.stores, cond)
     if local is None:
         raise Refuse("scalar code names the register lists")
-    scalar_l, cond_l, loads, back = local
+    body, cond_l, loads, back = local
+    written = sorted({m.groups() for line in gen.lines if (m := WRITE.match(line))})
+    written = [f"{r}{k}" for r, k in written if (r, k) != ("x", "0")]
     for r in gen.fregs:                       # f registers read as floats must not change in the loop
-        if any(line.lstrip().startswith(f"f{r} =") for line in scalar_l):
+        if f"f{r}" in written:
             raise Refuse(f"f{r} changes in the loop")
     cycles = {}
     for step in blk.tsteps:
-        if step[0] == "vq" and step[2] == 0 and step[1] in vpcs:
+        if step[0] == "vq" and step[2] in (0, LOAD, STORE) and step[1] in vpcs:
             cycles[step[1]] = comp.ns[f"V{step[1]}"].last[2]
         elif step[0] != "add":
             raise Refuse(f"timing step {step}")
+    # an iteration left early leaves its scalar registers as they were at its start
+    snap = [f"sv_ = ({', '.join(written)},)"] if written else []
+    restore = [f"{', '.join(written)}, = sv_"] if written else []
     exit_ = gen.exit() + [back, "fc[FFLAGS] |= nx_"]
     ind = lambda lines, n: "\n".join(" " * n + ln for ln in lines)       # noqa: E731
     text = f"""def vec(n):
@@ -357,7 +387,7 @@ def source(comp, blk, cond: str) -> tuple[str, list] | None:
     i = 0
     while True:
         i += 1
-{ind(gen.lines + gen.commit() + scalar_l, 8)}
+{ind(snap + body, 8)}
         if not ({cond_l}):
 {ind(exit_, 12)}
             return i, True, False
@@ -365,7 +395,7 @@ def source(comp, blk, cond: str) -> tuple[str, list] | None:
 {ind(exit_, 12)}
             return i, False, False
     i -= 1
-{ind(exit_, 4)}
+{ind(restore + exit_, 4)}
     return i, False, True
 """
     return text, closures, timing_program(blk.tsteps, cycles)
@@ -428,7 +458,8 @@ class VecLoop:
         s = comp.s
         from .smallvec import lanes
         L = lanes(s)
-        comp.ns.update({"F": L.F, "U": L.U[32], "B": L.B, "ONES": L.tails[32], "FROM": int.from_bytes,
+        comp.ns.update({"F": L.F, "U": L.U[32], "B": L.B, "ONES": L.tails[32], "FROM": int.from_bytes, "TF": "f",
+                        "FM": s.m8[:s.dsize & ~3].cast("f"),
                         "TM": comp.timing, "array": array, "FFLAGS": FFLAGS, "_F": array("f", [0.0])})
         from . import fpregs
         from math import copysign

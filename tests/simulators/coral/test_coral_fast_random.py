@@ -346,8 +346,10 @@ def vec_loop(seed: int) -> str:
     straight-line Python (e32 m1, vl = VLMAX), with scalar integer and fp work beside
     them: values that mostly stay on the simple path, now and then a special one
     (NaN, infinity, tiny, huge, signed zeros) or growth that leaves it mid-loop,
-    every tail and mask policy, and some loops the variant refuses (frm not RNE,
-    vl < VLMAX, a register used as vector and mask, an f register the loop writes)."""
+    every tail and mask policy, unit-stride loads and stores (fixed addresses whose
+    data the loop rewrites, and a pointer that walks out of DTCM in some loops), and
+    some loops the variant refuses (frm not RNE, vl < VLMAX, a register used as
+    vector and mask, an f register the loop writes, a load after a store)."""
     rng = random.Random(seed)
     specials = ["0.0", "-0.0", "3.0e38", "-3.0e38", "1e-39", "inf", "-inf", "nan", "1e-45", "1e-20", "65504.0"]
     rate = rng.choice([0.0, 0.0, 0.02, 0.1])
@@ -359,10 +361,21 @@ def vec_loop(seed: int) -> str:
     out += [f"flw f{k}, {4 * rng.randrange(40)}(s0)" for k in range(10)]
     if rng.random() < 0.1:
         out.append("fsrmi 1")
-    out += ["csrwi fflags, 0", f"li t6, {rng.randint(2, 60)}"] + (["j loop"] if seed % 2 else []) + ["loop:"]
+    trips = rng.randint(2, 60)
+    walk = rng.random() < 0.3
+    out += [f"li s6, {default_config().DTCM_SIZE - 16 * rng.randint(1, trips + 10)}", "add s6, s6, s0",
+            f"addi s7, s0, {4 * rng.randrange(30)}"]
+    out += ["csrwi fflags, 0", f"li t6, {trips}"] + (["j loop"] if seed % 2 else []) + ["loop:"]
     for _ in range(rng.randint(2, 10)):
         c = rng.random()
-        if c < 0.08:
+        if c < 0.12:
+            kind = rng.choice(["vle32.v", "vse32.v"])
+            where = rng.choice(["s7", "s7", f"s{rng.choice([6, 6, 7]) if walk else 7}"])
+            out.append(f"{kind} v{rng.randrange(1, 8)}, ({where})")
+            if where == "s6":
+                out.append("addi s6, s6, 16")
+            continue
+        if c < 0.2:
             out.append(rng.choice(["addi s3, s3, 7", "xor s4, s4, t6", "fadd.s f9, f9, f8",
                                    "fmul.s f8, f8, f8" if rng.random() < 0.3 else "slli s5, t6, 2"]))
             continue
@@ -388,7 +401,8 @@ def vec_loop(seed: int) -> str:
             out.append(f"{op} v{vd}, {src}, v{a}{mask}")
         else:
             out.append(f"{op} v{vd}, v{a}, {'v' + str(b) if op.endswith('.vv') else fr}{mask}")
-    out += ["addi t6, t6, -1", "bnez t6, loop", "frflags a0", "ebreak", ".data", "vals: .float " + ", ".join(data)]
+    out += ["addi t6, t6, -1", "bnez t6, loop", "frflags a0", "ebreak", ".data", "vals: .float " + ", ".join(data),
+            ".zero 256"]
     return "\n".join(out) + "\n"
 
 
@@ -471,3 +485,36 @@ vals: .float {a}, {a}, {a}, {a}, {b}, {b}, {b}, {b}
     for agnostic in (True, False):
         runs = [CoralModel(agnostic).run(program, MemoryImage(), cfg, Budget(fast=fast)) for fast in (True, False)]
         assert same(*runs) == "", same(*runs)
+
+
+@pytest.mark.parametrize("nan", [0x7FC00000, 0x7F800001, 0xFFFFFFFF])
+def test_vector_loop_loads_a_nan_in_a_later_iteration(nan):
+    """A load that brings a NaN (quiet or signaling) into the straight-line loop
+    leaves it: compared, it raises NV; stored, its bits stay as they were."""
+    source = f"""
+    vsetivli t0, 4, e32, m1, ta, ma
+    la s0, vals
+    vle32.v v1, (s0)
+    addi s1, s0, 16
+    addi s2, s0, 256
+    csrwi fflags, 0
+    li t6, 6
+    j loop
+loop:
+    vle32.v v3, (s1)
+    addi s1, s1, 16
+    vmflt.vv v0, v3, v1
+    vse32.v v3, (s2)
+    addi s2, s2, 16
+    addi t6, t6, -1
+    bnez t6, loop
+    frflags a0
+    ebreak
+    .data
+vals: .word {", ".join(["0x3f800000"] * 20 + [hex(nan)] * 4 + ["0x40000000"] * 8)}
+    .zero 512
+"""
+    cfg = default_config()
+    program = assemble(source, "nan.s", cfg)
+    runs = [CoralModel().run(program, MemoryImage(), cfg, Budget(fast=fast)) for fast in (True, False)]
+    assert same(*runs) == "", same(*runs)
