@@ -450,6 +450,7 @@ def test_vector_loops_take_the_straight_line_variant(monkeypatch):
     ("1.0", "16777000.0", "sum-up"), ("1.0", "-16777000.0", "sub-up"),
     ("1.000244140625", "1e-30", "fma-mid"), ("1.000244140625", "-1e-30", "fma-mid"),   # every iteration
     ("1.0", "2.0", "queue"),               # the vector unit behind the scalar core: its queue fills
+    ("1.0", "0.5", "store-load"),          # a load reads what the same iteration stored
 ])
 def test_vector_loop_edge_values_agree(a, b, op):
     """vecloop.py's simple path at its edges: an iteration leaving it (overflow, a tiny
@@ -460,7 +461,8 @@ def test_vector_loop_edge_values_agree(a, b, op):
             "vfslide1down.vf": "vfslide1down.vf v3, v1, f1\n    vfmin.vv v1, v3, v2",
             "add-up": "vfadd.vv v2, v2, v1", "sub-up": "vfsub.vv v2, v2, v1",
             "sum-up": "vfredusum.vs v2, v1, v2", "queue": "vfredusum.vs v3, v1, v2\n    vfredusum.vs v4, v1, v2\n"
-            "    vfredusum.vs v5, v2, v1\n    vfredusum.vs v6, v2, v2\n    vfmin.vv v7, v1, v2", "fma-mid": "vmv.v.v v3, v2\n    vfmacc.vv v3, v1, v1"}.get(op, f"{op} v3, v1, v2")
+            "    vfredusum.vs v5, v2, v1\n    vfredusum.vs v6, v2, v2\n    vfmin.vv v7, v1, v2",
+            "store-load": "vse32.v v1, (s1)\n    vle32.v v3, (s1)\n    vfadd.vv v1, v3, v2", "fma-mid": "vmv.v.v v3, v2\n    vfmacc.vv v3, v1, v1"}.get(op, f"{op} v3, v1, v2")
     source = f"""
     vsetivli t0, 4, e32, m1, ta, ma
     la s0, vals
