@@ -44,6 +44,9 @@ from .timing import LOAD, NOWB, STORE, VectorTiming
 from .vecloop import VecLoop
 
 MAX_BLOCK = 256
+# compiled block sources: a program run again (seeds, edge cases, benchmark repeats)
+# generates the same text, and compile() took a few ms of every run
+_CODE: dict[str, object] = {}
 STOP_BREAK, STOP_ECALL = -1, -2
 MEM_KIND = {"VLOAD": LOAD, "VLOADS": LOAD, "VSTORE": STORE, "VSTORES": STORE, "VMOVE": NOWB}
 
@@ -220,8 +223,13 @@ class Compiler:
         return ([f"return {stop}"], [f"return {stop}, T + {pending + cost}"])
 
     def _define(self, source: str, name: str):
+        code = _CODE.get(source)
+        if code is None:
+            if len(_CODE) >= 4096:
+                _CODE.clear()
+            code = _CODE[source] = compile(source, "<coral block>", "exec")
         scope: dict = {}
-        exec(compile(source, "<coral block>", "exec"), self.ns, scope)
+        exec(code, self.ns, scope)
         return scope[name]
 
     def timed(self, blk: Block):

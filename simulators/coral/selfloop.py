@@ -102,15 +102,13 @@ def fast_source(body: list[str], cond: str, start: int, end: int, floats=(), sha
 {head}
     i = 0
     try:
-        while True:
-            i += 1
+        for i in range(1, n + 1):
 {inner}
             if not ({cond_l}):
                 {back}
                 return i, {end}
-            if i >= n:
-                {back}
-                return i, {start}
+        {back}
+        return n, {start}
     except SimError as e:
         {back}
         e.done = i - 1
