@@ -14,6 +14,8 @@ found by comparing before and after each traced instruction.
 """
 from __future__ import annotations
 
+import mmap
+
 import numpy as np
 
 from kernelcraft.simulators.core.backend import MemoryImage
@@ -72,9 +74,10 @@ class CoralState:
         self.dbase = memory_base(cfg, "dtcm")
         self.dsize = cfg.DTCM_SIZE
         self.itcm_size = cfg.ITCM_SIZE
-        # np.zeros takes pages the system zeroes when first touched; a bytearray would
-        # write all DTCM_SIZE bytes (16 MiB: about 13 ms per run) before the first instruction
-        self.dmem = np.zeros(self.dsize, dtype=np.uint8)
+        # an anonymous mapping: pages the system zeroes when first touched. A bytearray
+        # (or np.zeros, once the allocator reuses the last run's block) writes all
+        # DTCM_SIZE bytes (16 MiB) before the first instruction
+        self.dmem = np.frombuffer(mmap.mmap(-1, self.dsize), dtype=np.uint8) if self.dsize else np.zeros(0, np.uint8)
         self.m8 = memoryview(self.dmem)
         self.m16 = self.m8[:self.dsize & ~1].cast("H")
         self.m32 = self.m8[:self.dsize & ~3].cast("I")

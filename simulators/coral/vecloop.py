@@ -384,16 +384,14 @@ def source(comp, blk, cond: str) -> tuple[str, list] | None:
     text = f"""def vec(n):
 {ind(gen.entry() + loads, 4)}
     nx_ = 0
-    i = 0
-    while True:
-        i += 1
+    for i in range(1, n + 1):
 {ind(snap + body, 8)}
         if not ({cond_l}):
 {ind(exit_, 12)}
             return i, True, False
-        if i >= n:
-{ind(exit_, 12)}
-            return i, False, False
+    else:
+{ind(exit_, 8)}
+        return n, False, False
     i -= 1
 {ind(restore + exit_, 4)}
     return i, False, True
