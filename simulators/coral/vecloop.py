@@ -2,10 +2,12 @@
 
 selfloop.py runs such a block's timed variant in a `while` loop, which still calls
 one smallvec.py closure and one VectorTiming.dispatch per vector instruction, each
-re-reading registers through memoryviews. This variant (for e32, LMUL = 1,
-vl = VLMAX) holds every vector register the block names as Python floats in
-locals, one per element (mask registers as one int), unrolls each instruction's
-element loop into statements. Registers go back to the state on every exit. Timing
+re-reading registers through memoryviews. This variant (for e32, LMUL 1, 2 or 4,
+vl = VLMAX <= 16) holds every vector register (group) the block names as Python
+floats in locals, one per element (mask registers as one int), and unrolls each
+instruction's element loop into statements; a single register (a mask, a
+reduction's operand or result) inside a group the loop also uses is refused.
+Registers go back to the state on every exit. Timing
 does not depend on data: the loop leaves it out, and the iterations it ran are timed
 afterwards at once (loops.replay, which adds a repeating steady state in one step).
 
@@ -82,13 +84,15 @@ def _fma(out: str, p: str, z: str) -> list[str]:
 class Gen:
     """The loop function's text for one block at one (vtype, vl)."""
 
-    def __init__(self, s, epr: int):
-        self.s, self.epr = s, epr
+    def __init__(self, s, vl: int):
+        self.s, self.vl = s, vl              # vl = VLMAX: a register group's elements
+        self.per = s.VLENB >> 2              # elements of one register
         self.kind: dict[int, str] = {}        # register -> "vec" | "mask" | "red" (element 0 written by reductions)
         self.cur: dict = {}                   # (register, element) or register -> current local name
         self.written: dict[int, str] = {}
         self.fregs: set[int] = set()          # f registers vector instructions read
         self.read: set = set()                # registers read before written in an iteration
+        self.read0: set = set()               # registers reductions read element 0 of
         self.stores: list[str] = []           # vector stores, made when the iteration is kept
         self.lines: list[str] = []
 
@@ -115,9 +119,9 @@ class Gen:
 
     def scalar(self, ops, form: str) -> list[str]:
         if form == "vv":
-            return [self.elem(ops["vs1"], e) for e in range(self.epr)]
+            return [self.elem(ops["vs1"], e) for e in range(self.vl)]
         self.fregs.add(ops["rs1"])
-        return [f"fv{ops['rs1']}"] * self.epr
+        return [f"fv{ops['rs1']}"] * self.vl
 
     def put(self, k: int, vd: int, vals: list, vm: int, kind: str = "vec") -> None:
         """Results (lists of lines computing each element into its name) into fresh names."""
@@ -140,7 +144,7 @@ class Gen:
 
     # --- instructions --------------------------------------------------------------------
     def arith(self, k, name, form, ops):
-        a = [self.elem(ops["vs2"], e) for e in range(self.epr)]
+        a = [self.elem(ops["vs2"], e) for e in range(self.vl)]
         b = self.scalar(ops, form)
         vals = []
         for x, y in zip(a, b):
@@ -152,7 +156,7 @@ class Gen:
         self.put(k, ops["vd"], vals, ops["vm"])
 
     def minmax(self, k, name, form, ops):
-        a = [self.elem(ops["vs2"], e) for e in range(self.epr)]
+        a = [self.elem(ops["vs2"], e) for e in range(self.vl)]
         b = self.scalar(ops, form)
         op, sign = (GT, ">") if name == "vfmax" else (LT, "<")
         # equal operands: the negative zero for the minimum, the positive for the maximum
@@ -162,8 +166,8 @@ class Gen:
 
     def fma(self, k, name, form, ops):
         uses_vd, neg_p, neg_c = VFMA[name]
-        d = [self.elem(ops["vd"], e) for e in range(self.epr)]
-        v = [self.elem(ops["vs2"], e) for e in range(self.epr)]
+        d = [self.elem(ops["vd"], e) for e in range(self.vl)]
+        v = [self.elem(ops["vs2"], e) for e in range(self.vl)]
         m = self.scalar(ops, form)
         other, addend = (d, v) if uses_vd else (v, d)
         self.put(k, ops["vd"], [lambda o, x=x, y=y, z=z: _fma(
@@ -171,11 +175,11 @@ class Gen:
             for x, y, z in zip(m, other, addend)], ops["vm"])
 
     def compare(self, k, name, form, ops):
-        a = [self.elem(ops["vs2"], e) for e in range(self.epr)]
+        a = [self.elem(ops["vs2"], e) for e in range(self.vl)]
         b = self.scalar(ops, form)
         op = COMPARES[name]
         bits = " | ".join(f"(({x} {op} {y}) << {e})" for e, (x, y) in enumerate(zip(a, b)))
-        vd, n = ops["vd"], self.epr        # vl = epr bits; bits vl.. are the tail
+        vd, n = ops["vd"], self.vl        # vl = epr bits; bits vl.. are the tail
         low, full = (1 << n) - 1, (1 << (8 * self.s.VLENB)) - 1
         old = lambda: self.mask(vd)      # noqa: E731 (read only where kept)
         self._kind(vd, "mask")
@@ -191,10 +195,10 @@ class Gen:
         self.written[vd] = "mask"
 
     def slide(self, k, name, ops):
-        src = [self.elem(ops["vs2"], e) for e in range(self.epr)]
+        src = [self.elem(ops["vs2"], e) for e in range(self.vl)]
         if name == "vslidedown.vi":
             off = ops["imm"]
-            vals = [src[e + off] if e + off < self.epr else "0.0" for e in range(self.epr)]
+            vals = [src[e + off] if e + off < self.vl else "0.0" for e in range(self.vl)]
         else:
             self.fregs.add(ops["rs1"])
             value = f"fv{ops['rs1']}"
@@ -203,24 +207,27 @@ class Gen:
 
     def move(self, k, name, ops):
         if name == "vmv.v.v":
-            vals = [self.elem(ops["vs1"], e) for e in range(self.epr)]
+            vals = [self.elem(ops["vs1"], e) for e in range(self.vl)]
         else:
             self.fregs.add(ops["rs1"])
-            vals = [f"fv{ops['rs1']}"] * self.epr
+            vals = [f"fv{ops['rs1']}"] * self.vl
         self.put(k, ops["vd"], [lambda o, v=v: [f"{o} = {v}"] for v in vals], 1)
 
     def fredusum(self, k, ops):
         if not ops["vm"]:
             raise Refuse("masked reduction")
-        nl = self.s.VLEN // 32                 # lanes: element i goes to lane i % nl (vl = nl here)
-        v = [self.elem(ops["vs2"], e) for e in range(self.epr)]
+        nl = self.s.VLEN // 32                 # lanes: element i goes to lane i % nl (vl a multiple of nl)
+        v = [self.elem(ops["vs2"], e) for e in range(self.vl)]
         vs1 = ops["vs1"]
         if self.kind.get(vs1) == "mask":
             raise Refuse(f"v{vs1} used as a mask and a vector")
         first = self._base((vs1, 0), f"v{vs1}_0", vs1)
-        acc = [f"a{j}_{k}" for j in range(nl)]
-        self.lines += _sum(acc[0], first, v[0])
-        acc[1:] = v[1:nl]
+        self.read0.add(vs1)
+        acc = [first] + v[1:nl]                # lane 0 starts from vs1[0], lane j > 0 from element j
+        for i in [0] + list(range(nl, self.vl)):
+            name = f"a{i % nl}_{k}_e{i}"
+            self.lines += _sum(name, acc[i % nl], v[i])
+            acc[i % nl] = name
         n, level = nl, 0
         while n > 1:
             n //= 2
@@ -241,7 +248,7 @@ class Gen:
         that fails leaves the iteration, and stepping raises the error); a load's
         elements must be numbers, a store is made at the iteration's end, so no load
         may follow a store in the block."""
-        e, rs1 = self.epr, ops["rs1"]
+        e, rs1 = self.vl, ops["rs1"]
         last = self.s.dsize - 4 * e
         self.lines += [f"a_ = x[{rs1}]" if rs1 else "a_ = 0", "o_ = a_ - DB",
                        f"if o_ < 0 or o_ > {last} or a_ & 3: break"]
@@ -279,16 +286,23 @@ class Gen:
             raise Refuse(mn)
 
     # --- entry, commit, exit -------------------------------------------------------------
+    def overlapping(self, nregs: int) -> bool:
+        """Whether two of the loop's registers share storage: a group of `nregs` and a
+        single register (a mask, a reduction's operand or result) inside it."""
+        spans = sorted((r, r + (nregs if self.kind.get(r) == "vec" else 1))
+                       for r in set(self.kind) | self.read | self.read0 | set(self.written))
+        return any(b > c for (_, b), (c, _) in zip(spans, spans[1:]))
+
     def entry(self) -> list[str]:
-        e, out, nan = self.epr, [], []
+        e, p, out, nan = self.vl, self.per, [], []
         for r in sorted(self.read):
             kind = self.kind.get(r, "red")
             if kind == "vec":
                 names = [f"v{r}_{j}" for j in range(e)]
-                out.append(f"{', '.join(names)}, = F[{r * e}:{r * e + e}]")
+                out.append(f"{', '.join(names)}, = F[{r * p}:{r * p + e}]")
                 nan += [f"{n} != {n}" for n in names]
             elif kind == "red":
-                out.append(f"v{r}_0 = F[{r * e}]")
+                out.append(f"v{r}_0 = F[{r * p}]")
                 nan.append(f"v{r}_0 != v{r}_0")
             else:
                 out.append(f"m{r} = FROM(B[{r * self.s.VLENB}:{(r + 1) * self.s.VLENB}], 'little')")
@@ -305,7 +319,7 @@ class Gen:
             if kind == "mask":
                 pairs.append((f"m{r}", self.cur[r]))
             else:
-                pairs += [(f"v{r}_{j}", self.cur[(r, j)]) for j in range(self.epr if kind == "vec" else 1)]
+                pairs += [(f"v{r}_{j}", self.cur[(r, j)]) for j in range(self.vl if kind == "vec" else 1)]
         pairs = [(a, b) for a, b in pairs if a != b]
         if not pairs:
             return []
@@ -314,15 +328,15 @@ class Gen:
     def exit(self) -> list[str]:
         """Write-back of the registers the loop writes: only after a whole iteration,
         when every one of them has a value (a register it only writes is not loaded)."""
-        e, out = self.epr, []
-        tail = self.s.vta and self.s.agnostic_ones and e > 1
+        e, p, out = self.vl, self.per, []
+        tail = self.s.vta and self.s.agnostic_ones and p > 1     # a reduction's: the rest of its register
         for r, kind in sorted(self.written.items()):
             if kind == "vec":
-                out.append(f"F[{r * e}:{r * e + e}] = array('f', ({', '.join(f'v{r}_{j}' for j in range(e))},))")
+                out.append(f"F[{r * p}:{r * p + e}] = array('f', ({', '.join(f'v{r}_{j}' for j in range(e))},))")
             elif kind == "red":
-                out.append(f"F[{r * e}] = v{r}_0")
+                out.append(f"F[{r * p}] = v{r}_0")
                 if tail:
-                    out.append(f"U[{r * e + 1}:{r * e + e}] = ONES[:{e - 1}]")
+                    out.append(f"U[{r * p + 1}:{r * p + p}] = ONES[:{p - 1}]")
             else:
                 n = self.s.VLENB
                 out.append(f"B[{r * n}:{(r + 1) * n}] = m{r}.to_bytes({n}, 'little')")
@@ -335,8 +349,8 @@ def source(comp, blk, cond: str) -> tuple[str, list] | None:
     the current vtype and vl; Refuse if the block has something this variant does
     not run."""
     s = comp.s
-    if s.sew != 32 or s.vtype & 7 or s.vl != s.vlmax or s.vl > 16 or blk.tsteps is None:
-        raise Refuse("not e32 m1 at vl = VLMAX")
+    if s.sew != 32 or s.vtype & 7 > 3 or s.vl != s.vlmax or s.vl > 16 or blk.tsteps is None:
+        raise Refuse("not e32, LMUL >= 1, vl = VLMAX <= 16")
     gen = Gen(s, s.vl)
     closures, vpcs = [], set()
     for k, pc in enumerate(range(blk.start, blk.start + blk.size - 1)):
@@ -360,6 +374,8 @@ def source(comp, blk, cond: str) -> tuple[str, list] | None:
             if code.timed or code.mem or code.sync or code.flow or any(w in text for w in SAFE_SCALAR):
                 raise Refuse(d.mnemonic)
             gen.lines += code.lines           # in program order: vector addresses read x registers
+    if gen.overlapping(s.lmul_num):
+        raise Refuse("registers overlap")
     # x[k] / f[k] of the scalar code and of vector addresses as locals
     local = _localise(gen.lines + gen.commit() + gen.stores, cond)
     if local is None:

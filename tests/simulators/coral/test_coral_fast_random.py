@@ -343,7 +343,7 @@ VEC_LOOP_OPS = ["vfadd.vv", "vfsub.vv", "vfsub.vf", "vfrsub.vf", "vfmul.vv", "vf
 
 def vec_loop(seed: int) -> str:
     """A self-looping block of the short-vector instructions vecloop.py runs as
-    straight-line Python (e32 m1, vl = VLMAX), with scalar integer and fp work beside
+    straight-line Python (e32, LMUL 1, 2 or 4, vl = VLMAX), with scalar integer and fp work beside
     them: values that mostly stay on the simple path, now and then a special one
     (NaN, infinity, tiny, huge, signed zeros) or growth that leaves it mid-loop,
     every tail and mask policy, unit-stride loads and stores (fixed addresses whose
@@ -354,10 +354,11 @@ def vec_loop(seed: int) -> str:
     specials = ["0.0", "-0.0", "3.0e38", "-3.0e38", "1e-39", "inf", "-inf", "nan", "1e-45", "1e-20", "65504.0"]
     rate = rng.choice([0.0, 0.0, 0.02, 0.1])
     data = [rng.choice(specials) if rng.random() < rate else f"{rng.uniform(-3, 3):.5g}" for _ in range(40)]
-    vl = 4 if rng.random() < 0.85 else rng.choice([2, 3])
+    lmul = rng.choice([1, 1, 1, 2, 4])           # register groups: vl = VLMAX = 4 * LMUL
+    vl = 4 * lmul if rng.random() < 0.85 else rng.choice([2, 3])
     pol = f"{rng.choice(['ta', 'tu'])}, {rng.choice(['ma', 'mu'])}"
-    out = ["la s0, vals", f"vsetivli t0, {vl}, e32, m1, {pol}"]
-    out += [f"addi s2, s0, {16 * rng.randrange(9)}\nvle32.v v{r}, (s2)" for r in range(8)]
+    out = ["la s0, vals", f"vsetivli t0, {vl}, e32, m{lmul}, {pol}"]
+    out += [f"addi s2, s0, {16 * rng.randrange(9)}\nvle32.v v{r * lmul}, (s2)" for r in range(8)]
     out += [f"flw f{k}, {4 * rng.randrange(40)}(s0)" for k in range(10)]
     if rng.random() < 0.1:
         out.append("fsrmi 1")
@@ -371,16 +372,16 @@ def vec_loop(seed: int) -> str:
         if c < 0.12:
             kind = rng.choice(["vle32.v", "vse32.v"])
             where = rng.choice(["s7", "s7", f"s{rng.choice([6, 6, 7]) if walk else 7}"])
-            out.append(f"{kind} v{rng.randrange(1, 8)}, ({where})")
+            out.append(f"{kind} v{lmul * rng.randrange(1, 8)}, ({where})")
             if where == "s6":
-                out.append("addi s6, s6, 16")
+                out.append(f"addi s6, s6, {16 * lmul}")
             continue
         if c < 0.2:
             out.append(rng.choice(["addi s3, s3, 7", "xor s4, s4, t6", "fadd.s f9, f9, f8",
                                    "fmul.s f8, f8, f8" if rng.random() < 0.3 else "slli s5, t6, 2"]))
             continue
         op = rng.choice(VEC_LOOP_OPS)
-        vd, a, b = (rng.randrange(1, 8) for _ in range(3))
+        vd, a, b = (lmul * rng.randrange(1, 8) for _ in range(3))
         mask = ", v0.t" if rng.random() < 0.35 and op not in ("vmv.v.v", "vfmv.v.f") else ""
         fr = f"f{rng.randrange(8)}"
         if op.startswith("vmf"):
@@ -392,9 +393,10 @@ def vec_loop(seed: int) -> str:
             out.append(f"{op} v{vd}, v{a}, {rng.randrange(5)}{mask}")
         elif "slide1" in op:
             while vd == a:
-                vd = rng.randrange(1, 8)
+                vd = lmul * rng.randrange(1, 8)
             out.append(f"{op} v{vd}, v{a}, {fr}{mask}")
         elif op == "vfredusum.vs":
+            vd = rng.choice([vd, vd + 1, rng.randrange(1, 32)])      # single registers, maybe inside a group
             out.append(f"{op} v{vd}, v{a}, v{rng.choice([vd, b])}{mask if rng.random() < 0.3 else ''}")
         elif op[1:].startswith(("fmacc", "fnmsac", "fmadd", "fnmadd", "fmsac", "fmsub", "fnmacc")):
             src = f"v{b}" if op.endswith(".vv") else fr
@@ -518,5 +520,39 @@ vals: .word {", ".join(["0x3f800000"] * 20 + [hex(nan)] * 4 + ["0x40000000"] * 8
 """
     cfg = default_config()
     program = assemble(source, "nan.s", cfg)
+    runs = [CoralModel().run(program, MemoryImage(), cfg, Budget(fast=fast)) for fast in (True, False)]
+    assert same(*runs) == "", same(*runs)
+
+
+@pytest.mark.parametrize("lmul", [2, 4])
+def test_vector_loop_reduction_order_over_a_group(lmul):
+    """vfredusum over a register group in the straight-line loop: each lane adds its
+    elements in element order, lane 0 after vs1[0], then the halving tree; values
+    whose sums round differently in any other order."""
+    n = 4 * lmul
+    data = ["16777216.0", "0.5", "-3.0", "1e-3"] + ["1.0", "3.0", "0.25", "-1.0"] + \
+           ["1.0", "2.0", "5.0", "0.125"] + ["-16777216.0", "1e-3", "7.0", "0.5"]      # lane 0: 2^24, 1, 1, -2^24
+    source = f"""
+    vsetivli t0, {n}, e32, m{lmul}, ta, ma
+    la s0, vals
+    vle32.v v8, (s0)
+    vle32.v v16, (s0)
+    csrwi fflags, 0
+    li t6, 40
+    j loop
+loop:
+    vfredusum.vs v1, v8, v1
+    vfredusum.vs v2, v16, v2
+    vfmul.vf v16, v16, f0
+    addi t6, t6, -1
+    bnez t6, loop
+    frflags a0
+    ebreak
+    .data
+vals: .float {", ".join(data[:n])}
+"""
+    cfg = default_config()
+    program = assemble(source.replace("csrwi fflags, 0", "csrwi fflags, 0\n    li a1, 0x3f800001\n    fmv.w.x f0, a1"),
+                       "sum.s", cfg)
     runs = [CoralModel().run(program, MemoryImage(), cfg, Budget(fast=fast)) for fast in (True, False)]
     assert same(*runs) == "", same(*runs)
