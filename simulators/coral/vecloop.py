@@ -34,17 +34,18 @@ selfloop.py's loop.
 from __future__ import annotations
 
 from array import array
+from math import copysign
 
+from . import fpregs
 from .fp32 import TINY
 from .loops import replay, timing_program
 from .selfloop import WRITE, _localise, bind_globals
 from .semantics import VECTOR
-from .smallvec import ARITH as VARITH, FMA as VFMA
+from .smallvec import ARITH as VARITH, FMA as VFMA, lanes
 from .state import FFLAGS, FRM
 from .timing import LOAD, STORE
 
 BIG = 2.0 ** 127
-LT, GT = "<", ">"
 COMPARES = {"vmfeq": "==", "vmfne": "!=", "vmflt": "<", "vmfle": "<=", "vmfgt": ">", "vmfge": ">="}
 ARITH = {name: VARITH[name][0] for name in ("vfadd", "vfsub", "vfrsub", "vfmul")}
 # (FRM(pc) in a dyn rounding mode raises only for frm >= 5; the loop runs at frm = 0)
@@ -123,10 +124,9 @@ class Gen:
         self.fregs.add(ops["rs1"])
         return [f"fv{ops['rs1']}"] * self.vl
 
-    def put(self, k: int, vd: int, vals: list, vm: int, kind: str = "vec") -> None:
+    def put(self, k: int, vd: int, vals: list, vm: int) -> None:
         """Results (lists of lines computing each element into its name) into fresh names."""
-        if kind == "vec":
-            self._kind(vd, "vec")
+        self._kind(vd, "vec")
         m = None if vm else self.mask(0)
         ones = not vm and self.s.vma and self.s.agnostic_ones     # inactive elements become all ones (a NaN)
         new = {}
@@ -140,7 +140,7 @@ class Gen:
                 self.lines += [f"if {m} & {1 << e}:"] + ["    " + ln for ln in lines] + [f"else: {keep}"]
             new[(vd, e)] = name
         self.cur.update(new)
-        self.written[vd] = kind
+        self.written[vd] = "vec"
 
     # --- instructions --------------------------------------------------------------------
     def arith(self, k, name, form, ops):
@@ -158,10 +158,10 @@ class Gen:
     def minmax(self, k, name, form, ops):
         a = [self.elem(ops["vs2"], e) for e in range(self.vl)]
         b = self.scalar(ops, form)
-        op, sign = (GT, ">") if name == "vfmax" else (LT, "<")
+        op = ">" if name == "vfmax" else "<"
         # equal operands: the negative zero for the minimum, the positive for the maximum
         self.put(k, ops["vd"], [lambda o, x=x, y=y: [
-            f"{o} = {x} if {x} {op} {y} or ({x} == {y} and COPYSIGN(1.0, {x}) {sign} 0) else {y}"]
+            f"{o} = {x} if {x} {op} {y} or ({x} == {y} and COPYSIGN(1.0, {x}) {op} 0) else {y}"]
             for x, y in zip(a, b)], ops["vm"])
 
     def fma(self, k, name, form, ops):
@@ -470,12 +470,8 @@ class VecLoop:
             return None
         text, closures, prog = out
         s = comp.s
-        from .smallvec import lanes
         L = lanes(s)
         comp.ns.update({"F": L.F, "U": L.U[32], "B": L.B, "ONES": L.tails[32], "FROM": int.from_bytes, "TF": "f",
-                        "FM": s.m8[:s.dsize & ~3].cast("f"),
-                        "TM": comp.timing, "array": array, "FFLAGS": FFLAGS, "_F": array("f", [0.0])})
-        from . import fpregs
-        from math import copysign
-        comp.ns.update({"BF": fpregs.BF, "COPYSIGN": copysign})
+                        "FM": s.m8[:s.dsize & ~3].cast("f"), "array": array, "FFLAGS": FFLAGS,
+                        "_F": array("f", [0.0]), "BF": fpregs.BF, "COPYSIGN": copysign})
         return comp._define(bind_globals(text, comp.ns), "vec"), closures, prog
