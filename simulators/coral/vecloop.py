@@ -3,9 +3,10 @@
 selfloop.py runs such a block's timed variant in a `while` loop, which still calls
 one smallvec.py closure and one VectorTiming.dispatch per vector instruction, each
 re-reading registers through memoryviews. This variant (for e32, LMUL 1, 2 or 4,
-vl = VLMAX <= 16) holds every vector register (group) the block names as Python
-floats in locals, one per element (mask registers as one int), and unrolls each
-instruction's element loop into statements; a single register (a mask, a
+vl <= 16) holds elements 0..vl-1 of every vector register (group) the block names
+as Python floats in locals (mask registers as one int), and unrolls each
+instruction's element loop into statements; tails are written on exit (a slide
+down that reads one is refused); a single register (a mask, a
 reduction's operand or result) inside a group the loop also uses is refused.
 Registers go back to the state on every exit. Timing
 does not depend on data: the loop leaves it out, and the iterations it ran are timed
@@ -86,7 +87,7 @@ class Gen:
     """The loop function's text for one block at one (vtype, vl)."""
 
     def __init__(self, s, vl: int):
-        self.s, self.vl = s, vl              # vl = VLMAX: a register group's elements
+        self.s, self.vl = s, vl              # the elements the loop holds of a register group
         self.per = s.VLENB >> 2              # elements of one register
         self.kind: dict[int, str] = {}        # register -> "vec" | "mask" | "red" (element 0 written by reductions)
         self.cur: dict = {}                   # (register, element) or register -> current local name
@@ -198,6 +199,8 @@ class Gen:
         src = [self.elem(ops["vs2"], e) for e in range(self.vl)]
         if name == "vslidedown.vi":
             off = ops["imm"]
+            if any(self.vl <= e + off < self.s.vlmax for e in range(self.vl)):
+                raise Refuse("slides the tail down")
             vals = [src[e + off] if e + off < self.vl else "0.0" for e in range(self.vl)]
         else:
             self.fregs.add(ops["rs1"])
@@ -223,7 +226,8 @@ class Gen:
             raise Refuse(f"v{vs1} used as a mask and a vector")
         first = self._base((vs1, 0), f"v{vs1}_0", vs1)
         self.read0.add(vs1)
-        acc = [first] + v[1:nl]                # lane 0 starts from vs1[0], lane j > 0 from element j
+        # lane 0 starts from vs1[0], lane j > 0 from element j; lanes without elements (vl < nl) are skipped
+        acc = [first] + v[1:nl] + [None] * (nl - min(nl, self.vl))
         for i in [0] + list(range(nl, self.vl)):
             name = f"a{i % nl}_{k}_e{i}"
             self.lines += _sum(name, acc[i % nl], v[i])
@@ -233,6 +237,11 @@ class Gen:
             n //= 2
             level += 1
             for j in range(n):
+                if acc[j + n] is None:
+                    continue
+                if acc[j] is None:
+                    acc[j] = acc[j + n]
+                    continue
                 name = f"a{j}_{k}_{level}"
                 self.lines += _sum(name, acc[j], acc[j + n])
                 acc[j] = name
@@ -330,9 +339,12 @@ class Gen:
         when every one of them has a value (a register it only writes is not loaded)."""
         e, p, out = self.vl, self.per, []
         tail = self.s.vta and self.s.agnostic_ones and p > 1     # a reduction's: the rest of its register
+        group = self.s.lmul_num * p                               # a group's elements, its tail from vl
         for r, kind in sorted(self.written.items()):
             if kind == "vec":
                 out.append(f"F[{r * p}:{r * p + e}] = array('f', ({', '.join(f'v{r}_{j}' for j in range(e))},))")
+                if self.s.vta and self.s.agnostic_ones and e < group:
+                    out.append(f"U[{r * p + e}:{r * p + group}] = ONES[:{group - e}]")
             elif kind == "red":
                 out.append(f"F[{r * p}] = v{r}_0")
                 if tail:
@@ -349,8 +361,8 @@ def source(comp, blk, cond: str) -> tuple[str, list] | None:
     the current vtype and vl; Refuse if the block has something this variant does
     not run."""
     s = comp.s
-    if s.sew != 32 or s.vtype & 7 > 3 or s.vl != s.vlmax or s.vl > 16 or blk.tsteps is None:
-        raise Refuse("not e32, LMUL >= 1, vl = VLMAX <= 16")
+    if s.sew != 32 or s.vtype & 7 > 3 or not 0 < s.vl <= 16 or blk.tsteps is None:
+        raise Refuse("not e32, LMUL >= 1, 0 < vl <= 16")
     gen = Gen(s, s.vl)
     closures, vpcs = [], set()
     for k, pc in enumerate(range(blk.start, blk.start + blk.size - 1)):
