@@ -201,18 +201,31 @@ class SelfLoop:
             done, nxt, T = self._timed_loop(T, R, 1)
             if nxt != self.blk.start or done >= n:
                 return done, nxt, T
-        out = self.vec.run(T, n - done) if self.vec is not None else None
-        if out is not None:
+        while self.vec is not None and done < n:
+            out = self.vec.run(T, n - done)
+            if out is None:
+                break
             i, nxt, T, stopped = out
             done += i
             if not stopped:
                 return done, nxt, T
-        try:                    # the rest (from where the vector variant stopped) as before
-            j, nxt, T = self._timed_loop(T, R + done * self.blk.size, n - done)
+            # the iteration it left, stepped; then the variant again, unless it left at once
+            j, nxt, T = self._stepped(T, R, done, 1)
+            done += j
+            if nxt != self.blk.start or done >= n:
+                return done, nxt, T
+            if i == 0:              # it left at once: stepping is the better path for now
+                break
+        j, nxt, T = self._stepped(T, R, done, n - done)
+        return done + j, nxt, T
+
+    def _stepped(self, T: int, R: int, done: int, n: int):
+        """The timed loop from iteration `done` on, its errors counting those before."""
+        try:
+            return self._timed_loop(T, R + done * self.blk.size, n)
         except SimError as e:
             e.done += done
             raise
-        return done + j, nxt, T
 
     def _timed_loop(self, T: int, R: int, n: int):
         if self._timed is None:

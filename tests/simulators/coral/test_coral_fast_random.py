@@ -590,3 +590,44 @@ vals: .float 1.5, 2.25, -0.75, 3.0
     program = assemble(source, "tail.s", cfg)
     runs = [CoralModel().run(program, MemoryImage(), cfg, Budget(fast=fast)) for fast in (True, False)]
     assert same(*runs) == "", same(*runs)
+
+
+@pytest.mark.parametrize("every", [2, 5, 8])
+def test_vector_loop_resumes_after_leaving(every):
+    """Every `every`-th iteration loads a NaN: the straight-line loop leaves there,
+    that iteration is stepped, and the loop resumes after it (cycles, stalls and flags
+    as stepped throughout)."""
+    words = []
+    for k in range(48):
+        words += [0x7FC00000 if k % every == every - 1 else 0x3F800000 + k] * 4
+    source = f"""
+    vsetivli t0, 4, e32, m1, ta, ma
+    la s0, vals
+    mv s1, s0
+    vle32.v v1, (s0)
+    vmv.v.v v4, v1
+    csrwi fflags, 0
+    li t6, 40
+    j loop
+loop:
+    vle32.v v3, (s1)
+    addi s1, s1, 16
+    vmflt.vv v0, v3, v1
+    vfredusum.vs v5, v1, v5
+    vfmin.vv v4, v4, v1
+    vfadd.vv v1, v1, v4
+    addi t6, t6, -1
+    bnez t6, loop
+    frflags a0
+    ebreak
+    .data
+vals: .word {", ".join(hex(w) for w in words)}
+"""
+    cfg = default_config()
+    program = assemble(source, "resume.s", cfg)
+    runs = [CoralModel().run(program, MemoryImage(), cfg, Budget(fast=fast)) for fast in (True, False)]
+    assert same(*runs) == "", same(*runs)
+    for cut in (runs[0].retired // 2 + 3, runs[0].retired - 4):
+        a, b = (CoralModel().run(program, MemoryImage(), cfg, Budget(max_instructions=cut, fast=fast))
+                for fast in (True, False))
+        assert same(a, b) == "", (cut, same(a, b))
