@@ -24,7 +24,8 @@ smallvec.py (whose module docstring has the floating-point argument):
 - an element leaving the simple path abandons the iteration before anything of it
   is kept: vector results go to fresh names and become the registers only at the
   iteration's end, scalar code runs after that, so the loop stops at the
-  iteration's start and the caller steps from there;
+  iteration's start; the caller (selfloop.SelfLoop.timed) steps that iteration and
+  resumes the variant;
 - scalar instructions only those without memory access, CSR, error or wait; vector
   instructions only those below, none reading a register the scalar code writes;
   a masked one whose inactive elements would become all ones (a NaN) stops the
