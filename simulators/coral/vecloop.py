@@ -23,14 +23,15 @@ smallvec.py (whose module docstring has the floating-point argument):
   on exit);
 - an element leaving the simple path abandons the iteration before anything of it
   is kept: vector results go to fresh names and become the registers only at the
-  iteration's end, scalar code runs after that, so the loop stops at the
-  iteration's start; the caller (selfloop.SelfLoop.timed) steps that iteration and
-  resumes the variant;
+  iteration's end, vector stores are made then, and the scalar registers the
+  iteration wrote (its code runs in program order, as addresses need) are restored
+  from their values at its start; so the loop stops at the iteration's start, and
+  the caller (selfloop.SelfLoop.timed) steps that iteration and resumes the variant;
 - scalar instructions only those without memory access, CSR, error or wait; vector
   instructions only those below, none reading a register the scalar code writes;
   a masked one whose inactive elements would become all ones (a NaN) stops the
   loop when its mask has an inactive element.
-Anything else is refused when the loop is generated (`None`), and the block keeps
+Anything else is refused when the loop is generated (`Refuse`), and the block keeps
 selfloop.py's loop.
 """
 from __future__ import annotations
