@@ -41,8 +41,12 @@ from .loops import LoopPlan
 from .selfloop import SelfLoop
 from .strips import StripPlan
 from .timing import LOAD, NOWB, STORE, VectorTiming
+from .vecloop import VecLoop
 
 MAX_BLOCK = 256
+# compiled block sources: a program run again (seeds, edge cases, benchmark repeats)
+# generates the same text, and compile() took a few ms of every run
+_CODE: dict[str, object] = {}
 STOP_BREAK, STOP_ECALL = -1, -2
 MEM_KIND = {"VLOAD": LOAD, "VLOADS": LOAD, "VSTORE": STORE, "VSTORES": STORE, "VMOVE": NOWB}
 
@@ -184,7 +188,8 @@ class Compiler:
         if flow is not None and flow[0].flow == "branch" and flow[0].target == start and not self.traced:
             args = (self.program.instrs, start, blk.size, self.cfg, self.isa, self.s, self.timing, blk.tsteps)
             blk.loop = LoopPlan.recognise(*args, *blk.tails) or StripPlan.recognise(*args, blk.tails)
-            blk.sloop = SelfLoop(self, blk, body_fast if not timed_only else None, body_timed, flow[0].cond)
+            vec = VecLoop(self, blk, flow[0].cond) if timed_only and self.fast else None
+            blk.sloop = SelfLoop(self, blk, body_fast if not timed_only else None, body_timed, flow[0].cond, vec)
         if not timed_only:
             blk.fn = self._define("def fn():\n    " + "\n    ".join(fast) + "\n", "fn")
         if self.traced or timed_only:
@@ -218,8 +223,13 @@ class Compiler:
         return ([f"return {stop}"], [f"return {stop}, T + {pending + cost}"])
 
     def _define(self, source: str, name: str):
+        code = _CODE.get(source)
+        if code is None:
+            if len(_CODE) >= 4096:
+                _CODE.clear()
+            code = _CODE[source] = compile(source, "<coral block>", "exec")
         scope: dict = {}
-        exec(compile(source, "<coral block>", "exec"), self.ns, scope)
+        exec(code, self.ns, scope)
         return scope[name]
 
     def timed(self, blk: Block):

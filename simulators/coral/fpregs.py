@@ -9,8 +9,10 @@ whole loop and inlines the common case of each operation:
   float32 scratch cell (a C cast: nearest even);
 - taken only when the result is normal and below 2^127 in magnitude: then NX is the
   only flag, raised when the binary32 rounding or the binary64 sum (TwoSum's error
-  term) was inexact; a binary64 sum on a binary32 midpoint is left to fp32, whose
-  tie-breaking is exact;
+  term) was inexact; binary64 then binary32 rounds a sum of two binary32 values
+  correctly, a fused multiply-add not where binary64 rounded onto a binary32
+  midpoint: that case is left to fp32, whose tie-breaking is exact (NX is tested
+  first where it decides the result, so once NX is set most checks are skipped);
 - every other case calls the fp32 function on the operands' bit patterns, which
   sets the flags, and keeps its result (finite, infinite or the canonical NaN, all
   exact as floats).
@@ -92,31 +94,33 @@ def arith_lines(mn: str, ops: dict, pc: int, floats: set, shadows: set) -> list[
     rm_expr = _rm(rm, pc)
     if kind == "add":
         slow = f"{'fsub' if neg_c else 'fadd'}({bi(a)}, {bi(b)}, {rm_expr})"
-        head = [f"p_ = {fl(a)}", f"z_ = {'-' if neg_c else ''}{fl(b)}", "s_ = p_ + z_"]
+        p, z, head = fl(a), f"{'-' if neg_c else ''}{fl(b)}", []
     elif kind == "mul":
         slow = f"fmul({bi(a)}, {bi(b)}, {rm_expr})"
         head = [f"s_ = {fl(a)} * {fl(b)}"]
     else:
         c = ops["rs3"]
         slow = f"fma({bi(a)}, {bi(b)}, {bi(c)}, {rm_expr}, {neg_p}, {neg_c})"
-        head = [f"p_ = {'-' if neg_p else ''}{fl(a)} * {fl(b)}", f"z_ = {'-' if neg_c else ''}{fl(c)}",
-                "s_ = p_ + z_"]
+        p, z, head = "p_", f"{'-' if neg_c else ''}{fl(c)}", [f"p_ = {'-' if neg_p else ''}{fl(a)} * {fl(b)}"]
+    if kind != "mul":
+        head.append(f"s_ = {p} + {z}")
+        err = [f"bb_ = s_ - {p}", f"if ({p} - (s_ - bb_)) + ({z} - bb_):"]     # binary64 rounded the sum
     if kind == "mul":               # binary32 products are exact in binary64
         check = ["    if r_ != s_:", "        nx_ = 1"]
-    else:
-        check = ["    bb_ = s_ - p_",
-                 "    if (p_ - (s_ - bb_)) + (z_ - bb_):",      # binary64 rounded the sum
-                 "        if r_ != s_:",
-                 "            o_ = s_ + (s_ - r_)",             # the other neighbour if s_ is a midpoint
-                 "            _F[0] = o_",
-                 "            if _F[0] == o_:",
+    elif kind == "add":             # binary64 then binary32 rounds a sum of binary32 values correctly
+        check = ["    if not nx_:", "        if r_ != s_:", "            nx_ = 1", "        else:"] + \
+                ["            " + line for line in err] + ["                nx_ = 1"]
+    else:                           # ... a fused sum not: wrong only where binary64 rounded onto a midpoint
+        check = ["    if r_ != s_:",
+                 "        o_ = s_ + (s_ - r_)",                 # the other neighbour if s_ is a midpoint
+                 "        _F[0] = o_",
+                 "        if _F[0] == o_:"] + ["            " + line for line in err] + [
                  f"                r_ = SLOW(fc, {slow})",
                  "            else:",
                  "                nx_ = 1",
                  "        else:",
                  "            nx_ = 1",
-                 "    elif r_ != s_:",
-                 "        nx_ = 1"]
+                 "    elif not nx_:"] + ["        " + line for line in err] + ["            nx_ = 1"]
     rd = ops["rd"]
     dest = f"g{rd} = r_" if rd in floats else f"f[{rd}] = FB(r_)"
     inside = f"if {TINY} <= s_ < {BIG} or -{BIG} < s_ <= -{TINY}:"      # |s_| in range, no abs() call

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import re
 
+from kernelcraft.simulators.core.errors import SimError
+
 from . import fpregs
 from .state import FRM
 
@@ -100,15 +102,13 @@ def fast_source(body: list[str], cond: str, start: int, end: int, floats=(), sha
 {head}
     i = 0
     try:
-        while True:
-            i += 1
+        for i in range(1, n + 1):
 {inner}
             if not ({cond_l}):
                 {back}
                 return i, {end}
-            if i >= n:
-                {back}
-                return i, {start}
+        {back}
+        return n, {start}
     except SimError as e:
         {back}
         e.done = i - 1
@@ -155,12 +155,13 @@ class SelfLoop:
     """The two loop functions of one self-looping block (the fast one only if the
     block has a fast variant); compiled on first use."""
 
-    __slots__ = ("comp", "blk", "body_fast", "body_timed", "cond", "_fast", "_timed", "floats", "_float")
+    __slots__ = ("comp", "blk", "body_fast", "body_timed", "cond", "_fast", "_timed", "floats", "_float", "vec")
 
-    def __init__(self, comp, blk, body_fast, body_timed, cond):
+    def __init__(self, comp, blk, body_fast, body_timed, cond, vec=None):
         self.comp, self.blk, self.cond = comp, blk, cond
         self.body_fast, self.body_timed = body_fast, body_timed
         self._fast = self._timed = self.floats = self._float = None
+        self.vec = vec              # vecloop.py's variant of the timed loop, if it may apply
 
     def fast(self, n: int):
         if self.floats is None:
@@ -195,6 +196,38 @@ class SelfLoop:
             self._float = comp._define(bind_globals(source, comp.ns), "fast")
 
     def timed(self, T: int, R: int, n: int):
+        done = 0
+        if self.vec is not None and self.vec.cold():    # one iteration stepped warms its closures
+            done, nxt, T = self._timed_loop(T, R, 1)
+            if nxt != self.blk.start or done >= n:
+                return done, nxt, T
+        while self.vec is not None and done < n:
+            out = self.vec.run(T, n - done)
+            if out is None:
+                break
+            i, nxt, T, stopped = out
+            done += i
+            if not stopped:
+                return done, nxt, T
+            # the iteration it left, stepped; then the variant again, unless it left at once
+            j, nxt, T = self._stepped(T, R, done, 1)
+            done += j
+            if nxt != self.blk.start or done >= n:
+                return done, nxt, T
+            if i == 0:              # it left at once: stepping is the better path for now
+                break
+        j, nxt, T = self._stepped(T, R, done, n - done)
+        return done + j, nxt, T
+
+    def _stepped(self, T: int, R: int, done: int, n: int):
+        """The timed loop from iteration `done` on, its errors counting those before."""
+        try:
+            return self._timed_loop(T, R + done * self.blk.size, n)
+        except SimError as e:
+            e.done += done
+            raise
+
+    def _timed_loop(self, T: int, R: int, n: int):
         if self._timed is None:
             b = self.blk
             taken, fall = b.tails

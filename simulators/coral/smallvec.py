@@ -585,4 +585,5 @@ def wrap(mnemonic: str, s, ops: dict, general):
         if 0 < vl <= limit:
             last[:] = vtype, vl, cycles
         return cycles
+    run.last = last                        # for vecloop.py: checks passed, and the cycles, at this vtype and vl
     return run

@@ -14,6 +14,8 @@ found by comparing before and after each traced instruction.
 """
 from __future__ import annotations
 
+import mmap
+
 import numpy as np
 
 from kernelcraft.simulators.core.backend import MemoryImage
@@ -72,11 +74,14 @@ class CoralState:
         self.dbase = memory_base(cfg, "dtcm")
         self.dsize = cfg.DTCM_SIZE
         self.itcm_size = cfg.ITCM_SIZE
-        self.dmem = bytearray(self.dsize)
+        # an anonymous mapping: pages the system zeroes when first touched. A bytearray
+        # (or np.zeros, once the allocator reuses the last run's block) writes all
+        # DTCM_SIZE bytes (16 MiB) before the first instruction
+        self.dmem = np.frombuffer(mmap.mmap(-1, self.dsize), dtype=np.uint8) if self.dsize else np.zeros(0, np.uint8)
         self.m8 = memoryview(self.dmem)
         self.m16 = self.m8[:self.dsize & ~1].cast("H")
         self.m32 = self.m8[:self.dsize & ~3].cast("I")
-        self.mem = np.frombuffer(self.dmem, dtype=np.uint8)
+        self.mem = self.dmem
         self._mem_views: dict[int, np.ndarray] = {}
         self.pc = 0
         self.end_pc = program_size            # one past the last instruction: the run ends there
@@ -198,11 +203,13 @@ class CoralState:
         self.mem[o:o + raw.size] = raw
 
     def memories(self, words: list[int]) -> dict[str, np.ndarray]:
-        """Final contents as bytes: 'itcm' (the program) and 'dtcm' (a copy)."""
+        """Final contents as bytes: 'itcm' (the program) and 'dtcm' (DTCM itself, not a
+        copy: called once a run has ended, when nothing writes it any more; copying
+        16 MiB cost several ms per run)."""
         itcm = np.zeros(self.itcm_size, dtype=np.uint8)
         code = np.asarray(words, dtype=np.uint32).view(np.uint8)
         itcm[:min(code.size, itcm.size)] = code[:itcm.size]
-        return {"itcm": itcm, "dtcm": self.mem.copy()}
+        return {"itcm": itcm, "dtcm": self.mem}
 
     def registers(self) -> dict:
         vt = self.vtype

@@ -333,3 +333,301 @@ vals: .word 1, 2, 3, 4
     assert same(*runs) == "", same(*runs)
     faults = "x0" in access or where in ("past the end", "below") or (where == "misaligned" and "sb" not in access)
     assert (runs[0].error is not None) == faults
+
+
+VEC_LOOP_OPS = ["vfadd.vv", "vfsub.vv", "vfsub.vf", "vfrsub.vf", "vfmul.vv", "vfmul.vf", "vfmin.vv", "vfmax.vf",
+                "vfmacc.vv", "vfnmsac.vf", "vfmadd.vv", "vfnmadd.vf", "vfmsac.vv", "vfmsub.vf", "vfnmacc.vv",
+                "vmflt.vv", "vmfle.vf", "vmfeq.vv", "vmfne.vf", "vmfgt.vf", "vmfge.vf", "vslidedown.vi",
+                "vfslide1up.vf", "vfslide1down.vf", "vfredusum.vs", "vmv.v.v", "vfmv.v.f"]
+
+
+def vec_loop(seed: int) -> str:
+    """A self-looping block of the short-vector instructions vecloop.py runs as
+    straight-line Python (e32, LMUL 1, 2 or 4, vl mostly VLMAX), with scalar integer and fp work beside
+    them: values that mostly stay on the simple path, now and then a special one
+    (NaN, infinity, tiny, huge, signed zeros) or growth that leaves it mid-loop,
+    every tail and mask policy, unit-stride loads and stores (fixed addresses whose
+    data the loop rewrites, and a pointer that walks out of DTCM in some loops), and
+    some loops the variant refuses (frm not RNE, a slide down from the tail, a register used as
+    vector and mask, an f register the loop writes, a load after a store)."""
+    rng = random.Random(seed)
+    specials = ["0.0", "-0.0", "3.0e38", "-3.0e38", "1e-39", "inf", "-inf", "nan", "1e-45", "1e-20", "65504.0"]
+    rate = rng.choice([0.0, 0.0, 0.02, 0.1])
+    data = [rng.choice(specials) if rng.random() < rate else f"{rng.uniform(-3, 3):.5g}" for _ in range(40)]
+    lmul = rng.choice([1, 1, 1, 2, 4])           # register groups: vl = VLMAX = 4 * LMUL
+    vl = 4 * lmul if rng.random() < 0.75 else rng.randint(1, 4 * lmul - 1)     # else a tail
+    pol = f"{rng.choice(['ta', 'tu'])}, {rng.choice(['ma', 'mu'])}"
+    out = ["la s0, vals", f"vsetivli t0, {vl}, e32, m{lmul}, {pol}"]
+    out += [f"addi s2, s0, {16 * rng.randrange(9)}\nvle32.v v{r * lmul}, (s2)" for r in range(8)]
+    out += [f"flw f{k}, {4 * rng.randrange(40)}(s0)" for k in range(10)]
+    if rng.random() < 0.1:
+        out.append("fsrmi 1")
+    trips = rng.randint(2, 60)
+    walk = rng.random() < 0.3
+    out += [f"li s6, {default_config().DTCM_SIZE - 16 * rng.randint(1, trips + 10)}", "add s6, s6, s0",
+            f"addi s7, s0, {4 * rng.randrange(30)}"]
+    out += ["csrwi fflags, 0", f"li t6, {trips}"] + (["j loop"] if seed % 2 else []) + ["loop:"]
+    for _ in range(rng.randint(2, 10)):
+        c = rng.random()
+        if c < 0.12:
+            kind = rng.choice(["vle32.v", "vse32.v"])
+            where = rng.choice(["s7", "s7", f"s{rng.choice([6, 6, 7]) if walk else 7}"])
+            out.append(f"{kind} v{lmul * rng.randrange(1, 8)}, ({where})")
+            if where == "s6":
+                out.append(f"addi s6, s6, {16 * lmul}")
+            continue
+        if c < 0.2:
+            out.append(rng.choice(["addi s3, s3, 7", "xor s4, s4, t6", "fadd.s f9, f9, f8",
+                                   "fmul.s f8, f8, f8" if rng.random() < 0.3 else "slli s5, t6, 2"]))
+            continue
+        op = rng.choice(VEC_LOOP_OPS)
+        vd, a, b = (lmul * rng.randrange(1, 8) for _ in range(3))
+        mask = ", v0.t" if rng.random() < 0.35 and op not in ("vmv.v.v", "vfmv.v.f") else ""
+        fr = f"f{rng.randrange(8)}"
+        if op.startswith("vmf"):
+            vd = 0 if rng.random() < 0.8 else vd
+            out.append(f"{op} v{vd}, v{a}, {'v' + str(b) if op.endswith('vv') else fr}{mask}")
+        elif op in ("vmv.v.v", "vfmv.v.f"):
+            out.append(f"{op} v{vd}, {'v' + str(a) if op == 'vmv.v.v' else fr}")
+        elif op == "vslidedown.vi":
+            out.append(f"{op} v{vd}, v{a}, {rng.randrange(5)}{mask}")
+        elif "slide1" in op:
+            while vd == a:
+                vd = lmul * rng.randrange(1, 8)
+            out.append(f"{op} v{vd}, v{a}, {fr}{mask}")
+        elif op == "vfredusum.vs":
+            vd = rng.choice([vd, vd + 1, rng.randrange(1, 32)])      # single registers, maybe inside a group
+            out.append(f"{op} v{vd}, v{a}, v{rng.choice([vd, b])}{mask if rng.random() < 0.3 else ''}")
+        elif op[1:].startswith(("fmacc", "fnmsac", "fmadd", "fnmadd", "fmsac", "fmsub", "fnmacc")):
+            src = f"v{b}" if op.endswith(".vv") else fr
+            out.append(f"{op} v{vd}, {src}, v{a}{mask}")
+        else:
+            out.append(f"{op} v{vd}, v{a}, {'v' + str(b) if op.endswith('.vv') else fr}{mask}")
+    out += ["addi t6, t6, -1", "bnez t6, loop", "frflags a0", "ebreak", ".data", "vals: .float " + ", ".join(data),
+            ".zero 256"]
+    return "\n".join(out) + "\n"
+
+
+@pytest.mark.parametrize("agnostic_ones", [True, False])
+@pytest.mark.parametrize("seed", range(1, 61))
+def test_vector_loops_agree(seed, agnostic_ones):
+    cfg = default_config()
+    program = assemble(vec_loop(seed), "vec.s", cfg)
+    runs = [CoralModel(agnostic_ones).run(program, MemoryImage(), cfg, Budget(fast=fast)) for fast in (True, False)]
+    assert same(*runs) == "", same(*runs)
+    if seed % 7 == 0:                      # cut by the budget inside the loop
+        for cut in (runs[0].retired // 3 + 5, runs[0].retired - 2):
+            a, b = (CoralModel(agnostic_ones).run(program, MemoryImage(), cfg, Budget(max_instructions=cut, fast=fast))
+                    for fast in (True, False))
+            assert same(a, b) == "", (cut, same(a, b))
+
+
+def test_vector_loops_take_the_straight_line_variant(monkeypatch):
+    """Most of vec_loop's loops on ordinary values are generated (not refused)."""
+    from kernelcraft.simulators.coral import vecloop
+    made = []
+    make = vecloop.VecLoop._make
+
+    def spy(self):
+        out = make(self)
+        made.append(out)
+        return out
+    monkeypatch.setattr(vecloop.VecLoop, "_make", spy)
+    cfg = default_config()
+    for seed in range(1, 41):
+        CoralModel().run(assemble(vec_loop(seed), "vec.s", cfg), MemoryImage(), cfg, Budget())
+    assert sum(bool(m) for m in made) >= 15, [bool(m) for m in made]
+
+
+@pytest.mark.parametrize("a, b, op", [
+    ("1.5", "1e-20", "vfadd.vv"), ("1.5", "-1e-20", "vfsub.vv"), ("1.5", "1e-20", "vfredusum.vs"),
+    ("1.5", "2.25", "vfadd.vv"), ("0.0", "-0.0", "vfmin.vv"), ("-0.0", "0.0", "vfmax.vv"),
+    ("-0.0", "-0.0", "vfadd.vv"), ("0.0", "-0.0", "vfredusum.vs"), ("1.0", "-1.0", "vfadd.vv"),
+    ("nan", "1.0", "vmflt.vv"), ("3.0e38", "3.0e38", "vfadd.vv"), ("1e-38", "0.5", "vfmul.vv"),
+    ("1.000244140625", "1e-30", "vfmacc.vv"), ("1.000244140625", "-1e-30", "vfmacc.vv"),
+    ("1.000244140625", "0.0", "vfmacc.vv"), ("-0.0", "0.0", "vfmacc.vv"), ("2.0", "1.0", "vfmul.vv"),
+    ("1.5", "1.0", "vfslide1up.vf"), ("1.5", "-0.0", "vfslide1down.vf"), ("1.5", "nan", "vfslide1up.vf"),
+    # exact in the first iterations, inexact from a later one: NX from the generated loop
+    ("1.0", "1.25", "vfmul.vv"), ("1.0", "16777000.0", "vfmacc.vv"), ("1.0", "16777000.0", "add-up"),
+    ("1.0", "16777000.0", "sum-up"), ("1.0", "-16777000.0", "sub-up"),
+    ("1.000244140625", "1e-30", "fma-mid"), ("1.000244140625", "-1e-30", "fma-mid"),   # every iteration
+    ("1.0", "2.0", "queue"),               # the vector unit behind the scalar core: its queue fills
+    ("1.0", "0.5", "store-load"),          # a load reads what the same iteration stored
+])
+def test_vector_loop_edge_values_agree(a, b, op):
+    """vecloop.py's simple path at its edges: an iteration leaving it (overflow, a tiny
+    result, a binary32 midpoint, growth past 2^127 in a later iteration) stops the
+    loop there, and signed zeros and exactness flags stay as stepped."""
+    body = {"vfmacc.vv": "vfmacc.vv v2, v1, v1", "vfmul.vv": "vfmul.vv v1, v1, v2",
+            "vfslide1up.vf": "vfslide1up.vf v3, v1, f1\n    vfadd.vv v1, v3, v2",
+            "vfslide1down.vf": "vfslide1down.vf v3, v1, f1\n    vfmin.vv v1, v3, v2",
+            "add-up": "vfadd.vv v2, v2, v1", "sub-up": "vfsub.vv v2, v2, v1",
+            "sum-up": "vfredusum.vs v2, v1, v2", "queue": "vfredusum.vs v3, v1, v2\n    vfredusum.vs v4, v1, v2\n"
+            "    vfredusum.vs v5, v2, v1\n    vfredusum.vs v6, v2, v2\n    vfmin.vv v7, v1, v2",
+            "store-load": "vse32.v v1, (s1)\n    vle32.v v3, (s1)\n    vfadd.vv v1, v3, v2", "fma-mid": "vmv.v.v v3, v2\n    vfmacc.vv v3, v1, v1"}.get(op, f"{op} v3, v1, v2")
+    source = f"""
+    vsetivli t0, 4, e32, m1, ta, ma
+    la s0, vals
+    vle32.v v1, (s0)
+    addi s1, s0, 16
+    vle32.v v2, (s1)
+    flw f1, 16(s0)
+    csrwi fflags, 0
+    li t6, 300
+    j loop
+loop:
+    {body}
+    addi t6, t6, -1
+    bnez t6, loop
+    frflags a0
+    ebreak
+    .data
+vals: .float {a}, {a}, {a}, {a}, {b}, {b}, {b}, {b}
+"""
+    cfg = default_config()
+    program = assemble(source, "edge.s", cfg)
+    for agnostic in (True, False):
+        runs = [CoralModel(agnostic).run(program, MemoryImage(), cfg, Budget(fast=fast)) for fast in (True, False)]
+        assert same(*runs) == "", same(*runs)
+
+
+@pytest.mark.parametrize("nan", [0x7FC00000, 0x7F800001, 0xFFFFFFFF])
+def test_vector_loop_loads_a_nan_in_a_later_iteration(nan):
+    """A load that brings a NaN (quiet or signaling) into the straight-line loop
+    leaves it: compared, it raises NV; stored, its bits stay as they were."""
+    source = f"""
+    vsetivli t0, 4, e32, m1, ta, ma
+    la s0, vals
+    vle32.v v1, (s0)
+    addi s1, s0, 16
+    addi s2, s0, 256
+    csrwi fflags, 0
+    li t6, 6
+    j loop
+loop:
+    vle32.v v3, (s1)
+    addi s1, s1, 16
+    vmflt.vv v0, v3, v1
+    vse32.v v3, (s2)
+    addi s2, s2, 16
+    addi t6, t6, -1
+    bnez t6, loop
+    frflags a0
+    ebreak
+    .data
+vals: .word {", ".join(["0x3f800000"] * 20 + [hex(nan)] * 4 + ["0x40000000"] * 8)}
+    .zero 512
+"""
+    cfg = default_config()
+    program = assemble(source, "nan.s", cfg)
+    runs = [CoralModel().run(program, MemoryImage(), cfg, Budget(fast=fast)) for fast in (True, False)]
+    assert same(*runs) == "", same(*runs)
+
+
+@pytest.mark.parametrize("lmul", [2, 4])
+def test_vector_loop_reduction_order_over_a_group(lmul):
+    """vfredusum over a register group in the straight-line loop: each lane adds its
+    elements in element order, lane 0 after vs1[0], then the halving tree; values
+    whose sums round differently in any other order."""
+    n = 4 * lmul
+    data = ["16777216.0", "0.5", "-3.0", "1e-3"] + ["1.0", "3.0", "0.25", "-1.0"] + \
+           ["1.0", "2.0", "5.0", "0.125"] + ["-16777216.0", "1e-3", "7.0", "0.5"]      # lane 0: 2^24, 1, 1, -2^24
+    source = f"""
+    vsetivli t0, {n}, e32, m{lmul}, ta, ma
+    la s0, vals
+    vle32.v v8, (s0)
+    vle32.v v16, (s0)
+    csrwi fflags, 0
+    li t6, 40
+    j loop
+loop:
+    vfredusum.vs v1, v8, v1
+    vfredusum.vs v2, v16, v2
+    vfmul.vf v16, v16, f0
+    addi t6, t6, -1
+    bnez t6, loop
+    frflags a0
+    ebreak
+    .data
+vals: .float {", ".join(data[:n])}
+"""
+    cfg = default_config()
+    program = assemble(source.replace("csrwi fflags, 0", "csrwi fflags, 0\n    li a1, 0x3f800001\n    fmv.w.x f0, a1"),
+                       "sum.s", cfg)
+    runs = [CoralModel().run(program, MemoryImage(), cfg, Budget(fast=fast)) for fast in (True, False)]
+    assert same(*runs) == "", same(*runs)
+
+
+@pytest.mark.parametrize("vl", [1, 2, 3])
+def test_vector_loop_with_a_tail_entered_again(vl):
+    """vl < VLMAX: the straight-line loop writes the tails (all ones) of the registers
+    it writes, and a reduction's lanes without elements are skipped. The outer loop
+    refills the whole registers, so when the inner loop is entered again (its
+    variant ready, no iteration stepped first) their tails hold data."""
+    source = f"""
+    la s0, vals
+    li t5, 3
+outer:
+    vsetivli t0, 4, e32, m1, tu, mu
+    vle32.v v1, (s0)
+    vle32.v v2, (s0)
+    vle32.v v3, (s0)
+    vsetivli t0, {vl}, e32, m1, ta, ma
+    li t6, 5
+    j inner
+inner:
+    vfadd.vv v2, v2, v1
+    vfredusum.vs v3, v2, v3
+    addi t6, t6, -1
+    bnez t6, inner
+    addi t5, t5, -1
+    bnez t5, outer
+    ebreak
+    .data
+vals: .float 1.5, 2.25, -0.75, 3.0
+"""
+    cfg = default_config()
+    program = assemble(source, "tail.s", cfg)
+    runs = [CoralModel().run(program, MemoryImage(), cfg, Budget(fast=fast)) for fast in (True, False)]
+    assert same(*runs) == "", same(*runs)
+
+
+@pytest.mark.parametrize("every", [2, 5, 8])
+def test_vector_loop_resumes_after_leaving(every):
+    """Every `every`-th iteration loads a NaN: the straight-line loop leaves there,
+    that iteration is stepped, and the loop resumes after it (cycles, stalls and flags
+    as stepped throughout)."""
+    words = []
+    for k in range(48):
+        words += [0x7FC00000 if k % every == every - 1 else 0x3F800000 + k] * 4
+    source = f"""
+    vsetivli t0, 4, e32, m1, ta, ma
+    la s0, vals
+    mv s1, s0
+    vle32.v v1, (s0)
+    vmv.v.v v4, v1
+    csrwi fflags, 0
+    li t6, 40
+    j loop
+loop:
+    vle32.v v3, (s1)
+    addi s1, s1, 16
+    vmflt.vv v0, v3, v1
+    vfredusum.vs v5, v1, v5
+    vfmin.vv v4, v4, v1
+    vfadd.vv v1, v1, v4
+    addi t6, t6, -1
+    bnez t6, loop
+    frflags a0
+    ebreak
+    .data
+vals: .word {", ".join(hex(w) for w in words)}
+"""
+    cfg = default_config()
+    program = assemble(source, "resume.s", cfg)
+    runs = [CoralModel().run(program, MemoryImage(), cfg, Budget(fast=fast)) for fast in (True, False)]
+    assert same(*runs) == "", same(*runs)
+    for cut in (runs[0].retired // 2 + 3, runs[0].retired - 4):
+        a, b = (CoralModel().run(program, MemoryImage(), cfg, Budget(max_instructions=cut, fast=fast))
+                for fast in (True, False))
+        assert same(a, b) == "", (cut, same(a, b))
