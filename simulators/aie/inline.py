@@ -28,12 +28,23 @@ _MNEMONIC = {fn: k.replace("_", ".") for k, fn in sem.SEMANTICS.items()}
 _WRAP = 1 << 30          # |step| and DM_SIZE below this: pointer + step needs no 32-bit wrap
 
 
+def _bytes(a) -> memoryview:
+    return memoryview(a).cast("B")
+
+
 def namespace(st) -> dict:
-    """The names the statements use, bound to the run's state."""
+    """The names the statements use, bound to the run's state. Whole-register and
+    whole-row copies go through flat byte views of the state's arrays (memoryview slice
+    assignment: the same bytes, several times cheaper than numpy indexing for 64 or 128
+    bytes); so the deferred multiply-accumulates' buffers are allocated here."""
     exp_off, exp_slope = st.tables["EXP"][:2]
-    return {"P": st.p, "R": st.r, "X": st.x, "X16": st.x16, "Y16": st.y16, "ACC8": st.acc.view("u1"),
-            "ACC": st.acc, "ACCF": st.accf, "DM": st.dm, "PENDING": st.pending, "MACS": st.macs,
-            "MA": st.mac_a, "MB": st.mac_b, "MY": st.mac_y,
+    for i in range(len(st.macs)):
+        st.mac_buffers(i)
+    return {"XM": _bytes(st.x), "DMM": _bytes(st.dm), "ACCM": _bytes(st.acc),
+            "MAM": [_bytes(b) for b in st.mac_a], "MBM": [_bytes(b) for b in st.mac_b],
+            "MYM": [_bytes(b) for b in st.mac_y],
+            "P": st.p, "R": st.r, "X16": st.x16, "ACC": st.acc, "ACCF": st.accf,
+            "PENDING": st.pending, "MACS": st.macs,
             "BF": nx.BF16_VALUES, "UP": nx._UP, "DOWN": nx._DOWN, "BACK": nx._BACK,
             "MAXR": np.maximum.reduce, "MAXIMUM": np.maximum, "MINIMUM": np.minimum,
             "ADD": np.add, "SUB": np.subtract, "MUL": np.multiply, "CANON": canon,
@@ -55,10 +66,12 @@ def _memory(fallback: str, n: int, align: int, p: int, pm, move: str, dm_size: i
 
 
 def _queue(fallback: str, kind: int, d: int, a: int, b: int, limit: int) -> list[str]:
-    bufs, src = ("MY", f"Y16[{b}]") if kind == MAC_MATRIX else ("MB", f"X16[{b}]")
+    # operand rows of 64 bytes (a, b: x registers) and 128 (y: a pair of them)
+    other = (f"    MYM[{d}][o + o:o + o + 128] = XM[{128 * b}:{128 * b + 128}]" if kind == MAC_MATRIX
+             else f"    MBM[{d}][o:o + 64] = XM[{64 * b}:{64 * b + 64}]")
     return [f"q = MACS[{d}]", "k = len(q)",
-            f"if k < {limit - 1} and MA[{d}] is not None:",        # (buffers allocated)
-            f"    MA[{d}][k] = X16[{a}]", f"    {bufs}[{d}][k] = {src}", f"    q.append({kind})",
+            f"if k < {limit - 1}:", "    o = k << 6",
+            f"    MAM[{d}][o:o + 64] = XM[{64 * a}:{64 * a + 64}]", other, f"    q.append({kind})",
             f"else: {fallback}"]
 
 
@@ -92,8 +105,8 @@ def statements(fn, args: tuple, fallback: str, st) -> list[str] | None:
     dm_size, shift = st.dm_size, st.bank_shift
     if mnemonic in ("VLD", "VST", "ALD", "AST"):
         n, align, r, p, pm = args
-        move = {"VLD": f"X[{r}] = DM[a:a + {n}]", "VST": f"DM[a:a + {n}] = X[{r}]",
-                "ALD": f"ACC8[{r}] = DM[a:a + {n}]", "AST": f"DM[a:a + {n}] = ACC8[{r}]"}[mnemonic]
+        reg = f"XM[{n * r}:{n * r + n}]" if mnemonic[0] == "V" else f"ACCM[{n * r}:{n * r + n}]"
+        move = f"{reg} = DMM[a:a + {n}]" if mnemonic[1:] == "LD" else f"DMM[a:a + {n}] = {reg}"
         if n != (128 if mnemonic[0] == "A" else 64):
             return None
         return _memory(fallback, n, align, p, pm, move, dm_size, shift)

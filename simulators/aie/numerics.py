@@ -137,8 +137,8 @@ def mmul_bf16_bits(a: np.ndarray, y: np.ndarray) -> np.ndarray:
     numpy's broadcasting loops (inner length 8) cost more than the arithmetic."""
     n = a.shape[0]
     ia, iy = _gather(n)
-    p = BF16_VALUES.take(a.take(ia))
-    p *= BF16_VALUES.take(y.take(iy))
+    p = BF16_VALUES.take(a).take(ia)      # (widened first: the gather is then on intp indices)
+    p *= BF16_VALUES.take(y).take(iy)
     h = 128 * n
     s = p[:h] + p[h:]                     # k and k + 4
     h >>= 1
@@ -153,6 +153,17 @@ def accumulate_f32(acc: np.ndarray, terms: np.ndarray) -> np.ndarray:
     computes one at a time."""
     seq = np.concatenate((acc[None, :], terms.reshape(-1, acc.size)), axis=0)
     return canon(np.add.accumulate(seq, axis=0, dtype=F32)[-1])
+
+
+def accumulate_f32_in(acc: np.ndarray, terms: np.ndarray) -> np.ndarray:
+    """accumulate_f32 summing in `terms` (n, lanes), a fresh array the caller gives up:
+    acc + t0 is t0 + acc (the same bits; a NaN is made canonical at the end either way),
+    then the running sum in place; NaN looked for by one reduction."""
+    terms[0] += acc
+    np.add.accumulate(terms, axis=0, out=terms)
+    out = terms[-1]
+    top = np.maximum.reduce(out)
+    return out if top == top else canon(out)
 
 
 def accumulate_f32_rows(accs: np.ndarray, terms: np.ndarray) -> np.ndarray:

@@ -20,7 +20,7 @@ def _bf(lanes: np.ndarray) -> np.ndarray:
 
 
 _BF16 = nx.BF16_VALUES
-_FEW_TILES = 8           # up to this many tile products: mmul_bf16_bits (one gather each)
+_FEW_TILES = 64          # up to this many tile products: mmul_bf16_bits (one gather each)
 
 
 def _half(m, w: int) -> np.ndarray:
@@ -86,7 +86,8 @@ def mac_terms(acc: np.ndarray, kinds: list, a: np.ndarray, b: np.ndarray, y: np.
             j += 1
         terms.append(mac_term_values(kind, a[k:j], (y if kind == MAC_MATRIX else b)[k:j]))
         k = j
-    return nx.accumulate_f32(acc, terms[0] if len(terms) == 1 else np.concatenate(terms))
+    # (each term array is fresh: the sum may be made in it)
+    return nx.accumulate_f32_in(acc, terms[0] if len(terms) == 1 else np.concatenate(terms))
 
 
 def mac_terms_rows(accs: np.ndarray, kinds: list, a: np.ndarray, b: np.ndarray, y: np.ndarray
