@@ -44,6 +44,8 @@ def namespace(st) -> dict:
             "MAM": [_bytes(b) for b in st.mac_a], "MBM": [_bytes(b) for b in st.mac_b],
             "MYM": [_bytes(b) for b in st.mac_y],
             "P": st.p, "R": st.r, "X16": st.x16, "ACC": st.acc, "ACCF": st.accf,
+            # (one view per register, made once: numpy makes a new one per index)
+            "XR": list(st.x16), "AU": list(st.acc), "AF": list(st.accf),
             "PENDING": st.pending, "MACS": st.macs,
             "BF": nx.BF16_VALUES, "UP": nx._UP, "DOWN": nx._DOWN, "BACK": nx._BACK,
             "MAXR": np.maximum.reduce, "MAXIMUM": np.maximum, "MINIMUM": np.minimum,
@@ -79,22 +81,22 @@ def _queue(fallback: str, kind: int, d: int, a: int, b: int, limit: int) -> list
 # bf16 max/min and rounding are numerics.bf16_max, bf16_min and to_bf16_bits written out)
 _VECTOR = {
     # bf16 lanes widened exactly, straight into the accumulator's fp32 view
-    "VUPS.BF16": lambda fallback, d, a: [f"BF.take(X16[{a}], out=ACCF[{d}])"],
+    "VUPS.BF16": lambda fallback, d, a: [f"BF.take(XR[{a}], out=AF[{d}])"],
     "VMAX.BF16": lambda fallback, d, a, b: [
-        f"BACK.take(MAXIMUM(UP.take(X16[{a}]), UP.take(X16[{b}])), out=X16[{d}])"],
+        f"BACK.take(MAXIMUM(UP.take(XR[{a}]), UP.take(XR[{b}])), out=XR[{d}])"],
     "VMIN.BF16": lambda fallback, d, a, b: [
-        f"BACK.take(MINIMUM(DOWN.take(X16[{a}]), DOWN.take(X16[{b}])), out=X16[{d}])"],
+        f"BACK.take(MINIMUM(DOWN.take(XR[{a}]), DOWN.take(XR[{b}])), out=XR[{d}])"],
     # round to nearest even; a NaN lane (the maximum is NaN) takes the call
     "VSRS.BF16": lambda fallback, d, a: [
-        f"v = MAXR(ACCF[{a}])", f"if v != v: {fallback}", "else:",
-        f"    u = ACC[{a}]", "    w = u >> 16", "    w &= 1", "    w += 0x7FFF", "    w += u",
+        f"v = MAXR(AF[{a}])", f"if v != v: {fallback}", "else:",
+        f"    u = AU[{a}]", "    w = u >> 16", "    w &= 1", "    w += 0x7FFF", "    w += u",
         "    w >>= 16", f"    X16[{d}] = w"],
     # a NaN result is made canonical in place (the operands may be the destination)
     **{mn: (lambda uf: lambda fallback, d, a, b: [
-        f"{uf}(ACCF[{a}], ACCF[{b}], out=ACCF[{d}])", f"v = MAXR(ACCF[{d}])",
-        f"if v != v: ACCF[{d}] = CANON(ACCF[{d}])"])(uf)
+        f"{uf}(AF[{a}], AF[{b}], out=AF[{d}])", f"v = MAXR(AF[{d}])",
+        f"if v != v: ACCF[{d}] = CANON(AF[{d}])"])(uf)
        for mn, uf in (("AADD.F32", "ADD"), ("ASUB.F32", "SUB"), ("AMUL.F32", "MUL"))},
-    "VPWL.EXP": lambda fallback, d, a: [f"ACCF[{d}] = PWL_EXP(ACCF[{a}], EXP_OFF, EXP_SLOPE)"],
+    "VPWL.EXP": lambda fallback, d, a: [f"ACCF[{d}] = PWL_EXP(AF[{a}], EXP_OFF, EXP_SLOPE)"],
 }
 
 
