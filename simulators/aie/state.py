@@ -183,11 +183,11 @@ class AieState:
         if not q:
             return
         mac_terms, mac_terms_rows = _MAC_TERMS or _mac_terms()
-        group = [j for j, other in enumerate(self.macs) if other == q]
-        if len(group) == 1:
+        if self.macs.count(q) == 1:           # (the usual case: no group to gather)
             self.macs[i] = []
             self.set_acc(i, mac_terms(self.accf[i], q, self.mac_a[i], self.mac_b[i], self.mac_y[i]))
             return
+        group = [j for j, other in enumerate(self.macs) if other == q]
         n, matrix = len(q), q.count(MAC_MATRIX)
 
         def operands(bufs, needed):
