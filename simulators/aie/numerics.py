@@ -135,7 +135,7 @@ def mmul_bf16_bits(a: np.ndarray, y: np.ndarray) -> np.ndarray:
     same halving sums over K, so the same bits. The products are laid out K-major by one
     gather per operand, so each halving adds two contiguous halves: for a few tiles
     numpy's broadcasting loops (inner length 8) cost more than the arithmetic."""
-    n = a.shape[0]
+    n = a.size // 32
     ia, iy = _gather(n)
     p = BF16_VALUES.take(a).take(ia)      # (widened first: the gather is then on intp indices)
     p *= BF16_VALUES.take(y).take(iy)

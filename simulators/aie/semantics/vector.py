@@ -67,7 +67,7 @@ def mac_term_values(kind: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     of rows of a and b (negated for MAC_SUB), or for MAC_MATRIX 4x8x8 tile products of
     rows of a and rows of b (a y register) summed by halving."""
     if kind == MAC_MATRIX:
-        if a.shape[0] <= _FEW_TILES:
+        if a.size <= 32 * _FEW_TILES:
             return nx.mmul_bf16_bits(a, b)
         return nx.mmul_bf16(_bf(a).reshape(-1, 4, 8), _bf(b).reshape(-1, 8, 8)).reshape(-1, 32)
     t = _bf(a) * _bf(b)
