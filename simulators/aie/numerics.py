@@ -117,7 +117,6 @@ def mmul_bf16(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 # bf16 bit pattern -> its float32 value (exact), as one table look-up
 BF16_VALUES = (np.arange(65536, dtype=np.uint32) << _SIXTEEN).view(F32)
 _GATHER: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-GATHER_TILES = 64        # tiles per gather of mmul_bf16_bits
 
 
 def _gather(n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -137,12 +136,6 @@ def mmul_bf16_bits(a: np.ndarray, y: np.ndarray) -> np.ndarray:
     gather per operand, so each halving adds two contiguous halves: for a few tiles
     numpy's broadcasting loops (inner length 8) cost more than the arithmetic."""
     n = a.size // 32
-    if n > GATHER_TILES:                  # in blocks: bounded index arrays, and faster too
-        a, y = a.reshape(n, 32), y.reshape(n, 64)
-        out = np.empty((n, 32), F32)
-        for i in range(0, n, GATHER_TILES):
-            out[i:i + GATHER_TILES] = mmul_bf16_bits(a[i:i + GATHER_TILES], y[i:i + GATHER_TILES])
-        return out
     ia, iy = _gather(n)
     p = BF16_VALUES.take(a).take(ia)      # (widened first: the gather is then on intp indices)
     p *= BF16_VALUES.take(y).take(iy)
