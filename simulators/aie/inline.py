@@ -1,16 +1,25 @@
 """Operations written into generated runs of bundles (codegen.py) as Python statements
 instead of calls, for the plain AieState of an untraced fast run: loads, stores,
-accumulator broadcasts and the queueing of bf16 multiply-accumulates, the operations a
-straight-line kernel executes most.
+accumulator broadcasts, the queueing of bf16 multiply-accumulates, and the vector
+operations of a softmax (bf16 max/min, upshift, fp32 add/subtract/multiply, exp, bf16
+rounding), the operations a straight-line kernel executes most.
 
 Each template covers only the usual case, tested first: an address in range and
 aligned with no DMA transfer pending (races), an immediate post-modify, a queue with
-room. Anything else calls the operation's semantics function (the fallback), which
-checks, raises and writes exactly as stepping does; so the statements change the same
-state in the same order as the call they replace. `Budget(fast=False)` turns this off.
+room, no NaN lane where the operation would make it canonical. Anything else calls the
+operation's semantics function (the fallback), which checks, raises and writes exactly
+as stepping does; so the statements change the same state in the same order as the
+call they replace (the accumulators an operation touches have no deferred
+multiply-accumulates left: codegen flushes them first). `Budget(fast=False)` turns this
+off.
 """
 from __future__ import annotations
 
+import numpy as np
+
+from kernelcraft.simulators.numerics import canon
+
+from . import numerics as nx
 from . import semantics as sem
 from .state import MAC_ADD, MAC_MATRIX, MAC_SUB
 
@@ -19,11 +28,29 @@ _MNEMONIC = {fn: k.replace("_", ".") for k, fn in sem.SEMANTICS.items()}
 _WRAP = 1 << 30          # |step| and DM_SIZE below this: pointer + step needs no 32-bit wrap
 
 
+def _bytes(a) -> memoryview:
+    return memoryview(a).cast("B")
+
+
 def namespace(st) -> dict:
-    """The names the statements use, bound to the run's state."""
-    return {"P": st.p, "R": st.r, "X": st.x, "X16": st.x16, "Y16": st.y16, "ACC8": st.acc.view("u1"),
-            "ACC": st.acc, "DM": st.dm, "PENDING": st.pending, "MACS": st.macs, "MA": st.mac_a,
-            "MB": st.mac_b, "MY": st.mac_y}
+    """The names the statements use, bound to the run's state. Whole-register and
+    whole-row copies go through flat byte views of the state's arrays (memoryview slice
+    assignment: the same bytes, several times cheaper than numpy indexing for 64 or 128
+    bytes); so the deferred multiply-accumulates' buffers are allocated here."""
+    exp_off, exp_slope = st.tables["EXP"][:2]
+    for i in range(len(st.macs)):
+        st.mac_buffers(i)
+    return {"XM": _bytes(st.x), "DMM": _bytes(st.dm), "ACCM": _bytes(st.acc),
+            "MAM": [_bytes(b) for b in st.mac_a], "MBM": [_bytes(b) for b in st.mac_b],
+            "MYM": [_bytes(b) for b in st.mac_y],
+            "P": st.p, "R": st.r, "X16": st.x16, "ACC": st.acc, "ACCF": st.accf,
+            # (one view per register, made once: numpy makes a new one per index)
+            "XR": list(st.x16), "AU": list(st.acc), "AF": list(st.accf),
+            "PENDING": st.pending, "MACS": st.macs,
+            "BF": nx.BF16_VALUES, "UP": nx._UP, "DOWN": nx._DOWN, "BACK": nx._BACK,
+            "MAXR": np.maximum.reduce, "MAXIMUM": np.maximum, "MINIMUM": np.minimum,
+            "ADD": np.add, "SUB": np.subtract, "MUL": np.multiply, "CANON": canon,
+            "PWL_EXP": nx.pwl_exp, "EXP_OFF": exp_off, "EXP_SLOPE": exp_slope}
 
 
 def _memory(fallback: str, n: int, align: int, p: int, pm, move: str, dm_size: int, shift: int) -> list[str] | None:
@@ -41,11 +68,36 @@ def _memory(fallback: str, n: int, align: int, p: int, pm, move: str, dm_size: i
 
 
 def _queue(fallback: str, kind: int, d: int, a: int, b: int, limit: int) -> list[str]:
-    bufs, src = ("MY", f"Y16[{b}]") if kind == MAC_MATRIX else ("MB", f"X16[{b}]")
+    # operand rows of 64 bytes (a, b: x registers) and 128 (y: a pair of them)
+    other = (f"    MYM[{d}][o + o:o + o + 128] = XM[{128 * b}:{128 * b + 128}]" if kind == MAC_MATRIX
+             else f"    MBM[{d}][o:o + 64] = XM[{64 * b}:{64 * b + 64}]")
     return [f"q = MACS[{d}]", "k = len(q)",
-            f"if k and k < {limit - 1}:",
-            f"    MA[{d}][k] = X16[{a}]", f"    {bufs}[{d}][k] = {src}", f"    q.append({kind})",
+            f"if k < {limit - 1}:", "    o = k << 6",
+            f"    MAM[{d}][o:o + 64] = XM[{64 * a}:{64 * a + 64}]", other, f"    q.append({kind})",
             f"else: {fallback}"]
+
+
+# The softmax's vector operations: (d, a[, b]) -> statements (semantics/vector.py; the
+# bf16 max/min and rounding are numerics.bf16_max, bf16_min and to_bf16_bits written out)
+_VECTOR = {
+    # bf16 lanes widened exactly, straight into the accumulator's fp32 view
+    "VUPS.BF16": lambda fallback, d, a: [f"BF.take(XR[{a}], out=AF[{d}])"],
+    "VMAX.BF16": lambda fallback, d, a, b: [
+        f"BACK.take(MAXIMUM(UP.take(XR[{a}]), UP.take(XR[{b}])), out=XR[{d}])"],
+    "VMIN.BF16": lambda fallback, d, a, b: [
+        f"BACK.take(MINIMUM(DOWN.take(XR[{a}]), DOWN.take(XR[{b}])), out=XR[{d}])"],
+    # round to nearest even; a NaN lane (the maximum is NaN) takes the call
+    "VSRS.BF16": lambda fallback, d, a: [
+        f"v = MAXR(AF[{a}])", f"if v != v: {fallback}", "else:",
+        f"    u = AU[{a}]", "    w = u >> 16", "    w &= 1", "    w += 0x7FFF", "    w += u",
+        "    w >>= 16", f"    X16[{d}] = w"],
+    # a NaN result is made canonical in place (the operands may be the destination)
+    **{mn: (lambda uf: lambda fallback, d, a, b: [
+        f"{uf}(AF[{a}], AF[{b}], out=AF[{d}])", f"v = MAXR(AF[{d}])",
+        f"if v != v: ACCF[{d}] = CANON(AF[{d}])"])(uf)
+       for mn, uf in (("AADD.F32", "ADD"), ("ASUB.F32", "SUB"), ("AMUL.F32", "MUL"))},
+    "VPWL.EXP": lambda fallback, d, a: [f"ACCF[{d}] = PWL_EXP(AF[{a}], EXP_OFF, EXP_SLOPE)"],
+}
 
 
 def statements(fn, args: tuple, fallback: str, st) -> list[str] | None:
@@ -55,14 +107,16 @@ def statements(fn, args: tuple, fallback: str, st) -> list[str] | None:
     dm_size, shift = st.dm_size, st.bank_shift
     if mnemonic in ("VLD", "VST", "ALD", "AST"):
         n, align, r, p, pm = args
-        move = {"VLD": f"X[{r}] = DM[a:a + {n}]", "VST": f"DM[a:a + {n}] = X[{r}]",
-                "ALD": f"ACC8[{r}] = DM[a:a + {n}]", "AST": f"DM[a:a + {n}] = ACC8[{r}]"}[mnemonic]
+        reg = f"XM[{n * r}:{n * r + n}]" if mnemonic[0] == "V" else f"ACCM[{n * r}:{n * r + n}]"
+        move = f"{reg} = DMM[a:a + {n}]" if mnemonic[1:] == "LD" else f"DMM[a:a + {n}] = {reg}"
         if n != (128 if mnemonic[0] == "A" else 64):
             return None
         return _memory(fallback, n, align, p, pm, move, dm_size, shift)
     if mnemonic == "ABCST":
         d, a = args
         return [f"ACC[{d}] = R[{a}] & 0xFFFFFFFF"]
+    if mnemonic in _VECTOR:
+        return _VECTOR[mnemonic](fallback, *args)
     kind = {"VMAC.BF16": MAC_ADD, "VMSC.BF16": MAC_SUB, "VMMAC.BF16": MAC_MATRIX}.get(mnemonic)
     if kind is not None and st.defer_macs:
         return _queue(fallback, kind, *args, st.MAX_DEFERRED)

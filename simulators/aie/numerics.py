@@ -114,12 +114,56 @@ def mmul_bf16(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return s[..., 0, :] + s[..., 1, :]
 
 
+# bf16 bit pattern -> its float32 value (exact), as one table look-up
+BF16_VALUES = (np.arange(65536, dtype=np.uint32) << _SIXTEEN).view(F32)
+_GATHER: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _gather(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Where mmul_bf16_bits' k-major products take their operands from: element
+    [k, j, m, c] of n tiles reads a[j, 8m + k] and y[j, 8k + c]."""
+    got = _GATHER.get(n)
+    if got is None:
+        k, j, m, c = np.meshgrid(np.arange(8), np.arange(n), np.arange(4), np.arange(8), indexing="ij")
+        got = _GATHER[n] = ((j * 32 + m * 8 + k).ravel(), (j * 64 + k * 8 + c).ravel())
+    return got
+
+
+def mmul_bf16_bits(a: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """mmul_bf16 of n tiles given as bf16 bit patterns, a (n, 32) rows of A and y (n, 64)
+    rows of B, -> (n, 32) float32: the same products (operands in the same order) and the
+    same halving sums over K, so the same bits. The products are laid out K-major by one
+    gather per operand, so each halving adds two contiguous halves: for a few tiles
+    numpy's broadcasting loops (inner length 8) cost more than the arithmetic."""
+    n = a.size // 32
+    ia, iy = _gather(n)
+    p = BF16_VALUES.take(a).take(ia)      # (widened first: the gather is then on intp indices)
+    p *= BF16_VALUES.take(y).take(iy)
+    h = 128 * n
+    s = p[:h] + p[h:]                     # k and k + 4
+    h >>= 1
+    s = s[:h] + s[h:]                     # then k and k + 2
+    h >>= 1
+    return (s[:h] + s[h:]).reshape(n, 32)
+
+
 def accumulate_f32(acc: np.ndarray, terms: np.ndarray) -> np.ndarray:
     """((acc + t0) + t1) + ... in fp32, one rounding per addition, in order (numpy's
     accumulate is sequential), NaN canonical: what a chain of accumulating operations
     computes one at a time."""
     seq = np.concatenate((acc[None, :], terms.reshape(-1, acc.size)), axis=0)
     return canon(np.add.accumulate(seq, axis=0, dtype=F32)[-1])
+
+
+def accumulate_f32_in(acc: np.ndarray, terms: np.ndarray) -> np.ndarray:
+    """accumulate_f32 summing in `terms` (n, lanes), a fresh array the caller gives up:
+    acc + t0 is t0 + acc (the same bits; a NaN is made canonical at the end either way),
+    then the running sum in place; NaN looked for by one reduction."""
+    terms[0] += acc
+    np.add.accumulate(terms, axis=0, out=terms)
+    out = terms[-1]
+    top = np.maximum.reduce(out)
+    return out if top == top else canon(out)
 
 
 def accumulate_f32_rows(accs: np.ndarray, terms: np.ndarray) -> np.ndarray:

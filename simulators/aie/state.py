@@ -31,6 +31,15 @@ WRITE_METHODS = ("set_r", "set_p", "set_m", "set_g", "set_x", "set_w", "set_acc"
 _U8, _U32 = np.dtype(np.uint8), np.dtype(np.uint32)
 
 
+_MAC_TERMS: list = []     # semantics.vector's mac_terms and mac_terms_rows (it imports this module)
+
+
+def _mac_terms() -> list:
+    from .semantics.vector import mac_terms, mac_terms_rows
+    _MAC_TERMS[:] = [mac_terms, mac_terms_rows]
+    return _MAC_TERMS
+
+
 def wrap32(v: int) -> int:
     return ((v + 0x80000000) & 0xFFFFFFFF) - 0x80000000
 
@@ -151,29 +160,34 @@ class AieState:
         q = self.macs[i]
         k = len(q)
         if not k and self.mac_a[i] is None:
-            n = self.MAX_DEFERRED
-            self.mac_a[i] = np.empty((n, 32), np.uint16)
-            self.mac_b[i] = np.empty((n, 32), np.uint16)
-            self.mac_y[i] = np.empty((n, 64), np.uint16)
+            self.mac_buffers(i)
         self.mac_a[i][k] = a
         (self.mac_y if kind == MAC_MATRIX else self.mac_b)[i][k] = b
         q.append(kind)
         if k + 1 >= self.MAX_DEFERRED:
             self.flush_macs(i)
 
+    def mac_buffers(self, i: int) -> None:
+        """Allocate accumulator i's operand buffers (once: they are never replaced)."""
+        if self.mac_a[i] is None:
+            n = self.MAX_DEFERRED
+            self.mac_a[i] = np.empty((n, 32), np.uint16)
+            self.mac_b[i] = np.empty((n, 32), np.uint16)
+            self.mac_y[i] = np.empty((n, 64), np.uint16)
+
     def flush_macs(self, i: int) -> None:
         """Apply accumulator i's deferred multiply-accumulates; and those of every other
         accumulator with the same kinds queued, in one batch (applying an accumulator's
         queue early gives the same bits: nothing else touched it since)."""
-        from .semantics.vector import mac_terms, mac_terms_rows
         q = self.macs[i]
         if not q:
             return
-        group = [j for j, other in enumerate(self.macs) if other == q]
-        if len(group) == 1:
+        mac_terms, mac_terms_rows = _MAC_TERMS or _mac_terms()
+        if self.macs.count(q) == 1:           # (the usual case: no group to gather)
             self.macs[i] = []
             self.set_acc(i, mac_terms(self.accf[i], q, self.mac_a[i], self.mac_b[i], self.mac_y[i]))
             return
+        group = [j for j, other in enumerate(self.macs) if other == q]
         n, matrix = len(q), q.count(MAC_MATRIX)
 
         def operands(bufs, needed):

@@ -24,7 +24,7 @@ from ..error_model import FN
 from ..tolerance import U
 
 BLOCK = 32               # the smallest key block of a running bf16 accumulator allowed for
-CHUNK = 64               # queries per step of the S x S x D weights term (memory)
+CHUNK = 1 << 19          # elements of |v_j - o_i| per step of the S x S x D weights term (4 MB)
 
 
 def head_bound(qh, kh, vh, scale: float, causal: bool, bias=None, errs=None) -> np.ndarray:
@@ -38,23 +38,43 @@ def head_bound(qh, kh, vh, scale: float, causal: bool, bias=None, errs=None) -> 
     if bias is not None:
         a = a + np.abs(s) + np.abs(bias)        # the product stored before the bias is added
         s = s + bias
-    live = np.tri(s_len, kh.shape[0], dtype=bool) if causal else np.ones(s.shape, dtype=bool)
-    s = np.where(live, s, -np.inf)
+    # (without a mask every pair is live: the selections by `live` are left out, which
+    # changes no value)
+    live = np.tri(s_len, kh.shape[0], dtype=bool) if causal else None
+    if causal:
+        s = np.where(live, s, -np.inf)
     m = s.max(axis=-1, keepdims=True)
-    e = np.where(live, np.exp(s - m), 0.0)
+    z = s - m
+    e = np.exp(z)
+    if causal:
+        e = np.where(live, e, 0.0)
     p = e / e.sum(axis=-1, keepdims=True)
     o = p @ vh
     with np.errstate(invalid="ignore", over="ignore"):
-        E = np.where(live, U * (np.abs(s) + a + np.abs(s - m) + 1.0) + FN, 0.0)
+        E = np.abs(s)                   # U (|s| + a + |s - m| + 1) + FN, summed in that order
+        E += a
+        E += np.abs(z, out=z)
+        E += 1.0
+        E *= U
+        E += FN
+        if causal:
+            E = np.where(live, E, 0.0)
         if errs is not None:
             dq, dk, _ = errs
             ds = scale * (dq @ np.abs(kh).T + np.abs(qh) @ dk.T + dq @ dk.T)
-            E = E + np.where(live, np.expm1(ds * (1 + U)), 0.0)
+            grow = np.expm1(ds * (1 + U))
+            E = E + (np.where(live, grow, 0.0) if causal else grow)
     pe = p * E
     weights = np.empty_like(o)
-    for i in range(0, s_len, CHUNK):
-        dv = np.abs(vh[None, :, :] - o[i:i + CHUNK, None, :])          # [c, S, D]
-        weights[i:i + CHUNK] = np.einsum("cj,cjd->cd", pe[i:i + CHUNK], dv, optimize=True)
+    # |v_j - o_i| of a few queries at a time in one reused buffer (no page faults, mostly
+    # in cache); the products are summed per query, so the bits do not depend on how many
+    rows = min(max(1, CHUNK // vh.size), s_len)
+    buf = np.empty((rows,) + vh.shape)
+    for i in range(0, s_len, rows):
+        dv = buf[:min(rows, s_len - i)]                                # [c, S, D]
+        np.subtract(vh[None, :, :], o[i:i + rows, None, :], out=dv)
+        np.abs(dv, out=dv)
+        weights[i:i + rows] = np.einsum("cj,cjd->cd", pe[i:i + rows], dv, optimize=True)
     out = weights + blocks_term(s, p, vh) + FN * (p @ np.abs(vh))
     return out if errs is None else out + p @ errs[2]
 

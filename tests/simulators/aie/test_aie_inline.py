@@ -1,6 +1,7 @@
 """Random straight-line programs: the statements inline.py writes into runs of bundles
-(loads, stores, broadcasts, queued multiply-accumulates), the batched flush of deferred
-multiply-accumulates and the bf16 max/min/rounding helpers must give exactly what
+(loads, stores, broadcasts, queued multiply-accumulates, the softmax's vector
+operations), the batched flush of deferred multiply-accumulates (tile products by
+gather, sums in place) and the bf16 max/min/rounding helpers must give exactly what
 stepping gives (`Budget(fast=False)`: one bundle at a time, no deferral) and a traced
 run: memories, registers, cycles, stalls, unit activity, and the same error at the same
 bundle for out-of-range, misaligned and racing accesses."""
@@ -13,6 +14,8 @@ from aie_kit import image, small
 from kernelcraft.simulators.aie.assembler import assemble
 from kernelcraft.simulators.aie.machine import AieModel
 from kernelcraft.simulators.aie import numerics as nx
+from kernelcraft.simulators.aie.semantics import vector
+from kernelcraft.simulators.aie.state import MAC_MATRIX
 from kernelcraft.simulators.core.budget import Budget
 from kernelcraft.simulators.numerics import bf16_bits_to_f32, f32_to_bf16_bits, fmax, fmin
 from kernelcraft.simulators.speed import same
@@ -42,6 +45,8 @@ def _op(rng) -> str:
         f"VMAC.BF16 acc{acc()}, x{x()}, x{x()}", f"VMSC.BF16 acc{acc()}, x{x()}, x{x()}",
         f"VSRS.BF16 x{x()}, acc{acc()}", f"VMAX.BF16 x{x()}, x{x()}, x{x()}",
         f"VMIN.BF16 x{x()}, x{x()}, x{x()}", f"AMUL.F32 acc{acc()}, acc{acc()}, acc{acc()}",
+        f"AADD.F32 acc{acc()}, acc{acc()}, acc{acc()}", f"ASUB.F32 acc{acc()}, acc{acc()}, acc{acc()}",
+        f"VUPS.BF16 acc{acc()}, x{x()}", f"VPWL.EXP acc{acc()}, acc{acc()}",
         f"MOVPI p{p}, {_pointer(rng)}", f"MOVI r{int(rng.integers(1, 4))}, {int(rng.integers(-9, 2**20))}",
     ])
 
@@ -111,6 +116,38 @@ def test_bf16_max_min_and_rounding_match_the_shared_numerics():
     u[:8] = [0x7F7FFFFF, 0x7F800000, 0xFF800000, 0x00008000, 0x00018000, 0x80000000, 0x3F80FFFF, 0]
     for f in (u.view(np.float32), u[:32].view(np.float32), u[8:40].view(np.float32)):
         assert np.array_equal(nx.to_bf16_bits(f), f32_to_bf16_bits(f))
+
+
+def _bf16_specials(rng, shape) -> np.ndarray:
+    """bf16 bit patterns: normal values, and zeros of both signs, infinities, NaNs
+    (payloads and signs), subnormals and the largest finite values sprinkled in."""
+    bits = f32_to_bf16_bits(rng.normal(size=shape).astype(np.float32) * 2.0 ** rng.integers(-20, 20, shape))
+    special = np.array([0x0000, 0x8000, 0x7F80, 0xFF80, 0x7FC0, 0xFFC1, 0x7F81, 0x0001, 0x8001,
+                        0x007F, 0x7F7F, 0xFF7F], np.uint16)
+    pick = rng.random(shape) < 0.05
+    bits[pick] = rng.choice(special, int(pick.sum()))
+    return bits
+
+
+def test_tile_products_by_gather_match_the_specification():
+    # mmul_bf16_bits (the flush's tile products) against mmul_bf16, the manual's order
+    rng = np.random.default_rng(3)
+    for n in (1, 2, 3, 4, 8, 9, 64, 65, 200):
+        a, y = _bf16_specials(rng, (n, 32)), _bf16_specials(rng, (n, 64))
+        want = nx.mmul_bf16(bf16_bits_to_f32(a).reshape(-1, 4, 8), bf16_bits_to_f32(y).reshape(-1, 8, 8))
+        got = nx.mmul_bf16_bits(a, y)
+        assert got.dtype == np.float32 and got.shape == (n, 32)
+        assert np.array_equal(got.view(np.uint32), want.reshape(-1, 32).view(np.uint32)), n
+        assert np.array_equal(got.view(np.uint32), vector.mac_term_values(MAC_MATRIX, a, y).view(np.uint32))
+
+
+def test_in_place_accumulation_matches_accumulate_f32():
+    rng = np.random.default_rng(4)
+    for n in (1, 2, 4, 8, 33):
+        acc = bf16_bits_to_f32(_bf16_specials(rng, 32))
+        terms = bf16_bits_to_f32(_bf16_specials(rng, (n, 32))) * np.float32(1.5)
+        want = nx.accumulate_f32(acc, terms)
+        assert np.array_equal(nx.accumulate_f32_in(acc, terms.copy()).view(np.uint32), want.view(np.uint32))
 
 
 @pytest.mark.slow
