@@ -6,7 +6,8 @@ several whole runs (CPU seconds of the running thread), with the fast paths on a
 workload's two runs must agree on memories, registers, cycles and stalls, or the
 benchmark stops.
 
-The workloads live beside each model (`SPEED` in simulators/<accel>/bench.py).
+The workloads live beside each model (`SPEED` in simulators/<accel>/bench.py, with an
+optional `status()` line printed after the table).
 """
 from __future__ import annotations
 
@@ -130,9 +131,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"functional models, default configurations, median of {a.repeats} runs per workload, per CPU "
           "second (fast and stepped runs agree on memories, registers, cycles, stalls)")
     print(table(rows, a.repeats))
-    if any(key.startswith("plena/") for key, *_ in rows):
-        from kernelcraft.simulators.plena import lanes
-        print(lanes.status())
+    for accel in ACCELS:      # a model may say which of its paths ran (plena: C or numpy lanes)
+        status = getattr(importlib.import_module(f"{ACCELS[accel][0]}.bench"), "status", None)
+        if status is not None and any(key.startswith(f"{accel}/") for key, *_ in rows):
+            print(status())
     return 0
 
 

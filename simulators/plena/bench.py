@@ -89,6 +89,12 @@ MATMUL = """
     C_LOOP_END gp1
     M_MM_WO gp0, gp0, 0
 """
+def status() -> str:
+    """`kernelcraft bench speed`'s line on whether the lane loops ran in C or numpy."""
+    from .lanes import status as lanes_status
+    return lanes_status()
+
+
 # Workload classes of `kernelcraft bench speed` (simulators/speed.py): (what, source, trips).
 SPEED = {
     "scalar": ("scalar loop (integer, fp, loads, stores, hardware loop)", SCALAR, 50_000),
