@@ -10,8 +10,11 @@
 // vmfle, vmfgt, vmfge, vmseq, vmsne, vmslt(u), vmsle(u), vmsgt(u) into a mask register;
 // the slides vslideup/vslidedown (.vx, .vi), vslide1up/vslide1down.vx, vfslide1up/down.vf;
 // the mask logic vm{and,nand,andn,or,nor,orn,xor,xnor}.mm; vmul, vmulh, vmulhu, vmulhsu
-// (.vv, .vx). Loads and stores may be masked. Combinational; used at dispatch (checks)
-// and in the vector unit.
+// (.vv, .vx); vmerge.vvm/vxm/vim and vfmerge.vfm; vid.v and viota.m (element values
+// made in S1), vcpop.m and vfirst.m (to x[rd]), vmsbf/vmsif/vmsof.m (VLEN mask bits in one
+// S2 cycle). Loads and stores may be masked. The encodings are isa/coral's (funct6, funct3
+// and the vs1 field's selector of VMUNARY0 / VWXUNARY0). Combinational; used at dispatch
+// (checks) and in the vector unit.
 module coral_vdec (
     input  wire [31:0] ir,
     output wire        legal,     // one of the above (vsetvl* are the core's)
@@ -30,6 +33,11 @@ module coral_vdec (
     output wire        slide,     // a slide: vs2's group moved by an offset (lop LO_MOVE)
     output wire        slide_up,  // ... towards higher elements
     output wire        slide_one, // ... vslide1*: by 1, the scalar in the element left free
+    output wire        merge,     // vmerge/vfmerge: v0 picks the second operand, else vs2 (every element < vl written)
+    output wire        vid,       // vid.v: vd[i] = i
+    output wire        iota,      // viota.m: vd[i] = active set bits of the single register vs2 below i
+    output wire        mq,        // vcpop.m / vfirst.m (to_scalar): a count or an index of vs2's mask bits
+    output wire        msf,       // vmsbf/vmsif/vmsof.m: mask bits of vd from vs2's first active set bit
     output reg  [4:0]  lop,       // lane operation (LO_*)
     output reg  [1:0]  bsel,      // second operand: 0 vs1, 1 f[rs1], 2 x[rs1], 3 simm5
     output wire        reads_vs1, // vs1 is a register group operand
@@ -45,7 +53,8 @@ module coral_vdec (
                      LO_IAND = 5'd14, LO_IOR = 5'd15, LO_IXOR = 5'd16, LO_ISLL = 5'd17,
                      LO_ISRL = 5'd18, LO_ISRA = 5'd19, LO_IMIN = 5'd20, LO_IMAX = 5'd21,
                      LO_FCMP = 5'd22, LO_ICMP = 5'd23,     // compares: the condition is f6[2:0]
-                     LO_IMUL = 5'd24, LO_MLOG = 5'd25;     // ... and so are vmul*'s and mask logic's
+                     LO_IMUL = 5'd24, LO_MLOG = 5'd25,     // ... and so are vmul*'s and mask logic's
+                     LO_MERGE = 5'd26, LO_MSF = 5'd27;     // vmsbf/sif/sof: the vs1 field's low bits
     wire [6:0] op = ir[6:0];
     wire [2:0] f3 = ir[14:12];
     wire [5:0] f6 = ir[31:26];
@@ -107,7 +116,7 @@ module coral_vdec (
                 6'b100001: begin lop = LO_DIV; ok = vf; end
                 6'b011000, 6'b011001, 6'b011011, 6'b011100: lop = LO_FCMP;   // eq le lt ne
                 6'b011101, 6'b011111: begin lop = LO_FCMP; ok = vf; end      // gt ge
-                6'b010111: begin lop = LO_MOVE; ok = vf && mv_v; end
+                6'b010111: begin lop = vm ? LO_MOVE : LO_MERGE; ok = vf && (mv_v || !vm); end   // vfmv.v.f, vfmerge
                 6'b001110, 6'b001111: begin lop = LO_MOVE; ok = vf; end      // vfslide1up/down
                 default: ok = 1'b0;
             endcase
@@ -125,7 +134,7 @@ module coral_vdec (
                 6'b101001: lop = LO_ISRA;
                 6'b000100, 6'b000101: begin lop = LO_IMIN; ok = f3 != 3'd3; end
                 6'b000110, 6'b000111: begin lop = LO_IMAX; ok = f3 != 3'd3; end
-                6'b010111: begin lop = LO_MOVE; ok = mv_v; end        // vmv.v.v/.v.i/.v.x
+                6'b010111: begin lop = vm ? LO_MOVE : LO_MERGE; ok = mv_v || !vm; end   // vmv.v.*, vmerge.v*m
                 6'b011000, 6'b011001, 6'b011100, 6'b011101: lop = LO_ICMP;   // eq ne leu le
                 6'b011010, 6'b011011: begin lop = LO_ICMP; ok = f3 != 3'd3; end  // ltu lt
                 6'b011110, 6'b011111: begin lop = LO_ICMP; ok = f3 != 3'd0; end  // gtu gt
@@ -139,13 +148,20 @@ module coral_vdec (
                 6'b001110, 6'b001111: begin lop = LO_MOVE; ok = f3 == 3'd6; end  // vslide1up/down
                 6'b011000, 6'b011001, 6'b011010, 6'b011011, 6'b011100, 6'b011101, 6'b011110, 6'b011111:
                     begin lop = LO_MLOG; ok = f3 == 3'd2 && vm; end
+                6'b010100: begin                                             // VMUNARY0
+                    unary = 1'b1;
+                    ok = f3 == 3'd2 && (vs1 == 5'b10000 || (vs1 == 5'b10001 && vs2 == 5'd0) ||
+                                        vs1 == 5'b00001 || vs1 == 5'b00010 || vs1 == 5'b00011);
+                    lop = vs1[4] ? LO_MOVE : LO_MSF;                         // viota, vid: values from S1
+                end
                 default: ok = 1'b0;
             endcase
         end else ok = 1'b0;
     end
     // element 0 moves: vfmv.f.s (OPFVV), vmv.x.s (OPMVV), vfmv.s.f (OPFVF), vmv.s.x (OPMVX)
     wire wx = opv && f6 == 6'b010000 && vm;
-    assign to_scalar = wx && (f3 == 3'd1 || f3 == 3'd2) && vs1 == 5'd0;
+    assign mq = opv && f6 == 6'b010000 && f3 == 3'd2 && (vs1 == 5'b10000 || vs1 == 5'b10001);  // vcpop, vfirst
+    assign to_scalar = (wx && (f3 == 3'd1 || f3 == 3'd2) && vs1 == 5'd0) || mq;
     assign from_scalar = wx && (f3 == 3'd5 || f3 == 3'd6) && vs2 == 5'd0;
     assign lanes = ok && !to_scalar && !from_scalar;
     assign red = rd_ok;
@@ -153,12 +169,17 @@ module coral_vdec (
     assign div = lanes && (lop == LO_DIV || lop == LO_SQRT);
     assign mk = lanes && (lop == LO_FCMP || lop == LO_ICMP);
     assign mlog = lanes && lop == LO_MLOG;
+    assign msf = lanes && lop == LO_MSF;
+    assign merge = lanes && lop == LO_MERGE;
+    wire   unary0 = opm && f6 == 6'b010100;
+    assign vid = lanes && unary0 && vs1 == 5'b10001;
+    assign iota = lanes && unary0 && vs1 == 5'b10000;
     assign slide = lanes && lop == LO_MOVE && f6[5:1] == 5'b00111;
     assign slide_up = slide && !f6[0];
     assign slide_one = slide && (f3 == 3'd5 || f3 == 3'd6);
     assign legal = ld || st || lanes || to_scalar || from_scalar || red;
     assign reads_vs1 = lanes && bsel == 2'd0 && !unary && !mlog;
-    assign reads_vs2 = (lanes && (lop != LO_MOVE || slide) && !mlog) || red;
+    assign reads_vs2 = (lanes && (lop != LO_MOVE || slide) && !mlog && !msf) || red;
     assign swap = opf ? (f6 == 6'b100111 || f6 == 6'b100001) : (opi && f6 == 6'b000011);
     assign neg_prod = is_fma ? f6[0] : 1'b0;
     assign neg_add = is_fma ? f6[0] ^ f6[1] : (opf && (f6 == 6'b000010 || f6 == 6'b100111));

@@ -86,29 +86,32 @@ module coral_vec #(
                      LO_SQRT = 5'd10, LO_CVT = 5'd11, LO_IADD = 5'd12, LO_ISUB = 5'd13,
                      LO_IAND = 5'd14, LO_IOR = 5'd15, LO_IXOR = 5'd16, LO_ISLL = 5'd17,
                      LO_ISRL = 5'd18, LO_ISRA = 5'd19, LO_IMAX = 5'd21,   // 20: LO_IMIN
-                     LO_FCMP = 5'd22, LO_ICMP = 5'd23, LO_IMUL = 5'd24;   // 25: LO_MLOG (s2_mlog)
+                     LO_FCMP = 5'd22, LO_ICMP = 5'd23, LO_IMUL = 5'd24,   // 25: LO_MLOG (s2_mlog)
+                     LO_MERGE = 5'd26;                                    // 27: LO_MSF (s2_msf)
     localparam integer DIVC = 8;      // cycles per beat of vfdiv/vfrdiv/vfsqrt (class VFDIV)
     localparam [1:0] S_OLD = 2'd0, S_NEW = 2'd1, S_ONES = 2'd2;
     localparam [1:0] K_LANES = 2'd0, K_LOAD = 2'd1, K_LOADS = 2'd2, K_SCALAR = 2'd3;
-    localparam [VLEN-1:0] ONES = {VLEN{1'b1}};
+    localparam [VLEN-1:0] ONES = {VLEN{1'b1}}, ONE = {{(VLEN - 1){1'b0}}, 1'b1};
 
     // ------------------------------------------------------------------ dispatch checks
     wire dl, dst, dstr, dlanes, dfp, dtos, dfroms, dvs1, dvs2, dswap, dnp, dna, dvd, dred, dord, ddiv, dmk;
-    wire dmlog, dsl, dsup, dsone;
+    wire dmlog, dsl, dsup, dsone, dmerge, dvid, diota, dmq, dmsf;
     wire [4:0] dlop;
     wire [1:0] dbsel;
     coral_vdec u_ddec (.ir(d_ir), .legal(d_legal), .ld(dl), .st(dst), .strided(dstr), .lanes(dlanes),
-                       .fp(dfp), .to_scalar(dtos), .from_scalar(dfroms), .red(dred), .ord(dord), .div(ddiv), .mk(dmk), .mlog(dmlog), .slide(dsl), .slide_up(dsup), .slide_one(dsone), .lop(dlop), .bsel(dbsel),
+                       .fp(dfp), .to_scalar(dtos), .from_scalar(dfroms), .red(dred), .ord(dord), .div(ddiv), .mk(dmk), .mlog(dmlog), .slide(dsl), .slide_up(dsup), .slide_one(dsone), .merge(dmerge), .vid(dvid), .iota(diota), .mq(dmq), .msf(dmsf), .lop(dlop), .bsel(dbsel),
                        .reads_vs1(dvs1), .reads_vs2(dvs2), .swap(dswap), .neg_prod(dnp),
                        .neg_add(dna), .uses_vd(dvd));
     wire       d_vill = d_vt[8];
     wire       d_sew32 = d_vt[5:3] == 3'd2;
     wire [4:0] d_n = d_vt[2] ? 5'd1 : 5'd1 << d_vt[1:0];          // registers per group
     wire [4:0] d_vd = d_ir[11:7], d_vs1 = d_ir[19:15], d_vs2 = d_ir[24:20];
-    wire       d_grp = (((dlanes && !dmk && !dmlog) || dl || dst) && (d_vd & (d_n - 5'd1)) != 5'd0) ||
+    wire       d_grp = (((dlanes && !dmk && !dmlog && !dmsf) || dl || dst) && (d_vd & (d_n - 5'd1)) != 5'd0) ||
                        (dvs1 && (d_vs1 & (d_n - 5'd1)) != 5'd0) || (dvs2 && (d_vs2 & (d_n - 5'd1)) != 5'd0);
     wire       d_mask = !d_ir[25] && d_vd == 5'd0 && ((dlanes && !dmk) || dl);
-    wire       d_ovl = dsup && d_vd == d_vs2;       // slide up: vd's group is vs2's (aligned groups)
+    wire       d_ovl = (dsup && d_vd == d_vs2) ||   // slide up: vd's group is vs2's (aligned groups)
+                       (dmsf && d_vd == d_vs2) ||   // vms*f: vd is its source
+                       (diota && d_vs2 >= d_vd && d_vs2 < d_vd + d_n);   // viota: vs2 inside vd's group
     // memory: the first and last element's addresses in DTCM and aligned (stride too)
     wire signed [47:0] d_off = $signed({16'd0, d_xa}) - $signed({16'd0, DTCM_BASE});
     wire signed [47:0] d_step = dstr ? {{16{d_xb[31]}}, d_xb} : 48'sd4;
@@ -159,11 +162,11 @@ module coral_vec #(
     reg  [VW-1:0] bc;                 // beat (strided: element) of this cycle
     reg  [31:0]  saddr;               // strided: this element's address
     wire el, est, estr, elanes, efp, etos, efroms, evs1, evs2, eswap, enp, ena, evd, elegal, ered, eord, ediv, emk;
-    wire emlog, esl, esup, esone;
+    wire emlog, esl, esup, esone, emerge, evid, eiota, emq, emsf;
     wire [4:0] elop;
     wire [1:0] ebsel;
     coral_vdec u_edec (.ir(e_ir), .legal(elegal), .ld(el), .st(est), .strided(estr), .lanes(elanes),
-                       .fp(efp), .to_scalar(etos), .from_scalar(efroms), .red(ered), .ord(eord), .div(ediv), .mk(emk), .mlog(emlog), .slide(esl), .slide_up(esup), .slide_one(esone), .lop(elop), .bsel(ebsel),
+                       .fp(efp), .to_scalar(etos), .from_scalar(efroms), .red(ered), .ord(eord), .div(ediv), .mk(emk), .mlog(emlog), .slide(esl), .slide_up(esup), .slide_one(esone), .merge(emerge), .vid(evid), .iota(eiota), .mq(emq), .msf(emsf), .lop(elop), .bsel(ebsel),
                        .reads_vs1(evs1), .reads_vs2(evs2), .swap(eswap), .neg_prod(enp),
                        .neg_add(ena), .uses_vd(evd));
     wire [4:0]   e_vd = e_ir[11:7], e_vs1 = e_ir[19:15], e_vs2 = e_ir[24:20];
@@ -176,7 +179,7 @@ module coral_vec #(
     wire [VW-1:0] rhalf = VW'(NB) >> (bc - rbeats + VW'(1));        // ... lanes k and k + rhalf added
     // vfredosum: one element per cycle through lane 0's adder, in element order
     wire [VW-1:0] dur = ered ? (eord ? (e_vl == 0 ? VW'(1) : e_vl) : rbeats + VW'(LNB)) : ediv ? rbeats * VW'(DIVC) :
-                        (e_vl == 0 || etos || efroms || emlog) ? VW'(1) : estr ? e_vl : beats;
+                        (e_vl == 0 || etos || efroms || emlog || emsf) ? VW'(1) : estr ? e_vl : beats;
     wire         s1_last = bc == dur - VW'(1);
     wire         wb = elanes || el || efroms || ered;    // goes on to S2
     wire         free = !s1_v || s1_last;
@@ -204,9 +207,9 @@ module coral_vec #(
     wire [LNB-1:0] s_rr = s_off[LNB-1:0];
     wire [4:0]  s_lo = esup ? e_vs2 + bt[4:0] - s_q - 5'd1 : e_vs2 + bt[4:0] + s_q;
     wire        s_none = esup && !esone && {{(32 - VW){1'b0}}, e_vl} <= s_off;  // vslideup: nothing written
-    wire [4:0]  r_a = esl ? s_lo : e_vs2 + bt[4:0], r_b = esl ? s_lo + 5'd1 : e_vs1 + bt[4:0];
+    wire [4:0]  r_a = esl ? s_lo : eiota ? e_vs2 : e_vs2 + bt[4:0], r_b = esl ? s_lo + 5'd1 : e_vs1 + bt[4:0];
     wire [VW-1:0] bc_reg = estr ? bc >> LNB : bt;       // strided: the element's register
-    wire [4:0]  r_c = (ered || emk || emlog) ? e_vd : e_vd + bc_reg[4:0];
+    wire [4:0]  r_c = (ered || emk || emlog || emsf) ? e_vd : e_vd + bc_reg[4:0];
     wire [VLEN-1:0] op_a = rd(r_a), op_b = rd(r_b), op_c = rd(r_c), v0 = rd(5'd0);
     assign v0_pend = any_wv0 || (s1_v && wb && e_vd == 5'd0);
     // the masked access's elements against v0 (constant multiples of the stride)
@@ -250,7 +253,7 @@ module coral_vec #(
                                     ((bc == e_vl - VW'(1) && j[LNB-1:0] > bc[LNB-1:0] && e_vta) ? S_ONES : S_OLD) :
                                     (e_vm || v0[bc[$clog2(VLEN)-1:0]]) ? S_NEW : (e_vma ? S_ONES : S_OLD);
             else if (esup && !esone && {{(32 - VW){1'b0}}, e} < s_off && e < e_vl) sel[j] = S_OLD;  // below the offset
-            else if (e < e_vl) sel[j] = (e_vm || v0[e[$clog2(VLEN)-1:0]]) ? S_NEW : (e_vma ? S_ONES : S_OLD);
+            else if (e < e_vl) sel[j] = (e_vm || emerge || v0[e[$clog2(VLEN)-1:0]]) ? S_NEW : (e_vma ? S_ONES : S_OLD);
             else sel[j] = e_vta ? S_ONES : S_OLD;
             // the slide's element: lane (j +- off) mod NB of lo or lo + 1
             sj = esup ? {1'b0, LNB'(j)} - {1'b0, s_rr} + (LNB + 1)'(NB) : {1'b0, LNB'(j)} + {1'b0, s_rr};
@@ -260,9 +263,45 @@ module coral_vec #(
             if (esone && (esup ? e == 0 : e == e_vl - VW'(1))) slid[32*j +: 32] = efp ? e_fa : e_xa;
         end
         marks = 32'd0;
-        if (s1_last && e_vta && e_vl != 0 && !s_none && ((elanes && !emk && !emlog) || el))
+        if (s1_last && e_vta && e_vl != 0 && !s_none && ((elanes && !emk && !emlog && !emsf) || el))
             for (j = 0; j < 32; j = j + 1)
                 if (j > 32'(e_vd) + 32'(last_reg) && j < 32'(e_vd) + 32'(e_n)) marks[j] = 1'b1;
+    end
+
+    // vid.v and viota.m: the beat's element values, made here (the lanes pass them on as
+    // a move's second operand); viota counts the active set bits of the single register vs2
+    // below each element, the earlier beats' count carried in icnt. vmerge: each element's
+    // v0 bit, for S2
+    reg  [VLEN-1:0] gen;
+    reg  [31:0]     gcnt, icnt;
+    reg  [NB-1:0]   mbit;
+    reg  [VW-1:0]   ge;
+    integer gj;
+    always @(*) begin
+        gen = {VLEN{1'b0}};
+        gcnt = bc == {VW{1'b0}} ? 32'd0 : icnt;
+        mbit = {NB{1'b0}};
+        ge = {VW{1'b0}};
+        if (evid || eiota || emerge)     // (so that the simulator skips the loop on other instructions)
+            for (gj = 0; gj < NB; gj = gj + 1) begin
+                ge = e0 + VW'(gj);
+                gen[32*gj +: 32] = evid ? 32'(ge) : gcnt;
+                mbit[gj] = v0[ge[$clog2(VLEN)-1:0]];
+                if (ge < e_vl && (e_vm || v0[ge[$clog2(VLEN)-1:0]]) && op_a[ge[$clog2(VLEN)-1:0]]) gcnt = gcnt + 32'd1;
+            end
+    end
+    // vcpop.m / vfirst.m: the active set bits of vs2 below vl counted, or the lowest one's index (else -1)
+    reg  [31:0] qcnt, qfirst;
+    integer qi;
+    always @(*) begin
+        qcnt = 32'd0;
+        qfirst = 32'hFFFF_FFFF;
+        if (emq)
+            for (qi = 8 * NB - 1; qi >= 0; qi = qi - 1)
+                if (VW'(qi) < e_vl && (e_vm || v0[qi]) && op_a[qi]) begin
+                    qcnt = qcnt + 32'd1;
+                    qfirst = 32'(qi);
+                end
     end
 
     // memory addressing: unit-stride beats cover NB consecutive words (one per bank),
@@ -305,6 +344,8 @@ module coral_vec #(
     reg [VLEN-1:0] op_bx;
     always @(*)
         if (esl) op_bx = slid;
+        else if (evid || eiota) op_bx = gen;
+        else if (emsf) op_bx = e_vm ? ONES : v0;          // vms*f: the active elements
         else case (ebsel)
             2'd0: op_bx = op_b;
             2'd1: op_bx = {NB{e_fa}};
@@ -312,7 +353,7 @@ module coral_vec #(
             default: op_bx = {NB{{{27{e_ir[19]}}, e_ir[19:15]}}};
         endcase
     assign sval_ok = s1_v && etos;
-    assign sval = op_a[31:0];
+    assign sval = !emq ? op_a[31:0] : e_ir[15] ? qfirst : qcnt;
 
     // ------------------------------------------------------------------ S2
     reg  [1:0]      s2_kind;
@@ -322,6 +363,10 @@ module coral_vec #(
     reg             s2_isgn;           // integer min/max: signed
     reg             s2_mk;             // a compare: mask bits s2_e0.. of vd, the tail from vl set
     reg             s2_mlog;           // mask logic: vs2 op vs1 (op: s2_cc), the tail from vl set
+    reg             s2_msf;            // vmsbf/vmsof/vmsif (s2_cvt 1/2/3): from vs2 (s2_a), active s2_b
+    reg             s2_vma;
+    reg  [NB-1:0]   s2_mb;             // vmerge: the elements' v0 bits
+    reg  [VLEN-1:0] mfb, mres;
     reg  [2:0]      s2_cc;
     reg  [VW-1:0]   s2_e0, s2_vl;
     wire [NB-1:0]   cbit;
@@ -427,7 +472,8 @@ module coral_vec #(
                                (s2_lop == LO_DIV || s2_lop == LO_SQRT) ? dy : s2_lop == LO_CVT ? cy :
                                is_int ? iy : s2_lop == LO_IMUL ? muly :
                                s2_lop == LO_SGNJ ? {b[31], a[30:0]} : s2_lop == LO_SGNJN ? {!b[31], a[30:0]} :
-                               s2_lop == LO_SGNJX ? {a[31] ^ b[31], a[30:0]} : b;
+                               s2_lop == LO_SGNJX ? {a[31] ^ b[31], a[30:0]} :
+                               (s2_lop == LO_MERGE && !s2_mb[g]) ? a : b;
             assign lane_f[g] = (is_add || is_fma || s2_lop == LO_MUL) ? ff :
                                (s2_lop == LO_MIN || s2_lop == LO_MAX) ? {mnv, 4'd0} :
                                (s2_lop == LO_DIV || s2_lop == LO_SQRT) ? df : s2_lop == LO_CVT ? cf :
@@ -488,6 +534,12 @@ module coral_vec #(
             for (l = 0; l < VLEN; l = l + 1)
                 if (VW'(l) >= s2_vl) wval[l] = 1'b1;
         end
+        // vms*f: bits below the first active set bit of vs2 (below vl), up to it, or it alone;
+        // inactive bits follow the mask policy, bits from vl up are set
+        mfb = s2_a & s2_b & ~(ONES << s2_vl);
+        mres = s2_cvt[1:0] == 2'd1 ? ~mfb & (mfb - ONE) : s2_cvt[1:0] == 2'd3 ? mfb ^ (mfb - ONE) :
+               mfb & (~mfb + ONE);
+        if (s2_msf) wval = (mres & s2_b) | (old & ~s2_b & {VLEN{!s2_vma}}) | ({VLEN{s2_vma}} & ~s2_b) | (ONES << s2_vl);
     end
     assign vflags = s2_v ? flags_any : 5'd0;
     assign tr_s1seq = e_seq;
@@ -506,7 +558,7 @@ module coral_vec #(
     wire push = d_valid && !(free && qn == 0);        // into the queue (else straight to S1)
     wire pop = free && qn != 0;
     wire [QW-1:0] nx = pop ? q[qh] : d_entry;
-    wire _unused = ^{dsl, dsone, esl, dl, dst, dstr, dlanes, dtos, dfroms, dred, dord, ddiv, dmk, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
+    wire _unused = ^{dsl, dsone, dmerge, dvid, dmq, dmsf, emq, esl, dl, dst, dstr, dlanes, dtos, dfroms, dred, dord, ddiv, dmk, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
                       evs1, evs2, bc_reg, wk, dbg_addr};
 
     // an idle unit's registers do not toggle (and Verilator does not evaluate them)
@@ -575,6 +627,10 @@ module coral_vec #(
             s2_isgn <= e_ir[26];
             s2_mk <= emk;
             s2_mlog <= emlog;
+            s2_msf <= emsf;
+            s2_vma <= e_vma;
+            s2_mb <= mbit;
+            if (s1_v && eiota) icnt <= gcnt;
             s2_cc <= e_ir[28:26];
             s2_e0 <= e0;
             s2_vl <= e_vl;

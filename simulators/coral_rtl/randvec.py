@@ -3,7 +3,7 @@ against the model: every vector instruction the RTL implements (backend.VECTOR) 
 SEW = 32 with LMUL 1, 2, 4 and 8, tail and mask policies undisturbed and agnostic,
 vl from 0 to VLMAX, masked (v0.t) arithmetic, reductions, divides, square roots,
 conversions, compares, integer operations and multiplies, slides by small and huge
-offsets, mask logic, unit-stride and strided (negative, zero) accesses, masked or not,
+offsets, mask logic, merges, vid/viota, vcpop/vfirst, vmsbf/vmsif/vmsof, unit-stride and strided (negative, zero) accesses, masked or not,
 anywhere in a data buffer, every rounding mode through frm, and scalar
 loads, stores and fflags reads between them (the timing model's waits), so that queue
 fills, write-back bypasses and synchronisation are all exercised.
@@ -75,6 +75,8 @@ def _vector(rng: random.Random, lmul: int, vlmax: int) -> list[str]:
         if form == "vi":
             return [f"{op} {vd}, {a}, {rng.randrange(32)}{vm}"]
         return [f"li t3, {off}", f"{op} {vd}, {a}, t3{vm}"]
+    if rng.random() < 0.1:                        # merges, element indices, mask queries
+        return [_mask_op(rng, lmul, vd, a, b, f, mask, vm)]
     if rng.random() < 0.05:                       # mask logic: single registers, any of them
         op = rng.choice(_MASK_LOGIC)
         return [f"{op}.mm v{rng.randrange(32)}, v{rng.randrange(32)}, v{rng.randrange(32)}"]
@@ -117,6 +119,25 @@ def _vector(rng: random.Random, lmul: int, vlmax: int) -> list[str]:
                         f"fsrmi {rng.randrange(5)}", f"fadd.s {f}, {f}, {rng.choice(FREGS)}",
                         f"addi {rng.choice(XREGS)}, {rng.choice(XREGS)}, {rng.randint(-9, 9)}",
                         f"flw {f}, {4 * rng.randrange(BUFFER // 4)}(s0)", "csrr a5, vl", "csrr a5, vtype"])]
+
+
+def _mask_op(rng, lmul, vd, a, b, f, mask, vm) -> str:
+    kind = rng.choice(["merge", "vid", "iota", "query", "setfirst"])
+    vd_merge = _group(rng, lmul, not_v0=True)
+    if kind == "merge":
+        return rng.choice([f"vmerge.vvm {vd_merge}, {a}, {b}, v0", f"vmerge.vxm {vd_merge}, {a}, {rng.choice(XREGS)}, v0",
+                           f"vmerge.vim {vd_merge}, {a}, {rng.randint(-16, 15)}, v0",
+                           f"vfmerge.vfm {vd_merge}, {a}, {f}, v0"])
+    if kind == "vid":
+        return f"vid.v {vd}{vm}"
+    src = f"v{rng.randrange(32)}"
+    if kind == "iota":                            # the source mask outside vd's group
+        src = f"v{rng.choice([r for r in range(32) if not int(vd[1:]) <= r < int(vd[1:]) + lmul])}"
+        return f"viota.m {vd}, {src}{vm}"
+    if kind == "query":
+        return f"{rng.choice(['vcpop.m', 'vfirst.m'])} {rng.choice(XREGS)}, {src}{vm}"
+    single = rng.choice([r for r in range(32) if f"v{r}" != src and not (mask and r == 0)])
+    return f"{rng.choice(['vmsbf.m', 'vmsif.m', 'vmsof.m'])} v{single}, {src}{vm}"
 
 
 def random_vector_program(seed: int, length: int = 60, vlen: int = 128) -> str:
@@ -163,6 +184,9 @@ def fault_programs() -> dict[str, str]:
         "strided misaligned": pre + "li t3, 6\nvlse32.v v2, (s0), t3" + data,
         "slide up onto its source": pre + "vslideup.vi v2, v2, 1" + data,
         "masked load onto v0": pre + "vle32.v v0, (s0), v0.t" + data,
+        "vmsbf onto its source": pre + "vmsbf.m v3, v3" + data,
+        "viota inside its destination": pre + "viota.m v2, v3" + data,
+        "vmerge onto v0": pre + "vmerge.vvm v0, v2, v4, v0" + data,
         "masked store misaligned": pre + "li t0, 1\nvmv.s.x v0, t0\naddi s0, s0, 2\nvse32.v v2, (s0), v0.t" + data,
         "queued then faulting": pre + "vfadd.vv v2, v4, v6\nvse32.v v2, (s0)\nvfadd.vv v2, v4, v6\n"
                                 "vle32.v v3, (s0)" + data,
