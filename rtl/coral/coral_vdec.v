@@ -10,7 +10,7 @@
 // vmfle, vmfgt, vmfge, vmseq, vmsne, vmslt(u), vmsle(u), vmsgt(u) into a mask register;
 // the slides vslideup/vslidedown (.vx, .vi), vslide1up/vslide1down.vx, vfslide1up/down.vf;
 // the mask logic vm{and,nand,andn,or,nor,orn,xor,xnor}.mm; vmul, vmulh, vmulhu, vmulhsu
-// (.vv, .vx); vmerge.vvm/vxm/vim and vfmerge.vfm; vid.v and viota.m (element values
+// (.vv, .vx); the multiply-adds vmacc, vnmsac, vmadd, vnmsub (.vv, .vx); vmerge.vvm/vxm/vim and vfmerge.vfm; vid.v and viota.m (element values
 // made in S1), vcpop.m and vfirst.m (to x[rd]), vmsbf/vmsif/vmsof.m (VLEN mask bits in one
 // S2 cycle). Loads and stores may be masked. The encodings are isa/coral's (funct6, funct3
 // and the vs1 field's selector of VMUNARY0 / VWXUNARY0). Combinational; used at dispatch
@@ -54,7 +54,8 @@ module coral_vdec (
                      LO_ISRL = 5'd18, LO_ISRA = 5'd19, LO_IMIN = 5'd20, LO_IMAX = 5'd21,
                      LO_FCMP = 5'd22, LO_ICMP = 5'd23,     // compares: the condition is f6[2:0]
                      LO_IMUL = 5'd24, LO_MLOG = 5'd25,     // ... and so are vmul*'s and mask logic's
-                     LO_MERGE = 5'd26, LO_MSF = 5'd27;     // vmsbf/sif/sof: the vs1 field's low bits
+                     LO_MERGE = 5'd26, LO_MSF = 5'd27,     // vmsbf/sif/sof: the vs1 field's low bits
+                     LO_IMAC = 5'd28;                      // vmadd, vnmsub, vmacc, vnmsac: f6[2:1] too
     wire [6:0] op = ir[6:0];
     wire [2:0] f3 = ir[14:12];
     wire [5:0] f6 = ir[31:26];
@@ -145,6 +146,7 @@ module coral_vdec (
             bsel = f3 == 3'd2 ? 2'd0 : 2'd2;
             case (f6)
                 6'b100100, 6'b100101, 6'b100110, 6'b100111: lop = LO_IMUL;   // hu, (low), hsu, h
+                6'b101001, 6'b101011, 6'b101101, 6'b101111: lop = LO_IMAC;   // vmadd vnmsub vmacc vnmsac
                 6'b001110, 6'b001111: begin lop = LO_MOVE; ok = f3 == 3'd6; end  // vslide1up/down
                 6'b011000, 6'b011001, 6'b011010, 6'b011011, 6'b011100, 6'b011101, 6'b011110, 6'b011111:
                     begin lop = LO_MLOG; ok = f3 == 3'd2 && vm; end

@@ -87,7 +87,7 @@ module coral_vec #(
                      LO_IAND = 5'd14, LO_IOR = 5'd15, LO_IXOR = 5'd16, LO_ISLL = 5'd17,
                      LO_ISRL = 5'd18, LO_ISRA = 5'd19, LO_IMAX = 5'd21,   // 20: LO_IMIN
                      LO_FCMP = 5'd22, LO_ICMP = 5'd23, LO_IMUL = 5'd24,   // 25: LO_MLOG (s2_mlog)
-                     LO_MERGE = 5'd26;                                    // 27: LO_MSF (s2_msf)
+                     LO_MERGE = 5'd26, LO_IMAC = 5'd28;                   // 27: LO_MSF (s2_msf)
     localparam integer DIVC = 8;      // cycles per beat of vfdiv/vfrdiv/vfsqrt (class VFDIV)
     localparam [1:0] S_OLD = 2'd0, S_NEW = 2'd1, S_ONES = 2'd2;
     localparam [1:0] K_LANES = 2'd0, K_LOAD = 2'd1, K_LOADS = 2'd2, K_SCALAR = 2'd3;
@@ -450,9 +450,15 @@ module coral_vec #(
             // vmul (s2_cc 101: the low half), vmulh (111), vmulhu (100), vmulhsu (110: vs2 signed)
             // one 32 x 32 unsigned product; a signed operand's sign bit subtracts the other
             // operand from the high word (a = a_u - 2^32 a[31])
-            wire [63:0] mp = {32'd0, a} * {32'd0, b};
-            wire [31:0] mhi = mp[63:32] - (s2_cc[1] && a[31] ? b : 32'd0) - (s2_cc[1] && s2_cc[0] && b[31] ? a : 32'd0);
-            wire [31:0] muly = s2_cc[1:0] == 2'b01 ? mp[31:0] : mhi;
+            // the multiply-adds (s2_cc = funct6[2:0]: bit 2 vmacc/vnmsac, the product with vs2 and vd
+            // the addend, else with vd and vs2 the addend; bit 1 the addend minus the product)
+            // share the multiplier
+            wire        mac = s2_lop == LO_IMAC;
+            wire [31:0] mx = mac && !s2_cc[2] ? c : a, madd = mac && !s2_cc[2] ? a : c;
+            wire [63:0] mp = {32'd0, mx} * {32'd0, b};
+            wire [31:0] mhi = mp[63:32] - (s2_cc[1] && mx[31] ? b : 32'd0) - (s2_cc[1] && s2_cc[0] && b[31] ? mx : 32'd0);
+            wire [31:0] muly = mac ? (s2_cc[1] ? madd - mp[31:0] : madd + mp[31:0]) :
+                               s2_cc[1:0] == 2'b01 ? mp[31:0] : mhi;
             // compares (condition s2_cc = funct6[2:0]); fp as the F unit's feq/flt/fle
             wire a_nan = a[30:23] == 8'hFF && a[22:0] != 23'd0, b_nan = b[30:23] == 8'hFF && b[22:0] != 23'd0;
             wire f_eq = a == b || (a[30:0] == 31'd0 && b[30:0] == 31'd0);
@@ -470,7 +476,7 @@ module coral_vec #(
             assign lane_y[g] = (is_add || is_fma || s2_lop == LO_MUL) ? fy :
                                (s2_lop == LO_MIN || s2_lop == LO_MAX) ? my :
                                (s2_lop == LO_DIV || s2_lop == LO_SQRT) ? dy : s2_lop == LO_CVT ? cy :
-                               is_int ? iy : s2_lop == LO_IMUL ? muly :
+                               is_int ? iy : (s2_lop == LO_IMUL || mac) ? muly :
                                s2_lop == LO_SGNJ ? {b[31], a[30:0]} : s2_lop == LO_SGNJN ? {!b[31], a[30:0]} :
                                s2_lop == LO_SGNJX ? {a[31] ^ b[31], a[30:0]} :
                                (s2_lop == LO_MERGE && !s2_mb[g]) ? a : b;
