@@ -27,7 +27,7 @@ module coral_vdec (
     output wire        from_scalar, // vfmv.s.f, vmv.s.x: the scalar to element 0 of vd
     output wire        red,       // a reduction: vs2 (group) and vs1[0] into vd[0] (lop: add, min, max)
     output wire        ord,       // ... vfredosum: one element per cycle, in order
-    output wire        div,       // through the lanes' dividers (a beat per 8 cycles)
+    output wire        div,       // through the lanes' fp or integer dividers (a beat per 8 cycles)
     output wire        mk,        // a compare: one mask bit per element into the single register vd
     output wire        mlog,      // mask logic: vd = vs2 op vs1, VLEN bits in one cycle
     output wire        slide,     // a slide: vs2's group moved by an offset (lop LO_MOVE)
@@ -36,7 +36,7 @@ module coral_vdec (
     output wire        merge,     // vmerge/vfmerge: v0 picks the second operand, else vs2 (every element < vl written)
     output wire        vid,       // vid.v: vd[i] = i
     output wire        iota,      // viota.m: vd[i] = active set bits of the single register vs2 below i
-    output wire        mq,        // vcpop.m / vfirst.m (to_scalar): a count or an index of vs2's mask bits
+    output wire        mq,        // vdiv, vdivu, vrem, vremu (.vv, .vx; the lanes' integer dividers); vcpop.m / vfirst.m (to_scalar): a count or an index of vs2's mask bits
     output wire        msf,       // vmsbf/vmsif/vmsof.m: mask bits of vd from vs2's first active set bit
     output reg  [4:0]  lop,       // lane operation (LO_*)
     output reg  [1:0]  bsel,      // second operand: 0 vs1, 1 f[rs1], 2 x[rs1], 3 simm5
@@ -55,7 +55,8 @@ module coral_vdec (
                      LO_FCMP = 5'd22, LO_ICMP = 5'd23,     // compares: the condition is f6[2:0]
                      LO_IMUL = 5'd24, LO_MLOG = 5'd25,     // ... and so are vmul*'s and mask logic's
                      LO_MERGE = 5'd26, LO_MSF = 5'd27,     // vmsbf/sif/sof: the vs1 field's low bits
-                     LO_IMAC = 5'd28;                      // vmadd, vnmsub, vmacc, vnmsac: f6[2:1] too
+                     LO_IMAC = 5'd28,                      // vmadd, vnmsub, vmacc, vnmsac: f6[2:1] too
+                     LO_IDIV = 5'd29;                      // vdivu, vdiv, vremu, vrem: f6[1:0] too
     wire [6:0] op = ir[6:0];
     wire [2:0] f3 = ir[14:12];
     wire [5:0] f6 = ir[31:26];
@@ -147,6 +148,7 @@ module coral_vdec (
             case (f6)
                 6'b100100, 6'b100101, 6'b100110, 6'b100111: lop = LO_IMUL;   // hu, (low), hsu, h
                 6'b101001, 6'b101011, 6'b101101, 6'b101111: lop = LO_IMAC;   // vmadd vnmsub vmacc vnmsac
+                6'b100000, 6'b100001, 6'b100010, 6'b100011: lop = LO_IDIV;   // vdivu vdiv vremu vrem
                 6'b001110, 6'b001111: begin lop = LO_MOVE; ok = f3 == 3'd6; end  // vslide1up/down
                 6'b011000, 6'b011001, 6'b011010, 6'b011011, 6'b011100, 6'b011101, 6'b011110, 6'b011111:
                     begin lop = LO_MLOG; ok = f3 == 3'd2 && vm; end
@@ -168,7 +170,7 @@ module coral_vdec (
     assign lanes = ok && !to_scalar && !from_scalar;
     assign red = rd_ok;
     assign ord = rd_ok && opf && f6 == 6'b000011;
-    assign div = lanes && (lop == LO_DIV || lop == LO_SQRT);
+    assign div = lanes && (lop == LO_DIV || lop == LO_SQRT || lop == LO_IDIV);
     assign mk = lanes && (lop == LO_FCMP || lop == LO_ICMP);
     assign mlog = lanes && lop == LO_MLOG;
     assign msf = lanes && lop == LO_MSF;

@@ -87,8 +87,9 @@ module coral_vec #(
                      LO_IAND = 5'd14, LO_IOR = 5'd15, LO_IXOR = 5'd16, LO_ISLL = 5'd17,
                      LO_ISRL = 5'd18, LO_ISRA = 5'd19, LO_IMAX = 5'd21,   // 20: LO_IMIN
                      LO_FCMP = 5'd22, LO_ICMP = 5'd23, LO_IMUL = 5'd24,   // 25: LO_MLOG (s2_mlog)
-                     LO_MERGE = 5'd26, LO_IMAC = 5'd28;                   // 27: LO_MSF (s2_msf)
-    localparam integer DIVC = 8;      // cycles per beat of vfdiv/vfrdiv/vfsqrt (class VFDIV)
+                     LO_MERGE = 5'd26, LO_IMAC = 5'd28, LO_IDIV = 5'd29;  // 27: LO_MSF (s2_msf)
+    localparam integer DIVC = 8;      // cycles per beat of vfdiv/vfrdiv/vfsqrt (class VFDIV) and of
+                                      // vdiv/vrem (class VDIV: 4 quotient bits per clock, 8 clocks)
     localparam [1:0] S_OLD = 2'd0, S_NEW = 2'd1, S_ONES = 2'd2;
     localparam [1:0] K_LANES = 2'd0, K_LOAD = 2'd1, K_LOADS = 2'd2, K_SCALAR = 2'd3;
     localparam [VLEN-1:0] ONES = {VLEN{1'b1}}, ONE = {{(VLEN - 1){1'b0}}, 1'b1};
@@ -440,6 +441,10 @@ module coral_vec #(
                                              .a(eswap ? db : da), .b(eswap ? da : db), .rm(e_frm),
                                              .busy(dbusy), .done(ddone), .y(dy), .flags(df));
             wire _unused_div = ^{dbusy, ddone};
+            // vdiv, vdivu, vrem, vremu: started like the fp divider, 32 bits by the beat's last cycle
+            wire [31:0] iq, irm;
+            coral_idiv #(.STEPS(32 / DIVC)) u_idiv (.clk(gclk), .start(s1_v && dstart && elop == LO_IDIV),
+                                                    .sgn(e_ir[26]), .a(da), .b(db), .q(iq), .r(irm));
             // integer
             wire [31:0] iy = s2_lop == LO_IADD ? a + b : s2_lop == LO_ISUB ? (s2_swap ? b - a : a - b) :
                              s2_lop == LO_IAND ? a & b : s2_lop == LO_IOR ? a | b : s2_lop == LO_IXOR ? a ^ b :
@@ -477,6 +482,7 @@ module coral_vec #(
                                (s2_lop == LO_MIN || s2_lop == LO_MAX) ? my :
                                (s2_lop == LO_DIV || s2_lop == LO_SQRT) ? dy : s2_lop == LO_CVT ? cy :
                                is_int ? iy : (s2_lop == LO_IMUL || mac) ? muly :
+                               s2_lop == LO_IDIV ? (s2_cc[1] ? irm : iq) :
                                s2_lop == LO_SGNJ ? {b[31], a[30:0]} : s2_lop == LO_SGNJN ? {!b[31], a[30:0]} :
                                s2_lop == LO_SGNJX ? {a[31] ^ b[31], a[30:0]} :
                                (s2_lop == LO_MERGE && !s2_mb[g]) ? a : b;

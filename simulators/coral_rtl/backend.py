@@ -44,7 +44,7 @@ _FP_VV_VF = ("vfadd", "vfsub", "vfmul", "vfmin", "vfmax", "vfsgnj", "vfsgnjn", "
 _INT = ("vadd", "vsub", "vrsub", "vand", "vor", "vxor", "vsll", "vsrl", "vsra", "vminu", "vmin",
         "vmaxu", "vmax")
 _MASK_LOGIC = ("vmand", "vmnand", "vmandn", "vmor", "vmnor", "vmorn", "vmxor", "vmxnor")
-_MUL = ("vmul", "vmulh", "vmulhu", "vmulhsu", "vmacc", "vnmsac", "vmadd", "vnmsub")
+_MUL = ("vmul", "vmulh", "vmulhu", "vmulhsu", "vmacc", "vnmsac", "vmadd", "vnmsub", "vdivu", "vdiv", "vremu", "vrem")
 _CMP = ("vmfeq", "vmfne", "vmflt", "vmfle", "vmfgt", "vmfge", "vmseq", "vmsne", "vmsltu", "vmslt",
         "vmsleu", "vmsle", "vmsgtu", "vmsgt")
 VECTOR = frozenset({"vsetvli", "vsetivli", "vsetvl", "vle32.v", "vse32.v", "vlse32.v", "vsse32.v",

@@ -23,7 +23,7 @@ TIMESCALE = ("1ns", "1ps")
 BUILD_ARGS = ("--timing", "-CFLAGS", "-fcoroutines", "--no-public-flat-rw")
 SIMULATORS = ("verilator",)
 SOURCES = ("coral_sram.v", "coral_sram_dp.v", "coral_fminmax.v", "coral_fcvt.v", "coral_fpu.v",
-           "coral_vdec.v", "coral_vec.v", "coral_core.v", "coral_top.v", "coral_sim.v")
+           "coral_vdec.v", "coral_idiv.v", "coral_vec.v", "coral_core.v", "coral_top.v", "coral_sim.v")
 COMMON_RTL = ROOT / "rtl" / "common"
 COMMON = ("fp32_round_ieee.v", "fp32_fma.v", "fp32_divsqrt.v",     # shared IEEE binary32 units
           "icg.v")                                                   # and the clock gate
@@ -39,7 +39,9 @@ PIPELINE_CYCLES = {"INT": 1, "MUL": 2, "DIV": 33, "LOAD": 2, "STORE": 1, "BRANCH
                    "VSET": 1, "VALU": 1, "VFALU": 1, "VLOAD": 1, "VSTORE": 1, "VLOADS": 1,
                    "VSTORES": 1, "VMOVE": 1, "VFRED": 1, "VRED": 1, "VPERM": 1, "VMASK": 1, "VMUL": 1,
                    # vfdiv/vfrdiv/vfsqrt: NB fp32_divsqrt lanes, 3 clocks of 9 steps, a beat per 8 cycles
-                   "VFDIV": 8}
+                   "VFDIV": 8,
+                   # vdiv/vrem: NB coral_idiv lanes, 4 quotient bits per clock, a beat per 8 cycles
+                   "VDIV": 8}
 
 
 def sources() -> tuple[Path, ...]:

@@ -2,7 +2,7 @@
 against the model: every vector instruction the RTL implements (backend.VECTOR) at
 SEW = 32 with LMUL 1, 2, 4 and 8, tail and mask policies undisturbed and agnostic,
 vl from 0 to VLMAX, masked (v0.t) arithmetic, reductions, divides, square roots,
-conversions, compares, integer operations, multiplies and multiply-adds, slides by small and huge
+conversions, compares, integer operations, multiplies, multiply-adds and divides (by 0 and -1 too), slides by small and huge
 offsets, mask logic, merges, vid/viota, vcpop/vfirst, vmsbf/vmsif/vmsof, unit-stride and strided (negative, zero) accesses, masked or not,
 anywhere in a data buffer, every rounding mode through frm, and scalar
 loads, stores and fflags reads between them (the timing model's waits), so that queue
@@ -28,6 +28,8 @@ REDUCTIONS = ["vfredusum.vs", "vfredosum.vs", "vfredmax.vs", "vfredmin.vs", "vre
 UNARY = ["vfsqrt.v", "vfcvt.xu.f.v", "vfcvt.x.f.v", "vfcvt.f.xu.v", "vfcvt.f.x.v", "vfcvt.rtz.xu.f.v",
          "vfcvt.rtz.x.f.v"]
 MADD = ("vmacc", "vnmsac", "vmadd", "vnmsub")
+MADD_OPS = [f"{m}.{f}" for m in MADD for f in ("vv", "vx")]
+DIV_OPS = [f"{m}.{f}" for m in ("vdivu", "vdiv", "vremu", "vrem") for f in ("vv", "vx")]
 INTEGER = sorted(m for m in VECTOR if m.split(".")[0] in _INT + _MUL)
 SLIDES = ["vslideup.vx", "vslideup.vi", "vslidedown.vx", "vslidedown.vi", "vslide1up.vx", "vslide1down.vx",
           "vfslide1up.vf", "vfslide1down.vf"]
@@ -82,8 +84,11 @@ def _vector(rng: random.Random, lmul: int, vlmax: int) -> list[str]:
         op = rng.choice(_MASK_LOGIC)
         return [f"{op}.mm v{rng.randrange(32)}, v{rng.randrange(32)}, v{rng.randrange(32)}"]
     if rng.random() < 0.12:                       # integer
-        op = rng.choice(INTEGER if rng.random() < 0.6 else [f"{m}.{f}" for m in MADD for f in ("vv", "vx")])
+        op = rng.choice(rng.choice([INTEGER, INTEGER, MADD_OPS, DIV_OPS]))
         second = {"vv": b, "vx": rng.choice(XREGS), "vi": str(rng.randint(0, 31) if op[1] == "s" else rng.randint(-16, 15))}[op.rsplit(".", 1)[1]]
+        if op.startswith(("vdiv", "vrem")) and op.endswith(".vx") and rng.random() < 0.5:
+            second = rng.choice(XREGS)                # by zero, -1 (-2^31 / -1), 1, -2^31
+            return [f"li {second}, {rng.choice([0, -1, 1, -(1 << 31)])}", f"{op} {vd}, {a}, {second}{vm}"]
         if op.split(".")[0] in MADD:              # vd, vs1 / rs1, vs2 (vd an operand too)
             return [f"{op} {vd}, {second}, {a}{vm}"]
         return [f"{op} {vd}, {a}, {second}{vm}"]

@@ -111,3 +111,22 @@ def test_lockstep_traces_carry_the_vector_units_writes(cfg, rtl):
     ch.new[9] ^= 1
     d = compare_traces(model.trace, r.trace)
     assert d.where == f"v{ch.address} element 2" and step.text in d.instruction
+
+
+def test_integer_divides_on_edge_operands(cfg, rtl):
+    # every pair of edge values (by zero, -2^31 / -1, signs, extremes), all four divides
+    vals = [0, 1, -1, 2, -2, 7, -7, (1 << 31) - 1, -(1 << 31), -(1 << 31) + 1, 12345, -99999]
+    pairs = [(a, b) for a in vals for b in vals]
+    words = lambda xs: ", ".join(str(x & 0xFFFFFFFF) for x in xs)
+    body = []
+    for k in range(0, len(pairs), 32):
+        n = min(32, len(pairs) - k)
+        body += [f"li t0, {n}", "vsetvli t1, t0, e32, m8, ta, ma", f"addi a0, s0, {4 * k}", f"addi a1, s1, {4 * k}",
+                 "vle32.v v8, (a0)", "vle32.v v16, (a1)"]
+        for i, op in enumerate(("vdivu", "vdiv", "vremu", "vrem")):
+            body += [f"{op}.vv v24, v8, v16", f"li a2, {4 * (k + i * len(pairs))}", "add a2, a2, s2", "vse32.v v24, (a2)"]
+    src = (".text\nla s0, a\nla s1, b\nla s2, out\n" + "\n".join(body) + "\nebreak\n.data\n.balign 16\n"
+           f"a: .word {words(a for a, _ in pairs)}\nb: .word {words(b for _, b in pairs)}\n"
+           f"out: .zero {16 * len(pairs)}\n")
+    [(model, r)] = _both(rtl, cfg, [src])
+    assert model.error is None and compare_runs(model, r) == []
