@@ -531,8 +531,9 @@ module coral_core #(
             end
         end else begin
             cycles <= cycles + 64'd1;
-            if (ex_busy && w_full) stall_full <= stall_full + 64'd1;
-            if (ex_busy && (w_sync || (is_vec && v_to_scalar && !first))) stall_sync <= stall_sync + 64'd1;
+            // (an instruction that faults on its first cycle does not wait: no stall)
+            if (ex_busy && !faulted && w_full) stall_full <= stall_full + 64'd1;
+            if (ex_busy && !faulted && (w_sync || (is_vec && v_to_scalar && !first))) stall_sync <= stall_sync + 64'd1;
             fflags <= fflags | v_flags | ((retire && is_fp) ? fp_flags : 5'd0);
             retired <= retired_n;
             // (a move to a scalar register waits any time after its dispatch: cnt stays 1)

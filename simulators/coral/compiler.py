@@ -63,6 +63,12 @@ class Block:
     penalty: int = 0             # extra cycles when the next index is not `predicted`
     mem: bool = False            # has scalar loads or stores
     prefix: list = field(default_factory=list)    # static issue offset of each instruction
+    # the timed variant's T when each instruction's own code starts, as a static offset
+    # behind the instruction's issue cycle (T moves in steps: flushes, waits, dispatches),
+    # and whether the instruction waits itself (its fault is at the wait's start): a fault
+    # inside the block is timed from T, waits earlier in the block included (fault_at)
+    tdelta: tuple = ()
+    own_wait: tuple = ()
     busy: dict = field(default_factory=dict)      # unit -> static cycles of one pass
     # the timed variant's cycle accounting as data, for loops.py: ("add", n), ("vq", pc, kind),
     # ("load",) / ("store",) / ("drain",); None if the block has other timed code
@@ -92,7 +98,7 @@ class Compiler:
             "fadd": fp32.fadd, "fsub": fp32.fsub, "fmul": fp32.fmul, "fdiv": fp32.fdiv,
             "fsqrt": fp32.fsqrt, "fma": fp32.fma, "fmin": fp32.fmin, "fcompare": fp32.fcompare,
             "fclass": fp32.fclass, "fcvt_to_int": fp32.fcvt_to_int, "fcvt_from_int": fp32.fcvt_from_int,
-            "ILLEGAL": self.illegal, "SimError": SimError,
+            "ILLEGAL": self.illegal, "SimError": SimError, "FAULT_AT": self.fault_at,
         }
         self.blocks: dict[int, Block] = {}
 
@@ -138,6 +144,8 @@ class Compiler:
         timed_only = False
         flow = None
         t = 0
+        base = 0                          # the static offset the timed variant's T stands for
+        tdelta, own = [], []
         for k, pc in enumerate(range(start, min(self.n, start + limit))):
             code, d = self.code_of(pc, k)
             cost = 1 if d is None or d.mnemonic in VECTOR else self.cfg.cycles(d.timing)
@@ -154,6 +162,7 @@ class Compiler:
                 if steps is not None:
                     steps += [("add", pending)] * bool(pending) + [(code.sync,)]
                 pending = 0
+                base = t
             if code.timed:
                 timed += self._flush(pending)
                 if steps is not None:
@@ -163,6 +172,9 @@ class Compiler:
                     else:
                         steps = blk.tsteps = None
                 pending = 0
+                base = t
+            tdelta.append(t - base)
+            own.append(bool(sync) and code.flow != "stop")
             fast += code.lines
             timed += code.lines
             if code.flow:
@@ -171,6 +183,8 @@ class Compiler:
             if not code.timed or d is None or d.mnemonic not in VECTOR:
                 pending += cost
             t += cost
+            if code.timed and d is not None and d.mnemonic in VECTOR:
+                base = t                  # VQ returned the next issue cycle
         end = start + blk.size
         body_fast, body_timed = list(fast), list(timed)
         blk.cost = t
@@ -184,7 +198,10 @@ class Compiler:
             tail_fast, tail_timed = self._flow(blk, code, pc, cost, pending, end)
             fast += tail_fast
             timed += tail_timed
-        blk.source = "def tfn(T, R):\n    " + "\n    ".join(timed) + "\n"
+        blk.tdelta, blk.own_wait = tuple(tdelta), tuple(own)
+        blk.source = ("def tfn(T, R):\n    try:\n        " + "\n        ".join(timed) +
+                      f"\n    except SimError as e:\n        FAULT_AT(e, T, {start}, {blk.tdelta}, {blk.own_wait})\n"
+                      "        raise\n")
         if flow is not None and flow[0].flow == "branch" and flow[0].target == start and not self.traced:
             args = (self.program.instrs, start, blk.size, self.cfg, self.isa, self.s, self.timing, blk.tsteps)
             blk.loop = LoopPlan.recognise(*args, *blk.tails) or StripPlan.recognise(*args, blk.tails)
@@ -195,6 +212,20 @@ class Compiler:
         if self.traced or timed_only:
             self.timed(blk)
         return blk
+
+    def fault_at(self, e: SimError, T: int, start: int, tdelta: tuple, own: tuple) -> None:
+        """An error raised by the timed code of a block starting at `start`, with T as it
+        was: the faulting instruction's issue cycle, as `e.fault_cycle`. One that waits
+        itself (a scalar load behind a vector store) faults as it issues, before the wait,
+        as the RTL does: the wait is taken back from the stall count."""
+        k = e.where.index - start
+        if not hasattr(e, "fault_cycle") and 0 <= k < len(tdelta):
+            tm = self.timing
+            if own[k]:
+                e.fault_cycle = tm.wait_from
+                tm.sync_stall -= T - tm.wait_from
+            else:
+                e.fault_cycle = T + tdelta[k]
 
     @staticmethod
     def _flush(pending: int) -> list[str]:

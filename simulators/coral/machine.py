@@ -149,7 +149,9 @@ class _Run(Run):
                 t, retired = e.loop_start
             if e.where.index >= 0 and blk is not None and not e.where.line:
                 k = e.where.index - blk.start
-                cycle = t + (blk.prefix[k] if 0 <= k < len(blk.prefix) else 0)
+                cycle = getattr(e, "fault_cycle", None)      # timed code: waits before it included
+                if cycle is None:
+                    cycle = t + (blk.prefix[k] if 0 <= k < len(blk.prefix) else 0)
                 if 0 <= k < blk.size:
                     self.extra_pcs += range(blk.start, blk.start + k)
                     retired += k

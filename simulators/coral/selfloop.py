@@ -20,7 +20,7 @@ Both stop after `n` iterations (the run loop passes what is left before its next
 budget check) or when the branch falls through. An error in iteration i leaves the
 registers as the block-by-block run would and carries `done` = i - 1 whole
 iterations (and the timed variant's `T0`, T at the start of iteration i) for the
-run loop's accounting.
+run loop's accounting, and the fault's cycle (compiler.fault_at) as the block's does.
 """
 from __future__ import annotations
 
@@ -116,7 +116,8 @@ def fast_source(body: list[str], cond: str, start: int, end: int, floats=(), sha
 """
 
 
-def timed_source(body: list[str], cond: str, start: int, end: int, size: int, taken: int, fall: int) -> str:
+def timed_source(body: list[str], cond: str, start: int, end: int, size: int, taken: int, fall: int,
+                 tdelta: tuple = (), own: tuple = ()) -> str:
     inner = "\n".join("            " + line for line in body)
     uses_r = re.search(r"\bR\b", "\n".join(body)) is not None
     r_line = f"            R = R0 + {size} * i\n" if uses_r else ""
@@ -134,6 +135,7 @@ def timed_source(body: list[str], cond: str, start: int, end: int, size: int, ta
                 return i, {start}, T
     except SimError as e:
         e.done, e.T0 = i - 1, T0
+        FAULT_AT(e, T, {start}, {tdelta}, {own})
         raise
 """
 
@@ -231,6 +233,7 @@ class SelfLoop:
         if self._timed is None:
             b = self.blk
             taken, fall = b.tails
-            source = timed_source(self.body_timed, self.cond, b.start, b.start + b.size, b.size, taken, fall)
+            source = timed_source(self.body_timed, self.cond, b.start, b.start + b.size, b.size, taken, fall,
+                                  b.tdelta, b.own_wait)
             self._timed = self.comp._define(bind_globals(source, self.comp.ns), "timed")
         return self._timed(T, R, n)

@@ -29,6 +29,7 @@ class VectorTiming:
         self.busy = 0          # cycles the vector unit worked
         self.full_stall = 0    # scalar cycles waiting for a queue slot
         self.sync_stall = 0    # scalar cycles waiting for the vector unit
+        self.wait_from = 0     # the cycle the last wait started (a waiting instruction's issue)
 
     def dispatch(self, t: int, cycles: int, mem: int = 0) -> int:
         """A vector instruction issued by the scalar core at cycle t that keeps the
@@ -53,6 +54,7 @@ class VectorTiming:
         return t + 1
 
     def wait(self, t: int, until: int) -> int:
+        self.wait_from = t
         if until > t:
             self.sync_stall += until - t
             return until

@@ -180,7 +180,8 @@ def random_vector_program(seed: int, length: int = 60, vlen: int = 128) -> str:
 def fault_programs() -> dict[str, str]:
     """Programs whose last instruction breaks a rule of the model's vector semantics."""
     pre = ".text\nla s0, buf\nli t0, 8\nvsetvli t1, t0, e32, m2, ta, ma\n"
-    data = "\nebreak\n.data\n.balign 16\nbuf: .zero 64\n"
+    data = "\nebreak\n.data\n.balign 16\nbuf: .zero 256\n"
+    slow = ".text\nla s0, buf\nli t0, 32\nvsetvli t1, t0, e32, m8, ta, ma\nvfdiv.vv v8, v8, v16\nvse32.v v8, (s0)\n"
     return {
         "vill": ".text\nvfadd.vv v1, v2, v3\nebreak\n",
         "misaligned group": pre + "vfadd.vv v1, v2, v4" + data,
@@ -198,4 +199,14 @@ def fault_programs() -> dict[str, str]:
         "masked store misaligned": pre + "li t0, 1\nvmv.s.x v0, t0\naddi s0, s0, 2\nvse32.v v2, (s0), v0.t" + data,
         "queued then faulting": pre + "vfadd.vv v2, v4, v6\nvse32.v v2, (s0)\nvfadd.vv v2, v4, v6\n"
                                 "vle32.v v3, (s0)" + data,
+        # a fault after a wait in its own block (or loop iteration) is timed after the wait;
+        # an instruction that would wait itself faults as it issues (no wait, no stall)
+        "load fault after a wait": slow + "lw a0, 0(s0)\naddi a1, s0, 2\nlw a2, 0(a1)" + data,
+        "load fault before its own wait": slow + "addi a1, s0, 2\nlw a2, 0(a1)" + data,
+        "vector fault after a fence": slow + "fence\naddi s1, s0, 2\nvle32.v v4, (s1)" + data,
+        "dispatch fault before its own wait": pre + "vfdiv.vv v2, v4, v6\n" * 9 + "vfadd.vv v1, v2, v4" + data,
+        "loop fault after a wait": slow + "mv s1, s0\nli t2, 3\n1:\nvse32.v v8, (s0)\nlw a0, 0(s0)\n"
+                                   "lw a3, 0(s1)\naddi s1, s1, 2\naddi t2, t2, -1\nbnez t2, 1b" + data,
+        "loop fault before its own wait": slow + "mv s1, s0\nli t2, 3\n1:\nvse32.v v8, (s0)\nlw a3, 0(s1)\n"
+                                          "addi s1, s1, 2\naddi t2, t2, -1\nbnez t2, 1b" + data,
     }
