@@ -1,20 +1,21 @@
 // coral_vdec: decode of the vector instructions coral_vec implements (SEW = 32):
-// unit-stride and strided vle32/vse32; the binary32 element-wise operations (add, sub,
-// rsub, mul, min, max, sign injection, the eight fused multiply-adds; .vv and .vf),
-// vfdiv, vfrdiv and vfsqrt.v (the lanes' dividers), the single-width conversions
+// unit-stride and strided vle32/vse32 (maskable); the binary32 element-wise operations
+// (add, sub, rsub, mul, min, max, sign injection, the eight fused multiply-adds; .vv and
+// .vf), vfdiv, vfrdiv and vfsqrt.v (the lanes' dividers), the single-width conversions
 // vfcvt.{x,xu}.f.v (also .rtz) and vfcvt.f.{x,xu}.v; the integer vadd, vsub, vrsub,
 // vand, vor, vxor, vsll, vsrl, vsra, vmin(u), vmax(u) (.vv, .vx, .vi as they exist);
-// vmv.v.v/.v.x/.v.i, vfmv.v.f, the element-0 moves vfmv.f.s, vmv.x.s, vfmv.s.f, vmv.s.x;
-// the reductions vfredusum, vfredosum, vfredmax, vfredmin, vredsum, vredand, vredor, vredxor,
-// vredmin(u), vredmax(u); and the compares vmfeq, vmfne, vmflt,
-// vmfle, vmfgt, vmfge, vmseq, vmsne, vmslt(u), vmsle(u), vmsgt(u) into a mask register;
-// the slides vslideup/vslidedown (.vx, .vi), vslide1up/vslide1down.vx, vfslide1up/down.vf;
-// the mask logic vm{and,nand,andn,or,nor,orn,xor,xnor}.mm; vmul, vmulh, vmulhu, vmulhsu
-// (.vv, .vx); the multiply-adds vmacc, vnmsac, vmadd, vnmsub (.vv, .vx); vmerge.vvm/vxm/vim and vfmerge.vfm; vid.v and viota.m (element values
-// made in S1), vcpop.m and vfirst.m (to x[rd]), vmsbf/vmsif/vmsof.m (VLEN mask bits in one
-// S2 cycle). Loads and stores may be masked. The encodings are isa/coral's (funct6, funct3
-// and the vs1 field's selector of VMUNARY0 / VWXUNARY0). Combinational; used at dispatch
-// (checks) and in the vector unit.
+// vmul, vmulh, vmulhu, vmulhsu, the multiply-adds vmacc, vnmsac, vmadd, vnmsub and the
+// divides vdiv, vdivu, vrem, vremu (.vv, .vx); vmv.v.v/.v.x/.v.i, vfmv.v.f, vmerge.v{v,x,i}m,
+// vfmerge.vfm; the element-0 moves vfmv.f.s, vmv.x.s, vfmv.s.f, vmv.s.x; the reductions
+// vfredusum, vfredosum, vfredmax, vfredmin, vredsum, vredand, vredor, vredxor, vredmin(u),
+// vredmax(u); the compares vmfeq, vmfne, vmflt, vmfle, vmfgt, vmfge, vmseq, vmsne,
+// vmslt(u), vmsle(u), vmsgt(u) into a mask register; the slides vslideup/vslidedown (.vx,
+// .vi), vslide1up/vslide1down.vx, vfslide1up/down.vf; the register gathers
+// vrgather.vv/vx/vi and vcompress.vm (an element per cycle); the mask logic
+// vm{and,nand,andn,or,nor,orn,xor,xnor}.mm; vid.v and viota.m (element values made in S1),
+// vcpop.m and vfirst.m (to x[rd]), vmsbf/vmsif/vmsof.m (VLEN mask bits in one S2 cycle).
+// The encodings are isa/coral's (funct6, funct3, and the vs1 field's selector of VMUNARY0
+// and VWXUNARY0). Combinational; used at dispatch (checks) and in the vector unit.
 module coral_vdec (
     input  wire [31:0] ir,
     output wire        legal,     // one of the above (vsetvl* are the core's)
@@ -38,6 +39,8 @@ module coral_vdec (
     output wire        iota,      // viota.m: vd[i] = active set bits of the single register vs2 below i
     output wire        mq,        // vdiv, vdivu, vrem, vremu (.vv, .vx; the lanes' integer dividers); vcpop.m / vfirst.m (to_scalar): a count or an index of vs2's mask bits
     output wire        msf,       // vmsbf/vmsif/vmsof.m: mask bits of vd from vs2's first active set bit
+    output wire        gat,       // vrgather.vv/vx/vi: one element per cycle, vd[i] = vs2[index]
+    output wire        comp,      // vcompress.vm: one element of vs2 per cycle, packed into vd
     output reg  [4:0]  lop,       // lane operation (LO_*)
     output reg  [1:0]  bsel,      // second operand: 0 vs1, 1 f[rs1], 2 x[rs1], 3 simm5
     output wire        reads_vs1, // vs1 is a register group operand
@@ -141,6 +144,7 @@ module coral_vdec (
                 6'b011010, 6'b011011: begin lop = LO_ICMP; ok = f3 != 3'd3; end  // ltu lt
                 6'b011110, 6'b011111: begin lop = LO_ICMP; ok = f3 != 3'd0; end  // gtu gt
                 6'b001110, 6'b001111: begin lop = LO_MOVE; ok = f3 != 3'd0; end  // vslideup/down
+                6'b001100: lop = LO_MOVE;                                        // vrgather
                 default: ok = 1'b0;
             endcase
         end else if (opm) begin
@@ -152,6 +156,7 @@ module coral_vdec (
                 6'b001110, 6'b001111: begin lop = LO_MOVE; ok = f3 == 3'd6; end  // vslide1up/down
                 6'b011000, 6'b011001, 6'b011010, 6'b011011, 6'b011100, 6'b011101, 6'b011110, 6'b011111:
                     begin lop = LO_MLOG; ok = f3 == 3'd2 && vm; end
+                6'b010111: begin lop = LO_MOVE; unary = 1'b1; ok = f3 == 3'd2 && vm; end  // vcompress
                 6'b010100: begin                                             // VMUNARY0
                     unary = 1'b1;
                     ok = f3 == 3'd2 && (vs1 == 5'b10000 || (vs1 == 5'b10001 && vs2 == 5'd0) ||
@@ -175,6 +180,8 @@ module coral_vdec (
     assign mlog = lanes && lop == LO_MLOG;
     assign msf = lanes && lop == LO_MSF;
     assign merge = lanes && lop == LO_MERGE;
+    assign gat = lanes && opi && f6 == 6'b001100;
+    assign comp = lanes && opm && f6 == 6'b010111;
     wire   unary0 = opm && f6 == 6'b010100;
     assign vid = lanes && unary0 && vs1 == 5'b10001;
     assign iota = lanes && unary0 && vs1 == 5'b10000;
@@ -183,7 +190,7 @@ module coral_vdec (
     assign slide_one = slide && (f3 == 3'd5 || f3 == 3'd6);
     assign legal = ld || st || lanes || to_scalar || from_scalar || red;
     assign reads_vs1 = lanes && bsel == 2'd0 && !unary && !mlog;
-    assign reads_vs2 = (lanes && (lop != LO_MOVE || slide) && !mlog && !msf) || red;
+    assign reads_vs2 = (lanes && (lop != LO_MOVE || slide || gat || comp) && !mlog && !msf) || red;
     assign swap = opf ? (f6 == 6'b100111 || f6 == 6'b100001) : (opi && f6 == 6'b000011);
     assign neg_prod = is_fma ? f6[0] : 1'b0;
     assign neg_add = is_fma ? f6[0] ^ f6[1] : (opf && (f6 == 6'b000010 || f6 == 6'b100111));

@@ -96,11 +96,11 @@ module coral_vec #(
 
     // ------------------------------------------------------------------ dispatch checks
     wire dl, dst, dstr, dlanes, dfp, dtos, dfroms, dvs1, dvs2, dswap, dnp, dna, dvd, dred, dord, ddiv, dmk;
-    wire dmlog, dsl, dsup, dsone, dmerge, dvid, diota, dmq, dmsf;
+    wire dmlog, dsl, dsup, dsone, dmerge, dvid, diota, dmq, dmsf, dgat, dcomp;
     wire [4:0] dlop;
     wire [1:0] dbsel;
     coral_vdec u_ddec (.ir(d_ir), .legal(d_legal), .ld(dl), .st(dst), .strided(dstr), .lanes(dlanes),
-                       .fp(dfp), .to_scalar(dtos), .from_scalar(dfroms), .red(dred), .ord(dord), .div(ddiv), .mk(dmk), .mlog(dmlog), .slide(dsl), .slide_up(dsup), .slide_one(dsone), .merge(dmerge), .vid(dvid), .iota(diota), .mq(dmq), .msf(dmsf), .lop(dlop), .bsel(dbsel),
+                       .fp(dfp), .to_scalar(dtos), .from_scalar(dfroms), .red(dred), .ord(dord), .div(ddiv), .mk(dmk), .mlog(dmlog), .slide(dsl), .slide_up(dsup), .slide_one(dsone), .merge(dmerge), .vid(dvid), .iota(diota), .mq(dmq), .msf(dmsf), .gat(dgat), .comp(dcomp), .lop(dlop), .bsel(dbsel),
                        .reads_vs1(dvs1), .reads_vs2(dvs2), .swap(dswap), .neg_prod(dnp),
                        .neg_add(dna), .uses_vd(dvd));
     wire       d_vill = d_vt[8];
@@ -112,7 +112,9 @@ module coral_vec #(
     wire       d_mask = !d_ir[25] && d_vd == 5'd0 && ((dlanes && !dmk) || dl);
     wire       d_ovl = (dsup && d_vd == d_vs2) ||   // slide up: vd's group is vs2's (aligned groups)
                        (dmsf && d_vd == d_vs2) ||   // vms*f: vd is its source
-                       (diota && d_vs2 >= d_vd && d_vs2 < d_vd + d_n);   // viota: vs2 inside vd's group
+                       (diota && d_vs2 >= d_vd && d_vs2 < d_vd + d_n) ||  // viota: vs2 inside vd's group
+                       (dgat && (d_vd == d_vs2 || (d_ir[14:12] == 3'd0 && d_vd == d_vs1))) ||   // vrgather
+                       (dcomp && (d_vd == d_vs2 || (d_vs1 >= d_vd && d_vs1 < d_vd + d_n)));     // vcompress
     // memory: the first and last element's addresses in DTCM and aligned (stride too)
     wire signed [47:0] d_off = $signed({16'd0, d_xa}) - $signed({16'd0, DTCM_BASE});
     wire signed [47:0] d_step = dstr ? {{16{d_xb[31]}}, d_xb} : 48'sd4;
@@ -163,11 +165,11 @@ module coral_vec #(
     reg  [VW-1:0] bc;                 // beat (strided: element) of this cycle
     reg  [31:0]  saddr;               // strided: this element's address
     wire el, est, estr, elanes, efp, etos, efroms, evs1, evs2, eswap, enp, ena, evd, elegal, ered, eord, ediv, emk;
-    wire emlog, esl, esup, esone, emerge, evid, eiota, emq, emsf;
+    wire emlog, esl, esup, esone, emerge, evid, eiota, emq, emsf, egat, ecomp;
     wire [4:0] elop;
     wire [1:0] ebsel;
     coral_vdec u_edec (.ir(e_ir), .legal(elegal), .ld(el), .st(est), .strided(estr), .lanes(elanes),
-                       .fp(efp), .to_scalar(etos), .from_scalar(efroms), .red(ered), .ord(eord), .div(ediv), .mk(emk), .mlog(emlog), .slide(esl), .slide_up(esup), .slide_one(esone), .merge(emerge), .vid(evid), .iota(eiota), .mq(emq), .msf(emsf), .lop(elop), .bsel(ebsel),
+                       .fp(efp), .to_scalar(etos), .from_scalar(efroms), .red(ered), .ord(eord), .div(ediv), .mk(emk), .mlog(emlog), .slide(esl), .slide_up(esup), .slide_one(esone), .merge(emerge), .vid(evid), .iota(eiota), .mq(emq), .msf(emsf), .gat(egat), .comp(ecomp), .lop(elop), .bsel(ebsel),
                        .reads_vs1(evs1), .reads_vs2(evs2), .swap(eswap), .neg_prod(enp),
                        .neg_add(ena), .uses_vd(evd));
     wire [4:0]   e_vd = e_ir[11:7], e_vs1 = e_ir[19:15], e_vs2 = e_ir[24:20];
@@ -180,7 +182,7 @@ module coral_vec #(
     wire [VW-1:0] rhalf = VW'(NB) >> (bc - rbeats + VW'(1));        // ... lanes k and k + rhalf added
     // vfredosum: one element per cycle through lane 0's adder, in element order
     wire [VW-1:0] dur = ered ? (eord ? (e_vl == 0 ? VW'(1) : e_vl) : rbeats + VW'(LNB)) : ediv ? rbeats * VW'(DIVC) :
-                        (e_vl == 0 || etos || efroms || emlog || emsf) ? VW'(1) : estr ? e_vl : beats;
+                        (e_vl == 0 || etos || efroms || emlog || emsf) ? VW'(1) : (estr || egat || ecomp) ? e_vl : beats;
     wire         s1_last = bc == dur - VW'(1);
     wire         wb = elanes || el || efroms || ered;    // goes on to S2
     wire         free = !s1_v || s1_last;
@@ -208,10 +210,28 @@ module coral_vec #(
     wire [LNB-1:0] s_rr = s_off[LNB-1:0];
     wire [4:0]  s_lo = esup ? e_vs2 + bt[4:0] - s_q - 5'd1 : e_vs2 + bt[4:0] + s_q;
     wire        s_none = esup && !esone && {{(32 - VW){1'b0}}, e_vl} <= s_off;  // vslideup: nothing written
-    wire [4:0]  r_a = esl ? s_lo : eiota ? e_vs2 : e_vs2 + bt[4:0], r_b = esl ? s_lo + 5'd1 : e_vs1 + bt[4:0];
-    wire [VW-1:0] bc_reg = estr ? bc >> LNB : bt;       // strided: the element's register
+    // gathers and vcompress: element bc each cycle (of vd, of vs2); a gather's index comes
+    // from vs1[bc] (.vv; read on port b), x[rs1] or the unsigned immediate, and selects the
+    // register of vs2's group read on port a (0 past VLMAX); vcompress reads vs1's bit bc
+    // and packs vs2[bc] at position c_pos (carried in ccnt) of vd
+    wire [VW-1:0] bce = bc >> LNB;
+    wire [VLEN-1:0] op_a, op_b;
+    wire [31:0] g_idx = e_ir[14:12] == 3'd0 ? op_b[32 * bc[LNB-1:0] +: 32] :
+                        e_ir[14:12] == 3'd3 ? {27'd0, e_ir[19:15]} : e_xa;
+    wire        g_in = g_idx < 32'(e_n) * NB;
+    wire [31:0] gval = g_in ? op_a[32 * g_idx[LNB-1:0] +: 32] : 32'd0;
+    reg  [VW-1:0] ccnt;
+    wire [VW-1:0] c_pos = bc == {VW{1'b0}} ? {VW{1'b0}} : ccnt;
+    wire        c_sel = ecomp && bc < e_vl && op_b[bc[$clog2(VLEN)-1:0]];
+    wire [VW-1:0] c_reg = c_pos >> LNB;
+    wire [4:0]  r_a = esl ? s_lo : eiota ? e_vs2 : egat ? e_vs2 + g_idx[LNB +: 5] : ecomp ? e_vs2 + bce[4:0] :
+                      e_vs2 + bt[4:0];
+    wire [4:0]  r_b = esl ? s_lo + 5'd1 : egat ? e_vs1 + bce[4:0] : ecomp ? e_vs1 : e_vs1 + bt[4:0];
+    wire [VW-1:0] bc_reg = (estr || egat) ? bce : ecomp ? c_reg : bt;   // per element: the element's register
     wire [4:0]  r_c = (ered || emk || emlog || emsf) ? e_vd : e_vd + bc_reg[4:0];
-    wire [VLEN-1:0] op_a = rd(r_a), op_b = rd(r_b), op_c = rd(r_c), v0 = rd(5'd0);
+    assign op_a = rd(r_a);
+    assign op_b = rd(r_b);
+    wire [VLEN-1:0] op_c = rd(r_c), v0 = rd(5'd0);
     assign v0_pend = any_wv0 || (s1_v && wb && e_vd == 5'd0);
     // the masked access's elements against v0 (constant multiples of the stride)
     reg        mbad;
@@ -236,7 +256,7 @@ module coral_vec #(
 
     // ------------------------------------------------------------------ S1: beat set-up
     wire [VW-1:0] e0 = bt << LNB;                                   // first element of the beat
-    wire [VW-1:0] last_reg = (e_vl - VW'(1)) >> LNB;
+    wire [VW-1:0] last_reg = ecomp ? c_reg : (e_vl - VW'(1)) >> LNB;
     reg  [1:0]  sel [0:NB-1];
     reg  [NB-1:0] ract;                                              // reduction: active elements of the beat
     reg  [31:0] marks;
@@ -250,7 +270,10 @@ module coral_vec #(
             e = e0 + VW'(j);
             ract[j] = e < e_vl && (e_vm || v0[e[$clog2(VLEN)-1:0]]);
             if (efroms || ered) sel[j] = j == 0 ? S_NEW : (e_vta ? S_ONES : S_OLD);
-            else if (estr) sel[j] = j[LNB-1:0] != bc[LNB-1:0] ?
+            else if (ecomp) sel[j] = (c_sel && j[LNB-1:0] == c_pos[LNB-1:0]) ? S_NEW :
+                                     (s1_last && e_vta && (j[LNB-1:0] > c_pos[LNB-1:0] ||
+                                      (!c_sel && j[LNB-1:0] == c_pos[LNB-1:0]))) ? S_ONES : S_OLD;
+            else if (estr || egat) sel[j] = j[LNB-1:0] != bc[LNB-1:0] ?
                                     ((bc == e_vl - VW'(1) && j[LNB-1:0] > bc[LNB-1:0] && e_vta) ? S_ONES : S_OLD) :
                                     (e_vm || v0[bc[$clog2(VLEN)-1:0]]) ? S_NEW : (e_vma ? S_ONES : S_OLD);
             else if (esup && !esone && {{(32 - VW){1'b0}}, e} < s_off && e < e_vl) sel[j] = S_OLD;  // below the offset
@@ -346,6 +369,8 @@ module coral_vec #(
     always @(*)
         if (esl) op_bx = slid;
         else if (evid || eiota) op_bx = gen;
+        else if (egat) op_bx = {NB{gval}};
+        else if (ecomp) op_bx = {NB{op_a[32 * bc[LNB-1:0] +: 32]}};
         else if (emsf) op_bx = e_vm ? ONES : v0;          // vms*f: the active elements
         else case (ebsel)
             2'd0: op_bx = op_b;
@@ -570,7 +595,7 @@ module coral_vec #(
     wire push = d_valid && !(free && qn == 0);        // into the queue (else straight to S1)
     wire pop = free && qn != 0;
     wire [QW-1:0] nx = pop ? q[qh] : d_entry;
-    wire _unused = ^{dsl, dsone, dmerge, dvid, dmq, dmsf, emq, esl, dl, dst, dstr, dlanes, dtos, dfroms, dred, dord, ddiv, dmk, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
+    wire _unused = ^{dsl, dsone, dmerge, dvid, dmq, dmsf, emq, dgat, dcomp, esl, dl, dst, dstr, dlanes, dtos, dfroms, dred, dord, ddiv, dmk, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
                       evs1, evs2, bc_reg, wk, dbg_addr};
 
     // an idle unit's registers do not toggle (and Verilator does not evaluate them)
@@ -616,7 +641,8 @@ module coral_vec #(
             end
             // S2
             s2_v <= s1_v && wb;
-            s2_we <= s1_v && wb && e_vl != 0 && (!ered || s1_last) && dlast && !s_none;
+            s2_we <= s1_v && wb && e_vl != 0 && (!ered || s1_last) && dlast && !s_none &&
+                     (!ecomp || c_sel || s1_last);
             s2_red <= ered;
             s2_ord <= eord;
             s2_oact <= bc < e_vl && (e_vm || v0[bc[$clog2(VLEN)-1:0]]);
@@ -643,6 +669,7 @@ module coral_vec #(
             s2_vma <= e_vma;
             s2_mb <= mbit;
             if (s1_v && eiota) icnt <= gcnt;
+            if (s1_v && ecomp) ccnt <= c_pos + VW'(c_sel);
             s2_cc <= e_ir[28:26];
             s2_e0 <= e0;
             s2_vl <= e_vl;

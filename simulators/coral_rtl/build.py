@@ -41,7 +41,9 @@ PIPELINE_CYCLES = {"INT": 1, "MUL": 2, "DIV": 33, "LOAD": 2, "STORE": 1, "BRANCH
                    # vfdiv/vfrdiv/vfsqrt: NB fp32_divsqrt lanes, 3 clocks of 9 steps, a beat per 8 cycles
                    "VFDIV": 8,
                    # vdiv/vrem: NB coral_idiv lanes, 4 quotient bits per clock, a beat per 8 cycles
-                   "VDIV": 8}
+                   "VDIV": 8,
+                   # vrgather, vcompress: an element per cycle
+                   "VGATHER": 1}
 
 
 def sources() -> tuple[Path, ...]:

@@ -3,7 +3,7 @@ against the model: every vector instruction the RTL implements (backend.VECTOR) 
 SEW = 32 with LMUL 1, 2, 4 and 8, tail and mask policies undisturbed and agnostic,
 vl from 0 to VLMAX, masked (v0.t) arithmetic, reductions, divides, square roots,
 conversions, compares, integer operations, multiplies, multiply-adds and divides (by 0 and -1 too), slides by small and huge
-offsets, mask logic, merges, vid/viota, vcpop/vfirst, vmsbf/vmsif/vmsof, unit-stride and strided (negative, zero) accesses, masked or not,
+offsets, mask logic, merges, vid/viota, vcpop/vfirst, vmsbf/vmsif/vmsof, register gathers and vcompress, unit-stride and strided (negative, zero) accesses, masked or not,
 anywhere in a data buffer, every rounding mode through frm, and scalar
 loads, stores and fflags reads between them (the timing model's waits), so that queue
 fills, write-back bypasses and synchronisation are all exercised.
@@ -78,6 +78,8 @@ def _vector(rng: random.Random, lmul: int, vlmax: int) -> list[str]:
         if form == "vi":
             return [f"{op} {vd}, {a}, {rng.randrange(32)}{vm}"]
         return [f"li t3, {off}", f"{op} {vd}, {a}, t3{vm}"]
+    if rng.random() < 0.06:                       # register gathers (vd apart from the sources)
+        return _gather(rng, lmul, vlmax, a, b, mask, vm)
     if rng.random() < 0.1:                        # merges, element indices, mask queries
         return [_mask_op(rng, lmul, vd, a, b, f, mask, vm)]
     if rng.random() < 0.05:                       # mask logic: single registers, any of them
@@ -127,6 +129,21 @@ def _vector(rng: random.Random, lmul: int, vlmax: int) -> list[str]:
                         f"fsrmi {rng.randrange(5)}", f"fadd.s {f}, {f}, {rng.choice(FREGS)}",
                         f"addi {rng.choice(XREGS)}, {rng.choice(XREGS)}, {rng.randint(-9, 9)}",
                         f"flw {f}, {4 * rng.randrange(BUFFER // 4)}(s0)", "csrr a5, vl", "csrr a5, vtype"])]
+
+
+def _gather(rng, lmul, vlmax, a, b, mask, vm) -> list[str]:
+    vd = rng.choice([f"v{r}" for r in range(0, 32, lmul) if f"v{r}" not in (a, b) and not (mask and r == 0)])
+    form = rng.choice(["vv", "vv", "vx", "vi", "compress"])
+    if form == "vv":                              # indices below 2 VLMAX: in range and past it
+        return [f"li t3, {2 * vlmax - 1}", f"vand.vx {b}, {b}, t3", f"vrgather.vv {vd}, {a}, {b}{vm}"]
+    if form == "vx":
+        idx = rng.choice([0, 1, vlmax - 1, vlmax, rng.randrange(vlmax), (1 << 32) - 1])
+        return [f"li t3, {idx}", f"vrgather.vx {vd}, {a}, t3{vm}"]
+    if form == "vi":
+        return [f"vrgather.vi {vd}, {a}, {rng.randrange(32)}{vm}"]
+    lo = int(vd[1:])
+    src = rng.choice([r for r in range(32) if not lo <= r < lo + lmul])
+    return [f"vcompress.vm {vd}, {a}, v{src}"]
 
 
 def _mask_op(rng, lmul, vd, a, b, f, mask, vm) -> str:
@@ -196,6 +213,8 @@ def fault_programs() -> dict[str, str]:
         "vmsbf onto its source": pre + "vmsbf.m v3, v3" + data,
         "viota inside its destination": pre + "viota.m v2, v3" + data,
         "vmerge onto v0": pre + "vmerge.vvm v0, v2, v4, v0" + data,
+        "vrgather onto its indices": pre + "vrgather.vv v4, v2, v4" + data,
+        "vcompress over its mask": pre + "vcompress.vm v4, v2, v5" + data,
         "masked store misaligned": pre + "li t0, 1\nvmv.s.x v0, t0\naddi s0, s0, 2\nvse32.v v2, (s0), v0.t" + data,
         "queued then faulting": pre + "vfadd.vv v2, v4, v6\nvse32.v v2, (s0)\nvfadd.vv v2, v4, v6\n"
                                 "vle32.v v3, (s0)" + data,
