@@ -36,14 +36,15 @@ module coral_idiv #(
     always @(*) begin
         sr = start ? 33'd0 : rem;
         sn = start ? am : n;
-        for (k = 0; k < STEPS; k = k + 1) begin
-            sr = {sr[31:0], sn[31]};
-            sn = {sn[30:0], 1'b0};
-            if (sr >= {1'b0, start ? bm : d}) begin
-                sr = sr - {1'b0, start ? bm : d};
-                sn[0] = 1'b1;
+        if (start || left != {CW{1'b0}})     // (so that the simulator skips the steps while idle)
+            for (k = 0; k < STEPS; k = k + 1) begin
+                sr = {sr[31:0], sn[31]};
+                sn = {sn[30:0], 1'b0};
+                if (sr >= {1'b0, start ? bm : d}) begin
+                    sr = sr - {1'b0, start ? bm : d};
+                    sn[0] = 1'b1;
+                end
             end
-        end
     end
 
     always @(posedge clk)

@@ -573,10 +573,14 @@ module coral_vec #(
         end
         // vms*f: bits below the first active set bit of vs2 (below vl), up to it, or it alone;
         // inactive bits follow the mask policy, bits from vl up are set
-        mfb = s2_a & s2_b & ~(ONES << s2_vl);
-        mres = s2_cvt[1:0] == 2'd1 ? ~mfb & (mfb - ONE) : s2_cvt[1:0] == 2'd3 ? mfb ^ (mfb - ONE) :
-               mfb & (~mfb + ONE);
-        if (s2_msf) wval = (mres & s2_b) | (old & ~s2_b & {VLEN{!s2_vma}}) | ({VLEN{s2_vma}} & ~s2_b) | (ONES << s2_vl);
+        mfb = {VLEN{1'b0}};
+        mres = {VLEN{1'b0}};
+        if (s2_msf) begin
+            mfb = s2_a & s2_b & ~(ONES << s2_vl);
+            mres = s2_cvt[1:0] == 2'd1 ? ~mfb & (mfb - ONE) : s2_cvt[1:0] == 2'd3 ? mfb ^ (mfb - ONE) :
+                   mfb & (~mfb + ONE);
+            wval = (mres & s2_b) | (old & ~s2_b & {VLEN{!s2_vma}}) | ({VLEN{s2_vma}} & ~s2_b) | (ONES << s2_vl);
+        end
     end
     assign vflags = s2_v ? flags_any : 5'd0;
     assign tr_s1seq = e_seq;
