@@ -11,7 +11,7 @@
 // vredmax(u); the compares vmfeq, vmfne, vmflt, vmfle, vmfgt, vmfge, vmseq, vmsne,
 // vmslt(u), vmsle(u), vmsgt(u) into a mask register; the slides vslideup/vslidedown (.vx,
 // .vi), vslide1up/vslide1down.vx, vfslide1up/down.vf; the register gathers
-// vrgather.vv/vx/vi and vcompress.vm (an element per cycle); the mask logic
+// vrgather.vv/vx/vi, vrgatherei16.vv and vcompress.vm (an element per cycle); the mask logic
 // vm{and,nand,andn,or,nor,orn,xor,xnor}.mm; vid.v and viota.m (element values made in S1),
 // vcpop.m and vfirst.m (to x[rd]), vmsbf/vmsif/vmsof.m (VLEN mask bits in one S2 cycle).
 // The encodings are isa/coral's (funct6, funct3, and the vs1 field's selector of VMUNARY0
@@ -39,7 +39,8 @@ module coral_vdec (
     output wire        iota,      // viota.m: vd[i] = active set bits of the single register vs2 below i
     output wire        mq,        // vdiv, vdivu, vrem, vremu (.vv, .vx; the lanes' integer dividers); vcpop.m / vfirst.m (to_scalar): a count or an index of vs2's mask bits
     output wire        msf,       // vmsbf/vmsif/vmsof.m: mask bits of vd from vs2's first active set bit
-    output wire        gat,       // vrgather.vv/vx/vi: one element per cycle, vd[i] = vs2[index]
+    output wire        gat,       // vrgather.vv/vx/vi, vrgatherei16.vv: one element per cycle, vd[i] = vs2[index]
+    output wire        ei16,      // ... vrgatherei16.vv: 16-bit indices (vs1's group half as long)
     output wire        comp,      // vcompress.vm: one element of vs2 per cycle, packed into vd
     output reg  [4:0]  lop,       // lane operation (LO_*)
     output reg  [1:0]  bsel,      // second operand: 0 vs1, 1 f[rs1], 2 x[rs1], 3 simm5
@@ -143,7 +144,8 @@ module coral_vdec (
                 6'b011000, 6'b011001, 6'b011100, 6'b011101: lop = LO_ICMP;   // eq ne leu le
                 6'b011010, 6'b011011: begin lop = LO_ICMP; ok = f3 != 3'd3; end  // ltu lt
                 6'b011110, 6'b011111: begin lop = LO_ICMP; ok = f3 != 3'd0; end  // gtu gt
-                6'b001110, 6'b001111: begin lop = LO_MOVE; ok = f3 != 3'd0; end  // vslideup/down
+                6'b001110: lop = LO_MOVE;                          // vslideup (.vx, .vi), vrgatherei16 (.vv)
+                6'b001111: begin lop = LO_MOVE; ok = f3 != 3'd0; end  // vslidedown
                 6'b001100: lop = LO_MOVE;                                        // vrgather
                 default: ok = 1'b0;
             endcase
@@ -180,16 +182,17 @@ module coral_vdec (
     assign mlog = lanes && lop == LO_MLOG;
     assign msf = lanes && lop == LO_MSF;
     assign merge = lanes && lop == LO_MERGE;
-    assign gat = lanes && opi && f6 == 6'b001100;
+    assign ei16 = lanes && opi && f3 == 3'd0 && f6 == 6'b001110;
+    assign gat = (lanes && opi && f6 == 6'b001100) || ei16;
     assign comp = lanes && opm && f6 == 6'b010111;
     wire   unary0 = opm && f6 == 6'b010100;
     assign vid = lanes && unary0 && vs1 == 5'b10001;
     assign iota = lanes && unary0 && vs1 == 5'b10000;
-    assign slide = lanes && lop == LO_MOVE && f6[5:1] == 5'b00111;
+    assign slide = lanes && lop == LO_MOVE && f6[5:1] == 5'b00111 && !ei16;
     assign slide_up = slide && !f6[0];
     assign slide_one = slide && (f3 == 3'd5 || f3 == 3'd6);
     assign legal = ld || st || lanes || to_scalar || from_scalar || red;
-    assign reads_vs1 = lanes && bsel == 2'd0 && !unary && !mlog;
+    assign reads_vs1 = lanes && bsel == 2'd0 && !unary && !mlog && !ei16;   // (ei16: its own group rule)
     assign reads_vs2 = (lanes && (lop != LO_MOVE || slide || gat || comp) && !mlog && !msf) || red;
     assign swap = opf ? (f6 == 6'b100111 || f6 == 6'b100001) : (opi && f6 == 6'b000011);
     assign neg_prod = is_fma ? f6[0] : 1'b0;

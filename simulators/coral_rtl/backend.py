@@ -58,6 +58,7 @@ VECTOR = frozenset({"vsetvli", "vsetivli", "vsetvl", "vle32.v", "vse32.v", "vlse
                     "vslide1down.vx", "vfslide1up.vf", "vfslide1down.vf",
                     "vmerge.vvm", "vmerge.vxm", "vmerge.vim", "vfmerge.vfm", "vid.v", "viota.m", "vcpop.m",
                     "vfirst.m", "vmsbf.m", "vmsif.m", "vmsof.m", "vrgather.vv", "vrgather.vx", "vrgather.vi",
+                    "vrgatherei16.vv",
                     "vcompress.vm",
                     *(f"{n}.mm" for n in _MASK_LOGIC), *(f"{n}.{f}" for n in _MUL for f in ("vv", "vx")),
                     *(f"{n}.{f}" for n in _FP_VV_VF for f in ("vv", "vf")),

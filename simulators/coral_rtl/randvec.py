@@ -133,9 +133,15 @@ def _vector(rng: random.Random, lmul: int, vlmax: int) -> list[str]:
 
 def _gather(rng, lmul, vlmax, a, b, mask, vm) -> list[str]:
     vd = rng.choice([f"v{r}" for r in range(0, 32, lmul) if f"v{r}" not in (a, b) and not (mask and r == 0)])
-    form = rng.choice(["vv", "vv", "vx", "vi", "compress"])
-    if form == "vv":                              # indices below 2 VLMAX: in range and past it
-        return [f"li t3, {2 * vlmax - 1}", f"vand.vx {b}, {b}, t3", f"vrgather.vv {vd}, {a}, {b}{vm}"]
+    form = rng.choice(["vv", "vv", "vx", "vi", "ei16", "compress"])
+    # indices below 2 VLMAX (in range and past it), different in every element (and each
+    # 16-bit half for vrgatherei16, whose vs1 group is LMUL / 2 registers): i * k masked
+    mixed = [f"vid.v {b}", f"li t3, {rng.getrandbits(32) | 1}", f"vmul.vx {b}, {b}, t3"]
+    if form == "vv":
+        return mixed + [f"li t3, {2 * vlmax - 1}", f"vand.vx {b}, {b}, t3", f"vrgather.vv {vd}, {a}, {b}{vm}"]
+    if form == "ei16":
+        return mixed + [f"li t3, {(2 * vlmax - 1) * 0x10001}", f"vand.vx {b}, {b}, t3",
+                        f"vrgatherei16.vv {vd}, {a}, {b}{vm}"]
     if form == "vx":
         idx = rng.choice([0, 1, vlmax - 1, vlmax, rng.randrange(vlmax), (1 << 32) - 1])
         return [f"li t3, {idx}", f"vrgather.vx {vd}, {a}, t3{vm}"]
@@ -214,6 +220,7 @@ def fault_programs() -> dict[str, str]:
         "viota inside its destination": pre + "viota.m v2, v3" + data,
         "vmerge onto v0": pre + "vmerge.vvm v0, v2, v4, v0" + data,
         "vrgather onto its indices": pre + "vrgather.vv v4, v2, v4" + data,
+        "vrgatherei16 onto its indices": pre + "vrgatherei16.vv v4, v2, v5" + data,
         "vcompress over its mask": pre + "vcompress.vm v4, v2, v5" + data,
         "masked store misaligned": pre + "li t0, 1\nvmv.s.x v0, t0\naddi s0, s0, 2\nvse32.v v2, (s0), v0.t" + data,
         "queued then faulting": pre + "vfadd.vv v2, v4, v6\nvse32.v v2, (s0)\nvfadd.vv v2, v4, v6\n"

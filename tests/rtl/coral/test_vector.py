@@ -47,9 +47,9 @@ def test_a_deliberate_difference_is_found(cfg, rtl):
 
 
 def test_unimplemented_vector_work_is_refused(cfg, rtl):
-    gather = assemble(".text\nvsetvli t0, zero, e32, m1\nvrgatherei16.vv v1, v2, v3\n", "g.s", cfg)
-    with pytest.raises(ConfigError, match=r"not vrgatherei16.vv \(Zve32f\): instruction 1 \(line 3\) "
-                                          r"`vrgatherei16.vv v1, v2, v3` cannot run on it"):
+    gather = assemble(".text\nvsetvli t0, zero, e32, m1\nvwadd.vv v2, v4, v6\n", "g.s", cfg)
+    with pytest.raises(ConfigError, match=r"not vwadd.vv \(Zve32f\): instruction 1 \(line 3\) "
+                                          r"`vwadd.vv v2, v4, v6` cannot run on it"):
         rtl.run(gather, MemoryImage(), cfg)
     sew16 = assemble(".text\nvsetvli t0, zero, e16, m1\nvmv.v.i v1, 3\n", "s.s", cfg)
     with pytest.raises(ConfigError, match=r"works at SEW = 32 only so far: instruction 1 \(line 3\) "
