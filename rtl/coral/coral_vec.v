@@ -5,17 +5,19 @@
 //             semantics reject; d_unsup: what this unit does not implement yet) and
 //             pushes it with the vl, vtype, frm and scalar operands of that moment;
 //   S1        issue, one beat per cycle (a beat: VLEN bits, NB = VLEN / 32 elements;
-//             strided accesses: one element per cycle): reads the register file
-//             (3 operands and the mask, bypassed from S2), drives the DTCM banks'
+//             strided accesses, gathers, vcompress: one element per cycle): reads the
+//             register file (3 operands and the mask, bypassed from S2; a gather's
+//             source register addressed by its index), drives the DTCM banks'
 //             second ports (loads: addresses; stores: addresses and data, written on
 //             this edge);
-//   S2        execute and write back: NB lanes of rtl/common's fp32_fma and
-//             coral_fminmax, or the banks' load data, merged with the mask, tail and
+//   S2        execute and write back: NB lanes of rtl/common's fp32_fma, coral_fminmax,
+//             the dividers (fp32_divsqrt, coral_idiv, started from S1) and the integer
+//             operations, or the banks' load data, merged with the mask, tail and
 //             agnostic policies (agnostic elements become all ones) into one register.
 //
 // An instruction starts in S1 on the cycle after its dispatch or after the previous
 // one's last beat, whichever is later, and holds S1 for max(1, ceil(vl / NB)) cycles
-// (strided: max(1, vl)): the model's timing (isa/coral/manual_intro.md); its last
+// (per element: max(1, vl); dividers: 8 per beat): the model's timing (isa/coral/manual_intro.md); its last
 // register write lands one cycle later, in S2. Registers of a group wholly in the
 // tail are marked all-ones in one cycle (a valid bit per register) instead of being
 // written. The register file is 32 x VLEN bits with 4 read ports and 1 write port.
