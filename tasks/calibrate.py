@@ -51,8 +51,9 @@ def allowances(task: Task, config: str, sets: list) -> list[dict]:
 
 
 def margin(task: Task, config: str, sets: list, refs: list, kernel, allows=None) -> tuple[float, str] | None:
-    """The kernel's largest error/bound over one draw's input sets (None if the kernel
-    does not apply to this configuration); `allows`: the sets' `allowances`, if known."""
+    """The kernel's largest error/bound over one draw's input sets, and of the edge
+    families' own checks (None if the kernel does not apply to this configuration);
+    `allows`: the sets' `allowances`, if known."""
     worst, where = 0.0, ""
     d = task.dims(config)
     allows = allows or allowances(task, config, sets)
@@ -66,6 +67,10 @@ def margin(task: Task, config: str, sets: list, refs: list, kernel, allows=None)
                             allow[spec.name])
             if q > worst or not where:
                 worst, where = q, f"{config} {label}"
+        if label.startswith("edge "):
+            found = task.family_margin(label.split(" ", 2)[2], x, config, got)
+            if found is not None and found[0] > worst:
+                worst, where = found[0], f"{config} {label} (its family's check)"
     return worst, where
 
 

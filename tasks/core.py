@@ -103,6 +103,17 @@ class Task:
         beyond rtol |r| + atol (errors that depend on the inputs, not on r); None if none."""
         return None
 
+    def family_check(self, family: str, x: dict[str, np.ndarray], d: dict,
+                     outputs: dict[str, np.ndarray]) -> tuple[float, str] | None:
+        """Hook: a check that edge family `family` makes of a kernel's `outputs` beyond
+        each element's bound, (margin, what it found) with a margin above 1 failing; None
+        if the family makes none."""
+        return None
+
+    def family_rules(self, d: dict) -> list[str]:
+        """Hook: the `family_check`s, as the task prompt states them."""
+        return []
+
     def output_tolerance(self, d: dict, output: str) -> Tolerance | None:
         """Hook for a task whose outputs need different tolerances (default: `tol`)."""
         return self.tol
@@ -166,6 +177,7 @@ class Task:
                  "reference r computed from the same bf16 inputs (u = 2^-8, bf16's unit roundoff; "
                  "a non-finite y fails where r is finite):"]
         lines += [f"- {self.tolerance(config, s.name).explain(s.name)}" for s in self.outputs(config)]
+        lines += [f"- {rule}" for rule in self.family_rules(self.dims(config))]
         lines.append("Every element of every output must pass on every input set (random seeds and "
                      "edge cases, drawn afresh for each evaluation); there is no partial credit.")
         return "\n".join(lines)
@@ -179,6 +191,13 @@ class Task:
             return None
         shape = next(s.shape for s in self.specs_out(d) if s.name == output)
         return np.broadcast_to(np.abs(np.asarray(a, dtype=np.float64)), shape)
+
+    def family_margin(self, family: str, inputs: dict[str, np.ndarray], config: str,
+                      outputs: dict[str, np.ndarray]) -> tuple[float, str] | None:
+        """The `family_check` of edge family `family` on a kernel's `outputs`, or None."""
+        d = self.dims(config)
+        x = {k: np.asarray(v, dtype=np.float64) for k, v in inputs.items()}
+        return self.family_check(family, x, d, outputs)
 
     def reference(self, inputs: dict[str, np.ndarray], config: str) -> dict[str, np.ndarray]:
         d = self.dims(config)

@@ -38,6 +38,7 @@ class InputSetResult:
     outside_writes: list = field(default_factory=list)    # (memory, first, count)
     input_writes: list = field(default_factory=list)      # (memory, first, count, input)
     stray: str = ""                  # what those writes were, naming memory and range
+    family: str = ""                 # what the edge family's own check found (Task.family_check)
 
 
 @dataclass
@@ -161,7 +162,8 @@ def judge(accel, task, config: str, layout, label: str, inputs: dict, image, res
           keep_outputs: bool = False) -> tuple[InputSetResult, float, int]:
     """One run on one input set against the reference: any backend's RunResult (the
     functional model's here, the RTL's in the agent's run_rtl tool). Returns the
-    result, the number of matching output elements and the number of elements."""
+    result, the number of matching output elements and the number of elements. An
+    edge case (label "edge: <family>") also gets its family's own check."""
     res = InputSetResult(label, False, 0.0, {}, result.cycles, result.retired)
     if result.error is not None:
         res.error = str(result.error)
@@ -184,7 +186,12 @@ def judge(accel, task, config: str, layout, label: str, inputs: dict, image, res
                                                         accel.checked_memories)
     # A kernel that scribbles over memory it does not own is wrong on real hardware.
     res.stray = describe_stray(layout, res.outside_writes, res.input_writes)
-    res.passed, res.frac_match = ok and not res.stray, (matched / n if n else 0.0)
+    if label.startswith("edge: "):
+        found = task.family_margin(label[len("edge: "):], inputs, config, got)
+        if found is not None and not found[0] <= 1.0:
+            res.family = f"{found[1]} ({found[0]:.2f} x the limit)"
+    res.passed = ok and not res.stray and not res.family
+    res.frac_match = matched / n if n else 0.0
     return res, matched, n
 
 

@@ -94,8 +94,8 @@ def format_evaluation(ev: Evaluation) -> str:
         if not s.passed:
             why = s.error or ", ".join(
                 f"{name}: {o['frac_match']:.2%} match, max abs err {o['max_abs_err']:.4g}"
-                for name, o in s.outputs.items() if not (s.stray and o.get("passed")))
-            lines.append(f"  {s.label}: " + "; ".join(w for w in (why, s.stray) if w))
+                for name, o in s.outputs.items() if not ((s.stray or s.family) and o.get("passed")))
+            lines.append(f"  {s.label}: " + "; ".join(w for w in (why, s.stray, s.family) if w))
     if ev.cycles:
         lines.append(f"cycles: {ev.cycles}  (baseline {ev.baseline_cycles}, {speedup_text(ev)}; "
                      f"lower bound {ev.lower_bound} ({ev.bound_kind}-bound), "

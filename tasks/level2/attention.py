@@ -12,6 +12,7 @@ from .. import ops, sampling
 from ..core import EdgeCases, Ops, Task, TensorSpec
 from ..tolerance import U, Tolerance
 from .attention_error import attention_bound
+from .weight_bias import KEYS, LIMIT, MIN_KEYS, PHASES, many_keys, score_margin
 from ..level1.rowwise import NEG_MAX
 
 LAYOUT = """\
@@ -89,7 +90,8 @@ class Attention(Task):
         same_k = {**base, "k": np.broadcast_to(base["k"][:1], base["k"].shape).copy()}
         outliers = {**base, "v": sampling.outlier_features(rng, base["v"], factor=16.0)}
         return [("peaked_attention", peaked), ("identical_keys", same_k), ("outlier_values", outliers),
-                ("spiked_scores", self.spiked(d, rng, base)), ("two_keys", self.two_keys(d, rng, base))]
+                ("spiked_scores", self.spiked(d, rng, base)), ("two_keys", self.two_keys(d, rng, base)),
+                ("many_keys", many_keys(d, rng, base, self.causal))]
 
     def spiked(self, d, rng, base) -> dict:
         """A few keys at random positions (any tile), each with its own key dimension;
@@ -159,6 +161,17 @@ class Attention(Task):
                     if pick.size:
                         q[i, h, col[rng.choice(pick)]] = score * np.sqrt(dh)    # ... but two
         return {"q": q.reshape(s, hq * dh), "k": k.reshape(s, hkv * dh), "v": v.reshape(s, hkv * dh)}
+
+    def family_check(self, family, x, d, outputs):
+        return score_margin(x, d, outputs["o"], self.causal) if family == "many_keys" else None
+
+    def family_rules(self, d):
+        return [f"On the edge case `many_keys` (every query sees up to {KEYS} keys within a few units of its "
+                f"maximum score, each with a value that is 1 in a column of its own), o[i, that column] is "
+                f"the weight the kernel gave the key; grouped by the fraction of (s - max) log2(e) into "
+                f"{PHASES} bins, the weights' log-errors (minus their query's mean) must average within "
+                f"{LIMIT / U:.2f}u of 0 in every bin of {MIN_KEYS} keys or more: roundings err both ways, an "
+                f"approximate exp does not (tasks/level2/weight_bias.py)."]
 
     def error_allowance(self, x, d, output):
         return attention_bound(x["q"], x["k"], x["v"], d["Hq"], d["Hkv"], 1.0 / np.sqrt(d["D"]), self.causal)

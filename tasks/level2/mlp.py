@@ -7,6 +7,8 @@ from .. import ops, sampling
 from ..core import EdgeCases, Ops, Task, TensorSpec
 from ..error_model import product_error, stored
 from ..tolerance import U, Tolerance
+from .activation_bias import LIMIT, activation_margin, readable, units
+from ..exp_bias import MIN_COUNT, PHASES
 
 # The activation chains of Level 1 (tasks/README.md): silu and gelu store four roundings of
 # their element, and gelu's argument carries 4u of itself, which exp turns into an error of
@@ -31,6 +33,14 @@ def coherent(rng, s: int, dm: int, f: int, lo: float, hi: float):
     x = np.zeros((s, dm))
     x[:, c] = rng.uniform(lo, hi, s)
     return x, c
+
+
+def many_units_rule(act: str) -> str:
+    return (f"On the edge case `many_units` (the first Dm hidden units reach y through an identity down "
+            f"projection, so y[s, j] is the kernel's {act} of unit j), grouped by the fraction of exp's "
+            f"argument times log2(e) into {PHASES} bins, log(y / {act}(z)) in units of u must average within "
+            f"{LIMIT / U:.2f}u of 0 in every bin of {MIN_COUNT} elements or more: roundings err both ways, an "
+            f"approximate exp does not (tasks/level2/activation_bias.py).")
 
 
 def swiglu_error(x, w_gate, w_up, w_down, dx=None) -> np.ndarray:
@@ -93,7 +103,22 @@ Constants: one = 1.0, gelu_c1, gelu_c2, neg_gelu_c1 = -gelu_c1."""
         return [("large_preactivations", {**base, "x": base["x"] * 8.0}),
                 ("outlier_features", {**base, "x": sampling.outlier_features(rng, base["x"], factor=16.0)}),
                 ("mostly_negative_preactivations", {**base, "b1": base["b1"] - 2.0}),
-                ("coherent_hidden", self.coherent(d, rng, base))]
+                ("coherent_hidden", self.coherent(d, rng, base)),
+                ("many_units", self.many_units(d, rng))]
+
+    def many_units(self, d, rng) -> dict:
+        """activation_bias's family: pre-activations about -1.5..0, b1 = 0 and b2 = 0."""
+        x, w1, w2, _ = units(d, rng, (-0.9, -0.5))
+        return {"x": x, "w1": w1, "b1": np.zeros(d["F"]), "w2": w2, "b2": np.zeros(d["Dm"])}
+
+    def family_check(self, family, x, d, outputs):
+        if family != "many_units" or not readable(x["w2"]) or x["b1"].any() or x["b2"].any():
+            return None
+        return activation_margin(x["x"] @ x["w1"][:d["Dm"]].T, outputs["y"], "gelu",
+                                 "the activations read back from y")
+
+    def family_rules(self, d):
+        return [many_units_rule("gelu")]
 
     def coherent(self, d, rng, base) -> dict:
         """`coherent`'s family: z_s from -2..-0.25, b1 = 0 and b2 = 0."""
@@ -168,7 +193,28 @@ Constants: one = 1.0, neg_one = -1.0."""
         return [("large_preactivations", {**base, "x": base["x"] * 8.0}),
                 ("outlier_features", {**base, "x": sampling.outlier_features(rng, base["x"], factor=16.0)}),
                 ("tiny_inputs", {**base, "x": base["x"] * 2.0 ** -20}),
-                ("coherent_hidden", self.coherent(d, rng, base))]
+                ("coherent_hidden", self.coherent(d, rng, base)),
+                ("many_units", self.many_units(d, rng))]
+
+    def many_units(self, d, rng) -> dict:
+        """activation_bias's family: gate pre-activations about -2.6..-0.2; the up
+        projection of each of the first Dm units a power of two, 1/2..4 (x's column of
+        ones), so that y / up is the unit's silu exactly, and 0 after."""
+        x, wg, wd, c = units(d, rng, (-2.0, -0.8))
+        wu = np.zeros_like(wg)
+        wu[:d["Dm"], c] = 2.0 ** rng.integers(-1, 3, d["Dm"])
+        return {"x": x, "w_gate": wg, "w_up": wu, "w_down": wd}
+
+    def family_check(self, family, x, d, outputs):
+        dm = d["Dm"]
+        up = x["x"] @ x["w_up"][:dm].T
+        if family != "many_units" or not readable(x["w_down"]) or not (up == 2.0 ** np.round(np.log2(np.abs(up) + 1e-300))).all():
+            return None
+        return activation_margin(x["x"] @ x["w_gate"][:dm].T, outputs["y"] / up, "silu",
+                                 "the activations read back from y / up")
+
+    def family_rules(self, d):
+        return [many_units_rule("silu")]
 
     def coherent(self, d, rng, base) -> dict:
         """`coherent`'s family: gate pre-activations from -4..-0.5; x's column c + 1 is 1

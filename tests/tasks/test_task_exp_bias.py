@@ -1,0 +1,116 @@
+"""The checks of the edge families that read a kernel's exps back (tasks/exp_bias.py):
+`many_keys` (tasks/level2/weight_bias.py), the attention weights, and `many_units`
+(tasks/level2/activation_bias.py), the MLP activations; whether their errors depend on the
+fraction of exp's argument."""
+import numpy as np
+import pytest
+
+from kernelcraft.tasks import get_task
+from kernelcraft.tasks import ops
+from kernelcraft.tasks.exp_bias import phase_margin
+from kernelcraft.tasks.level2 import activation_bias as AB, weight_bias as WB
+from kernelcraft.tasks.tolerance import U
+
+TASKS = ["scaled_dot_product", "flash_attention", "gqa"]      # plain, causal, shared heads
+
+
+def family(name: str, config: str = "C1", seed: int = 2):
+    task = get_task(name)
+    x = dict(task.edge_cases(config, seed))["many_keys"]
+    return task, x, task.dims(config), task.reference(x, config)["o"]
+
+
+def weights(task, x, d):
+    """(query, key column) -> exact weight, and each key's fraction of s log2(e)."""
+    s, hq, hkv, dh = d["S"], d["Hq"], d["Hkv"], d["D"]
+    q, k = x["q"].reshape(s, hq, dh).astype(float), x["k"].reshape(s, hkv, dh).astype(float)
+    sc = np.einsum("ihd,jhd->hij", q, np.repeat(k, hq // hkv, axis=1)) / np.sqrt(dh)
+    if task.causal:
+        sc = np.where(np.tril(np.ones((s, s), bool)), sc, -np.inf)
+    return sc - sc.max(axis=-1, keepdims=True)
+
+
+def with_error(task, x, d, o, fn):
+    """`o` with each readable key's column scaled by (1 + fn(fraction of (s - max) log2 e))."""
+    s, hq, hkv, dh = d["S"], d["Hq"], d["Hkv"], d["D"]
+    rel = weights(task, x, d)
+    v = x["v"].reshape(s, hkv, dh).astype(float)
+    out = o.reshape(s, hq, dh).copy()
+    for h in range(hq):
+        vg = v[:, h // (hq // hkv)]
+        for j in np.flatnonzero((np.count_nonzero(vg, axis=1) == 1) & (vg.max(axis=1) == 1)):
+            c = vg[j].argmax()
+            t = rel[h, :, j] / np.log(2.0)
+            live = np.isfinite(t) & (rel[h, :, j] > -10)
+            out[live, h, c] *= 1 + fn(t[live] - np.floor(t[live]))
+    return out.reshape(o.shape)
+
+
+@pytest.mark.parametrize("name", TASKS)
+def test_the_reference_reads_back_exactly_and_a_query_wide_error_cancels(name):
+    task, x, d, o = family(name)
+    r, sc = WB.log_errors(x, d, o, task.causal)
+    assert r.size >= 4 * WB.MIN_KEYS and np.abs(r).max() < 1e-6
+    assert (sc <= 0).all() and (sc > -10).all()
+    # every query's weights off by its own factor (a normalisation error) is no bias
+    rng = np.random.default_rng(0)
+    scaled = o * (1 + 3 * U * rng.standard_normal((o.shape[0], 1)))
+    assert WB.score_margin(x, d, scaled, task.causal)[0] < 0.05
+
+
+@pytest.mark.parametrize("name", TASKS)
+def test_random_roundings_pass_and_an_error_that_depends_on_f_fails(name):
+    task, x, d, o = family(name)
+    rng = np.random.default_rng(1)
+    noisy = with_error(task, x, d, o, lambda f: U * rng.uniform(-1, 1, f.shape))
+    assert WB.score_margin(x, d, noisy, task.causal)[0] < 0.5
+    # the degree-3 Taylor polynomial's error shape: 0 at f = 0, -0.56% as f -> 1
+    taylor = with_error(task, x, d, o, lambda f: -0.0056 * f ** 4)
+    margin, why = WB.score_margin(x, d, taylor, task.causal)
+    assert margin > 1.5 and "[0.75, 1.00)" in why, why
+    assert task.family_margin("many_keys", x, "C1", {"o": taylor})[0] == margin
+
+
+def test_outputs_that_cannot_be_weights_fail_and_other_families_have_no_check():
+    task, x, d, o = family("scaled_dot_product")
+    assert WB.score_margin(x, d, np.zeros_like(o), False)[0] == np.inf
+    assert task.family_margin("two_keys", x, "C1", {"o": o}) is None
+    # inputs without the family's structure: nothing to read, nothing judged
+    y = task.generate("C1", 0)
+    assert WB.score_margin(y, d, task.reference(y, "C1")["o"], False) == (0.0, "")
+
+
+def test_the_prompt_states_the_check():
+    text = get_task("mha").correctness("C1")
+    assert "many_keys" in text and f"{WB.LIMIT / U:.2f}u" in text
+
+
+def test_a_smooth_error_is_no_bias_a_periodic_one_is():
+    """A constant of the chain rounded once errs in proportion to the argument: taken out as
+    a straight line. An error periodic in the fraction of a log2(e) is not."""
+    rng = np.random.default_rng(3)
+    a = rng.uniform(0.0, 4.0, 4000)
+    f = a / np.log(2.0) % 1.0
+    assert phase_margin(0.8 * a + rng.uniform(-1, 1, a.size), a, 0.3, "x")[0] < 0.5
+    margin, why = phase_margin(-2.0 * f ** 4 + rng.uniform(-1, 1, a.size), a, 0.3, "x")
+    assert margin > 2 and why.startswith("x err by")
+
+
+@pytest.mark.parametrize("name,act", [("ffn", "gelu"), ("swiglu", "silu")])
+def test_mlp_activations_read_back_and_an_error_that_depends_on_f_fails(name, act):
+    task = get_task(name)
+    x = dict(task.edge_cases("C1", 4))["many_units"]
+    d, y = task.dims("C1"), task.reference(x, "C1")["y"]
+    assert task.family_margin("many_units", x, "C1", {"y": y})[0] < 1e-6
+    pre = x["x"].astype(float) @ x["w1" if name == "ffn" else "w_gate"][:d["Dm"]].T.astype(float)
+    arg = -ops.GELU_C1 * (pre + ops.GELU_C2 * pre ** 3) if act == "gelu" else -pre
+    want = ops.gelu(pre) if act == "gelu" else ops.silu(pre)
+    up = x["x"].astype(float) @ x["w_up"][:d["Dm"]].T.astype(float) if name == "swiglu" else 1.0
+    assert np.allclose(y / up, want, rtol=1e-12, atol=0)
+    # exp up to 1.5% high in mid-range (a fix-up's shape), damped by sigmoid(-t) < 1 as it reaches y
+    f = arg / np.log(2.0) % 1.0
+    wrong = y * (1 - 0.015 * 4 * f * (1 - f) * np.where(want != 0, 1 - ops.sigmoid(-arg), 0))
+    margin, why = task.family_margin("many_units", x, "C1", {"y": wrong})
+    assert margin > 1 and "activations read back from y" in why, why
+    assert task.family_margin("coherent_hidden", x, "C1", {"y": y}) is None
+    assert AB.readable(x["w2" if name == "ffn" else "w_down"])
