@@ -11,13 +11,14 @@ its maximum, each a sum of `SCORE_COLS` products of random entries), and each of
 keys has a value that is 1 in a column of its own and 0 elsewhere, so the output in key
 j's column is the kernel's weight w_j. The check (`score_margin`): the log-errors
 log(w_j / p_j) in units of u, minus their mean over the key's query (which takes out the
-normalisation, common to a query's keys), averaged over the keys in each bin of the
-fraction of (s_j - max) log2(e), stay within `LIMIT` of zero.
+normalisation, common to a query's keys) and their straight line in the score, averaged
+over the keys in each bin of the fraction of (s_j - max) log2(e), stay within `LIMIT` of
+zero.
 
 Measured (100 draws per task on C1, the smallest configurations, with the emulated
 kernels of tasks.bf16_kernels): a correct bf16 kernel's largest bin is 0.45 of LIMIT or
 less (the fixed pattern of rounding exp of bf16 arguments to bf16, and noise), the
-degree-3 Taylor exp's 1.54 or more, the 1% fix-up's 3.07 or more. `python -m
+degree-3 Taylor exp's 1.54 or more, the 1% fix-up's 3.04 or more. `python -m
 kernelcraft.tasks.calibrate` reports the margins on every configuration.
 """
 from __future__ import annotations
