@@ -199,10 +199,21 @@ EXT_REGION = 8192                # external words per channel
 
 def _descriptor(rng, k: int, bank: int, bw: int) -> str:
     """A random descriptor inside `bank` bytes and EXT_REGION words: one run of any
-    length, or runs of whole beats in up to three dimensions (steps of either sign)."""
-    if rng.random() < 0.4:
+    length, runs of whole beats in up to three dimensions (steps of either sign), or
+    short runs a beat gathers (their data-memory side compact enough that every beat's
+    words stay within four rows whatever the offset)."""
+    roll = rng.random()
+    if roll < 0.3:
         n0 = int(rng.integers(1, bank // 2 // 3))
         return f"n0={n0}", n0, 1, 1
+    if roll < 0.55:
+        n0 = int(rng.integers(1, bw))
+        n1, n2 = int(rng.integers(1, 9)), int(rng.integers(1, 3))
+        s1 = int(rng.choice([1, n0, n0 + 5, -n0 - 7, 37]))
+        ls1 = 2 * n0 + 2 * int(rng.integers(0, 5 // n0 + 1))
+        s2 = int(rng.choice([n1 * 64, -n1 * 64 - 3]))
+        return (f"n0={n0}, n1={n1}, s1={s1}, n2={n2}, s2={s2}, ls1={ls1}, ls2={n1 * ls1}",
+                n0, n1, n2)
     n0 = bw * int(rng.integers(1, 4))
     n1, n2 = int(rng.integers(1, 4)), int(rng.integers(1, 3))
     s1 = int(rng.choice([n0, n0 + 3, -n0 - 5]))
