@@ -117,6 +117,9 @@ def _vector(rng) -> str:
     if k < 0.65:               # accumulator lanes
         op = str(rng.choice(["AADD.I32", "ASUB.I32", "AADD.F32", "ASUB.F32", "AMUL.F32", "AMAX.F32"]))
         return f"{op} {acc()}, {acc()}, {acc()}"
+    if k < 0.72:               # reductions (aie_reduce), onto registers loads also write
+        op = str(rng.choice(["AREDADD.F32", "AREDADD.I32", "VREDMAX.BF16"]))
+        return f"{op} {x()}, {x()}" if op == "VREDMAX.BF16" else f"{op} {acc()}, {acc()}"
     op = rng.choice(["VADD.I8", "VADD.I16", "VSUB.I8", "VSUB.I16", "VMAX.I8", "VMAX.I16",
                      "VMIN.I8", "VMIN.I16", "VAND", "VOR", "VXOR", "VMAX.BF16", "VMIN.BF16"])
     return f"{op} {x()}, {x()}, {x()}"
