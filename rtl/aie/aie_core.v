@@ -361,6 +361,11 @@ module aie_core #(
     wire v_macc = v_mm || vop == OP_VMAC_I8 || vop == OP_VMAC_I16 || vop == OP_VMAC_BF16
                   || vop == OP_VMSC_BF16;
     wire v_mac = v_macc || vop == OP_VMUL_I8 || vop == OP_VMUL_I16 || vop == OP_VMUL_BF16;
+    // the reductions (aie_reduce): a to d, acc to acc or (VREDMAX.BF16) x to x
+    wire v_redx = (vop == OP_VREDMAX_BF16);
+    wire v_red = v_redx || vop == OP_AREDADD_F32 || vop == OP_AREDADD_I32;
+    // the function unit (aie_pwl): acc a to acc d
+    wire v_pwl = (vop == OP_VPWL_EXP || vop == OP_VPWL_RCP || vop == OP_VPWL_RSQRT);
     wire [1023:0] mac_b = v_mm ? {x[{wv_b[2:0], 1'b1}], x[{wv_b[2:0], 1'b0}]} : {512'd0, vb};
     wire [1023:0] aa = acc[wv_a[2:0]], ab = acc[wv_b[2:0]];
     // The lanes below work on operands latched at the issue edge, on a clock that ticks
@@ -431,6 +436,8 @@ module aie_core #(
         case (vop)
             OP_VMUL_I8, OP_VMUL_I16, OP_VMUL_BF16, OP_VMAC_I8, OP_VMAC_I16, OP_VMAC_BF16,
             OP_VMSC_BF16, OP_VMMAC_I8, OP_VMMAC_I16, OP_VMMAC_BF16: ;        // aie_mac
+            OP_AREDADD_F32, OP_AREDADD_I32, OP_VREDMAX_BF16: ;              // aie_reduce
+            OP_VPWL_EXP, OP_VPWL_RCP, OP_VPWL_RSQRT: ;                      // aie_pwl
             OP_VSRS_I16, OP_VSRS_BF16: v_shape = 2'd2;
             OP_VSRS_I8: begin v_shape = 2'd2; v_half = 1'b1; end
             OP_VUPS_I8, OP_VUPS_I16, OP_VUPS_BF16: v_shape = 2'd3;
@@ -574,6 +581,9 @@ module aie_core #(
                 rd_u[13] = UW'(U_X + $unsigned(v_mm ? {wv_b[2:0], 1'b0} : v_xb));
                 if (v_mm) rd_u[14] = UW'(U_X + $unsigned({wv_b[2:0], 1'b1}));
                 wr_u[12] = UW'(U_ACC + $unsigned(wv_d[2:0]));
+            end else if (v_red || v_pwl) begin
+                rd_u[12] = v_redx ? UW'(U_X + $unsigned(wv_a[3:0])) : UW'(U_ACC + $unsigned(wv_a[2:0]));
+                wr_u[12] = v_redx ? UW'(U_X + $unsigned(wv_d[3:0])) : UW'(U_ACC + $unsigned(wv_d[2:0]));
             end else
             case (v_shape)
                 2'd0: begin
@@ -857,7 +867,7 @@ module aie_core #(
                 mac_kill[3'($unsigned(wr_u[kt]) - U_ACC)] = 1'b1;
     end
     // the vector lanes' operands, on a clock gated by their issue
-    wire vl_issue = commit_now && commit[S_VEC] && !v_mac;
+    wire vl_issue = commit_now && commit[S_VEC] && !v_mac && !v_red && !v_pwl;
     reg  vl_en_n;
     always @(negedge clk) vl_en_n <= vl_issue;
     wire vgclk = clk & vl_en_n;
@@ -865,6 +875,37 @@ module aie_core #(
         l_vop <= vop; l_va <= va; l_vb <= vb; l_aa <= aa; l_ab <= ab; l_sh <= v_sh; l_rm <= rm;
         l_ahi <= wv_a[0]; l_d <= wv_d; l_shape <= v_shape; l_half <= v_half;
     end
+    // the reductions; a younger load of their register lands first and cancels them
+    reg  [7:0]  red_kill_acc;
+    reg  [15:0] red_kill_x;
+    integer rk;
+    always @* begin
+        red_kill_acc = 8'd0; red_kill_x = 16'd0;
+        for (rk = 0; rk < 2; rk = rk + 1)
+            if (commit_now && commit[rk] && $unsigned(wr_u[3*rk]) < NU) begin
+                if ($unsigned(wr_u[3*rk]) >= U_ACC)
+                    red_kill_acc[3'($unsigned(wr_u[3*rk]) - U_ACC)] = 1'b1;
+                else if ($unsigned(wr_u[3*rk]) >= U_X && $unsigned(wr_u[3*rk]) < U_X + 16)
+                    red_kill_x[4'($unsigned(wr_u[3*rk]) - U_X)] = 1'b1;
+            end
+    end
+    wire          red_out_v, red_out_x, red_busy;
+    wire [3:0]    red_out_d;
+    wire [31:0]   red_s;
+    aie_reduce #(.LAT(REDUCE_LATENCY)) u_reduce (
+        .clk(clk), .rst(rst || start), .issue(commit_now && commit[S_VEC] && v_red),
+        .kind(v_redx ? 2'd2 : (vop == OP_AREDADD_I32) ? 2'd1 : 2'd0),
+        .d(v_redx ? wv_d[3:0] : {1'b0, wv_d[2:0]}), .a(v_redx ? {512'd0, va} : aa),
+        .kill_acc(red_kill_acc), .kill_x(red_kill_x), .out_v(red_out_v), .out_x(red_out_x),
+        .out_d(red_out_d), .out_s(red_s), .busy(red_busy));
+    wire          pwl_out_v, pwl_busy;
+    wire [2:0]    pwl_out_d;
+    wire [1023:0] pwl_y;
+    aie_pwl #(.LAT(PWL_LATENCY)) u_pwl (
+        .clk(clk), .rst(rst || start), .issue(commit_now && commit[S_VEC] && v_pwl),
+        .fn((vop == OP_VPWL_EXP) ? 2'd0 : (vop == OP_VPWL_RCP) ? 2'd1 : 2'd2),
+        .d(wv_d[2:0]), .a(aa), .kill(red_kill_acc), .out_v(pwl_out_v), .out_d(pwl_out_d),
+        .out_y(pwl_y), .busy(pwl_busy));
     wire          mac_out_v, mac_busy;
     wire [2:0]    mac_out_d, mac_in_d;
     wire [1023:0] mac_y;
@@ -928,6 +969,11 @@ module aie_core #(
             // a multiply's result lands, then the vector lanes' (both older than any load
             // landing or issue write now)
             if (mac_out_v) acc[mac_out_d] <= mac_y;
+            if (pwl_out_v) acc[pwl_out_d] <= pwl_y;
+            if (red_out_v) begin
+                if (red_out_x) x[red_out_d] <= {32{red_s[15:0]}};
+                else acc[red_out_d[2:0]] <= {32{red_s}};
+            end
             if (vl_v) begin
                 if (l_shape[0]) acc[l_d[2:0]] <= v_accres;
                 else if (l_half) x[l_d[4:1]][256*l_d[0] +: 256] <= v_res[255:0];
@@ -953,7 +999,7 @@ module aie_core #(
             // The count stops once nothing is left to issue and every result is readable;
             // after a failure it ends at the latest pending result (set below).
             if (!(stopped && (failed || (cf_left == 2'd0 && drained && dma_idle)))) cyc <= cyc + 64'd1;
-            else if (!ret_v[0] && !ret_v[1] && cf_left == 2'd0 && dma_idle && !mac_busy && !vl_v) begin
+            else if (!ret_v[0] && !ret_v[1] && cf_left == 2'd0 && dma_idle && !mac_busy && !red_busy && !pwl_busy && !vl_v) begin
                 done <= 1'b1;
                 running <= 1'b0;
             end

@@ -8,8 +8,8 @@
 // access per start bank (it serialises accesses that start in one bank: the
 // bank-conflict rule), so a macro sees at most the access that starts in its bank
 // (port A) and the tail of one access that starts in the bank below and straddles into
-// it (port B). The host uses port A while the core is idle. A DMA beat (at most 16
-// bytes: one or two rows) takes port B of each of its rows' macros, or port A when an
+// it (port B). The host uses port A while the core is idle. A DMA beat (one to four
+// consecutive rows) takes port B of each of its rows' macros, or port A when an
 // earlier channel's beat (in0, in1, out0, out1) has B. Arbitration, as in the AI
 // Engine's memory module (one requester per port per cycle, the others stall and
 // retry), with the DMA always first: the core presents the accesses it would make this

@@ -5,8 +5,11 @@
 //
 //   DMAIN/DMAOUT -> queue -> setup (DMA_SETUP cycles) -> beats -> ext port / data memory
 //
-// A transfer moves n0 x n1 x n2 16-bit words. A beat moves up to DMA_BW bytes of one
-// contiguous run (a beat never spans two runs), one beat per cycle:
+// A transfer moves n0 x n1 x n2 16-bit words. A beat moves the next DMA_BW bytes of
+// them in transfer order, across runs and planes (one-word runs gather eight words),
+// one beat per cycle. Its external side is a request naming each word's address; its
+// data-memory side one access of the consecutive rows from its lowest word's row, at
+// most four (one per macro of a bank; a beat needing more stops the run: `wide`):
 //  - input: the beat is a read request on the external port; its data comes back in
 //    request order and is written into data memory in the cycle it arrives. The
 //    transfer completes with its last beat's data (the port's read latency is
@@ -65,12 +68,13 @@ module aie_dma #(
     output wire [3:0]      m_valid,
     input  wire [3:0]      m_ready,
     output wire [3:0]      m_write,
-    output wire [127:0]    m_addr,
+    output wire [4*DMA_BW*16-1:0] m_addr,     // per channel, each word's address (a gather)
     output wire [31:0]     m_len,             // words in this beat
     output wire [4*BB-1:0] m_wdata,
     input  wire [3:0]      r_valid,           // read data, in request order
     input  wire [4*BB-1:0] r_data,
-    input  wire [3:0]      b_valid            // write acknowledgement
+    input  wire [3:0]      b_valid,           // write acknowledgement
+    output wire            wide               // a beat's words span more than four rows
 );
     localparam integer RW = $clog2(DM_SIZE) - 5;
     localparam integer BB = DMA_BW * 8;             // bits of a beat
@@ -115,7 +119,8 @@ module aie_dma #(
     wire [3:0] qn_full;
     assign q_full = qn_full[q_c];
 
-    wire [3:0] ch_idle, ch_empty;
+    wire [3:0] ch_idle, ch_empty, ch_wide;
+    assign wide = |ch_wide;
     wire [8:0] ch_pend [0:3][0:15];
     integer pl, pc;
     always @* begin
@@ -157,9 +162,10 @@ module aie_dma #(
             reg [31:0] t_n0, t_n1, t_n2, t_s1, t_s2, t_ls1, t_ls2;
             reg [4:0]  t_rel;                          // bit 4: a release lock
             reg [5:0]  t_reln;
-            reg [31:0] i0, i1, i2;
-            reg [31:0] e_cur, e_run, e_pl;             // external word addresses
-            reg [31:0] l_cur, l_run, l_pl;             // data-memory byte addresses
+            reg [31:0] rem;                            // words not yet in a beat
+            reg [31:0] i0, i1, i2;                     // position of the next word
+            reg [31:0] e_run, e_pl;                    // external word address of its run, plane
+            reg [31:0] l_run, l_pl;                    // data-memory byte address of its run, plane
             reg [63:0] nbusy;
             assign busy[64*c +: 64] = nbusy;
 
@@ -171,24 +177,65 @@ module aie_dma #(
             wire take = !act && have;
             wire [7:0] tb = {tk_bd, 4'd0};
 
-            // this beat
-            wire [31:0] left = t_n0 - i0;
-            wire [31:0] bw = (left < BWW) ? left : 32'(BWW);
-            wire last_run_word = (i0 + bw >= t_n0);
-            wire last_beat = last_run_word && (i1 + 1 >= t_n1) && (i2 + 1 >= t_n2);
+            // this beat: the next min(BWW, rem) words in transfer order, across runs and
+            // planes (the address generator steps BWW words a cycle). Its data-memory side
+            // is one window of consecutive rows from the lowest word's row.
+            wire [31:0] bw = (rem < BWW) ? rem : 32'(BWW);
+            wire last_beat = (rem <= BWW);
+            reg [31:0] g_e [0:BWW-1];
+            reg [31:0] g_l [0:BWW-1];
+            reg [31:0] n_i0, n_i1, n_i2, n_er, n_ep, n_lr, n_lp, g_min, g_max;
+            reg [BWW*32-1:0] g_ext;                    // the words' external addresses
+            reg [BWW*7-1:0]  g_off;                    // their byte offsets in the window
+            integer gj;
+            always @* begin
+                n_i0 = i0; n_i1 = i1; n_i2 = i2; n_er = e_run; n_ep = e_pl; n_lr = l_run; n_lp = l_pl;
+                g_min = l_run + 2 * i0; g_max = g_min;
+                for (gj = 0; gj < BWW; gj = gj + 1) begin
+                    g_e[gj] = n_er + n_i0;
+                    g_l[gj] = n_lr + 2 * n_i0;
+                    if (32'(gj) < bw) begin
+                        if (g_l[gj] < g_min) g_min = g_l[gj];
+                        if (g_l[gj] > g_max) g_max = g_l[gj];
+                    end
+                    if (n_i0 + 1 < t_n0) n_i0 = n_i0 + 1;
+                    else if (n_i1 + 1 < t_n1) begin
+                        n_i0 = 32'd0; n_i1 = n_i1 + 1; n_er = n_er + t_s1; n_lr = n_lr + t_ls1;
+                    end else begin
+                        n_i0 = 32'd0; n_i1 = 32'd0; n_i2 = n_i2 + 1;
+                        n_ep = n_ep + t_s2; n_er = n_ep; n_lp = n_lp + t_ls2; n_lr = n_lp;
+                    end
+                end
+                for (gj = 0; gj < BWW; gj = gj + 1) begin
+                    g_ext[32*gj +: 32] = g_e[gj];
+                    g_off[7*gj +: 7] = 7'(g_l[gj] - {g_min[31:5], 5'd0});
+                end
+            end
+            wire [31:0] g_rows = (g_max >> 5) - (g_min >> 5) + 1;
             // output: the bytes read last cycle wait for the port in `hold`
             reg        wv;                     // a write is waiting for the port
-            reg [31:0] w_addr, w_len;
-            reg [4:0]  w_off;
+            reg [BWW*32-1:0] w_addr;
+            reg [31:0] w_len;
+            reg [BWW*7-1:0] w_offs;
             reg        w_fresh;                // its data is on dm_rdata this cycle
             reg [BB-1:0] w_data;
-            wire [BB-1:0] w_now = w_fresh ? BB'(dm_rdata[1024*c +: 1024] >> (8 * w_off)) : w_data;
+            reg [BB-1:0] w_now;
+            always @* begin
+                w_now = w_data;
+                if (w_fresh)
+                    for (gj = 0; gj < BWW; gj = gj + 1)
+                        w_now[16*gj +: 16] = 16'(dm_rdata[1024*c +: 1024] >> (8 * w_offs[7*gj +: 7]));
+            end
             wire w_go = wv && m_ready[c];
             wire beat = act && setup_left == 0 && (OUT ? (!wv || w_go) : m_ready[c]);
+            // a window of more than four rows would need one macro twice (not built)
+            assign ch_wide[c] = beat && g_rows > 4;
 
             // in flight: beats awaiting data (input) or acknowledgement (output)
-            reg [31:0] f_loc [0:FD-1];
-            reg [4:0]  f_len [0:FD-1];
+            reg [RW-1:0] f_row [0:FD-1];
+            reg [2:0]  f_nr [0:FD-1];
+            reg [BWW*7-1:0] f_off [0:FD-1];
+            reg [5:0]  f_len [0:FD-1];
             reg        f_last [0:FD-1];
             reg [4:0]  f_rel [0:FD-1];
             reg [5:0]  f_reln [0:FD-1];
@@ -206,32 +253,35 @@ module aie_dma #(
 
             // ports
             reg p_mv, p_dv, p_dw;
-            reg [31:0] p_ma;
+            reg [BWW*32-1:0] p_ma;
             reg [7:0] p_ml;
             reg [BB-1:0] p_mw;
             reg [RW-1:0] p_dr;
             reg [2:0] p_dn;
             reg [127:0] p_db;
             reg [1023:0] p_dd;
-            assign m_valid[c] = p_mv; assign m_addr[32*c +: 32] = p_ma; assign m_len[8*c +: 8] = p_ml;
+            assign m_valid[c] = p_mv; assign m_addr[BWW*32*c +: BWW*32] = p_ma; assign m_len[8*c +: 8] = p_ml;
             assign m_wdata[BB*c +: BB] = p_mw; assign dm_v[c] = p_dv; assign dm_row[RW*c +: RW] = p_dr;
             assign dm_nrows[3*c +: 3] = p_dn; assign dm_we[c] = p_dw; assign dm_be[128*c +: 128] = p_db;
             assign dm_wdata[1024*c +: 1024] = p_dd;
             always @* begin
-                p_mv = 1'b0; p_ma = 32'd0; p_ml = 8'd0;
+                p_mv = 1'b0; p_ma = '0; p_ml = 8'd0;
                 p_mw = '0;
                 p_dv = 1'b0; p_dr = '0; p_dn = 3'd1; p_dw = 1'b0;
                 p_db = 128'd0; p_dd = 1024'd0;
                 if (!OUT) begin
                     p_mv = act && setup_left == 0;
-                    p_ma = e_cur;
+                    p_ma = g_ext;
                     p_ml = 8'(bw);
                     if (r_valid[c]) begin          // a beat's data lands
                         p_dv = 1'b1; p_dw = 1'b1;
-                        p_dr = RW'(f_loc[f_head] >> 5);
-                        p_dn = 3'((32'(f_loc[f_head][4:0]) + 2 * 32'(f_len[f_head]) + 31) / 32);
-                        p_db = ((128'd1 << (2 * f_len[f_head])) - 128'd1) << f_loc[f_head][4:0];
-                        p_dd = 1024'(r_data[BB*c +: BB]) << (8 * f_loc[f_head][4:0]);
+                        p_dr = f_row[f_head];
+                        p_dn = f_nr[f_head];
+                        for (gj = 0; gj < BWW; gj = gj + 1)
+                            if (6'(gj) < f_len[f_head]) begin
+                                p_db = p_db | (128'd3 << f_off[f_head][7*gj +: 7]);
+                                p_dd = p_dd | (1024'(r_data[BB*c + 16*gj +: 16]) << (8 * f_off[f_head][7*gj +: 7]));
+                            end
                     end
                 end else begin
                     p_mv = wv;
@@ -240,8 +290,8 @@ module aie_dma #(
                     p_mw = w_now & ((BB'(1) << (16 * w_len)) - BB'(1));
                     if (beat) begin                // a beat reads its bytes
                         p_dv = 1'b1;
-                        p_dr = RW'(l_cur >> 5);
-                        p_dn = 3'((32'(l_cur[4:0]) + 2 * bw + 31) / 32);
+                        p_dr = RW'(g_min >> 5);
+                        p_dn = 3'(g_rows);
                     end
                 end
             end
@@ -280,37 +330,30 @@ module aie_dma #(
                         t_n0 <= bd[tb + 2]; t_n1 <= bd[tb + 3]; t_s1 <= bd[tb + 4]; t_n2 <= bd[tb + 5];
                         t_s2 <= bd[tb + 6]; t_ls1 <= bd[tb + 7]; t_ls2 <= bd[tb + 8];
                         t_rel <= bd[tb + 9][4:0]; t_reln <= bd[tb + 10][5:0];
+                        rem <= bd[tb + 2] * bd[tb + 3] * bd[tb + 5];
                         i0 <= 32'd0; i1 <= 32'd0; i2 <= 32'd0;
-                        e_cur <= tk_ext; e_run <= tk_ext; e_pl <= tk_ext;
-                        l_cur <= tk_loc; l_run <= tk_loc; l_pl <= tk_loc;
+                        e_run <= tk_ext; e_pl <= tk_ext;
+                        l_run <= tk_loc; l_pl <= tk_loc;
                     end else if (act && setup_left != 0) begin
                         setup_left <= setup_left - 32'd1;
                     end
                     if (beat) begin
                         if (!OUT) begin
-                            f_loc[f_tail] <= l_cur; f_len[f_tail] <= 5'(bw); f_last[f_tail] <= last_beat;
+                            f_row[f_tail] <= RW'(g_min >> 5); f_nr[f_tail] <= 3'(g_rows);
+                            f_off[f_tail] <= g_off; f_len[f_tail] <= 6'(bw); f_last[f_tail] <= last_beat;
                             f_rel[f_tail] <= t_rel; f_reln[f_tail] <= t_reln;
                             f_tail <= f_tail + 1'b1;
                         end
-                        // next beat: along the run, the next run, the next plane, or done
-                        if (!last_run_word) begin
-                            i0 <= i0 + bw; e_cur <= e_cur + bw; l_cur <= l_cur + 2 * bw;
-                        end else if (i1 + 1 < t_n1) begin
-                            i0 <= 32'd0; i1 <= i1 + 1;
-                            e_cur <= e_run + t_s1; e_run <= e_run + t_s1;
-                            l_cur <= l_run + t_ls1; l_run <= l_run + t_ls1;
-                        end else if (i2 + 1 < t_n2) begin
-                            i0 <= 32'd0; i1 <= 32'd0; i2 <= i2 + 1;
-                            e_cur <= e_pl + t_s2; e_run <= e_pl + t_s2; e_pl <= e_pl + t_s2;
-                            l_cur <= l_pl + t_ls2; l_run <= l_pl + t_ls2; l_pl <= l_pl + t_ls2;
-                        end else
-                            act <= 1'b0;
+                        rem <= rem - bw;
+                        i0 <= n_i0; i1 <= n_i1; i2 <= n_i2;
+                        e_run <= n_er; e_pl <= n_ep; l_run <= n_lr; l_pl <= n_lp;
+                        if (last_beat) act <= 1'b0;
                     end
                     if (!OUT && r_valid[c]) f_head <= f_head + 1'b1;
                     if (OUT) begin
                         // the write stage: filled by a beat, emptied by the port
                         if (beat) begin
-                            wv <= 1'b1; w_addr <= e_cur; w_len <= bw; w_off <= l_cur[4:0];
+                            wv <= 1'b1; w_addr <= g_ext; w_len <= bw; w_offs <= g_off;
                         end else if (w_go) wv <= 1'b0;
                         w_fresh <= beat;
                         if (wv && !w_go) w_data <= w_now;

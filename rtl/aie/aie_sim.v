@@ -57,7 +57,7 @@ module aie_sim #(
     reg  [7:0]     bd_addr;
     reg  [31:0]    bd_wdata;
     wire [3:0]     ext_valid, ext_write;
-    wire [127:0]   ext_addr;
+    wire [4*BB*2-1:0] ext_addr;            // per channel, each word's address
     wire [31:0]    ext_len;
     wire [4*BB-1:0] ext_wdata;
     reg  [3:0]     ext_rvalid, ext_bvalid;
@@ -147,14 +147,16 @@ module aie_sim #(
             if (ext_valid[ec]) begin
                 if (ext_write[ec]) begin
                     for (ew = 0; ew < BB / 16; ew = ew + 1)
-                        if (ew < ext_len[8*ec +: 8]) ext_mem[ext_addr[32*ec +: 32] + ew] = ext_wdata[BB*ec + 16*ew +: 16];
-                    if (64'(ext_addr[32*ec +: 32]) + 64'(ext_len[8*ec +: 8]) > ext_hw)
-                        ext_hw = 64'(ext_addr[32*ec +: 32]) + 64'(ext_len[8*ec +: 8]);
+                        if (ew < ext_len[8*ec +: 8]) begin
+                            ext_mem[ext_addr[BB*2*ec + 32*ew +: 32]] = ext_wdata[BB*ec + 16*ew +: 16];
+                            if (64'(ext_addr[BB*2*ec + 32*ew +: 32]) + 64'd1 > ext_hw)
+                                ext_hw = 64'(ext_addr[BB*2*ec + 32*ew +: 32]) + 64'd1;
+                        end
                     b_sv[ec][LDW'(tick + LDW'(EXT_LATENCY - 1))] <= 1'b1;
                 end else begin
                     rbeat = '0;
                     for (ew = 0; ew < BB / 16; ew = ew + 1)
-                        if (ew < ext_len[8*ec +: 8]) rbeat[16*ew +: 16] = ext_mem[ext_addr[32*ec +: 32] + ew];
+                        if (ew < ext_len[8*ec +: 8]) rbeat[16*ew +: 16] = ext_mem[ext_addr[BB*2*ec + 32*ew +: 32]];
                     r_slot[ec][LDW'(tick + LDW'(EXT_LATENCY))] <= rbeat;
                     r_sv[ec][LDW'(tick + LDW'(EXT_LATENCY))] <= 1'b1;
                 end

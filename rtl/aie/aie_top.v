@@ -34,7 +34,7 @@ module aie_top #(
     output wire [3:0]     ext_valid,
     input  wire [3:0]     ext_ready,
     output wire [3:0]     ext_write,
-    output wire [127:0]   ext_addr,
+    output wire [4*DMA_BW*16-1:0] ext_addr,   // each word's address
     output wire [31:0]    ext_len,
     output wire [4*DMA_BW*8-1:0] ext_wdata,
     input  wire [3:0]     ext_rvalid,
@@ -62,7 +62,7 @@ module aie_top #(
     wire [3071:0]  c_wdata;
     wire [8191:0]  rdata;
     // the core's DMA side
-    wire           q_out, q_ch, q_push, q_full, dma_idle, dma_empty, collide;
+    wire           q_out, q_ch, q_push, q_full, dma_idle, dma_empty, collide, dma_wide;
     wire [3:0]     q_bd, rel_v;
     wire signed [31:0] q_ra, q_rb;
     wire [1:0]     q_err;
@@ -95,7 +95,7 @@ module aie_top #(
         .q_full(q_full), .q_err(q_err), .q_eaddr(q_eaddr), .rel_v(rel_v), .rel_l(rel_l),
         .rel_n(rel_n), .dma_idle(dma_idle), .dma_empty(dma_empty), .dma_busy(dma_busy),
         .dma_pend(dma_pend),
-        .dm_collide(collide),
+        .dm_collide(collide | dma_wide),
         .hr_addr(host_reg_addr), .hr_data(host_reg_data),
         .rt_valid(rt_valid), .rt_index(rt_index), .rt_bundle(rt_bundle), .rt_cycle(rt_cycle)
     );
@@ -119,7 +119,7 @@ module aie_top #(
         .dm_be(d_be), .dm_wdata(d_wdata), .dm_rdata(rdata[8191:4096]),
         .m_valid(ext_valid), .m_ready(ext_ready), .m_write(ext_write), .m_addr(ext_addr),
         .m_len(ext_len), .m_wdata(ext_wdata), .r_valid(ext_rvalid), .r_data(ext_rdata),
-        .b_valid(ext_bvalid)
+        .b_valid(ext_bvalid), .wide(dma_wide)
     );
 
     aie_dm #(.DM_SIZE(DM_SIZE), .DM_BANKS(DM_BANKS), .RW(RW), .NREQ(8)) u_dm (

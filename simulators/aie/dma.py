@@ -66,7 +66,7 @@ class Transfer:
     rel_n: int
     queued: int             # cycle it was queued
     where: str              # the DMAIN/DMAOUT that queued it, for messages
-    run: int = 0            # words per contiguous run (n0): a beat never spans two runs
+    run: int = 0            # words per contiguous run (n0); beats gather across runs
     start: int = -1
     beats_end: int = -1
     done: int = -1          # cycle its data has landed / been read (the functional move)

@@ -3,7 +3,9 @@
 Each bank of data memory is four macros of 32-byte rows (row r in macro r mod 4), each
 macro with two ports (rtl/aie/README.md). A core access uses port A of the macros of
 the bank it starts in and port B for the rows of a tail crossing into the next bank. A
-DMA beat's rows take port B of their macros, or port A when another beat has B (a
+DMA beat (DMA_BW bytes of its transfer's words in order, gathered across runs) is one
+access of the consecutive rows from its lowest word's to its highest's; those rows take
+port B of their macros, or port A when another beat has B (a
 third beat on one macro in one cycle is not arbitrated: the RTL reports it). As in the
 AI Engine's memory module, a requester that finds its port taken waits a cycle and
 retries; here the DMA always has the port, so its beats run on the schedule the DMA
@@ -81,10 +83,25 @@ class DmaPorts:
         return on_a, on_b
 
     def _macros_per_beat(self, loc) -> tuple[np.ndarray, np.ndarray]:
-        """(beats, the mask of macros each uses) of a transfer of the data-memory words loc."""
+        """(beats, the mask of macros each uses) of a transfer of the data-memory words loc.
+        A beat takes every row from its lowest word's to its highest word's, rows without
+        a word of it included (the RTL's beat is one access of consecutive rows); a beat
+        over more than four rows stops the RTL, and here takes its words' rows."""
         byte = loc.astype(np.int64) * 2
-        macro = (byte >> self.shift) * 4 + ((byte >> 5) & 3)
         beat = np.arange(byte.size) // self.beat_words
+        starts = np.arange(0, byte.size, self.beat_words)
+        lo = np.minimum.reduceat(byte >> 5, starts)
+        hi = np.maximum.reduceat(byte >> 5, starts)
+        span = hi - lo
+        if span.max() > 0:
+            fits = span < 4
+            rows, which = [byte[~fits[beat]] >> 5], [beat[~fits[beat]]]
+            for d in range(int(min(span.max(), 3)) + 1):
+                on = fits & (span >= d)
+                rows.append(lo[on] + d)
+                which.append(np.flatnonzero(on))
+            byte, beat = np.concatenate(rows) << 5, np.concatenate(which)
+        macro = (byte >> self.shift) * 4 + ((byte >> 5) & 3)
         nm = int(macro.max()) + 1
         pairs = np.unique(beat * nm + macro)              # (beat, macro), beat by beat
         beats, macros = pairs // nm, pairs % nm

@@ -7,7 +7,7 @@ runs in C, and memory, registers and counters come back through the same ports.
 `run_many` runs several jobs on one configuration in a single simulator process.
 
 Not built yet (the run is refused before simulation, naming what is missing): the
-vector unit beyond its lane ALU and bf16 max/min (VECTOR_BUILT), and DMA descriptors
+shuffles (VECTOR_BUILT lists what is built), and DMA descriptors
 that acquire a lock before they start (`acq`).
 """
 from __future__ import annotations
@@ -51,17 +51,19 @@ CHANNELS = ("in0", "in1", "out0", "out1")
 
 
 # The vector unit's operations built so far: the lane ALU, bf16 max/min, the fp32 and
-# int32 accumulator lanes, the conversions (SRS/UPS) and the multiply-accumulate unit.
+# int32 accumulator lanes, the conversions (SRS/UPS), the multiply-accumulate unit, the
+# reductions and the function unit.
 VECTOR_BUILT = frozenset(f"{op}.{t}" for op in ("VADD", "VSUB", "VMAX", "VMIN") for t in ("I8", "I16")) \
     | {"VAND", "VOR", "VXOR", "VMAX.BF16", "VMIN.BF16", "AADD.I32", "ASUB.I32", "AADD.F32",
        "ASUB.F32", "AMUL.F32", "AMAX.F32"} \
     | {f"{op}.{t}" for op in ("VSRS", "VUPS") for t in ("I8", "I16", "BF16")} \
-    | {f"{op}.{t}" for op in ("VMUL", "VMAC", "VMMAC") for t in ("I8", "I16", "BF16")} | {"VMSC.BF16"}
+    | {f"{op}.{t}" for op in ("VMUL", "VMAC", "VMMAC") for t in ("I8", "I16", "BF16")} | {"VMSC.BF16"} \
+    | {"AREDADD.F32", "AREDADD.I32", "VREDMAX.BF16", "VPWL.EXP", "VPWL.RCP", "VPWL.RSQRT"}
 
 
 def unsupported(program, cfg=None) -> list[str]:
     """What of `program` the RTL does not implement yet: operations, and descriptors
-    that acquire a lock."""
+    that acquire a lock. (`cfg` is unused: kept for callers.)"""
     spec = get_spec()
     missing = [i.mnemonic for i in program.instrs
                if i.mnemonic in spec.ops and spec.ops[i.mnemonic].slot == "vector"
@@ -70,13 +72,6 @@ def unsupported(program, cfg=None) -> list[str]:
     missing += [f"descriptor {names[k] if k < len(names) else k} with acq (a transfer that "
                 "acquires a lock)" for k, d in enumerate(getattr(program, "descriptors", []))
                 if d and d.get("acq") is not None]
-    # the RTL's beats stay within a run (the model's fill beats across runs)
-    bw = cfg.DMA_BW // 2 if cfg is not None else None
-    missing += [f"descriptor {names[k] if k < len(names) else k} with runs of {d['n0']} words "
-                f"(the RTL's DMA beats stop at the end of a run: runs must be whole beats of "
-                f"{bw} words, or one run)"
-                for k, d in enumerate(getattr(program, "descriptors", []))
-                if bw and d and d["n1"] * d["n2"] > 1 and d["n0"] % bw]
     return list(dict.fromkeys(missing))
 
 
@@ -121,7 +116,7 @@ class AieRTL:
                     missing = unsupported(job.program, config)
                     if missing:
                         raise ConfigError(f"the aie RTL does not implement {', '.join(missing)} yet "
-                                          "(the vector unit is partly built, DMA beats are per run); run this kernel on "
+                                          "(the vector unit is partly built); run this kernel on "
                                           "the functional model")
                 except SimError as e:
                     results[i] = self._early(state, e, started)
@@ -181,10 +176,13 @@ class AieRTL:
             error = self._error(reg, code, job, cfg, retired)
         elif reg[COLLIDE]:
             stop = "error"
-            error = SimError("two DMA beats met on one data-memory macro port in one cycle (the "
-                             "RTL arbitrates only between the core and the DMA; the model's DMA "
-                             "timing has no such stall): keep the buffers of transfers that run "
-                             "at once in separate banks"
+            error = SimError("two DMA beats met on one data-memory macro port in one cycle, or "
+                             "a beat's words spanned more than four 32-byte rows (the RTL "
+                             "arbitrates only between the core and the DMA, and a beat is one "
+                             "access of at most four rows; the model's DMA timing has neither "
+                             "stall): keep the buffers of transfers that run at once in separate "
+                             "banks, and a beat's words (DMA_BW bytes in transfer order) within "
+                             "four rows"
                              ).locate(code.where(max(len(code.rows) - 1, 0), u64(CYCLES), retired))
         state.dm[:] = out.dm[:state.dm.size]
         state.ext[:] = 0

@@ -21,11 +21,12 @@ TIMESCALE = ("1ns", "1ps")
 BUILD_ARGS = ("--timing", "-CFLAGS", "-fcoroutines", "--no-public-flat-rw", "-Wno-WIDTH")
 SIMULATORS = ("verilator",)
 # Synthesizable modules (aie_sim is the simulation harness).
-TILE = ("aie_top.v", "aie_core.v", "aie_mac.v", "aie_imem.v", "aie_dm.v", "aie_sram.v", "aie_dma.v")
+TILE = ("aie_top.v", "aie_core.v", "aie_mac.v", "aie_reduce.v", "aie_pwl.v", "aie_imem.v", "aie_dm.v",
+        "aie_sram.v", "aie_dma.v")
 COMMON = ROOT / "rtl" / "common"
 # Shared arithmetic from rtl/common the vector unit instantiates.
 COMMON_UNITS = ("fp32_minmax.v", "fp32_add.v", "fp32_mul.v", "fp_mul.v", "fp32_round_pack.v",
-                "fp32_to_bf16.v", "bf16_mul.v", "fp32_tree_sum.v")
+                "fp32_to_bf16.v", "bf16_mul.v", "fp32_tree_sum.v", "fp32_exp_range.v")
 
 
 def sources(simulator: str = "verilator") -> tuple[Path, ...]:
@@ -61,6 +62,14 @@ def check_config(cfg) -> None:
                           f"multiplies and sums in the next cycle and accumulates in its last: "
                           f"MAC_LATENCY must be at least 3 and ACC_FORWARD at least 1 (got "
                           f"MAC_LATENCY={cfg.cycles('MAC')}, ACC_FORWARD={cfg.ACC_FORWARD})")
+    if cfg.cycles("PWL") < 5:
+        raise ConfigError(f"the aie RTL's function unit takes its operand at issue and has three "
+                          f"stages (index, interpolation, scale) before its last: PWL_LATENCY must "
+                          f"be at least 5 (got {cfg.cycles('PWL')})")
+    if cfg.cycles("REDUCE") < 3:
+        raise ConfigError(f"the aie RTL's reductions take their operand at issue, reduce in the "
+                          f"next cycle and write from a last stage: REDUCE_LATENCY must be at "
+                          f"least 3 (got {cfg.cycles('REDUCE')})")
     if cfg.DMA_SETUP < 1 or cfg.EXT_LATENCY < 2:
         raise ConfigError(f"the aie RTL's DMA needs DMA_SETUP >= 1 and EXT_LATENCY >= 2 (a write is "
                           f"acknowledged EXT_LATENCY - 1 cycles after it leaves the tile); got "

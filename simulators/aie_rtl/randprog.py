@@ -117,6 +117,9 @@ def _vector(rng) -> str:
     if k < 0.65:               # accumulator lanes
         op = str(rng.choice(["AADD.I32", "ASUB.I32", "AADD.F32", "ASUB.F32", "AMUL.F32", "AMAX.F32"]))
         return f"{op} {acc()}, {acc()}, {acc()}"
+    if k < 0.72:               # reductions (aie_reduce), onto registers loads also write
+        op = str(rng.choice(["AREDADD.F32", "AREDADD.I32", "VREDMAX.BF16"]))
+        return f"{op} {x()}, {x()}" if op == "VREDMAX.BF16" else f"{op} {acc()}, {acc()}"
     op = rng.choice(["VADD.I8", "VADD.I16", "VSUB.I8", "VSUB.I16", "VMAX.I8", "VMAX.I16",
                      "VMIN.I8", "VMIN.I16", "VAND", "VOR", "VXOR", "VMAX.BF16", "VMIN.BF16"])
     return f"{op} {x()}, {x()}, {x()}"
@@ -199,10 +202,21 @@ EXT_REGION = 8192                # external words per channel
 
 def _descriptor(rng, k: int, bank: int, bw: int) -> str:
     """A random descriptor inside `bank` bytes and EXT_REGION words: one run of any
-    length, or runs of whole beats in up to three dimensions (steps of either sign)."""
-    if rng.random() < 0.4:
+    length, runs of whole beats in up to three dimensions (steps of either sign), or
+    short runs a beat gathers (their data-memory side compact enough that every beat's
+    words stay within four rows whatever the offset)."""
+    roll = rng.random()
+    if roll < 0.3:
         n0 = int(rng.integers(1, bank // 2 // 3))
         return f"n0={n0}", n0, 1, 1
+    if roll < 0.55:
+        n0 = int(rng.integers(1, bw))
+        n1, n2 = int(rng.integers(1, 9)), int(rng.integers(1, 3))
+        s1 = int(rng.choice([1, n0, n0 + 5, -n0 - 7, 37]))
+        ls1 = 2 * n0 + 2 * int(rng.integers(0, 5 // n0 + 1))
+        s2 = int(rng.choice([n1 * 64, -n1 * 64 - 3]))
+        return (f"n0={n0}, n1={n1}, s1={s1}, n2={n2}, s2={s2}, ls1={ls1}, ls2={n1 * ls1}",
+                n0, n1, n2)
     n0 = bw * int(rng.integers(1, 4))
     n1, n2 = int(rng.integers(1, 4)), int(rng.integers(1, 3))
     s1 = int(rng.choice([n0, n0 + 3, -n0 - 5]))

@@ -1,0 +1,132 @@
+// aie_reduce: the lane reductions (AREDADD.F32, AREDADD.I32 over the 32 accumulator
+// lanes, VREDMAX.BF16 over the 32 bf16 lanes of an x register), the result broadcast
+// to every lane of d, pipelined over REDUCE_LATENCY (LAT) cycles like aie_mac.
+//
+// Cycle t (issue): the operation and its operand are latched at the issue edge (a
+// gated clock that ticks only then). Cycle t+1: the reduction: fp32 sums in the
+// numerics' halving order (fp32_tree_sum, one RNE addition each, so the model's
+// tree_sum bit for bit), the int32 sum modulo 2^32, or the fp32_minmax tree of the bf16
+// lanes widened exactly (max's rules make every tree give the model's max_reduce).
+// Then LAT-3 cycles of delay; the last stage is written at the edge ending cycle
+// t+LAT-1, so the result is readable at t+LAT.
+//
+// kill_acc[k] / kill_x[k]: a younger load writes that register in this cycle; it
+// lands before an in-flight result for it, which is dropped (the load's value is the
+// one the model leaves). Younger writes of other units land at or after this unit's
+// (the scoreboard makes them ready later, and they write at or near their issue), and
+// the core lets a write at the same edge win over this unit's.
+module aie_reduce #(
+    parameter integer LAT = 6
+) (
+    input  wire          clk,
+    input  wire          rst,
+    input  wire          issue,
+    input  wire [1:0]    kind,        // 0 AREDADD.F32, 1 AREDADD.I32, 2 VREDMAX.BF16
+    input  wire [3:0]    d,           // acc (kind 0, 1) or x (kind 2) register
+    input  wire [1023:0] a,           // the accumulator, or the x register in the low half
+    input  wire [7:0]    kill_acc,
+    input  wire [15:0]   kill_x,
+    output wire          out_v,       // a register is written at this edge
+    output wire          out_x,       // ... an x register (else an accumulator)
+    output wire [3:0]    out_d,
+    output wire [31:0]   out_s,       // the value every lane gets (bf16 in the low half)
+    output wire          busy
+);
+    localparam integer NQ = LAT - 1;                  // stages 1 .. LAT-1; stage NQ writes
+
+    reg          en_n;
+    always @(negedge clk) en_n <= issue;
+    wire         gclk = clk & en_n;
+    reg          s1_v;
+    reg  [1:0]   s1_kind;
+    reg  [3:0]   s1_d;
+    reg  [1023:0] s1_a;
+    always @(posedge gclk) begin s1_kind <= kind; s1_d <= d; s1_a <= a; end
+
+    // the three reductions of the latched operand
+    wire [31:0] f_sum, b_max;
+    fp32_tree_sum #(.L(32)) u_sum (.x(s1_a), .y(f_sum));
+    wire [1023:0] wide;
+    genvar gi;
+    generate
+        for (gi = 0; gi < 32; gi = gi + 1) begin : g_wide
+            assign wide[32*gi +: 32] = {s1_a[16*gi +: 16], 16'd0};
+        end
+    endgenerate
+    aie_max_tree #(.L(32)) u_max (.x(wide), .y(b_max));
+    reg [31:0] i_sum;
+    integer il;
+    always @* begin
+        i_sum = 32'd0;
+        for (il = 0; il < 32; il = il + 1) i_sum = i_sum + s1_a[32*il +: 32];
+    end
+    wire [31:0] s1_s = (s1_kind == 2'd0) ? f_sum : (s1_kind == 2'd1) ? i_sum : {16'd0, b_max[31:16]};
+    wire        s1_x = (s1_kind == 2'd2);
+    wire        s1_kill = s1_x ? kill_x[s1_d] : kill_acc[s1_d[2:0]];
+
+    reg          q_v [2:NQ];
+    reg          q_x [2:NQ];
+    reg  [3:0]   q_d [2:NQ];
+    reg  [31:0]  q_s [2:NQ];
+    integer j;
+    always @(posedge clk) begin
+        if (rst) begin
+            s1_v <= 1'b0;
+            for (j = 2; j <= NQ; j = j + 1) q_v[j] <= 1'b0;
+        end else begin
+            for (j = NQ; j > 2; j = j - 1) begin
+                q_v[j] <= q_v[j-1] && !(q_x[j-1] ? kill_x[q_d[j-1]] : kill_acc[q_d[j-1][2:0]]);
+                if (q_v[j-1]) begin q_x[j] <= q_x[j-1]; q_d[j] <= q_d[j-1]; q_s[j] <= q_s[j-1]; end
+            end
+            q_v[2] <= s1_v && !s1_kill;
+            if (s1_v) begin q_x[2] <= s1_x; q_d[2] <= s1_d; q_s[2] <= s1_s; end
+            s1_v <= issue;
+        end
+    end
+    assign out_v = q_v[NQ];
+    assign out_x = q_x[NQ];
+    assign out_d = q_d[NQ];
+    assign out_s = q_s[NQ];
+
+    reg any;
+    integer fl;
+    always @* begin
+        any = s1_v;
+        for (fl = 2; fl <= NQ; fl = fl + 1) any = any | q_v[fl];
+    end
+    assign busy = any;
+endmodule
+
+// Maximum of L fp32 values (L a power of two) by a halving tree of fp32_minmax: with
+// its rules (NaN wins, +0 above -0) max is associative and commutative, so any tree
+// gives the same bits. Combinational.
+module aie_max_tree #(
+    parameter integer L = 32
+) (
+    input  wire [32*L-1:0] x,
+    output wire [31:0]     y
+);
+    localparam integer LEVELS = $clog2(L);
+    genvar lvl, i;
+    generate
+        for (lvl = 0; lvl < LEVELS; lvl = lvl + 1) begin : g_level
+            localparam integer HALF = L >> (lvl + 1);
+            wire [64*HALF-1:0] lvl_in;
+            wire [32*HALF-1:0] lvl_out;
+            if (lvl == 0) begin : g_first
+                assign lvl_in = x;
+            end else begin : g_next
+                assign lvl_in = g_level[lvl-1].lvl_out;
+            end
+            for (i = 0; i < HALF; i = i + 1) begin : g_max
+                fp32_minmax #(.MIN(0)) u_max (.a(lvl_in[32*i +: 32]), .b(lvl_in[32*(i + HALF) +: 32]),
+                                              .y(lvl_out[32*i +: 32]));
+            end
+        end
+        if (LEVELS == 0) begin : g_single
+            assign y = x;
+        end else begin : g_root
+            assign y = g_level[LEVELS-1].lvl_out;
+        end
+    endgenerate
+endmodule
