@@ -182,8 +182,13 @@ def prepare(simulator: str) -> Tool:
 def lint(sources: Sequence[Path], top: str, includes: Sequence[Path] = (),
          args: Sequence[str] = ("-Wall",)) -> None:
     """`verilator --lint-only` on `sources` with `top` as top module; raises RtlBuildError
-    with Verilator's own lines on any warning or error."""
+    with Verilator's own lines on any warning or error. A clean result is remembered in
+    the cache (lint/<key>, the key as a build's: tool, arguments, every source's and
+    include's content), so unchanged RTL is not linted twice; a failure never is."""
     tool = find_verilator()           # run by its own path: no PATH link or compiler needed
+    clean = cache_root() / "lint" / _lint_key(tool, sources, top, includes, args)
+    if clean.is_file():
+        return
     cmd = [str(tool.executable), "--lint-only", *args, "--top-module", top,
            *[f"-I{i}" for i in includes], *[str(s) for s in sources]]
     env = {**os.environ, "VERILATOR_ROOT": str(tool.executable.parent.parent)}
@@ -191,6 +196,24 @@ def lint(sources: Sequence[Path], top: str, includes: Sequence[Path] = (),
     lines = [ln for ln in (proc.stdout + proc.stderr).splitlines() if ln.startswith("%")]
     if proc.returncode != 0 or lines:
         raise RtlBuildError(f"Verilator lint of {top} is not clean", lines or [proc.stderr])
+    try:
+        clean.parent.mkdir(parents=True, exist_ok=True)
+        clean.write_text(f"{top}: clean\n")
+    except OSError:                   # a read-only cache: lint again next time
+        pass
+
+
+def _lint_key(tool: Tool, sources: Sequence[Path], top: str, includes: Sequence[Path],
+              args: Sequence[str]) -> str:
+    h = hashlib.sha256()
+    for part in (tool.version_text, str(tool.executable), top, json.dumps(list(args))):
+        h.update(f"{len(part)}:{part};".encode())
+    for f in [Path(s) for s in sources] + sorted(f for i in includes for f in Path(i).glob("*")
+                                                 if f.suffix in VERILOG_SUFFIXES and f.is_file()):
+        data = _read_source(f)
+        h.update(f"{f.name}:{len(data)}:".encode())
+        h.update(data)
+    return h.hexdigest()[:32]
 
 
 # --- cached builds ---------------------------------------------------------------------

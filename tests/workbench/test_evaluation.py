@@ -129,3 +129,26 @@ def test_an_impossible_pass_has_no_speedup(monkeypatch):
     ev = run_eval(ACCEL, TASK, CONFIG, baseline(), seeds=[1])
     assert ev.data["passed"] and ev.data["impossible"] and ev.data["speedup"] is None
     assert "impossible" in ev.text and "speed-up 1" not in ev.text
+
+
+def test_reference_and_allowance_are_computed_once_per_input_set_and_read_only(monkeypatch):
+    """judge keeps an input set's reference and error allowance (pure functions of the
+    inputs): a second kernel on the same inputs reuses them, unchanged and unwritable."""
+    import numpy as np
+    from kernelcraft.tasks import get_task
+    task = get_task("scaled_dot_product")
+    inputs = task.generate("C1", 7)
+    want_ref, want_allow = task.reference(inputs, "C1"), task.allowance(inputs, "C1", "o")
+    calls = []
+    real = type(task).allowance
+    monkeypatch.setattr(type(task), "allowance", lambda *a: calls.append(a[1:]) or real(*a))
+    evaluation._REFERENCES.clear()
+    for _ in range(2):
+        ref = evaluation.reference(task, inputs, "C1")
+        allow = evaluation.allowance(task, inputs, "C1", "o")
+        assert np.array_equal(ref["o"], want_ref["o"]) and np.array_equal(allow, want_allow)
+        assert not ref["o"].flags.writeable and not allow.flags.writeable
+    assert len(calls) == 1
+    other = task.generate("C1", 8)             # other inputs: computed afresh
+    assert not np.array_equal(evaluation.allowance(task, other, "C1", "o"), want_allow)
+    assert len(calls) == 2

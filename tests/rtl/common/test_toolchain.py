@@ -159,11 +159,29 @@ def test_unwritable_cache_names_the_fix(monkeypatch, tmp_path):
         toolchain.prepare_verilator()
 
 
-def test_lint_ignores_a_stray_verilator_root(monkeypatch, tmp_path):
+def test_lint_ignores_a_stray_verilator_root(monkeypatch, tmp_path, cache):
     monkeypatch.setenv("VERILATOR_ROOT", str(tmp_path))      # e.g. from another install
     src = tmp_path / "ok.v"
     src.write_text("module ok(input wire a, output wire y);\n  assign y = ~a;\nendmodule\n")
     toolchain.lint([src], "ok")
+
+
+def test_a_clean_lint_is_remembered_until_the_source_changes(monkeypatch, tmp_path, cache):
+    src = tmp_path / "ok.v"
+    src.write_text("module ok(input wire a, output wire y);\n  assign y = ~a;\nendmodule\n")
+    ran = []
+    real = toolchain.subprocess.run
+    monkeypatch.setattr(toolchain.subprocess, "run", lambda *a, **k: ran.append(a) or real(*a, **k))
+    toolchain.lint([src], "ok")
+    toolchain.lint([src], "ok")
+    assert len(ran) == 1                          # the second: the cache's record
+    toolchain.lint([src], "ok", args=("-Wall", "--timing"))
+    assert len(ran) == 2                          # other arguments: linted again
+    src.write_text("module ok(input wire a, input wire b, output wire y);\n  assign y = ~a;\nendmodule\n")
+    for _ in range(2):                            # b unused: a warning, never remembered
+        with pytest.raises(toolchain.RtlBuildError, match="not clean"):
+            toolchain.lint([src], "ok")
+    assert len(ran) == 4
 
 
 def test_build_state_names_the_lock_holder_then_the_cached_build(tmp_path, cache):

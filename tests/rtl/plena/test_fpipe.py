@@ -1,7 +1,9 @@
 """The scalar unit's four-stage pipelines (rtl/plena/plena_*_pipe.v) are bit for bit
 rtl/common's combinational fp32_exp, fp32_recip and fp32_sqrt (themselves held to
 simulators/numerics.py by tests/rtl/common), with a new operand every cycle."""
+import os
 import re
+import shutil
 import subprocess
 
 import pytest
@@ -16,22 +18,34 @@ COMMON = ["fp32_exp.v", "fp32_exp_range.v", "fp32_horner_step.v", "fp32_exp_scal
           "fp32_normalize.v", "fp32_mul.v", "fp32_add.v", "fp_mul.v", "fp32_round_pack.v"]
 
 
+# C++20 for --timing's coroutines.
+FLAGS = ("--binary", "--timing", "-Wno-fatal", "-Wno-lint", "-CFLAGS", "-std=c++20")
+
+
 @pytest.fixture(scope="module")
-def bench(tmp_path_factory):
+def bench():
+    """The bench binary, built once into the build cache (toolchain.cached_build, keyed
+    by the sources and FLAGS) like every other RTL build: a run with the cache warm
+    starts at once instead of paying a Verilator compile."""
     try:
         tool = toolchain.prepare_verilator()
     except toolchain.ToolchainError as e:
         pytest.skip(str(e))
-    out = tmp_path_factory.mktemp("fpipe")
-    sources = [BENCH, *(build.PLENA_RTL / u for u in UNITS), *(build.COMMON_RTL / c for c in COMMON)]
-    # C++20 for --timing's coroutines; the PCH override as in toolchain's builds.
-    cmd = [str(tool.executable), "--binary", "--timing", "-Wno-fatal", "-Wno-lint",
-           "-CFLAGS", "-std=c++20", "-MAKEFLAGS", " ".join(toolchain.VERILATOR_MAKE_OVERRIDES),
-           "--top-module", "tb_fpipe", f"-I{build.COMMON_RTL}", "--Mdir", str(out),
-           "-o", "tb_fpipe", *map(str, sources)]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    return out / "tb_fpipe"
+    sources = (BENCH, *(build.PLENA_RTL / u for u in UNITS), *(build.COMMON_RTL / c for c in COMMON))
+    spec = toolchain.BuildSpec(top="tb_fpipe", sources=sources, includes=(build.COMMON_RTL,),
+                               build_args=FLAGS)
+
+    def compile_binary(work, log):
+        # the make overrides and ccache of toolchain's builds, through the environment
+        cmd = [str(tool.executable), *FLAGS, "--top-module", spec.top, f"-I{build.COMMON_RTL}",
+               "--Mdir", str(work), "-o", spec.top, *map(str, sources)]
+        with open(log, "w") as f:
+            subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, check=True,
+                           env={**os.environ, **toolchain._verilator_env()})
+        for f in work.iterdir():         # the binary is all a run needs (the PCH alone is 100+ MB)
+            if f.name not in (spec.top, log.name):
+                shutil.rmtree(f) if f.is_dir() else f.unlink()
+    return toolchain.cached_build(spec, "verilator", compile_binary, flavour="binary").directory / spec.top
 
 
 def test_pipelines_equal_the_combinational_units(bench):
