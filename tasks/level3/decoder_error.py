@@ -8,7 +8,7 @@ SwiGLU, `level2.mlp.swiglu_error`; T5's ReLU, exact, between two products), and 
 output's sum with the residual. Each error passes through abs(w) of the next product,
 a worst case: on random inputs it is far above what kernels do, and the task's bound is
 the smaller of it and the deep-chain bound (`decoder.py`); on structured inputs whose
-intermediates are exact (the `coherent_hidden` and `two_keys` families), it is tight.
+intermediates are exact (the `coherent_hidden`, `many_units` and `two_keys` families), it is tight.
 """
 from __future__ import annotations
 

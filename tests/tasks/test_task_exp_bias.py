@@ -114,3 +114,20 @@ def test_mlp_activations_read_back_and_an_error_that_depends_on_f_fails(name, ac
     assert margin > 1 and "activations read back from y" in why, why
     assert task.family_margin("coherent_hidden", x, "C1", {"y": y}) is None
     assert AB.readable(x["w2" if name == "ffn" else "w_down"])
+
+
+def test_the_llama_block_reads_its_activations_back_where_x_is_zero():
+    task = get_task("decoder_block_llama")
+    x = dict(task.edge_cases("C1", 4))["many_units"]
+    y = task.reference(x, "C1")["y"]
+    assert task.family_margin("many_units", x, "C1", {"y": y})[0] < 1e-6
+    readable = (x["x"] == 0).all(axis=0)               # the units' own columns
+    assert readable.sum() == task.dims("C1")["Dm"] // 2
+    assert np.array_equal(y[:, ~readable], x["x"][:, ~readable].astype(float))   # the rest is x
+    # every activation 1% low where the fraction of exp's argument is in [0.5, 1): caught
+    wrong = y.copy()
+    dm = task.dims("C1")["Dm"]
+    pre = (x["x"].astype(float) / np.sqrt(1 + task.eps)) @ x["w_gate"][:dm].T.astype(float)
+    frac = (-pre / np.log(2.0)) % 1.0
+    wrong[:, readable] *= np.where(frac[:, readable] >= 0.5, 0.99, 1.0)
+    assert task.family_margin("many_units", x, "C1", {"y": wrong})[0] > 1

@@ -144,7 +144,7 @@ def test_level_2_3_bounds_come_from_their_own_chains():
             assert (b <= deep * (1 + 1e-12)).all(), (name, label)
             # the chain is the tighter only where the block's intermediates are exact
             tighter = (b < deep * (1 - 1e-9)).mean()
-            assert tighter > 0.9 if label in ("coherent_hidden", "two_keys") else tighter == 0, (name, label)
+            assert tighter > 0.9 if label in ("coherent_hidden", "two_keys", "many_units") else tighter == 0, (name, label)
 
 
 def test_level_2_bounds_catch_cheap_exps_where_they_add_up():
