@@ -42,7 +42,7 @@ def phase_margin(err: np.ndarray, arg: np.ndarray, limit: float, what: str) -> t
     worst = int(np.abs(means).argmax())
     m = float(means[worst])
     return abs(m) / limit, (
-        f"{what} err by {m:+.2f}u on average (beyond a straight line in the argument) for the {counts[worst]} whose exp argument a has a "
-        f"fraction of a log2(e) in [{worst / PHASES:.2f}, {(worst + 1) / PHASES:.2f}); rounding to "
-        f"nearest errs both ways at every argument and keeps this within {limit:.2f}u: exp's error "
-        f"depends on its argument")
+        f"{what} err by {m:+.2f}u on average (beyond a straight line in the argument) for the "
+        f"{counts[worst]} whose exp argument a has a fraction of a log2(e) in [{worst / PHASES:.2f}, "
+        f"{(worst + 1) / PHASES:.2f}); rounding to nearest errs both ways at every argument and keeps "
+        f"this within {limit:.2f}u: exp's error depends on its argument")

@@ -103,4 +103,5 @@ def log_errors(x: dict, d: dict, o: np.ndarray, causal: bool):
 def score_margin(x: dict, d: dict, o: np.ndarray, causal: bool) -> tuple[float, str]:
     """(largest |mean log-error| of a bin / LIMIT, what it means): above 1 fails."""
     r, sc = log_errors(x, d, o, causal)
-    return phase_margin(r, sc, LIMIT / U, "the weights read back from o (log-errors relative to their query's mean)")
+    return phase_margin(r, sc, LIMIT / U,
+                        "the weights read back from o (log-errors relative to their query's mean)")

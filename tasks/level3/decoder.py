@@ -181,7 +181,8 @@ Constants: eps = 1e-5, inv_dm = 1/Dm, scale = 1/sqrt(D), neg_max = lowest finite
 
     def family_check(self, family, x, d, outputs):
         dm, wd = d["Dm"], x["w_down"]
-        if family != "many_units" or x["wo"].any() or wd[:, dm:].any() or (wd[:, :dm] != np.diag(np.diag(wd))).any():
+        diagonal = not wd[:, dm:].any() and (wd[:, :dm] == np.diag(np.diag(wd))).all()
+        if family != "many_units" or x["wo"].any() or not diagonal:
             return None                    # not the family's structure: nothing to read
         g = ops.rms_norm(x["x"], x["ffn_norm"], self.eps)
         up = g @ x["w_up"][:dm].T
