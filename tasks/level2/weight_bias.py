@@ -65,39 +65,49 @@ def many_keys(d: dict, rng: np.random.Generator, base: dict, causal: bool) -> di
 
 def log_errors(x: dict, d: dict, o: np.ndarray, causal: bool):
     """(residual, score) of every readable key: log(w_j / p_j) minus its query's mean, in
-    units of u, and s_j - max. A key is readable when its score is within 10 of its
-    query's maximum and its value is 1 in one column and 0 elsewhere, a column no other
-    such key of the query uses."""
+    units of u, and s_j - max (`head_errors`)."""
     s, hq, hkv, dh = d["S"], d["Hq"], d["Hkv"], d["D"]
     q = np.asarray(x["q"], np.float64).reshape(s, hq, dh)
     k = np.asarray(x["k"], np.float64).reshape(s, hkv, dh)
     v = np.asarray(x["v"], np.float64).reshape(s, hkv, dh)
     o = np.asarray(o, np.float64).reshape(s, hq, dh)
-    res, score = [], []
+    found = []
     for h in range(hq):
         g = h // (hq // hkv)
         sc = (q[:, h] @ k[:, g].T) / np.sqrt(dh)
         if causal:
             sc = np.where(np.arange(s)[None, :] <= np.arange(s)[:, None], sc, -np.inf)
-        mx = sc.max(axis=1)
-        live = sc > mx[:, None] - 10.0
-        keys = np.flatnonzero(live.any(axis=0))
-        vk = v[keys, g]
-        one_hot = (np.count_nonzero(vk, axis=1) == 1) & (vk.max(axis=1) == 1.0)
-        col = vk.argmax(axis=1)
-        if not one_hot.any() or np.unique(col[one_hot]).size < one_hot.sum():
-            continue                       # not the family's structure: nothing to read
-        i, j = np.nonzero(live[:, keys] & one_hot[None, :])
-        ex = np.exp(sc - mx[:, None])
-        p = ex[i, keys[j]] / ex.sum(axis=1)[i]
-        with np.errstate(all="ignore"):
-            e = np.log(o[i, h, col[j]] / p) / U
-        mean = np.bincount(i, e, minlength=s) / np.maximum(np.bincount(i, minlength=s), 1)
-        res.append(e - mean[i])
-        score.append(sc[i, keys[j]] - mx[i])
-    if not res:
-        return np.zeros(0), np.zeros(0)
-    return np.concatenate(res), np.concatenate(score)
+        found.append(head_errors(sc, v[:, g], o[:, h]))
+    return tuple(np.concatenate(part) for part in zip(*found))
+
+
+def head_errors(sc: np.ndarray, v: np.ndarray, o: np.ndarray, readable: np.ndarray | None = None):
+    """One head's (residual, score) pairs: scores sc [S, S] (-inf where masked), values v
+    [S, D], the kernel's output o [S, D]; `readable` [S, D]: where o can be read (all of
+    it if None). A key is readable when its score is within 10 of its query's maximum and
+    its value is 1 in one column and 0 elsewhere, a column no other such key uses."""
+    s = sc.shape[0]
+    none = np.zeros(0), np.zeros(0)
+    mx = sc.max(axis=1)
+    live = sc > mx[:, None] - 10.0
+    keys = np.flatnonzero(live.any(axis=0))
+    vk = v[keys]
+    one_hot = (np.count_nonzero(vk, axis=1) == 1) & (vk.max(axis=1) == 1.0)
+    col = vk.argmax(axis=1)
+    if not one_hot.any() or np.unique(col[one_hot]).size < one_hot.sum():
+        return none                        # not the family's structure: nothing to read
+    ok = live[:, keys] & one_hot[None, :]
+    if readable is not None:
+        ok &= readable[:, col]
+    i, j = np.nonzero(ok)
+    if i.size == 0:
+        return none
+    ex = np.exp(sc - mx[:, None])
+    p = ex[i, keys[j]] / ex.sum(axis=1)[i]
+    with np.errstate(all="ignore"):
+        e = np.log(o[i, col[j]] / p) / U
+    mean = np.bincount(i, e, minlength=s) / np.maximum(np.bincount(i, minlength=s), 1)
+    return e - mean[i], sc[i, keys[j]] - mx[i]
 
 
 def score_margin(x: dict, d: dict, o: np.ndarray, causal: bool) -> tuple[float, str]:

@@ -10,6 +10,8 @@ from ..level1.rowwise import NEG_MAX
 from ..level2.activation_bias import PRODUCTS, activation_margin
 from ..level2.attention import LAYOUT, attention_ops
 from ..level2.mlp import many_units_rule
+from ..level2.weight_bias import KEYS, LIMIT, LOW, MIN_KEYS, PHASES, SCORE_COLS, head_errors
+from ..exp_bias import phase_margin
 from ..level2.rope import ROPE_RULE
 from .decoder_error import block_error
 
@@ -58,9 +60,9 @@ def block_allowance(task, x: dict, d: dict) -> np.ndarray:
 FILL = (2.0, 1.0, 0.5, 0.25, 0.125)
 
 
-def unit_rows(rng, carriers: np.ndarray, cols: list[int], dm: int) -> np.ndarray:
+def unit_rows(rng, carriers: np.ndarray, cols: list[int], dm: int, fill=FILL) -> np.ndarray:
     """Rows [S, dm] with `carriers[:, i]` in column cols[i] and a sum of squares of exactly
-    dm: the rest from FILL (squares 4 .. 1/64, random signs and columns)."""
+    dm: the rest from `fill` (FILL: squares 4 .. 1/64, random signs and columns)."""
     s = carriers.shape[0]
     x = np.zeros((s, dm))
     free = np.setdiff1d(np.arange(dm), cols)
@@ -68,7 +70,7 @@ def unit_rows(rng, carriers: np.ndarray, cols: list[int], dm: int) -> np.ndarray
         x[i, cols] = carriers[i]
         rest = dm - float(np.sum(carriers[i] ** 2))
         vals = []
-        for f in FILL:
+        for f in fill:
             n = int(rest // (f * f))
             vals += [f] * n
             rest -= n * f * f
@@ -295,7 +297,70 @@ Constants: eps = 1e-6, inv_dm = 1/Dm, neg_max = lowest finite fp32, one = 1.0.""
         base = self.make(d, rng)
         strong = self.make(d, rng, bias_scale=3.0)
         return block_edges(base, rng) + [("strong_position_bias", strong),
-                                         ("two_keys", self.two_keys(d, rng, base))]
+                                         ("two_keys", self.two_keys(d, rng, base)),
+                                         ("many_keys", self.many_keys(d, rng, base))]
+
+    def many_keys(self, d, rng, base) -> dict:
+        """The attention tasks' `many_keys` inside the block (tasks/level2/weight_bias.py).
+        x's rows are `unit_rows` (rmsnorm leaves them exact): per head SCORE_COLS columns
+        of random multiples of 1/8 in [-1, 1], the head's query and key dimensions, so a
+        score is a sum of products of random entries (plus a bias in [-1, 0] rounded to
+        bf16); n hot keys among the first 32 rows, key t with a 1 in column R[0, t]; the
+        value projection gives hot key t a 1 in column R[h, t] of every head h's slice; the
+        other keys' bias is -40..-100. x is 0 in the columns R but for the hot keys' ones,
+        the output projection is I and the FFN's zero: y[i, R[h, t]] is the weight query i
+        gave key t in head h, where x[i, that column] is 0."""
+        s, dm, heads, dh = d["S"], d["Dm"], d["H"], d["D"]
+        m = SCORE_COLS
+        # free columns for the fill: dm // 64 eights and at most 3 of each smaller size
+        n = min(KEYS, dh, s, (dm - heads * m - dm // 64 - 18) // heads)
+        hot = np.sort(rng.choice(min(32, s), size=n, replace=False))
+        reads = np.stack([h * dh + rng.choice(dh, size=n, replace=False) for h in range(heads)])
+        carr = rng.choice(np.setdiff1d(np.arange(dm), reads), size=(heads, m), replace=False)
+        ind = np.zeros((s, n))
+        ind[hot, np.arange(n)] = 1.0
+        rand = rng.integers(-8, 9, (s, heads * m)) / 8.0
+        cols = np.concatenate([reads[0], reads[1:].ravel(), carr.ravel()])
+        carriers = np.concatenate([ind, np.zeros((s, (heads - 1) * n)), rand], axis=1)
+        x = unit_rows(rng, carriers, [int(c) for c in cols], dm, fill=(8.0, 4.0, *FILL))
+        gain = base["attn_norm"].copy()
+        gain[reads[0]] = 1.0
+        gain[carr.ravel()] = 1.0
+        wq, wv = np.zeros((dm, dm)), np.zeros((dm, dm))
+        for h in range(heads):
+            wq[h * dh + np.arange(m), carr[h]] = 1.0
+            wv[reads[h], reads[0]] = 1.0
+        bias = -rng.uniform(*LOW, (heads, s, s))
+        bias[:, :, hot] = -rng.uniform(0.0, 1.0, (heads, s, n))
+        return {**base, "x": x, "attn_norm": gain, "wq": wq, "wk": wq.copy(), "wv": wv,
+                "wo": np.eye(dm), "w_out": np.zeros_like(base["w_out"]), "bias": bias}
+
+    def family_check(self, family, x, d, outputs):
+        dm, heads, dh, s = d["Dm"], d["H"], d["D"], d["S"]
+        if family != "many_keys" or x["w_out"].any() or not (x["wo"] == np.eye(dm)).all():
+            return None                    # not the family's structure: nothing to read
+        # a correct kernel's rmsnorm gives x * attn_norm back exactly on these rows
+        hx = x["x"] * x["attn_norm"]
+        q, k, v = hx @ x["wq"].T, hx @ x["wk"].T, hx @ x["wv"].T
+        y = np.asarray(outputs["y"], np.float64).reshape(s, dm)
+        causal = np.tril(np.ones((s, s), bool))
+        found = []
+        for h in range(heads):
+            part = slice(h * dh, (h + 1) * dh)
+            sc = np.where(causal, q[:, part] @ k[:, part].T + x["bias"][h], -np.inf)
+            found.append(head_errors(sc, v[:, part], y[:, part], readable=x["x"][:, part] == 0))
+        r, arg = (np.concatenate(p) for p in zip(*found))
+        return phase_margin(r, arg, LIMIT / U, "the weights read back from y (log-errors relative to "
+                            "their query's mean)")
+
+    def family_rules(self, d):
+        return [f"On the edge case `many_keys` (the output projection is the identity and the FFN's "
+                f"zero, and every query sees up to {KEYS} keys within a few units of its maximum score, "
+                f"each with a value that is 1 in a column of its own), y[i, that column] is the weight the "
+                f"kernel gave the key where x[i, that column] is 0; grouped by the fraction of "
+                f"(s - max) log2(e) into {PHASES} bins, the weights' log-errors (minus their query's "
+                f"mean) must average within {LIMIT / U:.2f}u of 0 in every bin of {MIN_KEYS} keys or "
+                f"more: roundings err both ways, an approximate exp does not (tasks/level2/weight_bias.py)."]
 
     def two_keys(self, d, rng, base) -> dict:
         """The attention tasks' `two_keys` inside the block, set by the position bias: the

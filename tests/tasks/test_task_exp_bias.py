@@ -131,3 +131,28 @@ def test_the_llama_block_reads_its_activations_back_where_x_is_zero():
     frac = (-pre / np.log(2.0)) % 1.0
     wrong[:, readable] *= np.where(frac[:, readable] >= 0.5, 0.99, 1.0)
     assert task.family_margin("many_units", x, "C1", {"y": wrong})[0] > 1
+
+
+def test_the_t5_block_reads_its_attention_weights_back_where_x_is_zero():
+    """`many_keys` inside decoder_block_t5: the reference's y in the hot keys' value columns
+    is their weights (the check finds nothing there); a degree-3 Taylor exp's bias fails
+    it; without the identity output projection or with the FFN's on there is nothing to read."""
+    from kernelcraft.tasks.bf16_kernels import run
+    from kernelcraft.tasks.wrong_variants import _deep_exps
+    task = get_task("decoder_block_t5")
+    x = dict(task.edge_cases("C1", 4))["many_keys"]
+    d = task.dims("C1")
+    y = task.reference(x, "C1")["y"]
+    assert task.family_margin("many_keys", x, "C1", {"y": y})[0] < 1e-3
+    hx = x["x"] * x["attn_norm"]
+    v = hx @ x["wv"].T
+    assert set(np.unique(v)) == {0.0, 1.0}                    # one-hot values of the hot keys
+    assert ((x["x"] != 0) & (v.any(axis=0))[None, :]).sum() <= d["S"]   # x is 0 there but its own 1s
+    assert task.family_margin("many_keys", x, "C1", run(task.name, x, d))[0] < 0.6
+    taylor = dict(_deep_exps(task.name))["exp_taylor3"]
+    margin, why = task.family_margin("many_keys", x, "C1", taylor(x, d))
+    assert margin > 1.2 and "weights read back from y" in why, why
+    assert task.family_margin("two_keys", x, "C1", {"y": y}) is None
+    assert task.family_margin("many_keys", {**x, "w_out": x["w_out"] + 1}, "C1", {"y": y}) is None
+    assert task.family_margin("many_keys", {**x, "wo": 2 * x["wo"]}, "C1", {"y": y}) is None
+    assert "many_keys" in task.correctness("C1")

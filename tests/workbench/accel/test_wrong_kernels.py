@@ -8,8 +8,9 @@ kernel that recognises fixed ones.
   integers), in SiLU, in SwiGLU (caught by `coherent_hidden`) and in attention (caught by
   `two_keys`: scaled_dot_product and gqa, causal with shared key/value heads);
 - 2^f by its degree-3 Taylor polynomial, f in [0, 1) (n = round(t - 1/2) = floor(t), the
-  polynomial's two highest coefficients zeroed): coral in attention, up to 0.56% low,
-  within what an honest bf16 kernel may be off by per element; `many_keys` catches it,
+  polynomial's two highest coefficients zeroed): coral in attention and in the T5 block,
+  up to 0.56% low, within what an honest bf16 kernel may be off by per element; `many_keys`
+  (read back through the block in T5) catches it,
   where the weights' errors depend on f; and to degree 2 (3.4%) in ffn, whose element
   bound lets it through (GELU's argument carries 4u of itself): `many_units` catches it;
 - softmax minus the maximum of the first 64 logits only: plena (the max loop cut to
@@ -158,7 +159,7 @@ TUNING = {bf16_running_sum: {"sum": "twosum"}}
 
 CASES = [(a, "gelu", gelu_no_cubic) for a in ("plena", "coral", "aie")] + \
         [("coral", t, bit_trick_exp) for t in ("silu", "swiglu", "scaled_dot_product", "gqa")] + \
-        [("coral", t, taylor3_exp) for t in ("scaled_dot_product", "gqa")] + \
+        [("coral", t, taylor3_exp) for t in ("scaled_dot_product", "gqa", "decoder_block_t5")] + \
         [("coral", "ffn", taylor2_exp)] + \
         [(a, "softmax", softmax_first_64_max) for a in ("plena", "coral", "aie")] + \
         [("plena", t, attention_clamped_no_max) for t in ("scaled_dot_product", "mha", "gqa", "mqa")] + \
@@ -176,10 +177,11 @@ CATCHES = {"swiglu": "edge: coherent_hidden", "scaled_dot_product": "edge: two_k
 
 
 # The partial maximum and part of K on aie and coral, for test time: the smallest
-# configuration and the held-out one (gemm a middle one too; coral's gqa, the slowest,
-# its smallest only).
+# configuration and the held-out one (gemm a middle one too; coral's gqa and T5 block, the slowest,
+# their smallest only).
 SOME_FOR = {attention_partial_max: ["C1", "H1"], taylor3_exp: ["C1", "H1"], taylor2_exp: ["C1", "H1"],
-            (taylor3_exp, "coral", "gqa"): ["C1"], attention_partial_max_clamped: ["C1", "H1"],
+            (taylor3_exp, "coral", "gqa"): ["C1"], (taylor3_exp, "coral", "decoder_block_t5"): ["C1"],
+            attention_partial_max_clamped: ["C1", "H1"],
             gemm_part_of_k: ["C1", "C3", "H1"],
             (attention_partial_max, "coral", "gqa"): ["C1"]}
 
