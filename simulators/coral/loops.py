@@ -21,8 +21,10 @@ the same path as the block-by-block run:
 - vtype is legal with SEW = 32 and integer LMUL, frm = RNE, vl > 0, register groups
   aligned and disjoint, every address in DTCM and aligned, the whole loop within the
   instruction budget;
-- every multiply-add takes vector_float's fast path (finite, no tiny or huge sum, no
-  binary32 midpoint reached through a rounded binary64 sum).
+- every multiply-add takes vector_float's fast path (finite, no huge sum, no binary32
+  midpoint reached through a rounded binary64 sum); tiny sums (subnormal: the weights of
+  attention's masked keys) take their flags from fp32.vfma on those elements, which
+  must give the values the batch rounded them to.
 Otherwise it declines and the blocks run as usual (and raise the usual errors).
 Cycles come from replaying the block's timing steps (compiler.py records them) on the
 vector timing model; once an iteration starts from the same relative timing state as
@@ -290,10 +292,17 @@ class LoopPlan:
         a = np.abs(S)
         if not a.max() < fp32._BIG:
             return None
-        if a.min() < fp32.TINY and ((a < fp32.TINY) & (a != 0.0)).any():
-            return None
         fl = s.fc[FFLAGS]
         mid = (S.view(U64) & fp32._MID_MASK) == fp32._MID
+        if a.min() < fp32.TINY:
+            tiny = (a < fp32.TINY) & (a != 0.0)
+            if tiny.any():
+                # (the binary32 midpoints of the subnormal range are not _MID's)
+                found = self._tiny(S, tiny, acc0, vl, fl_vals, v_vals)
+                if found is None:
+                    return None
+                fl |= found
+                mid &= ~tiny
         if mid.any() or not fl & fp32.NX:
             # where binary64 rounded the sum (only there can a midpoint be false)
             # each step's addend is the previous step's sum rounded to binary32
@@ -311,6 +320,37 @@ class LoopPlan:
             if not fl & fp32.NX and (inexact.any() or (S.astype(F32).astype(F64) != S).any()):
                 fl |= fp32.NX
         return fl_vals, v_vals, prev, fl
+
+    def _tiny(self, S, tiny, acc0, vl, fl_vals, v_vals) -> int | None:
+        """The flags of the sums that are tiny (below binary32's normal range: underflow,
+        a subnormal grid), from fp32.vfma, the stepping semantics, on those elements'
+        operands; None unless its results are the binary32 values the batch rounded them
+        to (a binary64 sum rounded onto a subnormal midpoint could differ)."""
+        s = self.s
+        ii, cc = np.nonzero(tiny)
+        j, e = cc // vl, cc % vl
+        m, v = np.empty(ii.size, U32), np.empty(ii.size, U32)
+        for k, (vd, form, src, vs2) in enumerate(self.fmas):
+            at = j == k
+            if not at.any():
+                continue
+            r, el = ii[at], e[at]
+            if form == "vf":
+                m[at] = fl_vals[src][r] if src in fl_vals else s.f[src]
+            else:
+                m[at] = self._words(src, v_vals, vl, r, el)
+            v[at] = self._words(vs2, v_vals, vl, r, el)
+        z = np.where(ii == 0, acc0[cc], S[ii - 1, cc].astype(F32)).view(U32)
+        out, fl = fp32.vfma(m, v, z, fp32.RNE, 0)
+        return fl if np.array_equal(out, S[ii, cc].astype(F32).view(U32)) else None
+
+    def _words(self, v: int, v_vals: dict, vl: int, r: np.ndarray, el: np.ndarray) -> np.ndarray:
+        """Vector source v's words at iterations r, elements el: loaded by the loop, or
+        the register's, the same every iteration."""
+        if v in v_vals:
+            return v_vals[v][r, el]
+        s = self.s
+        return s.vu[32][v * s.epr[32]:v * s.epr[32] + vl][el]
 
     def _commit(self, n, vl, fl_vals, v_vals, last, fl):
         from .semantics.vector_core import put

@@ -263,3 +263,28 @@ def test_low_precision_data_matches(seed, monkeypatch):
     monkeypatch.setattr(LoopPlan, "_commit", lambda self, *a: commits.append(1) or commit(self, *a))
     _same(src, arrays)
     assert commits                                  # the batch run took the loop
+
+
+def test_tiny_sums_run_whole_with_the_stepping_flags(monkeypatch):
+    """Products and sums below binary32's normal range (attention's masked keys: weights of
+    e^-40 and less times values) take their flags (underflow, inexact) from the stepping
+    semantics on those elements, and the loop still runs whole."""
+    ran = []
+    compute = LoopPlan._compute
+    monkeypatch.setattr(LoopPlan, "_compute", lambda self, n, vl: ran.append(compute(self, n, vl)) or ran[-1])
+    rng = np.random.default_rng(5)
+    # one accumulator's products subnormal (random: underflow and inexact), then every
+    # product an exact small multiple of 2^-140 or an integer: no flag at all
+    src, arrays = _outer(k=24, rng=rng)
+    arrays["amat"][:24] *= np.float32(2.0 ** -130)      # ft0's, into v8
+    ran.clear()
+    r = _same(src, arrays)
+    assert ran and all(out is not None for out in ran)
+    assert r.registers["fflags"] & 3 == 3                 # UF and NX, as stepping raises them
+    a = rng.integers(-7, 8, arrays["amat"].size).astype(np.float32)
+    a[:24] *= np.float32(2.0 ** -140)
+    arrays = {"amat": a, "bmat": rng.integers(-7, 8, arrays["bmat"].size).astype(np.float32)}
+    ran.clear()
+    r = _same(src, arrays)
+    assert ran and all(out is not None for out in ran)
+    assert r.registers["fflags"] == 0
