@@ -346,16 +346,15 @@ module plena_core #(
         .row_b(vsram[v_row_b]), .use_f(v_use_f), .f(v_red ? f[frd] : f[frs2]),
         .map_vals(map_vals), .wr_data(v_wr_data), .wr_elems(v_wr_elems), .res_f(v_res_f),
         .done(v_done));
-    // A vector write: the chunk's elements replace the old ones, and with rmask only in
-    // head segments whose V_MASK bit is set.
-    function automatic [RW-1:0] merge(input [RW-1:0] old, input [RW-1:0] new_row,
-                                      input [VLEN-1:0] en, input logic masked,
-                                      input [31:0] vmask);
-        integer q;
-        for (q = 0; q < VLEN; q = q + 1)
-            merge[16*q +: 16] = (en[q] && (!masked || vmask[q / HLEN])) ? new_row[16*q +: 16]
-                                                                          : old[16*q +: 16];
-    endfunction
+    // Vector SRAM writes are element-masked, as an SRAM macro's write mask is: the
+    // elements not written keep their value without being read (no read-modify-write
+    // port). A vector write: the chunk's elements, and with rmask only in head segments
+    // whose V_MASK bit is set.
+    reg [VLEN-1:0] v_we;
+    integer vq;
+    always @*
+        for (vq = 0; vq < VLEN; vq = vq + 1)
+            v_we[vq] = v_wr_elems[vq] && (!(rmask && op != OP_S_MAP_V_FP) || vmask_r[vq / HLEN]);
 
     reg [3:0] mop;
     reg       m_op;
@@ -531,8 +530,8 @@ module plena_core #(
                         vsram[wo_row0 + m_wo_step] <= m_wo_row;
                     // Chunks of element-wise vector results.
                     if (occupied && v_op && !v_red)
-                        vsram[v_row_d] <= merge(vsram[v_row_d], v_wr_data, v_wr_elems,
-                                                rmask && op != OP_S_MAP_V_FP, vmask_r);
+                        for (k = 0; k < VLEN; k = k + 1)
+                            if (v_we[k]) vsram[v_row_d][16*k +: 16] <= v_wr_data[16*k +: 16];
                     if (commit) begin
                         retired <= retired + 64'd1;
                         rt_valid <= 1'b1;
@@ -595,7 +594,8 @@ module plena_core #(
         endcase
         // A prefetch's beat lands (never in rows an instruction uses: the stall rule).
         if (!rst && dma_vw_en)
-            vsram[dma_vw_row] <= merge(vsram[dma_vw_row], dma_vw_data, dma_vw_mask, 1'b0, 32'd0);
+            for (k = 0; k < VLEN; k = k + 1)
+                if (dma_vw_mask[k]) vsram[dma_vw_row][16*k +: 16] <= dma_vw_data[16*k +: 16];
         // The host's writes (the core is idle or done: nothing else writes).
         if (host_wr)
             case (host_sel)
