@@ -2,11 +2,13 @@
 // Vector SRAM, FP_MEM and INT_MEM, hardware loops, and the DMA engine on the HBM port.
 //
 // Every cycle the core looks at the instruction at `pc`. When none is in flight
-// (`rem == 0`) that instruction is at issue: it is checked (plena_check: every run-time
+// (`inflight` low) that instruction is at issue: it is checked (plena_check: every run-time
 // error, in the model's order), waits while a Vector SRAM row or Matrix SRAM tile it
-// touches belongs to an unfinished transfer (a DMA stall, plena_dma), then starts and occupies its unit
-// for the cycles of its timing class; its results are committed at the end of its last
-// cycle and the next instruction issues in the cycle after: t = max(t, ready) + cycles.
+// touches belongs to an unfinished transfer (a DMA stall, plena_dma), then starts and
+// occupies its unit until the unit signals its last cycle (`u_done`: a single-cycle path
+// in the issue cycle, or the unit's pipeline or step count; the core has no table of
+// durations); its results are committed at the end of that cycle and the next
+// instruction issues in the cycle after.
 //
 // The cycle count is the clock: `cyc` advances on every edge from the one that samples
 // `start` (exclusive) to the one that raises `done` (inclusive), and `cycles` is its
@@ -109,7 +111,8 @@ module plena_core #(
     // --- control ------------------------------------------------------------------------
     reg [1:0]  state;
     reg [31:0] pc;
-    reg [31:0] rem;            // cycles left of the instruction in flight (0: at issue)
+    reg        inflight;       // the instruction at pc started and has not finished
+    reg [31:0] step;           // its cycle, from 0 (0 while at issue)
     reg [63:0] cyc;            // current cycle
     reg [63:0] issue_cyc;      // issue cycle of the instruction waiting at issue
     reg        stalled;        // it stalled last cycle
@@ -156,7 +159,6 @@ module plena_core #(
     wire [31:0] imm = isa_imm_is_u(op) ? 32'(word[IMM_U_LSB +: IMM_U_W])
                                        : 32'($signed(word[IMM_I_LSB +: IMM_I_W]));
     wire        legal = isa_legal(op) && ((word & isa_zero_mask(op)) == 32'd0);
-    wire [31:0] t_cls = isa_cycles(op);
     wire [UNIT_W-1:0] unit = isa_unit(op);
     wire        is_dma = (op == OP_H_PREFETCH_V || op == OP_H_PREFETCH_M || op == OP_H_STORE_V);
     wire [2:0]  frd = rd[2:0], frs1 = rs1[2:0], frs2 = rs2[2:0];   // f / a register fields
@@ -169,14 +171,14 @@ module plena_core #(
     // the opcode alone (a unit may capture operands while its instruction stalls or
     // fails; only commits use `go`), which keeps the logic that computes clock enables
     // small: the simulator evaluates it on both clock edges.
-    wire live = (state == S_RUN) && (rem != 32'd0 || pc < prog_len);
+    wire live = (state == S_RUN) && (inflight || pc < prog_len);
 
     // V_TOPK's logits: the rows from gp[rs1], read in the issue cycle, where their first
     // NaN among the n scanned is checked, and captured at its end for plena_topk (on a
     // clock gate open only then). Read only while V_TOPK is at pc: the other
     // instructions leave this logic still.
     wire tk_clk;
-    icg u_tkgate (.clk(clk), .en(live && rem == 32'd0 && op == OP_V_TOPK), .gclk(tk_clk));
+    icg u_tkgate (.clk(clk), .en(live && !inflight && op == OP_V_TOPK), .gclk(tk_clk));
     reg  [128*16-1:0] tk_rows, logits;
     reg  [31:0]       nan_first;     // offset of the first NaN among the 128 logits
     reg               nan_any, nan_in32;
@@ -223,17 +225,18 @@ module plena_core #(
         .fv_n2(fv_n2), .ft_en(ft_en), .ft_tile(ft_tile), .h_base(h_base), .h_stride(h_stride));
 
     // --- issue ----------------------------------------------------------------------------
-    wire at_issue = live && (rem == 32'd0);
-    wire busy_now = (state == S_RUN) && (rem != 32'd0);
+    wire at_issue = live && !inflight;
+    wire busy_now = (state == S_RUN) && inflight;
     wire ctl_ok = retired < max_retire && cyc < max_cycles && !halt;
     wire        dma_full, dma_busy, dma_idle_next;
     wire [63:0] chan_busy;
     wire stall_now = at_issue && (is_dma ? dma_full : dma_busy);
     wire go = at_issue && ctl_ok && c_code == ERR_NONE && !stall_now;   // it starts now
     wire occupied = go || busy_now;          // the instruction at pc runs this cycle
-    wire [31:0] step = busy_now ? t_cls - rem : 32'd0;
-    // Results are committed at the end of an instruction's last cycle.
-    wire commit = (go && t_cls <= 32'd1) || (busy_now && rem == 32'd1);
+    // Results are committed at the end of an instruction's last cycle, which its unit
+    // signals (u_done, below).
+    wire u_done;
+    wire commit = occupied && u_done;
 
     wire [VRW-1:0]  dma_sr_row, dma_vw_row, dp_row0;
     wire [RW-1:0]   dma_vw_data;
@@ -284,12 +287,9 @@ module plena_core #(
         endcase
     end
     wire [31:0] sfpu_y;
-    // The scalar unit's structure fixes its timing classes (single-cycle paths, and
-    // four-stage pipelines).
-    initial if (T_S_FP != 1 || T_S_FP_EXP != 4 || T_S_FP_RECI != 4 || T_S_FP_SQRT != 4)
-        $fatal(1, "plena_core: hardware.toml's scalar fp timing classes no longer match plena_sfpu");
-    plena_sfpu u_sfpu (.clk(clk), .go(at_issue && sfpu_op), .fn(sfn), .a(f[frs1]), .b(f[frs2]),
-                       .y(sfpu_y));
+    wire        sfpu_done;
+    plena_sfpu u_sfpu (.clk(clk), .rst(rst), .go(at_issue && sfpu_op), .start(go && sfpu_op),
+                       .fn(sfn), .a(f[frs1]), .b(f[frs2]), .y(sfpu_y), .done(sfpu_done));
 
     reg [3:0] vop;
     reg       v_use_f, v_op, v_red;
@@ -319,9 +319,9 @@ module plena_core #(
     wire [VRW-1:0] v_row_d = g_rd[VLW +: VRW];
     // S_MAP_V_FP: this cycle's chunk of FP_MEM values, the map lanes' operand register
     // (plena_vgroup's R stage), loaded at the end of the cycle that reads it.
-    localparam integer MAP_LANES = VLEN / (T_V_MAP - VDEPTH_1);
+    localparam integer MAP_LANES = VLEN / VCHUNKS_1;
     wire map_clk;
-    icg u_mapgate (.clk(clk), .en(live && op == OP_S_MAP_V_FP && step < 32'(T_V_MAP - VDEPTH_1)),
+    icg u_mapgate (.clk(clk), .en(live && op == OP_S_MAP_V_FP && step < 32'(VCHUNKS_1)),
                          .gclk(map_clk));
     reg  [MAP_LANES*32-1:0] map_vals;
     integer mq;
@@ -331,6 +331,7 @@ module plena_core #(
     wire [RW-1:0]   v_wr_data;
     wire [VLEN-1:0] v_wr_elems;
     wire [31:0]     v_res_f;
+    wire            v_done;
     plena_vector #(
         .MLEN(MLEN), .BLEN(BLEN), .HLEN(HLEN), .VLEN(VLEN), .VSRAM_ROWS(VSRAM_ROWS),
         .MSRAM_TILES(MSRAM_TILES), .FP_MEM_SIZE(FP_MEM_SIZE), .INT_MEM_SIZE(INT_MEM_SIZE),
@@ -343,17 +344,17 @@ module plena_core #(
         .clk(clk), .rst(rst), .active(live && v_op), .run(occupied && v_op), .step(step),
         .op(vop), .row_a(vsram[v_row_a]),
         .row_b(vsram[v_row_b]), .use_f(v_use_f), .f(v_red ? f[frd] : f[frs2]),
-        .map_vals(map_vals), .wr_data(v_wr_data), .wr_elems(v_wr_elems), .res_f(v_res_f));
-    // A vector write: the chunk's elements replace the old ones, and with rmask only in
-    // head segments whose V_MASK bit is set.
-    function automatic [RW-1:0] merge(input [RW-1:0] old, input [RW-1:0] new_row,
-                                      input [VLEN-1:0] en, input logic masked,
-                                      input [31:0] vmask);
-        integer q;
-        for (q = 0; q < VLEN; q = q + 1)
-            merge[16*q +: 16] = (en[q] && (!masked || vmask[q / HLEN])) ? new_row[16*q +: 16]
-                                                                          : old[16*q +: 16];
-    endfunction
+        .map_vals(map_vals), .wr_data(v_wr_data), .wr_elems(v_wr_elems), .res_f(v_res_f),
+        .done(v_done));
+    // Vector SRAM writes are element-masked, as an SRAM macro's write mask is: the
+    // elements not written keep their value without being read (no read-modify-write
+    // port). A vector write: the chunk's elements, and with rmask only in head segments
+    // whose V_MASK bit is set.
+    reg [VLEN-1:0] v_we;
+    integer vq;
+    always @*
+        for (vq = 0; vq < VLEN; vq = vq + 1)
+            v_we[vq] = v_wr_elems[vq] && (!(rmask && op != OP_S_MAP_V_FP) || vmask_r[vq / HLEN]);
 
     reg [3:0] mop;
     reg       m_op;
@@ -380,6 +381,7 @@ module plena_core #(
     wire           m_wo_valid;
     wire [VRW-1:0] m_wo_step;
     wire [BLEN*BLEN*16-1:0] m_wo_block;
+    wire           m_done;
     wire [VRW-1:0] wo_row0 = wo_addr[VLW +: VRW];
     wire [VLW-1:0] wo_col = wo_addr[VLW-1:0];
     plena_matrix #(
@@ -393,7 +395,7 @@ module plena_core #(
         .clk(clk), .rst(rst), .active(occupied && m_op), .gate(live && m_op), .step(step), .op(mop),
         .tile(g_rs1[TLW +: MTW]), .col(g_rs1[VLW-1:0]), .vrow0(g_rs2[VLW +: VRW]),
         .vrow_idx(m_vrow_idx), .vrow(vsram[m_vrow_idx]), .wo_row(m_wo_row),
-        .wo_valid(m_wo_valid), .wo_step(m_wo_step), .wo_block(m_wo_block),
+        .wo_valid(m_wo_valid), .wo_step(m_wo_step), .wo_block(m_wo_block), .done(m_done),
         // Matrix SRAM's write port: the DMA engine's beats, or the host's rows when idle
         .fill(dma_mw_en || (host_wr && host_sel == HS_MSRAM)),
         .fill_row(dma_mw_en ? dma_mw_row : TRW'(host_addr)),
@@ -403,6 +405,7 @@ module plena_core #(
         .h_acc_addr(ACCW'(host_addr)), .h_acc(h_acc));
 
     wire [8*32-1:0] tk_w, tk_i;
+    wire            tk_done;
     plena_topk #(
         .MLEN(MLEN), .BLEN(BLEN), .HLEN(HLEN), .VLEN(VLEN), .VSRAM_ROWS(VSRAM_ROWS),
         .MSRAM_TILES(MSRAM_TILES), .FP_MEM_SIZE(FP_MEM_SIZE), .INT_MEM_SIZE(INT_MEM_SIZE),
@@ -412,7 +415,13 @@ module plena_core #(
         .DMA_QUEUE(DMA_QUEUE)
     ) u_topk (
         .clk(clk), .active(live && op == OP_V_TOPK), .step(step), .big(rmask),
-        .logits(logits), .weights(tk_w), .indices(tk_i));
+        .logits(logits), .weights(tk_w), .indices(tk_i), .done(tk_done));
+
+    // Which unit ends the instruction: the multi-cycle units signal their last cycle;
+    // the rest (integer, loads and stores, control, V_SHFT_V, the H_ pushes) are one
+    // cycle, committed at the end of the issue cycle.
+    assign u_done = sfpu_op ? sfpu_done : v_op ? v_done
+                  : m_op ? m_done : op == OP_V_TOPK ? tk_done : 1'b1;
 
     // Trace port addresses, from the values the instruction used: a0 is the element
     // address of a store, a vector write or a write-out (the first of a V_TOPK's
@@ -455,7 +464,8 @@ module plena_core #(
             err_addr <= 68'd0;
             err_pc <= 32'd0;
             pc <= 32'd0;
-            rem <= 32'd0;
+            inflight <= 1'b0;
+            step <= 32'd0;
             cyc <= 64'd0;
             issue_cyc <= 64'd0;
             stalled <= 1'b0;
@@ -511,16 +521,17 @@ module plena_core #(
                 end else if (stall_now) begin
                     dma_wait <= dma_wait + 64'd1;
                 end else begin
-                    if (go && !is_dma) unit_busy[unit] <= unit_busy[unit] + 64'(t_cls);
-                    if (go && t_cls > 32'd1) rem <= t_cls - 32'd1;
-                    else if (busy_now) rem <= rem - 32'd1;
+                    // Busy cycles: counted as they pass.
+                    if (occupied && !is_dma) unit_busy[unit] <= unit_busy[unit] + 64'd1;
+                    inflight <= occupied && !u_done;
+                    step <= (occupied && !u_done) ? step + 32'd1 : 32'd0;
                     // Rows of the multi-step write-outs, one per step.
                     if (occupied && m_wo_valid && (op == OP_M_BMM_WO || op == OP_M_BMV_WO))
                         vsram[wo_row0 + m_wo_step] <= m_wo_row;
                     // Chunks of element-wise vector results.
                     if (occupied && v_op && !v_red)
-                        vsram[v_row_d] <= merge(vsram[v_row_d], v_wr_data, v_wr_elems,
-                                                rmask && op != OP_S_MAP_V_FP, vmask_r);
+                        for (k = 0; k < VLEN; k = k + 1)
+                            if (v_we[k]) vsram[v_row_d][16*k +: 16] <= v_wr_data[16*k +: 16];
                     if (commit) begin
                         retired <= retired + 64'd1;
                         rt_valid <= 1'b1;
@@ -583,7 +594,8 @@ module plena_core #(
         endcase
         // A prefetch's beat lands (never in rows an instruction uses: the stall rule).
         if (!rst && dma_vw_en)
-            vsram[dma_vw_row] <= merge(vsram[dma_vw_row], dma_vw_data, dma_vw_mask, 1'b0, 32'd0);
+            for (k = 0; k < VLEN; k = k + 1)
+                if (dma_vw_mask[k]) vsram[dma_vw_row][16*k +: 16] <= dma_vw_data[16*k +: 16];
         // The host's writes (the core is idle or done: nothing else writes).
         if (host_wr)
             case (host_sel)

@@ -90,35 +90,6 @@ localparam integer NUM_GP_REGS = 16;
 localparam integer NUM_F_REGS = 8;
 localparam integer NUM_A_REGS = 8;
 
-// Timing classes: cycles an instruction occupies its unit (hardware.toml).
-localparam integer T_S_INT = 1;
-localparam integer T_S_FP = 1;
-localparam integer T_S_FP_EXP = 4;
-localparam integer T_S_FP_RECI = 4;
-localparam integer T_S_FP_SQRT = 4;
-localparam integer T_V_MAP = 2 + 1;
-localparam integer T_V_ADD = 2 + 1;
-localparam integer T_V_MUL = 2 + 1;
-localparam integer T_V_MAX = 2 + 1;
-localparam integer T_V_EXP = 4 + 4;
-localparam integer T_V_RECI = 4 + 4;
-localparam integer T_V_RED_SUM = 8;
-localparam integer T_V_RED_MAX = 8;
-localparam integer T_V_SHIFT = 1;
-localparam integer T_V_TOPK = 19;
-localparam integer T_M_MM = BLEN + 4;
-localparam integer T_M_MV = (MLEN / BLEN) + 4;
-localparam integer T_M_BMM = ((MLEN * MLEN) / BLEN) + 4;
-localparam integer T_M_BMV = (MLEN / BLEN) + 4;
-localparam integer T_M_MM_WO = 1 + 1;
-localparam integer T_M_MV_WO = 1 + 1;
-localparam integer T_M_BMM_WO = ((MLEN / HLEN) * MLEN) + 1;
-localparam integer T_M_BMV_WO = (MLEN / HLEN) + 1;
-localparam integer T_H_XFER = 1;
-localparam integer T_C_SET = 1;
-localparam integer T_C_LOOP_START = 1;
-localparam integer T_C_LOOP_END = 1;
-
 // Memories: size in elements (hardware.toml [memories]).
 localparam integer MEM_HBM_SIZE = HBM_SIZE;
 localparam [2:0] MEM_HBM_ID = 3'd0;
@@ -258,66 +229,6 @@ function automatic  isa_legal(input [5:0] opc);
         OP_C_LOOP_END: isa_legal = 1'b1;
         OP_C_BREAK: isa_legal = 1'b1;
         default: isa_legal = 1'b0;
-    endcase
-endfunction
-
-// Cycles of each opcode's timing class.
-function automatic [31:0] isa_cycles(input [5:0] opc);
-    case (opc)
-        OP_S_ADD_INT: isa_cycles = T_S_INT;
-        OP_S_ADDI_INT: isa_cycles = T_S_INT;
-        OP_S_SUB_INT: isa_cycles = T_S_INT;
-        OP_S_MUL_INT: isa_cycles = T_S_INT;
-        OP_S_LUI_INT: isa_cycles = T_S_INT;
-        OP_S_LD_INT: isa_cycles = T_S_INT;
-        OP_S_ST_INT: isa_cycles = T_S_INT;
-        OP_S_ADD_FP: isa_cycles = T_S_FP;
-        OP_S_SUB_FP: isa_cycles = T_S_FP;
-        OP_S_MAX_FP: isa_cycles = T_S_FP;
-        OP_S_MUL_FP: isa_cycles = T_S_FP;
-        OP_S_EXP_FP: isa_cycles = T_S_FP_EXP;
-        OP_S_RECI_FP: isa_cycles = T_S_FP_RECI;
-        OP_S_SQRT_FP: isa_cycles = T_S_FP_SQRT;
-        OP_S_LD_FP: isa_cycles = T_S_FP;
-        OP_S_ST_FP: isa_cycles = T_S_FP;
-        OP_S_MAP_V_FP: isa_cycles = T_V_MAP;
-        OP_V_ADD_VV: isa_cycles = T_V_ADD;
-        OP_V_ADD_VF: isa_cycles = T_V_ADD;
-        OP_V_SUB_VV: isa_cycles = T_V_ADD;
-        OP_V_SUB_VF: isa_cycles = T_V_ADD;
-        OP_V_MUL_VV: isa_cycles = T_V_MUL;
-        OP_V_MUL_VF: isa_cycles = T_V_MUL;
-        OP_V_MAX_VF: isa_cycles = T_V_MAX;
-        OP_V_MIN_VF: isa_cycles = T_V_MAX;
-        OP_V_EXP_V: isa_cycles = T_V_EXP;
-        OP_V_RECI_V: isa_cycles = T_V_RECI;
-        OP_V_RED_SUM: isa_cycles = T_V_RED_SUM;
-        OP_V_RED_MAX: isa_cycles = T_V_RED_MAX;
-        OP_V_SHFT_V: isa_cycles = T_V_SHIFT;
-        OP_V_TOPK: isa_cycles = T_V_TOPK;
-        OP_M_MM: isa_cycles = T_M_MM;
-        OP_M_TMM: isa_cycles = T_M_MM;
-        OP_M_BMM: isa_cycles = T_M_BMM;
-        OP_M_BTMM: isa_cycles = T_M_BMM;
-        OP_M_MV: isa_cycles = T_M_MV;
-        OP_M_TMV: isa_cycles = T_M_MV;
-        OP_M_BMV: isa_cycles = T_M_BMV;
-        OP_M_BTMV: isa_cycles = T_M_BMV;
-        OP_M_MM_WO: isa_cycles = T_M_MM_WO;
-        OP_M_MV_WO: isa_cycles = T_M_MV_WO;
-        OP_M_BMM_WO: isa_cycles = T_M_BMM_WO;
-        OP_M_BMV_WO: isa_cycles = T_M_BMV_WO;
-        OP_H_PREFETCH_M: isa_cycles = T_H_XFER;
-        OP_H_PREFETCH_V: isa_cycles = T_H_XFER;
-        OP_H_STORE_V: isa_cycles = T_H_XFER;
-        OP_C_SET_ADDR_REG: isa_cycles = T_C_SET;
-        OP_C_SET_SCALE_REG: isa_cycles = T_C_SET;
-        OP_C_SET_STRIDE_REG: isa_cycles = T_C_SET;
-        OP_C_SET_V_MASK_REG: isa_cycles = T_C_SET;
-        OP_C_LOOP_START: isa_cycles = T_C_LOOP_START;
-        OP_C_LOOP_END: isa_cycles = T_C_LOOP_END;
-        OP_C_BREAK: isa_cycles = T_C_SET;
-        default: isa_cycles = 32'd0;
     endcase
 endfunction
 

@@ -11,8 +11,9 @@
 //   T3  (c + 3)  last tree levels; the step's accumulator entries read
 //   A   (c + 4)  one fp32 addition per entry, written at the end of the cycle
 // so a step's sums are in the accumulators MAC_DEPTH = 4 cycles after its own cycle.
-// An instruction feeds its steps and then drains the array: its timing class is its
-// steps + MAC_DEPTH, and its last sums land on its commit edge.
+// An instruction feeds its steps and then drains the array: it takes its steps +
+// MAC_DEPTH cycles, and `done` (a flag that travels with its last step) is raised in the
+// cycle its last sums are added, whose edge commits it.
 //   M_MM / M_TMM    BLEN steps: step i takes A row i; lane l the tile column (row) c+l
 //   M_MV / M_TMV    MLEN/BLEN steps: lane l computes output j = step*BLEN + l
 //   M_BMM / M_BTMM  MLEN*MLEN/BLEN steps: A row i = step / (MLEN/BLEN), outputs j as for
@@ -23,8 +24,8 @@
 // them in T3 and writing them in A needs no forwarding. A write-out is a two-stage
 // pipeline on one edge: in step s its accumulator entries are read into the write-out
 // register (behind a clock gate), in the next cycle they are rounded to bf16 for the
-// core to write; its class is its steps + 1, and the accumulator is cleared at the end
-// of its last read step.
+// core to write; it takes its steps + 1 cycles (`done` with the last row rounded), and
+// the accumulator is cleared at the end of its last read step.
 module plena_matrix #(
     /* verilator lint_off UNUSEDPARAM */
     // Waiver: the whole configuration, as every plena module (see plena_check).
@@ -46,6 +47,7 @@ module plena_matrix #(
     output reg                wo_valid,   // ... there is one this cycle ...
     output reg  [VRW-1:0]     wo_step,    // ... read in this step (its row offset)
     output wire [BLEN*BLEN*16-1:0] wo_block,  // M_MM_WO: the block, row-major
+    output wire               done,       // the instruction's last cycle
     // H_PREFETCH_M (plena_dma): a beat of data for Matrix SRAM row `fill_row`.
     input  wire               fill,
     input  wire [TRW-1:0]     fill_row,
@@ -72,13 +74,10 @@ module plena_matrix #(
     localparam integer BMW = $clog2(HEADS * MLEN * MLEN);
     localparam integer BVW = $clog2(HEADS * MLEN) > 0 ? $clog2(HEADS * MLEN) : 1;
 
-    // The array's structure fixes these timing classes: steps, plus the pipeline's drain.
-    localparam integer MAC_DEPTH = 4, WO_DEPTH = 1;
-    initial if (T_M_MM != BLEN + MAC_DEPTH || T_M_MV != NB + MAC_DEPTH
-                || T_M_BMM != MLEN * NB + MAC_DEPTH || T_M_BMV != NB + MAC_DEPTH
-                || T_M_MM_WO != 1 + WO_DEPTH || T_M_MV_WO != 1 + WO_DEPTH
-                || T_M_BMM_WO != HEADS * MLEN + WO_DEPTH || T_M_BMV_WO != HEADS + WO_DEPTH)
-        $fatal(1, "plena_matrix: hardware.toml's matrix timing classes no longer match the array");
+    // MAC_DEPTH and WO_DEPTH (plena_units.vh) are this structure's: the R, P, T2 and T3
+    // registers before A, and the write-out register before the rounding.
+    initial if (MAC_DEPTH != 4 || WO_DEPTH != 1)
+        $fatal(1, "plena_matrix: MAC_DEPTH and WO_DEPTH no longer describe the array");
     initial if (MLEN < 8)
         $fatal(1, "plena_matrix: the array's three tree stages need MLEN >= 8");
 
@@ -104,9 +103,9 @@ module plena_matrix #(
     wire writeout = active && op >= MOP_MM_WO;
     wire compute_gate = gate && op <= MOP_BTMV && feed;
     wire writeout_gate = gate && op >= MOP_MM_WO;
-    // Write-out steps (rows read): the class less the rounding stage.
-    wire [31:0] wo_steps = op == MOP_BMM_WO ? 32'(T_M_BMM_WO - WO_DEPTH)
-                         : op == MOP_BMV_WO ? 32'(T_M_BMV_WO - WO_DEPTH) : 32'd1;
+    // Write-out steps (rows read): M_BMM_WO every head's rows, M_BMV_WO one per head.
+    wire [31:0] wo_steps = op == MOP_BMM_WO ? 32'(HEADS * MLEN)
+                         : op == MOP_BMV_WO ? 32'(HEADS) : 32'd1;
     wire wo_feed = step < wo_steps;
     wire transposed = (op == MOP_TMM || op == MOP_BTMM || op == MOP_TMV || op == MOP_BTMV);
     wire head_mode = (op == MOP_BMM || op == MOP_BTMM || op == MOP_BMV || op == MOP_BTMV);
@@ -142,6 +141,7 @@ module plena_matrix #(
     localparam [1:0] K_MM = 2'd0, K_MV = 2'd1, K_BMM = 2'd2;
     wire [1:0] kind = is_mm ? K_MM : is_mv ? K_MV : is_bmm ? K_BMM : 2'd3;
     reg v_r, v_p, v_2, v_3;                  // a step is in R, P, T2, T3
+    reg l_r, l_p, l_2, l_3;                  // ... and it is its instruction's last
     reg [1:0] k_r, k_p, k_2, k_3;
     reg [MLW-1:0] i_r, i_p, i_2, i_3, j_r, j_p, j_2, j_3;
     always @(posedge clk) begin
@@ -149,6 +149,10 @@ module plena_matrix #(
         v_p <= !rst && v_r;
         v_2 <= !rst && v_p;
         v_3 <= !rst && v_2;
+        l_r <= !rst && compute && step == steps - 32'd1;
+        l_p <= !rst && l_r;
+        l_2 <= !rst && l_p;
+        l_3 <= !rst && l_2;
     end
     wire rclk, pclk, t2clk, t3clk, aclk;
     icg u_rgate (.clk(clk), .en(compute_gate), .gclk(rclk));
@@ -230,7 +234,14 @@ module plena_matrix #(
     reg [MLEN*32-1:0]      wo_q;
     reg [BLEN*BLEN*32-1:0] blk_q;
     integer jj;
-    always @(posedge clk) wo_valid <= !rst && writeout && wo_feed;
+    reg wo_last;                             // the row in the register is the last
+    always @(posedge clk) begin
+        wo_valid <= !rst && writeout && wo_feed;
+        wo_last <= !rst && writeout && step == wo_steps - 32'd1;
+    end
+    // The instruction's last cycle: its last step's sums are added (A), or its last row
+    // is rounded; the edge that ends it writes them.
+    assign done = l_3 || (wo_valid && wo_last);
     always @(posedge wclk) begin
         wo_step <= VRW'(step);
         for (jj = 0; jj < MLEN; jj = jj + 1)

@@ -10,14 +10,19 @@
 // square root (S_FP_EXP, S_FP_RECI, S_FP_SQRT, four cycles) are four-stage pipelines
 // (plena_exp_pipe.v, plena_recip_pipe.v, plena_sqrt_pipe.v): stage 1 in the issue
 // cycle, `y` valid in the fourth, whose closing edge commits it. The f registers do not change while an instruction is in flight
-// (one in order), so the operands need no register of their own.
+// (one in order), so the operands need no register of their own. `done` marks the
+// instruction's last cycle: the issue cycle of a single-cycle function, or the cycle in
+// which a pipelined one's valid bit (entered with `start`) reaches the last stage.
 module plena_sfpu (
     input  wire        clk,
+    input  wire        rst,
     input  wire        go,
+    input  wire        start,        // the instruction at issue starts (not stalled, no error)
     input  wire [2:0]  fn,
     input  wire [31:0] a,
     input  wire [31:0] b,
-    output reg  [31:0] y
+    output reg  [31:0] y,
+    output wire        done
 );
     `include "plena_units.vh"
 
@@ -46,6 +51,13 @@ module plena_sfpu (
     plena_exp_pipe   u_exp (.clk(clk), .a(iso(a, en[SFG_EXP])), .y(y_exp));
     plena_recip_pipe u_rcp (.clk(clk), .a(iso(a, en[SFG_RECI])), .y(y_rcp));
     plena_sqrt_pipe  u_sqr (.clk(clk), .a(iso(a, en[SFG_SQRT])), .y(y_sqr));
+
+    // A pipelined function's valid bit, one register per stage after the first.
+    wire piped = (fn == SFN_EXP || fn == SFN_RECI || fn == SFN_SQRT);
+    reg [SFP_DEPTH-2:0] v;
+    always @(posedge clk) v <= rst ? {(SFP_DEPTH-1){1'b0}}
+                                   : (SFP_DEPTH-1)'({v, start && piped});
+    assign done = piped ? v[SFP_DEPTH-2] : start;
 
     always @* begin
         case (fn)

@@ -14,8 +14,9 @@
 //   k + 5        s = tree sum of e (k < KMAX: zero entries add exactly)
 //   k + 9        r = 1 / s leaves plena_recip_pipe (four stages from k + 6)
 // and w_j = e_j * r is combinational from step k + 10 on. The results hold until the next
-// V_TOPK; the core writes them at the end of the instruction: its timing class must be at
-// least KMAX + 11 = 19 cycles (checked below).
+// V_TOPK; the engine raises `done` in step TOPK_CYCLES - 1 (plena_units.vh; at least
+// KMAX + 11 = 19, checked below), whose edge commits them (4 of 32 holds as long as 8
+// of 128).
 module plena_topk #(
     /* verilator lint_off UNUSEDPARAM */
     // Waiver: the whole configuration, as every plena module (see plena_check).
@@ -28,14 +29,16 @@ module plena_topk #(
     input  wire                big,          // rmask: 0 -> 4 of 32, 1 -> 8 of 128
     input  wire [NMAX*16-1:0]  logits,       // logit j at bits 16j, held for the instruction
     output wire [KMAX*32-1:0]  weights,
-    output wire [KMAX*32-1:0]  indices
+    output wire [KMAX*32-1:0]  indices,
+    output wire                done
 );
-    `include "plena_isa.vh"
+    `include "plena_units.vh"
     localparam integer NMAX = 128, KMAX = 8;
     localparam integer LATENCY = KMAX + 11;    // steps 0 .. KMAX+10
-    initial if (T_V_TOPK < LATENCY)
-        $fatal(1, "plena_topk needs %0d cycles for V_TOPK; timing class V_TOPK gives %0d",
-               LATENCY, T_V_TOPK);
+    initial if (TOPK_CYCLES < LATENCY)
+        $fatal(1, "plena_topk needs %0d cycles for V_TOPK; TOPK_CYCLES gives %0d",
+               LATENCY, TOPK_CYCLES);
+    assign done = active && step == 32'(TOPK_CYCLES - 1);
 
     wire tclk;
     icg u_gate (.clk(clk), .en(active), .gclk(tclk));

@@ -27,11 +27,31 @@ localparam [3:0] VOP_RECI = 4'd7;
 localparam [3:0] VOP_MAP  = 4'd8;    // S_MAP_V_FP: fp32 values to a bf16 row
 localparam [3:0] VOP_RSUM = 4'd9;    // f + tree sum of the row
 localparam [3:0] VOP_RMAX = 4'd10;   // max(f, max of the row)
+
+// The units' structure: how long each takes is decided here and by the units' own
+// pipelines (each signals its last cycle), never by hardware.toml's timing table, which
+// the RTL does not read. simulators/plena_rtl/timing.py reads these numbers back and
+// holds hardware.toml's classes to them, so the functional model counts what the RTL does.
+//
 // Pipeline depth of each lane kind after its chunk is read (plena_vgroup): the operand
 // register and a single-cycle function, or the operand register and a four-stage
-// pipeline. An element-wise timing class is its chunks per row plus this.
+// pipeline; and the chunks a row is read in (VLEN / chunks lanes per function). An
+// element-wise instruction takes chunks + depth cycles.
 localparam integer VDEPTH_1 = 1;     // add, subtract, multiply, max, min, S_MAP_V_FP
 localparam integer VDEPTH_4 = 4;     // exp, reciprocal
+localparam integer VCHUNKS_1 = 2;    // chunks of the depth-1 kinds
+localparam integer VCHUNKS_4 = 4;    // chunks of exp and reciprocal
+// The reductions occupy a fixed slot: capture, the registered tree (one level per cycle
+// up to VLEN = 64) and the final combine, padded to RED_CYCLES.
+localparam integer RED_CYCLES = 8;
+// Scalar exp, reciprocal and square root: four-stage pipelines (plena_sfpu).
+localparam integer SFP_DEPTH = 4;
+// The MAC array: a step's sums reach the accumulators MAC_DEPTH cycles after its own
+// cycle; a write-out rounds its last row WO_DEPTH cycle after reading it (plena_matrix).
+localparam integer MAC_DEPTH = 4;
+localparam integer WO_DEPTH = 1;
+// V_TOPK's engine (plena_topk): capture, 8 selections, exp, sum, reciprocal, products.
+localparam integer TOPK_CYCLES = 19;
 
 // Matrix unit (plena_matrix): what the array computes, and the write-outs.
 localparam [3:0] MOP_MM     = 4'd0;

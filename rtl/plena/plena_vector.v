@@ -4,10 +4,11 @@
 // Each element-wise function has its own group of lanes (plena_vgroup): VLEN / CHUNKS
 // lanes, one chunk of the row read per cycle into the group's operand register, then the
 // function (one stage, or a four-stage pipeline for exp and reciprocal), each finished
-// chunk written back in place at the end of its cycle. A function's timing class is
-// CHUNKS + its depth (VDEPTH_* in plena_units.vh), checked below. The reductions
-// (plena_vreduce) capture the row and f[rd] at the end of the issue cycle and reduce it
-// through a registered tree; the core writes f[rd] at the end of the instruction.
+// chunk written back in place at the end of its cycle; the group's `done` (its last
+// chunk leaving) ends the instruction: CHUNKS + its depth cycles (plena_units.vh). The
+// reductions (plena_vreduce) capture the row and f[rd] at the end of the issue cycle
+// and reduce it through a registered tree; the core writes f[rd] at the end of the
+// RED_CYCLES slot, when the reduction raises `done`.
 module plena_vector #(
     /* verilator lint_off UNUSEDPARAM */
     // Waiver: the whole configuration, as every plena module (see plena_check).
@@ -28,7 +29,8 @@ module plena_vector #(
     input  wire [MAP_LANES*32-1:0] map_vals,   // S_MAP_V_FP: this chunk's fp32 values
     output reg  [VLEN*16-1:0] wr_data,    // this cycle's results, at their row positions
     output reg  [VLEN-1:0]    wr_elems,   // which elements they are
-    output wire [31:0]        res_f
+    output wire [31:0]        res_f,
+    output wire               done        // the instruction's last cycle
 );
     `include "plena_isa.vh"
     `include "plena_units.vh"
@@ -36,17 +38,12 @@ module plena_vector #(
     localparam integer G_ADD = 0, G_MUL = 1, G_MAX = 2, G_EXP = 3, G_RECI = 4, G_MAP = 5;
     localparam integer NG = 6;
 
-    // Chunks per row of each function: its timing class less its pipeline depth.
-    localparam integer C_ADD = T_V_ADD - VDEPTH_1, C_MUL = T_V_MUL - VDEPTH_1,
-                       C_MAX = T_V_MAX - VDEPTH_1, C_MAP = T_V_MAP - VDEPTH_1,
-                       C_EXP = T_V_EXP - VDEPTH_4, C_RECI = T_V_RECI - VDEPTH_4;
-    initial if (C_ADD < 1 || C_MUL < 1 || C_MAX < 1 || C_MAP < 1 || C_EXP < 1 || C_RECI < 1
-                || VLEN % C_ADD != 0 || VLEN % C_MUL != 0 || VLEN % C_MAX != 0
-                || VLEN % C_MAP != 0 || VLEN % C_EXP != 0 || VLEN % C_RECI != 0
-                || MAP_LANES != VLEN / C_MAP)
-        $fatal(1, "plena_vector: the vector timing classes must be chunks + pipeline depth (%0d for exp and reciprocal, %0d for the rest), the chunks dividing VLEN",
-               VDEPTH_4, VDEPTH_1);
-
+    // Chunks per row of each function (its lanes: VLEN / chunks).
+    localparam integer C_ADD = VCHUNKS_1, C_MUL = VCHUNKS_1, C_MAX = VCHUNKS_1,
+                       C_MAP = VCHUNKS_1, C_EXP = VCHUNKS_4, C_RECI = VCHUNKS_4;
+    initial if (VLEN % VCHUNKS_1 != 0 || VLEN % VCHUNKS_4 != 0 || MAP_LANES != VLEN / C_MAP)
+        $fatal(1, "plena_vector: the rows' chunks (%0d, %0d) must divide VLEN", VCHUNKS_1,
+               VCHUNKS_4);
     wire [NG-1:0] sel;
     assign sel[G_ADD]  = (op == VOP_ADD || op == VOP_SUB || op == VOP_RSUB);
     assign sel[G_MUL]  = (op == VOP_MUL);
@@ -59,6 +56,7 @@ module plena_vector #(
 
     wire [VLEN*16-1:0] g_row [0:NG-1];
     wire [VLEN-1:0]    g_elems [0:NG-1];
+    wire [NG-1:0]      g_done;
 
     function automatic integer chunks_of(input integer g);
         chunks_of = g == G_ADD ? C_ADD : g == G_MUL ? C_MUL : g == G_MAX ? C_MAX
@@ -77,7 +75,7 @@ module plena_vector #(
             plena_vgroup #(.VLEN(VLEN), .CHUNKS(C), .KIND(gi)) u_group (
                 .clk(clk), .rst(rst), .gate(gate[gi]), .run(go[gi]), .step(step), .op(op),
                 .row_a(row_a), .row_b(row_b), .use_f(use_f), .f(f), .map_vals(mv),
-                .row_out(g_row[gi]), .elems_out(g_elems[gi]));
+                .row_out(g_row[gi]), .elems_out(g_elems[gi]), .done(g_done[gi]));
         end
     endgenerate
 
@@ -95,12 +93,16 @@ module plena_vector #(
 
     // Reductions: the row and f[rd] captured at the end of the issue cycle.
     wire [31:0] sum_y, max_y;
-    plena_vreduce #(.VLEN(VLEN), .KIND(0), .T(T_V_RED_SUM)) u_rsum (
+    wire        sum_done, max_done;
+    plena_vreduce #(.VLEN(VLEN), .KIND(0), .T(RED_CYCLES)) u_rsum (
         .clk(clk), .rst(rst), .gate(active && step == 32'd0 && op == VOP_RSUM),
-        .valid(run && step == 32'd0 && op == VOP_RSUM), .row(row_a), .f(f), .y(sum_y));
-    plena_vreduce #(.VLEN(VLEN), .KIND(1), .T(T_V_RED_MAX)) u_rmax (
+        .valid(run && step == 32'd0 && op == VOP_RSUM), .row(row_a), .f(f), .y(sum_y),
+        .done(sum_done));
+    plena_vreduce #(.VLEN(VLEN), .KIND(1), .T(RED_CYCLES)) u_rmax (
         .clk(clk), .rst(rst), .gate(active && step == 32'd0 && op == VOP_RMAX),
-        .valid(run && step == 32'd0 && op == VOP_RMAX), .row(row_a), .f(f), .y(max_y));
+        .valid(run && step == 32'd0 && op == VOP_RMAX), .row(row_a), .f(f), .y(max_y),
+        .done(max_done));
 
     assign res_f = (op == VOP_RSUM) ? sum_y : max_y;
+    assign done = op == VOP_RSUM ? sum_done : op == VOP_RMAX ? max_done : |(g_done & sel);
 endmodule

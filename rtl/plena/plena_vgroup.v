@@ -12,7 +12,8 @@
 //           scalar unit's four-stage pipelines: results in cycle c + 4
 // `row_out`/`elems_out` place a finished chunk at its row positions (no elements when
 // none finishes this cycle) for the core to write at the end of the cycle. The last
-// chunk finishes in cycle CHUNKS - 1 + DEPTH: the timing class is CHUNKS + DEPTH.
+// chunk finishes in cycle CHUNKS - 1 + DEPTH (the instruction takes CHUNKS + DEPTH
+// cycles); `done` is raised as it leaves, which ends the instruction.
 // Chunks are disjoint, so a destination that is also a source is read before written.
 module plena_vgroup #(
     parameter integer VLEN   = 64,
@@ -35,7 +36,8 @@ module plena_vgroup #(
     input  wire [(VLEN/CHUNKS)*32-1:0] map_vals,
     /* verilator lint_on UNUSEDSIGNAL */
     output reg  [VLEN*16-1:0] row_out,
-    output reg  [VLEN-1:0]    elems_out
+    output reg  [VLEN-1:0]    elems_out,
+    output wire               done        // the row's last chunk leaves this cycle
 );
     `include "plena_units.vh"
     localparam integer VK_ADD = 0, VK_MUL = 1, VK_MAX = 2, VK_EXP = 3, VK_RECI = 4, VK_MAP = 5;
@@ -130,6 +132,8 @@ module plena_vgroup #(
             fp32_to_bf16 u_round (.a(y32[32*l +: 32]), .y(y16[16*l +: 16]));
         end
     endgenerate
+
+    assign done = v_out && base_out == 32'(LANES * (CHUNKS - 1));
 
     always @* begin
         row_out = {VLEN*16{1'b0}};

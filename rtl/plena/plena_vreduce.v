@@ -9,12 +9,14 @@
 //   levels     (one register after every LPS tree levels)
 //   the last   f combined with the tree's result: combinational from the last register
 // The result is valid from cycle 1 + ceil(log2(VLEN) / LPS) and holds (the gates stay
-// shut) until the next reduction; the core writes it at the end of the instruction's
-// last cycle. LPS = 1 as long as the timing class leaves a cycle per level.
+// shut) until the next reduction. The reduction occupies a slot of T cycles (RED_CYCLES
+// in plena_units.vh; at VLEN = 64 the tree fills it exactly): `done`, the start's valid
+// bit carried T - 1 cycles, marks its last, whose edge commits y. LPS = 1 as long as the
+// slot leaves a cycle per level.
 module plena_vreduce #(
     parameter integer VLEN = 64,
     parameter integer KIND = 0,      // 0 sum, 1 max
-    parameter integer T    = 8       // the instruction's timing class
+    parameter integer T    = 8       // the slot: cycles from start to the commit edge
 ) (
     input  wire               clk,
     input  wire               rst,
@@ -22,13 +24,14 @@ module plena_vreduce #(
     input  wire               valid,     // ... and starts now
     input  wire [VLEN*16-1:0] row,
     input  wire [31:0]        f,
-    output wire [31:0]        y
+    output wire [31:0]        y,
+    output wire               done
 );
     localparam integer LV = $clog2(VLEN);
     // Levels per registered stage: the R cycle, then the stages, all within T cycles.
     localparam integer LPS = (LV + T - 3) / (T - 2);
     initial if (T < 3 || VLEN < 2)
-        $fatal(1, "plena_vreduce: timing class %0d leaves no cycle for the tree", T);
+        $fatal(1, "plena_vreduce: a slot of %0d cycles leaves no cycle for the tree", T);
 
     wire rclk;
     icg u_rgate (.clk(clk), .en(gate), .gclk(rclk));
@@ -40,6 +43,9 @@ module plena_vreduce #(
         f_q <= f;
     end
     always @(posedge clk) v_q <= !rst && valid;
+    reg [T-2:0] slot;
+    always @(posedge clk) slot <= rst ? {(T-1){1'b0}} : (T-1)'({slot, valid});
+    assign done = slot[T-2];
 
     wire [VLEN*32-1:0] x32;
     genvar e, lv, j;

@@ -30,8 +30,6 @@ BUILD_ARGS = ("--timing", "-CFLAGS", "-fcoroutines", "--no-public-flat-rw")
 
 
 SIMULATORS = ("verilator", "icarus")
-# Pipeline depth of the vector lanes after a chunk is read (VDEPTH_* in plena_units.vh).
-VECTOR_DEPTH = {"V_ADD": 1, "V_MUL": 1, "V_MAX": 1, "V_MAP": 1, "V_EXP": 4, "V_RECI": 4}
 
 
 def sources(simulator: str = "verilator") -> tuple[Path, ...]:
@@ -57,16 +55,16 @@ def check_config(cfg) -> None:
                           f"later: HBM_LATENCY >= 1 (got {cfg.HBM_LATENCY})")
     if cfg.MLEN < 2:
         raise ConfigError(f"the plena RTL needs MLEN >= 2 (got {cfg.MLEN})")
-    for cls, depth in VECTOR_DEPTH.items():
-        c = cfg.cycles(cls) - depth
-        if c < 1 or cfg.VLEN % c:
-            raise ConfigError(f"the plena RTL's vector unit splits a row into equal chunks, one "
-                              f"per cycle, then takes {depth} cycles of pipeline: timing class "
-                              f"{cls} = {cfg.cycles(cls)} cycles less {depth} must divide VLEN={cfg.VLEN}")
-    topk = 8 + 11
-    if cfg.cycles("V_TOPK") < topk:
-        raise ConfigError(f"the plena RTL needs {topk} cycles for V_TOPK; timing class V_TOPK gives "
-                          f"{cfg.cycles('V_TOPK')} on this configuration")
+    from . import timing    # it reads the RTL's sources, whose location is defined here
+    chunks = (timing.structure()["VCHUNKS_1"], timing.structure()["VCHUNKS_4"])
+    if any(cfg.VLEN % c for c in chunks):
+        raise ConfigError(f"the plena RTL's vector unit reads a row in {chunks[0]} or {chunks[1]} "
+                          f"equal chunks: they must divide VLEN={cfg.VLEN}")
+    wrong = timing.mismatches(cfg)
+    if wrong:
+        raise ConfigError("hardware.toml's timing classes no longer describe the plena RTL "
+                          "(the RTL times itself; the model must count what it does): "
+                          + "; ".join(wrong))
     stale = generate.stale()
     if stale:
         raise ConfigError("the RTL's generated headers are out of date with isa/plena "

@@ -1,8 +1,12 @@
 """Writes the plena RTL's generated headers from isa/plena/ (the single source):
 
     rtl/plena/plena_params.vh   the top-level parameter list, defaults from hardware.toml
-    rtl/plena/plena_isa.vh      opcodes, field positions, illegal-bit masks, timing-class
-                                cycles, units and memory sizes, from the instruction records
+    rtl/plena/plena_isa.vh      opcodes, field positions, illegal-bit masks, units and
+                                memory sizes, from the instruction records
+
+hardware.toml's timing classes are not generated: they are the functional model's
+account of the RTL's timing, and the RTL's units time themselves (simulators/plena_rtl/
+timing.py holds the classes to the RTL's structure).
 
 Run from the repository root:
 
@@ -101,9 +105,6 @@ def render_isa(isa: ISA) -> str:
     lines += ["", "// Register file sizes."]
     for k in isa.register_kinds():
         lines.append(f"localparam integer NUM_{_ident(k.prefix)}_REGS = {k.count};")
-    lines += ["", "// Timing classes: cycles an instruction occupies its unit (hardware.toml)."]
-    for cls, expr in isa.timing.items():
-        lines.append(f"localparam integer T_{cls} = {verilog_expr(expr, names)};")
     lines += ["", "// Memories: size in elements (hardware.toml [memories])."]
     for i, (name, m) in enumerate(isa.hardware.get("memories", {}).items()):
         lines.append(f"localparam integer MEM_{_ident(name)}_SIZE = {verilog_expr(m['size'], names)};")
@@ -129,8 +130,6 @@ def render_isa(isa: ISA) -> str:
                    lambda d: f"{w}'h{((1 << w) - 1) & ~d.format.used_mask(isa.opcode_lsb, ow):08X}")
     lines += ["", "// Whether an opcode is assigned."]
     lines += table("isa_legal", "", "1'b0", lambda d: "1'b1")
-    lines += ["", "// Cycles of each opcode's timing class."]
-    lines += table("isa_cycles", "[31:0]", "32'd0", lambda d: f"T_{d.timing}")
     lines += ["", "// Unit of each opcode."]
     lines += table("isa_unit", f"[{unit_w - 1}:0]", f"{unit_w}'d0",
                    lambda d: f"{unit_w}'d{unit_index[d.unit]}")

@@ -6,7 +6,12 @@ plena_top and the cocotb bench reach the core only through its ports (the host p
 for the program and every memory, register and counter)."""
 import re
 
-from kernelcraft.simulators.plena_rtl import build
+import pytest
+
+from kernelcraft.isa.loader import get_isa
+from kernelcraft.isa.plena import default_config
+from kernelcraft.simulators.core.errors import ConfigError
+from kernelcraft.simulators.plena_rtl import build, timing
 
 HARNESS = {"plena_sim.v", "plena_hbm.vh", "plena_hbm.cpp"}
 FORBIDDEN = {
@@ -70,3 +75,40 @@ def test_the_check_finds_what_it_looks_for(tmp_path):
     harness = ('$fwrite(fd, "%h", u_top.u_core.gp[k]);  // x.y in a comment\n'
                'plena_hbm_read(a, "hbm.bin", .5);\nfoo u_x (.clk(clk), .d(q));\n')
     assert [m.group(1) for m in DOTTED.finditer(_code(harness))] == ["u_top"]
+
+
+# --- the RTL times itself ----------------------------------------------------------------
+# Nothing of hardware.toml's timing table reaches the RTL: its headers define no timing
+# class (test_generated), no source names one or the opcode-to-cycles table, and the core
+# has no down-counter loaded with a duration: each unit signals its instruction's last
+# cycle. hardware.toml's classes are then held to the RTL's structure (the model counts
+# what the RTL does), and the differential tests prove the cycles equal.
+def _timing_refs(text: str) -> list[str]:
+    isa = get_isa("plena")
+    names = [f"T_{c}" for c in isa.timing] + ["isa_cycles", "t_cls"]
+    return [n for n in names if re.search(rf"\b{n}\b", text)]
+
+
+def test_rtl_reads_no_timing_class():
+    found = {p.name: _timing_refs(_code(p.read_text())) for p in _core_sources()}
+    found = {name: refs for name, refs in found.items() if refs}
+    assert not found, f"timing-table names in the RTL: {found}"
+    core = _code((build.PLENA_RTL / "plena_core.v").read_text())
+    # Commit is the unit's done, not a counter reaching zero.
+    assert re.search(r"wire\s+commit\s*=\s*occupied\s*&&\s*u_done\s*;", core)
+    for unit in ("u_sfpu", "u_vector", "u_matrix", "u_topk"):
+        inst = re.search(rf"\b{unit}\s*\((.*?)\);", core, flags=re.S)
+        assert inst and ".done(" in inst.group(1), f"{unit} has no done port connected"
+    assert _timing_refs("x = T_V_ADD - VDEPTH_1;") == ["T_V_ADD"]
+    assert _timing_refs("wire [31:0] c = isa_cycles(op);") == ["isa_cycles"]
+
+
+def test_timing_classes_are_the_rtls(diff_cfg):
+    for cfg in (default_config(), diff_cfg, default_config(MLEN=16, VLEN=16, BLEN=2, HLEN=8)):
+        assert timing.mismatches(cfg) == [], cfg
+    # A class that no longer matches the RTL is refused before building.
+    cfg = default_config()
+    cfg._cycles = {**cfg._cycles, "V_RED_SUM": 9}
+    assert timing.mismatches(cfg) == ["V_RED_SUM: hardware.toml 9, RTL 8"]
+    with pytest.raises(ConfigError, match="V_RED_SUM"):
+        build.check_config(cfg)
