@@ -343,9 +343,9 @@ module aie_core #(
     end
 
     // --- vector slot: the lane ALU (int8/int16 add, subtract, max, min; logic) -------
-    // Lanes wrap (no saturation), as the model. Multiplies go to aie_mac (pipelined);
-    // the rest here is written at the issue edge. Shuffles, reductions and the function
-    // unit are not built yet.
+    // Lanes wrap (no saturation), as the model. Multiplies go to aie_mac, reductions to
+    // aie_reduce, the function unit's operations to aie_pwl (all pipelined); the rest,
+    // shuffles included (aie_shuf), is written at the edge after issue.
     wire [31:0] wv = sw[S_VEC];
     wire [6:0]  vop = op_of(wv);
     wire [4:0]  wv_d = fd(wv), wv_a = fa(wv), wv_b = fb(wv);
@@ -356,6 +356,9 @@ module aie_core #(
     wire [3:0] v_xb = v_wb ? wv_b[4:1] : wv_b[3:0];
     wire [511:0] va = x[v_xa], vb = x[v_xb];
     wire [4:0] v_sh = wv[F_RRI_IMM_LSB +: 5];
+    // the shuffles (aie_shuf): VBCL.16 reads only a; its lane is an RRI immediate
+    wire v_bcl = (vop == OP_VBCL_16);
+    wire [5:0] v_si = v_bcl ? {1'b0, v_sh} : wv[F_RRRI_IMM_LSB +: 6];
     // multiply-accumulate: v_mac the unit's operations, v_macc those accumulating onto d
     wire v_mm = (vop == OP_VMMAC_I8 || vop == OP_VMMAC_I16 || vop == OP_VMMAC_BF16);
     wire v_macc = v_mm || vop == OP_VMAC_I8 || vop == OP_VMAC_I16 || vop == OP_VMAC_BF16
@@ -376,6 +379,7 @@ module aie_core #(
     reg  [511:0] l_va, l_vb;
     reg  [1023:0] l_aa, l_ab;
     reg  [4:0]   l_sh, l_d;
+    reg  [5:0]   l_si;
     reg  [1:0]   l_rm, l_shape;
     reg          l_ahi, l_half, vl_v;
     reg  [511:0] v_res;
@@ -389,6 +393,9 @@ module aie_core #(
     // fp32 accumulator lanes: add/subtract, multiply, max (rtl/common, IEEE RNE, subnormals
     // kept, canonical NaN, as simulators/numerics.py); SRS to bf16 rounds to nearest even
     wire [1023:0] v_fadd, v_fmul, v_fmax;
+    wire [511:0] v_shuf;
+    aie_shuf u_shuf (.kind((l_vop == OP_VSHUF) ? 2'd0 : (l_vop == OP_VALIGN) ? 2'd1 : 2'd2),
+                     .imm(l_si), .a(l_va), .b(l_vb), .y(v_shuf));
     wire v_sub = (l_vop == OP_ASUB_F32);
     genvar gl;
     generate
@@ -444,6 +451,7 @@ module aie_core #(
             OP_AADD_F32, OP_ASUB_F32, OP_AMUL_F32, OP_AMAX_F32, OP_AADD_I32, OP_ASUB_I32: v_shape = 2'd1;
             OP_VAND, OP_VOR, OP_VXOR, OP_VMAX_BF16, OP_VMIN_BF16, OP_VADD_I8, OP_VSUB_I8, OP_VMAX_I8,
             OP_VMIN_I8, OP_VADD_I16, OP_VSUB_I16, OP_VMAX_I16, OP_VMIN_I16: ;
+            OP_VSHUF, OP_VALIGN, OP_VBCL_16: ;
             default: v_unsup = 1'b1;
         endcase
     end
@@ -478,6 +486,7 @@ module aie_core #(
             OP_VUPS_BF16: begin
                 for (vl = 0; vl < 32; vl = vl + 1) v_accres[32*vl +: 32] = {l_va[16*vl +: 16], 16'd0};
             end
+            OP_VSHUF, OP_VALIGN, OP_VBCL_16: v_res = v_shuf;
             OP_VAND: v_res = l_va & l_vb;
             OP_VOR:  v_res = l_va | l_vb;
             OP_VXOR: v_res = l_va ^ l_vb;
@@ -587,7 +596,8 @@ module aie_core #(
             end else
             case (v_shape)
                 2'd0: begin
-                    rd_u[12] = UW'(U_X + $unsigned(wv_a[3:0])); rd_u[13] = UW'(U_X + $unsigned(wv_b[3:0]));
+                    rd_u[12] = UW'(U_X + $unsigned(wv_a[3:0]));
+                    if (!v_bcl) rd_u[13] = UW'(U_X + $unsigned(wv_b[3:0]));
                     wr_u[12] = UW'(U_X + $unsigned(wv_d[3:0]));
                 end
                 2'd1: begin
@@ -872,7 +882,7 @@ module aie_core #(
     always @(negedge clk) vl_en_n <= vl_issue;
     wire vgclk = clk & vl_en_n;
     always @(posedge vgclk) begin
-        l_vop <= vop; l_va <= va; l_vb <= vb; l_aa <= aa; l_ab <= ab; l_sh <= v_sh; l_rm <= rm;
+        l_vop <= vop; l_va <= va; l_vb <= vb; l_aa <= aa; l_ab <= ab; l_sh <= v_sh; l_si <= v_si; l_rm <= rm;
         l_ahi <= wv_a[0]; l_d <= wv_d; l_shape <= v_shape; l_half <= v_half;
     end
     // the reductions; a younger load of their register lands first and cancels them

@@ -1,6 +1,6 @@
 """Random valid aie programs of scalar, move, load, store and vector bundles (lane ALU,
-accumulator lanes, SRS/UPS, the multiply-accumulate family; with hardware
-loops and every post-modify mode) and random data-memory images, for differential
+accumulator lanes, SRS/UPS, the multiply-accumulate family, reductions, shuffles; with
+hardware loops and every post-modify mode) and random data-memory images, for differential
 testing of the model against the RTL. Each bundle is assembled alone first: one that
 breaks a bundle rule is drawn again, so every program is one the assembler accepts."""
 from __future__ import annotations
@@ -120,6 +120,11 @@ def _vector(rng) -> str:
     if k < 0.72:               # reductions (aie_reduce), onto registers loads also write
         op = str(rng.choice(["AREDADD.F32", "AREDADD.I32", "VREDMAX.BF16"]))
         return f"{op} {x()}, {x()}" if op == "VREDMAX.BF16" else f"{op} {acc()}, {acc()}"
+    if k < 0.80:               # shuffles (aie_shuf)
+        op = str(rng.choice(["VSHUF", "VALIGN", "VBCL.16"]))
+        if op == "VBCL.16":
+            return f"{op} {x()}, {x()}, {int(rng.integers(0, 32))}"
+        return f"{op} {x()}, {x()}, {x()}, {int(rng.integers(0, 16 if op == 'VSHUF' else 64))}"
     op = rng.choice(["VADD.I8", "VADD.I16", "VSUB.I8", "VSUB.I16", "VMAX.I8", "VMAX.I16",
                      "VMIN.I8", "VMIN.I16", "VAND", "VOR", "VXOR", "VMAX.BF16", "VMIN.BF16"])
     return f"{op} {x()}, {x()}, {x()}"

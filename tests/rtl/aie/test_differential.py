@@ -98,6 +98,6 @@ def test_a_divergence_names_the_bundle_and_both_values(diff_cfg):
 
 
 def test_unsupported_operations_are_refused_by_name(diff_cfg):
-    program = assemble("VSHUF x0, x1, x2, 0\n", "v.asm", diff_cfg)
-    with pytest.raises(ConfigError, match="does not implement VSHUF"):
+    program = assemble(".bd A, ext=0, loc=0, n0=8, acq=l1\nDMAIN 0, A, r0, r0\n", "v.asm", diff_cfg)
+    with pytest.raises(ConfigError, match="does not implement descriptor A with acq"):
         AieRTL().run(program, MemoryImage({}), diff_cfg)
