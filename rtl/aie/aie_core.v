@@ -61,7 +61,16 @@ module aie_core #(
     input  wire [3:0]    rel_v,
     input  wire [15:0]   rel_l,
     input  wire [23:0]   rel_n,
-    input  wire          dma_idle,          // nothing queued, moving or unacknowledged
+    // locks: ours to the DMA, our REL of this cycle, and the values after the DMA's
+    // acquires of this cycle (lk_q: before the REL, what ACQ and REL see; lk_a: all)
+    output wire [95:0]   lk_o,
+    output wire          core_rel_v,
+    output wire [3:0]    core_rel_l,
+    output wire [5:0]    core_rel_n,
+    input  wire [95:0]   lk_q,
+    input  wire [95:0]   lk_a,
+    input  wire          dma_quiet,         // the DMA can change no lock any more
+    input  wire          dma_idle,          // nothing moving or unacknowledged, none can start
     input  wire          dma_empty,         // no transfer left to complete (release)
     input  wire [143:0]  dma_pend,          // per lock: what unfinished transfers will release
     input  wire [255:0]  dma_busy,
@@ -87,7 +96,8 @@ module aie_core #(
     // Error codes (simulators/aie_rtl/backend.py).
     localparam [3:0] E_NONE = 0, E_RANGE = 1, E_ALIGN = 2, E_LOOPR = 3, E_DEEP = 4, E_REL = 5,
                      E_DEADLOCK = 6, E_BUDGET = 7, E_CYCLES = 8, E_HALT = 9, E_ILLEGAL = 10,
-                     E_UNSUPPORTED = 11, E_DMAEXT = 12, E_DMADM = 13, E_DMAREL = 14;
+                     E_UNSUPPORTED = 11, E_DMAEXT = 12, E_DMADM = 13, E_DMAREL = 14,
+                     E_STUCK = 15;
     // Slots.
     localparam integer S_LD0 = 0, S_LD1 = 1, S_ST = 2, S_ALU = 3, S_VEC = 4, S_MV = 5;
 
@@ -123,6 +133,20 @@ module aie_core #(
     reg  [63:0] st_hazard, st_bank, st_dwait, st_dqueue, st_port, busy [0:5];
     reg         collided, dma_err_q, dead;
     reg  [63:0] elapsed, dma_end;     // edges since start; the DMA busy until (after a deadlock)
+    // a bundle waiting for the DMA (a lock, queue room): its first cycle's count, end
+    // (latest pending result) and stall counters, which a deadlock found later reports
+    reg         wt_on;
+    reg  [63:0] wt_cyc, wt_end, wt_dwait, wt_dqueue;
+    reg         end_seen;             // the core has finished: end_cyc, the cycle it did
+    reg  [63:0] end_cyc;
+    genvar gk;
+    generate
+        for (gk = 0; gk < NUM_LOCK; gk = gk + 1) begin : g_lk
+            assign lk_o[6*gk +: 6] = lk[gk];
+        end
+    endgenerate
+    function automatic [5:0] lkq(input [3:0] i); lkq = lk_q[6*i +: 6]; endfunction
+    function automatic [5:0] lka(input [3:0] i); lka = lk_a[6*i +: 6]; endfunction
 
     // --- decode ----------------------------------------------------------------------
     wire [31:0] hdr = imem_rdata[31:0];
@@ -288,7 +312,7 @@ module aie_core #(
                 OP_ACQ: a_acq = 1'b1;
                 OP_REL: begin
                     a_rel = 1'b1;
-                    a_relv = {1'b0, lk[a_lock]} + {1'b0, a_lockn};
+                    a_relv = {1'b0, lkq(a_lock)} + {1'b0, a_lockn};
                     if (a_relv > 7'(LOCK_MAX)) a_err = E_REL;
                 end
                 OP_HALT: a_halt = 1'b1;
@@ -722,14 +746,18 @@ module aie_core #(
         end
     end
 
-    // An ACQ waits for its lock while the releases of unfinished transfers will make it
-    // large enough (dma_wait), a DMAIN/DMAOUT for room in its channel's queue (dma_queue);
-    // an ACQ they cannot satisfy is a deadlock at once (transfers acquire no locks, so
-    // what they will release is known). Releases of this cycle's completions count from
-    // the next.
-    wire acq_short = a_acq && (lk[a_lock] < a_lockn);
-    wire deadlock = acq_short && (9'(lk[a_lock]) + dma_pend[9*a_lock +: 9] < 9'(a_lockn));
-    wire wait_dma = (acq_short && !deadlock) || (a_dma && q_full);
+    // An ACQ waits for its lock (dma_wait), a DMAIN/DMAOUT for room in its channel's
+    // queue (dma_queue), the DMA taking a lock before the core in one cycle. Releases of
+    // this cycle's completions count from the next. A wait nothing will end is a
+    // deadlock: at once when even every unfinished transfer's release would not satisfy
+    // the ACQ; else once the DMA is quiet (no transfer holding its lock is unfinished,
+    // none can take one), reported at the wait's first cycle with the counts of then,
+    // as the model finds it there by running the DMA ahead.
+    wire acq_short = a_acq && (lkq(a_lock) < a_lockn);
+    wire dl_now = acq_short && (9'(lkq(a_lock)) + dma_pend[9*a_lock +: 9] < 9'(a_lockn));
+    wire dl_late = (acq_short || (a_dma && q_full)) && dma_quiet;
+    wire deadlock = dl_now || dl_late;
+    wire wait_dma = (acq_short || (a_dma && q_full)) && !deadlock;
     assign q_out = (aop == OP_DMAOUT);
     assign q_ch = wa[F_DMA_CH_LSB];
     assign q_bd = wa[F_DMA_BD_LSB +: F_DMA_BD_W];
@@ -864,6 +892,12 @@ module aie_core #(
 
     // --- state update ----------------------------------------------------------------
     wire commit_now = issue || err_commit;
+    assign core_rel_v = commit_now && commit[S_ALU] && a_rel;
+    assign core_rel_l = a_lock;
+    assign core_rel_n = a_lockn;
+    // the run's end with transfers waiting for locks no one will release: an error at the
+    // cycle the core finished (the model's drain), once the DMA is quiet
+    wire stuck = stopped && !failed && cf_left == 2'd0 && drained && dma_idle && !dma_empty;
 
     // the multiply-accumulate unit; writes of other operations to an accumulator it
     // has in flight cancel that result (they are younger and land first)
@@ -936,7 +970,7 @@ module aie_core #(
             drel[dl] = 9'd0;
             for (dc = 0; dc < 4; dc = dc + 1)
                 if (rel_v[dc] && rel_l[4*dc +: 4] == 4'(dl)) drel[dl] = drel[dl] + 9'(rel_n[6*dc +: 6]);
-            if (9'(lk[dl]) + drel[dl] > 9'(LOCK_MAX)) rel_over = 1'b1;
+            if (9'(lka(4'(dl))) + drel[dl] > 9'(LOCK_MAX)) rel_over = 1'b1;
         end
     end
     // cycles until every pending result is readable (the run's end after a failure)
@@ -972,6 +1006,7 @@ module aie_core #(
             err_cycle <= 64'd0; err_addr <= 32'sd0; err_val <= 32'sd0;
             st_hazard <= 64'd0; st_bank <= 64'd0; st_dwait <= 64'd0; st_dqueue <= 64'd0; st_port <= 64'd0;
             collided <= 1'b0; dma_err_q <= 1'b0; dead <= 1'b0; elapsed <= 64'd0; dma_end <= 64'd0;
+            wt_on <= 1'b0; end_seen <= 1'b0;
             cf_left <= 2'd0; cf_phase <= 2'd0;
             ret_v[0] <= 1'b0; ret_v[1] <= 1'b0;
             vl_v <= 1'b0;
@@ -1008,7 +1043,10 @@ module aie_core #(
 
             // The count stops once nothing is left to issue and every result is readable;
             // after a failure it ends at the latest pending result (set below).
-            if (!(stopped && (failed || (cf_left == 2'd0 && drained && dma_idle)))) cyc <= cyc + 64'd1;
+            if (stuck) begin
+                failed <= 1'b1; stop_kind <= 2'd2; err_code <= E_STUCK; err_slot <= 3'd7;
+                err_b <= bno; err_cycle <= end_seen ? end_cyc : cyc;
+            end else if (!(stopped && (failed || (cf_left == 2'd0 && drained && dma_idle)))) cyc <= cyc + 64'd1;
             else if (!ret_v[0] && !ret_v[1] && cf_left == 2'd0 && dma_idle && !mac_busy && !red_busy && !pwl_busy && !vl_v) begin
                 done <= 1'b1;
                 running <= 1'b0;
@@ -1032,6 +1070,14 @@ module aie_core #(
             if (want && !hazard && !budget_out && !halt_req && !dma_err_q && wait_dma) begin
                 if (a_acq) st_dwait <= st_dwait + 64'd1;
                 else st_dqueue <= st_dqueue + 64'd1;
+                if (!wt_on) begin
+                    wt_on <= 1'b1; wt_cyc <= cyc; wt_end <= cyc + 64'(max_rdy);
+                    wt_dwait <= st_dwait; wt_dqueue <= st_dqueue;
+                end
+            end
+            if (issue) wt_on <= 1'b0;
+            if (stopped && !failed && cf_left == 2'd0 && !end_seen) begin
+                end_seen <= 1'b1; end_cyc <= cyc;
             end
             if (pw && !hazard && !budget_out && !halt_req && !dma_err_q && !wait_dma && !deadlock)
                 st_port <= st_port + 64'd1;
@@ -1039,8 +1085,9 @@ module aie_core #(
             elapsed <= elapsed + 64'd1;
             if (!dma_idle) dma_end <= elapsed + 64'd1;
             if (rel_over) dma_err_q <= 1'b1;
-            // locks: the DMA's releases, then the core's ACQ/REL below (same edge)
-            for (i = 0; i < NUM_LOCK; i = i + 1) lk[i] <= 6'(9'(lk[i]) + drel[i]);
+            // locks: the DMA's acquires (and the core's REL: lk_a), its releases, then the
+            // core's ACQ below (same edge)
+            for (i = 0; i < NUM_LOCK; i = i + 1) lk[i] <= 6'(9'(lka(4'(i))) + drel[i]);
 
             if (commit_now) begin
                 // memory slots: loads return next cycle (phase 0) or later; post-modify
@@ -1069,8 +1116,7 @@ module aie_core #(
                     if (a_wr_r && wa_d != 5'd0) r[wa_d[3:0]] <= a_val;
                     if (a_wr_p) p[wa_d[2:0]] <= a_val;
                     if (a_setrm) rm <= wa_u[1:0];
-                    if (a_acq) lk[a_lock] <= 6'(9'(lk[a_lock]) + drel[a_lock] - 9'(a_lockn));
-                    if (a_rel) lk[a_lock] <= 6'(9'(a_relv) + drel[a_lock]);
+                    if (a_acq) lk[a_lock] <= 6'(9'(lka(a_lock)) + drel[a_lock] - 9'(a_lockn));
                 end
                 // vector slot
                 // move slot
@@ -1126,6 +1172,9 @@ module aie_core #(
                 failed <= 1'b1;
                 dead <= deadlock && !budget_out && !halt_req && !dma_err_q;
                 cyc <= cyc + 64'(max_rdy);
+                if (deadlock && !budget_out && !halt_req && !dma_err_q && wt_on) begin
+                    err_cycle <= wt_cyc; cyc <= wt_end; st_dwait <= wt_dwait; st_dqueue <= wt_dqueue;
+                end
                 // accesses of operations before the failing one still complete (the
                 // model's bundle ran them); their extra cycles are not counted
                 if (err_commit && nphase != 2'd0) begin cf_left <= nphase; cf_phase <= 2'd1; end

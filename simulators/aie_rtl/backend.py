@@ -6,9 +6,9 @@ the harness loads the program and data memory through the tile's host ports, the
 runs in C, and memory, registers and counters come back through the same ports.
 `run_many` runs several jobs on one configuration in a single simulator process.
 
-Not built yet (the run is refused before simulation, naming what is missing): DMA
-descriptors that acquire a lock before they start (`acq`). VECTOR_BUILT lists the
-vector operations built (every one the model implements).
+Every operation and descriptor the model runs is built: `unsupported` refuses a program
+(before simulation, naming what is missing) only for a vector operation not in
+VECTOR_BUILT, which lists every one the model implements today.
 """
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ from .jobs import JobInput, read_job, write_job
 
 # Error codes of rtl/aie/aie_core.v.
 (E_RANGE, E_ALIGN, E_LOOPR, E_DEEP, E_REL, E_DEADLOCK, E_BUDGET, E_CYCLES, E_HALT,
- E_ILLEGAL, E_UNSUPPORTED, E_DMAEXT, E_DMADM, E_DMAREL) = range(1, 15)
+ E_ILLEGAL, E_UNSUPPORTED, E_DMAEXT, E_DMADM, E_DMAREL, E_STUCK) = range(1, 16)
 STOPS = {0: "end", 1: "break", 2: "error"}
 UNLIMITED = (1 << 64) - 1
 # Host register map of aie_core (hr_data).
@@ -63,16 +63,12 @@ VECTOR_BUILT = frozenset(f"{op}.{t}" for op in ("VADD", "VSUB", "VMAX", "VMIN") 
 
 
 def unsupported(program, cfg=None) -> list[str]:
-    """What of `program` the RTL does not implement yet: operations, and descriptors
-    that acquire a lock. (`cfg` is unused: kept for callers.)"""
+    """What of `program` the RTL does not implement: vector operations outside
+    VECTOR_BUILT. (`cfg` is unused: kept for callers.)"""
     spec = get_spec()
     missing = [i.mnemonic for i in program.instrs
                if i.mnemonic in spec.ops and spec.ops[i.mnemonic].slot == "vector"
                and i.mnemonic not in VECTOR_BUILT]
-    names = getattr(program, "descriptor_names", [])
-    missing += [f"descriptor {names[k] if k < len(names) else k} with acq (a transfer that "
-                "acquires a lock)" for k, d in enumerate(getattr(program, "descriptors", []))
-                if d and d.get("acq") is not None]
     return list(dict.fromkeys(missing))
 
 
@@ -117,7 +113,7 @@ class AieRTL:
                     missing = unsupported(job.program, config)
                     if missing:
                         raise ConfigError(f"the aie RTL does not implement {', '.join(missing)} yet "
-                                          "(the vector unit is partly built); run this kernel on "
+                                          "(an operation newer than the RTL); run this kernel on "
                                           "the functional model")
                 except SimError as e:
                     results[i] = self._early(state, e, started)
@@ -212,7 +208,9 @@ class AieRTL:
                 op = row.slots.index(name)
                 ins = job.program.bundle_ops(b)[op]
                 info = get_spec().ops[ins.mnemonic]
-        where = code.where(b, cycle, retired, op)
+        # the run's end with transfers that can never start: where the model's drain
+        # names it, after the last bundle
+        where = code.where(len(code.rows) if c == E_STUCK else b, cycle, retired, op)
         if c in (E_RANGE, E_ALIGN):
             n, align = info.bytes, info.align
             if c == E_RANGE:
@@ -244,8 +242,11 @@ class AieRTL:
             e = IllegalOperandError("a DMA transfer's release takes a lock above 63 (more releases "
                                     "than acquires?)")
         elif c == E_DEADLOCK:
-            e = DeadlockError("ACQ waits forever: its lock is too small and no running or queued "
-                              "transfer can release it. DMA: all channels idle")
+            e = DeadlockError("the bundle waits forever: its ACQ's lock is too small (or its DMA "
+                              "queue full) and no running or queued transfer can change that")
+        elif c == E_STUCK:
+            e = DeadlockError("the program ended with transfers that can never start (each waits "
+                              "for a lock no one will release)")
         elif c == E_BUDGET:
             e = budget_exceeded(job.budget.max_instructions, "bundles")
         elif c == E_CYCLES:
