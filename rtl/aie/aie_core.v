@@ -912,9 +912,8 @@ module aie_core #(
     end
     // the vector lanes' operands, on a clock gated by their issue
     wire vl_issue = commit_now && commit[S_VEC] && !v_mac && !v_red && !v_pwl;
-    reg  vl_en_n;
-    always @(negedge clk) vl_en_n <= vl_issue;
-    wire vgclk = clk & vl_en_n;
+    wire vgclk;
+    icg u_vgate (.clk(clk), .en(vl_issue), .gclk(vgclk));
     always @(posedge vgclk) begin
         l_vop <= vop; l_va <= va; l_vb <= vb; l_aa <= aa; l_ab <= ab; l_sh <= v_sh; l_si <= v_si; l_rm <= rm;
         l_ahi <= wv_a[0]; l_d <= wv_d; l_shape <= v_shape; l_half <= v_half;
