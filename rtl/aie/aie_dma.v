@@ -7,9 +7,10 @@
 //
 // A transfer moves n0 x n1 x n2 16-bit words. A beat moves the next DMA_BW bytes of
 // them in transfer order, across runs and planes (one-word runs gather eight words),
-// one beat per cycle. Its external side is a request naming each word's address; its
-// data-memory side one access of the consecutive rows from its lowest word's row, at
-// most four (one per macro of a bank; a beat needing more stops the run: `wide`):
+// one beat per cycle, ending early before a word that would take its rows past a span
+// of four. Its external side is a request naming each word's address; its data-memory
+// side one access of the consecutive rows from its lowest word's row, at most four
+// (one per macro of a bank):
 //  - input: the beat is a read request on the external port; its data comes back in
 //    request order and is written into data memory in the cycle it arrives. The
 //    transfer completes with its last beat's data (the port's read latency is
@@ -96,7 +97,7 @@ module aie_dma #(
     input  wire [3:0]      r_valid,           // read data, in request order
     input  wire [4*BB-1:0] r_data,
     input  wire [3:0]      b_valid,           // write acknowledgement
-    output wire            wide               // a beat's words span more than four rows
+    output wire            wide               // a beat's words span more than four rows (never)
 );
     localparam integer RW = $clog2(DM_SIZE) - 5;
     localparam integer BB = DMA_BW * 8;             // bits of a beat
@@ -268,33 +269,41 @@ module aie_dma #(
             wire take = !act && have;
             wire [7:0] tb = {tk_bd, 4'd0};
 
-            // this beat: the next min(BWW, rem) words in transfer order, across runs and
-            // planes (the address generator steps BWW words a cycle). Its data-memory side
+            // this beat: the next words in transfer order, across runs and planes (the
+            // address generator steps up to BWW words a cycle), at most min(BWW, rem) and
+            // only while their rows span at most four: bw of them. Its data-memory side
             // is one window of consecutive rows from the lowest word's row.
-            wire [31:0] bw = (rem < BWW) ? rem : 32'(BWW);
-            wire last_beat = (rem <= BWW);
+            reg [31:0] bw;
+            wire last_beat = (rem <= bw);
             reg [31:0] g_e [0:BWW-1];
             reg [31:0] g_l [0:BWW-1];
-            reg [31:0] n_i0, n_i1, n_i2, n_er, n_ep, n_lr, n_lp, g_min, g_max;
+            reg [31:0] n_i0, n_i1, n_i2, n_er, n_ep, n_lr, n_lp, g_min, g_max, c_min, c_max;
+            reg        g_stop;
             reg [BWW*32-1:0] g_ext;                    // the words' external addresses
             reg [BWW*7-1:0]  g_off;                    // their byte offsets in the window
             integer gj;
             always @* begin
                 n_i0 = i0; n_i1 = i1; n_i2 = i2; n_er = e_run; n_ep = e_pl; n_lr = l_run; n_lp = l_pl;
                 g_min = l_run + 2 * i0; g_max = g_min;
+                bw = 32'd0;
+                g_stop = 1'b0;
                 for (gj = 0; gj < BWW; gj = gj + 1) begin
                     g_e[gj] = n_er + n_i0;
                     g_l[gj] = n_lr + 2 * n_i0;
-                    if (32'(gj) < bw) begin
-                        if (g_l[gj] < g_min) g_min = g_l[gj];
-                        if (g_l[gj] > g_max) g_max = g_l[gj];
+                    c_min = (g_l[gj] < g_min) ? g_l[gj] : g_min;
+                    c_max = (g_l[gj] > g_max) ? g_l[gj] : g_max;
+                    if (32'(gj) >= rem || (c_max >> 5) - (c_min >> 5) > 32'd3) g_stop = 1'b1;
+                    if (!g_stop) begin
+                        g_min = c_min; g_max = c_max; bw = bw + 32'd1;
                     end
-                    if (n_i0 + 1 < t_n0) n_i0 = n_i0 + 1;
-                    else if (n_i1 + 1 < t_n1) begin
-                        n_i0 = 32'd0; n_i1 = n_i1 + 1; n_er = n_er + t_s1; n_lr = n_lr + t_ls1;
-                    end else begin
-                        n_i0 = 32'd0; n_i1 = 32'd0; n_i2 = n_i2 + 1;
-                        n_ep = n_ep + t_s2; n_er = n_ep; n_lp = n_lp + t_ls2; n_lr = n_lp;
+                    if (!g_stop) begin                 // (the words after the beat stay put)
+                        if (n_i0 + 1 < t_n0) n_i0 = n_i0 + 1;
+                        else if (n_i1 + 1 < t_n1) begin
+                            n_i0 = 32'd0; n_i1 = n_i1 + 1; n_er = n_er + t_s1; n_lr = n_lr + t_ls1;
+                        end else begin
+                            n_i0 = 32'd0; n_i1 = 32'd0; n_i2 = n_i2 + 1;
+                            n_ep = n_ep + t_s2; n_er = n_ep; n_lp = n_lp + t_ls2; n_lr = n_lp;
+                        end
                     end
                 end
                 for (gj = 0; gj < BWW; gj = gj + 1) begin
@@ -319,7 +328,8 @@ module aie_dma #(
             end
             wire w_go = wv && m_ready[c];
             wire beat = act && setup_left == 0 && (OUT ? (!wv || w_go) : m_ready[c]);
-            // a window of more than four rows would need one macro twice (not built)
+            // a window of more than four rows would need one macro twice: a beat ends
+            // before that, so this is only a check of the address generator
             assign ch_wide[c] = beat && g_rows > 4;
 
             // in flight: beats awaiting data (input) or acknowledgement (output)

@@ -173,13 +173,10 @@ class AieRTL:
             error = self._error(reg, code, job, cfg, retired)
         elif reg[COLLIDE]:
             stop = "error"
-            error = SimError("two DMA beats met on one data-memory macro port in one cycle, or "
-                             "a beat's words spanned more than four 32-byte rows (the RTL "
-                             "arbitrates only between the core and the DMA, and a beat is one "
-                             "access of at most four rows; the model's DMA timing has neither "
-                             "stall): keep the buffers of transfers that run at once in separate "
-                             "banks, and a beat's words (DMA_BW bytes in transfer order) within "
-                             "four rows"
+            error = SimError("two DMA beats met on one data-memory macro port in one cycle (the "
+                             "RTL arbitrates only between the core and the DMA, and the model's "
+                             "DMA timing has no such stall): keep the buffers of transfers that "
+                             "run at once in separate banks"
                              ).locate(code.where(max(len(code.rows) - 1, 0), u64(CYCLES), retired))
         state.dm[:] = out.dm[:state.dm.size]
         state.ext[:] = 0

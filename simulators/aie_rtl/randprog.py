@@ -205,11 +205,17 @@ DMA_CHANNELS = (("DMAIN", 0), ("DMAIN", 1), ("DMAOUT", 0), ("DMAOUT", 1))
 EXT_REGION = 8192                # external words per channel
 
 
-def _descriptor(rng, k: int, bank: int, bw: int) -> str:
+def _descriptor(rng, k: int, bank: int, bw: int, spread: bool = False) -> str:
     """A random descriptor inside `bank` bytes and EXT_REGION words: one run of any
     length, runs of whole beats in up to three dimensions (steps of either sign), or
     short runs a beat gathers (their data-memory side compact enough that every beat's
-    words stay within four rows whatever the offset)."""
+    words stay within four rows whatever the offset). With `spread`, half are short
+    runs far apart in data memory (steps of 40 to 160 bytes), whose beats end early to
+    keep within four rows."""
+    if spread and rng.random() < 0.5:
+        n0, n1 = int(rng.integers(1, 4)), int(rng.integers(2, 7))
+        ls1 = 2 * int(rng.integers(20, 81))
+        return f"n0={n0}, n1={n1}, s1={int(rng.choice([n0, 17]))}, ls1={ls1}", n0, n1, 1
     roll = rng.random()
     if roll < 0.3:
         n0 = int(rng.integers(1, bank // 2 // 3))
@@ -229,13 +235,15 @@ def _descriptor(rng, k: int, bank: int, bw: int) -> str:
     return f"n0={n0}, n1={n1}, s1={s1}, n2={n2}, ls1={ls1}", n0, n1, n2
 
 
-def random_dma_program(seed: int, cfg, ops: int = 24, acq: bool = False) -> tuple[str, MemoryImage]:
+def random_dma_program(seed: int, cfg, ops: int = 24, acq: bool = False,
+                       spread: bool = False) -> tuple[str, MemoryImage]:
     """Transfers queued on random channels (runs of queue-full stalls), ACQs waiting for
     their releases (or more than will come: a deadlock), REL by the core, HALT, and core
     arithmetic between them. With `acq`, most descriptors also acquire a lock before
     they start (l2..l4, which the core and other transfers release): transfers waiting in
     their queues, taking locks the core's ACQ also waits for, chains of transfers, and
-    deadlocks found only when the DMA runs dry or at the program's end."""
+    deadlocks found only when the DMA runs dry or at the program's end. With `spread`,
+    descriptors whose beats end early (short runs far apart)."""
     rng = np.random.default_rng(seed)
     if acq:
         return _acq_program(rng, cfg, ops)
@@ -244,7 +252,7 @@ def random_dma_program(seed: int, cfg, ops: int = 24, acq: bool = False) -> tupl
     head, body = [], []
     released = [0, 0, 0, 0]                    # l0..l3: what transfers will release
     for k, (op, ch) in enumerate(DMA_CHANNELS):
-        fields, n0, n1, n2 = _descriptor(rng, k, bank, bw)
+        fields, n0, n1, n2 = _descriptor(rng, k, bank, bw, spread)
         rel = int(rng.integers(0, 4))
         head.append(f".bd T{k}, ext={k * EXT_REGION + 4096}, loc={k * bank + 64}, {fields}, "
                     f"rel=l{rel}, rel_n={int(rng.integers(1, 3))}")
