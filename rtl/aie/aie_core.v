@@ -61,7 +61,16 @@ module aie_core #(
     input  wire [3:0]    rel_v,
     input  wire [15:0]   rel_l,
     input  wire [23:0]   rel_n,
-    input  wire          dma_idle,          // nothing queued, moving or unacknowledged
+    // locks: ours to the DMA, our REL of this cycle, and the values after the DMA's
+    // acquires of this cycle (lk_q: before the REL, what ACQ and REL see; lk_a: all)
+    output wire [95:0]   lk_o,
+    output wire          core_rel_v,
+    output wire [3:0]    core_rel_l,
+    output wire [5:0]    core_rel_n,
+    input  wire [95:0]   lk_q,
+    input  wire [95:0]   lk_a,
+    input  wire          dma_quiet,         // the DMA can change no lock any more
+    input  wire          dma_idle,          // nothing moving or unacknowledged, none can start
     input  wire          dma_empty,         // no transfer left to complete (release)
     input  wire [143:0]  dma_pend,          // per lock: what unfinished transfers will release
     input  wire [255:0]  dma_busy,
@@ -87,7 +96,8 @@ module aie_core #(
     // Error codes (simulators/aie_rtl/backend.py).
     localparam [3:0] E_NONE = 0, E_RANGE = 1, E_ALIGN = 2, E_LOOPR = 3, E_DEEP = 4, E_REL = 5,
                      E_DEADLOCK = 6, E_BUDGET = 7, E_CYCLES = 8, E_HALT = 9, E_ILLEGAL = 10,
-                     E_UNSUPPORTED = 11, E_DMAEXT = 12, E_DMADM = 13, E_DMAREL = 14;
+                     E_UNSUPPORTED = 11, E_DMAEXT = 12, E_DMADM = 13, E_DMAREL = 14,
+                     E_STUCK = 15;
     // Slots.
     localparam integer S_LD0 = 0, S_LD1 = 1, S_ST = 2, S_ALU = 3, S_VEC = 4, S_MV = 5;
 
@@ -123,6 +133,20 @@ module aie_core #(
     reg  [63:0] st_hazard, st_bank, st_dwait, st_dqueue, st_port, busy [0:5];
     reg         collided, dma_err_q, dead;
     reg  [63:0] elapsed, dma_end;     // edges since start; the DMA busy until (after a deadlock)
+    // a bundle waiting for the DMA (a lock, queue room): its first cycle's count, end
+    // (latest pending result) and stall counters, which a deadlock found later reports
+    reg         wt_on;
+    reg  [63:0] wt_cyc, wt_end, wt_dwait, wt_dqueue;
+    reg         end_seen;             // the core has finished: end_cyc, the cycle it did
+    reg  [63:0] end_cyc;
+    genvar gk;
+    generate
+        for (gk = 0; gk < NUM_LOCK; gk = gk + 1) begin : g_lk
+            assign lk_o[6*gk +: 6] = lk[gk];
+        end
+    endgenerate
+    function automatic [5:0] lkq(input [3:0] i); lkq = lk_q[6*i +: 6]; endfunction
+    function automatic [5:0] lka(input [3:0] i); lka = lk_a[6*i +: 6]; endfunction
 
     // --- decode ----------------------------------------------------------------------
     wire [31:0] hdr = imem_rdata[31:0];
@@ -288,7 +312,7 @@ module aie_core #(
                 OP_ACQ: a_acq = 1'b1;
                 OP_REL: begin
                     a_rel = 1'b1;
-                    a_relv = {1'b0, lk[a_lock]} + {1'b0, a_lockn};
+                    a_relv = {1'b0, lkq(a_lock)} + {1'b0, a_lockn};
                     if (a_relv > 7'(LOCK_MAX)) a_err = E_REL;
                 end
                 OP_HALT: a_halt = 1'b1;
@@ -343,9 +367,9 @@ module aie_core #(
     end
 
     // --- vector slot: the lane ALU (int8/int16 add, subtract, max, min; logic) -------
-    // Lanes wrap (no saturation), as the model. Multiplies go to aie_mac (pipelined);
-    // the rest here is written at the issue edge. Shuffles, reductions and the function
-    // unit are not built yet.
+    // Lanes wrap (no saturation), as the model. Multiplies go to aie_mac, reductions to
+    // aie_reduce, the function unit's operations to aie_pwl (all pipelined); the rest,
+    // shuffles included (aie_shuf), is written at the edge after issue.
     wire [31:0] wv = sw[S_VEC];
     wire [6:0]  vop = op_of(wv);
     wire [4:0]  wv_d = fd(wv), wv_a = fa(wv), wv_b = fb(wv);
@@ -356,6 +380,9 @@ module aie_core #(
     wire [3:0] v_xb = v_wb ? wv_b[4:1] : wv_b[3:0];
     wire [511:0] va = x[v_xa], vb = x[v_xb];
     wire [4:0] v_sh = wv[F_RRI_IMM_LSB +: 5];
+    // the shuffles (aie_shuf): VBCL.16 reads only a; its lane is an RRI immediate
+    wire v_bcl = (vop == OP_VBCL_16);
+    wire [5:0] v_si = v_bcl ? {1'b0, v_sh} : wv[F_RRRI_IMM_LSB +: 6];
     // multiply-accumulate: v_mac the unit's operations, v_macc those accumulating onto d
     wire v_mm = (vop == OP_VMMAC_I8 || vop == OP_VMMAC_I16 || vop == OP_VMMAC_BF16);
     wire v_macc = v_mm || vop == OP_VMAC_I8 || vop == OP_VMAC_I16 || vop == OP_VMAC_BF16
@@ -376,6 +403,7 @@ module aie_core #(
     reg  [511:0] l_va, l_vb;
     reg  [1023:0] l_aa, l_ab;
     reg  [4:0]   l_sh, l_d;
+    reg  [5:0]   l_si;
     reg  [1:0]   l_rm, l_shape;
     reg          l_ahi, l_half, vl_v;
     reg  [511:0] v_res;
@@ -389,6 +417,9 @@ module aie_core #(
     // fp32 accumulator lanes: add/subtract, multiply, max (rtl/common, IEEE RNE, subnormals
     // kept, canonical NaN, as simulators/numerics.py); SRS to bf16 rounds to nearest even
     wire [1023:0] v_fadd, v_fmul, v_fmax;
+    wire [511:0] v_shuf;
+    aie_shuf u_shuf (.kind((l_vop == OP_VSHUF) ? 2'd0 : (l_vop == OP_VALIGN) ? 2'd1 : 2'd2),
+                     .imm(l_si), .a(l_va), .b(l_vb), .y(v_shuf));
     wire v_sub = (l_vop == OP_ASUB_F32);
     genvar gl;
     generate
@@ -444,6 +475,7 @@ module aie_core #(
             OP_AADD_F32, OP_ASUB_F32, OP_AMUL_F32, OP_AMAX_F32, OP_AADD_I32, OP_ASUB_I32: v_shape = 2'd1;
             OP_VAND, OP_VOR, OP_VXOR, OP_VMAX_BF16, OP_VMIN_BF16, OP_VADD_I8, OP_VSUB_I8, OP_VMAX_I8,
             OP_VMIN_I8, OP_VADD_I16, OP_VSUB_I16, OP_VMAX_I16, OP_VMIN_I16: ;
+            OP_VSHUF, OP_VALIGN, OP_VBCL_16: ;
             default: v_unsup = 1'b1;
         endcase
     end
@@ -478,6 +510,7 @@ module aie_core #(
             OP_VUPS_BF16: begin
                 for (vl = 0; vl < 32; vl = vl + 1) v_accres[32*vl +: 32] = {l_va[16*vl +: 16], 16'd0};
             end
+            OP_VSHUF, OP_VALIGN, OP_VBCL_16: v_res = v_shuf;
             OP_VAND: v_res = l_va & l_vb;
             OP_VOR:  v_res = l_va | l_vb;
             OP_VXOR: v_res = l_va ^ l_vb;
@@ -587,7 +620,8 @@ module aie_core #(
             end else
             case (v_shape)
                 2'd0: begin
-                    rd_u[12] = UW'(U_X + $unsigned(wv_a[3:0])); rd_u[13] = UW'(U_X + $unsigned(wv_b[3:0]));
+                    rd_u[12] = UW'(U_X + $unsigned(wv_a[3:0]));
+                    if (!v_bcl) rd_u[13] = UW'(U_X + $unsigned(wv_b[3:0]));
                     wr_u[12] = UW'(U_X + $unsigned(wv_d[3:0]));
                 end
                 2'd1: begin
@@ -712,14 +746,18 @@ module aie_core #(
         end
     end
 
-    // An ACQ waits for its lock while the releases of unfinished transfers will make it
-    // large enough (dma_wait), a DMAIN/DMAOUT for room in its channel's queue (dma_queue);
-    // an ACQ they cannot satisfy is a deadlock at once (transfers acquire no locks, so
-    // what they will release is known). Releases of this cycle's completions count from
-    // the next.
-    wire acq_short = a_acq && (lk[a_lock] < a_lockn);
-    wire deadlock = acq_short && (9'(lk[a_lock]) + dma_pend[9*a_lock +: 9] < 9'(a_lockn));
-    wire wait_dma = (acq_short && !deadlock) || (a_dma && q_full);
+    // An ACQ waits for its lock (dma_wait), a DMAIN/DMAOUT for room in its channel's
+    // queue (dma_queue), the DMA taking a lock before the core in one cycle. Releases of
+    // this cycle's completions count from the next. A wait nothing will end is a
+    // deadlock: at once when even every unfinished transfer's release would not satisfy
+    // the ACQ; else once the DMA is quiet (no transfer holding its lock is unfinished,
+    // none can take one), reported at the wait's first cycle with the counts of then,
+    // as the model finds it there by running the DMA ahead.
+    wire acq_short = a_acq && (lkq(a_lock) < a_lockn);
+    wire dl_now = acq_short && (9'(lkq(a_lock)) + dma_pend[9*a_lock +: 9] < 9'(a_lockn));
+    wire dl_late = (acq_short || (a_dma && q_full)) && dma_quiet;
+    wire deadlock = dl_now || dl_late;
+    wire wait_dma = (acq_short || (a_dma && q_full)) && !deadlock;
     assign q_out = (aop == OP_DMAOUT);
     assign q_ch = wa[F_DMA_CH_LSB];
     assign q_bd = wa[F_DMA_BD_LSB +: F_DMA_BD_W];
@@ -854,6 +892,12 @@ module aie_core #(
 
     // --- state update ----------------------------------------------------------------
     wire commit_now = issue || err_commit;
+    assign core_rel_v = commit_now && commit[S_ALU] && a_rel;
+    assign core_rel_l = a_lock;
+    assign core_rel_n = a_lockn;
+    // the run's end with transfers waiting for locks no one will release: an error at the
+    // cycle the core finished (the model's drain), once the DMA is quiet
+    wire stuck = stopped && !failed && cf_left == 2'd0 && drained && dma_idle && !dma_empty;
 
     // the multiply-accumulate unit; writes of other operations to an accumulator it
     // has in flight cancel that result (they are younger and land first)
@@ -868,11 +912,10 @@ module aie_core #(
     end
     // the vector lanes' operands, on a clock gated by their issue
     wire vl_issue = commit_now && commit[S_VEC] && !v_mac && !v_red && !v_pwl;
-    reg  vl_en_n;
-    always @(negedge clk) vl_en_n <= vl_issue;
-    wire vgclk = clk & vl_en_n;
+    wire vgclk;
+    icg u_vgate (.clk(clk), .en(vl_issue), .gclk(vgclk));
     always @(posedge vgclk) begin
-        l_vop <= vop; l_va <= va; l_vb <= vb; l_aa <= aa; l_ab <= ab; l_sh <= v_sh; l_rm <= rm;
+        l_vop <= vop; l_va <= va; l_vb <= vb; l_aa <= aa; l_ab <= ab; l_sh <= v_sh; l_si <= v_si; l_rm <= rm;
         l_ahi <= wv_a[0]; l_d <= wv_d; l_shape <= v_shape; l_half <= v_half;
     end
     // the reductions; a younger load of their register lands first and cancels them
@@ -926,7 +969,7 @@ module aie_core #(
             drel[dl] = 9'd0;
             for (dc = 0; dc < 4; dc = dc + 1)
                 if (rel_v[dc] && rel_l[4*dc +: 4] == 4'(dl)) drel[dl] = drel[dl] + 9'(rel_n[6*dc +: 6]);
-            if (9'(lk[dl]) + drel[dl] > 9'(LOCK_MAX)) rel_over = 1'b1;
+            if (9'(lka(4'(dl))) + drel[dl] > 9'(LOCK_MAX)) rel_over = 1'b1;
         end
     end
     // cycles until every pending result is readable (the run's end after a failure)
@@ -962,6 +1005,7 @@ module aie_core #(
             err_cycle <= 64'd0; err_addr <= 32'sd0; err_val <= 32'sd0;
             st_hazard <= 64'd0; st_bank <= 64'd0; st_dwait <= 64'd0; st_dqueue <= 64'd0; st_port <= 64'd0;
             collided <= 1'b0; dma_err_q <= 1'b0; dead <= 1'b0; elapsed <= 64'd0; dma_end <= 64'd0;
+            wt_on <= 1'b0; end_seen <= 1'b0;
             cf_left <= 2'd0; cf_phase <= 2'd0;
             ret_v[0] <= 1'b0; ret_v[1] <= 1'b0;
             vl_v <= 1'b0;
@@ -998,7 +1042,10 @@ module aie_core #(
 
             // The count stops once nothing is left to issue and every result is readable;
             // after a failure it ends at the latest pending result (set below).
-            if (!(stopped && (failed || (cf_left == 2'd0 && drained && dma_idle)))) cyc <= cyc + 64'd1;
+            if (stuck) begin
+                failed <= 1'b1; stop_kind <= 2'd2; err_code <= E_STUCK; err_slot <= 3'd7;
+                err_b <= bno; err_cycle <= end_seen ? end_cyc : cyc;
+            end else if (!(stopped && (failed || (cf_left == 2'd0 && drained && dma_idle)))) cyc <= cyc + 64'd1;
             else if (!ret_v[0] && !ret_v[1] && cf_left == 2'd0 && dma_idle && !mac_busy && !red_busy && !pwl_busy && !vl_v) begin
                 done <= 1'b1;
                 running <= 1'b0;
@@ -1022,6 +1069,14 @@ module aie_core #(
             if (want && !hazard && !budget_out && !halt_req && !dma_err_q && wait_dma) begin
                 if (a_acq) st_dwait <= st_dwait + 64'd1;
                 else st_dqueue <= st_dqueue + 64'd1;
+                if (!wt_on) begin
+                    wt_on <= 1'b1; wt_cyc <= cyc; wt_end <= cyc + 64'(max_rdy);
+                    wt_dwait <= st_dwait; wt_dqueue <= st_dqueue;
+                end
+            end
+            if (issue) wt_on <= 1'b0;
+            if (stopped && !failed && cf_left == 2'd0 && !end_seen) begin
+                end_seen <= 1'b1; end_cyc <= cyc;
             end
             if (pw && !hazard && !budget_out && !halt_req && !dma_err_q && !wait_dma && !deadlock)
                 st_port <= st_port + 64'd1;
@@ -1029,8 +1084,9 @@ module aie_core #(
             elapsed <= elapsed + 64'd1;
             if (!dma_idle) dma_end <= elapsed + 64'd1;
             if (rel_over) dma_err_q <= 1'b1;
-            // locks: the DMA's releases, then the core's ACQ/REL below (same edge)
-            for (i = 0; i < NUM_LOCK; i = i + 1) lk[i] <= 6'(9'(lk[i]) + drel[i]);
+            // locks: the DMA's acquires (and the core's REL: lk_a), its releases, then the
+            // core's ACQ below (same edge)
+            for (i = 0; i < NUM_LOCK; i = i + 1) lk[i] <= 6'(9'(lka(4'(i))) + drel[i]);
 
             if (commit_now) begin
                 // memory slots: loads return next cycle (phase 0) or later; post-modify
@@ -1059,8 +1115,7 @@ module aie_core #(
                     if (a_wr_r && wa_d != 5'd0) r[wa_d[3:0]] <= a_val;
                     if (a_wr_p) p[wa_d[2:0]] <= a_val;
                     if (a_setrm) rm <= wa_u[1:0];
-                    if (a_acq) lk[a_lock] <= 6'(9'(lk[a_lock]) + drel[a_lock] - 9'(a_lockn));
-                    if (a_rel) lk[a_lock] <= 6'(9'(a_relv) + drel[a_lock]);
+                    if (a_acq) lk[a_lock] <= 6'(9'(lka(a_lock)) + drel[a_lock] - 9'(a_lockn));
                 end
                 // vector slot
                 // move slot
@@ -1116,6 +1171,9 @@ module aie_core #(
                 failed <= 1'b1;
                 dead <= deadlock && !budget_out && !halt_req && !dma_err_q;
                 cyc <= cyc + 64'(max_rdy);
+                if (deadlock && !budget_out && !halt_req && !dma_err_q && wt_on) begin
+                    err_cycle <= wt_cyc; cyc <= wt_end; st_dwait <= wt_dwait; st_dqueue <= wt_dqueue;
+                end
                 // accesses of operations before the failing one still complete (the
                 // model's bundle ran them); their extra cycles are not counted
                 if (err_commit && nphase != 2'd0) begin cf_left <= nphase; cf_phase <= 2'd1; end

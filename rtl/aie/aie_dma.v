@@ -7,9 +7,10 @@
 //
 // A transfer moves n0 x n1 x n2 16-bit words. A beat moves the next DMA_BW bytes of
 // them in transfer order, across runs and planes (one-word runs gather eight words),
-// one beat per cycle. Its external side is a request naming each word's address; its
-// data-memory side one access of the consecutive rows from its lowest word's row, at
-// most four (one per macro of a bank; a beat needing more stops the run: `wide`):
+// one beat per cycle, ending early before a word that would take its rows past a span
+// of four. Its external side is a request naming each word's address; its data-memory
+// side one access of the consecutive rows from its lowest word's row, at most four
+// (one per macro of a bank):
 //  - input: the beat is a read request on the external port; its data comes back in
 //    request order and is written into data memory in the cycle it arrives. The
 //    transfer completes with its last beat's data (the port's read latency is
@@ -20,11 +21,24 @@
 // At completion the descriptor's release lock is released (core and DMA releases of one
 // lock in one cycle add up) and the transfer leaves the queue.
 //
-// A channel starts a transfer in the first cycle it is idle and has one queued,
-// counting the cycle a DMAIN/DMAOUT issues as the first setup cycle of a transfer it
-// queues on an idle channel: the core's push reaches the channel the same cycle.
-// Transfers that acquire a lock before they start are not built (the backend refuses
-// descriptors with `acq`).
+// A channel starts a transfer in the first cycle it is idle and has one queued whose
+// lock is taken, counting the cycle a DMAIN/DMAOUT issues as the first setup cycle of a
+// transfer it queues on an idle channel: the core's push reaches the channel the same
+// cycle.
+//
+// Locks (`acq`): a queued transfer whose descriptor names an acquire lock takes it
+// (subtracts acq_n) once the lock holds acq_n and every transfer before it in its
+// channel has taken its own; it may take it while the channel still runs an earlier
+// transfer, and it starts when the channel is free. Each cycle the queued transfers try
+// in channel order (in0, in1, out0, out1), each channel's in queue order, on the lock
+// values of the cycle (the core's register, which has this cycle's completions'
+// releases from the edge before); then, after a REL the core issues this cycle, those
+// still waiting try again; then the transfer the core queues this cycle. That is the
+// functional model's order (a transfer is scheduled at completions, at REL and when
+// queued), and what the core's ACQ sees: lk_q, the locks after the first round (the DMA
+// takes a lock before the core in the same cycle). lk_a is the locks after all of them.
+// `quiet`: no transfer has its lock and is unfinished, and none takes one this cycle:
+// nothing the DMA does can change a lock any more (the core's deadlock test).
 //
 // The core checks a transfer's ranges when it issues DMAIN/DMAOUT: q_err says whether
 // the selected descriptor with the offsets runs off external memory (1) or data memory
@@ -48,11 +62,20 @@ module aie_dma #(
     output wire            q_full,
     output reg  [1:0]      q_err,
     output reg  signed [63:0] q_eaddr,
+    // locks: the core's values, its REL of this cycle; the values after the DMA's
+    // acquires (lk_q: of queued transfers, before the REL; lk_a: all, the REL included)
+    input  wire [95:0]     lk,
+    input  wire            core_rel_v,
+    input  wire [3:0]      core_rel_l,
+    input  wire [5:0]      core_rel_n,
+    output reg  [95:0]     lk_q,
+    output reg  [95:0]     lk_a,
+    output wire            quiet,
     // lock releases of this cycle, per channel
     output wire [3:0]      rel_v,
     output wire [15:0]     rel_l,
     output wire [23:0]     rel_n,
-    output wire            idle,              // nothing queued, moving or unacknowledged
+    output wire            idle,              // nothing moving or unacknowledged, none can start
     output wire            empty,             // no transfer left to complete
     output reg  [143:0]    pend,              // per lock (9 bits): what queued transfers will release
     output wire [255:0]    busy,              // cycles each channel spent in setup or beats
@@ -74,7 +97,7 @@ module aie_dma #(
     input  wire [3:0]      r_valid,           // read data, in request order
     input  wire [4*BB-1:0] r_data,
     input  wire [3:0]      b_valid,           // write acknowledgement
-    output wire            wide               // a beat's words span more than four rows
+    output wire            wide               // a beat's words span more than four rows (never)
 );
     localparam integer RW = $clog2(DM_SIZE) - 5;
     localparam integer BB = DMA_BW * 8;             // bits of a beat
@@ -86,7 +109,7 @@ module aie_dma #(
 
     assign m_write = 4'b1100;
 
-    // --- descriptor table: ext loc n0 n1 s1 n2 s2 ls1 ls2 rel rel_n ---------------------
+    // --- descriptor table: ext loc n0 n1 s1 n2 s2 ls1 ls2 rel rel_n acq acq_n -----------
     reg [31:0] bd [0:255];
     always @(posedge clk) if (bd_we) bd[bd_addr] <= bd_wdata;
 
@@ -132,7 +155,66 @@ module aie_dma #(
     assign idle = &ch_idle;
     assign empty = &ch_empty;
 
-    genvar c;
+    // --- lock acquires (see the top) ---------------------------------------------------
+    // ch_aq: each channel's waiting transfers from its head, {acq?, lock, acq_n} each
+    localparam integer AQ = 11;
+    wire [AQ*DMA_QUEUE-1:0] ch_aq [0:3];
+    wire [QW-1:0] ch_wcnt [0:3], ch_wacq [0:3];
+    wire [3:0] ch_quiet;
+    reg  [QW-1:0] gain1 [0:3], gain2 [0:3];
+    reg  [5:0] lv1 [0:15], lv2 [0:15];
+    reg  blk1, blk2, push_acq;
+    reg  [AQ-1:0] ae1, ae2;
+    wire [AQ-1:0] push_aq = {bd[qb + 11][4:0], bd[qb + 12][5:0]};
+    integer ac, aj, al;
+    always @* begin                        // the queued transfers, on this cycle's locks
+        for (al = 0; al < 16; al = al + 1) lv1[al] = lk[6*al +: 6];
+        for (ac = 0; ac < 4; ac = ac + 1) begin
+            gain1[ac] = '0;
+            blk1 = 1'b0;
+            for (aj = 0; aj < DMA_QUEUE; aj = aj + 1) begin
+                ae1 = ch_aq[ac][AQ*aj +: AQ];
+                if (!blk1 && QW'(aj) >= ch_wacq[ac] && QW'(aj) < ch_wcnt[ac]) begin
+                    if (!ae1[10]) gain1[ac] = gain1[ac] + 1'b1;
+                    else if (lv1[ae1[9:6]] >= ae1[5:0]) begin
+                        lv1[ae1[9:6]] = lv1[ae1[9:6]] - ae1[5:0];
+                        gain1[ac] = gain1[ac] + 1'b1;
+                    end else blk1 = 1'b1;
+                end
+            end
+        end
+        for (al = 0; al < 16; al = al + 1) lk_q[6*al +: 6] = lv1[al];
+    end
+    always @* begin                        // after the core's REL; then the push
+        for (al = 0; al < 16; al = al + 1) lv2[al] = lv1[al];
+        if (core_rel_v) lv2[core_rel_l] = lv2[core_rel_l] + core_rel_n;
+        for (ac = 0; ac < 4; ac = ac + 1) begin
+            gain2[ac] = '0;
+            blk2 = !core_rel_v;
+            for (aj = 0; aj < DMA_QUEUE; aj = aj + 1) begin
+                ae2 = ch_aq[ac][AQ*aj +: AQ];
+                if (!blk2 && QW'(aj) >= ch_wacq[ac] + gain1[ac] && QW'(aj) < ch_wcnt[ac]) begin
+                    if (!ae2[10]) gain2[ac] = gain2[ac] + 1'b1;
+                    else if (lv2[ae2[9:6]] >= ae2[5:0]) begin
+                        lv2[ae2[9:6]] = lv2[ae2[9:6]] - ae2[5:0];
+                        gain2[ac] = gain2[ac] + 1'b1;
+                    end else blk2 = 1'b1;
+                end
+            end
+        end
+        push_acq = 1'b0;
+        if (q_push && ch_wacq[q_c] + gain1[q_c] + gain2[q_c] == ch_wcnt[q_c]) begin
+            if (!push_aq[10]) push_acq = 1'b1;
+            else if (lv2[push_aq[9:6]] >= push_aq[5:0]) begin
+                lv2[push_aq[9:6]] = lv2[push_aq[9:6]] - push_aq[5:0];
+                push_acq = 1'b1;
+            end
+        end
+        for (al = 0; al < 16; al = al + 1) lk_a[6*al +: 6] = lv2[al];
+    end
+    assign quiet = &ch_quiet;
+
+    genvar c, gk;
     generate
         for (c = 0; c < 4; c = c + 1) begin : g_ch
             localparam bit OUT = (c >= 2);
@@ -143,13 +225,23 @@ module aie_dma #(
             reg [31:0] w_ext [0:DMA_QUEUE-1];
             reg [31:0] w_loc [0:DMA_QUEUE-1];
             reg [3:0]  w_bd  [0:DMA_QUEUE-1];
+            reg [AQ-1:0] w_aq [0:DMA_QUEUE-1];
             reg [QI-1:0] w_head, w_tail;
             reg [QW-1:0] w_cnt;
+            reg [QW-1:0] w_acq;                  // of the waiting ones, from the head, those holding their lock
+            wire [QW-1:0] acq_now = gain1[c] + gain2[c];
+            wire push_ok = push && push_acq;
+            assign ch_wcnt[c] = w_cnt;
+            assign ch_wacq[c] = w_acq;
+            for (gk = 0; gk < DMA_QUEUE; gk = gk + 1) begin : g_aq
+                assign ch_aq[c][AQ*gk +: AQ] = w_aq[QI'((32'(w_head) + gk) % DMA_QUEUE)];
+            end
+            // no transfer holding its lock is unfinished, none takes one this cycle
+            assign ch_quiet[c] = (qn == w_cnt) && (w_acq == '0) && (gain1[c] == '0);
             assign qn_full[c] = (qn >= QW'(DMA_QUEUE));
             assign ch_empty[c] = (qn == 0);
             // releases its unfinished transfers will make, per lock
             reg [8:0] rp [0:15];
-            genvar gk;
             for (gk = 0; gk < 16; gk = gk + 1) begin : g_pend
                 assign ch_pend[c][gk] = rp[gk];
             end
@@ -169,41 +261,49 @@ module aie_dma #(
             reg [63:0] nbusy;
             assign busy[64*c +: 64] = nbusy;
 
-            // take: the head of the FIFO, or the push of this cycle
-            wire have = (w_cnt != 0) || push;
+            // take: the head of the FIFO, or the push of this cycle, once it holds its lock
+            wire have = (w_cnt != 0) ? (w_acq != '0 || acq_now != '0) : push_ok;
             wire [3:0]  tk_bd  = (w_cnt != 0) ? w_bd[w_head]  : q_bd;
             wire [31:0] tk_ext = (w_cnt != 0) ? w_ext[w_head] : 32'(sx(bd[qb]) + 64'(q_ra));
             wire [31:0] tk_loc = (w_cnt != 0) ? w_loc[w_head] : 32'(sx(bd[qb + 1]) + 64'(q_rb));
             wire take = !act && have;
             wire [7:0] tb = {tk_bd, 4'd0};
 
-            // this beat: the next min(BWW, rem) words in transfer order, across runs and
-            // planes (the address generator steps BWW words a cycle). Its data-memory side
+            // this beat: the next words in transfer order, across runs and planes (the
+            // address generator steps up to BWW words a cycle), at most min(BWW, rem) and
+            // only while their rows span at most four: bw of them. Its data-memory side
             // is one window of consecutive rows from the lowest word's row.
-            wire [31:0] bw = (rem < BWW) ? rem : 32'(BWW);
-            wire last_beat = (rem <= BWW);
+            reg [31:0] bw;
+            wire last_beat = (rem <= bw);
             reg [31:0] g_e [0:BWW-1];
             reg [31:0] g_l [0:BWW-1];
-            reg [31:0] n_i0, n_i1, n_i2, n_er, n_ep, n_lr, n_lp, g_min, g_max;
+            reg [31:0] n_i0, n_i1, n_i2, n_er, n_ep, n_lr, n_lp, g_min, g_max, c_min, c_max;
+            reg        g_stop;
             reg [BWW*32-1:0] g_ext;                    // the words' external addresses
             reg [BWW*7-1:0]  g_off;                    // their byte offsets in the window
             integer gj;
             always @* begin
                 n_i0 = i0; n_i1 = i1; n_i2 = i2; n_er = e_run; n_ep = e_pl; n_lr = l_run; n_lp = l_pl;
                 g_min = l_run + 2 * i0; g_max = g_min;
+                bw = 32'd0;
+                g_stop = 1'b0;
                 for (gj = 0; gj < BWW; gj = gj + 1) begin
                     g_e[gj] = n_er + n_i0;
                     g_l[gj] = n_lr + 2 * n_i0;
-                    if (32'(gj) < bw) begin
-                        if (g_l[gj] < g_min) g_min = g_l[gj];
-                        if (g_l[gj] > g_max) g_max = g_l[gj];
+                    c_min = (g_l[gj] < g_min) ? g_l[gj] : g_min;
+                    c_max = (g_l[gj] > g_max) ? g_l[gj] : g_max;
+                    if (32'(gj) >= rem || (c_max >> 5) - (c_min >> 5) > 32'd3) g_stop = 1'b1;
+                    if (!g_stop) begin
+                        g_min = c_min; g_max = c_max; bw = bw + 32'd1;
                     end
-                    if (n_i0 + 1 < t_n0) n_i0 = n_i0 + 1;
-                    else if (n_i1 + 1 < t_n1) begin
-                        n_i0 = 32'd0; n_i1 = n_i1 + 1; n_er = n_er + t_s1; n_lr = n_lr + t_ls1;
-                    end else begin
-                        n_i0 = 32'd0; n_i1 = 32'd0; n_i2 = n_i2 + 1;
-                        n_ep = n_ep + t_s2; n_er = n_ep; n_lp = n_lp + t_ls2; n_lr = n_lp;
+                    if (!g_stop) begin                 // (the words after the beat stay put)
+                        if (n_i0 + 1 < t_n0) n_i0 = n_i0 + 1;
+                        else if (n_i1 + 1 < t_n1) begin
+                            n_i0 = 32'd0; n_i1 = n_i1 + 1; n_er = n_er + t_s1; n_lr = n_lr + t_ls1;
+                        end else begin
+                            n_i0 = 32'd0; n_i1 = 32'd0; n_i2 = n_i2 + 1;
+                            n_ep = n_ep + t_s2; n_er = n_ep; n_lp = n_lp + t_ls2; n_lr = n_lp;
+                        end
                     end
                 end
                 for (gj = 0; gj < BWW; gj = gj + 1) begin
@@ -228,7 +328,8 @@ module aie_dma #(
             end
             wire w_go = wv && m_ready[c];
             wire beat = act && setup_left == 0 && (OUT ? (!wv || w_go) : m_ready[c]);
-            // a window of more than four rows would need one macro twice (not built)
+            // a window of more than four rows would need one macro twice: a beat ends
+            // before that, so this is only a check of the address generator
             assign ch_wide[c] = beat && g_rows > 4;
 
             // in flight: beats awaiting data (input) or acknowledgement (output)
@@ -242,7 +343,7 @@ module aie_dma #(
             reg [FW-1:0] f_head, f_tail;
             reg [FW:0]   f_cnt, f_cnt_next;
             reg [31:0]   w_out;                // output writes not yet acknowledged
-            assign ch_idle[c] = (qn == 0) && !act && (f_cnt == 0) && !wv && (w_out == 0);
+            assign ch_idle[c] = ch_quiet[c] && !act && (f_cnt == 0) && !wv && (w_out == 0);
 
             // the transfer a beat of this cycle is part of completes: release
             wire in_done = !OUT && r_valid[c] && f_last[f_head];
@@ -304,7 +405,7 @@ module aie_dma #(
 
             always @(posedge clk) begin
                 if (start) begin
-                    qn <= '0; w_head <= '0; w_tail <= '0; w_cnt <= '0; act <= 1'b0;
+                    qn <= '0; w_head <= '0; w_tail <= '0; w_cnt <= '0; w_acq <= '0; act <= 1'b0;
                     f_head <= '0; f_tail <= '0; f_cnt <= '0; wv <= 1'b0; w_out <= 32'd0;
                     nbusy <= 64'd0; w_fresh <= 1'b0;
                     for (pl = 0; pl < 16; pl = pl + 1) rp[pl] <= 9'd0;
@@ -319,9 +420,11 @@ module aie_dma #(
                         w_ext[w_tail] <= 32'(sx(bd[qb]) + 64'(q_ra));
                         w_loc[w_tail] <= 32'(sx(bd[qb + 1]) + 64'(q_rb));
                         w_bd[w_tail] <= q_bd;
+                        w_aq[w_tail] <= push_aq;
                         w_tail <= (w_tail == QI'(DMA_QUEUE - 1)) ? '0 : w_tail + 1'b1;
                     end
                     w_cnt <= w_cnt + QW'(push && !(take && w_cnt == 0)) - QW'(take && w_cnt != 0);
+                    w_acq <= w_acq + acq_now + QW'(push_ok && !(take && w_cnt == 0)) - QW'(take && w_cnt != 0);
                     if (take && w_cnt != 0) w_head <= (w_head == QI'(DMA_QUEUE - 1)) ? '0 : w_head + 1'b1;
                     if (act || take) nbusy <= nbusy + 64'd1;
                     if (take) begin

@@ -20,8 +20,8 @@
 // for k are dropped (the younger write lands first but is the later one).
 //
 // The stage-1 operand registers are clocked by a gated clock that ticks only at the
-// edge of an issue (the enable sampled on the falling edge, so the gated clock cannot
-// glitch: the usual clock-gating cell). Beyond power, that is what keeps simulation
+// edge of an issue (rtl/common's icg: the enable held by a latch while the clock is
+// low, so the gated clock cannot glitch). Beyond power, that is what keeps simulation
 // fast: Verilator evaluates the 256 products and their sums only when they change.
 module aie_mac #(
 `include "aie_params.vh"
@@ -47,9 +47,8 @@ module aie_mac #(
     localparam integer NQ = MAC_LATENCY - 1;          // stages 1 .. LAT-1; stage NQ writes
 
     // --- stage 1: operands --------------------------------------------------------
-    reg          en_n;
-    always @(negedge clk) en_n <= issue;
-    wire         gclk = clk & en_n;
+    wire         gclk;
+    icg u_gate (.clk(clk), .en(issue), .gclk(gclk));
     reg          s1_v;
     reg  [6:0]   s1_op;
     reg  [2:0]   s1_d;
@@ -135,9 +134,8 @@ module aie_mac #(
     wire [2:0]  f_in_d = (NQ == 2) ? s1_d : q_d[NQ-1];
     wire [1023:0] f_in_s = (NQ == 2) ? (s1_bf ? bf_sum : int_sum) : q_s[NQ-1];
     assign in_d = f_in_d;
-    reg         enf_n;
-    always @(negedge clk) enf_n <= f_in;
-    wire        gclk_f = clk & enf_n;
+    wire        gclk_f;
+    icg u_gate_f (.clk(clk), .en(f_in), .gclk(gclk_f));
     reg  [6:0]  f_op;
     reg  [1023:0] f_s, f_acc;
     always @(posedge gclk_f) begin

@@ -31,9 +31,8 @@ module aie_pwl #(
 );
     localparam integer NQ = LAT - 1;                  // stages 1 .. LAT-1; stage NQ writes
 
-    reg          en_n;
-    always @(negedge clk) en_n <= issue;
-    wire         gclk = clk & en_n;
+    wire         gclk;
+    icg u_gate (.clk(clk), .en(issue), .gclk(gclk));
     reg          s1_v;
     reg  [1:0]   s1_fn;
     reg  [2:0]   s1_d;

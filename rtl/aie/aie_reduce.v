@@ -6,7 +6,8 @@
 // gated clock that ticks only then). Cycle t+1: the reduction: fp32 sums in the
 // numerics' halving order (fp32_tree_sum, one RNE addition each, so the model's
 // tree_sum bit for bit), the int32 sum modulo 2^32, or the fp32_minmax tree of the bf16
-// lanes widened exactly (max's rules make every tree give the model's max_reduce).
+// lanes widened exactly (fp32_tree_sum's max tree: max's rules make every tree give
+// the model's max_reduce).
 // Then LAT-3 cycles of delay; the last stage is written at the edge ending cycle
 // t+LAT-1, so the result is readable at t+LAT.
 //
@@ -34,9 +35,8 @@ module aie_reduce #(
 );
     localparam integer NQ = LAT - 1;                  // stages 1 .. LAT-1; stage NQ writes
 
-    reg          en_n;
-    always @(negedge clk) en_n <= issue;
-    wire         gclk = clk & en_n;
+    wire         gclk;
+    icg u_gate (.clk(clk), .en(issue), .gclk(gclk));
     reg          s1_v;
     reg  [1:0]   s1_kind;
     reg  [3:0]   s1_d;
@@ -53,7 +53,7 @@ module aie_reduce #(
             assign wide[32*gi +: 32] = {s1_a[16*gi +: 16], 16'd0};
         end
     endgenerate
-    aie_max_tree #(.L(32)) u_max (.x(wide), .y(b_max));
+    fp32_tree_sum #(.L(32), .MAX(1)) u_max (.x(wide), .y(b_max));
     reg [31:0] i_sum;
     integer il;
     always @* begin
@@ -95,38 +95,4 @@ module aie_reduce #(
         for (fl = 2; fl <= NQ; fl = fl + 1) any = any | q_v[fl];
     end
     assign busy = any;
-endmodule
-
-// Maximum of L fp32 values (L a power of two) by a halving tree of fp32_minmax: with
-// its rules (NaN wins, +0 above -0) max is associative and commutative, so any tree
-// gives the same bits. Combinational.
-module aie_max_tree #(
-    parameter integer L = 32
-) (
-    input  wire [32*L-1:0] x,
-    output wire [31:0]     y
-);
-    localparam integer LEVELS = $clog2(L);
-    genvar lvl, i;
-    generate
-        for (lvl = 0; lvl < LEVELS; lvl = lvl + 1) begin : g_level
-            localparam integer HALF = L >> (lvl + 1);
-            wire [64*HALF-1:0] lvl_in;
-            wire [32*HALF-1:0] lvl_out;
-            if (lvl == 0) begin : g_first
-                assign lvl_in = x;
-            end else begin : g_next
-                assign lvl_in = g_level[lvl-1].lvl_out;
-            end
-            for (i = 0; i < HALF; i = i + 1) begin : g_max
-                fp32_minmax #(.MIN(0)) u_max (.a(lvl_in[32*i +: 32]), .b(lvl_in[32*(i + HALF) +: 32]),
-                                              .y(lvl_out[32*i +: 32]));
-            end
-        end
-        if (LEVELS == 0) begin : g_single
-            assign y = x;
-        end else begin : g_root
-            assign y = g_level[LEVELS-1].lvl_out;
-        end
-    endgenerate
 endmodule

@@ -71,6 +71,10 @@ module aie_top #(
     wire [23:0]    rel_n;
     wire [255:0]   dma_busy;
     wire [143:0]   dma_pend;
+    wire [95:0]    lk, lk_q, lk_a;              // locks: the core's, after the DMA's acquires
+    wire           core_rel_v, dma_quiet;
+    wire [3:0]     core_rel_l;
+    wire [5:0]     core_rel_n;
     wire [3:0]     d_v, d_we;
     wire [4*RW-1:0] d_row;
     wire [11:0]    d_nrows;
@@ -94,7 +98,8 @@ module aie_top #(
         .q_out(q_out), .q_ch(q_ch), .q_bd(q_bd), .q_ra(q_ra), .q_rb(q_rb), .q_push(q_push),
         .q_full(q_full), .q_err(q_err), .q_eaddr(q_eaddr), .rel_v(rel_v), .rel_l(rel_l),
         .rel_n(rel_n), .dma_idle(dma_idle), .dma_empty(dma_empty), .dma_busy(dma_busy),
-        .dma_pend(dma_pend),
+        .dma_pend(dma_pend), .lk_o(lk), .core_rel_v(core_rel_v), .core_rel_l(core_rel_l),
+        .core_rel_n(core_rel_n), .lk_q(lk_q), .lk_a(lk_a), .dma_quiet(dma_quiet),
         .dm_collide(collide | dma_wide),
         .hr_addr(host_reg_addr), .hr_data(host_reg_data),
         .rt_valid(rt_valid), .rt_index(rt_index), .rt_bundle(rt_bundle), .rt_cycle(rt_cycle)
@@ -114,7 +119,8 @@ module aie_top #(
         .bd_wdata(host_bd_wdata), .q_out(q_out), .q_ch(q_ch), .q_bd(q_bd), .q_ra(q_ra),
         .q_rb(q_rb), .q_push(q_push), .q_full(q_full), .q_err(q_err), .q_eaddr(q_eaddr),
         .rel_v(rel_v), .rel_l(rel_l), .rel_n(rel_n), .idle(dma_idle), .empty(dma_empty),
-        .pend(dma_pend),
+        .pend(dma_pend), .lk(lk), .core_rel_v(core_rel_v), .core_rel_l(core_rel_l),
+        .core_rel_n(core_rel_n), .lk_q(lk_q), .lk_a(lk_a), .quiet(dma_quiet),
         .busy(dma_busy), .dm_v(d_v), .dm_row(d_row), .dm_nrows(d_nrows), .dm_we(d_we),
         .dm_be(d_be), .dm_wdata(d_wdata), .dm_rdata(rdata[8191:4096]),
         .m_valid(ext_valid), .m_ready(ext_ready), .m_write(ext_write), .m_addr(ext_addr),

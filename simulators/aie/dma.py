@@ -4,7 +4,8 @@ A transfer moves n0 x n1 x n2 16-bit words between external memory (word address
 and data memory (byte addresses) as described in isa/aie/dma.toml and the manual's
 "DMA" section. Each channel runs its queued transfers in order: a transfer starts when
 the channel is free and its acquire lock (if any) can be taken; it occupies the channel
-for DMA_SETUP + ceil(bytes / DMA_BW) cycles; an input transfer's data lands
+for DMA_SETUP + beats cycles (ceil(bytes / DMA_BW), unless beats end early to keep
+within four data-memory rows: ports.beat_starts); an input transfer's data lands
 EXT_LATENCY cycles after its last beat, an output transfer has read its source at its
 last beat (and its data reaches external memory EXT_LATENCY later, which the end of a
 run waits for). The data moves (functionally) at that completion instant, and the
@@ -164,7 +165,7 @@ class DmaEngine:
                     tr.start = max(c.free, tr.queued, now)
                     if tr.acq is not None:
                         self.locks[tr.acq] -= tr.acq_n
-                    occ = self.cfg.DMA_SETUP + -(-tr.nbytes // self.cfg.DMA_BW)
+                    occ = self.cfg.DMA_SETUP + self.ports.beat_starts(tr).size
                     tr.beats_end = tr.start + occ
                     tr.done = tr.beats_end + (self.cfg.EXT_LATENCY if tr.direction == "in" else 0)
                     c.busy += occ

@@ -236,6 +236,9 @@ class _Run(Run):
         try:
             self.end = dma.drain(max(tn, self.horizon))
         except SimError as e:
+            # transfers that can never start: the run still ends when every one that can
+            # has completed (the RTL's count waits for its DMA to be quiet)
+            self.end = max(self.end, dma.done_time)
             raise e.locate(code.where(nb, tn, retired))
         return stop
 

@@ -3,7 +3,8 @@
 Each bank of data memory is four macros of 32-byte rows (row r in macro r mod 4), each
 macro with two ports (rtl/aie/README.md). A core access uses port A of the macros of
 the bank it starts in and port B for the rows of a tail crossing into the next bank. A
-DMA beat (DMA_BW bytes of its transfer's words in order, gathered across runs) is one
+DMA beat (up to DMA_BW bytes of its transfer's words in order, gathered across runs,
+ending before a word that would take its rows past a span of four: beat_starts) is one
 access of the consecutive rows from its lowest word's to its highest's; those rows take
 port B of their macros, or port A when another beat has B (a
 third beat on one macro in one cycle is not arbitrated: the RTL reports it). As in the
@@ -38,16 +39,27 @@ class DmaPorts:
         self.until = -1                      # last cycle any beat holds a port
         self.until2 = -1                     # ... two beats hold one macro (its port A)
         self._beats: dict[tuple, tuple] = {}  # (descriptor, first word) -> _macros_per_beat
+        self._starts: dict[tuple, np.ndarray] = {}   # ... -> beat_starts
+
+    def beat_starts(self, tr) -> np.ndarray:
+        """The first word (transfer order) of each beat of transfer `tr`: a beat takes up to
+        DMA_BW / 2 words in order and ends early before a word that would make its rows
+        span more than four (one access of consecutive rows, one per macro of a bank)."""
+        key = (tr.bd, int(tr.loc[0])) if tr.loc.size else (tr.bd, 0)
+        got = self._starts.get(key)
+        if got is None:
+            got = self._starts[key] = beat_starts(tr.loc, self.beat_words)
+        return got
 
     def claim(self, tr, first: int) -> None:
-        """Note the macros transfer `tr`'s beats use: beat k (DMA_BW bytes of its words in
-        transfer order) in cycle first + k."""
+        """Note the macros transfer `tr`'s beats use: beat k (up to DMA_BW bytes of its
+        words in transfer order, beat_starts) in cycle first + k."""
         if not tr.loc.size:
             return
         key = (tr.bd, int(tr.loc[0]))          # a descriptor and its base fix the words
         made = self._beats.get(key)
         if made is None:
-            made = self._beats[key] = self._macros_per_beat(tr.loc)
+            made = self._beats[key] = self._macros_per_beat(tr.loc, self.beat_starts(tr))
         beats, masks = made
         at = beats + (first - self.base)
         last = int(at[-1])
@@ -82,14 +94,15 @@ class DmaPorts:
                 on_b |= 1 << (bank * 4 + (r & 3))
         return on_a, on_b
 
-    def _macros_per_beat(self, loc) -> tuple[np.ndarray, np.ndarray]:
-        """(beats, the mask of macros each uses) of a transfer of the data-memory words loc.
-        A beat takes every row from its lowest word's to its highest word's, rows without
-        a word of it included (the RTL's beat is one access of consecutive rows); a beat
-        over more than four rows stops the RTL, and here takes its words' rows."""
+    def _macros_per_beat(self, loc, starts) -> tuple[np.ndarray, np.ndarray]:
+        """(beats, the mask of macros each uses) of a transfer of the data-memory words loc
+        whose beats start at `starts`. A beat takes every row from its lowest word's to
+        its highest word's, rows without a word of it included (the RTL's beat is one
+        access of consecutive rows, at most four)."""
         byte = loc.astype(np.int64) * 2
-        beat = np.arange(byte.size) // self.beat_words
-        starts = np.arange(0, byte.size, self.beat_words)
+        beat = np.zeros(byte.size, dtype=np.int64)
+        beat[starts[1:]] = 1
+        beat = np.cumsum(beat)
         lo = np.minimum.reduceat(byte >> 5, starts)
         hi = np.maximum.reduceat(byte >> 5, starts)
         span = hi - lo
@@ -167,3 +180,30 @@ class DmaPorts:
         k = t - self.base
         self.one, self.two = self.one[k:].copy(), self.two[k:].copy()
         self.base = t
+
+
+def beat_starts(loc: np.ndarray, beat_words: int) -> np.ndarray:
+    """Where the beats of a transfer of data-memory words `loc` (in transfer order) start:
+    DMA_BW / 2 words each, or fewer when the next word would take the beat's rows past a
+    span of four. Transfers whose every full-size beat fits (all of the Level-1 baselines')
+    get ceil(words / beat_words) beats without a walk."""
+    n = loc.size
+    starts = np.arange(0, n, beat_words)
+    if n == 0:
+        return starts
+    rows = loc.astype(np.int64) >> 4                # 16-bit words -> 32-byte rows
+    if int((np.maximum.reduceat(rows, starts) - np.minimum.reduceat(rows, starts)).max()) < 4:
+        return starts
+    out, i, r = [], 0, rows.tolist()
+    while i < n:
+        out.append(i)
+        lo = hi = r[i]
+        j = i + 1
+        while j < n and j - i < beat_words:
+            lo2, hi2 = min(lo, r[j]), max(hi, r[j])
+            if hi2 - lo2 > 3:
+                break
+            lo, hi = lo2, hi2
+            j += 1
+        i = j
+    return np.array(out, dtype=np.int64)

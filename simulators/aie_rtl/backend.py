@@ -6,9 +6,9 @@ the harness loads the program and data memory through the tile's host ports, the
 runs in C, and memory, registers and counters come back through the same ports.
 `run_many` runs several jobs on one configuration in a single simulator process.
 
-Not built yet (the run is refused before simulation, naming what is missing): the
-shuffles (VECTOR_BUILT lists what is built), and DMA descriptors
-that acquire a lock before they start (`acq`).
+Every operation and descriptor the model runs is built: `unsupported` refuses a program
+(before simulation, naming what is missing) only for a vector operation not in
+VECTOR_BUILT, which lists every one the model implements today.
 """
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ from .jobs import JobInput, read_job, write_job
 
 # Error codes of rtl/aie/aie_core.v.
 (E_RANGE, E_ALIGN, E_LOOPR, E_DEEP, E_REL, E_DEADLOCK, E_BUDGET, E_CYCLES, E_HALT,
- E_ILLEGAL, E_UNSUPPORTED, E_DMAEXT, E_DMADM, E_DMAREL) = range(1, 15)
+ E_ILLEGAL, E_UNSUPPORTED, E_DMAEXT, E_DMADM, E_DMAREL, E_STUCK) = range(1, 16)
 STOPS = {0: "end", 1: "break", 2: "error"}
 UNLIMITED = (1 << 64) - 1
 # Host register map of aie_core (hr_data).
@@ -52,26 +52,23 @@ CHANNELS = ("in0", "in1", "out0", "out1")
 
 # The vector unit's operations built so far: the lane ALU, bf16 max/min, the fp32 and
 # int32 accumulator lanes, the conversions (SRS/UPS), the multiply-accumulate unit, the
-# reductions and the function unit.
+# reductions, the function unit and the shuffles.
 VECTOR_BUILT = frozenset(f"{op}.{t}" for op in ("VADD", "VSUB", "VMAX", "VMIN") for t in ("I8", "I16")) \
     | {"VAND", "VOR", "VXOR", "VMAX.BF16", "VMIN.BF16", "AADD.I32", "ASUB.I32", "AADD.F32",
        "ASUB.F32", "AMUL.F32", "AMAX.F32"} \
     | {f"{op}.{t}" for op in ("VSRS", "VUPS") for t in ("I8", "I16", "BF16")} \
     | {f"{op}.{t}" for op in ("VMUL", "VMAC", "VMMAC") for t in ("I8", "I16", "BF16")} | {"VMSC.BF16"} \
-    | {"AREDADD.F32", "AREDADD.I32", "VREDMAX.BF16", "VPWL.EXP", "VPWL.RCP", "VPWL.RSQRT"}
+    | {"AREDADD.F32", "AREDADD.I32", "VREDMAX.BF16", "VPWL.EXP", "VPWL.RCP", "VPWL.RSQRT"} \
+    | {"VSHUF", "VALIGN", "VBCL.16"}
 
 
 def unsupported(program, cfg=None) -> list[str]:
-    """What of `program` the RTL does not implement yet: operations, and descriptors
-    that acquire a lock. (`cfg` is unused: kept for callers.)"""
+    """What of `program` the RTL does not implement: vector operations outside
+    VECTOR_BUILT. (`cfg` is unused: kept for callers.)"""
     spec = get_spec()
     missing = [i.mnemonic for i in program.instrs
                if i.mnemonic in spec.ops and spec.ops[i.mnemonic].slot == "vector"
                and i.mnemonic not in VECTOR_BUILT]
-    names = getattr(program, "descriptor_names", [])
-    missing += [f"descriptor {names[k] if k < len(names) else k} with acq (a transfer that "
-                "acquires a lock)" for k, d in enumerate(getattr(program, "descriptors", []))
-                if d and d.get("acq") is not None]
     return list(dict.fromkeys(missing))
 
 
@@ -116,7 +113,7 @@ class AieRTL:
                     missing = unsupported(job.program, config)
                     if missing:
                         raise ConfigError(f"the aie RTL does not implement {', '.join(missing)} yet "
-                                          "(the vector unit is partly built); run this kernel on "
+                                          "(an operation newer than the RTL); run this kernel on "
                                           "the functional model")
                 except SimError as e:
                     results[i] = self._early(state, e, started)
@@ -176,13 +173,10 @@ class AieRTL:
             error = self._error(reg, code, job, cfg, retired)
         elif reg[COLLIDE]:
             stop = "error"
-            error = SimError("two DMA beats met on one data-memory macro port in one cycle, or "
-                             "a beat's words spanned more than four 32-byte rows (the RTL "
-                             "arbitrates only between the core and the DMA, and a beat is one "
-                             "access of at most four rows; the model's DMA timing has neither "
-                             "stall): keep the buffers of transfers that run at once in separate "
-                             "banks, and a beat's words (DMA_BW bytes in transfer order) within "
-                             "four rows"
+            error = SimError("two DMA beats met on one data-memory macro port in one cycle (the "
+                             "RTL arbitrates only between the core and the DMA, and the model's "
+                             "DMA timing has no such stall): keep the buffers of transfers that "
+                             "run at once in separate banks"
                              ).locate(code.where(max(len(code.rows) - 1, 0), u64(CYCLES), retired))
         state.dm[:] = out.dm[:state.dm.size]
         state.ext[:] = 0
@@ -211,7 +205,9 @@ class AieRTL:
                 op = row.slots.index(name)
                 ins = job.program.bundle_ops(b)[op]
                 info = get_spec().ops[ins.mnemonic]
-        where = code.where(b, cycle, retired, op)
+        # the run's end with transfers that can never start: where the model's drain
+        # names it, after the last bundle
+        where = code.where(len(code.rows) if c == E_STUCK else b, cycle, retired, op)
         if c in (E_RANGE, E_ALIGN):
             n, align = info.bytes, info.align
             if c == E_RANGE:
@@ -243,8 +239,11 @@ class AieRTL:
             e = IllegalOperandError("a DMA transfer's release takes a lock above 63 (more releases "
                                     "than acquires?)")
         elif c == E_DEADLOCK:
-            e = DeadlockError("ACQ waits forever: its lock is too small and no running or queued "
-                              "transfer can release it. DMA: all channels idle")
+            e = DeadlockError("the bundle waits forever: its ACQ's lock is too small (or its DMA "
+                              "queue full) and no running or queued transfer can change that")
+        elif c == E_STUCK:
+            e = DeadlockError("the program ended with transfers that can never start (each waits "
+                              "for a lock no one will release)")
         elif c == E_BUDGET:
             e = budget_exceeded(job.budget.max_instructions, "bundles")
         elif c == E_CYCLES:

@@ -21,12 +21,12 @@ TIMESCALE = ("1ns", "1ps")
 BUILD_ARGS = ("--timing", "-CFLAGS", "-fcoroutines", "--no-public-flat-rw", "-Wno-WIDTH")
 SIMULATORS = ("verilator",)
 # Synthesizable modules (aie_sim is the simulation harness).
-TILE = ("aie_top.v", "aie_core.v", "aie_mac.v", "aie_reduce.v", "aie_pwl.v", "aie_imem.v", "aie_dm.v",
+TILE = ("aie_top.v", "aie_core.v", "aie_mac.v", "aie_reduce.v", "aie_pwl.v", "aie_shuf.v", "aie_imem.v", "aie_dm.v",
         "aie_sram.v", "aie_dma.v")
 COMMON = ROOT / "rtl" / "common"
 # Shared arithmetic from rtl/common the vector unit instantiates.
 COMMON_UNITS = ("fp32_minmax.v", "fp32_add.v", "fp32_mul.v", "fp_mul.v", "fp32_round_pack.v",
-                "fp32_to_bf16.v", "bf16_mul.v", "fp32_tree_sum.v", "fp32_exp_range.v")
+                "fp32_to_bf16.v", "bf16_mul.v", "fp32_tree_sum.v", "fp32_exp_range.v", "icg.v")
 
 
 def sources(simulator: str = "verilator") -> tuple[Path, ...]:
@@ -50,7 +50,7 @@ def check_config(cfg) -> None:
         raise ConfigError(f"the aie RTL's load data lands up to 3 cycles after issue (bank "
                           f"conflicts included): LOAD_LATENCY must be at least 4 "
                           f"(got {cfg.cycles('LOAD')})")
-    lanes = ("VALU", "ACC", "FMUL", "SRS", "UPS")
+    lanes = ("VALU", "ACC", "FMUL", "SRS", "UPS", "SHUF")
     bad = [c for c in lanes if not 2 <= cfg.cycles(c) <= cfg.cycles("LOAD") - 2]
     if bad:
         # (a longer one could land in the edge an older load of its register lands in)

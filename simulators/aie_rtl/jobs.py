@@ -2,7 +2,7 @@
 
 In:  job.txt (prog_len max_retire max_cycles trace ext_len), imem.hex (one word per
      line), dm.hex (one 32-byte row per line, byte 0 in the low bits), bd.hex (the DMA
-     descriptor table: 16 words per descriptor, BD_FIELDS then rel), ext.hex (external
+     descriptor table: 16 words per descriptor, BD_FIELDS, rel, rel_n, acq, acq_n), ext.hex (external
      memory words 0 .. ext_len-1: the image up to its last nonzero word)
 Out: dm.out (rows, as dm.hex), ext.out (words from 0 up to the highest loaded or
      written), state.txt ("reg N hex", "x N hex", "acc N hex": the
@@ -18,7 +18,8 @@ import numpy as np
 from kernelcraft.simulators.rtl.verilog import read_memh
 
 ROW = 32
-# Words of a descriptor in rtl/aie/aie_dma.v's table, then rel (bit 4: a lock) and rel_n.
+# Words of a descriptor in rtl/aie/aie_dma.v's table, then rel (bit 4: a lock), rel_n,
+# acq (bit 4: a lock) and acq_n.
 BD_FIELDS = ("ext", "loc", "n0", "n1", "s1", "n2", "s2", "ls1", "ls2")
 BD_SLOTS = 16
 
@@ -29,7 +30,8 @@ def bd_words(descriptors: list[dict]) -> list[int]:
         if not d:
             continue
         w = [d[f] & 0xFFFFFFFF for f in BD_FIELDS]
-        w += [(16 | d["rel"]) if d["rel"] is not None else 0, d["rel_n"]]
+        w += [(16 | d["rel"]) if d["rel"] is not None else 0, d["rel_n"],
+              (16 | d["acq"]) if d["acq"] is not None else 0, d["acq_n"]]
         words[16 * k:16 * k + len(w)] = w
     return words
 

@@ -1,6 +1,6 @@
 """Random valid aie programs of scalar, move, load, store and vector bundles (lane ALU,
-accumulator lanes, SRS/UPS, the multiply-accumulate family; with hardware
-loops and every post-modify mode) and random data-memory images, for differential
+accumulator lanes, SRS/UPS, the multiply-accumulate family, reductions, shuffles; with
+hardware loops and every post-modify mode) and random data-memory images, for differential
 testing of the model against the RTL. Each bundle is assembled alone first: one that
 breaks a bundle rule is drawn again, so every program is one the assembler accepts."""
 from __future__ import annotations
@@ -120,6 +120,11 @@ def _vector(rng) -> str:
     if k < 0.72:               # reductions (aie_reduce), onto registers loads also write
         op = str(rng.choice(["AREDADD.F32", "AREDADD.I32", "VREDMAX.BF16"]))
         return f"{op} {x()}, {x()}" if op == "VREDMAX.BF16" else f"{op} {acc()}, {acc()}"
+    if k < 0.80:               # shuffles (aie_shuf)
+        op = str(rng.choice(["VSHUF", "VALIGN", "VBCL.16"]))
+        if op == "VBCL.16":
+            return f"{op} {x()}, {x()}, {int(rng.integers(0, 32))}"
+        return f"{op} {x()}, {x()}, {x()}, {int(rng.integers(0, 16 if op == 'VSHUF' else 64))}"
     op = rng.choice(["VADD.I8", "VADD.I16", "VSUB.I8", "VSUB.I16", "VMAX.I8", "VMAX.I16",
                      "VMIN.I8", "VMIN.I16", "VAND", "VOR", "VXOR", "VMAX.BF16", "VMIN.BF16"])
     return f"{op} {x()}, {x()}, {x()}"
@@ -200,11 +205,17 @@ DMA_CHANNELS = (("DMAIN", 0), ("DMAIN", 1), ("DMAOUT", 0), ("DMAOUT", 1))
 EXT_REGION = 8192                # external words per channel
 
 
-def _descriptor(rng, k: int, bank: int, bw: int) -> str:
+def _descriptor(rng, k: int, bank: int, bw: int, spread: bool = False) -> str:
     """A random descriptor inside `bank` bytes and EXT_REGION words: one run of any
     length, runs of whole beats in up to three dimensions (steps of either sign), or
     short runs a beat gathers (their data-memory side compact enough that every beat's
-    words stay within four rows whatever the offset)."""
+    words stay within four rows whatever the offset). With `spread`, half are short
+    runs far apart in data memory (steps of 40 to 160 bytes), whose beats end early to
+    keep within four rows."""
+    if spread and rng.random() < 0.5:
+        n0, n1 = int(rng.integers(1, 4)), int(rng.integers(2, 7))
+        ls1 = 2 * int(rng.integers(20, 81))
+        return f"n0={n0}, n1={n1}, s1={int(rng.choice([n0, 17]))}, ls1={ls1}", n0, n1, 1
     roll = rng.random()
     if roll < 0.3:
         n0 = int(rng.integers(1, bank // 2 // 3))
@@ -224,17 +235,24 @@ def _descriptor(rng, k: int, bank: int, bw: int) -> str:
     return f"n0={n0}, n1={n1}, s1={s1}, n2={n2}, ls1={ls1}", n0, n1, n2
 
 
-def random_dma_program(seed: int, cfg, ops: int = 24) -> tuple[str, MemoryImage]:
+def random_dma_program(seed: int, cfg, ops: int = 24, acq: bool = False,
+                       spread: bool = False) -> tuple[str, MemoryImage]:
     """Transfers queued on random channels (runs of queue-full stalls), ACQs waiting for
     their releases (or more than will come: a deadlock), REL by the core, HALT, and core
-    arithmetic between them."""
+    arithmetic between them. With `acq`, most descriptors also acquire a lock before
+    they start (l2..l4, which the core and other transfers release): transfers waiting in
+    their queues, taking locks the core's ACQ also waits for, chains of transfers, and
+    deadlocks found only when the DMA runs dry or at the program's end. With `spread`,
+    descriptors whose beats end early (short runs far apart)."""
     rng = np.random.default_rng(seed)
+    if acq:
+        return _acq_program(rng, cfg, ops)
     bank = cfg.DM_SIZE // cfg.DM_BANKS
     bw = cfg.DMA_BW // 2
     head, body = [], []
     released = [0, 0, 0, 0]                    # l0..l3: what transfers will release
     for k, (op, ch) in enumerate(DMA_CHANNELS):
-        fields, n0, n1, n2 = _descriptor(rng, k, bank, bw)
+        fields, n0, n1, n2 = _descriptor(rng, k, bank, bw, spread)
         rel = int(rng.integers(0, 4))
         head.append(f".bd T{k}, ext={k * EXT_REGION + 4096}, loc={k * bank + 64}, {fields}, "
                     f"rel=l{rel}, rel_n={int(rng.integers(1, 3))}")
@@ -265,6 +283,53 @@ def random_dma_program(seed: int, cfg, ops: int = 24) -> tuple[str, MemoryImage]
         else:
             body.append(f"ADDI r{int(rng.integers(3, 8))}, r{int(rng.integers(3, 8))}, "
                         f"{int(rng.integers(-100, 100))}")
+    image = MemoryImage({"dm": {0: rng.integers(0, 256, cfg.DM_SIZE, dtype=np.uint8)},
+                         "ext": {0: rng.integers(0, 1 << 16, 4 * EXT_REGION, dtype=np.uint16)}})
+    return "\n".join(head + body) + "\n", image
+
+
+def _acq_program(rng, cfg, ops: int) -> tuple[str, MemoryImage]:
+    bank = cfg.DM_SIZE // cfg.DM_BANKS
+    bw = cfg.DMA_BW // 2
+    avail = [0, 0] + [int(rng.integers(0, 3)) for _ in range(3)]    # l0..l4, as queued
+    head, body = [], [f"REL l{lock}, {avail[lock]}" for lock in (2, 3, 4) if avail[lock]]
+    takes, gives = [], []
+    for k in range(4):
+        fields = _descriptor(rng, k, bank, bw)[0]
+        take = (int(rng.integers(2, 5)), int(rng.integers(1, 3))) if rng.random() < 0.75 else None
+        give = (int(rng.integers(0, 5)), int(rng.integers(1, 3)))
+        takes.append(take)
+        gives.append(give)
+        head.append(f".bd T{k}, ext={k * EXT_REGION + 4096}, loc={k * bank + 64}, {fields}"
+                    + (f", acq=l{take[0]}, acq_n={take[1]}" if take else "")
+                    + f", rel=l{give[0]}, rel_n={give[1]}")
+    for _ in range(ops):
+        roll = rng.random()
+        if roll < 0.5:
+            k = int(rng.integers(0, 4))
+            op, ch = DMA_CHANNELS[k]
+            body += [f"MOVI r1, {int(rng.integers(-40, 40))}",
+                     f"MOVI r2, {2 * int(rng.integers(-8, 8))}", f"{op} {ch}, T{k}, r1, r2"]
+            if takes[k]:
+                avail[takes[k][0]] -= takes[k][1]
+            avail[gives[k][0]] += gives[k][1]
+        elif roll < 0.7:
+            lock, n = int(rng.integers(0, 5)), int(rng.integers(1, 3))
+            if avail[lock] >= n or rng.random() < 0.05:      # (else a likely deadlock)
+                body.append(f"ACQ l{lock}, {n}")
+                avail[lock] -= n
+        elif roll < 0.85:
+            lock, n = int(rng.integers(2, 5)), int(rng.integers(1, 3))
+            body.append(f"REL l{lock}, {n}")
+            avail[lock] += n
+        elif roll < 0.86:
+            body.append("HALT")
+        else:
+            body.append(f"ADDI r{int(rng.integers(3, 8))}, r{int(rng.integers(3, 8))}, "
+                        f"{int(rng.integers(-100, 100))}")
+    # mostly free what transfers still wait for (else the run ends stuck)
+    body += [f"REL l{lock}, {-avail[lock]}" for lock in (2, 3, 4)
+             if avail[lock] < 0 and rng.random() < 0.85]
     image = MemoryImage({"dm": {0: rng.integers(0, 256, cfg.DM_SIZE, dtype=np.uint8)},
                          "ext": {0: rng.integers(0, 1 << 16, 4 * EXT_REGION, dtype=np.uint16)}})
     return "\n".join(head + body) + "\n", image

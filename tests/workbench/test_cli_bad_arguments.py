@@ -73,7 +73,6 @@ CATALOGUE = [
     ("tui --max-steps -1 --run 1", "argument --max-steps"),
     ("tui --keymap /nonexistent --run 1", "keymap /nonexistent: cannot read it"),
     ("rtl-check --accel nope", "unknown accelerator 'nope'"),
-    ("rtl-check --accel aie --task silu --config C1 {d}/shuf.asm", "the aie RTL does not implement VSHUF"),
     ("rtl-check --accel coral --task silu --config C1 {d}/widen.s",
      "part of Zve32f so far, not vwadd.vv (Zve32f): instruction 1 (line 2)"),
     ("rtl-check --accel plena --task relu --config C1 --seed -1", "argument --seed"),
@@ -100,8 +99,6 @@ def scratch(tmp_path_factory):
     (d / "latin1.asm").write_bytes(b"NOP ; caf\xe9\n")
     # every coral baseline runs on its RTL now; widening is one of what it still refuses
     (d / "widen.s").write_text("vsetvli t0, zero, e32, m1, ta, ma\nvwadd.vv v2, v4, v6\nebreak\n")
-    # every aie baseline runs on its RTL now; a shuffle is what it still refuses
-    (d / "shuf.asm").write_text("VSHUF x0, x1, x2, 0\nHALT\n")
     (d / "notdb.db").write_text("junk\n")
     (d / "adir").mkdir()
     from kernelcraft.workbench.store import TraceStore

@@ -1,8 +1,13 @@
 """Random DMA programs on the model and the RTL: transfers of one to three dimensions on
 all four channels, queue-full stalls, ACQs waiting for releases (and deadlocks), core
-REL and HALT. Memories, registers, locks, cycles, stall counts per cause, channel
-activity and how the run ended must agree."""
+REL and HALT; with descriptors that acquire a lock before they start (`acq`): transfers
+waiting in their queues for the core's or other transfers' releases, the DMA and the
+core taking one lock in one cycle, deadlocks found when the DMA runs dry and programs
+ending with transfers that can never start. Memories, registers, locks, cycles, stall
+counts per cause, channel activity and how the run ended must agree."""
 import collections
+
+import numpy as np
 
 from kernelcraft.simulators.aie.assembler import assemble
 from kernelcraft.simulators.aie.machine import AieModel
@@ -15,16 +20,16 @@ from kernelcraft.simulators.core.budget import Budget
 SEEDS = range(60)
 
 
-def test_random_dma_programs_agree(diff_cfg, aie_build):
+def _random_dma_programs_agree(cfg, seeds, acq=False, spread=False):
     budget = Budget(max_instructions=100_000)
     progs = []
-    for seed in SEEDS:
-        src, img = random_dma_program(seed, diff_cfg)
-        progs.append((seed, assemble(src, f"dma-{seed}.asm", diff_cfg), img))
-    runs = AieRTL().run_many([Job(p, img, budget, False) for _, p, img in progs], diff_cfg)
+    for seed in seeds:
+        src, img = random_dma_program(seed, cfg, acq=acq, spread=spread)
+        progs.append((seed, assemble(src, f"dma-{seed}.asm", cfg), img))
+    runs = AieRTL().run_many([Job(p, img, budget, False) for _, p, img in progs], cfg)
     failures, kinds = [], collections.Counter()
     for (seed, prog, img), r in zip(progs, runs):
-        m = AieModel().run(prog, img, diff_cfg, budget)
+        m = AieModel().run(prog, img, cfg, budget)
         kinds[m.stop if m.error is None else type(m.error).__name__] += 1
         diffs = compare_runs(m, r)
         if m.unit_busy != r.unit_busy:
@@ -32,7 +37,64 @@ def test_random_dma_programs_agree(diff_cfg, aie_build):
         if diffs:
             failures.append(f"seed {seed}: " + "; ".join(getattr(d, "format", lambda: d)() for d in diffs))
     assert not failures, f"{len(failures)} of {len(progs)} differ:\n" + "\n".join(failures[:4])
+    return kinds
+
+
+def test_random_dma_programs_agree(diff_cfg, aie_build):
+    kinds = _random_dma_programs_agree(diff_cfg, SEEDS, acq=False)
     assert kinds["end"] > 20 and kinds["DeadlockError"], kinds
+
+
+def test_random_spread_transfers_agree(diff_cfg, aie_build):
+    """Short runs far apart in data memory: beats that end early to stay within four
+    rows (more beats than DMA_BW bytes each), on both backends alike."""
+    kinds = _random_dma_programs_agree(diff_cfg, range(2000, 2060), spread=True)
+    assert kinds["end"] > 20, kinds
+
+
+def test_random_acquiring_transfers_agree(diff_cfg, aie_build):
+    kinds = _random_dma_programs_agree(diff_cfg, range(1000, 1080), acq=True)
+    assert kinds["end"] > 20 and kinds["DeadlockError"] > 20, kinds
+
+
+ACQ_CASES = {
+    # the transfer waits for the core's REL; the ACQ after it for the transfer
+    "core_rel": ".bd A, ext=0, loc=0, n0=8, acq=l4, rel=l5\nDMAIN 0, A, r0, r0\n"
+                + "NOP\n" * 20 + "REL l4, 1\nACQ l5, 1\n",
+    # one lock: the DMA takes it before the core's ACQ in the same cycle (then nothing
+    # releases it: a deadlock found when in1's transfer has completed)
+    "dma_first": ".bd A, ext=0, loc=0, n0=8, rel=l1\n.bd B, ext=64, loc=1024, n0=8, acq=l1\n"
+                 "DMAIN 1, B, r0, r0\nDMAIN 0, A, r0, r0\nACQ l1, 1\n",
+    # a chain: in0 waits for out0's release, the core for in0's
+    "chain": ".bd A, ext=0, loc=0, n0=16, acq=l2, rel=l3\n.bd B, ext=256, loc=2048, n0=16, rel=l2\n"
+             "DMAIN 0, A, r0, r0\nDMAOUT 0, B, r0, r0\nACQ l3, 1\n",
+    # found only once out0 has completed (its release is not what in0 needs)
+    "late_deadlock": ".bd A, ext=0, loc=0, n0=16, acq=l2, rel=l3\n.bd B, ext=256, loc=2048, n0=64, rel=l1\n"
+                     "DMAOUT 0, B, r0, r0\nDMAIN 0, A, r0, r0\nNOP\nACQ l3, 1\n",
+    # the queue fills with transfers that can never start
+    "queue_deadlock": ".bd A, ext=0, loc=0, n0=8, acq=l2\n" + "DMAIN 0, A, r0, r0\n" * 5,
+    # the program ends with a transfer waiting
+    "stuck_at_end": ".bd A, ext=0, loc=0, n0=8, acq=l1\n.bd B, ext=64, loc=1024, n0=32\n"
+                    "DMAIN 1, B, r0, r0\nDMAIN 0, A, r0, r0\nMOVI r1, 5\n",
+}
+
+
+def test_acquiring_transfers_worked_cases(diff_cfg, aie_build):
+    budget = Budget(max_instructions=1_000)
+    img = MemoryImage({"ext": {0: np.arange(1, 200, dtype=np.uint16)}})
+    progs = {k: assemble(src, f"{k}.asm", diff_cfg) for k, src in ACQ_CASES.items()}
+    runs = AieRTL().run_many([Job(p, img, budget, False) for p in progs.values()], diff_cfg)
+    ends = {}
+    for (name, prog), r in zip(progs.items(), runs):
+        m = AieModel().run(prog, img, diff_cfg, budget)
+        diffs = compare_runs(m, r)
+        assert not diffs, f"{name}: " + "; ".join(d.format() for d in diffs)
+        ends[name] = "end" if r.error is None else str(r.error)
+    assert ends["core_rel"] == ends["chain"] == "end", ends
+    assert "waits forever" in ends["dma_first"] and "bundle 2" in ends["dma_first"], ends
+    assert "waits forever" in ends["late_deadlock"] and "bundle 3" in ends["late_deadlock"], ends
+    assert "waits forever" in ends["queue_deadlock"], ends
+    assert "can never start" in ends["stuck_at_end"], ends
 
 
 def test_dma_beats_and_core_accesses_arbitrate_alike(diff_cfg, aie_build):

@@ -134,3 +134,13 @@ def test_data_races_are_reported():
 def test_lock_overflow_is_an_error():
     r = run("REL l1, 63\nREL l1, 1", expect_ok=False)
     assert r.error.kind == "illegal operand" and "0..63" in str(r.error)
+
+
+def test_a_beat_ends_before_a_word_beyond_four_rows():
+    """One-word runs 64 bytes apart: a beat's rows may span four (one access, a row per
+    macro of a bank), so each beat takes two words, not DMA_BW / 2: four beats."""
+    src = ".bd A, ext=0, loc=0, n0=1, n1=8, s1=1, ls1=64, rel=l0\nDMAIN 0, A, r0, r0\nACQ l0, 1"
+    r = run(src, image(ext={0: np.arange(8, dtype=np.uint16) + 1}))
+    assert CFG.DMA_BW // 2 >= 8          # (naively one beat)
+    assert r.unit_busy["dma_in0"] == CFG.DMA_SETUP + 4
+    assert list(r.memories["dm"][:512].view(np.uint16)[::32]) == list(range(1, 9))

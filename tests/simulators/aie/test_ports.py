@@ -1,9 +1,12 @@
 """The core waits for data-memory ports DMA beats hold (simulators/aie/ports.py): worked
 out by hand on the RTL tests' small configuration (banks of 1,024 bytes, DMA_SETUP 4,
 16-byte beats, LOAD_LATENCY 6)."""
+import numpy as np
+
 from kernelcraft.isa.aie import default_config
 from kernelcraft.simulators.aie.assembler import assemble
 from kernelcraft.simulators.aie.inspect import traced_run
+from kernelcraft.simulators.aie.ports import beat_starts
 from kernelcraft.simulators.aie_rtl.randprog import PORTS
 from kernelcraft.simulators.core.backend import MemoryImage
 
@@ -32,3 +35,23 @@ def test_one_beat_leaves_port_a_to_the_core():
     r, _ = traced_run(assemble(src, "ports.asm", CFG), MemoryImage({}), CFG)
     assert [s.cycle for s in r.trace] == [0, 1, 2, 3, 4, 5, 6, 12]
     assert r.stalls["dma_port"] == 0
+
+
+def test_beat_starts_match_a_word_by_word_walk():
+    """beat_starts (its shortcut when every full beat fits, else its walk) against the
+    rule taken word by word: a beat takes words while it has fewer than beat_words and
+    its rows would span at most four."""
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        n0, n1 = int(rng.integers(1, 20)), int(rng.integers(1, 9))
+        ls1 = 2 * int(rng.integers(-90, 90))
+        loc = (2048 + (np.arange(n1)[:, None] * ls1 // 2) + np.arange(n0)[None, :]).ravel()
+        bw = int(rng.choice([1, 2, 4, 8, 16]))
+        want, i, rows = [], 0, (loc >> 4).tolist()
+        while i < loc.size:
+            want.append(i)
+            j = i + 1
+            while j < loc.size and j - i < bw and max(rows[i:j + 1]) - min(rows[i:j + 1]) <= 3:
+                j += 1
+            i = j
+        assert beat_starts(loc, bw).tolist() == want, (n0, n1, ls1, bw)
