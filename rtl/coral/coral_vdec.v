@@ -13,7 +13,10 @@
 // .vi), vslide1up/vslide1down.vx, vfslide1up/down.vf; the register gathers
 // vrgather.vv/vx/vi, vrgatherei16.vv and vcompress.vm (an element per cycle); the mask logic
 // vm{and,nand,andn,or,nor,orn,xor,xnor}.mm; vid.v and viota.m (element values made in S1),
-// vcpop.m and vfirst.m (to x[rd]), vmsbf/vmsif/vmsof.m (VLEN mask bits in one S2 cycle).
+// vcpop.m and vfirst.m (to x[rd]), vmsbf/vmsif/vmsof.m (VLEN mask bits in one S2 cycle);
+// the widening vwadd(u), vwsub(u) (.vv, .vx, .wv, .wx), vwmul(u/su), vwmacc(u/su/us) at SEW = 16
+// (16-bit sources extended to the lanes' 32 bits), the narrowing vnsrl/vnsra (.wv, .wx, .wi) at
+// SEW = 16 and vzext/vsext.vf2/vf4 at SEW = 32.
 // The encodings are isa/coral's (funct6, funct3, and the vs1 field's selector of VMUNARY0
 // and VWXUNARY0). Combinational; used at dispatch (checks) and in the vector unit.
 module coral_vdec (
@@ -42,6 +45,13 @@ module coral_vdec (
     output wire        gat,       // vrgather.vv/vx/vi, vrgatherei16.vv: one element per cycle, vd[i] = vs2[index]
     output wire        ei16,      // ... vrgatherei16.vv: 16-bit indices (vs1's group half as long)
     output wire        comp,      // vcompress.vm: one element of vs2 per cycle, packed into vd
+    output wire        wop,       // widening: vd (2*SEW) from vs2 (SEW, or 2*SEW: wsrc) and vs1/x[rs1] (SEW)
+    output wire        wsrc,      // ... .wv / .wx: vs2 is 2*SEW wide
+    output wire        nar,       // vnsrl/vnsra: vd (SEW) from vs2 (2*SEW), shifted by vs1/x[rs1]/uimm5
+    output wire        ext,       // vzext/vsext.vf2/vf4: vd (SEW) from vs2 (SEW/2 or SEW/4)
+    output wire        ext4,      // ... .vf4
+    output wire        sa,        // the narrow vs2 (wop, ext) sign-extended
+    output wire        sb,        // the narrow vs1 / x[rs1] (wop) sign-extended
     output reg  [4:0]  lop,       // lane operation (LO_*)
     output reg  [1:0]  bsel,      // second operand: 0 vs1, 1 f[rs1], 2 x[rs1], 3 simm5
     output wire        reads_vs1, // vs1 is a register group operand
@@ -147,11 +157,23 @@ module coral_vdec (
                 6'b001110: lop = LO_MOVE;                          // vslideup (.vx, .vi), vrgatherei16 (.vv)
                 6'b001111: begin lop = LO_MOVE; ok = f3 != 3'd0; end  // vslidedown
                 6'b001100: lop = LO_MOVE;                                        // vrgather
+                6'b101100: lop = LO_ISRL;                                        // vnsrl (.wv, .wx, .wi)
+                6'b101101: lop = LO_ISRA;                                        // vnsra
                 default: ok = 1'b0;
             endcase
         end else if (opm) begin
             bsel = f3 == 3'd2 ? 2'd0 : 2'd2;
             case (f6)
+                6'b110000, 6'b110001, 6'b110100, 6'b110101: lop = LO_IADD;   // vwadd(u) .v*, .w*
+                6'b110010, 6'b110011, 6'b110110, 6'b110111: lop = LO_ISUB;   // vwsub(u)
+                6'b111000, 6'b111010, 6'b111011: lop = LO_IMUL;              // vwmulu, vwmulsu, vwmul
+                6'b111100, 6'b111101, 6'b111111: lop = LO_IMAC;              // vwmaccu, vwmacc, vwmaccsu
+                6'b111110: begin lop = LO_IMAC; ok = f3 == 3'd6; end         // vwmaccus (.vx only)
+                6'b010010: begin                                             // VXUNARY0: vzext/vsext
+                    unary = 1'b1;
+                    lop = LO_MOVE;
+                    ok = f3 == 3'd2 && vs1[4:2] == 3'b001;
+                end
                 6'b100100, 6'b100101, 6'b100110, 6'b100111: lop = LO_IMUL;   // hu, (low), hsu, h
                 6'b101001, 6'b101011, 6'b101101, 6'b101111: lop = LO_IMAC;   // vmadd vnmsub vmacc vnmsac
                 6'b100000, 6'b100001, 6'b100010, 6'b100011: lop = LO_IDIV;   // vdivu vdiv vremu vrem
@@ -198,5 +220,14 @@ module coral_vdec (
     assign neg_prod = is_fma ? f6[0] : 1'b0;
     assign neg_add = is_fma ? f6[0] ^ f6[1] : (opf && (f6 == 6'b000010 || f6 == 6'b100111));
     assign uses_vd = is_fma && !f6[2];
+    assign wop = lanes && opm && f6[5:4] == 2'b11;
+    assign wsrc = wop && f6[5:2] == 4'b1101;
+    assign nar = lanes && opi && f6[5:1] == 5'b10110;
+    assign ext = lanes && opm && f6 == 6'b010010;
+    assign ext4 = ext && !vs1[1];
+    // signedness of the narrow operands: add/sub f6[0]; vwmul(u/su) vs2 f6[1], vs1 f6[0];
+    // vwmacc(u/-/us/su): vs2 f6[0] ^ f6[1], vs1 f6[0]; vsext: vs1 field bit 0
+    assign sa = ext ? vs1[0] : f6[3] ? (f6[2] ? f6[0] ^ f6[1] : f6[1]) : f6[0];
+    assign sb = f6[0];
     wire _unused = ^ir[11:7];
 endmodule

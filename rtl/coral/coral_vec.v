@@ -99,10 +99,12 @@ module coral_vec #(
     // ------------------------------------------------------------------ dispatch checks
     wire dl, dst, dstr, dlanes, dfp, dtos, dfroms, dvs1, dvs2, dswap, dnp, dna, dvd, dred, dord, ddiv, dmk;
     wire dmlog, dsl, dsup, dsone, dmerge, dvid, diota, dmq, dmsf, dgat, dcomp, dei16;
+    wire dwop, dwsrc, dnar, dext, dext4, dsa, dsb;
     wire [4:0] dlop;
     wire [1:0] dbsel;
     coral_vdec u_ddec (.ir(d_ir), .legal(d_legal), .ld(dl), .st(dst), .strided(dstr), .lanes(dlanes),
-                       .fp(dfp), .to_scalar(dtos), .from_scalar(dfroms), .red(dred), .ord(dord), .div(ddiv), .mk(dmk), .mlog(dmlog), .slide(dsl), .slide_up(dsup), .slide_one(dsone), .merge(dmerge), .vid(dvid), .iota(diota), .mq(dmq), .msf(dmsf), .gat(dgat), .comp(dcomp), .ei16(dei16), .lop(dlop), .bsel(dbsel),
+                       .fp(dfp), .to_scalar(dtos), .from_scalar(dfroms), .red(dred), .ord(dord), .div(ddiv), .mk(dmk), .mlog(dmlog), .slide(dsl), .slide_up(dsup), .slide_one(dsone), .merge(dmerge), .vid(dvid), .iota(diota), .mq(dmq), .msf(dmsf), .gat(dgat), .comp(dcomp), .ei16(dei16),
+                       .wop(dwop), .wsrc(dwsrc), .nar(dnar), .ext(dext), .ext4(dext4), .sa(dsa), .sb(dsb), .lop(dlop), .bsel(dbsel),
                        .reads_vs1(dvs1), .reads_vs2(dvs2), .swap(dswap), .neg_prod(dnp),
                        .neg_add(dna), .uses_vd(dvd));
     wire       d_vill = d_vt[8];
@@ -121,6 +123,34 @@ module coral_vec #(
                        (dei16 && (d_vd == d_vs2 || (d_vs1 & (d_ni - 5'd1)) != 5'd0 ||
                                   (d_vs1 >= d_vd && d_vs1 < d_vd + d_n) || (d_vd >= d_vs1 && d_vd < d_vs1 + d_ni))) ||
                        (dcomp && (d_vd == d_vs2 || (d_vs1 >= d_vd && d_vs1 < d_vd + d_n)));     // vcompress
+    // widening and narrowing (the model's group(), widen_overlap and no_overlap): the wide
+    // group has EMUL = 2 LMUL (d_nw registers; LMUL = 8 faults), a narrow destination may not
+    // overlap the wide source unless it is vd = vs2, a wide destination may overlap a narrow
+    // source (of d_ns registers) only in its highest part and only when LMUL >= 1 (vf4: >= 4)
+    wire       d_frac = d_vt[2];
+    wire [4:0] d_nw = d_frac ? 5'd1 : d_n << 1;
+    wire [4:0] d_nx = dext4 ? d_n >> 2 : d_n >> 1;                  // vs2 of vzext/vsext: LMUL / factor
+    wire [4:0] d_ns = !dext ? d_n : d_nx == 5'd0 ? 5'd1 : d_nx;
+    wire       d_whole = !d_frac && (!dext || d_nx != 5'd0);
+    wire [4:0] d_nd = dwop ? d_nw : d_n;                            // destination registers
+    wire [5:0] d_vde = {1'b0, d_vd} + {1'b0, d_nd};                 // ... end (exclusive)
+    function automatic bad_ovl(input [4:0] src, input [4:0] ns, input [5:0] vde, input [4:0] vd, input whole);
+        bad_ovl = {1'b0, vd} < {1'b0, src} + {1'b0, ns} && {1'b0, src} < vde &&
+                  !(whole && {1'b0, src} == vde - {1'b0, ns});
+    endfunction
+    wire [1:0] d_sew = d_vt[4:3];
+    wire       d_wide_bad = (dwop || dnar) && ((!d_frac && d_vt[1:0] == 2'd3) ||          // EMUL 16
+                            (d_vd & (d_nd - 5'd1)) != 5'd0 ||
+                            ((dwsrc || dnar) && (d_vs2 & (d_nw - 5'd1)) != 5'd0) ||
+                            (dwop && !dwsrc && bad_ovl(d_vs2, d_n, d_vde, d_vd, d_whole)) ||
+                            (dwop && dvs1 && bad_ovl(d_vs1, d_n, d_vde, d_vd, d_whole)) ||
+                            (dnar && d_vd != d_vs2 && {1'b0, d_vd} < {1'b0, d_vs2} + {1'b0, d_nw} &&
+                                      {1'b0, d_vs2} < {1'b0, d_vd} + {1'b0, d_n}));
+    wire       d_ext_bad = dext && ((d_vs2 & (d_ns - 5'd1)) != 5'd0 || bad_ovl(d_vs2, d_ns, d_vde, d_vd, d_whole));
+    // SEW: widening and narrowing fault at 32 (64-bit elements) and run at 16 (at 8: refused);
+    // vzext/vsext fault where SEW / factor < 8 and run at 32 (vf2 at 16: refused)
+    wire       d_sew_bad = ((dwop || dnar) && d_sew32) || (dext && (dext4 ? !d_sew32 : d_sew == 2'd0));
+    wire       d_sew_ok = (dwop || dnar) ? d_sew == 2'd1 : d_sew32;
     // memory: the first and last element's addresses in DTCM and aligned (stride too)
     wire signed [47:0] d_off = $signed({16'd0, d_xa}) - $signed({16'd0, DTCM_BASE});
     wire signed [47:0] d_step = dstr ? {{16{d_xb[31]}}, d_xb} : 48'sd4;
@@ -135,8 +165,9 @@ module coral_vec #(
     wire       d_mm = (dl || dst) && !d_ir[25];
     wire       d_mbad, v0_pend;
     wire       d_mem = (dl || dst) && d_vl != 0 && d_rbad && (!d_mm || (!v0_pend && d_mbad));
-    assign d_fault = d_legal && (d_vill || (dfp && (!d_sew32 || d_frm > 3'd4)) || d_grp || d_mask || d_ovl || d_mem);
-    assign d_unsup = d_legal && !d_vill && !dfp && !d_sew32;
+    assign d_fault = d_legal && (d_vill || (dfp && (!d_sew32 || d_frm > 3'd4)) || d_sew_bad || d_grp || d_mask ||
+                                 d_ovl || d_mem || d_wide_bad || d_ext_bad);
+    assign d_unsup = d_legal && !d_vill && !dfp && !d_sew_ok;
     assign d_pend = d_legal && d_mm && d_vl != 0 && d_rbad && v0_pend;
     assign d_to_scalar = dtos;
 
@@ -172,15 +203,18 @@ module coral_vec #(
     reg  [31:0]  saddr;               // strided: this element's address
     wire el, est, estr, elanes, efp, etos, efroms, evs1, evs2, eswap, enp, ena, evd, elegal, ered, eord, ediv, emk;
     wire emlog, esl, esup, esone, emerge, evid, eiota, emq, emsf, egat, ecomp, eei16;
+    wire ewop, ewsrc, enar, eext, eext4, esa, esb;
     wire [4:0] elop;
     wire [1:0] ebsel;
     coral_vdec u_edec (.ir(e_ir), .legal(elegal), .ld(el), .st(est), .strided(estr), .lanes(elanes),
-                       .fp(efp), .to_scalar(etos), .from_scalar(efroms), .red(ered), .ord(eord), .div(ediv), .mk(emk), .mlog(emlog), .slide(esl), .slide_up(esup), .slide_one(esone), .merge(emerge), .vid(evid), .iota(eiota), .mq(emq), .msf(emsf), .gat(egat), .comp(ecomp), .ei16(eei16), .lop(elop), .bsel(ebsel),
+                       .fp(efp), .to_scalar(etos), .from_scalar(efroms), .red(ered), .ord(eord), .div(ediv), .mk(emk), .mlog(emlog), .slide(esl), .slide_up(esup), .slide_one(esone), .merge(emerge), .vid(evid), .iota(eiota), .mq(emq), .msf(emsf), .gat(egat), .comp(ecomp), .ei16(eei16),
+                       .wop(ewop), .wsrc(ewsrc), .nar(enar), .ext(eext), .ext4(eext4), .sa(esa), .sb(esb), .lop(elop), .bsel(ebsel),
                        .reads_vs1(evs1), .reads_vs2(evs2), .swap(eswap), .neg_prod(enp),
                        .neg_add(ena), .uses_vd(evd));
     wire [4:0]   e_vd = e_ir[11:7], e_vs1 = e_ir[19:15], e_vs2 = e_ir[24:20];
     wire         e_vm = e_ir[25], e_vta = e_vt[6], e_vma = e_vt[7];
     wire [4:0]   e_n = e_vt[2] ? 5'd1 : 5'd1 << e_vt[1:0];
+    wire [4:0]   e_nd = ewop && !e_vt[2] ? e_n << 1 : e_n;     // destination registers (widening: 2 LMUL)
     wire [VW-1:0] beats = (e_vl + VW'(NB - 1)) >> LNB;
     // a reduction: its beats, then log2(NB) cycles of the lane tree
     wire [VW-1:0] rbeats = e_vl == 0 ? VW'(1) : beats;
@@ -221,6 +255,9 @@ module coral_vec #(
     // register of vs2's group read on port a (0 past VLMAX); vcompress reads vs1's bit bc
     // and packs vs2[bc] at position c_pos (carried in ccnt) of vd
     wire [VW-1:0] bce = bc >> LNB;
+    // widening and vzext/vsext: beat bt's NB elements are part bt mod 2 (mod 4) of register
+    // bt / 2 (bt / 4) of a narrow source group; narrowing: of the destination group
+    wire [VW-1:0] bnar = eext4 ? bt >> 2 : (eext || (ewop && !ewsrc)) ? bt >> 1 : bt;
     wire [VLEN-1:0] op_a, op_b;
     wire [31:0] g_idx = eei16 ? {16'd0, op_b[16 * bc[LNB:0] +: 16]} : e_ir[14:12] == 3'd0 ? op_b[32 * bc[LNB-1:0] +: 32] :
                         e_ir[14:12] == 3'd3 ? {27'd0, e_ir[19:15]} : e_xa;
@@ -231,10 +268,11 @@ module coral_vec #(
     wire        c_sel = ecomp && bc < e_vl && op_b[bc[$clog2(VLEN)-1:0]];
     wire [VW-1:0] c_reg = c_pos >> LNB;
     wire [4:0]  r_a = esl ? s_lo : eiota ? e_vs2 : egat ? e_vs2 + g_idx[LNB +: 5] : ecomp ? e_vs2 + bce[4:0] :
-                      e_vs2 + bt[4:0];
+                      e_vs2 + bnar[4:0];
     wire [VW-1:0] bce16 = bc >> (LNB + 1);           // vrgatherei16: 2 NB indices a register
-    wire [4:0]  r_b = esl ? s_lo + 5'd1 : eei16 ? e_vs1 + bce16[4:0] : egat ? e_vs1 + bce[4:0] : ecomp ? e_vs1 : e_vs1 + bt[4:0];
-    wire [VW-1:0] bc_reg = (estr || egat) ? bce : ecomp ? c_reg : bt;   // per element: the element's register
+    wire [4:0]  r_b = esl ? s_lo + 5'd1 : eei16 ? e_vs1 + bce16[4:0] : egat ? e_vs1 + bce[4:0] : ecomp ? e_vs1 :
+                      e_vs1 + (ewop || enar ? bt[5:1] : bt[4:0]);
+    wire [VW-1:0] bc_reg = (estr || egat) ? bce : ecomp ? c_reg : enar ? bt >> 1 : bt;   // per element: the element's register
     wire [4:0]  r_c = (ered || emk || emlog || emsf) ? e_vd : e_vd + bc_reg[4:0];
     assign op_a = rd(r_a);
     assign op_b = rd(r_b);
@@ -263,7 +301,7 @@ module coral_vec #(
 
     // ------------------------------------------------------------------ S1: beat set-up
     wire [VW-1:0] e0 = bt << LNB;                                   // first element of the beat
-    wire [VW-1:0] last_reg = ecomp ? c_reg : (e_vl - VW'(1)) >> LNB;
+    wire [VW-1:0] last_reg = ecomp ? c_reg : (e_vl - VW'(1)) >> (enar ? LNB + 1 : LNB);
     reg  [1:0]  sel [0:NB-1];
     reg  [NB-1:0] ract;                                              // reduction: active elements of the beat
     reg  [31:0] marks;
@@ -296,7 +334,7 @@ module coral_vec #(
         marks = 32'd0;
         if (s1_last && e_vta && e_vl != 0 && !s_none && ((elanes && !emk && !emlog && !emsf) || el))
             for (j = 0; j < 32; j = j + 1)
-                if (j > 32'(e_vd) + 32'(last_reg) && j < 32'(e_vd) + 32'(e_n)) marks[j] = 1'b1;
+                if (j > 32'(e_vd) + 32'(last_reg) && j < 32'(e_vd) + 32'(e_nd)) marks[j] = 1'b1;
     end
 
     // vid.v and viota.m: the beat's element values, made here (the lanes pass them on as
@@ -371,18 +409,34 @@ module coral_vec #(
         end
     end
 
+    // narrow operands (widening, vzext/vsext, a narrowing shift's vs1): part p of the register
+    // read, NB elements of w = 16 or 8 bits extended to the lanes' 32
+    function automatic [VLEN-1:0] widen(input [VLEN-1:0] v, input [1:0] p, input w8, input sgn);
+        integer t;
+        reg [15:0] h;
+        reg [7:0] b8;
+        for (t = 0; t < NB; t = t + 1) begin
+            h = v[16 * (NB * 32'(p[0]) + t) +: 16];
+            b8 = v[8 * (NB * 32'(p) + t) +: 8];
+            widen[32*t +: 32] = w8 ? {{24{sgn && b8[7]}}, b8} : {{16{sgn && h[15]}}, h};
+        end
+    endfunction
+    wire [VLEN-1:0] op_ax = (eext || (ewop && !ewsrc)) ? widen(op_a, bt[1:0], eext4, esa) : op_a;
+    wire [VLEN-1:0] op_bn = (ewop || enar) ? widen(op_b, {1'b0, bt[0]}, 1'b0, esb && !enar) : op_b;
+    wire [31:0]     xa_n = ewop ? {{16{esb && e_xa[15]}}, e_xa[15:0]} : e_xa;
     // second operand of the lanes
     reg [VLEN-1:0] op_bx;
     always @(*)
         if (esl) op_bx = slid;
+        else if (eext) op_bx = op_ax;                     // vzext/vsext: a move of the extended vs2
         else if (evid || eiota) op_bx = gen;
         else if (egat) op_bx = {NB{gval}};
         else if (ecomp) op_bx = {NB{op_a[32 * bc[LNB-1:0] +: 32]}};
         else if (emsf) op_bx = e_vm ? ONES : v0;          // vms*f: the active elements
         else case (ebsel)
-            2'd0: op_bx = op_b;
+            2'd0: op_bx = op_bn;
             2'd1: op_bx = {NB{e_fa}};
-            2'd2: op_bx = {NB{e_xa}};
+            2'd2: op_bx = {NB{xa_n}};
             default: op_bx = {NB{{{27{e_ir[19]}}, e_ir[19:15]}}};
         endcase
     assign sval_ok = s1_v && etos;
@@ -401,6 +455,8 @@ module coral_vec #(
     reg  [NB-1:0]   s2_mb;             // vmerge: the elements' v0 bits
     reg  [VLEN-1:0] mfb, mres;
     reg  [2:0]      s2_cc;
+    reg             s2_nar, s2_part;   // narrowing: the lanes' low halves into half s2_part of vd's register
+    reg             s2_nhi;            // ... the last beat, in the lower half: the upper one is tail (ta)
     reg  [VW-1:0]   s2_e0, s2_vl;
     wire [NB-1:0]   cbit;
     reg  [VLEN-1:0] mval;
@@ -555,6 +611,15 @@ module coral_vec #(
             if (s2_red ? ruse[l] : s2_kind == K_LANES && s2_sel[l] == S_NEW && s2_we) flags_any = flags_any | lane_f[l];
             wval[32*l +: 32] = s2_sel[l] == S_NEW ? nv : s2_sel[l] == S_ONES ? 32'hFFFF_FFFF : old[32*l +: 32];
         end
+        // narrowing: NB 16-bit elements into one half of the register, the other kept (or, after
+        // the last beat's lower half under ta, all ones)
+        if (s2_nar) begin
+            wval = old;
+            for (l = 0; l < NB; l = l + 1)
+                wval[16 * (NB * 32'(s2_part) + l) +: 16] = s2_sel[l] == S_NEW ? lane_y[l][15:0] :
+                    s2_sel[l] == S_ONES ? 16'hFFFF : old[16 * (NB * 32'(s2_part) + l) +: 16];
+            if (s2_nhi) wval[VLEN-1:VLEN/2] = {(VLEN / 2){1'b1}};
+        end
         // a compare: the beat's bits (mask policy for inactive ones), bits from vl up set
         // (mask destinations are tail-agnostic)
         mval = old;
@@ -606,7 +671,7 @@ module coral_vec #(
     wire push = d_valid && !(free && qn == 0);        // into the queue (else straight to S1)
     wire pop = free && qn != 0;
     wire [QW-1:0] nx = pop ? q[qh] : d_entry;
-    wire _unused = ^{dsl, dsone, dmerge, dvid, dmq, dmsf, emq, dgat, dcomp, dei16, bce16, esl, dl, dst, dstr, dlanes, dtos, dfroms, dred, dord, ddiv, dmk, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
+    wire _unused = ^{dsa, dsb, bnar, dsl, dsone, dmerge, dvid, dmq, dmsf, emq, dgat, dcomp, dei16, bce16, esl, dl, dst, dstr, dlanes, dtos, dfroms, dred, dord, ddiv, dmk, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
                       evs1, evs2, bc_reg, wk, dbg_addr};
 
     // an idle unit's registers do not toggle (and Verilator does not evaluate them)
@@ -681,7 +746,11 @@ module coral_vec #(
             s2_mb <= mbit;
             if (s1_v && eiota) icnt <= gcnt;
             if (s1_v && ecomp) ccnt <= c_pos + VW'(c_sel);
-            s2_cc <= e_ir[28:26];
+            // vwmul* take vmul's low word (cc 101), vwmacc* vmacc's add (cc 100)
+            s2_cc <= !ewop || !e_ir[29] ? e_ir[28:26] : e_ir[28] ? 3'b100 : 3'b101;
+            s2_nar <= enar;
+            s2_part <= bt[0];
+            s2_nhi <= enar && s1_last && !bt[0] && e_vta;
             s2_e0 <= e0;
             s2_vl <= e_vl;
             s2_rm <= e_frm;
@@ -689,7 +758,7 @@ module coral_vec #(
             s2_na <= ena;
             s2_swap <= eswap;
             s2_uvd <= evd;
-            s2_a <= op_a;
+            s2_a <= op_ax;
             s2_b <= op_bx;
             s2_c <= op_c;
             s2_rot <= w_unit[LNB-1:0];

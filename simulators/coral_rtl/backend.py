@@ -37,7 +37,8 @@ STOPS = {0: "end", 1: "break", 2: "error"}
 UNITS = ("alu", "branch", "lsu", "mul", "div", "csr", "system", "fpu", "fdiv", "vcfg", "vdispatch",
          "vector")
 # What the RTL implements so far: RV32IMF and the CSRs, and of Zve32f the vector
-# instructions rtl/coral/coral_vdec.v decodes (at SEW = 32).
+# instructions rtl/coral/coral_vdec.v decodes (at SEW = 32; the widening and narrowing
+# integer ones at SEW = 16, to and from 32-bit elements).
 EXTENSIONS = ("RV32I", "M", "F", "Zicsr")
 _FP_VV_VF = ("vfadd", "vfsub", "vfmul", "vfmin", "vfmax", "vfsgnj", "vfsgnjn", "vfsgnjx", "vfmacc",
              "vfnmacc", "vfmsac", "vfnmsac", "vfmadd", "vfnmadd", "vfmsub", "vfnmsub")
@@ -47,7 +48,12 @@ _MASK_LOGIC = ("vmand", "vmnand", "vmandn", "vmor", "vmnor", "vmorn", "vmxor", "
 _MUL = ("vmul", "vmulh", "vmulhu", "vmulhsu", "vmacc", "vnmsac", "vmadd", "vnmsub", "vdivu", "vdiv", "vremu", "vrem")
 _CMP = ("vmfeq", "vmfne", "vmflt", "vmfle", "vmfgt", "vmfge", "vmseq", "vmsne", "vmsltu", "vmslt",
         "vmsleu", "vmsle", "vmsgtu", "vmsgt")
-VECTOR = frozenset({"vsetvli", "vsetivli", "vsetvl", "vle32.v", "vse32.v", "vlse32.v", "vsse32.v",
+_WIDEN = tuple(f"{n}.{f}" for n in ("vwaddu", "vwadd", "vwsubu", "vwsub") for f in ("vv", "vx", "wv", "wx")) + \
+    tuple(f"{n}.{f}" for n in ("vwmulu", "vwmulsu", "vwmul", "vwmaccu", "vwmacc", "vwmaccsu") for f in ("vv", "vx")) + \
+    ("vwmaccus.vx",)
+_NARROW = tuple(f"{n}.{f}" for n in ("vnsrl", "vnsra") for f in ("wv", "wx", "wi"))
+_EXTEND = ("vzext.vf2", "vsext.vf2", "vzext.vf4", "vsext.vf4")
+VECTOR = frozenset({*_WIDEN, *_NARROW, *_EXTEND,"vsetvli", "vsetivli", "vsetvl", "vle32.v", "vse32.v", "vlse32.v", "vsse32.v",
                     "vfrsub.vf", "vmv.v.v", "vmv.v.x", "vmv.v.i", "vfmv.v.f", "vfmv.f.s", "vfmv.s.f",
                     "vmv.x.s", "vmv.s.x", "vfredusum.vs", "vfredosum.vs", "vfredmax.vs", "vfredmin.vs",
                     "vredsum.vs", "vredand.vs", "vredor.vs", "vredxor.vs", "vredminu.vs", "vredmin.vs",
@@ -240,7 +246,8 @@ def _error(code: int, pc: int, addr: int, job: Job, state: CoralState, max_cycle
         return _model_error(job, state, pc)
     if code == E_VUNSUP:
         raise ConfigError(
-            f"the coral RTL's vector unit works at SEW = 32 only so far: instruction {pc} "
+            f"the coral RTL's vector unit works at SEW = 32 only so far (widening and narrowing at SEW = 16, "
+            f"from 16 to 32 bits): instruction {pc} "
             f"(line {ins.line if ins else 0}) `{(ins.text or ins.mnemonic) if ins else ''}` ran with another "
             "SEW; run this program on the functional model")
     if code == E_VPEND:

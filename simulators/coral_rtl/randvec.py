@@ -4,6 +4,8 @@ SEW = 32 with LMUL 1, 2, 4 and 8, tail and mask policies undisturbed and agnosti
 vl from 0 to VLMAX, masked (v0.t) arithmetic, reductions, divides, square roots,
 conversions, compares, integer operations, multiplies, multiply-adds and divides (by 0 and -1 too), slides by small and huge
 offsets, mask logic, merges, vid/viota, vcpop/vfirst, vmsbf/vmsif/vmsof, register gathers and vcompress, unit-stride and strided (negative, zero) accesses, masked or not,
+the widening and narrowing integer instructions (a switch to SEW = 16 at LMUL 1/2 to 4 and
+back, sources overlapping the destination where the rules allow it) and vzext/vsext,
 anywhere in a data buffer, every rounding mode through frm, and scalar
 loads, stores and fflags reads between them (the timing model's waits), so that queue
 fills, write-back bypasses and synchronisation are all exercised.
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import random
 
-from .backend import _CMP, _INT, _MASK_LOGIC, _MUL, VECTOR
+from .backend import _CMP, _EXTEND, _INT, _MASK_LOGIC, _MUL, _NARROW, _WIDEN, VECTOR
 from .randprog import SPECIAL_FLOATS
 
 BUFFER = 1024                       # bytes; vector accesses stay inside it
@@ -42,7 +44,7 @@ def _group(rng, lmul: int, not_v0: bool = False) -> str:
     return f"v{rng.choice(choices)}"
 
 
-def _vector(rng: random.Random, lmul: int, vlmax: int) -> list[str]:
+def _vector(rng: random.Random, lmul: int, vlmax: int, pol: str) -> list[str]:
     c = rng.random()
     mask = rng.random() < 0.25
     vm = ", v0.t" if mask else ""
@@ -78,6 +80,8 @@ def _vector(rng: random.Random, lmul: int, vlmax: int) -> list[str]:
         if form == "vi":
             return [f"{op} {vd}, {a}, {rng.randrange(32)}{vm}"]
         return [f"li t3, {off}", f"{op} {vd}, {a}, t3{vm}"]
+    if rng.random() < 0.1:                        # widening, narrowing, extension
+        return _widening(rng, lmul, pol) if rng.random() < 0.75 else [_extend(rng, lmul, vm, mask)]
     if rng.random() < 0.06:                       # register gathers (vd apart from the sources)
         return _gather(rng, lmul, vlmax, a, b, mask, vm)
     if rng.random() < 0.1:                        # merges, element indices, mask queries
@@ -129,6 +133,54 @@ def _vector(rng: random.Random, lmul: int, vlmax: int) -> list[str]:
                         f"fsrmi {rng.randrange(5)}", f"fadd.s {f}, {f}, {rng.choice(FREGS)}",
                         f"addi {rng.choice(XREGS)}, {rng.choice(XREGS)}, {rng.randint(-9, 9)}",
                         f"flw {f}, {4 * rng.randrange(BUFFER // 4)}(s0)", "csrr a5, vl", "csrr a5, vtype"])]
+
+
+def _overlapping(rng, vd: int, nd: int, ns: int, whole: bool, align: int) -> str:
+    """A narrow source of ns registers (aligned to `align`) for a destination group vd..vd+nd-1:
+    apart from it, or (when the rules allow it) its highest part."""
+    if whole and rng.random() < 0.3:
+        return f"v{vd + nd - ns}"
+    return f"v{rng.choice([r for r in range(0, 32, align) if r + ns <= vd or r >= vd + nd])}"
+
+
+def _widening(rng, lmul: int, pol: str) -> list[str]:
+    """A widening or narrowing instruction at SEW = 16 (LMUL 1/2 to 4), then back to e32."""
+    frac = rng.random() < 0.2
+    l16 = 1 if frac else rng.choice([1, 2, 4])
+    vlmax16 = 128 * l16 // 16 // (2 if frac else 1)
+    mask = rng.random() < 0.25
+    vm = ", v0.t" if mask else ""
+    n, nw = l16, 1 if frac else 2 * l16
+    out = [f"li t0, {rng.choice([0, 1, rng.randint(0, vlmax16 + 3), vlmax16, vlmax16 + 5])}",
+           f"vsetvli t1, t0, e16, {'mf2' if frac else f'm{l16}'}, {pol}"]
+    op = rng.choice(_NARROW if rng.random() < 0.35 else _WIDEN)
+    name, form = op.split(".")
+    x = rng.choice(XREGS)
+    if op in _NARROW:
+        vs2 = rng.choice(range(0, 32, nw))
+        vd = vs2 if rng.random() < 0.3 and not (mask and vs2 == 0) else \
+            rng.choice([r for r in range(0, 32, n) if (r + n <= vs2 or r >= vs2 + nw) and not (mask and r == 0)])
+        second = {"wv": _group(rng, n), "wx": x, "wi": str(rng.randrange(32))}[form]
+        out.append(f"{op} v{vd}, v{vs2}, {second}{vm}")
+    else:
+        vd = rng.choice([r for r in range(0, 32, nw) if not (mask and r == 0)])
+        vs2 = f"v{rng.choice(range(0, 32, nw))}" if form[0] == "w" else _overlapping(rng, vd, nw, n, not frac, n)
+        second = _overlapping(rng, vd, nw, n, not frac, n) if form[1] == "v" else x
+        if name.startswith("vwmacc"):             # vd, vs1 / rs1, vs2 (vd the addend)
+            out.append(f"{op} v{vd}, {second}, {vs2}{vm}")
+        else:
+            out.append(f"{op} v{vd}, {vs2}, {second}{vm}")
+    out.append(f"vsetvli t1, zero, e32, m{lmul}, {pol}")
+    return out
+
+
+def _extend(rng, lmul: int, vm: str, mask: bool) -> str:
+    """vzext/vsext at SEW = 32 (the source group LMUL / 2 or / 4 registers)."""
+    op = rng.choice(_EXTEND)
+    factor = int(op[-1])
+    ns = max(1, lmul // factor)
+    vd = rng.choice([r for r in range(0, 32, lmul) if not (mask and r == 0)])
+    return f"{op} v{vd}, {_overlapping(rng, vd, lmul, ns, lmul >= factor, ns)}{vm}"
 
 
 def _gather(rng, lmul, vlmax, a, b, mask, vm) -> list[str]:
@@ -190,7 +242,7 @@ def random_vector_program(seed: int, length: int = 60, vlen: int = 128) -> str:
                 out.append(f"vsetvli t1, zero, e32, m{lmul}, {pol}")
             k += 1
             continue
-        block = _vector(rng, lmul, vlmax)
+        block = _vector(rng, lmul, vlmax, pol)
         out += block
         k += len(block)
     out.append("ebreak")
@@ -222,6 +274,15 @@ def fault_programs() -> dict[str, str]:
         "vrgather onto its indices": pre + "vrgather.vv v4, v2, v4" + data,
         "vrgatherei16 onto its indices": pre + "vrgatherei16.vv v4, v2, v5" + data,
         "vcompress over its mask": pre + "vcompress.vm v4, v2, v5" + data,
+        "vwadd at SEW 32": pre + "vwadd.vv v4, v2, v6" + data,
+        "vwadd at LMUL 8": pre.replace("e32, m2", "e16, m8") + "vwadd.vv v0, v8, v16" + data,
+        "vwmul over its source's lower part": pre.replace("e32", "e16") + "vwmul.vx v4, v4, a0" + data,
+        "vwadd.wv misaligned wide source": pre.replace("e32", "e16") + "vwadd.wv v4, v2, v8" + data,
+        "vwaddu fractional over its source": pre.replace("e32, m2", "e16, mf2") + "vwaddu.vv v3, v3, v5" + data,
+        "vnsrl over its source's upper part": pre.replace("e32", "e16") + "vnsrl.wi v6, v4, 3" + data,
+        "vnsra masked onto v0": pre.replace("e32", "e16") + "vnsra.wx v0, v4, a0, v0.t" + data,
+        "vzext.vf4 at SEW 16": pre.replace("e32", "e16") + "vzext.vf4 v4, v1" + data,
+        "vsext.vf2 over its source's lower part": pre.replace("m2", "m4") + "vsext.vf2 v4, v4" + data,
         "masked store misaligned": pre + "li t0, 1\nvmv.s.x v0, t0\naddi s0, s0, 2\nvse32.v v2, (s0), v0.t" + data,
         "queued then faulting": pre + "vfadd.vv v2, v4, v6\nvse32.v v2, (s0)\nvfadd.vv v2, v4, v6\n"
                                 "vle32.v v3, (s0)" + data,

@@ -47,14 +47,19 @@ def test_a_deliberate_difference_is_found(cfg, rtl):
 
 
 def test_unimplemented_vector_work_is_refused(cfg, rtl):
-    gather = assemble(".text\nvsetvli t0, zero, e32, m1\nvwadd.vv v2, v4, v6\n", "g.s", cfg)
-    with pytest.raises(ConfigError, match=r"not vwadd.vv \(Zve32f\): instruction 1 \(line 3\) "
-                                          r"`vwadd.vv v2, v4, v6` cannot run on it"):
+    gather = assemble(".text\nvsetvli t0, zero, e32, m1\nvsaddu.vv v2, v4, v6\n", "g.s", cfg)
+    with pytest.raises(ConfigError, match=r"not vsaddu.vv \(Zve32f\): instruction 1 \(line 3\) "
+                                          r"`vsaddu.vv v2, v4, v6` cannot run on it"):
         rtl.run(gather, MemoryImage(), cfg)
     sew16 = assemble(".text\nvsetvli t0, zero, e16, m1\nvmv.v.i v1, 3\n", "s.s", cfg)
-    with pytest.raises(ConfigError, match=r"works at SEW = 32 only so far: instruction 1 \(line 3\) "
+    with pytest.raises(ConfigError, match=r"works at SEW = 32 only so far \(widening and narrowing at SEW = 16, "
+                                          r"from 16 to 32 bits\): instruction 1 \(line 3\) "
                                           r"`vmv.v.i v1, 3` ran with another SEW"):
         rtl.run(sew16, MemoryImage(), cfg)
+    # widening at SEW = 8 (8 to 16 bits) and vzext.vf2 at SEW = 16 are refused the same way
+    for src in ("vsetvli t0, zero, e8, m1\nvwadd.vv v2, v4, v6", "vsetvli t0, zero, e16, m1\nvzext.vf2 v2, v4"):
+        with pytest.raises(ConfigError, match=r"ran with another SEW"):
+            rtl.run(assemble(f".text\n{src}\n", "s.s", cfg), MemoryImage(), cfg)
 
 
 MASKED = (".text\nli s1, {addr}\nli t0, {bits}\nvsetvli t1, zero, e32, m8\nvfdiv.vv v8, v8, v16\n"
@@ -136,11 +141,13 @@ def test_every_implemented_instruction_decodes_as_the_isa_encodes_it(cfg, rtl):
     # (the assembler encodes it from the ISA data): the RTL's decoder must take that word
     # for that instruction, and run it as the model does
     from kernelcraft.isa.loader import get_isa
-    from kernelcraft.simulators.coral_rtl.backend import VECTOR
+    from kernelcraft.simulators.coral_rtl.backend import _NARROW, _WIDEN, VECTOR
     isa = get_isa("coral")
     names = sorted(VECTOR)
-    src = (".text\nla a0, buf\naddi a1, a0, 64\nli t1, 4\nvsetvli t0, zero, e32, m1, ta, ma\n{}\nebreak\n"
+    src = (".text\nla a0, buf\naddi a1, a0, 64\nli t1, 4\nvsetvli t0, zero, e{}, m1, ta, ma\n{}\nebreak\n"
            ".data\n.balign 16\nbuf: .word " + ", ".join(str(i * 0x01010101) for i in range(128)) + "\n")
-    runs = _both(rtl, cfg, [src.format(isa.instructions[m].example.strip()) for m in names])
+    # (widening and narrowing at SEW = 16, from and to 32-bit elements)
+    sew = lambda m: 16 if m in _WIDEN + _NARROW else 32
+    runs = _both(rtl, cfg, [src.format(sew(m), isa.instructions[m].example.strip()) for m in names])
     for m, (model, r) in zip(names, runs):
         assert model.error is None and compare_runs(model, r) == [], m
