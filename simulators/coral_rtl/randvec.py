@@ -252,6 +252,34 @@ def random_vector_program(seed: int, length: int = 60, vlen: int = 128) -> str:
     return "\n".join(out) + "\n"
 
 
+def random_widening_program(seed: int, length: int = 40, vlen: int = 128) -> str:
+    """Widening, narrowing and extension only (with new masks in v0 and stores between),
+    on vector registers loaded from random data: every form, policy and overlap the rules allow."""
+    rng = random.Random(seed)
+    out = [".text", "la s0, buf"] + [f"li {r}, {rng.getrandbits(32) - (1 << 31)}" for r in XREGS]
+    out += [f"vsetvli t1, zero, e32, m8, ta, ma"] + \
+           [f"addi t2, s0, {rng.randrange(0, BUFFER - vlen, 4)}\nvle32.v v{r}, (t2)" for r in range(0, 32, 8)]
+    for _ in range(length):
+        lmul = rng.choice([1, 2, 4, 8])
+        pol = f"{rng.choice(['ta', 'tu'])}, {rng.choice(['ma', 'mu'])}"
+        c = rng.random()
+        if c < 0.1:
+            out.append(f"vsetvli t1, zero, e32, m1, {pol}\nvmv.s.x v0, {rng.choice(XREGS)}")
+        elif c < 0.2:
+            out.append(f"vsetvli t1, zero, e32, m{lmul}, {pol}\naddi t2, s0, {4 * rng.randrange((BUFFER - vlen * lmul // 8) // 4)}"
+                       f"\nvse32.v v{rng.choice(range(0, 32, lmul))}, (t2)")
+        elif c < 0.35:
+            mask = rng.random() < 0.3
+            out.append(f"li t0, {rng.randint(0, vlen * lmul // 32 + 2)}\nvsetvli t1, t0, e32, m{lmul}, {pol}\n"
+                       + _extend(rng, lmul, ", v0.t" if mask else "", mask))
+        else:
+            out += _widening(rng, 1, pol)
+    out.append("ebreak")
+    words = ", ".join(f"{rng.getrandbits(32):#x}" for _ in range(BUFFER // 4))
+    out += [".data", ".balign 16", f"buf: .word {words}"]
+    return "\n".join(out) + "\n"
+
+
 def fault_programs() -> dict[str, str]:
     """Programs whose last instruction breaks a rule of the model's vector semantics."""
     pre = ".text\nla s0, buf\nli t0, 8\nvsetvli t1, t0, e32, m2, ta, ma\n"

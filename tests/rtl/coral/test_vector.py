@@ -9,7 +9,8 @@ from kernelcraft.simulators.core.errors import ConfigError
 from kernelcraft.simulators.coral.assembler import assemble
 from kernelcraft.simulators.coral.machine import CoralModel
 from kernelcraft.simulators.coral_rtl.compare import compare_runs, compare_traces
-from kernelcraft.simulators.coral_rtl.randvec import fault_programs, random_vector_program
+from kernelcraft.simulators.coral_rtl.randvec import (fault_programs, random_vector_program,
+                                                      random_widening_program)
 
 SEEDS = range(60)
 
@@ -29,6 +30,16 @@ def test_random_vector_programs_match_the_model(cfg, rtl):
     # the programs wait for the vector unit (queue slots, scalar loads/stores, fflags)
     assert sum(m.stalls["vector_sync"] for m, _ in runs) > 0
     assert sum(m.unit_busy["vector"] for m, _ in runs) > 1000
+
+
+def test_widening_and_narrowing_match_the_model(cfg, rtl):
+    # every widening, narrowing and extension form at every LMUL it allows, masked, both
+    # policies, sources overlapping the destination where the rules allow it
+    seeds = range(30)
+    runs = _both(rtl, cfg, [random_widening_program(s) for s in seeds])
+    for seed, (model, r) in zip(seeds, runs):
+        assert model.error is None, (seed, model.error)
+        assert compare_runs(model, r) == [], f"seed {seed}"
 
 
 def test_vector_faults_stop_where_the_model_stops(cfg, rtl):
