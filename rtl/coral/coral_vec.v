@@ -89,7 +89,8 @@ module coral_vec #(
                      LO_IAND = 5'd14, LO_IOR = 5'd15, LO_IXOR = 5'd16, LO_ISLL = 5'd17,
                      LO_ISRL = 5'd18, LO_ISRA = 5'd19, LO_IMAX = 5'd21,   // 20: LO_IMIN
                      LO_FCMP = 5'd22, LO_ICMP = 5'd23, LO_IMUL = 5'd24,   // 25: LO_MLOG (s2_mlog)
-                     LO_MERGE = 5'd26, LO_IMAC = 5'd28, LO_IDIV = 5'd29;  // 27: LO_MSF (s2_msf)
+                     LO_MERGE = 5'd26, LO_IMAC = 5'd28, LO_IDIV = 5'd29,  // 27: LO_MSF (s2_msf)
+                     LO_MOVE = 5'd8;
     localparam integer DIVC = 8;      // cycles per beat of vfdiv/vfrdiv/vfsqrt (class VFDIV) and of
                                       // vdiv/vrem (class VDIV: 4 quotient bits per clock, 8 clocks)
     localparam [1:0] S_OLD = 2'd0, S_NEW = 2'd1, S_ONES = 2'd2;
@@ -99,12 +100,13 @@ module coral_vec #(
     // ------------------------------------------------------------------ dispatch checks
     wire dl, dst, dstr, dlanes, dfp, dtos, dfroms, dvs1, dvs2, dswap, dnp, dna, dvd, dred, dord, ddiv, dmk;
     wire dmlog, dsl, dsup, dsone, dmerge, dvid, diota, dmq, dmsf, dgat, dcomp, dei16;
-    wire dwop, dwsrc, dnar, dext, dext4, dsa, dsb;
+    wire dwop, dwsrc, dnar, dext, dext4, dsa, dsb, dsubw, danysew;
     wire [4:0] dlop;
     wire [1:0] dbsel;
     coral_vdec u_ddec (.ir(d_ir), .legal(d_legal), .ld(dl), .st(dst), .strided(dstr), .lanes(dlanes),
                        .fp(dfp), .to_scalar(dtos), .from_scalar(dfroms), .red(dred), .ord(dord), .div(ddiv), .mk(dmk), .mlog(dmlog), .slide(dsl), .slide_up(dsup), .slide_one(dsone), .merge(dmerge), .vid(dvid), .iota(diota), .mq(dmq), .msf(dmsf), .gat(dgat), .comp(dcomp), .ei16(dei16),
-                       .wop(dwop), .wsrc(dwsrc), .nar(dnar), .ext(dext), .ext4(dext4), .sa(dsa), .sb(dsb), .lop(dlop), .bsel(dbsel),
+                       .wop(dwop), .wsrc(dwsrc), .nar(dnar), .ext(dext), .ext4(dext4), .sa(dsa), .sb(dsb),
+                       .subw(dsubw), .anysew(danysew), .lop(dlop), .bsel(dbsel),
                        .reads_vs1(dvs1), .reads_vs2(dvs2), .swap(dswap), .neg_prod(dnp),
                        .neg_add(dna), .uses_vd(dvd));
     wire       d_vill = d_vt[8];
@@ -150,7 +152,7 @@ module coral_vec #(
     // SEW: widening and narrowing fault at 32 (64-bit elements) and run at 16 (at 8: refused);
     // vzext/vsext fault where SEW / factor < 8 and run at 32 (vf2 at 16: refused)
     wire       d_sew_bad = ((dwop || dnar) && d_sew32) || (dext && (dext4 ? !d_sew32 : d_sew == 2'd0));
-    wire       d_sew_ok = (dwop || dnar) ? d_sew == 2'd1 : d_sew32;
+    wire       d_sew_ok = (dwop || dnar) ? d_sew == 2'd1 : (dsubw || danysew) ? d_sew != 2'd3 : d_sew32;
     // memory: the first and last element's addresses in DTCM and aligned (stride too)
     wire signed [47:0] d_off = $signed({16'd0, d_xa}) - $signed({16'd0, DTCM_BASE});
     wire signed [47:0] d_step = dstr ? {{16{d_xb[31]}}, d_xb} : 48'sd4;
@@ -203,19 +205,24 @@ module coral_vec #(
     reg  [31:0]  saddr;               // strided: this element's address
     wire el, est, estr, elanes, efp, etos, efroms, evs1, evs2, eswap, enp, ena, evd, elegal, ered, eord, ediv, emk;
     wire emlog, esl, esup, esone, emerge, evid, eiota, emq, emsf, egat, ecomp, eei16;
-    wire ewop, ewsrc, enar, eext, eext4, esa, esb;
+    wire ewop, ewsrc, enar, eext, eext4, esa, esb, esubw, eanysew;
     wire [4:0] elop;
     wire [1:0] ebsel;
     coral_vdec u_edec (.ir(e_ir), .legal(elegal), .ld(el), .st(est), .strided(estr), .lanes(elanes),
                        .fp(efp), .to_scalar(etos), .from_scalar(efroms), .red(ered), .ord(eord), .div(ediv), .mk(emk), .mlog(emlog), .slide(esl), .slide_up(esup), .slide_one(esone), .merge(emerge), .vid(evid), .iota(eiota), .mq(emq), .msf(emsf), .gat(egat), .comp(ecomp), .ei16(eei16),
-                       .wop(ewop), .wsrc(ewsrc), .nar(enar), .ext(eext), .ext4(eext4), .sa(esa), .sb(esb), .lop(elop), .bsel(ebsel),
+                       .wop(ewop), .wsrc(ewsrc), .nar(enar), .ext(eext), .ext4(eext4), .sa(esa), .sb(esb),
+                       .subw(esubw), .anysew(eanysew), .lop(elop), .bsel(ebsel),
                        .reads_vs1(evs1), .reads_vs2(evs2), .swap(eswap), .neg_prod(enp),
                        .neg_add(ena), .uses_vd(evd));
     wire [4:0]   e_vd = e_ir[11:7], e_vs1 = e_ir[19:15], e_vs2 = e_ir[24:20];
     wire         e_vm = e_ir[25], e_vta = e_vt[6], e_vma = e_vt[7];
     wire [4:0]   e_n = e_vt[2] ? 5'd1 : 5'd1 << e_vt[1:0];
     wire [4:0]   e_nd = ewop && !e_vt[2] ? e_n << 1 : e_n;     // destination registers (widening: 2 LMUL)
-    wire [VW-1:0] beats = (e_vl + VW'(NB - 1)) >> LNB;
+    // SEW 8 and 16 (the subw instructions): a beat is still VLEN bits, 2 or 4 elements a lane
+    wire [1:0]   e_sew = e_vt[4:3];
+    wire         e_sub = esubw && e_sew != 2'd2;
+    wire [1:0]   e_esh = e_sub ? 2'd2 - e_sew : 2'd0;              // log2(elements a lane)
+    wire [VW-1:0] beats = (e_vl + ((VW'(NB) << e_esh) - VW'(1))) >> (LNB + 32'(e_esh));
     // a reduction: its beats, then log2(NB) cycles of the lane tree
     wire [VW-1:0] rbeats = e_vl == 0 ? VW'(1) : beats;
     wire          rtree = !eord && bc >= rbeats;                   // a reduction's tree cycles
@@ -300,8 +307,28 @@ module coral_vec #(
     assign dbg_rdata = vones[dbg_addr[LNB +: 5]] ? 32'hFFFF_FFFF : vrf[dbg_addr[LNB +: 5]][32 * dbg_addr[LNB-1:0] +: 32];
 
     // ------------------------------------------------------------------ S1: beat set-up
-    wire [VW-1:0] e0 = bt << LNB;                                   // first element of the beat
-    wire [VW-1:0] last_reg = ecomp ? c_reg : (e_vl - VW'(1)) >> (enar ? LNB + 1 : LNB);
+    wire [VW-1:0] e0 = bt << (LNB + 32'(e_esh));                    // first element of the beat
+    wire [VW-1:0] last_reg = ecomp ? c_reg : (e_vl - VW'(1)) >> (enar ? LNB + 1 : LNB + 32'(e_esh));
+    // SEW 8 / 16: each element's mask/tail choice and v0 bit (element k of the beat: byte k
+    // at SEW 8, bytes 2k, 2k + 1 at SEW 16)
+    reg  [1:0]  selE [0:4*NB-1];
+    reg  [4*NB-1:0] mbE;
+    reg  [VW-1:0] ee;
+    integer k4;
+    always @(*) begin
+        ee = {VW{1'b0}};
+        for (k4 = 0; k4 < 4 * NB; k4 = k4 + 1) begin
+            selE[k4] = S_OLD;
+            mbE[k4] = 1'b0;
+        end
+        if (e_sub)                       // (so that the simulator skips the loop on other instructions)
+            for (k4 = 0; k4 < 4 * NB; k4 = k4 + 1) begin
+                ee = e0 + VW'(k4);
+                mbE[k4] = v0[ee[$clog2(VLEN)-1:0]];
+                selE[k4] = ee < e_vl ? ((e_vm || emerge || mbE[k4]) ? S_NEW : (e_vma ? S_ONES : S_OLD)) :
+                                       (e_vta ? S_ONES : S_OLD);
+            end
+    end
     reg  [1:0]  sel [0:NB-1];
     reg  [NB-1:0] ract;                                              // reduction: active elements of the beat
     reg  [31:0] marks;
@@ -366,7 +393,7 @@ module coral_vec #(
         qcnt = 32'd0;
         qfirst = 32'hFFFF_FFFF;
         if (emq)
-            for (qi = 8 * NB - 1; qi >= 0; qi = qi - 1)
+            for (qi = VLEN - 1; qi >= 0; qi = qi - 1)       // (vl up to VLEN at SEW 8)
                 if (VW'(qi) < e_vl && (e_vm || v0[qi]) && op_a[qi]) begin
                     qcnt = qcnt + 32'd1;
                     qfirst = 32'(qi);
@@ -424,6 +451,10 @@ module coral_vec #(
     wire [VLEN-1:0] op_ax = (eext || (ewop && !ewsrc)) ? widen(op_a, bt[1:0], eext4, esa) : op_a;
     wire [VLEN-1:0] op_bn = (ewop || enar) ? widen(op_b, {1'b0, bt[0]}, 1'b0, esb && !enar) : op_b;
     wire [31:0]     xa_n = ewop ? {{16{esb && e_xa[15]}}, e_xa[15:0]} : e_xa;
+    // a scalar operand at SEW 8 / 16: its low element in every element of the lane
+    function automatic [31:0] rep_sew(input [31:0] x, input sub, input s16);
+        rep_sew = !sub ? x : s16 ? {2{x[15:0]}} : {4{x[7:0]}};
+    endfunction
     // second operand of the lanes
     reg [VLEN-1:0] op_bx;
     always @(*)
@@ -436,8 +467,8 @@ module coral_vec #(
         else case (ebsel)
             2'd0: op_bx = op_bn;
             2'd1: op_bx = {NB{e_fa}};
-            2'd2: op_bx = {NB{xa_n}};
-            default: op_bx = {NB{{{27{e_ir[19]}}, e_ir[19:15]}}};
+            2'd2: op_bx = {NB{rep_sew(xa_n, e_sub, e_sew == 2'd1)}};
+            default: op_bx = {NB{rep_sew({{27{e_ir[19]}}, e_ir[19:15]}, e_sub, e_sew == 2'd1)}};
         endcase
     assign sval_ok = s1_v && etos;
     assign sval = !emq ? op_a[31:0] : e_ir[15] ? qfirst : qcnt;
@@ -455,10 +486,52 @@ module coral_vec #(
     reg  [NB-1:0]   s2_mb;             // vmerge: the elements' v0 bits
     reg  [VLEN-1:0] mfb, mres;
     reg  [2:0]      s2_cc;
+    reg             s2_sub, s2_s16;    // SEW 8 / 16 (s2_s16: 16): 4 / 2 elements a lane
+    reg  [1:0]      s2_selE [0:4*NB-1];
+    reg  [4*NB-1:0] s2_mbE;
+    // a lane at SEW 8 or 16: the integer operation on each element (y) and the compare bits
+    function automatic [35:0] subalu(input [31:0] a, input [31:0] b, input [4:0] lop, input [2:0] cc,
+                                     input isgn, input swap, input [3:0] mb, input s16);
+        integer t;
+        reg [15:0] xa, xb, r;
+        reg [16:0] sa17, sb17;
+        reg [3:0]  sh;
+        reg        lt, eq, ilt, cb;
+        subalu = 36'd0;
+        for (t = 0; t < 4; t = t + 1)
+            if (!s16 || t < 2) begin
+                xa = s16 ? a[16*t +: 16] : {8'd0, a[8*t +: 8]};
+                xb = s16 ? b[16*t +: 16] : {8'd0, b[8*t +: 8]};
+                sa17 = s16 ? {xa[15], xa} : {{9{xa[7]}}, xa[7:0]};
+                sb17 = s16 ? {xb[15], xb} : {{9{xb[7]}}, xb[7:0]};
+                sh = s16 ? xb[3:0] : {1'b0, xb[2:0]};
+                eq = xa == xb;
+                lt = isgn ? $signed(sa17) < $signed(sb17) : xa < xb;
+                ilt = cc[0] ? $signed(sa17) < $signed(sb17) : xa < xb;
+                case (lop)
+                    LO_IADD: r = xa + xb;
+                    LO_ISUB: r = swap ? xb - xa : xa - xb;
+                    LO_IAND: r = xa & xb;
+                    LO_IOR: r = xa | xb;
+                    LO_IXOR: r = xa ^ xb;
+                    LO_ISLL: r = xa << sh;
+                    LO_ISRL: r = xa >> sh;
+                    LO_ISRA: r = 16'($signed(sa17) >>> sh);
+                    LO_MERGE: r = mb[t] ? xb : xa;
+                    default: r = (lt != (lop == LO_IMAX)) ? xa : xb;       // min, max (LO_MOVE: below)
+                endcase
+                if (lop == LO_MOVE) r = xb;
+                cb = cc[2:1] == 2'b00 ? eq != cc[0] : cc[2:1] == 2'b01 ? ilt : cc[2:1] == 2'b10 ? ilt || eq : !ilt && !eq;
+                subalu[32 + t] = cb;
+                if (s16) subalu[16*t +: 16] = r;
+                else subalu[8*t +: 8] = r[7:0];
+            end
+    endfunction
     reg             s2_nar, s2_part;   // narrowing: the lanes' low halves into half s2_part of vd's register
     reg             s2_nhi;            // ... the last beat, in the lower half: the upper one is tail (ta)
     reg  [VW-1:0]   s2_e0, s2_vl;
     wire [NB-1:0]   cbit;
+    wire [3:0]      cb4 [0:NB-1];      // SEW 8 / 16: the lane's elements' compare bits
     reg  [VLEN-1:0] mval;
     reg  [2:0]      s2_rm;
     reg             s2_np, s2_na, s2_swap, s2_uvd;
@@ -566,7 +639,11 @@ module coral_vec #(
             wire ibit = s2_cc[2:1] == 2'b00 ? (a == b) != s2_cc[0] : s2_cc[2:1] == 2'b01 ? i_lt :
                         s2_cc[2:1] == 2'b10 ? i_lt || a == b : !i_lt && a != b;
             assign cbit[g] = s2_lop == LO_ICMP ? ibit : fbit;
-            assign lane_y[g] = (is_add || is_fma || s2_lop == LO_MUL) ? fy :
+            // SEW 8 / 16
+            wire [3:0]  lmb = s2_s16 ? {2'b00, s2_mbE[2*g +: 2]} : s2_mbE[4*g +: 4];
+            wire [35:0] sy = s2_sub ? subalu(a, b, s2_lop, s2_cc, s2_isgn, s2_swap, lmb, s2_s16) : 36'd0;
+            assign cb4[g] = sy[35:32];
+            assign lane_y[g] = s2_sub ? sy[31:0] : (is_add || is_fma || s2_lop == LO_MUL) ? fy :
                                (s2_lop == LO_MIN || s2_lop == LO_MAX) ? my :
                                (s2_lop == LO_DIV || s2_lop == LO_SQRT) ? dy : s2_lop == LO_CVT ? cy :
                                is_int ? iy : (s2_lop == LO_IMUL || mac) ? muly :
@@ -611,6 +688,11 @@ module coral_vec #(
             if (s2_red ? ruse[l] : s2_kind == K_LANES && s2_sel[l] == S_NEW && s2_we) flags_any = flags_any | lane_f[l];
             wval[32*l +: 32] = s2_sel[l] == S_NEW ? nv : s2_sel[l] == S_ONES ? 32'hFFFF_FFFF : old[32*l +: 32];
         end
+        // SEW 8 / 16: byte by byte, each as its element's choice
+        if (s2_sub)
+            for (l = 0; l < 4 * NB; l = l + 1)
+                wval[8*l +: 8] = s2_selE[s2_s16 ? l >> 1 : l] == S_NEW ? lane_y[l >> 2][8 * (l & 3) +: 8] :
+                                 s2_selE[s2_s16 ? l >> 1 : l] == S_ONES ? 8'hFF : old[8*l +: 8];
         // narrowing: NB 16-bit elements into one half of the register, the other kept (or, after
         // the last beat's lower half under ta, all ones)
         if (s2_nar) begin
@@ -626,6 +708,13 @@ module coral_vec #(
         for (l = 0; l < NB; l = l + 1)
             if (s2_e0 + VW'(l) < s2_vl && s2_sel[l] != S_OLD)
                 mval[s2_e0[$clog2(VLEN)-1:0] + l[$clog2(VLEN)-1:0]] = s2_sel[l] == S_NEW ? cbit[l] : 1'b1;
+        if (s2_sub) begin
+            mval = old;
+            for (l = 0; l < 4 * NB; l = l + 1)
+                if ((s2_s16 ? l < 2 * NB : 1'b1) && s2_e0 + VW'(l) < s2_vl && s2_selE[l] != S_OLD)
+                    mval[s2_e0[$clog2(VLEN)-1:0] + l[$clog2(VLEN)-1:0]] = s2_selE[l] == S_NEW ?
+                        (s2_s16 ? cb4[l >> 1][l & 1] : cb4[l >> 2][l & 3]) : 1'b1;
+        end
         for (l = 0; l < VLEN; l = l + 1)
             if (VW'(l) >= s2_vl) mval[l] = 1'b1;
         if (s2_mk) wval = mval;
@@ -671,7 +760,7 @@ module coral_vec #(
     wire push = d_valid && !(free && qn == 0);        // into the queue (else straight to S1)
     wire pop = free && qn != 0;
     wire [QW-1:0] nx = pop ? q[qh] : d_entry;
-    wire _unused = ^{dsa, dsb, bnar, dsl, dsone, dmerge, dvid, dmq, dmsf, emq, dgat, dcomp, dei16, bce16, esl, dl, dst, dstr, dlanes, dtos, dfroms, dred, dord, ddiv, dmk, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
+    wire _unused = ^{dsa, dsb, bnar, eanysew, dsl, dsone, dmerge, dvid, dmq, dmsf, emq, dgat, dcomp, dei16, bce16, esl, dl, dst, dstr, dlanes, dtos, dfroms, dred, dord, ddiv, dmk, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
                       evs1, evs2, bc_reg, wk, dbg_addr};
 
     // an idle unit's registers do not toggle (and Verilator does not evaluate them)
@@ -749,6 +838,10 @@ module coral_vec #(
             // vwmul* take vmul's low word (cc 101), vwmacc* vmacc's add (cc 100)
             s2_cc <= !ewop || !e_ir[29] ? e_ir[28:26] : e_ir[28] ? 3'b100 : 3'b101;
             s2_nar <= enar;
+            s2_sub <= e_sub;
+            s2_s16 <= e_sew == 2'd1;
+            for (j = 0; j < 4 * NB; j = j + 1) s2_selE[j] <= selE[j];
+            s2_mbE <= mbE;
             s2_part <= bt[0];
             s2_nhi <= enar && s1_last && !bt[0] && e_vta;
             s2_e0 <= e0;

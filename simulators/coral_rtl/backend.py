@@ -38,7 +38,8 @@ UNITS = ("alu", "branch", "lsu", "mul", "div", "csr", "system", "fpu", "fdiv", "
          "vector")
 # What the RTL implements so far: RV32IMF and the CSRs, and of Zve32f the vector
 # instructions rtl/coral/coral_vdec.v decodes (at SEW = 32; the widening and narrowing
-# integer ones at SEW = 16, to and from 32-bit elements).
+# integer ones at SEW = 16, to and from 32-bit elements; the integer element-wise ones but
+# multiplies and divides, compares, merges, vmv.v.* and the mask instructions at 8 and 16 too).
 EXTENSIONS = ("RV32I", "M", "F", "Zicsr")
 _FP_VV_VF = ("vfadd", "vfsub", "vfmul", "vfmin", "vfmax", "vfsgnj", "vfsgnjn", "vfsgnjx", "vfmacc",
              "vfnmacc", "vfmsac", "vfnmsac", "vfmadd", "vfnmadd", "vfmsub", "vfnmsub")
@@ -246,8 +247,9 @@ def _error(code: int, pc: int, addr: int, job: Job, state: CoralState, max_cycle
         return _model_error(job, state, pc)
     if code == E_VUNSUP:
         raise ConfigError(
-            f"the coral RTL's vector unit works at SEW = 32 only so far (widening and narrowing at SEW = 16, "
-            f"from 16 to 32 bits): instruction {pc} "
+            f"the coral RTL's vector unit runs this instruction at another SEW only so far (at SEW 8 and 16: "
+            f"the integer element-wise operations but multiplies and divides, compares, merges, vmv.v.* and the "
+            f"mask instructions; widening and narrowing at 16; the rest at 32): instruction {pc} "
             f"(line {ins.line if ins else 0}) `{(ins.text or ins.mnemonic) if ins else ''}` ran with another "
             "SEW; run this program on the functional model")
     if code == E_VPEND:

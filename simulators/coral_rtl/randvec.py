@@ -280,6 +280,68 @@ def random_widening_program(seed: int, length: int = 40, vlen: int = 128) -> str
     return "\n".join(out) + "\n"
 
 
+SUBWORD = sorted(m for m in VECTOR if m.split(".")[0] in _INT + _CMP and not m.startswith("vmf") and not m.endswith(".vf"))
+
+
+def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
+    """The integer instructions at SEW 8 and 16 (LMUL 1/4 to 8): element-wise operations,
+    compares (into v0 too, as the next masks), merges, moves and the mask instructions, with the
+    widening and narrowing ones between and stores of the results at SEW = 32."""
+    rng = random.Random(seed)
+    out = [".text", "la s0, buf"] + [f"li {r}, {rng.getrandbits(32) - (1 << 31)}" for r in XREGS]
+    out += ["vsetvli t1, zero, e32, m8, ta, ma"] + \
+           [f"addi t2, s0, {rng.randrange(0, BUFFER - vlen, 4)}\nvle32.v v{r}, (t2)" for r in range(0, 32, 8)]
+    lmuls = {8: ["mf4", "mf2", "m1", "m2", "m4", "m8"], 16: ["mf2", "m1", "m2", "m4", "m8"]}
+    sew, lmul = 16, 1
+    for _ in range(length):
+        c = rng.random()
+        if c < 0.15 or _ == 0:
+            sew = rng.choice([8, 16])
+            lm = rng.choice(lmuls[sew])
+            lmul = int(lm[1:]) if lm[1] != "f" else 1
+            vlmax = vlen * (lmul if lm[1] != "f" else 1) // sew // (int(lm[2:]) if lm[1] == "f" else 1)
+            pol = f"{rng.choice(['ta', 'tu'])}, {rng.choice(['ma', 'mu'])}"
+            out.append(f"li s1, {rng.choice([0, 1, rng.randint(0, vlmax + 3), vlmax, vlmax + 5])}\n"
+                       f"vsetvli t1, s1, e{sew}, {lm}, {pol}")
+            continue
+        mask = rng.random() < 0.3
+        vm = ", v0.t" if mask else ""
+        vd = _group(rng, lmul, not_v0=mask)
+        a, b = _group(rng, lmul), _group(rng, lmul)
+        if c < 0.6:
+            op = rng.choice(SUBWORD)
+            form = op.rsplit(".", 1)[1]
+            shift = op.split(".")[0] in ("vsll", "vsrl", "vsra")
+            second = {"vv": b, "vx": rng.choice(XREGS),
+                      "vi": str(rng.randint(0, 31) if shift else rng.randint(-16, 15))}[form]
+            if op.startswith("vms"):             # compares: any single register that is no source
+                srcs = set(range(int(a[1:]), int(a[1:]) + lmul)) | (set(range(int(b[1:]), int(b[1:]) + lmul)) if form == "vv" else set())
+                vd = rng.choice([a] + [f"v{r}" for r in range(32) if r not in srcs and not (mask and r == 0)])
+            out.append(f"{op} {vd}, {a}, {second}{vm}")
+        elif c < 0.7:
+            out.append(rng.choice([f"vmerge.vvm {_group(rng, lmul, True)}, {a}, {b}, v0",
+                                   f"vmerge.vxm {_group(rng, lmul, True)}, {a}, {rng.choice(XREGS)}, v0",
+                                   f"vmerge.vim {_group(rng, lmul, True)}, {a}, {rng.randint(-16, 15)}, v0",
+                                   f"vmv.v.v {vd}, {a}", f"vmv.v.x {vd}, {rng.choice(XREGS)}",
+                                   f"vmv.v.i {vd}, {rng.randint(-16, 15)}"]))
+        elif c < 0.8:
+            src = rng.randrange(32)
+            single = rng.choice([r for r in range(32) if r != src and not (mask and r == 0)])
+            out.append(rng.choice([f"{rng.choice(_MASK_LOGIC)}.mm v{rng.randrange(32)}, v{src}, v{rng.randrange(32)}",
+                                   f"{rng.choice(['vcpop.m', 'vfirst.m'])} {rng.choice(XREGS)}, v{src}{vm}",
+                                   f"{rng.choice(['vmsbf.m', 'vmsif.m', 'vmsof.m'])} v{single}, v{src}{vm}"]))
+        elif c < 0.9:                             # widening or narrowing (its own vtype), then back
+            out += _widening(rng, lmul, pol)[:-1] + [f"vsetvli t1, s1, e{sew}, {lm}, {pol}"]
+        else:
+            out.append(f"vsetvli t1, zero, e32, m{lmul}, {pol}\naddi t2, s0, "
+                       f"{4 * rng.randrange((BUFFER - vlen * lmul // 8) // 4)}\nvse32.v v{rng.choice(range(0, 32, lmul))}, (t2)"
+                       f"\nvsetvli t1, s1, e{sew}, {lm}, {pol}")
+    out.append("ebreak")
+    words = ", ".join(f"{rng.getrandbits(32):#x}" for _ in range(BUFFER // 4))
+    out += [".data", ".balign 16", f"buf: .word {words}"]
+    return "\n".join(out) + "\n"
+
+
 def fault_programs() -> dict[str, str]:
     """Programs whose last instruction breaks a rule of the model's vector semantics."""
     pre = ".text\nla s0, buf\nli t0, 8\nvsetvli t1, t0, e32, m2, ta, ma\n"

@@ -9,8 +9,8 @@ from kernelcraft.simulators.core.errors import ConfigError
 from kernelcraft.simulators.coral.assembler import assemble
 from kernelcraft.simulators.coral.machine import CoralModel
 from kernelcraft.simulators.coral_rtl.compare import compare_runs, compare_traces
-from kernelcraft.simulators.coral_rtl.randvec import (fault_programs, random_vector_program,
-                                                      random_widening_program)
+from kernelcraft.simulators.coral_rtl.randvec import (fault_programs, random_subword_program,
+                                                      random_vector_program, random_widening_program)
 
 SEEDS = range(60)
 
@@ -42,6 +42,16 @@ def test_widening_and_narrowing_match_the_model(cfg, rtl):
         assert compare_runs(model, r) == [], f"seed {seed}"
 
 
+def test_sew_8_and_16_match_the_model(cfg, rtl):
+    # the integer element-wise instructions, compares, merges, moves and mask instructions
+    # at SEW 8 and 16, LMUL 1/4 to 8, with widening and narrowing between them
+    seeds = range(40)
+    runs = _both(rtl, cfg, [random_subword_program(s) for s in seeds])
+    for seed, (model, r) in zip(seeds, runs):
+        assert model.error is None, (seed, model.error)
+        assert compare_runs(model, r) == [], f"seed {seed}"
+
+
 def test_vector_faults_stop_where_the_model_stops(cfg, rtl):
     names = list(fault_programs())
     runs = _both(rtl, cfg, list(fault_programs().values()))
@@ -62,10 +72,9 @@ def test_unimplemented_vector_work_is_refused(cfg, rtl):
     with pytest.raises(ConfigError, match=r"not vsaddu.vv \(Zve32f\): instruction 1 \(line 3\) "
                                           r"`vsaddu.vv v2, v4, v6` cannot run on it"):
         rtl.run(gather, MemoryImage(), cfg)
-    sew16 = assemble(".text\nvsetvli t0, zero, e16, m1\nvmv.v.i v1, 3\n", "s.s", cfg)
-    with pytest.raises(ConfigError, match=r"works at SEW = 32 only so far \(widening and narrowing at SEW = 16, "
-                                          r"from 16 to 32 bits\): instruction 1 \(line 3\) "
-                                          r"`vmv.v.i v1, 3` ran with another SEW"):
+    sew16 = assemble(".text\nvsetvli t0, zero, e16, m1\nvmul.vv v1, v2, v3\n", "s.s", cfg)
+    with pytest.raises(ConfigError, match=r"runs this instruction at another SEW only so far \(at SEW 8 and 16: "
+                                          r".*\): instruction 1 \(line 3\) `vmul.vv v1, v2, v3` ran with another SEW"):
         rtl.run(sew16, MemoryImage(), cfg)
     # widening at SEW = 8 (8 to 16 bits) and vzext.vf2 at SEW = 16 are refused the same way
     for src in ("vsetvli t0, zero, e8, m1\nvwadd.vv v2, v4, v6", "vsetvli t0, zero, e16, m1\nvzext.vf2 v2, v4"):
