@@ -53,7 +53,8 @@ module coral_vdec (
     output wire        sa,        // the narrow vs2 (wop, ext) sign-extended
     output wire        subw,      // runs at SEW 8 and 16 too, 2 or 4 elements a lane: vadd, vsub, vrsub,
                                   // vand, vor, vxor, vsll, vsrl, vsra, vmin(u), vmax(u), vmv.v.*,
-                                  // vmerge.v*m and the integer compares
+                                  // vmerge.v*m, the integer compares, vmul, vmulh(u/su) and the
+                                  // multiply-adds
     output wire        anysew,    // does not depend on SEW (mask bits: vm*.mm, vcpop, vfirst, vms*f)
     output wire        sb,        // the narrow vs1 / x[rs1] (wop) sign-extended
     output reg  [4:0]  lop,       // lane operation (LO_*)
@@ -233,8 +234,9 @@ module coral_vdec (
     // vwmacc(u/-/us/su): vs2 f6[0] ^ f6[1], vs1 f6[0]; vsext: vs1 field bit 0
     assign sa = ext ? vs1[0] : f6[3] ? (f6[2] ? f6[0] ^ f6[1] : f6[1]) : f6[0];
     assign sb = f6[0];
-    assign subw = lanes && opi && !nar && ((lop >= LO_IADD && lop <= LO_IMAX) || lop == LO_ICMP ||
-                                            (f6 == 6'b010111 && (lop == LO_MOVE || lop == LO_MERGE)));
+    assign subw = (lanes && opi && !nar && ((lop >= LO_IADD && lop <= LO_IMAX) || lop == LO_ICMP ||
+                                             (f6 == 6'b010111 && (lop == LO_MOVE || lop == LO_MERGE)))) ||
+                  (lanes && opm && !wop && (lop == LO_IMUL || lop == LO_IMAC));
     assign anysew = mlog || msf || mq;
     wire _unused = ^ir[11:7];
 endmodule

@@ -490,11 +490,12 @@ module coral_vec #(
     reg  [1:0]      s2_selE [0:4*NB-1];
     reg  [4*NB-1:0] s2_mbE;
     // a lane at SEW 8 or 16: the integer operation on each element (y) and the compare bits
-    function automatic [35:0] subalu(input [31:0] a, input [31:0] b, input [4:0] lop, input [2:0] cc,
-                                     input isgn, input swap, input [3:0] mb, input s16);
+    function automatic [35:0] subalu(input [31:0] a, input [31:0] b, input [31:0] c, input [4:0] lop,
+                                     input [2:0] cc, input isgn, input swap, input [3:0] mb, input s16);
         integer t;
-        reg [15:0] xa, xb, r;
-        reg [16:0] sa17, sb17;
+        reg [15:0] xa, xb, xc, r, mx, madd;
+        reg [16:0] sa17, sb17, pa, pb;
+        reg [31:0] p;
         reg [3:0]  sh;
         reg        lt, eq, ilt, cb;
         subalu = 36'd0;
@@ -504,6 +505,14 @@ module coral_vec #(
                 xb = s16 ? b[16*t +: 16] : {8'd0, b[8*t +: 8]};
                 sa17 = s16 ? {xa[15], xa} : {{9{xa[7]}}, xa[7:0]};
                 sb17 = s16 ? {xb[15], xb} : {{9{xb[7]}}, xb[7:0]};
+                xc = s16 ? c[16*t +: 16] : {8'd0, c[8*t +: 8]};
+                // multiplies (cc = funct6[2:0]: vmul 101, vmulh 111, vmulhu 100, vmulhsu 110; the
+                // multiply-adds: bit 2 the product with vs2 and vd the addend, bit 1 subtract)
+                mx = lop == LO_IMAC && !cc[2] ? xc : xa;
+                madd = lop == LO_IMAC && !cc[2] ? xa : xc;
+                pa = lop == LO_IMUL && cc[1] ? (s16 ? {mx[15], mx} : {{9{mx[7]}}, mx[7:0]}) : {1'b0, mx};
+                pb = lop == LO_IMUL && cc[1] && cc[0] ? sb17 : {1'b0, xb};
+                p = 32'($signed(pa) * $signed(pb));
                 sh = s16 ? xb[3:0] : {1'b0, xb[2:0]};
                 eq = xa == xb;
                 lt = isgn ? $signed(sa17) < $signed(sb17) : xa < xb;
@@ -518,6 +527,8 @@ module coral_vec #(
                     LO_ISRL: r = xa >> sh;
                     LO_ISRA: r = 16'($signed(sa17) >>> sh);
                     LO_MERGE: r = mb[t] ? xb : xa;
+                    LO_IMUL: r = cc[1:0] == 2'b01 ? p[15:0] : s16 ? p[31:16] : {8'd0, p[15:8]};
+                    LO_IMAC: r = cc[1] ? madd - p[15:0] : madd + p[15:0];
                     default: r = (lt != (lop == LO_IMAX)) ? xa : xb;       // min, max (LO_MOVE: below)
                 endcase
                 if (lop == LO_MOVE) r = xb;
@@ -641,7 +652,7 @@ module coral_vec #(
             assign cbit[g] = s2_lop == LO_ICMP ? ibit : fbit;
             // SEW 8 / 16
             wire [3:0]  lmb = s2_s16 ? {2'b00, s2_mbE[2*g +: 2]} : s2_mbE[4*g +: 4];
-            wire [35:0] sy = s2_sub ? subalu(a, b, s2_lop, s2_cc, s2_isgn, s2_swap, lmb, s2_s16) : 36'd0;
+            wire [35:0] sy = s2_sub ? subalu(a, b, c, s2_lop, s2_cc, s2_isgn, s2_swap, lmb, s2_s16) : 36'd0;
             assign cb4[g] = sy[35:32];
             assign lane_y[g] = s2_sub ? sy[31:0] : (is_add || is_fma || s2_lop == LO_MUL) ? fy :
                                (s2_lop == LO_MIN || s2_lop == LO_MAX) ? my :

@@ -280,7 +280,8 @@ def random_widening_program(seed: int, length: int = 40, vlen: int = 128) -> str
     return "\n".join(out) + "\n"
 
 
-SUBWORD = sorted(m for m in VECTOR if m.split(".")[0] in _INT + _CMP and not m.startswith("vmf") and not m.endswith(".vf"))
+SUBWORD = sorted(m for m in VECTOR if m.split(".")[0] in _INT + _CMP + _MUL[:8] and not m.startswith("vmf")
+                 and not m.endswith(".vf"))
 
 
 def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
@@ -317,7 +318,10 @@ def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
             if op.startswith("vms"):             # compares: any single register that is no source
                 srcs = set(range(int(a[1:]), int(a[1:]) + lmul)) | (set(range(int(b[1:]), int(b[1:]) + lmul)) if form == "vv" else set())
                 vd = rng.choice([a] + [f"v{r}" for r in range(32) if r not in srcs and not (mask and r == 0)])
-            out.append(f"{op} {vd}, {a}, {second}{vm}")
+            if op.split(".")[0] in MADD:              # vd, vs1 / rs1, vs2
+                out.append(f"{op} {vd}, {second}, {a}{vm}")
+            else:
+                out.append(f"{op} {vd}, {a}, {second}{vm}")
         elif c < 0.7:
             out.append(rng.choice([f"vmerge.vvm {_group(rng, lmul, True)}, {a}, {b}, v0",
                                    f"vmerge.vxm {_group(rng, lmul, True)}, {a}, {rng.choice(XREGS)}, v0",
