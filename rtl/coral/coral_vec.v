@@ -327,6 +327,7 @@ module coral_vec #(
                 mbE[k4] = v0[ee[$clog2(VLEN)-1:0]];
                 selE[k4] = ee < e_vl ? ((e_vm || emerge || mbE[k4]) ? S_NEW : (e_vma ? S_ONES : S_OLD)) :
                                        (e_vta ? S_ONES : S_OLD);
+                if (efroms) selE[k4] = k4 == 0 ? S_NEW : e_vta ? S_ONES : S_OLD;    // vmv.s.x: element 0
             end
     end
     reg  [1:0]  sel [0:NB-1];
@@ -471,7 +472,8 @@ module coral_vec #(
             default: op_bx = {NB{rep_sew({{27{e_ir[19]}}, e_ir[19:15]}, e_sub, e_sew == 2'd1)}};
         endcase
     assign sval_ok = s1_v && etos;
-    assign sval = !emq ? op_a[31:0] : e_ir[15] ? qfirst : qcnt;
+    assign sval = emq ? (e_ir[15] ? qfirst : qcnt) : !e_sub ? op_a[31:0] :        // vmv.x.s: element 0 sign-extended
+                  e_sew == 2'd1 ? {{16{op_a[15]}}, op_a[15:0]} : {{24{op_a[7]}}, op_a[7:0]};
 
     // ------------------------------------------------------------------ S2
     reg  [1:0]      s2_kind;
@@ -702,7 +704,8 @@ module coral_vec #(
         // SEW 8 / 16: byte by byte, each as its element's choice
         if (s2_sub)
             for (l = 0; l < 4 * NB; l = l + 1)
-                wval[8*l +: 8] = s2_selE[s2_s16 ? l >> 1 : l] == S_NEW ? lane_y[l >> 2][8 * (l & 3) +: 8] :
+                wval[8*l +: 8] = s2_selE[s2_s16 ? l >> 1 : l] == S_NEW ?
+                                 (s2_kind == K_SCALAR ? s2_sc[8 * (l & 3) +: 8] : lane_y[l >> 2][8 * (l & 3) +: 8]) :
                                  s2_selE[s2_s16 ? l >> 1 : l] == S_ONES ? 8'hFF : old[8*l +: 8];
         // narrowing: NB 16-bit elements into one half of the register, the other kept (or, after
         // the last beat's lower half under ta, all ones)

@@ -285,8 +285,9 @@ SUBWORD = sorted(m for m in VECTOR if m.split(".")[0] in _INT + _CMP + _MUL[:8] 
 
 
 def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
-    """The integer instructions at SEW 8 and 16 (LMUL 1/4 to 8): element-wise operations,
-    compares (into v0 too, as the next masks), merges, moves and the mask instructions, with the
+    """The integer instructions at SEW 8 and 16 (LMUL 1/4 to 8): element-wise operations and
+    multiplies, compares (into v0 too, as the next masks), merges, moves (element 0 too) and the
+    mask instructions, with the
     widening and narrowing ones between and stores of the results at SEW = 32."""
     rng = random.Random(seed)
     out = [".text", "la s0, buf"] + [f"li {r}, {rng.getrandbits(32) - (1 << 31)}" for r in XREGS]
@@ -327,7 +328,9 @@ def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
                                    f"vmerge.vxm {_group(rng, lmul, True)}, {a}, {rng.choice(XREGS)}, v0",
                                    f"vmerge.vim {_group(rng, lmul, True)}, {a}, {rng.randint(-16, 15)}, v0",
                                    f"vmv.v.v {vd}, {a}", f"vmv.v.x {vd}, {rng.choice(XREGS)}",
-                                   f"vmv.v.i {vd}, {rng.randint(-16, 15)}"]))
+                                   f"vmv.v.i {vd}, {rng.randint(-16, 15)}",
+                                   f"vmv.s.x {rng.choice(['v0', vd])}, {rng.choice(XREGS)}",
+                                   f"vmv.x.s {rng.choice(XREGS)}, v{rng.randrange(32)}"]))
         elif c < 0.8:
             src = rng.randrange(32)
             single = rng.choice([r for r in range(32) if r != src and not (mask and r == 0)])
