@@ -72,9 +72,9 @@ def test_unimplemented_vector_work_is_refused(cfg, rtl):
     with pytest.raises(ConfigError, match=r"not vsaddu.vv \(Zve32f\): instruction 1 \(line 3\) "
                                           r"`vsaddu.vv v2, v4, v6` cannot run on it"):
         rtl.run(gather, MemoryImage(), cfg)
-    sew16 = assemble(".text\nvsetvli t0, zero, e16, m1\nvmul.vv v1, v2, v3\n", "s.s", cfg)
+    sew16 = assemble(".text\nvsetvli t0, zero, e16, m1\nvdiv.vv v1, v2, v3\n", "s.s", cfg)
     with pytest.raises(ConfigError, match=r"runs this instruction at another SEW only so far \(at SEW 8 and 16: "
-                                          r".*\): instruction 1 \(line 3\) `vmul.vv v1, v2, v3` ran with another SEW"):
+                                          r".*\): instruction 1 \(line 3\) `vdiv.vv v1, v2, v3` ran with another SEW"):
         rtl.run(sew16, MemoryImage(), cfg)
     # widening at SEW = 8 (8 to 16 bits) and vzext.vf2 at SEW = 16 are refused the same way
     for src in ("vsetvli t0, zero, e8, m1\nvwadd.vv v2, v4, v6", "vsetvli t0, zero, e16, m1\nvzext.vf2 v2, v4"):
