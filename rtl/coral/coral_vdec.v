@@ -1,5 +1,5 @@
 // coral_vdec: decode of the vector instructions coral_vec implements (SEW = 32):
-// unit-stride and strided vle32/vse32 (maskable); the binary32 element-wise operations
+// unit-stride and strided vle32/vse32 (maskable), and vle8/16, vse8/16, vlse8/16, vsse8/16 at SEW = EEW; the binary32 element-wise operations
 // (add, sub, rsub, mul, min, max, sign injection, the eight fused multiply-adds; .vv and
 // .vf), vfdiv, vfrdiv and vfsqrt.v (the lanes' dividers), the single-width conversions
 // vfcvt.{x,xu}.f.v (also .rtz) and vfcvt.f.{x,xu}.v; the integer vadd, vsub, vrsub,
@@ -24,6 +24,7 @@ module coral_vdec (
     output wire        legal,     // one of the above (vsetvl* are the core's)
     output wire        ld,        // vector load
     output wire        st,        // vector store
+    output wire [1:0]  meew,      // ... its element width: 0 8, 1 16, 2 32 bits (runs at SEW = EEW)
     output wire        strided,   // ... strided (else unit-stride)
     output wire        lanes,     // element-wise through the lanes (writes vd)
     output wire        fp,        // a floating-point instruction (OPFVV / OPFVF)
@@ -82,10 +83,12 @@ module coral_vdec (
     wire       vm = ir[25];
     wire [4:0] vs2 = ir[24:20], vs1 = ir[19:15];
 
-    // memory: 32-bit elements, no segments (nf = 0, mew = 0), unit-stride (lumop 0) or strided
-    wire mem32 = f3 == 3'd6 && ir[31:28] == 4'd0 && (ir[27:26] == 2'b10 || (ir[27:26] == 2'b00 && vs2 == 5'd0));
+    // memory: 8-, 16- or 32-bit elements, no segments (nf = 0, mew = 0), unit-stride (lumop 0) or strided
+    wire mem32 = (f3 == 3'd6 || f3 == 3'd5 || f3 == 3'd0) && ir[31:28] == 4'd0 &&
+                 (ir[27:26] == 2'b10 || (ir[27:26] == 2'b00 && vs2 == 5'd0));
     assign ld = op == 7'h07 && mem32;
     assign st = op == 7'h27 && mem32;
+    assign meew = f3 == 3'd6 ? 2'd2 : f3 == 3'd5 ? 2'd1 : 2'd0;
     assign strided = (ld || st) && ir[27:26] == 2'b10;
 
     wire opv = op == 7'h57;

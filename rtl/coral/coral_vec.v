@@ -101,12 +101,13 @@ module coral_vec #(
     wire dl, dst, dstr, dlanes, dfp, dtos, dfroms, dvs1, dvs2, dswap, dnp, dna, dvd, dred, dord, ddiv, dmk;
     wire dmlog, dsl, dsup, dsone, dmerge, dvid, diota, dmq, dmsf, dgat, dcomp, dei16;
     wire dwop, dwsrc, dnar, dext, dext4, dsa, dsb, dsubw, danysew;
+    wire [1:0] dmeew, emeew;
     wire [4:0] dlop;
     wire [1:0] dbsel;
     coral_vdec u_ddec (.ir(d_ir), .legal(d_legal), .ld(dl), .st(dst), .strided(dstr), .lanes(dlanes),
                        .fp(dfp), .to_scalar(dtos), .from_scalar(dfroms), .red(dred), .ord(dord), .div(ddiv), .mk(dmk), .mlog(dmlog), .slide(dsl), .slide_up(dsup), .slide_one(dsone), .merge(dmerge), .vid(dvid), .iota(diota), .mq(dmq), .msf(dmsf), .gat(dgat), .comp(dcomp), .ei16(dei16),
                        .wop(dwop), .wsrc(dwsrc), .nar(dnar), .ext(dext), .ext4(dext4), .sa(dsa), .sb(dsb),
-                       .subw(dsubw), .anysew(danysew), .lop(dlop), .bsel(dbsel),
+                       .subw(dsubw), .anysew(danysew), .meew(dmeew), .lop(dlop), .bsel(dbsel),
                        .reads_vs1(dvs1), .reads_vs2(dvs2), .swap(dswap), .neg_prod(dnp),
                        .neg_add(dna), .uses_vd(dvd));
     wire       d_vill = d_vt[8];
@@ -152,15 +153,22 @@ module coral_vec #(
     // SEW: widening and narrowing fault at 32 (64-bit elements) and run at 16 (at 8: refused);
     // vzext/vsext fault where SEW / factor < 8 and run at 32 (vf2 at 16: refused)
     wire       d_sew_bad = ((dwop || dnar) && d_sew32) || (dext && (dext4 ? !d_sew32 : d_sew == 2'd0));
-    wire       d_sew_ok = (dwop || dnar) ? d_sew == 2'd1 : (dsubw || danysew) ? d_sew != 2'd3 : d_sew32;
+    wire       d_sew_ok = (dwop || dnar) ? d_sew == 2'd1 : (dsubw || danysew) ? d_sew != 2'd3 :
+                          (dl || dst) ? d_sew == dmeew : d_sew32;
+    // an 8- or 16-bit unit-stride access from an address that is no multiple of 4 would need
+    // NB + 1 words of the banks in a beat: not built (refused)
+    wire       d_unal = (dl || dst) && !dstr && dmeew != 2'd2 && d_xa[1:0] != 2'd0 && d_vl != 0;
     // memory: the first and last element's addresses in DTCM and aligned (stride too)
     wire signed [47:0] d_off = $signed({16'd0, d_xa}) - $signed({16'd0, DTCM_BASE});
-    wire signed [47:0] d_step = dstr ? {{16{d_xb[31]}}, d_xb} : 48'sd4;
+    wire [2:0] d_eb = 3'd1 << dmeew;                                // element bytes (8/16/32-bit accesses)
+    wire [1:0] d_am = 2'(d_eb - 3'd1);                              // ... alignment mask
+    wire signed [47:0] d_step = dstr ? {{16{d_xb[31]}}, d_xb} : 48'(d_eb);
     wire signed [47:0] d_span = d_step * $signed({{(48 - VW){1'b0}}, d_vl - {{(VW - 1){1'b0}}, 1'b1}});
     wire signed [47:0] d_last = d_off + d_span;
     wire signed [47:0] d_lo = d_span < 0 ? d_last : d_off, d_hi = d_span < 0 ? d_off : d_last;
-    localparam signed [47:0] MAXOFF = 48'(DTCM_SIZE) - 48'sd4;
-    wire       d_rbad = d_xa[1:0] != 2'd0 || (dstr && d_vl > 1 && d_xb[1:0] != 2'd0) || d_lo < 0 || d_hi > MAXOFF;
+    wire signed [47:0] d_maxoff = 48'(DTCM_SIZE) - 48'(d_eb);
+    wire       d_rbad = (d_xa[1:0] & d_am) != 2'd0 || (dstr && d_vl > 1 && (d_xb[1:0] & d_am) != 2'd0) || d_lo < 0 ||
+                        d_hi > d_maxoff;
     // a masked access: only the active elements' addresses count (the model's rule); when
     // they are not all good, each element is checked against v0, which must be final:
     // nothing queued or issuing writes v0 (S2's write is bypassed), else d_pend
@@ -169,7 +177,7 @@ module coral_vec #(
     wire       d_mem = (dl || dst) && d_vl != 0 && d_rbad && (!d_mm || (!v0_pend && d_mbad));
     assign d_fault = d_legal && (d_vill || (dfp && (!d_sew32 || d_frm > 3'd4)) || d_sew_bad || d_grp || d_mask ||
                                  d_ovl || d_mem || d_wide_bad || d_ext_bad);
-    assign d_unsup = d_legal && !d_vill && !dfp && !d_sew_ok;
+    assign d_unsup = d_legal && !d_vill && !dfp && (!d_sew_ok || d_unal);
     assign d_pend = d_legal && d_mm && d_vl != 0 && d_rbad && v0_pend;
     assign d_to_scalar = dtos;
 
@@ -211,7 +219,7 @@ module coral_vec #(
     coral_vdec u_edec (.ir(e_ir), .legal(elegal), .ld(el), .st(est), .strided(estr), .lanes(elanes),
                        .fp(efp), .to_scalar(etos), .from_scalar(efroms), .red(ered), .ord(eord), .div(ediv), .mk(emk), .mlog(emlog), .slide(esl), .slide_up(esup), .slide_one(esone), .merge(emerge), .vid(evid), .iota(eiota), .mq(emq), .msf(emsf), .gat(egat), .comp(ecomp), .ei16(eei16),
                        .wop(ewop), .wsrc(ewsrc), .nar(enar), .ext(eext), .ext4(eext4), .sa(esa), .sb(esb),
-                       .subw(esubw), .anysew(eanysew), .lop(elop), .bsel(ebsel),
+                       .subw(esubw), .anysew(eanysew), .meew(emeew), .lop(elop), .bsel(ebsel),
                        .reads_vs1(evs1), .reads_vs2(evs2), .swap(eswap), .neg_prod(enp),
                        .neg_add(ena), .uses_vd(evd));
     wire [4:0]   e_vd = e_ir[11:7], e_vs1 = e_ir[19:15], e_vs2 = e_ir[24:20];
@@ -220,7 +228,7 @@ module coral_vec #(
     wire [4:0]   e_nd = ewop && !e_vt[2] ? e_n << 1 : e_n;     // destination registers (widening: 2 LMUL)
     // SEW 8 and 16 (the subw instructions): a beat is still VLEN bits, 2 or 4 elements a lane
     wire [1:0]   e_sew = e_vt[4:3];
-    wire         e_sub = esubw && e_sew != 2'd2;
+    wire         e_sub = (esubw || el || est) && e_sew != 2'd2;   // (memory: EEW = SEW)
     wire [1:0]   e_esh = e_sub ? 2'd2 - e_sew : 2'd0;              // log2(elements a lane)
     wire [VW-1:0] beats = (e_vl + ((VW'(NB) << e_esh) - VW'(1))) >> (LNB + 32'(e_esh));
     // a reduction: its beats, then log2(NB) cycles of the lane tree
@@ -279,7 +287,7 @@ module coral_vec #(
     wire [VW-1:0] bce16 = bc >> (LNB + 1);           // vrgatherei16: 2 NB indices a register
     wire [4:0]  r_b = esl ? s_lo + 5'd1 : eei16 ? e_vs1 + bce16[4:0] : egat ? e_vs1 + bce[4:0] : ecomp ? e_vs1 :
                       e_vs1 + (ewop || enar ? bt[5:1] : bt[4:0]);
-    wire [VW-1:0] bc_reg = (estr || egat) ? bce : ecomp ? c_reg : enar ? bt >> 1 : bt;   // per element: the element's register
+    wire [VW-1:0] bc_reg = estr ? bc >> (LNB + 32'(e_esh)) : egat ? bce : ecomp ? c_reg : enar ? bt >> 1 : bt;   // per element: the element's register
     wire [4:0]  r_c = (ered || emk || emlog || emsf) ? e_vd : e_vd + bc_reg[4:0];
     assign op_a = rd(r_a);
     assign op_b = rd(r_b);
@@ -296,10 +304,10 @@ module coral_vec #(
         m_ea = 2'd0;
         mi = 0;
         if (d_mm && d_rbad)           // (so that the simulator skips the loop on other instructions)
-            for (mi = 0; mi < 8 * NB; mi = mi + 1) begin
+            for (mi = 0; mi < 32 * NB; mi = mi + 1) begin        // (vl up to VLEN at SEW 8)
                 m_eo = 48'(d_off + d_step * 48'(mi));
                 m_ea = d_xa[1:0] + 2'(d_step[1:0] * 2'(mi));
-                if (VW'(mi) < d_vl && v0[mi] && (m_ea != 2'd0 || $signed(m_eo) < 0 || $signed(m_eo) > MAXOFF))
+                if (VW'(mi) < d_vl && v0[mi] && ((m_ea & d_am) != 2'd0 || $signed(m_eo) < 0 || $signed(m_eo) > d_maxoff))
                     mbad = 1'b1;
             end
     end
@@ -308,6 +316,7 @@ module coral_vec #(
 
     // ------------------------------------------------------------------ S1: beat set-up
     wire [VW-1:0] e0 = bt << (LNB + 32'(e_esh));                    // first element of the beat
+    wire [VW-1:0] bslot = bc & ((VW'(NB) << e_esh) - VW'(1));       // strided: the element's slot
     wire [VW-1:0] last_reg = ecomp ? c_reg : (e_vl - VW'(1)) >> (enar ? LNB + 1 : LNB + 32'(e_esh));
     // SEW 8 / 16: each element's mask/tail choice and v0 bit (element k of the beat: byte k
     // at SEW 8, bytes 2k, 2k + 1 at SEW 16)
@@ -328,6 +337,9 @@ module coral_vec #(
                 selE[k4] = ee < e_vl ? ((e_vm || emerge || mbE[k4]) ? S_NEW : (e_vma ? S_ONES : S_OLD)) :
                                        (e_vta ? S_ONES : S_OLD);
                 if (efroms) selE[k4] = k4 == 0 ? S_NEW : e_vta ? S_ONES : S_OLD;    // vmv.s.x: element 0
+                if (estr)                        // strided: element bc, slot bc mod (elements a register)
+                    selE[k4] = VW'(k4) != bslot ? ((bc == e_vl - VW'(1) && VW'(k4) > bslot && e_vta) ? S_ONES : S_OLD) :
+                               (e_vm || v0[bc[$clog2(VLEN)-1:0]]) ? S_NEW : (e_vma ? S_ONES : S_OLD);
             end
     end
     reg  [1:0]  sel [0:NB-1];
@@ -407,7 +419,7 @@ module coral_vec #(
     wire [31:0] w_str = (saddr - DTCM_BASE) >> 2;
     reg  [31:0] wk;
     reg  [VW-1:0] ek;
-    integer k;
+    integer k, kb;
     always @(*) begin
         m_en = {NB{1'b0}};
         m_we = {4*NB{1'b0}};
@@ -422,6 +434,11 @@ module coral_vec #(
                     m_en[k] = 1'b1;
                     m_we[4*k +: 4] = (est && (e_vm || v0[bc[$clog2(VLEN)-1:0]])) ? 4'hF : 4'h0;
                     m_wdata[32*k +: 32] = op_c[32 * bc[LNB-1:0] +: 32];
+                    if (e_sub) begin             // 8 / 16 bits: the element's bytes of the word
+                        m_we[4*k +: 4] = m_we[4*k +: 4] & ((e_sew == 2'd1 ? 4'b0011 : 4'b0001) << saddr[1:0]);
+                        m_wdata[32*k +: 32] = e_sew == 2'd1 ? {2{op_c[16 * bslot[$clog2(VLEN)-1:0] +: 16]}} :
+                                                              {4{op_c[8 * bslot[$clog2(VLEN)-1:0] +: 8]}};
+                    end
                 end
             end else begin
                 // bank k holds element j of the beat with (w_unit + j) mod NB == k
@@ -432,6 +449,12 @@ module coral_vec #(
                     ek = e0 + VW'((32'(k) - w_unit) & (NB - 1));
                     m_we[4*k +: 4] = (est && ek < e_vl && (e_vm || v0[ek[$clog2(VLEN)-1:0]])) ? 4'hF : 4'h0;
                     m_wdata[32*k +: 32] = op_c[32 * ((32'(k) - w_unit) & (NB - 1)) +: 32];
+                    if (e_sub)                   // 8 / 16 bits: a write enable per byte, as its element
+                        for (kb = 0; kb < 4; kb = kb + 1) begin
+                            ek = e0 + VW'(e_sew == 2'd1 ? (4 * ((32'(k) - w_unit) & (NB - 1)) + kb) >> 1 :
+                                                           4 * ((32'(k) - w_unit) & (NB - 1)) + kb);
+                            m_we[4*k + kb] = est && ek < e_vl && (e_vm || v0[ek[$clog2(VLEN)-1:0]]);
+                        end
                 end
             end
         end
@@ -551,6 +574,8 @@ module coral_vec #(
     reg  [VLEN-1:0] s2_a, s2_b, s2_c;
     reg  [LNB-1:0]  s2_rot;            // unit load: element 0's bank; strided: the element's lane
     reg  [LNB-1:0]  s2_bank;           // strided load: the bank
+    reg  [1:0]      s2_boff;           // ... 8 / 16 bits: the element's byte in the word
+    wire [31:0]     ld_w = m_rdata[32 * s2_bank +: 32] >> (8 * s2_boff);
     reg  [31:0]     s2_sc;
     // reductions: S2 adds beat after beat into NB lane accumulators (lane k: elements
     // i with i mod NB = k, in order; lane 0 starts from vs1[0]), then halves them in
@@ -705,7 +730,10 @@ module coral_vec #(
         if (s2_sub)
             for (l = 0; l < 4 * NB; l = l + 1)
                 wval[8*l +: 8] = s2_selE[s2_s16 ? l >> 1 : l] == S_NEW ?
-                                 (s2_kind == K_SCALAR ? s2_sc[8 * (l & 3) +: 8] : lane_y[l >> 2][8 * (l & 3) +: 8]) :
+                                 (s2_kind == K_SCALAR ? s2_sc[8 * (l & 3) +: 8] :
+                                  s2_kind == K_LOAD ? m_rdata[32 * ((32'(s2_rot) + (l >> 2)) & (NB - 1)) + 8 * (l & 3) +: 8] :
+                                  s2_kind == K_LOADS ? (s2_s16 ? ld_w[8 * (l & 1) +: 8] : ld_w[7:0]) :
+                                  lane_y[l >> 2][8 * (l & 3) +: 8]) :
                                  s2_selE[s2_s16 ? l >> 1 : l] == S_ONES ? 8'hFF : old[8*l +: 8];
         // narrowing: NB 16-bit elements into one half of the register, the other kept (or, after
         // the last beat's lower half under ta, all ones)
@@ -774,7 +802,7 @@ module coral_vec #(
     wire push = d_valid && !(free && qn == 0);        // into the queue (else straight to S1)
     wire pop = free && qn != 0;
     wire [QW-1:0] nx = pop ? q[qh] : d_entry;
-    wire _unused = ^{dsa, dsb, bnar, eanysew, dsl, dsone, dmerge, dvid, dmq, dmsf, emq, dgat, dcomp, dei16, bce16, esl, dl, dst, dstr, dlanes, dtos, dfroms, dred, dord, ddiv, dmk, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
+    wire _unused = ^{dsa, dsb, bnar, eanysew, emeew, dsl, dsone, dmerge, dvid, dmq, dmsf, emq, dgat, dcomp, dei16, bce16, esl, dl, dst, dstr, dlanes, dtos, dfroms, dred, dord, ddiv, dmk, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
                       evs1, evs2, bc_reg, wk, dbg_addr};
 
     // an idle unit's registers do not toggle (and Verilator does not evaluate them)
@@ -870,6 +898,7 @@ module coral_vec #(
             s2_c <= op_c;
             s2_rot <= w_unit[LNB-1:0];
             s2_bank <= w_str[LNB-1:0];
+            s2_boff <= saddr[1:0];
             s2_sc <= efp ? e_fa : e_xa;
             if (s2_v && s2_we) vrf[s2_reg] <= wval;
             if (s2_v) vones <= (vones & ~((s2_we ? 32'd1 : 32'd0) << s2_reg)) | s2_marks;

@@ -39,7 +39,8 @@ UNITS = ("alu", "branch", "lsu", "mul", "div", "csr", "system", "fpu", "fdiv", "
 # What the RTL implements so far: RV32IMF and the CSRs, and of Zve32f the vector
 # instructions rtl/coral/coral_vdec.v decodes (at SEW = 32; the widening and narrowing
 # integer ones at SEW = 16, to and from 32-bit elements; the integer element-wise ones but
-# multiplies and divides, compares, merges, vmv.v.* and the mask instructions at 8 and 16 too).
+# divides, compares, merges, moves, the mask instructions and loads/stores with EEW = SEW at
+# 8 and 16 too, unit-stride ones from word-aligned addresses).
 EXTENSIONS = ("RV32I", "M", "F", "Zicsr")
 _FP_VV_VF = ("vfadd", "vfsub", "vfmul", "vfmin", "vfmax", "vfsgnj", "vfsgnjn", "vfsgnjx", "vfmacc",
              "vfnmacc", "vfmsac", "vfnmsac", "vfmadd", "vfnmadd", "vfmsub", "vfnmsub")
@@ -54,7 +55,8 @@ _WIDEN = tuple(f"{n}.{f}" for n in ("vwaddu", "vwadd", "vwsubu", "vwsub") for f 
     ("vwmaccus.vx",)
 _NARROW = tuple(f"{n}.{f}" for n in ("vnsrl", "vnsra") for f in ("wv", "wx", "wi"))
 _EXTEND = ("vzext.vf2", "vsext.vf2", "vzext.vf4", "vsext.vf4")
-VECTOR = frozenset({*_WIDEN, *_NARROW, *_EXTEND,"vsetvli", "vsetivli", "vsetvl", "vle32.v", "vse32.v", "vlse32.v", "vsse32.v",
+_MEM_8_16 = tuple(f"{k}{w}.v" for k in ("vle", "vse", "vlse", "vsse") for w in (8, 16))
+VECTOR = frozenset({*_WIDEN, *_NARROW, *_EXTEND, *_MEM_8_16,"vsetvli", "vsetivli", "vsetvl", "vle32.v", "vse32.v", "vlse32.v", "vsse32.v",
                     "vfrsub.vf", "vmv.v.v", "vmv.v.x", "vmv.v.i", "vfmv.v.f", "vfmv.f.s", "vfmv.s.f",
                     "vmv.x.s", "vmv.s.x", "vfredusum.vs", "vfredosum.vs", "vfredmax.vs", "vfredmin.vs",
                     "vredsum.vs", "vredand.vs", "vredor.vs", "vredxor.vs", "vredminu.vs", "vredmin.vs",
@@ -248,8 +250,9 @@ def _error(code: int, pc: int, addr: int, job: Job, state: CoralState, max_cycle
     if code == E_VUNSUP:
         raise ConfigError(
             f"the coral RTL's vector unit runs this instruction at another SEW only so far (at SEW 8 and 16: "
-            f"the integer element-wise operations but multiplies and divides, compares, merges, vmv.v.* and the "
-            f"mask instructions; widening and narrowing at 16; the rest at 32): instruction {pc} "
+            f"the integer element-wise operations and multiplies but not divides, compares, merges, moves, the "
+            f"mask instructions and loads/stores of EEW = SEW, unit-stride ones from a multiple of 4 only; "
+            f"widening and narrowing at 16; the rest at 32): instruction {pc} "
             f"(line {ins.line if ins else 0}) `{(ins.text or ins.mnemonic) if ins else ''}` ran with another "
             "SEW; run this program on the functional model")
     if code == E_VPEND:

@@ -286,8 +286,8 @@ SUBWORD = sorted(m for m in VECTOR if m.split(".")[0] in _INT + _CMP + _MUL[:8] 
 
 def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
     """The integer instructions at SEW 8 and 16 (LMUL 1/4 to 8): element-wise operations and
-    multiplies, compares (into v0 too, as the next masks), merges, moves (element 0 too) and the
-    mask instructions, with the
+    multiplies, compares (into v0 too, as the next masks), merges, moves (element 0 too), the
+    mask instructions and 8- and 16-bit loads and stores (unit-stride and strided), with the
     widening and narrowing ones between and stores of the results at SEW = 32."""
     rng = random.Random(seed)
     out = [".text", "la s0, buf"] + [f"li {r}, {rng.getrandbits(32) - (1 << 31)}" for r in XREGS]
@@ -331,14 +331,24 @@ def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
                                    f"vmv.v.i {vd}, {rng.randint(-16, 15)}",
                                    f"vmv.s.x {rng.choice(['v0', vd])}, {rng.choice(XREGS)}",
                                    f"vmv.x.s {rng.choice(XREGS)}, v{rng.randrange(32)}"]))
-        elif c < 0.8:
+        elif c < 0.78:
             src = rng.randrange(32)
             single = rng.choice([r for r in range(32) if r != src and not (mask and r == 0)])
             out.append(rng.choice([f"{rng.choice(_MASK_LOGIC)}.mm v{rng.randrange(32)}, v{src}, v{rng.randrange(32)}",
                                    f"{rng.choice(['vcpop.m', 'vfirst.m'])} {rng.choice(XREGS)}, v{src}{vm}",
                                    f"{rng.choice(['vmsbf.m', 'vmsif.m', 'vmsof.m'])} v{single}, v{src}{vm}"]))
-        elif c < 0.9:                             # widening or narrowing (its own vtype), then back
+        elif c < 0.86:                            # widening or narrowing (its own vtype), then back
             out += _widening(rng, lmul, pol)[:-1] + [f"vsetvli t1, s1, e{sew}, {lm}, {pol}"]
+        elif c < 0.95:                            # 8- and 16-bit loads and stores (unit-stride: word-aligned)
+            eb = sew // 8
+            reg = _group(rng, lmul, not_v0=mask)
+            if rng.random() < 0.5:
+                op = rng.choice(["vle", "vse"])
+                out.append(f"addi t2, s0, {4 * rng.randrange((BUFFER - vlmax * eb) // 4)}\n{op}{sew}.v {reg}, (t2){vm}")
+            else:
+                op = rng.choice(["vlse", "vsse"])
+                out.append(f"addi t2, s0, {BUFFER // 2 + eb * rng.randrange(-8, 8)}\nli t3, {eb * rng.randint(-3, 3)}\n"
+                           f"{op}{sew}.v {reg}, (t2), t3{vm}")
         else:
             out.append(f"vsetvli t1, zero, e32, m{lmul}, {pol}\naddi t2, s0, "
                        f"{4 * rng.randrange((BUFFER - vlen * lmul // 8) // 4)}\nvse32.v v{rng.choice(range(0, 32, lmul))}, (t2)"
@@ -380,6 +390,11 @@ def fault_programs() -> dict[str, str]:
         "vnsra masked onto v0": pre.replace("e32", "e16") + "vnsra.wx v0, v4, a0, v0.t" + data,
         "vzext.vf4 at SEW 16": pre.replace("e32", "e16") + "vzext.vf4 v4, v1" + data,
         "vsext.vf2 over its source's lower part": pre.replace("m2", "m4") + "vsext.vf2 v4, v4" + data,
+        "vle16 misaligned": pre.replace("e32", "e16") + "addi s0, s0, 1\nvle16.v v2, (s0)" + data,
+        "vlse16 odd stride": pre.replace("e32", "e16") + "li t3, 3\nvlse16.v v2, (s0), t3" + data,
+        "vsse8 below DTCM": pre.replace("e32", "e8") + "li t3, -4096\nvsse8.v v2, (s0), t3" + data,
+        "masked vse16 misaligned active": pre.replace("e32", "e16") + "li t0, 2\nvmv.s.x v0, t0\nli t3, 3\n"
+                                          "vsse16.v v2, (s0), t3, v0.t" + data,
         "masked store misaligned": pre + "li t0, 1\nvmv.s.x v0, t0\naddi s0, s0, 2\nvse32.v v2, (s0), v0.t" + data,
         "queued then faulting": pre + "vfadd.vv v2, v4, v6\nvse32.v v2, (s0)\nvfadd.vv v2, v4, v6\n"
                                 "vle32.v v3, (s0)" + data,

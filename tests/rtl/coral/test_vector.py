@@ -76,8 +76,11 @@ def test_unimplemented_vector_work_is_refused(cfg, rtl):
     with pytest.raises(ConfigError, match=r"runs this instruction at another SEW only so far \(at SEW 8 and 16: "
                                           r".*\): instruction 1 \(line 3\) `vdiv.vv v1, v2, v3` ran with another SEW"):
         rtl.run(sew16, MemoryImage(), cfg)
-    # widening at SEW = 8 (8 to 16 bits) and vzext.vf2 at SEW = 16 are refused the same way
-    for src in ("vsetvli t0, zero, e8, m1\nvwadd.vv v2, v4, v6", "vsetvli t0, zero, e16, m1\nvzext.vf2 v2, v4"):
+    # widening at SEW = 8 (8 to 16 bits), vzext.vf2 at SEW = 16, a 16-bit load at SEW = 32 and an
+    # 8-bit unit-stride load from an address that is no multiple of 4 are refused the same way
+    for src in ("vsetvli t0, zero, e8, m1\nvwadd.vv v2, v4, v6", "vsetvli t0, zero, e16, m1\nvzext.vf2 v2, v4",
+                "la a0, d\nvsetvli t0, zero, e32, m1\nvle16.v v2, (a0)\n.data\nd: .zero 64",
+                "la a0, d\naddi a0, a0, 2\nvsetvli t0, zero, e8, m1\nvle8.v v2, (a0)\n.data\nd: .zero 64"):
         with pytest.raises(ConfigError, match=r"ran with another SEW"):
             rtl.run(assemble(f".text\n{src}\n", "s.s", cfg), MemoryImage(), cfg)
 
@@ -107,6 +110,19 @@ def test_masked_accesses_check_only_their_active_elements(cfg, rtl):
     # in range, a masked access never waits for v0
     [(model, r)] = _both(rtl, cfg, [MASKED.format(addr=base, bits=5, sync="", op="vse32.v v8, (s1), v0.t")])
     assert model.error is None and compare_runs(model, r) == []
+
+
+def test_masked_narrow_accesses_skip_their_inactive_elements(cfg, rtl):
+    # 16- and 8-bit strided accesses whose inactive elements are misaligned or below DTCM
+    src = (".text\nla s1, d\naddi s1, s1, 64\nli t0, {bits}\nvsetvli t1, zero, e32, m1\nvmv.s.x v0, t0\n"
+           "li t0, 4\nvsetvli t1, t0, e{sew}, m1, ta, mu\nli t3, {stride}\n{op} v4, (s1), t3, v0.t\n"
+           "ebreak\n.data\n.balign 16\nd: .zero 128\n")
+    cases = [(0b0101, 16, 3, "vsse16.v"), (0b0101, 16, 3, "vlse16.v"), (0b0001, 8, -4096, "vsse8.v"),
+             (0b0011, 8, -4096, "vlse8.v")]
+    runs = _both(rtl, cfg, [src.format(bits=b, sew=w, stride=st, op=op) for b, w, st, op in cases])
+    for case, (model, r) in zip(cases, runs):
+        assert (model.error is not None) == (case[0] == 0b0011), case
+        assert compare_runs(model, r) == [] and str(r.error) == str(model.error), case
 
 
 def test_the_last_register_write_back_ends_the_run(cfg, rtl):
@@ -161,13 +177,14 @@ def test_every_implemented_instruction_decodes_as_the_isa_encodes_it(cfg, rtl):
     # (the assembler encodes it from the ISA data): the RTL's decoder must take that word
     # for that instruction, and run it as the model does
     from kernelcraft.isa.loader import get_isa
-    from kernelcraft.simulators.coral_rtl.backend import _NARROW, _WIDEN, VECTOR
+    from kernelcraft.simulators.coral_rtl.backend import _MEM_8_16, _NARROW, _WIDEN, VECTOR
     isa = get_isa("coral")
     names = sorted(VECTOR)
     src = (".text\nla a0, buf\naddi a1, a0, 64\nli t1, 4\nvsetvli t0, zero, e{}, m1, ta, ma\n{}\nebreak\n"
            ".data\n.balign 16\nbuf: .word " + ", ".join(str(i * 0x01010101) for i in range(128)) + "\n")
-    # (widening and narrowing at SEW = 16, from and to 32-bit elements)
-    sew = lambda m: 16 if m in _WIDEN + _NARROW else 32
+    # (widening and narrowing at SEW = 16, from and to 32-bit elements; 8- and 16-bit loads and
+    # stores at SEW = EEW)
+    sew = lambda m: 16 if m in _WIDEN + _NARROW else int(m.split(".")[0][-2:].lstrip("e")) if m in _MEM_8_16 else 32
     runs = _both(rtl, cfg, [src.format(sew(m), isa.instructions[m].example.strip()) for m in names])
     for m, (model, r) in zip(names, runs):
         assert model.error is None and compare_runs(model, r) == [], m
