@@ -153,8 +153,8 @@ module coral_vec #(
     // SEW: widening and narrowing fault at 32 (64-bit elements) and run at 16 (at 8: refused);
     // vzext/vsext fault where SEW / factor < 8 and run at 32 (vf2 at 16: refused)
     wire       d_sew_bad = ((dwop || dnar) && d_sew32) || (dext && (dext4 ? !d_sew32 : d_sew == 2'd0));
-    wire       d_sew_ok = (dwop || dnar) ? d_sew == 2'd1 : (dsubw || danysew) ? d_sew != 2'd3 :
-                          (dl || dst) ? d_sew == dmeew : d_sew32;
+    wire       d_sew_ok = (dwop || dnar) ? d_sew <= 2'd1 : (dsubw || danysew) ? d_sew != 2'd3 :
+                          (dl || dst) ? d_sew == dmeew : dext ? d_sew != 2'd0 : d_sew32;
     // an 8- or 16-bit unit-stride access from an address that is no multiple of 4 would need
     // NB + 1 words of the banks in a beat: not built (refused)
     wire       d_unal = (dl || dst) && !dstr && dmeew != 2'd2 && d_xa[1:0] != 2'd0 && d_vl != 0;
@@ -228,8 +228,12 @@ module coral_vec #(
     wire [4:0]   e_nd = ewop && !e_vt[2] ? e_n << 1 : e_n;     // destination registers (widening: 2 LMUL)
     // SEW 8 and 16 (the subw instructions): a beat is still VLEN bits, 2 or 4 elements a lane
     wire [1:0]   e_sew = e_vt[4:3];
-    wire         e_sub = (esubw || el || est) && e_sew != 2'd2;   // (memory: EEW = SEW)
-    wire [1:0]   e_esh = e_sub ? 2'd2 - e_sew : 2'd0;              // log2(elements a lane)
+    // widening and narrowing from SEW 8 and vzext/vsext.vf2 at SEW 16 run as 16-bit operations
+    // (e_osew) on 8-bit sources extended in S1 (narrowing: on the 16-bit source, then packed)
+    wire         e_w8 = ((ewop || enar) && e_sew == 2'd0) || (eext && !eext4 && e_sew == 2'd1);
+    wire [1:0]   e_osew = e_w8 ? 2'd1 : e_sew;
+    wire         e_sub = (esubw || el || est || e_w8) && e_osew != 2'd2;   // (memory: EEW = SEW)
+    wire [1:0]   e_esh = e_sub ? 2'd2 - e_osew : 2'd0;             // log2(elements a lane)
     wire [VW-1:0] beats = (e_vl + ((VW'(NB) << e_esh) - VW'(1))) >> (LNB + 32'(e_esh));
     // a reduction: its beats, then log2(NB) cycles of the lane tree
     wire [VW-1:0] rbeats = e_vl == 0 ? VW'(1) : beats;
@@ -317,7 +321,7 @@ module coral_vec #(
     // ------------------------------------------------------------------ S1: beat set-up
     wire [VW-1:0] e0 = bt << (LNB + 32'(e_esh));                    // first element of the beat
     wire [VW-1:0] bslot = bc & ((VW'(NB) << e_esh) - VW'(1));       // strided: the element's slot
-    wire [VW-1:0] last_reg = ecomp ? c_reg : (e_vl - VW'(1)) >> (enar ? LNB + 1 : LNB + 32'(e_esh));
+    wire [VW-1:0] last_reg = ecomp ? c_reg : (e_vl - VW'(1)) >> (LNB + 32'(e_esh) + (enar ? 1 : 0));
     // SEW 8 / 16: each element's mask/tail choice and v0 bit (element k of the beat: byte k
     // at SEW 8, bytes 2k, 2k + 1 at SEW 16)
     reg  [1:0]  selE [0:4*NB-1];
@@ -472,9 +476,21 @@ module coral_vec #(
             widen[32*t +: 32] = w8 ? {{24{sgn && b8[7]}}, b8} : {{16{sgn && h[15]}}, h};
         end
     endfunction
-    wire [VLEN-1:0] op_ax = (eext || (ewop && !ewsrc)) ? widen(op_a, bt[1:0], eext4, esa) : op_a;
-    wire [VLEN-1:0] op_bn = (ewop || enar) ? widen(op_b, {1'b0, bt[0]}, 1'b0, esb && !enar) : op_b;
-    wire [31:0]     xa_n = ewop ? {{16{esb && e_xa[15]}}, e_xa[15:0]} : e_xa;
+    // ... from SEW 8: half p of the register, 2 NB bytes extended to 16 bits
+    function automatic [VLEN-1:0] widen16(input [VLEN-1:0] v, input p, input sgn);
+        integer t;
+        reg [7:0] b8;
+        for (t = 0; t < 2 * NB; t = t + 1) begin
+            b8 = v[8 * (2 * NB * 32'(p) + t) +: 8];
+            widen16[16*t +: 16] = {{8{sgn && b8[7]}}, b8};
+        end
+    endfunction
+    wire [VLEN-1:0] op_ax = (eext || (ewop && !ewsrc)) ? (e_w8 ? widen16(op_a, bt[0], esa) : widen(op_a, bt[1:0], eext4, esa)) :
+                            op_a;
+    wire [VLEN-1:0] op_bn = (ewop || enar) ? (e_w8 ? widen16(op_b, bt[0], esb && !enar) :
+                                                     widen(op_b, {1'b0, bt[0]}, 1'b0, esb && !enar)) : op_b;
+    wire [31:0]     xa_n = !ewop ? e_xa : e_w8 ? {16'd0, {8{esb && e_xa[7]}}, e_xa[7:0]} :
+                                  {{16{esb && e_xa[15]}}, e_xa[15:0]};
     // a scalar operand at SEW 8 / 16: its low element in every element of the lane
     function automatic [31:0] rep_sew(input [31:0] x, input sub, input s16);
         rep_sew = !sub ? x : s16 ? {2{x[15:0]}} : {4{x[7:0]}};
@@ -491,8 +507,8 @@ module coral_vec #(
         else case (ebsel)
             2'd0: op_bx = op_bn;
             2'd1: op_bx = {NB{e_fa}};
-            2'd2: op_bx = {NB{rep_sew(xa_n, e_sub, e_sew == 2'd1)}};
-            default: op_bx = {NB{rep_sew({{27{e_ir[19]}}, e_ir[19:15]}, e_sub, e_sew == 2'd1)}};
+            2'd2: op_bx = {NB{rep_sew(xa_n, e_sub, e_osew == 2'd1)}};
+            default: op_bx = {NB{rep_sew({{27{e_ir[19]}}, e_ir[19:15]}, e_sub, e_osew == 2'd1)}};
         endcase
     assign sval_ok = s1_v && etos;
     assign sval = emq ? (e_ir[15] ? qfirst : qcnt) : !e_sub ? op_a[31:0] :        // vmv.x.s: element 0 sign-extended
@@ -737,7 +753,13 @@ module coral_vec #(
                                  s2_selE[s2_s16 ? l >> 1 : l] == S_ONES ? 8'hFF : old[8*l +: 8];
         // narrowing: NB 16-bit elements into one half of the register, the other kept (or, after
         // the last beat's lower half under ta, all ones)
-        if (s2_nar) begin
+        if (s2_nar && s2_sub) begin      // from SEW 8: 2 NB bytes, the low ones of the lanes' 16-bit elements
+            wval = old;
+            for (l = 0; l < 2 * NB; l = l + 1)
+                wval[8 * (2 * NB * 32'(s2_part) + l) +: 8] = s2_selE[l] == S_NEW ? lane_y[l >> 1][16 * (l & 1) +: 8] :
+                    s2_selE[l] == S_ONES ? 8'hFF : old[8 * (2 * NB * 32'(s2_part) + l) +: 8];
+            if (s2_nhi) wval[VLEN-1:VLEN/2] = {(VLEN / 2){1'b1}};
+        end else if (s2_nar) begin
             wval = old;
             for (l = 0; l < NB; l = l + 1)
                 wval[16 * (NB * 32'(s2_part) + l) +: 16] = s2_sel[l] == S_NEW ? lane_y[l][15:0] :
@@ -881,7 +903,7 @@ module coral_vec #(
             s2_cc <= !ewop || !e_ir[29] ? e_ir[28:26] : e_ir[28] ? 3'b100 : 3'b101;
             s2_nar <= enar;
             s2_sub <= e_sub;
-            s2_s16 <= e_sew == 2'd1;
+            s2_s16 <= e_osew == 2'd1;
             for (j = 0; j < 4 * NB; j = j + 1) s2_selE[j] <= selE[j];
             s2_mbE <= mbE;
             s2_part <= bt[0];

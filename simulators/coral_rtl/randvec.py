@@ -144,15 +144,16 @@ def _overlapping(rng, vd: int, nd: int, ns: int, whole: bool, align: int) -> str
 
 
 def _widening(rng, lmul: int, pol: str) -> list[str]:
-    """A widening or narrowing instruction at SEW = 16 (LMUL 1/2 to 4), then back to e32."""
+    """A widening or narrowing instruction at SEW = 8 or 16 (LMUL 1/2 to 4), then back to e32."""
     frac = rng.random() < 0.2
     l16 = 1 if frac else rng.choice([1, 2, 4])
-    vlmax16 = 128 * l16 // 16 // (2 if frac else 1)
+    sew = rng.choice([8, 16])
+    vlmax16 = 128 * l16 // sew // (2 if frac else 1)
     mask = rng.random() < 0.25
     vm = ", v0.t" if mask else ""
     n, nw = l16, 1 if frac else 2 * l16
     out = [f"li t0, {rng.choice([0, 1, rng.randint(0, vlmax16 + 3), vlmax16, vlmax16 + 5])}",
-           f"vsetvli t1, t0, e16, {'mf2' if frac else f'm{l16}'}, {pol}"]
+           f"vsetvli t1, t0, e{sew}, {'mf2' if frac else f'm{l16}'}, {pol}"]
     op = rng.choice(_NARROW if rng.random() < 0.35 else _WIDEN)
     name, form = op.split(".")
     x = rng.choice(XREGS)
@@ -174,9 +175,9 @@ def _widening(rng, lmul: int, pol: str) -> list[str]:
     return out
 
 
-def _extend(rng, lmul: int, vm: str, mask: bool) -> str:
-    """vzext/vsext at SEW = 32 (the source group LMUL / 2 or / 4 registers)."""
-    op = rng.choice(_EXTEND)
+def _extend(rng, lmul: int, vm: str, mask: bool, vf2: bool = False) -> str:
+    """vzext/vsext (the source group LMUL / 2 or / 4 registers; vf2: .vf2 only, for SEW = 16)."""
+    op = rng.choice(_EXTEND[:2] if vf2 else _EXTEND)
     factor = int(op[-1])
     ns = max(1, lmul // factor)
     vd = rng.choice([r for r in range(0, 32, lmul) if not (mask and r == 0)])
@@ -270,8 +271,9 @@ def random_widening_program(seed: int, length: int = 40, vlen: int = 128) -> str
                        f"\nvse32.v v{rng.choice(range(0, 32, lmul))}, (t2)")
         elif c < 0.35:
             mask = rng.random() < 0.3
-            out.append(f"li t0, {rng.randint(0, vlen * lmul // 32 + 2)}\nvsetvli t1, t0, e32, m{lmul}, {pol}\n"
-                       + _extend(rng, lmul, ", v0.t" if mask else "", mask))
+            esew = rng.choice([16, 32])                   # vzext/vsext.vf2 at SEW = 16 too
+            out.append(f"li t0, {rng.randint(0, vlen * lmul // esew + 2)}\nvsetvli t1, t0, e{esew}, m{lmul}, {pol}\n"
+                       + _extend(rng, lmul, ", v0.t" if mask else "", mask, esew == 16))
         else:
             out += _widening(rng, 1, pol)
     out.append("ebreak")

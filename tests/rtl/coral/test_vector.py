@@ -76,9 +76,9 @@ def test_unimplemented_vector_work_is_refused(cfg, rtl):
     with pytest.raises(ConfigError, match=r"runs this instruction at another SEW only so far \(at SEW 8 and 16: "
                                           r".*\): instruction 1 \(line 3\) `vdiv.vv v1, v2, v3` ran with another SEW"):
         rtl.run(sew16, MemoryImage(), cfg)
-    # widening at SEW = 8 (8 to 16 bits), vzext.vf2 at SEW = 16, a 16-bit load at SEW = 32 and an
-    # 8-bit unit-stride load from an address that is no multiple of 4 are refused the same way
-    for src in ("vsetvli t0, zero, e8, m1\nvwadd.vv v2, v4, v6", "vsetvli t0, zero, e16, m1\nvzext.vf2 v2, v4",
+    # a slide at SEW = 8, vid.v at SEW = 16, a 16-bit load at SEW = 32 and an 8-bit unit-stride
+    # load from an address that is no multiple of 4 are refused the same way
+    for src in ("vsetvli t0, zero, e8, m1\nvslideup.vi v2, v4, 1", "vsetvli t0, zero, e16, m1\nvid.v v2",
                 "la a0, d\nvsetvli t0, zero, e32, m1\nvle16.v v2, (a0)\n.data\nd: .zero 64",
                 "la a0, d\naddi a0, a0, 2\nvsetvli t0, zero, e8, m1\nvle8.v v2, (a0)\n.data\nd: .zero 64"):
         with pytest.raises(ConfigError, match=r"ran with another SEW"):
