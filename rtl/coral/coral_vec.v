@@ -238,9 +238,9 @@ module coral_vec #(
     // a reduction: its beats, then log2(NB) cycles of the lane tree
     wire [VW-1:0] rbeats = e_vl == 0 ? VW'(1) : beats;
     wire          rtree = !eord && bc >= rbeats;                   // a reduction's tree cycles
-    wire [VW-1:0] rhalf = VW'(NB) >> (bc - rbeats + VW'(1));        // ... lanes k and k + rhalf added
+    wire [VW-1:0] rhalf = (VW'(NB) << e_esh) >> (bc - rbeats + VW'(1));   // ... elements k and k + rhalf added
     // vfredosum: one element per cycle through lane 0's adder, in element order
-    wire [VW-1:0] dur = ered ? (eord ? (e_vl == 0 ? VW'(1) : e_vl) : rbeats + VW'(LNB)) : ediv ? rbeats * VW'(DIVC) :
+    wire [VW-1:0] dur = ered ? (eord ? (e_vl == 0 ? VW'(1) : e_vl) : rbeats + VW'(LNB) + VW'(e_esh)) : ediv ? rbeats * VW'(DIVC) :
                         (e_vl == 0 || etos || efroms || emlog || emsf) ? VW'(1) : (estr || egat || ecomp) ? e_vl : beats;
     wire         s1_last = bc == dur - VW'(1);
     wire         wb = elanes || el || efroms || ered;    // goes on to S2
@@ -325,7 +325,7 @@ module coral_vec #(
     // SEW 8 / 16: each element's mask/tail choice and v0 bit (element k of the beat: byte k
     // at SEW 8, bytes 2k, 2k + 1 at SEW 16)
     reg  [1:0]  selE [0:4*NB-1];
-    reg  [4*NB-1:0] mbE;
+    reg  [4*NB-1:0] mbE, actE;
     reg  [VW-1:0] ee;
     integer k4;
     always @(*) begin
@@ -333,6 +333,7 @@ module coral_vec #(
         for (k4 = 0; k4 < 4 * NB; k4 = k4 + 1) begin
             selE[k4] = S_OLD;
             mbE[k4] = 1'b0;
+            actE[k4] = 1'b0;
         end
         if (e_sub)                       // (so that the simulator skips the loop on other instructions)
             for (k4 = 0; k4 < 4 * NB; k4 = k4 + 1) begin
@@ -340,7 +341,8 @@ module coral_vec #(
                 mbE[k4] = v0[ee[$clog2(VLEN)-1:0]];
                 selE[k4] = ee < e_vl ? ((e_vm || emerge || mbE[k4]) ? S_NEW : (e_vma ? S_ONES : S_OLD)) :
                                        (e_vta ? S_ONES : S_OLD);
-                if (efroms) selE[k4] = k4 == 0 ? S_NEW : e_vta ? S_ONES : S_OLD;    // vmv.s.x: element 0
+                actE[k4] = ee < e_vl && (e_vm || mbE[k4]);
+                if (efroms || ered) selE[k4] = k4 == 0 ? S_NEW : e_vta ? S_ONES : S_OLD;  // vmv.s.x, vred*: element 0
                 if (estr)                        // strided: element bc, slot bc mod (elements a register)
                     selE[k4] = VW'(k4) != bslot ? ((bc == e_vl - VW'(1) && VW'(k4) > bslot && e_vta) ? S_ONES : S_OLD) :
                                (e_vm || v0[bc[$clog2(VLEN)-1:0]]) ? S_NEW : (e_vma ? S_ONES : S_OLD);
@@ -529,7 +531,9 @@ module coral_vec #(
     reg  [2:0]      s2_cc;
     reg             s2_sub, s2_s16;    // SEW 8 / 16 (s2_s16: 16): 4 / 2 elements a lane
     reg  [1:0]      s2_selE [0:4*NB-1];
-    reg  [4*NB-1:0] s2_mbE;
+    reg  [4*NB-1:0] s2_mbE, s2_actE;
+    // reductions at SEW 8 / 16: 4 NB / 2 NB element accumulators (racc's VLEN bits, rvalE valid),
+    // then log2(elements) tree steps; element k takes element k + s2_half
     // a lane at SEW 8 or 16: the integer operation on each element (y) and the compare bits
     function automatic [35:0] subalu(input [31:0] a, input [31:0] b, input [31:0] c, input [4:0] lop,
                                      input [2:0] cc, input isgn, input swap, input [3:0] mb, input s16);
@@ -604,6 +608,35 @@ module coral_vec #(
     reg  [NB-1:0]   s2_act;
     reg  [31:0]     racc [0:NB-1];
     reg  [NB-1:0]   rval;
+    reg  [4*NB-1:0] rvalE;
+    reg  [VLEN-1:0] racc_v, sra_a, sra_b, srnext, sry;
+    reg  [4*NB-1:0] sva, svb, srnval;
+    integer sr;
+    always @(*) begin
+        for (sr = 0; sr < NB; sr = sr + 1) racc_v[32*sr +: 32] = racc[sr];
+        sra_a = s2_tree || !s2_first ? racc_v : s2_b;
+        sra_b = s2_tree ? racc_v >> (32'(s2_half) * (s2_s16 ? 16 : 8)) : s2_a;
+        sva = s2_tree || !s2_first ? rvalE : {{(4 * NB - 1){1'b0}}, 1'b1};
+        svb = s2_tree ? rvalE >> s2_half : s2_actE;
+        sry = {VLEN{1'b0}};
+        srnext = racc_v;
+        srnval = rvalE;
+        if (s2_red && s2_sub) begin      // (so that the simulator skips this on other instructions)
+            for (sr = 0; sr < NB; sr = sr + 1)
+                sry[32*sr +: 32] = 32'(subalu(sra_a[32*sr +: 32], sra_b[32*sr +: 32], 32'd0, s2_lop, 3'd0, s2_isgn,
+                                              1'b0, 4'd0, s2_s16));
+            for (sr = 0; sr < 4 * NB; sr = sr + 1)
+                if (!(s2_s16 && sr >= 2 * NB) && (!s2_tree || 32'(sr) < 32'(s2_half))) begin
+                    if (s2_s16)
+                        srnext[16*sr +: 16] = sva[sr] && svb[sr] ? sry[16*sr +: 16] : sva[sr] ? sra_a[16*sr +: 16] :
+                                              sra_b[16*sr +: 16];
+                    else
+                        srnext[8*sr +: 8] = sva[sr] && svb[sr] ? sry[8*sr +: 8] : sva[sr] ? sra_a[8*sr +: 8] :
+                                            sra_b[8*sr +: 8];
+                    srnval[sr] = sva[sr] || svb[sr];
+                end
+        end
+    end
     reg  [31:0]     red_a [0:NB-1], red_b [0:NB-1], rnext [0:NB-1];
     reg  [NB-1:0]   ruse, rnval;
     integer r;
@@ -746,7 +779,7 @@ module coral_vec #(
         if (s2_sub)
             for (l = 0; l < 4 * NB; l = l + 1)
                 wval[8*l +: 8] = s2_selE[s2_s16 ? l >> 1 : l] == S_NEW ?
-                                 (s2_kind == K_SCALAR ? s2_sc[8 * (l & 3) +: 8] :
+                                 (s2_kind == K_SCALAR ? s2_sc[8 * (l & 3) +: 8] : s2_red ? srnext[8*l +: 8] :
                                   s2_kind == K_LOAD ? m_rdata[32 * ((32'(s2_rot) + (l >> 2)) & (NB - 1)) + 8 * (l & 3) +: 8] :
                                   s2_kind == K_LOADS ? (s2_s16 ? ld_w[8 * (l & 1) +: 8] : ld_w[7:0]) :
                                   lane_y[l >> 2][8 * (l & 3) +: 8]) :
@@ -882,8 +915,9 @@ module coral_vec #(
             s2_half <= rhalf;
             s2_act <= ract;
             if (s2_v && s2_red) begin
-                for (j = 0; j < NB; j = j + 1) racc[j] <= rnext[j];
+                for (j = 0; j < NB; j = j + 1) racc[j] <= s2_sub ? srnext[32*j +: 32] : rnext[j];
                 rval <= rnval;
+                rvalE <= srnval;
             end
             s2_reg <= r_c;
             s2_marks <= marks;
@@ -906,6 +940,7 @@ module coral_vec #(
             s2_s16 <= e_osew == 2'd1;
             for (j = 0; j < 4 * NB; j = j + 1) s2_selE[j] <= selE[j];
             s2_mbE <= mbE;
+            s2_actE <= actE;
             s2_part <= bt[0];
             s2_nhi <= enar && s1_last && !bt[0] && e_vta;
             s2_e0 <= e0;

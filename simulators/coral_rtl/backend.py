@@ -39,7 +39,7 @@ UNITS = ("alu", "branch", "lsu", "mul", "div", "csr", "system", "fpu", "fdiv", "
 # What the RTL implements so far: RV32IMF and the CSRs, and of Zve32f the vector
 # instructions rtl/coral/coral_vdec.v decodes (at SEW = 32; the widening and narrowing
 # integer ones at SEW = 8 and 16, vzext/vsext.vf2 at 16 and 32; the integer element-wise ones but
-# divides, compares, merges, moves, the mask instructions and loads/stores with EEW = SEW at
+# divides, compares, reductions, merges, moves, the mask instructions and loads/stores with EEW = SEW at
 # 8 and 16 too, unit-stride ones from word-aligned addresses).
 EXTENSIONS = ("RV32I", "M", "F", "Zicsr")
 _FP_VV_VF = ("vfadd", "vfsub", "vfmul", "vfmin", "vfmax", "vfsgnj", "vfsgnjn", "vfsgnjx", "vfmacc",
@@ -250,8 +250,8 @@ def _error(code: int, pc: int, addr: int, job: Job, state: CoralState, max_cycle
     if code == E_VUNSUP:
         raise ConfigError(
             f"the coral RTL's vector unit runs this instruction at another SEW only so far (at SEW 8 and 16: "
-            f"the integer element-wise operations and multiplies but not divides, compares, merges, moves, the "
-            f"mask instructions and loads/stores of EEW = SEW, unit-stride ones from a multiple of 4 only; "
+            f"the integer element-wise operations and multiplies but not divides, compares, reductions, merges, "
+            f"moves, the mask instructions and loads/stores of EEW = SEW, unit-stride ones from a multiple of 4 only; "
             f"widening and narrowing at 8 and 16; the rest at 32): instruction {pc} "
             f"(line {ins.line if ins else 0}) `{(ins.text or ins.mnemonic) if ins else ''}` ran with another "
             "SEW; run this program on the functional model")

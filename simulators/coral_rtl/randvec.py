@@ -288,7 +288,7 @@ SUBWORD = sorted(m for m in VECTOR if m.split(".")[0] in _INT + _CMP + _MUL[:8] 
 
 def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
     """The integer instructions at SEW 8 and 16 (LMUL 1/4 to 8): element-wise operations and
-    multiplies, compares (into v0 too, as the next masks), merges, moves (element 0 too), the
+    multiplies, compares (into v0 too, as the next masks), merges, moves (element 0 too), reductions, the
     mask instructions and 8- and 16-bit loads and stores (unit-stride and strided), with the
     widening and narrowing ones between and stores of the results at SEW = 32."""
     rng = random.Random(seed)
@@ -333,6 +333,9 @@ def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
                                    f"vmv.v.i {vd}, {rng.randint(-16, 15)}",
                                    f"vmv.s.x {rng.choice(['v0', vd])}, {rng.choice(XREGS)}",
                                    f"vmv.x.s {rng.choice(XREGS)}, v{rng.randrange(32)}"]))
+        elif c < 0.74:                            # integer reductions
+            op = rng.choice([r for r in REDUCTIONS if not r.startswith("vf")])
+            out.append(f"{op} v{rng.randrange(32)}, {a}, v{rng.randrange(32)}{vm}")
         elif c < 0.78:
             src = rng.randrange(32)
             single = rng.choice([r for r in range(32) if r != src and not (mask and r == 0)])
