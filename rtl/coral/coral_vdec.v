@@ -1,5 +1,6 @@
 // coral_vdec: decode of the vector instructions coral_vec implements (SEW = 32):
-// unit-stride and strided vle32/vse32 (maskable), and vle8/16, vse8/16, vlse8/16, vsse8/16 at SEW = EEW; the binary32 element-wise operations
+// unit-stride and strided vle32/vse32 (maskable), and vle8/16, vse8/16, vlse8/16, vsse8/16 at SEW = EEW;
+// the whole-register vl<n>re<8,16,32>.v and vs<n>r.v (n = 1, 2, 4, 8); the binary32 element-wise operations
 // (add, sub, rsub, mul, min, max, sign injection, the eight fused multiply-adds; .vv and
 // .vf), vfdiv, vfrdiv and vfsqrt.v (the lanes' dividers), the single-width conversions
 // vfcvt.{x,xu}.f.v (also .rtz) and vfcvt.f.{x,xu}.v; the integer vadd, vsub, vrsub,
@@ -25,6 +26,7 @@ module coral_vdec (
     output wire        ld,        // vector load
     output wire        st,        // vector store
     output wire [1:0]  meew,      // ... its element width: 0 8, 1 16, 2 32 bits (runs at SEW = EEW)
+    output wire        whole,     // ... a whole-register access of nf + 1 registers (ir[31:29] = nf; vtype ignored)
     output wire        strided,   // ... strided (else unit-stride)
     output wire        lanes,     // element-wise through the lanes (writes vd)
     output wire        fp,        // a floating-point instruction (OPFVV / OPFVF)
@@ -84,8 +86,12 @@ module coral_vdec (
     wire [4:0] vs2 = ir[24:20], vs1 = ir[19:15];
 
     // memory: 8-, 16- or 32-bit elements, no segments (nf = 0, mew = 0), unit-stride (lumop 0) or strided
-    wire mem32 = (f3 == 3'd6 || f3 == 3'd5 || f3 == 3'd0) && ir[31:28] == 4'd0 &&
-                 (ir[27:26] == 2'b10 || (ir[27:26] == 2'b00 && vs2 == 5'd0));
+    wire memw = f3 == 3'd6 || f3 == 3'd5 || f3 == 3'd0;
+    // whole-register vl<n>re<eew>.v / vs<n>r.v: lumop 01000, unmasked, nf + 1 = 1, 2, 4 or 8 registers
+    assign whole = memw && ir[28:26] == 3'b000 && vs2 == 5'b01000 && vm &&
+                   (ir[31:29] == 3'd0 || ir[31:29] == 3'd1 || ir[31:29] == 3'd3 || ir[31:29] == 3'd7) &&
+                   (op == 7'h07 || (op == 7'h27 && f3 == 3'd0));
+    wire mem32 = (memw && ir[31:28] == 4'd0 && (ir[27:26] == 2'b10 || (ir[27:26] == 2'b00 && vs2 == 5'd0))) || whole;
     assign ld = op == 7'h07 && mem32;
     assign st = op == 7'h27 && mem32;
     assign meew = f3 == 3'd6 ? 2'd2 : f3 == 3'd5 ? 2'd1 : 2'd0;

@@ -102,17 +102,24 @@ module coral_vec #(
     wire dmlog, dsl, dsup, dsone, dmerge, dvid, diota, dmq, dmsf, dgat, dcomp, dei16;
     wire dwop, dwsrc, dnar, dext, dext4, dsa, dsb, dsubw, danysew;
     wire [1:0] dmeew, emeew;
+    wire       dwhole, ewhole;
     wire [4:0] dlop;
     wire [1:0] dbsel;
     coral_vdec u_ddec (.ir(d_ir), .legal(d_legal), .ld(dl), .st(dst), .strided(dstr), .lanes(dlanes),
                        .fp(dfp), .to_scalar(dtos), .from_scalar(dfroms), .red(dred), .ord(dord), .div(ddiv), .mk(dmk), .mlog(dmlog), .slide(dsl), .slide_up(dsup), .slide_one(dsone), .merge(dmerge), .vid(dvid), .iota(diota), .mq(dmq), .msf(dmsf), .gat(dgat), .comp(dcomp), .ei16(dei16),
                        .wop(dwop), .wsrc(dwsrc), .nar(dnar), .ext(dext), .ext4(dext4), .sa(dsa), .sb(dsb),
-                       .subw(dsubw), .anysew(danysew), .meew(dmeew), .lop(dlop), .bsel(dbsel),
+                       .subw(dsubw), .anysew(danysew), .meew(dmeew), .whole(dwhole), .lop(dlop), .bsel(dbsel),
                        .reads_vs1(dvs1), .reads_vs2(dvs2), .swap(dswap), .neg_prod(dnp),
                        .neg_add(dna), .uses_vd(dvd));
     wire       d_vill = d_vt[8];
     wire       d_sew32 = d_vt[5:3] == 3'd2;
-    wire [4:0] d_n = d_vt[2] ? 5'd1 : 5'd1 << d_vt[1:0];          // registers per group
+    // whole-register accesses ignore vtype and vl: nf + 1 registers, all their 32-bit words (the
+    // queue entry gets vl = n NB, SEW 32, LMUL n, so the unit runs them as vle32/vse32)
+    wire [3:0] d_wn = {1'b0, d_ir[31:29]} + 4'd1;
+    wire [1:0] d_wl = d_ir[31] ? 2'd3 : d_ir[30] ? 2'd2 : d_ir[29] ? 2'd1 : 2'd0;   // log2(n)
+    wire [VW-1:0] d_vle = dwhole ? VW'(d_wn) << LNB : d_vl;
+    wire [7:0] d_vte = dwhole ? {5'b00010, 1'b0, d_wl} : d_vt[7:0];
+    wire [4:0] d_n = dwhole ? {1'b0, d_wn} : d_vt[2] ? 5'd1 : 5'd1 << d_vt[1:0];   // registers per group
     wire [4:0] d_ni = d_n > 5'd1 ? d_n >> 1 : 5'd1;                // ... of 16-bit indices (vrgatherei16)
     wire [4:0] d_vd = d_ir[11:7], d_vs1 = d_ir[19:15], d_vs2 = d_ir[24:20];
     wire       d_grp = (((dlanes && !dmk && !dmlog && !dmsf) || dl || dst) && (d_vd & (d_n - 5'd1)) != 5'd0) ||
@@ -157,13 +164,16 @@ module coral_vec #(
                           (dl || dst) ? d_sew == dmeew : dext ? d_sew != 2'd0 : d_sew32;
     // an 8- or 16-bit unit-stride access from an address that is no multiple of 4 would need
     // NB + 1 words of the banks in a beat: not built (refused)
-    wire       d_unal = (dl || dst) && !dstr && dmeew != 2'd2 && d_xa[1:0] != 2'd0 && d_vl != 0;
+    wire       d_unal = (dl || dst) && !dstr && (dmeew != 2'd2 || dwhole) && d_xa[1:0] != 2'd0 && d_vle != 0;
     // memory: the first and last element's addresses in DTCM and aligned (stride too)
     wire signed [47:0] d_off = $signed({16'd0, d_xa}) - $signed({16'd0, DTCM_BASE});
-    wire [2:0] d_eb = 3'd1 << dmeew;                                // element bytes (8/16/32-bit accesses)
+    wire [2:0] d_eb = 3'd1 << dmeew;                                // element bytes (8/16/32-bit accesses;
+                                                                    // a whole-register store: 1)
+    // the model checks a whole-register access's first and last element of that size
+    wire [VW+1:0] d_vchk = dwhole ? (VW + 2)'(d_vle) << (2'd2 - dmeew) : (VW + 2)'(d_vl);
     wire [1:0] d_am = 2'(d_eb - 3'd1);                              // ... alignment mask
     wire signed [47:0] d_step = dstr ? {{16{d_xb[31]}}, d_xb} : 48'(d_eb);
-    wire signed [47:0] d_span = d_step * $signed({{(48 - VW){1'b0}}, d_vl - {{(VW - 1){1'b0}}, 1'b1}});
+    wire signed [47:0] d_span = d_step * $signed(48'(d_vchk) - 48'sd1);
     wire signed [47:0] d_last = d_off + d_span;
     wire signed [47:0] d_lo = d_span < 0 ? d_last : d_off, d_hi = d_span < 0 ? d_off : d_last;
     wire signed [47:0] d_maxoff = 48'(DTCM_SIZE) - 48'(d_eb);
@@ -174,10 +184,10 @@ module coral_vec #(
     // nothing queued or issuing writes v0 (S2's write is bypassed), else d_pend
     wire       d_mm = (dl || dst) && !d_ir[25];
     wire       d_mbad, v0_pend;
-    wire       d_mem = (dl || dst) && d_vl != 0 && d_rbad && (!d_mm || (!v0_pend && d_mbad));
-    assign d_fault = d_legal && (d_vill || (dfp && (!d_sew32 || d_frm > 3'd4)) || d_sew_bad || d_grp || d_mask ||
+    wire       d_mem = (dl || dst) && d_vchk != 0 && d_rbad && (!d_mm || (!v0_pend && d_mbad));
+    assign d_fault = d_legal && ((d_vill && !dwhole) || (dfp && (!d_sew32 || d_frm > 3'd4)) || d_sew_bad || d_grp || d_mask ||
                                  d_ovl || d_mem || d_wide_bad || d_ext_bad);
-    assign d_unsup = d_legal && !d_vill && !dfp && (!d_sew_ok || d_unal);
+    assign d_unsup = d_legal && (!d_vill || dwhole) && !dfp && ((!d_sew_ok && !dwhole) || d_unal);
     assign d_pend = d_legal && d_mm && d_vl != 0 && d_rbad && v0_pend;
     assign d_to_scalar = dtos;
 
@@ -186,7 +196,7 @@ module coral_vec #(
     reg  [DEPTH-1:0] q_isst, q_ismem, q_wv0;
     reg  [QA-1:0] qh, qt;
     reg  [QA:0]   qn;
-    wire [QW-1:0] d_entry = {d_ir, d_vl, d_vt[7:0], d_frm, d_xa, d_xb, d_fa};
+    wire [QW-1:0] d_entry = {d_ir, d_vle, d_vte, d_frm, d_xa, d_xb, d_fa};
     integer i;
     reg any_st, any_mem, any_wv0;
     always @(*) begin
@@ -219,7 +229,7 @@ module coral_vec #(
     coral_vdec u_edec (.ir(e_ir), .legal(elegal), .ld(el), .st(est), .strided(estr), .lanes(elanes),
                        .fp(efp), .to_scalar(etos), .from_scalar(efroms), .red(ered), .ord(eord), .div(ediv), .mk(emk), .mlog(emlog), .slide(esl), .slide_up(esup), .slide_one(esone), .merge(emerge), .vid(evid), .iota(eiota), .mq(emq), .msf(emsf), .gat(egat), .comp(ecomp), .ei16(eei16),
                        .wop(ewop), .wsrc(ewsrc), .nar(enar), .ext(eext), .ext4(eext4), .sa(esa), .sb(esb),
-                       .subw(esubw), .anysew(eanysew), .meew(emeew), .lop(elop), .bsel(ebsel),
+                       .subw(esubw), .anysew(eanysew), .meew(emeew), .whole(ewhole), .lop(elop), .bsel(ebsel),
                        .reads_vs1(evs1), .reads_vs2(evs2), .swap(eswap), .neg_prod(enp),
                        .neg_add(ena), .uses_vd(evd));
     wire [4:0]   e_vd = e_ir[11:7], e_vs1 = e_ir[19:15], e_vs2 = e_ir[24:20];
@@ -857,7 +867,7 @@ module coral_vec #(
     wire push = d_valid && !(free && qn == 0);        // into the queue (else straight to S1)
     wire pop = free && qn != 0;
     wire [QW-1:0] nx = pop ? q[qh] : d_entry;
-    wire _unused = ^{dsa, dsb, bnar, eanysew, emeew, dsl, dsone, dmerge, dvid, dmq, dmsf, emq, dgat, dcomp, dei16, bce16, esl, dl, dst, dstr, dlanes, dtos, dfroms, dred, dord, ddiv, dmk, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
+    wire _unused = ^{dsa, dsb, bnar, eanysew, emeew, ewhole, dsl, dsone, dmerge, dvid, dmq, dmsf, emq, dgat, dcomp, dei16, bce16, esl, dl, dst, dstr, dlanes, dtos, dfroms, dred, dord, ddiv, dmk, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
                       evs1, evs2, bc_reg, wk, dbg_addr};
 
     // an idle unit's registers do not toggle (and Verilator does not evaluate them)

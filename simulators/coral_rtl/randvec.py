@@ -289,7 +289,8 @@ SUBWORD = sorted(m for m in VECTOR if m.split(".")[0] in _INT + _CMP + _MUL[:8] 
 def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
     """The integer instructions at SEW 8 and 16 (LMUL 1/4 to 8): element-wise operations and
     multiplies, compares (into v0 too, as the next masks), merges, moves (element 0 too), reductions, the
-    mask instructions and 8- and 16-bit loads and stores (unit-stride and strided), with the
+    mask instructions, 8- and 16-bit loads and stores (unit-stride and strided) and whole-register
+    ones, with the
     widening and narrowing ones between and stores of the results at SEW = 32."""
     rng = random.Random(seed)
     out = [".text", "la s0, buf"] + [f"li {r}, {rng.getrandbits(32) - (1 << 31)}" for r in XREGS]
@@ -344,6 +345,11 @@ def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
                                    f"{rng.choice(['vmsbf.m', 'vmsif.m', 'vmsof.m'])} v{single}, v{src}{vm}"]))
         elif c < 0.86:                            # widening or narrowing (its own vtype), then back
             out += _widening(rng, lmul, pol)[:-1] + [f"vsetvli t1, s1, e{sew}, {lm}, {pol}"]
+        elif c < 0.89:                            # whole-register loads and stores (any SEW, vl, mask)
+            n = rng.choice([1, 2, 4, 8])
+            op = rng.choice([f"vl{n}re{rng.choice([8, 16, 32])}.v", f"vs{n}r.v"])
+            out.append(f"addi t2, s0, {4 * rng.randrange((BUFFER - n * vlen // 8) // 4)}\n"
+                       f"{op} v{rng.choice(range(0, 32, n))}, (t2)")
         elif c < 0.95:                            # 8- and 16-bit loads and stores (unit-stride: word-aligned)
             eb = sew // 8
             reg = _group(rng, lmul, not_v0=mask)
@@ -397,6 +403,9 @@ def fault_programs() -> dict[str, str]:
         "vsext.vf2 over its source's lower part": pre.replace("m2", "m4") + "vsext.vf2 v4, v4" + data,
         "vle16 misaligned": pre.replace("e32", "e16") + "addi s0, s0, 1\nvle16.v v2, (s0)" + data,
         "vlse16 odd stride": pre.replace("e32", "e16") + "li t3, 3\nvlse16.v v2, (s0), t3" + data,
+        "vl2re32 misaligned group": pre + "vl2re32.v v3, (s0)" + data,
+        "vs8r past DTCM": pre + "lui s0, 0x7ffff\nvs8r.v v8, (s0)" + data,
+        "vl1re16 misaligned": pre + "addi s0, s0, 1\nvl1re16.v v8, (s0)" + data,
         "vsse8 below DTCM": pre.replace("e32", "e8") + "li t3, -4096\nvsse8.v v2, (s0), t3" + data,
         "masked vse16 misaligned active": pre.replace("e32", "e16") + "li t0, 2\nvmv.s.x v0, t0\nli t3, 3\n"
                                           "vsse16.v v2, (s0), t3, v0.t" + data,

@@ -73,15 +73,16 @@ def test_unimplemented_vector_work_is_refused(cfg, rtl):
                                           r"`vsaddu.vv v2, v4, v6` cannot run on it"):
         rtl.run(gather, MemoryImage(), cfg)
     sew16 = assemble(".text\nvsetvli t0, zero, e16, m1\nvdiv.vv v1, v2, v3\n", "s.s", cfg)
-    with pytest.raises(ConfigError, match=r"runs this instruction at another SEW only so far \(at SEW 8 and 16: "
-                                          r".*\): instruction 1 \(line 3\) `vdiv.vv v1, v2, v3` ran with another SEW"):
+    with pytest.raises(ConfigError, match=r"does not yet run instruction 1 \(line 3\) `vdiv.vv v1, v2, v3` at the "
+                                          r"SEW it ran with"):
         rtl.run(sew16, MemoryImage(), cfg)
-    # a slide at SEW = 8, vid.v at SEW = 16, a 16-bit load at SEW = 32 and an 8-bit unit-stride
-    # load from an address that is no multiple of 4 are refused the same way
+    # a slide at SEW = 8, vid.v at SEW = 16, a 16-bit load at SEW = 32, and an 8-bit unit-stride
+    # load or a whole-register store from an address that is no multiple of 4 are refused the same way
     for src in ("vsetvli t0, zero, e8, m1\nvslideup.vi v2, v4, 1", "vsetvli t0, zero, e16, m1\nvid.v v2",
                 "la a0, d\nvsetvli t0, zero, e32, m1\nvle16.v v2, (a0)\n.data\nd: .zero 64",
-                "la a0, d\naddi a0, a0, 2\nvsetvli t0, zero, e8, m1\nvle8.v v2, (a0)\n.data\nd: .zero 64"):
-        with pytest.raises(ConfigError, match=r"ran with another SEW"):
+                "la a0, d\naddi a0, a0, 2\nvsetvli t0, zero, e8, m1\nvle8.v v2, (a0)\n.data\nd: .zero 64",
+                "la a0, d\naddi a0, a0, 2\nvs1r.v v2, (a0)\n.data\nd: .zero 64"):
+        with pytest.raises(ConfigError, match=r"does not yet run instruction"):
             rtl.run(assemble(f".text\n{src}\n", "s.s", cfg), MemoryImage(), cfg)
 
 
@@ -123,6 +124,16 @@ def test_masked_narrow_accesses_skip_their_inactive_elements(cfg, rtl):
     for case, (model, r) in zip(cases, runs):
         assert (model.error is not None) == (case[0] == 0b0011), case
         assert compare_runs(model, r) == [] and str(r.error) == str(model.error), case
+
+
+def test_whole_register_accesses_ignore_vtype(cfg, rtl):
+    # at reset (vill) and with vl = 0: every word of the n registers moves
+    src = (".text\nla a0, d\nvl{n}re32.v v8, (a0)\n{vset}addi a1, a0, 256\nvs{n}r.v v8, (a1)\nvl{n}re8.v v16, (a1)\n"
+           "ebreak\n.data\n.balign 16\nd: .word " + ", ".join(str(i * 0x01020304) for i in range(128)) + "\n")
+    runs = _both(rtl, cfg, [src.format(n=n, vset=v) for n in (1, 2, 4, 8)
+                            for v in ("", "vsetivli t0, 0, e8, mf4, ta, ma\n")])
+    for model, r in runs:
+        assert model.error is None and compare_runs(model, r) == []
 
 
 def test_the_last_register_write_back_ends_the_run(cfg, rtl):
