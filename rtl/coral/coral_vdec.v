@@ -57,7 +57,7 @@ module coral_vdec (
     output wire        subw,      // runs at SEW 8 and 16 too, 2 or 4 elements a lane: vadd, vsub, vrsub,
                                   // vand, vor, vxor, vsll, vsrl, vsra, vmin(u), vmax(u), vmv.v.*,
                                   // vmerge.v*m, the integer compares, vmul, vmulh(u/su) and the
-                                  // multiply-adds, vmv.s.x, vmv.x.s and the integer reductions
+                                  // multiply-adds, vmv.s.x, vmv.x.s, the integer reductions, vid, viota
     output wire        anysew,    // does not depend on SEW (mask bits: vm*.mm, vcpop, vfirst, vms*f)
     output wire        sb,        // the narrow vs1 / x[rs1] (wop) sign-extended
     output reg  [4:0]  lop,       // lane operation (LO_*)
@@ -247,7 +247,8 @@ module coral_vdec (
                                              (f6 == 6'b010111 && (lop == LO_MOVE || lop == LO_MERGE)))) ||
                   (lanes && opm && !wop && (lop == LO_IMUL || lop == LO_IMAC)) ||
                   (wx && ((f3 == 3'd6 && vs2 == 5'd0) || (f3 == 3'd2 && vs1 == 5'd0))) ||  // vmv.s.x, vmv.x.s
-                  (rd_ok && !opf);                                                       // vred*
+                  (rd_ok && !opf) ||                                                     // vred*
+                  (lanes && opm && f6 == 6'b010100 && (vs1 == 5'b10000 || vs1 == 5'b10001));  // viota, vid
     assign anysew = mlog || msf || mq;
     wire _unused = ^ir[11:7];
 endmodule

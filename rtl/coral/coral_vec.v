@@ -408,12 +408,15 @@ module coral_vec #(
         mbit = {NB{1'b0}};
         ge = {VW{1'b0}};
         if (evid || eiota || emerge)     // (so that the simulator skips the loop on other instructions)
-            for (gj = 0; gj < NB; gj = gj + 1) begin
-                ge = e0 + VW'(gj);
-                gen[32*gj +: 32] = evid ? 32'(ge) : gcnt;
-                mbit[gj] = v0[ge[$clog2(VLEN)-1:0]];
-                if (ge < e_vl && (e_vm || v0[ge[$clog2(VLEN)-1:0]]) && op_a[ge[$clog2(VLEN)-1:0]]) gcnt = gcnt + 32'd1;
-            end
+            for (gj = 0; gj < 4 * NB; gj = gj + 1)
+                if (gj < (NB << e_esh)) begin    // (SEW 8 / 16: 4 NB / 2 NB elements a beat)
+                    ge = e0 + VW'(gj);
+                    if (!e_sub) gen[32*(gj % NB) +: 32] = evid ? 32'(ge) : gcnt;
+                    else if (e_osew == 2'd1) gen[16*(gj % (2 * NB)) +: 16] = evid ? 16'(ge) : gcnt[15:0];
+                    else gen[8*gj +: 8] = evid ? 8'(ge) : gcnt[7:0];
+                    mbit[gj % NB] = v0[ge[$clog2(VLEN)-1:0]];
+                    if (ge < e_vl && (e_vm || v0[ge[$clog2(VLEN)-1:0]]) && op_a[ge[$clog2(VLEN)-1:0]]) gcnt = gcnt + 32'd1;
+                end
     end
     // vcpop.m / vfirst.m: the active set bits of vs2 below vl counted, or the lowest one's index (else -1)
     reg  [31:0] qcnt, qfirst;

@@ -333,7 +333,8 @@ def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
                                    f"vmv.v.v {vd}, {a}", f"vmv.v.x {vd}, {rng.choice(XREGS)}",
                                    f"vmv.v.i {vd}, {rng.randint(-16, 15)}",
                                    f"vmv.s.x {rng.choice(['v0', vd])}, {rng.choice(XREGS)}",
-                                   f"vmv.x.s {rng.choice(XREGS)}, v{rng.randrange(32)}"]))
+                                   f"vmv.x.s {rng.choice(XREGS)}, v{rng.randrange(32)}", f"vid.v {vd}{vm}",
+                                   f"viota.m {vd}, v{rng.choice([r for r in range(32) if not int(vd[1:]) <= r < int(vd[1:]) + lmul])}{vm}"]))
         elif c < 0.74:                            # integer reductions
             op = rng.choice([r for r in REDUCTIONS if not r.startswith("vf")])
             out.append(f"{op} v{rng.randrange(32)}, {a}, v{rng.randrange(32)}{vm}")

@@ -126,6 +126,19 @@ def test_masked_narrow_accesses_skip_their_inactive_elements(cfg, rtl):
         assert compare_runs(model, r) == [] and str(r.error) == str(model.error), case
 
 
+def test_element_indices_and_counts_at_sew_8_and_16(cfg, rtl):
+    # vid/viota, reductions and vmv.x.s of them at SEW 8 and 16, LMUL 1/2 to 4, masked or not
+    src = (".text\nla a0, d\nvsetvli t0, zero, e32, m8\nvle32.v v8, (a0)\nvle32.v v24, (a0)\nli t0, {avl}\n"
+           "vsetvli t1, t0, e{sew}, {lm}, {pol}\nviota.m v16, v9{vm}\nvid.v v20{vm}\nvredsum.vs v2, v16, v20{vm}\n"
+           "vmv.x.s a1, v16\nvredmaxu.vs v3, v20, v17{vm}\nebreak\n.data\n.balign 16\nd: .word "
+           + ", ".join(hex((i * 0x9E3779B9) & 0xFFFFFFFF) for i in range(32)) + "\n")
+    cases = [dict(sew=w, lm=lm, avl=a, pol=pol, vm=vm) for w in (8, 16) for lm in ("mf2", "m1", "m4")
+             for a, pol, vm in ((1000, "ta, ma", ""), (13, "tu, mu", ", v0.t"))]
+    runs = _both(rtl, cfg, [src.format(**c) for c in cases])
+    for c, (model, r) in zip(cases, runs):
+        assert model.error is None and compare_runs(model, r) == [], c
+
+
 def test_whole_register_accesses_ignore_vtype(cfg, rtl):
     # at reset (vill) and with vl = 0: every word of the n registers moves
     src = (".text\nla a0, d\nvl{n}re32.v v8, (a0)\n{vset}addi a1, a0, 256\nvs{n}r.v v8, (a1)\nvl{n}re8.v v16, (a1)\n"
