@@ -1,6 +1,6 @@
 // coral_vdec: decode of the vector instructions coral_vec implements (SEW = 32):
 // unit-stride and strided vle32/vse32 (maskable), and vle8/16, vse8/16, vlse8/16, vsse8/16 at SEW = EEW;
-// the whole-register vl<n>re<8,16,32>.v and vs<n>r.v (n = 1, 2, 4, 8); the binary32 element-wise operations
+// the whole-register vl<n>re<8,16,32>.v and vs<n>r.v (n = 1, 2, 4, 8) and vmv<n>r.v; vfclass.v; the binary32 element-wise operations
 // (add, sub, rsub, mul, min, max, sign injection, the eight fused multiply-adds; .vv and
 // .vf), vfdiv, vfrdiv and vfsqrt.v (the lanes' dividers), the single-width conversions
 // vfcvt.{x,xu}.f.v (also .rtz) and vfcvt.f.{x,xu}.v; the integer vadd, vsub, vrsub,
@@ -27,6 +27,7 @@ module coral_vdec (
     output wire        st,        // vector store
     output wire [1:0]  meew,      // ... its element width: 0 8, 1 16, 2 32 bits (runs at SEW = EEW)
     output wire        whole,     // ... a whole-register access of nf + 1 registers (ir[31:29] = nf; vtype ignored)
+    output wire        wmv,       // vmv<n>r.v: n = the vs1 field + 1 registers of vs2 to vd (vtype ignored)
     output wire        strided,   // ... strided (else unit-stride)
     output wire        lanes,     // element-wise through the lanes (writes vd)
     output wire        fp,        // a floating-point instruction (OPFVV / OPFVF)
@@ -78,7 +79,8 @@ module coral_vdec (
                      LO_IMUL = 5'd24, LO_MLOG = 5'd25,     // ... and so are vmul*'s and mask logic's
                      LO_MERGE = 5'd26, LO_MSF = 5'd27,     // vmsbf/sif/sof: the vs1 field's low bits
                      LO_IMAC = 5'd28,                      // vmadd, vnmsub, vmacc, vnmsac: f6[2:1] too
-                     LO_IDIV = 5'd29;                      // vdivu, vdiv, vremu, vrem: f6[1:0] too
+                     LO_IDIV = 5'd29,                      // vdivu, vdiv, vremu, vrem: f6[1:0] too
+                     LO_CLASS = 5'd30;                     // vfclass.v
     wire [6:0] op = ir[6:0];
     wire [2:0] f3 = ir[14:12];
     wire [5:0] f6 = ir[31:26];
@@ -108,6 +110,7 @@ module coral_vdec (
     // VFUNARY0's single-width conversions: vs1 0 xu.f, 1 x.f, 2 f.xu, 3 f.x, 6 rtz.xu.f, 7 rtz.x.f
     wire cvt = opf && !vf && f6 == 6'b010010 && (vs1[4:2] == 3'b000 || vs1[4:1] == 4'b0011);
     wire sq = opf && !vf && f6 == 6'b010011 && vs1 == 5'd0;           // vfsqrt.v
+    wire cls = opf && !vf && f6 == 6'b010011 && vs1 == 5'b10000;      // vfclass.v
     reg ok, rd_ok, unary;
     always @(*) begin
         ok = 1'b1;
@@ -128,8 +131,8 @@ module coral_vdec (
                 2'b10: lop = LO_IMIN;
                 default: lop = LO_IMAX;
             endcase
-        end else if (cvt || sq) begin
-            lop = cvt ? LO_CVT : LO_SQRT;
+        end else if (cvt || sq || cls) begin
+            lop = cvt ? LO_CVT : sq ? LO_SQRT : LO_CLASS;
             unary = 1'b1;
         end else if (opf) begin
             if (is_fma) lop = LO_FMA;
@@ -171,6 +174,11 @@ module coral_vdec (
                 6'b001110: lop = LO_MOVE;                          // vslideup (.vx, .vi), vrgatherei16 (.vv)
                 6'b001111: begin lop = LO_MOVE; ok = f3 != 3'd0; end  // vslidedown
                 6'b001100: lop = LO_MOVE;                                        // vrgather
+                6'b100111: begin                                                 // vmv<n>r.v: n - 1 in the vs1 field
+                    lop = LO_MOVE;
+                    unary = 1'b1;
+                    ok = f3 == 3'd3 && vm && (vs1 == 5'd0 || vs1 == 5'd1 || vs1 == 5'd3 || vs1 == 5'd7);
+                end
                 6'b101100: lop = LO_ISRL;                                        // vnsrl (.wv, .wx, .wi)
                 6'b101101: lop = LO_ISRA;                                        // vnsra
                 default: ok = 1'b0;
@@ -235,6 +243,7 @@ module coral_vdec (
     assign neg_add = is_fma ? f6[0] ^ f6[1] : (opf && (f6 == 6'b000010 || f6 == 6'b100111));
     assign uses_vd = is_fma && !f6[2];
     assign wop = lanes && opm && f6[5:4] == 2'b11;
+    assign wmv = lanes && opi && f6 == 6'b100111;
     assign wsrc = wop && f6[5:2] == 4'b1101;
     assign nar = lanes && opi && f6[5:1] == 5'b10110;
     assign ext = lanes && opm && f6 == 6'b010010;

@@ -90,7 +90,7 @@ module coral_vec #(
                      LO_ISRL = 5'd18, LO_ISRA = 5'd19, LO_IMAX = 5'd21,   // 20: LO_IMIN
                      LO_FCMP = 5'd22, LO_ICMP = 5'd23, LO_IMUL = 5'd24,   // 25: LO_MLOG (s2_mlog)
                      LO_MERGE = 5'd26, LO_IMAC = 5'd28, LO_IDIV = 5'd29,  // 27: LO_MSF (s2_msf)
-                     LO_MOVE = 5'd8;
+                     LO_MOVE = 5'd8, LO_CLASS = 5'd30;
     localparam integer DIVC = 8;      // cycles per beat of vfdiv/vfrdiv/vfsqrt (class VFDIV) and of
                                       // vdiv/vrem (class VDIV: 4 quotient bits per clock, 8 clocks)
     localparam [1:0] S_OLD = 2'd0, S_NEW = 2'd1, S_ONES = 2'd2;
@@ -102,24 +102,27 @@ module coral_vec #(
     wire dmlog, dsl, dsup, dsone, dmerge, dvid, diota, dmq, dmsf, dgat, dcomp, dei16;
     wire dwop, dwsrc, dnar, dext, dext4, dsa, dsb, dsubw, danysew;
     wire [1:0] dmeew, emeew;
-    wire       dwhole, ewhole;
+    wire       dwhole, ewhole, dwmv, ewmv;
     wire [4:0] dlop;
     wire [1:0] dbsel;
     coral_vdec u_ddec (.ir(d_ir), .legal(d_legal), .ld(dl), .st(dst), .strided(dstr), .lanes(dlanes),
                        .fp(dfp), .to_scalar(dtos), .from_scalar(dfroms), .red(dred), .ord(dord), .div(ddiv), .mk(dmk), .mlog(dmlog), .slide(dsl), .slide_up(dsup), .slide_one(dsone), .merge(dmerge), .vid(dvid), .iota(diota), .mq(dmq), .msf(dmsf), .gat(dgat), .comp(dcomp), .ei16(dei16),
                        .wop(dwop), .wsrc(dwsrc), .nar(dnar), .ext(dext), .ext4(dext4), .sa(dsa), .sb(dsb),
-                       .subw(dsubw), .anysew(danysew), .meew(dmeew), .whole(dwhole), .lop(dlop), .bsel(dbsel),
+                       .subw(dsubw), .anysew(danysew), .meew(dmeew), .whole(dwhole), .wmv(dwmv), .lop(dlop), .bsel(dbsel),
                        .reads_vs1(dvs1), .reads_vs2(dvs2), .swap(dswap), .neg_prod(dnp),
                        .neg_add(dna), .uses_vd(dvd));
     wire       d_vill = d_vt[8];
     wire       d_sew32 = d_vt[5:3] == 3'd2;
     // whole-register accesses ignore vtype and vl: nf + 1 registers, all their 32-bit words (the
     // queue entry gets vl = n NB, SEW 32, LMUL n, so the unit runs them as vle32/vse32)
-    wire [3:0] d_wn = {1'b0, d_ir[31:29]} + 4'd1;
-    wire [1:0] d_wl = d_ir[31] ? 2'd3 : d_ir[30] ? 2'd2 : d_ir[29] ? 2'd1 : 2'd0;   // log2(n)
-    wire [VW-1:0] d_vle = dwhole ? VW'(d_wn) << LNB : d_vl;
-    wire [7:0] d_vte = dwhole ? {5'b00010, 1'b0, d_wl} : d_vt[7:0];
-    wire [4:0] d_n = dwhole ? {1'b0, d_wn} : d_vt[2] ? 5'd1 : 5'd1 << d_vt[1:0];   // registers per group
+    // (vmv<n>r.v likewise: a vmv.v.v of vs2's n registers)
+    wire       d_whl = dwhole || dwmv;
+    wire [2:0] d_nf = dwmv ? d_ir[17:15] : d_ir[31:29];
+    wire [3:0] d_wn = {1'b0, d_nf} + 4'd1;
+    wire [1:0] d_wl = d_nf[2] ? 2'd3 : d_nf[1] ? 2'd2 : d_nf[0] ? 2'd1 : 2'd0;   // log2(n)
+    wire [VW-1:0] d_vle = d_whl ? VW'(d_wn) << LNB : d_vl;
+    wire [7:0] d_vte = d_whl ? {5'b00010, 1'b0, d_wl} : d_vt[7:0];
+    wire [4:0] d_n = d_whl ? {1'b0, d_wn} : d_vt[2] ? 5'd1 : 5'd1 << d_vt[1:0];   // registers per group
     wire [4:0] d_ni = d_n > 5'd1 ? d_n >> 1 : 5'd1;                // ... of 16-bit indices (vrgatherei16)
     wire [4:0] d_vd = d_ir[11:7], d_vs1 = d_ir[19:15], d_vs2 = d_ir[24:20];
     wire       d_grp = (((dlanes && !dmk && !dmlog && !dmsf) || dl || dst) && (d_vd & (d_n - 5'd1)) != 5'd0) ||
@@ -185,9 +188,9 @@ module coral_vec #(
     wire       d_mm = (dl || dst) && !d_ir[25];
     wire       d_mbad, v0_pend;
     wire       d_mem = (dl || dst) && d_vchk != 0 && d_rbad && (!d_mm || (!v0_pend && d_mbad));
-    assign d_fault = d_legal && ((d_vill && !dwhole) || (dfp && (!d_sew32 || d_frm > 3'd4)) || d_sew_bad || d_grp || d_mask ||
+    assign d_fault = d_legal && ((d_vill && !d_whl) || (dwmv && (d_vs2 & (d_n - 5'd1)) != 5'd0) || (dfp && (!d_sew32 || d_frm > 3'd4)) || d_sew_bad || d_grp || d_mask ||
                                  d_ovl || d_mem || d_wide_bad || d_ext_bad);
-    assign d_unsup = d_legal && (!d_vill || dwhole) && !dfp && ((!d_sew_ok && !dwhole) || d_unal);
+    assign d_unsup = d_legal && (!d_vill || d_whl) && !dfp && ((!d_sew_ok && !d_whl) || d_unal);
     assign d_pend = d_legal && d_mm && d_vl != 0 && d_rbad && v0_pend;
     assign d_to_scalar = dtos;
 
@@ -229,7 +232,7 @@ module coral_vec #(
     coral_vdec u_edec (.ir(e_ir), .legal(elegal), .ld(el), .st(est), .strided(estr), .lanes(elanes),
                        .fp(efp), .to_scalar(etos), .from_scalar(efroms), .red(ered), .ord(eord), .div(ediv), .mk(emk), .mlog(emlog), .slide(esl), .slide_up(esup), .slide_one(esone), .merge(emerge), .vid(evid), .iota(eiota), .mq(emq), .msf(emsf), .gat(egat), .comp(ecomp), .ei16(eei16),
                        .wop(ewop), .wsrc(ewsrc), .nar(enar), .ext(eext), .ext4(eext4), .sa(esa), .sb(esb),
-                       .subw(esubw), .anysew(eanysew), .meew(emeew), .whole(ewhole), .lop(elop), .bsel(ebsel),
+                       .subw(esubw), .anysew(eanysew), .meew(emeew), .whole(ewhole), .wmv(ewmv), .lop(elop), .bsel(ebsel),
                        .reads_vs1(evs1), .reads_vs2(evs2), .swap(eswap), .neg_prod(enp),
                        .neg_add(ena), .uses_vd(evd));
     wire [4:0]   e_vd = e_ir[11:7], e_vs1 = e_ir[19:15], e_vs2 = e_ir[24:20];
@@ -515,6 +518,7 @@ module coral_vec #(
     always @(*)
         if (esl) op_bx = slid;
         else if (eext) op_bx = op_ax;                     // vzext/vsext: a move of the extended vs2
+        else if (ewmv) op_bx = op_a;                      // vmv<n>r.v: a move of vs2's register
         else if (evid || eiota) op_bx = gen;
         else if (egat) op_bx = {NB{gval}};
         else if (ecomp) op_bx = {NB{op_a[32 * bc[LNB-1:0] +: 32]}};
@@ -547,6 +551,14 @@ module coral_vec #(
     reg  [4*NB-1:0] s2_mbE, s2_actE;
     // reductions at SEW 8 / 16: 4 NB / 2 NB element accumulators (racc's VLEN bits, rvalE valid),
     // then log2(elements) tree steps; element k takes element k + s2_half
+    // vfclass.v: the RISC-V class mask of a binary32
+    function automatic [31:0] fclass(input [31:0] a);
+        if (a[30:0] == 31'h7F80_0000) fclass = a[31] ? 32'd1 : 32'd128;
+        else if (a[30:23] == 8'hFF) fclass = a[22] ? 32'd512 : 32'd256;
+        else if (a[30:0] == 31'd0) fclass = a[31] ? 32'd8 : 32'd16;
+        else if (a[30:23] == 8'd0) fclass = a[31] ? 32'd4 : 32'd32;
+        else fclass = a[31] ? 32'd2 : 32'd64;
+    endfunction
     // a lane at SEW 8 or 16: the integer operation on each element (y) and the compare bits
     function automatic [35:0] subalu(input [31:0] a, input [31:0] b, input [31:0] c, input [4:0] lop,
                                      input [2:0] cc, input isgn, input swap, input [3:0] mb, input s16);
@@ -750,6 +762,7 @@ module coral_vec #(
                                s2_lop == LO_IDIV ? (s2_cc[1] ? irm : iq) :
                                s2_lop == LO_SGNJ ? {b[31], a[30:0]} : s2_lop == LO_SGNJN ? {!b[31], a[30:0]} :
                                s2_lop == LO_SGNJX ? {a[31] ^ b[31], a[30:0]} :
+                               s2_lop == LO_CLASS ? fclass(a) :
                                (s2_lop == LO_MERGE && !s2_mb[g]) ? a : b;
             assign lane_f[g] = (is_add || is_fma || s2_lop == LO_MUL) ? ff :
                                (s2_lop == LO_MIN || s2_lop == LO_MAX) ? {mnv, 4'd0} :
@@ -870,7 +883,7 @@ module coral_vec #(
     wire push = d_valid && !(free && qn == 0);        // into the queue (else straight to S1)
     wire pop = free && qn != 0;
     wire [QW-1:0] nx = pop ? q[qh] : d_entry;
-    wire _unused = ^{dsa, dsb, bnar, eanysew, emeew, ewhole, dsl, dsone, dmerge, dvid, dmq, dmsf, emq, dgat, dcomp, dei16, bce16, esl, dl, dst, dstr, dlanes, dtos, dfroms, dred, dord, ddiv, dmk, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
+    wire _unused = ^{dsa, dsb, bnar, eanysew, emeew, ewhole, dwmv, dsl, dsone, dmerge, dvid, dmq, dmsf, emq, dgat, dcomp, dei16, bce16, esl, dl, dst, dstr, dlanes, dtos, dfroms, dred, dord, ddiv, dmk, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
                       evs1, evs2, bc_reg, wk, dbg_addr};
 
     // an idle unit's registers do not toggle (and Verilator does not evaluate them)

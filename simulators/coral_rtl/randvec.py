@@ -27,7 +27,7 @@ BINARY = ["vfadd", "vfsub", "vfmul", "vfmin", "vfmax", "vfsgnj", "vfsgnjn", "vfs
 FMA = ["vfmacc", "vfnmacc", "vfmsac", "vfnmsac", "vfmadd", "vfnmadd", "vfmsub", "vfnmsub"]
 REDUCTIONS = ["vfredusum.vs", "vfredosum.vs", "vfredmax.vs", "vfredmin.vs", "vredsum.vs", "vredand.vs", "vredor.vs",
               "vredxor.vs", "vredminu.vs", "vredmin.vs", "vredmaxu.vs", "vredmax.vs"]
-UNARY = ["vfsqrt.v", "vfcvt.xu.f.v", "vfcvt.x.f.v", "vfcvt.f.xu.v", "vfcvt.f.x.v", "vfcvt.rtz.xu.f.v",
+UNARY = ["vfsqrt.v", "vfclass.v", "vfcvt.xu.f.v", "vfcvt.x.f.v", "vfcvt.f.xu.v", "vfcvt.f.x.v", "vfcvt.rtz.xu.f.v",
          "vfcvt.rtz.x.f.v"]
 MADD = ("vmacc", "vnmsac", "vmadd", "vnmsub")
 MADD_OPS = [f"{m}.{f}" for m in MADD for f in ("vv", "vx")]
@@ -348,9 +348,12 @@ def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
             out += _widening(rng, lmul, pol)[:-1] + [f"vsetvli t1, s1, e{sew}, {lm}, {pol}"]
         elif c < 0.89:                            # whole-register loads and stores (any SEW, vl, mask)
             n = rng.choice([1, 2, 4, 8])
-            op = rng.choice([f"vl{n}re{rng.choice([8, 16, 32])}.v", f"vs{n}r.v"])
-            out.append(f"addi t2, s0, {4 * rng.randrange((BUFFER - n * vlen // 8) // 4)}\n"
-                       f"{op} v{rng.choice(range(0, 32, n))}, (t2)")
+            op = rng.choice([f"vl{n}re{rng.choice([8, 16, 32])}.v", f"vs{n}r.v", f"vmv{n}r.v"])
+            if op.startswith("vmv"):
+                out.append(f"{op} v{rng.choice(range(0, 32, n))}, v{rng.choice(range(0, 32, n))}")
+            else:
+                out.append(f"addi t2, s0, {4 * rng.randrange((BUFFER - n * vlen // 8) // 4)}\n"
+                           f"{op} v{rng.choice(range(0, 32, n))}, (t2)")
         elif c < 0.95:                            # 8- and 16-bit loads and stores (unit-stride: word-aligned)
             eb = sew // 8
             reg = _group(rng, lmul, not_v0=mask)
@@ -406,6 +409,7 @@ def fault_programs() -> dict[str, str]:
         "vlse16 odd stride": pre.replace("e32", "e16") + "li t3, 3\nvlse16.v v2, (s0), t3" + data,
         "vl2re32 misaligned group": pre + "vl2re32.v v3, (s0)" + data,
         "vs8r past DTCM": pre + "lui s0, 0x7ffff\nvs8r.v v8, (s0)" + data,
+        "vmv4r misaligned source": pre + "vmv4r.v v4, v6" + data,
         "vl1re16 misaligned": pre + "addi s0, s0, 1\nvl1re16.v v8, (s0)" + data,
         "vsse8 below DTCM": pre.replace("e32", "e8") + "li t3, -4096\nvsse8.v v2, (s0), t3" + data,
         "masked vse16 misaligned active": pre.replace("e32", "e16") + "li t0, 2\nvmv.s.x v0, t0\nli t3, 3\n"

@@ -76,9 +76,9 @@ def test_unimplemented_vector_work_is_refused(cfg, rtl):
     with pytest.raises(ConfigError, match=r"does not yet run instruction 1 \(line 3\) `vdiv.vv v1, v2, v3` at the "
                                           r"SEW it ran with"):
         rtl.run(sew16, MemoryImage(), cfg)
-    # a slide at SEW = 8, vid.v at SEW = 16, a 16-bit load at SEW = 32, and an 8-bit unit-stride
+    # a slide at SEW = 8, a gather at SEW = 16, a 16-bit load at SEW = 32, and an 8-bit unit-stride
     # load or a whole-register store from an address that is no multiple of 4 are refused the same way
-    for src in ("vsetvli t0, zero, e8, m1\nvslideup.vi v2, v4, 1", "vsetvli t0, zero, e16, m1\nvid.v v2",
+    for src in ("vsetvli t0, zero, e8, m1\nvslideup.vi v2, v4, 1", "vsetvli t0, zero, e16, m1\nvrgather.vi v2, v4, 1",
                 "la a0, d\nvsetvli t0, zero, e32, m1\nvle16.v v2, (a0)\n.data\nd: .zero 64",
                 "la a0, d\naddi a0, a0, 2\nvsetvli t0, zero, e8, m1\nvle8.v v2, (a0)\n.data\nd: .zero 64",
                 "la a0, d\naddi a0, a0, 2\nvs1r.v v2, (a0)\n.data\nd: .zero 64"):
@@ -137,6 +137,17 @@ def test_element_indices_and_counts_at_sew_8_and_16(cfg, rtl):
     runs = _both(rtl, cfg, [src.format(**c) for c in cases])
     for c, (model, r) in zip(cases, runs):
         assert model.error is None and compare_runs(model, r) == [], c
+
+
+def test_vfclass_on_every_class(cfg, rtl):
+    vals = [0xFF800000, 0xBF800000, 0x80000001, 0x80000000, 0x00000000, 0x00000001, 0x3F800000, 0x7F800000,
+            0x7F800001, 0x7FC00000, 0xFFFFFFFF, 0x807FFFFF, 0x00400000, 0xC2000000, 0x7F7FFFFF, 0x80800000]
+    src = (".text\nla a0, d\nli t0, 16\nvsetvli t1, t0, e32, m4, ta, ma\nvle32.v v8, (a0)\nvfclass.v v12, v8\n"
+           "vmv.v.i v0, 5\nvfclass.v v16, v8, v0.t\nebreak\n.data\n.balign 16\nd: .word "
+           + ", ".join(hex(v) for v in vals) + "\n")
+    [(model, r)] = _both(rtl, cfg, [src])
+    assert model.error is None and compare_runs(model, r) == []
+    assert len(set(r.registers["v"][12:16].view("<u4").ravel().tolist())) == 10
 
 
 def test_whole_register_accesses_ignore_vtype(cfg, rtl):
