@@ -571,11 +571,11 @@ module coral_vec #(
         subalu = 36'd0;
         for (t = 0; t < 4; t = t + 1)
             if (!s16 || t < 2) begin
-                xa = s16 ? a[16*t +: 16] : {8'd0, a[8*t +: 8]};
-                xb = s16 ? b[16*t +: 16] : {8'd0, b[8*t +: 8]};
+                xa = s16 ? a[16*(t & 1) +: 16] : {8'd0, a[8*t +: 8]};
+                xb = s16 ? b[16*(t & 1) +: 16] : {8'd0, b[8*t +: 8]};
                 sa17 = s16 ? {xa[15], xa} : {{9{xa[7]}}, xa[7:0]};
                 sb17 = s16 ? {xb[15], xb} : {{9{xb[7]}}, xb[7:0]};
-                xc = s16 ? c[16*t +: 16] : {8'd0, c[8*t +: 8]};
+                xc = s16 ? c[16*(t & 1) +: 16] : {8'd0, c[8*t +: 8]};
                 // multiplies (cc = funct6[2:0]: vmul 101, vmulh 111, vmulhu 100, vmulhsu 110; the
                 // multiply-adds: bit 2 the product with vs2 and vd the addend, bit 1 subtract)
                 mx = lop == LO_IMAC && !cc[2] ? xc : xa;
@@ -604,7 +604,7 @@ module coral_vec #(
                 if (lop == LO_MOVE) r = xb;
                 cb = cc[2:1] == 2'b00 ? eq != cc[0] : cc[2:1] == 2'b01 ? ilt : cc[2:1] == 2'b10 ? ilt || eq : !ilt && !eq;
                 subalu[32 + t] = cb;
-                if (s16) subalu[16*t +: 16] = r;
+                if (s16) subalu[16*(t & 1) +: 16] = r;
                 else subalu[8*t +: 8] = r[7:0];
             end
     endfunction
@@ -636,8 +636,9 @@ module coral_vec #(
     reg  [4*NB-1:0] rvalE;
     reg  [VLEN-1:0] racc_v, sra_a, sra_b, srnext, sry;
     reg  [4*NB-1:0] sva, svb, srnval;
-    integer sr;
+    integer sr, si;
     always @(*) begin
+        si = 0;
         for (sr = 0; sr < NB; sr = sr + 1) racc_v[32*sr +: 32] = racc[sr];
         sra_a = s2_tree || !s2_first ? racc_v : s2_b;
         sra_b = s2_tree ? racc_v >> (32'(s2_half) * (s2_s16 ? 16 : 8)) : s2_a;
@@ -652,9 +653,11 @@ module coral_vec #(
                                               1'b0, 4'd0, s2_s16));
             for (sr = 0; sr < 4 * NB; sr = sr + 1)
                 if (!(s2_s16 && sr >= 2 * NB) && (!s2_tree || 32'(sr) < 32'(s2_half))) begin
-                    if (s2_s16)
-                        srnext[16*sr +: 16] = sva[sr] && svb[sr] ? sry[16*sr +: 16] : sva[sr] ? sra_a[16*sr +: 16] :
-                                              sra_b[16*sr +: 16];
+                    if (s2_s16) begin            // (sr < 2 NB here; the modulo keeps the selects in range)
+                        si = sr % (2 * NB);
+                        srnext[16*si +: 16] = sva[sr] && svb[sr] ? sry[16*si +: 16] : sva[sr] ? sra_a[16*si +: 16] :
+                                              sra_b[16*si +: 16];
+                    end
                     else
                         srnext[8*sr +: 8] = sva[sr] && svb[sr] ? sry[8*sr +: 8] : sva[sr] ? sra_a[8*sr +: 8] :
                                             sra_b[8*sr +: 8];
