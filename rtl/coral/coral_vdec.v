@@ -1,6 +1,6 @@
 // coral_vdec: decode of the vector instructions coral_vec implements (SEW = 32):
 // unit-stride and strided vle32/vse32 (maskable), and vle8/16, vse8/16, vlse8/16, vsse8/16 at SEW = EEW;
-// the whole-register vl<n>re<8,16,32>.v and vs<n>r.v (n = 1, 2, 4, 8) and vmv<n>r.v; vfclass.v; the binary32 element-wise operations
+// the whole-register vl<n>re<8,16,32>.v and vs<n>r.v (n = 1, 2, 4, 8) and vmv<n>r.v; vlm.v, vsm.v; vfclass.v; the binary32 element-wise operations
 // (add, sub, rsub, mul, min, max, sign injection, the eight fused multiply-adds; .vv and
 // .vf), vfdiv, vfrdiv and vfsqrt.v (the lanes' dividers), the single-width conversions
 // vfcvt.{x,xu}.f.v (also .rtz) and vfcvt.f.{x,xu}.v; the integer vadd, vsub, vrsub,
@@ -27,6 +27,7 @@ module coral_vdec (
     output wire        st,        // vector store
     output wire [1:0]  meew,      // ... its element width: 0 8, 1 16, 2 32 bits (runs at SEW = EEW)
     output wire        whole,     // ... a whole-register access of nf + 1 registers (ir[31:29] = nf; vtype ignored)
+    output wire        mskm,      // ... vlm.v / vsm.v (any SEW)
     output wire        wmv,       // vmv<n>r.v: n = the vs1 field + 1 registers of vs2 to vd (vtype ignored)
     output wire        strided,   // ... strided (else unit-stride)
     output wire        lanes,     // element-wise through the lanes (writes vd)
@@ -93,7 +94,10 @@ module coral_vdec (
     assign whole = memw && ir[28:26] == 3'b000 && vs2 == 5'b01000 && vm &&
                    (ir[31:29] == 3'd0 || ir[31:29] == 3'd1 || ir[31:29] == 3'd3 || ir[31:29] == 3'd7) &&
                    (op == 7'h07 || (op == 7'h27 && f3 == 3'd0));
-    wire mem32 = (memw && ir[31:28] == 4'd0 && (ir[27:26] == 2'b10 || (ir[27:26] == 2'b00 && vs2 == 5'd0))) || whole;
+    // vlm.v / vsm.v: lumop 01011, 8-bit, unmasked: ceil(vl / 8) bytes of a mask register
+    assign mskm = f3 == 3'd0 && ir[31:25] == 7'b0000001 && vs2 == 5'b01011 && (op == 7'h07 || op == 7'h27);
+    wire mem32 = (memw && ir[31:28] == 4'd0 && (ir[27:26] == 2'b10 || (ir[27:26] == 2'b00 && vs2 == 5'd0))) || whole ||
+                 mskm;
     assign ld = op == 7'h07 && mem32;
     assign st = op == 7'h27 && mem32;
     assign meew = f3 == 3'd6 ? 2'd2 : f3 == 3'd5 ? 2'd1 : 2'd0;

@@ -102,13 +102,13 @@ module coral_vec #(
     wire dmlog, dsl, dsup, dsone, dmerge, dvid, diota, dmq, dmsf, dgat, dcomp, dei16;
     wire dwop, dwsrc, dnar, dext, dext4, dsa, dsb, dsubw, danysew;
     wire [1:0] dmeew, emeew;
-    wire       dwhole, ewhole, dwmv, ewmv;
+    wire       dwhole, ewhole, dwmv, ewmv, dmskm, emskm;
     wire [4:0] dlop;
     wire [1:0] dbsel;
     coral_vdec u_ddec (.ir(d_ir), .legal(d_legal), .ld(dl), .st(dst), .strided(dstr), .lanes(dlanes),
                        .fp(dfp), .to_scalar(dtos), .from_scalar(dfroms), .red(dred), .ord(dord), .div(ddiv), .mk(dmk), .mlog(dmlog), .slide(dsl), .slide_up(dsup), .slide_one(dsone), .merge(dmerge), .vid(dvid), .iota(diota), .mq(dmq), .msf(dmsf), .gat(dgat), .comp(dcomp), .ei16(dei16),
                        .wop(dwop), .wsrc(dwsrc), .nar(dnar), .ext(dext), .ext4(dext4), .sa(dsa), .sb(dsb),
-                       .subw(dsubw), .anysew(danysew), .meew(dmeew), .whole(dwhole), .wmv(dwmv), .lop(dlop), .bsel(dbsel),
+                       .subw(dsubw), .anysew(danysew), .meew(dmeew), .whole(dwhole), .wmv(dwmv), .mskm(dmskm), .lop(dlop), .bsel(dbsel),
                        .reads_vs1(dvs1), .reads_vs2(dvs2), .swap(dswap), .neg_prod(dnp),
                        .neg_add(dna), .uses_vd(dvd));
     wire       d_vill = d_vt[8];
@@ -120,9 +120,10 @@ module coral_vec #(
     wire [2:0] d_nf = dwmv ? d_ir[17:15] : d_ir[31:29];
     wire [3:0] d_wn = {1'b0, d_nf} + 4'd1;
     wire [1:0] d_wl = d_nf[2] ? 2'd3 : d_nf[1] ? 2'd2 : d_nf[0] ? 2'd1 : 2'd0;   // log2(n)
-    wire [VW-1:0] d_vle = d_whl ? VW'(d_wn) << LNB : d_vl;
-    wire [7:0] d_vte = d_whl ? {5'b00010, 1'b0, d_wl} : d_vt[7:0];
-    wire [4:0] d_n = d_whl ? {1'b0, d_wn} : d_vt[2] ? 5'd1 : 5'd1 << d_vt[1:0];   // registers per group
+    // vlm.v / vsm.v: a vle8/vse8 of ceil(vl / 8) bytes at SEW 8, LMUL 1 (the tail as vtype says)
+    wire [VW-1:0] d_vle = d_whl ? VW'(d_wn) << LNB : dmskm ? (d_vl + VW'(7)) >> 3 : d_vl;
+    wire [7:0] d_vte = d_whl ? {5'b00010, 1'b0, d_wl} : dmskm ? {d_vt[7:6], 6'd0} : d_vt[7:0];
+    wire [4:0] d_n = d_whl ? {1'b0, d_wn} : (d_vt[2] || dmskm) ? 5'd1 : 5'd1 << d_vt[1:0];   // registers per group
     wire [4:0] d_ni = d_n > 5'd1 ? d_n >> 1 : 5'd1;                // ... of 16-bit indices (vrgatherei16)
     wire [4:0] d_vd = d_ir[11:7], d_vs1 = d_ir[19:15], d_vs2 = d_ir[24:20];
     wire       d_grp = (((dlanes && !dmk && !dmlog && !dmsf) || dl || dst) && (d_vd & (d_n - 5'd1)) != 5'd0) ||
@@ -164,7 +165,7 @@ module coral_vec #(
     // vzext/vsext fault where SEW / factor < 8 and run at 32 (vf2 at 16: refused)
     wire       d_sew_bad = ((dwop || dnar) && d_sew32) || (dext && (dext4 ? !d_sew32 : d_sew == 2'd0));
     wire       d_sew_ok = (dwop || dnar) ? d_sew <= 2'd1 : (dsubw || danysew) ? d_sew != 2'd3 :
-                          (dl || dst) ? d_sew == dmeew : dext ? d_sew != 2'd0 : d_sew32;
+                          (dl || dst) ? d_sew == dmeew || dmskm : dext ? d_sew != 2'd0 : d_sew32;
     // an 8- or 16-bit unit-stride access from an address that is no multiple of 4 would need
     // NB + 1 words of the banks in a beat: not built (refused)
     wire       d_unal = (dl || dst) && !dstr && (dmeew != 2'd2 || dwhole) && d_xa[1:0] != 2'd0 && d_vle != 0;
@@ -173,7 +174,7 @@ module coral_vec #(
     wire [2:0] d_eb = 3'd1 << dmeew;                                // element bytes (8/16/32-bit accesses;
                                                                     // a whole-register store: 1)
     // the model checks a whole-register access's first and last element of that size
-    wire [VW+1:0] d_vchk = dwhole ? (VW + 2)'(d_vle) << (2'd2 - dmeew) : (VW + 2)'(d_vl);
+    wire [VW+1:0] d_vchk = dwhole ? (VW + 2)'(d_vle) << (2'd2 - dmeew) : (VW + 2)'(d_vle);
     wire [1:0] d_am = 2'(d_eb - 3'd1);                              // ... alignment mask
     wire signed [47:0] d_step = dstr ? {{16{d_xb[31]}}, d_xb} : 48'(d_eb);
     wire signed [47:0] d_span = d_step * $signed(48'(d_vchk) - 48'sd1);
@@ -232,7 +233,7 @@ module coral_vec #(
     coral_vdec u_edec (.ir(e_ir), .legal(elegal), .ld(el), .st(est), .strided(estr), .lanes(elanes),
                        .fp(efp), .to_scalar(etos), .from_scalar(efroms), .red(ered), .ord(eord), .div(ediv), .mk(emk), .mlog(emlog), .slide(esl), .slide_up(esup), .slide_one(esone), .merge(emerge), .vid(evid), .iota(eiota), .mq(emq), .msf(emsf), .gat(egat), .comp(ecomp), .ei16(eei16),
                        .wop(ewop), .wsrc(ewsrc), .nar(enar), .ext(eext), .ext4(eext4), .sa(esa), .sb(esb),
-                       .subw(esubw), .anysew(eanysew), .meew(emeew), .whole(ewhole), .wmv(ewmv), .lop(elop), .bsel(ebsel),
+                       .subw(esubw), .anysew(eanysew), .meew(emeew), .whole(ewhole), .wmv(ewmv), .mskm(emskm), .lop(elop), .bsel(ebsel),
                        .reads_vs1(evs1), .reads_vs2(evs2), .swap(eswap), .neg_prod(enp),
                        .neg_add(ena), .uses_vd(evd));
     wire [4:0]   e_vd = e_ir[11:7], e_vs1 = e_ir[19:15], e_vs2 = e_ir[24:20];
@@ -886,7 +887,7 @@ module coral_vec #(
     wire push = d_valid && !(free && qn == 0);        // into the queue (else straight to S1)
     wire pop = free && qn != 0;
     wire [QW-1:0] nx = pop ? q[qh] : d_entry;
-    wire _unused = ^{dsa, dsb, bnar, eanysew, emeew, ewhole, dwmv, dsl, dsone, dmerge, dvid, dmq, dmsf, emq, dgat, dcomp, dei16, bce16, esl, dl, dst, dstr, dlanes, dtos, dfroms, dred, dord, ddiv, dmk, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
+    wire _unused = ^{dsa, dsb, bnar, eanysew, emeew, ewhole, dwmv, emskm, dsl, dsone, dmerge, dvid, dmq, dmsf, emq, dgat, dcomp, dei16, bce16, esl, dl, dst, dstr, dlanes, dtos, dfroms, dred, dord, ddiv, dmk, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
                       evs1, evs2, bc_reg, wk, dbg_addr};
 
     // an idle unit's registers do not toggle (and Verilator does not evaluate them)

@@ -342,6 +342,8 @@ def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
             src = rng.randrange(32)
             single = rng.choice([r for r in range(32) if r != src and not (mask and r == 0)])
             out.append(rng.choice([f"{rng.choice(_MASK_LOGIC)}.mm v{rng.randrange(32)}, v{src}, v{rng.randrange(32)}",
+                                   f"addi t2, s0, {4 * rng.randrange(BUFFER // 4 - 32)}\n"
+                                   f"{rng.choice(['vlm.v', 'vsm.v'])} v{rng.randrange(32)}, (t2)",
                                    f"{rng.choice(['vcpop.m', 'vfirst.m'])} {rng.choice(XREGS)}, v{src}{vm}",
                                    f"{rng.choice(['vmsbf.m', 'vmsif.m', 'vmsof.m'])} v{single}, v{src}{vm}"]))
         elif c < 0.86:                            # widening or narrowing (its own vtype), then back

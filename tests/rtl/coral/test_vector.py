@@ -160,6 +160,18 @@ def test_whole_register_accesses_ignore_vtype(cfg, rtl):
         assert model.error is None and compare_runs(model, r) == []
 
 
+def test_mask_loads_and_stores(cfg, rtl):
+    # vlm.v / vsm.v move ceil(vl / 8) bytes at any SEW; the rest of vd is tail (as vtype says)
+    src = (".text\nla a0, d\nvsetvli t1, zero, e32, m8\nvle32.v v8, (a0)\nli t0, {avl}\n"
+           "vsetvli t1, t0, e{sew}, m{lm}, {pol}\nvlm.v v9, (a0)\naddi a1, a0, 64\nvsm.v v10, (a1)\n"
+           "ebreak\n.data\n.balign 16\nd: .word " + ", ".join(hex((i * 0x9E3779B9) & 0xFFFFFFFF) for i in range(32)) + "\n")
+    cases = [dict(avl=a, sew=w, lm=lm, pol=pol) for a, w, lm in ((0, 8, 1), (1, 8, 1), (9, 16, 2), (17, 32, 8), (128, 8, 8))
+             for pol in ("ta, ma", "tu, mu")]
+    runs = _both(rtl, cfg, [src.format(**c) for c in cases])
+    for c, (model, r) in zip(cases, runs):
+        assert model.error is None and compare_runs(model, r) == [], c
+
+
 def test_the_last_register_write_back_ends_the_run(cfg, rtl):
     # the RTL's S2 stage writes the last beat one cycle after the unit's issue stage:
     # the model's total counts it (and not for a store, which writes in S1)
