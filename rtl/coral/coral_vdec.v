@@ -1,6 +1,8 @@
-// coral_vdec: decode of the vector instructions coral_vec implements (SEW = 32):
-// unit-stride and strided vle32/vse32 (maskable), and vle8/16, vse8/16, vlse8/16, vsse8/16 at SEW = EEW;
-// the whole-register vl<n>re<8,16,32>.v and vs<n>r.v (n = 1, 2, 4, 8) and vmv<n>r.v; vlm.v, vsm.v; vfclass.v; the binary32 element-wise operations
+// coral_vdec: decode of the vector instructions coral_vec implements (SEW = 32; `subw`
+// and `anysew` say which run at SEW 8 and 16 too): unit-stride and strided vle32/vse32
+// (maskable), and vle8/16, vse8/16, vlse8/16, vsse8/16 at SEW = EEW; the whole-register
+// vl<n>re<8,16,32>.v and vs<n>r.v (n = 1, 2, 4, 8) and vmv<n>r.v; vlm.v, vsm.v; vfclass.v;
+// the binary32 element-wise operations
 // (add, sub, rsub, mul, min, max, sign injection, the eight fused multiply-adds; .vv and
 // .vf), vfdiv, vfrdiv and vfsqrt.v (the lanes' dividers), the single-width conversions
 // vfcvt.{x,xu}.f.v (also .rtz) and vfcvt.f.{x,xu}.v; the integer vadd, vsub, vrsub,
@@ -15,9 +17,9 @@
 // vrgather.vv/vx/vi, vrgatherei16.vv and vcompress.vm (an element per cycle); the mask logic
 // vm{and,nand,andn,or,nor,orn,xor,xnor}.mm; vid.v and viota.m (element values made in S1),
 // vcpop.m and vfirst.m (to x[rd]), vmsbf/vmsif/vmsof.m (VLEN mask bits in one S2 cycle);
-// the widening vwadd(u), vwsub(u) (.vv, .vx, .wv, .wx), vwmul(u/su), vwmacc(u/su/us) at SEW = 16
-// (16-bit sources extended to the lanes' 32 bits), the narrowing vnsrl/vnsra (.wv, .wx, .wi) at
-// SEW = 16 and vzext/vsext.vf2/vf4 at SEW = 32.
+// the widening vwadd(u), vwsub(u) (.vv, .vx, .wv, .wx), vwmul(u/su), vwmacc(u/su/us) at SEW 8
+// and 16 (narrow sources extended to 16 or 32 bits), the narrowing vnsrl/vnsra (.wv, .wx, .wi)
+// at SEW 8 and 16, and vzext/vsext.vf2 (SEW 16, 32) and .vf4 (SEW 32).
 // The encodings are isa/coral's (funct6, funct3, and the vs1 field's selector of VMUNARY0
 // and VWXUNARY0). Combinational; used at dispatch (checks) and in the vector unit.
 module coral_vdec (

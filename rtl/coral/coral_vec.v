@@ -1,5 +1,6 @@
-// coral_vec: coral's vector unit (Zve32f subset, SEW = 32; coral_vdec lists the
-// instructions), decoupled from the scalar core by a queue of DEPTH instructions.
+// coral_vec: coral's vector unit (Zve32f subset, SEW 32 and for the integer instructions
+// 8 and 16; coral_vdec lists the instructions), decoupled from the scalar core by a queue
+// of DEPTH instructions.
 //
 //   dispatch  the core's EX stage checks an instruction (d_fault: what the model's
 //             semantics reject; d_unsup: what this unit does not implement yet) and
@@ -12,11 +13,13 @@
 //             this edge);
 //   S2        execute and write back: NB lanes of rtl/common's fp32_fma, coral_fminmax,
 //             the dividers (fp32_divsqrt, coral_idiv, started from S1) and the integer
-//             operations, or the banks' load data, merged with the mask, tail and
-//             agnostic policies (agnostic elements become all ones) into one register.
+//             operations (at SEW 8 / 16 a per-element unit, 4 / 2 elements a lane), or
+//             the banks' load data, merged with the mask, tail and agnostic policies
+//             (agnostic elements become all ones) into one register, byte by byte as
+//             its elements at SEW 8 / 16.
 //
 // An instruction starts in S1 on the cycle after its dispatch or after the previous
-// one's last beat, whichever is later, and holds S1 for max(1, ceil(vl / NB)) cycles
+// one's last beat, whichever is later, and holds S1 for max(1, ceil(vl * SEW / VLEN)) cycles
 // (per element: max(1, vl); dividers: 8 per beat): the model's timing (isa/coral/manual_intro.md); its last
 // register write lands one cycle later, in S2. Registers of a group wholly in the
 // tail are marked all-ones in one cycle (a valid bit per register) instead of being
