@@ -1,5 +1,8 @@
-// coral_vdec: decode of the vector instructions coral_vec implements (SEW = 32):
-// unit-stride and strided vle32/vse32 (maskable); the binary32 element-wise operations
+// coral_vdec: decode of the vector instructions coral_vec implements (SEW = 32; `subw`
+// and `anysew` say which run at SEW 8 and 16 too): unit-stride and strided vle32/vse32
+// (maskable), and vle8/16, vse8/16, vlse8/16, vsse8/16 at SEW = EEW; the whole-register
+// vl<n>re<8,16,32>.v and vs<n>r.v (n = 1, 2, 4, 8) and vmv<n>r.v; vlm.v, vsm.v; vfclass.v;
+// the binary32 element-wise operations
 // (add, sub, rsub, mul, min, max, sign injection, the eight fused multiply-adds; .vv and
 // .vf), vfdiv, vfrdiv and vfsqrt.v (the lanes' dividers), the single-width conversions
 // vfcvt.{x,xu}.f.v (also .rtz) and vfcvt.f.{x,xu}.v; the integer vadd, vsub, vrsub,
@@ -13,7 +16,10 @@
 // .vi), vslide1up/vslide1down.vx, vfslide1up/down.vf; the register gathers
 // vrgather.vv/vx/vi, vrgatherei16.vv and vcompress.vm (an element per cycle); the mask logic
 // vm{and,nand,andn,or,nor,orn,xor,xnor}.mm; vid.v and viota.m (element values made in S1),
-// vcpop.m and vfirst.m (to x[rd]), vmsbf/vmsif/vmsof.m (VLEN mask bits in one S2 cycle).
+// vcpop.m and vfirst.m (to x[rd]), vmsbf/vmsif/vmsof.m (VLEN mask bits in one S2 cycle);
+// the widening vwadd(u), vwsub(u) (.vv, .vx, .wv, .wx), vwmul(u/su), vwmacc(u/su/us) at SEW 8
+// and 16 (narrow sources extended to 16 or 32 bits), the narrowing vnsrl/vnsra (.wv, .wx, .wi)
+// at SEW 8 and 16, and vzext/vsext.vf2 (SEW 16, 32) and .vf4 (SEW 32).
 // The encodings are isa/coral's (funct6, funct3, and the vs1 field's selector of VMUNARY0
 // and VWXUNARY0). Combinational; used at dispatch (checks) and in the vector unit.
 module coral_vdec (
@@ -21,6 +27,10 @@ module coral_vdec (
     output wire        legal,     // one of the above (vsetvl* are the core's)
     output wire        ld,        // vector load
     output wire        st,        // vector store
+    output wire [1:0]  meew,      // ... its element width: 0 8, 1 16, 2 32 bits (runs at SEW = EEW)
+    output wire        whole,     // ... a whole-register access of nf + 1 registers (ir[31:29] = nf; vtype ignored)
+    output wire        mskm,      // ... vlm.v / vsm.v (any SEW)
+    output wire        wmv,       // vmv<n>r.v: n = the vs1 field + 1 registers of vs2 to vd (vtype ignored)
     output wire        strided,   // ... strided (else unit-stride)
     output wire        lanes,     // element-wise through the lanes (writes vd)
     output wire        fp,        // a floating-point instruction (OPFVV / OPFVF)
@@ -42,6 +52,18 @@ module coral_vdec (
     output wire        gat,       // vrgather.vv/vx/vi, vrgatherei16.vv: one element per cycle, vd[i] = vs2[index]
     output wire        ei16,      // ... vrgatherei16.vv: 16-bit indices (vs1's group half as long)
     output wire        comp,      // vcompress.vm: one element of vs2 per cycle, packed into vd
+    output wire        wop,       // widening: vd (2*SEW) from vs2 (SEW, or 2*SEW: wsrc) and vs1/x[rs1] (SEW)
+    output wire        wsrc,      // ... .wv / .wx: vs2 is 2*SEW wide
+    output wire        nar,       // vnsrl/vnsra: vd (SEW) from vs2 (2*SEW), shifted by vs1/x[rs1]/uimm5
+    output wire        ext,       // vzext/vsext.vf2/vf4: vd (SEW) from vs2 (SEW/2 or SEW/4)
+    output wire        ext4,      // ... .vf4
+    output wire        sa,        // the narrow vs2 (wop, ext) sign-extended
+    output wire        subw,      // runs at SEW 8 and 16 too, 2 or 4 elements a lane: vadd, vsub, vrsub,
+                                  // vand, vor, vxor, vsll, vsrl, vsra, vmin(u), vmax(u), vmv.v.*,
+                                  // vmerge.v*m, the integer compares, vmul, vmulh(u/su) and the
+                                  // multiply-adds, vmv.s.x, vmv.x.s, the integer reductions, vid, viota
+    output wire        anysew,    // does not depend on SEW (mask bits: vm*.mm, vcpop, vfirst, vms*f)
+    output wire        sb,        // the narrow vs1 / x[rs1] (wop) sign-extended
     output reg  [4:0]  lop,       // lane operation (LO_*)
     output reg  [1:0]  bsel,      // second operand: 0 vs1, 1 f[rs1], 2 x[rs1], 3 simm5
     output wire        reads_vs1, // vs1 is a register group operand
@@ -60,17 +82,27 @@ module coral_vdec (
                      LO_IMUL = 5'd24, LO_MLOG = 5'd25,     // ... and so are vmul*'s and mask logic's
                      LO_MERGE = 5'd26, LO_MSF = 5'd27,     // vmsbf/sif/sof: the vs1 field's low bits
                      LO_IMAC = 5'd28,                      // vmadd, vnmsub, vmacc, vnmsac: f6[2:1] too
-                     LO_IDIV = 5'd29;                      // vdivu, vdiv, vremu, vrem: f6[1:0] too
+                     LO_IDIV = 5'd29,                      // vdivu, vdiv, vremu, vrem: f6[1:0] too
+                     LO_CLASS = 5'd30;                     // vfclass.v
     wire [6:0] op = ir[6:0];
     wire [2:0] f3 = ir[14:12];
     wire [5:0] f6 = ir[31:26];
     wire       vm = ir[25];
     wire [4:0] vs2 = ir[24:20], vs1 = ir[19:15];
 
-    // memory: 32-bit elements, no segments (nf = 0, mew = 0), unit-stride (lumop 0) or strided
-    wire mem32 = f3 == 3'd6 && ir[31:28] == 4'd0 && (ir[27:26] == 2'b10 || (ir[27:26] == 2'b00 && vs2 == 5'd0));
+    // memory: 8-, 16- or 32-bit elements, no segments (nf = 0, mew = 0), unit-stride (lumop 0) or strided
+    wire memw = f3 == 3'd6 || f3 == 3'd5 || f3 == 3'd0;
+    // whole-register vl<n>re<eew>.v / vs<n>r.v: lumop 01000, unmasked, nf + 1 = 1, 2, 4 or 8 registers
+    assign whole = memw && ir[28:26] == 3'b000 && vs2 == 5'b01000 && vm &&
+                   (ir[31:29] == 3'd0 || ir[31:29] == 3'd1 || ir[31:29] == 3'd3 || ir[31:29] == 3'd7) &&
+                   (op == 7'h07 || (op == 7'h27 && f3 == 3'd0));
+    // vlm.v / vsm.v: lumop 01011, 8-bit, unmasked: ceil(vl / 8) bytes of a mask register
+    assign mskm = f3 == 3'd0 && ir[31:25] == 7'b0000001 && vs2 == 5'b01011 && (op == 7'h07 || op == 7'h27);
+    wire mem32 = (memw && ir[31:28] == 4'd0 && (ir[27:26] == 2'b10 || (ir[27:26] == 2'b00 && vs2 == 5'd0))) || whole ||
+                 mskm;
     assign ld = op == 7'h07 && mem32;
     assign st = op == 7'h27 && mem32;
+    assign meew = f3 == 3'd6 ? 2'd2 : f3 == 3'd5 ? 2'd1 : 2'd0;
     assign strided = (ld || st) && ir[27:26] == 2'b10;
 
     wire opv = op == 7'h57;
@@ -84,6 +116,7 @@ module coral_vdec (
     // VFUNARY0's single-width conversions: vs1 0 xu.f, 1 x.f, 2 f.xu, 3 f.x, 6 rtz.xu.f, 7 rtz.x.f
     wire cvt = opf && !vf && f6 == 6'b010010 && (vs1[4:2] == 3'b000 || vs1[4:1] == 4'b0011);
     wire sq = opf && !vf && f6 == 6'b010011 && vs1 == 5'd0;           // vfsqrt.v
+    wire cls = opf && !vf && f6 == 6'b010011 && vs1 == 5'b10000;      // vfclass.v
     reg ok, rd_ok, unary;
     always @(*) begin
         ok = 1'b1;
@@ -104,8 +137,8 @@ module coral_vdec (
                 2'b10: lop = LO_IMIN;
                 default: lop = LO_IMAX;
             endcase
-        end else if (cvt || sq) begin
-            lop = cvt ? LO_CVT : LO_SQRT;
+        end else if (cvt || sq || cls) begin
+            lop = cvt ? LO_CVT : sq ? LO_SQRT : LO_CLASS;
             unary = 1'b1;
         end else if (opf) begin
             if (is_fma) lop = LO_FMA;
@@ -147,11 +180,28 @@ module coral_vdec (
                 6'b001110: lop = LO_MOVE;                          // vslideup (.vx, .vi), vrgatherei16 (.vv)
                 6'b001111: begin lop = LO_MOVE; ok = f3 != 3'd0; end  // vslidedown
                 6'b001100: lop = LO_MOVE;                                        // vrgather
+                6'b100111: begin                                                 // vmv<n>r.v: n - 1 in the vs1 field
+                    lop = LO_MOVE;
+                    unary = 1'b1;
+                    ok = f3 == 3'd3 && vm && (vs1 == 5'd0 || vs1 == 5'd1 || vs1 == 5'd3 || vs1 == 5'd7);
+                end
+                6'b101100: lop = LO_ISRL;                                        // vnsrl (.wv, .wx, .wi)
+                6'b101101: lop = LO_ISRA;                                        // vnsra
                 default: ok = 1'b0;
             endcase
         end else if (opm) begin
             bsel = f3 == 3'd2 ? 2'd0 : 2'd2;
             case (f6)
+                6'b110000, 6'b110001, 6'b110100, 6'b110101: lop = LO_IADD;   // vwadd(u) .v*, .w*
+                6'b110010, 6'b110011, 6'b110110, 6'b110111: lop = LO_ISUB;   // vwsub(u)
+                6'b111000, 6'b111010, 6'b111011: lop = LO_IMUL;              // vwmulu, vwmulsu, vwmul
+                6'b111100, 6'b111101, 6'b111111: lop = LO_IMAC;              // vwmaccu, vwmacc, vwmaccsu
+                6'b111110: begin lop = LO_IMAC; ok = f3 == 3'd6; end         // vwmaccus (.vx only)
+                6'b010010: begin                                             // VXUNARY0: vzext/vsext
+                    unary = 1'b1;
+                    lop = LO_MOVE;
+                    ok = f3 == 3'd2 && vs1[4:2] == 3'b001;
+                end
                 6'b100100, 6'b100101, 6'b100110, 6'b100111: lop = LO_IMUL;   // hu, (low), hsu, h
                 6'b101001, 6'b101011, 6'b101101, 6'b101111: lop = LO_IMAC;   // vmadd vnmsub vmacc vnmsac
                 6'b100000, 6'b100001, 6'b100010, 6'b100011: lop = LO_IDIV;   // vdivu vdiv vremu vrem
@@ -198,5 +248,22 @@ module coral_vdec (
     assign neg_prod = is_fma ? f6[0] : 1'b0;
     assign neg_add = is_fma ? f6[0] ^ f6[1] : (opf && (f6 == 6'b000010 || f6 == 6'b100111));
     assign uses_vd = is_fma && !f6[2];
+    assign wop = lanes && opm && f6[5:4] == 2'b11;
+    assign wmv = lanes && opi && f6 == 6'b100111;
+    assign wsrc = wop && f6[5:2] == 4'b1101;
+    assign nar = lanes && opi && f6[5:1] == 5'b10110;
+    assign ext = lanes && opm && f6 == 6'b010010;
+    assign ext4 = ext && !vs1[1];
+    // signedness of the narrow operands: add/sub f6[0]; vwmul(u/su) vs2 f6[1], vs1 f6[0];
+    // vwmacc(u/-/us/su): vs2 f6[0] ^ f6[1], vs1 f6[0]; vsext: vs1 field bit 0
+    assign sa = ext ? vs1[0] : f6[3] ? (f6[2] ? f6[0] ^ f6[1] : f6[1]) : f6[0];
+    assign sb = f6[0];
+    assign subw = (lanes && opi && !nar && ((lop >= LO_IADD && lop <= LO_IMAX) || lop == LO_ICMP ||
+                                             (f6 == 6'b010111 && (lop == LO_MOVE || lop == LO_MERGE)))) ||
+                  (lanes && opm && !wop && (lop == LO_IMUL || lop == LO_IMAC)) ||
+                  (wx && ((f3 == 3'd6 && vs2 == 5'd0) || (f3 == 3'd2 && vs1 == 5'd0))) ||  // vmv.s.x, vmv.x.s
+                  (rd_ok && !opf) ||                                                     // vred*
+                  (lanes && opm && f6 == 6'b010100 && (vs1 == 5'b10000 || vs1 == 5'b10001));  // viota, vid
+    assign anysew = mlog || msf || mq;
     wire _unused = ^ir[11:7];
 endmodule

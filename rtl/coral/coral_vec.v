@@ -1,5 +1,6 @@
-// coral_vec: coral's vector unit (Zve32f subset, SEW = 32; coral_vdec lists the
-// instructions), decoupled from the scalar core by a queue of DEPTH instructions.
+// coral_vec: coral's vector unit (Zve32f subset, SEW 32 and for the integer instructions
+// 8 and 16; coral_vdec lists the instructions), decoupled from the scalar core by a queue
+// of DEPTH instructions.
 //
 //   dispatch  the core's EX stage checks an instruction (d_fault: what the model's
 //             semantics reject; d_unsup: what this unit does not implement yet) and
@@ -12,11 +13,13 @@
 //             this edge);
 //   S2        execute and write back: NB lanes of rtl/common's fp32_fma, coral_fminmax,
 //             the dividers (fp32_divsqrt, coral_idiv, started from S1) and the integer
-//             operations, or the banks' load data, merged with the mask, tail and
-//             agnostic policies (agnostic elements become all ones) into one register.
+//             operations (at SEW 8 / 16 a per-element unit, 4 / 2 elements a lane), or
+//             the banks' load data, merged with the mask, tail and agnostic policies
+//             (agnostic elements become all ones) into one register, byte by byte as
+//             its elements at SEW 8 / 16.
 //
 // An instruction starts in S1 on the cycle after its dispatch or after the previous
-// one's last beat, whichever is later, and holds S1 for max(1, ceil(vl / NB)) cycles
+// one's last beat, whichever is later, and holds S1 for max(1, ceil(vl * SEW / VLEN)) cycles
 // (per element: max(1, vl); dividers: 8 per beat): the model's timing (isa/coral/manual_intro.md); its last
 // register write lands one cycle later, in S2. Registers of a group wholly in the
 // tail are marked all-ones in one cycle (a valid bit per register) instead of being
@@ -89,7 +92,8 @@ module coral_vec #(
                      LO_IAND = 5'd14, LO_IOR = 5'd15, LO_IXOR = 5'd16, LO_ISLL = 5'd17,
                      LO_ISRL = 5'd18, LO_ISRA = 5'd19, LO_IMAX = 5'd21,   // 20: LO_IMIN
                      LO_FCMP = 5'd22, LO_ICMP = 5'd23, LO_IMUL = 5'd24,   // 25: LO_MLOG (s2_mlog)
-                     LO_MERGE = 5'd26, LO_IMAC = 5'd28, LO_IDIV = 5'd29;  // 27: LO_MSF (s2_msf)
+                     LO_MERGE = 5'd26, LO_IMAC = 5'd28, LO_IDIV = 5'd29,  // 27: LO_MSF (s2_msf)
+                     LO_MOVE = 5'd8, LO_CLASS = 5'd30;
     localparam integer DIVC = 8;      // cycles per beat of vfdiv/vfrdiv/vfsqrt (class VFDIV) and of
                                       // vdiv/vrem (class VDIV: 4 quotient bits per clock, 8 clocks)
     localparam [1:0] S_OLD = 2'd0, S_NEW = 2'd1, S_ONES = 2'd2;
@@ -99,15 +103,30 @@ module coral_vec #(
     // ------------------------------------------------------------------ dispatch checks
     wire dl, dst, dstr, dlanes, dfp, dtos, dfroms, dvs1, dvs2, dswap, dnp, dna, dvd, dred, dord, ddiv, dmk;
     wire dmlog, dsl, dsup, dsone, dmerge, dvid, diota, dmq, dmsf, dgat, dcomp, dei16;
+    wire dwop, dwsrc, dnar, dext, dext4, dsa, dsb, dsubw, danysew;
+    wire [1:0] dmeew, emeew;
+    wire       dwhole, ewhole, dwmv, ewmv, dmskm, emskm;
     wire [4:0] dlop;
     wire [1:0] dbsel;
     coral_vdec u_ddec (.ir(d_ir), .legal(d_legal), .ld(dl), .st(dst), .strided(dstr), .lanes(dlanes),
-                       .fp(dfp), .to_scalar(dtos), .from_scalar(dfroms), .red(dred), .ord(dord), .div(ddiv), .mk(dmk), .mlog(dmlog), .slide(dsl), .slide_up(dsup), .slide_one(dsone), .merge(dmerge), .vid(dvid), .iota(diota), .mq(dmq), .msf(dmsf), .gat(dgat), .comp(dcomp), .ei16(dei16), .lop(dlop), .bsel(dbsel),
+                       .fp(dfp), .to_scalar(dtos), .from_scalar(dfroms), .red(dred), .ord(dord), .div(ddiv), .mk(dmk), .mlog(dmlog), .slide(dsl), .slide_up(dsup), .slide_one(dsone), .merge(dmerge), .vid(dvid), .iota(diota), .mq(dmq), .msf(dmsf), .gat(dgat), .comp(dcomp), .ei16(dei16),
+                       .wop(dwop), .wsrc(dwsrc), .nar(dnar), .ext(dext), .ext4(dext4), .sa(dsa), .sb(dsb),
+                       .subw(dsubw), .anysew(danysew), .meew(dmeew), .whole(dwhole), .wmv(dwmv), .mskm(dmskm), .lop(dlop), .bsel(dbsel),
                        .reads_vs1(dvs1), .reads_vs2(dvs2), .swap(dswap), .neg_prod(dnp),
                        .neg_add(dna), .uses_vd(dvd));
     wire       d_vill = d_vt[8];
     wire       d_sew32 = d_vt[5:3] == 3'd2;
-    wire [4:0] d_n = d_vt[2] ? 5'd1 : 5'd1 << d_vt[1:0];          // registers per group
+    // whole-register accesses ignore vtype and vl: nf + 1 registers, all their 32-bit words (the
+    // queue entry gets vl = n NB, SEW 32, LMUL n, so the unit runs them as vle32/vse32)
+    // (vmv<n>r.v likewise: a vmv.v.v of vs2's n registers)
+    wire       d_whl = dwhole || dwmv;
+    wire [2:0] d_nf = dwmv ? d_ir[17:15] : d_ir[31:29];
+    wire [3:0] d_wn = {1'b0, d_nf} + 4'd1;
+    wire [1:0] d_wl = d_nf[2] ? 2'd3 : d_nf[1] ? 2'd2 : d_nf[0] ? 2'd1 : 2'd0;   // log2(n)
+    // vlm.v / vsm.v: a vle8/vse8 of ceil(vl / 8) bytes at SEW 8, LMUL 1 (the tail as vtype says)
+    wire [VW-1:0] d_vle = d_whl ? VW'(d_wn) << LNB : dmskm ? (d_vl + VW'(7)) >> 3 : d_vl;
+    wire [7:0] d_vte = d_whl ? {5'b00010, 1'b0, d_wl} : dmskm ? {d_vt[7:6], 6'd0} : d_vt[7:0];
+    wire [4:0] d_n = d_whl ? {1'b0, d_wn} : (d_vt[2] || dmskm) ? 5'd1 : 5'd1 << d_vt[1:0];   // registers per group
     wire [4:0] d_ni = d_n > 5'd1 ? d_n >> 1 : 5'd1;                // ... of 16-bit indices (vrgatherei16)
     wire [4:0] d_vd = d_ir[11:7], d_vs1 = d_ir[19:15], d_vs2 = d_ir[24:20];
     wire       d_grp = (((dlanes && !dmk && !dmlog && !dmsf) || dl || dst) && (d_vd & (d_n - 5'd1)) != 5'd0) ||
@@ -121,22 +140,61 @@ module coral_vec #(
                        (dei16 && (d_vd == d_vs2 || (d_vs1 & (d_ni - 5'd1)) != 5'd0 ||
                                   (d_vs1 >= d_vd && d_vs1 < d_vd + d_n) || (d_vd >= d_vs1 && d_vd < d_vs1 + d_ni))) ||
                        (dcomp && (d_vd == d_vs2 || (d_vs1 >= d_vd && d_vs1 < d_vd + d_n)));     // vcompress
+    // widening and narrowing (the model's group(), widen_overlap and no_overlap): the wide
+    // group has EMUL = 2 LMUL (d_nw registers; LMUL = 8 faults), a narrow destination may not
+    // overlap the wide source unless it is vd = vs2, a wide destination may overlap a narrow
+    // source (of d_ns registers) only in its highest part and only when LMUL >= 1 (vf4: >= 4)
+    wire       d_frac = d_vt[2];
+    wire [4:0] d_nw = d_frac ? 5'd1 : d_n << 1;
+    wire [4:0] d_nx = dext4 ? d_n >> 2 : d_n >> 1;                  // vs2 of vzext/vsext: LMUL / factor
+    wire [4:0] d_ns = !dext ? d_n : d_nx == 5'd0 ? 5'd1 : d_nx;
+    wire       d_whole = !d_frac && (!dext || d_nx != 5'd0);
+    wire [4:0] d_nd = dwop ? d_nw : d_n;                            // destination registers
+    wire [5:0] d_vde = {1'b0, d_vd} + {1'b0, d_nd};                 // ... end (exclusive)
+    function automatic bad_ovl(input [4:0] src, input [4:0] ns, input [5:0] vde, input [4:0] vd, input whole);
+        bad_ovl = {1'b0, vd} < {1'b0, src} + {1'b0, ns} && {1'b0, src} < vde &&
+                  !(whole && {1'b0, src} == vde - {1'b0, ns});
+    endfunction
+    wire [1:0] d_sew = d_vt[4:3];
+    wire       d_wide_bad = (dwop || dnar) && ((!d_frac && d_vt[1:0] == 2'd3) ||          // EMUL 16
+                            (d_vd & (d_nd - 5'd1)) != 5'd0 ||
+                            ((dwsrc || dnar) && (d_vs2 & (d_nw - 5'd1)) != 5'd0) ||
+                            (dwop && !dwsrc && bad_ovl(d_vs2, d_n, d_vde, d_vd, d_whole)) ||
+                            (dwop && dvs1 && bad_ovl(d_vs1, d_n, d_vde, d_vd, d_whole)) ||
+                            (dnar && d_vd != d_vs2 && {1'b0, d_vd} < {1'b0, d_vs2} + {1'b0, d_nw} &&
+                                      {1'b0, d_vs2} < {1'b0, d_vd} + {1'b0, d_n}));
+    wire       d_ext_bad = dext && ((d_vs2 & (d_ns - 5'd1)) != 5'd0 || bad_ovl(d_vs2, d_ns, d_vde, d_vd, d_whole));
+    // SEW: widening and narrowing fault at 32 (64-bit elements) and run at 16 (at 8: refused);
+    // vzext/vsext fault where SEW / factor < 8 and run at 32 (vf2 at 16: refused)
+    wire       d_sew_bad = ((dwop || dnar) && d_sew32) || (dext && (dext4 ? !d_sew32 : d_sew == 2'd0));
+    wire       d_sew_ok = (dwop || dnar) ? d_sew <= 2'd1 : (dsubw || danysew) ? d_sew != 2'd3 :
+                          (dl || dst) ? d_sew == dmeew || dmskm : dext ? d_sew != 2'd0 : d_sew32;
+    // an 8- or 16-bit unit-stride access from an address that is no multiple of 4 would need
+    // NB + 1 words of the banks in a beat: not built (refused)
+    wire       d_unal = (dl || dst) && !dstr && (dmeew != 2'd2 || dwhole) && d_xa[1:0] != 2'd0 && d_vle != 0;
     // memory: the first and last element's addresses in DTCM and aligned (stride too)
     wire signed [47:0] d_off = $signed({16'd0, d_xa}) - $signed({16'd0, DTCM_BASE});
-    wire signed [47:0] d_step = dstr ? {{16{d_xb[31]}}, d_xb} : 48'sd4;
-    wire signed [47:0] d_span = d_step * $signed({{(48 - VW){1'b0}}, d_vl - {{(VW - 1){1'b0}}, 1'b1}});
+    wire [2:0] d_eb = 3'd1 << dmeew;                                // element bytes (8/16/32-bit accesses;
+                                                                    // a whole-register store: 1)
+    // the model checks a whole-register access's first and last element of that size
+    wire [VW+1:0] d_vchk = dwhole ? (VW + 2)'(d_vle) << (2'd2 - dmeew) : (VW + 2)'(d_vle);
+    wire [1:0] d_am = 2'(d_eb - 3'd1);                              // ... alignment mask
+    wire signed [47:0] d_step = dstr ? {{16{d_xb[31]}}, d_xb} : 48'(d_eb);
+    wire signed [47:0] d_span = d_step * $signed(48'(d_vchk) - 48'sd1);
     wire signed [47:0] d_last = d_off + d_span;
     wire signed [47:0] d_lo = d_span < 0 ? d_last : d_off, d_hi = d_span < 0 ? d_off : d_last;
-    localparam signed [47:0] MAXOFF = 48'(DTCM_SIZE) - 48'sd4;
-    wire       d_rbad = d_xa[1:0] != 2'd0 || (dstr && d_vl > 1 && d_xb[1:0] != 2'd0) || d_lo < 0 || d_hi > MAXOFF;
+    wire signed [47:0] d_maxoff = 48'(DTCM_SIZE) - 48'(d_eb);
+    wire       d_rbad = (d_xa[1:0] & d_am) != 2'd0 || (dstr && d_vl > 1 && (d_xb[1:0] & d_am) != 2'd0) || d_lo < 0 ||
+                        d_hi > d_maxoff;
     // a masked access: only the active elements' addresses count (the model's rule); when
     // they are not all good, each element is checked against v0, which must be final:
     // nothing queued or issuing writes v0 (S2's write is bypassed), else d_pend
     wire       d_mm = (dl || dst) && !d_ir[25];
     wire       d_mbad, v0_pend;
-    wire       d_mem = (dl || dst) && d_vl != 0 && d_rbad && (!d_mm || (!v0_pend && d_mbad));
-    assign d_fault = d_legal && (d_vill || (dfp && (!d_sew32 || d_frm > 3'd4)) || d_grp || d_mask || d_ovl || d_mem);
-    assign d_unsup = d_legal && !d_vill && !dfp && !d_sew32;
+    wire       d_mem = (dl || dst) && d_vchk != 0 && d_rbad && (!d_mm || (!v0_pend && d_mbad));
+    assign d_fault = d_legal && ((d_vill && !d_whl) || (dwmv && (d_vs2 & (d_n - 5'd1)) != 5'd0) || (dfp && (!d_sew32 || d_frm > 3'd4)) || d_sew_bad || d_grp || d_mask ||
+                                 d_ovl || d_mem || d_wide_bad || d_ext_bad);
+    assign d_unsup = d_legal && (!d_vill || d_whl) && !dfp && ((!d_sew_ok && !d_whl) || d_unal);
     assign d_pend = d_legal && d_mm && d_vl != 0 && d_rbad && v0_pend;
     assign d_to_scalar = dtos;
 
@@ -145,7 +203,7 @@ module coral_vec #(
     reg  [DEPTH-1:0] q_isst, q_ismem, q_wv0;
     reg  [QA-1:0] qh, qt;
     reg  [QA:0]   qn;
-    wire [QW-1:0] d_entry = {d_ir, d_vl, d_vt[7:0], d_frm, d_xa, d_xb, d_fa};
+    wire [QW-1:0] d_entry = {d_ir, d_vle, d_vte, d_frm, d_xa, d_xb, d_fa};
     integer i;
     reg any_st, any_mem, any_wv0;
     always @(*) begin
@@ -172,22 +230,34 @@ module coral_vec #(
     reg  [31:0]  saddr;               // strided: this element's address
     wire el, est, estr, elanes, efp, etos, efroms, evs1, evs2, eswap, enp, ena, evd, elegal, ered, eord, ediv, emk;
     wire emlog, esl, esup, esone, emerge, evid, eiota, emq, emsf, egat, ecomp, eei16;
+    wire ewop, ewsrc, enar, eext, eext4, esa, esb, esubw, eanysew;
     wire [4:0] elop;
     wire [1:0] ebsel;
     coral_vdec u_edec (.ir(e_ir), .legal(elegal), .ld(el), .st(est), .strided(estr), .lanes(elanes),
-                       .fp(efp), .to_scalar(etos), .from_scalar(efroms), .red(ered), .ord(eord), .div(ediv), .mk(emk), .mlog(emlog), .slide(esl), .slide_up(esup), .slide_one(esone), .merge(emerge), .vid(evid), .iota(eiota), .mq(emq), .msf(emsf), .gat(egat), .comp(ecomp), .ei16(eei16), .lop(elop), .bsel(ebsel),
+                       .fp(efp), .to_scalar(etos), .from_scalar(efroms), .red(ered), .ord(eord), .div(ediv), .mk(emk), .mlog(emlog), .slide(esl), .slide_up(esup), .slide_one(esone), .merge(emerge), .vid(evid), .iota(eiota), .mq(emq), .msf(emsf), .gat(egat), .comp(ecomp), .ei16(eei16),
+                       .wop(ewop), .wsrc(ewsrc), .nar(enar), .ext(eext), .ext4(eext4), .sa(esa), .sb(esb),
+                       .subw(esubw), .anysew(eanysew), .meew(emeew), .whole(ewhole), .wmv(ewmv), .mskm(emskm), .lop(elop), .bsel(ebsel),
                        .reads_vs1(evs1), .reads_vs2(evs2), .swap(eswap), .neg_prod(enp),
                        .neg_add(ena), .uses_vd(evd));
     wire [4:0]   e_vd = e_ir[11:7], e_vs1 = e_ir[19:15], e_vs2 = e_ir[24:20];
     wire         e_vm = e_ir[25], e_vta = e_vt[6], e_vma = e_vt[7];
     wire [4:0]   e_n = e_vt[2] ? 5'd1 : 5'd1 << e_vt[1:0];
-    wire [VW-1:0] beats = (e_vl + VW'(NB - 1)) >> LNB;
+    wire [4:0]   e_nd = ewop && !e_vt[2] ? e_n << 1 : e_n;     // destination registers (widening: 2 LMUL)
+    // SEW 8 and 16 (the subw instructions): a beat is still VLEN bits, 2 or 4 elements a lane
+    wire [1:0]   e_sew = e_vt[4:3];
+    // widening and narrowing from SEW 8 and vzext/vsext.vf2 at SEW 16 run as 16-bit operations
+    // (e_osew) on 8-bit sources extended in S1 (narrowing: on the 16-bit source, then packed)
+    wire         e_w8 = ((ewop || enar) && e_sew == 2'd0) || (eext && !eext4 && e_sew == 2'd1);
+    wire [1:0]   e_osew = e_w8 ? 2'd1 : e_sew;
+    wire         e_sub = (esubw || el || est || e_w8) && e_osew != 2'd2;   // (memory: EEW = SEW)
+    wire [1:0]   e_esh = e_sub ? 2'd2 - e_osew : 2'd0;             // log2(elements a lane)
+    wire [VW-1:0] beats = (e_vl + ((VW'(NB) << e_esh) - VW'(1))) >> (LNB + 32'(e_esh));
     // a reduction: its beats, then log2(NB) cycles of the lane tree
     wire [VW-1:0] rbeats = e_vl == 0 ? VW'(1) : beats;
     wire          rtree = !eord && bc >= rbeats;                   // a reduction's tree cycles
-    wire [VW-1:0] rhalf = VW'(NB) >> (bc - rbeats + VW'(1));        // ... lanes k and k + rhalf added
+    wire [VW-1:0] rhalf = (VW'(NB) << e_esh) >> (bc - rbeats + VW'(1));   // ... elements k and k + rhalf added
     // vfredosum: one element per cycle through lane 0's adder, in element order
-    wire [VW-1:0] dur = ered ? (eord ? (e_vl == 0 ? VW'(1) : e_vl) : rbeats + VW'(LNB)) : ediv ? rbeats * VW'(DIVC) :
+    wire [VW-1:0] dur = ered ? (eord ? (e_vl == 0 ? VW'(1) : e_vl) : rbeats + VW'(LNB) + VW'(e_esh)) : ediv ? rbeats * VW'(DIVC) :
                         (e_vl == 0 || etos || efroms || emlog || emsf) ? VW'(1) : (estr || egat || ecomp) ? e_vl : beats;
     wire         s1_last = bc == dur - VW'(1);
     wire         wb = elanes || el || efroms || ered;    // goes on to S2
@@ -221,6 +291,9 @@ module coral_vec #(
     // register of vs2's group read on port a (0 past VLMAX); vcompress reads vs1's bit bc
     // and packs vs2[bc] at position c_pos (carried in ccnt) of vd
     wire [VW-1:0] bce = bc >> LNB;
+    // widening and vzext/vsext: beat bt's NB elements are part bt mod 2 (mod 4) of register
+    // bt / 2 (bt / 4) of a narrow source group; narrowing: of the destination group
+    wire [VW-1:0] bnar = eext4 ? bt >> 2 : (eext || (ewop && !ewsrc)) ? bt >> 1 : bt;
     wire [VLEN-1:0] op_a, op_b;
     wire [31:0] g_idx = eei16 ? {16'd0, op_b[16 * bc[LNB:0] +: 16]} : e_ir[14:12] == 3'd0 ? op_b[32 * bc[LNB-1:0] +: 32] :
                         e_ir[14:12] == 3'd3 ? {27'd0, e_ir[19:15]} : e_xa;
@@ -231,10 +304,11 @@ module coral_vec #(
     wire        c_sel = ecomp && bc < e_vl && op_b[bc[$clog2(VLEN)-1:0]];
     wire [VW-1:0] c_reg = c_pos >> LNB;
     wire [4:0]  r_a = esl ? s_lo : eiota ? e_vs2 : egat ? e_vs2 + g_idx[LNB +: 5] : ecomp ? e_vs2 + bce[4:0] :
-                      e_vs2 + bt[4:0];
+                      e_vs2 + bnar[4:0];
     wire [VW-1:0] bce16 = bc >> (LNB + 1);           // vrgatherei16: 2 NB indices a register
-    wire [4:0]  r_b = esl ? s_lo + 5'd1 : eei16 ? e_vs1 + bce16[4:0] : egat ? e_vs1 + bce[4:0] : ecomp ? e_vs1 : e_vs1 + bt[4:0];
-    wire [VW-1:0] bc_reg = (estr || egat) ? bce : ecomp ? c_reg : bt;   // per element: the element's register
+    wire [4:0]  r_b = esl ? s_lo + 5'd1 : eei16 ? e_vs1 + bce16[4:0] : egat ? e_vs1 + bce[4:0] : ecomp ? e_vs1 :
+                      e_vs1 + (ewop || enar ? bt[5:1] : bt[4:0]);
+    wire [VW-1:0] bc_reg = estr ? bc >> (LNB + 32'(e_esh)) : egat ? bce : ecomp ? c_reg : enar ? bt >> 1 : bt;   // per element: the element's register
     wire [4:0]  r_c = (ered || emk || emlog || emsf) ? e_vd : e_vd + bc_reg[4:0];
     assign op_a = rd(r_a);
     assign op_b = rd(r_b);
@@ -251,10 +325,10 @@ module coral_vec #(
         m_ea = 2'd0;
         mi = 0;
         if (d_mm && d_rbad)           // (so that the simulator skips the loop on other instructions)
-            for (mi = 0; mi < 8 * NB; mi = mi + 1) begin
+            for (mi = 0; mi < 32 * NB; mi = mi + 1) begin        // (vl up to VLEN at SEW 8)
                 m_eo = 48'(d_off + d_step * 48'(mi));
                 m_ea = d_xa[1:0] + 2'(d_step[1:0] * 2'(mi));
-                if (VW'(mi) < d_vl && v0[mi] && (m_ea != 2'd0 || $signed(m_eo) < 0 || $signed(m_eo) > MAXOFF))
+                if (VW'(mi) < d_vl && v0[mi] && ((m_ea & d_am) != 2'd0 || $signed(m_eo) < 0 || $signed(m_eo) > d_maxoff))
                     mbad = 1'b1;
             end
     end
@@ -262,8 +336,35 @@ module coral_vec #(
     assign dbg_rdata = vones[dbg_addr[LNB +: 5]] ? 32'hFFFF_FFFF : vrf[dbg_addr[LNB +: 5]][32 * dbg_addr[LNB-1:0] +: 32];
 
     // ------------------------------------------------------------------ S1: beat set-up
-    wire [VW-1:0] e0 = bt << LNB;                                   // first element of the beat
-    wire [VW-1:0] last_reg = ecomp ? c_reg : (e_vl - VW'(1)) >> LNB;
+    wire [VW-1:0] e0 = bt << (LNB + 32'(e_esh));                    // first element of the beat
+    wire [VW-1:0] bslot = bc & ((VW'(NB) << e_esh) - VW'(1));       // strided: the element's slot
+    wire [VW-1:0] last_reg = ecomp ? c_reg : (e_vl - VW'(1)) >> (LNB + 32'(e_esh) + (enar ? 1 : 0));
+    // SEW 8 / 16: each element's mask/tail choice and v0 bit (element k of the beat: byte k
+    // at SEW 8, bytes 2k, 2k + 1 at SEW 16)
+    reg  [1:0]  selE [0:4*NB-1];
+    reg  [4*NB-1:0] mbE, actE;
+    reg  [VW-1:0] ee;
+    integer k4;
+    always @(*) begin
+        ee = {VW{1'b0}};
+        for (k4 = 0; k4 < 4 * NB; k4 = k4 + 1) begin
+            selE[k4] = S_OLD;
+            mbE[k4] = 1'b0;
+            actE[k4] = 1'b0;
+        end
+        if (e_sub)                       // (so that the simulator skips the loop on other instructions)
+            for (k4 = 0; k4 < 4 * NB; k4 = k4 + 1) begin
+                ee = e0 + VW'(k4);
+                mbE[k4] = v0[ee[$clog2(VLEN)-1:0]];
+                selE[k4] = ee < e_vl ? ((e_vm || emerge || mbE[k4]) ? S_NEW : (e_vma ? S_ONES : S_OLD)) :
+                                       (e_vta ? S_ONES : S_OLD);
+                actE[k4] = ee < e_vl && (e_vm || mbE[k4]);
+                if (efroms || ered) selE[k4] = k4 == 0 ? S_NEW : e_vta ? S_ONES : S_OLD;  // vmv.s.x, vred*: element 0
+                if (estr)                        // strided: element bc, slot bc mod (elements a register)
+                    selE[k4] = VW'(k4) != bslot ? ((bc == e_vl - VW'(1) && VW'(k4) > bslot && e_vta) ? S_ONES : S_OLD) :
+                               (e_vm || v0[bc[$clog2(VLEN)-1:0]]) ? S_NEW : (e_vma ? S_ONES : S_OLD);
+            end
+    end
     reg  [1:0]  sel [0:NB-1];
     reg  [NB-1:0] ract;                                              // reduction: active elements of the beat
     reg  [31:0] marks;
@@ -296,7 +397,7 @@ module coral_vec #(
         marks = 32'd0;
         if (s1_last && e_vta && e_vl != 0 && !s_none && ((elanes && !emk && !emlog && !emsf) || el))
             for (j = 0; j < 32; j = j + 1)
-                if (j > 32'(e_vd) + 32'(last_reg) && j < 32'(e_vd) + 32'(e_n)) marks[j] = 1'b1;
+                if (j > 32'(e_vd) + 32'(last_reg) && j < 32'(e_vd) + 32'(e_nd)) marks[j] = 1'b1;
     end
 
     // vid.v and viota.m: the beat's element values, made here (the lanes pass them on as
@@ -314,12 +415,15 @@ module coral_vec #(
         mbit = {NB{1'b0}};
         ge = {VW{1'b0}};
         if (evid || eiota || emerge)     // (so that the simulator skips the loop on other instructions)
-            for (gj = 0; gj < NB; gj = gj + 1) begin
-                ge = e0 + VW'(gj);
-                gen[32*gj +: 32] = evid ? 32'(ge) : gcnt;
-                mbit[gj] = v0[ge[$clog2(VLEN)-1:0]];
-                if (ge < e_vl && (e_vm || v0[ge[$clog2(VLEN)-1:0]]) && op_a[ge[$clog2(VLEN)-1:0]]) gcnt = gcnt + 32'd1;
-            end
+            for (gj = 0; gj < 4 * NB; gj = gj + 1)
+                if (gj < (NB << e_esh)) begin    // (SEW 8 / 16: 4 NB / 2 NB elements a beat)
+                    ge = e0 + VW'(gj);
+                    if (!e_sub) gen[32*(gj % NB) +: 32] = evid ? 32'(ge) : gcnt;
+                    else if (e_osew == 2'd1) gen[16*(gj % (2 * NB)) +: 16] = evid ? 16'(ge) : gcnt[15:0];
+                    else gen[8*gj +: 8] = evid ? 8'(ge) : gcnt[7:0];
+                    mbit[gj % NB] = v0[ge[$clog2(VLEN)-1:0]];
+                    if (ge < e_vl && (e_vm || v0[ge[$clog2(VLEN)-1:0]]) && op_a[ge[$clog2(VLEN)-1:0]]) gcnt = gcnt + 32'd1;
+                end
     end
     // vcpop.m / vfirst.m: the active set bits of vs2 below vl counted, or the lowest one's index (else -1)
     reg  [31:0] qcnt, qfirst;
@@ -328,7 +432,7 @@ module coral_vec #(
         qcnt = 32'd0;
         qfirst = 32'hFFFF_FFFF;
         if (emq)
-            for (qi = 8 * NB - 1; qi >= 0; qi = qi - 1)
+            for (qi = VLEN - 1; qi >= 0; qi = qi - 1)       // (vl up to VLEN at SEW 8)
                 if (VW'(qi) < e_vl && (e_vm || v0[qi]) && op_a[qi]) begin
                     qcnt = qcnt + 32'd1;
                     qfirst = 32'(qi);
@@ -341,7 +445,7 @@ module coral_vec #(
     wire [31:0] w_str = (saddr - DTCM_BASE) >> 2;
     reg  [31:0] wk;
     reg  [VW-1:0] ek;
-    integer k;
+    integer k, kb;
     always @(*) begin
         m_en = {NB{1'b0}};
         m_we = {4*NB{1'b0}};
@@ -356,6 +460,11 @@ module coral_vec #(
                     m_en[k] = 1'b1;
                     m_we[4*k +: 4] = (est && (e_vm || v0[bc[$clog2(VLEN)-1:0]])) ? 4'hF : 4'h0;
                     m_wdata[32*k +: 32] = op_c[32 * bc[LNB-1:0] +: 32];
+                    if (e_sub) begin             // 8 / 16 bits: the element's bytes of the word
+                        m_we[4*k +: 4] = m_we[4*k +: 4] & ((e_sew == 2'd1 ? 4'b0011 : 4'b0001) << saddr[1:0]);
+                        m_wdata[32*k +: 32] = e_sew == 2'd1 ? {2{op_c[16 * bslot[$clog2(VLEN)-1:0] +: 16]}} :
+                                                              {4{op_c[8 * bslot[$clog2(VLEN)-1:0] +: 8]}};
+                    end
                 end
             end else begin
                 // bank k holds element j of the beat with (w_unit + j) mod NB == k
@@ -366,27 +475,67 @@ module coral_vec #(
                     ek = e0 + VW'((32'(k) - w_unit) & (NB - 1));
                     m_we[4*k +: 4] = (est && ek < e_vl && (e_vm || v0[ek[$clog2(VLEN)-1:0]])) ? 4'hF : 4'h0;
                     m_wdata[32*k +: 32] = op_c[32 * ((32'(k) - w_unit) & (NB - 1)) +: 32];
+                    if (e_sub)                   // 8 / 16 bits: a write enable per byte, as its element
+                        for (kb = 0; kb < 4; kb = kb + 1) begin
+                            ek = e0 + VW'(e_sew == 2'd1 ? (4 * ((32'(k) - w_unit) & (NB - 1)) + kb) >> 1 :
+                                                           4 * ((32'(k) - w_unit) & (NB - 1)) + kb);
+                            m_we[4*k + kb] = est && ek < e_vl && (e_vm || v0[ek[$clog2(VLEN)-1:0]]);
+                        end
                 end
             end
         end
     end
 
+    // narrow operands (widening, vzext/vsext, a narrowing shift's vs1): part p of the register
+    // read, NB elements of w = 16 or 8 bits extended to the lanes' 32
+    function automatic [VLEN-1:0] widen(input [VLEN-1:0] v, input [1:0] p, input w8, input sgn);
+        integer t;
+        reg [15:0] h;
+        reg [7:0] b8;
+        for (t = 0; t < NB; t = t + 1) begin
+            h = v[16 * (NB * 32'(p[0]) + t) +: 16];
+            b8 = v[8 * (NB * 32'(p) + t) +: 8];
+            widen[32*t +: 32] = w8 ? {{24{sgn && b8[7]}}, b8} : {{16{sgn && h[15]}}, h};
+        end
+    endfunction
+    // ... from SEW 8: half p of the register, 2 NB bytes extended to 16 bits
+    function automatic [VLEN-1:0] widen16(input [VLEN-1:0] v, input p, input sgn);
+        integer t;
+        reg [7:0] b8;
+        for (t = 0; t < 2 * NB; t = t + 1) begin
+            b8 = v[8 * (2 * NB * 32'(p) + t) +: 8];
+            widen16[16*t +: 16] = {{8{sgn && b8[7]}}, b8};
+        end
+    endfunction
+    wire [VLEN-1:0] op_ax = (eext || (ewop && !ewsrc)) ? (e_w8 ? widen16(op_a, bt[0], esa) : widen(op_a, bt[1:0], eext4, esa)) :
+                            op_a;
+    wire [VLEN-1:0] op_bn = (ewop || enar) ? (e_w8 ? widen16(op_b, bt[0], esb && !enar) :
+                                                     widen(op_b, {1'b0, bt[0]}, 1'b0, esb && !enar)) : op_b;
+    wire [31:0]     xa_n = !ewop ? e_xa : e_w8 ? {16'd0, {8{esb && e_xa[7]}}, e_xa[7:0]} :
+                                  {{16{esb && e_xa[15]}}, e_xa[15:0]};
+    // a scalar operand at SEW 8 / 16: its low element in every element of the lane
+    function automatic [31:0] rep_sew(input [31:0] x, input sub, input s16);
+        rep_sew = !sub ? x : s16 ? {2{x[15:0]}} : {4{x[7:0]}};
+    endfunction
     // second operand of the lanes
     reg [VLEN-1:0] op_bx;
     always @(*)
         if (esl) op_bx = slid;
+        else if (eext) op_bx = op_ax;                     // vzext/vsext: a move of the extended vs2
+        else if (ewmv) op_bx = op_a;                      // vmv<n>r.v: a move of vs2's register
         else if (evid || eiota) op_bx = gen;
         else if (egat) op_bx = {NB{gval}};
         else if (ecomp) op_bx = {NB{op_a[32 * bc[LNB-1:0] +: 32]}};
         else if (emsf) op_bx = e_vm ? ONES : v0;          // vms*f: the active elements
         else case (ebsel)
-            2'd0: op_bx = op_b;
+            2'd0: op_bx = op_bn;
             2'd1: op_bx = {NB{e_fa}};
-            2'd2: op_bx = {NB{e_xa}};
-            default: op_bx = {NB{{{27{e_ir[19]}}, e_ir[19:15]}}};
+            2'd2: op_bx = {NB{rep_sew(xa_n, e_sub, e_osew == 2'd1)}};
+            default: op_bx = {NB{rep_sew({{27{e_ir[19]}}, e_ir[19:15]}, e_sub, e_osew == 2'd1)}};
         endcase
     assign sval_ok = s1_v && etos;
-    assign sval = !emq ? op_a[31:0] : e_ir[15] ? qfirst : qcnt;
+    assign sval = emq ? (e_ir[15] ? qfirst : qcnt) : !e_sub ? op_a[31:0] :        // vmv.x.s: element 0 sign-extended
+                  e_sew == 2'd1 ? {{16{op_a[15]}}, op_a[15:0]} : {{24{op_a[7]}}, op_a[7:0]};
 
     // ------------------------------------------------------------------ S2
     reg  [1:0]      s2_kind;
@@ -401,14 +550,81 @@ module coral_vec #(
     reg  [NB-1:0]   s2_mb;             // vmerge: the elements' v0 bits
     reg  [VLEN-1:0] mfb, mres;
     reg  [2:0]      s2_cc;
+    reg             s2_sub, s2_s16;    // SEW 8 / 16 (s2_s16: 16): 4 / 2 elements a lane
+    reg  [1:0]      s2_selE [0:4*NB-1];
+    reg  [4*NB-1:0] s2_mbE, s2_actE;
+    // reductions at SEW 8 / 16: 4 NB / 2 NB element accumulators (racc's VLEN bits, rvalE valid),
+    // then log2(elements) tree steps; element k takes element k + s2_half
+    // vfclass.v: the RISC-V class mask of a binary32
+    function automatic [31:0] fclass(input [31:0] a);
+        if (a[30:0] == 31'h7F80_0000) fclass = a[31] ? 32'd1 : 32'd128;
+        else if (a[30:23] == 8'hFF) fclass = a[22] ? 32'd512 : 32'd256;
+        else if (a[30:0] == 31'd0) fclass = a[31] ? 32'd8 : 32'd16;
+        else if (a[30:23] == 8'd0) fclass = a[31] ? 32'd4 : 32'd32;
+        else fclass = a[31] ? 32'd2 : 32'd64;
+    endfunction
+    // a lane at SEW 8 or 16: the integer operation on each element (y) and the compare bits
+    function automatic [35:0] subalu(input [31:0] a, input [31:0] b, input [31:0] c, input [4:0] lop,
+                                     input [2:0] cc, input isgn, input swap, input [3:0] mb, input s16);
+        integer t;
+        reg [15:0] xa, xb, xc, r, mx, madd;
+        reg [16:0] sa17, sb17, pa, pb;
+        reg [31:0] p;
+        reg [3:0]  sh;
+        reg        lt, eq, ilt, cb;
+        subalu = 36'd0;
+        for (t = 0; t < 4; t = t + 1)
+            if (!s16 || t < 2) begin
+                xa = s16 ? a[16*(t & 1) +: 16] : {8'd0, a[8*t +: 8]};
+                xb = s16 ? b[16*(t & 1) +: 16] : {8'd0, b[8*t +: 8]};
+                sa17 = s16 ? {xa[15], xa} : {{9{xa[7]}}, xa[7:0]};
+                sb17 = s16 ? {xb[15], xb} : {{9{xb[7]}}, xb[7:0]};
+                xc = s16 ? c[16*(t & 1) +: 16] : {8'd0, c[8*t +: 8]};
+                // multiplies (cc = funct6[2:0]: vmul 101, vmulh 111, vmulhu 100, vmulhsu 110; the
+                // multiply-adds: bit 2 the product with vs2 and vd the addend, bit 1 subtract)
+                mx = lop == LO_IMAC && !cc[2] ? xc : xa;
+                madd = lop == LO_IMAC && !cc[2] ? xa : xc;
+                pa = lop == LO_IMUL && cc[1] ? (s16 ? {mx[15], mx} : {{9{mx[7]}}, mx[7:0]}) : {1'b0, mx};
+                pb = lop == LO_IMUL && cc[1] && cc[0] ? sb17 : {1'b0, xb};
+                p = 32'($signed(pa) * $signed(pb));
+                sh = s16 ? xb[3:0] : {1'b0, xb[2:0]};
+                eq = xa == xb;
+                lt = isgn ? $signed(sa17) < $signed(sb17) : xa < xb;
+                ilt = cc[0] ? $signed(sa17) < $signed(sb17) : xa < xb;
+                case (lop)
+                    LO_IADD: r = xa + xb;
+                    LO_ISUB: r = swap ? xb - xa : xa - xb;
+                    LO_IAND: r = xa & xb;
+                    LO_IOR: r = xa | xb;
+                    LO_IXOR: r = xa ^ xb;
+                    LO_ISLL: r = xa << sh;
+                    LO_ISRL: r = xa >> sh;
+                    LO_ISRA: r = 16'($signed(sa17) >>> sh);
+                    LO_MERGE: r = mb[t] ? xb : xa;
+                    LO_IMUL: r = cc[1:0] == 2'b01 ? p[15:0] : s16 ? p[31:16] : {8'd0, p[15:8]};
+                    LO_IMAC: r = cc[1] ? madd - p[15:0] : madd + p[15:0];
+                    default: r = (lt != (lop == LO_IMAX)) ? xa : xb;       // min, max (LO_MOVE: below)
+                endcase
+                if (lop == LO_MOVE) r = xb;
+                cb = cc[2:1] == 2'b00 ? eq != cc[0] : cc[2:1] == 2'b01 ? ilt : cc[2:1] == 2'b10 ? ilt || eq : !ilt && !eq;
+                subalu[32 + t] = cb;
+                if (s16) subalu[16*(t & 1) +: 16] = r;
+                else subalu[8*t +: 8] = r[7:0];
+            end
+    endfunction
+    reg             s2_nar, s2_part;   // narrowing: the lanes' low halves into half s2_part of vd's register
+    reg             s2_nhi;            // ... the last beat, in the lower half: the upper one is tail (ta)
     reg  [VW-1:0]   s2_e0, s2_vl;
     wire [NB-1:0]   cbit;
+    wire [3:0]      cb4 [0:NB-1];      // SEW 8 / 16: the lane's elements' compare bits
     reg  [VLEN-1:0] mval;
     reg  [2:0]      s2_rm;
     reg             s2_np, s2_na, s2_swap, s2_uvd;
     reg  [VLEN-1:0] s2_a, s2_b, s2_c;
     reg  [LNB-1:0]  s2_rot;            // unit load: element 0's bank; strided: the element's lane
     reg  [LNB-1:0]  s2_bank;           // strided load: the bank
+    reg  [1:0]      s2_boff;           // ... 8 / 16 bits: the element's byte in the word
+    wire [31:0]     ld_w = m_rdata[32 * s2_bank +: 32] >> (8 * s2_boff);
     reg  [31:0]     s2_sc;
     // reductions: S2 adds beat after beat into NB lane accumulators (lane k: elements
     // i with i mod NB = k, in order; lane 0 starts from vs1[0]), then halves them in
@@ -421,6 +637,38 @@ module coral_vec #(
     reg  [NB-1:0]   s2_act;
     reg  [31:0]     racc [0:NB-1];
     reg  [NB-1:0]   rval;
+    reg  [4*NB-1:0] rvalE;
+    reg  [VLEN-1:0] racc_v, sra_a, sra_b, srnext, sry;
+    reg  [4*NB-1:0] sva, svb, srnval;
+    integer sr, si;
+    always @(*) begin
+        si = 0;
+        for (sr = 0; sr < NB; sr = sr + 1) racc_v[32*sr +: 32] = racc[sr];
+        sra_a = s2_tree || !s2_first ? racc_v : s2_b;
+        sra_b = s2_tree ? racc_v >> (32'(s2_half) * (s2_s16 ? 16 : 8)) : s2_a;
+        sva = s2_tree || !s2_first ? rvalE : {{(4 * NB - 1){1'b0}}, 1'b1};
+        svb = s2_tree ? rvalE >> s2_half : s2_actE;
+        sry = {VLEN{1'b0}};
+        srnext = racc_v;
+        srnval = rvalE;
+        if (s2_red && s2_sub) begin      // (so that the simulator skips this on other instructions)
+            for (sr = 0; sr < NB; sr = sr + 1)
+                sry[32*sr +: 32] = 32'(subalu(sra_a[32*sr +: 32], sra_b[32*sr +: 32], 32'd0, s2_lop, 3'd0, s2_isgn,
+                                              1'b0, 4'd0, s2_s16));
+            for (sr = 0; sr < 4 * NB; sr = sr + 1)
+                if (!(s2_s16 && sr >= 2 * NB) && (!s2_tree || 32'(sr) < 32'(s2_half))) begin
+                    if (s2_s16) begin            // (sr < 2 NB here; the modulo keeps the selects in range)
+                        si = sr % (2 * NB);
+                        srnext[16*si +: 16] = sva[sr] && svb[sr] ? sry[16*si +: 16] : sva[sr] ? sra_a[16*si +: 16] :
+                                              sra_b[16*si +: 16];
+                    end
+                    else
+                        srnext[8*sr +: 8] = sva[sr] && svb[sr] ? sry[8*sr +: 8] : sva[sr] ? sra_a[8*sr +: 8] :
+                                            sra_b[8*sr +: 8];
+                    srnval[sr] = sva[sr] || svb[sr];
+                end
+        end
+    end
     reg  [31:0]     red_a [0:NB-1], red_b [0:NB-1], rnext [0:NB-1];
     reg  [NB-1:0]   ruse, rnval;
     integer r;
@@ -510,13 +758,18 @@ module coral_vec #(
             wire ibit = s2_cc[2:1] == 2'b00 ? (a == b) != s2_cc[0] : s2_cc[2:1] == 2'b01 ? i_lt :
                         s2_cc[2:1] == 2'b10 ? i_lt || a == b : !i_lt && a != b;
             assign cbit[g] = s2_lop == LO_ICMP ? ibit : fbit;
-            assign lane_y[g] = (is_add || is_fma || s2_lop == LO_MUL) ? fy :
+            // SEW 8 / 16
+            wire [3:0]  lmb = s2_s16 ? {2'b00, s2_mbE[2*g +: 2]} : s2_mbE[4*g +: 4];
+            wire [35:0] sy = s2_sub ? subalu(a, b, c, s2_lop, s2_cc, s2_isgn, s2_swap, lmb, s2_s16) : 36'd0;
+            assign cb4[g] = sy[35:32];
+            assign lane_y[g] = s2_sub ? sy[31:0] : (is_add || is_fma || s2_lop == LO_MUL) ? fy :
                                (s2_lop == LO_MIN || s2_lop == LO_MAX) ? my :
                                (s2_lop == LO_DIV || s2_lop == LO_SQRT) ? dy : s2_lop == LO_CVT ? cy :
                                is_int ? iy : (s2_lop == LO_IMUL || mac) ? muly :
                                s2_lop == LO_IDIV ? (s2_cc[1] ? irm : iq) :
                                s2_lop == LO_SGNJ ? {b[31], a[30:0]} : s2_lop == LO_SGNJN ? {!b[31], a[30:0]} :
                                s2_lop == LO_SGNJX ? {a[31] ^ b[31], a[30:0]} :
+                               s2_lop == LO_CLASS ? fclass(a) :
                                (s2_lop == LO_MERGE && !s2_mb[g]) ? a : b;
             assign lane_f[g] = (is_add || is_fma || s2_lop == LO_MUL) ? ff :
                                (s2_lop == LO_MIN || s2_lop == LO_MAX) ? {mnv, 4'd0} :
@@ -555,12 +808,43 @@ module coral_vec #(
             if (s2_red ? ruse[l] : s2_kind == K_LANES && s2_sel[l] == S_NEW && s2_we) flags_any = flags_any | lane_f[l];
             wval[32*l +: 32] = s2_sel[l] == S_NEW ? nv : s2_sel[l] == S_ONES ? 32'hFFFF_FFFF : old[32*l +: 32];
         end
+        // SEW 8 / 16: byte by byte, each as its element's choice
+        if (s2_sub)
+            for (l = 0; l < 4 * NB; l = l + 1)
+                wval[8*l +: 8] = s2_selE[s2_s16 ? l >> 1 : l] == S_NEW ?
+                                 (s2_kind == K_SCALAR ? s2_sc[8 * (l & 3) +: 8] : s2_red ? srnext[8*l +: 8] :
+                                  s2_kind == K_LOAD ? m_rdata[32 * ((32'(s2_rot) + (l >> 2)) & (NB - 1)) + 8 * (l & 3) +: 8] :
+                                  s2_kind == K_LOADS ? (s2_s16 ? ld_w[8 * (l & 1) +: 8] : ld_w[7:0]) :
+                                  lane_y[l >> 2][8 * (l & 3) +: 8]) :
+                                 s2_selE[s2_s16 ? l >> 1 : l] == S_ONES ? 8'hFF : old[8*l +: 8];
+        // narrowing: NB 16-bit elements into one half of the register, the other kept (or, after
+        // the last beat's lower half under ta, all ones)
+        if (s2_nar && s2_sub) begin      // from SEW 8: 2 NB bytes, the low ones of the lanes' 16-bit elements
+            wval = old;
+            for (l = 0; l < 2 * NB; l = l + 1)
+                wval[8 * (2 * NB * 32'(s2_part) + l) +: 8] = s2_selE[l] == S_NEW ? lane_y[l >> 1][16 * (l & 1) +: 8] :
+                    s2_selE[l] == S_ONES ? 8'hFF : old[8 * (2 * NB * 32'(s2_part) + l) +: 8];
+            if (s2_nhi) wval[VLEN-1:VLEN/2] = {(VLEN / 2){1'b1}};
+        end else if (s2_nar) begin
+            wval = old;
+            for (l = 0; l < NB; l = l + 1)
+                wval[16 * (NB * 32'(s2_part) + l) +: 16] = s2_sel[l] == S_NEW ? lane_y[l][15:0] :
+                    s2_sel[l] == S_ONES ? 16'hFFFF : old[16 * (NB * 32'(s2_part) + l) +: 16];
+            if (s2_nhi) wval[VLEN-1:VLEN/2] = {(VLEN / 2){1'b1}};
+        end
         // a compare: the beat's bits (mask policy for inactive ones), bits from vl up set
         // (mask destinations are tail-agnostic)
         mval = old;
         for (l = 0; l < NB; l = l + 1)
             if (s2_e0 + VW'(l) < s2_vl && s2_sel[l] != S_OLD)
                 mval[s2_e0[$clog2(VLEN)-1:0] + l[$clog2(VLEN)-1:0]] = s2_sel[l] == S_NEW ? cbit[l] : 1'b1;
+        if (s2_sub) begin
+            mval = old;
+            for (l = 0; l < 4 * NB; l = l + 1)
+                if ((s2_s16 ? l < 2 * NB : 1'b1) && s2_e0 + VW'(l) < s2_vl && s2_selE[l] != S_OLD)
+                    mval[s2_e0[$clog2(VLEN)-1:0] + l[$clog2(VLEN)-1:0]] = s2_selE[l] == S_NEW ?
+                        (s2_s16 ? cb4[l >> 1][l & 1] : cb4[l >> 2][l & 3]) : 1'b1;
+        end
         for (l = 0; l < VLEN; l = l + 1)
             if (VW'(l) >= s2_vl) mval[l] = 1'b1;
         if (s2_mk) wval = mval;
@@ -606,7 +890,7 @@ module coral_vec #(
     wire push = d_valid && !(free && qn == 0);        // into the queue (else straight to S1)
     wire pop = free && qn != 0;
     wire [QW-1:0] nx = pop ? q[qh] : d_entry;
-    wire _unused = ^{dsl, dsone, dmerge, dvid, dmq, dmsf, emq, dgat, dcomp, dei16, bce16, esl, dl, dst, dstr, dlanes, dtos, dfroms, dred, dord, ddiv, dmk, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
+    wire _unused = ^{dsa, dsb, bnar, eanysew, emeew, ewhole, dwmv, emskm, dsl, dsone, dmerge, dvid, dmq, dmsf, emq, dgat, dcomp, dei16, bce16, esl, dl, dst, dstr, dlanes, dtos, dfroms, dred, dord, ddiv, dmk, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
                       evs1, evs2, bc_reg, wk, dbg_addr};
 
     // an idle unit's registers do not toggle (and Verilator does not evaluate them)
@@ -664,8 +948,9 @@ module coral_vec #(
             s2_half <= rhalf;
             s2_act <= ract;
             if (s2_v && s2_red) begin
-                for (j = 0; j < NB; j = j + 1) racc[j] <= rnext[j];
+                for (j = 0; j < NB; j = j + 1) racc[j] <= s2_sub ? srnext[32*j +: 32] : rnext[j];
                 rval <= rnval;
+                rvalE <= srnval;
             end
             s2_reg <= r_c;
             s2_marks <= marks;
@@ -681,7 +966,16 @@ module coral_vec #(
             s2_mb <= mbit;
             if (s1_v && eiota) icnt <= gcnt;
             if (s1_v && ecomp) ccnt <= c_pos + VW'(c_sel);
-            s2_cc <= e_ir[28:26];
+            // vwmul* take vmul's low word (cc 101), vwmacc* vmacc's add (cc 100)
+            s2_cc <= !ewop || !e_ir[29] ? e_ir[28:26] : e_ir[28] ? 3'b100 : 3'b101;
+            s2_nar <= enar;
+            s2_sub <= e_sub;
+            s2_s16 <= e_osew == 2'd1;
+            for (j = 0; j < 4 * NB; j = j + 1) s2_selE[j] <= selE[j];
+            s2_mbE <= mbE;
+            s2_actE <= actE;
+            s2_part <= bt[0];
+            s2_nhi <= enar && s1_last && !bt[0] && e_vta;
             s2_e0 <= e0;
             s2_vl <= e_vl;
             s2_rm <= e_frm;
@@ -689,11 +983,12 @@ module coral_vec #(
             s2_na <= ena;
             s2_swap <= eswap;
             s2_uvd <= evd;
-            s2_a <= op_a;
+            s2_a <= op_ax;
             s2_b <= op_bx;
             s2_c <= op_c;
             s2_rot <= w_unit[LNB-1:0];
             s2_bank <= w_str[LNB-1:0];
+            s2_boff <= saddr[1:0];
             s2_sc <= efp ? e_fa : e_xa;
             if (s2_v && s2_we) vrf[s2_reg] <= wval;
             if (s2_v) vones <= (vones & ~((s2_we ? 32'd1 : 32'd0) << s2_reg)) | s2_marks;

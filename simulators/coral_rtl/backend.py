@@ -37,7 +37,10 @@ STOPS = {0: "end", 1: "break", 2: "error"}
 UNITS = ("alu", "branch", "lsu", "mul", "div", "csr", "system", "fpu", "fdiv", "vcfg", "vdispatch",
          "vector")
 # What the RTL implements so far: RV32IMF and the CSRs, and of Zve32f the vector
-# instructions rtl/coral/coral_vdec.v decodes (at SEW = 32).
+# instructions rtl/coral/coral_vdec.v decodes (at SEW = 32; the widening and narrowing
+# integer ones at SEW = 8 and 16, vzext/vsext.vf2 at 16 and 32; the integer element-wise ones but
+# divides, compares, reductions, merges, moves, the mask instructions and loads/stores with EEW = SEW at
+# 8 and 16 too, unit-stride ones from word-aligned addresses).
 EXTENSIONS = ("RV32I", "M", "F", "Zicsr")
 _FP_VV_VF = ("vfadd", "vfsub", "vfmul", "vfmin", "vfmax", "vfsgnj", "vfsgnjn", "vfsgnjx", "vfmacc",
              "vfnmacc", "vfmsac", "vfnmsac", "vfmadd", "vfnmadd", "vfmsub", "vfnmsub")
@@ -47,7 +50,15 @@ _MASK_LOGIC = ("vmand", "vmnand", "vmandn", "vmor", "vmnor", "vmorn", "vmxor", "
 _MUL = ("vmul", "vmulh", "vmulhu", "vmulhsu", "vmacc", "vnmsac", "vmadd", "vnmsub", "vdivu", "vdiv", "vremu", "vrem")
 _CMP = ("vmfeq", "vmfne", "vmflt", "vmfle", "vmfgt", "vmfge", "vmseq", "vmsne", "vmsltu", "vmslt",
         "vmsleu", "vmsle", "vmsgtu", "vmsgt")
-VECTOR = frozenset({"vsetvli", "vsetivli", "vsetvl", "vle32.v", "vse32.v", "vlse32.v", "vsse32.v",
+_WIDEN = tuple(f"{n}.{f}" for n in ("vwaddu", "vwadd", "vwsubu", "vwsub") for f in ("vv", "vx", "wv", "wx")) + \
+    tuple(f"{n}.{f}" for n in ("vwmulu", "vwmulsu", "vwmul", "vwmaccu", "vwmacc", "vwmaccsu") for f in ("vv", "vx")) + \
+    ("vwmaccus.vx",)
+_NARROW = tuple(f"{n}.{f}" for n in ("vnsrl", "vnsra") for f in ("wv", "wx", "wi"))
+_EXTEND = ("vzext.vf2", "vsext.vf2", "vzext.vf4", "vsext.vf4")
+_MEM_8_16 = tuple(f"{k}{w}.v" for k in ("vle", "vse", "vlse", "vsse") for w in (8, 16))
+_WHOLE = tuple(f"vl{n}re{w}.v" for n in (1, 2, 4, 8) for w in (8, 16, 32)) + tuple(f"vs{n}r.v" for n in (1, 2, 4, 8)) + \
+    tuple(f"vmv{n}r.v" for n in (1, 2, 4, 8))
+VECTOR = frozenset({*_WIDEN, *_NARROW, *_EXTEND, *_MEM_8_16, *_WHOLE, "vfclass.v", "vlm.v", "vsm.v","vsetvli", "vsetivli", "vsetvl", "vle32.v", "vse32.v", "vlse32.v", "vsse32.v",
                     "vfrsub.vf", "vmv.v.v", "vmv.v.x", "vmv.v.i", "vfmv.v.f", "vfmv.f.s", "vfmv.s.f",
                     "vmv.x.s", "vmv.s.x", "vfredusum.vs", "vfredosum.vs", "vfredmax.vs", "vfredmin.vs",
                     "vredsum.vs", "vredand.vs", "vredor.vs", "vredxor.vs", "vredminu.vs", "vredmin.vs",
@@ -240,9 +251,12 @@ def _error(code: int, pc: int, addr: int, job: Job, state: CoralState, max_cycle
         return _model_error(job, state, pc)
     if code == E_VUNSUP:
         raise ConfigError(
-            f"the coral RTL's vector unit works at SEW = 32 only so far: instruction {pc} "
-            f"(line {ins.line if ins else 0}) `{(ins.text or ins.mnemonic) if ins else ''}` ran with another "
-            "SEW; run this program on the functional model")
+            f"the coral RTL's vector unit does not yet run instruction {pc} (line {ins.line if ins else 0}) "
+            f"`{(ins.text or ins.mnemonic) if ins else ''}` at the SEW it ran with, or (an 8- or 16-bit unit-stride "
+            "or a whole-register access) from an address that is no multiple of 4; at SEW 8 and 16 it runs the "
+            "integer element-wise operations and multiplies but not divides, compares, reductions, merges, moves, vid, viota, "
+            "the mask instructions and loads/stores of EEW = SEW, widening and narrowing at 8 and 16, the rest at "
+            "32; run this program on the functional model")
     if code == E_VPEND:
         raise ConfigError(
             f"the coral RTL checks a masked vector access's elements one by one (some of its addresses are "

@@ -4,6 +4,8 @@ SEW = 32 with LMUL 1, 2, 4 and 8, tail and mask policies undisturbed and agnosti
 vl from 0 to VLMAX, masked (v0.t) arithmetic, reductions, divides, square roots,
 conversions, compares, integer operations, multiplies, multiply-adds and divides (by 0 and -1 too), slides by small and huge
 offsets, mask logic, merges, vid/viota, vcpop/vfirst, vmsbf/vmsif/vmsof, register gathers and vcompress, unit-stride and strided (negative, zero) accesses, masked or not,
+the widening and narrowing integer instructions (a switch to SEW = 16 at LMUL 1/2 to 4 and
+back, sources overlapping the destination where the rules allow it) and vzext/vsext,
 anywhere in a data buffer, every rounding mode through frm, and scalar
 loads, stores and fflags reads between them (the timing model's waits), so that queue
 fills, write-back bypasses and synchronisation are all exercised.
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import random
 
-from .backend import _CMP, _INT, _MASK_LOGIC, _MUL, VECTOR
+from .backend import _CMP, _EXTEND, _INT, _MASK_LOGIC, _MUL, _NARROW, _WIDEN, VECTOR
 from .randprog import SPECIAL_FLOATS
 
 BUFFER = 1024                       # bytes; vector accesses stay inside it
@@ -25,7 +27,7 @@ BINARY = ["vfadd", "vfsub", "vfmul", "vfmin", "vfmax", "vfsgnj", "vfsgnjn", "vfs
 FMA = ["vfmacc", "vfnmacc", "vfmsac", "vfnmsac", "vfmadd", "vfnmadd", "vfmsub", "vfnmsub"]
 REDUCTIONS = ["vfredusum.vs", "vfredosum.vs", "vfredmax.vs", "vfredmin.vs", "vredsum.vs", "vredand.vs", "vredor.vs",
               "vredxor.vs", "vredminu.vs", "vredmin.vs", "vredmaxu.vs", "vredmax.vs"]
-UNARY = ["vfsqrt.v", "vfcvt.xu.f.v", "vfcvt.x.f.v", "vfcvt.f.xu.v", "vfcvt.f.x.v", "vfcvt.rtz.xu.f.v",
+UNARY = ["vfsqrt.v", "vfclass.v", "vfcvt.xu.f.v", "vfcvt.x.f.v", "vfcvt.f.xu.v", "vfcvt.f.x.v", "vfcvt.rtz.xu.f.v",
          "vfcvt.rtz.x.f.v"]
 MADD = ("vmacc", "vnmsac", "vmadd", "vnmsub")
 MADD_OPS = [f"{m}.{f}" for m in MADD for f in ("vv", "vx")]
@@ -42,7 +44,7 @@ def _group(rng, lmul: int, not_v0: bool = False) -> str:
     return f"v{rng.choice(choices)}"
 
 
-def _vector(rng: random.Random, lmul: int, vlmax: int) -> list[str]:
+def _vector(rng: random.Random, lmul: int, vlmax: int, pol: str) -> list[str]:
     c = rng.random()
     mask = rng.random() < 0.25
     vm = ", v0.t" if mask else ""
@@ -78,6 +80,8 @@ def _vector(rng: random.Random, lmul: int, vlmax: int) -> list[str]:
         if form == "vi":
             return [f"{op} {vd}, {a}, {rng.randrange(32)}{vm}"]
         return [f"li t3, {off}", f"{op} {vd}, {a}, t3{vm}"]
+    if rng.random() < 0.1:                        # widening, narrowing, extension
+        return _widening(rng, lmul, pol) if rng.random() < 0.75 else [_extend(rng, lmul, vm, mask)]
     if rng.random() < 0.06:                       # register gathers (vd apart from the sources)
         return _gather(rng, lmul, vlmax, a, b, mask, vm)
     if rng.random() < 0.1:                        # merges, element indices, mask queries
@@ -129,6 +133,55 @@ def _vector(rng: random.Random, lmul: int, vlmax: int) -> list[str]:
                         f"fsrmi {rng.randrange(5)}", f"fadd.s {f}, {f}, {rng.choice(FREGS)}",
                         f"addi {rng.choice(XREGS)}, {rng.choice(XREGS)}, {rng.randint(-9, 9)}",
                         f"flw {f}, {4 * rng.randrange(BUFFER // 4)}(s0)", "csrr a5, vl", "csrr a5, vtype"])]
+
+
+def _overlapping(rng, vd: int, nd: int, ns: int, whole: bool, align: int) -> str:
+    """A narrow source of ns registers (aligned to `align`) for a destination group vd..vd+nd-1:
+    apart from it, or (when the rules allow it) its highest part."""
+    if whole and rng.random() < 0.3:
+        return f"v{vd + nd - ns}"
+    return f"v{rng.choice([r for r in range(0, 32, align) if r + ns <= vd or r >= vd + nd])}"
+
+
+def _widening(rng, lmul: int, pol: str) -> list[str]:
+    """A widening or narrowing instruction at SEW = 8 or 16 (LMUL 1/2 to 4), then back to e32."""
+    frac = rng.random() < 0.2
+    l16 = 1 if frac else rng.choice([1, 2, 4])
+    sew = rng.choice([8, 16])
+    vlmax16 = 128 * l16 // sew // (2 if frac else 1)
+    mask = rng.random() < 0.25
+    vm = ", v0.t" if mask else ""
+    n, nw = l16, 1 if frac else 2 * l16
+    out = [f"li t0, {rng.choice([0, 1, rng.randint(0, vlmax16 + 3), vlmax16, vlmax16 + 5])}",
+           f"vsetvli t1, t0, e{sew}, {'mf2' if frac else f'm{l16}'}, {pol}"]
+    op = rng.choice(_NARROW if rng.random() < 0.35 else _WIDEN)
+    name, form = op.split(".")
+    x = rng.choice(XREGS)
+    if op in _NARROW:
+        vs2 = rng.choice(range(0, 32, nw))
+        vd = vs2 if rng.random() < 0.3 and not (mask and vs2 == 0) else \
+            rng.choice([r for r in range(0, 32, n) if (r + n <= vs2 or r >= vs2 + nw) and not (mask and r == 0)])
+        second = {"wv": _group(rng, n), "wx": x, "wi": str(rng.randrange(32))}[form]
+        out.append(f"{op} v{vd}, v{vs2}, {second}{vm}")
+    else:
+        vd = rng.choice([r for r in range(0, 32, nw) if not (mask and r == 0)])
+        vs2 = f"v{rng.choice(range(0, 32, nw))}" if form[0] == "w" else _overlapping(rng, vd, nw, n, not frac, n)
+        second = _overlapping(rng, vd, nw, n, not frac, n) if form[1] == "v" else x
+        if name.startswith("vwmacc"):             # vd, vs1 / rs1, vs2 (vd the addend)
+            out.append(f"{op} v{vd}, {second}, {vs2}{vm}")
+        else:
+            out.append(f"{op} v{vd}, {vs2}, {second}{vm}")
+    out.append(f"vsetvli t1, zero, e32, m{lmul}, {pol}")
+    return out
+
+
+def _extend(rng, lmul: int, vm: str, mask: bool, vf2: bool = False) -> str:
+    """vzext/vsext (the source group LMUL / 2 or / 4 registers; vf2: .vf2 only, for SEW = 16)."""
+    op = rng.choice(_EXTEND[:2] if vf2 else _EXTEND)
+    factor = int(op[-1])
+    ns = max(1, lmul // factor)
+    vd = rng.choice([r for r in range(0, 32, lmul) if not (mask and r == 0)])
+    return f"{op} v{vd}, {_overlapping(rng, vd, lmul, ns, lmul >= factor, ns)}{vm}"
 
 
 def _gather(rng, lmul, vlmax, a, b, mask, vm) -> list[str]:
@@ -190,12 +243,135 @@ def random_vector_program(seed: int, length: int = 60, vlen: int = 128) -> str:
                 out.append(f"vsetvli t1, zero, e32, m{lmul}, {pol}")
             k += 1
             continue
-        block = _vector(rng, lmul, vlmax)
+        block = _vector(rng, lmul, vlmax, pol)
         out += block
         k += len(block)
     out.append("ebreak")
     words = ", ".join(f"{rng.choice(SPECIAL_FLOATS) if rng.random() < 0.3 else rng.getrandbits(32):#x}"
                       for _ in range(BUFFER // 4))
+    out += [".data", ".balign 16", f"buf: .word {words}"]
+    return "\n".join(out) + "\n"
+
+
+def random_widening_program(seed: int, length: int = 40, vlen: int = 128) -> str:
+    """Widening, narrowing and extension only (with new masks in v0 and stores between),
+    on vector registers loaded from random data: every form, policy and overlap the rules allow."""
+    rng = random.Random(seed)
+    out = [".text", "la s0, buf"] + [f"li {r}, {rng.getrandbits(32) - (1 << 31)}" for r in XREGS]
+    out += [f"vsetvli t1, zero, e32, m8, ta, ma"] + \
+           [f"addi t2, s0, {rng.randrange(0, BUFFER - vlen, 4)}\nvle32.v v{r}, (t2)" for r in range(0, 32, 8)]
+    for _ in range(length):
+        lmul = rng.choice([1, 2, 4, 8])
+        pol = f"{rng.choice(['ta', 'tu'])}, {rng.choice(['ma', 'mu'])}"
+        c = rng.random()
+        if c < 0.1:
+            out.append(f"vsetvli t1, zero, e32, m1, {pol}\nvmv.s.x v0, {rng.choice(XREGS)}")
+        elif c < 0.2:
+            out.append(f"vsetvli t1, zero, e32, m{lmul}, {pol}\naddi t2, s0, {4 * rng.randrange((BUFFER - vlen * lmul // 8) // 4)}"
+                       f"\nvse32.v v{rng.choice(range(0, 32, lmul))}, (t2)")
+        elif c < 0.35:
+            mask = rng.random() < 0.3
+            esew = rng.choice([16, 32])                   # vzext/vsext.vf2 at SEW = 16 too
+            out.append(f"li t0, {rng.randint(0, vlen * lmul // esew + 2)}\nvsetvli t1, t0, e{esew}, m{lmul}, {pol}\n"
+                       + _extend(rng, lmul, ", v0.t" if mask else "", mask, esew == 16))
+        else:
+            out += _widening(rng, 1, pol)
+    out.append("ebreak")
+    words = ", ".join(f"{rng.getrandbits(32):#x}" for _ in range(BUFFER // 4))
+    out += [".data", ".balign 16", f"buf: .word {words}"]
+    return "\n".join(out) + "\n"
+
+
+SUBWORD = sorted(m for m in VECTOR if m.split(".")[0] in _INT + _CMP + _MUL[:8] and not m.startswith("vmf")
+                 and not m.endswith(".vf"))
+
+
+def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
+    """The integer instructions at SEW 8 and 16 (LMUL 1/4 to 8): element-wise operations and
+    multiplies, compares (into v0 too, as the next masks), merges, moves (element 0 too), reductions, the
+    mask instructions, 8- and 16-bit loads and stores (unit-stride and strided) and whole-register
+    ones, with the
+    widening and narrowing ones between and stores of the results at SEW = 32."""
+    rng = random.Random(seed)
+    out = [".text", "la s0, buf"] + [f"li {r}, {rng.getrandbits(32) - (1 << 31)}" for r in XREGS]
+    out += ["vsetvli t1, zero, e32, m8, ta, ma"] + \
+           [f"addi t2, s0, {rng.randrange(0, BUFFER - vlen, 4)}\nvle32.v v{r}, (t2)" for r in range(0, 32, 8)]
+    lmuls = {8: ["mf4", "mf2", "m1", "m2", "m4", "m8"], 16: ["mf2", "m1", "m2", "m4", "m8"]}
+    sew, lmul = 16, 1
+    for _ in range(length):
+        c = rng.random()
+        if c < 0.15 or _ == 0:
+            sew = rng.choice([8, 16])
+            lm = rng.choice(lmuls[sew])
+            lmul = int(lm[1:]) if lm[1] != "f" else 1
+            vlmax = vlen * (lmul if lm[1] != "f" else 1) // sew // (int(lm[2:]) if lm[1] == "f" else 1)
+            pol = f"{rng.choice(['ta', 'tu'])}, {rng.choice(['ma', 'mu'])}"
+            out.append(f"li s1, {rng.choice([0, 1, rng.randint(0, vlmax + 3), vlmax, vlmax + 5])}\n"
+                       f"vsetvli t1, s1, e{sew}, {lm}, {pol}")
+            continue
+        mask = rng.random() < 0.3
+        vm = ", v0.t" if mask else ""
+        vd = _group(rng, lmul, not_v0=mask)
+        a, b = _group(rng, lmul), _group(rng, lmul)
+        if c < 0.6:
+            op = rng.choice(SUBWORD)
+            form = op.rsplit(".", 1)[1]
+            shift = op.split(".")[0] in ("vsll", "vsrl", "vsra")
+            second = {"vv": b, "vx": rng.choice(XREGS),
+                      "vi": str(rng.randint(0, 31) if shift else rng.randint(-16, 15))}[form]
+            if op.startswith("vms"):             # compares: any single register that is no source
+                srcs = set(range(int(a[1:]), int(a[1:]) + lmul)) | (set(range(int(b[1:]), int(b[1:]) + lmul)) if form == "vv" else set())
+                vd = rng.choice([a] + [f"v{r}" for r in range(32) if r not in srcs and not (mask and r == 0)])
+            if op.split(".")[0] in MADD:              # vd, vs1 / rs1, vs2
+                out.append(f"{op} {vd}, {second}, {a}{vm}")
+            else:
+                out.append(f"{op} {vd}, {a}, {second}{vm}")
+        elif c < 0.7:
+            out.append(rng.choice([f"vmerge.vvm {_group(rng, lmul, True)}, {a}, {b}, v0",
+                                   f"vmerge.vxm {_group(rng, lmul, True)}, {a}, {rng.choice(XREGS)}, v0",
+                                   f"vmerge.vim {_group(rng, lmul, True)}, {a}, {rng.randint(-16, 15)}, v0",
+                                   f"vmv.v.v {vd}, {a}", f"vmv.v.x {vd}, {rng.choice(XREGS)}",
+                                   f"vmv.v.i {vd}, {rng.randint(-16, 15)}",
+                                   f"vmv.s.x {rng.choice(['v0', vd])}, {rng.choice(XREGS)}",
+                                   f"vmv.x.s {rng.choice(XREGS)}, v{rng.randrange(32)}", f"vid.v {vd}{vm}",
+                                   f"viota.m {vd}, v{rng.choice([r for r in range(32) if not int(vd[1:]) <= r < int(vd[1:]) + lmul])}{vm}"]))
+        elif c < 0.74:                            # integer reductions
+            op = rng.choice([r for r in REDUCTIONS if not r.startswith("vf")])
+            out.append(f"{op} v{rng.randrange(32)}, {a}, v{rng.randrange(32)}{vm}")
+        elif c < 0.78:
+            src = rng.randrange(32)
+            single = rng.choice([r for r in range(32) if r != src and not (mask and r == 0)])
+            out.append(rng.choice([f"{rng.choice(_MASK_LOGIC)}.mm v{rng.randrange(32)}, v{src}, v{rng.randrange(32)}",
+                                   f"addi t2, s0, {4 * rng.randrange(BUFFER // 4 - 32)}\n"
+                                   f"{rng.choice(['vlm.v', 'vsm.v'])} v{rng.randrange(32)}, (t2)",
+                                   f"{rng.choice(['vcpop.m', 'vfirst.m'])} {rng.choice(XREGS)}, v{src}{vm}",
+                                   f"{rng.choice(['vmsbf.m', 'vmsif.m', 'vmsof.m'])} v{single}, v{src}{vm}"]))
+        elif c < 0.86:                            # widening or narrowing (its own vtype), then back
+            out += _widening(rng, lmul, pol)[:-1] + [f"vsetvli t1, s1, e{sew}, {lm}, {pol}"]
+        elif c < 0.89:                            # whole-register loads and stores (any SEW, vl, mask)
+            n = rng.choice([1, 2, 4, 8])
+            op = rng.choice([f"vl{n}re{rng.choice([8, 16, 32])}.v", f"vs{n}r.v", f"vmv{n}r.v"])
+            if op.startswith("vmv"):
+                out.append(f"{op} v{rng.choice(range(0, 32, n))}, v{rng.choice(range(0, 32, n))}")
+            else:
+                out.append(f"addi t2, s0, {4 * rng.randrange((BUFFER - n * vlen // 8) // 4)}\n"
+                           f"{op} v{rng.choice(range(0, 32, n))}, (t2)")
+        elif c < 0.95:                            # 8- and 16-bit loads and stores (unit-stride: word-aligned)
+            eb = sew // 8
+            reg = _group(rng, lmul, not_v0=mask)
+            if rng.random() < 0.5:
+                op = rng.choice(["vle", "vse"])
+                out.append(f"addi t2, s0, {4 * rng.randrange((BUFFER - vlmax * eb) // 4)}\n{op}{sew}.v {reg}, (t2){vm}")
+            else:
+                op = rng.choice(["vlse", "vsse"])
+                out.append(f"addi t2, s0, {BUFFER // 2 + eb * rng.randrange(-8, 8)}\nli t3, {eb * rng.randint(-3, 3)}\n"
+                           f"{op}{sew}.v {reg}, (t2), t3{vm}")
+        else:
+            out.append(f"vsetvli t1, zero, e32, m{lmul}, {pol}\naddi t2, s0, "
+                       f"{4 * rng.randrange((BUFFER - vlen * lmul // 8) // 4)}\nvse32.v v{rng.choice(range(0, 32, lmul))}, (t2)"
+                       f"\nvsetvli t1, s1, e{sew}, {lm}, {pol}")
+    out.append("ebreak")
+    words = ", ".join(f"{rng.getrandbits(32):#x}" for _ in range(BUFFER // 4))
     out += [".data", ".balign 16", f"buf: .word {words}"]
     return "\n".join(out) + "\n"
 
@@ -222,6 +398,24 @@ def fault_programs() -> dict[str, str]:
         "vrgather onto its indices": pre + "vrgather.vv v4, v2, v4" + data,
         "vrgatherei16 onto its indices": pre + "vrgatherei16.vv v4, v2, v5" + data,
         "vcompress over its mask": pre + "vcompress.vm v4, v2, v5" + data,
+        "vwadd at SEW 32": pre + "vwadd.vv v4, v2, v6" + data,
+        "vwadd at LMUL 8": pre.replace("e32, m2", "e16, m8") + "vwadd.vv v0, v8, v16" + data,
+        "vwmul over its source's lower part": pre.replace("e32", "e16") + "vwmul.vx v4, v4, a0" + data,
+        "vwadd.wv misaligned wide source": pre.replace("e32", "e16") + "vwadd.wv v4, v2, v8" + data,
+        "vwaddu fractional over its source": pre.replace("e32, m2", "e16, mf2") + "vwaddu.vv v3, v3, v5" + data,
+        "vnsrl over its source's upper part": pre.replace("e32", "e16") + "vnsrl.wi v6, v4, 3" + data,
+        "vnsra masked onto v0": pre.replace("e32", "e16") + "vnsra.wx v0, v4, a0, v0.t" + data,
+        "vzext.vf4 at SEW 16": pre.replace("e32", "e16") + "vzext.vf4 v4, v1" + data,
+        "vsext.vf2 over its source's lower part": pre.replace("m2", "m4") + "vsext.vf2 v4, v4" + data,
+        "vle16 misaligned": pre.replace("e32", "e16") + "addi s0, s0, 1\nvle16.v v2, (s0)" + data,
+        "vlse16 odd stride": pre.replace("e32", "e16") + "li t3, 3\nvlse16.v v2, (s0), t3" + data,
+        "vl2re32 misaligned group": pre + "vl2re32.v v3, (s0)" + data,
+        "vs8r past DTCM": pre + "lui s0, 0x7ffff\nvs8r.v v8, (s0)" + data,
+        "vmv4r misaligned source": pre + "vmv4r.v v4, v6" + data,
+        "vl1re16 misaligned": pre + "addi s0, s0, 1\nvl1re16.v v8, (s0)" + data,
+        "vsse8 below DTCM": pre.replace("e32", "e8") + "li t3, -4096\nvsse8.v v2, (s0), t3" + data,
+        "masked vse16 misaligned active": pre.replace("e32", "e16") + "li t0, 2\nvmv.s.x v0, t0\nli t3, 3\n"
+                                          "vsse16.v v2, (s0), t3, v0.t" + data,
         "masked store misaligned": pre + "li t0, 1\nvmv.s.x v0, t0\naddi s0, s0, 2\nvse32.v v2, (s0), v0.t" + data,
         "queued then faulting": pre + "vfadd.vv v2, v4, v6\nvse32.v v2, (s0)\nvfadd.vv v2, v4, v6\n"
                                 "vle32.v v3, (s0)" + data,

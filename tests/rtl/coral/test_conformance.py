@@ -1,7 +1,9 @@
 """The coral RTL against Spike on the conformance corpus (tests/simulators/coral/conformance):
-its scalar programs (the body's data, x0..x31, f0..f31 and fcsr) and vec_e32, the vector
+its scalar programs (the body's data, x0..x31, f0..f31 and fcsr), vec_e32, the vector
 program at SEW = 32 (masked accesses, slides, mask logic, vmul*; the whole signature,
-v0..v31 included) equal Spike's signatures, and the model takes exactly as many cycles."""
+v0..v31 included), and vec_config (vsetvl forms, fractional LMUL, vill; in the corpus's own
+wrapping, which sets up and dumps the vector state at SEW = 8) equal Spike's signatures, and
+the model takes exactly as many cycles."""
 import sys
 from pathlib import Path
 
@@ -20,19 +22,21 @@ from harness import (DATA_BASE, SCALAR_FIELDS, bodies, differences, load_expecte
 
 SCALAR = ("int_arith", "fp_rounding", "fp_special")     # the corpus's programs without V
 E32 = ("vec_e32",)                                       # ... with V at SEW = 32 only
+FULL = ("vec_config",)                                   # ... with V, wrapped at SEW = 8
 
 
 @pytest.fixture(scope="module")
 def runs(cfg, rtl):
     assert cfg.DTCM_BASE == DATA_BASE
     src = bodies()
-    programs = {n: assemble(wrap(src[n], "scalar" if n in SCALAR else "e32"), f"{n}.s", cfg) for n in SCALAR + E32}
+    programs = {n: assemble(wrap(src[n], "scalar" if n in SCALAR else "e32" if n in E32 else "model"), f"{n}.s", cfg)
+                for n in SCALAR + E32 + FULL}
     budget = Budget(max_instructions=1_000_000)
     out = rtl.run_many([Job(p, MemoryImage(), budget) for p in programs.values()], cfg)
     return {n: (p, r) for (n, p), r in zip(programs.items(), out)}
 
 
-@pytest.mark.parametrize("name", SCALAR + E32)
+@pytest.mark.parametrize("name", SCALAR + E32 + FULL)
 def test_rtl_agrees_with_spike(name, runs, cfg):
     program, result = runs[name]
     ours = signature_of(program, result, name)

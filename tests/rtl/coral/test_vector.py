@@ -9,7 +9,8 @@ from kernelcraft.simulators.core.errors import ConfigError
 from kernelcraft.simulators.coral.assembler import assemble
 from kernelcraft.simulators.coral.machine import CoralModel
 from kernelcraft.simulators.coral_rtl.compare import compare_runs, compare_traces
-from kernelcraft.simulators.coral_rtl.randvec import fault_programs, random_vector_program
+from kernelcraft.simulators.coral_rtl.randvec import (fault_programs, random_subword_program,
+                                                      random_vector_program, random_widening_program)
 
 SEEDS = range(60)
 
@@ -31,6 +32,26 @@ def test_random_vector_programs_match_the_model(cfg, rtl):
     assert sum(m.unit_busy["vector"] for m, _ in runs) > 1000
 
 
+def test_widening_and_narrowing_match_the_model(cfg, rtl):
+    # every widening, narrowing and extension form at every LMUL it allows, masked, both
+    # policies, sources overlapping the destination where the rules allow it
+    seeds = range(30)
+    runs = _both(rtl, cfg, [random_widening_program(s) for s in seeds])
+    for seed, (model, r) in zip(seeds, runs):
+        assert model.error is None, (seed, model.error)
+        assert compare_runs(model, r) == [], f"seed {seed}"
+
+
+def test_sew_8_and_16_match_the_model(cfg, rtl):
+    # the integer element-wise instructions, compares, merges, moves and mask instructions
+    # at SEW 8 and 16, LMUL 1/4 to 8, with widening and narrowing between them
+    seeds = range(40)
+    runs = _both(rtl, cfg, [random_subword_program(s) for s in seeds])
+    for seed, (model, r) in zip(seeds, runs):
+        assert model.error is None, (seed, model.error)
+        assert compare_runs(model, r) == [], f"seed {seed}"
+
+
 def test_vector_faults_stop_where_the_model_stops(cfg, rtl):
     names = list(fault_programs())
     runs = _both(rtl, cfg, list(fault_programs().values()))
@@ -47,14 +68,22 @@ def test_a_deliberate_difference_is_found(cfg, rtl):
 
 
 def test_unimplemented_vector_work_is_refused(cfg, rtl):
-    gather = assemble(".text\nvsetvli t0, zero, e32, m1\nvwadd.vv v2, v4, v6\n", "g.s", cfg)
-    with pytest.raises(ConfigError, match=r"not vwadd.vv \(Zve32f\): instruction 1 \(line 3\) "
-                                          r"`vwadd.vv v2, v4, v6` cannot run on it"):
+    gather = assemble(".text\nvsetvli t0, zero, e32, m1\nvsaddu.vv v2, v4, v6\n", "g.s", cfg)
+    with pytest.raises(ConfigError, match=r"not vsaddu.vv \(Zve32f\): instruction 1 \(line 3\) "
+                                          r"`vsaddu.vv v2, v4, v6` cannot run on it"):
         rtl.run(gather, MemoryImage(), cfg)
-    sew16 = assemble(".text\nvsetvli t0, zero, e16, m1\nvmv.v.i v1, 3\n", "s.s", cfg)
-    with pytest.raises(ConfigError, match=r"works at SEW = 32 only so far: instruction 1 \(line 3\) "
-                                          r"`vmv.v.i v1, 3` ran with another SEW"):
+    sew16 = assemble(".text\nvsetvli t0, zero, e16, m1\nvdiv.vv v1, v2, v3\n", "s.s", cfg)
+    with pytest.raises(ConfigError, match=r"does not yet run instruction 1 \(line 3\) `vdiv.vv v1, v2, v3` at the "
+                                          r"SEW it ran with"):
         rtl.run(sew16, MemoryImage(), cfg)
+    # a slide at SEW = 8, a gather at SEW = 16, a 16-bit load at SEW = 32, and an 8-bit unit-stride
+    # load or a whole-register store from an address that is no multiple of 4 are refused the same way
+    for src in ("vsetvli t0, zero, e8, m1\nvslideup.vi v2, v4, 1", "vsetvli t0, zero, e16, m1\nvrgather.vi v2, v4, 1",
+                "la a0, d\nvsetvli t0, zero, e32, m1\nvle16.v v2, (a0)\n.data\nd: .zero 64",
+                "la a0, d\naddi a0, a0, 2\nvsetvli t0, zero, e8, m1\nvle8.v v2, (a0)\n.data\nd: .zero 64",
+                "la a0, d\naddi a0, a0, 2\nvs1r.v v2, (a0)\n.data\nd: .zero 64"):
+        with pytest.raises(ConfigError, match=r"does not yet run instruction"):
+            rtl.run(assemble(f".text\n{src}\n", "s.s", cfg), MemoryImage(), cfg)
 
 
 MASKED = (".text\nli s1, {addr}\nli t0, {bits}\nvsetvli t1, zero, e32, m8\nvfdiv.vv v8, v8, v16\n"
@@ -82,6 +111,65 @@ def test_masked_accesses_check_only_their_active_elements(cfg, rtl):
     # in range, a masked access never waits for v0
     [(model, r)] = _both(rtl, cfg, [MASKED.format(addr=base, bits=5, sync="", op="vse32.v v8, (s1), v0.t")])
     assert model.error is None and compare_runs(model, r) == []
+
+
+def test_masked_narrow_accesses_skip_their_inactive_elements(cfg, rtl):
+    # 16- and 8-bit strided accesses whose inactive elements are misaligned or below DTCM
+    src = (".text\nla s1, d\naddi s1, s1, 64\nli t0, {bits}\nvsetvli t1, zero, e32, m1\nvmv.s.x v0, t0\n"
+           "li t0, 4\nvsetvli t1, t0, e{sew}, m1, ta, mu\nli t3, {stride}\n{op} v4, (s1), t3, v0.t\n"
+           "ebreak\n.data\n.balign 16\nd: .zero 128\n")
+    cases = [(0b0101, 16, 3, "vsse16.v"), (0b0101, 16, 3, "vlse16.v"), (0b0001, 8, -4096, "vsse8.v"),
+             (0b0011, 8, -4096, "vlse8.v")]
+    runs = _both(rtl, cfg, [src.format(bits=b, sew=w, stride=st, op=op) for b, w, st, op in cases])
+    for case, (model, r) in zip(cases, runs):
+        assert (model.error is not None) == (case[0] == 0b0011), case
+        assert compare_runs(model, r) == [] and str(r.error) == str(model.error), case
+
+
+def test_element_indices_and_counts_at_sew_8_and_16(cfg, rtl):
+    # vid/viota, reductions and vmv.x.s of them at SEW 8 and 16, LMUL 1/2 to 4, masked or not
+    src = (".text\nla a0, d\nvsetvli t0, zero, e32, m8\nvle32.v v8, (a0)\nvle32.v v24, (a0)\nli t0, {avl}\n"
+           "vsetvli t1, t0, e{sew}, {lm}, {pol}\nviota.m v16, v9{vm}\nvid.v v20{vm}\nvredsum.vs v2, v16, v20{vm}\n"
+           "vmv.x.s a1, v16\nvredmaxu.vs v3, v20, v17{vm}\nebreak\n.data\n.balign 16\nd: .word "
+           + ", ".join(hex((i * 0x9E3779B9) & 0xFFFFFFFF) for i in range(32)) + "\n")
+    cases = [dict(sew=w, lm=lm, avl=a, pol=pol, vm=vm) for w in (8, 16) for lm in ("mf2", "m1", "m4")
+             for a, pol, vm in ((1000, "ta, ma", ""), (13, "tu, mu", ", v0.t"))]
+    runs = _both(rtl, cfg, [src.format(**c) for c in cases])
+    for c, (model, r) in zip(cases, runs):
+        assert model.error is None and compare_runs(model, r) == [], c
+
+
+def test_vfclass_on_every_class(cfg, rtl):
+    vals = [0xFF800000, 0xBF800000, 0x80000001, 0x80000000, 0x00000000, 0x00000001, 0x3F800000, 0x7F800000,
+            0x7F800001, 0x7FC00000, 0xFFFFFFFF, 0x807FFFFF, 0x00400000, 0xC2000000, 0x7F7FFFFF, 0x80800000]
+    src = (".text\nla a0, d\nli t0, 16\nvsetvli t1, t0, e32, m4, ta, ma\nvle32.v v8, (a0)\nvfclass.v v12, v8\n"
+           "vmv.v.i v0, 5\nvfclass.v v16, v8, v0.t\nebreak\n.data\n.balign 16\nd: .word "
+           + ", ".join(hex(v) for v in vals) + "\n")
+    [(model, r)] = _both(rtl, cfg, [src])
+    assert model.error is None and compare_runs(model, r) == []
+    assert len(set(r.registers["v"][12:16].view("<u4").ravel().tolist())) == 10
+
+
+def test_whole_register_accesses_ignore_vtype(cfg, rtl):
+    # at reset (vill) and with vl = 0: every word of the n registers moves
+    src = (".text\nla a0, d\nvl{n}re32.v v8, (a0)\n{vset}addi a1, a0, 256\nvs{n}r.v v8, (a1)\nvl{n}re8.v v16, (a1)\n"
+           "ebreak\n.data\n.balign 16\nd: .word " + ", ".join(str(i * 0x01020304) for i in range(128)) + "\n")
+    runs = _both(rtl, cfg, [src.format(n=n, vset=v) for n in (1, 2, 4, 8)
+                            for v in ("", "vsetivli t0, 0, e8, mf4, ta, ma\n")])
+    for model, r in runs:
+        assert model.error is None and compare_runs(model, r) == []
+
+
+def test_mask_loads_and_stores(cfg, rtl):
+    # vlm.v / vsm.v move ceil(vl / 8) bytes at any SEW; the rest of vd is tail (as vtype says)
+    src = (".text\nla a0, d\nvsetvli t1, zero, e32, m8\nvle32.v v8, (a0)\nli t0, {avl}\n"
+           "vsetvli t1, t0, e{sew}, m{lm}, {pol}\nvlm.v v9, (a0)\naddi a1, a0, 64\nvsm.v v10, (a1)\n"
+           "ebreak\n.data\n.balign 16\nd: .word " + ", ".join(hex((i * 0x9E3779B9) & 0xFFFFFFFF) for i in range(32)) + "\n")
+    cases = [dict(avl=a, sew=w, lm=lm, pol=pol) for a, w, lm in ((0, 8, 1), (1, 8, 1), (9, 16, 2), (17, 32, 8), (128, 8, 8))
+             for pol in ("ta, ma", "tu, mu")]
+    runs = _both(rtl, cfg, [src.format(**c) for c in cases])
+    for c, (model, r) in zip(cases, runs):
+        assert model.error is None and compare_runs(model, r) == [], c
 
 
 def test_the_last_register_write_back_ends_the_run(cfg, rtl):
@@ -136,11 +224,14 @@ def test_every_implemented_instruction_decodes_as_the_isa_encodes_it(cfg, rtl):
     # (the assembler encodes it from the ISA data): the RTL's decoder must take that word
     # for that instruction, and run it as the model does
     from kernelcraft.isa.loader import get_isa
-    from kernelcraft.simulators.coral_rtl.backend import VECTOR
+    from kernelcraft.simulators.coral_rtl.backend import _MEM_8_16, _NARROW, _WIDEN, VECTOR
     isa = get_isa("coral")
     names = sorted(VECTOR)
-    src = (".text\nla a0, buf\naddi a1, a0, 64\nli t1, 4\nvsetvli t0, zero, e32, m1, ta, ma\n{}\nebreak\n"
+    src = (".text\nla a0, buf\naddi a1, a0, 64\nli t1, 4\nvsetvli t0, zero, e{}, m1, ta, ma\n{}\nebreak\n"
            ".data\n.balign 16\nbuf: .word " + ", ".join(str(i * 0x01010101) for i in range(128)) + "\n")
-    runs = _both(rtl, cfg, [src.format(isa.instructions[m].example.strip()) for m in names])
+    # (widening and narrowing at SEW = 16, from and to 32-bit elements; 8- and 16-bit loads and
+    # stores at SEW = EEW)
+    sew = lambda m: 16 if m in _WIDEN + _NARROW else int(m.split(".")[0][-2:].lstrip("e")) if m in _MEM_8_16 else 32
+    runs = _both(rtl, cfg, [src.format(sew(m), isa.instructions[m].example.strip()) for m in names])
     for m, (model, r) in zip(names, runs):
         assert model.error is None and compare_runs(model, r) == [], m
