@@ -10,12 +10,12 @@ times one cell's evaluation, is `kernelcraft bench coral-model`
 """
 from __future__ import annotations
 
-
 from kernelcraft.isa.coral import default_config
 from kernelcraft.simulators.core.bench import median_rate
 
 from .assembler import assemble
 from .machine import CoralModel
+
 
 SCALAR = """
     li a0, {n}
@@ -232,3 +232,9 @@ def benchmark(repeats: int = 5, scale: float = 1.0) -> dict:
         out[f"{name}_traced_slowdown"] = rate / traced
     out.update(_throughput(repeats, scale))
     return out
+
+
+def status() -> str:
+    """`kernelcraft bench speed`'s line on whether loop plans accumulate in C or numpy."""
+    from .loops import NATIVE
+    return NATIVE.status()

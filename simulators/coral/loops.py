@@ -8,7 +8,8 @@ down to zero. Run block by block, every iteration pays Python and numpy call ove
 for a few dozen elements. `LoopPlan` recognises such a block once (at compile time)
 and, when the block is entered with a known trip count, computes all iterations with
 numpy: every load of every iteration in one gather, every product in one multiply,
-then one vectorised step per iteration for the sequentially rounded accumulation.
+then the sequentially rounded accumulation and its checks in one C call (chain.c;
+without a C compiler, numpy: one vectorised step per iteration).
 
 The shortcut must never change a result, so it only runs when it can prove it takes
 the same path as the block-by-block run:
@@ -32,9 +33,13 @@ the one before, the rest repeat it exactly and are added in one step.
 """
 from __future__ import annotations
 
+from pathlib import Path
+from types import SimpleNamespace
+
 import numpy as np
 
 from kernelcraft.isa.loader import get_isa
+from kernelcraft.simulators.core.native import Native
 
 from . import fp32
 from .semantics.scalar import BRANCH
@@ -50,6 +55,9 @@ FMAS = frozenset(_ISA.having("multiply_accumulates"))
 # each branch's condition as the block compiler evaluates it, on x[0] = rs1's values and
 # x[1] = rs2's (an array of a stepped register's values: every outcome at once)
 BRANCHES = {mn: compile(BRANCH[mn].format(a=0, b=1), mn, "eval") for mn in _ISA.having("compare_branch")}
+# the rounding-ordered accumulation in C (chain.c), else numpy, two calls per iteration
+NATIVE = Native(Path(__file__).with_name("chain.c"), "_coral_chain", "coral accumulation chains")
+chain_bits = SimpleNamespace(INEXACT=1, TINY_SUM=2, DECLINE=4)     # chain.c's result
 MAX_ELEMENTS = 1 << 21       # products computed at once (16 MiB of binary64)
 TRIP_WINDOW = 256            # branch outcomes of the first window looked at for the trip count
 
@@ -274,25 +282,34 @@ class LoopPlan:
         # the one sequential part: each step adds in binary64 (exactly as vector_float does)
         # and rounds to binary32 (RNE) for the next
         S = np.empty_like(P)
-        P32 = P.astype(F32)
-        if (P32 == P).all():
-            # every product a binary32 value (low-precision data): then each step's binary64
-            # sum rounded to binary32 is the binary32 sum (53 >= 2 * 24 + 2), and numpy's
-            # binary32 accumulate runs the whole recurrence in one call
-            R = np.add.accumulate(np.concatenate((acc0[None, :], P32)), axis=0)
-            np.add(P, R[:-1], out=S)
-            prev = R[-1]
-        else:
-            add = np.add
-            prev = acc0
-            for p, row in zip(P, S):
-                add(p, prev, out=row)
-                prev = row.astype(F32)
+        fl = s.fc[FFLAGS]
+        c, found = NATIVE.module(), None
+        if c is not None:
+            prev = np.empty_like(acc0)
+            found = c.chain(P, acc0, S, prev)       # the checks below, in the same operations
+            if found is not None and not found & chain_bits.TINY_SUM:
+                if found & chain_bits.DECLINE:
+                    return None
+                return fl_vals, v_vals, prev, fl | (fp32.NX if found & chain_bits.INEXACT else 0)
+        if found is None:
+            P32 = P.astype(F32)
+            if (P32 == P).all():
+                # every product a binary32 value (low-precision data): then each step's binary64
+                # sum rounded to binary32 is the binary32 sum (53 >= 2 * 24 + 2), and numpy's
+                # binary32 accumulate runs the whole recurrence in one call
+                R = np.add.accumulate(np.concatenate((acc0[None, :], P32)), axis=0)
+                np.add(P, R[:-1], out=S)
+                prev = R[-1]
+            else:
+                add = np.add
+                prev = acc0
+                for p, row in zip(P, S):
+                    add(p, prev, out=row)
+                    prev = row.astype(F32)
         # vector_float's fast path, for all iterations at once (fp32.fast_fma_sum, _fast)
         a = np.abs(S)
         if not a.max() < fp32._BIG:
             return None
-        fl = s.fc[FFLAGS]
         mid = (S.view(U64) & fp32._MID_MASK) == fp32._MID
         if a.min() < fp32.TINY:
             tiny = (a < fp32.TINY) & (a != 0.0)

@@ -9,8 +9,19 @@ from kernelcraft.simulators.core.backend import MemoryImage
 from kernelcraft.simulators.core.budget import Budget
 from kernelcraft.simulators.coral import compiler as compiler_mod
 from kernelcraft.simulators.coral.assembler import assemble
+from kernelcraft.simulators.coral import loops as loops_mod
 from kernelcraft.simulators.coral.loops import LoopPlan
 from kernelcraft.simulators.coral.machine import CoralModel
+
+
+@pytest.fixture(autouse=True, params=["c", "numpy"])
+def chain(request):
+    """Every test with the accumulation chain in C (chain.c) and in numpy."""
+    if request.param == "c" and loops_mod.NATIVE.module() is None:
+        pytest.skip("no C compiler: chain.c is not built")
+    loops_mod.NATIVE.enabled(request.param == "c")
+    yield request.param
+    loops_mod.NATIVE.enabled(True)
 
 # an outer-product inner loop: B rows by a pitch, three A scalars, three accumulators
 OUTER = """
@@ -288,3 +299,66 @@ def test_tiny_sums_run_whole_with_the_stepping_flags(monkeypatch):
     r = _same(src, arrays)
     assert ran and all(out is not None for out in ran)
     assert r.registers["fflags"] == 0
+
+
+def _numpy_chain(P, acc0):
+    """chain.c's result as loops.py computed it in numpy: (S, prev, found bits)."""
+    from kernelcraft.simulators.coral import fp32
+    S = np.empty_like(P)
+    prev = acc0
+    for p, row in zip(P, S):
+        np.add(p, prev, out=row)
+        prev = row.astype(np.float32)
+    z = np.concatenate((acc0[None, :], S[:-1].astype(np.float32))).astype(np.float64)
+    with np.errstate(all="ignore"):
+        a = np.abs(S)
+        bb = S - P
+        inexact = (P - (S - bb)) + (z - bb) != 0
+        mid = (S.view(np.uint64) & fp32._MID_MASK) == fp32._MID
+        big = ~(a < fp32._BIG)
+        tiny = ~big & (a < fp32.TINY) & (S != 0)
+        found = 0
+        if (big | (~tiny & mid & inexact)).any():
+            found |= loops_mod.chain_bits.DECLINE
+        if tiny.any():
+            found |= loops_mod.chain_bits.TINY_SUM
+        if (inexact | (S.astype(np.float32).astype(np.float64) != S)).any():
+            found |= loops_mod.chain_bits.INEXACT
+    return S, prev, found
+
+
+@pytest.mark.parametrize("kind", ["random", "exact", "midpoints", "tiny", "huge", "nan"])
+def test_chain_c_computes_the_numpy_bits(kind, chain):
+    """chain.c against the numpy it replaces, on the cases its checks tell apart: exact
+    sums, binary64 sums on binary32 midpoints, subnormal and huge sums, NaN."""
+    c = loops_mod.NATIVE.module()
+    if c is None:
+        pytest.skip("chain.c runs only with the C variant")
+    rng = np.random.default_rng(7)
+    n, w = 37, 24
+    a = rng.standard_normal((n, w)).astype(np.float32)
+    b = rng.standard_normal((n, w)).astype(np.float32)
+    if kind == "exact":
+        a, b = np.round(a * 8) / 8, np.round(b * 8) / 8
+    P = a.astype(np.float64) * b.astype(np.float64)
+    acc0 = rng.standard_normal(w).astype(np.float32)
+    if kind == "exact":
+        acc0 = np.round(acc0 * 8) / 8
+    if kind == "midpoints":            # p + z lands half a binary32 ulp past z, rounded in binary64
+        acc0[:] = 1.0
+        P[:, ::2] = 2.0 ** -24 + 2.0 ** -70
+        P[:, 1::2] = 2.0 ** -24
+    elif kind == "tiny":
+        P *= 2.0 ** -140
+        acc0 *= np.float32(2.0 ** -140)
+    elif kind == "huge":
+        P[5, 3] = 2.0 ** 128
+    elif kind == "nan":
+        P[9, 1] = np.nan
+    S, prev = np.empty_like(P), np.empty_like(acc0)
+    found = c.chain(P, acc0, S, prev)
+    S_ref, prev_ref, found_ref = _numpy_chain(P, acc0)
+    assert S.tobytes() == S_ref.tobytes() and prev.tobytes() == prev_ref.tobytes()
+    assert found == found_ref
+    assert found == {"random": 1, "exact": 0, "midpoints": 5, "tiny": 3, "huge": 5, "nan": 5}[kind]
+    assert c.chain(P, acc0[:-1], S, prev) is None          # shapes that do not fit
