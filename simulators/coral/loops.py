@@ -412,7 +412,57 @@ def timing_program(tsteps: list, cycles: dict) -> list[tuple]:
     return out
 
 
+_REPLAYS: dict[tuple, tuple] = {}      # replay's memo: entry state -> outcome
+_REPLAYS_MAX = 1 << 14
+
+
 def replay(tm: VectorTiming, t: int, prog: list[tuple], n: int, taken: int, last: int) -> int:
+    """`_replay`, remembered: a loop entered again from the same timing state relative
+    to t (times already past count as t: every wait and dispatch treats them alike, and
+    the first dispatch drops them from the queue) ends in the same state relative to t.
+    The state a block's steps never touch is left as it is."""
+    if not n:
+        return t
+    key = (tuple(prog), tm.depth, n, taken, last, tuple(c - t for c in tm.waiting if c > t),
+           max(tm.vend - t, 0), max(tm.mem_end - t, 0), max(tm.store_end - t, 0))
+    got = _REPLAYS.get(key)
+    if got is None:
+        before = (tm.vend, tm.mem_end, tm.store_end, tm.wait_from, tm.wb, tm.busy, tm.full_stall, tm.sync_stall)
+        end = _replay(tm, t, prog, n, taken, last)
+        dispatches = any(op == 1 for op, _, _ in prog)
+        waits = any(op >= 2 for op, _, _ in prog)
+        drains = any(op == 4 for op, _, _ in prog)
+        got = (end - t, tuple(c - t for c in tm.waiting) if dispatches or drains else None,
+               *(v - t if moved else None for v, moved in (
+                   (tm.vend, dispatches), (tm.mem_end, tm.mem_end != before[1]),
+                   (tm.store_end, tm.store_end != before[2]), (tm.wait_from, waits))),
+               tm.wb if dispatches else None,
+               tm.busy - before[5], tm.full_stall - before[6], tm.sync_stall - before[7])
+        if len(_REPLAYS) >= _REPLAYS_MAX:
+            _REPLAYS.clear()
+        _REPLAYS[key] = got
+        return end
+    dt, q, vend, mem, store, wait_from, wb, busy, full, sync = got
+    if q is not None:
+        tm.waiting.clear()
+        tm.waiting.extend(t + c for c in q)
+    if vend is not None:
+        tm.vend = t + vend
+    if mem is not None:
+        tm.mem_end = t + mem
+    if store is not None:
+        tm.store_end = t + store
+    if wait_from is not None:
+        tm.wait_from = t + wait_from
+    if wb is not None:
+        tm.wb = wb
+    tm.busy += busy
+    tm.full_stall += full
+    tm.sync_stall += sync
+    return t + dt
+
+
+def _replay(tm: VectorTiming, t: int, prog: list[tuple], n: int, taken: int, last: int) -> int:
     """Cycle after n iterations of a block whose timing steps are `prog` (see
     timing_program) starting at cycle t: n - 1 end with `taken` cycles, the last with
     `last`. Once an iteration starts from the same timing state relative to t as the

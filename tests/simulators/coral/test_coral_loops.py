@@ -362,3 +362,45 @@ def test_chain_c_computes_the_numpy_bits(kind, chain):
     assert found == found_ref
     assert found == {"random": 1, "exact": 0, "midpoints": 5, "tiny": 3, "huge": 5, "nan": 5}[kind]
     assert c.chain(P, acc0[:-1], S, prev) is None          # shapes that do not fit
+
+
+def test_remembered_replays_leave_the_state_replaying_would():
+    """loops.replay's memo against _replay itself on random timing states and block
+    programs: entered at other cycles, with other queue entries already past, with loads,
+    stores and waits or without, every field of the timing state must come out equal."""
+    import copy
+    import random
+    from kernelcraft.simulators.coral.loops import _REPLAYS, _replay, replay
+    from kernelcraft.simulators.coral.timing import LOAD, NOWB, STORE, VectorTiming
+
+    rng = random.Random(3)
+    fields = ("vend", "mem_end", "store_end", "wb", "busy", "full_stall", "sync_stall", "wait_from")
+
+    class Cfg:
+        VQ_DEPTH = 4
+
+    def state(t, past):
+        tm = VectorTiming(Cfg)
+        tm.waiting.extend(sorted([t - rng.randrange(1, 9) for _ in range(past)] + [t + 2, t + 5]))
+        tm.vend, tm.mem_end, tm.store_end = t + 7, t - rng.randrange(0, 30), t + rng.choice((-4, 3))
+        tm.busy, tm.full_stall, tm.sync_stall, tm.wait_from, tm.wb = 11, 5, 2, t - 1, 1
+        return tm
+
+    _REPLAYS.clear()
+    hits = 0
+    for trial in range(300):
+        prog = [rng.choice([(0, rng.randrange(1, 4), 0), (1, rng.randrange(1, 9), rng.choice((0, LOAD, STORE, NOWB))),
+                            (2, 0, 0), (3, 0, 0), (4, 0, 0)]) for _ in range(rng.randrange(1, 6))]
+        n, taken, last = rng.randrange(0, 40), rng.randrange(0, 3), rng.randrange(0, 3)
+        for t, past in ((1000, 0), (5000 + trial, 3), (90000, 1)):
+            tm = state(t, past)
+            ref = copy.deepcopy(tm)
+            size = len(_REPLAYS)
+            got = replay(tm, t, prog, n, taken, last)
+            hits += len(_REPLAYS) == size and n > 0
+            want = _replay(ref, t, prog, n, taken, last)
+            assert got == want
+            for f in fields:
+                assert getattr(tm, f) == getattr(ref, f), (f, prog, n)
+            assert list(tm.waiting) == list(ref.waiting), (prog, n)
+    assert hits > 100                     # the memo was used, not only filled
