@@ -1,4 +1,4 @@
-"""Single-threaded BLAS while the task tests run.
+"""Single-threaded BLAS while the tests run.
 
 The references are many small matrix products; on a shared two-core machine OpenBLAS
 threads make them about ten times slower. numpy may already be imported by another
@@ -23,7 +23,7 @@ def _openblas():
     return None
 
 
-@pytest.fixture(autouse=True, scope="package")
+@pytest.fixture(autouse=True, scope="session")
 def single_threaded_blas():
     found = _openblas()
     if found is None:
