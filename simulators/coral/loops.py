@@ -22,10 +22,11 @@ the same path as the block-by-block run:
 - vtype is legal with SEW = 32 and integer LMUL, frm = RNE, vl > 0, register groups
   aligned and disjoint, every address in DTCM and aligned, the whole loop within the
   instruction budget;
-- every multiply-add takes vector_float's fast path (finite, no huge sum, no binary32
-  midpoint reached through a rounded binary64 sum); tiny sums (subnormal: the weights of
-  attention's masked keys) take their flags from fp32.vfma on those elements, which
-  must give the values the batch rounded them to.
+- every multiply-add is finite with no huge sum; a binary32 midpoint reached through a
+  rounded binary64 sum (where rounding that sum would round twice) is rounded to the
+  exact sum's side by chain.c (numpy's path refuses it); tiny sums (subnormal: the
+  weights of attention's masked keys) take their flags from fp32.vfma on those
+  elements, which must give the values the batch rounded them to.
 Otherwise it declines and the blocks run as usual (and raise the usual errors).
 Cycles come from replaying the block's timing steps (compiler.py records them) on the
 vector timing model; once an iteration starts from the same relative timing state as
@@ -81,6 +82,7 @@ class LoopPlan:
         self.tsteps = tsteps        # timing steps of one iteration (compiler.py), without the tail
         self.taken, self.fall = taken, fall
         self.skip = 0               # block entries to leave alone after a data-dependent refusal
+        self.refusals = 0           # data-dependent refusals in a row
         self.programs: dict[int, list] = {}    # vl -> timing program of one iteration
         self.vregs = sorted({v for v, *_ in vloads} | {f[0] for f in fmas} | {f[3] for f in fmas}
                             | {f[2] for f in fmas if f[1] == "vv"})
@@ -199,8 +201,13 @@ class LoopPlan:
                 return None
         out = self._compute(n, s.vl)
         if out is None:
-            self.skip = n - 1
+            # back off: 0, 1, 3, 7 ... entries (one entry's data, e.g. a sum on a binary32
+            # midpoint, says little about the next; data that always refuses soon stops
+            # costing a batch attempt per entry)
+            self.skip = min(n - 1, (1 << self.refusals) - 1)
+            self.refusals += 1
             return None
+        self.refusals = 0
         self._commit(n, s.vl, *out)
         return self._time(t, n, s.vl, last), n, None if last else self.start
 
@@ -285,12 +292,20 @@ class LoopPlan:
         fl = s.fc[FFLAGS]
         c, found = NATIVE.module(), None
         if c is not None:
-            prev = np.empty_like(acc0)
-            found = c.chain(P, acc0, S, prev)       # the checks below, in the same operations
-            if found is not None and not found & chain_bits.TINY_SUM:
+            R = np.empty(P.shape, F32)
+            found = c.chain(P, acc0, S, R)          # the checks below, and rounding at midpoints
+            if found is not None:
                 if found & chain_bits.DECLINE:
                     return None
-                return fl_vals, v_vals, prev, fl | (fp32.NX if found & chain_bits.INEXACT else 0)
+                if found & chain_bits.INEXACT:
+                    fl |= fp32.NX
+                if found & chain_bits.TINY_SUM:
+                    a = np.abs(S)
+                    got = self._tiny(R, (a < fp32.TINY) & (a != 0.0), acc0, vl, fl_vals, v_vals)
+                    if got is None:
+                        return None
+                    fl |= got
+                return fl_vals, v_vals, R[-1], fl
         if found is None:
             P32 = P.astype(F32)
             if (P32 == P).all():
@@ -315,7 +330,7 @@ class LoopPlan:
             tiny = (a < fp32.TINY) & (a != 0.0)
             if tiny.any():
                 # (the binary32 midpoints of the subnormal range are not _MID's)
-                found = self._tiny(S, tiny, acc0, vl, fl_vals, v_vals)
+                found = self._tiny(S.astype(F32), tiny, acc0, vl, fl_vals, v_vals)
                 if found is None:
                     return None
                 fl |= found
@@ -338,11 +353,11 @@ class LoopPlan:
                 fl |= fp32.NX
         return fl_vals, v_vals, prev, fl
 
-    def _tiny(self, S, tiny, acc0, vl, fl_vals, v_vals) -> int | None:
+    def _tiny(self, R, tiny, acc0, vl, fl_vals, v_vals) -> int | None:
         """The flags of the sums that are tiny (below binary32's normal range: underflow,
         a subnormal grid), from fp32.vfma, the stepping semantics, on those elements'
-        operands; None unless its results are the binary32 values the batch rounded them
-        to (a binary64 sum rounded onto a subnormal midpoint could differ)."""
+        operands; None unless its results are the binary32 values R the batch rounded
+        them to (a binary64 sum rounded onto a subnormal midpoint could differ)."""
         s = self.s
         ii, cc = np.nonzero(tiny)
         j, e = cc // vl, cc % vl
@@ -357,9 +372,9 @@ class LoopPlan:
             else:
                 m[at] = self._words(src, v_vals, vl, r, el)
             v[at] = self._words(vs2, v_vals, vl, r, el)
-        z = np.where(ii == 0, acc0[cc], S[ii - 1, cc].astype(F32)).view(U32)
+        z = np.where(ii == 0, acc0[cc], R[ii - 1, cc]).view(U32)
         out, fl = fp32.vfma(m, v, z, fp32.RNE, 0)
-        return fl if np.array_equal(out, S[ii, cc].astype(F32).view(U32)) else None
+        return fl if np.array_equal(out, R[ii, cc].view(U32)) else None
 
     def _words(self, v: int, v_vals: dict, vl: int, r: np.ndarray, el: np.ndarray) -> np.ndarray:
         """Vector source v's words at iterations r, elements el: loaded by the loop, or

@@ -185,6 +185,28 @@ def test_midpoint_sums_match():
     _same(src, arrays)
 
 
+def test_sums_that_binary64_rounds_onto_a_midpoint_match(chain, monkeypatch):
+    """Accumulators at 2^24 + 2 plus products 1 - 2^-46: binary64 rounds each sum up onto
+    the binary32 midpoint 2^24 + 3, from which ties-to-even would go to 2^24 + 4; the
+    fused multiply-add stays at 2^24 + 2. numpy's batch must refuse them; chain.c rounds
+    them to the exact sum's side and the loop runs whole."""
+    k = 20
+    src, arrays = _outer(k=k)
+    a = np.full((3, k), 1.0 + 2.0 ** -23, np.float32)
+    a[:, 0] = 2.0 ** 24 + 2
+    b = arrays["bmat"].reshape(-1)
+    b[:] = 1.0 - 2.0 ** -23
+    b[:32] = 1.0                          # row 0 (pitch 128 bytes: 32 floats)
+    arrays["amat"] = a.reshape(-1)
+    batches = []
+    compute = LoopPlan._compute
+    monkeypatch.setattr(LoopPlan, "_compute", lambda self, n, vl: batches.append(compute(self, n, vl)) or batches[-1])
+    r = _same(src, arrays)
+    v8 = np.asarray(r.registers["v"]).view(np.uint8)[8 * 16:9 * 16].view(np.float32)   # VLEN 128
+    assert (v8 == np.float32(2.0 ** 24 + 2)).all()
+    assert batches and all(b is None for b in batches) == (chain == "numpy")
+
+
 def test_out_of_range_and_misaligned_addresses_give_the_same_error():
     src, arrays = _outer(k=30)
     bad = src.replace("la t3, bmat", "la t3, bmat\n    li t5, 0xff000\n    add t3, t3, t5")
@@ -301,36 +323,47 @@ def test_tiny_sums_run_whole_with_the_stepping_flags(monkeypatch):
     assert r.registers["fflags"] == 0
 
 
-def _numpy_chain(P, acc0):
-    """chain.c's result as loops.py computed it in numpy: (S, prev, found bits)."""
-    from kernelcraft.simulators.coral import fp32
-    S = np.empty_like(P)
-    prev = acc0
-    for p, row in zip(P, S):
-        np.add(p, prev, out=row)
-        prev = row.astype(np.float32)
-    z = np.concatenate((acc0[None, :], S[:-1].astype(np.float32))).astype(np.float64)
-    with np.errstate(all="ignore"):
-        a = np.abs(S)
-        bb = S - P
-        inexact = (P - (S - bb)) + (z - bb) != 0
-        mid = (S.view(np.uint64) & fp32._MID_MASK) == fp32._MID
-        big = ~(a < fp32._BIG)
-        tiny = ~big & (a < fp32.TINY) & (S != 0)
-        found = 0
-        if (big | (~tiny & mid & inexact)).any():
-            found |= loops_mod.chain_bits.DECLINE
-        if tiny.any():
-            found |= loops_mod.chain_bits.TINY_SUM
-        if (inexact | (S.astype(np.float32).astype(np.float64) != S)).any():
-            found |= loops_mod.chain_bits.INEXACT
-    return S, prev, found
+def _rounded(exact) -> np.float32:
+    """The binary32 value nearest the rational `exact` (ties to even), found without
+    rounding twice: the candidates around binary64's nearest value, judged exactly."""
+    from fractions import Fraction
+    near = np.float32(float(exact))
+    cands = [np.nextafter(near, np.float32(-np.inf)), near, np.nextafter(near, np.float32(np.inf))]
+    dist = [abs(Fraction(float(c)) - exact) for c in cands]
+    best = min(dist)
+    ties = [c for c, d in zip(cands, dist) if d == best]
+    return min(ties, key=lambda c: int(np.array(c).view(np.uint32)) & 1)
+
+
+def _reference_chain(P, acc0):
+    """chain.c's outputs from exact rational arithmetic: (S, R, found bits)."""
+    from fractions import Fraction
+    n, w = P.shape
+    S, R = np.empty_like(P), np.empty((n, w), np.float32)
+    prev, found = acc0.copy(), 0
+    bits = loops_mod.chain_bits
+    for i in range(n):
+        for j in range(w):
+            S[i, j] = P[i, j] + np.float64(prev[j])
+            if not np.isfinite(S[i, j]) or abs(S[i, j]) >= 2.0 ** 127:
+                found |= bits.DECLINE
+                R[i, j] = np.float32(S[i, j])
+            else:
+                exact = Fraction(float(P[i, j])) + Fraction(float(prev[j]))
+                tiny = 0 < abs(S[i, j]) < 2.0 ** -126
+                # tiny sums are rounded from binary64 (loops.py's _tiny checks them)
+                R[i, j] = np.float32(S[i, j]) if tiny else _rounded(exact)
+                found |= bits.TINY_SUM if tiny else 0
+                found |= bits.INEXACT if Fraction(float(R[i, j])) != exact else 0
+        prev = R[i]
+    return S, R, found
 
 
 @pytest.mark.parametrize("kind", ["random", "exact", "midpoints", "tiny", "huge", "nan"])
-def test_chain_c_computes_the_numpy_bits(kind, chain):
-    """chain.c against the numpy it replaces, on the cases its checks tell apart: exact
-    sums, binary64 sums on binary32 midpoints, subnormal and huge sums, NaN."""
+def test_chain_c_rounds_every_sum_as_the_fused_multiply_add(kind, chain):
+    """chain.c against exact rational arithmetic on the cases its checks tell apart:
+    exact sums, binary64 sums that round onto binary32 midpoints (where rounding the
+    binary64 sum would round twice), subnormal and huge sums, NaN."""
     c = loops_mod.NATIVE.module()
     if c is None:
         pytest.skip("chain.c runs only with the C variant")
@@ -346,8 +379,9 @@ def test_chain_c_computes_the_numpy_bits(kind, chain):
         acc0 = np.round(acc0 * 8) / 8
     if kind == "midpoints":            # p + z lands half a binary32 ulp past z, rounded in binary64
         acc0[:] = 1.0
-        P[:, ::2] = 2.0 ** -24 + 2.0 ** -70
-        P[:, 1::2] = 2.0 ** -24
+        P[:, ::3] = 2.0 ** -24 + 2.0 ** -70          # just above: rounds up
+        P[:, 1::3] = 2.0 ** -24 - 2.0 ** -78         # just below: rounds down
+        P[:, 2::3] = 2.0 ** -24                      # exactly on it: ties to even
     elif kind == "tiny":
         P *= 2.0 ** -140
         acc0 *= np.float32(2.0 ** -140)
@@ -355,13 +389,15 @@ def test_chain_c_computes_the_numpy_bits(kind, chain):
         P[5, 3] = 2.0 ** 128
     elif kind == "nan":
         P[9, 1] = np.nan
-    S, prev = np.empty_like(P), np.empty_like(acc0)
-    found = c.chain(P, acc0, S, prev)
-    S_ref, prev_ref, found_ref = _numpy_chain(P, acc0)
-    assert S.tobytes() == S_ref.tobytes() and prev.tobytes() == prev_ref.tobytes()
+    S, R = np.empty_like(P), np.empty((n, w), np.float32)
+    found = c.chain(P, acc0, S, R)
+    S_ref, R_ref, found_ref = _reference_chain(P, acc0)
+    assert S.tobytes() == S_ref.tobytes() and R.tobytes() == R_ref.tobytes()
     assert found == found_ref
-    assert found == {"random": 1, "exact": 0, "midpoints": 5, "tiny": 3, "huge": 5, "nan": 5}[kind]
-    assert c.chain(P, acc0[:-1], S, prev) is None          # shapes that do not fit
+    assert found == {"random": 1, "exact": 0, "midpoints": 1, "tiny": 3, "huge": 5, "nan": 5}[kind]
+    if kind == "midpoints":            # rounding the binary64 sums would have gone wrong
+        assert (R[:, ::3] != S[:, ::3].astype(np.float32)).any()
+    assert c.chain(P, acc0, S, R[:-1]) is None          # shapes that do not fit
 
 
 def test_remembered_replays_leave_the_state_replaying_would():
