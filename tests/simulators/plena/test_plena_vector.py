@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from plena_kit import image, run, vrow
+from kernelcraft.simulators.core.budget import Budget
 from kernelcraft.simulators.core.errors import IllegalOperandError, MemoryAccessError
 from kernelcraft.simulators.numerics import exp, reciprocal, tree_sum
 
@@ -214,6 +215,17 @@ def test_topk_nan_logit_is_an_error():
     assert isinstance(r.error, IllegalOperandError)
     assert r.error.address == 73 and "NaN" in str(r.error)
     assert r.memories["int_mem"][:4].tolist() == [0, 0, 0, 0]
+    # Found in V_TOPK's step 1 (the RTL checks the logits it read at issue, cycle 1):
+    # reported in cycle 2, the run counts 3 cycles, the vector unit was busy for one.
+    assert (r.error.where.cycle, r.cycles, r.unit_busy["vector"]) == (2, 3, 1)
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_topk_classes_follow_rmask(fast):
+    # 4 of 32 ends four selections before 8 of 128 (rtl/plena/plena_topk.v): k + 11.
+    for rmask, cycles in ((0, 15), (1, 19)):
+        r = run(f"V_TOPK gp0, gp0, gp0, {rmask}", budget=Budget(fast=fast))
+        assert (r.cycles, r.unit_busy["vector"]) == (cycles, cycles)
 
 
 def test_topk_logits_must_fit_in_vector_sram():
