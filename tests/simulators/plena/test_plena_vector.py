@@ -207,11 +207,12 @@ def test_topk_8_of_128():
         [9.0, 8.0, 7.5, 7.0, 7.0, 6.0, 5.0, 4.0]).tobytes()
 
 
-def test_topk_nan_logit_is_an_error():
+@pytest.mark.parametrize("fast", [True, False])
+def test_topk_nan_logit_is_an_error(fast):
     logits = [0.0] * 32
     logits[9] = math.nan
     r = run("S_ADDI_INT gp1, gp0, 64\nV_TOPK gp0, gp1, gp0, 0",
-            image(vsram={64: logits}), expect_ok=False)
+            image(vsram={64: logits}), budget=Budget(fast=fast), expect_ok=False)
     assert isinstance(r.error, IllegalOperandError)
     assert r.error.address == 73 and "NaN" in str(r.error)
     assert r.memories["int_mem"][:4].tolist() == [0, 0, 0, 0]
