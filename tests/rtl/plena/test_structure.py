@@ -124,3 +124,14 @@ def test_timing_classes_are_the_rtls(diff_cfg):
     assert timing.mismatches(cfg) == ["V_RED_SUM: hardware.toml 9, RTL 8"]
     with pytest.raises(ConfigError, match="V_RED_SUM"):
         build.check_config(cfg)
+
+
+def test_vector_sram_reads_are_registered():
+    # A macro's read data comes the cycle after its address: the reads that used to be
+    # used in their own cycle now go through a register (rtl/plena/README.md).
+    core = _code((build.PLENA_RTL / "plena_core.v").read_text())
+    check = _code((build.PLENA_RTL / "plena_check.v").read_text())
+    assert ".sr_data(dma_sr_q)" in core                           # a store's row, read ahead
+    assert re.search(r"vsram\[v_row_d\]\s*<=\s*sh_row\b", core)    # V_SHFT_V's register
+    assert "nan_seen" not in check                                 # V_TOPK's NaN: step 1
+    assert re.search(r"late_err\s*=\s*busy_now\s*&&\s*op\s*==\s*OP_V_TOPK", core)
