@@ -191,13 +191,16 @@ module plena_core #(
                 tk_rows[16*tq +: 16] = vsram[VRW'(g_rs1[VLW +: VRW] + VRW'(tq / VLEN))][16*(tq % VLEN) +: 16];
     end
     always @(posedge tk_clk) logits <= tk_rows;
+    // (Its own loop variable: two combinational blocks writing one would wake each other
+    // without end under an event-driven simulator.)
+    integer nq;
     always @* begin
         nan_any = 1'b0;
         nan_first = 32'd0;
-        for (tq = 0; tq < 128; tq = tq + 1)
-            if (!nan_any && logits[16*tq + 7 +: 8] == 8'hFF && logits[16*tq +: 7] != 7'd0) begin
+        for (nq = 0; nq < 128; nq = nq + 1)
+            if (!nan_any && logits[16*nq + 7 +: 8] == 8'hFF && logits[16*nq +: 7] != 7'd0) begin
                 nan_any = 1'b1;
-                nan_first = 32'(tq);
+                nan_first = 32'(nq);
             end
     end
     wire nan_seen = nan_any && (rmask || nan_first < 32'd32);   // 128 or 32 logits scanned

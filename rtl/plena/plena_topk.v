@@ -92,7 +92,8 @@ module plena_topk #(
 
     wire [31:0] k = big_q ? 32'd8 : 32'd4;
     // big_q is this instruction's from step 1 on, and the last step is at least 14.
-    assign done = active && step == k + 32'(TOPK_EXTRA - 1);
+    localparam [31:0] LAST_4 = 4 + TOPK_EXTRA - 1, LAST_8 = KMAX + TOPK_EXTRA - 1;
+    assign done = active && step == (big_q ? LAST_8 : LAST_4);
     always @(posedge tclk) begin
         if (step == 32'd0) begin
             big_q <= big;
