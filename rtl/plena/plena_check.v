@@ -2,8 +2,9 @@
 //
 // Every check of isa/plena/README.md, in the order the functional model makes them, so
 // both report the same first problem: an address outside its memory (ERR_RANGE) or
-// breaking an alignment rule (ERR_ALIGN), a shift amount out of range, a NaN logit,
-// a loop nested too deep or ended without a start, an illegal word. `addr` is the
+// breaking an alignment rule (ERR_ALIGN), a shift amount out of range, a loop nested
+// too deep or ended without a start, an illegal word. (V_TOPK's NaN logit is the one
+// check made later, in its step 1 from the logits it read: plena_core's late_err.) `addr` is the
 // address the model names (the operand's first element; for HBM the lowest start when
 // one is negative, else the first row that runs past the end).
 //
@@ -29,8 +30,6 @@ module plena_check #(
     input  wire [63:0]        a_rs2,      // a[rs2]
     input  wire [31:0]        stride,     // STRIDE
     input  wire [31:0]        loop_sp,    // open hardware loops
-    input  wire               nan_seen,   // V_TOPK: a NaN among the logits ...
-    input  wire [31:0]        nan_at,     // ... first at this offset
     output reg  [3:0]         code,
     output reg  [2:0]         mem,
     output reg  signed [67:0] addr,
@@ -196,7 +195,6 @@ module plena_check #(
                 fail(chk_rows(rs1_v, topk_rows, topk_width, W_VLEN), rs1_v);
                 fail(chk_span(rd_v, topk_k, $signed(40'(MEM_FP_MEM_SIZE)), MEM_FP_MEM_ID), rd_v);
                 fail(chk_span(rs2_v, topk_k, $signed(40'(MEM_INT_MEM_SIZE)), MEM_INT_MEM_ID), rs2_v);
-                if (nan_seen) fail({ERR_NAN, MEM_VSRAM_ID}, rs1_v + $signed(40'(nan_at)));
                 fv_n1 = 32'(topk_rows);
             end
             OP_M_MM, OP_M_TMM, OP_M_BMM, OP_M_BTMM, OP_M_MV, OP_M_TMV, OP_M_BMV, OP_M_BTMV: begin

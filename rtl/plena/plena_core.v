@@ -159,7 +159,6 @@ module plena_core #(
     wire [31:0] imm = isa_imm_is_u(op) ? 32'(word[IMM_U_LSB +: IMM_U_W])
                                        : 32'($signed(word[IMM_I_LSB +: IMM_I_W]));
     wire        legal = isa_legal(op) && ((word & isa_zero_mask(op)) == 32'd0);
-    wire [UNIT_W-1:0] unit = isa_unit(op);
     wire        is_dma = (op == OP_H_PREFETCH_V || op == OP_H_PREFETCH_M || op == OP_H_STORE_V);
     wire [2:0]  frd = rd[2:0], frs1 = rs1[2:0], frs2 = rs2[2:0];   // f / a register fields
 
@@ -173,33 +172,38 @@ module plena_core #(
     // small: the simulator evaluates it on both clock edges.
     wire live = (state == S_RUN) && (inflight || pc < prog_len);
 
-    // V_TOPK's logits: the rows from gp[rs1], read in the issue cycle, where their first
-    // NaN among the n scanned is checked, and captured at its end for plena_topk (on a
-    // clock gate open only then). Read only while V_TOPK is at pc: the other
+    // V_TOPK's logits: the rows from gp[rs1], read in the issue cycle and registered at
+    // its end (a Vector SRAM macro's read timing; the register is on a clock gate open
+    // only then) for plena_topk. Their first NaN among the n scanned is found from the
+    // register, in V_TOPK's step 1: the run stops there (late_err below), before the
+    // engine's results are committed. Read only while V_TOPK is at pc: the other
     // instructions leave this logic still.
     wire tk_clk;
     icg u_tkgate (.clk(clk), .en(live && !inflight && op == OP_V_TOPK), .gclk(tk_clk));
     reg  [128*16-1:0] tk_rows, logits;
     reg  [31:0]       nan_first;     // offset of the first NaN among the 128 logits
-    reg               nan_any, nan_in32;
+    reg               nan_any;
     integer tq;
     always @* begin
         tk_rows = {128*16{1'b0}};
-        nan_any = 1'b0;
-        nan_first = 32'd0;
         if (op == OP_V_TOPK)
-            for (tq = 0; tq < 128; tq = tq + 1) begin
+            for (tq = 0; tq < 128; tq = tq + 1)
                 tk_rows[16*tq +: 16] = vsram[VRW'(g_rs1[VLW +: VRW] + VRW'(tq / VLEN))][16*(tq % VLEN) +: 16];
-                if (!nan_any && tk_rows[16*tq + 7 +: 8] == 8'hFF && tk_rows[16*tq +: 7] != 7'd0) begin
-                    nan_any = 1'b1;
-                    nan_first = 32'(tq);
-                end
-            end
-        nan_in32 = nan_any && nan_first < 32'd32;
     end
     always @(posedge tk_clk) logits <= tk_rows;
-    wire        nan_seen = rmask ? nan_any : nan_in32;   // 128 or 32 logits scanned
-    wire [31:0] nan_at = nan_first;
+    // (Its own loop variable: two combinational blocks writing one would wake each other
+    // without end under an event-driven simulator.)
+    integer nq;
+    always @* begin
+        nan_any = 1'b0;
+        nan_first = 32'd0;
+        for (nq = 0; nq < 128; nq = nq + 1)
+            if (!nan_any && logits[16*nq + 7 +: 8] == 8'hFF && logits[16*nq +: 7] != 7'd0) begin
+                nan_any = 1'b1;
+                nan_first = 32'(nq);
+            end
+    end
+    wire nan_seen = nan_any && (rmask || nan_first < 32'd32);   // 128 or 32 logits scanned
 
     // --- checks, footprint, HBM addresses ------------------------------------------------
     wire [3:0]  c_code;
@@ -220,7 +224,7 @@ module plena_core #(
     ) u_check (
         .op(op), .legal(legal), .rmask(rmask), .rstride(rstride), .imm(imm), .g_rd(g_rd),
         .g_rs1(g_rs1), .g_rs2(g_rs2), .a_rs2(a[frs2]), .stride(stride_r), .loop_sp(loop_sp),
-        .nan_seen(nan_seen), .nan_at(nan_at), .code(c_code), .mem(c_mem), .addr(c_addr),
+        .code(c_code), .mem(c_mem), .addr(c_addr),
         .fv_row0(fv_row0), .fv_row1(fv_row1), .fv_row2(fv_row2), .fv_n0(fv_n0), .fv_n1(fv_n1),
         .fv_n2(fv_n2), .ft_en(ft_en), .ft_tile(ft_tile), .h_base(h_base), .h_stride(h_stride));
 
@@ -236,7 +240,12 @@ module plena_core #(
     // Results are committed at the end of an instruction's last cycle, which its unit
     // signals (u_done, below).
     wire u_done;
-    wire commit = occupied && u_done;
+    // A check of an instruction in flight: V_TOPK's NaN among its logits, found in its
+    // step 1 from the logits read at issue. The run stops in that cycle, as for a check
+    // that fails at issue; the engine's results are never committed.
+    wire late_err = busy_now && op == OP_V_TOPK && step == 32'd1 && nan_seen;
+    wire issue_err = at_issue && (!ctl_ok || c_code != ERR_NONE);
+    wire commit = occupied && u_done && !late_err;
 
     wire [VRW-1:0]  dma_sr_row, dma_vw_row, dp_row0;
     wire [RW-1:0]   dma_vw_data;
@@ -244,6 +253,17 @@ module plena_core #(
     wire            dma_vw_en, dma_mw_en, dp_tile_w;
     wire [TRW-1:0]  dma_mw_row;
     wire [MTW-1:0]  dp_tnum;
+    // Vector SRAM's DMA read port: the row for next cycle's store beat, read now and
+    // registered (an SRAM macro's read timing). A prefetch beat landing in that row at
+    // this edge is forwarded into the register (a macro reads the old data while the same
+    // row is written); no other write can reach a store's rows while the store is queued
+    // or active (the stall rule; the host writes only while the core is idle).
+    reg [RW-1:0] dma_sr_q;
+    integer sq;
+    always @(posedge clk)
+        for (sq = 0; sq < VLEN; sq = sq + 1)
+            dma_sr_q[16*sq +: 16] <= (dma_vw_en && dma_vw_row == dma_sr_row && dma_vw_mask[sq])
+                                     ? dma_vw_data[16*sq +: 16] : vsram[dma_sr_row][16*sq +: 16];
     plena_dma #(
         .MLEN(MLEN), .BLEN(BLEN), .HLEN(HLEN), .VLEN(VLEN), .VSRAM_ROWS(VSRAM_ROWS),
         .MSRAM_TILES(MSRAM_TILES), .FP_MEM_SIZE(FP_MEM_SIZE), .INT_MEM_SIZE(INT_MEM_SIZE),
@@ -261,7 +281,7 @@ module plena_core #(
         .idle_next(dma_idle_next), .chan_busy(chan_busy),
         .m_valid(m_valid), .m_ready(m_ready), .m_write(m_write), .m_addr(m_addr),
         .m_len(m_len), .m_wdata(m_wdata), .r_valid(r_valid), .r_write(r_write), .r_data(r_data),
-        .sr_row(dma_sr_row), .sr_data(vsram[dma_sr_row]), .vw_en(dma_vw_en),
+        .sr_row(dma_sr_row), .sr_data(dma_sr_q), .vw_en(dma_vw_en),
         .vw_row(dma_vw_row), .vw_data(dma_vw_data), .vw_mask(dma_vw_mask),
         .mw_en(dma_mw_en), .mw_row(dma_mw_row),
         .ds_valid(ds_valid), .ds_index(ds_index), .ds_base(ds_base),
@@ -287,9 +307,10 @@ module plena_core #(
         endcase
     end
     wire [31:0] sfpu_y;
-    wire        sfpu_done;
+    wire        sfpu_done, sfpu_busy;
     plena_sfpu u_sfpu (.clk(clk), .rst(rst), .go(at_issue && sfpu_op), .start(go && sfpu_op),
-                       .fn(sfn), .a(f[frs1]), .b(f[frs2]), .y(sfpu_y), .done(sfpu_done));
+                       .fn(sfn), .a(f[frs1]), .b(f[frs2]), .y(sfpu_y), .done(sfpu_done),
+                       .busy(sfpu_busy));
 
     reg [3:0] vop;
     reg       v_use_f, v_op, v_red;
@@ -328,6 +349,7 @@ module plena_core #(
     always @(posedge map_clk)
         for (mq = 0; mq < MAP_LANES; mq = mq + 1)
             map_vals[32*mq +: 32] <= fp_mem[FMW'(rs1_imm + step * MAP_LANES + 32'(mq))];
+    wire            v_run = occupied && v_op;     // the vector unit runs its instruction
     wire [RW-1:0]   v_wr_data;
     wire [VLEN-1:0] v_wr_elems;
     wire [31:0]     v_res_f;
@@ -341,7 +363,7 @@ module plena_core #(
         .DMA_QUEUE(DMA_QUEUE),
         .MAP_LANES(MAP_LANES)
     ) u_vector (
-        .clk(clk), .rst(rst), .active(live && v_op), .run(occupied && v_op), .step(step),
+        .clk(clk), .rst(rst), .active(live && v_op), .run(v_run), .step(step),
         .op(vop), .row_a(vsram[v_row_a]),
         .row_b(vsram[v_row_b]), .use_f(v_use_f), .f(v_red ? f[frd] : f[frs2]),
         .map_vals(map_vals), .wr_data(v_wr_data), .wr_elems(v_wr_elems), .res_f(v_res_f),
@@ -382,6 +404,7 @@ module plena_core #(
     wire [VRW-1:0] m_wo_step;
     wire [BLEN*BLEN*16-1:0] m_wo_block;
     wire           m_done;
+    wire           m_run = occupied && m_op;      // the matrix unit runs its instruction
     wire [VRW-1:0] wo_row0 = wo_addr[VLW +: VRW];
     wire [VLW-1:0] wo_col = wo_addr[VLW-1:0];
     plena_matrix #(
@@ -392,7 +415,7 @@ module plena_core #(
         .HBM_LATENCY(HBM_LATENCY), .LOOP_DEPTH(LOOP_DEPTH), .IMEM_SIZE(IMEM_SIZE),
         .DMA_QUEUE(DMA_QUEUE)
     ) u_matrix (
-        .clk(clk), .rst(rst), .active(occupied && m_op), .gate(live && m_op), .step(step), .op(mop),
+        .clk(clk), .rst(rst), .active(m_run), .gate(live && m_op), .step(step), .op(mop),
         .tile(g_rs1[TLW +: MTW]), .col(g_rs1[VLW-1:0]), .vrow0(g_rs2[VLW +: VRW]),
         .vrow_idx(m_vrow_idx), .vrow(vsram[m_vrow_idx]), .wo_row(m_wo_row),
         .wo_valid(m_wo_valid), .wo_step(m_wo_step), .wo_block(m_wo_block), .done(m_done),
@@ -404,8 +427,18 @@ module plena_core #(
         .h_row(TRW'(host_addr)), .h_mrow(h_mrow), .h_acc_sel(host_sel),
         .h_acc_addr(ACCW'(host_addr)), .h_acc(h_acc));
 
+    // V_SHFT_V: the source row is read in the issue cycle into the shifter's operand
+    // register (a Vector SRAM macro's registered read data); the next cycle shifts it and
+    // writes the destination row, and ends the instruction (1 + VSHIFT_DEPTH cycles).
+    wire sh_clk;
+    icg u_shgate (.clk(clk), .en(live && !inflight && op == OP_V_SHFT_V), .gclk(sh_clk));
+    reg  [RW-1:0] sh_row;
+    always @(posedge sh_clk) sh_row <= vsram[v_row_a];
+    wire sh_done = step == 32'(VSHIFT_DEPTH);
+
     wire [8*32-1:0] tk_w, tk_i;
     wire            tk_done;
+    wire            tk_run = occupied && op == OP_V_TOPK;
     plena_topk #(
         .MLEN(MLEN), .BLEN(BLEN), .HLEN(HLEN), .VLEN(VLEN), .VSRAM_ROWS(VSRAM_ROWS),
         .MSRAM_TILES(MSRAM_TILES), .FP_MEM_SIZE(FP_MEM_SIZE), .INT_MEM_SIZE(INT_MEM_SIZE),
@@ -418,10 +451,33 @@ module plena_core #(
         .logits(logits), .weights(tk_w), .indices(tk_i), .done(tk_done));
 
     // Which unit ends the instruction: the multi-cycle units signal their last cycle;
-    // the rest (integer, loads and stores, control, V_SHFT_V, the H_ pushes) are one
+    // the rest (integer, loads and stores, control, the H_ pushes) are one
     // cycle, committed at the end of the issue cycle.
-    assign u_done = sfpu_op ? sfpu_done : v_op ? v_done
-                  : m_op ? m_done : op == OP_V_TOPK ? tk_done : 1'b1;
+    assign u_done = sfpu_op ? sfpu_done : v_op ? v_done : m_op ? m_done
+                  : op == OP_V_TOPK ? tk_done : op == OP_V_SHFT_V ? sh_done : 1'b1;
+
+    // Busy counters, one per unit of the ISA (the UNIT_* slots the model reports), each
+    // counting the cycles in which that unit's datapath runs an instruction: the units'
+    // own run signals (the fp unit's pipeline valid bits, the vector, V_TOPK and matrix
+    // units' run enables, the shifter's cycles), and for the single-cycle paths inside the
+    // core (integer ALU and INT_MEM port, FP_MEM port, control) their cycle. The H_
+    // pushes run no datapath (the channel's own counter counts transfers).
+    wire x_int = op == OP_S_ADD_INT || op == OP_S_ADDI_INT || op == OP_S_SUB_INT
+              || op == OP_S_MUL_INT || op == OP_S_LUI_INT || op == OP_S_LD_INT
+              || op == OP_S_ST_INT;
+    wire x_fpmem = op == OP_S_LD_FP || op == OP_S_ST_FP;
+    wire x_ctl = op == OP_C_SET_ADDR_REG || op == OP_C_SET_SCALE_REG
+              || op == OP_C_SET_STRIDE_REG || op == OP_C_SET_V_MASK_REG
+              || op == OP_C_LOOP_START || op == OP_C_LOOP_END || op == OP_C_BREAK;
+    reg [NUM_UNITS-1:0] u_busy;
+    always @* begin
+        u_busy = {NUM_UNITS{1'b0}};
+        u_busy[UNIT_SCALAR_INT] = go && x_int;
+        u_busy[UNIT_SCALAR_FP] = sfpu_busy || (go && x_fpmem);
+        u_busy[UNIT_VECTOR] = v_run || tk_run || (occupied && op == OP_V_SHFT_V);
+        u_busy[UNIT_MATRIX] = m_run;
+        u_busy[UNIT_CONTROL] = go && x_ctl;
+    end
 
     // Trace port addresses, from the values the instruction used: a0 is the element
     // address of a store, a vector write or a write-out (the first of a V_TOPK's
@@ -502,14 +558,21 @@ module plena_core #(
                 cyc <= cyc + 64'd1;
                 if (at_issue && !stalled) issue_cyc <= cyc;
                 stalled <= stall_now;
-                if ((at_issue && (!ctl_ok || c_code != ERR_NONE)) || last) begin
+                if (issue_err || late_err || last) begin
                     if (drained) begin
                         cycles <= cyc + 64'd1;
                         done <= 1'b1;
                     end
                     state <= drained ? S_DONE : S_DRAIN;
                 end
-                if (at_issue && (!ctl_ok || c_code != ERR_NONE)) begin
+                if (late_err) begin
+                    err_code <= ERR_NAN;
+                    err_mem <= 3'(MEM_VSRAM_ID);
+                    err_addr <= 68'(g_rs1) + 68'(nan_first);
+                    err_pc <= pc;
+                    stop <= STOP_ERROR;
+                    end_t <= cyc;
+                end else if (issue_err) begin
                     err_code <= retired >= max_retire ? ERR_BUDGET
                               : cyc >= max_cycles ? ERR_CYCLES
                               : halt ? ERR_HALT : c_code;
@@ -522,7 +585,8 @@ module plena_core #(
                     dma_wait <= dma_wait + 64'd1;
                 end else begin
                     // Busy cycles: counted as they pass.
-                    if (occupied && !is_dma) unit_busy[unit] <= unit_busy[unit] + 64'd1;
+                    for (k = 0; k < NUM_UNITS; k = k + 1)
+                        if (u_busy[k]) unit_busy[k] <= unit_busy[k] + 64'd1;
                     inflight <= occupied && !u_done;
                     step <= (occupied && !u_done) ? step + 32'd1 : 32'd0;
                     // Rows of the multi-step write-outs, one per step.
@@ -558,7 +622,7 @@ module plena_core #(
                             OP_V_RED_SUM, OP_V_RED_MAX:
                                 if (frd != 0) f[frd] <= v_res_f;
                             OP_V_SHFT_V:
-                                vsram[v_row_d] <= vsram[v_row_a] >> (16 * g_rs2);
+                                vsram[v_row_d] <= sh_row >> (16 * g_rs2);
                             OP_V_TOPK:
                                 for (k = 0; k < 8; k = k + 1)
                                     if (k < 4 || rmask) begin

@@ -9,7 +9,7 @@
 // channel is free (the previous transfer has requested its last beat) and no earlier
 // prefetch still owes data to its SRAM side, and requests its rows in order, each row
 // as ceil(VLEN / HBM_BW) beats of up to HBM_BW elements (address, length, and for a
-// store the data read from Vector SRAM that cycle). Read data returns in request order;
+// store the data of its row, read from Vector SRAM's DMA read port a cycle ahead). Read data returns in request order;
 // each beat is written into its row as it arrives. A store's write is acknowledged,
 // also in order; the run ends when nothing is queued or outstanding (`idle_next`).
 //
@@ -56,7 +56,9 @@ module plena_dma #(
     input  wire                r_valid,
     input  wire                r_write,       // a write acknowledgement, else read data
     input  wire [PW*16-1:0]    r_data,
-    // Vector SRAM: the row a store reads this cycle, and a prefetch's beat to write
+    // Vector SRAM: the row a store's beat will need next cycle (the read port's address),
+    // the data read for this cycle's beat (the port's registered output), and a
+    // prefetch's beat to write
     output wire [VRW-1:0]      sr_row,
     input  wire [VLEN*16-1:0]  sr_data,
     output wire                vw_en,
@@ -186,7 +188,16 @@ module plena_dma #(
     assign m_write = c_kind == K_ST;
     assign m_addr = c_row_addr + 64'(c_off);
     assign m_len = c_len;
-    assign sr_row = c_row0 + VRW'(c_k);
+    // Vector SRAM's read port registers its data, so a store's row is read in the cycle
+    // before its beat: the row the engine will be at next cycle, from this cycle's
+    // next-state values (the active transfer's next beat, or the queue's next head,
+    // which may be the descriptor pushed now). A row read that no beat uses is harmless.
+    wire           a_valid_n = fire ? !c_last : a_valid;
+    wire [VRW-1:0] a_row_n = fire ? c_row0 + VRW'(c_row_end ? c_k + 32'd1 : c_k)
+                                  : a_row0 + VRW'(a_k);
+    wire [QW-1:0]  head_n = starting ? q_head + QW'(1) : q_head;
+    wire [QW:0]    left_n = q_count - (QW+1)'(starting ? 1 : 0);
+    assign sr_row = a_valid_n ? a_row_n : (left_n == 0) ? p_row0 : q_row0[head_n];
     assign m_wdata = (PW*16)'(sr_data >> (16 * c_off));
 
     // --- responses: read data into its row ---------------------------------------------------

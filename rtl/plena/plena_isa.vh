@@ -102,7 +102,8 @@ localparam [2:0] MEM_FP_MEM_ID = 3'd3;
 localparam integer MEM_INT_MEM_SIZE = INT_MEM_SIZE;
 localparam [2:0] MEM_INT_MEM_ID = 3'd4;
 
-// Units, numbered in the order the instruction records name them.
+// Units, numbered in the order the instruction records name them: the order of the
+// busy counters (the core counts each from the units' own run signals, not a table).
 localparam integer UNIT_SCALAR_INT = 0;
 localparam integer UNIT_SCALAR_FP = 1;
 localparam integer UNIT_VECTOR = 2;
@@ -229,66 +230,6 @@ function automatic  isa_legal(input [5:0] opc);
         OP_C_LOOP_END: isa_legal = 1'b1;
         OP_C_BREAK: isa_legal = 1'b1;
         default: isa_legal = 1'b0;
-    endcase
-endfunction
-
-// Unit of each opcode.
-function automatic [2:0] isa_unit(input [5:0] opc);
-    case (opc)
-        OP_S_ADD_INT: isa_unit = 3'd0;
-        OP_S_ADDI_INT: isa_unit = 3'd0;
-        OP_S_SUB_INT: isa_unit = 3'd0;
-        OP_S_MUL_INT: isa_unit = 3'd0;
-        OP_S_LUI_INT: isa_unit = 3'd0;
-        OP_S_LD_INT: isa_unit = 3'd0;
-        OP_S_ST_INT: isa_unit = 3'd0;
-        OP_S_ADD_FP: isa_unit = 3'd1;
-        OP_S_SUB_FP: isa_unit = 3'd1;
-        OP_S_MAX_FP: isa_unit = 3'd1;
-        OP_S_MUL_FP: isa_unit = 3'd1;
-        OP_S_EXP_FP: isa_unit = 3'd1;
-        OP_S_RECI_FP: isa_unit = 3'd1;
-        OP_S_SQRT_FP: isa_unit = 3'd1;
-        OP_S_LD_FP: isa_unit = 3'd1;
-        OP_S_ST_FP: isa_unit = 3'd1;
-        OP_S_MAP_V_FP: isa_unit = 3'd2;
-        OP_V_ADD_VV: isa_unit = 3'd2;
-        OP_V_ADD_VF: isa_unit = 3'd2;
-        OP_V_SUB_VV: isa_unit = 3'd2;
-        OP_V_SUB_VF: isa_unit = 3'd2;
-        OP_V_MUL_VV: isa_unit = 3'd2;
-        OP_V_MUL_VF: isa_unit = 3'd2;
-        OP_V_MAX_VF: isa_unit = 3'd2;
-        OP_V_MIN_VF: isa_unit = 3'd2;
-        OP_V_EXP_V: isa_unit = 3'd2;
-        OP_V_RECI_V: isa_unit = 3'd2;
-        OP_V_RED_SUM: isa_unit = 3'd2;
-        OP_V_RED_MAX: isa_unit = 3'd2;
-        OP_V_SHFT_V: isa_unit = 3'd2;
-        OP_V_TOPK: isa_unit = 3'd2;
-        OP_M_MM: isa_unit = 3'd3;
-        OP_M_TMM: isa_unit = 3'd3;
-        OP_M_BMM: isa_unit = 3'd3;
-        OP_M_BTMM: isa_unit = 3'd3;
-        OP_M_MV: isa_unit = 3'd3;
-        OP_M_TMV: isa_unit = 3'd3;
-        OP_M_BMV: isa_unit = 3'd3;
-        OP_M_BTMV: isa_unit = 3'd3;
-        OP_M_MM_WO: isa_unit = 3'd3;
-        OP_M_MV_WO: isa_unit = 3'd3;
-        OP_M_BMM_WO: isa_unit = 3'd3;
-        OP_M_BMV_WO: isa_unit = 3'd3;
-        OP_H_PREFETCH_M: isa_unit = 3'd4;
-        OP_H_PREFETCH_V: isa_unit = 3'd4;
-        OP_H_STORE_V: isa_unit = 3'd4;
-        OP_C_SET_ADDR_REG: isa_unit = 3'd5;
-        OP_C_SET_SCALE_REG: isa_unit = 3'd5;
-        OP_C_SET_STRIDE_REG: isa_unit = 3'd5;
-        OP_C_SET_V_MASK_REG: isa_unit = 3'd5;
-        OP_C_LOOP_START: isa_unit = 3'd5;
-        OP_C_LOOP_END: isa_unit = 3'd5;
-        OP_C_BREAK: isa_unit = 3'd5;
-        default: isa_unit = 3'd0;
     endcase
 endfunction
 

@@ -22,7 +22,8 @@ module plena_sfpu (
     input  wire [31:0] a,
     input  wire [31:0] b,
     output reg  [31:0] y,
-    output wire        done
+    output wire        done,
+    output wire        busy          // an instruction is in the unit (start to done)
 );
     `include "plena_units.vh"
 
@@ -58,6 +59,7 @@ module plena_sfpu (
     always @(posedge clk) v <= rst ? {(SFP_DEPTH-1){1'b0}}
                                    : (SFP_DEPTH-1)'({v, start && piped});
     assign done = piped ? v[SFP_DEPTH-2] : start;
+    assign busy = start || (|v);
 
     always @* begin
         case (fn)

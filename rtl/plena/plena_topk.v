@@ -14,9 +14,8 @@
 //   k + 5        s = tree sum of e (k < KMAX: zero entries add exactly)
 //   k + 9        r = 1 / s leaves plena_recip_pipe (four stages from k + 6)
 // and w_j = e_j * r is combinational from step k + 10 on. The results hold until the next
-// V_TOPK; the engine raises `done` in step TOPK_CYCLES - 1 (plena_units.vh; at least
-// KMAX + 11 = 19, checked below), whose edge commits them (4 of 32 holds as long as 8
-// of 128).
+// V_TOPK; the engine raises `done` in step k + TOPK_EXTRA - 1 (plena_units.vh: 14 for 4
+// of 32, 18 for 8 of 128), whose edge commits them.
 module plena_topk #(
     /* verilator lint_off UNUSEDPARAM */
     // Waiver: the whole configuration, as every plena module (see plena_check).
@@ -34,11 +33,9 @@ module plena_topk #(
 );
     `include "plena_units.vh"
     localparam integer NMAX = 128, KMAX = 8;
-    localparam integer LATENCY = KMAX + 11;    // steps 0 .. KMAX+10
-    initial if (TOPK_CYCLES < LATENCY)
-        $fatal(1, "plena_topk needs %0d cycles for V_TOPK; TOPK_CYCLES gives %0d",
-               LATENCY, TOPK_CYCLES);
-    assign done = active && step == 32'(TOPK_CYCLES - 1);
+    initial if (TOPK_EXTRA != 11)
+        $fatal(1, "plena_topk's weights are ready k + 11 cycles after issue; TOPK_EXTRA is %0d",
+               TOPK_EXTRA);
 
     wire tclk;
     icg u_gate (.clk(clk), .en(active), .gclk(tclk));
@@ -94,6 +91,9 @@ module plena_topk #(
     endgenerate
 
     wire [31:0] k = big_q ? 32'd8 : 32'd4;
+    // big_q is this instruction's from step 1 on, and the last step is at least 14.
+    localparam [31:0] LAST_4 = 4 + TOPK_EXTRA - 1, LAST_8 = KMAX + TOPK_EXTRA - 1;
+    assign done = active && step == (big_q ? LAST_8 : LAST_4);
     always @(posedge tclk) begin
         if (step == 32'd0) begin
             big_q <= big;

@@ -41,17 +41,23 @@ localparam integer VDEPTH_1 = 1;     // add, subtract, multiply, max, min, S_MAP
 localparam integer VDEPTH_4 = 4;     // exp, reciprocal
 localparam integer VCHUNKS_1 = 2;    // chunks of the depth-1 kinds
 localparam integer VCHUNKS_4 = 4;    // chunks of exp and reciprocal
-// The reductions occupy a fixed slot: capture, the registered tree (one level per cycle
-// up to VLEN = 64) and the final combine, padded to RED_CYCLES.
-localparam integer RED_CYCLES = 8;
+// The reductions: the row captured, the registered tree (one level per cycle, log2(VLEN)
+// of them), the final combine with f; they end when the result is there:
+// log2(VLEN) + RED_EXTRA cycles.
+localparam integer RED_EXTRA = 2;
+// V_SHFT_V: the source row read into the shifter's register, then VSHIFT_DEPTH cycle to
+// shift it and write the destination.
+localparam integer VSHIFT_DEPTH = 1;
 // Scalar exp, reciprocal and square root: four-stage pipelines (plena_sfpu).
 localparam integer SFP_DEPTH = 4;
 // The MAC array: a step's sums reach the accumulators MAC_DEPTH cycles after its own
 // cycle; a write-out rounds its last row WO_DEPTH cycle after reading it (plena_matrix).
 localparam integer MAC_DEPTH = 4;
 localparam integer WO_DEPTH = 1;
-// V_TOPK's engine (plena_topk): capture, 8 selections, exp, sum, reciprocal, products.
-localparam integer TOPK_CYCLES = 19;
+// V_TOPK's engine (plena_topk): capture, k selections (4 of 32, 8 of 128), then the exp
+// pipeline (4), the sum, the reciprocal pipeline (4) and the products: k + TOPK_EXTRA
+// cycles, ending when the weights are there.
+localparam integer TOPK_EXTRA = 11;
 
 // Matrix unit (plena_matrix): what the array computes, and the write-outs.
 localparam [3:0] MOP_MM     = 4'd0;

@@ -7,8 +7,8 @@
 // chunk written back in place at the end of its cycle; the group's `done` (its last
 // chunk leaving) ends the instruction: CHUNKS + its depth cycles (plena_units.vh). The
 // reductions (plena_vreduce) capture the row and f[rd] at the end of the issue cycle
-// and reduce it through a registered tree; the core writes f[rd] at the end of the
-// RED_CYCLES slot, when the reduction raises `done`.
+// and reduce it through a registered tree, one level per cycle; the core writes f[rd]
+// at the end of the cycle in which the result leaves the tree (the reduction's `done`).
 module plena_vector #(
     /* verilator lint_off UNUSEDPARAM */
     // Waiver: the whole configuration, as every plena module (see plena_check).
@@ -94,11 +94,11 @@ module plena_vector #(
     // Reductions: the row and f[rd] captured at the end of the issue cycle.
     wire [31:0] sum_y, max_y;
     wire        sum_done, max_done;
-    plena_vreduce #(.VLEN(VLEN), .KIND(0), .T(RED_CYCLES)) u_rsum (
+    plena_vreduce #(.VLEN(VLEN), .KIND(0)) u_rsum (
         .clk(clk), .rst(rst), .gate(active && step == 32'd0 && op == VOP_RSUM),
         .valid(run && step == 32'd0 && op == VOP_RSUM), .row(row_a), .f(f), .y(sum_y),
         .done(sum_done));
-    plena_vreduce #(.VLEN(VLEN), .KIND(1), .T(RED_CYCLES)) u_rmax (
+    plena_vreduce #(.VLEN(VLEN), .KIND(1)) u_rmax (
         .clk(clk), .rst(rst), .gate(active && step == 32'd0 && op == VOP_RMAX),
         .valid(run && step == 32'd0 && op == VOP_RMAX), .row(row_a), .f(f), .y(max_y),
         .done(max_done));

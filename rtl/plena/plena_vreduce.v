@@ -6,17 +6,15 @@
 // A pipeline on one clock edge, each stage a rising-edge register behind its own
 // integrated clock gate (icg), open only while a row is in the stage before:
 //   R          (issue cycle)   the row and f captured
-//   levels     (one register after every LPS tree levels)
+//   levels     (one register after every tree level, cycles 1 .. log2(VLEN))
 //   the last   f combined with the tree's result: combinational from the last register
-// The result is valid from cycle 1 + ceil(log2(VLEN) / LPS) and holds (the gates stay
-// shut) until the next reduction. The reduction occupies a slot of T cycles (RED_CYCLES
-// in plena_units.vh; at VLEN = 64 the tree fills it exactly): `done`, the start's valid
-// bit carried T - 1 cycles, marks its last, whose edge commits y. LPS = 1 as long as the
-// slot leaves a cycle per level.
+// The result is valid in cycle 1 + log2(VLEN) and holds (the gates stay shut) until the
+// next reduction. `done` is the start's valid bit as it leaves the last level's register:
+// the reduction ends when its result is there, after RED_EXTRA + log2(VLEN) cycles
+// (plena_units.vh: the capture and the combine), whose last edge commits y.
 module plena_vreduce #(
     parameter integer VLEN = 64,
-    parameter integer KIND = 0,      // 0 sum, 1 max
-    parameter integer T    = 8       // the slot: cycles from start to the commit edge
+    parameter integer KIND = 0       // 0 sum, 1 max
 ) (
     input  wire               clk,
     input  wire               rst,
@@ -28,10 +26,8 @@ module plena_vreduce #(
     output wire               done
 );
     localparam integer LV = $clog2(VLEN);
-    // Levels per registered stage: the R cycle, then the stages, all within T cycles.
-    localparam integer LPS = (LV + T - 3) / (T - 2);
-    initial if (T < 3 || VLEN < 2)
-        $fatal(1, "plena_vreduce: a slot of %0d cycles leaves no cycle for the tree", T);
+    initial if (VLEN < 2 || (1 << LV) != VLEN)
+        $fatal(1, "plena_vreduce: VLEN = %0d is not a power of two of at least 2", VLEN);
 
     wire rclk;
     icg u_rgate (.clk(clk), .en(gate), .gclk(rclk));
@@ -43,9 +39,6 @@ module plena_vreduce #(
         f_q <= f;
     end
     always @(posedge clk) v_q <= !rst && valid;
-    reg [T-2:0] slot;
-    always @(posedge clk) slot <= rst ? {(T-1){1'b0}} : (T-1)'({slot, valid});
-    assign done = slot[T-2];
 
     wire [VLEN*32-1:0] x32;
     genvar e, lv, j;
@@ -59,11 +52,8 @@ module plena_vreduce #(
             wire [64*HALF-1:0] in_v;
             wire               in_ok;        // a row is in this level's inputs
             wire [32*HALF-1:0] s;
-            wire [32*HALF-1:0] q;            // s, or s registered
-            // Waiver: the last level's flag is not needed (the result holds until the next row).
-            /* verilator lint_off UNUSEDSIGNAL */
-            wire               q_ok;
-            /* verilator lint_on UNUSEDSIGNAL */
+            reg  [32*HALF-1:0] q;            // s registered
+            reg                q_ok;         // ... and a row's result is in q
             if (lv == 0) begin : g_first
                 assign in_v = x32;
                 assign in_ok = v_q;
@@ -80,20 +70,12 @@ module plena_vreduce #(
                                   .y(s[32*j +: 32]));
                 end
             end
-            if ((lv + 1) % LPS == 0 || lv == LV - 1) begin : g_reg
-                wire sclk;
-                icg u_gate (.clk(clk), .en(in_ok), .gclk(sclk));
-                reg [32*HALF-1:0] r;
-                reg               ok;
-                always @(posedge sclk) r <= s;
-                always @(posedge clk) ok <= !rst && in_ok;
-                assign q = r;
-                assign q_ok = ok;
-            end else begin : g_wire
-                assign q = s;
-                assign q_ok = in_ok;
-            end
+            wire sclk;
+            icg u_gate (.clk(clk), .en(in_ok), .gclk(sclk));
+            always @(posedge sclk) q <= s;
+            always @(posedge clk) q_ok <= !rst && in_ok;
         end
+        assign done = g_lv[LV-1].q_ok;
         if (KIND == 0) begin : g_sum
             fp32_add u_last (.a(f_q), .b(g_lv[LV-1].q), .sub(1'b0), .y(y));
         end else begin : g_max

@@ -11,7 +11,7 @@ loop (budgets, deadline, errors, result) is simulators/core/runloop.py's.
 from __future__ import annotations
 
 from kernelcraft.isa.loader import get_isa
-from kernelcraft.simulators.core.errors import ConfigError, SimError
+from kernelcraft.simulators.core.errors import ConfigError, IllegalOperandError, SimError
 from kernelcraft.simulators.core.program import Program
 from kernelcraft.simulators.core.runloop import Machine, Run
 from kernelcraft.simulators.core.trace import TraceStep
@@ -57,6 +57,7 @@ class _Run(Run):
         self.code: Code | None = None
         self.hits: list[int] = []
         self.partial = None          # (block, instructions retired in it) when stopped inside
+        self.late_unit = None        # unit of an instruction stopped by a step-1 check
 
     def prepare(self, image) -> None:
         self.state.load_image(image)
@@ -148,6 +149,7 @@ class _Run(Run):
                 i = code.pc_of[id(fn)] - start
                 if fn is not flow:
                     t += code.blocks[b].prefix[i]
+                    t += self._late(start + i, e)     # (a fast block never stalls)
                 e.locate(code.where(start + i, t, retired + i))
                 self.partial = (b, i)
             self.t, self.retired = e.where.cycle, e.where.retired
@@ -176,6 +178,11 @@ class _Run(Run):
                 fn()
             except SimError as e:
                 self.partial = (b, i)
+                if blk.start + i in code.late and self._late(blk.start + i, e):
+                    if kind == SRAM and t < timing.horizon:
+                        issue = timing.wait(t, footprint)    # it starts after any stall
+                    footprint.clear()
+                    issue += 1
                 raise e.locate(code.where(blk.start + i, issue, retired + i))
             if kind == PLAIN:
                 t += cycles
@@ -194,6 +201,14 @@ class _Run(Run):
                                        self.state.take_changes()))
         return t
 
+    def _late(self, pc: int, e: SimError) -> int:
+        """1 when `e` is a check the RTL makes in the instruction's step 1 (V_TOPK's NaN
+        logit: Code.late); the instruction then occupied its unit for its issue cycle."""
+        if pc in self.code.late and isinstance(e, IllegalOperandError):
+            self.late_unit = self.code.units[pc]
+            return 1
+        return 0
+
     def unit_busy(self) -> dict[str, int]:
         code = self.code
         busy = {u: 0 for u in dict.fromkeys(d.unit for d in self.isa.instructions.values())}
@@ -207,6 +222,8 @@ class _Run(Run):
                 for pc in range(blk.start, blk.start + self.partial[1]):
                     if code.kinds[pc] != DMA:
                         busy[code.units[pc]] += code.cycles[pc]
+        if self.late_unit is not None:
+            busy[self.late_unit] += 1
         busy["dma"] = self.timing.channel_busy
         return busy
 

@@ -66,6 +66,9 @@ class Code:
     units: list[str]
     kinds: list[int]
     cycles: list[int]
+    # pcs of V_TOPK: its NaN check is made in its step 1, from the logits the RTL reads at
+    # issue (rtl/plena/plena_core.v, late_err), so that error comes a cycle after it starts
+    late: frozenset = frozenset()
 
     def where(self, pc: int, cycle: int, retired: int) -> Where:
         if pc >= len(self.lines):
@@ -80,6 +83,14 @@ def render(defn, values: dict) -> str:
         v = values.get(op.name, 0)
         parts.append(f"{op.kind.prefix}{v}" if op.kind.is_register else str(v))
     return f"{defn.mnemonic} {', '.join(parts)}".strip()
+
+
+def timing_class(defn, instr) -> str:
+    """The timing class an instruction takes: its record's, except V_TOPK's 4 of 32
+    (rmask = 0), whose engine finishes four selections earlier (rtl/plena/plena_topk.v)."""
+    if defn.mnemonic == "V_TOPK" and not instr.ops.get("rmask"):
+        return "V_TOPK_32"
+    return defn.timing
 
 
 def _operand_values(defn, instr) -> list[int]:
@@ -159,7 +170,7 @@ def predecode(program, state, cfg, isa, trace: bool = False) -> Code:
         fn = partial(table[defn.mnemonic], state, *values, *((pc,) if is_flow else ()))
         pc_of[id(fn)] = pc
         kind = UNIT_KIND.get(defn.unit, PLAIN)
-        c = cfg.cycles(defn.timing)
+        c = cfg.cycles(timing_class(defn, instr))
         units.append(defn.unit)
         kinds.append(kind)
         cycles.append(c)
@@ -202,5 +213,6 @@ def predecode(program, state, cfg, isa, trace: bool = False) -> Code:
             if (start is not None and end is not None and start.func.__name__ == "C_LOOP_START"
                     and end.func.__name__ == "C_LOOP_END" and start.args[-1] + 1 == blk.start):
                 blk.batch = loopbatch.plan(blk, end.args[1])
+    late = frozenset(pc for pc, instr in enumerate(program.instrs) if instr.mnemonic == "V_TOPK")
     return Code(blocks, [b.row() for b in blocks], [b.row(ref=True) for b in blocks], block_at,
-                pc_of, lines, texts, units, kinds, cycles)
+                pc_of, lines, texts, units, kinds, cycles, late)

@@ -109,13 +109,13 @@ def render_isa(isa: ISA) -> str:
     for i, (name, m) in enumerate(isa.hardware.get("memories", {}).items()):
         lines.append(f"localparam integer MEM_{_ident(name)}_SIZE = {verilog_expr(m['size'], names)};")
         lines.append(f"localparam [2:0] MEM_{_ident(name)}_ID = 3'd{i};")
-    lines += ["", "// Units, numbered in the order the instruction records name them."]
+    lines += ["", "// Units, numbered in the order the instruction records name them: the order of the",
+              "// busy counters (the core counts each from the units' own run signals, not a table)."]
     for i, u in enumerate(units(isa)):
         lines.append(f"localparam integer UNIT_{_ident(u)} = {i};")
     lines.append(f"localparam integer NUM_UNITS = {len(units(isa))};")
     unit_w = max(1, (len(units(isa)) - 1).bit_length())
     lines.append(f"localparam integer UNIT_W = {unit_w};")
-    unit_index = {u: i for i, u in enumerate(units(isa))}
 
     def table(fn_name: str, width: str, default: str, value) -> list[str]:
         out = [f"function automatic {width} {fn_name}(input [{ow - 1}:0] opc);",
@@ -130,9 +130,6 @@ def render_isa(isa: ISA) -> str:
                    lambda d: f"{w}'h{((1 << w) - 1) & ~d.format.used_mask(isa.opcode_lsb, ow):08X}")
     lines += ["", "// Whether an opcode is assigned."]
     lines += table("isa_legal", "", "1'b0", lambda d: "1'b1")
-    lines += ["", "// Unit of each opcode."]
-    lines += table("isa_unit", f"[{unit_w - 1}:0]", f"{unit_w}'d0",
-                   lambda d: f"{unit_w}'d{unit_index[d.unit]}")
     lines += ["", "// Format of each opcode's immediate: 1 for U (22-bit), 0 otherwise."]
     lines += table("isa_imm_is_u", "", "1'b0", lambda d: "1'b1" if fmt_of[d.mnemonic] == "U" else "1'b0")
     lines += ["", "/* verilator lint_on UNUSEDPARAM */", ""]

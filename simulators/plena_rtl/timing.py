@@ -17,8 +17,8 @@ from functools import lru_cache
 from .build import PLENA_RTL
 
 UNITS_VH = PLENA_RTL / "plena_units.vh"
-NAMES = ("VDEPTH_1", "VDEPTH_4", "VCHUNKS_1", "VCHUNKS_4", "RED_CYCLES", "SFP_DEPTH",
-         "MAC_DEPTH", "WO_DEPTH", "TOPK_CYCLES")
+NAMES = ("VDEPTH_1", "VDEPTH_4", "VCHUNKS_1", "VCHUNKS_4", "RED_EXTRA", "SFP_DEPTH",
+         "MAC_DEPTH", "WO_DEPTH", "TOPK_EXTRA", "VSHIFT_DEPTH")
 
 
 @lru_cache(maxsize=1)
@@ -41,13 +41,14 @@ def rtl_cycles(cfg) -> dict[str, int]:
     nb = cfg.MLEN // cfg.BLEN
     simple = s["VCHUNKS_1"] + s["VDEPTH_1"]
     piped = s["VCHUNKS_4"] + s["VDEPTH_4"]
+    red = (cfg.VLEN.bit_length() - 1) + s["RED_EXTRA"]     # one tree level per cycle
     return {
         "S_INT": 1, "S_FP": 1,
         "S_FP_EXP": s["SFP_DEPTH"], "S_FP_RECI": s["SFP_DEPTH"], "S_FP_SQRT": s["SFP_DEPTH"],
         "V_MAP": simple, "V_ADD": simple, "V_MUL": simple, "V_MAX": simple,
         "V_EXP": piped, "V_RECI": piped,
-        "V_RED_SUM": s["RED_CYCLES"], "V_RED_MAX": s["RED_CYCLES"],
-        "V_SHIFT": 1, "V_TOPK": s["TOPK_CYCLES"],
+        "V_RED_SUM": red, "V_RED_MAX": red,
+        "V_SHIFT": 1 + s["VSHIFT_DEPTH"], "V_TOPK": 8 + s["TOPK_EXTRA"], "V_TOPK_32": 4 + s["TOPK_EXTRA"],
         "M_MM": cfg.BLEN + s["MAC_DEPTH"], "M_MV": nb + s["MAC_DEPTH"],
         "M_BMM": cfg.MLEN * nb + s["MAC_DEPTH"], "M_BMV": nb + s["MAC_DEPTH"],
         "M_MM_WO": 1 + s["WO_DEPTH"], "M_MV_WO": 1 + s["WO_DEPTH"],

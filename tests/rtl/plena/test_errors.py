@@ -32,6 +32,8 @@ CASES = {
     "shift negative": ("S_ADDI_INT gp3, gp0, -1\nV_SHFT_V gp0, gp0, gp3", IllegalOperandError),
     "shift too far": ("S_ADDI_INT gp3, gp0, 17\nV_SHFT_V gp0, gp0, gp3", IllegalOperandError),
     "topk nan": ("S_ADDI_INT gp2, gp0, 64\nV_TOPK gp0, gp2, gp0, 0", IllegalOperandError),
+    # 8 of 128 over rows 0-7: waits for the prefetch into rows 2-3, then finds row 4's NaN
+    "topk nan after a stall": (PREFETCH + "V_TOPK gp0, gp0, gp0, 1", IllegalOperandError),
     "topk weights": ("S_ADDI_INT gp1, gp0, 253\nV_TOPK gp1, gp0, gp0, 0", MemoryAccessError),
     "topk indices": ("S_ADDI_INT gp3, gp0, 60\nV_TOPK gp0, gp0, gp3, 1", MemoryAccessError),
     "mm column offset": ("S_ADDI_INT gp1, gp0, 2\nM_MM 0, gp1, gp0", MemoryAccessError),

@@ -85,7 +85,7 @@ def test_the_check_finds_what_it_looks_for(tmp_path):
 # what the RTL does), and the differential tests prove the cycles equal.
 def _timing_refs(text: str) -> list[str]:
     isa = get_isa("plena")
-    names = [f"T_{c}" for c in isa.timing] + ["isa_cycles", "t_cls"]
+    names = [f"T_{c}" for c in isa.timing] + ["isa_cycles", "t_cls", "isa_unit"]
     return [n for n in names if re.search(rf"\b{n}\b", text)]
 
 
@@ -95,12 +95,24 @@ def test_rtl_reads_no_timing_class():
     assert not found, f"timing-table names in the RTL: {found}"
     core = _code((build.PLENA_RTL / "plena_core.v").read_text())
     # Commit is the unit's done, not a counter reaching zero.
-    assert re.search(r"wire\s+commit\s*=\s*occupied\s*&&\s*u_done\s*;", core)
+    assert re.search(r"wire\s+commit\s*=\s*occupied\s*&&\s*u_done\s*(&&\s*!late_err\s*)?;", core)
     for unit in ("u_sfpu", "u_vector", "u_matrix", "u_topk"):
         inst = re.search(rf"\b{unit}\s*\((.*?)\);", core, flags=re.S)
         assert inst and ".done(" in inst.group(1), f"{unit} has no done port connected"
     assert _timing_refs("x = T_V_ADD - VDEPTH_1;") == ["T_V_ADD"]
     assert _timing_refs("wire [31:0] c = isa_cycles(op);") == ["isa_cycles"]
+    # The busy counters follow the units' run signals, not the ISA's opcode-to-unit table.
+    assert _timing_refs("wire [2:0] u = isa_unit(op);") == ["isa_unit"]
+    assert re.search(r"\.busy\(sfpu_busy\)", core)
+
+
+def test_reductions_and_topk_end_when_their_results_are_there(diff_cfg):
+    # One tree level per cycle: log2(VLEN) + 2 (capture, combine); V_TOPK k + 11.
+    for vlen, red in ((4, 4), (16, 6), (64, 8), (128, 9)):
+        cfg = default_config(MLEN=vlen, VLEN=vlen, BLEN=min(4, vlen), HLEN=min(4, vlen))
+        assert cfg.cycles("V_RED_SUM") == cfg.cycles("V_RED_MAX") == red
+        assert timing.rtl_cycles(cfg)["V_RED_SUM"] == red
+    assert (diff_cfg.cycles("V_TOPK"), diff_cfg.cycles("V_TOPK_32")) == (19, 15)
 
 
 def test_timing_classes_are_the_rtls(diff_cfg):
@@ -112,3 +124,14 @@ def test_timing_classes_are_the_rtls(diff_cfg):
     assert timing.mismatches(cfg) == ["V_RED_SUM: hardware.toml 9, RTL 8"]
     with pytest.raises(ConfigError, match="V_RED_SUM"):
         build.check_config(cfg)
+
+
+def test_vector_sram_reads_are_registered():
+    # A macro's read data comes the cycle after its address: the reads that used to be
+    # used in their own cycle now go through a register (rtl/plena/README.md).
+    core = _code((build.PLENA_RTL / "plena_core.v").read_text())
+    check = _code((build.PLENA_RTL / "plena_check.v").read_text())
+    assert ".sr_data(dma_sr_q)" in core                           # a store's row, read ahead
+    assert re.search(r"vsram\[v_row_d\]\s*<=\s*sh_row\b", core)    # V_SHFT_V's register
+    assert "nan_seen" not in check                                 # V_TOPK's NaN: step 1
+    assert re.search(r"late_err\s*=\s*busy_now\s*&&\s*op\s*==\s*OP_V_TOPK", core)

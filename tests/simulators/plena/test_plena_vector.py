@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from plena_kit import image, run, vrow
+from kernelcraft.simulators.core.budget import Budget
 from kernelcraft.simulators.core.errors import IllegalOperandError, MemoryAccessError
 from kernelcraft.simulators.numerics import exp, reciprocal, tree_sum
 
@@ -206,14 +207,26 @@ def test_topk_8_of_128():
         [9.0, 8.0, 7.5, 7.0, 7.0, 6.0, 5.0, 4.0]).tobytes()
 
 
-def test_topk_nan_logit_is_an_error():
+@pytest.mark.parametrize("fast", [True, False])
+def test_topk_nan_logit_is_an_error(fast):
     logits = [0.0] * 32
     logits[9] = math.nan
     r = run("S_ADDI_INT gp1, gp0, 64\nV_TOPK gp0, gp1, gp0, 0",
-            image(vsram={64: logits}), expect_ok=False)
+            image(vsram={64: logits}), budget=Budget(fast=fast), expect_ok=False)
     assert isinstance(r.error, IllegalOperandError)
     assert r.error.address == 73 and "NaN" in str(r.error)
     assert r.memories["int_mem"][:4].tolist() == [0, 0, 0, 0]
+    # Found in V_TOPK's step 1 (the RTL checks the logits it read at issue, cycle 1):
+    # reported in cycle 2, the run counts 3 cycles, the vector unit was busy for one.
+    assert (r.error.where.cycle, r.cycles, r.unit_busy["vector"]) == (2, 3, 1)
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_topk_classes_follow_rmask(fast):
+    # 4 of 32 ends four selections before 8 of 128 (rtl/plena/plena_topk.v): k + 11.
+    for rmask, cycles in ((0, 15), (1, 19)):
+        r = run(f"V_TOPK gp0, gp0, gp0, {rmask}", budget=Budget(fast=fast))
+        assert (r.cycles, r.unit_busy["vector"]) == (cycles, cycles)
 
 
 def test_topk_logits_must_fit_in_vector_sram():
