@@ -125,11 +125,20 @@ module coral_vec #(
     wire [1:0] d_wl = d_nf[2] ? 2'd3 : d_nf[1] ? 2'd2 : d_nf[0] ? 2'd1 : 2'd0;   // log2(n)
     // vlm.v / vsm.v: a vle8/vse8 of ceil(vl / 8) bytes at SEW 8, LMUL 1 (the tail as vtype says)
     wire [VW-1:0] d_vle = d_whl ? VW'(d_wn) << LNB : dmskm ? (d_vl + VW'(7)) >> 3 : d_vl;
-    wire [7:0] d_vte = d_whl ? {5'b00010, 1'b0, d_wl} : dmskm ? {d_vt[7:6], 6'd0} : d_vt[7:0];
+    // a unit-stride or strided access of EEW != SEW: EMUL = EEW / SEW * LMUL (more than 8
+    // faults, the model's group(); a fraction is one register); it runs as the same access at
+    // SEW = EEW and LMUL = EMUL, whose elements, mask bits, tail and beats are its own
+    wire       d_acc = (dl || dst) && !d_whl && !dmskm;
+    wire signed [3:0] d_elog = $signed({d_vt[2], d_vt[2:0]}) + $signed({2'b00, dmeew}) - $signed({2'b00, d_vt[4:3]});
+    wire       d_emul_bad = d_acc && d_elog > 4'sd3;
+    wire [4:0] d_ne = d_elog[3] ? 5'd1 : 5'd1 << d_elog[1:0];   // its registers
+    wire [7:0] d_vte = d_whl ? {5'b00010, 1'b0, d_wl} : dmskm ? {d_vt[7:6], 6'd0} :
+                       d_acc ? {d_vt[7:6], 1'b0, dmeew, d_elog[3] ? 3'b111 : d_elog[2:0]} : d_vt[7:0];
     wire [4:0] d_n = d_whl ? {1'b0, d_wn} : (d_vt[2] || dmskm) ? 5'd1 : 5'd1 << d_vt[1:0];   // registers per group
     wire [4:0] d_ni = d_n > 5'd1 ? d_n >> 1 : 5'd1;                // ... of 16-bit indices (vrgatherei16)
     wire [4:0] d_vd = d_ir[11:7], d_vs1 = d_ir[19:15], d_vs2 = d_ir[24:20];
-    wire       d_grp = (((dlanes && !dmk && !dmlog && !dmsf) || dl || dst) && (d_vd & (d_n - 5'd1)) != 5'd0) ||
+    wire       d_grp = (dlanes && !dmk && !dmlog && !dmsf && (d_vd & (d_n - 5'd1)) != 5'd0) ||
+                       ((dl || dst) && (d_vd & ((d_acc ? d_ne : d_n) - 5'd1)) != 5'd0) ||
                        (dvs1 && (d_vs1 & (d_n - 5'd1)) != 5'd0) || (dvs2 && (d_vs2 & (d_n - 5'd1)) != 5'd0);
     wire       d_mask = !d_ir[25] && d_vd == 5'd0 && ((dlanes && !dmk) || dl);
     wire       d_ovl = (dsup && d_vd == d_vs2) ||   // slide up: vd's group is vs2's (aligned groups)
@@ -168,7 +177,7 @@ module coral_vec #(
     // vzext/vsext fault where SEW / factor < 8 and run at 32 (vf2 at 16: refused)
     wire       d_sew_bad = ((dwop || dnar) && d_sew32) || (dext && (dext4 ? !d_sew32 : d_sew == 2'd0));
     wire       d_sew_ok = (dwop || dnar) ? d_sew <= 2'd1 : (dsubw || danysew) ? d_sew != 2'd3 :
-                          (dl || dst) ? d_sew == dmeew || dmskm : dext ? d_sew != 2'd0 : d_sew32;
+                          (dl || dst) ? 1'b1 : dext ? d_sew != 2'd0 : d_sew32;
     // an 8- or 16-bit unit-stride access from an address that is no multiple of 4 would need
     // NB + 1 words of the banks in a beat: not built (refused)
     wire       d_unal = (dl || dst) && !dstr && (dmeew != 2'd2 || dwhole) && d_xa[1:0] != 2'd0 && d_vle != 0;
@@ -193,7 +202,7 @@ module coral_vec #(
     wire       d_mbad, v0_pend;
     wire       d_mem = (dl || dst) && d_vchk != 0 && d_rbad && (!d_mm || (!v0_pend && d_mbad));
     assign d_fault = d_legal && ((d_vill && !d_whl) || (dwmv && (d_vs2 & (d_n - 5'd1)) != 5'd0) || (dfp && (!d_sew32 || d_frm > 3'd4)) || d_sew_bad || d_grp || d_mask ||
-                                 d_ovl || d_mem || d_wide_bad || d_ext_bad);
+                                 d_ovl || d_mem || d_wide_bad || d_ext_bad || d_emul_bad);
     assign d_unsup = d_legal && (!d_vill || d_whl) && !dfp && ((!d_sew_ok && !d_whl) || d_unal);
     assign d_pend = d_legal && d_mm && d_vl != 0 && d_rbad && v0_pend;
     assign d_to_scalar = dtos;
@@ -249,7 +258,7 @@ module coral_vec #(
     // (e_osew) on 8-bit sources extended in S1 (narrowing: on the 16-bit source, then packed)
     wire         e_w8 = ((ewop || enar) && e_sew == 2'd0) || (eext && !eext4 && e_sew == 2'd1);
     wire [1:0]   e_osew = e_w8 ? 2'd1 : e_sew;
-    wire         e_sub = (esubw || el || est || e_w8) && e_osew != 2'd2;   // (memory: EEW = SEW)
+    wire         e_sub = (esubw || el || est || e_w8) && e_osew != 2'd2;   // (memory: SEW = EEW here)
     wire [1:0]   e_esh = e_sub ? 2'd2 - e_osew : 2'd0;             // log2(elements a lane)
     wire [VW-1:0] beats = (e_vl + ((VW'(NB) << e_esh) - VW'(1))) >> (LNB + 32'(e_esh));
     // a reduction: its beats, then log2(NB) cycles of the lane tree

@@ -3,7 +3,8 @@ against the model: every vector instruction the RTL implements (backend.VECTOR) 
 SEW = 32 with LMUL 1, 2, 4 and 8, tail and mask policies undisturbed and agnostic,
 vl from 0 to VLMAX, masked (v0.t) arithmetic, reductions, divides, square roots,
 conversions, compares, integer operations, multiplies, multiply-adds and divides (by 0 and -1 too), slides by small and huge
-offsets, mask logic, merges, vid/viota, vcpop/vfirst, vmsbf/vmsif/vmsof, register gathers and vcompress, unit-stride and strided (negative, zero) accesses, masked or not,
+offsets, mask logic, merges, vid/viota, vcpop/vfirst, vmsbf/vmsif/vmsof, register gathers and vcompress, unit-stride and strided (negative, zero) accesses of 32-bit
+elements and (EEW != SEW) 8- and 16-bit ones, masked or not,
 the widening and narrowing integer instructions (a switch to SEW = 16 at LMUL 1/2 to 4 and
 back, sources overlapping the destination where the rules allow it) and vzext/vsext,
 anywhere in a data buffer, every rounding mode through frm, and scalar
@@ -98,15 +99,17 @@ def _vector(rng: random.Random, lmul: int, vlmax: int, pol: str) -> list[str]:
         if op.split(".")[0] in MADD:              # vd, vs1 / rs1, vs2 (vd an operand too)
             return [f"{op} {vd}, {second}, {a}{vm}"]
         return [f"{op} {vd}, {a}, {second}{vm}"]
+    eew = 32 if rng.random() < 0.75 else rng.choice([8, 16])     # EMUL = EEW / 32 * LMUL
+    reg = _group(rng, max(1, lmul * eew // 32), not_v0=mask)
     if c < 0.15:
         off = 4 * rng.randrange((BUFFER - 4 * vlmax) // 4)
-        op = rng.choice(["vle32.v", "vse32.v"])
-        return [f"addi t2, s0, {off}", f"{op} {_group(rng, lmul, not_v0=mask)}, (t2){vm}"]
+        op = rng.choice(["vle", "vse"])
+        return [f"addi t2, s0, {off}", f"{op}{eew}.v {reg}, (t2){vm}"]
     if c < 0.25:
-        stride = rng.choice([-12, -8, -4, 0, 4, 8, 12, 16])
-        op = rng.choice(["vlse32.v", "vsse32.v"])
+        stride = rng.choice([-12, -8, -4, 0, 4, 8, 12, 16]) * eew // 32
+        op = rng.choice(["vlse", "vsse"])
         mid = BUFFER // 2
-        return [f"addi t2, s0, {mid}", f"li t3, {stride}", f"{op} {_group(rng, lmul, not_v0=mask)}, (t2), t3{vm}"]
+        return [f"addi t2, s0, {mid}", f"li t3, {stride}", f"{op}{eew}.v {reg}, (t2), t3{vm}"]
     if c < 0.5:
         op = rng.choice(BINARY + ["vfrsub"])
         form = "vf" if op == "vfrsub" or rng.random() < 0.5 else "vv"
@@ -289,8 +292,8 @@ SUBWORD = sorted(m for m in VECTOR if m.split(".")[0] in _INT + _CMP + _MUL[:8] 
 def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
     """The integer instructions at SEW 8 and 16 (LMUL 1/4 to 8): element-wise operations and
     multiplies, compares (into v0 too, as the next masks), merges, moves (element 0 too), reductions, the
-    mask instructions, 8- and 16-bit loads and stores (unit-stride and strided) and whole-register
-    ones, with the
+    mask instructions, 8-, 16- and 32-bit loads and stores (unit-stride and strided, EEW = SEW or
+    not) and whole-register ones, with the
     widening and narrowing ones between and stores of the results at SEW = 32."""
     rng = random.Random(seed)
     out = [".text", "la s0, buf"] + [f"li {r}, {rng.getrandbits(32) - (1 << 31)}" for r in XREGS]
@@ -356,16 +359,19 @@ def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
             else:
                 out.append(f"addi t2, s0, {4 * rng.randrange((BUFFER - n * vlen // 8) // 4)}\n"
                            f"{op} v{rng.choice(range(0, 32, n))}, (t2)")
-        elif c < 0.95:                            # 8- and 16-bit loads and stores (unit-stride: word-aligned)
-            eb = sew // 8
-            reg = _group(rng, lmul, not_v0=mask)
+        elif c < 0.95:                            # 8-, 16- and 32-bit loads and stores at EEW = SEW or not
+            # (EMUL = EEW / SEW * LMUL up to 8; unit-stride 8/16-bit ones word-aligned)
+            emuls = {eew: eew / sew * (lmul if lm[1] != "f" else 1 / int(lm[2:])) for eew in (8, 16, 32)}
+            eew = sew if rng.random() < 0.4 else rng.choice([e for e, m in emuls.items() if m <= 8])
+            eb = eew // 8
+            reg = _group(rng, max(1, int(emuls[eew])), not_v0=mask)
             if rng.random() < 0.5:
                 op = rng.choice(["vle", "vse"])
-                out.append(f"addi t2, s0, {4 * rng.randrange((BUFFER - vlmax * eb) // 4)}\n{op}{sew}.v {reg}, (t2){vm}")
+                out.append(f"addi t2, s0, {4 * rng.randrange((BUFFER - vlmax * eb) // 4)}\n{op}{eew}.v {reg}, (t2){vm}")
             else:
                 op = rng.choice(["vlse", "vsse"])
                 out.append(f"addi t2, s0, {BUFFER // 2 + eb * rng.randrange(-8, 8)}\nli t3, {eb * rng.randint(-3, 3)}\n"
-                           f"{op}{sew}.v {reg}, (t2), t3{vm}")
+                           f"{op}{eew}.v {reg}, (t2), t3{vm}")
         else:
             out.append(f"vsetvli t1, zero, e32, m{lmul}, {pol}\naddi t2, s0, "
                        f"{4 * rng.randrange((BUFFER - vlen * lmul // 8) // 4)}\nvse32.v v{rng.choice(range(0, 32, lmul))}, (t2)"
@@ -407,6 +413,9 @@ def fault_programs() -> dict[str, str]:
         "vnsra masked onto v0": pre.replace("e32", "e16") + "vnsra.wx v0, v4, a0, v0.t" + data,
         "vzext.vf4 at SEW 16": pre.replace("e32", "e16") + "vzext.vf4 v4, v1" + data,
         "vsext.vf2 over its source's lower part": pre.replace("m2", "m4") + "vsext.vf2 v4, v4" + data,
+        "vle8 at SEW 32 misaligned EMUL group": pre.replace("m2", "m8") + "vle8.v v3, (s0)" + data,
+        "vle32 at SEW 8 EMUL 16": pre.replace("e32, m2", "e8, m4") + "vle32.v v0, (s0)" + data,
+        "vsse32 at SEW 16 misaligned EMUL group": pre.replace("e32", "e16") + "li t3, 4\nvsse32.v v6, (s0), t3" + data,
         "vle16 misaligned": pre.replace("e32", "e16") + "addi s0, s0, 1\nvle16.v v2, (s0)" + data,
         "vlse16 odd stride": pre.replace("e32", "e16") + "li t3, 3\nvlse16.v v2, (s0), t3" + data,
         "vl2re32 misaligned group": pre + "vl2re32.v v3, (s0)" + data,

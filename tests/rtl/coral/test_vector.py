@@ -76,10 +76,10 @@ def test_unimplemented_vector_work_is_refused(cfg, rtl):
     with pytest.raises(ConfigError, match=r"does not yet run instruction 1 \(line 3\) `vdiv.vv v1, v2, v3` at the "
                                           r"SEW it ran with"):
         rtl.run(sew16, MemoryImage(), cfg)
-    # a slide at SEW = 8, a gather at SEW = 16, a 16-bit load at SEW = 32, and an 8-bit unit-stride
-    # load or a whole-register store from an address that is no multiple of 4 are refused the same way
+    # a slide at SEW = 8, a gather at SEW = 16, and an 8-bit unit-stride load (at SEW 8 or 32)
+    # or a whole-register store from an address that is no multiple of 4 are refused the same way
     for src in ("vsetvli t0, zero, e8, m1\nvslideup.vi v2, v4, 1", "vsetvli t0, zero, e16, m1\nvrgather.vi v2, v4, 1",
-                "la a0, d\nvsetvli t0, zero, e32, m1\nvle16.v v2, (a0)\n.data\nd: .zero 64",
+                "la a0, d\naddi a0, a0, 2\nvsetvli t0, zero, e32, m1\nvle8.v v2, (a0)\n.data\nd: .zero 64",
                 "la a0, d\naddi a0, a0, 2\nvsetvli t0, zero, e8, m1\nvle8.v v2, (a0)\n.data\nd: .zero 64",
                 "la a0, d\naddi a0, a0, 2\nvs1r.v v2, (a0)\n.data\nd: .zero 64"):
         with pytest.raises(ConfigError, match=r"does not yet run instruction"):
@@ -235,3 +235,29 @@ def test_every_implemented_instruction_decodes_as_the_isa_encodes_it(cfg, rtl):
     runs = _both(rtl, cfg, [src.format(sew(m), isa.instructions[m].example.strip()) for m in names])
     for m, (model, r) in zip(names, runs):
         assert model.error is None and compare_runs(model, r) == [], m
+
+
+def test_loads_and_stores_of_another_eew_than_sew(cfg, rtl):
+    # EMUL = EEW / SEW * LMUL (1/8 to 8): the elements, mask bits, tail and beats of an access at
+    # SEW = EEW with that LMUL; unit-stride and strided, masked or not, both policies
+    src = (".text\nla a0, d\nvsetvli t1, zero, e32, m8\nvle32.v v8, (a0)\nvle32.v v16, (a0)\nli t0, 0x6d5b\n"
+           "vmv.s.x v0, t0\nli t0, {avl}\nvsetvli t1, t0, e{sew}, {lm}, {pol}\naddi a1, a0, 4\nli t3, -{eb}\n"
+           "vle{eew}.v v{r1}, (a1){vm}\naddi a1, a0, 200\nvlse{eew}.v v{r2}, (a1), t3{vm}\naddi a1, a0, 384\nvse{eew}.v v{r1}, (a1){vm}\n"
+           "addi a1, a1, 200\nli t3, {st}\nvsse{eew}.v v{r2}, (a1), t3{vm}\nebreak\n.data\n.balign 16\nd: .word "
+           + ", ".join(hex((i * 0x9E3779B9) & 0xFFFFFFFF) for i in range(320)) + "\n")
+    lmuls = {8: ("mf4", "m1", "m2"), 16: ("mf2", "m1", "m4"), 32: ("m1", "m2", "m8")}
+    value = {"mf4": 0.25, "mf2": 0.5, "m1": 1, "m2": 2, "m4": 4, "m8": 8}
+    cases = []
+    for sew, lms in lmuls.items():
+        for eew in (8, 16, 32):
+            for i, lm in enumerate(lms):
+                emul = eew / sew * value[lm]
+                if eew == sew or emul > 8:
+                    continue
+                cases.append(dict(sew=sew, eew=eew, lm=lm, eb=eew // 8, st=3 * eew // 8, r1=8,
+                                  r2=24, avl=(1000, 5, 17)[i], pol=("ta, ma", "tu, mu")[i % 2],
+                                  vm=("", ", v0.t")[(i + eew // 8) % 2]))
+    runs = _both(rtl, cfg, [src.format(**c) for c in cases])
+    for c, (model, r) in zip(cases, runs):
+        assert model.error is None and compare_runs(model, r) == [], c
+    assert len(cases) >= 12
