@@ -299,7 +299,8 @@ module coral_sim #(
             if (vt_flags != 5'd0) $fwrite(tfd, "G %0d %0d\n", vt_s2seq, vt_flags);
             for (k = 0; k < NB; k = k + 1)
                 if (vst_we[4*k +: 4] != 4'd0)
-                    $fwrite(tfd, "W %0d %0d %h\n", vt_s1seq, 4 * (vst_row[RA*k +: RA] * NB + k), vst_wdata[32*k +: 32]);
+                    $fwrite(tfd, "W %0d %0d %h %h\n", vt_s1seq, 4 * (vst_row[RA*k +: RA] * NB + k), vst_wdata[32*k +: 32],
+                            vst_we[4*k +: 4]);
         end
     end
 

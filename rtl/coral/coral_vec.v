@@ -288,31 +288,44 @@ module coral_vec #(
                                                         // DIVC cycles, vfredosum NB)
     wire        dstart = ediv && bc % VW'(DIVC) == 0;   // ... and starts the lanes' dividers in its first
     wire        dlast = !ediv || bc % VW'(DIVC) == VW'(DIVC - 1);  // ... and writes it after its last
-    // slides: element e of vd takes vs2[e + off] (down) or vs2[e - off] (up); a beat's NB
-    // elements come from two registers of vs2's group, lo and lo + 1, rotated by off mod NB
+    // elements a register (EPR: NB << e_esh) and VLMAX (fractional LMUL at SEW 8 / 16: EPR / 2, 4, 8)
+    wire [31:0] e_epr = 32'(NB) << e_esh;
+    wire [31:0] e_vlmax = e_vt[2] ? e_epr >> (3'd0 - e_vt[2:0]) : 32'(e_n) * e_epr;
+    // element k (mod the elements of a register) of v, SEW bits (e_sub: e_sew's) zero-extended
+    function automatic [31:0] elem_at(input [VLEN-1:0] v, input [31:0] k, input sub, input [1:0] sw);
+        if (sub && sw == 2'd0) elem_at = {24'd0, v[8 * k[LNB+1:0] +: 8]};
+        else if (sub) elem_at = {16'd0, v[16 * k[LNB:0] +: 16]};
+        else elem_at = v[32 * k[LNB-1:0] +: 32];
+    endfunction
+    // slides: element e of vd takes vs2[e + off] (down) or vs2[e - off] (up); a beat's EPR
+    // elements come from two registers of vs2's group, lo and lo + 1, rotated by off mod EPR
     wire [31:0] s_off = esone ? 32'd1 : e_ir[14:12] == 3'd3 ? {27'd0, e_ir[19:15]} : e_xa;
-    wire [4:0]  s_q = s_off[LNB +: 5];
+    wire [31:0] s_offq = s_off >> (LNB + 32'(e_esh));
+    wire [4:0]  s_q = s_offq[4:0];
     wire [LNB-1:0] s_rr = s_off[LNB-1:0];
+    wire [LNB+1:0] s_rrE = (LNB + 2)'(s_off & (e_epr - 32'd1));   // (SEW 8 / 16)
     wire [4:0]  s_lo = esup ? e_vs2 + bt[4:0] - s_q - 5'd1 : e_vs2 + bt[4:0] + s_q;
     wire        s_none = esup && !esone && {{(32 - VW){1'b0}}, e_vl} <= s_off;  // vslideup: nothing written
     // gathers and vcompress: element bc each cycle (of vd, of vs2); a gather's index comes
     // from vs1[bc] (.vv; read on port b), x[rs1] or the unsigned immediate, and selects the
     // register of vs2's group read on port a (0 past VLMAX); vcompress reads vs1's bit bc
     // and packs vs2[bc] at position c_pos (carried in ccnt) of vd
-    wire [VW-1:0] bce = bc >> LNB;
+    wire [VW-1:0] bce = bc >> (LNB + 32'(e_esh));
     // widening and vzext/vsext: beat bt's NB elements are part bt mod 2 (mod 4) of register
     // bt / 2 (bt / 4) of a narrow source group; narrowing: of the destination group
     wire [VW-1:0] bnar = eext4 ? bt >> 2 : (eext || (ewop && !ewsrc)) ? bt >> 1 : bt;
     wire [VLEN-1:0] op_a, op_b;
-    wire [31:0] g_idx = eei16 ? {16'd0, op_b[16 * bc[LNB:0] +: 16]} : e_ir[14:12] == 3'd0 ? op_b[32 * bc[LNB-1:0] +: 32] :
+    wire [31:0] g_idx = eei16 ? {16'd0, op_b[16 * bc[LNB:0] +: 16]} : e_ir[14:12] == 3'd0 ? elem_at(op_b, 32'(bc), e_sub, e_sew) :
                         e_ir[14:12] == 3'd3 ? {27'd0, e_ir[19:15]} : e_xa;
-    wire        g_in = g_idx < 32'(e_n) * NB;
-    wire [31:0] gval = g_in ? op_a[32 * g_idx[LNB-1:0] +: 32] : 32'd0;
+    wire        g_in = g_idx < e_vlmax;
+    wire [31:0] g_rg = g_idx >> (LNB + 32'(e_esh));                     // ... its register in vs2's group
+    wire [31:0] gval = g_in ? elem_at(op_a, g_idx, e_sub, e_sew) : 32'd0;
     reg  [VW-1:0] ccnt;
     wire [VW-1:0] c_pos = bc == {VW{1'b0}} ? {VW{1'b0}} : ccnt;
     wire        c_sel = ecomp && bc < e_vl && op_b[bc[$clog2(VLEN)-1:0]];
-    wire [VW-1:0] c_reg = c_pos >> LNB;
-    wire [4:0]  r_a = esl ? s_lo : eiota ? e_vs2 : egat ? e_vs2 + g_idx[LNB +: 5] : ecomp ? e_vs2 + bce[4:0] :
+    wire [VW-1:0] c_reg = c_pos >> (LNB + 32'(e_esh));
+    wire [VW-1:0] c_slot = c_pos & VW'(e_epr - 32'd1);
+    wire [4:0]  r_a = esl ? s_lo : eiota ? e_vs2 : egat ? e_vs2 + g_rg[4:0] : ecomp ? e_vs2 + bce[4:0] :
                       e_vs2 + bnar[4:0];
     wire [VW-1:0] bce16 = bc >> (LNB + 1);           // vrgatherei16: 2 NB indices a register
     wire [4:0]  r_b = esl ? s_lo + 5'd1 : eei16 ? e_vs1 + bce16[4:0] : egat ? e_vs1 + bce[4:0] : ecomp ? e_vs1 :
@@ -369,7 +382,11 @@ module coral_vec #(
                                        (e_vta ? S_ONES : S_OLD);
                 actE[k4] = ee < e_vl && (e_vm || mbE[k4]);
                 if (efroms || ered) selE[k4] = k4 == 0 ? S_NEW : e_vta ? S_ONES : S_OLD;  // vmv.s.x, vred*: element 0
-                if (estr)                        // strided: element bc, slot bc mod (elements a register)
+                if (esup && !esone && {{(32 - VW){1'b0}}, ee} < s_off && ee < e_vl) selE[k4] = S_OLD;  // below the offset
+                if (ecomp)                       // vcompress: element c_pos, on the last cycle the tail from it
+                    selE[k4] = (c_sel && VW'(k4) == c_slot) ? S_NEW :
+                               (s1_last && e_vta && (VW'(k4) > c_slot || (!c_sel && VW'(k4) == c_slot))) ? S_ONES : S_OLD;
+                if (estr || egat)                // strided, gathers: element bc, slot bc mod (elements a register)
                     selE[k4] = VW'(k4) != bslot ? ((bc == e_vl - VW'(1) && VW'(k4) > bslot && e_vta) ? S_ONES : S_OLD) :
                                (e_vm || v0[bc[$clog2(VLEN)-1:0]]) ? S_NEW : (e_vma ? S_ONES : S_OLD);
             end
@@ -400,13 +417,39 @@ module coral_vec #(
             sj = esup ? {1'b0, LNB'(j)} - {1'b0, s_rr} + (LNB + 1)'(NB) : {1'b0, LNB'(j)} + {1'b0, s_rr};
             es = {{(32 - VW){1'b0}}, e} + s_off;        // slide down: the source element
             slid[32*j +: 32] = sj[LNB] ? op_b[32 * sj[LNB-1:0] +: 32] : op_a[32 * sj[LNB-1:0] +: 32];
-            if (!esup && (es < {{(32 - VW){1'b0}}, e} || es >= 32'(e_n) * NB)) slid[32*j +: 32] = 32'd0;
+            if (!esup && (es < {{(32 - VW){1'b0}}, e} || es >= e_vlmax)) slid[32*j +: 32] = 32'd0;
             if (esone && (esup ? e == 0 : e == e_vl - VW'(1))) slid[32*j +: 32] = efp ? e_fa : e_xa;
         end
         marks = 32'd0;
         if (s1_last && e_vta && e_vl != 0 && !s_none && ((elanes && !emk && !emlog && !emsf) || el))
             for (j = 0; j < 32; j = j + 1)
                 if (j > 32'(e_vd) + 32'(last_reg) && j < 32'(e_vd) + 32'(e_nd)) marks[j] = 1'b1;
+    end
+
+    // a slide's beat at SEW 8 / 16: element k of the beat from element (k +- off) mod EPR of lo or lo + 1
+    reg  [VLEN-1:0] slidE;
+    reg  [LNB+2:0]  sjE;
+    reg  [31:0]     esE, svE;
+    reg  [VW-1:0]   eeS;
+    integer kS;
+    always @(*) begin
+        slidE = {VLEN{1'b0}};
+        sjE = {(LNB + 3){1'b0}};
+        esE = 32'd0;
+        svE = 32'd0;
+        eeS = {VW{1'b0}};
+        if (esl && e_sub)                // (so that the simulator skips the loop on other instructions)
+            for (kS = 0; kS < 4 * NB; kS = kS + 1)
+                if (32'(kS) < e_epr) begin
+                    eeS = e0 + VW'(kS);
+                    sjE = esup ? (LNB + 3)'(kS) - (LNB + 3)'(s_rrE) + (LNB + 3)'(e_epr) : (LNB + 3)'(kS) + (LNB + 3)'(s_rrE);
+                    svE = 32'(sjE) >= e_epr ? elem_at(op_b, 32'(sjE) - e_epr, 1'b1, e_sew) : elem_at(op_a, 32'(sjE), 1'b1, e_sew);
+                    esE = {{(32 - VW){1'b0}}, eeS} + s_off;
+                    if (!esup && (esE < {{(32 - VW){1'b0}}, eeS} || esE >= e_vlmax)) svE = 32'd0;
+                    if (esone && (esup ? eeS == 0 : eeS == e_vl - VW'(1))) svE = e_xa;
+                    if (e_sew == 2'd1) slidE[16*(kS % (2 * NB)) +: 16] = svE[15:0];
+                    else slidE[8*kS +: 8] = svE[7:0];
+                end
     end
 
     // vid.v and viota.m: the beat's element values, made here (the lanes pass them on as
@@ -529,12 +572,12 @@ module coral_vec #(
     // second operand of the lanes
     reg [VLEN-1:0] op_bx;
     always @(*)
-        if (esl) op_bx = slid;
+        if (esl) op_bx = e_sub ? slidE : slid;
         else if (eext) op_bx = op_ax;                     // vzext/vsext: a move of the extended vs2
         else if (ewmv) op_bx = op_a;                      // vmv<n>r.v: a move of vs2's register
         else if (evid || eiota) op_bx = gen;
-        else if (egat) op_bx = {NB{gval}};
-        else if (ecomp) op_bx = {NB{op_a[32 * bc[LNB-1:0] +: 32]}};
+        else if (egat) op_bx = {NB{rep_sew(gval, e_sub, e_sew == 2'd1)}};
+        else if (ecomp) op_bx = {NB{rep_sew(elem_at(op_a, 32'(bc), e_sub, e_sew), e_sub, e_sew == 2'd1)}};
         else if (emsf) op_bx = e_vm ? ONES : v0;          // vms*f: the active elements
         else case (ebsel)
             2'd0: op_bx = op_bn;

@@ -69,18 +69,7 @@ def _vector(rng: random.Random, lmul: int, vlmax: int, pol: str) -> list[str]:
         second = {"vv": b, "vf": f, "vx": rng.choice(XREGS), "vi": str(rng.randint(-16, 15))}[form]
         return [f"{op} {vd}, {a}, {second}{vm}"]
     if rng.random() < 0.08:                       # slides (up: vd is not vs2's group)
-        op = rng.choice(SLIDES)
-        if "up" in op:
-            vd = rng.choice([f"v{r}" for r in range(0, 32, lmul) if f"v{r}" != a and not (mask and r == 0)])
-        off = rng.choice([0, 1, 2, 3, 5, vlmax - 1, vlmax, rng.randrange(2 * vlmax + 2), (1 << 32) - 1])
-        form = op.rsplit(".", 1)[1]
-        if op.startswith("vfslide1"):
-            return [f"{op} {vd}, {a}, {f}{vm}"]
-        if op.startswith("vslide1"):
-            return [f"{op} {vd}, {a}, {rng.choice(XREGS)}{vm}"]
-        if form == "vi":
-            return [f"{op} {vd}, {a}, {rng.randrange(32)}{vm}"]
-        return [f"li t3, {off}", f"{op} {vd}, {a}, t3{vm}"]
+        return _slide(rng, lmul, vlmax, vd, a, mask, vm)
     if rng.random() < 0.1:                        # widening, narrowing, extension
         return _widening(rng, lmul, pol) if rng.random() < 0.75 else [_extend(rng, lmul, vm, mask)]
     if rng.random() < 0.06:                       # register gathers (vd apart from the sources)
@@ -187,9 +176,9 @@ def _extend(rng, lmul: int, vm: str, mask: bool, vf2: bool = False) -> str:
     return f"{op} v{vd}, {_overlapping(rng, vd, lmul, ns, lmul >= factor, ns)}{vm}"
 
 
-def _gather(rng, lmul, vlmax, a, b, mask, vm) -> list[str]:
+def _gather(rng, lmul, vlmax, a, b, mask, vm, ei16: bool = True) -> list[str]:
     vd = rng.choice([f"v{r}" for r in range(0, 32, lmul) if f"v{r}" not in (a, b) and not (mask and r == 0)])
-    form = rng.choice(["vv", "vv", "vx", "vi", "ei16", "compress"])
+    form = rng.choice(["vv", "vv", "vx", "vi", "ei16", "compress"] if ei16 else ["vv", "vv", "vx", "vi", "compress"])
     # indices below 2 VLMAX (in range and past it), different in every element (and each
     # 16-bit half for vrgatherei16, whose vs1 group is LMUL / 2 registers): i * k masked
     mixed = [f"vid.v {b}", f"li t3, {rng.getrandbits(32) | 1}", f"vmul.vx {b}, {b}, t3"]
@@ -206,6 +195,22 @@ def _gather(rng, lmul, vlmax, a, b, mask, vm) -> list[str]:
     lo = int(vd[1:])
     src = rng.choice([r for r in range(32) if not lo <= r < lo + lmul])
     return [f"vcompress.vm {vd}, {a}, v{src}"]
+
+
+def _slide(rng, lmul, vlmax, vd, a, mask, vm, fp: bool = True) -> list[str]:
+    """A slide (up: vd is not vs2's group) by small and huge offsets."""
+    op = rng.choice(SLIDES if fp else [s for s in SLIDES if not s.startswith("vf")])
+    if "up" in op:
+        vd = rng.choice([f"v{r}" for r in range(0, 32, lmul) if f"v{r}" != a and not (mask and r == 0)])
+    off = rng.choice([0, 1, 2, 3, 5, vlmax - 1, vlmax, rng.randrange(2 * vlmax + 2), (1 << 32) - 1])
+    form = op.rsplit(".", 1)[1]
+    if op.startswith("vfslide1"):
+        return [f"{op} {vd}, {a}, {rng.choice(FREGS)}{vm}"]
+    if op.startswith("vslide1"):
+        return [f"{op} {vd}, {a}, {rng.choice(XREGS)}{vm}"]
+    if form == "vi":
+        return [f"{op} {vd}, {a}, {rng.randrange(32)}{vm}"]
+    return [f"li t3, {off}", f"{op} {vd}, {a}, t3{vm}"]
 
 
 def _mask_op(rng, lmul, vd, a, b, f, mask, vm) -> str:
@@ -291,7 +296,7 @@ SUBWORD = sorted(m for m in VECTOR if m.split(".")[0] in _INT + _CMP + _MUL[:8] 
 
 def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
     """The integer instructions at SEW 8 and 16 (LMUL 1/4 to 8): element-wise operations and
-    multiplies, compares (into v0 too, as the next masks), merges, moves (element 0 too), reductions, the
+    multiplies, slides, register gathers and vcompress, compares (into v0 too, as the next masks), merges, moves (element 0 too), reductions, the
     mask instructions, 8-, 16- and 32-bit loads and stores (unit-stride and strided, EEW = SEW or
     not) and whole-register ones, with the
     widening and narrowing ones between and stores of the results at SEW = 32."""
@@ -316,7 +321,12 @@ def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
         vm = ", v0.t" if mask else ""
         vd = _group(rng, lmul, not_v0=mask)
         a, b = _group(rng, lmul), _group(rng, lmul)
-        if c < 0.6:
+        if c < 0.27:                              # slides, register gathers, vcompress
+            if rng.random() < 0.5:
+                out += _slide(rng, lmul, vlmax, vd, a, mask, vm, fp=False)
+            else:
+                out += _gather(rng, lmul, vlmax, a, b, mask, vm, ei16=False)
+        elif c < 0.6:
             op = rng.choice(SUBWORD)
             form = op.rsplit(".", 1)[1]
             shift = op.split(".")[0] in ("vsll", "vsrl", "vsra")

@@ -76,9 +76,9 @@ def test_unimplemented_vector_work_is_refused(cfg, rtl):
     with pytest.raises(ConfigError, match=r"does not yet run instruction 1 \(line 3\) `vdiv.vv v1, v2, v3` at the "
                                           r"SEW it ran with"):
         rtl.run(sew16, MemoryImage(), cfg)
-    # a slide at SEW = 8, a gather at SEW = 16, and an 8-bit unit-stride load (at SEW 8 or 32)
-    # or a whole-register store from an address that is no multiple of 4 are refused the same way
-    for src in ("vsetvli t0, zero, e8, m1\nvslideup.vi v2, v4, 1", "vsetvli t0, zero, e16, m1\nvrgather.vi v2, v4, 1",
+    # vrgatherei16 at SEW = 16, and an 8-bit unit-stride load (at SEW 8 or 32) or a whole-register
+    # store from an address that is no multiple of 4 are refused the same way
+    for src in ("vsetvli t0, zero, e16, m1\nvrgatherei16.vv v2, v4, v6",
                 "la a0, d\naddi a0, a0, 2\nvsetvli t0, zero, e32, m1\nvle8.v v2, (a0)\n.data\nd: .zero 64",
                 "la a0, d\naddi a0, a0, 2\nvsetvli t0, zero, e8, m1\nvle8.v v2, (a0)\n.data\nd: .zero 64",
                 "la a0, d\naddi a0, a0, 2\nvs1r.v v2, (a0)\n.data\nd: .zero 64"):
