@@ -260,7 +260,7 @@ module coral_vdec (
     assign sb = f6[0];
     assign subw = (lanes && opi && !nar && ((lop >= LO_IADD && lop <= LO_IMAX) || lop == LO_ICMP ||
                                              (f6 == 6'b010111 && (lop == LO_MOVE || lop == LO_MERGE)))) ||
-                  (lanes && opm && !wop && (lop == LO_IMUL || lop == LO_IMAC)) ||
+                  (lanes && opm && !wop && (lop == LO_IMUL || lop == LO_IMAC || lop == LO_IDIV)) ||
                   (wx && ((f3 == 3'd6 && vs2 == 5'd0) || (f3 == 3'd2 && vs1 == 5'd0))) ||  // vmv.s.x, vmv.x.s
                   (rd_ok && !opf) ||                                                     // vred*
                   (lanes && opm && f6 == 6'b010100 && (vs1 == 5'b10000 || vs1 == 5'b10001)) ||  // viota, vid

@@ -773,10 +773,28 @@ module coral_vec #(
                                              .a(eswap ? db : da), .b(eswap ? da : db), .rm(e_frm),
                                              .busy(dbusy), .done(ddone), .y(dy), .flags(df));
             wire _unused_div = ^{dbusy, ddone};
-            // vdiv, vdivu, vrem, vremu: started like the fp divider, 32 bits by the beat's last cycle
+            // vdiv, vdivu, vrem, vremu: started like the fp divider, 32 bits by the beat's last cycle;
+            // at SEW 16 / 8 the lane's element 0 (extended to 32 bits) goes through the same
+            // divider, its element 1 (SEW 8: 2) through a 16-bit one, at SEW 8 elements 1 and 3
+            // through 8-bit ones, all done in the beat's DIVC cycles
+            wire        i_go = s1_v && dstart && elop == LO_IDIV, i_s = e_ir[26];
+            wire        i8 = e_sub && e_sew == 2'd0;
+            wire [31:0] da0 = !e_sub ? da : i8 ? {{24{i_s && da[7]}}, da[7:0]} : {{16{i_s && da[15]}}, da[15:0]};
+            wire [31:0] db0 = !e_sub ? db : i8 ? {{24{i_s && db[7]}}, db[7:0]} : {{16{i_s && db[15]}}, db[15:0]};
+            wire [15:0] da1 = i8 ? {{8{i_s && da[23]}}, da[23:16]} : da[31:16];
+            wire [15:0] db1 = i8 ? {{8{i_s && db[23]}}, db[23:16]} : db[31:16];
             wire [31:0] iq, irm;
-            coral_idiv #(.STEPS(32 / DIVC)) u_idiv (.clk(gclk), .start(s1_v && dstart && elop == LO_IDIV),
-                                                    .sgn(e_ir[26]), .a(da), .b(db), .q(iq), .r(irm));
+            wire [15:0] iq1, irm1;
+            wire [7:0]  iq2, irm2, iq3, irm3;
+            coral_idiv #(.STEPS(32 / DIVC)) u_idiv (.clk(gclk), .start(i_go), .sgn(i_s), .a(da0), .b(db0), .q(iq), .r(irm));
+            coral_idiv #(.W(16), .STEPS(16 / DIVC)) u_idiv1 (.clk(gclk), .start(i_go && e_sub), .sgn(i_s), .a(da1), .b(db1),
+                                                            .q(iq1), .r(irm1));
+            coral_idiv #(.W(8), .STEPS(8 / DIVC)) u_idiv2 (.clk(gclk), .start(i_go && i8), .sgn(i_s), .a(da[15:8]),
+                                                          .b(db[15:8]), .q(iq2), .r(irm2));
+            coral_idiv #(.W(8), .STEPS(8 / DIVC)) u_idiv3 (.clk(gclk), .start(i_go && i8), .sgn(i_s), .a(da[31:24]),
+                                                          .b(db[31:24]), .q(iq3), .r(irm3));
+            wire [31:0] subq = s2_s16 ? (s2_cc[1] ? {irm1, irm[15:0]} : {iq1, iq[15:0]}) :
+                               s2_cc[1] ? {irm3, irm1[7:0], irm2, irm[7:0]} : {iq3, iq1[7:0], iq2, iq[7:0]};
             // integer
             wire [31:0] iy = s2_lop == LO_IADD ? a + b : s2_lop == LO_ISUB ? (s2_swap ? b - a : a - b) :
                              s2_lop == LO_IAND ? a & b : s2_lop == LO_IOR ? a | b : s2_lop == LO_IXOR ? a ^ b :
@@ -814,7 +832,7 @@ module coral_vec #(
             wire [3:0]  lmb = s2_s16 ? {2'b00, s2_mbE[2*g +: 2]} : s2_mbE[4*g +: 4];
             wire [35:0] sy = s2_sub ? subalu(a, b, c, s2_lop, s2_cc, s2_isgn, s2_swap, lmb, s2_s16) : 36'd0;
             assign cb4[g] = sy[35:32];
-            assign lane_y[g] = s2_sub ? sy[31:0] : (is_add || is_fma || s2_lop == LO_MUL) ? fy :
+            assign lane_y[g] = s2_sub ? (s2_lop == LO_IDIV ? subq : sy[31:0]) : (is_add || is_fma || s2_lop == LO_MUL) ? fy :
                                (s2_lop == LO_MIN || s2_lop == LO_MAX) ? my :
                                (s2_lop == LO_DIV || s2_lop == LO_SQRT) ? dy : s2_lop == LO_CVT ? cy :
                                is_int ? iy : (s2_lop == LO_IMUL || mac) ? muly :

@@ -254,9 +254,10 @@ def _error(code: int, pc: int, addr: int, job: Job, state: CoralState, max_cycle
             f"the coral RTL's vector unit does not yet run instruction {pc} (line {ins.line if ins else 0}) "
             f"`{(ins.text or ins.mnemonic) if ins else ''}` at the SEW it ran with, or (an 8- or 16-bit unit-stride "
             "or a whole-register access) from an address that is no multiple of 4; at SEW 8 and 16 it runs the "
-            "integer element-wise operations and multiplies but not divides, compares, reductions, merges, moves, vid, viota, "
-            "the mask instructions, widening and narrowing at 8 and 16, the rest at 32 (loads and stores of any EEW "
-            "at any SEW); run this program on the functional model")
+            "integer element-wise operations, multiplies, divides, compares, reductions, merges, moves, slides, "
+            "vrgather, vcompress, vid, viota, the mask instructions, widening and narrowing, but not vrgatherei16 or "
+            "the fp instructions (SEW 32 only); loads and stores of any EEW at any SEW; "
+            "run this program on the functional model")
     if code == E_VPEND:
         raise ConfigError(
             f"the coral RTL checks a masked vector access's elements one by one (some of its addresses are "

@@ -296,7 +296,7 @@ SUBWORD = sorted(m for m in VECTOR if m.split(".")[0] in _INT + _CMP + _MUL[:8] 
 
 def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
     """The integer instructions at SEW 8 and 16 (LMUL 1/4 to 8): element-wise operations and
-    multiplies, slides, register gathers and vcompress, compares (into v0 too, as the next masks), merges, moves (element 0 too), reductions, the
+    multiplies, divides, slides, register gathers and vcompress, compares (into v0 too, as the next masks), merges, moves (element 0 too), reductions, the
     mask instructions, 8-, 16- and 32-bit loads and stores (unit-stride and strided, EEW = SEW or
     not) and whole-register ones, with the
     widening and narrowing ones between and stores of the results at SEW = 32."""
@@ -326,6 +326,13 @@ def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
                 out += _slide(rng, lmul, vlmax, vd, a, mask, vm, fp=False)
             else:
                 out += _gather(rng, lmul, vlmax, a, b, mask, vm, ei16=False)
+        elif c < 0.33:                            # divides (by 0, -1 and the most negative element too)
+            op = rng.choice(DIV_OPS)
+            if op.endswith(".vx") and rng.random() < 0.5:
+                x = rng.choice(XREGS)
+                out.append(f"li {x}, {rng.choice([0, -1, 1, -(1 << (sew - 1)), (1 << sew) - 1])}\n{op} {vd}, {a}, {x}{vm}")
+            else:
+                out.append(f"{op} {vd}, {a}, {b if op.endswith('.vv') else rng.choice(XREGS)}{vm}")
         elif c < 0.6:
             op = rng.choice(SUBWORD)
             form = op.rsplit(".", 1)[1]

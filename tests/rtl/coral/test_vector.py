@@ -72,13 +72,13 @@ def test_unimplemented_vector_work_is_refused(cfg, rtl):
     with pytest.raises(ConfigError, match=r"not vsaddu.vv \(Zve32f\): instruction 1 \(line 3\) "
                                           r"`vsaddu.vv v2, v4, v6` cannot run on it"):
         rtl.run(gather, MemoryImage(), cfg)
-    sew16 = assemble(".text\nvsetvli t0, zero, e16, m1\nvdiv.vv v1, v2, v3\n", "s.s", cfg)
-    with pytest.raises(ConfigError, match=r"does not yet run instruction 1 \(line 3\) `vdiv.vv v1, v2, v3` at the "
-                                          r"SEW it ran with"):
+    sew16 = assemble(".text\nvsetvli t0, zero, e16, m1\nvrgatherei16.vv v1, v2, v3\n", "s.s", cfg)
+    with pytest.raises(ConfigError, match=r"does not yet run instruction 1 \(line 3\) `vrgatherei16.vv v1, v2, v3` at "
+                                          r"the SEW it ran with"):
         rtl.run(sew16, MemoryImage(), cfg)
-    # vrgatherei16 at SEW = 16, and an 8-bit unit-stride load (at SEW 8 or 32) or a whole-register
+    # vrgatherei16 at SEW = 8, and an 8-bit unit-stride load (at SEW 8 or 32) or a whole-register
     # store from an address that is no multiple of 4 are refused the same way
-    for src in ("vsetvli t0, zero, e16, m1\nvrgatherei16.vv v2, v4, v6",
+    for src in ("vsetvli t0, zero, e8, m1\nvrgatherei16.vv v2, v4, v6",
                 "la a0, d\naddi a0, a0, 2\nvsetvli t0, zero, e32, m1\nvle8.v v2, (a0)\n.data\nd: .zero 64",
                 "la a0, d\naddi a0, a0, 2\nvsetvli t0, zero, e8, m1\nvle8.v v2, (a0)\n.data\nd: .zero 64",
                 "la a0, d\naddi a0, a0, 2\nvs1r.v v2, (a0)\n.data\nd: .zero 64"):
@@ -215,6 +215,31 @@ def test_integer_divides_on_edge_operands(cfg, rtl):
     src = (".text\nla s0, a\nla s1, b\nla s2, out\n" + "\n".join(body) + "\nebreak\n.data\n.balign 16\n"
            f"a: .word {words(a for a, _ in pairs)}\nb: .word {words(b for _, b in pairs)}\n"
            f"out: .zero {16 * len(pairs)}\n")
+    [(model, r)] = _both(rtl, cfg, [src])
+    assert model.error is None and compare_runs(model, r) == []
+
+
+def test_integer_divides_at_sew_8_and_16_on_edge_operands(cfg, rtl):
+    # every pair of edge values at SEW 8 and 16 (by zero, the most negative by -1, signs),
+    # all four divides, .vv and .vx, masked and not
+    body = []
+    for sew in (8, 16):
+        top = 1 << (sew - 1)
+        vals = [0, 1, -1, 2, -2, 7, -7, top - 1, -top, -top + 1, -(top // 3)][:11 if sew == 8 else 8]
+        pairs = [(a, b) for a in vals for b in vals]
+        words = lambda xs: ", ".join(str(x & ((1 << sew) - 1)) for x in xs)
+        n = len(pairs)
+        body += [f"la s0, a{sew}", f"la s1, b{sew}", f"li t0, {n}", f"vsetvli t1, t0, e{sew}, m8, ta, mu",
+                 "vle{0}.v v8, (s0)\nvle{0}.v v16, (s1)".format(sew)]
+        for i, op in enumerate(("vdivu", "vdiv", "vremu", "vrem")):
+            body += [f"vmv.v.i v24, 0", f"{op}.vv v24, v8, v16{', v0.t' if i % 2 else ''}", f"la a2, o{sew}_{i}",
+                     f"vse{sew}.v v24, (a2)", f"li a3, {vals[i + 2]}", f"{op}.vx v24, v8, a3", f"la a2, x{sew}_{i}",
+                     f"vse{sew}.v v24, (a2)"]
+        data = [f"a{sew}: .{'byte' if sew == 8 else 'half'} {words(a for a, _ in pairs)}",
+                f"b{sew}: .{'byte' if sew == 8 else 'half'} {words(b for _, b in pairs)}"]
+        data += [f"{k}{sew}_{i}: .zero {n * sew // 8}" for i in range(4) for k in "ox"]
+        body.append(".data\n.balign 16\n" + "\n.balign 16\n".join(data) + "\n.text")
+    src = ".text\nli t0, 0x5a5a5a5a\nvsetvli t1, zero, e32, m1\nvmv.v.x v0, t0\n" + "\n".join(body) + "\nebreak\n"
     [(model, r)] = _both(rtl, cfg, [src])
     assert model.error is None and compare_runs(model, r) == []
 
