@@ -101,7 +101,7 @@ module coral_vec #(
     localparam [VLEN-1:0] ONES = {VLEN{1'b1}}, ONE = {{(VLEN - 1){1'b0}}, 1'b1};
 
     // ------------------------------------------------------------------ dispatch checks
-    wire dl, dst, dstr, dlanes, dfp, dtos, dfroms, dvs1, dvs2, dswap, dnp, dna, dvd, dred, dord, ddiv, dmk;
+    wire dl, dst, dstr, dlanes, dfp, dtos, dfroms, dvs1, dvs2, dswap, dnp, dna, dvd, dred, dord, dwred, ddiv, dmk;
     wire dmlog, dsl, dsup, dsone, dmerge, dvid, diota, dmq, dmsf, dgat, dcomp, dei16;
     wire dwop, dwsrc, dnar, dext, dext4, dsa, dsb, dsubw, danysew;
     wire [1:0] dmeew, emeew;
@@ -109,7 +109,7 @@ module coral_vec #(
     wire [4:0] dlop;
     wire [1:0] dbsel;
     coral_vdec u_ddec (.ir(d_ir), .legal(d_legal), .ld(dl), .st(dst), .strided(dstr), .lanes(dlanes),
-                       .fp(dfp), .to_scalar(dtos), .from_scalar(dfroms), .red(dred), .ord(dord), .div(ddiv), .mk(dmk), .mlog(dmlog), .slide(dsl), .slide_up(dsup), .slide_one(dsone), .merge(dmerge), .vid(dvid), .iota(diota), .mq(dmq), .msf(dmsf), .gat(dgat), .comp(dcomp), .ei16(dei16),
+                       .fp(dfp), .to_scalar(dtos), .from_scalar(dfroms), .red(dred), .ord(dord), .wred(dwred), .div(ddiv), .mk(dmk), .mlog(dmlog), .slide(dsl), .slide_up(dsup), .slide_one(dsone), .merge(dmerge), .vid(dvid), .iota(diota), .mq(dmq), .msf(dmsf), .gat(dgat), .comp(dcomp), .ei16(dei16),
                        .wop(dwop), .wsrc(dwsrc), .nar(dnar), .ext(dext), .ext4(dext4), .sa(dsa), .sb(dsb),
                        .subw(dsubw), .anysew(danysew), .meew(dmeew), .whole(dwhole), .wmv(dwmv), .mskm(dmskm), .lop(dlop), .bsel(dbsel),
                        .reads_vs1(dvs1), .reads_vs2(dvs2), .swap(dswap), .neg_prod(dnp),
@@ -175,7 +175,7 @@ module coral_vec #(
     wire       d_ext_bad = dext && ((d_vs2 & (d_ns - 5'd1)) != 5'd0 || bad_ovl(d_vs2, d_ns, d_vde, d_vd, d_whole));
     // SEW: widening and narrowing fault at 32 (64-bit elements) and run at 16 (at 8: refused);
     // vzext/vsext fault where SEW / factor < 8 and run at 32 (vf2 at 16: refused)
-    wire       d_sew_bad = ((dwop || dnar) && d_sew32) || (dext && (dext4 ? !d_sew32 : d_sew == 2'd0));
+    wire       d_sew_bad = ((dwop || dnar || dwred) && d_sew32) || (dext && (dext4 ? !d_sew32 : d_sew == 2'd0));
     wire       d_sew_ok = (dwop || dnar) ? d_sew <= 2'd1 : (dsubw || danysew) ? d_sew != 2'd3 :
                           (dl || dst) ? 1'b1 : dext ? d_sew != 2'd0 : d_sew32;
     // an 8- or 16-bit unit-stride access from an address that is no multiple of 4 would need
@@ -237,13 +237,13 @@ module coral_vec #(
     reg  [31:0]  e_seq, n_seq, s2_seq;        // trace numbering (no effect on the datapath)
     reg  [VW-1:0] bc;                 // beat (strided: element) of this cycle
     reg  [31:0]  saddr;               // strided: this element's address
-    wire el, est, estr, elanes, efp, etos, efroms, evs1, evs2, eswap, enp, ena, evd, elegal, ered, eord, ediv, emk;
+    wire el, est, estr, elanes, efp, etos, efroms, evs1, evs2, eswap, enp, ena, evd, elegal, ered, eord, ewred, ediv, emk;
     wire emlog, esl, esup, esone, emerge, evid, eiota, emq, emsf, egat, ecomp, eei16;
     wire ewop, ewsrc, enar, eext, eext4, esa, esb, esubw, eanysew;
     wire [4:0] elop;
     wire [1:0] ebsel;
     coral_vdec u_edec (.ir(e_ir), .legal(elegal), .ld(el), .st(est), .strided(estr), .lanes(elanes),
-                       .fp(efp), .to_scalar(etos), .from_scalar(efroms), .red(ered), .ord(eord), .div(ediv), .mk(emk), .mlog(emlog), .slide(esl), .slide_up(esup), .slide_one(esone), .merge(emerge), .vid(evid), .iota(eiota), .mq(emq), .msf(emsf), .gat(egat), .comp(ecomp), .ei16(eei16),
+                       .fp(efp), .to_scalar(etos), .from_scalar(efroms), .red(ered), .ord(eord), .wred(ewred), .div(ediv), .mk(emk), .mlog(emlog), .slide(esl), .slide_up(esup), .slide_one(esone), .merge(emerge), .vid(evid), .iota(eiota), .mq(emq), .msf(emsf), .gat(egat), .comp(ecomp), .ei16(eei16),
                        .wop(ewop), .wsrc(ewsrc), .nar(enar), .ext(eext), .ext4(eext4), .sa(esa), .sb(esb),
                        .subw(esubw), .anysew(eanysew), .meew(emeew), .whole(ewhole), .wmv(ewmv), .mskm(emskm), .lop(elop), .bsel(ebsel),
                        .reads_vs1(evs1), .reads_vs2(evs2), .swap(eswap), .neg_prod(enp),
@@ -257,10 +257,13 @@ module coral_vec #(
     // widening and narrowing from SEW 8 and vzext/vsext.vf2 at SEW 16 run as 16-bit operations
     // (e_osew) on 8-bit sources extended in S1 (narrowing: on the 16-bit source, then packed)
     wire         e_w8 = ((ewop || enar) && e_sew == 2'd0) || (eext && !eext4 && e_sew == 2'd1);
-    wire [1:0]   e_osew = e_w8 ? 2'd1 : e_sew;
+    // vwredsum(u) sums its SEW elements in pairs at 2 SEW (S1) and reduces those (S2): its
+    // accumulators, tree and write are 2 SEW's, its beats SEW's (e_bsh)
+    wire [1:0]   e_osew = e_w8 ? 2'd1 : ewred ? e_sew + 2'd1 : e_sew;
     wire         e_sub = (esubw || el || est || e_w8) && e_osew != 2'd2;   // (memory: SEW = EEW here)
     wire [1:0]   e_esh = e_sub ? 2'd2 - e_osew : 2'd0;             // log2(elements a lane)
-    wire [VW-1:0] beats = (e_vl + ((VW'(NB) << e_esh) - VW'(1))) >> (LNB + 32'(e_esh));
+    wire [2:0]   e_bsh = {1'b0, e_esh} + {2'b00, ewred};
+    wire [VW-1:0] beats = (e_vl + ((VW'(NB) << e_bsh) - VW'(1))) >> (LNB + 32'(e_bsh));
     // a reduction: its beats, then log2(NB) cycles of the lane tree
     wire [VW-1:0] rbeats = e_vl == 0 ? VW'(1) : beats;
     wire          rtree = !eord && bc >= rbeats;                   // a reduction's tree cycles
@@ -380,7 +383,7 @@ module coral_vec #(
                 mbE[k4] = v0[ee[$clog2(VLEN)-1:0]];
                 selE[k4] = ee < e_vl ? ((e_vm || emerge || mbE[k4]) ? S_NEW : (e_vma ? S_ONES : S_OLD)) :
                                        (e_vta ? S_ONES : S_OLD);
-                actE[k4] = ee < e_vl && (e_vm || mbE[k4]);
+                actE[k4] = ewred ? k4 < 2 * NB && wact[k4 % (2 * NB)] : ee < e_vl && (e_vm || mbE[k4]);
                 if (efroms || ered) selE[k4] = k4 == 0 ? S_NEW : e_vta ? S_ONES : S_OLD;  // vmv.s.x, vred*: element 0
                 if (esup && !esone && {{(32 - VW){1'b0}}, ee} < s_off && ee < e_vl) selE[k4] = S_OLD;  // below the offset
                 if (ecomp)                       // vcompress: element c_pos, on the last cycle the tail from it
@@ -402,7 +405,7 @@ module coral_vec #(
     always @(*) begin
         for (j = 0; j < NB; j = j + 1) begin
             e = e0 + VW'(j);
-            ract[j] = e < e_vl && (e_vm || v0[e[$clog2(VLEN)-1:0]]);
+            ract[j] = ewred ? wact[j] : e < e_vl && (e_vm || v0[e[$clog2(VLEN)-1:0]]);
             if (efroms || ered) sel[j] = j == 0 ? S_NEW : (e_vta ? S_ONES : S_OLD);
             else if (ecomp) sel[j] = (c_sel && j[LNB-1:0] == c_pos[LNB-1:0]) ? S_NEW :
                                      (s1_last && e_vta && (j[LNB-1:0] > c_pos[LNB-1:0] ||
@@ -426,6 +429,37 @@ module coral_vec #(
                 if (j > 32'(e_vd) + 32'(last_reg) && j < 32'(e_vd) + 32'(e_nd)) marks[j] = 1'b1;
     end
 
+    // vwredsum(u): beat bt's source elements summed in pairs, each extended to 2 SEW (signed:
+    // vwredsum), an inactive one as 0; a pair with an active element is active
+    reg  [VLEN-1:0] wpair;
+    reg  [2*NB-1:0] wact;
+    reg  [VW-1:0]   wel;
+    reg             wal, wah;
+    reg  [31:0]     wxl, wxh;
+    integer wj;
+    always @(*) begin
+        wpair = {VLEN{1'b0}};
+        wact = {(2 * NB){1'b0}};
+        wel = {VW{1'b0}};
+        {wal, wah, wxl, wxh} = 66'd0;
+        if (ewred)                       // (so that the simulator skips the loop on other instructions)
+            for (wj = 0; wj < 2 * NB; wj = wj + 1)
+                if (wj < (NB << e_esh)) begin
+                    wel = (bt << (LNB + 32'(e_bsh))) + VW'(2 * wj);
+                    wal = wel < e_vl && (e_vm || v0[wel[$clog2(VLEN)-1:0]]);
+                    wah = wel + VW'(1) < e_vl && (e_vm || v0[wel[$clog2(VLEN)-1:0] + 1]);
+                    if (e_sew == 2'd0) begin
+                        wxl = {{24{e_ir[26] && op_a[16*wj + 7]}}, op_a[16*wj +: 8]};
+                        wxh = {{24{e_ir[26] && op_a[16*wj + 15]}}, op_a[16*wj + 8 +: 8]};
+                        wpair[16*wj +: 16] = (wal ? wxl[15:0] : 16'd0) + (wah ? wxh[15:0] : 16'd0);
+                    end else begin
+                        wxl = {{16{e_ir[26] && op_a[32*(wj % NB) + 15]}}, op_a[32*(wj % NB) +: 16]};
+                        wxh = {{16{e_ir[26] && op_a[32*(wj % NB) + 31]}}, op_a[32*(wj % NB) + 16 +: 16]};
+                        wpair[32*(wj % NB) +: 32] = (wal ? wxl : 32'd0) + (wah ? wxh : 32'd0);
+                    end
+                    wact[wj] = wal || wah;
+                end
+    end
     // a slide's beat at SEW 8 / 16: element k of the beat from element (k +- off) mod EPR of lo or lo + 1
     reg  [VLEN-1:0] slidE;
     reg  [LNB+2:0]  sjE;
@@ -559,7 +593,7 @@ module coral_vec #(
             widen16[16*t +: 16] = {{8{sgn && b8[7]}}, b8};
         end
     endfunction
-    wire [VLEN-1:0] op_ax = (eext || (ewop && !ewsrc)) ? (e_w8 ? widen16(op_a, bt[0], esa) : widen(op_a, bt[1:0], eext4, esa)) :
+    wire [VLEN-1:0] op_ax = ewred ? wpair : (eext || (ewop && !ewsrc)) ? (e_w8 ? widen16(op_a, bt[0], esa) : widen(op_a, bt[1:0], eext4, esa)) :
                             op_a;
     wire [VLEN-1:0] op_bn = (ewop || enar) ? (e_w8 ? widen16(op_b, bt[0], esb && !enar) :
                                                      widen(op_b, {1'b0, bt[0]}, 1'b0, esb && !enar)) : op_b;

@@ -355,8 +355,9 @@ def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
                                    f"vmv.s.x {rng.choice(['v0', vd])}, {rng.choice(XREGS)}",
                                    f"vmv.x.s {rng.choice(XREGS)}, v{rng.randrange(32)}", f"vid.v {vd}{vm}",
                                    f"viota.m {vd}, v{rng.choice([r for r in range(32) if not int(vd[1:]) <= r < int(vd[1:]) + lmul])}{vm}"]))
-        elif c < 0.74:                            # integer reductions
-            op = rng.choice([r for r in REDUCTIONS if not r.startswith("vf")])
+        elif c < 0.74:                            # integer reductions, the widening sums too
+            op = rng.choice([r for r in REDUCTIONS if not r.startswith("vf")] if rng.random() < 0.5 else
+                            ["vwredsumu.vs", "vwredsum.vs"])
             out.append(f"{op} v{rng.randrange(32)}, {a}, v{rng.randrange(32)}{vm}")
         elif c < 0.78:
             src = rng.randrange(32)

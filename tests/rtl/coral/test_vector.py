@@ -44,12 +44,15 @@ def test_widening_and_narrowing_match_the_model(cfg, rtl):
 
 def test_sew_8_and_16_match_the_model(cfg, rtl):
     # the integer element-wise instructions, compares, merges, moves and mask instructions
-    # at SEW 8 and 16, LMUL 1/4 to 8, with widening and narrowing between them
+    # at SEW 8 and 16, LMUL 1/4 to 8, with widening and narrowing between them; traced, so
+    # that every write is compared, not only the registers' and memory's final state (a
+    # result overwritten later would hide a wrong one)
     seeds = range(40)
-    runs = _both(rtl, cfg, [random_subword_program(s) for s in seeds])
+    runs = _both(rtl, cfg, [random_subword_program(s) for s in seeds], trace=True)
     for seed, (model, r) in zip(seeds, runs):
         assert model.error is None, (seed, model.error)
         assert compare_runs(model, r) == [], f"seed {seed}"
+        assert compare_traces(model.trace, r.trace) is None, f"seed {seed}"
 
 
 def test_vector_faults_stop_where_the_model_stops(cfg, rtl):
@@ -127,13 +130,14 @@ def test_masked_narrow_accesses_skip_their_inactive_elements(cfg, rtl):
 
 
 def test_element_indices_and_counts_at_sew_8_and_16(cfg, rtl):
-    # vid/viota, reductions and vmv.x.s of them at SEW 8 and 16, LMUL 1/2 to 4, masked or not
-    src = (".text\nla a0, d\nvsetvli t0, zero, e32, m8\nvle32.v v8, (a0)\nvle32.v v24, (a0)\nli t0, {avl}\n"
+    # vid/viota, reductions (vwredsum too) and vmv.x.s of them at SEW 8 and 16, LMUL 1/2 to 4, masked or not
+    src = (".text\nla a0, d\nvsetvli t0, zero, e32, m8\nvle32.v v8, (a0)\nvle32.v v24, (a0)\nli t0, 0x5b3c6d1e\n"
+           "vmv.v.x v0, t0\nli t0, {avl}\n"
            "vsetvli t1, t0, e{sew}, {lm}, {pol}\nviota.m v16, v9{vm}\nvid.v v20{vm}\nvredsum.vs v2, v16, v20{vm}\n"
-           "vmv.x.s a1, v16\nvredmaxu.vs v3, v20, v17{vm}\nebreak\n.data\n.balign 16\nd: .word "
+           "vmv.x.s a1, v16\nvredmaxu.vs v3, v20, v17{vm}\nvwredsumu.vs v4, v20, v17{vm}\nvwredsum.vs v5, v16, v21{vm}\nebreak\n.data\n.balign 16\nd: .word "
            + ", ".join(hex((i * 0x9E3779B9) & 0xFFFFFFFF) for i in range(32)) + "\n")
     cases = [dict(sew=w, lm=lm, avl=a, pol=pol, vm=vm) for w in (8, 16) for lm in ("mf2", "m1", "m4")
-             for a, pol, vm in ((1000, "ta, ma", ""), (13, "tu, mu", ", v0.t"))]
+             for a, pol, vm in ((1000, "ta, ma", ""), (13, "tu, mu", ", v0.t"), (11, "ta, mu", ""))]
     runs = _both(rtl, cfg, [src.format(**c) for c in cases])
     for c, (model, r) in zip(cases, runs):
         assert model.error is None and compare_runs(model, r) == [], c
@@ -249,14 +253,14 @@ def test_every_implemented_instruction_decodes_as_the_isa_encodes_it(cfg, rtl):
     # (the assembler encodes it from the ISA data): the RTL's decoder must take that word
     # for that instruction, and run it as the model does
     from kernelcraft.isa.loader import get_isa
-    from kernelcraft.simulators.coral_rtl.backend import _MEM_8_16, _NARROW, _WIDEN, VECTOR
+    from kernelcraft.simulators.coral_rtl.backend import _MEM_8_16, _NARROW, _WIDEN, _WRED, VECTOR
     isa = get_isa("coral")
     names = sorted(VECTOR)
     src = (".text\nla a0, buf\naddi a1, a0, 64\nli t1, 4\nvsetvli t0, zero, e{}, m1, ta, ma\n{}\nebreak\n"
            ".data\n.balign 16\nbuf: .word " + ", ".join(str(i * 0x01010101) for i in range(128)) + "\n")
-    # (widening and narrowing at SEW = 16, from and to 32-bit elements; 8- and 16-bit loads and
+    # (widening, narrowing and vwredsum at SEW = 16, from and to 32-bit elements; 8- and 16-bit loads and
     # stores at SEW = EEW)
-    sew = lambda m: 16 if m in _WIDEN + _NARROW else int(m.split(".")[0][-2:].lstrip("e")) if m in _MEM_8_16 else 32
+    sew = lambda m: 16 if m in _WIDEN + _NARROW + _WRED else int(m.split(".")[0][-2:].lstrip("e")) if m in _MEM_8_16 else 32
     runs = _both(rtl, cfg, [src.format(sew(m), isa.instructions[m].example.strip()) for m in names])
     for m, (model, r) in zip(names, runs):
         assert model.error is None and compare_runs(model, r) == [], m
