@@ -270,7 +270,7 @@ module coral_vdec (
                   (wx && ((f3 == 3'd6 && vs2 == 5'd0) || (f3 == 3'd2 && vs1 == 5'd0))) ||  // vmv.s.x, vmv.x.s
                   (rd_ok && !opf) ||                                                     // vred*
                   (lanes && opm && f6 == 6'b010100 && (vs1 == 5'b10000 || vs1 == 5'b10001)) ||  // viota, vid
-                  (slide && !opf) || (gat && !ei16) || comp;          // the integer slides, vrgather, vcompress
+                  (slide && !opf) || gat || comp;                  // the integer slides, vrgather(ei16), vcompress
     assign anysew = mlog || msf || mq;
     wire _unused = ^ir[11:7];
 endmodule

@@ -135,7 +135,9 @@ module coral_vec #(
     wire [7:0] d_vte = d_whl ? {5'b00010, 1'b0, d_wl} : dmskm ? {d_vt[7:6], 6'd0} :
                        d_acc ? {d_vt[7:6], 1'b0, dmeew, d_elog[3] ? 3'b111 : d_elog[2:0]} : d_vt[7:0];
     wire [4:0] d_n = d_whl ? {1'b0, d_wn} : (d_vt[2] || dmskm) ? 5'd1 : 5'd1 << d_vt[1:0];   // registers per group
-    wire [4:0] d_ni = d_n > 5'd1 ? d_n >> 1 : 5'd1;                // ... of 16-bit indices (vrgatherei16)
+    // ... of 16-bit indices (vrgatherei16: EMUL = 16 / SEW * LMUL, at SEW 8 up to 16: a fault)
+    wire [4:0] d_ni = d_vt[5:3] == 3'd2 ? (d_n > 5'd1 ? d_n >> 1 : 5'd1) : d_vt[5:3] == 3'd1 || d_vt[2] ? d_n : d_n << 1;
+    wire       d_ei_bad = dei16 && d_vt[5:3] == 3'd0 && !d_vt[2] && d_vt[1:0] == 2'd3;
     wire [4:0] d_vd = d_ir[11:7], d_vs1 = d_ir[19:15], d_vs2 = d_ir[24:20];
     wire       d_grp = (dlanes && !dmk && !dmlog && !dmsf && (d_vd & (d_n - 5'd1)) != 5'd0) ||
                        ((dl || dst) && (d_vd & ((d_acc ? d_ne : d_n) - 5'd1)) != 5'd0) ||
@@ -202,7 +204,7 @@ module coral_vec #(
     wire       d_mbad, v0_pend;
     wire       d_mem = (dl || dst) && d_vchk != 0 && d_rbad && (!d_mm || (!v0_pend && d_mbad));
     assign d_fault = d_legal && ((d_vill && !d_whl) || (dwmv && (d_vs2 & (d_n - 5'd1)) != 5'd0) || (dfp && (!d_sew32 || d_frm > 3'd4)) || d_sew_bad || d_grp || d_mask ||
-                                 d_ovl || d_mem || d_wide_bad || d_ext_bad || d_emul_bad);
+                                 d_ovl || d_mem || d_wide_bad || d_ext_bad || d_emul_bad || d_ei_bad);
     assign d_unsup = d_legal && (!d_vill || d_whl) && !dfp && ((!d_sew_ok && !d_whl) || d_unal);
     assign d_pend = d_legal && d_mm && d_vl != 0 && d_rbad && v0_pend;
     assign d_to_scalar = dtos;

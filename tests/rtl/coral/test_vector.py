@@ -75,14 +75,9 @@ def test_unimplemented_vector_work_is_refused(cfg, rtl):
     with pytest.raises(ConfigError, match=r"not vsaddu.vv \(Zve32f\): instruction 1 \(line 3\) "
                                           r"`vsaddu.vv v2, v4, v6` cannot run on it"):
         rtl.run(gather, MemoryImage(), cfg)
-    sew16 = assemble(".text\nvsetvli t0, zero, e16, m1\nvrgatherei16.vv v1, v2, v3\n", "s.s", cfg)
-    with pytest.raises(ConfigError, match=r"does not yet run instruction 1 \(line 3\) `vrgatherei16.vv v1, v2, v3` at "
-                                          r"the SEW it ran with"):
-        rtl.run(sew16, MemoryImage(), cfg)
-    # vrgatherei16 at SEW = 8, and an 8-bit unit-stride load (at SEW 8 or 32) or a whole-register
-    # store from an address that is no multiple of 4 are refused the same way
-    for src in ("vsetvli t0, zero, e8, m1\nvrgatherei16.vv v2, v4, v6",
-                "la a0, d\naddi a0, a0, 2\nvsetvli t0, zero, e32, m1\nvle8.v v2, (a0)\n.data\nd: .zero 64",
+    # an 8-bit unit-stride load (at SEW 8 or 32) or a whole-register store from an address that
+    # is no multiple of 4 is refused at run time
+    for src in ("la a0, d\naddi a0, a0, 2\nvsetvli t0, zero, e32, m1\nvle8.v v2, (a0)\n.data\nd: .zero 64",
                 "la a0, d\naddi a0, a0, 2\nvsetvli t0, zero, e8, m1\nvle8.v v2, (a0)\n.data\nd: .zero 64",
                 "la a0, d\naddi a0, a0, 2\nvs1r.v v2, (a0)\n.data\nd: .zero 64"):
         with pytest.raises(ConfigError, match=r"does not yet run instruction"):
@@ -246,6 +241,26 @@ def test_integer_divides_at_sew_8_and_16_on_edge_operands(cfg, rtl):
     src = ".text\nli t0, 0x5a5a5a5a\nvsetvli t1, zero, e32, m1\nvmv.v.x v0, t0\n" + "\n".join(body) + "\nebreak\n"
     [(model, r)] = _both(rtl, cfg, [src])
     assert model.error is None and compare_runs(model, r) == []
+
+
+def test_vrgatherei16_at_sew_8_and_16(cfg, rtl):
+    # 16-bit indices (EMUL = 16 / SEW * LMUL: at SEW 8 twice LMUL), in range and past VLMAX
+    src = (".text\nla a0, d\nvsetvli t0, zero, e32, m8\nvle32.v v8, (a0)\nvle32.v v16, (a0)\nli t0, 0x5b3c6d1e\n"
+           "vmv.v.x v0, t0\nli t0, {avl}\nvsetvli t1, t0, e16, m{il}\nvid.v v24\nli t3, 0x9e37\nvmul.vx v24, v24, t3\n"
+           "li t3, {imask}\nvand.vx v24, v24, t3\nvsetvli t1, t0, e{sew}, {lm}, {pol}\n"
+           "vrgatherei16.vv v4, v8, v24{vm}\nebreak\n.data\n.balign 16\nd: .word "
+           + ", ".join(hex((i * 0x9E3779B9) & 0xFFFFFFFF) for i in range(32)) + "\n")
+    cases = []
+    for sew, lms in ((8, ("mf4", "m1", "m2", "m4")), (16, ("mf2", "m1", "m4"))):
+        for i, lm in enumerate(lms):
+            lv = 1 / int(lm[2:]) if lm[1] == "f" else int(lm[1:])
+            vlmax = int(128 * lv // sew)
+            il = max(1, int(lv * 16 // sew))
+            cases.append(dict(sew=sew, lm=lm, il=il, avl=(1000, vlmax - 3, 5, 1000)[i], imask=2 * vlmax - 1,
+                              pol=("ta, ma", "tu, mu")[i % 2], vm=("", ", v0.t")[(i + sew // 8) % 2]))
+    runs = _both(rtl, cfg, [src.format(**c) for c in cases])
+    for c, (model, r) in zip(cases, runs):
+        assert model.error is None and compare_runs(model, r) == [], c
 
 
 def test_every_implemented_instruction_decodes_as_the_isa_encodes_it(cfg, rtl):
