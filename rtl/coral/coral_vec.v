@@ -77,7 +77,14 @@ module coral_vec #(
     output reg  [4*NB-1:0]    m_we,
     output reg  [RA*NB-1:0]   m_addr,
     output reg  [32*NB-1:0]   m_wdata,
-    input  wire [32*NB-1:0]   m_rdata
+    input  wire [32*NB-1:0]   m_rdata,
+    // a unit-stride store's beat from an address that is no multiple of 4 spans NB + 1 words:
+    // the last one (in the first one's bank, one row up) goes through the bank's port A,
+    // which the core leaves alone while a vector store is queued or issuing (its loads and
+    // stores wait for it)
+    output reg  [3:0]         x_we,
+    output reg  [DA-1:0]      x_word,
+    output reg  [31:0]        x_wdata
 );
     localparam integer NB = VLEN / 32;
     localparam integer LNB = $clog2(NB);
@@ -180,9 +187,10 @@ module coral_vec #(
     wire       d_sew_bad = ((dwop || dnar || dwred) && d_sew32) || (dext && (dext4 ? !d_sew32 : d_sew == 2'd0));
     wire       d_sew_ok = (dwop || dnar) ? d_sew <= 2'd1 : (dsubw || danysew) ? d_sew != 2'd3 :
                           (dl || dst) ? 1'b1 : dext ? d_sew != 2'd0 : d_sew32;
-    // an 8- or 16-bit unit-stride access from an address that is no multiple of 4 would need
-    // NB + 1 words of the banks in a beat: not built (refused)
-    wire       d_unal = (dl || dst) && !dstr && (dmeew != 2'd2 || dwhole) && d_xa[1:0] != 2'd0 && d_vle != 0;
+    // an 8- or 16-bit unit-stride load from an address that is no multiple of 4 would need
+    // NB + 1 words of the banks in a beat, two of one bank whose port A the core's loads may
+    // use meanwhile: not built (refused); stores write the extra word through port A
+    wire       d_unal = dl && !dstr && (dmeew != 2'd2 || dwhole) && d_xa[1:0] != 2'd0 && d_vle != 0;
     // memory: the first and last element's addresses in DTCM and aligned (stride too)
     wire signed [47:0] d_off = $signed({16'd0, d_xa}) - $signed({16'd0, DTCM_BASE});
     wire [2:0] d_eb = 3'd1 << dmeew;                                // element bytes (8/16/32-bit accesses;
@@ -527,19 +535,36 @@ module coral_vec #(
                 end
     end
 
-    // memory addressing: unit-stride beats cover NB consecutive words (one per bank),
-    // strided elements one word
+    // a unit-stride store's beat: its bytes' enables (element active and below vl), then the
+    // data and enables moved up by the address's byte offset: word j of the NB + 1 the beat spans
+    wire [1:0]  u_off = e_xa[1:0];
+    reg  [4*NB-1:0] u_be;
+    reg  [VW-1:0]   u_el;
+    integer ub;
+    always @(*) begin
+        u_be = {(4 * NB){1'b0}};
+        u_el = {VW{1'b0}};
+        if (est && !estr)                // (so that the simulator skips the loop on other instructions)
+            for (ub = 0; ub < 4 * NB; ub = ub + 1) begin
+                u_el = e0 + VW'(!e_sub ? ub >> 2 : e_sew == 2'd1 ? ub >> 1 : ub);
+                u_be[ub] = u_el < e_vl && (e_vm || v0[u_el[$clog2(VLEN)-1:0]]);
+            end
+    end
+    wire [32*NB+31:0] u_data = {32'd0, op_c} << (8 * u_off);
+    wire [4*NB+3:0]   u_bes = {4'd0, u_be} << u_off;
+
+    // memory addressing: unit-stride beats cover NB consecutive words (one per bank; a store
+    // from an address that is no multiple of 4: NB + 1, the last through port A), strided
+    // elements one word
     wire [31:0] w_unit = ((e_xa - DTCM_BASE) >> 2) + (32'(bc) << LNB);
     wire [31:0] w_str = (saddr - DTCM_BASE) >> 2;
     reg  [31:0] wk;
-    reg  [VW-1:0] ek;
-    integer k, kb;
+    integer k;
     always @(*) begin
         m_en = {NB{1'b0}};
         m_we = {4*NB{1'b0}};
         m_addr = {RA*NB{1'b0}};
         m_wdata = {32*NB{1'b0}};
-        ek = {VW{1'b0}};
         for (k = 0; k < NB; k = k + 1) begin
             if (estr) begin
                 wk = w_str;
@@ -560,18 +585,17 @@ module coral_vec #(
                 m_addr[RA*k +: RA] = wk[LNB +: RA];
                 if (s1_v && (el || est) && e_vl != 0) begin
                     m_en[k] = 1'b1;
-                    ek = e0 + VW'((32'(k) - w_unit) & (NB - 1));
-                    m_we[4*k +: 4] = (est && ek < e_vl && (e_vm || v0[ek[$clog2(VLEN)-1:0]])) ? 4'hF : 4'h0;
-                    m_wdata[32*k +: 32] = op_c[32 * ((32'(k) - w_unit) & (NB - 1)) +: 32];
-                    if (e_sub)                   // 8 / 16 bits: a write enable per byte, as its element
-                        for (kb = 0; kb < 4; kb = kb + 1) begin
-                            ek = e0 + VW'(e_sew == 2'd1 ? (4 * ((32'(k) - w_unit) & (NB - 1)) + kb) >> 1 :
-                                                           4 * ((32'(k) - w_unit) & (NB - 1)) + kb);
-                            m_we[4*k + kb] = est && ek < e_vl && (e_vm || v0[ek[$clog2(VLEN)-1:0]]);
-                        end
+                    m_we[4*k +: 4] = est ? u_bes[4 * ((32'(k) - w_unit) & (NB - 1)) +: 4] : 4'h0;
+                    m_wdata[32*k +: 32] = u_data[32 * ((32'(k) - w_unit) & (NB - 1)) +: 32];
                 end
             end
         end
+    end
+
+    always @(*) begin
+        x_we = s1_v && est && !estr && e_vl != 0 ? u_bes[4*NB +: 4] : 4'h0;
+        x_word = DA'(w_unit + 32'(NB));
+        x_wdata = u_data[32*NB +: 32];
     end
 
     // narrow operands (widening, vzext/vsext, a narrowing shift's vs1): part p of the register

@@ -376,7 +376,9 @@ def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
             if op.startswith("vmv"):
                 out.append(f"{op} v{rng.choice(range(0, 32, n))}, v{rng.choice(range(0, 32, n))}")
             else:
-                out.append(f"addi t2, s0, {4 * rng.randrange((BUFFER - n * vlen // 8) // 4)}\n"
+                # (stores from any byte)
+                skew = rng.randrange(4) if op.startswith("vs") and rng.random() < 0.5 else 0
+                out.append(f"addi t2, s0, {4 * rng.randrange((BUFFER - n * vlen // 8) // 4 - 1) + skew}\n"
                            f"{op} v{rng.choice(range(0, 32, n))}, (t2)")
         elif c < 0.95:                            # 8-, 16- and 32-bit loads and stores at EEW = SEW or not
             # (EMUL = EEW / SEW * LMUL up to 8; unit-stride 8/16-bit ones word-aligned)
@@ -384,9 +386,11 @@ def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
             eew = sew if rng.random() < 0.4 else rng.choice([e for e, m in emuls.items() if m <= 8])
             eb = eew // 8
             reg = _group(rng, max(1, int(emuls[eew])), not_v0=mask)
-            if rng.random() < 0.5:
+            if rng.random() < 0.5:                # (8- and 16-bit stores from any byte, halfword)
                 op = rng.choice(["vle", "vse"])
-                out.append(f"addi t2, s0, {4 * rng.randrange((BUFFER - vlmax * eb) // 4)}\n{op}{eew}.v {reg}, (t2){vm}")
+                skew = eb * rng.randrange(4 // eb) if op == "vse" and eb < 4 and rng.random() < 0.6 else 0
+                out.append(f"addi t2, s0, {4 * rng.randrange((BUFFER - vlmax * eb) // 4 - 1) + skew}\n"
+                           f"{op}{eew}.v {reg}, (t2){vm}")
             else:
                 op = rng.choice(["vlse", "vsse"])
                 out.append(f"addi t2, s0, {BUFFER // 2 + eb * rng.randrange(-8, 8)}\nli t3, {eb * rng.randint(-3, 3)}\n"

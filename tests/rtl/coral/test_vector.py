@@ -75,11 +75,11 @@ def test_unimplemented_vector_work_is_refused(cfg, rtl):
     with pytest.raises(ConfigError, match=r"not vsaddu.vv \(Zve32f\): instruction 1 \(line 3\) "
                                           r"`vsaddu.vv v2, v4, v6` cannot run on it"):
         rtl.run(gather, MemoryImage(), cfg)
-    # an 8-bit unit-stride load (at SEW 8 or 32) or a whole-register store from an address that
-    # is no multiple of 4 is refused at run time
+    # an 8-bit unit-stride or whole-register load (at SEW 8 or 32) from an address that is no
+    # multiple of 4 is refused at run time
     for src in ("la a0, d\naddi a0, a0, 2\nvsetvli t0, zero, e32, m1\nvle8.v v2, (a0)\n.data\nd: .zero 64",
                 "la a0, d\naddi a0, a0, 2\nvsetvli t0, zero, e8, m1\nvle8.v v2, (a0)\n.data\nd: .zero 64",
-                "la a0, d\naddi a0, a0, 2\nvs1r.v v2, (a0)\n.data\nd: .zero 64"):
+                "la a0, d\naddi a0, a0, 2\nvl1re8.v v2, (a0)\n.data\nd: .zero 64"):
         with pytest.raises(ConfigError, match=r"does not yet run instruction"):
             rtl.run(assemble(f".text\n{src}\n", "s.s", cfg), MemoryImage(), cfg)
 
@@ -241,6 +241,27 @@ def test_integer_divides_at_sew_8_and_16_on_edge_operands(cfg, rtl):
     src = ".text\nli t0, 0x5a5a5a5a\nvsetvli t1, zero, e32, m1\nvmv.v.x v0, t0\n" + "\n".join(body) + "\nebreak\n"
     [(model, r)] = _both(rtl, cfg, [src])
     assert model.error is None and compare_runs(model, r) == []
+
+
+def test_unaligned_unit_stride_stores(cfg, rtl):
+    # 8- and 16-bit unit-stride, whole-register and mask stores from any byte (16-bit: any even
+    # one): a beat's NB + 1 words, the last through the banks' port A; masked and not, vl
+    # ending inside a word; a scalar load after each waits for it
+    src = (".text\nla a0, d\nvsetvli t1, zero, e32, m8\nvle32.v v8, (a0)\nvle32.v v16, (a0)\nli t0, 0x5b3c6d1e\n"
+           "vmv.v.x v0, t0\nli t0, {avl}\nvsetvli t1, t0, e{sew}, {lm}, ta, mu\naddi a1, a0, {off}\n"
+           "vse{eew}.v v8, (a1){vm}\nlbu a2, 0(a1)\naddi a1, a1, 300\nvs{n}r.v v16, (a1)\nlbu a3, -1(a1)\n"
+           "addi a1, a1, 300\nvsm.v v9, (a1)\nebreak\n.data\n.balign 16\nd: .word "
+           + ", ".join(hex((i * 0x9E3779B9) & 0xFFFFFFFF) for i in range(320)) + "\n")
+    cases = []
+    for off in (1, 2, 3, 6):
+        for sew, eew, lm, n in ((8, 8, "m2", 1), (16, 16, "m1", 2), (32, 16, "m2", 4), (32, 8, "m4", 8), (16, 8, "mf2", 1)):
+            if eew == 16 and off % 2:
+                eew = 8
+            cases.append(dict(off=off, sew=sew, eew=eew, lm=lm, n=n, avl=(1000, 7, 13)[(off + n) % 3],
+                              vm=("", ", v0.t")[(off + sew) % 2]))
+    runs = _both(rtl, cfg, [src.format(**c) for c in cases])
+    for c, (model, r) in zip(cases, runs):
+        assert model.error is None and compare_runs(model, r) == [], c
 
 
 def test_vrgatherei16_at_sew_8_and_16(cfg, rtl):
