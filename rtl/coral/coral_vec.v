@@ -305,7 +305,7 @@ module coral_vec #(
     wire [31:0] e_epr = 32'(NB) << e_esh;
     wire [31:0] e_vlmax = e_vt[2] ? e_epr >> (3'd0 - e_vt[2:0]) : 32'(e_n) * e_epr;
     // element k (mod the elements of a register) of v, SEW bits (e_sub: e_sew's) zero-extended
-    function automatic [31:0] elem_at(input [VLEN-1:0] v, input [31:0] k, input sub, input [1:0] sw);
+    function automatic [31:0] elem_at(input [VLEN-1:0] v, input [LNB+1:0] k, input sub, input [1:0] sw);
         if (sub && sw == 2'd0) elem_at = {24'd0, v[8 * k[LNB+1:0] +: 8]};
         else if (sub) elem_at = {16'd0, v[16 * k[LNB:0] +: 16]};
         else elem_at = v[32 * k[LNB-1:0] +: 32];
@@ -328,11 +328,11 @@ module coral_vec #(
     // bt / 2 (bt / 4) of a narrow source group; narrowing: of the destination group
     wire [VW-1:0] bnar = eext4 ? bt >> 2 : (eext || (ewop && !ewsrc)) ? bt >> 1 : bt;
     wire [VLEN-1:0] op_a, op_b;
-    wire [31:0] g_idx = eei16 ? {16'd0, op_b[16 * bc[LNB:0] +: 16]} : e_ir[14:12] == 3'd0 ? elem_at(op_b, 32'(bc), e_sub, e_sew) :
+    wire [31:0] g_idx = eei16 ? {16'd0, op_b[16 * bc[LNB:0] +: 16]} : e_ir[14:12] == 3'd0 ? elem_at(op_b, bc[LNB+1:0], e_sub, e_sew) :
                         e_ir[14:12] == 3'd3 ? {27'd0, e_ir[19:15]} : e_xa;
     wire        g_in = g_idx < e_vlmax;
     wire [31:0] g_rg = g_idx >> (LNB + 32'(e_esh));                     // ... its register in vs2's group
-    wire [31:0] gval = g_in ? elem_at(op_a, g_idx, e_sub, e_sew) : 32'd0;
+    wire [31:0] gval = g_in ? elem_at(op_a, g_idx[LNB+1:0], e_sub, e_sew) : 32'd0;
     reg  [VW-1:0] ccnt;
     wire [VW-1:0] c_pos = bc == {VW{1'b0}} ? {VW{1'b0}} : ccnt;
     wire        c_sel = ecomp && bc < e_vl && op_b[bc[$clog2(VLEN)-1:0]];
@@ -472,13 +472,14 @@ module coral_vec #(
     end
     // a slide's beat at SEW 8 / 16: element k of the beat from element (k +- off) mod EPR of lo or lo + 1
     reg  [VLEN-1:0] slidE;
-    reg  [LNB+2:0]  sjE;
+    reg  [LNB+2:0]  sjE, sjW;
     reg  [31:0]     esE, svE;
     reg  [VW-1:0]   eeS;
     integer kS;
     always @(*) begin
         slidE = {VLEN{1'b0}};
         sjE = {(LNB + 3){1'b0}};
+        sjW = {(LNB + 3){1'b0}};
         esE = 32'd0;
         svE = 32'd0;
         eeS = {VW{1'b0}};
@@ -487,7 +488,8 @@ module coral_vec #(
                 if (32'(kS) < e_epr) begin
                     eeS = e0 + VW'(kS);
                     sjE = esup ? (LNB + 3)'(kS) - (LNB + 3)'(s_rrE) + (LNB + 3)'(e_epr) : (LNB + 3)'(kS) + (LNB + 3)'(s_rrE);
-                    svE = 32'(sjE) >= e_epr ? elem_at(op_b, 32'(sjE) - e_epr, 1'b1, e_sew) : elem_at(op_a, 32'(sjE), 1'b1, e_sew);
+                    sjW = sjE - (LNB + 3)'(e_epr);
+                    svE = 32'(sjE) >= e_epr ? elem_at(op_b, sjW[LNB+1:0], 1'b1, e_sew) : elem_at(op_a, sjE[LNB+1:0], 1'b1, e_sew);
                     esE = {{(32 - VW){1'b0}}, eeS} + s_off;
                     if (!esup && (esE < {{(32 - VW){1'b0}}, eeS} || esE >= e_vlmax)) svE = 32'd0;
                     if (esone && (esup ? eeS == 0 : eeS == e_vl - VW'(1))) svE = e_xa;
@@ -637,7 +639,7 @@ module coral_vec #(
         else if (ewmv) op_bx = op_a;                      // vmv<n>r.v: a move of vs2's register
         else if (evid || eiota) op_bx = gen;
         else if (egat) op_bx = {NB{rep_sew(gval, e_sub, e_sew == 2'd1)}};
-        else if (ecomp) op_bx = {NB{rep_sew(elem_at(op_a, 32'(bc), e_sub, e_sew), e_sub, e_sew == 2'd1)}};
+        else if (ecomp) op_bx = {NB{rep_sew(elem_at(op_a, bc[LNB+1:0], e_sub, e_sew), e_sub, e_sew == 2'd1)}};
         else if (emsf) op_bx = e_vm ? ONES : v0;          // vms*f: the active elements
         else case (ebsel)
             2'd0: op_bx = op_bn;
@@ -1020,7 +1022,7 @@ module coral_vec #(
     wire push = d_valid && !(free && qn == 0);        // into the queue (else straight to S1)
     wire pop = free && qn != 0;
     wire [QW-1:0] nx = pop ? q[qh] : d_entry;
-    wire _unused = ^{dsa, dsb, bnar, eanysew, emeew, ewhole, dwmv, emskm, dsl, dsone, dmerge, dvid, dmq, dmsf, emq, dgat, dcomp, dei16, bce16, esl, dl, dst, dstr, dlanes, dtos, dfroms, dred, dord, ddiv, dmk, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
+    wire _unused = ^{s_offq, g_rg, svE, sjW, dsa, dsb, bnar, eanysew, emeew, ewhole, dwmv, emskm, dsl, dsone, dmerge, dvid, dmq, dmsf, emq, dgat, dcomp, dei16, bce16, esl, dl, dst, dstr, dlanes, dtos, dfroms, dred, dord, ddiv, dmk, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
                       evs1, evs2, bc_reg, wk, dbg_addr};
 
     // an idle unit's registers do not toggle (and Verilator does not evaluate them)
