@@ -542,18 +542,23 @@ module coral_vec #(
     wire [1:0]  u_off = e_xa[1:0];
     reg  [4*NB-1:0] u_be;
     reg  [VW-1:0]   u_el;
+    reg  [32*NB+31:0] u_data;
+    reg  [4*NB+3:0]   u_bes;
     integer ub;
     always @(*) begin
         u_be = {(4 * NB){1'b0}};
         u_el = {VW{1'b0}};
-        if (est && !estr)                // (so that the simulator skips the loop on other instructions)
+        u_data = {(32 * NB + 32){1'b0}};
+        u_bes = {(4 * NB + 4){1'b0}};
+        if (s1_v && est && !estr) begin  // (so that the simulator skips this on other instructions)
             for (ub = 0; ub < 4 * NB; ub = ub + 1) begin
                 u_el = e0 + VW'(!e_sub ? ub >> 2 : e_sew == 2'd1 ? ub >> 1 : ub);
                 u_be[ub] = u_el < e_vl && (e_vm || v0[u_el[$clog2(VLEN)-1:0]]);
             end
+            u_data = {32'd0, op_c} << (8 * u_off);
+            u_bes = {4'd0, u_be} << u_off;
+        end
     end
-    wire [32*NB+31:0] u_data = {32'd0, op_c} << (8 * u_off);
-    wire [4*NB+3:0]   u_bes = {4'd0, u_be} << u_off;
 
     // memory addressing: unit-stride beats cover NB consecutive words (one per bank; a store
     // from an address that is no multiple of 4: NB + 1, the last through port A), strided
@@ -595,9 +600,14 @@ module coral_vec #(
     end
 
     always @(*) begin
-        x_we = s1_v && est && !estr && e_vl != 0 ? u_bes[4*NB +: 4] : 4'h0;
-        x_word = DA'(w_unit + 32'(NB));
-        x_wdata = u_data[32*NB +: 32];
+        x_we = 4'h0;
+        x_word = {DA{1'b0}};
+        x_wdata = 32'd0;
+        if (s1_v && est && !estr && u_off != 2'd0) begin
+            x_we = e_vl != 0 ? u_bes[4*NB +: 4] : 4'h0;
+            x_word = DA'(w_unit + 32'(NB));
+            x_wdata = u_data[32*NB +: 32];
+        end
     end
 
     // narrow operands (widening, vzext/vsext, a narrowing shift's vs1): part p of the register
