@@ -21,6 +21,17 @@ def _both(rtl, cfg, sources, trace=False):
     return [(CoralModel().run(p, MemoryImage(), cfg, Budget(), trace=trace), r) for p, r in zip(programs, rtl_runs)]
 
 
+def _words(n: int) -> str:
+    """n data words of a multiplicative hash: every byte value, none repeating soon."""
+    return ", ".join(hex((i * 0x9E3779B9) & 0xFFFFFFFF) for i in range(n))
+
+
+def _cases_match(rtl, cfg, src: str, cases: list[dict]) -> None:
+    runs = _both(rtl, cfg, [src.format(**c) for c in cases])
+    for c, (model, r) in zip(cases, runs):
+        assert model.error is None and compare_runs(model, r) == [], c
+
+
 def test_random_vector_programs_match_the_model(cfg, rtl):
     # one simulator process for all of them
     runs = _both(rtl, cfg, [random_vector_program(s) for s in SEEDS])
@@ -130,12 +141,10 @@ def test_element_indices_and_counts_at_sew_8_and_16(cfg, rtl):
            "vmv.v.x v0, t0\nli t0, {avl}\n"
            "vsetvli t1, t0, e{sew}, {lm}, {pol}\nviota.m v16, v9{vm}\nvid.v v20{vm}\nvredsum.vs v2, v16, v20{vm}\n"
            "vmv.x.s a1, v16\nvredmaxu.vs v3, v20, v17{vm}\nvwredsumu.vs v4, v20, v17{vm}\nvwredsum.vs v5, v16, v21{vm}\nebreak\n.data\n.balign 16\nd: .word "
-           + ", ".join(hex((i * 0x9E3779B9) & 0xFFFFFFFF) for i in range(32)) + "\n")
+           + _words(32) + "\n")
     cases = [dict(sew=w, lm=lm, avl=a, pol=pol, vm=vm) for w in (8, 16) for lm in ("mf2", "m1", "m4")
              for a, pol, vm in ((1000, "ta, ma", ""), (13, "tu, mu", ", v0.t"), (11, "ta, mu", ""))]
-    runs = _both(rtl, cfg, [src.format(**c) for c in cases])
-    for c, (model, r) in zip(cases, runs):
-        assert model.error is None and compare_runs(model, r) == [], c
+    _cases_match(rtl, cfg, src, cases)
 
 
 def test_vfclass_on_every_class(cfg, rtl):
@@ -163,12 +172,10 @@ def test_mask_loads_and_stores(cfg, rtl):
     # vlm.v / vsm.v move ceil(vl / 8) bytes at any SEW; the rest of vd is tail (as vtype says)
     src = (".text\nla a0, d\nvsetvli t1, zero, e32, m8\nvle32.v v8, (a0)\nli t0, {avl}\n"
            "vsetvli t1, t0, e{sew}, m{lm}, {pol}\nvlm.v v9, (a0)\naddi a1, a0, 64\nvsm.v v10, (a1)\n"
-           "ebreak\n.data\n.balign 16\nd: .word " + ", ".join(hex((i * 0x9E3779B9) & 0xFFFFFFFF) for i in range(32)) + "\n")
+           "ebreak\n.data\n.balign 16\nd: .word " + _words(32) + "\n")
     cases = [dict(avl=a, sew=w, lm=lm, pol=pol) for a, w, lm in ((0, 8, 1), (1, 8, 1), (9, 16, 2), (17, 32, 8), (128, 8, 8))
              for pol in ("ta, ma", "tu, mu")]
-    runs = _both(rtl, cfg, [src.format(**c) for c in cases])
-    for c, (model, r) in zip(cases, runs):
-        assert model.error is None and compare_runs(model, r) == [], c
+    _cases_match(rtl, cfg, src, cases)
 
 
 def test_the_last_register_write_back_ends_the_run(cfg, rtl):
@@ -251,7 +258,7 @@ def test_unaligned_unit_stride_stores(cfg, rtl):
            "vmv.v.x v0, t0\nli t0, {avl}\nvsetvli t1, t0, e{sew}, {lm}, ta, mu\naddi a1, a0, {off}\n"
            "vse{eew}.v v8, (a1){vm}\nlbu a2, 0(a1)\naddi a1, a1, 300\nvs{n}r.v v16, (a1)\nlbu a3, -1(a1)\n"
            "addi a1, a1, 300\nvsm.v v9, (a1)\nebreak\n.data\n.balign 16\nd: .word "
-           + ", ".join(hex((i * 0x9E3779B9) & 0xFFFFFFFF) for i in range(320)) + "\n")
+           + _words(320) + "\n")
     cases = []
     for off in (1, 2, 3, 6):
         for sew, eew, lm, n in ((8, 8, "m2", 1), (16, 16, "m1", 2), (32, 16, "m2", 4), (32, 8, "m4", 8), (16, 8, "mf2", 1)):
@@ -259,9 +266,7 @@ def test_unaligned_unit_stride_stores(cfg, rtl):
                 eew = 8
             cases.append(dict(off=off, sew=sew, eew=eew, lm=lm, n=n, avl=(1000, 7, 13)[(off + n) % 3],
                               vm=("", ", v0.t")[(off + sew) % 2]))
-    runs = _both(rtl, cfg, [src.format(**c) for c in cases])
-    for c, (model, r) in zip(cases, runs):
-        assert model.error is None and compare_runs(model, r) == [], c
+    _cases_match(rtl, cfg, src, cases)
 
 
 def test_vrgatherei16_at_sew_8_and_16(cfg, rtl):
@@ -270,7 +275,7 @@ def test_vrgatherei16_at_sew_8_and_16(cfg, rtl):
            "vmv.v.x v0, t0\nli t0, {avl}\nvsetvli t1, t0, e16, m{il}\nvid.v v24\nli t3, 0x9e37\nvmul.vx v24, v24, t3\n"
            "li t3, {imask}\nvand.vx v24, v24, t3\nvsetvli t1, t0, e{sew}, {lm}, {pol}\n"
            "vrgatherei16.vv v4, v8, v24{vm}\nebreak\n.data\n.balign 16\nd: .word "
-           + ", ".join(hex((i * 0x9E3779B9) & 0xFFFFFFFF) for i in range(32)) + "\n")
+           + _words(32) + "\n")
     cases = []
     for sew, lms in ((8, ("mf4", "m1", "m2", "m4")), (16, ("mf2", "m1", "m4"))):
         for i, lm in enumerate(lms):
@@ -279,9 +284,7 @@ def test_vrgatherei16_at_sew_8_and_16(cfg, rtl):
             il = max(1, int(lv * 16 // sew))
             cases.append(dict(sew=sew, lm=lm, il=il, avl=(1000, vlmax - 3, 5, 1000)[i], imask=2 * vlmax - 1,
                               pol=("ta, ma", "tu, mu")[i % 2], vm=("", ", v0.t")[(i + sew // 8) % 2]))
-    runs = _both(rtl, cfg, [src.format(**c) for c in cases])
-    for c, (model, r) in zip(cases, runs):
-        assert model.error is None and compare_runs(model, r) == [], c
+    _cases_match(rtl, cfg, src, cases)
 
 
 def test_every_implemented_instruction_decodes_as_the_isa_encodes_it(cfg, rtl):
@@ -309,7 +312,7 @@ def test_loads_and_stores_of_another_eew_than_sew(cfg, rtl):
            "vmv.s.x v0, t0\nli t0, {avl}\nvsetvli t1, t0, e{sew}, {lm}, {pol}\naddi a1, a0, 4\nli t3, -{eb}\n"
            "vle{eew}.v v{r1}, (a1){vm}\naddi a1, a0, 200\nvlse{eew}.v v{r2}, (a1), t3{vm}\naddi a1, a0, 384\nvse{eew}.v v{r1}, (a1){vm}\n"
            "addi a1, a1, 200\nli t3, {st}\nvsse{eew}.v v{r2}, (a1), t3{vm}\nebreak\n.data\n.balign 16\nd: .word "
-           + ", ".join(hex((i * 0x9E3779B9) & 0xFFFFFFFF) for i in range(320)) + "\n")
+           + _words(320) + "\n")
     lmuls = {8: ("mf4", "m1", "m2"), 16: ("mf2", "m1", "m4"), 32: ("m1", "m2", "m8")}
     value = {"mf4": 0.25, "mf2": 0.5, "m1": 1, "m2": 2, "m4": 4, "m8": 8}
     cases = []
@@ -322,7 +325,5 @@ def test_loads_and_stores_of_another_eew_than_sew(cfg, rtl):
                 cases.append(dict(sew=sew, eew=eew, lm=lm, eb=eew // 8, st=3 * eew // 8, r1=8,
                                   r2=24, avl=(1000, 5, 17)[i], pol=("ta, ma", "tu, mu")[i % 2],
                                   vm=("", ", v0.t")[(i + eew // 8) % 2]))
-    runs = _both(rtl, cfg, [src.format(**c) for c in cases])
-    for c, (model, r) in zip(cases, runs):
-        assert model.error is None and compare_runs(model, r) == [], c
+    _cases_match(rtl, cfg, src, cases)
     assert len(cases) >= 12
