@@ -81,6 +81,10 @@ module coral_core #(
     output wire [($clog2(DTCM_WORDS)-$clog2(VLEN/32))*(VLEN/32)-1:0] v_addr,
     output wire [VLEN-1:0]        v_wdata,
     input  wire [VLEN-1:0]        v_rdata,
+    // ... and its extra word of an unaligned unit-stride store's beat, for port A
+    output wire [3:0]             vx_we,
+    output wire [$clog2(DTCM_WORDS)-1:0] vx_word,
+    output wire [31:0]            vx_wdata,
     // register file access for the host (while not running): x, or f with dbg_f
     input  wire        dbg_f,
     input  wire        dbg_we,
@@ -424,7 +428,8 @@ module coral_core #(
         .tr_marks(vt_marks),
         .dbg_we(!running && dbg_we && dbg_addr[16]), .dbg_addr(dbg_addr[12:0]), .dbg_wdata(dbg_wdata),
         .dbg_rdata(v_dbg_rdata),
-        .m_en(v_en), .m_we(v_we), .m_addr(v_addr), .m_wdata(v_wdata), .m_rdata(v_rdata));
+        .m_en(v_en), .m_we(v_we), .m_addr(v_addr), .m_wdata(v_wdata), .m_rdata(v_rdata),
+        .x_we(vx_we), .x_word(vx_word), .x_wdata(vx_wdata));
 
     assign rt_valid = retire;
     assign rt_pc = ex_pc;

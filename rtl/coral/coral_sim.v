@@ -60,6 +60,9 @@ module coral_sim #(
     wire [$clog2(VLEN):0] vl;
     wire [31:0] vtype;
     wire [4*NB-1:0]  vst_we;
+    wire [3:0]       vst_xwe;
+    wire [$clog2(DTCM_WORDS)-1:0] vst_xword;
+    wire [31:0]      vst_xdata;
     wire [RA*NB-1:0] vst_row;
     wire [4:0]  fflags, rt_rd;
     wire [2:0]  frm, rt_st_size;
@@ -77,7 +80,7 @@ module coral_sim #(
         .rt_rd_we(rt_rd_we), .rt_fd_we(rt_fd_we), .rt_rd(rt_rd), .rt_rd_val(rt_rd_val), .rt_st(rt_st),
         .rt_st_addr(rt_st_addr), .rt_st_size(rt_st_size), .rt_st_data(rt_st_data),
         .rt_csr(rt_csr), .rt_fpf(rt_fpf), .rt_vset(rt_vset), .vst_we(vst_we), .vst_row(vst_row),
-        .vst_wdata(vst_wdata), .vt_s1seq(vt_s1seq), .vt_s2seq(vt_s2seq), .vt_we(vt_we), .vt_reg(vt_reg),
+        .vst_wdata(vst_wdata), .vst_xwe(vst_xwe), .vst_xword(vst_xword), .vst_xdata(vst_xdata), .vt_s1seq(vt_s1seq), .vt_s2seq(vt_s2seq), .vt_we(vt_we), .vt_reg(vt_reg),
         .vt_val(vt_val), .vt_marks(vt_marks), .vt_flags(vt_flags));
 
     wire _unused = running;
@@ -284,6 +287,7 @@ module coral_sim #(
         if (rt_valid && rt_st) mark((rt_st_addr - DTCM_BASE) >> 2);
         for (k = 0; k < NB; k = k + 1)
             if (vst_we[4*k +: 4] != 4'd0) mark(vst_row[RA*k +: RA] * NB + k);
+        if (vst_xwe != 4'd0) mark(32'(vst_xword));
         if (rt_valid && tfd != 0) begin
             $fwrite(tfd, "R %0d %0d %0d\n", retired, rt_pc >> 2, rt_cycle);
             if (rt_rd_we) $fwrite(tfd, "X %0d %h\n", rt_rd, rt_rd_val);
@@ -299,7 +303,9 @@ module coral_sim #(
             if (vt_flags != 5'd0) $fwrite(tfd, "G %0d %0d\n", vt_s2seq, vt_flags);
             for (k = 0; k < NB; k = k + 1)
                 if (vst_we[4*k +: 4] != 4'd0)
-                    $fwrite(tfd, "W %0d %0d %h\n", vt_s1seq, 4 * (vst_row[RA*k +: RA] * NB + k), vst_wdata[32*k +: 32]);
+                    $fwrite(tfd, "W %0d %0d %h %h\n", vt_s1seq, 4 * (vst_row[RA*k +: RA] * NB + k), vst_wdata[32*k +: 32],
+                            vst_we[4*k +: 4]);
+            if (vst_xwe != 4'd0) $fwrite(tfd, "W %0d %0d %h %h\n", vt_s1seq, 4 * 32'(vst_xword), vst_xdata, vst_xwe);
         end
     end
 

@@ -71,6 +71,9 @@ module coral_top #(
     output wire [VLEN/8-1:0] vst_we,
     output wire [VLEN/32*($clog2(DTCM_SIZE/4)-$clog2(VLEN/32))-1:0] vst_row,
     output wire [VLEN-1:0] vst_wdata,
+    output wire [3:0]      vst_xwe,           // ... and the one through port A (an unaligned store's last word)
+    output wire [$clog2(DTCM_SIZE/4)-1:0] vst_xword,
+    output wire [31:0]     vst_xdata,
     // the vector unit's trace port (coral_vec)
     output wire [31:0] vt_s1seq,
     output wire [31:0] vt_s2seq,
@@ -105,7 +108,12 @@ module coral_top #(
 
     // DTCM: NB dual-port banks, word w in bank w mod NB; port A for the host and the
     // scalar core (one word), port B for the vector unit (one word per bank: a beat)
-    wire [DA-1:0]    a_word = host_d ? host_addr[DA-1:0] : c_d_addr;
+    // (the vector unit's extra store word: the core does not use port A meanwhile)
+    wire [3:0]       vx_we;
+    wire [DA-1:0]    vx_word;
+    wire [31:0]      vx_wdata;
+    wire             vx = vx_we != 4'd0;
+    wire [DA-1:0]    a_word = host_d ? host_addr[DA-1:0] : vx ? vx_word : c_d_addr;
     wire [NB-1:0]    v_en;
     wire [4*NB-1:0]  v_we;
     wire [RA*NB-1:0] v_addr;
@@ -116,9 +124,9 @@ module coral_top #(
         for (gb = 0; gb < NB; gb = gb + 1) begin : g_dtcm
             wire a_sel = a_word[LNB-1:0] == gb[LNB-1:0];
             coral_sram_dp #(.WORDS(DTCM_WORDS / NB)) u_bank (
-                .clk(clk), .a_en((host_d | c_d_en) && a_sel),
-                .a_we(host_d ? (host_we ? 4'hF : 4'h0) : c_d_we), .a_addr(a_word[DA-1:LNB]),
-                .a_wdata(host_d ? host_wdata : c_d_wdata), .a_rdata(a_rdata[32*gb +: 32]),
+                .clk(clk), .a_en((host_d | c_d_en | vx) && a_sel),
+                .a_we(host_d ? (host_we ? 4'hF : 4'h0) : vx ? vx_we : c_d_we), .a_addr(a_word[DA-1:LNB]),
+                .a_wdata(host_d ? host_wdata : vx ? vx_wdata : c_d_wdata), .a_rdata(a_rdata[32*gb +: 32]),
                 .b_en(v_en[gb]), .b_we(v_we[4*gb +: 4]), .b_addr(v_addr[RA*gb +: RA]),
                 .b_wdata(v_wdata[32*gb +: 32]), .b_rdata(v_rdata[32*gb +: 32]));
         end
@@ -130,6 +138,9 @@ module coral_top #(
     assign vst_we = v_we;
     assign vst_row = v_addr;
     assign vst_wdata = v_wdata;
+    assign vst_xwe = vx_we;
+    assign vst_xword = vx_word;
+    assign vst_xdata = vx_wdata;
 
     coral_core #(.ITCM_WORDS(ITCM_WORDS), .DTCM_WORDS(DTCM_WORDS), .DTCM_BASE(DTCM_BASE),
                  .DTCM_SIZE(DTCM_SIZE), .VLEN(VLEN), .VQ_DEPTH(VQ_DEPTH)) u_core (
@@ -142,6 +153,7 @@ module coral_top #(
         .host_itcm(host_i), .i_en(c_i_en), .i_addr(c_i_addr), .i_rdata(i_rdata),
         .d_en(c_d_en), .d_we(c_d_we), .d_addr(c_d_addr), .d_wdata(c_d_wdata), .d_rdata(d_rdata),
         .v_en(v_en), .v_we(v_we), .v_addr(v_addr), .v_wdata(v_wdata), .v_rdata(v_rdata),
+        .vx_we(vx_we), .vx_word(vx_word), .vx_wdata(vx_wdata),
         .dbg_f(host_sel[0]), .dbg_we(host_x && host_we), .dbg_addr(host_addr[16:0]), .dbg_wdata(host_wdata),
         .dbg_rdata(x_rdata),
         .rt_valid(rt_valid), .rt_pc(rt_pc), .rt_cycle(rt_cycle), .rt_rd_we(rt_rd_we), .rt_fd_we(rt_fd_we), .rt_rd(rt_rd),

@@ -38,6 +38,7 @@ module coral_vdec (
     output wire        from_scalar, // vfmv.s.f, vmv.s.x: the scalar to element 0 of vd
     output wire        red,       // a reduction: vs2 (group) and vs1[0] into vd[0] (lop: add, min, max)
     output wire        ord,       // ... vfredosum: one element per cycle, in order
+    output wire        wred,      // ... vwredsum(u) (SEW 8, 16): pairs of vs2's elements summed at 2 SEW, then as vredsum at 2 SEW
     output wire        div,       // through the lanes' fp or integer dividers (a beat per 8 cycles)
     output wire        mk,        // a compare: one mask bit per element into the single register vd
     output wire        mlog,      // mask logic: vd = vs2 op vs1, VLEN bits in one cycle
@@ -137,6 +138,10 @@ module coral_vdec (
                 2'b10: lop = LO_IMIN;
                 default: lop = LO_IMAX;
             endcase
+        end else if (opv && f3 == 3'd0 && f6[5:1] == 5'b11000) begin     // vwredsumu, vwredsum (OPIVV)
+            ok = 1'b0;
+            rd_ok = 1'b1;
+            lop = LO_IADD;
         end else if (cvt || sq || cls) begin
             lop = cvt ? LO_CVT : sq ? LO_SQRT : LO_CLASS;
             unary = 1'b1;
@@ -227,6 +232,7 @@ module coral_vdec (
     assign lanes = ok && !to_scalar && !from_scalar;
     assign red = rd_ok;
     assign ord = rd_ok && opf && f6 == 6'b000011;
+    assign wred = rd_ok && opi && f6[5:1] == 5'b11000;
     assign div = lanes && (lop == LO_DIV || lop == LO_SQRT || lop == LO_IDIV);
     assign mk = lanes && (lop == LO_FCMP || lop == LO_ICMP);
     assign mlog = lanes && lop == LO_MLOG;
@@ -260,10 +266,11 @@ module coral_vdec (
     assign sb = f6[0];
     assign subw = (lanes && opi && !nar && ((lop >= LO_IADD && lop <= LO_IMAX) || lop == LO_ICMP ||
                                              (f6 == 6'b010111 && (lop == LO_MOVE || lop == LO_MERGE)))) ||
-                  (lanes && opm && !wop && (lop == LO_IMUL || lop == LO_IMAC)) ||
+                  (lanes && opm && !wop && (lop == LO_IMUL || lop == LO_IMAC || lop == LO_IDIV)) ||
                   (wx && ((f3 == 3'd6 && vs2 == 5'd0) || (f3 == 3'd2 && vs1 == 5'd0))) ||  // vmv.s.x, vmv.x.s
                   (rd_ok && !opf) ||                                                     // vred*
-                  (lanes && opm && f6 == 6'b010100 && (vs1 == 5'b10000 || vs1 == 5'b10001));  // viota, vid
+                  (lanes && opm && f6 == 6'b010100 && (vs1 == 5'b10000 || vs1 == 5'b10001)) ||  // viota, vid
+                  (slide && !opf) || gat || comp;                  // the integer slides, vrgather(ei16), vcompress
     assign anysew = mlog || msf || mq;
     wire _unused = ^ir[11:7];
 endmodule

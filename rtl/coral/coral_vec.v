@@ -77,7 +77,14 @@ module coral_vec #(
     output reg  [4*NB-1:0]    m_we,
     output reg  [RA*NB-1:0]   m_addr,
     output reg  [32*NB-1:0]   m_wdata,
-    input  wire [32*NB-1:0]   m_rdata
+    input  wire [32*NB-1:0]   m_rdata,
+    // a unit-stride store's beat from an address that is no multiple of 4 spans NB + 1 words:
+    // the last one (in the first one's bank, one row up) goes through the bank's port A,
+    // which the core leaves alone while a vector store is queued or issuing (its loads and
+    // stores wait for it)
+    output reg  [3:0]         x_we,
+    output reg  [DA-1:0]      x_word,
+    output reg  [31:0]        x_wdata
 );
     localparam integer NB = VLEN / 32;
     localparam integer LNB = $clog2(NB);
@@ -101,7 +108,7 @@ module coral_vec #(
     localparam [VLEN-1:0] ONES = {VLEN{1'b1}}, ONE = {{(VLEN - 1){1'b0}}, 1'b1};
 
     // ------------------------------------------------------------------ dispatch checks
-    wire dl, dst, dstr, dlanes, dfp, dtos, dfroms, dvs1, dvs2, dswap, dnp, dna, dvd, dred, dord, ddiv, dmk;
+    wire dl, dst, dstr, dlanes, dfp, dtos, dfroms, dvs1, dvs2, dswap, dnp, dna, dvd, dred, dord, dwred, ddiv, dmk;
     wire dmlog, dsl, dsup, dsone, dmerge, dvid, diota, dmq, dmsf, dgat, dcomp, dei16;
     wire dwop, dwsrc, dnar, dext, dext4, dsa, dsb, dsubw, danysew;
     wire [1:0] dmeew, emeew;
@@ -109,7 +116,7 @@ module coral_vec #(
     wire [4:0] dlop;
     wire [1:0] dbsel;
     coral_vdec u_ddec (.ir(d_ir), .legal(d_legal), .ld(dl), .st(dst), .strided(dstr), .lanes(dlanes),
-                       .fp(dfp), .to_scalar(dtos), .from_scalar(dfroms), .red(dred), .ord(dord), .div(ddiv), .mk(dmk), .mlog(dmlog), .slide(dsl), .slide_up(dsup), .slide_one(dsone), .merge(dmerge), .vid(dvid), .iota(diota), .mq(dmq), .msf(dmsf), .gat(dgat), .comp(dcomp), .ei16(dei16),
+                       .fp(dfp), .to_scalar(dtos), .from_scalar(dfroms), .red(dred), .ord(dord), .wred(dwred), .div(ddiv), .mk(dmk), .mlog(dmlog), .slide(dsl), .slide_up(dsup), .slide_one(dsone), .merge(dmerge), .vid(dvid), .iota(diota), .mq(dmq), .msf(dmsf), .gat(dgat), .comp(dcomp), .ei16(dei16),
                        .wop(dwop), .wsrc(dwsrc), .nar(dnar), .ext(dext), .ext4(dext4), .sa(dsa), .sb(dsb),
                        .subw(dsubw), .anysew(danysew), .meew(dmeew), .whole(dwhole), .wmv(dwmv), .mskm(dmskm), .lop(dlop), .bsel(dbsel),
                        .reads_vs1(dvs1), .reads_vs2(dvs2), .swap(dswap), .neg_prod(dnp),
@@ -125,11 +132,22 @@ module coral_vec #(
     wire [1:0] d_wl = d_nf[2] ? 2'd3 : d_nf[1] ? 2'd2 : d_nf[0] ? 2'd1 : 2'd0;   // log2(n)
     // vlm.v / vsm.v: a vle8/vse8 of ceil(vl / 8) bytes at SEW 8, LMUL 1 (the tail as vtype says)
     wire [VW-1:0] d_vle = d_whl ? VW'(d_wn) << LNB : dmskm ? (d_vl + VW'(7)) >> 3 : d_vl;
-    wire [7:0] d_vte = d_whl ? {5'b00010, 1'b0, d_wl} : dmskm ? {d_vt[7:6], 6'd0} : d_vt[7:0];
+    // a unit-stride or strided access of EEW != SEW: EMUL = EEW / SEW * LMUL (more than 8
+    // faults, the model's group(); a fraction is one register); it runs as the same access at
+    // SEW = EEW and LMUL = EMUL, whose elements, mask bits, tail and beats are its own
+    wire       d_acc = (dl || dst) && !d_whl && !dmskm;
+    wire signed [3:0] d_elog = $signed({d_vt[2], d_vt[2:0]}) + $signed({2'b00, dmeew}) - $signed({2'b00, d_vt[4:3]});
+    wire       d_emul_bad = d_acc && d_elog > 4'sd3;
+    wire [4:0] d_ne = d_elog[3] ? 5'd1 : 5'd1 << d_elog[1:0];   // its registers
+    wire [7:0] d_vte = d_whl ? {5'b00010, 1'b0, d_wl} : dmskm ? {d_vt[7:6], 6'd0} :
+                       d_acc ? {d_vt[7:6], 1'b0, dmeew, d_elog[3] ? 3'b111 : d_elog[2:0]} : d_vt[7:0];
     wire [4:0] d_n = d_whl ? {1'b0, d_wn} : (d_vt[2] || dmskm) ? 5'd1 : 5'd1 << d_vt[1:0];   // registers per group
-    wire [4:0] d_ni = d_n > 5'd1 ? d_n >> 1 : 5'd1;                // ... of 16-bit indices (vrgatherei16)
+    // ... of 16-bit indices (vrgatherei16: EMUL = 16 / SEW * LMUL, at SEW 8 up to 16: a fault)
+    wire [4:0] d_ni = d_vt[5:3] == 3'd2 ? (d_n > 5'd1 ? d_n >> 1 : 5'd1) : d_vt[5:3] == 3'd1 || d_vt[2] ? d_n : d_n << 1;
+    wire       d_ei_bad = dei16 && d_vt[5:3] == 3'd0 && !d_vt[2] && d_vt[1:0] == 2'd3;
     wire [4:0] d_vd = d_ir[11:7], d_vs1 = d_ir[19:15], d_vs2 = d_ir[24:20];
-    wire       d_grp = (((dlanes && !dmk && !dmlog && !dmsf) || dl || dst) && (d_vd & (d_n - 5'd1)) != 5'd0) ||
+    wire       d_grp = (dlanes && !dmk && !dmlog && !dmsf && (d_vd & (d_n - 5'd1)) != 5'd0) ||
+                       ((dl || dst) && (d_vd & ((d_acc ? d_ne : d_n) - 5'd1)) != 5'd0) ||
                        (dvs1 && (d_vs1 & (d_n - 5'd1)) != 5'd0) || (dvs2 && (d_vs2 & (d_n - 5'd1)) != 5'd0);
     wire       d_mask = !d_ir[25] && d_vd == 5'd0 && ((dlanes && !dmk) || dl);
     wire       d_ovl = (dsup && d_vd == d_vs2) ||   // slide up: vd's group is vs2's (aligned groups)
@@ -166,12 +184,13 @@ module coral_vec #(
     wire       d_ext_bad = dext && ((d_vs2 & (d_ns - 5'd1)) != 5'd0 || bad_ovl(d_vs2, d_ns, d_vde, d_vd, d_whole));
     // SEW: widening and narrowing fault at 32 (64-bit elements) and run at 16 (at 8: refused);
     // vzext/vsext fault where SEW / factor < 8 and run at 32 (vf2 at 16: refused)
-    wire       d_sew_bad = ((dwop || dnar) && d_sew32) || (dext && (dext4 ? !d_sew32 : d_sew == 2'd0));
+    wire       d_sew_bad = ((dwop || dnar || dwred) && d_sew32) || (dext && (dext4 ? !d_sew32 : d_sew == 2'd0));
     wire       d_sew_ok = (dwop || dnar) ? d_sew <= 2'd1 : (dsubw || danysew) ? d_sew != 2'd3 :
-                          (dl || dst) ? d_sew == dmeew || dmskm : dext ? d_sew != 2'd0 : d_sew32;
-    // an 8- or 16-bit unit-stride access from an address that is no multiple of 4 would need
-    // NB + 1 words of the banks in a beat: not built (refused)
-    wire       d_unal = (dl || dst) && !dstr && (dmeew != 2'd2 || dwhole) && d_xa[1:0] != 2'd0 && d_vle != 0;
+                          (dl || dst) ? 1'b1 : dext ? d_sew != 2'd0 : d_sew32;
+    // an 8- or 16-bit unit-stride load from an address that is no multiple of 4 would need
+    // NB + 1 words of the banks in a beat, two of one bank whose port A the core's loads may
+    // use meanwhile: not built (refused); stores write the extra word through port A
+    wire       d_unal = dl && !dstr && (dmeew != 2'd2 || dwhole) && d_xa[1:0] != 2'd0 && d_vle != 0;
     // memory: the first and last element's addresses in DTCM and aligned (stride too)
     wire signed [47:0] d_off = $signed({16'd0, d_xa}) - $signed({16'd0, DTCM_BASE});
     wire [2:0] d_eb = 3'd1 << dmeew;                                // element bytes (8/16/32-bit accesses;
@@ -193,7 +212,7 @@ module coral_vec #(
     wire       d_mbad, v0_pend;
     wire       d_mem = (dl || dst) && d_vchk != 0 && d_rbad && (!d_mm || (!v0_pend && d_mbad));
     assign d_fault = d_legal && ((d_vill && !d_whl) || (dwmv && (d_vs2 & (d_n - 5'd1)) != 5'd0) || (dfp && (!d_sew32 || d_frm > 3'd4)) || d_sew_bad || d_grp || d_mask ||
-                                 d_ovl || d_mem || d_wide_bad || d_ext_bad);
+                                 d_ovl || d_mem || d_wide_bad || d_ext_bad || d_emul_bad || d_ei_bad);
     assign d_unsup = d_legal && (!d_vill || d_whl) && !dfp && ((!d_sew_ok && !d_whl) || d_unal);
     assign d_pend = d_legal && d_mm && d_vl != 0 && d_rbad && v0_pend;
     assign d_to_scalar = dtos;
@@ -228,13 +247,13 @@ module coral_vec #(
     reg  [31:0]  e_seq, n_seq, s2_seq;        // trace numbering (no effect on the datapath)
     reg  [VW-1:0] bc;                 // beat (strided: element) of this cycle
     reg  [31:0]  saddr;               // strided: this element's address
-    wire el, est, estr, elanes, efp, etos, efroms, evs1, evs2, eswap, enp, ena, evd, elegal, ered, eord, ediv, emk;
+    wire el, est, estr, elanes, efp, etos, efroms, evs1, evs2, eswap, enp, ena, evd, elegal, ered, eord, ewred, ediv, emk;
     wire emlog, esl, esup, esone, emerge, evid, eiota, emq, emsf, egat, ecomp, eei16;
     wire ewop, ewsrc, enar, eext, eext4, esa, esb, esubw, eanysew;
     wire [4:0] elop;
     wire [1:0] ebsel;
     coral_vdec u_edec (.ir(e_ir), .legal(elegal), .ld(el), .st(est), .strided(estr), .lanes(elanes),
-                       .fp(efp), .to_scalar(etos), .from_scalar(efroms), .red(ered), .ord(eord), .div(ediv), .mk(emk), .mlog(emlog), .slide(esl), .slide_up(esup), .slide_one(esone), .merge(emerge), .vid(evid), .iota(eiota), .mq(emq), .msf(emsf), .gat(egat), .comp(ecomp), .ei16(eei16),
+                       .fp(efp), .to_scalar(etos), .from_scalar(efroms), .red(ered), .ord(eord), .wred(ewred), .div(ediv), .mk(emk), .mlog(emlog), .slide(esl), .slide_up(esup), .slide_one(esone), .merge(emerge), .vid(evid), .iota(eiota), .mq(emq), .msf(emsf), .gat(egat), .comp(ecomp), .ei16(eei16),
                        .wop(ewop), .wsrc(ewsrc), .nar(enar), .ext(eext), .ext4(eext4), .sa(esa), .sb(esb),
                        .subw(esubw), .anysew(eanysew), .meew(emeew), .whole(ewhole), .wmv(ewmv), .mskm(emskm), .lop(elop), .bsel(ebsel),
                        .reads_vs1(evs1), .reads_vs2(evs2), .swap(eswap), .neg_prod(enp),
@@ -248,10 +267,13 @@ module coral_vec #(
     // widening and narrowing from SEW 8 and vzext/vsext.vf2 at SEW 16 run as 16-bit operations
     // (e_osew) on 8-bit sources extended in S1 (narrowing: on the 16-bit source, then packed)
     wire         e_w8 = ((ewop || enar) && e_sew == 2'd0) || (eext && !eext4 && e_sew == 2'd1);
-    wire [1:0]   e_osew = e_w8 ? 2'd1 : e_sew;
-    wire         e_sub = (esubw || el || est || e_w8) && e_osew != 2'd2;   // (memory: EEW = SEW)
+    // vwredsum(u) sums its SEW elements in pairs at 2 SEW (S1) and reduces those (S2): its
+    // accumulators, tree and write are 2 SEW's, its beats SEW's (e_bsh)
+    wire [1:0]   e_osew = e_w8 ? 2'd1 : ewred ? e_sew + 2'd1 : e_sew;
+    wire         e_sub = (esubw || el || est || e_w8) && e_osew != 2'd2;   // (memory: SEW = EEW here)
     wire [1:0]   e_esh = e_sub ? 2'd2 - e_osew : 2'd0;             // log2(elements a lane)
-    wire [VW-1:0] beats = (e_vl + ((VW'(NB) << e_esh) - VW'(1))) >> (LNB + 32'(e_esh));
+    wire [2:0]   e_bsh = {1'b0, e_esh} + {2'b00, ewred};
+    wire [VW-1:0] beats = (e_vl + ((VW'(NB) << e_bsh) - VW'(1))) >> (LNB + 32'(e_bsh));
     // a reduction: its beats, then log2(NB) cycles of the lane tree
     wire [VW-1:0] rbeats = e_vl == 0 ? VW'(1) : beats;
     wire          rtree = !eord && bc >= rbeats;                   // a reduction's tree cycles
@@ -279,31 +301,44 @@ module coral_vec #(
                                                         // DIVC cycles, vfredosum NB)
     wire        dstart = ediv && bc % VW'(DIVC) == 0;   // ... and starts the lanes' dividers in its first
     wire        dlast = !ediv || bc % VW'(DIVC) == VW'(DIVC - 1);  // ... and writes it after its last
-    // slides: element e of vd takes vs2[e + off] (down) or vs2[e - off] (up); a beat's NB
-    // elements come from two registers of vs2's group, lo and lo + 1, rotated by off mod NB
+    // elements a register (EPR: NB << e_esh) and VLMAX (fractional LMUL at SEW 8 / 16: EPR / 2, 4, 8)
+    wire [31:0] e_epr = 32'(NB) << e_esh;
+    wire [31:0] e_vlmax = e_vt[2] ? e_epr >> (3'd0 - e_vt[2:0]) : 32'(e_n) * e_epr;
+    // element k (mod the elements of a register) of v, SEW bits (e_sub: e_sew's) zero-extended
+    function automatic [31:0] elem_at(input [VLEN-1:0] v, input [LNB+1:0] k, input sub, input [1:0] sw);
+        if (sub && sw == 2'd0) elem_at = {24'd0, v[8 * k[LNB+1:0] +: 8]};
+        else if (sub) elem_at = {16'd0, v[16 * k[LNB:0] +: 16]};
+        else elem_at = v[32 * k[LNB-1:0] +: 32];
+    endfunction
+    // slides: element e of vd takes vs2[e + off] (down) or vs2[e - off] (up); a beat's EPR
+    // elements come from two registers of vs2's group, lo and lo + 1, rotated by off mod EPR
     wire [31:0] s_off = esone ? 32'd1 : e_ir[14:12] == 3'd3 ? {27'd0, e_ir[19:15]} : e_xa;
-    wire [4:0]  s_q = s_off[LNB +: 5];
+    wire [31:0] s_offq = s_off >> (LNB + 32'(e_esh));
+    wire [4:0]  s_q = s_offq[4:0];
     wire [LNB-1:0] s_rr = s_off[LNB-1:0];
+    wire [LNB+1:0] s_rrE = (LNB + 2)'(s_off & (e_epr - 32'd1));   // (SEW 8 / 16)
     wire [4:0]  s_lo = esup ? e_vs2 + bt[4:0] - s_q - 5'd1 : e_vs2 + bt[4:0] + s_q;
     wire        s_none = esup && !esone && {{(32 - VW){1'b0}}, e_vl} <= s_off;  // vslideup: nothing written
     // gathers and vcompress: element bc each cycle (of vd, of vs2); a gather's index comes
     // from vs1[bc] (.vv; read on port b), x[rs1] or the unsigned immediate, and selects the
     // register of vs2's group read on port a (0 past VLMAX); vcompress reads vs1's bit bc
     // and packs vs2[bc] at position c_pos (carried in ccnt) of vd
-    wire [VW-1:0] bce = bc >> LNB;
+    wire [VW-1:0] bce = bc >> (LNB + 32'(e_esh));
     // widening and vzext/vsext: beat bt's NB elements are part bt mod 2 (mod 4) of register
     // bt / 2 (bt / 4) of a narrow source group; narrowing: of the destination group
     wire [VW-1:0] bnar = eext4 ? bt >> 2 : (eext || (ewop && !ewsrc)) ? bt >> 1 : bt;
     wire [VLEN-1:0] op_a, op_b;
-    wire [31:0] g_idx = eei16 ? {16'd0, op_b[16 * bc[LNB:0] +: 16]} : e_ir[14:12] == 3'd0 ? op_b[32 * bc[LNB-1:0] +: 32] :
+    wire [31:0] g_idx = eei16 ? {16'd0, op_b[16 * bc[LNB:0] +: 16]} : e_ir[14:12] == 3'd0 ? elem_at(op_b, bc[LNB+1:0], e_sub, e_sew) :
                         e_ir[14:12] == 3'd3 ? {27'd0, e_ir[19:15]} : e_xa;
-    wire        g_in = g_idx < 32'(e_n) * NB;
-    wire [31:0] gval = g_in ? op_a[32 * g_idx[LNB-1:0] +: 32] : 32'd0;
+    wire        g_in = g_idx < e_vlmax;
+    wire [31:0] g_rg = g_idx >> (LNB + 32'(e_esh));                     // ... its register in vs2's group
+    wire [31:0] gval = g_in ? elem_at(op_a, g_idx[LNB+1:0], e_sub, e_sew) : 32'd0;
     reg  [VW-1:0] ccnt;
     wire [VW-1:0] c_pos = bc == {VW{1'b0}} ? {VW{1'b0}} : ccnt;
     wire        c_sel = ecomp && bc < e_vl && op_b[bc[$clog2(VLEN)-1:0]];
-    wire [VW-1:0] c_reg = c_pos >> LNB;
-    wire [4:0]  r_a = esl ? s_lo : eiota ? e_vs2 : egat ? e_vs2 + g_idx[LNB +: 5] : ecomp ? e_vs2 + bce[4:0] :
+    wire [VW-1:0] c_reg = c_pos >> (LNB + 32'(e_esh));
+    wire [VW-1:0] c_slot = c_pos & VW'(e_epr - 32'd1);
+    wire [4:0]  r_a = esl ? s_lo : eiota ? e_vs2 : egat ? e_vs2 + g_rg[4:0] : ecomp ? e_vs2 + bce[4:0] :
                       e_vs2 + bnar[4:0];
     wire [VW-1:0] bce16 = bc >> (LNB + 1);           // vrgatherei16: 2 NB indices a register
     wire [4:0]  r_b = esl ? s_lo + 5'd1 : eei16 ? e_vs1 + bce16[4:0] : egat ? e_vs1 + bce[4:0] : ecomp ? e_vs1 :
@@ -358,9 +393,13 @@ module coral_vec #(
                 mbE[k4] = v0[ee[$clog2(VLEN)-1:0]];
                 selE[k4] = ee < e_vl ? ((e_vm || emerge || mbE[k4]) ? S_NEW : (e_vma ? S_ONES : S_OLD)) :
                                        (e_vta ? S_ONES : S_OLD);
-                actE[k4] = ee < e_vl && (e_vm || mbE[k4]);
+                actE[k4] = ewred ? k4 < 2 * NB && wact[k4 % (2 * NB)] : ee < e_vl && (e_vm || mbE[k4]);
                 if (efroms || ered) selE[k4] = k4 == 0 ? S_NEW : e_vta ? S_ONES : S_OLD;  // vmv.s.x, vred*: element 0
-                if (estr)                        // strided: element bc, slot bc mod (elements a register)
+                if (esup && !esone && {{(32 - VW){1'b0}}, ee} < s_off && ee < e_vl) selE[k4] = S_OLD;  // below the offset
+                if (ecomp)                       // vcompress: element c_pos, on the last cycle the tail from it
+                    selE[k4] = (c_sel && VW'(k4) == c_slot) ? S_NEW :
+                               (s1_last && e_vta && (VW'(k4) > c_slot || (!c_sel && VW'(k4) == c_slot))) ? S_ONES : S_OLD;
+                if (estr || egat)                // strided, gathers: element bc, slot bc mod (elements a register)
                     selE[k4] = VW'(k4) != bslot ? ((bc == e_vl - VW'(1) && VW'(k4) > bslot && e_vta) ? S_ONES : S_OLD) :
                                (e_vm || v0[bc[$clog2(VLEN)-1:0]]) ? S_NEW : (e_vma ? S_ONES : S_OLD);
             end
@@ -376,7 +415,7 @@ module coral_vec #(
     always @(*) begin
         for (j = 0; j < NB; j = j + 1) begin
             e = e0 + VW'(j);
-            ract[j] = e < e_vl && (e_vm || v0[e[$clog2(VLEN)-1:0]]);
+            ract[j] = ewred ? wact[j] : e < e_vl && (e_vm || v0[e[$clog2(VLEN)-1:0]]);
             if (efroms || ered) sel[j] = j == 0 ? S_NEW : (e_vta ? S_ONES : S_OLD);
             else if (ecomp) sel[j] = (c_sel && j[LNB-1:0] == c_pos[LNB-1:0]) ? S_NEW :
                                      (s1_last && e_vta && (j[LNB-1:0] > c_pos[LNB-1:0] ||
@@ -391,13 +430,72 @@ module coral_vec #(
             sj = esup ? {1'b0, LNB'(j)} - {1'b0, s_rr} + (LNB + 1)'(NB) : {1'b0, LNB'(j)} + {1'b0, s_rr};
             es = {{(32 - VW){1'b0}}, e} + s_off;        // slide down: the source element
             slid[32*j +: 32] = sj[LNB] ? op_b[32 * sj[LNB-1:0] +: 32] : op_a[32 * sj[LNB-1:0] +: 32];
-            if (!esup && (es < {{(32 - VW){1'b0}}, e} || es >= 32'(e_n) * NB)) slid[32*j +: 32] = 32'd0;
+            if (!esup && (es < {{(32 - VW){1'b0}}, e} || es >= e_vlmax)) slid[32*j +: 32] = 32'd0;
             if (esone && (esup ? e == 0 : e == e_vl - VW'(1))) slid[32*j +: 32] = efp ? e_fa : e_xa;
         end
         marks = 32'd0;
         if (s1_last && e_vta && e_vl != 0 && !s_none && ((elanes && !emk && !emlog && !emsf) || el))
             for (j = 0; j < 32; j = j + 1)
                 if (j > 32'(e_vd) + 32'(last_reg) && j < 32'(e_vd) + 32'(e_nd)) marks[j] = 1'b1;
+    end
+
+    // vwredsum(u): beat bt's source elements summed in pairs, each extended to 2 SEW (signed:
+    // vwredsum), an inactive one as 0; a pair with an active element is active
+    reg  [VLEN-1:0] wpair;
+    reg  [2*NB-1:0] wact;
+    reg  [VW-1:0]   wel;
+    reg             wal, wah;
+    reg  [31:0]     wxl, wxh;
+    integer wj;
+    always @(*) begin
+        wpair = {VLEN{1'b0}};
+        wact = {(2 * NB){1'b0}};
+        wel = {VW{1'b0}};
+        {wal, wah, wxl, wxh} = 66'd0;
+        if (ewred)                       // (so that the simulator skips the loop on other instructions)
+            for (wj = 0; wj < 2 * NB; wj = wj + 1)
+                if (wj < (NB << e_esh)) begin
+                    wel = (bt << (LNB + 32'(e_bsh))) + VW'(2 * wj);
+                    wal = wel < e_vl && (e_vm || v0[wel[$clog2(VLEN)-1:0]]);
+                    wah = wel + VW'(1) < e_vl && (e_vm || v0[wel[$clog2(VLEN)-1:0] + 1]);
+                    if (e_sew == 2'd0) begin
+                        wxl = {{24{e_ir[26] && op_a[16*wj + 7]}}, op_a[16*wj +: 8]};
+                        wxh = {{24{e_ir[26] && op_a[16*wj + 15]}}, op_a[16*wj + 8 +: 8]};
+                        wpair[16*wj +: 16] = (wal ? wxl[15:0] : 16'd0) + (wah ? wxh[15:0] : 16'd0);
+                    end else begin
+                        wxl = {{16{e_ir[26] && op_a[32*(wj % NB) + 15]}}, op_a[32*(wj % NB) +: 16]};
+                        wxh = {{16{e_ir[26] && op_a[32*(wj % NB) + 31]}}, op_a[32*(wj % NB) + 16 +: 16]};
+                        wpair[32*(wj % NB) +: 32] = (wal ? wxl : 32'd0) + (wah ? wxh : 32'd0);
+                    end
+                    wact[wj] = wal || wah;
+                end
+    end
+    // a slide's beat at SEW 8 / 16: element k of the beat from element (k +- off) mod EPR of lo or lo + 1
+    reg  [VLEN-1:0] slidE;
+    reg  [LNB+2:0]  sjE, sjW;
+    reg  [31:0]     esE, svE;
+    reg  [VW-1:0]   eeS;
+    integer kS;
+    always @(*) begin
+        slidE = {VLEN{1'b0}};
+        sjE = {(LNB + 3){1'b0}};
+        sjW = {(LNB + 3){1'b0}};
+        esE = 32'd0;
+        svE = 32'd0;
+        eeS = {VW{1'b0}};
+        if (esl && e_sub)                // (so that the simulator skips the loop on other instructions)
+            for (kS = 0; kS < 4 * NB; kS = kS + 1)
+                if (32'(kS) < e_epr) begin
+                    eeS = e0 + VW'(kS);
+                    sjE = esup ? (LNB + 3)'(kS) - (LNB + 3)'(s_rrE) + (LNB + 3)'(e_epr) : (LNB + 3)'(kS) + (LNB + 3)'(s_rrE);
+                    sjW = sjE - (LNB + 3)'(e_epr);
+                    svE = 32'(sjE) >= e_epr ? elem_at(op_b, sjW[LNB+1:0], 1'b1, e_sew) : elem_at(op_a, sjE[LNB+1:0], 1'b1, e_sew);
+                    esE = {{(32 - VW){1'b0}}, eeS} + s_off;
+                    if (!esup && (esE < {{(32 - VW){1'b0}}, eeS} || esE >= e_vlmax)) svE = 32'd0;
+                    if (esone && (esup ? eeS == 0 : eeS == e_vl - VW'(1))) svE = e_xa;
+                    if (e_sew == 2'd1) slidE[16*(kS % (2 * NB)) +: 16] = svE[15:0];
+                    else slidE[8*kS +: 8] = svE[7:0];
+                end
     end
 
     // vid.v and viota.m: the beat's element values, made here (the lanes pass them on as
@@ -439,19 +537,41 @@ module coral_vec #(
                 end
     end
 
-    // memory addressing: unit-stride beats cover NB consecutive words (one per bank),
-    // strided elements one word
+    // a unit-stride store's beat: its bytes' enables (element active and below vl), then the
+    // data and enables moved up by the address's byte offset: word j of the NB + 1 the beat spans
+    wire [1:0]  u_off = e_xa[1:0];
+    reg  [4*NB-1:0] u_be;
+    reg  [VW-1:0]   u_el;
+    reg  [32*NB+31:0] u_data;
+    reg  [4*NB+3:0]   u_bes;
+    integer ub;
+    always @(*) begin
+        u_be = {(4 * NB){1'b0}};
+        u_el = {VW{1'b0}};
+        u_data = {(32 * NB + 32){1'b0}};
+        u_bes = {(4 * NB + 4){1'b0}};
+        if (s1_v && est && !estr) begin  // (so that the simulator skips this on other instructions)
+            for (ub = 0; ub < 4 * NB; ub = ub + 1) begin
+                u_el = e0 + VW'(!e_sub ? ub >> 2 : e_sew == 2'd1 ? ub >> 1 : ub);
+                u_be[ub] = u_el < e_vl && (e_vm || v0[u_el[$clog2(VLEN)-1:0]]);
+            end
+            u_data = {32'd0, op_c} << (8 * u_off);
+            u_bes = {4'd0, u_be} << u_off;
+        end
+    end
+
+    // memory addressing: unit-stride beats cover NB consecutive words (one per bank; a store
+    // from an address that is no multiple of 4: NB + 1, the last through port A), strided
+    // elements one word
     wire [31:0] w_unit = ((e_xa - DTCM_BASE) >> 2) + (32'(bc) << LNB);
     wire [31:0] w_str = (saddr - DTCM_BASE) >> 2;
     reg  [31:0] wk;
-    reg  [VW-1:0] ek;
-    integer k, kb;
+    integer k;
     always @(*) begin
         m_en = {NB{1'b0}};
         m_we = {4*NB{1'b0}};
         m_addr = {RA*NB{1'b0}};
         m_wdata = {32*NB{1'b0}};
-        ek = {VW{1'b0}};
         for (k = 0; k < NB; k = k + 1) begin
             if (estr) begin
                 wk = w_str;
@@ -472,17 +592,21 @@ module coral_vec #(
                 m_addr[RA*k +: RA] = wk[LNB +: RA];
                 if (s1_v && (el || est) && e_vl != 0) begin
                     m_en[k] = 1'b1;
-                    ek = e0 + VW'((32'(k) - w_unit) & (NB - 1));
-                    m_we[4*k +: 4] = (est && ek < e_vl && (e_vm || v0[ek[$clog2(VLEN)-1:0]])) ? 4'hF : 4'h0;
-                    m_wdata[32*k +: 32] = op_c[32 * ((32'(k) - w_unit) & (NB - 1)) +: 32];
-                    if (e_sub)                   // 8 / 16 bits: a write enable per byte, as its element
-                        for (kb = 0; kb < 4; kb = kb + 1) begin
-                            ek = e0 + VW'(e_sew == 2'd1 ? (4 * ((32'(k) - w_unit) & (NB - 1)) + kb) >> 1 :
-                                                           4 * ((32'(k) - w_unit) & (NB - 1)) + kb);
-                            m_we[4*k + kb] = est && ek < e_vl && (e_vm || v0[ek[$clog2(VLEN)-1:0]]);
-                        end
+                    m_we[4*k +: 4] = est ? u_bes[4 * ((32'(k) - w_unit) & (NB - 1)) +: 4] : 4'h0;
+                    m_wdata[32*k +: 32] = u_data[32 * ((32'(k) - w_unit) & (NB - 1)) +: 32];
                 end
             end
+        end
+    end
+
+    always @(*) begin
+        x_we = 4'h0;
+        x_word = {DA{1'b0}};
+        x_wdata = 32'd0;
+        if (s1_v && est && !estr && u_off != 2'd0) begin
+            x_we = e_vl != 0 ? u_bes[4*NB +: 4] : 4'h0;
+            x_word = DA'(w_unit + 32'(NB));
+            x_wdata = u_data[32*NB +: 32];
         end
     end
 
@@ -507,7 +631,7 @@ module coral_vec #(
             widen16[16*t +: 16] = {{8{sgn && b8[7]}}, b8};
         end
     endfunction
-    wire [VLEN-1:0] op_ax = (eext || (ewop && !ewsrc)) ? (e_w8 ? widen16(op_a, bt[0], esa) : widen(op_a, bt[1:0], eext4, esa)) :
+    wire [VLEN-1:0] op_ax = ewred ? wpair : (eext || (ewop && !ewsrc)) ? (e_w8 ? widen16(op_a, bt[0], esa) : widen(op_a, bt[1:0], eext4, esa)) :
                             op_a;
     wire [VLEN-1:0] op_bn = (ewop || enar) ? (e_w8 ? widen16(op_b, bt[0], esb && !enar) :
                                                      widen(op_b, {1'b0, bt[0]}, 1'b0, esb && !enar)) : op_b;
@@ -520,12 +644,12 @@ module coral_vec #(
     // second operand of the lanes
     reg [VLEN-1:0] op_bx;
     always @(*)
-        if (esl) op_bx = slid;
+        if (esl) op_bx = e_sub ? slidE : slid;
         else if (eext) op_bx = op_ax;                     // vzext/vsext: a move of the extended vs2
         else if (ewmv) op_bx = op_a;                      // vmv<n>r.v: a move of vs2's register
         else if (evid || eiota) op_bx = gen;
-        else if (egat) op_bx = {NB{gval}};
-        else if (ecomp) op_bx = {NB{op_a[32 * bc[LNB-1:0] +: 32]}};
+        else if (egat) op_bx = {NB{rep_sew(gval, e_sub, e_sew == 2'd1)}};
+        else if (ecomp) op_bx = {NB{rep_sew(elem_at(op_a, bc[LNB+1:0], e_sub, e_sew), e_sub, e_sew == 2'd1)}};
         else if (emsf) op_bx = e_vm ? ONES : v0;          // vms*f: the active elements
         else case (ebsel)
             2'd0: op_bx = op_bn;
@@ -721,10 +845,28 @@ module coral_vec #(
                                              .a(eswap ? db : da), .b(eswap ? da : db), .rm(e_frm),
                                              .busy(dbusy), .done(ddone), .y(dy), .flags(df));
             wire _unused_div = ^{dbusy, ddone};
-            // vdiv, vdivu, vrem, vremu: started like the fp divider, 32 bits by the beat's last cycle
+            // vdiv, vdivu, vrem, vremu: started like the fp divider, 32 bits by the beat's last cycle;
+            // at SEW 16 / 8 the lane's element 0 (extended to 32 bits) goes through the same
+            // divider, its element 1 (SEW 8: 2) through a 16-bit one, at SEW 8 elements 1 and 3
+            // through 8-bit ones, all done in the beat's DIVC cycles
+            wire        i_go = s1_v && dstart && elop == LO_IDIV, i_s = e_ir[26];
+            wire        i8 = e_sub && e_sew == 2'd0;
+            wire [31:0] da0 = !e_sub ? da : i8 ? {{24{i_s && da[7]}}, da[7:0]} : {{16{i_s && da[15]}}, da[15:0]};
+            wire [31:0] db0 = !e_sub ? db : i8 ? {{24{i_s && db[7]}}, db[7:0]} : {{16{i_s && db[15]}}, db[15:0]};
+            wire [15:0] da1 = i8 ? {{8{i_s && da[23]}}, da[23:16]} : da[31:16];
+            wire [15:0] db1 = i8 ? {{8{i_s && db[23]}}, db[23:16]} : db[31:16];
             wire [31:0] iq, irm;
-            coral_idiv #(.STEPS(32 / DIVC)) u_idiv (.clk(gclk), .start(s1_v && dstart && elop == LO_IDIV),
-                                                    .sgn(e_ir[26]), .a(da), .b(db), .q(iq), .r(irm));
+            wire [15:0] iq1, irm1;
+            wire [7:0]  iq2, irm2, iq3, irm3;
+            coral_idiv #(.STEPS(32 / DIVC)) u_idiv (.clk(gclk), .start(i_go), .sgn(i_s), .a(da0), .b(db0), .q(iq), .r(irm));
+            coral_idiv #(.W(16), .STEPS(16 / DIVC)) u_idiv1 (.clk(gclk), .start(i_go && e_sub), .sgn(i_s), .a(da1), .b(db1),
+                                                            .q(iq1), .r(irm1));
+            coral_idiv #(.W(8), .STEPS(8 / DIVC)) u_idiv2 (.clk(gclk), .start(i_go && i8), .sgn(i_s), .a(da[15:8]),
+                                                          .b(db[15:8]), .q(iq2), .r(irm2));
+            coral_idiv #(.W(8), .STEPS(8 / DIVC)) u_idiv3 (.clk(gclk), .start(i_go && i8), .sgn(i_s), .a(da[31:24]),
+                                                          .b(db[31:24]), .q(iq3), .r(irm3));
+            wire [31:0] subq = s2_s16 ? (s2_cc[1] ? {irm1, irm[15:0]} : {iq1, iq[15:0]}) :
+                               s2_cc[1] ? {irm3, irm1[7:0], irm2, irm[7:0]} : {iq3, iq1[7:0], iq2, iq[7:0]};
             // integer
             wire [31:0] iy = s2_lop == LO_IADD ? a + b : s2_lop == LO_ISUB ? (s2_swap ? b - a : a - b) :
                              s2_lop == LO_IAND ? a & b : s2_lop == LO_IOR ? a | b : s2_lop == LO_IXOR ? a ^ b :
@@ -762,7 +904,7 @@ module coral_vec #(
             wire [3:0]  lmb = s2_s16 ? {2'b00, s2_mbE[2*g +: 2]} : s2_mbE[4*g +: 4];
             wire [35:0] sy = s2_sub ? subalu(a, b, c, s2_lop, s2_cc, s2_isgn, s2_swap, lmb, s2_s16) : 36'd0;
             assign cb4[g] = sy[35:32];
-            assign lane_y[g] = s2_sub ? sy[31:0] : (is_add || is_fma || s2_lop == LO_MUL) ? fy :
+            assign lane_y[g] = s2_sub ? (s2_lop == LO_IDIV ? subq : sy[31:0]) : (is_add || is_fma || s2_lop == LO_MUL) ? fy :
                                (s2_lop == LO_MIN || s2_lop == LO_MAX) ? my :
                                (s2_lop == LO_DIV || s2_lop == LO_SQRT) ? dy : s2_lop == LO_CVT ? cy :
                                is_int ? iy : (s2_lop == LO_IMUL || mac) ? muly :
@@ -890,7 +1032,7 @@ module coral_vec #(
     wire push = d_valid && !(free && qn == 0);        // into the queue (else straight to S1)
     wire pop = free && qn != 0;
     wire [QW-1:0] nx = pop ? q[qh] : d_entry;
-    wire _unused = ^{dsa, dsb, bnar, eanysew, emeew, ewhole, dwmv, emskm, dsl, dsone, dmerge, dvid, dmq, dmsf, emq, dgat, dcomp, dei16, bce16, esl, dl, dst, dstr, dlanes, dtos, dfroms, dred, dord, ddiv, dmk, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
+    wire _unused = ^{s_offq, g_rg, svE, sjW, dsa, dsb, bnar, eanysew, emeew, ewhole, dwmv, emskm, dsl, dsone, dmerge, dvid, dmq, dmsf, emq, dgat, dcomp, dei16, bce16, esl, dl, dst, dstr, dlanes, dtos, dfroms, dred, dord, ddiv, dmk, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
                       evs1, evs2, bc_reg, wk, dbg_addr};
 
     // an idle unit's registers do not toggle (and Verilator does not evaluate them)

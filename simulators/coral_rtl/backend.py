@@ -55,10 +55,11 @@ _WIDEN = tuple(f"{n}.{f}" for n in ("vwaddu", "vwadd", "vwsubu", "vwsub") for f 
     ("vwmaccus.vx",)
 _NARROW = tuple(f"{n}.{f}" for n in ("vnsrl", "vnsra") for f in ("wv", "wx", "wi"))
 _EXTEND = ("vzext.vf2", "vsext.vf2", "vzext.vf4", "vsext.vf4")
+_WRED = ("vwredsumu.vs", "vwredsum.vs")                 # SEW 8 and 16 only
 _MEM_8_16 = tuple(f"{k}{w}.v" for k in ("vle", "vse", "vlse", "vsse") for w in (8, 16))
 _WHOLE = tuple(f"vl{n}re{w}.v" for n in (1, 2, 4, 8) for w in (8, 16, 32)) + tuple(f"vs{n}r.v" for n in (1, 2, 4, 8)) + \
     tuple(f"vmv{n}r.v" for n in (1, 2, 4, 8))
-VECTOR = frozenset({*_WIDEN, *_NARROW, *_EXTEND, *_MEM_8_16, *_WHOLE, "vfclass.v", "vlm.v", "vsm.v","vsetvli", "vsetivli", "vsetvl", "vle32.v", "vse32.v", "vlse32.v", "vsse32.v",
+VECTOR = frozenset({*_WIDEN, *_NARROW, *_WRED, *_EXTEND, *_MEM_8_16, *_WHOLE, "vfclass.v", "vlm.v", "vsm.v","vsetvli", "vsetivli", "vsetvl", "vle32.v", "vse32.v", "vlse32.v", "vsse32.v",
                     "vfrsub.vf", "vmv.v.v", "vmv.v.x", "vmv.v.i", "vfmv.v.f", "vfmv.f.s", "vfmv.s.f",
                     "vmv.x.s", "vmv.s.x", "vfredusum.vs", "vfredosum.vs", "vfredmax.vs", "vfredmin.vs",
                     "vredsum.vs", "vredand.vs", "vredor.vs", "vredxor.vs", "vredminu.vs", "vredmin.vs",
@@ -254,9 +255,10 @@ def _error(code: int, pc: int, addr: int, job: Job, state: CoralState, max_cycle
             f"the coral RTL's vector unit does not yet run instruction {pc} (line {ins.line if ins else 0}) "
             f"`{(ins.text or ins.mnemonic) if ins else ''}` at the SEW it ran with, or (an 8- or 16-bit unit-stride "
             "or a whole-register access) from an address that is no multiple of 4; at SEW 8 and 16 it runs the "
-            "integer element-wise operations and multiplies but not divides, compares, reductions, merges, moves, vid, viota, "
-            "the mask instructions and loads/stores of EEW = SEW, widening and narrowing at 8 and 16, the rest at "
-            "32; run this program on the functional model")
+            "integer element-wise operations, multiplies, divides, compares, reductions, merges, moves, slides, "
+            "vrgather, vcompress, vid, viota, the mask instructions, widening and narrowing, but not vrgatherei16 or "
+            "the fp instructions (SEW 32 only); loads and stores of any EEW at any SEW; "
+            "run this program on the functional model")
     if code == E_VPEND:
         raise ConfigError(
             f"the coral RTL checks a masked vector access's elements one by one (some of its addresses are "

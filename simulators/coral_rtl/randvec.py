@@ -3,7 +3,8 @@ against the model: every vector instruction the RTL implements (backend.VECTOR) 
 SEW = 32 with LMUL 1, 2, 4 and 8, tail and mask policies undisturbed and agnostic,
 vl from 0 to VLMAX, masked (v0.t) arithmetic, reductions, divides, square roots,
 conversions, compares, integer operations, multiplies, multiply-adds and divides (by 0 and -1 too), slides by small and huge
-offsets, mask logic, merges, vid/viota, vcpop/vfirst, vmsbf/vmsif/vmsof, register gathers and vcompress, unit-stride and strided (negative, zero) accesses, masked or not,
+offsets, mask logic, merges, vid/viota, vcpop/vfirst, vmsbf/vmsif/vmsof, register gathers and vcompress, unit-stride and strided (negative, zero) accesses of 32-bit
+elements and (EEW != SEW) 8- and 16-bit ones, masked or not,
 the widening and narrowing integer instructions (a switch to SEW = 16 at LMUL 1/2 to 4 and
 back, sources overlapping the destination where the rules allow it) and vzext/vsext,
 anywhere in a data buffer, every rounding mode through frm, and scalar
@@ -68,18 +69,7 @@ def _vector(rng: random.Random, lmul: int, vlmax: int, pol: str) -> list[str]:
         second = {"vv": b, "vf": f, "vx": rng.choice(XREGS), "vi": str(rng.randint(-16, 15))}[form]
         return [f"{op} {vd}, {a}, {second}{vm}"]
     if rng.random() < 0.08:                       # slides (up: vd is not vs2's group)
-        op = rng.choice(SLIDES)
-        if "up" in op:
-            vd = rng.choice([f"v{r}" for r in range(0, 32, lmul) if f"v{r}" != a and not (mask and r == 0)])
-        off = rng.choice([0, 1, 2, 3, 5, vlmax - 1, vlmax, rng.randrange(2 * vlmax + 2), (1 << 32) - 1])
-        form = op.rsplit(".", 1)[1]
-        if op.startswith("vfslide1"):
-            return [f"{op} {vd}, {a}, {f}{vm}"]
-        if op.startswith("vslide1"):
-            return [f"{op} {vd}, {a}, {rng.choice(XREGS)}{vm}"]
-        if form == "vi":
-            return [f"{op} {vd}, {a}, {rng.randrange(32)}{vm}"]
-        return [f"li t3, {off}", f"{op} {vd}, {a}, t3{vm}"]
+        return _slide(rng, lmul, vlmax, vd, a, mask, vm)
     if rng.random() < 0.1:                        # widening, narrowing, extension
         return _widening(rng, lmul, pol) if rng.random() < 0.75 else [_extend(rng, lmul, vm, mask)]
     if rng.random() < 0.06:                       # register gathers (vd apart from the sources)
@@ -98,15 +88,17 @@ def _vector(rng: random.Random, lmul: int, vlmax: int, pol: str) -> list[str]:
         if op.split(".")[0] in MADD:              # vd, vs1 / rs1, vs2 (vd an operand too)
             return [f"{op} {vd}, {second}, {a}{vm}"]
         return [f"{op} {vd}, {a}, {second}{vm}"]
+    eew = 32 if rng.random() < 0.75 else rng.choice([8, 16])     # EMUL = EEW / 32 * LMUL
+    reg = _group(rng, max(1, lmul * eew // 32), not_v0=mask)
     if c < 0.15:
         off = 4 * rng.randrange((BUFFER - 4 * vlmax) // 4)
-        op = rng.choice(["vle32.v", "vse32.v"])
-        return [f"addi t2, s0, {off}", f"{op} {_group(rng, lmul, not_v0=mask)}, (t2){vm}"]
+        op = rng.choice(["vle", "vse"])
+        return [f"addi t2, s0, {off}", f"{op}{eew}.v {reg}, (t2){vm}"]
     if c < 0.25:
-        stride = rng.choice([-12, -8, -4, 0, 4, 8, 12, 16])
-        op = rng.choice(["vlse32.v", "vsse32.v"])
+        stride = rng.choice([-12, -8, -4, 0, 4, 8, 12, 16]) * eew // 32
+        op = rng.choice(["vlse", "vsse"])
         mid = BUFFER // 2
-        return [f"addi t2, s0, {mid}", f"li t3, {stride}", f"{op} {_group(rng, lmul, not_v0=mask)}, (t2), t3{vm}"]
+        return [f"addi t2, s0, {mid}", f"li t3, {stride}", f"{op}{eew}.v {reg}, (t2), t3{vm}"]
     if c < 0.5:
         op = rng.choice(BINARY + ["vfrsub"])
         form = "vf" if op == "vfrsub" or rng.random() < 0.5 else "vv"
@@ -184,9 +176,9 @@ def _extend(rng, lmul: int, vm: str, mask: bool, vf2: bool = False) -> str:
     return f"{op} v{vd}, {_overlapping(rng, vd, lmul, ns, lmul >= factor, ns)}{vm}"
 
 
-def _gather(rng, lmul, vlmax, a, b, mask, vm) -> list[str]:
+def _gather(rng, lmul, vlmax, a, b, mask, vm, ei16: bool = True) -> list[str]:
     vd = rng.choice([f"v{r}" for r in range(0, 32, lmul) if f"v{r}" not in (a, b) and not (mask and r == 0)])
-    form = rng.choice(["vv", "vv", "vx", "vi", "ei16", "compress"])
+    form = rng.choice(["vv", "vv", "vx", "vi", "ei16", "compress"] if ei16 else ["vv", "vv", "vx", "vi", "compress"])
     # indices below 2 VLMAX (in range and past it), different in every element (and each
     # 16-bit half for vrgatherei16, whose vs1 group is LMUL / 2 registers): i * k masked
     mixed = [f"vid.v {b}", f"li t3, {rng.getrandbits(32) | 1}", f"vmul.vx {b}, {b}, t3"]
@@ -203,6 +195,22 @@ def _gather(rng, lmul, vlmax, a, b, mask, vm) -> list[str]:
     lo = int(vd[1:])
     src = rng.choice([r for r in range(32) if not lo <= r < lo + lmul])
     return [f"vcompress.vm {vd}, {a}, v{src}"]
+
+
+def _slide(rng, lmul, vlmax, vd, a, mask, vm, fp: bool = True) -> list[str]:
+    """A slide (up: vd is not vs2's group) by small and huge offsets."""
+    op = rng.choice(SLIDES if fp else [s for s in SLIDES if not s.startswith("vf")])
+    if "up" in op:
+        vd = rng.choice([f"v{r}" for r in range(0, 32, lmul) if f"v{r}" != a and not (mask and r == 0)])
+    off = rng.choice([0, 1, 2, 3, 5, vlmax - 1, vlmax, rng.randrange(2 * vlmax + 2), (1 << 32) - 1])
+    form = op.rsplit(".", 1)[1]
+    if op.startswith("vfslide1"):
+        return [f"{op} {vd}, {a}, {rng.choice(FREGS)}{vm}"]
+    if op.startswith("vslide1"):
+        return [f"{op} {vd}, {a}, {rng.choice(XREGS)}{vm}"]
+    if form == "vi":
+        return [f"{op} {vd}, {a}, {rng.randrange(32)}{vm}"]
+    return [f"li t3, {off}", f"{op} {vd}, {a}, t3{vm}"]
 
 
 def _mask_op(rng, lmul, vd, a, b, f, mask, vm) -> str:
@@ -288,9 +296,9 @@ SUBWORD = sorted(m for m in VECTOR if m.split(".")[0] in _INT + _CMP + _MUL[:8] 
 
 def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
     """The integer instructions at SEW 8 and 16 (LMUL 1/4 to 8): element-wise operations and
-    multiplies, compares (into v0 too, as the next masks), merges, moves (element 0 too), reductions, the
-    mask instructions, 8- and 16-bit loads and stores (unit-stride and strided) and whole-register
-    ones, with the
+    multiplies, divides, slides, register gathers and vcompress, compares (into v0 too, as the next masks), merges, moves (element 0 too), reductions, the
+    mask instructions, 8-, 16- and 32-bit loads and stores (unit-stride and strided, EEW = SEW or
+    not) and whole-register ones, with the
     widening and narrowing ones between and stores of the results at SEW = 32."""
     rng = random.Random(seed)
     out = [".text", "la s0, buf"] + [f"li {r}, {rng.getrandbits(32) - (1 << 31)}" for r in XREGS]
@@ -313,7 +321,20 @@ def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
         vm = ", v0.t" if mask else ""
         vd = _group(rng, lmul, not_v0=mask)
         a, b = _group(rng, lmul), _group(rng, lmul)
-        if c < 0.6:
+        if c < 0.27:                              # slides, register gathers, vcompress
+            if rng.random() < 0.5:
+                out += _slide(rng, lmul, vlmax, vd, a, mask, vm, fp=False)
+            else:
+                # (vrgatherei16 at SEW 16: its indices' group is vd's size; at SEW 8 see the tests)
+                out += _gather(rng, lmul, vlmax, a, b, mask, vm, ei16=sew == 16)
+        elif c < 0.33:                            # divides (by 0, -1 and the most negative element too)
+            op = rng.choice(DIV_OPS)
+            if op.endswith(".vx") and rng.random() < 0.5:
+                x = rng.choice(XREGS)
+                out.append(f"li {x}, {rng.choice([0, -1, 1, -(1 << (sew - 1)), (1 << sew) - 1])}\n{op} {vd}, {a}, {x}{vm}")
+            else:
+                out.append(f"{op} {vd}, {a}, {b if op.endswith('.vv') else rng.choice(XREGS)}{vm}")
+        elif c < 0.6:
             op = rng.choice(SUBWORD)
             form = op.rsplit(".", 1)[1]
             shift = op.split(".")[0] in ("vsll", "vsrl", "vsra")
@@ -335,8 +356,9 @@ def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
                                    f"vmv.s.x {rng.choice(['v0', vd])}, {rng.choice(XREGS)}",
                                    f"vmv.x.s {rng.choice(XREGS)}, v{rng.randrange(32)}", f"vid.v {vd}{vm}",
                                    f"viota.m {vd}, v{rng.choice([r for r in range(32) if not int(vd[1:]) <= r < int(vd[1:]) + lmul])}{vm}"]))
-        elif c < 0.74:                            # integer reductions
-            op = rng.choice([r for r in REDUCTIONS if not r.startswith("vf")])
+        elif c < 0.74:                            # integer reductions, the widening sums too
+            op = rng.choice([r for r in REDUCTIONS if not r.startswith("vf")] if rng.random() < 0.5 else
+                            ["vwredsumu.vs", "vwredsum.vs"])
             out.append(f"{op} v{rng.randrange(32)}, {a}, v{rng.randrange(32)}{vm}")
         elif c < 0.78:
             src = rng.randrange(32)
@@ -354,18 +376,25 @@ def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
             if op.startswith("vmv"):
                 out.append(f"{op} v{rng.choice(range(0, 32, n))}, v{rng.choice(range(0, 32, n))}")
             else:
-                out.append(f"addi t2, s0, {4 * rng.randrange((BUFFER - n * vlen // 8) // 4)}\n"
+                # (stores from any byte)
+                skew = rng.randrange(4) if op.startswith("vs") and rng.random() < 0.5 else 0
+                out.append(f"addi t2, s0, {4 * rng.randrange((BUFFER - n * vlen // 8) // 4 - 1) + skew}\n"
                            f"{op} v{rng.choice(range(0, 32, n))}, (t2)")
-        elif c < 0.95:                            # 8- and 16-bit loads and stores (unit-stride: word-aligned)
-            eb = sew // 8
-            reg = _group(rng, lmul, not_v0=mask)
-            if rng.random() < 0.5:
+        elif c < 0.95:                            # 8-, 16- and 32-bit loads and stores at EEW = SEW or not
+            # (EMUL = EEW / SEW * LMUL up to 8; unit-stride 8/16-bit ones word-aligned)
+            emuls = {eew: eew / sew * (lmul if lm[1] != "f" else 1 / int(lm[2:])) for eew in (8, 16, 32)}
+            eew = sew if rng.random() < 0.4 else rng.choice([e for e, m in emuls.items() if m <= 8])
+            eb = eew // 8
+            reg = _group(rng, max(1, int(emuls[eew])), not_v0=mask)
+            if rng.random() < 0.5:                # (8- and 16-bit stores from any byte, halfword)
                 op = rng.choice(["vle", "vse"])
-                out.append(f"addi t2, s0, {4 * rng.randrange((BUFFER - vlmax * eb) // 4)}\n{op}{sew}.v {reg}, (t2){vm}")
+                skew = eb * rng.randrange(4 // eb) if op == "vse" and eb < 4 and rng.random() < 0.6 else 0
+                out.append(f"addi t2, s0, {4 * rng.randrange((BUFFER - vlmax * eb) // 4 - 1) + skew}\n"
+                           f"{op}{eew}.v {reg}, (t2){vm}")
             else:
                 op = rng.choice(["vlse", "vsse"])
                 out.append(f"addi t2, s0, {BUFFER // 2 + eb * rng.randrange(-8, 8)}\nli t3, {eb * rng.randint(-3, 3)}\n"
-                           f"{op}{sew}.v {reg}, (t2), t3{vm}")
+                           f"{op}{eew}.v {reg}, (t2), t3{vm}")
         else:
             out.append(f"vsetvli t1, zero, e32, m{lmul}, {pol}\naddi t2, s0, "
                        f"{4 * rng.randrange((BUFFER - vlen * lmul // 8) // 4)}\nvse32.v v{rng.choice(range(0, 32, lmul))}, (t2)"
@@ -407,6 +436,11 @@ def fault_programs() -> dict[str, str]:
         "vnsra masked onto v0": pre.replace("e32", "e16") + "vnsra.wx v0, v4, a0, v0.t" + data,
         "vzext.vf4 at SEW 16": pre.replace("e32", "e16") + "vzext.vf4 v4, v1" + data,
         "vsext.vf2 over its source's lower part": pre.replace("m2", "m4") + "vsext.vf2 v4, v4" + data,
+        "vle8 at SEW 32 misaligned EMUL group": pre.replace("m2", "m8") + "vle8.v v3, (s0)" + data,
+        "vle32 at SEW 8 EMUL 16": pre.replace("e32, m2", "e8, m4") + "vle32.v v0, (s0)" + data,
+        "vsse32 at SEW 16 misaligned EMUL group": pre.replace("e32", "e16") + "li t3, 4\nvsse32.v v6, (s0), t3" + data,
+        "vrgatherei16 at SEW 8 LMUL 8": pre.replace("e32, m2", "e8, m8") + "vrgatherei16.vv v8, v16, v0" + data,
+        "vrgatherei16 at SEW 8 misaligned indices": pre.replace("e32", "e8") + "vrgatherei16.vv v8, v12, v2" + data,
         "vle16 misaligned": pre.replace("e32", "e16") + "addi s0, s0, 1\nvle16.v v2, (s0)" + data,
         "vlse16 odd stride": pre.replace("e32", "e16") + "li t3, 3\nvlse16.v v2, (s0), t3" + data,
         "vl2re32 misaligned group": pre + "vl2re32.v v3, (s0)" + data,

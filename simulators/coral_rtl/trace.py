@@ -76,9 +76,11 @@ def read_trace(directory: Path, program, x0: list[int], f0: list[int], vlenb: in
                 off, size, v = int(f[0]) & 0xFFFFFFFF, int(f[1]), int(f[2], 16)
                 data = np.frombuffer(v.to_bytes(4, "little")[:size], dtype=np.uint8).copy()
                 step.changes.append(Change("dtcm", off, None, data))
-            elif kind == "W":
+            elif kind == "W":                     # a vector store's word: the bytes it enables
                 data = np.frombuffer(int(f[1], 16).to_bytes(4, "little"), dtype=np.uint8).copy()
-                step.changes.append(Change("dtcm", int(f[0]), None, data))
+                for k in range(4):
+                    if int(f[2], 16) >> k & 1:
+                        step.changes.append(Change("dtcm", int(f[0]) + k, None, data[k:k + 1]))
             elif kind in ("P", "G"):
                 set_csr(step, 0, csr[0] | int(f[0]))
             elif kind == "C":

@@ -64,7 +64,9 @@ def _wred_maker(signed):
                     v = v[mask(s, vl)]
                 total = int(elems(s, vs1, 2 * sew, 1, signed)[0]) + int(v.sum())
                 put(s, vd, 2 * sew, 1, np.array([total & ((1 << 2 * sew) - 1)]), 1, 1)
-            return cost * beats(s, vl, sew) + _lane_tree(s, sew)
+            # the RTL (rtl/coral/coral_vec.v) adds each beat's elements in pairs at 2*SEW
+            # into VLEN / (2*SEW) accumulators: its tree is one step shorter than vredsum's
+            return cost * beats(s, vl, sew) + _lane_tree(s, 2 * sew)
         return run
     return maker
 

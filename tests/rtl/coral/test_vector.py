@@ -21,6 +21,17 @@ def _both(rtl, cfg, sources, trace=False):
     return [(CoralModel().run(p, MemoryImage(), cfg, Budget(), trace=trace), r) for p, r in zip(programs, rtl_runs)]
 
 
+def _words(n: int) -> str:
+    """n data words of a multiplicative hash: every byte value, none repeating soon."""
+    return ", ".join(hex((i * 0x9E3779B9) & 0xFFFFFFFF) for i in range(n))
+
+
+def _cases_match(rtl, cfg, src: str, cases: list[dict]) -> None:
+    runs = _both(rtl, cfg, [src.format(**c) for c in cases])
+    for c, (model, r) in zip(cases, runs):
+        assert model.error is None and compare_runs(model, r) == [], c
+
+
 def test_random_vector_programs_match_the_model(cfg, rtl):
     # one simulator process for all of them
     runs = _both(rtl, cfg, [random_vector_program(s) for s in SEEDS])
@@ -44,12 +55,15 @@ def test_widening_and_narrowing_match_the_model(cfg, rtl):
 
 def test_sew_8_and_16_match_the_model(cfg, rtl):
     # the integer element-wise instructions, compares, merges, moves and mask instructions
-    # at SEW 8 and 16, LMUL 1/4 to 8, with widening and narrowing between them
+    # at SEW 8 and 16, LMUL 1/4 to 8, with widening and narrowing between them; traced, so
+    # that every write is compared, not only the registers' and memory's final state (a
+    # result overwritten later would hide a wrong one)
     seeds = range(40)
-    runs = _both(rtl, cfg, [random_subword_program(s) for s in seeds])
+    runs = _both(rtl, cfg, [random_subword_program(s) for s in seeds], trace=True)
     for seed, (model, r) in zip(seeds, runs):
         assert model.error is None, (seed, model.error)
         assert compare_runs(model, r) == [], f"seed {seed}"
+        assert compare_traces(model.trace, r.trace) is None, f"seed {seed}"
 
 
 def test_vector_faults_stop_where_the_model_stops(cfg, rtl):
@@ -72,16 +86,11 @@ def test_unimplemented_vector_work_is_refused(cfg, rtl):
     with pytest.raises(ConfigError, match=r"not vsaddu.vv \(Zve32f\): instruction 1 \(line 3\) "
                                           r"`vsaddu.vv v2, v4, v6` cannot run on it"):
         rtl.run(gather, MemoryImage(), cfg)
-    sew16 = assemble(".text\nvsetvli t0, zero, e16, m1\nvdiv.vv v1, v2, v3\n", "s.s", cfg)
-    with pytest.raises(ConfigError, match=r"does not yet run instruction 1 \(line 3\) `vdiv.vv v1, v2, v3` at the "
-                                          r"SEW it ran with"):
-        rtl.run(sew16, MemoryImage(), cfg)
-    # a slide at SEW = 8, a gather at SEW = 16, a 16-bit load at SEW = 32, and an 8-bit unit-stride
-    # load or a whole-register store from an address that is no multiple of 4 are refused the same way
-    for src in ("vsetvli t0, zero, e8, m1\nvslideup.vi v2, v4, 1", "vsetvli t0, zero, e16, m1\nvrgather.vi v2, v4, 1",
-                "la a0, d\nvsetvli t0, zero, e32, m1\nvle16.v v2, (a0)\n.data\nd: .zero 64",
+    # an 8-bit unit-stride or whole-register load (at SEW 8 or 32) from an address that is no
+    # multiple of 4 is refused at run time
+    for src in ("la a0, d\naddi a0, a0, 2\nvsetvli t0, zero, e32, m1\nvle8.v v2, (a0)\n.data\nd: .zero 64",
                 "la a0, d\naddi a0, a0, 2\nvsetvli t0, zero, e8, m1\nvle8.v v2, (a0)\n.data\nd: .zero 64",
-                "la a0, d\naddi a0, a0, 2\nvs1r.v v2, (a0)\n.data\nd: .zero 64"):
+                "la a0, d\naddi a0, a0, 2\nvl1re8.v v2, (a0)\n.data\nd: .zero 64"):
         with pytest.raises(ConfigError, match=r"does not yet run instruction"):
             rtl.run(assemble(f".text\n{src}\n", "s.s", cfg), MemoryImage(), cfg)
 
@@ -127,16 +136,15 @@ def test_masked_narrow_accesses_skip_their_inactive_elements(cfg, rtl):
 
 
 def test_element_indices_and_counts_at_sew_8_and_16(cfg, rtl):
-    # vid/viota, reductions and vmv.x.s of them at SEW 8 and 16, LMUL 1/2 to 4, masked or not
-    src = (".text\nla a0, d\nvsetvli t0, zero, e32, m8\nvle32.v v8, (a0)\nvle32.v v24, (a0)\nli t0, {avl}\n"
+    # vid/viota, reductions (vwredsum too) and vmv.x.s of them at SEW 8 and 16, LMUL 1/2 to 4, masked or not
+    src = (".text\nla a0, d\nvsetvli t0, zero, e32, m8\nvle32.v v8, (a0)\nvle32.v v24, (a0)\nli t0, 0x5b3c6d1e\n"
+           "vmv.v.x v0, t0\nli t0, {avl}\n"
            "vsetvli t1, t0, e{sew}, {lm}, {pol}\nviota.m v16, v9{vm}\nvid.v v20{vm}\nvredsum.vs v2, v16, v20{vm}\n"
-           "vmv.x.s a1, v16\nvredmaxu.vs v3, v20, v17{vm}\nebreak\n.data\n.balign 16\nd: .word "
-           + ", ".join(hex((i * 0x9E3779B9) & 0xFFFFFFFF) for i in range(32)) + "\n")
+           "vmv.x.s a1, v16\nvredmaxu.vs v3, v20, v17{vm}\nvwredsumu.vs v4, v20, v17{vm}\nvwredsum.vs v5, v16, v21{vm}\nebreak\n.data\n.balign 16\nd: .word "
+           + _words(32) + "\n")
     cases = [dict(sew=w, lm=lm, avl=a, pol=pol, vm=vm) for w in (8, 16) for lm in ("mf2", "m1", "m4")
-             for a, pol, vm in ((1000, "ta, ma", ""), (13, "tu, mu", ", v0.t"))]
-    runs = _both(rtl, cfg, [src.format(**c) for c in cases])
-    for c, (model, r) in zip(cases, runs):
-        assert model.error is None and compare_runs(model, r) == [], c
+             for a, pol, vm in ((1000, "ta, ma", ""), (13, "tu, mu", ", v0.t"), (11, "ta, mu", ""))]
+    _cases_match(rtl, cfg, src, cases)
 
 
 def test_vfclass_on_every_class(cfg, rtl):
@@ -164,12 +172,10 @@ def test_mask_loads_and_stores(cfg, rtl):
     # vlm.v / vsm.v move ceil(vl / 8) bytes at any SEW; the rest of vd is tail (as vtype says)
     src = (".text\nla a0, d\nvsetvli t1, zero, e32, m8\nvle32.v v8, (a0)\nli t0, {avl}\n"
            "vsetvli t1, t0, e{sew}, m{lm}, {pol}\nvlm.v v9, (a0)\naddi a1, a0, 64\nvsm.v v10, (a1)\n"
-           "ebreak\n.data\n.balign 16\nd: .word " + ", ".join(hex((i * 0x9E3779B9) & 0xFFFFFFFF) for i in range(32)) + "\n")
+           "ebreak\n.data\n.balign 16\nd: .word " + _words(32) + "\n")
     cases = [dict(avl=a, sew=w, lm=lm, pol=pol) for a, w, lm in ((0, 8, 1), (1, 8, 1), (9, 16, 2), (17, 32, 8), (128, 8, 8))
              for pol in ("ta, ma", "tu, mu")]
-    runs = _both(rtl, cfg, [src.format(**c) for c in cases])
-    for c, (model, r) in zip(cases, runs):
-        assert model.error is None and compare_runs(model, r) == [], c
+    _cases_match(rtl, cfg, src, cases)
 
 
 def test_the_last_register_write_back_ends_the_run(cfg, rtl):
@@ -219,19 +225,105 @@ def test_integer_divides_on_edge_operands(cfg, rtl):
     assert model.error is None and compare_runs(model, r) == []
 
 
+def test_integer_divides_at_sew_8_and_16_on_edge_operands(cfg, rtl):
+    # every pair of edge values at SEW 8 and 16 (by zero, the most negative by -1, signs),
+    # all four divides, .vv and .vx, masked and not
+    body = []
+    for sew in (8, 16):
+        top = 1 << (sew - 1)
+        vals = [0, 1, -1, 2, -2, 7, -7, top - 1, -top, -top + 1, -(top // 3)][:11 if sew == 8 else 8]
+        pairs = [(a, b) for a in vals for b in vals]
+        words = lambda xs: ", ".join(str(x & ((1 << sew) - 1)) for x in xs)
+        n = len(pairs)
+        body += [f"la s0, a{sew}", f"la s1, b{sew}", f"li t0, {n}", f"vsetvli t1, t0, e{sew}, m8, ta, mu",
+                 "vle{0}.v v8, (s0)\nvle{0}.v v16, (s1)".format(sew)]
+        for i, op in enumerate(("vdivu", "vdiv", "vremu", "vrem")):
+            body += [f"vmv.v.i v24, 0", f"{op}.vv v24, v8, v16{', v0.t' if i % 2 else ''}", f"la a2, o{sew}_{i}",
+                     f"vse{sew}.v v24, (a2)", f"li a3, {vals[i + 2]}", f"{op}.vx v24, v8, a3", f"la a2, x{sew}_{i}",
+                     f"vse{sew}.v v24, (a2)"]
+        data = [f"a{sew}: .{'byte' if sew == 8 else 'half'} {words(a for a, _ in pairs)}",
+                f"b{sew}: .{'byte' if sew == 8 else 'half'} {words(b for _, b in pairs)}"]
+        data += [f"{k}{sew}_{i}: .zero {n * sew // 8}" for i in range(4) for k in "ox"]
+        body.append(".data\n.balign 16\n" + "\n.balign 16\n".join(data) + "\n.text")
+    src = ".text\nli t0, 0x5a5a5a5a\nvsetvli t1, zero, e32, m1\nvmv.v.x v0, t0\n" + "\n".join(body) + "\nebreak\n"
+    [(model, r)] = _both(rtl, cfg, [src])
+    assert model.error is None and compare_runs(model, r) == []
+
+
+def test_unaligned_unit_stride_stores(cfg, rtl):
+    # 8- and 16-bit unit-stride, whole-register and mask stores from any byte (16-bit: any even
+    # one): a beat's NB + 1 words, the last through the banks' port A; masked and not, vl
+    # ending inside a word; a scalar load after each waits for it
+    src = (".text\nla a0, d\nvsetvli t1, zero, e32, m8\nvle32.v v8, (a0)\nvle32.v v16, (a0)\nli t0, 0x5b3c6d1e\n"
+           "vmv.v.x v0, t0\nli t0, {avl}\nvsetvli t1, t0, e{sew}, {lm}, ta, mu\naddi a1, a0, {off}\n"
+           "vse{eew}.v v8, (a1){vm}\nlbu a2, 0(a1)\naddi a1, a1, 300\nvs{n}r.v v16, (a1)\nlbu a3, -1(a1)\n"
+           "addi a1, a1, 300\nvsm.v v9, (a1)\nebreak\n.data\n.balign 16\nd: .word "
+           + _words(320) + "\n")
+    cases = []
+    for off in (1, 2, 3, 6):
+        for sew, eew, lm, n in ((8, 8, "m2", 1), (16, 16, "m1", 2), (32, 16, "m2", 4), (32, 8, "m4", 8), (16, 8, "mf2", 1)):
+            if eew == 16 and off % 2:
+                eew = 8
+            cases.append(dict(off=off, sew=sew, eew=eew, lm=lm, n=n, avl=(1000, 7, 13)[(off + n) % 3],
+                              vm=("", ", v0.t")[(off + sew) % 2]))
+    _cases_match(rtl, cfg, src, cases)
+
+
+def test_vrgatherei16_at_sew_8_and_16(cfg, rtl):
+    # 16-bit indices (EMUL = 16 / SEW * LMUL: at SEW 8 twice LMUL), in range and past VLMAX
+    src = (".text\nla a0, d\nvsetvli t0, zero, e32, m8\nvle32.v v8, (a0)\nvle32.v v16, (a0)\nli t0, 0x5b3c6d1e\n"
+           "vmv.v.x v0, t0\nli t0, {avl}\nvsetvli t1, t0, e16, m{il}\nvid.v v24\nli t3, 0x9e37\nvmul.vx v24, v24, t3\n"
+           "li t3, {imask}\nvand.vx v24, v24, t3\nvsetvli t1, t0, e{sew}, {lm}, {pol}\n"
+           "vrgatherei16.vv v4, v8, v24{vm}\nebreak\n.data\n.balign 16\nd: .word "
+           + _words(32) + "\n")
+    cases = []
+    for sew, lms in ((8, ("mf4", "m1", "m2", "m4")), (16, ("mf2", "m1", "m4"))):
+        for i, lm in enumerate(lms):
+            lv = 1 / int(lm[2:]) if lm[1] == "f" else int(lm[1:])
+            vlmax = int(128 * lv // sew)
+            il = max(1, int(lv * 16 // sew))
+            cases.append(dict(sew=sew, lm=lm, il=il, avl=(1000, vlmax - 3, 5, 1000)[i], imask=2 * vlmax - 1,
+                              pol=("ta, ma", "tu, mu")[i % 2], vm=("", ", v0.t")[(i + sew // 8) % 2]))
+    _cases_match(rtl, cfg, src, cases)
+
+
 def test_every_implemented_instruction_decodes_as_the_isa_encodes_it(cfg, rtl):
     # each vector instruction the backend lets through, as isa/coral's own example of it
     # (the assembler encodes it from the ISA data): the RTL's decoder must take that word
     # for that instruction, and run it as the model does
     from kernelcraft.isa.loader import get_isa
-    from kernelcraft.simulators.coral_rtl.backend import _MEM_8_16, _NARROW, _WIDEN, VECTOR
+    from kernelcraft.simulators.coral_rtl.backend import _MEM_8_16, _NARROW, _WIDEN, _WRED, VECTOR
     isa = get_isa("coral")
     names = sorted(VECTOR)
     src = (".text\nla a0, buf\naddi a1, a0, 64\nli t1, 4\nvsetvli t0, zero, e{}, m1, ta, ma\n{}\nebreak\n"
            ".data\n.balign 16\nbuf: .word " + ", ".join(str(i * 0x01010101) for i in range(128)) + "\n")
-    # (widening and narrowing at SEW = 16, from and to 32-bit elements; 8- and 16-bit loads and
+    # (widening, narrowing and vwredsum at SEW = 16, from and to 32-bit elements; 8- and 16-bit loads and
     # stores at SEW = EEW)
-    sew = lambda m: 16 if m in _WIDEN + _NARROW else int(m.split(".")[0][-2:].lstrip("e")) if m in _MEM_8_16 else 32
+    sew = lambda m: 16 if m in _WIDEN + _NARROW + _WRED else int(m.split(".")[0][-2:].lstrip("e")) if m in _MEM_8_16 else 32
     runs = _both(rtl, cfg, [src.format(sew(m), isa.instructions[m].example.strip()) for m in names])
     for m, (model, r) in zip(names, runs):
         assert model.error is None and compare_runs(model, r) == [], m
+
+
+def test_loads_and_stores_of_another_eew_than_sew(cfg, rtl):
+    # EMUL = EEW / SEW * LMUL (1/8 to 8): the elements, mask bits, tail and beats of an access at
+    # SEW = EEW with that LMUL; unit-stride and strided, masked or not, both policies
+    src = (".text\nla a0, d\nvsetvli t1, zero, e32, m8\nvle32.v v8, (a0)\nvle32.v v16, (a0)\nli t0, 0x6d5b\n"
+           "vmv.s.x v0, t0\nli t0, {avl}\nvsetvli t1, t0, e{sew}, {lm}, {pol}\naddi a1, a0, 4\nli t3, -{eb}\n"
+           "vle{eew}.v v{r1}, (a1){vm}\naddi a1, a0, 200\nvlse{eew}.v v{r2}, (a1), t3{vm}\naddi a1, a0, 384\nvse{eew}.v v{r1}, (a1){vm}\n"
+           "addi a1, a1, 200\nli t3, {st}\nvsse{eew}.v v{r2}, (a1), t3{vm}\nebreak\n.data\n.balign 16\nd: .word "
+           + _words(320) + "\n")
+    lmuls = {8: ("mf4", "m1", "m2"), 16: ("mf2", "m1", "m4"), 32: ("m1", "m2", "m8")}
+    value = {"mf4": 0.25, "mf2": 0.5, "m1": 1, "m2": 2, "m4": 4, "m8": 8}
+    cases = []
+    for sew, lms in lmuls.items():
+        for eew in (8, 16, 32):
+            for i, lm in enumerate(lms):
+                emul = eew / sew * value[lm]
+                if eew == sew or emul > 8:
+                    continue
+                cases.append(dict(sew=sew, eew=eew, lm=lm, eb=eew // 8, st=3 * eew // 8, r1=8,
+                                  r2=24, avl=(1000, 5, 17)[i], pol=("ta, ma", "tu, mu")[i % 2],
+                                  vm=("", ", v0.t")[(i + eew // 8) % 2]))
+    _cases_match(rtl, cfg, src, cases)
+    assert len(cases) >= 12

@@ -56,6 +56,10 @@ def test_vector_to_scalar_move_and_scalar_load_after_vector_store_wait():
 def test_reductions_add_the_lane_tree_and_strided_access_is_per_element():
     r = run("vsetvli t0, zero, e32, m1\nvredsum.vs v1, v2, v3\nebreak")
     assert r.unit_busy["vector"] == 1 + 2            # one beat + log2(128 / 32)
+    r = run("vsetvli t0, zero, e8, m1\nvwredsum.vs v1, v2, v3\nebreak")
+    assert r.unit_busy["vector"] == 1 + 3            # one beat + log2(128 / 16): 2*SEW accumulators
+    r = run("vsetvli t0, zero, e16, m4\nvwredsumu.vs v1, v4, v3\nebreak")
+    assert r.unit_busy["vector"] == 4 + 2            # four beats + log2(128 / 32)
     r = run("vsetvli t0, zero, e32, m2\nvfredosum.vs v1, v2, v3\nebreak")
     assert r.unit_busy["vector"] == 8                # strictly ordered: one element per cycle
     r = run("vsetvli t0, zero, e32, m4\nli t1, 4\nvlse32.v v4, (sp), t1\nebreak".replace("(sp)", "(a0)")
