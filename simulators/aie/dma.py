@@ -245,7 +245,8 @@ class DmaEngine:
         """The run failed at cycle t (the failing bundle's, or the stop's): the DMA starts
         no transfer after it and takes no lock; a transfer started by then runs to its
         completion (its beats are under way: rtl/aie's DMA cannot call back a request).
-        Those scheduled to start later are dropped, their channel time with them."""
+        Those scheduled to start later are dropped, their channel time with them. (A
+        deadlock is found with the engine run dry: nothing is left to drop or run.)"""
         try:
             self.advance(t)
             dropped = set()
