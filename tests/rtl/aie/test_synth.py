@@ -59,8 +59,9 @@ def synthesize(module: str, tmp_path) -> tuple[str, str]:
     return latches.read_text(), stat.read_text()
 
 
-# The units synthesized so far (rtl/aie/README.md, Synthesis: aie_mac's integer lanes
-# did not get through `proc` in 5 CPU minutes; aie_dma, aie_core and aie_dm not tried).
+# The units synthesized so far (rtl/aie/README.md, Synthesis, says why not the others:
+# aie_mac's integer lanes, aie_dma's undriven write stage in its input channels, a Yosys
+# assertion on aie_core, aie_dm not finished).
 UNITS = ("aie_shuf", "aie_reduce", "aie_pwl")
 
 
