@@ -61,7 +61,7 @@ def synthesize(module: str, tmp_path) -> tuple[str, str]:
 
 # The units synthesized so far (rtl/aie/README.md, Synthesis, says why not the others:
 # aie_mac's integer lanes, aie_dma's undriven write stage in its input channels, a Yosys
-# assertion on aie_core, aie_dm not finished).
+# assertion on aie_core, aie_dm's loop index driven from two blocks).
 UNITS = ("aie_shuf", "aie_reduce", "aie_pwl")
 
 
