@@ -70,6 +70,7 @@ module aie_core #(
     input  wire [95:0]   lk_q,
     input  wire [95:0]   lk_a,
     input  wire          dma_quiet,         // the DMA can change no lock any more
+    output wire          dma_halt,          // the run failed: the DMA starts nothing more
     input  wire          dma_idle,          // nothing moving or unacknowledged, none can start
     input  wire          dma_empty,         // no transfer left to complete (release)
     input  wire [143:0]  dma_pend,          // per lock: what unfinished transfers will release
@@ -132,7 +133,7 @@ module aie_core #(
     reg  signed [31:0] err_addr, err_val;
     reg  [63:0] st_hazard, st_bank, st_dwait, st_dqueue, st_port, busy [0:5];
     reg         collided, dma_err_q, dead;
-    reg  [63:0] elapsed, dma_end;     // edges since start; the DMA busy until (after a deadlock)
+    reg  [63:0] elapsed, dma_end;     // edges since start; the DMA busy until (after a failure)
     // a bundle waiting for the DMA (a lock, queue room): its first cycle's count, end
     // (latest pending result) and stall counters, which a deadlock found later reports
     reg         wt_on;
@@ -898,6 +899,10 @@ module aie_core #(
     // the run's end with transfers waiting for locks no one will release: an error at the
     // cycle the core finished (the model's drain), once the DMA is quiet
     wire stuck = stopped && !failed && cf_left == 2'd0 && drained && dma_idle && !dma_empty;
+    // after an error the DMA starts no transfer and takes no lock; those started finish.
+    // Not after a deadlock: the model finds one with its DMA run dry (every transfer
+    // that can complete does), which the RTL's DMA then does without the core.
+    assign dma_halt = failed && !dead;
 
     // the multiply-accumulate unit; writes of other operations to an accumulator it
     // has in flight cancel that result (they are younger and land first)
@@ -982,6 +987,8 @@ module aie_core #(
     always @(posedge clk) begin
         rt_valid <= 1'b0;
         if (rst) begin
+            // (not `failed`: it halts the DMA, whose queues keep a failed run's transfers
+            // until `start` clears them; the harness resets before loading the next run)
             running <= 1'b0; stopped <= 1'b0; done <= 1'b0; fetched <= 1'b0;
             cf_left <= 2'd0;
             ret_v[0] <= 1'b0; ret_v[1] <= 1'b0;
@@ -1213,9 +1220,9 @@ module aie_core #(
             12'h085: hr_data = err_cycle[63:32];
             12'h086: hr_data = err_addr;
             12'h087: hr_data = err_val;
-            // after a deadlock the run ends when every transfer has completed, as the model's
-            12'h088: hr_data = (dead && dma_end > cyc) ? dma_end[31:0] : cyc[31:0];
-            12'h089: hr_data = (dead && dma_end > cyc) ? dma_end[63:32] : cyc[63:32];
+            // after a failure the run ends when every transfer it lets run has completed
+            12'h088: hr_data = (failed && dma_end > cyc) ? dma_end[31:0] : cyc[31:0];
+            12'h089: hr_data = (failed && dma_end > cyc) ? dma_end[63:32] : cyc[63:32];
             12'h08A: hr_data = retired[31:0];
             12'h08B: hr_data = retired[63:32];
             12'h08C: hr_data = st_hazard[31:0];

@@ -39,6 +39,8 @@
 // takes a lock before the core in the same cycle). lk_a is the locks after all of them.
 // `quiet`: no transfer has its lock and is unfinished, and none takes one this cycle:
 // nothing the DMA does can change a lock any more (the core's deadlock test).
+// After an error (`halt`, from the cycle after the failing one) no transfer starts or
+// takes its lock; started ones run to completion (their beats are under way).
 //
 // The core checks a transfer's ranges when it issues DMAIN/DMAOUT: q_err says whether
 // the selected descriptor with the offsets runs off external memory (1) or data memory
@@ -48,6 +50,8 @@ module aie_dma #(
 ) (
     input  wire            clk,
     input  wire            start,             // a run begins: queues and counters clear
+    input  wire            halt,              // the run has stopped with an error: no
+                                              // transfer starts or takes its lock any more
     // host: descriptor table, word f of descriptor b at address 16*b + f
     input  wire            bd_we,
     input  wire [7:0]      bd_addr,
@@ -156,61 +160,65 @@ module aie_dma #(
     assign empty = &ch_empty;
 
     // --- lock acquires (see the top) ---------------------------------------------------
-    // ch_aq: each channel's waiting transfers from its head, {acq?, lock, acq_n} each
+    // aq_all: each channel's waiting transfers from its head, {acq?, lock, acq_n} each
     localparam integer AQ = 11;
-    wire [AQ*DMA_QUEUE-1:0] ch_aq [0:3];
-    wire [QW-1:0] ch_wcnt [0:3], ch_wacq [0:3];
+    wire [4*AQ*DMA_QUEUE-1:0] aq_all;
+    wire [4*QW-1:0] wcnt_all, wacq_all;
     wire [3:0] ch_quiet;
-    reg  [QW-1:0] gain1 [0:3], gain2 [0:3];
-    reg  [5:0] lv1 [0:15], lv2 [0:15];
-    reg  blk1, blk2, push_acq;
-    reg  [AQ-1:0] ae1, ae2;
+    reg  [4*QW-1:0] gain1, gain2, from2;
+    reg  [95:0] lk_r, lv2;
+    reg  push_acq;
     wire [AQ-1:0] push_aq = {bd[qb + 11][4:0], bd[qb + 12][5:0]};
-    integer ac, aj, al;
-    always @* begin                        // the queued transfers, on this cycle's locks
-        for (al = 0; al < 16; al = al + 1) lv1[al] = lk[6*al +: 6];
-        for (ac = 0; ac < 4; ac = ac + 1) begin
-            gain1[ac] = '0;
-            blk1 = 1'b0;
-            for (aj = 0; aj < DMA_QUEUE; aj = aj + 1) begin
-                ae1 = ch_aq[ac][AQ*aj +: AQ];
-                if (!blk1 && QW'(aj) >= ch_wacq[ac] && QW'(aj) < ch_wcnt[ac]) begin
-                    if (!ae1[10]) gain1[ac] = gain1[ac] + 1'b1;
-                    else if (lv1[ae1[9:6]] >= ae1[5:0]) begin
-                        lv1[ae1[9:6]] = lv1[ae1[9:6]] - ae1[5:0];
-                        gain1[ac] = gain1[ac] + 1'b1;
-                    end else blk1 = 1'b1;
+
+    // One round: each channel's waiting transfers from position from[c] of its queue on
+    // take their locks from `locks` in queue order, until one cannot (or none, `off`).
+    // Returns {the locks after, each channel's count of transfers that took theirs}.
+    function automatic [96+4*QW-1:0] acquire_round(
+            input [95:0] locks, input [4*QW-1:0] from, input off,
+            input [4*AQ*DMA_QUEUE-1:0] aq, input [4*QW-1:0] wcnt);
+        reg [95:0] lv;
+        reg [4*QW-1:0] gain;
+        reg blk;
+        reg [AQ-1:0] e;
+        integer rc, rj;
+        lv = locks;
+        gain = '0;
+        for (rc = 0; rc < 4; rc = rc + 1) begin
+            blk = off;
+            for (rj = 0; rj < DMA_QUEUE; rj = rj + 1) begin
+                e = aq[AQ*(DMA_QUEUE*rc + rj) +: AQ];
+                if (!blk && QW'(rj) >= from[QW*rc +: QW] && QW'(rj) < wcnt[QW*rc +: QW]) begin
+                    if (!e[10]) gain[QW*rc +: QW] = gain[QW*rc +: QW] + 1'b1;
+                    else if (lv[6*e[9:6] +: 6] >= e[5:0]) begin
+                        lv[6*e[9:6] +: 6] = lv[6*e[9:6] +: 6] - e[5:0];
+                        gain[QW*rc +: QW] = gain[QW*rc +: QW] + 1'b1;
+                    end else blk = 1'b1;
                 end
             end
         end
-        for (al = 0; al < 16; al = al + 1) lk_q[6*al +: 6] = lv1[al];
-    end
-    always @* begin                        // after the core's REL; then the push
-        for (al = 0; al < 16; al = al + 1) lv2[al] = lv1[al];
-        if (core_rel_v) lv2[core_rel_l] = lv2[core_rel_l] + core_rel_n;
-        for (ac = 0; ac < 4; ac = ac + 1) begin
-            gain2[ac] = '0;
-            blk2 = !core_rel_v;
-            for (aj = 0; aj < DMA_QUEUE; aj = aj + 1) begin
-                ae2 = ch_aq[ac][AQ*aj +: AQ];
-                if (!blk2 && QW'(aj) >= ch_wacq[ac] + gain1[ac] && QW'(aj) < ch_wcnt[ac]) begin
-                    if (!ae2[10]) gain2[ac] = gain2[ac] + 1'b1;
-                    else if (lv2[ae2[9:6]] >= ae2[5:0]) begin
-                        lv2[ae2[9:6]] = lv2[ae2[9:6]] - ae2[5:0];
-                        gain2[ac] = gain2[ac] + 1'b1;
-                    end else blk2 = 1'b1;
-                end
-            end
-        end
+        acquire_round = {lv, gain};
+    endfunction
+
+    // the queued transfers on this cycle's locks; after the core's REL, those still
+    // waiting; then the push (two blocks: the core's REL depends on lk_q). None after an
+    // error (`halt`).
+    always @* {lk_q, gain1} = acquire_round(lk, wacq_all, halt, aq_all, wcnt_all);
+    integer ac;
+    always @* begin
+        lk_r = lk_q;
+        if (core_rel_v) lk_r[6*core_rel_l +: 6] = lk_q[6*core_rel_l +: 6] + core_rel_n;
+        for (ac = 0; ac < 4; ac = ac + 1)
+            from2[QW*ac +: QW] = wacq_all[QW*ac +: QW] + gain1[QW*ac +: QW];
+        {lv2, gain2} = acquire_round(lk_r, from2, halt || !core_rel_v, aq_all, wcnt_all);
         push_acq = 1'b0;
-        if (q_push && ch_wacq[q_c] + gain1[q_c] + gain2[q_c] == ch_wcnt[q_c]) begin
+        if (q_push && from2[QW*q_c +: QW] + gain2[QW*q_c +: QW] == wcnt_all[QW*q_c +: QW]) begin
             if (!push_aq[10]) push_acq = 1'b1;
-            else if (lv2[push_aq[9:6]] >= push_aq[5:0]) begin
-                lv2[push_aq[9:6]] = lv2[push_aq[9:6]] - push_aq[5:0];
+            else if (lv2[6*push_aq[9:6] +: 6] >= push_aq[5:0]) begin
+                lv2[6*push_aq[9:6] +: 6] = lv2[6*push_aq[9:6] +: 6] - push_aq[5:0];
                 push_acq = 1'b1;
             end
         end
-        for (al = 0; al < 16; al = al + 1) lk_a[6*al +: 6] = lv2[al];
+        lk_a = lv2;
     end
     assign quiet = &ch_quiet;
 
@@ -229,15 +237,16 @@ module aie_dma #(
             reg [QI-1:0] w_head, w_tail;
             reg [QW-1:0] w_cnt;
             reg [QW-1:0] w_acq;                  // of the waiting ones, from the head, those holding their lock
-            wire [QW-1:0] acq_now = gain1[c] + gain2[c];
+            wire [QW-1:0] acq_now = gain1[QW*c +: QW] + gain2[QW*c +: QW];
             wire push_ok = push && push_acq;
-            assign ch_wcnt[c] = w_cnt;
-            assign ch_wacq[c] = w_acq;
+            assign wcnt_all[QW*c +: QW] = w_cnt;
+            assign wacq_all[QW*c +: QW] = w_acq;
             for (gk = 0; gk < DMA_QUEUE; gk = gk + 1) begin : g_aq
-                assign ch_aq[c][AQ*gk +: AQ] = w_aq[QI'((32'(w_head) + gk) % DMA_QUEUE)];
+                assign aq_all[AQ*(DMA_QUEUE*c + gk) +: AQ] = w_aq[QI'((32'(w_head) + gk) % DMA_QUEUE)];
             end
             // no transfer holding its lock is unfinished, none takes one this cycle
-            assign ch_quiet[c] = (qn == w_cnt) && (w_acq == '0) && (gain1[c] == '0);
+            // (after an error, one holding its lock but not started never starts)
+            assign ch_quiet[c] = (qn == w_cnt) && (halt || w_acq == '0) && (gain1[QW*c +: QW] == '0);
             assign qn_full[c] = (qn >= QW'(DMA_QUEUE));
             assign ch_empty[c] = (qn == 0);
             // releases its unfinished transfers will make, per lock
@@ -266,7 +275,7 @@ module aie_dma #(
             wire [3:0]  tk_bd  = (w_cnt != 0) ? w_bd[w_head]  : q_bd;
             wire [31:0] tk_ext = (w_cnt != 0) ? w_ext[w_head] : 32'(sx(bd[qb]) + 64'(q_ra));
             wire [31:0] tk_loc = (w_cnt != 0) ? w_loc[w_head] : 32'(sx(bd[qb + 1]) + 64'(q_rb));
-            wire take = !act && have;
+            wire take = !act && have && !halt;           // (none after an error)
             wire [7:0] tb = {tk_bd, 4'd0};
 
             // this beat: the next words in transfer order, across runs and planes (the

@@ -102,26 +102,18 @@ module aie_mac #(
             end
     end
 
-    // --- stages 2 .. NQ: the sums ----------------------------------------------------
-    reg          q_v  [2:NQ];
-    reg  [6:0]   q_op [2:NQ];
-    reg  [2:0]   q_d  [2:NQ];
-    reg  [1023:0] q_s [2:NQ];
-    integer j;
-    always @(posedge clk) begin
-        if (rst) begin
-            s1_v <= 1'b0;
-            for (j = 2; j <= NQ; j = j + 1) q_v[j] <= 1'b0;
-        end else begin
-            for (j = NQ; j > 2; j = j - 1) begin
-                q_v[j] <= q_v[j-1] && !kill[q_d[j-1]];
-                if (q_v[j-1]) begin q_op[j] <= q_op[j-1]; q_d[j] <= q_d[j-1]; q_s[j] <= q_s[j-1]; end
-            end
-            q_v[2] <= s1_v && !kill[s1_d];
-            if (s1_v) begin q_op[2] <= s1_op; q_d[2] <= s1_d; q_s[2] <= s1_bf ? bf_sum : int_sum; end
-            s1_v <= issue;
-        end
-    end
+    // --- stages 2 .. NQ: the sums (stage NQ only marks the write; f_ holds its operands)
+    wire [NQ:2]  q_v;
+    wire         f_in;                                  // an entry enters stage NQ
+    wire [6:0]   f_in_op;
+    wire [2:0]   f_in_d;
+    wire [1023:0] f_in_s;
+    wire [1030:0] q_out_p;                              // (unused: f_s holds it)
+    delay_line #(.N(NQ - 1), .TW(3), .W(1031)) u_line (
+        .clk(clk), .rst(rst), .in_v(s1_v), .in_t(s1_d), .in_p({s1_op, s1_bf ? bf_sum : int_sum}),
+        .kill(kill), .v(q_v), .out_t(out_d), .out_p(q_out_p),
+        .pre_v(f_in), .pre_t(f_in_d), .pre_p({f_in_op, f_in_s}));
+    always @(posedge clk) s1_v <= rst ? 1'b0 : issue;
     always @(posedge gclk) begin
         s1_op <= op; s1_d <= d; s1_a <= a; s1_b <= b; s1_ahi <= a_hi; s1_bhi <= b_hi;
     end
@@ -129,10 +121,6 @@ module aie_mac #(
     // --- the last stage: accumulate ----------------------------------------------------
     // Its operands (sums and accumulator) are latched on a gated clock too, at the edge
     // a result enters it; the accumulator is forwarded from the result landing then.
-    wire        f_in = (NQ == 2) ? s1_v : q_v[NQ-1];       // an entry enters stage NQ
-    wire [6:0]  f_in_op = (NQ == 2) ? s1_op : q_op[NQ-1];
-    wire [2:0]  f_in_d = (NQ == 2) ? s1_d : q_d[NQ-1];
-    wire [1023:0] f_in_s = (NQ == 2) ? (s1_bf ? bf_sum : int_sum) : q_s[NQ-1];
     assign in_d = f_in_d;
     wire        gclk_f;
     icg u_gate_f (.clk(clk), .en(f_in), .gclk(gclk_f));
@@ -161,12 +149,5 @@ module aie_mac #(
         endcase
     end
     assign out_v = q_v[NQ];
-    assign out_d = q_d[NQ];
-
-    reg any;
-    always @* begin
-        any = s1_v;
-        for (fl = 2; fl <= NQ; fl = fl + 1) any = any | q_v[fl];
-    end
-    assign busy = any;
+    assign busy = s1_v || (|q_v);
 endmodule

@@ -39,21 +39,43 @@ module aie_pwl #(
     reg  [1023:0] s1_a;
     always @(posedge gclk) begin s1_fn <= fn; s1_d <= d; s1_a <= a; end
 
-    // per lane: front end (stage 1 -> 2), interpolation (2 -> 3), scale (3 -> 4)
+    always @(posedge clk) s1_v <= rst ? 1'b0 : issue;
+
+    // per lane: front end (stage 1 -> 2), interpolation (2 -> 3), scale (3 -> 4); each
+    // stage a line of one (a younger load of d drops the entry), then the delay
     wire [32*8-1:0]  f_j;
     wire [32*32-1:0] f_u, f_k;
     wire [32*2-1:0]  f_sp;
     wire [31:0]      f_sg;
-    reg  [32*8-1:0]  q2_j;
-    reg  [32*32-1:0] q2_u, q2_k;
-    reg  [32*2-1:0]  q2_sp;
-    reg  [31:0]      q2_sg;
-    reg  [1:0]       q2_fn;
+    wire             q2_v, q3_v;
+    wire [2:0]       q2_d, q3_d;
+    wire [32*8-1:0]  q2_j;
+    wire [32*32-1:0] q2_u, q2_k;
+    wire [32*2-1:0]  q2_sp;
+    wire [31:0]      q2_sg;
+    wire [1:0]       q2_fn;
     wire [32*32-1:0] i_y;
-    reg  [32*32-1:0] q3_y, q3_k;
-    reg  [32*2-1:0]  q3_sp;
-    reg  [31:0]      q3_sg;
+    wire [32*32-1:0] q3_y, q3_k;
+    wire [32*2-1:0]  q3_sp;
+    wire [31:0]      q3_sg;
     wire [32*32-1:0] o_y;
+    localparam integer W2 = 2 + 32*8 + 2*32*32 + 32*2 + 32, W3 = 2*32*32 + 32*2 + 32;
+    delay_line #(.N(1), .TW(3), .W(W2)) u_q2 (
+        .clk(clk), .rst(rst), .in_v(s1_v), .in_t(s1_d), .in_p({s1_fn, f_j, f_u, f_k, f_sp, f_sg}),
+        .kill(kill), .v(q2_v), .out_t(q2_d), .out_p({q2_fn, q2_j, q2_u, q2_k, q2_sp, q2_sg}),
+        .pre_v(), .pre_t(), .pre_p());
+    delay_line #(.N(1), .TW(3), .W(W3)) u_q3 (
+        .clk(clk), .rst(rst), .in_v(q2_v), .in_t(q2_d), .in_p({i_y, q2_k, q2_sp, q2_sg}),
+        .kill(kill), .v(q3_v), .out_t(q3_d), .out_p({q3_y, q3_k, q3_sp, q3_sg}),
+        .pre_v(), .pre_t(), .pre_p());
+    wire [NQ:4] q_v;
+    delay_line #(.N(NQ - 3), .TW(3), .W(1024)) u_line (
+        .clk(clk), .rst(rst), .in_v(q3_v), .in_t(q3_d), .in_p(o_y),
+        .kill(kill), .v(q_v), .out_t(out_d), .out_p(out_y),
+        .pre_v(), .pre_t(), .pre_p());
+    assign out_v = q_v[NQ];
+    assign busy = s1_v || q2_v || q3_v || (|q_v);
+
     genvar gl;
     generate
         for (gl = 0; gl < 32; gl = gl + 1) begin : g_lane
@@ -74,43 +96,6 @@ module aie_pwl #(
                                     : {scaled[31] | sg, scaled[30:0]};
         end
     endgenerate
-
-    reg          q_v [2:NQ];
-    reg  [2:0]   q_d [2:NQ];
-    reg  [1023:0] q_y [4:NQ];
-    integer j;
-    always @(posedge clk) begin
-        if (rst) begin
-            s1_v <= 1'b0;
-            for (j = 2; j <= NQ; j = j + 1) q_v[j] <= 1'b0;
-        end else begin
-            for (j = NQ; j > 2; j = j - 1) begin
-                q_v[j] <= q_v[j-1] && !kill[q_d[j-1]];
-                if (q_v[j-1]) q_d[j] <= q_d[j-1];
-            end
-            for (j = NQ; j > 4; j = j - 1)
-                if (q_v[j-1]) q_y[j] <= q_y[j-1];
-            q_v[2] <= s1_v && !kill[s1_d];
-            if (s1_v) begin
-                q_d[2] <= s1_d; q2_fn <= s1_fn;
-                q2_j <= f_j; q2_u <= f_u; q2_k <= f_k; q2_sp <= f_sp; q2_sg <= f_sg;
-            end
-            if (q_v[2]) begin q3_y <= i_y; q3_k <= q2_k; q3_sp <= q2_sp; q3_sg <= q2_sg; end
-            if (q_v[3]) q_y[4] <= o_y;
-            s1_v <= issue;
-        end
-    end
-    assign out_v = q_v[NQ];
-    assign out_d = q_d[NQ];
-    assign out_y = q_y[NQ];
-
-    reg any;
-    integer fl;
-    always @* begin
-        any = s1_v;
-        for (fl = 2; fl <= NQ; fl = fl + 1) any = any | q_v[fl];
-    end
-    assign busy = any;
 
 `include "aie_pwl.vh"
 endmodule

@@ -62,37 +62,17 @@ module aie_reduce #(
     end
     wire [31:0] s1_s = (s1_kind == 2'd0) ? f_sum : (s1_kind == 2'd1) ? i_sum : {16'd0, b_max[31:16]};
     wire        s1_x = (s1_kind == 2'd2);
-    wire        s1_kill = s1_x ? kill_x[s1_d] : kill_acc[s1_d[2:0]];
+    always @(posedge clk) s1_v <= rst ? 1'b0 : issue;
 
-    reg          q_v [2:NQ];
-    reg          q_x [2:NQ];
-    reg  [3:0]   q_d [2:NQ];
-    reg  [31:0]  q_s [2:NQ];
-    integer j;
-    always @(posedge clk) begin
-        if (rst) begin
-            s1_v <= 1'b0;
-            for (j = 2; j <= NQ; j = j + 1) q_v[j] <= 1'b0;
-        end else begin
-            for (j = NQ; j > 2; j = j - 1) begin
-                q_v[j] <= q_v[j-1] && !(q_x[j-1] ? kill_x[q_d[j-1]] : kill_acc[q_d[j-1][2:0]]);
-                if (q_v[j-1]) begin q_x[j] <= q_x[j-1]; q_d[j] <= q_d[j-1]; q_s[j] <= q_s[j-1]; end
-            end
-            q_v[2] <= s1_v && !s1_kill;
-            if (s1_v) begin q_x[2] <= s1_x; q_d[2] <= s1_d; q_s[2] <= s1_s; end
-            s1_v <= issue;
-        end
-    end
+    // the delay; an x register's kill is kill_x[d], an accumulator's kill_acc[d[2:0]]
+    wire [NQ:2] q_v;
+    wire [4:0]  q_t;
+    delay_line #(.N(NQ - 1), .TW(5), .W(32)) u_line (
+        .clk(clk), .rst(rst), .in_v(s1_v), .in_t({s1_x, s1_d}), .in_p(s1_s),
+        .kill({kill_x, kill_acc, kill_acc}), .v(q_v), .out_t(q_t), .out_p(out_s),
+        .pre_v(), .pre_t(), .pre_p());
     assign out_v = q_v[NQ];
-    assign out_x = q_x[NQ];
-    assign out_d = q_d[NQ];
-    assign out_s = q_s[NQ];
-
-    reg any;
-    integer fl;
-    always @* begin
-        any = s1_v;
-        for (fl = 2; fl <= NQ; fl = fl + 1) any = any | q_v[fl];
-    end
-    assign busy = any;
+    assign out_x = q_t[4];
+    assign out_d = q_t[3:0];
+    assign busy = s1_v || (|q_v);
 endmodule

@@ -72,7 +72,7 @@ module aie_top #(
     wire [255:0]   dma_busy;
     wire [143:0]   dma_pend;
     wire [95:0]    lk, lk_q, lk_a;              // locks: the core's, after the DMA's acquires
-    wire           core_rel_v, dma_quiet;
+    wire           core_rel_v, dma_quiet, dma_halt;
     wire [3:0]     core_rel_l;
     wire [5:0]     core_rel_n;
     wire [3:0]     d_v, d_we;
@@ -100,6 +100,7 @@ module aie_top #(
         .rel_n(rel_n), .dma_idle(dma_idle), .dma_empty(dma_empty), .dma_busy(dma_busy),
         .dma_pend(dma_pend), .lk_o(lk), .core_rel_v(core_rel_v), .core_rel_l(core_rel_l),
         .core_rel_n(core_rel_n), .lk_q(lk_q), .lk_a(lk_a), .dma_quiet(dma_quiet),
+        .dma_halt(dma_halt),
         .dm_collide(collide | dma_wide),
         .hr_addr(host_reg_addr), .hr_data(host_reg_data),
         .rt_valid(rt_valid), .rt_index(rt_index), .rt_bundle(rt_bundle), .rt_cycle(rt_cycle)
@@ -115,7 +116,7 @@ module aie_top #(
         .LOOP_DEPTH(LOOP_DEPTH), .DMA_QUEUE(DMA_QUEUE), .DMA_BW(DMA_BW), .DMA_SETUP(DMA_SETUP),
         .EXT_LATENCY(EXT_LATENCY)
     ) u_dma (
-        .clk(clk), .start(host_start), .bd_we(host_bd_we), .bd_addr(host_bd_addr),
+        .clk(clk), .start(host_start), .halt(dma_halt), .bd_we(host_bd_we), .bd_addr(host_bd_addr),
         .bd_wdata(host_bd_wdata), .q_out(q_out), .q_ch(q_ch), .q_bd(q_bd), .q_ra(q_ra),
         .q_rb(q_rb), .q_push(q_push), .q_full(q_full), .q_err(q_err), .q_eaddr(q_eaddr),
         .rel_v(rel_v), .rel_l(rel_l), .rel_n(rel_n), .idle(dma_idle), .empty(dma_empty),

@@ -12,7 +12,9 @@ run waits for). The data moves (functionally) at that completion instant, and th
 descriptor's release lock is released then. The engine is advanced in time order by
 the core's run loop, so every effect happens at its cycle. Beat k of a transfer holds
 its data-memory port in cycle start + DMA_SETUP + k (input: + EXT_LATENCY, when its
-data is written); a core access needing that port waits (ports.py).
+data is written); a core access needing that port waits (ports.py). After an error
+the engine starts nothing more, and the transfers started by then complete (`stop`, as
+rtl/aie's DMA does).
 """
 from __future__ import annotations
 
@@ -238,6 +240,29 @@ class DmaEngine:
             raise DeadlockError("the program ended with transfers that can never start. "
                                 + self.describe())
         return max(t, self.done_time)
+
+    def stop(self, t: int) -> None:
+        """The run failed at cycle t (the failing bundle's, or the stop's): the DMA starts
+        no transfer after it and takes no lock; a transfer started by then runs to its
+        completion (its beats are under way: rtl/aie's DMA cannot call back a request).
+        Those scheduled to start later are dropped, their channel time with them. (A
+        deadlock is found with the engine run dry: nothing is left to drop or run.)"""
+        try:
+            self.advance(t)
+            dropped = set()
+            for c in self.all:
+                for tr in c.queue:
+                    if not 0 <= tr.start <= t:
+                        if tr.start >= 0:
+                            c.busy -= tr.beats_end - tr.start
+                        dropped.add(id(tr))
+                c.queue[:] = [tr for tr in c.queue if id(tr) not in dropped]
+            self.pending[:] = [tr for tr in self.pending if id(tr) not in dropped]
+            self.schedule(t)                   # (starts nothing: every queued one has)
+            while self.next_event is not None:
+                self.advance(self.next_event)
+        except SimError:
+            pass        # a release past a lock's maximum: the run has already failed
 
     def describe(self) -> str:
         parts = []

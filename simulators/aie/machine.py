@@ -229,6 +229,7 @@ class _Run(Run):
                 retired = e.where.retired
                 t = max(t, e.where.cycle)
             self.horizon = max(max(ready, default=0), horizon[0])
+            dma.stop(t)                         # its started transfers still complete
             self._finish(stalls, t, retired)
             raise
         self.horizon = max(max(ready, default=0), horizon[0])

@@ -26,7 +26,8 @@ TILE = ("aie_top.v", "aie_core.v", "aie_mac.v", "aie_reduce.v", "aie_pwl.v", "ai
 COMMON = ROOT / "rtl" / "common"
 # Shared arithmetic from rtl/common the vector unit instantiates.
 COMMON_UNITS = ("fp32_minmax.v", "fp32_add.v", "fp32_mul.v", "fp_mul.v", "fp32_round_pack.v",
-                "fp32_to_bf16.v", "bf16_mul.v", "fp32_tree_sum.v", "fp32_exp_range.v", "icg.v")
+                "fp32_to_bf16.v", "bf16_mul.v", "fp32_tree_sum.v", "fp32_exp_range.v", "icg.v",
+                "delay_line.v")
 
 
 def sources(simulator: str = "verilator") -> tuple[Path, ...]:

@@ -235,18 +235,21 @@ def _descriptor(rng, k: int, bank: int, bw: int, spread: bool = False) -> str:
     return f"n0={n0}, n1={n1}, s1={s1}, n2={n2}, ls1={ls1}", n0, n1, n2
 
 
-def random_dma_program(seed: int, cfg, ops: int = 24, acq: bool = False,
-                       spread: bool = False) -> tuple[str, MemoryImage]:
+def random_dma_program(seed: int, cfg, ops: int = 24, acq: bool = False, spread: bool = False,
+                       fail: bool = False) -> tuple[str, MemoryImage]:
     """Transfers queued on random channels (runs of queue-full stalls), ACQs waiting for
     their releases (or more than will come: a deadlock), REL by the core, HALT, and core
     arithmetic between them. With `acq`, most descriptors also acquire a lock before
     they start (l2..l4, which the core and other transfers release): transfers waiting in
     their queues, taking locks the core's ACQ also waits for, chains of transfers, and
     deadlocks found only when the DMA runs dry or at the program's end. With `spread`,
-    descriptors whose beats end early (short runs far apart)."""
+    descriptors whose beats end early (short runs far apart). With `fail`, an operation
+    that stops the run with an error at a random place (transfers still running,
+    queued or holding their locks then)."""
     rng = np.random.default_rng(seed)
-    if acq:
-        return _acq_program(rng, cfg, ops)
+    if acq or fail:
+        src, image = _acq_program(rng, cfg, ops) if acq else random_dma_program(seed, cfg, ops)
+        return (_failing(rng, src) if fail else src), image
     bank = cfg.DM_SIZE // cfg.DM_BANKS
     bw = cfg.DMA_BW // 2
     head, body = [], []
@@ -286,6 +289,20 @@ def random_dma_program(seed: int, cfg, ops: int = 24, acq: bool = False,
     image = MemoryImage({"dm": {0: rng.integers(0, 256, cfg.DM_SIZE, dtype=np.uint8)},
                          "ext": {0: rng.integers(0, 1 << 16, 4 * EXT_REGION, dtype=np.uint16)}})
     return "\n".join(head + body) + "\n", image
+
+
+# operations that stop a run: a misaligned load, a transfer off external memory, a lock
+# released past its maximum (l5: no transfer uses it)
+_FAILING = ("MOVPI p7, 6\nLD r3, [p7]", "MOVI r1, 30000\nMOVHI r1, 2000\nDMAIN 1, T1, r1, r0",
+            "REL l5, 40\nREL l5, 40")
+
+
+def _failing(rng, src: str) -> str:
+    """`src` with one of _FAILING inserted among its operations (after the .bd lines)."""
+    lines = src.splitlines()
+    first = sum(1 for ln in lines if ln.startswith(".bd"))
+    at = int(rng.integers(first, len(lines) + 1))
+    return "\n".join(lines[:at] + [str(rng.choice(_FAILING))] + lines[at:]) + "\n"
 
 
 def _acq_program(rng, cfg, ops: int) -> tuple[str, MemoryImage]:

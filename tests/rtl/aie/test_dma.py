@@ -20,22 +20,24 @@ from kernelcraft.simulators.core.budget import Budget
 SEEDS = range(60)
 
 
-def _random_dma_programs_agree(cfg, seeds, acq=False, spread=False):
-    budget = Budget(max_instructions=100_000)
+def _random_dma_programs_agree(cfg, seeds, acq=False, spread=False, fail=False,
+                               limit=lambda seed: 100_000):
     progs = []
     for seed in seeds:
-        src, img = random_dma_program(seed, cfg, acq=acq, spread=spread)
-        progs.append((seed, assemble(src, f"dma-{seed}.asm", cfg), img))
-    runs = AieRTL().run_many([Job(p, img, budget, False) for _, p, img in progs], cfg)
+        src, img = random_dma_program(seed, cfg, acq=acq, spread=spread, fail=fail)
+        progs.append((seed, assemble(src, f"dma-{seed}.asm", cfg), img,
+                      Budget(max_instructions=limit(seed))))
+    runs = AieRTL().run_many([Job(p, img, budget, False) for _, p, img, budget in progs], cfg)
     failures, kinds = [], collections.Counter()
-    for (seed, prog, img), r in zip(progs, runs):
+    for (seed, prog, img, budget), r in zip(progs, runs):
         m = AieModel().run(prog, img, cfg, budget)
         kinds[m.stop if m.error is None else type(m.error).__name__] += 1
         diffs = compare_runs(m, r)
         if m.unit_busy != r.unit_busy:
             diffs.append(f"channel activity: model {m.unit_busy}, RTL {r.unit_busy}")
         if diffs:
-            failures.append(f"seed {seed}: " + "; ".join(getattr(d, "format", lambda: d)() for d in diffs))
+            failures.append(f"seed {seed}: " + "; ".join(d if isinstance(d, str) else d.format()
+                                                         for d in diffs))
     assert not failures, f"{len(failures)} of {len(progs)} differ:\n" + "\n".join(failures[:4])
     return kinds
 
@@ -57,6 +59,21 @@ def test_random_acquiring_transfers_agree(diff_cfg, aie_build):
     assert kinds["end"] > 20 and kinds["DeadlockError"] > 20, kinds
 
 
+def test_an_error_stops_the_dma_alike(diff_cfg, aie_build):
+    """Runs stopped by an error (a misaligned load, a transfer off memory, a lock
+    released past 63: simulators.aie_rtl.randprog._FAILING) or by the bundle budget
+    while transfers run, wait in their queues or hold their locks: no transfer starts
+    or takes its lock after the stop, those started complete, and the count waits for
+    them, on both backends alike. Half the programs acquire locks (`acq`)."""
+    kinds = _random_dma_programs_agree(diff_cfg, range(3000, 3040), fail=True)
+    kinds += _random_dma_programs_agree(diff_cfg, range(3040, 3060), acq=True, fail=True)
+    assert kinds["MemoryAccessError"] > 10 and kinds["IllegalOperandError"] > 5, kinds
+    budget = _random_dma_programs_agree(diff_cfg, range(60, 80), limit=lambda seed: 6 + seed % 20)
+    budget += _random_dma_programs_agree(diff_cfg, range(1080, 1100), acq=True,
+                                         limit=lambda seed: 6 + seed % 20)
+    assert budget["BudgetExceeded"] > 20, budget
+
+
 ACQ_CASES = {
     # the transfer waits for the core's REL; the ACQ after it for the transfer
     "core_rel": ".bd A, ext=0, loc=0, n0=8, acq=l4, rel=l5\nDMAIN 0, A, r0, r0\n"
@@ -76,6 +93,10 @@ ACQ_CASES = {
     # the program ends with a transfer waiting
     "stuck_at_end": ".bd A, ext=0, loc=0, n0=8, acq=l1\n.bd B, ext=64, loc=1024, n0=32\n"
                     "DMAIN 1, B, r0, r0\nDMAIN 0, A, r0, r0\nMOVI r1, 5\n",
+    # an error while A runs: A completes and releases l1, which B (waiting for it) does
+    # not take: nothing starts after the error
+    "stopped": ".bd A, ext=0, loc=0, n0=64, rel=l1\n.bd B, ext=64, loc=1024, n0=8, acq=l1\n"
+               "DMAIN 0, A, r0, r0\nDMAIN 1, B, r0, r0\nMOVPI p0, 6\nLD r1, [p0]\n",
 }
 
 
@@ -95,6 +116,9 @@ def test_acquiring_transfers_worked_cases(diff_cfg, aie_build):
     assert "waits forever" in ends["late_deadlock"] and "bundle 3" in ends["late_deadlock"], ends
     assert "waits forever" in ends["queue_deadlock"], ends
     assert "can never start" in ends["stuck_at_end"], ends
+    stopped = runs[list(progs).index("stopped")]
+    assert "not a multiple" in ends["stopped"] and stopped.registers["locks"][1] == 1
+    assert stopped.cycles > stopped.error.where.cycle + 64          # A's data landed after
 
 
 def test_dma_beats_and_core_accesses_arbitrate_alike(diff_cfg, aie_build):
@@ -116,7 +140,7 @@ def test_dma_beats_and_core_accesses_arbitrate_alike(diff_cfg, aie_build):
             diffs.append(f"channel activity: model {m.unit_busy}, RTL {r.unit_busy}")
         if diffs or m.error is not None:
             failures.append(f"seed {seed}: {m.error or ''} " +
-                            "; ".join(getattr(d, "format", lambda: d)() for d in diffs))
+                            "; ".join(d if isinstance(d, str) else d.format() for d in diffs))
         waited += m.stalls["dma_port"]
     assert not failures, f"{len(failures)} of {len(progs)} differ:\n" + "\n".join(failures[:4])
     assert runs[0].stalls["dma_port"] == 3 and runs[0].cycles == AieModel().run(

@@ -3,6 +3,7 @@ limits, descriptor locks, and the errors: transfers off memory, data races, dead
 import numpy as np
 
 from aie_kit import bf, image, run, small, unbf
+from kernelcraft.simulators.core.budget import Budget
 
 CFG = small()
 
@@ -144,3 +145,38 @@ def test_a_beat_ends_before_a_word_beyond_four_rows():
     assert CFG.DMA_BW // 2 >= 8          # (naively one beat)
     assert r.unit_busy["dma_in0"] == CFG.DMA_SETUP + 4
     assert list(r.memories["dm"][:512].view(np.uint16)[::32]) == list(range(1, 9))
+
+
+# An error stops the DMA (rtl/aie's DMA and the model alike): in0's first transfer has
+# started when the misaligned load fails, its second is queued behind it and never
+# starts; out0's transfer has started too. A budget stop is the same.
+STOPPED = """.bd A, ext=0, loc=0, n0=64, rel=l1
+.bd B, ext=256, loc=1024, n0=64, rel=l2
+.bd C, ext=512, loc=256, n0=32, rel=l3
+DMAIN 0, A, r0, r0
+DMAIN 0, B, r0, r0
+DMAOUT 0, C, r0, r0
+MOVPI p0, 6
+NOP
+LD r1, [p0]
+"""
+
+
+def test_an_error_stops_the_dma_and_waits_for_what_started():
+    ext = np.arange(1, 1000, dtype=np.uint16)
+    dm = np.arange(256, dtype=np.uint16) + 5000
+    r = run(STOPPED, image(dm={0: dm}, ext={0: ext}), expect_ok=False)
+    assert r.error.kind == "memory access error" and r.error.where.cycle == 5
+    words = r.memories["dm"].view(np.uint16)
+    assert np.array_equal(words[:64], ext[:64])                  # A landed
+    assert np.array_equal(words[512:576], np.zeros(64))         # B never started
+    assert np.array_equal(r.memories["ext"][512:544], dm[128:160])   # C left
+    assert list(r.registers["locks"][1:4]) == [1, 0, 1]
+    a_done = occupancy(64) + CFG.EXT_LATENCY                     # A started in cycle 0
+    c_landed = 2 + occupancy(32) + CFG.EXT_LATENCY
+    assert r.cycles == max(a_done, c_landed)
+    assert r.unit_busy["dma_in0"] == occupancy(64) and r.unit_busy["dma_out0"] == occupancy(32)
+    budget = run(STOPPED.replace("LD r1, [p0]", "NOP\nNOP"), image(dm={0: dm}, ext={0: ext}),
+                 budget=Budget(max_instructions=5), expect_ok=False)
+    assert budget.error.kind == "instruction budget exceeded" and list(budget.registers["locks"][1:4]) == [1, 0, 1]
+    assert np.array_equal(budget.memories["dm"][1024:1152], np.zeros(128, np.uint8))
