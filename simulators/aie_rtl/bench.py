@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mode", choices=("both", "cocotb", "bulk"), default="both",
                     help="how Verilator's model is driven: cocotb, the C++ driver of bulk "
                          "mode, or both side by side (default)")
-    args = ap.parse_args(argv or [])
+    args = ap.parse_args(argv)   # None: the command line (python -m)
     cfg = default_config(**DIFF_CONFIG) if args.hw == "small" else default_config()
     speeds = {}
     for mode in (("cocotb", "bulk") if args.mode == "both" else (args.mode,)):

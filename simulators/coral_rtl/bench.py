@@ -115,17 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     cfg = default_config() if args.hw == "default" else default_config(**TEST_CONFIG)
     print(f"coral RTL on Verilator, {args.hw} configuration (ITCM {cfg.ITCM_SIZE} B, "
           f"DTCM {cfg.DTCM_SIZE} B at 0x{cfg.DTCM_BASE:x})")
-    from kernelcraft.simulators.rtl import jobrun
-    from kernelcraft.simulators.rtl.bench import build_times, side_by_side
-    out = {}
-    for mode in (("cocotb", "bulk") if args.mode == "both" else (args.mode,)):
-        print(f"{mode} mode:")
-        build = rtl_build.build if mode == "cocotb" else (
-            lambda c: jobrun.build(rtl_build.spec(c), "verilator", bulk=True))
-        build_times(build, cfg, args.cold)
-        out[mode] = speeds(cfg, args.iterations, bulk=mode == "bulk")
-    if len(out) == 2:
-        side_by_side(out)
+    from kernelcraft.simulators.rtl.bench import modes
+    modes(args.mode, rtl_build.spec, cfg, args.cold,
+          lambda bulk: speeds(cfg, args.iterations, bulk=bulk))
     return 0
 
 
