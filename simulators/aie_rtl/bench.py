@@ -10,10 +10,14 @@ memory through the host port) measured on a one-bundle program; figures are medi
 unit built so far) beside loads and stores; a matrix kernel's inner loop (VMMAC.BF16
 every bundle).
 Build time: the cached lookup (a cold build is what the tests' first run pays).
+Verilator is measured under cocotb and in bulk mode (the C++ driver,
+simulators/rtl/bulk.py), side by side; --mode picks one. Rates are by the simulator
+process's CPU time (steady on a shared machine), start-up subtracted.
 """
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import time
 
@@ -59,13 +63,19 @@ ENDLOOP
 """
 
 
+def _child_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
 def _time(rtl, program, cfg, runs) -> tuple[float, int]:
+    """(median CPU seconds of the simulator process, cycles) of `runs` runs."""
     times, cycles = [], 0
     for _ in range(runs):
-        t = time.perf_counter()
+        c = _child_cpu()
         r = rtl.run_many([Job(program, MemoryImage({}), Budget(max_instructions=10**9,
                                                                wall_seconds=600))], cfg)[0]
-        times.append(time.perf_counter() - t)
+        times.append(_child_cpu() - c)
         if r.error is not None:
             raise SystemExit(f"benchmark kernel failed on the RTL: {r.error}")
         cycles = r.cycles
@@ -78,17 +88,33 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hw", choices=("small", "default"), default="small")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--iterations", type=int, default=250_000)
-    args = ap.parse_args(argv or [])
+    ap.add_argument("--mode", choices=("both", "cocotb", "bulk"), default="both",
+                    help="how Verilator's model is driven: cocotb, the C++ driver of bulk "
+                         "mode, or both side by side (default)")
+    args = ap.parse_args(argv)   # None: the command line (python -m)
     cfg = default_config(**DIFF_CONFIG) if args.hw == "small" else default_config()
+    speeds = {}
+    for mode in (("cocotb", "bulk") if args.mode == "both" else (args.mode,)):
+        speeds[mode] = _speeds(cfg, args, mode == "bulk")
+    if len(speeds) == 2:
+        from kernelcraft.simulators.rtl.bench import side_by_side
+        side_by_side(speeds)
+    return 0
+
+
+def _speeds(cfg, args, bulk: bool) -> dict[str, float]:
+    """Print, and return as cycles/s, each loop's speed in one mode."""
+    from kernelcraft.simulators.rtl import jobrun
     t = time.perf_counter()
-    b = rtl_build.build(cfg)
-    print(f"aie RTL ({args.hw} configuration): build {'cached' if b.cached else 'cold'} "
-          f"{time.perf_counter() - t:.2f} s")
-    rtl = AieRTL()
+    b = jobrun.build(rtl_build.spec(cfg), "verilator", bulk)
+    print(f"aie RTL ({args.hw} configuration), {'bulk' if bulk else 'cocotb'} mode: build "
+          f"{'cached' if b.cached else 'cold'} {time.perf_counter() - t:.2f} s")
+    rtl = AieRTL(bulk=bulk)
     empty = assemble("NOP\n", "empty.asm", cfg)
     start, _ = _time(rtl, empty, cfg, args.runs)
     n = args.iterations
-    print(f"start-up of a run: {start:.2f} s (median of {args.runs})")
+    print(f"start-up of a run: {start:.2f} s CPU (median of {args.runs})")
+    out = {}
     # (what, source, bundles besides the loop's 2 per iteration)
     for what, source, extra in (("scalar-and-load loop", SCALAR_LOAD_LOOP, 6),
                                 ("vector-ALU loop (VADD/VMAX, loads, stores)", VECTOR_LOOP, 3),
@@ -96,9 +122,10 @@ def main(argv: list[str] | None = None) -> int:
         total, cycles = _time(rtl, assemble(source.format(n=n), "bench.asm", cfg), cfg, args.runs)
         bundles = 2 * n + extra
         sim = max(total - start, 1e-9)
-        print(f"{what}: {bundles:,} bundles, {cycles:,} cycles in {total:.2f} s; without start-up "
-              f"{bundles / sim / 1e6:.2f} M bundles/s, {cycles / sim / 1e6:.2f} M cycles/s")
-    return 0
+        print(f"{what}: {bundles:,} bundles, {cycles:,} cycles in {total:.2f} s CPU; without "
+              f"start-up {bundles / sim / 1e6:.2f} M bundles/s, {cycles / sim / 1e6:.2f} M cycles/s")
+        out[what.split(" (")[0]] = cycles / sim
+    return out
 
 
 if __name__ == "__main__":

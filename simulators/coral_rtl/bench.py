@@ -67,31 +67,32 @@ def _child_cpu() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
-def _timed_run(program, cfg) -> tuple[float, float, int]:
+def _timed_run(program, cfg, bulk: bool = False) -> tuple[float, float, int]:
     """(wall seconds, CPU seconds of the simulator process, cycles) of one RTL run."""
     t0, c0 = time.perf_counter(), _child_cpu()
-    r = CoralRTL().run(program, MemoryImage(), cfg, Budget(max_instructions=10**9, wall_seconds=3600))
+    r = CoralRTL(bulk=bulk).run(program, MemoryImage(), cfg, Budget(max_instructions=10**9, wall_seconds=3600))
     if r.error is not None:
         raise RuntimeError(f"benchmark kernel failed on the RTL: {r.error}")
     return time.perf_counter() - t0, _child_cpu() - c0, r.cycles
 
 
-def speeds(cfg, iterations: int = 500_000, repeats: int = 3) -> dict[str, float]:
-    """Print and return cycles/s of the scalar loop (medians of `repeats` runs)."""
+def speeds(cfg, iterations: int = 500_000, repeats: int = 3, bulk: bool = False) -> dict[str, float]:
+    """Print and return cycles/s of the scalar and vector loops (medians of `repeats`
+    runs), under cocotb or, with `bulk`, from the C++ driver."""
     from statistics import median
 
     from kernelcraft.simulators.coral.assembler import assemble
     empty = assemble(".text\nnop\n", "empty.s", cfg)
-    runs = [_timed_run(empty, cfg) for _ in range(repeats)]
+    runs = [_timed_run(empty, cfg, bulk) for _ in range(repeats)]
     startup, startup_cpu = median(r[0] for r in runs), median(r[1] for r in runs)
-    print(f"  start-up of a run (process, cocotb, job files): {startup:.2f} s wall, "
+    print(f"  start-up of a run (process, {'C++ driver' if bulk else 'cocotb'}, job files): {startup:.2f} s wall, "
           f"{startup_cpu:.2f} s CPU (median of {repeats})")
     out = {}
     # the vector loop takes 32 cycles an iteration, the scalar one 10: about the same run
     for name, source, n in (("scalar loop", SCALAR_LOOP, iterations),
                             ("vector loop", VECTOR_LOOP, iterations * 10 // 32)):
         loop = assemble(source.format(n=n), "loop.s", cfg)
-        runs = [_timed_run(loop, cfg) for _ in range(repeats)]
+        runs = [_timed_run(loop, cfg, bulk) for _ in range(repeats)]
         wall, cpu, cycles = (median(r[0] for r in runs), median(r[1] for r in runs), runs[0][2])
         sim, sim_cpu = max(wall - startup, 1e-9), max(cpu - startup_cpu, 1e-9)
         print(f"  {name} {cycles:>12,d} cycles {wall:6.2f} s  {cycles / sim:>11,.0f} /s wall "
@@ -107,13 +108,16 @@ def main(argv: list[str] | None = None) -> int:
                          "configuration of the RTL tests")
     ap.add_argument("--cold", action="store_true", help="also time a cold build into an empty cache")
     ap.add_argument("--iterations", type=int, default=500_000, help="scalar loop iterations")
+    ap.add_argument("--mode", choices=("both", "cocotb", "bulk"), default="both",
+                    help="how Verilator's model is driven: cocotb, the C++ driver of bulk "
+                         "mode (simulators/rtl/bulk.py), or both side by side (default)")
     args = ap.parse_args(argv)
     cfg = default_config() if args.hw == "default" else default_config(**TEST_CONFIG)
     print(f"coral RTL on Verilator, {args.hw} configuration (ITCM {cfg.ITCM_SIZE} B, "
           f"DTCM {cfg.DTCM_SIZE} B at 0x{cfg.DTCM_BASE:x})")
-    from kernelcraft.simulators.rtl.bench import build_times
-    build_times(rtl_build.build, cfg, args.cold)
-    speeds(cfg, args.iterations)
+    from kernelcraft.simulators.rtl.bench import modes
+    modes(args.mode, rtl_build.spec, cfg, args.cold,
+          lambda bulk: speeds(cfg, args.iterations, bulk=bulk))
     return 0
 
 

@@ -30,8 +30,6 @@ from kernelcraft.isa.plena import default_config
 from kernelcraft.simulators.core.backend import MemoryImage
 from kernelcraft.simulators.core.budget import Budget
 
-from kernelcraft.simulators.rtl import jobrun
-
 from . import build as rtl_build
 from .backend import PlenaRTL
 from .randprog import DIFF_CONFIG
@@ -175,17 +173,10 @@ def main(argv: list[str] | None = None, baseline=None) -> int:
     print(f"plena RTL on Verilator, {args.hw} configuration "
           f"(MLEN={cfg.MLEN}, BLEN={cfg.BLEN}, VLEN={cfg.VLEN})")
 
-    from kernelcraft.simulators.rtl.bench import build_times, side_by_side
+    from kernelcraft.simulators.rtl.bench import modes
     kernels = _kernels(cfg, args.hw == "default", baseline)
-    speeds = {}
-    for mode in (("cocotb", "bulk") if args.mode == "both" else (args.mode,)):
-        print(f"{mode} mode:")
-        build = rtl_build.build if mode == "cocotb" else (
-            lambda c: jobrun.build(rtl_build.spec(c), "verilator", bulk=True))
-        build_times(build, cfg, args.cold)
-        speeds[mode] = _speeds(cfg, kernels, "verilator", mode == "bulk")
-    if len(speeds) == 2:
-        side_by_side(speeds)
+    modes(args.mode, rtl_build.spec, cfg, args.cold,
+          lambda bulk: _speeds(cfg, kernels, "verilator", bulk))
     if args.sim == "both":
         _icarus(args)
     return 0

@@ -39,3 +39,18 @@ def side_by_side(speeds: dict[str, dict[str, float]]) -> None:
     for name, c in speeds["cocotb"].items():
         b = speeds["bulk"][name]
         print(f"  {name:34s} {c:>12,.0f} {b:>12,.0f} {b / c:>11.2f}x")
+
+
+def modes(which: str, spec, cfg, cold: bool, measure) -> dict[str, dict[str, float]]:
+    """Per mode of `which` ("both", "cocotb" or "bulk"): print the build times of
+    `spec(cfg)`'s build in that mode, then `measure(bulk)` -> cycles/s per kernel; with
+    both, print them side by side. Returns speeds[mode][kernel]."""
+    from . import jobrun
+    speeds = {}
+    for mode in (("cocotb", "bulk") if which == "both" else (which,)):
+        print(f"{mode} mode:")
+        build_times(lambda c: jobrun.build(spec(c), "verilator", bulk=mode == "bulk"), cfg, cold)
+        speeds[mode] = measure(mode == "bulk")
+    if len(speeds) == 2:
+        side_by_side(speeds)
+    return speeds

@@ -12,7 +12,15 @@ cocotb's per-time-step callbacks. Builds are cached beside the cocotb builds
 Measured on the machine this was written on (load average 20-28, so CPU time, not wall):
 an optimised model (no VPI, OPT_FAST=-O2 instead of Verilator's -Os) ran the plena scalar
 loop no measurably faster than the cocotb build's objects, and cost a second full
-compile per configuration; hence the link.
+compile per configuration; hence the link. Measured again at load 1-9 (CPU seconds of
+the small plena scalar loop, 1.6 M cycles): -Os 4.87, -O1 4.13, -O2 3.75, -O2 with
+--x-assign/--x-initial fast 3.70; the shared builds now compile at -O1
+(toolchain.VERILATOR_MAKE_OVERRIDES), which both modes run. What the time goes to
+(perf): the clock-gated units' combinational logic, which Verilator evaluates in its
+trigger ("act") region because the clock gates' latches (rtl/common/icg.v) are
+sensitive to their enables, the trigger computation itself, and the harness's
+`always #1` clock and `@(posedge clk)` waits (the timing scheduler's coroutines);
+those are the designs' and harnesses' to change, not this driver's.
 """
 from __future__ import annotations
 
