@@ -24,7 +24,8 @@ BUILDING_BLOCKS = {
     "fp32_sqrt_steps": "fp32_sqrt (and plena's square-root pipeline)",
 }
 # Cells that are not arithmetic, exercised by the cores that use them.
-CELLS = {"icg": "plena's pipelines and coral's fp and vector units (their differential tests)"}
+CELLS = {"icg": "plena's pipelines and coral's fp and vector units (their differential tests)",
+         "delay_line": "the result pipelines of aie_mac, aie_reduce and aie_pwl (their unit benches, tests/rtl/aie)"}
 
 
 def test_unit_matches_numerics_on_verilator(unit, verilator_results):
