@@ -1,7 +1,7 @@
 /* The one sequential part of loops.py's batch run, in one C call: a vfmacc loop's
  * accumulators after every iteration. Each step adds the iteration's exact binary64
- * products to the accumulators rounded to binary32 and keeps the binary64 sums, which
- * loops.py then checks for the cases binary64 cannot decide (midpoints, tiny sums).
+ * products to the accumulators rounded to binary32, keeps the binary64 sums (loops.py
+ * checks the tiny ones) and reports what the checks of vector_float's fast path find.
  * In numpy this is two calls per iteration (about a microsecond each):
  *     add(P[i], prev, out=S[i]); prev = S[i].astype(float32)
  * and a dozen more for the checks; this computes the same sums in one call (binary64
