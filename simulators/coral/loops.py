@@ -290,7 +290,7 @@ class LoopPlan:
         # and rounds to binary32 (RNE) for the next
         S = np.empty_like(P)
         fl = s.fc[FFLAGS]
-        c, found = NATIVE.module(), None
+        c = NATIVE.module()
         if c is not None:
             R = np.empty(P.shape, F32)
             found = c.chain(P, acc0, S, R)          # the checks below, and rounding at midpoints
@@ -306,21 +306,20 @@ class LoopPlan:
                         return None
                     fl |= got
                 return fl_vals, v_vals, R[-1], fl
-        if found is None:
-            P32 = P.astype(F32)
-            if (P32 == P).all():
-                # every product a binary32 value (low-precision data): then each step's binary64
-                # sum rounded to binary32 is the binary32 sum (53 >= 2 * 24 + 2), and numpy's
-                # binary32 accumulate runs the whole recurrence in one call
-                R = np.add.accumulate(np.concatenate((acc0[None, :], P32)), axis=0)
-                np.add(P, R[:-1], out=S)
-                prev = R[-1]
-            else:
-                add = np.add
-                prev = acc0
-                for p, row in zip(P, S):
-                    add(p, prev, out=row)
-                    prev = row.astype(F32)
+        P32 = P.astype(F32)
+        if (P32 == P).all():
+            # every product a binary32 value (low-precision data): then each step's binary64
+            # sum rounded to binary32 is the binary32 sum (53 >= 2 * 24 + 2), and numpy's
+            # binary32 accumulate runs the whole recurrence in one call
+            R = np.add.accumulate(np.concatenate((acc0[None, :], P32)), axis=0)
+            np.add(P, R[:-1], out=S)
+            prev = R[-1]
+        else:
+            add = np.add
+            prev = acc0
+            for p, row in zip(P, S):
+                add(p, prev, out=row)
+                prev = row.astype(F32)
         # vector_float's fast path, for all iterations at once (fp32.fast_fma_sum, _fast)
         a = np.abs(S)
         if not a.max() < fp32._BIG:
@@ -442,17 +441,17 @@ def replay(tm: VectorTiming, t: int, prog: list[tuple], n: int, taken: int, last
            max(tm.vend - t, 0), max(tm.mem_end - t, 0), max(tm.store_end - t, 0))
     got = _REPLAYS.get(key)
     if got is None:
-        before = (tm.vend, tm.mem_end, tm.store_end, tm.wait_from, tm.wb, tm.busy, tm.full_stall, tm.sync_stall)
+        before = (tm.mem_end, tm.store_end, tm.busy, tm.full_stall, tm.sync_stall)
         end = _replay(tm, t, prog, n, taken, last)
         dispatches = any(op == 1 for op, _, _ in prog)
         waits = any(op >= 2 for op, _, _ in prog)
         drains = any(op == 4 for op, _, _ in prog)
         got = (end - t, tuple(c - t for c in tm.waiting) if dispatches or drains else None,
                *(v - t if moved else None for v, moved in (
-                   (tm.vend, dispatches), (tm.mem_end, tm.mem_end != before[1]),
-                   (tm.store_end, tm.store_end != before[2]), (tm.wait_from, waits))),
+                   (tm.vend, dispatches), (tm.mem_end, tm.mem_end != before[0]),
+                   (tm.store_end, tm.store_end != before[1]), (tm.wait_from, waits))),
                tm.wb if dispatches else None,
-               tm.busy - before[5], tm.full_stall - before[6], tm.sync_stall - before[7])
+               tm.busy - before[2], tm.full_stall - before[3], tm.sync_stall - before[4])
         if len(_REPLAYS) >= _REPLAYS_MAX:
             _REPLAYS.clear()
         _REPLAYS[key] = got
