@@ -113,7 +113,7 @@ module coral_core #(
     output wire [4:0]  vt_reg,
     output wire [VLEN-1:0] vt_val,
     output wire [31:0] vt_marks,
-    output wire [4:0]  vt_flags
+    output wire [5:0]  vt_flags
 );
     localparam integer IA = $clog2(ITCM_WORDS);
     localparam integer DA = $clog2(DTCM_WORDS);
@@ -186,6 +186,7 @@ module coral_core #(
                 v_active, v_sval_ok;
     wire [31:0] v_sval, v_dbg_rdata;
     wire [4:0]  v_flags;
+    wire        v_sat;          // a fixed-point element saturated in S2 (vxsat)
     wire [63:0] v_busy;
     wire is_vec = is_vop && v_legal;
 
@@ -339,9 +340,9 @@ module coral_core #(
             12'h002: csr_old = {29'd0, frm};
             12'h003: csr_old = {24'd0, frm, fflags | v_flags};
             12'h008: csr_old = 32'd0;                          // vstart
-            12'h009: csr_old = {31'd0, vxsat};
+            12'h009: csr_old = {31'd0, vxsat | v_sat};
             12'h00A: csr_old = {30'd0, vxrm};
-            12'h00F: csr_old = {29'd0, vxrm, vxsat};
+            12'h00F: csr_old = {29'd0, vxrm, vxsat | v_sat};
             12'hC00, 12'hC01: begin csr_old = ex_issue[31:0]; csr_ro = 1'b1; end
             12'hC80, 12'hC81: begin csr_old = ex_issue[63:32]; csr_ro = 1'b1; end
             12'hC02: begin csr_old = retired[31:0]; csr_ro = 1'b1; end
@@ -420,10 +421,10 @@ module coral_core #(
     coral_vec #(.VLEN(VLEN), .DEPTH(VQ_DEPTH), .DTCM_WORDS(DTCM_WORDS), .DTCM_BASE(DTCM_BASE),
                 .DTCM_SIZE(DTCM_SIZE)) u_vec (
         .clk(clk), .rst(rst || (start && !running)), .d_valid(ex_busy && is_vec && first && !hold && v_ok && !faulted),
-        .d_ir(ex_ir), .d_vl(vl), .d_vt(vt), .d_frm(frm), .d_xa(a), .d_xb(b), .d_fa(fr[rs1]),
+        .d_ir(ex_ir), .d_vl(vl), .d_vt(vt), .d_frm(frm), .d_vxrm(vxrm), .d_xa(a), .d_xb(b), .d_fa(fr[rs1]),
         .d_legal(v_legal), .d_fault(v_fault), .d_unsup(v_unsup), .d_pend(v_pend), .d_to_scalar(v_to_scalar),
         .q_full(v_full), .st_pend(v_st_pend), .mem_pend(v_mem_pend), .drained(v_drained),
-        .active(v_active), .sval_ok(v_sval_ok), .sval(v_sval), .vflags(v_flags), .busy_cycles(v_busy),
+        .active(v_active), .sval_ok(v_sval_ok), .sval(v_sval), .vflags(v_flags), .vsat(v_sat), .busy_cycles(v_busy),
         .tr_s1seq(vt_s1seq), .tr_s2seq(vt_s2seq), .tr_we(vt_we), .tr_reg(vt_reg), .tr_val(vt_val),
         .tr_marks(vt_marks),
         .dbg_we(!running && dbg_we && dbg_addr[16]), .dbg_addr(dbg_addr[12:0]), .dbg_wdata(dbg_wdata),
@@ -445,7 +446,7 @@ module coral_core #(
     assign rt_csr = is_csr;
     assign rt_fpf = is_fp ? fp_flags : 5'd0;
     assign rt_vset = is_vset;
-    assign vt_flags = v_flags;
+    assign vt_flags = {v_sat, v_flags};
     wire _unused_v = ^{v_active};
 
     reg [63:0] busy [0:NU-1];
@@ -528,6 +529,7 @@ module coral_core #(
             // the scalar side has stopped: the run's cycles go on while the vector unit
             // works (the model's total: the later of the two)
             fflags <= fflags | v_flags;
+            vxsat <= vxsat | v_sat;
             if (v_active) cycles <= cycles + 64'd1;
             else begin
                 running <= 1'b0;
@@ -540,6 +542,7 @@ module coral_core #(
             if (ex_busy && !faulted && w_full) stall_full <= stall_full + 64'd1;
             if (ex_busy && !faulted && (w_sync || (is_vec && v_to_scalar && !first))) stall_sync <= stall_sync + 64'd1;
             fflags <= fflags | v_flags | ((retire && is_fp) ? fp_flags : 5'd0);
+            vxsat <= vxsat | v_sat;
             retired <= retired_n;
             // (a move to a scalar register waits any time after its dispatch: cnt stays 1)
             ex_cnt <= (ex_valid && !ex_last) ? ((hold || (is_vec && !first)) ? ex_cnt : ex_cnt + 6'd1) : 6'd0;

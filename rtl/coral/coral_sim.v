@@ -18,7 +18,7 @@
 // or "L vl vtype" (after vsetvl*) for what the instruction did; and from the vector
 // unit's trace port, tagged with the vector instruction's number in dispatch order:
 // "V n reg value" (a register write), "M n regs" (registers marked all-ones, a bit
-// mask), "G n flags" (fp flags raised), "W n offset value" (a DTCM word stored).
+// mask), "G n flags" (fp flags raised; 32: vxsat set), "W n offset value" (a DTCM word stored).
 //
 // The clock (period 2 ns) runs here, inside the simulator: no host call per cycle.
 module coral_sim #(
@@ -50,7 +50,8 @@ module coral_sim #(
     reg  [63:0] max_retire, max_cycles;
     wire [31:0] host_rdata, err_pc, err_addr, rt_pc, rt_rd_val, rt_st_addr, rt_st_data;
     wire        ready, running, done, rt_valid, rt_rd_we, rt_fd_we, rt_st, rt_csr, rt_vset, vxsat, vt_we;
-    wire [4:0]  rt_fpf, vt_flags, vt_reg;
+    wire [4:0]  rt_fpf, vt_reg;
+    wire [5:0]  vt_flags;
     wire [31:0] vt_s1seq, vt_s2seq, vt_marks;
     wire [VLEN-1:0] vst_wdata, vt_val;
     wire [1:0]  stop, vxrm;
@@ -300,7 +301,7 @@ module coral_sim #(
         if (tfd != 0) begin
             if (vt_we) $fwrite(tfd, "V %0d %0d %h\n", vt_s2seq, vt_reg, vt_val);
             if (vt_marks != 32'd0) $fwrite(tfd, "M %0d %h\n", vt_s2seq, vt_marks);
-            if (vt_flags != 5'd0) $fwrite(tfd, "G %0d %0d\n", vt_s2seq, vt_flags);
+            if (vt_flags != 6'd0) $fwrite(tfd, "G %0d %0d\n", vt_s2seq, vt_flags);
             for (k = 0; k < NB; k = k + 1)
                 if (vst_we[4*k +: 4] != 4'd0)
                     $fwrite(tfd, "W %0d %0d %h %h\n", vt_s1seq, 4 * (vst_row[RA*k +: RA] * NB + k), vst_wdata[32*k +: 32],

@@ -81,7 +81,7 @@ module coral_top #(
     output wire [4:0]  vt_reg,
     output wire [VLEN-1:0] vt_val,
     output wire [31:0] vt_marks,
-    output wire [4:0]  vt_flags
+    output wire [5:0]  vt_flags              // fp flags, bit 5 vxsat set
 );
     localparam integer ITCM_WORDS = ITCM_SIZE / 4;
     localparam integer DTCM_WORDS = DTCM_SIZE / 4;

@@ -19,7 +19,8 @@
 // vcpop.m and vfirst.m (to x[rd]), vmsbf/vmsif/vmsof.m (VLEN mask bits in one S2 cycle);
 // the widening vwadd(u), vwsub(u) (.vv, .vx, .wv, .wx), vwmul(u/su), vwmacc(u/su/us) at SEW 8
 // and 16 (narrow sources extended to 16 or 32 bits), the narrowing vnsrl/vnsra (.wv, .wx, .wi)
-// at SEW 8 and 16, and vzext/vsext.vf2 (SEW 16, 32) and .vf4 (SEW 32).
+// at SEW 8 and 16, and vzext/vsext.vf2 (SEW 16, 32) and .vf4 (SEW 32); the fixed-point vsadd(u),
+// vssub(u), vaadd(u), vasub(u), vsmul, vssrl, vssra (SEW 8, 16, 32) and vnclip(u) (as the narrowing).
 // The encodings are isa/coral's (funct6, funct3, and the vs1 field's selector of VMUNARY0
 // and VWXUNARY0). Combinational; used at dispatch (checks) and in the vector unit.
 module coral_vdec (
@@ -84,7 +85,8 @@ module coral_vdec (
                      LO_MERGE = 5'd26, LO_MSF = 5'd27,     // vmsbf/sif/sof: the vs1 field's low bits
                      LO_IMAC = 5'd28,                      // vmadd, vnmsub, vmacc, vnmsac: f6[2:1] too
                      LO_IDIV = 5'd29,                      // vdivu, vdiv, vremu, vrem: f6[1:0] too
-                     LO_CLASS = 5'd30;                     // vfclass.v
+                     LO_CLASS = 5'd30,                     // vfclass.v
+                     LO_FXP = 5'd31;                       // fixed point: the kind from funct6 (coral_vec)
     wire [6:0] op = ir[6:0];
     wire [2:0] f3 = ir[14:12];
     wire [5:0] f6 = ir[31:26];
@@ -185,11 +187,15 @@ module coral_vdec (
                 6'b001110: lop = LO_MOVE;                          // vslideup (.vx, .vi), vrgatherei16 (.vv)
                 6'b001111: begin lop = LO_MOVE; ok = f3 != 3'd0; end  // vslidedown
                 6'b001100: lop = LO_MOVE;                                        // vrgather
-                6'b100111: begin                                                 // vmv<n>r.v: n - 1 in the vs1 field
+                6'b100111: if (f3 == 3'd3) begin                                 // vmv<n>r.v: n - 1 in the vs1 field
                     lop = LO_MOVE;
                     unary = 1'b1;
-                    ok = f3 == 3'd3 && vm && (vs1 == 5'd0 || vs1 == 5'd1 || vs1 == 5'd3 || vs1 == 5'd7);
-                end
+                    ok = vm && (vs1 == 5'd0 || vs1 == 5'd1 || vs1 == 5'd3 || vs1 == 5'd7);
+                end else lop = LO_FXP;                                           // vsmul (.vv, .vx)
+                6'b100000, 6'b100001: lop = LO_FXP;                              // vsaddu, vsadd
+                6'b100010, 6'b100011: begin lop = LO_FXP; ok = f3 != 3'd3; end  // vssubu, vssub
+                6'b101010, 6'b101011: lop = LO_FXP;                              // vssrl, vssra
+                6'b101110, 6'b101111: lop = LO_FXP;                              // vnclipu, vnclip (.wv, .wx, .wi)
                 6'b101100: lop = LO_ISRL;                                        // vnsrl (.wv, .wx, .wi)
                 6'b101101: lop = LO_ISRA;                                        // vnsra
                 default: ok = 1'b0;
@@ -210,6 +216,7 @@ module coral_vdec (
                 6'b100100, 6'b100101, 6'b100110, 6'b100111: lop = LO_IMUL;   // hu, (low), hsu, h
                 6'b101001, 6'b101011, 6'b101101, 6'b101111: lop = LO_IMAC;   // vmadd vnmsub vmacc vnmsac
                 6'b100000, 6'b100001, 6'b100010, 6'b100011: lop = LO_IDIV;   // vdivu vdiv vremu vrem
+                6'b001000, 6'b001001, 6'b001010, 6'b001011: lop = LO_FXP;    // vaaddu vaadd vasubu vasub
                 6'b001110, 6'b001111: begin lop = LO_MOVE; ok = f3 == 3'd6; end  // vslide1up/down
                 6'b011000, 6'b011001, 6'b011010, 6'b011011, 6'b011100, 6'b011101, 6'b011110, 6'b011111:
                     begin lop = LO_MLOG; ok = f3 == 3'd2 && vm; end
@@ -255,9 +262,9 @@ module coral_vdec (
     assign neg_add = is_fma ? f6[0] ^ f6[1] : (opf && (f6 == 6'b000010 || f6 == 6'b100111));
     assign uses_vd = is_fma && !f6[2];
     assign wop = lanes && opm && f6[5:4] == 2'b11;
-    assign wmv = lanes && opi && f6 == 6'b100111;
+    assign wmv = lanes && opi && f6 == 6'b100111 && f3 == 3'd3;
     assign wsrc = wop && f6[5:2] == 4'b1101;
-    assign nar = lanes && opi && f6[5:1] == 5'b10110;
+    assign nar = lanes && opi && (f6[5:1] == 5'b10110 || f6[5:1] == 5'b10111);   // vnsrl/vnsra, vnclipu/vnclip
     assign ext = lanes && opm && f6 == 6'b010010;
     assign ext4 = ext && !vs1[1];
     // signedness of the narrow operands: add/sub f6[0]; vwmul(u/su) vs2 f6[1], vs1 f6[0];
@@ -270,7 +277,8 @@ module coral_vdec (
                   (wx && ((f3 == 3'd6 && vs2 == 5'd0) || (f3 == 3'd2 && vs1 == 5'd0))) ||  // vmv.s.x, vmv.x.s
                   (rd_ok && !opf) ||                                                     // vred*
                   (lanes && opm && f6 == 6'b010100 && (vs1 == 5'b10000 || vs1 == 5'b10001)) ||  // viota, vid
-                  (slide && !opf) || gat || comp;                  // the integer slides, vrgather(ei16), vcompress
+                  (slide && !opf) || gat || comp ||                // the integer slides, vrgather(ei16), vcompress
+                  (lanes && lop == LO_FXP && !nar);                // fixed point (vnclip: as the narrowing)
     assign anysew = mlog || msf || mq;
     wire _unused = ^ir[11:7];
 endmodule

@@ -40,6 +40,7 @@ module coral_vec #(
     input  wire [$clog2(VLEN):0] d_vl,
     input  wire [8:0]  d_vt,          // {vill, vma, vta, vsew[2:0], vlmul[2:0]}
     input  wire [2:0]  d_frm,
+    input  wire [1:0]  d_vxrm,
     input  wire [31:0] d_xa,          // x[rs1]
     input  wire [31:0] d_xb,          // x[rs2]
     input  wire [31:0] d_fa,          // f[rs1]
@@ -57,6 +58,7 @@ module coral_vec #(
     output wire        sval_ok,       // a to-scalar move is issuing: sval is its value
     output wire [31:0] sval,
     output wire [4:0]  vflags,        // fp flags of the write-back in S2
+    output wire        vsat,          // ... a fixed-point active element saturated (vxsat)
     output reg  [63:0] busy_cycles,
     // trace port: S2's register write (and registers marked all-ones) of the instruction
     // numbered tr_s2seq (0, 1, ... in dispatch order), and tr_s1seq, the one in S1 (whose
@@ -91,7 +93,7 @@ module coral_vec #(
     localparam integer VW = $clog2(VLEN) + 1;
     localparam integer DA = $clog2(DTCM_WORDS);
     localparam integer RA = DA - LNB;
-    localparam integer QW = 32 + VW + 8 + 3 + 96;
+    localparam integer QW = 32 + VW + 8 + 3 + 2 + 96;
     localparam integer QA = DEPTH > 1 ? $clog2(DEPTH) : 1;
     localparam [4:0] LO_ADD = 5'd0, LO_MUL = 5'd1, LO_FMA = 5'd2, LO_MIN = 5'd3, LO_MAX = 5'd4,
                      LO_SGNJ = 5'd5, LO_SGNJN = 5'd6, LO_SGNJX = 5'd7, LO_DIV = 5'd9,
@@ -100,7 +102,9 @@ module coral_vec #(
                      LO_ISRL = 5'd18, LO_ISRA = 5'd19, LO_IMAX = 5'd21,   // 20: LO_IMIN
                      LO_FCMP = 5'd22, LO_ICMP = 5'd23, LO_IMUL = 5'd24,   // 25: LO_MLOG (s2_mlog)
                      LO_MERGE = 5'd26, LO_IMAC = 5'd28, LO_IDIV = 5'd29,  // 27: LO_MSF (s2_msf)
-                     LO_MOVE = 5'd8, LO_CLASS = 5'd30;
+                     LO_MOVE = 5'd8, LO_CLASS = 5'd30, LO_FXP = 5'd31;
+    // fixed-point kinds (fxalu): saturating add/subtract, averaging add/subtract, vsmul, scaling shifts
+    localparam [1:0] FX_SAT = 2'd0, FX_AVG = 2'd1, FX_MUL = 2'd2, FX_SHIFT = 2'd3;
     localparam integer DIVC = 8;      // cycles per beat of vfdiv/vfrdiv/vfsqrt (class VFDIV) and of
                                       // vdiv/vrem (class VDIV: 4 quotient bits per clock, 8 clocks)
     localparam [1:0] S_OLD = 2'd0, S_NEW = 2'd1, S_ONES = 2'd2;
@@ -222,7 +226,7 @@ module coral_vec #(
     reg  [DEPTH-1:0] q_isst, q_ismem, q_wv0;
     reg  [QA-1:0] qh, qt;
     reg  [QA:0]   qn;
-    wire [QW-1:0] d_entry = {d_ir, d_vle, d_vte, d_frm, d_xa, d_xb, d_fa};
+    wire [QW-1:0] d_entry = {d_ir, d_vle, d_vte, d_frm, d_vxrm, d_xa, d_xb, d_fa};
     integer i;
     reg any_st, any_mem, any_wv0;
     always @(*) begin
@@ -243,6 +247,7 @@ module coral_vec #(
     reg  [VW-1:0] e_vl;
     reg  [7:0]   e_vt;
     reg  [2:0]   e_frm;
+    reg  [1:0]   e_vxrm;
     reg  [31:0]  e_xa, e_xb, e_fa;
     reg  [31:0]  e_seq, n_seq, s2_seq;        // trace numbering (no effect on the datapath)
     reg  [VW-1:0] bc;                 // beat (strided: element) of this cycle
@@ -736,6 +741,58 @@ module coral_vec #(
                 else subalu[8*t +: 8] = r[7:0];
             end
     endfunction
+    // fixed point (vsadd(u), vssub(u), vaadd(u), vasub(u), vsmul, vssrl, vssra, vnclip(u)) on a
+    // lane's elements of n = 32, 16 or 8 bits (sw 2, 1, 0): exact in 64 bits (p32: the lane
+    // multiplier's signed 64-bit product at n = 32), shifted right by d and rounded as vxrm says
+    // (0 rnu: + the last bit out; 1 rne: that bit if the rest out or the kept LSB is set; 2 rdn;
+    // 3 rod: the LSB set when it is 0 and any bit out is 1), clamped to w bits (vnclip: w = n / 2,
+    // the result in the element's low half) where the instruction saturates; bits 35:32 say which
+    // elements were clamped
+    function automatic [35:0] fxalu(input [31:0] a, input [31:0] b, input [63:0] p32, input [1:0] kind, input sub,
+                                    input sgn, input [1:0] rm, input [1:0] sw, input clip);
+        integer t;
+        reg [6:0]  n, w;
+        reg [31:0] ea, eb, nm;
+        reg signed [63:0] xa, xb, v, y, lo, hi;
+        reg signed [33:0] ps;
+        reg [63:0] below;
+        reg [4:0]  d;
+        reg        inc, st;
+        fxalu = 36'd0;
+        n = sw == 2'd2 ? 7'd32 : sw == 2'd1 ? 7'd16 : 7'd8;
+        w = clip ? n >> 1 : n;
+        nm = sw == 2'd2 ? 32'hFFFF_FFFF : sw == 2'd1 ? 32'h0000_FFFF : 32'h0000_00FF;
+        for (t = 0; t < 4; t = t + 1)
+            if (t == 0 || sw == 2'd0 || (sw == 2'd1 && t < 2)) begin
+                ea = sw == 2'd2 ? a : sw == 2'd1 ? {16'd0, a[16*(t & 1) +: 16]} : {24'd0, a[8*t +: 8]};
+                eb = sw == 2'd2 ? b : sw == 2'd1 ? {16'd0, b[16*(t & 1) +: 16]} : {24'd0, b[8*t +: 8]};
+                xa = $signed({ea, 32'd0} << (7'd32 - n));            // the element at the top, then extended
+                xb = $signed({eb, 32'd0} << (7'd32 - n));
+                xa = sgn ? xa >>> (7'd64 - n) : $signed($unsigned(xa) >> (7'd64 - n));
+                xb = sgn ? xb >>> (7'd64 - n) : $signed($unsigned(xb) >> (7'd64 - n));
+                ps = $signed(xa[16:0]) * $signed(xb[16:0]);
+                case (kind)
+                    FX_SAT, FX_AVG: v = sub ? xa - xb : xa + xb;
+                    FX_MUL: v = n == 7'd32 ? $signed(p32) : {{30{ps[33]}}, ps};
+                    default: v = xa;
+                endcase
+                d = kind == FX_SHIFT ? eb[4:0] & 5'(n - 7'd1) : kind == FX_AVG ? 5'd1 : kind == FX_MUL ? 5'(w - 7'd1) : 5'd0;
+                below = (64'd1 << d) - 64'd1;
+                case (rm)
+                    2'd0: inc = d != 5'd0 && v[6'(d) - 6'd1];
+                    2'd1: inc = d != 5'd0 && v[6'(d) - 6'd1] && (($unsigned(v) & (below >> 1)) != 64'd0 || v[6'(d)]);
+                    2'd2: inc = 1'b0;
+                    default: inc = !v[6'(d)] && ($unsigned(v) & below) != 64'd0;
+                endcase
+                y = (v >>> d) + $signed({63'd0, inc});
+                lo = sgn ? -(64'sd1 <<< (w - 7'd1)) : 64'sd0;
+                hi = sgn ? (64'sd1 <<< (w - 7'd1)) - 64'sd1 : (64'sd1 <<< w) - 64'sd1;
+                st = (kind == FX_SAT || kind == FX_MUL || clip) && (y < lo || y > hi);
+                if (st) y = y < lo ? lo : hi;
+                fxalu[32 + t] = st;
+                fxalu[31:0] = fxalu[31:0] | ((y[31:0] & nm) << (n * 7'(t)));
+            end
+    endfunction
     reg             s2_nar, s2_part;   // narrowing: the lanes' low halves into half s2_part of vd's register
     reg             s2_nhi;            // ... the last beat, in the lower half: the upper one is tail (ta)
     reg  [VW-1:0]   s2_e0, s2_vl;
@@ -743,6 +800,9 @@ module coral_vec #(
     wire [3:0]      cb4 [0:NB-1];      // SEW 8 / 16: the lane's elements' compare bits
     reg  [VLEN-1:0] mval;
     reg  [2:0]      s2_rm;
+    reg  [1:0]      s2_vxrm, s2_fxk;   // fixed point: vxrm, the kind (FX_*)
+    reg             s2_fxsub;          // ... subtract (vssub(u), vasub(u))
+    wire [3:0]      fxs [0:NB-1];      // ... the lane's elements that saturated
     reg             s2_np, s2_na, s2_swap, s2_uvd;
     reg  [VLEN-1:0] s2_a, s2_b, s2_c;
     reg  [LNB-1:0]  s2_rot;            // unit load: element 0's bank; strided: the element's lane
@@ -904,7 +964,11 @@ module coral_vec #(
             wire [3:0]  lmb = s2_s16 ? {2'b00, s2_mbE[2*g +: 2]} : s2_mbE[4*g +: 4];
             wire [35:0] sy = s2_sub ? subalu(a, b, c, s2_lop, s2_cc, s2_isgn, s2_swap, lmb, s2_s16) : 36'd0;
             assign cb4[g] = sy[35:32];
-            assign lane_y[g] = s2_sub ? (s2_lop == LO_IDIV ? subq : sy[31:0]) : (is_add || is_fma || s2_lop == LO_MUL) ? fy :
+            // fixed point (vsmul at SEW 32: the multiplier's signed product, mhi at s2_cc 111)
+            wire [35:0] fxy = s2_lop == LO_FXP ? fxalu(a, b, {mhi, mp[31:0]}, s2_fxk, s2_fxsub, s2_isgn, s2_vxrm,
+                                                       !s2_sub ? 2'd2 : s2_s16 ? 2'd1 : 2'd0, s2_nar) : 36'd0;
+            assign fxs[g] = fxy[35:32];
+            assign lane_y[g] = s2_lop == LO_FXP ? fxy[31:0] : s2_sub ? (s2_lop == LO_IDIV ? subq : sy[31:0]) : (is_add || is_fma || s2_lop == LO_MUL) ? fy :
                                (s2_lop == LO_MIN || s2_lop == LO_MAX) ? my :
                                (s2_lop == LO_DIV || s2_lop == LO_SQRT) ? dy : s2_lop == LO_CVT ? cy :
                                is_int ? iy : (s2_lop == LO_IMUL || mac) ? muly :
@@ -1016,6 +1080,21 @@ module coral_vec #(
         end
     end
     assign vflags = s2_v ? flags_any : 5'd0;
+    // vxsat: an active element (written with a new value) of a fixed-point instruction clamped
+    reg sat_any;
+    integer sl;
+    always @(*) begin
+        sat_any = 1'b0;
+        if (s2_v && s2_we && s2_lop == LO_FXP && s2_kind == K_LANES)
+            for (sl = 0; sl < NB; sl = sl + 1) begin
+                if (!s2_sub) sat_any = sat_any | (fxs[sl][0] && s2_sel[sl] == S_NEW);
+                else if (s2_s16) sat_any = sat_any | (fxs[sl][0] && s2_selE[2*sl] == S_NEW) |
+                                                     (fxs[sl][1] && s2_selE[2*sl+1] == S_NEW);
+                else sat_any = sat_any | (fxs[sl][0] && s2_selE[4*sl] == S_NEW) | (fxs[sl][1] && s2_selE[4*sl+1] == S_NEW) |
+                                         (fxs[sl][2] && s2_selE[4*sl+2] == S_NEW) | (fxs[sl][3] && s2_selE[4*sl+3] == S_NEW);
+            end
+    end
+    assign vsat = sat_any;
     assign tr_s1seq = e_seq;
     assign tr_s2seq = s2_seq;
     assign tr_we = s2_v && s2_we;
@@ -1069,7 +1148,7 @@ module coral_vec #(
                     e_seq <= n_seq;
                     n_seq <= n_seq + 32'd1;
                 end
-                {e_ir, e_vl, e_vt, e_frm, e_xa, e_xb, e_fa} <= nx;
+                {e_ir, e_vl, e_vt, e_frm, e_vxrm, e_xa, e_xb, e_fa} <= nx;
                 bc <= {VW{1'b0}};
                 saddr <= nx[95:64];
             end else begin
@@ -1121,6 +1200,12 @@ module coral_vec #(
             s2_e0 <= e0;
             s2_vl <= e_vl;
             s2_rm <= e_frm;
+            s2_vxrm <= e_vxrm;
+            // funct6: 1000xx vsadd(u)/vssub(u) (OPI), 0010xx vaadd(u)/vasub(u) (OPM), 100111 vsmul,
+            // 10101x vssrl/vssra, 10111x vnclip(u)
+            s2_fxk <= e_ir[31:29] == 3'b001 ? FX_AVG : e_ir[31:26] == 6'b100111 ? FX_MUL :
+                      e_ir[31:28] == 4'b1000 ? FX_SAT : FX_SHIFT;
+            s2_fxsub <= e_ir[27];
             s2_np <= enp;
             s2_na <= ena;
             s2_swap <= eswap;

@@ -19,6 +19,9 @@ from __future__ import annotations
 
 import random
 
+from kernelcraft.isa.loader import get_isa
+from kernelcraft.simulators.coral.tables import ACCEL
+
 from .backend import _CMP, _EXTEND, _INT, _MASK_LOGIC, _MUL, _NARROW, _WIDEN, VECTOR
 from .randprog import SPECIAL_FLOATS
 
@@ -401,6 +404,103 @@ def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
                        f"\nvsetvli t1, s1, e{sew}, {lm}, {pol}")
     out.append("ebreak")
     words = ", ".join(f"{rng.getrandbits(32):#x}" for _ in range(BUFFER // 4))
+    out += [".data", ".balign 16", f"buf: .word {words}"]
+    return "\n".join(out) + "\n"
+
+
+# Instructions by their ISA data (isa/coral: the record's group, its operands), not by lists
+# of mnemonics kept here: what the backend lets through of a group is drawn from, so an
+# instruction added to the RTL and the ISA is in the random programs without an edit here.
+ISA = get_isa(ACCEL)
+FIXED = sorted(m for m in VECTOR if ISA.instructions[m].group == "rvv_fixed")
+FIXED_NARROW = [m for m in FIXED if m.split(".")[1].startswith("w")]      # vnclip(u): SEW 8, 16
+# element values at the edges of every width (saturation at both ends, rounding ties)
+EDGES = [0x00, 0x01, 0x7F, 0x80, 0x81, 0xFF, 0xFE, 0x7FFF, 0x8000, 0x8001, 0xFFFF, 0x7FFFFFFF, 0x80000000,
+         0x80000001, 0xFFFFFFFF, 0x40, 0xC0, 0x4000, 0xC000, 0x40000000, 0xC0000000, 0x55555555, 0xAAAAAAAA]
+
+
+def edge_word(rng: random.Random) -> int:
+    """A word of edge elements at some width (8, 16 or 32 bits), or a random one."""
+    if rng.random() < 0.3:
+        return rng.getrandbits(32)
+    w = rng.choice([8, 16, 32])
+    word = 0
+    for k in range(32 // w):
+        word |= (rng.choice(EDGES) & ((1 << w) - 1)) << (k * w)
+    return word
+
+
+def fill(rng: random.Random, mnemonic: str, lmul: int, mask: bool, frac: bool = False) -> str:
+    """One instance of an element-wise instruction from its ISA record: each operand drawn as
+    its kind says (vector registers aligned to LMUL; a .w* source group of 2 LMUL registers
+    that the destination overlaps only as vd = vs2; vd not v0 under v0.t; scalars from XREGS,
+    immediates over their whole range), the template's optional mask filled or dropped."""
+    d = ISA.instructions[mnemonic]
+    n, nw = (1, 1) if frac else (lmul, 2 * lmul)
+    wide = mnemonic.split(".")[1].startswith("w")
+    vals = {}
+    for op in d.operands:
+        k = op.kind.name
+        if op.name == "vs2" and wide:
+            vals["vs2"] = f"v{rng.choice(range(0, 32, nw))}"
+        elif k == "v":
+            vals[op.name] = f"v{rng.choice([r for r in range(0, 32, n) if not (mask and r == 0 and op.name == 'vd')])}"
+        elif k == "x":
+            vals[op.name] = rng.choice(XREGS)
+        elif k in ("simm5", "uimm5"):
+            vals[op.name] = str(rng.randint(-16, 15) if k == "simm5" else rng.randrange(32))
+        elif k == "f":
+            vals[op.name] = rng.choice(FREGS)
+    if wide:                                      # vd apart from the wide source, or its lowest part
+        vs2 = int(vals["vs2"][1:])
+        apart = [r for r in range(0, 32, n) if (r + n <= vs2 or r >= vs2 + nw) and not (mask and r == 0)]
+        vals["vd"] = f"v{vs2}" if (rng.random() < 0.3 and not (mask and vs2 == 0)) or not apart else f"v{rng.choice(apart)}"
+    text = d.template.replace("[, {vm}]", ", v0.t" if mask else "").format(**vals)
+    return f"{mnemonic} {text}"
+
+
+def random_fixed_program(seed: int, length: int = 40, vlen: int = 128) -> str:
+    """The fixed-point instructions (backend.VECTOR's of isa/coral's rvv_fixed group) at SEW
+    8, 16 and 32 (vnclip(u): 8 and 16), LMUL 1/4 to 8, masked or not, both policies, on edge
+    and random elements and scalars, vxrm set to each mode (csrwi vxrm, csrw vcsr) and vxsat
+    read (csrr vxsat, vcsr) and cleared between them, results stored at SEW 32."""
+    rng = random.Random(seed)
+    out = [".text", "la s0, buf"] + [f"li {r}, {edge_word(rng)}" for r in XREGS]
+    out += ["vsetvli t1, zero, e32, m8, ta, ma"] + \
+           [f"addi t2, s0, {rng.randrange(0, BUFFER - vlen, 4)}\nvle32.v v{r}, (t2)" for r in range(0, 32, 8)]
+    lmuls = {8: ["mf4", "mf2", "m1", "m2", "m4", "m8"], 16: ["mf2", "m1", "m2", "m4", "m8"], 32: ["m1", "m2", "m4", "m8"]}
+    sew, lm, lmul, pol = 32, "m1", 1, "tu, mu"
+    for i in range(length):
+        c = rng.random()
+        if i == 0 or c < 0.15:
+            sew = rng.choice([8, 16, 32])
+            lm = rng.choice(lmuls[sew])
+            lmul = int(lm[1:]) if lm[1] != "f" else 1
+            vlmax = vlen * lmul // sew // (int(lm[2:]) if lm[1] == "f" else 1)
+            pol = f"{rng.choice(['ta', 'tu'])}, {rng.choice(['ma', 'mu'])}"
+            out.append(f"li s1, {rng.choice([0, 1, rng.randint(0, vlmax + 3), vlmax, vlmax + 5])}\n"
+                       f"vsetvli t1, s1, e{sew}, {lm}, {pol}")
+        elif c < 0.25:
+            out.append(rng.choice([f"csrwi vxrm, {rng.randrange(4)}", f"csrwi vcsr, {rng.randrange(8)}",
+                                   f"li t3, {rng.randrange(4)}\ncsrw vxrm, t3"]))
+        elif c < 0.33:
+            out.append(rng.choice([f"csrr {rng.choice(XREGS)}, vxsat", f"csrr {rng.choice(XREGS)}, vcsr",
+                                   "csrwi vxsat, 0", f"csrrci {rng.choice(XREGS)}, vxsat, 1", "csrr a5, vxrm"]))
+        elif c < 0.38:
+            out.append(f"vsetvli t1, zero, e32, m1, ta, ma\nvmv.s.x v0, {rng.choice(XREGS)}\n"
+                       f"vsetvli t1, s1, e{sew}, {lm}, {pol}")
+        elif c < 0.42:
+            x = rng.choice(XREGS)
+            out.append(f"li {x}, {edge_word(rng)}")
+        elif c < 0.47:
+            out.append(f"vsetvli t1, zero, e32, m{lmul}, {pol}\naddi t2, s0, "
+                       f"{4 * rng.randrange((BUFFER - vlen * lmul // 8) // 4)}\nvse32.v v{rng.choice(range(0, 32, lmul))}, (t2)"
+                       f"\nvsetvli t1, s1, e{sew}, {lm}, {pol}")
+        else:
+            ops = [m for m in FIXED if sew < 32 and (lm != "m8" or m not in FIXED_NARROW) or m not in FIXED_NARROW]
+            out.append(fill(rng, rng.choice(ops), lmul, rng.random() < 0.3, frac=lm[1] == "f"))
+    out.append("csrr a0, vcsr\nebreak")
+    words = ", ".join(f"{edge_word(rng):#x}" for _ in range(BUFFER // 4))
     out += [".data", ".balign 16", f"buf: .word {words}"]
     return "\n".join(out) + "\n"
 

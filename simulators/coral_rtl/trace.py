@@ -82,14 +82,17 @@ def read_trace(directory: Path, program, x0: list[int], f0: list[int], vlenb: in
                     if int(f[2], 16) >> k & 1:
                         step.changes.append(Change("dtcm", int(f[0]) + k, None, data[k:k + 1]))
             elif kind in ("P", "G"):
-                set_csr(step, 0, csr[0] | int(f[0]))
+                set_csr(step, 0, csr[0] | (int(f[0]) & 31))
+                if int(f[0]) & 32:                # a fixed-point instruction saturated
+                    set_csr(step, 5, 1)
             elif kind == "C":
-                # fflags as read after the instruction only where it accessed fflags or
-                # fcsr (the core then waited for the vector unit's flags); elsewhere
-                # the register may lag the model's (vector flags still in flight)
+                # fflags and vxsat as read after the instruction only where it accessed
+                # them (fflags, fcsr; vxsat, vcsr: the core then waited for the vector
+                # unit); elsewhere the register may lag the model's (still in flight)
                 ins = program.instrs[step.pc]
+                waited = {0: (1, 3), 5: (9, 15)}
                 for addr, v in zip((0, 1, 4, 5), map(int, f)):
-                    if addr or ins.ops.get("csr") in (1, 3):
+                    if addr not in waited or ins.ops.get("csr") in waited[addr]:
                         set_csr(step, addr, v)
             elif kind == "L":
                 set_csr(step, 2, int(f[0]))
