@@ -1,7 +1,7 @@
 // coral_vdec: decode of the vector instructions coral_vec implements (SEW = 32; `subw`
 // and `anysew` say which run at SEW 8 and 16 too): unit-stride and strided vle32/vse32
 // (maskable), and vle8/16, vse8/16, vlse8/16, vsse8/16 at SEW = EEW; the whole-register
-// vl<n>re<8,16,32>.v and vs<n>r.v (n = 1, 2, 4, 8) and vmv<n>r.v; vlm.v, vsm.v; vfclass.v;
+// vl<n>re<8,16,32>.v and vs<n>r.v (n = 1, 2, 4, 8) and vmv<n>r.v; vlm.v, vsm.v; vfclass.v, vfrsqrt7.v, vfrec7.v;
 // the binary32 element-wise operations
 // (add, sub, rsub, mul, min, max, sign injection, the eight fused multiply-adds; .vv and
 // .vf), vfdiv, vfrdiv and vfsqrt.v (the lanes' dividers), the single-width conversions
@@ -85,7 +85,7 @@ module coral_vdec (
                      LO_MERGE = 5'd26, LO_MSF = 5'd27,     // vmsbf/sif/sof: the vs1 field's low bits
                      LO_IMAC = 5'd28,                      // vmadd, vnmsub, vmacc, vnmsac: f6[2:1] too
                      LO_IDIV = 5'd29,                      // vdivu, vdiv, vremu, vrem: f6[1:0] too
-                     LO_CLASS = 5'd30,                     // vfclass.v
+                     LO_CLASS = 5'd30,                     // vfclass.v, vfrsqrt7.v, vfrec7.v
                      LO_FXP = 5'd31;                       // fixed point: the kind from funct6 (coral_vec)
     wire [6:0] op = ir[6:0];
     wire [2:0] f3 = ir[14:12];
@@ -119,7 +119,8 @@ module coral_vdec (
     // VFUNARY0's single-width conversions: vs1 0 xu.f, 1 x.f, 2 f.xu, 3 f.x, 6 rtz.xu.f, 7 rtz.x.f
     wire cvt = opf && !vf && f6 == 6'b010010 && (vs1[4:2] == 3'b000 || vs1[4:1] == 4'b0011);
     wire sq = opf && !vf && f6 == 6'b010011 && vs1 == 5'd0;           // vfsqrt.v
-    wire cls = opf && !vf && f6 == 6'b010011 && vs1 == 5'b10000;      // vfclass.v
+    // vfclass.v, vfrsqrt7.v, vfrec7.v (VFUNARY1; the lanes tell them apart by the vs1 field's low bits)
+    wire cls = opf && !vf && f6 == 6'b010011 && (vs1 == 5'b10000 || vs1 == 5'b00100 || vs1 == 5'b00101);
     reg ok, rd_ok, unary;
     always @(*) begin
         ok = 1'b1;

@@ -891,6 +891,10 @@ module coral_vec #(
                             .rm(s2_rm), .neg_prod(is_fma && s2_np), .neg_add((is_add || is_fma) && s2_na),
                             .mul_only(s2_lop == LO_MUL), .y(fy), .flags(ff));
             coral_fminmax u_mm (.a(a), .b(b), .max(s2_lop == LO_MAX), .y(my), .nv(mnv));
+            // vfrsqrt7.v, vfrec7.v (LO_CLASS with the vs1 field's bit 2 set; bit 0: rec)
+            wire [31:0] ey;
+            wire [4:0]  ef;
+            coral_frest u_est (.a(s2_lop == LO_CLASS ? a : 32'd0), .rec(s2_cvt[0]), .rm(s2_rm), .y(ey), .flags(ef));
             // conversions: vs1 field bit 0 signed, 1 from an integer, 2 rtz
             wire [31:0] cy;
             wire [4:0]  cf;
@@ -975,12 +979,12 @@ module coral_vec #(
                                s2_lop == LO_IDIV ? (s2_cc[1] ? irm : iq) :
                                s2_lop == LO_SGNJ ? {b[31], a[30:0]} : s2_lop == LO_SGNJN ? {!b[31], a[30:0]} :
                                s2_lop == LO_SGNJX ? {a[31] ^ b[31], a[30:0]} :
-                               s2_lop == LO_CLASS ? fclass(a) :
+                               s2_lop == LO_CLASS ? (s2_cvt[2] ? ey : fclass(a)) :
                                (s2_lop == LO_MERGE && !s2_mb[g]) ? a : b;
             assign lane_f[g] = (is_add || is_fma || s2_lop == LO_MUL) ? ff :
                                (s2_lop == LO_MIN || s2_lop == LO_MAX) ? {mnv, 4'd0} :
                                (s2_lop == LO_DIV || s2_lop == LO_SQRT) ? df : s2_lop == LO_CVT ? cf :
-                               s2_lop == LO_FCMP ? {fnv, 4'd0} : 5'd0;
+                               s2_lop == LO_FCMP ? {fnv, 4'd0} : (s2_lop == LO_CLASS && s2_cvt[2]) ? ef : 5'd0;
         end
     endgenerate
     // the accumulators after this S2 cycle: the sum where both operands are there, else the one that is

@@ -38,9 +38,9 @@ UNITS = ("alu", "branch", "lsu", "mul", "div", "csr", "system", "fpu", "fdiv", "
          "vector")
 # What the RTL implements so far: RV32IMF and the CSRs, and of Zve32f the vector
 # instructions rtl/coral/coral_vdec.v decodes (at SEW = 32; the widening and narrowing
-# integer ones at SEW = 8 and 16, vzext/vsext.vf2 at 16 and 32; the integer element-wise ones but
-# divides, compares, reductions, merges, moves, the mask instructions and loads/stores with EEW = SEW at
-# 8 and 16 too, unit-stride ones from word-aligned addresses).
+# integer ones and vnclip(u) at SEW = 8 and 16, vzext/vsext.vf2 at 16 and 32; the integer element-wise
+# ones, fixed point, divides, compares, reductions, merges, moves, the mask instructions and loads/stores
+# of any EEW at 8 and 16 too, 8/16-bit unit-stride loads from word-aligned addresses).
 EXTENSIONS = ("RV32I", "M", "F", "Zicsr")
 _FP_VV_VF = ("vfadd", "vfsub", "vfmul", "vfmin", "vfmax", "vfsgnj", "vfsgnjn", "vfsgnjx", "vfmacc",
              "vfnmacc", "vfmsac", "vfnmsac", "vfmadd", "vfnmadd", "vfmsub", "vfnmsub")
@@ -62,7 +62,7 @@ _WHOLE = tuple(f"vl{n}re{w}.v" for n in (1, 2, 4, 8) for w in (8, 16, 32)) + tup
 _FIXED = tuple(f"{n}.{f}" for n in ("vsaddu", "vsadd", "vssubu", "vssub", "vaaddu", "vaadd", "vasubu", "vasub",
                                      "vsmul", "vssrl", "vssra", "vnclipu", "vnclip")
                for f in ("vv", "vx", "vi", "wv", "wx", "wi") if f"{n}.{f}" in get_isa(ACCEL).instructions)
-VECTOR = frozenset({*_FIXED, *_WIDEN, *_NARROW, *_WRED, *_EXTEND, *_MEM_8_16, *_WHOLE, "vfclass.v", "vlm.v", "vsm.v","vsetvli", "vsetivli", "vsetvl", "vle32.v", "vse32.v", "vlse32.v", "vsse32.v",
+VECTOR = frozenset({*_FIXED, *_WIDEN, *_NARROW, *_WRED, *_EXTEND, *_MEM_8_16, *_WHOLE, "vfclass.v", "vfrec7.v", "vfrsqrt7.v", "vlm.v", "vsm.v","vsetvli", "vsetivli", "vsetvl", "vle32.v", "vse32.v", "vlse32.v", "vsse32.v",
                     "vfrsub.vf", "vmv.v.v", "vmv.v.x", "vmv.v.i", "vfmv.v.f", "vfmv.f.s", "vfmv.s.f",
                     "vmv.x.s", "vmv.s.x", "vfredusum.vs", "vfredosum.vs", "vfredmax.vs", "vfredmin.vs",
                     "vredsum.vs", "vredand.vs", "vredor.vs", "vredxor.vs", "vredminu.vs", "vredmin.vs",
@@ -258,7 +258,7 @@ def _error(code: int, pc: int, addr: int, job: Job, state: CoralState, max_cycle
             f"the coral RTL's vector unit does not yet run instruction {pc} (line {ins.line if ins else 0}) "
             f"`{(ins.text or ins.mnemonic) if ins else ''}` at the SEW it ran with, or (an 8- or 16-bit unit-stride "
             "or a whole-register access) from an address that is no multiple of 4; at SEW 8 and 16 it runs the "
-            "integer element-wise operations, multiplies, divides, compares, reductions, merges, moves, slides, "
+            "integer element-wise operations, fixed point, multiplies, divides, compares, reductions, merges, moves, slides, "
             "vrgather, vcompress, vid, viota, the mask instructions, widening and narrowing, but not vrgatherei16 or "
             "the fp instructions (SEW 32 only); loads and stores of any EEW at any SEW; "
             "run this program on the functional model")

@@ -23,7 +23,7 @@ TIMESCALE = ("1ns", "1ps")
 BUILD_ARGS = ("--timing", "-CFLAGS", "-fcoroutines", "--no-public-flat-rw")
 SIMULATORS = ("verilator",)
 SOURCES = ("coral_sram.v", "coral_sram_dp.v", "coral_fminmax.v", "coral_fcvt.v", "coral_fpu.v",
-           "coral_vdec.v", "coral_idiv.v", "coral_vec.v", "coral_core.v", "coral_top.v", "coral_sim.v")
+           "coral_vdec.v", "coral_idiv.v", "coral_frest.v", "coral_vec.v", "coral_core.v", "coral_top.v", "coral_sim.v")
 COMMON_RTL = ROOT / "rtl" / "common"
 COMMON = ("fp32_round_ieee.v", "fp32_fma.v", "fp32_divsqrt.v",     # shared IEEE binary32 units
           "icg.v")                                                   # and the clock gate

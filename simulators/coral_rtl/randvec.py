@@ -5,11 +5,16 @@ vl from 0 to VLMAX, masked (v0.t) arithmetic, reductions, divides, square roots,
 conversions, compares, integer operations, multiplies, multiply-adds and divides (by 0 and -1 too), slides by small and huge
 offsets, mask logic, merges, vid/viota, vcpop/vfirst, vmsbf/vmsif/vmsof, register gathers and vcompress, unit-stride and strided (negative, zero) accesses of 32-bit
 elements and (EEW != SEW) 8- and 16-bit ones, masked or not,
-the widening and narrowing integer instructions (a switch to SEW = 16 at LMUL 1/2 to 4 and
-back, sources overlapping the destination where the rules allow it) and vzext/vsext,
+the widening and narrowing integer instructions and vnclip(u) (a switch to SEW = 8 or 16 at
+LMUL 1/2 to 4 and back, sources overlapping the destination where the rules allow it),
+vzext/vsext, the fixed-point instructions (vxrm set between them, vxsat read),
 anywhere in a data buffer, every rounding mode through frm, and scalar
 loads, stores and fflags reads between them (the timing model's waits), so that queue
 fills, write-back bypasses and synchronisation are all exercised.
+
+The instructions of each kind are drawn from the ISA data (isa/coral: group, timing class,
+classes, operands) among those backend.VECTOR lets through, so new ones are covered without an
+edit here; `fill` makes an instance of an element-wise one from its operand kinds alone.
 
 Registers: s0 points at the buffer, t2 is a vector address, t3 a stride; f0..f31 hold
 special and random floats. `fault_programs()` are short programs each of whose last
@@ -27,20 +32,45 @@ from .randprog import SPECIAL_FLOATS
 
 BUFFER = 1024                       # bytes; vector accesses stay inside it
 FREGS = [f"f{i}" for i in range(32)]
-BINARY = ["vfadd", "vfsub", "vfmul", "vfmin", "vfmax", "vfsgnj", "vfsgnjn", "vfsgnjx"]
-FMA = ["vfmacc", "vfnmacc", "vfmsac", "vfnmsac", "vfmadd", "vfnmadd", "vfmsub", "vfnmsub"]
-REDUCTIONS = ["vfredusum.vs", "vfredosum.vs", "vfredmax.vs", "vfredmin.vs", "vredsum.vs", "vredand.vs", "vredor.vs",
-              "vredxor.vs", "vredminu.vs", "vredmin.vs", "vredmaxu.vs", "vredmax.vs"]
-UNARY = ["vfsqrt.v", "vfclass.v", "vfcvt.xu.f.v", "vfcvt.x.f.v", "vfcvt.f.xu.v", "vfcvt.f.x.v", "vfcvt.rtz.xu.f.v",
-         "vfcvt.rtz.x.f.v"]
-MADD = ("vmacc", "vnmsac", "vmadd", "vnmsub")
-MADD_OPS = [f"{m}.{f}" for m in MADD for f in ("vv", "vx")]
-DIV_OPS = [f"{m}.{f}" for m in ("vdivu", "vdiv", "vremu", "vrem") for f in ("vv", "vx")]
+ISA = get_isa(ACCEL)
+_I = ISA.instructions
+# Instructions by their ISA data (isa/coral: a record's group, timing class, classes, operands,
+# summary), not lists of mnemonics kept here: what the backend lets through (VECTOR) of each
+# kind is drawn from, so an instruction added to the RTL and the ISA is in the random programs
+# without an edit here. (The lists below were checked equal to the hand-kept ones they replace.)
+_shape = lambda m: tuple(o.name for o in _I[m].operands)
+_wide = lambda m: "2*SEW" in _I[m].semantics                 # widening / narrowing: SEW 8, 16 only
+FMA = sorted({m.split(".")[0] for m in ISA.having("accumulates") if m in VECTOR})
+BINARY = sorted(n for n in {m.split(".")[0] for m in VECTOR}
+                if {f"{n}.vv", f"{n}.vf"} <= VECTOR and n not in FMA and n not in _CMP and _I[f"{n}.vv"].timing == "VFALU")
+REDUCTIONS = sorted(m for m in VECTOR if _I[m].timing in ("VRED", "VFRED") and not _wide(m))
+UNARY = sorted(m for m in VECTOR if _I[m].group == "rvv_float" and _shape(m) == ("vd", "vs2", "vm"))
+FDIV = sorted(m for m in VECTOR if _I[m].timing == "VFDIV" and m not in UNARY)     # vfdiv, vfrdiv
+MADD_OPS = sorted(m for m in VECTOR if _I[m].group == "rvv_integer" and _I[m].timing == "VMUL"
+                  and _shape(m)[1] in ("vs1", "rs1"))                  # vd, vs1 / rs1, vs2: vd an operand too
+MADD = tuple(sorted({m.split(".")[0] for m in MADD_OPS}))
+DIV_OPS = sorted(m for m in VECTOR if _I[m].timing == "VDIV")
 INTEGER = sorted(m for m in VECTOR if m.split(".")[0] in _INT + _MUL)
-SLIDES = ["vslideup.vx", "vslideup.vi", "vslidedown.vx", "vslidedown.vi", "vslide1up.vx", "vslide1down.vx",
-          "vfslide1up.vf", "vfslide1down.vf"]
+SLIDES = sorted(m for m in VECTOR if _I[m].timing == "VPERM" and "slide" in m)
 COMPARES = sorted(m for m in VECTOR if m.split(".")[0] in _CMP)
+FIXED = sorted(m for m in VECTOR if _I[m].group == "rvv_fixed")
+FIXED_NARROW = [m for m in FIXED if _wide(m)]                           # vnclip(u): SEW 8, 16
 XREGS = ["a0", "a1", "a2", "a3", "a4", "a5", "t4", "t5", "t6"]
+
+# element values at the edges of every width (saturation at both ends, rounding ties)
+EDGES = [0x00, 0x01, 0x7F, 0x80, 0x81, 0xFF, 0xFE, 0x7FFF, 0x8000, 0x8001, 0xFFFF, 0x7FFFFFFF, 0x80000000,
+         0x80000001, 0xFFFFFFFF, 0x40, 0xC0, 0x4000, 0xC000, 0x40000000, 0xC0000000, 0x55555555, 0xAAAAAAAA]
+
+
+def edge_word(rng: random.Random) -> int:
+    """A word of edge elements at some width (8, 16 or 32 bits), or a random one."""
+    if rng.random() < 0.3:
+        return rng.getrandbits(32)
+    w = rng.choice([8, 16, 32])
+    word = 0
+    for k in range(32 // w):
+        word |= (rng.choice(EDGES) & ((1 << w) - 1)) << (k * w)
+    return word
 
 
 def _group(rng, lmul: int, not_v0: bool = False) -> str:
@@ -59,7 +89,7 @@ def _vector(rng: random.Random, lmul: int, vlmax: int, pol: str) -> list[str]:
         op = rng.choice(REDUCTIONS)
         return [f"{op} v{rng.randrange(32)}, {a}, v{rng.randrange(32)}{vm}"]
     if rng.random() < 0.1:                        # the lanes' dividers and converters
-        op = rng.choice(UNARY + ["vfdiv.vv", "vfdiv.vf", "vfrdiv.vf"])
+        op = rng.choice(UNARY + FDIV)
         second = {"vv": f", {b}", "vf": f", {f}"}.get(op.rsplit(".", 1)[1], "")
         return [f"{op} {vd}, {a}{second}{vm}"]
     if rng.random() < 0.1:                        # compares into a mask register
@@ -77,6 +107,9 @@ def _vector(rng: random.Random, lmul: int, vlmax: int, pol: str) -> list[str]:
         return _widening(rng, lmul, pol) if rng.random() < 0.75 else [_extend(rng, lmul, vm, mask)]
     if rng.random() < 0.06:                       # register gathers (vd apart from the sources)
         return _gather(rng, lmul, vlmax, a, b, mask, vm)
+    if rng.random() < 0.06:                       # fixed point (vxrm as the program set it)
+        out = [fill(rng, rng.choice([m for m in FIXED if m not in FIXED_NARROW]), lmul, mask)]
+        return [f"csrwi vxrm, {rng.randrange(4)}"] + out if rng.random() < 0.3 else out
     if rng.random() < 0.1:                        # merges, element indices, mask queries
         return [_mask_op(rng, lmul, vd, a, b, f, mask, vm)]
     if rng.random() < 0.05:                       # mask logic: single registers, any of them
@@ -124,7 +157,7 @@ def _vector(rng: random.Random, lmul: int, vlmax: int, pol: str) -> list[str]:
     # scalar work between vector instructions: waits of the timing model
     return [rng.choice([f"lw {rng.choice(XREGS)}, {4 * rng.randrange(BUFFER // 4)}(s0)",
                         f"sw {rng.choice(XREGS)}, {4 * rng.randrange(BUFFER // 4)}(s0)",
-                        f"csrr {rng.choice(XREGS)}, fflags", "csrwi fflags, 0",
+                        f"csrr {rng.choice(XREGS)}, fflags", "csrwi fflags, 0", f"csrr {rng.choice(XREGS)}, vxsat",
                         f"fsrmi {rng.randrange(5)}", f"fadd.s {f}, {f}, {rng.choice(FREGS)}",
                         f"addi {rng.choice(XREGS)}, {rng.choice(XREGS)}, {rng.randint(-9, 9)}",
                         f"flw {f}, {4 * rng.randrange(BUFFER // 4)}(s0)", "csrr a5, vl", "csrr a5, vtype"])]
@@ -149,10 +182,10 @@ def _widening(rng, lmul: int, pol: str) -> list[str]:
     n, nw = l16, 1 if frac else 2 * l16
     out = [f"li t0, {rng.choice([0, 1, rng.randint(0, vlmax16 + 3), vlmax16, vlmax16 + 5])}",
            f"vsetvli t1, t0, e{sew}, {'mf2' if frac else f'm{l16}'}, {pol}"]
-    op = rng.choice(_NARROW if rng.random() < 0.35 else _WIDEN)
+    op = rng.choice((_NARROW + tuple(FIXED_NARROW)) if rng.random() < 0.35 else _WIDEN)
     name, form = op.split(".")
     x = rng.choice(XREGS)
-    if op in _NARROW:
+    if op in _NARROW or op in FIXED_NARROW:
         vs2 = rng.choice(range(0, 32, nw))
         vd = vs2 if rng.random() < 0.3 and not (mask and vs2 == 0) else \
             rng.choice([r for r in range(0, 32, n) if (r + n <= vs2 or r >= vs2 + nw) and not (mask and r == 0)])
@@ -337,6 +370,10 @@ def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
                 out.append(f"li {x}, {rng.choice([0, -1, 1, -(1 << (sew - 1)), (1 << sew) - 1])}\n{op} {vd}, {a}, {x}{vm}")
             else:
                 out.append(f"{op} {vd}, {a}, {b if op.endswith('.vv') else rng.choice(XREGS)}{vm}")
+        elif c < 0.38:                            # fixed point, vxrm changed now and then
+            out.append(fill(rng, rng.choice([m for m in FIXED if m not in FIXED_NARROW]), lmul, mask, frac=lm[1] == "f"))
+            if rng.random() < 0.3:
+                out.append(rng.choice([f"csrwi vxrm, {rng.randrange(4)}", f"csrr {rng.choice(XREGS)}, vcsr"]))
         elif c < 0.6:
             op = rng.choice(SUBWORD)
             form = op.rsplit(".", 1)[1]
@@ -406,28 +443,6 @@ def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
     words = ", ".join(f"{rng.getrandbits(32):#x}" for _ in range(BUFFER // 4))
     out += [".data", ".balign 16", f"buf: .word {words}"]
     return "\n".join(out) + "\n"
-
-
-# Instructions by their ISA data (isa/coral: the record's group, its operands), not by lists
-# of mnemonics kept here: what the backend lets through of a group is drawn from, so an
-# instruction added to the RTL and the ISA is in the random programs without an edit here.
-ISA = get_isa(ACCEL)
-FIXED = sorted(m for m in VECTOR if ISA.instructions[m].group == "rvv_fixed")
-FIXED_NARROW = [m for m in FIXED if m.split(".")[1].startswith("w")]      # vnclip(u): SEW 8, 16
-# element values at the edges of every width (saturation at both ends, rounding ties)
-EDGES = [0x00, 0x01, 0x7F, 0x80, 0x81, 0xFF, 0xFE, 0x7FFF, 0x8000, 0x8001, 0xFFFF, 0x7FFFFFFF, 0x80000000,
-         0x80000001, 0xFFFFFFFF, 0x40, 0xC0, 0x4000, 0xC000, 0x40000000, 0xC0000000, 0x55555555, 0xAAAAAAAA]
-
-
-def edge_word(rng: random.Random) -> int:
-    """A word of edge elements at some width (8, 16 or 32 bits), or a random one."""
-    if rng.random() < 0.3:
-        return rng.getrandbits(32)
-    w = rng.choice([8, 16, 32])
-    word = 0
-    for k in range(32 // w):
-        word |= (rng.choice(EDGES) & ((1 << w) - 1)) << (k * w)
-    return word
 
 
 def fill(rng: random.Random, mnemonic: str, lmul: int, mask: bool, frac: bool = False) -> str:

@@ -9,7 +9,7 @@ from kernelcraft.simulators.core.errors import ConfigError
 from kernelcraft.simulators.coral.assembler import assemble
 from kernelcraft.simulators.coral.machine import CoralModel
 from kernelcraft.simulators.coral_rtl.compare import compare_runs, compare_traces
-from kernelcraft.simulators.coral_rtl.randvec import (fault_programs, random_subword_program,
+from kernelcraft.simulators.coral_rtl.randvec import (fault_programs, random_fixed_program, random_subword_program,
                                                       random_vector_program, random_widening_program)
 
 SEEDS = range(60)
@@ -66,6 +66,18 @@ def test_sew_8_and_16_match_the_model(cfg, rtl):
         assert compare_traces(model.trace, r.trace) is None, f"seed {seed}"
 
 
+def test_fixed_point_programs_match_the_model(cfg, rtl):
+    # the fixed-point instructions at SEW 8, 16, 32, LMUL 1/4 to 8, vxrm changed and vxsat read and
+    # cleared between them; traced: vxsat's setting is attributed to the instruction that saturated
+    seeds = range(20)
+    runs = _both(rtl, cfg, [random_fixed_program(s) for s in seeds], trace=True)
+    for seed, (model, r) in zip(seeds, runs):
+        assert model.error is None, (seed, model.error)
+        assert compare_runs(model, r) == [], f"seed {seed}"
+        assert compare_traces(model.trace, r.trace) is None, f"seed {seed}"
+    assert sum(m.registers["x"][10] & 1 for m, _ in runs) > 0          # vcsr's vxsat at the end
+
+
 def test_vector_faults_stop_where_the_model_stops(cfg, rtl):
     names = list(fault_programs())
     runs = _both(rtl, cfg, list(fault_programs().values()))
@@ -82,9 +94,9 @@ def test_a_deliberate_difference_is_found(cfg, rtl):
 
 
 def test_unimplemented_vector_work_is_refused(cfg, rtl):
-    gather = assemble(".text\nvsetvli t0, zero, e32, m1\nvsaddu.vv v2, v4, v6\n", "g.s", cfg)
-    with pytest.raises(ConfigError, match=r"not vsaddu.vv \(Zve32f\): instruction 1 \(line 3\) "
-                                          r"`vsaddu.vv v2, v4, v6` cannot run on it"):
+    gather = assemble(".text\nvsetvli t0, zero, e32, m1\nvlseg2e32.v v2, (a0)\n", "g.s", cfg)
+    with pytest.raises(ConfigError, match=r"not vlseg2e32.v \(Zve32f\): instruction 1 \(line 3\) "
+                                          r"`vlseg2e32.v v2, \(a0\)` cannot run on it"):
         rtl.run(gather, MemoryImage(), cfg)
     # an 8-bit unit-stride or whole-register load (at SEW 8 or 32) from an address that is no
     # multiple of 4 is refused at run time
@@ -297,9 +309,10 @@ def test_every_implemented_instruction_decodes_as_the_isa_encodes_it(cfg, rtl):
     names = sorted(VECTOR)
     src = (".text\nla a0, buf\naddi a1, a0, 64\nli t1, 4\nvsetvli t0, zero, e{}, m1, ta, ma\n{}\nebreak\n"
            ".data\n.balign 16\nbuf: .word " + ", ".join(str(i * 0x01010101) for i in range(128)) + "\n")
-    # (widening, narrowing and vwredsum at SEW = 16, from and to 32-bit elements; 8- and 16-bit loads and
+    # (widening, narrowing, vnclip(u) and vwredsum at SEW = 16, from and to 32-bit elements; 8- and 16-bit loads and
     # stores at SEW = EEW)
-    sew = lambda m: 16 if m in _WIDEN + _NARROW + _WRED else int(m.split(".")[0][-2:].lstrip("e")) if m in _MEM_8_16 else 32
+    from kernelcraft.simulators.coral_rtl.randvec import FIXED_NARROW
+    sew = lambda m: 16 if m in _WIDEN + _NARROW + _WRED + tuple(FIXED_NARROW) else int(m.split(".")[0][-2:].lstrip("e")) if m in _MEM_8_16 else 32
     runs = _both(rtl, cfg, [src.format(sew(m), isa.instructions[m].example.strip()) for m in names])
     for m, (model, r) in zip(names, runs):
         assert model.error is None and compare_runs(model, r) == [], m
@@ -327,3 +340,105 @@ def test_loads_and_stores_of_another_eew_than_sew(cfg, rtl):
                                   vm=("", ", v0.t")[(i + eew // 8) % 2]))
     _cases_match(rtl, cfg, src, cases)
     assert len(cases) >= 12
+
+
+def _edges(w: int) -> list[int]:
+    """w-bit element values at both ends of the signed and unsigned ranges, around zero and at
+    rounding ties, then a few others: 128 // w of them per register (16 at w = 8)."""
+    m, h = (1 << w) - 1, 1 << (w - 1)
+    vals = [h - 1, h, m, 3, 1, h + 1, m - 1, 0, h >> 1, m - (h >> 1) + 1, 5, 6, 0x5A5A5A5A & m, 0xA5A5A5A5 & m, 7, 2]
+    return vals[:128 // w]
+
+
+def _elems(vals):
+    return ", ".join(hex(v) for v in vals)
+
+
+def test_fixed_point_on_edge_operands_in_every_rounding_mode(cfg, rtl):
+    # every fixed-point instruction the backend lets through (isa/coral's rvv_fixed group) at each
+    # SEW it runs at, in each vxrm mode, on edge elements (vs1 in order, reversed and rotated: sums
+    # and products past both ends, ties), scalars and immediates at the ends, masked so that the
+    # saturating elements are or are not active; vxsat read (and cleared) after each: set and
+    # not set, results and vxsat compared with the model's
+    from kernelcraft.simulators.coral_rtl.randvec import FIXED, FIXED_NARROW
+    from kernelcraft.isa.loader import get_isa
+    isa = get_isa("coral")
+    sources, names = [], []
+    for m in FIXED:
+        narrow = m in FIXED_NARROW
+        for sew in (8, 16) if narrow else (8, 16, 32):
+            w2 = 2 * sew if narrow else sew
+            a = _edges(w2) * (2 if narrow else 1)
+            b = _edges(sew)
+            form = m.split(".")[1]
+            kind = isa.instructions[m].operands[2].kind.name
+            seconds = {"v": ["v16", "v17", "v18"], "x": ["a1", "a2", "a3"],
+                       "simm5": ["-16", "15", "-1"], "uimm5": ["1", str(sew - 1), "31"]}[kind]
+            lines = [".text", "la s0, d", "la s1, out", f"li a1, {(1 << (sew - 1)) - 1}", f"li a2, {-(1 << (sew - 1))}",
+                     "li a3, -1", "li t0, 0x5555", "vsetvli t1, zero, e32, m1, ta, ma", "vmv.s.x v0, t0",
+                     f"vsetvli t1, zero, e{w2}, m{2 if narrow else 1}, tu, mu", "vle%d.v v8, (s0)" % w2,
+                     f"vsetvli t1, zero, e{sew}, m1, tu, mu", "addi t2, s0, 256", f"vle{sew}.v v16, (t2)",
+                     "addi t2, s0, 384", f"vle{sew}.v v17, (t2)", "addi t2, s0, 512", f"vle{sew}.v v18, (t2)"]
+            k = 0
+            for rm in range(4):
+                for i, second in enumerate(seconds):
+                    for vm in ("", ", v0.t") if i == 0 else ("",):
+                        lines += [f"csrwi vxrm, {rm}", "csrwi vxsat, 0", f"{m} v24, v8, {second}{vm}",
+                                  "csrr t3, vxsat", "add s2, s2, t3", f"sw t3, {4 * k}(s1)", f"addi t2, s1, {256 + 16 * k}",
+                                  f"vse{sew}.v v24, (t2)"]
+                        k += 1
+            lines += ["ebreak", ".data", ".balign 16", f"d: .{'word' if w2 == 32 else 'half' if w2 == 16 else 'byte'} "
+                      + _elems(a), ".balign 256", f"e: .{'word' if sew == 32 else 'half' if sew == 16 else 'byte'} "
+                      + _elems(b + b[::-1] + b[3:] + b[:3]), ".balign 16", "out: .zero 1024"]
+            # (e sits 256 bytes after d: d's wide group is at most 256 bytes)
+            src = "\n".join(lines) + "\n"
+            src = src.replace("addi t2, s0, 256", "la t2, e").replace("addi t2, s0, 384", f"la t2, e\naddi t2, t2, {128 // 8}") \
+                     .replace("addi t2, s0, 512", f"la t2, e\naddi t2, t2, {2 * 128 // 8}")
+            sources.append(src)
+            names.append((m, sew))
+    runs = _both(rtl, cfg, sources)
+    for name, (model, r) in zip(names, runs):
+        assert model.error is None and compare_runs(model, r) == [], name
+    # s2 counts the reads of vxsat that found it set: some, not all, of each saturating kind
+    counts = {name: int(model.registers["x"][18]) for name, (model, _) in zip(names, runs)}
+    for m in FIXED:
+        total = sum(c for (n, _), c in counts.items() if n == m)
+        assert (total > 0) == m.startswith(("vsadd", "vssub", "vsmul", "vnclip")), (m, total)
+    saturating = [c for (n, _), c in counts.items() if n.startswith(("vsadd", "vssub", "vsmul", "vnclip"))]
+    assert 0 < sum(saturating) < 16 * len(saturating) and min(saturating) < 16
+    assert len(runs) == len(FIXED) * 3 - len(FIXED_NARROW)
+
+
+def test_vfrec7_and_vfrsqrt7_on_every_table_entry_and_special(cfg, rtl):
+    # every table index of both estimates (with random low fraction bits), both exponent
+    # parities, subnormals from the largest to the smallest (vfrec7's subnormal results and
+    # overflow at each frm), zeros, infinities, quiet and signalling NaNs of both signs, negative
+    # inputs of vfrsqrt7 and random words; masked and not, the flags read after each
+    import random
+    from kernelcraft.simulators.coral_rtl.randprog import SPECIAL_FLOATS
+    rng = random.Random(7)
+    words = list(SPECIAL_FLOATS)
+    words += [0x3F800000 | i << 16 | rng.getrandbits(16) for i in range(128)]
+    words += [(0x3F000000 if i & 64 else 0x3F800000) | (i & 63) << 17 | rng.getrandbits(17) for i in range(128)]
+    words += [1 << k | rng.getrandbits(k) for k in range(23)] + [0x80000000 | 1 << k for k in range(0, 23, 3)]
+    words += [0x7F000000, 0x7E800000, 0x7F7FFFFF, 0xFE812345, 0xFF000001, 0x00400000, 0x00200000, 0x80300000]
+    words += [rng.getrandbits(32) for _ in range(32)]
+    words += [0] * (-len(words) % 32)
+    groups = len(words) // 32
+    lines = [".text", "la s0, d", "la s1, out", "addi s2, s1, 512", "li t0, 0x5a5a5a5a", "vsetvli t1, zero, e32, m1, ta, ma",
+             "vmv.s.x v0, t0"]
+    k = 0
+    for g in range(groups):
+        for rm in range(5):
+            for op in ("vfrec7.v", "vfrsqrt7.v"):
+                vm = ", v0.t" if (g + rm) % 3 == 0 else ""
+                lines += [f"li t0, {32 if g < groups - 1 else 29}", "vsetvli t1, t0, e32, m8, tu, mu",
+                          f"addi t2, s0, {128 * g}", "vle32.v v8, (t2)", f"fsrmi {rm}", "csrwi fflags, 0",
+                          f"{op} v16, v8{vm}", "csrr t3, fflags", f"sw t3, {4 * k}(s1)", "vse32.v v16, (s2)",
+                          "addi s2, s2, 128"]
+                k += 1
+    lines += ["ebreak", ".data", ".balign 16", "d: .word " + ", ".join(hex(w) for w in words), ".balign 16",
+              f"out: .zero {512 + 128 * k}"]
+    [(model, r)] = _both(rtl, cfg, ["\n".join(lines) + "\n"])
+    assert model.error is None and compare_runs(model, r) == []
+    assert k == groups * 10 and groups >= 10
