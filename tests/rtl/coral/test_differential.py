@@ -96,9 +96,9 @@ def test_errors_agree(name, error_runs, cfg):
 
 def test_program_with_unsupported_instructions_is_refused(cfg, rtl):
     from kernelcraft.simulators.core.errors import ConfigError
-    program = assemble(".text\nvsaddu.vv v0, v1, v2\n", "v.s", cfg)
+    program = assemble(".text\nvluxei32.v v0, (a0), v2\n", "v.s", cfg)
     with pytest.raises(ConfigError, match=r"implements RV32I, M, F, Zicsr and part of Zve32f so far, not "
-                                          r"vsaddu.vv \(Zve32f\): instruction 0 \(line 2\) `vsaddu.vv v0, v1, v2`"):
+                                          r"vluxei32.v \(Zve32f\): instruction 0 \(line 2\) `vluxei32.v v0, \(a0\), v2`"):
         rtl.run(program, MemoryImage(), cfg)
 
 
