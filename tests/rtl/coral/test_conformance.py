@@ -1,9 +1,10 @@
 """The coral RTL against Spike on the conformance corpus (tests/simulators/coral/conformance):
 its scalar programs (the body's data, x0..x31, f0..f31 and fcsr), vec_e32, the vector
 program at SEW = 32 (masked accesses, slides, mask logic, vmul*; the whole signature,
-v0..v31 included), and vec_config (vsetvl forms, fractional LMUL, vill; in the corpus's own
-wrapping, which sets up and dumps the vector state at SEW = 8) equal Spike's signatures, and
-the model takes exactly as many cycles."""
+v0..v31 included), vec_config (vsetvl forms, fractional LMUL, vill) and vec_reduce_fixed_widen
+(reductions, fixed point in every vxrm mode with vxsat, widening and narrowing; both in the
+corpus's own wrapping, which sets up and dumps the vector state at SEW = 8) equal Spike's
+signatures, and the model takes exactly as many cycles."""
 import sys
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from harness import (DATA_BASE, SCALAR_FIELDS, bodies, differences, load_expecte
 
 SCALAR = ("int_arith", "fp_rounding", "fp_special")     # the corpus's programs without V
 E32 = ("vec_e32",)                                       # ... with V at SEW = 32 only
-FULL = ("vec_config",)                                   # ... with V, wrapped at SEW = 8
+FULL = ("vec_config", "vec_reduce_fixed_widen")         # ... with V, wrapped at SEW = 8
 
 
 @pytest.fixture(scope="module")
@@ -47,10 +48,10 @@ def test_rtl_agrees_with_spike(name, runs, cfg):
     assert (result.cycles, result.retired) == (model.cycles, model.retired)
 
 
-@pytest.mark.parametrize("name", ("vec_int",))
+@pytest.mark.parametrize("name", ("vec_int", "vec_float"))
 def test_rtl_agrees_with_the_model_where_agnostic_elements_differ_from_spike(name, cfg, rtl):
     # vec_int (integer arithmetic, multiplies, divides, compares and merges at SEW 8/16/32,
-    # 8/16/32-bit loads and stores) runs on the RTL now; Spike keeps agnostic elements and coral writes all
+    # 8/16/32-bit loads and stores) and vec_float (vfrec7/vfrsqrt7 among the fp ones) run on the RTL; Spike keeps agnostic elements and coral writes all
     # ones (both allowed), so this compares with the model, which does as the RTL does
     from kernelcraft.simulators.coral_rtl.compare import compare_runs
     program = assemble(wrap(bodies()[name], "model"), f"{name}.s", cfg)
