@@ -10,6 +10,7 @@
 // for a signalling one), of a subnormal below 2^-127 +-inf or +-the largest finite value as rm
 // rounds (OF, NX); a result exponent of 0 or -1 gives a subnormal (the leading 1 shifted in).
 module coral_frest (
+    input  wire        en,        // vfrsqrt7 or vfrec7 in this lane's S2 (else y, flags 0)
     input  wire [31:0] a,
     input  wire        rec,       // vfrec7 (else vfrsqrt7)
     input  wire [2:0]  rm,        // vfrec7's overflow: RNE 0, RTZ 1, RDN 2, RUP 3, RMM 4
@@ -92,44 +93,50 @@ module coral_frest (
             default: rec_lut = 7'd0;
         endcase
     endfunction
-    wire        sgn = a[31];
-    wire [7:0]  ex = a[30:23];
-    wire [22:0] fr = a[22:0];
-    wire        zero = ex == 8'd0 && fr == 23'd0, sub = ex == 8'd0 && fr != 23'd0;
-    wire        inf = ex == 8'hFF && fr == 23'd0, nan = ex == 8'hFF && fr != 23'd0, snan = nan && !fr[22];
-    // leading zeros of a subnormal's fraction (0..22)
-    reg  [4:0]  lz;
+    // (one always block, its work under `en`: an idle lane's simulator skips it)
+    reg        sgn, zero, sub, inf, nan, snan, tiny, over, to_inf;
+    reg [7:0]  ex;
+    reg [22:0] fr, nfr;
+    reg [4:0]  lz;
+    reg signed [9:0] nexp, rs_e, rc_e;
+    reg [23:0] rc_s;
     integer i;
+    wire _unused = ^{nfr[15:0], rs_e[9:8], rc_s[23]};
     always @(*) begin
-        lz = 5'd0;
-        for (i = 0; i < 23; i = i + 1)
-            if (fr[i]) lz = 5'(22 - i);
-    end
-    wire signed [9:0] nexp = sub ? -$signed({5'd0, lz}) : $signed({2'b00, ex});
-    wire [22:0] nfr = sub ? 23'(fr << (lz + 5'd1)) : fr;
-    // rsqrt: exponent floor((3 * 127 - 1 - e) / 2) (positive for every finite e)
-    wire signed [9:0] rs_e = (10'sd380 - nexp) >>> 1;
-    // rec: exponent 2 * 127 - 1 - e; 0 or -1: a subnormal result
-    wire signed [9:0] rc_e = 10'sd253 - nexp;
-    wire [23:0] rc_s = {1'b1, rec_lut(nfr[22:16]), 16'd0} >> (rc_e == 10'sd0 ? 1 : 2);
-    wire        tiny = rc_e <= 10'sd0;
-    wire        over = sub && nexp < -10'sd1;
-    wire        _unused = ^{nfr[15:0], rs_e[9:8], rc_s[23]};
-    wire        to_inf = rm == 3'd0 || rm == 3'd4 || (rm == 3'd3 && !sgn) || (rm == 3'd2 && sgn);
-    always @(*) begin
+        y = 32'd0;
         flags = 5'd0;
-        if (!rec) begin
-            y = {1'b0, rs_e[7:0], rsqrt_lut({nexp[0], nfr[22:17]}), 16'd0};
-            if (zero) begin y = {sgn, 31'h7F80_0000}; flags = 5'b01000; end
-            else if (nan) begin y = 32'h7FC0_0000; flags = {snan, 4'd0}; end
-            else if (sgn) begin y = 32'h7FC0_0000; flags = 5'b10000; end
-            else if (inf) y = 32'd0;
-        end else begin
-            y = tiny ? {sgn, 8'd0, rc_s[22:0]} : {sgn, rc_e[7:0], rec_lut(nfr[22:16]), 16'd0};
-            if (zero) begin y = {sgn, 31'h7F80_0000}; flags = 5'b01000; end
-            else if (nan) begin y = 32'h7FC0_0000; flags = {snan, 4'd0}; end
-            else if (inf) y = {sgn, 31'd0};
-            else if (over) begin y = {sgn, to_inf ? 31'h7F80_0000 : 31'h7F7F_FFFF}; flags = 5'b00101; end
+        {sgn, ex, fr} = a;
+        {zero, sub, inf, nan, snan, tiny, over, to_inf} = 8'd0;
+        {lz, nexp, rs_e, rc_e, rc_s, nfr} = 82'd0;
+        if (en) begin
+            zero = ex == 8'd0 && fr == 23'd0;
+            sub = ex == 8'd0 && fr != 23'd0;
+            inf = ex == 8'hFF && fr == 23'd0;
+            nan = ex == 8'hFF && fr != 23'd0;
+            snan = nan && !fr[22];
+            for (i = 0; i < 23; i = i + 1)              // leading zeros of a subnormal's fraction
+                if (fr[i]) lz = 5'(22 - i);
+            nexp = sub ? -$signed({5'd0, lz}) : $signed({2'b00, ex});
+            nfr = sub ? 23'(fr << (lz + 5'd1)) : fr;
+            rs_e = (10'sd380 - nexp) >>> 1;              // rsqrt: floor((3 * 127 - 1 - e) / 2)
+            rc_e = 10'sd253 - nexp;                      // rec: 2 * 127 - 1 - e; 0 or -1: subnormal
+            rc_s = {1'b1, rec_lut(nfr[22:16]), 16'd0} >> (rc_e == 10'sd0 ? 1 : 2);
+            tiny = rc_e <= 10'sd0;
+            over = sub && nexp < -10'sd1;
+            to_inf = rm == 3'd0 || rm == 3'd4 || (rm == 3'd3 && !sgn) || (rm == 3'd2 && sgn);
+            if (!rec) begin
+                y = {1'b0, rs_e[7:0], rsqrt_lut({nexp[0], nfr[22:17]}), 16'd0};
+                if (zero) begin y = {sgn, 31'h7F80_0000}; flags = 5'b01000; end
+                else if (nan) begin y = 32'h7FC0_0000; flags = {snan, 4'd0}; end
+                else if (sgn) begin y = 32'h7FC0_0000; flags = 5'b10000; end
+                else if (inf) y = 32'd0;
+            end else begin
+                y = tiny ? {sgn, 8'd0, rc_s[22:0]} : {sgn, rc_e[7:0], rec_lut(nfr[22:16]), 16'd0};
+                if (zero) begin y = {sgn, 31'h7F80_0000}; flags = 5'b01000; end
+                else if (nan) begin y = 32'h7FC0_0000; flags = {snan, 4'd0}; end
+                else if (inf) y = {sgn, 31'd0};
+                else if (over) begin y = {sgn, to_inf ? 31'h7F80_0000 : 31'h7F7F_FFFF}; flags = 5'b00101; end
+            end
         end
     end
 endmodule

@@ -894,7 +894,7 @@ module coral_vec #(
             // vfrsqrt7.v, vfrec7.v (LO_CLASS with the vs1 field's bit 2 set; bit 0: rec)
             wire [31:0] ey;
             wire [4:0]  ef;
-            coral_frest u_est (.a(s2_lop == LO_CLASS ? a : 32'd0), .rec(s2_cvt[0]), .rm(s2_rm), .y(ey), .flags(ef));
+            coral_frest u_est (.en(s2_lop == LO_CLASS && s2_cvt[2]), .a(a), .rec(s2_cvt[0]), .rm(s2_rm), .y(ey), .flags(ef));
             // conversions: vs1 field bit 0 signed, 1 from an integer, 2 rtz
             wire [31:0] cy;
             wire [4:0]  cf;
@@ -969,8 +969,12 @@ module coral_vec #(
             wire [35:0] sy = s2_sub ? subalu(a, b, c, s2_lop, s2_cc, s2_isgn, s2_swap, lmb, s2_s16) : 36'd0;
             assign cb4[g] = sy[35:32];
             // fixed point (vsmul at SEW 32: the multiplier's signed product, mhi at s2_cc 111)
-            wire [35:0] fxy = s2_lop == LO_FXP ? fxalu(a, b, {mhi, mp[31:0]}, s2_fxk, s2_fxsub, s2_isgn, s2_vxrm,
-                                                       !s2_sub ? 2'd2 : s2_s16 ? 2'd1 : 2'd0, s2_nar) : 36'd0;
+            // (in an always block under its condition: the simulator skips it on other instructions)
+            reg  [35:0] fxy;
+            always @(*)
+                if (s2_lop == LO_FXP) fxy = fxalu(a, b, {mhi, mp[31:0]}, s2_fxk, s2_fxsub, s2_isgn, s2_vxrm,
+                                                  !s2_sub ? 2'd2 : s2_s16 ? 2'd1 : 2'd0, s2_nar);
+                else fxy = 36'd0;
             assign fxs[g] = fxy[35:32];
             assign lane_y[g] = s2_lop == LO_FXP ? fxy[31:0] : s2_sub ? (s2_lop == LO_IDIV ? subq : sy[31:0]) : (is_add || is_fma || s2_lop == LO_MUL) ? fy :
                                (s2_lop == LO_MIN || s2_lop == LO_MAX) ? my :
