@@ -102,13 +102,16 @@ class DmaEngine:
         # data-memory macro ports the DMA's beats hold, per cycle (ports.py); the core
         # waits for them (stall cause dma_port)
         self.ports = DmaPorts(cfg)
+        # (the configuration's attributes are looked up by name: read them once)
+        self.setup, self.latency, self.depth = cfg.DMA_SETUP, cfg.EXT_LATENCY, cfg.DMA_QUEUE
+        self._extents: dict[tuple, tuple] = {}   # descriptor -> its extent at offsets 0
 
     # --- queueing ----------------------------------------------------------------------
 
-    def pattern(self, bd: int, d: dict) -> tuple[np.ndarray, np.ndarray]:
+    def pattern(self, bd: int, d: dict, key: tuple | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(external word offsets, data-memory word offsets) of a descriptor's words in
         transfer order (data-memory steps are even byte counts, so words)."""
-        key = (bd, tuple(d.values()))
+        key = key or (bd, tuple(d.values()))
         pat = self._patterns.get(key)
         if pat is None:
             i2, i1, i0 = np.meshgrid(np.arange(d["n2"]), np.arange(d["n1"]), np.arange(d["n0"]), indexing="ij")
@@ -125,7 +128,12 @@ class DmaEngine:
                                       f"{len(descriptors)} (.bd directives, numbered from 0)")
         d = descriptors[bd]
         name = names[bd] if bd < len(names) else f"descriptor {bd}"
-        (elo, ehi), (llo, lhi) = extent(d, ext_off, loc_off)
+        key = (bd, tuple(d.values()))
+        ext0 = self._extents.get(key)
+        if ext0 is None:                       # (an extent moves with the offsets)
+            ext0 = self._extents[key] = extent(d, 0, 0)
+        (elo, ehi), (llo, lhi) = ext0
+        elo, ehi, llo, lhi = elo + ext_off, ehi + ext_off, llo + loc_off, lhi + loc_off
         ext_size, dm_size = self.state.ext.size, self.state.dm.size
         if elo < 0 or ehi >= ext_size:
             raise MemoryAccessError(
@@ -137,7 +145,7 @@ class DmaEngine:
             raise MemoryAccessError(
                 f"transfer {name} (loc {d['loc']} + {loc_off}) spans data-memory bytes {llo}..{lhi}; "
                 f"data memory is 0..{dm_size - 1}: {why}", memory="dm", address=llo)
-        ext, loc = self.pattern(bd, d)
+        ext, loc = self.pattern(bd, d, key)
         nbytes = 2 * ext.size
         tr = Transfer(direction, ch, bd, name, ext + (d["ext"] + ext_off), loc + (d["loc"] + loc_off) // 2,
                       llo, lhi, nbytes, d["acq"], d["acq_n"], d["rel"], d["rel_n"], t, where, d["n0"])
@@ -150,7 +158,7 @@ class DmaEngine:
         return all(tr.start >= 0 for tr in self.pending)
 
     def queue_full(self, direction: str, ch: int) -> bool:
-        return len(self.channels[direction][ch].queue) >= self.cfg.DMA_QUEUE
+        return len(self.channels[direction][ch].queue) >= self.depth
 
     # --- time --------------------------------------------------------------------------
 
@@ -159,23 +167,29 @@ class DmaEngine:
         channel's beats are sequential, so a transfer may start while the previous
         one's data is still landing); recompute the next completion."""
         nxt = None
+        setup, latency = self.setup, self.latency
         for c in self.all:
-            for tr in c.queue:
-                if tr.start < 0:
-                    if tr.acq is not None and self.locks[tr.acq] < tr.acq_n:
-                        break                      # in order: later ones wait behind it
-                    tr.start = max(c.free, tr.queued, now)
-                    if tr.acq is not None:
-                        self.locks[tr.acq] -= tr.acq_n
-                    occ = self.cfg.DMA_SETUP + self.ports.beat_starts(tr).size
-                    tr.beats_end = tr.start + occ
-                    tr.done = tr.beats_end + (self.cfg.EXT_LATENCY if tr.direction == "in" else 0)
-                    c.busy += occ
-                    c.free = tr.beats_end
-                    self.ports.claim(tr, tr.start + self.cfg.DMA_SETUP
-                                     + (self.cfg.EXT_LATENCY if tr.direction == "in" else 0))
-            if c.queue and c.queue[0].start >= 0:
-                nxt = c.queue[0].done if nxt is None else min(nxt, c.queue[0].done)
+            q = c.queue
+            if not q:
+                continue
+            if q[-1].start < 0:                    # (they start in order: else all have)
+                for tr in q:
+                    if tr.start < 0:
+                        if tr.acq is not None and self.locks[tr.acq] < tr.acq_n:
+                            break                  # in order: later ones wait behind it
+                        tr.start = max(c.free, tr.queued, now)
+                        if tr.acq is not None:
+                            self.locks[tr.acq] -= tr.acq_n
+                        occ = setup + self.ports.beat_starts(tr).size
+                        tr.beats_end = tr.start + occ
+                        land = latency if tr.direction == "in" else 0
+                        tr.done = tr.beats_end + land
+                        c.busy += occ
+                        c.free = tr.beats_end
+                        self.ports.claim(tr, tr.start + setup + land)
+            head = q[0]
+            if head.start >= 0 and (nxt is None or head.done < nxt):
+                nxt = head.done
         self.next_event = nxt
 
     def advance(self, t: int) -> None:
@@ -202,7 +216,7 @@ class DmaEngine:
             st.set_lock(tr.rel, v)
         self.pending.remove(tr)
         # an output's data reaches external memory EXT_LATENCY after it was read
-        landed = tr.done + (self.cfg.EXT_LATENCY if tr.direction == "out" else 0)
+        landed = tr.done + (self.latency if tr.direction == "out" else 0)
         self.done_time = max(self.done_time, landed)
 
     def wait_lock(self, lock: int, n: int, t: int) -> int:
@@ -221,7 +235,7 @@ class DmaEngine:
         """The cycle (>= t) at which the channel has room for one more transfer."""
         self.advance(t)
         c = self.channels[direction][ch]
-        while len(c.queue) >= self.cfg.DMA_QUEUE:
+        while len(c.queue) >= self.depth:
             if self.next_event is None:
                 raise DeadlockError(f"channel {c.name} is full and none of its transfers can start. "
                                     f"{self.describe()}")

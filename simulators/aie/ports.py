@@ -61,18 +61,21 @@ class DmaPorts:
         if made is None:
             made = self._beats[key] = self._macros_per_beat(tr.loc, self.beat_starts(tr))
         beats, masks = made
-        at = beats + (first - self.base)
-        last = int(at[-1])
-        if last >= self.one.size:
-            grow = max(last + 1, 2 * self.one.size) - self.one.size
+        s = first - self.base
+        end = s + masks.size                  # beats are 0, 1, ... (every beat has a word)
+        if end > self.one.size:
+            grow = max(end, 2 * self.one.size) - self.one.size
             self.one = np.concatenate([self.one, np.zeros(grow, dtype=self.one.dtype)])
             self.two = np.concatenate([self.two, np.zeros(grow, dtype=self.two.dtype)])
-        both = self.one[at] & masks
-        if np.any(both != 0):
-            self.two[at] |= both
-            self.until2 = max(self.until2, int(at[np.flatnonzero(both != 0)[-1]]) + self.base)
-        self.one[at] |= masks
-        self.until = max(self.until, last + self.base)
+        # a transfer's beats take consecutive cycles: slices, not an index array
+        one = self.one[s:end]
+        if self.until >= first:               # (else no beat holds a port in these cycles)
+            both = one & masks
+            if np.count_nonzero(both):
+                self.two[s:end] |= both
+                self.until2 = max(self.until2, s + int(np.flatnonzero(both)[-1]) + self.base)
+        one |= masks
+        self.until = max(self.until, end - 1 + self.base)
 
     def may_hold(self, t: int, addrs, n: int) -> bool:
         """Could an access of n bytes at any of `addrs` (an array) wait from cycle t on? Only
@@ -123,7 +126,9 @@ class DmaPorts:
             bits = np.array([1 << m for m in macros.tolist()], dtype=object)
         else:
             bits = np.left_shift(np.int64(1), macros)
-        return beats[cut], np.bitwise_or.reduceat(bits, cut)
+        beats = beats[cut]
+        assert beats.size == beats[-1] + 1      # (claim relies on it: one mask per beat, in order)
+        return beats, np.bitwise_or.reduceat(bits, cut)
 
     def _taken(self, c: int, want: list[int]) -> bool:
         i = c - self.base
