@@ -162,46 +162,61 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
         if k not in initial:
             initial[k] = st.x16[k].copy()
         return np.broadcast_to(initial[k], (trips, 32))
-    terms = {}
-    for d, ops in pl.macs.items():
-        m = len(ops)
-        a = np.empty((trips, m, 32), np.uint16)
-        b = np.zeros((trips, m, 32), np.uint16)
-        y = np.zeros((trips, m, 64), np.uint16)
-        for k, (kind, asrc, bsrc) in enumerate(ops):
-            a[:, k] = values(asrc[0])
-            if kind == MAC_MATRIX:
-                y[:, k, :32], y[:, k, 32:] = values(bsrc[0]), values(bsrc[1])
-            else:
-                b[:, k] = values(bsrc[0])
-        terms[d] = ([kind for _ in range(trips) for kind, _, _ in ops],
-                    a.reshape(-1, 32), b.reshape(-1, 32), y.reshape(-1, 64))
     kinds = {kind for ops in pl.macs.values() for kind, _, _ in ops}
-    one = None                    # every term of one kind: all accumulators' terms at once
-    if len(kinds) == 1 and terms:
-        kind = kinds.pop()
-        other = 3 if kind == MAC_MATRIX else 2
-        one = mac_term_values(kind, np.concatenate([t[1] for t in terms.values()]),
-                              np.concatenate([t[other] for t in terms.values()]))
-    tn = keep_time(pl.mem_pos, addrs, st.bank_shift, trips, tn, timing_step)
-    # the state the last iteration leaves
-    at = 0
-    counts = {len(t[0]) for t in terms.values()}
-    if one is not None and len(counts) == 1:      # as many terms each: all at once
-        ds = list(terms)
+    counts = {len(ops) for ops in pl.macs.values()}
+    if len(kinds) == 1 and len(counts) == 1:
+        # one kind, as many terms per accumulator: every accumulator's operands in one
+        # array each, their terms by one call, their sums by one more
+        kind, m, ds = kinds.pop(), counts.pop(), list(pl.macs)
+        width = 64 if kind == MAC_MATRIX else 32
+        a = np.empty((len(ds), trips, m, 32), np.uint16)
+        b = np.empty((len(ds), trips, m, width), np.uint16)
+        for di, d in enumerate(ds):
+            for k, (_, asrc, bsrc) in enumerate(pl.macs[d]):
+                a[di, :, k] = values(asrc[0])
+                if kind == MAC_MATRIX:
+                    b[di, :, k, :32], b[di, :, k, 32:] = values(bsrc[0]), values(bsrc[1])
+                else:
+                    b[di, :, k] = values(bsrc[0])
+        one = mac_term_values(kind, a.reshape(-1, 32), b.reshape(-1, width))
+        tn = keep_time(pl.mem_pos, addrs, st.bank_shift, trips, tn, timing_step)
+        # the state the last iteration leaves
         for d in ds:
             st.flush_macs(d)
-        sums = accumulate_f32_rows(st.accf[ds], one.reshape(len(ds), counts.pop(), -1))
+        sums = accumulate_f32_rows(st.accf[ds], one.reshape(len(ds), trips * m, 32))
         for k, d in enumerate(ds):
             st.set_acc(d, sums[k])
+    else:
         terms = {}
-    for d, (kinds, a, b, y) in terms.items():
-        st.flush_macs(d)
-        if one is not None:
-            st.set_acc(d, accumulate_f32(st.accf[d], one[at:at + len(kinds)]))
-            at += len(kinds)
-        else:
-            st.set_acc(d, mac_terms(st.accf[d], kinds, a, b, y))
+        for d, ops in pl.macs.items():
+            m = len(ops)
+            a = np.empty((trips, m, 32), np.uint16)
+            b = np.zeros((trips, m, 32), np.uint16)
+            y = np.zeros((trips, m, 64), np.uint16)
+            for k, (kind, asrc, bsrc) in enumerate(ops):
+                a[:, k] = values(asrc[0])
+                if kind == MAC_MATRIX:
+                    y[:, k, :32], y[:, k, 32:] = values(bsrc[0]), values(bsrc[1])
+                else:
+                    b[:, k] = values(bsrc[0])
+            terms[d] = ([kind for _ in range(trips) for kind, _, _ in ops],
+                        a.reshape(-1, 32), b.reshape(-1, 32), y.reshape(-1, 64))
+        one = None                    # every term of one kind: all accumulators' terms at once
+        if len(kinds) == 1 and terms:
+            kind = kinds.pop()
+            other = 3 if kind == MAC_MATRIX else 2
+            one = mac_term_values(kind, np.concatenate([t[1] for t in terms.values()]),
+                                  np.concatenate([t[other] for t in terms.values()]))
+        tn = keep_time(pl.mem_pos, addrs, st.bank_shift, trips, tn, timing_step)
+        # the state the last iteration leaves
+        at = 0
+        for d, (kinds, a, b, y) in terms.items():
+            st.flush_macs(d)
+            if one is not None:
+                st.set_acc(d, accumulate_f32(st.accf[d], one[at:at + len(kinds)]))
+                at += len(kinds)
+            else:
+                st.set_acc(d, mac_terms(st.accf[d], kinds, a, b, y))
     for reg, j in pl.last_load.items():
         st.set_x(reg, np.ascontiguousarray(rows[j][-1]))
     for p, step in pl.steps.items():
