@@ -27,7 +27,7 @@ import numpy as np
 
 from . import semantics as sem
 from .predecode import Code
-from .numerics import accumulate_f32, accumulate_f32_rows
+from .numerics import accumulate_f32, accumulate_f32_rows_in
 from .semantics.vector import mac_term_values, mac_terms
 from .state import MAC_ADD, MAC_MATRIX, MAC_SUB
 
@@ -183,7 +183,7 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
         # the state the last iteration leaves
         for d in ds:
             st.flush_macs(d)
-        sums = accumulate_f32_rows(st.accf[ds], one.reshape(len(ds), trips * m, 32))
+        sums = accumulate_f32_rows_in(st.accf[ds], one.reshape(len(ds), trips * m, 32))   # (one is fresh)
         for k, d in enumerate(ds):
             st.set_acc(d, sums[k])
     else:

@@ -189,6 +189,17 @@ def accumulate_f32_rows(accs: np.ndarray, terms: np.ndarray) -> np.ndarray:
     return canon(np.add.accumulate(seq, axis=0, dtype=F32)[-1])
 
 
+def accumulate_f32_rows_in(accs: np.ndarray, terms: np.ndarray) -> np.ndarray:
+    """accumulate_f32_rows summing in `terms` (n, k, lanes), a fresh array the caller
+    gives up (as accumulate_f32_in: acc + t0 is t0 + acc, a NaN made canonical at the
+    end either way)."""
+    terms[:, 0] += accs
+    np.add.accumulate(terms, axis=1, out=terms)
+    out = terms[:, -1]
+    top = np.maximum.reduce(out, axis=None)
+    return out if top == top else canon(out)
+
+
 def mac_f32(acc: np.ndarray, s: np.ndarray) -> np.ndarray:
     """acc + s in fp32 (round to nearest even), NaN canonical."""
     return canon((acc + s).astype(F32))

@@ -102,7 +102,8 @@ def mac_terms_rows(accs: np.ndarray, kinds: list, a: np.ndarray, b: np.ndarray, 
         terms.append(mac_term_values(kind, a[:, k:j].reshape(-1, 32),
                                      other[:, k:j].reshape(g * (j - k), -1)).reshape(g, j - k, 32))
         k = j
-    return nx.accumulate_f32_rows(accs, terms[0] if len(terms) == 1 else np.concatenate(terms, axis=1))
+    # (each term array is fresh: the sums may be made in it)
+    return nx.accumulate_f32_rows_in(accs, terms[0] if len(terms) == 1 else np.concatenate(terms, axis=1))
 
 
 @semantics(name="VMAC_BF16")
