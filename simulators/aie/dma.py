@@ -25,6 +25,7 @@ import numpy as np
 from kernelcraft.simulators.core.errors import IllegalOperandError, MemoryAccessError, SimError
 
 from .ports import DmaPorts
+from .state import AieState
 
 
 class DeadlockError(SimError):
@@ -37,6 +38,10 @@ class RaceError(SimError):
     """The core touched data-memory bytes a running DMA transfer owns."""
 
     kind = "data race"
+
+
+def _consecutive(words: np.ndarray) -> bool:
+    return bool(words.size) and words[0] == 0 and bool(np.all(np.diff(words) == 1))
 
 
 def extent(d: dict, ext_off: int, loc_off: int) -> tuple[tuple[int, int], tuple[int, int]]:
@@ -58,8 +63,14 @@ class Transfer:
     channel: int
     bd: int
     name: str
-    ext: np.ndarray         # word index of every word, transfer order
-    loc: np.ndarray         # 16-bit word index into data memory (byte address / 2)
+    # external word index of every word in transfer order, and its 16-bit word index into
+    # data memory (byte address / 2): the descriptor's pattern (its offsets) plus a base,
+    # added up when asked for (`ext`, `loc`); a pattern of consecutive words moves as a
+    # slice (`complete`)
+    ext_pat: np.ndarray
+    ext_base: int
+    loc_pat: np.ndarray
+    loc_base: int
     lo: int                 # data-memory bytes lo..hi it owns
     hi: int
     nbytes: int
@@ -73,6 +84,21 @@ class Transfer:
     start: int = -1
     beats_end: int = -1
     done: int = -1          # cycle its data has landed / been read (the functional move)
+    ext_run: bool = False   # the pattern is consecutive words (0, 1, ...)
+    loc_run: bool = False
+
+    @property
+    def ext(self) -> np.ndarray:
+        return self.ext_pat + self.ext_base
+
+    @property
+    def loc(self) -> np.ndarray:
+        return self.loc_pat + self.loc_base
+
+    @property
+    def loc_first(self) -> int:
+        """The data-memory word of its first word (with the descriptor, it fixes them all)."""
+        return self.loc_base + int(self.loc_pat[0]) if self.loc_pat.size else self.loc_base
 
 
 @dataclass
@@ -105,6 +131,9 @@ class DmaEngine:
         # (the configuration's attributes are looked up by name: read them once)
         self.setup, self.latency, self.depth = cfg.DMA_SETUP, cfg.EXT_LATENCY, cfg.DMA_QUEUE
         self._extents: dict[tuple, tuple] = {}   # descriptor -> its extent at offsets 0
+        # the state's DMA writes take slices (a traced state's are logged by index arrays)
+        self.plain = (type(state).dma_write is AieState.dma_write
+                      and type(state).ext_write is AieState.ext_write)
 
     # --- queueing ----------------------------------------------------------------------
 
@@ -117,8 +146,9 @@ class DmaEngine:
             i2, i1, i0 = np.meshgrid(np.arange(d["n2"]), np.arange(d["n1"]), np.arange(d["n0"]), indexing="ij")
             ext = (i2 * d["s2"] + i1 * d["s1"] + i0).ravel()
             loc = (i2 * d["ls2"] + i1 * d["ls1"] + 2 * i0).ravel()
-            pat = self._patterns[key] = (ext.astype(np.int64), loc.astype(np.int64) // 2)
-        return pat
+            ext, loc = ext.astype(np.int64), loc.astype(np.int64) // 2
+            pat = self._patterns[key] = (ext, loc, _consecutive(ext), _consecutive(loc))
+        return pat[:2]
 
     def queue(self, direction: str, ch: int, bd: int, ext_off: int, loc_off: int, t: int,
               descriptors: list[dict], names: list[str], where: str) -> None:
@@ -145,10 +175,12 @@ class DmaEngine:
             raise MemoryAccessError(
                 f"transfer {name} (loc {d['loc']} + {loc_off}) spans data-memory bytes {llo}..{lhi}; "
                 f"data memory is 0..{dm_size - 1}: {why}", memory="dm", address=llo)
-        ext, loc = self.pattern(bd, d, key)
+        self.pattern(bd, d, key)
+        ext, loc, ext_run, loc_run = self._patterns[key]
         nbytes = 2 * ext.size
-        tr = Transfer(direction, ch, bd, name, ext + (d["ext"] + ext_off), loc + (d["loc"] + loc_off) // 2,
-                      llo, lhi, nbytes, d["acq"], d["acq_n"], d["rel"], d["rel_n"], t, where, d["n0"])
+        tr = Transfer(direction, ch, bd, name, ext, d["ext"] + ext_off, loc, (d["loc"] + loc_off) // 2,
+                      llo, lhi, nbytes, d["acq"], d["acq_n"], d["rel"], d["rel_n"], t, where, d["n0"],
+                      ext_run=ext_run, loc_run=loc_run)
         self.channels[direction][ch].queue.append(tr)
         self.pending.append(tr)
         self.schedule(t)
@@ -186,7 +218,7 @@ class DmaEngine:
                         tr.done = tr.beats_end + land
                         c.busy += occ
                         c.free = tr.beats_end
-                        self.ports.claim(tr, tr.start + setup + land)
+                        self.ports.claim(tr, tr.start + setup + land, now)
             head = q[0]
             if head.start >= 0 and (nxt is None or head.done < nxt):
                 nxt = head.done
@@ -203,10 +235,13 @@ class DmaEngine:
 
     def complete(self, c: Channel, tr: Transfer) -> None:
         st = self.state
+        n, plain = tr.ext_pat.size, self.plain
+        ext = slice(tr.ext_base, tr.ext_base + n) if tr.ext_run and plain else tr.ext
+        loc = slice(tr.loc_base, tr.loc_base + n) if tr.loc_run and plain else tr.loc
         if tr.direction == "in":
-            st.dma_write(tr.loc, st.ext[tr.ext])
+            st.dma_write(loc, st.ext[ext])
         else:
-            st.ext_write(tr.ext, st.dm16[tr.loc])
+            st.ext_write(ext, st.dm16[loc])
         if tr.rel is not None:
             v = self.locks[tr.rel] + tr.rel_n
             if v > self.lock_max:
