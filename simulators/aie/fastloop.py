@@ -21,7 +21,7 @@ at its bundle.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -59,6 +59,9 @@ class Plan:
     macs: dict[int, list[tuple]]
     last_load: dict[int, int]             # x register -> the body's last load into it
     mem_pos: list[tuple[int, list[int]]]  # (bundle of the run, its loads) with 2+ loads
+    # (trips, the loads' pointers) -> _addresses: a loop entered again with its pointers
+    # set as before (a contraction's inner loop in an outer one) reuses them
+    seen: dict = field(default_factory=dict)
 
     def run(self, st, dma, trips: int, tn: int, timing_step) -> int | None:
         return run(self, st, dma, trips, tn, timing_step)
@@ -121,20 +124,22 @@ def plan(code: Code, first: int, last: int) -> Plan | None:
 def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
     """Run `trips` iterations of the body (the last ones of its loop) and return the
     next free issue cycle, or None (nothing done) if one of them could fail."""
-    i = np.arange(trips, dtype=np.int64)
-    addrs = []
-    for ld in pl.loads:
-        start = st.p[ld.ptr] + ld.offset
-        step = pl.steps[ld.ptr]
-        lo, hi = min(start, start + (trips - 1) * step), max(start, start + (trips - 1) * step)
-        if lo < 0 or hi + ld.n > st.dm_size or start % ld.align or step % ld.align:
-            return None
+    key = (trips, tuple(st.p[ld.ptr] for ld in pl.loads))
+    got = pl.seen.get(key)
+    if got is None and key not in pl.seen:
+        if len(pl.seen) >= 64:
+            pl.seen.clear()
+        got = pl.seen[key] = _addresses(pl, st, dma.ports.shift, trips)
+    if got is None:                             # out of range or misaligned
+        return None
+    addrs, spans, crossing, conflicts = got
+    for lo, hi in spans:
         for tr in st.pending:                  # loads race with transfers into data memory
-            if tr.direction == "in" and lo <= tr.hi and tr.lo <= hi + ld.n - 1:
+            if tr.direction == "in" and lo <= tr.hi and tr.lo <= hi:
                 return None
-        addrs.append(start + step * i)
-        if dma.ports.may_hold(tn, addrs[-1], ld.n):      # its timing would need stepping
-            return None
+    ports = dma.ports                          # (ports.may_hold, with the crossings known)
+    if ports.until2 >= tn or (crossing and ports.until >= tn):
+        return None                            # its timing would need stepping
     if locks_could_overflow(st, dma):
         return None
     # the rows every load brings, as 16-bit lanes: (trips, 32)
@@ -179,7 +184,7 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
                 else:
                     b[di, :, k] = values(bsrc[0])
         one = mac_term_values(kind, a.reshape(-1, 32), b.reshape(-1, width))
-        tn = keep_time(pl.mem_pos, addrs, st.bank_shift, trips, tn, timing_step)
+        tn = keep_time(pl.mem_pos, addrs, st.bank_shift, trips, tn, timing_step, conflicts)
         # the state the last iteration leaves
         for d in ds:
             st.flush_macs(d)
@@ -207,7 +212,7 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
             other = 3 if kind == MAC_MATRIX else 2
             one = mac_term_values(kind, np.concatenate([t[1] for t in terms.values()]),
                                   np.concatenate([t[other] for t in terms.values()]))
-        tn = keep_time(pl.mem_pos, addrs, st.bank_shift, trips, tn, timing_step)
+        tn = keep_time(pl.mem_pos, addrs, st.bank_shift, trips, tn, timing_step, conflicts)
         # the state the last iteration leaves
         at = 0
         for d, (kinds, a, b, y) in terms.items():
@@ -225,6 +230,26 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
     return tn
 
 
+def _addresses(pl: Plan, st, shift: int, trips: int):
+    """What the loads' addresses fix, from the pointers now: (every load's address per
+    iteration, the data-memory bytes (lo, hi) each touches, whether any access crosses
+    into the next bank (ports.may_hold), the bank conflicts for keep_time); None if an
+    access would be out of range or misaligned."""
+    i = np.arange(trips, dtype=np.int64)
+    addrs, spans, crossing = [], [], False
+    for ld in pl.loads:
+        start = st.p[ld.ptr] + ld.offset
+        step = pl.steps[ld.ptr]
+        lo, hi = min(start, start + (trips - 1) * step), max(start, start + (trips - 1) * step)
+        if lo < 0 or hi + ld.n > st.dm_size or start % ld.align or step % ld.align:
+            return None
+        a = start + step * i
+        addrs.append(a)
+        spans.append((lo, hi + ld.n - 1))
+        crossing = crossing or bool(np.any((a >> shift) != ((a + ld.n - 1) >> shift)))
+    return addrs, spans, crossing, bank_conflicts(pl.mem_pos, addrs, st.bank_shift, trips)
+
+
 def locks_could_overflow(st, dma) -> bool:
     """Whether the pending transfers' lock releases could take a lock past its maximum
     (an error stepping reports at the bundle where the transfer completes)."""
@@ -235,17 +260,12 @@ def locks_could_overflow(st, dma) -> bool:
     return any(v > dma.lock_max for v in rel.values())
 
 
-def keep_time(mem_pos, addrs, shift: int, trips: int, tn: int, timing_step) -> int:
-    """Run the body's timing-only code for every iteration, with each iteration's bank
-    conflicts (mem_pos: (bundle of the run, its memory accesses) with 2+ of them; addrs:
-    every access's address per iteration); the next free issue cycle after the last.
-
-    Once an iteration leaves the scoreboard as the one before it did, shifted by the
-    cycles it took (every unit still pending, the horizon), with the same stalls, no DMA
-    event to come and the same bank conflicts in every iteration left, each iteration
-    left repeats it: they are added at once (`_repeat`)."""
+def bank_conflicts(mem_pos, addrs, shift: int, trips: int) -> tuple[dict, int]:
+    """(extra cycles per iteration of each bundle of the run (mem_pos: (bundle of the run,
+    its memory accesses) with 2+ of them; addrs: every access's address per iteration),
+    the first iteration from which they stay the same)."""
     extra = {}
-    steady = 0                     # the bank conflicts are the same from this iteration on
+    steady = 0
     for pos, js in mem_pos:
         banks = [addrs[j] >> shift for j in js]
         if len(js) == 2:
@@ -258,6 +278,19 @@ def keep_time(mem_pos, addrs, shift: int, trips: int, tn: int, timing_step) -> i
         changes = np.flatnonzero(e[1:] != e[:-1])
         steady = max(steady, int(changes[-1]) + 1 if changes.size else 0)
         extra[pos] = e.tolist()
+    return extra, steady
+
+
+def keep_time(mem_pos, addrs, shift: int, trips: int, tn: int, timing_step, conflicts=None) -> int:
+    """Run the body's timing-only code for every iteration, with each iteration's bank
+    conflicts (bank_conflicts, or `conflicts` if known); the next free issue cycle after
+    the last.
+
+    Once an iteration leaves the scoreboard as the one before it did, shifted by the
+    cycles it took (every unit still pending, the horizon), with the same stalls, no DMA
+    event to come and the same bank conflicts in every iteration left, each iteration
+    left repeats it: they are added at once (`_repeat`)."""
+    extra, steady = conflicts or bank_conflicts(mem_pos, addrs, shift, trips)
     g = timing_step.__globals__            # the run's scoreboard (codegen.Compiler.common)
     ready, macready, stalls, horizon, dma = g["ready"], g["macready"], g["stalls"], g["horizon"], g["dma"]
     k, last, tries = 0, None, 8
