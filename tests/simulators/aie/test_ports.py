@@ -88,9 +88,10 @@ def test_port_claims_over_a_long_run_keep_their_stalls():
     from kernelcraft.simulators.aie.machine import AieModel
     from kernelcraft.simulators.core.budget import Budget
     img = MemoryImage({"ext": {0: np.arange(2048, dtype=np.uint16)}})
-    program = assemble(LONG, "long.asm", CFG)
-    for budget in (Budget(), Budget(fast=False)):
-        r, _, dma, _ = AieModel().execute(program, img, CFG, budget)
+    # (16 banks: 64 macros, masks as Python ints in object arrays)
+    for cfg, budget in ((CFG, Budget()), (CFG, Budget(fast=False)),
+                        (default_config(DM_SIZE=16384, DM_BANKS=16, IMEM_WORDS=512), Budget())):
+        r, _, dma, _ = AieModel().execute(assemble(LONG, "long.asm", cfg), img, cfg, budget)
         assert r.error is None
         assert (r.cycles, r.retired) == (11466, 3903)
         assert r.stalls == {"data_hazard": 1500, "dma_wait": 3900, "dma_queue": 0,
