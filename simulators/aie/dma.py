@@ -25,6 +25,7 @@ import numpy as np
 from kernelcraft.simulators.core.errors import IllegalOperandError, MemoryAccessError, SimError
 
 from .ports import DmaPorts
+from .state import AieState
 
 
 class DeadlockError(SimError):
@@ -37,6 +38,10 @@ class RaceError(SimError):
     """The core touched data-memory bytes a running DMA transfer owns."""
 
     kind = "data race"
+
+
+def _consecutive(words: np.ndarray) -> bool:
+    return bool(words.size) and words[0] == 0 and bool(np.all(np.diff(words) == 1))
 
 
 def extent(d: dict, ext_off: int, loc_off: int) -> tuple[tuple[int, int], tuple[int, int]]:
@@ -58,8 +63,14 @@ class Transfer:
     channel: int
     bd: int
     name: str
-    ext: np.ndarray         # word index of every word, transfer order
-    loc: np.ndarray         # 16-bit word index into data memory (byte address / 2)
+    # external word index of every word in transfer order, and its 16-bit word index into
+    # data memory (byte address / 2): the descriptor's pattern (its offsets) plus a base,
+    # added up when asked for (`ext`, `loc`); a pattern of consecutive words moves as a
+    # slice (`complete`)
+    ext_pat: np.ndarray
+    ext_base: int
+    loc_pat: np.ndarray
+    loc_base: int
     lo: int                 # data-memory bytes lo..hi it owns
     hi: int
     nbytes: int
@@ -73,6 +84,21 @@ class Transfer:
     start: int = -1
     beats_end: int = -1
     done: int = -1          # cycle its data has landed / been read (the functional move)
+    ext_run: bool = False   # the pattern is consecutive words (0, 1, ...)
+    loc_run: bool = False
+
+    @property
+    def ext(self) -> np.ndarray:
+        return self.ext_pat + self.ext_base
+
+    @property
+    def loc(self) -> np.ndarray:
+        return self.loc_pat + self.loc_base
+
+    @property
+    def loc_first(self) -> int:
+        """The data-memory word of its first word (with the descriptor, it fixes them all)."""
+        return self.loc_base + int(self.loc_pat[0]) if self.loc_pat.size else self.loc_base
 
 
 @dataclass
@@ -102,20 +128,27 @@ class DmaEngine:
         # data-memory macro ports the DMA's beats hold, per cycle (ports.py); the core
         # waits for them (stall cause dma_port)
         self.ports = DmaPorts(cfg)
+        # (the configuration's attributes are looked up by name: read them once)
+        self.setup, self.latency, self.depth = cfg.DMA_SETUP, cfg.EXT_LATENCY, cfg.DMA_QUEUE
+        self._extents: dict[tuple, tuple] = {}   # descriptor -> its extent at offsets 0
+        # the state's DMA writes take slices (a traced state's are logged by index arrays)
+        self.plain = (type(state).dma_write is AieState.dma_write
+                      and type(state).ext_write is AieState.ext_write)
 
     # --- queueing ----------------------------------------------------------------------
 
-    def pattern(self, bd: int, d: dict) -> tuple[np.ndarray, np.ndarray]:
+    def pattern(self, bd: int, d: dict, key: tuple | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(external word offsets, data-memory word offsets) of a descriptor's words in
         transfer order (data-memory steps are even byte counts, so words)."""
-        key = (bd, tuple(d.values()))
+        key = key or (bd, tuple(d.values()))
         pat = self._patterns.get(key)
         if pat is None:
             i2, i1, i0 = np.meshgrid(np.arange(d["n2"]), np.arange(d["n1"]), np.arange(d["n0"]), indexing="ij")
             ext = (i2 * d["s2"] + i1 * d["s1"] + i0).ravel()
             loc = (i2 * d["ls2"] + i1 * d["ls1"] + 2 * i0).ravel()
-            pat = self._patterns[key] = (ext.astype(np.int64), loc.astype(np.int64) // 2)
-        return pat
+            ext, loc = ext.astype(np.int64), loc.astype(np.int64) // 2
+            pat = self._patterns[key] = (ext, loc, _consecutive(ext), _consecutive(loc))
+        return pat[:2]
 
     def queue(self, direction: str, ch: int, bd: int, ext_off: int, loc_off: int, t: int,
               descriptors: list[dict], names: list[str], where: str) -> None:
@@ -125,7 +158,12 @@ class DmaEngine:
                                       f"{len(descriptors)} (.bd directives, numbered from 0)")
         d = descriptors[bd]
         name = names[bd] if bd < len(names) else f"descriptor {bd}"
-        (elo, ehi), (llo, lhi) = extent(d, ext_off, loc_off)
+        key = (bd, tuple(d.values()))
+        ext0 = self._extents.get(key)
+        if ext0 is None:                       # (an extent moves with the offsets)
+            ext0 = self._extents[key] = extent(d, 0, 0)
+        (elo, ehi), (llo, lhi) = ext0
+        elo, ehi, llo, lhi = elo + ext_off, ehi + ext_off, llo + loc_off, lhi + loc_off
         ext_size, dm_size = self.state.ext.size, self.state.dm.size
         if elo < 0 or ehi >= ext_size:
             raise MemoryAccessError(
@@ -137,10 +175,12 @@ class DmaEngine:
             raise MemoryAccessError(
                 f"transfer {name} (loc {d['loc']} + {loc_off}) spans data-memory bytes {llo}..{lhi}; "
                 f"data memory is 0..{dm_size - 1}: {why}", memory="dm", address=llo)
-        ext, loc = self.pattern(bd, d)
+        self.pattern(bd, d, key)
+        ext, loc, ext_run, loc_run = self._patterns[key]
         nbytes = 2 * ext.size
-        tr = Transfer(direction, ch, bd, name, ext + (d["ext"] + ext_off), loc + (d["loc"] + loc_off) // 2,
-                      llo, lhi, nbytes, d["acq"], d["acq_n"], d["rel"], d["rel_n"], t, where, d["n0"])
+        tr = Transfer(direction, ch, bd, name, ext, d["ext"] + ext_off, loc, (d["loc"] + loc_off) // 2,
+                      llo, lhi, nbytes, d["acq"], d["acq_n"], d["rel"], d["rel_n"], t, where, d["n0"],
+                      ext_run=ext_run, loc_run=loc_run)
         self.channels[direction][ch].queue.append(tr)
         self.pending.append(tr)
         self.schedule(t)
@@ -150,7 +190,7 @@ class DmaEngine:
         return all(tr.start >= 0 for tr in self.pending)
 
     def queue_full(self, direction: str, ch: int) -> bool:
-        return len(self.channels[direction][ch].queue) >= self.cfg.DMA_QUEUE
+        return len(self.channels[direction][ch].queue) >= self.depth
 
     # --- time --------------------------------------------------------------------------
 
@@ -159,23 +199,29 @@ class DmaEngine:
         channel's beats are sequential, so a transfer may start while the previous
         one's data is still landing); recompute the next completion."""
         nxt = None
+        setup, latency = self.setup, self.latency
         for c in self.all:
-            for tr in c.queue:
-                if tr.start < 0:
-                    if tr.acq is not None and self.locks[tr.acq] < tr.acq_n:
-                        break                      # in order: later ones wait behind it
-                    tr.start = max(c.free, tr.queued, now)
-                    if tr.acq is not None:
-                        self.locks[tr.acq] -= tr.acq_n
-                    occ = self.cfg.DMA_SETUP + self.ports.beat_starts(tr).size
-                    tr.beats_end = tr.start + occ
-                    tr.done = tr.beats_end + (self.cfg.EXT_LATENCY if tr.direction == "in" else 0)
-                    c.busy += occ
-                    c.free = tr.beats_end
-                    self.ports.claim(tr, tr.start + self.cfg.DMA_SETUP
-                                     + (self.cfg.EXT_LATENCY if tr.direction == "in" else 0))
-            if c.queue and c.queue[0].start >= 0:
-                nxt = c.queue[0].done if nxt is None else min(nxt, c.queue[0].done)
+            q = c.queue
+            if not q:
+                continue
+            if q[-1].start < 0:                    # (they start in order: else all have)
+                for tr in q:
+                    if tr.start < 0:
+                        if tr.acq is not None and self.locks[tr.acq] < tr.acq_n:
+                            break                  # in order: later ones wait behind it
+                        tr.start = max(c.free, tr.queued, now)
+                        if tr.acq is not None:
+                            self.locks[tr.acq] -= tr.acq_n
+                        occ = setup + self.ports.beat_starts(tr).size
+                        tr.beats_end = tr.start + occ
+                        land = latency if tr.direction == "in" else 0
+                        tr.done = tr.beats_end + land
+                        c.busy += occ
+                        c.free = tr.beats_end
+                        self.ports.claim(tr, tr.start + setup + land, now)
+            head = q[0]
+            if head.start >= 0 and (nxt is None or head.done < nxt):
+                nxt = head.done
         self.next_event = nxt
 
     def advance(self, t: int) -> None:
@@ -189,10 +235,13 @@ class DmaEngine:
 
     def complete(self, c: Channel, tr: Transfer) -> None:
         st = self.state
+        n, plain = tr.ext_pat.size, self.plain
+        ext = slice(tr.ext_base, tr.ext_base + n) if tr.ext_run and plain else tr.ext
+        loc = slice(tr.loc_base, tr.loc_base + n) if tr.loc_run and plain else tr.loc
         if tr.direction == "in":
-            st.dma_write(tr.loc, st.ext[tr.ext])
+            st.dma_write(loc, st.ext[ext])
         else:
-            st.ext_write(tr.ext, st.dm16[tr.loc])
+            st.ext_write(ext, st.dm16[loc])
         if tr.rel is not None:
             v = self.locks[tr.rel] + tr.rel_n
             if v > self.lock_max:
@@ -202,7 +251,7 @@ class DmaEngine:
             st.set_lock(tr.rel, v)
         self.pending.remove(tr)
         # an output's data reaches external memory EXT_LATENCY after it was read
-        landed = tr.done + (self.cfg.EXT_LATENCY if tr.direction == "out" else 0)
+        landed = tr.done + (self.latency if tr.direction == "out" else 0)
         self.done_time = max(self.done_time, landed)
 
     def wait_lock(self, lock: int, n: int, t: int) -> int:
@@ -221,7 +270,7 @@ class DmaEngine:
         """The cycle (>= t) at which the channel has room for one more transfer."""
         self.advance(t)
         c = self.channels[direction][ch]
-        while len(c.queue) >= self.cfg.DMA_QUEUE:
+        while len(c.queue) >= self.depth:
             if self.next_event is None:
                 raise DeadlockError(f"channel {c.name} is full and none of its transfers can start. "
                                     f"{self.describe()}")

@@ -21,13 +21,13 @@ at its bundle.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import semantics as sem
 from .predecode import Code
-from .numerics import accumulate_f32, accumulate_f32_rows
+from .numerics import accumulate_f32, accumulate_f32_rows_in
 from .semantics.vector import mac_term_values, mac_terms
 from .state import MAC_ADD, MAC_MATRIX, MAC_SUB
 
@@ -59,6 +59,9 @@ class Plan:
     macs: dict[int, list[tuple]]
     last_load: dict[int, int]             # x register -> the body's last load into it
     mem_pos: list[tuple[int, list[int]]]  # (bundle of the run, its loads) with 2+ loads
+    # (trips, the loads' pointers) -> _addresses: a loop entered again with its pointers
+    # set as before (a contraction's inner loop in an outer one) reuses them
+    seen: dict = field(default_factory=dict)
 
     def run(self, st, dma, trips: int, tn: int, timing_step) -> int | None:
         return run(self, st, dma, trips, tn, timing_step)
@@ -121,20 +124,22 @@ def plan(code: Code, first: int, last: int) -> Plan | None:
 def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
     """Run `trips` iterations of the body (the last ones of its loop) and return the
     next free issue cycle, or None (nothing done) if one of them could fail."""
-    i = np.arange(trips, dtype=np.int64)
-    addrs = []
-    for ld in pl.loads:
-        start = st.p[ld.ptr] + ld.offset
-        step = pl.steps[ld.ptr]
-        lo, hi = min(start, start + (trips - 1) * step), max(start, start + (trips - 1) * step)
-        if lo < 0 or hi + ld.n > st.dm_size or start % ld.align or step % ld.align:
-            return None
+    key = (trips, tuple(st.p[ld.ptr] for ld in pl.loads))
+    got = pl.seen.get(key)
+    if got is None and key not in pl.seen:
+        if len(pl.seen) >= 64:
+            pl.seen.clear()
+        got = pl.seen[key] = _addresses(pl, st, dma.ports.shift, trips)
+    if got is None:                             # out of range or misaligned
+        return None
+    addrs, spans, crossing, conflicts = got
+    for lo, hi in spans:
         for tr in st.pending:                  # loads race with transfers into data memory
-            if tr.direction == "in" and lo <= tr.hi and tr.lo <= hi + ld.n - 1:
+            if tr.direction == "in" and lo <= tr.hi and tr.lo <= hi:
                 return None
-        addrs.append(start + step * i)
-        if dma.ports.may_hold(tn, addrs[-1], ld.n):      # its timing would need stepping
-            return None
+    ports = dma.ports                          # (ports.may_hold, with the crossings known)
+    if ports.until2 >= tn or (crossing and ports.until >= tn):
+        return None                            # its timing would need stepping
     if locks_could_overflow(st, dma):
         return None
     # the rows every load brings, as 16-bit lanes: (trips, 32)
@@ -162,52 +167,87 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
         if k not in initial:
             initial[k] = st.x16[k].copy()
         return np.broadcast_to(initial[k], (trips, 32))
-    terms = {}
-    for d, ops in pl.macs.items():
-        m = len(ops)
-        a = np.empty((trips, m, 32), np.uint16)
-        b = np.zeros((trips, m, 32), np.uint16)
-        y = np.zeros((trips, m, 64), np.uint16)
-        for k, (kind, asrc, bsrc) in enumerate(ops):
-            a[:, k] = values(asrc[0])
-            if kind == MAC_MATRIX:
-                y[:, k, :32], y[:, k, 32:] = values(bsrc[0]), values(bsrc[1])
-            else:
-                b[:, k] = values(bsrc[0])
-        terms[d] = ([kind for _ in range(trips) for kind, _, _ in ops],
-                    a.reshape(-1, 32), b.reshape(-1, 32), y.reshape(-1, 64))
     kinds = {kind for ops in pl.macs.values() for kind, _, _ in ops}
-    one = None                    # every term of one kind: all accumulators' terms at once
-    if len(kinds) == 1 and terms:
-        kind = kinds.pop()
-        other = 3 if kind == MAC_MATRIX else 2
-        one = mac_term_values(kind, np.concatenate([t[1] for t in terms.values()]),
-                              np.concatenate([t[other] for t in terms.values()]))
-    tn = keep_time(pl.mem_pos, addrs, st.bank_shift, trips, tn, timing_step)
-    # the state the last iteration leaves
-    at = 0
-    counts = {len(t[0]) for t in terms.values()}
-    if one is not None and len(counts) == 1:      # as many terms each: all at once
-        ds = list(terms)
+    counts = {len(ops) for ops in pl.macs.values()}
+    if len(kinds) == 1 and len(counts) == 1:
+        # one kind, as many terms per accumulator: every accumulator's operands in one
+        # array each, their terms by one call, their sums by one more
+        kind, m, ds = kinds.pop(), counts.pop(), list(pl.macs)
+        width = 64 if kind == MAC_MATRIX else 32
+        a = np.empty((len(ds), trips, m, 32), np.uint16)
+        b = np.empty((len(ds), trips, m, width), np.uint16)
+        for di, d in enumerate(ds):
+            for k, (_, asrc, bsrc) in enumerate(pl.macs[d]):
+                a[di, :, k] = values(asrc[0])
+                if kind == MAC_MATRIX:
+                    b[di, :, k, :32], b[di, :, k, 32:] = values(bsrc[0]), values(bsrc[1])
+                else:
+                    b[di, :, k] = values(bsrc[0])
+        one = mac_term_values(kind, a.reshape(-1, 32), b.reshape(-1, width))
+        tn = keep_time(pl.mem_pos, addrs, st.bank_shift, trips, tn, timing_step, conflicts)
+        # the state the last iteration leaves
         for d in ds:
             st.flush_macs(d)
-        sums = accumulate_f32_rows(st.accf[ds], one.reshape(len(ds), counts.pop(), -1))
+        sums = accumulate_f32_rows_in(st.accf[ds], one.reshape(len(ds), trips * m, 32))   # (one is fresh)
         for k, d in enumerate(ds):
             st.set_acc(d, sums[k])
+    else:
         terms = {}
-    for d, (kinds, a, b, y) in terms.items():
-        st.flush_macs(d)
-        if one is not None:
-            st.set_acc(d, accumulate_f32(st.accf[d], one[at:at + len(kinds)]))
-            at += len(kinds)
-        else:
-            st.set_acc(d, mac_terms(st.accf[d], kinds, a, b, y))
+        for d, ops in pl.macs.items():
+            m = len(ops)
+            a = np.empty((trips, m, 32), np.uint16)
+            b = np.zeros((trips, m, 32), np.uint16)
+            y = np.zeros((trips, m, 64), np.uint16)
+            for k, (kind, asrc, bsrc) in enumerate(ops):
+                a[:, k] = values(asrc[0])
+                if kind == MAC_MATRIX:
+                    y[:, k, :32], y[:, k, 32:] = values(bsrc[0]), values(bsrc[1])
+                else:
+                    b[:, k] = values(bsrc[0])
+            terms[d] = ([kind for _ in range(trips) for kind, _, _ in ops],
+                        a.reshape(-1, 32), b.reshape(-1, 32), y.reshape(-1, 64))
+        one = None                    # every term of one kind: all accumulators' terms at once
+        if len(kinds) == 1 and terms:
+            kind = kinds.pop()
+            other = 3 if kind == MAC_MATRIX else 2
+            one = mac_term_values(kind, np.concatenate([t[1] for t in terms.values()]),
+                                  np.concatenate([t[other] for t in terms.values()]))
+        tn = keep_time(pl.mem_pos, addrs, st.bank_shift, trips, tn, timing_step, conflicts)
+        # the state the last iteration leaves
+        at = 0
+        for d, (kinds, a, b, y) in terms.items():
+            st.flush_macs(d)
+            if one is not None:
+                st.set_acc(d, accumulate_f32(st.accf[d], one[at:at + len(kinds)]))
+                at += len(kinds)
+            else:
+                st.set_acc(d, mac_terms(st.accf[d], kinds, a, b, y))
     for reg, j in pl.last_load.items():
         st.set_x(reg, np.ascontiguousarray(rows[j][-1]))
     for p, step in pl.steps.items():
         if step:
             st.set_p(p, st.p[p] + trips * step)
     return tn
+
+
+def _addresses(pl: Plan, st, shift: int, trips: int):
+    """What the loads' addresses fix, from the pointers now: (every load's address per
+    iteration, the data-memory bytes (lo, hi) each touches, whether any access crosses
+    into the next bank (ports.may_hold), the bank conflicts for keep_time); None if an
+    access would be out of range or misaligned."""
+    i = np.arange(trips, dtype=np.int64)
+    addrs, spans, crossing = [], [], False
+    for ld in pl.loads:
+        start = st.p[ld.ptr] + ld.offset
+        step = pl.steps[ld.ptr]
+        lo, hi = min(start, start + (trips - 1) * step), max(start, start + (trips - 1) * step)
+        if lo < 0 or hi + ld.n > st.dm_size or start % ld.align or step % ld.align:
+            return None
+        a = start + step * i
+        addrs.append(a)
+        spans.append((lo, hi + ld.n - 1))
+        crossing = crossing or bool(np.any((a >> shift) != ((a + ld.n - 1) >> shift)))
+    return addrs, spans, crossing, bank_conflicts(pl.mem_pos, addrs, st.bank_shift, trips)
 
 
 def locks_could_overflow(st, dma) -> bool:
@@ -220,17 +260,12 @@ def locks_could_overflow(st, dma) -> bool:
     return any(v > dma.lock_max for v in rel.values())
 
 
-def keep_time(mem_pos, addrs, shift: int, trips: int, tn: int, timing_step) -> int:
-    """Run the body's timing-only code for every iteration, with each iteration's bank
-    conflicts (mem_pos: (bundle of the run, its memory accesses) with 2+ of them; addrs:
-    every access's address per iteration); the next free issue cycle after the last.
-
-    Once an iteration leaves the scoreboard as the one before it did, shifted by the
-    cycles it took (every unit still pending, the horizon), with the same stalls, no DMA
-    event to come and the same bank conflicts in every iteration left, each iteration
-    left repeats it: they are added at once (`_repeat`)."""
+def bank_conflicts(mem_pos, addrs, shift: int, trips: int) -> tuple[dict, int]:
+    """(extra cycles per iteration of each bundle of the run (mem_pos: (bundle of the run,
+    its memory accesses) with 2+ of them; addrs: every access's address per iteration),
+    the first iteration from which they stay the same)."""
     extra = {}
-    steady = 0                     # the bank conflicts are the same from this iteration on
+    steady = 0
     for pos, js in mem_pos:
         banks = [addrs[j] >> shift for j in js]
         if len(js) == 2:
@@ -243,6 +278,19 @@ def keep_time(mem_pos, addrs, shift: int, trips: int, tn: int, timing_step) -> i
         changes = np.flatnonzero(e[1:] != e[:-1])
         steady = max(steady, int(changes[-1]) + 1 if changes.size else 0)
         extra[pos] = e.tolist()
+    return extra, steady
+
+
+def keep_time(mem_pos, addrs, shift: int, trips: int, tn: int, timing_step, conflicts=None) -> int:
+    """Run the body's timing-only code for every iteration, with each iteration's bank
+    conflicts (bank_conflicts, or `conflicts` if known); the next free issue cycle after
+    the last.
+
+    Once an iteration leaves the scoreboard as the one before it did, shifted by the
+    cycles it took (every unit still pending, the horizon), with the same stalls, no DMA
+    event to come and the same bank conflicts in every iteration left, each iteration
+    left repeats it: they are added at once (`_repeat`)."""
+    extra, steady = conflicts or bank_conflicts(mem_pos, addrs, shift, trips)
     g = timing_step.__globals__            # the run's scoreboard (codegen.Compiler.common)
     ready, macready, stalls, horizon, dma = g["ready"], g["macready"], g["stalls"], g["horizon"], g["dma"]
     k, last, tries = 0, None, 8

@@ -1,8 +1,9 @@
 """Operations written into generated runs of bundles (codegen.py) as Python statements
-instead of calls, for the plain AieState of an untraced fast run: loads, stores,
-accumulator broadcasts, the queueing of bf16 multiply-accumulates, and the vector
-operations of a softmax (bf16 max/min, upshift, fp32 add/subtract/multiply, exp, bf16
-rounding), the operations a straight-line kernel executes most.
+instead of calls, for the plain AieState of an untraced fast run: scalar and pointer
+arithmetic and moves, loads, stores, accumulator broadcasts, the queueing of bf16
+multiply-accumulates, and the vector operations of a softmax (bf16 max/min, upshift,
+fp32 add/subtract/multiply, exp, bf16 rounding), the operations a straight-line kernel
+executes most.
 
 Each template covers only the usual case, tested first: an address in range and
 aligned with no DMA transfer pending (races), an immediate post-modify, a queue with
@@ -100,11 +101,43 @@ _VECTOR = {
 }
 
 
+def _wrap(expr: str) -> str:
+    return f"(({expr}) + 0x80000000 & 0xFFFFFFFF) - 0x80000000"
+
+
+def _const(v: int) -> str:
+    return str(((v + 0x80000000) & 0xFFFFFFFF) - 0x80000000)
+
+
+# Scalar and pointer operations (semantics/scalar.py; the write methods wrap to 32 bits
+# and leave r0 alone): register lists written directly
+_SCALAR = {
+    **{mn: (lambda op: lambda d, a, b: [f"R[{d}] = " + _wrap(f"R[{a}] {op} R[{b}]")])(op)
+       for mn, op in (("ADD", "+"), ("SUB", "-"), ("MUL", "*"), ("AND", "&"), ("OR", "|"))},
+    "ADDI": lambda d, a, imm: [f"R[{d}] = " + _wrap(f"R[{a}] + {imm}")],
+    "SLLI": lambda d, a, imm: [f"R[{d}] = " + _wrap(f"R[{a}] << {imm}")],
+    "SRAI": lambda d, a, imm: [f"R[{d}] = " + _wrap(f"R[{a}] >> {imm}")],
+    "SRLI": lambda d, a, imm: [f"R[{d}] = " + _wrap(f"(R[{a}] & 0xFFFFFFFF) >> {imm}")],
+    "MOVI": lambda d, imm: [f"R[{d}] = {_const(imm)}"],
+    "MOVHI": lambda d, imm: [f"R[{d}] = " + _wrap(f"{imm << 16} | (R[{d}] & 0xFFFF)")],
+    "MOV": lambda d, a: [f"R[{d}] = " + _wrap(f"R[{a}]")],
+    "MOVPI": lambda d, imm: [f"P[{d}] = {_const(imm)}"],
+    "MOVP": lambda d, a: [f"P[{d}] = " + _wrap(f"R[{a}]")],
+    "PADD": lambda d, a: [f"P[{d}] = " + _wrap(f"P[{d}] + R[{a}]")],
+    "PADDI": lambda d, a, imm: [f"P[{d}] = " + _wrap(f"P[{a}] + {imm}")],
+}
+_R_WRITES = {"ADD", "SUB", "MUL", "AND", "OR", "ADDI", "SLLI", "SRAI", "SRLI", "MOVI", "MOVHI", "MOV"}
+
+
 def statements(fn, args: tuple, fallback: str, st) -> list[str] | None:
     """Statements doing what `fallback` (the call of semantics function fn, one line)
     does, or None where the operation has no template."""
     mnemonic = _MNEMONIC.get(fn)
     dm_size, shift = st.dm_size, st.bank_shift
+    if mnemonic in _SCALAR:
+        if mnemonic in _R_WRITES and not args[0]:
+            return ["pass"]                    # r0 stays 0
+        return _SCALAR[mnemonic](*args)
     if mnemonic in ("VLD", "VST", "ALD", "AST"):
         n, align, r, p, pm = args
         reg = f"XM[{n * r}:{n * r + n}]" if mnemonic[0] == "V" else f"ACCM[{n * r}:{n * r + n}]"

@@ -132,10 +132,13 @@ def _gather(n: int) -> tuple[np.ndarray, np.ndarray]:
 def mmul_bf16_bits(a: np.ndarray, y: np.ndarray) -> np.ndarray:
     """mmul_bf16 of n tiles given as bf16 bit patterns, a (n, 32) rows of A and y (n, 64)
     rows of B, -> (n, 32) float32: the same products (operands in the same order) and the
-    same halving sums over K, so the same bits. The products are laid out K-major by one
-    gather per operand, so each halving adds two contiguous halves: for a few tiles
-    numpy's broadcasting loops (inner length 8) cost more than the arithmetic."""
+    same halving sums over K, so the same bits. The products are laid out K-major, so
+    each halving adds two contiguous halves: for a few tiles by one gather per operand
+    (numpy's broadcasting loops, inner length 8, cost more than the arithmetic), for
+    many with the tiles innermost (k, m, c, tile): inner loops as long as the batch."""
     n = a.size // 32
+    if n >= _MANY_TILES:
+        return _mmul_tiles_inner(a.reshape(n, 32), y.reshape(n, 64), n)
     ia, iy = _gather(n)
     p = BF16_VALUES.take(a).take(ia)      # (widened first: the gather is then on intp indices)
     p *= BF16_VALUES.take(y).take(iy)
@@ -145,6 +148,19 @@ def mmul_bf16_bits(a: np.ndarray, y: np.ndarray) -> np.ndarray:
     s = s[:h] + s[h:]                     # then k and k + 2
     h >>= 1
     return (s[:h] + s[h:]).reshape(n, 32)
+
+
+_MANY_TILES = 32          # (measured: the gather is faster below this many tiles)
+
+
+def _mmul_tiles_inner(a: np.ndarray, y: np.ndarray, n: int) -> np.ndarray:
+    at = BF16_VALUES.take(a.reshape(n, 4, 8).transpose(2, 1, 0))     # (k, m, tile)
+    bt = BF16_VALUES.take(y.reshape(n, 8, 8).transpose(1, 2, 0))     # (k, c, tile)
+    p = at[:, :, None, :] * bt[:, None, :, :]                         # (k, m, c, tile)
+    np.add(p[:4], p[4:], out=p[:4])                                   # k and k + 4
+    np.add(p[:2], p[2:4], out=p[:2])                                  # then k and k + 2
+    np.add(p[0], p[1], out=p[0])
+    return p[0].reshape(32, n).T.copy()
 
 
 def accumulate_f32(acc: np.ndarray, terms: np.ndarray) -> np.ndarray:
@@ -171,6 +187,17 @@ def accumulate_f32_rows(accs: np.ndarray, terms: np.ndarray) -> np.ndarray:
     lanes) -> (n, lanes), each lane summed in order with one rounding per addition."""
     seq = np.concatenate((accs[None], terms.transpose(1, 0, 2)), axis=0)
     return canon(np.add.accumulate(seq, axis=0, dtype=F32)[-1])
+
+
+def accumulate_f32_rows_in(accs: np.ndarray, terms: np.ndarray) -> np.ndarray:
+    """accumulate_f32_rows summing in `terms` (n, k, lanes), a fresh array the caller
+    gives up (as accumulate_f32_in: acc + t0 is t0 + acc, a NaN made canonical at the
+    end either way)."""
+    terms[:, 0] += accs
+    np.add.accumulate(terms, axis=1, out=terms)
+    out = terms[:, -1]
+    top = np.maximum.reduce(out, axis=None)
+    return out if top == top else canon(out)
 
 
 def mac_f32(acc: np.ndarray, s: np.ndarray) -> np.ndarray:

@@ -45,34 +45,41 @@ class DmaPorts:
         """The first word (transfer order) of each beat of transfer `tr`: a beat takes up to
         DMA_BW / 2 words in order and ends early before a word that would make its rows
         span more than four (one access of consecutive rows, one per macro of a bank)."""
-        key = (tr.bd, int(tr.loc[0])) if tr.loc.size else (tr.bd, 0)
+        key = (tr.bd, tr.loc_first) if tr.loc_pat.size else (tr.bd, 0)
         got = self._starts.get(key)
         if got is None:
             got = self._starts[key] = beat_starts(tr.loc, self.beat_words)
         return got
 
-    def claim(self, tr, first: int) -> None:
+    def claim(self, tr, first: int, now: int | None = None) -> None:
         """Note the macros transfer `tr`'s beats use: beat k (up to DMA_BW bytes of its
-        words in transfer order, beat_starts) in cycle first + k."""
-        if not tr.loc.size:
+        words in transfer order, beat_starts) in cycle first + k. `now`: no cycle before
+        it will be asked about again (the DMA engine's time, at most the core's)."""
+        if not tr.loc_pat.size:
             return
-        key = (tr.bd, int(tr.loc[0]))          # a descriptor and its base fix the words
+        key = (tr.bd, tr.loc_first)            # a descriptor and its base fix the words
         made = self._beats.get(key)
         if made is None:
             made = self._beats[key] = self._macros_per_beat(tr.loc, self.beat_starts(tr))
         beats, masks = made
-        at = beats + (first - self.base)
-        last = int(at[-1])
-        if last >= self.one.size:
-            grow = max(last + 1, 2 * self.one.size) - self.one.size
+        s = first - self.base
+        end = s + masks.size                  # beats are 0, 1, ... (every beat has a word)
+        if end > self.one.size and now is not None and now - self.base > self.one.size // 2:
+            self._prune(now)                  # (rather than grow past what is left behind)
+            s, end = first - self.base, first - self.base + masks.size
+        if end > self.one.size:
+            grow = max(end, 2 * self.one.size) - self.one.size
             self.one = np.concatenate([self.one, np.zeros(grow, dtype=self.one.dtype)])
             self.two = np.concatenate([self.two, np.zeros(grow, dtype=self.two.dtype)])
-        both = self.one[at] & masks
-        if np.any(both != 0):
-            self.two[at] |= both
-            self.until2 = max(self.until2, int(at[np.flatnonzero(both != 0)[-1]]) + self.base)
-        self.one[at] |= masks
-        self.until = max(self.until, last + self.base)
+        # a transfer's beats take consecutive cycles: slices, not an index array
+        one = self.one[s:end]
+        if self.until >= first:               # (else no beat holds a port in these cycles)
+            both = one & masks
+            if np.count_nonzero(both):
+                self.two[s:end] |= both
+                self.until2 = max(self.until2, s + int(np.flatnonzero(both)[-1]) + self.base)
+        one |= masks
+        self.until = max(self.until, end - 1 + self.base)
 
     def may_hold(self, t: int, addrs, n: int) -> bool:
         """Could an access of n bytes at any of `addrs` (an array) wait from cycle t on? Only
@@ -123,7 +130,9 @@ class DmaPorts:
             bits = np.array([1 << m for m in macros.tolist()], dtype=object)
         else:
             bits = np.left_shift(np.int64(1), macros)
-        return beats[cut], np.bitwise_or.reduceat(bits, cut)
+        beats = beats[cut]
+        assert beats.size == beats[-1] + 1      # (claim relies on it: one mask per beat, in order)
+        return beats, np.bitwise_or.reduceat(bits, cut)
 
     def _taken(self, c: int, want: list[int]) -> bool:
         i = c - self.base

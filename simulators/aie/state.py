@@ -168,12 +168,15 @@ class AieState:
             self.flush_macs(i)
 
     def mac_buffers(self, i: int) -> None:
-        """Allocate accumulator i's operand buffers (once: they are never replaced)."""
+        """Allocate the accumulators' operand buffers (once: they are never replaced), one
+        array per operand with a row per accumulator, so a group flush of neighbouring
+        accumulators reads its operands as one view."""
         if self.mac_a[i] is None:
-            n = self.MAX_DEFERRED
-            self.mac_a[i] = np.empty((n, 32), np.uint16)
-            self.mac_b[i] = np.empty((n, 32), np.uint16)
-            self.mac_y[i] = np.empty((n, 64), np.uint16)
+            n, count = self.MAX_DEFERRED, len(self.macs)
+            self._mac_all = (np.empty((count, n, 32), np.uint16), np.empty((count, n, 32), np.uint16),
+                             np.empty((count, n, 64), np.uint16))
+            for bufs, whole in zip((self.mac_a, self.mac_b, self.mac_y), self._mac_all):
+                bufs[:] = list(whole)
 
     def flush_macs(self, i: int) -> None:
         """Apply accumulator i's deferred multiply-accumulates; and those of every other
@@ -189,11 +192,14 @@ class AieState:
             return
         group = [j for j, other in enumerate(self.macs) if other == q]
         n, matrix = len(q), q.count(MAC_MATRIX)
+        first, last = group[0], group[-1]
+        sel = slice(first, last + 1) if last - first + 1 == len(group) else group
 
-        def operands(bufs, needed):
-            return np.stack([bufs[j][:n] for j in group]) if needed else None
-        rows = mac_terms_rows(self.accf[group], q, operands(self.mac_a, True),
-                              operands(self.mac_b, matrix < n), operands(self.mac_y, matrix))
+        def operands(whole, needed):
+            return whole[sel, :n] if needed else None
+        a, b, y = self._mac_all
+        rows = mac_terms_rows(self.accf[group], q, operands(a, True), operands(b, matrix < n),
+                              operands(y, matrix))
         for j, row in zip(group, rows):
             self.macs[j] = []
             self.set_acc(j, row)

@@ -20,10 +20,6 @@ def _bf(lanes: np.ndarray) -> np.ndarray:
 
 
 _BF16 = nx.BF16_VALUES
-# Up to this many tile products (a flush of straight-line code: 4 to 64) by one gather
-# per operand (mmul_bf16_bits); a loop fast-forward's larger batches by broadcasting,
-# which profiled faster there (a decoder block's gemms)
-_FEW_TILES = 64
 
 
 def _half(m, w: int) -> np.ndarray:
@@ -70,9 +66,7 @@ def mac_term_values(kind: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     of rows of a and b (negated for MAC_SUB), or for MAC_MATRIX 4x8x8 tile products of
     rows of a and rows of b (a y register) summed by halving."""
     if kind == MAC_MATRIX:
-        if a.size <= 32 * _FEW_TILES:
-            return nx.mmul_bf16_bits(a, b)
-        return nx.mmul_bf16(_bf(a).reshape(-1, 4, 8), _bf(b).reshape(-1, 8, 8)).reshape(-1, 32)
+        return nx.mmul_bf16_bits(a, b)
     t = _bf(a) * _bf(b)
     return -t if kind == MAC_SUB else t
 
@@ -108,7 +102,8 @@ def mac_terms_rows(accs: np.ndarray, kinds: list, a: np.ndarray, b: np.ndarray, 
         terms.append(mac_term_values(kind, a[:, k:j].reshape(-1, 32),
                                      other[:, k:j].reshape(g * (j - k), -1)).reshape(g, j - k, 32))
         k = j
-    return nx.accumulate_f32_rows(accs, terms[0] if len(terms) == 1 else np.concatenate(terms, axis=1))
+    # (each term array is fresh: the sums may be made in it)
+    return nx.accumulate_f32_rows_in(accs, terms[0] if len(terms) == 1 else np.concatenate(terms, axis=1))
 
 
 @semantics(name="VMAC_BF16")

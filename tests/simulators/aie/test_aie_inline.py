@@ -1,5 +1,5 @@
 """Random straight-line programs: the statements inline.py writes into runs of bundles
-(loads, stores, broadcasts, queued multiply-accumulates, the softmax's vector
+(scalar and pointer arithmetic, loads, stores, broadcasts, queued multiply-accumulates, the softmax's vector
 operations), the batched flush of deferred multiply-accumulates (tile products by
 gather, sums in place) and the bf16 max/min/rounding helpers must give exactly what
 stepping gives (`Budget(fast=False)`: one bundle at a time, no deferral) and a traced
@@ -105,6 +105,47 @@ def test_random_programs_reach_errors_and_the_inline_statements():
     assert sum(r.retired for r in runs if r.error is None) > 500
 
 
+def _scalar_op(rng) -> str:
+    r = lambda: int(rng.integers(0, 6))                     # noqa: E731 (r0 included)
+    p = int(rng.integers(0, 8))
+    big = int(rng.choice([-(2**19), 2**19 - 1, -1, 0, 7]))
+    return rng.choice([
+        f"ADD r{r()}, r{r()}, r{r()}", f"SUB r{r()}, r{r()}, r{r()}", f"MUL r{r()}, r{r()}, r{r()}",
+        f"AND r{r()}, r{r()}, r{r()}", f"OR r{r()}, r{r()}, r{r()}",
+        f"ADDI r{r()}, r{r()}, {int(rng.integers(-512, 512))}", f"SLLI r{r()}, r{r()}, {int(rng.integers(0, 32))}",
+        f"SRAI r{r()}, r{r()}, {int(rng.integers(0, 32))}", f"SRLI r{r()}, r{r()}, {int(rng.integers(0, 32))}",
+        f"MOVI r{r()}, {big}", f"MOVHI r{r()}, {int(rng.integers(0, 65536))}", f"MOV r{r()}, r{r()}",
+        f"MOVPI p{p}, {_pointer(rng)}", f"MOVP p{p}, r{r()}", f"PADD p{p}, r{r()}",
+        f"PADDI p{p}, p{int(rng.integers(0, 8))}, {int(rng.choice([-128, -64, 0, 64, 128]))}",
+        f"VLD x{int(rng.integers(0, 16))}, [p{p}], 64", f"VST x{int(rng.integers(0, 16))}, [p{p}]",
+    ])
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_scalar_and_pointer_programs_run_as_stepping_does(seed):
+    # the scalar and pointer statements (32-bit wrap, r0 kept 0) and the pointers they
+    # leave for loads and stores
+    rng = np.random.default_rng(100 + seed)
+    lines = [f"MOVI r{i}, {int(rng.integers(-(2**19), 2**19))}\nMOVHI r{i}, {int(rng.integers(0, 2**16))}"
+             for i in range(1, 6)]
+    lines += [f"MOVPI p{i}, {128 * int(rng.integers(0, DM // 128 - 8))}" for i in range(8)]
+    body = []
+    while len(body) < 80:
+        ops = [_scalar_op(rng) for _ in range(int(rng.integers(1, 3)))]
+        try:
+            assemble(" || ".join(ops), "r.asm", CFG)
+        except Exception:
+            continue
+        body.append(" || ".join(ops))
+    program = assemble("\n".join(lines + ["LOOP 3"] + body + ["ENDLOOP"]), "r.asm", CFG)
+    img = _image(rng)
+    fast = AieModel().run(program, img, CFG, Budget())
+    assert fast.retired > 20
+    for other in (AieModel().run(program, img, CFG, Budget(fast=False)),
+                  AieModel().run(program, img, CFG, Budget(), trace=True)):
+        assert same(fast, other) == "", same(fast, other)
+
+
 def test_bf16_max_min_and_rounding_match_the_shared_numerics():
     bf = bf16_bits_to_f32
     every = np.arange(65536, dtype=np.uint16)
@@ -132,7 +173,7 @@ def _bf16_specials(rng, shape) -> np.ndarray:
 def test_tile_products_by_gather_match_the_specification():
     # mmul_bf16_bits (the flush's tile products) against mmul_bf16, the manual's order
     rng = np.random.default_rng(3)
-    for n in (1, 2, 3, 4, 8, 9, 64, 65, 200):
+    for n in (1, 2, 3, 4, 8, 9, 31, 32, 64, 65, 200, 256):
         a, y = _bf16_specials(rng, (n, 32)), _bf16_specials(rng, (n, 64))
         want = nx.mmul_bf16(bf16_bits_to_f32(a).reshape(-1, 4, 8), bf16_bits_to_f32(y).reshape(-1, 8, 8))
         got = nx.mmul_bf16_bits(a, y)

@@ -55,3 +55,45 @@ def test_beat_starts_match_a_word_by_word_walk():
                 j += 1
             i = j
         assert beat_starts(loc, bw).tolist() == want, (n0, n1, ls1, bw)
+
+
+LONG = """
+.bd T, ext=0, loc=0, n0=256, rel=l0
+.bd U, ext=512, loc=0, n0=256, rel=l1
+MOVPI p0, 512
+MOVPI p1, 576
+LOOP 300
+    DMAOUT 0, T, r0, r0
+    DMAOUT 1, U, r0, r0
+    VLD x1, [p0]
+    VLD x1, [p0]
+    VLD x3, [p0] || VLD x2, [p1]
+    VLD x1, [p1]
+    VLD x3, [p0] || VLD x2, [p1]
+    VLD x1, [p0]
+    VLD x3, [p0] || VLD x2, [p1]
+    VADD.I16 x4, x3, x2
+    VLD x5, [p1] || VST x4, [p0]
+    ACQ l0, 1
+    ACQ l1, 1
+ENDLOOP
+"""
+
+
+def test_port_claims_over_a_long_run_keep_their_stalls():
+    # 600 transfers of 32 beats over 11k cycles: the per-cycle port arrays drop the
+    # cycles behind the DMA's time instead of growing (ports.claim), claims are slices
+    # of consecutive cycles. Cycles and stalls as the model gave before those changes
+    # (main at c87136b), fast and stepped.
+    from kernelcraft.simulators.aie.machine import AieModel
+    from kernelcraft.simulators.core.budget import Budget
+    img = MemoryImage({"ext": {0: np.arange(2048, dtype=np.uint16)}})
+    # (16 banks: 64 macros, masks as Python ints in object arrays)
+    for cfg, budget in ((CFG, Budget()), (CFG, Budget(fast=False)),
+                        (default_config(DM_SIZE=16384, DM_BANKS=16, IMEM_WORDS=512), Budget())):
+        r, _, dma, _ = AieModel().execute(assemble(LONG, "long.asm", cfg), img, cfg, budget)
+        assert r.error is None
+        assert (r.cycles, r.retired) == (11466, 3903)
+        assert r.stalls == {"data_hazard": 1500, "dma_wait": 3900, "dma_queue": 0,
+                            "bank_conflict": 1200, "dma_port": 900}
+        assert dma.ports.base > 0                 # the arrays were cut, not grown
