@@ -22,8 +22,9 @@ Two variants of a block:
 
 A block that branches back to itself may also get a plan that runs many of its
 iterations in one step, with the same results and cycles (`Block.loop`): a
-contraction's multiply-add inner loop (loops.py) or the strips of a strip-mined
-elementwise loop (strips.py); any other self-looping block runs as one Python
+contraction's multiply-add inner loop (loops.py), the strips of a strip-mined
+elementwise loop (strips.py) or a counted loop of loads, element-wise operations and
+stores (maps.py); any other self-looping block runs as one Python
 `while` loop (selfloop.py). The compiler records the timed variant's cycle
 accounting as data (`Block.tsteps`) so that those plans can replay it.
 """
@@ -39,6 +40,7 @@ from .semantics.scalar import BRANCH
 from .semantics.system import System, div_s, div_u, rem_s, rem_u
 from .state import M, CoralState, fault
 from .loops import LoopPlan
+from .maps import MapPlan
 from .selfloop import SelfLoop
 from .strips import StripPlan
 from .timing import LOAD, NOWB, STORE, VectorTiming
@@ -214,7 +216,8 @@ class Compiler:
                       "        raise\n")
         if flow is not None and flow[0].flow == "branch" and flow[0].target == start and not self.traced:
             args = (self.program.instrs, start, blk.size, self.cfg, self.isa, self.s, self.timing, blk.tsteps)
-            blk.loop = LoopPlan.recognise(*args, *blk.tails) or StripPlan.recognise(*args, blk.tails)
+            blk.loop = (LoopPlan.recognise(*args, *blk.tails) or StripPlan.recognise(*args, blk.tails)
+                        or MapPlan.recognise(*args, blk.tails))
             vec = VecLoop(self, blk, flow[0].cond) if timed_only and self.fast else None
             blk.sloop = SelfLoop(self, blk, body_fast if not timed_only else None, body_timed, flow[0].cond, vec)
         if not timed_only:
