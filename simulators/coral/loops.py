@@ -84,6 +84,7 @@ class LoopPlan:
         self.skip = 0               # block entries to leave alone after a data-dependent refusal
         self.refusals = 0           # data-dependent refusals in a row
         self.programs: dict[int, list] = {}    # vl -> timing program of one iteration
+        self.aligned: dict[int, bool] = {}     # LMUL -> register groups aligned and disjoint
         self.vregs = sorted({v for v, *_ in vloads} | {f[0] for f in fmas} | {f[3] for f in fmas}
                             | {f[2] for f in fmas if f[1] == "vv"})
 
@@ -196,12 +197,12 @@ class LoopPlan:
         if n < 2:
             return None
         lm = s.lmul_num
-        if any(v % lm for v in self.vregs):
+        ok = self.aligned.get(lm)
+        if ok is None:
+            bases = self.vregs
+            ok = self.aligned[lm] = not any(v % lm for v in bases) and all(b >= a + lm for a, b in zip(bases, bases[1:]))
+        if not ok:
             return None
-        bases = self.vregs
-        for a, b in zip(bases, bases[1:]):
-            if b < a + lm:
-                return None
         out = self._compute(n, s.vl)
         if out is None:
             # back off: 0, 1, 3, 7 ... entries (one entry's data, e.g. a sum on a binary32
