@@ -395,8 +395,8 @@ class LoopPlan:
         prog = self.programs.get(vl)
         if prog is None:
             beats = max(1, -(-vl * 32 // self.s.VLEN))
-            prog = self.programs[vl] = timing_program(
-                self.tsteps, {pc: cost * (beats if per_beat else vl) for pc, (cost, per_beat) in self.vcost.items()})
+            prog = self.programs[vl] = tuple(timing_program(     # (a tuple: replay's memo key as it is)
+                self.tsteps, {pc: cost * (beats if per_beat else vl) for pc, (cost, per_beat) in self.vcost.items()}))
         return prog
 
     def _time(self, t: int, n: int, vl: int, last: bool) -> int:
