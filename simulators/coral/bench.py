@@ -194,6 +194,34 @@ loop:
     .data
 vals: .float """ + ", ".join(f"{0.01 * k + 0.25:.4f}" for k in range(32)) + """
 """, 20_000),
+    "transpose": ("e32 m8 scaled transpose: vlse32, vfmul.vf, vse32 through stepped pointers, 64 a pass", """
+    vsetvli t0, zero, e32, m8, ta, ma
+    la s0, scale
+    flw ft10, 0(s0)
+    li t2, 256
+    li t5, 128
+    li s2, {n}
+outer:
+    la a3, src
+    la a4, dst
+    li t4, 64
+loop:
+    vlse32.v v8, (a3), t2
+    vfmul.vf v8, v8, ft10
+    vse32.v v8, (a4)
+    addi a3, a3, 4
+    add a4, a4, t5
+    addi t4, t4, -1
+    bnez t4, loop
+    addi s2, s2, -1
+    bnez s2, outer
+    ebreak
+    .data
+scale: .float 0.125
+src: .float """ + ", ".join(f"{0.01 * k - 0.3:.4f}" for k in range(64)) + """
+    .zero 8192
+dst: .zero 8192
+""", 200),
 }
 # Loop trip counts: plain runs, traced runs (which keep every step in memory).
 SIZES = {"scalar": (250_000, 20_000), "vector": (2_000, 200)}

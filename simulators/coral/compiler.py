@@ -1,8 +1,8 @@
 """Translate coral basic blocks into Python functions, once per block, on first use.
 
 A block runs from its first instruction to the first control-flow instruction
-(branch, jal, jalr, ecall, ebreak), at most MAX_BLOCK instructions, or the end of the
-program. Its scalar instructions become the statements their semantics generate
+(branch, jal, jalr, ecall, ebreak), at most MAX_BLOCK instructions, the end of the
+program, or the instruction before a loop head (a backward branch's target). Its scalar instructions become the statements their semantics generate
 (semantics/scalar.py); vector instructions become calls of closures bound at compile
 time (semantics/vector_*.py). So a run interprets no instruction text or bits: a loop
 iteration is one call of one function.
@@ -22,8 +22,9 @@ Two variants of a block:
 
 A block that branches back to itself may also get a plan that runs many of its
 iterations in one step, with the same results and cycles (`Block.loop`): a
-contraction's multiply-add inner loop (loops.py) or the strips of a strip-mined
-elementwise loop (strips.py); any other self-looping block runs as one Python
+contraction's multiply-add inner loop (loops.py), the strips of a strip-mined
+elementwise loop (strips.py) or a counted loop of loads, element-wise operations and
+stores (maps.py); any other self-looping block runs as one Python
 `while` loop (selfloop.py). The compiler records the timed variant's cycle
 accounting as data (`Block.tsteps`) so that those plans can replay it.
 """
@@ -35,9 +36,11 @@ from kernelcraft.simulators.core.errors import SimError
 
 from . import fp32, smallvec
 from .semantics import SCALAR, VECTOR, Code
+from .semantics.scalar import BRANCH
 from .semantics.system import System, div_s, div_u, rem_s, rem_u
 from .state import M, CoralState, fault
 from .loops import LoopPlan
+from .maps import MapPlan
 from .selfloop import SelfLoop
 from .strips import StripPlan
 from .timing import LOAD, NOWB, STORE, VectorTiming
@@ -101,6 +104,13 @@ class Compiler:
             "ILLEGAL": self.illegal, "SimError": SimError, "FAULT_AT": self.fault_at,
         }
         self.blocks: dict[int, Block] = {}
+        # the first instruction of every loop body (a backward branch's target) starts a
+        # block: a block running into a loop from above would otherwise hold the loop's
+        # first iteration, which its plan (loops.py, strips.py, selfloop.py) then misses on
+        # every entry. Block boundaries add no cycles (a block without control flow at its
+        # end predicts its fall-through), so results and timing are the same either way.
+        self.heads = frozenset(pc + ins.ops.get("imm", 0) // 4 for pc, ins in enumerate(program.instrs)
+                               if ins.mnemonic in BRANCH and ins.ops.get("imm", 0) <= 0)
 
     def illegal(self, pc: int) -> SimError:
         ins = self.program.instrs[pc]
@@ -147,6 +157,8 @@ class Compiler:
         base = 0                          # the static offset the timed variant's T stands for
         tdelta, own = [], []
         for k, pc in enumerate(range(start, min(self.n, start + limit))):
+            if k and pc in self.heads:
+                break
             code, d = self.code_of(pc, k)
             cost = 1 if d is None or d.mnemonic in VECTOR else self.cfg.cycles(d.timing)
             blk.prefix.append(t)
@@ -204,7 +216,8 @@ class Compiler:
                       "        raise\n")
         if flow is not None and flow[0].flow == "branch" and flow[0].target == start and not self.traced:
             args = (self.program.instrs, start, blk.size, self.cfg, self.isa, self.s, self.timing, blk.tsteps)
-            blk.loop = LoopPlan.recognise(*args, *blk.tails) or StripPlan.recognise(*args, blk.tails)
+            blk.loop = (LoopPlan.recognise(*args, *blk.tails) or StripPlan.recognise(*args, blk.tails)
+                        or MapPlan.recognise(*args, blk.tails))
             vec = VecLoop(self, blk, flow[0].cond) if timed_only and self.fast else None
             blk.sloop = SelfLoop(self, blk, body_fast if not timed_only else None, body_timed, flow[0].cond, vec)
         if not timed_only:

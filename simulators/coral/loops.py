@@ -84,6 +84,7 @@ class LoopPlan:
         self.skip = 0               # block entries to leave alone after a data-dependent refusal
         self.refusals = 0           # data-dependent refusals in a row
         self.programs: dict[int, list] = {}    # vl -> timing program of one iteration
+        self.aligned: dict[int, bool] = {}     # LMUL -> register groups aligned and disjoint
         self.vregs = sorted({v for v, *_ in vloads} | {f[0] for f in fmas} | {f[3] for f in fmas}
                             | {f[2] for f in fmas if f[1] == "vv"})
 
@@ -190,15 +191,18 @@ class LoopPlan:
         # of the loop follows in further steps
         cap = min(max(2, MAX_ELEMENTS // (len(self.fmas) * s.vl)), budget_left // self.size)
         n, last = self._trips(cap)
+        x = s.x
+        # each stepped register's step this entry (the registers steps read stay put)
+        self.now = {r: v if kind == "imm" else _signed32(x[v]) for r, (kind, v) in self.steps.items()}
         if n < 2:
             return None
         lm = s.lmul_num
-        if any(v % lm for v in self.vregs):
+        ok = self.aligned.get(lm)
+        if ok is None:
+            bases = self.vregs
+            ok = self.aligned[lm] = not any(v % lm for v in bases) and all(b >= a + lm for a, b in zip(bases, bases[1:]))
+        if not ok:
             return None
-        bases = self.vregs
-        for a, b in zip(bases, bases[1:]):
-            if b < a + lm:
-                return None
         out = self._compute(n, s.vl)
         if out is None:
             # back off: 0, 1, 3, 7 ... entries (one entry's data, e.g. a sum on a binary32
@@ -212,28 +216,11 @@ class LoopPlan:
         return self._time(t, n, s.vl, last), n, None if last else self.start
 
     def _trips(self, cap: int) -> tuple[int, bool]:
-        """(iterations to run, whether the last of them leaves the loop): up to the
-        first k <= cap whose branch (on the stepped register's value after k updates)
-        falls through, else cap iterations that all branch back."""
         mn, reg, other, swapped = self.exit_test
-        x = self.s.x
-        step, cond = self.steps[reg][1], BRANCHES[mn]
-        w = x[other]
-        # windows of growing size: most loops end within the first (a cap-sized window
-        # costs more than the whole batch of a short loop)
-        k, size = 0, TRIP_WINDOW
-        while k < cap:
-            size = min(size, cap - k)
-            v = (x[reg] + np.arange(k + 1, k + size + 1, dtype=np.int64) * step) & M
-            taken = eval(cond, {}, {"x": (w, v) if swapped else (v, w)})
-            if not taken.all():
-                return k + int(np.argmin(taken)) + 1, True
-            k, size = k + size, 4 * size
-        return max(cap, 0), False
+        return trips(self.s.x, mn, reg, self.steps[reg][1], other, swapped, cap)
 
     def _step(self, r: int) -> int:
-        kind, v = self.steps.get(r, ("imm", 0))
-        return v if kind == "imm" else _signed32(self.s.x[v])
+        return self.now.get(r, 0)
 
     def _gather(self, words, base: int, step: int, n: int, count: int, stride: int):
         """The words of a (n, count) gather (count 0: n words) at byte address
@@ -384,18 +371,23 @@ class LoopPlan:
         return s.vu[32][v * s.epr[32]:v * s.epr[32] + vl][el]
 
     def _commit(self, n, vl, fl_vals, v_vals, last, fl):
-        from .semantics.vector_core import put
         s, lm = self.s, self.s.lmul_num
-        for vd, *_ in self.vloads:
-            put(s, vd, 32, vl, v_vals[vd][-1].copy(), 1, lm)
+        # vector_core.put unmasked at SEW 32, inlined: the register's vl words, then its
+        # tail all ones under an agnostic tail policy
+        view, e = s.vu[32], s.epr[32]
+        tail = lm * e if s.vta and s.agnostic_ones and vl < lm * e else 0
         last = last.view(U32)
-        for j, (vd, *_) in enumerate(self.fmas):
-            put(s, vd, 32, vl, last[j * vl:(j + 1) * vl].copy(), 1, lm)
+        for vd, words in [(vd, v_vals[vd][-1]) for vd, *_ in self.vloads] + \
+                [(vd, last[j * vl:(j + 1) * vl]) for j, (vd, *_) in enumerate(self.fmas)]:
+            b = vd * e
+            view[b:b + vl] = words
+            if tail:
+                view[b + vl:b + tail] = 0xFFFFFFFF
         for fd, vals in fl_vals.items():
             s.f[fd] = int(vals[-1])
-        x = s.x
+        x, now = s.x, self.now
         for r in self.steps:
-            x[r] = (x[r] + n * self._step(r)) & M
+            x[r] = (x[r] + n * now[r]) & M
         s.fc[FFLAGS] = fl
 
     # --- timing ------------------------------------------------------------------------
@@ -403,12 +395,41 @@ class LoopPlan:
         prog = self.programs.get(vl)
         if prog is None:
             beats = max(1, -(-vl * 32 // self.s.VLEN))
-            prog = self.programs[vl] = timing_program(
-                self.tsteps, {pc: cost * (beats if per_beat else vl) for pc, (cost, per_beat) in self.vcost.items()})
+            prog = self.programs[vl] = tuple(timing_program(     # (a tuple: replay's memo key as it is)
+                self.tsteps, {pc: cost * (beats if per_beat else vl) for pc, (cost, per_beat) in self.vcost.items()}))
         return prog
 
     def _time(self, t: int, n: int, vl: int, last: bool) -> int:
         return replay(self.timing, t, self._program(vl), n, self.taken, self.fall if last else self.taken)
+
+
+def trips(x, mn: str, reg: int, step: int, other: int, swapped: bool, cap: int) -> tuple[int, bool]:
+    """(iterations to run, whether the last of them leaves the loop): up to the
+    first k <= cap whose branch (on the stepped register's value after k updates)
+    falls through, else cap iterations that all branch back. The branch `mn`
+    compares register `reg`, stepped by `step` each iteration, with `other` (swapped:
+    as its first operand)."""
+    cond = BRANCHES[mn]
+    w = x[other]
+    if mn == "bne" and step:
+        # it branches back until the register meets w: after d / |step| updates when |step|
+        # divides the distance d (mod 2^32), and no earlier (k |step| < d < 2^32); d = 0
+        # (met only after wrapping round) and the rest are left to the windows
+        d = ((w - x[reg]) if step > 0 else (x[reg] - w)) & M
+        if d and d % abs(step) == 0:
+            k = d // abs(step)
+            return (k, True) if k <= cap else (max(cap, 0), False)
+    # windows of growing size: most loops end within the first (a cap-sized window
+    # costs more than the whole batch of a short loop)
+    k, size = 0, TRIP_WINDOW
+    while k < cap:
+        size = min(size, cap - k)
+        v = (x[reg] + np.arange(k + 1, k + size + 1, dtype=np.int64) * step) & M
+        taken = eval(cond, {}, {"x": (w, v) if swapped else (v, w)})
+        if not taken.all():
+            return k + int(np.argmin(taken)) + 1, True
+        k, size = k + size, 4 * size
+    return max(cap, 0), False
 
 
 def timing_program(tsteps: list, cycles: dict) -> list[tuple]:

@@ -41,6 +41,16 @@ MAX_ELEMENTS = 1 << 18       # elements per register in the wide file (32 regist
 UNIT = {"vle8.v": 8, "vle16.v": 16, "vle32.v": 32, "vse8.v": 8, "vse16.v": 16, "vse32.v": 32}
 
 
+def wide_file(plan, nbytes: int) -> np.ndarray:
+    """A wide register file of nbytes, the plan's buffer reused from batch to batch
+    (a fresh zeroed one cost a page fault per 4 KiB): a batch reads only the registers
+    it fills first (tiled operands) or writes earlier in the same pass."""
+    buf = getattr(plan, "_file", None)
+    if buf is None or buf.size < nbytes:
+        buf = plan._file = np.empty(nbytes, dtype=np.uint8)
+    return buf[:nbytes]
+
+
 class StripPlan:
     def __init__(self, state: CoralState, timing, start, size, vset, scalars, vinstrs, cfg, isa, tsteps, tails):
         self.s, self.timing, self.start, self.size = state, timing, start, size
@@ -247,7 +257,7 @@ class StripPlan:
         s, w = self.s, self.wide
         w.__dict__.update(s.__dict__)
         w.VLEN, w.VLENB = s.VLEN * m, s.VLENB * m
-        w.vreg = np.zeros(32 * w.VLENB, dtype=np.uint8)
+        w.vreg = wide_file(self, 32 * w.VLENB)
         w.vu = {e: w.vreg.view(v.dtype) for e, v in s.vu.items()}
         w.vs = {e: w.vreg.view(v.dtype) for e, v in s.vs.items()}
         w.epr = {e: w.VLENB * 8 // e for e in s.epr}

@@ -9,7 +9,7 @@ def test_every_workload_runs_both_ways_and_agrees():
     rows = benchmark(repeats=1, scale=0.002)
     assert {r[0] for r in rows} == {w[0] for w in workloads()}
     assert {"coral/scalar-int", "coral/scalar-fp32", "coral/vector-irregular", "coral/vfmacc-m1",
-            "coral/vfmacc-m8", "plena/vector", "aie/vector", "aie/pipelined"} <= {r[0] for r in rows}
+            "coral/vfmacc-m8", "coral/transpose", "plena/vector", "aie/vector", "aie/pipelined"} <= {r[0] for r in rows}
     for key, what, unit, fast, stepped, retired in rows:
         assert fast > 0 and stepped > 0 and retired > 0, key
     assert "| coral/vector-irregular |" in table(rows, 1)
