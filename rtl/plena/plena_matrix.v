@@ -1,6 +1,6 @@
-// plena's matrix unit: the Matrix SRAM (MLEN plena_sram banks), the BLEN x MLEN MAC array (BLEN plena_mac_lane
-// lanes), its fp32 accumulators MM_ACC, MV_ACC, BMM_ACC and BMV_ACC, and the write-outs
-// that round an accumulator to bf16 for the core to store in Vector SRAM.
+// plena's matrix unit: the Matrix SRAM (plena_msram), the BLEN x MLEN MAC array (BLEN
+// plena_mac_lane lanes), its fp32 accumulators MM_ACC, MV_ACC, BMM_ACC and BMV_ACC, and
+// the write-outs that round an accumulator to bf16 for the core to store in Vector SRAM.
 //
 // The array takes one step per cycle and is a five-stage pipeline, every stage a
 // rising-edge register on its own clock gate (icg), open only while a step is in it:
@@ -85,11 +85,7 @@ module plena_matrix #(
     initial if (MLEN < 8)
         $fatal(1, "plena_matrix: the array's three tree stages need MLEN >= 8");
 
-    // --- storage --------------------------------------------------------------------
-    // Matrix SRAM: bank r holds row r of every tile (word t), one read and one write
-    // port. A step reads row r of its tile from every bank (non-transposed: BLEN columns
-    // of all MLEN rows) or from banks j0 .. j0+BLEN-1 (transposed: BLEN whole rows); a
-    // prefetch beat or a host write goes to one bank. No two accesses meet on a port.
+    // --- storage (the Matrix SRAM is plena_msram's, below) ---------------------------
     reg [31:0] mm_acc  [0:BLEN*BLEN-1];               // [i*BLEN + j]
     reg [31:0] mv_acc  [0:MLEN-1];
     reg [31:0] bmm_acc [0:HEADS*MLEN*MLEN-1];         // [(h*MLEN + i)*MLEN + j]
@@ -118,7 +114,7 @@ module plena_matrix #(
 
     // The A row and the first output column of this step.
     wire [MLW-1:0] a_i = MLW'(is_mm ? step : is_bmm ? step / NB : 32'd0);
-    wire [31:0] j0 = is_mm ? 32'(col) : (is_bmm ? step % NB : step) * BLEN;
+    wire [MLW-1:0] j0 = MLW'(is_mm ? 32'(col) : (is_bmm ? step % NB : step) * BLEN);
     assign vrow_idx = vrow0 + VRW'(a_i);
 
     function automatic [MMW-1:0] mm_at(input integer i, input integer j);
@@ -170,68 +166,23 @@ module plena_matrix #(
     icg u_agate (.clk(clk), .en(v_3 || writeout_gate || rst_q), .gclk(aclk));
 
     reg [MLEN*16-1:0]       a_q;
-    reg                     tr_r;            // the step in P is transposed
     integer p;
     always @(posedge rclk) begin
         k_r <= kind;
         i_r <= MLW'(a_i);
-        j_r <= MLW'(j0);
-        tr_r <= transposed;
+        j_r <= j0;
         for (p = 0; p < MLEN; p = p + 1)
             a_q[16*p +: 16] <= vrow[16*src_of(p, head_mode) +: 16];
     end
 
-    // The banks. Their read registers are R's B operand: the step's tile is read at the
-    // edge that ends its cycle (the same edge as a_q), and P selects the columns.
-    wire [MLEN*MLEN*16-1:0] bank_q;         // bank r's read register at [r*MLEN*16 +: ..]
-    wire [MTW-1:0] fill_tile = MTW'(fill_row >> MLW);
-    wire [MTW-1:0] h_tile = MTW'(h_row >> MLW);
-    genvar gb;
-    generate
-        for (gb = 0; gb < MLEN; gb = gb + 1) begin : g_bank
-            // transposed steps read only the BLEN rows they use
-            wire used = !transposed || (32'(gb) >= j0 && 32'(gb) < j0 + 32'(BLEN));
-            wire step_re = compute_gate && used;
-            plena_sram #(.DEPTH(MSRAM_TILES), .N(MLEN), .AW(MTW)) u_bank (
-                .clk(clk),
-                .re(step_re || h_re), .raddr(compute_gate ? tile : h_tile),
-                .rdata(bank_q[gb*MLEN*16 +: MLEN*16]),
-                .we(fill && fill_row[MLW-1:0] == MLW'(gb)), .wmask(fill_mask),
-                .waddr(fill_tile), .wdata(fill_data));
-        end
-    endgenerate
-    // P's column selection: B[k, j] is tile row k, column j; transposed, tile row j,
-    // column k. Operand position p holds element k = p (head mode: the interleaved
-    // src_of(p)); lane l takes output column (row) j_r + l. Per position the k-th row
-    // (non-transposed) or the k-th element of every row (transposed) is gathered once,
-    // and each lane picks its j from it.
+    // The Matrix SRAM: its banks' read registers are R's B operand (the step's tile is
+    // read at the edge that ends its cycle, with a_q), and P selects the columns.
     wire [BLEN*MLEN*16-1:0] b_op;
-    wire [BLEN*MLW-1:0] jl;
-    genvar gs, gp, gr;
-    generate
-        for (gs = 0; gs < BLEN; gs = gs + 1) begin : g_j
-            assign jl[MLW*gs +: MLW] = MLW'(32'(j_r) + gs);
-        end
-        for (gp = 0; gp < MLEN; gp = gp + 1) begin : g_pos
-            localparam integer SN = gp;                                 // natural
-            localparam integer SH = (gp % HEADS) * HLEN + gp / HEADS;   // head-interleaved
-            wire [MLEN*16-1:0] nrow = k_r[1] ? bank_q[SH*MLEN*16 +: MLEN*16]
-                                             : bank_q[SN*MLEN*16 +: MLEN*16];
-            wire [MLEN*16-1:0] tcol;
-            for (gr = 0; gr < MLEN; gr = gr + 1) begin : g_row
-                assign tcol[16*gr +: 16] = k_r[1] ? bank_q[(gr*MLEN + SH)*16 +: 16]
-                                                  : bank_q[(gr*MLEN + SN)*16 +: 16];
-            end
-            wire [MLEN*16-1:0] pick = tr_r ? tcol : nrow;
-            for (gs = 0; gs < BLEN; gs = gs + 1) begin : g_lane
-                assign b_op[16*(gs*MLEN + gp) +: 16] = pick[16*32'(jl[MLW*gs +: MLW]) +: 16];
-            end
-        end
-    endgenerate
-    // The host's row: the bank named at its read edge.
-    reg [MLW-1:0] h_bank;
-    always @(posedge clk) if (h_re) h_bank <= MLW'(h_row);
-    assign h_mrow = bank_q[32'(h_bank)*MLEN*16 +: MLEN*16];
+    plena_msram #(.MLEN(MLEN), .BLEN(BLEN), .HLEN(HLEN), .MSRAM_TILES(MSRAM_TILES)) u_msram (
+        .clk(clk), .rd_en(compute_gate), .rd_tile(tile), .rd_j0(j0),
+        .rd_tr(transposed), .rd_hm(head_mode), .b(b_op),
+        .we(fill), .w_row(fill_row), .w_data(fill_data), .w_mask(fill_mask),
+        .h_re(h_re), .h_row(h_row), .h_data(h_mrow));
     always @(posedge pclk) begin k_p <= k_r; i_p <= i_r; j_p <= j_r; end
     always @(posedge t2clk) begin k_2 <= k_p; i_2 <= i_p; j_2 <= j_p; end
 

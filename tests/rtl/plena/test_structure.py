@@ -138,23 +138,26 @@ def test_vector_sram_reads_are_registered():
 
 
 def test_matrix_sram_is_banked_macros():
-    # The Matrix SRAM is MLEN plena_sram banks (bank r: row r of every tile), each one
-    # read and one write port with registered read data, not a flip-flop array that the
-    # array's step reads a whole tile of combinationally (rtl/plena/README.md).
+    # The Matrix SRAM is plena_msram: MLEN plena_sram banks (bank r: row r of every tile),
+    # each one read and one write port with registered read data, not a flip-flop array
+    # that a step reads a whole tile of combinationally (rtl/plena/README.md).
     matrix = _code((build.PLENA_RTL / "plena_matrix.v").read_text())
+    msram = _code((build.PLENA_RTL / "plena_msram.v").read_text())
     sram = _code((build.PLENA_RTL / "plena_sram.v").read_text())
+    arrays = re.compile(r"\breg\b[^;]*\[\s*0\s*:")           # an unpacked array
     assert not re.search(r"\breg\b[^;]*\bmsram\s*\[", matrix)
+    assert re.search(r"\bplena_msram\s*#\(.*?\)\s*u_msram\s*\(", matrix, flags=re.S)
+    assert not arrays.search(msram)
     assert re.search(r"for\s*\(\s*gb\s*=\s*0\s*;\s*gb\s*<\s*MLEN\s*;[^)]*\)\s*begin\s*:\s*g_bank\s+"
-                     r"[^@]*?plena_sram\s*#\(\s*\.DEPTH\(MSRAM_TILES\)", matrix, flags=re.S)
-    assert matrix.count("plena_sram") == 1                     # the banks, nothing else
+                     r"[^@]*?plena_sram\s*#\(\s*\.DEPTH\(MSRAM_TILES\)", msram, flags=re.S)
+    assert msram.count("plena_sram") == 1 and "plena_sram" not in matrix
     # The macro: exactly the ports of a 1R1W SRAM; one array, read only into rdata at
     # a clock edge.
     ports = re.findall(r"\b(?:input|output)\s+(?:wire|reg)\s*(?:\[[^\]]*\])?\s*(\w+)", sram)
     assert ports == ["clk", "re", "raddr", "rdata", "we", "wmask", "waddr", "wdata"]
-    assert len(re.findall(r"\breg\b[^;]*\[\s*0\s*:", sram)) == 1
-    assert re.findall(r"mem\s*\[\s*raddr\s*\]", sram) and \
-        re.search(r"always\s*@\(posedge clk\)\s*begin\s*if\s*\(re\)\s*rdata\s*<=\s*mem\[raddr\]", sram)
-    assert "assign" not in sram
+    assert len(arrays.findall(sram)) == 1
+    assert re.search(r"always\s*@\(posedge clk\)\s*begin\s*if\s*\(re\)\s*rdata\s*<=\s*mem\[raddr\]", sram)
+    assert len(re.findall(r"mem\s*\[\s*raddr\s*\]", sram)) == 1 and "assign" not in sram
     # The trace does not read the banks with the core's clock stopped.
     harness = _code((build.PLENA_RTL / "plena_sim.v").read_text())
     assert not re.search(r"tread\s*\(\s*HS_MSRAM", harness)

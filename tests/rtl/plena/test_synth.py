@@ -98,3 +98,25 @@ def test_mac_lane_is_registered_and_shallow(mlen, hlen):
     assert flops >= 32 * (mlen // hlen)
     assert depth <= mul + 2 * add + 8
     assert depth < mul + levels * add
+
+
+def test_matrix_sram_synthesizes_as_banks(diff_cfg):
+    """The Matrix SRAM (plena_msram: banks, the step's column selection, the host's row)
+    at the small configuration: Yosys infers MLEN memories of one read and one write port
+    (what a 1R1W macro replaces); mapped to flip-flops here (no macro library) it passes
+    `check -assert` without a latch."""
+    files = [build.PLENA_RTL / "plena_msram.v", build.PLENA_RTL / "plena_sram.v"]
+    sets = " ".join(f"-set {k} {getattr(diff_cfg, k)}" for k in ("MLEN", "BLEN", "HLEN", "MSRAM_TILES"))
+    head = f"{_read(files)}; chparam {sets} plena_msram; "
+    out = _yosys(head + "hierarchy -top plena_msram; proc; flatten; opt -fast; memory -nomap; "
+                 "tee -o /dev/stdout select -count t:$mem_v2 r:RD_PORTS=1 %i r:WR_PORTS=1 %i; "
+                 "tee -o /dev/stdout select -count t:$mem_v2", 600)
+    counts = [int(n) for n in re.findall(r"(\d+) objects", out)]
+    assert counts == [diff_cfg.MLEN, diff_cfg.MLEN], out[-2000:]
+    cells, flops, depth = _synth_lane({k: getattr(diff_cfg, k) for k in
+                                       ("MLEN", "BLEN", "HLEN", "MSRAM_TILES")},
+                                      "plena_msram", files, 1800)
+    print(f"plena_msram at DIFF_CONFIG: {cells:,} cells, {flops:,} flip-flops, "
+          f"longest path {depth} cells")
+    bits = diff_cfg.MSRAM_TILES * diff_cfg.MLEN * diff_cfg.MLEN * 16
+    assert flops >= bits
