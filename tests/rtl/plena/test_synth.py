@@ -100,21 +100,30 @@ def test_mac_lane_is_registered_and_shallow(mlen, hlen):
     assert depth < mul + levels * add
 
 
-def test_matrix_sram_synthesizes_as_banks(diff_cfg):
+MSRAM_FILES = ("plena_msram.v", "plena_sram.v")
+MSRAM_PARAMS = ("MLEN", "BLEN", "HLEN", "MSRAM_TILES")
+
+
+def test_matrix_sram_is_inferred_as_banks(diff_cfg):
     """The Matrix SRAM (plena_msram: banks, the step's column selection, the host's row)
     at the small configuration: Yosys infers MLEN memories of one read and one write port
-    (what a 1R1W macro replaces); mapped to flip-flops here (no macro library) it passes
-    `check -assert` without a latch."""
-    files = [build.PLENA_RTL / "plena_msram.v", build.PLENA_RTL / "plena_sram.v"]
-    sets = " ".join(f"-set {k} {getattr(diff_cfg, k)}" for k in ("MLEN", "BLEN", "HLEN", "MSRAM_TILES"))
-    head = f"{_read(files)}; chparam {sets} plena_msram; "
-    out = _yosys(head + "hierarchy -top plena_msram; proc; flatten; opt -fast; memory -nomap; "
+    each, what a 1R1W macro replaces."""
+    files = [build.PLENA_RTL / f for f in MSRAM_FILES]
+    sets = " ".join(f"-set {k} {getattr(diff_cfg, k)}" for k in MSRAM_PARAMS)
+    out = _yosys(f"{_read(files)}; chparam {sets} plena_msram; hierarchy -top plena_msram; "
+                 "proc; flatten; opt -fast; memory -nomap; "
                  "tee -o /dev/stdout select -count t:$mem_v2 r:RD_PORTS=1 %i r:WR_PORTS=1 %i; "
                  "tee -o /dev/stdout select -count t:$mem_v2", 600)
     counts = [int(n) for n in re.findall(r"(\d+) objects", out)]
     assert counts == [diff_cfg.MLEN, diff_cfg.MLEN], out[-2000:]
-    cells, flops, depth = _synth_lane({k: getattr(diff_cfg, k) for k in
-                                       ("MLEN", "BLEN", "HLEN", "MSRAM_TILES")},
+
+
+@pytest.mark.synth
+def test_matrix_sram_synthesizes_small(diff_cfg):
+    """Mapped to flip-flops (no macro library here) it passes `check -assert` without a
+    latch; its longest path is the column selection (figures in rtl/plena/README.md)."""
+    files = [build.PLENA_RTL / f for f in MSRAM_FILES]
+    cells, flops, depth = _synth_lane({k: getattr(diff_cfg, k) for k in MSRAM_PARAMS},
                                       "plena_msram", files, 1800)
     print(f"plena_msram at DIFF_CONFIG: {cells:,} cells, {flops:,} flip-flops, "
           f"longest path {depth} cells")
