@@ -2,7 +2,8 @@
 synthesizes the DMA engine with `check -assert` clean (no multiple drivers, no
 undriven or combinational-loop wires) and without latches: at the small differential
 configuration in the default suite, at the default configuration under the `synth`
-marker (figures in rtl/plena/README.md)."""
+marker (figures in rtl/plena/README.md). The Matrix SRAM is inferred as its banks'
+1R1W memories, and synthesizes likewise at the small configuration."""
 import re
 import shutil
 import subprocess
@@ -121,7 +122,7 @@ def test_matrix_sram_is_inferred_as_banks(diff_cfg):
 @pytest.mark.synth
 def test_matrix_sram_synthesizes_small(diff_cfg):
     """Mapped to flip-flops (no macro library here) it passes `check -assert` without a
-    latch; its longest path is the column selection (figures in rtl/plena/README.md)."""
+    latch (figures in rtl/plena/README.md)."""
     files = [build.PLENA_RTL / f for f in MSRAM_FILES]
     cells, flops, depth = _synth_lane({k: getattr(diff_cfg, k) for k in MSRAM_PARAMS},
                                       "plena_msram", files, 1800)
