@@ -47,9 +47,10 @@ module plena_msram #(
     generate
         for (gb = 0; gb < MLEN; gb = gb + 1) begin : g_bank
             wire used = !rd_tr || 32'(gb) - 32'(rd_j0) < 32'(BLEN);   // j0 <= gb < j0 + BLEN
+            wire h_here = h_re && h_row[MLW-1:0] == MLW'(gb);
             plena_sram #(.DEPTH(MSRAM_TILES), .N(MLEN), .AW(MTW)) u_bank (
                 .clk(clk),
-                .re((rd_en && used) || h_re), .raddr(rd_en ? rd_tile : h_tile),
+                .re((rd_en && used) || h_here), .raddr(rd_en ? rd_tile : h_tile),
                 .rdata(q[gb*MLEN*16 +: MLEN*16]),
                 .we(we && w_row[MLW-1:0] == MLW'(gb)), .wmask(w_mask),
                 .waddr(w_tile), .wdata(w_data));
