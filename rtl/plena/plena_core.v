@@ -25,7 +25,10 @@
 // memories and reads every memory, register, accumulator and counter back: the spaces
 // HS_* of plena_units.vh, one entry (a word, a register or a row) per cycle. Writes
 // take effect at the clock edge and only while the core is not running (idle or
-// done); reads are combinational and allowed at any time.
+// done); reads are combinational and allowed at any time, except Matrix SRAM rows:
+// those come from the banks' read ports, which the array uses while the core runs, so
+// they are read only while it is idle or done, at the edge that ends the address's
+// cycle, and presented the cycle after (an SRAM macro's registered read).
 module plena_core #(
     `include "plena_params.vh"
 ) (
@@ -77,7 +80,13 @@ module plena_core #(
     output wire        dp_valid,
     output wire [63:0] dp_index,
     output wire        dp_tile,      // a Matrix SRAM tile, else Vector SRAM rows
-    output wire [63:0] dp_addr       // element address of the tile or the first row
+    output wire [63:0] dp_addr,      // element address of the tile or the first row
+    // ... and the Matrix SRAM's prefetch beats (the trace's copy of a tile's rows: the
+    // banks cannot be read while the trace holds the core's clock)
+    output wire        dm_valid,
+    output wire [$clog2(MSRAM_TILES * MLEN)-1:0] dm_row,
+    output wire [VLEN*16-1:0] dm_data,
+    output wire [VLEN-1:0] dm_mask
 );
     `include "plena_isa.vh"
     `include "plena_units.vh"
@@ -122,6 +131,7 @@ module plena_core #(
 
     // --- host port ------------------------------------------------------------------------
     wire host_wr = host_we && !rst && (state == S_IDLE || state == S_DONE);
+    wire host_mrd = !host_we && host_sel == HS_MSRAM && (state == S_IDLE || state == S_DONE);
     assign running = (state == S_RUN || state == S_DRAIN);
     wire [MLEN*16-1:0] h_mrow;
     wire [31:0]        h_acc;
@@ -288,6 +298,10 @@ module plena_core #(
         .ds_stride(ds_stride), .dp_valid(dp_valid), .dp_index(dp_index), .dp_tile(dp_tile_w),
         .dp_row0(dp_row0), .dp_tnum(dp_tnum));
     assign dp_tile = dp_tile_w;
+    assign dm_valid = dma_mw_en;
+    assign dm_row = dma_mw_row;
+    assign dm_data = dma_vw_data;
+    assign dm_mask = dma_vw_mask;
     assign dp_addr = dp_tile_w ? 64'(dp_tnum) * 64'(MLEN * MLEN) : 64'(dp_row0) * 64'(VLEN);
 
     // --- units ----------------------------------------------------------------------------
@@ -424,7 +438,7 @@ module plena_core #(
         .fill_row(dma_mw_en ? dma_mw_row : TRW'(host_addr)),
         .fill_data(dma_mw_en ? dma_vw_data : host_wdata),
         .fill_mask(dma_mw_en ? dma_vw_mask : {VLEN{1'b1}}),
-        .h_row(TRW'(host_addr)), .h_mrow(h_mrow), .h_acc_sel(host_sel),
+        .h_re(host_mrd), .h_row(TRW'(host_addr)), .h_mrow(h_mrow), .h_acc_sel(host_sel),
         .h_acc_addr(ACCW'(host_addr)), .h_acc(h_acc));
 
     // V_SHFT_V: the source row is read in the issue cycle into the shifter's operand

@@ -1,12 +1,13 @@
-// plena's matrix unit: the Matrix SRAM, the BLEN x MLEN MAC array (BLEN plena_mac_lane
-// lanes), its fp32 accumulators MM_ACC, MV_ACC, BMM_ACC and BMV_ACC, and the write-outs
-// that round an accumulator to bf16 for the core to store in Vector SRAM.
+// plena's matrix unit: the Matrix SRAM (plena_msram), the BLEN x MLEN MAC array (BLEN
+// plena_mac_lane lanes), its fp32 accumulators MM_ACC, MV_ACC, BMM_ACC and BMV_ACC, and
+// the write-outs that round an accumulator to bf16 for the core to store in Vector SRAM.
 //
 // The array takes one step per cycle and is a five-stage pipeline, every stage a
 // rising-edge register on its own clock gate (icg), open only while a step is in it:
-//   R   (issue or step cycle c)  the A row (Vector SRAM) and BLEN tile columns or rows
-//                                (Matrix SRAM) read into the operand registers
-//   P   (c + 1)  BLEN x MLEN bf16 products, first tree levels    (plena_mac_lane)
+//   R   (issue or step cycle c)  the A row (Vector SRAM) into the operand register, the
+//                                tile's rows into the Matrix SRAM banks' read registers
+//   P   (c + 1)  the BLEN columns (rows) selected from the banks' words, BLEN x MLEN bf16
+//                products, first tree levels                    (plena_mac_lane)
 //   T2  (c + 2)  middle tree levels
 //   T3  (c + 3)  last tree levels; the step's accumulator entries read
 //   A   (c + 4)  one fp32 addition per entry, written at the end of the cycle
@@ -48,13 +49,16 @@ module plena_matrix #(
     output reg  [VRW-1:0]     wo_step,    // ... read in this step (its row offset)
     output wire [BLEN*BLEN*16-1:0] wo_block,  // M_MM_WO: the block, row-major
     output wire               done,       // the instruction's last cycle
-    // H_PREFETCH_M (plena_dma): a beat of data for Matrix SRAM row `fill_row`.
+    // H_PREFETCH_M (plena_dma), or the host while the core is idle: a beat of data for
+    // Matrix SRAM row `fill_row`.
     input  wire               fill,
     input  wire [TRW-1:0]     fill_row,
     input  wire [MLEN*16-1:0] fill_data,
     input  wire [MLEN-1:0]    fill_mask,
-    // Host reads (plena_core's host port): a Matrix SRAM row, an accumulator entry
-    // (h_acc_sel: HS_MM .. HS_BMV).
+    // Host reads (plena_core's host port): a Matrix SRAM row, read at the edge that ends
+    // a cycle with h_re (only while the core is idle: it shares the array's read ports)
+    // and presented the cycle after; an accumulator entry (h_acc_sel: HS_MM .. HS_BMV).
+    input  wire               h_re,
     input  wire [TRW-1:0]     h_row,
     output wire [MLEN*16-1:0] h_mrow,
     input  wire [3:0]         h_acc_sel,
@@ -81,14 +85,12 @@ module plena_matrix #(
     initial if (MLEN < 8)
         $fatal(1, "plena_matrix: the array's three tree stages need MLEN >= 8");
 
-    // --- storage --------------------------------------------------------------------
-    reg [MLEN*16-1:0] msram [0:MSRAM_TILES*MLEN-1];   // tile t, row r at t*MLEN + r
+    // --- storage (the Matrix SRAM is plena_msram's, below) ---------------------------
     reg [31:0] mm_acc  [0:BLEN*BLEN-1];               // [i*BLEN + j]
     reg [31:0] mv_acc  [0:MLEN-1];
     reg [31:0] bmm_acc [0:HEADS*MLEN*MLEN-1];         // [(h*MLEN + i)*MLEN + j]
     reg [31:0] bmv_acc [0:HEADS*MLEN-1];              // [h*MLEN + j]
 
-    assign h_mrow = msram[h_row];
     assign h_acc = h_acc_sel == HS_MM ? mm_acc[MMW'(h_acc_addr)]
                  : h_acc_sel == HS_MV ? mv_acc[MLW'(h_acc_addr)]
                  : h_acc_sel == HS_BMM ? bmm_acc[BMW'(h_acc_addr)] : bmv_acc[BVW'(h_acc_addr)];
@@ -112,12 +114,9 @@ module plena_matrix #(
 
     // The A row and the first output column of this step.
     wire [MLW-1:0] a_i = MLW'(is_mm ? step : is_bmm ? step / NB : 32'd0);
-    wire [31:0] j0 = is_mm ? 32'(col) : (is_bmm ? step % NB : step) * BLEN;
+    wire [MLW-1:0] j0 = MLW'(is_mm ? 32'(col) : (is_bmm ? step % NB : step) * BLEN);
     assign vrow_idx = vrow0 + VRW'(a_i);
 
-    function automatic [TRW-1:0] trow(input [MTW-1:0] t, input [MLW-1:0] r);
-        trow = TRW'({t, r});
-    endfunction
     function automatic [MMW-1:0] mm_at(input integer i, input integer j);
         mm_at = MMW'(i * BLEN + j);
     endfunction
@@ -167,22 +166,23 @@ module plena_matrix #(
     icg u_agate (.clk(clk), .en(v_3 || writeout_gate || rst_q), .gclk(aclk));
 
     reg [MLEN*16-1:0]       a_q;
-    reg [BLEN*MLEN*16-1:0]  b_q;
-    integer p, l;
+    integer p;
     always @(posedge rclk) begin
         k_r <= kind;
         i_r <= MLW'(a_i);
-        j_r <= MLW'(j0);
+        j_r <= j0;
         for (p = 0; p < MLEN; p = p + 1)
             a_q[16*p +: 16] <= vrow[16*src_of(p, head_mode) +: 16];
-        for (l = 0; l < BLEN; l = l + 1) begin
-            for (p = 0; p < MLEN; p = p + 1)
-                // B[k, j]: tile row k, column j; transposed: tile row j, column k.
-                b_q[16*(l*MLEN + p) +: 16] <= transposed
-                    ? msram[trow(tile, MLW'(j0 + 32'(l)))][16*src_of(p, head_mode) +: 16]
-                    : msram[trow(tile, MLW'(src_of(p, head_mode)))][16*(j0 + 32'(l)) +: 16];
-        end
     end
+
+    // The Matrix SRAM: its banks' read registers are R's B operand (the step's tile is
+    // read at the edge that ends its cycle, with a_q), and P selects the columns.
+    wire [BLEN*MLEN*16-1:0] b_op;
+    plena_msram #(.MLEN(MLEN), .BLEN(BLEN), .HLEN(HLEN), .MSRAM_TILES(MSRAM_TILES)) u_msram (
+        .clk(clk), .rd_en(compute_gate), .rd_tile(tile), .rd_j0(j0),
+        .rd_tr(transposed), .rd_hm(head_mode), .b(b_op),
+        .we(fill), .w_row(fill_row), .w_data(fill_data), .w_mask(fill_mask),
+        .h_re(h_re), .h_row(h_row), .h_data(h_mrow));
     always @(posedge pclk) begin k_p <= k_r; i_p <= i_r; j_p <= j_r; end
     always @(posedge t2clk) begin k_2 <= k_p; i_2 <= i_p; j_2 <= j_p; end
 
@@ -193,7 +193,7 @@ module plena_matrix #(
         for (gl = 0; gl < BLEN; gl = gl + 1) begin : g_lane
             plena_mac_lane #(.MLEN(MLEN), .HLEN(HLEN)) u_lane (
                 .clk_p(pclk), .clk_t2(t2clk), .clk_t3(t3clk),
-                .a(a_q), .b(b_q[MLEN*16*gl +: MLEN*16]),
+                .a(a_q), .b(b_op[MLEN*16*gl +: MLEN*16]),
                 .hm_r(k_r[1]), .hm_p(k_p[1]), .hm_2(k_2[1]),
                 .y(sums[HEADS*32*gl +: HEADS*32]));
         end
@@ -288,9 +288,4 @@ module plena_matrix #(
             endcase
         end
     end
-    integer fq;
-    always @(posedge clk)
-        if (fill)
-            for (fq = 0; fq < MLEN; fq = fq + 1)
-                if (fill_mask[fq]) msram[fill_row][16*fq +: 16] <= fill_data[16*fq +: 16];
 endmodule

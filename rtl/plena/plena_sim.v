@@ -78,7 +78,14 @@ module plena_sim #(
     input  wire        dp_valid,
     input  wire [63:0] dp_index,
     input  wire        dp_tile,
-    input  wire [63:0] dp_addr
+    input  wire [63:0] dp_addr,
+    input  wire        dm_valid,
+    // Waiver: the trace keeps one tile; the tile number is dp_addr's.
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  wire [$clog2(MSRAM_TILES * MLEN)-1:0] dm_row,
+    /* verilator lint_on UNUSEDSIGNAL */
+    input  wire [VLEN*16-1:0] dm_data,
+    input  wire [VLEN-1:0] dm_mask
 );
     `include "plena_isa.vh"
     `include "plena_units.vh"
@@ -166,7 +173,9 @@ module plena_sim #(
         j_wdata <= value;
         @(posedge clk);
     endtask
-    // One host read: the address is driven for a cycle, then its (combinational) data read.
+    // One host read: the address is driven for a cycle, then its data read (registered
+    // at the edge that ends the address's cycle for Matrix SRAM rows; combinational for
+    // the rest).
     task automatic hread(input [3:0] sel, input integer adr, output [RW-1:0] value);
         j_we <= 1'b0;
         j_sel <= sel;
@@ -394,6 +403,18 @@ module plena_sim #(
         $fwrite(tfd, "\n");
     endtask
 
+    // A tile prefetch's rows as the DMA engine writes them into the Matrix SRAM (the
+    // core's dm_* port): the banks are read only through the array's read ports, which
+    // need the core's clock. A tile's beats land in row order, cover every element and
+    // end before the next transfer's begin (responses come in request order), so when
+    // dp_valid names the tile the buffer holds all of it.
+    reg [RW-1:0] t_tile [0:MLEN-1];
+    integer te;
+    always @(posedge cclk)
+        if (dm_valid)
+            for (te = 0; te < VLEN; te = te + 1)
+                if (dm_mask[te]) t_tile[dm_row[$clog2(MLEN)-1:0]][16*te +: 16] <= dm_data[16*te +: 16];
+
     always @(negedge clk)
         if (cen && tfd != 0 && (rt_valid || dp_valid || ds_valid)) begin
             cen <= 1'b0;
@@ -449,10 +470,7 @@ module plena_sim #(
                 $fwrite(tfd, "D %0d\n", dp_index);
                 if (dp_tile) begin
                     $fwrite(tfd, "W msram %0d %0d", dp_addr, MLEN * MLEN);
-                    for (tk = 0; tk < MLEN; tk = tk + 1) begin
-                        tread(HS_MSRAM, dp_addr / 64'(MLEN) + 64'(tk), tv);
-                        $fwrite(tfd, " %h", tv);
-                    end
+                    for (tk = 0; tk < MLEN; tk = tk + 1) $fwrite(tfd, " %h", t_tile[tk]);
                     $fwrite(tfd, "\n");
                 end else
                     t_rows(dp_addr, HBM_V_PREFETCH_AMOUNT);

@@ -26,6 +26,10 @@ module plena_top #(
     localparam integer PW = (HBM_BW < VLEN) ? HBM_BW : VLEN;
     wire        m_valid, m_ready, m_write, r_valid, r_write, ds_valid, dp_valid, dp_tile;
     wire [63:0] m_addr, ds_index, ds_base, ds_stride, dp_index, dp_addr;
+    wire        dm_valid;
+    wire [$clog2(MSRAM_TILES * MLEN)-1:0] dm_row;
+    wire [VLEN*16-1:0] dm_data;
+    wire [VLEN-1:0] dm_mask;
     wire [31:0] m_len;
     wire [PW*16-1:0] m_wdata, r_data;
     wire        host_we;
@@ -55,7 +59,8 @@ module plena_top #(
         .m_wdata(m_wdata), .r_valid(r_valid), .r_write(r_write), .r_data(r_data),
         .ds_valid(ds_valid), .ds_index(ds_index), .ds_base(ds_base), .ds_stride(ds_stride),
         .dp_valid(dp_valid), .dp_index(dp_index), .dp_tile(dp_tile),
-        .dp_addr(dp_addr)
+        .dp_addr(dp_addr), .dm_valid(dm_valid), .dm_row(dm_row), .dm_data(dm_data),
+        .dm_mask(dm_mask)
     );
 
     plena_sim #(
@@ -77,6 +82,7 @@ module plena_top #(
         .m_wdata(m_wdata), .r_valid(r_valid), .r_write(r_write), .r_data(r_data),
         .ds_valid(ds_valid), .ds_index(ds_index), .ds_base(ds_base), .ds_stride(ds_stride),
         .dp_valid(dp_valid), .dp_index(dp_index), .dp_tile(dp_tile),
-        .dp_addr(dp_addr)
+        .dp_addr(dp_addr), .dm_valid(dm_valid), .dm_row(dm_row), .dm_data(dm_data),
+        .dm_mask(dm_mask)
     );
 endmodule

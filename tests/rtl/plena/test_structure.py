@@ -135,3 +135,29 @@ def test_vector_sram_reads_are_registered():
     assert re.search(r"vsram\[v_row_d\]\s*<=\s*sh_row\b", core)    # V_SHFT_V's register
     assert "nan_seen" not in check                                 # V_TOPK's NaN: step 1
     assert re.search(r"late_err\s*=\s*busy_now\s*&&\s*op\s*==\s*OP_V_TOPK", core)
+
+
+def test_matrix_sram_is_banked_macros():
+    # The Matrix SRAM is plena_msram: MLEN plena_sram banks (bank r: row r of every tile),
+    # each one read and one write port with registered read data, not a flip-flop array
+    # that a step reads a whole tile of combinationally (rtl/plena/README.md).
+    matrix = _code((build.PLENA_RTL / "plena_matrix.v").read_text())
+    msram = _code((build.PLENA_RTL / "plena_msram.v").read_text())
+    sram = _code((build.PLENA_RTL / "plena_sram.v").read_text())
+    arrays = re.compile(r"\breg\b[^;]*\[\s*0\s*:")           # an unpacked array
+    assert not re.search(r"\breg\b[^;]*\bmsram\s*\[", matrix)
+    assert re.search(r"\bplena_msram\s*#\(.*?\)\s*u_msram\s*\(", matrix, flags=re.S)
+    assert not arrays.search(msram)
+    assert re.search(r"for\s*\(\s*gb\s*=\s*0\s*;\s*gb\s*<\s*MLEN\s*;[^)]*\)\s*begin\s*:\s*g_bank\s+"
+                     r"[^@]*?plena_sram\s*#\(\s*\.DEPTH\(MSRAM_TILES\)", msram, flags=re.S)
+    assert msram.count("plena_sram") == 1 and "plena_sram" not in matrix
+    # The macro: exactly the ports of a 1R1W SRAM; one array, read only into rdata at
+    # a clock edge.
+    ports = re.findall(r"\b(?:input|output)\s+(?:wire|reg)\s*(?:\[[^\]]*\])?\s*(\w+)", sram)
+    assert ports == ["clk", "re", "raddr", "rdata", "we", "wmask", "waddr", "wdata"]
+    assert len(arrays.findall(sram)) == 1
+    assert re.search(r"always\s*@\(posedge clk\)\s*begin\s*if\s*\(re\)\s*rdata\s*<=\s*mem\[raddr\]", sram)
+    assert len(re.findall(r"mem\s*\[\s*raddr\s*\]", sram)) == 1 and "assign" not in sram
+    # The trace does not read the banks with the core's clock stopped.
+    harness = _code((build.PLENA_RTL / "plena_sim.v").read_text())
+    assert not re.search(r"tread\s*\(\s*HS_MSRAM", harness)

@@ -2,7 +2,8 @@
 synthesizes the DMA engine with `check -assert` clean (no multiple drivers, no
 undriven or combinational-loop wires) and without latches: at the small differential
 configuration in the default suite, at the default configuration under the `synth`
-marker (figures in rtl/plena/README.md)."""
+marker (figures in rtl/plena/README.md). The Matrix SRAM is inferred as its banks'
+1R1W memories, and synthesizes likewise at the small configuration."""
 import re
 import shutil
 import subprocess
@@ -98,3 +99,34 @@ def test_mac_lane_is_registered_and_shallow(mlen, hlen):
     assert flops >= 32 * (mlen // hlen)
     assert depth <= mul + 2 * add + 8
     assert depth < mul + levels * add
+
+
+MSRAM_FILES = ("plena_msram.v", "plena_sram.v")
+MSRAM_PARAMS = ("MLEN", "BLEN", "HLEN", "MSRAM_TILES")
+
+
+def test_matrix_sram_is_inferred_as_banks(diff_cfg):
+    """The Matrix SRAM (plena_msram: banks, the step's column selection, the host's row)
+    at the small configuration: Yosys infers MLEN memories of one read and one write port
+    each, what a 1R1W macro replaces."""
+    files = [build.PLENA_RTL / f for f in MSRAM_FILES]
+    sets = " ".join(f"-set {k} {getattr(diff_cfg, k)}" for k in MSRAM_PARAMS)
+    out = _yosys(f"{_read(files)}; chparam {sets} plena_msram; hierarchy -top plena_msram; "
+                 "proc; flatten; opt -fast; memory -nomap; "
+                 "tee -o /dev/stdout select -count t:$mem_v2 r:RD_PORTS=1 %i r:WR_PORTS=1 %i; "
+                 "tee -o /dev/stdout select -count t:$mem_v2", 600)
+    counts = [int(n) for n in re.findall(r"(\d+) objects", out)]
+    assert counts == [diff_cfg.MLEN, diff_cfg.MLEN], out[-2000:]
+
+
+@pytest.mark.synth
+def test_matrix_sram_synthesizes_small(diff_cfg):
+    """Mapped to flip-flops (no macro library here) it passes `check -assert` without a
+    latch (figures in rtl/plena/README.md)."""
+    files = [build.PLENA_RTL / f for f in MSRAM_FILES]
+    cells, flops, depth = _synth_lane({k: getattr(diff_cfg, k) for k in MSRAM_PARAMS},
+                                      "plena_msram", files, 1800)
+    print(f"plena_msram at DIFF_CONFIG: {cells:,} cells, {flops:,} flip-flops, "
+          f"longest path {depth} cells")
+    bits = diff_cfg.MSRAM_TILES * diff_cfg.MLEN * diff_cfg.MLEN * 16
+    assert flops >= bits

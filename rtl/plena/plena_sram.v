@@ -1,0 +1,31 @@
+// plena_sram: one SRAM macro of plena's on-chip memories: DEPTH words of N 16-bit
+// elements, one read port and one write port on one clock (a 1R1W macro's interface).
+// A read (re) presents the word on rdata after the edge and holds it until the next
+// read; a write stores the elements wmask selects. A read and a write of one word at
+// the same edge return the old word (read before write): plena_matrix relies on it
+// only as its flip-flop array did, whose combinational read at that edge saw the old
+// word too. Synthesis maps it to a memory, or a compiled macro replaces it.
+module plena_sram #(
+    parameter integer DEPTH = 4,
+    parameter integer N = 16,
+    parameter integer AW = (DEPTH > 1) ? $clog2(DEPTH) : 1
+) (
+    input  wire            clk,
+    input  wire            re,
+    input  wire [AW-1:0]   raddr,
+    output reg  [N*16-1:0] rdata,
+    input  wire            we,
+    input  wire [N-1:0]    wmask,
+    input  wire [AW-1:0]   waddr,
+    input  wire [N*16-1:0] wdata
+);
+    reg [N*16-1:0] mem [0:DEPTH-1];
+    integer e;
+
+    always @(posedge clk) begin
+        if (re) rdata <= mem[raddr];
+        if (we)
+            for (e = 0; e < N; e = e + 1)
+                if (wmask[e]) mem[waddr][16*e +: 16] <= wdata[16*e +: 16];
+    end
+endmodule
