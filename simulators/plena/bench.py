@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> None:
                                  description="plena functional model speed (median of several runs)")
     ap.add_argument("--repeats", type=int, default=5)
     r = benchmark(repeats=ap.parse_args(argv).repeats)
-    print(f"plena functional model, default configuration, median of {r['repeats']} runs")
+    print(f"plena functional model, default configuration, median of {r['repeats']} runs, per CPU second")
     print(f"  scalar-heavy loop : {r['scalar_instr_per_s'] / 1e6:8.2f} M instructions/s"
           f"   (traced: {r['scalar_traced_slowdown']:.1f}x slower)")
     print(f"  vector-heavy loop : {r['vector_instr_per_s'] / 1e3:8.1f} k instructions/s"
