@@ -957,10 +957,14 @@ module aie_core #(
     wire          mac_out_v, mac_busy;
     wire [2:0]    mac_out_d, mac_in_d;
     wire [1023:0] mac_y;
+    // (a wire, not acc[mac_in_d] on the port: Yosys 0.23 re-elaborates a module that
+    // connects an array element to a port of a module not yet elaborated, which trips an
+    // internal assertion when that module is the top derived with -chparam)
+    wire [1023:0] mac_acc = acc[mac_in_d];
     aie_mac #(.MAC_LATENCY(MAC_LATENCY)) u_mac (
         .clk(clk), .rst(rst || start), .issue(commit_now && commit[S_VEC] && v_mac), .op(vop),
         .d(wv_d[2:0]), .a(va), .b(mac_b), .a_hi(wv_a[0]), .b_hi(wv_b[0]), .kill(mac_kill),
-        .out_v(mac_out_v), .out_d(mac_out_d), .in_d(mac_in_d), .in_acc(acc[mac_in_d]), .out_y(mac_y),
+        .out_v(mac_out_v), .out_d(mac_out_d), .in_d(mac_in_d), .in_acc(mac_acc), .out_y(mac_y),
         .busy(mac_busy));
     assign q_push = commit_now && commit[S_ALU] && a_dma;
     // the DMA's releases of this cycle, per lock; one taking a lock above LOCK_MAX stops

@@ -325,21 +325,33 @@ module aie_dma #(
             reg        wv;                     // a write is waiting for the port
             reg [BWW*32-1:0] w_addr;
             reg [31:0] w_len;
-            reg [BWW*7-1:0] w_offs;
             reg        w_fresh;                // its data is on dm_rdata this cycle
-            reg [BB-1:0] w_data;
-            reg [BB-1:0] w_now;
-            always @* begin
-                w_now = w_data;
-                if (w_fresh)
-                    for (gj = 0; gj < BWW; gj = gj + 1)
-                        w_now[16*gj +: 16] = 16'(dm_rdata[1024*c +: 1024] >> (8 * w_offs[7*gj +: 7]));
-            end
+            wire [BB-1:0] w_now;               // the write's words
             wire w_go = wv && m_ready[c];
             wire beat = act && setup_left == 0 && (OUT ? (!wv || w_go) : m_ready[c]);
             // a window of more than four rows would need one macro twice: a beat ends
             // before that, so this is only a check of the address generator
             assign ch_wide[c] = beat && g_rows > 4;
+            // its words, in output channels only (an input channel has no write stage)
+            if (OUT) begin : g_wdata
+                reg [BWW*7-1:0] w_offs;
+                reg [BB-1:0] w_data, now;
+                integer wj;
+                always @* begin
+                    now = w_data;
+                    if (w_fresh)
+                        for (wj = 0; wj < BWW; wj = wj + 1)
+                            now[16*wj +: 16] = 16'(dm_rdata[1024*c +: 1024] >> (8 * w_offs[7*wj +: 7]));
+                end
+                assign w_now = now;
+                always @(posedge clk)
+                    if (!start) begin
+                        if (beat) w_offs <= g_off;
+                        if (wv && !w_go) w_data <= now;
+                    end
+            end else begin : g_nowdata
+                assign w_now = '0;
+            end
 
             // in flight: beats awaiting data (input) or acknowledgement (output)
             reg [RW-1:0] f_row [0:FD-1];
@@ -465,10 +477,9 @@ module aie_dma #(
                     if (OUT) begin
                         // the write stage: filled by a beat, emptied by the port
                         if (beat) begin
-                            wv <= 1'b1; w_addr <= g_ext; w_len <= bw; w_offs <= g_off;
+                            wv <= 1'b1; w_addr <= g_ext; w_len <= bw;
                         end else if (w_go) wv <= 1'b0;
                         w_fresh <= beat;
-                        if (wv && !w_go) w_data <= w_now;
                         w_out <= w_out + 32'(w_go) - 32'(b_valid[c]);
                     end
                 end
