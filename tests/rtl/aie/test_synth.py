@@ -32,7 +32,7 @@ def _params(module: str) -> dict:
             "aie_shuf": {}}.get(module, cfg)
 
 
-def synthesize(module: str, tmp_path) -> tuple[str, str]:
+def synthesize(module: str, tmp_path, cpu_seconds: int = CPU_SECONDS) -> tuple[str, str]:
     """(the latch count, `stat`'s report) of `module` synthesized to generic gates."""
     if shutil.which("yosys") is None:
         pytest.skip("yosys is not installed (scripts/install-system-deps.sh)")
@@ -52,25 +52,52 @@ def synthesize(module: str, tmp_path) -> tuple[str, str]:
         f"tee -o {stat} stat",
     ])
     (tmp_path / "unit.ys").write_text(script)
-    limit = lambda: resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS))
+    limit = lambda: resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds))
     proc = subprocess.run(["yosys", "-q", "-s", str(tmp_path / "unit.ys")], capture_output=True,
                           text=True, preexec_fn=limit)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return latches.read_text(), stat.read_text()
 
 
-# The units synthesized so far (rtl/aie/README.md, Synthesis, says why not the others:
-# aie_mac's integer lanes, aie_dma's undriven write stage in its input channels, a Yosys
-# assertion on aie_core, aie_dm's loop index driven from two blocks).
-UNITS = ("aie_shuf", "aie_reduce", "aie_pwl")
+def _cells_flops(report: str) -> tuple[int, int]:
+    cells = re.search(r"Number of cells:\s+(\d+)", report)
+    return int(cells.group(1)), sum(int(n) for n in re.findall(r"\$_S?DFFE?_\w+\s+(\d+)", report))
+
+
+def counts(stat: str) -> dict:
+    """{module: (cells, flip-flops)} of each module in `stat`'s report (one instance)."""
+    return {name: _cells_flops(body)
+            for name, body in re.findall(r"=== (\S+) ===\n(.*?)(?====|\Z)", stat, re.S)}
+
+
+def assert_clean(latches: str, stat: str) -> tuple[int, int]:
+    """No latch after `proc` (the clock gates are black boxes) and none mapped; the
+    whole hierarchy's (cells, flip-flops)."""
+    assert re.search(r"\b0 objects", latches), latches
+    total = stat.split("=== design hierarchy ===")[-1]
+    assert not re.search(r"LATCH", stat)
+    cells, flops = _cells_flops(total)           # (the hierarchy's: every instance counted)
+    assert cells > 0
+    return cells, flops
+
+
+# Every unit of the tile: the bf16 and integer multiply-accumulate lanes (aie_mac), the
+# DMA with its four channels, the banked data memory's routing and arbitration (aie_dm)
+# and the core (decode, scoreboard, scalar and vector lanes, with aie_mac, aie_reduce,
+# aie_pwl and aie_shuf inside).
+UNITS = ("aie_shuf", "aie_reduce", "aie_pwl", "aie_mac", "aie_dma", "aie_dm", "aie_core")
 
 
 @pytest.mark.parametrize("module", UNITS)
 def test_unit_synthesizes(module, tmp_path):
-    latches, stat = synthesize(module, tmp_path)
-    assert re.search(r"\b0 objects", latches), latches
-    total = stat.split("=== design hierarchy ===")[-1]
-    cells = re.search(r"Number of cells:\s+(\d+)", total)
-    flops = sum(int(n) for n in re.findall(r"\$_S?DFFE?_\w+\s+(\d+)", total))
-    print(f"\n{module}: {int(cells.group(1)):,} cells, {flops:,} flip-flops")
-    assert cells and int(cells.group(1)) > 0 and not re.search(r"LATCH", total)
+    cells, flops = assert_clean(*synthesize(module, tmp_path))
+    print(f"\n{module}: {cells:,} cells, {flops:,} flip-flops")
+
+
+def test_tile_synthesizes(tmp_path):
+    """The whole tile, aie_top: core, DMA, data memory and instruction memory, hierarchical."""
+    latches, stat = synthesize("aie_top", tmp_path, cpu_seconds=3 * CPU_SECONDS)
+    cells, flops = assert_clean(latches, stat)
+    for name, (c, f) in counts(stat).items():
+        print(f"\n{name}: {c:,} cells, {f:,} flip-flops", end="")
+    print(f"\naie_top (hierarchy): {cells:,} cells, {flops:,} flip-flops")
