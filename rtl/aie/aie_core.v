@@ -342,7 +342,10 @@ module aie_core #(
     reg         mv_unsup;
     integer e;
 
+    // (loop indices used only under a condition are set first: otherwise Yosys infers a
+    // latch for them)
     always @* begin
+        mv_e = 0;
         mv_kind = 3'd0; mv_val = 32'sd0; mv_x = 512'd0; mv_acc = 1024'd0; mv_gf = 3'd0;
         mv_unsup = 1'b0;
         if (sv[S_MV])
@@ -482,6 +485,7 @@ module aie_core #(
     end
     integer vl;
     always @* begin
+        vl = 0;
         v_res = 512'd0;
         v_accres = 1024'd0;
         if (vl_v)
@@ -686,6 +690,7 @@ module aie_core #(
     reg  [2:0]  best;
     integer id_j, id_k, id_n;
     always @* begin
+        id_k = 0; id_n = 0;
         drained = 1'b1;
         for (id_t = 0; id_t < NU; id_t = id_t + 1) if (rdy[id_t] != 5'd0) drained = 1'b0;
         // dependencies: j writes a unit i reads; the store after the loads (worked out

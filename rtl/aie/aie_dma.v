@@ -338,6 +338,7 @@ module aie_dma #(
                 reg [BB-1:0] w_data, now;
                 integer wj;
                 always @* begin
+                    wj = 0;
                     now = w_data;
                     if (w_fresh)
                         for (wj = 0; wj < BWW; wj = wj + 1)
@@ -386,7 +387,11 @@ module aie_dma #(
             assign m_wdata[BB*c +: BB] = p_mw; assign dm_v[c] = p_dv; assign dm_row[RW*c +: RW] = p_dr;
             assign dm_nrows[3*c +: 3] = p_dn; assign dm_we[c] = p_dw; assign dm_be[128*c +: 128] = p_db;
             assign dm_wdata[1024*c +: 1024] = p_dd;
+            // (each always block its own loop index, set first: an index assigned only under
+            // a condition is a latch to synthesis, and one shared by two blocks two drivers)
+            integer pj;
             always @* begin
+                pj = 0;
                 p_mv = 1'b0; p_ma = '0; p_ml = 8'd0;
                 p_mw = '0;
                 p_dv = 1'b0; p_dr = '0; p_dn = 3'd1; p_dw = 1'b0;
@@ -399,10 +404,10 @@ module aie_dma #(
                         p_dv = 1'b1; p_dw = 1'b1;
                         p_dr = f_row[f_head];
                         p_dn = f_nr[f_head];
-                        for (gj = 0; gj < BWW; gj = gj + 1)
-                            if (6'(gj) < f_len[f_head]) begin
-                                p_db = p_db | (128'd3 << f_off[f_head][7*gj +: 7]);
-                                p_dd = p_dd | (1024'(r_data[BB*c + 16*gj +: 16]) << (8 * f_off[f_head][7*gj +: 7]));
+                        for (pj = 0; pj < BWW; pj = pj + 1)
+                            if (6'(pj) < f_len[f_head]) begin
+                                p_db = p_db | (128'd3 << f_off[f_head][7*pj +: 7]);
+                                p_dd = p_dd | (1024'(r_data[BB*c + 16*pj +: 16]) << (8 * f_off[f_head][7*pj +: 7]));
                             end
                     end
                 end else begin
