@@ -5,7 +5,8 @@ of aie_mac cost one): it elaborates, has no latches, no multiple or missing driv
 (`check -assert`), and maps to generic gates, whose counts the test prints (quoted in
 rtl/aie/README.md, Synthesis). The SRAM macros (aie_sram, aie_imem) and the clock-gate
 cell (icg) are black boxes, as coral's synthesis. Minutes, hence the `synth` marker:
-`python3 -m pytest -m synth tests/rtl/aie/test_synth.py -s`."""
+`python3 -m pytest -m synth tests/rtl/aie/test_synth.py -s` (the core and the whole tile
+take far longer than the other units: see CPU_LIMITS)."""
 import re
 import resource
 import shutil
@@ -21,6 +22,9 @@ pytestmark = pytest.mark.synth
 
 MACROS = ("aie_sram.v", "aie_imem.v")
 CPU_SECONDS = 1200               # per unit (the largest took minutes of CPU)
+# aie_core's main clocked block gives `proc_mux` 3,458 signals: a third done after 7.5 CPU
+# minutes (rtl/aie/README.md, Synthesis), so the core and the tile get more
+CPU_LIMITS = {"aie_core": 3600, "aie_top": 5400}
 
 
 def _params(module: str) -> dict:
@@ -32,30 +36,38 @@ def _params(module: str) -> dict:
             "aie_shuf": {}}.get(module, cfg)
 
 
-def synthesize(module: str, tmp_path, cpu_seconds: int = CPU_SECONDS) -> tuple[str, str]:
-    """(the latch count, `stat`'s report) of `module` synthesized to generic gates."""
+def synthesize(module: str, tmp_path, upto: str = "synth") -> tuple[str, str]:
+    """(the latch count, `stat`'s report) of `module` synthesized to generic gates; `upto`
+    "hierarchy" stops after elaboration ("", "")."""
     if shutil.which("yosys") is None:
         pytest.skip("yosys is not installed (scripts/install-system-deps.sh)")
     latches, stat = tmp_path / "latches.txt", tmp_path / "stat.txt"
     sources = [str(AIE_RTL / f) for f in TILE if f not in MACROS] + \
         [str(COMMON / f) for f in COMMON_UNITS if f != "icg.v"]
     chparams = " ".join(f"-chparam {k} {v}" for k, v in _params(module).items())
-    script = "\n".join([
+    steps = [
         f"read_verilog -sv -lib {COMMON / 'icg.v'} " + " ".join(str(AIE_RTL / m) for m in MACROS),
         # -defer: elaborate only what the unit instantiates, at its parameters
         f"read_verilog -sv -defer -I{AIE_RTL} -I{COMMON} " + " ".join(sources),
         f"hierarchy -check -top {module} {chparams}",
-        "proc",
-        f"tee -o {latches} select -count t:$dlatch t:$adlatch t:$dlatchsr t:$sr",
-        "check -assert",
-        f"synth -top {module}",
-        f"tee -o {stat} stat",
-    ])
+    ]
+    if upto != "hierarchy":
+        steps += [
+            "proc",
+            f"tee -o {latches} select -count t:$dlatch t:$adlatch t:$dlatchsr t:$sr",
+            "check -assert",
+            f"synth -top {module}",
+            f"tee -o {stat} stat",
+        ]
+    script = "\n".join(steps)
     (tmp_path / "unit.ys").write_text(script)
-    limit = lambda: resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds))
+    cpu = CPU_LIMITS.get(module, CPU_SECONDS)
+    limit = lambda: resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
     proc = subprocess.run(["yosys", "-q", "-s", str(tmp_path / "unit.ys")], capture_output=True,
                           text=True, preexec_fn=limit)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    if upto == "hierarchy":
+        return "", ""
     return latches.read_text(), stat.read_text()
 
 
@@ -94,9 +106,16 @@ def test_unit_synthesizes(module, tmp_path):
     print(f"\n{module}: {cells:,} cells, {flops:,} flip-flops")
 
 
+def test_tile_elaborates(tmp_path):
+    """Elaboration only (7 minutes wall at load 10): Yosys 0.23 stopped here on an
+    internal assertion while the core connected an array element to aie_mac's port
+    (rtl/aie/README.md, Synthesis)."""
+    synthesize("aie_top", tmp_path, upto="hierarchy")
+
+
 def test_tile_synthesizes(tmp_path):
     """The whole tile, aie_top: core, DMA, data memory and instruction memory, hierarchical."""
-    latches, stat = synthesize("aie_top", tmp_path, cpu_seconds=3 * CPU_SECONDS)
+    latches, stat = synthesize("aie_top", tmp_path)
     cells, flops = assert_clean(latches, stat)
     for name, (c, f) in counts(stat).items():
         print(f"\n{name}: {c:,} cells, {f:,} flip-flops", end="")
