@@ -156,7 +156,8 @@ module aie_dm #(
     // the lane of slot k was noted as src_*[pi][lane].
     reg [1:0] r0lo_q [0:NREQ-1];
     reg [1:0] lane;
-    always @(posedge clk)      // qi, not pi: a loop index assigned in two clocked blocks has two drivers in synthesis
+    // (qi, not pi: a loop index assigned in two clocked blocks has two drivers in synthesis)
+    always @(posedge clk)
         for (qi = 0; qi < NREQ; qi = qi + 1) r0lo_q[qi] <= req_row[RW*qi +: 2];
 
     always @* begin
