@@ -342,7 +342,10 @@ module aie_core #(
     reg         mv_unsup;
     integer e;
 
+    // (loop indices used only under a condition are set first: otherwise Yosys infers a
+    // latch for them)
     always @* begin
+        mv_e = 0;
         mv_kind = 3'd0; mv_val = 32'sd0; mv_x = 512'd0; mv_acc = 1024'd0; mv_gf = 3'd0;
         mv_unsup = 1'b0;
         if (sv[S_MV])
@@ -482,6 +485,7 @@ module aie_core #(
     end
     integer vl;
     always @* begin
+        vl = 0;
         v_res = 512'd0;
         v_accres = 1024'd0;
         if (vl_v)
@@ -686,6 +690,7 @@ module aie_core #(
     reg  [2:0]  best;
     integer id_j, id_k, id_n;
     always @* begin
+        id_k = 0; id_n = 0;
         drained = 1'b1;
         for (id_t = 0; id_t < NU; id_t = id_t + 1) if (rdy[id_t] != 5'd0) drained = 1'b0;
         // dependencies: j writes a unit i reads; the store after the loads (worked out
@@ -957,10 +962,14 @@ module aie_core #(
     wire          mac_out_v, mac_busy;
     wire [2:0]    mac_out_d, mac_in_d;
     wire [1023:0] mac_y;
+    // (a wire, not acc[mac_in_d] on the port: Yosys 0.23 re-elaborates a module that
+    // connects an array element to a port of a module not yet elaborated, which trips an
+    // internal assertion when that module is the top derived with -chparam)
+    wire [1023:0] mac_acc = acc[mac_in_d];
     aie_mac #(.MAC_LATENCY(MAC_LATENCY)) u_mac (
         .clk(clk), .rst(rst || start), .issue(commit_now && commit[S_VEC] && v_mac), .op(vop),
         .d(wv_d[2:0]), .a(va), .b(mac_b), .a_hi(wv_a[0]), .b_hi(wv_b[0]), .kill(mac_kill),
-        .out_v(mac_out_v), .out_d(mac_out_d), .in_d(mac_in_d), .in_acc(acc[mac_in_d]), .out_y(mac_y),
+        .out_v(mac_out_v), .out_d(mac_out_d), .in_d(mac_in_d), .in_acc(mac_acc), .out_y(mac_y),
         .busy(mac_busy));
     assign q_push = commit_now && commit[S_ALU] && a_dma;
     // the DMA's releases of this cycle, per lock; one taking a lock above LOCK_MAX stops

@@ -64,7 +64,7 @@ module aie_dm #(
     reg  [BW-1:0]  src_bank [0:NREQ-1][0:3], src_bank_q [0:NREQ-1][0:3];
     reg            src_b    [0:NREQ-1][0:3], src_b_q    [0:NREQ-1][0:3];
 
-    integer i, l, m, kk, pi, pl, ri, rl, rm, rk;
+    integer i, l, m, kk, pi, pl, qi, ri, rl, rm, rk;
     reg [RW-1:0] r0;
     reg [BW-1:0] bk, sb;
 
@@ -156,8 +156,9 @@ module aie_dm #(
     // the lane of slot k was noted as src_*[pi][lane].
     reg [1:0] r0lo_q [0:NREQ-1];
     reg [1:0] lane;
+    // (qi, not pi: a loop index assigned in two clocked blocks has two drivers in synthesis)
     always @(posedge clk)
-        for (pi = 0; pi < NREQ; pi = pi + 1) r0lo_q[pi] <= req_row[RW*pi +: 2];
+        for (qi = 0; qi < NREQ; qi = qi + 1) r0lo_q[qi] <= req_row[RW*qi +: 2];
 
     always @* begin
         for (ri = 0; ri < NREQ; ri = ri + 1)

@@ -325,21 +325,34 @@ module aie_dma #(
             reg        wv;                     // a write is waiting for the port
             reg [BWW*32-1:0] w_addr;
             reg [31:0] w_len;
-            reg [BWW*7-1:0] w_offs;
             reg        w_fresh;                // its data is on dm_rdata this cycle
-            reg [BB-1:0] w_data;
-            reg [BB-1:0] w_now;
-            always @* begin
-                w_now = w_data;
-                if (w_fresh)
-                    for (gj = 0; gj < BWW; gj = gj + 1)
-                        w_now[16*gj +: 16] = 16'(dm_rdata[1024*c +: 1024] >> (8 * w_offs[7*gj +: 7]));
-            end
+            wire [BB-1:0] w_now;               // the write's words
             wire w_go = wv && m_ready[c];
             wire beat = act && setup_left == 0 && (OUT ? (!wv || w_go) : m_ready[c]);
             // a window of more than four rows would need one macro twice: a beat ends
             // before that, so this is only a check of the address generator
             assign ch_wide[c] = beat && g_rows > 4;
+            // its words, in output channels only (an input channel has no write stage)
+            if (OUT) begin : g_wdata
+                reg [BWW*7-1:0] w_offs;
+                reg [BB-1:0] w_data, now;
+                integer wj;
+                always @* begin
+                    wj = 0;
+                    now = w_data;
+                    if (w_fresh)
+                        for (wj = 0; wj < BWW; wj = wj + 1)
+                            now[16*wj +: 16] = 16'(dm_rdata[1024*c +: 1024] >> (8 * w_offs[7*wj +: 7]));
+                end
+                assign w_now = now;
+                always @(posedge clk)
+                    if (!start) begin
+                        if (beat) w_offs <= g_off;
+                        if (wv && !w_go) w_data <= now;
+                    end
+            end else begin : g_nowdata
+                assign w_now = '0;
+            end
 
             // in flight: beats awaiting data (input) or acknowledgement (output)
             reg [RW-1:0] f_row [0:FD-1];
@@ -374,7 +387,11 @@ module aie_dma #(
             assign m_wdata[BB*c +: BB] = p_mw; assign dm_v[c] = p_dv; assign dm_row[RW*c +: RW] = p_dr;
             assign dm_nrows[3*c +: 3] = p_dn; assign dm_we[c] = p_dw; assign dm_be[128*c +: 128] = p_db;
             assign dm_wdata[1024*c +: 1024] = p_dd;
+            // (each always block its own loop index, set first: an index assigned only under
+            // a condition is a latch to synthesis, and one shared by two blocks two drivers)
+            integer pj;
             always @* begin
+                pj = 0;
                 p_mv = 1'b0; p_ma = '0; p_ml = 8'd0;
                 p_mw = '0;
                 p_dv = 1'b0; p_dr = '0; p_dn = 3'd1; p_dw = 1'b0;
@@ -387,10 +404,10 @@ module aie_dma #(
                         p_dv = 1'b1; p_dw = 1'b1;
                         p_dr = f_row[f_head];
                         p_dn = f_nr[f_head];
-                        for (gj = 0; gj < BWW; gj = gj + 1)
-                            if (6'(gj) < f_len[f_head]) begin
-                                p_db = p_db | (128'd3 << f_off[f_head][7*gj +: 7]);
-                                p_dd = p_dd | (1024'(r_data[BB*c + 16*gj +: 16]) << (8 * f_off[f_head][7*gj +: 7]));
+                        for (pj = 0; pj < BWW; pj = pj + 1)
+                            if (6'(pj) < f_len[f_head]) begin
+                                p_db = p_db | (128'd3 << f_off[f_head][7*pj +: 7]);
+                                p_dd = p_dd | (1024'(r_data[BB*c + 16*pj +: 16]) << (8 * f_off[f_head][7*pj +: 7]));
                             end
                     end
                 end else begin
@@ -465,10 +482,9 @@ module aie_dma #(
                     if (OUT) begin
                         // the write stage: filled by a beat, emptied by the port
                         if (beat) begin
-                            wv <= 1'b1; w_addr <= g_ext; w_len <= bw; w_offs <= g_off;
+                            wv <= 1'b1; w_addr <= g_ext; w_len <= bw;
                         end else if (w_go) wv <= 1'b0;
                         w_fresh <= beat;
-                        if (wv && !w_go) w_data <= w_now;
                         w_out <= w_out + 32'(w_go) - 32'(b_valid[c]);
                     end
                 end

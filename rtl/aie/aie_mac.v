@@ -76,31 +76,34 @@ module aie_mac #(
         end
     endgenerate
 
-    // integer lanes (computed only when an integer operation is in stage 1)
-    reg  [1023:0] int_sum;
-    integer il, ik;
-    reg  signed [31:0] isum;
-    always @* begin
-        int_sum = 1024'd0;
-        isum = 32'sd0;
-        if (s1_v && !s1_bf)
-            for (il = 0; il < 32; il = il + 1) begin
-                isum = 32'sd0;
-                case (s1_op)
-                    OP_VMUL_I8, OP_VMAC_I8:
-                        isum = $signed(s1_a[8*(32*s1_ahi + il) +: 8]) * $signed(s1_b[8*(32*s1_bhi + il) +: 8]);
-                    OP_VMUL_I16, OP_VMAC_I16:
-                        isum = $signed(s1_a[16*il +: 16]) * $signed(s1_b[16*il +: 16]);
-                    OP_VMMAC_I8:
-                        for (ik = 0; ik < 16; ik = ik + 1)
-                            isum = isum + $signed(s1_a[8*(16*(il/8) + ik) +: 8]) * $signed(s1_b[8*(8*ik + il%8) +: 8]);
-                    default:      // VMMAC.I16
-                        for (ik = 0; ik < 8; ik = ik + 1)
-                            isum = isum + $signed(s1_a[16*(8*(il/8) + ik) +: 16]) * $signed(s1_b[16*(8*ik + il%8) +: 16]);
-                endcase
-                int_sum[32*il +: 32] = isum;
+    // integer lanes (zero unless an integer operation is in stage 1), one generate block
+    // per lane: as a single always block over 32 lanes, Yosys's proc_dlatch did not finish
+    // in 5 CPU minutes. Chains c8/c16 hold VMMAC's running sums (32-bit, wrapping).
+    wire [1023:0] int_sum;
+    generate
+        for (gi = 0; gi < 32; gi = gi + 1) begin : g_int
+            wire [7:0] a8 = s1_ahi ? s1_a[8*(32 + gi) +: 8] : s1_a[8*gi +: 8];
+            wire [7:0] b8 = s1_bhi ? s1_b[8*(32 + gi) +: 8] : s1_b[8*gi +: 8];
+            wire signed [31:0] m8 = $signed(a8) * $signed(b8);
+            wire signed [31:0] m16 = $signed(s1_a[16*gi +: 16]) * $signed(s1_b[16*gi +: 16]);
+            wire [32*17-1:0] c8;
+            wire [32*9-1:0]  c16;
+            assign c8[31:0] = 32'd0;
+            assign c16[31:0] = 32'd0;
+            for (gk = 0; gk < 16; gk = gk + 1) begin : g_k8
+                wire signed [31:0] p = $signed(s1_a[8*(16*(gi/8) + gk) +: 8]) * $signed(s1_b[8*(8*gk + gi%8) +: 8]);
+                assign c8[32*(gk+1) +: 32] = c8[32*gk +: 32] + p;
             end
-    end
+            for (gk = 0; gk < 8; gk = gk + 1) begin : g_k16
+                wire signed [31:0] p = $signed(s1_a[16*(8*(gi/8) + gk) +: 16]) * $signed(s1_b[16*(8*gk + gi%8) +: 16]);
+                assign c16[32*(gk+1) +: 32] = c16[32*gk +: 32] + p;
+            end
+            assign int_sum[32*gi +: 32] = !(s1_v && !s1_bf) ? 32'd0
+                : (s1_op == OP_VMUL_I8 || s1_op == OP_VMAC_I8) ? m8
+                : (s1_op == OP_VMUL_I16 || s1_op == OP_VMAC_I16) ? m16
+                : (s1_op == OP_VMMAC_I8) ? c8[32*16 +: 32] : c16[32*8 +: 32];
+        end
+    endgenerate
 
     // --- stages 2 .. NQ: the sums (stage NQ only marks the write; f_ holds its operands)
     wire [NQ:2]  q_v;
@@ -138,14 +141,17 @@ module aie_mac #(
                             .sub(f_op == OP_VMSC_BF16), .y(f_add[32*gi +: 32]));
         end
     endgenerate
-    integer fl;
+    wire [1023:0] int_add;
+    generate
+        for (gi = 0; gi < 32; gi = gi + 1) begin : g_iadd
+            assign int_add[32*gi +: 32] = f_acc[32*gi +: 32] + f_s[32*gi +: 32];
+        end
+    endgenerate
     always @* begin
         case (f_op)
             OP_VMUL_I8, OP_VMUL_I16, OP_VMUL_BF16: out_y = f_s;
             OP_VMAC_BF16, OP_VMSC_BF16, OP_VMMAC_BF16: out_y = f_add;
-            default:
-                for (fl = 0; fl < 32; fl = fl + 1)
-                    out_y[32*fl +: 32] = f_acc[32*fl +: 32] + f_s[32*fl +: 32];
+            default: out_y = int_add;
         endcase
     end
     assign out_v = q_v[NQ];
