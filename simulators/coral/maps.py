@@ -39,7 +39,7 @@ import numpy as np
 from .loops import BRANCHES, replay, timing_program, trips
 from .semantics import VECTOR
 from .state import FRM, M, CoralState
-from .strips import ELEMENTWISE, FLOAT, READS_VD, wide_file
+from .strips import ELEMENTWISE, FLOAT, READS_VD, widen
 from .semantics.vector_core import put
 
 MEMORY = {"vle32.v": (False, False), "vlse32.v": (False, True), "vse32.v": (True, False), "vsse32.v": (True, True)}
@@ -199,15 +199,9 @@ class MapPlan:
         return grids
 
     def _batch(self, n: int, vl: int, grids: dict) -> None:
-        s, w = self.s, self.wide
+        s = self.s
         lnum, epr = s.lmul_num, s.epr[32]
-        w.__dict__.update(s.__dict__)
-        w.VLEN, w.VLENB = s.VLEN * n, s.VLENB * n
-        w.vreg = wide_file(self, 32 * w.VLENB)
-        w.vu = {e: w.vreg.view(v.dtype) for e, v in s.vu.items()}
-        w.vs = {e: w.vreg.view(v.dtype) for e, v in s.vs.items()}
-        w.epr = {e: w.VLENB * 8 // e for e in s.epr}
-        w.set_vtype(s.vtype, n * vl)
+        w = widen(self, n, s.vtype, vl)
         wv, wepr = w.vu[32], w.epr[32]
         for r in self.vregs:              # registers the loop reads unwritten: vl elements n times over
             if r not in self.written:

@@ -51,6 +51,20 @@ def wide_file(plan, nbytes: int) -> np.ndarray:
     return buf[:nbytes]
 
 
+def widen(plan, m: int, vt: int, vl: int):
+    """Point plan.wide at a copy of plan.s whose register file is m times as long (the
+    reused buffer), under vtype vt with vl' = m * vl; returns it."""
+    s, w = plan.s, plan.wide
+    w.__dict__.update(s.__dict__)
+    w.VLEN, w.VLENB = s.VLEN * m, s.VLENB * m
+    w.vreg = wide_file(plan, 32 * w.VLENB)
+    w.vu = {e: w.vreg.view(v.dtype) for e, v in s.vu.items()}
+    w.vs = {e: w.vreg.view(v.dtype) for e, v in s.vs.items()}
+    w.epr = {e: w.VLENB * 8 // e for e in s.epr}
+    w.set_vtype(vt, m * vl)
+    return w
+
+
 class StripPlan:
     def __init__(self, state: CoralState, timing, start, size, vset, scalars, vinstrs, cfg, isa, tsteps, tails):
         self.s, self.timing, self.start, self.size = state, timing, start, size
@@ -254,14 +268,7 @@ class StripPlan:
     def _wide(self, m: int, vl: int, vt: int, sew: int, lnum: int) -> None:
         """Point the wide state at a register file m times as long, vl' = m * vl; the
         registers read before written hold their vl elements m times over."""
-        s, w = self.s, self.wide
-        w.__dict__.update(s.__dict__)
-        w.VLEN, w.VLENB = s.VLEN * m, s.VLENB * m
-        w.vreg = wide_file(self, 32 * w.VLENB)
-        w.vu = {e: w.vreg.view(v.dtype) for e, v in s.vu.items()}
-        w.vs = {e: w.vreg.view(v.dtype) for e, v in s.vs.items()}
-        w.epr = {e: w.VLENB * 8 // e for e in s.epr}
-        w.set_vtype(vt, m * vl)
+        s, w = self.s, widen(self, m, vt, vl)
         for r in self.vread:
             src = s.vu[sew][r * s.epr[sew]:r * s.epr[sew] + vl]
             base = r * w.epr[sew]
