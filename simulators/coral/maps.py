@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .loops import BRANCHES, replay, timing_program, trips
+from .loops import BRANCHES, _signed32, replay, timing_program, trips
 from .semantics import VECTOR
 from .state import FRM, M, CoralState
 from .strips import ELEMENTWISE, FLOAT, READS_VD, widen
@@ -44,10 +44,6 @@ from .semantics.vector_core import put
 
 MEMORY = {"vle32.v": (False, False), "vlse32.v": (False, True), "vse32.v": (True, False), "vsse32.v": (True, True)}
 MAX_WIDE_BYTES = 1 << 21     # the wide register file (32 registers); longer loops take more batches
-
-
-def _signed32(v: int) -> int:
-    return (v ^ 0x80000000) - 0x80000000
 
 
 class MapPlan:
