@@ -137,10 +137,10 @@ class DmaEngine:
 
     # --- queueing ----------------------------------------------------------------------
 
-    def pattern(self, bd: int, d: dict, key: tuple | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """(external word offsets, data-memory word offsets) of a descriptor's words in
-        transfer order (data-memory steps are even byte counts, so words)."""
-        key = key or (bd, tuple(d.values()))
+    def pattern(self, key: tuple, d: dict) -> tuple[np.ndarray, np.ndarray, bool, bool]:
+        """(external word offsets, data-memory word offsets) of descriptor d's words in
+        transfer order (data-memory steps are even byte counts, so words), and whether
+        each is consecutive words from 0; cached under `key`."""
         pat = self._patterns.get(key)
         if pat is None:
             i2, i1, i0 = np.meshgrid(np.arange(d["n2"]), np.arange(d["n1"]), np.arange(d["n0"]), indexing="ij")
@@ -148,7 +148,7 @@ class DmaEngine:
             loc = (i2 * d["ls2"] + i1 * d["ls1"] + 2 * i0).ravel()
             ext, loc = ext.astype(np.int64), loc.astype(np.int64) // 2
             pat = self._patterns[key] = (ext, loc, _consecutive(ext), _consecutive(loc))
-        return pat[:2]
+        return pat
 
     def queue(self, direction: str, ch: int, bd: int, ext_off: int, loc_off: int, t: int,
               descriptors: list[dict], names: list[str], where: str) -> None:
@@ -175,8 +175,7 @@ class DmaEngine:
             raise MemoryAccessError(
                 f"transfer {name} (loc {d['loc']} + {loc_off}) spans data-memory bytes {llo}..{lhi}; "
                 f"data memory is 0..{dm_size - 1}: {why}", memory="dm", address=llo)
-        self.pattern(bd, d, key)
-        ext, loc, ext_run, loc_run = self._patterns[key]
+        ext, loc, ext_run, loc_run = self.pattern(key, d)
         nbytes = 2 * ext.size
         tr = Transfer(direction, ch, bd, name, ext, d["ext"] + ext_off, loc, (d["loc"] + loc_off) // 2,
                       llo, lhi, nbytes, d["acq"], d["acq_n"], d["rel"], d["rel_n"], t, where, d["n0"],
