@@ -109,24 +109,27 @@ def _const(v: int) -> str:
     return str(((v + 0x80000000) & 0xFFFFFFFF) - 0x80000000)
 
 
+def _r(d: int, expr: str) -> list[str]:
+    return [f"R[{d}] = {expr}"] if d else ["pass"]         # r0 stays 0
+
+
 # Scalar and pointer operations (semantics/scalar.py; the write methods wrap to 32 bits
 # and leave r0 alone): register lists written directly
 _SCALAR = {
-    **{mn: (lambda op: lambda d, a, b: [f"R[{d}] = " + _wrap(f"R[{a}] {op} R[{b}]")])(op)
+    **{mn: (lambda op: lambda d, a, b: _r(d, _wrap(f"R[{a}] {op} R[{b}]")))(op)
        for mn, op in (("ADD", "+"), ("SUB", "-"), ("MUL", "*"), ("AND", "&"), ("OR", "|"))},
-    "ADDI": lambda d, a, imm: [f"R[{d}] = " + _wrap(f"R[{a}] + {imm}")],
-    "SLLI": lambda d, a, imm: [f"R[{d}] = " + _wrap(f"R[{a}] << {imm}")],
-    "SRAI": lambda d, a, imm: [f"R[{d}] = " + _wrap(f"R[{a}] >> {imm}")],
-    "SRLI": lambda d, a, imm: [f"R[{d}] = " + _wrap(f"(R[{a}] & 0xFFFFFFFF) >> {imm}")],
-    "MOVI": lambda d, imm: [f"R[{d}] = {_const(imm)}"],
-    "MOVHI": lambda d, imm: [f"R[{d}] = " + _wrap(f"{imm << 16} | (R[{d}] & 0xFFFF)")],
-    "MOV": lambda d, a: [f"R[{d}] = " + _wrap(f"R[{a}]")],
+    "ADDI": lambda d, a, imm: _r(d, _wrap(f"R[{a}] + {imm}")),
+    "SLLI": lambda d, a, imm: _r(d, _wrap(f"R[{a}] << {imm}")),
+    "SRAI": lambda d, a, imm: _r(d, _wrap(f"R[{a}] >> {imm}")),
+    "SRLI": lambda d, a, imm: _r(d, _wrap(f"(R[{a}] & 0xFFFFFFFF) >> {imm}")),
+    "MOVI": lambda d, imm: _r(d, _const(imm)),
+    "MOVHI": lambda d, imm: _r(d, _wrap(f"{imm << 16} | (R[{d}] & 0xFFFF)")),
+    "MOV": lambda d, a: _r(d, _wrap(f"R[{a}]")),
     "MOVPI": lambda d, imm: [f"P[{d}] = {_const(imm)}"],
     "MOVP": lambda d, a: [f"P[{d}] = " + _wrap(f"R[{a}]")],
     "PADD": lambda d, a: [f"P[{d}] = " + _wrap(f"P[{d}] + R[{a}]")],
     "PADDI": lambda d, a, imm: [f"P[{d}] = " + _wrap(f"P[{a}] + {imm}")],
 }
-_R_WRITES = {"ADD", "SUB", "MUL", "AND", "OR", "ADDI", "SLLI", "SRAI", "SRLI", "MOVI", "MOVHI", "MOV"}
 
 
 def statements(fn, args: tuple, fallback: str, st) -> list[str] | None:
@@ -135,8 +138,6 @@ def statements(fn, args: tuple, fallback: str, st) -> list[str] | None:
     mnemonic = _MNEMONIC.get(fn)
     dm_size, shift = st.dm_size, st.bank_shift
     if mnemonic in _SCALAR:
-        if mnemonic in _R_WRITES and not args[0]:
-            return ["pass"]                    # r0 stays 0
         return _SCALAR[mnemonic](*args)
     if mnemonic in ("VLD", "VST", "ALD", "AST"):
         n, align, r, p, pm = args
