@@ -238,16 +238,27 @@ def _addresses(pl: Plan, st, shift: int, trips: int):
     i = np.arange(trips, dtype=np.int64)
     addrs, spans, crossing = [], [], False
     for ld in pl.loads:
-        start = st.p[ld.ptr] + ld.offset
         step = pl.steps[ld.ptr]
-        lo, hi = min(start, start + (trips - 1) * step), max(start, start + (trips - 1) * step)
-        if lo < 0 or hi + ld.n > st.dm_size or start % ld.align or step % ld.align:
+        got = stepped(st, ld, step, trips)
+        if got is None:
             return None
-        a = start + step * i
+        a = got[0] + step * i
         addrs.append(a)
-        spans.append((lo, hi + ld.n - 1))
+        spans.append(got[1])
         crossing = crossing or bool(np.any((a >> shift) != ((a + ld.n - 1) >> shift)))
     return addrs, spans, crossing, bank_conflicts(pl.mem_pos, addrs, st.bank_shift, trips)
+
+
+def stepped(st, acc, step: int, trips: int):
+    """(first address, (first, last) data-memory byte touched) of an access (its ptr,
+    offset, n bytes, align) whose pointer steps by `step` for `trips` iterations from
+    now; None if one would be out of range or misaligned."""
+    start = st.p[acc.ptr] + acc.offset
+    end = start + (trips - 1) * step
+    lo, hi = min(start, end), max(start, end)
+    if lo < 0 or hi + acc.n > st.dm_size or start % acc.align or step % acc.align:
+        return None
+    return start, (lo, hi + acc.n - 1)
 
 
 def locks_could_overflow(st, dma) -> bool:

@@ -40,7 +40,7 @@ from kernelcraft.isa.loader import get_isa
 from kernelcraft.simulators.numerics import canon, f32_to_bf16_bits
 
 from . import semantics as sem
-from .fastloop import keep_time, locks_could_overflow, whole_body
+from .fastloop import keep_time, locks_could_overflow, stepped, whole_body
 from .numerics import accumulate_f32
 from .predecode import Code
 from .semantics.vector import _bf
@@ -206,15 +206,15 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
     addrs, spans = [], []
     pending = [(tr.lo, tr.hi) for tr in st.pending]
     for ac in pl.accesses:
-        start = st.p[ac.ptr] + ac.offset
         step = pl.steps[ac.ptr]
-        lo, hi = min(start, start + (trips - 1) * step), max(start, start + (trips - 1) * step)
-        if lo < 0 or hi + ac.n > st.dm_size or start % ac.align or step % ac.align:
+        got = stepped(st, ac, step, trips)
+        if got is None:
             return None
-        if _spans_overlap(lo, hi + ac.n - 1, pending):   # a race with a DMA transfer
+        start, span = got
+        if _spans_overlap(*span, pending):               # a race with a DMA transfer
             return None
         addrs.append(start + step * i)
-        spans.append((lo, hi + ac.n - 1))
+        spans.append(span)
         if dma.ports.may_hold(tn, addrs[-1], ac.n):      # its timing would need stepping
             return None
     stores = [j for j, ac in enumerate(pl.accesses) if ac.store]
