@@ -59,9 +59,7 @@ _WRED = ("vwredsumu.vs", "vwredsum.vs")                 # SEW 8 and 16 only
 _MEM_8_16 = tuple(f"{k}{w}.v" for k in ("vle", "vse", "vlse", "vsse") for w in (8, 16))
 _WHOLE = tuple(f"vl{n}re{w}.v" for n in (1, 2, 4, 8) for w in (8, 16, 32)) + tuple(f"vs{n}r.v" for n in (1, 2, 4, 8)) + \
     tuple(f"vmv{n}r.v" for n in (1, 2, 4, 8))
-_FIXED = tuple(f"{n}.{f}" for n in ("vsaddu", "vsadd", "vssubu", "vssub", "vaaddu", "vaadd", "vasubu", "vasub",
-                                     "vsmul", "vssrl", "vssra", "vnclipu", "vnclip")
-               for f in ("vv", "vx", "vi", "wv", "wx", "wi") if f"{n}.{f}" in get_isa(ACCEL).instructions)
+_FIXED = tuple(m for m, d in get_isa(ACCEL).instructions.items() if d.group == "rvv_fixed")   # all of them
 VECTOR = frozenset({*_FIXED, *_WIDEN, *_NARROW, *_WRED, *_EXTEND, *_MEM_8_16, *_WHOLE, "vfclass.v", "vfrec7.v", "vfrsqrt7.v", "vlm.v", "vsm.v","vsetvli", "vsetivli", "vsetvl", "vle32.v", "vse32.v", "vlse32.v", "vsse32.v",
                     "vfrsub.vf", "vmv.v.v", "vmv.v.x", "vmv.v.i", "vfmv.v.f", "vfmv.f.s", "vfmv.s.f",
                     "vmv.x.s", "vmv.s.x", "vfredusum.vs", "vfredosum.vs", "vfredmax.vs", "vfredmin.vs",
