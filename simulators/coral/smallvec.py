@@ -575,15 +575,17 @@ def wrap(mnemonic: str, s, ops: dict, general):
     fast = make(s, ops)
     limit = LIMIT.get(mnemonic, MAX_VL)
     last = [-1, -1, 0]                    # vtype, vl and cycles of the closure's last run
+    hot = [-1, -1]                        # the same while vl <= limit: the fast form applies
 
     def run():
         vl = s.vl
-        if vl == last[1] and s.vtype == last[0] and fast(vl):
+        if vl == hot[1] and s.vtype == hot[0] and fast(vl):
             return last[2]
         vtype = s.vtype
         cycles = general()
-        if 0 < vl <= limit:
+        if vl > 0:
             last[:] = vtype, vl, cycles
+            hot[:] = (vtype, vl) if vl <= limit else (-1, -1)
         return cycles
     run.last = last                        # for vecloop.py: checks passed, and the cycles, at this vtype and vl
     return run

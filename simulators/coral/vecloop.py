@@ -33,18 +33,27 @@ smallvec.py (whose module docstring has the floating-point argument):
   loop when its mask has an inactive element.
 Anything else is refused when the loop is generated (`Refuse`), and the block keeps
 selfloop.py's loop.
+
+Above vl = 16 (e32 m8 holds 32 elements at VLEN = 128) a statement per element costs
+more than it saves; there the element-wise arithmetic, unmasked and without memory
+access, runs as vecloop.c's records (`c_source`): one C call per iteration with the
+same operations, checks and abandonment, on the register file in place (the groups it
+writes are put back when an iteration is abandoned); the scalar code stays statements.
 """
 from __future__ import annotations
 
 from array import array
 from math import copysign
+from pathlib import Path
+
+from kernelcraft.simulators.core.native import Native
 
 from . import fpregs
 from .fp32 import TINY
 from .loops import replay, timing_program
 from .selfloop import WRITE, _localise, bind_globals
 from .semantics import VECTOR
-from .smallvec import ARITH as VARITH, FMA as VFMA, lanes
+from .smallvec import ARITH as VARITH, FMA as VFMA, MAX_VL, lanes
 from .state import FFLAGS, FRM
 from .timing import LOAD, STORE
 
@@ -52,6 +61,10 @@ BIG = 2.0 ** 127
 COMPARES = {"vmfeq": "==", "vmfne": "!=", "vmflt": "<", "vmfle": "<=", "vmfgt": ">", "vmfge": ">="}
 ARITH = {name: VARITH[name][0] for name in ("vfadd", "vfsub", "vfrsub", "vfmul")}
 # (FRM(pc) in a dyn rounding mode raises only for frm >= 5; the loop runs at frm = 0)
+# vecloop.c: the element loops of vl above MAX_VL (where Python statements per element
+# cost more than they save); its op codes and operand-negation flags
+NATIVE = Native(Path(__file__).with_name("vecloop.c"), "_coral_vecloop", "coral vector loops above vl 16")
+C_OPS = {"mul": 0, "add": 1, "fma": 2, "min": 3, "max": 4, "mov": 5, "neg_a": 16, "neg_b": 32}
 SAFE_SCALAR = ("CSR", "JUMP", "VSET", "VQ", "SYNC", "DRAIN", "S.", "raise", "STORE", "BAD")
 
 
@@ -357,15 +370,66 @@ class Gen:
         return ["if i:"] + ["    " + line for line in out] if out else []
 
 
-def source(comp, blk, cond: str) -> tuple[str, list] | None:
-    """(the loop function `vec(n)`, the closures whose `last` it relies on, the
-    block's timing program for loops.replay); None while a closure has not yet run at
-    the current vtype and vl; Refuse if the block has something this variant does
-    not run."""
+class CGen:
+    """The block's vector instructions as vecloop.c's records, for vl above MAX_VL:
+    element-wise arithmetic (the same operations as Gen's, unmasked) on whole groups,
+    no memory access, no mask or reduction."""
+
+    def __init__(self, s, vl: int):
+        self.s, self.vl, self.per = s, vl, s.VLENB >> 2
+        self.records: list[int] = []
+        self.written: set[int] = set()
+        self.read: set[int] = set()           # registers read before written in an iteration
+        self.fregs: list[int] = []            # f registers read, in slot order
+        self.lines: list[str] = []            # the scalar code, in program order
+
+    def vec(self, r: int) -> int:
+        if r not in self.written:
+            self.read.add(r)
+        return r * self.per
+
+    def scalar(self, ops, form: str) -> int:
+        if form == "vv":
+            return self.vec(ops["vs1"])
+        if ops["rs1"] not in self.fregs:
+            self.fregs.append(ops["rs1"])
+        return -1 - self.fregs.index(ops["rs1"])
+
+    def instruction(self, k: int, mn: str, ops: dict) -> None:
+        base, _, form = mn.partition(".")
+        if not ops.get("vm", 1):
+            raise Refuse(f"masked {mn}")
+        if base in ARITH and form in ("vv", "vf"):
+            a, b = self.vec(ops["vs2"]), self.scalar(ops, form)
+            code, (a, b) = {"vfmul": (C_OPS["mul"], (a, b)), "vfadd": (C_OPS["add"], (a, b)),
+                            "vfsub": (C_OPS["add"] | C_OPS["neg_b"], (a, b)),
+                            "vfrsub": (C_OPS["add"] | C_OPS["neg_b"], (b, a))}[base]
+            rec = (code, a, b, 0)
+        elif base in ("vfmin", "vfmax") and form in ("vv", "vf"):
+            rec = (C_OPS[base[2:]], self.vec(ops["vs2"]), self.scalar(ops, form), 0)
+        elif base in VFMA and form in ("vv", "vf"):
+            uses_vd, neg_p, neg_c = VFMA[base]
+            d, v, m = self.vec(ops["vd"]), self.vec(ops["vs2"]), self.scalar(ops, form)
+            other, addend = (d, v) if uses_vd else (v, d)
+            rec = (C_OPS["fma"] | (C_OPS["neg_a"] if neg_p else 0) | (C_OPS["neg_b"] if neg_c else 0), m, other, addend)
+        elif mn == "vmv.v.v":
+            rec = (C_OPS["mov"], self.vec(ops["vs1"]), 0, 0)
+        elif mn == "vfmv.v.f":
+            rec = (C_OPS["mov"], self.scalar(ops, "vf"), 0, 0)
+        else:
+            raise Refuse(mn)
+        self.written.add(ops["vd"])
+        self.records += [rec[0], ops["vd"] * self.per, *rec[1:]]
+
+    def spans(self, regs) -> bytes:
+        return array("i", [v for r in sorted(regs) for v in (r * self.per, self.vl)]).tobytes()
+
+
+def _blocks(comp, blk, gen):
+    """Each instruction of the block's body into `gen` (vector ones through
+    gen.instruction, scalar code as lines); (the vector closures, their pcs), or None
+    while a closure has not yet run at the current vtype and vl."""
     s = comp.s
-    if s.sew != 32 or s.vtype & 7 > 3 or not 0 < s.vl <= 16 or blk.tsteps is None:
-        raise Refuse("not e32, LMUL >= 1, 0 < vl <= 16")
-    gen = Gen(s, s.vl)
     closures, vpcs = [], set()
     for k, pc in enumerate(range(blk.start, blk.start + blk.size - 1)):
         ins = comp.program.instrs[pc]
@@ -388,24 +452,101 @@ def source(comp, blk, cond: str) -> tuple[str, list] | None:
             if code.timed or code.mem or code.sync or code.flow or any(w in text for w in SAFE_SCALAR):
                 raise Refuse(d.mnemonic)
             gen.lines += code.lines           # in program order: vector addresses read x registers
-    if gen.overlapping(s.lmul_num):
-        raise Refuse("registers overlap")
-    # x[k] / f[k] of the scalar code and of vector addresses as locals
-    local = _localise(gen.lines + gen.commit() + gen.stores, cond)
-    if local is None:
-        raise Refuse("scalar code names the register lists")
-    body, cond_l, loads, back = local
-    written = sorted({m.groups() for line in gen.lines if (m := WRITE.match(line))})
-    written = [f"{r}{k}" for r, k in written if (r, k) != ("x", "0")]
-    for r in gen.fregs:                       # f registers read as floats must not change in the loop
-        if f"f{r}" in written:
-            raise Refuse(f"f{r} changes in the loop")
+    return closures, vpcs
+
+
+def _cycles(comp, blk, vpcs) -> dict:
     cycles = {}
     for step in blk.tsteps:
         if step[0] == "vq" and step[2] in (0, LOAD, STORE) and step[1] in vpcs:
             cycles[step[1]] = comp.ns[f"V{step[1]}"].last[2]
         elif step[0] != "add":
             raise Refuse(f"timing step {step}")
+    return cycles
+
+
+def _scalars(gen, extra: list[str], cond: str):
+    """The scalar code with x/f registers as locals: (body, condition, loads, write-back,
+    the scalar registers an iteration writes)."""
+    local = _localise(gen.lines + extra, cond)
+    if local is None:
+        raise Refuse("scalar code names the register lists")
+    written = sorted({m.groups() for line in gen.lines if (m := WRITE.match(line))})
+    written = [f"{r}{k}" for r, k in written if (r, k) != ("x", "0")]
+    for r in gen.fregs:                       # f registers read as floats must not change in the loop
+        if f"f{r}" in written:
+            raise Refuse(f"f{r} changes in the loop")
+    return (*local, written)
+
+
+def c_source(comp, blk, cond: str):
+    """source()'s result for vl above MAX_VL: the loop function runs the scalar code as
+    statements and the vector instructions as one vecloop.c Body.step() per iteration;
+    plus the Body, to bind as `CB`."""
+    s = comp.s
+    mod = NATIVE.module()
+    if mod is None:
+        raise Refuse("vecloop.c is not available")
+    gen = CGen(s, s.vl)
+    got = _blocks(comp, blk, gen)
+    if got is None:
+        return None
+    closures, vpcs = got
+    if not gen.records:
+        raise Refuse("no vector instruction")
+    body, cond_l, loads, back, written = _scalars(gen, [], cond)
+    cycles = _cycles(comp, blk, vpcs)
+    L = lanes(s)
+    cb = mod.Body(L.F, array("i", gen.records).tobytes(), gen.spans(gen.written), s.vl)
+    reads = gen.spans(gen.read)
+    group = s.lmul_num * gen.per
+    tails = [f"U[{r * gen.per + s.vl}:{r * gen.per + group}] = ONES[:{group - s.vl}]" for r in sorted(gen.written)
+             ] if s.vta and s.agnostic_ones and s.vl < group else []
+    snap = [f"sv_ = ({', '.join(written)},)"] if written else []
+    restore = [f"{', '.join(written)}, = sv_"] if written else []
+    exit_ = (["if i:"] + ["    " + t for t in tails] if tails else []) + [back, "fc[FFLAGS] |= CB.nx"]
+    fv = "".join(f"BF(f[{k}]), " for k in gen.fregs)
+    ind = lambda lines, n: "\n".join(" " * n + ln for ln in lines)       # noqa: E731
+    text = f"""def vec(n):
+{ind(loads, 4)}
+    if not CB.enter(({fv}), {reads!r}):
+        return None
+    step = CB.step
+    for i in range(1, n + 1):
+{ind(snap + body, 8)}
+        if step():
+            break
+        if not ({cond_l}):
+{ind(exit_, 12)}
+            return i, True, False
+    else:
+{ind(exit_, 8)}
+        return n, False, False
+    i -= 1
+{ind(restore + exit_, 4)}
+    return i, False, True
+"""
+    return text, closures, timing_program(blk.tsteps, cycles), cb
+
+
+def source(comp, blk, cond: str) -> tuple[str, list] | None:
+    """(the loop function `vec(n)`, the closures whose `last` it relies on, the
+    block's timing program for loops.replay); None while a closure has not yet run at
+    the current vtype and vl; Refuse if the block has something this variant does
+    not run."""
+    s = comp.s
+    if s.sew != 32 or s.vtype & 7 > 3 or not 0 < s.vl <= MAX_VL or blk.tsteps is None:
+        raise Refuse(f"not e32, LMUL >= 1, 0 < vl <= {MAX_VL}")
+    gen = Gen(s, s.vl)
+    got = _blocks(comp, blk, gen)
+    if got is None:
+        return None
+    closures, vpcs = got
+    if gen.overlapping(s.lmul_num):
+        raise Refuse("registers overlap")
+    # x[k] / f[k] of the scalar code and of vector addresses as locals
+    body, cond_l, loads, back, written = _scalars(gen, gen.commit() + gen.stores, cond)
+    cycles = _cycles(comp, blk, vpcs)
     # an iteration left early leaves its scalar registers as they were at its start
     snap = [f"sv_ = ({', '.join(written)},)"] if written else []
     restore = [f"{', '.join(written)}, = sv_"] if written else []
@@ -477,14 +618,16 @@ class VecLoop:
     def _make(self):
         comp = self.comp
         try:
-            out = source(comp, self.blk, self.cond)
+            out = (source if comp.s.vl <= MAX_VL else c_source)(comp, self.blk, self.cond)
         except Refuse:
             return False
         if out is None:                 # not yet warm: try again next time
             return None
-        text, closures, prog = out
+        text, closures, prog, *cb = out
         s = comp.s
         L = lanes(s)
+        if cb:                          # the function takes this Body as its default argument CB
+            comp.ns["CB"] = cb[0]
         comp.ns.update({"F": L.F, "U": L.U[32], "B": L.B, "ONES": L.tails[32], "FROM": int.from_bytes, "TF": "f",
                         "FM": s.m8[:s.dsize & ~3].cast("f"), "array": array, "FFLAGS": FFLAGS,
                         "_F": array("f", [0.0]), "BF": fpregs.BF, "COPYSIGN": copysign})

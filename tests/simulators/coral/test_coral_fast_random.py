@@ -4,6 +4,7 @@ self-looping block translation (selfloop.py) and every per-instruction fast path
 them many times -- whole, cut by the instruction budget, and stopped by a memory
 fault in a later iteration."""
 import random
+import re
 import sys
 from pathlib import Path
 
@@ -341,7 +342,13 @@ VEC_LOOP_OPS = ["vfadd.vv", "vfsub.vv", "vfsub.vf", "vfrsub.vf", "vfmul.vv", "vf
                 "vfslide1up.vf", "vfslide1down.vf", "vfredusum.vs", "vmv.v.v", "vfmv.v.f"]
 
 
-def vec_loop(seed: int) -> str:
+# the element-wise operations vecloop.c runs (vl above smallvec.MAX_VL)
+WIDE_LOOP_OPS = [op for op in VEC_LOOP_OPS if op.startswith(("vfadd", "vfsub", "vfrsub", "vfmul", "vfmin", "vfmax", "vmv",
+                                                            "vfmv", "vfmacc", "vfnmsac", "vfmadd", "vfnmadd", "vfmsac",
+                                                            "vfmsub", "vfnmacc"))]
+
+
+def vec_loop(seed: int, wide: bool = False) -> str:
     """A self-looping block of the short-vector instructions vecloop.py runs as
     straight-line Python (e32, LMUL 1, 2 or 4, vl mostly VLMAX), with scalar integer and fp work beside
     them: values that mostly stay on the simple path, now and then a special one
@@ -349,16 +356,19 @@ def vec_loop(seed: int) -> str:
     every tail and mask policy, unit-stride loads and stores (fixed addresses whose
     data the loop rewrites, and a pointer that walks out of DTCM in some loops), and
     some loops the variant refuses (frm not RNE, a slide down from the tail, a register used as
-    vector and mask, an f register the loop writes, a load after a store)."""
+    vector and mask, an f register the loop writes, a load after a store). `wide`: e32 m8
+    at vl 17..32 (vecloop.c's loops), mostly its element-wise operations, unmasked."""
     rng = random.Random(seed)
+    nreg = 4 if wide else 8                      # register groups v0, v{lmul}, ...
     specials = ["0.0", "-0.0", "3.0e38", "-3.0e38", "1e-39", "inf", "-inf", "nan", "1e-45", "1e-20", "65504.0"]
     rate = rng.choice([0.0, 0.0, 0.02, 0.1])
     data = [rng.choice(specials) if rng.random() < rate else f"{rng.uniform(-3, 3):.5g}" for _ in range(40)]
-    lmul = rng.choice([1, 1, 1, 2, 4])           # register groups: vl = VLMAX = 4 * LMUL
-    vl = 4 * lmul if rng.random() < 0.75 else rng.randint(1, 4 * lmul - 1)     # else a tail
+    lmul = 8 if wide else rng.choice([1, 1, 1, 2, 4])           # register groups: vl = VLMAX = 4 * LMUL
+    vl = 4 * lmul if rng.random() < 0.75 else rng.randint(17 if wide else 1, 4 * lmul - 1)     # else a tail
     pol = f"{rng.choice(['ta', 'tu'])}, {rng.choice(['ma', 'mu'])}"
-    out = ["la s0, vals", f"vsetivli t0, {vl}, e32, m{lmul}, {pol}"]
-    out += [f"addi s2, s0, {16 * rng.randrange(9)}\nvle32.v v{r * lmul}, (s2)" for r in range(8)]
+    out = ["la s0, vals"] + ([f"li t0, {vl}", f"vsetvli t0, t0, e32, m{lmul}, {pol}"] if wide
+                             else [f"vsetivli t0, {vl}, e32, m{lmul}, {pol}"])
+    out += [f"addi s2, s0, {16 * rng.randrange(9)}\nvle32.v v{r * lmul}, (s2)" for r in range(nreg)]
     out += [f"flw f{k}, {4 * rng.randrange(40)}(s0)" for k in range(10)]
     if rng.random() < 0.1:
         out.append("fsrmi 1")
@@ -369,10 +379,10 @@ def vec_loop(seed: int) -> str:
     out += ["csrwi fflags, 0", f"li t6, {trips}"] + (["j loop"] if seed % 2 else []) + ["loop:"]
     for _ in range(rng.randint(2, 10)):
         c = rng.random()
-        if c < 0.12:
+        if c < (0.03 if wide else 0.12):
             kind = rng.choice(["vle32.v", "vse32.v"])
             where = rng.choice(["s7", "s7", f"s{rng.choice([6, 6, 7]) if walk else 7}"])
-            out.append(f"{kind} v{lmul * rng.randrange(1, 8)}, ({where})")
+            out.append(f"{kind} v{lmul * rng.randrange(1, nreg)}, ({where})")
             if where == "s6":
                 out.append(f"addi s6, s6, {16 * lmul}")
             continue
@@ -380,9 +390,9 @@ def vec_loop(seed: int) -> str:
             out.append(rng.choice(["addi s3, s3, 7", "xor s4, s4, t6", "fadd.s f9, f9, f8",
                                    "fmul.s f8, f8, f8" if rng.random() < 0.3 else "slli s5, t6, 2"]))
             continue
-        op = rng.choice(VEC_LOOP_OPS)
-        vd, a, b = (lmul * rng.randrange(1, 8) for _ in range(3))
-        mask = ", v0.t" if rng.random() < 0.35 and op not in ("vmv.v.v", "vfmv.v.f") else ""
+        op = rng.choice(WIDE_LOOP_OPS if wide and rng.random() < 0.9 else VEC_LOOP_OPS)
+        vd, a, b = (lmul * rng.randrange(1, nreg) for _ in range(3))
+        mask = ", v0.t" if rng.random() < (0.05 if wide else 0.35) and op not in ("vmv.v.v", "vfmv.v.f") else ""
         fr = f"f{rng.randrange(8)}"
         if op.startswith("vmf"):
             vd = 0 if rng.random() < 0.8 else vd
@@ -393,7 +403,7 @@ def vec_loop(seed: int) -> str:
             out.append(f"{op} v{vd}, v{a}, {rng.randrange(5)}{mask}")
         elif "slide1" in op:
             while vd == a:
-                vd = lmul * rng.randrange(1, 8)
+                vd = lmul * rng.randrange(1, nreg)
             out.append(f"{op} v{vd}, v{a}, {fr}{mask}")
         elif op == "vfredusum.vs":
             vd = rng.choice([vd, vd + 1, rng.randrange(1, 32)])      # single registers, maybe inside a group
@@ -422,9 +432,34 @@ def test_vector_loops_agree(seed, agnostic_ones):
             assert same(a, b) == "", (cut, same(a, b))
 
 
-def test_vector_loops_take_the_straight_line_variant(monkeypatch):
-    """Most of vec_loop's loops on ordinary values are generated (not refused)."""
+@pytest.mark.parametrize("native", [True, False])
+@pytest.mark.parametrize("agnostic_ones", [True, False])
+@pytest.mark.parametrize("seed", range(1, 41))
+def test_wide_vector_loops_agree(seed, agnostic_ones, native):
+    """vl 17..32 at e32 m8: vecloop.c's loops (or, without it, stepping) as stepped."""
     from kernelcraft.simulators.coral import vecloop
+    vecloop.NATIVE.enabled(native)
+    try:
+        cfg = default_config()
+        program = assemble(vec_loop(seed, wide=True), "vec.s", cfg)
+        runs = [CoralModel(agnostic_ones).run(program, MemoryImage(), cfg, Budget(fast=fast)) for fast in (True, False)]
+        assert same(*runs) == "", same(*runs)
+        if seed % 5 == 0:                      # cut by the budget inside the loop
+            for cut in (runs[0].retired // 3 + 5, runs[0].retired - 2):
+                a, b = (CoralModel(agnostic_ones).run(program, MemoryImage(), cfg,
+                                                      Budget(max_instructions=cut, fast=fast)) for fast in (True, False))
+                assert same(a, b) == "", (cut, same(a, b))
+    finally:
+        vecloop.NATIVE.enabled(True)
+
+
+@pytest.mark.parametrize("wide", [False, True])
+def test_vector_loops_take_the_straight_line_variant(monkeypatch, wide):
+    """Most of vec_loop's loops on ordinary values are generated (not refused): as
+    Python statements, and at vl above 16 as vecloop.c's records."""
+    from kernelcraft.simulators.coral import vecloop
+    if wide and vecloop.NATIVE.module() is None:
+        pytest.skip(vecloop.NATIVE.status())
     made = []
     make = vecloop.VecLoop._make
 
@@ -435,7 +470,7 @@ def test_vector_loops_take_the_straight_line_variant(monkeypatch):
     monkeypatch.setattr(vecloop.VecLoop, "_make", spy)
     cfg = default_config()
     for seed in range(1, 41):
-        CoralModel().run(assemble(vec_loop(seed), "vec.s", cfg), MemoryImage(), cfg, Budget())
+        CoralModel().run(assemble(vec_loop(seed, wide), "vec.s", cfg), MemoryImage(), cfg, Budget())
     assert sum(bool(m) for m in made) >= 15, [bool(m) for m in made]
 
 
@@ -454,10 +489,12 @@ def test_vector_loops_take_the_straight_line_variant(monkeypatch):
     ("1.0", "2.0", "queue"),               # the vector unit behind the scalar core: its queue fills
     ("1.0", "0.5", "store-load"),          # a load reads what the same iteration stored
 ])
-def test_vector_loop_edge_values_agree(a, b, op):
+@pytest.mark.parametrize("wide", [False, True])
+def test_vector_loop_edge_values_agree(a, b, op, wide):
     """vecloop.py's simple path at its edges: an iteration leaving it (overflow, a tiny
     result, a binary32 midpoint, growth past 2^127 in a later iteration) stops the
-    loop there, and signed zeros and exactness flags stay as stepped."""
+    loop there, and signed zeros and exactness flags stay as stepped. `wide`: the same
+    at e32 m8, vl = 32 (vecloop.c; v1, v2, v3 become v8, v16, v24)."""
     body = {"vfmacc.vv": "vfmacc.vv v2, v1, v1", "vfmul.vv": "vfmul.vv v1, v1, v2",
             "vfslide1up.vf": "vfslide1up.vf v3, v1, f1\n    vfadd.vv v1, v3, v2",
             "vfslide1down.vf": "vfslide1down.vf v3, v1, f1\n    vfmin.vv v1, v3, v2",
@@ -465,13 +502,19 @@ def test_vector_loop_edge_values_agree(a, b, op):
             "sum-up": "vfredusum.vs v2, v1, v2", "queue": "vfredusum.vs v3, v1, v2\n    vfredusum.vs v4, v1, v2\n"
             "    vfredusum.vs v5, v2, v1\n    vfredusum.vs v6, v2, v2\n    vfmin.vv v7, v1, v2",
             "store-load": "vse32.v v1, (s1)\n    vle32.v v3, (s1)\n    vfadd.vv v1, v3, v2", "fma-mid": "vmv.v.v v3, v2\n    vfmacc.vv v3, v1, v1"}.get(op, f"{op} v3, v1, v2")
+    n = 32 if wide else 4
+    if wide:
+        if re.search(r"v[4-7]\b", body):
+            pytest.skip("uses more than three register groups")
+        body = re.sub(r"\bv([1-3])\b", lambda m: f"v{8 * int(m[1])}", body)
     source = f"""
-    vsetivli t0, 4, e32, m1, ta, ma
+    li t0, {n}
+    vsetvli t0, t0, e32, m{n // 4}, ta, ma
     la s0, vals
-    vle32.v v1, (s0)
-    addi s1, s0, 16
-    vle32.v v2, (s1)
-    flw f1, 16(s0)
+    vle32.v {'v8' if wide else 'v1'}, (s0)
+    addi s1, s0, {4 * n}
+    vle32.v {'v16' if wide else 'v2'}, (s1)
+    flw f1, {4 * n}(s0)
     csrwi fflags, 0
     li t6, 300
     j loop
@@ -482,7 +525,7 @@ loop:
     frflags a0
     ebreak
     .data
-vals: .float {a}, {a}, {a}, {a}, {b}, {b}, {b}, {b}
+vals: .float {", ".join([a] * n + [b] * n)}
 """
     cfg = default_config()
     program = assemble(source, "edge.s", cfg)
