@@ -36,13 +36,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .loops import BRANCHES, _signed32, replay, timing_program, trips
+from .loops import _ISA, BRANCHES, _signed32, replay, timing_program, trips
 from .semantics import VECTOR
 from .state import FRM, M, CoralState
 from .strips import ELEMENTWISE, FLOAT, READS_VD, widen
 from .semantics.vector_core import put
 
-MEMORY = {"vle32.v": (False, False), "vlse32.v": (False, True), "vse32.v": (True, False), "vsse32.v": (True, True)}
+# (store, strided) of each SEW-wide load and store a plan takes, from the ISA data's classes
+MEMORY = {mn: (store, any(o.name == "rs2" for o in _ISA.instructions[mn].operands))
+          for store, cls in ((False, "word_load"), (True, "word_store")) for mn in _ISA.having(cls)}
 MAX_WIDE_BYTES = 1 << 21     # the wide register file (32 registers); longer loops take more batches
 
 

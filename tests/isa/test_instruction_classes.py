@@ -16,6 +16,7 @@ def test_every_accelerator_declares_the_classes_its_consumers_read():
     assert "vfmacc.vf" in coral.having("accumulates") and "vfadd.vf" not in coral.having("accumulates")
     assert set(coral.having("multiply_accumulates")) == {"vfmacc.vv", "vfmacc.vf"}   # not vfnmacc, vfmsac
     assert set(coral.having("word_load")) == {"vle32.v", "vlse32.v"}
+    assert set(coral.having("word_store")) == {"vse32.v", "vsse32.v"}
     assert set(coral.having("compare_branch")) == {"beq", "bne", "blt", "bge", "bltu", "bgeu"}
     assert set(aie.having("loop_start")) == {"LOOP", "LOOPR"}
     assert "VMUL.BF16" in aie.having("lane_wise") and "VMMAC.BF16" not in aie.having("lane_wise")
@@ -29,6 +30,9 @@ def test_the_fast_paths_and_assemblers_take_their_lists_from_the_data():
     assert strips.ELEMENTWISE == set(get_isa("coral").having("elementwise"))
     from kernelcraft.simulators.coral import loops
     assert loops.LOADS == {"vle32.v": "unit", "vlse32.v": "strided"}
+    from kernelcraft.simulators.coral import maps
+    assert maps.MEMORY == {"vle32.v": (False, False), "vlse32.v": (False, True), "vse32.v": (True, False),
+                           "vsse32.v": (True, True)}
     assert loops.FMAS == set(get_isa("coral").having("multiply_accumulates"))
     assert set(loops.BRANCHES) == set(get_isa("coral").having("compare_branch"))
     assert lanewise.LANE_WISE == {semantics.SEMANTICS[semantics.key(m)]
