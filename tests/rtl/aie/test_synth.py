@@ -74,7 +74,7 @@ def synthesize(module: str, tmp_path, upto: str = "synth") -> tuple[str, str]:
 
 def _cells_flops(report: str) -> tuple[int, int]:
     cells = re.search(r"Number of cells:\s+(\d+)", report)
-    return int(cells.group(1)), sum(int(n) for n in re.findall(r"\$_S?DFFE?_\w+\s+(\d+)", report))
+    return int(cells.group(1)), sum(int(n) for n in re.findall(r"\$_\w*DFF\w*_\s+(\d+)", report))
 
 
 def counts(stat: str) -> dict:
