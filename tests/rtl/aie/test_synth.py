@@ -22,8 +22,8 @@ pytestmark = pytest.mark.synth
 
 MACROS = ("aie_sram.v", "aie_imem.v")
 CPU_SECONDS = 1200               # per unit (the largest took minutes of CPU)
-# aie_core's main clocked block gives `proc_mux` 3,458 signals: a third done after 7.5 CPU
-# minutes (rtl/aie/README.md, Synthesis), so the core and the tile get more
+# the core holds aie_mac (418 CPU s alone) and the other vector units; the tile holds the
+# core, the DMA and the data memory (not yet run through `synth`: rtl/aie/README.md)
 CPU_LIMITS = {"aie_core": 3600, "aie_top": 5400}
 
 
