@@ -553,7 +553,7 @@ module aie_core #(
     reg  [4:0]    wr_l [0:17];
     reg           hazard;
     integer s, t;
-    integer mv_e, sb_s, sb_t, id_s, id_t, ma_s, lw_s, mr_t, ck_s, ck_t, ck_f, ck_e;
+    integer mv_e, sb_s, sb_t, id_s, id_t, ma_s, lw_s, mr_t, ck_s;
 
     function automatic [UW-1:0] ur(input [4:0] i);     // r register, r0 never waits
         ur = (i == 5'd0) ? UW'(NU) : UW'(U_R + $unsigned(i));
@@ -1006,15 +1006,6 @@ module aie_core #(
             running <= 1'b1; stopped <= (prog_len == 32'd0); done <= 1'b0; fetched <= 1'b1;
             failed <= 1'b0;
             pc <= '0; bno <= 32'd0; cyc <= 64'd0; retired <= 64'd0; sp <= '0;
-            for (i = 0; i < NUM_R; i = i + 1) r[i] <= 32'sd0;
-            for (i = 0; i < NUM_P; i = i + 1) p[i] <= 32'sd0;
-            for (i = 0; i < NUM_M; i = i + 1) m[i] <= 32'sd0;
-            for (i = 0; i < NUM_G; i = i + 1) for (ck_f = 0; ck_f < 7; ck_f = ck_f + 1) g[i][ck_f] <= 32'sd0;
-            for (i = 0; i < NUM_X; i = i + 1) x[i] <= 512'd0;
-            for (i = 0; i < NUM_ACC; i = i + 1) acc[i] <= 1024'd0;
-            for (i = 0; i < NUM_LOCK; i = i + 1) lk[i] <= 6'd0;
-            for (i = 0; i < NU; i = i + 1) rdy[i] <= 5'd0;
-            for (i = 0; i < NUM_ACC; i = i + 1) mrdy[i] <= 5'd0;
             for (i = 0; i < 6; i = i + 1) busy[i] <= 64'd0;
             rm <= 2'(RM_INIT);
             stop_kind <= 2'd0; err_code <= E_NONE; err_slot <= 3'd7; err_b <= 32'd0;
@@ -1026,35 +1017,8 @@ module aie_core #(
             ret_v[0] <= 1'b0; ret_v[1] <= 1'b0;
             vl_v <= 1'b0;
         end else if (running) begin
-            // a multiply's result lands, then the vector lanes' (both older than any load
-            // landing or issue write now)
-            if (mac_out_v) acc[mac_out_d] <= mac_y;
-            if (pwl_out_v) acc[pwl_out_d] <= pwl_y;
-            if (red_out_v) begin
-                if (red_out_x) x[red_out_d] <= {32{red_s[15:0]}};
-                else acc[red_out_d[2:0]] <= {32{red_s}};
-            end
-            if (vl_v) begin
-                if (l_shape[0]) acc[l_d[2:0]] <= v_accres;
-                else if (l_half) x[l_d[4:1]][256*l_d[0] +: 256] <= v_res[255:0];
-                else x[l_d[3:0]] <= v_res;
-            end
             vl_v <= vl_issue;
-            // load data lands (before this edge's issue writes: a younger result wins)
-            for (ck_s = 0; ck_s < 2; ck_s = ck_s + 1)
-                if (ret_v[ck_s])
-                    case (ret_op[ck_s])
-                        OP_LD:   if (ret_d[ck_s] != 5'd0) r[ret_d[ck_s][3:0]] <= $signed(lw[ck_s][31:0]);
-                        OP_VLD:  x[ret_d[ck_s][3:0]] <= lw[ck_s][511:0];
-                        OP_VLDB: for (ck_e = 0; ck_e < 32; ck_e = ck_e + 1) x[ret_d[ck_s][3:0]][16*ck_e +: 16] <= lw[ck_s][15:0];
-                        default: acc[ret_d[ck_s][2:0]] <= lw[ck_s];          // ALD
-                    endcase
             for (ck_s = 0; ck_s < 2; ck_s = ck_s + 1) ret_v[ck_s] <= 1'b0;
-            // the scoreboard counts down (not while a held access keeps the memory stage)
-            if (!held) begin
-                for (i = 0; i < NU; i = i + 1) if (rdy[i] != 5'd0) rdy[i] <= rdy[i] - 5'd1;
-                for (i = 0; i < NUM_ACC; i = i + 1) if (mrdy[i] != 5'd0) mrdy[i] <= mrdy[i] - 5'd1;
-            end
 
             // The count stops once nothing is left to issue and every result is readable;
             // after a failure it ends at the latest pending result (set below).
@@ -1100,10 +1064,6 @@ module aie_core #(
             elapsed <= elapsed + 64'd1;
             if (!dma_idle) dma_end <= elapsed + 64'd1;
             if (rel_over) dma_err_q <= 1'b1;
-            // locks: the DMA's acquires (and the core's REL: lk_a), its releases, then the
-            // core's ACQ below (same edge)
-            for (i = 0; i < NUM_LOCK; i = i + 1) lk[i] <= 6'(9'(lka(4'(i))) + drel[i]);
-
             if (commit_now) begin
                 // memory slots: loads return next cycle (phase 0) or later; post-modify
                 for (ck_s = 0; ck_s < 3; ck_s = ck_s + 1)
@@ -1115,60 +1075,20 @@ module aie_core #(
                             end
                             pend_op[ck_s] <= mop[ck_s]; pend_d[ck_s] <= mreg[ck_s]; pend_off[ck_s] <= maddr[ck_s][4:0];
                         end
-                        if (pwr[ck_s]) p[mpi[ck_s]] <= p[mpi[ck_s]] + step[ck_s];
-                        if (gwr[ck_s]) begin
-                            g[pm_val[ck_s][1:0]][5] <= gnew[ck_s][5];
-                            g[pm_val[ck_s][1:0]][6] <= gnew[ck_s][6];
-                        end
                     end
                 for (ck_s = 0; ck_s < 3; ck_s = ck_s + 1) begin
                     l_v[ck_s] <= commit[ck_s]; l_ph[ck_s] <= mphase[ck_s]; l_row[ck_s] <= c_row[ck_s];
                     l_nrows[ck_s] <= c_nrows[ck_s]; l_we[ck_s] <= (ck_s == S_ST); l_be[ck_s] <= c_be[ck_s];
                     l_wd[ck_s] <= c_wd[ck_s];
                 end
-                // scalar slot
-                if (commit[S_ALU]) begin
-                    if (a_wr_r && wa_d != 5'd0) r[wa_d[3:0]] <= a_val;
-                    if (a_wr_p) p[wa_d[2:0]] <= a_val;
-                    if (a_setrm) rm <= wa_u[1:0];
-                    if (a_acq) lk[a_lock] <= 6'(9'(lka(a_lock)) + drel[a_lock] - 9'(a_lockn));
-                end
-                // vector slot
-                // move slot
-                if (commit[S_MV])
-                    case (mv_kind)
-                        3'd1: if (wm_d != 5'd0) r[wm_d[3:0]] <= mv_val;
-                        3'd2: p[wm_d[2:0]] <= mv_val;
-                        3'd3: m[wm_d[2:0]] <= mv_val;
-                        3'd4: begin
-                            g[wm_d[1:0]][mv_gf] <= mv_val;
-                            g[wm_d[1:0]][5] <= 32'sd0;
-                            g[wm_d[1:0]][6] <= 32'sd0;
-                        end
-                        3'd5: x[wm_d[3:0]] <= mv_x;
-                        3'd6: acc[wm_d[2:0]] <= mv_acc;
-                        default: ;
-                    endcase
+                if (commit[S_ALU] && a_setrm) rm <= wa_u[1:0];
             end
 
             if (issue) begin
-                for (ck_t = 0; ck_t < 18; ck_t = ck_t + 1)
-                    if ($unsigned(wr_u[ck_t]) < NU) begin
-                        rdy[wr_u[ck_t]] <= wr_l[ck_t] - 5'd1;
-                        if ($unsigned(wr_u[ck_t]) >= U_ACC)
-                            mrdy[3'($unsigned(wr_u[ck_t]) - U_ACC)] <=
-                                (ck_t == 12 && v_mac) ? 5'(ACC_FORWARD - 1) : wr_l[ck_t] - 5'd1;
-                    end
                 for (ck_s = 0; ck_s < 6; ck_s = ck_s + 1) if (sv[ck_s]) busy[ck_s] <= busy[ck_s] + 64'd1;
                 retired <= retired + 64'd1;
                 rt_valid <= 1'b1; rt_index <= retired; rt_bundle <= bno; rt_cycle <= cyc;
                 if (nphase != 2'd0) begin cf_left <= nphase; cf_phase <= 2'd1; end
-                // loops
-                if (a_loop) begin
-                    lp_pc[sp[LW-1:0]] <= seq_pc; lp_b[sp[LW-1:0]] <= bno + 1; lp_n[sp[LW-1:0]] <= a_trips;
-                end
-                // HALT ends the run before the loops ending at its bundle close
-                if (back && !a_halt) lp_n[LW'(nxt_sp - 1'b1)] <= top_n;
                 if (!a_halt) sp <= nxt_sp;
                 pc <= nxt_pc;
                 bno <= nxt_b;
@@ -1194,6 +1114,122 @@ module aie_core #(
                 // model's bundle ran them); their extra cycles are not counted
                 if (err_commit && nphase != 2'd0) begin cf_left <= nphase; cf_phase <= 2'd1; end
             end
+        end
+    end
+
+    // The register files, the scoreboard, the locks and the loop stack, each in a block of
+    // its own (the same conditions as the block above; one clock edge): one process per
+    // array keeps the write ports of each few and Yosys's `proc` quick.
+    // Register files: results land in age order, the younger write of a register last
+    // (it wins): a multiply's result, then the vector lanes', the loads', the issue's.
+    integer rf_i, rf_f, rf_s;
+    always @(posedge clk) begin
+        if (!rst && start) begin
+            for (rf_i = 0; rf_i < NUM_R; rf_i = rf_i + 1) r[rf_i] <= 32'sd0;
+            for (rf_i = 0; rf_i < NUM_P; rf_i = rf_i + 1) p[rf_i] <= 32'sd0;
+            for (rf_i = 0; rf_i < NUM_M; rf_i = rf_i + 1) m[rf_i] <= 32'sd0;
+            for (rf_i = 0; rf_i < NUM_G; rf_i = rf_i + 1)
+                for (rf_f = 0; rf_f < 7; rf_f = rf_f + 1) g[rf_i][rf_f] <= 32'sd0;
+            for (rf_i = 0; rf_i < NUM_X; rf_i = rf_i + 1) x[rf_i] <= 512'd0;
+            for (rf_i = 0; rf_i < NUM_ACC; rf_i = rf_i + 1) acc[rf_i] <= 1024'd0;
+        end else if (!rst && running) begin
+            if (mac_out_v) acc[mac_out_d] <= mac_y;
+            if (pwl_out_v) acc[pwl_out_d] <= pwl_y;
+            if (red_out_v) begin
+                if (red_out_x) x[red_out_d] <= {32{red_s[15:0]}};
+                else acc[red_out_d[2:0]] <= {32{red_s}};
+            end
+            if (vl_v) begin
+                if (l_shape[0]) acc[l_d[2:0]] <= v_accres;
+                else if (l_half) x[l_d[4:1]][256*l_d[0] +: 256] <= v_res[255:0];
+                else x[l_d[3:0]] <= v_res;
+            end
+            for (rf_s = 0; rf_s < 2; rf_s = rf_s + 1)
+                if (ret_v[rf_s])
+                    case (ret_op[rf_s])
+                        OP_LD:   if (ret_d[rf_s] != 5'd0) r[ret_d[rf_s][3:0]] <= $signed(lw[rf_s][31:0]);
+                        OP_VLD:  x[ret_d[rf_s][3:0]] <= lw[rf_s][511:0];
+                        OP_VLDB: x[ret_d[rf_s][3:0]] <= {32{lw[rf_s][15:0]}};
+                        default: acc[ret_d[rf_s][2:0]] <= lw[rf_s];          // ALD
+                    endcase
+            if (commit_now) begin
+                // post-modify of the memory slots
+                for (rf_s = 0; rf_s < 3; rf_s = rf_s + 1)
+                    if (commit[rf_s]) begin
+                        if (pwr[rf_s]) p[mpi[rf_s]] <= p[mpi[rf_s]] + step[rf_s];
+                        if (gwr[rf_s]) begin
+                            g[pm_val[rf_s][1:0]][5] <= gnew[rf_s][5];
+                            g[pm_val[rf_s][1:0]][6] <= gnew[rf_s][6];
+                        end
+                    end
+                // scalar slot
+                if (commit[S_ALU]) begin
+                    if (a_wr_r && wa_d != 5'd0) r[wa_d[3:0]] <= a_val;
+                    if (a_wr_p) p[wa_d[2:0]] <= a_val;
+                end
+                // move slot
+                if (commit[S_MV])
+                    case (mv_kind)
+                        3'd1: if (wm_d != 5'd0) r[wm_d[3:0]] <= mv_val;
+                        3'd2: p[wm_d[2:0]] <= mv_val;
+                        3'd3: m[wm_d[2:0]] <= mv_val;
+                        3'd4: begin
+                            g[wm_d[1:0]][mv_gf] <= mv_val;
+                            g[wm_d[1:0]][5] <= 32'sd0;
+                            g[wm_d[1:0]][6] <= 32'sd0;
+                        end
+                        3'd5: x[wm_d[3:0]] <= mv_x;
+                        3'd6: acc[wm_d[2:0]] <= mv_acc;
+                        default: ;
+                    endcase
+            end
+        end
+    end
+
+    // Scoreboard: counts down (not while a held access keeps the memory stage); an
+    // issue loads the latency of each result it writes.
+    integer sc_i, sc_t;
+    always @(posedge clk) begin
+        if (!rst && start) begin
+            for (sc_i = 0; sc_i < NU; sc_i = sc_i + 1) rdy[sc_i] <= 5'd0;
+            for (sc_i = 0; sc_i < NUM_ACC; sc_i = sc_i + 1) mrdy[sc_i] <= 5'd0;
+        end else if (!rst && running) begin
+            if (!held) begin
+                for (sc_i = 0; sc_i < NU; sc_i = sc_i + 1) if (rdy[sc_i] != 5'd0) rdy[sc_i] <= rdy[sc_i] - 5'd1;
+                for (sc_i = 0; sc_i < NUM_ACC; sc_i = sc_i + 1) if (mrdy[sc_i] != 5'd0) mrdy[sc_i] <= mrdy[sc_i] - 5'd1;
+            end
+            if (issue)
+                for (sc_t = 0; sc_t < 18; sc_t = sc_t + 1)
+                    if ($unsigned(wr_u[sc_t]) < NU) begin
+                        rdy[wr_u[sc_t]] <= wr_l[sc_t] - 5'd1;
+                        if ($unsigned(wr_u[sc_t]) >= U_ACC)
+                            mrdy[3'($unsigned(wr_u[sc_t]) - U_ACC)] <=
+                                (sc_t == 12 && v_mac) ? 5'(ACC_FORWARD - 1) : wr_l[sc_t] - 5'd1;
+                    end
+        end
+    end
+
+    // Locks: the DMA's acquires (and the core's REL: lk_a), its releases, then the core's
+    // ACQ (same edge).
+    integer lk_i;
+    always @(posedge clk) begin
+        if (!rst && start)
+            for (lk_i = 0; lk_i < NUM_LOCK; lk_i = lk_i + 1) lk[lk_i] <= 6'd0;
+        else if (!rst && running) begin
+            for (lk_i = 0; lk_i < NUM_LOCK; lk_i = lk_i + 1) lk[lk_i] <= 6'(9'(lka(4'(lk_i))) + drel[lk_i]);
+            if (commit_now && commit[S_ALU] && a_acq)
+                lk[a_lock] <= 6'(9'(lka(a_lock)) + drel[a_lock] - 9'(a_lockn));
+        end
+    end
+
+    // Loop stack: LOOP pushes; a taken loop back counts its trips down (HALT ends the
+    // run before the loops ending at its bundle close).
+    always @(posedge clk) begin
+        if (!rst && !start && running && issue) begin
+            if (a_loop) begin
+                lp_pc[sp[LW-1:0]] <= seq_pc; lp_b[sp[LW-1:0]] <= bno + 1; lp_n[sp[LW-1:0]] <= a_trips;
+            end
+            if (back && !a_halt) lp_n[LW'(nxt_sp - 1'b1)] <= top_n;
         end
     end
 

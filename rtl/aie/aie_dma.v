@@ -107,15 +107,17 @@ module aie_dma #(
     localparam integer BB = DMA_BW * 8;             // bits of a beat
     localparam integer BWW = DMA_BW / 2;            // words of a beat
     localparam integer QW = $clog2(DMA_QUEUE + 1);
-    localparam integer QI = (DMA_QUEUE > 1) ? $clog2(DMA_QUEUE) : 1;
     localparam integer FD = 1 << $clog2(EXT_LATENCY + 4);   // beats in flight per channel
     localparam integer FW = $clog2(FD);
 
     assign m_write = 4'b1100;
 
     // --- descriptor table: ext loc n0 n1 s1 n2 s2 ls1 ls2 rel rel_n acq acq_n -----------
-    reg [31:0] bd [0:255];
-    always @(posedge clk) if (bd_we) bd[bd_addr] <= bd_wdata;
+    // 16 descriptors of 16 words (three spare): the host writes a word, the queueing
+    // DMAIN/DMAOUT and each channel's take read a whole descriptor (five read ports)
+    reg [511:0] bd [0:15];
+    always @(posedge clk) if (bd_we) bd[bd_addr[7:4]][32*bd_addr[3:0] +: 32] <= bd_wdata;
+    wire [511:0] qd = bd[q_bd];
 
     function automatic signed [63:0] sx(input [31:0] v);
         sx = 64'($signed(v));
@@ -129,13 +131,12 @@ module aie_dma #(
 
     // --- the range check at issue ------------------------------------------------------
     reg signed [63:0] elo, ehi, llo, lhi, n0q, n1q, n2q;
-    wire [7:0] qb = {q_bd, 4'd0};
     always @* begin
-        n0q = sx(bd[qb + 2]); n1q = sx(bd[qb + 3]); n2q = sx(bd[qb + 5]);
-        elo = sx(bd[qb]) + 64'(q_ra) + lo_of(n1q, sx(bd[qb + 4])) + lo_of(n2q, sx(bd[qb + 6]));
-        ehi = sx(bd[qb]) + 64'(q_ra) + hi_of(n1q, sx(bd[qb + 4])) + hi_of(n2q, sx(bd[qb + 6])) + n0q - 1;
-        llo = sx(bd[qb + 1]) + 64'(q_rb) + lo_of(n1q, sx(bd[qb + 7])) + lo_of(n2q, sx(bd[qb + 8]));
-        lhi = sx(bd[qb + 1]) + 64'(q_rb) + hi_of(n1q, sx(bd[qb + 7])) + hi_of(n2q, sx(bd[qb + 8])) + 2 * n0q - 1;
+        n0q = sx(qd[64 +: 32]); n1q = sx(qd[96 +: 32]); n2q = sx(qd[160 +: 32]);
+        elo = sx(qd[31:0]) + 64'(q_ra) + lo_of(n1q, sx(qd[128 +: 32])) + lo_of(n2q, sx(qd[192 +: 32]));
+        ehi = sx(qd[31:0]) + 64'(q_ra) + hi_of(n1q, sx(qd[128 +: 32])) + hi_of(n2q, sx(qd[192 +: 32])) + n0q - 1;
+        llo = sx(qd[32 +: 32]) + 64'(q_rb) + lo_of(n1q, sx(qd[224 +: 32])) + lo_of(n2q, sx(qd[256 +: 32]));
+        lhi = sx(qd[32 +: 32]) + 64'(q_rb) + hi_of(n1q, sx(qd[224 +: 32])) + hi_of(n2q, sx(qd[256 +: 32])) + 2 * n0q - 1;
         q_err = 2'd0;
         q_eaddr = 64'sd0;
         if (elo < 0 || ehi >= EXT_SIZE) begin q_err = 2'd1; q_eaddr = (elo < 0) ? elo : ehi; end
@@ -168,7 +169,7 @@ module aie_dma #(
     reg  [4*QW-1:0] gain1, gain2, from2;
     reg  [95:0] lk_r, lv2;
     reg  push_acq;
-    wire [AQ-1:0] push_aq = {bd[qb + 11][4:0], bd[qb + 12][5:0]};
+    wire [AQ-1:0] push_aq = {qd[352 +: 5], qd[384 +: 6]};
 
     // One round: each channel's waiting transfers from position from[c] of its queue on
     // take their locks from `locks` in queue order, until one cannot (or none, `off`).
@@ -228,21 +229,23 @@ module aie_dma #(
             localparam bit OUT = (c >= 2);
             wire push = q_push && (q_c == 2'(c));
 
-            // transfers not completed; waiting ones (not started) in a FIFO
+            // transfers not completed; waiting ones (not started) in a FIFO that shifts
+            // (entry 0 the head: the lock acquires look at every entry, in order)
             reg [QW-1:0] qn;
             reg [31:0] w_ext [0:DMA_QUEUE-1];
             reg [31:0] w_loc [0:DMA_QUEUE-1];
             reg [3:0]  w_bd  [0:DMA_QUEUE-1];
             reg [AQ-1:0] w_aq [0:DMA_QUEUE-1];
-            reg [QI-1:0] w_head, w_tail;
             reg [QW-1:0] w_cnt;
             reg [QW-1:0] w_acq;                  // of the waiting ones, from the head, those holding their lock
             wire [QW-1:0] acq_now = gain1[QW*c +: QW] + gain2[QW*c +: QW];
             wire push_ok = push && push_acq;
+            wire pop, put;                        // the head starts; the push joins the FIFO
+            wire [QW-1:0] put_at = w_cnt - QW'(pop);
             assign wcnt_all[QW*c +: QW] = w_cnt;
             assign wacq_all[QW*c +: QW] = w_acq;
             for (gk = 0; gk < DMA_QUEUE; gk = gk + 1) begin : g_aq
-                assign aq_all[AQ*(DMA_QUEUE*c + gk) +: AQ] = w_aq[QI'((32'(w_head) + gk) % DMA_QUEUE)];
+                assign aq_all[AQ*(DMA_QUEUE*c + gk) +: AQ] = w_aq[gk];
             end
             // no transfer holding its lock is unfinished, none takes one this cycle
             // (after an error, one holding its lock but not started never starts)
@@ -254,8 +257,8 @@ module aie_dma #(
             for (gk = 0; gk < 16; gk = gk + 1) begin : g_pend
                 assign ch_pend[c][gk] = rp[gk];
             end
-            wire [31:0] push_rel = bd[qb + 9];
-            wire [31:0] push_reln = bd[qb + 10];
+            wire [31:0] push_rel = qd[288 +: 32];
+            wire [31:0] push_reln = qd[320 +: 32];
 
             // the running transfer
             reg        act;
@@ -272,11 +275,13 @@ module aie_dma #(
 
             // take: the head of the FIFO, or the push of this cycle, once it holds its lock
             wire have = (w_cnt != 0) ? (w_acq != '0 || acq_now != '0) : push_ok;
-            wire [3:0]  tk_bd  = (w_cnt != 0) ? w_bd[w_head]  : q_bd;
-            wire [31:0] tk_ext = (w_cnt != 0) ? w_ext[w_head] : 32'(sx(bd[qb]) + 64'(q_ra));
-            wire [31:0] tk_loc = (w_cnt != 0) ? w_loc[w_head] : 32'(sx(bd[qb + 1]) + 64'(q_rb));
+            wire [3:0]  tk_bd  = (w_cnt != 0) ? w_bd[0]  : q_bd;
+            wire [31:0] tk_ext = (w_cnt != 0) ? w_ext[0] : 32'(sx(qd[31:0]) + 64'(q_ra));
+            wire [31:0] tk_loc = (w_cnt != 0) ? w_loc[0] : 32'(sx(qd[32 +: 32]) + 64'(q_rb));
             wire take = !act && have && !halt;           // (none after an error)
-            wire [7:0] tb = {tk_bd, 4'd0};
+            assign pop = take && w_cnt != 0;
+            assign put = push && !(take && w_cnt == 0);
+            wire [511:0] td = bd[tk_bd];
 
             // this beat: the next words in transfer order, across runs and planes (the
             // address generator steps up to BWW words a cycle), at most min(BWW, rem) and
@@ -429,9 +434,11 @@ module aie_dma #(
                 if (!OUT && r_valid[c]) f_cnt_next = f_cnt_next - 1'b1;
             end
 
+            integer wk;
             always @(posedge clk) begin
+                wk = 0;
                 if (start) begin
-                    qn <= '0; w_head <= '0; w_tail <= '0; w_cnt <= '0; w_acq <= '0; act <= 1'b0;
+                    qn <= '0; w_cnt <= '0; w_acq <= '0; act <= 1'b0;
                     f_head <= '0; f_tail <= '0; f_cnt <= '0; wv <= 1'b0; w_out <= 32'd0;
                     nbusy <= 64'd0; w_fresh <= 1'b0;
                     for (pl = 0; pl < 16; pl = pl + 1) rp[pl] <= 9'd0;
@@ -442,24 +449,28 @@ module aie_dma #(
                     f_cnt <= f_cnt_next;
                     qn <= qn + QW'(push) - QW'(in_done || out_done);
                     // queue the push unless it is taken directly
-                    if (push && !(take && w_cnt == 0)) begin
-                        w_ext[w_tail] <= 32'(sx(bd[qb]) + 64'(q_ra));
-                        w_loc[w_tail] <= 32'(sx(bd[qb + 1]) + 64'(q_rb));
-                        w_bd[w_tail] <= q_bd;
-                        w_aq[w_tail] <= push_aq;
-                        w_tail <= (w_tail == QI'(DMA_QUEUE - 1)) ? '0 : w_tail + 1'b1;
+                    for (wk = 0; wk < DMA_QUEUE; wk = wk + 1) begin
+                        if (pop && wk < DMA_QUEUE - 1) begin
+                            w_ext[wk] <= w_ext[(wk + 1) % DMA_QUEUE]; w_loc[wk] <= w_loc[(wk + 1) % DMA_QUEUE];
+                            w_bd[wk] <= w_bd[(wk + 1) % DMA_QUEUE]; w_aq[wk] <= w_aq[(wk + 1) % DMA_QUEUE];
+                        end
+                        if (put && put_at == QW'(wk)) begin
+                            w_ext[wk] <= 32'(sx(qd[31:0]) + 64'(q_ra));
+                            w_loc[wk] <= 32'(sx(qd[32 +: 32]) + 64'(q_rb));
+                            w_bd[wk] <= q_bd;
+                            w_aq[wk] <= push_aq;
+                        end
                     end
-                    w_cnt <= w_cnt + QW'(push && !(take && w_cnt == 0)) - QW'(take && w_cnt != 0);
-                    w_acq <= w_acq + acq_now + QW'(push_ok && !(take && w_cnt == 0)) - QW'(take && w_cnt != 0);
-                    if (take && w_cnt != 0) w_head <= (w_head == QI'(DMA_QUEUE - 1)) ? '0 : w_head + 1'b1;
+                    w_cnt <= w_cnt + QW'(put) - QW'(pop);
+                    w_acq <= w_acq + acq_now + QW'(push_ok && !(take && w_cnt == 0)) - QW'(pop);
                     if (act || take) nbusy <= nbusy + 64'd1;
                     if (take) begin
                         act <= 1'b1;
                         setup_left <= 32'(DMA_SETUP - 1);
-                        t_n0 <= bd[tb + 2]; t_n1 <= bd[tb + 3]; t_s1 <= bd[tb + 4]; t_n2 <= bd[tb + 5];
-                        t_s2 <= bd[tb + 6]; t_ls1 <= bd[tb + 7]; t_ls2 <= bd[tb + 8];
-                        t_rel <= bd[tb + 9][4:0]; t_reln <= bd[tb + 10][5:0];
-                        rem <= bd[tb + 2] * bd[tb + 3] * bd[tb + 5];
+                        t_n0 <= td[64 +: 32]; t_n1 <= td[96 +: 32]; t_s1 <= td[128 +: 32]; t_n2 <= td[160 +: 32];
+                        t_s2 <= td[192 +: 32]; t_ls1 <= td[224 +: 32]; t_ls2 <= td[256 +: 32];
+                        t_rel <= td[288 +: 5]; t_reln <= td[320 +: 6];
+                        rem <= td[64 +: 32] * td[96 +: 32] * td[160 +: 32];
                         i0 <= 32'd0; i1 <= 32'd0; i2 <= 32'd0;
                         e_run <= tk_ext; e_pl <= tk_ext;
                         l_run <= tk_loc; l_pl <= tk_loc;

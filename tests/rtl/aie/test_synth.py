@@ -22,8 +22,8 @@ pytestmark = pytest.mark.synth
 
 MACROS = ("aie_sram.v", "aie_imem.v")
 CPU_SECONDS = 1200               # per unit (the largest took minutes of CPU)
-# aie_core's main clocked block gives `proc_mux` 3,458 signals: a third done after 7.5 CPU
-# minutes (rtl/aie/README.md, Synthesis), so the core and the tile get more
+# the core holds aie_mac (418 CPU s alone) and the other vector units; the tile holds the
+# core, the DMA and the data memory (not yet run through `synth`: rtl/aie/README.md)
 CPU_LIMITS = {"aie_core": 3600, "aie_top": 5400}
 
 
@@ -38,7 +38,8 @@ def _params(module: str) -> dict:
 
 def synthesize(module: str, tmp_path, upto: str = "synth") -> tuple[str, str]:
     """(the latch count, `stat`'s report) of `module` synthesized to generic gates; `upto`
-    "hierarchy" stops after elaboration ("", "")."""
+    "hierarchy" stops after elaboration ("", ""), "check" after `proc` and `check -assert`
+    (the latch count, "")."""
     if shutil.which("yosys") is None:
         pytest.skip("yosys is not installed (scripts/install-system-deps.sh)")
     latches, stat = tmp_path / "latches.txt", tmp_path / "stat.txt"
@@ -56,9 +57,9 @@ def synthesize(module: str, tmp_path, upto: str = "synth") -> tuple[str, str]:
             "proc",
             f"tee -o {latches} select -count t:$dlatch t:$adlatch t:$dlatchsr t:$sr",
             "check -assert",
-            f"synth -top {module}",
-            f"tee -o {stat} stat",
         ]
+    if upto == "synth":
+        steps += [f"synth -top {module}", f"tee -o {stat} stat"]
     script = "\n".join(steps)
     (tmp_path / "unit.ys").write_text(script)
     cpu = CPU_LIMITS.get(module, CPU_SECONDS)
@@ -68,12 +69,12 @@ def synthesize(module: str, tmp_path, upto: str = "synth") -> tuple[str, str]:
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     if upto == "hierarchy":
         return "", ""
-    return latches.read_text(), stat.read_text()
+    return latches.read_text(), stat.read_text() if upto == "synth" else ""
 
 
 def _cells_flops(report: str) -> tuple[int, int]:
     cells = re.search(r"Number of cells:\s+(\d+)", report)
-    return int(cells.group(1)), sum(int(n) for n in re.findall(r"\$_S?DFFE?_\w+\s+(\d+)", report))
+    return int(cells.group(1)), sum(int(n) for n in re.findall(r"\$_\w*DFF\w*_\s+(\d+)", report))
 
 
 def counts(stat: str) -> dict:
@@ -104,6 +105,15 @@ UNITS = ("aie_shuf", "aie_reduce", "aie_pwl", "aie_mac", "aie_dma", "aie_dm", "a
 def test_unit_synthesizes(module, tmp_path):
     cells, flops = assert_clean(*synthesize(module, tmp_path))
     print(f"\n{module}: {cells:,} cells, {flops:,} flip-flops")
+
+
+def test_core_processes(tmp_path):
+    """`proc` and `check -assert` of the core (with every unit inside it): 63 CPU seconds
+    (0.8 GB). Its one clocked block had held every register file, the scoreboard and the
+    locks, 3,458 signals for `proc_mux`, which had not finished after 7.5 CPU minutes;
+    each now has a block of its own (rtl/aie/README.md, Synthesis)."""
+    latches, _ = synthesize("aie_core", tmp_path, upto="check")
+    assert re.search(r"\b0 objects", latches), latches
 
 
 def test_tile_elaborates(tmp_path):
