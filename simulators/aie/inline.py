@@ -63,8 +63,8 @@ def _memory(fallback: str, n: int, align: int, p: int, pm, move: str, dm_size: i
     if mode or abs(step) >= _WRAP or dm_size >= _WRAP:
         return None
     out = [f"a = P[{p}]",
-           f"if a < 0 or a > {dm_size - n} or a & {align - 1} or PENDING or a < SB[1] and SB[0] < a + {n}:"
-           f" {fallback}",
+           f"if a < SB[1] and SB[0] < a + {n}: st.flush_stores()",   # (bytes a deferred store writes)
+           f"if a < 0 or a > {dm_size - n} or a & {align - 1} or PENDING: {fallback}",
            "else:",
            f"    banks.append(a >> {shift})",
            f"    {move}"]
@@ -90,7 +90,8 @@ def _deferred_store(fallback: str, n: int, align: int, s: int, p: int, pm, dm_si
     # (codegen leaves accumulator s's queue: a store whose access is not the usual
     # case lands it before the call; so does a full queue)
     out = [f"a = P[{p}]",
-           f"if a < 0 or a > {dm_size - n} or a & {align - 1} or PENDING or a < SB[1] and SB[0] < a + {n}:",
+           f"if a < SB[1] and SB[0] < a + {n}: st.flush_stores()",
+           f"if a < 0 or a > {dm_size - n} or a & {align - 1} or PENDING:",
            f"    if MACS[{s}]: st.flush_macs({s})",
            f"    {fallback}",
            "else:",
