@@ -208,47 +208,51 @@ class AieState:
         """Apply accumulator i's deferred multiply-accumulates (and stores); and those of
         every other accumulator with the same kinds queued, in one batch (applying an
         accumulator's queue early gives the same bits: nothing else touched it since)."""
-        q = self.macs[i]
+        macs = self.macs
+        q = macs[i]
         if not q:
             return
         mac_terms, mac_terms_rows = _MAC_TERMS or _mac_terms()
-        if self.macs.count(q) == 1:           # (the usual case: no group to gather)
-            self.macs[i] = []
-            if not self.mac_stores[i]:
-                self.set_acc(i, mac_terms(self.accf[i], q, self.mac_a[i], self.mac_b[i], self.mac_y[i]))
-                return
-            group = [i]
-        else:
-            group = [j for j, other in enumerate(self.macs) if other == q]
-            for j in group:
-                self.macs[j] = []
-        first, last = group[0], group[-1]
-        sel = slice(first, last + 1) if last - first + 1 == len(group) else group
+        stored = self.mac_stores[i]
+        if not stored and macs.count(q) == 1:     # (the usual case: no group, no store)
+            macs[i] = []
+            self.set_acc(i, mac_terms(self.accf[i], q, self.mac_a[i], self.mac_b[i], self.mac_y[i]))
+            return
+        group = [j for j, other in enumerate(macs) if other == q]
+        for j in group:
+            macs[j] = []
+        g, first, last = len(group), group[0], group[-1]
+        sel = slice(first, last + 1) if last - first + 1 == g else group
         whole_a, whole_b, whole_y = self._mac_all
+
+        def terms(accs, start, end):              # the multiply-accumulates q[start:end]
+            part = q[start:end]
+            matrix = part.count(MAC_MATRIX)
+            return mac_terms_rows(accs, part, whole_a[sel, start:end],
+                                  whole_b[sel, start:end] if matrix < end - start else None,
+                                  whole_y[sel, start:end] if matrix else None)
         accs = self.accf[sel]
-        if accs.ndim == 1:
-            accs = accs[None]
-        stores = [self.mac_stores[j] for j in group]
-        start, n, s = 0, len(q), 0
-        while True:
-            end = q.index(MAC_STORE, start) if stores[0] and s < len(stores[0]) else n
-            if end > start:                   # the multiply-accumulates up to the store (or the end)
-                part = q[start:end]
-                matrix = part.count(MAC_MATRIX)
-                accs = mac_terms_rows(accs, part, whole_a[sel, start:end].reshape(len(group), end - start, 32),
-                                      whole_b[sel, start:end].reshape(len(group), end - start, 32)
-                                      if matrix < len(part) else None,
-                                      whole_y[sel, start:end].reshape(len(group), end - start, 64)
-                                      if matrix else None)
-            if end == n:
-                break
-            for j, row in enumerate(accs):    # the store's bytes: the value at this point
-                a = stores[j][s]
-                self.dm[a:a + 128] = np.ascontiguousarray(row).view(np.uint8)
-            start, s = end + 1, s + 1
-        for j, row in zip(group, accs):
-            self.mac_stores[j] = []
-            self.set_acc(j, row)
+        if not stored:
+            accs = terms(accs, 0, len(q))
+        else:
+            stores, dm, start = [self.mac_stores[j] for j in group], self.dm, 0
+            for s in range(len(stored)):
+                end = q.index(MAC_STORE, start)
+                if end > start:
+                    accs = terms(accs, start, end)
+                for j in range(g):                # the store's bytes: the value at this point
+                    a = stores[j][s]
+                    dm[a:a + 128] = accs[j].view(np.uint8)
+                start = end + 1
+            if start < len(q):
+                accs = terms(accs, start, len(q))
+            for j in group:
+                self.mac_stores[j] = []
+        if type(self) is AieState and type(sel) is slice:   # (no write method watched)
+            self.accf[sel] = accs
+        else:
+            for j, row in zip(group, accs):
+                self.set_acc(j, row)
 
     def flush_all_macs(self) -> None:
         for i in range(len(self.macs)):
