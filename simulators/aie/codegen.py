@@ -12,7 +12,8 @@ issue cycle) and exactly as the README's timing model says, in this order:
      `state.now`, the issue cycle, which their operations read); the data-memory ports
      of its first accesses, while DMA beats hold them -> dma_port (ports.py);
   3. advance the DMA engine to the issue cycle; land deferred multiply-accumulates of
-     accumulators the bundle touches otherwise;
+     accumulators the bundle touches otherwise (not those of an accumulator only an
+     AST touches: inline.py's statements may queue its store behind them);
   4. the operations; bank conflicts among its memory accesses -> bank_conflict;
   5. mark written units ready at issue + latency (held later accesses hold the
      scoreboard: dma_port); tn = issue + 1 + conflict and held cycles.
