@@ -12,7 +12,8 @@ issue cycle) and exactly as the README's timing model says, in this order:
      `state.now`, the issue cycle, which their operations read); the data-memory ports
      of its first accesses, while DMA beats hold them -> dma_port (ports.py);
   3. advance the DMA engine to the issue cycle; land deferred multiply-accumulates of
-     accumulators the bundle touches otherwise;
+     accumulators the bundle touches otherwise (not those of an accumulator only an
+     AST touches: inline.py's statements may queue its store behind them);
   4. the operations; bank conflicts among its memory accesses -> bank_conflict;
   5. mark written units ready at issue + latency (held later accesses hold the
      scoreboard: dma_port); tn = issue + 1 + conflict and held cycles.
@@ -22,7 +23,7 @@ and holds its issue cycle (`Compiler.failing`).
 """
 from __future__ import annotations
 
-from .inline import namespace, statements
+from .inline import deferrable_store, namespace, statements
 from .predecode import Code, Row, deferring
 
 FILENAME = "<aie bundle {}>"
@@ -94,8 +95,18 @@ def _bundle_lines(b: int, row: Row, ns: dict, fwd: int, out: list[str], lines: d
     if row.ctrl or now:
         out.append("    st.now = t")
     out += ["    e = dma.next_event", "    if e is not None and e <= t: dma.advance(t)"]
+    # an AST of an accumulator no other operation of the bundle touches may defer its
+    # store behind the accumulator's queue (inline.py): that queue is left
+    defer = {}
+    if inline is not None and not timing_only:
+        for fn, deferred, args, op in row.calls:
+            s = None if deferred or op is None else deferrable_store(fn, args, inline)
+            if s is not None and not any(("acc", s) in r + w for j, (r, w) in enumerate(row.units)
+                                         if j != op):
+                defer[op] = s
     for i in row.flush:
-        out.append(f"    if macs[{i}]: st.flush_macs({i})")
+        if i not in defer.values():
+            out.append(f"    if macs[{i}]: st.flush_macs({i})")
     for k, (fn, deferred, args, op) in enumerate(() if timing_only else row.calls):
         f = f"f{b}_{k}"
         ns[f] = fn
@@ -107,7 +118,7 @@ def _bundle_lines(b: int, row: Row, ns: dict, fwd: int, out: list[str], lines: d
                 ns[lit] = a
             names.append(lit)
         call = f"{f}({', '.join(names)})"
-        stmts = None if deferred or inline is None else statements(fn, args, call, inline)
+        stmts = None if deferred or inline is None else statements(fn, args, call, inline, op in defer)
         for text in stmts or (call,):
             lines[len(out) + 1] = (b, op)
             out.append(f"    {text}")

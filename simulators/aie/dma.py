@@ -234,6 +234,8 @@ class DmaEngine:
 
     def complete(self, c: Channel, tr: Transfer) -> None:
         st = self.state
+        if st.stored[1] > st.stored[0]:        # deferred core stores land first
+            st.flush_stores()
         n, plain = tr.ext_pat.size, self.plain
         ext = slice(tr.ext_base, tr.ext_base + n) if tr.ext_run and plain else tr.ext
         loc = slice(tr.loc_base, tr.loc_base + n) if tr.loc_run and plain else tr.loc

@@ -6,13 +6,17 @@ fp32 add/subtract/multiply, exp, bf16 rounding), the operations a straight-line 
 executes most.
 
 Each template covers only the usual case, tested first: an address in range and
-aligned with no DMA transfer pending (races), an immediate post-modify, a queue with
-room, no NaN lane where the operation would make it canonical. Anything else calls the
-operation's semantics function (the fallback), which checks, raises and writes exactly
-as stepping does; so the statements change the same state in the same order as the
-call they replace (the accumulators an operation touches have no deferred
-multiply-accumulates left: codegen flushes them first). `Budget(fast=False)` turns this
-off.
+aligned with no DMA transfer pending (races) and no deferred store's bytes, an
+immediate post-modify, a queue with room, no NaN lane where the operation would make it
+canonical. Anything else calls the operation's semantics function (the fallback), which
+checks, raises and writes exactly as stepping does; so the statements change the same
+state in the same order as the call they replace (the accumulators an operation touches
+have no deferred multiply-accumulates left: codegen flushes them first). One exception:
+an AST of an accumulator with queued multiply-accumulates joins its queue
+(AieState.defer_store), so neighbouring accumulators' tile products land in one batch
+later; its access is checked at issue, its bytes written when the queue lands, which any
+other access of them, a DMA transfer's completion or the run's end makes happen first.
+`Budget(fast=False)` turns this off.
 """
 from __future__ import annotations
 
@@ -47,7 +51,7 @@ def namespace(st) -> dict:
             "P": st.p, "R": st.r, "X16": st.x16, "ACC": st.acc, "ACCF": st.accf,
             # (one view per register, made once: numpy makes a new one per index)
             "XR": list(st.x16), "AU": list(st.acc), "AF": list(st.accf),
-            "PENDING": st.pending, "MACS": st.macs,
+            "PENDING": st.pending, "MACS": st.macs, "SB": st.stored,
             "BF": nx.BF16_VALUES, "UP": nx._UP, "DOWN": nx._DOWN, "BACK": nx._BACK,
             "MAXR": np.maximum.reduce, "MAXIMUM": np.maximum, "MINIMUM": np.minimum,
             "ADD": np.add, "SUB": np.subtract, "MUL": np.multiply, "CANON": canon,
@@ -59,12 +63,45 @@ def _memory(fallback: str, n: int, align: int, p: int, pm, move: str, dm_size: i
     if mode or abs(step) >= _WRAP or dm_size >= _WRAP:
         return None
     out = [f"a = P[{p}]",
+           f"if a < SB[1] and SB[0] < a + {n}: st.flush_stores()",   # (bytes a deferred store writes)
            f"if a < 0 or a > {dm_size - n} or a & {align - 1} or PENDING: {fallback}",
            "else:",
            f"    banks.append(a >> {shift})",
            f"    {move}"]
     if step:
         out.append(f"    P[{p}] = a + {step}")
+    return out
+
+
+def deferrable_store(fn, args: tuple, st) -> int | None:
+    """The accumulator an AST stores, if its statements may defer the store behind the
+    accumulator's queued multiply-accumulates (st.defer_store), else None."""
+    if _MNEMONIC.get(fn) != "AST" or not st.defer_macs:
+        return None
+    n, _, s, _, pm = args
+    mode, step = pm
+    if n != 128 or mode or abs(step) >= _WRAP or st.dm_size >= _WRAP:
+        return None
+    return s
+
+
+def _deferred_store(fallback: str, n: int, align: int, s: int, p: int, pm, dm_size: int, shift: int,
+                    limit: int) -> list[str]:
+    # (codegen leaves accumulator s's queue: a store whose access is not the usual
+    # case lands it before the call; so does a full queue)
+    out = [f"a = P[{p}]",
+           f"if a < SB[1] and SB[0] < a + {n}: st.flush_stores()",
+           f"if a < 0 or a > {dm_size - n} or a & {align - 1} or PENDING:",
+           f"    if MACS[{s}]: st.flush_macs({s})",
+           f"    {fallback}",
+           "else:",
+           f"    banks.append(a >> {shift})",
+           f"    if 0 < len(MACS[{s}]) < {limit - 1}: st.defer_store({s}, a)",
+           "    else:",
+           f"        if MACS[{s}]: st.flush_macs({s})",
+           f"        DMM[a:a + {n}] = ACCM[{n * s}:{n * s + n}]"]
+    if pm[1]:
+        out.append(f"    P[{p}] = a + {pm[1]}")
     return out
 
 
@@ -132,11 +169,14 @@ _SCALAR = {
 }
 
 
-def statements(fn, args: tuple, fallback: str, st) -> list[str] | None:
+def statements(fn, args: tuple, fallback: str, st, defer: bool = False) -> list[str] | None:
     """Statements doing what `fallback` (the call of semantics function fn, one line)
-    does, or None where the operation has no template."""
+    does, or None where the operation has no template. `defer`: an AST that may defer
+    its store (deferrable_store; its accumulator's queue was not landed first)."""
     mnemonic = _MNEMONIC.get(fn)
     dm_size, shift = st.dm_size, st.bank_shift
+    if defer:
+        return _deferred_store(fallback, *args, dm_size, shift, st.MAX_DEFERRED)
     if mnemonic in _SCALAR:
         return _SCALAR[mnemonic](*args)
     if mnemonic in ("VLD", "VST", "ALD", "AST"):

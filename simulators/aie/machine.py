@@ -172,6 +172,7 @@ class _Run(Run):
                             check_at = min(retired + trips * n + every, limit)
                         if k not in timing:
                             timing[k] = comp.compile(*spans[k], timing_only=True)
+                        st.flush_stores()             # (the plans read data memory)
                         t2 = plans[k].run(st, dma, trips, tn, timing[k])
                         if t2 is not None:
                             tn = t2

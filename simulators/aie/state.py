@@ -22,8 +22,10 @@ from kernelcraft.simulators.core.errors import IllegalOperandError, MemoryAccess
 # Address generator fields, in GSET order, then its two counters.
 G_FIELDS = ("INC", "N1", "J1", "N2", "J2")
 INC, N1, J1, N2, J2, C1, C2 = range(7)
-# Kinds of deferred bf16 multiply-accumulates (queue_mac).
-MAC_ADD, MAC_SUB, MAC_MATRIX = range(3)
+# Kinds of deferred bf16 multiply-accumulates (queue_mac), and MAC_STORE: an AST of the
+# accumulator's value at that point of its queue (defer_store).
+MAC_ADD, MAC_SUB, MAC_MATRIX, MAC_STORE = range(4)
+_NO_STORES = (1 << 62, -(1 << 62))
 WRITE_METHODS = ("set_r", "set_p", "set_m", "set_g", "set_x", "set_w", "set_acc", "set_rm",
                  "set_lock", "write_dm", "push_loop")
 
@@ -86,6 +88,11 @@ class AieState:
         self.mac_a: list = [None] * counts["acc"]     # their operands (allocated on first use)
         self.mac_b: list = [None] * counts["acc"]
         self.mac_y: list = [None] * counts["acc"]
+        # stores of accumulators with queued multiply-accumulates wait in the queue too
+        # (their bytes land when it is applied): the addresses, per accumulator, and the
+        # bytes [lo, hi) they may cover; any other access of those bytes lands them first
+        self.mac_stores: list[list[int]] = [[] for _ in range(counts["acc"])]
+        self.stored = list(_NO_STORES)
 
     # --- writes (TracingState overrides each of these) -----------------------------
 
@@ -167,6 +174,25 @@ class AieState:
         if k + 1 >= self.MAX_DEFERRED:
             self.flush_macs(i)
 
+    def defer_store(self, i: int, a: int) -> None:
+        """Note an AST of accumulator i (its queue not empty, the access checked) to
+        data-memory byte a: its 128 bytes are written when the queue is applied, with
+        the value the accumulator has at this point of it."""
+        self.macs[i].append(MAC_STORE)
+        self.mac_stores[i].append(a)
+        box = self.stored
+        if a < box[0]:
+            box[0] = a
+        if a + 128 > box[1]:
+            box[1] = a + 128
+
+    def flush_stores(self) -> None:
+        """Apply the queues of every accumulator with a deferred store."""
+        for i, addrs in enumerate(self.mac_stores):
+            if addrs:
+                self.flush_macs(i)
+        self.stored[:] = _NO_STORES
+
     def mac_buffers(self, i: int) -> None:
         """Allocate the accumulators' operand buffers (once: they are never replaced), one
         array per operand with a row per accumulator, so a group flush of neighbouring
@@ -179,30 +205,54 @@ class AieState:
                 bufs[:] = list(whole)
 
     def flush_macs(self, i: int) -> None:
-        """Apply accumulator i's deferred multiply-accumulates; and those of every other
-        accumulator with the same kinds queued, in one batch (applying an accumulator's
-        queue early gives the same bits: nothing else touched it since)."""
-        q = self.macs[i]
+        """Apply accumulator i's deferred multiply-accumulates (and stores); and those of
+        every other accumulator with the same kinds queued, in one batch (applying an
+        accumulator's queue early gives the same bits: nothing else touched it since)."""
+        macs = self.macs
+        q = macs[i]
         if not q:
             return
         mac_terms, mac_terms_rows = _MAC_TERMS or _mac_terms()
-        if self.macs.count(q) == 1:           # (the usual case: no group to gather)
-            self.macs[i] = []
+        stored = self.mac_stores[i]
+        if not stored and macs.count(q) == 1:     # (the usual case: no group, no store)
+            macs[i] = []
             self.set_acc(i, mac_terms(self.accf[i], q, self.mac_a[i], self.mac_b[i], self.mac_y[i]))
             return
-        group = [j for j, other in enumerate(self.macs) if other == q]
-        n, matrix = len(q), q.count(MAC_MATRIX)
-        first, last = group[0], group[-1]
-        sel = slice(first, last + 1) if last - first + 1 == len(group) else group
+        group = [j for j, other in enumerate(macs) if other == q]
+        for j in group:
+            macs[j] = []
+        g, first, last = len(group), group[0], group[-1]
+        sel = slice(first, last + 1) if last - first + 1 == g else group
+        whole_a, whole_b, whole_y = self._mac_all
 
-        def operands(whole, needed):
-            return whole[sel, :n] if needed else None
-        a, b, y = self._mac_all
-        rows = mac_terms_rows(self.accf[group], q, operands(a, True), operands(b, matrix < n),
-                              operands(y, matrix))
-        for j, row in zip(group, rows):
-            self.macs[j] = []
-            self.set_acc(j, row)
+        def terms(accs, start, end):              # the multiply-accumulates q[start:end]
+            part = q[start:end]
+            matrix = part.count(MAC_MATRIX)
+            return mac_terms_rows(accs, part, whole_a[sel, start:end],
+                                  whole_b[sel, start:end] if matrix < end - start else None,
+                                  whole_y[sel, start:end] if matrix else None)
+        accs = self.accf[sel]
+        if not stored:
+            accs = terms(accs, 0, len(q))
+        else:
+            stores, dm, start = [self.mac_stores[j] for j in group], self.dm, 0
+            for s in range(len(stored)):
+                end = q.index(MAC_STORE, start)
+                if end > start:
+                    accs = terms(accs, start, end)
+                for j in range(g):                # the store's bytes: the value at this point
+                    a = stores[j][s]
+                    dm[a:a + 128] = accs[j].view(np.uint8)
+                start = end + 1
+            if start < len(q):
+                accs = terms(accs, start, len(q))
+            for j in group:
+                self.mac_stores[j] = []
+        if type(self) is AieState and type(sel) is slice:   # (no write method watched)
+            self.accf[sel] = accs
+        else:
+            for j, row in zip(group, accs):
+                self.set_acc(j, row)
 
     def flush_all_macs(self) -> None:
         for i in range(len(self.macs)):
@@ -221,6 +271,8 @@ class AieState:
                                     f"(this operation moves {n} bytes)", memory="dm", address=a)
         if self.pending:
             self.dma.check(a, a + n - 1, write)
+        if a < self.stored[1] and self.stored[0] < a + n:    # bytes a deferred store writes
+            self.flush_stores()
         self.banks.append(a >> self.bank_shift)
         return a
 
@@ -276,6 +328,7 @@ class AieState:
                     self.dm[addr:addr + n] = values.view(np.uint8)
 
     def memories(self) -> dict[str, np.ndarray]:
+        self.flush_stores()
         return {"ext": self.ext, "dm": self.dm}
 
     def registers(self) -> dict:

@@ -1,6 +1,6 @@
 """Random straight-line programs: the statements inline.py writes into runs of bundles
 (scalar and pointer arithmetic, loads, stores, broadcasts, queued multiply-accumulates, the softmax's vector
-operations), the batched flush of deferred multiply-accumulates (tile products by
+operations, accumulator stores deferred behind queued multiply-accumulates), the batched flush of deferred multiply-accumulates (tile products by
 gather, sums in place) and the bf16 max/min/rounding helpers must give exactly what
 stepping gives (`Budget(fast=False)`: one bundle at a time, no deferral) and a traced
 run: memories, registers, cycles, stalls, unit activity, and the same error at the same
@@ -146,6 +146,102 @@ def test_random_scalar_and_pointer_programs_run_as_stepping_does(seed):
         assert same(fast, other) == "", same(fast, other)
 
 
+def _store_op(rng) -> str:
+    # stores of accumulators with queued multiply-accumulates (deferred behind the
+    # queue), and what must land them first: a load, store or DMA transfer of their
+    # bytes, another operation on the accumulator, a full queue; a few addresses, so
+    # they overlap
+    acc, x, y = int(rng.integers(0, 4)), int(rng.integers(0, 16)), int(rng.integers(0, 8))
+    p = int(rng.integers(0, 4))
+    post = rng.choice(["", "", ", 128", ", -128", ", 64"])
+    return rng.choice([
+        f"VMMAC.BF16 acc{acc}, x{x}, y{y}", f"VMMAC.BF16 acc{acc}, x{x}, y{y}",
+        f"VMAC.BF16 acc{acc}, x{x}, x{int(rng.integers(0, 16))}",
+        f"AST acc{acc}, [p{p}]{post}", f"AST acc{acc}, [p{p}]{post}", f"AST acc{acc}, [p{p}], m1",
+        f"ALD acc{acc}, [p{p}]{post if post != ', 64' else ''}", f"VLD x{x}, [p{p}]{post}",
+        f"VST x{x}, [p{p}]{post}", f"LD r2, [p{p}]", f"ST r1, [p{p}]",
+        f"AMUL.F32 acc{acc}, acc{acc}, acc{int(rng.integers(0, 4))}", f"VSRS.BF16 x{x}, acc{acc}",
+        f"MOVPI p{p}, {rng.choice([512, 640, 768, 1024, 1152, 512, 640, 768, 896])}",
+        f"MOVPI p{p}, {rng.choice([512, 640, 768, 1024, 1152])}",
+    ])
+
+
+# a transfer of bytes an accumulator store just deferred: its completion lands the store
+_TRANSFERS = [["MOVPI p3, 2048", "VMMAC.BF16 acc0, x1, y1", "AST acc0, [p3]", "DMAOUT 0, O, r0, r0",
+               "ACQ l1, 1", "MOVPI p3, 0"],
+              ["MOVPI p2, 2048", "VMAC.BF16 acc1, x1, x2", "AST acc1, [p2]", "DMAIN 1, I, r0, r0",
+               "ACQ l2, 1", "ALD acc2, [p2]"]]
+
+
+def _store_program(rng, n: int) -> str:
+    lines = [".bd O, ext=4096, loc=2048, n0=128, rel=l1", ".bd I, ext=0, loc=2048, n0=64, rel=l2",
+             "MOVI r1, 128", "MOVM m1, r1", "MOVI r1, 7"]
+    lines += [f"MOVPI p{i}, {128 * int(rng.integers(4, 12))}" for i in range(4)]
+    body = []
+    while len(body) < n:
+        if rng.random() < 0.05:
+            body += _TRANSFERS[int(rng.integers(0, 2))]
+            continue
+        ops = [_store_op(rng) for _ in range(int(rng.integers(1, 3)))]
+        try:
+            assemble("\n".join(lines[:2] + [" || ".join(ops)]), "s.asm", CFG)
+        except Exception:
+            continue
+        body.append(" || ".join(ops))
+    if rng.random() < 0.25:                   # a misaligned pointer
+        k = int(rng.integers(0, n))
+        body = body[:k] + ["MOVPI p1, 130"] + body[k:]
+    if rng.random() < 0.6:
+        k = int(rng.integers(0, n // 2))
+        body = body[:k] + [f"LOOP {int(rng.integers(2, 6))}"] + body[k:k + n // 2] + ["ENDLOOP"] + body[k + n // 2:]
+    # a store still deferred at the end: the run's memories land it
+    return "\n".join(lines + body + ["MOVPI p0, 4096", "VMMAC.BF16 acc3, x0, y0", "AST acc3, [p0]"])
+
+
+@functools.lru_cache(maxsize=None)
+def _store_case(seed):
+    rng = np.random.default_rng(1000 + seed)
+    return assemble(_store_program(rng, 70), "s.asm", CFG), _image(rng)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_deferred_accumulator_stores_run_as_stepping_does(seed):
+    program, img = _store_case(seed)
+    fast = AieModel().run(program, img, CFG, Budget())
+    for other in (AieModel().run(program, img, CFG, Budget(fast=False)),
+                  AieModel().run(program, img, CFG, Budget(), trace=True)):
+        assert same(fast, other) == "", same(fast, other)
+    for cut in (fast.retired // 3, fast.retired // 2 + 1):      # stopped with stores deferred
+        assert same(AieModel().run(program, img, CFG, Budget(max_instructions=max(1, cut))),
+                    AieModel().run(program, img, CFG, Budget(max_instructions=max(1, cut), fast=False))) == ""
+
+
+def test_random_store_programs_defer_stores_and_land_them_for_each_reason(monkeypatch):
+    from kernelcraft.simulators.aie.state import AieState
+    deferred, landed = [0], {}
+    defer, flush = AieState.defer_store, AieState.flush_stores
+
+    def counting_defer(self, i, a):
+        deferred[0] += 1
+        defer(self, i, a)
+
+    def counting_flush(self):
+        if any(self.mac_stores):
+            import inspect
+            caller = inspect.stack()[1].function
+            landed[caller] = landed.get(caller, 0) + 1
+        flush(self)
+    monkeypatch.setattr(AieState, "defer_store", counting_defer)
+    monkeypatch.setattr(AieState, "flush_stores", counting_flush)
+    runs = [AieModel().run(*_store_case(seed), CFG) for seed in range(12)]
+    for seed in range(12):                   # (and stopped by the budget)
+        AieModel().run(*_store_case(seed), CFG, Budget(max_instructions=max(1, runs[seed].retired // 3)))
+    assert deferred[0] > 30, deferred
+    # landed by an overlapping access, a DMA transfer's completion and the run's end
+    assert {"access", "complete", "memories"} <= set(landed), landed
+    assert sum(r.error is None for r in runs) >= 4
+
+
 def test_bf16_max_min_and_rounding_match_the_shared_numerics():
     bf = bf16_bits_to_f32
     every = np.arange(65536, dtype=np.uint16)
@@ -192,10 +288,10 @@ def test_in_place_accumulation_matches_accumulate_f32():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("task", ["gqa"])
+@pytest.mark.parametrize("task", ["gqa", "flash_attention", "decoder_block_llama"])
 def test_level_2_3_baselines_run_as_stepping_does(task):
     # the straight-line runs these baselines spend their time in (an unrolled online-
-    # softmax block) take the inline statements and the batched flushes
+    # softmax block) take the inline statements, the batched flushes and deferred stores
     from kernelcraft.tasks import get_task
     from kernelcraft.workbench.accel import get_accel
     from kernelcraft.workbench.layout import build_image
