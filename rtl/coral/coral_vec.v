@@ -48,6 +48,7 @@ module coral_vec #(
     output wire        d_fault,
     output wire        d_unsup,
     output wire        d_pend,        // a masked access whose addresses need a v0 still being computed
+    output wire        d_drain,       // an indexed access: dispatch waits until nothing is queued or issuing
     output wire        d_to_scalar,
     // state the core waits on
     output wire        q_full,
@@ -119,7 +120,8 @@ module coral_vec #(
     wire       dwhole, ewhole, dwmv, ewmv, dmskm, emskm;
     wire [4:0] dlop;
     wire [1:0] dbsel;
-    coral_vdec u_ddec (.ir(d_ir), .legal(d_legal), .ld(dl), .st(dst), .strided(dstr), .lanes(dlanes),
+    wire didx, eidx, estr_s;
+    coral_vdec u_ddec (.ir(d_ir), .legal(d_legal), .ld(dl), .st(dst), .strided(dstr), .indexed(didx), .lanes(dlanes),
                        .fp(dfp), .to_scalar(dtos), .from_scalar(dfroms), .red(dred), .ord(dord), .wred(dwred), .div(ddiv), .mk(dmk), .mlog(dmlog), .slide(dsl), .slide_up(dsup), .slide_one(dsone), .merge(dmerge), .vid(dvid), .iota(diota), .mq(dmq), .msf(dmsf), .gat(dgat), .comp(dcomp), .ei16(dei16),
                        .wop(dwop), .wsrc(dwsrc), .nar(dnar), .ext(dext), .ext4(dext4), .sa(dsa), .sb(dsb),
                        .subw(dsubw), .anysew(danysew), .meew(dmeew), .whole(dwhole), .wmv(dwmv), .mskm(dmskm), .lop(dlop), .bsel(dbsel),
@@ -139,9 +141,10 @@ module coral_vec #(
     // a unit-stride or strided access of EEW != SEW: EMUL = EEW / SEW * LMUL (more than 8
     // faults, the model's group(); a fraction is one register); it runs as the same access at
     // SEW = EEW and LMUL = EMUL, whose elements, mask bits, tail and beats are its own
-    wire       d_acc = (dl || dst) && !d_whl && !dmskm;
+    // (an indexed access's data is SEW wide: EMUL = LMUL; EEW is its offsets', whose group has that EMUL)
+    wire       d_acc = (dl || dst) && !d_whl && !dmskm && !didx;
     wire signed [3:0] d_elog = $signed({d_vt[2], d_vt[2:0]}) + $signed({2'b00, dmeew}) - $signed({2'b00, d_vt[4:3]});
-    wire       d_emul_bad = d_acc && d_elog > 4'sd3;
+    wire       d_emul_bad = (d_acc || didx) && d_elog > 4'sd3;
     wire [4:0] d_ne = d_elog[3] ? 5'd1 : 5'd1 << d_elog[1:0];   // its registers
     wire [7:0] d_vte = d_whl ? {5'b00010, 1'b0, d_wl} : dmskm ? {d_vt[7:6], 6'd0} :
                        d_acc ? {d_vt[7:6], 1'b0, dmeew, d_elog[3] ? 3'b111 : d_elog[2:0]} : d_vt[7:0];
@@ -152,7 +155,8 @@ module coral_vec #(
     wire [4:0] d_vd = d_ir[11:7], d_vs1 = d_ir[19:15], d_vs2 = d_ir[24:20];
     wire       d_grp = (dlanes && !dmk && !dmlog && !dmsf && (d_vd & (d_n - 5'd1)) != 5'd0) ||
                        ((dl || dst) && (d_vd & ((d_acc ? d_ne : d_n) - 5'd1)) != 5'd0) ||
-                       (dvs1 && (d_vs1 & (d_n - 5'd1)) != 5'd0) || (dvs2 && (d_vs2 & (d_n - 5'd1)) != 5'd0);
+                       (dvs1 && (d_vs1 & (d_n - 5'd1)) != 5'd0) || (dvs2 && (d_vs2 & (d_n - 5'd1)) != 5'd0) ||
+                       (didx && (d_vs2 & (d_ne - 5'd1)) != 5'd0);
     wire       d_mask = !d_ir[25] && d_vd == 5'd0 && ((dlanes && !dmk) || dl);
     wire       d_ovl = (dsup && d_vd == d_vs2) ||   // slide up: vd's group is vs2's (aligned groups)
                        (dmsf && d_vd == d_vs2) ||   // vms*f: vd is its source
@@ -194,7 +198,7 @@ module coral_vec #(
     // an 8- or 16-bit unit-stride load from an address that is no multiple of 4 would need
     // NB + 1 words of the banks in a beat, two of one bank whose port A the core's loads may
     // use meanwhile: not built (refused); stores write the extra word through port A
-    wire       d_unal = dl && !dstr && (dmeew != 2'd2 || dwhole) && d_xa[1:0] != 2'd0 && d_vle != 0;
+    wire       d_unal = dl && !dstr && !didx && (dmeew != 2'd2 || dwhole) && d_xa[1:0] != 2'd0 && d_vle != 0;
     // memory: the first and last element's addresses in DTCM and aligned (stride too)
     wire signed [47:0] d_off = $signed({16'd0, d_xa}) - $signed({16'd0, DTCM_BASE});
     wire [2:0] d_eb = 3'd1 << dmeew;                                // element bytes (8/16/32-bit accesses;
@@ -212,12 +216,27 @@ module coral_vec #(
     // a masked access: only the active elements' addresses count (the model's rule); when
     // they are not all good, each element is checked against v0, which must be final:
     // nothing queued or issuing writes v0 (S2's write is bypassed), else d_pend
-    wire       d_mm = (dl || dst) && !d_ir[25];
+    wire       d_mm = (dl || dst) && !didx && !d_ir[25];
     wire       d_mbad, v0_pend;
-    wire       d_mem = (dl || dst) && d_vchk != 0 && d_rbad && (!d_mm || (!v0_pend && d_mbad));
-    assign d_fault = d_legal && ((d_vill && !d_whl) || (dwmv && (d_vs2 & (d_n - 5'd1)) != 5'd0) || (dfp && (!d_sew32 || d_frm > 3'd4)) || d_sew_bad || d_grp || d_mask ||
+    wire       d_mem = (dl || dst) && !didx && d_vchk != 0 && d_rbad && (!d_mm || (!v0_pend && d_mbad));
+    // an indexed access checks every active element's address x[rs1] + offset (the offsets
+    // zero-extended) from the index group, read (S2 bypassed) once the unit has drained: no
+    // earlier instruction can still write the offsets or v0 (d_drain holds the core until then;
+    // its checks and faults wait too, so that they are the model's after its wait)
+    wire       d_ibad;
+    wire       d_idle;                                               // nothing queued or issuing
+    wire       d_go = !didx || d_idle;
+    // an indexed load whose destination overlaps the offsets other than as RVV allows (vd = vs2
+    // with SEW <= EEW, or a wider vd's highest part with the offsets' EMUL >= 1) is reserved: its
+    // elements would be written before later offsets are read, which the model does not do
+    wire [5:0] d_dend = {1'b0, d_vd} + {1'b0, d_n}, d_iend = {1'b0, d_vs2} + {1'b0, d_ne};
+    wire       d_iovl = dl && didx && {1'b0, d_vd} < d_iend && {1'b0, d_vs2} < d_dend &&
+                        !(d_vd == d_vs2 && {1'b0, d_vt[4:3]} <= {1'b0, dmeew}) &&
+                        !({1'b0, d_vt[4:3]} > {1'b0, dmeew} && !d_elog[3] && d_iend == d_dend);
+    assign d_drain = d_legal && didx;
+    assign d_fault = d_legal && d_go && ((didx && d_vl != 0 && d_ibad) || (d_vill && !d_whl) || (dwmv && (d_vs2 & (d_n - 5'd1)) != 5'd0) || (dfp && (!d_sew32 || d_frm > 3'd4)) || d_sew_bad || d_grp || d_mask ||
                                  d_ovl || d_mem || d_wide_bad || d_ext_bad || d_emul_bad || d_ei_bad);
-    assign d_unsup = d_legal && (!d_vill || d_whl) && !dfp && ((!d_sew_ok && !d_whl) || d_unal);
+    assign d_unsup = d_legal && d_go && (!d_vill || d_whl) && !dfp && ((!d_sew_ok && !d_whl) || d_unal || d_iovl);
     assign d_pend = d_legal && d_mm && d_vl != 0 && d_rbad && v0_pend;
     assign d_to_scalar = dtos;
 
@@ -257,12 +276,14 @@ module coral_vec #(
     wire ewop, ewsrc, enar, eext, eext4, esa, esb, esubw, eanysew;
     wire [4:0] elop;
     wire [1:0] ebsel;
-    coral_vdec u_edec (.ir(e_ir), .legal(elegal), .ld(el), .st(est), .strided(estr), .lanes(elanes),
+    coral_vdec u_edec (.ir(e_ir), .legal(elegal), .ld(el), .st(est), .strided(estr_s), .indexed(eidx), .lanes(elanes),
                        .fp(efp), .to_scalar(etos), .from_scalar(efroms), .red(ered), .ord(eord), .wred(ewred), .div(ediv), .mk(emk), .mlog(emlog), .slide(esl), .slide_up(esup), .slide_one(esone), .merge(emerge), .vid(evid), .iota(eiota), .mq(emq), .msf(emsf), .gat(egat), .comp(ecomp), .ei16(eei16),
                        .wop(ewop), .wsrc(ewsrc), .nar(enar), .ext(eext), .ext4(eext4), .sa(esa), .sb(esb),
                        .subw(esubw), .anysew(eanysew), .meew(emeew), .whole(ewhole), .wmv(ewmv), .mskm(emskm), .lop(elop), .bsel(ebsel),
                        .reads_vs1(evs1), .reads_vs2(evs2), .swap(eswap), .neg_prod(enp),
                        .neg_add(ena), .uses_vd(evd));
+    // an indexed access runs as a strided one (an element per cycle), its address from the offsets
+    assign estr = estr_s || eidx;
     wire [4:0]   e_vd = e_ir[11:7], e_vs1 = e_ir[19:15], e_vs2 = e_ir[24:20];
     wire         e_vm = e_ir[25], e_vta = e_vt[6], e_vma = e_vt[7];
     wire [4:0]   e_n = e_vt[2] ? 5'd1 : 5'd1 << e_vt[1:0];
@@ -343,7 +364,9 @@ module coral_vec #(
     wire        c_sel = ecomp && bc < e_vl && op_b[bc[$clog2(VLEN)-1:0]];
     wire [VW-1:0] c_reg = c_pos >> (LNB + 32'(e_esh));
     wire [VW-1:0] c_slot = c_pos & VW'(e_epr - 32'd1);
-    wire [4:0]  r_a = esl ? s_lo : eiota ? e_vs2 : egat ? e_vs2 + g_rg[4:0] : ecomp ? e_vs2 + bce[4:0] :
+    // an indexed access: element bc's offset, of emeew bits, from register bc / (offsets a register) of vs2's group
+    wire [VW-1:0] bci = bc >> (LNB + 2 - 32'(emeew));
+    wire [4:0]  r_a = eidx ? e_vs2 + bci[4:0] : esl ? s_lo : eiota ? e_vs2 : egat ? e_vs2 + g_rg[4:0] : ecomp ? e_vs2 + bce[4:0] :
                       e_vs2 + bnar[4:0];
     wire [VW-1:0] bce16 = bc >> (LNB + 1);           // vrgatherei16: 2 NB indices a register
     wire [4:0]  r_b = esl ? s_lo + 5'd1 : eei16 ? e_vs1 + bce16[4:0] : egat ? e_vs1 + bce[4:0] : ecomp ? e_vs1 :
@@ -353,6 +376,7 @@ module coral_vec #(
     assign op_a = rd(r_a);
     assign op_b = rd(r_b);
     wire [VLEN-1:0] op_c = rd(r_c), v0 = rd(5'd0);
+    wire [31:0] eaddr = eidx ? e_xa + elem_at(op_a, bc[LNB+1:0], emeew != 2'd2, emeew) : saddr;   // the element's address
     assign v0_pend = any_wv0 || (s1_v && wb && e_vd == 5'd0);
     // the masked access's elements against v0 (constant multiples of the stride)
     reg        mbad;
@@ -373,6 +397,33 @@ module coral_vec #(
             end
     end
     assign d_mbad = mbad;
+    // an indexed access's active elements: x[rs1] + offset in DTCM and SEW-aligned (the
+    // offsets' group is up to 8 registers; elements past it are past vl)
+    reg        ibad;
+    reg [32*VLEN-1:0] igrp;          // (past 8 registers: zeros, so that every element's select is in range)
+    reg [31:0] i_off;
+    reg [47:0] i_eo;
+    wire [2:0] d_sb = 3'd1 << d_vt[4:3];                             // data element bytes
+    integer ii;
+    always @(*) begin
+        ibad = 1'b0;
+        igrp = {(32 * VLEN){1'b0}};
+        i_off = 32'd0;
+        i_eo = 48'd0;
+        if (d_legal && didx) begin    // (so that the simulator skips the loop on other instructions)
+            for (ii = 0; ii < 8; ii = ii + 1) igrp[VLEN*ii +: VLEN] = rd(d_vs2 + 5'(ii));
+            for (ii = 0; ii < 32 * NB; ii = ii + 1) begin
+                i_off = dmeew == 2'd0 ? {24'd0, igrp[8*ii +: 8]} : dmeew == 2'd1 ? {16'd0, igrp[16*ii +: 16]} :
+                        igrp[32*ii +: 32];
+                i_eo = 48'(d_off + $signed({16'd0, i_off}));
+                if (VW'(ii) < d_vl && (d_ir[25] || v0[ii]) &&
+                    (((d_xa[1:0] + i_off[1:0]) & 2'(d_sb - 3'd1)) != 2'd0 || $signed(i_eo) < 0 ||
+                     $signed(i_eo) > 48'(DTCM_SIZE) - 48'(d_sb)))
+                    ibad = 1'b1;
+            end
+        end
+    end
+    assign d_ibad = ibad;
     assign dbg_rdata = vones[dbg_addr[LNB +: 5]] ? 32'hFFFF_FFFF : vrf[dbg_addr[LNB +: 5]][32 * dbg_addr[LNB-1:0] +: 32];
 
     // ------------------------------------------------------------------ S1: beat set-up
@@ -569,7 +620,7 @@ module coral_vec #(
     // from an address that is no multiple of 4: NB + 1, the last through port A), strided
     // elements one word
     wire [31:0] w_unit = ((e_xa - DTCM_BASE) >> 2) + (32'(bc) << LNB);
-    wire [31:0] w_str = (saddr - DTCM_BASE) >> 2;
+    wire [31:0] w_str = (eaddr - DTCM_BASE) >> 2;
     reg  [31:0] wk;
     integer k;
     always @(*) begin
@@ -586,7 +637,7 @@ module coral_vec #(
                     m_we[4*k +: 4] = (est && (e_vm || v0[bc[$clog2(VLEN)-1:0]])) ? 4'hF : 4'h0;
                     m_wdata[32*k +: 32] = op_c[32 * bc[LNB-1:0] +: 32];
                     if (e_sub) begin             // 8 / 16 bits: the element's bytes of the word
-                        m_we[4*k +: 4] = m_we[4*k +: 4] & ((e_sew == 2'd1 ? 4'b0011 : 4'b0001) << saddr[1:0]);
+                        m_we[4*k +: 4] = m_we[4*k +: 4] & ((e_sew == 2'd1 ? 4'b0011 : 4'b0001) << eaddr[1:0]);
                         m_wdata[32*k +: 32] = e_sew == 2'd1 ? {2{op_c[16 * bslot[$clog2(VLEN)-1:0] +: 16]}} :
                                                               {4{op_c[8 * bslot[$clog2(VLEN)-1:0] +: 8]}};
                     end
@@ -1114,12 +1165,13 @@ module coral_vec #(
     assign st_pend = any_st || (s1_v && est);
     assign mem_pend = any_mem || (s1_v && (el || est));
     assign drained = qn == 0 && !s1_v;
+    assign d_idle = drained;
     assign active = qn != 0 || s1_v || s2_v;
 
     wire push = d_valid && !(free && qn == 0);        // into the queue (else straight to S1)
     wire pop = free && qn != 0;
     wire [QW-1:0] nx = pop ? q[qh] : d_entry;
-    wire _unused = ^{s_offq, g_rg, svE, sjW, dsa, dsb, bnar, eanysew, emeew, ewhole, dwmv, emskm, dsl, dsone, dmerge, dvid, dmq, dmsf, emq, dgat, dcomp, dei16, bce16, esl, dl, dst, dstr, dlanes, dtos, dfroms, dred, dord, ddiv, dmk, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
+    wire _unused = ^{s_offq, g_rg, bci, svE, sjW, dsa, dsb, bnar, eanysew, emeew, ewhole, dwmv, emskm, dsl, dsone, dmerge, dvid, dmq, dmsf, emq, dgat, dcomp, dei16, bce16, esl, dl, dst, dstr, dlanes, dtos, dfroms, dred, dord, ddiv, dmk, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
                       evs1, evs2, bc_reg, wk, dbg_addr};
 
     // an idle unit's registers do not toggle (and Verilator does not evaluate them)
@@ -1223,7 +1275,7 @@ module coral_vec #(
             s2_c <= op_c;
             s2_rot <= w_unit[LNB-1:0];
             s2_bank <= w_str[LNB-1:0];
-            s2_boff <= saddr[1:0];
+            s2_boff <= eaddr[1:0];
             s2_sc <= efp ? e_fa : e_xa;
             if (s2_v && s2_we) vrf[s2_reg] <= wval;
             if (s2_v) vones <= (vones & ~((s2_we ? 32'd1 : 32'd0) << s2_reg)) | s2_marks;

@@ -9,8 +9,9 @@ from kernelcraft.simulators.core.errors import ConfigError
 from kernelcraft.simulators.coral.assembler import assemble
 from kernelcraft.simulators.coral.machine import CoralModel
 from kernelcraft.simulators.coral_rtl.compare import compare_runs, compare_traces
-from kernelcraft.simulators.coral_rtl.randvec import (fault_programs, random_fixed_program, random_subword_program,
-                                                      random_vector_program, random_widening_program)
+from kernelcraft.simulators.coral_rtl.randvec import (fault_programs, random_fixed_program, random_indexed_program,
+                                                      random_subword_program, random_vector_program,
+                                                      random_widening_program)
 
 SEEDS = range(60)
 
@@ -78,6 +79,51 @@ def test_fixed_point_programs_match_the_model(cfg, rtl):
     assert sum(m.registers["x"][10] & 1 for m, _ in runs) > 0          # vcsr's vxsat at the end
 
 
+def test_indexed_accesses_match_the_model(cfg, rtl):
+    # every indexed load and store at SEW 8, 16, 32 with offsets of each width (EMUL 1/4 to 8),
+    # masked or not, both policies, vl 0 to past VLMAX, loads onto their offsets where RVV allows
+    # it, offsets written just before (the drain); traced: every element written is compared
+    seeds = range(30)
+    sources = [random_indexed_program(s) for s in seeds]
+    runs = _both(rtl, cfg, sources, trace=True)
+    for seed, (model, r) in zip(seeds, runs):
+        assert model.error is None, (seed, model.error)
+        assert compare_runs(model, r) == [], f"seed {seed}"
+        assert compare_traces(model.trace, r.trace) is None, f"seed {seed}"
+    assert sum(src.count("xei") for src in sources) >= 400
+    assert sum(m.stalls["vector_sync"] for m, _ in runs) > 0
+
+
+INDEXED = (".text\nla a0, d\nvsetvli t1, zero, e32, m8\nvle32.v v8, (a0)\nvle32.v v16, (a0)\nli t0, {bits}\n"
+           "vmv.s.x v0, t0\nvsetvli t1, zero, e{eew}, m8\nli t0, {offs}\nvmv.v.x v24, t0\nvid.v v16\n"
+           "li t0, {step}\nvmul.vx v16, v16, t0\nvadd.vv v24, v24, v16\nli t0, {avl}\n"
+           "vsetvli t1, t0, e{sew}, {lm}, {pol}\nli a1, {base}\n{op}\nebreak\n.data\n.balign 16\nd: .word "
+           + _words(64) + "\n")
+
+
+def test_indexed_access_edges(cfg, rtl):
+    # offsets zero-extended at their largest aligned value (0xfc, 0xfffe, ...: sign-extended they
+    # would leave DTCM), one address for every element (a store's last one wins); inactive
+    # elements and elements past vl (vl = 0 too) outside DTCM or misaligned: no fault, nothing
+    # read or written; a load onto its own offsets (vd = vs2, SEW <= EEW: RVV allows it)
+    base, last = cfg.DTCM_BASE, cfg.DTCM_BASE + cfg.DTCM_SIZE
+    cases = []
+    for op in ("vluxei{eew}.v v8, (a1), v24{vm}", "vsoxei{eew}.v v8, (a1), v24{vm}", "vloxei{eew}.v v24, (a1), v24{vm}"):
+        for eew, sew, lm in ((8, 32, "m4"), (16, 16, "m2"), (32, 8, "m1"), (16, 32, "m8")):
+            if op.startswith("vloxei") and sew > eew:
+                continue
+            sb = sew // 8
+            big = min(1 << eew, cfg.DTCM_SIZE) - sb
+            for c in (dict(pol="tu, mu", avl=1000, bits=0, offs=big, step=0, base=base, vm=""),
+                      dict(pol="ta, ma", avl=0, bits=0, offs=1, step=0, base=last, vm=""),
+                      # elements 0-3 active and in DTCM, 4-6 inactive and past its end
+                      dict(pol="tu, mu", avl=7, bits=0x0F, offs=0, step=32, base=last - 128, vm=", v0.t"),
+                      dict(pol="ta, ma", avl=9, bits=0, offs=1, step=0, base=last, vm=", v0.t")):
+                cases.append(dict(c, eew=eew, sew=sew, lm=lm, op=op.format(eew=eew, vm=c["vm"])))
+    _cases_match(rtl, cfg, INDEXED, cases)
+    assert len(cases) == 40
+
+
 def test_vector_faults_stop_where_the_model_stops(cfg, rtl):
     names = list(fault_programs())
     runs = _both(rtl, cfg, list(fault_programs().values()))
@@ -98,6 +144,11 @@ def test_unimplemented_vector_work_is_refused(cfg, rtl):
     with pytest.raises(ConfigError, match=r"not vlseg2e32.v \(Zve32f\): instruction 1 \(line 3\) "
                                           r"`vlseg2e32.v v2, \(a0\)` cannot run on it"):
         rtl.run(gather, MemoryImage(), cfg)
+    # an indexed load onto its offsets other than as RVV allows (here SEW 32 over 8-bit offsets in
+    # the lowest part of vd's group) is a reserved encoding the RTL refuses at run time
+    ovl = assemble(".text\nla a0, d\nvsetvli t0, zero, e32, m4\nvluxei8.v v4, (a0), v4\n.data\nd: .zero 64\n", "o.s", cfg)
+    with pytest.raises(ConfigError, match=r"does not yet run instruction 3 .*reserved encoding"):
+        rtl.run(ovl, MemoryImage(), cfg)
     # an 8-bit unit-stride or whole-register load (at SEW 8 or 32) from an address that is no
     # multiple of 4 is refused at run time
     for src in ("la a0, d\naddi a0, a0, 2\nvsetvli t0, zero, e32, m1\nvle8.v v2, (a0)\n.data\nd: .zero 64",
