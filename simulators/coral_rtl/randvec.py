@@ -55,7 +55,8 @@ SLIDES = sorted(m for m in VECTOR if _I[m].timing == "VPERM" and "slide" in m)
 COMPARES = sorted(m for m in VECTOR if m.split(".")[0] in _CMP)
 FIXED = sorted(m for m in VECTOR if _I[m].group == "rvv_fixed")
 FIXED_NARROW = [m for m in FIXED if _wide(m)]                           # vnclip(u): SEW 8, 16
-INDEXED = sorted(m for m in VECTOR if _I[m].format.name in ("VLX", "VSX"))   # vl/vs{u,o}xei<eew>.v
+INDEXED = sorted(m for m in VECTOR if _I[m].format.name in ("VLX", "VSX") and _I[m].group == "rvv_memory")
+SEGMENT = sorted(m for m in VECTOR if _I[m].group == "rvv_segment" and _I[m].fixed.get("nf", 0) > 0)
 XREGS = ["a0", "a1", "a2", "a3", "a4", "a5", "t4", "t5", "t6"]
 
 # element values at the edges of every width (saturation at both ends, rounding ties)
@@ -196,6 +197,50 @@ def _indexed(rng, sew: int, lmul: float, pol: str, mask: bool) -> list[str] | No
             f"vmul.vx v{vi}, v{vi}, t3", f"li t3, {limit & -(sew // 8)}", f"vand.vx v{vi}, v{vi}, t3",
             f"vsetvli t1, s2, e{sew}, {lm}, {pol}", f"addi t2, s0, {4 * rng.randrange((BUFFER - 512 - 4) // 4)}",
             f"{op} v{vd}, (t2), v{vi}{vm}"]
+
+
+def _segment(rng, sew: int, lmul: float, pol: str, mask: bool) -> list[str] | None:
+    """A segment load or store at the current vtype (vl kept in s2): NF fields of EEW bits
+    (indexed: SEW bits, EEW the offsets') whose NF groups of EMUL registers fit in 8 and below
+    v32; unit-stride from anywhere in the buffer, strided by multiples of the field size (0 and
+    negative too), indexed by offsets made as for _indexed (a load's fields apart from them)."""
+    op = rng.choice(SEGMENT)
+    d = _I[op]
+    nf, fmt = d.fixed["nf"] + 1, d.format.name
+    eew = int(op.split("e")[-1].split(".")[0].lstrip("i"))
+    indexed = fmt in ("VLX", "VSX")
+    data = sew if indexed else eew
+    emul = data / sew * lmul
+    ni_emul = eew / sew * lmul
+    n = max(1, int(emul))
+    if emul > 8 or nf * n > 8 or emul < 1 / 8 or (indexed and not 1 / 4 <= ni_emul <= 8):
+        return None
+    db = data // 8
+    vm = ", v0.t" if mask else ""
+    out = ["csrr s2, vl"]
+    if indexed:
+        ni = max(1, int(ni_emul))
+        em = f"m{int(ni_emul)}" if ni_emul >= 1 else f"mf{int(1 / ni_emul)}"
+        vi = rng.choice(range(ni if mask else 0, 32, ni))
+        lim = (256 if eew == 8 else 512) - 1
+        out += [f"vsetvli t1, zero, e{eew}, {em}, ta, ma", f"vid.v v{vi}", f"li t3, {rng.choice([rng.getrandbits(16) | 1, 1, 0]) * db}",
+                f"vmul.vx v{vi}, v{vi}, t3", f"li t3, {lim & -db}", f"vand.vx v{vi}, v{vi}, t3"]
+        regs = [r for r in range(0, 33 - nf * n, n) if not (mask and r == 0) and
+                (op.startswith("vs") or r + nf * n <= vi or r >= vi + ni)]
+        addr = [f"addi t2, s0, {4 * rng.randrange((BUFFER - 512 - 32) // 4)}"]
+        tail = f", v{vi}"
+    else:
+        regs = [r for r in range(0, 33 - nf * n, n) if not (mask and r == 0)]
+        if fmt in ("VLS", "VSS"):
+            addr = [f"addi t2, s0, {BUFFER // 2 + db * rng.randrange(-8, 8)}", f"li t3, {db * rng.randint(-3, 3 + nf)}"]
+            tail = ", t3"
+        else:
+            addr = [f"addi t2, s0, {db * rng.randrange((BUFFER - 160) // db)}"]
+            tail = ""
+    if not regs:
+        return None
+    lm = f"m{int(lmul)}" if lmul >= 1 else f"mf{int(1 / lmul)}"
+    return out + [f"vsetvli t1, s2, e{sew}, {lm}, {pol}"] + addr + [f"{op} v{rng.choice(regs)}, (t2){tail}{vm}"]
 
 
 def _overlapping(rng, vd: int, nd: int, ns: int, whole: bool, align: int) -> str:
@@ -557,10 +602,11 @@ def random_fixed_program(seed: int, length: int = 40, vlen: int = 128) -> str:
     return "\n".join(out) + "\n"
 
 
-def random_indexed_program(seed: int, length: int = 16, vlen: int = 128) -> str:
+def random_indexed_program(seed: int, length: int = 16, vlen: int = 128, segments: bool = False) -> str:
     """Indexed loads and stores (every offset width) at SEW 8, 16, 32 and LMUL 1/4 to 8, vl from 0
     to past VLMAX, masked or not (new masks between), both policies, loads onto their offsets where
-    RVV allows it, other vector work between them (the drain before each), results stored."""
+    RVV allows it, other vector work between them (the drain before each), results stored;
+    `segments`: half of them segment loads and stores of every addressing mode and NF."""
     rng = random.Random(seed)
     out = [".text", "la s0, buf"] + [f"li {r}, {rng.getrandbits(32) - (1 << 31)}" for r in XREGS]
     out += ["vsetvli t1, zero, e32, m8, ta, ma"] + \
@@ -581,7 +627,7 @@ def random_indexed_program(seed: int, length: int = 16, vlen: int = 128) -> str:
         elif c < 0.25:                            # something still in the unit when the access dispatches
             n = max(1, int(lmul))
             out.append(f"vmul.vv v{rng.choice(range(0, 32, n))}, v{rng.choice(range(0, 32, n))}, v{rng.choice(range(0, 32, n))}")
-        block = _indexed(rng, sew, lmul, pol, rng.random() < 0.35)
+        block = (_segment if segments and rng.random() < 0.5 else _indexed)(rng, sew, lmul, pol, rng.random() < 0.35)
         if block:
             out += block
             done += 1
@@ -648,6 +694,11 @@ def fault_programs() -> dict[str, str]:
         "indexed offsets misaligned group": pre + "vluxei32.v v2, (s0), v5" + data,
         "indexed offsets over EMUL 8": pre.replace("e32, m2", "e8, m8") + "vluxei16.v v8, (s0), v16" + data,
         "indexed load onto v0 masked": pre + "vluxei32.v v0, (s0), v4, v0.t" + data,
+        # segments: NF groups over 8 registers or past v31, an indexed segment load over its offsets
+        "segment fields over 8 registers": pre + "vlseg5e32.v v8, (s0)" + data,
+        "segment group past v31": pre.replace("m2", "m1") + "vsseg4e32.v v30, (s0)" + data,
+        "indexed segment load over its offsets": pre.replace("m2", "m1") + "vluxseg2ei32.v v4, (s0), v5" + data,
+        "strided segment misaligned stride": pre.replace("e32", "e16") + "li t3, 3\nvlsseg3e16.v v2, (s0), t3" + data,
         "masked store misaligned": pre + "li t0, 1\nvmv.s.x v0, t0\naddi s0, s0, 2\nvse32.v v2, (s0), v0.t" + data,
         "queued then faulting": pre + "vfadd.vv v2, v4, v6\nvse32.v v2, (s0)\nvfadd.vv v2, v4, v6\n"
                                 "vle32.v v3, (s0)" + data,
