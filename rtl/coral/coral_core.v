@@ -182,7 +182,8 @@ module coral_core #(
     wire is_vop = (op == 7'h57 && f3 != 3'd7) || ((op == 7'h07 || op == 7'h27) && (f3 == 3'd0 || f3 >= 3'd5));
     reg  [VW-1:0] vl;
     reg  [8:0]  vt;                  // {vill, vma, vta, vsew, vlmul}
-    wire        v_legal, v_fault, v_unsup, v_pend, v_drain, v_to_scalar, v_full, v_st_pend, v_mem_pend, v_drained,
+    wire [VW-1:0] v_ffvl;
+    wire        v_legal, v_fault, v_unsup, v_pend, v_drain, v_ffl, v_to_scalar, v_full, v_st_pend, v_mem_pend, v_drained,
                 v_active, v_sval_ok;
     wire [31:0] v_sval, v_dbg_rdata;
     wire [4:0]  v_flags;
@@ -424,7 +425,7 @@ module coral_core #(
                 .DTCM_SIZE(DTCM_SIZE)) u_vec (
         .clk(clk), .rst(rst || (start && !running)), .d_valid(ex_busy && is_vec && first && !hold && v_ok && !faulted),
         .d_ir(ex_ir), .d_vl(vl), .d_vt(vt), .d_frm(frm), .d_vxrm(vxrm), .d_xa(a), .d_xb(b), .d_fa(fr[rs1]),
-        .d_legal(v_legal), .d_fault(v_fault), .d_unsup(v_unsup), .d_pend(v_pend), .d_drain(v_drain), .d_to_scalar(v_to_scalar),
+        .d_legal(v_legal), .d_fault(v_fault), .d_unsup(v_unsup), .d_pend(v_pend), .d_drain(v_drain), .d_ffl(v_ffl), .d_ffvl(v_ffvl), .d_to_scalar(v_to_scalar),
         .q_full(v_full), .st_pend(v_st_pend), .mem_pend(v_mem_pend), .drained(v_drained),
         .active(v_active), .sval_ok(v_sval_ok), .sval(v_sval), .vflags(v_flags), .vsat(v_sat), .busy_cycles(v_busy),
         .tr_s1seq(vt_s1seq), .tr_s2seq(vt_s2seq), .tr_we(vt_we), .tr_reg(vt_reg), .tr_val(vt_val),
@@ -447,7 +448,7 @@ module coral_core #(
     assign rt_st_data = st_src;
     assign rt_csr = is_csr;
     assign rt_fpf = is_fp ? fp_flags : 5'd0;
-    assign rt_vset = is_vset;
+    assign rt_vset = is_vset || (is_vec && v_ffl);   // (a fault-only-first load sets vl)
     assign vt_flags = {v_sat, v_flags};
     wire _unused_v = ^{v_active};
 
@@ -553,6 +554,7 @@ module coral_core #(
                 busy[unit] <= busy[unit] + (is_vec ? 64'd1 : {58'd0, ex_cnt} + 64'd1);
                 if (writes_rd) x[rd] <= result;
                 if (writes_fd) fr[rd] <= result;
+                if (is_vec && v_ffl) vl <= v_ffvl;
                 if (is_vset) begin
                     vl <= vl_new;
                     vt <= vs_vill ? 9'h100 : {1'b0, vt_req[7:0]};

@@ -34,6 +34,7 @@ module coral_vdec (
     output wire        mskm,      // ... vlm.v / vsm.v (any SEW)
     output wire        wmv,       // vmv<n>r.v: n = the vs1 field + 1 registers of vs2 to vd (vtype ignored)
     output wire        strided,   // ... strided (else unit-stride)
+    output wire        ff,        // ... a fault-only-first unit-stride load (lumop 10000; segments too)
     output wire        seg,       // ... a segment access of nf + 1 fields (ir[31:29] = nf), any addressing mode
     output wire        indexed,   // ... indexed (ordered or not: one element a cycle either way); meew is
                                   // the offsets' width, the data's is SEW
@@ -105,12 +106,14 @@ module coral_vdec (
                    (op == 7'h07 || (op == 7'h27 && f3 == 3'd0));
     // vlm.v / vsm.v: lumop 01011, 8-bit, unmasked: ceil(vl / 8) bytes of a mask register
     assign mskm = f3 == 3'd0 && ir[31:25] == 7'b0000001 && vs2 == 5'b01011 && (op == 7'h07 || op == 7'h27);
-    wire mem32 = (memw && !ir[28] && (ir[27:26] != 2'b00 || vs2 == 5'd0)) || whole || mskm;
+    wire mem32 = (memw && !ir[28] && (ir[27:26] != 2'b00 || vs2 == 5'd0 || (op == 7'h07 && vs2 == 5'b10000))) ||
+                 whole || mskm;
     assign ld = op == 7'h07 && mem32;
     assign st = op == 7'h27 && mem32;
     assign meew = f3 == 3'd6 ? 2'd2 : f3 == 3'd5 ? 2'd1 : 2'd0;
     assign strided = (ld || st) && ir[27:26] == 2'b10;
     assign indexed = (ld || st) && ir[26] && !whole && !mskm;
+    assign ff = ld && ir[27:26] == 2'b00 && vs2 == 5'b10000;
     assign seg = (ld || st) && ir[31:29] != 3'd0 && !whole && !mskm;
 
     wire opv = op == 7'h57;

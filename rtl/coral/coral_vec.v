@@ -48,6 +48,8 @@ module coral_vec #(
     output wire        d_fault,
     output wire        d_unsup,
     output wire        d_pend,        // a masked access whose addresses need a v0 still being computed
+    output wire        d_ffl,         // a fault-only-first load: vl becomes d_ffvl (its dispatch)
+    output wire [$clog2(VLEN):0] d_ffvl,
     output wire        d_drain,       // an indexed access: dispatch waits until nothing is queued or issuing
     output wire        d_to_scalar,
     // state the core waits on
@@ -120,8 +122,8 @@ module coral_vec #(
     wire       dwhole, ewhole, dwmv, ewmv, dmskm, emskm;
     wire [4:0] dlop;
     wire [1:0] dbsel;
-    wire didx, eidx, estr_s, dseg, eseg;
-    coral_vdec u_ddec (.ir(d_ir), .legal(d_legal), .ld(dl), .st(dst), .strided(dstr), .indexed(didx), .seg(dseg), .lanes(dlanes),
+    wire didx, eidx, estr_s, dseg, eseg, dff, eff;
+    coral_vdec u_ddec (.ir(d_ir), .legal(d_legal), .ld(dl), .st(dst), .strided(dstr), .indexed(didx), .seg(dseg), .ff(dff), .lanes(dlanes),
                        .fp(dfp), .to_scalar(dtos), .from_scalar(dfroms), .red(dred), .ord(dord), .wred(dwred), .div(ddiv), .mk(dmk), .mlog(dmlog), .slide(dsl), .slide_up(dsup), .slide_one(dsone), .merge(dmerge), .vid(dvid), .iota(diota), .mq(dmq), .msf(dmsf), .gat(dgat), .comp(dcomp), .ei16(dei16),
                        .wop(dwop), .wsrc(dwsrc), .nar(dnar), .ext(dext), .ext4(dext4), .sa(dsa), .sb(dsb),
                        .subw(dsubw), .anysew(danysew), .meew(dmeew), .whole(dwhole), .wmv(dwmv), .mskm(dmskm), .lop(dlop), .bsel(dbsel),
@@ -137,7 +139,9 @@ module coral_vec #(
     wire [3:0] d_wn = {1'b0, d_nf} + 4'd1;
     wire [1:0] d_wl = d_nf[2] ? 2'd3 : d_nf[1] ? 2'd2 : d_nf[0] ? 2'd1 : 2'd0;   // log2(n)
     // vlm.v / vsm.v: a vle8/vse8 of ceil(vl / 8) bytes at SEW 8, LMUL 1 (the tail as vtype says)
-    wire [VW-1:0] d_vle = d_whl ? VW'(d_wn) << LNB : dmskm ? (d_vl + VW'(7)) >> 3 : d_vl;
+    wire [VW-1:0] d_ffk;             // a fault-only-first load: its first active bad element, else vl
+    wire [VW-1:0] d_vl0 = d_whl ? VW'(d_wn) << LNB : dmskm ? (d_vl + VW'(7)) >> 3 : d_vl;   // (checked)
+    wire [VW-1:0] d_vle = dff ? d_ffk : d_vl0;                                                 // (queued)
     // a unit-stride or strided access of EEW != SEW: EMUL = EEW / SEW * LMUL (more than 8
     // faults, the model's group(); a fraction is one register); it runs as the same access at
     // SEW = EEW and LMUL = EMUL, whose elements, mask bits, tail and beats are its own
@@ -213,13 +217,13 @@ module coral_vec #(
     // an 8- or 16-bit unit-stride load from an address that is no multiple of 4 would need
     // NB + 1 words of the banks in a beat, two of one bank whose port A the core's loads may
     // use meanwhile: not built (refused); stores write the extra word through port A
-    wire       d_unal = dl && !dstr && !didx && !dseg && (dmeew != 2'd2 || dwhole) && d_xa[1:0] != 2'd0 && d_vle != 0;
+    wire       d_unal = dl && !dstr && !didx && !dseg && (dmeew != 2'd2 || dwhole) && d_xa[1:0] != 2'd0 && d_vl0 != 0;
     // memory: the first and last element's addresses in DTCM and aligned (stride too)
     wire signed [47:0] d_off = $signed({16'd0, d_xa}) - $signed({16'd0, DTCM_BASE});
     wire [2:0] d_eb = 3'd1 << dmeew;                                // element bytes (8/16/32-bit accesses;
                                                                     // a whole-register store: 1)
     // the model checks a whole-register access's first and last element of that size
-    wire [VW+1:0] d_vchk = dwhole ? (VW + 2)'(d_vle) << (2'd2 - dmeew) : (VW + 2)'(d_vle);
+    wire [VW+1:0] d_vchk = dwhole ? (VW + 2)'(d_vl0) << (2'd2 - dmeew) : (VW + 2)'(d_vl0);
     wire [1:0] d_am = 2'(d_eb - 3'd1);                              // ... alignment mask
     wire signed [47:0] d_step = (dstr || d_useg) ? {{16{d_xbq[31]}}, d_xbq} : 48'(d_eb);
     wire signed [47:0] d_fsp = 48'(d_nfm) << (didx ? d_vt[4:3] : dmeew);   // a segment's fields after its first
@@ -234,7 +238,11 @@ module coral_vec #(
     // nothing queued or issuing writes v0 (S2's write is bypassed), else d_pend
     wire       d_mm = (dl || dst) && !didx && !d_ir[25];
     wire       d_mbad, v0_pend;
-    wire       d_mem = (dl || dst) && !didx && d_vchk != 0 && d_rbad && (!d_mm || (!v0_pend && d_mbad));
+    // (a fault-only-first load faults only on element 0; a later bad active element trims vl to it)
+    wire       d_mem = (dl || dst) && !didx && d_vchk != 0 && d_rbad &&
+                       (dff ? (!d_mm || !v0_pend) && d_ffk == 0 : (!d_mm || (!v0_pend && d_mbad)));
+    assign d_ffl = d_legal && dff;
+    assign d_ffvl = d_ffk;
     // an indexed access checks every active element's address x[rs1] + offset (the offsets
     // zero-extended) from the index group, read (S2 bypassed) once the unit has drained: no
     // earlier instruction can still write the offsets or v0 (d_drain holds the core until then;
@@ -295,7 +303,7 @@ module coral_vec #(
     wire ewop, ewsrc, enar, eext, eext4, esa, esb, esubw, eanysew;
     wire [4:0] elop;
     wire [1:0] ebsel;
-    coral_vdec u_edec (.ir(e_ir), .legal(elegal), .ld(el), .st(est), .strided(estr_s), .indexed(eidx), .seg(eseg), .lanes(elanes),
+    coral_vdec u_edec (.ir(e_ir), .legal(elegal), .ld(el), .st(est), .strided(estr_s), .indexed(eidx), .seg(eseg), .ff(eff), .lanes(elanes),
                        .fp(efp), .to_scalar(etos), .from_scalar(efroms), .red(ered), .ord(eord), .wred(ewred), .div(ediv), .mk(emk), .mlog(emlog), .slide(esl), .slide_up(esup), .slide_one(esone), .merge(emerge), .vid(evid), .iota(eiota), .mq(emq), .msf(emsf), .gat(egat), .comp(ecomp), .ei16(eei16),
                        .wop(ewop), .wsrc(ewsrc), .nar(enar), .ext(eext), .ext4(eext4), .sa(esa), .sb(esb),
                        .subw(esubw), .anysew(eanysew), .meew(emeew), .whole(ewhole), .wmv(ewmv), .mskm(emskm), .lop(elop), .bsel(ebsel),
@@ -420,6 +428,25 @@ module coral_vec #(
             end
     end
     assign d_mbad = mbad;
+    // a fault-only-first load's first active element (segment) with a bad address
+    reg [VW-1:0] ffk;
+    reg [47:0] f_eo;
+    reg [1:0]  f_ea;
+    integer fi;
+    always @(*) begin
+        ffk = d_vl;
+        f_eo = 48'd0;
+        f_ea = 2'd0;
+        if (d_legal && dff && d_rbad)   // (so that the simulator skips the loop on other instructions)
+            for (fi = 32 * NB - 1; fi >= 0; fi = fi - 1) begin
+                f_eo = 48'(d_off + d_step * 48'(fi));
+                f_ea = d_xa[1:0] + 2'(d_step[1:0] * 2'(fi));
+                if (VW'(fi) < d_vl && (d_ir[25] || v0[fi]) &&
+                    ((f_ea & d_am) != 2'd0 || $signed(f_eo) < 0 || $signed(f_eo) + d_fsp > d_maxoff))
+                    ffk = VW'(fi);
+            end
+    end
+    assign d_ffk = ffk;
     // an indexed access's active elements: x[rs1] + offset in DTCM and SEW-aligned (the
     // offsets' group is up to 8 registers; elements past it are past vl)
     reg        ibad;
@@ -1194,7 +1221,7 @@ module coral_vec #(
     wire push = d_valid && !(free && qn == 0);        // into the queue (else straight to S1)
     wire pop = free && qn != 0;
     wire [QW-1:0] nx = pop ? q[qh] : d_entry;
-    wire _unused = ^{s_offq, g_rg, bci, svE, sjW, dsa, dsb, bnar, eanysew, emeew, ewhole, dwmv, emskm, dsl, dsone, dmerge, dvid, dmq, dmsf, emq, dgat, dcomp, dei16, bce16, esl, dl, dst, dstr, dlanes, dtos, dfroms, dred, dord, ddiv, dmk, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
+    wire _unused = ^{s_offq, g_rg, bci, eff, svE, sjW, dsa, dsb, bnar, eanysew, emeew, ewhole, dwmv, emskm, dsl, dsone, dmerge, dvid, dmq, dmsf, emq, dgat, dcomp, dei16, bce16, esl, dl, dst, dstr, dlanes, dtos, dfroms, dred, dord, ddiv, dmk, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
                       evs1, evs2, bc_reg, wk, dbg_addr};
 
     // an idle unit's registers do not toggle (and Verilator does not evaluate them)

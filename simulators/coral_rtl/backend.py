@@ -41,7 +41,7 @@ UNITS = ("alu", "branch", "lsu", "mul", "div", "csr", "system", "fpu", "fdiv", "
 # integer ones and vnclip(u) at SEW = 8 and 16, vzext/vsext.vf2 at 16 and 32; the integer element-wise
 # ones, fixed point, divides, compares, reductions, merges, moves, the mask instructions and loads/stores
 # of any EEW at 8 and 16 too, 8/16-bit unit-stride loads from word-aligned addresses; indexed and
-# segment accesses).
+# segment accesses, fault-only-first loads).
 EXTENSIONS = ("RV32I", "M", "F", "Zicsr")
 _FP_VV_VF = ("vfadd", "vfsub", "vfmul", "vfmin", "vfmax", "vfsgnj", "vfsgnjn", "vfsgnjx", "vfmacc",
              "vfnmacc", "vfmsac", "vfnmsac", "vfmadd", "vfnmadd", "vfmsub", "vfnmsub")
@@ -64,9 +64,9 @@ _FIXED = tuple(m for m, d in get_isa(ACCEL).instructions.items() if d.group == "
 # the indexed loads and stores (not the segment ones), at any SEW and offset width
 _INDEXED = tuple(m for m, d in get_isa(ACCEL).instructions.items() if d.group == "rvv_memory" and
                  d.format.name in ("VLX", "VSX"))
-# the segment loads and stores (every addressing mode; not the fault-only-first ones)
-_SEGMENT = tuple(m for m, d in get_isa(ACCEL).instructions.items() if d.group == "rvv_segment" and
-                 "ff" not in m)
+# the segment loads and stores (every addressing mode, fault-only-first too) and vle<eew>ff.v
+_SEGMENT = tuple(m for m, d in get_isa(ACCEL).instructions.items() if d.group == "rvv_segment" or
+                 (d.group == "rvv_memory" and m.startswith("vle") and m.endswith("ff.v")))
 VECTOR = frozenset({*_FIXED, *_INDEXED, *_SEGMENT, *_WIDEN, *_NARROW, *_WRED, *_EXTEND, *_MEM_8_16, *_WHOLE, "vfclass.v", "vfrec7.v", "vfrsqrt7.v", "vlm.v", "vsm.v","vsetvli", "vsetivli", "vsetvl", "vle32.v", "vse32.v", "vlse32.v", "vsse32.v",
                     "vfrsub.vf", "vmv.v.v", "vmv.v.x", "vmv.v.i", "vfmv.v.f", "vfmv.f.s", "vfmv.s.f",
                     "vmv.x.s", "vmv.s.x", "vfredusum.vs", "vfredosum.vs", "vfredmax.vs", "vfredmin.vs",

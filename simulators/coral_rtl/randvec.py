@@ -23,6 +23,7 @@ vector instruction breaks one of the model's rules (the RTL must stop where the 
 from __future__ import annotations
 
 import random
+import re
 
 from kernelcraft.isa.loader import get_isa
 from kernelcraft.simulators.coral.tables import ACCEL
@@ -207,7 +208,7 @@ def _segment(rng, sew: int, lmul: float, pol: str, mask: bool) -> list[str] | No
     op = rng.choice(SEGMENT)
     d = _I[op]
     nf, fmt = d.fixed["nf"] + 1, d.format.name
-    eew = int(op.split("e")[-1].split(".")[0].lstrip("i"))
+    eew = int(re.search(r"ei?(\d+)(ff)?\.v$", op)[1])
     indexed = fmt in ("VLX", "VSX")
     data = sew if indexed else eew
     emul = data / sew * lmul

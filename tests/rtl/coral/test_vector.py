@@ -168,6 +168,33 @@ def test_segment_access_edges(cfg, rtl):
     assert compare_runs(model, r) == []
 
 
+def test_fault_only_first_loads(cfg, rtl):
+    # vle<eew>ff.v and vlseg<nf>e<eew>ff.v: a bad active element (segment) after the first trims vl
+    # to it (the RTL's dispatch finds it among up to VLEN, as for masked accesses, and sets vl);
+    # EEW != SEW, masked (the first active one bad, past element 0: trimmed too), none bad; vl
+    # read back after each; element 0 bad faults
+    last = cfg.DTCM_BASE + cfg.DTCM_SIZE
+    read = "\ncsrr a2, vl\ncsrr a3, vtype\nli t0, 1000\nvsetvli t1, t0, e32, m1, tu, mu\nvse32.v v12, (a0)"
+    cases = [dict(sew=32, lm="m1", pol="tu, mu", avl=4, bits=0, base=last - 8, stride=0, op="vle32ff.v v12, (a1)" + read),
+             dict(sew=32, lm="m1", pol="ta, ma", avl=4, bits=0b1100, base=last - 8, stride=0,
+                  op="vle32ff.v v12, (a1), v0.t" + read),
+             dict(sew=32, lm="m2", pol="ta, mu", avl=8, bits=0, base=last - 8, stride=0, op="vle16ff.v v12, (a1)" + read),
+             dict(sew=16, lm="m1", pol="tu, ma", avl=8, bits=0, base=last - 12, stride=0, op="vlseg2e16ff.v v12, (a1)" + read),
+             dict(sew=8, lm="m1", pol="ta, ma", avl=16, bits=0x00F0, base=last - 16, stride=0,
+                  op="vlseg3e8ff.v v12, (a1), v0.t" + read),
+             dict(sew=8, lm="m2", pol="tu, mu", avl=32, bits=0, base=0, stride=0, op="mv a1, a0\nvle8ff.v v12, (a1)" + read)]
+    # traced: vl's change is the load's (the lockstep trace's vl/vtype event)
+    runs = _both(rtl, cfg, [SEGMENTS.format(**c) for c in cases], trace=True)
+    for c, (model, r) in zip(cases, runs):
+        assert model.error is None and compare_runs(model, r) == [], c
+        assert compare_traces(model.trace, r.trace) is None, c
+    assert [m.registers["x"][12] for m, _ in runs] == [2, 2, 4, 3, 5, 32]          # vl after each
+    bad = SEGMENTS.format(sew=32, lm="m1", pol="tu, mu", avl=4, bits=0, base=last, stride=0, op="vle32ff.v v12, (a1)")
+    [(model, r)] = _both(rtl, cfg, [bad])
+    assert "element 0" in str(model.error) and str(r.error) == str(model.error)
+    assert compare_runs(model, r) == []
+
+
 def test_vector_faults_stop_where_the_model_stops(cfg, rtl):
     names = list(fault_programs())
     runs = _both(rtl, cfg, list(fault_programs().values()))
