@@ -182,7 +182,8 @@ module coral_core #(
     wire is_vop = (op == 7'h57 && f3 != 3'd7) || ((op == 7'h07 || op == 7'h27) && (f3 == 3'd0 || f3 >= 3'd5));
     reg  [VW-1:0] vl;
     reg  [8:0]  vt;                  // {vill, vma, vta, vsew, vlmul}
-    wire        v_legal, v_fault, v_unsup, v_pend, v_to_scalar, v_full, v_st_pend, v_mem_pend, v_drained,
+    wire [VW-1:0] v_ffvl;
+    wire        v_legal, v_fault, v_unsup, v_pend, v_drain, v_ffl, v_to_scalar, v_full, v_st_pend, v_mem_pend, v_drained,
                 v_active, v_sval_ok;
     wire [31:0] v_sval, v_dbg_rdata;
     wire [4:0]  v_flags;
@@ -363,10 +364,12 @@ module coral_core #(
     wire first = ex_cnt == 6'd0;
     // waits for the vector unit before the instruction starts (timing model rule 4):
     // a scalar load for vector stores, a scalar store for vector loads and stores,
-    // fence and fflags/fcsr/vxsat/vcsr accesses for everything; a dispatch for a slot
-    wire drains = is_fence || (is_csr && (csr == 12'h001 || csr == 12'h003 || csr == 12'h009 || csr == 12'h00F));
+    // fence, fflags/fcsr/vxsat/vcsr accesses and indexed vector accesses (whose dispatch checks
+    // read the offsets) for everything; a dispatch for a slot
+    wire drains = is_fence || (is_csr && (csr == 12'h001 || csr == 12'h003 || csr == 12'h009 || csr == 12'h00F)) ||
+                  (is_vec && v_drain);
     wire w_sync = first && ((mem_ld && v_st_pend) || (mem_st && v_mem_pend) || (drains && !v_drained));
-    wire w_full = first && is_vec && v_full;
+    wire w_full = first && is_vec && v_full && !w_sync;   // (an indexed access drains first: a sync stall)
     wire hold = w_sync || w_full;
     wire ex_last = hold ? 1'b0 : is_vec ? (v_to_scalar ? !first && v_sval_ok : 1'b1) :
                    (mem_ld | is_mul) ? ex_cnt == 6'd1 : is_div ? ex_cnt == 6'd32 :
@@ -422,7 +425,7 @@ module coral_core #(
                 .DTCM_SIZE(DTCM_SIZE)) u_vec (
         .clk(clk), .rst(rst || (start && !running)), .d_valid(ex_busy && is_vec && first && !hold && v_ok && !faulted),
         .d_ir(ex_ir), .d_vl(vl), .d_vt(vt), .d_frm(frm), .d_vxrm(vxrm), .d_xa(a), .d_xb(b), .d_fa(fr[rs1]),
-        .d_legal(v_legal), .d_fault(v_fault), .d_unsup(v_unsup), .d_pend(v_pend), .d_to_scalar(v_to_scalar),
+        .d_legal(v_legal), .d_fault(v_fault), .d_unsup(v_unsup), .d_pend(v_pend), .d_drain(v_drain), .d_ffl(v_ffl), .d_ffvl(v_ffvl), .d_to_scalar(v_to_scalar),
         .q_full(v_full), .st_pend(v_st_pend), .mem_pend(v_mem_pend), .drained(v_drained),
         .active(v_active), .sval_ok(v_sval_ok), .sval(v_sval), .vflags(v_flags), .vsat(v_sat), .busy_cycles(v_busy),
         .tr_s1seq(vt_s1seq), .tr_s2seq(vt_s2seq), .tr_we(vt_we), .tr_reg(vt_reg), .tr_val(vt_val),
@@ -445,7 +448,7 @@ module coral_core #(
     assign rt_st_data = st_src;
     assign rt_csr = is_csr;
     assign rt_fpf = is_fp ? fp_flags : 5'd0;
-    assign rt_vset = is_vset;
+    assign rt_vset = is_vset || (is_vec && v_ffl);   // (a fault-only-first load sets vl)
     assign vt_flags = {v_sat, v_flags};
     wire _unused_v = ^{v_active};
 
@@ -551,6 +554,7 @@ module coral_core #(
                 busy[unit] <= busy[unit] + (is_vec ? 64'd1 : {58'd0, ex_cnt} + 64'd1);
                 if (writes_rd) x[rd] <= result;
                 if (writes_fd) fr[rd] <= result;
+                if (is_vec && v_ffl) vl <= v_ffvl;
                 if (is_vset) begin
                     vl <= vl_new;
                     vt <= vs_vill ? 9'h100 : {1'b0, vt_req[7:0]};
@@ -580,9 +584,12 @@ module coral_core #(
                 end
             end
             if (faulted) begin
-                finish(2'd2, fault, ex_pc, fault_addr, ex_issue);
-                // the run's cycles: the fault's issue cycle, or later the vector unit's end
-                cycles <= v_active ? ex_issue + 64'd1 : ex_issue;
+                // timed to this cycle: the instruction's issue cycle (every fault is found in its
+                // first EX cycle, before any wait) or, for an indexed vector access, the cycle its
+                // checks ran, after the vector unit drained
+                finish(2'd2, fault, ex_pc, fault_addr, cycles);
+                // the run's cycles: the fault's cycle, or later the vector unit's end
+                cycles <= v_active ? cycles + 64'd1 : cycles;
             end
             else if (over_cycles) finish(2'd2, E_CYCLES, ex_valid ? ex_pc : id_pc, 32'd0, cycles);
             else if (brk) finish(2'd1, 4'd0, ex_pc, 32'd0, cycles + 64'd1);

@@ -1,6 +1,7 @@
 // coral_vdec: decode of the vector instructions coral_vec implements (SEW = 32; `subw`
 // and `anysew` say which run at SEW 8 and 16 too): unit-stride and strided vle32/vse32
-// (maskable), and vle8/16, vse8/16, vlse8/16, vsse8/16 at SEW = EEW; the whole-register
+// (maskable), and vle8/16, vse8/16, vlse8/16, vsse8/16 at SEW = EEW; the indexed
+// vluxei/vloxei/vsuxei/vsoxei<8,16,32>.v (SEW-bit data, EEW-bit offsets); the whole-register
 // vl<n>re<8,16,32>.v and vs<n>r.v (n = 1, 2, 4, 8) and vmv<n>r.v; vlm.v, vsm.v; vfclass.v, vfrsqrt7.v, vfrec7.v;
 // the binary32 element-wise operations
 // (add, sub, rsub, mul, min, max, sign injection, the eight fused multiply-adds; .vv and
@@ -33,6 +34,10 @@ module coral_vdec (
     output wire        mskm,      // ... vlm.v / vsm.v (any SEW)
     output wire        wmv,       // vmv<n>r.v: n = the vs1 field + 1 registers of vs2 to vd (vtype ignored)
     output wire        strided,   // ... strided (else unit-stride)
+    output wire        ff,        // ... a fault-only-first unit-stride load (lumop 10000; segments too)
+    output wire        seg,       // ... a segment access of nf + 1 fields (ir[31:29] = nf), any addressing mode
+    output wire        indexed,   // ... indexed (ordered or not: one element a cycle either way); meew is
+                                  // the offsets' width, the data's is SEW
     output wire        lanes,     // element-wise through the lanes (writes vd)
     output wire        fp,        // a floating-point instruction (OPFVV / OPFVF)
     output wire        to_scalar, // vfmv.f.s, vmv.x.s: element 0 of vs2 to f/x[rd]
@@ -93,7 +98,7 @@ module coral_vdec (
     wire       vm = ir[25];
     wire [4:0] vs2 = ir[24:20], vs1 = ir[19:15];
 
-    // memory: 8-, 16- or 32-bit elements, no segments (nf = 0, mew = 0), unit-stride (lumop 0) or strided
+    // memory: 8-, 16- or 32-bit elements, mew = 0, nf + 1 fields, unit-stride (lumop 0), strided or indexed
     wire memw = f3 == 3'd6 || f3 == 3'd5 || f3 == 3'd0;
     // whole-register vl<n>re<eew>.v / vs<n>r.v: lumop 01000, unmasked, nf + 1 = 1, 2, 4 or 8 registers
     assign whole = memw && ir[28:26] == 3'b000 && vs2 == 5'b01000 && vm &&
@@ -101,12 +106,15 @@ module coral_vdec (
                    (op == 7'h07 || (op == 7'h27 && f3 == 3'd0));
     // vlm.v / vsm.v: lumop 01011, 8-bit, unmasked: ceil(vl / 8) bytes of a mask register
     assign mskm = f3 == 3'd0 && ir[31:25] == 7'b0000001 && vs2 == 5'b01011 && (op == 7'h07 || op == 7'h27);
-    wire mem32 = (memw && ir[31:28] == 4'd0 && (ir[27:26] == 2'b10 || (ir[27:26] == 2'b00 && vs2 == 5'd0))) || whole ||
-                 mskm;
+    wire mem32 = (memw && !ir[28] && (ir[27:26] != 2'b00 || vs2 == 5'd0 || (op == 7'h07 && vs2 == 5'b10000))) ||
+                 whole || mskm;
     assign ld = op == 7'h07 && mem32;
     assign st = op == 7'h27 && mem32;
     assign meew = f3 == 3'd6 ? 2'd2 : f3 == 3'd5 ? 2'd1 : 2'd0;
     assign strided = (ld || st) && ir[27:26] == 2'b10;
+    assign indexed = (ld || st) && ir[26] && !whole && !mskm;
+    assign ff = ld && ir[27:26] == 2'b00 && vs2 == 5'b10000;
+    assign seg = (ld || st) && ir[31:29] != 3'd0 && !whole && !mskm;
 
     wire opv = op == 7'h57;
     wire opf = opv && (f3 == 3'd1 || f3 == 3'd5);

@@ -48,6 +48,9 @@ module coral_vec #(
     output wire        d_fault,
     output wire        d_unsup,
     output wire        d_pend,        // a masked access whose addresses need a v0 still being computed
+    output wire        d_ffl,         // a fault-only-first load: vl becomes d_ffvl (its dispatch)
+    output wire [$clog2(VLEN):0] d_ffvl,
+    output wire        d_drain,       // an indexed access: dispatch waits until nothing is queued or issuing
     output wire        d_to_scalar,
     // state the core waits on
     output wire        q_full,
@@ -119,7 +122,8 @@ module coral_vec #(
     wire       dwhole, ewhole, dwmv, ewmv, dmskm, emskm;
     wire [4:0] dlop;
     wire [1:0] dbsel;
-    coral_vdec u_ddec (.ir(d_ir), .legal(d_legal), .ld(dl), .st(dst), .strided(dstr), .lanes(dlanes),
+    wire didx, eidx, estr_s, dseg, eseg, dff, eff;
+    coral_vdec u_ddec (.ir(d_ir), .legal(d_legal), .ld(dl), .st(dst), .strided(dstr), .indexed(didx), .seg(dseg), .ff(dff), .lanes(dlanes),
                        .fp(dfp), .to_scalar(dtos), .from_scalar(dfroms), .red(dred), .ord(dord), .wred(dwred), .div(ddiv), .mk(dmk), .mlog(dmlog), .slide(dsl), .slide_up(dsup), .slide_one(dsone), .merge(dmerge), .vid(dvid), .iota(diota), .mq(dmq), .msf(dmsf), .gat(dgat), .comp(dcomp), .ei16(dei16),
                        .wop(dwop), .wsrc(dwsrc), .nar(dnar), .ext(dext), .ext4(dext4), .sa(dsa), .sb(dsb),
                        .subw(dsubw), .anysew(danysew), .meew(dmeew), .whole(dwhole), .wmv(dwmv), .mskm(dmskm), .lop(dlop), .bsel(dbsel),
@@ -135,13 +139,16 @@ module coral_vec #(
     wire [3:0] d_wn = {1'b0, d_nf} + 4'd1;
     wire [1:0] d_wl = d_nf[2] ? 2'd3 : d_nf[1] ? 2'd2 : d_nf[0] ? 2'd1 : 2'd0;   // log2(n)
     // vlm.v / vsm.v: a vle8/vse8 of ceil(vl / 8) bytes at SEW 8, LMUL 1 (the tail as vtype says)
-    wire [VW-1:0] d_vle = d_whl ? VW'(d_wn) << LNB : dmskm ? (d_vl + VW'(7)) >> 3 : d_vl;
+    wire [VW-1:0] d_ffk;             // a fault-only-first load: its first active bad element, else vl
+    wire [VW-1:0] d_vl0 = d_whl ? VW'(d_wn) << LNB : dmskm ? (d_vl + VW'(7)) >> 3 : d_vl;   // (checked)
+    wire [VW-1:0] d_vle = dff ? d_ffk : d_vl0;                                                 // (queued)
     // a unit-stride or strided access of EEW != SEW: EMUL = EEW / SEW * LMUL (more than 8
     // faults, the model's group(); a fraction is one register); it runs as the same access at
     // SEW = EEW and LMUL = EMUL, whose elements, mask bits, tail and beats are its own
-    wire       d_acc = (dl || dst) && !d_whl && !dmskm;
+    // (an indexed access's data is SEW wide: EMUL = LMUL; EEW is its offsets', whose group has that EMUL)
+    wire       d_acc = (dl || dst) && !d_whl && !dmskm && !didx;
     wire signed [3:0] d_elog = $signed({d_vt[2], d_vt[2:0]}) + $signed({2'b00, dmeew}) - $signed({2'b00, d_vt[4:3]});
-    wire       d_emul_bad = d_acc && d_elog > 4'sd3;
+    wire       d_emul_bad = (d_acc || didx) && d_elog > 4'sd3;
     wire [4:0] d_ne = d_elog[3] ? 5'd1 : 5'd1 << d_elog[1:0];   // its registers
     wire [7:0] d_vte = d_whl ? {5'b00010, 1'b0, d_wl} : dmskm ? {d_vt[7:6], 6'd0} :
                        d_acc ? {d_vt[7:6], 1'b0, dmeew, d_elog[3] ? 3'b111 : d_elog[2:0]} : d_vt[7:0];
@@ -150,9 +157,25 @@ module coral_vec #(
     wire [4:0] d_ni = d_vt[5:3] == 3'd2 ? (d_n > 5'd1 ? d_n >> 1 : 5'd1) : d_vt[5:3] == 3'd1 || d_vt[2] ? d_n : d_n << 1;
     wire       d_ei_bad = dei16 && d_vt[5:3] == 3'd0 && !d_vt[2] && d_vt[1:0] == 2'd3;
     wire [4:0] d_vd = d_ir[11:7], d_vs1 = d_ir[19:15], d_vs2 = d_ir[24:20];
+    // a segment access of NF fields runs as a strided one whose elements take NF cycles each, field
+    // f of element i from its segment's address + f * EEW / 8 into the field's group vd + f * EMUL
+    // (segment by segment: the order of overlapping stores is the model's); a unit-stride one is
+    // queued as strided with stride NF * EEW / 8
+    wire [2:0] d_nfm = dseg ? d_ir[31:29] : 3'd0;                   // NF - 1
+    wire [3:0] d_nff = {1'b0, d_nfm} + 4'd1;
+    wire       d_useg = dseg && !dstr && !didx;
+    wire [31:0] d_irq = d_useg ? {d_ir[31:28], 2'b10, d_ir[25:0]} : d_ir;
+    wire [31:0] d_xbq = d_useg ? 32'(d_nff) << dmeew : d_xb;
+    wire [4:0] d_nsg = didx ? d_n : d_ne;                           // registers of a field's group
+    wire [7:0] d_sgr = 8'(d_nff) * 8'(d_nsg);                        // ... of all fields
+    // the model's _groups and (indexed segment loads) no_overlap with the offsets
+    wire       d_seg_bad = dseg && (d_sgr > 8'd8 || 8'(d_vd) + d_sgr > 8'd32 ||
+                           (dl && didx && {1'b0, d_vd} < {1'b0, d_vs2} + {1'b0, d_ne} &&
+                            {3'b0, d_vs2} < 8'(d_vd) + d_sgr));
     wire       d_grp = (dlanes && !dmk && !dmlog && !dmsf && (d_vd & (d_n - 5'd1)) != 5'd0) ||
                        ((dl || dst) && (d_vd & ((d_acc ? d_ne : d_n) - 5'd1)) != 5'd0) ||
-                       (dvs1 && (d_vs1 & (d_n - 5'd1)) != 5'd0) || (dvs2 && (d_vs2 & (d_n - 5'd1)) != 5'd0);
+                       (dvs1 && (d_vs1 & (d_n - 5'd1)) != 5'd0) || (dvs2 && (d_vs2 & (d_n - 5'd1)) != 5'd0) ||
+                       (didx && (d_vs2 & (d_ne - 5'd1)) != 5'd0);
     wire       d_mask = !d_ir[25] && d_vd == 5'd0 && ((dlanes && !dmk) || dl);
     wire       d_ovl = (dsup && d_vd == d_vs2) ||   // slide up: vd's group is vs2's (aligned groups)
                        (dmsf && d_vd == d_vs2) ||   // vms*f: vd is its source
@@ -194,30 +217,50 @@ module coral_vec #(
     // an 8- or 16-bit unit-stride load from an address that is no multiple of 4 would need
     // NB + 1 words of the banks in a beat, two of one bank whose port A the core's loads may
     // use meanwhile: not built (refused); stores write the extra word through port A
-    wire       d_unal = dl && !dstr && (dmeew != 2'd2 || dwhole) && d_xa[1:0] != 2'd0 && d_vle != 0;
+    wire       d_unal = dl && !dstr && !didx && !dseg && (dmeew != 2'd2 || dwhole) && d_xa[1:0] != 2'd0 && d_vl0 != 0;
     // memory: the first and last element's addresses in DTCM and aligned (stride too)
     wire signed [47:0] d_off = $signed({16'd0, d_xa}) - $signed({16'd0, DTCM_BASE});
     wire [2:0] d_eb = 3'd1 << dmeew;                                // element bytes (8/16/32-bit accesses;
                                                                     // a whole-register store: 1)
     // the model checks a whole-register access's first and last element of that size
-    wire [VW+1:0] d_vchk = dwhole ? (VW + 2)'(d_vle) << (2'd2 - dmeew) : (VW + 2)'(d_vle);
+    wire [VW+1:0] d_vchk = dwhole ? (VW + 2)'(d_vl0) << (2'd2 - dmeew) : (VW + 2)'(d_vl0);
     wire [1:0] d_am = 2'(d_eb - 3'd1);                              // ... alignment mask
-    wire signed [47:0] d_step = dstr ? {{16{d_xb[31]}}, d_xb} : 48'(d_eb);
+    wire signed [47:0] d_step = (dstr || d_useg) ? {{16{d_xbq[31]}}, d_xbq} : 48'(d_eb);
+    wire signed [47:0] d_fsp = 48'(d_nfm) << (didx ? d_vt[4:3] : dmeew);   // a segment's fields after its first
     wire signed [47:0] d_span = d_step * $signed(48'(d_vchk) - 48'sd1);
     wire signed [47:0] d_last = d_off + d_span;
     wire signed [47:0] d_lo = d_span < 0 ? d_last : d_off, d_hi = d_span < 0 ? d_off : d_last;
     wire signed [47:0] d_maxoff = 48'(DTCM_SIZE) - 48'(d_eb);
     wire       d_rbad = (d_xa[1:0] & d_am) != 2'd0 || (dstr && d_vl > 1 && (d_xb[1:0] & d_am) != 2'd0) || d_lo < 0 ||
-                        d_hi > d_maxoff;
+                        d_hi + d_fsp > d_maxoff;
     // a masked access: only the active elements' addresses count (the model's rule); when
     // they are not all good, each element is checked against v0, which must be final:
     // nothing queued or issuing writes v0 (S2's write is bypassed), else d_pend
-    wire       d_mm = (dl || dst) && !d_ir[25];
+    wire       d_mm = (dl || dst) && !didx && !d_ir[25];
     wire       d_mbad, v0_pend;
-    wire       d_mem = (dl || dst) && d_vchk != 0 && d_rbad && (!d_mm || (!v0_pend && d_mbad));
-    assign d_fault = d_legal && ((d_vill && !d_whl) || (dwmv && (d_vs2 & (d_n - 5'd1)) != 5'd0) || (dfp && (!d_sew32 || d_frm > 3'd4)) || d_sew_bad || d_grp || d_mask ||
-                                 d_ovl || d_mem || d_wide_bad || d_ext_bad || d_emul_bad || d_ei_bad);
-    assign d_unsup = d_legal && (!d_vill || d_whl) && !dfp && ((!d_sew_ok && !d_whl) || d_unal);
+    // (a fault-only-first load faults only on element 0; a later bad active element trims vl to it)
+    wire       d_mem = (dl || dst) && !didx && d_vchk != 0 && d_rbad &&
+                       (dff ? (!d_mm || !v0_pend) && d_ffk == 0 : (!d_mm || (!v0_pend && d_mbad)));
+    assign d_ffl = d_legal && dff;
+    assign d_ffvl = d_ffk;
+    // an indexed access checks every active element's address x[rs1] + offset (the offsets
+    // zero-extended) from the index group, read (S2 bypassed) once the unit has drained: no
+    // earlier instruction can still write the offsets or v0 (d_drain holds the core until then;
+    // its checks and faults wait too, so that they are the model's after its wait)
+    wire       d_ibad;
+    wire       d_idle;                                               // nothing queued or issuing
+    wire       d_go = !didx || d_idle;
+    // an indexed load whose destination overlaps the offsets other than as RVV allows (vd = vs2
+    // with SEW <= EEW, or a wider vd's highest part with the offsets' EMUL >= 1) is reserved: its
+    // elements would be written before later offsets are read, which the model does not do
+    wire [5:0] d_dend = {1'b0, d_vd} + {1'b0, d_n}, d_iend = {1'b0, d_vs2} + {1'b0, d_ne};
+    wire       d_iovl = dl && didx && !dseg && {1'b0, d_vd} < d_iend && {1'b0, d_vs2} < d_dend &&
+                        !(d_vd == d_vs2 && {1'b0, d_vt[4:3]} <= {1'b0, dmeew}) &&
+                        !({1'b0, d_vt[4:3]} > {1'b0, dmeew} && !d_elog[3] && d_iend == d_dend);
+    assign d_drain = d_legal && didx;
+    assign d_fault = d_legal && d_go && ((didx && d_vl != 0 && d_ibad) || (d_vill && !d_whl) || (dwmv && (d_vs2 & (d_n - 5'd1)) != 5'd0) || (dfp && (!d_sew32 || d_frm > 3'd4)) || d_sew_bad || d_grp || d_mask ||
+                                 d_ovl || d_mem || d_seg_bad || d_wide_bad || d_ext_bad || d_emul_bad || d_ei_bad);
+    assign d_unsup = d_legal && d_go && (!d_vill || d_whl) && !dfp && ((!d_sew_ok && !d_whl) || d_unal || d_iovl);
     assign d_pend = d_legal && d_mm && d_vl != 0 && d_rbad && v0_pend;
     assign d_to_scalar = dtos;
 
@@ -226,7 +269,7 @@ module coral_vec #(
     reg  [DEPTH-1:0] q_isst, q_ismem, q_wv0;
     reg  [QA-1:0] qh, qt;
     reg  [QA:0]   qn;
-    wire [QW-1:0] d_entry = {d_ir, d_vle, d_vte, d_frm, d_vxrm, d_xa, d_xb, d_fa};
+    wire [QW-1:0] d_entry = {d_irq, d_vle, d_vte, d_frm, d_vxrm, d_xa, d_xbq, d_fa};
     integer i;
     reg any_st, any_mem, any_wv0;
     always @(*) begin
@@ -251,18 +294,26 @@ module coral_vec #(
     reg  [31:0]  e_xa, e_xb, e_fa;
     reg  [31:0]  e_seq, n_seq, s2_seq;        // trace numbering (no effect on the datapath)
     reg  [VW-1:0] bc;                 // beat (strided: element) of this cycle
-    reg  [31:0]  saddr;               // strided: this element's address
+    reg  [31:0]  saddr;               // strided: this element's address (a segment's first field)
+    reg  [2:0]   sf;                  // a segment access: the field of this cycle
+    reg  [VW-1:0] sgi;                // ... the element (segment), its fields in consecutive cycles
+    wire [VW-1:0] ebc;                // the element of a strided or indexed access this cycle
     wire el, est, estr, elanes, efp, etos, efroms, evs1, evs2, eswap, enp, ena, evd, elegal, ered, eord, ewred, ediv, emk;
     wire emlog, esl, esup, esone, emerge, evid, eiota, emq, emsf, egat, ecomp, eei16;
     wire ewop, ewsrc, enar, eext, eext4, esa, esb, esubw, eanysew;
     wire [4:0] elop;
     wire [1:0] ebsel;
-    coral_vdec u_edec (.ir(e_ir), .legal(elegal), .ld(el), .st(est), .strided(estr), .lanes(elanes),
+    coral_vdec u_edec (.ir(e_ir), .legal(elegal), .ld(el), .st(est), .strided(estr_s), .indexed(eidx), .seg(eseg), .ff(eff), .lanes(elanes),
                        .fp(efp), .to_scalar(etos), .from_scalar(efroms), .red(ered), .ord(eord), .wred(ewred), .div(ediv), .mk(emk), .mlog(emlog), .slide(esl), .slide_up(esup), .slide_one(esone), .merge(emerge), .vid(evid), .iota(eiota), .mq(emq), .msf(emsf), .gat(egat), .comp(ecomp), .ei16(eei16),
                        .wop(ewop), .wsrc(ewsrc), .nar(enar), .ext(eext), .ext4(eext4), .sa(esa), .sb(esb),
                        .subw(esubw), .anysew(eanysew), .meew(emeew), .whole(ewhole), .wmv(ewmv), .mskm(emskm), .lop(elop), .bsel(ebsel),
                        .reads_vs1(evs1), .reads_vs2(evs2), .swap(eswap), .neg_prod(enp),
                        .neg_add(ena), .uses_vd(evd));
+    // an indexed access runs as a strided one (an element per cycle), its address from the offsets
+    assign estr = estr_s || eidx;
+    assign ebc = eseg ? sgi : bc;
+    wire         pass_end = sgi == e_vl - VW'(1);                  // a segment access's last element
+    wire [4:0]   sfo = 5'(sf) * e_n;                               // ... the field's group (from vd)
     wire [4:0]   e_vd = e_ir[11:7], e_vs1 = e_ir[19:15], e_vs2 = e_ir[24:20];
     wire         e_vm = e_ir[25], e_vta = e_vt[6], e_vma = e_vt[7];
     wire [4:0]   e_n = e_vt[2] ? 5'd1 : 5'd1 << e_vt[1:0];
@@ -285,7 +336,8 @@ module coral_vec #(
     wire [VW-1:0] rhalf = (VW'(NB) << e_esh) >> (bc - rbeats + VW'(1));   // ... elements k and k + rhalf added
     // vfredosum: one element per cycle through lane 0's adder, in element order
     wire [VW-1:0] dur = ered ? (eord ? (e_vl == 0 ? VW'(1) : e_vl) : rbeats + VW'(LNB) + VW'(e_esh)) : ediv ? rbeats * VW'(DIVC) :
-                        (e_vl == 0 || etos || efroms || emlog || emsf) ? VW'(1) : (estr || egat || ecomp) ? e_vl : beats;
+                        (e_vl == 0 || etos || efroms || emlog || emsf) ? VW'(1) :
+                        eseg ? e_vl * VW'({1'b0, e_ir[31:29]} + 4'd1) : (estr || egat || ecomp) ? e_vl : beats;
     wire         s1_last = bc == dur - VW'(1);
     wire         wb = elanes || el || efroms || ered;    // goes on to S2
     wire         free = !s1_v || s1_last;
@@ -343,16 +395,19 @@ module coral_vec #(
     wire        c_sel = ecomp && bc < e_vl && op_b[bc[$clog2(VLEN)-1:0]];
     wire [VW-1:0] c_reg = c_pos >> (LNB + 32'(e_esh));
     wire [VW-1:0] c_slot = c_pos & VW'(e_epr - 32'd1);
-    wire [4:0]  r_a = esl ? s_lo : eiota ? e_vs2 : egat ? e_vs2 + g_rg[4:0] : ecomp ? e_vs2 + bce[4:0] :
+    // an indexed access: element bc's offset, of emeew bits, from register bc / (offsets a register) of vs2's group
+    wire [VW-1:0] bci = ebc >> (LNB + 2 - 32'(emeew));
+    wire [4:0]  r_a = eidx ? e_vs2 + bci[4:0] : esl ? s_lo : eiota ? e_vs2 : egat ? e_vs2 + g_rg[4:0] : ecomp ? e_vs2 + bce[4:0] :
                       e_vs2 + bnar[4:0];
     wire [VW-1:0] bce16 = bc >> (LNB + 1);           // vrgatherei16: 2 NB indices a register
     wire [4:0]  r_b = esl ? s_lo + 5'd1 : eei16 ? e_vs1 + bce16[4:0] : egat ? e_vs1 + bce[4:0] : ecomp ? e_vs1 :
                       e_vs1 + (ewop || enar ? bt[5:1] : bt[4:0]);
-    wire [VW-1:0] bc_reg = estr ? bc >> (LNB + 32'(e_esh)) : egat ? bce : ecomp ? c_reg : enar ? bt >> 1 : bt;   // per element: the element's register
-    wire [4:0]  r_c = (ered || emk || emlog || emsf) ? e_vd : e_vd + bc_reg[4:0];
+    wire [VW-1:0] bc_reg = estr ? ebc >> (LNB + 32'(e_esh)) : egat ? bce : ecomp ? c_reg : enar ? bt >> 1 : bt;   // per element: the element's register
+    wire [4:0]  r_c = (ered || emk || emlog || emsf) ? e_vd : e_vd + sfo + bc_reg[4:0];
     assign op_a = rd(r_a);
     assign op_b = rd(r_b);
     wire [VLEN-1:0] op_c = rd(r_c), v0 = rd(5'd0);
+    wire [31:0] eaddr = (eidx ? e_xa + elem_at(op_a, ebc[LNB+1:0], emeew != 2'd2, emeew) : saddr) + (32'(sf) << e_sew);   // the element's address
     assign v0_pend = any_wv0 || (s1_v && wb && e_vd == 5'd0);
     // the masked access's elements against v0 (constant multiples of the stride)
     reg        mbad;
@@ -368,16 +423,62 @@ module coral_vec #(
             for (mi = 0; mi < 32 * NB; mi = mi + 1) begin        // (vl up to VLEN at SEW 8)
                 m_eo = 48'(d_off + d_step * 48'(mi));
                 m_ea = d_xa[1:0] + 2'(d_step[1:0] * 2'(mi));
-                if (VW'(mi) < d_vl && v0[mi] && ((m_ea & d_am) != 2'd0 || $signed(m_eo) < 0 || $signed(m_eo) > d_maxoff))
+                if (VW'(mi) < d_vl && v0[mi] && ((m_ea & d_am) != 2'd0 || $signed(m_eo) < 0 || $signed(m_eo) + d_fsp > d_maxoff))
                     mbad = 1'b1;
             end
     end
     assign d_mbad = mbad;
+    // a fault-only-first load's first active element (segment) with a bad address
+    reg [VW-1:0] ffk;
+    reg [47:0] f_eo;
+    reg [1:0]  f_ea;
+    integer fi;
+    always @(*) begin
+        ffk = d_vl;
+        f_eo = 48'd0;
+        f_ea = 2'd0;
+        if (d_legal && dff && d_rbad)   // (so that the simulator skips the loop on other instructions)
+            for (fi = 32 * NB - 1; fi >= 0; fi = fi - 1) begin
+                f_eo = 48'(d_off + d_step * 48'(fi));
+                f_ea = d_xa[1:0] + 2'(d_step[1:0] * 2'(fi));
+                if (VW'(fi) < d_vl && (d_ir[25] || v0[fi]) &&
+                    ((f_ea & d_am) != 2'd0 || $signed(f_eo) < 0 || $signed(f_eo) + d_fsp > d_maxoff))
+                    ffk = VW'(fi);
+            end
+    end
+    assign d_ffk = ffk;
+    // an indexed access's active elements: x[rs1] + offset in DTCM and SEW-aligned (the
+    // offsets' group is up to 8 registers; elements past it are past vl)
+    reg        ibad;
+    reg [32*VLEN-1:0] igrp;          // (past 8 registers: zeros, so that every element's select is in range)
+    reg [31:0] i_off;
+    reg [47:0] i_eo;
+    wire [2:0] d_sb = 3'd1 << d_vt[4:3];                             // data element bytes
+    integer ii;
+    always @(*) begin
+        ibad = 1'b0;
+        igrp = {(32 * VLEN){1'b0}};
+        i_off = 32'd0;
+        i_eo = 48'd0;
+        if (d_legal && didx) begin    // (so that the simulator skips the loop on other instructions)
+            for (ii = 0; ii < 8; ii = ii + 1) igrp[VLEN*ii +: VLEN] = rd(d_vs2 + 5'(ii));
+            for (ii = 0; ii < 32 * NB; ii = ii + 1) begin
+                i_off = dmeew == 2'd0 ? {24'd0, igrp[8*ii +: 8]} : dmeew == 2'd1 ? {16'd0, igrp[16*ii +: 16]} :
+                        igrp[32*ii +: 32];
+                i_eo = 48'(d_off + $signed({16'd0, i_off}));
+                if (VW'(ii) < d_vl && (d_ir[25] || v0[ii]) &&
+                    (((d_xa[1:0] + i_off[1:0]) & 2'(d_sb - 3'd1)) != 2'd0 || $signed(i_eo) < 0 ||
+                     $signed(i_eo) + d_fsp > 48'(DTCM_SIZE) - 48'(d_sb)))
+                    ibad = 1'b1;
+            end
+        end
+    end
+    assign d_ibad = ibad;
     assign dbg_rdata = vones[dbg_addr[LNB +: 5]] ? 32'hFFFF_FFFF : vrf[dbg_addr[LNB +: 5]][32 * dbg_addr[LNB-1:0] +: 32];
 
     // ------------------------------------------------------------------ S1: beat set-up
     wire [VW-1:0] e0 = bt << (LNB + 32'(e_esh));                    // first element of the beat
-    wire [VW-1:0] bslot = bc & ((VW'(NB) << e_esh) - VW'(1));       // strided: the element's slot
+    wire [VW-1:0] bslot = ebc & ((VW'(NB) << e_esh) - VW'(1));       // strided: the element's slot
     wire [VW-1:0] last_reg = ecomp ? c_reg : (e_vl - VW'(1)) >> (LNB + 32'(e_esh) + (enar ? 1 : 0));
     // SEW 8 / 16: each element's mask/tail choice and v0 bit (element k of the beat: byte k
     // at SEW 8, bytes 2k, 2k + 1 at SEW 16)
@@ -405,8 +506,8 @@ module coral_vec #(
                     selE[k4] = (c_sel && VW'(k4) == c_slot) ? S_NEW :
                                (s1_last && e_vta && (VW'(k4) > c_slot || (!c_sel && VW'(k4) == c_slot))) ? S_ONES : S_OLD;
                 if (estr || egat)                // strided, gathers: element bc, slot bc mod (elements a register)
-                    selE[k4] = VW'(k4) != bslot ? ((bc == e_vl - VW'(1) && VW'(k4) > bslot && e_vta) ? S_ONES : S_OLD) :
-                               (e_vm || v0[bc[$clog2(VLEN)-1:0]]) ? S_NEW : (e_vma ? S_ONES : S_OLD);
+                    selE[k4] = VW'(k4) != bslot ? ((ebc == e_vl - VW'(1) && VW'(k4) > bslot && e_vta) ? S_ONES : S_OLD) :
+                               (e_vm || v0[ebc[$clog2(VLEN)-1:0]]) ? S_NEW : (e_vma ? S_ONES : S_OLD);
             end
     end
     reg  [1:0]  sel [0:NB-1];
@@ -425,9 +526,9 @@ module coral_vec #(
             else if (ecomp) sel[j] = (c_sel && j[LNB-1:0] == c_pos[LNB-1:0]) ? S_NEW :
                                      (s1_last && e_vta && (j[LNB-1:0] > c_pos[LNB-1:0] ||
                                       (!c_sel && j[LNB-1:0] == c_pos[LNB-1:0]))) ? S_ONES : S_OLD;
-            else if (estr || egat) sel[j] = j[LNB-1:0] != bc[LNB-1:0] ?
-                                    ((bc == e_vl - VW'(1) && j[LNB-1:0] > bc[LNB-1:0] && e_vta) ? S_ONES : S_OLD) :
-                                    (e_vm || v0[bc[$clog2(VLEN)-1:0]]) ? S_NEW : (e_vma ? S_ONES : S_OLD);
+            else if (estr || egat) sel[j] = j[LNB-1:0] != ebc[LNB-1:0] ?
+                                    ((ebc == e_vl - VW'(1) && j[LNB-1:0] > ebc[LNB-1:0] && e_vta) ? S_ONES : S_OLD) :
+                                    (e_vm || v0[ebc[$clog2(VLEN)-1:0]]) ? S_NEW : (e_vma ? S_ONES : S_OLD);
             else if (esup && !esone && {{(32 - VW){1'b0}}, e} < s_off && e < e_vl) sel[j] = S_OLD;  // below the offset
             else if (e < e_vl) sel[j] = (e_vm || emerge || v0[e[$clog2(VLEN)-1:0]]) ? S_NEW : (e_vma ? S_ONES : S_OLD);
             else sel[j] = e_vta ? S_ONES : S_OLD;
@@ -439,9 +540,9 @@ module coral_vec #(
             if (esone && (esup ? e == 0 : e == e_vl - VW'(1))) slid[32*j +: 32] = efp ? e_fa : e_xa;
         end
         marks = 32'd0;
-        if (s1_last && e_vta && e_vl != 0 && !s_none && ((elanes && !emk && !emlog && !emsf) || el))
+        if ((eseg ? pass_end : s1_last) && e_vta && e_vl != 0 && !s_none && ((elanes && !emk && !emlog && !emsf) || el))
             for (j = 0; j < 32; j = j + 1)
-                if (j > 32'(e_vd) + 32'(last_reg) && j < 32'(e_vd) + 32'(e_nd)) marks[j] = 1'b1;
+                if (j > 32'(e_vd + sfo) + 32'(last_reg) && j < 32'(e_vd + sfo) + 32'(e_nd)) marks[j] = 1'b1;
     end
 
     // vwredsum(u): beat bt's source elements summed in pairs, each extended to 2 SEW (signed:
@@ -569,7 +670,7 @@ module coral_vec #(
     // from an address that is no multiple of 4: NB + 1, the last through port A), strided
     // elements one word
     wire [31:0] w_unit = ((e_xa - DTCM_BASE) >> 2) + (32'(bc) << LNB);
-    wire [31:0] w_str = (saddr - DTCM_BASE) >> 2;
+    wire [31:0] w_str = (eaddr - DTCM_BASE) >> 2;
     reg  [31:0] wk;
     integer k;
     always @(*) begin
@@ -583,10 +684,10 @@ module coral_vec #(
                 m_addr[RA*k +: RA] = wk[LNB +: RA];
                 if (s1_v && (el || est) && e_vl != 0 && wk[LNB-1:0] == k[LNB-1:0]) begin
                     m_en[k] = 1'b1;
-                    m_we[4*k +: 4] = (est && (e_vm || v0[bc[$clog2(VLEN)-1:0]])) ? 4'hF : 4'h0;
-                    m_wdata[32*k +: 32] = op_c[32 * bc[LNB-1:0] +: 32];
+                    m_we[4*k +: 4] = (est && (e_vm || v0[ebc[$clog2(VLEN)-1:0]])) ? 4'hF : 4'h0;
+                    m_wdata[32*k +: 32] = op_c[32 * ebc[LNB-1:0] +: 32];
                     if (e_sub) begin             // 8 / 16 bits: the element's bytes of the word
-                        m_we[4*k +: 4] = m_we[4*k +: 4] & ((e_sew == 2'd1 ? 4'b0011 : 4'b0001) << saddr[1:0]);
+                        m_we[4*k +: 4] = m_we[4*k +: 4] & ((e_sew == 2'd1 ? 4'b0011 : 4'b0001) << eaddr[1:0]);
                         m_wdata[32*k +: 32] = e_sew == 2'd1 ? {2{op_c[16 * bslot[$clog2(VLEN)-1:0] +: 16]}} :
                                                               {4{op_c[8 * bslot[$clog2(VLEN)-1:0] +: 8]}};
                     end
@@ -1114,12 +1215,13 @@ module coral_vec #(
     assign st_pend = any_st || (s1_v && est);
     assign mem_pend = any_mem || (s1_v && (el || est));
     assign drained = qn == 0 && !s1_v;
+    assign d_idle = drained;
     assign active = qn != 0 || s1_v || s2_v;
 
     wire push = d_valid && !(free && qn == 0);        // into the queue (else straight to S1)
     wire pop = free && qn != 0;
     wire [QW-1:0] nx = pop ? q[qh] : d_entry;
-    wire _unused = ^{s_offq, g_rg, svE, sjW, dsa, dsb, bnar, eanysew, emeew, ewhole, dwmv, emskm, dsl, dsone, dmerge, dvid, dmq, dmsf, emq, dgat, dcomp, dei16, bce16, esl, dl, dst, dstr, dlanes, dtos, dfroms, dred, dord, ddiv, dmk, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
+    wire _unused = ^{s_offq, g_rg, bci, eff, svE, sjW, dsa, dsb, bnar, eanysew, emeew, ewhole, dwmv, emskm, dsl, dsone, dmerge, dvid, dmq, dmsf, emq, dgat, dcomp, dei16, bce16, esl, dl, dst, dstr, dlanes, dtos, dfroms, dred, dord, ddiv, dmk, dswap, dnp, dna, dvd, dlop, dbsel, elegal, e_vt[5:3],
                       evs1, evs2, bc_reg, wk, dbg_addr};
 
     // an idle unit's registers do not toggle (and Verilator does not evaluate them)
@@ -1159,9 +1261,17 @@ module coral_vec #(
                 {e_ir, e_vl, e_vt, e_frm, e_vxrm, e_xa, e_xb, e_fa} <= nx;
                 bc <= {VW{1'b0}};
                 saddr <= nx[95:64];
+                sf <= 3'd0;
+                sgi <= {VW{1'b0}};
             end else begin
                 bc <= bc + VW'(1);
-                saddr <= saddr + e_xb;
+                if (eseg && sf != e_ir[31:29])     // the segment's next field
+                    sf <= sf + 3'd1;
+                else begin                         // the next element (segment)
+                    sf <= 3'd0;
+                    sgi <= sgi + VW'(1);
+                    saddr <= saddr + e_xb;
+                end
             end
             // S2
             s2_v <= s1_v && wb;
@@ -1223,7 +1333,7 @@ module coral_vec #(
             s2_c <= op_c;
             s2_rot <= w_unit[LNB-1:0];
             s2_bank <= w_str[LNB-1:0];
-            s2_boff <= saddr[1:0];
+            s2_boff <= eaddr[1:0];
             s2_sc <= efp ? e_fa : e_xa;
             if (s2_v && s2_we) vrf[s2_reg] <= wval;
             if (s2_v) vones <= (vones & ~((s2_we ? 32'd1 : 32'd0) << s2_reg)) | s2_marks;

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kernelcraft.isa.loader import get_isa
 from kernelcraft.simulators.core.errors import SimError
 
 from . import fp32, smallvec
@@ -52,6 +53,11 @@ MAX_BLOCK = 256
 _CODE: dict[str, object] = {}
 STOP_BREAK, STOP_ECALL = -1, -2
 MEM_KIND = {"VLOAD": LOAD, "VLOADS": LOAD, "VSTORE": STORE, "VSTORES": STORE, "VMOVE": NOWB}
+# Indexed accesses check every element's address at dispatch from the index register group,
+# so they wait (like fence) until the vector unit has drained: no earlier vector instruction
+# can still be writing the offsets (the RTL's rule, rtl/coral/README.md)
+INDEXED = frozenset(m for m, d in get_isa("coral").instructions.items()
+                    if d.format.name in ("VLX", "VSX"))
 
 
 @dataclass
@@ -143,7 +149,8 @@ class Compiler:
             closure = smallvec.wrap(d.mnemonic, self.s, ops, closure)
         self.ns[f"V{pc}"] = closure
         call = f"T = VQ(T, V{pc}(), {MEM_KIND.get(d.timing, 0)})"
-        lines = [call] + (["T = DRAIN(T)"] if d.unit == "vmove" else [])
+        lines = (["T = DRAIN(T)"] if d.mnemonic in INDEXED else []) + [call] + \
+            (["T = DRAIN(T)"] if d.unit == "vmove" else [])
         return Code(lines, timed=True), d
 
     def compile(self, start: int, limit: int) -> Block:
@@ -180,7 +187,8 @@ class Compiler:
                 if steps is not None:
                     steps += [("add", pending)] * bool(pending)
                     if d is not None and d.mnemonic in VECTOR:
-                        steps += [("vq", pc, MEM_KIND.get(d.timing, 0))] + [("drain",)] * (d.unit == "vmove")
+                        steps += [("drain",)] * (d.mnemonic in INDEXED) + [("vq", pc, MEM_KIND.get(d.timing, 0))] + \
+                            [("drain",)] * (d.unit == "vmove")
                     else:
                         steps = blk.tsteps = None
                 pending = 0

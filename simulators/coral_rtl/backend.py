@@ -40,7 +40,8 @@ UNITS = ("alu", "branch", "lsu", "mul", "div", "csr", "system", "fpu", "fdiv", "
 # instructions rtl/coral/coral_vdec.v decodes (at SEW = 32; the widening and narrowing
 # integer ones and vnclip(u) at SEW = 8 and 16, vzext/vsext.vf2 at 16 and 32; the integer element-wise
 # ones, fixed point, divides, compares, reductions, merges, moves, the mask instructions and loads/stores
-# of any EEW at 8 and 16 too, 8/16-bit unit-stride loads from word-aligned addresses).
+# of any EEW at 8 and 16 too, 8/16-bit unit-stride loads from word-aligned addresses; indexed and
+# segment accesses, fault-only-first loads).
 EXTENSIONS = ("RV32I", "M", "F", "Zicsr")
 _FP_VV_VF = ("vfadd", "vfsub", "vfmul", "vfmin", "vfmax", "vfsgnj", "vfsgnjn", "vfsgnjx", "vfmacc",
              "vfnmacc", "vfmsac", "vfnmsac", "vfmadd", "vfnmadd", "vfmsub", "vfnmsub")
@@ -60,7 +61,13 @@ _MEM_8_16 = tuple(f"{k}{w}.v" for k in ("vle", "vse", "vlse", "vsse") for w in (
 _WHOLE = tuple(f"vl{n}re{w}.v" for n in (1, 2, 4, 8) for w in (8, 16, 32)) + tuple(f"vs{n}r.v" for n in (1, 2, 4, 8)) + \
     tuple(f"vmv{n}r.v" for n in (1, 2, 4, 8))
 _FIXED = tuple(m for m, d in get_isa(ACCEL).instructions.items() if d.group == "rvv_fixed")   # all of them
-VECTOR = frozenset({*_FIXED, *_WIDEN, *_NARROW, *_WRED, *_EXTEND, *_MEM_8_16, *_WHOLE, "vfclass.v", "vfrec7.v", "vfrsqrt7.v", "vlm.v", "vsm.v","vsetvli", "vsetivli", "vsetvl", "vle32.v", "vse32.v", "vlse32.v", "vsse32.v",
+# the indexed loads and stores (not the segment ones), at any SEW and offset width
+_INDEXED = tuple(m for m, d in get_isa(ACCEL).instructions.items() if d.group == "rvv_memory" and
+                 d.format.name in ("VLX", "VSX"))
+# the segment loads and stores (every addressing mode, fault-only-first too) and vle<eew>ff.v
+_SEGMENT = tuple(m for m, d in get_isa(ACCEL).instructions.items() if d.group == "rvv_segment" or
+                 (d.group == "rvv_memory" and m.startswith("vle") and m.endswith("ff.v")))
+VECTOR = frozenset({*_FIXED, *_INDEXED, *_SEGMENT, *_WIDEN, *_NARROW, *_WRED, *_EXTEND, *_MEM_8_16, *_WHOLE, "vfclass.v", "vfrec7.v", "vfrsqrt7.v", "vlm.v", "vsm.v","vsetvli", "vsetivli", "vsetvl", "vle32.v", "vse32.v", "vlse32.v", "vsse32.v",
                     "vfrsub.vf", "vmv.v.v", "vmv.v.x", "vmv.v.i", "vfmv.v.f", "vfmv.f.s", "vfmv.s.f",
                     "vmv.x.s", "vmv.s.x", "vfredusum.vs", "vfredosum.vs", "vfredmax.vs", "vfredmin.vs",
                     "vredsum.vs", "vredand.vs", "vredor.vs", "vredxor.vs", "vredminu.vs", "vredmin.vs",
@@ -258,7 +265,9 @@ def _error(code: int, pc: int, addr: int, job: Job, state: CoralState, max_cycle
             "or a whole-register access) from an address that is no multiple of 4; at SEW 8 and 16 it runs the "
             "integer element-wise operations, fixed point, multiplies, divides, compares, reductions, merges, moves, slides, "
             "vrgather, vcompress, vid, viota, the mask instructions, widening and narrowing, but not vrgatherei16 or "
-            "the fp instructions (SEW 32 only); loads and stores of any EEW at any SEW; "
+            "the fp instructions (SEW 32 only); loads and stores of any EEW at any SEW; an indexed load whose "
+            "destination overlaps its offsets' group other than as RVV allows (vd = vs2 with SEW <= the offsets' "
+            "width, or the offsets in the highest part of a wider destination) is a reserved encoding it refuses; "
             "run this program on the functional model")
     if code == E_VPEND:
         raise ConfigError(

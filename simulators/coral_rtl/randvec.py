@@ -23,6 +23,7 @@ vector instruction breaks one of the model's rules (the RTL must stop where the 
 from __future__ import annotations
 
 import random
+import re
 
 from kernelcraft.isa.loader import get_isa
 from kernelcraft.simulators.coral.tables import ACCEL
@@ -55,6 +56,8 @@ SLIDES = sorted(m for m in VECTOR if _I[m].timing == "VPERM" and "slide" in m)
 COMPARES = sorted(m for m in VECTOR if m.split(".")[0] in _CMP)
 FIXED = sorted(m for m in VECTOR if _I[m].group == "rvv_fixed")
 FIXED_NARROW = [m for m in FIXED if _wide(m)]                           # vnclip(u): SEW 8, 16
+INDEXED = sorted(m for m in VECTOR if _I[m].format.name in ("VLX", "VSX") and _I[m].group == "rvv_memory")
+SEGMENT = sorted(m for m in VECTOR if _I[m].group == "rvv_segment" and _I[m].fixed.get("nf", 0) > 0)
 XREGS = ["a0", "a1", "a2", "a3", "a4", "a5", "t4", "t5", "t6"]
 
 # element values at the edges of every width (saturation at both ends, rounding ties)
@@ -124,6 +127,10 @@ def _vector(rng: random.Random, lmul: int, vlmax: int, pol: str) -> list[str]:
         if op.split(".")[0] in MADD:              # vd, vs1 / rs1, vs2 (vd an operand too)
             return [f"{op} {vd}, {second}, {a}{vm}"]
         return [f"{op} {vd}, {a}, {second}{vm}"]
+    if rng.random() < 0.05:                       # indexed loads and stores (offsets made just before)
+        block = _indexed(rng, 32, lmul, pol, mask)
+        if block:
+            return block
     eew = 32 if rng.random() < 0.75 else rng.choice([8, 16])     # EMUL = EEW / 32 * LMUL
     reg = _group(rng, max(1, lmul * eew // 32), not_v0=mask)
     if c < 0.15:
@@ -161,6 +168,80 @@ def _vector(rng: random.Random, lmul: int, vlmax: int, pol: str) -> list[str]:
                         f"fsrmi {rng.randrange(5)}", f"fadd.s {f}, {f}, {rng.choice(FREGS)}",
                         f"addi {rng.choice(XREGS)}, {rng.choice(XREGS)}, {rng.randint(-9, 9)}",
                         f"flw {f}, {4 * rng.randrange(BUFFER // 4)}(s0)", "csrr a5, vl", "csrr a5, vtype"])]
+
+
+def _indexed(rng, sew: int, lmul: float, pol: str, mask: bool) -> list[str] | None:
+    """An indexed load or store at the current vtype (SEW-bit data, LMUL; vl kept in s2): its
+    offsets (EEW-bit, EMUL = EEW / SEW * LMUL, which must be 1/4 to 8) made at that vtype as
+    distinct multiples of SEW / 8 below 256 or 512 (i * odd & mask, or all the same), the access
+    from a base that keeps them in the buffer; a load's vd apart from the offsets, or on them where
+    RVV allows it (vd = vs2 with SEW <= EEW, the offsets the highest part of a wider vd)."""
+    op = rng.choice(INDEXED)
+    eew = int(op.split("ei")[1].split(".")[0])
+    emul = eew / sew * lmul
+    if not 1 / 4 <= emul <= 8:
+        return None
+    ni, nd = max(1, int(emul)), max(1, int(lmul))
+    em = f"m{int(emul)}" if emul >= 1 else f"mf{int(1 / emul)}"
+    lm = f"m{int(lmul)}" if lmul >= 1 else f"mf{int(1 / lmul)}"
+    vi = rng.choice(range(ni if mask else 0, 32, ni))
+    vm = ", v0.t" if mask else ""
+    limit = (256 if eew == 8 else 512) - 1
+    mul = rng.choice([rng.getrandbits(16) | 1, 1, 0]) * (sew // 8)
+    cands = [r for r in range(0, 32, nd) if not (mask and r == 0)]
+    if op.startswith("vl"):
+        apart = [r for r in cands if r + nd <= vi or r >= vi + ni]
+        shared = [r for r in cands if (r == vi and sew <= eew) or (sew > eew and emul >= 1 and r + nd == vi + ni)]
+        cands = shared if shared and rng.random() < 0.25 else apart
+    vd = rng.choice(cands)
+    return ["csrr s2, vl", f"vsetvli t1, zero, e{eew}, {em}, ta, ma", f"vid.v v{vi}", f"li t3, {mul}",
+            f"vmul.vx v{vi}, v{vi}, t3", f"li t3, {limit & -(sew // 8)}", f"vand.vx v{vi}, v{vi}, t3",
+            f"vsetvli t1, s2, e{sew}, {lm}, {pol}", f"addi t2, s0, {4 * rng.randrange((BUFFER - 512 - 4) // 4)}",
+            f"{op} v{vd}, (t2), v{vi}{vm}"]
+
+
+def _segment(rng, sew: int, lmul: float, pol: str, mask: bool) -> list[str] | None:
+    """A segment load or store at the current vtype (vl kept in s2): NF fields of EEW bits
+    (indexed: SEW bits, EEW the offsets') whose NF groups of EMUL registers fit in 8 and below
+    v32; unit-stride from anywhere in the buffer, strided by multiples of the field size (0 and
+    negative too), indexed by offsets made as for _indexed (a load's fields apart from them)."""
+    op = rng.choice(SEGMENT)
+    d = _I[op]
+    nf, fmt = d.fixed["nf"] + 1, d.format.name
+    eew = int(re.search(r"ei?(\d+)(ff)?\.v$", op)[1])
+    indexed = fmt in ("VLX", "VSX")
+    data = sew if indexed else eew
+    emul = data / sew * lmul
+    ni_emul = eew / sew * lmul
+    n = max(1, int(emul))
+    if emul > 8 or nf * n > 8 or emul < 1 / 8 or (indexed and not 1 / 4 <= ni_emul <= 8):
+        return None
+    db = data // 8
+    vm = ", v0.t" if mask else ""
+    out = ["csrr s2, vl"]
+    if indexed:
+        ni = max(1, int(ni_emul))
+        em = f"m{int(ni_emul)}" if ni_emul >= 1 else f"mf{int(1 / ni_emul)}"
+        vi = rng.choice(range(ni if mask else 0, 32, ni))
+        lim = (256 if eew == 8 else 512) - 1
+        out += [f"vsetvli t1, zero, e{eew}, {em}, ta, ma", f"vid.v v{vi}", f"li t3, {rng.choice([rng.getrandbits(16) | 1, 1, 0]) * db}",
+                f"vmul.vx v{vi}, v{vi}, t3", f"li t3, {lim & -db}", f"vand.vx v{vi}, v{vi}, t3"]
+        regs = [r for r in range(0, 33 - nf * n, n) if not (mask and r == 0) and
+                (op.startswith("vs") or r + nf * n <= vi or r >= vi + ni)]
+        addr = [f"addi t2, s0, {4 * rng.randrange((BUFFER - 512 - 32) // 4)}"]
+        tail = f", v{vi}"
+    else:
+        regs = [r for r in range(0, 33 - nf * n, n) if not (mask and r == 0)]
+        if fmt in ("VLS", "VSS"):
+            addr = [f"addi t2, s0, {BUFFER // 2 + db * rng.randrange(-8, 8)}", f"li t3, {db * rng.randint(-3, 3 + nf)}"]
+            tail = ", t3"
+        else:
+            addr = [f"addi t2, s0, {db * rng.randrange((BUFFER - 160) // db)}"]
+            tail = ""
+    if not regs:
+        return None
+    lm = f"m{int(lmul)}" if lmul >= 1 else f"mf{int(1 / lmul)}"
+    return out + [f"vsetvli t1, s2, e{sew}, {lm}, {pol}"] + addr + [f"{op} v{rng.choice(regs)}, (t2){tail}{vm}"]
 
 
 def _overlapping(rng, vd: int, nd: int, ns: int, whole: bool, align: int) -> str:
@@ -420,6 +501,8 @@ def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
                 skew = rng.randrange(4) if op.startswith("vs") and rng.random() < 0.5 else 0
                 out.append(f"addi t2, s0, {4 * rng.randrange((BUFFER - n * vlen // 8) // 4 - 1) + skew}\n"
                            f"{op} v{rng.choice(range(0, 32, n))}, (t2)")
+        elif c < 0.92 and (block := _indexed(rng, sew, lmul if lm[1] != "f" else 1 / int(lm[2:]), pol, mask)):
+            out += block                          # indexed loads and stores (offsets of any EEW)
         elif c < 0.95:                            # 8-, 16- and 32-bit loads and stores at EEW = SEW or not
             # (EMUL = EEW / SEW * LMUL up to 8; unit-stride 8/16-bit ones word-aligned)
             emuls = {eew: eew / sew * (lmul if lm[1] != "f" else 1 / int(lm[2:])) for eew in (8, 16, 32)}
@@ -520,6 +603,43 @@ def random_fixed_program(seed: int, length: int = 40, vlen: int = 128) -> str:
     return "\n".join(out) + "\n"
 
 
+def random_indexed_program(seed: int, length: int = 16, vlen: int = 128, segments: bool = False) -> str:
+    """Indexed loads and stores (every offset width) at SEW 8, 16, 32 and LMUL 1/4 to 8, vl from 0
+    to past VLMAX, masked or not (new masks between), both policies, loads onto their offsets where
+    RVV allows it, other vector work between them (the drain before each), results stored;
+    `segments`: half of them segment loads and stores of every addressing mode and NF."""
+    rng = random.Random(seed)
+    out = [".text", "la s0, buf"] + [f"li {r}, {rng.getrandbits(32) - (1 << 31)}" for r in XREGS]
+    out += ["vsetvli t1, zero, e32, m8, ta, ma"] + \
+           [f"addi t2, s0, {rng.randrange(0, BUFFER - vlen, 4)}\nvle32.v v{r}, (t2)" for r in range(0, 32, 8)]
+    lmuls = {8: ["mf4", "mf2", "m1", "m2", "m4", "m8"], 16: ["mf2", "m1", "m2", "m4", "m8"], 32: ["m1", "m2", "m4", "m8"]}
+    done = 0
+    while done < length:
+        sew = rng.choice([8, 16, 32])
+        lm = rng.choice(lmuls[sew])
+        lmul = int(lm[1:]) if lm[1] != "f" else 1 / int(lm[2:])
+        vlmax = int(vlen * lmul) // sew
+        pol = f"{rng.choice(['ta', 'tu'])}, {rng.choice(['ma', 'mu'])}"
+        out.append(f"li s1, {rng.choice([0, 1, rng.randint(0, vlmax + 3), vlmax, vlmax, vlmax + 5])}\n"
+                   f"vsetvli t1, s1, e{sew}, {lm}, {pol}")
+        c = rng.random()
+        if c < 0.15:
+            out.append(f"vmv.s.x v0, {rng.choice(XREGS)}")
+        elif c < 0.25:                            # something still in the unit when the access dispatches
+            n = max(1, int(lmul))
+            out.append(f"vmul.vv v{rng.choice(range(0, 32, n))}, v{rng.choice(range(0, 32, n))}, v{rng.choice(range(0, 32, n))}")
+        block = (_segment if segments and rng.random() < 0.5 else _indexed)(rng, sew, lmul, pol, rng.random() < 0.35)
+        if block:
+            out += block
+            done += 1
+    out.append("vsetvli t1, zero, e32, m8, ta, ma")
+    out += [f"addi t2, s0, {rng.randrange(0, BUFFER - vlen * 8 // 8, 4)}\nvse32.v v{r}, (t2)" for r in range(0, 32, 8)]
+    out.append("ebreak")
+    words = ", ".join(f"{rng.getrandbits(32):#x}" for _ in range(BUFFER // 4))
+    out += [".data", ".balign 16", f"buf: .word {words}"]
+    return "\n".join(out) + "\n"
+
+
 def fault_programs() -> dict[str, str]:
     """Programs whose last instruction breaks a rule of the model's vector semantics."""
     pre = ".text\nla s0, buf\nli t0, 8\nvsetvli t1, t0, e32, m2, ta, ma\n"
@@ -565,6 +685,21 @@ def fault_programs() -> dict[str, str]:
         "vsse8 below DTCM": pre.replace("e32", "e8") + "li t3, -4096\nvsse8.v v2, (s0), t3" + data,
         "masked vse16 misaligned active": pre.replace("e32", "e16") + "li t0, 2\nvmv.s.x v0, t0\nli t3, 3\n"
                                           "vsse16.v v2, (s0), t3, v0.t" + data,
+        # indexed: an active element's offset past DTCM or misaligned, the offsets' group misaligned
+        # or over EMUL 8; each checked once the unit has drained (the vfdiv before it), so timed after it
+        "indexed offset past DTCM": slow + "vsetvli t1, zero, e32, m1\nli t3, 0x100000\nvmv.v.x v4, t3\n"
+                                    "vluxei32.v v2, (s0), v4" + data,
+        "indexed store misaligned offset": slow + "vsetvli t1, zero, e32, m4\nvid.v v4\nvsoxei8.v v8, (s0), v4" + data,
+        "indexed masked active element out": pre + "li t0, 0x40\nvmv.s.x v0, t0\nvid.v v4\nli t3, 0x40000\n"
+                                             "vmul.vx v4, v4, t3\nvloxei32.v v2, (s0), v4, v0.t" + data,
+        "indexed offsets misaligned group": pre + "vluxei32.v v2, (s0), v5" + data,
+        "indexed offsets over EMUL 8": pre.replace("e32, m2", "e8, m8") + "vluxei16.v v8, (s0), v16" + data,
+        "indexed load onto v0 masked": pre + "vluxei32.v v0, (s0), v4, v0.t" + data,
+        # segments: NF groups over 8 registers or past v31, an indexed segment load over its offsets
+        "segment fields over 8 registers": pre + "vlseg5e32.v v8, (s0)" + data,
+        "segment group past v31": pre.replace("m2", "m1") + "vsseg4e32.v v30, (s0)" + data,
+        "indexed segment load over its offsets": pre.replace("m2", "m1") + "vluxseg2ei32.v v4, (s0), v5" + data,
+        "strided segment misaligned stride": pre.replace("e32", "e16") + "li t3, 3\nvlsseg3e16.v v2, (s0), t3" + data,
         "masked store misaligned": pre + "li t0, 1\nvmv.s.x v0, t0\naddi s0, s0, 2\nvse32.v v2, (s0), v0.t" + data,
         "queued then faulting": pre + "vfadd.vv v2, v4, v6\nvse32.v v2, (s0)\nvfadd.vv v2, v4, v6\n"
                                 "vle32.v v3, (s0)" + data,

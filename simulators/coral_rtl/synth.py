@@ -51,7 +51,7 @@ def synthesize(cfg, timeout: float = 3600) -> dict:
     rtl_build.check_config(cfg)
     params = {p: getattr(cfg, p) for p in rtl_build.PARAMETERS}
     common = tuple(str(rtl_build.COMMON_RTL / s) for s in rtl_build.COMMON if s != "icg.v")
-    top = checked_synth((*common, "coral_fminmax.v", "coral_fcvt.v", "coral_fpu.v", "coral_vdec.v", "coral_idiv.v", "coral_vec.v",
+    top = checked_synth((*common, "coral_fminmax.v", "coral_fcvt.v", "coral_fpu.v", "coral_vdec.v", "coral_idiv.v", "coral_frest.v", "coral_vec.v",
                          "coral_core.v", "coral_top.v"), "coral_top", params,
                         ("coral_sram.v", "coral_sram_dp.v", str(rtl_build.COMMON_RTL / "icg.v")),
                         timeout=timeout)

@@ -74,7 +74,7 @@ CATALOGUE = [
     ("tui --keymap /nonexistent --run 1", "keymap /nonexistent: cannot read it"),
     ("rtl-check --accel nope", "unknown accelerator 'nope'"),
     ("rtl-check --accel coral --task silu --config C1 {d}/fixed.s",
-     "part of Zve32f so far, not vlseg2e32.v (Zve32f): instruction 1 (line 2)"),
+     "part of Zve32f so far, not vadc.vvm (Zve32f): instruction 1 (line 2)"),
     ("rtl-check --accel plena --task relu --config C1 --seed -1", "argument --seed"),
     ("rtl-check --accel plena --task relu --config C1 --max-cycles 0", "argument --max-cycles"),
     ("rtl-check --accel plena --task relu --config C1 --timeout 0", "argument --timeout"),
@@ -97,8 +97,8 @@ def scratch(tmp_path_factory):
     d = tmp_path_factory.mktemp("bad")
     (d / "k.asm").write_text("S_ADDI_INT gp1, gp0, 1\n")
     (d / "latin1.asm").write_bytes(b"NOP ; caf\xe9\n")
-    # every coral baseline runs on its RTL now; segment accesses are one of what it still refuses
-    (d / "fixed.s").write_text("vsetvli t0, zero, e32, m1, ta, ma\nvlseg2e32.v v2, (a0)\nebreak\n")
+    # every coral baseline runs on its RTL now; vadc and its kin are what it still refuses
+    (d / "fixed.s").write_text("vsetvli t0, zero, e32, m1, ta, ma\nvadc.vvm v2, v4, v6, v0\nebreak\n")
     (d / "notdb.db").write_text("junk\n")
     (d / "adir").mkdir()
     from kernelcraft.workbench.store import TraceStore

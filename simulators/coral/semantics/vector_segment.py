@@ -6,6 +6,10 @@ element i belongs to register group vd + f*EMUL. Each instruction's NF, EEW and
 addressing mode are read from its mnemonic in the ISA data. As for the other vector
 memory accesses, every active address is checked before anything is written, and
 masked-off segments are neither read nor written.
+
+Timing (the RTL's, rtl/coral/README.md): a segment access moves one field a cycle, segment
+after segment, whatever its addressing mode: NF * vl cycles (a unit-stride one too: each
+field's elements are NF * EEW / 8 bytes apart in memory).
 """
 from __future__ import annotations
 
@@ -118,7 +122,7 @@ def _load_maker(nf, eew, mode, first_fault):
                 values = np.zeros(vl, UINT[data_eew])
                 values[use] = raw[:, f]
                 put(s, vd + f * n, data_eew, vl, values, vm, n, act)
-            return cost * nf * (beats(s, vl, data_eew) if mode == "unit" else vl)
+            return cost * nf * (beats(s, vl, data_eew) if mode == "unit" and nf == 1 else vl)
         return run
     return maker
 
@@ -138,7 +142,7 @@ def _store_maker(nf, eew, mode):
             o = _offsets(s, pc, addrs, use, db, "vector segment store" if nf > 1 else "vector store")
             fields = np.stack([elems(s, vs3 + f * n, data_eew, vl)[use] for f in range(nf)], axis=1)
             s.vmem_write(o, data_eew, fields.ravel())
-            return cost * nf * (beats(s, vl, data_eew) if mode == "unit" else vl)
+            return cost * nf * (beats(s, vl, data_eew) if mode == "unit" and nf == 1 else vl)
         return run
     return maker
 

@@ -2,9 +2,10 @@
 its scalar programs (the body's data, x0..x31, f0..f31 and fcsr), vec_e32, the vector
 program at SEW = 32 (masked accesses, slides, mask logic, vmul*; the whole signature,
 v0..v31 included), vec_config (vsetvl forms, fractional LMUL, vill) and vec_reduce_fixed_widen
-(reductions, fixed point in every vxrm mode with vxsat, widening and narrowing; both in the
-corpus's own wrapping, which sets up and dumps the vector state at SEW = 8) equal Spike's
-signatures, and the model takes exactly as many cycles."""
+(reductions, fixed point in every vxrm mode with vxsat, widening and narrowing) and vec_mem
+(every addressing mode: indexed ordered and unordered, masked; segment loads and stores;
+fault-only-first; whole registers; all in the corpus's own wrapping, which sets up and
+dumps the vector state at SEW = 8) equal Spike's signatures, and the model takes exactly as many cycles."""
 import sys
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from harness import (DATA_BASE, SCALAR_FIELDS, bodies, differences, load_expecte
 
 SCALAR = ("int_arith", "fp_rounding", "fp_special")     # the corpus's programs without V
 E32 = ("vec_e32",)                                       # ... with V at SEW = 32 only
-FULL = ("vec_config", "vec_reduce_fixed_widen")         # ... with V, wrapped at SEW = 8
+FULL = ("vec_config", "vec_reduce_fixed_widen", "vec_mem")   # ... with V, wrapped at SEW = 8
 
 
 @pytest.fixture(scope="module")

@@ -27,6 +27,10 @@ ERRORS = {
     "budget": ("li a0, 0\n1: addi a0, a0, 1\nj 1b\n", "BudgetExceeded"),
     "frm_reserved": ("fsrmi 5\nfadd.s f0, f1, f2\n", "IllegalInstruction"),
     "flw_misaligned": ("li a0, 0x10002\nflw f1, 0(a0)\n", "MemoryAccessError"),
+    # a misaligned halfword access traps on both (the model splits none; the RTL refuses none)
+    "lh_misaligned": ("li a0, 0x10003\nlb a1, 0(a0)\nlh a1, 0(a0)\n", "MemoryAccessError"),
+    "lhu_misaligned": ("li a0, 0x10005\nlhu a1, 0(a0)\n", "MemoryAccessError"),
+    "sh_misaligned": ("li a0, 0x10001\nsb a0, 0(a0)\nsh a0, 2(a0)\n", "MemoryAccessError"),
     "budget_after_mispredict": ("li a1, 0\nli a0, 24\n1: addi a0, a0, -1\nbnez a0, 1b\nnop\n",
                                 "BudgetExceeded"),
 }
@@ -96,9 +100,9 @@ def test_errors_agree(name, error_runs, cfg):
 
 def test_program_with_unsupported_instructions_is_refused(cfg, rtl):
     from kernelcraft.simulators.core.errors import ConfigError
-    program = assemble(".text\nvluxei32.v v0, (a0), v2\n", "v.s", cfg)
+    program = assemble(".text\nvadc.vvm v4, v2, v6, v0\n", "v.s", cfg)
     with pytest.raises(ConfigError, match=r"implements RV32I, M, F, Zicsr and part of Zve32f so far, not "
-                                          r"vluxei32.v \(Zve32f\): instruction 0 \(line 2\) `vluxei32.v v0, \(a0\), v2`"):
+                                          r"vadc.vvm \(Zve32f\): instruction 0 \(line 2\) `vadc.vvm v4, v2, v6, v0`"):
         rtl.run(program, MemoryImage(), cfg)
 
 

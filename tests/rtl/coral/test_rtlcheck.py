@@ -75,7 +75,7 @@ def test_exec_on_the_rtl(tmp_path, cfg, rtl, capsys):
 
 def test_unsupported_program_is_a_clear_error(tmp_path, capsys):
     kernel = tmp_path / "vlseg2.s"
-    kernel.write_text(".text\nvsetvli t0, zero, e32, m1, ta, ma\nvlseg2e32.v v2, (a0)\n")
+    kernel.write_text(".text\nvsetvli t0, zero, e32, m1, ta, ma\nvadc.vvm v2, v4, v6, v0\n")
     assert main(["rtl-check", "--accel", "coral", "--task", "relu", "--config", "C1", str(kernel), *HW]) == 2
     err = capsys.readouterr().err
     assert "the coral RTL implements RV32I, M, F, Zicsr and part of Zve32f so far, not" in err

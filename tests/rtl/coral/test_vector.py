@@ -9,8 +9,9 @@ from kernelcraft.simulators.core.errors import ConfigError
 from kernelcraft.simulators.coral.assembler import assemble
 from kernelcraft.simulators.coral.machine import CoralModel
 from kernelcraft.simulators.coral_rtl.compare import compare_runs, compare_traces
-from kernelcraft.simulators.coral_rtl.randvec import (fault_programs, random_fixed_program, random_subword_program,
-                                                      random_vector_program, random_widening_program)
+from kernelcraft.simulators.coral_rtl.randvec import (fault_programs, random_fixed_program, random_indexed_program,
+                                                      random_subword_program, random_vector_program,
+                                                      random_widening_program)
 
 SEEDS = range(60)
 
@@ -78,6 +79,122 @@ def test_fixed_point_programs_match_the_model(cfg, rtl):
     assert sum(m.registers["x"][10] & 1 for m, _ in runs) > 0          # vcsr's vxsat at the end
 
 
+def test_indexed_accesses_match_the_model(cfg, rtl):
+    # every indexed load and store at SEW 8, 16, 32 with offsets of each width (EMUL 1/4 to 8),
+    # masked or not, both policies, vl 0 to past VLMAX, loads onto their offsets where RVV allows
+    # it, offsets written just before (the drain); traced: every element written is compared
+    seeds = range(30)
+    sources = [random_indexed_program(s) for s in seeds]
+    runs = _both(rtl, cfg, sources, trace=True)
+    for seed, (model, r) in zip(seeds, runs):
+        assert model.error is None, (seed, model.error)
+        assert compare_runs(model, r) == [], f"seed {seed}"
+        assert compare_traces(model.trace, r.trace) is None, f"seed {seed}"
+    assert sum(src.count("xei") for src in sources) >= 400
+    assert sum(m.stalls["vector_sync"] for m, _ in runs) > 0
+
+
+INDEXED = (".text\nla a0, d\nvsetvli t1, zero, e32, m8\nvle32.v v8, (a0)\nvle32.v v16, (a0)\nli t0, {bits}\n"
+           "vmv.s.x v0, t0\nvsetvli t1, zero, e{eew}, m8\nli t0, {offs}\nvmv.v.x v24, t0\nvid.v v16\n"
+           "li t0, {step}\nvmul.vx v16, v16, t0\nvadd.vv v24, v24, v16\nli t0, {avl}\n"
+           "vsetvli t1, t0, e{sew}, {lm}, {pol}\nli a1, {base}\n{op}\nebreak\n.data\n.balign 16\nd: .word "
+           + _words(64) + "\n")
+
+
+def test_indexed_access_edges(cfg, rtl):
+    # offsets zero-extended at their largest aligned value (0xfc, 0xfffe, ...: sign-extended they
+    # would leave DTCM), one address for every element (a store's last one wins); inactive
+    # elements and elements past vl (vl = 0 too) outside DTCM or misaligned: no fault, nothing
+    # read or written; a load onto its own offsets (vd = vs2, SEW <= EEW: RVV allows it)
+    base, last = cfg.DTCM_BASE, cfg.DTCM_BASE + cfg.DTCM_SIZE
+    cases = []
+    for op in ("vluxei{eew}.v v8, (a1), v24{vm}", "vsoxei{eew}.v v8, (a1), v24{vm}", "vloxei{eew}.v v24, (a1), v24{vm}"):
+        for eew, sew, lm in ((8, 32, "m4"), (16, 16, "m2"), (32, 8, "m1"), (16, 32, "m8")):
+            if op.startswith("vloxei") and sew > eew:
+                continue
+            sb = sew // 8
+            big = min(1 << eew, cfg.DTCM_SIZE) - sb
+            for c in (dict(pol="tu, mu", avl=1000, bits=0, offs=big, step=0, base=base, vm=""),
+                      dict(pol="ta, ma", avl=0, bits=0, offs=1, step=0, base=last, vm=""),
+                      # elements 0-3 active and in DTCM, 4-6 inactive and past its end
+                      dict(pol="tu, mu", avl=7, bits=0x0F, offs=0, step=32, base=last - 128, vm=", v0.t"),
+                      dict(pol="ta, ma", avl=9, bits=0, offs=1, step=0, base=last, vm=", v0.t")):
+                cases.append(dict(c, eew=eew, sew=sew, lm=lm, op=op.format(eew=eew, vm=c["vm"])))
+    _cases_match(rtl, cfg, INDEXED, cases)
+    assert len(cases) == 40
+
+
+def test_segment_accesses_match_the_model(cfg, rtl):
+    # segment loads and stores of every addressing mode, NF 2 to 8, field widths 8, 16, 32 (indexed:
+    # SEW), masked or not, both policies, vl 0 to past VLMAX, overlapping segments (strides below
+    # NF fields, 0, negative; equal offsets: a store's order is the model's, segment by segment),
+    # between indexed ones; traced
+    seeds = range(30)
+    sources = [random_indexed_program(s, segments=True) for s in seeds]
+    runs = _both(rtl, cfg, sources, trace=True)
+    for seed, (model, r) in zip(seeds, runs):
+        assert model.error is None, (seed, model.error)
+        assert compare_runs(model, r) == [], f"seed {seed}"
+        assert compare_traces(model.trace, r.trace) is None, f"seed {seed}"
+    assert sum(src.count("seg") for src in sources) >= 150
+
+
+SEGMENTS = (".text\nla a0, d\nvsetvli t1, zero, e32, m8\nvle32.v v8, (a0)\nvle32.v v16, (a0)\nli t0, {bits}\n"
+            "vmv.s.x v0, t0\nfence\nli t0, {avl}\nvsetvli t1, t0, e{sew}, {lm}, {pol}\nli a1, {base}\nli t3, {stride}\n{op}\n"
+            "ebreak\n.data\n.balign 16\nd: .word " + _words(64) + "\n")
+
+
+def test_segment_access_edges(cfg, rtl):
+    # segments ending exactly at DTCM's end; a masked-off last segment whose fields run past it
+    # (no fault; the fence: a masked access running off DTCM needs v0 final, else E_VPEND); vl = 0
+    # from past the end; every segment at one address (the last one's fields win); a segment
+    # whose first field fits and second does not faults there, as in the model
+    last = cfg.DTCM_BASE + cfg.DTCM_SIZE
+    cases = [dict(sew=32, lm="m1", pol="tu, mu", avl=4, bits=0, base=last - 48, stride=0,
+                  op="vsseg3e32.v v8, (a1)\nvlseg3e32.v v12, (a1)"),
+             dict(sew=32, lm="m1", pol="ta, ma", avl=4, bits=7, base=last - 40, stride=0,
+                  op="vsseg3e32.v v8, (a1), v0.t\nvlseg3e32.v v12, (a1), v0.t"),
+             dict(sew=16, lm="m2", pol="ta, ma", avl=0, bits=0, base=last, stride=0,
+                  op="vlseg4e16.v v8, (a1)\nvsseg4e16.v v16, (a1)"),
+             dict(sew=16, lm="m1", pol="tu, mu", avl=8, bits=0, base=last - 64, stride=0,
+                  op="vssseg2e16.v v8, (a1), t3\nvlsseg2e16.v v12, (a1), t3\nvlseg2e16.v v14, (a1)"),
+             dict(sew=8, lm="mf2", pol="tu, ma", avl=8, bits=0xA5, base=last - 16, stride=-1,
+                  op="vssseg2e8.v v8, (a1), t3, v0.t\nvlsseg2e8.v v12, (a1), t3, v0.t")]
+    _cases_match(rtl, cfg, SEGMENTS, cases)
+    bad = SEGMENTS.format(sew=32, lm="m1", pol="tu, mu", avl=4, bits=0, base=last - 40, stride=0,
+                          op="vlseg3e32.v v12, (a1)")
+    [(model, r)] = _both(rtl, cfg, [bad])
+    assert "segment 3, field 1" in str(model.error) and str(r.error) == str(model.error)
+    assert compare_runs(model, r) == []
+
+
+def test_fault_only_first_loads(cfg, rtl):
+    # vle<eew>ff.v and vlseg<nf>e<eew>ff.v: a bad active element (segment) after the first trims vl
+    # to it (the RTL's dispatch finds it among up to VLEN, as for masked accesses, and sets vl);
+    # EEW != SEW, masked (the first active one bad, past element 0: trimmed too), none bad; vl
+    # read back after each; element 0 bad faults
+    last = cfg.DTCM_BASE + cfg.DTCM_SIZE
+    read = "\ncsrr a2, vl\ncsrr a3, vtype\nli t0, 1000\nvsetvli t1, t0, e32, m1, tu, mu\nvse32.v v12, (a0)"
+    cases = [dict(sew=32, lm="m1", pol="tu, mu", avl=4, bits=0, base=last - 8, stride=0, op="vle32ff.v v12, (a1)" + read),
+             dict(sew=32, lm="m1", pol="ta, ma", avl=4, bits=0b1100, base=last - 8, stride=0,
+                  op="vle32ff.v v12, (a1), v0.t" + read),
+             dict(sew=32, lm="m2", pol="ta, mu", avl=8, bits=0, base=last - 8, stride=0, op="vle16ff.v v12, (a1)" + read),
+             dict(sew=16, lm="m1", pol="tu, ma", avl=8, bits=0, base=last - 12, stride=0, op="vlseg2e16ff.v v12, (a1)" + read),
+             dict(sew=8, lm="m1", pol="ta, ma", avl=16, bits=0x00F0, base=last - 16, stride=0,
+                  op="vlseg3e8ff.v v12, (a1), v0.t" + read),
+             dict(sew=8, lm="m2", pol="tu, mu", avl=32, bits=0, base=0, stride=0, op="mv a1, a0\nvle8ff.v v12, (a1)" + read)]
+    # traced: vl's change is the load's (the lockstep trace's vl/vtype event)
+    runs = _both(rtl, cfg, [SEGMENTS.format(**c) for c in cases], trace=True)
+    for c, (model, r) in zip(cases, runs):
+        assert model.error is None and compare_runs(model, r) == [], c
+        assert compare_traces(model.trace, r.trace) is None, c
+    assert [m.registers["x"][12] for m, _ in runs] == [2, 2, 4, 3, 5, 32]          # vl after each
+    bad = SEGMENTS.format(sew=32, lm="m1", pol="tu, mu", avl=4, bits=0, base=last, stride=0, op="vle32ff.v v12, (a1)")
+    [(model, r)] = _both(rtl, cfg, [bad])
+    assert "element 0" in str(model.error) and str(r.error) == str(model.error)
+    assert compare_runs(model, r) == []
+
+
 def test_vector_faults_stop_where_the_model_stops(cfg, rtl):
     names = list(fault_programs())
     runs = _both(rtl, cfg, list(fault_programs().values()))
@@ -94,10 +211,15 @@ def test_a_deliberate_difference_is_found(cfg, rtl):
 
 
 def test_unimplemented_vector_work_is_refused(cfg, rtl):
-    gather = assemble(".text\nvsetvli t0, zero, e32, m1\nvlseg2e32.v v2, (a0)\n", "g.s", cfg)
-    with pytest.raises(ConfigError, match=r"not vlseg2e32.v \(Zve32f\): instruction 1 \(line 3\) "
-                                          r"`vlseg2e32.v v2, \(a0\)` cannot run on it"):
+    gather = assemble(".text\nvsetvli t0, zero, e32, m1\nvadc.vvm v2, v4, v6, v0\n", "g.s", cfg)
+    with pytest.raises(ConfigError, match=r"not vadc.vvm \(Zve32f\): instruction 1 \(line 3\) "
+                                          r"`vadc.vvm v2, v4, v6, v0` cannot run on it"):
         rtl.run(gather, MemoryImage(), cfg)
+    # an indexed load onto its offsets other than as RVV allows (here SEW 32 over 8-bit offsets in
+    # the lowest part of vd's group) is a reserved encoding the RTL refuses at run time
+    ovl = assemble(".text\nla a0, d\nvsetvli t0, zero, e32, m4\nvluxei8.v v4, (a0), v4\n.data\nd: .zero 64\n", "o.s", cfg)
+    with pytest.raises(ConfigError, match=r"does not yet run instruction 3 .*reserved encoding"):
+        rtl.run(ovl, MemoryImage(), cfg)
     # an 8-bit unit-stride or whole-register load (at SEW 8 or 32) from an address that is no
     # multiple of 4 is refused at run time
     for src in ("la a0, d\naddi a0, a0, 2\nvsetvli t0, zero, e32, m1\nvle8.v v2, (a0)\n.data\nd: .zero 64",

@@ -101,3 +101,37 @@ def test_a_fault_after_a_wait_is_timed_after_it():
             assert waited == 0 and fast.error.where.cycle < 20, name
         else:
             assert waited > 60 and fast.error.where.cycle > waited, name
+
+
+def test_an_indexed_access_waits_for_the_vector_unit_to_drain():
+    # its dispatch checks read the offsets' group, so it waits (as fence does) until nothing is
+    # queued or issuing: vfdiv at m8 (8 beats x 8 cycles) from 4 to 68, vmv.v.i 68..69; the
+    # vluxei32 issued at 6 dispatches at 69, runs 70..74 (an element a cycle), written by 75
+    src = ("la a0, d\nvsetvli t0, zero, e32, m8\nvfdiv.vv v8, v8, v16\nvsetvli t0, zero, e32, m1\nvmv.v.i v1, 0\n"
+           "{op}\nebreak\n.data\nd: .zero 64")
+    r = run(src.format(op="vluxei32.v v2, (a0), v1"))
+    assert r.cycles == 75 and r.stalls["vector_sync"] == 69 - 6
+    # a strided access does not wait: it queues behind them
+    r = run(src.format(op="li t1, 0\nvlse32.v v2, (a0), t1"))
+    assert r.stalls["vector_sync"] == 0 and r.cycles == 69 + 4 + 1
+
+
+def test_indexed_accesses_in_loops_time_as_stepping_does():
+    # the loop fast paths replay the drain before each indexed access (compiler.py's timing steps)
+    from kernelcraft.simulators.coral.assembler import assemble
+    from kernelcraft.simulators.coral.machine import CoralModel
+    from kernelcraft.simulators.core.backend import MemoryImage
+    from kernelcraft.simulators.core.budget import Budget
+    for body in ("vluxei32.v v2, (a0), v1\nvadd.vv v1, v1, v4\nvsoxei32.v v2, (a1), v1",
+                 "vle32.v v2, (a0)\nvluxei8.v v3, (a0), v5\nvse32.v v3, (a1)\naddi a1, a1, 16",
+                 "vfadd.vv v2, v2, v2\nvsuxei16.v v2, (a1), v6\nlw t2, 0(a1)"):
+        src = (f"la a0, d\naddi a1, a0, 512\nvsetvli t0, zero, e32, m1\nvid.v v1\nvsll.vi v1, v1, 2\nvmv.v.i v4, 0\n"
+               f"vmv.v.i v5, 4\nvmv.v.i v6, 8\nli t1, 20\n1:\n{body}\naddi t1, t1, -1\nbnez t1, 1b\nebreak\n"
+               ".data\nd: .zero 1024")
+        p = assemble(src, "l.s", CFG)
+        fast, stepped = (CoralModel().run(p, MemoryImage(), CFG, Budget(fast=f)) for f in (True, False))
+        assert fast.error is None and stepped.error is None
+        assert (fast.cycles, fast.retired, fast.stalls, fast.unit_busy) == \
+            (stepped.cycles, stepped.retired, stepped.stalls, stepped.unit_busy), body
+        assert fast.stalls["vector_sync"] > 0
+        assert (fast.memories["dtcm"] == stepped.memories["dtcm"]).all()

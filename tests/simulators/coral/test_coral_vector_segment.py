@@ -179,7 +179,7 @@ def test_whole_register_rules():
 
 def test_segment_and_whole_register_timing():
     r = run(vset(4, 32) + "la a0, d\nvlseg4e32.v v4, (a0)\nebreak\n.data\nd: .zero 64")
-    assert r.unit_busy["vector"] == 4 * CFG.cycles("VLOAD")              # 4 fields x 1 beat
+    assert r.unit_busy["vector"] == 4 * 4 * CFG.cycles("VLOAD")          # 4 fields x 4 elements (the RTL's passes)
     r = run(vset(4, 32) + "la a0, d\nli a1, 16\nvlsseg2e32.v v4, (a0), a1\nebreak\n.data\nd: .zero 64")
     assert r.unit_busy["vector"] == 2 * 4 * CFG.cycles("VLOADS")         # per field of each element
     r = run("la a0, d\nvs8r.v v8, (a0)\nebreak\n.data\nd: .zero 128")
