@@ -100,6 +100,18 @@ def test_build_key_follows_content_and_parameters(tmp_path):
     assert _spec(tmp_path, includes=(inc,)).key("verilator", tool) != with_inc
 
 
+def test_build_key_follows_the_toolchains_own_options(tmp_path, monkeypatch):
+    """Verilator options and make flags the toolchain adds to every build are in the key:
+    a changed flag means a rebuild, not a stale binary."""
+    tool = toolchain.find_verilator()
+    base = _spec(tmp_path).key("verilator", tool)
+    monkeypatch.setattr(toolchain, "VERILATOR_ARGS", ("--output-groups", "3"))
+    assert _spec(tmp_path).key("verilator", tool) != base
+    monkeypatch.undo()
+    monkeypatch.setattr(toolchain, "VERILATOR_MAKE_OVERRIDES", ("OPT_FAST=-O2",))
+    assert _spec(tmp_path).key("verilator", tool) != base
+
+
 @pytest.mark.parametrize("simulator", ["verilator", "icarus"])
 def test_unchanged_rtl_is_never_rebuilt(simulator, tmp_path, cache):
     spec = _spec(tmp_path)
