@@ -1,5 +1,6 @@
 // plena: an in-order, single-issue core with its scalar, vector and matrix units,
-// Vector SRAM, FP_MEM and INT_MEM, hardware loops, and the DMA engine on the HBM port.
+// Vector SRAM (plena_vsram's banks), FP_MEM and INT_MEM, hardware loops, and the DMA
+// engine on the HBM port.
 //
 // Every cycle the core looks at the instruction at `pc`. When none is in flight
 // (`inflight` low) that instruction is at issue: it is checked (plena_check: every run-time
@@ -25,10 +26,11 @@
 // memories and reads every memory, register, accumulator and counter back: the spaces
 // HS_* of plena_units.vh, one entry (a word, a register or a row) per cycle. Writes
 // take effect at the clock edge and only while the core is not running (idle or
-// done); reads are combinational and allowed at any time, except Matrix SRAM rows:
-// those come from the banks' read ports, which the array uses while the core runs, so
-// they are read only while it is idle or done, at the edge that ends the address's
-// cycle, and presented the cycle after (an SRAM macro's registered read).
+// done); reads are combinational and allowed at any time, except Matrix and Vector SRAM
+// rows: those come from the banks' read ports (the array's, Vector SRAM's port A), which
+// the units use while the core runs, so they are read only while it is idle or done, at
+// the edge that ends the address's cycle, and presented the cycle after (an SRAM
+// macro's registered read).
 module plena_core #(
     `include "plena_params.vh"
 ) (

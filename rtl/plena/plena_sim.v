@@ -180,8 +180,8 @@ module plena_sim #(
         @(posedge clk);
     endtask
     // One host read: the address is driven for a cycle, then its data read (registered
-    // at the edge that ends the address's cycle for Matrix SRAM rows; combinational for
-    // the rest).
+    // at the edge that ends the address's cycle for Matrix and Vector SRAM rows;
+    // combinational for the rest).
     task automatic hread(input [3:0] sel, input integer adr, output [RW-1:0] value);
         j_we <= 1'b0;
         j_sel <= sel;
