@@ -31,9 +31,12 @@ module plena_sram2w #(
 
     always @(posedge rclk)
         if (re) rdata <= mem[raddr];
-    always @(posedge wclk)
-        for (e = 0; e < N; e = e + 1) begin
-            if (we0 && wmask0[e]) mem[waddr0][16*e +: 16] <= wdata0[16*e +: 16];
-            if (we1 && wmask1[e]) mem[waddr1][16*e +: 16] <= wdata1[16*e +: 16];
-        end
+    always @(posedge wclk) begin
+        if (we0)
+            for (e = 0; e < N; e = e + 1)
+                if (wmask0[e]) mem[waddr0][16*e +: 16] <= wdata0[16*e +: 16];
+        if (we1)
+            for (e = 0; e < N; e = e + 1)
+                if (wmask1[e]) mem[waddr1][16*e +: 16] <= wdata1[16*e +: 16];
+    end
 endmodule
