@@ -1,5 +1,6 @@
 // plena: an in-order, single-issue core with its scalar, vector and matrix units,
-// Vector SRAM, FP_MEM and INT_MEM, hardware loops, and the DMA engine on the HBM port.
+// Vector SRAM (plena_vsram's banks), FP_MEM and INT_MEM, hardware loops, and the DMA
+// engine on the HBM port.
 //
 // Every cycle the core looks at the instruction at `pc`. When none is in flight
 // (`inflight` low) that instruction is at issue: it is checked (plena_check: every run-time
@@ -25,10 +26,11 @@
 // memories and reads every memory, register, accumulator and counter back: the spaces
 // HS_* of plena_units.vh, one entry (a word, a register or a row) per cycle. Writes
 // take effect at the clock edge and only while the core is not running (idle or
-// done); reads are combinational and allowed at any time, except Matrix SRAM rows:
-// those come from the banks' read ports, which the array uses while the core runs, so
-// they are read only while it is idle or done, at the edge that ends the address's
-// cycle, and presented the cycle after (an SRAM macro's registered read).
+// done); reads are combinational and allowed at any time, except Matrix and Vector SRAM
+// rows: those come from the banks' read ports (the array's, Vector SRAM's port A), which
+// the units use while the core runs, so they are read only while it is idle or done, at
+// the edge that ends the address's cycle, and presented the cycle after (an SRAM
+// macro's registered read).
 module plena_core #(
     `include "plena_params.vh"
 ) (
@@ -86,7 +88,15 @@ module plena_core #(
     output wire        dm_valid,
     output wire [$clog2(MSRAM_TILES * MLEN)-1:0] dm_row,
     output wire [VLEN*16-1:0] dm_data,
-    output wire [VLEN-1:0] dm_mask
+    output wire [VLEN-1:0] dm_mask,
+    // ... and the Vector SRAM's writes: W (up to BLEN rows from dv_w_row, one mask) and P
+    // (a prefetch beat: its data and mask are dm_data and dm_mask)
+    output wire [BLEN-1:0] dv_w_en,
+    output wire [$clog2(VSRAM_ROWS)-1:0] dv_w_row,
+    output wire [BLEN*VLEN*16-1:0] dv_w_data,
+    output wire [VLEN-1:0] dv_w_mask,
+    output wire        dv_p_en,
+    output wire [$clog2(VSRAM_ROWS)-1:0] dv_p_row
 );
     `include "plena_isa.vh"
     `include "plena_units.vh"
@@ -107,7 +117,6 @@ module plena_core #(
 
     // --- architectural state ----------------------------------------------------------
     reg [31:0]   imem [0:IMEM_SIZE-1];
-    reg [RW-1:0] vsram [0:VSRAM_ROWS-1];
     reg [31:0]   fp_mem [0:FP_MEM_SIZE-1];
     reg [31:0]   int_mem [0:INT_MEM_SIZE-1];
     reg [31:0]   gp [0:NUM_GP_REGS-1];
@@ -116,6 +125,11 @@ module plena_core #(
     reg [31:0]   stride_r, scale_r, vmask_r;
     reg [31:0]   loop_pc [0:LOOP_DEPTH-1];
     reg [31:0]   loop_sp;
+
+    // The Vector SRAM (plena_vsram, instantiated below): its ports' registered read data.
+    localparam integer NA = (128 + VLEN - 1) / VLEN;   // rows port A reads (V_TOPK's)
+    wire [NA*RW-1:0] va_q;
+    wire [RW-1:0]    vb_q, vd_q;
 
     // --- control ------------------------------------------------------------------------
     reg [1:0]  state;
@@ -132,6 +146,7 @@ module plena_core #(
     // --- host port ------------------------------------------------------------------------
     wire host_wr = host_we && !rst && (state == S_IDLE || state == S_DONE);
     wire host_mrd = !host_we && host_sel == HS_MSRAM && (state == S_IDLE || state == S_DONE);
+    wire host_vrd = !host_we && host_sel == HS_VSRAM && (state == S_IDLE || state == S_DONE);
     assign running = (state == S_RUN || state == S_DRAIN);
     wire [MLEN*16-1:0] h_mrow;
     wire [31:0]        h_acc;
@@ -139,7 +154,7 @@ module plena_core #(
         host_rdata = {RW{1'b0}};
         case (host_sel)
             HS_IMEM:   host_rdata = RW'(imem[IMW'(host_addr)]);
-            HS_VSRAM:  host_rdata = vsram[VRW'(host_addr)];
+            HS_VSRAM:  host_rdata = va_q[RW-1:0];
             HS_MSRAM:  host_rdata = h_mrow;
             HS_FPMEM:  host_rdata = RW'(fp_mem[FMW'(host_addr)]);
             HS_INTMEM: host_rdata = RW'(int_mem[IMEMW'(host_addr)]);
@@ -182,25 +197,14 @@ module plena_core #(
     // small: the simulator evaluates it on both clock edges.
     wire live = (state == S_RUN) && (inflight || pc < prog_len);
 
-    // V_TOPK's logits: the rows from gp[rs1], read in the issue cycle and registered at
-    // its end (a Vector SRAM macro's read timing; the register is on a clock gate open
-    // only then) for plena_topk. Their first NaN among the n scanned is found from the
-    // register, in V_TOPK's step 1: the run stops there (late_err below), before the
-    // engine's results are committed. Read only while V_TOPK is at pc: the other
-    // instructions leave this logic still.
-    wire tk_clk;
-    icg u_tkgate (.clk(clk), .en(live && !inflight && op == OP_V_TOPK), .gclk(tk_clk));
-    reg  [128*16-1:0] tk_rows, logits;
+    // V_TOPK's logits: the rows from gp[rs1], read through the Vector SRAM's port A in
+    // the issue cycle (its NA banks' read registers hold them for the instruction: the
+    // port reads nothing else while V_TOPK runs) for plena_topk. Their first NaN among
+    // the n scanned is found from those registers, in V_TOPK's step 1: the run stops
+    // there (late_err below), before the engine's results are committed.
+    wire [128*16-1:0] logits = (op == OP_V_TOPK) ? va_q[128*16-1:0] : {128*16{1'b0}};
     reg  [31:0]       nan_first;     // offset of the first NaN among the 128 logits
     reg               nan_any;
-    integer tq;
-    always @* begin
-        tk_rows = {128*16{1'b0}};
-        if (op == OP_V_TOPK)
-            for (tq = 0; tq < 128; tq = tq + 1)
-                tk_rows[16*tq +: 16] = vsram[VRW'(g_rs1[VLW +: VRW] + VRW'(tq / VLEN))][16*(tq % VLEN) +: 16];
-    end
-    always @(posedge tk_clk) logits <= tk_rows;
     // (Its own loop variable: two combinational blocks writing one would wake each other
     // without end under an event-driven simulator.)
     integer nq;
@@ -263,17 +267,24 @@ module plena_core #(
     wire            dma_vw_en, dma_mw_en, dp_tile_w;
     wire [TRW-1:0]  dma_mw_row;
     wire [MTW-1:0]  dp_tnum;
-    // Vector SRAM's DMA read port: the row for next cycle's store beat, read now and
+    // Vector SRAM's DMA read port (D): the row for next cycle's store beat, read now and
     // registered (an SRAM macro's read timing). A prefetch beat landing in that row at
-    // this edge is forwarded into the register (a macro reads the old data while the same
-    // row is written); no other write can reach a store's rows while the store is queued
-    // or active (the stall rule; the host writes only while the core is idle).
-    reg [RW-1:0] dma_sr_q;
+    // this edge is forwarded (the macro returns the old data while the same row is
+    // written); no other write can reach a store's rows while the store is queued or
+    // active (the stall rule; the host writes only while the core is idle).
+    // Port D reads it (every cycle of a run); the beat forwarded is registered beside it.
+    reg [VLEN-1:0] sr_fw;
+    reg [RW-1:0]   sr_fw_data;
+    reg [RW-1:0]   dma_sr_q;
     integer sq;
-    always @(posedge clk)
+    always @(posedge clk) begin
         for (sq = 0; sq < VLEN; sq = sq + 1)
-            dma_sr_q[16*sq +: 16] <= (dma_vw_en && dma_vw_row == dma_sr_row && dma_vw_mask[sq])
-                                     ? dma_vw_data[16*sq +: 16] : vsram[dma_sr_row][16*sq +: 16];
+            sr_fw[sq] <= dma_vw_en && dma_vw_row == dma_sr_row && dma_vw_mask[sq];
+        sr_fw_data <= dma_vw_data;
+    end
+    always @*
+        for (sq = 0; sq < VLEN; sq = sq + 1)
+            dma_sr_q[16*sq +: 16] = sr_fw[sq] ? sr_fw_data[16*sq +: 16] : vd_q[16*sq +: 16];
     plena_dma #(
         .MLEN(MLEN), .BLEN(BLEN), .HLEN(HLEN), .VLEN(VLEN), .VSRAM_ROWS(VSRAM_ROWS),
         .MSRAM_TILES(MSRAM_TILES), .FP_MEM_SIZE(FP_MEM_SIZE), .INT_MEM_SIZE(INT_MEM_SIZE),
@@ -378,8 +389,8 @@ module plena_core #(
         .MAP_LANES(MAP_LANES)
     ) u_vector (
         .clk(clk), .rst(rst), .active(live && v_op), .run(v_run), .step(step),
-        .op(vop), .row_a(vsram[v_row_a]),
-        .row_b(vsram[v_row_b]), .use_f(v_use_f), .f(v_red ? f[frd] : f[frs2]),
+        .op(vop), .row_a(va_q[RW-1:0]),
+        .row_b(vb_q), .use_f(v_use_f), .f(v_red ? f[frd] : f[frs2]),
         .map_vals(map_vals), .wr_data(v_wr_data), .wr_elems(v_wr_elems), .res_f(v_res_f),
         .done(v_done));
     // Vector SRAM writes are element-masked, as an SRAM macro's write mask is: the
@@ -413,6 +424,7 @@ module plena_core #(
         endcase
     end
     wire [VRW-1:0] m_vrow_idx;
+    wire           m_vrow_re;
     wire [RW-1:0]  m_wo_row;
     wire           m_wo_valid;
     wire [VRW-1:0] m_wo_step;
@@ -431,7 +443,7 @@ module plena_core #(
     ) u_matrix (
         .clk(clk), .rst(rst), .active(m_run), .gate(live && m_op), .step(step), .op(mop),
         .tile(g_rs1[TLW +: MTW]), .col(g_rs1[VLW-1:0]), .vrow0(g_rs2[VLW +: VRW]),
-        .vrow_idx(m_vrow_idx), .vrow(vsram[m_vrow_idx]), .wo_row(m_wo_row),
+        .vrow_idx(m_vrow_idx), .vrow_re(m_vrow_re), .vrow(va_q[RW-1:0]), .wo_row(m_wo_row),
         .wo_valid(m_wo_valid), .wo_step(m_wo_step), .wo_block(m_wo_block), .done(m_done),
         // Matrix SRAM's write port: the DMA engine's beats, or the host's rows when idle
         .fill(dma_mw_en || (host_wr && host_sel == HS_MSRAM)),
@@ -441,13 +453,10 @@ module plena_core #(
         .h_re(host_mrd), .h_row(TRW'(host_addr)), .h_mrow(h_mrow), .h_acc_sel(host_sel),
         .h_acc_addr(ACCW'(host_addr)), .h_acc(h_acc));
 
-    // V_SHFT_V: the source row is read in the issue cycle into the shifter's operand
-    // register (a Vector SRAM macro's registered read data); the next cycle shifts it and
-    // writes the destination row, and ends the instruction (1 + VSHIFT_DEPTH cycles).
-    wire sh_clk;
-    icg u_shgate (.clk(clk), .en(live && !inflight && op == OP_V_SHFT_V), .gclk(sh_clk));
-    reg  [RW-1:0] sh_row;
-    always @(posedge sh_clk) sh_row <= vsram[v_row_a];
+    // V_SHFT_V: the source row is read through port A in the issue cycle (the shifter's
+    // operand is that port's read register); the next cycle shifts it and writes the
+    // destination row, and ends the instruction (1 + VSHIFT_DEPTH cycles).
+    wire [RW-1:0] sh_row = va_q[RW-1:0];
     wire sh_done = step == 32'(VSHIFT_DEPTH);
 
     wire [8*32-1:0] tk_w, tk_i;
@@ -520,6 +529,78 @@ module plena_core #(
     wire last = commit && (op == OP_C_BREAK || pc + 32'd1 >= prog_len)
                 && !(op == OP_C_LOOP_END && loop_back);
     wire drained = dma_idle_next;
+
+    // --- Vector SRAM ports -------------------------------------------------------------
+    // Port A reads the instruction's first operand (the vector groups' chunks, a
+    // reduction's row, the shifter's source, V_TOPK's rows at issue) or the MAC array's A
+    // row, and while the core is idle the host's row; port B the VV forms' second
+    // operand. Each unit uses the read register the cycle after (its R stage). V_TOPK
+    // reads only at issue, so its rows stay in the registers while its engine runs.
+    wire v_vv = op == OP_V_ADD_VV || op == OP_V_SUB_VV || op == OP_V_MUL_VV;
+    wire [31:0] v_chunks = (op == OP_V_EXP_V || op == OP_V_RECI_V) ? 32'(VCHUNKS_4)
+                                                                   : 32'(VCHUNKS_1);
+    wire v_feed = v_op && !v_red && op != OP_S_MAP_V_FP && step < v_chunks;
+    wire a_at_issue = !inflight && (v_red || op == OP_V_SHFT_V || op == OP_V_TOPK);
+    wire va_re = host_vrd || (live && (v_feed || a_at_issue || m_vrow_re));
+    wire [VRW-1:0] va_row = host_vrd ? VRW'(host_addr) : m_op ? m_vrow_idx : v_row_a;
+    wire vb_re = live && v_vv && step < 32'(VCHUNKS_1);
+    // Port W: the instruction's writes, made at the end of the cycle as its unit presents
+    // them (chunks, write-out rows, M_MM_WO's block over BLEN rows, the shifted row), or
+    // the host's row while the core is idle; port P: a prefetch's beat (never in rows an
+    // instruction uses: the stall rule).
+    wire adv = !rst && state == S_RUN && !late_err && !issue_err && !stall_now;
+    reg  [BLEN-1:0]    vw_en;
+    reg  [VRW-1:0]     vw_row;
+    reg  [BLEN*RW-1:0] vw_data;
+    reg  [VLEN-1:0]    vw_mask;
+    integer wq;
+    always @* begin
+        vw_en = {BLEN{1'b0}};
+        vw_row = v_row_d;
+        vw_data = {BLEN*RW{1'b0}};
+        vw_mask = {VLEN{1'b1}};
+        if (host_wr && host_sel == HS_VSRAM) begin
+            vw_en[0] = 1'b1;
+            vw_row = VRW'(host_addr);
+            vw_data[RW-1:0] = host_wdata;
+        end else if (adv && occupied && m_wo_valid && (op == OP_M_BMM_WO || op == OP_M_BMV_WO)) begin
+            vw_en[0] = 1'b1;
+            vw_row = wo_row0 + m_wo_step;
+            vw_data[RW-1:0] = m_wo_row;
+        end else if (adv && occupied && v_op && !v_red) begin
+            vw_en[0] = 1'b1;
+            vw_data[RW-1:0] = v_wr_data;
+            vw_mask = v_we;
+        end else if (adv && commit && op == OP_V_SHFT_V) begin
+            vw_en[0] = 1'b1;
+            vw_data[RW-1:0] = sh_row >> (16 * g_rs2);
+        end else if (adv && commit && op == OP_M_MV_WO) begin
+            vw_en[0] = 1'b1;
+            vw_row = wo_row0;
+            vw_data[RW-1:0] = m_wo_row;
+        end else if (adv && commit && op == OP_M_MM_WO) begin
+            vw_en = {BLEN{1'b1}};
+            vw_row = wo_row0;
+            for (wq = 0; wq < BLEN; wq = wq + 1)
+                vw_data[RW*wq +: RW] = RW'(m_wo_block[BLEN*16*wq +: BLEN*16]) << (16 * wo_col);
+            vw_mask = VLEN'({BLEN{1'b1}}) << wo_col;
+        end
+    end
+    plena_vsram #(.VLEN(VLEN), .VSRAM_ROWS(VSRAM_ROWS), .BLEN(BLEN), .NA(NA)) u_vsram (
+        .clk(clk), .a_re(va_re), .a_row(va_row), .a_q(va_q),
+        .b_re(vb_re), .b_row(v_row_b), .b_q(vb_q),
+        .d_re(running), .d_row(dma_sr_row), .d_q(vd_q),
+        .w_en(vw_en), .w_row(vw_row), .w_data(vw_data), .w_mask(vw_mask),
+        .p_en(!rst && dma_vw_en), .p_row(dma_vw_row), .p_data(dma_vw_data),
+        .p_mask(dma_vw_mask));
+    // The trace's copy of the writes (the harness keeps the rows: the banks are read
+    // through registered ports, which need the clock the trace holds).
+    assign dv_w_en = vw_en;
+    assign dv_w_row = vw_row;
+    assign dv_w_data = vw_data;
+    assign dv_w_mask = vw_mask;
+    assign dv_p_en = !rst && dma_vw_en;
+    assign dv_p_row = dma_vw_row;
 
     // --- the clocked state --------------------------------------------------------------
     integer k;
@@ -603,13 +684,6 @@ module plena_core #(
                         if (u_busy[k]) unit_busy[k] <= unit_busy[k] + 64'd1;
                     inflight <= occupied && !u_done;
                     step <= (occupied && !u_done) ? step + 32'd1 : 32'd0;
-                    // Rows of the multi-step write-outs, one per step.
-                    if (occupied && m_wo_valid && (op == OP_M_BMM_WO || op == OP_M_BMV_WO))
-                        vsram[wo_row0 + m_wo_step] <= m_wo_row;
-                    // Chunks of element-wise vector results.
-                    if (occupied && v_op && !v_red)
-                        for (k = 0; k < VLEN; k = k + 1)
-                            if (v_we[k]) vsram[v_row_d][16*k +: 16] <= v_wr_data[16*k +: 16];
                     if (commit) begin
                         retired <= retired + 64'd1;
                         rt_valid <= 1'b1;
@@ -635,20 +709,12 @@ module plena_core #(
                             OP_S_ST_FP:    fp_mem[FMW'(rs1_imm)] <= f[frd];
                             OP_V_RED_SUM, OP_V_RED_MAX:
                                 if (frd != 0) f[frd] <= v_res_f;
-                            OP_V_SHFT_V:
-                                vsram[v_row_d] <= sh_row >> (16 * g_rs2);
                             OP_V_TOPK:
                                 for (k = 0; k < 8; k = k + 1)
                                     if (k < 4 || rmask) begin
                                         fp_mem[FMW'(g_rd + 32'(k))] <= tk_w[32*k +: 32];
                                         int_mem[IMEMW'(g_rs2 + 32'(k))] <= tk_i[32*k +: 32];
                                     end
-                            OP_M_MM_WO:
-                                for (k = 0; k < BLEN; k = k + 1)
-                                    vsram[wo_row0 + VRW'(k)][16*wo_col +: BLEN*16] <=
-                                        m_wo_block[BLEN*16*k +: BLEN*16];
-                            OP_M_MV_WO:
-                                vsram[wo_row0] <= m_wo_row;
                             OP_C_SET_ADDR_REG:   a[frd] <= {g_rs1, g_rs2};
                             OP_C_SET_SCALE_REG:  scale_r <= g_rd;
                             OP_C_SET_STRIDE_REG: stride_r <= g_rd;
@@ -670,15 +736,10 @@ module plena_core #(
                 end
             end
         endcase
-        // A prefetch's beat lands (never in rows an instruction uses: the stall rule).
-        if (!rst && dma_vw_en)
-            for (k = 0; k < VLEN; k = k + 1)
-                if (dma_vw_mask[k]) vsram[dma_vw_row][16*k +: 16] <= dma_vw_data[16*k +: 16];
         // The host's writes (the core is idle or done: nothing else writes).
         if (host_wr)
             case (host_sel)
                 HS_IMEM:   imem[IMW'(host_addr)] <= host_wdata[31:0];
-                HS_VSRAM:  vsram[VRW'(host_addr)] <= host_wdata;
                 HS_FPMEM:  fp_mem[FMW'(host_addr)] <= host_wdata[31:0];
                 HS_INTMEM: int_mem[IMEMW'(host_addr)] <= host_wdata[31:0];
                 HS_GP:     if (host_addr[3:0] != 4'd0) gp[host_addr[3:0]] <= host_wdata[31:0];

@@ -4,8 +4,8 @@
 //
 // The array takes one step per cycle and is a five-stage pipeline, every stage a
 // rising-edge register on its own clock gate (icg), open only while a step is in it:
-//   R   (issue or step cycle c)  the A row (Vector SRAM) into the operand register, the
-//                                tile's rows into the Matrix SRAM banks' read registers
+//   R   (issue or step cycle c)  the A row into the Vector SRAM's port A read register,
+//                                the tile's rows into the Matrix SRAM banks' read registers
 //   P   (c + 1)  the BLEN columns (rows) selected from the banks' words, BLEN x MLEN bf16
 //                products, first tree levels                    (plena_mac_lane)
 //   T2  (c + 2)  middle tree levels
@@ -43,7 +43,9 @@ module plena_matrix #(
     input  wire [MLW-1:0]     col,        // M_MM / M_TMM: first column (row) of the block
     input  wire [VRW-1:0]     vrow0,      // first Vector SRAM row of the A operand
     output wire [VRW-1:0]     vrow_idx,   // the Vector SRAM row read this cycle ...
-    input  wire [MLEN*16-1:0] vrow,       // ... and its contents
+    output wire               vrow_re,    // ... when a step reads one (port A) ...
+    input  wire [MLEN*16-1:0] vrow,       // ... and its contents, the cycle after (the
+                                          // port's read register: the R stage's A)
     output wire [MLEN*16-1:0] wo_row,     // M_MV_WO / M_BMM_WO / M_BMV_WO: a rounded row ...
     output reg                wo_valid,   // ... there is one this cycle ...
     output reg  [VRW-1:0]     wo_step,    // ... read in this step (its row offset)
@@ -116,6 +118,7 @@ module plena_matrix #(
     wire [MLW-1:0] a_i = MLW'(is_mm ? step : is_bmm ? step / NB : 32'd0);
     wire [MLW-1:0] j0 = MLW'(is_mm ? 32'(col) : (is_bmm ? step % NB : step) * BLEN);
     assign vrow_idx = vrow0 + VRW'(a_i);
+    assign vrow_re = compute_gate;
 
     function automatic [MMW-1:0] mm_at(input integer i, input integer j);
         mm_at = MMW'(i * BLEN + j);
@@ -165,15 +168,18 @@ module plena_matrix #(
     always @(posedge clk) rst_q <= rst;
     icg u_agate (.clk(clk), .en(v_3 || writeout_gate || rst_q), .gclk(aclk));
 
-    reg [MLEN*16-1:0]       a_q;
+    // A: the Vector SRAM's port A read register holds the step's row (R); P takes it
+    // head-interleaved in head mode.
+    reg [MLEN*16-1:0] a_q;
     integer p;
     always @(posedge rclk) begin
         k_r <= kind;
         i_r <= MLW'(a_i);
         j_r <= j0;
-        for (p = 0; p < MLEN; p = p + 1)
-            a_q[16*p +: 16] <= vrow[16*src_of(p, head_mode) +: 16];
     end
+    always @*
+        for (p = 0; p < MLEN; p = p + 1)
+            a_q[16*p +: 16] = vrow[16*src_of(p, k_r[1]) +: 16];
 
     // The Matrix SRAM: its banks' read registers are R's B operand (the step's tile is
     // read at the edge that ends its cycle, with a_q), and P selects the columns.

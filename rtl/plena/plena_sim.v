@@ -85,7 +85,13 @@ module plena_sim #(
     input  wire [$clog2(MSRAM_TILES * MLEN)-1:0] dm_row,
     /* verilator lint_on UNUSEDSIGNAL */
     input  wire [VLEN*16-1:0] dm_data,
-    input  wire [VLEN-1:0] dm_mask
+    input  wire [VLEN-1:0] dm_mask,
+    input  wire [BLEN-1:0] dv_w_en,
+    input  wire [$clog2(VSRAM_ROWS)-1:0] dv_w_row,
+    input  wire [BLEN*VLEN*16-1:0] dv_w_data,
+    input  wire [VLEN-1:0] dv_w_mask,
+    input  wire        dv_p_en,
+    input  wire [$clog2(VSRAM_ROWS)-1:0] dv_p_row
 );
     `include "plena_isa.vh"
     `include "plena_units.vh"
@@ -174,8 +180,8 @@ module plena_sim #(
         @(posedge clk);
     endtask
     // One host read: the address is driven for a cycle, then its data read (registered
-    // at the edge that ends the address's cycle for Matrix SRAM rows; combinational for
-    // the rest).
+    // at the edge that ends the address's cycle for Matrix and Vector SRAM rows;
+    // combinational for the rest).
     task automatic hread(input [3:0] sel, input integer adr, output [RW-1:0] value);
         j_we <= 1'b0;
         j_sel <= sel;
@@ -357,6 +363,10 @@ module plena_sim #(
     reg [RW-1:0] tv;
     integer tk;
 
+    reg [RW-1:0] t_vsram [0:VSRAM_ROWS-1];
+    task automatic t_vrow(input [63:0] row, output [RW-1:0] value);
+        value = t_vsram[$clog2(VSRAM_ROWS)'(row)];
+    endtask
     task automatic tread(input [3:0] sel, input [63:0] adr, output [RW-1:0] value);
         t_sel = sel;
         t_addr = adr[31:0];
@@ -375,7 +385,7 @@ module plena_sim #(
         reg [RW-1:0] w;
         $fwrite(tfd, "W vsram %0d %0d", adr, rows * VLEN);
         for (q = 0; q < rows; q = q + 1) begin
-            tread(HS_VSRAM, adr / 64'(VLEN) + 64'(q), w);
+            t_vrow(adr / 64'(VLEN) + 64'(q), w);
             $fwrite(tfd, " %h", w);
         end
         $fwrite(tfd, "\n");
@@ -415,6 +425,23 @@ module plena_sim #(
             for (te = 0; te < VLEN; te = te + 1)
                 if (dm_mask[te]) t_tile[dm_row[$clog2(MLEN)-1:0]][16*te +: 16] <= dm_data[16*te +: 16];
 
+    // The Vector SRAM's rows as the core's W and P ports write them (the dv_* port: the
+    // host's loads included): its banks are read through registered ports, which need
+    // the core's clock the trace holds, and an instruction's writes are masked, so the
+    // trace keeps every row.
+    integer tw, tr;
+    always @(posedge cclk) begin
+        for (tr = 0; tr < BLEN; tr = tr + 1)
+            if (dv_w_en[tr])
+                for (tw = 0; tw < VLEN; tw = tw + 1)
+                    if (dv_w_mask[tw])
+                        t_vsram[$clog2(VSRAM_ROWS)'(dv_w_row + tr)][16*tw +: 16]
+                            <= dv_w_data[RW*tr + 16*tw +: 16];
+        if (dv_p_en)
+            for (tw = 0; tw < VLEN; tw = tw + 1)
+                if (dm_mask[tw]) t_vsram[dv_p_row][16*tw +: 16] <= dm_data[16*tw +: 16];
+    end
+
     always @(negedge clk)
         if (cen && tfd != 0 && (rt_valid || dp_valid || ds_valid)) begin
             cen <= 1'b0;
@@ -448,7 +475,7 @@ module plena_sim #(
                     OP_M_BMV, OP_M_BTMV: t_acc("BMV_ACC", HS_BMV, HEADS * MLEN);
                     OP_M_MM_WO: begin
                         for (tk = 0; tk < BLEN; tk = tk + 1) begin
-                            tread(HS_VSRAM, rt_a0 / 64'(VLEN) + 64'(tk), tv);
+                            t_vrow(rt_a0 / 64'(VLEN) + 64'(tk), tv);
                             $fwrite(tfd, "W vsram %0d %0d %h\n", rt_a0 + 64'(tk * VLEN), BLEN,
                                     tv[$clog2(VLEN*16)'(16 * (rt_a0 % 64'(VLEN))) +: BLEN*16]);
                         end

@@ -30,6 +30,11 @@ module plena_top #(
     wire [$clog2(MSRAM_TILES * MLEN)-1:0] dm_row;
     wire [VLEN*16-1:0] dm_data;
     wire [VLEN-1:0] dm_mask;
+    wire [BLEN-1:0] dv_w_en;
+    wire [$clog2(VSRAM_ROWS)-1:0] dv_w_row, dv_p_row;
+    wire [BLEN*VLEN*16-1:0] dv_w_data;
+    wire [VLEN-1:0] dv_w_mask;
+    wire        dv_p_en;
     wire [31:0] m_len;
     wire [PW*16-1:0] m_wdata, r_data;
     wire        host_we;
@@ -60,7 +65,8 @@ module plena_top #(
         .ds_valid(ds_valid), .ds_index(ds_index), .ds_base(ds_base), .ds_stride(ds_stride),
         .dp_valid(dp_valid), .dp_index(dp_index), .dp_tile(dp_tile),
         .dp_addr(dp_addr), .dm_valid(dm_valid), .dm_row(dm_row), .dm_data(dm_data),
-        .dm_mask(dm_mask)
+        .dm_mask(dm_mask), .dv_w_en(dv_w_en), .dv_w_row(dv_w_row), .dv_w_data(dv_w_data),
+        .dv_w_mask(dv_w_mask), .dv_p_en(dv_p_en), .dv_p_row(dv_p_row)
     );
 
     plena_sim #(
@@ -83,6 +89,7 @@ module plena_top #(
         .ds_valid(ds_valid), .ds_index(ds_index), .ds_base(ds_base), .ds_stride(ds_stride),
         .dp_valid(dp_valid), .dp_index(dp_index), .dp_tile(dp_tile),
         .dp_addr(dp_addr), .dm_valid(dm_valid), .dm_row(dm_row), .dm_data(dm_data),
-        .dm_mask(dm_mask)
+        .dm_mask(dm_mask), .dv_w_en(dv_w_en), .dv_w_row(dv_w_row), .dv_w_data(dv_w_data),
+        .dv_w_mask(dv_w_mask), .dv_p_en(dv_p_en), .dv_p_row(dv_p_row)
     );
 endmodule

@@ -4,8 +4,10 @@
 //
 // A pipeline on one clock edge, every stage a rising-edge register behind an integrated
 // clock gate (icg), so an idle group never toggles:
-//   R       (cycle c)       the chunk's operands (bf16 widened exactly to fp32), its
-//                           position and the function, captured at the end of cycle c
+//   R       (cycle c)       the chunk's rows read by the Vector SRAM's ports A and B
+//                           (their read registers), its position, the function and f
+//                           captured at the end of cycle c; in c + 1 the chunk's
+//                           elements are selected and widened exactly to fp32
 //   add, multiply, max/min, S_MAP_V_FP: one stage after R (DEPTH 1): the lanes compute
 //           in cycle c + 1 and round to bf16 (round-to-nearest-even, canonical NaN)
 //   exp, reciprocal: plena_exp_pipe / plena_recip_pipe after R (DEPTH 4), the
@@ -48,28 +50,36 @@ module plena_vgroup #(
     wire rclk;
     icg u_rgate (.clk(clk), .en(gate && feed), .gclk(rclk));
 
+    // R: the chunk's rows are the Vector SRAM's port A and B read registers (read in
+    // cycle c, presented in c + 1); the group registers the chunk's position, the
+    // function and the scalar operand, and selects and widens the chunk's elements.
     reg [LANES*32-1:0] a_q, b_q;
     // Waiver: the function selector is used by the add and max kinds only.
     /* verilator lint_off UNUSEDSIGNAL */
     reg [3:0]          op_q;
     /* verilator lint_on UNUSEDSIGNAL */
-    reg [31:0]         base_r;
+    reg [31:0]         base_r, f_q;
+    reg                use_f_q;
     reg                v_r;
     integer e;
     always @(posedge rclk) begin
         base_r <= step * LANES;
         op_q <= op;
+        f_q <= f;
+        use_f_q <= use_f;
+    end
+    always @* begin
         for (e = 0; e < LANES; e = e + 1) begin
-            if (op == VOP_RSUB)
-                a_q[32*e +: 32] <= f;
+            if (op_q == VOP_RSUB)
+                a_q[32*e +: 32] = f_q;
             else
-                a_q[32*e +: 32] <= {row_a[16*(step*LANES + e) +: 16], 16'h0000};
-            if (op == VOP_RSUB)
-                b_q[32*e +: 32] <= {row_a[16*(step*LANES + e) +: 16], 16'h0000};
-            else if (use_f)
-                b_q[32*e +: 32] <= f;
+                a_q[32*e +: 32] = {row_a[16*(base_r + e) +: 16], 16'h0000};
+            if (op_q == VOP_RSUB)
+                b_q[32*e +: 32] = {row_a[16*(base_r + e) +: 16], 16'h0000};
+            else if (use_f_q)
+                b_q[32*e +: 32] = f_q;
             else
-                b_q[32*e +: 32] <= {row_b[16*(step*LANES + e) +: 16], 16'h0000};
+                b_q[32*e +: 32] = {row_b[16*(base_r + e) +: 16], 16'h0000};
         end
     end
     always @(posedge clk) v_r <= !rst && run && feed;

@@ -5,7 +5,7 @@
 //
 // A pipeline on one clock edge, each stage a rising-edge register behind its own
 // integrated clock gate (icg), open only while a row is in the stage before:
-//   R          (issue cycle)   the row and f captured
+//   R          (issue cycle)   the row read (Vector SRAM port A's register), f captured
 //   levels     (one register after every tree level, cycles 1 .. log2(VLEN))
 //   the last   f combined with the tree's result: combinational from the last register
 // The result is valid in cycle 1 + log2(VLEN) and holds (the gates stay shut) until the
@@ -31,13 +31,11 @@ module plena_vreduce #(
 
     wire rclk;
     icg u_rgate (.clk(clk), .en(gate), .gclk(rclk));
-    reg  [VLEN*16-1:0] x_q;
+    // R: the row is the Vector SRAM's port A read register (read in the issue cycle).
+    wire [VLEN*16-1:0] x_q = row;
     reg  [31:0]        f_q;
     reg                v_q;
-    always @(posedge rclk) begin
-        x_q <= row;
-        f_q <= f;
-    end
+    always @(posedge rclk) f_q <= f;
     always @(posedge clk) v_q <= !rst && valid;
 
     wire [VLEN*32-1:0] x32;

@@ -132,9 +132,48 @@ def test_vector_sram_reads_are_registered():
     core = _code((build.PLENA_RTL / "plena_core.v").read_text())
     check = _code((build.PLENA_RTL / "plena_check.v").read_text())
     assert ".sr_data(dma_sr_q)" in core                           # a store's row, read ahead
-    assert re.search(r"vsram\[v_row_d\]\s*<=\s*sh_row\b", core)    # V_SHFT_V's register
+    assert re.search(r"wire\s*\[RW-1:0\]\s*sh_row\s*=\s*va_q\[", core)  # V_SHFT_V: port A's register
     assert "nan_seen" not in check                                 # V_TOPK's NaN: step 1
     assert re.search(r"late_err\s*=\s*busy_now\s*&&\s*op\s*==\s*OP_V_TOPK", core)
+
+
+def test_vector_sram_is_banked_macros():
+    # The Vector SRAM is plena_vsram: NB banks by row, each three plena_sram2w copies (one
+    # per read port A, B, D; every write to all three), not a flip-flop array that the
+    # units read combinationally; every access goes through its ports (rtl/plena/README.md).
+    core = _code((build.PLENA_RTL / "plena_core.v").read_text())
+    vsram = _code((build.PLENA_RTL / "plena_vsram.v").read_text())
+    sram = _code((build.PLENA_RTL / "plena_sram2w.v").read_text())
+    arrays = re.compile(r"\breg\b[^;]*\[\s*0\s*:")           # an unpacked array
+    assert not re.search(r"\bvsram\s*\[", core)
+    assert re.search(r"\bplena_vsram\s*#\(.*?\)\s*u_vsram\s*\(", core, flags=re.S)
+    assert core.count("plena_vsram") == 1 and "plena_sram" not in core
+    for unit in ("plena_vector.v", "plena_vgroup.v", "plena_vreduce.v", "plena_matrix.v",
+                 "plena_topk.v", "plena_dma.v"):
+        assert "vsram" not in _code((build.PLENA_RTL / unit).read_text()), unit
+    assert not arrays.search(vsram)
+    # NB = 2^NBW banks, NBW from max(BLEN, NA): M_MM_WO's BLEN rows and V_TOPK's NA rows
+    # fall in distinct banks.
+    assert re.search(r"NBW\s*=\s*\$clog2\(\(BLEN\s*>\s*NA\)\s*\?\s*BLEN\s*:\s*NA\)", vsram)
+    bank = re.search(r"for\s*\(\s*gb\s*=\s*0\s*;\s*gb\s*<\s*NB\s*;[^)]*\)\s*begin\s*:\s*g_bank\b"
+                     r"(.*?)\bend\s+endgenerate", vsram, flags=re.S)
+    assert bank
+    copies = re.findall(r"plena_sram2w\s*#\(\s*\.DEPTH\(DEPTH\),\s*\.N\(VLEN\).*?\)\s*(u_\w+)\s*\(",
+                        bank.group(1), flags=re.S)
+    assert copies == ["u_a", "u_b", "u_d"] and vsram.count("plena_sram2w") == 3
+    # The macro: one registered read port and two element-masked write ports; one array,
+    # read only into rdata at the read clock's edge.
+    ports = re.findall(r"\b(?:input|output)\s+(?:wire|reg)\s*(?:\[[^\]]*\])?\s*(\w+)", sram)
+    assert ports == ["rclk", "wclk", "re", "raddr", "rdata", "we0", "wmask0", "waddr0",
+                     "wdata0", "we1", "wmask1", "waddr1", "wdata1"]
+    assert len(arrays.findall(sram)) == 1
+    assert re.search(r"always\s*@\(posedge rclk\)\s*if\s*\(re\)\s*rdata\s*<=\s*mem\[raddr\]", sram)
+    assert len(re.findall(r"mem\s*\[\s*raddr\s*\]", sram)) == 1 and "assign" not in sram
+    # The host reads a row through port A, registered; the trace keeps its own rows
+    # (from the core's dv_* write port) instead of reading the banks with the clock held.
+    assert re.search(r"HS_VSRAM:\s*host_rdata\s*=\s*va_q\[", core)
+    harness = _code((build.PLENA_RTL / "plena_sim.v").read_text())
+    assert not re.search(r"tread\s*\(\s*HS_VSRAM", harness)
 
 
 def test_matrix_sram_is_banked_macros():

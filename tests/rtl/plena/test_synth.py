@@ -130,3 +130,24 @@ def test_matrix_sram_synthesizes_small(diff_cfg):
           f"longest path {depth} cells")
     bits = diff_cfg.MSRAM_TILES * diff_cfg.MLEN * diff_cfg.MLEN * 16
     assert flops >= bits
+
+
+VSRAM_FILES = ("plena_vsram.v", "plena_sram2w.v")
+
+
+@pytest.mark.synth
+def test_vector_sram_is_inferred_as_banks(diff_cfg):
+    """The Vector SRAM (plena_vsram) at the small configuration: Yosys infers NB x 3
+    memories (NB = 8 banks at VLEN = 16, BLEN = 4: V_TOPK's 128 / VLEN rows; a copy per
+    read port A, B, D) of one read and two write ports each, what a 1R2W macro replaces
+    (78 s of CPU on the 2-core machine, figures in rtl/plena/README.md)."""
+    files = [*(build.PLENA_RTL / f for f in VSRAM_FILES), build.COMMON_RTL / "icg.v"]
+    sets = " ".join(f"-set {k} {getattr(diff_cfg, k)}" for k in ("VLEN", "VSRAM_ROWS", "BLEN"))
+    out = _yosys(f"{_read(files)}; chparam {sets} plena_vsram; hierarchy -top plena_vsram; "
+                 "proc; flatten; opt -fast; memory -nomap; "
+                 "tee -o /dev/stdout select -count t:$mem_v2 r:RD_PORTS=1 %i r:WR_PORTS=2 %i; "
+                 "tee -o /dev/stdout select -count t:$mem_v2", 1200)
+    na = max(1, -(-128 // diff_cfg.VLEN))
+    nb = 1 << (max(diff_cfg.BLEN, na) - 1).bit_length()
+    counts = [int(n) for n in re.findall(r"(\d+) objects", out)]
+    assert counts == [3 * nb, 3 * nb], out[-2000:]

@@ -1,0 +1,42 @@
+// plena_sram2w: plena_sram with a second element-masked write port (a 1R2W macro: a
+// multi-port register-file compile, or two 1R1W banks behind a live-value table where
+// the library has none). The Vector SRAM needs it: an instruction's write and a
+// prefetch beat can land in one bank at one edge (never in one row: the stall rule),
+// and moving either would change the cycle they are seen. Same read timing as
+// plena_sram: the word on rdata after the edge, held until the next read; a read and a
+// write of one word at one edge return the old word. Separate read and write clocks
+// (one clock, gated for reads, in plena_vsram), as a two-port macro has. Were both write ports to name one
+// element at one edge (they never do), port 1 wins.
+module plena_sram2w #(
+    parameter integer DEPTH = 4,
+    parameter integer N = 16,
+    parameter integer AW = (DEPTH > 1) ? $clog2(DEPTH) : 1
+) (
+    input  wire            rclk,      // read clock (a gated clock: it ticks when re is set)
+    input  wire            wclk,      // write clock
+    input  wire            re,
+    input  wire [AW-1:0]   raddr,
+    output reg  [N*16-1:0] rdata,
+    input  wire            we0,
+    input  wire [N-1:0]    wmask0,
+    input  wire [AW-1:0]   waddr0,
+    input  wire [N*16-1:0] wdata0,
+    input  wire            we1,
+    input  wire [N-1:0]    wmask1,
+    input  wire [AW-1:0]   waddr1,
+    input  wire [N*16-1:0] wdata1
+);
+    reg [N*16-1:0] mem [0:DEPTH-1];
+    integer e;
+
+    always @(posedge rclk)
+        if (re) rdata <= mem[raddr];
+    always @(posedge wclk) begin
+        if (we0)
+            for (e = 0; e < N; e = e + 1)
+                if (wmask0[e]) mem[waddr0][16*e +: 16] <= wdata0[16*e +: 16];
+        if (we1)
+            for (e = 0; e < N; e = e + 1)
+                if (wmask1[e]) mem[waddr1][16*e +: 16] <= wdata1[16*e +: 16];
+    end
+endmodule
