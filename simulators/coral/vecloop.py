@@ -479,6 +479,29 @@ def _scalars(gen, extra: list[str], cond: str):
     return (*local, written)
 
 
+def _loop(entry: list[str], body: list[str], cond: str, exit_: list[str], written: list[str]) -> str:
+    """The loop function `vec(n)` -> (iterations, fell through, stopped early): `body`
+    per iteration while `cond` holds, `exit_` on every way out; an iteration left early
+    (a `break` in the body) leaves the scalar registers it wrote as at its start."""
+    snap = [f"sv_ = ({', '.join(written)},)"] if written else []
+    restore = [f"{', '.join(written)}, = sv_"] if written else []
+    ind = lambda lines, n: "\n".join(" " * n + ln for ln in lines)       # noqa: E731
+    return f"""def vec(n):
+{ind(entry, 4)}
+    for i in range(1, n + 1):
+{ind(snap + body, 8)}
+        if not ({cond}):
+{ind(exit_, 12)}
+            return i, True, False
+    else:
+{ind(exit_, 8)}
+        return n, False, False
+    i -= 1
+{ind(restore + exit_, 4)}
+    return i, False, True
+"""
+
+
 def c_source(comp, blk, cond: str):
     """source()'s result for vl above MAX_VL: the loop function runs the scalar code as
     statements and the vector instructions as one vecloop.c Body.step() per iteration;
@@ -502,30 +525,10 @@ def c_source(comp, blk, cond: str):
     group = s.lmul_num * gen.per
     tails = [f"U[{r * gen.per + s.vl}:{r * gen.per + group}] = ONES[:{group - s.vl}]" for r in sorted(gen.written)
              ] if s.vta and s.agnostic_ones and s.vl < group else []
-    snap = [f"sv_ = ({', '.join(written)},)"] if written else []
-    restore = [f"{', '.join(written)}, = sv_"] if written else []
     exit_ = (["if i:"] + ["    " + t for t in tails] if tails else []) + [back, "fc[FFLAGS] |= CB.nx"]
     fv = "".join(f"BF(f[{k}]), " for k in gen.fregs)
-    ind = lambda lines, n: "\n".join(" " * n + ln for ln in lines)       # noqa: E731
-    text = f"""def vec(n):
-{ind(loads, 4)}
-    if not CB.enter(({fv}), {reads!r}):
-        return None
-    step = CB.step
-    for i in range(1, n + 1):
-{ind(snap + body, 8)}
-        if step():
-            break
-        if not ({cond_l}):
-{ind(exit_, 12)}
-            return i, True, False
-    else:
-{ind(exit_, 8)}
-        return n, False, False
-    i -= 1
-{ind(restore + exit_, 4)}
-    return i, False, True
-"""
+    entry = loads + [f"if not CB.enter(({fv}), {reads!r}):", "    return None", "step = CB.step"]
+    text = _loop(entry, body + ["if step():", "    break"], cond_l, exit_, written)
     return text, closures, timing_program(blk.tsteps, cycles), cb
 
 
@@ -547,26 +550,8 @@ def source(comp, blk, cond: str) -> tuple[str, list] | None:
     # x[k] / f[k] of the scalar code and of vector addresses as locals
     body, cond_l, loads, back, written = _scalars(gen, gen.commit() + gen.stores, cond)
     cycles = _cycles(comp, blk, vpcs)
-    # an iteration left early leaves its scalar registers as they were at its start
-    snap = [f"sv_ = ({', '.join(written)},)"] if written else []
-    restore = [f"{', '.join(written)}, = sv_"] if written else []
     exit_ = gen.exit() + [back, "fc[FFLAGS] |= nx_"]
-    ind = lambda lines, n: "\n".join(" " * n + ln for ln in lines)       # noqa: E731
-    text = f"""def vec(n):
-{ind(gen.entry() + loads, 4)}
-    nx_ = 0
-    for i in range(1, n + 1):
-{ind(snap + body, 8)}
-        if not ({cond_l}):
-{ind(exit_, 12)}
-            return i, True, False
-    else:
-{ind(exit_, 8)}
-        return n, False, False
-    i -= 1
-{ind(restore + exit_, 4)}
-    return i, False, True
-"""
+    text = _loop(gen.entry() + loads + ["nx_ = 0"], body, cond_l, exit_, written)
     return text, closures, timing_program(blk.tsteps, cycles)
 
 
