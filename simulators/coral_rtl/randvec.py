@@ -23,9 +23,9 @@ vector instruction breaks one of the model's rules (the RTL must stop where the 
 from __future__ import annotations
 
 import random
-import re
 
 from kernelcraft.isa.loader import get_isa
+from kernelcraft.simulators.coral.semantics.vector_segment import SEGMENT as SEGMENT_FORM
 from kernelcraft.simulators.coral.tables import ACCEL
 
 from .backend import _CMP, _EXTEND, _INT, _MASK_LOGIC, _MUL, _NARROW, _WIDEN, VECTOR
@@ -206,10 +206,9 @@ def _segment(rng, sew: int, lmul: float, pol: str, mask: bool) -> list[str] | No
     v32; unit-stride from anywhere in the buffer, strided by multiples of the field size (0 and
     negative too), indexed by offsets made as for _indexed (a load's fields apart from them)."""
     op = rng.choice(SEGMENT)
-    d = _I[op]
-    nf, fmt = d.fixed["nf"] + 1, d.format.name
-    eew = int(re.search(r"ei?(\d+)(ff)?\.v$", op)[1])
-    indexed = fmt in ("VLX", "VSX")
+    shape = SEGMENT_FORM.match(op)            # the model's reading of the mnemonic: NF, EEW, mode
+    nf, eew, fmt = int(shape["nf"]), int(shape["eew"]), _I[op].format.name
+    indexed = shape["mode"] in ("uxseg", "oxseg")
     data = sew if indexed else eew
     emul = data / sew * lmul
     ni_emul = eew / sew * lmul
