@@ -24,6 +24,7 @@ from kernelcraft.simulators.core.errors import (BudgetExceeded, ConfigError, Sim
                                                 TimeLimitExceeded, Where)
 from kernelcraft.simulators.core.program import Program
 from kernelcraft.simulators.core.runloop import budget_exceeded
+from kernelcraft.simulators.coral.semantics.vector_segment import FIRST_FAULT
 from kernelcraft.simulators.coral.state import CoralState, IllegalInstruction
 from kernelcraft.simulators.coral.tables import ACCEL
 from kernelcraft.simulators.rtl import jobrun, toolchain
@@ -66,7 +67,7 @@ _INDEXED = tuple(m for m, d in get_isa(ACCEL).instructions.items() if d.group ==
                  d.format.name in ("VLX", "VSX"))
 # the segment loads and stores (every addressing mode, fault-only-first too) and vle<eew>ff.v
 _SEGMENT = tuple(m for m, d in get_isa(ACCEL).instructions.items() if d.group == "rvv_segment" or
-                 (d.group == "rvv_memory" and m.startswith("vle") and m.endswith("ff.v")))
+                 (d.group == "rvv_memory" and FIRST_FAULT.match(m)))
 VECTOR = frozenset({*_FIXED, *_INDEXED, *_SEGMENT, *_WIDEN, *_NARROW, *_WRED, *_EXTEND, *_MEM_8_16, *_WHOLE, "vfclass.v", "vfrec7.v", "vfrsqrt7.v", "vlm.v", "vsm.v","vsetvli", "vsetivli", "vsetvl", "vle32.v", "vse32.v", "vlse32.v", "vsse32.v",
                     "vfrsub.vf", "vmv.v.v", "vmv.v.x", "vmv.v.i", "vfmv.v.f", "vfmv.f.s", "vfmv.s.f",
                     "vmv.x.s", "vmv.s.x", "vfredusum.vs", "vfredosum.vs", "vfredmax.vs", "vfredmin.vs",
