@@ -23,7 +23,8 @@ and holds its issue cycle (`Compiler.failing`).
 """
 from __future__ import annotations
 
-from .inline import deferrable_store, namespace, statements
+from . import lanes
+from .inline import Writer
 from .predecode import Code, Row, deferring
 
 FILENAME = "<aie bundle {}>"
@@ -49,8 +50,8 @@ def _bundle_lines(b: int, row: Row, ns: dict, fwd: int, out: list[str], lines: d
     b is the run's bundle number `pos` (from 0). `known[u] = (position, latency,
     accumulate latency)` of the last earlier bundle of the run that wrote unit u: it
     issued at least (pos - position) cycles before this one, so a check that its
-    result is ready is left out when it cannot fail. With `inline` (the run's state),
-    operations inline.py has statements for are written as those statements."""
+    result is ready is left out when it cannot fail. With `inline` (an inline.Writer for
+    the run's state), operations it has statements for are written as those statements."""
     def gap(u, which):                 # cycles after this bundle's issue the unit is ready, at most
         if u not in known:
             return None
@@ -100,7 +101,7 @@ def _bundle_lines(b: int, row: Row, ns: dict, fwd: int, out: list[str], lines: d
     defer = {}
     if inline is not None and not timing_only:
         for fn, deferred, args, op in row.calls:
-            s = None if deferred or op is None else deferrable_store(fn, args, inline)
+            s = None if deferred or op is None else inline.deferrable_store(fn, args)
             if s is not None and not any(("acc", s) in r + w for j, (r, w) in enumerate(row.units)
                                          if j != op):
                 defer[op] = s
@@ -118,7 +119,7 @@ def _bundle_lines(b: int, row: Row, ns: dict, fwd: int, out: list[str], lines: d
                 ns[lit] = a
             names.append(lit)
         call = f"{f}({', '.join(names)})"
-        stmts = None if deferred or inline is None else statements(fn, args, call, inline, op in defer)
+        stmts = None if deferred or inline is None else inline.statements(fn, args, call, op in defer)
         for text in stmts or (call,):
             lines[len(out) + 1] = (b, op)
             out.append(f"    {text}")
@@ -203,12 +204,12 @@ class Compiler:
                        "st": state, "dma": dma, "banks": state.banks, "macs": state.macs,
                        "ports": dma.ports}
         # operations as statements (inline.py): their source depends on the state's
-        # sizes and whether it defers multiply-accumulates, so those are in the key
-        self.inline = state if inline else None
-        self.variant = (state.dm_size, state.bank_shift, state.defer_macs, state.MAX_DEFERRED) \
-            if inline else None
+        # sizes, whether it defers multiply-accumulates and whether lanes.c is there,
+        # so those are in the key
+        self.inline = Writer(state, lanes.module()) if inline else None
+        self.variant = self.inline.key() if inline else None
         if inline:
-            self.common.update(namespace(state))
+            self.common.update(self.inline.namespace())
         if any(deferred for row in code.rows for _, deferred, _, _ in row.calls):
             self.common["sd"] = deferring(state)
         self.lines: dict[str, dict] = {}             # generated file name -> its line map

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kernelcraft.simulators.numerics import canon
+from kernelcraft.simulators.numerics import LOG2E, canon
 
 from . import numerics as nx
 from . import semantics as sem
@@ -37,25 +37,35 @@ def _bytes(a) -> memoryview:
     return memoryview(a).cast("B")
 
 
-def namespace(st) -> dict:
+def namespace(st, native=None) -> dict:
     """The names the statements use, bound to the run's state. Whole-register and
     whole-row copies go through flat byte views of the state's arrays (memoryview slice
     assignment: the same bytes, several times cheaper than numpy indexing for 64 or 128
-    bytes); so the deferred multiply-accumulates' buffers are allocated here."""
-    exp_off, exp_slope = st.tables["EXP"][:2]
+    bytes); so the deferred multiply-accumulates' buffers are allocated here. With
+    `native` (lanes.c's module), its functions and the addresses of the registers and
+    the EXP table they work on."""
+    exp_off, exp_slope = (np.ascontiguousarray(t, np.float32) for t in st.tables["EXP"][:2])
     for i in range(len(st.macs)):
         st.mac_buffers(i)
-    return {"XM": _bytes(st.x), "DMM": _bytes(st.dm), "ACCM": _bytes(st.acc),
-            "MAM": [_bytes(b) for b in st.mac_a], "MBM": [_bytes(b) for b in st.mac_b],
-            "MYM": [_bytes(b) for b in st.mac_y],
-            "P": st.p, "R": st.r, "X16": st.x16, "ACC": st.acc, "ACCF": st.accf,
-            # (one view per register, made once: numpy makes a new one per index)
-            "XR": list(st.x16), "AU": list(st.acc), "AF": list(st.accf),
-            "PENDING": st.pending, "MACS": st.macs, "SB": st.stored,
-            "BF": nx.BF16_VALUES, "UP": nx._UP, "DOWN": nx._DOWN, "BACK": nx._BACK,
-            "MAXR": np.maximum.reduce, "MAXIMUM": np.maximum, "MINIMUM": np.minimum,
-            "ADD": np.add, "SUB": np.subtract, "MUL": np.multiply, "CANON": canon,
-            "PWL_EXP": nx.pwl_exp, "EXP_OFF": exp_off, "EXP_SLOPE": exp_slope}
+    ns = {"XM": _bytes(st.x), "DMM": _bytes(st.dm), "ACCM": _bytes(st.acc),
+          "MAM": [_bytes(b) for b in st.mac_a], "MBM": [_bytes(b) for b in st.mac_b],
+          "MYM": [_bytes(b) for b in st.mac_y],
+          "P": st.p, "R": st.r, "X16": st.x16, "ACC": st.acc, "ACCF": st.accf,
+          # (one view per register, made once: numpy makes a new one per index)
+          "XR": list(st.x16), "AU": list(st.acc), "AF": list(st.accf),
+          "PENDING": st.pending, "MACS": st.macs, "SB": st.stored,
+          "BF": nx.BF16_VALUES, "UP": nx._UP, "DOWN": nx._DOWN, "BACK": nx._BACK,
+          "MAXR": np.maximum.reduce, "MAXIMUM": np.maximum, "MINIMUM": np.minimum,
+          "ADD": np.add, "SUB": np.subtract, "MUL": np.multiply, "CANON": canon,
+          "PWL_EXP": nx.pwl_exp, "EXP_OFF": exp_off, "EXP_SLOPE": exp_slope}
+    if native is not None:
+        # (the arrays are only ever written in place: their addresses hold for the run)
+        at = lambda a: a.__array_interface__["data"][0]          # noqa: E731
+        ns.update({"C_MMAC": native.mmac, "C_MAC": native.mac, "C_SRS": native.srs, "C_UPS": native.ups,
+                   "C_MAXMIN": native.maxmin, "C_ARITH": native.arith, "C_EXP": native.pwl_exp,
+                   "XB": at(st.x), "AB": at(st.acc), "EXP_OFFB": at(exp_off), "EXP_SLOPEB": at(exp_slope),
+                   "EXP_SEGS": exp_off.size, "LOG2E": float(LOG2E)})
+    return ns
 
 
 def _memory(fallback: str, n: int, align: int, p: int, pm, move: str, dm_size: int, shift: int) -> list[str] | None:
@@ -71,18 +81,6 @@ def _memory(fallback: str, n: int, align: int, p: int, pm, move: str, dm_size: i
     if step:
         out.append(f"    P[{p}] = a + {step}")
     return out
-
-
-def deferrable_store(fn, args: tuple, st) -> int | None:
-    """The accumulator an AST stores, if its statements may defer the store behind the
-    accumulator's queued multiply-accumulates (st.defer_store), else None."""
-    if _MNEMONIC.get(fn) != "AST" or not st.defer_macs:
-        return None
-    n, _, s, _, pm = args
-    mode, step = pm
-    if n != 128 or mode or abs(step) >= _WRAP or st.dm_size >= _WRAP:
-        return None
-    return s
 
 
 def _deferred_store(fallback: str, n: int, align: int, s: int, p: int, pm, dm_size: int, shift: int,
@@ -169,29 +167,84 @@ _SCALAR = {
 }
 
 
-def statements(fn, args: tuple, fallback: str, st, defer: bool = False) -> list[str] | None:
-    """Statements doing what `fallback` (the call of semantics function fn, one line)
-    does, or None where the operation has no template. `defer`: an AST that may defer
-    its store (deferrable_store; its accumulator's queue was not landed first)."""
-    mnemonic = _MNEMONIC.get(fn)
-    dm_size, shift = st.dm_size, st.bank_shift
-    if defer:
-        return _deferred_store(fallback, *args, dm_size, shift, st.MAX_DEFERRED)
-    if mnemonic in _SCALAR:
-        return _SCALAR[mnemonic](*args)
-    if mnemonic in ("VLD", "VST", "ALD", "AST"):
-        n, align, r, p, pm = args
-        reg = f"XM[{n * r}:{n * r + n}]" if mnemonic[0] == "V" else f"ACCM[{n * r}:{n * r + n}]"
-        move = f"{reg} = DMM[a:a + {n}]" if mnemonic[1:] == "LD" else f"DMM[a:a + {n}] = {reg}"
-        if n != (128 if mnemonic[0] == "A" else 64):
+# The same operations as one call each of lanes.c's C loops (False: the fallback)
+_NATIVE = {
+    "VUPS.BF16": lambda d, a: f"C_UPS(XB, AB, {d}, {a})",
+    "VMAX.BF16": lambda d, a, b: f"C_MAXMIN(XB, {d}, {a}, {b}, 0)",
+    "VMIN.BF16": lambda d, a, b: f"C_MAXMIN(XB, {d}, {a}, {b}, 1)",
+    "VSRS.BF16": lambda d, a: f"C_SRS(XB, AB, {d}, {a})",
+    "AADD.F32": lambda d, a, b: f"C_ARITH(AB, 0, {d}, {a}, {b})",
+    "ASUB.F32": lambda d, a, b: f"C_ARITH(AB, 1, {d}, {a}, {b})",
+    "AMUL.F32": lambda d, a, b: f"C_ARITH(AB, 2, {d}, {a}, {b})",
+    "VPWL.EXP": lambda d, a: f"C_EXP(AB, {d}, {a}, EXP_OFFB, EXP_SLOPEB, EXP_SEGS, LOG2E)",
+}
+# bf16 multiply-accumulates applied at once in C (nothing queued): their accumulator's
+# queue, if a fallback left one, lands first
+_NATIVE_MAC = {
+    "VMAC.BF16": lambda d, a, b: f"C_MAC(XB, AB, {d}, {a}, {b}, 0)",
+    "VMSC.BF16": lambda d, a, b: f"C_MAC(XB, AB, {d}, {a}, {b}, 1)",
+    "VMMAC.BF16": lambda d, a, b: f"C_MMAC(XB, AB, {d}, {a}, {b})",
+}
+
+
+class Writer:
+    """Writes the statements for one run's state: its sizes, whether it defers
+    multiply-accumulates, and whether lanes.c's module (`native`) does the vector
+    operations (then nothing is queued: each multiply-accumulate is applied at once)."""
+
+    def __init__(self, st, native=None):
+        self.st, self.native = st, native
+        self.dm_size, self.shift = st.dm_size, st.bank_shift
+        self.defer_macs, self.limit = st.defer_macs, st.MAX_DEFERRED
+
+    def key(self) -> tuple:
+        """What the statements' source depends on."""
+        return self.dm_size, self.shift, self.defer_macs, self.limit, self.native is not None
+
+    def namespace(self) -> dict:
+        return namespace(self.st, self.native)
+
+    def deferrable_store(self, fn, args: tuple) -> int | None:
+        """The accumulator an AST stores, if its statements may defer the store behind
+        the accumulator's queued multiply-accumulates (st.defer_store), else None."""
+        if _MNEMONIC.get(fn) != "AST" or not self.defer_macs or self.native is not None:
             return None
-        return _memory(fallback, n, align, p, pm, move, dm_size, shift)
-    if mnemonic == "ABCST":
-        d, a = args
-        return [f"ACC[{d}] = R[{a}] & 0xFFFFFFFF"]
-    if mnemonic in _VECTOR:
-        return _VECTOR[mnemonic](fallback, *args)
-    kind = {"VMAC.BF16": MAC_ADD, "VMSC.BF16": MAC_SUB, "VMMAC.BF16": MAC_MATRIX}.get(mnemonic)
-    if kind is not None and st.defer_macs:
-        return _queue(fallback, kind, *args, st.MAX_DEFERRED)
-    return None
+        n, _, s, _, pm = args
+        mode, step = pm
+        if n != 128 or mode or abs(step) >= _WRAP or self.dm_size >= _WRAP:
+            return None
+        return s
+
+    def statements(self, fn, args: tuple, fallback: str, defer: bool = False) -> list[str] | None:
+        """Statements doing what `fallback` (the call of semantics function fn, one
+        line) does, or None where the operation has no template. `defer`: an AST that
+        may defer its store (deferrable_store; its accumulator's queue was not landed
+        first)."""
+        mnemonic = _MNEMONIC.get(fn)
+        dm_size, shift = self.dm_size, self.shift
+        if defer:
+            return _deferred_store(fallback, *args, dm_size, shift, self.limit)
+        if mnemonic in _SCALAR:
+            return _SCALAR[mnemonic](*args)
+        if mnemonic in ("VLD", "VST", "ALD", "AST"):
+            n, align, r, p, pm = args
+            reg = f"XM[{n * r}:{n * r + n}]" if mnemonic[0] == "V" else f"ACCM[{n * r}:{n * r + n}]"
+            move = f"{reg} = DMM[a:a + {n}]" if mnemonic[1:] == "LD" else f"DMM[a:a + {n}] = {reg}"
+            if n != (128 if mnemonic[0] == "A" else 64):
+                return None
+            return _memory(fallback, n, align, p, pm, move, dm_size, shift)
+        if mnemonic == "ABCST":
+            d, a = args
+            return [f"ACC[{d}] = R[{a}] & 0xFFFFFFFF"]
+        if self.native is not None:
+            if mnemonic in _NATIVE:
+                return [f"if not {_NATIVE[mnemonic](*args)}: {fallback}"]
+            if mnemonic in _NATIVE_MAC:
+                return [f"if MACS[{args[0]}]: st.flush_macs({args[0]})",
+                        f"if not {_NATIVE_MAC[mnemonic](*args)}: {fallback}"]
+        if mnemonic in _VECTOR:
+            return _VECTOR[mnemonic](fallback, *args)
+        kind = {"VMAC.BF16": MAC_ADD, "VMSC.BF16": MAC_SUB, "VMMAC.BF16": MAC_MATRIX}.get(mnemonic)
+        if kind is not None and self.defer_macs:
+            return _queue(fallback, kind, *args, self.limit)
+        return None

@@ -4,7 +4,11 @@ operations, accumulator stores deferred behind queued multiply-accumulates), the
 gather, sums in place) and the bf16 max/min/rounding helpers must give exactly what
 stepping gives (`Budget(fast=False)`: one bundle at a time, no deferral) and a traced
 run: memories, registers, cycles, stalls, unit activity, and the same error at the same
-bundle for out-of-range, misaligned and racing accesses."""
+bundle for out-of-range, misaligned and racing accesses. The vector statements run
+both on lanes.c's C loops (where a C compiler builds them: multiply-accumulates applied
+at once) and on their numpy code (`lanes.enabled(False)`: queued and flushed in
+batches); a direct test compares each C loop with the reference semantics on registers
+full of special values."""
 import functools
 
 import numpy as np
@@ -13,15 +17,25 @@ import pytest
 from aie_kit import image, small
 from kernelcraft.simulators.aie.assembler import assemble
 from kernelcraft.simulators.aie.machine import AieModel
-from kernelcraft.simulators.aie import numerics as nx
+from kernelcraft.simulators.aie import lanes, numerics as nx
 from kernelcraft.simulators.aie.semantics import vector
-from kernelcraft.simulators.aie.state import MAC_MATRIX
+from kernelcraft.simulators.aie.state import MAC_MATRIX, AieState
 from kernelcraft.simulators.core.budget import Budget
 from kernelcraft.simulators.numerics import bf16_bits_to_f32, f32_to_bf16_bits, fmax, fmin
 from kernelcraft.simulators.speed import same
 
 CFG = small()
 DM = CFG.DM_SIZE
+
+
+@pytest.fixture(params=["c", "numpy"])
+def loops(request):
+    """Which code the vector statements run: lanes.c's C loops or numpy's."""
+    if request.param == "c" and lanes.module() is None:
+        pytest.skip("no C compiler: the C lane loops are not built")
+    lanes.enabled(request.param == "c")
+    yield request.param
+    lanes.enabled(True)
 
 
 def _pointer(rng) -> int:
@@ -87,7 +101,7 @@ def _case(seed):
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_random_straight_line_programs_run_as_stepping_does(seed):
+def test_random_straight_line_programs_run_as_stepping_does(seed, loops):
     program, img = _case(seed)
     fast = AieModel().run(program, img, CFG, Budget())
     for other in (AieModel().run(program, img, CFG, Budget(fast=False)),
@@ -98,8 +112,19 @@ def test_random_straight_line_programs_run_as_stepping_does(seed):
                 AieModel().run(program, img, CFG, Budget(max_instructions=cut, fast=False))) == ""
 
 
-def test_random_programs_reach_errors_and_the_inline_statements():
+def test_random_programs_reach_errors_and_the_inline_statements(loops, monkeypatch):
+    done: dict = {}
+    if loops == "c":                         # each C loop computed some operation itself
+        mod = lanes.module()
+        for name in ("mmac", "mac", "srs", "ups", "maxmin", "arith", "pwl_exp"):
+            def counted(*args, _f=getattr(mod, name), _name=name):
+                ok = _f(*args)
+                done[_name] = done.get(_name, 0) + bool(ok)
+                return ok
+            monkeypatch.setattr(mod, name, counted)
     runs = [AieModel().run(*_case(seed), CFG) for seed in SEEDS]
+    if loops == "c":
+        assert len(done) == 7 and min(done.values()) > 0, done
     errors = {r.error.kind for r in runs if r.error is not None}
     assert len(errors) >= 2, errors          # out of range / misaligned / race: the fallbacks ran
     assert sum(r.retired for r in runs if r.error is None) > 500
@@ -205,7 +230,7 @@ def _store_case(seed):
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_deferred_accumulator_stores_run_as_stepping_does(seed):
+def test_deferred_accumulator_stores_run_as_stepping_does(seed, loops):
     program, img = _store_case(seed)
     fast = AieModel().run(program, img, CFG, Budget())
     for other in (AieModel().run(program, img, CFG, Budget(fast=False)),
@@ -217,7 +242,8 @@ def test_deferred_accumulator_stores_run_as_stepping_does(seed):
 
 
 def test_random_store_programs_defer_stores_and_land_them_for_each_reason(monkeypatch):
-    from kernelcraft.simulators.aie.state import AieState
+    # (the numpy statements queue multiply-accumulates; the C ones apply them at once)
+    monkeypatch.setattr(lanes, "module", lambda: None)
     deferred, landed = [0], {}
     defer, flush = AieState.defer_store, AieState.flush_stores
 
@@ -302,3 +328,88 @@ def test_level_2_3_baselines_run_as_stepping_does(task):
     fast = a.backend().run(program, img, hw, Budget(max_instructions=50_000_000))
     assert fast.error is None, str(fast.error)
     assert same(fast, a.backend().run(program, img, hw, Budget(max_instructions=50_000_000, fast=False))) == ""
+
+
+def _special_registers(rng, st) -> None:
+    """Vector registers of bf16 patterns with specials, accumulators of fp32 values
+    (bf16 products and their sums, specials, values that round at ties to bf16)."""
+    st.x16[:] = _bf16_specials(rng, st.x16.shape)
+    f = (rng.normal(size=st.accf.shape) * 2.0 ** rng.integers(-30, 30, st.accf.shape)).astype(np.float32)
+    u = f.view(np.uint32)
+    pick = rng.random(u.shape)
+    u[pick < 0.05] = rng.choice(np.array([0, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00001,
+                                          0x7F800001, 0x00000001, 0x7F7FFFFF, 0x3F808000, 0x3F818000,
+                                          0x7F7F8000, 0x00008000], np.uint32), int((pick < 0.05).sum()))
+    st.accf[:] = f
+
+
+@pytest.mark.skipif(lanes.module() is None, reason="no C compiler: the C lane loops are not built")
+def test_c_lane_loops_match_the_reference_semantics():
+    # each C loop against the semantics function stepping calls (no deferral), on the
+    # same registers: every result bit, and the same registers left alone
+    from kernelcraft.isa.aie.model import get_spec
+    from kernelcraft.simulators.aie.inline import Writer
+    spec, rng = get_spec(), np.random.default_rng(7)
+    ref, st = AieState(CFG, spec), AieState(CFG, spec)
+    ref.defer_macs = False
+    ns = Writer(st, lanes.module()).namespace()
+    XB, AB = ns["XB"], ns["AB"]
+    ops = [(vector.vmmac_bf16, lambda d, a, b: ns["C_MMAC"](XB, AB, d, a, b), (8, 16, 8)),
+           (vector.vmac_bf16, lambda d, a, b: ns["C_MAC"](XB, AB, d, a, b, 0), (8, 16, 16)),
+           (vector.vmsc_bf16, lambda d, a, b: ns["C_MAC"](XB, AB, d, a, b, 1), (8, 16, 16)),
+           (vector.vsrs_bf16, lambda d, a: ns["C_SRS"](XB, AB, d, a), (16, 8)),
+           (vector.vups_bf16, lambda d, a: ns["C_UPS"](XB, AB, d, a), (8, 16)),
+           (vector.vmax_bf16, lambda d, a, b: ns["C_MAXMIN"](XB, d, a, b, 0), (16, 16, 16)),
+           (vector.vmin_bf16, lambda d, a, b: ns["C_MAXMIN"](XB, d, a, b, 1), (16, 16, 16)),
+           (vector.aadd_f32, lambda d, a, b: ns["C_ARITH"](AB, 0, d, a, b), (8, 8, 8)),
+           (vector.asub_f32, lambda d, a, b: ns["C_ARITH"](AB, 1, d, a, b), (8, 8, 8)),
+           (vector.amul_f32, lambda d, a, b: ns["C_ARITH"](AB, 2, d, a, b), (8, 8, 8))]
+    for trial in range(300):
+        _special_registers(rng, st)
+        for fn, c, counts in ops:
+            ref.x[:], ref.acc[:] = st.x, st.acc
+            args = [int(rng.integers(0, n)) for n in counts]
+            if trial % 7 == 0:
+                args[1:] = [args[0] % n for n in counts[1:]]       # the destination an operand
+            assert c(*args) is True
+            fn(ref, *args)
+            assert np.array_equal(ref.x, st.x) and np.array_equal(ref.acc, st.acc), (fn.__name__, args)
+    # out-of-range register numbers: False, nothing written (the reference then says why)
+    before = st.acc.copy(), st.x.copy()
+    assert ns["C_MMAC"](XB, AB, 8, 0, 0) is False and ns["C_SRS"](XB, AB, 16, 0) is False
+    assert ns["C_ARITH"](AB, 3, 0, 0, 0) is False and ns["C_MAXMIN"](XB, 0, -1, 0, 0) is False
+    assert np.array_equal(before[0], st.acc) and np.array_equal(before[1], st.x)
+
+
+@pytest.mark.skipif(lanes.module() is None, reason="no C compiler: the C lane loops are not built")
+def test_c_exp_matches_pwl_exp_and_leaves_its_rare_lanes_to_it():
+    from kernelcraft.isa.aie.model import get_spec
+    from kernelcraft.simulators.aie.inline import Writer
+    spec, rng = get_spec(), np.random.default_rng(8)
+    ref, st = AieState(CFG, spec), AieState(CFG, spec)
+    ns = Writer(st, lanes.module()).namespace()
+    c = lambda d, a: ns["C_EXP"](ns["AB"], d, a, ns["EXP_OFFB"], ns["EXP_SLOPEB"], ns["EXP_SEGS"], ns["LOG2E"])  # noqa: E731
+    # every lane's t = x * LOG2E in [-126, 128): near both ends, near integers (f rounds
+    # up to 1), zeros, subnormal inputs
+    edges = np.array([-87.33, -87.3365, 88.72, 88.7228, -0.0, 0.0, 1e-30, -1e-30, 1e-45, -1e-8,
+                      -0.6931472, 0.6931472, -2.0794415, 5.0], np.float32)
+    for trial in range(400):
+        x = (rng.uniform(-87, 88, 32) * (10.0 ** -rng.integers(0, 6, 32))).astype(np.float32)
+        pick = rng.random(32) < 0.2
+        x[pick] = rng.choice(edges, int(pick.sum()))
+        u = x.view(np.uint32)
+        near = rng.random(32) < 0.1                          # neighbouring patterns
+        u[near] = u[near].astype(np.int64) + rng.integers(-2, 3, int(near.sum()))
+        st.accf[1] = x
+        t = st.accf[1] * nx.LOG2E
+        usual = bool(np.all((t >= -126) & (t < 128)))
+        before = st.acc.copy()
+        assert c(2, 1) is usual
+        if usual:
+            ref.acc[:] = before
+            vector.vpwl_exp(ref, 2, 1)
+            assert np.array_equal(ref.acc, st.acc), x
+        else:
+            assert np.array_equal(before, st.acc)
+    st.accf[1] = np.float32(np.nan)
+    assert c(1, 1) is False
