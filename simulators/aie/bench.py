@@ -110,3 +110,9 @@ def measure(kind: str, n: int = 20000, repeats: int = 5, trace: bool = False) ->
             raise RuntimeError(str(r.error))
         retired = r.retired
     return statistics.median(times), retired
+
+
+def status() -> str:
+    """Whether the vector statements run lanes.c's C loops (for `kernelcraft bench speed`)."""
+    from .lanes import status as lanes_status
+    return lanes_status()

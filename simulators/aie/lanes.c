@@ -6,10 +6,9 @@
  * same bits, one binary32 operation per step as numpy does (built with
  * -ffp-contract=off: no fused multiply-add), NaN results canonical (0x7FC00000, bf16
  * 0x7FC0). A register number out of range returns False having written nothing (the
- * caller then calls the reference semantics, which say what is wrong); VPWL.EXP does
- * so as well for a lane off its usual range (t = x * LOG2E outside [-126, 128) or
- * NaN). Each lane's result depends only on inputs read before it is written, so a
- * destination may be an operand.
+ * caller then calls the reference semantics, which say what is wrong). Each lane's
+ * result depends only on inputs read before it is written, so a destination may be an
+ * operand.
  *
  * Registers are given by the addresses of the state's arrays: `x`, the 16 vector
  * registers of 32 bf16 lanes (a y register is the pair x[2y], x[2y + 1]), and `acc`,
@@ -165,11 +164,11 @@ static PyObject *arith(PyObject *self, PyObject *const *args, Py_ssize_t nargs) 
     Py_RETURN_TRUE;
 }
 
-/* pwl_exp(acc, d, a, off, slope, segments, log2e): VPWL.EXP by numerics.pwl_exp's
- * usual case: t = x * LOG2E, n = floor(t), f = t - n, fs = f * S, j = min(floor(fs),
- * S - 1), u = fs - j, y = SLOPE[j] * u + OFF[j], result y * 2^n (ldexpf, as numpy's
- * ldexp); `off` and `slope` are the addresses of the table's S floats. False, nothing
- * written, if any lane's t is outside [-126, 128) or NaN. */
+/* pwl_exp(acc, d, a, off, slope, segments, log2e): VPWL.EXP as numerics.pwl_exp:
+ * t = x * LOG2E; t >= 128 gives +inf, t < -126 +0, NaN the canonical NaN; else n =
+ * floor(t), f = t - n, fs = f * S, j = min(floor(fs), S - 1), u = fs - j, y = SLOPE[j]
+ * * u + OFF[j], result y * 2^n (ldexpf, as numpy's ldexp); `off` and `slope` are the
+ * addresses of the table's S floats. */
 static PyObject *pwl_exp(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     NEED(7)
     uint32_t *acc = addr(args[0]);
@@ -180,10 +179,12 @@ static PyObject *pwl_exp(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     if (PyErr_Occurred()) return NULL;
     if (d < 0 || a < 0 || segs < 1) Py_RETURN_FALSE;
     const uint32_t *A = acc + LANES * a;
-    float out[LANES];
+    uint32_t *D = acc + LANES * d;
     for (int i = 0; i < LANES; i++) {
         float t = value(A[i]) * log2e;
-        if (!(t >= -126.0f && t < 128.0f)) Py_RETURN_FALSE;
+        if (t != t) { D[i] = CANON; continue; }
+        if (t >= 128.0f) { D[i] = 0x7F800000u; continue; }
+        if (t < -126.0f) { D[i] = 0; continue; }
         float n = floorf(t);
         float fs = t - n;
         fs = fs * (float)segs;
@@ -192,10 +193,8 @@ static PyObject *pwl_exp(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         fs = fs - (float)j;
         float y = slope[j] * fs;
         y = y + off[j];
-        out[i] = ldexpf(y, (int)n);
+        D[i] = bits(ldexpf(y, (int)n));
     }
-    uint32_t *D = acc + LANES * d;
-    for (int i = 0; i < LANES; i++) D[i] = bits(out[i]);
     Py_RETURN_TRUE;
 }
 
