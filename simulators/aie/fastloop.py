@@ -10,7 +10,8 @@ iterations can run at once, with the results of running them one by one:
     once; a register read before its load in the body holds the previous iteration's
     load (or its value before the loop);
   - each accumulator's terms are applied in the order the iterations would apply them
-    (semantics.vector.mac_terms: one fp32 rounding per term, in order);
+    (semantics.vector.mac_terms: one fp32 rounding per term, in order; where lanes.c
+    is built, a body of one kind of multiply-accumulate is one call of its mac_rows);
   - time is kept by the run's timing-only code (codegen), iteration by iteration, with
     each iteration's bank conflicts computed from its addresses, so cycles, stalls and
     DMA progress are exactly those of stepping.
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import semantics as sem
+from . import lanes, semantics as sem
 from .predecode import Code
 from .numerics import accumulate_f32, accumulate_f32_rows_in
 from .semantics.vector import mac_term_values, mac_terms
@@ -144,7 +145,7 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
         return None
     # the rows every load brings, as 16-bit lanes: (trips, 32)
     rows = []
-    lanes = np.arange(64)
+    cols = np.arange(64)
     for ld, a in zip(pl.loads, addrs):
         if ld.broadcast:
             rows.append(np.repeat(st.dm16[a >> 1][:, None], 32, axis=1))
@@ -152,7 +153,7 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
             start = int(a[0])
             rows.append(st.dm[start:start + trips * ld.n].reshape(trips, ld.n).view(np.uint16))
         else:
-            rows.append(st.dm[a[:, None] + lanes].view(np.uint16))
+            rows.append(st.dm[a[:, None] + cols].view(np.uint16))
     initial = {}
 
     def values(src) -> np.ndarray:
@@ -183,12 +184,18 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
                     b[di, :, k, :32], b[di, :, k, 32:] = values(bsrc[0]), values(bsrc[1])
                 else:
                     b[di, :, k] = values(bsrc[0])
-        one = mac_term_values(kind, a.reshape(-1, 32), b.reshape(-1, width))
+        c = lanes.module()             # (lanes.c: the same terms and sums, one call)
+        one = None if c is not None else mac_term_values(kind, a.reshape(-1, 32), b.reshape(-1, width))
         tn = keep_time(pl.mem_pos, addrs, st.bank_shift, trips, tn, timing_step, conflicts)
         # the state the last iteration leaves
         for d in ds:
             st.flush_macs(d)
-        sums = accumulate_f32_rows_in(st.accf[ds], one.reshape(len(ds), trips * m, 32))   # (one is fresh)
+        if c is not None:
+            sums = st.accf[ds]                       # (a fresh array: indexed by a list)
+            at = lambda v: v.__array_interface__["data"][0]     # noqa: E731
+            c.mac_rows(at(a), at(b), at(sums), len(ds), trips * m, kind)
+        else:
+            sums = accumulate_f32_rows_in(st.accf[ds], one.reshape(len(ds), trips * m, 32))   # (one is fresh)
         for k, d in enumerate(ds):
             st.set_acc(d, sums[k])
     else:

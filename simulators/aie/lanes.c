@@ -42,19 +42,10 @@ static long reg(PyObject *const *args, int i, long n) {
 
 static void *addr(PyObject *a) { return PyLong_AsVoidPtr(a); }
 
-/* mmac(x, acc, d, a, y): VMMAC.BF16, acc d += the 4x8 by 8x8 tile product of x a (A,
- * row-major) and y register y (B), each dot product summed by halving over K
- * (numerics.mmul_bf16: k and k + 4, then k and k + 2, then the two), then added with
- * one rounding (numerics.mac_f32). */
-static PyObject *mmac(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    NEED(5)
-    uint16_t *x = addr(args[0]);
-    uint32_t *acc = addr(args[1]);
-    long d = reg(args, 2, NACC), a = reg(args, 3, NX), y = reg(args, 4, NX / 2);
-    if (PyErr_Occurred()) return NULL;
-    if (d < 0 || a < 0 || y < 0) Py_RETURN_FALSE;
-    const uint16_t *A = x + LANES * a, *B = x + 2 * LANES * y;
-    uint32_t *D = acc + LANES * d;
+/* D += the 4x8 by 8x8 tile product of A (row-major) and B, each dot product summed by
+ * halving over K (numerics.mmul_bf16: k and k + 4, then k and k + 2, then the two),
+ * then added with one rounding (numerics.mac_f32) */
+static inline void tile_mac(uint32_t *D, const uint16_t *A, const uint16_t *B) {
     for (int m = 0; m < 4; m++)
         for (int c = 0; c < 8; c++) {
             float p[8];
@@ -64,11 +55,31 @@ static PyObject *mmac(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
             float s = t0 + t1;
             D[8 * m + c] = canon(value(D[8 * m + c]) + s);
         }
+}
+
+/* D +-= the lane products of A and B (exact in binary32), one rounding */
+static inline void lane_mac(uint32_t *D, const uint16_t *A, const uint16_t *B, int sub) {
+    for (int i = 0; i < LANES; i++) {
+        float p = bf(A[i]) * bf(B[i]);
+        D[i] = canon(sub ? value(D[i]) - p : value(D[i]) + p);
+    }
+}
+
+/* mmac(x, acc, d, a, y): VMMAC.BF16, acc d += the tile product of x a (A) and y
+ * register y (B). */
+static PyObject *mmac(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    NEED(5)
+    uint16_t *x = addr(args[0]);
+    uint32_t *acc = addr(args[1]);
+    long d = reg(args, 2, NACC), a = reg(args, 3, NX), y = reg(args, 4, NX / 2);
+    if (PyErr_Occurred()) return NULL;
+    if (d < 0 || a < 0 || y < 0) Py_RETURN_FALSE;
+    tile_mac(acc + LANES * d, x + LANES * a, x + 2 * LANES * y);
     Py_RETURN_TRUE;
 }
 
 /* mac(x, acc, d, a, b, sub): VMAC.BF16 (sub 0) or VMSC.BF16 (sub 1), acc d +-= the
- * lane products of x a and x b (exact in binary32), one rounding. */
+ * lane products of x a and x b. */
 static PyObject *mac(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     NEED(6)
     uint16_t *x = addr(args[0]);
@@ -77,11 +88,30 @@ static PyObject *mac(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     int sub = PyObject_IsTrue(args[5]);
     if (PyErr_Occurred()) return NULL;
     if (d < 0 || a < 0 || b < 0) Py_RETURN_FALSE;
-    const uint16_t *A = x + LANES * a, *B = x + LANES * b;
-    uint32_t *D = acc + LANES * d;
-    for (int i = 0; i < LANES; i++) {
-        float p = bf(A[i]) * bf(B[i]);
-        D[i] = canon(sub ? value(D[i]) - p : value(D[i]) + p);
+    lane_mac(acc + LANES * d, x + LANES * a, x + LANES * b, sub);
+    Py_RETURN_TRUE;
+}
+
+/* mac_rows(a, b, accs, g, n, kind): a fast-forwarded loop's multiply-accumulates of one
+ * kind (0 VMAC.BF16, 1 VMSC.BF16, 2 VMMAC.BF16) into g accumulators, n each, applied in
+ * order: accs (g, 32) fp32 lanes, a (g, n, 32) and b (g, n, 32) or for tile products
+ * (g, n, 64) bf16 operands, all C-contiguous (fastloop.run; mac_terms_rows computes
+ * the same bits). */
+static PyObject *mac_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    NEED(6)
+    const uint16_t *a = addr(args[0]), *b = addr(args[1]);
+    uint32_t *acc = addr(args[2]);
+    long g = PyLong_AsLong(args[3]), n = PyLong_AsLong(args[4]), kind = PyLong_AsLong(args[5]);
+    if (PyErr_Occurred()) return NULL;
+    if (g < 0 || n < 0 || kind < 0 || kind > 2) Py_RETURN_FALSE;
+    long width = kind == 2 ? 2 * LANES : LANES;
+    for (long j = 0; j < g; j++) {
+        uint32_t *D = acc + LANES * j;
+        for (long t = 0; t < n; t++) {
+            const uint16_t *A = a + LANES * (j * n + t), *B = b + width * (j * n + t);
+            if (kind == 2) tile_mac(D, A, B);
+            else lane_mac(D, A, B, (int)kind);
+        }
     }
     Py_RETURN_TRUE;
 }
@@ -201,6 +231,7 @@ static PyObject *pwl_exp(PyObject *self, PyObject *const *args, Py_ssize_t nargs
 static PyMethodDef methods[] = {
     {"mmac", (PyCFunction)(void (*)(void))mmac, METH_FASTCALL, "VMMAC.BF16"},
     {"mac", (PyCFunction)(void (*)(void))mac, METH_FASTCALL, "VMAC.BF16 / VMSC.BF16"},
+    {"mac_rows", (PyCFunction)(void (*)(void))mac_rows, METH_FASTCALL, "a loop's multiply-accumulates"},
     {"srs", (PyCFunction)(void (*)(void))srs, METH_FASTCALL, "VSRS.BF16"},
     {"ups", (PyCFunction)(void (*)(void))ups, METH_FASTCALL, "VUPS.BF16"},
     {"maxmin", (PyCFunction)(void (*)(void))maxmin, METH_FASTCALL, "VMAX.BF16 / VMIN.BF16"},

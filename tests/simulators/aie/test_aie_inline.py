@@ -406,3 +406,20 @@ def test_c_exp_matches_pwl_exp():
         assert c(2, 1) is True
         vector.vpwl_exp(ref, 2, 1)
         assert np.array_equal(ref.acc, st.acc), x
+
+
+@pytest.mark.skipif(lanes.module() is None, reason="no C compiler: the C lane loops are not built")
+def test_c_loop_multiply_accumulates_match_the_terms_and_sums_of_numpy():
+    # lanes.c's mac_rows (fastloop.run's single-kind bodies) against mac_term_values and
+    # accumulate_f32_rows_in, the numpy path, on special values
+    rng, c = np.random.default_rng(9), lanes.module()
+    at = lambda v: v.__array_interface__["data"][0]          # noqa: E731
+    for kind, width in ((0, 32), (1, 32), (MAC_MATRIX, 64)):
+        for g, n in ((1, 1), (3, 5), (4, 64), (2, 200)):
+            a, b = _bf16_specials(rng, (g, n, 32)), _bf16_specials(rng, (g, n, width))
+            accs = bf16_bits_to_f32(_bf16_specials(rng, (g, 32))) * np.float32(1.5)
+            terms = vector.mac_term_values(kind, a.reshape(-1, 32), b.reshape(-1, width))
+            want = nx.accumulate_f32_rows_in(accs.copy(), terms.reshape(g, n, 32))
+            got = accs.copy()
+            assert c.mac_rows(at(a), at(b), at(got), g, n, kind) is True
+            assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), (kind, g, n)

@@ -2,6 +2,7 @@
 results, cycles, stalls, slot counts, budget stops and error locations must be those
 of stepping bundle by bundle, which is what a traced run does."""
 import numpy as np
+import pytest
 
 from aie_kit import bf, image, run, small, unbf
 from kernelcraft.simulators.aie.assembler import assemble
@@ -349,18 +350,25 @@ def test_a_loop_declined_for_a_running_transfer_is_fast_forwarded_once_it_comple
     assert done == {"yes": 1, "no": 1}
 
 
-def test_a_contraction_summing_several_accumulators_at_once_matches_stepping(monkeypatch):
-    from kernelcraft.simulators.aie import fastloop
+@pytest.mark.parametrize("native", [True, False])
+@pytest.mark.parametrize("mac", ["VMMAC.BF16 acc{d}, x{a}, y2", "VMSC.BF16 acc{d}, x{a}, x5"])
+def test_a_contraction_summing_several_accumulators_at_once_matches_stepping(monkeypatch, native, mac):
+    # (with lanes.c, one mac_rows call; without, numpy's terms and sums)
+    from kernelcraft.simulators.aie import fastloop, lanes
+    if native and lanes.module() is None:
+        pytest.skip("no C compiler: the C lane loops are not built")
+    if not native:
+        monkeypatch.setattr(lanes, "module", lambda: None)
     done = _fast_forwards(monkeypatch, fastloop)
-    src = """
+    src = f"""
 MOVPI p0, 0
 MOVPI p1, 2048
 LOOP 10
     VLD x0, [p0], 64 || VLD x4, [p1], 64
     VLD x5, [p1], 64
-    VMMAC.BF16 acc0, x0, y2 || VLD x1, [p0], 64
-    VMMAC.BF16 acc1, x1, y2
-    VMMAC.BF16 acc2, x0, y2
+    {mac.format(d=0, a=0)} || VLD x1, [p0], 64
+    {mac.format(d=1, a=1)}
+    {mac.format(d=2, a=0)}
 ENDLOOP
 VSRS.BF16 x8, acc0
 """
