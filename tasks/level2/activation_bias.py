@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ops
-from ..exp_bias import phase_margin, wrap_margin
+from ..exp_bias import FLOOR, phase_margin, wrap_margin
 from ..tolerance import U
 
 LIMIT = 0.5 * U                 # largest mean log-error of a bin
@@ -64,8 +64,11 @@ def readable(w_down: np.ndarray) -> bool:
 
 
 def log_errors(pre: np.ndarray, y: np.ndarray, act: str) -> tuple[np.ndarray, np.ndarray]:
-    """(log(y / act(pre)) in units of u, exp's argument) of every element whose activation
-    is not 0; act "gelu" (exp's argument -t with gelu's t) or "silu" (-pre)."""
+    """(log(y / act(pre)) in units of u, exp's argument) of every element whose exp argument
+    is FLOOR or more from 0; act "gelu" (exp's argument -t with gelu's t) or "silu" (-pre).
+    Nearer 0 a pre-activation is a sum that cancels (on aie's LLaMA block `many_units` once
+    drew one that is exactly 0, which the kernel's silu rightly gives as 0 and float64 as
+    -5e-17), and its fp32 rounding, not the activation, sets the element's relative error."""
     pre = np.asarray(pre, np.float64)
     if act == "gelu":
         arg = -ops.GELU_C1 * (pre + ops.GELU_C2 * pre ** 3)
@@ -74,7 +77,7 @@ def log_errors(pre: np.ndarray, y: np.ndarray, act: str) -> tuple[np.ndarray, np
         arg, want = -pre, ops.silu(pre)
     with np.errstate(all="ignore"):
         err = np.log(np.asarray(y, np.float64).reshape(want.shape) / want) / U
-    live = want != 0
+    live = (want != 0) & (np.abs(arg) >= FLOOR)
     return err[live], arg[live]
 
 

@@ -189,3 +189,15 @@ def test_units_near_zero_pass_a_correct_kernel_and_fail_the_taylor_exp(name, con
     other = {"ffn": "b1", "swiglu": "w_down", "decoder_block_llama": "wo"}[name]
     assert task.family_margin("units_near_zero", {**x, other: x[other] + 1}, config, run(name, x, d)) is None
     assert "units_near_zero" in task.correctness(config)
+
+
+def test_a_pre_activation_that_cancels_to_zero_is_not_read():
+    """A gate pre-activation whose sum cancels exactly (aie's LLaMA block drew one on
+    `many_units`: float64 gives -5e-17, the kernel's silu 0) tells nothing about exp; the
+    read-back skips exp arguments within FLOOR of 0 rather than failing the kernel."""
+    from kernelcraft.tasks.exp_bias import FLOOR
+    pre = np.array([-1.0, -0.5, -2.7755575615628914e-17, -FLOOR / 2, -FLOOR])
+    y = ops.silu(pre)
+    y[2:4] = 0.0
+    err, arg = AB.log_errors(pre, y, "silu")
+    assert np.array_equal(arg, [1.0, 0.5, FLOOR]) and np.abs(err).max() < 1e-9
