@@ -17,6 +17,8 @@ element and is no sign of an approximate exp; an error periodic in the fraction 
 """
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
 PHASES = 4                      # bins of the fraction of a log2(e)
@@ -46,3 +48,39 @@ def phase_margin(err: np.ndarray, arg: np.ndarray, limit: float, what: str) -> t
         f"{counts[worst]} whose exp argument a has a fraction of a log2(e) in [{worst / PHASES:.2f}, "
         f"{(worst + 1) / PHASES:.2f}); rounding to nearest errs both ways at every argument and keeps "
         f"this within {limit:.2f}u: exp's error depends on its argument")
+
+
+# Where exp's argument crosses 0 its fraction wraps from 1 to 0, and there an approximation of
+# 2^f that does not meet 2 at f = 1 jumps by its whole error at the end of the interval (the
+# degree-3 Taylor polynomial: 0.56%), while the bins of f above average that error with the
+# smaller ones nearby. Near 0 the bf16 grid of the argument is far finer than exp's output grid,
+# so a correct kernel's roundings of exp take every value on both sides, without the fixed
+# patterns that runs of bf16 arguments one output ulp apart leave near the other wraps
+# (a = n ln 2, n != 0). What stays are the roundings of the chain's values near constants (e
+# near 1, 1 + e near 2, 1 / (1 + e) near 1/2), sawtooths in a with periods of 2^-8..2^-6, which
+# windows several periods wide average out where the elements are spread smoothly over a.
+FLOOR = 2.0 ** -9               # windows FLOOR <= |a| < EDGE on either side of 0; below FLOOR a
+EDGE = 5 / 64                   # pre-activation is a sum that cancels, whose fp32 rounding is
+                                # a large part of it
+
+
+def wrap_margin(err: np.ndarray, arg: np.ndarray, limit: float, what: str) -> tuple[float, str]:
+    """(|mean of `err` over the elements whose argument is in the window below 0 less its
+    mean over those in the window above| / `limit`, what it means); `err` in units of u,
+    `arg` each element's exp argument. Above 1 fails. A smooth error (a constant of the
+    chain rounded once) moves it by its slope times EDGE only."""
+    arg = np.asarray(arg, np.float64)
+    near = (np.abs(arg) >= FLOOR) & (np.abs(arg) < EDGE)
+    below, above = near & (arg < 0), near & (arg > 0)
+    nb, na = int(below.sum()), int(above.sum())
+    if min(nb, na) < MIN_COUNT:
+        return 0.0, ""
+    if not np.all(np.isfinite(err[near])):
+        return float("inf"), f"{what}: some are zero, of the wrong sign or not finite"
+    step = float(err[below].mean() - err[above].mean())
+    lo, hi = Fraction(FLOOR), Fraction(EDGE)
+    return abs(step) / limit, (
+        f"{what} err by {step:+.2f}u more on average for the {nb} whose exp argument a is in "
+        f"(-{hi}, -{lo}], where a log2(e) has a fraction near 1, than for the {na} in [{lo}, {hi}), "
+        f"where it is near 0; rounding errs alike on both sides and keeps this within {limit:.2f}u: "
+        f"exp jumps where its argument crosses 0")

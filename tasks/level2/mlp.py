@@ -1,14 +1,17 @@
 """Feed-forward blocks: ffn (GELU, with biases) and swiglu (LLaMA MLP, no biases)."""
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
 from .. import ops, sampling
 from ..core import EdgeCases, Ops, Task, TensorSpec
 from ..error_model import product_error, stored
 from ..tolerance import U, Tolerance
-from .activation_bias import LIMIT, activation_margin, readable, units
-from ..exp_bias import MIN_COUNT, PHASES
+from .activation_bias import (LIMIT, NEAR_ZERO, STEP_LIMIT, activation_margin, crossing_margin, readable,
+                              units)
+from ..exp_bias import EDGE, FLOOR, MIN_COUNT, PHASES
 
 # The activation chains of Level 1 (tasks/README.md): silu and gelu store four roundings of
 # their element, and gelu's argument carries 4u of itself, which exp turns into an error of
@@ -35,12 +38,23 @@ def coherent(rng, s: int, dm: int, f: int, lo: float, hi: float):
     return x, c
 
 
-def many_units_rule(act: str) -> str:
-    return (f"On the edge case `many_units` (the first Dm hidden units reach y through an identity down "
+def many_units_rules(act: str) -> list[str]:
+    return [f"On the edge case `many_units` (the first Dm hidden units reach y through an identity down "
             f"projection, so y[s, j] is the kernel's {act} of unit j), grouped by the fraction of exp's "
             f"argument times log2(e) into {PHASES} bins, log(y / {act}(z)) in units of u must average within "
             f"{LIMIT / U:.2f}u of 0 in every bin of {MIN_COUNT} elements or more: roundings err both ways, an "
-            f"approximate exp does not (tasks/level2/activation_bias.py).")
+            f"approximate exp does not (tasks/level2/activation_bias.py).",
+            f"On the edge case `units_near_zero` (the same read-back, pre-activations near 0), over the units "
+            f"whose exp argument a has {Fraction(FLOOR)} <= abs(a) < {Fraction(EDGE)}, the mean of "
+            f"log(y / {act}(z)) in units of u over those with a < 0 must be within {STEP_LIMIT / U:.2f}u of its "
+            f"mean over those with a > 0 (with {MIN_COUNT} units or more on each side): exp is continuous where "
+            f"its argument crosses 0, "
+            f"an approximation of 2^f that does not reach 2 at f = 1 is not (tasks/level2/activation_bias.py)."]
+
+
+def read_back(family: str):
+    """The check of an MLP read-back family (`many_units`, `units_near_zero`), or None."""
+    return {"many_units": activation_margin, "units_near_zero": crossing_margin}.get(family)
 
 
 def swiglu_error(x, w_gate, w_up, w_down, dx=None) -> np.ndarray:
@@ -104,21 +118,24 @@ Constants: one = 1.0, gelu_c1, gelu_c2, neg_gelu_c1 = -gelu_c1."""
                 ("outlier_features", {**base, "x": sampling.outlier_features(rng, base["x"], factor=16.0)}),
                 ("mostly_negative_preactivations", {**base, "b1": base["b1"] - 2.0}),
                 ("coherent_hidden", self.coherent(d, rng, base)),
-                ("many_units", self.many_units(d, rng))]
+                ("many_units", self.many_units(d, rng)),
+                ("units_near_zero", self.many_units(d, rng, near_zero=True))]
 
-    def many_units(self, d, rng) -> dict:
-        """activation_bias's family: pre-activations about -1.5..0, b1 = 0 and b2 = 0."""
-        x, w1, w2, _ = units(d, rng, (-0.9, -0.5))
+    def many_units(self, d, rng, near_zero: bool = False) -> dict:
+        """activation_bias's families: pre-activations about -1.5..0 (`units_near_zero`:
+        about -0.12..0.12, so exp's argument is about -0.2..0.2), b1 = 0 and b2 = 0."""
+        r, w = (v / ops.GELU_C1 for v in NEAR_ZERO)
+        x, w1, w2, _ = units(d, rng, (-r, r), w) if near_zero else units(d, rng, (-0.9, -0.5))
         return {"x": x, "w1": w1, "b1": np.zeros(d["F"]), "w2": w2, "b2": np.zeros(d["Dm"])}
 
     def family_check(self, family, x, d, outputs):
-        if family != "many_units" or not readable(x["w2"]) or x["b1"].any() or x["b2"].any():
+        check = read_back(family)
+        if check is None or not readable(x["w2"]) or x["b1"].any() or x["b2"].any():
             return None
-        return activation_margin(x["x"] @ x["w1"][:d["Dm"]].T, outputs["y"], "gelu",
-                                 "the activations read back from y")
+        return check(x["x"] @ x["w1"][:d["Dm"]].T, outputs["y"], "gelu", "the activations read back from y")
 
     def family_rules(self, d):
-        return [many_units_rule("gelu")]
+        return many_units_rules("gelu")
 
     def coherent(self, d, rng, base) -> dict:
         """`coherent`'s family: z_s from -2..-0.25, b1 = 0 and b2 = 0."""
@@ -194,29 +211,30 @@ Constants: one = 1.0, neg_one = -1.0."""
                 ("outlier_features", {**base, "x": sampling.outlier_features(rng, base["x"], factor=16.0)}),
                 ("tiny_inputs", {**base, "x": base["x"] * 2.0 ** -20}),
                 ("coherent_hidden", self.coherent(d, rng, base)),
-                ("many_units", self.many_units(d, rng))]
+                ("many_units", self.many_units(d, rng)),
+                ("units_near_zero", self.many_units(d, rng, near_zero=True))]
 
-    def many_units(self, d, rng) -> dict:
-        """activation_bias's family: gate pre-activations about -2.6..-0.2; the up
-        projection of each of the first Dm units a power of two, 1/2..4 (x's column of
-        ones), so that y / up is the unit's silu exactly, and 0 after."""
-        x, wg, wd, c = units(d, rng, (-2.0, -0.8))
+    def many_units(self, d, rng, near_zero: bool = False) -> dict:
+        """activation_bias's families: gate pre-activations about -2.6..-0.2 (`units_near_zero`:
+        about -0.2..0.2); the up projection of each of the first Dm units a power of
+        two, 1/2..4 (x's column of ones), so that y / up is the unit's silu exactly, and 0 after."""
+        r, w = NEAR_ZERO
+        x, wg, wd, c = units(d, rng, (-r, r), w) if near_zero else units(d, rng, (-2.0, -0.8))
         wu = np.zeros_like(wg)
         wu[:d["Dm"], c] = 2.0 ** rng.integers(-1, 3, d["Dm"])
         return {"x": x, "w_gate": wg, "w_up": wu, "w_down": wd}
 
     def family_check(self, family, x, d, outputs):
-        dm = d["Dm"]
-        if family != "many_units" or not readable(x["w_down"]):
+        dm, check = d["Dm"], read_back(family)
+        if check is None or not readable(x["w_down"]):
             return None
         up = x["x"] @ x["w_up"][:dm].T
         if not (up > 0).all() or (np.log2(up) % 1).any():       # not powers of two: not the family
             return None
-        return activation_margin(x["x"] @ x["w_gate"][:dm].T, outputs["y"] / up, "silu",
-                                 "the activations read back from y / up")
+        return check(x["x"] @ x["w_gate"][:dm].T, outputs["y"] / up, "silu", "the activations read back from y / up")
 
     def family_rules(self, d):
-        return [many_units_rule("silu")]
+        return many_units_rules("silu")
 
     def coherent(self, d, rng, base) -> dict:
         """`coherent`'s family: gate pre-activations from -4..-0.5; x's column c + 1 is 1

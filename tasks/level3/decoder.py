@@ -7,9 +7,9 @@ from .. import ops, sampling
 from ..core import EdgeCases, Ops, Task, TensorSpec
 from ..tolerance import DEEP, U, Tolerance, rms
 from ..level1.rowwise import NEG_MAX
-from ..level2.activation_bias import PRODUCTS, activation_margin
+from ..level2.activation_bias import NEAR_ZERO, PRODUCTS
 from ..level2.attention import LAYOUT, attention_ops
-from ..level2.mlp import many_units_rule
+from ..level2.mlp import many_units_rules, read_back
 from ..level2.weight_bias import KEYS, LIMIT, LOW, MIN_KEYS, PHASES, SCORE_COLS, head_errors
 from ..exp_bias import phase_margin
 from ..level2.rope import ROPE_RULE
@@ -154,16 +154,18 @@ Constants: eps = 1e-5, inv_dm = 1/Dm, scale = 1/sqrt(D), neg_max = lowest finite
         cos, sin = sampling.rope_tables_at(int(rng.integers(30000, 60000)), d["S"], d["D"])
         return block_edges(base, rng) + [("far_positions", {**base, "cos": cos, "sin": sin}),
                                          ("coherent_hidden", self.coherent(d, rng, base)),
-                                         ("many_units", self.many_units(d, rng, base))]
+                                         ("many_units", self.many_units(d, rng, base)),
+                                         ("units_near_zero", self.many_units(d, rng, base, near_zero=True))]
 
-    def many_units(self, d, rng, base) -> dict:
+    def many_units(self, d, rng, base, near_zero: bool = False) -> dict:
         """swiglu's `many_units` inside the block: the output projection is zero, so x2 = x;
         x's rows are `unit_rows` carrying a column of ones (c) and `PRODUCTS` columns of
         multiples of 1/8, so rmsnorm leaves them as they are (to eps), and 0 in half of the
         other columns (R); each unit j in R has a gate that is an offset on column c plus
         products of those columns and random weights, an up projection 2^k on column c, and
         reaches y's column j alone: y[:, R] is the kernel's silu times up, and the other
-        columns are x."""
+        columns are x. Gate pre-activations about -2.6..-0.2, or with `near_zero`
+        (`units_near_zero`) offsets and weights within 0.1 (NEAR_ZERO): about -0.2..0.2."""
         s, dm, f = d["S"], d["Dm"], d["F"]
         order = rng.permutation(dm)
         cols, units = order[:PRODUCTS + 1], np.sort(order[PRODUCTS + 1:PRODUCTS + 1 + dm // 2])
@@ -174,28 +176,29 @@ Constants: eps = 1e-5, inv_dm = 1/Dm, scale = 1/sqrt(D), neg_max = lowest finite
         gain = base["ffn_norm"].copy()
         gain[cols] = 1.0
         wg, wu, wd = np.zeros((f, dm)), np.zeros((f, dm)), np.zeros((dm, f))
-        wg[units, c] = rng.uniform(-2.0, -0.8, units.size)
-        wg[np.ix_(units, k)] = rng.uniform(-0.6, 0.6, (units.size, PRODUCTS))
+        offsets, spread = ((-NEAR_ZERO[0], NEAR_ZERO[0]), NEAR_ZERO[1]) if near_zero else ((-2.0, -0.8), 0.6)
+        wg[units, c] = rng.uniform(*offsets, units.size)
+        wg[np.ix_(units, k)] = rng.uniform(-spread, spread, (units.size, PRODUCTS))
         wu[units, c] = 2.0 ** rng.integers(-1, 3, units.size)
         wd[units, units] = 1.0
         return {**base, "x": x, "ffn_norm": gain, "wo": np.zeros((dm, dm)), "w_gate": wg, "w_up": wu,
                 "w_down": wd}
 
     def family_check(self, family, x, d, outputs):
-        dm, wd = d["Dm"], x["w_down"]
+        dm, wd, check = d["Dm"], x["w_down"], read_back(family)
         diagonal = not wd[:, dm:].any() and (wd[:, :dm] == np.diag(np.diag(wd))).all()
-        if family != "many_units" or x["wo"].any() or not diagonal:
+        if check is None or x["wo"].any() or not diagonal:
             return None                    # not the family's structure: nothing to read
         g = ops.rms_norm(x["x"], x["ffn_norm"], self.eps)
         up = g @ x["w_up"][:dm].T
         live = (x["x"] == 0) & (up != 0) & (np.diag(wd)[None, :dm] == 1)
         y = np.asarray(outputs["y"], np.float64).reshape(live.shape)
-        return activation_margin((g @ x["w_gate"][:dm].T)[live], y[live] / up[live], "silu",
-                                 "the activations read back from y / up")
+        return check((g @ x["w_gate"][:dm].T)[live], y[live] / up[live], "silu",
+                     "the activations read back from y / up")
 
     def family_rules(self, d):
-        return [many_units_rule("silu").replace("(the first Dm hidden units reach y", "(the output projection "
-                "is zero and the first Dm hidden units reach y")]
+        return [r.replace("(the first Dm hidden units reach y", "(the output projection is zero and the first Dm "
+                          "hidden units reach y") for r in many_units_rules("silu")]
 
     def coherent(self, d, rng, base) -> dict:
         """swiglu's `coherent_hidden` inside the block: the output projection is zero, so

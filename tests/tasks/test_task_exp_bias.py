@@ -156,3 +156,48 @@ def test_the_t5_block_reads_its_attention_weights_back_where_x_is_zero():
     assert task.family_margin("many_keys", {**x, "w_out": x["w_out"] + 1}, "C1", {"y": y}) is None
     assert task.family_margin("many_keys", {**x, "wo": 2 * x["wo"]}, "C1", {"y": y}) is None
     assert "many_keys" in task.correctness("C1")
+
+
+def test_a_step_where_the_argument_crosses_zero_fails_a_smooth_error_does_not():
+    from kernelcraft.tasks.exp_bias import EDGE, FLOOR, wrap_margin
+    rng = np.random.default_rng(5)
+    a = rng.uniform(-0.1, 0.1, 4000)
+    # a constant of the chain rounded once (GELU's sqrt(2/pi) in bf16: 0.17u per unit of a) moves it little
+    assert wrap_margin(a + rng.uniform(-1, 1, a.size), a, 0.3, "x")[0] < 0.5
+    margin, why = wrap_margin(np.where(a < 0, 0.5, 0.0) + rng.uniform(-1, 1, a.size), a, 0.3, "x")
+    assert margin > 1.4 and why.startswith("x err by +0.") and "(-5/64, -1/512]" in why, why
+    # too few elements in a window: nothing judged
+    far = np.abs(a) >= EDGE
+    assert wrap_margin(np.where(a < 0, 1.0, 0.0)[far], a[far], 0.3, "x") == (0.0, "")
+
+
+@pytest.mark.parametrize("name", ["ffn", "swiglu", "decoder_block_llama"])
+@pytest.mark.parametrize("config", ["C1", "H1"])
+def test_units_near_zero_pass_a_correct_kernel_and_fail_the_taylor_exp(name, config):
+    """`units_near_zero`: the reference reads back exactly, the emulated bf16 kernel passes,
+    the degree-3 Taylor exp (0.56% low as f -> 1, exact at f = 0) fails by its step at a = 0;
+    without the family's structure there is nothing to read."""
+    from kernelcraft.tasks.bf16_kernels import run
+    from kernelcraft.tasks.wrong_variants import exp_taylor3
+    task = get_task(name)
+    x = dict(task.edge_cases(config, 6))["units_near_zero"]
+    d = task.dims(config)
+    assert task.family_margin("units_near_zero", x, config, task.reference(x, config))[0] < 1e-3
+    assert task.family_margin("units_near_zero", x, config, run(name, x, d))[0] < 0.8
+    margin, why = task.family_margin("units_near_zero", x, config, run(name, x, d, exp=exp_taylor3))
+    assert margin > 1.5 and "exp jumps where its argument crosses 0" in why, why
+    other = {"ffn": "b1", "swiglu": "w_down", "decoder_block_llama": "wo"}[name]
+    assert task.family_margin("units_near_zero", {**x, other: x[other] + 1}, config, run(name, x, d)) is None
+    assert "units_near_zero" in task.correctness(config)
+
+
+def test_a_pre_activation_that_cancels_to_zero_is_not_read():
+    """A gate pre-activation whose sum cancels exactly (aie's LLaMA block drew one on
+    `many_units`: float64 gives -5e-17, the kernel's silu 0) tells nothing about exp; the
+    read-back skips exp arguments within FLOOR of 0 rather than failing the kernel."""
+    from kernelcraft.tasks.exp_bias import FLOOR
+    pre = np.array([-1.0, -0.5, -2.7755575615628914e-17, -FLOOR / 2, -FLOOR])
+    y = ops.silu(pre)
+    y[2:4] = 0.0
+    err, arg = AB.log_errors(pre, y, "silu")
+    assert np.array_equal(arg, [1.0, 0.5, FLOOR]) and np.abs(err).max() < 1e-9
