@@ -409,66 +409,98 @@ module coral_vec #(
     wire [VLEN-1:0] op_c = rd(r_c), v0 = rd(5'd0);
     wire [31:0] eaddr = (eidx ? e_xa + elem_at(op_a, ebc[LNB+1:0], emeew != 2'd2, emeew) : saddr) + (32'(sf) << e_sew);   // the element's address
     assign v0_pend = any_wv0 || (s1_v && wb && e_vd == 5'd0);
-    // the masked access's elements against v0 (constant multiples of the stride)
+    // A masked or fault-only-first access's elements i < VLEN: the DTCM offset d_off + d_step * i
+    // of element i lies in [0, d_top] exactly for the i between two bounds, each a quotient of
+    // at most log2(VLEN) bits (restoring division, saturating: a quotient past the last
+    // element's index marks them all), not VLEN multiples of the stride. Stride >= 0: bad
+    // below, i <= (-off - 1) / |stride| when off < 0; bad above, i > (top - off) / |stride|
+    // (all when top < off). Stride < 0 mirrors them. Alignment repeats every 4 elements.
+    localparam integer LV = $clog2(VLEN);
+    function automatic [LV-1:0] quot(input [47:0] x, input [47:0] dv);
+        reg [47:0] r;
+        integer b;
+        begin
+            r = x;
+            quot = {LV{1'b0}};
+            for (b = LV - 1; b >= 0; b = b - 1)
+                if (r >= (dv << b)) begin
+                    r = r - (dv << b);
+                    quot[b] = 1'b1;
+                end
+        end
+    endfunction
+    wire signed [47:0] d_top = d_maxoff - d_fsp;
+    wire       d_sneg = d_step < 0;
+    wire [47:0] d_sabs = d_sneg ? 48'(-d_step) : 48'(d_step);
+    wire signed [47:0] d_xlo = d_sneg ? d_off - d_top - 48'sd1 : -d_off - 48'sd1;   // >= 0: bad up to quotient
+    wire signed [47:0] d_xhi = d_sneg ? d_off : d_top - d_off;                  // < 0: all bad; else bad past quotient
+    reg  [LV-1:0] qlo, qhi;
+    reg  [1:0]  s_ea [0:3];
+    reg        sbad;                   // element mi's address is outside DTCM or misaligned
     reg        mbad;
-    reg [47:0] m_eo;
-    reg [1:0]  m_ea;
+    reg [VW-1:0] ffk;                  // a fault-only-first load's first active bad element (segment), else vl
     integer mi;
     always @(*) begin
         mbad = 1'b0;
-        m_eo = 48'd0;
-        m_ea = 2'd0;
-        mi = 0;
-        if (d_mm && d_rbad)           // (so that the simulator skips the loop on other instructions)
-            for (mi = 0; mi < 32 * NB; mi = mi + 1) begin        // (vl up to VLEN at SEW 8)
-                m_eo = 48'(d_off + d_step * 48'(mi));
-                m_ea = d_xa[1:0] + 2'(d_step[1:0] * 2'(mi));
-                if (VW'(mi) < d_vl && v0[mi] && ((m_ea & d_am) != 2'd0 || $signed(m_eo) < 0 || $signed(m_eo) + d_fsp > d_maxoff))
+        ffk = d_vl;
+        sbad = 1'b0;
+        qlo = {LV{1'b0}};
+        qhi = {LV{1'b0}};
+        for (mi = 0; mi < 4; mi = mi + 1) s_ea[mi] = 2'd0;
+        if ((d_mm || (d_legal && dff)) && d_rbad) begin   // (so that the simulator skips this on other instructions)
+            qlo = quot(d_xlo, d_sabs);
+            qhi = quot(d_xhi, d_sabs);
+            for (mi = 0; mi < 4; mi = mi + 1) s_ea[mi] = d_xa[1:0] + 2'(d_step[1:0] * 2'(mi));
+            for (mi = VLEN - 1; mi >= 0; mi = mi - 1) begin
+                sbad = (d_xlo >= 0 && LV'(mi) <= qlo) || d_xhi < 0 || LV'(mi) > qhi || (s_ea[mi % 4] & d_am) != 2'd0;
+                if (VW'(mi) < d_vl && (d_ir[25] || v0[mi]) && sbad) begin
                     mbad = 1'b1;
+                    ffk = VW'(mi);
+                end
             end
+        end
     end
     assign d_mbad = mbad;
-    // a fault-only-first load's first active element (segment) with a bad address
-    reg [VW-1:0] ffk;
-    reg [47:0] f_eo;
-    reg [1:0]  f_ea;
-    integer fi;
-    always @(*) begin
-        ffk = d_vl;
-        f_eo = 48'd0;
-        f_ea = 2'd0;
-        if (d_legal && dff && d_rbad)   // (so that the simulator skips the loop on other instructions)
-            for (fi = 32 * NB - 1; fi >= 0; fi = fi - 1) begin
-                f_eo = 48'(d_off + d_step * 48'(fi));
-                f_ea = d_xa[1:0] + 2'(d_step[1:0] * 2'(fi));
-                if (VW'(fi) < d_vl && (d_ir[25] || v0[fi]) &&
-                    ((f_ea & d_am) != 2'd0 || $signed(f_eo) < 0 || $signed(f_eo) + d_fsp > d_maxoff))
-                    ffk = VW'(fi);
-            end
-    end
     assign d_ffk = ffk;
-    // an indexed access's active elements: x[rs1] + offset in DTCM and SEW-aligned (the
-    // offsets' group is up to 8 registers; elements past it are past vl)
-    reg        ibad;
-    reg [32*VLEN-1:0] igrp;          // (past 8 registers: zeros, so that every element's select is in range)
-    reg [31:0] i_off;
-    reg [47:0] i_eo;
+    // an indexed access's active elements: x[rs1] + offset in DTCM and SEW-aligned, i.e. the
+    // zero-extended EEW-bit offset within [-d_off, d_itop - d_off], compared at EEW bits (each
+    // bound is clamped to the EEW range once: all or none of the elements may break it). The
+    // offsets' group (at most 8 registers, aligned: else d_grp) lies in one aligned block of 8
+    // registers, read and shifted down to the group's first register.
     wire [2:0] d_sb = 3'd1 << d_vt[4:3];                             // data element bytes
+    wire signed [47:0] d_ilo = -d_off, d_ihi = 48'(DTCM_SIZE) - 48'(d_sb) - d_fsp - d_off;
+    wire [47:0] d_emax = (48'd1 << (32'd8 << dmeew)) - 48'd1;        // the largest offset of EEW bits
+    wire       i_lon = d_ilo <= 0, i_loa = d_ilo > $signed(d_emax);  // lower bound: no / every offset below
+    wire       i_hia = d_ihi < 0, i_hin = d_ihi >= $signed(d_emax);  // upper bound: every / no offset above
+    reg        ibad;
+    reg [8*VLEN-1:0] igrp;
+    reg        i_bad;
     integer ii;
     always @(*) begin
         ibad = 1'b0;
-        igrp = {(32 * VLEN){1'b0}};
-        i_off = 32'd0;
-        i_eo = 48'd0;
+        i_bad = 1'b0;
+        igrp = {(8 * VLEN){1'b0}};
         if (d_legal && didx) begin    // (so that the simulator skips the loop on other instructions)
-            for (ii = 0; ii < 8; ii = ii + 1) igrp[VLEN*ii +: VLEN] = rd(d_vs2 + 5'(ii));
-            for (ii = 0; ii < 32 * NB; ii = ii + 1) begin
-                i_off = dmeew == 2'd0 ? {24'd0, igrp[8*ii +: 8]} : dmeew == 2'd1 ? {16'd0, igrp[16*ii +: 16]} :
-                        igrp[32*ii +: 32];
-                i_eo = 48'(d_off + $signed({16'd0, i_off}));
-                if (VW'(ii) < d_vl && (d_ir[25] || v0[ii]) &&
-                    (((d_xa[1:0] + i_off[1:0]) & 2'(d_sb - 3'd1)) != 2'd0 || $signed(i_eo) < 0 ||
-                     $signed(i_eo) + d_fsp > 48'(DTCM_SIZE) - 48'(d_sb)))
+            for (ii = 0; ii < 8; ii = ii + 1) igrp[VLEN*ii +: VLEN] = rd({d_vs2[4:3], 3'(ii)});
+            igrp = igrp >> (VLEN * 32'(d_vs2[2:0]));
+            for (ii = 0; ii < VLEN; ii = ii + 1) begin
+                // element ii's offset, if the group can hold it (EEW 16: ii < VLEN / 2; 32: VLEN / 4;
+                // an element past that is past vl)
+                if (dmeew == 2'd0)
+                    i_bad = (!i_lon && (i_loa || igrp[8*ii +: 8] < d_ilo[7:0])) ||
+                            (!i_hin && (i_hia || igrp[8*ii +: 8] > d_ihi[7:0])) ||
+                            ((d_xa[1:0] + igrp[8*ii +: 2]) & 2'(d_sb - 3'd1)) != 2'd0;
+                else if (dmeew == 2'd1 && ii < VLEN / 2)
+                    i_bad = (!i_lon && (i_loa || igrp[16*ii +: 16] < d_ilo[15:0])) ||
+                            (!i_hin && (i_hia || igrp[16*ii +: 16] > d_ihi[15:0])) ||
+                            ((d_xa[1:0] + igrp[16*ii +: 2]) & 2'(d_sb - 3'd1)) != 2'd0;
+                else if (dmeew == 2'd2 && ii < VLEN / 4)
+                    i_bad = (!i_lon && (i_loa || igrp[32*ii +: 32] < d_ilo[31:0])) ||
+                            (!i_hin && (i_hia || igrp[32*ii +: 32] > d_ihi[31:0])) ||
+                            ((d_xa[1:0] + igrp[32*ii +: 2]) & 2'(d_sb - 3'd1)) != 2'd0;
+                else
+                    i_bad = 1'b0;
+                if (VW'(ii) < d_vl && (d_ir[25] || v0[ii]) && i_bad)
                     ibad = 1'b1;
             end
         end
