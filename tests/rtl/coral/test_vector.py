@@ -261,6 +261,45 @@ def test_masked_accesses_check_only_their_active_elements(cfg, rtl):
     assert model.error is None and compare_runs(model, r) == []
 
 
+def test_masked_and_first_fault_checks_near_dtcms_ends(cfg, rtl):
+    # the dispatch's bounds (rtl/coral/README.md: two quotients, not VLEN addresses) on random
+    # masked strided and unit-stride accesses and fault-only-first loads whose elements start or
+    # end just outside DTCM: strides small, negative, zero and huge, vl up to VLEN, v0 random;
+    # model and RTL fault alike (the same element) or run alike (fault-only-first: the same vl)
+    import random
+    rng = random.Random(18)
+    lo, hi = cfg.DTCM_BASE, cfg.DTCM_BASE + cfg.DTCM_SIZE
+    srcs = []
+    for _ in range(120):
+        sew, lmul = rng.choice([8, 16, 32]), rng.choice([1, 2, 4, 8])
+        eb, vlmax = sew // 8, 128 * lmul // sew
+        vl = rng.choice([1, 2, rng.randint(1, vlmax), vlmax])
+        kind = rng.choice(["strided", "strided", "unit", "ff"])
+        stride = rng.choice([eb, -eb, 0, 3 * eb, -5 * eb, 1 << 20, -(1 << 20), (1 << 31) - eb, -(1 << 31),
+                             eb * rng.randint(-4000, 4000), rng.getrandbits(32) - (1 << 31)]) if kind == "strided" else eb
+        # the first, or the last element, a few elements from either end of DTCM
+        edge = rng.choice([lo, hi])
+        k = rng.randint(-6, 6)
+        base = edge + eb * k if rng.random() < 0.5 else edge + eb * k - stride * (vl - 1)
+        if kind != "strided" or rng.random() < 0.2:   # (8/16-bit unit-stride loads: word-aligned)
+            base -= base % 4
+        base += rng.choice([0, 0, 0, 1]) if kind == "strided" and sew > 8 else 0      # misaligned now and then
+        masked = kind != "ff" or rng.random() < 0.6
+        vm = ", v0.t" if masked else ""
+        op = {"strided": f"{rng.choice(['vlse', 'vsse'])}{sew}.v v8, (s1), t4{vm}",
+              "unit": f"{rng.choice(['vle', 'vse'])}{sew}.v v8, (s1){vm}",
+              "ff": f"vle{sew}ff.v v8, (s1){vm}\ncsrr a2, vl"}[kind]
+        srcs.append(f".text\nli t0, {rng.getrandbits(32)}\nli t1, {rng.getrandbits(32)}\nvsetvli t2, zero, e32, m1\n"
+                    f"vmv.v.x v0, t0\nvmv.s.x v0, t1\nfence\nli s1, {base & 0xFFFFFFFF}\nli t4, {stride}\n"
+                    f"li t0, {vl}\nvsetvli t2, t0, e{sew}, m{lmul}, ta, mu\n{op}\nebreak\n")
+    runs = _both(rtl, cfg, srcs)
+    faults = 0
+    for src, (model, r) in zip(srcs, runs):
+        assert compare_runs(model, r) == [] and str(r.error) == str(model.error), src
+        faults += model.error is not None
+    assert 20 < faults < 100          # both outcomes, many times
+
+
 def test_masked_narrow_accesses_skip_their_inactive_elements(cfg, rtl):
     # 16- and 8-bit strided accesses whose inactive elements are misaligned or below DTCM
     src = (".text\nla s1, d\naddi s1, s1, 64\nli t0, {bits}\nvsetvli t1, zero, e32, m1\nvmv.s.x v0, t0\n"
