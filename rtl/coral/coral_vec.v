@@ -664,19 +664,29 @@ module coral_vec #(
                     if (ge < e_vl && (e_vm || v0[ge[$clog2(VLEN)-1:0]]) && op_a[ge[$clog2(VLEN)-1:0]]) gcnt = gcnt + 32'd1;
                 end
     end
-    // vcpop.m / vfirst.m: the active set bits of vs2 below vl counted, or the lowest one's index (else -1)
-    reg  [31:0] qcnt, qfirst;
-    integer qi;
-    always @(*) begin
-        qcnt = 32'd0;
-        qfirst = 32'hFFFF_FFFF;
-        if (emq)
-            for (qi = VLEN - 1; qi >= 0; qi = qi - 1)       // (vl up to VLEN at SEW 8)
-                if (VW'(qi) < e_vl && (e_vm || v0[qi]) && op_a[qi]) begin
-                    qcnt = qcnt + 32'd1;
-                    qfirst = 32'(qi);
+    // vcpop.m / vfirst.m: the active set bits of vs2 below vl (q_bits) counted by a tree of adders
+    // (log2(VLEN) levels, each a bit wider), for vfirst the bits below the lowest one (its index;
+    // none: -1). (A chain of VLEN conditional 32-bit increments here had Yosys's opt loop narrow
+    // one of them per pass over the whole design: its synthesis did not end.)
+    wire [VLEN-1:0] q_bits = emq ? op_a & (e_vm ? ONES : v0) & ~(ONES << e_vl) : {VLEN{1'b0}};
+    wire [VLEN-1:0] q_in = e_ir[15] ? (q_bits & (~q_bits + ONE)) - ONE : q_bits;
+    genvar pl, pk;
+    generate
+        for (pl = 0; pl <= LV; pl = pl + 1) begin : g_pc
+            wire [(VLEN >> pl) * (pl + 1) - 1:0] s;        // VLEN >> pl sums of pl + 1 bits
+            if (pl == 0) begin : g_leaf
+                assign s = q_in;
+            end else begin : g_node
+                for (pk = 0; pk < (VLEN >> pl); pk = pk + 1) begin : g_add
+                    assign s[pk * (pl + 1) +: pl + 1] = {1'b0, g_pc[pl - 1].s[2 * pk * pl +: pl]} +
+                                                        {1'b0, g_pc[pl - 1].s[(2 * pk + 1) * pl +: pl]};
                 end
-    end
+            end
+        end
+    endgenerate
+    wire [LV:0] q_pop = g_pc[LV].s;
+    wire [31:0] qcnt = 32'(q_pop);
+    wire [31:0] qfirst = q_bits == {VLEN{1'b0}} ? 32'hFFFF_FFFF : 32'(q_pop);
 
     // a unit-stride store's beat: its bytes' enables (element active and below vl), then the
     // data and enables moved up by the address's byte offset: word j of the NB + 1 the beat spans

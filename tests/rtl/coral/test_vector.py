@@ -457,6 +457,20 @@ def test_add_with_carry_and_subtract_with_borrow_on_edge_operands(cfg, rtl):
     assert model.error is None and compare_runs(model, r) == []
 
 
+def test_vcpop_and_vfirst_over_every_length(cfg, rtl):
+    # the popcount tree (rtl/coral/coral_vec.v): vcpop.m and vfirst.m of bit patterns with the
+    # first, the last (bit 127) or no bit set, at vl 0 to VLEN, masked and not
+    pats = [[0] * 4, [0xFFFFFFFF] * 4, [0, 0, 0, 0x80000000], [1, 0, 0, 0], [0x55555555, 0, 0xAAAAAAAA, 0x10],
+            [0x9E3779B9, 0x7F4A7C15, 0xF39CC060, 0x5CEDC834]]
+    masks = [[0xFFFFFFFF] * 4, [0xF0F0F0F0, 0x0F0F0F0F, 0x80000001, 0xFFFF0000]]
+    src = (".text\nla s0, d\nvsetvli t1, zero, e32, m1\nvle32.v v8, (s0)\naddi s1, s0, 16\nvle32.v v0, (s1)\n"
+           "li t0, {vl}\nvsetvli t1, t0, e8, m8, ta, ma\nvcpop.m a0, v8{vm}\nvfirst.m a1, v8{vm}\nebreak\n"
+           ".data\n.balign 16\nd: .word {words}\n")
+    cases = [dict(vl=vl, vm=vm, words=", ".join(hex(w) for w in p + m))
+             for p in pats for m in masks for vl in (0, 1, 5, 64, 127, 128) for vm in ("", ", v0.t")]
+    _cases_match(rtl, cfg, src, cases)
+
+
 def test_unaligned_unit_stride_stores(cfg, rtl):
     # 8- and 16-bit unit-stride, whole-register and mask stores from any byte (16-bit: any even
     # one): a beat's NB + 1 words, the last through the banks' port A; masked and not, vl
