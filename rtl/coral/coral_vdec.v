@@ -21,7 +21,8 @@
 // the widening vwadd(u), vwsub(u) (.vv, .vx, .wv, .wx), vwmul(u/su), vwmacc(u/su/us) at SEW 8
 // and 16 (narrow sources extended to 16 or 32 bits), the narrowing vnsrl/vnsra (.wv, .wx, .wi)
 // at SEW 8 and 16, and vzext/vsext.vf2 (SEW 16, 32) and .vf4 (SEW 32); the fixed-point vsadd(u),
-// vssub(u), vaadd(u), vasub(u), vsmul, vssrl, vssra (SEW 8, 16, 32) and vnclip(u) (as the narrowing).
+// vssub(u), vaadd(u), vasub(u), vsmul, vssrl, vssra (SEW 8, 16, 32) and vnclip(u) (as the narrowing);
+// vadc, vsbc, vmadc, vmsbc (SEW 8, 16, 32; .v{v,x,i}m take the carry / borrow in from v0).
 // The encodings are isa/coral's (funct6, funct3, and the vs1 field's selector of VMUNARY0
 // and VWXUNARY0). Combinational; used at dispatch (checks) and in the vector unit.
 module coral_vdec (
@@ -47,6 +48,8 @@ module coral_vdec (
     output wire        wred,      // ... vwredsum(u) (SEW 8, 16): pairs of vs2's elements summed at 2 SEW, then as vredsum at 2 SEW
     output wire        div,       // through the lanes' fp or integer dividers (a beat per 8 cycles)
     output wire        mk,        // a compare: one mask bit per element into the single register vd
+    output wire        carry,     // vadc, vsbc (lop LO_IADD, LO_ISUB) and vmadc, vmsbc (LO_ICMP: the carry /
+                                  // borrow out is the mask bit); vm = 0: each element's v0 bit is the carry / borrow in
     output wire        mlog,      // mask logic: vd = vs2 op vs1, VLEN bits in one cycle
     output wire        slide,     // a slide: vs2's group moved by an offset (lop LO_MOVE)
     output wire        slide_up,  // ... towards higher elements
@@ -180,6 +183,10 @@ module coral_vdec (
             case (f6)
                 6'b000000: lop = LO_IADD;
                 6'b000010: begin lop = LO_ISUB; ok = f3 != 3'd3; end
+                6'b010000: begin lop = LO_IADD; ok = !vm; end                   // vadc.v{v,x,i}m
+                6'b010010: begin lop = LO_ISUB; ok = !vm && f3 != 3'd3; end     // vsbc.v{v,x}m
+                6'b010001: lop = LO_ICMP;                                       // vmadc
+                6'b010011: begin lop = LO_ICMP; ok = f3 != 3'd3; end            // vmsbc
                 6'b000011: begin lop = LO_ISUB; ok = f3 != 3'd0; end    // vrsub
                 6'b001001: lop = LO_IAND;
                 6'b001010: lop = LO_IOR;
@@ -251,6 +258,7 @@ module coral_vdec (
     assign wred = rd_ok && opi && f6[5:1] == 5'b11000;
     assign div = lanes && (lop == LO_DIV || lop == LO_SQRT || lop == LO_IDIV);
     assign mk = lanes && (lop == LO_FCMP || lop == LO_ICMP);
+    assign carry = lanes && opi && f6[5:2] == 4'b0100;
     assign mlog = lanes && lop == LO_MLOG;
     assign msf = lanes && lop == LO_MSF;
     assign merge = lanes && lop == LO_MERGE;

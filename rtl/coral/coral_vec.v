@@ -122,8 +122,8 @@ module coral_vec #(
     wire       dwhole, ewhole, dwmv, ewmv, dmskm, emskm;
     wire [4:0] dlop;
     wire [1:0] dbsel;
-    wire didx, eidx, estr_s, dseg, eseg, dff, eff;
-    coral_vdec u_ddec (.ir(d_ir), .legal(d_legal), .ld(dl), .st(dst), .strided(dstr), .indexed(didx), .seg(dseg), .ff(dff), .lanes(dlanes),
+    wire didx, eidx, estr_s, dseg, eseg, dff, eff, dcarry, ecarry;
+    coral_vdec u_ddec (.ir(d_ir), .legal(d_legal), .ld(dl), .st(dst), .strided(dstr), .indexed(didx), .seg(dseg), .ff(dff), .carry(dcarry), .lanes(dlanes),
                        .fp(dfp), .to_scalar(dtos), .from_scalar(dfroms), .red(dred), .ord(dord), .wred(dwred), .div(ddiv), .mk(dmk), .mlog(dmlog), .slide(dsl), .slide_up(dsup), .slide_one(dsone), .merge(dmerge), .vid(dvid), .iota(diota), .mq(dmq), .msf(dmsf), .gat(dgat), .comp(dcomp), .ei16(dei16),
                        .wop(dwop), .wsrc(dwsrc), .nar(dnar), .ext(dext), .ext4(dext4), .sa(dsa), .sb(dsb),
                        .subw(dsubw), .anysew(danysew), .meew(dmeew), .whole(dwhole), .wmv(dwmv), .mskm(dmskm), .lop(dlop), .bsel(dbsel),
@@ -184,7 +184,10 @@ module coral_vec #(
                        // vrgatherei16: vs1's group of d_n / 2 registers (at least 1), aligned to that
                        (dei16 && (d_vd == d_vs2 || (d_vs1 & (d_ni - 5'd1)) != 5'd0 ||
                                   (d_vs1 >= d_vd && d_vs1 < d_vd + d_n) || (d_vd >= d_vs1 && d_vd < d_vs1 + d_ni))) ||
-                       (dcomp && (d_vd == d_vs2 || (d_vs1 >= d_vd && d_vs1 < d_vd + d_n)));     // vcompress
+                       (dcomp && (d_vd == d_vs2 || (d_vs1 >= d_vd && d_vs1 < d_vd + d_n))) ||   // vcompress
+                       // vmadc/vmsbc: the mask register vd inside a source group other than as its lowest
+                       (dcarry && dmk && (({1'b0, d_vs2} < {1'b0, d_vd} && {1'b0, d_vd} < {1'b0, d_vs2} + {1'b0, d_n}) ||
+                                          (dvs1 && {1'b0, d_vs1} < {1'b0, d_vd} && {1'b0, d_vd} < {1'b0, d_vs1} + {1'b0, d_n})));
     // widening and narrowing (the model's group(), widen_overlap and no_overlap): the wide
     // group has EMUL = 2 LMUL (d_nw registers; LMUL = 8 faults), a narrow destination may not
     // overlap the wide source unless it is vd = vs2, a wide destination may overlap a narrow
@@ -303,7 +306,7 @@ module coral_vec #(
     wire ewop, ewsrc, enar, eext, eext4, esa, esb, esubw, eanysew;
     wire [4:0] elop;
     wire [1:0] ebsel;
-    coral_vdec u_edec (.ir(e_ir), .legal(elegal), .ld(el), .st(est), .strided(estr_s), .indexed(eidx), .seg(eseg), .ff(eff), .lanes(elanes),
+    coral_vdec u_edec (.ir(e_ir), .legal(elegal), .ld(el), .st(est), .strided(estr_s), .indexed(eidx), .seg(eseg), .ff(eff), .carry(ecarry), .lanes(elanes),
                        .fp(efp), .to_scalar(etos), .from_scalar(efroms), .red(ered), .ord(eord), .wred(ewred), .div(ediv), .mk(emk), .mlog(emlog), .slide(esl), .slide_up(esup), .slide_one(esone), .merge(emerge), .vid(evid), .iota(eiota), .mq(emq), .msf(emsf), .gat(egat), .comp(ecomp), .ei16(eei16),
                        .wop(ewop), .wsrc(ewsrc), .nar(enar), .ext(eext), .ext4(eext4), .sa(esa), .sb(esb),
                        .subw(esubw), .anysew(eanysew), .meew(emeew), .whole(ewhole), .wmv(ewmv), .mskm(emskm), .lop(elop), .bsel(ebsel),
@@ -409,66 +412,98 @@ module coral_vec #(
     wire [VLEN-1:0] op_c = rd(r_c), v0 = rd(5'd0);
     wire [31:0] eaddr = (eidx ? e_xa + elem_at(op_a, ebc[LNB+1:0], emeew != 2'd2, emeew) : saddr) + (32'(sf) << e_sew);   // the element's address
     assign v0_pend = any_wv0 || (s1_v && wb && e_vd == 5'd0);
-    // the masked access's elements against v0 (constant multiples of the stride)
+    // A masked or fault-only-first access's elements i < VLEN: the DTCM offset d_off + d_step * i
+    // of element i lies in [0, d_top] exactly for the i between two bounds, each a quotient of
+    // at most log2(VLEN) bits (restoring division, saturating: a quotient past the last
+    // element's index marks them all), not VLEN multiples of the stride. Stride >= 0: bad
+    // below, i <= (-off - 1) / |stride| when off < 0; bad above, i > (top - off) / |stride|
+    // (all when top < off). Stride < 0 mirrors them. Alignment repeats every 4 elements.
+    localparam integer LV = $clog2(VLEN);
+    function automatic [LV-1:0] quot(input [47:0] x, input [47:0] dv);
+        reg [47:0] r;
+        integer b;
+        begin
+            r = x;
+            quot = {LV{1'b0}};
+            for (b = LV - 1; b >= 0; b = b - 1)
+                if (r >= (dv << b)) begin
+                    r = r - (dv << b);
+                    quot[b] = 1'b1;
+                end
+        end
+    endfunction
+    wire signed [47:0] d_top = d_maxoff - d_fsp;
+    wire       d_sneg = d_step < 0;
+    wire [47:0] d_sabs = d_sneg ? 48'(-d_step) : 48'(d_step);
+    wire signed [47:0] d_xlo = d_sneg ? d_off - d_top - 48'sd1 : -d_off - 48'sd1;   // >= 0: bad up to quotient
+    wire signed [47:0] d_xhi = d_sneg ? d_off : d_top - d_off;                  // < 0: all bad; else bad past quotient
+    reg  [LV-1:0] qlo, qhi;
+    reg  [1:0]  s_ea [0:3];
+    reg        sbad;                   // element mi's address is outside DTCM or misaligned
     reg        mbad;
-    reg [47:0] m_eo;
-    reg [1:0]  m_ea;
+    reg [VW-1:0] ffk;                  // a fault-only-first load's first active bad element (segment), else vl
     integer mi;
     always @(*) begin
         mbad = 1'b0;
-        m_eo = 48'd0;
-        m_ea = 2'd0;
-        mi = 0;
-        if (d_mm && d_rbad)           // (so that the simulator skips the loop on other instructions)
-            for (mi = 0; mi < 32 * NB; mi = mi + 1) begin        // (vl up to VLEN at SEW 8)
-                m_eo = 48'(d_off + d_step * 48'(mi));
-                m_ea = d_xa[1:0] + 2'(d_step[1:0] * 2'(mi));
-                if (VW'(mi) < d_vl && v0[mi] && ((m_ea & d_am) != 2'd0 || $signed(m_eo) < 0 || $signed(m_eo) + d_fsp > d_maxoff))
+        ffk = d_vl;
+        sbad = 1'b0;
+        qlo = {LV{1'b0}};
+        qhi = {LV{1'b0}};
+        for (mi = 0; mi < 4; mi = mi + 1) s_ea[mi] = 2'd0;
+        if ((d_mm || (d_legal && dff)) && d_rbad) begin   // (so that the simulator skips this on other instructions)
+            qlo = quot(d_xlo, d_sabs);
+            qhi = quot(d_xhi, d_sabs);
+            for (mi = 0; mi < 4; mi = mi + 1) s_ea[mi] = d_xa[1:0] + 2'(d_step[1:0] * 2'(mi));
+            for (mi = VLEN - 1; mi >= 0; mi = mi - 1) begin
+                sbad = (d_xlo >= 0 && LV'(mi) <= qlo) || d_xhi < 0 || LV'(mi) > qhi || (s_ea[mi % 4] & d_am) != 2'd0;
+                if (VW'(mi) < d_vl && (d_ir[25] || v0[mi]) && sbad) begin
                     mbad = 1'b1;
+                    ffk = VW'(mi);
+                end
             end
+        end
     end
     assign d_mbad = mbad;
-    // a fault-only-first load's first active element (segment) with a bad address
-    reg [VW-1:0] ffk;
-    reg [47:0] f_eo;
-    reg [1:0]  f_ea;
-    integer fi;
-    always @(*) begin
-        ffk = d_vl;
-        f_eo = 48'd0;
-        f_ea = 2'd0;
-        if (d_legal && dff && d_rbad)   // (so that the simulator skips the loop on other instructions)
-            for (fi = 32 * NB - 1; fi >= 0; fi = fi - 1) begin
-                f_eo = 48'(d_off + d_step * 48'(fi));
-                f_ea = d_xa[1:0] + 2'(d_step[1:0] * 2'(fi));
-                if (VW'(fi) < d_vl && (d_ir[25] || v0[fi]) &&
-                    ((f_ea & d_am) != 2'd0 || $signed(f_eo) < 0 || $signed(f_eo) + d_fsp > d_maxoff))
-                    ffk = VW'(fi);
-            end
-    end
     assign d_ffk = ffk;
-    // an indexed access's active elements: x[rs1] + offset in DTCM and SEW-aligned (the
-    // offsets' group is up to 8 registers; elements past it are past vl)
-    reg        ibad;
-    reg [32*VLEN-1:0] igrp;          // (past 8 registers: zeros, so that every element's select is in range)
-    reg [31:0] i_off;
-    reg [47:0] i_eo;
+    // an indexed access's active elements: x[rs1] + offset in DTCM and SEW-aligned, i.e. the
+    // zero-extended EEW-bit offset within [-d_off, d_itop - d_off], compared at EEW bits (each
+    // bound is clamped to the EEW range once: all or none of the elements may break it). The
+    // offsets' group (at most 8 registers, aligned: else d_grp) lies in one aligned block of 8
+    // registers, read and shifted down to the group's first register.
     wire [2:0] d_sb = 3'd1 << d_vt[4:3];                             // data element bytes
+    wire signed [47:0] d_ilo = -d_off, d_ihi = 48'(DTCM_SIZE) - 48'(d_sb) - d_fsp - d_off;
+    wire [47:0] d_emax = (48'd1 << (32'd8 << dmeew)) - 48'd1;        // the largest offset of EEW bits
+    wire       i_lon = d_ilo <= 0, i_loa = d_ilo > $signed(d_emax);  // lower bound: no / every offset below
+    wire       i_hia = d_ihi < 0, i_hin = d_ihi >= $signed(d_emax);  // upper bound: every / no offset above
+    reg        ibad;
+    reg [8*VLEN-1:0] igrp;
+    reg        i_bad;
     integer ii;
     always @(*) begin
         ibad = 1'b0;
-        igrp = {(32 * VLEN){1'b0}};
-        i_off = 32'd0;
-        i_eo = 48'd0;
+        i_bad = 1'b0;
+        igrp = {(8 * VLEN){1'b0}};
         if (d_legal && didx) begin    // (so that the simulator skips the loop on other instructions)
-            for (ii = 0; ii < 8; ii = ii + 1) igrp[VLEN*ii +: VLEN] = rd(d_vs2 + 5'(ii));
-            for (ii = 0; ii < 32 * NB; ii = ii + 1) begin
-                i_off = dmeew == 2'd0 ? {24'd0, igrp[8*ii +: 8]} : dmeew == 2'd1 ? {16'd0, igrp[16*ii +: 16]} :
-                        igrp[32*ii +: 32];
-                i_eo = 48'(d_off + $signed({16'd0, i_off}));
-                if (VW'(ii) < d_vl && (d_ir[25] || v0[ii]) &&
-                    (((d_xa[1:0] + i_off[1:0]) & 2'(d_sb - 3'd1)) != 2'd0 || $signed(i_eo) < 0 ||
-                     $signed(i_eo) + d_fsp > 48'(DTCM_SIZE) - 48'(d_sb)))
+            for (ii = 0; ii < 8; ii = ii + 1) igrp[VLEN*ii +: VLEN] = rd({d_vs2[4:3], 3'(ii)});
+            igrp = igrp >> (VLEN * 32'(d_vs2[2:0]));
+            for (ii = 0; ii < VLEN; ii = ii + 1) begin
+                // element ii's offset, if the group can hold it (EEW 16: ii < VLEN / 2; 32: VLEN / 4;
+                // an element past that is past vl)
+                if (dmeew == 2'd0)
+                    i_bad = (!i_lon && (i_loa || igrp[8*ii +: 8] < d_ilo[7:0])) ||
+                            (!i_hin && (i_hia || igrp[8*ii +: 8] > d_ihi[7:0])) ||
+                            ((d_xa[1:0] + igrp[8*ii +: 2]) & 2'(d_sb - 3'd1)) != 2'd0;
+                else if (dmeew == 2'd1 && ii < VLEN / 2)
+                    i_bad = (!i_lon && (i_loa || igrp[16*ii +: 16] < d_ilo[15:0])) ||
+                            (!i_hin && (i_hia || igrp[16*ii +: 16] > d_ihi[15:0])) ||
+                            ((d_xa[1:0] + igrp[16*ii +: 2]) & 2'(d_sb - 3'd1)) != 2'd0;
+                else if (dmeew == 2'd2 && ii < VLEN / 4)
+                    i_bad = (!i_lon && (i_loa || igrp[32*ii +: 32] < d_ilo[31:0])) ||
+                            (!i_hin && (i_hia || igrp[32*ii +: 32] > d_ihi[31:0])) ||
+                            ((d_xa[1:0] + igrp[32*ii +: 2]) & 2'(d_sb - 3'd1)) != 2'd0;
+                else
+                    i_bad = 1'b0;
+                if (VW'(ii) < d_vl && (d_ir[25] || v0[ii]) && i_bad)
                     ibad = 1'b1;
             end
         end
@@ -497,7 +532,7 @@ module coral_vec #(
             for (k4 = 0; k4 < 4 * NB; k4 = k4 + 1) begin
                 ee = e0 + VW'(k4);
                 mbE[k4] = v0[ee[$clog2(VLEN)-1:0]];
-                selE[k4] = ee < e_vl ? ((e_vm || emerge || mbE[k4]) ? S_NEW : (e_vma ? S_ONES : S_OLD)) :
+                selE[k4] = ee < e_vl ? ((e_vm || emerge || ecarry || mbE[k4]) ? S_NEW : (e_vma ? S_ONES : S_OLD)) :
                                        (e_vta ? S_ONES : S_OLD);
                 actE[k4] = ewred ? k4 < 2 * NB && wact[k4 % (2 * NB)] : ee < e_vl && (e_vm || mbE[k4]);
                 if (efroms || ered) selE[k4] = k4 == 0 ? S_NEW : e_vta ? S_ONES : S_OLD;  // vmv.s.x, vred*: element 0
@@ -530,7 +565,7 @@ module coral_vec #(
                                     ((ebc == e_vl - VW'(1) && j[LNB-1:0] > ebc[LNB-1:0] && e_vta) ? S_ONES : S_OLD) :
                                     (e_vm || v0[ebc[$clog2(VLEN)-1:0]]) ? S_NEW : (e_vma ? S_ONES : S_OLD);
             else if (esup && !esone && {{(32 - VW){1'b0}}, e} < s_off && e < e_vl) sel[j] = S_OLD;  // below the offset
-            else if (e < e_vl) sel[j] = (e_vm || emerge || v0[e[$clog2(VLEN)-1:0]]) ? S_NEW : (e_vma ? S_ONES : S_OLD);
+            else if (e < e_vl) sel[j] = (e_vm || emerge || ecarry || v0[e[$clog2(VLEN)-1:0]]) ? S_NEW : (e_vma ? S_ONES : S_OLD);
             else sel[j] = e_vta ? S_ONES : S_OLD;
             // the slide's element: lane (j +- off) mod NB of lo or lo + 1
             sj = esup ? {1'b0, LNB'(j)} - {1'b0, s_rr} + (LNB + 1)'(NB) : {1'b0, LNB'(j)} + {1'b0, s_rr};
@@ -606,8 +641,8 @@ module coral_vec #(
 
     // vid.v and viota.m: the beat's element values, made here (the lanes pass them on as
     // a move's second operand); viota counts the active set bits of the single register vs2
-    // below each element, the earlier beats' count carried in icnt. vmerge: each element's
-    // v0 bit, for S2
+    // below each element, the earlier beats' count carried in icnt. vmerge, vadc/vsbc/vmadc/vmsbc:
+    // each element's v0 bit, for S2
     reg  [VLEN-1:0] gen;
     reg  [31:0]     gcnt, icnt;
     reg  [NB-1:0]   mbit;
@@ -618,7 +653,7 @@ module coral_vec #(
         gcnt = bc == {VW{1'b0}} ? 32'd0 : icnt;
         mbit = {NB{1'b0}};
         ge = {VW{1'b0}};
-        if (evid || eiota || emerge)     // (so that the simulator skips the loop on other instructions)
+        if (evid || eiota || emerge || ecarry)   // (so that the simulator skips the loop on other instructions)
             for (gj = 0; gj < 4 * NB; gj = gj + 1)
                 if (gj < (NB << e_esh)) begin    // (SEW 8 / 16: 4 NB / 2 NB elements a beat)
                     ge = e0 + VW'(gj);
@@ -629,19 +664,29 @@ module coral_vec #(
                     if (ge < e_vl && (e_vm || v0[ge[$clog2(VLEN)-1:0]]) && op_a[ge[$clog2(VLEN)-1:0]]) gcnt = gcnt + 32'd1;
                 end
     end
-    // vcpop.m / vfirst.m: the active set bits of vs2 below vl counted, or the lowest one's index (else -1)
-    reg  [31:0] qcnt, qfirst;
-    integer qi;
-    always @(*) begin
-        qcnt = 32'd0;
-        qfirst = 32'hFFFF_FFFF;
-        if (emq)
-            for (qi = VLEN - 1; qi >= 0; qi = qi - 1)       // (vl up to VLEN at SEW 8)
-                if (VW'(qi) < e_vl && (e_vm || v0[qi]) && op_a[qi]) begin
-                    qcnt = qcnt + 32'd1;
-                    qfirst = 32'(qi);
+    // vcpop.m / vfirst.m: the active set bits of vs2 below vl (q_bits) counted by a tree of adders
+    // (log2(VLEN) levels, each a bit wider), for vfirst the bits below the lowest one (its index;
+    // none: -1). (A chain of VLEN conditional 32-bit increments here had Yosys's opt loop narrow
+    // one of them per pass over the whole design: its synthesis did not end.)
+    wire [VLEN-1:0] q_bits = emq ? op_a & (e_vm ? ONES : v0) & ~(ONES << e_vl) : {VLEN{1'b0}};
+    wire [VLEN-1:0] q_in = e_ir[15] ? (q_bits & (~q_bits + ONE)) - ONE : q_bits;
+    genvar pl, pk;
+    generate
+        for (pl = 0; pl <= LV; pl = pl + 1) begin : g_pc
+            wire [(VLEN >> pl) * (pl + 1) - 1:0] s;        // VLEN >> pl sums of pl + 1 bits
+            if (pl == 0) begin : g_leaf
+                assign s = q_in;
+            end else begin : g_node
+                for (pk = 0; pk < (VLEN >> pl); pk = pk + 1) begin : g_add
+                    assign s[pk * (pl + 1) +: pl + 1] = {1'b0, g_pc[pl - 1].s[2 * pk * pl +: pl]} +
+                                                        {1'b0, g_pc[pl - 1].s[(2 * pk + 1) * pl +: pl]};
                 end
-    end
+            end
+        end
+    endgenerate
+    wire [LV:0] q_pop = g_pc[LV].s;
+    wire [31:0] qcnt = 32'(q_pop);
+    wire [31:0] qfirst = q_bits == {VLEN{1'b0}} ? 32'hFFFF_FFFF : 32'(q_pop);
 
     // a unit-stride store's beat: its bytes' enables (element active and below vl), then the
     // data and enables moved up by the address's byte offset: word j of the NB + 1 the beat spans
@@ -777,7 +822,8 @@ module coral_vec #(
     reg             s2_mlog;           // mask logic: vs2 op vs1 (op: s2_cc), the tail from vl set
     reg             s2_msf;            // vmsbf/vmsof/vmsif (s2_cvt 1/2/3): from vs2 (s2_a), active s2_b
     reg             s2_vma;
-    reg  [NB-1:0]   s2_mb;             // vmerge: the elements' v0 bits
+    reg  [NB-1:0]   s2_mb;             // vmerge: the elements' v0 bits (vadc & co.: their carry / borrow in)
+    reg             s2_carry, s2_cin;  // vadc/vsbc/vmadc/vmsbc; ... the carry / borrow in from v0 (vm = 0)
     reg  [VLEN-1:0] mfb, mres;
     reg  [2:0]      s2_cc;
     reg             s2_sub, s2_s16;    // SEW 8 / 16 (s2_s16: 16): 4 / 2 elements a lane
@@ -795,9 +841,11 @@ module coral_vec #(
     endfunction
     // a lane at SEW 8 or 16: the integer operation on each element (y) and the compare bits
     function automatic [35:0] subalu(input [31:0] a, input [31:0] b, input [31:0] c, input [4:0] lop,
-                                     input [2:0] cc, input isgn, input swap, input [3:0] mb, input s16);
+                                     input [2:0] cc, input isgn, input swap, input [3:0] mb, input s16,
+                                     input carry, input cin);
         integer t;
         reg [15:0] xa, xb, xc, r, mx, madd;
+        reg [16:0] csum, cdif;             // vadc & co.: the element's sum / difference with the carry / borrow in
         reg [16:0] sa17, sb17, pa, pb;
         reg [31:0] p;
         reg [3:0]  sh;
@@ -821,9 +869,11 @@ module coral_vec #(
                 eq = xa == xb;
                 lt = isgn ? $signed(sa17) < $signed(sb17) : xa < xb;
                 ilt = cc[0] ? $signed(sa17) < $signed(sb17) : xa < xb;
+                csum = {1'b0, xa} + {1'b0, xb} + {16'd0, cin && mb[t]};
+                cdif = {1'b0, xa} - {1'b0, xb} - {16'd0, cin && mb[t]};
                 case (lop)
-                    LO_IADD: r = xa + xb;
-                    LO_ISUB: r = swap ? xb - xa : xa - xb;
+                    LO_IADD: r = csum[15:0];
+                    LO_ISUB: r = swap ? xb - xa : cdif[15:0];
                     LO_IAND: r = xa & xb;
                     LO_IOR: r = xa | xb;
                     LO_IXOR: r = xa ^ xb;
@@ -837,6 +887,8 @@ module coral_vec #(
                 endcase
                 if (lop == LO_MOVE) r = xb;
                 cb = cc[2:1] == 2'b00 ? eq != cc[0] : cc[2:1] == 2'b01 ? ilt : cc[2:1] == 2'b10 ? ilt || eq : !ilt && !eq;
+                // vmadc / vmsbc: the carry out of the element's width (8 bits zero-extended: bit 8), the borrow
+                if (carry) cb = cc[1] ? cdif[16] : s16 ? csum[16] : csum[8];
                 subalu[32 + t] = cb;
                 if (s16) subalu[16*(t & 1) +: 16] = r;
                 else subalu[8*t +: 8] = r[7:0];
@@ -939,7 +991,7 @@ module coral_vec #(
         if (s2_red && s2_sub) begin      // (so that the simulator skips this on other instructions)
             for (sr = 0; sr < NB; sr = sr + 1)
                 sry[32*sr +: 32] = 32'(subalu(sra_a[32*sr +: 32], sra_b[32*sr +: 32], 32'd0, s2_lop, 3'd0, s2_isgn,
-                                              1'b0, 4'd0, s2_s16));
+                                              1'b0, 4'd0, s2_s16, 1'b0, 1'b0));
             for (sr = 0; sr < 4 * NB; sr = sr + 1)
                 if (!(s2_s16 && sr >= 2 * NB) && (!s2_tree || 32'(sr) < 32'(s2_half))) begin
                     if (s2_s16) begin            // (sr < 2 NB here; the modulo keeps the selects in range)
@@ -1033,7 +1085,10 @@ module coral_vec #(
             wire [31:0] subq = s2_s16 ? (s2_cc[1] ? {irm1, irm[15:0]} : {iq1, iq[15:0]}) :
                                s2_cc[1] ? {irm3, irm1[7:0], irm2, irm[7:0]} : {iq3, iq1[7:0], iq2, iq[7:0]};
             // integer
-            wire [31:0] iy = s2_lop == LO_IADD ? a + b : s2_lop == LO_ISUB ? (s2_swap ? b - a : a - b) :
+            // vadc/vsbc/vmadc/vmsbc: the carry / borrow in, and out at bit 32
+            wire        cin = s2_cin && s2_mb[g];
+            wire [32:0] csum = {1'b0, a} + {1'b0, b} + {32'd0, cin}, cdif = {1'b0, a} - {1'b0, b} - {32'd0, cin};
+            wire [31:0] iy = s2_lop == LO_IADD ? csum[31:0] : s2_lop == LO_ISUB ? (s2_swap ? b - a : cdif[31:0]) :
                              s2_lop == LO_IAND ? a & b : s2_lop == LO_IOR ? a | b : s2_lop == LO_IXOR ? a ^ b :
                              s2_lop == LO_ISLL ? a << b[4:0] : s2_lop == LO_ISRL ? a >> b[4:0] :
                              s2_lop == LO_ISRA ? 32'($signed(a) >>> b[4:0]) :
@@ -1064,10 +1119,10 @@ module coral_vec #(
             wire i_lt = s2_cc[0] ? $signed(a) < $signed(b) : a < b;
             wire ibit = s2_cc[2:1] == 2'b00 ? (a == b) != s2_cc[0] : s2_cc[2:1] == 2'b01 ? i_lt :
                         s2_cc[2:1] == 2'b10 ? i_lt || a == b : !i_lt && a != b;
-            assign cbit[g] = s2_lop == LO_ICMP ? ibit : fbit;
+            assign cbit[g] = s2_lop != LO_ICMP ? fbit : !s2_carry ? ibit : s2_cc[1] ? cdif[32] : csum[32];
             // SEW 8 / 16
             wire [3:0]  lmb = s2_s16 ? {2'b00, s2_mbE[2*g +: 2]} : s2_mbE[4*g +: 4];
-            wire [35:0] sy = s2_sub ? subalu(a, b, c, s2_lop, s2_cc, s2_isgn, s2_swap, lmb, s2_s16) : 36'd0;
+            wire [35:0] sy = s2_sub ? subalu(a, b, c, s2_lop, s2_cc, s2_isgn, s2_swap, lmb, s2_s16, s2_carry, s2_cin) : 36'd0;
             assign cb4[g] = sy[35:32];
             // fixed point (vsmul at SEW 32: the multiplier's signed product, mhi at s2_cc 111)
             // (in an always block under its condition: the simulator skips it on other instructions)
@@ -1303,6 +1358,8 @@ module coral_vec #(
             s2_msf <= emsf;
             s2_vma <= e_vma;
             s2_mb <= mbit;
+            s2_carry <= ecarry;
+            s2_cin <= ecarry && !e_vm;
             if (s1_v && eiota) icnt <= gcnt;
             if (s1_v && ecomp) ccnt <= c_pos + VW'(c_sel);
             // vwmul* take vmul's low word (cc 101), vwmacc* vmacc's add (cc 100)

@@ -42,7 +42,8 @@ UNITS = ("alu", "branch", "lsu", "mul", "div", "csr", "system", "fpu", "fdiv", "
 # integer ones and vnclip(u) at SEW = 8 and 16, vzext/vsext.vf2 at 16 and 32; the integer element-wise
 # ones, fixed point, divides, compares, reductions, merges, moves, the mask instructions and loads/stores
 # of any EEW at 8 and 16 too, 8/16-bit unit-stride loads from word-aligned addresses; indexed and
-# segment accesses, fault-only-first loads).
+# segment accesses, fault-only-first loads; add-with-carry and subtract-with-borrow). That is every
+# instruction of isa/coral today; the check below refuses one added to the ISA before the RTL has it.
 EXTENSIONS = ("RV32I", "M", "F", "Zicsr")
 _FP_VV_VF = ("vfadd", "vfsub", "vfmul", "vfmin", "vfmax", "vfsgnj", "vfsgnjn", "vfsgnjx", "vfmacc",
              "vfnmacc", "vfmsac", "vfnmsac", "vfmadd", "vfnmadd", "vfmsub", "vfnmsub")
@@ -68,7 +69,9 @@ _INDEXED = tuple(m for m, d in get_isa(ACCEL).instructions.items() if d.group ==
 # the segment loads and stores (every addressing mode, fault-only-first too) and vle<eew>ff.v
 _SEGMENT = tuple(m for m, d in get_isa(ACCEL).instructions.items() if d.group == "rvv_segment" or
                  (d.group == "rvv_memory" and FIRST_FAULT.match(m)))
-VECTOR = frozenset({*_FIXED, *_INDEXED, *_SEGMENT, *_WIDEN, *_NARROW, *_WRED, *_EXTEND, *_MEM_8_16, *_WHOLE, "vfclass.v", "vfrec7.v", "vfrsqrt7.v", "vlm.v", "vsm.v","vsetvli", "vsetivli", "vsetvl", "vle32.v", "vse32.v", "vlse32.v", "vsse32.v",
+# vadc, vsbc, vmadc, vmsbc (every form, SEW 8, 16, 32)
+_CARRY = tuple(m for m, d in get_isa(ACCEL).instructions.items() if d.group == "rvv_carry")
+VECTOR = frozenset({*_FIXED, *_CARRY, *_INDEXED, *_SEGMENT, *_WIDEN, *_NARROW, *_WRED, *_EXTEND, *_MEM_8_16, *_WHOLE, "vfclass.v", "vfrec7.v", "vfrsqrt7.v", "vlm.v", "vsm.v","vsetvli", "vsetivli", "vsetvl", "vle32.v", "vse32.v", "vlse32.v", "vsse32.v",
                     "vfrsub.vf", "vmv.v.v", "vmv.v.x", "vmv.v.i", "vfmv.v.f", "vfmv.f.s", "vfmv.s.f",
                     "vmv.x.s", "vmv.s.x", "vfredusum.vs", "vfredosum.vs", "vfredmax.vs", "vfredmin.vs",
                     "vredsum.vs", "vredand.vs", "vredor.vs", "vredxor.vs", "vredminu.vs", "vredmin.vs",

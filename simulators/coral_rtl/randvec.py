@@ -3,7 +3,7 @@ against the model: every vector instruction the RTL implements (backend.VECTOR) 
 SEW = 32 with LMUL 1, 2, 4 and 8, tail and mask policies undisturbed and agnostic,
 vl from 0 to VLMAX, masked (v0.t) arithmetic, reductions, divides, square roots,
 conversions, compares, integer operations, multiplies, multiply-adds and divides (by 0 and -1 too), slides by small and huge
-offsets, mask logic, merges, vid/viota, vcpop/vfirst, vmsbf/vmsif/vmsof, register gathers and vcompress, unit-stride and strided (negative, zero) accesses of 32-bit
+offsets, mask logic, merges, add-with-carry and subtract-with-borrow (vadc, vsbc, vmadc, vmsbc), vid/viota, vcpop/vfirst, vmsbf/vmsif/vmsof, register gathers and vcompress, unit-stride and strided (negative, zero) accesses of 32-bit
 elements and (EEW != SEW) 8- and 16-bit ones, masked or not,
 the widening and narrowing integer instructions and vnclip(u) (a switch to SEW = 8 or 16 at
 LMUL 1/2 to 4 and back, sources overlapping the destination where the rules allow it),
@@ -58,6 +58,7 @@ FIXED = sorted(m for m in VECTOR if _I[m].group == "rvv_fixed")
 FIXED_NARROW = [m for m in FIXED if _wide(m)]                           # vnclip(u): SEW 8, 16
 INDEXED = sorted(m for m in VECTOR if _I[m].format.name in ("VLX", "VSX") and _I[m].group == "rvv_memory")
 SEGMENT = sorted(m for m in VECTOR if _I[m].group == "rvv_segment" and _I[m].fixed.get("nf", 0) > 0)
+CARRY = sorted(m for m in VECTOR if _I[m].group == "rvv_carry")         # vadc, vsbc, vmadc, vmsbc
 XREGS = ["a0", "a1", "a2", "a3", "a4", "a5", "t4", "t5", "t6"]
 
 # element values at the edges of every width (saturation at both ends, rounding ties)
@@ -119,7 +120,10 @@ def _vector(rng: random.Random, lmul: int, vlmax: int, pol: str) -> list[str]:
         op = rng.choice(_MASK_LOGIC)
         return [f"{op}.mm v{rng.randrange(32)}, v{rng.randrange(32)}, v{rng.randrange(32)}"]
     if rng.random() < 0.12:                       # integer
-        op = rng.choice(rng.choice([INTEGER, INTEGER, MADD_OPS, DIV_OPS]))
+        kind = rng.choice([INTEGER, INTEGER, MADD_OPS, DIV_OPS, CARRY])
+        if kind is CARRY:                         # add-with-carry, subtract-with-borrow (v0 the carry)
+            return [_carry(rng, lmul, a, b)]
+        op = rng.choice(kind)
         second = {"vv": b, "vx": rng.choice(XREGS), "vi": str(rng.randint(0, 31) if op[1] == "s" else rng.randint(-16, 15))}[op.rsplit(".", 1)[1]]
         if op.startswith(("vdiv", "vrem")) and op.endswith(".vx") and rng.random() < 0.5:
             second = rng.choice(XREGS)                # by zero, -1 (-2^31 / -1), 1, -2^31
@@ -329,6 +333,21 @@ def _slide(rng, lmul, vlmax, vd, a, mask, vm, fp: bool = True) -> list[str]:
     return [f"li t3, {off}", f"{op} {vd}, {a}, t3{vm}"]
 
 
+def _carry(rng, lmul: int, a: str, b: str) -> str:
+    """vadc/vsbc (vd a group other than v0, which holds the carry in) or vmadc/vmsbc (vd one
+    register: the lowest of a source group or outside them), with the carry in from v0 (.v*m) or not."""
+    op = rng.choice(CARRY)
+    form = op.rsplit(".", 1)[1]
+    second = {"v": b, "x": rng.choice(XREGS), "i": str(rng.randint(-16, 15))}[form[1]]
+    if op.startswith("vm"):
+        srcs = [a] + ([b] if form[1] == "v" else [])
+        used = {r for g in srcs for r in range(int(g[1:]), int(g[1:]) + lmul)}
+        vd = rng.choice(srcs + [f"v{r}" for r in range(32) if r not in used])
+    else:
+        vd = _group(rng, lmul, not_v0=True)
+    return f"{op} {vd}, {a}, {second}" + (", v0" if form.endswith("m") else "")
+
+
 def _mask_op(rng, lmul, vd, a, b, f, mask, vm) -> str:
     kind = rng.choice(["merge", "vid", "iota", "query", "setfirst"])
     vd_merge = _group(rng, lmul, not_v0=True)
@@ -412,7 +431,7 @@ SUBWORD = sorted(m for m in VECTOR if m.split(".")[0] in _INT + _CMP + _MUL[:8] 
 
 def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
     """The integer instructions at SEW 8 and 16 (LMUL 1/4 to 8): element-wise operations and
-    multiplies, divides, slides, register gathers and vcompress, compares (into v0 too, as the next masks), merges, moves (element 0 too), reductions, the
+    multiplies, divides, slides, register gathers and vcompress, compares (into v0 too, as the next masks), vadc/vsbc/vmadc/vmsbc, merges, moves (element 0 too), reductions, the
     mask instructions, 8-, 16- and 32-bit loads and stores (unit-stride and strided, EEW = SEW or
     not) and whole-register ones, with the
     widening and narrowing ones between and stores of the results at SEW = 32."""
@@ -467,6 +486,8 @@ def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
                 out.append(f"{op} {vd}, {second}, {a}{vm}")
             else:
                 out.append(f"{op} {vd}, {a}, {second}{vm}")
+        elif c < 0.64:                            # add-with-carry, subtract-with-borrow
+            out.append(_carry(rng, lmul, a, b))
         elif c < 0.7:
             out.append(rng.choice([f"vmerge.vvm {_group(rng, lmul, True)}, {a}, {b}, v0",
                                    f"vmerge.vxm {_group(rng, lmul, True)}, {a}, {rng.choice(XREGS)}, v0",
@@ -658,6 +679,10 @@ def fault_programs() -> dict[str, str]:
         "vmsbf onto its source": pre + "vmsbf.m v3, v3" + data,
         "viota inside its destination": pre + "viota.m v2, v3" + data,
         "vmerge onto v0": pre + "vmerge.vvm v0, v2, v4, v0" + data,
+        "vadc onto v0": pre + "vadc.vim v0, v2, 3, v0" + data,
+        "vsbc misaligned group": pre + "vsbc.vxm v3, v2, a0, v0" + data,
+        "vmadc inside its vs2 group": pre + "vmadc.vvm v3, v2, v4, v0" + data,
+        "vmsbc inside its vs1 group": pre.replace("e32, m2", "e8, m4") + "vmsbc.vv v6, v8, v4" + data,
         "vrgather onto its indices": pre + "vrgather.vv v4, v2, v4" + data,
         "vrgatherei16 onto its indices": pre + "vrgatherei16.vv v4, v2, v5" + data,
         "vcompress over its mask": pre + "vcompress.vm v4, v2, v5" + data,

@@ -34,8 +34,8 @@ def test_sram_bank_is_one_memory():
 
 @pytest.mark.synth
 def test_synthesizes_small_config():
-    # with the vector unit: 258,890 cells, 11,214 flip-flops, about 7 CPU minutes and
-    # 2.5 GB (synth -noshare; rtl/coral/README.md): not for the default suite
+    # 555,404 cells, 12,524 flip-flops, about 17 CPU minutes and 6 GB (synth -noshare,
+    # Dec 6; rtl/coral/README.md): not for the default suite
     _check(default_config(**TEST_CONFIG))
 
 
