@@ -144,7 +144,8 @@ module plena_core #(
     reg [63:0] dma_wait;
 
     // --- host port ------------------------------------------------------------------------
-    wire host_wr = host_we && !rst && (state == S_IDLE || state == S_DONE);
+    wire host_owns = state == S_IDLE || state == S_DONE;   // the host may write
+    wire host_wr = host_we && !rst && host_owns;
     wire host_mrd = !host_we && host_sel == HS_MSRAM && (state == S_IDLE || state == S_DONE);
     wire host_vrd = !host_we && host_sel == HS_VSRAM && (state == S_IDLE || state == S_DONE);
     assign running = (state == S_RUN || state == S_DRAIN);
@@ -451,7 +452,7 @@ module plena_core #(
         .vrow_idx(m_vrow_idx), .vrow_re(m_vrow_re), .vrow(va_q[RW-1:0]), .wo_row(m_wo_row),
         .wo_valid(m_wo_valid), .wo_step(m_wo_step), .wo_block(m_wo_block), .done(m_done),
         // Matrix SRAM's write port: the DMA engine's beats, or the host's rows when idle
-        .fill(dma_mw_en || (host_wr && host_sel == HS_MSRAM)),
+        .fill(dma_mw_en || (host_wr && host_sel == HS_MSRAM)), .fill_open(host_owns),
         .fill_row(dma_mw_en ? dma_mw_row : TRW'(host_addr)),
         .fill_data(dma_mw_en ? dma_vw_data : host_wdata),
         .fill_mask(dma_mw_en ? dma_vw_mask : {VLEN{1'b1}}),
@@ -604,7 +605,7 @@ module plena_core #(
         .clk(clk), .a_re(va_re), .a_row(va_row), .a_q(va_q),
         .b_re(vb_re), .b_row(v_row_b), .b_q(vb_q),
         .d_re(dma_sr_re), .d_row(dma_sr_row), .d_q(vd_q),
-        .w_en(vw_en), .w_row(vw_row), .w_data(vw_data), .w_mask(vw_mask),
+        .w_en(vw_en), .w_row(vw_row), .w_data(vw_data), .w_mask(vw_mask), .w_open(host_owns),
         .p_en(!rst && dma_vw_en), .p_row(dma_vw_row), .p_data(dma_vw_data),
         .p_mask(dma_vw_mask));
     // The trace's copy of the writes (the harness keeps the rows: the banks are read

@@ -1,7 +1,7 @@
 // plena_sram: one SRAM macro of plena's on-chip memories: DEPTH words of N 16-bit
 // elements, one read port and one write port (a 1R1W macro's interface), each on its
-// own clock as a two-port macro has (plena_msram gates the read clock: it ticks only in
-// the cycles that read, so the read register and what it feeds stay still).
+// own clock as a two-port macro has (plena_msram gates them: a port's clock ticks only
+// in the cycles it may be used, so the read register and what it feeds stay still).
 // A read (re) presents the word on rdata after the edge and holds it until the next
 // read; a write stores the elements wmask selects. A read and a write of one word at
 // the same edge return the old word (read before write): plena_matrix relies on it
