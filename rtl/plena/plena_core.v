@@ -144,7 +144,8 @@ module plena_core #(
     reg [63:0] dma_wait;
 
     // --- host port ------------------------------------------------------------------------
-    wire host_wr = host_we && !rst && (state == S_IDLE || state == S_DONE);
+    wire host_owns = state == S_IDLE || state == S_DONE;   // the host may write
+    wire host_wr = host_we && !rst && host_owns;
     wire host_mrd = !host_we && host_sel == HS_MSRAM && (state == S_IDLE || state == S_DONE);
     wire host_vrd = !host_we && host_sel == HS_VSRAM && (state == S_IDLE || state == S_DONE);
     assign running = (state == S_RUN || state == S_DRAIN);
@@ -202,7 +203,8 @@ module plena_core #(
     // port reads nothing else while V_TOPK runs) for plena_topk. Their first NaN among
     // the n scanned is found from those registers, in V_TOPK's step 1: the run stops
     // there (late_err below), before the engine's results are committed.
-    wire [128*16-1:0] logits = (op == OP_V_TOPK) ? va_q[128*16-1:0] : {128*16{1'b0}};
+    // (Qualified by a bit registered with port A's read: "Vector SRAM ports" below.)
+    wire [128*16-1:0] logits;
     reg  [31:0]       nan_first;     // offset of the first NaN among the 128 logits
     reg               nan_any;
     // (Its own loop variable: two combinational blocks writing one would wake each other
@@ -272,12 +274,16 @@ module plena_core #(
     // this edge is forwarded (the macro returns the old data while the same row is
     // written); no other write can reach a store's rows while the store is queued or
     // active (the stall rule; the host writes only while the core is idle).
-    // Port D reads it (every cycle of a run); the beat forwarded is registered beside it.
+    // Port D reads it in the cycles before a store's beats (dma_sr_re); the beat
+    // forwarded is registered beside it, on the port's read clock.
+    wire           dma_sr_re;
+    wire           srclk;
     reg [VLEN-1:0] sr_fw;
     reg [RW-1:0]   sr_fw_data;
     reg [RW-1:0]   dma_sr_q;
     integer sq;
-    always @(posedge clk) begin
+    icg u_srgate (.clk(clk), .en(dma_sr_re), .gclk(srclk));
+    always @(posedge srclk) begin
         for (sq = 0; sq < VLEN; sq = sq + 1)
             sr_fw[sq] <= dma_vw_en && dma_vw_row == dma_sr_row && dma_vw_mask[sq];
         sr_fw_data <= dma_vw_data;
@@ -302,7 +308,7 @@ module plena_core #(
         .idle_next(dma_idle_next), .chan_busy(chan_busy),
         .m_valid(m_valid), .m_ready(m_ready), .m_write(m_write), .m_addr(m_addr),
         .m_len(m_len), .m_wdata(m_wdata), .r_valid(r_valid), .r_write(r_write), .r_data(r_data),
-        .sr_row(dma_sr_row), .sr_data(dma_sr_q), .vw_en(dma_vw_en),
+        .sr_re(dma_sr_re), .sr_row(dma_sr_row), .sr_data(dma_sr_q), .vw_en(dma_vw_en),
         .vw_row(dma_vw_row), .vw_data(dma_vw_data), .vw_mask(dma_vw_mask),
         .mw_en(dma_mw_en), .mw_row(dma_mw_row),
         .ds_valid(ds_valid), .ds_index(ds_index), .ds_base(ds_base),
@@ -446,7 +452,7 @@ module plena_core #(
         .vrow_idx(m_vrow_idx), .vrow_re(m_vrow_re), .vrow(va_q[RW-1:0]), .wo_row(m_wo_row),
         .wo_valid(m_wo_valid), .wo_step(m_wo_step), .wo_block(m_wo_block), .done(m_done),
         // Matrix SRAM's write port: the DMA engine's beats, or the host's rows when idle
-        .fill(dma_mw_en || (host_wr && host_sel == HS_MSRAM)),
+        .fill(dma_mw_en || (host_wr && host_sel == HS_MSRAM)), .fill_open(host_owns),
         .fill_row(dma_mw_en ? dma_mw_row : TRW'(host_addr)),
         .fill_data(dma_mw_en ? dma_vw_data : host_wdata),
         .fill_mask(dma_mw_en ? dma_vw_mask : {VLEN{1'b1}}),
@@ -542,6 +548,15 @@ module plena_core #(
     wire v_feed = v_op && !v_red && op != OP_S_MAP_V_FP && step < v_chunks;
     wire a_at_issue = !inflight && (v_red || op == OP_V_SHFT_V || op == OP_V_TOPK);
     wire va_re = host_vrd || (live && (v_feed || a_at_issue || m_vrow_re));
+    // V_TOPK's logits are port A's registers qualified by a bit registered with them on
+    // the port's read clock (the read was V_TOPK's), not by the opcode at pc: the NaN
+    // scan and the engine's argmax change only when port A reads, not with every
+    // instruction.
+    wire va_clk;
+    reg  va_topk;
+    icg u_vagate (.clk(clk), .en(va_re), .gclk(va_clk));
+    always @(posedge va_clk) va_topk <= !host_vrd && op == OP_V_TOPK;
+    assign logits = va_topk ? va_q[128*16-1:0] : {128*16{1'b0}};
     wire [VRW-1:0] va_row = host_vrd ? VRW'(host_addr) : m_op ? m_vrow_idx : v_row_a;
     wire vb_re = live && v_vv && step < 32'(VCHUNKS_1);
     // Port W: the instruction's writes, made at the end of the cycle as its unit presents
@@ -589,8 +604,8 @@ module plena_core #(
     plena_vsram #(.VLEN(VLEN), .VSRAM_ROWS(VSRAM_ROWS), .BLEN(BLEN), .NA(NA)) u_vsram (
         .clk(clk), .a_re(va_re), .a_row(va_row), .a_q(va_q),
         .b_re(vb_re), .b_row(v_row_b), .b_q(vb_q),
-        .d_re(running), .d_row(dma_sr_row), .d_q(vd_q),
-        .w_en(vw_en), .w_row(vw_row), .w_data(vw_data), .w_mask(vw_mask),
+        .d_re(dma_sr_re), .d_row(dma_sr_row), .d_q(vd_q),
+        .w_en(vw_en), .w_row(vw_row), .w_data(vw_data), .w_mask(vw_mask), .w_open(host_owns),
         .p_en(!rst && dma_vw_en), .p_row(dma_vw_row), .p_data(dma_vw_data),
         .p_mask(dma_vw_mask));
     // The trace's copy of the writes (the harness keeps the rows: the banks are read

@@ -56,9 +56,10 @@ module plena_dma #(
     input  wire                r_valid,
     input  wire                r_write,       // a write acknowledgement, else read data
     input  wire [PW*16-1:0]    r_data,
-    // Vector SRAM: the row a store's beat will need next cycle (the read port's address),
-    // the data read for this cycle's beat (the port's registered output), and a
-    // prefetch's beat to write
+    // Vector SRAM: the row a store's beat will need next cycle (the read port's address)
+    // and whether a store's beat can come next cycle (its enable), the data read for
+    // this cycle's beat (the port's registered output), and a prefetch's beat to write
+    output wire                sr_re,
     output wire [VRW-1:0]      sr_row,
     input  wire [VLEN*16-1:0]  sr_data,
     output wire                vw_en,
@@ -191,12 +192,17 @@ module plena_dma #(
     // Vector SRAM's read port registers its data, so a store's row is read in the cycle
     // before its beat: the row the engine will be at next cycle, from this cycle's
     // next-state values (the active transfer's next beat, or the queue's next head,
-    // which may be the descriptor pushed now). A row read that no beat uses is harmless.
+    // which may be the descriptor pushed now). The port reads only when that transfer is
+    // a store (its head may still wait: a read that no beat uses is harmless), so it and
+    // what its register feeds stay still through prefetches and instructions.
     wire           a_valid_n = fire ? !c_last : a_valid;
     wire [VRW-1:0] a_row_n = fire ? c_row0 + VRW'(c_row_end ? c_k + 32'd1 : c_k)
                                   : a_row0 + VRW'(a_k);
     wire [QW-1:0]  head_n = starting ? q_head + QW'(1) : q_head;
     wire [QW:0]    left_n = q_count - (QW+1)'(starting ? 1 : 0);
+    wire [1:0]     kind_n = a_valid_n ? (fire ? c_kind : a_kind)
+                          : (left_n == 0) ? p_kind : q_kind[head_n];
+    assign sr_re = (a_valid_n || left_n != 0 || push) && kind_n == K_ST;
     assign sr_row = a_valid_n ? a_row_n : (left_n == 0) ? p_row0 : q_row0[head_n];
     assign m_wdata = (PW*16)'(sr_data >> (16 * c_off));
 

@@ -54,6 +54,7 @@ module plena_matrix #(
     // H_PREFETCH_M (plena_dma), or the host while the core is idle: a beat of data for
     // Matrix SRAM row `fill_row`.
     input  wire               fill,
+    input  wire               fill_open,  // the host may write (the core is idle)
     input  wire [TRW-1:0]     fill_row,
     input  wire [MLEN*16-1:0] fill_data,
     input  wire [MLEN-1:0]    fill_mask,
@@ -187,7 +188,7 @@ module plena_matrix #(
     plena_msram #(.MLEN(MLEN), .BLEN(BLEN), .HLEN(HLEN), .MSRAM_TILES(MSRAM_TILES)) u_msram (
         .clk(clk), .rd_en(compute_gate), .rd_tile(tile), .rd_j0(j0),
         .rd_tr(transposed), .rd_hm(head_mode), .b(b_op),
-        .we(fill), .w_row(fill_row), .w_data(fill_data), .w_mask(fill_mask),
+        .we(fill), .w_open(fill_open), .w_row(fill_row), .w_data(fill_data), .w_mask(fill_mask),
         .h_re(h_re), .h_row(h_row), .h_data(h_mrow));
     always @(posedge pclk) begin k_p <= k_r; i_p <= i_r; j_p <= j_r; end
     always @(posedge t2clk) begin k_2 <= k_p; i_2 <= i_p; j_2 <= j_p; end

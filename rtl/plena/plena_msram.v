@@ -31,6 +31,7 @@ module plena_msram #(
     // ... and its B operand the cycle after: lane l's MLEN elements at [l*MLEN*16 +: ..]
     output wire [BLEN*MLEN*16-1:0] b,
     input  wire                    we,
+    input  wire                    w_open,     // the host may write (the core is idle)
     input  wire [TRW-1:0]          w_row,      // tile t, row r at t*MLEN + r
     input  wire [MLEN*16-1:0]      w_data,
     input  wire [MLEN-1:0]         w_mask,
@@ -43,13 +44,21 @@ module plena_msram #(
     wire [MLEN*MLEN*16-1:0] q;              // bank r's read register at [r*MLEN*16 +: ..]
     wire [MTW-1:0] w_tile = MTW'(w_row >> MLW);
     wire [MTW-1:0] h_tile = MTW'(h_row >> MLW);
+    // The banks' read clock ticks only in a cycle that reads (a step or the host): the
+    // read registers, the column selection and the array's multipliers after them stay
+    // still while the array is idle. Their write clock ticks with a prefetch beat, and
+    // throughout while the core is idle (w_open: the host's writes come from outside,
+    // and the gate's enable must not wait on them).
+    wire rclk, wclk;
+    icg u_rgate (.clk(clk), .en(rd_en || h_re), .gclk(rclk));
+    icg u_wgate (.clk(clk), .en(we || w_open), .gclk(wclk));
     genvar gb;
     generate
         for (gb = 0; gb < MLEN; gb = gb + 1) begin : g_bank
             wire used = !rd_tr || 32'(gb) - 32'(rd_j0) < 32'(BLEN);   // j0 <= gb < j0 + BLEN
             wire h_here = h_re && h_row[MLW-1:0] == MLW'(gb);
             plena_sram #(.DEPTH(MSRAM_TILES), .N(MLEN), .AW(MTW)) u_bank (
-                .clk(clk),
+                .rclk(rclk), .wclk(wclk),
                 .re((rd_en && used) || h_here), .raddr(rd_en ? rd_tile : h_tile),
                 .rdata(q[gb*MLEN*16 +: MLEN*16]),
                 .we(we && w_row[MLW-1:0] == MLW'(gb)), .wmask(w_mask),
@@ -61,7 +70,7 @@ module plena_msram #(
     // the host's bank.
     reg [MLW-1:0] j_q, h_q;
     reg tr_q, hm_q;
-    always @(posedge clk) begin
+    always @(posedge rclk) begin
         if (rd_en) begin
             j_q <= rd_j0;
             tr_q <= rd_tr;

@@ -312,28 +312,29 @@ module plena_sim #(
     /* verilator lint_on UNUSEDSIGNAL */
 
     // --- HBM: storage and a fixed-latency response pipeline --------------------------------
-    // A write lands when it is accepted; a read takes the contents at that moment.
+    // A write lands when it is accepted; a read takes the contents at that moment. The
+    // pipeline is a ring of HBM_LATENCY slots: the slot written at an edge is presented
+    // HBM_LATENCY - 1 edges later, when the pointer has come round to it again (a ring
+    // rather than a shift register: nothing moves but the pointer).
     assign m_ready = 1'b1;
-    reg              p_valid [0:HBM_LATENCY-1];
-    reg              p_write [0:HBM_LATENCY-1];
+    localparam integer LW = (HBM_LATENCY > 1) ? $clog2(HBM_LATENCY) : 1;
+    reg [HBM_LATENCY-1:0] p_valid, p_write;
     reg [PW*16-1:0]  p_data  [0:HBM_LATENCY-1];
+    reg [LW-1:0]     p_at;
     reg [VLEN*16-1:0] m_row;
-    integer ps;
-    assign r_valid = p_valid[HBM_LATENCY-1];
-    assign r_write = p_write[HBM_LATENCY-1];
-    assign r_data = p_data[HBM_LATENCY-1];
+    initial p_at = '0;
+    assign r_valid = p_valid[p_at];
+    assign r_write = p_write[p_at];
+    assign r_data = p_data[p_at];
     // Waiver: `m_row` carries the HBM model's output into the pipeline.
     /* verilator lint_off BLKSEQ */
     always @(posedge cclk) begin
         // (reset empties the pipeline: Icarus starts it as X, which would stay in the
         // engine's count of outstanding beats)
-        for (ps = HBM_LATENCY - 1; ps > 0; ps = ps - 1) begin
-            p_valid[ps] <= p_valid[ps - 1] && !rst;
-            p_write[ps] <= p_write[ps - 1];
-            p_data[ps] <= p_data[ps - 1];
-        end
-        p_valid[0] <= m_valid && !rst;
-        p_write[0] <= m_write;
+        if (rst) p_valid <= '0;
+        else p_valid[p_at] <= m_valid;
+        p_write[p_at] <= m_write;
+        p_at <= (32'(p_at) == HBM_LATENCY - 1) ? '0 : p_at + LW'(1);
         m_row = {VLEN*16{1'b0}};
         if (m_valid && !rst) begin
             if (m_write) begin
@@ -342,7 +343,7 @@ module plena_sim #(
             end else
                 plena_hbm_read(m_addr, m_len, m_row);
         end
-        p_data[0] <= m_row[PW*16-1:0];
+        p_data[p_at] <= m_row[PW*16-1:0];
     end
     /* verilator lint_on BLKSEQ */
 
@@ -418,28 +419,34 @@ module plena_sim #(
     // need the core's clock. A tile's beats land in row order, cover every element and
     // end before the next transfer's begin (responses come in request order), so when
     // dp_valid names the tile the buffer holds all of it.
+    // A row with the elements `mask` selects taken from `data`, the rest from `old`.
+    function automatic [RW-1:0] masked(input [RW-1:0] old, input [RW-1:0] data,
+                                       input [VLEN-1:0] mask);
+        integer e;
+        for (e = 0; e < VLEN; e = e + 1)
+            masked[16*e +: 16] = mask[e] ? data[16*e +: 16] : old[16*e +: 16];
+    endfunction
     reg [RW-1:0] t_tile [0:MLEN-1];
-    integer te;
     always @(posedge cclk)
         if (dm_valid)
-            for (te = 0; te < VLEN; te = te + 1)
-                if (dm_mask[te]) t_tile[dm_row[$clog2(MLEN)-1:0]][16*te +: 16] <= dm_data[16*te +: 16];
+            t_tile[dm_row[$clog2(MLEN)-1:0]] <= masked(t_tile[dm_row[$clog2(MLEN)-1:0]],
+                                                       dm_data, dm_mask);
 
     // The Vector SRAM's rows as the core's W and P ports write them (the dv_* port: the
     // host's loads included): its banks are read through registered ports, which need
     // the core's clock the trace holds, and an instruction's writes are masked, so the
     // trace keeps every row.
-    integer tw, tr;
+    // (Whole rows, merged here: an element-wise write of the array would have the
+    // simulator commit every element's write flag on every edge.)
+    integer tr;
     always @(posedge cclk) begin
         for (tr = 0; tr < BLEN; tr = tr + 1)
             if (dv_w_en[tr])
-                for (tw = 0; tw < VLEN; tw = tw + 1)
-                    if (dv_w_mask[tw])
-                        t_vsram[$clog2(VSRAM_ROWS)'(dv_w_row + tr)][16*tw +: 16]
-                            <= dv_w_data[RW*tr + 16*tw +: 16];
+                t_vsram[$clog2(VSRAM_ROWS)'(dv_w_row + tr)]
+                    <= masked(t_vsram[$clog2(VSRAM_ROWS)'(dv_w_row + tr)],
+                              dv_w_data[RW*tr +: RW], dv_w_mask);
         if (dv_p_en)
-            for (tw = 0; tw < VLEN; tw = tw + 1)
-                if (dm_mask[tw]) t_vsram[dv_p_row][16*tw +: 16] <= dm_data[16*tw +: 16];
+            t_vsram[dv_p_row] <= masked(t_vsram[dv_p_row], dm_data, dm_mask);
     end
 
     always @(negedge clk)

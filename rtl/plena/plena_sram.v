@@ -1,5 +1,7 @@
 // plena_sram: one SRAM macro of plena's on-chip memories: DEPTH words of N 16-bit
-// elements, one read port and one write port on one clock (a 1R1W macro's interface).
+// elements, one read port and one write port (a 1R1W macro's interface), each on its
+// own clock as a two-port macro has (plena_msram gates them: a port's clock ticks only
+// in the cycles it may be used, so the read register and what it feeds stay still).
 // A read (re) presents the word on rdata after the edge and holds it until the next
 // read; a write stores the elements wmask selects. A read and a write of one word at
 // the same edge return the old word (read before write): plena_matrix relies on it
@@ -10,7 +12,8 @@ module plena_sram #(
     parameter integer N = 16,
     parameter integer AW = (DEPTH > 1) ? $clog2(DEPTH) : 1
 ) (
-    input  wire            clk,
+    input  wire            rclk,      // read clock
+    input  wire            wclk,      // write clock
     input  wire            re,
     input  wire [AW-1:0]   raddr,
     output reg  [N*16-1:0] rdata,
@@ -22,10 +25,10 @@ module plena_sram #(
     reg [N*16-1:0] mem [0:DEPTH-1];
     integer e;
 
-    always @(posedge clk) begin
+    always @(posedge rclk)
         if (re) rdata <= mem[raddr];
+    always @(posedge wclk)
         if (we)
             for (e = 0; e < N; e = e + 1)
                 if (wmask[e]) mem[waddr][16*e +: 16] <= wdata[16*e +: 16];
-    end
 endmodule

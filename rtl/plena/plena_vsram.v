@@ -36,6 +36,7 @@ module plena_vsram #(
     input  wire [VRW-1:0]       w_row,
     input  wire [BLEN*VLEN*16-1:0] w_data,
     input  wire [VLEN-1:0]      w_mask,
+    input  wire                 w_open,   // the host may write (the core is idle)
     input  wire                 p_en,
     input  wire [VRW-1:0]       p_row,
     input  wire [VLEN*16-1:0]   p_data,
@@ -56,7 +57,8 @@ module plena_vsram #(
     endfunction
 
     wire [NB*RW-1:0] qa, qb, qd;     // bank n's copies' read registers at [n*RW +: RW]
-    // Each port's read clock ticks only when it reads (what reads it then stays still).
+    // Each port's read clock ticks only when it reads (what reads it then stays still);
+    // each bank's write clock only when it may be written (g_bank).
     wire aclk, bclk, dclk;
     icg u_agate (.clk(clk), .en(a_re), .gclk(aclk));
     icg u_bgate (.clk(clk), .en(b_re), .gclk(bclk));
@@ -75,16 +77,21 @@ module plena_vsram #(
             wire p_here = p_en && bank_of(p_row) == BW'(gb);
             wire b_here = b_re && bank_of(b_row) == BW'(gb);
             wire d_here = d_re && bank_of(d_row) == BW'(gb);
+            // The bank's write clock ticks when W or P writes it, and throughout while the
+            // core is idle (w_open: the host's writes come from outside, and the gate's
+            // enable must not wait on them).
+            wire wclk;
+            icg u_wgate (.clk(clk), .en(w_here || p_here || w_open), .gclk(wclk));
             plena_sram2w #(.DEPTH(DEPTH), .N(VLEN), .AW(AW)) u_a (
-                .rclk(aclk), .wclk(clk), .re(a_here), .raddr(word_of(a_r)), .rdata(qa[gb*RW +: RW]),
+                .rclk(aclk), .wclk(wclk), .re(a_here), .raddr(word_of(a_r)), .rdata(qa[gb*RW +: RW]),
                 .we0(w_here), .wmask0(w_mask), .waddr0(word_of(w_r)), .wdata0(w_d),
                 .we1(p_here), .wmask1(p_mask), .waddr1(word_of(p_row)), .wdata1(p_data));
             plena_sram2w #(.DEPTH(DEPTH), .N(VLEN), .AW(AW)) u_b (
-                .rclk(bclk), .wclk(clk), .re(b_here), .raddr(word_of(b_row)), .rdata(qb[gb*RW +: RW]),
+                .rclk(bclk), .wclk(wclk), .re(b_here), .raddr(word_of(b_row)), .rdata(qb[gb*RW +: RW]),
                 .we0(w_here), .wmask0(w_mask), .waddr0(word_of(w_r)), .wdata0(w_d),
                 .we1(p_here), .wmask1(p_mask), .waddr1(word_of(p_row)), .wdata1(p_data));
             plena_sram2w #(.DEPTH(DEPTH), .N(VLEN), .AW(AW)) u_d (
-                .rclk(dclk), .wclk(clk), .re(d_here), .raddr(word_of(d_row)), .rdata(qd[gb*RW +: RW]),
+                .rclk(dclk), .wclk(wclk), .re(d_here), .raddr(word_of(d_row)), .rdata(qd[gb*RW +: RW]),
                 .we0(w_here), .wmask0(w_mask), .waddr0(word_of(w_r)), .wdata0(w_d),
                 .we1(p_here), .wmask1(p_mask), .waddr1(word_of(p_row)), .wdata1(p_data));
         end

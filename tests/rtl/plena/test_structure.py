@@ -190,12 +190,12 @@ def test_matrix_sram_is_banked_macros():
     assert re.search(r"for\s*\(\s*gb\s*=\s*0\s*;\s*gb\s*<\s*MLEN\s*;[^)]*\)\s*begin\s*:\s*g_bank\s+"
                      r"[^@]*?plena_sram\s*#\(\s*\.DEPTH\(MSRAM_TILES\)", msram, flags=re.S)
     assert msram.count("plena_sram") == 1 and "plena_sram" not in matrix
-    # The macro: exactly the ports of a 1R1W SRAM; one array, read only into rdata at
-    # a clock edge.
+    # The macro: exactly the ports of a 1R1W SRAM (a read and a write clock, as a
+    # two-port macro has); one array, read only into rdata at the read clock's edge.
     ports = re.findall(r"\b(?:input|output)\s+(?:wire|reg)\s*(?:\[[^\]]*\])?\s*(\w+)", sram)
-    assert ports == ["clk", "re", "raddr", "rdata", "we", "wmask", "waddr", "wdata"]
+    assert ports == ["rclk", "wclk", "re", "raddr", "rdata", "we", "wmask", "waddr", "wdata"]
     assert len(arrays.findall(sram)) == 1
-    assert re.search(r"always\s*@\(posedge clk\)\s*begin\s*if\s*\(re\)\s*rdata\s*<=\s*mem\[raddr\]", sram)
+    assert re.search(r"always\s*@\(posedge rclk\)\s*if\s*\(re\)\s*rdata\s*<=\s*mem\[raddr\]", sram)
     assert len(re.findall(r"mem\s*\[\s*raddr\s*\]", sram)) == 1 and "assign" not in sram
     # The trace does not read the banks with the core's clock stopped.
     harness = _code((build.PLENA_RTL / "plena_sim.v").read_text())
