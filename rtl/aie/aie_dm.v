@@ -20,6 +20,13 @@
 // An access names its first row and row count, and brings a 128-byte window (its first
 // row's first byte is window byte 0) of write data and byte enables; reads return the
 // window the next cycle.
+//
+// The routing is written in fixed lanes: lane l of a requester is the part of its
+// window bound for macro position l of a bank (window slot (l - first row) mod 4), a
+// 4:1 choice by constant indices, and each macro port picks among the requesters' lane
+// l by constant indices too. Variable window slices (slot k of requester i into macro
+// m) had made Yosys's `share` pass enumerate every earlier requester's conditions for
+// each slice and run out of memory.
 module aie_dm #(
     parameter integer DM_SIZE = 65536,
     parameter integer DM_BANKS = 8,
@@ -33,11 +40,11 @@ module aie_dm #(
     input  wire [NREQ-1:0]    req_we,
     input  wire [NREQ*128-1:0] req_be,              // 128 bits each
     input  wire [NREQ*1024-1:0] req_wdata,          // 1024 bits each
-    output reg  [NREQ*1024-1:0] rsp_rdata,          // 1024 bits each, the cycle after
-    output reg                collide,              // two accesses met on one macro port
+    output wire [NREQ*1024-1:0] rsp_rdata,          // 1024 bits each, the cycle after
+    output wire               collide,              // two accesses met on one macro port
     input  wire [2:0]         core_cand,            // ld0, ld1, st would go this cycle
     input  wire [3:0]         dma_v,                // in0, in1, out0, out1 (= req_v[7:4])
-    output reg                core_wait             // a DMA beat holds a port one of them needs
+    output wire               core_wait             // a DMA beat holds a port one of them needs
 );
     localparam integer ROWS_PER_BANK = DM_SIZE / 32 / DM_BANKS;
     localparam integer RB = $clog2(ROWS_PER_BANK);  // row bits within a bank
@@ -45,141 +52,182 @@ module aie_dm #(
     localparam integer MAW = (MD > 1) ? $clog2(MD) : 1;
     localparam integer BW = (DM_BANKS > 1) ? $clog2(DM_BANKS) : 1;
     localparam integer NM = DM_BANKS * 4;
+    localparam integer NL = NREQ * 4;               // requester lanes: lane l of requester i is 4*i + l
 
-    // Per requester and lane (macro position within a bank): does it use the lane, the
-    // row it touches there, the bank of that row, and its window slot k.
-    reg           use_  [0:NREQ-1][0:3];
-    reg  [RW-1:0] row_  [0:NREQ-1][0:3];
-    reg  [1:0]    k_    [0:NREQ-1][0:3];
-    reg           dport [0:NREQ-1][0:3];            // a DMA beat's row goes through port B
+    // Per requester lane: the bank of the row it touches, its macro address there, whether
+    // the access reaches it (its slot is below the row count), whether that row is in a
+    // bank above the first row's, and its slot's byte enables and write data.
+    wire [NL*BW-1:0]  ln_bank;
+    wire [NL*MAW-1:0] ln_ad;
+    wire [NL-1:0]     ln_in, ln_up;
+    wire [NL*32-1:0]  ln_be;
+    wire [NL*256-1:0] ln_wd;
+    wire [NL-1:0]     ln_b;                         // it goes through port B
+    wire [NL-1:0]     dport;                        // (a DMA beat's lane: port B is free for it)
 
-    // Macro ports.
-    reg            a_en [0:NM-1], a_we [0:NM-1], b_en [0:NM-1], b_we [0:NM-1];
-    reg  [31:0]    a_be [0:NM-1], b_be [0:NM-1];
-    reg  [MAW-1:0] a_ad [0:NM-1], b_ad [0:NM-1];
-    reg  [255:0]   a_wd [0:NM-1], b_wd [0:NM-1];
-    wire [255:0]   a_rd [0:NM-1], b_rd [0:NM-1];
-
-    // Where each requester's window slot comes from next cycle: macro and port.
-    reg  [BW-1:0]  src_bank [0:NREQ-1][0:3], src_bank_q [0:NREQ-1][0:3];
-    reg            src_b    [0:NREQ-1][0:3], src_b_q    [0:NREQ-1][0:3];
-
-    integer i, l, m, kk, pi, pl, qi, ri, rl, rm, rk;
-    reg [RW-1:0] r0;
-    reg [BW-1:0] bk, sb;
-
-    always @* begin
-        kk = 0;
-        collide = 1'b0;
-        for (m = 0; m < NM; m = m + 1) begin
-            a_en[m] = 1'b0; a_we[m] = 1'b0; a_be[m] = 32'd0; a_ad[m] = '0; a_wd[m] = 256'd0;
-            b_en[m] = 1'b0; b_we[m] = 1'b0; b_be[m] = 32'd0; b_ad[m] = '0; b_wd[m] = 256'd0;
-        end
-        for (i = 0; i < NREQ; i = i + 1) begin
-            r0 = req_row[RW*i +: RW];
-            sb = BW'(r0 >> RB);
-            for (l = 0; l < 4; l = l + 1) begin
-                k_[i][l] = 2'(l) - r0[1:0];
-                row_[i][l] = r0 + RW'(k_[i][l]);
-                use_[i][l] = req_v[i] && ({1'b0, k_[i][l]} < req_nrows[3*i +: 3]);
-                bk = BW'(row_[i][l] >> RB);
-                src_bank[i][l] = bk;
-                src_b[i][l] = (i >= 4) ? dport[i][l] : (bk != sb);
-                if (use_[i][l]) begin
-                    m = 4 * $unsigned(bk) + l;
-                    kk = $unsigned(k_[i][l]);
-                    if (!src_b[i][l]) begin
-                        collide = collide | a_en[m];
-                        a_en[m] = 1'b1; a_we[m] = req_we[i];
-                        a_be[m] = req_be[128*i + 32*kk +: 32];
-                        a_ad[m] = MAW'(row_[i][l][RB-1:0] >> 2);
-                        a_wd[m] = req_wdata[1024*i + 256*kk +: 256];
-                    end else begin
-                        collide = collide | b_en[m];
-                        b_en[m] = 1'b1; b_we[m] = req_we[i];
-                        b_be[m] = req_be[128*i + 32*kk +: 32];
-                        b_ad[m] = MAW'(row_[i][l][RB-1:0] >> 2);
-                        b_wd[m] = req_wdata[1024*i + 256*kk +: 256];
-                    end
-                end
+    genvar gi, gl, g;
+    generate
+        for (gi = 0; gi < NREQ; gi = gi + 1) begin : g_req
+            wire [RW-1:0] r0 = req_row[RW*gi +: RW];
+            for (gl = 0; gl < 4; gl = gl + 1) begin : g_lane
+                localparam integer N = 4 * gi + gl;
+                wire [1:0] k = 2'(gl) - r0[1:0];
+                wire [RW-1:0] row = r0 + RW'(k);
+                assign ln_bank[BW*N +: BW] = BW'(row >> RB);
+                assign ln_ad[MAW*N +: MAW] = MAW'(row[RB-1:0] >> 2);
+                assign ln_in[N] = {1'b0, k} < req_nrows[3*gi +: 3];
+                assign ln_up[N] = BW'(row >> RB) != BW'(r0 >> RB);
+                assign ln_be[32*N +: 32] =
+                    k == 2'd0 ? req_be[128*gi +: 32] : k == 2'd1 ? req_be[128*gi + 32 +: 32] :
+                    k == 2'd2 ? req_be[128*gi + 64 +: 32] : req_be[128*gi + 96 +: 32];
+                assign ln_wd[256*N +: 256] =
+                    k == 2'd0 ? req_wdata[1024*gi +: 256] : k == 2'd1 ? req_wdata[1024*gi + 256 +: 256] :
+                    k == 2'd2 ? req_wdata[1024*gi + 512 +: 256] : req_wdata[1024*gi + 768 +: 256];
+                assign ln_b[N] = (gi >= 4) ? dport[N] : ln_up[N];
             end
         end
-    end
+    endgenerate
 
     // Arbitration: the ports the DMA's beats take (from dma_v and the rows alone, so the
-    // core's decision does not loop back through its own requests).
-    reg            dma_a [0:NM-1], dma_b [0:NM-1];
-    reg  [RW-1:0]  w_r0, w_row;
-    reg  [1:0]     w_k;
-    reg  [BW-1:0]  w_bk, w_sb;
-    integer wi, wl, wm;
-    always @* begin
-        for (wm = 0; wm < NM; wm = wm + 1) begin dma_a[wm] = 1'b0; dma_b[wm] = 1'b0; end
-        for (wi = 0; wi < NREQ; wi = wi + 1) for (wl = 0; wl < 4; wl = wl + 1) dport[wi][wl] = 1'b0;
-        core_wait = 1'b0;
-        for (wi = 4; wi < 8; wi = wi + 1) begin
-            w_r0 = req_row[RW*wi +: RW];
-            for (wl = 0; wl < 4; wl = wl + 1) begin
-                w_k = 2'(wl) - w_r0[1:0];
-                w_row = w_r0 + RW'(w_k);
-                w_bk = BW'(w_row >> RB);
-                wm = 4 * $unsigned(w_bk) + wl;
-                if (dma_v[wi - 4] && ({1'b0, w_k} < req_nrows[3*wi +: 3])) begin
-                    if (!dma_b[wm]) begin dma_b[wm] = 1'b1; dport[wi][wl] = 1'b1; end
-                    else dma_a[wm] = 1'b1;
+    // core's decision does not loop back through its own requests). A beat's lane takes
+    // port B unless an earlier channel's beat has the same macro (same lane and bank).
+    generate
+        for (gi = 4; gi < 8; gi = gi + 1) begin : g_dport
+            for (gl = 0; gl < 4; gl = gl + 1) begin : g_lane
+                localparam integer N = 4 * gi + gl;
+                reg earlier;
+                integer j;
+                always @* begin
+                    earlier = 1'b0;
+                    for (j = 4; j < gi; j = j + 1)
+                        if (dma_v[j - 4] && ln_in[4*j + gl]
+                            && ln_bank[BW*(4*j + gl) +: BW] == ln_bank[BW*N +: BW])
+                            earlier = 1'b1;
                 end
+                assign dport[N] = dma_v[gi - 4] && ln_in[N] && !earlier;
             end
         end
-        for (wi = 0; wi < 3; wi = wi + 1) begin
-            w_r0 = req_row[RW*wi +: RW];
-            w_sb = BW'(w_r0 >> RB);
-            for (wl = 0; wl < 4; wl = wl + 1) begin
-                w_k = 2'(wl) - w_r0[1:0];
-                w_row = w_r0 + RW'(w_k);
-                w_bk = BW'(w_row >> RB);
-                wm = 4 * $unsigned(w_bk) + wl;
-                if (core_cand[wi] && ({1'b0, w_k} < req_nrows[3*wi +: 3])
-                    && ((w_bk == w_sb) ? dma_a[wm] : dma_b[wm]))
-                    core_wait = 1'b1;
+        for (gi = 0; gi < 4; gi = gi + 1) begin : g_dport_none
+            for (gl = 0; gl < 4; gl = gl + 1) begin : g_lane
+                assign dport[4*gi + gl] = 1'b0;
             end
         end
-    end
+    endgenerate
 
-    always @(posedge clk)
-        for (pi = 0; pi < NREQ; pi = pi + 1)
-            for (pl = 0; pl < 4; pl = pl + 1) begin
-                src_bank_q[pi][pl] <= src_bank[pi][pl];
-                src_b_q[pi][pl] <= src_b[pi][pl];
+    // Per macro: how many beats hold it (dma_b: one, so port B is taken; dma_a: two).
+    wire [NM-1:0] dma_a, dma_b;
+    generate
+        for (g = 0; g < NM; g = g + 1) begin : g_dma_hold
+            reg one, two;
+            integer j;
+            always @* begin
+                one = 1'b0; two = 1'b0;
+                for (j = 4; j < 8; j = j + 1)
+                    if (dma_v[j - 4] && ln_in[4*j + g % 4] && ln_bank[BW*(4*j + g % 4) +: BW] == BW'(g / 4)) begin
+                        two = two | one;
+                        one = 1'b1;
+                    end
             end
+            assign dma_b[g] = one;
+            assign dma_a[g] = two;
+        end
+    endgenerate
 
-    // Read data: window slot k of requester pi is lane (r0 + k) mod 4 of its row's macro;
-    // the lane of slot k was noted as src_*[pi][lane].
-    reg [1:0] r0lo_q [0:NREQ-1];
-    reg [1:0] lane;
-    // (qi, not pi: a loop index assigned in two clocked blocks has two drivers in synthesis)
-    always @(posedge clk)
-        for (qi = 0; qi < NREQ; qi = qi + 1) r0lo_q[qi] <= req_row[RW*qi +: 2];
-
-    always @* begin
-        for (ri = 0; ri < NREQ; ri = ri + 1)
-            for (rk = 0; rk < 4; rk = rk + 1) begin
-                lane = 2'(rk) + r0lo_q[ri];
-                rl = {30'd0, lane};
-                rm = 4 * {{(32 - BW){1'b0}}, src_bank_q[ri][lane]} + rl;
-                rsp_rdata[1024*ri + 256*rk +: 256] = src_b_q[ri][rl] ? b_rd[rm] : a_rd[rm];
+    // The core's accesses of this cycle wait when a lane needs a port a beat holds (port A
+    // in the bank it starts in, B above).
+    wire [11:0] lane_wait;
+    generate
+        for (gi = 0; gi < 3; gi = gi + 1) begin : g_wait
+            for (gl = 0; gl < 4; gl = gl + 1) begin : g_lane
+                localparam integer N = 4 * gi + gl;
+                reg held;
+                integer b;
+                always @* begin
+                    held = 1'b0;
+                    for (b = 0; b < DM_BANKS; b = b + 1)
+                        if (ln_bank[BW*N +: BW] == BW'(b))
+                            held = ln_up[N] ? dma_b[4*b + gl] : dma_a[4*b + gl];
+                end
+                assign lane_wait[N] = core_cand[gi] && ln_in[N] && held;
             end
-    end
+        end
+    endgenerate
+    assign core_wait = |lane_wait;
 
-    genvar g;
+    // The macros, each with its two ports' choice among the requesters' lanes (a later
+    // requester wins a port; two on one port is a collision).
+    wire [NM*256-1:0] a_rd, b_rd;
+    wire [NM-1:0]     col;
     generate
         for (g = 0; g < NM; g = g + 1) begin : g_macro
+            reg            a_en, a_we, b_en, b_we, a_col, b_col;
+            reg  [31:0]    a_be, b_be;
+            reg  [MAW-1:0] a_ad, b_ad;
+            reg  [255:0]   a_wd, b_wd;
+            integer j;
+            always @* begin
+                a_en = 1'b0; a_we = 1'b0; a_be = 32'd0; a_ad = '0; a_wd = 256'd0; a_col = 1'b0;
+                b_en = 1'b0; b_we = 1'b0; b_be = 32'd0; b_ad = '0; b_wd = 256'd0; b_col = 1'b0;
+                for (j = 0; j < NREQ; j = j + 1)
+                    if (req_v[j] && ln_in[4*j + g % 4] && ln_bank[BW*(4*j + g % 4) +: BW] == BW'(g / 4)) begin
+                        if (!ln_b[4*j + g % 4]) begin
+                            a_col = a_col | a_en;
+                            a_en = 1'b1; a_we = req_we[j];
+                            a_be = ln_be[32*(4*j + g % 4) +: 32];
+                            a_ad = ln_ad[MAW*(4*j + g % 4) +: MAW];
+                            a_wd = ln_wd[256*(4*j + g % 4) +: 256];
+                        end else begin
+                            b_col = b_col | b_en;
+                            b_en = 1'b1; b_we = req_we[j];
+                            b_be = ln_be[32*(4*j + g % 4) +: 32];
+                            b_ad = ln_ad[MAW*(4*j + g % 4) +: MAW];
+                            b_wd = ln_wd[256*(4*j + g % 4) +: 256];
+                        end
+                    end
+            end
+            assign col[g] = a_col | b_col;
             aie_sram #(.DEPTH(MD), .AW(MAW)) u_sram (
                 .clk(clk),
-                .a_en(a_en[g]), .a_we(a_we[g]), .a_be(a_be[g]), .a_addr(a_ad[g]),
-                .a_wdata(a_wd[g]), .a_rdata(a_rd[g]),
-                .b_en(b_en[g]), .b_we(b_we[g]), .b_be(b_be[g]), .b_addr(b_ad[g]),
-                .b_wdata(b_wd[g]), .b_rdata(b_rd[g])
+                .a_en(a_en), .a_we(a_we), .a_be(a_be), .a_addr(a_ad),
+                .a_wdata(a_wd), .a_rdata(a_rd[256*g +: 256]),
+                .b_en(b_en), .b_we(b_we), .b_be(b_be), .b_addr(b_ad),
+                .b_wdata(b_wd), .b_rdata(b_rd[256*g +: 256])
             );
+        end
+    endgenerate
+    assign collide = |col;
+
+    // Read data: each lane's macro and port are noted at the access; the next cycle a lane
+    // takes its macro's port output, and window slot k is lane (first row + k) mod 4.
+    reg [NL*BW-1:0] ln_bank_q;
+    reg [NL-1:0]    ln_b_q;
+    reg [NREQ*2-1:0] r0lo_q;
+    integer qi;
+    always @(posedge clk) begin
+        ln_bank_q <= ln_bank;
+        ln_b_q <= ln_b;
+        for (qi = 0; qi < NREQ; qi = qi + 1) r0lo_q[2*qi +: 2] <= req_row[RW*qi +: 2];
+    end
+
+    wire [NL*256-1:0] ln_rd;
+    generate
+        for (gi = 0; gi < NREQ; gi = gi + 1) begin : g_rd
+            for (gl = 0; gl < 4; gl = gl + 1) begin : g_lane
+                localparam integer N = 4 * gi + gl;
+                reg [255:0] rd;
+                integer b;
+                always @* begin
+                    rd = 256'd0;
+                    for (b = 0; b < DM_BANKS; b = b + 1)
+                        if (ln_bank_q[BW*N +: BW] == BW'(b))
+                            rd = ln_b_q[N] ? b_rd[256*(4*b + gl) +: 256] : a_rd[256*(4*b + gl) +: 256];
+                end
+                assign ln_rd[256*N +: 256] = rd;
+                wire [1:0] lane = 2'(gl) + r0lo_q[2*gi +: 2];  // the lane of window slot gl
+                assign rsp_rdata[1024*gi + 256*gl +: 256] =
+                    lane == 2'd0 ? ln_rd[256*(4*gi) +: 256] : lane == 2'd1 ? ln_rd[256*(4*gi + 1) +: 256] :
+                    lane == 2'd2 ? ln_rd[256*(4*gi + 2) +: 256] : ln_rd[256*(4*gi + 3) +: 256];
+            end
         end
     endgenerate
 endmodule
