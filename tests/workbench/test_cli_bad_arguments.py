@@ -73,8 +73,8 @@ CATALOGUE = [
     ("tui --max-steps -1 --run 1", "argument --max-steps"),
     ("tui --keymap /nonexistent --run 1", "keymap /nonexistent: cannot read it"),
     ("rtl-check --accel nope", "unknown accelerator 'nope'"),
-    ("rtl-check --accel coral --task silu --config C1 {d}/fixed.s",
-     "part of Zve32f so far, not vadc.vvm (Zve32f): instruction 1 (line 2)"),
+    ("rtl-check --accel coral --task silu --config C1 {d}/short.s",
+     "{d}/short.s:2:15: error: vadd.vv takes 3 to 4 operands, got 2"),
     ("rtl-check --accel plena --task relu --config C1 --seed -1", "argument --seed"),
     ("rtl-check --accel plena --task relu --config C1 --max-cycles 0", "argument --max-cycles"),
     ("rtl-check --accel plena --task relu --config C1 --timeout 0", "argument --timeout"),
@@ -97,8 +97,9 @@ def scratch(tmp_path_factory):
     d = tmp_path_factory.mktemp("bad")
     (d / "k.asm").write_text("S_ADDI_INT gp1, gp0, 1\n")
     (d / "latin1.asm").write_bytes(b"NOP ; caf\xe9\n")
-    # every coral baseline runs on its RTL now; vadc and its kin are what it still refuses
-    (d / "fixed.s").write_text("vsetvli t0, zero, e32, m1, ta, ma\nvadc.vvm v2, v4, v6, v0\nebreak\n")
+    # the coral RTL runs every instruction now (its refusal is tested with one taken out,
+    # tests/rtl/coral/test_rtlcheck.py): a kernel that does not assemble is refused before a build
+    (d / "short.s").write_text("vsetvli t0, zero, e32, m1, ta, ma\nvadd.vv v2, v4\nebreak\n")
     (d / "notdb.db").write_text("junk\n")
     (d / "adir").mkdir()
     from kernelcraft.workbench.store import TraceStore
