@@ -57,7 +57,7 @@ def extent(d: dict, ext_off: int, loc_off: int) -> tuple[tuple[int, int], tuple[
     return (elo, ehi + d["n0"] - 1), (llo, lhi + 2 * d["n0"] - 1)
 
 
-@dataclass
+@dataclass(slots=True)
 class Transfer:
     direction: str          # "in" | "out"
     channel: int
@@ -131,6 +131,9 @@ class DmaEngine:
         # (the configuration's attributes are looked up by name: read them once)
         self.setup, self.latency, self.depth = cfg.DMA_SETUP, cfg.EXT_LATENCY, cfg.DMA_QUEUE
         self._extents: dict[tuple, tuple] = {}   # descriptor -> its extent at offsets 0
+        # descriptor number -> (its dict, name, extent at offsets 0, pattern): what queue
+        # works out of a descriptor, once (the program's descriptors do not change)
+        self._bds: dict[int, tuple] = {}
         # the state's DMA writes take slices (a traced state's are logged by index arrays)
         self.plain = (type(state).dma_write is AieState.dma_write
                       and type(state).ext_write is AieState.ext_write)
@@ -153,15 +156,10 @@ class DmaEngine:
     def queue(self, direction: str, ch: int, bd: int, ext_off: int, loc_off: int, t: int,
               descriptors: list[dict], names: list[str], where: str) -> None:
         """Check and queue a transfer (semantics of DMAIN/DMAOUT, issued at cycle t)."""
-        if bd >= len(descriptors) or not descriptors[bd]:
-            raise IllegalOperandError(f"descriptor {bd} is not defined: the program has "
-                                      f"{len(descriptors)} (.bd directives, numbered from 0)")
-        d = descriptors[bd]
-        name = names[bd] if bd < len(names) else f"descriptor {bd}"
-        key = (bd, tuple(d.values()))
-        ext0 = self._extents.get(key)
-        if ext0 is None:                       # (an extent moves with the offsets)
-            ext0 = self._extents[key] = extent(d, 0, 0)
+        got = self._bds.get(bd)
+        if got is None or bd >= len(descriptors) or got[0] is not descriptors[bd]:
+            got = self._descriptor(bd, descriptors, names)
+        d, name, ext0, pat = got
         (elo, ehi), (llo, lhi) = ext0
         elo, ehi, llo, lhi = elo + ext_off, ehi + ext_off, llo + loc_off, lhi + loc_off
         ext_size, dm_size = self.state.ext.size, self.state.dm.size
@@ -175,14 +173,34 @@ class DmaEngine:
             raise MemoryAccessError(
                 f"transfer {name} (loc {d['loc']} + {loc_off}) spans data-memory bytes {llo}..{lhi}; "
                 f"data memory is 0..{dm_size - 1}: {why}", memory="dm", address=llo)
-        ext, loc, ext_run, loc_run = self.pattern(key, d)
-        nbytes = 2 * ext.size
+        ext, loc, ext_run, loc_run = pat
         tr = Transfer(direction, ch, bd, name, ext, d["ext"] + ext_off, loc, (d["loc"] + loc_off) // 2,
-                      llo, lhi, nbytes, d["acq"], d["acq_n"], d["rel"], d["rel_n"], t, where, d["n0"],
+                      llo, lhi, 2 * ext.size, d["acq"], d["acq_n"], d["rel"], d["rel_n"], t, where, d["n0"],
                       ext_run=ext_run, loc_run=loc_run)
-        self.channels[direction][ch].queue.append(tr)
+        c = self.channels[direction][ch]
+        c.queue.append(tr)
         self.pending.append(tr)
-        self.schedule(t)
+        # only this channel can start something now: every other one started all it
+        # could at the last schedule, and nothing has raised a lock since (a raise
+        # schedules), so the new transfer's is the only start and next event to add
+        if len(c.queue) == 1 or c.queue[-2].start >= 0:
+            self._start(c, t)
+            head = c.queue[0]
+            if head.start >= 0 and (self.next_event is None or head.done < self.next_event):
+                self.next_event = head.done
+
+    def _descriptor(self, bd: int, descriptors: list[dict], names: list[str]) -> tuple:
+        if bd >= len(descriptors) or not descriptors[bd]:
+            raise IllegalOperandError(f"descriptor {bd} is not defined: the program has "
+                                      f"{len(descriptors)} (.bd directives, numbered from 0)")
+        d = descriptors[bd]
+        name = names[bd] if bd < len(names) else f"descriptor {bd}"
+        key = (bd, tuple(d.values()))
+        ext0 = self._extents.get(key)
+        if ext0 is None:                       # (an extent moves with the offsets)
+            ext0 = self._extents[key] = extent(d, 0, 0)
+        got = self._bds[bd] = (d, name, ext0, self.pattern(key, d))
+        return got
 
     def all_started(self) -> bool:
         """Every queued transfer has started (its beats' ports are claimed)."""
@@ -198,30 +216,35 @@ class DmaEngine:
         channel's beats are sequential, so a transfer may start while the previous
         one's data is still landing); recompute the next completion."""
         nxt = None
-        setup, latency = self.setup, self.latency
         for c in self.all:
             q = c.queue
             if not q:
                 continue
             if q[-1].start < 0:                    # (they start in order: else all have)
-                for tr in q:
-                    if tr.start < 0:
-                        if tr.acq is not None and self.locks[tr.acq] < tr.acq_n:
-                            break                  # in order: later ones wait behind it
-                        tr.start = max(c.free, tr.queued, now)
-                        if tr.acq is not None:
-                            self.locks[tr.acq] -= tr.acq_n
-                        occ = setup + self.ports.beat_starts(tr).size
-                        tr.beats_end = tr.start + occ
-                        land = latency if tr.direction == "in" else 0
-                        tr.done = tr.beats_end + land
-                        c.busy += occ
-                        c.free = tr.beats_end
-                        self.ports.claim(tr, tr.start + setup + land, now)
+                self._start(c, now)
             head = q[0]
             if head.start >= 0 and (nxt is None or head.done < nxt):
                 nxt = head.done
         self.next_event = nxt
+
+    def _start(self, c: Channel, now: int) -> None:
+        """Start channel c's waiting transfers, in order, up to one whose lock it cannot
+        take yet."""
+        setup, latency, locks = self.setup, self.latency, self.locks
+        for tr in c.queue:
+            if tr.start < 0:
+                if tr.acq is not None and locks[tr.acq] < tr.acq_n:
+                    break                          # in order: later ones wait behind it
+                tr.start = max(c.free, tr.queued, now)
+                if tr.acq is not None:
+                    locks[tr.acq] -= tr.acq_n
+                occ = setup + self.ports.beat_starts(tr).size
+                tr.beats_end = tr.start + occ
+                land = latency if tr.direction == "in" else 0
+                tr.done = tr.beats_end + land
+                c.busy += occ
+                c.free = tr.beats_end
+                self.ports.claim(tr, tr.start + setup + land, now)
 
     def advance(self, t: int) -> None:
         """Complete every transfer whose completion is at or before cycle t, in time order."""

@@ -147,11 +147,11 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
     rows = []
     cols = np.arange(64)
     for ld, a in zip(pl.loads, addrs):
+        step = pl.steps[ld.ptr]
         if ld.broadcast:
-            rows.append(np.repeat(st.dm16[a >> 1][:, None], 32, axis=1))
-        elif pl.steps[ld.ptr] == ld.n:             # consecutive rows: a view (nothing writes them)
-            start = int(a[0])
-            rows.append(st.dm[start:start + trips * ld.n].reshape(trips, ld.n).view(np.uint16))
+            rows.append(np.broadcast_to(st.dm16[a >> 1][:, None], (trips, 32)))
+        elif step >= 0:        # rows a step apart: a view (nothing writes them while it runs)
+            rows.append(np.ndarray((trips, ld.n >> 1), np.uint16, st.dm, int(a[0]), (step, 2)))
         else:
             rows.append(st.dm[a[:, None] + cols].view(np.uint16))
     initial = {}
