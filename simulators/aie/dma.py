@@ -40,10 +40,6 @@ class RaceError(SimError):
     kind = "data race"
 
 
-def _consecutive(words: np.ndarray) -> bool:
-    return bool(words.size) and words[0] == 0 and bool(np.all(np.diff(words) == 1))
-
-
 def extent(d: dict, ext_off: int, loc_off: int) -> tuple[tuple[int, int], tuple[int, int]]:
     """((first, last) external word, (first, last) data-memory byte) of a transfer."""
     def span(base, steps):
@@ -65,8 +61,8 @@ class Transfer:
     name: str
     # external word index of every word in transfer order, and its 16-bit word index into
     # data memory (byte address / 2): the descriptor's pattern (its offsets) plus a base,
-    # added up when asked for (`ext`, `loc`); a pattern of consecutive words moves as a
-    # slice (`complete`)
+    # added up when asked for (`ext`, `loc`); a pattern that writes no word twice moves
+    # between strided views of the two memories (`complete`, `strides`)
     ext_pat: np.ndarray
     ext_base: int
     loc_pat: np.ndarray
@@ -84,8 +80,8 @@ class Transfer:
     start: int = -1
     beats_end: int = -1
     done: int = -1          # cycle its data has landed / been read (the functional move)
-    ext_run: bool = False   # the pattern is consecutive words (0, 1, ...)
-    loc_run: bool = False
+    # (shape, external byte strides, data-memory byte strides) of the views, or None
+    strides: tuple | None = None
 
     @property
     def ext(self) -> np.ndarray:
@@ -140,17 +136,22 @@ class DmaEngine:
 
     # --- queueing ----------------------------------------------------------------------
 
-    def pattern(self, key: tuple, d: dict) -> tuple[np.ndarray, np.ndarray, bool, bool]:
+    def pattern(self, key: tuple, d: dict) -> tuple[np.ndarray, np.ndarray, tuple | None]:
         """(external word offsets, data-memory word offsets) of descriptor d's words in
-        transfer order (data-memory steps are even byte counts, so words), and whether
-        each is consecutive words from 0; cached under `key`."""
+        transfer order (data-memory steps are even byte counts, so words), and the
+        strides of views of both memories that hold them (None if a word would be
+        written twice: then the last write wins, as index arrays give); cached under
+        `key`."""
         pat = self._patterns.get(key)
         if pat is None:
             i2, i1, i0 = np.meshgrid(np.arange(d["n2"]), np.arange(d["n1"]), np.arange(d["n0"]), indexing="ij")
             ext = (i2 * d["s2"] + i1 * d["s1"] + i0).ravel()
             loc = (i2 * d["ls2"] + i1 * d["ls1"] + 2 * i0).ravel()
             ext, loc = ext.astype(np.int64), loc.astype(np.int64) // 2
-            pat = self._patterns[key] = (ext, loc, _consecutive(ext), _consecutive(loc))
+            views = None
+            if ext.size and np.unique(ext).size == ext.size and np.unique(loc).size == loc.size:
+                views = ((d["n2"], d["n1"], d["n0"]), (2 * d["s2"], 2 * d["s1"], 2), (d["ls2"], d["ls1"], 2))
+            pat = self._patterns[key] = (ext, loc, views)
         return pat
 
     def queue(self, direction: str, ch: int, bd: int, ext_off: int, loc_off: int, t: int,
@@ -173,10 +174,10 @@ class DmaEngine:
             raise MemoryAccessError(
                 f"transfer {name} (loc {d['loc']} + {loc_off}) spans data-memory bytes {llo}..{lhi}; "
                 f"data memory is 0..{dm_size - 1}: {why}", memory="dm", address=llo)
-        ext, loc, ext_run, loc_run = pat
+        ext, loc, views = pat
         tr = Transfer(direction, ch, bd, name, ext, d["ext"] + ext_off, loc, (d["loc"] + loc_off) // 2,
                       llo, lhi, 2 * ext.size, d["acq"], d["acq_n"], d["rel"], d["rel_n"], t, where, d["n0"],
-                      ext_run=ext_run, loc_run=loc_run)
+                      strides=views)
         c = self.channels[direction][ch]
         c.queue.append(tr)
         self.pending.append(tr)
@@ -259,13 +260,18 @@ class DmaEngine:
         st = self.state
         if st.stored[1] > st.stored[0]:        # deferred core stores land first
             st.flush_stores()
-        n, plain = tr.ext_pat.size, self.plain
-        ext = slice(tr.ext_base, tr.ext_base + n) if tr.ext_run and plain else tr.ext
-        loc = slice(tr.loc_base, tr.loc_base + n) if tr.loc_run and plain else tr.loc
-        if tr.direction == "in":
-            st.dma_write(loc, st.ext[ext])
+        if tr.strides is not None and self.plain:
+            shape, es, ls = tr.strides
+            ext = np.ndarray(shape, np.uint16, st.ext, 2 * tr.ext_base, es)
+            loc = np.ndarray(shape, np.uint16, st.dm, 2 * tr.loc_base, ls)
+            if tr.direction == "in":
+                loc[...] = ext
+            else:
+                ext[...] = loc
+        elif tr.direction == "in":
+            st.dma_write(tr.loc, st.ext[tr.ext])
         else:
-            st.ext_write(ext, st.dm16[loc])
+            st.ext_write(tr.ext, st.dm16[tr.loc])
         if tr.rel is not None:
             v = self.locks[tr.rel] + tr.rel_n
             if v > self.lock_max:
