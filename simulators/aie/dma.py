@@ -66,7 +66,8 @@ class Transfer:
     ext_pat: np.ndarray
     ext_base: int
     loc_pat: np.ndarray
-    loc_base: int
+    loc_base: int           # (a pattern starts at offset 0: the first word's, which with the
+                            # descriptor fixes them all)
     lo: int                 # data-memory bytes lo..hi it owns
     hi: int
     nbytes: int
@@ -91,10 +92,6 @@ class Transfer:
     def loc(self) -> np.ndarray:
         return self.loc_pat + self.loc_base
 
-    @property
-    def loc_first(self) -> int:
-        """The data-memory word of its first word (with the descriptor, it fixes them all)."""
-        return self.loc_base + int(self.loc_pat[0]) if self.loc_pat.size else self.loc_base
 
 
 @dataclass

@@ -30,7 +30,7 @@ from . import lanes, semantics as sem
 from .predecode import Code
 from .numerics import accumulate_f32, accumulate_f32_rows_in
 from .semantics.vector import mac_term_values, mac_terms
-from .state import MAC_ADD, MAC_MATRIX, MAC_SUB
+from .state import MAC_ADD, MAC_MATRIX, MAC_SUB, AieState
 
 _LOADS = {sem.SEMANTICS["VLD"]: False, sem.SEMANTICS["VLDB"]: True}       # -> broadcast
 _MACS = {sem.SEMANTICS["VMMAC_BF16"]: MAC_MATRIX, sem.SEMANTICS["VMAC_BF16"]: MAC_ADD,
@@ -134,10 +134,12 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
     if got is None:                             # out of range or misaligned
         return None
     addrs, spans, crossing, conflicts = got
-    for lo, hi in spans:
-        for tr in st.pending:                  # loads race with transfers into data memory
-            if tr.direction == "in" and lo <= tr.hi and tr.lo <= hi:
-                return None
+    plain = type(st) is AieState            # (its writes need no method: nothing records them)
+    for tr in st.pending:                      # loads race with transfers into data memory
+        if tr.direction == "in":
+            for lo, hi in spans:
+                if lo <= tr.hi and tr.lo <= hi:
+                    return None
     ports = dma.ports                          # (ports.may_hold, with the crossings known)
     if ports.until2 >= tn or (crossing and ports.until >= tn):
         return None                            # its timing would need stepping
@@ -173,7 +175,7 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
     if len(kinds) == 1 and len(counts) == 1:
         # one kind, as many terms per accumulator: every accumulator's operands in one
         # array each, their terms by one call, their sums by one more
-        kind, m, ds = kinds.pop(), counts.pop(), list(pl.macs)
+        kind, m, ds = kinds.pop(), counts.pop(), sorted(pl.macs)
         width = 64 if kind == MAC_MATRIX else 32
         a = np.empty((len(ds), trips, m, 32), np.uint16)
         b = np.empty((len(ds), trips, m, width), np.uint16)
@@ -188,16 +190,24 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
         one = None if c is not None else mac_term_values(kind, a.reshape(-1, 32), b.reshape(-1, width))
         tn = keep_time(pl.mem_pos, addrs, st.bank_shift, trips, tn, timing_step, conflicts)
         # the state the last iteration leaves
+        macs = st.macs
         for d in ds:
-            st.flush_macs(d)
+            if macs[d]:
+                st.flush_macs(d)
+        # accumulators in a row of the plain state's: their sums land in place
+        whole = plain and ds == list(range(ds[0], ds[0] + len(ds)))
         if c is not None:
-            sums = st.accf[ds]                       # (a fresh array: indexed by a list)
+            # (else a fresh array: indexed by a list)
+            sums = st.accf[ds[0]:ds[0] + len(ds)] if whole else st.accf[ds]
             at = lambda v: v.__array_interface__["data"][0]     # noqa: E731
             c.mac_rows(at(a), at(b), at(sums), len(ds), trips * m, kind)
         else:
             sums = accumulate_f32_rows_in(st.accf[ds], one.reshape(len(ds), trips * m, 32))   # (one is fresh)
-        for k, d in enumerate(ds):
-            st.set_acc(d, sums[k])
+            if whole:
+                st.accf[ds[0]:ds[0] + len(ds)] = sums
+        if not whole:
+            for k, d in enumerate(ds):
+                st.set_acc(d, sums[k])
     else:
         terms = {}
         for d, ops in pl.macs.items():
@@ -230,7 +240,10 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
             else:
                 st.set_acc(d, mac_terms(st.accf[d], kinds, a, b, y))
     for reg, j in pl.last_load.items():
-        st.set_x(reg, np.ascontiguousarray(rows[j][-1]))
+        if plain:
+            st.x16[reg] = rows[j][-1]
+        else:
+            st.set_x(reg, np.ascontiguousarray(rows[j][-1]))
     for p, step in pl.steps.items():
         if step:
             st.set_p(p, st.p[p] + trips * step)
@@ -339,9 +352,7 @@ def _repeat(g: dict, seen: tuple, m: int, tn: int) -> int:
     delta, per, _, _, _ = seen
     shift = m * delta
     for board in (g["ready"], g["macready"]):
-        for u, r in enumerate(board):
-            if r > tn:
-                board[u] = r + shift
+        board[:] = [r + shift if r > tn else r for r in board]
     horizon, stalls = g["horizon"], g["stalls"]
     if horizon[0] > tn:
         horizon[0] += shift

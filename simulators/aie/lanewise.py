@@ -32,7 +32,7 @@ error is reported at its bundle.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -40,7 +40,7 @@ from kernelcraft.isa.loader import get_isa
 from kernelcraft.simulators.numerics import canon, f32_to_bf16_bits
 
 from . import semantics as sem
-from .fastloop import keep_time, locks_could_overflow, stepped, whole_body
+from .fastloop import bank_conflicts, keep_time, locks_could_overflow, stepped, whole_body
 from .numerics import accumulate_f32
 from .predecode import Code
 from .semantics.vector import _bf
@@ -88,6 +88,8 @@ class Plan:
     mem_pos: list[tuple[int, list[int]]]  # (bundle of the run, its accesses) with 2+ of them
     seqs: int                             # operations in the body
     last_write: dict                      # unit -> the program step that writes it last
+    # (trips, the accesses' pointers) -> _addresses (fastloop.Plan.seen)
+    seen: dict = field(default_factory=dict)
 
     def run(self, st, dma, trips: int, tn: int, timing_step) -> int | None:
         return run(self, st, dma, trips, tn, timing_step)
@@ -202,37 +204,30 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
     """Run `trips` iterations of the body (the last ones of its loop) and return the
     next free issue cycle, or None (nothing done) if one of them could fail or depend
     on another."""
-    i = np.arange(trips, dtype=np.int64)
-    addrs, spans = [], []
-    pending = [(tr.lo, tr.hi) for tr in st.pending]
-    for ac in pl.accesses:
-        step = pl.steps[ac.ptr]
-        got = stepped(st, ac, step, trips)
-        if got is None:
+    key = (trips, tuple([st.p[ac.ptr] for ac in pl.accesses]))
+    got = pl.seen.get(key)
+    if got is None and key not in pl.seen:
+        if len(pl.seen) >= 64:
+            pl.seen.clear()
+        got = pl.seen[key] = _addresses(pl, st, dma.ports.shift, trips)
+    if got is None:                                      # out of range or misaligned
+        return None
+    addrs, spans, crossing, stores, aliased, rerun, conflicts = got
+    for tr in st.pending:                                # a race with a DMA transfer
+        if _spans_overlap(tr.lo, tr.hi, spans):
             return None
-        start, span = got
-        if _spans_overlap(*span, pending):               # a race with a DMA transfer
-            return None
-        addrs.append(start + step * i)
-        spans.append(span)
-        if dma.ports.may_hold(tn, addrs[-1], ac.n):      # its timing would need stepping
-            return None
-    stores = [j for j, ac in enumerate(pl.accesses) if ac.store]
-    loads = [j for j, ac in enumerate(pl.accesses) if not ac.store]
-    near = [j for j in loads if _spans_overlap(*spans[j], [spans[s] for s in stores])]
-    aliased = _reads_stored(pl, addrs, stores, near, trips) if near else set()
-    rerun = False
-    if aliased:
-        stored, rerun = _taint(pl, aliased)
-        if stored:
-            return None
+    ports = dma.ports                  # (ports.may_hold, with the crossings known)
+    if ports.until2 >= tn or (crossing and ports.until >= tn):
+        return None                                      # its timing would need stepping
+    if rerun is None:                                    # a stored value depends on a load
+        return None
     if locks_could_overflow(st, dma):
         return None
     for d in pl.accs:                      # deferred multiply-accumulates land first
         st.flush_macs(d)
     gathered: dict = {}
     s, out = _compute(pl, st, addrs, trips, gathered, {})
-    tn = keep_time(pl.mem_pos, addrs, st.bank_shift, trips, tn, timing_step)
+    tn = keep_time(pl.mem_pos, addrs, st.bank_shift, trips, tn, timing_step, conflicts)
     if aliased:
         # stores and the loads that read them, in iteration order; then the body again
         # with what those loads read (the stored values do not depend on it)
@@ -261,6 +256,37 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
         if step:
             st.set_p(p, st.p[p] + trips * step)
     return tn
+
+
+def _addresses(pl: Plan, st, shift: int, trips: int):
+    """What the accesses' addresses fix, from the pointers now: (every access's address
+    per iteration, the bytes (lo, hi) each touches, whether any access crosses into the
+    next bank (ports.may_hold), the stores, the loads that read what a store wrote,
+    whether an operation reads what those loads read (None if a stored value depends
+    on them), the bank conflicts for keep_time); None if an access would be out of
+    range or misaligned."""
+    i = np.arange(trips, dtype=np.int64)
+    addrs, spans, crossing = [], [], False
+    for ac in pl.accesses:
+        step = pl.steps[ac.ptr]
+        got = stepped(st, ac, step, trips)
+        if got is None:
+            return None
+        a = got[0] + step * i
+        addrs.append(a)
+        spans.append(got[1])
+        crossing = crossing or bool(np.any((a >> shift) != ((a + ac.n - 1) >> shift)))
+    stores = [j for j, ac in enumerate(pl.accesses) if ac.store]
+    loads = [j for j, ac in enumerate(pl.accesses) if not ac.store]
+    near = [j for j in loads if _spans_overlap(*spans[j], [spans[s] for s in stores])]
+    aliased = _reads_stored(pl, addrs, stores, near, trips) if near else set()
+    rerun = False
+    if aliased:
+        stored, rerun = _taint(pl, aliased)
+        if stored:
+            rerun = None
+    return (addrs, spans, crossing, stores, aliased, rerun,
+            bank_conflicts(pl.mem_pos, addrs, st.bank_shift, trips))
 
 
 def _compute(pl: Plan, st, addrs, trips: int, gathered: dict, fixed) -> tuple:

@@ -45,7 +45,7 @@ class DmaPorts:
         """The first word (transfer order) of each beat of transfer `tr`: a beat takes up to
         DMA_BW / 2 words in order and ends early before a word that would make its rows
         span more than four (one access of consecutive rows, one per macro of a bank)."""
-        key = (tr.bd, tr.loc_first) if tr.loc_pat.size else (tr.bd, 0)
+        key = (tr.bd, tr.loc_base) if tr.loc_pat.size else (tr.bd, 0)
         got = self._starts.get(key)
         if got is None:
             got = self._starts[key] = beat_starts(tr.loc, self.beat_words)
@@ -57,7 +57,7 @@ class DmaPorts:
         it will be asked about again (the DMA engine's time, at most the core's)."""
         if not tr.loc_pat.size:
             return
-        key = (tr.bd, tr.loc_first)            # a descriptor and its base fix the words
+        key = (tr.bd, tr.loc_base)             # a descriptor and its base fix the words
         made = self._beats.get(key)
         if made is None:
             made = self._beats[key] = self._macros_per_beat(tr.loc, self.beat_starts(tr))
