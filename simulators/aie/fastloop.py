@@ -63,6 +63,10 @@ class Plan:
     # (trips, the loads' pointers) -> _addresses: a loop entered again with its pointers
     # set as before (a contraction's inner loop in an outer one) reuses them
     seen: dict = field(default_factory=dict)
+    # a body of one kind of multiply-accumulate, as many per accumulator, whose operands
+    # all come from this iteration's loads of whole vectors: (the load of every a
+    # operand, (accumulators, terms); of every b operand, (accumulators, terms, 1 or 2))
+    gather: tuple | None = None
 
     def run(self, st, dma, trips: int, tn: int, timing_step) -> int | None:
         return run(self, st, dma, trips, tn, timing_step)
@@ -119,7 +123,15 @@ def plan(code: Code, first: int, last: int) -> Plan | None:
     mem_pos = [(pos, js) for pos, js in sorted(by_pos.items()) if len(js) > 1]
     if any(rows[first + pos].mem != len(js) for pos, js in by_pos.items()):
         return None
-    return Plan(first, last, loads, steps, macs, last_load, mem_pos)
+    pl = Plan(first, last, loads, steps, macs, last_load, mem_pos)
+    ops = [op for d in sorted(macs) for op in macs[d]]
+    if (len({kind for kind, _, _ in ops}) == 1 and len({len(v) for v in macs.values()}) == 1
+            and all(ld.broadcast or ld.n == 64 for ld in loads)
+            and all(src[0] == "cur" for _, a, b in ops for src in a + b)):
+        g, m = len(macs), len(ops) // len(macs)
+        pl.gather = (np.array([a[0][1] for _, a, _ in ops]).reshape(g, m),
+                     np.array([[src[1] for src in b] for _, _, b in ops]).reshape(g, m, -1))
+    return pl
 
 
 def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
@@ -145,17 +157,22 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
         return None                            # its timing would need stepping
     if locks_could_overflow(st, dma):
         return None
-    # the rows every load brings, as 16-bit lanes: (trips, 32)
-    rows = []
+    # the rows every load brings, as 16-bit lanes: (trips, 32) (all in one array when
+    # the operands are gathered from it)
+    rows = [] if pl.gather is None else np.empty((len(pl.loads), trips, 32), np.uint16)
     cols = np.arange(64)
-    for ld, a in zip(pl.loads, addrs):
+    for j, (ld, a) in enumerate(zip(pl.loads, addrs)):
         step = pl.steps[ld.ptr]
         if ld.broadcast:
-            rows.append(np.broadcast_to(st.dm16[a >> 1][:, None], (trips, 32)))
+            r = np.broadcast_to(st.dm16[a >> 1][:, None], (trips, 32))
         elif step >= 0:        # rows a step apart: a view (nothing writes them while it runs)
-            rows.append(np.ndarray((trips, ld.n >> 1), np.uint16, st.dm, int(a[0]), (step, 2)))
+            r = np.ndarray((trips, ld.n >> 1), np.uint16, st.dm, int(a[0]), (step, 2))
         else:
-            rows.append(st.dm[a[:, None] + cols].view(np.uint16))
+            r = st.dm[a[:, None] + cols].view(np.uint16)
+        if pl.gather is None:
+            rows.append(r)
+        else:
+            rows[j] = r
     initial = {}
 
     def values(src) -> np.ndarray:
@@ -177,15 +194,22 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
         # array each, their terms by one call, their sums by one more
         kind, m, ds = kinds.pop(), counts.pop(), sorted(pl.macs)
         width = 64 if kind == MAC_MATRIX else 32
-        a = np.empty((len(ds), trips, m, 32), np.uint16)
-        b = np.empty((len(ds), trips, m, width), np.uint16)
-        for di, d in enumerate(ds):
-            for k, (_, asrc, bsrc) in enumerate(pl.macs[d]):
-                a[di, :, k] = values(asrc[0])
-                if kind == MAC_MATRIX:
-                    b[di, :, k, :32], b[di, :, k, 32:] = values(bsrc[0]), values(bsrc[1])
-                else:
-                    b[di, :, k] = values(bsrc[0])
+        if pl.gather is not None:               # (accumulators, terms, trips, ...) -> C order
+            ia, ib = pl.gather
+            a = rows[ia]
+            if m > 1:
+                a = np.ascontiguousarray(a.transpose(0, 2, 1, 3))
+            b = np.ascontiguousarray(rows[ib].transpose(0, 3, 1, 2, 4))
+        else:
+            a = np.empty((len(ds), trips, m, 32), np.uint16)
+            b = np.empty((len(ds), trips, m, width), np.uint16)
+            for di, d in enumerate(ds):
+                for k, (_, asrc, bsrc) in enumerate(pl.macs[d]):
+                    a[di, :, k] = values(asrc[0])
+                    if kind == MAC_MATRIX:
+                        b[di, :, k, :32], b[di, :, k, 32:] = values(bsrc[0]), values(bsrc[1])
+                    else:
+                        b[di, :, k] = values(bsrc[0])
         c = lanes.module()             # (lanes.c: the same terms and sums, one call)
         one = None if c is not None else mac_term_values(kind, a.reshape(-1, 32), b.reshape(-1, width))
         tn = keep_time(pl.mem_pos, addrs, st.bank_shift, trips, tn, timing_step, conflicts)

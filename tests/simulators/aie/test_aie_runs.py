@@ -376,3 +376,44 @@ VSRS.BF16 x8, acc0
     assert done == {"yes": 1, "no": 0}
     assert np.isfinite(r.registers["acc"][:3].view(np.float32)).all()
     assert not np.array_equal(r.registers["acc"][0], r.registers["acc"][1])
+
+
+@pytest.mark.parametrize("native", [True, False])
+@pytest.mark.parametrize("kind", ["VMAC.BF16", "VMMAC.BF16"])
+def test_a_contraction_gathering_its_operands_from_the_loads_matches_stepping(monkeypatch, native, kind):
+    # every operand is this iteration's load (fastloop.Plan.gather): two terms per
+    # accumulator, accumulators not in a row, a load stepping down, a broadcast load
+    from kernelcraft.simulators.aie import fastloop, lanes
+    if native and lanes.module() is None:
+        pytest.skip("no C compiler: the C lane loops are not built")
+    if not native:
+        monkeypatch.setattr(lanes, "module", lambda: None)
+    done = _fast_forwards(monkeypatch, fastloop)
+    b = "y2" if kind == "VMMAC.BF16" else "x4"
+    src = f"""
+MOVPI p0, 0
+MOVPI p1, 6144
+MOVPI p2, 4096
+LOOP 9
+    VLD x0, [p0], 64 || VLD x4, [p1], -64
+    VLD x5, [p1], -64 || VLDB x1, [p2], 2
+    {kind} acc6, x0, {b}
+    {kind} acc1, x1, {b} || VLD x3, [p0], 64
+    {kind} acc6, x3, {b}
+    {kind} acc1, x0, {b}
+ENDLOOP
+VSRS.BF16 x8, acc6
+"""
+    plans = []
+    real = fastloop.plan
+
+    def noting(*args):
+        pl = real(*args)
+        plans.append(pl)
+        return pl
+    monkeypatch.setattr(fastloop, "plan", noting)
+    r = _same_as_stepping(src, _contraction_image)
+    assert done == {"yes": 1, "no": 0}
+    assert [pl.gather is not None for pl in plans if pl is not None] == [True]
+    acc = r.registers["acc"].view(np.float32)
+    assert np.isfinite(acc[[1, 6]]).all() and not np.array_equal(acc[1], acc[6])
