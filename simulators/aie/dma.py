@@ -5,7 +5,7 @@ and data memory (byte addresses) as described in isa/aie/dma.toml and the manual
 "DMA" section. Each channel runs its queued transfers in order: a transfer starts when
 the channel is free and its acquire lock (if any) can be taken; it occupies the channel
 for DMA_SETUP + beats cycles (ceil(bytes / DMA_BW), unless beats end early to keep
-within four data-memory rows: ports.beat_starts); an input transfer's data lands
+within four data-memory rows: ports.beats); an input transfer's data lands
 EXT_LATENCY cycles after its last beat, an output transfer has read its source at its
 last beat (and its data reaches external memory EXT_LATENCY later, which the end of a
 run waits for). The data moves (functionally) at that completion instant, and the
@@ -127,6 +127,7 @@ class DmaEngine:
         # descriptor number -> (its dict, name, extent at offsets 0, pattern): what queue
         # works out of a descriptor, once (the program's descriptors do not change)
         self._bds: dict[int, tuple] = {}
+        self.ext_size, self.dm_size = state.ext.size, state.dm.size
         # the state's DMA writes take slices (a traced state's are logged by index arrays)
         self.plain = (type(state).dma_write is AieState.dma_write
                       and type(state).ext_write is AieState.ext_write)
@@ -160,7 +161,7 @@ class DmaEngine:
         d, name, ext0, pat = got
         (elo, ehi), (llo, lhi) = ext0
         elo, ehi, llo, lhi = elo + ext_off, ehi + ext_off, llo + loc_off, lhi + loc_off
-        ext_size, dm_size = self.state.ext.size, self.state.dm.size
+        ext_size, dm_size = self.ext_size, self.dm_size
         if elo < 0 or ehi >= ext_size:
             raise MemoryAccessError(
                 f"transfer {name} (ext {d['ext']} + {ext_off}) spans external words {elo}..{ehi}; "
@@ -228,7 +229,7 @@ class DmaEngine:
     def _start(self, c: Channel, now: int) -> None:
         """Start channel c's waiting transfers, in order, up to one whose lock it cannot
         take yet."""
-        setup, latency, locks = self.setup, self.latency, self.locks
+        setup, latency, locks, ports = self.setup, self.latency, self.locks, self.ports
         for tr in c.queue:
             if tr.start < 0:
                 if tr.acq is not None and locks[tr.acq] < tr.acq_n:
@@ -236,13 +237,14 @@ class DmaEngine:
                 tr.start = max(c.free, tr.queued, now)
                 if tr.acq is not None:
                     locks[tr.acq] -= tr.acq_n
-                occ = setup + self.ports.beat_starts(tr).size
+                beats, masks = ports.beats(tr)
+                occ = setup + beats
                 tr.beats_end = tr.start + occ
                 land = latency if tr.direction == "in" else 0
                 tr.done = tr.beats_end + land
                 c.busy += occ
                 c.free = tr.beats_end
-                self.ports.claim(tr, tr.start + setup + land, now)
+                ports.claim(masks, tr.start + setup + land, now)
 
     def advance(self, t: int) -> None:
         """Complete every transfer whose completion is at or before cycle t, in time order."""

@@ -38,30 +38,29 @@ class DmaPorts:
         self.base = 0
         self.until = -1                      # last cycle any beat holds a port
         self.until2 = -1                     # ... two beats hold one macro (its port A)
-        self._beats: dict[tuple, tuple] = {}  # (descriptor, first word) -> _macros_per_beat
-        self._starts: dict[tuple, np.ndarray] = {}   # ... -> beat_starts
+        # (descriptor, first word) -> (beats, the macros each holds: _macros_per_beat)
+        self._beats: dict[tuple, tuple] = {}
 
-    def beat_starts(self, tr) -> np.ndarray:
-        """The first word (transfer order) of each beat of transfer `tr`: a beat takes up to
-        DMA_BW / 2 words in order and ends early before a word that would make its rows
-        span more than four (one access of consecutive rows, one per macro of a bank)."""
-        key = (tr.bd, tr.loc_base) if tr.loc_pat.size else (tr.bd, 0)
-        got = self._starts.get(key)
+    def beats(self, tr) -> tuple[int, np.ndarray | None]:
+        """(number of beats, the mask of macros each uses, None if it has no word) of
+        transfer `tr`: a beat takes up to DMA_BW / 2 words in order and ends early before a
+        word that would make its rows span more than four (one access of consecutive
+        rows, one per macro of a bank; beat_starts). A descriptor and its base word fix
+        them."""
+        key = (tr.bd, tr.loc_base)
+        got = self._beats.get(key)
         if got is None:
-            got = self._starts[key] = beat_starts(tr.loc, self.beat_words)
+            starts = beat_starts(tr.loc, self.beat_words)
+            masks = self._macros_per_beat(tr.loc, starts)[1] if tr.loc_pat.size else None
+            got = self._beats[key] = (starts.size, masks)
         return got
 
-    def claim(self, tr, first: int, now: int | None = None) -> None:
-        """Note the macros transfer `tr`'s beats use: beat k (up to DMA_BW bytes of its
-        words in transfer order, beat_starts) in cycle first + k. `now`: no cycle before
-        it will be asked about again (the DMA engine's time, at most the core's)."""
-        if not tr.loc_pat.size:
+    def claim(self, masks: np.ndarray | None, first: int, now: int | None = None) -> None:
+        """Note the macros a transfer's beats use (`masks`, beats): beat k in cycle
+        first + k. `now`: no cycle before it will be asked about again (the DMA engine's
+        time, at most the core's)."""
+        if masks is None:
             return
-        key = (tr.bd, tr.loc_base)             # a descriptor and its base fix the words
-        made = self._beats.get(key)
-        if made is None:
-            made = self._beats[key] = self._macros_per_beat(tr.loc, self.beat_starts(tr))
-        beats, masks = made
         s = first - self.base
         end = s + masks.size                  # beats are 0, 1, ... (every beat has a word)
         if end > self.one.size and now is not None and now - self.base > self.one.size // 2:
@@ -74,12 +73,14 @@ class DmaPorts:
         # a transfer's beats take consecutive cycles: slices, not an index array
         one = self.one[s:end]
         if self.until >= first:               # (else no beat holds a port in these cycles)
-            both = one & masks
+            k = self.until - first + 1        # (none holds one after `until`)
+            both = one[:k] & masks[:k]
             if np.count_nonzero(both):
-                self.two[s:end] |= both
+                self.two[s:s + both.size] |= both
                 self.until2 = max(self.until2, s + int(np.flatnonzero(both)[-1]) + self.base)
         one |= masks
-        self.until = max(self.until, end - 1 + self.base)
+        if end - 1 + self.base > self.until:
+            self.until = end - 1 + self.base
 
     def may_hold(self, t: int, addrs, n: int) -> bool:
         """Could an access of n bytes at any of `addrs` (an array) wait from cycle t on? Only
