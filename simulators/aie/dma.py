@@ -93,7 +93,6 @@ class Transfer:
         return self.loc_pat + self.loc_base
 
 
-
 @dataclass
 class Channel:
     direction: str

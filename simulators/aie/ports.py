@@ -75,7 +75,7 @@ class DmaPorts:
         if self.until >= first:               # (else no beat holds a port in these cycles)
             k = self.until - first + 1        # (none holds one after `until`)
             both = one[:k] & masks[:k]
-            if np.count_nonzero(both):
+            if (np.count_nonzero(both) if self.wide else both.any()):   # (object masks: count)
                 self.two[s:s + both.size] |= both
                 self.until2 = max(self.until2, s + int(np.flatnonzero(both)[-1]) + self.base)
         one |= masks
