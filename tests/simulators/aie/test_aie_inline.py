@@ -314,10 +314,12 @@ def test_in_place_accumulation_matches_accumulate_f32():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("task", ["gqa", "flash_attention", "decoder_block_llama"])
+@pytest.mark.parametrize("task", ["gqa", "flash_attention", "decoder_block_llama", "decoder_block_t5", "conv_block"])
 def test_level_2_3_baselines_run_as_stepping_does(task):
     # the straight-line runs these baselines spend their time in (an unrolled online-
-    # softmax block) take the inline statements, the batched flushes and deferred stores
+    # softmax block) take the inline statements, the batched flushes and deferred stores;
+    # the Level-3 blocks' contractions take the gathered fast-forwards (fastloop.Plan.
+    # gather) between DMA transfers moved as strided views
     from kernelcraft.tasks import get_task
     from kernelcraft.workbench.accel import get_accel
     from kernelcraft.workbench.layout import build_image
