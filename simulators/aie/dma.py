@@ -236,14 +236,14 @@ class DmaEngine:
                 tr.start = max(c.free, tr.queued, now)
                 if tr.acq is not None:
                     locks[tr.acq] -= tr.acq_n
-                beats, masks = ports.beats(tr)
+                beats, held = ports.beats(tr)
                 occ = setup + beats
                 tr.beats_end = tr.start + occ
                 land = latency if tr.direction == "in" else 0
                 tr.done = tr.beats_end + land
                 c.busy += occ
                 c.free = tr.beats_end
-                ports.claim(masks, tr.start + setup + land, now)
+                ports.claim(held, tr.start + setup + land, now)
 
     def advance(self, t: int) -> None:
         """Complete every transfer whose completion is at or before cycle t, in time order."""

@@ -38,12 +38,14 @@ class DmaPorts:
         self.base = 0
         self.until = -1                      # last cycle any beat holds a port
         self.until2 = -1                     # ... two beats hold one macro (its port A)
-        # (descriptor, first word) -> (beats, the macros each holds: _macros_per_beat)
+        # (descriptor, first word) -> (beats, (the macros each holds: _macros_per_beat,
+        # all of them))
         self._beats: dict[tuple, tuple] = {}
+        self._recent: list[tuple[int, int]] = []   # (last cycle, macros) of claims not yet past
 
-    def beats(self, tr) -> tuple[int, np.ndarray | None]:
-        """(number of beats, the mask of macros each uses, None if it has no word) of
-        transfer `tr`: a beat takes up to DMA_BW / 2 words in order and ends early before a
+    def beats(self, tr) -> tuple[int, tuple | None]:
+        """(number of beats, (the mask of macros each uses, all of them) or None if it has
+        no word) of transfer `tr`: a beat takes up to DMA_BW / 2 words in order and ends early before a
         word that would make its rows span more than four (one access of consecutive
         rows, one per macro of a bank; beat_starts). A descriptor and its base word fix
         them."""
@@ -51,16 +53,22 @@ class DmaPorts:
         got = self._beats.get(key)
         if got is None:
             starts = beat_starts(tr.loc, self.beat_words)
-            masks = self._macros_per_beat(tr.loc, starts)[1] if tr.loc_pat.size else None
-            got = self._beats[key] = (starts.size, masks)
+            held = None
+            if tr.loc_pat.size:
+                masks = self._macros_per_beat(tr.loc, starts)[1]
+                held = (masks, int(np.bitwise_or.reduce(masks)))
+            got = self._beats[key] = (starts.size, held)
         return got
 
-    def claim(self, masks: np.ndarray | None, first: int, now: int | None = None) -> None:
-        """Note the macros a transfer's beats use (`masks`, beats): beat k in cycle
+    def claim(self, held: tuple | None, first: int, now: int | None = None) -> None:
+        """Note the macros a transfer's beats use (`held`: beats): beat k in cycle
         first + k. `now`: no cycle before it will be asked about again (the DMA engine's
-        time, at most the core's)."""
-        if masks is None:
+        time, at most the core's; no claim starts before it)."""
+        if held is None:
             return
+        masks, macros = held
+        if now is not None:
+            self._recent = [r for r in self._recent if r[0] >= now]
         s = first - self.base
         end = s + masks.size                  # beats are 0, 1, ... (every beat has a word)
         if end > self.one.size and now is not None and now - self.base > self.one.size // 2:
@@ -72,13 +80,15 @@ class DmaPorts:
             self.two = np.concatenate([self.two, np.zeros(grow, dtype=self.two.dtype)])
         # a transfer's beats take consecutive cycles: slices, not an index array
         one = self.one[s:end]
-        if self.until >= first:               # (else no beat holds a port in these cycles)
+        # (else no beat holds a port in these cycles, or none of these macros)
+        if self.until >= first and any(m & macros and last >= first for last, m in self._recent):
             k = self.until - first + 1        # (none holds one after `until`)
             both = one[:k] & masks[:k]
             if (np.count_nonzero(both) if self.wide else both.any()):   # (object masks: count)
                 self.two[s:s + both.size] |= both
                 self.until2 = max(self.until2, s + int(np.flatnonzero(both)[-1]) + self.base)
         one |= masks
+        self._recent.append((end - 1 + self.base, macros))
         if end - 1 + self.base > self.until:
             self.until = end - 1 + self.base
 
