@@ -531,12 +531,14 @@ def test_unaligned_loads_at_dtcms_end(cfg, rtl):
 
 def test_random_unaligned_loads_match_the_model(cfg, rtl):
     # random_unaligned_load_program: loads of every unaligned kind, vl, EMUL, mask and policy,
-    # a third ending on DTCM's last bytes, with the waits and bypasses after them
+    # a third ending on DTCM's last bytes, with the waits and bypasses after them; traced (every
+    # register write compared at its load, not only the final state)
     seeds = range(40)
-    runs = _both(rtl, cfg, [random_unaligned_load_program(s) for s in seeds])
+    runs = _both(rtl, cfg, [random_unaligned_load_program(s) for s in seeds], trace=True)
     for seed, (model, r) in zip(seeds, runs):
         assert model.error is None, (seed, model.error)
         assert compare_runs(model, r) == [], f"seed {seed}"
+        assert compare_traces(model.trace, r.trace) is None, f"seed {seed}"
     assert sum(m.stalls["vector_sync"] for m, _ in runs) > 0
 
 
