@@ -20,7 +20,8 @@
 //
 // An instruction starts in S1 on the cycle after its dispatch or after the previous
 // one's last beat, whichever is later, and holds S1 for max(1, ceil(vl * SEW / VLEN)) cycles
-// (per element: max(1, vl); dividers: 8 per beat): the model's timing (isa/coral/manual_intro.md); its last
+// (per element: max(1, vl); dividers: 8 per beat; a unit load from inside a word whose bytes
+// span more than NB words: one more): the model's timing (isa/coral/manual_intro.md); its last
 // register write lands one cycle later, in S2. Registers of a group wholly in the
 // tail are marked all-ones in one cycle (a valid bit per register) instead of being
 // written. The register file is 32 x VLEN bits with 4 read ports and 1 write port.
@@ -217,10 +218,6 @@ module coral_vec #(
     wire       d_sew_bad = ((dwop || dnar || dwred) && d_sew32) || (dext && (dext4 ? !d_sew32 : d_sew == 2'd0));
     wire       d_sew_ok = (dwop || dnar) ? d_sew <= 2'd1 : (dsubw || danysew) ? d_sew != 2'd3 :
                           (dl || dst) ? 1'b1 : dext ? d_sew != 2'd0 : d_sew32;
-    // an 8- or 16-bit unit-stride load from an address that is no multiple of 4 would need
-    // NB + 1 words of the banks in a beat, two of one bank whose port A the core's loads may
-    // use meanwhile: not built (refused); stores write the extra word through port A
-    wire       d_unal = dl && !dstr && !didx && !dseg && (dmeew != 2'd2 || dwhole) && d_xa[1:0] != 2'd0 && d_vl0 != 0;
     // memory: the first and last element's addresses in DTCM and aligned (stride too)
     wire signed [47:0] d_off = $signed({16'd0, d_xa}) - $signed({16'd0, DTCM_BASE});
     wire [2:0] d_eb = 3'd1 << dmeew;                                // element bytes (8/16/32-bit accesses;
@@ -263,7 +260,7 @@ module coral_vec #(
     assign d_drain = d_legal && didx;
     assign d_fault = d_legal && d_go && ((didx && d_vl != 0 && d_ibad) || (d_vill && !d_whl) || (dwmv && (d_vs2 & (d_n - 5'd1)) != 5'd0) || (dfp && (!d_sew32 || d_frm > 3'd4)) || d_sew_bad || d_grp || d_mask ||
                                  d_ovl || d_mem || d_seg_bad || d_wide_bad || d_ext_bad || d_emul_bad || d_ei_bad);
-    assign d_unsup = d_legal && d_go && (!d_vill || d_whl) && !dfp && ((!d_sew_ok && !d_whl) || d_unal || d_iovl);
+    assign d_unsup = d_legal && d_go && (!d_vill || d_whl) && !dfp && ((!d_sew_ok && !d_whl) || d_iovl);
     assign d_pend = d_legal && d_mm && d_vl != 0 && d_rbad && v0_pend;
     assign d_to_scalar = dtos;
 
@@ -335,12 +332,19 @@ module coral_vec #(
     wire [VW-1:0] beats = (e_vl + ((VW'(NB) << e_bsh) - VW'(1))) >> (LNB + 32'(e_bsh));
     // a reduction: its beats, then log2(NB) cycles of the lane tree
     wire [VW-1:0] rbeats = e_vl == 0 ? VW'(1) : beats;
+    // a unit-stride load (8 / 16 bits, whole-register, vlm) from an address that is no multiple
+    // of 4: beat b's bytes start inside word b NB of the access and end inside word (b + 1) NB.
+    // When its bytes span more than NB words, S1 reads NB words a cycle from the first one's
+    // (one per bank, as aligned) and S2 writes beat b a cycle late, from the previous cycle's
+    // words (ld_prev) and this one's first: the access holds S1 for one cycle more than its beats
+    wire [VW+1:0] u_bytes = (VW + 2)'(e_vl) << e_vt[4:3];
+    wire          u_span = el && !estr && e_xa[1:0] != 2'd0 && (VW + 2)'(e_xa[1:0]) + u_bytes > (VW + 2)'(4 * NB);
     wire          rtree = !eord && bc >= rbeats;                   // a reduction's tree cycles
     wire [VW-1:0] rhalf = (VW'(NB) << e_esh) >> (bc - rbeats + VW'(1));   // ... elements k and k + rhalf added
     // vfredosum: one element per cycle through lane 0's adder, in element order
     wire [VW-1:0] dur = ered ? (eord ? (e_vl == 0 ? VW'(1) : e_vl) : rbeats + VW'(LNB) + VW'(e_esh)) : ediv ? rbeats * VW'(DIVC) :
                         (e_vl == 0 || etos || efroms || emlog || emsf) ? VW'(1) :
-                        eseg ? e_vl * VW'({1'b0, e_ir[31:29]} + 4'd1) : (estr || egat || ecomp) ? e_vl : beats;
+                        eseg ? e_vl * VW'({1'b0, e_ir[31:29]} + 4'd1) : (estr || egat || ecomp) ? e_vl : beats + VW'(u_span);
     wire         s1_last = bc == dur - VW'(1);
     wire         wb = elanes || el || efroms || ered;    // goes on to S2
     wire         free = !s1_v || s1_last;
@@ -357,8 +361,8 @@ module coral_vec #(
         else if (vones[r] || (s2_v && s2_marks[r])) rd = ONES;
         else rd = vrf[r];
     endfunction
-    wire [VW-1:0] bt = ediv ? bc / VW'(DIVC) : eord ? bc >> LNB : bc;  // the beat (a divide holds each
-                                                        // DIVC cycles, vfredosum NB)
+    wire [VW-1:0] bt = ediv ? bc / VW'(DIVC) : eord ? bc >> LNB : u_span ? bc - VW'(1) : bc;  // the beat (a divide
+                                                        // holds each DIVC cycles, vfredosum NB; u_span: a cycle late)
     wire        dstart = ediv && bc % VW'(DIVC) == 0;   // ... and starts the lanes' dividers in its first
     wire        dlast = !ediv || bc % VW'(DIVC) == VW'(DIVC - 1);  // ... and writes it after its last
     // elements a register (EPR: NB << e_esh) and VLMAX (fractional LMUL at SEW 8 / 16: EPR / 2, 4, 8)
@@ -962,6 +966,16 @@ module coral_vec #(
     reg  [LNB-1:0]  s2_bank;           // strided load: the bank
     reg  [1:0]      s2_boff;           // ... 8 / 16 bits: the element's byte in the word
     wire [31:0]     ld_w = m_rdata[32 * s2_bank +: 32] >> (8 * s2_boff);
+    // a unit load's beat: the banks' words in element order, moved down by the address's byte
+    // offset (s2_uoff); spanning (s2_span), the previous cycle's words and this one's first
+    reg  [1:0]      s2_uoff;
+    reg             s2_span;
+    reg  [VLEN-1:0] ld_cur, ld_prev;
+    integer lw;
+    always @(*)
+        for (lw = 0; lw < NB; lw = lw + 1) ld_cur[32*lw +: 32] = m_rdata[32 * ((32'(s2_rot) + lw) & (NB - 1)) +: 32];
+    wire [VLEN+31:0] ld_cat = s2_span ? {ld_cur[31:0], ld_prev} : {32'd0, ld_cur};
+    wire [VLEN-1:0]  ld_beat = VLEN'(ld_cat >> (8 * s2_uoff));
     reg  [31:0]     s2_sc;
     // reductions: S2 adds beat after beat into NB lane accumulators (lane k: elements
     // i with i mod NB = k, in order; lane 0 starts from vs1[0]), then halves them in
@@ -1171,7 +1185,7 @@ module coral_vec #(
         for (l = 0; l < NB; l = l + 1) begin
             case (s2_kind)
                 K_LANES: nv = s2_red ? rnext[0] : lane_y[l];
-                K_LOAD: nv = m_rdata[32 * ((32'(s2_rot) + l) & (NB - 1)) +: 32];
+                K_LOAD: nv = ld_beat[32*l +: 32];
                 K_LOADS: nv = m_rdata[32 * s2_bank +: 32];
                 default: nv = s2_sc;
             endcase
@@ -1183,7 +1197,7 @@ module coral_vec #(
             for (l = 0; l < 4 * NB; l = l + 1)
                 wval[8*l +: 8] = s2_selE[s2_s16 ? l >> 1 : l] == S_NEW ?
                                  (s2_kind == K_SCALAR ? s2_sc[8 * (l & 3) +: 8] : s2_red ? srnext[8*l +: 8] :
-                                  s2_kind == K_LOAD ? m_rdata[32 * ((32'(s2_rot) + (l >> 2)) & (NB - 1)) + 8 * (l & 3) +: 8] :
+                                  s2_kind == K_LOAD ? ld_beat[8*l +: 8] :
                                   s2_kind == K_LOADS ? (s2_s16 ? ld_w[8 * (l & 1) +: 8] : ld_w[7:0]) :
                                   lane_y[l >> 2][8 * (l & 3) +: 8]) :
                                  s2_selE[s2_s16 ? l >> 1 : l] == S_ONES ? 8'hFF : old[8*l +: 8];
@@ -1331,7 +1345,7 @@ module coral_vec #(
             // S2
             s2_v <= s1_v && wb;
             s2_we <= s1_v && wb && e_vl != 0 && (!ered || s1_last) && dlast && !s_none &&
-                     (!ecomp || c_sel || s1_last);
+                     (!ecomp || c_sel || s1_last) && !(u_span && bc == {VW{1'b0}});
             s2_red <= ered;
             s2_ord <= eord;
             s2_oact <= bc < e_vl && (e_vm || v0[bc[$clog2(VLEN)-1:0]]);
@@ -1389,6 +1403,9 @@ module coral_vec #(
             s2_b <= op_bx;
             s2_c <= op_c;
             s2_rot <= w_unit[LNB-1:0];
+            s2_uoff <= el && !estr ? e_xa[1:0] : 2'd0;
+            s2_span <= u_span;
+            if (s2_v && s2_kind == K_LOAD) ld_prev <= ld_cur;
             s2_bank <= w_str[LNB-1:0];
             s2_boff <= eaddr[1:0];
             s2_sc <= efp ? e_fa : e_xa;

@@ -575,17 +575,21 @@ def wrap(mnemonic: str, s, ops: dict, general):
     fast = make(s, ops)
     limit = LIMIT.get(mnemonic, MAX_VL)
     last = [-1, -1, 0]                    # vtype, vl and cycles of the closure's last run
-    hot = [-1, -1]                        # the same while vl <= limit: the fast form applies
+    hot = [-1, -1, 0]                     # the same while vl <= limit: the fast form applies
+    # an 8- or 16-bit unit load's cycles depend on its address's byte in a word as well
+    # (vector_core.realign): that is part of what the cycles were taken at
+    rs1 = ops["rs1"] if mnemonic in ("vle8.v", "vle16.v") else None
 
     def run():
         vl = s.vl
-        if vl == hot[1] and s.vtype == hot[0] and fast(vl):
+        off = s.x[rs1] & 3 if rs1 is not None else 0
+        if vl == hot[1] and s.vtype == hot[0] and off == hot[2] and fast(vl):
             return last[2]
         vtype = s.vtype
         cycles = general()
         if vl > 0:
             last[:] = vtype, vl, cycles
-            hot[:] = (vtype, vl) if vl <= limit else (-1, -1)
+            hot[:] = (vtype, vl, off) if vl <= limit else (-1, -1, 0)
         return cycles
     run.last = last                        # for vecloop.py: checks passed, and the cycles, at this vtype and vl
     return run

@@ -265,8 +265,7 @@ def _error(code: int, pc: int, addr: int, job: Job, state: CoralState, max_cycle
     if code == E_VUNSUP:
         raise ConfigError(
             f"the coral RTL's vector unit does not yet run instruction {pc} (line {ins.line if ins else 0}) "
-            f"`{(ins.text or ins.mnemonic) if ins else ''}` at the SEW it ran with, or (an 8- or 16-bit unit-stride "
-            "or a whole-register access) from an address that is no multiple of 4; at SEW 8 and 16 it runs the "
+            f"`{(ins.text or ins.mnemonic) if ins else ''}` at the SEW it ran with; at SEW 8 and 16 it runs the "
             "integer element-wise operations, fixed point, multiplies, divides, compares, reductions, merges, moves, slides, "
             "vrgather, vcompress, vid, viota, the mask instructions, widening and narrowing, but not vrgatherei16 or "
             "the fp instructions (SEW 32 only); loads and stores of any EEW at any SEW; an indexed load whose "

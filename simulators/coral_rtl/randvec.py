@@ -505,7 +505,7 @@ def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
             src = rng.randrange(32)
             single = rng.choice([r for r in range(32) if r != src and not (mask and r == 0)])
             out.append(rng.choice([f"{rng.choice(_MASK_LOGIC)}.mm v{rng.randrange(32)}, v{src}, v{rng.randrange(32)}",
-                                   f"addi t2, s0, {4 * rng.randrange(BUFFER // 4 - 32)}\n"
+                                   f"addi t2, s0, {4 * rng.randrange(BUFFER // 4 - 32) + rng.randrange(4)}\n"
                                    f"{rng.choice(['vlm.v', 'vsm.v'])} v{rng.randrange(32)}, (t2)",
                                    f"{rng.choice(['vcpop.m', 'vfirst.m'])} {rng.choice(XREGS)}, v{src}{vm}",
                                    f"{rng.choice(['vmsbf.m', 'vmsif.m', 'vmsof.m'])} v{single}, v{src}{vm}"]))
@@ -517,21 +517,21 @@ def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
             if op.startswith("vmv"):
                 out.append(f"{op} v{rng.choice(range(0, 32, n))}, v{rng.choice(range(0, 32, n))}")
             else:
-                # (stores from any byte)
-                skew = rng.randrange(4) if op.startswith("vs") and rng.random() < 0.5 else 0
+                # (from any byte their elements allow)
+                skew = rng.randrange(0, 4, int(op[5:-2]) // 8 if op.startswith("vl") else 1) if rng.random() < 0.5 else 0
                 out.append(f"addi t2, s0, {4 * rng.randrange((BUFFER - n * vlen // 8) // 4 - 1) + skew}\n"
                            f"{op} v{rng.choice(range(0, 32, n))}, (t2)")
         elif c < 0.92 and (block := _indexed(rng, sew, lmul if lm[1] != "f" else 1 / int(lm[2:]), pol, mask)):
             out += block                          # indexed loads and stores (offsets of any EEW)
         elif c < 0.95:                            # 8-, 16- and 32-bit loads and stores at EEW = SEW or not
-            # (EMUL = EEW / SEW * LMUL up to 8; unit-stride 8/16-bit ones word-aligned)
+            # (EMUL = EEW / SEW * LMUL up to 8)
             emuls = {eew: eew / sew * (lmul if lm[1] != "f" else 1 / int(lm[2:])) for eew in (8, 16, 32)}
             eew = sew if rng.random() < 0.4 else rng.choice([e for e, m in emuls.items() if m <= 8])
             eb = eew // 8
             reg = _group(rng, max(1, int(emuls[eew])), not_v0=mask)
-            if rng.random() < 0.5:                # (8- and 16-bit stores from any byte, halfword)
+            if rng.random() < 0.5:                # (8- and 16-bit ones from any byte, halfword)
                 op = rng.choice(["vle", "vse"])
-                skew = eb * rng.randrange(4 // eb) if op == "vse" and eb < 4 and rng.random() < 0.6 else 0
+                skew = eb * rng.randrange(4 // eb) if eb < 4 and rng.random() < 0.6 else 0
                 out.append(f"addi t2, s0, {4 * rng.randrange((BUFFER - vlmax * eb) // 4 - 1) + skew}\n"
                            f"{op}{eew}.v {reg}, (t2){vm}")
             else:
@@ -619,6 +619,82 @@ def random_fixed_program(seed: int, length: int = 40, vlen: int = 128) -> str:
             out.append(fill(rng, rng.choice(ops), lmul, rng.random() < 0.3, frac=lm[1] == "f"))
     out.append("csrr a0, vcsr\nebreak")
     words = ", ".join(f"{edge_word(rng):#x}" for _ in range(BUFFER // 4))
+    out += [".data", ".balign 16", f"buf: .word {words}"]
+    return "\n".join(out) + "\n"
+
+
+def random_unaligned_load_program(seed: int, length: int = 30, vlen: int = 128) -> str:
+    """Unit-stride loads from addresses that are no multiple of 4 (the RTL reads VLEN / 32 words a
+    cycle and takes one cycle more when the bytes span more than that, rtl/coral/README.md):
+    vle8/vle16 and their fault-only-first forms at EEW = SEW or not (EMUL 1/8 to 8), vl from 0
+    to VLMAX (a beat's bytes ending before, at and past a word boundary), masked or not (new
+    masks between), both policies; whole-register loads of 8- and 16-bit elements and vlm.v from
+    any byte they allow; a third of them ending on DTCM's last bytes (fault-only-first ones
+    also running past it, trimmed). Each is followed now and then by an operation on the loaded
+    group (its late write bypassed), a scalar store or load (the waits), vmv.x.s or a store of
+    the group, and aligned loads between them."""
+    rng = random.Random(seed)
+    vb = vlen // 8
+    out = [".text", "la s0, buf", "la s2, __stack_top"] + [f"li {r}, {rng.getrandbits(32) - (1 << 31)}" for r in XREGS]
+    out += ["vsetvli t1, zero, e32, m8, ta, ma"] + \
+           [f"addi t2, s0, {rng.randrange(0, BUFFER - vlen, 4)}\nvle32.v v{r}, (t2)" for r in range(0, 32, 8)]
+    # DTCM's last 8 VLEN bits: random words, so that loads ending there read data
+    out += [f"addi t2, s2, -{8 * vb}\nvse32.v v8, (t2)"]
+    lmuls = {8: ["mf4", "mf2", "m1", "m2", "m4", "m8"], 16: ["mf2", "m1", "m2", "m4", "m8"], 32: ["m1", "m2", "m4", "m8"]}
+    value = lambda lm: 1 / int(lm[2:]) if lm[1] == "f" else int(lm[1:])
+    for _ in range(length):
+        sew = rng.choice([8, 16, 32])
+        lm = rng.choice(lmuls[sew])
+        vlmax = int(vlen * value(lm)) // sew
+        avl = rng.choice([0, 1, rng.randint(1, max(1, vlmax)), vlmax, vlmax, vlmax + 3,
+                          max(1, vb - rng.randint(0, 3)), vb + rng.randint(0, 3)])
+        vl = min(avl, vlmax)
+        pol = f"{rng.choice(['ta', 'tu'])}, {rng.choice(['ma', 'mu'])}"
+        out.append(f"li s1, {avl}\nvsetvli t1, s1, e{sew}, {lm}, {pol}")
+        if rng.random() < 0.2:                   # a new mask
+            out.append(f"vmxor.mm v0, v0, v{rng.randrange(1, 32)}")
+        kind = rng.random()
+        mask = rng.random() < 0.35
+        if kind < 0.6:                           # vle8 / vle16 (fault-only-first too)
+            eew = rng.choice([e for e in (8, 16) if e / sew * value(lm) <= 8])
+            emul = max(1, int(eew / sew * value(lm)))
+            eb, nbytes = eew // 8, vl * (eew // 8)
+            op = f"vle{eew}{'ff' if rng.random() < 0.25 else ''}.v"
+            reg = _group(rng, emul, not_v0=mask)
+            nregs = emul
+        elif kind < 0.8:                         # whole-register, any SEW and vl
+            eew = rng.choice([8, 16])
+            n = rng.choice([1, 2, 4, 8])
+            eb, nbytes = eew // 8, n * vb
+            op, reg, mask, nregs = f"vl{n}re{eew}.v", f"v{rng.choice(range(0, 32, n))}", False, n
+        else:                                    # the mask load: ceil(vl / 8) bytes
+            eb, nbytes, op, reg, mask, nregs = 1, -(-vl // 8), "vlm.v", f"v{rng.randrange(32)}", False, 1
+        if rng.random() < 1 / 3:                 # ending on DTCM's last bytes (past them: fault-only-first)
+            gap = eb * rng.randrange(2) - (eb * rng.randrange(3) if "ff" in op else 0)
+            while (nbytes + gap) % 4 == 0:
+                gap += eb
+            out.append(f"addi t2, s2, -{max(nbytes + gap, eb)}")
+        else:
+            out.append(f"addi t2, s0, {4 * rng.randrange((BUFFER - 8 * vb) // 4) + rng.choice([o for o in (1, 2, 3) if o % eb == 0])}")
+        out.append(f"{op} {reg}, (t2){', v0.t' if mask else ''}")
+        after = rng.random()
+        x = rng.choice(XREGS)
+        if after < 0.25 and op.startswith("vle") and eew == sew:
+            out.append(f"vadd.vv {reg}, {reg}, {reg}")
+        elif after < 0.4:
+            out.append(f"sw {x}, {4 * rng.randrange(16)}(s0)")
+        elif after < 0.55:
+            out.append(f"lw {x}, {4 * rng.randrange(16)}(s0)")
+        elif after < 0.65:
+            out.append(f"vmv.x.s {x}, {reg}")
+        elif after < 0.8:
+            out.append(f"vsetvli t1, zero, e32, m1, ta, ma\naddi t2, s0, {BUFFER - 16 * rng.randrange(1, 8)}\n"
+                       f"vse32.v {reg}, (t2)")
+        elif after < 0.9:
+            out.append(f"vsetvli t1, zero, e32, m1, ta, ma\naddi t2, s0, {4 * rng.randrange(BUFFER // 4 - 8)}\n"
+                       f"vle32.v v{rng.randrange(1, 32)}, (t2)")
+    out.append("ebreak")
+    words = ", ".join(f"{rng.getrandbits(32):#x}" for _ in range(BUFFER // 4))
     out += [".data", ".balign 16", f"buf: .word {words}"]
     return "\n".join(out) + "\n"
 

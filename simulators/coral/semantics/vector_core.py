@@ -136,4 +136,12 @@ def beats(s: CoralState, vl: int, eew: int) -> int:
     return max(1, -(-vl * eew // s.VLEN))
 
 
+def realign(s: CoralState, base: int, nbytes: int) -> int:
+    """The cycle a unit-stride load of nbytes from `base` adds when its bytes start inside a
+    word and span more than VLEN / 32 words (the RTL reads VLEN / 32 words a cycle, one per
+    bank, and writes each beat a cycle later, from those and the next cycle's first word)."""
+    off = base & 3
+    return 1 if off and off + nbytes > s.VLENB else 0
+
+
 __all__ = ["IllegalInstruction", "fault"]

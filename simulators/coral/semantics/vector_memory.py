@@ -9,7 +9,7 @@ from kernelcraft.simulators.core.errors import MemoryAccessError
 
 from ..state import UINT, fault
 from . import vector
-from .vector_core import beats, elems, group, mask, masked_dest_check, need_vtype, put
+from .vector_core import beats, elems, group, mask, masked_dest_check, need_vtype, put, realign
 
 
 def _check(s, pc, addrs: np.ndarray, eb: int, what: str, elements=None) -> np.ndarray:
@@ -77,7 +77,9 @@ def _load_maker(eew, mode):
                 raw = s.mem[(o[:, None] + np.arange(db)).ravel()]
                 values[use] = raw.view(UINT[db * 8])
             put(s, vd, data_eew, vl, values, vm, n, act)
-            return cost * (beats(s, vl, data_eew) if mode == "unit" else vl)
+            if mode == "unit":
+                return cost * beats(s, vl, data_eew) + realign(s, base, vl * db)
+            return cost * vl
         return run
     return maker
 
@@ -137,6 +139,7 @@ def _vlm(s, ops, pc, cost):
             base = s.x[rs1]
             o = _check(s, pc, np.array([base, base + n - 1], dtype=np.int64), 1, "mask load")
             put(s, vd, 8, n, s.mem[o[0]:o[0] + n].copy(), 1, 1)
+            return cost + realign(s, base, n)
         return cost
     return run
 

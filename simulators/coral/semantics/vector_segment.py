@@ -22,7 +22,7 @@ from kernelcraft.simulators.core.errors import MemoryAccessError
 
 from ..state import UINT, fault
 from . import vector
-from .vector_core import beats, elems, group, mask, masked_dest_check, need_vtype, no_overlap, put
+from .vector_core import beats, elems, group, mask, masked_dest_check, need_vtype, no_overlap, put, realign
 from .vector_memory import _check, _signed32
 
 SEGMENT = re.compile(r"^v(?P<dir>[ls])(?P<mode>seg|sseg|uxseg|oxseg)(?P<nf>\d)ei?(?P<eew>\d+)(?P<ff>ff)?\.v$")
@@ -122,7 +122,9 @@ def _load_maker(nf, eew, mode, first_fault):
                 values = np.zeros(vl, UINT[data_eew])
                 values[use] = raw[:, f]
                 put(s, vd + f * n, data_eew, vl, values, vm, n, act)
-            return cost * nf * (beats(s, vl, data_eew) if mode == "unit" and nf == 1 else vl)
+            if mode == "unit" and nf == 1:               # a fault-only-first load: its trimmed vl's bytes
+                return cost * beats(s, vl, data_eew) + realign(s, s.x[ops["rs1"]], vl * db)
+            return cost * nf * vl
         return run
     return maker
 
@@ -163,7 +165,7 @@ def _whole_load_maker(n, eew):
             base = s.x[rs1]
             o = int(_check(s, pc, np.array([base, base + size - eb], dtype=np.int64), eb, "whole-register load")[0])
             s.vput(vd, 8, 0, s.mem[o:o + size].copy())
-            return cost * n
+            return cost * n + realign(s, base, size)
         return run
     return maker
 

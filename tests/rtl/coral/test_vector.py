@@ -11,8 +11,8 @@ from kernelcraft.simulators.coral.machine import CoralModel
 from kernelcraft.simulators.coral_rtl.backend import _CARRY
 from kernelcraft.simulators.coral_rtl.compare import compare_runs, compare_traces
 from kernelcraft.simulators.coral_rtl.randvec import (fault_programs, random_fixed_program, random_indexed_program,
-                                                      random_subword_program, random_vector_program,
-                                                      random_widening_program)
+                                                      random_subword_program, random_unaligned_load_program,
+                                                      random_vector_program, random_widening_program)
 
 SEEDS = range(60)
 
@@ -225,13 +225,6 @@ def test_unimplemented_vector_work_is_refused(cfg, rtl, monkeypatch):
     ovl = assemble(".text\nla a0, d\nvsetvli t0, zero, e32, m4\nvluxei8.v v4, (a0), v4\n.data\nd: .zero 64\n", "o.s", cfg)
     with pytest.raises(ConfigError, match=r"does not yet run instruction 3 .*reserved encoding"):
         rtl.run(ovl, MemoryImage(), cfg)
-    # an 8-bit unit-stride or whole-register load (at SEW 8 or 32) from an address that is no
-    # multiple of 4 is refused at run time
-    for src in ("la a0, d\naddi a0, a0, 2\nvsetvli t0, zero, e32, m1\nvle8.v v2, (a0)\n.data\nd: .zero 64",
-                "la a0, d\naddi a0, a0, 2\nvsetvli t0, zero, e8, m1\nvle8.v v2, (a0)\n.data\nd: .zero 64",
-                "la a0, d\naddi a0, a0, 2\nvl1re8.v v2, (a0)\n.data\nd: .zero 64"):
-        with pytest.raises(ConfigError, match=r"does not yet run instruction"):
-            rtl.run(assemble(f".text\n{src}\n", "s.s", cfg), MemoryImage(), cfg)
 
 
 MASKED = (".text\nli s1, {addr}\nli t0, {bits}\nvsetvli t1, zero, e32, m8\nvfdiv.vv v8, v8, v16\n"
@@ -488,6 +481,65 @@ def test_unaligned_unit_stride_stores(cfg, rtl):
             cases.append(dict(off=off, sew=sew, eew=eew, lm=lm, n=n, avl=(1000, 7, 13)[(off + n) % 3],
                               vm=("", ", v0.t")[(off + sew) % 2]))
     _cases_match(rtl, cfg, src, cases)
+
+
+def test_unaligned_unit_stride_loads(cfg, rtl):
+    # 8- and 16-bit unit-stride, fault-only-first, whole-register and mask loads from inside a
+    # word: S1 reads NB words a cycle and S2 writes each beat from those and the next cycle's
+    # first word, one cycle more than the beats when the bytes span more than NB words; vl
+    # ending before, at and past the word boundary of the first beat, masked and not, both
+    # policies; a scalar store after each waits for it, a vector add reads the late write
+    src = (".text\nla a0, d\nvsetvli t1, zero, e32, m8\nvle32.v v16, (a0)\nli t0, 0x5b3c6d1e\nvmv.v.x v0, t0\n"
+           "li t0, {avl}\nvsetvli t1, t0, e{sew}, {lm}, {pol}\naddi a1, a0, {off}\nvle{eew}{ff}.v v8, (a1){vm}\n"
+           "sw t0, 0(a0)\nvle{eew}.v v16, (a1)\nvadd.vv v24, v16, v16\naddi a1, a1, 200\nvl{n}re{eew}.v v{n}, (a1)\n"
+           "addi a1, a1, 200\nvlm.v v3, (a1)\nlbu a2, 0(a1)\nebreak\n.data\n.balign 16\nd: .word " + _words(320) + "\n")
+    cases = []
+    for off in (1, 2, 3, 5):
+        for i, (sew, eew, lm, avl) in enumerate(((8, 8, "m1", 16), (8, 8, "m1", 15), (8, 8, "m1", 13),
+                                                 (8, 8, "m8", 1000), (16, 16, "m1", 7), (16, 16, "m2", 9),
+                                                 (32, 8, "m4", 1000), (32, 16, "m1", 3), (16, 8, "mf2", 5),
+                                                 (8, 8, "mf4", 4))):
+            if eew == 16 and off % 2:
+                eew, lm = 8, {"m1": "mf2", "m2": "m1"}.get(lm, lm) if sew == 16 else lm
+            cases.append(dict(off=off, sew=sew, eew=eew, lm=lm, avl=avl, n=(1, 2, 4, 8)[(off + i) % 4],
+                              ff=("", "ff")[i % 3 == 2], pol=("ta, ma", "tu, mu")[(off + i) % 2],
+                              vm=("", ", v0.t")[(off + sew + i) % 2]))
+    _cases_match(rtl, cfg, src, cases)
+
+
+def test_unaligned_loads_at_dtcms_end(cfg, rtl):
+    # loads whose last byte is DTCM's last (S1 reads whole rows of NB words, past the end too:
+    # a bank's row wraps, its word unused), and fault-only-first ones running past it (vl
+    # trimmed before the realignment's bytes are counted); DTCM's start, from inside a word
+    end = cfg.DTCM_BASE + cfg.DTCM_SIZE
+    src = (".text\nla a0, d\nli s2, {end}\nvsetvli t1, zero, e32, m8\nvle32.v v16, (a0)\naddi a1, s2, -128\n"
+           "vse32.v v16, (a1)\nli t0, {avl}\nvsetvli t1, t0, e{sew}, m{lm}, tu, mu\naddi a1, s2, -{back}\n"
+           "{op} v8, (a1)\ncsrr a3, vl\nli a1, {start}\nvle{eew}.v v24, (a1)\nebreak\n.data\n.balign 16\n"
+           "d: .word " + _words(32) + "\n")
+    cases = []
+    for sew, eew, lm in ((8, 8, 1), (8, 8, 8), (16, 16, 2), (32, 8, 2)):
+        vl, eb = 128 * lm // sew, eew // 8
+        for k in (vl + 1, vl + 3, 3, 5):         # back k elements from the end (odd: inside a word)
+            cases.append(dict(end=end, avl=1000, sew=sew, eew=eew, lm=lm, back=k * eb,
+                              op=f"vle{eew}{'ff' if k < vl else ''}.v", start=cfg.DTCM_BASE + 4 - eb))
+    cases += [dict(end=end, avl=1, sew=8, eew=8, lm=1, back=b, op=f"vl{n}re8.v", start=cfg.DTCM_BASE + 3)
+              for n, b in ((1, 17), (2, 35), (8, 129))]
+    cases += [dict(end=end, avl=v, sew=8, eew=8, lm=8, back=b, op="vlm.v", start=cfg.DTCM_BASE + 1)
+              for v, b in ((128, 17), (128, 18), (9, 3), (9, 2))]
+    _cases_match(rtl, cfg, src, cases)
+
+
+def test_random_unaligned_loads_match_the_model(cfg, rtl):
+    # random_unaligned_load_program: loads of every unaligned kind, vl, EMUL, mask and policy,
+    # a third ending on DTCM's last bytes, with the waits and bypasses after them; traced (every
+    # register write compared at its load, not only the final state)
+    seeds = range(40)
+    runs = _both(rtl, cfg, [random_unaligned_load_program(s) for s in seeds], trace=True)
+    for seed, (model, r) in zip(seeds, runs):
+        assert model.error is None, (seed, model.error)
+        assert compare_runs(model, r) == [], f"seed {seed}"
+        assert compare_traces(model.trace, r.trace) is None, f"seed {seed}"
+    assert sum(m.stalls["vector_sync"] for m, _ in runs) > 0
 
 
 def test_vrgatherei16_at_sew_8_and_16(cfg, rtl):

@@ -115,3 +115,21 @@ def test_many_strips_run_in_chunks(monkeypatch):
     monkeypatch.setattr(strips, "MAX_ELEMENTS", 16 * 3)          # 3 strips at a time
     src, arrays = _elementwise(203)
     _same(src, arrays)
+
+
+@pytest.mark.parametrize("sew,lmul,off", [(8, 1, 1), (8, 2, 3), (16, 4, 2), (8, 1, 0)])
+def test_strips_of_loads_from_inside_a_word_time_as_stepping(sew, lmul, off):
+    # a load from an address that is no multiple of 4 takes a cycle more (vector_core.realign);
+    # the pointers advance by whole registers, so every strip starts at the same byte of a word
+    # and the wide closure's one strip of cycles is each strip's
+    src = (f"    la a0, xs\n    addi a0, a0, {off}\n    addi a1, a0, 1024\n    li a2, 600\n.strip:\n"
+           f"    vsetvli t0, a2, e{sew}, m{lmul}, ta, ma\n    vle{sew}.v v8, (a0)\n    vadd.vv v8, v8, v8\n"
+           f"    vse{sew}.v v8, (a1)\n    slli t1, t0, {sew // 16}\n    add a0, a0, t1\n    add a1, a1, t1\n"
+           "    sub a2, a2, t0\n    bnez a2, .strip\n    ebreak\n    .data\n    .align 4\nxs: .zero 2400\n")
+    assert isinstance(_plan_of(src), StripPlan)
+    r = _same(src, {"xs": np.random.default_rng(5).integers(0, 256, 2400).astype(np.uint8)})
+    vlmax, busy = 128 * lmul // sew, 0
+    for vl in [vlmax] * (600 // vlmax) + [600 % vlmax] * bool(600 % vlmax):
+        beats = -(-vl * sew // 128)
+        busy += 3 * beats + (1 if off and off + vl * sew // 8 > 16 else 0)      # vle, vadd, vse
+    assert r.unit_busy["vector"] == busy

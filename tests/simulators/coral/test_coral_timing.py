@@ -135,3 +135,39 @@ def test_indexed_accesses_in_loops_time_as_stepping_does():
             (stepped.cycles, stepped.retired, stepped.stalls, stepped.unit_busy), body
         assert fast.stalls["vector_sync"] > 0
         assert (fast.memories["dtcm"] == stepped.memories["dtcm"]).all()
+
+
+def test_unit_loads_from_inside_a_word_take_a_cycle_more_when_their_bytes_span_more_than_a_beat():
+    # the RTL reads VLEN / 32 words a cycle (one per DTCM bank) and writes a beat of a load whose
+    # bytes start inside a word from those and the next cycle's first word (rtl/coral/README.md)
+    src = "la a0, d\naddi a0, a0, {off}\nli t1, {avl}\nvsetvli t0, t1, e{sew}, {lm}\n{op} v8, (a0)\nebreak\n" \
+          ".data\n.balign 16\nd: .zero 256"
+    cases = [(0, 16, 8, "m1", "vle8.v", 1), (1, 16, 8, "m1", "vle8.v", 2), (1, 15, 8, "m1", "vle8.v", 1),
+             (3, 13, 8, "m1", "vle8.v", 1), (3, 14, 8, "m1", "vle8.v", 2), (2, 16, 16, "m2", "vle16.v", 3),
+             (2, 7, 16, "m1", "vle16.v", 1), (1, 64, 8, "m4", "vle8.v", 5), (1, 16, 8, "m1", "vle8ff.v", 2),
+             (3, 0, 8, "m1", "vle8.v", 1), (3, 1, 8, "m1", "vl2re8.v", 3), (2, 1, 8, "m1", "vl1re16.v", 2),
+             (1, 128, 8, "m8", "vlm.v", 2), (1, 120, 8, "m8", "vlm.v", 1), (0, 32, 32, "m8", "vl4re8.v", 4),
+             (1, 1000, 8, "m8", "vse8.v", 8)]    # (stores: their last word through port A, no cycle)
+    for off, avl, sew, lm, op, busy in cases:
+        r = run(src.format(off=off, avl=avl, sew=sew, lm=lm, op=op))
+        assert r.unit_busy["vector"] == busy, (off, avl, op)
+    # a fault-only-first load counts the bytes of its trimmed vl: 13 bytes up to DTCM's end
+    r = run("li a0, {}\nli t1, 16\nvsetvli t0, t1, e8, m1\nvle8ff.v v8, (a0)\ncsrr a1, vl\nebreak".format(
+        CFG.DTCM_BASE + CFG.DTCM_SIZE - 13))
+    assert r.registers["x"][11] == 13 and r.unit_busy["vector"] == 1
+
+
+def test_short_vector_loads_cache_their_cycles_per_byte_offset():
+    # smallvec's short forms reuse the cycles of the last run at the same vtype and vl: an 8-bit
+    # load's depend on its address's byte in a word too (the same vl from 0, 1, 2, 3, ...)
+    from kernelcraft.simulators.coral.assembler import assemble
+    from kernelcraft.simulators.coral.machine import CoralModel
+    from kernelcraft.simulators.core.backend import MemoryImage
+    from kernelcraft.simulators.core.budget import Budget
+    src = ("la a0, d\nli t1, 16\nvsetvli t0, t1, e8, m1\nli t2, 24\n1:\nvle8.v v8, (a0)\nvadd.vv v9, v9, v8\n"
+           "addi a0, a0, 1\naddi t2, t2, -1\nbnez t2, 1b\nvse8.v v9, (a0)\nebreak\n.data\n.balign 16\nd: .zero 64")
+    p = assemble(src, "l.s", CFG)
+    fast, stepped = (CoralModel().run(p, MemoryImage(), CFG, Budget(fast=f)) for f in (True, False))
+    assert fast.error is None and stepped.error is None
+    assert (fast.cycles, fast.stalls, fast.unit_busy) == (stepped.cycles, stepped.stalls, stepped.unit_busy)
+    assert fast.unit_busy["vector"] == 24 * (1 + 1) + 18 + 1    # 18 of 24 loads from inside a word
