@@ -21,6 +21,18 @@ def test_every_command_has_help():
         assert any(a.help for a in sub._choices_actions if a.dest == name), name
 
 
+def test_python_dash_m_kernelcraft_is_the_cli():
+    """`python -m kernelcraft` runs the same CLI as the installed script: exit status
+    and output, and a bad argument's exit status too."""
+    ok = subprocess.run([sys.executable, "-m", "kernelcraft", "tasks", "--json"],
+                        capture_output=True, text=True, timeout=300)
+    assert ok.returncode == 0, ok.stderr
+    assert len(json.loads(ok.stdout)) == 23
+    bad = subprocess.run([sys.executable, "-m", "kernelcraft", "isa", "no_such"],
+                         capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2 and "unknown accelerator 'no_such'" in bad.stderr
+
+
 def test_tasks_json_lists_all_levels(capsys):
     assert main(["tasks", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
