@@ -26,11 +26,12 @@
 // memories and reads every memory, register, accumulator and counter back: the spaces
 // HS_* of plena_units.vh, one entry (a word, a register or a row) per cycle. Writes
 // take effect at the clock edge and only while the core is not running (idle or
-// done); reads are combinational and allowed at any time, except Matrix and Vector SRAM
-// rows: those come from the banks' read ports (the array's, Vector SRAM's port A), which
-// the units use while the core runs, so they are read only while it is idle or done, at
-// the edge that ends the address's cycle, and presented the cycle after (an SRAM
-// macro's registered read).
+// done). Registers, accumulators and counters are read combinationally at any time; the
+// memories (program words, Matrix and Vector SRAM rows, FP_MEM and INT_MEM words) come
+// from their SRAM banks' read ports (the fetch port, the array's, Vector SRAM's port A,
+// FP_MEM's and INT_MEM's), which the core uses while it runs, so they are read only while
+// it is idle or done, at the edge that ends the address's cycle, and presented the cycle
+// after (an SRAM macro's registered read).
 module plena_core #(
     `include "plena_params.vh"
 ) (
@@ -121,7 +122,6 @@ module plena_core #(
     localparam [1:0] S_IDLE = 2'd0, S_RUN = 2'd1, S_DRAIN = 2'd2, S_DONE = 2'd3;
 
     // --- architectural state ----------------------------------------------------------
-    reg [31:0]   imem [0:IMEM_SIZE-1];
     reg [31:0]   gp [0:NUM_GP_REGS-1];
     reg [31:0]   f [0:NUM_F_REGS-1];
     reg [63:0]   a [0:NUM_A_REGS-1];
@@ -162,6 +162,10 @@ module plena_core #(
     wire host_wr = host_we && !rst && host_owns;
     wire host_mrd = !host_we && host_sel == HS_MSRAM && (state == S_IDLE || state == S_DONE);
     wire host_vrd = !host_we && host_sel == HS_VSRAM && (state == S_IDLE || state == S_DONE);
+    // (The host reads the program through the fetch port, which at the edge that samples
+    // `start` reads the word at pc 0 instead.)
+    wire host_prd = !host_we && host_sel == HS_IMEM && (state == S_IDLE || state == S_DONE)
+                    && !start;
     wire host_frd = !host_we && host_sel == HS_FPMEM && (state == S_IDLE || state == S_DONE);
     wire host_ird = !host_we && host_sel == HS_INTMEM && (state == S_IDLE || state == S_DONE);
     assign running = (state == S_RUN || state == S_DRAIN);
@@ -170,7 +174,7 @@ module plena_core #(
     always @* begin
         host_rdata = {RW{1'b0}};
         case (host_sel)
-            HS_IMEM:   host_rdata = RW'(imem[IMW'(host_addr)]);
+            HS_IMEM:   host_rdata = RW'(word);
             HS_VSRAM:  host_rdata = va_q[RW-1:0];
             HS_MSRAM:  host_rdata = h_mrow;
             HS_FPMEM:  host_rdata = RW'(fm_q[31:0]);
@@ -191,7 +195,7 @@ module plena_core #(
     end
 
     // --- decode -------------------------------------------------------------------------
-    wire [31:0] word = imem[pc[IMW-1:0]];
+    wire [31:0] word;          // the instruction at pc: the fetch register (below)
     wire [5:0]  op = word[OPCODE_LSB +: OPCODE_W];
     wire [3:0]  rd = word[F_RD_LSB +: F_RD_W];
     wire [3:0]  rs1 = word[F_RS1_LSB +: F_RS1_W];
@@ -696,10 +700,43 @@ module plena_core #(
     assign di_addr = im_wa;
     assign di_data = im_wd;
 
+    // --- fetch ---------------------------------------------------------------------------
+    // The instruction memory is one SRAM macro (a plena_sram of 32-bit words: a read port
+    // and the host's write port). pc's next value is its read address, so the word at pc
+    // is in the read register from the edge that sets pc: the port reads pc (0) at every
+    // edge while the core is idle, the edge that samples `start` included (an enable from
+    // the core's state: the testbench's `start` straight into a gate's latch can miss it
+    // under Verilator, as `rst` did for the accumulators), and the next pc at every
+    // commit; the host's word instead while the core is idle or done. A host write of the
+    // word read at the same edge (the program's first word written at the start edge) is
+    // forwarded: the macro returns the old word.
+    wire [31:0] pc_next = rst ? 32'd0
+                        : !(adv && commit) ? pc
+                        : (op == OP_C_LOOP_END && loop_back) ? loop_pc[sp - LDW'(1)]
+                        : pc + 32'd1;
+    wire          if_re = host_prd || state == S_IDLE || (adv && commit);
+    wire [IMW-1:0] if_addr = host_prd ? IMW'(host_addr) : IMW'(pc_next);
+    wire          im_wr = host_wr && host_sel == HS_IMEM;
+    wire [31:0]   if_q;
+    wire          if_rclk, if_wclk;
+    reg           if_fw;
+    reg  [31:0]   if_fw_word;
+    icg u_ifgate (.clk(clk), .en(if_re), .gclk(if_rclk));
+    icg u_iwgate (.clk(clk), .en(host_owns), .gclk(if_wclk));
+    plena_sram #(.DEPTH(IMEM_SIZE), .N(2), .AW(IMW)) u_imem (
+        .rclk(if_rclk), .wclk(if_wclk), .re(if_re), .raddr(if_addr), .rdata(if_q),
+        .we(im_wr), .wmask(2'b11), .waddr(IMW'(host_addr)), .wdata(host_wdata[31:0]));
+    always @(posedge if_rclk) begin
+        if_fw <= im_wr && IMW'(host_addr) == if_addr;
+        if_fw_word <= host_wdata[31:0];
+    end
+    assign word = if_fw ? if_fw_word : if_q;
+
     // --- the clocked state --------------------------------------------------------------
     integer k;
     always @(posedge clk) begin
         rt_valid <= 1'b0;
+        pc <= pc_next;
         // A load's register write, the edge after it committed (before this edge's
         // commit, whose write to the same register wins).
         if (ld_gp) gp[ld_r] <= im_q;
@@ -714,7 +751,6 @@ module plena_core #(
             err_mem <= 3'd0;
             err_addr <= 68'd0;
             err_pc <= 32'd0;
-            pc <= 32'd0;
             inflight <= 1'b0;
             step <= 32'd0;
             cyc <= 64'd0;
@@ -794,7 +830,6 @@ module plena_core #(
                         rt_word <= word;
                         rt_a0 <= trace_a0;
                         rt_a1 <= trace_a1;
-                        pc <= pc + 32'd1;
                         case (op)
                             OP_S_ADD_INT:  if (rd != 0) gp[rd] <= g_rs1 + g_rs2;
                             OP_S_ADDI_INT: if (rd != 0) gp[rd] <= g_rs1 + imm;
@@ -819,8 +854,7 @@ module plena_core #(
                             end
                             OP_C_LOOP_END: begin
                                 if (rd != 0) gp[rd] <= loop_cnt;
-                                if (loop_back) pc <= loop_pc[sp - LDW'(1)];
-                                else loop_sp <= loop_sp - 32'd1;
+                                if (!loop_back) loop_sp <= loop_sp - 32'd1;
                             end
                             OP_C_BREAK: stop <= STOP_BREAK;
                             default: ;
@@ -832,7 +866,6 @@ module plena_core #(
         // The host's writes (the core is idle or done: nothing else writes).
         if (host_wr)
             case (host_sel)
-                HS_IMEM:   imem[IMW'(host_addr)] <= host_wdata[31:0];
                 HS_GP:     if (host_addr[3:0] != 4'd0) gp[host_addr[3:0]] <= host_wdata[31:0];
                 HS_F:      if (host_addr[2:0] != 3'd0) f[host_addr[2:0]] <= host_wdata[31:0];
                 HS_A:      a[host_addr[2:0]] <= host_wdata[63:0];

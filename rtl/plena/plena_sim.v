@@ -256,7 +256,7 @@ module plena_sim #(
                 rst <= 1'b1;
                 @(posedge clk);
                 rst <= 1'b0;
-                for (k = 0; k < 32'(prog_len); k = k + 1) hwrite(HS_IMEM, k, RW'(l_imem[k]));
+                for (k = 1; k < 32'(prog_len); k = k + 1) hwrite(HS_IMEM, k, RW'(l_imem[k]));
                 for (k = 0; k < VSRAM_ROWS; k = k + 1) hwrite(HS_VSRAM, k, l_vsram[k]);
                 for (k = 0; k < MROWS; k = k + 1) hwrite(HS_MSRAM, k, l_msram[k]);
                 for (k = 0; k < FP_MEM_SIZE; k = k + 1) hwrite(HS_FPMEM, k, RW'(l_fp[k]));
@@ -270,8 +270,17 @@ module plena_sim #(
                     $fatal(1, "plena_sim: cannot map %0s", path("hbm.bin"));
 `endif
                 if (trace_on != 0) tfd = $fopen(path("trace.txt"), "w");
+                // The program's first word goes in at the edge that samples `start`: the
+                // core's fetch port reads it at that edge and takes it from the write.
+                if (prog_len != 32'd0) begin
+                    j_we <= 1'b1;
+                    j_sel <= HS_IMEM;
+                    j_addr <= 32'd0;
+                    j_wdata <= RW'(l_imem[0]);
+                end
                 start <= 1'b1;
                 @(posedge clk);
+                j_we <= 1'b0;
                 start <= 1'b0;
                 // The core is done, and the trace has read what its last edge wrote.
                 while (!(done && cen)) @(posedge clk);

@@ -147,7 +147,9 @@ def test_vector_sram_is_banked_macros():
     arrays = re.compile(r"\breg\b[^;]*\[\s*0\s*:")           # an unpacked array
     assert not re.search(r"\bvsram\s*\[", core)
     assert re.search(r"\bplena_vsram\s*#\(.*?\)\s*u_vsram\s*\(", core, flags=re.S)
-    assert core.count("plena_vsram") == 1 and "plena_sram" not in core
+    assert core.count("plena_vsram") == 1 and "plena_sram2w" not in core
+    # (the core's one plena_sram is the instruction memory: test_instruction_memory_is_a_macro)
+    assert re.findall(r"\bplena_sram\s*#\(.*?\)\s*(u_\w+)\s*\(", core, flags=re.S) == ["u_imem"]
     for unit in ("plena_vector.v", "plena_vgroup.v", "plena_vreduce.v", "plena_matrix.v",
                  "plena_topk.v", "plena_dma.v"):
         assert "vsram" not in _code((build.PLENA_RTL / unit).read_text()), unit
@@ -228,3 +230,18 @@ def test_scalar_memories_are_banked_macros():
     assert re.search(r"HS_INTMEM:\s*host_rdata\s*=\s*RW'\(im_q\)", core)
     harness = _code((build.PLENA_RTL / "plena_sim.v").read_text())
     assert not re.search(r"tread\s*\(\s*HS_(FP|INT)MEM|t_word\([^;]*HS_(FP|INT)MEM", harness)
+
+
+def test_instruction_memory_is_a_macro():
+    # The program is one plena_sram (32-bit words) whose read address is pc's next value:
+    # the fetch register holds the word at pc from the edge that sets pc, so decode reads
+    # no array combinationally; the host writes it and reads it through its ports.
+    core = _code((build.PLENA_RTL / "plena_core.v").read_text())
+    assert not re.search(r"\bimem\s*\[", core)
+    inst = re.search(r"\bplena_sram\s*#\((.*?)\)\s*u_imem\s*\((.*?)\);", core, flags=re.S)
+    assert inst and ".DEPTH(IMEM_SIZE)" in inst.group(1) and ".raddr(if_addr)" in inst.group(2)
+    assert re.search(r"if_addr\s*=\s*host_prd\s*\?\s*IMW'\(host_addr\)\s*:\s*IMW'\(pc_next\)", core)
+    assert re.search(r"always\s*@\(posedge clk\)\s*begin\s*rt_valid\s*<=\s*1'b0;\s*pc\s*<=\s*pc_next;", core)
+    assert len(re.findall(r"\bpc\s*<=", core)) == 1           # pc_next is pc's only source
+    assert re.search(r"assign\s+word\s*=\s*if_fw\s*\?\s*if_fw_word\s*:\s*if_q;", core)
+    assert re.search(r"HS_IMEM:\s*host_rdata\s*=\s*RW'\(word\)", core)
