@@ -26,11 +26,12 @@
 // memories and reads every memory, register, accumulator and counter back: the spaces
 // HS_* of plena_units.vh, one entry (a word, a register or a row) per cycle. Writes
 // take effect at the clock edge and only while the core is not running (idle or
-// done); reads are combinational and allowed at any time, except Matrix and Vector SRAM
-// rows: those come from the banks' read ports (the array's, Vector SRAM's port A), which
-// the units use while the core runs, so they are read only while it is idle or done, at
-// the edge that ends the address's cycle, and presented the cycle after (an SRAM
-// macro's registered read).
+// done). Registers, accumulators and counters are read combinationally at any time; the
+// memories (program words, Matrix and Vector SRAM rows, FP_MEM and INT_MEM words) come
+// from their SRAM banks' read ports (the fetch port, the array's, Vector SRAM's port A,
+// FP_MEM's and INT_MEM's), which the core uses while it runs, so they are read only while
+// it is idle or done, at the edge that ends the address's cycle, and presented the cycle
+// after (an SRAM macro's registered read).
 module plena_core #(
     `include "plena_params.vh"
 ) (
@@ -96,7 +97,14 @@ module plena_core #(
     output wire [BLEN*VLEN*16-1:0] dv_w_data,
     output wire [VLEN-1:0] dv_w_mask,
     output wire        dv_p_en,
-    output wire [$clog2(VSRAM_ROWS)-1:0] dv_p_row
+    output wire [$clog2(VSRAM_ROWS)-1:0] dv_p_row,
+    // ... and FP_MEM's and INT_MEM's writes: word addr + i where en's bit i is set
+    output wire [7:0]    df_en,
+    output wire [31:0]   df_addr,
+    output wire [8*32-1:0] df_data,
+    output wire [7:0]    di_en,
+    output wire [31:0]   di_addr,
+    output wire [8*32-1:0] di_data
 );
     `include "plena_isa.vh"
     `include "plena_units.vh"
@@ -106,8 +114,6 @@ module plena_core #(
     localparam integer VRW = (VSRAM_ROWS > 1) ? $clog2(VSRAM_ROWS) : 1;
     localparam integer MTW = (MSRAM_TILES > 1) ? $clog2(MSRAM_TILES) : 1;
     localparam integer IMW = (IMEM_SIZE > 1) ? $clog2(IMEM_SIZE) : 1;
-    localparam integer FMW = (FP_MEM_SIZE > 1) ? $clog2(FP_MEM_SIZE) : 1;
-    localparam integer IMEMW = (INT_MEM_SIZE > 1) ? $clog2(INT_MEM_SIZE) : 1;
     localparam integer VLW = $clog2(VLEN);
     localparam integer TLW = $clog2(MLEN * MLEN);
     localparam integer TRW = $clog2(MSRAM_TILES * MLEN);
@@ -116,9 +122,6 @@ module plena_core #(
     localparam [1:0] S_IDLE = 2'd0, S_RUN = 2'd1, S_DRAIN = 2'd2, S_DONE = 2'd3;
 
     // --- architectural state ----------------------------------------------------------
-    reg [31:0]   imem [0:IMEM_SIZE-1];
-    reg [31:0]   fp_mem [0:FP_MEM_SIZE-1];
-    reg [31:0]   int_mem [0:INT_MEM_SIZE-1];
     reg [31:0]   gp [0:NUM_GP_REGS-1];
     reg [31:0]   f [0:NUM_F_REGS-1];
     reg [63:0]   a [0:NUM_A_REGS-1];
@@ -130,6 +133,17 @@ module plena_core #(
     localparam integer NA = (128 + VLEN - 1) / VLEN;   // rows port A reads (V_TOPK's)
     wire [NA*RW-1:0] va_q;
     wire [RW-1:0]    vb_q, vd_q;
+    // FP_MEM and INT_MEM (plena_smem, below): their read ports' registered data, FP_MEM's
+    // a chunk of S_MAP_V_FP's lanes (a load's and the host's word is the first).
+    localparam integer MAP_LANES = VLEN / VCHUNKS_1;
+    wire [MAP_LANES*32-1:0] fm_q;
+    wire [31:0]             im_q;
+    // A load's register write lands one edge after the load commits, from the memory's
+    // read register (read at the commit edge, as a macro does); in the cycle between, the
+    // register's readers take that word instead (the bypass below), so the load still
+    // takes one cycle.
+    reg        ld_gp, ld_f;      // gp[ld_r] / f[ld_r] is written at the next edge
+    reg [3:0]  ld_r;
 
     // --- control ------------------------------------------------------------------------
     reg [1:0]  state;
@@ -148,19 +162,26 @@ module plena_core #(
     wire host_wr = host_we && !rst && host_owns;
     wire host_mrd = !host_we && host_sel == HS_MSRAM && (state == S_IDLE || state == S_DONE);
     wire host_vrd = !host_we && host_sel == HS_VSRAM && (state == S_IDLE || state == S_DONE);
+    // (The host reads the program through the fetch port, which at the edge that samples
+    // `start` reads the word at pc 0 instead.)
+    wire host_prd = !host_we && host_sel == HS_IMEM && (state == S_IDLE || state == S_DONE)
+                    && !start;
+    wire host_frd = !host_we && host_sel == HS_FPMEM && (state == S_IDLE || state == S_DONE);
+    wire host_ird = !host_we && host_sel == HS_INTMEM && (state == S_IDLE || state == S_DONE);
     assign running = (state == S_RUN || state == S_DRAIN);
     wire [MLEN*16-1:0] h_mrow;
     wire [31:0]        h_acc;
     always @* begin
         host_rdata = {RW{1'b0}};
         case (host_sel)
-            HS_IMEM:   host_rdata = RW'(imem[IMW'(host_addr)]);
+            HS_IMEM:   host_rdata = RW'(word);
             HS_VSRAM:  host_rdata = va_q[RW-1:0];
             HS_MSRAM:  host_rdata = h_mrow;
-            HS_FPMEM:  host_rdata = RW'(fp_mem[FMW'(host_addr)]);
-            HS_INTMEM: host_rdata = RW'(int_mem[IMEMW'(host_addr)]);
-            HS_GP:     host_rdata = RW'(gp[host_addr[3:0]]);
-            HS_F:      host_rdata = RW'(f[host_addr[2:0]]);
+            HS_FPMEM:  host_rdata = RW'(fm_q[31:0]);
+            HS_INTMEM: host_rdata = RW'(im_q);
+            HS_GP:     host_rdata = RW'((ld_gp && ld_r == host_addr[3:0]) ? im_q : gp[host_addr[3:0]]);
+            HS_F:      host_rdata = RW'((ld_f && ld_r[2:0] == host_addr[2:0]) ? fm_q[31:0]
+                                                                           : f[host_addr[2:0]]);
             HS_A:      host_rdata = RW'(a[host_addr[2:0]]);
             HS_CSR:    host_rdata = host_addr == 32'd0 ? RW'(stride_r) : host_addr == 32'd1 ? RW'(scale_r)
                                   : host_addr == 32'd2 ? RW'(vmask_r) : RW'(loop_sp);
@@ -174,7 +195,7 @@ module plena_core #(
     end
 
     // --- decode -------------------------------------------------------------------------
-    wire [31:0] word = imem[pc[IMW-1:0]];
+    wire [31:0] word;          // the instruction at pc: the fetch register (below)
     wire [5:0]  op = word[OPCODE_LSB +: OPCODE_W];
     wire [3:0]  rd = word[F_RD_LSB +: F_RD_W];
     wire [3:0]  rs1 = word[F_RS1_LSB +: F_RS1_W];
@@ -188,7 +209,13 @@ module plena_core #(
     wire        is_dma = (op == OP_H_PREFETCH_V || op == OP_H_PREFETCH_M || op == OP_H_STORE_V);
     wire [2:0]  frd = rd[2:0], frs1 = rs1[2:0], frs2 = rs2[2:0];   // f / a register fields
 
-    wire [31:0] g_rd = gp[rd], g_rs1 = gp[rs1], g_rs2 = gp[rs2];
+    // Register reads, with the bypass of a load's pending write.
+    wire [31:0] g_rd = (ld_gp && ld_r == rd) ? im_q : gp[rd];
+    wire [31:0] g_rs1 = (ld_gp && ld_r == rs1) ? im_q : gp[rs1];
+    wire [31:0] g_rs2 = (ld_gp && ld_r == rs2) ? im_q : gp[rs2];
+    wire [31:0] f_rd = (ld_f && ld_r[2:0] == frd) ? fm_q[31:0] : f[frd];
+    wire [31:0] f_rs1 = (ld_f && ld_r[2:0] == frs1) ? fm_q[31:0] : f[frs1];
+    wire [31:0] f_rs2 = (ld_f && ld_r[2:0] == frs2) ? fm_q[31:0] : f[frs2];
     wire [31:0] rs1_imm = g_rs1 + imm;       // in range whenever the checks pass
     wire [VLW+VRW-1:0] wo_addr = (VLW+VRW)'(g_rd + imm);   // M_*_WO destination
 
@@ -340,7 +367,7 @@ module plena_core #(
     wire [31:0] sfpu_y;
     wire        sfpu_done, sfpu_busy;
     plena_sfpu u_sfpu (.clk(clk), .rst(rst), .go(at_issue && sfpu_op), .start(go && sfpu_op),
-                       .fn(sfn), .a(f[frs1]), .b(f[frs2]), .y(sfpu_y), .done(sfpu_done),
+                       .fn(sfn), .a(f_rs1), .b(f_rs2), .y(sfpu_y), .done(sfpu_done),
                        .busy(sfpu_busy));
 
     reg [3:0] vop;
@@ -369,17 +396,10 @@ module plena_core #(
     wire [VRW-1:0] v_row_a = g_rs1[VLW +: VRW];
     wire [VRW-1:0] v_row_b = g_rs2[VLW +: VRW];
     wire [VRW-1:0] v_row_d = g_rd[VLW +: VRW];
-    // S_MAP_V_FP: this cycle's chunk of FP_MEM values, the map lanes' operand register
-    // (plena_vgroup's R stage), loaded at the end of the cycle that reads it.
-    localparam integer MAP_LANES = VLEN / VCHUNKS_1;
-    wire map_clk;
-    icg u_mapgate (.clk(clk), .en(live && op == OP_S_MAP_V_FP && step < 32'(VCHUNKS_1)),
-                         .gclk(map_clk));
-    reg  [MAP_LANES*32-1:0] map_vals;
-    integer mq;
-    always @(posedge map_clk)
-        for (mq = 0; mq < MAP_LANES; mq = mq + 1)
-            map_vals[32*mq +: 32] <= fp_mem[FMW'(rs1_imm + step * MAP_LANES + 32'(mq))];
+    // S_MAP_V_FP: this cycle's chunk of FP_MEM values, read through FP_MEM's port at the
+    // end of the cycle; its read register is the map lanes' operand register
+    // (plena_vgroup's R stage).
+    wire [MAP_LANES*32-1:0] map_vals = fm_q;
     wire            v_run = occupied && v_op;     // the vector unit runs its instruction
     wire [RW-1:0]   v_wr_data;
     wire [VLEN-1:0] v_wr_elems;
@@ -396,7 +416,7 @@ module plena_core #(
     ) u_vector (
         .clk(clk), .rst(rst), .active(live && v_op), .run(v_run), .step(step),
         .op(vop), .row_a(va_q[RW-1:0]),
-        .row_b(vb_q), .use_f(v_use_f), .f(v_red ? f[frd] : f[frs2]),
+        .row_b(vb_q), .use_f(v_use_f), .f(v_red ? f_rd : f_rs2),
         .map_vals(map_vals), .wr_data(v_wr_data), .wr_elems(v_wr_elems), .res_f(v_res_f),
         .done(v_done));
     // Vector SRAM writes are element-masked, as an SRAM macro's write mask is: the
@@ -617,10 +637,112 @@ module plena_core #(
     assign dv_p_en = !rst && dma_vw_en;
     assign dv_p_row = dma_vw_row;
 
+    // --- FP_MEM and INT_MEM ----------------------------------------------------------------
+    // One read and one write port each (plena_smem). Reads, registered: a load's word at
+    // the edge that ends its cycle (it commits there; the word reaches its register one
+    // edge later, bypassed in between), S_MAP_V_FP's chunks in its chunk steps (as port A
+    // feeds the other vector groups), the host's word while the core is idle. Writes at
+    // the end of the cycle that commits a store (one word) or V_TOPK (4 or 8 consecutive
+    // words: distinct banks), or the host's word while the core is idle. No instruction
+    // reads and writes one memory at one edge.
+    wire fm_re = host_frd || (live && (op == OP_S_LD_FP
+                                       || (op == OP_S_MAP_V_FP && step < 32'(VCHUNKS_1))));
+    wire im_re = host_ird || (live && op == OP_S_LD_INT);
+    wire [31:0] fm_ra = host_frd ? host_addr : rs1_imm + step * MAP_LANES;
+    wire [31:0] im_ra = host_ird ? host_addr : rs1_imm;
+    reg  [7:0]     fm_we, im_we;
+    reg  [31:0]    fm_wa, im_wa;
+    reg  [8*32-1:0] fm_wd, im_wd;
+    always @* begin
+        fm_we = 8'd0;
+        fm_wa = rs1_imm;
+        fm_wd = {8*32{1'b0}};
+        if (host_wr && host_sel == HS_FPMEM) begin
+            fm_we = 8'd1;
+            fm_wa = host_addr;
+            fm_wd[31:0] = host_wdata[31:0];
+        end else if (adv && commit && op == OP_S_ST_FP) begin
+            fm_we = 8'd1;
+            fm_wd[31:0] = f_rd;
+        end else if (adv && commit && op == OP_V_TOPK) begin
+            fm_we = rmask ? 8'hFF : 8'h0F;
+            fm_wa = g_rd;
+            fm_wd = tk_w;
+        end
+        im_we = 8'd0;
+        im_wa = rs1_imm;
+        im_wd = {8*32{1'b0}};
+        if (host_wr && host_sel == HS_INTMEM) begin
+            im_we = 8'd1;
+            im_wa = host_addr;
+            im_wd[31:0] = host_wdata[31:0];
+        end else if (adv && commit && op == OP_S_ST_INT) begin
+            im_we = 8'd1;
+            im_wd[31:0] = g_rd;
+        end else if (adv && commit && op == OP_V_TOPK) begin
+            im_we = rmask ? 8'hFF : 8'h0F;
+            im_wa = g_rs2;
+            im_wd = tk_i;
+        end
+    end
+    plena_smem #(.DEPTH(FP_MEM_SIZE), .NR(MAP_LANES), .NW(8)) u_fpmem (
+        .clk(clk), .r_en(fm_re), .r_addr(fm_ra), .r_q(fm_q),
+        .w_en(fm_we), .w_addr(fm_wa), .w_data(fm_wd), .w_open(host_owns));
+    plena_smem #(.DEPTH(INT_MEM_SIZE), .NR(1), .NW(8)) u_intmem (
+        .clk(clk), .r_en(im_re), .r_addr(im_ra), .r_q(im_q),
+        .w_en(im_we), .w_addr(im_wa), .w_data(im_wd), .w_open(host_owns));
+    // The trace's copy of the writes (the harness keeps the words: the banks' reads are
+    // registered, which needs the clock the trace holds).
+    assign df_en = fm_we;
+    assign df_addr = fm_wa;
+    assign df_data = fm_wd;
+    assign di_en = im_we;
+    assign di_addr = im_wa;
+    assign di_data = im_wd;
+
+    // --- fetch ---------------------------------------------------------------------------
+    // The instruction memory is one SRAM macro (a plena_sram of 32-bit words: a read port
+    // and the host's write port). pc's next value is its read address, so the word at pc
+    // is in the read register from the edge that sets pc: the port reads pc (0) at every
+    // edge while the core is idle, the edge that samples `start` included (an enable from
+    // the core's state: the testbench's `start` straight into a gate's latch can miss it
+    // under Verilator, as `rst` did for the accumulators), and the next pc at every
+    // commit; the host's word instead while the core is idle or done. A host write of the
+    // word read at the same edge (the program's first word written at the start edge) is
+    // forwarded: the macro returns the old word.
+    wire [31:0] pc_next = rst ? 32'd0
+                        : !(adv && commit) ? pc
+                        : (op == OP_C_LOOP_END && loop_back) ? loop_pc[sp - LDW'(1)]
+                        : pc + 32'd1;
+    wire          if_re = host_prd || state == S_IDLE || (adv && commit);
+    wire [IMW-1:0] if_addr = host_prd ? IMW'(host_addr) : IMW'(pc_next);
+    wire          im_wr = host_wr && host_sel == HS_IMEM;
+    wire [31:0]   if_q;
+    wire          if_rclk, if_wclk;
+    reg           if_fw;
+    reg  [31:0]   if_fw_word;
+    icg u_ifgate (.clk(clk), .en(if_re), .gclk(if_rclk));
+    icg u_iwgate (.clk(clk), .en(host_owns), .gclk(if_wclk));
+    plena_sram #(.DEPTH(IMEM_SIZE), .N(2), .AW(IMW)) u_imem (
+        .rclk(if_rclk), .wclk(if_wclk), .re(if_re), .raddr(if_addr), .rdata(if_q),
+        .we(im_wr), .wmask(2'b11), .waddr(IMW'(host_addr)), .wdata(host_wdata[31:0]));
+    always @(posedge if_rclk) begin
+        if_fw <= im_wr && IMW'(host_addr) == if_addr;
+        if_fw_word <= host_wdata[31:0];
+    end
+    assign word = if_fw ? if_fw_word : if_q;
+
     // --- the clocked state --------------------------------------------------------------
     integer k;
     always @(posedge clk) begin
         rt_valid <= 1'b0;
+        pc <= pc_next;
+        // A load's register write, the edge after it committed (before this edge's
+        // commit, whose write to the same register wins).
+        if (ld_gp) gp[ld_r] <= im_q;
+        if (ld_f) f[ld_r[2:0]] <= fm_q[31:0];
+        ld_gp <= 1'b0;
+        ld_f <= 1'b0;
         if (rst) begin
             state <= S_IDLE;
             done <= 1'b0;
@@ -629,7 +751,6 @@ module plena_core #(
             err_mem <= 3'd0;
             err_addr <= 68'd0;
             err_pc <= 32'd0;
-            pc <= 32'd0;
             inflight <= 1'b0;
             step <= 32'd0;
             cyc <= 64'd0;
@@ -641,6 +762,7 @@ module plena_core #(
             dma_wait <= 64'd0;
             for (k = 0; k < NUM_UNITS; k = k + 1) unit_busy[k] <= 64'd0;
             for (k = 0; k < NUM_GP_REGS; k = k + 1) gp[k] <= 32'd0;
+            ld_r <= 4'd0;
             for (k = 0; k < NUM_F_REGS; k = k + 1) f[k] <= 32'd0;
             for (k = 0; k < NUM_A_REGS; k = k + 1) a[k] <= 64'd0;
             stride_r <= 32'd0;
@@ -708,28 +830,19 @@ module plena_core #(
                         rt_word <= word;
                         rt_a0 <= trace_a0;
                         rt_a1 <= trace_a1;
-                        pc <= pc + 32'd1;
                         case (op)
                             OP_S_ADD_INT:  if (rd != 0) gp[rd] <= g_rs1 + g_rs2;
                             OP_S_ADDI_INT: if (rd != 0) gp[rd] <= g_rs1 + imm;
                             OP_S_SUB_INT:  if (rd != 0) gp[rd] <= g_rs1 - g_rs2;
                             OP_S_MUL_INT:  if (rd != 0) gp[rd] <= g_rs1 * g_rs2;
                             OP_S_LUI_INT:  if (rd != 0) gp[rd] <= imm << 12;
-                            OP_S_LD_INT:   if (rd != 0) gp[rd] <= int_mem[IMEMW'(rs1_imm)];
-                            OP_S_ST_INT:   int_mem[IMEMW'(rs1_imm)] <= g_rd;
+                            OP_S_LD_INT:   if (rd != 0) begin ld_gp <= 1'b1; ld_r <= rd; end
                             OP_S_ADD_FP, OP_S_SUB_FP, OP_S_MUL_FP, OP_S_MAX_FP, OP_S_EXP_FP,
                             OP_S_RECI_FP, OP_S_SQRT_FP:
                                 if (frd != 0) f[frd] <= sfpu_y;
-                            OP_S_LD_FP:    if (frd != 0) f[frd] <= fp_mem[FMW'(rs1_imm)];
-                            OP_S_ST_FP:    fp_mem[FMW'(rs1_imm)] <= f[frd];
+                            OP_S_LD_FP:    if (frd != 0) begin ld_f <= 1'b1; ld_r <= 4'(frd); end
                             OP_V_RED_SUM, OP_V_RED_MAX:
                                 if (frd != 0) f[frd] <= v_res_f;
-                            OP_V_TOPK:
-                                for (k = 0; k < 8; k = k + 1)
-                                    if (k < 4 || rmask) begin
-                                        fp_mem[FMW'(g_rd + 32'(k))] <= tk_w[32*k +: 32];
-                                        int_mem[IMEMW'(g_rs2 + 32'(k))] <= tk_i[32*k +: 32];
-                                    end
                             OP_C_SET_ADDR_REG:   a[frd] <= {g_rs1, g_rs2};
                             OP_C_SET_SCALE_REG:  scale_r <= g_rd;
                             OP_C_SET_STRIDE_REG: stride_r <= g_rd;
@@ -741,8 +854,7 @@ module plena_core #(
                             end
                             OP_C_LOOP_END: begin
                                 if (rd != 0) gp[rd] <= loop_cnt;
-                                if (loop_back) pc <= loop_pc[sp - LDW'(1)];
-                                else loop_sp <= loop_sp - 32'd1;
+                                if (!loop_back) loop_sp <= loop_sp - 32'd1;
                             end
                             OP_C_BREAK: stop <= STOP_BREAK;
                             default: ;
@@ -754,9 +866,6 @@ module plena_core #(
         // The host's writes (the core is idle or done: nothing else writes).
         if (host_wr)
             case (host_sel)
-                HS_IMEM:   imem[IMW'(host_addr)] <= host_wdata[31:0];
-                HS_FPMEM:  fp_mem[FMW'(host_addr)] <= host_wdata[31:0];
-                HS_INTMEM: int_mem[IMEMW'(host_addr)] <= host_wdata[31:0];
                 HS_GP:     if (host_addr[3:0] != 4'd0) gp[host_addr[3:0]] <= host_wdata[31:0];
                 HS_F:      if (host_addr[2:0] != 3'd0) f[host_addr[2:0]] <= host_wdata[31:0];
                 HS_A:      a[host_addr[2:0]] <= host_wdata[63:0];

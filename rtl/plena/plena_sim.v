@@ -91,7 +91,13 @@ module plena_sim #(
     input  wire [BLEN*VLEN*16-1:0] dv_w_data,
     input  wire [VLEN-1:0] dv_w_mask,
     input  wire        dv_p_en,
-    input  wire [$clog2(VSRAM_ROWS)-1:0] dv_p_row
+    input  wire [$clog2(VSRAM_ROWS)-1:0] dv_p_row,
+    input  wire [7:0]  df_en,
+    input  wire [31:0] df_addr,
+    input  wire [8*32-1:0] df_data,
+    input  wire [7:0]  di_en,
+    input  wire [31:0] di_addr,
+    input  wire [8*32-1:0] di_data
 );
     `include "plena_isa.vh"
     `include "plena_units.vh"
@@ -250,7 +256,7 @@ module plena_sim #(
                 rst <= 1'b1;
                 @(posedge clk);
                 rst <= 1'b0;
-                for (k = 0; k < 32'(prog_len); k = k + 1) hwrite(HS_IMEM, k, RW'(l_imem[k]));
+                for (k = 1; k < 32'(prog_len); k = k + 1) hwrite(HS_IMEM, k, RW'(l_imem[k]));
                 for (k = 0; k < VSRAM_ROWS; k = k + 1) hwrite(HS_VSRAM, k, l_vsram[k]);
                 for (k = 0; k < MROWS; k = k + 1) hwrite(HS_MSRAM, k, l_msram[k]);
                 for (k = 0; k < FP_MEM_SIZE; k = k + 1) hwrite(HS_FPMEM, k, RW'(l_fp[k]));
@@ -264,8 +270,17 @@ module plena_sim #(
                     $fatal(1, "plena_sim: cannot map %0s", path("hbm.bin"));
 `endif
                 if (trace_on != 0) tfd = $fopen(path("trace.txt"), "w");
+                // The program's first word goes in at the edge that samples `start`: the
+                // core's fetch port reads it at that edge and takes it from the write.
+                if (prog_len != 32'd0) begin
+                    j_we <= 1'b1;
+                    j_sel <= HS_IMEM;
+                    j_addr <= 32'd0;
+                    j_wdata <= RW'(l_imem[0]);
+                end
                 start <= 1'b1;
                 @(posedge clk);
+                j_we <= 1'b0;
                 start <= 1'b0;
                 // The core is done, and the trace has read what its last edge wrote.
                 while (!(done && cen)) @(posedge clk);
@@ -432,6 +447,20 @@ module plena_sim #(
             t_tile[dm_row[$clog2(MLEN)-1:0]] <= masked(t_tile[dm_row[$clog2(MLEN)-1:0]],
                                                        dm_data, dm_mask);
 
+    // FP_MEM's and INT_MEM's words as the core writes them (the df_* and di_* ports, the
+    // host's loads included): their reads are registered, which needs the core's clock
+    // the trace holds, so the trace keeps every word.
+    localparam integer TFW = (FP_MEM_SIZE > 1) ? $clog2(FP_MEM_SIZE) : 1;
+    localparam integer TIW = (INT_MEM_SIZE > 1) ? $clog2(INT_MEM_SIZE) : 1;
+    reg [31:0] t_fp [0:FP_MEM_SIZE-1];
+    reg [31:0] t_int [0:INT_MEM_SIZE-1];
+    task t_fp_word(input [63:0] adr);
+        $fwrite(tfd, "W fp_mem %0d 1 %h\n", adr, 64'(t_fp[TFW'(adr)]));
+    endtask
+    task t_int_word(input [63:0] adr);
+        $fwrite(tfd, "W int_mem %0d 1 %h\n", adr, 64'(t_int[TIW'(adr)]));
+    endtask
+
     // The Vector SRAM's rows as the core's W and P ports write them (the dv_* port: the
     // host's loads included): its banks are read through registered ports, which need
     // the core's clock the trace holds, and an instruction's writes are masked, so the
@@ -440,6 +469,10 @@ module plena_sim #(
     // simulator commit every element's write flag on every edge.)
     integer tr;
     always @(posedge cclk) begin
+        for (tr = 0; tr < 8; tr = tr + 1) begin
+            if (df_en[tr]) t_fp[TFW'(df_addr + 32'(tr))] <= df_data[32*tr +: 32];
+            if (di_en[tr]) t_int[TIW'(di_addr + 32'(tr))] <= di_data[32*tr +: 32];
+        end
         for (tr = 0; tr < BLEN; tr = tr + 1)
             if (dv_w_en[tr])
                 t_vsram[$clog2(VSRAM_ROWS)'(dv_w_row + tr)]
@@ -462,19 +495,19 @@ module plena_sim #(
                         t_loops();
                     end
                     OP_S_ST_INT:
-                        t_word("int_mem", HS_INTMEM, rt_a0, rt_a0);
+                        t_int_word(rt_a0);
                     OP_S_ADD_FP, OP_S_SUB_FP, OP_S_MUL_FP, OP_S_MAX_FP, OP_S_EXP_FP, OP_S_RECI_FP,
                     OP_S_SQRT_FP, OP_S_LD_FP, OP_V_RED_SUM, OP_V_RED_MAX:
                         if (t_rd[2:0] != 0) t_word("f", HS_F, 64'(t_rd[2:0]), 64'(t_rd[2:0]));
                     OP_S_ST_FP:
-                        t_word("fp_mem", HS_FPMEM, rt_a0, rt_a0);
+                        t_fp_word(rt_a0);
                     OP_S_MAP_V_FP, OP_V_ADD_VV, OP_V_ADD_VF, OP_V_SUB_VV, OP_V_SUB_VF, OP_V_MUL_VV,
                     OP_V_MUL_VF, OP_V_MAX_VF, OP_V_MIN_VF, OP_V_EXP_V, OP_V_RECI_V, OP_V_SHFT_V:
                         t_rows(rt_a0, 1);
                     OP_V_TOPK:
                         for (tk = 0; tk < (rt_word[F_RMASK_LSB] ? 8 : 4); tk = tk + 1) begin
-                            t_word("fp_mem", HS_FPMEM, rt_a0 + 64'(tk), rt_a0 + 64'(tk));
-                            t_word("int_mem", HS_INTMEM, rt_a1 + 64'(tk), rt_a1 + 64'(tk));
+                            t_fp_word(rt_a0 + 64'(tk));
+                            t_int_word(rt_a1 + 64'(tk));
                         end
                     OP_M_MM, OP_M_TMM: t_acc("MM_ACC", HS_MM, BLEN * BLEN);
                     OP_M_MV, OP_M_TMV: t_acc("MV_ACC", HS_MV, MLEN);

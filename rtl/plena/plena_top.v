@@ -35,6 +35,9 @@ module plena_top #(
     wire [BLEN*VLEN*16-1:0] dv_w_data;
     wire [VLEN-1:0] dv_w_mask;
     wire        dv_p_en;
+    wire [7:0]  df_en, di_en;
+    wire [31:0] df_addr, di_addr;
+    wire [8*32-1:0] df_data, di_data;
     wire [31:0] m_len;
     wire [PW*16-1:0] m_wdata, r_data;
     wire        host_we;
@@ -66,7 +69,9 @@ module plena_top #(
         .dp_valid(dp_valid), .dp_index(dp_index), .dp_tile(dp_tile),
         .dp_addr(dp_addr), .dm_valid(dm_valid), .dm_row(dm_row), .dm_data(dm_data),
         .dm_mask(dm_mask), .dv_w_en(dv_w_en), .dv_w_row(dv_w_row), .dv_w_data(dv_w_data),
-        .dv_w_mask(dv_w_mask), .dv_p_en(dv_p_en), .dv_p_row(dv_p_row)
+        .dv_w_mask(dv_w_mask), .dv_p_en(dv_p_en), .dv_p_row(dv_p_row),
+        .df_en(df_en), .df_addr(df_addr), .df_data(df_data), .di_en(di_en),
+        .di_addr(di_addr), .di_data(di_data)
     );
 
     plena_sim #(
@@ -90,6 +95,8 @@ module plena_top #(
         .dp_valid(dp_valid), .dp_index(dp_index), .dp_tile(dp_tile),
         .dp_addr(dp_addr), .dm_valid(dm_valid), .dm_row(dm_row), .dm_data(dm_data),
         .dm_mask(dm_mask), .dv_w_en(dv_w_en), .dv_w_row(dv_w_row), .dv_w_data(dv_w_data),
-        .dv_w_mask(dv_w_mask), .dv_p_en(dv_p_en), .dv_p_row(dv_p_row)
+        .dv_w_mask(dv_w_mask), .dv_p_en(dv_p_en), .dv_p_row(dv_p_row),
+        .df_en(df_en), .df_addr(df_addr), .df_data(df_data), .di_en(di_en),
+        .di_addr(di_addr), .di_data(di_data)
     );
 endmodule

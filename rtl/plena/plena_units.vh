@@ -74,8 +74,9 @@ localparam [3:0] MOP_BMM_WO = 4'd10;
 localparam [3:0] MOP_BMV_WO = 4'd11;
 
 // Host port spaces (plena_core's host_sel): what host_addr indexes. Writes only to the
-// first eight (memories and registers), only while the core is not running; reads any
-// time, combinationally (the storage is flip-flops; an SRAM macro would add a cycle).
+// first eight (memories and registers), only while the core is not running. Reads of the
+// first five (the memories: SRAM read ports) only while the core is idle or done, the
+// data the cycle after the address; of the rest any time, combinationally.
 localparam [3:0] HS_IMEM   = 4'd0;   // program words
 localparam [3:0] HS_VSRAM  = 4'd1;   // Vector SRAM rows
 localparam [3:0] HS_MSRAM  = 4'd2;   // Matrix SRAM rows (tile t, row r at t*MLEN + r)

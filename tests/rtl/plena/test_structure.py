@@ -147,7 +147,9 @@ def test_vector_sram_is_banked_macros():
     arrays = re.compile(r"\breg\b[^;]*\[\s*0\s*:")           # an unpacked array
     assert not re.search(r"\bvsram\s*\[", core)
     assert re.search(r"\bplena_vsram\s*#\(.*?\)\s*u_vsram\s*\(", core, flags=re.S)
-    assert core.count("plena_vsram") == 1 and "plena_sram" not in core
+    assert core.count("plena_vsram") == 1 and "plena_sram2w" not in core
+    # (the core's one plena_sram is the instruction memory: test_instruction_memory_is_a_macro)
+    assert re.findall(r"\bplena_sram\s*#\(.*?\)\s*(u_\w+)\s*\(", core, flags=re.S) == ["u_imem"]
     for unit in ("plena_vector.v", "plena_vgroup.v", "plena_vreduce.v", "plena_matrix.v",
                  "plena_topk.v", "plena_dma.v"):
         assert "vsram" not in _code((build.PLENA_RTL / unit).read_text()), unit
@@ -200,3 +202,46 @@ def test_matrix_sram_is_banked_macros():
     # The trace does not read the banks with the core's clock stopped.
     harness = _code((build.PLENA_RTL / "plena_sim.v").read_text())
     assert not re.search(r"tread\s*\(\s*HS_MSRAM", harness)
+
+
+def test_scalar_memories_are_banked_macros():
+    # FP_MEM and INT_MEM are plena_smem: NB plena_sram banks by word, one registered read
+    # port and one write port, not flip-flop arrays read combinationally; a load's word
+    # reaches its register one edge after the load, bypassed in between (rtl/plena/README.md).
+    core = _code((build.PLENA_RTL / "plena_core.v").read_text())
+    smem = _code((build.PLENA_RTL / "plena_smem.v").read_text())
+    arrays = re.compile(r"\breg\b[^;]*\[\s*0\s*:")           # an unpacked array
+    assert not re.search(r"\b(fp_mem|int_mem)\s*\[", core)
+    insts = re.findall(r"\bplena_smem\s*#\((.*?)\)\s*(u_\w+)\s*\(", core, flags=re.S)
+    assert [name for _, name in insts] == ["u_fpmem", "u_intmem"]
+    assert ".NR(MAP_LANES)" in insts[0][0] and ".NR(1)" in insts[1][0]
+    assert not arrays.search(smem) and smem.count("plena_sram ") + smem.count("plena_sram#") == 1
+    assert re.search(r"NBW\s*=\s*\$clog2\(\(NR\s*>\s*NW\)\s*\?\s*NR\s*:\s*NW\)", smem)
+    # The load's register write comes from the read register, and every gp/f read that an
+    # instruction makes goes through the bypass.
+    assert re.search(r"if\s*\(ld_gp\)\s*gp\[ld_r\]\s*<=\s*im_q;", core)
+    assert re.search(r"if\s*\(ld_f\)\s*f\[ld_r\[2:0\]\]\s*<=\s*fm_q\[31:0\];", core)
+    assert not re.search(r"\bgp\[(rd|rs1|rs2)\]\s*[;)]", core.replace("? im_q : gp[", "")), \
+        "a gp read without the load bypass"
+    assert not re.search(r"\bf\[(frd|frs1|frs2)\]", core.replace(": f[", "").replace("f[frd] <=", "")), \
+        "an f read without the load bypass"
+    # The host reads a word through the read port; the trace keeps its own copy.
+    assert re.search(r"HS_FPMEM:\s*host_rdata\s*=\s*RW'\(fm_q\[31:0\]\)", core)
+    assert re.search(r"HS_INTMEM:\s*host_rdata\s*=\s*RW'\(im_q\)", core)
+    harness = _code((build.PLENA_RTL / "plena_sim.v").read_text())
+    assert not re.search(r"tread\s*\(\s*HS_(FP|INT)MEM|t_word\([^;]*HS_(FP|INT)MEM", harness)
+
+
+def test_instruction_memory_is_a_macro():
+    # The program is one plena_sram (32-bit words) whose read address is pc's next value:
+    # the fetch register holds the word at pc from the edge that sets pc, so decode reads
+    # no array combinationally; the host writes it and reads it through its ports.
+    core = _code((build.PLENA_RTL / "plena_core.v").read_text())
+    assert not re.search(r"\bimem\s*\[", core)
+    inst = re.search(r"\bplena_sram\s*#\((.*?)\)\s*u_imem\s*\((.*?)\);", core, flags=re.S)
+    assert inst and ".DEPTH(IMEM_SIZE)" in inst.group(1) and ".raddr(if_addr)" in inst.group(2)
+    assert re.search(r"if_addr\s*=\s*host_prd\s*\?\s*IMW'\(host_addr\)\s*:\s*IMW'\(pc_next\)", core)
+    assert re.search(r"always\s*@\(posedge clk\)\s*begin\s*rt_valid\s*<=\s*1'b0;\s*pc\s*<=\s*pc_next;", core)
+    assert len(re.findall(r"\bpc\s*<=", core)) == 1           # pc_next is pc's only source
+    assert re.search(r"assign\s+word\s*=\s*if_fw\s*\?\s*if_fw_word\s*:\s*if_q;", core)
+    assert re.search(r"HS_IMEM:\s*host_rdata\s*=\s*RW'\(word\)", core)

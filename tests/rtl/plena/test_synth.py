@@ -156,3 +156,24 @@ def test_vector_sram_is_inferred_as_banks(diff_cfg):
     nb = 1 << (max(diff_cfg.BLEN, na) - 1).bit_length()
     counts = [int(n) for n in re.findall(r"(\d+) objects", out)]
     assert counts == [3 * nb, 3 * nb], out[-2000:]
+
+
+@pytest.mark.synth
+@pytest.mark.parametrize("memory", ["FP_MEM", "INT_MEM"])
+def test_scalar_memories_are_inferred_as_banks(diff_cfg, memory):
+    """FP_MEM and INT_MEM (plena_smem) at the small configuration: Yosys infers NB
+    memories of one read and one write port each (FP_MEM: NB = 8 for S_MAP_V_FP's
+    VLEN / VCHUNKS_1 = 8 words and V_TOPK's 8; INT_MEM: 8 for V_TOPK's), what a 1R1W
+    macro replaces."""
+    files = [build.PLENA_RTL / "plena_smem.v", build.PLENA_RTL / "plena_sram.v",
+             build.COMMON_RTL / "icg.v"]
+    depth = getattr(diff_cfg, f"{memory}_SIZE")
+    from kernelcraft.simulators.plena_rtl import timing
+    nr = diff_cfg.VLEN // timing.structure()["VCHUNKS_1"] if memory == "FP_MEM" else 1
+    out = _yosys(f"{_read(files)}; chparam -set DEPTH {depth} -set NR {nr} -set NW 8 plena_smem; "
+                 "hierarchy -top plena_smem; proc; flatten; opt -fast; memory -nomap; "
+                 "tee -o /dev/stdout select -count t:$mem_v2 r:RD_PORTS=1 %i r:WR_PORTS=1 %i; "
+                 "tee -o /dev/stdout select -count t:$mem_v2", 600)
+    nb = 1 << (max(nr, 8) - 1).bit_length()
+    counts = [int(n) for n in re.findall(r"(\d+) objects", out)]
+    assert counts == [nb, nb], out[-2000:]
