@@ -39,11 +39,12 @@ NEAR_ZERO = (0.1, 0.1)          # `units_near_zero`: offsets and product weights
                                 # the units spread smoothly over exp_bias' windows
 
 
-def units(d: dict, rng: np.random.Generator, offsets: tuple[float, float], spread: float = SPREAD):
-    """(x, w_pre, w_down, c): x with a column c of ones and `PRODUCTS` random columns;
-    w_pre's first Dm rows an offset (from `offsets`) in column c and random entries
-    (within `spread`) in those columns (zero elsewhere, and in every other row); w_down the
-    identity on the first Dm units."""
+def units(d: dict, rng: np.random.Generator, offsets: tuple[float, float], spread: float = SPREAD,
+          gain: float = 2.0):
+    """(x, w_pre, w_down, c, (first, second)): x with a column c of ones and `PRODUCTS`
+    random columns; the hidden units in pairs (first[i], second[i]) with the same row of
+    w_pre, an offset (from `offsets`) in column c and random entries (within `spread`) in
+    those columns (zero elsewhere); w_down from `twin_down`, reading up to Dm pairs."""
     s, dm, f = d["S"], d["Dm"], d["F"]
     cols = rng.permutation(dm)[:PRODUCTS + 1]
     c, k = cols[0], cols[1:]
@@ -51,16 +52,57 @@ def units(d: dict, rng: np.random.Generator, offsets: tuple[float, float], sprea
     x[:, c] = 1.0
     x[:, k] = rng.uniform(-0.6, 0.6, (s, PRODUCTS))
     w = np.zeros((f, dm))
-    w[:dm, c] = rng.uniform(*offsets, dm)
-    w[np.ix_(np.arange(dm), k)] = rng.uniform(-spread, spread, (dm, PRODUCTS))
-    down = np.zeros((dm, f))
-    down[np.arange(dm), np.arange(dm)] = 1.0
-    return x, w, down, c
+    w[:, c] = rng.uniform(*offsets, f)
+    w[:, k] = rng.uniform(-spread, spread, (f, PRODUCTS))
+    first, second = twins(rng, f)
+    w[second] = w[first]
+    return x, w, twin_down(rng, dm, f, first, second, np.arange(dm), gain), c, (first, second)
 
 
-def readable(w_down: np.ndarray) -> bool:
-    dm = w_down.shape[0]
-    return bool((w_down[:, :dm] == np.eye(dm)).all() and not w_down[:, dm:].any())
+def twins(rng: np.random.Generator, f: int) -> tuple[np.ndarray, np.ndarray]:
+    """The hidden units in random pairs (first[i], second[i])."""
+    order = rng.permutation(f)
+    return order[0:f - f % 2:2], order[1:f - f % 2:2]
+
+
+def twin_down(rng: np.random.Generator, dm: int, f: int, first, second, outs, gain: float) -> np.ndarray:
+    """A down projection [dm, f] drawn like a random one (`sampling.weights`: entries of
+    gain / sqrt(f), none zero, none special) whose pairs of columns (first[i], second[i])
+    cancel, g and -g, but for one pair per output column in `outs` (as many as there are
+    pairs), whose first column adds +-(1..2) gain / sqrt(f) to g in that row: when the two
+    units of a pair have the same activation a (the same pre-activation), y[:, j] = m a for
+    that pair's difference m in row j, and every other pair adds nothing."""
+    scale = gain / np.sqrt(f)
+    w = rng.standard_normal((dm, f)) * scale
+    w[:, second] = -w[:, first]
+    outs = rng.permutation(np.asarray(outs))[:len(first)]
+    read = rng.choice(len(first), size=outs.size, replace=False)
+    w[outs, first[read]] += rng.choice([-1.0, 1.0], outs.size) * rng.uniform(1.0, 2.0, outs.size) * scale
+    return w
+
+
+def read_pairs(pre_rows: np.ndarray, w_down: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(unit, out, m) of `twin_down`'s read pairs: one unit of the pair, the output column it
+    reaches and the pair's difference there (y[:, out] = m act[:, unit]), from the bf16
+    inputs; None if the inputs do not have that structure (every unit one of two with the
+    same row of `pre_rows`, its weights into the pre-activations, and down columns that
+    cancel but in at most one row, a row no other pair reaches)."""
+    f = w_down.shape[1]
+    _, group, count = np.unique(pre_rows, axis=0, return_inverse=True, return_counts=True)
+    group = np.asarray(group).ravel()
+    if f % 2 or (count != 2).any():
+        return None
+    order = np.argsort(group, kind="stable")
+    a, b = order[0::2], order[1::2]
+    diff = w_down[:, a] + w_down[:, b]
+    live = diff != 0
+    pairs = np.flatnonzero(live.any(axis=0))
+    if (live.sum(axis=0) > 1).any() or pairs.size == 0:
+        return None
+    out = live[:, pairs].argmax(axis=0)
+    if np.unique(out).size != out.size:
+        return None
+    return a[pairs], out, diff[out, pairs]
 
 
 def log_errors(pre: np.ndarray, y: np.ndarray, act: str) -> tuple[np.ndarray, np.ndarray]:

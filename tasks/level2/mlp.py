@@ -9,8 +9,8 @@ from .. import ops, sampling
 from ..core import EdgeCases, Ops, Task, TensorSpec
 from ..error_model import product_error, stored
 from ..tolerance import U, Tolerance
-from .activation_bias import (LIMIT, NEAR_ZERO, STEP_LIMIT, activation_margin, crossing_margin, readable,
-                              units)
+from .activation_bias import (LIMIT, NEAR_ZERO, STEP_LIMIT, activation_margin, crossing_margin,
+                              read_pairs, units)
 from ..exp_bias import EDGE, FLOOR, MIN_COUNT, PHASES
 
 # The activation chains of Level 1 (tasks/README.md): silu and gelu store four roundings of
@@ -123,16 +123,20 @@ Constants: one = 1.0, gelu_c1, gelu_c2, neg_gelu_c1 = -gelu_c1."""
 
     def many_units(self, d, rng, near_zero: bool = False) -> dict:
         """activation_bias's families: pre-activations about -1.5..0 (`units_near_zero`:
-        about -0.12..0.12, so exp's argument is about -0.2..0.2), b1 = 0 and b2 = 0."""
+        about -0.12..0.12, so exp's argument is about -0.2..0.2), b1 = 0 and b2 = 0 (a
+        bias would round y, or the pre-activation, at its own scale, not the unit's)."""
         r, w = (v / ops.GELU_C1 for v in NEAR_ZERO)
-        x, w1, w2, _ = units(d, rng, (-r, r), w) if near_zero else units(d, rng, (-0.9, -0.5))
+        x, w1, w2, _, _ = units(d, rng, (-r, r), w) if near_zero else units(d, rng, (-0.9, -0.5))
         return {"x": x, "w1": w1, "b1": np.zeros(d["F"]), "w2": w2, "b2": np.zeros(d["Dm"])}
 
     def family_check(self, family, x, d, outputs):
         check = read_back(family)
-        if check is None or not readable(x["w2"]) or x["b1"].any() or x["b2"].any():
-            return None
-        return check(x["x"] @ x["w1"][:d["Dm"]].T, outputs["y"], "gelu", "the activations read back from y")
+        found = check and not x["b1"].any() and not x["b2"].any() and read_pairs(x["w1"], x["w2"])
+        if not found:
+            return None                    # not the family's structure: nothing to read
+        unit, out, m = found
+        y = np.asarray(outputs["y"], np.float64).reshape(d["S"], d["Dm"])
+        return check(x["x"] @ x["w1"][unit].T, y[:, out] / m, "gelu", "the activations read back from y")
 
     def family_rules(self, d):
         return many_units_rules("gelu")
@@ -216,22 +220,27 @@ Constants: one = 1.0, neg_one = -1.0."""
 
     def many_units(self, d, rng, near_zero: bool = False) -> dict:
         """activation_bias's families: gate pre-activations about -2.6..-0.2 (`units_near_zero`:
-        about -0.2..0.2); the up projection of each of the first Dm units a power of
-        two, 1/2..4 (x's column of ones), so that y / up is the unit's silu exactly, and 0 after."""
+        about -0.2..0.2); the up projection of every unit a power of two, 1/2..4 (x's column
+        of ones, the same for both units of a pair), so that h / up is the unit's silu exactly."""
         r, w = NEAR_ZERO
-        x, wg, wd, c = units(d, rng, (-r, r), w) if near_zero else units(d, rng, (-2.0, -0.8))
+        x, wg, wd, c, (first, second) = units(d, rng, (-r, r), w) if near_zero else units(d, rng, (-2.0, -0.8))
         wu = np.zeros_like(wg)
-        wu[:d["Dm"], c] = 2.0 ** rng.integers(-1, 3, d["Dm"])
+        wu[:, c] = 2.0 ** rng.integers(-1, 3, d["F"])
+        wu[second] = wu[first]
         return {"x": x, "w_gate": wg, "w_up": wu, "w_down": wd}
 
     def family_check(self, family, x, d, outputs):
-        dm, check = d["Dm"], read_back(family)
-        if check is None or not readable(x["w_down"]):
-            return None
-        up = x["x"] @ x["w_up"][:dm].T
+        check = read_back(family)
+        found = check and read_pairs(np.column_stack([x["w_gate"], x["w_up"]]), x["w_down"])
+        if not found:
+            return None                    # not the family's structure: nothing to read
+        unit, out, m = found
+        up = x["x"] @ x["w_up"][unit].T
         if not (up > 0).all() or (np.log2(up) % 1).any():       # not powers of two: not the family
             return None
-        return check(x["x"] @ x["w_gate"][:dm].T, outputs["y"] / up, "silu", "the activations read back from y / up")
+        y = np.asarray(outputs["y"], np.float64).reshape(d["S"], d["Dm"])
+        return check(x["x"] @ x["w_gate"][unit].T, y[:, out] / m / up, "silu",
+                     "the activations read back from y / up")
 
     def family_rules(self, d):
         return many_units_rules("silu")
