@@ -4,13 +4,23 @@ edge family, and whether their errors depend on exp's argument (tasks/exp_bias.p
 In ffn's and swiglu's `coherent_hidden` an approximate exp of about 1% is within the
 roundings a correct chain may make on one element (tasks/README.md), so the element bound
 lets it through. `many_units` reads the activation of every (token, hidden unit) instead:
-the first Dm hidden units feed the output through an identity down projection (the others
-are 0 and add exact zeros), so y[s, j] is the kernel's activation of unit j, and each
+the hidden units come in pairs with the same weights into the pre-activations, so the same
+activation, and the down projection (`twin_down`), drawn like a random one, gives the two
+units of a pair opposite columns but for one pair per output column j, whose columns differ
+by m in row j alone: y[s, j] is m times the kernel's activation of that pair. Each
 pre-activation is a negative offset plus a sum of `PRODUCTS` products of random entries (so
 that a correct kernel's roundings take every value rather than a grid's few), in the range
 where exp's error reaches the activation almost undamped. The check
-(`activation_margin`): log(y / act) in units of u, averaged over the elements in each bin
+(`activation_margin`): log(y / (m act)) in units of u, averaged over the elements in each bin
 of the fraction of exp's argument times log2(e), stays within `LIMIT` of zero.
+
+Why pairs and not a dense well-conditioned mixing of Dm units whose inverse the check
+applies: y is stored in bf16, so each y[s, j] is off by up to u of itself, and a mixing
+spreads that over every unit it reads, u of the mix's size where a unit's own activation may
+be a hundredth of it; on `units_near_zero` (activations near 0) the emulated correct kernel
+read back that way failed (some activations of the wrong sign). A pair's two columns cancel
+in real arithmetic, so y[s, j] is one activation and is rounded relative to itself, as
+through an identity, while no entry of the down projection is zero or stands out.
 
 The degree-3 Taylor exp (0.56%, 1.43u) escapes that check: its error grows as f^4, so the
 bin f in [0.75, 1) averages 0.3-0.45u less its mean over the bins, within the fixed pattern a
@@ -25,6 +35,8 @@ roundings to be continuous (`crossing_margin`, tasks/exp_bias.py `wrap_margin`).
 from __future__ import annotations
 
 import numpy as np
+
+from kernelcraft.simulators.numerics import round_bf16
 
 from .. import ops
 from ..exp_bias import FLOOR, phase_margin, wrap_margin
@@ -69,15 +81,23 @@ def twin_down(rng: np.random.Generator, dm: int, f: int, first, second, outs, ga
     """A down projection [dm, f] drawn like a random one (`sampling.weights`: entries of
     gain / sqrt(f), none zero, none special) whose pairs of columns (first[i], second[i])
     cancel, g and -g, but for one pair per output column in `outs` (as many as there are
-    pairs), whose first column adds +-(1..2) gain / sqrt(f) to g in that row: when the two
-    units of a pair have the same activation a (the same pre-activation), y[:, j] = m a for
-    that pair's difference m in row j, and every other pair adds nothing."""
+    pairs), whose two columns differ by m = +-2^k (about 1.5 gain / sqrt(f)) in that row,
+    both entries bf16 numbers: when the two units of a pair have the same activation a (the
+    same pre-activation), y[:, j] = m a exactly for the pair read in row j (a power of two
+    adds no rounding), and every other pair adds nothing."""
     scale = gain / np.sqrt(f)
     w = rng.standard_normal((dm, f)) * scale
     w[:, second] = -w[:, first]
     outs = rng.permutation(np.asarray(outs))[:len(first)]
     read = rng.choice(len(first), size=outs.size, replace=False)
-    w[outs, first[read]] += rng.choice([-1.0, 1.0], outs.size) * rng.uniform(1.0, 2.0, outs.size) * scale
+    step = 2.0 ** np.round(np.log2(1.5 * scale))
+    for j, p in zip(outs, read):
+        m = step * rng.choice([-1.0, 1.0])
+        while True:                        # both entries bf16 numbers that differ by m exactly
+            top = float(round_bf16(np.float32(rng.standard_normal() * scale + m)))
+            if top not in (0.0, m) and float(round_bf16(np.float32(top - m))) == top - m:
+                break
+        w[j, first[p]], w[j, second[p]] = top, -(top - m)
     return w
 
 

@@ -39,14 +39,16 @@ def coherent(rng, s: int, dm: int, f: int, lo: float, hi: float):
 
 
 def many_units_rules(act: str) -> list[str]:
-    return [f"On the edge case `many_units` (the first Dm hidden units reach y through an identity down "
-            f"projection, so y[s, j] is the kernel's {act} of unit j), grouped by the fraction of exp's "
-            f"argument times log2(e) into {PHASES} bins, log(y / {act}(z)) in units of u must average within "
+    return [f"On the edge case `many_units` (the hidden units come in pairs with the same pre-activation "
+            f"weights, whose down projection columns cancel but for one pair per output column j, whose two "
+            f"columns differ by m in row j alone, so y[s, j] / m is the kernel's {act} of that pair), grouped by "
+            f"the fraction of exp's argument times log2(e) into {PHASES} bins, log(y / (m {act}(z))) in units of "
+            f"u must average within "
             f"{LIMIT / U:.2f}u of 0 in every bin of {MIN_COUNT} elements or more: roundings err both ways, an "
             f"approximate exp does not (tasks/level2/activation_bias.py).",
             f"On the edge case `units_near_zero` (the same read-back, pre-activations near 0), over the units "
             f"whose exp argument a has {Fraction(FLOOR)} <= abs(a) < {Fraction(EDGE)}, the mean of "
-            f"log(y / {act}(z)) in units of u over those with a < 0 must be within {STEP_LIMIT / U:.2f}u of its "
+            f"log(y / (m {act}(z))) in units of u over those with a < 0 must be within {STEP_LIMIT / U:.2f}u of its "
             f"mean over those with a > 0 (with {MIN_COUNT} units or more on each side): exp is continuous where "
             f"its argument crosses 0, "
             f"an approximation of 2^f that does not reach 2 at f = 1 is not (tasks/level2/activation_bias.py)."]

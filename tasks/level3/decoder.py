@@ -202,8 +202,9 @@ Constants: eps = 1e-5, inv_dm = 1/Dm, scale = 1/sqrt(D), neg_max = lowest finite
                      "the activations read back from y / up")
 
     def family_rules(self, d):
-        return [r.replace("(the first Dm hidden units reach y", "(the output projection is zero and the first Dm "
-                          "hidden units reach y") for r in many_units_rules("silu")]
+        return [r.replace("(the hidden units come in pairs", "(the output projection is zero, y's column j "
+                          "is x's where x is 0 plus the pair's, and the hidden units come in pairs")
+                for r in many_units_rules("silu")]
 
     def coherent(self, d, rng, base) -> dict:
         """swiglu's `coherent_hidden` inside the block: the output projection is zero, so
