@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import ops, sampling
 from ..core import EdgeCases, Ops, Task, TensorSpec
-from ..error_model import product_error, stored
+from ..error_model import merged_twins, product_error, stored
 from ..tolerance import U, Tolerance
 from .activation_bias import (LIMIT, NEAR_ZERO, STEP_LIMIT, activation_margin, crossing_margin,
                               read_pairs, units)
@@ -20,7 +20,8 @@ ACT_RTOL = 4 * U
 MLP_BASIS = ("the down projection's output stored in bf16 (rtol 1u), plus an allowance carried through the chain from the "
              "inputs: pre-activations accumulated in fp32 and stored in bf16 (the bias add stored again), the activation's "
              "four roundings as at Level 1 plus the pre-activation's error times its slope, {extra}and the hidden state "
-             "through abs(w) of the down projection (tasks/level2/mlp.py)")
+             "through abs(w) of the down projection (hidden units with the same weights computed alike: through the "
+             "sum of their columns; tasks/level2/mlp.py)")
 
 INTERMEDIATES = """\
 Accumulate matrix products in fp32; intermediates may be stored in bf16."""
@@ -70,7 +71,7 @@ def swiglu_error(x, w_gate, w_up, w_down, dx=None) -> np.ndarray:
     dact = np.abs(sig * (1 + g * (1 - sig))) * dg + ACT_RTOL * np.abs(act)
     h = act * up
     dh = stored(h, np.abs(up) * dact + np.abs(act) * du)
-    return product_error(h, w_down, dh)
+    return product_error(h, w_down, dh, merged_twins(np.column_stack([w_gate, w_up]), w_down))
 
 
 class Ffn(Task):
@@ -164,7 +165,8 @@ Constants: one = 1.0, gelu_c1, gelu_c2, neg_gelu_c1 = -gelu_c1."""
         a = z * sig
         slope = sig + z * sig * (1 - sig) * ops.GELU_C1 * (1 + 3 * ops.GELU_C2 * z * z)
         da = np.abs(slope) * dz + ACT_RTOL * (np.abs(a) + np.abs(z * t * sig * (1 - sig)))
-        return stored(a @ x["w2"].T, product_error(a, x["w2"], da))
+        twins = merged_twins(np.column_stack([x["w1"], x["b1"]]), x["w2"])
+        return stored(a @ x["w2"].T, product_error(a, x["w2"], da, twins))
 
     def ops(self, d):
         s, dm, f = d["S"], d["Dm"], d["F"]
