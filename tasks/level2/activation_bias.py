@@ -17,8 +17,9 @@ of the fraction of exp's argument times log2(e), stays within `LIMIT` of zero.
 Why pairs and not a dense well-conditioned mixing of Dm units whose inverse the check
 applies: y is stored in bf16, so each y[s, j] is off by up to u of itself, and a mixing
 spreads that over every unit it reads, u of the mix's size where a unit's own activation may
-be a hundredth of it; on `units_near_zero` (activations near 0) the emulated correct kernel
-read back that way failed (some activations of the wrong sign). A pair's two columns cancel
+be a hundredth of it; on `units_near_zero` (activations near 0) the emulated correct ffn
+kernel read back that way (with a random b2) failed, with activations of the wrong sign, and
+swiglu's came to 0.86 of the limit (tasks/README.md). A pair's two columns cancel
 in real arithmetic, so y[s, j] is one activation and is rounded relative to itself, as
 through an identity, while no entry of the down projection is zero or stands out.
 
