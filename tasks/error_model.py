@@ -38,12 +38,28 @@ def stored(y: np.ndarray, err) -> np.ndarray:
     return err + np.minimum(half_ulp(np.abs(y) + err), dist + err)
 
 
-def product_error(a: np.ndarray, w: np.ndarray, err_a=None) -> np.ndarray:
+def product_error(a: np.ndarray, w: np.ndarray, err_a=None, w_err=None) -> np.ndarray:
     """The error bound of a @ w^T accumulated in fp32 in any order (w [out, in] exact):
-    the input errors carried through |w|, and K 2^-24 of sum |a w| for the order."""
+    the input errors carried through |w| (|w_err| if given: `merged_twins`), and K 2^-24
+    of sum |a w| for the order."""
     k = a.shape[-1]
     out = k * FP32_U * (np.abs(a) @ np.abs(w).T)
-    return out if err_a is None else out + np.abs(err_a) @ np.abs(w).T
+    return out if err_a is None else out + np.abs(err_a) @ np.abs(w if w_err is None else w_err).T
+
+
+def merged_twins(pre_rows: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """w [out, F] with the columns of hidden units that have the same weights into their
+    pre-activations (the same row of `pre_rows`) summed into one of them and zero for the
+    others: a kernel computes one activation, with one error, from the same weights and
+    inputs, so the errors of such units reach the output through the sum of their columns
+    (which cancel in the MLP read-back families, tasks/level2/activation_bias.py). w
+    itself if no two units are alike, as in every random draw."""
+    _, first, inverse = np.unique(pre_rows, axis=0, return_index=True, return_inverse=True)
+    if first.size == w.shape[1]:
+        return w
+    merged = np.zeros_like(w)
+    np.add.at(merged.T, first[np.asarray(inverse).ravel()], w.T)
+    return merged
 
 
 FN = 2.0 ** -16          # exp, reciprocal and sqrt of the hardware (a few fp32 ulp; aie's tables 2^-17)

@@ -4,13 +4,24 @@ edge family, and whether their errors depend on exp's argument (tasks/exp_bias.p
 In ffn's and swiglu's `coherent_hidden` an approximate exp of about 1% is within the
 roundings a correct chain may make on one element (tasks/README.md), so the element bound
 lets it through. `many_units` reads the activation of every (token, hidden unit) instead:
-the first Dm hidden units feed the output through an identity down projection (the others
-are 0 and add exact zeros), so y[s, j] is the kernel's activation of unit j, and each
+the hidden units come in pairs with the same weights into the pre-activations, so the same
+activation, and the down projection (`twin_down`), drawn like a random one, gives the two
+units of a pair opposite columns but for one pair per output column j, whose columns differ
+by m in row j alone: y[s, j] is m times the kernel's activation of that pair. Each
 pre-activation is a negative offset plus a sum of `PRODUCTS` products of random entries (so
 that a correct kernel's roundings take every value rather than a grid's few), in the range
 where exp's error reaches the activation almost undamped. The check
-(`activation_margin`): log(y / act) in units of u, averaged over the elements in each bin
+(`activation_margin`): log(y / (m act)) in units of u, averaged over the elements in each bin
 of the fraction of exp's argument times log2(e), stays within `LIMIT` of zero.
+
+Why pairs and not a dense well-conditioned mixing of Dm units whose inverse the check
+applies: y is stored in bf16, so each y[s, j] is off by up to u of itself, and a mixing
+spreads that over every unit it reads, u of the mix's size where a unit's own activation may
+be a hundredth of it; on `units_near_zero` (activations near 0) the emulated correct ffn
+kernel read back that way (with a random b2) failed, with activations of the wrong sign, and
+swiglu's came to 0.86 of the limit (tasks/README.md). A pair's two columns cancel
+in real arithmetic, so y[s, j] is one activation and is rounded relative to itself, as
+through an identity, while no entry of the down projection is zero or stands out.
 
 The degree-3 Taylor exp (0.56%, 1.43u) escapes that check: its error grows as f^4, so the
 bin f in [0.75, 1) averages 0.3-0.45u less its mean over the bins, within the fixed pattern a
@@ -26,6 +37,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from kernelcraft.simulators.numerics import round_bf16
+
 from .. import ops
 from ..exp_bias import FLOOR, phase_margin, wrap_margin
 from ..tolerance import U
@@ -39,11 +52,12 @@ NEAR_ZERO = (0.1, 0.1)          # `units_near_zero`: offsets and product weights
                                 # the units spread smoothly over exp_bias' windows
 
 
-def units(d: dict, rng: np.random.Generator, offsets: tuple[float, float], spread: float = SPREAD):
-    """(x, w_pre, w_down, c): x with a column c of ones and `PRODUCTS` random columns;
-    w_pre's first Dm rows an offset (from `offsets`) in column c and random entries
-    (within `spread`) in those columns (zero elsewhere, and in every other row); w_down the
-    identity on the first Dm units."""
+def units(d: dict, rng: np.random.Generator, offsets: tuple[float, float], spread: float = SPREAD,
+          gain: float = 2.0):
+    """(x, w_pre, w_down, c, (first, second)): x with a column c of ones and `PRODUCTS`
+    random columns; the hidden units in pairs (first[i], second[i]) with the same row of
+    w_pre, an offset (from `offsets`) in column c and random entries (within `spread`) in
+    those columns (zero elsewhere); w_down from `twin_down`, reading up to Dm pairs."""
     s, dm, f = d["S"], d["Dm"], d["F"]
     cols = rng.permutation(dm)[:PRODUCTS + 1]
     c, k = cols[0], cols[1:]
@@ -51,16 +65,65 @@ def units(d: dict, rng: np.random.Generator, offsets: tuple[float, float], sprea
     x[:, c] = 1.0
     x[:, k] = rng.uniform(-0.6, 0.6, (s, PRODUCTS))
     w = np.zeros((f, dm))
-    w[:dm, c] = rng.uniform(*offsets, dm)
-    w[np.ix_(np.arange(dm), k)] = rng.uniform(-spread, spread, (dm, PRODUCTS))
-    down = np.zeros((dm, f))
-    down[np.arange(dm), np.arange(dm)] = 1.0
-    return x, w, down, c
+    w[:, c] = rng.uniform(*offsets, f)
+    w[:, k] = rng.uniform(-spread, spread, (f, PRODUCTS))
+    first, second = twins(rng, f)
+    w[second] = w[first]
+    return x, w, twin_down(rng, dm, f, first, second, np.arange(dm), gain), c, (first, second)
 
 
-def readable(w_down: np.ndarray) -> bool:
-    dm = w_down.shape[0]
-    return bool((w_down[:, :dm] == np.eye(dm)).all() and not w_down[:, dm:].any())
+def twins(rng: np.random.Generator, f: int) -> tuple[np.ndarray, np.ndarray]:
+    """The hidden units in random pairs (first[i], second[i])."""
+    order = rng.permutation(f)
+    return order[0:f - f % 2:2], order[1:f - f % 2:2]
+
+
+def twin_down(rng: np.random.Generator, dm: int, f: int, first, second, outs, gain: float) -> np.ndarray:
+    """A down projection [dm, f] drawn like a random one (`sampling.weights`: entries of
+    gain / sqrt(f), none zero, none special) whose pairs of columns (first[i], second[i])
+    cancel, g and -g, but for one pair per output column in `outs` (as many as there are
+    pairs), whose two columns differ by m = +-2^k (about 1.5 gain / sqrt(f)) in that row,
+    both entries bf16 numbers: when the two units of a pair have the same activation a (the
+    same pre-activation), y[:, j] = m a exactly for the pair read in row j (a power of two
+    adds no rounding), and every other pair adds nothing."""
+    scale = gain / np.sqrt(f)
+    w = rng.standard_normal((dm, f)) * scale
+    w[:, second] = -w[:, first]
+    outs = rng.permutation(np.asarray(outs))[:len(first)]
+    read = rng.choice(len(first), size=outs.size, replace=False)
+    step = 2.0 ** np.round(np.log2(1.5 * scale))
+    for j, p in zip(outs, read):
+        m = step * rng.choice([-1.0, 1.0])
+        while True:                        # both entries bf16 numbers that differ by m exactly
+            top = float(round_bf16(np.float32(rng.standard_normal() * scale + m)))
+            if top not in (0.0, m) and float(round_bf16(np.float32(top - m))) == top - m:
+                break
+        w[j, first[p]], w[j, second[p]] = top, -(top - m)
+    return w
+
+
+def read_pairs(pre_rows: np.ndarray, w_down: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(unit, out, m) of `twin_down`'s read pairs: one unit of the pair, the output column it
+    reaches and the pair's difference there (y[:, out] = m act[:, unit]), from the bf16
+    inputs; None if the inputs do not have that structure (every unit one of two with the
+    same row of `pre_rows`, its weights into the pre-activations, and down columns that
+    cancel but in at most one row, a row no other pair reaches)."""
+    f = w_down.shape[1]
+    _, group, count = np.unique(pre_rows, axis=0, return_inverse=True, return_counts=True)
+    group = np.asarray(group).ravel()
+    if f % 2 or (count != 2).any():
+        return None
+    order = np.argsort(group, kind="stable")
+    a, b = order[0::2], order[1::2]
+    diff = w_down[:, a] + w_down[:, b]
+    live = diff != 0
+    pairs = np.flatnonzero(live.any(axis=0))
+    if (live.sum(axis=0) > 1).any() or pairs.size == 0:
+        return None
+    out = live[:, pairs].argmax(axis=0)
+    if np.unique(out).size != out.size:
+        return None
+    return a[pairs], out, diff[out, pairs]
 
 
 def log_errors(pre: np.ndarray, y: np.ndarray, act: str) -> tuple[np.ndarray, np.ndarray]:

@@ -7,10 +7,10 @@ import numpy as np
 
 from .. import ops, sampling
 from ..core import EdgeCases, Ops, Task, TensorSpec
-from ..error_model import product_error, stored
+from ..error_model import merged_twins, product_error, stored
 from ..tolerance import U, Tolerance
-from .activation_bias import (LIMIT, NEAR_ZERO, STEP_LIMIT, activation_margin, crossing_margin, readable,
-                              units)
+from .activation_bias import (LIMIT, NEAR_ZERO, STEP_LIMIT, activation_margin, crossing_margin,
+                              read_pairs, units)
 from ..exp_bias import EDGE, FLOOR, MIN_COUNT, PHASES
 
 # The activation chains of Level 1 (tasks/README.md): silu and gelu store four roundings of
@@ -20,7 +20,8 @@ ACT_RTOL = 4 * U
 MLP_BASIS = ("the down projection's output stored in bf16 (rtol 1u), plus an allowance carried through the chain from the "
              "inputs: pre-activations accumulated in fp32 and stored in bf16 (the bias add stored again), the activation's "
              "four roundings as at Level 1 plus the pre-activation's error times its slope, {extra}and the hidden state "
-             "through abs(w) of the down projection (tasks/level2/mlp.py)")
+             "through abs(w) of the down projection (hidden units with the same weights computed alike: through the "
+             "sum of their columns; tasks/level2/mlp.py)")
 
 INTERMEDIATES = """\
 Accumulate matrix products in fp32; intermediates may be stored in bf16."""
@@ -39,14 +40,16 @@ def coherent(rng, s: int, dm: int, f: int, lo: float, hi: float):
 
 
 def many_units_rules(act: str) -> list[str]:
-    return [f"On the edge case `many_units` (the first Dm hidden units reach y through an identity down "
-            f"projection, so y[s, j] is the kernel's {act} of unit j), grouped by the fraction of exp's "
-            f"argument times log2(e) into {PHASES} bins, log(y / {act}(z)) in units of u must average within "
+    return [f"On the edge case `many_units` (the hidden units come in pairs with the same pre-activation "
+            f"weights, whose down projection columns cancel but for one pair per output column j, whose two "
+            f"columns differ by m in row j alone, so y[s, j] / m is the kernel's {act} of that pair), grouped by "
+            f"the fraction of exp's argument times log2(e) into {PHASES} bins, log(y / (m {act}(z))) in units of "
+            f"u must average within "
             f"{LIMIT / U:.2f}u of 0 in every bin of {MIN_COUNT} elements or more: roundings err both ways, an "
             f"approximate exp does not (tasks/level2/activation_bias.py).",
             f"On the edge case `units_near_zero` (the same read-back, pre-activations near 0), over the units "
             f"whose exp argument a has {Fraction(FLOOR)} <= abs(a) < {Fraction(EDGE)}, the mean of "
-            f"log(y / {act}(z)) in units of u over those with a < 0 must be within {STEP_LIMIT / U:.2f}u of its "
+            f"log(y / (m {act}(z))) in units of u over those with a < 0 must be within {STEP_LIMIT / U:.2f}u of its "
             f"mean over those with a > 0 (with {MIN_COUNT} units or more on each side): exp is continuous where "
             f"its argument crosses 0, "
             f"an approximation of 2^f that does not reach 2 at f = 1 is not (tasks/level2/activation_bias.py)."]
@@ -68,7 +71,7 @@ def swiglu_error(x, w_gate, w_up, w_down, dx=None) -> np.ndarray:
     dact = np.abs(sig * (1 + g * (1 - sig))) * dg + ACT_RTOL * np.abs(act)
     h = act * up
     dh = stored(h, np.abs(up) * dact + np.abs(act) * du)
-    return product_error(h, w_down, dh)
+    return product_error(h, w_down, dh, merged_twins(np.column_stack([w_gate, w_up]), w_down))
 
 
 class Ffn(Task):
@@ -123,16 +126,20 @@ Constants: one = 1.0, gelu_c1, gelu_c2, neg_gelu_c1 = -gelu_c1."""
 
     def many_units(self, d, rng, near_zero: bool = False) -> dict:
         """activation_bias's families: pre-activations about -1.5..0 (`units_near_zero`:
-        about -0.12..0.12, so exp's argument is about -0.2..0.2), b1 = 0 and b2 = 0."""
+        about -0.12..0.12, so exp's argument is about -0.2..0.2), b1 = 0 and b2 = 0 (a
+        bias would round y, or the pre-activation, at its own scale, not the unit's)."""
         r, w = (v / ops.GELU_C1 for v in NEAR_ZERO)
-        x, w1, w2, _ = units(d, rng, (-r, r), w) if near_zero else units(d, rng, (-0.9, -0.5))
+        x, w1, w2, _, _ = units(d, rng, (-r, r), w) if near_zero else units(d, rng, (-0.9, -0.5))
         return {"x": x, "w1": w1, "b1": np.zeros(d["F"]), "w2": w2, "b2": np.zeros(d["Dm"])}
 
     def family_check(self, family, x, d, outputs):
         check = read_back(family)
-        if check is None or not readable(x["w2"]) or x["b1"].any() or x["b2"].any():
-            return None
-        return check(x["x"] @ x["w1"][:d["Dm"]].T, outputs["y"], "gelu", "the activations read back from y")
+        found = check and not x["b1"].any() and not x["b2"].any() and read_pairs(x["w1"], x["w2"])
+        if not found:
+            return None                    # not the family's structure: nothing to read
+        unit, out, m = found
+        y = np.asarray(outputs["y"], np.float64).reshape(d["S"], d["Dm"])
+        return check(x["x"] @ x["w1"][unit].T, y[:, out] / m, "gelu", "the activations read back from y")
 
     def family_rules(self, d):
         return many_units_rules("gelu")
@@ -158,7 +165,8 @@ Constants: one = 1.0, gelu_c1, gelu_c2, neg_gelu_c1 = -gelu_c1."""
         a = z * sig
         slope = sig + z * sig * (1 - sig) * ops.GELU_C1 * (1 + 3 * ops.GELU_C2 * z * z)
         da = np.abs(slope) * dz + ACT_RTOL * (np.abs(a) + np.abs(z * t * sig * (1 - sig)))
-        return stored(a @ x["w2"].T, product_error(a, x["w2"], da))
+        twins = merged_twins(np.column_stack([x["w1"], x["b1"]]), x["w2"])
+        return stored(a @ x["w2"].T, product_error(a, x["w2"], da, twins))
 
     def ops(self, d):
         s, dm, f = d["S"], d["Dm"], d["F"]
@@ -216,22 +224,27 @@ Constants: one = 1.0, neg_one = -1.0."""
 
     def many_units(self, d, rng, near_zero: bool = False) -> dict:
         """activation_bias's families: gate pre-activations about -2.6..-0.2 (`units_near_zero`:
-        about -0.2..0.2); the up projection of each of the first Dm units a power of
-        two, 1/2..4 (x's column of ones), so that y / up is the unit's silu exactly, and 0 after."""
+        about -0.2..0.2); the up projection of every unit a power of two, 1/2..4 (x's column
+        of ones, the same for both units of a pair), so that h / up is the unit's silu exactly."""
         r, w = NEAR_ZERO
-        x, wg, wd, c = units(d, rng, (-r, r), w) if near_zero else units(d, rng, (-2.0, -0.8))
+        x, wg, wd, c, (first, second) = units(d, rng, (-r, r), w) if near_zero else units(d, rng, (-2.0, -0.8))
         wu = np.zeros_like(wg)
-        wu[:d["Dm"], c] = 2.0 ** rng.integers(-1, 3, d["Dm"])
+        wu[:, c] = 2.0 ** rng.integers(-1, 3, d["F"])
+        wu[second] = wu[first]
         return {"x": x, "w_gate": wg, "w_up": wu, "w_down": wd}
 
     def family_check(self, family, x, d, outputs):
-        dm, check = d["Dm"], read_back(family)
-        if check is None or not readable(x["w_down"]):
-            return None
-        up = x["x"] @ x["w_up"][:dm].T
+        check = read_back(family)
+        found = check and read_pairs(np.column_stack([x["w_gate"], x["w_up"]]), x["w_down"])
+        if not found:
+            return None                    # not the family's structure: nothing to read
+        unit, out, m = found
+        up = x["x"] @ x["w_up"][unit].T
         if not (up > 0).all() or (np.log2(up) % 1).any():       # not powers of two: not the family
             return None
-        return check(x["x"] @ x["w_gate"][:dm].T, outputs["y"] / up, "silu", "the activations read back from y / up")
+        y = np.asarray(outputs["y"], np.float64).reshape(d["S"], d["Dm"])
+        return check(x["x"] @ x["w_gate"][unit].T, y[:, out] / m / up, "silu",
+                     "the activations read back from y / up")
 
     def family_rules(self, d):
         return many_units_rules("silu")

@@ -7,7 +7,7 @@ from .. import ops, sampling
 from ..core import EdgeCases, Ops, Task, TensorSpec
 from ..tolerance import DEEP, U, Tolerance, rms
 from ..level1.rowwise import NEG_MAX
-from ..level2.activation_bias import NEAR_ZERO, PRODUCTS
+from ..level2.activation_bias import NEAR_ZERO, PRODUCTS, read_pairs, twin_down, twins
 from ..level2.attention import LAYOUT, attention_ops
 from ..level2.mlp import many_units_rules, read_back
 from ..level2.weight_bias import KEYS, LIMIT, LOW, MIN_KEYS, PHASES, SCORE_COLS, head_errors
@@ -161,44 +161,50 @@ Constants: eps = 1e-5, inv_dm = 1/Dm, scale = 1/sqrt(D), neg_max = lowest finite
         """swiglu's `many_units` inside the block: the output projection is zero, so x2 = x;
         x's rows are `unit_rows` carrying a column of ones (c) and `PRODUCTS` columns of
         multiples of 1/8, so rmsnorm leaves them as they are (to eps), and 0 in half of the
-        other columns (R); each unit j in R has a gate that is an offset on column c plus
-        products of those columns and random weights, an up projection 2^k on column c, and
-        reaches y's column j alone: y[:, R] is the kernel's silu times up, and the other
-        columns are x. Gate pre-activations about -2.6..-0.2, or with `near_zero`
-        (`units_near_zero`) offsets and weights within 0.1 (NEAR_ZERO): about -0.2..0.2."""
+        other columns (R). The hidden units come in pairs with the same gate (an offset on
+        column c plus products of those columns and random weights) and up projection (2^k
+        on column c), and the down projection (`twin_down`) takes one pair's activation to
+        each column in R and cancels every other pair: y[:, R] is the kernel's silu times
+        up times the pair's m, and the other columns are x. Gate pre-activations about
+        -2.6..-0.2, or with `near_zero` (`units_near_zero`) offsets and weights within 0.1
+        (NEAR_ZERO): about -0.2..0.2."""
         s, dm, f = d["S"], d["Dm"], d["F"]
         order = rng.permutation(dm)
-        cols, units = order[:PRODUCTS + 1], np.sort(order[PRODUCTS + 1:PRODUCTS + 1 + dm // 2])
+        cols, outs = order[:PRODUCTS + 1], np.sort(order[PRODUCTS + 1:PRODUCTS + 1 + dm // 2])
         c, k = cols[0], cols[1:]
         carriers = np.concatenate([np.ones((s, 1)), rng.integers(-6, 7, (s, PRODUCTS)) / 8.0,
-                                   np.zeros((s, units.size))], axis=1)
-        x = unit_rows(rng, carriers, [int(v) for v in np.concatenate([cols, units])], dm)
+                                   np.zeros((s, outs.size))], axis=1)
+        x = unit_rows(rng, carriers, [int(v) for v in np.concatenate([cols, outs])], dm)
         gain = base["ffn_norm"].copy()
         gain[cols] = 1.0
-        wg, wu, wd = np.zeros((f, dm)), np.zeros((f, dm)), np.zeros((dm, f))
+        wg, wu = np.zeros((f, dm)), np.zeros((f, dm))
         offsets, spread = ((-NEAR_ZERO[0], NEAR_ZERO[0]), NEAR_ZERO[1]) if near_zero else ((-2.0, -0.8), 0.6)
-        wg[units, c] = rng.uniform(*offsets, units.size)
-        wg[np.ix_(units, k)] = rng.uniform(-spread, spread, (units.size, PRODUCTS))
-        wu[units, c] = 2.0 ** rng.integers(-1, 3, units.size)
-        wd[units, units] = 1.0
+        wg[:, c] = rng.uniform(*offsets, f)
+        wg[:, k] = rng.uniform(-spread, spread, (f, PRODUCTS))
+        wu[:, c] = 2.0 ** rng.integers(-1, 3, f)
+        first, second = twins(rng, f)
+        wg[second], wu[second] = wg[first], wu[first]
+        wd = twin_down(rng, dm, f, first, second, outs, gain=2.0)
         return {**base, "x": x, "ffn_norm": gain, "wo": np.zeros((dm, dm)), "w_gate": wg, "w_up": wu,
                 "w_down": wd}
 
     def family_check(self, family, x, d, outputs):
-        dm, wd, check = d["Dm"], x["w_down"], read_back(family)
-        diagonal = not wd[:, dm:].any() and (wd[:, :dm] == np.diag(np.diag(wd))).all()
-        if check is None or x["wo"].any() or not diagonal:
+        check = read_back(family)
+        found = check and not x["wo"].any() and read_pairs(np.column_stack([x["w_gate"], x["w_up"]]), x["w_down"])
+        if not found:
             return None                    # not the family's structure: nothing to read
+        unit, out, m = found
         g = ops.rms_norm(x["x"], x["ffn_norm"], self.eps)
-        up = g @ x["w_up"][:dm].T
-        live = (x["x"] == 0) & (up != 0) & (np.diag(wd)[None, :dm] == 1)
-        y = np.asarray(outputs["y"], np.float64).reshape(live.shape)
-        return check((g @ x["w_gate"][:dm].T)[live], y[live] / up[live], "silu",
+        up = g @ x["w_up"][unit].T
+        live = (x["x"][:, out] == 0) & (up != 0)
+        y = np.asarray(outputs["y"], np.float64).reshape(d["S"], d["Dm"])[:, out] / m
+        return check((g @ x["w_gate"][unit].T)[live], y[live] / up[live], "silu",
                      "the activations read back from y / up")
 
     def family_rules(self, d):
-        return [r.replace("(the first Dm hidden units reach y", "(the output projection is zero and the first Dm "
-                          "hidden units reach y") for r in many_units_rules("silu")]
+        return [r.replace("(the hidden units come in pairs", "(the output projection is zero, y's column j "
+                          "is x's where x is 0 plus the pair's, and the hidden units come in pairs")
+                for r in many_units_rules("silu")]
 
     def coherent(self, d, rng, base) -> dict:
         """swiglu's `coherent_hidden` inside the block: the output projection is zero, so

@@ -4,7 +4,7 @@ kernels, and one far above it would let wrong ones through."""
 import numpy as np
 
 from kernelcraft.simulators.numerics import round_bf16
-from kernelcraft.tasks.error_model import half_ulp, stored
+from kernelcraft.tasks.error_model import half_ulp, merged_twins, product_error, stored
 from kernelcraft.tasks.tolerance import U
 
 
@@ -41,3 +41,21 @@ def test_stored_bounds_a_perturbed_value_and_keeps_exact_values_exact():
     assert (b <= err + half_ulp(np.abs(y) + err)).all() and (b < err + U * (np.abs(y) + err)).mean() > 0.9
     exact = round_bf16(y.astype(np.float32)).astype(np.float64)
     assert (stored(exact, 0.0) <= 2.0 ** -24 * np.abs(exact)).all()
+
+
+def test_units_with_the_same_weights_reach_the_output_through_the_sum_of_their_columns():
+    """merged_twins: two hidden units with the same pre-activation weights get one column, the
+    sum of theirs (zero where they cancel); a random draw's units are all different and keep
+    their columns, so its bound does not change."""
+    rng = np.random.default_rng(0)
+    pre = rng.standard_normal((6, 3))
+    w = rng.standard_normal((4, 6))
+    assert merged_twins(pre, w) is w
+    pre[4] = pre[1]
+    w[:, 4] = -w[:, 1]
+    w[2, 4] += 0.5
+    m = merged_twins(pre, w)
+    assert np.array_equal(m[:, [0, 2, 3, 5]], w[:, [0, 2, 3, 5]])
+    assert not m[:, 4].any() and np.allclose(m[:, 1], np.eye(4)[2] * 0.5)     # kept in the first
+    a, da = rng.standard_normal((2, 6)), np.full((2, 6), 0.01)
+    assert (product_error(a, w, da, m) < product_error(a, w, da)).all()
