@@ -153,37 +153,71 @@ module aie_core #(
     wire [31:0] hdr = imem_rdata[31:0];
     wire [2:0]  nops = hdr[HDR_OPS_LSB +: HDR_OPS_W];
     wire [2:0]  nends = hdr[HDR_ENDS_LSB +: HDR_ENDS_W];
+    // Operation k (k < nops) goes to the slot of its class: the first load to ld0, the
+    // second to ld1, a third is illegal; of two store, scalar, vector or move operations
+    // the later one's word is kept and the bundle is illegal. Each slot's word is an
+    // AND-OR of the six operation words under a one-hot made of constant-index terms, so
+    // no operation's choice waits on a chain of muxes through the earlier ones (Yosys's
+    // `share` multiplied such a chain's conditions past 8 GB: rtl/aie/README.md).
     reg  [31:0] sw [0:5];            // operation word per slot
     reg  [5:0]  sv;                  // slot holds an operation
     reg         illegal;
-    integer k;
+    integer k, dj;
     reg  [6:0]  opc;
     reg  [2:0]  cls;
+    reg  [MAX_OPS-1:0] oc_ld, oc_st, oc_alu, oc_vec, oc_mv;   // op k is valid and of the class
+    reg  [MAX_OPS-1:0] pick [0:5];   // op k fills slot s (at most one k per slot)
+    reg  [MAX_OPS-1:0] obad;         // op k: must-be-zero bits set, or no class
+    reg  [MAX_OPS-1:0] ld_one, ld_two;  // a load, and at least one / two loads, before op k
+    reg         dup;
+
+    function automatic [MAX_OPS-1:0] last_of(input [MAX_OPS-1:0] hit);
+        integer lj;
+        for (lj = 0; lj < MAX_OPS; lj = lj + 1)
+            last_of[lj] = hit[lj] && ((hit >> (lj + 1)) == 0);
+    endfunction
+    function automatic two_of(input [MAX_OPS-1:0] hit);     // two or more set
+        integer tj;
+        two_of = 1'b0;
+        for (tj = 1; tj < MAX_OPS; tj = tj + 1)
+            two_of = two_of | (hit[tj] && ((hit & ((1 << tj) - 1)) != 0));
+    endfunction
 
     always @* begin
-        for (k = 0; k < 6; k = k + 1) sw[k] = 32'd0;
-        sv = 6'd0;
-        illegal = 1'b0;
         opc = 7'd0;
         cls = 3'd0;
-        for (k = 0; k < MAX_OPS; k = k + 1)
-            if (k < $unsigned(nops)) begin
-                opc = imem_rdata[32*(k+1) + OPCODE_LSB +: OPCODE_W];
-                cls = isa_class(opc);
-                if ((imem_rdata[32*(k+1) +: 32] & isa_zero_mask(opc)) != 32'd0) illegal = 1'b1;
-                case (cls)
-                    CLS_LOAD:
-                        if (!sv[S_LD0]) begin sv[S_LD0] = 1'b1; sw[S_LD0] = imem_rdata[32*(k+1) +: 32]; end
-                        else if (!sv[S_LD1]) begin sv[S_LD1] = 1'b1; sw[S_LD1] = imem_rdata[32*(k+1) +: 32]; end
-                        else illegal = 1'b1;
-                    CLS_STORE:  begin illegal = illegal | sv[S_ST];  sv[S_ST] = 1'b1;  sw[S_ST] = imem_rdata[32*(k+1) +: 32]; end
-                    CLS_SCALAR: begin illegal = illegal | sv[S_ALU]; sv[S_ALU] = 1'b1; sw[S_ALU] = imem_rdata[32*(k+1) +: 32]; end
-                    CLS_VECTOR: begin illegal = illegal | sv[S_VEC]; sv[S_VEC] = 1'b1; sw[S_VEC] = imem_rdata[32*(k+1) +: 32]; end
-                    CLS_MOVE:   begin illegal = illegal | sv[S_MV];  sv[S_MV] = 1'b1;  sw[S_MV] = imem_rdata[32*(k+1) +: 32]; end
-                    default: illegal = 1'b1;
-                endcase
+        for (k = 0; k < MAX_OPS; k = k + 1) begin
+            opc = imem_rdata[32*(k+1) + OPCODE_LSB +: OPCODE_W];
+            cls = isa_class(opc);
+            oc_ld[k]  = (k < $unsigned(nops)) && cls == CLS_LOAD;
+            oc_st[k]  = (k < $unsigned(nops)) && cls == CLS_STORE;
+            oc_alu[k] = (k < $unsigned(nops)) && cls == CLS_SCALAR;
+            oc_vec[k] = (k < $unsigned(nops)) && cls == CLS_VECTOR;
+            oc_mv[k]  = (k < $unsigned(nops)) && cls == CLS_MOVE;
+            obad[k] = (k < $unsigned(nops)) &&
+                      ((imem_rdata[32*(k+1) +: 32] & isa_zero_mask(opc)) != 32'd0 || cls > CLS_MOVE);
+        end
+        ld_one = {MAX_OPS{1'b0}};
+        ld_two = {MAX_OPS{1'b0}};
+        for (k = 1; k < MAX_OPS; k = k + 1)
+            for (dj = 0; dj < k; dj = dj + 1) begin
+                ld_two[k] = ld_two[k] | (ld_one[k] & oc_ld[dj]);
+                ld_one[k] = ld_one[k] | oc_ld[dj];
             end
-        if (nops == 3'd0) illegal = 1'b1;
+        pick[S_LD0] = oc_ld & ~ld_one;
+        pick[S_LD1] = oc_ld & ld_one & ~ld_two;
+        pick[S_ST]  = last_of(oc_st);
+        pick[S_ALU] = last_of(oc_alu);
+        pick[S_VEC] = last_of(oc_vec);
+        pick[S_MV]  = last_of(oc_mv);
+        dup = two_of(oc_st) | two_of(oc_alu) | two_of(oc_vec) | two_of(oc_mv);
+        illegal = (nops == 3'd0) | (|obad) | (|(oc_ld & ld_two)) | dup;
+        for (k = 0; k < 6; k = k + 1) begin
+            sv[k] = |pick[k];
+            sw[k] = 32'd0;
+            for (dj = 0; dj < MAX_OPS; dj = dj + 1)
+                sw[k] = sw[k] | ({32{pick[k][dj]}} & imem_rdata[32*(dj+1) +: 32]);
+        end
     end
 
     function automatic [6:0] op_of(input [31:0] w);

@@ -82,6 +82,22 @@ def test_bank_conflicts_and_hazards_are_counted(diff_cfg, aie_build):
     assert not compare_runs(m, r)
 
 
+def test_a_bundle_failing_at_a_load_commits_the_loads_before_it(diff_cfg, aie_build):
+    """ld0 is a bundle's first load, ld1 its second, and a failing operation keeps what
+    ran before it: the first load's data and post-modify land when the second fails,
+    nothing when the first does. The random programs did not tell the slots apart: a
+    decoder that put the second load in ld0 passed them (rtl/aie/README.md, Synthesis)."""
+    image = MemoryImage({"dm": {64: [5, 0, 0, 0]}})
+    for bundle, r2, p0, slot in (("LD r2, [p0], 4 || LD r3, [p4]", 5, 68, "ld1"),
+                                 ("LD r3, [p4] || LD r2, [p0], 4", 0, 64, "ld0")):
+        program = assemble(f"MOVPI p0, 64\nMOVPI p4, 4096\n{bundle}\n", "ld.asm", diff_cfg)
+        m = AieModel().run(program, image, diff_cfg)
+        r = AieRTL().run(program, image, diff_cfg)
+        assert f"slot {slot}" in str(m.error)
+        assert (m.registers["r"][2], m.registers["p"][0]) == (r2, p0)
+        assert not compare_runs(m, r), bundle
+
+
 def test_a_divergence_names_the_bundle_and_both_values(diff_cfg):
     """compare_traces and compare_runs point at the bundle, the register and the cycle."""
     program = assemble("MOVI r1, 1\nMOVI r2, 2\n", "x.asm", diff_cfg)

@@ -168,7 +168,9 @@ def test_tile_synthesizes(tmp_path, unit_counts):
     the core synthesized hierarchically with the units as black boxes, plus each unit's
     own count per instance. Not yet through: on Dec 6 the tile's run (proc clean, no
     latch) ran out of 8 GB in `share` on the core's register reads, whose conditions
-    the bundle decoder's slot chain multiplies (rtl/aie/README.md, Synthesis)."""
+    the bundle decoder's slot chain multiplied; with the decoder in one-hot selects the
+    core's `share` gets past those and reaches 8 GB on a ROM read of the scalar slot's
+    latency (rtl/aie/README.md, Synthesis)."""
     latches, stat = synthesize("aie_top", tmp_path, black_boxes=BLACK_BOXES)
     shell_cells, shell_flops = assert_clean(latches, stat)
     for name, (c, f) in counts(stat).items():
