@@ -279,18 +279,26 @@ def _addresses(pl: Plan, st, shift: int, trips: int):
     iteration, the data-memory bytes (lo, hi) each touches, whether any access crosses
     into the next bank (ports.may_hold), the bank conflicts for keep_time); None if an
     access would be out of range or misaligned."""
+    got = walk(pl.loads, pl.steps, st, shift, trips)
+    return None if got is None else (*got, bank_conflicts(pl.mem_pos, got[0], st.bank_shift, trips))
+
+
+def walk(accesses, steps, st, shift: int, trips: int):
+    """(each access's address per iteration, the bytes (lo, hi) it touches, whether any
+    crosses into the next bank) for accesses whose pointers step by `steps[ptr]` each
+    iteration; None if one would be out of range or misaligned."""
     i = np.arange(trips, dtype=np.int64)
     addrs, spans, crossing = [], [], False
-    for ld in pl.loads:
-        step = pl.steps[ld.ptr]
-        got = stepped(st, ld, step, trips)
+    for ac in accesses:
+        step = steps[ac.ptr]
+        got = stepped(st, ac, step, trips)
         if got is None:
             return None
         a = got[0] + step * i
         addrs.append(a)
         spans.append(got[1])
-        crossing = crossing or bool(np.any((a >> shift) != ((a + ld.n - 1) >> shift)))
-    return addrs, spans, crossing, bank_conflicts(pl.mem_pos, addrs, st.bank_shift, trips)
+        crossing = crossing or bool(np.any((a >> shift) != ((a + ac.n - 1) >> shift)))
+    return addrs, spans, crossing
 
 
 def stepped(st, acc, step: int, trips: int):

@@ -40,7 +40,7 @@ from kernelcraft.isa.loader import get_isa
 from kernelcraft.simulators.numerics import canon, f32_to_bf16_bits
 
 from . import semantics as sem
-from .fastloop import bank_conflicts, keep_time, locks_could_overflow, stepped, whole_body
+from .fastloop import bank_conflicts, keep_time, locks_could_overflow, walk, whole_body
 from .numerics import accumulate_f32
 from .predecode import Code
 from .semantics.vector import _bf
@@ -265,17 +265,10 @@ def _addresses(pl: Plan, st, shift: int, trips: int):
     whether an operation reads what those loads read (None if a stored value depends
     on them), the bank conflicts for keep_time); None if an access would be out of
     range or misaligned."""
-    i = np.arange(trips, dtype=np.int64)
-    addrs, spans, crossing = [], [], False
-    for ac in pl.accesses:
-        step = pl.steps[ac.ptr]
-        got = stepped(st, ac, step, trips)
-        if got is None:
-            return None
-        a = got[0] + step * i
-        addrs.append(a)
-        spans.append(got[1])
-        crossing = crossing or bool(np.any((a >> shift) != ((a + ac.n - 1) >> shift)))
+    got = walk(pl.accesses, pl.steps, st, shift, trips)
+    if got is None:
+        return None
+    addrs, spans, crossing = got
     stores = [j for j, ac in enumerate(pl.accesses) if ac.store]
     loads = [j for j, ac in enumerate(pl.accesses) if not ac.store]
     near = [j for j in loads if _spans_overlap(*spans[j], [spans[s] for s in stores])]
