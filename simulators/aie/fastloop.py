@@ -134,15 +134,22 @@ def plan(code: Code, first: int, last: int) -> Plan | None:
     return pl
 
 
-def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
-    """Run `trips` iterations of the body (the last ones of its loop) and return the
-    next free issue cycle, or None (nothing done) if one of them could fail."""
-    key = (trips, tuple(st.p[ld.ptr] for ld in pl.loads))
+def remembered(pl, key, work):
+    """pl.seen[key], worked out by work() the first time (None too: a plan that cannot
+    run at these pointers); at most 64 kept per plan."""
     got = pl.seen.get(key)
     if got is None and key not in pl.seen:
         if len(pl.seen) >= 64:
             pl.seen.clear()
-        got = pl.seen[key] = _addresses(pl, st, dma.ports.shift, trips)
+        got = pl.seen[key] = work()
+    return got
+
+
+def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
+    """Run `trips` iterations of the body (the last ones of its loop) and return the
+    next free issue cycle, or None (nothing done) if one of them could fail."""
+    got = remembered(pl, (trips, tuple(st.p[ld.ptr] for ld in pl.loads)),
+                     lambda: _addresses(pl, st, dma.ports.shift, trips))
     if got is None:                             # out of range or misaligned
         return None
     addrs, spans, crossing, conflicts = got

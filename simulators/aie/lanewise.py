@@ -40,7 +40,7 @@ from kernelcraft.isa.loader import get_isa
 from kernelcraft.simulators.numerics import canon, f32_to_bf16_bits
 
 from . import semantics as sem
-from .fastloop import bank_conflicts, keep_time, locks_could_overflow, walk, whole_body
+from .fastloop import bank_conflicts, keep_time, locks_could_overflow, remembered, walk, whole_body
 from .numerics import accumulate_f32
 from .predecode import Code
 from .semantics.vector import _bf
@@ -204,12 +204,8 @@ def run(pl: Plan, st, dma, trips: int, tn: int, timing_step) -> int | None:
     """Run `trips` iterations of the body (the last ones of its loop) and return the
     next free issue cycle, or None (nothing done) if one of them could fail or depend
     on another."""
-    key = (trips, tuple([st.p[ac.ptr] for ac in pl.accesses]))
-    got = pl.seen.get(key)
-    if got is None and key not in pl.seen:
-        if len(pl.seen) >= 64:
-            pl.seen.clear()
-        got = pl.seen[key] = _addresses(pl, st, dma.ports.shift, trips)
+    got = remembered(pl, (trips, tuple([st.p[ac.ptr] for ac in pl.accesses])),
+                     lambda: _addresses(pl, st, dma.ports.shift, trips))
     if got is None:                                      # out of range or misaligned
         return None
     addrs, spans, crossing, stores, aliased, rerun, conflicts = got
