@@ -416,11 +416,49 @@ VARIANTS: dict[str, list[tuple[str, Kernel]]] = {
                          *_deep_exps("decoder_block_t5", CAUGHT_EXPS["decoder_block_t5"])],
 }
 
-# Known gaps: wrong variants that the checks do not catch yet, measured (their margins are
-# in tasks/README.md) but not required to fail. None today: the 0.56% degree-3 Taylor exp in
-# ffn, swiglu and decoder_block_llama, within the fixed rounding pattern a correct chain leaves
-# on `many_units`, is caught on `units_near_zero`.
-GAPS: dict[str, list[tuple[str, Kernel]]] = {
-    **{task: [(n, k) for n, k in _deep_exps(task) if n not in CAUGHT_EXPS.get(task, ())]
-       for task in ("ffn", "swiglu", *ATTENTION, "decoder_block_llama", "decoder_block_t5")}}
+# ---- kernels that recognise an edge family ------------------------------------------------
+# The 1.1% and the 0.56% degree-3 Taylor exps are caught only on edge families built for them
+# (`two_keys`, `many_units`, `units_near_zero`, `many_keys`), whose structure no random draw has:
+# a kernel can test for it and compute exactly there (tasks/README.md, "Anti-gaming rules").
+# Each test below is one an agent reading the task code could write; none fires on a random draw.
+def _twin_units(*weights: str) -> Callable[[dict], bool]:
+    """Two hidden units with the same pre-activation weights (one pass over the weights)."""
+    def spots(x: dict) -> bool:
+        w = np.column_stack([np.asarray(x[n]) for n in weights])
+        return np.unique(w, axis=0).shape[0] < w.shape[0]
+    return spots
 
+
+def _sparse_queries(x: dict) -> bool:
+    """Most of the first query row zero (one row read): `many_keys` keeps a head's query in
+    1 + SCORE_COLS columns, `two_keys` (and `spiked_scores`) in a few."""
+    return float(np.mean(np.asarray(x["q"])[0] == 0)) > 0.5
+
+
+def _t5_families(x: dict) -> bool:
+    """decoder_block_t5's `many_keys` (the output projection is the identity) or `two_keys`
+    (the query projection is zero): one probe each."""
+    wo = np.asarray(x["wo"])
+    return bool(np.array_equal(wo, np.eye(wo.shape[0])) or not np.asarray(x["wq"]).any())
+
+
+RECOGNISE = {"ffn": _twin_units("w1"), "swiglu": _twin_units("w_gate", "w_up"),
+             "decoder_block_llama": _twin_units("w_gate", "w_up"),
+             **{t: _sparse_queries for t in ATTENTION}, "decoder_block_t5": _t5_families}
+
+
+def recognising(task: str, exp) -> Kernel:
+    """The task's kernel with `exp`, but exact (the hardware's exp) on the input sets that
+    RECOGNISE[task] picks out."""
+    spots = RECOGNISE[task]
+    return lambda x, d: K.run(task, x, d) if spots(x) else K.run(task, x, d, exp=exp)
+
+
+# Known gaps: wrong variants that the checks do not catch yet, measured (their margins are
+# in tasks/README.md) but not required to fail: the 1.1% and the degree-3 Taylor exps in a
+# kernel that is exact on the input sets it recognises as a read-back family (above). Every
+# approximate exp on its own is caught (CAUGHT_EXPS).
+GAPS: dict[str, list[tuple[str, Kernel]]] = {
+    task: [(n, k) for n, k in _deep_exps(task) if n not in CAUGHT_EXPS.get(task, ())]
+    + [(f"{n}_exact_where_recognised", recognising(task, fn)) for n, fn in FINE_EXPS.items()]
+    for task in RECOGNISE}

@@ -152,11 +152,13 @@ def test_level_2_bounds_catch_cheap_exps_where_they_add_up():
     """Every Level 2/3 task with an exp catches every cheap exp (3-6%), the 1.1% one and the
     0.56% degree-3 Taylor exp: attention and decoder_block_t5 on `two_keys` and `many_keys`, the
     MLPs and decoder_block_llama on `coherent_hidden`, `many_units` and `units_near_zero`. The
-    catalogue requires them to fail; nothing is left in GAPS."""
-    from kernelcraft.tasks.wrong_variants import ATTENTION, CAUGHT_EXPS, CHEAP_EXPS, GAPS, VARIANTS
+    catalogue requires them to fail; GAPS holds only these exps in a kernel that recognises the
+    read-back families and is exact there (tests/tasks/test_task_recognised_families.py)."""
+    from kernelcraft.tasks.wrong_variants import ATTENTION, CAUGHT_EXPS, CHEAP_EXPS, FINE_EXPS, GAPS, VARIANTS
     for task in (*ATTENTION, "swiglu", "ffn", "decoder_block_llama", "decoder_block_t5"):
         names = {n for n, _ in VARIANTS[task]}
         assert set(CAUGHT_EXPS[task]) <= names
         assert not names & {n for n, _ in GAPS[task]}
         assert set(CHEAP_EXPS) <= names
-        assert not GAPS[task] and "exp_taylor3" in names
+        assert [n for n, _ in GAPS[task]] == [f"{n}_exact_where_recognised" for n in FINE_EXPS]
+        assert "exp_taylor3" in names
