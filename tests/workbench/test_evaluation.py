@@ -152,3 +152,31 @@ def test_reference_and_allowance_are_computed_once_per_input_set_and_read_only(m
     other = task.generate("C1", 8)             # other inputs: computed afresh
     assert not np.array_equal(evaluation.allowance(task, other, "C1", "o"), want_allow)
     assert len(calls) == 2
+
+
+def test_a_kernel_whose_control_flow_depends_on_its_inputs_is_flagged_not_failed():
+    # The known gap of tasks/README.md: a kernel that recognises an input family can be
+    # exact only there. It must branch on the data to do so, which the evaluation shows.
+    from kernelcraft.tasks import get_task
+    from kernelcraft.workbench.agent.scoring import score_flags
+    from kernelcraft.workbench.agent.transcript import score_lines
+    accel, task = get_accel("coral"), get_task("relu")
+    hw = accel.default_config()
+    x = next(r for r in accel.layout(task, "C1", hw).regions if r.name == "x")
+    sign = {s: task.generate("C1", s)["x"].flat[0] < 0 for s in range(1, 40)}
+    seeds = [next(s for s, neg in sign.items() if neg), next(s for s, neg in sign.items() if not neg)]
+    branchy = (f"    li t2, {x.address}\n    lw t3, 0(t2)\n    bltz t3, .negative\n    nop\n"
+               f".negative:\n" + accel.baseline("relu", "C1", hw))
+    ev = evaluate("coral", "relu", "C1", branchy, seeds=seeds, edge_cases=False)
+    assert ev.passed and ev.input_dependent
+    low, high = sorted(s.retired for s in ev.sets)
+    assert high == low + 1                                # the one nop the branch skips
+    text = run_eval("coral", "relu", "C1", branchy, seeds=seeds).text
+    assert "control flow depends on the inputs" in text and text.startswith("PASS")
+    scores = {"best": {"kernel_version": 1, "step": 1, **ev.to_dict()}, "flags": ["input_dependent"]}
+    assert score_flags(scores) == ["input-dependent"]
+    assert any("FLAGGED INPUT-DEPENDENT" in line for line in score_lines(scores))
+    plain = evaluate("coral", "relu", "C1", accel.baseline("relu", "C1", hw), seeds=seeds)
+    assert plain.passed and not plain.input_dependent    # edge cases included
+    assert "control flow" not in run_eval("coral", "relu", "C1", accel.baseline("relu", "C1", hw),
+                                          seeds=seeds).text

@@ -21,7 +21,10 @@ The seeds are always the workbench's own (fresh, or a replay's recorded ones): a
 whose tools took seeds the caller chose is scored on fresh seeds all the same and is
 marked `scored: false` (debugging only), as a replay is. A best kernel flagged
 impossible (fewer cycles than the analytic lower bound) has passed a re-check on fresh
-seeds (workspace.py) and its score carries the flag (`flags`).
+seeds (workspace.py) and its score carries the flag (`flags`). So does a kernel whose
+control flow depended on its inputs (`input_dependent`: instructions retired differed
+between input sets), the one way a kernel can compute exactly only on the inputs it
+recognises.
 """
 from __future__ import annotations
 
@@ -40,7 +43,7 @@ NO_RTL = "the run was started without --rtl"
 
 def _summary(result: dict) -> dict:
     keys = ("status", "passed", "frac_match", "cycles", "baseline_cycles", "speedup",
-            "lower_bound", "roofline_fraction", "impossible", "code_size", "error")
+            "lower_bound", "roofline_fraction", "impossible", "input_dependent", "code_size", "error")
     return {k: result.get(k) for k in keys}
 
 
@@ -106,8 +109,9 @@ def final_scores(loop) -> dict:
         scores["best"]["recheck"] = {"seeds": recheck.seeds, **_summary(recheck.result)}
     final = _evaluate(loop, "final_seeds", loop.spec.config, best.source, best.kernel_version)
     scores["held_out_seeds"] = {"seeds": final.seeds, **_summary(final.result)}
-    if best.result.get("impossible") or final.result.get("impossible"):
-        scores["flags"] = ["impossible"]
+    flags = [f for f in ("impossible", "input_dependent") if best.result.get(f) or final.result.get(f)]
+    if flags:
+        scores["flags"] = flags
     scores["correct"] = final.passed
     scores["backends"] = {"kernel_version": best.kernel_version, "run_rtl_calls": rtl_calls,
                           **_backends(loop, best, final)}
@@ -179,9 +183,14 @@ def held_out_cell(scores: dict) -> str:
 
 def score_flags(scores: dict) -> list[str]:
     """What a reader must know before believing a run's score: "not scored" (seeds not
-    chosen by the workbench), "impossible" (the best kernel beat the lower bound)."""
+    chosen by the workbench), "impossible" (the best kernel beat the lower bound),
+    "input-dependent" (its control flow differed between input sets: a kernel that
+    recognises the checker's input families can pass while computing wrongly elsewhere,
+    see tasks/README.md's known gaps)."""
     flags = [] if scores.get("scored", True) else ["not scored"]
     best = scores.get("best") or {}
     if "impossible" in (scores.get("flags") or []) or best.get("impossible"):
         flags.append("impossible")
+    if "input_dependent" in (scores.get("flags") or []) or best.get("input_dependent"):
+        flags.append("input-dependent")
     return flags

@@ -93,6 +93,10 @@ def score_lines(s: dict) -> list[str]:
                          (f"it passed a re-check on fresh seeds {rc.get('seeds')} and edge cases"
                           if rc and rc.get("passed") else "it was not re-checked (recorded before "
                           "re-checks existed)" if not rc else "its re-check failed"))
+        if "input-dependent" in score_flags(s):
+            lines.append("- FLAGGED INPUT-DEPENDENT: the scored kernel retired different instruction "
+                         "counts on different input sets (its control flow depends on the data); "
+                         "a PASS then rests on the input sets drawn, see tasks/README.md's known gaps")
     else:
         lines.append("- no kernel passed run_eval")
     held = s.get("held_out_seeds")
