@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kernelcraft.simulators.core.budget import Budget
-from kernelcraft.simulators.core.errors import AssemblyError, ConfigError
+from kernelcraft.simulators.core.errors import AssemblyError, ConfigError, TimeLimitExceeded
 from kernelcraft.workbench.cliargs import DAY, SEED_MAX, integer, seconds
 
 # A run that diverged is re-run traced (to name the first diverging instruction) when
@@ -75,6 +75,7 @@ class CheckResult:
     rtl_seconds: float = 0.0
     model_seconds: float = 0.0
     refused: str = ""                # the RTL refused it before simulating (an operation it lacks)
+    unfinished: str = ""             # the RTL run hit its time limit (the model's run did not)
 
     @property
     def passed(self) -> bool:
@@ -90,6 +91,9 @@ class CheckResult:
                 | {"passed": self.passed, "cycle_gap": self.cycle_gap})
 
     def verdicts(self) -> str:
+        if self.unfinished:
+            # nothing to compare: the RTL stopped early, which says nothing about the kernel
+            return "RTL did NOT FINISH (time limit; raise --timeout)"
         both = "backends agree" if self.agree else "backends DISAGREE"
         if self.correct is None:
             return both
@@ -100,7 +104,10 @@ class CheckResult:
             return f"REFUSED  {self.accel} {self.task} {self.config} ({self.kernel}): {self.refused}"
         head = (f"{'PASS' if self.passed else 'FAIL'}  {self.accel} {self.task} {self.config} "
                 f"({self.kernel}): {self.verdicts()}")
-        if self.agree:
+        if self.unfinished:
+            lines = [head, f"  RTL: {self.unfinished}",
+                     f"  model: {self.cycles_model} cycles; the RTL had reached {self.cycles_rtl}"]
+        elif self.agree:
             lines = [head, f"  backends: {self.cycles_model} cycles on both; every memory, "
                            "register and counter identical"]
         else:
@@ -109,7 +116,7 @@ class CheckResult:
             if self.first:
                 lines.append(f"  first divergence: {self.first}")
             lines += [f"  {d}" for d in self.divergences]
-        if self.correct is not None:
+        if self.correct is not None and not self.unfinished:
             lines.append("  kernel: " + ("every output within tolerance of the reference"
                                          if self.correct and not self.correctness else
                                          self.correctness))
@@ -228,12 +235,14 @@ def _verdict(accel_name, task_name, config, kernel, m, r, model_s, rtl_s, progra
     res.divergences = [d.format() for d in diffs]
     if m.error is not None and not diffs:
         res.stop = str(m.error)
+    if isinstance(r.error, TimeLimitExceeded) and not isinstance(m.error, TimeLimitExceeded):
+        res.unfinished = str(r.error)
     return res
 
 
 def check_baselines(accel_name: str, hw, level: int = 1, tasks: list[str] | None = None,
                     configs: list[str] | None = None, seed: int = 0, rtl=None,
-                    progress=None) -> list[CheckResult]:
+                    progress=None, timeout: float = 900.0) -> list[CheckResult]:
     """Every baseline of `level` on every configuration (held-out ones included); the
     RTL runs of one task share a simulator process."""
     from kernelcraft.simulators.core.backend import Job
@@ -241,7 +250,7 @@ def check_baselines(accel_name: str, hw, level: int = 1, tasks: list[str] | None
     from kernelcraft.workbench.accel import get_accel
     accel = get_accel(accel_name)
     rtl = rtl or rtl_backend(accel_name)
-    budget = Budget(max_instructions=200_000_000, wall_seconds=900.0)
+    budget = Budget(max_instructions=200_000_000, wall_seconds=timeout)
     cells = []
     for task in all_tasks(level):
         if task.name not in accel.baseline_templates() or (tasks and task.name not in tasks):
@@ -299,21 +308,24 @@ def cmd_rtl_check(args) -> int:
         split = lambda s: [x.strip() for x in s.split(",") if x.strip()] if s else None
         show = None if args.json else (lambda r: print(_row(r), flush=True))
         results = check_baselines(args.accel, hw, args.level, split(args.tasks),
-                                  split(args.configs), args.seed, rtl, show)
+                                  split(args.configs), args.seed, rtl, show,
+                                  timeout=args.timeout or 900.0)
         failed = [r for r in results if not r.passed]
         if args.json:
             print(json.dumps([r.to_dict() for r in results], indent=2))
         else:
             for r in failed:
                 print("\n" + r.format())
-            worst = max((abs(r.cycle_gap) for r in results), default=0.0)
             agree = sum(r.agree for r in results)
             correct = sum(bool(r.correct) for r in results)
             refused = sum(bool(r.refused) for r in results)
+            unfinished = sum(bool(r.unfinished) for r in results)
+            worst = max((abs(r.cycle_gap) for r in results if not r.unfinished), default=0.0)
             print(f"\n{agree}/{len(results)} baselines identical on both backends, "
                   f"{correct}/{len(results)} correct against the reference; largest cycle "
                   f"gap {100 * worst:.3f}%"
-                  + (f"; {refused} refused by the RTL (operations it lacks)" if refused else ""))
+                  + (f"; {refused} refused by the RTL (operations it lacks)" if refused else "")
+                  + (f"; {unfinished} not finished on the RTL within --timeout" if unfinished else ""))
         return 1 if failed else 0
     if not args.task or not args.config:
         raise ConfigError("rtl-check needs --task and --config (or --all-baselines, or --bench)")
@@ -322,7 +334,7 @@ def cmd_rtl_check(args) -> int:
         from kernelcraft.workbench.cliargs import read_source     # names a missing or non-UTF-8 file
         source = read_source(args.kernel)
         name = args.kernel
-    budget = Budget(max_instructions=args.max_instructions, wall_seconds=args.timeout)
+    budget = Budget(max_instructions=args.max_instructions, wall_seconds=args.timeout or 600.0)
     try:
         res = check(args.accel, args.task, args.config, source, hw=hw, seed=args.seed,
                     lockstep=args.lockstep, budget=budget, source_name=name, rtl=rtl)
@@ -368,7 +380,8 @@ def add_rtl_check_command(sub) -> None:
     sp.add_argument("--sim", choices=("verilator", "icarus"), default="verilator",
                     help="RTL simulator (default verilator; icarus is far slower: small "
                          "configurations, set with --hw)")
-    sp.add_argument("--timeout", type=seconds(DAY), default=600.0, help="wall-clock limit per run, seconds")
+    sp.add_argument("--timeout", type=seconds(DAY),
+                    help="wall-clock limit per run, seconds (default 600; 900 with --all-baselines)")
     sp.add_argument("--keep", metavar="DIR", help="keep the RTL job files (inputs and results) in DIR")
     sp.add_argument("--bulk", action="store_true",
                     help="bulk mode: run the Verilated model from a C++ driver instead of cocotb "

@@ -71,3 +71,25 @@ def test_exec_runs_in_bulk_mode(diff_cfg, tmp_path, capsys):
     assert "backend: plena-rtl" in out and "gp: [0, 5, 12, 0" in out
     assert main(["exec", "--accel", "plena", str(path), "--bulk"]) != 0
     assert "--bulk is a mode of the RTL run; add --rtl" in capsys.readouterr().err
+
+
+def test_rtl_check_reports_an_rtl_run_cut_by_its_time_limit_as_unfinished(diff_cfg):
+    # Cut short on a loaded machine, an RTL run used to read "backends DISAGREE, kernel
+    # INCORRECT", which says the hardware is wrong when it only had no time. The model's
+    # run (0.6 M cycles) gets all the time it needs; the RTL's 0.3 s is a third of what
+    # it would need at 1 M cycles/s.
+    from kernelcraft.workbench.accel import get_accel
+    from kernelcraft.workbench.rtlcheck import run_both
+    program = assemble("C_LOOP_START gp1, 300000\n  S_ADDI_INT gp2, gp2, 1\nC_LOOP_END gp1\n",
+                       "loop.asm", diff_cfg)
+    model = get_accel("plena").backend().run(program, MemoryImage(), diff_cfg,
+                                             Budget(max_instructions=10**9))
+    assert model.error is None
+    (res, _, _), = run_both("plena", "relu", "C1", "loop.asm", program, [MemoryImage()],
+                            hw=diff_cfg, budget=Budget(max_instructions=10**9, wall_seconds=0.3),
+                            rtl=PlenaRTL(bulk=True), model_runs=[model])
+    assert res.unfinished and "wall-clock limit of 0.3 s" in res.unfinished
+    assert not res.passed and 0 < res.cycles_rtl < res.cycles_model
+    text = res.format()
+    assert "RTL did NOT FINISH" in text and "raise --timeout" in text
+    assert "DISAGREE" not in text and "INCORRECT" not in text
