@@ -452,8 +452,8 @@ module coral_vec #(
             qhi = quot(d_xhi, d_sabs);
         end
     end
-    function automatic out_at(input [LV-1:0] i);   // element i's offset outside [0, d_top]
-        out_at = (d_xlo >= 0 && i <= qlo) || d_xhi < 0 || i > qhi;
+    function automatic out_at(input [LV-1:0] ei);   // element ei's offset outside [0, d_top]
+        out_at = (d_xlo >= 0 && ei <= qlo) || d_xhi < 0 || ei > qhi;
     endfunction
     assign d_rout = out_at({LV{1'b0}}) || out_at(LV'(d_vchk - (VW + 2)'(1)));
     reg  [1:0]  s_ea [0:3];
