@@ -227,12 +227,11 @@ module coral_vec #(
     wire [1:0] d_am = 2'(d_eb - 3'd1);                              // ... alignment mask
     wire signed [47:0] d_step = (dstr || d_useg) ? {{16{d_xbq[31]}}, d_xbq} : 48'(d_eb);
     wire signed [47:0] d_fsp = 48'(d_nfm) << (didx ? d_vt[4:3] : dmeew);   // a segment's fields after its first
-    wire signed [47:0] d_span = d_step * $signed(48'(d_vchk) - 48'sd1);
-    wire signed [47:0] d_last = d_off + d_span;
-    wire signed [47:0] d_lo = d_span < 0 ? d_last : d_off, d_hi = d_span < 0 ? d_off : d_last;
     wire signed [47:0] d_maxoff = 48'(DTCM_SIZE) - 48'(d_eb);
-    wire       d_rbad = (d_xa[1:0] & d_am) != 2'd0 || (dstr && d_vl > 1 && (d_xb[1:0] & d_am) != 2'd0) || d_lo < 0 ||
-                        d_hi + d_fsp > d_maxoff;
+    // the first and last element in DTCM: both between the bounds below (d_qlo, d_qhi), which
+    // hold for every element, so no multiple of the stride is formed
+    wire       d_rout;
+    wire       d_rbad = (d_xa[1:0] & d_am) != 2'd0 || (dstr && d_vl > 1 && (d_xb[1:0] & d_am) != 2'd0) || d_rout;
     // a masked access: only the active elements' addresses count (the model's rule); when
     // they are not all good, each element is checked against v0, which must be final:
     // nothing queued or issuing writes v0 (S2's write is bypassed), else d_pend
@@ -416,12 +415,15 @@ module coral_vec #(
     wire [VLEN-1:0] op_c = rd(r_c), v0 = rd(5'd0);
     wire [31:0] eaddr = (eidx ? e_xa + elem_at(op_a, ebc[LNB+1:0], emeew != 2'd2, emeew) : saddr) + (32'(sf) << e_sew);   // the element's address
     assign v0_pend = any_wv0 || (s1_v && wb && e_vd == 5'd0);
-    // A masked or fault-only-first access's elements i < VLEN: the DTCM offset d_off + d_step * i
-    // of element i lies in [0, d_top] exactly for the i between two bounds, each a quotient of
-    // at most log2(VLEN) bits (restoring division, saturating: a quotient past the last
-    // element's index marks them all), not VLEN multiples of the stride. Stride >= 0: bad
-    // below, i <= (-off - 1) / |stride| when off < 0; bad above, i > (top - off) / |stride|
-    // (all when top < off). Stride < 0 mirrors them. Alignment repeats every 4 elements.
+    // A unit-stride or strided access's elements i < VLEN (every access checks at most VLEN:
+    // d_vchk <= VLEN): the DTCM offset d_off + d_step * i of element i lies in [0, d_top]
+    // exactly for the i between two bounds, each a quotient of at most log2(VLEN) bits
+    // (restoring division, saturating: a quotient past the last element's index marks them
+    // all), not multiples of the stride. Stride >= 0: bad below, i <= (-off - 1) / |stride|
+    // when off < 0; bad above, i > (top - off) / |stride| (all when top < off). Stride < 0
+    // mirrors them. An unmasked access is checked at its first and last element (the offsets
+    // are monotonic in i); a masked or fault-only-first one at each element below vl.
+    // Alignment repeats every 4 elements.
     localparam integer LV = $clog2(VLEN);
     function automatic [LV-1:0] quot(input [47:0] x, input [47:0] dv);
         reg [47:0] r;
@@ -442,6 +444,18 @@ module coral_vec #(
     wire signed [47:0] d_xlo = d_sneg ? d_off - d_top - 48'sd1 : -d_off - 48'sd1;   // >= 0: bad up to quotient
     wire signed [47:0] d_xhi = d_sneg ? d_off : d_top - d_off;                  // < 0: all bad; else bad past quotient
     reg  [LV-1:0] qlo, qhi;
+    always @(*) begin
+        qlo = {LV{1'b0}};
+        qhi = {LV{1'b0}};
+        if ((dl || dst) && !didx) begin   // (so that the simulator skips this on other instructions)
+            qlo = quot(d_xlo, d_sabs);
+            qhi = quot(d_xhi, d_sabs);
+        end
+    end
+    function automatic out_at(input [LV-1:0] ei);   // element ei's offset outside [0, d_top]
+        out_at = (d_xlo >= 0 && ei <= qlo) || d_xhi < 0 || ei > qhi;
+    endfunction
+    assign d_rout = out_at({LV{1'b0}}) || out_at(LV'(d_vchk - (VW + 2)'(1)));
     reg  [1:0]  s_ea [0:3];
     reg        sbad;                   // element mi's address is outside DTCM or misaligned
     reg        mbad;
@@ -451,15 +465,11 @@ module coral_vec #(
         mbad = 1'b0;
         ffk = d_vl;
         sbad = 1'b0;
-        qlo = {LV{1'b0}};
-        qhi = {LV{1'b0}};
         for (mi = 0; mi < 4; mi = mi + 1) s_ea[mi] = 2'd0;
         if ((d_mm || (d_legal && dff)) && d_rbad) begin   // (so that the simulator skips this on other instructions)
-            qlo = quot(d_xlo, d_sabs);
-            qhi = quot(d_xhi, d_sabs);
             for (mi = 0; mi < 4; mi = mi + 1) s_ea[mi] = d_xa[1:0] + 2'(d_step[1:0] * 2'(mi));
             for (mi = VLEN - 1; mi >= 0; mi = mi - 1) begin
-                sbad = (d_xlo >= 0 && LV'(mi) <= qlo) || d_xhi < 0 || LV'(mi) > qhi || (s_ea[mi % 4] & d_am) != 2'd0;
+                sbad = out_at(LV'(mi)) || (s_ea[mi % 4] & d_am) != 2'd0;
                 if (VW'(mi) < d_vl && (d_ir[25] || v0[mi]) && sbad) begin
                     mbad = 1'b1;
                     ffk = VW'(mi);

@@ -293,6 +293,49 @@ def test_masked_and_first_fault_checks_near_dtcms_ends(cfg, rtl):
     assert 20 < faults < 100          # both outcomes, many times
 
 
+def test_unmasked_accesses_just_inside_and_just_outside_dtcm(cfg, rtl):
+    # the dispatch's range check of an unmasked access (rtl/coral/README.md: its first and last
+    # element between the two bounds every access has, no multiple of the stride formed): each
+    # kind placed with its lowest or highest byte on DTCM's first or last byte, then one element
+    # size further out; strides positive, negative, zero, odd multiples and near +-2^31; segment
+    # fields, whole registers and mask bytes. The expected fault is computed here from the
+    # elements' addresses, and model and RTL must both give it, at the same instruction and cycle
+    lo, hi = cfg.DTCM_BASE, cfg.DTCM_BASE + cfg.DTCM_SIZE
+    kinds = []   # (instruction, vtype, vl, element bytes, stride or None, fields)
+    for sew in (8, 16, 32):
+        eb = sew // 8
+        for stride in (eb, -eb, 0, 3 * eb, -7 * eb, 4096 * eb + eb, -(1 << 31), (1 << 31) - eb):
+            kinds += [(f"vlse{sew}.v v8, (s1), t4", f"e{sew}, m8", 29, eb, stride, 1),
+                      (f"vsse{sew}.v v8, (s1), t4", f"e{sew}, m1", 128 // sew, eb, stride, 1)]
+        kinds += [(f"vle{sew}.v v8, (s1)", f"e{sew}, m8", 1024 // sew - 3, eb, None, 1),
+                  (f"vse{sew}.v v8, (s1)", f"e{sew}, m2", 1, eb, None, 1)]
+    kinds += [("vlsseg3e16.v v8, (s1), t4", "e16, m1", 7, 2, -10, 3), ("vssseg2e32.v v8, (s1), t4", "e32, m2", 5, 4, 12, 2),
+              ("vlsseg2e8.v v8, (s1), t4", "e8, m1", 16, 1, -1, 2),
+              ("vlseg4e8.v v8, (s1)", "e8, m2", 21, 1, None, 4), ("vsseg2e16.v v8, (s1)", "e16, m1", 8, 2, None, 2),
+              ("vl2re16.v v8, (s1)", "e8, m1", 0, 2, None, 1), ("vs4r.v v8, (s1)", "e32, m1", 1, 1, None, 1),
+              ("vl1re32.v v8, (s1)", "e16, mf2", 3, 4, None, 1),
+              ("vlm.v v8, (s1)", "e8, m8", 123, 1, None, 1), ("vsm.v v8, (s1)", "e32, m1", 3, 1, None, 1)]
+    srcs, expect = [], []
+    for op, vt, vl, eb, stride, nf in kinds:
+        n = {"vl2re16.v": 16, "vs4r.v": 64, "vl1re32.v": 4}.get(op.split()[0], (vl + 7) // 8 if op.startswith("vlm") or op.startswith("vsm") else vl)
+        step = stride if stride is not None else eb * nf
+        offs = [step * i + eb * f for i in range(n) for f in range(nf)]
+        low, high = min(offs), max(offs) + eb - 1          # the bytes touched, relative to the base
+        for base, out in ((lo - low, False), (hi - 1 - high, False), (lo - low - eb, True), (hi - 1 - high + eb, True)):
+            if not 0 <= base < 1 << 32 or high - low >= hi - lo:   # (no such placement: x[rs1] wraps, or too long)
+                base &= 0xFFFFFFFF
+                out = any(not lo <= base + o <= hi - eb for o in offs)
+            srcs.append(f".text\nli s1, {base}\nli t4, {step if stride is not None else 0}\n"
+                        f"li t0, {vl}\nvsetvli t2, t0, {vt}, ta, ma\naddi a0, a0, 1\n{op}\naddi a0, a0, 2\nebreak\n")
+            expect.append(out)
+    assert sum(expect) > 100 and len(expect) - sum(expect) > 100
+    runs = _both(rtl, cfg, srcs)
+    for src, out, (model, r) in zip(srcs, expect, runs):
+        assert (model.error is not None) == out, src
+        assert compare_runs(model, r) == [] and str(r.error) == str(model.error), src
+        assert r.cycles == model.cycles, src
+
+
 def test_masked_narrow_accesses_skip_their_inactive_elements(cfg, rtl):
     # 16- and 8-bit strided accesses whose inactive elements are misaligned or below DTCM
     src = (".text\nla s1, d\naddi s1, s1, 64\nli t0, {bits}\nvsetvli t1, zero, e32, m1\nvmv.s.x v0, t0\n"
