@@ -36,6 +36,8 @@ module plena_sim #(
     output wire        cclk,         // the core's clock: `clk`, stopped while the trace reads
     input  wire [31:0] job,
     input  wire        go,
+    input  wire        halt,         // the host's wall-clock stop, set at any time
+    output reg         halt_q,       // ... presented to the core after a clock edge
     output reg         finished,
     output reg         rst,
     output reg         start,
@@ -160,8 +162,13 @@ module plena_sim #(
         h_want = 1'b0;
         value = h_q;
     endtask
+    // `halt` comes from outside the simulation at any moment; registered, it changes only
+    // just after a rising edge like the core's other inputs (and the logic it feeds runs
+    // with the clocked logic, not at every evaluation of the model as an input's does).
+    always @(posedge clk) halt_q <= halt;
     // (Set here rather than in the job sequence, a process that waits: see h_q above.)
     initial begin
+        halt_q = 1'b0;
         finished = 1'b0;
         rst = 1'b0;
         start = 1'b0;
@@ -309,7 +316,14 @@ module plena_sim #(
                 j_we <= 1'b0;
                 start <= 1'b0;
                 // The core is done, and the trace has read what its last edge wrote.
-                while (!(done && cen)) @(posedge clk);
+                // (The first rising edge that finds it so, as a check at every edge would;
+                // waiting on the condition resumes this process only when it changes.)
+                wait (done && cen);
+                @(posedge clk);
+                while (!(done && cen)) begin
+                    wait (done && cen);
+                    @(posedge clk);
+                end
                 for (k = 0; k < VSRAM_ROWS; k = k + 1) hread(HS_VSRAM, k, l_vsram[k]);
                 for (k = 0; k < MROWS; k = k + 1) hread(HS_MSRAM, k, l_msram[k]);
                 for (k = 0; k < FP_MEM_SIZE; k = k + 1) begin hread(HS_FPMEM, k, v); l_fp[k] = v[31:0]; end
