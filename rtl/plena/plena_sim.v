@@ -36,6 +36,8 @@ module plena_sim #(
     output wire        cclk,         // the core's clock: `clk`, stopped while the trace reads
     input  wire [31:0] job,
     input  wire        go,
+    input  wire        halt,         // the host's wall-clock stop, set at any time
+    output reg         halt_q,       // ... presented to the core after a clock edge
     output reg         finished,
     output reg         rst,
     output reg         start,
@@ -137,6 +139,47 @@ module plena_sim #(
     assign host_sel = cen ? j_sel : t_sel;
     assign host_addr = cen ? j_addr : t_addr;
     assign host_wdata = j_wdata;
+    // The port's data as the harness's processes read it: h_q, sampled on the falling
+    // edge by an ordinary process when one of them asks (h_want), which then wakes it
+    // (h_got). Under Verilator (--timing), what a suspended process reads is evaluated
+    // with the clock triggers on both edges, and with it everything combinational that
+    // follows it: read directly, host_rdata (the fetch port's word, FP_MEM's read data)
+    // dragged most of the core's logic, the scalar unit's included, into that region.
+    reg [RW-1:0] h_q;
+    reg          h_want;
+    event        h_got;
+    // Waiver: h_q is written where the process it wakes reads it (BLKSEQ).
+    /* verilator lint_off BLKSEQ */
+    always @(negedge clk)
+        if (h_want) begin
+            h_q = host_rdata;
+            -> h_got;
+        end
+    /* verilator lint_on BLKSEQ */
+    task automatic h_sample(output [RW-1:0] value);
+        h_want = 1'b1;
+        @(h_got);
+        h_want = 1'b0;
+        value = h_q;
+    endtask
+    // `halt` comes from outside the simulation at any moment; registered, it changes only
+    // just after a rising edge like the core's other inputs (and the logic it feeds runs
+    // with the clocked logic, not at every evaluation of the model as an input's does).
+    always @(posedge clk) halt_q <= halt;
+    // (Set here rather than in the job sequence, a process that waits: see h_q above.)
+    initial begin
+        halt_q = 1'b0;
+        finished = 1'b0;
+        rst = 1'b0;
+        start = 1'b0;
+        j_we = 1'b0;
+        j_sel = 4'd0;
+        j_addr = 32'd0;
+        j_wdata = {RW{1'b0}};
+        t_sel = 4'd0;
+        t_addr = 32'd0;
+        h_want = 1'b0;
+    end
 
     // The harness's own count of the run's clock edges, after the one at which the core
     // samples `start` up to the one that raises `done`: the backend holds the core's
@@ -193,8 +236,7 @@ module plena_sim #(
         j_sel <= sel;
         j_addr <= 32'(adr);
         @(posedge clk);
-        @(negedge clk);
-        value = host_rdata;
+        h_sample(value);        // at the falling edge
     endtask
 
     task automatic write_state;
@@ -227,15 +269,6 @@ module plena_sim #(
     integer k;
     initial begin
         if (!$value$plusargs("plena_dir=%s", base)) base = ".";
-        finished = 1'b0;
-        rst = 1'b0;
-        start = 1'b0;
-        j_we = 1'b0;
-        j_sel = 4'd0;
-        j_addr = 32'd0;
-        j_wdata = {RW{1'b0}};
-        t_sel = 4'd0;
-        t_addr = 32'd0;
         trace_on = 0;
         tfd = 0;
         forever begin
@@ -283,7 +316,14 @@ module plena_sim #(
                 j_we <= 1'b0;
                 start <= 1'b0;
                 // The core is done, and the trace has read what its last edge wrote.
-                while (!(done && cen)) @(posedge clk);
+                // (The first rising edge that finds it so, as a check at every edge would;
+                // waiting on the condition resumes this process only when it changes.)
+                wait (done && cen);
+                @(posedge clk);
+                while (!(done && cen)) begin
+                    wait (done && cen);
+                    @(posedge clk);
+                end
                 for (k = 0; k < VSRAM_ROWS; k = k + 1) hread(HS_VSRAM, k, l_vsram[k]);
                 for (k = 0; k < MROWS; k = k + 1) hread(HS_MSRAM, k, l_msram[k]);
                 for (k = 0; k < FP_MEM_SIZE; k = k + 1) begin hread(HS_FPMEM, k, v); l_fp[k] = v[31:0]; end
@@ -384,10 +424,10 @@ module plena_sim #(
         value = t_vsram[$clog2(VSRAM_ROWS)'(row)];
     endtask
     task automatic tread(input [3:0] sel, input [63:0] adr, output [RW-1:0] value);
-        t_sel = sel;
-        t_addr = adr[31:0];
+        t_sel <= sel;
+        t_addr <= adr[31:0];
         @(negedge clk);
-        value = host_rdata;
+        h_sample(value);        // at this falling edge
     endtask
     // Names are passed as 8-character vectors and the tasks are static: Icarus 11
     // aborts on string arguments of tasks (they print identically on both simulators).

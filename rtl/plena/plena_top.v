@@ -13,7 +13,7 @@ module plena_top #(
     input  wire        halt     /*verilator public_flat_rw*/,   // stop before the next instruction
     output wire        finished /*verilator public_flat_rw*/    // the job's results are written
 );
-    wire        clk, rst, start, done;
+    wire        clk, rst, start, done, halt_q;
     wire [31:0] prog_len;
     wire [63:0] max_retire, max_cycles;
     wire [1:0]  stop;
@@ -57,7 +57,7 @@ module plena_top #(
         .DMA_QUEUE(DMA_QUEUE)
     ) u_core (
         .clk(clk), .rst(rst), .start(start), .prog_len(prog_len), .max_retire(max_retire),
-        .max_cycles(max_cycles), .halt(halt), .host_we(host_we), .host_sel(host_sel),
+        .max_cycles(max_cycles), .halt(halt_q), .host_we(host_we), .host_sel(host_sel),
         .host_addr(host_addr), .host_wdata(host_wdata), .host_rdata(host_rdata),
         .running(running), .done(done), .stop(stop), .err_code(err_code),
         .err_mem(err_mem), .err_addr(err_addr), .err_pc(err_pc), .cycles(cycles),
@@ -82,7 +82,7 @@ module plena_top #(
         .HBM_LATENCY(HBM_LATENCY), .LOOP_DEPTH(LOOP_DEPTH), .IMEM_SIZE(IMEM_SIZE),
         .DMA_QUEUE(DMA_QUEUE)
     ) u_sim (
-        .cclk(clk), .job(job), .go(go), .finished(finished), .rst(rst), .start(start),
+        .cclk(clk), .job(job), .go(go), .halt(halt), .halt_q(halt_q), .finished(finished), .rst(rst), .start(start),
         .prog_len(prog_len), .host_we(host_we), .host_sel(host_sel), .host_addr(host_addr),
         .host_wdata(host_wdata), .host_rdata(host_rdata), .max_retire(max_retire), .max_cycles(max_cycles), .done(done),
         .stop(stop), .err_code(err_code), .err_mem(err_mem), .err_addr(err_addr),
