@@ -308,6 +308,9 @@ module aie_core #(
     wire signed [31:0] wa_i = imm_rri(wa);
     wire [19:0] wa_u = imm_ri(wa);
     wire [6:0]  aop = op_of(wa);
+    // one latency look-up per slot (used by every arm that writes): four reads of one
+    // ROM were candidates of each other in Yosys's share pass
+    wire [4:0]  a_lat = 5'(isa_latency(aop));
     wire signed [31:0] ra = r[wa_a[3:0]], rb = r[wa_b[3:0]];
     wire [4:0]  ash = wa_i[4:0];
     reg         a_wr_r, a_wr_p;                     // writes r[d] / p[d]
@@ -367,6 +370,7 @@ module aie_core #(
     wire [4:0]  wm_d = fd(wm), wm_a = fa(wm);
     wire [19:0] wm_u = imm_ri(wm);
     wire [6:0]  mvop = op_of(wm);
+    wire [4:0]  mv_lat = 5'(isa_latency(mvop));
     wire signed [31:0] mra = r[wm_a[3:0]];
     reg  [2:0]  mv_kind;      // 0 none, 1 r, 2 p, 3 m, 4 g field, 5 x, 6 acc
     reg  signed [31:0] mv_val;
@@ -410,6 +414,7 @@ module aie_core #(
     // shuffles included (aie_shuf), is written at the edge after issue.
     wire [31:0] wv = sw[S_VEC];
     wire [6:0]  vop = op_of(wv);
+    wire [4:0]  v_lat = 5'(isa_latency(vop));
     wire [4:0]  wv_d = fd(wv), wv_a = fa(wv), wv_b = fb(wv);
     // w operands (int8 VMUL/VMAC a and b, VUPS.I8 a) name the x holding the half
     wire v_wa = (vop == OP_VMUL_I8 || vop == OP_VMAC_I8 || vop == OP_VUPS_I8);
@@ -626,18 +631,18 @@ module aie_core #(
             case (aop)
                 OP_ADD, OP_SUB, OP_MUL, OP_AND, OP_OR: begin
                     rd_u[9] = ur(wa_a); rd_u[10] = ur(wa_b);
-                    wr_u[9] = ur(wa_d); wr_l[9] = 5'(isa_latency(aop));
+                    wr_u[9] = ur(wa_d); wr_l[9] = a_lat;
                 end
                 OP_ADDI, OP_SLLI, OP_SRAI, OP_SRLI: begin
-                    rd_u[9] = ur(wa_a); wr_u[9] = ur(wa_d); wr_l[9] = 5'(isa_latency(aop));
+                    rd_u[9] = ur(wa_a); wr_u[9] = ur(wa_d); wr_l[9] = a_lat;
                 end
                 OP_PADD: begin
                     rd_u[9] = UW'(U_P + $unsigned(wa_d[2:0])); rd_u[10] = ur(wa_a);
-                    wr_u[9] = UW'(U_P + $unsigned(wa_d[2:0])); wr_l[9] = 5'(isa_latency(aop));
+                    wr_u[9] = UW'(U_P + $unsigned(wa_d[2:0])); wr_l[9] = a_lat;
                 end
                 OP_PADDI: begin
                     rd_u[9] = UW'(U_P + $unsigned(wa_a[2:0]));
-                    wr_u[9] = UW'(U_P + $unsigned(wa_d[2:0])); wr_l[9] = 5'(isa_latency(aop));
+                    wr_u[9] = UW'(U_P + $unsigned(wa_d[2:0])); wr_l[9] = a_lat;
                 end
                 OP_LOOPR: rd_u[9] = ur(wa_a);
                 OP_DMAIN, OP_DMAOUT: begin
@@ -647,7 +652,7 @@ module aie_core #(
             endcase
         // vector slot
         if (sv[S_VEC]) begin
-            wr_l[12] = 5'(isa_latency(vop));
+            wr_l[12] = v_lat;
             if (v_mac) begin
                 rd_u[12] = UW'(U_X + $unsigned(v_xa));
                 rd_u[13] = UW'(U_X + $unsigned(v_mm ? {wv_b[2:0], 1'b0} : v_xb));
@@ -678,7 +683,7 @@ module aie_core #(
         end
         // move slot
         if (sv[S_MV]) begin
-            wr_l[15] = 5'(isa_latency(mvop));
+            wr_l[15] = mv_lat;
             case (mvop)
                 OP_MOVI:  wr_u[15] = ur(wm_d);
                 OP_MOVHI: begin rd_u[15] = ur(wm_d); wr_u[15] = ur(wm_d); end

@@ -5,6 +5,8 @@ testing of the model against the RTL. Each bundle is assembled alone first: one 
 breaks a bundle rule is drawn again, so every program is one the assembler accepts."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from kernelcraft.simulators.core.backend import MemoryImage
@@ -139,9 +141,8 @@ def _bundle(rng) -> str:
     return " || ".join(ops) or "NOP"
 
 
-def random_program(seed: int, cfg, bundles: int = 40) -> tuple[str, MemoryImage]:
-    from kernelcraft.simulators.aie.assembler import assemble
-    rng = np.random.default_rng(seed)
+def _setup(rng, cfg) -> list[str]:
+    """Pointers into data memory, r1..r7, the modifiers and two address generators."""
     size = cfg.DM_SIZE
     lines = []
     for p in VEC_PTRS:
@@ -158,6 +159,14 @@ def random_program(seed: int, cfg, bundles: int = 40) -> tuple[str, MemoryImage]
                          ("N2", int(rng.integers(1, 3))), ("J2", 96)):
             lines.append(f"MOVI r9, {v}")
             lines.append(f"GSET.{field} g{g}, r9")
+    return lines
+
+
+def random_program(seed: int, cfg, bundles: int = 40) -> tuple[str, MemoryImage]:
+    from kernelcraft.simulators.aie.assembler import assemble
+    rng = np.random.default_rng(seed)
+    size = cfg.DM_SIZE
+    lines = _setup(rng, cfg)
     depth, made = 0, 0
     while made < bundles:
         roll = rng.random()
@@ -181,6 +190,34 @@ def random_program(seed: int, cfg, bundles: int = 40) -> tuple[str, MemoryImage]
         made += 1
     lines += ["ENDLOOP"] * depth
     image = MemoryImage({"dm": {0: rng.integers(0, 256, size, dtype=np.uint8)}})
+    return "\n".join(lines) + "\n", image
+
+
+def random_failing_load_program(seed: int, cfg, before: int = 4) -> tuple[str, MemoryImage]:
+    """random_program's setup, `before` random bundles, then a bundle of two loads whose
+    first or second (drawn) reads p7, set just before to an address no load may use (odd,
+    or past the end), with the other slots drawn as in random_program: which load fails
+    decides what the bundle commits (the loads, stores and writers the model's order runs
+    before it), which the other programs seldom reach."""
+    from kernelcraft.simulators.aie.assembler import assemble
+    rng = np.random.default_rng(seed)
+    lines = _setup(rng, cfg) + [_checked(rng, assemble, cfg) for _ in range(before)]
+    bad = (2 * int(rng.integers(8, cfg.DM_SIZE // 2 - 64)) + 1 if rng.random() < 0.5
+           else cfg.DM_SIZE + 32 * int(rng.integers(0, 4)))
+    lines.append(f"MOVPI p7, {bad}")
+    for _ in range(50):
+        loads = [_load(rng), _load(rng)]
+        failing = int(rng.integers(0, 2))
+        loads[failing] = re.sub(r"\[p\d\]", "[p7]", loads[failing])
+        ops = loads + [make(rng) for make, p in ((_store, 0.35), (_scalar, 0.5), (_vector, 0.35),
+                                                  (_move, 0.4)) if rng.random() < p]
+        try:
+            assemble(" || ".join(ops) + "\n", config=cfg)
+        except AssemblyError:
+            continue
+        lines.append(" || ".join(ops))
+        break
+    image = MemoryImage({"dm": {0: rng.integers(0, 256, cfg.DM_SIZE, dtype=np.uint8)}})
     return "\n".join(lines) + "\n", image
 
 

@@ -169,8 +169,9 @@ def test_tile_synthesizes(tmp_path, unit_counts):
     own count per instance. Not yet through: on Dec 6 the tile's run (proc clean, no
     latch) ran out of 8 GB in `share` on the core's register reads, whose conditions
     the bundle decoder's slot chain multiplied; with the decoder in one-hot selects the
-    core's `share` gets past those and reaches 8 GB on a ROM read of the scalar slot's
-    latency (rtl/aie/README.md, Synthesis)."""
+    core's `share` got past those to a ROM read of the scalar slot's latency, and with
+    one latency look-up per slot past that to an accumulator read (the store slot's
+    AST data), where it passed 9 GB (rtl/aie/README.md, Synthesis)."""
     latches, stat = synthesize("aie_top", tmp_path, black_boxes=BLACK_BOXES)
     shell_cells, shell_flops = assert_clean(latches, stat)
     for name, (c, f) in counts(stat).items():
