@@ -62,9 +62,11 @@ class Evaluation:
     bound_kind: str = ""
     roofline_fraction: float = 0.0
     impossible: bool = False
-    # Instructions retired differ between input sets: the kernel's control flow depends on
-    # its inputs. Not a failure (a scalar max loop may branch on data), but a kernel that
-    # recognises the checker's input families and computes exactly only there must do so.
+    # Instructions retired or cycles differ between input sets: the kernel's control flow
+    # (or timing) depends on its inputs. Not a failure (a scalar max loop may branch on
+    # data), but a kernel that recognises the checker's input families and computes
+    # exactly only there must branch, and two paths padded to one instruction count still
+    # differ in cycles unless their costs match too.
     input_dependent: bool = False
     seeds: list = field(default_factory=list)
     edge_seed: int | None = None     # the edge cases' draw (None: no edge cases run)
@@ -291,7 +293,7 @@ def evaluate(accel_name: str, task_name: str, config: str, source: str, *,
         ev.unit_busy = dict(first.unit_busy)
         ev.stalls = dict(first.stalls)
         ev.utilisation = {u: (b / ev.cycles if ev.cycles else 0.0) for u, b in first.unit_busy.items()}
-        ev.input_dependent = len({s.retired for s in ev.sets}) > 1
+        ev.input_dependent = len({(s.retired, s.cycles) for s in ev.sets}) > 1
     if ev.status != "run_error":
         ev.passed = all(s.passed for s in ev.sets)
         ev.status = "passed" if ev.passed else "failed"

@@ -103,9 +103,10 @@ def format_evaluation(ev: Evaluation) -> str:
         util = ", ".join(f"{u} {v:.0%}" for u, v in sorted(ev.utilisation.items()) if v)
         lines.append(f"instructions retired: {ev.retired}; unit utilisation: {util}")
         if ev.input_dependent:
-            counts = sorted({s.retired for s in ev.sets})
-            lines.append(f"control flow depends on the inputs: {counts[0]}..{counts[-1]} instructions "
-                         f"retired across the {len(ev.sets)} input sets (flagged in the run's score)")
+            n, c = sorted({s.retired for s in ev.sets}), sorted({s.cycles for s in ev.sets})
+            lines.append(f"control flow or timing depends on the inputs: {n[0]}..{n[-1]} instructions "
+                         f"retired, {c[0]}..{c[-1]} cycles across the {len(ev.sets)} input sets "
+                         "(flagged in the run's score)")
         if ev.stalls.get("dma_wait"):
             lines.append(f"stalled waiting for DMA: {ev.stalls['dma_wait']} cycles")
         other = ", ".join(f"{k} {v}" for k, v in ev.stalls.items() if v and k != "dma_wait")

@@ -22,9 +22,9 @@ whose tools took seeds the caller chose is scored on fresh seeds all the same an
 marked `scored: false` (debugging only), as a replay is. A best kernel flagged
 impossible (fewer cycles than the analytic lower bound) has passed a re-check on fresh
 seeds (workspace.py) and its score carries the flag (`flags`). So does a kernel whose
-control flow depended on its inputs (`input_dependent`: instructions retired differed
-between input sets), the one way a kernel can compute exactly only on the inputs it
-recognises.
+control flow depended on its inputs (`input_dependent`: instructions retired or cycles
+differed between input sets), the one way a kernel can compute exactly only on the
+inputs it recognises.
 """
 from __future__ import annotations
 

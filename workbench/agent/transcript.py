@@ -95,7 +95,8 @@ def score_lines(s: dict) -> list[str]:
                           "re-checks existed)" if not rc else "its re-check failed"))
         if "input-dependent" in score_flags(s):
             lines.append("- FLAGGED INPUT-DEPENDENT: the scored kernel retired different instruction "
-                         "counts on different input sets (its control flow depends on the data); "
+                         "counts or took different cycles on different input sets (its control "
+                         "flow or timing depends on the data); "
                          "a PASS then rests on the input sets drawn, see tasks/README.md's known gaps")
     else:
         lines.append("- no kernel passed run_eval")
