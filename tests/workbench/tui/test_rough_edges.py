@@ -263,8 +263,11 @@ def test_run_picker_columns_fit_80_columns_and_come_back_when_wider(sample_db):
         assert shown == ["run", "▼", "status", "task", "accel", "config", "steps", "speed-up",
                          "cost"]
         assert "started, tokens, H1, agent/model: wider terminal" in screen_text(app)
-        row = next(ln for ln in screen_text(app).splitlines() if ln.split()[:1] == ["1"])
-        assert row.split()[-1] == "$0.0464"                 # the last column whole
+        row = lambda: next(ln for ln in screen_text(app).splitlines()  # noqa: E731
+                           if ln.split()[:1] == ["1"])
+        # The last column whole. Once (a fresh clone, Dec 6) the row read "$0.0": the cause
+        # was not found, so the row is given time to settle; a lasting cut still fails.
+        assert await wait_for(pilot, lambda: row().split()[-1] == "$0.0464"), row()
         await pilot.press("s")                              # s cycles the columns on screen
         assert picker.sort_key == "status"
         picker.sort_key = "cost"
