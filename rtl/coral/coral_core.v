@@ -364,12 +364,13 @@ module coral_core #(
     wire first = ex_cnt == 6'd0;
     // waits for the vector unit before the instruction starts (timing model rule 4):
     // a scalar load for vector stores, a scalar store for vector loads and stores,
-    // fence, fflags/fcsr/vxsat/vcsr accesses and indexed vector accesses (whose dispatch checks
-    // read the offsets) for everything; a dispatch for a slot
-    wire drains = is_fence || (is_csr && (csr == 12'h001 || csr == 12'h003 || csr == 12'h009 || csr == 12'h00F)) ||
-                  (is_vec && v_drain);
-    wire w_sync = first && ((mem_ld && v_st_pend) || (mem_st && v_mem_pend) || (drains && !v_drained));
-    wire w_full = first && is_vec && v_full && !w_sync;   // (an indexed access drains first: a sync stall)
+    // fence and fflags/fcsr/vxsat/vcsr accesses for everything, an indexed vector access (whose
+    // dispatch checks read the offsets) for the writers of its offsets and v0 (v_drain); a
+    // dispatch for a slot
+    wire drains = is_fence || (is_csr && (csr == 12'h001 || csr == 12'h003 || csr == 12'h009 || csr == 12'h00F));
+    wire w_sync = first && ((mem_ld && v_st_pend) || (mem_st && v_mem_pend) || (drains && !v_drained) ||
+                            (is_vec && v_drain));
+    wire w_full = first && is_vec && v_full && !w_sync;   // (an indexed access waits first: a sync stall)
     wire hold = w_sync || w_full;
     wire ex_last = hold ? 1'b0 : is_vec ? (v_to_scalar ? !first && v_sval_ok : 1'b1) :
                    (mem_ld | is_mul) ? ex_cnt == 6'd1 : is_div ? ex_cnt == 6'd32 :

@@ -51,7 +51,7 @@ module coral_vec #(
     output wire        d_pend,        // a masked access whose addresses need a v0 still being computed
     output wire        d_ffl,         // a fault-only-first load: vl becomes d_ffvl (its dispatch)
     output wire [$clog2(VLEN):0] d_ffvl,
-    output wire        d_drain,       // an indexed access: dispatch waits until nothing is queued or issuing
+    output wire        d_drain,       // an indexed access waits: something queued or issuing writes its offsets or v0
     output wire        d_to_scalar,
     // state the core waits on
     output wire        q_full,
@@ -242,13 +242,24 @@ module coral_vec #(
                        (dff ? (!d_mm || !v0_pend) && d_ffk == 0 : (!d_mm || (!v0_pend && d_mbad)));
     assign d_ffl = d_legal && dff;
     assign d_ffvl = d_ffk;
+    // the registers an instruction writes (its scoreboard entry): [vd, vd + count), the count
+    // its destination group's (a mask, a reduction, vmv.s.x, vlm: 1; a load: NF * EMUL; a
+    // widening: 2 LMUL), none for stores and moves to a scalar
+    wire       d_wb = dlanes || dl || dfroms || dred;
+    wire [7:0] d_wcnt = !d_wb ? 8'd0 : (dmk || dmlog || dmsf || dred || dfroms) ? 8'd1 :
+                        (dl && (d_acc || didx)) ? d_sgr : 8'(d_nd);
+    wire [31:0] d_wset = 32'(((64'd1 << d_wcnt) - 64'd1) << d_vd);
     // an indexed access checks every active element's address x[rs1] + offset (the offsets
-    // zero-extended) from the index group, read (S2 bypassed) once the unit has drained: no
-    // earlier instruction can still write the offsets or v0 (d_drain holds the core until then;
-    // its checks and faults wait too, so that they are the model's after its wait)
+    // zero-extended) from the index group, read (S2 bypassed) once no instruction queued or
+    // issuing writes a register of that group or, masked, v0 (d_drain holds the core until
+    // then; its checks and faults wait too, so that they are the model's after its wait)
     wire       d_ibad;
-    wire       d_idle;                                               // nothing queued or issuing
-    wire       d_go = !didx || d_idle;
+    wire [31:0] pend_w;                                              // written by the queue and S1
+    // (the offsets' EMUL registers from vs2, 8 when EMUL is over 8; none at vill: those fault
+    // at once, as the model's)
+    wire [3:0] d_nr = d_elog > 4'sd3 ? 4'd8 : 4'(d_ne);
+    wire [31:0] d_rset = d_vill ? 32'd0 : 32'(((64'd1 << d_nr) - 64'd1) << d_vs2) | {31'd0, !d_ir[25]};
+    wire       d_go = !didx || (pend_w & d_rset) == 32'd0;
     // an indexed load whose destination overlaps the offsets other than as RVV allows (vd = vs2
     // with SEW <= EEW, or a wider vd's highest part with the offsets' EMUL >= 1) is reserved: its
     // elements would be written before later offsets are read, which the model does not do
@@ -256,7 +267,7 @@ module coral_vec #(
     wire       d_iovl = dl && didx && !dseg && {1'b0, d_vd} < d_iend && {1'b0, d_vs2} < d_dend &&
                         !(d_vd == d_vs2 && {1'b0, d_vt[4:3]} <= {1'b0, dmeew}) &&
                         !({1'b0, d_vt[4:3]} > {1'b0, dmeew} && !d_elog[3] && d_iend == d_dend);
-    assign d_drain = d_legal && didx;
+    assign d_drain = d_legal && !d_go;
     assign d_fault = d_legal && d_go && ((didx && d_vl != 0 && d_ibad) || (d_vill && !d_whl) || (dwmv && (d_vs2 & (d_n - 5'd1)) != 5'd0) || (dfp && (!d_sew32 || d_frm > 3'd4)) || d_sew_bad || d_grp || d_mask ||
                                  d_ovl || d_mem || d_seg_bad || d_wide_bad || d_ext_bad || d_emul_bad || d_ei_bad);
     assign d_unsup = d_legal && d_go && (!d_vill || d_whl) && !dfp && ((!d_sew_ok && !d_whl) || d_iovl);
@@ -265,26 +276,29 @@ module coral_vec #(
 
     // ------------------------------------------------------------------ queue
     reg  [QW-1:0] q [0:DEPTH-1];
-    reg  [DEPTH-1:0] q_isst, q_ismem, q_wv0;
+    reg  [DEPTH-1:0] q_isst, q_ismem;
+    reg  [31:0]   q_w [0:DEPTH-1];     // each entry's written registers
     reg  [QA-1:0] qh, qt;
     reg  [QA:0]   qn;
     wire [QW-1:0] d_entry = {d_irq, d_vle, d_vte, d_frm, d_vxrm, d_xa, d_xbq, d_fa};
     integer i;
-    reg any_st, any_mem, any_wv0;
+    reg any_st, any_mem;
+    reg [31:0] any_w;
     always @(*) begin
         any_st = 1'b0;
         any_mem = 1'b0;
-        any_wv0 = 1'b0;
+        any_w = 32'd0;
         for (i = 0; i < DEPTH; i = i + 1)
             if ((QA + 1)'(i) < qn) begin
                 any_st = any_st | q_isst[(32'(qh) + i) % DEPTH];
                 any_mem = any_mem | q_ismem[(32'(qh) + i) % DEPTH];
-                any_wv0 = any_wv0 | q_wv0[(32'(qh) + i) % DEPTH];
+                any_w = any_w | q_w[(32'(qh) + i) % DEPTH];
             end
     end
 
     // ------------------------------------------------------------------ S1
     reg          s1_v;
+    reg  [31:0]  s1_w;                // the registers the instruction in S1 writes
     reg  [31:0]  e_ir;
     reg  [VW-1:0] e_vl;
     reg  [7:0]   e_vt;
@@ -414,7 +428,8 @@ module coral_vec #(
     assign op_b = rd(r_b);
     wire [VLEN-1:0] op_c = rd(r_c), v0 = rd(5'd0);
     wire [31:0] eaddr = (eidx ? e_xa + elem_at(op_a, ebc[LNB+1:0], emeew != 2'd2, emeew) : saddr) + (32'(sf) << e_sew);   // the element's address
-    assign v0_pend = any_wv0 || (s1_v && wb && e_vd == 5'd0);
+    assign pend_w = any_w | (s1_v ? s1_w : 32'd0);
+    assign v0_pend = pend_w[0];
     // A unit-stride or strided access's elements i < VLEN (every access checks at most VLEN:
     // d_vchk <= VLEN): the DTCM offset d_off + d_step * i of element i lies in [0, d_top]
     // exactly for the i between two bounds, each a quotient of at most log2(VLEN) bits
@@ -1294,7 +1309,6 @@ module coral_vec #(
     assign st_pend = any_st || (s1_v && est);
     assign mem_pend = any_mem || (s1_v && (el || est));
     assign drained = qn == 0 && !s1_v;
-    assign d_idle = drained;
     assign active = qn != 0 || s1_v || s2_v;
 
     wire push = d_valid && !(free && qn == 0);        // into the queue (else straight to S1)
@@ -1324,7 +1338,7 @@ module coral_vec #(
                 q[qt] <= d_entry;
                 q_isst[qt] <= dst;
                 q_ismem[qt] <= dl || dst;
-                q_wv0[qt] <= (dlanes || dl || dfroms || dred) && d_vd == 5'd0;
+                q_w[qt] <= d_wset;
                 qt <= qt == QA'(DEPTH - 1) ? {QA{1'b0}} : qt + 1'b1;
             end
             if (pop) qh <= qh == QA'(DEPTH - 1) ? {QA{1'b0}} : qh + 1'b1;
@@ -1338,6 +1352,7 @@ module coral_vec #(
                     n_seq <= n_seq + 32'd1;
                 end
                 {e_ir, e_vl, e_vt, e_frm, e_vxrm, e_xa, e_xb, e_fa} <= nx;
+                s1_w <= pop ? q_w[qh] : d_wset;
                 bc <= {VW{1'b0}};
                 saddr <= nx[95:64];
                 sf <= 3'd0;

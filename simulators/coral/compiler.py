@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from kernelcraft.isa.loader import get_isa
 from kernelcraft.simulators.core.errors import SimError
 
-from . import fp32, smallvec
+from . import fp32, scoreboard, smallvec
 from .semantics import SCALAR, VECTOR, Code
 from .semantics.scalar import BRANCH
 from .semantics.system import System, div_s, div_u, rem_s, rem_u
@@ -44,7 +44,7 @@ from .loops import LoopPlan
 from .maps import MapPlan
 from .selfloop import SelfLoop
 from .strips import StripPlan
-from .timing import LOAD, NOWB, STORE, VectorTiming
+from .timing import LOAD, NOWB, STORE, WSHIFT, VectorTiming
 from .vecloop import VecLoop
 
 MAX_BLOCK = 256
@@ -54,8 +54,8 @@ _CODE: dict[str, object] = {}
 STOP_BREAK, STOP_ECALL = -1, -2
 MEM_KIND = {"VLOAD": LOAD, "VLOADS": LOAD, "VSTORE": STORE, "VSTORES": STORE, "VMOVE": NOWB}
 # Indexed accesses check every element's address at dispatch from the index register group,
-# so they wait (like fence) until the vector unit has drained: no earlier vector instruction
-# can still be writing the offsets (the RTL's rule, rtl/coral/README.md)
+# so they wait until no earlier vector instruction still queued or issuing writes the offsets
+# (or v0, masked): the RTL's scoreboard (rtl/coral/README.md, scoreboard.py)
 INDEXED = frozenset(m for m, d in get_isa("coral").instructions.items()
                     if d.format.name in ("VLX", "VSX"))
 
@@ -79,8 +79,9 @@ class Block:
     tdelta: tuple = ()
     own_wait: tuple = ()
     busy: dict = field(default_factory=dict)      # unit -> static cycles of one pass
-    # the timed variant's cycle accounting as data, for loops.py: ("add", n), ("vq", pc, kind),
-    # ("load",) / ("store",) / ("drain",); None if the block has other timed code
+    # the timed variant's cycle accounting as data, for loops.py: ("add", n), ("vq", pc, kind,
+    # its scoreboard.write_rule or None), ("load",) / ("store",) / ("drain",); None if the block
+    # has other timed code or an indexed access
     tsteps: list | None = field(default_factory=list)
     tails: tuple = ()            # (taken, fall) cycles a branch ending the block adds
     loop: object = None          # a LoopPlan if the block is a loop loops.py runs whole
@@ -103,6 +104,7 @@ class Compiler:
             "BAD": s.bad_access, "STORE": s.store, "CSR": system.csr, "FRM": system.frm,
             "JUMP": system.jump, "VSET": system.vset, "VQ": timing.dispatch,
             "SYNC_LOAD": timing.sync_load, "SYNC_STORE": timing.sync_store, "DRAIN": timing.drain,
+            "WAIT_REGS": timing.wait_regs,
             "div_s": div_s, "div_u": div_u, "rem_s": rem_s, "rem_u": rem_u,
             "fadd": fp32.fadd, "fsub": fp32.fsub, "fmul": fp32.fmul, "fdiv": fp32.fdiv,
             "fsqrt": fp32.fsqrt, "fma": fp32.fma, "fmin": fp32.fmin, "fcompare": fp32.fcompare,
@@ -110,6 +112,9 @@ class Compiler:
             "ILLEGAL": self.illegal, "SimError": SimError, "FAULT_AT": self.fault_at,
         }
         self.blocks: dict[int, Block] = {}
+        # the registers each dispatch writes are kept only where something reads them
+        timing.scoreboard = any(ins.mnemonic in INDEXED for ins in program.instrs)
+        self.wrules: dict[int, object] = {}     # pc -> scoreboard.write_rule (while scoreboard)
         # the first instruction of every loop body (a backward branch's target) starts a
         # block: a block running into a loop from above would otherwise hold the loop's
         # first iteration, which its plan (loops.py, strips.py, selfloop.py) then misses on
@@ -148,9 +153,17 @@ class Compiler:
         if self.fast:
             closure = smallvec.wrap(d.mnemonic, self.s, ops, closure)
         self.ns[f"V{pc}"] = closure
-        call = f"T = VQ(T, V{pc}(), {MEM_KIND.get(d.timing, 0)})"
-        lines = (["T = DRAIN(T)"] if d.mnemonic in INDEXED else []) + [call] + \
-            (["T = DRAIN(T)"] if d.unit == "vmove" else [])
+        kind = MEM_KIND.get(d.timing, 0)
+        call = f"T = VQ(T, V{pc}(), {kind})"
+        wait = []
+        if self.timing.scoreboard:
+            rule = self.wrules[pc] = scoreboard.write_rule(d.mnemonic, ops)
+            self.ns[f"W{pc}"] = rule
+            call = f"T = VQ(T, V{pc}(), {kind} | W{pc}(S) << {WSHIFT})"
+            if d.mnemonic in INDEXED:
+                self.ns[f"R{pc}"] = scoreboard.index_read_rule(d.mnemonic, ops)
+                wait = [f"T = WAIT_REGS(T, R{pc}(S))"]
+        lines = wait + [call] + (["T = DRAIN(T)"] if d.unit == "vmove" else [])
         return Code(lines, timed=True), d
 
     def compile(self, start: int, limit: int) -> Block:
@@ -186,10 +199,10 @@ class Compiler:
                 timed += self._flush(pending)
                 if steps is not None:
                     steps += [("add", pending)] * bool(pending)
-                    if d is not None and d.mnemonic in VECTOR:
-                        steps += [("drain",)] * (d.mnemonic in INDEXED) + [("vq", pc, MEM_KIND.get(d.timing, 0))] + \
+                    if d is not None and d.mnemonic in VECTOR and d.mnemonic not in INDEXED:
+                        steps += [("vq", pc, MEM_KIND.get(d.timing, 0), self.wrules.get(pc))] + \
                             [("drain",)] * (d.unit == "vmove")
-                    else:
+                    else:              # (an indexed access's wait reads the scoreboard: no fast path)
                         steps = blk.tsteps = None
                 pending = 0
                 base = t

@@ -45,7 +45,7 @@ from kernelcraft.simulators.core.native import Native
 from . import fp32
 from .semantics.scalar import BRANCH
 from .state import FFLAGS, FRM, M
-from .timing import LOAD, STORE, VectorTiming
+from .timing import LOAD, STORE, WSHIFT, VectorTiming
 
 F32, F64, U32, U64 = np.float32, np.float64, np.uint32, np.uint64
 # the instruction shapes a plan takes, from the ISA data's instruction classes
@@ -392,11 +392,13 @@ class LoopPlan:
 
     # --- timing ------------------------------------------------------------------------
     def _program(self, vl: int) -> list[tuple]:
-        prog = self.programs.get(vl)
+        key = (vl, self.s.vtype)      # (the registers written depend on vtype)
+        prog = self.programs.get(key)
         if prog is None:
             beats = max(1, -(-vl * 32 // self.s.VLEN))
-            prog = self.programs[vl] = tuple(timing_program(     # (a tuple: replay's memo key as it is)
-                self.tsteps, {pc: cost * (beats if per_beat else vl) for pc, (cost, per_beat) in self.vcost.items()}))
+            prog = self.programs[key] = tuple(timing_program(     # (a tuple: replay's memo key as it is)
+                self.tsteps, {pc: cost * (beats if per_beat else vl) for pc, (cost, per_beat) in self.vcost.items()},
+                self.s))
         return prog
 
     def _time(self, t: int, n: int, vl: int, last: bool) -> int:
@@ -432,14 +434,16 @@ def trips(x, mn: str, reg: int, step: int, other: int, swapped: bool, cap: int) 
     return max(cap, 0), False
 
 
-def timing_program(tsteps: list, cycles: dict) -> list[tuple]:
+def timing_program(tsteps: list, cycles: dict, s=None) -> list[tuple]:
     """A block's timing steps (compiler.py) as (op, a, b), with `cycles` of each vector
-    instruction by pc: 0 add a cycles, 1 dispatch a cycles of kind b, 2/3/4 sync
-    load/store/drain."""
+    instruction by pc: 0 add a cycles, 1 dispatch a cycles of kind b (| the registers it
+    writes at state `s`'s vtype << WSHIFT, where the compiler gave a scoreboard rule), 2/3/4
+    sync load/store/drain."""
     out = []
     for st in tsteps:
         if st[0] == "vq":
-            out.append((1, cycles[st[1]], st[2]))
+            rule = st[3]
+            out.append((1, cycles[st[1]], st[2] | (rule(s) << WSHIFT if rule is not None else 0)))
         elif st[0] == "add":
             out.append((0, st[1], 0))
         else:
@@ -461,7 +465,8 @@ def replay(tm: VectorTiming, t: int, prog: list[tuple], n: int, taken: int, last
     key = (tuple(prog), tm.depth, n, taken, last, tuple(c - t for c in tm.waiting if c > t),
            max(tm.vend - t, 0), max(tm.mem_end - t, 0), max(tm.store_end - t, 0))
     got = _REPLAYS.get(key)
-    if got is None:
+    written = _written(prog)          # (no step reads the scoreboard: compiler.py leaves
+    if got is None:                   # blocks with an indexed access no timing steps)
         before = (tm.mem_end, tm.store_end, tm.busy, tm.full_stall, tm.sync_stall)
         end = _replay(tm, t, prog, n, taken, last)
         dispatches = any(op == 1 for op, _, _ in prog)
@@ -472,12 +477,13 @@ def replay(tm: VectorTiming, t: int, prog: list[tuple], n: int, taken: int, last
                    (tm.vend, dispatches), (tm.mem_end, tm.mem_end != before[0]),
                    (tm.store_end, tm.store_end != before[1]), (tm.wait_from, waits))),
                tm.wb if dispatches else None,
-               tm.busy - before[2], tm.full_stall - before[3], tm.sync_stall - before[4])
+               tm.busy - before[2], tm.full_stall - before[3], tm.sync_stall - before[4],
+               tuple(tm.ready[r] - t for r in written))
         if len(_REPLAYS) >= _REPLAYS_MAX:
             _REPLAYS.clear()
         _REPLAYS[key] = got
         return end
-    dt, q, vend, mem, store, wait_from, wb, busy, full, sync = got
+    dt, q, vend, mem, store, wait_from, wb, busy, full, sync, ready = got
     if q is not None:
         tm.waiting.clear()
         tm.waiting.extend(t + c for c in q)
@@ -494,7 +500,18 @@ def replay(tm: VectorTiming, t: int, prog: list[tuple], n: int, taken: int, last
     tm.busy += busy
     tm.full_stall += full
     tm.sync_stall += sync
+    for r, rel in zip(written, ready):
+        tm.ready[r] = t + rel
     return t + dt
+
+
+def _written(prog) -> tuple:
+    """The vector registers a timing program's dispatches write (timing.WSHIFT)."""
+    w = 0
+    for op, _, b in prog:
+        if op == 1:
+            w |= b >> WSHIFT
+    return tuple(r for r in range(32) if w >> r & 1)
 
 
 def _replay(tm: VectorTiming, t: int, prog: list[tuple], n: int, taken: int, last: int) -> int:
@@ -507,6 +524,8 @@ def _replay(tm: VectorTiming, t: int, prog: list[tuple], n: int, taken: int, las
     disp, sl, ss, dr = tm.dispatch, tm.sync_load, tm.sync_store, tm.drain
     moves_mem = any(op == 1 and b & (LOAD | STORE) for op, _, b in prog)   # mem_end, store_end set every iteration
     moves_store = any(op == 1 and b & STORE for op, _, b in prog)
+    # (the scoreboard, tm.ready, needs no shift below: the last iteration, run after it,
+    # writes every register an iteration writes)
 
     def once(t, tail):
         for op, a, b in prog:

@@ -154,7 +154,7 @@ class MapPlan:
         cycles = dict(self.cycles)
         for pc, (cost, per_beat) in self.mcost.items():
             cycles[pc] = cost * (max(1, -(-vl * 32 // s.VLEN)) if per_beat else vl)
-        prog = timing_program(self.tsteps, cycles)
+        prog = timing_program(self.tsteps, cycles, s)
         t = replay(self.timing, t, prog, n, self.taken, self.fall if last else self.taken)
         return t, n, None if last else self.start
 

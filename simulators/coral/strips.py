@@ -223,7 +223,7 @@ class StripPlan:
                     cycles[pc] = run()
         self._commit(m, vl, vt, sew, lnum, regs)
         left = s.x[count]
-        prog = timing_program(self.tsteps, cycles)
+        prog = timing_program(self.tsteps, cycles, s)
         t = replay(self.timing, t, prog, m, self.taken, self.fall if left == 0 else self.taken)
         return t, m, self.start + self.size if left == 0 else self.start
 

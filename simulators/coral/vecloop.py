@@ -529,7 +529,7 @@ def c_source(comp, blk, cond: str):
     fv = "".join(f"BF(f[{k}]), " for k in gen.fregs)
     entry = loads + [f"if not CB.enter(({fv}), {reads!r}):", "    return None", "step = CB.step"]
     text = _loop(entry, body + ["if step():", "    break"], cond_l, exit_, written)
-    return text, closures, timing_program(blk.tsteps, cycles), cb
+    return text, closures, timing_program(blk.tsteps, cycles, s), cb
 
 
 def source(comp, blk, cond: str) -> tuple[str, list] | None:
@@ -552,7 +552,7 @@ def source(comp, blk, cond: str) -> tuple[str, list] | None:
     cycles = _cycles(comp, blk, vpcs)
     exit_ = gen.exit() + [back, "fc[FFLAGS] |= nx_"]
     text = _loop(gen.entry() + loads + ["nx_ = 0"], body, cond_l, exit_, written)
-    return text, closures, timing_program(blk.tsteps, cycles)
+    return text, closures, timing_program(blk.tsteps, cycles, s)
 
 
 class VecLoop:

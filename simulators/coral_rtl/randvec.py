@@ -736,6 +736,109 @@ def random_indexed_program(seed: int, length: int = 16, vlen: int = 128, segment
     return "\n".join(out) + "\n"
 
 
+# writers placed before an indexed access (random_scoreboard_program): (SEW choices, LMUL choices,
+# registers written as a function of LMUL, alignment of vd, text); {vd} the destination, {vs} an
+# aligned source group (of `src` registers) apart from it; t3 holds 4, t2 an address in the buffer
+_WRITERS = [
+    ((8, 16, 32), (1, 2, 4, 8), lambda L: L, lambda L: L, 0, "vdiv.vx v{vd}, v{vs}, t3"),
+    ((32,), (1, 2, 4, 8), lambda L: L, lambda L: L, 0, "vfdiv.vv v{vd}, v{vs}, v{vs}"),
+    ((8, 16), (1, 2, 4), lambda L: 2 * L, lambda L: 2 * L, 1, "vwmul.vx v{vd}, v{vs}, t3"),
+    ((8,), (0.25, 0.5, 1, 2), lambda L: max(1, int(4 * L)), lambda L: max(1, int(4 * L)), 0, "vlse32.v v{vd}, (t2), t3"),
+    ((8,), (1,), lambda L: 3, lambda L: 1, 0, "vlsseg3e8.v v{vd}, (t2), t3"),
+    ((8,), (1, 2, 4), lambda L: 2 * L, lambda L: 2 * L, 0, "vle16.v v{vd}, (t2)"),
+    ((32,), (8,), lambda L: 1, lambda L: 1, 1, "vredsum.vs v{vd}, v{vs}, v{vs}"),
+    ((8,), (8,), lambda L: 1, lambda L: 1, 1, "vmseq.vx v{vd}, v{vs}, t3"),
+    ((8, 32), (1, 8), lambda L: 1, lambda L: 1, 0, "vmv.s.x v{vd}, t3"),
+    ((32,), (1,), lambda L: 4, lambda L: 4, 0, "vl4re32.v v{vd}, (t2)"),
+    ((32,), (1,), lambda L: 2, lambda L: 2, 2, "vmv2r.v v{vd}, v{vs}"),
+    ((8,), (1, 2, 4), lambda L: L, lambda L: L, 1, "vnsrl.wi v{vd}, v{vs}, 1"),
+    ((8,), (1, 2), lambda L: L, lambda L: L, 1, "vcompress.vm v{vd}, v{vs}, v{vs}"),
+    ((8,), (1, 4), lambda L: 0, lambda L: L, 0, "vsse8.v v{vd}, (t2), t3"),
+    ((8, 32), (1, 8), lambda L: 1, lambda L: 1, 0, "vlm.v v{vd}, (t2)"),
+    ((32,), (8,), lambda L: 1, lambda L: 1, 1, "vfredosum.vs v{vd}, v{vs}, v{vs}"),
+    ((8,), (1, 4), lambda L: 1, lambda L: 1, 1, "vmsbf.m v{vd}, v{vs}"),
+    ((8,), (2,), lambda L: 1, lambda L: 1, 1, "vmand.mm v{vd}, v{vs}, v{vs}"),
+    ((32,), (2, 4), lambda L: L, lambda L: L, 1, "vzext.vf2 v{vd}, v{vs}"),
+    ((16,), (1, 4), lambda L: L, lambda L: L, 0, "vid.v v{vd}"),
+]
+
+
+def _writer(rng, reads: set[int], mode: str) -> list[str] | None:
+    """A vector instruction at its own vtype whose written registers meet `reads` ("hit") or
+    not ("miss"), or any vector register ("any")."""
+    sews, lmuls, nw, align, src_kind, text = rng.choice(_WRITERS)
+    sew, lmul = rng.choice(sews), rng.choice(lmuls)
+    n, a = nw(lmul), align(lmul)
+    ok = []
+    for vd in range(0, 32, a):
+        regs = set(range(vd, vd + n))
+        if vd + max(n, 1) > 32 or (mode == "hit" and not regs & reads) or (mode == "miss" and regs & reads):
+            continue
+        ok.append(vd)
+    if not ok:
+        return None
+    vd = rng.choice(ok)
+    ns = {0: 8, 1: 2 * max(1, int(lmul)) if "vnsrl" in text else max(1, int(lmul)), 2: 2}[src_kind]
+    srcs = [r for r in range(0, 32, ns) if r + ns <= vd or r >= vd + max(n, 1)]
+    if not srcs:
+        return None
+    lm = f"m{int(lmul)}" if lmul >= 1 else f"mf{int(1 / lmul)}"
+    return [f"vsetvli t1, zero, e{sew}, {lm}, {rng.choice(['ta', 'tu'])}, ma",
+            f"addi t2, s0, {4 * rng.randrange(0, (BUFFER - 512) // 4)}", "li t3, 4",
+            text.format(vd=vd, vs=rng.choice(srcs))]
+
+
+def random_scoreboard_program(seed: int, length: int = 24) -> str:
+    """Indexed loads and stores (8-bit offsets and data, LMUL 1/4 to 4, segments of 2 fields,
+    masked or not) each right after a writer of a register its dispatch reads (its offsets'
+    group, v0 when masked) or of others only, which the access no longer waits for (the
+    unit's scoreboard, rtl/coral/README.md): slow writers (dividers, strided loads, element-wise
+    permutations) of every destination shape (widening, mask, reduction, segment, whole register).
+    Any byte is a good offset at SEW 8 from a base 256 bytes below the buffer's end, so a
+    writer may leave any value in the offsets or v0."""
+    rng = random.Random(seed)
+    out = [".text", "la s0, buf"] + [f"li {r}, {rng.getrandbits(32) - (1 << 31)}" for r in XREGS]
+    out += ["vsetvli t1, zero, e32, m8, ta, ma"] + \
+           [f"addi t2, s0, {rng.randrange(0, BUFFER - 512, 4)}\nvle32.v v{r}, (t2)" for r in range(0, 32, 8)]
+    ops = [m for m in INDEXED if "ei8" in m] + ["vluxseg2ei8.v", "vsoxseg2ei8.v"]
+    done = 0
+    while done < length:
+        op = rng.choice(ops)
+        lmul = rng.choice([0.25, 0.5, 1, 2, 4])
+        n = max(1, int(lmul))
+        nf = 2 if "seg" in op else 1
+        if nf * n > 8:
+            continue
+        mask = rng.random() < 0.4
+        vi = rng.choice(range(0, 32, n))
+        reads = set(range(vi, vi + n)) | ({0} if mask else set())
+        if op.startswith("vl"):
+            cands = [r for r in range(0, 33 - nf * n, n) if not (mask and r == 0) and
+                     (r + nf * n <= vi or r >= vi + n or (nf == 1 and r == vi))]
+        else:
+            cands = list(range(0, 33 - nf * n, n))
+        if not cands:
+            continue
+        for _ in range(rng.choice([1, 1, 2])):
+            w = _writer(rng, reads, rng.choice(["hit", "miss", "miss", "any"]))
+            if w:
+                out += w
+        lm = f"m{int(lmul)}" if lmul >= 1 else f"mf{int(1 / lmul)}"
+        vlmax = int(16 * lmul)
+        out.append(f"li s1, {rng.choice([0, 1, rng.randint(0, vlmax + 3), vlmax, vlmax])}")
+        out.append(f"vsetvli t1, s1, e8, {lm}, {rng.choice(['ta', 'tu'])}, {rng.choice(['ma', 'mu'])}")
+        out += ["nop"] * rng.choice([0, 0, 1, 3])
+        out.append(f"addi t2, s0, {BUFFER - 256 - nf}")
+        out.append(f"{op} v{rng.choice(cands)}, (t2), v{vi}{', v0.t' if mask else ''}")
+        done += 1
+    out.append("vsetvli t1, zero, e32, m8, ta, ma")
+    out += [f"addi t2, s0, {rng.randrange(0, BUFFER - 512, 4)}\nvse32.v v{r}, (t2)" for r in range(0, 32, 8)]
+    out.append("ebreak")
+    words = ", ".join(f"{rng.getrandbits(32):#x}" for _ in range(BUFFER // 4))
+    out += [".data", ".balign 16", f"buf: .word {words}"]
+    return "\n".join(out) + "\n"
+
+
 def fault_programs() -> dict[str, str]:
     """Programs whose last instruction breaks a rule of the model's vector semantics."""
     pre = ".text\nla s0, buf\nli t0, 8\nvsetvli t1, t0, e32, m2, ta, ma\n"

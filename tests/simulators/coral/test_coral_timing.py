@@ -1,4 +1,5 @@
 """The timing model by hand (isa/coral/manual_intro.md, "Timing model")."""
+import pytest
 from coral_kit import CFG, run
 
 from kernelcraft.isa.coral import default_config
@@ -103,10 +104,11 @@ def test_a_fault_after_a_wait_is_timed_after_it():
             assert waited > 60 and fast.error.where.cycle > waited, name
 
 
-def test_an_indexed_access_waits_for_the_vector_unit_to_drain():
-    # its dispatch checks read the offsets' group, so it waits (as fence does) until nothing is
-    # queued or issuing: vfdiv at m8 (8 beats x 8 cycles) from 4 to 68, vmv.v.i 68..69; the
-    # vluxei32 issued at 6 dispatches at 69, runs 70..74 (an element a cycle), written by 75
+def test_an_indexed_access_waits_for_the_writers_of_its_offsets_and_v0():
+    # its dispatch checks read the offsets' group (and v0, masked), so it waits until nothing
+    # queued or issuing writes them (the unit's scoreboard): vfdiv at m8 (8 beats x 8 cycles)
+    # from 4 to 68, vmv.v.i v1 68..69; the vluxei32 on v1 issued at 6 dispatches at 69, runs
+    # 70..74 (an element a cycle), written by 75
     src = ("la a0, d\nvsetvli t0, zero, e32, m8\nvfdiv.vv v8, v8, v16\nvsetvli t0, zero, e32, m1\nvmv.v.i v1, 0\n"
            "{op}\nebreak\n.data\nd: .zero 64")
     r = run(src.format(op="vluxei32.v v2, (a0), v1"))
@@ -114,27 +116,160 @@ def test_an_indexed_access_waits_for_the_vector_unit_to_drain():
     # a strided access does not wait: it queues behind them
     r = run(src.format(op="li t1, 0\nvlse32.v v2, (a0), t1"))
     assert r.stalls["vector_sync"] == 0 and r.cycles == 69 + 4 + 1
+    # offsets in v4, which nothing in the unit writes: no wait for the vfdiv (it drained before
+    # the scoreboard); queued behind both, it starts at 69 and is written by 74
+    r = run(src.format(op="vluxei32.v v2, (a0), v4"))
+    assert r.stalls["vector_sync"] == 0 and r.cycles == 69 + 4 + 1
+    # masked: v0 counts too (vmv.v.i v0 instead of v1)
+    r = run(src.replace("vmv.v.i v1", "vmv.v.i v0").format(op="vluxei32.v v2, (a0), v4, v0.t"))
+    assert r.stalls["vector_sync"] == 69 - 6 and r.cycles == 75
+    # a store indexed by registers a slow instruction writes waits for that one alone: the
+    # group v8..v15 of a vremu (VDIV, 8 cycles a beat as vfdiv; 0 rem 0 = 0) holds v12; the
+    # vmv.v.i after it does not delay the store further
+    r = run(src.replace("vfdiv.vv", "vremu.vv").format(op="vsuxei32.v v2, (a0), v12"))
+    assert r.stalls["vector_sync"] == 68 - 6 and r.cycles == 69 + 4
 
 
-def test_indexed_accesses_in_loops_time_as_stepping_does():
-    # the loop fast paths replay the drain before each indexed access (compiler.py's timing steps)
+def _fast_and_stepped(src: str):
+    """The program run with the fast paths on (twice: the second from replay's memo) and off:
+    the same results, cycles and stalls."""
     from kernelcraft.simulators.coral.assembler import assemble
     from kernelcraft.simulators.coral.machine import CoralModel
     from kernelcraft.simulators.core.backend import MemoryImage
     from kernelcraft.simulators.core.budget import Budget
+    from kernelcraft.simulators.speed import same
+    p = assemble(src, "l.s", CFG)
+    fast, again, stepped = (CoralModel().run(p, MemoryImage(), CFG, Budget(fast=f)) for f in (True, True, False))
+    assert fast.error is None and stepped.error is None, (fast.error, stepped.error)
+    assert same(fast, stepped) == "" and same(again, stepped) == "", same(fast, stepped)
+    return fast
+
+
+def test_indexed_accesses_in_loops_time_as_stepping_does():
+    # loops with indexed accesses have no timing steps (their wait reads the scoreboard), so the
+    # replaying fast paths decline them; selfloop.py runs them with the same waits
     for body in ("vluxei32.v v2, (a0), v1\nvadd.vv v1, v1, v4\nvsoxei32.v v2, (a1), v1",
-                 "vle32.v v2, (a0)\nvluxei8.v v3, (a0), v5\nvse32.v v3, (a1)\naddi a1, a1, 16",
+                 "vfdiv.vv v2, v2, v2\nvluxei8.v v3, (a0), v5\nvse32.v v3, (a1)\naddi a1, a1, 16",
                  "vfadd.vv v2, v2, v2\nvsuxei16.v v2, (a1), v6\nlw t2, 0(a1)"):
         src = (f"la a0, d\naddi a1, a0, 512\nvsetvli t0, zero, e32, m1\nvid.v v1\nvsll.vi v1, v1, 2\nvmv.v.i v4, 0\n"
                f"vmv.v.i v5, 4\nvmv.v.i v6, 8\nli t1, 20\n1:\n{body}\naddi t1, t1, -1\nbnez t1, 1b\nebreak\n"
                ".data\nd: .zero 1024")
-        p = assemble(src, "l.s", CFG)
-        fast, stepped = (CoralModel().run(p, MemoryImage(), CFG, Budget(fast=f)) for f in (True, False))
-        assert fast.error is None and stepped.error is None
-        assert (fast.cycles, fast.retired, fast.stalls, fast.unit_busy) == \
-            (stepped.cycles, stepped.retired, stepped.stalls, stepped.unit_busy), body
-        assert fast.stalls["vector_sync"] > 0
-        assert (fast.memories["dtcm"] == stepped.memories["dtcm"]).all()
+        r = _fast_and_stepped(src)
+        # the first and third wait for their offsets' writers; the second's offsets (v5) are
+        # written before the loop only, so it does not wait for the vfdiv before it
+        assert (r.stalls["vector_sync"] > 0) == ("v5" not in body), body
+
+
+# after a loop one of the replaying fast paths runs, indexed accesses on a register the loop
+# wrote (they wait for its last writer: replay must leave the scoreboard as stepping does) and
+# on one it did not (no wait), masked too; 8-bit offsets and data, any byte a good offset
+AFTER = ("\nvsetvli t0, zero, e8, m1, ta, mu\nla s7, ibuf\nvluxei8.v v31, (s7), v{w}\n"
+         "vluxei8.v v30, (s7), v{u}\nvsoxei8.v v29, (s7), v{u}, v0.t\n")
+FAST_LOOPS = {
+    # strips.py: v8, v12, v16, v20, v24, v28 (m4) written, v4 not
+    "strips": ("""
+    la a0, xs
+    la a1, ys
+    li a2, 203
+    flw fa0, half, t6
+.strip:
+    vsetvli t0, a2, e32, m4, ta, ma
+    vle32.v v8, (a0)
+    vfmul.vf v16, v8, fa0
+    vfdiv.vv v20, v16, v8
+    vse32.v v20, (a1)
+    slli t1, t0, 2
+    add a0, a0, t1
+    add a1, a1, t1
+    sub a2, a2, t0
+    bnez a2, .strip""", 20, 4, "StripPlan"),
+    # maps.py: v0, v8, v16 (m8) written, v24 not
+    "maps": ("""
+    la a3, xs
+    la a4, ys
+    li t2, 8
+    li s1, 7
+    li t1, 32
+    vsetvli t0, t1, e32, m8, ta, ma
+    li t4, 6
+.loop:
+    vlse32.v v8, (a3), t2
+    vfadd.vv v16, v8, v24
+    vxor.vx v0, v16, s1
+    vse32.v v16, (a4)
+    addi a3, a3, 4
+    addi a4, a4, 128
+    addi t4, t4, -1
+    bnez t4, .loop""", 16, 24, "MapPlan"),
+    # loops.py: v0, v8, v16 (m8) written, v24 not
+    "loops": ("""
+    la t3, xs
+    la a3, ys
+    li s5, 32
+    vsetvli t0, zero, e32, m8, ta, ma
+    vmv.v.i v8, 0
+    vmv.v.i v16, 0
+    li t4, 40
+.loop:
+    vle32.v v0, (t3)
+    flw ft0, 0(a3)
+    flw ft1, 4(a3)
+    vfmacc.vf v8, ft0, v0
+    vfmacc.vf v16, ft1, v0
+    addi a3, a3, 4
+    add t3, t3, s5
+    addi t4, t4, -1
+    bnez t4, .loop""", 17, 24, "LoopPlan"),
+    # vecloop.py (short vectors, Python statements; 4 beats an instruction, so the unit is
+    # behind the loop): v4, v12 (m4) written, v16 not
+    "vecloop": ("""
+    flw fa0, half, t6
+    li s1, 16
+    vsetvli t0, s1, e32, m4, ta, ma
+    vfmv.v.f v4, fa0
+    vfmv.v.f v8, fa0
+    li t4, 30
+.loop:
+    vfadd.vv v4, v4, v8
+    vfmul.vv v12, v4, v8
+    addi t4, t4, -1
+    bnez t4, .loop""", 12, 16, "VecLoop"),
+    # vecloop.c (vl 32 at m8): v8 written, v24 not
+    "vecloop.c": ("""
+    flw fa0, half, t6
+    li s1, 32
+    vsetvli t0, s1, e32, m8, ta, ma
+    vfmv.v.f v8, fa0
+    vfmv.v.f v16, fa0
+    li t4, 30
+.loop:
+    vfadd.vv v8, v8, v16
+    addi t4, t4, -1
+    bnez t4, .loop""", 8, 24, "VecLoop"),
+}
+
+
+@pytest.mark.parametrize("name", list(FAST_LOOPS))
+def test_the_scoreboard_after_each_replaying_fast_path(name, monkeypatch):
+    import importlib
+    loop, w, u, cls = FAST_LOOPS[name]
+    module = importlib.import_module("kernelcraft.simulators.coral." + {"StripPlan": "strips", "MapPlan": "maps",
+                                     "LoopPlan": "loops", "VecLoop": "vecloop"}[cls])
+    plan = getattr(module, cls)
+    ran = []
+    original = plan.run
+
+    def counted(self, *args):
+        out = original(self, *args)
+        ran.append(out is not None)
+        return out
+    monkeypatch.setattr(plan, "run", counted)
+    src = (loop + AFTER.format(w=w, u=u) + "ebreak\n.data\nhalf: .float 1.5\n.align 4\nxs: .float "
+           + ", ".join(["1.25"] * 320) + "\nys: .zero 1280\nibuf: .zero 512\n")
+    r = _fast_and_stepped(src)
+    assert any(ran), f"{cls} did not run"
+    # the first access waits (its offsets' last writer is in the loop's last iteration)
+    assert r.stalls["vector_sync"] > 0
 
 
 def test_unit_loads_from_inside_a_word_take_a_cycle_more_when_their_bytes_span_more_than_a_beat():
