@@ -10,7 +10,9 @@ LMUL 1/2 to 4 and back, sources overlapping the destination where the rules allo
 vzext/vsext, the fixed-point instructions (vxrm set between them, vxsat read),
 anywhere in a data buffer, every rounding mode through frm, and scalar
 loads, stores and fflags reads between them (the timing model's waits), so that queue
-fills, write-back bypasses and synchronisation are all exercised.
+fills, write-back bypasses and synchronisation are all exercised; indexed accesses right
+after writers of their offsets, of v0 and of other registers (`random_scoreboard_program`:
+the unit's scoreboard).
 
 The instructions of each kind are drawn from the ISA data (isa/coral: group, timing class,
 classes, operands) among those backend.VECTOR lets through, so new ones are covered without an
@@ -702,7 +704,7 @@ def random_unaligned_load_program(seed: int, length: int = 30, vlen: int = 128) 
 def random_indexed_program(seed: int, length: int = 16, vlen: int = 128, segments: bool = False) -> str:
     """Indexed loads and stores (every offset width) at SEW 8, 16, 32 and LMUL 1/4 to 8, vl from 0
     to past VLMAX, masked or not (new masks between), both policies, loads onto their offsets where
-    RVV allows it, other vector work between them (the drain before each), results stored;
+    RVV allows it, other vector work between them (the wait for the offsets' writers), results stored;
     `segments`: half of them segment loads and stores of every addressing mode and NF."""
     rng = random.Random(seed)
     out = [".text", "la s0, buf"] + [f"li {r}, {rng.getrandbits(32) - (1 << 31)}" for r in XREGS]

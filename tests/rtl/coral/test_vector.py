@@ -84,7 +84,7 @@ def test_fixed_point_programs_match_the_model(cfg, rtl):
 def test_indexed_accesses_match_the_model(cfg, rtl):
     # every indexed load and store at SEW 8, 16, 32 with offsets of each width (EMUL 1/4 to 8),
     # masked or not, both policies, vl 0 to past VLMAX, loads onto their offsets where RVV allows
-    # it, offsets written just before (the drain); traced: every element written is compared
+    # it, offsets written just before (the wait for their writers); traced: every element written is compared
     seeds = range(30)
     sources = [random_indexed_program(s) for s in seeds]
     runs = _both(rtl, cfg, sources, trace=True)
