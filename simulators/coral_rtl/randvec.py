@@ -739,8 +739,9 @@ def random_indexed_program(seed: int, length: int = 16, vlen: int = 128, segment
 
 
 # writers placed before an indexed access (random_scoreboard_program): (SEW choices, LMUL choices,
-# registers written as a function of LMUL, alignment of vd, text); {vd} the destination, {vs} an
-# aligned source group (of `src` registers) apart from it; t3 holds 4, t2 an address in the buffer
+# registers written as a function of LMUL, alignment of vd as one, source kind, text); {vd} the
+# destination, {vs} a source group apart from it, aligned to 8 registers (kind 0), to LMUL (1;
+# vnsrl's wide source: 2 LMUL) or to 2 (2); t3 holds 4, t2 an address in the buffer
 _WRITERS = [
     ((8, 16, 32), (1, 2, 4, 8), lambda L: L, lambda L: L, 0, "vdiv.vx v{vd}, v{vs}, t3"),
     ((32,), (1, 2, 4, 8), lambda L: L, lambda L: L, 0, "vfdiv.vv v{vd}, v{vs}, v{vs}"),
