@@ -75,8 +75,3 @@ def index_read_rule(mn: str, ops: dict):
         n = min(8, _regs(s.lmul_num, s.lmul_den, eew, s.sew))
         return ((((1 << n) - 1) << vs2) & ALL) | v0
     return reads
-
-
-def write_masks(s, ops_by_pc: dict) -> dict:
-    """{pc: written mask} at the current vtype, for the fast paths' timing programs."""
-    return {pc: write_rule(mn, ops)(s) for pc, (mn, ops) in ops_by_pc.items()}
