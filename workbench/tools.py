@@ -94,8 +94,9 @@ def format_evaluation(ev: Evaluation) -> str:
         if not s.passed:
             why = s.error or ", ".join(
                 f"{name}: {o['frac_match']:.2%} match, max abs err {o['max_abs_err']:.4g}"
-                for name, o in s.outputs.items() if not ((s.stray or s.family) and o.get("passed")))
-            lines.append(f"  {s.label}: " + "; ".join(w for w in (why, s.stray, s.family) if w))
+                for name, o in s.outputs.items() if not ((s.stray or s.family or s.own_code)
+                                                         and o.get("passed")))
+            lines.append(f"  {s.label}: " + "; ".join(w for w in (why, s.stray, s.family, s.own_code) if w))
     if ev.cycles:
         lines.append(f"cycles: {ev.cycles}  (baseline {ev.baseline_cycles}, {speedup_text(ev)}; "
                      f"lower bound {ev.lower_bound} ({ev.bound_kind}-bound), "
@@ -104,8 +105,9 @@ def format_evaluation(ev: Evaluation) -> str:
         lines.append(f"instructions retired: {ev.retired}; unit utilisation: {util}")
         if ev.input_dependent:
             n, c = sorted({s.retired for s in ev.sets}), sorted({s.cycles for s in ev.sets})
+            paths = f", {ev.paths} different sets of instructions run" if ev.paths > 1 else ""
             lines.append(f"control flow or timing depends on the inputs: {n[0]}..{n[-1]} instructions "
-                         f"retired, {c[0]}..{c[-1]} cycles across the {len(ev.sets)} input sets "
+                         f"retired, {c[0]}..{c[-1]} cycles{paths} across the {len(ev.sets)} input sets "
                          "(flagged in the run's score)")
         if ev.stalls.get("dma_wait"):
             lines.append(f"stalled waiting for DMA: {ev.stalls['dma_wait']} cycles")
