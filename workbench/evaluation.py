@@ -319,6 +319,14 @@ def evaluate(accel_name: str, task_name: str, config: str, source: str, *,
     return ev
 
 
+# The rule own_code enforces, as a task statement gives it (tools.task_statement) to a task
+# whose edge families have their own checks.
+OWN_CODE_RULE = ("On an edge case with a check of its own (above), the kernel may run only "
+                 "instructions that it also runs on the random input sets of the same evaluation: "
+                 "that check measures the code ordinary inputs run, and an input set that runs "
+                 "code of its own there fails.")
+
+
 def own_code(program, sets: list[InputSetResult], covered: list) -> None:
     """Fail each edge set whose family has its own check (`family_checked`) and that ran
     an instruction no seeded set ran: the check measures the code ordinary inputs use,

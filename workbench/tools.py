@@ -17,8 +17,9 @@ from kernelcraft.simulators.core.errors import (AssemblyError, BudgetExceeded, K
                                                 TimeLimitExceeded)
 from kernelcraft.tasks import get_task
 from kernelcraft.workbench.accel import get_accel
-from kernelcraft.workbench.evaluation import (Evaluation, baseline_cycles, budget_for,
-                                              edge_seed_for, evaluate, judge, set_problem)
+from kernelcraft.workbench.evaluation import (OWN_CODE_RULE, Evaluation, baseline_cycles,
+                                              budget_for, edge_seed_for, evaluate, judge,
+                                              set_problem)
 from kernelcraft.workbench.layout import build_image
 
 MAX_DIAGNOSTICS = 20
@@ -350,6 +351,9 @@ def task_statement(accel_name: str, task_name: str, config: str, hw=None) -> str
     hw = hw or accel.default_config()
     task = get_task(task_name)
     layout = accel.layout(task, config, hw)
+    rules = task.correctness(config)
+    if task.family_rules(task.dims(config)):
+        rules += f"\n{OWN_CODE_RULE}"
     return (f"# Task {task.name} (level {task.level}), configuration {config}\n\n"
-            f"{task.description}\n\n## Correctness\n\n{task.correctness(config)}\n\n"
+            f"{task.description}\n\n## Correctness\n\n{rules}\n\n"
             f"## Memory layout on {accel_name}\n\n{layout.describe()}\n")

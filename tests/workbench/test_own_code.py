@@ -10,8 +10,8 @@ import pytest
 from kernelcraft.tasks import get_task
 from kernelcraft.tasks.wrong_variants import RECOGNISE
 from kernelcraft.workbench.accel import get_accel
-from kernelcraft.workbench.evaluation import evaluate, set_problem
-from kernelcraft.workbench.tools import run_eval
+from kernelcraft.workbench.evaluation import OWN_CODE_RULE, evaluate, set_problem
+from kernelcraft.workbench.tools import run_eval, task_statement
 
 HASHES = 230656 + (8 << 20)         # hash table in the scratch region, far past the baseline's
 
@@ -123,6 +123,7 @@ def test_a_kernel_that_takes_its_own_path_on_a_checked_family_fails(task):
         assert s.own_code in set_problem(s)
     text = run_eval("coral", task, "C1", source, seeds=[1, 2, 3]).text
     assert text.startswith("FAIL") and "that no seeded input set ran" in text
+    assert OWN_CODE_RULE in task_statement("coral", task, "C1")      # the agent is told the rule
     # the baseline itself passes, on the same input sets, with one path
     plain = evaluate("coral", task, "C1", accel.baseline(task, "C1", hw), seeds=[1, 2, 3], edge_seed=5)
     assert plain.passed and not plain.input_dependent and plain.paths == 1
@@ -152,3 +153,4 @@ def test_paths_that_differ_between_seeded_sets_or_on_unchecked_families_are_flag
     ev = evaluate("coral", "ffn", "C1", source, seeds=[1, 2, 3], edge_seed=5)
     assert ev.passed and ev.input_dependent and ev.paths == 2
     assert not any(s.own_code for s in ev.sets)
+    assert OWN_CODE_RULE not in task_statement("coral", "relu", "C1")   # (no family with a check)
