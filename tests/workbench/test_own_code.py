@@ -154,3 +154,18 @@ def test_paths_that_differ_between_seeded_sets_or_on_unchecked_families_are_flag
     assert ev.passed and ev.input_dependent and ev.paths == 2
     assert not any(s.own_code for s in ev.sets)
     assert OWN_CODE_RULE not in task_statement("coral", "relu", "C1")   # (no family with a check)
+
+
+def test_a_loop_count_chosen_by_the_data_is_only_flagged():
+    """What still gets through (tasks/README.md): the same instructions run a different number
+    of times. On aie, whose only data-dependent control flow is a loop count (LOOPR), a loop
+    run once or twice on the sign of x[0, 1] runs one instruction set on every input set."""
+    accel, t = get_accel("aie"), get_task("relu")
+    hw = accel.default_config()
+    sign = {s: t.generate("C1", s)["x"].flat[1] < 0 for s in range(1, 40)}
+    seeds = [next(s for s, neg in sign.items() if neg), next(s for s, neg in sign.items() if not neg)]
+    counted = accel.baseline("relu", "C1", hw) + (
+        "MOVPI p2, 8192\nLD r2, [p2]\nSRLI r2, r2, 31\nADDI r2, r2, 1\nLOOPR r2\n    NOP\nENDLOOP\n")
+    ev = evaluate("aie", "relu", "C1", counted, seeds=seeds)
+    assert ev.passed and ev.input_dependent and ev.paths == 1
+    assert len({s.retired for s in ev.sets}) == 2
