@@ -39,6 +39,8 @@ class InputSetResult:
     input_writes: list = field(default_factory=list)      # (memory, first, count, input)
     stray: str = ""                  # what those writes were, naming memory and range
     family: str = ""                 # what the edge family's own check found (Task.family_check)
+    family_checked: bool = False     # an edge family with its own check (the check ran)
+    own_code: str = ""               # such a family's set ran code no seeded set ran (evaluate)
 
 
 @dataclass
@@ -62,12 +64,14 @@ class Evaluation:
     bound_kind: str = ""
     roofline_fraction: float = 0.0
     impossible: bool = False
-    # Instructions retired or cycles differ between input sets: the kernel's control flow
-    # (or timing) depends on its inputs. Not a failure (a scalar max loop may branch on
-    # data), but a kernel that recognises the checker's input families and computes
-    # exactly only there must branch, and two paths padded to one instruction count still
-    # differ in cycles unless their costs match too.
+    # Instructions retired, cycles or the instructions run (RunResult.coverage) differ
+    # between input sets: the kernel's control flow (or timing) depends on its inputs. Not
+    # a failure (a scalar max loop may branch on data), but a kernel that recognises the
+    # checker's input families and computes exactly only there must branch. Where that
+    # branch leads an edge family with its own check to code no seeded set ran, the set
+    # fails (`own_code`); a path that only repeats code the seeded sets ran is flagged.
     input_dependent: bool = False
+    paths: int = 0                   # different instruction sets run (0: coverage not reported)
     seeds: list = field(default_factory=list)
     edge_seed: int | None = None     # the edge cases' draw (None: no edge cases run)
     sets: list = field(default_factory=list)
@@ -222,6 +226,7 @@ def judge(accel, task, config: str, layout, label: str, inputs: dict, image, res
     res.stray = describe_stray(layout, res.outside_writes, res.input_writes)
     if label.startswith("edge: "):
         found = task.family_margin(label[len("edge: "):], inputs, config, got)
+        res.family_checked = found is not None
         if found is not None and not found[0] <= 1.0:
             res.family = f"{found[1]} ({found[0]:.2f} x the limit)"
     res.passed = ok and not res.stray and not res.family
@@ -272,6 +277,7 @@ def evaluate(accel_name: str, task_name: str, config: str, source: str, *,
     backend = accel.backend()
     total_match, total_elems = 0.0, 0
     first = None
+    covered = []                     # each set's RunResult.coverage
     for label, inputs in input_sets:
         image = build_image(layout, inputs)
         result = backend.run(program, image, hw, budget)
@@ -280,6 +286,7 @@ def evaluate(accel_name: str, task_name: str, config: str, source: str, *,
         res, matched, n = judge(accel, task, config, layout, label, inputs, image, result,
                                 keep_outputs)
         ev.sets.append(res)
+        covered.append(result.coverage)
         if result.error is not None:
             ev.status, ev.error = "run_error", str(result.error)
             break
@@ -293,7 +300,10 @@ def evaluate(accel_name: str, task_name: str, config: str, source: str, *,
         ev.unit_busy = dict(first.unit_busy)
         ev.stalls = dict(first.stalls)
         ev.utilisation = {u: (b / ev.cycles if ev.cycles else 0.0) for u, b in first.unit_busy.items()}
-        ev.input_dependent = len({(s.retired, s.cycles) for s in ev.sets}) > 1
+        ev.paths = len(set(covered)) if None not in covered else 0
+        ev.input_dependent = len({(s.retired, s.cycles) for s in ev.sets}) > 1 or ev.paths > 1
+        if ev.paths > 1:
+            own_code(program, ev.sets, covered)
     if ev.status != "run_error":
         ev.passed = all(s.passed for s in ev.sets)
         ev.status = "passed" if ev.passed else "failed"
@@ -309,8 +319,42 @@ def evaluate(accel_name: str, task_name: str, config: str, source: str, *,
     return ev
 
 
+# The rule own_code enforces, as a task statement gives it (tools.task_statement) to a task
+# whose edge families have their own checks.
+OWN_CODE_RULE = ("On an edge case with a check of its own (above), the kernel may run only "
+                 "instructions that it also runs on the random input sets of the same evaluation: "
+                 "that check measures the code ordinary inputs run, and an input set that runs "
+                 "code of its own there fails.")
+
+
+def own_code(program, sets: list[InputSetResult], covered: list) -> None:
+    """Fail each edge set whose family has its own check (`family_checked`) and that ran
+    an instruction no seeded set ran: the check measures the code ordinary inputs use,
+    and a kernel that recognises the family's inputs and takes its own path there would
+    pass it with code no random draw runs (tasks/README.md, "Anti-gaming rules"). Edge
+    sets without a check may take their own paths (an honest kernel may treat special
+    values apart)."""
+    seeded = [c for s, c in zip(sets, covered) if s.label.startswith("seed ")]
+    if not seeded:
+        return
+    ordinary = frozenset().union(*seeded)
+    for s, c in zip(sets, covered):
+        if not s.family_checked or s.error:
+            continue
+        extra = sorted(c - ordinary)
+        if extra:
+            line, text = program.source_at(extra[0])
+            family = s.label[len("edge: "):]
+            s.own_code = (f"on edge family `{family}` (which has its own check) the kernel ran "
+                          f"{len(extra)} instruction(s) that no seeded input set ran, the first at "
+                          f"line {line}: {text}; that check measures the code ordinary inputs run, "
+                          f"so a kernel may not take a path of its own on the family's inputs")
+            s.passed = False
+
+
 def set_problem(s) -> str:
     """What went wrong with one input set of an evaluation, in one line."""
-    return f"{s.label}: " + (s.error or s.stray or ", ".join(
+    return f"{s.label}: " + (s.error or s.stray or s.own_code or ", ".join(
         f"{name}: {o['frac_match']:.2%} match, max abs err {o['max_abs_err']:.4g}"
-        for name, o in s.outputs.items() if not o.get("passed", True)) or "outputs out of tolerance")
+        for name, o in s.outputs.items() if not o.get("passed", True)) or s.family
+        or "outputs out of tolerance")

@@ -17,8 +17,9 @@ from kernelcraft.simulators.core.errors import (AssemblyError, BudgetExceeded, K
                                                 TimeLimitExceeded)
 from kernelcraft.tasks import get_task
 from kernelcraft.workbench.accel import get_accel
-from kernelcraft.workbench.evaluation import (Evaluation, baseline_cycles, budget_for,
-                                              edge_seed_for, evaluate, judge, set_problem)
+from kernelcraft.workbench.evaluation import (OWN_CODE_RULE, Evaluation, baseline_cycles,
+                                              budget_for, edge_seed_for, evaluate, judge,
+                                              set_problem)
 from kernelcraft.workbench.layout import build_image
 
 MAX_DIAGNOSTICS = 20
@@ -94,8 +95,9 @@ def format_evaluation(ev: Evaluation) -> str:
         if not s.passed:
             why = s.error or ", ".join(
                 f"{name}: {o['frac_match']:.2%} match, max abs err {o['max_abs_err']:.4g}"
-                for name, o in s.outputs.items() if not ((s.stray or s.family) and o.get("passed")))
-            lines.append(f"  {s.label}: " + "; ".join(w for w in (why, s.stray, s.family) if w))
+                for name, o in s.outputs.items() if not ((s.stray or s.family or s.own_code)
+                                                         and o.get("passed")))
+            lines.append(f"  {s.label}: " + "; ".join(w for w in (why, s.stray, s.family, s.own_code) if w))
     if ev.cycles:
         lines.append(f"cycles: {ev.cycles}  (baseline {ev.baseline_cycles}, {speedup_text(ev)}; "
                      f"lower bound {ev.lower_bound} ({ev.bound_kind}-bound), "
@@ -104,8 +106,9 @@ def format_evaluation(ev: Evaluation) -> str:
         lines.append(f"instructions retired: {ev.retired}; unit utilisation: {util}")
         if ev.input_dependent:
             n, c = sorted({s.retired for s in ev.sets}), sorted({s.cycles for s in ev.sets})
+            paths = f", {ev.paths} different sets of instructions run" if ev.paths > 1 else ""
             lines.append(f"control flow or timing depends on the inputs: {n[0]}..{n[-1]} instructions "
-                         f"retired, {c[0]}..{c[-1]} cycles across the {len(ev.sets)} input sets "
+                         f"retired, {c[0]}..{c[-1]} cycles{paths} across the {len(ev.sets)} input sets "
                          "(flagged in the run's score)")
         if ev.stalls.get("dma_wait"):
             lines.append(f"stalled waiting for DMA: {ev.stalls['dma_wait']} cycles")
@@ -348,6 +351,9 @@ def task_statement(accel_name: str, task_name: str, config: str, hw=None) -> str
     hw = hw or accel.default_config()
     task = get_task(task_name)
     layout = accel.layout(task, config, hw)
+    rules = task.correctness(config)
+    if task.family_rules(task.dims(config)):
+        rules += f"\n{OWN_CODE_RULE}"
     return (f"# Task {task.name} (level {task.level}), configuration {config}\n\n"
-            f"{task.description}\n\n## Correctness\n\n{task.correctness(config)}\n\n"
+            f"{task.description}\n\n## Correctness\n\n{rules}\n\n"
             f"## Memory layout on {accel_name}\n\n{layout.describe()}\n")

@@ -35,6 +35,14 @@ class AieProgram(Program):
         """Code size in 32-bit words (headers and operations): what instruction memory holds."""
         return len(self.words)
 
+    def source_at(self, pc: int) -> tuple[int, str]:
+        """(source line, text) of bundle `pc` (aie's addresses are bundle indices)."""
+        if not 0 <= pc < len(self.bundles):
+            return 0, ""
+        bd = self.bundles[pc]
+        ops = self.bundle_ops(pc)
+        return bd.line or (ops[0].line if ops else 0), bd.text or " || ".join(i.text for i in ops)
+
     def bundle_ops(self, b: int) -> list[Instr]:
         bd = self.bundles[b]
         return self.instrs[bd.start:bd.start + bd.count]

@@ -218,6 +218,17 @@ class _Run(Run):
         busy["vector"] = self.timing.busy
         return busy
 
+    def coverage(self) -> frozenset[int]:
+        # Whole blocks in `hits` (block by block, loop plans, self loops: each adds its
+        # iterations there) and single instructions in `extra_pcs`, as unit_busy counts them.
+        comp, pcs = getattr(self, "compiler", None), set(self.extra_pcs)
+        if comp is not None:
+            for start, h in self.hits.items():
+                if h:
+                    blk = comp.block(start)
+                    pcs.update(range(blk.start, blk.start + blk.size))
+        return frozenset(pcs)
+
     def memories(self) -> dict:
         return self.state.memories(self.program.words)
 

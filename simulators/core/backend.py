@@ -39,6 +39,10 @@ class RunResult:
     error: SimError | None = None
     trace: list[TraceStep] | None = None
     wall_seconds: float = 0.0
+    # Coverage: the addresses (Program indices; aie: bundle indices) of the instructions
+    # retired at least once, the same with the fast paths on or off; None where the
+    # backend does not report it (the RTL backends).
+    coverage: frozenset[int] | None = None
 
     @property
     def ok(self) -> bool:

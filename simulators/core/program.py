@@ -32,6 +32,14 @@ class Program:
     def __len__(self) -> int:
         return len(self.instrs)
 
+    def source_at(self, pc: int) -> tuple[int, str]:
+        """(source line, text) of the instruction at address `pc` (RunResult.coverage's
+        addresses); (0, "") past the end."""
+        if 0 <= pc < len(self.instrs):
+            ins = self.instrs[pc]
+            return ins.line, ins.text or ins.mnemonic
+        return 0, ""
+
     @property
     def size_bytes(self) -> int:
         return 4 * len(self.words)

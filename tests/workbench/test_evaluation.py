@@ -178,10 +178,18 @@ def test_a_kernel_whose_control_flow_depends_on_its_inputs_is_flagged_not_failed
               f"    j .join\n.negative:\n    nop\n    nop\n.join:\n" + accel.baseline("relu", "C1", hw))
     ev = evaluate("coral", "relu", "C1", padded, seeds=seeds, edge_cases=False)
     assert ev.passed and ev.input_dependent and len({s.retired for s in ev.sets}) == 1
+    # padded to one instruction count and one cycle count (a multiply and a jump one way, two
+    # nops the other): only the instructions run (RunResult.coverage) tell the paths apart
+    timed = (f"    li t2, {x.address}\n    lw t3, 0(t2)\n    bltz t3, .negative\n    mul t4, t3, t3\n"
+             f"    j .join\n.negative:\n    nop\n    nop\n.join:\n" + accel.baseline("relu", "C1", hw))
+    ev = evaluate("coral", "relu", "C1", timed, seeds=seeds, edge_cases=False)
+    assert len({(s.retired, s.cycles) for s in ev.sets}) == 1
+    assert ev.passed and ev.input_dependent and ev.paths == 2
+    assert "2 different sets of instructions run" in run_eval("coral", "relu", "C1", timed, seeds=seeds).text
     scores = {"best": {"kernel_version": 1, "step": 1, **ev.to_dict()}, "flags": ["input_dependent"]}
     assert score_flags(scores) == ["input-dependent"]
     assert any("FLAGGED INPUT-DEPENDENT" in line for line in score_lines(scores))
     plain = evaluate("coral", "relu", "C1", accel.baseline("relu", "C1", hw), seeds=seeds)
-    assert plain.passed and not plain.input_dependent    # edge cases included
+    assert plain.passed and not plain.input_dependent and plain.paths == 1    # edge cases included
     assert "control flow" not in run_eval("coral", "relu", "C1", accel.baseline("relu", "C1", hw),
                                           seeds=seeds).text

@@ -22,9 +22,10 @@ whose tools took seeds the caller chose is scored on fresh seeds all the same an
 marked `scored: false` (debugging only), as a replay is. A best kernel flagged
 impossible (fewer cycles than the analytic lower bound) has passed a re-check on fresh
 seeds (workspace.py) and its score carries the flag (`flags`). So does a kernel whose
-control flow depended on its inputs (`input_dependent`: instructions retired or cycles
-differed between input sets), the one way a kernel can compute exactly only on the
-inputs it recognises.
+control flow depended on its inputs (`input_dependent`: the instructions run, their count
+or the cycles differed between input sets), the one way a kernel can compute exactly only
+on the inputs it recognises (code that only an edge family with its own check ran fails
+the evaluation instead: evaluation.own_code).
 """
 from __future__ import annotations
 
@@ -185,8 +186,9 @@ def score_flags(scores: dict) -> list[str]:
     """What a reader must know before believing a run's score: "not scored" (seeds not
     chosen by the workbench), "impossible" (the best kernel beat the lower bound),
     "input-dependent" (its control flow differed between input sets: a kernel that
-    recognises the checker's input families can pass while computing wrongly elsewhere,
-    see tasks/README.md's known gaps)."""
+    recognises the checker's input families and varies only how often it runs the same
+    instructions can pass while computing wrongly elsewhere, see tasks/README.md's known
+    gaps)."""
     flags = [] if scores.get("scored", True) else ["not scored"]
     best = scores.get("best") or {}
     if "impossible" in (scores.get("flags") or []) or best.get("impossible"):

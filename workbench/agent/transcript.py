@@ -94,10 +94,12 @@ def score_lines(s: dict) -> list[str]:
                           if rc and rc.get("passed") else "it was not re-checked (recorded before "
                           "re-checks existed)" if not rc else "its re-check failed"))
         if "input-dependent" in score_flags(s):
-            lines.append("- FLAGGED INPUT-DEPENDENT: the scored kernel retired different instruction "
-                         "counts or took different cycles on different input sets (its control "
-                         "flow or timing depends on the data); "
-                         "a PASS then rests on the input sets drawn, see tasks/README.md's known gaps")
+            lines.append("- FLAGGED INPUT-DEPENDENT: the scored kernel ran different instructions, "
+                         "retired different counts or took different cycles on different input sets "
+                         "(its control flow or timing depends on the data); code that only an edge "
+                         "family with its own check ran would have failed it, but a path through "
+                         "the same instructions is not caught: a PASS then rests on the input sets "
+                         "drawn, see tasks/README.md's known gaps")
     else:
         lines.append("- no kernel passed run_eval")
     held = s.get("held_out_seeds")
