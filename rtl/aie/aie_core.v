@@ -372,6 +372,20 @@ module aie_core #(
     wire [6:0]  mvop = op_of(wm);
     wire [4:0]  mv_lat = 5'(isa_latency(mvop));
     wire signed [31:0] mra = r[wm_a[3:0]];
+    // The accumulator reads that issue and the host choose among (AMOV, the store slot's
+    // AST data, the host register map) select an entry by constant index: as read ports
+    // with a variable address Yosys's `share` compared the three 1024-bit reads for
+    // merging and passed 9 GB on the store's (rtl/aie/README.md, Synthesis).
+    reg  [1023:0] acc_mv, acc_st, acc_hr;
+    integer ai;
+    always @* begin
+        acc_mv = 1024'd0; acc_st = 1024'd0; acc_hr = 1024'd0;
+        for (ai = 0; ai < NUM_ACC; ai = ai + 1) begin
+            if (wm_a[2:0] == 3'(ai)) acc_mv = acc[ai];
+            if (mreg[S_ST][2:0] == 3'(ai)) acc_st = acc[ai];
+            if (hr_addr[7:5] == 3'(ai)) acc_hr = acc[ai];
+        end
+    end
     reg  [2:0]  mv_kind;      // 0 none, 1 r, 2 p, 3 m, 4 g field, 5 x, 6 acc
     reg  signed [31:0] mv_val;
     reg  [511:0] mv_x;
@@ -403,7 +417,7 @@ module aie_core #(
                 OP_VBCST_32: begin mv_kind = 3'd5; for (mv_e = 0; mv_e < 16; mv_e = mv_e + 1) mv_x[32*mv_e +: 32] = mra; end
                 OP_VMOV:  begin mv_kind = 3'd5; mv_x = x[wm_a[3:0]]; end
                 OP_ABCST: begin mv_kind = 3'd6; for (mv_e = 0; mv_e < 32; mv_e = mv_e + 1) mv_acc[32*mv_e +: 32] = mra; end
-                OP_AMOV:  begin mv_kind = 3'd6; mv_acc = acc[wm_a[2:0]]; end
+                OP_AMOV:  begin mv_kind = 3'd6; mv_acc = acc_mv; end
                 default: mv_unsup = 1'b1;
             endcase
     end
@@ -884,7 +898,7 @@ module aie_core #(
                 case (mop[ma_s])
                     OP_ST:  begin sdata = 1024'($unsigned(r[mreg[ma_s][3:0]])); smask = 128'hF; end
                     OP_VST: begin sdata = 1024'(x[mreg[ma_s][3:0]]); smask = {64'd0, {64{1'b1}}}; end
-                    default: begin sdata = acc[mreg[ma_s][2:0]]; smask = {128{1'b1}}; end
+                    default: begin sdata = acc_st; smask = {128{1'b1}}; end
                 endcase
                 c_wd[ma_s] = sdata << (8 * $unsigned(off));
                 c_be[ma_s] = smask << off;
@@ -1283,7 +1297,7 @@ module aie_core #(
     // 0x400 + 16*x + word: vector registers   0x800 + 32*acc + lane: accumulators
     always @* begin
         hr_data = 32'd0;
-        if (hr_addr[11]) hr_data = acc[hr_addr[7:5]][32*hr_addr[4:0] +: 32];
+        if (hr_addr[11]) hr_data = acc_hr[32*hr_addr[4:0] +: 32];
         else if (hr_addr[10]) hr_data = x[hr_addr[7:4]][32*hr_addr[3:0] +: 32];
         else if (hr_addr < 12'h010) hr_data = r[hr_addr[3:0]];
         else if (hr_addr < 12'h018) hr_data = p[hr_addr[2:0]];
