@@ -256,7 +256,8 @@ def test_bmm_accumulator_is_banked_macros():
     acc = _code((build.PLENA_RTL / "plena_bmm_acc.v").read_text())
     arrays = re.compile(r"\breg\b[^;]*\[\s*0\s*:")           # an unpacked array
     assert not re.search(r"\bbmm_acc\s*\[", matrix)
-    assert re.findall(r"\bplena_bmm_acc\s*#\(.*?\)\s*(u_\w+)\s*\(", matrix, flags=re.S) == ["u_bmm"]
+    insts = re.findall(r"\bplena_bmm_acc\s*#\(.*?\)\s*(u_\w+)\s*\(", matrix, flags=re.S)
+    assert insts == ["u_bmm"]
     assert not arrays.search(acc) and acc.count("plena_sram") == 1
     assert re.search(r"for\s*\(\s*gh\s*=\s*0\s*;\s*gh\s*<\s*HEADS\s*;[^)]*\)\s*begin\s*:\s*g_head\s+"
                      r"for\s*\(\s*gb\s*=\s*0\s*;\s*gb\s*<\s*NB\s*;[^)]*\)\s*begin\s*:\s*g_bank\s+"
