@@ -104,7 +104,13 @@ module plena_core #(
     output wire [8*32-1:0] df_data,
     output wire [7:0]    di_en,
     output wire [31:0]   di_addr,
-    output wire [8*32-1:0] di_data
+    output wire [8*32-1:0] di_data,
+    // ... and BMM_ACC's writes and clears (plena_matrix's db_* port)
+    output wire          db_en,
+    output wire [$clog2(MLEN)-1:0] db_row,
+    output wire [$clog2(MLEN)-1:0] db_j0,
+    output wire [BLEN*(MLEN/HLEN)*32-1:0] db_data,
+    output wire          db_clr
 );
     `include "plena_isa.vh"
     `include "plena_units.vh"
@@ -168,6 +174,7 @@ module plena_core #(
                     && !start;
     wire host_frd = !host_we && host_sel == HS_FPMEM && (state == S_IDLE || state == S_DONE);
     wire host_ird = !host_we && host_sel == HS_INTMEM && (state == S_IDLE || state == S_DONE);
+    wire host_bmmrd = !host_we && host_sel == HS_BMM && (state == S_IDLE || state == S_DONE);
     assign running = (state == S_RUN || state == S_DRAIN);
     wire [MLEN*16-1:0] h_mrow;
     wire [31:0]        h_acc;
@@ -477,7 +484,8 @@ module plena_core #(
         .fill_data(dma_mw_en ? dma_vw_data : host_wdata),
         .fill_mask(dma_mw_en ? dma_vw_mask : {VLEN{1'b1}}),
         .h_re(host_mrd), .h_row(TRW'(host_addr)), .h_mrow(h_mrow), .h_acc_sel(host_sel),
-        .h_acc_addr(ACCW'(host_addr)), .h_acc(h_acc));
+        .h_acc_addr(ACCW'(host_addr)), .h_bmm_re(host_bmmrd), .h_acc(h_acc),
+        .db_en(db_en), .db_row(db_row), .db_j0(db_j0), .db_data(db_data), .db_clr(db_clr));
 
     // V_SHFT_V: the source row is read through port A in the issue cycle (the shifter's
     // operand is that port's read register); the next cycle shifts it and writes the

@@ -1,6 +1,7 @@
 // plena's matrix unit: the Matrix SRAM (plena_msram), the BLEN x MLEN MAC array (BLEN
-// plena_mac_lane lanes), its fp32 accumulators MM_ACC, MV_ACC, BMM_ACC and BMV_ACC, and
-// the write-outs that round an accumulator to bf16 for the core to store in Vector SRAM.
+// plena_mac_lane lanes), its fp32 accumulators MM_ACC, MV_ACC, BMV_ACC (flip-flops) and
+// BMM_ACC (plena_bmm_acc: SRAM banks), and the write-outs that round an accumulator to
+// bf16 for the core to store in Vector SRAM.
 //
 // The array takes one step per cycle and is a five-stage pipeline, every stage a
 // rising-edge register on its own clock gate (icg), open only while a step is in it:
@@ -24,9 +25,20 @@
 // Within an instruction every step writes different accumulator entries, so reading
 // them in T3 and writing them in A needs no forwarding. A write-out is a two-stage
 // pipeline on one edge: in step s its accumulator entries are read into the write-out
-// register (behind a clock gate), in the next cycle they are rounded to bf16 for the
-// core to write; it takes its steps + 1 cycles (`done` with the last row rounded), and
-// the accumulator is cleared at the end of its last read step.
+// register (behind a clock gate; M_BMM_WO's row into BMM_ACC's banks' read registers),
+// in the next cycle they are rounded to bf16 for the core to write; it takes its steps
+// + 1 cycles (`done` with the last row rounded), and the accumulator is cleared at the
+// end of its last read step (BMM_ACC: its valid bits).
+//
+// Which accumulators are SRAM: BMM_ACC (HEADS x MLEN x MLEN entries, 512 kbit at the
+// default configuration) is read and written a block of BLEN entries per head per step
+// and a row per write-out step, so it banks into HEADS x MLEN/BLEN macros MLEN words
+// deep (plena_bmm_acc). The others are a register's shape: M_MM_WO reads all of MM_ACC
+// (BLEN x BLEN) and M_MV_WO all of MV_ACC (MLEN) in one step, and M_BMV writes every
+// head's row of BMV_ACC (HEADS x MLEN) at once while M_BMV_WO reads one whole row per
+// step, so a macro of theirs would be one word deep; they stay flip-flops (512 bits,
+// 2 kbit and 8 kbit at the default configuration; MV_ACC is the write-out register's
+// size).
 module plena_matrix #(
     /* verilator lint_off UNUSEDPARAM */
     // Waiver: the whole configuration, as every plena module (see plena_check).
@@ -64,9 +76,21 @@ module plena_matrix #(
     input  wire               h_re,
     input  wire [TRW-1:0]     h_row,
     output wire [MLEN*16-1:0] h_mrow,
+    // (HS_MM, HS_MV, HS_BMV: read combinationally; HS_BMM: read through its bank at the
+    // edge that ends a cycle with h_bmm_re, only while the core is idle or done, and
+    // presented the cycle after, as a Matrix SRAM row.)
     input  wire [3:0]         h_acc_sel,
     input  wire [BMW-1:0]     h_acc_addr,
-    output wire [31:0]        h_acc
+    input  wire               h_bmm_re,
+    output wire [31:0]        h_acc,
+    // BMM_ACC's writes and clears, for the trace's copy (its banks cannot be read while
+    // the trace holds the core's clock): block db_j0 of row db_row of every head (lane l,
+    // head h at [32*(l*HEADS + h) +: 32]), or every entry cleared.
+    output wire               db_en,
+    output wire [MLW-1:0]     db_row,
+    output wire [MLW-1:0]     db_j0,
+    output wire [BLEN*(MLEN/HLEN)*32-1:0] db_data,
+    output wire               db_clr
 );
     `include "plena_isa.vh"
     `include "plena_units.vh"
@@ -88,15 +112,15 @@ module plena_matrix #(
     initial if (MLEN < 8)
         $fatal(1, "plena_matrix: the array's three tree stages need MLEN >= 8");
 
-    // --- storage (the Matrix SRAM is plena_msram's, below) ---------------------------
+    // --- storage (the Matrix SRAM is plena_msram's, BMM_ACC plena_bmm_acc's, below) ---
     reg [31:0] mm_acc  [0:BLEN*BLEN-1];               // [i*BLEN + j]
     reg [31:0] mv_acc  [0:MLEN-1];
-    reg [31:0] bmm_acc [0:HEADS*MLEN*MLEN-1];         // [(h*MLEN + i)*MLEN + j]
     reg [31:0] bmv_acc [0:HEADS*MLEN-1];              // [h*MLEN + j]
+    wire [31:0] bmm_h;                                // BMM_ACC's host read (registered)
 
     assign h_acc = h_acc_sel == HS_MM ? mm_acc[MMW'(h_acc_addr)]
                  : h_acc_sel == HS_MV ? mv_acc[MLW'(h_acc_addr)]
-                 : h_acc_sel == HS_BMM ? bmm_acc[BMW'(h_acc_addr)] : bmv_acc[BVW'(h_acc_addr)];
+                 : h_acc_sel == HS_BMM ? bmm_h : bmv_acc[BVW'(h_acc_addr)];
 
     wire is_mm  = (op == MOP_MM || op == MOP_TMM);
     wire is_mv  = (op == MOP_MV || op == MOP_TMV);
@@ -123,9 +147,6 @@ module plena_matrix #(
 
     function automatic [MMW-1:0] mm_at(input integer i, input integer j);
         mm_at = MMW'(i * BLEN + j);
-    endfunction
-    function automatic [BMW-1:0] bmm_at(input integer h, input integer i, input integer j);
-        bmm_at = BMW'((h * MLEN + i) * MLEN + j);
     endfunction
     function automatic [BVW-1:0] bmv_at(input integer h, input integer j);
         bmv_at = BVW'(h * MLEN + j);
@@ -162,12 +183,15 @@ module plena_matrix #(
     icg u_pgate (.clk(clk), .en(v_r), .gclk(pclk));
     icg u_t2gate (.clk(clk), .en(v_p), .gclk(t2clk));
     icg u_t3gate (.clk(clk), .en(v_2), .gclk(t3clk));
-    // The accumulators: A's writes, a write-out's clear, and reset, one edge late: the
-    // gate's enable comes from a register, as every clock enable here does (an enable
-    // straight from the testbench's reset missed the gate's latch under the simulator).
+    // The flip-flop accumulators: A's writes, a write-out's clear, and reset, one edge
+    // late: the gate's enable comes from a register, as every clock enable here does (an
+    // enable straight from the testbench's reset missed the gate's latch under the
+    // simulator). BMM_ACC's steps and write-outs leave them still (its banks have their
+    // own clocks).
     reg rst_q;
     always @(posedge clk) rst_q <= rst;
-    icg u_agate (.clk(clk), .en(v_3 || writeout_gate || rst_q), .gclk(aclk));
+    icg u_agate (.clk(clk), .en((v_3 && k_3 != K_BMM) || (writeout_gate && op != MOP_BMM_WO)
+                                || rst_q), .gclk(aclk));
 
     // A: the Vector SRAM's port A read register holds the step's row (R); P takes it
     // head-interleaved in head mode.
@@ -206,29 +230,32 @@ module plena_matrix #(
         end
     endgenerate
 
-    // T3 also reads the step's accumulator entries (lane l, head h) ...
+    // T3 also reads the step's accumulator entries (lane l, head h): into acc_q, or
+    // BMM_ACC's into its banks' read registers (bmm_s) ...
     reg [BLEN*HEADS*32-1:0] acc_q;
+    wire [BLEN*HEADS*32-1:0] bmm_s;
     integer lt, ht;
     always @(posedge t3clk) begin
         k_3 <= k_2;
         i_3 <= i_2;
         j_3 <= j_2;
-        for (lt = 0; lt < BLEN; lt = lt + 1) begin
-            for (ht = 0; ht < HEADS; ht = ht + 1)
-                acc_q[32*(lt*HEADS + ht) +: 32] <=
-                      k_2 == K_MM ? (ht == 0 ? mm_acc[mm_at(32'(i_2), lt)] : 32'd0)
-                    : k_2 == K_MV ? (ht == 0 ? mv_acc[MLW'(32'(j_2) + 32'(lt))] : 32'd0)
-                    : k_2 == K_BMM ? bmm_acc[bmm_at(ht, 32'(i_2), 32'(j_2) + 32'(lt))]
-                    : bmv_acc[bmv_at(ht, 32'(j_2) + 32'(lt))];
-        end
+        if (k_2 != K_BMM)
+            for (lt = 0; lt < BLEN; lt = lt + 1) begin
+                for (ht = 0; ht < HEADS; ht = ht + 1)
+                    acc_q[32*(lt*HEADS + ht) +: 32] <=
+                          k_2 == K_MM ? (ht == 0 ? mm_acc[mm_at(32'(i_2), lt)] : 32'd0)
+                        : k_2 == K_MV ? (ht == 0 ? mv_acc[MLW'(32'(j_2) + 32'(lt))] : 32'd0)
+                        : bmv_acc[bmv_at(ht, 32'(j_2) + 32'(lt))];
+            end
     end
+    wire [BLEN*HEADS*32-1:0] acc_old = k_3 == K_BMM ? bmm_s : acc_q;
     // ... and A adds: acc += the full sum (entry 0), or each head's sum.
     wire [BLEN*HEADS*32-1:0] acc_new;
     genvar gh;
     generate
         for (gl = 0; gl < BLEN; gl = gl + 1) begin : g_acc
             for (gh = 0; gh < HEADS; gh = gh + 1) begin : g_head
-                fp32_add u_add (.a(acc_q[32*(gl*HEADS + gh) +: 32]),
+                fp32_add u_add (.a(acc_old[32*(gl*HEADS + gh) +: 32]),
                                 .b(sums[32*(gl*HEADS + gh) +: 32]), .sub(1'b0),
                                 .y(acc_new[32*(gl*HEADS + gh) +: 32]));
             end
@@ -251,17 +278,20 @@ module plena_matrix #(
     assign done = l_3 || (wo_valid && wo_last);
     always @(posedge wclk) begin
         wo_step <= VRW'(step);
-        for (jj = 0; jj < MLEN; jj = jj + 1)
-            wo_q[32*jj +: 32] <= (op == MOP_MV_WO) ? mv_acc[jj[MLW-1:0]]
-                               : (op == MOP_BMM_WO) ? bmm_acc[BMW'(step * MLEN + 32'(jj))]
-                               : bmv_acc[BVW'(step * MLEN + 32'(jj))];
+        if (op == MOP_MV_WO || op == MOP_BMV_WO)
+            for (jj = 0; jj < MLEN; jj = jj + 1)
+                wo_q[32*jj +: 32] <= (op == MOP_MV_WO) ? mv_acc[jj[MLW-1:0]]
+                                   : bmv_acc[BVW'(step * MLEN + 32'(jj))];
         for (jj = 0; jj < BLEN*BLEN; jj = jj + 1)
             blk_q[32*jj +: 32] <= mm_acc[jj[MMW-1:0]];
     end
+    // M_BMM_WO's row is in BMM_ACC's banks' read registers (read at the same edge).
+    wire [MLEN*32-1:0] bmm_o;
+    wire [MLEN*32-1:0] wo_src = op == MOP_BMM_WO ? bmm_o : wo_q;
     genvar gw;
     generate
         for (gw = 0; gw < MLEN; gw = gw + 1) begin : g_wo
-            fp32_to_bf16 u_round (.a(wo_q[32*gw +: 32]), .y(wo_row[16*gw +: 16]));
+            fp32_to_bf16 u_round (.a(wo_src[32*gw +: 32]), .y(wo_row[16*gw +: 16]));
         end
         for (gw = 0; gw < BLEN*BLEN; gw = gw + 1) begin : g_blk
             fp32_to_bf16 u_round (.a(blk_q[32*gw +: 32]), .y(wo_block[16*gw +: 16]));
@@ -270,28 +300,43 @@ module plena_matrix #(
 
     // --- state updates ----------------------------------------------------------------
     wire last_wo_step = step == wo_steps - 32'd1;
+    // BMM_ACC: T3 reads a step's block of every head, A writes it; a write-out step reads
+    // a head's row (the step is its index h*MLEN + i); the host an entry. Cleared (its
+    // valid bits) at reset and at the end of M_BMM_WO's last read step.
+    wire bmm_we = v_3 && k_3 == K_BMM;
+    wire bmm_clr = rst_q || (writeout && last_wo_step && op == MOP_BMM_WO);
+    plena_bmm_acc #(.MLEN(MLEN), .BLEN(BLEN), .HLEN(HLEN)) u_bmm (
+        .clk(clk), .clear(bmm_clr),
+        .s_re(v_2 && k_2 == K_BMM), .s_row(i_2), .s_j0(j_2), .s_q(bmm_s),
+        .we(bmm_we), .w_row(i_3), .w_j0(j_3), .w_data(acc_new),
+        .o_re(writeout_gate && wo_feed && op == MOP_BMM_WO), .o_row(BVW'(step)), .o_q(bmm_o),
+        .h_re(h_bmm_re), .h_addr(h_acc_addr), .h_q(bmm_h));
+    assign db_en = bmm_we;
+    assign db_row = i_3;
+    assign db_j0 = j_3;
+    assign db_data = acc_new;
+    assign db_clr = bmm_clr;
+
     integer r, h;
     always @(posedge aclk) begin
         if (rst_q) begin
             for (r = 0; r < BLEN*BLEN; r = r + 1) mm_acc[r] <= 32'd0;
             for (r = 0; r < MLEN; r = r + 1) mv_acc[r] <= 32'd0;
-            for (r = 0; r < HEADS*MLEN*MLEN; r = r + 1) bmm_acc[r] <= 32'd0;
             for (r = 0; r < HEADS*MLEN; r = r + 1) bmv_acc[r] <= 32'd0;
         end else if (v_3) begin
             for (r = 0; r < BLEN; r = r + 1) begin
                 if (k_3 == K_MM) mm_acc[mm_at(32'(i_3), r)] <= acc_new[32*(r*HEADS) +: 32];
                 else if (k_3 == K_MV) mv_acc[MLW'(32'(j_3) + 32'(r))] <= acc_new[32*(r*HEADS) +: 32];
-                else
+                else if (k_3 != K_BMM)
                     for (h = 0; h < HEADS; h = h + 1)
-                        if (k_3 == K_BMM) bmm_acc[bmm_at(h, 32'(i_3), 32'(j_3) + 32'(r))] <= acc_new[32*(r*HEADS + h) +: 32];
-                        else bmv_acc[bmv_at(h, 32'(j_3) + 32'(r))] <= acc_new[32*(r*HEADS + h) +: 32];
+                        bmv_acc[bmv_at(h, 32'(j_3) + 32'(r))] <= acc_new[32*(r*HEADS + h) +: 32];
             end
         end else if (writeout && last_wo_step) begin
             case (op)
                 MOP_MM_WO:  for (r = 0; r < BLEN*BLEN; r = r + 1) mm_acc[r] <= 32'd0;
                 MOP_MV_WO:  for (r = 0; r < MLEN; r = r + 1) mv_acc[r] <= 32'd0;
-                MOP_BMM_WO: for (r = 0; r < HEADS*MLEN*MLEN; r = r + 1) bmm_acc[r] <= 32'd0;
-                default:    for (r = 0; r < HEADS*MLEN; r = r + 1) bmv_acc[r] <= 32'd0;
+                MOP_BMV_WO: for (r = 0; r < HEADS*MLEN; r = r + 1) bmv_acc[r] <= 32'd0;
+                default: ;
             endcase
         end
     end

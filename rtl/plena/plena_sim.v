@@ -99,7 +99,12 @@ module plena_sim #(
     input  wire [8*32-1:0] df_data,
     input  wire [7:0]  di_en,
     input  wire [31:0] di_addr,
-    input  wire [8*32-1:0] di_data
+    input  wire [8*32-1:0] di_data,
+    input  wire        db_en,
+    input  wire [$clog2(MLEN)-1:0] db_row,
+    input  wire [$clog2(MLEN)-1:0] db_j0,
+    input  wire [BLEN*(MLEN/HLEN)*32-1:0] db_data,
+    input  wire        db_clr
 );
     `include "plena_isa.vh"
     `include "plena_units.vh"
@@ -229,7 +234,7 @@ module plena_sim #(
         @(posedge clk);
     endtask
     // One host read: the address is driven for a cycle, then its data read (registered
-    // at the edge that ends the address's cycle for Matrix and Vector SRAM rows;
+    // at the edge that ends the address's cycle for the memories and BMM_ACC's entries;
     // combinational for the rest).
     task automatic hread(input [3:0] sel, input integer adr, output [RW-1:0] value);
         j_we <= 1'b0;
@@ -501,6 +506,26 @@ module plena_sim #(
         $fwrite(tfd, "W int_mem %0d 1 %h\n", adr, 64'(t_int[TIW'(adr)]));
     endtask
 
+    // BMM_ACC's entries as the matrix unit writes them (the db_* port): its banks are
+    // read through registered ports, which need the core's clock the trace holds, and
+    // its clear is a valid bit per block, so the trace keeps every entry.
+    reg [31:0] t_bmm [0:HEADS*MLEN*MLEN-1];
+    integer tb, th;
+    always @(posedge cclk)
+        if (db_clr) begin
+            for (tb = 0; tb < HEADS*MLEN*MLEN; tb = tb + 1) t_bmm[tb] <= 32'd0;
+        end else if (db_en)
+            for (th = 0; th < HEADS; th = th + 1)
+                for (tb = 0; tb < BLEN; tb = tb + 1)
+                    t_bmm[(th*MLEN + 32'(db_row))*MLEN + 32'(db_j0) + tb]
+                        <= db_data[32*(tb*HEADS + th) +: 32];
+    task t_bmm_acc;
+        integer q;
+        $fwrite(tfd, "W BMM_ACC 0 %0d", HEADS * MLEN * MLEN);
+        for (q = 0; q < HEADS * MLEN * MLEN; q = q + 1) $fwrite(tfd, " %h", t_bmm[q]);
+        $fwrite(tfd, "\n");
+    endtask
+
     // The Vector SRAM's rows as the core's W and P ports write them (the dv_* port: the
     // host's loads included): its banks are read through registered ports, which need
     // the core's clock the trace holds, and an instruction's writes are masked, so the
@@ -551,7 +576,7 @@ module plena_sim #(
                         end
                     OP_M_MM, OP_M_TMM: t_acc("MM_ACC", HS_MM, BLEN * BLEN);
                     OP_M_MV, OP_M_TMV: t_acc("MV_ACC", HS_MV, MLEN);
-                    OP_M_BMM, OP_M_BTMM: t_acc("BMM_ACC", HS_BMM, HEADS * MLEN * MLEN);
+                    OP_M_BMM, OP_M_BTMM: t_bmm_acc();
                     OP_M_BMV, OP_M_BTMV: t_acc("BMV_ACC", HS_BMV, HEADS * MLEN);
                     OP_M_MM_WO: begin
                         for (tk = 0; tk < BLEN; tk = tk + 1) begin
@@ -562,7 +587,7 @@ module plena_sim #(
                         t_acc("MM_ACC", HS_MM, BLEN * BLEN);
                     end
                     OP_M_MV_WO: begin t_rows(rt_a0, 1); t_acc("MV_ACC", HS_MV, MLEN); end
-                    OP_M_BMM_WO: begin t_rows(rt_a0, HEADS * MLEN); t_acc("BMM_ACC", HS_BMM, HEADS * MLEN * MLEN); end
+                    OP_M_BMM_WO: begin t_rows(rt_a0, HEADS * MLEN); t_bmm_acc(); end
                     OP_M_BMV_WO: begin t_rows(rt_a0, HEADS); t_acc("BMV_ACC", HS_BMV, HEADS * MLEN); end
                     OP_C_SET_ADDR_REG: t_word("a", HS_A, 64'(t_rd[2:0]), 64'(t_rd[2:0]));
                     OP_C_SET_STRIDE_REG: t_word("csr", HS_CSR, 0, 0);

@@ -38,6 +38,9 @@ module plena_top #(
     wire [7:0]  df_en, di_en;
     wire [31:0] df_addr, di_addr;
     wire [8*32-1:0] df_data, di_data;
+    wire        db_en, db_clr;
+    wire [$clog2(MLEN)-1:0] db_row, db_j0;
+    wire [BLEN*(MLEN/HLEN)*32-1:0] db_data;
     wire [31:0] m_len;
     wire [PW*16-1:0] m_wdata, r_data;
     wire        host_we;
@@ -71,7 +74,8 @@ module plena_top #(
         .dm_mask(dm_mask), .dv_w_en(dv_w_en), .dv_w_row(dv_w_row), .dv_w_data(dv_w_data),
         .dv_w_mask(dv_w_mask), .dv_p_en(dv_p_en), .dv_p_row(dv_p_row),
         .df_en(df_en), .df_addr(df_addr), .df_data(df_data), .di_en(di_en),
-        .di_addr(di_addr), .di_data(di_data)
+        .di_addr(di_addr), .di_data(di_data),
+        .db_en(db_en), .db_row(db_row), .db_j0(db_j0), .db_data(db_data), .db_clr(db_clr)
     );
 
     plena_sim #(
@@ -97,6 +101,7 @@ module plena_top #(
         .dm_mask(dm_mask), .dv_w_en(dv_w_en), .dv_w_row(dv_w_row), .dv_w_data(dv_w_data),
         .dv_w_mask(dv_w_mask), .dv_p_en(dv_p_en), .dv_p_row(dv_p_row),
         .df_en(df_en), .df_addr(df_addr), .df_data(df_data), .di_en(di_en),
-        .di_addr(di_addr), .di_data(di_data)
+        .di_addr(di_addr), .di_data(di_data),
+        .db_en(db_en), .db_row(db_row), .db_j0(db_j0), .db_data(db_data), .db_clr(db_clr)
     );
 endmodule

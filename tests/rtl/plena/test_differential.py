@@ -3,6 +3,8 @@ register, accumulator and counter equal, and the cycle count equal. A divergence
 naming the first retired instruction where the two differ (both are re-run traced)."""
 import collections
 
+import pytest
+
 from kernelcraft.simulators.plena.assembler import assemble
 from kernelcraft.simulators.plena.machine import PlenaModel
 from kernelcraft.simulators.plena_rtl.backend import Job, PlenaRTL
@@ -65,6 +67,26 @@ def test_random_programs_agree_in_lockstep(diff_cfg):
         loops = lambda t: [(s.step, tuple(c.new)) for s in t for c in s.changes  # noqa: E731
                            if c.space == "LOOPS"]
         assert loops(r.trace) == loops(m.trace), f"seed {seed}: loop stacks differ"
+
+
+@pytest.mark.fullsize
+def test_random_programs_agree_at_the_default_configuration():
+    """The banks at their real size: BMM_ACC's 4 x 16 banks of 64 words (MLEN = 64,
+    BLEN = 4, HLEN = 16), the Matrix SRAM's 64, FP_MEM's 32; a few programs in lockstep."""
+    from kernelcraft.isa.plena import default_config
+    cfg = default_config()
+    programs = _programs(cfg, range(5000, 5012))
+    assert {"M_BMM", "M_BTMM", "M_BMM_WO"} <= {i.mnemonic for _, p, _ in programs for i in p.instrs}
+    jobs = [Job(p, img, trace=k < 3) for k, (_, p, img) in enumerate(programs)]
+    rtl = PlenaRTL().run_many(jobs, cfg)
+    for k, ((seed, program, image), r) in enumerate(zip(programs, rtl)):
+        m = PlenaModel().run(program, image, cfg, trace=k < 3)
+        assert m.error is None, f"seed {seed}: the generator made an invalid program: {m.error}"
+        diffs = compare_runs(m, r)
+        assert not diffs, f"seed {seed}: " + "; ".join(d.format() for d in diffs)
+        if k < 3:
+            d = compare_traces(m.trace, r.trace)
+            assert d is None, f"seed {seed}: {d.format()}"
 
 
 DMA_TRAFFIC = """

@@ -2,8 +2,8 @@
 synthesizes the DMA engine with `check -assert` clean (no multiple drivers, no
 undriven or combinational-loop wires) and without latches: at the small differential
 configuration in the default suite, at the default configuration under the `synth`
-marker (figures in rtl/plena/README.md). The Matrix SRAM is inferred as its banks'
-1R1W memories, and synthesizes likewise at the small configuration."""
+marker (figures in rtl/plena/README.md). The Matrix SRAM and BMM_ACC are inferred as
+their banks' 1R1W memories, and synthesize likewise at the small configuration."""
 import re
 import shutil
 import subprocess
@@ -135,6 +135,41 @@ def test_matrix_sram_synthesizes_small(diff_cfg):
           f"longest path {depth} cells")
     bits = diff_cfg.MSRAM_TILES * diff_cfg.MLEN * diff_cfg.MLEN * 16
     assert flops >= bits
+
+
+BMM_FILES = ("plena_bmm_acc.v", "plena_sram.v")
+BMM_PARAMS = ("MLEN", "BLEN", "HLEN")
+
+
+def test_bmm_accumulator_is_inferred_as_banks(diff_cfg):
+    """BMM_ACC (plena_bmm_acc: banks, valid bits, the reads' selection) at the small
+    configuration: Yosys infers HEADS x MLEN/BLEN memories (16 at MLEN = 16, BLEN = HLEN =
+    4), each MLEN words of BLEN fp32 entries with one read and one write port, what a 1R1W
+    macro replaces; the valid bits are no memory (they clear at one edge)."""
+    files = [build.PLENA_RTL / f for f in BMM_FILES]
+    sets = " ".join(f"-set {k} {getattr(diff_cfg, k)}" for k in BMM_PARAMS)
+    out = _yosys(f"{_read(files)}; {_read([ICG], '-lib ')}; chparam {sets} plena_bmm_acc; "
+                 "hierarchy -top plena_bmm_acc; "
+                 "proc; flatten; opt -fast; memory -nomap; "
+                 "tee -o /dev/stdout select -count t:$mem_v2 r:RD_PORTS=1 %i r:WR_PORTS=1 %i "
+                 f"r:SIZE={diff_cfg.MLEN} %i r:WIDTH={diff_cfg.BLEN * 32} %i; "
+                 "tee -o /dev/stdout select -count t:$mem_v2", 600)
+    banks = (diff_cfg.MLEN // diff_cfg.HLEN) * (diff_cfg.MLEN // diff_cfg.BLEN)
+    counts = [int(n) for n in re.findall(r"(\d+) objects", out)]
+    assert counts == [banks, banks], out[-2000:]
+
+
+@pytest.mark.synth
+def test_bmm_accumulator_synthesizes_small(diff_cfg):
+    """Mapped to flip-flops (no macro library here) it passes `check -assert` without a
+    latch (figures in rtl/plena/README.md)."""
+    files = [build.PLENA_RTL / f for f in BMM_FILES]
+    cells, flops, depth = _synth_lane({k: getattr(diff_cfg, k) for k in BMM_PARAMS},
+                                      "plena_bmm_acc", files, 1800, cells_lib=[ICG])
+    print(f"plena_bmm_acc at DIFF_CONFIG: {cells:,} cells, {flops:,} flip-flops, "
+          f"longest path {depth} cells")
+    heads = diff_cfg.MLEN // diff_cfg.HLEN
+    assert flops >= heads * diff_cfg.MLEN * diff_cfg.MLEN * 32
 
 
 VSRAM_FILES = ("plena_vsram.v", "plena_sram2w.v")
