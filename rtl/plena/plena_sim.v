@@ -561,25 +561,33 @@ module plena_sim #(
     // (Whole rows, merged here: an element-wise write of the array would have the
     // simulator commit every element's write flag on every edge.)
     integer tr;
-    always @(posedge cclk) begin
-        for (tr = 0; tr < 8; tr = tr + 1) begin
-            if (df_en[tr]) t_fp[TFW'(df_addr + 32'(tr))] <= df_data[32*tr +: 32];
-            if (di_en[tr]) t_int[TIW'(di_addr + 32'(tr))] <= di_data[32*tr +: 32];
+    always @(posedge cclk)
+        if (trace_on != 0) begin    // (only when tracing: this process runs at every edge)
+            for (tr = 0; tr < 8; tr = tr + 1) begin
+                if (df_en[tr]) t_fp[TFW'(df_addr + 32'(tr))] <= df_data[32*tr +: 32];
+                if (di_en[tr]) t_int[TIW'(di_addr + 32'(tr))] <= di_data[32*tr +: 32];
+            end
+            for (tr = 0; tr < BLEN; tr = tr + 1)
+                if (dv_w_en[tr])
+                    t_vsram[$clog2(VSRAM_ROWS)'(dv_w_row + tr)]
+                        <= masked(t_vsram[$clog2(VSRAM_ROWS)'(dv_w_row + tr)],
+                                  dv_w_data[RW*tr +: RW], dv_w_mask);
+            if (dv_p_en)
+                t_vsram[dv_p_row] <= masked(t_vsram[dv_p_row], dm_data, dm_mask);
         end
-        for (tr = 0; tr < BLEN; tr = tr + 1)
-            if (dv_w_en[tr])
-                t_vsram[$clog2(VSRAM_ROWS)'(dv_w_row + tr)]
-                    <= masked(t_vsram[$clog2(VSRAM_ROWS)'(dv_w_row + tr)],
-                              dv_w_data[RW*tr +: RW], dv_w_mask);
-        if (dv_p_en)
-            t_vsram[dv_p_row] <= masked(t_vsram[dv_p_row], dm_data, dm_mask);
-    end
 
-    // Waiver: the trace, a process that waits like the job sequence, writes the port's
-    // requests as the job sequence does (BLKSEQ).
-    /* verilator lint_off BLKSEQ */
+    // An ordinary process at the falling edge wakes the trace's (a process with timing
+    // controls inside would be resumed by the simulator at every edge, traced or not).
+    event t_go;
     always @(negedge clk)
-        if (cen && tfd != 0 && (rt_valid || dp_valid || ds_valid)) begin
+        if (cen && tfd != 0 && (rt_valid || dp_valid || ds_valid)) -> t_go;
+    // Waivers: the trace, a process that waits like the job sequence, writes the port's
+    // requests as the job sequence does (BLKSEQ), and stops the core's clock with a
+    // non-blocking assignment, as a clocked process would (INITIALDLY).
+    /* verilator lint_off BLKSEQ */
+    /* verilator lint_off INITIALDLY */
+    initial forever begin
+            @(t_go);
             cen <= 1'b0;
             t_sel = q_sel;
             t_addr = q_addr;
@@ -657,6 +665,7 @@ module plena_sim #(
             end
             cen <= 1'b1;
         end
+    /* verilator lint_on INITIALDLY */
     /* verilator lint_on BLKSEQ */
     /* verilator lint_on UNUSEDSIGNAL */
 endmodule

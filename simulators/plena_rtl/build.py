@@ -106,8 +106,11 @@ def build(cfg, simulator: str = "verilator") -> toolchain.Build:
 
 
 def lint(cfg) -> None:
-    """verilator --lint-only -Wall on the whole design for `cfg`; raises RtlBuildError."""
+    """verilator --lint-only -Wall on the whole design for `cfg`, with the clock gates'
+    latch (what synthesis reads) and with their falling-edge model (what the Verilator
+    build simulates); raises RtlBuildError."""
     check_config(cfg)
     params = [f"-G{k}={v}" for k, v in cfg.as_dict().items()]
-    toolchain.lint(sources(), TOP, includes=(PLENA_RTL, COMMON_RTL),
-                   args=("-Wall", "--timing", *params))
+    for defines in ((), ("+define+ICG_FLOP_MODEL",)):
+        toolchain.lint(sources(), TOP, includes=(PLENA_RTL, COMMON_RTL),
+                       args=("-Wall", "--timing", *defines, *params))
