@@ -664,6 +664,9 @@ module plena_sim #(
                 @(negedge clk);
             end
             cen <= 1'b1;
+            // (Past the rising edge that clears rt_valid before waiting again: the
+            // falling-edge process above may already see cen high now, under Verilator.)
+            @(posedge clk);
         end
     /* verilator lint_on INITIALDLY */
     /* verilator lint_on BLKSEQ */
