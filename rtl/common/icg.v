@@ -13,10 +13,34 @@ module icg (
     output wire gclk
 );
     reg en_l;
+`ifdef ICG_FLOP_MODEL
+    // Simulation model of the latch, for builds whose enables change only while `clk` is
+    // high (plena's Verilator builds: simulators/plena_rtl/build.py): `en` sampled at the
+    // falling edge is what the latch holds at the rising edge when `en` stays put while
+    // `clk` is low, and the check below stops the simulation at the first rising edge
+    // where it did not. Why: the latch is sensitive to `en`, so Verilator evaluates the
+    // enable's whole fan-in with the clock triggers at both edges; a flop's input is read
+    // at its edge only (rtl/plena/README.md, "Where a simulated cycle goes"). Until its
+    // first falling edge the gate is shut (the latch would pass `en` from time 0); the
+    // harness resets the core long after that.
+    reg fell;
+    initial begin
+        en_l = 1'b0;
+        fell = 1'b0;
+    end
+    always @(negedge clk) begin
+        en_l <= en;
+        fell <= 1'b1;
+    end
+    always @(posedge clk)
+        if (fell && en != en_l)
+            $fatal(1, "icg %m: en changed from %0d to %0d while clk was low; the falling-edge model of the latch (ICG_FLOP_MODEL) needs it stable", en_l, en);
+`else
     // Waiver: this is the gate's latch, intended (transparent while clk is low).
     /* verilator lint_off LATCH */
     always @(clk or en)
         if (!clk) en_l = en;
     /* verilator lint_on LATCH */
+`endif
     assign gclk = clk & en_l;
 endmodule

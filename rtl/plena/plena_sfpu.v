@@ -2,9 +2,10 @@
 // S_SQRT_FP on f registers, by the shared units of rtl/common (the numerics of
 // simulators/numerics.py, bit for bit).
 //
-// Clocked on the rising edge only, no clock gate. The core raises `go` while such an
-// instruction is at issue; each group of functions sees its operands only then (they
-// are held at zero otherwise: operand isolation, so an idle group does not switch).
+// Clocked on the rising edge only. The core raises `go` while such an instruction is
+// at issue; each group of functions sees its operands only then (they are held at zero
+// otherwise: operand isolation, so an idle group does not switch), and each pipeline's
+// registers are behind a clock gate open only while it has work.
 // Add, subtract, multiply and max (timing class S_FP, one cycle) are single-cycle
 // combinational paths from the f registers to the commit edge. Exp, reciprocal and
 // square root (S_FP_EXP, S_FP_RECI, S_FP_SQRT, four cycles) are four-stage pipelines
@@ -49,13 +50,21 @@ module plena_sfpu (
                       .sub(en[SFG_ADD] && fn == SFN_SUB), .y(y_add));
     fp32_mul   u_mul (.a(iso(a, en[SFG_MUL])), .b(iso(b, en[SFG_MUL])), .y(y_mul));
     fp32_max   u_max (.a(iso(a, en[SFG_MAX])), .b(iso(b, en[SFG_MAX])), .y(y_max));
-    plena_exp_pipe   u_exp (.clk(clk), .a(iso(a, en[SFG_EXP])), .y(y_exp));
-    plena_recip_pipe u_rcp (.clk(clk), .a(iso(a, en[SFG_RECI])), .y(y_rcp));
-    plena_sqrt_pipe  u_sqr (.clk(clk), .a(iso(a, en[SFG_SQRT])), .y(y_sqr));
-
     // A pipelined function's valid bit, one register per stage after the first.
     wire piped = (fn == SFN_EXP || fn == SFN_RECI || fn == SFN_SQRT);
     reg [SFP_DEPTH-2:0] v;
+    // Each pipeline's registers on a clock gate, open while its function is at issue or
+    // in a stage before the last (fn holds while an instruction is in flight): an idle
+    // pipeline's stages do not toggle (nor, under Verilator, evaluate) every cycle.
+    wire in_pipe = |v[SFP_DEPTH-3:0];
+    wire exp_clk, rcp_clk, sqr_clk;
+    icg u_expgate (.clk(clk), .en(en[SFG_EXP] || (in_pipe && fn == SFN_EXP)), .gclk(exp_clk));
+    icg u_rcpgate (.clk(clk), .en(en[SFG_RECI] || (in_pipe && fn == SFN_RECI)), .gclk(rcp_clk));
+    icg u_sqrgate (.clk(clk), .en(en[SFG_SQRT] || (in_pipe && fn == SFN_SQRT)), .gclk(sqr_clk));
+    plena_exp_pipe   u_exp (.clk(exp_clk), .a(iso(a, en[SFG_EXP])), .y(y_exp));
+    plena_recip_pipe u_rcp (.clk(rcp_clk), .a(iso(a, en[SFG_RECI])), .y(y_rcp));
+    plena_sqrt_pipe  u_sqr (.clk(sqr_clk), .a(iso(a, en[SFG_SQRT])), .y(y_sqr));
+
     always @(posedge clk) v <= rst ? {(SFP_DEPTH-1){1'b0}}
                                    : (SFP_DEPTH-1)'({v, start && piped});
     assign done = piped ? v[SFP_DEPTH-2] : start;

@@ -134,39 +134,47 @@ module plena_sim #(
     always #1 clk = ~clk;
     assign cclk = clk & cen;
 
-    // The host port: the job sequence drives it, and the trace while the core's clock
-    // is stopped.
+    // The core's inputs. The job sequence and the trace are processes that wait on clock
+    // edges; they run at falling edges and write requests (q_*), which an ordinary clocked
+    // process presents to the core at the next rising edge, so every input of the core
+    // changes at a rising edge, as a register's output does. Why: the clock gates'
+    // falling-edge model (rtl/common/icg.v, plena's Verilator builds) needs their enables
+    // stable while the clock is low; and under Verilator a waiting process's writes at a
+    // rising edge reach the clocked logic of that same edge (they are not ordered as
+    // non-blocking assignments between ordinary processes are), and whatever reads them
+    // combinationally is evaluated with the clock triggers, at both edges.
+    reg        q_rst, q_start, q_we;
+    reg [3:0]  q_sel;
+    reg [31:0] q_addr, q_prog_len;
+    reg [63:0] q_max_retire, q_max_cycles;
+    reg [RW-1:0] q_wdata;
     reg        j_we;
-    reg [3:0]  j_sel, t_sel;
-    reg [31:0] j_addr, t_addr;
+    reg [3:0]  j_sel;
+    reg [31:0] j_addr;
     reg [RW-1:0] j_wdata;
-    assign host_we = cen & j_we;
-    assign host_sel = cen ? j_sel : t_sel;
-    assign host_addr = cen ? j_addr : t_addr;
+    always @(posedge clk) begin
+        rst <= q_rst;
+        start <= q_start;
+        prog_len <= q_prog_len;
+        max_retire <= q_max_retire;
+        max_cycles <= q_max_cycles;
+        j_we <= q_we;
+        j_sel <= q_sel;
+        j_addr <= q_addr;
+        j_wdata <= q_wdata;
+    end
+    assign host_we = j_we;
+    assign host_sel = j_sel;
+    assign host_addr = j_addr;
     assign host_wdata = j_wdata;
-    // The port's data as the harness's processes read it: h_q, sampled on the falling
-    // edge by an ordinary process when one of them asks (h_want), which then wakes it
-    // (h_got). Under Verilator (--timing), what a suspended process reads is evaluated
-    // with the clock triggers on both edges, and with it everything combinational that
-    // follows it: read directly, host_rdata (the fetch port's word, FP_MEM's read data)
-    // dragged most of the core's logic, the scalar unit's included, into that region.
+    // The port's data as the harness's processes read it: h_q, sampled at the rising edge
+    // by an ordinary process while one of them reads (h_on), and taken at the falling edge
+    // after. (Read directly by a waiting process, host_rdata and everything behind it, the
+    // scalar unit's fp32 units included, would be evaluated at both edges.)
     reg [RW-1:0] h_q;
-    reg          h_want;
-    event        h_got;
-    // Waiver: h_q is written where the process it wakes reads it (BLKSEQ).
-    /* verilator lint_off BLKSEQ */
-    always @(negedge clk)
-        if (h_want) begin
-            h_q = host_rdata;
-            -> h_got;
-        end
-    /* verilator lint_on BLKSEQ */
-    task automatic h_sample(output [RW-1:0] value);
-        h_want = 1'b1;
-        @(h_got);
-        h_want = 1'b0;
-        value = h_q;
-    endtask
+    reg          h_on;
+    always @(posedge clk)
+        if (h_on) h_q <= host_rdata;
     // `halt` comes from outside the simulation at any moment; registered, it changes only
     // just after a rising edge like the core's other inputs (and the logic it feeds runs
     // with the clocked logic, not at every evaluation of the model as an input's does).
@@ -177,13 +185,23 @@ module plena_sim #(
         finished = 1'b0;
         rst = 1'b0;
         start = 1'b0;
+        prog_len = 32'd0;
+        max_retire = 64'd0;
+        max_cycles = 64'd0;
         j_we = 1'b0;
         j_sel = 4'd0;
         j_addr = 32'd0;
         j_wdata = {RW{1'b0}};
-        t_sel = 4'd0;
-        t_addr = 32'd0;
-        h_want = 1'b0;
+        q_rst = 1'b0;
+        q_start = 1'b0;
+        q_prog_len = 32'd0;
+        q_max_retire = 64'd0;
+        q_max_cycles = 64'd0;
+        q_we = 1'b0;
+        q_sel = 4'd0;
+        q_addr = 32'd0;
+        q_wdata = {RW{1'b0}};
+        h_on = 1'b0;
     end
 
     // The harness's own count of the run's clock edges, after the one at which the core
@@ -220,28 +238,54 @@ module plena_sim #(
         path = $sformatf("%0s/%0s", dir, name);
     endfunction
 
-    // Waivers: the job sequence is a testbench process that drives the core's inputs
-    // with non-blocking assignments as a clocked process would (INITIALDLY); host reads
-    // are a row wide and the scalar spaces use their low bits (UNUSEDSIGNAL, also in the
-    // trace below).
+    // Waiver: the job sequence raises `finished` with a non-blocking assignment, as a
+    // clocked process would (INITIALDLY); host reads are a row wide and the scalar spaces
+    // use their low bits (UNUSEDSIGNAL, also in the trace below).
     /* verilator lint_off INITIALDLY */
-    // One host write per cycle (the core takes it at the next edge).
+    // One host write per cycle: requested at a falling edge, presented at the next rising
+    // edge, taken by the core at the one after.
     task automatic hwrite(input [3:0] sel, input integer adr, input [RW-1:0] value);
-        j_we <= 1'b1;
-        j_sel <= sel;
-        j_addr <= 32'(adr);
-        j_wdata <= value;
-        @(posedge clk);
+        q_we = 1'b1;
+        q_sel = sel;
+        q_addr = 32'(adr);
+        q_wdata = value;
+        @(negedge clk);
     endtask
-    // One host read: the address is driven for a cycle, then its data read (registered
-    // at the edge that ends the address's cycle for the memories and BMM_ACC's entries;
-    // combinational for the rest).
-    task automatic hread(input [3:0] sel, input integer adr, output [RW-1:0] value);
-        j_we <= 1'b0;
-        j_sel <= sel;
-        j_addr <= 32'(adr);
-        @(posedge clk);
-        h_sample(value);        // at the falling edge
+    // The harness's copy of entry k of space `sel`.
+    task automatic keep(input [3:0] sel, input integer k, input [RW-1:0] w);
+        case (sel)
+            HS_VSRAM:  l_vsram[k] = w;
+            HS_MSRAM:  l_msram[k] = w;
+            HS_FPMEM:  l_fp[k] = w[31:0];
+            HS_INTMEM: l_int[k] = w[31:0];
+            HS_MM:     o_mm[k] = w[31:0];
+            HS_MV:     o_mv[k] = w[31:0];
+            HS_BMM:    o_bmm[k] = w[31:0];
+            HS_BMV:    o_bmv[k] = w[31:0];
+            HS_GP:     o_reg[k] = w[63:0];
+            HS_F:      o_reg[NUM_GP_REGS + k] = w[63:0];
+            HS_A:      o_reg[NUM_GP_REGS + NUM_F_REGS + k] = w[63:0];
+            HS_CSR:    o_csr[k] = w[63:0];
+            HS_LOOP:   o_loop[k] = w[31:0];
+            default:   o_stat[k] = w[63:0];
+        endcase
+    endtask
+    // Host reads of entries 0 .. n-1 of space `sel`, one per cycle (pipelined): entry j is
+    // requested at the j-th falling edge, presented at the next rising edge, and its data
+    // taken `lat` falling edges after the request: 2 for registers, accumulators and
+    // counters (read combinationally), 3 for the memories and BMM_ACC's entries (their read
+    // ports register the data at the edge after the address).
+    task automatic hread_all(input [3:0] sel, input integer n, input integer lat);
+        integer j;
+        q_we = 1'b0;
+        q_sel = sel;
+        h_on = 1'b1;
+        for (j = 0; j < n + lat; j = j + 1) begin
+            if (j < n) q_addr = 32'(j);
+            if (j >= lat) keep(sel, j - lat, h_q);
+            @(negedge clk);
+        end
+        h_on = 1'b0;
     endtask
 
     task automatic write_state;
@@ -269,8 +313,8 @@ module plena_sim #(
     endtask
 
     // --- the job sequence ------------------------------------------------------------
+    // It takes `go` at a rising edge and runs at falling edges from there on (see q_*).
     /* verilator lint_off UNUSEDSIGNAL */
-    reg [RW-1:0] v;
     integer k;
     initial begin
         if (!$value$plusargs("plena_dir=%s", base)) base = ".";
@@ -282,7 +326,7 @@ module plena_sim #(
                 dir = $sformatf("%0s/job%0d", base, job);
                 fd = $fopen(path("job.txt"), "r");
                 if (fd == 0) $fatal(1, "plena_sim: cannot open %0s", path("job.txt"));
-                nread = $fscanf(fd, "%d %d %d %d", prog_len, max_retire, max_cycles, trace_on);
+                nread = $fscanf(fd, "%d %d %d %d", q_prog_len, q_max_retire, q_max_cycles, trace_on);
                 if (nread != 4) $fatal(1, "plena_sim: %0s: expected 4 numbers", path("job.txt"));
                 $fclose(fd);
                 $readmemh(path("imem.hex"), l_imem);
@@ -291,15 +335,16 @@ module plena_sim #(
                 $readmemh(path("fp_mem.hex"), l_fp);
                 $readmemh(path("int_mem.hex"), l_int);
                 finished <= 1'b0;
-                rst <= 1'b1;
-                @(posedge clk);
-                rst <= 1'b0;
-                for (k = 1; k < 32'(prog_len); k = k + 1) hwrite(HS_IMEM, k, RW'(l_imem[k]));
+                @(negedge clk);
+                q_rst = 1'b1;
+                @(negedge clk);
+                q_rst = 1'b0;
+                for (k = 1; k < 32'(q_prog_len); k = k + 1) hwrite(HS_IMEM, k, RW'(l_imem[k]));
                 for (k = 0; k < VSRAM_ROWS; k = k + 1) hwrite(HS_VSRAM, k, l_vsram[k]);
                 for (k = 0; k < MROWS; k = k + 1) hwrite(HS_MSRAM, k, l_msram[k]);
                 for (k = 0; k < FP_MEM_SIZE; k = k + 1) hwrite(HS_FPMEM, k, RW'(l_fp[k]));
                 for (k = 0; k < INT_MEM_SIZE; k = k + 1) hwrite(HS_INTMEM, k, RW'(l_int[k]));
-                j_we <= 1'b0;
+                q_we = 1'b0;
 `ifdef PLENA_HBM_VERILOG
                 for (hz = 0; hz < HBM_SIZE; hz = hz + 1) hbm[hz] = 16'd0;
                 $readmemh(path("hbm.hex"), hbm);
@@ -310,16 +355,16 @@ module plena_sim #(
                 if (trace_on != 0) tfd = $fopen(path("trace.txt"), "w");
                 // The program's first word goes in at the edge that samples `start`: the
                 // core's fetch port reads it at that edge and takes it from the write.
-                if (prog_len != 32'd0) begin
-                    j_we <= 1'b1;
-                    j_sel <= HS_IMEM;
-                    j_addr <= 32'd0;
-                    j_wdata <= RW'(l_imem[0]);
+                if (q_prog_len != 32'd0) begin
+                    q_we = 1'b1;
+                    q_sel = HS_IMEM;
+                    q_addr = 32'd0;
+                    q_wdata = RW'(l_imem[0]);
                 end
-                start <= 1'b1;
-                @(posedge clk);
-                j_we <= 1'b0;
-                start <= 1'b0;
+                q_start = 1'b1;
+                @(negedge clk);
+                q_we = 1'b0;
+                q_start = 1'b0;
                 // The core is done, and the trace has read what its last edge wrote.
                 // (The first rising edge that finds it so, as a check at every edge would;
                 // waiting on the condition resumes this process only when it changes.)
@@ -329,23 +374,21 @@ module plena_sim #(
                     wait (done && cen);
                     @(posedge clk);
                 end
-                for (k = 0; k < VSRAM_ROWS; k = k + 1) hread(HS_VSRAM, k, l_vsram[k]);
-                for (k = 0; k < MROWS; k = k + 1) hread(HS_MSRAM, k, l_msram[k]);
-                for (k = 0; k < FP_MEM_SIZE; k = k + 1) begin hread(HS_FPMEM, k, v); l_fp[k] = v[31:0]; end
-                for (k = 0; k < INT_MEM_SIZE; k = k + 1) begin hread(HS_INTMEM, k, v); l_int[k] = v[31:0]; end
-                for (k = 0; k < BLEN*BLEN; k = k + 1) begin hread(HS_MM, k, v); o_mm[k] = v[31:0]; end
-                for (k = 0; k < MLEN; k = k + 1) begin hread(HS_MV, k, v); o_mv[k] = v[31:0]; end
-                for (k = 0; k < HEADS*MLEN*MLEN; k = k + 1) begin hread(HS_BMM, k, v); o_bmm[k] = v[31:0]; end
-                for (k = 0; k < HEADS*MLEN; k = k + 1) begin hread(HS_BMV, k, v); o_bmv[k] = v[31:0]; end
-                for (k = 0; k < NUM_GP_REGS; k = k + 1) begin hread(HS_GP, k, v); o_reg[k] = v[63:0]; end
-                for (k = 0; k < NUM_F_REGS; k = k + 1) begin hread(HS_F, k, v); o_reg[NUM_GP_REGS + k] = v[63:0]; end
-                for (k = 0; k < NUM_A_REGS; k = k + 1) begin
-                    hread(HS_A, k, v);
-                    o_reg[NUM_GP_REGS + NUM_F_REGS + k] = v[63:0];
-                end
-                for (k = 0; k < 4; k = k + 1) begin hread(HS_CSR, k, v); o_csr[k] = v[63:0]; end
-                for (k = 0; k < LOOP_DEPTH; k = k + 1) begin hread(HS_LOOP, k, v); o_loop[k] = v[31:0]; end
-                for (k = 0; k < 3 + NUM_UNITS; k = k + 1) begin hread(HS_STAT, k, v); o_stat[k] = v[63:0]; end
+                @(negedge clk);
+                hread_all(HS_VSRAM, VSRAM_ROWS, 3);
+                hread_all(HS_MSRAM, MROWS, 3);
+                hread_all(HS_FPMEM, FP_MEM_SIZE, 3);
+                hread_all(HS_INTMEM, INT_MEM_SIZE, 3);
+                hread_all(HS_MM, BLEN * BLEN, 2);
+                hread_all(HS_MV, MLEN, 2);
+                hread_all(HS_BMM, HEADS * MLEN * MLEN, 3);
+                hread_all(HS_BMV, HEADS * MLEN, 2);
+                hread_all(HS_GP, NUM_GP_REGS, 2);
+                hread_all(HS_F, NUM_F_REGS, 2);
+                hread_all(HS_A, NUM_A_REGS, 2);
+                hread_all(HS_CSR, 4, 2);
+                hread_all(HS_LOOP, LOOP_DEPTH, 2);
+                hread_all(HS_STAT, 3 + NUM_UNITS, 2);
                 $writememh(path("vsram.out"), l_vsram);
                 $writememh(path("msram.out"), l_msram);
                 $writememh(path("fp_mem.out"), l_fp);
@@ -428,11 +471,21 @@ module plena_sim #(
     task automatic t_vrow(input [63:0] row, output [RW-1:0] value);
         value = t_vsram[$clog2(VSRAM_ROWS)'(row)];
     endtask
+    // A read with the core's clock stopped (registers, accumulators and counters: read
+    // combinationally): presented at the rising edge after the request, sampled at the
+    // next one.
+    reg [3:0]  t_sel;       // the job sequence's request, put back after the trace's reads
+    reg [31:0] t_addr;
+    reg        t_read;
     task automatic tread(input [3:0] sel, input [63:0] adr, output [RW-1:0] value);
-        t_sel <= sel;
-        t_addr <= adr[31:0];
+        t_read = 1'b1;
+        q_sel = sel;
+        q_addr = adr[31:0];
+        h_on = 1'b1;
         @(negedge clk);
-        h_sample(value);        // at this falling edge
+        @(negedge clk);
+        h_on = 1'b0;
+        value = h_q;
     endtask
     // Names are passed as 8-character vectors and the tasks are static: Icarus 11
     // aborts on string arguments of tasks (they print identically on both simulators).
@@ -533,23 +586,37 @@ module plena_sim #(
     // (Whole rows, merged here: an element-wise write of the array would have the
     // simulator commit every element's write flag on every edge.)
     integer tr;
-    always @(posedge cclk) begin
-        for (tr = 0; tr < 8; tr = tr + 1) begin
-            if (df_en[tr]) t_fp[TFW'(df_addr + 32'(tr))] <= df_data[32*tr +: 32];
-            if (di_en[tr]) t_int[TIW'(di_addr + 32'(tr))] <= di_data[32*tr +: 32];
+    always @(posedge cclk)
+        if (trace_on != 0) begin    // (only when tracing: this process runs at every edge)
+            for (tr = 0; tr < 8; tr = tr + 1) begin
+                if (df_en[tr]) t_fp[TFW'(df_addr + 32'(tr))] <= df_data[32*tr +: 32];
+                if (di_en[tr]) t_int[TIW'(di_addr + 32'(tr))] <= di_data[32*tr +: 32];
+            end
+            for (tr = 0; tr < BLEN; tr = tr + 1)
+                if (dv_w_en[tr])
+                    t_vsram[$clog2(VSRAM_ROWS)'(dv_w_row + tr)]
+                        <= masked(t_vsram[$clog2(VSRAM_ROWS)'(dv_w_row + tr)],
+                                  dv_w_data[RW*tr +: RW], dv_w_mask);
+            if (dv_p_en)
+                t_vsram[dv_p_row] <= masked(t_vsram[dv_p_row], dm_data, dm_mask);
         end
-        for (tr = 0; tr < BLEN; tr = tr + 1)
-            if (dv_w_en[tr])
-                t_vsram[$clog2(VSRAM_ROWS)'(dv_w_row + tr)]
-                    <= masked(t_vsram[$clog2(VSRAM_ROWS)'(dv_w_row + tr)],
-                              dv_w_data[RW*tr +: RW], dv_w_mask);
-        if (dv_p_en)
-            t_vsram[dv_p_row] <= masked(t_vsram[dv_p_row], dm_data, dm_mask);
-    end
 
+    // An ordinary process at the falling edge wakes the trace's (a process with timing
+    // controls inside would be resumed by the simulator at every edge, traced or not).
+    event t_go;
     always @(negedge clk)
-        if (cen && tfd != 0 && (rt_valid || dp_valid || ds_valid)) begin
+        if (cen && tfd != 0 && (rt_valid || dp_valid || ds_valid)) -> t_go;
+    // Waivers: the trace, a process that waits like the job sequence, writes the port's
+    // requests as the job sequence does (BLKSEQ), and stops the core's clock with a
+    // non-blocking assignment, as a clocked process would (INITIALDLY).
+    /* verilator lint_off BLKSEQ */
+    /* verilator lint_off INITIALDLY */
+    initial forever begin
+            @(t_go);
             cen <= 1'b0;
+            t_sel = q_sel;
+            t_addr = q_addr;
+            t_read = 1'b0;
             if (rt_valid) begin
                 $fwrite(tfd, "R %0d %0d %0d %h\n", rt_index, rt_pc, rt_cycle, rt_word);
                 case (t_op)
@@ -614,7 +681,19 @@ module plena_sim #(
                     $fwrite(tfd, "W hbm %0d %0d %h\n", ds_base + 64'(tk) * ds_stride, VLEN, t_hbm);
                 end
             end
+            // The port back to the job sequence's request, presented before the core's
+            // clock runs again (the gates' enables at that edge are those it stopped on).
+            if (t_read) begin
+                q_sel = t_sel;
+                q_addr = t_addr;
+                @(negedge clk);
+            end
             cen <= 1'b1;
+            // (Past the rising edge that clears rt_valid before waiting again: the
+            // falling-edge process above may already see cen high now, under Verilator.)
+            @(posedge clk);
         end
+    /* verilator lint_on INITIALDLY */
+    /* verilator lint_on BLKSEQ */
     /* verilator lint_on UNUSEDSIGNAL */
 endmodule

@@ -38,11 +38,15 @@ module plena_smem #(
 
     wire [NB*32-1:0] q;                // bank n's read register at [n*32 +: 32]
     // The read clock ticks only when R reads (its registers, and what they feed, stay
-    // still otherwise); a bank's write clock when W writes it, and throughout while the
-    // core is idle (w_open: the host's writes come from outside, and the gate's enable
-    // must not wait on them).
-    wire rclk;
+    // still otherwise); the write clock when W writes, and throughout while the core is
+    // idle (w_open: the host's writes come from outside, and the gate's enable must not
+    // wait on them). One write gate for all banks (each bank's `we` picks its words):
+    // words are narrow and writes rare (stores, V_TOPK), so per-bank gates would save
+    // little power, and under Verilator each gated clock is a trigger evaluated at every
+    // edge (FP_MEM has 32 banks at the default configuration).
+    wire rclk, wclk;
     icg u_rgate (.clk(clk), .en(r_en), .gclk(rclk));
+    icg u_wgate (.clk(clk), .en((|w_en) || w_open), .gclk(wclk));
     genvar gb;
     generate
         for (gb = 0; gb < NB; gb = gb + 1) begin : g_bank
@@ -51,8 +55,6 @@ module plena_smem #(
             wire [BW-1:0] w_off = BW'((32'(gb) - w_addr) % NB);
             wire r_here = 32'(r_off) < 32'(NR);
             wire w_here = 32'(w_off) < 32'(NW) && w_en[32'(w_off) % NW];
-            wire wclk;
-            icg u_wgate (.clk(clk), .en(w_here || w_open), .gclk(wclk));
             plena_sram #(.DEPTH(BDEPTH), .N(2), .AW(AW)) u_bank (
                 .rclk(rclk), .wclk(wclk), .re(r_en && r_here),
                 .raddr(word_of(r_addr + 32'(r_off))), .rdata(q[gb*32 +: 32]),
