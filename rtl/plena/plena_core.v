@@ -1,6 +1,7 @@
 // plena: an in-order, single-issue core with its scalar, vector and matrix units,
-// Vector SRAM (plena_vsram's banks), FP_MEM and INT_MEM, hardware loops, and the DMA
-// engine on the HBM port.
+// Vector SRAM (plena_vsram's banks), FP_MEM and INT_MEM (plena_smem's banks), the
+// instruction memory (a plena_sram macro), hardware loops, and the DMA engine on the HBM
+// port.
 //
 // Every cycle the core looks at the instruction at `pc`. When none is in flight
 // (`inflight` low) that instruction is at issue: it is checked (plena_check: every run-time

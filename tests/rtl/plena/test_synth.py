@@ -128,13 +128,17 @@ def test_matrix_sram_is_inferred_as_banks(diff_cfg):
 def test_matrix_sram_synthesizes_small(diff_cfg):
     """Mapped to flip-flops (no macro library here) it passes `check -assert` without a
     latch (figures in rtl/plena/README.md)."""
-    files = [build.PLENA_RTL / f for f in MSRAM_FILES]
-    cells, flops, depth = _synth_lane({k: getattr(diff_cfg, k) for k in MSRAM_PARAMS},
-                                      "plena_msram", files, 1800, cells_lib=[ICG])
-    print(f"plena_msram at DIFF_CONFIG: {cells:,} cells, {flops:,} flip-flops, "
-          f"longest path {depth} cells")
-    bits = diff_cfg.MSRAM_TILES * diff_cfg.MLEN * diff_cfg.MLEN * 16
-    assert flops >= bits
+    flops = _synth_small(diff_cfg, "plena_msram", MSRAM_FILES, MSRAM_PARAMS)
+    assert flops >= diff_cfg.MSRAM_TILES * diff_cfg.MLEN * diff_cfg.MLEN * 16
+
+
+def _synth_small(diff_cfg, top: str, names, params) -> int:
+    """Synthesize `top` at DIFF_CONFIG to flip-flops (no macro library here), print its
+    figures and return its flip-flop count."""
+    cells, flops, depth = _synth_lane({k: getattr(diff_cfg, k) for k in params}, top,
+                                      [build.PLENA_RTL / f for f in names], 1800, cells_lib=[ICG])
+    print(f"{top} at DIFF_CONFIG: {cells:,} cells, {flops:,} flip-flops, longest path {depth} cells")
+    return flops
 
 
 BMM_FILES = ("plena_bmm_acc.v", "plena_sram.v")
@@ -163,11 +167,7 @@ def test_bmm_accumulator_is_inferred_as_banks(diff_cfg):
 def test_bmm_accumulator_synthesizes_small(diff_cfg):
     """Mapped to flip-flops (no macro library here) it passes `check -assert` without a
     latch (figures in rtl/plena/README.md)."""
-    files = [build.PLENA_RTL / f for f in BMM_FILES]
-    cells, flops, depth = _synth_lane({k: getattr(diff_cfg, k) for k in BMM_PARAMS},
-                                      "plena_bmm_acc", files, 1800, cells_lib=[ICG])
-    print(f"plena_bmm_acc at DIFF_CONFIG: {cells:,} cells, {flops:,} flip-flops, "
-          f"longest path {depth} cells")
+    flops = _synth_small(diff_cfg, "plena_bmm_acc", BMM_FILES, BMM_PARAMS)
     heads = diff_cfg.MLEN // diff_cfg.HLEN
     assert flops >= heads * diff_cfg.MLEN * diff_cfg.MLEN * 32
 
