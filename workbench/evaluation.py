@@ -301,7 +301,9 @@ def evaluate(accel_name: str, task_name: str, config: str, source: str, *,
         ev.stalls = dict(first.stalls)
         ev.utilisation = {u: (b / ev.cycles if ev.cycles else 0.0) for u, b in first.unit_busy.items()}
         reported = all(c is not None for c, _ in work)
-        ev.paths = len({frozenset(c) for c, _ in work}) if reported else 0
+        # (keys views compare as sets: no set is built)
+        ev.paths = len([c for i, (c, _) in enumerate(work)
+                        if all(c.keys() != d.keys() for d, _ in work[:i])]) if reported else 0
         ev.input_dependent = (len({(s.retired, s.cycles) for s in ev.sets}) > 1
                               or reported and any(w != work[0] for w in work))
         if reported and ev.input_dependent:

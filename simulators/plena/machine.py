@@ -230,16 +230,17 @@ class _Run(Run):
     def counts(self) -> dict[int, int]:
         # Every path (batched loop, back-to-back block, stepping) counts whole blocks in
         # `hits` and the block it stopped in as `partial`: the same counts unit_busy uses.
-        # The blocks partition the program.
         code, counts = self.code, {}
+        get = counts.get
         if code is not None:
             for blk, h in zip(code.blocks, self.hits):
                 if h:
-                    counts.update(dict.fromkeys(range(blk.start, blk.start + blk.size), h))
+                    for pc in range(blk.start, blk.start + blk.size):
+                        counts[pc] = get(pc, 0) + h
             if self.partial is not None:
                 blk = code.blocks[self.partial[0]]
                 for pc in range(blk.start, blk.start + self.partial[1]):
-                    counts[pc] = counts.get(pc, 0) + 1
+                    counts[pc] = get(pc, 0) + 1
         return counts
 
     def cycles(self) -> int:
