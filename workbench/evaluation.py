@@ -343,7 +343,7 @@ def own_code(program, sets: list[InputSetResult], work: list) -> None:
     often, would pass it with work no random draw does (tasks/README.md, "Anti-gaming
     rules"). A count that differs between the seeded sets is data-dependent on ordinary
     inputs (a running maximum, an early exit) and is not bounded: how far the family's
-    structure moves it tells nothing (an early-exit search runs 11x longer on `many_keys`).
+    structure moves it tells nothing (an early-exit search runs 9-12x longer on `many_keys`).
     Less work is allowed (an honest kernel may skip work on zeros), and so are edge sets
     without a check (it may treat special values apart). `work`: each set's (counts,
     unit_busy)."""

@@ -261,6 +261,9 @@ def test_an_aie_loop_count_taken_from_the_recognition_fails_on_the_checked_famil
     own = sets["many_keys"].own_code
     assert "(65 times, 1 on every seeded set)" in own and "NOP" in own
     assert sets["two_keys"].passed and sets["two_keys"].retired == sets["many_keys"].retired
+    # the baseline alone: every address equally often and every unit equally busy on every set
+    plain = evaluate("aie", SDP, "C1", get_accel("aie").baseline(SDP, "C1", hw), seeds=[1, 2, 3], edge_seed=5)
+    assert plain.passed and not plain.input_dependent and plain.paths == 1
 
 
 def _row_max(k: int) -> str:
