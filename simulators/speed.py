@@ -66,7 +66,7 @@ def same(a, b) -> str:
     """'' if two RunResults agree on everything a fast path must keep, else what differs."""
     if (a.error is None) != (b.error is None) or (a.error and str(a.error) != str(b.error)):
         return f"errors differ: {a.error} / {b.error}"
-    for field in ("cycles", "retired", "stop", "stalls", "unit_busy", "coverage"):
+    for field in ("cycles", "retired", "stop", "stalls", "unit_busy", "counts"):
         if getattr(a, field) != getattr(b, field):
             return f"{field} differ: {getattr(a, field)} / {getattr(b, field)}"
     if a.memories.keys() != b.memories.keys() or a.registers.keys() != b.registers.keys():

@@ -40,7 +40,7 @@ class InputSetResult:
     stray: str = ""                  # what those writes were, naming memory and range
     family: str = ""                 # what the edge family's own check found (Task.family_check)
     family_checked: bool = False     # an edge family with its own check (the check ran)
-    own_code: str = ""               # such a family's set ran code no seeded set ran (evaluate)
+    own_code: str = ""               # such a family's set ran code or work of its own (own_code)
 
 
 @dataclass
@@ -64,12 +64,12 @@ class Evaluation:
     bound_kind: str = ""
     roofline_fraction: float = 0.0
     impossible: bool = False
-    # Instructions retired, cycles or the instructions run (RunResult.coverage) differ
-    # between input sets: the kernel's control flow (or timing) depends on its inputs. Not
-    # a failure (a scalar max loop may branch on data), but a kernel that recognises the
-    # checker's input families and computes exactly only there must branch. Where that
-    # branch leads an edge family with its own check to code no seeded set ran, the set
-    # fails (`own_code`); a path that only repeats code the seeded sets ran is flagged.
+    # Instructions retired, cycles, the instructions run or how often each ran
+    # (RunResult.counts) differ between input sets: the kernel's control flow (or timing)
+    # depends on its inputs. Not a failure (a scalar max loop may branch on data), but a
+    # kernel that recognises the checker's input families and computes exactly only there
+    # must branch. Where that leads an edge family with its own check to code no seeded set
+    # ran, or to more work than the seeded sets did (`own_code`), the set fails.
     input_dependent: bool = False
     paths: int = 0                   # different instruction sets run (0: coverage not reported)
     seeds: list = field(default_factory=list)
@@ -277,7 +277,7 @@ def evaluate(accel_name: str, task_name: str, config: str, source: str, *,
     backend = accel.backend()
     total_match, total_elems = 0.0, 0
     first = None
-    covered = []                     # each set's RunResult.coverage
+    work = []                        # each set's (RunResult.counts, unit_busy)
     for label, inputs in input_sets:
         image = build_image(layout, inputs)
         result = backend.run(program, image, hw, budget)
@@ -286,7 +286,7 @@ def evaluate(accel_name: str, task_name: str, config: str, source: str, *,
         res, matched, n = judge(accel, task, config, layout, label, inputs, image, result,
                                 keep_outputs)
         ev.sets.append(res)
-        covered.append(result.coverage)
+        work.append((result.counts, result.unit_busy))
         if result.error is not None:
             ev.status, ev.error = "run_error", str(result.error)
             break
@@ -300,10 +300,14 @@ def evaluate(accel_name: str, task_name: str, config: str, source: str, *,
         ev.unit_busy = dict(first.unit_busy)
         ev.stalls = dict(first.stalls)
         ev.utilisation = {u: (b / ev.cycles if ev.cycles else 0.0) for u, b in first.unit_busy.items()}
-        ev.paths = len(set(covered)) if None not in covered else 0
-        ev.input_dependent = len({(s.retired, s.cycles) for s in ev.sets}) > 1 or ev.paths > 1
-        if ev.paths > 1:
-            own_code(program, ev.sets, covered)
+        reported = all(c is not None for c, _ in work)
+        # (keys views compare as sets: no set is built)
+        ev.paths = len([c for i, (c, _) in enumerate(work)
+                        if all(c.keys() != d.keys() for d, _ in work[:i])]) if reported else 0
+        ev.input_dependent = (len({(s.retired, s.cycles) for s in ev.sets}) > 1
+                              or reported and any(w != work[0] for w in work))
+        if reported and ev.input_dependent:
+            own_code(program, ev.sets, work)
     if ev.status != "run_error":
         ev.passed = all(s.passed for s in ev.sets)
         ev.status = "passed" if ev.passed else "failed"
@@ -322,34 +326,62 @@ def evaluate(accel_name: str, task_name: str, config: str, source: str, *,
 # The rule own_code enforces, as a task statement gives it (tools.task_statement) to a task
 # whose edge families have their own checks.
 OWN_CODE_RULE = ("On an edge case with a check of its own (above), the kernel may run only "
-                 "instructions that it also runs on the random input sets of the same evaluation: "
-                 "that check measures the code ordinary inputs run, and an input set that runs "
-                 "code of its own there fails.")
+                 "instructions that it also runs on the random input sets of the same evaluation, "
+                 "and an instruction that runs equally often on every random set may not run more "
+                 "often there; the same holds for each unit's busy cycles (a vector or transfer "
+                 "length taken from the data). That check measures the code ordinary inputs run, "
+                 "and an input set that runs code or work of its own there fails.")
 
 
-def own_code(program, sets: list[InputSetResult], covered: list) -> None:
-    """Fail each edge set whose family has its own check (`family_checked`) and that ran
-    an instruction no seeded set ran: the check measures the code ordinary inputs use,
-    and a kernel that recognises the family's inputs and takes its own path there would
-    pass it with code no random draw runs (tasks/README.md, "Anti-gaming rules"). Edge
-    sets without a check may take their own paths (an honest kernel may treat special
-    values apart)."""
-    seeded = [c for s, c in zip(sets, covered) if s.label.startswith("seed ")]
+def own_code(program, sets: list[InputSetResult], work: list) -> None:
+    """Fail each edge set whose family has its own check (`family_checked`) and that did
+    work no seeded set did: ran an instruction no seeded set ran, ran one that every
+    seeded set ran equally often (RunResult.counts) more often, or kept a unit busy longer
+    than every seeded set did where they agree (a vector or DMA length taken from the
+    data). The check measures the code ordinary inputs use, and a kernel that recognises
+    the family's inputs and takes its own path there, or goes round a loop of its own more
+    often, would pass it with work no random draw does (tasks/README.md, "Anti-gaming
+    rules"). A count that differs between the seeded sets is data-dependent on ordinary
+    inputs (a running maximum, an early exit) and is not bounded: how far the family's
+    structure moves it tells nothing (an early-exit search runs 9-12x longer on `many_keys`).
+    Less work is allowed (an honest kernel may skip work on zeros), and so are edge sets
+    without a check (it may treat special values apart). `work`: each set's (counts,
+    unit_busy)."""
+    seeded = [w for s, w in zip(sets, work) if s.label.startswith("seed ")]
     if not seeded:
         return
-    ordinary = frozenset().union(*seeded)
-    for s, c in zip(sets, covered):
-        if not s.family_checked or s.error:
+    (counts0, busy0), rest = seeded[0], seeded[1:]
+    # the counts (addresses, units) every seeded set agrees on; an address absent from
+    # them all counts 0 there
+    fixed = {a: n for a, n in counts0.items() if all(c.get(a) == n for c, _ in rest)}
+    fixed_busy = {u: b for u, b in busy0.items() if all(sb.get(u) == b for _, sb in rest)}
+    seen = set(counts0).union(*(c for c, _ in rest))
+    for s, (counts, busy) in zip(sets, work):
+        if not s.family_checked or s.error or (counts, busy) in seeded:
             continue
-        extra = sorted(c - ordinary)
-        if extra:
-            line, text = program.source_at(extra[0])
-            family = s.label[len("edge: "):]
-            s.own_code = (f"on edge family `{family}` (which has its own check) the kernel ran "
-                          f"{len(extra)} instruction(s) that no seeded input set ran, the first at "
-                          f"line {line}: {text}; that check measures the code ordinary inputs run, "
-                          f"so a kernel may not take a path of its own on the family's inputs")
-            s.passed = False
+        new = sorted(a for a in counts if a not in seen)
+        more = sorted(a for a, n in counts.items() if a in fixed and n > fixed[a])
+        units = [u for u, b in busy.items() if u in fixed_busy and b > fixed_busy[u]]
+        if new:
+            line, text = program.source_at(new[0])
+            what = (f"ran {len(new)} instruction(s) that no seeded input set ran, the first at "
+                    f"line {line}: {text}")
+        elif more:
+            line, text = program.source_at(more[0])
+            what = (f"ran {len(more)} instruction(s) more often than every seeded input set did, "
+                    f"the first at line {line}: {text} ({counts[more[0]]} times, "
+                    f"{fixed[more[0]]} on every seeded set)")
+        elif units:
+            u = units[0]
+            what = (f"kept unit `{u}` busy for {busy[u]} cycles, {fixed_busy[u]} on every "
+                    f"seeded input set")
+        else:
+            continue
+        s.own_code = (f"on edge family `{s.label[len('edge: '):]}` (which has its own check) "
+                      f"the kernel {what}; that check measures the code ordinary inputs run, so "
+                      f"a kernel may not take a path of its own or do more work on the family's "
+                      f"inputs")
+        s.passed = False
 
 
 def set_problem(s) -> str:

@@ -263,9 +263,9 @@ class _Run(Run):
                 hits[b] += 1
         return hits
 
-    def coverage(self) -> frozenset[int]:
+    def counts(self) -> dict[int, int]:
         # from `hits`: runs of bundles (stepped, compiled or fast-forwarded) and the run stopped in
-        return frozenset(b for b, h in enumerate(self.hits) if h)
+        return {b: h for b, h in enumerate(self.hits) if h}
 
     def unit_busy(self) -> dict[str, int]:
         busy = {s.name: 0 for s in self.spec.slots}

@@ -218,16 +218,21 @@ class _Run(Run):
         busy["vector"] = self.timing.busy
         return busy
 
-    def coverage(self) -> frozenset[int]:
+    def counts(self) -> dict[int, int]:
         # Whole blocks in `hits` (block by block, loop plans, self loops: each adds its
-        # iterations there) and single instructions in `extra_pcs`, as unit_busy counts them.
-        comp, pcs = getattr(self, "compiler", None), set(self.extra_pcs)
+        # iterations there) and single instructions in `extra_pcs`, as unit_busy counts
+        # them. Blocks may overlap (a jump into the middle of one starts another there).
+        comp, counts = getattr(self, "compiler", None), {}
+        get = counts.get
         if comp is not None:
             for start, h in self.hits.items():
                 if h:
                     blk = comp.block(start)
-                    pcs.update(range(blk.start, blk.start + blk.size))
-        return frozenset(pcs)
+                    for pc in range(blk.start, blk.start + blk.size):
+                        counts[pc] = get(pc, 0) + h
+        for pc in self.extra_pcs:
+            counts[pc] = get(pc, 0) + 1
+        return counts
 
     def memories(self) -> dict:
         return self.state.memories(self.program.words)

@@ -39,14 +39,19 @@ class RunResult:
     error: SimError | None = None
     trace: list[TraceStep] | None = None
     wall_seconds: float = 0.0
-    # Coverage: the addresses (Program indices; aie: bundle indices) of the instructions
-    # retired at least once, the same with the fast paths on or off; None where the
-    # backend does not report it (the RTL backends).
-    coverage: frozenset[int] | None = None
+    # How many times each address (Program index; aie: bundle index) retired, for the
+    # addresses retired at least once, the same with the fast paths on or off; None where
+    # the backend does not report it (the RTL backends).
+    counts: dict[int, int] | None = None
 
     @property
     def ok(self) -> bool:
         return self.error is None
+
+    @property
+    def coverage(self) -> frozenset[int] | None:
+        """The addresses of the instructions retired at least once (None: not reported)."""
+        return None if self.counts is None else frozenset(self.counts)
 
 
 @dataclass

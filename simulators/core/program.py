@@ -33,7 +33,7 @@ class Program:
         return len(self.instrs)
 
     def source_at(self, pc: int) -> tuple[int, str]:
-        """(source line, text) of the instruction at address `pc` (RunResult.coverage's
+        """(source line, text) of the instruction at address `pc` (RunResult.counts'
         addresses); (0, "") past the end."""
         if 0 <= pc < len(self.instrs):
             ins = self.instrs[pc]

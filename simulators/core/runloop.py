@@ -105,9 +105,10 @@ class Run:
     def stalls(self) -> dict[str, int]:
         return {}
 
-    def coverage(self) -> frozenset[int] | None:
-        """The addresses of the instructions retired at least once (RunResult.coverage),
-        from the counts the machine keeps for unit_busy; None if it keeps none."""
+    def counts(self) -> dict[int, int] | None:
+        """How many times each address retired, for those retired at least once
+        (RunResult.counts), from the counts the machine keeps for unit_busy; None if it
+        keeps none."""
         return None
 
     def memories(self) -> dict:
@@ -159,7 +160,7 @@ class Run:
             backend=name, memories=self.memories(), registers=self.registers(),
             cycles=self.cycles(), retired=self.retired, unit_busy=self.unit_busy(),
             stalls=self.stalls(), stop=stop, error=error, trace=self.trace,
-            wall_seconds=time.perf_counter() - self.started, coverage=self.coverage())
+            wall_seconds=time.perf_counter() - self.started, counts=self.counts())
 
 
 class Machine:

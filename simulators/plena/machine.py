@@ -227,18 +227,21 @@ class _Run(Run):
         busy["dma"] = self.timing.channel_busy
         return busy
 
-    def coverage(self) -> frozenset[int]:
+    def counts(self) -> dict[int, int]:
         # Every path (batched loop, back-to-back block, stepping) counts whole blocks in
         # `hits` and the block it stopped in as `partial`: the same counts unit_busy uses.
-        code, pcs = self.code, set()
+        code, counts = self.code, {}
+        get = counts.get
         if code is not None:
             for blk, h in zip(code.blocks, self.hits):
                 if h:
-                    pcs.update(range(blk.start, blk.start + blk.size))
+                    for pc in range(blk.start, blk.start + blk.size):
+                        counts[pc] = get(pc, 0) + h
             if self.partial is not None:
                 blk = code.blocks[self.partial[0]]
-                pcs.update(range(blk.start, blk.start + self.partial[1]))
-        return frozenset(pcs)
+                for pc in range(blk.start, blk.start + self.partial[1]):
+                    counts[pc] = get(pc, 0) + 1
+        return counts
 
     def cycles(self) -> int:
         # a run stopped by an error counts the cycle in which the check failed, as the

@@ -1,11 +1,12 @@
-"""RunResult.coverage, the addresses of the instructions a run retired (aie: bundles), is
-what a traced run steps through (tracing takes no fast path and records each retired
-instruction on its own), with the fast paths on and off: on every Level-1 baseline at C1
+"""RunResult.counts, how many times each address retired (aie: bundles), and the set of
+them, RunResult.coverage, are what a traced run steps through (tracing takes no fast path
+and records each retired instruction on its own), with the fast paths on and off: on every Level-1 baseline at C1
 and on each model's random-program generators, whole, cut by the budget and stopped by a
 fault. (Every test comparing runs with `speed.same` or test_fast_parity's `_same` also
-compares coverage.)"""
+compares the counts.)"""
 import random
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,8 @@ from test_coral_fast_random import looped  # noqa: E402
 
 def _check(model, program, image, cfg, limit: int = 5_000_000, cut: bool = True) -> object:
     """Fast, stepped and traced runs of `program` (and, with `cut`, the same cut by the
-    budget) agree on coverage, and it is the set of addresses the trace stepped through."""
+    budget) agree on the execution counts, and they are how often the trace stepped
+    through each address."""
     fast = None
     for cut in (limit, None) if cut else (limit,):
         if cut is None:
@@ -31,10 +33,15 @@ def _check(model, program, image, cfg, limit: int = 5_000_000, cut: bool = True)
         runs = [model().run(program, image, cfg, Budget(max_instructions=cut)),
                 model().run(program, image, cfg, Budget(max_instructions=cut, fast=False)),
                 model().run(program, image, cfg, Budget(max_instructions=cut), trace=True)]
-        traced = frozenset(s.pc for s in runs[2].trace)
+        traced = dict(Counter(s.pc for s in runs[2].trace))
         for r, how in zip(runs, ("fast", "stepped", "traced")):
-            assert r.coverage == traced, (f"{how} run, budget {cut}: coverage differs from the trace "
-                                          f"by {sorted(r.coverage ^ traced)[:10]}")
+            assert r.coverage == frozenset(traced), (
+                f"{how} run, budget {cut}: coverage differs from the trace "
+                f"by {sorted(r.coverage ^ frozenset(traced))[:10]}")
+            assert r.counts == traced, (f"{how} run, budget {cut}: counts differ from the trace at " +
+                                        str([(a, r.counts.get(a), traced.get(a)) for a in
+                                             sorted(r.counts.keys() | traced.keys())
+                                             if r.counts.get(a) != traced.get(a)][:10]))
         assert {str(r.error) for r in runs} == {str(runs[0].error)}
         fast = fast or runs[0]
     return fast

@@ -1,7 +1,7 @@
 """Every fast path is an optimisation, never a semantics: each accelerator's Level-1
 baselines (and runs cut by the budget or stopped by a fault) give identical memories,
-registers, cycles, retired counts, stalls, unit activity, coverage and errors with
-`Budget(fast=True)` and `Budget(fast=False)`."""
+registers, cycles, retired counts, stalls, unit activity, per-address execution counts
+and errors with `Budget(fast=True)` and `Budget(fast=False)`."""
 import numpy as np
 import pytest
 
@@ -17,7 +17,7 @@ def _same(a, b):
     assert a.error is None and b.error is None or str(a.error) == str(b.error)
     assert (a.cycles, a.retired, a.stop) == (b.cycles, b.retired, b.stop)
     assert a.stalls == b.stalls and a.unit_busy == b.unit_busy
-    assert a.coverage is not None and a.coverage == b.coverage, "coverage differs"
+    assert a.counts is not None and a.counts == b.counts, "execution counts differ"
     assert a.memories.keys() == b.memories.keys()
     for name in a.memories:
         assert np.array_equal(a.memories[name], b.memories[name]), f"memory {name} differs"

@@ -22,10 +22,11 @@ whose tools took seeds the caller chose is scored on fresh seeds all the same an
 marked `scored: false` (debugging only), as a replay is. A best kernel flagged
 impossible (fewer cycles than the analytic lower bound) has passed a re-check on fresh
 seeds (workspace.py) and its score carries the flag (`flags`). So does a kernel whose
-control flow depended on its inputs (`input_dependent`: the instructions run, their count
-or the cycles differed between input sets), the one way a kernel can compute exactly only
-on the inputs it recognises (code that only an edge family with its own check ran fails
-the evaluation instead: evaluation.own_code).
+control flow depended on its inputs (`input_dependent`: the instructions run, how often
+each ran, their count or the cycles differed between input sets), the one way a kernel can
+compute exactly only on the inputs it recognises (code, or counts and busy cycles beyond
+what every seeded set agrees on, that only an edge family with its own check ran fails the
+evaluation instead: evaluation.own_code).
 """
 from __future__ import annotations
 
