@@ -247,7 +247,8 @@ module coral_vec #(
     assign d_ffvl = d_ffk;
     // the registers an instruction writes (its scoreboard entry): [vd, vd + count), the count
     // its destination group's (a mask, a reduction, vmv.s.x, vlm: 1; a load: NF * EMUL; a
-    // widening: 2 LMUL), none for stores and moves to a scalar
+    // widening: 2 LMUL), none for stores and moves to a scalar; from the fields and vtype
+    // alone, not vl: a superset at vl = 0, in tu tails, for an empty vslideup (README)
     wire       d_wb = dlanes || dl || dfroms || dred;
     wire [7:0] d_wcnt = !d_wb ? 8'd0 : (dmk || dmlog || dmsf || dred || dfroms) ? 8'd1 :
                         (dl && (d_acc || didx)) ? d_sgr : 8'(d_nd);
