@@ -37,7 +37,7 @@ def test_sram_bank_is_one_memory():
 @pytest.mark.synth
 @pytest.mark.timeout(0)
 def test_synthesizes_small_config():
-    # 555,404 cells, 12,524 flip-flops, about 17 CPU minutes and 6 GB (synth -noshare,
+    # 552,886 cells, 12,935 flip-flops, about 20 CPU minutes and 6 GB (synth -noshare,
     # Dec 6; rtl/coral/README.md): not for the default suite
     _check(default_config(**TEST_CONFIG))
 
