@@ -218,16 +218,19 @@ module coral_vec #(
     wire       d_sew_bad = ((dwop || dnar || dwred) && d_sew32) || (dext && (dext4 ? !d_sew32 : d_sew == 2'd0));
     wire       d_sew_ok = (dwop || dnar) ? d_sew <= 2'd1 : (dsubw || danysew) ? d_sew != 2'd3 :
                           (dl || dst) ? 1'b1 : dext ? d_sew != 2'd0 : d_sew32;
-    // memory: the first and last element's addresses in DTCM and aligned (stride too)
-    wire signed [47:0] d_off = $signed({16'd0, d_xa}) - $signed({16'd0, DTCM_BASE});
+    // memory: the first and last element's addresses in DTCM and aligned (stride too).
+    // DW bits hold every offset and bound below exactly: d_off = x[rs1] - DTCM_BASE and the
+    // distances to DTCM's ends lie within +-(2^32 + 2^31) (DTCM_SIZE < 2^31).
+    localparam integer DW = 34;
+    wire signed [DW-1:0] d_off = $signed({2'd0, d_xa}) - $signed({2'd0, DTCM_BASE});
     wire [2:0] d_eb = 3'd1 << dmeew;                                // element bytes (8/16/32-bit accesses;
                                                                     // a whole-register store: 1)
     // the model checks a whole-register access's first and last element of that size
     wire [VW+1:0] d_vchk = dwhole ? (VW + 2)'(d_vl0) << (2'd2 - dmeew) : (VW + 2)'(d_vl0);
     wire [1:0] d_am = 2'(d_eb - 3'd1);                              // ... alignment mask
-    wire signed [47:0] d_step = (dstr || d_useg) ? {{16{d_xbq[31]}}, d_xbq} : 48'(d_eb);
-    wire signed [47:0] d_fsp = 48'(d_nfm) << (didx ? d_vt[4:3] : dmeew);   // a segment's fields after its first
-    wire signed [47:0] d_maxoff = 48'(DTCM_SIZE) - 48'(d_eb);
+    wire signed [DW-1:0] d_step = (dstr || d_useg) ? {{(DW-32){d_xbq[31]}}, d_xbq} : DW'(d_eb);
+    wire signed [DW-1:0] d_fsp = DW'(d_nfm) << (didx ? d_vt[4:3] : dmeew);   // a segment's fields after its first
+    wire signed [DW-1:0] d_maxoff = DW'(DTCM_SIZE) - DW'(d_eb);
     // the first and last element in DTCM: both between the bounds below (d_qlo, d_qhi), which
     // hold for every element, so no multiple of the stride is formed
     wire       d_rout;
@@ -244,7 +247,8 @@ module coral_vec #(
     assign d_ffvl = d_ffk;
     // the registers an instruction writes (its scoreboard entry): [vd, vd + count), the count
     // its destination group's (a mask, a reduction, vmv.s.x, vlm: 1; a load: NF * EMUL; a
-    // widening: 2 LMUL), none for stores and moves to a scalar
+    // widening: 2 LMUL), none for stores and moves to a scalar; from the fields and vtype
+    // alone, not vl: a superset at vl = 0, in tu tails, for an empty vslideup (README)
     wire       d_wb = dlanes || dl || dfroms || dred;
     wire [7:0] d_wcnt = !d_wb ? 8'd0 : (dmk || dmlog || dmsf || dred || dfroms) ? 8'd1 :
                         (dl && (d_acc || didx)) ? d_sgr : 8'(d_nd);
@@ -440,31 +444,33 @@ module coral_vec #(
     // are monotonic in i); a masked or fault-only-first one at each element below vl.
     // Alignment repeats every 4 elements.
     localparam integer LV = $clog2(VLEN);
-    function automatic [LV-1:0] quot(input [47:0] x, input [47:0] dv);
-        reg [47:0] r;
+    // x >= 0 (below 2^33), dv = |stride| (at most 2^31); r >= dv * 2^b compared as
+    // r >> b >= dv, so no step is wider than x
+    function automatic [LV-1:0] quot(input [DW-2:0] x, input [31:0] dv);
+        reg [DW-2:0] r;
         integer b;
         begin
             r = x;
             quot = {LV{1'b0}};
             for (b = LV - 1; b >= 0; b = b - 1)
-                if (r >= (dv << b)) begin
-                    r = r - (dv << b);
+                if ((r >> b) >= (DW-1)'(dv)) begin
+                    r = r - ((DW-1)'(dv) << b);
                     quot[b] = 1'b1;
                 end
         end
     endfunction
-    wire signed [47:0] d_top = d_maxoff - d_fsp;
+    wire signed [DW-1:0] d_top = d_maxoff - d_fsp;
     wire       d_sneg = d_step < 0;
-    wire [47:0] d_sabs = d_sneg ? 48'(-d_step) : 48'(d_step);
-    wire signed [47:0] d_xlo = d_sneg ? d_off - d_top - 48'sd1 : -d_off - 48'sd1;   // >= 0: bad up to quotient
-    wire signed [47:0] d_xhi = d_sneg ? d_off : d_top - d_off;                  // < 0: all bad; else bad past quotient
+    wire [31:0] d_sabs = d_sneg ? 32'(-d_step) : 32'(d_step);
+    wire signed [DW-1:0] d_xlo = d_sneg ? d_off - d_top - 1 : -d_off - 1;   // >= 0: bad up to quotient
+    wire signed [DW-1:0] d_xhi = d_sneg ? d_off : d_top - d_off;           // < 0: all bad; else bad past quotient
     reg  [LV-1:0] qlo, qhi;
     always @(*) begin
         qlo = {LV{1'b0}};
         qhi = {LV{1'b0}};
         if ((dl || dst) && !didx) begin   // (so that the simulator skips this on other instructions)
-            qlo = quot(d_xlo, d_sabs);
-            qhi = quot(d_xhi, d_sabs);
+            qlo = quot(d_xlo[DW-2:0], d_sabs);
+            qhi = quot(d_xhi[DW-2:0], d_sabs);
         end
     end
     function automatic out_at(input [LV-1:0] ei);   // element ei's offset outside [0, d_top]
@@ -500,8 +506,8 @@ module coral_vec #(
     // offsets' group (at most 8 registers, aligned: else d_grp) lies in one aligned block of 8
     // registers, read and shifted down to the group's first register.
     wire [2:0] d_sb = 3'd1 << d_vt[4:3];                             // data element bytes
-    wire signed [47:0] d_ilo = -d_off, d_ihi = 48'(DTCM_SIZE) - 48'(d_sb) - d_fsp - d_off;
-    wire [47:0] d_emax = (48'd1 << (32'd8 << dmeew)) - 48'd1;        // the largest offset of EEW bits
+    wire signed [DW-1:0] d_ilo = -d_off, d_ihi = DW'(DTCM_SIZE) - DW'(d_sb) - d_fsp - d_off;
+    wire [DW-1:0] d_emax = (DW'(1) << (32'd8 << dmeew)) - DW'(1);    // the largest offset of EEW bits
     wire       i_lon = d_ilo <= 0, i_loa = d_ilo > $signed(d_emax);  // lower bound: no / every offset below
     wire       i_hia = d_ihi < 0, i_hin = d_ihi >= $signed(d_emax);  // upper bound: every / no offset above
     reg        ibad;

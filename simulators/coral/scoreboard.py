@@ -10,7 +10,9 @@ RTL's, rule for rule, so that the model waits exactly as long:
   reduction, vmv.s.x/vfmv.s.f and vlm.v; NF * EMUL for a unit-stride or strided load
   (EMUL = EEW / SEW * LMUL), NF * LMUL for an indexed one; n for vl<n>re*.v and
   vmv<n>r.v; 2 LMUL for a widening instruction; LMUL otherwise (a fraction: 1). Stores
-  and moves to a scalar write none.
+  and moves to a scalar write none. The group whatever vl is: a superset of what the unit
+  writes at vl = 0, in tail-undisturbed registers past vl and for a vslideup writing
+  nothing, as the RTL's (rtl/coral/README.md: why, and what it costs).
 - read by an indexed access: the offsets' EMUL = EEW / SEW * LMUL registers from vs2 (at
   least 1; 8 when EMUL is over 8, which faults), v0 when masked; none at vill (it faults
   at once).

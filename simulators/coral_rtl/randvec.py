@@ -369,6 +369,19 @@ def _mask_op(rng, lmul, vd, a, b, f, mask, vm) -> str:
     return f"{rng.choice(['vmsbf.m', 'vmsif.m', 'vmsof.m'])} v{single}, {src}{vm}"
 
 
+def _end(rng: random.Random, out: list[str], stores_below: int | None = None) -> str:
+    """The program's text: with `stores_below`, every m8 group stored (e32) at a random word offset
+    below it, so that the registers' final values are compared through memory; then ebreak and
+    the buffer of random words."""
+    if stores_below is not None:
+        out.append("vsetvli t1, zero, e32, m8, ta, ma")
+        out += [f"addi t2, s0, {rng.randrange(0, stores_below, 4)}\nvse32.v v{r}, (t2)" for r in range(0, 32, 8)]
+    out.append("ebreak")
+    words = ", ".join(f"{rng.getrandbits(32):#x}" for _ in range(BUFFER // 4))
+    out += [".data", ".balign 16", f"buf: .word {words}"]
+    return "\n".join(out) + "\n"
+
+
 def random_vector_program(seed: int, length: int = 60, vlen: int = 128) -> str:
     rng = random.Random(seed)
     out = [".text", "la s0, buf"]
@@ -421,10 +434,7 @@ def random_widening_program(seed: int, length: int = 40, vlen: int = 128) -> str
                        + _extend(rng, lmul, ", v0.t" if mask else "", mask, esew == 16))
         else:
             out += _widening(rng, 1, pol)
-    out.append("ebreak")
-    words = ", ".join(f"{rng.getrandbits(32):#x}" for _ in range(BUFFER // 4))
-    out += [".data", ".balign 16", f"buf: .word {words}"]
-    return "\n".join(out) + "\n"
+    return _end(rng, out)
 
 
 SUBWORD = sorted(m for m in VECTOR if m.split(".")[0] in _INT + _CMP + _MUL[:8] and not m.startswith("vmf")
@@ -544,10 +554,7 @@ def random_subword_program(seed: int, length: int = 50, vlen: int = 128) -> str:
             out.append(f"vsetvli t1, zero, e32, m{lmul}, {pol}\naddi t2, s0, "
                        f"{4 * rng.randrange((BUFFER - vlen * lmul // 8) // 4)}\nvse32.v v{rng.choice(range(0, 32, lmul))}, (t2)"
                        f"\nvsetvli t1, s1, e{sew}, {lm}, {pol}")
-    out.append("ebreak")
-    words = ", ".join(f"{rng.getrandbits(32):#x}" for _ in range(BUFFER // 4))
-    out += [".data", ".balign 16", f"buf: .word {words}"]
-    return "\n".join(out) + "\n"
+    return _end(rng, out)
 
 
 def fill(rng: random.Random, mnemonic: str, lmul: int, mask: bool, frac: bool = False) -> str:
@@ -695,10 +702,7 @@ def random_unaligned_load_program(seed: int, length: int = 30, vlen: int = 128) 
         elif after < 0.9:
             out.append(f"vsetvli t1, zero, e32, m1, ta, ma\naddi t2, s0, {4 * rng.randrange(BUFFER // 4 - 8)}\n"
                        f"vle32.v v{rng.randrange(1, 32)}, (t2)")
-    out.append("ebreak")
-    words = ", ".join(f"{rng.getrandbits(32):#x}" for _ in range(BUFFER // 4))
-    out += [".data", ".balign 16", f"buf: .word {words}"]
-    return "\n".join(out) + "\n"
+    return _end(rng, out)
 
 
 def random_indexed_program(seed: int, length: int = 16, vlen: int = 128, segments: bool = False) -> str:
@@ -730,12 +734,7 @@ def random_indexed_program(seed: int, length: int = 16, vlen: int = 128, segment
         if block:
             out += block
             done += 1
-    out.append("vsetvli t1, zero, e32, m8, ta, ma")
-    out += [f"addi t2, s0, {rng.randrange(0, BUFFER - vlen * 8 // 8, 4)}\nvse32.v v{r}, (t2)" for r in range(0, 32, 8)]
-    out.append("ebreak")
-    words = ", ".join(f"{rng.getrandbits(32):#x}" for _ in range(BUFFER // 4))
-    out += [".data", ".balign 16", f"buf: .word {words}"]
-    return "\n".join(out) + "\n"
+    return _end(rng, out, stores_below=BUFFER - vlen)
 
 
 # writers placed before an indexed access (random_scoreboard_program): (SEW choices, LMUL choices,
@@ -834,12 +833,7 @@ def random_scoreboard_program(seed: int, length: int = 24) -> str:
         out.append(f"addi t2, s0, {BUFFER - 256 - nf}")
         out.append(f"{op} v{rng.choice(cands)}, (t2), v{vi}{', v0.t' if mask else ''}")
         done += 1
-    out.append("vsetvli t1, zero, e32, m8, ta, ma")
-    out += [f"addi t2, s0, {rng.randrange(0, BUFFER - 512, 4)}\nvse32.v v{r}, (t2)" for r in range(0, 32, 8)]
-    out.append("ebreak")
-    words = ", ".join(f"{rng.getrandbits(32):#x}" for _ in range(BUFFER // 4))
-    out += [".data", ".balign 16", f"buf: .word {words}"]
-    return "\n".join(out) + "\n"
+    return _end(rng, out, stores_below=BUFFER - 512)
 
 
 def fault_programs() -> dict[str, str]:

@@ -38,8 +38,12 @@ def yosys() -> str:
 def _run(script: str, timeout: float, cwd: Path = rtl_build.CORAL_RTL) -> dict:
     with tempfile.TemporaryDirectory(prefix="coral-synth-") as tmp:
         stat = Path(tmp) / "stat.json"
-        proc = subprocess.run([yosys(), "-q", "-p", script + f"; tee -q -o {stat} stat -json"],
-                              cwd=cwd, capture_output=True, text=True, timeout=timeout)
+        try:
+            proc = subprocess.run([yosys(), "-q", "-p", script + f"; tee -q -o {stat} stat -json"],
+                                  cwd=cwd, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise SynthesisError(f"yosys did not finish within {timeout:.0f} s (wall clock) and was "
+                                 f"stopped; on a loaded machine pass a larger timeout") from None
         if proc.returncode != 0:
             lines = [ln for ln in (proc.stdout + proc.stderr).splitlines() if ln.strip()]
             raise SynthesisError("yosys failed:\n" + "\n".join(lines[-20:]))

@@ -121,6 +121,46 @@ def test_indexed_accesses_wait_for_their_registers_writers_only(cfg, rtl, monkey
     assert all(d.cycles >= r.cycles for d, (_, r) in zip(drained, runs)) and faster >= len(seeds) - 2
 
 
+
+def test_scoreboard_sets_hold_every_register_the_unit_writes(cfg, tmp_path):
+    # the written sets (scoreboard.write_rule, the RTL's d_wset) against S2's register writes
+    # and all-ones marks in the RTL's trace: never narrower (a waiting access would read a
+    # stale register), wider only where rtl/coral/README.md says (vl = 0, tu tails, vslideup)
+    from kernelcraft.isa.loader import get_isa
+    from kernelcraft.simulators.coral import scoreboard
+    from kernelcraft.simulators.coral.state import CoralState
+    from kernelcraft.simulators.coral_rtl.backend import CoralRTL
+    isa = get_isa("coral")
+    sources = [g(s) for s in range(8) for g in (random_scoreboard_program, random_vector_program,
+                                                random_widening_program, random_subword_program,
+                                                lambda s: random_indexed_program(s, segments=True))]
+    programs = [assemble(src, "v.s", cfg) for src in sources]
+    CoralRTL(keep=tmp_path).run_many([Job(p, MemoryImage(), Budget(), True) for p in programs], cfg)
+    (base,) = tmp_path.iterdir()
+    wider, total = {"vl=0": 0, "tu": 0, "vslideup": 0}, 0
+    for k, p in enumerate(programs):
+        st, sets, written = CoralState(cfg, len(p.instrs)), [], {}
+        for f in (base / f"job{k}" / "trace.txt").read_text().split("\n"):
+            f = f.split()
+            if f and f[0] == "R" and int(f[2]) < len(p.instrs):
+                ins = p.instrs[int(f[2])]
+                if ins.mnemonic.startswith("v") and not ins.mnemonic.startswith("vset"):
+                    d = isa.instructions[ins.mnemonic]
+                    ops = {op.name: ins.ops.get(op.name, op.kind.default) for op in d.operands}
+                    sets.append((ins.mnemonic, st.vl, st.vta, scoreboard.write_rule(ins.mnemonic, ops)(st)))
+            elif f and f[0] == "L":
+                st.set_vtype(int(f[2]), int(f[1]))
+            elif f and f[0] in "VM":
+                written[int(f[1])] = written.get(int(f[1]), 0) | (1 << int(f[2]) if f[0] == "V" else int(f[2], 16))
+        for n, (mn, vl, vta, regs) in enumerate(sets):
+            total += 1
+            assert written.get(n, 0) & ~regs == 0, (sources[k], n, mn)
+            if regs & ~written.get(n, 0):
+                why = "vl=0" if vl == 0 else "tu" if not vta else "vslideup" if mn.startswith("vslideup") else None
+                assert why, (sources[k], n, mn, vl)
+                wider[why] += 1
+    assert total > 2000 and all(wider.values()), (total, wider)
+
 INDEXED = (".text\nla a0, d\nvsetvli t1, zero, e32, m8\nvle32.v v8, (a0)\nvle32.v v16, (a0)\nli t0, {bits}\n"
            "vmv.s.x v0, t0\nvsetvli t1, zero, e{eew}, m8\nli t0, {offs}\nvmv.v.x v24, t0\nvid.v v16\n"
            "li t0, {step}\nvmul.vx v16, v16, t0\nvadd.vv v24, v24, v16\nli t0, {avl}\n"
