@@ -390,282 +390,53 @@ endfunction
 
 // Result latency (timing class) of each opcode.
 function automatic [31:0] isa_latency(input [6:0] opc);
-    case (opc)
-        OP_VLD: isa_latency = T_LOAD;
-        OP_VLDB: isa_latency = T_LOAD;
-        OP_LD: isa_latency = T_LOAD;
-        OP_ALD: isa_latency = T_LOAD;
-        OP_VST: isa_latency = T_STORE;
-        OP_ST: isa_latency = T_STORE;
-        OP_AST: isa_latency = T_STORE;
-        OP_ADD: isa_latency = T_ALU;
-        OP_SUB: isa_latency = T_ALU;
-        OP_MUL: isa_latency = T_MUL;
-        OP_AND: isa_latency = T_ALU;
-        OP_OR: isa_latency = T_ALU;
-        OP_ADDI: isa_latency = T_ALU;
-        OP_SLLI: isa_latency = T_ALU;
-        OP_SRAI: isa_latency = T_ALU;
-        OP_SRLI: isa_latency = T_ALU;
-        OP_PADD: isa_latency = T_ALU;
-        OP_PADDI: isa_latency = T_ALU;
-        OP_SETRM: isa_latency = T_CTRL;
-        OP_NOP: isa_latency = T_CTRL;
-        OP_MOVI: isa_latency = T_MOVE;
-        OP_MOVHI: isa_latency = T_MOVE;
-        OP_MOV: isa_latency = T_MOVE;
-        OP_MOVP: isa_latency = T_MOVE;
-        OP_MOVM: isa_latency = T_MOVE;
-        OP_MOVPI: isa_latency = T_MOVE;
-        OP_GSET_INC: isa_latency = T_MOVE;
-        OP_GSET_N1: isa_latency = T_MOVE;
-        OP_GSET_J1: isa_latency = T_MOVE;
-        OP_GSET_N2: isa_latency = T_MOVE;
-        OP_GSET_J2: isa_latency = T_MOVE;
-        OP_VBCST_16: isa_latency = T_MOVE;
-        OP_VBCST_32: isa_latency = T_MOVE;
-        OP_ABCST: isa_latency = T_ACC;
-        OP_VMOV: isa_latency = T_MOVE;
-        OP_AMOV: isa_latency = T_ACC;
-        OP_VMUL_I8: isa_latency = T_MAC;
-        OP_VMUL_I16: isa_latency = T_MAC;
-        OP_VMUL_BF16: isa_latency = T_MAC;
-        OP_VMAC_I8: isa_latency = T_MAC;
-        OP_VMAC_I16: isa_latency = T_MAC;
-        OP_VMAC_BF16: isa_latency = T_MAC;
-        OP_VMSC_BF16: isa_latency = T_MAC;
-        OP_VMMAC_I8: isa_latency = T_MAC;
-        OP_VMMAC_I16: isa_latency = T_MAC;
-        OP_VMMAC_BF16: isa_latency = T_MAC;
-        OP_AADD_I32: isa_latency = T_ACC;
-        OP_ASUB_I32: isa_latency = T_ACC;
-        OP_AADD_F32: isa_latency = T_ACC;
-        OP_ASUB_F32: isa_latency = T_ACC;
-        OP_AMUL_F32: isa_latency = T_FMUL;
-        OP_AMAX_F32: isa_latency = T_ACC;
-        OP_VSRS_I8: isa_latency = T_SRS;
-        OP_VSRS_I16: isa_latency = T_SRS;
-        OP_VSRS_BF16: isa_latency = T_SRS;
-        OP_VUPS_I8: isa_latency = T_UPS;
-        OP_VUPS_I16: isa_latency = T_UPS;
-        OP_VUPS_BF16: isa_latency = T_UPS;
-        OP_VADD_I8: isa_latency = T_VALU;
-        OP_VADD_I16: isa_latency = T_VALU;
-        OP_VSUB_I8: isa_latency = T_VALU;
-        OP_VSUB_I16: isa_latency = T_VALU;
-        OP_VMAX_I8: isa_latency = T_VALU;
-        OP_VMAX_I16: isa_latency = T_VALU;
-        OP_VMAX_BF16: isa_latency = T_VALU;
-        OP_VMIN_I8: isa_latency = T_VALU;
-        OP_VMIN_I16: isa_latency = T_VALU;
-        OP_VMIN_BF16: isa_latency = T_VALU;
-        OP_VAND: isa_latency = T_VALU;
-        OP_VOR: isa_latency = T_VALU;
-        OP_VXOR: isa_latency = T_VALU;
-        OP_VSHUF: isa_latency = T_SHUF;
-        OP_VALIGN: isa_latency = T_SHUF;
-        OP_VBCL_16: isa_latency = T_SHUF;
-        OP_AREDADD_F32: isa_latency = T_REDUCE;
-        OP_AREDADD_I32: isa_latency = T_REDUCE;
-        OP_VREDMAX_BF16: isa_latency = T_REDUCE;
-        OP_VPWL_EXP: isa_latency = T_PWL;
-        OP_VPWL_RCP: isa_latency = T_PWL;
-        OP_VPWL_RSQRT: isa_latency = T_PWL;
-        OP_LOOP: isa_latency = T_CTRL;
-        OP_LOOPR: isa_latency = T_CTRL;
-        OP_ACQ: isa_latency = T_CTRL;
-        OP_REL: isa_latency = T_CTRL;
-        OP_DMAIN: isa_latency = T_CTRL;
-        OP_DMAOUT: isa_latency = T_CTRL;
-        OP_HALT: isa_latency = T_CTRL;
-        default: isa_latency = 32'd1;
-    endcase
+    isa_latency =
+        (opc == OP_VLD || opc == OP_VLDB || opc == OP_LD || opc == OP_ALD) ? T_LOAD :
+        (opc == OP_VST || opc == OP_ST || opc == OP_AST) ? T_STORE :
+        (opc == OP_ADD || opc == OP_SUB || opc == OP_AND || opc == OP_OR ||
+         opc == OP_ADDI || opc == OP_SLLI || opc == OP_SRAI || opc == OP_SRLI ||
+         opc == OP_PADD || opc == OP_PADDI) ? T_ALU :
+        (opc == OP_MUL) ? T_MUL :
+        (opc == OP_SETRM || opc == OP_NOP || opc == OP_LOOP || opc == OP_LOOPR ||
+         opc == OP_ACQ || opc == OP_REL || opc == OP_DMAIN || opc == OP_DMAOUT ||
+         opc == OP_HALT) ? T_CTRL :
+        (opc == OP_MOVI || opc == OP_MOVHI || opc == OP_MOV || opc == OP_MOVP ||
+         opc == OP_MOVM || opc == OP_MOVPI || opc == OP_GSET_INC || opc == OP_GSET_N1 ||
+         opc == OP_GSET_J1 || opc == OP_GSET_N2 || opc == OP_GSET_J2 || opc == OP_VBCST_16 ||
+         opc == OP_VBCST_32 || opc == OP_VMOV) ? T_MOVE :
+        (opc == OP_ABCST || opc == OP_AMOV || opc == OP_AADD_I32 || opc == OP_ASUB_I32 ||
+         opc == OP_AADD_F32 || opc == OP_ASUB_F32 || opc == OP_AMAX_F32) ? T_ACC :
+        (opc == OP_VMUL_I8 || opc == OP_VMUL_I16 || opc == OP_VMUL_BF16 || opc == OP_VMAC_I8 ||
+         opc == OP_VMAC_I16 || opc == OP_VMAC_BF16 || opc == OP_VMSC_BF16 || opc == OP_VMMAC_I8 ||
+         opc == OP_VMMAC_I16 || opc == OP_VMMAC_BF16) ? T_MAC :
+        (opc == OP_AMUL_F32) ? T_FMUL :
+        (opc == OP_VSRS_I8 || opc == OP_VSRS_I16 || opc == OP_VSRS_BF16) ? T_SRS :
+        (opc == OP_VUPS_I8 || opc == OP_VUPS_I16 || opc == OP_VUPS_BF16) ? T_UPS :
+        (opc == OP_VADD_I8 || opc == OP_VADD_I16 || opc == OP_VSUB_I8 || opc == OP_VSUB_I16 ||
+         opc == OP_VMAX_I8 || opc == OP_VMAX_I16 || opc == OP_VMAX_BF16 || opc == OP_VMIN_I8 ||
+         opc == OP_VMIN_I16 || opc == OP_VMIN_BF16 || opc == OP_VAND || opc == OP_VOR ||
+         opc == OP_VXOR) ? T_VALU :
+        (opc == OP_VSHUF || opc == OP_VALIGN || opc == OP_VBCL_16) ? T_SHUF :
+        (opc == OP_AREDADD_F32 || opc == OP_AREDADD_I32 || opc == OP_VREDMAX_BF16) ? T_REDUCE :
+        (opc == OP_VPWL_EXP || opc == OP_VPWL_RCP || opc == OP_VPWL_RSQRT) ? T_PWL :
+        32'd1;
 endfunction
 
 // Bytes a load or store moves (0: not a memory operation), and its alignment.
 function automatic [7:0] isa_bytes(input [6:0] opc);
-    case (opc)
-        OP_VLD: isa_bytes = 8'd64;
-        OP_VLDB: isa_bytes = 8'd2;
-        OP_LD: isa_bytes = 8'd4;
-        OP_ALD: isa_bytes = 8'd128;
-        OP_VST: isa_bytes = 8'd64;
-        OP_ST: isa_bytes = 8'd4;
-        OP_AST: isa_bytes = 8'd128;
-        OP_ADD: isa_bytes = 8'd0;
-        OP_SUB: isa_bytes = 8'd0;
-        OP_MUL: isa_bytes = 8'd0;
-        OP_AND: isa_bytes = 8'd0;
-        OP_OR: isa_bytes = 8'd0;
-        OP_ADDI: isa_bytes = 8'd0;
-        OP_SLLI: isa_bytes = 8'd0;
-        OP_SRAI: isa_bytes = 8'd0;
-        OP_SRLI: isa_bytes = 8'd0;
-        OP_PADD: isa_bytes = 8'd0;
-        OP_PADDI: isa_bytes = 8'd0;
-        OP_SETRM: isa_bytes = 8'd0;
-        OP_NOP: isa_bytes = 8'd0;
-        OP_MOVI: isa_bytes = 8'd0;
-        OP_MOVHI: isa_bytes = 8'd0;
-        OP_MOV: isa_bytes = 8'd0;
-        OP_MOVP: isa_bytes = 8'd0;
-        OP_MOVM: isa_bytes = 8'd0;
-        OP_MOVPI: isa_bytes = 8'd0;
-        OP_GSET_INC: isa_bytes = 8'd0;
-        OP_GSET_N1: isa_bytes = 8'd0;
-        OP_GSET_J1: isa_bytes = 8'd0;
-        OP_GSET_N2: isa_bytes = 8'd0;
-        OP_GSET_J2: isa_bytes = 8'd0;
-        OP_VBCST_16: isa_bytes = 8'd0;
-        OP_VBCST_32: isa_bytes = 8'd0;
-        OP_ABCST: isa_bytes = 8'd0;
-        OP_VMOV: isa_bytes = 8'd0;
-        OP_AMOV: isa_bytes = 8'd0;
-        OP_VMUL_I8: isa_bytes = 8'd0;
-        OP_VMUL_I16: isa_bytes = 8'd0;
-        OP_VMUL_BF16: isa_bytes = 8'd0;
-        OP_VMAC_I8: isa_bytes = 8'd0;
-        OP_VMAC_I16: isa_bytes = 8'd0;
-        OP_VMAC_BF16: isa_bytes = 8'd0;
-        OP_VMSC_BF16: isa_bytes = 8'd0;
-        OP_VMMAC_I8: isa_bytes = 8'd0;
-        OP_VMMAC_I16: isa_bytes = 8'd0;
-        OP_VMMAC_BF16: isa_bytes = 8'd0;
-        OP_AADD_I32: isa_bytes = 8'd0;
-        OP_ASUB_I32: isa_bytes = 8'd0;
-        OP_AADD_F32: isa_bytes = 8'd0;
-        OP_ASUB_F32: isa_bytes = 8'd0;
-        OP_AMUL_F32: isa_bytes = 8'd0;
-        OP_AMAX_F32: isa_bytes = 8'd0;
-        OP_VSRS_I8: isa_bytes = 8'd0;
-        OP_VSRS_I16: isa_bytes = 8'd0;
-        OP_VSRS_BF16: isa_bytes = 8'd0;
-        OP_VUPS_I8: isa_bytes = 8'd0;
-        OP_VUPS_I16: isa_bytes = 8'd0;
-        OP_VUPS_BF16: isa_bytes = 8'd0;
-        OP_VADD_I8: isa_bytes = 8'd0;
-        OP_VADD_I16: isa_bytes = 8'd0;
-        OP_VSUB_I8: isa_bytes = 8'd0;
-        OP_VSUB_I16: isa_bytes = 8'd0;
-        OP_VMAX_I8: isa_bytes = 8'd0;
-        OP_VMAX_I16: isa_bytes = 8'd0;
-        OP_VMAX_BF16: isa_bytes = 8'd0;
-        OP_VMIN_I8: isa_bytes = 8'd0;
-        OP_VMIN_I16: isa_bytes = 8'd0;
-        OP_VMIN_BF16: isa_bytes = 8'd0;
-        OP_VAND: isa_bytes = 8'd0;
-        OP_VOR: isa_bytes = 8'd0;
-        OP_VXOR: isa_bytes = 8'd0;
-        OP_VSHUF: isa_bytes = 8'd0;
-        OP_VALIGN: isa_bytes = 8'd0;
-        OP_VBCL_16: isa_bytes = 8'd0;
-        OP_AREDADD_F32: isa_bytes = 8'd0;
-        OP_AREDADD_I32: isa_bytes = 8'd0;
-        OP_VREDMAX_BF16: isa_bytes = 8'd0;
-        OP_VPWL_EXP: isa_bytes = 8'd0;
-        OP_VPWL_RCP: isa_bytes = 8'd0;
-        OP_VPWL_RSQRT: isa_bytes = 8'd0;
-        OP_LOOP: isa_bytes = 8'd0;
-        OP_LOOPR: isa_bytes = 8'd0;
-        OP_ACQ: isa_bytes = 8'd0;
-        OP_REL: isa_bytes = 8'd0;
-        OP_DMAIN: isa_bytes = 8'd0;
-        OP_DMAOUT: isa_bytes = 8'd0;
-        OP_HALT: isa_bytes = 8'd0;
-        default: isa_bytes = 8'd0;
-    endcase
+    isa_bytes =
+        (opc == OP_VLD || opc == OP_VST) ? 8'd64 :
+        (opc == OP_VLDB) ? 8'd2 :
+        (opc == OP_LD || opc == OP_ST) ? 8'd4 :
+        (opc == OP_ALD || opc == OP_AST) ? 8'd128 :
+        8'd0;
 endfunction
 function automatic [7:0] isa_align(input [6:0] opc);
-    case (opc)
-        OP_VLD: isa_align = 8'd32;
-        OP_VLDB: isa_align = 8'd2;
-        OP_LD: isa_align = 8'd4;
-        OP_ALD: isa_align = 8'd32;
-        OP_VST: isa_align = 8'd32;
-        OP_ST: isa_align = 8'd4;
-        OP_AST: isa_align = 8'd32;
-        OP_ADD: isa_align = 8'd1;
-        OP_SUB: isa_align = 8'd1;
-        OP_MUL: isa_align = 8'd1;
-        OP_AND: isa_align = 8'd1;
-        OP_OR: isa_align = 8'd1;
-        OP_ADDI: isa_align = 8'd1;
-        OP_SLLI: isa_align = 8'd1;
-        OP_SRAI: isa_align = 8'd1;
-        OP_SRLI: isa_align = 8'd1;
-        OP_PADD: isa_align = 8'd1;
-        OP_PADDI: isa_align = 8'd1;
-        OP_SETRM: isa_align = 8'd1;
-        OP_NOP: isa_align = 8'd1;
-        OP_MOVI: isa_align = 8'd1;
-        OP_MOVHI: isa_align = 8'd1;
-        OP_MOV: isa_align = 8'd1;
-        OP_MOVP: isa_align = 8'd1;
-        OP_MOVM: isa_align = 8'd1;
-        OP_MOVPI: isa_align = 8'd1;
-        OP_GSET_INC: isa_align = 8'd1;
-        OP_GSET_N1: isa_align = 8'd1;
-        OP_GSET_J1: isa_align = 8'd1;
-        OP_GSET_N2: isa_align = 8'd1;
-        OP_GSET_J2: isa_align = 8'd1;
-        OP_VBCST_16: isa_align = 8'd1;
-        OP_VBCST_32: isa_align = 8'd1;
-        OP_ABCST: isa_align = 8'd1;
-        OP_VMOV: isa_align = 8'd1;
-        OP_AMOV: isa_align = 8'd1;
-        OP_VMUL_I8: isa_align = 8'd1;
-        OP_VMUL_I16: isa_align = 8'd1;
-        OP_VMUL_BF16: isa_align = 8'd1;
-        OP_VMAC_I8: isa_align = 8'd1;
-        OP_VMAC_I16: isa_align = 8'd1;
-        OP_VMAC_BF16: isa_align = 8'd1;
-        OP_VMSC_BF16: isa_align = 8'd1;
-        OP_VMMAC_I8: isa_align = 8'd1;
-        OP_VMMAC_I16: isa_align = 8'd1;
-        OP_VMMAC_BF16: isa_align = 8'd1;
-        OP_AADD_I32: isa_align = 8'd1;
-        OP_ASUB_I32: isa_align = 8'd1;
-        OP_AADD_F32: isa_align = 8'd1;
-        OP_ASUB_F32: isa_align = 8'd1;
-        OP_AMUL_F32: isa_align = 8'd1;
-        OP_AMAX_F32: isa_align = 8'd1;
-        OP_VSRS_I8: isa_align = 8'd1;
-        OP_VSRS_I16: isa_align = 8'd1;
-        OP_VSRS_BF16: isa_align = 8'd1;
-        OP_VUPS_I8: isa_align = 8'd1;
-        OP_VUPS_I16: isa_align = 8'd1;
-        OP_VUPS_BF16: isa_align = 8'd1;
-        OP_VADD_I8: isa_align = 8'd1;
-        OP_VADD_I16: isa_align = 8'd1;
-        OP_VSUB_I8: isa_align = 8'd1;
-        OP_VSUB_I16: isa_align = 8'd1;
-        OP_VMAX_I8: isa_align = 8'd1;
-        OP_VMAX_I16: isa_align = 8'd1;
-        OP_VMAX_BF16: isa_align = 8'd1;
-        OP_VMIN_I8: isa_align = 8'd1;
-        OP_VMIN_I16: isa_align = 8'd1;
-        OP_VMIN_BF16: isa_align = 8'd1;
-        OP_VAND: isa_align = 8'd1;
-        OP_VOR: isa_align = 8'd1;
-        OP_VXOR: isa_align = 8'd1;
-        OP_VSHUF: isa_align = 8'd1;
-        OP_VALIGN: isa_align = 8'd1;
-        OP_VBCL_16: isa_align = 8'd1;
-        OP_AREDADD_F32: isa_align = 8'd1;
-        OP_AREDADD_I32: isa_align = 8'd1;
-        OP_VREDMAX_BF16: isa_align = 8'd1;
-        OP_VPWL_EXP: isa_align = 8'd1;
-        OP_VPWL_RCP: isa_align = 8'd1;
-        OP_VPWL_RSQRT: isa_align = 8'd1;
-        OP_LOOP: isa_align = 8'd1;
-        OP_LOOPR: isa_align = 8'd1;
-        OP_ACQ: isa_align = 8'd1;
-        OP_REL: isa_align = 8'd1;
-        OP_DMAIN: isa_align = 8'd1;
-        OP_DMAOUT: isa_align = 8'd1;
-        OP_HALT: isa_align = 8'd1;
-        default: isa_align = 8'd1;
-    endcase
+    isa_align =
+        (opc == OP_VLD || opc == OP_ALD || opc == OP_VST || opc == OP_AST) ? 8'd32 :
+        (opc == OP_VLDB) ? 8'd2 :
+        (opc == OP_LD || opc == OP_ST) ? 8'd4 :
+        8'd1;
 endfunction
 
 `endif

@@ -81,11 +81,14 @@ def _bundle_lines(b: int, row: Row, ns: dict, fwd: int, out: list[str], lines: d
         out.append("    if t != tn: stalls[0] += t - tn")
     if row.ctrl:
         out.append("    st.now = t")
+        # a deadlock raised by the wait names the operation waiting (its slot), as the RTL does
         if row.acq is not None:
+            lines[len(out) + 1] = (b, row.waits)
             out += [f"    t2 = dma.wait_lock({row.acq[0]}, {row.acq[1]}, t)",
                     "    stalls[1] += t2 - t", "    t = t2"]
         if row.dmaq is not None:
             d, c = row.dmaq
+            lines[len(out) + 2] = (b, row.waits)
             out += [f"    if dma.queue_full({d!r}, {c}):", f"        t2 = dma.wait_queue({d!r}, {c}, t)",
                     "        stalls[2] += t2 - t", "        t = t2"]
     held = bool(row.acc) and not timing_only      # (fast-forwarded loops run without DMA beats)

@@ -50,6 +50,7 @@ class Row:
     loop: bool = False       # opens a hardware loop (its body starts at the next bundle)
     units: tuple = ()        # per operation (slot order): (units read, units written), as effects()
     acc: tuple = ()          # memory accesses (pointer, bytes, alignment) in slot order ld0, ld1, st
+    waits: int | None = None  # the operation (slot order) whose ACQ or DMA queue the bundle waits on
 
 
 @dataclass
@@ -248,7 +249,7 @@ def decode(program: AieProgram, cfg, spec: AieSpec) -> Code:
             raise e.locate(BundleWhere(b, lines[-1], texts[-1]))
         reads, macr, writes = [], [], []
         flush = set()
-        acq = dmaq = None
+        acq = dmaq = waits = None
         slots, taken = [], set()
         accesses = []
         for info, ins, (r_units, w_units) in zip(infos, instrs, effs):
@@ -272,9 +273,9 @@ def decode(program: AieProgram, cfg, spec: AieSpec) -> Code:
                 latency = ptr_lat if u in ptr_units else lat[info.defn.timing]
                 writes.append((units[u], latency, info.defn.timing == "MAC" and u[0] == "acc"))
             if info.mnemonic == "ACQ":
-                acq = (ins.ops["d"], ins.ops["imm"])
+                acq, waits = (ins.ops["d"], ins.ops["imm"]), len(slots)
             elif info.mnemonic in ("DMAIN", "DMAOUT"):
-                dmaq = ("in" if info.mnemonic == "DMAIN" else "out", ins.ops["ch"])
+                dmaq, waits = ("in" if info.mnemonic == "DMAIN" else "out", ins.ops["ch"]), len(slots)
             slot = next(s.name for s in spec.slots if s.cls == info.slot and s.name not in taken)
             taken.add(slot)
             slots.append(slot)
@@ -287,5 +288,5 @@ def decode(program: AieProgram, cfg, spec: AieSpec) -> Code:
                         any(i.mnemonic == "HALT" for i in infos),
                         tuple(ins.text or ins.mnemonic for ins in instrs), loop,
                         tuple((tuple(r), tuple(w)) for r, w in effs),
-                        tuple(a[1:] for a in sorted(accesses))))
+                        tuple(a[1:] for a in sorted(accesses)), waits))
     return Code(rows, lines, texts, units, order_slots)

@@ -1,18 +1,16 @@
 """Comparing an aie functional-model run with an RTL run of the same program and image.
 
-`compare_runs` compares how the runs ended (error type, bundle, failing slot except a
-deadlock's, cycle, address), the bundles retired, every byte of data memory and word of
-external memory, every register (r, p, m, address generators, x, accumulators as bits,
-RM, locks, the loop stack), the cycle count, the per-slot activity and the stall counts
-per cause. `compare_traces`
-walks two retirement traces and returns the first bundle whose number or issue cycle
+`compare_runs` compares how the runs ended (error type, bundle, failing slot, cycle,
+address), the bundles retired, every byte of data memory and word of external memory,
+every register (r, p, m, address generators, x, accumulators as bits, RM, locks, the
+loop stack), the cycle count, the per-slot activity and the stall counts per cause.
+`compare_traces` walks two retirement traces and returns the first bundle whose number or issue cycle
 differs.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from kernelcraft.simulators.aie.dma import DeadlockError
 from kernelcraft.simulators.core.backend import RunResult
 from kernelcraft.simulators.core.trace import TraceStep
 from kernelcraft.simulators.rtl.divergence import Divergence, counter_divergences
@@ -30,9 +28,9 @@ def _ended(r: RunResult) -> str:
 
 def compare_runs(model: RunResult, rtl: RunResult, limit: int = 8) -> list[Divergence]:
     out: list[Divergence] = []
-    # the failing slot too, but not a deadlock's: the model names the waiting bundle only
+    # the failing slot too (a deadlock's: the ACQ's or the DMAIN/DMAOUT's that waits)
     key = lambda e: None if e is None else (
-        type(e), e.where.index, "" if isinstance(e, DeadlockError) else getattr(e.where, "op", ""),
+        type(e), e.where.index, getattr(e.where, "op", ""),
         e.where.cycle, getattr(e, "memory", None), getattr(e, "address", None))
     if model.stop != rtl.stop or key(model.error) != key(rtl.error):
         out.append(Divergence("stop", "how the run ended", _ended(model), _ended(rtl)))

@@ -106,6 +106,26 @@ def render_isa(spec: AieSpec) -> str:
         rows += [f"        default: {fn} = {default};", "    endcase", "endfunction"]
         return rows
 
+    def selects(fn: str, width: str, default: str, value) -> list[str]:
+        # The same table as a chain of selects on the opcodes grouped by value: Yosys's
+        # proc_rom makes a ROM of a case of constants, and `share` takes a ROM read whose
+        # value travels as data (a slot's latency, bytes, alignment) for a candidate and
+        # enumerates every condition under which it is used: the whole issue stage
+        # (rtl/aie/README.md, Synthesis). The decoder's tables above only steer the
+        # decode and stay cases.
+        groups: dict[str, list[str]] = {}
+        for d in isa.instructions.values():
+            v = value(d)
+            if v != default:
+                groups.setdefault(v, []).append(op_name(d.mnemonic))
+        rows = [f"function automatic {width} {fn}(input [{ow - 1}:0] opc);", f"    {fn} ="]
+        for v, ops in groups.items():
+            terms = [f"opc == {o}" for o in ops]
+            lines = [" || ".join(terms[i:i + 4]) for i in range(0, len(terms), 4)]
+            rows.append("        (" + (" ||\n         ").join(lines) + f") ? {v} :")
+        rows += [f"        {default};", "endfunction"]
+        return rows
+
     # pyverilog (tests/rtl/aie/test_generated.py) reads the constants above, not the
     # functions below, which it cannot parse.
     out += ["", "`ifndef AIE_CONSTANTS_ONLY"]
@@ -115,10 +135,10 @@ def render_isa(spec: AieSpec) -> str:
     out += ["", "// Slot class of each opcode."]
     out += table("isa_class", "[2:0]", "3'd7", lambda d: f"CLS_{spec.ops[d.mnemonic].slot.upper()}")
     out += ["", "// Result latency (timing class) of each opcode."]
-    out += table("isa_latency", "[31:0]", "32'd1", lambda d: f"T_{d.timing}")
+    out += selects("isa_latency", "[31:0]", "32'd1", lambda d: f"T_{d.timing}")
     out += ["", "// Bytes a load or store moves (0: not a memory operation), and its alignment."]
-    out += table("isa_bytes", "[7:0]", "8'd0", lambda d: f"8'd{spec.ops[d.mnemonic].bytes or 0}")
-    out += table("isa_align", "[7:0]", "8'd1", lambda d: f"8'd{spec.ops[d.mnemonic].align or 1}")
+    out += selects("isa_bytes", "[7:0]", "8'd0", lambda d: f"8'd{spec.ops[d.mnemonic].bytes or 0}")
+    out += selects("isa_align", "[7:0]", "8'd1", lambda d: f"8'd{spec.ops[d.mnemonic].align or 1}")
     out += ["", "`endif", "/* verilator lint_on UNUSEDPARAM */", ""]
     return "\n".join(out)
 

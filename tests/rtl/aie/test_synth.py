@@ -172,8 +172,9 @@ def test_tile_synthesizes(tmp_path, unit_counts):
     core's `share` got past those to a ROM read of the scalar slot's latency, and with
     one latency look-up per slot past that to an accumulator read (the store slot's
     AST data), where it passed 9 GB; with the accumulator reads by constant index past
-    those to the store slot's alignment ROM (`isa_align`), where it passed 9.5 GB
-    (rtl/aie/README.md, Synthesis)."""
+    those to the store slot's alignment ROM (`isa_align`), where it passed 9.5 GB; with
+    the slots' latency, byte and alignment look-ups as select chains (no ROM) `share`
+    went through, at about 1 GB (rtl/aie/README.md, Synthesis)."""
     latches, stat = synthesize("aie_top", tmp_path, black_boxes=BLACK_BOXES)
     shell_cells, shell_flops = assert_clean(latches, stat)
     for name, (c, f) in counts(stat).items():

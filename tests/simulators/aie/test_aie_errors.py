@@ -36,11 +36,18 @@ def test_errors_name_the_bundle_its_line_and_the_failing_slot():
     assert "bundle 1 (line 2: VLD x0, [p0] || VLD x1, [p1]), slot ld1: `VLD x1, [p1]`" in str(r.error)
     r = run("REL l1, 63\nVMOV x1, x2 || REL l1, 1", expect_ok=False)
     assert "bundle 1 (line 2: VMOV x1, x2 || REL l1, 1), slot alu: `REL l1, 1`" in str(r.error)
-    # a wait or a budget belongs to the bundle, not to one of its operations
+    # a budget belongs to the bundle, not to one of its operations; a deadlock to the
+    # operation that waits (an ACQ, or a DMAIN/DMAOUT on a full queue), as on the RTL
     r = run("LOOP 100000\nNOP\nENDLOOP", budget=Budget(max_instructions=10), expect_ok=False)
     assert "at bundle 1 (line 2: NOP): the program did not finish within 10 bundles" in str(r.error)
-    r = run("ACQ l0, 1", expect_ok=False)
-    assert str(r.error).startswith("deadlock at bundle 0 (line 1: ACQ l0, 1): ACQ l0, 1 waits forever")
+    for fast in (True, False):
+        r = run("MOVI r1, 3\nVMOV x1, x2 || ACQ l0, 1", budget=Budget(fast=fast), expect_ok=False)
+        assert str(r.error).startswith("deadlock at bundle 1 (line 2: VMOV x1, x2 || ACQ l0, 1), "
+                                       "slot alu: `ACQ l0, 1`: ACQ l0, 1 waits forever"), str(r.error)
+        r = run(".bd A, ext=0, loc=0, n0=8, acq=l2\n" + "MOVI r1, 1 || DMAIN 0, A, r0, r0\n" * 5,
+                budget=Budget(fast=fast), expect_ok=False)
+        assert str(r.error).startswith("deadlock at bundle 4 (line 6: MOVI r1, 1 || DMAIN 0, A, r0, r0), "
+                                       "slot alu: `DMAIN 0, A, r0, r0`: channel in0 is full"), str(r.error)
     r = run(".bd A, ext=0, loc=64, n0=64, acq=l2\nDMAIN 0, A, r0, r0", expect_ok=False)
     assert "at the end of the program (after bundle 0)" in str(r.error)
     assert "queued by bundle 0 (line 2: DMAIN 0, A, r0, r0)" in str(r.error)
