@@ -106,12 +106,13 @@ module plena_core #(
     output wire [7:0]    di_en,
     output wire [31:0]   di_addr,
     output wire [8*32-1:0] di_data,
-    // ... and BMM_ACC's writes and clears (plena_matrix's db_* port)
+    // ... and MM_ACC's and BMM_ACC's writes and clears (plena_matrix's db_* port)
     output wire          db_en,
+    output wire [1:0]    db_acc,
     output wire [$clog2(MLEN)-1:0] db_row,
     output wire [$clog2(MLEN)-1:0] db_j0,
     output wire [BLEN*(MLEN/HLEN)*32-1:0] db_data,
-    output wire          db_clr
+    output wire [1:0]    db_clr
 );
     `include "plena_isa.vh"
     `include "plena_units.vh"
@@ -175,7 +176,8 @@ module plena_core #(
                     && !start;
     wire host_frd = !host_we && host_sel == HS_FPMEM && (state == S_IDLE || state == S_DONE);
     wire host_ird = !host_we && host_sel == HS_INTMEM && (state == S_IDLE || state == S_DONE);
-    wire host_bmmrd = !host_we && host_sel == HS_BMM && (state == S_IDLE || state == S_DONE);
+    wire host_accrd = !host_we && (host_sel == HS_MM || host_sel == HS_BMM)
+                      && (state == S_IDLE || state == S_DONE);
     assign running = (state == S_RUN || state == S_DRAIN);
     wire [MLEN*16-1:0] h_mrow;
     wire [31:0]        h_acc;
@@ -462,7 +464,7 @@ module plena_core #(
     wire [RW-1:0]  m_wo_row;
     wire           m_wo_valid;
     wire [VRW-1:0] m_wo_step;
-    wire [BLEN*BLEN*16-1:0] m_wo_block;
+    wire [BLEN*16-1:0] m_wo_block;
     wire           m_done;
     wire           m_run = occupied && m_op;      // the matrix unit runs its instruction
     wire [VRW-1:0] wo_row0 = wo_addr[VLW +: VRW];
@@ -485,8 +487,8 @@ module plena_core #(
         .fill_data(dma_mw_en ? dma_vw_data : host_wdata),
         .fill_mask(dma_mw_en ? dma_vw_mask : {VLEN{1'b1}}),
         .h_re(host_mrd), .h_row(TRW'(host_addr)), .h_mrow(h_mrow), .h_acc_sel(host_sel),
-        .h_acc_addr(ACCW'(host_addr)), .h_bmm_re(host_bmmrd), .h_acc(h_acc),
-        .db_en(db_en), .db_row(db_row), .db_j0(db_j0), .db_data(db_data), .db_clr(db_clr));
+        .h_acc_addr(ACCW'(host_addr)), .h_acc_re(host_accrd), .h_acc(h_acc),
+        .db_en(db_en), .db_acc(db_acc), .db_row(db_row), .db_j0(db_j0), .db_data(db_data), .db_clr(db_clr));
 
     // V_SHFT_V: the source row is read through port A in the issue cycle (the shifter's
     // operand is that port's read register); the next cycle shifts it and writes the
@@ -589,7 +591,7 @@ module plena_core #(
     wire [VRW-1:0] va_row = host_vrd ? VRW'(host_addr) : m_op ? m_vrow_idx : v_row_a;
     wire vb_re = live && v_vv && step < 32'(VCHUNKS_1);
     // Port W: the instruction's writes, made at the end of the cycle as its unit presents
-    // them (chunks, write-out rows, M_MM_WO's block over BLEN rows, the shifted row), or
+    // them (chunks, write-out rows, M_MM_WO's block a row per step, the shifted row), or
     // the host's row while the core is idle; port P: a prefetch's beat (never in rows an
     // instruction uses: the stall rule).
     wire adv = !rst && state == S_RUN && !late_err && !issue_err && !stall_now;
@@ -597,7 +599,6 @@ module plena_core #(
     reg  [VRW-1:0]     vw_row;
     reg  [BLEN*RW-1:0] vw_data;
     reg  [VLEN-1:0]    vw_mask;
-    integer wq;
     always @* begin
         vw_en = {BLEN{1'b0}};
         vw_row = v_row_d;
@@ -622,11 +623,10 @@ module plena_core #(
             vw_en[0] = 1'b1;
             vw_row = wo_row0;
             vw_data[RW-1:0] = m_wo_row;
-        end else if (adv && commit && op == OP_M_MM_WO) begin
-            vw_en = {BLEN{1'b1}};
-            vw_row = wo_row0;
-            for (wq = 0; wq < BLEN; wq = wq + 1)
-                vw_data[RW*wq +: RW] = RW'(m_wo_block[BLEN*16*wq +: BLEN*16]) << (16 * wo_col);
+        end else if (adv && occupied && m_wo_valid && op == OP_M_MM_WO) begin
+            vw_en[0] = 1'b1;
+            vw_row = wo_row0 + m_wo_step;
+            vw_data[RW-1:0] = RW'(m_wo_block) << (16 * wo_col);
             vw_mask = VLEN'({BLEN{1'b1}}) << wo_col;
         end
     end

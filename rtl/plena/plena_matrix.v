@@ -1,6 +1,6 @@
 // plena's matrix unit: the Matrix SRAM (plena_msram), the BLEN x MLEN MAC array (BLEN
-// plena_mac_lane lanes), its fp32 accumulators MM_ACC, MV_ACC, BMV_ACC (flip-flops) and
-// BMM_ACC (plena_bmm_acc: SRAM banks), and the write-outs that round an accumulator to
+// plena_mac_lane lanes), its fp32 accumulators MV_ACC, BMV_ACC (flip-flops), MM_ACC and
+// BMM_ACC (plena_acc: SRAM banks), and the write-outs that round an accumulator to
 // bf16 for the core to store in Vector SRAM.
 //
 // The array takes one step per cycle and is a five-stage pipeline, every stage a
@@ -21,24 +21,25 @@
 //   M_BMM / M_BTMM  MLEN*MLEN/BLEN steps: A row i = step / (MLEN/BLEN), outputs j as for
 //                   M_MV, every head at once (head-interleaved operands, see plena_mac_lane)
 //   M_BMV / M_BTMV  MLEN/BLEN steps, one A row
-//   M_MM_WO, M_MV_WO one step; M_BMM_WO one row per step (HEADS*MLEN), M_BMV_WO HEADS
+//   M_MM_WO one row of the block per step (BLEN), M_MV_WO one step; M_BMM_WO one row
+//                   per step (HEADS*MLEN), M_BMV_WO HEADS
 // Within an instruction every step writes different accumulator entries, so reading
 // them in T3 and writing them in A needs no forwarding. A write-out is a two-stage
 // pipeline on one edge: in step s its accumulator entries are read into the write-out
-// register (behind a clock gate; M_BMM_WO's row into BMM_ACC's banks' read registers),
-// in the next cycle they are rounded to bf16 for the core to write; it takes its steps
-// + 1 cycles (`done` with the last row rounded), and the accumulator is cleared at the
-// end of its last read step (BMM_ACC: its valid bits).
+// register (behind a clock gate; M_MM_WO's and M_BMM_WO's row into their banks' read
+// registers), in the next cycle they are rounded to bf16 for the core to write; it
+// takes its steps + 1 cycles (`done` with the last row rounded), and the accumulator is
+// cleared at the end of its last read step (MM_ACC, BMM_ACC: their valid bits).
 //
 // Which accumulators are SRAM: BMM_ACC (HEADS x MLEN x MLEN entries, 512 kbit at the
 // default configuration) is read and written a block of BLEN entries per head per step
 // and a row per write-out step, so it banks into HEADS x MLEN/BLEN macros MLEN words
-// deep (plena_bmm_acc). The others are a register's shape: M_MM_WO reads all of MM_ACC
-// (BLEN x BLEN) and M_MV_WO all of MV_ACC (MLEN) in one step, and M_BMV writes every
-// head's row of BMV_ACC (HEADS x MLEN) at once while M_BMV_WO reads one whole row per
-// step, so a macro of theirs would be one word deep; they stay flip-flops (512 bits,
-// 2 kbit and 8 kbit at the default configuration; MV_ACC is the write-out register's
-// size).
+// deep (plena_acc). MM_ACC (BLEN x BLEN) is one plena_acc bank of BLEN words: a step
+// writes its row i, and M_MM_WO streams it out a row per step (BLEN steps), as a 1R1W
+// macro reads one word a cycle. MV_ACC and BMV_ACC are still flip-flops (2 kbit and
+// 8 kbit at the default configuration), read whole by M_MV_WO's one step and a head's
+// row per M_BMV_WO step; banking them means streaming those write-outs a block per
+// step, a timing change not made yet.
 module plena_matrix #(
     /* verilator lint_off UNUSEDPARAM */
     // Waiver: the whole configuration, as every plena module (see plena_check).
@@ -61,7 +62,7 @@ module plena_matrix #(
     output wire [MLEN*16-1:0] wo_row,     // M_MV_WO / M_BMM_WO / M_BMV_WO: a rounded row ...
     output reg                wo_valid,   // ... there is one this cycle ...
     output reg  [VRW-1:0]     wo_step,    // ... read in this step (its row offset)
-    output wire [BLEN*BLEN*16-1:0] wo_block,  // M_MM_WO: the block, row-major
+    output wire [BLEN*16-1:0] wo_block,   // M_MM_WO: row wo_step of the block
     output wire               done,       // the instruction's last cycle
     // H_PREFETCH_M (plena_dma), or the host while the core is idle: a beat of data for
     // Matrix SRAM row `fill_row`.
@@ -76,21 +77,23 @@ module plena_matrix #(
     input  wire               h_re,
     input  wire [TRW-1:0]     h_row,
     output wire [MLEN*16-1:0] h_mrow,
-    // (HS_MM, HS_MV, HS_BMV: read combinationally; HS_BMM: read through its bank at the
-    // edge that ends a cycle with h_bmm_re, only while the core is idle or done, and
+    // (HS_MV, HS_BMV: read combinationally; HS_MM, HS_BMM: read through their banks at
+    // the edge that ends a cycle with h_acc_re, only while the core is idle or done, and
     // presented the cycle after, as a Matrix SRAM row.)
     input  wire [3:0]         h_acc_sel,
     input  wire [BMW-1:0]     h_acc_addr,
-    input  wire               h_bmm_re,
+    input  wire               h_acc_re,
     output wire [31:0]        h_acc,
-    // BMM_ACC's writes and clears, for the trace's copy (its banks cannot be read while
-    // the trace holds the core's clock): block db_j0 of row db_row of every head (lane l,
-    // head h at [32*(l*HEADS + h) +: 32]), or every entry cleared.
+    // MM_ACC's and BMM_ACC's writes and clears, for the trace's copy (their banks cannot
+    // be read while the trace holds the core's clock): block db_j0 of row db_row of every
+    // head (lane l, head h at [32*(l*HEADS + h) +: 32]) of accumulator db_acc (the step's
+    // kind: 0 MM_ACC, 2 BMM_ACC), or MM_ACC (db_clr[0]) or BMM_ACC (db_clr[1]) cleared.
     output wire               db_en,
+    output wire [1:0]         db_acc,
     output wire [MLW-1:0]     db_row,
     output wire [MLW-1:0]     db_j0,
     output wire [BLEN*(MLEN/HLEN)*32-1:0] db_data,
-    output wire               db_clr
+    output wire [1:0]         db_clr
 );
     `include "plena_isa.vh"
     `include "plena_units.vh"
@@ -102,6 +105,8 @@ module plena_matrix #(
     localparam integer NB = MLEN / BLEN;           // output blocks per row
     localparam integer TRW = $clog2(MSRAM_TILES * MLEN);   // Matrix SRAM row index
     localparam integer MMW = $clog2(BLEN * BLEN) > 0 ? $clog2(BLEN * BLEN) : 1;
+    localparam integer MRW = BLEN > 1 ? $clog2(BLEN) : 1;   // MM_ACC's row (and column)
+    localparam integer MCW = MRW;
     localparam integer BMW = $clog2(HEADS * MLEN * MLEN);
     localparam integer BVW = $clog2(HEADS * MLEN) > 0 ? $clog2(HEADS * MLEN) : 1;
 
@@ -112,13 +117,12 @@ module plena_matrix #(
     initial if (MLEN < 8)
         $fatal(1, "plena_matrix: the array's three tree stages need MLEN >= 8");
 
-    // --- storage (the Matrix SRAM is plena_msram's, BMM_ACC plena_bmm_acc's, below) ---
-    reg [31:0] mm_acc  [0:BLEN*BLEN-1];               // [i*BLEN + j]
+    // --- storage (the Matrix SRAM is plena_msram's, MM_ACC and BMM_ACC plena_acc's, below)
     reg [31:0] mv_acc  [0:MLEN-1];
     reg [31:0] bmv_acc [0:HEADS*MLEN-1];              // [h*MLEN + j]
-    wire [31:0] bmm_h;                                // BMM_ACC's host read (registered)
+    wire [31:0] mm_h, bmm_h;                          // MM_ACC's, BMM_ACC's host reads (registered)
 
-    assign h_acc = h_acc_sel == HS_MM ? mm_acc[MMW'(h_acc_addr)]
+    assign h_acc = h_acc_sel == HS_MM ? mm_h
                  : h_acc_sel == HS_MV ? mv_acc[MLW'(h_acc_addr)]
                  : h_acc_sel == HS_BMM ? bmm_h : bmv_acc[BVW'(h_acc_addr)];
 
@@ -134,7 +138,7 @@ module plena_matrix #(
     wire writeout_gate = gate && op >= MOP_MM_WO;
     // Write-out steps (rows read): M_BMM_WO every head's rows, M_BMV_WO one per head.
     wire [31:0] wo_steps = op == MOP_BMM_WO ? 32'(HEADS * MLEN)
-                         : op == MOP_BMV_WO ? 32'(HEADS) : 32'd1;
+                         : op == MOP_BMV_WO ? 32'(HEADS) : op == MOP_MM_WO ? 32'(BLEN) : 32'd1;
     wire wo_feed = step < wo_steps;
     wire transposed = (op == MOP_TMM || op == MOP_BTMM || op == MOP_TMV || op == MOP_BTMV);
     wire head_mode = (op == MOP_BMM || op == MOP_BTMM || op == MOP_BMV || op == MOP_BTMV);
@@ -145,9 +149,6 @@ module plena_matrix #(
     assign vrow_idx = vrow0 + VRW'(a_i);
     assign vrow_re = compute_gate;
 
-    function automatic [MMW-1:0] mm_at(input integer i, input integer j);
-        mm_at = MMW'(i * BLEN + j);
-    endfunction
     function automatic [BVW-1:0] bmv_at(input integer h, input integer j);
         bmv_at = BVW'(h * MLEN + j);
     endfunction
@@ -186,11 +187,13 @@ module plena_matrix #(
     // The flip-flop accumulators: A's writes, a write-out's clear, and reset, one edge
     // late: the gate's enable comes from a register, as every clock enable here does (an
     // enable straight from the testbench's reset missed the gate's latch under the
-    // simulator). BMM_ACC's steps and write-outs leave them still (its banks have their
-    // own clocks).
+    // simulator). MM_ACC's and BMM_ACC's steps and write-outs leave them still (their
+    // banks have their own clocks).
     reg rst_q;
     always @(posedge clk) rst_q <= rst;
-    icg u_agate (.clk(clk), .en((v_3 && k_3 != K_BMM) || (writeout_gate && op != MOP_BMM_WO)
+    wire in_banks = k_3 == K_MM || k_3 == K_BMM;
+    icg u_agate (.clk(clk), .en((v_3 && !in_banks)
+                                || (writeout_gate && (op == MOP_MV_WO || op == MOP_BMV_WO))
                                 || rst_q), .gclk(aclk));
 
     // A: the Vector SRAM's port A read register holds the step's row (R); P takes it
@@ -231,24 +234,29 @@ module plena_matrix #(
     endgenerate
 
     // T3 also reads the step's accumulator entries (lane l, head h): into acc_q, or
-    // BMM_ACC's into its banks' read registers (bmm_s) ...
+    // MM_ACC's and BMM_ACC's into their banks' read registers (mm_s, bmm_s) ...
     reg [BLEN*HEADS*32-1:0] acc_q;
-    wire [BLEN*HEADS*32-1:0] bmm_s;
+    wire [BLEN*32-1:0] mm_s;
+    wire [BLEN*HEADS*32-1:0] bmm_s, mm_old;
+    generate
+        for (gl = 0; gl < BLEN; gl = gl + 1) begin : g_mm_old
+            assign mm_old[32*HEADS*gl +: 32*HEADS] = (32*HEADS)'(mm_s[32*gl +: 32]);
+        end
+    endgenerate
     integer lt, ht;
     always @(posedge t3clk) begin
         k_3 <= k_2;
         i_3 <= i_2;
         j_3 <= j_2;
-        if (k_2 != K_BMM)
+        if (k_2 == K_MV || k_2 == 2'd3)
             for (lt = 0; lt < BLEN; lt = lt + 1) begin
                 for (ht = 0; ht < HEADS; ht = ht + 1)
                     acc_q[32*(lt*HEADS + ht) +: 32] <=
-                          k_2 == K_MM ? (ht == 0 ? mm_acc[mm_at(32'(i_2), lt)] : 32'd0)
-                        : k_2 == K_MV ? (ht == 0 ? mv_acc[MLW'(32'(j_2) + 32'(lt))] : 32'd0)
+                          k_2 == K_MV ? (ht == 0 ? mv_acc[MLW'(32'(j_2) + 32'(lt))] : 32'd0)
                         : bmv_acc[bmv_at(ht, 32'(j_2) + 32'(lt))];
             end
     end
-    wire [BLEN*HEADS*32-1:0] acc_old = k_3 == K_BMM ? bmm_s : acc_q;
+    wire [BLEN*HEADS*32-1:0] acc_old = k_3 == K_BMM ? bmm_s : k_3 == K_MM ? mm_old : acc_q;
     // ... and A adds: acc += the full sum (entry 0), or each head's sum.
     wire [BLEN*HEADS*32-1:0] acc_new;
     genvar gh;
@@ -266,7 +274,6 @@ module plena_matrix #(
     wire wclk;
     icg u_wgate (.clk(clk), .en(writeout_gate && wo_feed), .gclk(wclk));
     reg [MLEN*32-1:0]      wo_q;
-    reg [BLEN*BLEN*32-1:0] blk_q;
     integer jj;
     reg wo_last;                             // the row in the register is the last
     always @(posedge clk) begin
@@ -282,19 +289,19 @@ module plena_matrix #(
             for (jj = 0; jj < MLEN; jj = jj + 1)
                 wo_q[32*jj +: 32] <= (op == MOP_MV_WO) ? mv_acc[jj[MLW-1:0]]
                                    : bmv_acc[BVW'(step * MLEN + 32'(jj))];
-        for (jj = 0; jj < BLEN*BLEN; jj = jj + 1)
-            blk_q[32*jj +: 32] <= mm_acc[jj[MMW-1:0]];
     end
-    // M_BMM_WO's row is in BMM_ACC's banks' read registers (read at the same edge).
+    // M_BMM_WO's row is in BMM_ACC's banks' read registers, M_MM_WO's (BLEN entries) in
+    // MM_ACC's (read at the same edge).
     wire [MLEN*32-1:0] bmm_o;
+    wire [BLEN*32-1:0] mm_o;
     wire [MLEN*32-1:0] wo_src = op == MOP_BMM_WO ? bmm_o : wo_q;
     genvar gw;
     generate
         for (gw = 0; gw < MLEN; gw = gw + 1) begin : g_wo
             fp32_to_bf16 u_round (.a(wo_src[32*gw +: 32]), .y(wo_row[16*gw +: 16]));
         end
-        for (gw = 0; gw < BLEN*BLEN; gw = gw + 1) begin : g_blk
-            fp32_to_bf16 u_round (.a(blk_q[32*gw +: 32]), .y(wo_block[16*gw +: 16]));
+        for (gw = 0; gw < BLEN; gw = gw + 1) begin : g_blk
+            fp32_to_bf16 u_round (.a(mm_o[32*gw +: 32]), .y(wo_block[16*gw +: 16]));
         end
     endgenerate
 
@@ -305,35 +312,51 @@ module plena_matrix #(
     // valid bits) at reset and at the end of M_BMM_WO's last read step.
     wire bmm_we = v_3 && k_3 == K_BMM;
     wire bmm_clr = rst_q || (writeout && last_wo_step && op == MOP_BMM_WO);
-    plena_bmm_acc #(.MLEN(MLEN), .BLEN(BLEN), .HLEN(HLEN)) u_bmm (
+    plena_acc #(.ROWS(MLEN), .COLS(MLEN), .BLEN(BLEN), .HEADS(HEADS)) u_bmm (
         .clk(clk), .clear(bmm_clr),
         .s_re(v_2 && k_2 == K_BMM), .s_row(i_2), .s_j0(j_2), .s_q(bmm_s),
         .we(bmm_we), .w_row(i_3), .w_j0(j_3), .w_data(acc_new),
         .o_re(writeout_gate && wo_feed && op == MOP_BMM_WO), .o_row(BVW'(step)), .o_q(bmm_o),
-        .h_re(h_bmm_re), .h_addr(h_acc_addr), .h_q(bmm_h));
-    assign db_en = bmm_we;
+        .h_re(h_acc_re && h_acc_sel == HS_BMM), .h_addr(h_acc_addr), .h_q(bmm_h));
+    // MM_ACC: one bank of BLEN words (row i of the block each), the step's row read in T3
+    // and written by A; M_MM_WO reads row `step`; cleared like BMM_ACC.
+    wire mm_we = v_3 && k_3 == K_MM;
+    wire mm_clr = rst_q || (writeout && last_wo_step && op == MOP_MM_WO);
+    wire [BLEN*32-1:0] mm_w;
+    generate
+        for (gl = 0; gl < BLEN; gl = gl + 1) begin : g_mm_w
+            assign mm_w[32*gl +: 32] = acc_new[32*HEADS*gl +: 32];
+        end
+    endgenerate
+    plena_acc #(.ROWS(BLEN), .COLS(BLEN), .BLEN(BLEN), .HEADS(1)) u_mm (
+        .clk(clk), .clear(mm_clr),
+        .s_re(v_2 && k_2 == K_MM), .s_row(MRW'(i_2)), .s_j0(MCW'(0)), .s_q(mm_s),
+        .we(mm_we), .w_row(MRW'(i_3)), .w_j0(MCW'(0)), .w_data(mm_w),
+        .o_re(writeout_gate && wo_feed && op == MOP_MM_WO), .o_row(MRW'(step)), .o_q(mm_o),
+        .h_re(h_acc_re && h_acc_sel == HS_MM), .h_addr(MMW'(h_acc_addr)), .h_q(mm_h));
+    // The trace's copy: which accumulator (the step's kind: K_MM or K_BMM) a write is of,
+    // and each accumulator's clear.
+    assign db_en = bmm_we || mm_we;
+    assign db_acc = k_3;
     assign db_row = i_3;
     assign db_j0 = j_3;
     assign db_data = acc_new;
-    assign db_clr = bmm_clr;
+    assign db_clr = {bmm_clr, mm_clr};
 
     integer r, h;
     always @(posedge aclk) begin
         if (rst_q) begin
-            for (r = 0; r < BLEN*BLEN; r = r + 1) mm_acc[r] <= 32'd0;
             for (r = 0; r < MLEN; r = r + 1) mv_acc[r] <= 32'd0;
             for (r = 0; r < HEADS*MLEN; r = r + 1) bmv_acc[r] <= 32'd0;
         end else if (v_3) begin
             for (r = 0; r < BLEN; r = r + 1) begin
-                if (k_3 == K_MM) mm_acc[mm_at(32'(i_3), r)] <= acc_new[32*(r*HEADS) +: 32];
-                else if (k_3 == K_MV) mv_acc[MLW'(32'(j_3) + 32'(r))] <= acc_new[32*(r*HEADS) +: 32];
-                else if (k_3 != K_BMM)
+                if (k_3 == K_MV) mv_acc[MLW'(32'(j_3) + 32'(r))] <= acc_new[32*(r*HEADS) +: 32];
+                else if (!in_banks)
                     for (h = 0; h < HEADS; h = h + 1)
                         bmv_acc[bmv_at(h, 32'(j_3) + 32'(r))] <= acc_new[32*(r*HEADS + h) +: 32];
             end
         end else if (writeout && last_wo_step) begin
             case (op)
-                MOP_MM_WO:  for (r = 0; r < BLEN*BLEN; r = r + 1) mm_acc[r] <= 32'd0;
                 MOP_MV_WO:  for (r = 0; r < MLEN; r = r + 1) mv_acc[r] <= 32'd0;
                 MOP_BMV_WO: for (r = 0; r < HEADS*MLEN; r = r + 1) bmv_acc[r] <= 32'd0;
                 default: ;

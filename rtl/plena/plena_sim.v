@@ -101,10 +101,11 @@ module plena_sim #(
     input  wire [31:0] di_addr,
     input  wire [8*32-1:0] di_data,
     input  wire        db_en,
+    input  wire [1:0]  db_acc,
     input  wire [$clog2(MLEN)-1:0] db_row,
     input  wire [$clog2(MLEN)-1:0] db_j0,
     input  wire [BLEN*(MLEN/HLEN)*32-1:0] db_data,
-    input  wire        db_clr
+    input  wire [1:0]  db_clr
 );
     `include "plena_isa.vh"
     `include "plena_units.vh"
@@ -272,9 +273,9 @@ module plena_sim #(
     endtask
     // Host reads of entries 0 .. n-1 of space `sel`, one per cycle (pipelined): entry j is
     // requested at the j-th falling edge, presented at the next rising edge, and its data
-    // taken `lat` falling edges after the request: 2 for registers, accumulators and
-    // counters (read combinationally), 3 for the memories and BMM_ACC's entries (their read
-    // ports register the data at the edge after the address).
+    // taken `lat` falling edges after the request: 2 for registers, MV_ACC, BMV_ACC and
+    // counters (read combinationally), 3 for the memories and MM_ACC's and BMM_ACC's
+    // entries (their read ports register the data at the edge after the address).
     task automatic hread_all(input [3:0] sel, input integer n, input integer lat);
         integer j;
         q_we = 1'b0;
@@ -379,7 +380,7 @@ module plena_sim #(
                 hread_all(HS_MSRAM, MROWS, 3);
                 hread_all(HS_FPMEM, FP_MEM_SIZE, 3);
                 hread_all(HS_INTMEM, INT_MEM_SIZE, 3);
-                hread_all(HS_MM, BLEN * BLEN, 2);
+                hread_all(HS_MM, BLEN * BLEN, 3);
                 hread_all(HS_MV, MLEN, 2);
                 hread_all(HS_BMM, HEADS * MLEN * MLEN, 3);
                 hread_all(HS_BMV, HEADS * MLEN, 2);
@@ -559,19 +560,33 @@ module plena_sim #(
         $fwrite(tfd, "W int_mem %0d 1 %h\n", adr, 64'(t_int[TIW'(adr)]));
     endtask
 
-    // BMM_ACC's entries as the matrix unit writes them (the db_* port): its banks are
-    // read through registered ports, which need the core's clock the trace holds, and
-    // its clear is a valid bit per block, so the trace keeps every entry.
+    // MM_ACC's and BMM_ACC's entries as the matrix unit writes them (the db_* port,
+    // db_acc 0 and 2): their banks are read through registered ports, which need the
+    // core's clock the trace holds, and their clear is a valid bit per block, so the
+    // trace keeps every entry.
     reg [31:0] t_bmm [0:HEADS*MLEN*MLEN-1];
+    reg [31:0] t_mm [0:BLEN*BLEN-1];
     integer tb, th;
-    always @(posedge cclk)
-        if (db_clr) begin
+    always @(posedge cclk) begin
+        if (db_clr[1]) begin
             for (tb = 0; tb < HEADS*MLEN*MLEN; tb = tb + 1) t_bmm[tb] <= 32'd0;
-        end else if (db_en)
+        end else if (db_en && db_acc == 2'd2)
             for (th = 0; th < HEADS; th = th + 1)
                 for (tb = 0; tb < BLEN; tb = tb + 1)
                     t_bmm[(th*MLEN + 32'(db_row))*MLEN + 32'(db_j0) + tb]
                         <= db_data[32*(tb*HEADS + th) +: 32];
+        if (db_clr[0]) begin
+            for (tb = 0; tb < BLEN*BLEN; tb = tb + 1) t_mm[tb] <= 32'd0;
+        end else if (db_en && db_acc == 2'd0)
+            for (tb = 0; tb < BLEN; tb = tb + 1)
+                t_mm[32'(db_row)*BLEN + tb] <= db_data[32*(tb*HEADS) +: 32];
+    end
+    task t_mm_acc;
+        integer q;
+        $fwrite(tfd, "W MM_ACC 0 %0d", BLEN * BLEN);
+        for (q = 0; q < BLEN * BLEN; q = q + 1) $fwrite(tfd, " %h", t_mm[q]);
+        $fwrite(tfd, "\n");
+    endtask
     task t_bmm_acc;
         integer q;
         $fwrite(tfd, "W BMM_ACC 0 %0d", HEADS * MLEN * MLEN);
@@ -641,7 +656,7 @@ module plena_sim #(
                             t_fp_word(rt_a0 + 64'(tk));
                             t_int_word(rt_a1 + 64'(tk));
                         end
-                    OP_M_MM, OP_M_TMM: t_acc("MM_ACC", HS_MM, BLEN * BLEN);
+                    OP_M_MM, OP_M_TMM: t_mm_acc();
                     OP_M_MV, OP_M_TMV: t_acc("MV_ACC", HS_MV, MLEN);
                     OP_M_BMM, OP_M_BTMM: t_bmm_acc();
                     OP_M_BMV, OP_M_BTMV: t_acc("BMV_ACC", HS_BMV, HEADS * MLEN);
@@ -651,7 +666,7 @@ module plena_sim #(
                             $fwrite(tfd, "W vsram %0d %0d %h\n", rt_a0 + 64'(tk * VLEN), BLEN,
                                     tv[$clog2(VLEN*16)'(16 * (rt_a0 % 64'(VLEN))) +: BLEN*16]);
                         end
-                        t_acc("MM_ACC", HS_MM, BLEN * BLEN);
+                        t_mm_acc();
                     end
                     OP_M_MV_WO: begin t_rows(rt_a0, 1); t_acc("MV_ACC", HS_MV, MLEN); end
                     OP_M_BMM_WO: begin t_rows(rt_a0, HEADS * MLEN); t_bmm_acc(); end

@@ -38,7 +38,9 @@ module plena_top #(
     wire [7:0]  df_en, di_en;
     wire [31:0] df_addr, di_addr;
     wire [8*32-1:0] df_data, di_data;
-    wire        db_en, db_clr;
+    wire        db_en;
+    wire [1:0]  db_acc;
+    wire [1:0]  db_clr;
     wire [$clog2(MLEN)-1:0] db_row, db_j0;
     wire [BLEN*(MLEN/HLEN)*32-1:0] db_data;
     wire [31:0] m_len;
@@ -75,7 +77,7 @@ module plena_top #(
         .dv_w_mask(dv_w_mask), .dv_p_en(dv_p_en), .dv_p_row(dv_p_row),
         .df_en(df_en), .df_addr(df_addr), .df_data(df_data), .di_en(di_en),
         .di_addr(di_addr), .di_data(di_data),
-        .db_en(db_en), .db_row(db_row), .db_j0(db_j0), .db_data(db_data), .db_clr(db_clr)
+        .db_en(db_en), .db_acc(db_acc), .db_row(db_row), .db_j0(db_j0), .db_data(db_data), .db_clr(db_clr)
     );
 
     plena_sim #(
@@ -102,6 +104,6 @@ module plena_top #(
         .dv_w_mask(dv_w_mask), .dv_p_en(dv_p_en), .dv_p_row(dv_p_row),
         .df_en(df_en), .df_addr(df_addr), .df_data(df_data), .di_en(di_en),
         .di_addr(di_addr), .di_data(di_data),
-        .db_en(db_en), .db_row(db_row), .db_j0(db_j0), .db_data(db_data), .db_clr(db_clr)
+        .db_en(db_en), .db_acc(db_acc), .db_row(db_row), .db_j0(db_j0), .db_data(db_data), .db_clr(db_clr)
     );
 endmodule

@@ -51,7 +51,7 @@ def rtl_cycles(cfg) -> dict[str, int]:
         "V_SHIFT": 1 + s["VSHIFT_DEPTH"], "V_TOPK": 8 + s["TOPK_EXTRA"], "V_TOPK_32": 4 + s["TOPK_EXTRA"],
         "M_MM": cfg.BLEN + s["MAC_DEPTH"], "M_MV": nb + s["MAC_DEPTH"],
         "M_BMM": cfg.MLEN * nb + s["MAC_DEPTH"], "M_BMV": nb + s["MAC_DEPTH"],
-        "M_MM_WO": 1 + s["WO_DEPTH"], "M_MV_WO": 1 + s["WO_DEPTH"],
+        "M_MM_WO": cfg.BLEN + s["WO_DEPTH"], "M_MV_WO": 1 + s["WO_DEPTH"],
         "M_BMM_WO": heads * cfg.MLEN + s["WO_DEPTH"], "M_BMV_WO": heads + s["WO_DEPTH"],
         "H_XFER": 1, "C_SET": 1, "C_LOOP_START": 1, "C_LOOP_END": 1,
     }

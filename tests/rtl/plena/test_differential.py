@@ -173,3 +173,38 @@ def test_loads_use_stores_and_topk_agree_in_lockstep(diff_cfg):
     assert not compare_runs(m, r), [d.format() for d in compare_runs(m, r)]
     d = compare_traces(m.trace, r.trace)
     assert d is None, d.format()
+
+
+MM_STREAM = """
+S_ADDI_INT gp1, gp0, 4           ; tile 0, columns 4..7
+S_ADDI_INT gp3, gp0, 128         ; Vector SRAM row 8
+M_MM 0, gp0, gp0                 ; MM_ACC's bank: rows 0..3 written by A
+M_MM 0, gp1, gp0                 ; accumulated (read back through the bank)
+M_MM_WO gp3, 0, 4                ; streamed: row s of the block read in step s
+M_MM 0, gp1, gp0                 ; into the cleared block (the valid bits)
+M_MM_WO gp3, 0, 8                ; the same rows again, other columns (masked writes)
+M_MM_WO gp3, 0, 12               ; nothing accumulated since the clear: +0
+M_TMM 0, gp1, gp0                ; left in MM_ACC for the host's read
+"""
+
+
+def test_mm_accumulator_streams_in_lockstep(diff_cfg):
+    """MM_ACC is one SRAM bank of BLEN words: M_MM_WO reads a row of it per step and
+    takes BLEN + 1 cycles on both backends; accumulating after its clear starts from +0."""
+    from kernelcraft.simulators.core.backend import MemoryImage
+    import numpy as np
+    from kernelcraft.simulators.plena_rtl.randprog import bf16_values
+    c = diff_cfg
+    program = assemble(MM_STREAM, "mm_stream.asm", c)
+    rng = np.random.default_rng(5)
+    image = (MemoryImage().put("vsram", 0, bf16_values(rng, 16 * c.VLEN, nan=False))
+             .put("msram", 0, bf16_values(rng, c.MLEN * c.MLEN, nan=False)))
+    m = PlenaModel().run(program, image, c, trace=True)
+    r = PlenaRTL().run(program, image, c, trace=True)
+    assert m.error is None and m.retired == len(program.instrs)
+    assert not compare_runs(m, r), [d.format() for d in compare_runs(m, r)]
+    d = compare_traces(m.trace, r.trace)
+    assert d is None, d.format()
+    issue = [s.cycle for s in r.trace]
+    assert [issue[k + 1] - issue[k] for k in (4, 6, 7)] == [c.BLEN + 1] * 3
+    assert np.any(np.asarray(r.registers["MM_ACC"], np.float32) != 0)

@@ -247,30 +247,37 @@ def test_instruction_memory_is_a_macro():
     assert re.search(r"HS_IMEM:\s*host_rdata\s*=\s*RW'\(word\)", core)
 
 
-def test_bmm_accumulator_is_banked_macros():
-    # BMM_ACC is plena_bmm_acc: HEADS x MLEN/BLEN plena_sram banks (MLEN words of BLEN
-    # fp32 entries), registered reads, and a valid bit per block of a row in flip-flops
+def test_mm_and_bmm_accumulators_are_banked_macros():
+    # BMM_ACC and MM_ACC are plena_acc: HEADS x COLS/BLEN plena_sram banks (ROWS words of
+    # BLEN fp32 entries; BMM_ACC HEADS x MLEN/BLEN banks of MLEN words, MM_ACC one bank of
+    # BLEN words), registered reads, and a valid bit per block of a row in flip-flops
     # instead of a one-cycle clear of the banks; not a flip-flop array read by a step
     # combinationally (rtl/plena/README.md, "The accumulators").
     matrix = _code((build.PLENA_RTL / "plena_matrix.v").read_text())
-    acc = _code((build.PLENA_RTL / "plena_bmm_acc.v").read_text())
+    acc = _code((build.PLENA_RTL / "plena_acc.v").read_text())
     arrays = re.compile(r"\breg\b[^;]*\[\s*0\s*:")           # an unpacked array
-    assert not re.search(r"\bbmm_acc\s*\[", matrix)
-    insts = re.findall(r"\bplena_bmm_acc\s*#\(.*?\)\s*(u_\w+)\s*\(", matrix, flags=re.S)
-    assert insts == ["u_bmm"]
+    assert not re.search(r"\b(bmm|mm)_acc\s*\[", matrix)
+    insts = re.findall(r"\bplena_acc\s*#\((.*?)\)\s*(u_\w+)\s*\(", matrix, flags=re.S)
+    assert [(re.sub(r"\s+", "", p), u) for p, u in insts] == [
+        (".ROWS(MLEN),.COLS(MLEN),.BLEN(BLEN),.HEADS(HEADS)", "u_bmm"),
+        (".ROWS(BLEN),.COLS(BLEN),.BLEN(BLEN),.HEADS(1)", "u_mm")]
     assert not arrays.search(acc) and acc.count("plena_sram") == 1
     assert re.search(r"for\s*\(\s*gh\s*=\s*0\s*;\s*gh\s*<\s*HEADS\s*;[^)]*\)\s*begin\s*:\s*g_head\s+"
                      r"for\s*\(\s*gb\s*=\s*0\s*;\s*gb\s*<\s*NB\s*;[^)]*\)\s*begin\s*:\s*g_bank\s+"
-                     r"[^@]*?plena_sram\s*#\(\s*\.DEPTH\(MLEN\),\s*\.N\(2\s*\*\s*BLEN\)", acc, flags=re.S)
+                     r"[^@]*?plena_sram\s*#\(\s*\.DEPTH\(ROWS\),\s*\.N\(2\s*\*\s*BLEN\)", acc, flags=re.S)
     # The clear is of the valid bits only (flip-flops), never a loop over the entries.
-    assert re.search(r"reg\s*\[MLEN\s*\*\s*NB-1:0\]\s*vld;", acc)
-    assert re.search(r"if\s*\(clear\)\s*vld\s*<=\s*\{MLEN\s*\*\s*NB\{1'b0\}\};", acc)
+    assert re.search(r"reg\s*\[ROWS\s*\*\s*NB-1:0\]\s*vld;", acc)
+    assert re.search(r"if\s*\(clear\)\s*vld\s*<=\s*\{ROWS\s*\*\s*NB\{1'b0\}\};", acc)
+    # M_MM_WO streams MM_ACC out a row per step (BLEN steps), as the bank reads a word a cycle.
+    assert re.search(r"op\s*==\s*MOP_MM_WO\s*\?\s*32'\(BLEN\)", matrix)
     # The host reads an entry through its bank (registered, while the core is idle or
     # done); the trace keeps its own copy from the db_* port instead of reading the banks
     # with the core's clock held.
     core = _code((build.PLENA_RTL / "plena_core.v").read_text())
-    assert re.search(r"host_bmmrd\s*=\s*!host_we\s*&&\s*host_sel\s*==\s*HS_BMM\s*&&\s*"
+    assert re.search(r"host_accrd\s*=\s*!host_we\s*&&\s*\(host_sel\s*==\s*HS_MM\s*\|\|\s*"
+                     r"host_sel\s*==\s*HS_BMM\)\s*&&\s*"
                      r"\(state\s*==\s*S_IDLE\s*\|\|\s*state\s*==\s*S_DONE\)", core)
-    assert ".h_bmm_re(host_bmmrd)" in core
+    assert ".h_acc_re(host_accrd)" in core
     harness = _code((build.PLENA_RTL / "plena_sim.v").read_text())
-    assert not re.search(r"(tread|t_acc|t_word)\s*\([^;]*HS_BMM", harness)
+    assert not re.search(r"(tread|t_acc|t_word)\s*\([^;]*HS_(BMM|MM)\b", harness)
+    assert re.search(r"hread_all\(HS_MM,\s*BLEN\s*\*\s*BLEN,\s*3\)", harness)

@@ -2,8 +2,8 @@
 synthesizes the DMA engine with `check -assert` clean (no multiple drivers, no
 undriven or combinational-loop wires) and without latches: at the small differential
 configuration in the default suite, at the default configuration under the `synth`
-marker (figures in rtl/plena/README.md). The Matrix SRAM and BMM_ACC are inferred as
-their banks' 1R1W memories, and synthesize likewise at the small configuration."""
+marker (figures in rtl/plena/README.md). The Matrix SRAM, BMM_ACC and MM_ACC are inferred
+as their banks' 1R1W memories, and synthesize likewise at the small configuration."""
 import re
 import shutil
 import subprocess
@@ -141,35 +141,59 @@ def _synth_small(diff_cfg, top: str, names, params) -> int:
     return flops
 
 
-BMM_FILES = ("plena_bmm_acc.v", "plena_sram.v")
-BMM_PARAMS = ("MLEN", "BLEN", "HLEN")
+ACC_FILES = ("plena_acc.v", "plena_sram.v")
+
+
+def _acc_params(cfg, which: str) -> dict[str, int]:
+    """plena_acc's parameters for BMM_ACC or MM_ACC, as plena_matrix sets them."""
+    if which == "BMM_ACC":
+        return {"ROWS": cfg.MLEN, "COLS": cfg.MLEN, "BLEN": cfg.BLEN, "HEADS": cfg.MLEN // cfg.HLEN}
+    return {"ROWS": cfg.BLEN, "COLS": cfg.BLEN, "BLEN": cfg.BLEN, "HEADS": 1}
+
+
+def _acc_banks(cfg, which: str) -> int:
+    """Memories of one read and one write port, ROWS words of BLEN fp32 entries each,
+    Yosys infers in plena_acc for `which`."""
+    params = _acc_params(cfg, which)
+    files = [build.PLENA_RTL / f for f in ACC_FILES]
+    sets = " ".join(f"-set {k} {v}" for k, v in params.items())
+    out = _yosys(f"{_read(files)}; {_read([ICG], '-lib ')}; chparam {sets} plena_acc; "
+                 "hierarchy -top plena_acc; "
+                 "proc; flatten; opt -fast; memory -nomap; "
+                 "tee -o /dev/stdout select -count t:$mem_v2 r:RD_PORTS=1 %i r:WR_PORTS=1 %i "
+                 f"r:SIZE={params['ROWS']} %i r:WIDTH={cfg.BLEN * 32} %i; "
+                 "tee -o /dev/stdout select -count t:$mem_v2", 600)
+    counts = [int(n) for n in re.findall(r"(\d+) objects", out)]
+    assert len(counts) == 2 and counts[0] == counts[1], out[-2000:]
+    return counts[0]
 
 
 def test_bmm_accumulator_is_inferred_as_banks(diff_cfg):
-    """BMM_ACC (plena_bmm_acc: banks, valid bits, the reads' selection) at the small
+    """BMM_ACC (plena_acc: banks, valid bits, the reads' selection) at the small
     configuration: Yosys infers HEADS x MLEN/BLEN memories (16 at MLEN = 16, BLEN = HLEN =
     4), each MLEN words of BLEN fp32 entries with one read and one write port, what a 1R1W
     macro replaces; the valid bits are no memory (they clear at one edge)."""
-    files = [build.PLENA_RTL / f for f in BMM_FILES]
-    sets = " ".join(f"-set {k} {getattr(diff_cfg, k)}" for k in BMM_PARAMS)
-    out = _yosys(f"{_read(files)}; {_read([ICG], '-lib ')}; chparam {sets} plena_bmm_acc; "
-                 "hierarchy -top plena_bmm_acc; "
-                 "proc; flatten; opt -fast; memory -nomap; "
-                 "tee -o /dev/stdout select -count t:$mem_v2 r:RD_PORTS=1 %i r:WR_PORTS=1 %i "
-                 f"r:SIZE={diff_cfg.MLEN} %i r:WIDTH={diff_cfg.BLEN * 32} %i; "
-                 "tee -o /dev/stdout select -count t:$mem_v2", 600)
     banks = (diff_cfg.MLEN // diff_cfg.HLEN) * (diff_cfg.MLEN // diff_cfg.BLEN)
-    counts = [int(n) for n in re.findall(r"(\d+) objects", out)]
-    assert counts == [banks, banks], out[-2000:]
+    assert _acc_banks(diff_cfg, "BMM_ACC") == banks
+
+
+def test_mm_accumulator_is_inferred_as_a_bank(diff_cfg):
+    """MM_ACC (plena_acc with one head of BLEN x BLEN): one memory of BLEN words of BLEN
+    fp32 entries, one read and one write port (M_MM_WO reads it a row per step)."""
+    assert _acc_banks(diff_cfg, "MM_ACC") == 1
 
 
 @pytest.mark.synth
-def test_bmm_accumulator_synthesizes_small(diff_cfg):
+@pytest.mark.parametrize("which", ["BMM_ACC", "MM_ACC"])
+def test_accumulator_synthesizes_small(diff_cfg, which):
     """Mapped to flip-flops (no macro library here) it passes `check -assert` without a
     latch (figures in rtl/plena/README.md)."""
-    flops = _synth_small(diff_cfg, "plena_bmm_acc", BMM_FILES, BMM_PARAMS)
-    heads = diff_cfg.MLEN // diff_cfg.HLEN
-    assert flops >= heads * diff_cfg.MLEN * diff_cfg.MLEN * 32
+    params = _acc_params(diff_cfg, which)
+    cells, flops, depth = _synth_lane(params, "plena_acc", [build.PLENA_RTL / f for f in ACC_FILES],
+                                      1800, cells_lib=[ICG])
+    print(f"{which} (plena_acc) at DIFF_CONFIG: {cells:,} cells, {flops:,} flip-flops, "
+          f"longest path {depth} cells")
+    assert flops >= params["HEADS"] * params["ROWS"] * params["COLS"] * 32
 
 
 VSRAM_FILES = ("plena_vsram.v", "plena_sram2w.v")

@@ -1,8 +1,9 @@
-// plena_bmm_acc: BMM_ACC, the fp32 accumulators of M_BMM / M_BTMM (HEADS x MLEN x MLEN
-// entries; entry (h, i, j) at (h*MLEN + i)*MLEN + j), in HEADS x NB plena_sram banks
-// (NB = MLEN / BLEN): bank (h, b) holds columns b*BLEN .. b*BLEN + BLEN - 1 of head h,
-// word i its row i (BLEN entries). One read port and one write port each, and every
-// access of a cycle is at one row, so the banks share the read address:
+// plena_acc: one of plena's fp32 accumulators in SRAM banks: HEADS heads of ROWS x COLS
+// entries (entry (h, i, j) at (h*ROWS + i)*COLS + j), in HEADS x NB plena_sram banks
+// (NB = COLS / BLEN): bank (h, b) holds columns b*BLEN .. b*BLEN + BLEN - 1 of head h,
+// word i its row i (BLEN entries). BMM_ACC is HEADS x MLEN x MLEN, MM_ACC 1 x BLEN x BLEN
+// (one bank of BLEN words). One read port and one write port each, and every access of
+// a cycle is at one row, so the banks share the read address:
 //   - a step (plena_matrix's T3, registered for A) reads block b of row i in every
 //     head: the HEADS banks of column b; A writes the same block of every head;
 //   - a write-out step reads row i of head h whole: the NB banks of head h;
@@ -14,53 +15,56 @@
 // flip-flops, cleared at one edge (reset, a write-out's last read step). A block whose
 // bit is clear reads as +0 whatever its banks hold, so the first accumulation into it
 // adds its sum to +0, exactly as into a cleared entry, and an SRAM needs no clear cycle.
-module plena_bmm_acc #(
-    parameter integer MLEN = 64,
+module plena_acc #(
+    parameter integer ROWS = 64,
+    parameter integer COLS = 64,
     parameter integer BLEN = 4,
-    parameter integer HLEN = 16,
-    parameter integer HEADS = MLEN / HLEN,
-    parameter integer MLW = $clog2(MLEN),
-    parameter integer HRW = $clog2(HEADS * MLEN),            // a head's row: h*MLEN + i
-    parameter integer BMW = $clog2(HEADS * MLEN * MLEN)      // an entry
+    parameter integer HEADS = 4,
+    parameter integer RWD = (ROWS > 1) ? $clog2(ROWS) : 1,             // a row
+    parameter integer CW = (COLS > 1) ? $clog2(COLS) : 1,              // a column
+    parameter integer HRW = (HEADS * ROWS > 1) ? $clog2(HEADS * ROWS) : 1,  // a head's row
+    parameter integer EW = (HEADS * ROWS * COLS > 1) ? $clog2(HEADS * ROWS * COLS) : 1  // an entry
 ) (
     input  wire                     clk,
     input  wire                     clear,    // every entry reads +0 after this edge
     // A step's read, at the edge that ends T3's cycle: row s_row, columns s_j0 ..
     // s_j0 + BLEN - 1 of every head; lane l, head h at [32*(l*HEADS + h) +: 32].
     input  wire                     s_re,
-    input  wire [MLW-1:0]           s_row,
-    input  wire [MLW-1:0]           s_j0,
+    input  wire [RWD-1:0]           s_row,
+    input  wire [CW-1:0]            s_j0,
     output wire [BLEN*HEADS*32-1:0] s_q,
     // A's write of the same block (layout of s_q), at the edge that ends A's cycle.
     input  wire                     we,
-    input  wire [MLW-1:0]           w_row,
-    input  wire [MLW-1:0]           w_j0,
+    input  wire [RWD-1:0]           w_row,
+    input  wire [CW-1:0]            w_j0,
     input  wire [BLEN*HEADS*32-1:0] w_data,
-    // A write-out step's read: head row o_row (h*MLEN + i), entry j at [32*j +: 32].
+    // A write-out step's read: head row o_row (h*ROWS + i), entry j at [32*j +: 32].
     input  wire                     o_re,
     input  wire [HRW-1:0]           o_row,
-    output wire [MLEN*32-1:0]       o_q,
+    output wire [COLS*32-1:0]       o_q,
     // The host's read of entry h_addr (only while the core is idle or done).
     input  wire                     h_re,
-    input  wire [BMW-1:0]           h_addr,
+    input  wire [EW-1:0]            h_addr,
     output wire [31:0]              h_q
 );
-    localparam integer NB = MLEN / BLEN;
+    localparam integer NB = COLS / BLEN;
     localparam integer NBW = (NB > 1) ? $clog2(NB) : 1;
     localparam integer HDW = (HEADS > 1) ? $clog2(HEADS) : 1;
     localparam integer BLW = (BLEN > 1) ? $clog2(BLEN) : 1;
     localparam integer WW = BLEN * 32;                       // a bank's word
+    initial if (NB * BLEN != COLS)
+        $fatal(1, "plena_acc: COLS must be a multiple of BLEN");
 
     // The host's entry: head, row, block, lane.
-    wire [HDW-1:0] hh = HDW'(32'(h_addr) / (MLEN * MLEN));
-    wire [MLW-1:0] hi = MLW'(32'(h_addr) / MLEN);
-    wire [NBW-1:0] hb = NBW'((32'(h_addr) % MLEN) / BLEN);
+    wire [HDW-1:0] hh = HDW'(32'(h_addr) / (ROWS * COLS));
+    wire [RWD-1:0] hi = RWD'(32'(h_addr) / COLS);
+    wire [NBW-1:0] hb = NBW'((32'(h_addr) % COLS) / BLEN);
     wire [BLW-1:0] hl = BLW'(32'(h_addr) % BLEN);
-    wire [HDW-1:0] oh = HDW'(32'(o_row) / MLEN);
+    wire [HDW-1:0] oh = HDW'(32'(o_row) / ROWS);
     wire [NBW-1:0] sb = NBW'(32'(s_j0) / BLEN);
     wire [NBW-1:0] wb = NBW'(32'(w_j0) / BLEN);
     // The row every reading bank reads this cycle.
-    wire [MLW-1:0] rd_row = s_re ? s_row : o_re ? MLW'(o_row) : hi;
+    wire [RWD-1:0] rd_row = s_re ? s_row : o_re ? RWD'(32'(o_row) % ROWS) : hi;
 
     // The banks' read clock ticks only in a cycle that reads; their write clock with a
     // write or a clear (the valid bits are on it).
@@ -79,7 +83,7 @@ module plena_bmm_acc #(
                 end
                 wire re = (s_re && sb == NBW'(gb)) || (o_re && oh == HDW'(gh))
                        || (h_re && hh == HDW'(gh) && hb == NBW'(gb));
-                plena_sram #(.DEPTH(MLEN), .N(2 * BLEN), .AW(MLW)) u_bank (
+                plena_sram #(.DEPTH(ROWS), .N(2 * BLEN), .AW(RWD)) u_bank (
                     .rclk(rclk), .wclk(wclk), .re(re), .raddr(rd_row),
                     .rdata(q[(gh*NB + gb)*WW +: WW]),
                     .we(we && wb == NBW'(gb)), .wmask({2 * BLEN{1'b1}}), .waddr(w_row),
@@ -89,9 +93,9 @@ module plena_bmm_acc #(
     endgenerate
 
     // Valid bits: block b of row i at i*NB + b.
-    reg [MLEN*NB-1:0] vld;
+    reg [ROWS*NB-1:0] vld;
     always @(posedge wclk)
-        if (clear) vld <= {MLEN*NB{1'b0}};
+        if (clear) vld <= {ROWS*NB{1'b0}};
         else if (we) vld[32'(w_row)*NB + 32'(wb)] <= 1'b1;
 
     // What the read registers hold: the row's valid bits (read with the banks), the step's
