@@ -541,7 +541,7 @@ module plena_sim #(
     endfunction
     reg [RW-1:0] t_tile [0:MLEN-1];
     always @(posedge cclk)
-        if (dm_valid)
+        if (trace_on != 0 && dm_valid)
             t_tile[dm_row[$clog2(MLEN)-1:0]] <= masked(t_tile[dm_row[$clog2(MLEN)-1:0]],
                                                        dm_data, dm_mask);
 
@@ -562,10 +562,13 @@ module plena_sim #(
     // BMM_ACC's entries as the matrix unit writes them (the db_* port): its banks are
     // read through registered ports, which need the core's clock the trace holds, and
     // its clear is a valid bit per block, so the trace keeps every entry.
+    // (Kept only while tracing, as the other copies: the clear alone writes HEADS x MLEN x
+    // MLEN entries, and each job's reset clears once trace_on is read.)
     reg [31:0] t_bmm [0:HEADS*MLEN*MLEN-1];
     integer tb, th;
     always @(posedge cclk)
-        if (db_clr) begin
+        if (trace_on == 0) ;
+        else if (db_clr) begin
             for (tb = 0; tb < HEADS*MLEN*MLEN; tb = tb + 1) t_bmm[tb] <= 32'd0;
         end else if (db_en)
             for (th = 0; th < HEADS; th = th + 1)
