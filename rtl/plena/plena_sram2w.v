@@ -35,10 +35,15 @@ module plena_sram2w #(
     // when both name one word, so the elements each port selects land as before.
     always @(posedge wclk) begin
         if (we0) mem[waddr0] <= sram_merged(mem[waddr0], wdata0, wmask0);
-        if (we1)
-            mem[waddr1] <= sram_merged((we0 && waddr0 == waddr1)
-                                           ? sram_merged(mem[waddr1], wdata0, wmask0)
-                                           : mem[waddr1], wdata1, wmask1);
+        // (Nested: an unknown we0, as Icarus has before a unit's first use, is no write,
+        // as with `if (we0)`.)
+        if (we1) begin
+            if (we0 && waddr0 == waddr1)
+                mem[waddr1] <= sram_merged(sram_merged(mem[waddr1], wdata0, wmask0),
+                                           wdata1, wmask1);
+            else
+                mem[waddr1] <= sram_merged(mem[waddr1], wdata1, wmask1);
+        end
     end
     `include "plena_sram_merge.vh"
 endmodule
