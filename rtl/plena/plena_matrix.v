@@ -221,14 +221,21 @@ module plena_matrix #(
     always @(posedge t2clk) begin k_2 <= k_p; i_2 <= i_p; j_2 <= j_p; end
 
     // --- P, T2, T3: the lanes ---------------------------------------------------------
+    // P's operands pass an isolation latch open in the first half of a step's P cycle
+    // (rclk high), so the array does not switch with port A's reads for other units.
+    wire [MLEN*16-1:0]      a_l;
+    wire [BLEN*MLEN*16-1:0] b_l;
+    wire                    hm_l;
+    plena_oplatch #(.W(MLEN*16 + BLEN*MLEN*16 + 1)) u_oplatch (
+        .gclk(rclk), .d({a_q, b_op, k_r[1]}), .q({a_l, b_l, hm_l}));
     wire [BLEN*HEADS*32-1:0] sums;           // T3's registers
     genvar gl;
     generate
         for (gl = 0; gl < BLEN; gl = gl + 1) begin : g_lane
             plena_mac_lane #(.MLEN(MLEN), .HLEN(HLEN)) u_lane (
                 .clk_p(pclk), .clk_t2(t2clk), .clk_t3(t3clk),
-                .a(a_q), .b(b_op[MLEN*16*gl +: MLEN*16]),
-                .hm_r(k_r[1]), .hm_p(k_p[1]), .hm_2(k_2[1]),
+                .a(a_l), .b(b_l[MLEN*16*gl +: MLEN*16]),
+                .hm_r(hm_l), .hm_p(k_p[1]), .hm_2(k_2[1]),
                 .y(sums[HEADS*32*gl +: HEADS*32]));
         end
     endgenerate

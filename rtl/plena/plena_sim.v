@@ -542,7 +542,7 @@ module plena_sim #(
     endfunction
     reg [RW-1:0] t_tile [0:MLEN-1];
     always @(posedge cclk)
-        if (dm_valid)
+        if (trace_on != 0 && dm_valid)
             t_tile[dm_row[$clog2(MLEN)-1:0]] <= masked(t_tile[dm_row[$clog2(MLEN)-1:0]],
                                                        dm_data, dm_mask);
 
@@ -564,23 +564,26 @@ module plena_sim #(
     // db_acc 0 and 2): their banks are read through registered ports, which need the
     // core's clock the trace holds, and their clear is a valid bit per block, so the
     // trace keeps every entry.
+    // (Kept only while tracing, as the other copies: BMM_ACC's clear alone writes HEADS x
+    // MLEN x MLEN entries, and each job's reset clears once trace_on is read.)
     reg [31:0] t_bmm [0:HEADS*MLEN*MLEN-1];
     reg [31:0] t_mm [0:BLEN*BLEN-1];
     integer tb, th;
-    always @(posedge cclk) begin
-        if (db_clr[1]) begin
-            for (tb = 0; tb < HEADS*MLEN*MLEN; tb = tb + 1) t_bmm[tb] <= 32'd0;
-        end else if (db_en && db_acc == 2'd2)
-            for (th = 0; th < HEADS; th = th + 1)
+    always @(posedge cclk)
+        if (trace_on != 0) begin
+            if (db_clr[1]) begin
+                for (tb = 0; tb < HEADS*MLEN*MLEN; tb = tb + 1) t_bmm[tb] <= 32'd0;
+            end else if (db_en && db_acc == 2'd2)
+                for (th = 0; th < HEADS; th = th + 1)
+                    for (tb = 0; tb < BLEN; tb = tb + 1)
+                        t_bmm[(th*MLEN + 32'(db_row))*MLEN + 32'(db_j0) + tb]
+                            <= db_data[32*(tb*HEADS + th) +: 32];
+            if (db_clr[0]) begin
+                for (tb = 0; tb < BLEN*BLEN; tb = tb + 1) t_mm[tb] <= 32'd0;
+            end else if (db_en && db_acc == 2'd0)
                 for (tb = 0; tb < BLEN; tb = tb + 1)
-                    t_bmm[(th*MLEN + 32'(db_row))*MLEN + 32'(db_j0) + tb]
-                        <= db_data[32*(tb*HEADS + th) +: 32];
-        if (db_clr[0]) begin
-            for (tb = 0; tb < BLEN*BLEN; tb = tb + 1) t_mm[tb] <= 32'd0;
-        end else if (db_en && db_acc == 2'd0)
-            for (tb = 0; tb < BLEN; tb = tb + 1)
-                t_mm[32'(db_row)*BLEN + tb] <= db_data[32*(tb*HEADS) +: 32];
-    end
+                    t_mm[32'(db_row)*BLEN + tb] <= db_data[32*(tb*HEADS) +: 32];
+        end
     task t_mm_acc;
         integer q;
         $fwrite(tfd, "W MM_ACC 0 %0d", BLEN * BLEN);

@@ -23,12 +23,13 @@ module plena_sram #(
     input  wire [N*16-1:0] wdata
 );
     reg [N*16-1:0] mem [0:DEPTH-1];
-    integer e;
 
     always @(posedge rclk)
         if (re) rdata <= mem[raddr];
+    // The word written whole, its unselected elements kept (Yosys reads the feedback as
+    // the macro's element write enables): an element-wise write has Verilator keep and
+    // commit a flag per element of every bank at each edge of the write clock.
     always @(posedge wclk)
-        if (we)
-            for (e = 0; e < N; e = e + 1)
-                if (wmask[e]) mem[waddr][16*e +: 16] <= wdata[16*e +: 16];
+        if (we) mem[waddr] <= sram_merged(mem[waddr], wdata, wmask);
+    `include "plena_sram_merge.vh"
 endmodule

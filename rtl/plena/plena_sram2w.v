@@ -27,16 +27,23 @@ module plena_sram2w #(
     input  wire [N*16-1:0] wdata1
 );
     reg [N*16-1:0] mem [0:DEPTH-1];
-    integer e;
 
     always @(posedge rclk)
         if (re) rdata <= mem[raddr];
+    // Words written whole, unselected elements kept (as plena_sram; Yosys reads the
+    // feedback as each port's element write enables); port 1 merges onto port 0's word
+    // when both name one word, so the elements each port selects land as before.
     always @(posedge wclk) begin
-        if (we0)
-            for (e = 0; e < N; e = e + 1)
-                if (wmask0[e]) mem[waddr0][16*e +: 16] <= wdata0[16*e +: 16];
-        if (we1)
-            for (e = 0; e < N; e = e + 1)
-                if (wmask1[e]) mem[waddr1][16*e +: 16] <= wdata1[16*e +: 16];
+        if (we0) mem[waddr0] <= sram_merged(mem[waddr0], wdata0, wmask0);
+        // (Nested: an unknown we0, as Icarus has before a unit's first use, is no write,
+        // as with `if (we0)`.)
+        if (we1) begin
+            if (we0 && waddr0 == waddr1)
+                mem[waddr1] <= sram_merged(sram_merged(mem[waddr1], wdata0, wmask0),
+                                           wdata1, wmask1);
+            else
+                mem[waddr1] <= sram_merged(mem[waddr1], wdata1, wmask1);
+        end
     end
+    `include "plena_sram_merge.vh"
 endmodule
