@@ -4,8 +4,8 @@
 address), the bundles retired, every byte of data memory and word of external memory,
 every register (r, p, m, address generators, x, accumulators as bits, RM, locks, the
 loop stack), the cycle count, the per-slot activity and the stall counts per cause.
-`compare_traces` walks two retirement traces and returns the first bundle whose number or issue cycle
-differs.
+`compare_traces` walks two retirement traces and returns the first bundle whose number or
+issue cycle differs.
 """
 from __future__ import annotations
 
