@@ -1,11 +1,11 @@
-// plena_oplatch: operand isolation in front of a datapath (the MAC array's P stage): a
-// latch transparent while `gclk` is high, holding otherwise. gclk is a gated clock that
-// pulses in the cycles whose operands the datapath takes, so the operands pass in the
-// first half of such a cycle and the datapath stays still in every other cycle, whatever
-// its sources do then (port A's read register changes with every vector instruction's
-// read, and the array's multipliers would switch with it). The path through it is the
-// one without it: d must arrive while gclk is high, as it does from registers on gclk's
-// rising edge.
+// plena_oplatch: operand isolation in front of a datapath (the MAC array's P stage, each
+// vector group's lanes, the reductions' first level): a latch transparent while `gclk`
+// is high, holding otherwise. gclk is a gated clock that pulses in the cycles whose
+// operands the datapath takes, so the operands pass in the first half of such a cycle
+// and the datapath stays still in every other cycle, whatever its sources do then (port
+// A's read register changes with every vector instruction's read, and the multipliers
+// and adders behind it would switch with it). The path through it is the one without
+// it: d must arrive while gclk is high, as it does from registers on gclk's rising edge.
 module plena_oplatch #(
     parameter integer W = 1
 ) (

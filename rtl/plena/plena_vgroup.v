@@ -7,7 +7,9 @@
 //   R       (cycle c)       the chunk's rows read by the Vector SRAM's ports A and B
 //                           (their read registers), its position, the function and f
 //                           captured at the end of cycle c; in c + 1 the chunk's
-//                           elements are selected and widened exactly to fp32
+//                           elements are selected, pass the group's isolation latch
+//                           (plena_oplatch, open while R's gated clock is high) and are
+//                           widened exactly to fp32
 //   add, multiply, max/min, S_MAP_V_FP: one stage after R (DEPTH 1): the lanes compute
 //           in cycle c + 1 and round to bf16 (round-to-nearest-even, canonical NaN)
 //   exp, reciprocal: plena_exp_pipe / plena_recip_pipe after R (DEPTH 4), the
@@ -52,34 +54,68 @@ module plena_vgroup #(
 
     // R: the chunk's rows are the Vector SRAM's port A and B read registers (read in
     // cycle c, presented in c + 1); the group registers the chunk's position, the
-    // function and the scalar operand, and selects and widens the chunk's elements.
-    reg [LANES*32-1:0] a_q, b_q;
-    // Waiver: the function selector is used by the add and max kinds only.
-    /* verilator lint_off UNUSEDSIGNAL */
+    // function and the scalar operand, and selects the chunk's elements.
+    localparam integer CW = CHUNKS > 1 ? $clog2(CHUNKS) : 1;
+    reg [CW-1:0]       c_r;                  // the chunk's index
     reg [3:0]          op_q;
-    /* verilator lint_on UNUSEDSIGNAL */
     reg [31:0]         base_r, f_q;
     reg                use_f_q;
     reg                v_r;
     integer e;
     always @(posedge rclk) begin
         base_r <= step * LANES;
+        c_r <= CW'(step);
         op_q <= op;
         f_q <= f;
         use_f_q <= use_f;
     end
+    wire [LANES*16-1:0] ca = row_a[LANES*16*c_r +: LANES*16];
+    // Waiver: the chunk's B elements, used by the two-operand kinds only.
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [LANES*16-1:0] cb = row_b[LANES*16*c_r +: LANES*16];
+    /* verilator lint_on UNUSEDSIGNAL */
+    // The lanes' operands pass an isolation latch open in the first half of the chunk's
+    // cycle (rclk high): port A's and B's read registers change with every vector
+    // instruction's reads, and the lanes would switch with them. Everything the lanes
+    // read passes it (all of it comes from registers on rclk's rising edge), so they
+    // switch once per chunk. The map kind's lanes take map_vals instead: no latch.
+    // Waiver: the function selector is used by the add and max kinds only, the chunk's B
+    // elements by the two-operand kinds.
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [LANES*16-1:0] ca_l, cb_l;
+    wire [3:0]          op_l;
+    wire [31:0]         f_l;
+    wire                use_f_l;
+    /* verilator lint_on UNUSEDSIGNAL */
+    generate
+        if (KIND == VK_ADD || KIND == VK_MUL || KIND == VK_MAX) begin : g_iso2
+            plena_oplatch #(.W(2*LANES*16 + 4 + 32 + 1)) u_oplatch (
+                .gclk(rclk), .d({ca, cb, op_q, f_q, use_f_q}),
+                .q({ca_l, cb_l, op_l, f_l, use_f_l}));
+        end else if (KIND != VK_MAP) begin : g_iso1
+            plena_oplatch #(.W(LANES*16 + 4 + 32 + 1)) u_oplatch (
+                .gclk(rclk), .d({ca, op_q, f_q, use_f_q}), .q({ca_l, op_l, f_l, use_f_l}));
+            assign cb_l = {LANES*16{1'b0}};
+        end else begin : g_noiso
+            assign {ca_l, cb_l, op_l, f_l, use_f_l} = {ca, cb, op_q, f_q, use_f_q};
+        end
+    endgenerate
+    // Waiver: exp and reciprocal kinds take one operand, the map kind none of these.
+    /* verilator lint_off UNUSEDSIGNAL */
+    reg [LANES*32-1:0] a_q, b_q;
+    /* verilator lint_on UNUSEDSIGNAL */
     always @* begin
         for (e = 0; e < LANES; e = e + 1) begin
-            if (op_q == VOP_RSUB)
-                a_q[32*e +: 32] = f_q;
+            if (op_l == VOP_RSUB)
+                a_q[32*e +: 32] = f_l;
             else
-                a_q[32*e +: 32] = {row_a[16*(base_r + e) +: 16], 16'h0000};
-            if (op_q == VOP_RSUB)
-                b_q[32*e +: 32] = {row_a[16*(base_r + e) +: 16], 16'h0000};
-            else if (use_f_q)
-                b_q[32*e +: 32] = f_q;
+                a_q[32*e +: 32] = {ca_l[16*e +: 16], 16'h0000};
+            if (op_l == VOP_RSUB)
+                b_q[32*e +: 32] = {ca_l[16*e +: 16], 16'h0000};
+            else if (use_f_l)
+                b_q[32*e +: 32] = f_l;
             else
-                b_q[32*e +: 32] = {row_b[16*(base_r + e) +: 16], 16'h0000};
+                b_q[32*e +: 32] = {cb_l[16*e +: 16], 16'h0000};
         end
     end
     always @(posedge clk) v_r <= !rst && run && feed;
@@ -124,14 +160,14 @@ module plena_vgroup #(
             wire [31:0] b = b_q[32*l +: 32];
             /* verilator lint_on UNUSEDSIGNAL */
             if (KIND == VK_ADD) begin : g_add
-                fp32_add u_add (.a(a), .b(b), .sub(op_q != VOP_ADD), .y(y32[32*l +: 32]));
+                fp32_add u_add (.a(a), .b(b), .sub(op_l != VOP_ADD), .y(y32[32*l +: 32]));
             end else if (KIND == VK_MUL) begin : g_mul
                 fp32_mul u_mul (.a(a), .b(b), .y(y32[32*l +: 32]));
             end else if (KIND == VK_MAX) begin : g_max
                 wire [31:0] hi, lo;
                 fp32_max u_max (.a(a), .b(b), .y(hi));
                 fp32_min u_min (.a(a), .b(b), .y(lo));
-                assign y32[32*l +: 32] = (op_q == VOP_MIN) ? lo : hi;
+                assign y32[32*l +: 32] = (op_l == VOP_MIN) ? lo : hi;
             end else if (KIND == VK_EXP) begin : g_exp
                 plena_exp_pipe u_exp (.clk(pclk), .a(a), .y(y32[32*l +: 32]));
             end else if (KIND == VK_RECI) begin : g_rcp
