@@ -3,7 +3,8 @@ synthesizes the DMA engine with `check -assert` clean (no multiple drivers, no
 undriven or combinational-loop wires) and without latches: at the small differential
 configuration in the default suite, at the default configuration under the `synth`
 marker (figures in rtl/plena/README.md). The Matrix SRAM, BMM_ACC and MM_ACC are inferred
-as their banks' 1R1W memories, and synthesize likewise at the small configuration."""
+as their banks' 1R1W memories, and synthesize likewise at the small configuration. The
+vector groups' and reductions' only latches are their operands' isolation latches."""
 import re
 import shutil
 import subprocess
@@ -236,3 +237,38 @@ def test_scalar_memories_are_inferred_as_banks(diff_cfg, memory):
     nb = 1 << (max(nr, 8) - 1).bit_length()
     counts = [int(n) for n in re.findall(r"(\d+) objects", out)]
     assert counts == [nb, nb], out[-2000:]
+
+
+VK_ADD, VK_MUL, VK_MAX, VK_EXP, VK_RECI, VK_MAP = range(6)
+
+
+@pytest.mark.parametrize("unit, kind", [("plena_vgroup", k) for k in range(6)]
+                         + [("plena_vreduce", k) for k in range(2)],
+                         ids=[f"vgroup-{n}" for n in ("add", "mul", "max", "exp", "reci", "map")]
+                         + ["vreduce-sum", "vreduce-max"])
+def test_vector_units_latch_only_their_operands(diff_cfg, unit, kind):
+    """The vector groups' and reductions' one latch is their operand isolation
+    (plena_oplatch: the chunk's bf16 elements of A, and of B for the two-operand kinds,
+    the function, f and use_f; a reduction's row), of that width and nowhere else (the
+    clock gates read as cells); the map kind has none (rtl/plena/README.md)."""
+    from kernelcraft.simulators.plena_rtl import timing
+    vlen = diff_cfg.VLEN
+    if unit == "plena_vgroup":
+        s = timing.structure()
+        chunks = s["VCHUNKS_4"] if kind in (VK_EXP, VK_RECI) else s["VCHUNKS_1"]
+        lanes = vlen // chunks
+        sets = f"-set VLEN {vlen} -set CHUNKS {chunks} -set KIND {kind}"
+        want = {VK_MAP: []}.get(kind, [(2 if kind in (VK_ADD, VK_MUL, VK_MAX) else 1)
+                                       * lanes * 16 + 4 + 32 + 1])
+    else:
+        sets = f"-set VLEN {vlen} -set KIND {kind}"
+        want = [vlen * 16]
+    files = [build.PLENA_RTL / f for f in (f"{unit}.v", "plena_oplatch.v",
+                                           "plena_exp_pipe.v", "plena_recip_pipe.v")]
+    common = [p for p in sorted(build.COMMON_RTL.glob("*.v")) if p != ICG]
+    out = _yosys(f"{_read(files + common)}; {_read([ICG], '-lib ')}; chparam {sets} {unit}; "
+                 f"hierarchy -top {unit}; proc; flatten; opt_clean; "
+                 "tee -o /dev/stdout stat -width", 600)
+    latches = sorted(int(w) for w, n in re.findall(r"^\s+\$dlatch_(\d+)\s+(\d+)\s*$", out,
+                                                   flags=re.M) for _ in range(int(n)))
+    assert latches == want, out[-2000:]
