@@ -2,7 +2,8 @@
 each accelerator's baseline, FAIL every configuration; fresh edge cases defeat a
 kernel that recognises fixed ones.
 
-- GELU without its cubic term (z = -c1 x): plena, coral, aie;
+- GELU without its cubic term (z = -c1 x): plena, coral, aie; x sigmoid(k x) for k = 1.5,
+  1.702 and 2.2, and GELU on the bit-trick exp below: coral;
 - Schraudolph's one-multiply-add exp (the float's bits from z * 2^23 / ln 2 + 127 * 2^23,
   up to 6% off) in place of every exp: coral (the one whose vector unit converts floats to
   integers), in SiLU, in SwiGLU (caught by `coherent_hidden`) and in attention (caught by
@@ -71,6 +72,19 @@ def gelu_no_cubic(accel: str, src: str) -> str:
         src = one_sub(r"^(\s*)AMUL\.F32 (acc\d), (acc\d), \3\n\s*AMUL\.F32 \2, \2, \3\n"
                       r"\s*AMUL\.F32 \2, \2, acc6\n\s*AADD\.F32 \2, \2, \3$", r"\1AMUL.F32 \2, \3, acc7", src)
     return src
+
+
+def x_sigmoid(k: float):
+    """coral GELU as x sigmoid(k x) (the cubic term dropped and c1 replaced by k; k = c1 =
+    1.5958 is `gelu_no_cubic`): z = -k x, with -k in fa6, which the kernel does not use."""
+    def edit(accel: str, src: str) -> str:
+        assert accel == "coral"
+        src = one_sub(r"^(\s*)vfmul\.vv v16, v8, v8\s*# x\^2\n(?:.*\n){3}\s*vfmul\.vf (v\d+), v16, ft2.*$",
+                      r"\1vfmul.vf \2, v8, fa6                   # z = -k x", src)
+        src = one_sub(r"^(\s*)(flw fs10, \.C9, t6.*)$", r"\1\2\n\1flw fa6, .CK, t6", src)
+        return src + f".CK: .float {-k!r}\n"
+    edit.__name__ = f"x_sigmoid_{k}x"
+    return edit
 
 
 def bit_trick_exp(accel: str, src: str) -> str:
@@ -207,6 +221,7 @@ def bf16_running_sum(accel: str, src: str) -> str:
 TUNING = {bf16_running_sum: {"sum": "twosum"}}
 
 CASES = [(a, "gelu", gelu_no_cubic) for a in ("plena", "coral", "aie")] + \
+        [("coral", "gelu", x_sigmoid(k)) for k in (1.5, 1.702, 2.2)] + [("coral", "gelu", bit_trick_exp)] + \
         [("coral", t, bit_trick_exp) for t in ("silu", "swiglu", "scaled_dot_product", "gqa")] + \
         [("coral", t, taylor3_exp) for t in ("scaled_dot_product", "gqa", "decoder_block_t5")] + \
         [("coral", t, taylor3_exp) for t in ("ffn", "swiglu", "decoder_block_llama")] + \
