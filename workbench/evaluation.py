@@ -344,6 +344,9 @@ def own_code(program, sets: list[InputSetResult], work: list) -> None:
     rules"). A count that differs between the seeded sets is data-dependent on ordinary
     inputs (a running maximum, an early exit) and is not bounded: how far the family's
     structure moves it tells nothing (an early-exit search runs 9-12x longer on `many_keys`).
+    A recogniser that adds input noise to such a count passes, but the family's cycles count
+    in the evaluation's (the largest over its sets), so its exact path there costs it what
+    computing exactly everywhere would (tasks/README.md, "What still gets through").
     Less work is allowed (an honest kernel may skip work on zeros), and so are edge sets
     without a check (it may treat special values apart). `work`: each set's (counts,
     unit_busy)."""

@@ -26,7 +26,12 @@ control flow depended on its inputs (`input_dependent`: the instructions run, ho
 each ran, their count or the cycles differed between input sets), the one way a kernel can
 compute exactly only on the inputs it recognises (code, or counts and busy cycles beyond
 what every seeded set agrees on, that only an edge family with its own check ran fails the
-evaluation instead: evaluation.own_code).
+evaluation instead: evaluation.own_code). What the flag may still hide (tasks/README.md, "What
+still gets through"): a recogniser whose loop counts also vary on the random draws. It buys no
+speed-up where it runs its exact path on the family, since an evaluation's cycles are the
+largest over its input sets, the family's included (tests/workbench/test_own_code.py measures
+one); only a family path cheaper than that exact path everywhere (exact only where the family's
+check reads) could gain, by less than the exact path's cost over the work the check skips.
 """
 from __future__ import annotations
 

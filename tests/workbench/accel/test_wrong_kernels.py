@@ -2,7 +2,8 @@
 each accelerator's baseline, FAIL every configuration; fresh edge cases defeat a
 kernel that recognises fixed ones.
 
-- GELU without its cubic term (z = -c1 x): plena, coral, aie;
+- GELU without its cubic term (z = -c1 x): plena, coral, aie; x sigmoid(k x) for k = 1.5,
+  1.702 and 2.2, and GELU on the bit-trick exp below: coral;
 - Schraudolph's one-multiply-add exp (the float's bits from z * 2^23 / ln 2 + 127 * 2^23,
   up to 6% off) in place of every exp: coral (the one whose vector unit converts floats to
   integers), in SiLU, in SwiGLU (caught by `coherent_hidden`) and in attention (caught by
@@ -19,6 +20,9 @@ kernel that recognises fixed ones.
   one chunk), coral (the max strip loop cut to one strip of 64), aie (the max loop cut
   to two chunks of 32); configurations whose
   rows hold 64 logits are left out, where the first 64 are the row;
+- softmax minus the row's mean (the max loop turned into a sum, times 1/cols): plena, coral,
+  aie; and minus its first element: coral (read back from x after the maximum).
+  `spiked_rows` overflows exp in every one of these;
 - attention that clamps exp's argument at 80 instead of subtracting the row maximum
   (what a partial maximum that misses the spiked keys amounts to): plena's attention
   tasks, which pass random inputs and fail `spiked_scores` (two spikes of different
@@ -43,6 +47,7 @@ kernel that recognises fixed ones.
 """
 import re
 
+import numpy as np
 import pytest
 
 from kernelcraft.tasks import get_task
@@ -67,6 +72,19 @@ def gelu_no_cubic(accel: str, src: str) -> str:
         src = one_sub(r"^(\s*)AMUL\.F32 (acc\d), (acc\d), \3\n\s*AMUL\.F32 \2, \2, \3\n"
                       r"\s*AMUL\.F32 \2, \2, acc6\n\s*AADD\.F32 \2, \2, \3$", r"\1AMUL.F32 \2, \3, acc7", src)
     return src
+
+
+def x_sigmoid(k: float):
+    """coral GELU as x sigmoid(k x) (the cubic term dropped and c1 replaced by k; k = c1 =
+    1.5958 is `gelu_no_cubic`): z = -k x, with -k in fa6, which the kernel does not use."""
+    def edit(accel: str, src: str) -> str:
+        assert accel == "coral"
+        src = one_sub(r"^(\s*)vfmul\.vv v16, v8, v8\s*# x\^2\n(?:.*\n){3}\s*vfmul\.vf (v\d+), v16, ft2.*$",
+                      r"\1vfmul.vf \2, v8, fa6                   # z = -k x", src)
+        src = one_sub(r"^(\s*)(flw fs10, \.C9, t6.*)$", r"\1\2\n\1flw fa6, .CK, t6", src)
+        return src + f".CK: .float {-k!r}\n"
+    edit.__name__ = f"x_sigmoid_{k}x"
+    return edit
 
 
 def bit_trick_exp(accel: str, src: str) -> str:
@@ -106,6 +124,49 @@ def softmax_first_64_max(accel: str, src: str) -> str:
         return one_sub(r"(LOOP )\d+(\s*; running maximum starts at the first chunk)", r"\g<1>1\2", src)
     # coral: the max strip loop reads 64 logits and stops
     return one_sub(r"(running max per lane\n(?:.*\n){2}\s*li a2, )\d+", r"\g<1>64", src)
+
+
+def softmax_minus_row_mean(accel: str, src: str) -> str:
+    """The row's mean (the max loop turned into a sum, times 1/cols) in place of its maximum."""
+    if accel == "plena":
+        m = re.search(r"m = lowest fp32\n(?:.*\n)\s*C_LOOP_START gp\d+, (\d+)", src)
+        assert m, "the baseline no longer has its max loop: update this test's edit"
+        src = one_sub(r"^(\s*)S_ADD_FP f3, f1, f0(\s*; m = lowest fp32)$", r"\1S_ADD_FP f3, f0, f0 ; m = 0", src)
+        src = one_sub(r"^(\s*)V_RED_MAX f3, (gp\d+), 0.*\n(\s*.*\n)(\s*C_LOOP_END gp\d+)\n",
+                      r"\1V_RED_SUM f3, \2\n\3\4\n\4S_MUL_FP f3, f3, f7 ; m = sum / cols\n".replace(
+                          r"\4S_MUL", "  S_MUL"), src)
+        # f7 = 1 / cols: f6 = 64 (one chunk), added once per chunk
+        return one_sub(r"^(S_LD_FP f1, gp0, 0.*)$", r"\1\nS_EXP_FP f6, f0\n" + "S_ADD_FP f6, f6, f6\n" * 6
+                       + f"S_ADD_FP f7, f0, f0\nC_LOOP_START gp10, {m[1]}\n  S_ADD_FP f7, f7, f6\n"
+                       "C_LOOP_END gp10\nS_RECI_FP f7, f7", src)
+    if accel == "coral":
+        cols = int(re.search(r"running max per lane\n(?:.*\n){2}\s*li a2, (\d+)", src)[1])
+        src = one_sub(r"vfmv\.v\.f v28, ft0(\s*# running max per lane)", r"vmv.v.i v28, 0\1", src)
+        src = one_sub(r"vfmax\.vv v28, v28, v8", "vfadd.vv v28, v28, v8", src)
+        src = one_sub(r"vfmv\.s\.f v1, ft0\n(\s*)vfredmax\.vs v1, v28, v1",
+                      r"vmv.s.x v1, zero\n\1vfredusum.vs v1, v28, v1", src)
+        src = one_sub(r"^(\s*)(vfmv\.f\.s fa0, v1\s*# row max)$", r"\1\2\n\1fmul.s fa0, fa0, fa7", src)
+        return one_sub(r"^(\s*)(flw ft1, 0\(t6\)\s*# one)$",
+                       rf"\1\2\n\1li t1, {cols}\n\1fcvt.s.w fa7, t1\n\1fdiv.s fa7, ft1, fa7", src)
+    assert accel == "aie"
+    m = re.search(r"^(\s*)VLD x2, \[p2\], 64 \|\| LOOP (\d+)\s*; running maximum.*\n\s*VLD x0, \[p2\], 64\n"
+                  r"\s*VMAX\.BF16 x2, x2, x0\n\s*ENDLOOP\n\s*VREDMAX\.BF16 x2, x2.*\n"
+                  r"\s*VUPS\.BF16 acc6, x2 \|\| ABCST acc5, r0.*\n", src, re.M)
+    assert m, "the baseline no longer has its max loop: update this test's edit"
+    ind, chunks = m[1], int(m[2]) + 1
+    bits = int(np.float32(1.0 / (32 * chunks)).view(np.uint32))
+    mean = (f"{ind}ABCST acc6, r0 || LOOP {chunks}\n{ind}    VLD x0, [p2], 64\n{ind}    VUPS.BF16 acc0, x0\n"
+            f"{ind}    AADD.F32 acc6, acc6, acc0\n{ind}ENDLOOP\n{ind}AREDADD.F32 acc6, acc6\n"
+            f"{ind}MOVI r13, {bits & 0xFFFF}\n{ind}MOVHI r13, {bits >> 16}\n{ind}ABCST acc0, r13\n"
+            f"{ind}AMUL.F32 acc6, acc6, acc0 ; the row's mean\n{ind}ABCST acc5, r0\n")
+    return src[:m.start()] + mean + src[m.end():]
+
+
+def softmax_minus_first_element(accel: str, src: str) -> str:
+    """coral: the row's first logit in place of its maximum (the maximum computed, then
+    overwritten)."""
+    assert accel == "coral"
+    return one_sub(r"^(\s*)(vfmv\.f\.s fa0, v1\s*# row max)$", r"\1\2\n\1flw fa0, 0(s0)", src)
 
 
 def attention_clamped_no_max(accel: str, src: str) -> str:
@@ -160,11 +221,14 @@ def bf16_running_sum(accel: str, src: str) -> str:
 TUNING = {bf16_running_sum: {"sum": "twosum"}}
 
 CASES = [(a, "gelu", gelu_no_cubic) for a in ("plena", "coral", "aie")] + \
+        [("coral", "gelu", x_sigmoid(k)) for k in (1.5, 1.702, 2.2)] + [("coral", "gelu", bit_trick_exp)] + \
         [("coral", t, bit_trick_exp) for t in ("silu", "swiglu", "scaled_dot_product", "gqa")] + \
         [("coral", t, taylor3_exp) for t in ("scaled_dot_product", "gqa", "decoder_block_t5")] + \
         [("coral", t, taylor3_exp) for t in ("ffn", "swiglu", "decoder_block_llama")] + \
         [("coral", "ffn", taylor2_exp)] + \
         [(a, "softmax", softmax_first_64_max) for a in ("plena", "coral", "aie")] + \
+        [(a, "softmax", softmax_minus_row_mean) for a in ("plena", "coral", "aie")] + \
+        [("coral", "softmax", softmax_minus_first_element)] + \
         [("plena", t, attention_clamped_no_max) for t in ("scaled_dot_product", "mha", "gqa", "mqa")] + \
         [(a, t, attention_partial_max) for a in ("aie", "coral") for t in ("scaled_dot_product", "gqa")] + \
         [("aie", t, attention_partial_max_clamped) for t in ("scaled_dot_product", "gqa")] + \
@@ -223,6 +287,8 @@ def test_wrong_kernel_fails_every_configuration(accel, task, edit):
             fam = next(st for st in ev.sets if st.label == READ_BACK.get((edit, task), "edge: many_keys"))
             assert not fam.passed and fam.family, config
             assert all(c["passed"] for c in fam.outputs.values()), config
+        if edit in (softmax_first_64_max, softmax_minus_row_mean, softmax_minus_first_element):
+            assert "edge: spiked_rows" in failed, config
         if edit is bf16_running_sum:
             assert "edge: cancelling_taps" in failed, config
         if edit is attention_clamped_no_max:      # the spikes always tell it from the right
@@ -245,3 +311,47 @@ def test_edge_cases_are_fresh_and_the_baseline_passes_them():
     assert c.edge_seed == d.edge_seed and c.edge_seed is not None
     assert evaluate("coral", "softmax", "C2", src, seeds=[4], edge_seed=9,
                     compare_baseline=False).edge_seed == 9
+
+
+def _edge_answer_table(source: str, task, config: str, hw, edge_seed: int, family: str) -> str:
+    """coral: `source` behind a test of two inputs against those of `family` drawn for
+    `edge_seed` (the first where it differs from every other family, and the next); on a
+    match the stored reference is copied to y instead (issue 11's item 3: an answer table
+    for fixed edge cases)."""
+    layout = get_accel("coral").layout(task, config, hw)
+    x, y = layout.region("x"), layout.region("y")
+    edges = dict(task.edge_cases(config, edge_seed))
+    inputs = edges[family]
+    flat = inputs["x"].reshape(-1)
+    at = next(i for i in range(flat.size - 1) if all(
+        e["x"].reshape(-1)[i] != flat[i] for f, e in edges.items() if f != family))
+    answer = task.reference(inputs, config)["y"].reshape(-1)
+    words = lambda a: [f"    .word 0x{int(v):08x}" for v in np.asarray(a, np.float32).view(np.uint32)]
+    code, sep, data = source.partition("    .section .rodata")
+    test = (f"    li a0, {x.address + 4 * at}\n    flw fa0, 0(a0)\n    flw fa1, 4(a0)\n    la t1, .EKEY\n"
+            "    flw fa2, 0(t1)\n    flw fa3, 4(t1)\n    feq.s t0, fa0, fa2\n    feq.s t2, fa1, fa3\n"
+            "    and t0, t0, t2\n    bnez t0, .ecopy\n")
+    copy = (f"    ebreak\n.ecopy:\n    la a2, .EANS\n    li a1, {y.address}\n    li a3, {y.size}\n"
+            ".ecl:\n    vsetvli t0, a3, e32, m8, ta, ma\n    vle32.v v8, (a2)\n    vse32.v v8, (a1)\n"
+            "    slli t2, t0, 2\n    add a2, a2, t2\n    add a1, a1, t2\n    sub a3, a3, t0\n"
+            "    bnez a3, .ecl\n    ebreak\n")
+    table = "\n".join([".EKEY:", *words(flat[at:at + 2]), ".EANS:", *words(answer)]) + "\n"
+    return test + code + copy + sep + data + table
+
+
+def test_an_answer_table_for_fixed_edge_cases_fails_on_fresh_ones():
+    """softmax minus the first 64 logits' maximum on coral fails only `spiked_rows`; with
+    that family's answers stored for one edge seed it passes that seed's evaluation, and
+    fails every evaluation that draws its edge cases afresh, as the workbench does."""
+    acc, task = get_accel("coral"), get_task("softmax")
+    hw = acc.default_config()
+    wrong = softmax_first_64_max("coral", acc.baseline("softmax", "C2", hw))
+    ev = evaluate("coral", "softmax", "C2", wrong, seeds=[3], edge_seed=7, compare_baseline=False)
+    assert [s.label for s in ev.sets if not s.passed] == ["edge: spiked_rows"]
+    table = _edge_answer_table(wrong, task, "C2", hw, 7, "spiked_rows")
+    fixed = evaluate("coral", "softmax", "C2", table, seeds=[3], edge_seed=7, compare_baseline=False)
+    assert fixed.passed                       # the attack, were the edge cases fixed
+    for _ in range(2):
+        fresh = evaluate("coral", "softmax", "C2", table, n_seeds=1, compare_baseline=False)
+        assert fresh.edge_seed != 7 and fresh.status == "failed"
+        assert "edge: spiked_rows" in [s.label for s in fresh.sets if not s.passed]
