@@ -1263,20 +1263,22 @@ module coral_vec #(
         end
         // a compare: the beat's bits (mask policy for inactive ones), bits from vl up set
         // (mask destinations are tail-agnostic)
-        mval = old;
-        for (l = 0; l < NB; l = l + 1)
-            if (s2_e0 + VW'(l) < s2_vl && s2_sel[l] != S_OLD)
-                mval[s2_e0[$clog2(VLEN)-1:0] + l[$clog2(VLEN)-1:0]] = s2_sel[l] == S_NEW ? cbit[l] : 1'b1;
-        if (s2_sub) begin
+        // (under s2_mk, the only reader of mval: the simulator skips it on other instructions)
+        mval = {VLEN{1'b0}};
+        if (s2_mk) begin
             mval = old;
-            for (l = 0; l < 4 * NB; l = l + 1)
-                if ((s2_s16 ? l < 2 * NB : 1'b1) && s2_e0 + VW'(l) < s2_vl && s2_selE[l] != S_OLD)
-                    mval[s2_e0[$clog2(VLEN)-1:0] + l[$clog2(VLEN)-1:0]] = s2_selE[l] == S_NEW ?
-                        (s2_s16 ? cb4[l >> 1][l & 1] : cb4[l >> 2][l & 3]) : 1'b1;
+            for (l = 0; l < NB; l = l + 1)
+                if (s2_e0 + VW'(l) < s2_vl && s2_sel[l] != S_OLD)
+                    mval[s2_e0[$clog2(VLEN)-1:0] + l[$clog2(VLEN)-1:0]] = s2_sel[l] == S_NEW ? cbit[l] : 1'b1;
+            if (s2_sub) begin
+                mval = old;
+                for (l = 0; l < 4 * NB; l = l + 1)
+                    if ((s2_s16 ? l < 2 * NB : 1'b1) && s2_e0 + VW'(l) < s2_vl && s2_selE[l] != S_OLD)
+                        mval[s2_e0[$clog2(VLEN)-1:0] + l[$clog2(VLEN)-1:0]] = s2_selE[l] == S_NEW ?
+                            (s2_s16 ? cb4[l >> 1][l & 1] : cb4[l >> 2][l & 3]) : 1'b1;
+            end
+            wval = mval | (ONES << s2_vl);         // bits from vl up set (ONES << VLEN is 0)
         end
-        for (l = 0; l < VLEN; l = l + 1)
-            if (VW'(l) >= s2_vl) mval[l] = 1'b1;
-        if (s2_mk) wval = mval;
         if (s2_mlog) begin
             case (s2_cc)
                 3'd0: wval = s2_a & ~s2_b;
@@ -1288,8 +1290,7 @@ module coral_vec #(
                 3'd6: wval = ~(s2_a | s2_b);
                 default: wval = ~(s2_a ^ s2_b);
             endcase
-            for (l = 0; l < VLEN; l = l + 1)
-                if (VW'(l) >= s2_vl) wval[l] = 1'b1;
+            wval = wval | (ONES << s2_vl);
         end
         // vms*f: bits below the first active set bit of vs2 (below vl), up to it, or it alone;
         // inactive bits follow the mask policy, bits from vl up are set
