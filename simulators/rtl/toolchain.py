@@ -10,6 +10,9 @@ children. Icarus comes from Debian (`scripts/install-system-deps.sh`).
 Builds are cached under `cache_root()` by a hash of everything that changes the
 simulator binary (source and include-file contents, top module, parameters, defines,
 arguments, tool versions), so unchanged RTL is never rebuilt, across processes too.
+A build that is not cached says so on stderr and how long it has taken, every
+PROGRESS_EVERY seconds; one waiting for another process's build of the same design names
+that process and how long it has held the lock.
 """
 from __future__ import annotations
 
