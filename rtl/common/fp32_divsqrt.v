@@ -33,12 +33,19 @@ module fp32_divsqrt #(
     wire a_nan = ea == 8'hFF && a[22:0] != 23'd0, b_nan = eb == 8'hFF && b[22:0] != 23'd0;
     wire a_snan = a_nan && !a[22], b_snan = b_nan && !b[22];
 
-    function automatic [4:0] lz24(input [23:0] v);      // leading zeros (v != 0)
-        integer q;
+    // leading zeros (v != 0; 0 for v = 0), from the leading one's position found by halving
+    function automatic [4:0] lz24(input [23:0] v);
+        reg [23:0] w;
+        reg [4:0]  p;
         begin
-            lz24 = 5'd0;
-            for (q = 0; q < 24; q = q + 1)
-                if (v[q]) lz24 = 5'(23 - q);
+            p = 5'd0;
+            w = v;
+            if (w[23:16] != 8'd0) begin p = 5'd16; w = w >> 16; end
+            if (w[15:8] != 8'd0)  begin p = p + 5'd8; w = w >> 8; end
+            if (w[7:4] != 4'd0)   begin p = p + 5'd4; w = w >> 4; end
+            if (w[3:2] != 2'd0)   begin p = p + 5'd2; w = w >> 2; end
+            if (w[1])                   p = p + 5'd1;
+            lz24 = v == 24'd0 ? 5'd0 : 5'd23 - p;
         end
     endfunction
 

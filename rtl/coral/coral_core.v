@@ -75,7 +75,8 @@ module coral_core #(
     output wire [$clog2(DTCM_WORDS)-1:0] d_addr,
     output wire [31:0] d_wdata,
     input  wire [31:0] d_rdata,
-    // the vector unit's ports of the DTCM banks (one bank per 32 bits of VLEN)
+    // the vector unit's ports of the DTCM banks (one bank per 32 bits of VLEN), on its gated clock
+    output wire                   v_clk,
     output wire [VLEN/32-1:0]     v_en,
     output wire [VLEN/8-1:0]      v_we,
     output wire [($clog2(DTCM_WORDS)-$clog2(VLEN/32))*(VLEN/32)-1:0] v_addr,
@@ -433,7 +434,7 @@ module coral_core #(
         .tr_marks(vt_marks),
         .dbg_we(!running && dbg_we && dbg_addr[16]), .dbg_addr(dbg_addr[12:0]), .dbg_wdata(dbg_wdata),
         .dbg_rdata(v_dbg_rdata),
-        .m_en(v_en), .m_we(v_we), .m_addr(v_addr), .m_wdata(v_wdata), .m_rdata(v_rdata),
+        .m_clk(v_clk), .m_en(v_en), .m_we(v_we), .m_addr(v_addr), .m_wdata(v_wdata), .m_rdata(v_rdata),
         .x_we(vx_we), .x_word(vx_word), .x_wdata(vx_wdata));
 
     assign rt_valid = retire;

@@ -17,7 +17,8 @@ module coral_idiv #(
     input  wire [W-1:0] a,               // dividend
     input  wire [W-1:0] b,               // divisor
     output wire [W-1:0] q,
-    output wire [W-1:0] r
+    output wire [W-1:0] r,
+    output wire         busy             // steps still to do (its registers change only on start or busy)
 );
     localparam integer ITER = W / STEPS;
     localparam integer CW = $clog2(ITER + 1);
@@ -65,6 +66,7 @@ module coral_idiv #(
             left <= left - 1'b1;
         end
 
+    assign busy = left != {CW{1'b0}};
     assign q = z ? {W{1'b1}} : nq ? -n : n;
     assign r = z ? a0 : nr ? -rem[W-1:0] : rem[W-1:0];
 endmodule

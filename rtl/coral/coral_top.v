@@ -114,6 +114,7 @@ module coral_top #(
     wire [31:0]      vx_wdata;
     wire             vx = vx_we != 4'd0;
     wire [DA-1:0]    a_word = host_d ? host_addr[DA-1:0] : vx ? vx_word : c_d_addr;
+    wire             v_clk;          // the vector unit's gated clock: port B's
     wire [NB-1:0]    v_en;
     wire [4*NB-1:0]  v_we;
     wire [RA*NB-1:0] v_addr;
@@ -124,10 +125,10 @@ module coral_top #(
         for (gb = 0; gb < NB; gb = gb + 1) begin : g_dtcm
             wire a_sel = a_word[LNB-1:0] == gb[LNB-1:0];
             coral_sram_dp #(.WORDS(DTCM_WORDS / NB)) u_bank (
-                .clk(clk), .a_en((host_d | c_d_en | vx) && a_sel),
+                .a_clk(clk), .a_en((host_d | c_d_en | vx) && a_sel),
                 .a_we(host_d ? (host_we ? 4'hF : 4'h0) : vx ? vx_we : c_d_we), .a_addr(a_word[DA-1:LNB]),
                 .a_wdata(host_d ? host_wdata : vx ? vx_wdata : c_d_wdata), .a_rdata(a_rdata[32*gb +: 32]),
-                .b_en(v_en[gb]), .b_we(v_we[4*gb +: 4]), .b_addr(v_addr[RA*gb +: RA]),
+                .b_clk(v_clk), .b_en(v_en[gb]), .b_we(v_we[4*gb +: 4]), .b_addr(v_addr[RA*gb +: RA]),
                 .b_wdata(v_wdata[32*gb +: 32]), .b_rdata(v_rdata[32*gb +: 32]));
         end
     endgenerate
@@ -152,7 +153,7 @@ module coral_top #(
         .fflags(fflags), .frm(frm), .vxrm(vxrm), .vxsat(vxsat),
         .host_itcm(host_i), .i_en(c_i_en), .i_addr(c_i_addr), .i_rdata(i_rdata),
         .d_en(c_d_en), .d_we(c_d_we), .d_addr(c_d_addr), .d_wdata(c_d_wdata), .d_rdata(d_rdata),
-        .v_en(v_en), .v_we(v_we), .v_addr(v_addr), .v_wdata(v_wdata), .v_rdata(v_rdata),
+        .v_clk(v_clk), .v_en(v_en), .v_we(v_we), .v_addr(v_addr), .v_wdata(v_wdata), .v_rdata(v_rdata),
         .vx_we(vx_we), .vx_word(vx_word), .vx_wdata(vx_wdata),
         .dbg_f(host_sel[0]), .dbg_we(host_x && host_we), .dbg_addr(host_addr[16:0]), .dbg_wdata(host_wdata),
         .dbg_rdata(x_rdata),

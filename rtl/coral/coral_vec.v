@@ -78,7 +78,8 @@ module coral_vec #(
     input  wire [12:0] dbg_addr,
     input  wire [31:0] dbg_wdata,
     output wire [31:0] dbg_rdata,
-    // the DTCM banks' second ports
+    // the DTCM banks' second ports, clocked by the unit's gated clock (m_clk)
+    output wire               m_clk,
     output reg  [NB-1:0]      m_en,
     output reg  [4*NB-1:0]    m_we,
     output reg  [RA*NB-1:0]   m_addr,
@@ -1073,6 +1074,13 @@ module coral_vec #(
     wire [VLEN-1:0] old = vones[s2_reg] ? ONES : vrf[s2_reg];
     wire [31:0] lane_y [0:NB-1];
     wire [4:0]  lane_f [0:NB-1];
+    // the lanes' fp and integer dividers run on gates of their own, open from a start until
+    // they are done: while they idle, their steps and rounding do not toggle
+    wire [NB-1:0] div_busy;
+    wire [4*NB-1:0] idiv_busy;
+    wire div_clk, idiv_clk;
+    icg u_divgate (.clk(gclk), .en((s1_v && dstart) || div_busy != {NB{1'b0}}), .gclk(div_clk));
+    icg u_idivgate (.clk(gclk), .en((s1_v && dstart && elop == LO_IDIV) || idiv_busy != {4*NB{1'b0}}), .gclk(idiv_clk));
     reg  [4:0]  flags_any;
     genvar g;
     generate
@@ -1103,10 +1111,11 @@ module coral_vec #(
             wire [31:0] da = op_a[32*g +: 32], db = op_bx[32*g +: 32], dy;
             wire [4:0]  df;
             wire        dbusy, ddone;
-            fp32_divsqrt #(.STEPS(9)) u_div (.clk(gclk), .start(s1_v && dstart), .sqrt(elop == LO_SQRT),
+            fp32_divsqrt #(.STEPS(9)) u_div (.clk(div_clk), .start(s1_v && dstart), .sqrt(elop == LO_SQRT),
                                              .a(eswap ? db : da), .b(eswap ? da : db), .rm(e_frm),
                                              .busy(dbusy), .done(ddone), .y(dy), .flags(df));
-            wire _unused_div = ^{dbusy, ddone};
+            assign div_busy[g] = dbusy;
+            wire _unused_div = ^{ddone};
             // vdiv, vdivu, vrem, vremu: started like the fp divider, 32 bits by the beat's last cycle;
             // at SEW 16 / 8 the lane's element 0 (extended to 32 bits) goes through the same
             // divider, its element 1 (SEW 8: 2) through a 16-bit one, at SEW 8 elements 1 and 3
@@ -1120,13 +1129,14 @@ module coral_vec #(
             wire [31:0] iq, irm;
             wire [15:0] iq1, irm1;
             wire [7:0]  iq2, irm2, iq3, irm3;
-            coral_idiv #(.STEPS(32 / DIVC)) u_idiv (.clk(gclk), .start(i_go), .sgn(i_s), .a(da0), .b(db0), .q(iq), .r(irm));
-            coral_idiv #(.W(16), .STEPS(16 / DIVC)) u_idiv1 (.clk(gclk), .start(i_go && e_sub), .sgn(i_s), .a(da1), .b(db1),
-                                                            .q(iq1), .r(irm1));
-            coral_idiv #(.W(8), .STEPS(8 / DIVC)) u_idiv2 (.clk(gclk), .start(i_go && i8), .sgn(i_s), .a(da[15:8]),
-                                                          .b(db[15:8]), .q(iq2), .r(irm2));
-            coral_idiv #(.W(8), .STEPS(8 / DIVC)) u_idiv3 (.clk(gclk), .start(i_go && i8), .sgn(i_s), .a(da[31:24]),
-                                                          .b(db[31:24]), .q(iq3), .r(irm3));
+            coral_idiv #(.STEPS(32 / DIVC)) u_idiv (.clk(idiv_clk), .start(i_go), .sgn(i_s), .a(da0), .b(db0), .q(iq), .r(irm),
+                                                        .busy(idiv_busy[4*g]));
+            coral_idiv #(.W(16), .STEPS(16 / DIVC)) u_idiv1 (.clk(idiv_clk), .start(i_go && e_sub), .sgn(i_s), .a(da1), .b(db1),
+                                                            .q(iq1), .r(irm1), .busy(idiv_busy[4*g+1]));
+            coral_idiv #(.W(8), .STEPS(8 / DIVC)) u_idiv2 (.clk(idiv_clk), .start(i_go && i8), .sgn(i_s), .a(da[15:8]),
+                                                          .b(db[15:8]), .q(iq2), .r(irm2), .busy(idiv_busy[4*g+2]));
+            coral_idiv #(.W(8), .STEPS(8 / DIVC)) u_idiv3 (.clk(idiv_clk), .start(i_go && i8), .sgn(i_s), .a(da[31:24]),
+                                                          .b(db[31:24]), .q(iq3), .r(irm3), .busy(idiv_busy[4*g+3]));
             wire [31:0] subq = s2_s16 ? (s2_cc[1] ? {irm1, irm[15:0]} : {iq1, iq[15:0]}) :
                                s2_cc[1] ? {irm3, irm1[7:0], irm2, irm[7:0]} : {iq3, iq1[7:0], iq2, iq[7:0]};
             // integer
@@ -1167,7 +1177,11 @@ module coral_vec #(
             assign cbit[g] = s2_lop != LO_ICMP ? fbit : !s2_carry ? ibit : s2_cc[1] ? cdif[32] : csum[32];
             // SEW 8 / 16
             wire [3:0]  lmb = s2_s16 ? {2'b00, s2_mbE[2*g +: 2]} : s2_mbE[4*g +: 4];
-            wire [35:0] sy = s2_sub ? subalu(a, b, c, s2_lop, s2_cc, s2_isgn, s2_swap, lmb, s2_s16, s2_carry, s2_cin) : 36'd0;
+            // (in an always block under its condition, as fxalu below)
+            reg  [35:0] sy;
+            always @(*)
+                if (s2_sub) sy = subalu(a, b, c, s2_lop, s2_cc, s2_isgn, s2_swap, lmb, s2_s16, s2_carry, s2_cin);
+                else sy = 36'd0;
             assign cb4[g] = sy[35:32];
             // fixed point (vsmul at SEW 32: the multiplier's signed product, mhi at s2_cc 111)
             // (in an always block under its condition: the simulator skips it on other instructions)
@@ -1249,20 +1263,22 @@ module coral_vec #(
         end
         // a compare: the beat's bits (mask policy for inactive ones), bits from vl up set
         // (mask destinations are tail-agnostic)
-        mval = old;
-        for (l = 0; l < NB; l = l + 1)
-            if (s2_e0 + VW'(l) < s2_vl && s2_sel[l] != S_OLD)
-                mval[s2_e0[$clog2(VLEN)-1:0] + l[$clog2(VLEN)-1:0]] = s2_sel[l] == S_NEW ? cbit[l] : 1'b1;
-        if (s2_sub) begin
+        // (under s2_mk, the only reader of mval: the simulator skips it on other instructions)
+        mval = {VLEN{1'b0}};
+        if (s2_mk) begin
             mval = old;
-            for (l = 0; l < 4 * NB; l = l + 1)
-                if ((s2_s16 ? l < 2 * NB : 1'b1) && s2_e0 + VW'(l) < s2_vl && s2_selE[l] != S_OLD)
-                    mval[s2_e0[$clog2(VLEN)-1:0] + l[$clog2(VLEN)-1:0]] = s2_selE[l] == S_NEW ?
-                        (s2_s16 ? cb4[l >> 1][l & 1] : cb4[l >> 2][l & 3]) : 1'b1;
+            for (l = 0; l < NB; l = l + 1)
+                if (s2_e0 + VW'(l) < s2_vl && s2_sel[l] != S_OLD)
+                    mval[s2_e0[$clog2(VLEN)-1:0] + l[$clog2(VLEN)-1:0]] = s2_sel[l] == S_NEW ? cbit[l] : 1'b1;
+            if (s2_sub) begin
+                mval = old;
+                for (l = 0; l < 4 * NB; l = l + 1)
+                    if ((s2_s16 ? l < 2 * NB : 1'b1) && s2_e0 + VW'(l) < s2_vl && s2_selE[l] != S_OLD)
+                        mval[s2_e0[$clog2(VLEN)-1:0] + l[$clog2(VLEN)-1:0]] = s2_selE[l] == S_NEW ?
+                            (s2_s16 ? cb4[l >> 1][l & 1] : cb4[l >> 2][l & 3]) : 1'b1;
+            end
+            wval = mval | (ONES << s2_vl);         // bits from vl up set (ONES << VLEN is 0)
         end
-        for (l = 0; l < VLEN; l = l + 1)
-            if (VW'(l) >= s2_vl) mval[l] = 1'b1;
-        if (s2_mk) wval = mval;
         if (s2_mlog) begin
             case (s2_cc)
                 3'd0: wval = s2_a & ~s2_b;
@@ -1274,8 +1290,7 @@ module coral_vec #(
                 3'd6: wval = ~(s2_a | s2_b);
                 default: wval = ~(s2_a ^ s2_b);
             endcase
-            for (l = 0; l < VLEN; l = l + 1)
-                if (VW'(l) >= s2_vl) wval[l] = 1'b1;
+            wval = wval | (ONES << s2_vl);
         end
         // vms*f: bits below the first active set bit of vs2 (below vl), up to it, or it alone;
         // inactive bits follow the mask policy, bits from vl up are set
@@ -1326,6 +1341,7 @@ module coral_vec #(
     // an idle unit's registers do not toggle (and Verilator does not evaluate them)
     wire gclk;
     icg u_gate (.clk(clk), .en(rst || d_valid || active || dbg_we), .gclk(gclk));
+    assign m_clk = gclk;              // (m_en needs s1_v: the gate is open whenever a port is used)
 
     always @(posedge gclk) begin
         if (rst) begin

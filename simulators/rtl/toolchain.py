@@ -10,6 +10,9 @@ children. Icarus comes from Debian (`scripts/install-system-deps.sh`).
 Builds are cached under `cache_root()` by a hash of everything that changes the
 simulator binary (source and include-file contents, top module, parameters, defines,
 arguments, tool versions), so unchanged RTL is never rebuilt, across processes too.
+A build that is not cached says so on stderr and how long it has taken, every
+PROGRESS_EVERY seconds; one waiting for another process's build of the same design names
+that process and how long it has held the lock.
 """
 from __future__ import annotations
 
@@ -291,11 +294,34 @@ def _error_lines(log: Path, limit: int = 40) -> list[str]:
     return (hits or text[-limit:])[:limit]
 
 
+# Seconds between the progress lines a build prints on stderr while it waits for another
+# process's lock or compiles (a cold build takes minutes; silence looks like a hang).
+PROGRESS_EVERY = 15.0
+
+
+def _progress(line: str) -> None:
+    print(f"kernelcraft: {line}", file=sys.stderr, flush=True)
+
+
 @contextmanager
-def _locked(path: Path) -> Iterator[None]:
+def _locked(path: Path, what: str = "", every: float | None = None) -> Iterator[None]:
+    """Hold `path`'s lock. While another process holds it, say on stderr every `every`
+    seconds which process that is and for how long (`what`: the build waited for)."""
+    every = every or PROGRESS_EVERY
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
+        t0, note = time.monotonic(), 0.0
+        while True:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                now = time.monotonic()
+                if now >= note:
+                    _progress(f"waiting {now - t0:.0f} s for the build of {what or path.name}: "
+                              f"{_holder(path).describe()}")
+                    note = now + every
+                time.sleep(min(0.2, every))
         # who holds it, for build_state(): a waiting viewer names the builder
         f.truncate(0)
         f.write(f"{os.getpid()} {time.time():.3f}\n")
@@ -406,17 +432,45 @@ def _paths(spec: BuildSpec, simulator: str, flavour: str = "") -> tuple[Path, Pa
     return final, builds / f".{final.name}.lock", key, tool
 
 
-def build_state(spec: BuildSpec, simulator: str = "verilator", flavour: str = "") -> BuildState:
-    """Is `spec` built, and if not, which process is building it (from the lock file)."""
-    final, lock, _, _ = _paths(spec, simulator, flavour)
-    if (final / "kernelcraft-build.json").is_file():
-        return BuildState(True, final)
+def _holder(lock: Path, final: Path | None = None) -> BuildState:
+    """The not-yet-built state of the build whose lock is `lock`: who holds it, since when."""
+    final = final or lock.with_name(lock.name.removeprefix(".").removesuffix(".lock"))
     try:
         pid, since = lock.read_text().split()
         os.kill(int(pid), 0)          # a killed holder's lock is free again
         return BuildState(False, final, int(pid), float(since))
     except (OSError, ValueError):
         return BuildState(False, final)
+
+
+def build_state(spec: BuildSpec, simulator: str = "verilator", flavour: str = "") -> BuildState:
+    """Is `spec` built, and if not, which process is building it (from the lock file)."""
+    final, lock, _, _ = _paths(spec, simulator, flavour)
+    if (final / "kernelcraft-build.json").is_file():
+        return BuildState(True, final)
+    return _holder(lock, final)
+
+
+@contextmanager
+def _heartbeat(what: str, every: float | None = None) -> Iterator[None]:
+    """Say on stderr that `what` is being built, then every `every` seconds how long it
+    has taken so far, until the block ends."""
+    import threading
+    every = every or PROGRESS_EVERY
+    t0, stop = time.monotonic(), threading.Event()
+    _progress(f"building {what} (not in the cache)")
+
+    def beat() -> None:
+        while not stop.wait(every):
+            _progress(f"still building {what}: {time.monotonic() - t0:.0f} s so far")
+
+    t = threading.Thread(target=beat, name="kernelcraft-build-progress", daemon=True)
+    t.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        t.join()
 
 
 def build(spec: BuildSpec, simulator: str = "verilator") -> Build:
@@ -444,7 +498,8 @@ def cached_build(spec: BuildSpec, simulator: str, compile, flavour: str = "") ->
     marker = final / "kernelcraft-build.json"
     if marker.is_file():
         return Build(spec, simulator, final, key, True, time.perf_counter() - t0, flavour)
-    with _locked(lock):
+    what = f"{spec.top} for {simulator}{f' ({flavour})' if flavour else ''}"
+    with _locked(lock, what):
         if marker.is_file():          # another process built it while we waited
             return Build(spec, simulator, final, key, True, time.perf_counter() - t0, flavour)
         # Holding the lock, any work directory for this key is a killed build's leftover.
@@ -454,7 +509,8 @@ def cached_build(spec: BuildSpec, simulator: str, compile, flavour: str = "") ->
         work.mkdir(parents=True)
         log = work / "build.log"
         try:
-            compile(work, log)
+            with _heartbeat(what):
+                compile(work, log)
         except (RuntimeError, SystemExit, subprocess.CalledProcessError):
             failed = builds / f"failed-{final.name.rsplit('-', 1)[0]}.log"
             if log.is_file():
@@ -463,6 +519,7 @@ def cached_build(spec: BuildSpec, simulator: str, compile, flavour: str = "") ->
             raise RtlBuildError(f"{tool.version_text} could not build top module {spec.top}",
                                 _error_lines(failed), failed) from None
         seconds = time.perf_counter() - t0
+        _progress(f"built {what} in {seconds:.0f} s")
         (work / marker.name).write_text(json.dumps({
             "top": spec.top, "simulator": simulator, "flavour": flavour or "cocotb",
             "tool": tool.version_text,

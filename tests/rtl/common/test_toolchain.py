@@ -223,3 +223,50 @@ def test_build_state_names_the_lock_holder_then_the_cached_build(tmp_path, cache
     assert toolchain.build_state(spec, "icarus").holder is None    # released: nobody holds it
     toolchain.build(spec, "icarus")
     assert toolchain.build_state(spec, "icarus").describe() == "built (in the cache)"
+
+
+def test_a_build_says_on_stderr_whose_lock_it_waits_for_and_how_long_it_builds(tmp_path, cache, monkeypatch, capsys):
+    """Progress on the terminal: while another process holds the build's lock, which pid
+    and for how long, repeated; while compiling, that it builds and the time so far."""
+    import multiprocessing
+    import re
+    import threading
+    import time
+    monkeypatch.setattr(toolchain, "PROGRESS_EVERY", 0.1)
+    real = toolchain.cached_build
+
+    def slowed(spec, simulator, compile, flavour=""):   # a compile long enough to report on
+        def slow(work, log):
+            time.sleep(0.35)
+            compile(work, log)
+        return real(spec, simulator, slow, flavour)
+    monkeypatch.setattr(toolchain, "cached_build", slowed)
+    spec = _spec(tmp_path)
+    final, lock, _, _ = toolchain._paths(spec, "icarus")
+    ready, release = multiprocessing.Event(), multiprocessing.Event()
+
+    def hold():
+        with toolchain._locked(lock):
+            ready.set()
+            release.wait(10)
+
+    p = multiprocessing.get_context("fork").Process(target=hold)
+    p.start()
+    try:
+        assert ready.wait(10)
+        threading.Timer(0.5, release.set).start()     # the holder lets go; this build goes on
+        b = toolchain.build(spec, "icarus")
+    finally:
+        release.set()
+        p.join(10)
+    assert not b.cached
+    err = capsys.readouterr().err.splitlines()
+    waits = [ln for ln in err if ln.startswith("kernelcraft: waiting ")]
+    assert len(waits) >= 2, err
+    assert all(re.fullmatch(rf"kernelcraft: waiting \d+ s for the build of tiny for icarus: "
+                            rf"building: pid {p.pid} holds the build lock for \d+ s", ln) for ln in waits), waits
+    assert "kernelcraft: building tiny for icarus (not in the cache)" in err
+    assert any(re.fullmatch(r"kernelcraft: still building tiny for icarus: \d+ s so far", ln) for ln in err), err
+    assert any(re.fullmatch(r"kernelcraft: built tiny for icarus in \d+ s", ln) for ln in err), err
+    assert toolchain.build(spec, "icarus").cached             # and the build is the cache's
+    assert "kernelcraft:" not in capsys.readouterr().err      # a cached lookup says nothing
