@@ -296,8 +296,13 @@ def cmd_rtl_check(args) -> int:
     hw = _hw(accel, args.hw)
     if args.bulk and args.sim != "verilator":
         raise ConfigError("rtl-check: --bulk drives a Verilated model from C++; it needs --sim verilator")
+    keep = Path(args.keep) if args.keep else None
+    if keep is not None:
+        if keep.exists() and not keep.is_dir():
+            raise ConfigError(f"rtl-check: --keep {args.keep}: exists and is not a directory")
+        keep.mkdir(parents=True, exist_ok=True)     # the backends make their job folders inside it
     rtl = rtl_backend(args.accel, simulator=args.sim, max_cycles=args.max_cycles,
-                      keep=Path(args.keep) if args.keep else None, bulk=args.bulk)
+                      keep=keep, bulk=args.bulk)
     if args.bench:
         from kernelcraft.workbench.accel import load
         bench = accel.need_rtl().bench

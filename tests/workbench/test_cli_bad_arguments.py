@@ -79,6 +79,7 @@ CATALOGUE = [
     ("rtl-check --accel plena --task relu --config C1 --max-cycles 0", "argument --max-cycles"),
     ("rtl-check --accel plena --task relu --config C1 --timeout 0", "argument --timeout"),
     ("rtl-check --accel plena --task relu --config C1 {d}/latin1.asm", "not UTF-8 text"),
+    ("rtl-check --accel plena --task relu --config C1 --keep {d}/k.asm", "--keep {d}/k.asm: exists and is not a directory"),
     # commands other branches add (skipped where they do not exist yet)
     ("sweep --level 4", "argument --level: invalid choice: 4"),
     ("debug --accel plena --task relu --config C1", "the following arguments are required: kernel"),

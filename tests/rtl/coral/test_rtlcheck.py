@@ -112,3 +112,13 @@ def test_all_baselines_reports_a_refused_task_and_goes_on(cfg, rtl, capsys, monk
     assert re.search(r"PASS  relu +C1 ", out), out
     assert "1/2 baselines identical on both backends" in out
     assert "1 refused by the RTL (operations it lacks)" in out
+
+
+def test_keep_makes_its_folder_and_keeps_the_job_there(tmp_path, cfg, rtl, capsys):
+    path, keep = tmp_path / "relu.s", tmp_path / "not" / "yet"
+    path.write_text(scalar_relu(cfg))
+    assert main(["rtl-check", "--accel", "coral", "--task", "relu", "--config", "C1", str(path),
+                 "--keep", str(keep), *HW]) == 0
+    jobs = list(keep.glob("coral-rtl-*"))
+    assert len(jobs) == 1 and any(jobs[0].iterdir())
+    assert capsys.readouterr().out.startswith("PASS  coral relu C1")
