@@ -6,12 +6,19 @@
 // is valid in the fourth cycle, whose closing edge commits it (timing classes S_FP_EXP,
 // S_FP_RECI, S_FP_SQRT: 4). The core holds `a` at zero while no such instruction is at
 // issue, so an idle pipeline's registers stop changing.
+// The exp pipeline's registers in front of stages 2, 3 and 4 have a clock each
+// (clk2..clk4): a caller that streams operands (a vector group) gates each with its own
+// stage's valid bit, so each stage's logic switches once per operand, not in every
+// cycle the pipeline is busy; a caller that gates the whole pipeline passes one clock
+// to all three.
 
 // exp: 1) t = a*LOG2E, range rules, n = floor(t), n*LN2_HI and n*LN2_LO;
 //      2) r = (a - n*LN2_HI) - n*LN2_LO, f = r*LOG2E, Horner step 0;
 //      3) Horner steps 1-3;  4) Horner steps 4-5 and the scaling by 2^n.
 module plena_exp_pipe (
-    input  wire        clk,
+    input  wire        clk2,         // loads stage 2's registers (stage 1 holds an operand)
+    input  wire        clk3,         // ... stage 3's (stage 2 holds one)
+    input  wire        clk4,         // ... stage 4's (stage 3 holds one)
     input  wire [31:0] a,
     output wire [31:0] y
 );
@@ -29,7 +36,7 @@ module plena_exp_pipe (
     reg [31:0] a2, nhi2, nlo2;
     reg [1:0]  sel2, sel3, sel4;
     reg [7:0]  nf2, nf3, nf4;
-    always @(posedge clk) begin
+    always @(posedge clk2) begin
         a2 <= a;
         nhi2 <= n_hi;
         nlo2 <= n_lo;
@@ -44,7 +51,7 @@ module plena_exp_pipe (
     fp32_mul u_f    (.a(r), .b(FP32_LOG2E), .y(f));
     fp32_horner_step u_h0 (.p(EXP2_COEFFS[32*6 +: 32]), .f(f), .c(EXP2_COEFFS[32*5 +: 32]), .y(p0));
     reg [31:0] f3, p3;
-    always @(posedge clk) begin
+    always @(posedge clk3) begin
         f3 <= f;
         p3 <= p0;
         sel3 <= sel2;
@@ -57,7 +64,7 @@ module plena_exp_pipe (
     fp32_horner_step u_h2 (.p(q1), .f(f3), .c(EXP2_COEFFS[32*3 +: 32]), .y(q2));
     fp32_horner_step u_h3 (.p(q2), .f(f3), .c(EXP2_COEFFS[32*2 +: 32]), .y(q3));
     reg [31:0] f4, p4;
-    always @(posedge clk) begin
+    always @(posedge clk4) begin
         f4 <= f3;
         p4 <= q3;
         sel4 <= sel3;

@@ -61,7 +61,8 @@ module plena_sfpu (
     icg u_expgate (.clk(clk), .en(en[SFG_EXP] || (in_pipe && fn == SFN_EXP)), .gclk(exp_clk));
     icg u_rcpgate (.clk(clk), .en(en[SFG_RECI] || (in_pipe && fn == SFN_RECI)), .gclk(rcp_clk));
     icg u_sqrgate (.clk(clk), .en(en[SFG_SQRT] || (in_pipe && fn == SFN_SQRT)), .gclk(sqr_clk));
-    plena_exp_pipe   u_exp (.clk(exp_clk), .a(iso(a, en[SFG_EXP])), .y(y_exp));
+    plena_exp_pipe   u_exp (.clk2(exp_clk), .clk3(exp_clk), .clk4(exp_clk),
+                           .a(iso(a, en[SFG_EXP])), .y(y_exp));
     plena_recip_pipe u_rcp (.clk(rcp_clk), .a(iso(a, en[SFG_RECI])), .y(y_rcp));
     plena_sqrt_pipe  u_sqr (.clk(sqr_clk), .a(iso(a, en[SFG_SQRT])), .y(y_sqr));
 

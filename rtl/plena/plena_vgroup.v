@@ -123,9 +123,12 @@ module plena_vgroup #(
     // The chunk leaving the group this cycle: its position and whether there is one.
     wire [31:0] base_out;
     wire        v_out;
-    // Waiver: the clock of stages 2-4, used by the exp and reciprocal kinds only.
+    // Waiver: the clock of stages 2-4, used by the exp and reciprocal kinds only (the exp
+    // kind's pipelines by its position registers only).
     /* verilator lint_off UNUSEDSIGNAL */
     wire        pclk;
+    // ... and of the exp kind's stages 2, 3 and 4.
+    wire        sclk2, sclk3, sclk4;
     /* verilator lint_on UNUSEDSIGNAL */
     wire [LANES*32-1:0] y32;
     wire [LANES*16-1:0] y16;
@@ -140,6 +143,16 @@ module plena_vgroup #(
                 v_3 <= !rst && v_2;
             end
             icg u_pgate (.clk(clk), .en(v_r || v_1 || v_2), .gclk(pclk));
+            // The exp pipelines' stages each on a gate of their own, open while the stage
+            // before holds a chunk: each stage's logic switches once per chunk (CHUNKS
+            // times per instruction, not CHUNKS + 2).
+            if (KIND == VK_EXP) begin : g_sgate
+                icg u_s2gate (.clk(clk), .en(v_r), .gclk(sclk2));
+                icg u_s3gate (.clk(clk), .en(v_1), .gclk(sclk3));
+                icg u_s4gate (.clk(clk), .en(v_2), .gclk(sclk4));
+            end else begin : g_nosgate
+                assign {sclk2, sclk3, sclk4} = 3'b000;
+            end
             reg [31:0] base_1, base_2, base_3;
             always @(posedge pclk) begin
                 base_1 <= base_r;
@@ -152,6 +165,7 @@ module plena_vgroup #(
             assign base_out = base_r;
             assign v_out = v_r;
             assign pclk = 1'b0;
+            assign {sclk2, sclk3, sclk4} = 3'b000;
         end
         for (l = 0; l < LANES; l = l + 1) begin : g_lane
             // Waiver: exp and reciprocal kinds take one operand, the map kind none of these.
@@ -169,7 +183,8 @@ module plena_vgroup #(
                 fp32_min u_min (.a(a), .b(b), .y(lo));
                 assign y32[32*l +: 32] = (op_l == VOP_MIN) ? lo : hi;
             end else if (KIND == VK_EXP) begin : g_exp
-                plena_exp_pipe u_exp (.clk(pclk), .a(a), .y(y32[32*l +: 32]));
+                plena_exp_pipe u_exp (.clk2(sclk2), .clk3(sclk3), .clk4(sclk4), .a(a),
+                                      .y(y32[32*l +: 32]));
             end else if (KIND == VK_RECI) begin : g_rcp
                 plena_recip_pipe u_rcp (.clk(pclk), .a(a), .y(y32[32*l +: 32]));
             end else if (KIND == VK_MAP) begin : g_map
