@@ -333,6 +333,7 @@ module aie_dma #(
             reg        w_fresh;                // its data is on dm_rdata this cycle
             wire [BB-1:0] w_now;               // the write's words
             wire w_go = wv && m_ready[c];
+            wire ch_clk;                       // the channel's gated clock (below)
             wire beat = act && setup_left == 0 && (OUT ? (!wv || w_go) : m_ready[c]);
             // a window of more than four rows would need one macro twice: a beat ends
             // before that, so this is only a check of the address generator
@@ -350,7 +351,7 @@ module aie_dma #(
                             now[16*wj +: 16] = 16'(dm_rdata[1024*c +: 1024] >> (8 * w_offs[7*wj +: 7]));
                 end
                 assign w_now = now;
-                always @(posedge clk)
+                always @(posedge ch_clk)
                     if (!start) begin
                         if (beat) w_offs <= g_off;
                         if (wv && !w_go) w_data <= now;
@@ -371,6 +372,14 @@ module aie_dma #(
             reg [FW:0]   f_cnt, f_cnt_next;
             reg [31:0]   w_out;                // output writes not yet acknowledged
             assign ch_idle[c] = ch_quiet[c] && !act && (f_cnt == 0) && !wv && (w_out == 0);
+            // The channel's registers change only at a run's start, with a push, while a
+            // transfer is queued, runs, has beats in flight or writes unacknowledged, or
+            // when the port answers; at any other edge they keep their values, so their
+            // clock is gated then (and Verilator does not evaluate the address generator,
+            // the ports and the queue at every edge of a core that moves no data).
+            wire ch_en = start || push || act || (qn != '0) || (w_cnt != '0) || (f_cnt != '0)
+                         || wv || w_fresh || (w_out != 32'd0) || r_valid[c] || b_valid[c];
+            icg u_gate (.clk(clk), .en(ch_en), .gclk(ch_clk));
 
             // the transfer a beat of this cycle is part of completes: release
             wire in_done = !OUT && r_valid[c] && f_last[f_head];
@@ -435,7 +444,7 @@ module aie_dma #(
             end
 
             integer wk;
-            always @(posedge clk) begin
+            always @(posedge ch_clk) begin
                 wk = 0;
                 if (start) begin
                     qn <= '0; w_cnt <= '0; w_acq <= '0; act <= 1'b0;

@@ -41,6 +41,13 @@ module aie_pwl #(
 
     always @(posedge clk) s1_v <= rst ? 1'b0 : issue;
 
+    // The stages after the first shift only while an entry is in them (or at reset): an
+    // edge with none leaves every stage as it was. Behind this gate the front end, the
+    // table, the interpolation and the scale (fp32 units on all 32 lanes) are evaluated
+    // by Verilator only in the cycles an operation passes, not at every clock edge.
+    wire         lclk;
+    icg u_gate_l (.clk(clk), .en(rst || busy), .gclk(lclk));
+
     // per lane: front end (stage 1 -> 2), interpolation (2 -> 3), scale (3 -> 4); each
     // stage a line of one (a younger load of d drops the entry), then the delay
     wire [32*8-1:0]  f_j;
@@ -61,16 +68,16 @@ module aie_pwl #(
     wire [32*32-1:0] o_y;
     localparam integer W2 = 2 + 32*8 + 2*32*32 + 32*2 + 32, W3 = 2*32*32 + 32*2 + 32;
     delay_line #(.N(1), .TW(3), .W(W2)) u_q2 (
-        .clk(clk), .rst(rst), .in_v(s1_v), .in_t(s1_d), .in_p({s1_fn, f_j, f_u, f_k, f_sp, f_sg}),
+        .clk(lclk), .rst(rst), .in_v(s1_v), .in_t(s1_d), .in_p({s1_fn, f_j, f_u, f_k, f_sp, f_sg}),
         .kill(kill), .v(q2_v), .out_t(q2_d), .out_p({q2_fn, q2_j, q2_u, q2_k, q2_sp, q2_sg}),
         .pre_v(), .pre_t(), .pre_p());
     delay_line #(.N(1), .TW(3), .W(W3)) u_q3 (
-        .clk(clk), .rst(rst), .in_v(q2_v), .in_t(q2_d), .in_p({i_y, q2_k, q2_sp, q2_sg}),
+        .clk(lclk), .rst(rst), .in_v(q2_v), .in_t(q2_d), .in_p({i_y, q2_k, q2_sp, q2_sg}),
         .kill(kill), .v(q3_v), .out_t(q3_d), .out_p({q3_y, q3_k, q3_sp, q3_sg}),
         .pre_v(), .pre_t(), .pre_p());
     wire [NQ:4] q_v;
     delay_line #(.N(NQ - 3), .TW(3), .W(1024)) u_line (
-        .clk(clk), .rst(rst), .in_v(q3_v), .in_t(q3_d), .in_p(o_y),
+        .clk(lclk), .rst(rst), .in_v(q3_v), .in_t(q3_d), .in_p(o_y),
         .kill(kill), .v(q_v), .out_t(out_d), .out_p(out_y),
         .pre_v(), .pre_t(), .pre_p());
     assign out_v = q_v[NQ];

@@ -63,6 +63,15 @@ module aie_sim #(
     reg  [3:0]     ext_rvalid, ext_bvalid;
     reg  [4*BB-1:0] ext_rdata;
 
+    // `halt` comes from outside the simulation at any moment; registered, it changes only
+    // just after a rising edge like the tile's other inputs, so the logic behind it (the
+    // core's issue decision, aie_dm's routing) runs with the clocked logic and not at every
+    // evaluation of the model, as an input's fan-out does under Verilator. A wall-clock
+    // stop takes effect a cycle later, which nothing can observe.
+    reg halt_q;
+    initial halt_q = 1'b0;
+    always @(posedge clk) halt_q <= halt;
+
     aie_top #(
         .DM_SIZE(DM_SIZE), .DM_BANKS(DM_BANKS), .EXT_SIZE(EXT_SIZE), .IMEM_WORDS(IMEM_WORDS),
         .LOOP_DEPTH(LOOP_DEPTH), .DMA_QUEUE(DMA_QUEUE), .DMA_BW(DMA_BW), .DMA_SETUP(DMA_SETUP),
@@ -74,7 +83,7 @@ module aie_sim #(
     ) u_top (
         .clk(clk), .rst(rst), .host_imem_we(imem_we), .host_imem_addr(imem_addr),
         .host_imem_wdata(imem_wdata), .host_start(start), .host_prog_len(prog_len),
-        .host_max_retire(max_retire), .host_max_cycles(max_cycles), .host_halt(halt),
+        .host_max_retire(max_retire), .host_max_cycles(max_cycles), .host_halt(halt_q),
         .done(done), .host_dm_v(dm_v), .host_dm_we(dm_we), .host_dm_row(dm_row),
         .host_dm_wdata(dm_wdata), .host_dm_rdata(dm_rdata), .host_reg_addr(reg_addr),
         .host_reg_data(reg_data), .rt_valid(rt_valid), .rt_index(rt_index),

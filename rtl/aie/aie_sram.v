@@ -22,20 +22,30 @@ module aie_sram #(
     output reg  [255:0]   b_rdata
 );
     reg [255:0] mem [0:DEPTH-1];
-    integer i;
+
+    // Rows written whole, the bytes a port does not enable kept (Yosys reads the feedback
+    // as the port's byte enables): a byte-wise write has Verilator keep and commit a flag
+    // per byte of every macro at each clock edge. Port B merges onto port A's row when
+    // both write one row, so each port's bytes land as byte-wise writes would (B's last).
+    function automatic [255:0] merged(input [255:0] old, input [255:0] data, input [31:0] be);
+        integer k;
+        for (k = 0; k < 32; k = k + 1)
+            merged[8*k +: 8] = be[k] ? data[8*k +: 8] : old[8*k +: 8];
+    endfunction
 
     always @(posedge clk) begin
         if (a_en) begin
             a_rdata <= mem[a_addr];
-            if (a_we)
-                for (i = 0; i < 32; i = i + 1)
-                    if (a_be[i]) mem[a_addr][8*i +: 8] <= a_wdata[8*i +: 8];
+            if (a_we) mem[a_addr] <= merged(mem[a_addr], a_wdata, a_be);
         end
         if (b_en) begin
             b_rdata <= mem[b_addr];
-            if (b_we)
-                for (i = 0; i < 32; i = i + 1)
-                    if (b_be[i]) mem[b_addr][8*i +: 8] <= b_wdata[8*i +: 8];
+            if (b_we) begin
+                if (a_en && a_we && a_addr == b_addr)
+                    mem[b_addr] <= merged(merged(mem[b_addr], a_wdata, a_be), b_wdata, b_be);
+                else
+                    mem[b_addr] <= merged(mem[b_addr], b_wdata, b_be);
+            end
         end
     end
 endmodule
