@@ -3,6 +3,7 @@ what to install when a tool is missing or too old, caches builds by content, and
 reports the tools' own error lines and failing cocotb tests."""
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sys
@@ -196,12 +197,11 @@ def test_a_clean_lint_is_remembered_until_the_source_changes(monkeypatch, tmp_pa
     assert len(ran) == 4
 
 
-def test_build_state_names_the_lock_holder_then_the_cached_build(tmp_path, cache):
-    """A viewer waiting for a build sees which process builds it and for how long."""
+@contextlib.contextmanager
+def _another_process_holds(lock: Path):
+    """A forked process holds the build lock `lock` until the block ends or `release` is
+    set; yields (process, release)."""
     import multiprocessing
-    spec = _spec(tmp_path)
-    assert toolchain.build_state(spec, "icarus").describe() == "not built yet"
-    final, lock, _, _ = toolchain._paths(spec, "icarus")
     ready, release = multiprocessing.Event(), multiprocessing.Event()
 
     def hold():
@@ -213,13 +213,22 @@ def test_build_state_names_the_lock_holder_then_the_cached_build(tmp_path, cache
     p.start()
     try:
         assert ready.wait(10)
+        yield p, release
+    finally:
+        release.set()
+        p.join(10)
+
+
+def test_build_state_names_the_lock_holder_then_the_cached_build(tmp_path, cache):
+    """A viewer waiting for a build sees which process builds it and for how long."""
+    spec = _spec(tmp_path)
+    assert toolchain.build_state(spec, "icarus").describe() == "not built yet"
+    final, lock, _, _ = toolchain._paths(spec, "icarus")
+    with _another_process_holds(lock) as (p, _):
         state = toolchain.build_state(spec, "icarus")
         assert not state.ready and state.holder == p.pid
         assert state.describe(now=state.since + 12) == \
             f"building: pid {p.pid} holds the build lock for 12 s"
-    finally:
-        release.set()
-        p.join(10)
     assert toolchain.build_state(spec, "icarus").holder is None    # released: nobody holds it
     toolchain.build(spec, "icarus")
     assert toolchain.build_state(spec, "icarus").describe() == "built (in the cache)"
@@ -228,7 +237,6 @@ def test_build_state_names_the_lock_holder_then_the_cached_build(tmp_path, cache
 def test_a_build_says_on_stderr_whose_lock_it_waits_for_and_how_long_it_builds(tmp_path, cache, monkeypatch, capsys):
     """Progress on the terminal: while another process holds the build's lock, which pid
     and for how long, repeated; while compiling, that it builds and the time so far."""
-    import multiprocessing
     import re
     import threading
     import time
@@ -243,22 +251,9 @@ def test_a_build_says_on_stderr_whose_lock_it_waits_for_and_how_long_it_builds(t
     monkeypatch.setattr(toolchain, "cached_build", slowed)
     spec = _spec(tmp_path)
     final, lock, _, _ = toolchain._paths(spec, "icarus")
-    ready, release = multiprocessing.Event(), multiprocessing.Event()
-
-    def hold():
-        with toolchain._locked(lock):
-            ready.set()
-            release.wait(10)
-
-    p = multiprocessing.get_context("fork").Process(target=hold)
-    p.start()
-    try:
-        assert ready.wait(10)
+    with _another_process_holds(lock) as (p, release):
         threading.Timer(0.5, release.set).start()     # the holder lets go; this build goes on
         b = toolchain.build(spec, "icarus")
-    finally:
-        release.set()
-        p.join(10)
     assert not b.cached
     err = capsys.readouterr().err.splitlines()
     waits = [ln for ln in err if ln.startswith("kernelcraft: waiting ")]
