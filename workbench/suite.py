@@ -111,6 +111,12 @@ def run_suite(args) -> int:
                           f"{ev.roofline_fraction:.1%}", f"{ev.retired:,}", f"{ev.wall_seconds:.2f}",
                           f"{cpu[(t, c)]:.2f}")
         console.print(table)
+        # a failed cell says why under the table (the table has no room for it)
+        from kernelcraft.workbench.tools import format_evaluation
+        for t, c, ev, _ in results:
+            if ev is not None and not ev.passed:
+                why = format_evaluation(ev).split("\ncycles: ")[0]
+                console.print(f"{t} {c}: {why}", markup=False, highlight=False)
     evs = [ev for _, _, ev, _ in results if ev is not None]
     passed = [ev for ev in evs if ev.passed]
     speedups = [ev.speedup for ev in passed if ev.speedup]

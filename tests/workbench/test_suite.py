@@ -28,3 +28,13 @@ def test_suite_level_all_runs_every_level_and_reports_cpu_seconds(capsys):
                  "--seeds", "1"]) == 0
     out = capsys.readouterr().out
     assert "2/2 cells passed" in out and "CPU time" in out and "slowest cell" in out and "cpu s" in out
+
+
+def test_a_failed_cell_says_why_under_the_table(tmp_path, capsys):
+    (tmp_path / "relu_C1.asm").write_text("")        # writes nothing: every output wrong
+    assert main(["suite", "--accel", "plena", "--tasks", "relu", "--configs", "C1", "--seeds", "1",
+                 "--kernels", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "0/1 cells passed" in out
+    assert "relu C1: FAIL: 0.00% of output elements within tolerance" in out
+    assert "  seed " in out and "max abs err" in out
