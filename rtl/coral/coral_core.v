@@ -423,10 +423,44 @@ module coral_core #(
     assign vl_o = vl;
     assign vtype_o = vt[8] ? 32'h8000_0000 : {24'd0, vt[7:0]};
 
+    // --- the vector dispatch register: a vector instruction entering EX and what the unit's
+    // dispatch checks read (x[rs1], x[rs2], f[rs1], vl, vtype, frm, vxrm) as they are in its
+    // EX cycles, i.e. after this edge's writes (the retiring instruction's, the host's). It is
+    // loaded on its own gated clock, at every edge where a vector word enters EX (and maybe
+    // others where nothing enters), so the checks do not switch while EX holds scalar code.
+    // Nothing else writes those registers while the instruction is in EX.
+    wire [4:0]  w_rs1 = w[19:15], w_rs2 = w[24:20];
+    wire        w_vop = (w[6:0] == 7'h57 && w[14:12] != 3'd7) ||
+                        ((w[6:0] == 7'h07 || w[6:0] == 7'h27) && (w[14:12] == 3'd0 || w[14:12] >= 3'd5));
+    wire        vd_clk;
+    icg u_vdgate (.clk(clk), .en(w_vop && (take || (!running && start && id_ok))), .gclk(vd_clk));
+    reg  [31:0] vd_ir, vd_xa, vd_xb, vd_fa;
+    reg  [VW-1:0] vd_vl;
+    reg  [8:0]  vd_vt;
+    reg  [2:0]  vd_frm;
+    reg  [1:0]  vd_vxrm;
+    wire        wb_x = retire && writes_rd, wb_f = retire && writes_fd;
+    wire        host_x = !running && dbg_we && !dbg_addr[16] && !dbg_f && dbg_addr[4:0] != 5'd0;
+    wire        host_f = !running && dbg_we && !dbg_addr[16] && dbg_f;
+    wire        csr_w = retire && is_csr && csr_wr;
+    always @(posedge vd_clk) begin
+        vd_ir <= w;
+        vd_xa <= w_rs1 == 5'd0 ? 32'd0 : (wb_x && rd == w_rs1) ? result :
+                 (host_x && dbg_addr[4:0] == w_rs1) ? dbg_wdata : x[w_rs1];
+        vd_xb <= w_rs2 == 5'd0 ? 32'd0 : (wb_x && rd == w_rs2) ? result :
+                 (host_x && dbg_addr[4:0] == w_rs2) ? dbg_wdata : x[w_rs2];
+        vd_fa <= (wb_f && rd == w_rs1) ? result : (host_f && dbg_addr[4:0] == w_rs1) ? dbg_wdata : fr[w_rs1];
+        vd_vl <= (retire && is_vset) ? vl_new : (retire && is_vec && v_ffl) ? v_ffvl : vl;
+        vd_vt <= (retire && is_vset) ? (vs_vill ? 9'h100 : {1'b0, vt_req[7:0]}) : vt;
+        vd_frm <= (csr_w && csr == 12'h002) ? csr_new[2:0] : (csr_w && csr == 12'h003) ? csr_new[7:5] : frm;
+        vd_vxrm <= (csr_w && csr == 12'h00A) ? csr_new[1:0] : (csr_w && csr == 12'h00F) ? csr_new[2:1] : vxrm;
+    end
+
     coral_vec #(.VLEN(VLEN), .DEPTH(VQ_DEPTH), .DTCM_WORDS(DTCM_WORDS), .DTCM_BASE(DTCM_BASE),
                 .DTCM_SIZE(DTCM_SIZE)) u_vec (
         .clk(clk), .rst(rst || (start && !running)), .d_valid(ex_busy && is_vec && first && !hold && v_ok && !faulted),
-        .d_ir(ex_ir), .d_vl(vl), .d_vt(vt), .d_frm(frm), .d_vxrm(vxrm), .d_xa(a), .d_xb(b), .d_fa(fr[rs1]),
+        .d_ir(vd_ir), .d_vl(vd_vl), .d_vt(vd_vt), .d_frm(vd_frm), .d_vxrm(vd_vxrm), .d_xa(vd_xa), .d_xb(vd_xb),
+        .d_fa(vd_fa),
         .d_legal(v_legal), .d_fault(v_fault), .d_unsup(v_unsup), .d_pend(v_pend), .d_drain(v_drain), .d_ffl(v_ffl), .d_ffvl(v_ffvl), .d_to_scalar(v_to_scalar),
         .q_full(v_full), .st_pend(v_st_pend), .mem_pend(v_mem_pend), .drained(v_drained),
         .active(v_active), .sval_ok(v_sval_ok), .sval(v_sval), .vflags(v_flags), .vsat(v_sat), .busy_cycles(v_busy),
