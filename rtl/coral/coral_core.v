@@ -193,41 +193,48 @@ module coral_core #(
     wire is_vec = is_vop && v_legal;
 
     // --- F: loads, stores, and the coral_fpu operations (kind, latency, destination)
-    wire [4:0] rs3 = ex_ir[31:27];
     wire is_flw = op == 7'h07 && f3 == 3'd2, is_fsw = op == 7'h27 && f3 == 3'd2;
     wire is_fma = (op == 7'h43 || op == 7'h47 || op == 7'h4B || op == 7'h4F) && ex_ir[26:25] == 2'd0;
     wire is_opfp = op == 7'h53;
+    // decoded from the F register (below), which holds EX's instruction whenever it is one
+    // of these (is_fp says so): the decode and the unit's operand logic switch only when an
+    // F instruction enters EX
+    reg  [31:0] fd_ir;
+    wire [2:0] fd_f3 = fd_ir[14:12];
+    wire [4:0] fd_rs2 = fd_ir[24:20];
+    wire       fd_fma = (fd_ir[6:0] == 7'h43 || fd_ir[6:0] == 7'h47 || fd_ir[6:0] == 7'h4B || fd_ir[6:0] == 7'h4F) &&
+                        fd_ir[26:25] == 2'd0;
+    wire       fd_opfp = fd_ir[6:0] == 7'h53;
     reg        fp_ok, fp_to_x, fp_rm;
     reg [3:0]  kind;
     always @(*) begin
-        fp_ok = is_opfp;
+        fp_ok = fd_opfp;
         fp_to_x = 1'b0;
         fp_rm = 1'b0;                                  // takes a rounding mode
         kind = K_SGNJ;
-        if (is_fma) begin kind = K_FMA; fp_ok = 1'b1; fp_rm = 1'b1; end
-        else case (f7)
+        if (fd_fma) begin kind = K_FMA; fp_ok = 1'b1; fp_rm = 1'b1; end
+        else case (fd_ir[31:25])
             7'h00: begin kind = K_ADD; fp_rm = 1'b1; end
             7'h04: begin kind = K_SUB; fp_rm = 1'b1; end
             7'h08: begin kind = K_MUL; fp_rm = 1'b1; end
             7'h0C: begin kind = K_DIV; fp_rm = 1'b1; end
-            7'h2C: begin kind = K_SQRT; fp_rm = 1'b1; fp_ok = is_opfp && rs2 == 5'd0; end
-            7'h10: begin kind = K_SGNJ; fp_ok = is_opfp && f3 <= 3'd2; end
-            7'h14: begin kind = K_MINMAX; fp_ok = is_opfp && f3 <= 3'd1; end
-            7'h60: begin kind = K_CVT_WS; fp_rm = 1'b1; fp_to_x = 1'b1; fp_ok = is_opfp && rs2 <= 5'd1; end
-            7'h68: begin kind = K_CVT_SW; fp_rm = 1'b1; fp_ok = is_opfp && rs2 <= 5'd1; end
+            7'h2C: begin kind = K_SQRT; fp_rm = 1'b1; fp_ok = fd_opfp && fd_rs2 == 5'd0; end
+            7'h10: begin kind = K_SGNJ; fp_ok = fd_opfp && fd_f3 <= 3'd2; end
+            7'h14: begin kind = K_MINMAX; fp_ok = fd_opfp && fd_f3 <= 3'd1; end
+            7'h60: begin kind = K_CVT_WS; fp_rm = 1'b1; fp_to_x = 1'b1; fp_ok = fd_opfp && fd_rs2 <= 5'd1; end
+            7'h68: begin kind = K_CVT_SW; fp_rm = 1'b1; fp_ok = fd_opfp && fd_rs2 <= 5'd1; end
             7'h70: begin
-                kind = f3 == 3'd0 ? K_MVXW : K_CLASS;
+                kind = fd_f3 == 3'd0 ? K_MVXW : K_CLASS;
                 fp_to_x = 1'b1;
-                fp_ok = is_opfp && rs2 == 5'd0 && f3 <= 3'd1;
+                fp_ok = fd_opfp && fd_rs2 == 5'd0 && fd_f3 <= 3'd1;
             end
-            7'h50: begin kind = K_CMP; fp_to_x = 1'b1; fp_ok = is_opfp && f3 <= 3'd2; end
-            7'h78: begin kind = K_MVWX; fp_ok = is_opfp && rs2 == 5'd0 && f3 == 3'd0; end
+            7'h50: begin kind = K_CMP; fp_to_x = 1'b1; fp_ok = fd_opfp && fd_f3 <= 3'd2; end
+            7'h78: begin kind = K_MVWX; fp_ok = fd_opfp && fd_rs2 == 5'd0 && fd_f3 == 3'd0; end
             default: fp_ok = 1'b0;
         endcase
     end
     wire is_fp = fp_ok && (is_fma || is_opfp);
     wire rm_reserved = fp_rm && (f3 == 3'd5 || f3 == 3'd6);
-    wire [2:0] rm_eff = f3 == 3'd7 ? frm : f3;
     wire frm_bad = is_fp && fp_rm && f3 == 3'd7 && frm > 3'd4;
     wire [5:0] fp_last = (kind == K_DIV || kind == K_SQRT) ? 6'd11 : kind == K_FMA ? 6'd2 :
                          (kind == K_ADD || kind == K_SUB || kind == K_MUL || kind == K_CVT_WS ||
@@ -396,11 +403,13 @@ module coral_core #(
     // ------------------------------------------------------------------ control
     wire ex_busy = running && ex_valid;
     wire retire = ex_busy && ex_last && fault == 4'd0;
+    reg  [31:0] fd_a, fd_b, fd_c, fd_x;
+    reg  [2:0]  fd_frm;
     coral_fpu u_fpu (.clk(clk), .start(ex_busy && first && is_fp), .kind(kind),
                      .fma_stage2(ex_busy && is_fp && kind == K_FMA && ex_cnt == 6'd1),
-                     .neg({op == 7'h4B || op == 7'h4F, op == 7'h47 || op == 7'h4F}), .f3(f3),
-                     .unsigned_int(rs2[0]), .rm(rm_eff), .a(fr[rs1]), .b(fr[rs2]), .c(fr[rs3]),
-                     .x(a), .result(fp_y), .flags(fp_flags));
+                     .neg({fd_ir[6:0] == 7'h4B || fd_ir[6:0] == 7'h4F, fd_ir[6:0] == 7'h47 || fd_ir[6:0] == 7'h4F}),
+                     .f3(fd_f3), .unsigned_int(fd_rs2[0]), .rm(fd_f3 == 3'd7 ? fd_frm : fd_f3),
+                     .a(fd_a), .b(fd_b), .c(fd_c), .x(fd_x), .result(fp_y), .flags(fp_flags));
     wire faulted = ex_busy && fault != 4'd0;
     wire brk = retire && (is_ecall | is_ebreak);
     wire redirect = retire && (is_jalr || ex_next != ex_pred);
@@ -423,10 +432,66 @@ module coral_core #(
     assign vl_o = vl;
     assign vtype_o = vt[8] ? 32'h8000_0000 : {24'd0, vt[7:0]};
 
+    // --- the vector dispatch register: a vector instruction entering EX and what the unit's
+    // dispatch checks read (x[rs1], x[rs2], f[rs1], vl, vtype, frm, vxrm) as they are in its
+    // EX cycles, i.e. after this edge's writes (the retiring instruction's, the host's). It is
+    // loaded on its own gated clock, at every edge where a vector word enters EX (and maybe
+    // others where nothing enters), so the checks do not switch while EX holds scalar code.
+    // Nothing else writes those registers while the instruction is in EX.
+    wire [4:0]  w_rs1 = w[19:15], w_rs2 = w[24:20], w_rs3 = w[31:27];
+    wire        w_vop = (w[6:0] == 7'h57 && w[14:12] != 3'd7) ||
+                        ((w[6:0] == 7'h07 || w[6:0] == 7'h27) && (w[14:12] == 3'd0 || w[14:12] >= 3'd5));
+    wire        w_enter = take || (!running && start && id_ok);
+    wire        vd_clk;
+    icg u_vdgate (.clk(clk), .en(w_vop && w_enter), .gclk(vd_clk));
+    reg  [31:0] vd_ir, vd_xa, vd_xb, vd_fa;
+    reg  [VW-1:0] vd_vl;
+    reg  [8:0]  vd_vt;
+    reg  [2:0]  vd_frm;
+    reg  [1:0]  vd_vxrm;
+    // x[r], f[r] and frm as they are after this edge (read only in the gated registers' blocks)
+    wire        wb_x = retire && writes_rd, wb_f = retire && writes_fd;
+    wire        host_x = !running && dbg_we && !dbg_addr[16] && !dbg_f && dbg_addr[4:0] != 5'd0;
+    wire        host_f = !running && dbg_we && !dbg_addr[16] && dbg_f;
+    wire        csr_w = retire && is_csr && csr_wr;
+    function automatic [31:0] x_after(input [4:0] r);
+        x_after = r == 5'd0 ? 32'd0 : (wb_x && rd == r) ? result : (host_x && dbg_addr[4:0] == r) ? dbg_wdata : x[r];
+    endfunction
+    function automatic [31:0] f_after(input [4:0] r);
+        f_after = (wb_f && rd == r) ? result : (host_f && dbg_addr[4:0] == r) ? dbg_wdata : fr[r];
+    endfunction
+    wire [2:0]  frm_after = (csr_w && csr == 12'h002) ? csr_new[2:0] : (csr_w && csr == 12'h003) ? csr_new[7:5] : frm;
+    always @(posedge vd_clk) begin
+        vd_ir <= w;
+        vd_xa <= x_after(w_rs1);
+        vd_xb <= x_after(w_rs2);
+        vd_fa <= f_after(w_rs1);
+        vd_vl <= (retire && is_vset) ? vl_new : (retire && is_vec && v_ffl) ? v_ffvl : vl;
+        vd_vt <= (retire && is_vset) ? (vs_vill ? 9'h100 : {1'b0, vt_req[7:0]}) : vt;
+        vd_frm <= frm_after;
+        vd_vxrm <= (csr_w && csr == 12'h00A) ? csr_new[1:0] : (csr_w && csr == 12'h00F) ? csr_new[2:1] : vxrm;
+    end
+    // --- the F register: likewise for an F unit instruction (OP-FP, the fused multiply-adds)
+    // entering EX: the instruction, f[rs1], f[rs2], f[rs3], x[rs1] and frm, from which coral_fpu
+    // works (its single-cycle operations combinationally, in the first EX cycle, as before)
+    wire        w_fop = w[6:0] == 7'h53 || w[6:0] == 7'h43 || w[6:0] == 7'h47 || w[6:0] == 7'h4B || w[6:0] == 7'h4F;
+    wire        fd_clk;
+    icg u_fdgate (.clk(clk), .en(w_fop && w_enter), .gclk(fd_clk));
+    wire _unused_fd = ^{fd_ir[19:15], fd_ir[11:7]};     // (the register numbers: read at entry)
+    always @(posedge fd_clk) begin
+        fd_ir <= w;
+        fd_a <= f_after(w_rs1);
+        fd_b <= f_after(w_rs2);
+        fd_c <= f_after(w_rs3);
+        fd_x <= x_after(w_rs1);
+        fd_frm <= frm_after;
+    end
+
     coral_vec #(.VLEN(VLEN), .DEPTH(VQ_DEPTH), .DTCM_WORDS(DTCM_WORDS), .DTCM_BASE(DTCM_BASE),
                 .DTCM_SIZE(DTCM_SIZE)) u_vec (
         .clk(clk), .rst(rst || (start && !running)), .d_valid(ex_busy && is_vec && first && !hold && v_ok && !faulted),
-        .d_ir(ex_ir), .d_vl(vl), .d_vt(vt), .d_frm(frm), .d_vxrm(vxrm), .d_xa(a), .d_xb(b), .d_fa(fr[rs1]),
+        .d_ir(vd_ir), .d_vl(vd_vl), .d_vt(vd_vt), .d_frm(vd_frm), .d_vxrm(vd_vxrm), .d_xa(vd_xa), .d_xb(vd_xb),
+        .d_fa(vd_fa),
         .d_legal(v_legal), .d_fault(v_fault), .d_unsup(v_unsup), .d_pend(v_pend), .d_drain(v_drain), .d_ffl(v_ffl), .d_ffvl(v_ffvl), .d_to_scalar(v_to_scalar),
         .q_full(v_full), .st_pend(v_st_pend), .mem_pend(v_mem_pend), .drained(v_drained),
         .active(v_active), .sval_ok(v_sval_ok), .sval(v_sval), .vflags(v_flags), .vsat(v_sat), .busy_cycles(v_busy),

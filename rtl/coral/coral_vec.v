@@ -603,12 +603,18 @@ module coral_vec #(
             else if (esup && !esone && {{(32 - VW){1'b0}}, e} < s_off && e < e_vl) sel[j] = S_OLD;  // below the offset
             else if (e < e_vl) sel[j] = (e_vm || emerge || ecarry || v0[e[$clog2(VLEN)-1:0]]) ? S_NEW : (e_vma ? S_ONES : S_OLD);
             else sel[j] = e_vta ? S_ONES : S_OLD;
-            // the slide's element: lane (j +- off) mod NB of lo or lo + 1
-            sj = esup ? {1'b0, LNB'(j)} - {1'b0, s_rr} + (LNB + 1)'(NB) : {1'b0, LNB'(j)} + {1'b0, s_rr};
-            es = {{(32 - VW){1'b0}}, e} + s_off;        // slide down: the source element
-            slid[32*j +: 32] = sj[LNB] ? op_b[32 * sj[LNB-1:0] +: 32] : op_a[32 * sj[LNB-1:0] +: 32];
-            if (!esup && (es < {{(32 - VW){1'b0}}, e} || es >= e_vlmax)) slid[32*j +: 32] = 32'd0;
-            if (esone && (esup ? e == 0 : e == e_vl - VW'(1))) slid[32*j +: 32] = efp ? e_fa : e_xa;
+            // the slide's element: lane (j +- off) mod NB of lo or lo + 1 (read only for slides:
+            // under esl, so that the simulator skips it on other instructions)
+            sj = {(LNB + 1){1'b0}};
+            es = 32'd0;
+            slid[32*j +: 32] = 32'd0;
+            if (esl) begin
+                sj = esup ? {1'b0, LNB'(j)} - {1'b0, s_rr} + (LNB + 1)'(NB) : {1'b0, LNB'(j)} + {1'b0, s_rr};
+                es = {{(32 - VW){1'b0}}, e} + s_off;        // slide down: the source element
+                slid[32*j +: 32] = sj[LNB] ? op_b[32 * sj[LNB-1:0] +: 32] : op_a[32 * sj[LNB-1:0] +: 32];
+                if (!esup && (es < {{(32 - VW){1'b0}}, e} || es >= e_vlmax)) slid[32*j +: 32] = 32'd0;
+                if (esone && (esup ? e == 0 : e == e_vl - VW'(1))) slid[32*j +: 32] = efp ? e_fa : e_xa;
+            end
         end
         marks = 32'd0;
         if ((eseg ? pass_end : s1_last) && e_vta && e_vl != 0 && !s_none && ((elanes && !emk && !emlog && !emsf) || el))
@@ -818,10 +824,15 @@ module coral_vec #(
             widen16[16*t +: 16] = {{8{sgn && b8[7]}}, b8};
         end
     endfunction
-    wire [VLEN-1:0] op_ax = ewred ? wpair : (eext || (ewop && !ewsrc)) ? (e_w8 ? widen16(op_a, bt[0], esa) : widen(op_a, bt[1:0], eext4, esa)) :
-                            op_a;
-    wire [VLEN-1:0] op_bn = (ewop || enar) ? (e_w8 ? widen16(op_b, bt[0], esb && !enar) :
-                                                     widen(op_b, {1'b0, bt[0]}, 1'b0, esb && !enar)) : op_b;
+    // (in an always block: the simulator extends operands only for the instructions that widen)
+    reg  [VLEN-1:0] op_ax, op_bn;
+    always @(*) begin
+        op_ax = op_a;
+        if (ewred) op_ax = wpair;
+        else if (eext || (ewop && !ewsrc)) op_ax = e_w8 ? widen16(op_a, bt[0], esa) : widen(op_a, bt[1:0], eext4, esa);
+        op_bn = op_b;
+        if (ewop || enar) op_bn = e_w8 ? widen16(op_b, bt[0], esb && !enar) : widen(op_b, {1'b0, bt[0]}, 1'b0, esb && !enar);
+    end
     wire [31:0]     xa_n = !ewop ? e_xa : e_w8 ? {16'd0, {8{esb && e_xa[7]}}, e_xa[7:0]} :
                                   {{16{esb && e_xa[15]}}, e_xa[15:0]};
     // a scalar operand at SEW 8 / 16: its low element in every element of the lane
