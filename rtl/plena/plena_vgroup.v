@@ -15,7 +15,8 @@
 //   exp, reciprocal: plena_exp_pipe / plena_recip_pipe after R (DEPTH 4), the
 //           scalar unit's four-stage pipelines: results in cycle c + 4
 // `row_out`/`elems_out` place a finished chunk at its row positions (no elements when
-// none finishes this cycle) for the core to write at the end of the cycle. The last
+// none finishes this cycle; row_out then keeps the last chunk's, unwritten) for the
+// core to write at the end of the cycle. The last
 // chunk finishes in cycle CHUNKS - 1 + DEPTH (the instruction takes CHUNKS + DEPTH
 // cycles); `done` is raised as it leaves, which ends the instruction.
 // Chunks are disjoint, so a destination that is also a source is read before written.
@@ -186,13 +187,19 @@ module plena_vgroup #(
 
     assign done = v_out && base_out == 32'(LANES * (CHUNKS - 1));
 
+    // The row's data does not look at v_out (a register on the ungated clock): only
+    // elems_out says which elements are written, so the placement, VLEN x 16 bits wide,
+    // changes only with the last stage's registers and not in every cycle.
+    integer eo, em;
     always @* begin
         row_out = {VLEN*16{1'b0}};
+        for (eo = 0; eo < LANES; eo = eo + 1)
+            row_out[16*(base_out + eo) +: 16] = y16[16*eo +: 16];
+    end
+    always @* begin
         elems_out = {VLEN{1'b0}};
         if (v_out)
-            for (e = 0; e < LANES; e = e + 1) begin
-                row_out[16*(base_out + e) +: 16] = y16[16*e +: 16];
-                elems_out[base_out + e] = 1'b1;
-            end
+            for (em = 0; em < LANES; em = em + 1)
+                elems_out[base_out + em] = 1'b1;
     end
 endmodule
