@@ -290,8 +290,14 @@ module plena_matrix #(
     // The instruction's last cycle: its last step's sums are added (A), or its last row
     // is rounded; the edge that ends it writes them.
     assign done = l_3 || (wo_valid && wo_last);
+    // Which register the rounding reads, kept beside the row: a select from `op` would
+    // change with every instruction at issue, and the MLEN roundings behind it with it
+    // (under Verilator: evaluated every cycle); the row is used only in the cycle after
+    // its read step, in which this is the same instruction's.
+    reg wo_bmm;
     always @(posedge wclk) begin
         wo_step <= VRW'(step);
+        wo_bmm <= op == MOP_BMM_WO;
         if (op == MOP_MV_WO || op == MOP_BMV_WO)
             for (jj = 0; jj < MLEN; jj = jj + 1)
                 wo_q[32*jj +: 32] <= (op == MOP_MV_WO) ? mv_acc[jj[MLW-1:0]]
@@ -301,7 +307,7 @@ module plena_matrix #(
     // MM_ACC's (read at the same edge).
     wire [MLEN*32-1:0] bmm_o;
     wire [BLEN*32-1:0] mm_o;
-    wire [MLEN*32-1:0] wo_src = op == MOP_BMM_WO ? bmm_o : wo_q;
+    wire [MLEN*32-1:0] wo_src = wo_bmm ? bmm_o : wo_q;
     genvar gw;
     generate
         for (gw = 0; gw < MLEN; gw = gw + 1) begin : g_wo

@@ -6,11 +6,17 @@
 // is valid in the fourth cycle, whose closing edge commits it (timing classes S_FP_EXP,
 // S_FP_RECI, S_FP_SQRT: 4). The core holds `a` at zero while no such instruction is at
 // issue, so an idle pipeline's registers stop changing.
+// The registers in front of stages 2, 3 and 4 have a clock each (clk2..clk4), as in
+// plena_exp_pipe: a caller that streams operands (a vector group) gates each with its
+// own stage's valid bit, so each stage's logic switches once per operand; a caller that
+// gates the whole pipeline passes one clock to all three.
 
 // reciprocal: fp32_recip's 28 restoring-division steps, 7 per stage (bits 27-21, 20-14,
 // 13-7, 6-0), operand normalisation in stage 1 and rounding in stage 4.
 module plena_recip_pipe (
-    input  wire        clk,
+    input  wire        clk2,         // loads stage 2's registers (stage 1 holds an operand)
+    input  wire        clk3,         // ... stage 3's (stage 2 holds one)
+    input  wire        clk4,         // ... stage 4's (stage 3 holds one)
     input  wire [31:0] a,
     output wire [31:0] y
 );
@@ -38,11 +44,9 @@ module plena_recip_pipe (
                                               .r_out(o2n[52:28]), .q_out(o2n[27:0]));
     fp32_recip_steps #(.TOP(13), .N(7)) u_d3 (.r_in(o3[52:28]), .q_in(o3[27:0]), .m(m3),
                                               .r_out(o3n[52:28]), .q_out(o3n[27:0]));
-    always @(posedge clk) begin
-        o2 <= o1;  m2 <= m1;  e2 <= e1;  k2 <= k1;  s2 <= s;
-        o3 <= o2n; m3 <= m2;  e3 <= e2;  k3 <= k2;  s3 <= s2;
-        o4 <= o3n; m4 <= m3;  e4 <= e3;  k4 <= k3;  s4 <= s3;
-    end
+    always @(posedge clk2) begin o2 <= o1;  m2 <= m1;  e2 <= e1;  k2 <= k1;  s2 <= s;  end
+    always @(posedge clk3) begin o3 <= o2n; m3 <= m2;  e3 <= e2;  k3 <= k2;  s3 <= s2; end
+    always @(posedge clk4) begin o4 <= o3n; m4 <= m3;  e4 <= e3;  k4 <= k3;  s4 <= s3; end
 
     fp32_recip_steps #(.TOP(6), .N(7)) u_d4 (.r_in(o4[52:28]), .q_in(o4[27:0]), .m(m4),
                                              .r_out(o4n[52:28]), .q_out(o4n[27:0]));

@@ -63,7 +63,8 @@ module plena_sfpu (
     icg u_sqrgate (.clk(clk), .en(en[SFG_SQRT] || (in_pipe && fn == SFN_SQRT)), .gclk(sqr_clk));
     plena_exp_pipe   u_exp (.clk2(exp_clk), .clk3(exp_clk), .clk4(exp_clk),
                            .a(iso(a, en[SFG_EXP])), .y(y_exp));
-    plena_recip_pipe u_rcp (.clk(rcp_clk), .a(iso(a, en[SFG_RECI])), .y(y_rcp));
+    plena_recip_pipe u_rcp (.clk2(rcp_clk), .clk3(rcp_clk), .clk4(rcp_clk),
+                           .a(iso(a, en[SFG_RECI])), .y(y_rcp));
     plena_sqrt_pipe  u_sqr (.clk(sqr_clk), .a(iso(a, en[SFG_SQRT])), .y(y_sqr));
 
     always @(posedge clk) v <= rst ? {(SFP_DEPTH-1){1'b0}}

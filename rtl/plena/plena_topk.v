@@ -81,7 +81,7 @@ module plena_topk #(
     fp32_add   u_sub (.a({x_best, 16'h0000}), .b({m_now, 16'h0000}), .sub(1'b1), .y(d));
     plena_exp_pipe   u_exp (.clk2(tclk), .clk3(tclk), .clk4(tclk), .a(d_q), .y(e));
     fp32_tree_sum #(.L(KMAX)) u_sum (.x(e_q), .y(s));
-    plena_recip_pipe u_rcp (.clk(tclk), .a(s_q), .y(r));
+    plena_recip_pipe u_rcp (.clk2(tclk), .clk3(tclk), .clk4(tclk), .a(s_q), .y(r));
     wire [KMAX*32-1:0] w;
     genvar g;
     generate

@@ -15,7 +15,8 @@
 //   exp, reciprocal: plena_exp_pipe / plena_recip_pipe after R (DEPTH 4), the
 //           scalar unit's four-stage pipelines: results in cycle c + 4
 // `row_out`/`elems_out` place a finished chunk at its row positions (no elements when
-// none finishes this cycle) for the core to write at the end of the cycle. The last
+// none finishes this cycle; row_out then keeps the last chunk's, unwritten) for the
+// core to write at the end of the cycle. The last
 // chunk finishes in cycle CHUNKS - 1 + DEPTH (the instruction takes CHUNKS + DEPTH
 // cycles); `done` is raised as it leaves, which ends the instruction.
 // Chunks are disjoint, so a destination that is also a source is read before written.
@@ -123,11 +124,9 @@ module plena_vgroup #(
     // The chunk leaving the group this cycle: its position and whether there is one.
     wire [31:0] base_out;
     wire        v_out;
-    // Waiver: the clock of stages 2-4, used by the exp and reciprocal kinds only (the exp
-    // kind's pipelines by its position registers only).
+    // Waiver: the clocks of the pipelines' stages 2, 3 and 4, used by the exp and
+    // reciprocal kinds only.
     /* verilator lint_off UNUSEDSIGNAL */
-    wire        pclk;
-    // ... and of the exp kind's stages 2, 3 and 4.
     wire        sclk2, sclk3, sclk4;
     /* verilator lint_on UNUSEDSIGNAL */
     wire [LANES*32-1:0] y32;
@@ -135,36 +134,27 @@ module plena_vgroup #(
     genvar l;
     generate
         if (PIPED != 0) begin : g_piped
-            // Stages 2-4 of the pipelines shift while a chunk is in R, stage 2 or 3.
             reg v_1, v_2, v_3;
             always @(posedge clk) begin
                 v_1 <= !rst && v_r;
                 v_2 <= !rst && v_1;
                 v_3 <= !rst && v_2;
             end
-            icg u_pgate (.clk(clk), .en(v_r || v_1 || v_2), .gclk(pclk));
-            // The exp pipelines' stages each on a gate of their own, open while the stage
-            // before holds a chunk: each stage's logic switches once per chunk (CHUNKS
-            // times per instruction, not CHUNKS + 2).
-            if (KIND == VK_EXP) begin : g_sgate
-                icg u_s2gate (.clk(clk), .en(v_r), .gclk(sclk2));
-                icg u_s3gate (.clk(clk), .en(v_1), .gclk(sclk3));
-                icg u_s4gate (.clk(clk), .en(v_2), .gclk(sclk4));
-            end else begin : g_nosgate
-                assign {sclk2, sclk3, sclk4} = 3'b000;
-            end
+            // The pipelines' stages (and the chunk's position beside them) each on a gate
+            // of their own, open while the stage before holds a chunk: each stage's logic
+            // switches once per chunk (CHUNKS times per instruction, not CHUNKS + 2).
+            icg u_s2gate (.clk(clk), .en(v_r), .gclk(sclk2));
+            icg u_s3gate (.clk(clk), .en(v_1), .gclk(sclk3));
+            icg u_s4gate (.clk(clk), .en(v_2), .gclk(sclk4));
             reg [31:0] base_1, base_2, base_3;
-            always @(posedge pclk) begin
-                base_1 <= base_r;
-                base_2 <= base_1;
-                base_3 <= base_2;
-            end
+            always @(posedge sclk2) base_1 <= base_r;
+            always @(posedge sclk3) base_2 <= base_1;
+            always @(posedge sclk4) base_3 <= base_2;
             assign base_out = base_3;
             assign v_out = v_3;
         end else begin : g_single
             assign base_out = base_r;
             assign v_out = v_r;
-            assign pclk = 1'b0;
             assign {sclk2, sclk3, sclk4} = 3'b000;
         end
         for (l = 0; l < LANES; l = l + 1) begin : g_lane
@@ -186,7 +176,8 @@ module plena_vgroup #(
                 plena_exp_pipe u_exp (.clk2(sclk2), .clk3(sclk3), .clk4(sclk4), .a(a),
                                       .y(y32[32*l +: 32]));
             end else if (KIND == VK_RECI) begin : g_rcp
-                plena_recip_pipe u_rcp (.clk(pclk), .a(a), .y(y32[32*l +: 32]));
+                plena_recip_pipe u_rcp (.clk2(sclk2), .clk3(sclk3), .clk4(sclk4), .a(a),
+                                        .y(y32[32*l +: 32]));
             end else if (KIND == VK_MAP) begin : g_map
                 assign y32[32*l +: 32] = map_vals[32*l +: 32];
             end
@@ -196,13 +187,19 @@ module plena_vgroup #(
 
     assign done = v_out && base_out == 32'(LANES * (CHUNKS - 1));
 
+    // The row's data does not look at v_out (a register on the ungated clock): only
+    // elems_out says which elements are written, so the placement, VLEN x 16 bits wide,
+    // changes only with the last stage's registers and not in every cycle.
+    integer eo, em;
     always @* begin
         row_out = {VLEN*16{1'b0}};
+        for (eo = 0; eo < LANES; eo = eo + 1)
+            row_out[16*(base_out + eo) +: 16] = y16[16*eo +: 16];
+    end
+    always @* begin
         elems_out = {VLEN{1'b0}};
         if (v_out)
-            for (e = 0; e < LANES; e = e + 1) begin
-                row_out[16*(base_out + e) +: 16] = y16[16*e +: 16];
-                elems_out[base_out + e] = 1'b1;
-            end
+            for (em = 0; em < LANES; em = em + 1)
+                elems_out[base_out + em] = 1'b1;
     end
 endmodule

@@ -9,7 +9,7 @@ module tb_fpipe;
     reg [31:0] a, d1, d2, d3;
     wire [31:0] pe, pr, ps, ce, cr, cs;
     plena_exp_pipe   u_pe (.clk2(clk), .clk3(clk), .clk4(clk), .a(a), .y(pe));
-    plena_recip_pipe u_pr (.clk(clk), .a(a), .y(pr));
+    plena_recip_pipe u_pr (.clk2(clk), .clk3(clk), .clk4(clk), .a(a), .y(pr));
     plena_sqrt_pipe  u_ps (.clk(clk), .a(a), .y(ps));
     fp32_exp   u_ce (.a(d3), .y(ce));
     fp32_recip u_cr (.a(d3), .y(cr));
