@@ -61,6 +61,38 @@ def test_the_checks_can_fail(tmp_path, body, what):
         synth.checked_synth(("bad.v",), "bad", {}, cwd=tmp_path)
 
 
+# the synthesis is hierarchical: a latch inside one module, two instances driving one wire
+@pytest.mark.parametrize("body,what", [
+    ("lane u0(.en(en), .d(d), .q(q));", "latch"),
+    ("lane u0(.en(en), .d(d), .q(q)); lane u1(.en(d), .d(en), .q(q));", "multiple drivers"),
+])
+def test_the_checks_see_through_the_hierarchy(tmp_path, body, what):
+    from kernelcraft.simulators.coral_rtl import synth
+    lane = ("module lane(input en, input d, output reg q); always @(*) if (en) q = d; endmodule\n"
+            if what == "latch" else "module lane(input en, input d, output q); assign q = en & d; endmodule\n")
+    (tmp_path / "bad.v").write_text(lane + f"module bad(input en, input d, output q); {body} endmodule\n")
+    with pytest.raises(synth.SynthesisError, match="Assertion failed" if what == "latch" else "check -assert"):
+        synth.checked_synth(("bad.v",), "bad", {}, cwd=tmp_path)
+
+
+def test_counts_cover_every_instance(tmp_path):
+    from kernelcraft.simulators.coral_rtl import synth
+    (tmp_path / "m.v").write_text(
+        "module ff #(parameter W = 4) (input clk, input [W-1:0] d, output reg [W-1:0] q);\n"
+        "  always @(posedge clk) q <= d; endmodule\n"
+        "module pair(input clk, input [3:0] d, output [3:0] q); wire [3:0] t;\n"
+        "  ff u0(.clk(clk), .d(d), .q(t)); ff u1(.clk(clk), .d(t), .q(q)); endmodule\n"
+        "module top(input clk, input [3:0] a, output [3:0] q, output [7:0] r, output z);\n"
+        "  pair p0(.clk(clk), .d(a), .q(q)); ff #(.W(8)) w(.clk(clk), .d({a, a}), .q(r));\n"
+        "  bb u(.clk(clk), .q(z)); endmodule\n")
+    (tmp_path / "bb.v").write_text("module bb(input clk, output q); endmodule\n")
+    r = synth.checked_synth(("m.v",), "top", {}, ("bb.v",), cwd=tmp_path)
+    assert r["flip_flops"] == 2 * 4 + 8 and r["by_type"]["bb"] == 1
+    assert r["modules"]["ff"] == {"cells": 4, "instances": 2, "flip_flops": 4}
+    assert r["modules"]["ff(W=8)"]["instances"] == 1 and r["modules"]["top"]["cells"] == 1
+    assert r["cells"] == sum(m["cells"] * m["instances"] for m in r["modules"].values())
+
+
 def test_a_synthesis_past_its_time_limit_is_an_error(tmp_path):
     from kernelcraft.simulators.coral_rtl import synth
     (tmp_path / "ok.v").write_text("module ok(input d, output q); assign q = d; endmodule\n")
