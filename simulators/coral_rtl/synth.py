@@ -58,35 +58,48 @@ def _run(script: str, timeout: float, cwd: Path = rtl_build.CORAL_RTL) -> dict:
 def synthesize(cfg, timeout: float = 3600) -> dict:
     """coral_top's counts over the hierarchy (`checked_synth`), and `srams` and `clock_gates`
     (the black boxes' instances)."""
-    rtl_build.check_config(cfg)
-    params = {p: getattr(cfg, p) for p in rtl_build.PARAMETERS}
-    common = tuple(str(rtl_build.COMMON_RTL / s) for s in rtl_build.COMMON if s != "icg.v")
-    r = checked_synth((*common, "coral_fminmax.v", "coral_fcvt.v", "coral_fpu.v", "coral_vdec.v", "coral_idiv.v", "coral_frest.v", "coral_vec.v",
-                       "coral_core.v", "coral_top.v"), "coral_top", params,
-                      ("coral_sram.v", "coral_sram_dp.v", str(rtl_build.COMMON_RTL / "icg.v")),
-                      timeout=timeout)
+    r = checked_synth(*_coral(cfg), timeout=timeout)
     r["srams"] = sum(n for t, n in r["by_type"].items() if t.startswith("coral_sram"))
     r["clock_gates"] = r["by_type"].get("icg", 0)
     return r
 
 
+def elaborate(cfg, timeout: float = 900) -> dict:
+    """The checks on coral_top elaborated but not synthesized (`hierarchy -check; proc;
+    opt_clean`: every module once per parameter set, processes turned into cells, so an
+    incomplete combinational assignment is already a $dlatch and a second driver already
+    a conflict): the default suite's guard, a fraction of synthesis's time. Counts are of
+    word-level cells."""
+    return checked_synth(*_coral(cfg), timeout=timeout, passes="hierarchy -check -top {top}; proc; opt_clean")
+
+
+def _coral(cfg):
+    rtl_build.check_config(cfg)
+    params = {p: getattr(cfg, p) for p in rtl_build.PARAMETERS}
+    common = tuple(str(rtl_build.COMMON_RTL / s) for s in rtl_build.COMMON if s != "icg.v")
+    return ((*common, "coral_fminmax.v", "coral_fcvt.v", "coral_fpu.v", "coral_vdec.v", "coral_idiv.v",
+             "coral_frest.v", "coral_vec.v", "coral_core.v", "coral_top.v"), "coral_top", params,
+            ("coral_sram.v", "coral_sram_dp.v", str(rtl_build.COMMON_RTL / "icg.v")))
+
+
 def checked_synth(sources, top: str, params: dict, macros=(), cwd: Path = rtl_build.CORAL_RTL,
-                  timeout: float = 900) -> dict:
-    """`synth -noshare` of `top` and the modules under it from `sources` (`macros`: black
-    boxes), hierarchically (no -flatten: one netlist per distinct module, not one per
+                  timeout: float = 900, passes: str = "synth -noshare -top {top}") -> dict:
+    """`passes` (`synth -noshare`) on `top` and the modules under it from `sources` (`macros`:
+    black boxes), hierarchically (no -flatten: one netlist per distinct module, not one per
     instance; the NB lanes' fp32_fma, dividers and converters are each synthesized once),
     with the checks: no latch cell in any module, and `check -assert`, which checks each
     module and, in the parent, the instances' ports (two instances driving one wire are
     multiple drivers). Returns {"cells", "by_type", "flip_flops"} over the whole hierarchy
     (each module's cells times its instances) and "modules": {name: {"cells" (its own, not
-    its submodules'), "flip_flops", "instances"}}. Cells are an upper bound on a flattened synthesis's: constants and unused
-    outputs do not cross module boundaries. -noshare: Yosys's SAT-based resource sharing
-    enumerates activation patterns of the NB lanes' fp32_fma shifters and did not finish on
-    the vector unit (rtl/coral/README.md); it is an area optimisation, not a check."""
+    its submodules'), "flip_flops", "instances"}}. Cells are an upper bound on a flattened
+    synthesis's: constants and unused outputs do not cross module boundaries. -noshare:
+    Yosys's SAT-based resource sharing enumerates activation patterns of the NB lanes'
+    fp32_fma shifters and did not finish on the vector unit (rtl/coral/README.md); it is an
+    area optimisation, not a check."""
     sets = " ".join(f"-set {k} {v}" for k, v in params.items())
     script = (f"read_verilog -lib {' '.join(macros)}; " if macros else "") + \
         (f"read_verilog -sv {' '.join(sources)}; " + (f"chparam {sets} {top}; " if sets else "") +
-         f"synth -noshare -top {top}; select -assert-none {LATCHES}; check -assert; "
+         passes.format(top=top) + f"; select -assert-none {LATCHES}; check -assert; "
          "setattr -mod -unset top")
     # (the totals are counted here: Yosys 0.23's `stat -json` of a design with a top module
     # writes the hierarchy's text into the JSON, hence the top attribute unset above)
@@ -102,8 +115,14 @@ def checked_synth(sources, top: str, params: dict, macros=(), cwd: Path = rtl_bu
         for t, n in sub[mod].items():
             count(t, k * n)
     count(f"\\{top}", 1)
+    names = {m: _name(m) for m in mods}
+    twice = {n for n in names.values() if list(names.values()).count(n) > 1}
+    for m in mods:        # Yosys names a module with long parameters by a hash of them
+        if names[m] in twice:
+            names[m] += "#" + m.split("\\")[0].removeprefix("$paramod$")[:8]
     return {"cells": sum(by_type.values()), "by_type": by_type, "flip_flops": _flip_flops(by_type),
-            "modules": {_name(m): {"cells": mods[m]["num_cells"] - sum(sub[m].values()), "instances": insts.get(m, 0),
+            "modules": {names[m]: {"cells": mods[m]["num_cells"] - sum(sub[m].values()),
+                                   "instances": insts.get(m, 0),
                                    "flip_flops": _flip_flops(mods[m]["num_cells_by_type"])}
                         for m in mods}}
 

@@ -18,12 +18,32 @@ def _check(cfg):
     from kernelcraft.simulators.coral_rtl.synth import synthesize
     r = synthesize(cfg)
     print(f"\ncoral_top (DTCM {cfg.DTCM_SIZE} B, ITCM {cfg.ITCM_SIZE} B): {r['cells']} cells, "
-          f"{r['flip_flops']} flip-flops, {r['srams']} SRAM macros; {r['by_type']}")
+          f"{r['flip_flops']} flip-flops, {r['srams']} SRAM macros, {r['clock_gates']} clock gates; "
+          f"{r['by_type']}")
+    for name, m in sorted(r["modules"].items(), key=lambda kv: -kv[1]["cells"] * kv[1]["instances"]):
+        print(f"  {name}: {m['cells']} cells, {m['flip_flops']} flip-flops, x{m['instances']}")
     assert r["srams"] == 1 + cfg.VLEN // 32       # ITCM and the DTCM's banks, as macros
     # x and f registers, the vector register file (32 x VLEN) and queue, pipelines,
     # counters: no SRAM as flip-flops
     assert 8000 < r["flip_flops"] < 14000
     assert r["cells"] > 10_000
+    # the lanes' units synthesized once, instantiated per lane (and the F unit's fma)
+    nb = cfg.VLEN // 32
+    assert r["modules"]["fp32_fma"]["instances"] == nb + 1
+    assert r["modules"]["coral_vec"]["instances"] == 1
+
+
+def test_elaborates_with_the_checks_at_the_default_config():
+    """The structure at the default configuration, in the suite: every module elaborates
+    (no construct Yosys rejects, no missing module), no latch, `check` clean, the lanes'
+    units are modules instantiated per lane. The full synthesis is `-m synth`."""
+    from kernelcraft.simulators.coral_rtl.synth import elaborate
+    cfg = default_config()
+    r = elaborate(cfg)
+    nb = cfg.VLEN // 32
+    assert r["by_type"]["coral_sram_dp"] == nb and r["by_type"]["coral_sram"] == 1
+    assert r["modules"]["fp32_fma"]["instances"] == nb + 1
+    assert r["modules"]["coral_fcvt"]["instances"] == nb + 1
 
 
 def test_sram_bank_is_one_memory():
