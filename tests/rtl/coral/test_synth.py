@@ -66,7 +66,7 @@ def test_synthesizes_small_config():
 @pytest.mark.synth
 @pytest.mark.timeout(0)
 def test_synthesizes_default_config():
-    # 557,599 cells, 12,997 flip-flops, 771 CPU s and 3.9 GB (hierarchical; rtl/coral/README.md)
+    # 548,677 cells, 12,997 flip-flops, 517 CPU s and 3.9 GB (hierarchical; rtl/coral/README.md)
     _check(default_config())
 
 
