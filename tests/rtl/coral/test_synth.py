@@ -2,7 +2,7 @@
 multiple drivers, no construct it rejects, the SRAM banks as macros; hierarchically,
 each distinct module once. Both configurations' synthesis runs with `-m synth` (minutes);
 the SRAM, the checks' own tests and the elaboration with the checks at the default
-configuration (about 35 s CPU) run in the suite. Figures printed with -s are the ones in
+configuration (about 30 s CPU) run in the suite. Figures printed with -s are the ones in
 rtl/coral/README.md."""
 import shutil
 
