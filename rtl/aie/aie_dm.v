@@ -26,20 +26,29 @@
 // 4:1 choice by constant indices, and each macro port picks among the requesters' lane
 // l by constant indices too. Variable window slices (slot k of requester i into macro
 // m) had made Yosys's `share` pass enumerate every earlier requester's conditions for
-// each slice and run out of memory.
+// each slice and run out of memory. Only WRITERS have write-data lanes and only READERS
+// read-data ones (aie_top: the load units and the output channels never write, the
+// store unit and the input channels never read).
 module aie_dm #(
     parameter integer DM_SIZE = 65536,
     parameter integer DM_BANKS = 8,
     parameter integer RW = 11,                      // row address bits: log2(DM_SIZE/32)
-    parameter integer NREQ = 8
+    parameter integer NREQ = 8,
+    // requesters that write and that read (bit i: requester i); the others have no
+    // write-data or read-data path (their write enable is ignored, their read data zero)
+    parameter [NREQ-1:0] WRITERS = '1,
+    parameter [NREQ-1:0] READERS = '1
 ) (
     input  wire               clk,
     input  wire [NREQ-1:0]    req_v,                // ld0, ld1, st, host, in0, in1, out0, out1
     input  wire [NREQ*RW-1:0] req_row,
     input  wire [NREQ*3-1:0]  req_nrows,            // 3 bits each: 1..4
     input  wire [NREQ-1:0]    req_we,
+    // Waiver: the bits of requesters outside WRITERS are not read.
+    /* verilator lint_off UNUSEDSIGNAL */
     input  wire [NREQ*128-1:0] req_be,              // 128 bits each
     input  wire [NREQ*1024-1:0] req_wdata,          // 1024 bits each
+    /* verilator lint_on UNUSEDSIGNAL */
     output wire [NREQ*1024-1:0] rsp_rdata,          // 1024 bits each, the cycle after
     output wire               collide,              // two accesses met on one macro port
     input  wire [2:0]         core_cand,            // ld0, ld1, st would go this cycle
@@ -77,12 +86,17 @@ module aie_dm #(
                 assign ln_ad[MAW*N +: MAW] = MAW'(row[RB-1:0] >> 2);
                 assign ln_in[N] = {1'b0, k} < req_nrows[3*gi +: 3];
                 assign ln_up[N] = BW'(row >> RB) != BW'(r0 >> RB);
-                assign ln_be[32*N +: 32] =
-                    k == 2'd0 ? req_be[128*gi +: 32] : k == 2'd1 ? req_be[128*gi + 32 +: 32] :
-                    k == 2'd2 ? req_be[128*gi + 64 +: 32] : req_be[128*gi + 96 +: 32];
-                assign ln_wd[256*N +: 256] =
-                    k == 2'd0 ? req_wdata[1024*gi +: 256] : k == 2'd1 ? req_wdata[1024*gi + 256 +: 256] :
-                    k == 2'd2 ? req_wdata[1024*gi + 512 +: 256] : req_wdata[1024*gi + 768 +: 256];
+                if (WRITERS[gi]) begin : g_w
+                    assign ln_be[32*N +: 32] =
+                        k == 2'd0 ? req_be[128*gi +: 32] : k == 2'd1 ? req_be[128*gi + 32 +: 32] :
+                        k == 2'd2 ? req_be[128*gi + 64 +: 32] : req_be[128*gi + 96 +: 32];
+                    assign ln_wd[256*N +: 256] =
+                        k == 2'd0 ? req_wdata[1024*gi +: 256] : k == 2'd1 ? req_wdata[1024*gi + 256 +: 256] :
+                        k == 2'd2 ? req_wdata[1024*gi + 512 +: 256] : req_wdata[1024*gi + 768 +: 256];
+                end else begin : g_nw
+                    assign ln_be[32*N +: 32] = 32'd0;
+                    assign ln_wd[256*N +: 256] = 256'd0;
+                end
                 assign ln_b[N] = (gi >= 4) ? dport[N] : ln_up[N];
             end
         end
@@ -172,13 +186,13 @@ module aie_dm #(
                     if (req_v[j] && ln_in[4*j + g % 4] && ln_bank[BW*(4*j + g % 4) +: BW] == BW'(g / 4)) begin
                         if (!ln_b[4*j + g % 4]) begin
                             a_col = a_col | a_en;
-                            a_en = 1'b1; a_we = req_we[j];
+                            a_en = 1'b1; a_we = WRITERS[j] && req_we[j];
                             a_be = ln_be[32*(4*j + g % 4) +: 32];
                             a_ad = ln_ad[MAW*(4*j + g % 4) +: MAW];
                             a_wd = ln_wd[256*(4*j + g % 4) +: 256];
                         end else begin
                             b_col = b_col | b_en;
-                            b_en = 1'b1; b_we = req_we[j];
+                            b_en = 1'b1; b_we = WRITERS[j] && req_we[j];
                             b_be = ln_be[32*(4*j + g % 4) +: 32];
                             b_ad = ln_ad[MAW*(4*j + g % 4) +: MAW];
                             b_wd = ln_wd[256*(4*j + g % 4) +: 256];
@@ -199,6 +213,8 @@ module aie_dm #(
 
     // Read data: each lane's macro and port are noted at the access; the next cycle a lane
     // takes its macro's port output, and window slot k is lane (first row + k) mod 4.
+    // Waiver: the bits of requesters outside READERS are not read (synthesis drops them).
+    /* verilator lint_off UNUSEDSIGNAL */
     reg [NL*BW-1:0] ln_bank_q;
     reg [NL-1:0]    ln_b_q;
     reg [NREQ*2-1:0] r0lo_q;
@@ -210,23 +226,29 @@ module aie_dm #(
     end
 
     wire [NL*256-1:0] ln_rd;
+    /* verilator lint_on UNUSEDSIGNAL */
     generate
         for (gi = 0; gi < NREQ; gi = gi + 1) begin : g_rd
             for (gl = 0; gl < 4; gl = gl + 1) begin : g_lane
                 localparam integer N = 4 * gi + gl;
-                reg [255:0] rd;
-                integer b;
-                always @* begin
-                    rd = 256'd0;
-                    for (b = 0; b < DM_BANKS; b = b + 1)
-                        if (ln_bank_q[BW*N +: BW] == BW'(b))
-                            rd = ln_b_q[N] ? b_rd[256*(4*b + gl) +: 256] : a_rd[256*(4*b + gl) +: 256];
+                if (READERS[gi]) begin : g_r
+                    reg [255:0] rd;
+                    integer b;
+                    always @* begin
+                        rd = 256'd0;
+                        for (b = 0; b < DM_BANKS; b = b + 1)
+                            if (ln_bank_q[BW*N +: BW] == BW'(b))
+                                rd = ln_b_q[N] ? b_rd[256*(4*b + gl) +: 256] : a_rd[256*(4*b + gl) +: 256];
+                    end
+                    assign ln_rd[256*N +: 256] = rd;
+                    wire [1:0] lane = 2'(gl) + r0lo_q[2*gi +: 2];  // the lane of window slot gl
+                    assign rsp_rdata[1024*gi + 256*gl +: 256] =
+                        lane == 2'd0 ? ln_rd[256*(4*gi) +: 256] : lane == 2'd1 ? ln_rd[256*(4*gi + 1) +: 256] :
+                        lane == 2'd2 ? ln_rd[256*(4*gi + 2) +: 256] : ln_rd[256*(4*gi + 3) +: 256];
+                end else begin : g_nr
+                    assign ln_rd[256*N +: 256] = 256'd0;
+                    assign rsp_rdata[1024*gi + 256*gl +: 256] = 256'd0;
                 end
-                assign ln_rd[256*N +: 256] = rd;
-                wire [1:0] lane = 2'(gl) + r0lo_q[2*gi +: 2];  // the lane of window slot gl
-                assign rsp_rdata[1024*gi + 256*gl +: 256] =
-                    lane == 2'd0 ? ln_rd[256*(4*gi) +: 256] : lane == 2'd1 ? ln_rd[256*(4*gi + 1) +: 256] :
-                    lane == 2'd2 ? ln_rd[256*(4*gi + 2) +: 256] : ln_rd[256*(4*gi + 3) +: 256];
             end
         end
     endgenerate

@@ -342,13 +342,22 @@ module aie_dma #(
             if (OUT) begin : g_wdata
                 reg [BWW*7-1:0] w_offs;
                 reg [BB-1:0] w_data, now;
+                reg [6:0] wo;
+                wire [1023:0] win = dm_rdata[1024*c +: 1024];
                 integer wj;
+                // each word is the window's bytes at its offset and the next (none past the
+                // window's end): two byte selects, not a shift of the whole window (which the
+                // simulator evaluated for every word at every edge, w_fresh or not)
                 always @* begin
                     wj = 0;
+                    wo = 7'd0;
                     now = w_data;
                     if (w_fresh)
-                        for (wj = 0; wj < BWW; wj = wj + 1)
-                            now[16*wj +: 16] = 16'(dm_rdata[1024*c +: 1024] >> (8 * w_offs[7*wj +: 7]));
+                        for (wj = 0; wj < BWW; wj = wj + 1) begin
+                            wo = w_offs[7*wj +: 7];
+                            now[16*wj +: 8] = win[8*wo +: 8];
+                            now[16*wj + 8 +: 8] = (wo == 7'd127) ? 8'd0 : win[8*wo + 8 +: 8];
+                        end
                 end
                 assign w_now = now;
                 always @(posedge ch_clk)

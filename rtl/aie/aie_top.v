@@ -129,7 +129,9 @@ module aie_top #(
         .b_valid(ext_bvalid), .wide(dma_wide)
     );
 
-    aie_dm #(.DM_SIZE(DM_SIZE), .DM_BANKS(DM_BANKS), .RW(RW), .NREQ(8)) u_dm (
+    // requesters ld0, ld1, st, host, in0, in1, out0, out1 (bit i: requester i)
+    aie_dm #(.DM_SIZE(DM_SIZE), .DM_BANKS(DM_BANKS), .RW(RW), .NREQ(8),
+             .WRITERS(8'b0011_1100), .READERS(8'b1100_1011)) u_dm (
         .clk(clk),
         .req_v({d_v, host_dm_v, c_v}),
         .req_row({d_row, host_dm_row, c_row}),

@@ -113,7 +113,7 @@ def _speeds(cfg, args, bulk: bool) -> dict[str, float]:
     empty = assemble("NOP\n", "empty.asm", cfg)
     start, _ = _time(rtl, empty, cfg, args.runs)
     n = args.iterations
-    print(f"start-up of a run: {start:.2f} s CPU (median of {args.runs})")
+    print(f"start-up of a run: {start:.3f} s CPU (median of {args.runs})")
     out = {}
     # (what, source, bundles besides the loop's 2 per iteration)
     for what, source, extra in (("scalar-and-load loop", SCALAR_LOAD_LOOP, 6),
@@ -122,8 +122,8 @@ def _speeds(cfg, args, bulk: bool) -> dict[str, float]:
         total, cycles = _time(rtl, assemble(source.format(n=n), "bench.asm", cfg), cfg, args.runs)
         bundles = 2 * n + extra
         sim = max(total - start, 1e-9)
-        print(f"{what}: {bundles:,} bundles, {cycles:,} cycles in {total:.2f} s CPU; without "
-              f"start-up {bundles / sim / 1e6:.2f} M bundles/s, {cycles / sim / 1e6:.2f} M cycles/s")
+        print(f"{what}: {bundles:,} bundles, {cycles:,} cycles in {total:.3f} s CPU; without "
+              f"start-up {bundles / sim / 1e6:.3f} M bundles/s, {cycles / sim / 1e6:.3f} M cycles/s")
         out[what.split(" (")[0]] = cycles / sim
     return out
 

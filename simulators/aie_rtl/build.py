@@ -99,9 +99,15 @@ def check_config(cfg) -> None:
 
 def spec(cfg, simulator: str = "verilator") -> toolchain.BuildSpec:
     check_config(cfg)
+    # The clock gates' falling-edge model (rtl/common/icg.v), as plena's build: every
+    # enable of the tile and harness changes only just after a rising edge (the harness's
+    # inputs, `halt` included, are registered), which the model checks at every edge.
+    # With the latch, Verilator evaluates each enable's fan-in (a DMA channel's reaches
+    # the issue decision and aie_dm's port check) with the clock triggers at both edges;
+    # a flop reads it at its edge only. Synthesis and lint keep the latch.
     return toolchain.BuildSpec(top=TOP, sources=sources(simulator), includes=(AIE_RTL, COMMON),
-                               parameters=cfg.as_dict(), build_args=BUILD_ARGS,
-                               timescale=TIMESCALE)
+                               parameters=cfg.as_dict(), defines={"ICG_FLOP_MODEL": 1},
+                               build_args=BUILD_ARGS, timescale=TIMESCALE)
 
 
 def build(cfg, simulator: str = "verilator") -> toolchain.Build:

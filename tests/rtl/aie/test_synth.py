@@ -39,8 +39,10 @@ BLACK_BOXES = ("aie_shuf", "aie_reduce", "aie_pwl", "aie_mac", "aie_dma", "aie_d
 def _params(module: str, config: dict) -> dict:
     cfg = default_config(**config).as_dict()
     rows = cfg["DM_SIZE"] // 32
+    # (aie_dm at aie_top's instance: which requesters write and which read)
     return {"aie_dm": {"DM_SIZE": cfg["DM_SIZE"], "DM_BANKS": cfg["DM_BANKS"],
-                       "RW": rows.bit_length() - 1, "NREQ": 8},
+                       "RW": rows.bit_length() - 1, "NREQ": 8,
+                       "WRITERS": "8'b00111100", "READERS": "8'b11001011"},
             "aie_reduce": {"LAT": cfg["REDUCE_LATENCY"]}, "aie_pwl": {"LAT": cfg["PWL_LATENCY"]},
             "aie_shuf": {}}.get(module, cfg)
 
