@@ -4,7 +4,10 @@ undriven or combinational-loop wires) and without latches: at the small differen
 configuration in the default suite, at the default configuration under the `synth`
 marker (figures in rtl/plena/README.md). The Matrix SRAM, BMM_ACC and MM_ACC are inferred
 as their banks' 1R1W memories, and synthesize likewise at the small configuration. The
-vector groups' and reductions' only latches are their operands' isolation latches."""
+vector groups' and reductions' only latches are their operands' isolation latches. The
+whole core elaborates hierarchically at the small configuration with the SRAM macros and
+clock gates as cells, `check -assert` clean with no latch but the isolation latches (default
+suite), and synthesizes module by module (`synth` marker)."""
 import re
 import shutil
 import subprocess
@@ -212,10 +215,15 @@ def test_vector_sram_is_inferred_as_banks(diff_cfg):
                  "proc; flatten; opt -fast; memory -nomap; "
                  "tee -o /dev/stdout select -count t:$mem_v2 r:RD_PORTS=1 %i r:WR_PORTS=2 %i; "
                  "tee -o /dev/stdout select -count t:$mem_v2", 1200)
-    na = max(1, -(-128 // diff_cfg.VLEN))
-    nb = 1 << (max(diff_cfg.BLEN, na) - 1).bit_length()
+    nb = _vsram_banks(diff_cfg)
     counts = [int(n) for n in re.findall(r"(\d+) objects", out)]
     assert counts == [3 * nb, 3 * nb], out[-2000:]
+
+
+def _vsram_banks(cfg) -> int:
+    """plena_vsram's NB: a power of two of at least max(BLEN, NA), NA = ceil(128 / VLEN)."""
+    na = max(1, -(-128 // cfg.VLEN))
+    return 1 << (max(cfg.BLEN, na) - 1).bit_length()
 
 
 @pytest.mark.synth
@@ -272,3 +280,64 @@ def test_vector_units_latch_only_their_operands(diff_cfg, unit, kind):
     latches = sorted(int(w) for w, n in re.findall(r"^\s+\$dlatch_(\d+)\s+(\d+)\s*$", out,
                                                    flags=re.M) for _ in range(int(n)))
     assert latches == want, out[-2000:]
+
+
+# The whole core, hierarchical: every distinct module (per parameter set) elaborated and
+# synthesized once, not flattened. The SRAM macros (plena_sram, plena_sram2w: every bank of
+# the Matrix and Vector SRAM, the accumulators, FP_MEM, INT_MEM and the program) and the
+# clock gate are cells, what a memory compiler's macros and the library's ICG replace.
+CORE_HARNESS = {"plena_sim.v", "plena_top.v"}
+MACROS = ("plena_sram.v", "plena_sram2w.v")
+
+
+def _core_script(cfg) -> str:
+    """Read the core (-defer: nothing elaborated at the default parameters), set `cfg`'s
+    parameters on plena_core, elaborate it, `proc`, drop what drives nothing (the loop
+    integers of `always @*` blocks, which `proc` reads as latches), `check -assert`, and
+    count the macros' and gates' instances and list every latch."""
+    macros = [build.PLENA_RTL / m for m in MACROS] + [ICG]
+    files = [p for p in build.sources("icarus")
+             if p.name not in CORE_HARNESS and p not in macros]
+    sets = " ".join(f"-set {k} {v}" for k, v in cfg.as_dict().items())
+    return (f"{_read(files, '-defer ')}; {_read(macros, '-lib ')}; "
+            # (`hierarchy -chparam` on a deferred top trips an assertion in Yosys 0.23)
+            f"chparam {sets} $abstract\\plena_core; hierarchy -check -top plena_core; "
+            "proc; opt_clean; check -assert; "
+            "tee -o /dev/stdout select -count t:plena_sram; "
+            "tee -o /dev/stdout select -count t:plena_sram2w; "
+            "tee -o /dev/stdout select -count t:icg; " + _LATCHES.format(cell="$dlatch"))
+
+
+# Every latch cell, as `module/cell` lines, and their number.
+_LATCHES = ("tee -o /dev/stdout select -count t:{cell}; "
+            "tee -o /dev/stdout select -list t:{cell}")
+
+
+def _latch_modules(out: str) -> set[str]:
+    """The modules holding the latches _LATCHES printed (the last count and listing in
+    `out`)."""
+    count = int(re.findall(r"(\d+) objects", out)[-1])
+    listed = [ln.split("/")[0] for ln in out.splitlines()[-count:]] if count else []
+    assert len(listed) == count and all(m.startswith("$") for m in listed), out[-3000:]
+    return set(listed)
+
+
+def _is_oplatch(module: str) -> bool:
+    return module.startswith("$paramod\\plena_oplatch\\")
+
+
+def test_core_elaborates_hierarchically_small(diff_cfg):
+    """plena_core at DIFF_CONFIG elaborates with the SRAM macros and clock gates as cells
+    (the units' modules per parameter set, none flattened), passes `check -assert` (no
+    multiple drivers, undriven wires or combinational loops), and its only latches are the
+    isolation latches (plena_oplatch: the MAC array's, the vector groups' but the map
+    group's, the reductions', V_TOPK's logits; the existing per-unit test holds their
+    widths). About 15 s of CPU."""
+    out = _yosys(_core_script(diff_cfg), timeout=600)
+    sram, sram2w, icg = (int(n) for n in re.findall(r"(\d+) objects", out)[:3])
+    cfg = diff_cfg
+    # Matrix SRAM MLEN, BMM_ACC HEADS x MLEN/BLEN, MM_ACC 1, FP_MEM and INT_MEM 8 each, imem 1
+    assert sram == cfg.MLEN + (cfg.MLEN // cfg.HLEN) * (cfg.MLEN // cfg.BLEN) + 1 + 8 + 8 + 1
+    assert sram2w == 3 * _vsram_banks(cfg) and icg > 0
+    modules = _latch_modules(out)
+    assert modules and all(_is_oplatch(m) for m in modules), sorted(modules)
