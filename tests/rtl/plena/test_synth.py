@@ -206,11 +206,11 @@ VSRAM_FILES = ("plena_vsram.v", "plena_sram2w.v")
 @pytest.mark.synth
 def test_vector_sram_is_inferred_as_banks(diff_cfg):
     """The Vector SRAM (plena_vsram) at the small configuration: Yosys infers NB x 3
-    memories (NB = 8 banks at VLEN = 16, BLEN = 4: V_TOPK's 128 / VLEN rows; a copy per
+    memories (NB = 8 banks at VLEN = 16: V_TOPK's 128 / VLEN rows; a copy per
     read port A, B, D) of one read and two write ports each, what a 1R2W macro replaces
     (78 s of CPU on the 2-core machine, figures in rtl/plena/README.md)."""
     files = [*(build.PLENA_RTL / f for f in VSRAM_FILES), build.COMMON_RTL / "icg.v"]
-    sets = " ".join(f"-set {k} {getattr(diff_cfg, k)}" for k in ("VLEN", "VSRAM_ROWS", "BLEN"))
+    sets = " ".join(f"-set {k} {getattr(diff_cfg, k)}" for k in ("VLEN", "VSRAM_ROWS"))
     out = _yosys(f"{_read(files)}; chparam {sets} plena_vsram; hierarchy -top plena_vsram; "
                  "proc; flatten; opt -fast; memory -nomap; "
                  "tee -o /dev/stdout select -count t:$mem_v2 r:RD_PORTS=1 %i r:WR_PORTS=2 %i; "
@@ -221,9 +221,9 @@ def test_vector_sram_is_inferred_as_banks(diff_cfg):
 
 
 def _vsram_banks(cfg) -> int:
-    """plena_vsram's NB: a power of two of at least max(BLEN, NA), NA = ceil(128 / VLEN)."""
+    """plena_vsram's NB: a power of two of at least NA = ceil(128 / VLEN)."""
     na = max(1, -(-128 // cfg.VLEN))
-    return 1 << (max(cfg.BLEN, na) - 1).bit_length()
+    return 1 << (na - 1).bit_length()
 
 
 @pytest.mark.synth
