@@ -20,11 +20,11 @@ from kernelcraft.simulators.plena_rtl import build
 HARNESS = {"plena_sim.v"}
 
 
-def _yosys(script: str, timeout: float) -> str:
+def _yosys(script: str, timeout: float, log=None) -> str:
     tool = shutil.which("yosys")
     assert tool, "yosys is missing: run sudo scripts/install-system-deps.sh"
-    proc = subprocess.run([tool, "-q", "-p", script], capture_output=True, text=True,
-                          timeout=timeout)
+    proc = subprocess.run([tool, "-q", *(["-l", str(log)] if log else []), "-p", script],
+                          capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, proc.stderr[-3000:] or proc.stdout[-3000:]
     return proc.stdout
 
@@ -341,3 +341,102 @@ def test_core_elaborates_hierarchically_small(diff_cfg):
     assert sram2w == 3 * _vsram_banks(cfg) and icg > 0
     modules = _latch_modules(out)
     assert modules and all(_is_oplatch(m) for m in modules), sorted(modules)
+
+
+def _module_names(log: str) -> dict[str, str]:
+    """A readable name per derived module of a Yosys log: `plena_vreduce(VLEN=16,KIND=0)`
+    for `$paramod$<hash>\\plena_vreduce`, from the parameters the log prints as it derives."""
+    names, params = {}, []
+    for line in log.splitlines():
+        if m := re.match(r"Parameter \\(\w+) = (.+)$", line):
+            params.append(f"{m.group(1)}={m.group(2)}")
+        elif m := re.match(r"Generating RTLIL representation for module `(\$paramod\S*\\(\w+))'",
+                           line):
+            # (the whole configuration, as the core's units take it, is left out)
+            names[m.group(1)] = (f"{m.group(2)}({','.join(params)})" if 0 < len(params) <= 4
+                                 else m.group(2))
+            params = []
+        elif "Executing AST frontend in derive mode" in line:
+            params = []
+    return names
+
+
+def _readable(module: str, names: dict[str, str]) -> str:
+    """`names`' name for a module, or `plena_oplatch(W=293)` for Yosys's
+    `$paramod\\plena_oplatch\\W=s32'00...0100100101`."""
+    if module in names:
+        return names[module]
+    if m := re.match(r"\$paramod\\(\w+)\\(\w+)=s32'([01]+)$", module):
+        return f"{m.group(1)}({m.group(2)}={int(m.group(3), 2)})"
+    return module
+
+
+def _stat_per_module(out: str) -> dict[str, dict[str, int]]:
+    """`stat`'s cells, flip-flops and latch bits per module: its own (a submodule or
+    macro instance counted as one cell) and, as `all_*`, with its submodules' expanded
+    (a macro or clock gate still one cell); 'TOTAL' is the design hierarchy's."""
+    own, kinds = {}, {}
+    for name, body in re.findall(r"^=== (.+?) ===$(.*?)(?=^=== |\Z)", out, flags=re.M | re.S):
+        total = re.search(r"Number of cells:\s+(\d+)", body)
+        if not total:
+            continue
+        name = "TOTAL" if name == "design hierarchy" else name
+        kinds[name] = {m.group(1): int(m.group(2))
+                       for m in re.finditer(r"^\s+(\S+)\s+(\d+)\s*$",
+                                            body[total.start():], flags=re.M)}
+        own[name] = {"cells": int(total.group(1)),
+                     "flops": sum(n for k, n in kinds[name].items() if "DFF" in k.upper()),
+                     "latches": sum(n for k, n in kinds[name].items() if "DLATCH" in k.upper())}
+
+    def expanded(m: str) -> dict[str, int]:
+        if "all_cells" not in own[m]:
+            sums = dict(own[m])
+            for sub, n in kinds[m].items():
+                if sub in own and sub != m:
+                    e = expanded(sub)
+                    sums["cells"] += n * (e["all_cells"] - 1)
+                    sums["flops"] += n * e["all_flops"]
+                    sums["latches"] += n * e["all_latches"]
+            own[m].update({f"all_{k}": v for k, v in sums.items()})
+        return own[m]
+
+    for m in own:
+        if m != "TOTAL":
+            expanded(m)
+    return own
+
+
+def synth_core(cfg, timeout: float, log) -> tuple[dict, str]:
+    """plena_core at `cfg` synthesized module by module (`synth -noshare`, no flattening;
+    SRAM macros and clock gates as cells), `check -assert` clean, latches only in
+    plena_oplatch: its per-module figures and the log. (No `ltp`: on the hierarchy it
+    reads a submodule instance as one combinational cell and loops through them.)"""
+    script = (_core_script(cfg) + "; synth -noshare -top plena_core; check -assert; "
+              "tee -o /dev/stdout stat; " + _LATCHES.format(cell="$_DLATCH*"))
+    out = _yosys(script, timeout, log=log)
+    modules = _latch_modules(out)
+    assert modules and all(_is_oplatch(m) for m in modules), sorted(modules)
+    return _stat_per_module(out), open(log).read()
+
+
+@pytest.mark.synth
+def test_core_synthesizes_hierarchically_small(diff_cfg, tmp_path):
+    """plena_core at DIFF_CONFIG synthesized module by module: `check -assert` clean after
+    synthesis too, latch bits only in plena_oplatch; prints each module's cells,
+    flip-flops and latch bits, its own and with its submodules (figures in
+    rtl/plena/README.md; about 11 CPU minutes and 3.7 GB)."""
+    figures, log = synth_core(diff_cfg, 7200, tmp_path / "yosys.log")
+    names = _module_names(log)
+    print(f"{'module':52s} {'own cells':>10s} {'flops':>7s} | {'with submodules':>15s} "
+          f"{'flops':>7s} {'latch bits':>10s}")
+    for module, f in sorted(figures.items(), key=lambda kv: -kv[1].get("all_cells", 0)):
+        if module != "TOTAL":
+            print(f"{_readable(module, names)[:52]:52s} {f['cells']:>10,} {f['flops']:>7,} | "
+                  f"{f['all_cells']:>15,} {f['all_flops']:>7,} {f['all_latches']:>10,}")
+    total, core = figures["TOTAL"], figures["plena_core"]
+    print(f"whole core: {total['cells']:,} cells, {total['flops']:,} flip-flops, "
+          f"{total['latches']:,} latch bits")
+    assert (core["all_cells"], core["all_flops"], core["all_latches"]) == \
+        (total["cells"], total["flops"], total["latches"])
+    assert total["flops"] > 0
+    assert all(f["latches"] == 0 for m, f in figures.items() if m != "TOTAL" and not _is_oplatch(m))
