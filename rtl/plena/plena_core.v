@@ -91,11 +91,11 @@ module plena_core #(
     output wire [$clog2(MSRAM_TILES * MLEN)-1:0] dm_row,
     output wire [VLEN*16-1:0] dm_data,
     output wire [VLEN-1:0] dm_mask,
-    // ... and the Vector SRAM's writes: W (up to BLEN rows from dv_w_row, one mask) and P
-    // (a prefetch beat: its data and mask are dm_data and dm_mask)
-    output wire [BLEN-1:0] dv_w_en,
+    // ... and the Vector SRAM's writes: W (row dv_w_row, masked) and P (a prefetch beat:
+    // its data and mask are dm_data and dm_mask)
+    output wire          dv_w_en,
     output wire [$clog2(VSRAM_ROWS)-1:0] dv_w_row,
-    output wire [BLEN*VLEN*16-1:0] dv_w_data,
+    output wire [VLEN*16-1:0] dv_w_data,
     output wire [VLEN-1:0] dv_w_mask,
     output wire        dv_p_en,
     output wire [$clog2(VSRAM_ROWS)-1:0] dv_p_row,
@@ -593,42 +593,42 @@ module plena_core #(
     // the host's row while the core is idle; port P: a prefetch's beat (never in rows an
     // instruction uses: the stall rule).
     wire adv = !rst && state == S_RUN && !late_err && !issue_err && !stall_now;
-    reg  [BLEN-1:0]    vw_en;
+    reg                vw_en;
     reg  [VRW-1:0]     vw_row;
-    reg  [BLEN*RW-1:0] vw_data;
+    reg  [RW-1:0]      vw_data;
     reg  [VLEN-1:0]    vw_mask;
     always @* begin
-        vw_en = {BLEN{1'b0}};
+        vw_en = 1'b0;
         vw_row = v_row_d;
-        vw_data = {BLEN*RW{1'b0}};
+        vw_data = {RW{1'b0}};
         vw_mask = {VLEN{1'b1}};
         if (host_wr && host_sel == HS_VSRAM) begin
-            vw_en[0] = 1'b1;
+            vw_en = 1'b1;
             vw_row = VRW'(host_addr);
-            vw_data[RW-1:0] = host_wdata;
+            vw_data = host_wdata;
         end else if (adv && occupied && m_wo_valid && (op == OP_M_BMM_WO || op == OP_M_BMV_WO)) begin
-            vw_en[0] = 1'b1;
+            vw_en = 1'b1;
             vw_row = wo_row0 + m_wo_step;
-            vw_data[RW-1:0] = m_wo_row;
+            vw_data = m_wo_row;
         end else if (adv && occupied && v_op && !v_red) begin
-            vw_en[0] = 1'b1;
-            vw_data[RW-1:0] = v_wr_data;
+            vw_en = 1'b1;
+            vw_data = v_wr_data;
             vw_mask = v_we;
         end else if (adv && commit && op == OP_V_SHFT_V) begin
-            vw_en[0] = 1'b1;
-            vw_data[RW-1:0] = sh_row >> (16 * g_rs2);
+            vw_en = 1'b1;
+            vw_data = sh_row >> (16 * g_rs2);
         end else if (adv && commit && op == OP_M_MV_WO) begin
-            vw_en[0] = 1'b1;
+            vw_en = 1'b1;
             vw_row = wo_row0;
-            vw_data[RW-1:0] = m_wo_row;
+            vw_data = m_wo_row;
         end else if (adv && occupied && m_wo_valid && op == OP_M_MM_WO) begin
-            vw_en[0] = 1'b1;
+            vw_en = 1'b1;
             vw_row = wo_row0 + m_wo_step;
-            vw_data[RW-1:0] = RW'(m_wo_block) << (16 * wo_col);
+            vw_data = RW'(m_wo_block) << (16 * wo_col);
             vw_mask = VLEN'({BLEN{1'b1}}) << wo_col;
         end
     end
-    plena_vsram #(.VLEN(VLEN), .VSRAM_ROWS(VSRAM_ROWS), .BLEN(BLEN), .NA(NA)) u_vsram (
+    plena_vsram #(.VLEN(VLEN), .VSRAM_ROWS(VSRAM_ROWS), .NA(NA)) u_vsram (
         .clk(clk), .a_re(va_re), .a_row(va_row), .a_q(va_q),
         .b_re(vb_re), .b_row(v_row_b), .b_q(vb_q),
         .d_re(dma_sr_re), .d_row(dma_sr_row), .d_q(vd_q),

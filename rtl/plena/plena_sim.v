@@ -88,9 +88,9 @@ module plena_sim #(
     /* verilator lint_on UNUSEDSIGNAL */
     input  wire [VLEN*16-1:0] dm_data,
     input  wire [VLEN-1:0] dm_mask,
-    input  wire [BLEN-1:0] dv_w_en,
+    input  wire        dv_w_en,
     input  wire [$clog2(VSRAM_ROWS)-1:0] dv_w_row,
-    input  wire [BLEN*VLEN*16-1:0] dv_w_data,
+    input  wire [VLEN*16-1:0] dv_w_data,
     input  wire [VLEN-1:0] dv_w_mask,
     input  wire        dv_p_en,
     input  wire [$clog2(VSRAM_ROWS)-1:0] dv_p_row,
@@ -610,11 +610,8 @@ module plena_sim #(
                 if (df_en[tr]) t_fp[TFW'(df_addr + 32'(tr))] <= df_data[32*tr +: 32];
                 if (di_en[tr]) t_int[TIW'(di_addr + 32'(tr))] <= di_data[32*tr +: 32];
             end
-            for (tr = 0; tr < BLEN; tr = tr + 1)
-                if (dv_w_en[tr])
-                    t_vsram[$clog2(VSRAM_ROWS)'(dv_w_row + tr)]
-                        <= masked(t_vsram[$clog2(VSRAM_ROWS)'(dv_w_row + tr)],
-                                  dv_w_data[RW*tr +: RW], dv_w_mask);
+            if (dv_w_en)
+                t_vsram[dv_w_row] <= masked(t_vsram[dv_w_row], dv_w_data, dv_w_mask);
             if (dv_p_en)
                 t_vsram[dv_p_row] <= masked(t_vsram[dv_p_row], dm_data, dm_mask);
         end

@@ -30,9 +30,9 @@ module plena_top #(
     wire [$clog2(MSRAM_TILES * MLEN)-1:0] dm_row;
     wire [VLEN*16-1:0] dm_data;
     wire [VLEN-1:0] dm_mask;
-    wire [BLEN-1:0] dv_w_en;
+    wire        dv_w_en;
     wire [$clog2(VSRAM_ROWS)-1:0] dv_w_row, dv_p_row;
-    wire [BLEN*VLEN*16-1:0] dv_w_data;
+    wire [VLEN*16-1:0] dv_w_data;
     wire [VLEN-1:0] dv_w_mask;
     wire        dv_p_en;
     wire [7:0]  df_en, di_en;

@@ -7,19 +7,17 @@
 //      reduction's row; the host's row while the core is idle
 //   B  one row: the second operand of the VV forms
 //   D  one row: a store's next beat (the DMA engine)
-//   W  up to BLEN consecutive rows (M_MM_WO's block; one row for the other writes),
-//      one element mask for all: the instruction's writes; the host's while idle
+//   W  one row, element-masked: the instruction's writes (M_MM_WO's block too, a row
+//      per step); the host's while idle
 //   P  one row, element-masked: a prefetch beat
-// NB is a power of two of at least max(BLEN, NA), so A's and W's consecutive rows fall
-// in distinct banks; A, B and D have their own copies (A and B may name one row, D runs
+// NB is a power of two of at least NA, so A's consecutive rows fall in distinct banks; A, B and D have their own copies (A and B may name one row, D runs
 // beside the instructions), and W and P the macro's two write ports (they meet in a
 // bank, never in a row: the stall rule keeps instructions off a prefetch's rows).
 module plena_vsram #(
     parameter integer VLEN = 64,
     parameter integer VSRAM_ROWS = 1024,
-    parameter integer BLEN = 4,
     parameter integer NA = (128 + VLEN - 1) / VLEN,
-    parameter integer NBW = $clog2((BLEN > NA) ? BLEN : NA),
+    parameter integer NBW = $clog2(NA),
     parameter integer VRW = (VSRAM_ROWS > 1) ? $clog2(VSRAM_ROWS) : 1
 ) (
     input  wire                 clk,
@@ -32,9 +30,9 @@ module plena_vsram #(
     input  wire                 d_re,
     input  wire [VRW-1:0]       d_row,
     output wire [VLEN*16-1:0]   d_q,
-    input  wire [BLEN-1:0]      w_en,     // row w_row + i written where bit i is set
+    input  wire                 w_en,
     input  wire [VRW-1:0]       w_row,
-    input  wire [BLEN*VLEN*16-1:0] w_data,
+    input  wire [VLEN*16-1:0]   w_data,
     input  wire [VLEN-1:0]      w_mask,
     input  wire                 w_open,   // the host may write (the core is idle)
     input  wire                 p_en,
@@ -66,14 +64,11 @@ module plena_vsram #(
     genvar gb;
     generate
         for (gb = 0; gb < NB; gb = gb + 1) begin : g_bank
-            // Which of A's rows and of W's rows fall in this bank: offset (gb - row) mod NB.
+            // Which of A's rows falls in this bank: offset (gb - row) mod NB.
             wire [BW-1:0]  a_off = BW'((32'(gb) - 32'(a_row)) % NB);
-            wire [BW-1:0]  w_off = BW'((32'(gb) - 32'(w_row)) % NB);
             wire [VRW-1:0] a_r = a_row + VRW'(a_off);
-            wire [VRW-1:0] w_r = w_row + VRW'(w_off);
             wire a_here = a_re && 32'(a_off) < 32'(NA);
-            wire w_here = 32'(w_off) < 32'(BLEN) && w_en[32'(w_off) % BLEN];
-            wire [RW-1:0] w_d = w_data[RW*(32'(w_off) % BLEN) +: RW];
+            wire w_here = w_en && bank_of(w_row) == BW'(gb);
             wire p_here = p_en && bank_of(p_row) == BW'(gb);
             wire b_here = b_re && bank_of(b_row) == BW'(gb);
             wire d_here = d_re && bank_of(d_row) == BW'(gb);
@@ -84,15 +79,15 @@ module plena_vsram #(
             icg u_wgate (.clk(clk), .en(w_here || p_here || w_open), .gclk(wclk));
             plena_sram2w #(.DEPTH(DEPTH), .N(VLEN), .AW(AW)) u_a (
                 .rclk(aclk), .wclk(wclk), .re(a_here), .raddr(word_of(a_r)), .rdata(qa[gb*RW +: RW]),
-                .we0(w_here), .wmask0(w_mask), .waddr0(word_of(w_r)), .wdata0(w_d),
+                .we0(w_here), .wmask0(w_mask), .waddr0(word_of(w_row)), .wdata0(w_data),
                 .we1(p_here), .wmask1(p_mask), .waddr1(word_of(p_row)), .wdata1(p_data));
             plena_sram2w #(.DEPTH(DEPTH), .N(VLEN), .AW(AW)) u_b (
                 .rclk(bclk), .wclk(wclk), .re(b_here), .raddr(word_of(b_row)), .rdata(qb[gb*RW +: RW]),
-                .we0(w_here), .wmask0(w_mask), .waddr0(word_of(w_r)), .wdata0(w_d),
+                .we0(w_here), .wmask0(w_mask), .waddr0(word_of(w_row)), .wdata0(w_data),
                 .we1(p_here), .wmask1(p_mask), .waddr1(word_of(p_row)), .wdata1(p_data));
             plena_sram2w #(.DEPTH(DEPTH), .N(VLEN), .AW(AW)) u_d (
                 .rclk(dclk), .wclk(wclk), .re(d_here), .raddr(word_of(d_row)), .rdata(qd[gb*RW +: RW]),
-                .we0(w_here), .wmask0(w_mask), .waddr0(word_of(w_r)), .wdata0(w_d),
+                .we0(w_here), .wmask0(w_mask), .waddr0(word_of(w_row)), .wdata0(w_data),
                 .we1(p_here), .wmask1(p_mask), .waddr1(word_of(p_row)), .wdata1(p_data));
         end
     endgenerate

@@ -154,9 +154,11 @@ def test_vector_sram_is_banked_macros():
                  "plena_topk.v", "plena_dma.v"):
         assert "vsram" not in _code((build.PLENA_RTL / unit).read_text()), unit
     assert not arrays.search(vsram)
-    # NB = 2^NBW banks, NBW from max(BLEN, NA): M_MM_WO's BLEN rows and V_TOPK's NA rows
-    # fall in distinct banks.
-    assert re.search(r"NBW\s*=\s*\$clog2\(\(BLEN\s*>\s*NA\)\s*\?\s*BLEN\s*:\s*NA\)", vsram)
+    # NB = 2^NBW banks, NBW from NA: V_TOPK's NA rows fall in distinct banks; port W
+    # writes one row (M_MM_WO's block a row per step).
+    assert re.search(r"NBW\s*=\s*\$clog2\(NA\)", vsram)
+    assert re.search(r"input\s+wire\s+w_en,", vsram)
+    assert re.search(r"input\s+wire\s*\[VLEN\*16-1:0\]\s*w_data,", vsram)
     bank = re.search(r"for\s*\(\s*gb\s*=\s*0\s*;\s*gb\s*<\s*NB\s*;[^)]*\)\s*begin\s*:\s*g_bank\b"
                      r"(.*?)\bend\s+endgenerate", vsram, flags=re.S)
     assert bank

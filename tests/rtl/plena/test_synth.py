@@ -4,7 +4,10 @@ undriven or combinational-loop wires) and without latches: at the small differen
 configuration in the default suite, at the default configuration under the `synth`
 marker (figures in rtl/plena/README.md). The Matrix SRAM, BMM_ACC and MM_ACC are inferred
 as their banks' 1R1W memories, and synthesize likewise at the small configuration. The
-vector groups' and reductions' only latches are their operands' isolation latches."""
+vector groups' and reductions' only latches are their operands' isolation latches. The
+whole core elaborates hierarchically at the small configuration with the SRAM macros and
+clock gates as cells, `check -assert` clean with no latch but the isolation latches (default
+suite), and synthesizes module by module (`synth` marker)."""
 import re
 import shutil
 import subprocess
@@ -17,11 +20,11 @@ from kernelcraft.simulators.plena_rtl import build
 HARNESS = {"plena_sim.v"}
 
 
-def _yosys(script: str, timeout: float) -> str:
+def _yosys(script: str, timeout: float, log=None) -> str:
     tool = shutil.which("yosys")
     assert tool, "yosys is missing: run sudo scripts/install-system-deps.sh"
-    proc = subprocess.run([tool, "-q", "-p", script], capture_output=True, text=True,
-                          timeout=timeout)
+    proc = subprocess.run([tool, "-q", *(["-l", str(log)] if log else []), "-p", script],
+                          capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, proc.stderr[-3000:] or proc.stdout[-3000:]
     return proc.stdout
 
@@ -203,19 +206,24 @@ VSRAM_FILES = ("plena_vsram.v", "plena_sram2w.v")
 @pytest.mark.synth
 def test_vector_sram_is_inferred_as_banks(diff_cfg):
     """The Vector SRAM (plena_vsram) at the small configuration: Yosys infers NB x 3
-    memories (NB = 8 banks at VLEN = 16, BLEN = 4: V_TOPK's 128 / VLEN rows; a copy per
+    memories (NB = 8 banks at VLEN = 16: V_TOPK's 128 / VLEN rows; a copy per
     read port A, B, D) of one read and two write ports each, what a 1R2W macro replaces
     (78 s of CPU on the 2-core machine, figures in rtl/plena/README.md)."""
     files = [*(build.PLENA_RTL / f for f in VSRAM_FILES), build.COMMON_RTL / "icg.v"]
-    sets = " ".join(f"-set {k} {getattr(diff_cfg, k)}" for k in ("VLEN", "VSRAM_ROWS", "BLEN"))
+    sets = " ".join(f"-set {k} {getattr(diff_cfg, k)}" for k in ("VLEN", "VSRAM_ROWS"))
     out = _yosys(f"{_read(files)}; chparam {sets} plena_vsram; hierarchy -top plena_vsram; "
                  "proc; flatten; opt -fast; memory -nomap; "
                  "tee -o /dev/stdout select -count t:$mem_v2 r:RD_PORTS=1 %i r:WR_PORTS=2 %i; "
                  "tee -o /dev/stdout select -count t:$mem_v2", 1200)
-    na = max(1, -(-128 // diff_cfg.VLEN))
-    nb = 1 << (max(diff_cfg.BLEN, na) - 1).bit_length()
+    nb = _vsram_banks(diff_cfg)
     counts = [int(n) for n in re.findall(r"(\d+) objects", out)]
     assert counts == [3 * nb, 3 * nb], out[-2000:]
+
+
+def _vsram_banks(cfg) -> int:
+    """plena_vsram's NB: a power of two of at least NA = ceil(128 / VLEN)."""
+    na = max(1, -(-128 // cfg.VLEN))
+    return 1 << (na - 1).bit_length()
 
 
 @pytest.mark.synth
@@ -272,3 +280,163 @@ def test_vector_units_latch_only_their_operands(diff_cfg, unit, kind):
     latches = sorted(int(w) for w, n in re.findall(r"^\s+\$dlatch_(\d+)\s+(\d+)\s*$", out,
                                                    flags=re.M) for _ in range(int(n)))
     assert latches == want, out[-2000:]
+
+
+# The whole core, hierarchical: every distinct module (per parameter set) elaborated and
+# synthesized once, not flattened. The SRAM macros (plena_sram, plena_sram2w: every bank of
+# the Matrix and Vector SRAM, the accumulators, FP_MEM, INT_MEM and the program) and the
+# clock gate are cells, what a memory compiler's macros and the library's ICG replace.
+CORE_HARNESS = {"plena_sim.v", "plena_top.v"}
+MACROS = ("plena_sram.v", "plena_sram2w.v")
+
+
+def _core_script(cfg) -> str:
+    """Read the core (-defer: nothing elaborated at the default parameters), set `cfg`'s
+    parameters on plena_core, elaborate it, `proc`, drop what drives nothing (the loop
+    integers of `always @*` blocks, which `proc` reads as latches), `check -assert`, and
+    count the macros' and gates' instances and list every latch."""
+    macros = [build.PLENA_RTL / m for m in MACROS] + [ICG]
+    files = [p for p in build.sources("icarus")
+             if p.name not in CORE_HARNESS and p not in macros]
+    sets = " ".join(f"-set {k} {v}" for k, v in cfg.as_dict().items())
+    return (f"{_read(files, '-defer ')}; {_read(macros, '-lib ')}; "
+            # (`hierarchy -chparam` on a deferred top trips an assertion in Yosys 0.23)
+            f"chparam {sets} $abstract\\plena_core; hierarchy -check -top plena_core; "
+            "proc; opt_clean; check -assert; "
+            "tee -o /dev/stdout select -count t:plena_sram; "
+            "tee -o /dev/stdout select -count t:plena_sram2w; "
+            "tee -o /dev/stdout select -count t:icg; " + _LATCHES.format(cell="$dlatch"))
+
+
+# Every latch cell, as `module/cell` lines, and their number.
+_LATCHES = ("tee -o /dev/stdout select -count t:{cell}; "
+            "tee -o /dev/stdout select -list t:{cell}")
+
+
+def _latch_modules(out: str) -> set[str]:
+    """The modules holding the latches _LATCHES printed (the last count and listing in
+    `out`)."""
+    count = int(re.findall(r"(\d+) objects", out)[-1])
+    listed = [ln.split("/")[0] for ln in out.splitlines()[-count:]] if count else []
+    assert len(listed) == count and all(m.startswith("$") for m in listed), out[-3000:]
+    return set(listed)
+
+
+def _is_oplatch(module: str) -> bool:
+    return module.startswith("$paramod\\plena_oplatch\\")
+
+
+def test_core_elaborates_hierarchically_small(diff_cfg):
+    """plena_core at DIFF_CONFIG elaborates with the SRAM macros and clock gates as cells
+    (the units' modules per parameter set, none flattened), passes `check -assert` (no
+    multiple drivers, undriven wires or combinational loops), and its only latches are the
+    isolation latches (plena_oplatch: the MAC array's, the vector groups' but the map
+    group's, the reductions', V_TOPK's logits; the existing per-unit test holds their
+    widths). About 15 s of CPU."""
+    out = _yosys(_core_script(diff_cfg), timeout=600)
+    sram, sram2w, icg = (int(n) for n in re.findall(r"(\d+) objects", out)[:3])
+    cfg = diff_cfg
+    # Matrix SRAM MLEN, BMM_ACC HEADS x MLEN/BLEN, MM_ACC 1, FP_MEM and INT_MEM 8 each, imem 1
+    assert sram == cfg.MLEN + (cfg.MLEN // cfg.HLEN) * (cfg.MLEN // cfg.BLEN) + 1 + 8 + 8 + 1
+    assert sram2w == 3 * _vsram_banks(cfg) and icg > 0
+    modules = _latch_modules(out)
+    assert modules and all(_is_oplatch(m) for m in modules), sorted(modules)
+
+
+def _module_names(log: str) -> dict[str, str]:
+    """A readable name per derived module of a Yosys log: `plena_vreduce(VLEN=16,KIND=0)`
+    for `$paramod$<hash>\\plena_vreduce`, from the parameters the log prints as it derives."""
+    names, params = {}, []
+    for line in log.splitlines():
+        if m := re.match(r"Parameter \\(\w+) = (.+)$", line):
+            params.append(f"{m.group(1)}={m.group(2)}")
+        elif m := re.match(r"Generating RTLIL representation for module `(\$paramod\S*\\(\w+))'",
+                           line):
+            # (the whole configuration, as the core's units take it, is left out)
+            names[m.group(1)] = (f"{m.group(2)}({','.join(params)})" if 0 < len(params) <= 4
+                                 else m.group(2))
+            params = []
+        elif "Executing AST frontend in derive mode" in line:
+            params = []
+    return names
+
+
+def _readable(module: str, names: dict[str, str]) -> str:
+    """`names`' name for a module, or `plena_oplatch(W=293)` for Yosys's
+    `$paramod\\plena_oplatch\\W=s32'00...0100100101`."""
+    if module in names:
+        return names[module]
+    if m := re.match(r"\$paramod\\(\w+)\\(\w+)=s32'([01]+)$", module):
+        return f"{m.group(1)}({m.group(2)}={int(m.group(3), 2)})"
+    return module
+
+
+def _stat_per_module(out: str) -> dict[str, dict[str, int]]:
+    """`stat`'s cells, flip-flops and latch bits per module: its own (a submodule or
+    macro instance counted as one cell) and, as `all_*`, with its submodules' expanded
+    (a macro or clock gate still one cell); 'TOTAL' is the design hierarchy's."""
+    own, kinds = {}, {}
+    for name, body in re.findall(r"^=== (.+?) ===$(.*?)(?=^=== |\Z)", out, flags=re.M | re.S):
+        total = re.search(r"Number of cells:\s+(\d+)", body)
+        if not total:
+            continue
+        name = "TOTAL" if name == "design hierarchy" else name
+        kinds[name] = {m.group(1): int(m.group(2))
+                       for m in re.finditer(r"^\s+(\S+)\s+(\d+)\s*$",
+                                            body[total.start():], flags=re.M)}
+        own[name] = {"cells": int(total.group(1)),
+                     "flops": sum(n for k, n in kinds[name].items() if "DFF" in k.upper()),
+                     "latches": sum(n for k, n in kinds[name].items() if "DLATCH" in k.upper())}
+
+    def expanded(m: str) -> dict[str, int]:
+        if "all_cells" not in own[m]:
+            sums = dict(own[m])
+            for sub, n in kinds[m].items():
+                if sub in own and sub != m:
+                    e = expanded(sub)
+                    sums["cells"] += n * (e["all_cells"] - 1)
+                    sums["flops"] += n * e["all_flops"]
+                    sums["latches"] += n * e["all_latches"]
+            own[m].update({f"all_{k}": v for k, v in sums.items()})
+        return own[m]
+
+    for m in own:
+        if m != "TOTAL":
+            expanded(m)
+    return own
+
+
+def synth_core(cfg, timeout: float, log) -> tuple[dict, str]:
+    """plena_core at `cfg` synthesized module by module (`synth -noshare`, no flattening;
+    SRAM macros and clock gates as cells), `check -assert` clean, latches only in
+    plena_oplatch: its per-module figures and the log. (No `ltp`: on the hierarchy it
+    reads a submodule instance as one combinational cell and loops through them.)"""
+    script = (_core_script(cfg) + "; synth -noshare -top plena_core; check -assert; "
+              "tee -o /dev/stdout stat; " + _LATCHES.format(cell="$_DLATCH*"))
+    out = _yosys(script, timeout, log=log)
+    modules = _latch_modules(out)
+    assert modules and all(_is_oplatch(m) for m in modules), sorted(modules)
+    return _stat_per_module(out), open(log).read()
+
+
+@pytest.mark.synth
+def test_core_synthesizes_hierarchically_small(diff_cfg, tmp_path):
+    """plena_core at DIFF_CONFIG synthesized module by module: `check -assert` clean after
+    synthesis too, latch bits only in plena_oplatch; prints each module's cells,
+    flip-flops and latch bits, its own and with its submodules (figures in
+    rtl/plena/README.md; about 11 CPU minutes and 3.7 GB)."""
+    figures, log = synth_core(diff_cfg, 7200, tmp_path / "yosys.log")
+    names = _module_names(log)
+    print(f"{'module':52s} {'own cells':>10s} {'flops':>7s} | {'with submodules':>15s} "
+          f"{'flops':>7s} {'latch bits':>10s}")
+    for module, f in sorted(figures.items(), key=lambda kv: -kv[1].get("all_cells", 0)):
+        if module != "TOTAL":
+            print(f"{_readable(module, names)[:52]:52s} {f['cells']:>10,} {f['flops']:>7,} | "
+                  f"{f['all_cells']:>15,} {f['all_flops']:>7,} {f['all_latches']:>10,}")
+    total, core = figures["TOTAL"], figures["plena_core"]
+    print(f"whole core: {total['cells']:,} cells, {total['flops']:,} flip-flops, "
+          f"{total['latches']:,} latch bits")
+    assert (core["all_cells"], core["all_flops"], core["all_latches"]) == \
+        (total["cells"], total["flops"], total["latches"])
+    assert total["flops"] > 0
+    assert all(f["latches"] == 0 for m, f in figures.items() if m != "TOTAL" and not _is_oplatch(m))
