@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 from kernelcraft.isa.loader import ISA, get_isa
-from kernelcraft.simulators.rtl.verilog import verilog_expr
+from kernelcraft.simulators.rtl.verilog import generate_main, stale_files, verilog_expr
 
 RTL_DIR = Path(__file__).resolve().parents[2] / "rtl" / "plena"
 PARAMS_VH = RTL_DIR / "plena_params.vh"
@@ -143,19 +143,11 @@ def rendered() -> dict[Path, str]:
 
 def stale() -> list[Path]:
     """Generated files whose contents differ from what the ISA data gives now."""
-    return [p for p, text in rendered().items() if not p.is_file() or p.read_text() != text]
+    return stale_files(rendered())
 
 
 def main(argv: list[str]) -> int:
-    if "--check" in argv:
-        bad = stale()
-        for p in bad:
-            print(f"{p} is out of date: run python3 -m kernelcraft.simulators.plena_rtl.generate",
-                  file=sys.stderr)
-        return 1 if bad else 0
-    for path, text in rendered().items():
-        path.write_text(text)
-    return 0
+    return generate_main(argv, rendered, "kernelcraft.simulators.plena_rtl.generate")
 
 
 if __name__ == "__main__":

@@ -33,3 +33,26 @@ def verilog_expr(expr: str, names: set[str]) -> str:
         raise ValueError(f"expression {expr!r}: cannot translate {ast.dump(node)} to Verilog")
     text = emit(ast.parse(expr, mode="eval"))
     return text[1:-1] if text.startswith("(") and text.endswith(")") else text
+
+
+# --- generated headers ------------------------------------------------------------------
+# Each backend's generate.py renders its headers from its ISA data as {path: text}; these
+# compare them with the committed files and give the command line (rewrite, or --check).
+
+def stale_files(rendered: dict[Path, str]) -> list[Path]:
+    """Generated files whose contents differ from what the ISA data gives now."""
+    return [p for p, text in rendered.items() if not p.is_file() or p.read_text() != text]
+
+
+def generate_main(argv: list[str], rendered, module: str) -> int:
+    """`python3 -m <module> [--check]`: rewrite the headers `rendered()` gives, or with
+    --check exit 1 (naming each) when one is out of date."""
+    import sys
+    if "--check" in argv:
+        bad = stale_files(rendered())
+        for p in bad:
+            print(f"{p} is out of date: run python3 -m {module}", file=sys.stderr)
+        return 1 if bad else 0
+    for path, text in rendered().items():
+        path.write_text(text)
+    return 0
