@@ -119,6 +119,20 @@ module coral_core #(
     localparam integer IA = $clog2(ITCM_WORDS);
     localparam integer DA = $clog2(DTCM_WORDS);
     localparam integer VW = $clog2(VLEN) + 1;
+    `include "coral_isa.vh"
+
+    // A vector instruction the unit may take: OP-V but the configuration group, and the
+    // loads and stores of LOAD-FP / STORE-FP with a vector width (flw/fsw have 32-bit 3'b010).
+    /* verilator lint_off UNUSEDSIGNAL */
+    function automatic isa_vop(input [31:0] word);
+        isa_vop = (word[6:0] == OPC_OP_V && word[14:12] != OPCFG) ||
+                  ((word[6:0] == OPC_LOAD_FP || word[6:0] == OPC_STORE_FP) && (word[14:12] == VW_E8 || word[14:12] >= VW_E16));
+    endfunction
+    /* verilator lint_on UNUSEDSIGNAL */
+    // An instruction of the F unit: OP-FP or a fused multiply-add's major opcode.
+    function automatic isa_fpu_opc(input [6:0] opc);
+        isa_fpu_opc = opc == OPC_OP_FP || isa_fma_opc(opc);
+    endfunction
     localparam [3:0] E_MEM = 4'd1, E_JUMP = 4'd2, E_CSR = 4'd3, E_ILLEGAL = 4'd4,
                      E_BUDGET = 4'd5, E_CYCLES = 4'd6, E_HALT = 4'd7, E_FRM = 4'd8,
                      E_VEC = 4'd9, E_VUNSUP = 4'd10, E_VPEND = 4'd11;
@@ -138,8 +152,8 @@ module coral_core #(
     wire [31:0] w_imm_j = {{12{w[31]}}, w[19:12], w[20], w[30:21], 1'b0};
     wire [31:0] w_imm_b = {{20{w[31]}}, w[7], w[30:25], w[11:8], 1'b0};
     wire        w_back = w[31] || w_imm_b == 32'd0;     // backward or to itself
-    wire [31:0] id_pred = (w[6:0] == 7'h6F) ? id_pc + w_imm_j :
-                          (w[6:0] == 7'h63 && w_back) ? id_pc + w_imm_b : id_pc + 32'd4;
+    wire [31:0] id_pred = (w[6:0] == OPC_JAL) ? id_pc + w_imm_j :
+                          (w[6:0] == OPC_BRANCH && w_back) ? id_pc + w_imm_b : id_pc + 32'd4;
     wire        id_end = id_pc == end_pc;
 
     // ------------------------------------------------------------------ EX
@@ -163,24 +177,26 @@ module coral_core #(
     wire [31:0] imm_u = {ex_ir[31:12], 12'd0};
     wire [31:0] imm_j = {{12{ex_ir[31]}}, ex_ir[19:12], ex_ir[20], ex_ir[30:21], 1'b0};
 
-    wire is_lui = op == 7'h37, is_auipc = op == 7'h17, is_jal = op == 7'h6F;
-    wire is_jalr = op == 7'h67 && f3 == 3'd0;
-    wire is_br = op == 7'h63 && f3 != 3'd2 && f3 != 3'd3;
-    wire is_load = op == 7'h03 && (f3 == 3'd0 || f3 == 3'd1 || f3 == 3'd2 || f3 == 3'd4 || f3 == 3'd5);
-    wire is_store = op == 7'h23 && f3 <= 3'd2;
-    wire is_opimm = op == 7'h13 && (f3 == 3'd1 ? f7 == 7'd0 :
-                                    f3 == 3'd5 ? (f7 == 7'd0 || f7 == 7'h20) : 1'b1);
-    wire is_op = op == 7'h33 && (f7 == 7'd0 || (f7 == 7'h20 && (f3 == 3'd0 || f3 == 3'd5)));
-    wire is_mul = op == 7'h33 && f7 == 7'd1 && !f3[2];
-    wire is_div = op == 7'h33 && f7 == 7'd1 && f3[2];
-    wire is_fence = op == 7'h0F && f3 == 3'd0;
-    wire is_ecall = ex_ir == 32'h0000_0073, is_ebreak = ex_ir == 32'h0010_0073;
-    wire is_csr = op == 7'h73 && f3 != 3'd0 && f3 != 3'd4;
+    wire is_lui = op == OPC_LUI, is_auipc = op == OPC_AUIPC, is_jal = op == OPC_JAL;
+    wire is_jalr = op == OPC_JALR && f3 == F3_JALR;
+    wire is_br = op == OPC_BRANCH && (f3 == F3_BEQ || f3 == F3_BNE || f3 == F3_BLT || f3 == F3_BGE ||
+                                      f3 == F3_BLTU || f3 == F3_BGEU);
+    wire is_load = op == OPC_LOAD && (f3 == F3_LB || f3 == F3_LH || f3 == F3_LW || f3 == F3_LBU || f3 == F3_LHU);
+    wire is_store = op == OPC_STORE && (f3 == F3_SB || f3 == F3_SH || f3 == F3_SW);
+    wire is_opimm = op == OPC_OP_IMM && (f3 == F3_SLLI ? f7 == F7_SLLI :
+                                        f3 == F3_SRLI ? (f7 == F7_SRLI || f7 == F7_SRAI) : 1'b1);
+    wire is_op = op == OPC_OP && (f7 == F7_ADD || (f7 == F7_SUB && (f3 == F3_SUB || f3 == F3_SRA)));
+    wire is_mul = op == OPC_OP && f7 == F7_MUL && !f3[2];
+    wire is_div = op == OPC_OP && f7 == F7_DIV && f3[2];
+    wire is_fence = op == OPC_MISC_MEM && f3 == F3_FENCE;
+    wire is_ecall = ex_ir == INSN_ECALL, is_ebreak = ex_ir == INSN_EBREAK;
+    wire is_csr = op == OPC_SYSTEM && (f3 == F3_CSRRW || f3 == F3_CSRRS || f3 == F3_CSRRC || f3 == F3_CSRRWI ||
+                                      f3 == F3_CSRRSI || f3 == F3_CSRRCI);
 
     // --- V: vsetvli/vsetivli/vsetvl here (class VSET), the rest dispatched to coral_vec
-    wire is_vset = op == 7'h57 && f3 == 3'd7 &&
-                   (!ex_ir[31] || ex_ir[31:30] == 2'b11 || ex_ir[31:25] == 7'h40);
-    wire is_vop = (op == 7'h57 && f3 != 3'd7) || ((op == 7'h07 || op == 7'h27) && (f3 == 3'd0 || f3 >= 3'd5));
+    wire is_vset = op == OPC_OP_V && f3 == OPCFG &&
+                   (ex_ir[31] == TOP_VSETVLI || ex_ir[31:30] == TOP_VSETIVLI || ex_ir[31:25] == F7_VSETVL);
+    wire is_vop = isa_vop(ex_ir);
     reg  [VW-1:0] vl;
     reg  [8:0]  vt;                  // {vill, vma, vta, vsew, vlmul}
     wire [VW-1:0] v_ffvl;
@@ -193,18 +209,17 @@ module coral_core #(
     wire is_vec = is_vop && v_legal;
 
     // --- F: loads, stores, and the coral_fpu operations (kind, latency, destination)
-    wire is_flw = op == 7'h07 && f3 == 3'd2, is_fsw = op == 7'h27 && f3 == 3'd2;
-    wire is_fma = (op == 7'h43 || op == 7'h47 || op == 7'h4B || op == 7'h4F) && ex_ir[26:25] == 2'd0;
-    wire is_opfp = op == 7'h53;
+    wire is_flw = op == OPC_LOAD_FP && f3 == F3_FLW, is_fsw = op == OPC_STORE_FP && f3 == F3_FSW;
+    wire is_fma = isa_fma(ex_ir);
+    wire is_opfp = op == OPC_OP_FP;
     // decoded from the F register (below), which holds EX's instruction whenever it is one
     // of these (is_fp says so): the decode and the unit's operand logic switch only when an
     // F instruction enters EX
     reg  [31:0] fd_ir;
     wire [2:0] fd_f3 = fd_ir[14:12];
     wire [4:0] fd_rs2 = fd_ir[24:20];
-    wire       fd_fma = (fd_ir[6:0] == 7'h43 || fd_ir[6:0] == 7'h47 || fd_ir[6:0] == 7'h4B || fd_ir[6:0] == 7'h4F) &&
-                        fd_ir[26:25] == 2'd0;
-    wire       fd_opfp = fd_ir[6:0] == 7'h53;
+    wire       fd_fma = isa_fma(fd_ir);
+    wire       fd_opfp = fd_ir[6:0] == OPC_OP_FP;
     reg        fp_ok, fp_to_x, fp_rm;
     reg [3:0]  kind;
     always @(*) begin
@@ -214,28 +229,30 @@ module coral_core #(
         kind = K_SGNJ;
         if (fd_fma) begin kind = K_FMA; fp_ok = 1'b1; fp_rm = 1'b1; end
         else case (fd_ir[31:25])
-            7'h00: begin kind = K_ADD; fp_rm = 1'b1; end
-            7'h04: begin kind = K_SUB; fp_rm = 1'b1; end
-            7'h08: begin kind = K_MUL; fp_rm = 1'b1; end
-            7'h0C: begin kind = K_DIV; fp_rm = 1'b1; end
-            7'h2C: begin kind = K_SQRT; fp_rm = 1'b1; fp_ok = fd_opfp && fd_rs2 == 5'd0; end
-            7'h10: begin kind = K_SGNJ; fp_ok = fd_opfp && fd_f3 <= 3'd2; end
-            7'h14: begin kind = K_MINMAX; fp_ok = fd_opfp && fd_f3 <= 3'd1; end
-            7'h60: begin kind = K_CVT_WS; fp_rm = 1'b1; fp_to_x = 1'b1; fp_ok = fd_opfp && fd_rs2 <= 5'd1; end
-            7'h68: begin kind = K_CVT_SW; fp_rm = 1'b1; fp_ok = fd_opfp && fd_rs2 <= 5'd1; end
-            7'h70: begin
-                kind = fd_f3 == 3'd0 ? K_MVXW : K_CLASS;
+            F7_FADD_S: begin kind = K_ADD; fp_rm = 1'b1; end
+            F7_FSUB_S: begin kind = K_SUB; fp_rm = 1'b1; end
+            F7_FMUL_S: begin kind = K_MUL; fp_rm = 1'b1; end
+            F7_FDIV_S: begin kind = K_DIV; fp_rm = 1'b1; end
+            F7_FSQRT_S: begin kind = K_SQRT; fp_rm = 1'b1; fp_ok = fd_opfp && fd_rs2 == SEL_FSQRT_S; end
+            F7_FSGNJ_S: begin kind = K_SGNJ; fp_ok = fd_opfp && (fd_f3 == F3_FSGNJ_S || fd_f3 == F3_FSGNJN_S || fd_f3 == F3_FSGNJX_S); end
+            F7_FMIN_S: begin kind = K_MINMAX; fp_ok = fd_opfp && (fd_f3 == F3_FMIN_S || fd_f3 == F3_FMAX_S); end
+            F7_FCVT_W_S: begin kind = K_CVT_WS; fp_rm = 1'b1; fp_to_x = 1'b1;
+                fp_ok = fd_opfp && (fd_rs2 == SEL_FCVT_W_S || fd_rs2 == SEL_FCVT_WU_S); end
+            F7_FCVT_S_W: begin kind = K_CVT_SW; fp_rm = 1'b1;
+                fp_ok = fd_opfp && (fd_rs2 == SEL_FCVT_S_W || fd_rs2 == SEL_FCVT_S_WU); end
+            F7_FMV_X_W: begin
+                kind = fd_f3 == F3_FMV_X_W ? K_MVXW : K_CLASS;
                 fp_to_x = 1'b1;
-                fp_ok = fd_opfp && fd_rs2 == 5'd0 && fd_f3 <= 3'd1;
+                fp_ok = fd_opfp && fd_rs2 == SEL_FMV_X_W && (fd_f3 == F3_FMV_X_W || fd_f3 == F3_FCLASS_S);
             end
-            7'h50: begin kind = K_CMP; fp_to_x = 1'b1; fp_ok = fd_opfp && fd_f3 <= 3'd2; end
-            7'h78: begin kind = K_MVWX; fp_ok = fd_opfp && fd_rs2 == 5'd0 && fd_f3 == 3'd0; end
+            F7_FEQ_S: begin kind = K_CMP; fp_to_x = 1'b1; fp_ok = fd_opfp && (fd_f3 == F3_FEQ_S || fd_f3 == F3_FLT_S || fd_f3 == F3_FLE_S); end
+            F7_FMV_W_X: begin kind = K_MVWX; fp_ok = fd_opfp && fd_rs2 == SEL_FMV_W_X && fd_f3 == F3_FMV_W_X; end
             default: fp_ok = 1'b0;
         endcase
     end
     wire is_fp = fp_ok && (is_fma || is_opfp);
-    wire rm_reserved = fp_rm && (f3 == 3'd5 || f3 == 3'd6);
-    wire frm_bad = is_fp && fp_rm && f3 == 3'd7 && frm > 3'd4;
+    wire rm_reserved = fp_rm && f3 > RM_RMM && f3 != RM_DYN;      // the encodings no mode names
+    wire frm_bad = is_fp && fp_rm && f3 == RM_DYN && frm > RM_RMM;
     wire [5:0] fp_last = (kind == K_DIV || kind == K_SQRT) ? 6'd11 : kind == K_FMA ? 6'd2 :
                          (kind == K_ADD || kind == K_SUB || kind == K_MUL || kind == K_CVT_WS ||
                           kind == K_CVT_SW) ? 6'd1 : 6'd0;
@@ -345,28 +362,28 @@ module coral_core #(
         csr_exists = 1'b1;
         csr_ro = 1'b0;
         case (csr)
-            12'h001: csr_old = {27'd0, fflags | v_flags};
-            12'h002: csr_old = {29'd0, frm};
-            12'h003: csr_old = {24'd0, frm, fflags | v_flags};
-            12'h008: csr_old = 32'd0;                          // vstart
-            12'h009: csr_old = {31'd0, vxsat | v_sat};
-            12'h00A: csr_old = {30'd0, vxrm};
-            12'h00F: csr_old = {29'd0, vxrm, vxsat | v_sat};
-            12'hC00, 12'hC01: begin csr_old = ex_issue[31:0]; csr_ro = 1'b1; end
-            12'hC80, 12'hC81: begin csr_old = ex_issue[63:32]; csr_ro = 1'b1; end
-            12'hC02: begin csr_old = retired[31:0]; csr_ro = 1'b1; end
-            12'hC82: begin csr_old = retired[63:32]; csr_ro = 1'b1; end
-            12'hC20: begin csr_old = {{(32 - VW){1'b0}}, vl}; csr_ro = 1'b1; end
-            12'hC21: begin csr_old = vtype_o; csr_ro = 1'b1; end
-            12'hC22: begin csr_old = VLEN / 8; csr_ro = 1'b1; end
-            12'hF14: begin csr_old = 32'd0; csr_ro = 1'b1; end
+            CSR_FFLAGS: csr_old = {27'd0, fflags | v_flags};
+            CSR_FRM: csr_old = {29'd0, frm};
+            CSR_FCSR: csr_old = {24'd0, frm, fflags | v_flags};
+            CSR_VSTART: csr_old = 32'd0;                          // vstart
+            CSR_VXSAT: csr_old = {31'd0, vxsat | v_sat};
+            CSR_VXRM: csr_old = {30'd0, vxrm};
+            CSR_VCSR: csr_old = {29'd0, vxrm, vxsat | v_sat};
+            CSR_CYCLE, CSR_TIME: begin csr_old = ex_issue[31:0]; csr_ro = 1'b1; end
+            CSR_CYCLEH, CSR_TIMEH: begin csr_old = ex_issue[63:32]; csr_ro = 1'b1; end
+            CSR_INSTRET: begin csr_old = retired[31:0]; csr_ro = 1'b1; end
+            CSR_INSTRETH: begin csr_old = retired[63:32]; csr_ro = 1'b1; end
+            CSR_VL: begin csr_old = {{(32 - VW){1'b0}}, vl}; csr_ro = 1'b1; end
+            CSR_VTYPE: begin csr_old = vtype_o; csr_ro = 1'b1; end
+            CSR_VLENB: begin csr_old = VLEN / 8; csr_ro = 1'b1; end
+            CSR_MHARTID: begin csr_old = 32'd0; csr_ro = 1'b1; end
             default: begin csr_old = 32'd0; csr_exists = 1'b0; end
         endcase
     end
     wire [31:0] csr_new = f3[1:0] == 2'd1 ? csr_src : f3[1:0] == 2'd2 ? (csr_old | csr_src) :
                           (csr_old & ~csr_src);
     wire csr_bad = !csr_exists || (csr_wr && csr_ro && (csr_new != csr_old || f3[1:0] == 2'd1)) ||
-                   (csr_wr && csr == 12'h008 && csr_new != 32'd0);
+                   (csr_wr && csr == CSR_VSTART && csr_new != 32'd0);
 
     // --- the instruction in EX: its last cycle, fault, result
     wire first = ex_cnt == 6'd0;
@@ -375,7 +392,7 @@ module coral_core #(
     // fence and fflags/fcsr/vxsat/vcsr accesses for everything, an indexed vector access (whose
     // dispatch checks read the offsets) for the writers of its offsets and v0 (v_drain); a
     // dispatch for a slot
-    wire drains = is_fence || (is_csr && (csr == 12'h001 || csr == 12'h003 || csr == 12'h009 || csr == 12'h00F));
+    wire drains = is_fence || (is_csr && (csr == CSR_FFLAGS || csr == CSR_FCSR || csr == CSR_VXSAT || csr == CSR_VCSR));
     wire w_sync = first && ((mem_ld && v_st_pend) || (mem_st && v_mem_pend) || (drains && !v_drained) ||
                             (is_vec && v_drain));
     wire w_full = first && is_vec && v_full && !w_sync;   // (an indexed access waits first: a sync stall)
@@ -407,8 +424,8 @@ module coral_core #(
     reg  [2:0]  fd_frm;
     coral_fpu u_fpu (.clk(clk), .start(ex_busy && first && is_fp), .kind(kind),
                      .fma_stage2(ex_busy && is_fp && kind == K_FMA && ex_cnt == 6'd1),
-                     .neg({fd_ir[6:0] == 7'h4B || fd_ir[6:0] == 7'h4F, fd_ir[6:0] == 7'h47 || fd_ir[6:0] == 7'h4F}),
-                     .f3(fd_f3), .unsigned_int(fd_rs2[0]), .rm(fd_f3 == 3'd7 ? fd_frm : fd_f3),
+                     .neg({fd_ir[6:0] == OPC_NMSUB || fd_ir[6:0] == OPC_NMADD, fd_ir[6:0] == OPC_MSUB || fd_ir[6:0] == OPC_NMADD}),
+                     .f3(fd_f3), .unsigned_int(fd_rs2[0]), .rm(fd_f3 == RM_DYN ? fd_frm : fd_f3),
                      .a(fd_a), .b(fd_b), .c(fd_c), .x(fd_x), .result(fp_y), .flags(fp_flags));
     wire faulted = ex_busy && fault != 4'd0;
     wire brk = retire && (is_ecall | is_ebreak);
@@ -439,8 +456,7 @@ module coral_core #(
     // others where nothing enters), so the checks do not switch while EX holds scalar code.
     // Nothing else writes those registers while the instruction is in EX.
     wire [4:0]  w_rs1 = w[19:15], w_rs2 = w[24:20], w_rs3 = w[31:27];
-    wire        w_vop = (w[6:0] == 7'h57 && w[14:12] != 3'd7) ||
-                        ((w[6:0] == 7'h07 || w[6:0] == 7'h27) && (w[14:12] == 3'd0 || w[14:12] >= 3'd5));
+    wire        w_vop = isa_vop(w);
     wire        w_enter = take || (!running && start && id_ok);
     wire        vd_clk;
     icg u_vdgate (.clk(clk), .en(w_vop && w_enter), .gclk(vd_clk));
@@ -460,7 +476,7 @@ module coral_core #(
     function automatic [31:0] f_after(input [4:0] r);
         f_after = (wb_f && rd == r) ? result : (host_f && dbg_addr[4:0] == r) ? dbg_wdata : fr[r];
     endfunction
-    wire [2:0]  frm_after = (csr_w && csr == 12'h002) ? csr_new[2:0] : (csr_w && csr == 12'h003) ? csr_new[7:5] : frm;
+    wire [2:0]  frm_after = (csr_w && csr == CSR_FRM) ? csr_new[2:0] : (csr_w && csr == CSR_FCSR) ? csr_new[7:5] : frm;
     always @(posedge vd_clk) begin
         vd_ir <= w;
         vd_xa <= x_after(w_rs1);
@@ -469,12 +485,12 @@ module coral_core #(
         vd_vl <= (retire && is_vset) ? vl_new : (retire && is_vec && v_ffl) ? v_ffvl : vl;
         vd_vt <= (retire && is_vset) ? (vs_vill ? 9'h100 : {1'b0, vt_req[7:0]}) : vt;
         vd_frm <= frm_after;
-        vd_vxrm <= (csr_w && csr == 12'h00A) ? csr_new[1:0] : (csr_w && csr == 12'h00F) ? csr_new[2:1] : vxrm;
+        vd_vxrm <= (csr_w && csr == CSR_VXRM) ? csr_new[1:0] : (csr_w && csr == CSR_VCSR) ? csr_new[2:1] : vxrm;
     end
     // --- the F register: likewise for an F unit instruction (OP-FP, the fused multiply-adds)
     // entering EX: the instruction, f[rs1], f[rs2], f[rs3], x[rs1] and frm, from which coral_fpu
     // works (its single-cycle operations combinationally, in the first EX cycle, as before)
-    wire        w_fop = w[6:0] == 7'h53 || w[6:0] == 7'h43 || w[6:0] == 7'h47 || w[6:0] == 7'h4B || w[6:0] == 7'h4F;
+    wire        w_fop = isa_fpu_opc(w[6:0]);
     wire        fd_clk;
     icg u_fdgate (.clk(clk), .en(w_fop && w_enter), .gclk(fd_clk));
     wire _unused_fd = ^{fd_ir[19:15], fd_ir[11:7]};     // (the register numbers: read at entry)
@@ -628,12 +644,12 @@ module coral_core #(
                 end
                 if (is_csr && csr_wr)
                     case (csr)
-                        12'h001: fflags <= csr_new[4:0];
-                        12'h002: frm <= csr_new[2:0];
-                        12'h003: begin fflags <= csr_new[4:0]; frm <= csr_new[7:5]; end
-                        12'h009: vxsat <= csr_new[0];
-                        12'h00A: vxrm <= csr_new[1:0];
-                        12'h00F: begin vxsat <= csr_new[0]; vxrm <= csr_new[2:1]; end
+                        CSR_FFLAGS: fflags <= csr_new[4:0];
+                        CSR_FRM: frm <= csr_new[2:0];
+                        CSR_FCSR: begin fflags <= csr_new[4:0]; frm <= csr_new[7:5]; end
+                        CSR_VXSAT: vxsat <= csr_new[0];
+                        CSR_VXRM: vxrm <= csr_new[1:0];
+                        CSR_VCSR: begin vxsat <= csr_new[0]; vxrm <= csr_new[2:1]; end
                         default: ;
                     endcase
             end

@@ -28,6 +28,7 @@ module coral_fpu (
                      K_SQRT = 4'd5, K_SGNJ = 4'd6, K_MINMAX = 4'd7, K_CVT_WS = 4'd8,
                      K_CVT_SW = 4'd9, K_MVXW = 4'd10, K_MVWX = 4'd11, K_CMP = 4'd12,
                      K_CLASS = 4'd13;
+    `include "coral_isa.vh"
 
     // --- operands registered in the first cycle (FADD, FMUL, FMA, FCVT)
     wire op_clk, fma_clk, div_clk, div_busy;
@@ -97,15 +98,15 @@ module coral_fpu (
         misc_f = 5'd0;
         case (kind)
             K_SGNJ:
-                misc = f3 == 3'd0 ? {b[31], a[30:0]} : f3 == 3'd1 ? {!b[31], a[30:0]} :
+                misc = f3 == F3_FSGNJ_S ? {b[31], a[30:0]} : f3 == F3_FSGNJN_S ? {!b[31], a[30:0]} :
                        {a[31] ^ b[31], a[30:0]};
-            K_MINMAX: begin                               // f3 0 min, 1 max
+            K_MINMAX: begin                               // f3[0]: fmax (F3_FMAX_S), else fmin
                 misc = mm_y;
                 misc_f = {mm_nv, 4'd0};
             end
-            K_CMP:                                        // f3 2 eq, 1 lt, 0 le
-                if (a_nan || b_nan) misc_f = (f3 != 3'd2 || a_snan || b_snan) ? 5'b10000 : 5'd0;
-                else misc = {31'd0, f3 == 3'd2 ? eq : f3 == 3'd1 ? lt : lt || eq};
+            K_CMP:
+                if (a_nan || b_nan) misc_f = (f3 != F3_FEQ_S || a_snan || b_snan) ? 5'b10000 : 5'd0;
+                else misc = {31'd0, f3 == F3_FEQ_S ? eq : f3 == F3_FLT_S ? lt : lt || eq};     // else fle
             K_CLASS:
                 if (a[30:0] == 31'h7F80_0000) misc = a[31] ? 32'd1 : 32'd128;
                 else if (a_nan) misc = a[22] ? 32'd512 : 32'd256;

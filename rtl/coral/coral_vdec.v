@@ -95,6 +95,7 @@ module coral_vdec (
                      LO_IDIV = 5'd29,                      // vdivu, vdiv, vremu, vrem: f6[1:0] too
                      LO_CLASS = 5'd30,                     // vfclass.v, vfrsqrt7.v, vfrec7.v
                      LO_FXP = 5'd31;                       // fixed point: the kind from funct6 (coral_vec)
+    `include "coral_isa.vh"
     wire [6:0] op = ir[6:0];
     wire [2:0] f3 = ir[14:12];
     wire [5:0] f6 = ir[31:26];
@@ -102,36 +103,37 @@ module coral_vdec (
     wire [4:0] vs2 = ir[24:20], vs1 = ir[19:15];
 
     // memory: 8-, 16- or 32-bit elements, mew = 0, nf + 1 fields, unit-stride (lumop 0), strided or indexed
-    wire memw = f3 == 3'd6 || f3 == 3'd5 || f3 == 3'd0;
+    wire memw = f3 == VW_E32 || f3 == VW_E16 || f3 == VW_E8;
     // whole-register vl<n>re<eew>.v / vs<n>r.v: lumop 01000, unmasked, nf + 1 = 1, 2, 4 or 8 registers
-    assign whole = memw && ir[28:26] == 3'b000 && vs2 == 5'b01000 && vm &&
+    assign whole = memw && ir[28:26] == {1'b0, MOP_UNIT} && vs2 == LUMOP_WHOLE && vm &&
                    (ir[31:29] == 3'd0 || ir[31:29] == 3'd1 || ir[31:29] == 3'd3 || ir[31:29] == 3'd7) &&
-                   (op == 7'h07 || (op == 7'h27 && f3 == 3'd0));
+                   (op == OPC_LOAD_FP || (op == OPC_STORE_FP && f3 == VW_E8));
     // vlm.v / vsm.v: lumop 01011, 8-bit, unmasked: ceil(vl / 8) bytes of a mask register
-    assign mskm = f3 == 3'd0 && ir[31:25] == 7'b0000001 && vs2 == 5'b01011 && (op == 7'h07 || op == 7'h27);
-    wire mem32 = (memw && !ir[28] && (ir[27:26] != 2'b00 || vs2 == 5'd0 || (op == 7'h07 && vs2 == 5'b10000))) ||
+    assign mskm = f3 == VW_E8 && ir[31:25] == {4'b0000, MOP_UNIT, 1'b1} && vs2 == LUMOP_MASK &&
+                  (op == OPC_LOAD_FP || op == OPC_STORE_FP);
+    wire mem32 = (memw && !ir[28] && (ir[27:26] != MOP_UNIT || vs2 == LUMOP_UNIT || (op == OPC_LOAD_FP && vs2 == LUMOP_FF))) ||
                  whole || mskm;
-    assign ld = op == 7'h07 && mem32;
-    assign st = op == 7'h27 && mem32;
-    assign meew = f3 == 3'd6 ? 2'd2 : f3 == 3'd5 ? 2'd1 : 2'd0;
-    assign strided = (ld || st) && ir[27:26] == 2'b10;
+    assign ld = op == OPC_LOAD_FP && mem32;
+    assign st = op == OPC_STORE_FP && mem32;
+    assign meew = f3 == VW_E32 ? 2'd2 : f3 == VW_E16 ? 2'd1 : 2'd0;
+    assign strided = (ld || st) && ir[27:26] == MOP_STRIDED;
     assign indexed = (ld || st) && ir[26] && !whole && !mskm;
-    assign ff = ld && ir[27:26] == 2'b00 && vs2 == 5'b10000;
+    assign ff = ld && ir[27:26] == MOP_UNIT && vs2 == LUMOP_FF;
     assign seg = (ld || st) && ir[31:29] != 3'd0 && !whole && !mskm;
 
-    wire opv = op == 7'h57;
-    wire opf = opv && (f3 == 3'd1 || f3 == 3'd5);
-    wire opi = opv && (f3 == 3'd0 || f3 == 3'd3 || f3 == 3'd4);       // OPIVV, OPIVI, OPIVX
-    wire opm = opv && (f3 == 3'd2 || f3 == 3'd6);                     // OPMVV, OPMVX
-    wire vf = f3 == 3'd5;
+    wire opv = op == OPC_OP_V;
+    wire opf = opv && (f3 == OPFVV || f3 == OPFVF);
+    wire opi = opv && (f3 == OPIVV || f3 == OPIVI || f3 == OPIVX);
+    wire opm = opv && (f3 == OPMVV || f3 == OPMVX);
+    wire vf = f3 == OPFVF;
     assign fp = opf;
-    wire is_fma = opf && f6[5:3] == 3'b101;
-    wire mv_v = f6 == 6'b010111 && vm && vs2 == 5'd0;
+    wire is_fma = opf && f6[5:3] == F6_VFMADD[5:3];      // vf(n)madd, vf(n)msub, vf(n)macc, vf(n)msac
+    wire mv_v = f6 == F6_VMV_V && vm && vs2 == SEL_VMV_V_V;
     // VFUNARY0's single-width conversions: vs1 0 xu.f, 1 x.f, 2 f.xu, 3 f.x, 6 rtz.xu.f, 7 rtz.x.f
-    wire cvt = opf && !vf && f6 == 6'b010010 && (vs1[4:2] == 3'b000 || vs1[4:1] == 4'b0011);
-    wire sq = opf && !vf && f6 == 6'b010011 && vs1 == 5'd0;           // vfsqrt.v
+    wire cvt = opf && !vf && f6 == F6_VFCVT_X_F && (vs1[4:2] == SEL_VFCVT_XU_F_V[4:2] || vs1[4:1] == SEL_VFCVT_RTZ_XU_F_V[4:1]);
+    wire sq = opf && !vf && f6 == F6_VFSQRT && vs1 == SEL_VFSQRT_V;
     // vfclass.v, vfrsqrt7.v, vfrec7.v (VFUNARY1; the lanes tell them apart by the vs1 field's low bits)
-    wire cls = opf && !vf && f6 == 6'b010011 && (vs1 == 5'b10000 || vs1 == 5'b00100 || vs1 == 5'b00101);
+    wire cls = opf && !vf && f6 == F6_VFCLASS && (vs1 == SEL_VFCLASS_V || vs1 == SEL_VFRSQRT7_V || vs1 == SEL_VFREC7_V);
     reg ok, rd_ok, unary;
     always @(*) begin
         ok = 1'b1;
@@ -139,11 +141,11 @@ module coral_vdec (
         unary = 1'b0;
         lop = LO_ADD;
         bsel = vf ? 2'd1 : 2'd0;
-        if (opf && !vf && (f6 == 6'b000001 || f6 == 6'b000011 || f6 == 6'b000101 || f6 == 6'b000111)) begin
+        if (opf && !vf && (f6 == F6_VFREDUSUM || f6 == F6_VFREDOSUM || f6 == F6_VFREDMIN || f6 == F6_VFREDMAX)) begin
             ok = 1'b0;                                      // vfredusum, vfredosum, vfredmin, vfredmax
             rd_ok = 1'b1;
             lop = f6[2] ? (f6[1] ? LO_MAX : LO_MIN) : LO_ADD;
-        end else if (opv && f3 == 3'd2 && f6[5:3] == 3'b000) begin     // vred* (OPMVV)
+        end else if (opv && f3 == OPMVV && f6[5:3] == F6_VREDSUM[5:3]) begin     // vred* (OPMVV)
             ok = 1'b0;
             rd_ok = 1'b1;
             case (f6[2:1])
@@ -152,7 +154,7 @@ module coral_vdec (
                 2'b10: lop = LO_IMIN;
                 default: lop = LO_IMAX;
             endcase
-        end else if (opv && f3 == 3'd0 && f6[5:1] == 5'b11000) begin     // vwredsumu, vwredsum (OPIVV)
+        end else if (opv && f3 == OPIVV && f6[5:1] == F6_VWREDSUM[5:1]) begin     // vwredsumu, vwredsum (OPIVV)
             ok = 1'b0;
             rd_ok = 1'b1;
             lop = LO_IADD;
@@ -162,85 +164,85 @@ module coral_vdec (
         end else if (opf) begin
             if (is_fma) lop = LO_FMA;
             else case (f6)
-                6'b000000, 6'b000010: lop = LO_ADD;
-                6'b100111: begin lop = LO_ADD; ok = vf; end
-                6'b000100: lop = LO_MIN;
-                6'b000110: lop = LO_MAX;
-                6'b001000: lop = LO_SGNJ;
-                6'b001001: lop = LO_SGNJN;
-                6'b001010: lop = LO_SGNJX;
-                6'b100100: lop = LO_MUL;
-                6'b100000: lop = LO_DIV;
-                6'b100001: begin lop = LO_DIV; ok = vf; end
-                6'b011000, 6'b011001, 6'b011011, 6'b011100: lop = LO_FCMP;   // eq le lt ne
-                6'b011101, 6'b011111: begin lop = LO_FCMP; ok = vf; end      // gt ge
-                6'b010111: begin lop = vm ? LO_MOVE : LO_MERGE; ok = vf && (mv_v || !vm); end   // vfmv.v.f, vfmerge
-                6'b001110, 6'b001111: begin lop = LO_MOVE; ok = vf; end      // vfslide1up/down
+                F6_VFADD, F6_VFSUB: lop = LO_ADD;
+                F6_VFRSUB: begin lop = LO_ADD; ok = vf; end
+                F6_VFMIN: lop = LO_MIN;
+                F6_VFMAX: lop = LO_MAX;
+                F6_VFSGNJ: lop = LO_SGNJ;
+                F6_VFSGNJN: lop = LO_SGNJN;
+                F6_VFSGNJX: lop = LO_SGNJX;
+                F6_VFMUL: lop = LO_MUL;
+                F6_VFDIV: lop = LO_DIV;
+                F6_VFRDIV: begin lop = LO_DIV; ok = vf; end
+                F6_VMFEQ, F6_VMFLE, F6_VMFLT, F6_VMFNE: lop = LO_FCMP;
+                F6_VMFGT, F6_VMFGE: begin lop = LO_FCMP; ok = vf; end
+                F6_VFMV_V: begin lop = vm ? LO_MOVE : LO_MERGE; ok = vf && (mv_v || !vm); end   // vfmv.v.f, vfmerge
+                F6_VFSLIDE1UP, F6_VFSLIDE1DOWN: begin lop = LO_MOVE; ok = vf; end
                 default: ok = 1'b0;
             endcase
         end else if (opi) begin
-            bsel = f3 == 3'd0 ? 2'd0 : f3 == 3'd4 ? 2'd2 : 2'd3;
+            bsel = f3 == OPIVV ? 2'd0 : f3 == OPIVX ? 2'd2 : 2'd3;
             case (f6)
-                6'b000000: lop = LO_IADD;
-                6'b000010: begin lop = LO_ISUB; ok = f3 != 3'd3; end
-                6'b010000: begin lop = LO_IADD; ok = !vm; end                   // vadc.v{v,x,i}m
-                6'b010010: begin lop = LO_ISUB; ok = !vm && f3 != 3'd3; end     // vsbc.v{v,x}m
-                6'b010001: lop = LO_ICMP;                                       // vmadc
-                6'b010011: begin lop = LO_ICMP; ok = f3 != 3'd3; end            // vmsbc
-                6'b000011: begin lop = LO_ISUB; ok = f3 != 3'd0; end    // vrsub
-                6'b001001: lop = LO_IAND;
-                6'b001010: lop = LO_IOR;
-                6'b001011: lop = LO_IXOR;
-                6'b100101: lop = LO_ISLL;
-                6'b101000: lop = LO_ISRL;
-                6'b101001: lop = LO_ISRA;
-                6'b000100, 6'b000101: begin lop = LO_IMIN; ok = f3 != 3'd3; end
-                6'b000110, 6'b000111: begin lop = LO_IMAX; ok = f3 != 3'd3; end
-                6'b010111: begin lop = vm ? LO_MOVE : LO_MERGE; ok = mv_v || !vm; end   // vmv.v.*, vmerge.v*m
-                6'b011000, 6'b011001, 6'b011100, 6'b011101: lop = LO_ICMP;   // eq ne leu le
-                6'b011010, 6'b011011: begin lop = LO_ICMP; ok = f3 != 3'd3; end  // ltu lt
-                6'b011110, 6'b011111: begin lop = LO_ICMP; ok = f3 != 3'd0; end  // gtu gt
-                6'b001110: lop = LO_MOVE;                          // vslideup (.vx, .vi), vrgatherei16 (.vv)
-                6'b001111: begin lop = LO_MOVE; ok = f3 != 3'd0; end  // vslidedown
-                6'b001100: lop = LO_MOVE;                                        // vrgather
-                6'b100111: if (f3 == 3'd3) begin                                 // vmv<n>r.v: n - 1 in the vs1 field
+                F6_VADD: lop = LO_IADD;
+                F6_VSUB: begin lop = LO_ISUB; ok = f3 != OPIVI; end
+                F6_VADC: begin lop = LO_IADD; ok = !vm; end                   // vadc.v{v,x,i}m
+                F6_VSBC: begin lop = LO_ISUB; ok = !vm && f3 != OPIVI; end     // vsbc.v{v,x}m
+                F6_VMADC: lop = LO_ICMP;
+                F6_VMSBC: begin lop = LO_ICMP; ok = f3 != OPIVI; end
+                F6_VRSUB: begin lop = LO_ISUB; ok = f3 != OPIVV; end
+                F6_VAND: lop = LO_IAND;
+                F6_VOR: lop = LO_IOR;
+                F6_VXOR: lop = LO_IXOR;
+                F6_VSLL: lop = LO_ISLL;
+                F6_VSRL: lop = LO_ISRL;
+                F6_VSRA: lop = LO_ISRA;
+                F6_VMINU, F6_VMIN: begin lop = LO_IMIN; ok = f3 != OPIVI; end
+                F6_VMAXU, F6_VMAX: begin lop = LO_IMAX; ok = f3 != OPIVI; end
+                F6_VMV_V: begin lop = vm ? LO_MOVE : LO_MERGE; ok = mv_v || !vm; end   // vmv.v.*, vmerge.v*m
+                F6_VMSEQ, F6_VMSNE, F6_VMSLEU, F6_VMSLE: lop = LO_ICMP;
+                F6_VMSLTU, F6_VMSLT: begin lop = LO_ICMP; ok = f3 != OPIVI; end
+                F6_VMSGTU, F6_VMSGT: begin lop = LO_ICMP; ok = f3 != OPIVV; end
+                F6_VSLIDEUP: lop = LO_MOVE;                        // vslideup (.vx, .vi), vrgatherei16 (.vv)
+                F6_VSLIDEDOWN: begin lop = LO_MOVE; ok = f3 != OPIVV; end
+                F6_VRGATHER: lop = LO_MOVE;
+                F6_VMV1R: if (f3 == OPIVI) begin                                 // vmv<n>r.v: n - 1 in the vs1 field
                     lop = LO_MOVE;
                     unary = 1'b1;
-                    ok = vm && (vs1 == 5'd0 || vs1 == 5'd1 || vs1 == 5'd3 || vs1 == 5'd7);
+                    ok = vm && (vs1 == SEL_VMV1R_V || vs1 == SEL_VMV2R_V || vs1 == SEL_VMV4R_V || vs1 == SEL_VMV8R_V);
                 end else lop = LO_FXP;                                           // vsmul (.vv, .vx)
-                6'b100000, 6'b100001: lop = LO_FXP;                              // vsaddu, vsadd
-                6'b100010, 6'b100011: begin lop = LO_FXP; ok = f3 != 3'd3; end  // vssubu, vssub
-                6'b101010, 6'b101011: lop = LO_FXP;                              // vssrl, vssra
-                6'b101110, 6'b101111: lop = LO_FXP;                              // vnclipu, vnclip (.wv, .wx, .wi)
-                6'b101100: lop = LO_ISRL;                                        // vnsrl (.wv, .wx, .wi)
-                6'b101101: lop = LO_ISRA;                                        // vnsra
+                F6_VSADDU, F6_VSADD: lop = LO_FXP;
+                F6_VSSUBU, F6_VSSUB: begin lop = LO_FXP; ok = f3 != OPIVI; end
+                F6_VSSRL, F6_VSSRA: lop = LO_FXP;
+                F6_VNCLIPU, F6_VNCLIP: lop = LO_FXP;                             // (.wv, .wx, .wi)
+                F6_VNSRL: lop = LO_ISRL;                                         // (.wv, .wx, .wi)
+                F6_VNSRA: lop = LO_ISRA;
                 default: ok = 1'b0;
             endcase
         end else if (opm) begin
-            bsel = f3 == 3'd2 ? 2'd0 : 2'd2;
+            bsel = f3 == OPMVV ? 2'd0 : 2'd2;
             case (f6)
-                6'b110000, 6'b110001, 6'b110100, 6'b110101: lop = LO_IADD;   // vwadd(u) .v*, .w*
-                6'b110010, 6'b110011, 6'b110110, 6'b110111: lop = LO_ISUB;   // vwsub(u)
-                6'b111000, 6'b111010, 6'b111011: lop = LO_IMUL;              // vwmulu, vwmulsu, vwmul
-                6'b111100, 6'b111101, 6'b111111: lop = LO_IMAC;              // vwmaccu, vwmacc, vwmaccsu
-                6'b111110: begin lop = LO_IMAC; ok = f3 == 3'd6; end         // vwmaccus (.vx only)
-                6'b010010: begin                                             // VXUNARY0: vzext/vsext
+                F6_VWADDU_VV, F6_VWADD_VV, F6_VWADDU_WV, F6_VWADD_WV: lop = LO_IADD;   // (.vx, .wx alike)
+                F6_VWSUBU_VV, F6_VWSUB_VV, F6_VWSUBU_WV, F6_VWSUB_WV: lop = LO_ISUB;
+                F6_VWMULU, F6_VWMULSU, F6_VWMUL: lop = LO_IMUL;
+                F6_VWMACCU, F6_VWMACC, F6_VWMACCSU: lop = LO_IMAC;
+                F6_VWMACCUS: begin lop = LO_IMAC; ok = f3 == OPMVX; end      // (.vx only)
+                F6_VZEXT: begin                                              // VXUNARY0: vzext/vsext
                     unary = 1'b1;
                     lop = LO_MOVE;
-                    ok = f3 == 3'd2 && vs1[4:2] == 3'b001;
+                    ok = f3 == OPMVV && vs1[4:2] == SEL_VZEXT_VF4[4:2];
                 end
-                6'b100100, 6'b100101, 6'b100110, 6'b100111: lop = LO_IMUL;   // hu, (low), hsu, h
-                6'b101001, 6'b101011, 6'b101101, 6'b101111: lop = LO_IMAC;   // vmadd vnmsub vmacc vnmsac
-                6'b100000, 6'b100001, 6'b100010, 6'b100011: lop = LO_IDIV;   // vdivu vdiv vremu vrem
-                6'b001000, 6'b001001, 6'b001010, 6'b001011: lop = LO_FXP;    // vaaddu vaadd vasubu vasub
-                6'b001110, 6'b001111: begin lop = LO_MOVE; ok = f3 == 3'd6; end  // vslide1up/down
-                6'b011000, 6'b011001, 6'b011010, 6'b011011, 6'b011100, 6'b011101, 6'b011110, 6'b011111:
-                    begin lop = LO_MLOG; ok = f3 == 3'd2 && vm; end
-                6'b010111: begin lop = LO_MOVE; unary = 1'b1; ok = f3 == 3'd2 && vm; end  // vcompress
-                6'b010100: begin                                             // VMUNARY0
+                F6_VMULHU, F6_VMUL, F6_VMULHSU, F6_VMULH: lop = LO_IMUL;
+                F6_VMADD, F6_VNMSUB, F6_VMACC, F6_VNMSAC: lop = LO_IMAC;
+                F6_VDIVU, F6_VDIV, F6_VREMU, F6_VREM: lop = LO_IDIV;
+                F6_VAADDU, F6_VAADD, F6_VASUBU, F6_VASUB: lop = LO_FXP;
+                F6_VSLIDE1UP, F6_VSLIDE1DOWN: begin lop = LO_MOVE; ok = f3 == OPMVX; end
+                F6_VMANDN, F6_VMAND, F6_VMOR, F6_VMXOR, F6_VMORN, F6_VMNAND, F6_VMNOR, F6_VMXNOR:
+                    begin lop = LO_MLOG; ok = f3 == OPMVV && vm; end
+                F6_VCOMPRESS: begin lop = LO_MOVE; unary = 1'b1; ok = f3 == OPMVV && vm; end
+                F6_VID: begin                                                // VMUNARY0
                     unary = 1'b1;
-                    ok = f3 == 3'd2 && (vs1 == 5'b10000 || (vs1 == 5'b10001 && vs2 == 5'd0) ||
-                                        vs1 == 5'b00001 || vs1 == 5'b00010 || vs1 == 5'b00011);
+                    ok = f3 == OPMVV && (vs1 == SEL_VIOTA_M || (vs1 == SEL_VID_V && vs2 == 5'd0) ||
+                                         vs1 == SEL_VMSBF_M || vs1 == SEL_VMSOF_M || vs1 == SEL_VMSIF_M);
                     lop = vs1[4] ? LO_MOVE : LO_MSF;                         // viota, vid: values from S1
                 end
                 default: ok = 1'b0;
@@ -248,52 +250,52 @@ module coral_vdec (
         end else ok = 1'b0;
     end
     // element 0 moves: vfmv.f.s (OPFVV), vmv.x.s (OPMVV), vfmv.s.f (OPFVF), vmv.s.x (OPMVX)
-    wire wx = opv && f6 == 6'b010000 && vm;
-    assign mq = opv && f6 == 6'b010000 && f3 == 3'd2 && (vs1 == 5'b10000 || vs1 == 5'b10001);  // vcpop, vfirst
-    assign to_scalar = (wx && (f3 == 3'd1 || f3 == 3'd2) && vs1 == 5'd0) || mq;
-    assign from_scalar = wx && (f3 == 3'd5 || f3 == 3'd6) && vs2 == 5'd0;
+    wire wx = opv && f6 == F6_VMV_X && vm;
+    assign mq = opv && f6 == F6_VCPOP && f3 == OPMVV && (vs1 == SEL_VCPOP_M || vs1 == SEL_VFIRST_M);
+    assign to_scalar = (wx && (f3 == OPFVV || f3 == OPMVV) && vs1 == SEL_VMV_X_S) || mq;
+    assign from_scalar = wx && (f3 == OPFVF || f3 == OPMVX) && vs2 == SEL_VMV_S_X;
     assign lanes = ok && !to_scalar && !from_scalar;
     assign red = rd_ok;
-    assign ord = rd_ok && opf && f6 == 6'b000011;
-    assign wred = rd_ok && opi && f6[5:1] == 5'b11000;
+    assign ord = rd_ok && opf && f6 == F6_VFREDOSUM;
+    assign wred = rd_ok && opi && f6[5:1] == F6_VWREDSUM[5:1];
     assign div = lanes && (lop == LO_DIV || lop == LO_SQRT || lop == LO_IDIV);
     assign mk = lanes && (lop == LO_FCMP || lop == LO_ICMP);
-    assign carry = lanes && opi && f6[5:2] == 4'b0100;
+    assign carry = lanes && opi && f6[5:2] == F6_VADC[5:2];
     assign mlog = lanes && lop == LO_MLOG;
     assign msf = lanes && lop == LO_MSF;
     assign merge = lanes && lop == LO_MERGE;
-    assign ei16 = lanes && opi && f3 == 3'd0 && f6 == 6'b001110;
-    assign gat = (lanes && opi && f6 == 6'b001100) || ei16;
-    assign comp = lanes && opm && f6 == 6'b010111;
-    wire   unary0 = opm && f6 == 6'b010100;
-    assign vid = lanes && unary0 && vs1 == 5'b10001;
-    assign iota = lanes && unary0 && vs1 == 5'b10000;
-    assign slide = lanes && lop == LO_MOVE && f6[5:1] == 5'b00111 && !ei16;
+    assign ei16 = lanes && opi && f3 == OPIVV && f6 == F6_VRGATHEREI16;
+    assign gat = (lanes && opi && f6 == F6_VRGATHER) || ei16;
+    assign comp = lanes && opm && f6 == F6_VCOMPRESS;
+    wire   unary0 = opm && f6 == F6_VID;
+    assign vid = lanes && unary0 && vs1 == SEL_VID_V;
+    assign iota = lanes && unary0 && vs1 == SEL_VIOTA_M;
+    assign slide = lanes && lop == LO_MOVE && f6[5:1] == F6_VSLIDEUP[5:1] && !ei16;
     assign slide_up = slide && !f6[0];
-    assign slide_one = slide && (f3 == 3'd5 || f3 == 3'd6);
+    assign slide_one = slide && (f3 == OPFVF || f3 == OPMVX);
     assign legal = ld || st || lanes || to_scalar || from_scalar || red;
     assign reads_vs1 = lanes && bsel == 2'd0 && !unary && !mlog && !ei16;   // (ei16: its own group rule)
     assign reads_vs2 = (lanes && (lop != LO_MOVE || slide || gat || comp) && !mlog && !msf) || red;
-    assign swap = opf ? (f6 == 6'b100111 || f6 == 6'b100001) : (opi && f6 == 6'b000011);
+    assign swap = opf ? (f6 == F6_VFRSUB || f6 == F6_VFRDIV) : (opi && f6 == F6_VRSUB);
     assign neg_prod = is_fma ? f6[0] : 1'b0;
-    assign neg_add = is_fma ? f6[0] ^ f6[1] : (opf && (f6 == 6'b000010 || f6 == 6'b100111));
+    assign neg_add = is_fma ? f6[0] ^ f6[1] : (opf && (f6 == F6_VFSUB || f6 == F6_VFRSUB));
     assign uses_vd = is_fma && !f6[2];
-    assign wop = lanes && opm && f6[5:4] == 2'b11;
-    assign wmv = lanes && opi && f6 == 6'b100111 && f3 == 3'd3;
-    assign wsrc = wop && f6[5:2] == 4'b1101;
-    assign nar = lanes && opi && (f6[5:1] == 5'b10110 || f6[5:1] == 5'b10111);   // vnsrl/vnsra, vnclipu/vnclip
-    assign ext = lanes && opm && f6 == 6'b010010;
+    assign wop = lanes && opm && f6[5:4] == F6_VWMULU[5:4];   // the widening group, 11xxxx
+    assign wmv = lanes && opi && f6 == F6_VMV1R && f3 == OPIVI;
+    assign wsrc = wop && f6[5:2] == F6_VWADDU_WV[5:2];
+    assign nar = lanes && opi && (f6[5:1] == F6_VNSRL[5:1] || f6[5:1] == F6_VNCLIPU[5:1]);   // vnsrl/vnsra, vnclipu/vnclip
+    assign ext = lanes && opm && f6 == F6_VZEXT;
     assign ext4 = ext && !vs1[1];
     // signedness of the narrow operands: add/sub f6[0]; vwmul(u/su) vs2 f6[1], vs1 f6[0];
     // vwmacc(u/-/us/su): vs2 f6[0] ^ f6[1], vs1 f6[0]; vsext: vs1 field bit 0
     assign sa = ext ? vs1[0] : f6[3] ? (f6[2] ? f6[0] ^ f6[1] : f6[1]) : f6[0];
     assign sb = f6[0];
     assign subw = (lanes && opi && !nar && ((lop >= LO_IADD && lop <= LO_IMAX) || lop == LO_ICMP ||
-                                             (f6 == 6'b010111 && (lop == LO_MOVE || lop == LO_MERGE)))) ||
+                                             (f6 == F6_VMV_V && (lop == LO_MOVE || lop == LO_MERGE)))) ||
                   (lanes && opm && !wop && (lop == LO_IMUL || lop == LO_IMAC || lop == LO_IDIV)) ||
-                  (wx && ((f3 == 3'd6 && vs2 == 5'd0) || (f3 == 3'd2 && vs1 == 5'd0))) ||  // vmv.s.x, vmv.x.s
+                  (wx && ((f3 == OPMVX && vs2 == SEL_VMV_S_X) || (f3 == OPMVV && vs1 == SEL_VMV_X_S))) ||  // vmv.s.x, vmv.x.s
                   (rd_ok && !opf) ||                                                     // vred*
-                  (lanes && opm && f6 == 6'b010100 && (vs1 == 5'b10000 || vs1 == 5'b10001)) ||  // viota, vid
+                  (lanes && opm && f6 == F6_VID && (vs1 == SEL_VIOTA_M || vs1 == SEL_VID_V)) ||  // viota, vid
                   (slide && !opf) || gat || comp ||                // the integer slides, vrgather(ei16), vcompress
                   (lanes && lop == LO_FXP && !nar);                // fixed point (vnclip: as the narrowing)
     assign anysew = mlog || msf || mq;

@@ -98,6 +98,7 @@ module coral_vec #(
     localparam integer VW = $clog2(VLEN) + 1;
     localparam integer DA = $clog2(DTCM_WORDS);
     localparam integer RA = DA - LNB;
+    `include "coral_isa.vh"
     localparam integer QW = 32 + VW + 8 + 3 + 2 + 96;
     localparam integer QA = DEPTH > 1 ? $clog2(DEPTH) : 1;
     localparam [4:0] LO_ADD = 5'd0, LO_MUL = 5'd1, LO_FMA = 5'd2, LO_MIN = 5'd3, LO_MAX = 5'd4,
@@ -182,7 +183,7 @@ module coral_vec #(
     wire       d_ovl = (dsup && d_vd == d_vs2) ||   // slide up: vd's group is vs2's (aligned groups)
                        (dmsf && d_vd == d_vs2) ||   // vms*f: vd is its source
                        (diota && d_vs2 >= d_vd && d_vs2 < d_vd + d_n) ||  // viota: vs2 inside vd's group
-                       (dgat && !dei16 && (d_vd == d_vs2 || (d_ir[14:12] == 3'd0 && d_vd == d_vs1))) ||   // vrgather
+                       (dgat && !dei16 && (d_vd == d_vs2 || (d_ir[14:12] == OPIVV && d_vd == d_vs1))) ||   // vrgather
                        // vrgatherei16: vs1's group of d_n / 2 registers (at least 1), aligned to that
                        (dei16 && (d_vd == d_vs2 || (d_vs1 & (d_ni - 5'd1)) != 5'd0 ||
                                   (d_vs1 >= d_vd && d_vs1 < d_vd + d_n) || (d_vd >= d_vs1 && d_vd < d_vs1 + d_ni))) ||
@@ -394,7 +395,7 @@ module coral_vec #(
     endfunction
     // slides: element e of vd takes vs2[e + off] (down) or vs2[e - off] (up); a beat's EPR
     // elements come from two registers of vs2's group, lo and lo + 1, rotated by off mod EPR
-    wire [31:0] s_off = esone ? 32'd1 : e_ir[14:12] == 3'd3 ? {27'd0, e_ir[19:15]} : e_xa;
+    wire [31:0] s_off = esone ? 32'd1 : e_ir[14:12] == OPIVI ? {27'd0, e_ir[19:15]} : e_xa;
     wire [31:0] s_offq = s_off >> (LNB + 32'(e_esh));
     wire [4:0]  s_q = s_offq[4:0];
     wire [LNB-1:0] s_rr = s_off[LNB-1:0];
@@ -410,8 +411,8 @@ module coral_vec #(
     // bt / 2 (bt / 4) of a narrow source group; narrowing: of the destination group
     wire [VW-1:0] bnar = eext4 ? bt >> 2 : (eext || (ewop && !ewsrc)) ? bt >> 1 : bt;
     wire [VLEN-1:0] op_a, op_b;
-    wire [31:0] g_idx = eei16 ? {16'd0, op_b[16 * bc[LNB:0] +: 16]} : e_ir[14:12] == 3'd0 ? elem_at(op_b, bc[LNB+1:0], e_sub, e_sew) :
-                        e_ir[14:12] == 3'd3 ? {27'd0, e_ir[19:15]} : e_xa;
+    wire [31:0] g_idx = eei16 ? {16'd0, op_b[16 * bc[LNB:0] +: 16]} : e_ir[14:12] == OPIVV ? elem_at(op_b, bc[LNB+1:0], e_sub, e_sew) :
+                        e_ir[14:12] == OPIVI ? {27'd0, e_ir[19:15]} : e_xa;
     wire        g_in = g_idx < e_vlmax;
     wire [31:0] g_rg = g_idx >> (LNB + 32'(e_esh));                     // ... its register in vs2's group
     wire [31:0] gval = g_in ? elem_at(op_a, g_idx[LNB+1:0], e_sub, e_sew) : 32'd0;
@@ -1450,8 +1451,8 @@ module coral_vec #(
             s2_vxrm <= e_vxrm;
             // funct6: 1000xx vsadd(u)/vssub(u) (OPI), 0010xx vaadd(u)/vasub(u) (OPM), 100111 vsmul,
             // 10101x vssrl/vssra, 10111x vnclip(u)
-            s2_fxk <= e_ir[31:29] == 3'b001 ? FX_AVG : e_ir[31:26] == 6'b100111 ? FX_MUL :
-                      e_ir[31:28] == 4'b1000 ? FX_SAT : FX_SHIFT;
+            s2_fxk <= e_ir[31:29] == F6_VAADDU[5:3] ? FX_AVG : e_ir[31:26] == F6_VSMUL ? FX_MUL :
+                      e_ir[31:28] == F6_VSADDU[5:2] ? FX_SAT : FX_SHIFT;
             s2_fxsub <= e_ir[27];
             s2_np <= enp;
             s2_na <= ena;

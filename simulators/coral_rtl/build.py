@@ -60,6 +60,11 @@ def check_config(cfg) -> None:
         if cfg.cycles(cls) != n:
             raise ConfigError(f"timing class {cls} is {cfg.cycles(cls)} cycles on this configuration; "
                               f"the coral RTL's pipeline takes {n}")
+    from . import generate     # the decode constants the RTL includes (rtl/coral/coral_isa.vh)
+    stale = generate.stale()
+    if stale:
+        raise ConfigError("the RTL's generated header is out of date with isa/coral "
+                          f"({', '.join(p.name for p in stale)}): run python3 -m {generate.MODULE}")
     if cfg.ITCM_SIZE < 8 or cfg.DTCM_SIZE < 8:
         raise ConfigError("the coral RTL needs ITCM_SIZE and DTCM_SIZE of at least 8 bytes")
     if cfg.VLEN < 64 or cfg.DTCM_SIZE % (cfg.VLEN // 8):
