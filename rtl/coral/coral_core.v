@@ -182,7 +182,7 @@ module coral_core #(
     wire is_br = op == OPC_BRANCH && (f3 == F3_BEQ || f3 == F3_BNE || f3 == F3_BLT || f3 == F3_BGE ||
                                       f3 == F3_BLTU || f3 == F3_BGEU);
     wire is_load = op == OPC_LOAD && (f3 == F3_LB || f3 == F3_LH || f3 == F3_LW || f3 == F3_LBU || f3 == F3_LHU);
-    wire is_store = op == OPC_STORE && (f3 == F3_SB || f3 == F3_SH || f3 == F3_SW);
+    wire is_store = op == OPC_STORE && f3 <= F3_SW;                    // sb, sh, sw
     wire is_opimm = op == OPC_OP_IMM && (f3 == F3_SLLI ? f7 == F7_SLLI :
                                         f3 == F3_SRLI ? (f7 == F7_SRLI || f7 == F7_SRAI) : 1'b1);
     wire is_op = op == OPC_OP && (f7 == F7_ADD || (f7 == F7_SUB && (f3 == F3_SUB || f3 == F3_SRA)));
@@ -234,18 +234,18 @@ module coral_core #(
             F7_FMUL_S: begin kind = K_MUL; fp_rm = 1'b1; end
             F7_FDIV_S: begin kind = K_DIV; fp_rm = 1'b1; end
             F7_FSQRT_S: begin kind = K_SQRT; fp_rm = 1'b1; fp_ok = fd_opfp && fd_rs2 == SEL_FSQRT_S; end
-            F7_FSGNJ_S: begin kind = K_SGNJ; fp_ok = fd_opfp && (fd_f3 == F3_FSGNJ_S || fd_f3 == F3_FSGNJN_S || fd_f3 == F3_FSGNJX_S); end
-            F7_FMIN_S: begin kind = K_MINMAX; fp_ok = fd_opfp && (fd_f3 == F3_FMIN_S || fd_f3 == F3_FMAX_S); end
+            F7_FSGNJ_S: begin kind = K_SGNJ; fp_ok = fd_opfp && fd_f3 <= F3_FSGNJX_S; end
+            F7_FMIN_S: begin kind = K_MINMAX; fp_ok = fd_opfp && fd_f3 <= F3_FMAX_S; end
             F7_FCVT_W_S: begin kind = K_CVT_WS; fp_rm = 1'b1; fp_to_x = 1'b1;
-                fp_ok = fd_opfp && (fd_rs2 == SEL_FCVT_W_S || fd_rs2 == SEL_FCVT_WU_S); end
+                fp_ok = fd_opfp && fd_rs2 <= SEL_FCVT_WU_S; end
             F7_FCVT_S_W: begin kind = K_CVT_SW; fp_rm = 1'b1;
-                fp_ok = fd_opfp && (fd_rs2 == SEL_FCVT_S_W || fd_rs2 == SEL_FCVT_S_WU); end
+                fp_ok = fd_opfp && fd_rs2 <= SEL_FCVT_S_WU; end
             F7_FMV_X_W: begin
                 kind = fd_f3 == F3_FMV_X_W ? K_MVXW : K_CLASS;
                 fp_to_x = 1'b1;
-                fp_ok = fd_opfp && fd_rs2 == SEL_FMV_X_W && (fd_f3 == F3_FMV_X_W || fd_f3 == F3_FCLASS_S);
+                fp_ok = fd_opfp && fd_rs2 == SEL_FMV_X_W && fd_f3 <= F3_FCLASS_S;
             end
-            F7_FEQ_S: begin kind = K_CMP; fp_to_x = 1'b1; fp_ok = fd_opfp && (fd_f3 == F3_FEQ_S || fd_f3 == F3_FLT_S || fd_f3 == F3_FLE_S); end
+            F7_FEQ_S: begin kind = K_CMP; fp_to_x = 1'b1; fp_ok = fd_opfp && fd_f3 <= F3_FEQ_S; end
             F7_FMV_W_X: begin kind = K_MVWX; fp_ok = fd_opfp && fd_rs2 == SEL_FMV_W_X && fd_f3 == F3_FMV_W_X; end
             default: fp_ok = 1'b0;
         endcase

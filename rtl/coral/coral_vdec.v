@@ -96,6 +96,9 @@ module coral_vdec (
                      LO_CLASS = 5'd30,                     // vfclass.v, vfrsqrt7.v, vfrec7.v
                      LO_FXP = 5'd31;                       // fixed point: the kind from funct6 (coral_vec)
     `include "coral_isa.vh"
+    // Inlined into its users, as Verilator did on its own before the header's constants
+    // (which its size estimate counts) were included: one model, optimised as a whole.
+    /* verilator inline_module */
     wire [6:0] op = ir[6:0];
     wire [2:0] f3 = ir[14:12];
     wire [5:0] f6 = ir[31:26];
