@@ -8,6 +8,7 @@ job/go/halt/finished protocol coral_sim speaks.
 """
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from kernelcraft.simulators.core.errors import ConfigError
@@ -50,6 +51,20 @@ def sources() -> tuple[Path, ...]:
     return (*(COMMON_RTL / s for s in COMMON), *(CORAL_RTL / s for s in SOURCES))
 
 
+def _stamp() -> tuple:
+    from . import generate
+    st = generate.ISA_VH.stat() if generate.ISA_VH.is_file() else None
+    return (st.st_mtime_ns, st.st_size) if st else None
+
+
+@functools.lru_cache(maxsize=4)
+def _stale_header(stamp) -> list[Path]:
+    """The generated decode header (rtl/coral/coral_isa.vh) if it is out of date with the ISA
+    data: rendered once per version of the file (about 50 ms), not once per build lookup."""
+    from . import generate
+    return generate.stale()
+
+
 def check_config(cfg) -> None:
     """The model's rules for a configuration, and what the pipeline fixes."""
     model_check_config(cfg)
@@ -60,11 +75,11 @@ def check_config(cfg) -> None:
         if cfg.cycles(cls) != n:
             raise ConfigError(f"timing class {cls} is {cfg.cycles(cls)} cycles on this configuration; "
                               f"the coral RTL's pipeline takes {n}")
-    from . import generate     # the decode constants the RTL includes (rtl/coral/coral_isa.vh)
-    stale = generate.stale()
+    stale = _stale_header(_stamp())
     if stale:
         raise ConfigError("the RTL's generated header is out of date with isa/coral "
-                          f"({', '.join(p.name for p in stale)}): run python3 -m {generate.MODULE}")
+                          f"({', '.join(p.name for p in stale)}): run python3 -m "
+                          "kernelcraft.simulators.coral_rtl.generate")
     if cfg.ITCM_SIZE < 8 or cfg.DTCM_SIZE < 8:
         raise ConfigError("the coral RTL needs ITCM_SIZE and DTCM_SIZE of at least 8 bytes")
     if cfg.VLEN < 64 or cfg.DTCM_SIZE % (cfg.VLEN // 8):

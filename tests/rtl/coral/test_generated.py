@@ -4,8 +4,12 @@ of writing the encodings as literals."""
 import re
 import tempfile
 
+import pytest
+
+from kernelcraft.isa.coral import default_config
 from kernelcraft.isa.loader import get_isa
-from kernelcraft.simulators.coral_rtl import generate
+from kernelcraft.simulators.core.errors import ConfigError
+from kernelcraft.simulators.coral_rtl import build, generate
 from kernelcraft.simulators.coral_rtl.build import CORAL_RTL
 
 DECODERS = ("coral_core.v", "coral_vdec.v", "coral_vec.v", "coral_fpu.v")
@@ -14,6 +18,13 @@ DECODERS = ("coral_core.v", "coral_vdec.v", "coral_vec.v", "coral_fpu.v")
 def test_header_matches_the_isa_data():
     stale = generate.stale()
     assert not stale, f"regenerate with python3 -m {generate.MODULE}: {stale}"
+
+
+def test_build_refuses_a_stale_header(monkeypatch):
+    build.check_config(default_config())
+    monkeypatch.setattr(build, "_stale_header", lambda stamp: [generate.ISA_VH])
+    with pytest.raises(ConfigError, match="coral_isa.vh"):
+        build.check_config(default_config())
 
 
 def _walk(node):
