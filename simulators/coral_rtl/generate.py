@@ -97,7 +97,7 @@ def opv_funct6(isa: ISA) -> dict[str, int]:
     differ (vwadd.vv and vwadd.wv), by full mnemonic."""
     stems: dict[str, list[InstrDef]] = {}
     for d in isa.instructions.values():
-        if d.opcode == isa.instructions["vadd.vv"].opcode and "funct6" in d.fixed:
+        if d.opcode == majors(isa)["OP_V"] and "funct6" in d.fixed:
             stems.setdefault(d.mnemonic.rsplit(".", 1)[0], []).append(d)
     out: dict[str, int] = {}
     for stem, ds in stems.items():
@@ -161,7 +161,8 @@ def render_isa(isa: ISA) -> str:
     mem = [d for d in ins.values() if d.group in VECTOR_MEMORY_GROUPS]
     out += ["", "// Vector loads and stores (LOAD-FP / STORE-FP): the width field by EEW, mop by",
             "// addressing mode, lumop / sumop by kind."]
-    def eew(d: InstrDef) -> str:    # vle8.v, vlse16.v, vsseg2e32.v, vl1re8.v, vluxei16.v: the digits after e
+    def eew(d: InstrDef) -> str:    # vle8.v, vlse16.v, vsseg2e32.v, vl1re8.v: the digits after the last e
+        # (an indexed access's "ei16" gives "i16": its width is the offsets', left out)
         return d.mnemonic.split(".")[0].rstrip("ff").rsplit("e", 1)[1]
     for name, m in VEC_WIDTHS.items():
         same = [d for d in mem if d.format.name not in ("VLM", "VSM", "VSR") and eew(d) == eew(ins[m])]
