@@ -275,10 +275,10 @@ module coral_core #(
     wire [VW+3:0] vlmax_w = rq_lmul[2] ? ({4'd0, VW'(VLEN)} >> (4'd8 - {1'b0, rq_lmul})) >> (3 + rq_sew) :
                                          ({4'd0, VW'(VLEN)} << rq_lmul[1:0]) >> (3 + rq_sew);
     wire [VW-1:0] vlmax = vlmax_w[VW-1:0];
-    wire        avl_x = !(ex_ir[31:30] == 2'b11) && rs1 != 5'd0;           // AVL from x[rs1]
-    wire        avl_max = !(ex_ir[31:30] == 2'b11) && rs1 == 5'd0 && rd != 5'd0;
-    wire        avl_keep = !(ex_ir[31:30] == 2'b11) && rs1 == 5'd0 && rd == 5'd0;
-    wire [31:0] avl = ex_ir[31:30] == 2'b11 ? {27'd0, rs1} : a;
+    wire        avl_x = !(ex_ir[31:30] == TOP_VSETIVLI) && rs1 != 5'd0;           // AVL from x[rs1]
+    wire        avl_max = !(ex_ir[31:30] == TOP_VSETIVLI) && rs1 == 5'd0 && rd != 5'd0;
+    wire        avl_keep = !(ex_ir[31:30] == TOP_VSETIVLI) && rs1 == 5'd0 && rd == 5'd0;
+    wire [31:0] avl = ex_ir[31:30] == TOP_VSETIVLI ? {27'd0, rs1} : a;
     wire        vs_vill = vt_bad || (avl_keep && vl > vlmax);
     wire [VW-1:0] vl_new = vs_vill ? {VW{1'b0}} : avl_max ? vlmax : avl_keep ? vl :
                            (avl < {{(32 - VW){1'b0}}, vlmax}) ? avl[VW-1:0] : vlmax;

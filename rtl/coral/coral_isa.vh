@@ -352,7 +352,7 @@ localparam [5:0] F6_VMV4R = 6'b100111;
 localparam [5:0] F6_VMV8R = 6'b100111;
 
 // OP-V's selectors in the vs1 or vs2 field (the unary groups, the moves):
-// SEL_<mnemonic>.
+// SEL_<mnemonic>, and SEL2_ for vid.v's second (vs2).
 localparam [4:0] SEL_VMV_V_V = 5'b00000;
 localparam [4:0] SEL_VMV_V_X = 5'b00000;
 localparam [4:0] SEL_VMV_V_I = 5'b00000;
@@ -380,6 +380,7 @@ localparam [4:0] SEL_VMSIF_M = 5'b00011;
 localparam [4:0] SEL_VMSOF_M = 5'b00010;
 localparam [4:0] SEL_VIOTA_M = 5'b10000;
 localparam [4:0] SEL_VID_V = 5'b10001;
+localparam [4:0] SEL2_VID_V = 5'b00000;
 localparam [4:0] SEL_VMV_X_S = 5'b00000;
 localparam [4:0] SEL_VMV_S_X = 5'b00000;
 localparam [4:0] SEL_VMV1R_V = 5'b00000;
@@ -396,6 +397,10 @@ localparam [1:0] MOP_UNIT = 2'd0;
 localparam [1:0] MOP_UIDX = 2'd1;
 localparam [1:0] MOP_STRIDED = 2'd2;
 localparam [1:0] MOP_OIDX = 2'd3;
+localparam [2:0] NF_WHOLE1 = 3'd0;
+localparam [2:0] NF_WHOLE2 = 3'd1;
+localparam [2:0] NF_WHOLE4 = 3'd3;
+localparam [2:0] NF_WHOLE8 = 3'd7;
 localparam [4:0] LUMOP_UNIT = 5'b00000;
 localparam [4:0] LUMOP_WHOLE = 5'b01000;
 localparam [4:0] LUMOP_MASK = 5'b01011;

@@ -109,7 +109,7 @@ module coral_vdec (
     wire memw = f3 == VW_E32 || f3 == VW_E16 || f3 == VW_E8;
     // whole-register vl<n>re<eew>.v / vs<n>r.v: lumop 01000, unmasked, nf + 1 = 1, 2, 4 or 8 registers
     assign whole = memw && ir[28:26] == {1'b0, MOP_UNIT} && vs2 == LUMOP_WHOLE && vm &&
-                   (ir[31:29] == 3'd0 || ir[31:29] == 3'd1 || ir[31:29] == 3'd3 || ir[31:29] == 3'd7) &&
+                   (ir[31:29] == NF_WHOLE1 || ir[31:29] == NF_WHOLE2 || ir[31:29] == NF_WHOLE4 || ir[31:29] == NF_WHOLE8) &&
                    (op == OPC_LOAD_FP || (op == OPC_STORE_FP && f3 == VW_E8));
     // vlm.v / vsm.v: lumop 01011, 8-bit, unmasked: ceil(vl / 8) bytes of a mask register
     assign mskm = f3 == VW_E8 && ir[31:25] == {4'b0000, MOP_UNIT, 1'b1} && vs2 == LUMOP_MASK &&
@@ -244,7 +244,7 @@ module coral_vdec (
                 F6_VCOMPRESS: begin lop = LO_MOVE; unary = 1'b1; ok = f3 == OPMVV && vm; end
                 F6_VID: begin                                                // VMUNARY0
                     unary = 1'b1;
-                    ok = f3 == OPMVV && (vs1 == SEL_VIOTA_M || (vs1 == SEL_VID_V && vs2 == 5'd0) ||
+                    ok = f3 == OPMVV && (vs1 == SEL_VIOTA_M || (vs1 == SEL_VID_V && vs2 == SEL2_VID_V) ||
                                          vs1 == SEL_VMSBF_M || vs1 == SEL_VMSOF_M || vs1 == SEL_VMSIF_M);
                     lop = vs1[4] ? LO_MOVE : LO_MSF;                         // viota, vid: values from S1
                 end

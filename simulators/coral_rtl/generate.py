@@ -45,6 +45,10 @@ OPV_CATEGORIES = {"OPIVV": "vadd.vv", "OPFVV": "vfadd.vv", "OPMVV": "vmul.vv", "
 VEC_WIDTHS = {"VW_E8": "vle8.v", "VW_E16": "vle16.v", "VW_E32": "vle32.v"}
 VEC_MOPS = {"MOP_UNIT": "vle8.v", "MOP_UIDX": "vluxei8.v", "MOP_STRIDED": "vlse8.v",
             "MOP_OIDX": "vloxei8.v"}
+# Whole-register accesses: the nf field by register count, from vl<n>re8.v (every
+# vl<n>re<eew>.v and vs<n>r.v must agree).
+VEC_WHOLE = {"NF_WHOLE1": "vl1re8.v", "NF_WHOLE2": "vl2re8.v", "NF_WHOLE4": "vl4re8.v",
+             "NF_WHOLE8": "vl8re8.v"}
 VEC_UMOPS = {"LUMOP_UNIT": "vle8.v", "LUMOP_WHOLE": "vl1re8.v", "LUMOP_MASK": "vlm.v",
              "LUMOP_FF": "vle8ff.v", "SUMOP_UNIT": "vse8.v", "SUMOP_WHOLE": "vs1r.v",
              "SUMOP_MASK": "vsm.v"}
@@ -153,10 +157,13 @@ def render_isa(isa: ISA) -> str:
     for name, value in opv_funct6(isa).items():
         out.append(f"localparam [5:0] F6_{name} = {_lit(6, value)};")
     out += ["", "// OP-V's selectors in the vs1 or vs2 field (the unary groups, the moves):",
-            "// SEL_<mnemonic>."]
+            "// SEL_<mnemonic>, and SEL2_ for vid.v's second (vs2)."]
     for d in ins.values():
-        if d.opcode == majors(isa)["OP_V"] and "sel" in d.fixed:
-            out.append(f"localparam [4:0] SEL_{ident(d.mnemonic)} = {_lit(5, d.fixed['sel'])};")
+        if d.opcode == majors(isa)["OP_V"]:
+            for field in ("sel", "sel2"):
+                if field in d.fixed:
+                    out.append(f"localparam [4:0] {field.upper()}_{ident(d.mnemonic)} = "
+                               f"{_lit(5, d.fixed[field])};")
 
     mem = [d for d in ins.values() if d.group in VECTOR_MEMORY_GROUPS]
     out += ["", "// Vector loads and stores (LOAD-FP / STORE-FP): the width field by EEW, mop by",
@@ -171,6 +178,11 @@ def render_isa(isa: ISA) -> str:
         kind = ("ux" if "ux" in m else "ox") if ins[m].format.name == "VLX" else ""
         same = [d for d in mem if d.format.name[2] == ins[m].format.name[2] and kind in d.mnemonic]
         out.append(f"localparam [1:0] {name} = {_lit(2, _one_value(isa, 'mop', same, name))};")
+    for name, m in VEC_WHOLE.items():
+        n = m[2]
+        same = [d for d in mem if d.format.name in ("VLR", "VSR") and
+                (d.mnemonic.startswith(f"vl{n}re") or d.mnemonic == f"vs{n}r.v")]
+        out.append(f"localparam [2:0] {name} = {_lit(3, _one_value(isa, 'nf', same, name))};")
     for name, m in VEC_UMOPS.items():
         field = "lumop" if name.startswith("L") else "sumop"
         fmt = ins[m].format.name
