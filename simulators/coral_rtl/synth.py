@@ -84,8 +84,8 @@ def elaborate(cfg, timeout: float = 900) -> dict:
     a conflict): the default suite's guard, a fraction of synthesis's time. Counts are of
     word-level cells. The sources are read with `-defer` (each module elaborated once, by
     `hierarchy`, at the parameters it is instantiated with, not first at its defaults as
-    well): the default configuration's statistics are the same, in 11.9 instead of 17.7
-    CPU s of Yosys (load 17-18)."""
+    well): the default configuration's result is the same, in 13.3 instead of 18.4 CPU s
+    of Yosys (medians of 3 runs each, rtl/coral/README.md)."""
     return checked_synth(*_coral(cfg), timeout=timeout, passes=ELABORATE, defer=True)
 
 

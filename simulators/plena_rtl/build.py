@@ -113,7 +113,7 @@ def lint(cfg, flop_model: bool = True) -> None:
     flop-model text uses no parameter but W's width, so linting that form at one
     configuration covers it: tests/rtl/plena/test_lint.py does so at the differential
     configuration, and lints the latch form at each configuration (the default
-    configuration's second form took 17 CPU s)."""
+    configuration's second form took 17 CPU s; rtl/plena/README.md, "Lint")."""
     check_config(cfg)
     params = [f"-G{k}={v}" for k, v in cfg.as_dict().items()]
     for defines in ((), ("+define+ICG_FLOP_MODEL",))[:2 if flop_model else 1]:
