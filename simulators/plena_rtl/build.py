@@ -105,12 +105,17 @@ def build(cfg, simulator: str = "verilator") -> toolchain.Build:
     return toolchain.build(spec(cfg, simulator), simulator)
 
 
-def lint(cfg) -> None:
+def lint(cfg, flop_model: bool = True) -> None:
     """verilator --lint-only -Wall on the whole design for `cfg`, with the clock gates'
-    latch (what synthesis reads) and with their falling-edge model (what the Verilator
-    build simulates); raises RtlBuildError."""
+    latch (what synthesis reads) and, unless `flop_model` is False, with their
+    falling-edge model (what the Verilator build simulates); raises RtlBuildError.
+    The two forms differ only in icg.v and plena_oplatch.v (`ifdef ICG_FLOP_MODEL), whose
+    flop-model text uses no parameter but W's width, so linting that form at one
+    configuration covers it: tests/rtl/plena/test_lint.py does so at the differential
+    configuration, and lints the latch form at each configuration (the default
+    configuration's second form took 17 CPU s; rtl/plena/README.md, "Lint")."""
     check_config(cfg)
     params = [f"-G{k}={v}" for k, v in cfg.as_dict().items()]
-    for defines in ((), ("+define+ICG_FLOP_MODEL",)):
+    for defines in ((), ("+define+ICG_FLOP_MODEL",))[:2 if flop_model else 1]:
         toolchain.lint(sources(), TOP, includes=(PLENA_RTL, COMMON_RTL),
                        args=("-Wall", "--timing", *defines, *params))

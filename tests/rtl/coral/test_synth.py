@@ -70,31 +70,57 @@ def test_synthesizes_default_config():
     _check(default_config())
 
 
+# (each check with synthesis's passes and with elaborate()'s, which reads the sources
+# deferred: the suite's guard at the default configuration)
+FLOWS = pytest.mark.parametrize("flow", ["synth", "elaborate"])
+
+
+def _flow(flow: str) -> dict:
+    from kernelcraft.simulators.coral_rtl import synth
+    return {} if flow == "synth" else dict(passes=synth.ELABORATE, defer=True)
+
+
+@FLOWS
 @pytest.mark.parametrize("body,what", [
     ("always @(*) if (en) q = d;", "latch"),
     ("assign q = d; assign q = en;", "multiple drivers"),
 ])
-def test_the_checks_can_fail(tmp_path, body, what):
+def test_the_checks_can_fail(tmp_path, body, what, flow):
     from kernelcraft.simulators.coral_rtl import synth
     (tmp_path / "bad.v").write_text(f"module bad(input en, input d, output reg q); {body} endmodule\n"
                                     if what == "latch" else
                                     f"module bad(input en, input d, output q); {body} endmodule\n")
     with pytest.raises(synth.SynthesisError):
-        synth.checked_synth(("bad.v",), "bad", {}, cwd=tmp_path)
+        synth.checked_synth(("bad.v",), "bad", {}, cwd=tmp_path, **_flow(flow))
 
 
 # the synthesis is hierarchical: a latch inside one module, two instances driving one wire
+@FLOWS
 @pytest.mark.parametrize("body,what", [
     ("lane u0(.en(en), .d(d), .q(q));", "latch"),
     ("lane u0(.en(en), .d(d), .q(q)); lane u1(.en(d), .d(en), .q(q));", "multiple drivers"),
 ])
-def test_the_checks_see_through_the_hierarchy(tmp_path, body, what):
+def test_the_checks_see_through_the_hierarchy(tmp_path, body, what, flow):
     from kernelcraft.simulators.coral_rtl import synth
     lane = ("module lane(input en, input d, output reg q); always @(*) if (en) q = d; endmodule\n"
             if what == "latch" else "module lane(input en, input d, output q); assign q = en & d; endmodule\n")
     (tmp_path / "bad.v").write_text(lane + f"module bad(input en, input d, output q); {body} endmodule\n")
     with pytest.raises(synth.SynthesisError, match="Assertion failed" if what == "latch" else "check -assert"):
-        synth.checked_synth(("bad.v",), "bad", {}, cwd=tmp_path)
+        synth.checked_synth(("bad.v",), "bad", {}, cwd=tmp_path, **_flow(flow))
+
+
+def test_deferred_elaboration_takes_the_parameters(tmp_path):
+    """elaborate()'s deferred read with chparam on the top (`$abstract\\top`): the top
+    and its submodules elaborated at the parameters given, not the defaults."""
+    from kernelcraft.simulators.coral_rtl import synth
+    (tmp_path / "m.v").write_text(
+        "module ff #(parameter W = 4) (input clk, input [W-1:0] d, output reg [W-1:0] q);\n"
+        "  always @(posedge clk) q <= d; endmodule\n"
+        "module top #(parameter N = 1) (input clk, input [3:0] a, output [4*N-1:0] q);\n"
+        "  genvar i; generate for (i = 0; i < N; i = i + 1) begin : g\n"
+        "    ff u(.clk(clk), .d(a), .q(q[4*i +: 4])); end endgenerate endmodule\n")
+    r = synth.checked_synth(("m.v",), "top", {"N": 3}, cwd=tmp_path, **_flow("elaborate"))
+    assert r["modules"]["ff"]["instances"] == 3 and r["flip_flops"] == 3
 
 
 def test_counts_cover_every_instance(tmp_path):

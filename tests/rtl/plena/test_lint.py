@@ -11,5 +11,9 @@ from kernelcraft.simulators.plena_rtl import build
                                                          HBM_V_PREFETCH_AMOUNT=3)],
                          ids=["default", "differential", "odd"])
 def test_lint_clean(overrides, diff_cfg):
+    """Each configuration with the clock gates' latch; the differential one (the build
+    the suite simulates) with their falling-edge model too. The two forms differ only in
+    icg.v and plena_oplatch.v, whose flop-model text does not depend on the configuration
+    (see build.lint)."""
     cfg = diff_cfg if overrides == "diff" else default_config(**overrides)
-    build.lint(cfg)
+    build.lint(cfg, flop_model=overrides == "diff")
