@@ -26,7 +26,10 @@
 //
 // The clock (period 2 time units, 2 ns) is generated here, inside the simulator, so a
 // run costs no host call per cycle: under Verilator (--timing) it runs about twice as
-// fast as a clock driven from outside through VPI.
+// fast as a clock driven from outside through VPI. With the plusarg +bulk_clk_in it comes
+// from `clk_in` instead, which bulk mode's C++ driver (simulators/rtl/bulk_main.cpp)
+// toggles every time unit, the same edges at the same times: no delay of the timing
+// scheduler and no process resumed per edge, a time slot of the model fewer per edge.
 module plena_sim #(
     /* verilator lint_off UNUSEDPARAM */
     // Waiver: the whole configuration, as every plena module (see plena_check).
@@ -34,6 +37,7 @@ module plena_sim #(
     /* verilator lint_on UNUSEDPARAM */
 ) (
     output wire        cclk,         // the core's clock: `clk`, stopped while the trace reads
+    input  wire        clk_in,       // the clock from outside, with +bulk_clk_in
     input  wire [31:0] job,
     input  wire        go,
     input  wire        halt,         // the host's wall-clock stop, set at any time
@@ -127,12 +131,16 @@ module plena_sim #(
 
     // The harness's clock, and the core's: the same clock, except while the trace reads
     // the core (cen low). cen changes only while clk is low, so cclk has no glitch.
-    reg clk, cen;
+    reg clk_gen, clk_ext, cen;
     initial begin
-        clk = 1'b0;
+        clk_gen = 1'b0;
         cen = 1'b1;
     end
-    always #1 clk = ~clk;
+    initial begin
+        clk_ext = $test$plusargs("bulk_clk_in") != 0;
+        if (!clk_ext) forever #1 clk_gen = ~clk_gen;
+    end
+    wire clk = clk_ext ? clk_in : clk_gen;
     assign cclk = clk & cen;
 
     // The core's inputs. The job sequence and the trace are processes that wait on clock
