@@ -52,13 +52,21 @@ sim: bulk_main.o $(filter-out verilator.o,$(VK_USER_OBJS)) $(VK_GLOBAL_OBJS) $(V
 """
 
 
-def spec(base: toolchain.BuildSpec) -> toolchain.BuildSpec:
+def spec(base: toolchain.BuildSpec, model_key: str | None = None) -> toolchain.BuildSpec:
     """The key of `base`'s bulk build: `base` (a design's cocotb BuildSpec) with the
-    driver's source hashed in (through a define: the key hashes Verilog only)."""
+    driver's source and the key of the model it links hashed in (through defines: the
+    key hashes Verilog only). `model_key`: the key of the cocotb build that is linked;
+    by default the one `base`'s sources have now. (Naming the model linked matters when
+    the sources change while the model compiles: the bulk build then links the model
+    it waited for, whose key is the old sources', and must not be filed under the new
+    sources' key.)"""
     driver = hashlib.sha256(DRIVER.read_bytes()).hexdigest()[:16]
+    if model_key is None:
+        model_key = base.key("verilator", toolchain.prepare("verilator"))
     return toolchain.BuildSpec(
         top=base.top, sources=base.sources, includes=base.includes,
-        parameters=base.parameters, defines={**base.defines, "KERNELCRAFT_BULK": driver},
+        parameters=base.parameters,
+        defines={**base.defines, "KERNELCRAFT_BULK": driver, "KERNELCRAFT_BULK_MODEL": model_key},
         build_args=base.build_args, timescale=base.timescale)
 
 
@@ -79,7 +87,7 @@ def build(base: toolchain.BuildSpec) -> toolchain.Build:
                            stdout=f, stderr=subprocess.STDOUT, env=env, check=True)
         for f in links:                  # the binary needs none of them at run time
             f.unlink()
-    return toolchain.cached_build(spec(base), "verilator", link, FLAVOUR)
+    return toolchain.cached_build(spec(base, model.key), "verilator", link, FLAVOUR)
 
 
 def run(b: toolchain.Build, directory: Path, plusargs: Sequence[str], jobs: int,
