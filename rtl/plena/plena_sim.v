@@ -26,7 +26,10 @@
 //
 // The clock (period 2 time units, 2 ns) is generated here, inside the simulator, so a
 // run costs no host call per cycle: under Verilator (--timing) it runs about twice as
-// fast as a clock driven from outside through VPI.
+// fast as a clock driven from outside through VPI. With the plusarg +bulk_clk_in it comes
+// from `clk_in` instead, which bulk mode's C++ driver (simulators/rtl/bulk_main.cpp)
+// toggles every time unit, the same edges at the same times: no delay of the timing
+// scheduler and no process resumed per edge, a time slot of the model fewer per edge.
 module plena_sim #(
     /* verilator lint_off UNUSEDPARAM */
     // Waiver: the whole configuration, as every plena module (see plena_check).
@@ -34,6 +37,7 @@ module plena_sim #(
     /* verilator lint_on UNUSEDPARAM */
 ) (
     output wire        cclk,         // the core's clock: `clk`, stopped while the trace reads
+    input  wire        clk_in,       // the clock from outside, with +bulk_clk_in
     input  wire [31:0] job,
     input  wire        go,
     input  wire        halt,         // the host's wall-clock stop, set at any time
@@ -127,12 +131,16 @@ module plena_sim #(
 
     // The harness's clock, and the core's: the same clock, except while the trace reads
     // the core (cen low). cen changes only while clk is low, so cclk has no glitch.
-    reg clk, cen;
+    reg clk_gen, clk_ext, cen;
     initial begin
-        clk = 1'b0;
+        clk_gen = 1'b0;
         cen = 1'b1;
     end
-    always #1 clk = ~clk;
+    initial begin
+        clk_ext = $test$plusargs("bulk_clk_in") != 0;
+        if (!clk_ext) forever #1 clk_gen = ~clk_gen;
+    end
+    wire clk = clk_ext ? clk_in : clk_gen;
     assign cclk = clk & cen;
 
     // The core's inputs. The job sequence and the trace are processes that wait on clock
@@ -540,9 +548,19 @@ module plena_sim #(
         for (e = 0; e < VLEN; e = e + 1)
             masked[16*e +: 16] = mask[e] ? data[16*e +: 16] : old[16*e +: 16];
     endfunction
+    // The trace's copies below are clocked by `trclk`: the core's clock while the job is
+    // traced (tr_on follows trace_on at falling edges, so trclk has no glitch; trace_on is
+    // read at the rising edge that takes `go`, before the job's first write, and tr_on
+    // follows it at the falling edge after, before the next rising edge). Clocked by
+    // cclk with a test of trace_on inside, as they were, the simulator ran them (and
+    // cleared their row-wide temporaries) at every edge of an untraced run too.
+    reg tr_on;
+    initial tr_on = 1'b0;
+    always @(negedge clk) tr_on <= trace_on != 0;
+    wire trclk = cclk & tr_on;
     reg [RW-1:0] t_tile [0:MLEN-1];
-    always @(posedge cclk)
-        if (trace_on != 0 && dm_valid)
+    always @(posedge trclk)
+        if (dm_valid)
             t_tile[dm_row[$clog2(MLEN)-1:0]] <= masked(t_tile[dm_row[$clog2(MLEN)-1:0]],
                                                        dm_data, dm_mask);
 
@@ -569,21 +587,20 @@ module plena_sim #(
     reg [31:0] t_bmm [0:HEADS*MLEN*MLEN-1];
     reg [31:0] t_mm [0:BLEN*BLEN-1];
     integer tb, th;
-    always @(posedge cclk)
-        if (trace_on != 0) begin
-            if (db_clr[1]) begin
-                for (tb = 0; tb < HEADS*MLEN*MLEN; tb = tb + 1) t_bmm[tb] <= 32'd0;
-            end else if (db_en && db_acc == 2'd2)
-                for (th = 0; th < HEADS; th = th + 1)
-                    for (tb = 0; tb < BLEN; tb = tb + 1)
-                        t_bmm[(th*MLEN + 32'(db_row))*MLEN + 32'(db_j0) + tb]
-                            <= db_data[32*(tb*HEADS + th) +: 32];
-            if (db_clr[0]) begin
-                for (tb = 0; tb < BLEN*BLEN; tb = tb + 1) t_mm[tb] <= 32'd0;
-            end else if (db_en && db_acc == 2'd0)
+    always @(posedge trclk) begin
+        if (db_clr[1]) begin
+            for (tb = 0; tb < HEADS*MLEN*MLEN; tb = tb + 1) t_bmm[tb] <= 32'd0;
+        end else if (db_en && db_acc == 2'd2)
+            for (th = 0; th < HEADS; th = th + 1)
                 for (tb = 0; tb < BLEN; tb = tb + 1)
-                    t_mm[32'(db_row)*BLEN + tb] <= db_data[32*(tb*HEADS) +: 32];
-        end
+                    t_bmm[(th*MLEN + 32'(db_row))*MLEN + 32'(db_j0) + tb]
+                        <= db_data[32*(tb*HEADS + th) +: 32];
+        if (db_clr[0]) begin
+            for (tb = 0; tb < BLEN*BLEN; tb = tb + 1) t_mm[tb] <= 32'd0;
+        end else if (db_en && db_acc == 2'd0)
+            for (tb = 0; tb < BLEN; tb = tb + 1)
+                t_mm[32'(db_row)*BLEN + tb] <= db_data[32*(tb*HEADS) +: 32];
+    end
     task t_mm_acc;
         integer q;
         $fwrite(tfd, "W MM_ACC 0 %0d", BLEN * BLEN);
@@ -604,17 +621,16 @@ module plena_sim #(
     // (Whole rows, merged here: an element-wise write of the array would have the
     // simulator commit every element's write flag on every edge.)
     integer tr;
-    always @(posedge cclk)
-        if (trace_on != 0) begin    // (only when tracing: this process runs at every edge)
-            for (tr = 0; tr < 8; tr = tr + 1) begin
-                if (df_en[tr]) t_fp[TFW'(df_addr + 32'(tr))] <= df_data[32*tr +: 32];
-                if (di_en[tr]) t_int[TIW'(di_addr + 32'(tr))] <= di_data[32*tr +: 32];
-            end
-            if (dv_w_en)
-                t_vsram[dv_w_row] <= masked(t_vsram[dv_w_row], dv_w_data, dv_w_mask);
-            if (dv_p_en)
-                t_vsram[dv_p_row] <= masked(t_vsram[dv_p_row], dm_data, dm_mask);
+    always @(posedge trclk) begin
+        for (tr = 0; tr < 8; tr = tr + 1) begin
+            if (df_en[tr]) t_fp[TFW'(df_addr + 32'(tr))] <= df_data[32*tr +: 32];
+            if (di_en[tr]) t_int[TIW'(di_addr + 32'(tr))] <= di_data[32*tr +: 32];
         end
+        if (dv_w_en)
+            t_vsram[dv_w_row] <= masked(t_vsram[dv_w_row], dv_w_data, dv_w_mask);
+        if (dv_p_en)
+            t_vsram[dv_p_row] <= masked(t_vsram[dv_p_row], dm_data, dm_mask);
+    end
 
     // An ordinary process at the falling edge wakes the trace's (a process with timing
     // controls inside would be resumed by the simulator at every edge, traced or not).

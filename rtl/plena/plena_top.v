@@ -11,7 +11,8 @@ module plena_top #(
     input  wire [31:0] job      /*verilator public_flat_rw*/,   // job number to run next
     input  wire        go       /*verilator public_flat_rw*/,   // pulse: run job `job`
     input  wire        halt     /*verilator public_flat_rw*/,   // stop before the next instruction
-    output wire        finished /*verilator public_flat_rw*/    // the job's results are written
+    output wire        finished /*verilator public_flat_rw*/,   // the job's results are written
+    input  wire        clk_in       // the clock, from bulk mode's driver (+bulk_clk_in; plena_sim)
 );
     wire        clk, rst, start, done, halt_q;
     wire [31:0] prog_len;
@@ -88,7 +89,7 @@ module plena_top #(
         .HBM_LATENCY(HBM_LATENCY), .LOOP_DEPTH(LOOP_DEPTH), .IMEM_SIZE(IMEM_SIZE),
         .DMA_QUEUE(DMA_QUEUE)
     ) u_sim (
-        .cclk(clk), .job(job), .go(go), .halt(halt), .halt_q(halt_q), .finished(finished), .rst(rst), .start(start),
+        .cclk(clk), .clk_in(clk_in), .job(job), .go(go), .halt(halt), .halt_q(halt_q), .finished(finished), .rst(rst), .start(start),
         .prog_len(prog_len), .host_we(host_we), .host_sel(host_sel), .host_addr(host_addr),
         .host_wdata(host_wdata), .host_rdata(host_rdata), .max_retire(max_retire), .max_cycles(max_cycles), .done(done),
         .stop(stop), .err_code(err_code), .err_mem(err_mem), .err_addr(err_addr),

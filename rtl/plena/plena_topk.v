@@ -75,8 +75,14 @@ module plena_topk #(
             end
     end
 
+    // `first`: step 1 (set at step 0's edge, the engine's clock running from then on).
+    // A register of the engine rather than `step == 1`: `step` is the core's and changes
+    // with every instruction, and the subtraction after this choice would change with it
+    // (under Verilator: be evaluated at every clock edge); its result is taken (d_q) only
+    // in steps 1 .. k, where the two agree.
+    reg first;
     wire [15:0] x_best = logits[16*best +: 16];
-    wire [15:0] m_now = (step == 32'd1) ? x_best : m_q;
+    wire [15:0] m_now = first ? x_best : m_q;
     wire [31:0] d, e, s, r;
     fp32_add   u_sub (.a({x_best, 16'h0000}), .b({m_now, 16'h0000}), .sub(1'b1), .y(d));
     plena_exp_pipe   u_exp (.clk2(tclk), .clk3(tclk), .clk4(tclk), .a(d_q), .y(e));
@@ -95,6 +101,7 @@ module plena_topk #(
     localparam [31:0] LAST_4 = 4 + TOPK_EXTRA - 1, LAST_8 = KMAX + TOPK_EXTRA - 1;
     assign done = active && step == (big_q ? LAST_8 : LAST_4);
     always @(posedge tclk) begin
+        first <= step == 32'd0;
         if (step == 32'd0) begin
             big_q <= big;
             taken <= {NMAX{1'b0}};

@@ -19,8 +19,13 @@ the small plena scalar loop, 1.6 M cycles): -Os 4.87, -O1 4.13, -O2 3.75, -O2 wi
 (perf): the clock-gated units' combinational logic, which Verilator evaluates in its
 trigger ("act") region because the clock gates' latches (rtl/common/icg.v) are
 sensitive to their enables, the trigger computation itself, and the harness's
-`always #1` clock and `@(posedge clk)` waits (the timing scheduler's coroutines);
-those are the designs' and harnesses' to change, not this driver's.
+`always #1` clock and `@(posedge clk)` waits (the timing scheduler's coroutines).
+A harness with a `clk_in` port (plena_top) takes its clock from this driver instead of
+its `always #1` (the driver adds +bulk_clk_in and toggles the port every half period,
+at the times the harness's own clock would): one evaluation of the model per edge and
+no delay scheduling; plena's scalar loop ran 1.18x faster for it (rtl/plena/README.md,
+"Where a simulated cycle goes"). Harnesses without the port (coral_sim, aie_sim) run as
+before.
 """
 from __future__ import annotations
 
@@ -47,13 +52,21 @@ sim: bulk_main.o $(filter-out verilator.o,$(VK_USER_OBJS)) $(VK_GLOBAL_OBJS) $(V
 """
 
 
-def spec(base: toolchain.BuildSpec) -> toolchain.BuildSpec:
+def spec(base: toolchain.BuildSpec, model_key: str | None = None) -> toolchain.BuildSpec:
     """The key of `base`'s bulk build: `base` (a design's cocotb BuildSpec) with the
-    driver's source hashed in (through a define: the key hashes Verilog only)."""
+    driver's source and the key of the model it links hashed in (through defines: the
+    key hashes Verilog only). `model_key`: the key of the cocotb build that is linked;
+    by default the one `base`'s sources have now. (Naming the model linked matters when
+    the sources change while the model compiles: the bulk build then links the model
+    it waited for, whose key is the old sources', and must not be filed under the new
+    sources' key.)"""
     driver = hashlib.sha256(DRIVER.read_bytes()).hexdigest()[:16]
+    if model_key is None:
+        model_key = base.key("verilator", toolchain.prepare("verilator"))
     return toolchain.BuildSpec(
         top=base.top, sources=base.sources, includes=base.includes,
-        parameters=base.parameters, defines={**base.defines, "KERNELCRAFT_BULK": driver},
+        parameters=base.parameters,
+        defines={**base.defines, "KERNELCRAFT_BULK": driver, "KERNELCRAFT_BULK_MODEL": model_key},
         build_args=base.build_args, timescale=base.timescale)
 
 
@@ -74,7 +87,7 @@ def build(base: toolchain.BuildSpec) -> toolchain.Build:
                            stdout=f, stderr=subprocess.STDOUT, env=env, check=True)
         for f in links:                  # the binary needs none of them at run time
             f.unlink()
-    return toolchain.cached_build(spec(base), "verilator", link, FLAVOUR)
+    return toolchain.cached_build(spec(base, model.key), "verilator", link, FLAVOUR)
 
 
 def run(b: toolchain.Build, directory: Path, plusargs: Sequence[str], jobs: int,

@@ -11,6 +11,13 @@
 // --wall: per-job wall-clock limits in seconds (0 or missing: none); past its limit a
 // job gets `halt`, and the core stops with its wall-clock error. Prints one line per job
 // ("job N: <sim time> ps, <wall> s") on stdout; exit status 0 when every job finished.
+//
+// A harness that generates its clock itself (`always #1`) runs on Verilator's timing
+// scheduler. One with a `clk_in` port (plena_top) is given the clock from here instead:
+// the driver adds the plusarg +bulk_clk_in, which tells the harness to take it, and
+// toggles `clk_in` every half period (1 ns), the edges the harness's own clock would
+// make at the same times; each edge is then one evaluation of the model, with no
+// delay to schedule or clock process to resume.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -18,6 +25,8 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "Vtop.h"
@@ -29,6 +38,18 @@ using Clock = std::chrono::steady_clock;
 
 // Wall-clock checks cost a system call: one per this many time slots.
 constexpr unsigned kWallEvery = 1u << 14;
+
+// Does the model have a `clk_in` port (the clock given from here)?
+template <typename T, typename = void>
+struct HasClockIn : std::false_type {};
+template <typename T>
+struct HasClockIn<T, std::void_t<decltype(std::declval<T&>().clk_in)>> : std::true_type {};
+constexpr bool kClockIn = HasClockIn<Vtop>::value;
+
+template <typename T>
+void toggle_clock(T& top) {
+    if constexpr (HasClockIn<T>::value) top.clk_in = !top.clk_in;
+}
 
 struct Sim {
     std::unique_ptr<VerilatedContext> ctx;
@@ -46,13 +67,19 @@ struct Sim {
             if (ctx->gotFinish()) return false;
             if (finish && top->finished && !was) return true;
             was = top->finished;
-            if (!top->eventsPending()) return false;
-            const uint64_t next = top->nextTimeSlot();
+            uint64_t next;
+            if constexpr (kClockIn) {
+                next = ctx->time() + period / 2;   // the clock's next edge
+            } else {
+                if (!top->eventsPending()) return false;
+                next = top->nextTimeSlot();
+            }
             if (!finish && next > until) {
                 ctx->time(until);
                 return true;
             }
             ctx->time(next);
+            if constexpr (kClockIn) toggle_clock(*top);
             if (finish && wall_limit > 0 && !top->halt && ++slots % kWallEvery == 0 &&
                 std::chrono::duration<double>(Clock::now() - t0).count() > wall_limit)
                 top->halt = 1;
@@ -89,7 +116,9 @@ int main(int argc, char** argv) {
     }
     Sim sim;
     sim.ctx = std::make_unique<VerilatedContext>();
-    sim.ctx->commandArgs(argc, argv);  // the harness reads its +plusargs
+    std::vector<const char*> args(argv, argv + argc);
+    if (kClockIn) args.push_back("+bulk_clk_in");
+    sim.ctx->commandArgs(static_cast<int>(args.size()), args.data());  // the harness reads its +plusargs
     sim.top = std::make_unique<Vtop>(sim.ctx.get(), "");
     // 2 ns in time-precision units (10^timeprecision s each; -12 under 1ns/1ps).
     sim.period = static_cast<uint64_t>(std::llround(2e-9 / std::pow(10.0, sim.ctx->timeprecision())));

@@ -27,7 +27,7 @@ FORBIDDEN = {
 # reference has one (port connections are `.port(...)` after a comma or parenthesis).
 DOTTED = re.compile(r"\b([A-Za-z_]\w*)\s*\.\s*[A-Za-z_]")
 STRING = re.compile(r'"(\\.|[^"\\])*"')
-TOP_PORTS = {"job", "go", "halt", "finished"}
+TOP_PORTS = {"job", "go", "halt", "finished", "clk_in"}
 
 
 def _code(text: str) -> str:
