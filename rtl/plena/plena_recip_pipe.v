@@ -1,11 +1,11 @@
-// Four-stage pipelines of the scalar unit's long functions: fp32 exp, reciprocal and
-// square root, bit for bit rtl/common's fp32_exp, fp32_recip and fp32_sqrt (the same
-// operations in the same order, with registers between them). Every register is
-// clocked on the rising edge and loads every cycle: stage 1 works on `a` in the
-// instruction's issue cycle, stages 2 and 3 in the next two, and stage 4's output `y`
-// is valid in the fourth cycle, whose closing edge commits it (timing classes S_FP_EXP,
-// S_FP_RECI, S_FP_SQRT: 4). The core holds `a` at zero while no such instruction is at
-// issue, so an idle pipeline's registers stop changing.
+// The four-stage pipeline of fp32 reciprocal, bit for bit rtl/common's fp32_recip (the
+// same operations in the same order, with registers between them; one of the scalar
+// unit's long functions, also streamed by vector groups). Registers load on rising edges
+// of gated clocks: stage 1 works on `a` in the instruction's issue cycle, stages 2 and 3
+// in the next two, and stage 4's output `y` is valid in the fourth cycle, whose closing
+// edge commits it (timing class S_FP_RECI: 4). The scalar unit isolates `a`
+// (plena_sfpu's `iso`) while no such instruction is at issue, so an idle pipeline's
+// logic is still.
 // The registers in front of stages 2, 3 and 4 have a clock each (clk2..clk4), as in
 // plena_exp_pipe: a caller that streams operands (a vector group) gates each with its
 // own stage's valid bit, so each stage's logic switches once per operand; a caller that

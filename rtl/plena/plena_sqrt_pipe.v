@@ -1,11 +1,10 @@
-// Four-stage pipelines of the scalar unit's long functions: fp32 exp, reciprocal and
-// square root, bit for bit rtl/common's fp32_exp, fp32_recip and fp32_sqrt (the same
-// operations in the same order, with registers between them). Every register is
-// clocked on the rising edge and loads every cycle: stage 1 works on `a` in the
-// instruction's issue cycle, stages 2 and 3 in the next two, and stage 4's output `y`
-// is valid in the fourth cycle, whose closing edge commits it (timing classes S_FP_EXP,
-// S_FP_RECI, S_FP_SQRT: 4). The core holds `a` at zero while no such instruction is at
-// issue, so an idle pipeline's registers stop changing.
+// The four-stage pipeline of fp32 square root, bit for bit rtl/common's fp32_sqrt (the
+// same operations in the same order, with registers between them; one of the scalar
+// unit's long functions). Registers load on rising edges of a gated clock: stage 1 works
+// on `a` in the instruction's issue cycle, stages 2 and 3 in the next two, and stage 4's
+// output `y` is valid in the fourth cycle, whose closing edge commits it (timing class
+// S_FP_SQRT: 4). The scalar unit isolates `a` (plena_sfpu's `iso`) while no such
+// instruction is at issue, so an idle pipeline's logic is still.
 
 // square root: fp32_sqrt's 27 restoring root steps (bits 26-20, 19-13, 12-6, 5-0), the
 // radicand formed in stage 1 and rounding in stage 4.
