@@ -606,7 +606,7 @@ module aie_core #(
     reg  [4:0]    wr_l [0:17];
     reg           hazard;
     integer s, t;
-    integer mv_e, sb_s, sb_t, id_s, id_t, ma_s, lw_s, mr_t, ck_s;
+    integer mv_e, sb_s, sb_t, id_s, ma_s, lw_s, ck_s;
 
     function automatic [UW-1:0] ur(input [4:0] i);     // r register, r0 never waits
         ur = (i == 5'd0) ? UW'(NU) : UW'(U_R + $unsigned(i));
@@ -730,7 +730,6 @@ module aie_core #(
     // runs before the operation writing it, loads before the store, slot order
     // otherwise (the lowest-numbered ready operation next); with no such order (two
     // operations exchanging values) nothing takes effect. pos[] is that order.
-    reg         drained;
     reg  [3:0]  b_err;            // the bundle's first error, in execution order
     reg  [2:0]  b_err_slot;
     reg  signed [31:0] b_err_addr, b_err_val;
@@ -744,8 +743,6 @@ module aie_core #(
     integer id_j, id_k, id_n;
     always @* begin
         id_k = 0; id_n = 0;
-        drained = 1'b1;
-        for (id_t = 0; id_t < NU; id_t = id_t + 1) if (rdy[id_t] != 5'd0) drained = 1'b0;
         // dependencies: j writes a unit i reads; the store after the loads (worked out
         // only when an operation fails: nothing else needs the order)
         placed = ~sv;
@@ -954,9 +951,6 @@ module aie_core #(
     assign core_rel_v = commit_now && commit[S_ALU] && a_rel;
     assign core_rel_l = a_lock;
     assign core_rel_n = a_lockn;
-    // the run's end with transfers waiting for locks no one will release: an error at the
-    // cycle the core finished (the model's drain), once the DMA is quiet
-    wire stuck = stopped && !failed && cf_left == 2'd0 && drained && dma_idle && !dma_empty;
     // after an error the DMA starts no transfer and takes no lock; those started finish.
     // Not after a deadlock: the model finds one with its DMA run dry (every transfer
     // that can complete does), which the RTL's DMA then does without the core.
@@ -1039,12 +1033,23 @@ module aie_core #(
             if (9'(lka(4'(dl))) + drel[dl] > 9'(LOCK_MAX)) rel_over = 1'b1;
         end
     end
-    // cycles until every pending result is readable (the run's end after a failure)
-    reg [4:0] max_rdy;
-    always @* begin
-        max_rdy = 5'd0;
-        for (mr_t = 0; mr_t < NU; mr_t = mr_t + 1) if (rdy[mr_t] > max_rdy) max_rdy = rdy[mr_t];
-    end
+    // The scoreboard's scans: every result readable (`drained`, read once the core has
+    // stopped) and the cycles until the last pending one is (`max_rdy`, at a failure or a
+    // DMA wait). Functions called where the result is used, so the simulator scans the
+    // NU entries only in the cycles that read them (the logic is the same).
+    function automatic drained_f(input integer unused);
+        integer fk;
+        drained_f = 1'b1;
+        for (fk = 0; fk < NU; fk = fk + 1) if (rdy[fk] != 5'd0) drained_f = 1'b0;
+    endfunction
+    function automatic [4:0] max_rdy_f(input integer unused);
+        integer fk;
+        max_rdy_f = 5'd0;
+        for (fk = 0; fk < NU; fk = fk + 1) if (rdy[fk] > max_rdy_f) max_rdy_f = rdy[fk];
+    endfunction
+    // every write has landed and every unit is idle (a stopped run is done)
+    wire finished = !ret_v[0] && !ret_v[1] && cf_left == 2'd0 && dma_idle && !mac_busy && !red_busy
+                    && !pwl_busy && !vl_v;
     integer i;
     always @(posedge clk) begin
         rt_valid <= 1'b0;
@@ -1074,15 +1079,20 @@ module aie_core #(
             for (ck_s = 0; ck_s < 2; ck_s = ck_s + 1) ret_v[ck_s] <= 1'b0;
 
             // The count stops once nothing is left to issue and every result is readable;
-            // after a failure it ends at the latest pending result (set below).
-            if (stuck) begin
-                failed <= 1'b1; stop_kind <= 2'd2; err_code <= E_STUCK; err_slot <= 3'd7;
-                err_b <= bno; err_cycle <= end_seen ? end_cyc : cyc;
-            end else if (!(stopped && (failed || (cf_left == 2'd0 && drained && dma_idle)))) cyc <= cyc + 64'd1;
-            else if (!ret_v[0] && !ret_v[1] && cf_left == 2'd0 && dma_idle && !mac_busy && !red_busy && !pwl_busy && !vl_v) begin
-                done <= 1'b1;
-                running <= 1'b0;
-            end
+            // after a failure it ends at the latest pending result (set below). A run that
+            // ends with transfers waiting for locks no one will release: an error at the
+            // cycle the core finished (the model's drain), once the DMA is quiet.
+            if (!stopped) cyc <= cyc + 64'd1;
+            else if (failed) begin
+                if (finished) begin done <= 1'b1; running <= 1'b0; end
+            end else if (cf_left == 2'd0 && dma_idle) begin
+                if (drained_f(0)) begin
+                    if (!dma_empty) begin
+                        failed <= 1'b1; stop_kind <= 2'd2; err_code <= E_STUCK; err_slot <= 3'd7;
+                        err_b <= bno; err_cycle <= end_seen ? end_cyc : cyc;
+                    end else if (finished) begin done <= 1'b1; running <= 1'b0; end
+                end else cyc <= cyc + 64'd1;
+            end else cyc <= cyc + 64'd1;
 
             // later phases of a bank-conflicting bundle (a held one waits)
             if (held) begin
@@ -1103,7 +1113,7 @@ module aie_core #(
                 if (a_acq) st_dwait <= st_dwait + 64'd1;
                 else st_dqueue <= st_dqueue + 64'd1;
                 if (!wt_on) begin
-                    wt_on <= 1'b1; wt_cyc <= cyc; wt_end <= cyc + 64'(max_rdy);
+                    wt_on <= 1'b1; wt_cyc <= cyc; wt_end <= cyc + 64'(max_rdy_f(0));
                     wt_dwait <= st_dwait; wt_dqueue <= st_dqueue;
                 end
             end
@@ -1159,7 +1169,7 @@ module aie_core #(
                           : dma_err_q ? E_DMAREL : deadlock ? E_DEADLOCK : b_err;
                 failed <= 1'b1;
                 dead <= deadlock && !budget_out && !halt_req && !dma_err_q;
-                cyc <= cyc + 64'(max_rdy);
+                cyc <= cyc + 64'(max_rdy_f(0));
                 if (deadlock && !budget_out && !halt_req && !dma_err_q && wt_on) begin
                     err_cycle <= wt_cyc; cyc <= wt_end; st_dwait <= wt_dwait; st_dqueue <= wt_dqueue;
                 end

@@ -62,6 +62,7 @@ module aie_dm #(
     localparam integer BW = (DM_BANKS > 1) ? $clog2(DM_BANKS) : 1;
     localparam integer NM = DM_BANKS * 4;
     localparam integer NL = NREQ * 4;               // requester lanes: lane l of requester i is 4*i + l
+    localparam integer JW = (NREQ > 1) ? $clog2(NREQ) : 1;
 
     // Per requester lane: the bank of the row it touches, its macro address there, whether
     // the access reaches it (its slot is below the row count), whether that row is in a
@@ -169,37 +170,52 @@ module aie_dm #(
     assign core_wait = |lane_wait;
 
     // The macros, each with its two ports' choice among the requesters' lanes (a later
-    // requester wins a port; two on one port is a collision).
+    // requester wins a port; two on one port is a collision). Each port's requesters are
+    // found once (`hit_a`, `hit_b`: one bit per requester), and the winner's lane is
+    // taken by one choice of constant indices: the simulator tests each requester once
+    // per port, not once per port signal, and moves one 256-bit word per port.
     wire [NM*256-1:0] a_rd, b_rd;
     wire [NM-1:0]     col;
     generate
         for (g = 0; g < NM; g = g + 1) begin : g_macro
-            reg            a_en, a_we, b_en, b_we, a_col, b_col;
-            reg  [31:0]    a_be, b_be;
-            reg  [MAW-1:0] a_ad, b_ad;
-            reg  [255:0]   a_wd, b_wd;
+            localparam integer L = g % 4;
+            wire [NREQ-1:0] hit, hit_a, hit_b;
+            for (gi = 0; gi < NREQ; gi = gi + 1) begin : g_hit
+                assign hit[gi] = req_v[gi] && ln_in[4*gi + L] && ln_bank[BW*(4*gi + L) +: BW] == BW'(g / 4);
+                assign hit_a[gi] = hit[gi] && !ln_b[4*gi + L];
+                assign hit_b[gi] = hit[gi] && ln_b[4*gi + L];
+            end
+            // the winner of each port: the last requester on it (0 when none: unused then)
+            reg [JW-1:0] a_j, b_j;
             integer j;
             always @* begin
-                a_en = 1'b0; a_we = 1'b0; a_be = 32'd0; a_ad = '0; a_wd = 256'd0; a_col = 1'b0;
-                b_en = 1'b0; b_we = 1'b0; b_be = 32'd0; b_ad = '0; b_wd = 256'd0; b_col = 1'b0;
+                a_j = '0; b_j = '0;
+                for (j = 0; j < NREQ; j = j + 1) begin
+                    if (hit_a[j]) a_j = JW'(j);
+                    if (hit_b[j]) b_j = JW'(j);
+                end
+            end
+            wire a_en = |hit_a, b_en = |hit_b;
+            // (more than one requester on a port)
+            assign col[g] = |(hit_a & (hit_a - NREQ'(1))) | |(hit_b & (hit_b - NREQ'(1)));
+            wire [NREQ-1:0] wmask = WRITERS & req_we;
+            wire a_we = a_en && wmask[a_j], b_we = b_en && wmask[b_j];
+            wire [MAW-1:0] a_ad = ln_ad[MAW*(4*a_j + L) +: MAW], b_ad = ln_ad[MAW*(4*b_j + L) +: MAW];
+            // the write data and byte enables of a writer (none: zero, as a reader's)
+            reg  [31:0]    a_be, b_be;
+            reg  [255:0]   a_wd, b_wd;
+            always @* begin
+                a_be = 32'd0; a_wd = 256'd0; b_be = 32'd0; b_wd = 256'd0;
                 for (j = 0; j < NREQ; j = j + 1)
-                    if (req_v[j] && ln_in[4*j + g % 4] && ln_bank[BW*(4*j + g % 4) +: BW] == BW'(g / 4)) begin
-                        if (!ln_b[4*j + g % 4]) begin
-                            a_col = a_col | a_en;
-                            a_en = 1'b1; a_we = WRITERS[j] && req_we[j];
-                            a_be = ln_be[32*(4*j + g % 4) +: 32];
-                            a_ad = ln_ad[MAW*(4*j + g % 4) +: MAW];
-                            a_wd = ln_wd[256*(4*j + g % 4) +: 256];
-                        end else begin
-                            b_col = b_col | b_en;
-                            b_en = 1'b1; b_we = WRITERS[j] && req_we[j];
-                            b_be = ln_be[32*(4*j + g % 4) +: 32];
-                            b_ad = ln_ad[MAW*(4*j + g % 4) +: MAW];
-                            b_wd = ln_wd[256*(4*j + g % 4) +: 256];
+                    if (WRITERS[j]) begin
+                        if (a_j == JW'(j)) begin
+                            a_be = ln_be[32*(4*j + L) +: 32]; a_wd = ln_wd[256*(4*j + L) +: 256];
+                        end
+                        if (b_j == JW'(j)) begin
+                            b_be = ln_be[32*(4*j + L) +: 32]; b_wd = ln_wd[256*(4*j + L) +: 256];
                         end
                     end
             end
-            assign col[g] = a_col | b_col;
             aie_sram #(.DEPTH(MD), .AW(MAW)) u_sram (
                 .clk(clk),
                 .a_en(a_en), .a_we(a_we), .a_be(a_be), .a_addr(a_ad),
