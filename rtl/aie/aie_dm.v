@@ -171,9 +171,10 @@ module aie_dm #(
 
     // The macros, each with its two ports' choice among the requesters' lanes (a later
     // requester wins a port; two on one port is a collision). Each port's requesters are
-    // found once (`hit_a`, `hit_b`: one bit per requester), and the winner's lane is
-    // taken by one choice of constant indices: the simulator tests each requester once
-    // per port, not once per port signal, and moves one 256-bit word per port.
+    // found once (`hit_a`, `hit_b`: one bit per requester), and the winner's data is
+    // taken by one choice (lanes by constant indices, the 3-bit address by a variable
+    // one): the simulator tests each requester once per port, not once per port
+    // signal, and moves one 256-bit word per port.
     wire [NM*256-1:0] a_rd, b_rd;
     wire [NM-1:0]     col;
     generate
