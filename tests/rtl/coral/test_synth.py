@@ -110,7 +110,7 @@ def test_the_checks_see_through_the_hierarchy(tmp_path, body, what, flow):
 
 
 def test_deferred_elaboration_takes_the_parameters(tmp_path):
-    """elaborate()'s deferred read with chparam on the top (`$abstract\\top`): the top
+    """elaborate()'s deferred read (the parameters set by `hierarchy -chparam`): the top
     and its submodules elaborated at the parameters given, not the defaults."""
     from kernelcraft.simulators.coral_rtl import synth
     (tmp_path / "m.v").write_text(
