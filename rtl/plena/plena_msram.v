@@ -4,11 +4,14 @@
 //     (non-transposed: BLEN columns of all MLEN rows) or banks j0 .. j0+BLEN-1
 //     (transposed: BLEN whole rows), so no two reads meet on a port. The banks' read
 //     registers are the array's R stage; `b`, the next cycle, is each lane's column (row)
-//     selected from them, head-interleaved in head mode (the P stage's first logic);
+//     selected from them, head-interleaved in head mode (the P stage's first logic),
+//     through a network whose selects are registered at the read edge (below);
 //   - a write (a prefetch beat, or a host row while the core is idle) goes to one bank,
 //     elements masked;
 //   - the host reads a row through its bank's read port while the core is idle (the
-//     array does not read then), presented the cycle after its address.
+//     array does not read then), presented the cycle after its address through the
+//     transposed selection of lane 0 (a host read loads its selects; the array's operand
+//     latch is closed then, so `b` in that cycle is seen by nothing).
 // A beat landing in a word at the edge a step reads it leaves the step the old word, as
 // a combinational read of a flip-flop array at that edge did (the stall rule keeps the
 // DMA off the tile in use anyway).
@@ -40,6 +43,12 @@ module plena_msram #(
     output wire [MLEN*16-1:0]      h_data
 );
     localparam integer HEADS = MLEN / HLEN;
+    localparam integer NG = MLEN / BLEN;                    // members of a group (below)
+    localparam integer LB = $clog2(BLEN);
+    localparam integer NGW = NG > 1 ? $clog2(NG) : 1;
+    localparam integer GW = BLEN > 1 ? LB : 1;
+    initial if (NG * BLEN != MLEN || (1 << MLW) != MLEN)
+        $fatal(1, "plena_msram: MLEN must be a power of two and a multiple of BLEN");
 
     wire [MLEN*MLEN*16-1:0] q;              // bank r's read register at [r*MLEN*16 +: ..]
     wire [MTW-1:0] w_tile = MTW'(w_row >> MLW);
@@ -66,42 +75,84 @@ module plena_msram #(
         end
     endgenerate
 
-    // What the read registers hold: the step's first column, transposition, head mode;
-    // the host's bank.
-    reg [MLW-1:0] j_q, h_q;
+    // Column selection. B[k, j] is tile row k, column j; transposed, tile row j, column
+    // k. Operand position p holds k = p, or in head mode (p % HEADS)*HLEN + p / HEADS
+    // (head g's element k at g + k*HEADS). Lane l reads column (row) x = j0 + l (mod
+    // MLEN). The columns (banks) fall into BLEN groups by x % BLEN, NG members each
+    // (member i of group g is g + i*BLEN); the BLEN lanes' x are consecutive, so each
+    // group holds exactly one lane's, at a member index fixed by j0. The read edge
+    // registers, from j0 (the step's, or the host's bank), each group's member index
+    // (gi_q) and each lane's group (lg_q): the cycle after, a group's NG-to-1 choice
+    // (per bank, of an element; transposed, of a bank's word) and a lane's BLEN-to-1
+    // choice of group follow from registers, with no arithmetic on the data's way.
+    wire [MLW-1:0] j_in = rd_en ? rd_j0 : MLW'(h_row);
+    wire [BLEN*NGW-1:0] gi_d;
+    wire [BLEN*GW-1:0] lg_d;
+    reg [BLEN*NGW-1:0] gi_q;
+    reg [BLEN*GW-1:0] lg_q;
     reg tr_q, hm_q;
+    genvar gg, gl, gp, gr, gi;
+    generate
+        for (gg = 0; gg < BLEN; gg = gg + 1) begin : g_sel
+            // the lane whose x falls in group gg, its x, and lane gg's x
+            wire [MLW-1:0] lane = MLW'(MLW'(gg) - j_in) & MLW'(BLEN - 1);
+            wire [MLW-1:0] x = MLW'(j_in + lane);
+            wire [MLW-1:0] xl = MLW'(j_in + MLW'(gg));
+            assign gi_d[NGW*gg +: NGW] = NGW'(x >> LB);
+            assign lg_d[GW*gg +: GW] = GW'(xl & MLW'(BLEN - 1));
+        end
+    endgenerate
     always @(posedge rclk) begin
+        gi_q <= gi_d;
+        lg_q <= lg_d;
         if (rd_en) begin
-            j_q <= rd_j0;
             tr_q <= rd_tr;
             hm_q <= rd_hm;
         end
-        if (h_re) h_q <= MLW'(h_row);
     end
-    assign h_data = q[32'(h_q)*MLEN*16 +: MLEN*16];
 
-    // Column selection. B[k, j] is tile row k, column j; transposed, tile row j, column
-    // k. Operand position p holds k = p, or in head mode (p % HEADS)*HLEN + p / HEADS
-    // (head g's element k at g + k*HEADS). Per position the k-th row (non-transposed) or
-    // the k-th element of every row (transposed) is gathered once; lane l picks j_q + l.
-    wire [BLEN*MLW-1:0] jl;
-    genvar gs, gp, gr;
+    // Non-transposed: in each bank, each group's chosen element (ne), then per lane its
+    // group's (ns: lane l's column of every bank, bank r at [16*r]).
+    wire [BLEN*MLEN*16-1:0] ns;
+    // Transposed: each group's chosen bank (tw), then per lane its group's (tl); the
+    // host's row is lane 0's.
+    wire [BLEN*MLEN*16-1:0] tw, tl;
     generate
-        for (gs = 0; gs < BLEN; gs = gs + 1) begin : g_j
-            assign jl[MLW*gs +: MLW] = MLW'(32'(j_q) + gs);
-        end
-        for (gp = 0; gp < MLEN; gp = gp + 1) begin : g_pos
-            localparam integer SN = gp;
-            localparam integer SH = (gp % HEADS) * HLEN + gp / HEADS;
-            wire [MLEN*16-1:0] nrow = hm_q ? q[SH*MLEN*16 +: MLEN*16] : q[SN*MLEN*16 +: MLEN*16];
-            wire [MLEN*16-1:0] tcol;
-            for (gr = 0; gr < MLEN; gr = gr + 1) begin : g_row
-                assign tcol[16*gr +: 16] = hm_q ? q[(gr*MLEN + SH)*16 +: 16]
-                                                : q[(gr*MLEN + SN)*16 +: 16];
+        for (gr = 0; gr < MLEN; gr = gr + 1) begin : g_nrow
+            wire [BLEN*16-1:0] ne;
+            for (gg = 0; gg < BLEN; gg = gg + 1) begin : g_grp
+                wire [NG*16-1:0] m;
+                for (gi = 0; gi < NG; gi = gi + 1) begin : g_mem
+                    assign m[16*gi +: 16] = q[(gr*MLEN + gg + gi*BLEN)*16 +: 16];
+                end
+                assign ne[16*gg +: 16] = m[16*32'(gi_q[NGW*gg +: NGW]) +: 16];
             end
-            wire [MLEN*16-1:0] pick = tr_q ? tcol : nrow;
-            for (gs = 0; gs < BLEN; gs = gs + 1) begin : g_lane
-                assign b[16*(gs*MLEN + gp) +: 16] = pick[16*32'(jl[MLW*gs +: MLW]) +: 16];
+            for (gl = 0; gl < BLEN; gl = gl + 1) begin : g_lane
+                assign ns[16*(gl*MLEN + gr) +: 16] = ne[16*32'(lg_q[GW*gl +: GW]) +: 16];
+            end
+        end
+        for (gg = 0; gg < BLEN; gg = gg + 1) begin : g_tgrp
+            wire [NG*MLEN*16-1:0] m;
+            for (gi = 0; gi < NG; gi = gi + 1) begin : g_mem
+                assign m[MLEN*16*gi +: MLEN*16] = q[(gg + gi*BLEN)*MLEN*16 +: MLEN*16];
+            end
+            assign tw[MLEN*16*gg +: MLEN*16] = m[MLEN*16*32'(gi_q[NGW*gg +: NGW]) +: MLEN*16];
+        end
+        for (gl = 0; gl < BLEN; gl = gl + 1) begin : g_tlane
+            assign tl[MLEN*16*gl +: MLEN*16] = tw[MLEN*16*32'(lg_q[GW*gl +: GW]) +: MLEN*16];
+        end
+    endgenerate
+    assign h_data = tl[0 +: MLEN*16];
+
+    // Positions: k = p, or head-interleaved; then the step's transposition.
+    generate
+        for (gl = 0; gl < BLEN; gl = gl + 1) begin : g_out
+            for (gp = 0; gp < MLEN; gp = gp + 1) begin : g_pos
+                localparam integer SN = gp;
+                localparam integer SH = (gp % HEADS) * HLEN + gp / HEADS;
+                wire [15:0] n = hm_q ? ns[16*(gl*MLEN + SH) +: 16] : ns[16*(gl*MLEN + SN) +: 16];
+                wire [15:0] t = hm_q ? tl[16*(gl*MLEN + SH) +: 16] : tl[16*(gl*MLEN + SN) +: 16];
+                assign b[16*(gl*MLEN + gp) +: 16] = tr_q ? t : n;
             end
         end
     endgenerate

@@ -136,6 +136,30 @@ def test_matrix_sram_synthesizes_small(diff_cfg):
     assert flops >= diff_cfg.MSRAM_TILES * diff_cfg.MLEN * diff_cfg.MLEN * 16
 
 
+@pytest.mark.synth
+def test_matrix_sram_synthesizes_at_the_default_configuration():
+    """At the default configuration, its banks (plena_sram) and clock gates as cells (what
+    the macros and the library's ICG replace): `check -assert` clean, no latch, and the
+    column selection within its registered-select network's 2 x MLEN x 16 x (MLEN +
+    BLEN x BLEN) mux inputs (a quarter's margin), where an MLEN-to-1 choice per lane and
+    position alone was BLEN x MLEN x MLEN x 16 (figures in rtl/plena/README.md; about 6
+    CPU minutes and 3.9 GB)."""
+    cfg = default_config()
+    sets = " ".join(f"-set {k} {getattr(cfg, k)}" for k in MSRAM_PARAMS)
+    out = _yosys(f"{_read([build.PLENA_RTL / 'plena_msram.v'])}; "
+                 f"{_read([build.PLENA_RTL / 'plena_sram.v', ICG], '-lib ')}; "
+                 f"chparam {sets} plena_msram; synth -noshare -top plena_msram; check -assert; "
+                 "tee -o /dev/stdout stat", 3600)
+    cells = {m.group(1): int(m.group(2))
+             for m in re.finditer(r"^\s+(\S+)\s+(\d+)\s*$", out, flags=re.M)}
+    total = int(re.search(r"Number of cells:\s+(\d+)", out).group(1))
+    assert not [c for c in cells if "LATCH" in c.upper()], cells
+    assert cells["plena_sram"] == cfg.MLEN and cells["icg"] == 2
+    flops = sum(n for c, n in cells.items() if "DFF" in c.upper())
+    print(f"plena_msram at the default configuration: {total:,} cells, {flops:,} flip-flops")
+    assert total < 2 * cfg.MLEN * 16 * (cfg.MLEN + cfg.BLEN * cfg.BLEN) * 5 // 4
+
+
 def _synth_small(diff_cfg, top: str, names, params) -> int:
     """Synthesize `top` at DIFF_CONFIG to flip-flops (no macro library here), print its
     figures and return its flip-flop count."""
