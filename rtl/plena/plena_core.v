@@ -320,10 +320,6 @@ module plena_core #(
     reg [RW-1:0]   dma_sr_q;
     integer sq;
     icg u_srgate (.clk(clk), .en(dma_sr_re), .gclk(srclk));
-    // The engine's response registers (the datum's row and beat) on a gate open with
-    // reset or a datum arriving: the only edges at which they change.
-    wire           drclk;
-    icg u_drgate (.clk(clk), .en(rst || (r_valid && !r_write)), .gclk(drclk));
     always @(posedge srclk) begin
         for (sq = 0; sq < VLEN; sq = sq + 1)
             sr_fw[sq] <= dma_vw_en && dma_vw_row == dma_sr_row && dma_vw_mask[sq];
@@ -340,7 +336,7 @@ module plena_core #(
         .HBM_LATENCY(HBM_LATENCY), .LOOP_DEPTH(LOOP_DEPTH), .IMEM_SIZE(IMEM_SIZE),
         .DMA_QUEUE(DMA_QUEUE)
     ) u_dma (
-        .clk(clk), .rst(rst), .rclk(drclk), .push(go && is_dma),
+        .clk(clk), .rst(rst), .push(go && is_dma),
         .p_kind(op == OP_H_PREFETCH_M ? K_PM : op == OP_H_STORE_V ? K_ST : K_PV),
         .p_row0(v_row_d), .p_tile(g_rd[TLW +: MTW]), .p_base(h_base), .p_stride(h_stride),
         .p_index(retired), .full(dma_full),

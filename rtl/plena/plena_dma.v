@@ -29,7 +29,6 @@ module plena_dma #(
 ) (
     input  wire                clk,
     input  wire                rst,
-    input  wire                rclk,          // clk gated: open at edges with rst or a datum in
     // queue side
     input  wire                push,          // an H_ instruction issues this cycle
     input  wire [1:0]          p_kind,        // K_PV, K_PM or K_ST
@@ -208,9 +207,6 @@ module plena_dma #(
     assign m_wdata = (PW*16)'(sr_data >> (16 * c_off));
 
     // --- responses: read data into its row ---------------------------------------------------
-    // r_k and r_b change only with rst or a datum, so they are on `rclk` (the caller's
-    // gate, open at such edges): the row shift and element mask below then switch (and,
-    // under Verilator, are evaluated) only when a datum arrives, not in every cycle.
     reg [31:0] r_k, r_b;               // row and beat of the oldest prefetch's next datum
     wire       r_data_in = r_valid && !r_write;
     wire       r_tile = t_tile[0];
@@ -250,15 +246,6 @@ module plena_dma #(
     wire t_pop = r_data_in && r_last;
     wire t_push = starting && h_kind != K_ST;
     wire [TW-1:0] t_at = t_count - TW'(t_pop ? 1 : 0);    // where a new tail goes
-    always @(posedge rclk)
-        if (rst) begin
-            r_k <= 32'd0;
-            r_b <= 32'd0;
-        end else if (r_data_in) begin
-            r_b <= (r_b == 32'(BEATS - 1)) ? 32'd0 : r_b + 32'd1;
-            if (r_last) r_k <= 32'd0;
-            else if (r_b == 32'(BEATS - 1)) r_k <= r_k + 32'd1;
-        end
     integer k;
     always @(posedge clk) begin
         ds_valid <= 1'b0;
@@ -271,6 +258,8 @@ module plena_dma #(
             t_count <= '0;
             outstanding <= 32'd0;
             a_valid <= 1'b0;
+            r_k <= 32'd0;
+            r_b <= 32'd0;
             chan_busy <= 64'd0;
         end else begin
             if (push) begin
@@ -304,6 +293,11 @@ module plena_dma #(
                 t_index[t_at] <= q_index[q_head];
             end
             t_count <= t_at + TW'(t_push ? 1 : 0);
+            if (r_data_in) begin
+                r_b <= (r_b == 32'(BEATS - 1)) ? 32'd0 : r_b + 32'd1;
+                if (r_last) r_k <= 32'd0;
+                else if (r_b == 32'(BEATS - 1)) r_k <= r_k + 32'd1;
+            end
             if (t_pop) begin
                 dp_valid <= 1'b1;
                 dp_index <= t_index[0];

@@ -427,31 +427,22 @@ module plena_sim #(
     // A write lands when it is accepted; a read takes the contents at that moment. The
     // pipeline is a ring of HBM_LATENCY slots: the slot written at an edge is presented
     // HBM_LATENCY - 1 edges later, when the pointer has come round to it again (a ring
-    // rather than a shift register: nothing moves but the pointer). The ring's clock is
-    // gated: it runs at the edges where a beat is requested or one is in flight, and
-    // stands still while the engine is idle (where it stops is immaterial: nothing is in
-    // it; r_data is read only with r_valid). Without the gate the pointer moved at every
-    // edge, and Verilator evaluated the engine's response path (a row-wide shift of
-    // r_data) with it.
+    // rather than a shift register: nothing moves but the pointer).
     assign m_ready = 1'b1;
     localparam integer LW = (HBM_LATENCY > 1) ? $clog2(HBM_LATENCY) : 1;
     reg [HBM_LATENCY-1:0] p_valid, p_write;
     reg [PW*16-1:0]  p_data  [0:HBM_LATENCY-1];
     reg [LW-1:0]     p_at;
     reg [VLEN*16-1:0] m_row;
-    initial begin
-        p_at = '0;
-        p_valid = '0;
-    end
-    wire pclk;
-    icg u_pgate (.clk(cclk), .en(m_valid || |p_valid), .gclk(pclk));
+    initial p_at = '0;
     assign r_valid = p_valid[p_at];
     assign r_write = p_write[p_at];
     assign r_data = p_data[p_at];
     // Waiver: `m_row` carries the HBM model's output into the pipeline.
     /* verilator lint_off BLKSEQ */
-    always @(posedge pclk) begin
-        // (reset empties the pipeline: a halted job may leave beats in it)
+    always @(posedge cclk) begin
+        // (reset empties the pipeline: Icarus starts it as X, which would stay in the
+        // engine's count of outstanding beats)
         if (rst) p_valid <= '0;
         else p_valid[p_at] <= m_valid;
         p_write[p_at] <= m_write;
