@@ -1,5 +1,6 @@
 // plena_oplatch: operand isolation in front of a datapath (the MAC array's P stage, each
-// vector group's lanes, the reductions' first level): a latch transparent while `gclk`
+// vector group's lanes, the reductions' first level, the scalar fp unit: there gclk is
+// the clock ANDed with `go`, see plena_sfpu): a latch transparent while `gclk`
 // is high, holding otherwise. gclk is a gated clock that pulses in the cycles whose
 // operands the datapath takes, so the operands pass in the first half of such a cycle
 // and the datapath stays still in every other cycle, whatever its sources do then (port

@@ -3,9 +3,9 @@
 // unit's long functions, also streamed by vector groups). Registers load on rising edges
 // of gated clocks: stage 1 works on `a` in the instruction's issue cycle, stages 2 and 3
 // in the next two, and stage 4's output `y` is valid in the fourth cycle, whose closing
-// edge commits it (timing class S_FP_RECI: 4). The scalar unit isolates `a`
-// (plena_sfpu's `iso`) while no such instruction is at issue, so an idle pipeline's
-// logic is still.
+// edge commits it (timing class S_FP_RECI: 4). The scalar unit gives `a` from its
+// isolation latch (plena_sfpu), held at zero while another function is selected, so an
+// idle pipeline's logic is still.
 // The registers in front of stages 2, 3 and 4 have a clock each (clk2..clk4), as in
 // plena_exp_pipe: a caller that streams operands (a vector group) gates each with its
 // own stage's valid bit, so each stage's logic switches once per operand; a caller that

@@ -3,9 +3,11 @@
 // simulators/numerics.py, bit for bit).
 //
 // Clocked on the rising edge only. The core raises `go` while such an instruction is
-// at issue; each group of functions sees its operands only then (they are held at zero
-// otherwise: operand isolation, so an idle group does not switch), and each pipeline's
-// registers are behind a clock gate open only while it has work.
+// at issue. Its operands and function pass an isolation latch (plena_oplatch) open
+// while the clock is high in such a cycle, and each group of functions sees them only
+// when it is the one selected (held at zero otherwise): an idle unit does not switch,
+// whatever the f registers and the instruction register do in other cycles. Each
+// pipeline's registers are behind a clock gate open only while it has work.
 // Add, subtract, multiply and max (timing class S_FP, one cycle) are single-cycle
 // combinational paths from the f registers to the commit edge. Exp, reciprocal and
 // square root (S_FP_EXP, S_FP_RECI, S_FP_SQRT, four cycles) are four-stage pipelines
@@ -45,27 +47,71 @@ module plena_sfpu (
     endfunction
     wire [SFG_COUNT-1:0] en = {SFG_COUNT{go}} & sel;
 
+    // The isolation latch: a, b and fn pass while the clock is high in a cycle with `go`
+    // (go comes from the core's registers and settles after the rising edge; a and b
+    // come from the f registers, fn from the instruction register, so they are still
+    // while it is open), and hold otherwise. The functions below read only what it
+    // holds (and the selection made from it), so they switch only when a scalar fp
+    // instruction is at issue: in silicon the single-cycle functions' operands arrive
+    // through the latch once `go` has settled; under Verilator (ICG_FLOP_MODEL: the
+    // latch a falling-edge flop, as in plena_oplatch) their logic is evaluated once per
+    // such instruction instead of at every rising edge. What the latch holds when the
+    // functions' results are taken (the closing edge of a single-cycle function's issue
+    // cycle, a pipeline's first register at that same edge) is what it passed in the issue
+    // cycle. In the flop model the gate is `clk | !go`, whose falling edges are exactly
+    // those of `clk & go` at the clock's falling edge: `go` changes only after rising
+    // edges, where `clk & go` may fall too (a latch closing as its enable drops, passing
+    // nothing new), but `clk | !go` stays high.
+    wire [2:0]  fn_l;
+    wire [31:0] a_l, b_l;
+`ifdef ICG_FLOP_MODEL
+    wire iso_clk = clk | !go;
+`else
+    wire iso_clk = clk & go;
+`endif
+    plena_oplatch #(.W(3 + 64)) u_iso (.gclk(iso_clk), .d({fn, a, b}), .q({fn_l, a_l, b_l}));
+    reg [SFG_COUNT-1:0] sel_l;      // the group of the latched function
+    always @* begin
+        sel_l = {SFG_COUNT{1'b0}};
+        case (fn_l)
+            SFN_ADD, SFN_SUB: sel_l[SFG_ADD] = 1'b1;
+            SFN_MUL:          sel_l[SFG_MUL] = 1'b1;
+            SFN_MAX:          sel_l[SFG_MAX] = 1'b1;
+            SFN_EXP:          sel_l[SFG_EXP] = 1'b1;
+            SFN_RECI:         sel_l[SFG_RECI] = 1'b1;
+            default:          sel_l[SFG_SQRT] = 1'b1;
+        endcase
+    end
+
     wire [31:0] y_add, y_mul, y_max, y_exp, y_rcp, y_sqr;
-    fp32_add   u_add (.a(iso(a, en[SFG_ADD])), .b(iso(b, en[SFG_ADD])),
-                      .sub(en[SFG_ADD] && fn == SFN_SUB), .y(y_add));
-    fp32_mul   u_mul (.a(iso(a, en[SFG_MUL])), .b(iso(b, en[SFG_MUL])), .y(y_mul));
-    fp32_max   u_max (.a(iso(a, en[SFG_MAX])), .b(iso(b, en[SFG_MAX])), .y(y_max));
+    fp32_add   u_add (.a(iso(a_l, sel_l[SFG_ADD])), .b(iso(b_l, sel_l[SFG_ADD])),
+                      .sub(sel_l[SFG_ADD] && fn_l == SFN_SUB), .y(y_add));
+    fp32_mul   u_mul (.a(iso(a_l, sel_l[SFG_MUL])), .b(iso(b_l, sel_l[SFG_MUL])), .y(y_mul));
+    fp32_max   u_max (.a(iso(a_l, sel_l[SFG_MAX])), .b(iso(b_l, sel_l[SFG_MAX])), .y(y_max));
     // A pipelined function's valid bit, one register per stage after the first.
     wire piped = (fn == SFN_EXP || fn == SFN_RECI || fn == SFN_SQRT);
     reg [SFP_DEPTH-2:0] v;
-    // Each pipeline's registers on a clock gate, open while its function is at issue or
-    // in a stage before the last (fn holds while an instruction is in flight): an idle
-    // pipeline's stages do not toggle (nor, under Verilator, evaluate) every cycle.
+    // The pipelines' registers behind clock gates (fn holds while an instruction is in
+    // flight). exp's registers in front of stages 2, 3 and 4 each on a gate open in the
+    // one cycle its stage before holds the operand (the issue cycle, then v[0], then
+    // v[1]), so each stage's fp32 steps switch (and, under Verilator, are evaluated)
+    // once per instruction, not at each of the three edges the pipeline is busy.
+    // Reciprocal's and square root's registers on one gate each, open while the function
+    // is at issue or in a stage before the last (their steps are integer ones, cheap
+    // beside a gated clock's cost to the simulator). An idle pipeline does not toggle.
+    initial if (SFP_DEPTH != 4) $fatal(1, "plena_sfpu: the pipelines have four stages");
     wire in_pipe = |v[SFP_DEPTH-3:0];
-    wire exp_clk, rcp_clk, sqr_clk;
-    icg u_expgate (.clk(clk), .en(en[SFG_EXP] || (in_pipe && fn == SFN_EXP)), .gclk(exp_clk));
+    wire exp_clk2, exp_clk3, exp_clk4, rcp_clk, sqr_clk;
+    icg u_exp2gate (.clk(clk), .en(en[SFG_EXP]), .gclk(exp_clk2));
+    icg u_exp3gate (.clk(clk), .en(v[0] && fn == SFN_EXP), .gclk(exp_clk3));
+    icg u_exp4gate (.clk(clk), .en(v[1] && fn == SFN_EXP), .gclk(exp_clk4));
     icg u_rcpgate (.clk(clk), .en(en[SFG_RECI] || (in_pipe && fn == SFN_RECI)), .gclk(rcp_clk));
     icg u_sqrgate (.clk(clk), .en(en[SFG_SQRT] || (in_pipe && fn == SFN_SQRT)), .gclk(sqr_clk));
-    plena_exp_pipe   u_exp (.clk2(exp_clk), .clk3(exp_clk), .clk4(exp_clk),
-                           .a(iso(a, en[SFG_EXP])), .y(y_exp));
+    plena_exp_pipe   u_exp (.clk2(exp_clk2), .clk3(exp_clk3), .clk4(exp_clk4),
+                           .a(iso(a_l, sel_l[SFG_EXP])), .y(y_exp));
     plena_recip_pipe u_rcp (.clk2(rcp_clk), .clk3(rcp_clk), .clk4(rcp_clk),
-                           .a(iso(a, en[SFG_RECI])), .y(y_rcp));
-    plena_sqrt_pipe  u_sqr (.clk(sqr_clk), .a(iso(a, en[SFG_SQRT])), .y(y_sqr));
+                           .a(iso(a_l, sel_l[SFG_RECI])), .y(y_rcp));
+    plena_sqrt_pipe  u_sqr (.clk(sqr_clk), .a(iso(a_l, sel_l[SFG_SQRT])), .y(y_sqr));
 
     always @(posedge clk) v <= rst ? {(SFP_DEPTH-1){1'b0}}
                                    : (SFP_DEPTH-1)'({v, start && piped});

@@ -3,8 +3,8 @@
 // unit's long functions). Registers load on rising edges of a gated clock: stage 1 works
 // on `a` in the instruction's issue cycle, stages 2 and 3 in the next two, and stage 4's
 // output `y` is valid in the fourth cycle, whose closing edge commits it (timing class
-// S_FP_SQRT: 4). The scalar unit isolates `a` (plena_sfpu's `iso`) while no such
-// instruction is at issue, so an idle pipeline's logic is still.
+// S_FP_SQRT: 4). The scalar unit gives `a` from its isolation latch (plena_sfpu), held
+// at zero while another function is selected, so an idle pipeline's logic is still.
 
 // square root: fp32_sqrt's 27 restoring root steps (bits 26-20, 19-13, 12-6, 5-0), the
 // radicand formed in stage 1 and rounding in stage 4.
