@@ -13,6 +13,12 @@ arguments, tool versions), so unchanged RTL is never rebuilt, across processes t
 A build that is not cached says so on stderr and how long it has taken, every
 PROGRESS_EVERY seconds; one waiting for another process's build of the same design names
 that process and how long it has held the lock.
+
+Verilator's runtime objects (verilated.o and the rest: the same in every design) are
+compiled once per toolchain and flags into the cache's runtime store
+(runtime_store.py), on the core Verilator's single-threaded run leaves idle during a
+design's first build, and copied into every build after; with or without ccache.
+`kernelcraft bench build` times a cold build.
 """
 from __future__ import annotations
 
@@ -370,14 +376,55 @@ VERILATOR_MAKE_OVERRIDES = ("CFG_CXXFLAGS_PCH_I=-include", "OPT_SLOW=-O0",
                             "OPT_GLOBAL=-O2")
 
 
+# The OBJCACHE of every Verilator build (written into the cache's bin/ beside the
+# `verilator` link): a compile of Verilator's runtime goes to the runtime store
+# (runtime_store.py), everything else to ccache when it is installed.
+OBJCACHE_SCRIPT = """#!/bin/sh
+# kernelcraft's OBJCACHE for Verilator builds (simulators/rtl/toolchain.py): a compile
+# of Verilator's runtime (a .cpp file of $VERILATOR_ROOT/include) goes to the runtime
+# store (simulators/rtl/runtime_store.py); any other runs under $KERNELCRAFT_CCACHE.
+for a do
+    case $a in
+        "$VERILATOR_ROOT"/include/*.cpp)
+            exec "$KERNELCRAFT_PYTHON" -S -E "$KERNELCRAFT_RUNTIME_STORE_PY" "$@";;
+    esac
+done
+exec $KERNELCRAFT_CCACHE "$@"
+"""
+RUNTIME_DIR = "runtime"     # the runtime store, under cache_root()
+RUNTIME_STORE_PY = Path(__file__).with_name("runtime_store.py")
+
+
+def _objcache_script() -> Path:
+    path = cache_root() / "bin" / "kernelcraft-objcache.sh"
+    try:
+        if not path.is_file() or path.read_text() != OBJCACHE_SCRIPT:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f".{path.name}.{os.getpid()}")
+            tmp.write_text(OBJCACHE_SCRIPT)
+            os.replace(tmp, path)
+    except OSError as e:
+        raise ToolchainError(f"cannot write {path}: {e.strerror}; set KERNELCRAFT_CACHE to "
+                             f"a writable directory") from None
+    return path
+
+
 def _verilator_env() -> dict[str, str]:
-    """Environment for a Verilator build: the make overrides, and ccache when it is
-    installed (the Verilator and cocotb runtime objects are identical in every build,
-    so a new design compiles only its own model)."""
+    """Environment for a Verilator build: the make overrides, and OBJCACHE: Verilator's
+    runtime objects come from the runtime store (compiled once per toolchain and flags,
+    runtime_store.py), the rest compiles under ccache when it is installed (the cocotb
+    runtime object is identical in every build too). An OBJCACHE of the caller's own
+    is left alone (no store then)."""
     env = {"MAKEFLAGS": " ".join(filter(None, [os.environ.get("MAKEFLAGS"),
                                                *VERILATOR_MAKE_OVERRIDES]))}
-    if shutil.which("ccache") and "OBJCACHE" not in os.environ:
-        env["OBJCACHE"] = "ccache"
+    if "OBJCACHE" in os.environ:
+        return env
+    ccache = "ccache" if shutil.which("ccache") else ""
+    env.update({"OBJCACHE": f"/bin/sh {_objcache_script()}", "KERNELCRAFT_CCACHE": ccache,
+                "KERNELCRAFT_PYTHON": sys.executable,
+                "KERNELCRAFT_RUNTIME_STORE": str(cache_root() / RUNTIME_DIR),
+                "KERNELCRAFT_RUNTIME_STORE_PY": str(RUNTIME_STORE_PY)})
+    if ccache:
         # Verilator's models include a precompiled header; ccache needs this to cache
         # those compiles at all.
         env.setdefault("CCACHE_SLOPPINESS", os.environ.get(
@@ -473,12 +520,98 @@ def _heartbeat(what: str, every: float | None = None) -> Iterator[None]:
         t.join()
 
 
+# What Verilator's generated makefile says of a cocotb build (Vtop.mk, Vtop_classes.mk),
+# as far as it decides how the runtime compiles: runtime_makefile() writes the same for a
+# spec, so the runtime compiles while Verilator runs (a wrong guess costs only that
+# overlap: the store keys objects by their real command lines).
+RUNTIME_MAKEFILE = """# kernelcraft: Verilator's runtime for {what}, compiled beside Verilator's run
+VERILATOR_ROOT = {root}
+VM_PREFIX = Vtop
+VM_MODPREFIX = Vtop
+VM_SC = 0
+VM_SP_OR_SC = $(VM_SC)
+VM_PCLI = 1
+VM_SC_TARGET_ARCH = linux
+VM_PROFC = 0
+VM_C11 = 1
+VM_TIMING = {timing}
+VM_COVERAGE = 0
+VM_PARALLEL_BUILDS = 1
+VM_TRACE = 0
+VM_TRACE_FST = 0
+VM_TRACE_SAIF = 0
+VM_TRACE_VCD = 0
+VM_USER_CFLAGS = {cflags}
+VM_GLOBAL_FAST = verilated verilated_dpi verilated_vpi {timing_obj} verilated_threads
+VM_GLOBAL_SLOW =
+include $(VERILATOR_ROOT)/include/verilated.mk
+runtime: $(VK_GLOBAL_OBJS)
+"""
+
+
+def runtime_makefile(spec: BuildSpec, tool: Tool) -> str:
+    """The makefile that compiles Verilator's runtime as `spec`'s cocotb build will."""
+    args = [*VERILATOR_ARGS, *spec.build_args]
+    cflags = [args[i + 1] for i, a in enumerate(args[:-1]) if a == "-CFLAGS"]
+    timing = int("--timing" in args)
+    return RUNTIME_MAKEFILE.format(what=spec.top, root=tool.executable.parent.parent,
+                                   timing=timing, cflags=" ".join(cflags),
+                                   timing_obj="verilated_timing" if timing else "")
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield
+
+
+@contextmanager
+def _runtime_beside(spec: BuildSpec, tool: Tool) -> Iterator[None]:
+    """Compile Verilator's runtime into the store (one job, on the core Verilator's
+    single-threaded run leaves idle) while the block runs; a runtime the store already
+    holds (a marker per makefile) is skipped. Waits for the compile at the end."""
+    import threading
+    text = runtime_makefile(spec, tool)
+    store = cache_root() / RUNTIME_DIR
+    cxx = shutil.which(os.environ.get("CXX", "c++")) or ""
+    stamp = f"{text}{tool.version_text}{os.path.realpath(cxx) if cxx else ''}"
+    if cxx:
+        stamp += str(os.stat(os.path.realpath(cxx)).st_mtime_ns)
+    done = store / f"made-{hashlib.sha256(stamp.encode()).hexdigest()[:24]}"
+    if done.is_file() or "OBJCACHE" in os.environ:
+        yield
+        return
+
+    env = {**os.environ, **_verilator_env()}
+
+    def make() -> None:
+        try:
+            work = store / f".make{os.getpid()}.{threading.get_ident()}"
+            work.mkdir(parents=True, exist_ok=True)
+            (work / "runtime.mk").write_text(text)
+            (work / "Vtop.mk").write_text("")
+            proc = subprocess.run(["make", "-j1", "-f", "runtime.mk", "runtime"], cwd=work,
+                                  env=env, capture_output=True, text=True)
+            if proc.returncode == 0:
+                done.write_text(text)
+            shutil.rmtree(work, ignore_errors=True)
+        except OSError:
+            pass                      # the model's make compiles whatever is missing
+    t = threading.Thread(target=make, name="kernelcraft-runtime", daemon=True)
+    t.start()
+    try:
+        yield
+    finally:
+        t.join()
+
+
 def build(spec: BuildSpec, simulator: str = "verilator") -> Build:
     """Build `spec` for `simulator` through cocotb's runner, or reuse the cached build."""
     def compile_cocotb(work: Path, log: Path) -> None:
         from cocotb_tools.runner import get_runner
         runner = get_runner(simulator)
-        with _build_env(simulator):
+        beside = (_runtime_beside(spec, find_verilator()) if simulator == "verilator"
+                  else _nothing())
+        with beside, _build_env(simulator):
             runner.build(sources=[Path(s).resolve() for s in spec.sources],
                          includes=[Path(i).resolve() for i in spec.includes],
                          parameters=dict(spec.parameters), defines=dict(spec.defines),
