@@ -214,7 +214,8 @@ def longest_path(sources, top: str, params: dict, macros=(), transparent=(), inc
         raise SynthesisError("ltp printed no path:\n" + text[-2000:])
     path = [re.sub(r" \(via .*\)$", "", ln.split(":", 1)[1].strip())
             for ln in text[m.end():].splitlines() if re.match(r"\s*(\d+|ff):", ln)]
-    mod = next(iter(stat["modules"].values()))
+    mods = stat["modules"]      # the flat top (and the macros' empty boxes, if listed)
+    mod = mods.get("\\" + top) or max(mods.values(), key=lambda m: m["num_cells"])
     return {"levels": int(m.group(1)), "cells": mod["num_cells"],
             "flip_flops": flip_flops(mod["num_cells_by_type"]),
             "cpu_s": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),

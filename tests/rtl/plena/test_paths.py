@@ -21,7 +21,10 @@ from kernelcraft.simulators.rtl.synth import SynthesisError
 FP32_ADD, FP32_MUL, BF16_MUL = 116, 100, 66
 
 # unit: (bound, the parameters set otherwise than the default configuration, what the
-# longest path is)
+# longest path is). plena_topk's and plena_check's are far the longest: reported in
+# rtl/plena/README.md, held here only against getting longer.
+ONE_LANE = {"VLEN": 4}     # a vector group's lanes are copies: measured with one or two
+SMALL_LANE = {"MLEN": 16, "HLEN": 4}
 BOUNDS = {
     "fp32_to_bf16": (16, {}, "rounding"),
     "fp32_max": (25, {}, "compare and select"),
@@ -30,16 +33,28 @@ BOUNDS = {
     "bf16_mul": (74, {}, "one bf16 product, exact in fp32"),
     "fp32_mul": (110, {}, "one fp32 multiplication"),
     "fp32_tree_sum": (384, {}, "plena_topk's 8-entry sum: three fp32 additions"),
-    "plena_recip_pipe": (128, {}, "stage 1: normalize and 7 quotient digits"),
+    "plena_recip_pipe": (128, {}, "stage 1: normalization and 7 quotient digits"),
     "plena_sqrt_pipe": (112, {}, "stage 4: the last root digits and rounding"),
-    "vgroup-max": (50, {}, "chunk select, max/min and bf16 rounding to the row"),
-    "vgroup-map": (37, {}, "the finished chunk's placement in the row"),
+    "plena_exp_pipe": (672, {}, "stage 3: three Horner steps (a multiplication and an "
+                                "addition each)"),
+    "plena_sfpu": (672, {}, "the exp pipeline's stage 3"),
+    "vgroup-add": (150, ONE_LANE, "op to the row: latch, widening, addition, rounding"),
+    "vgroup-mul": (134, ONE_LANE, "op to the row: latch, widening, multiplication, rounding"),
+    "vgroup-max": (50, {}, "op to the row: latch, max/min, rounding"),
+    "vgroup-exp": (674, ONE_LANE, "the exp pipeline's stage 3"),
+    "vgroup-reci": (143, ONE_LANE, "the reciprocal's stage 4, rounding, the row"),
+    "vgroup-map": (37, {}, "the finished chunk's position to the row's element flags"),
     "vreduce-sum": (128, {}, "one fp32 addition per tree level"),
     "vreduce-max": (22, {}, "one fp32 max per tree level"),
+    "plena_mac_lane": (256, SMALL_LANE, "stage T2: two fp32 additions"),
+    "plena_topk": (1952, {}, "the argmax over 128 logits, a chain of 128 compare-selects, "
+                             "and the fp32 subtraction after it"),
     "plena_dma": (60, {}, "the queue's head to the idle flag"),
+    "plena_check": (1345, {}, "an instruction's operand through the HBM range scan "
+                              "(a chain of row additions and compares) to the fault address"),
     "smem-fp": (13, {}, "a write's bank address"),
     "smem-int": (11, {}, "a write's bank address"),
-    "plena_vsram": (9, {}, "port A's row to its bank"),
+    "plena_vsram": (7, {}, "port A's row to its banks' address"),
 }
 
 # Cheap (a few seconds of CPU each) at the small configuration, in the default suite:
