@@ -58,7 +58,8 @@ def unit_params(unit: str, cfg) -> tuple[str, dict]:
     if unit in ("plena_topk", "plena_dma", "plena_check"):
         return unit, cfg.as_dict()
     if unit == "smem-fp":                # plena_core's FP_MEM: MAP_LANES reads, 8 writes
-        return "plena_smem", {"DEPTH": cfg.FP_MEM_SIZE, "NR": cfg.VLEN // 2, "NW": 8}
+        return "plena_smem", {"DEPTH": cfg.FP_MEM_SIZE, "NR": cfg.VLEN // _chunks("map"),
+                              "NW": 8}
     if unit == "smem-int":
         return "plena_smem", {"DEPTH": cfg.INT_MEM_SIZE, "NR": 1, "NW": 8}
     if unit == "plena_msram":
