@@ -151,3 +151,72 @@ def module_name(module: str) -> str:
             ps.append(f"{k}={int(m.group(1), 2)}" if m else f"{k}={v}")
         return f"{base}({','.join(ps)})" if ps else base
     return parts[0]
+
+
+# `longest_path`: a latch of a module named in `transparent` read as the wire it is while
+# its enable is high (the cell replaced by its data input; `techmap` with this map).
+_LATCH_AS_WIRE = """(* techmap_celltype = "$dlatch" *)
+module _kc_latch_as_wire (EN, D, Q);
+    parameter WIDTH = 1;
+    parameter EN_POLARITY = 1'b1;
+    input EN;
+    input [WIDTH-1:0] D;
+    output [WIDTH-1:0] Q;
+    assign Q = D;
+endmodule
+"""
+
+
+def longest_path(sources, top: str, params: dict, macros=(), transparent=(), include=(),
+                 timeout: float = 3600, cwd: Path | None = None) -> dict:
+    """The longest combinational path of `top`, in gate levels, between its registers and
+    ports: `top` and everything under it synthesized flat (`SYNTH` with `-flatten`: ABC
+    maps to two-input gates, 2-to-1 muxes and inverters), then Yosys's `ltp -noff` (the
+    most cells on a path that starts at an input port, a flip-flop's output or a macro's
+    output and ends at an output port, a flip-flop's input or a macro's input); a level is
+    one such gate (an inverter counts as one). `macros`: black boxes (SRAM macros, clock
+    gates) read as cells a path ends and starts at, as at a register (a macro's read is
+    registered). `transparent`: modules whose latches are read as wires (the latch cell
+    replaced by its data input before synthesis: an operand-isolation latch open in the
+    cycles its datapath is used, whose path is the one without it); any other latch
+    fails, as a flip-flop count would hide it and `ltp -noff` stops at it. Returns
+    {"levels", "cells", "flip_flops", "cpu_s" (Yosys's user + system CPU), "path": the
+    path's signals, from its start}."""
+    import resource
+    inc = "".join(f" -I{d}" for d in include)
+    sets = " ".join(f"-set {k} {v}" for k, v in params.items())
+    boxes = [Path(m).stem for m in macros]
+    with tempfile.TemporaryDirectory(prefix="kc-ltp-") as tmp:
+        wire_map = Path(tmp) / "latch_as_wire.v"
+        wire_map.write_text(_LATCH_AS_WIRE)
+        out, latches = Path(tmp) / "ltp.txt", Path(tmp) / "latches.txt"
+        steps = [f"read_verilog -sv -lib{inc} {' '.join(map(str, macros))}" if macros else "",
+                 # -defer: nothing elaborated at its default parameters, only `top` at
+                 # `params` and what it instantiates
+                 f"read_verilog -sv -defer{inc} {' '.join(map(str, sources))}",
+                 f"chparam {sets} $abstract\\{top}" if sets else "",
+                 f"hierarchy -check -top {top}", "proc",
+                 *(f"techmap -map {wire_map} *{m}*/t:$dlatch" for m in transparent),
+                 SYNTH.replace("synth -noshare", "synth -flatten -noshare").format(top=top),
+                 f"tee -q -o {latches} select -count {LATCHES}", "check -assert",
+                 # (a macro at parameters is a cell of type $paramod\\<name>\\<parameters>)
+                 f"tee -q -o {out} ltp -noff *{''.join(f' t:*{b}* %d' for b in boxes)}"]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        stat = run("; ".join(s for s in steps if s), timeout, cwd)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        text = out.read_text()
+        left = int(re.search(r"(\d+) objects", latches.read_text()).group(1))
+    if left:
+        raise SynthesisError(f"{top}: {left} latch cells after synthesis (only the latches of "
+                             f"{', '.join(transparent) or 'no module'} are read as wires)")
+    m = re.search(r"Longest topological path in \S+ \(length=(-?\d+)\)", text)
+    if m is None:
+        raise SynthesisError("ltp printed no path:\n" + text[-2000:])
+    path = [re.sub(r" \(via .*\)$", "", ln.split(":", 1)[1].strip())
+            for ln in text[m.end():].splitlines() if re.match(r"\s*(\d+|ff):", ln)]
+    mods = stat["modules"]      # the flat top (and the macros' empty boxes, if listed)
+    mod = mods.get("\\" + top) or max(mods.values(), key=lambda m: m["num_cells"])
+    return {"levels": int(m.group(1)), "cells": mod["num_cells"],
+            "flip_flops": flip_flops(mod["num_cells_by_type"]),
+            "cpu_s": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
+            "path": path}
