@@ -403,8 +403,15 @@ module aie_core #(
             default:     mv_x_f = x[wm_a[3:0]];                 // VMOV
         endcase
     endfunction
+    // (acc_sel's loop written out: Yosys does not elaborate a function calling another)
     function automatic [1023:0] mv_acc_f(input integer unused);
-        mv_acc_f = (mvop == OP_ABCST) ? {32{mra}} : acc_sel(wm_a[2:0]);   // ABCST, AMOV
+        integer ai;
+        if (mvop == OP_ABCST) mv_acc_f = {32{mra}};
+        else begin                                                        // AMOV
+            mv_acc_f = 1024'd0;
+            for (ai = 0; ai < NUM_ACC; ai = ai + 1)
+                if (wm_a[2:0] == 3'(ai)) mv_acc_f = acc[ai];
+        end
     endfunction
     reg  [2:0]  mv_gf;
     reg         mv_unsup;
