@@ -43,8 +43,8 @@ module aie_core #(
     output reg  [3*RW-1:0] dm_row,
     output reg  [8:0]    dm_nrows,
     output reg  [2:0]    dm_we,
-    output reg  [383:0]  dm_be,
-    output reg  [3071:0] dm_wdata,
+    output wire [383:0]  dm_be,           // (only the store unit's lane is not zero)
+    output wire [3071:0] dm_wdata,
     input  wire [3071:0] dm_rdata,
     output reg  [2:0]    dm_cand,         // this cycle's accesses, before arbitration
     input  wire          dm_wait,         // a DMA beat holds a port one of them needs
@@ -376,29 +376,49 @@ module aie_core #(
     // AST data, the host register map) select an entry by constant index: as read ports
     // with a variable address Yosys's `share` compared the three 1024-bit reads for
     // merging and passed 9 GB on the store's (rtl/aie/README.md, Synthesis).
-    reg  [1023:0] acc_mv, acc_st, acc_hr;
-    integer ai;
-    always @* begin
-        acc_mv = 1024'd0; acc_st = 1024'd0; acc_hr = 1024'd0;
-        for (ai = 0; ai < NUM_ACC; ai = ai + 1) begin
-            if (wm_a[2:0] == 3'(ai)) acc_mv = acc[ai];
-            if (mreg[S_ST][2:0] == 3'(ai)) acc_st = acc[ai];
-            if (hr_addr[7:5] == 3'(ai)) acc_hr = acc[ai];
-        end
-    end
+    // A function called where its result is used (the AMOV arm, the store's AST arm, an
+    // accumulator address of the host map), so the simulator copies 1024 bits only in
+    // the cycles that read them; the host reads a 32-bit word of it.
+    function automatic [1023:0] acc_sel(input [2:0] a);
+        integer ai;
+        acc_sel = 1024'd0;
+        for (ai = 0; ai < NUM_ACC; ai = ai + 1)
+            if (a == 3'(ai)) acc_sel = acc[ai];
+    endfunction
+    function automatic [31:0] acc_word(input [2:0] a, input [4:0] w);
+        integer ai;
+        acc_word = 32'd0;
+        for (ai = 0; ai < NUM_ACC; ai = ai + 1)
+            if (a == 3'(ai)) acc_word = acc[ai][32*w +: 32];
+    endfunction
     reg  [2:0]  mv_kind;      // 0 none, 1 r, 2 p, 3 m, 4 g field, 5 x, 6 acc
     reg  signed [31:0] mv_val;
-    reg  [511:0] mv_x;
-    reg  [1023:0] mv_acc;
+    // the vector and accumulator values of VBCST/VMOV (kind 5) and ABCST/AMOV (kind 6):
+    // functions called by the register files' write (the simulator forms the 512 and
+    // 1024 bits only in a cycle that writes them)
+    function automatic [511:0] mv_x_f(input integer unused);
+        case (mvop)
+            OP_VBCST_16: mv_x_f = {32{mra[15:0]}};
+            OP_VBCST_32: mv_x_f = {16{mra}};
+            default:     mv_x_f = x[wm_a[3:0]];                 // VMOV
+        endcase
+    endfunction
+    // (acc_sel's loop written out: Yosys does not elaborate a function calling another)
+    function automatic [1023:0] mv_acc_f(input integer unused);
+        integer ai;
+        if (mvop == OP_ABCST) mv_acc_f = {32{mra}};
+        else begin                                                        // AMOV
+            mv_acc_f = 1024'd0;
+            for (ai = 0; ai < NUM_ACC; ai = ai + 1)
+                if (wm_a[2:0] == 3'(ai)) mv_acc_f = acc[ai];
+        end
+    endfunction
     reg  [2:0]  mv_gf;
     reg         mv_unsup;
     integer e;
 
-    // (loop indices used only under a condition are set first: otherwise Yosys infers a
-    // latch for them)
     always @* begin
-        mv_e = 0;
-        mv_kind = 3'd0; mv_val = 32'sd0; mv_x = 512'd0; mv_acc = 1024'd0; mv_gf = 3'd0;
+        mv_kind = 3'd0; mv_val = 32'sd0; mv_gf = 3'd0;
         mv_unsup = 1'b0;
         if (sv[S_MV])
             case (mvop)
@@ -413,11 +433,8 @@ module aie_core #(
                 OP_GSET_J1:  begin mv_kind = 3'd4; mv_gf = 3'd2; mv_val = mra; end
                 OP_GSET_N2:  begin mv_kind = 3'd4; mv_gf = 3'd3; mv_val = mra; end
                 OP_GSET_J2:  begin mv_kind = 3'd4; mv_gf = 3'd4; mv_val = mra; end
-                OP_VBCST_16: begin mv_kind = 3'd5; for (mv_e = 0; mv_e < 32; mv_e = mv_e + 1) mv_x[16*mv_e +: 16] = mra[15:0]; end
-                OP_VBCST_32: begin mv_kind = 3'd5; for (mv_e = 0; mv_e < 16; mv_e = mv_e + 1) mv_x[32*mv_e +: 32] = mra; end
-                OP_VMOV:  begin mv_kind = 3'd5; mv_x = x[wm_a[3:0]]; end
-                OP_ABCST: begin mv_kind = 3'd6; for (mv_e = 0; mv_e < 32; mv_e = mv_e + 1) mv_acc[32*mv_e +: 32] = mra; end
-                OP_AMOV:  begin mv_kind = 3'd6; mv_acc = acc_mv; end
+                OP_VBCST_16, OP_VBCST_32, OP_VMOV: mv_kind = 3'd5;
+                OP_ABCST, OP_AMOV: mv_kind = 3'd6;
                 default: mv_unsup = 1'b1;
             endcase
     end
@@ -606,7 +623,7 @@ module aie_core #(
     reg  [4:0]    wr_l [0:17];
     reg           hazard;
     integer s, t;
-    integer mv_e, sb_s, sb_t, id_s, ma_s, lw_s, ck_s;
+    integer sb_s, sb_t, id_s, ma_s, lw_s, ck_s;
 
     function automatic [UW-1:0] ur(input [4:0] i);     // r register, r0 never waits
         ur = (i == 5'd0) ? UW'(NU) : UW'(U_R + $unsigned(i));
@@ -873,33 +890,41 @@ module aie_core #(
     reg  [RW-1:0]   l_row [0:2];
     reg  [2:0]      l_nrows [0:2];
     reg             l_we [0:2], l_v [0:2];
-    reg  [127:0]    l_be [0:2];
-    reg  [1023:0]   l_wd [0:2];
     reg  [1:0]      l_ph [0:2];
     reg  [RW-1:0]   c_row [0:2];
     reg  [2:0]      c_nrows [0:2];
-    reg  [127:0]    c_be [0:2];
-    reg  [1023:0]   c_wd [0:2];
+    reg  [4:0]      off;
+    // Only the store unit writes: one lane of write data and byte enables (the load
+    // units' lanes of dm_be/dm_wdata are constant zero), latched for a later phase only
+    // when the store has one (the lane is read only with the store's request).
+    reg  [127:0]    l_be, c_be, s_be;
+    reg  [1023:0]   l_wd, c_wd, s_wd;
     reg  [1023:0]   sdata;
     reg  [127:0]    smask;
-    reg  [4:0]      off;
+    reg  [4:0]      s_off;
+    always @* begin
+        s_off = maddr[S_ST][4:0];
+        sdata = 1024'd0; smask = 128'd0;
+        c_wd = 1024'd0; c_be = 128'd0;
+        if (sv[S_ST]) begin
+            case (mop[S_ST])
+                OP_ST:  begin sdata = 1024'($unsigned(r[mreg[S_ST][3:0]])); smask = 128'hF; end
+                OP_VST: begin sdata = 1024'(x[mreg[S_ST][3:0]]); smask = {64'd0, {64{1'b1}}}; end
+                default: begin sdata = acc_sel(mreg[S_ST][2:0]); smask = {128{1'b1}}; end
+            endcase
+            c_wd = sdata << (8 * $unsigned(s_off));
+            c_be = smask << s_off;
+        end
+        s_be = (cf_left != 2'd0) ? l_be : c_be;
+        s_wd = (cf_left != 2'd0) ? l_wd : c_wd;
+    end
+    assign dm_be = {s_be, 256'd0};
+    assign dm_wdata = {s_wd, 2048'd0};
     always @* begin
         for (ma_s = 0; ma_s < 3; ma_s = ma_s + 1) begin
             off = maddr[ma_s][4:0];
             c_row[ma_s] = RW'(maddr[ma_s] >>> 5);
             c_nrows[ma_s] = 3'(($unsigned(off) + $unsigned(mbytes[ma_s]) + 31) / 32);
-            // only the store slot writes (the load slots' data and enables stay zero)
-            sdata = 1024'd0; smask = 128'd0;
-            c_wd[ma_s] = 1024'd0; c_be[ma_s] = 128'd0;
-            if (ma_s == S_ST && sv[S_ST]) begin
-                case (mop[ma_s])
-                    OP_ST:  begin sdata = 1024'($unsigned(r[mreg[ma_s][3:0]])); smask = 128'hF; end
-                    OP_VST: begin sdata = 1024'(x[mreg[ma_s][3:0]]); smask = {64'd0, {64{1'b1}}}; end
-                    default: begin sdata = acc_st; smask = {128{1'b1}}; end
-                endcase
-                c_wd[ma_s] = sdata << (8 * $unsigned(off));
-                c_be[ma_s] = smask << off;
-            end
         end
         for (ma_s = 0; ma_s < 3; ma_s = ma_s + 1) begin
             if (cf_left != 2'd0) begin
@@ -907,16 +932,12 @@ module aie_core #(
                 dm_row[RW*ma_s +: RW] = l_row[ma_s];
                 dm_nrows[3*ma_s +: 3] = l_nrows[ma_s];
                 dm_we[ma_s] = l_we[ma_s];
-                dm_be[128*ma_s +: 128] = l_be[ma_s];
-                dm_wdata[1024*ma_s +: 1024] = l_wd[ma_s];
             end else begin
                 // in range and aligned: the bundle's accesses that can take a port
                 dm_cand[ma_s] = want && sv[ma_s] && merr[ma_s] == E_NONE && mphase[ma_s] == 2'd0;
                 dm_row[RW*ma_s +: RW] = c_row[ma_s];
                 dm_nrows[3*ma_s +: 3] = c_nrows[ma_s];
                 dm_we[ma_s] = (ma_s == S_ST);
-                dm_be[128*ma_s +: 128] = c_be[ma_s];
-                dm_wdata[1024*ma_s +: 1024] = c_wd[ma_s];
             end
         end
     end
@@ -1024,14 +1045,16 @@ module aie_core #(
     reg  [8:0] drel [0:NUM_LOCK-1];
     reg        rel_over;
     integer dl, dc;
+    // (the sums only in a cycle with a release: the simulator runs the loop at every edge)
     always @* begin
         rel_over = 1'b0;
-        for (dl = 0; dl < NUM_LOCK; dl = dl + 1) begin
-            drel[dl] = 9'd0;
-            for (dc = 0; dc < 4; dc = dc + 1)
-                if (rel_v[dc] && rel_l[4*dc +: 4] == 4'(dl)) drel[dl] = drel[dl] + 9'(rel_n[6*dc +: 6]);
+        for (dl = 0; dl < NUM_LOCK; dl = dl + 1) drel[dl] = 9'd0;
+        if (rel_v != 4'd0)
+            for (dl = 0; dl < NUM_LOCK; dl = dl + 1)
+                for (dc = 0; dc < 4; dc = dc + 1)
+                    if (rel_v[dc] && rel_l[4*dc +: 4] == 4'(dl)) drel[dl] = drel[dl] + 9'(rel_n[6*dc +: 6]);
+        for (dl = 0; dl < NUM_LOCK; dl = dl + 1)
             if (9'(lka(4'(dl))) + drel[dl] > 9'(LOCK_MAX)) rel_over = 1'b1;
-        end
     end
     // The scoreboard's scans: every result readable (`drained`, read once the core has
     // stopped) and the cycles until the last pending one is (`max_rdy`, at a failure or a
@@ -1141,9 +1164,9 @@ module aie_core #(
                     end
                 for (ck_s = 0; ck_s < 3; ck_s = ck_s + 1) begin
                     l_v[ck_s] <= commit[ck_s]; l_ph[ck_s] <= mphase[ck_s]; l_row[ck_s] <= c_row[ck_s];
-                    l_nrows[ck_s] <= c_nrows[ck_s]; l_we[ck_s] <= (ck_s == S_ST); l_be[ck_s] <= c_be[ck_s];
-                    l_wd[ck_s] <= c_wd[ck_s];
+                    l_nrows[ck_s] <= c_nrows[ck_s]; l_we[ck_s] <= (ck_s == S_ST);
                 end
+                if (commit[S_ST] && mphase[S_ST] != 2'd0) begin l_be <= c_be; l_wd <= c_wd; end
                 if (commit[S_ALU] && a_setrm) rm <= wa_u[1:0];
             end
 
@@ -1241,8 +1264,8 @@ module aie_core #(
                             g[wm_d[1:0]][5] <= 32'sd0;
                             g[wm_d[1:0]][6] <= 32'sd0;
                         end
-                        3'd5: x[wm_d[3:0]] <= mv_x;
-                        3'd6: acc[wm_d[2:0]] <= mv_acc;
+                        3'd5: x[wm_d[3:0]] <= mv_x_f(0);
+                        3'd6: acc[wm_d[2:0]] <= mv_acc_f(0);
                         default: ;
                     endcase
             end
@@ -1307,7 +1330,7 @@ module aie_core #(
     // 0x400 + 16*x + word: vector registers   0x800 + 32*acc + lane: accumulators
     always @* begin
         hr_data = 32'd0;
-        if (hr_addr[11]) hr_data = acc_hr[32*hr_addr[4:0] +: 32];
+        if (hr_addr[11]) hr_data = acc_word(hr_addr[7:5], hr_addr[4:0]);
         else if (hr_addr[10]) hr_data = x[hr_addr[7:4]][32*hr_addr[3:0] +: 32];
         else if (hr_addr < 12'h010) hr_data = r[hr_addr[3:0]];
         else if (hr_addr < 12'h018) hr_data = p[hr_addr[2:0]];

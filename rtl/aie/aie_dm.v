@@ -112,12 +112,15 @@ module aie_dm #(
                 localparam integer N = 4 * gi + gl;
                 reg earlier;
                 integer j;
+                // (the scans below run only in a cycle with a beat: the simulator
+                // evaluates them at every edge, and the DMA is idle in most)
                 always @* begin
                     earlier = 1'b0;
-                    for (j = 4; j < gi; j = j + 1)
-                        if (dma_v[j - 4] && ln_in[4*j + gl]
-                            && ln_bank[BW*(4*j + gl) +: BW] == ln_bank[BW*N +: BW])
-                            earlier = 1'b1;
+                    if (dma_v[gi - 4])
+                        for (j = 4; j < gi; j = j + 1)
+                            if (dma_v[j - 4] && ln_in[4*j + gl]
+                                && ln_bank[BW*(4*j + gl) +: BW] == ln_bank[BW*N +: BW])
+                                earlier = 1'b1;
                 end
                 assign dport[N] = dma_v[gi - 4] && ln_in[N] && !earlier;
             end
@@ -137,11 +140,12 @@ module aie_dm #(
             integer j;
             always @* begin
                 one = 1'b0; two = 1'b0;
-                for (j = 4; j < 8; j = j + 1)
-                    if (dma_v[j - 4] && ln_in[4*j + g % 4] && ln_bank[BW*(4*j + g % 4) +: BW] == BW'(g / 4)) begin
-                        two = two | one;
-                        one = 1'b1;
-                    end
+                if (dma_v != 4'd0)
+                    for (j = 4; j < 8; j = j + 1)
+                        if (dma_v[j - 4] && ln_in[4*j + g % 4] && ln_bank[BW*(4*j + g % 4) +: BW] == BW'(g / 4)) begin
+                            two = two | one;
+                            one = 1'b1;
+                        end
             end
             assign dma_b[g] = one;
             assign dma_a[g] = two;
@@ -159,9 +163,10 @@ module aie_dm #(
                 integer b;
                 always @* begin
                     held = 1'b0;
-                    for (b = 0; b < DM_BANKS; b = b + 1)
-                        if (ln_bank[BW*N +: BW] == BW'(b))
-                            held = ln_up[N] ? dma_b[4*b + gl] : dma_a[4*b + gl];
+                    if (dma_v != 4'd0)              // (no beat: no port held)
+                        for (b = 0; b < DM_BANKS; b = b + 1)
+                            if (ln_bank[BW*N +: BW] == BW'(b))
+                                held = ln_up[N] ? dma_b[4*b + gl] : dma_a[4*b + gl];
                 end
                 assign lane_wait[N] = core_cand[gi] && ln_in[N] && held;
             end
