@@ -118,13 +118,36 @@ module plena_matrix #(
         $fatal(1, "plena_matrix: the array's three tree stages need MLEN >= 8");
 
     // --- storage (the Matrix SRAM is plena_msram's, MM_ACC and BMM_ACC plena_acc's, below)
-    reg [31:0] mv_acc  [0:MLEN-1];
-    reg [31:0] bmv_acc [0:HEADS*MLEN-1];              // [h*MLEN + j]
+    // MV_ACC and BMV_ACC are flat vectors (entry j at [32*j +: 32]; BMV_ACC's head h, entry
+    // j at [32*(h*MLEN + j) +: 32]) whose every access has a constant position or an
+    // explicit selection: indexed arrays became memories of hundreds of write ports in
+    // Yosys, and variable part-selects log-shifters of their whole width (rtl/plena/README.md,
+    // "Synthesis").
+    reg [MLEN*32-1:0] mv_acc;
+    reg [HEADS*MLEN*32-1:0] bmv_acc;
     wire [31:0] mm_h, bmm_h;                          // MM_ACC's, BMM_ACC's host reads (registered)
+    // The host's MV_ACC and BMV_ACC entries: binary mux trees written level by level
+    // (heap order: node n's children 2n and 2n+1, the leaves the entries at 2^W + e).
+    localparam integer BVN = 1 << BVW;
+    wire [2*MLEN*32-1:32] mv_t;
+    wire [2*BVN*32-1:32] bmv_t;
+    assign mv_t[MLEN*32 +: MLEN*32] = mv_acc;
+    assign bmv_t[BVN*32 +: BVN*32] = (BVN*32)'(bmv_acc);
+    genvar gt;
+    generate
+        for (gt = 1; gt < MLEN; gt = gt + 1) begin : g_mvt
+            assign mv_t[32*gt +: 32] = h_acc_addr[MLW - $clog2(gt + 1)]
+                                       ? mv_t[32*(2*gt + 1) +: 32] : mv_t[32*(2*gt) +: 32];
+        end
+        for (gt = 1; gt < BVN; gt = gt + 1) begin : g_bmvt
+            assign bmv_t[32*gt +: 32] = h_acc_addr[BVW - $clog2(gt + 1)]
+                                        ? bmv_t[32*(2*gt + 1) +: 32] : bmv_t[32*(2*gt) +: 32];
+        end
+    endgenerate
 
     assign h_acc = h_acc_sel == HS_MM ? mm_h
-                 : h_acc_sel == HS_MV ? mv_acc[MLW'(h_acc_addr)]
-                 : h_acc_sel == HS_BMM ? bmm_h : bmv_acc[BVW'(h_acc_addr)];
+                 : h_acc_sel == HS_MV ? mv_t[32 +: 32]
+                 : h_acc_sel == HS_BMM ? bmm_h : bmv_t[32 +: 32];
 
     wire is_mm  = (op == MOP_MM || op == MOP_TMM);
     wire is_mv  = (op == MOP_MV || op == MOP_TMV);
@@ -149,18 +172,7 @@ module plena_matrix #(
     assign vrow_idx = vrow0 + VRW'(a_i);
     assign vrow_re = compute_gate;
 
-    function automatic [BVW-1:0] bmv_at(input integer h, input integer j);
-        bmv_at = BVW'(h * MLEN + j);
-    endfunction
-    // Natural element index of lane position p: p itself, or with head interleaving
-    // (position g + k*HEADS holds head g's element k) g*HLEN + k.
-    function automatic integer src_of(input integer p, input logic hm);
-        src_of = hm ? (p % HEADS) * HLEN + p / HEADS : p;
-    endfunction
-
     // --- R: operands, on the rising edge that ends the step's cycle ------------------
-    // Accumulator indices are unsigned sums (32'(j) + 32'(l)) or part-selects, never a
-    // size cast of a loop integer alone: that stays signed, and Icarus reads index -8 as X.
     // A step's control travels with it: kind (0 MM, 1 MV, 2 BMM, 3 BMV; bit 1 is head
     // mode), its A row and its first output column.
     localparam [1:0] K_MM = 2'd0, K_MV = 2'd1, K_BMM = 2'd2;
@@ -197,17 +209,22 @@ module plena_matrix #(
                                 || rst_q), .gclk(aclk));
 
     // A: the Vector SRAM's port A read register holds the step's row (R); P takes it
-    // head-interleaved in head mode.
-    reg [MLEN*16-1:0] a_q;
-    integer p;
+    // head-interleaved in head mode: position p holds element p, or with head
+    // interleaving (position g + k*HEADS holds head g's element k) g*HLEN + k.
+    wire [MLEN*16-1:0] a_q;
     always @(posedge rclk) begin
         k_r <= kind;
         i_r <= MLW'(a_i);
         j_r <= j0;
     end
-    always @*
-        for (p = 0; p < MLEN; p = p + 1)
-            a_q[16*p +: 16] = vrow[16*src_of(p, k_r[1]) +: 16];
+    genvar gp;
+    generate
+        for (gp = 0; gp < MLEN; gp = gp + 1) begin : g_a
+            // (each position a 2-to-1 choice of two constant positions)
+            localparam integer SH = (gp % HEADS) * HLEN + gp / HEADS;
+            assign a_q[16*gp +: 16] = k_r[1] ? vrow[16*SH +: 16] : vrow[16*gp +: 16];
+        end
+    endgenerate
 
     // The Matrix SRAM: its banks' read registers are R's B operand (the step's tile is
     // read at the edge that ends its cycle, with a_q), and P selects the columns.
@@ -250,18 +267,46 @@ module plena_matrix #(
             assign mm_old[32*HEADS*gl +: 32*HEADS] = (32*HEADS)'(mm_s[32*gl +: 32]);
         end
     endgenerate
-    integer lt, ht;
+    // An M_MV / M_BMV step's first output column is step * BLEN (step < MLEN / BLEN): its
+    // entries are block j / BLEN of MV_ACC (of each head's BMV_ACC), never past MLEN - 1,
+    // chosen AND-OR by the block's one-hot match (T3: j_2, A: j_3).
+    wire [NB-1:0] blk_2, blk_3;
+    wire [BLEN*HEADS*32-1:0] mv_blk, bmv_blk;
+    genvar gb, gq;
+    generate
+        for (gb = 0; gb < NB; gb = gb + 1) begin : g_blk_hit
+            assign blk_2[gb] = j_2 == MLW'(gb * BLEN);
+            assign blk_3[gb] = j_3 == MLW'(gb * BLEN);
+        end
+        for (gq = 0; gq < BLEN * HEADS; gq = gq + 1) begin : g_acc_rd
+            // lane gq / HEADS, head gq % HEADS
+            wire [NB*32-1:0] mv_m, bmv_m;     // each block's entry, or 0 if not the step's
+            for (gb = 0; gb < NB; gb = gb + 1) begin : g_and
+                localparam integer E = gb * BLEN + gq / HEADS;
+                assign mv_m[32*gb +: 32] = {32{blk_2[gb]}} & mv_acc[32*E +: 32];
+                assign bmv_m[32*gb +: 32] =
+                    {32{blk_2[gb]}} & bmv_acc[32*((gq % HEADS)*MLEN + E) +: 32];
+            end
+            reg [31:0] mv_o, bmv_o;
+            integer ob;
+            always @* begin
+                mv_o = 32'd0;
+                bmv_o = 32'd0;
+                for (ob = 0; ob < NB; ob = ob + 1) begin
+                    mv_o = mv_o | mv_m[32*ob +: 32];
+                    bmv_o = bmv_o | bmv_m[32*ob +: 32];
+                end
+            end
+            assign mv_blk[32*gq +: 32] = gq % HEADS == 0 ? mv_o : 32'd0;
+            assign bmv_blk[32*gq +: 32] = bmv_o;
+        end
+    endgenerate
     always @(posedge t3clk) begin
         k_3 <= k_2;
         i_3 <= i_2;
         j_3 <= j_2;
         if (k_2 == K_MV || k_2 == 2'd3)
-            for (lt = 0; lt < BLEN; lt = lt + 1) begin
-                for (ht = 0; ht < HEADS; ht = ht + 1)
-                    acc_q[32*(lt*HEADS + ht) +: 32] <=
-                          k_2 == K_MV ? (ht == 0 ? mv_acc[MLW'(32'(j_2) + 32'(lt))] : 32'd0)
-                        : bmv_acc[bmv_at(ht, 32'(j_2) + 32'(lt))];
-            end
+            acc_q <= k_2 == K_MV ? mv_blk : bmv_blk;
     end
     wire [BLEN*HEADS*32-1:0] acc_old = k_3 == K_BMM ? bmm_s : k_3 == K_MM ? mm_old : acc_q;
     // ... and A adds: acc += the full sum (entry 0), or each head's sum.
@@ -281,7 +326,14 @@ module plena_matrix #(
     wire wclk;
     icg u_wgate (.clk(clk), .en(writeout_gate && wo_feed), .gclk(wclk));
     reg [MLEN*32-1:0]      wo_q;
-    integer jj;
+    // M_BMV_WO's step (< HEADS) is the head whose row it reads: AND-OR by the one-hot match.
+    reg [MLEN*32-1:0] bmv_row;
+    integer wh;
+    always @* begin
+        bmv_row = {MLEN*32{1'b0}};
+        for (wh = 0; wh < HEADS; wh = wh + 1)
+            bmv_row = bmv_row | ({MLEN*32{step == 32'(wh)}} & bmv_acc[MLEN*32*wh +: MLEN*32]);
+    end
     reg wo_last;                             // the row in the register is the last
     always @(posedge clk) begin
         wo_valid <= !rst && writeout && wo_feed;
@@ -299,9 +351,7 @@ module plena_matrix #(
         wo_step <= VRW'(step);
         wo_bmm <= op == MOP_BMM_WO;
         if (op == MOP_MV_WO || op == MOP_BMV_WO)
-            for (jj = 0; jj < MLEN; jj = jj + 1)
-                wo_q[32*jj +: 32] <= (op == MOP_MV_WO) ? mv_acc[jj[MLW-1:0]]
-                                   : bmv_acc[BVW'(step * MLEN + 32'(jj))];
+            wo_q <= (op == MOP_MV_WO) ? mv_acc : bmv_row;
     end
     // M_BMM_WO's row is in BMM_ACC's banks' read registers, M_MM_WO's (BLEN entries) in
     // MM_ACC's (read at the same edge).
@@ -356,22 +406,27 @@ module plena_matrix #(
     assign db_data = acc_new;
     assign db_clr = {bmm_clr, mm_clr};
 
-    integer r, h;
+    // A's writes: lane r's sums to entry j_3 + r (of every head) of the step's block.
+    integer b, r, h;
     always @(posedge aclk) begin
         if (rst_q) begin
-            for (r = 0; r < MLEN; r = r + 1) mv_acc[r] <= 32'd0;
-            for (r = 0; r < HEADS*MLEN; r = r + 1) bmv_acc[r] <= 32'd0;
+            mv_acc <= {MLEN*32{1'b0}};
+            bmv_acc <= {HEADS*MLEN*32{1'b0}};
         end else if (v_3) begin
-            for (r = 0; r < BLEN; r = r + 1) begin
-                if (k_3 == K_MV) mv_acc[MLW'(32'(j_3) + 32'(r))] <= acc_new[32*(r*HEADS) +: 32];
-                else if (!in_banks)
-                    for (h = 0; h < HEADS; h = h + 1)
-                        bmv_acc[bmv_at(h, 32'(j_3) + 32'(r))] <= acc_new[32*(r*HEADS + h) +: 32];
-            end
+            for (b = 0; b < NB; b = b + 1)
+                if (blk_3[b])
+                    for (r = 0; r < BLEN; r = r + 1) begin
+                        if (k_3 == K_MV)
+                            mv_acc[32*(b*BLEN + r) +: 32] <= acc_new[32*(r*HEADS) +: 32];
+                        else if (!in_banks)
+                            for (h = 0; h < HEADS; h = h + 1)
+                                bmv_acc[32*(h*MLEN + b*BLEN + r) +: 32]
+                                    <= acc_new[32*(r*HEADS + h) +: 32];
+                    end
         end else if (writeout && last_wo_step) begin
             case (op)
-                MOP_MV_WO:  for (r = 0; r < MLEN; r = r + 1) mv_acc[r] <= 32'd0;
-                MOP_BMV_WO: for (r = 0; r < HEADS*MLEN; r = r + 1) bmv_acc[r] <= 32'd0;
+                MOP_MV_WO:  mv_acc <= {MLEN*32{1'b0}};
+                MOP_BMV_WO: bmv_acc <= {HEADS*MLEN*32{1'b0}};
                 default: ;
             endcase
         end

@@ -91,7 +91,7 @@ module plena_msram #(
     reg [BLEN*NGW-1:0] gi_q;
     reg [BLEN*GW-1:0] lg_q;
     reg tr_q, hm_q;
-    genvar gg, gl, gp, gr, gi;
+    genvar gg, gl, gp, gr, gi, gt;
     generate
         for (gg = 0; gg < BLEN; gg = gg + 1) begin : g_sel
             // the lane whose x falls in group gg, its x, and lane gg's x
@@ -111,6 +111,10 @@ module plena_msram #(
         end
     end
 
+    // Every choice is a binary mux tree written level by level (heap order: node n's
+    // children 2n and 2n+1, leaf e at 2^K + e, the root node 1, select bit K-1 at the
+    // root): a variable part-select is a $shiftx that Yosys expands to a log shifter of
+    // its whole input width before `opt` trims it (rtl/plena/README.md, "Synthesis").
     // Non-transposed: in each bank, each group's chosen element (ne), then per lane its
     // group's (ns: lane l's column of every bank, bank r at [16*r]).
     wire [BLEN*MLEN*16-1:0] ns;
@@ -121,25 +125,47 @@ module plena_msram #(
         for (gr = 0; gr < MLEN; gr = gr + 1) begin : g_nrow
             wire [BLEN*16-1:0] ne;
             for (gg = 0; gg < BLEN; gg = gg + 1) begin : g_grp
-                wire [NG*16-1:0] m;
+                wire [2*NG*16-1:16] m;
                 for (gi = 0; gi < NG; gi = gi + 1) begin : g_mem
-                    assign m[16*gi +: 16] = q[(gr*MLEN + gg + gi*BLEN)*16 +: 16];
+                    assign m[16*(NG + gi) +: 16] = q[(gr*MLEN + gg + gi*BLEN)*16 +: 16];
                 end
-                assign ne[16*gg +: 16] = m[16*32'(gi_q[NGW*gg +: NGW]) +: 16];
+                for (gt = 1; gt < NG; gt = gt + 1) begin : g_t
+                    assign m[16*gt +: 16] = gi_q[NGW*gg + NGW - $clog2(gt + 1)]
+                                            ? m[16*(2*gt + 1) +: 16] : m[16*(2*gt) +: 16];
+                end
+                assign ne[16*gg +: 16] = m[16 +: 16];
             end
             for (gl = 0; gl < BLEN; gl = gl + 1) begin : g_lane
-                assign ns[16*(gl*MLEN + gr) +: 16] = ne[16*32'(lg_q[GW*gl +: GW]) +: 16];
+                wire [2*BLEN*16-1:16] m;
+                assign m[16*BLEN +: 16*BLEN] = ne;
+                for (gt = 1; gt < BLEN; gt = gt + 1) begin : g_t
+                    assign m[16*gt +: 16] = lg_q[GW*gl + GW - $clog2(gt + 1)]
+                                            ? m[16*(2*gt + 1) +: 16] : m[16*(2*gt) +: 16];
+                end
+                assign ns[16*(gl*MLEN + gr) +: 16] = m[16 +: 16];
             end
         end
         for (gg = 0; gg < BLEN; gg = gg + 1) begin : g_tgrp
-            wire [NG*MLEN*16-1:0] m;
+            localparam integer RW = MLEN*16;
+            wire [2*NG*RW-1:RW] m;
             for (gi = 0; gi < NG; gi = gi + 1) begin : g_mem
-                assign m[MLEN*16*gi +: MLEN*16] = q[(gg + gi*BLEN)*MLEN*16 +: MLEN*16];
+                assign m[RW*(NG + gi) +: RW] = q[(gg + gi*BLEN)*RW +: RW];
             end
-            assign tw[MLEN*16*gg +: MLEN*16] = m[MLEN*16*32'(gi_q[NGW*gg +: NGW]) +: MLEN*16];
+            for (gt = 1; gt < NG; gt = gt + 1) begin : g_t
+                assign m[RW*gt +: RW] = gi_q[NGW*gg + NGW - $clog2(gt + 1)]
+                                        ? m[RW*(2*gt + 1) +: RW] : m[RW*(2*gt) +: RW];
+            end
+            assign tw[MLEN*16*gg +: MLEN*16] = m[RW +: RW];
         end
         for (gl = 0; gl < BLEN; gl = gl + 1) begin : g_tlane
-            assign tl[MLEN*16*gl +: MLEN*16] = tw[MLEN*16*32'(lg_q[GW*gl +: GW]) +: MLEN*16];
+            localparam integer RW = MLEN*16;
+            wire [2*BLEN*RW-1:RW] m;
+            assign m[RW*BLEN +: RW*BLEN] = tw;
+            for (gt = 1; gt < BLEN; gt = gt + 1) begin : g_t
+                assign m[RW*gt +: RW] = lg_q[GW*gl + GW - $clog2(gt + 1)]
+                                        ? m[RW*(2*gt + 1) +: RW] : m[RW*(2*gt) +: RW];
+            end
+            assign tl[MLEN*16*gl +: MLEN*16] = m[RW +: RW];
         end
     endgenerate
     assign h_data = tl[0 +: MLEN*16];

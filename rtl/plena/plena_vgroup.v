@@ -189,17 +189,22 @@ module plena_vgroup #(
 
     // The row's data does not look at v_out (a register on the ungated clock): only
     // elems_out says which elements are written, so the placement, VLEN x 16 bits wide,
-    // changes only with the last stage's registers and not in every cycle.
+    // changes only with the last stage's registers and not in every cycle. base_out is
+    // c * LANES for the chunk c < CHUNKS (R loads step * LANES with step < CHUNKS): the
+    // chunk's places are chosen by that match, with constant positions (a part-select at
+    // base_out was a shifter of the row's width per lane in Yosys: rtl/plena/README.md).
     integer eo, em;
     always @* begin
         row_out = {VLEN*16{1'b0}};
-        for (eo = 0; eo < LANES; eo = eo + 1)
-            row_out[16*(base_out + eo) +: 16] = y16[16*eo +: 16];
+        for (eo = 0; eo < CHUNKS; eo = eo + 1)
+            if (base_out == 32'(eo * LANES))
+                row_out[16*LANES*eo +: 16*LANES] = y16;
     end
     always @* begin
         elems_out = {VLEN{1'b0}};
         if (v_out)
-            for (em = 0; em < LANES; em = em + 1)
-                elems_out[base_out + em] = 1'b1;
+            for (em = 0; em < CHUNKS; em = em + 1)
+                if (base_out == 32'(em * LANES))
+                    elems_out[LANES*em +: LANES] = {LANES{1'b1}};
     end
 endmodule

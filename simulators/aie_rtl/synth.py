@@ -34,10 +34,8 @@ def design(cfg, top: str = "aie_top", params: dict | None = None) -> dict:
 def synthesize(cfg, timeout: float = 3600 * 4, **kw) -> dict:
     """The tile's counts over the hierarchy (`rtl_synth.checked_synth`), and `srams` and
     `clock_gates` (the black boxes' instances)."""
-    r = rtl_synth.checked_synth(**design(cfg, **kw), timeout=timeout)
-    r["srams"] = sum(n for t, n in r["by_type"].items() if t in ("aie_sram", "aie_imem"))
-    r["clock_gates"] = r["by_type"].get("icg", 0)
-    return r
+    return rtl_synth.macro_counts(rtl_synth.checked_synth(**design(cfg, **kw), timeout=timeout),
+                                  ("aie_sram", "aie_imem"))
 
 
 def elaborate(cfg, timeout: float = 900, **kw) -> dict:

@@ -26,10 +26,9 @@ from . import build as rtl_build
 def synthesize(cfg, timeout: float = 3600) -> dict:
     """coral_top's counts over the hierarchy (`checked_synth`), and `srams` and `clock_gates`
     (the black boxes' instances)."""
-    r = checked_synth(*_coral(cfg), timeout=timeout)
-    r["srams"] = sum(n for t, n in r["by_type"].items() if t.startswith("coral_sram"))
-    r["clock_gates"] = r["by_type"].get("icg", 0)
-    return r
+    # (the black boxes are coral_sram, coral_sram_dp and icg: see _coral)
+    return rtl_synth.macro_counts(checked_synth(*_coral(cfg), timeout=timeout),
+                                  ("coral_sram", "coral_sram_dp"))
 
 
 def elaborate(cfg, timeout: float = 900) -> dict:

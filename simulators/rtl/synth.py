@@ -135,6 +135,14 @@ def counts(mods: dict, top: str) -> dict:
                         for m in mods}}
 
 
+def macro_counts(r: dict, srams) -> dict:
+    """`r` (`checked_synth`'s counts) with "srams", the instances of the SRAM macros (the
+    black-box cell types named in `srams`), and "clock_gates", the clock-gate cells' (icg)."""
+    r["srams"] = sum(n for t, n in r["by_type"].items() if t in srams)
+    r["clock_gates"] = r["by_type"].get("icg", 0)
+    return r
+
+
 def flip_flops(by_type: dict) -> int:
     return sum(n for t, n in by_type.items() if "DFF" in t.upper())
 
