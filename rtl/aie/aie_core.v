@@ -1335,7 +1335,9 @@ module aie_core #(
         else if (hr_addr < 12'h010) hr_data = r[hr_addr[3:0]];
         else if (hr_addr < 12'h018) hr_data = p[hr_addr[2:0]];
         else if (hr_addr < 12'h020) hr_data = m[hr_addr[2:0]];
-        else if (hr_addr < 12'h03C) hr_data = g[(hr_addr - 12'h020) / 7][(hr_addr - 12'h020) % 7];
+        // (hr_addr - 0x020 is hr_addr[4:0] here: a 5-bit division by 7, not a 32-bit one,
+        // whose array of 32 subtractors of 32 to 63 bits Yosys's techmap builds one by one)
+        else if (hr_addr < 12'h03C) hr_data = g[hr_addr[4:0] / 5'd7][hr_addr[4:0] % 5'd7];
         else if (hr_addr >= 12'h040 && hr_addr < 12'h050) hr_data = 32'(lk[hr_addr[3:0]]);
         else if (hr_addr == 12'h050) hr_data = 32'(rm);
         else if (hr_addr >= 12'h060 && hr_addr < 12'h06F)

@@ -287,7 +287,7 @@ module aie_dma #(
             // address generator steps up to BWW words a cycle), at most min(BWW, rem) and
             // only while their rows span at most four: bw of them. Its data-memory side
             // is one window of consecutive rows from the lowest word's row.
-            reg [31:0] bw;
+            reg [7:0] bw;                      // (<= BWW; m_len is 8 bits)
             wire last_beat = (rem <= bw);
             reg [31:0] g_e [0:BWW-1];
             reg [31:0] g_l [0:BWW-1];
@@ -299,7 +299,7 @@ module aie_dma #(
             always @* begin
                 n_i0 = i0; n_i1 = i1; n_i2 = i2; n_er = e_run; n_ep = e_pl; n_lr = l_run; n_lp = l_pl;
                 g_min = l_run + 2 * i0; g_max = g_min;
-                bw = 32'd0;
+                bw = 8'd0;
                 g_stop = 1'b0;
                 for (gj = 0; gj < BWW; gj = gj + 1) begin
                     g_e[gj] = n_er + n_i0;
@@ -308,7 +308,7 @@ module aie_dma #(
                     c_max = (g_l[gj] > g_max) ? g_l[gj] : g_max;
                     if (32'(gj) >= rem || (c_max >> 5) - (c_min >> 5) > 32'd3) g_stop = 1'b1;
                     if (!g_stop) begin
-                        g_min = c_min; g_max = c_max; bw = bw + 32'd1;
+                        g_min = c_min; g_max = c_max; bw = bw + 8'd1;
                     end
                     if (!g_stop) begin                 // (the words after the beat stay put)
                         if (n_i0 + 1 < t_n0) n_i0 = n_i0 + 1;
