@@ -19,10 +19,15 @@
 // memory and every register and counter back through the same ports and writes
 // dm.out (rows) and state.txt (name value... lines). With trace = 1 it writes trace.txt:
 // "R index bundle cycle" per issued bundle, from the retirement port. It uses no
-// hierarchical references into the tile. The clock runs here (period 2 ns).
+// hierarchical references into the tile. The clock runs here (period 2 ns), so a
+// cocotb run costs no host call per cycle. With the plusarg +bulk_clk_in it comes from
+// `clk_in` instead, which bulk mode's C++ driver (simulators/rtl/bulk_main.cpp, shared
+// with plena_sim) toggles every time unit, the same edges at the same times: no delay of
+// the timing scheduler and no process resumed per edge.
 module aie_sim #(
 `include "aie_params.vh"
 ) (
+    input  wire        clk_in,      // the clock from outside, with +bulk_clk_in
     input  wire [31:0] job      /*verilator public_flat_rw*/,
     input  wire        go       /*verilator public_flat_rw*/,
     input  wire        halt     /*verilator public_flat_rw*/,
@@ -37,9 +42,13 @@ module aie_sim #(
     localparam integer LDW = $clog2(LD);
     localparam integer NX = 16 * 16, NACC = 8 * 32; // vector and accumulator words
 
-    reg clk;
-    initial clk = 1'b0;
-    always #1 clk = ~clk;
+    reg clk_gen, clk_ext;
+    initial clk_gen = 1'b0;
+    initial begin
+        clk_ext = $test$plusargs("bulk_clk_in") != 0;
+        if (!clk_ext) forever #1 clk_gen = ~clk_gen;
+    end
+    wire clk = clk_ext ? clk_in : clk_gen;
 
     reg            rst, start, imem_we, dm_v, dm_we;
     reg  [IAW-1:0] imem_addr;

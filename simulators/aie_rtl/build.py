@@ -17,7 +17,8 @@ ROOT = Path(__file__).resolve().parents[2]
 AIE_RTL = ROOT / "rtl" / "aie"
 TOP = "aie_sim"
 TIMESCALE = ("1ns", "1ps")
-# --timing: aie_sim runs the clock itself; cocotb reaches only the ports aie_sim marks.
+# --timing: aie_sim runs the clock itself under cocotb (bulk mode's driver gives it through
+# `clk_in` instead: simulators/rtl/bulk.py); cocotb reaches only the ports aie_sim marks.
 # -fno-inline: Verilator keeps each module a C++ class instead of flattening the tile,
 # so the 16 data-memory macros, the lanes' fp32 units and the delay lines are compiled
 # once per module, not once per instance: the small configuration's model is 34.9 MB of

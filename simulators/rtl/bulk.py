@@ -20,12 +20,13 @@ the small plena scalar loop, 1.6 M cycles): -Os 4.87, -O1 4.13, -O2 3.75, -O2 wi
 trigger ("act") region because the clock gates' latches (rtl/common/icg.v) are
 sensitive to their enables, the trigger computation itself, and the harness's
 `always #1` clock and `@(posedge clk)` waits (the timing scheduler's coroutines).
-A harness with a `clk_in` port (plena_top) takes its clock from this driver instead of
-its `always #1` (the driver adds +bulk_clk_in and toggles the port every half period,
-at the times the harness's own clock would): one evaluation of the model per edge and
-no delay scheduling; plena's scalar loop ran 1.18x faster for it (rtl/plena/README.md,
-"Where a simulated cycle goes"). Harnesses without the port (coral_sim, aie_sim) run as
-before.
+A harness with a `clk_in` port (plena_top, aie_sim) takes its clock from this driver
+instead of its `always #1` (the driver adds +bulk_clk_in and toggles the port every half
+period, at the times the harness's own clock would): one evaluation of the model per
+edge and no delay scheduling; plena's scalar loop ran 1.18x faster for it
+(rtl/plena/README.md, "Where a simulated cycle goes"), aie's about 1.01x (its harness
+has no process waiting on the clock; rtl/aie/README.md, same section). A harness
+without the port (coral_sim) runs as before.
 """
 from __future__ import annotations
 
