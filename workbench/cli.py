@@ -117,7 +117,7 @@ WORKBENCH_BENCHMARKS = {
     "autotune": ("kernelcraft.workbench.agent.autotune_bench", "autotune on every Level-2/3 cell (C1): fraction improved per accelerator"),
     "tui": ("kernelcraft.workbench.tui.bench", "workbench: opening a long run, debugger steps"),
     "speed": ("kernelcraft.simulators.speed", "every functional model on scalar, irregular vector and wide vector workload classes: instructions (bundles)/s, fast paths on and off"),
-    "build": ("kernelcraft.simulators.rtl.buildbench", "cold Verilator build of an accelerator's RTL (--accel NAME, default plena) into a private empty cache, ccache off: wall and CPU s, Verilator's share, load"),
+    "build": ("kernelcraft.workbench.buildbench", "cold Verilator build of an accelerator's RTL (--accel NAME, default plena) into a private empty cache, ccache off: wall and CPU s, Verilator's share, load"),
     "rtl": ("kernelcraft.workbench.rtlcheck:bench_rtl", "an accelerator's RTL (--accel NAME, default plena): cycles/s, build time cold and cached"),
 }
 

@@ -1,4 +1,4 @@
-"""`kernelcraft bench build` (simulators/rtl/buildbench.py): a cold build into the cache
+"""`kernelcraft bench build` (workbench/buildbench.py): a cold build into the cache
 it is given, with ccache off, timed by the CPU of every process the build reaps and
 Verilator's own share from its report. A stand-in build (a child process that burns a
 known amount of CPU and leaves a build log) keeps this cheap."""
@@ -9,7 +9,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from kernelcraft.simulators.rtl import buildbench, toolchain
+from kernelcraft.simulators.rtl import toolchain
+from kernelcraft.workbench import buildbench
 
 LOG = """- V e r i l a t i o n   R e p o r t: rev v5
 - Verilator: Built from 11.324 MB sources in 49 modules, into 47.397 MB in 130 C++ files needing 0.415 MB

@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import toolchain
+from kernelcraft.simulators.rtl import toolchain
 
 
 def _children_cpu() -> float:
