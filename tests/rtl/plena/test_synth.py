@@ -345,7 +345,7 @@ def test_core_elaborates_hierarchically_small(diff_cfg):
     multiple drivers, undriven wires or combinational loops) and holds no latch at all
     (the operand isolation of the MAC array, the vector groups but the map group, the
     reductions, V_TOPK's logits and the scalar unit is plena_oplatch's register). About
-    35 s of CPU."""
+    36 s wall at load 17."""
     r = _core(diff_cfg, passes=synth.ELABORATE, timeout=600)
     cfg = diff_cfg
     # Matrix SRAM MLEN, BMM_ACC HEADS x MLEN/BLEN, MM_ACC 1, FP_MEM and INT_MEM 8 each, imem 1
