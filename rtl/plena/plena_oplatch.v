@@ -1,12 +1,22 @@
 // plena_oplatch: operand isolation in front of a datapath (the MAC array's P stage, each
-// vector group's lanes, the reductions' first level, the scalar fp unit: there gclk is
-// the clock ANDed with `go`, see plena_sfpu): a latch transparent while `gclk`
-// is high, holding otherwise. gclk is a gated clock that pulses in the cycles whose
-// operands the datapath takes, so the operands pass in the first half of such a cycle
-// and the datapath stays still in every other cycle, whatever its sources do then (port
-// A's read register changes with every vector instruction's read, and the multipliers
-// and adders behind it would switch with it). The path through it is the one without
-// it: d must arrive while gclk is high, as it does from registers on gclk's rising edge.
+// vector group's lanes, the reductions' first level, V_TOPK's logits, the scalar fp unit:
+// there gclk is the clock ORed with `!go`, see plena_sfpu): a register on gclk's falling
+// edge. gclk is a gated clock that pulses in the cycles whose operands the datapath takes;
+// d comes from registers on gclk's rising edge (still while gclk is high), so q takes d
+// at the falling edge in the middle of such a cycle and holds it in every other cycle,
+// whatever its sources do then (port A's read register changes with every vector
+// instruction's read, and the multipliers and adders behind it would switch with it).
+// The datapath's result is taken at the rising edge that ends the cycle, as before.
+//
+// It was a latch transparent while gclk is high (its name stays: the instantiating
+// modules keep their port map). Issue 19 asks for no latches besides clock gates, so the
+// falling-edge register, which plena's Verilator build already simulated in the latch's
+// place (ICG_FLOP_MODEL), is now the circuit in every build: what synthesis maps, lint
+// and Icarus read. Same value at every rising edge, no latch; the price is in silicon
+// timing, not in cycles: the latch passed d in the first half of the cycle, so the
+// datapath behind it had the whole cycle (borrowing time through the open latch); behind
+// this register it has the half cycle from the falling edge (rtl/plena/README.md,
+// "Synthesis", "The isolation registers").
 module plena_oplatch #(
     parameter integer W = 1
 ) (
@@ -14,18 +24,7 @@ module plena_oplatch #(
     input  wire [W-1:0] d,
     output reg  [W-1:0] q
 );
-`ifdef ICG_FLOP_MODEL
-    // Simulation model (plena's Verilator builds, as icg's): d comes from registers on
-    // gclk's rising edge, so it is still while gclk is high, and what the latch holds
-    // after the falling edge is d at that edge. Why: Verilator evaluates the logic after
-    // a latch whenever the latch's inputs may change (here with every read of port A);
-    // after a flop only at its edge, once per step.
+    // (Verilator evaluates the logic after a latch whenever the latch's inputs may change,
+    // here with every read of port A; after a register only at its edge, once per step.)
     always @(negedge gclk) q <= d;
-`else
-    // Waiver: the latch, intended (transparent while gclk is high).
-    /* verilator lint_off LATCH */
-    always @(gclk or d)
-        if (gclk) q = d;
-    /* verilator lint_on LATCH */
-`endif
 endmodule

@@ -2,18 +2,20 @@
 // S_SQRT_FP on f registers, by the shared units of rtl/common (the numerics of
 // simulators/numerics.py, bit for bit).
 //
-// Clocked on the rising edge only. The core raises `go` while such an instruction is
-// at issue. Its operands and function pass an isolation latch (plena_oplatch) open
-// while the clock is high in such a cycle, and each group of functions sees them only
-// when it is the one selected (held at zero otherwise): an idle unit does not switch,
-// whatever the f registers and the instruction register do in other cycles. Each
-// pipeline's registers are behind a clock gate open only while it has work.
-// Add, subtract, multiply and max (timing class S_FP, one cycle) are single-cycle
-// combinational paths from the f registers to the commit edge. Exp, reciprocal and
-// square root (S_FP_EXP, S_FP_RECI, S_FP_SQRT, four cycles) are four-stage pipelines
-// (plena_exp_pipe.v, plena_recip_pipe.v, plena_sqrt_pipe.v): stage 1 in the issue
-// cycle, `y` valid in the fourth, whose closing edge commits it. The f registers do not change while an instruction is in flight
-// (one in order), so the operands need no register of their own. `done` marks the
+// Clocked on the rising edge, but for the operand isolation register on the falling edge.
+// The core raises `go` while such an instruction is at issue. Its operands and function
+// are taken by an isolation register (plena_oplatch) at the clock's falling edge in such
+// a cycle, and each group of functions sees them only when it is the one selected (held
+// at zero otherwise): an idle unit does not switch, whatever the f registers and the
+// instruction register do in other cycles. Each pipeline's registers are behind a clock
+// gate open only while it has work. Add, subtract, multiply and max (timing class S_FP,
+// one cycle) are single-cycle combinational paths from the isolation register to the
+// commit edge (half a cycle). Exp, reciprocal and square root (S_FP_EXP, S_FP_RECI,
+// S_FP_SQRT, four cycles) are four-stage pipelines (plena_exp_pipe.v,
+// plena_recip_pipe.v, plena_sqrt_pipe.v): stage 1 in the issue cycle (after the falling
+// edge), `y` valid in the fourth, whose closing edge commits it. The f registers do not
+// change while an instruction is in flight (one in order), so the pipelines need no
+// operand register of their own. `done` marks the
 // instruction's last cycle: the issue cycle of a single-cycle function, or the cycle in
 // which a pipelined one's valid bit (entered with `start`) reaches the last stage.
 module plena_sfpu (
@@ -30,58 +32,47 @@ module plena_sfpu (
 );
     `include "plena_units.vh"
 
-    reg [SFG_COUNT-1:0] sel;
-    always @* begin
-        sel = {SFG_COUNT{1'b0}};
-        case (fn)
-            SFN_ADD, SFN_SUB: sel[SFG_ADD] = 1'b1;
-            SFN_MUL:          sel[SFG_MUL] = 1'b1;
-            SFN_MAX:          sel[SFG_MAX] = 1'b1;
-            SFN_EXP:          sel[SFG_EXP] = 1'b1;
-            SFN_RECI:         sel[SFG_RECI] = 1'b1;
-            default:          sel[SFG_SQRT] = 1'b1;
+    // The group of function f (one bit set of SFG_COUNT): for the clock gates from fn, for
+    // the isolated operands from the function the isolation register holds.
+    function automatic [SFG_COUNT-1:0] group(input [2:0] f);
+        group = {SFG_COUNT{1'b0}};
+        case (f)
+            SFN_ADD, SFN_SUB: group[SFG_ADD] = 1'b1;
+            SFN_MUL:          group[SFG_MUL] = 1'b1;
+            SFN_MAX:          group[SFG_MAX] = 1'b1;
+            SFN_EXP:          group[SFG_EXP] = 1'b1;
+            SFN_RECI:         group[SFG_RECI] = 1'b1;
+            default:          group[SFG_SQRT] = 1'b1;
         endcase
-    end
+    endfunction
+    reg [SFG_COUNT-1:0] sel;
+    always @* sel = group(fn);
     function automatic [31:0] iso(input [31:0] v, input logic en);
         iso = en ? v : 32'd0;
     endfunction
     wire [SFG_COUNT-1:0] en = {SFG_COUNT{go}} & sel;
 
-    // The isolation latch: a, b and fn pass while the clock is high in a cycle with `go`
-    // (go comes from the core's registers and settles after the rising edge; a and b
-    // come from the f registers, fn from the instruction register, so they are still
-    // while it is open), and hold otherwise. The functions below read only what it
-    // holds (and the selection made from it), so they switch only when a scalar fp
-    // instruction is at issue: in silicon the single-cycle functions' operands arrive
-    // through the latch once `go` has settled; under Verilator (ICG_FLOP_MODEL: the
-    // latch a falling-edge flop, as in plena_oplatch) their logic is evaluated once per
-    // such instruction instead of at every rising edge. What the latch holds when the
-    // functions' results are taken (the closing edge of a single-cycle function's issue
-    // cycle, a pipeline's first register at that same edge) is what it passed in the issue
-    // cycle. In the flop model the gate is `clk | !go`, whose falling edges are exactly
-    // those of `clk & go` at the clock's falling edge: `go` changes only after rising
-    // edges, where `clk & go` may fall too (a latch closing as its enable drops, passing
-    // nothing new), but `clk | !go` stays high.
+    // The isolation register (plena_oplatch: a register on the falling edge of iso_clk):
+    // it takes a, b and fn at the clock's falling edge in a cycle with `go` (go comes from
+    // the core's registers and settles while the clock is high, after the rising edge; a
+    // and b come from the f registers, fn from the instruction register, still through
+    // the cycle), and holds them otherwise. The functions below read only what it holds
+    // (and the selection made from it), so they switch only when a scalar fp instruction
+    // is at issue; under Verilator their logic is evaluated once per such instruction
+    // instead of at every rising edge. What it holds when the functions' results are
+    // taken (the closing edge of a single-cycle function's issue cycle, a pipeline's first
+    // register at that same edge) is what it took in the issue cycle. The gate is
+    // `clk | !go`, whose only falling edges are the clock's in cycles with `go`: `go`
+    // changes while the clock is high, where the OR stays high. (It was a latch open
+    // while `clk & go`; the register was its Verilator model and is now the circuit, see
+    // plena_oplatch: the single-cycle functions have the half cycle after the falling
+    // edge in silicon, the cycles are the same.)
     wire [2:0]  fn_l;
     wire [31:0] a_l, b_l;
-`ifdef ICG_FLOP_MODEL
     wire iso_clk = clk | !go;
-`else
-    wire iso_clk = clk & go;
-`endif
     plena_oplatch #(.W(3 + 64)) u_iso (.gclk(iso_clk), .d({fn, a, b}), .q({fn_l, a_l, b_l}));
-    reg [SFG_COUNT-1:0] sel_l;      // the group of the latched function
-    always @* begin
-        sel_l = {SFG_COUNT{1'b0}};
-        case (fn_l)
-            SFN_ADD, SFN_SUB: sel_l[SFG_ADD] = 1'b1;
-            SFN_MUL:          sel_l[SFG_MUL] = 1'b1;
-            SFN_MAX:          sel_l[SFG_MAX] = 1'b1;
-            SFN_EXP:          sel_l[SFG_EXP] = 1'b1;
-            SFN_RECI:         sel_l[SFG_RECI] = 1'b1;
-            default:          sel_l[SFG_SQRT] = 1'b1;
-        endcase
-    end
+    reg [SFG_COUNT-1:0] sel_l;      // the group of the held function
+    always @* sel_l = group(fn_l);
 
     wire [31:0] y_add, y_mul, y_max, y_exp, y_rcp, y_sqr;
     fp32_add   u_add (.a(iso(a_l, sel_l[SFG_ADD])), .b(iso(b_l, sel_l[SFG_ADD])),

@@ -75,8 +75,12 @@ def script(sources, top: str, params: dict, macros=(), passes: str = "", include
     elaborates every module at its default parameters while reading)."""
     inc = "".join(f" -I{d}" for d in include)
     if defer:
-        sets = "".join(f" -chparam {k} {v}" for k, v in params.items())
-        read = f"read_verilog -sv -defer{inc} {' '.join(map(str, sources))}; hierarchy -check -top {top}{sets}; "
+        # (`chparam` on the deferred module, then `hierarchy`: `hierarchy -chparam` on a
+        # deferred top trips an assertion in Yosys 0.23 on plena_core)
+        sets = " ".join(f"-set {k} {v}" for k, v in params.items())
+        read = (f"read_verilog -sv -defer{inc} {' '.join(map(str, sources))}; " +
+                (f"chparam {sets} $abstract\\{top}; " if sets else "") +
+                f"hierarchy -check -top {top}; ")
     else:
         sets = " ".join(f"-set {k} {v}" for k, v in params.items())
         read = (f"read_verilog -sv{inc} {' '.join(map(str, sources))}; " +
@@ -95,7 +99,8 @@ def checked_synth(sources, top: str, params: dict, macros=(), cwd: Path | None =
     which checks each module and, in the parent, the instances' ports (two instances
     driving one wire are multiple drivers). Returns {"cells", "by_type", "flip_flops"} over
     the whole hierarchy (each module's cells times its instances) and "modules": {name:
-    {"cells" (its own, not its submodules'), "flip_flops", "instances"}}. Cells are an upper
+    {"cells" (its own, not its submodules'), "flip_flops" (its own), "instances"}} and
+    "submodules": {name: {submodule's name: its instances in it}}. Cells are an upper
     bound on a flattened synthesis's: constants and unused outputs do not cross module
     boundaries. -noshare: Yosys's SAT-based resource sharing enumerates activation patterns
     of coral's NB lanes' fp32_fma shifters and did not finish on its vector unit
@@ -131,8 +136,13 @@ def counts(mods: dict, top: str) -> dict:
     return {"cells": sum(by_type.values()), "by_type": by_type, "flip_flops": flip_flops(by_type),
             "modules": {names[m]: {"cells": mods[m]["num_cells"] - sum(sub[m].values()),
                                    "instances": insts.get(m, 0),
-                                   "flip_flops": flip_flops(mods[m]["num_cells_by_type"])}
-                        for m in mods}}
+                                   # (its own cells' types only: a submodule's hashed
+                                   # name may hold "dff")
+                                   "flip_flops": flip_flops({t: n for t, n in
+                                                             mods[m]["num_cells_by_type"].items()
+                                                             if t not in mods and "\\" + t not in mods})}
+                        for m in mods},
+            "submodules": {names[m]: {names[t]: n for t, n in sub[m].items()} for m in mods}}
 
 
 def macro_counts(r: dict, srams) -> dict:
@@ -161,13 +171,25 @@ def module_name(module: str) -> str:
     return parts[0]
 
 
-# `longest_path`: a latch of a module named in `transparent` read as the wire it is while
-# its enable is high (the cell replaced by its data input; `techmap` with this map).
+# `longest_path`: a latch or register of a module named in `transparent` read as a wire
+# (the cell replaced by its data input; `techmap` with this map): an operand-isolation
+# element that passes or takes the operands within the cycle the datapath behind it
+# computes them, so the path from the operand registers to the result registers is
+# counted whole.
 _LATCH_AS_WIRE = """(* techmap_celltype = "$dlatch" *)
 module _kc_latch_as_wire (EN, D, Q);
     parameter WIDTH = 1;
     parameter EN_POLARITY = 1'b1;
     input EN;
+    input [WIDTH-1:0] D;
+    output [WIDTH-1:0] Q;
+    assign Q = D;
+endmodule
+(* techmap_celltype = "$dff" *)
+module _kc_dff_as_wire (CLK, D, Q);
+    parameter WIDTH = 1;
+    parameter CLK_POLARITY = 1'b1;
+    input CLK;
     input [WIDTH-1:0] D;
     output [WIDTH-1:0] Q;
     assign Q = D;
@@ -184,9 +206,11 @@ def longest_path(sources, top: str, params: dict, macros=(), transparent=(), inc
     output and ends at an output port, a flip-flop's input or a macro's input); a level is
     one such gate (an inverter counts as one). `macros`: black boxes (SRAM macros, clock
     gates) read as cells a path ends and starts at, as at a register (a macro's read is
-    registered). `transparent`: modules whose latches are read as wires (the latch cell
-    replaced by its data input before synthesis: an operand-isolation latch open in the
-    cycles its datapath is used, whose path is the one without it); any other latch
+    registered). `transparent`: modules whose latches and registers are read as wires
+    (the cell replaced by its data input before synthesis: an operand-isolation latch open
+    in the cycles its datapath is used, or a register taking the operands mid-cycle, as
+    plena_oplatch's falling-edge register does, whose path counted whole is the one
+    without it; the part after a falling-edge register has half a period); any other latch
     fails, as a flip-flop count would hide it and `ltp -noff` stops at it. Returns
     {"levels", "cells", "flip_flops", "cpu_s" (Yosys's user + system CPU), "path": the
     path's signals, from its start}."""
@@ -204,7 +228,7 @@ def longest_path(sources, top: str, params: dict, macros=(), transparent=(), inc
                  f"read_verilog -sv -defer{inc} {' '.join(map(str, sources))}",
                  f"chparam {sets} $abstract\\{top}" if sets else "",
                  f"hierarchy -check -top {top}", "proc",
-                 *(f"techmap -map {wire_map} *{m}*/t:$dlatch" for m in transparent),
+                 *(f"techmap -map {wire_map} *{m}*/t:$dlatch *{m}*/t:$dff" for m in transparent),
                  SYNTH.replace("synth -noshare", "synth -flatten -noshare").format(top=top),
                  f"tee -q -o {latches} select -count {LATCHES}", "check -assert",
                  # (a macro at parameters is a cell of type $paramod\\<name>\\<parameters>)
