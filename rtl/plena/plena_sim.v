@@ -142,6 +142,14 @@ module plena_sim #(
     end
     wire clk = clk_ext ? clk_in : clk_gen;
     assign cclk = clk & cen;
+    // The clock gates' check (rtl/common/icg.v under ICG_FLOP_MODEL and ICG_ARMED: the
+    // build for Verilator) runs from the first falling edge of the core's clock: until
+    // then a gate's latch holds nothing it could compare.
+`ifdef ICG_ARMED
+    reg icg_armed;
+    initial icg_armed = 1'b0;
+    always @(negedge cclk) icg_armed <= 1'b1;
+`endif
 
     // The core's inputs. The job sequence and the trace are processes that wait on clock
     // edges; they run at falling edges and write requests (q_*), which an ordinary clocked
@@ -170,7 +178,9 @@ module plena_sim #(
         j_we <= q_we;
         j_sel <= q_sel;
         j_addr <= q_addr;
-        j_wdata <= q_wdata;
+        // The row only with a write: the core reads host_wdata only under host_we (a
+        // 1,024-bit copy at every edge otherwise, at the default configuration).
+        if (q_we) j_wdata <= q_wdata;
     end
     assign host_we = j_we;
     assign host_sel = j_sel;
