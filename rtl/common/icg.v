@@ -23,6 +23,18 @@ module icg (
     // at its edge only (rtl/plena/README.md, "Where a simulated cycle goes"). Until its
     // first falling edge the gate is shut (the latch would pass `en` from time 0); the
     // harness resets the core long after that.
+`ifdef ICG_ARMED
+    // One flag for all gates instead of each gate's own `fell` (a store per gate at every
+    // falling edge): ICG_ARMED names it, a register of the harness set at the first
+    // falling edge of the clock every gate of the design runs on. Only plena's Verilator
+    // build defines it (simulators/plena_rtl/build.py); coral's and aie's keep `fell`.
+    initial en_l = 1'b0;
+    always @(negedge clk)
+        en_l <= en;
+    always @(posedge clk)
+        if (`ICG_ARMED && en != en_l)
+            $fatal(1, "icg %m: en changed from %0d to %0d while clk was low; the falling-edge model of the latch (ICG_FLOP_MODEL) needs it stable", en_l, en);
+`else
     reg fell;
     initial begin
         en_l = 1'b0;
@@ -35,6 +47,7 @@ module icg (
     always @(posedge clk)
         if (fell && en != en_l)
             $fatal(1, "icg %m: en changed from %0d to %0d while clk was low; the falling-edge model of the latch (ICG_FLOP_MODEL) needs it stable", en_l, en);
+`endif
 `else
     // Waiver: this is the gate's latch, intended (transparent while clk is low).
     /* verilator lint_off LATCH */

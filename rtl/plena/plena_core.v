@@ -432,12 +432,9 @@ module plena_core #(
     // Vector SRAM writes are element-masked, as an SRAM macro's write mask is: the
     // elements not written keep their value without being read (no read-modify-write
     // port). A vector write: the chunk's elements, and with rmask only in head segments
-    // whose V_MASK bit is set.
-    reg [VLEN-1:0] v_we;
+    // whose V_MASK bit is set (port W's mask, computed below only in a vector write's
+    // cycle: as a block of its own the simulator evaluated it at every edge).
     integer vq;
-    always @*
-        for (vq = 0; vq < VLEN; vq = vq + 1)
-            v_we[vq] = v_wr_elems[vq] && (!(rmask && op != OP_S_MAP_V_FP) || vmask_r[vq / HLEN]);
 
     reg [3:0] mop;
     reg       m_op;
@@ -613,7 +610,9 @@ module plena_core #(
         end else if (adv && occupied && v_op && !v_red) begin
             vw_en = 1'b1;
             vw_data = v_wr_data;
-            vw_mask = v_we;
+            for (vq = 0; vq < VLEN; vq = vq + 1)
+                vw_mask[vq] = v_wr_elems[vq]
+                              && (!(rmask && op != OP_S_MAP_V_FP) || vmask_r[vq / HLEN]);
         end else if (adv && commit && op == OP_V_SHFT_V) begin
             vw_en = 1'b1;
             vw_data = sh_row >> (16 * g_rs2);
@@ -739,6 +738,48 @@ module plena_core #(
     end
     assign word = if_fw ? if_fw_word : if_q;
 
+    // --- register-file write ports ---------------------------------------------------------
+    // gp and f each have one write port (besides a load's, one edge later, and reset): the
+    // committing instruction's result, or the host's word (the host writes only while the
+    // core is idle or done, when nothing commits). One write site per file instead of one
+    // per instruction: under Verilator each non-blocking write site of an array is a flag
+    // set, tested and cleared at every edge.
+    reg        gp_we, f_we;
+    reg [3:0]  gp_wa;
+    reg [2:0]  f_wa;
+    reg [31:0] gp_wd, f_wd;
+    always @* begin
+        gp_we = 1'b0;
+        gp_wa = rd;
+        gp_wd = imm;
+        f_we = 1'b0;
+        f_wa = frd;
+        f_wd = sfpu_y;
+        if (host_wr) begin
+            gp_we = host_sel == HS_GP && host_addr[3:0] != 4'd0;
+            gp_wa = host_addr[3:0];
+            gp_wd = host_wdata[31:0];
+            f_we = host_sel == HS_F && host_addr[2:0] != 3'd0;
+            f_wa = host_addr[2:0];
+            f_wd = host_wdata[31:0];
+        end else if (adv && commit) begin
+            case (op)
+                OP_S_ADD_INT:    begin gp_we = rd != 0; gp_wd = g_rs1 + g_rs2; end
+                OP_S_ADDI_INT:   begin gp_we = rd != 0; gp_wd = g_rs1 + imm; end
+                OP_S_SUB_INT:    begin gp_we = rd != 0; gp_wd = g_rs1 - g_rs2; end
+                OP_S_MUL_INT:    begin gp_we = rd != 0; gp_wd = g_rs1 * g_rs2; end
+                OP_S_LUI_INT:    begin gp_we = rd != 0; gp_wd = imm << 12; end
+                OP_C_LOOP_START: gp_we = rd != 0;                       // gp_wd = imm
+                OP_C_LOOP_END:   begin gp_we = rd != 0; gp_wd = loop_cnt; end
+                OP_S_ADD_FP, OP_S_SUB_FP, OP_S_MUL_FP, OP_S_MAX_FP, OP_S_EXP_FP,
+                OP_S_RECI_FP, OP_S_SQRT_FP:
+                    f_we = frd != 0;                                    // f_wd = sfpu_y
+                OP_V_RED_SUM, OP_V_RED_MAX: begin f_we = frd != 0; f_wd = v_res_f; end
+                default: ;
+            endcase
+        end
+    end
+
     // --- the clocked state --------------------------------------------------------------
     integer k;
     always @(posedge clk) begin
@@ -837,19 +878,10 @@ module plena_core #(
                         rt_word <= word;
                         rt_a0 <= trace_a0;
                         rt_a1 <= trace_a1;
+                        // (gp's and f's results: their write ports, below)
                         case (op)
-                            OP_S_ADD_INT:  if (rd != 0) gp[rd] <= g_rs1 + g_rs2;
-                            OP_S_ADDI_INT: if (rd != 0) gp[rd] <= g_rs1 + imm;
-                            OP_S_SUB_INT:  if (rd != 0) gp[rd] <= g_rs1 - g_rs2;
-                            OP_S_MUL_INT:  if (rd != 0) gp[rd] <= g_rs1 * g_rs2;
-                            OP_S_LUI_INT:  if (rd != 0) gp[rd] <= imm << 12;
                             OP_S_LD_INT:   if (rd != 0) begin ld_gp <= 1'b1; ld_r <= rd; end
-                            OP_S_ADD_FP, OP_S_SUB_FP, OP_S_MUL_FP, OP_S_MAX_FP, OP_S_EXP_FP,
-                            OP_S_RECI_FP, OP_S_SQRT_FP:
-                                if (frd != 0) f[frd] <= sfpu_y;
                             OP_S_LD_FP:    if (frd != 0) begin ld_f <= 1'b1; ld_r <= 4'(frd); end
-                            OP_V_RED_SUM, OP_V_RED_MAX:
-                                if (frd != 0) f[frd] <= v_res_f;
                             OP_C_SET_ADDR_REG:   a[frd] <= {g_rs1, g_rs2};
                             OP_C_SET_SCALE_REG:  scale_r <= g_rd;
                             OP_C_SET_STRIDE_REG: stride_r <= g_rd;
@@ -857,12 +889,9 @@ module plena_core #(
                             OP_C_LOOP_START: begin
                                 loop_pc[sp] <= pc + 32'd1;
                                 loop_sp <= loop_sp + 32'd1;
-                                if (rd != 0) gp[rd] <= imm;
                             end
-                            OP_C_LOOP_END: begin
-                                if (rd != 0) gp[rd] <= loop_cnt;
+                            OP_C_LOOP_END:
                                 if (!loop_back) loop_sp <= loop_sp - 32'd1;
-                            end
                             OP_C_BREAK: stop <= STOP_BREAK;
                             default: ;
                         endcase
@@ -870,13 +899,11 @@ module plena_core #(
                 end
             end
         endcase
+        // The register files' ports (a commit's result, or the host's word), after the
+        // load's write and reset, as the writes they replace were.
+        if (gp_we) gp[gp_wa] <= gp_wd;
+        if (f_we) f[f_wa] <= f_wd;
         // The host's writes (the core is idle or done: nothing else writes).
-        if (host_wr)
-            case (host_sel)
-                HS_GP:     if (host_addr[3:0] != 4'd0) gp[host_addr[3:0]] <= host_wdata[31:0];
-                HS_F:      if (host_addr[2:0] != 3'd0) f[host_addr[2:0]] <= host_wdata[31:0];
-                HS_A:      a[host_addr[2:0]] <= host_wdata[63:0];
-                default: ;
-            endcase
+        if (host_wr && host_sel == HS_A) a[host_addr[2:0]] <= host_wdata[63:0];
     end
 endmodule

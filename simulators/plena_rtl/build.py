@@ -30,6 +30,8 @@ BUILD_ARGS = ("--timing", "-CFLAGS", "-fcoroutines", "--no-public-flat-rw")
 
 
 SIMULATORS = ("verilator", "icarus")
+# The harness's register that arms the clock gates' check (rtl/common/icg.v, plena_sim).
+ICG_ARMED = "plena_top.u_sim.icg_armed"
 
 
 def sources(simulator: str = "verilator") -> tuple[Path, ...]:
@@ -90,7 +92,9 @@ def spec(cfg, simulator: str = "verilator") -> toolchain.BuildSpec:
         # The clock gates' falling-edge model (rtl/common/icg.v): every enable of this
         # design and harness changes only while the clock is high, which the model
         # checks at every edge; synthesis, lint and Icarus keep the latch.
-        defines={"PLENA_HBM_MODEL": hbm_sha, "ICG_FLOP_MODEL": 1},
+        # ICG_ARMED: the gates' check starts with one flag of the harness's (set at the
+        # core clock's first falling edge) rather than a flag per gate.
+        defines={"PLENA_HBM_MODEL": hbm_sha, "ICG_FLOP_MODEL": 1, "ICG_ARMED": ICG_ARMED},
         build_args=(str(HBM_MODEL), *BUILD_ARGS),
         timescale=TIMESCALE,
     )
@@ -116,6 +120,6 @@ def lint(cfg, flop_model: bool = True) -> None:
     configuration's second form took 17 CPU s; rtl/plena/README.md, "Lint")."""
     check_config(cfg)
     params = [f"-G{k}={v}" for k, v in cfg.as_dict().items()]
-    for defines in ((), ("+define+ICG_FLOP_MODEL",))[:2 if flop_model else 1]:
+    for defines in ((), ("+define+ICG_FLOP_MODEL", f"+define+ICG_ARMED={ICG_ARMED}"))[:2 if flop_model else 1]:
         toolchain.lint(sources(), TOP, includes=(PLENA_RTL, COMMON_RTL),
                        args=("-Wall", "--timing", *defines, *params))
