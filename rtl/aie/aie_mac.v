@@ -76,32 +76,34 @@ module aie_mac #(
         end
     endgenerate
 
-    // integer lanes (zero unless an integer operation is in stage 1), one generate block
-    // per lane: as a single always block over 32 lanes, Yosys's proc_dlatch did not finish
-    // in 5 CPU minutes. Chains c8/c16 hold VMMAC's running sums (32-bit, wrapping).
+    // integer lanes (zero unless an integer operation is in stage 1): one aie_mac_ilane
+    // per lane (below), its operands wired here by constant indices. A module, not a
+    // generate block, so that synthesis maps one lane and counts it 32 times (the 32
+    // inline copies were most of aie_mac's cells and Yosys time; rtl/aie/README.md,
+    // Synthesis). (As a single always block over 32 lanes, Yosys's proc_dlatch did not
+    // finish in 5 CPU minutes.)
     wire [1023:0] int_sum;
+    wire i_en = s1_v && !s1_bf;
+    wire i_m8 = (s1_op == OP_VMUL_I8 || s1_op == OP_VMAC_I8);
+    wire i_m16 = (s1_op == OP_VMUL_I16 || s1_op == OP_VMAC_I16);
+    wire i_mm8 = (s1_op == OP_VMMAC_I8);
     generate
         for (gi = 0; gi < 32; gi = gi + 1) begin : g_int
-            wire [7:0] a8 = s1_ahi ? s1_a[8*(32 + gi) +: 8] : s1_a[8*gi +: 8];
-            wire [7:0] b8 = s1_bhi ? s1_b[8*(32 + gi) +: 8] : s1_b[8*gi +: 8];
-            wire signed [31:0] m8 = $signed(a8) * $signed(b8);
-            wire signed [31:0] m16 = $signed(s1_a[16*gi +: 16]) * $signed(s1_b[16*gi +: 16]);
-            wire [32*17-1:0] c8;
-            wire [32*9-1:0]  c16;
-            assign c8[31:0] = 32'd0;
-            assign c16[31:0] = 32'd0;
+            wire [127:0] a8v, b8v, a16v, b16v;
             for (gk = 0; gk < 16; gk = gk + 1) begin : g_k8
-                wire signed [31:0] p = $signed(s1_a[8*(16*(gi/8) + gk) +: 8]) * $signed(s1_b[8*(8*gk + gi%8) +: 8]);
-                assign c8[32*(gk+1) +: 32] = c8[32*gk +: 32] + p;
+                assign a8v[8*gk +: 8] = s1_a[8*(16*(gi/8) + gk) +: 8];
+                assign b8v[8*gk +: 8] = s1_b[8*(8*gk + gi%8) +: 8];
             end
             for (gk = 0; gk < 8; gk = gk + 1) begin : g_k16
-                wire signed [31:0] p = $signed(s1_a[16*(8*(gi/8) + gk) +: 16]) * $signed(s1_b[16*(8*gk + gi%8) +: 16]);
-                assign c16[32*(gk+1) +: 32] = c16[32*gk +: 32] + p;
+                assign a16v[16*gk +: 16] = s1_a[16*(8*(gi/8) + gk) +: 16];
+                assign b16v[16*gk +: 16] = s1_b[16*(8*gk + gi%8) +: 16];
             end
-            assign int_sum[32*gi +: 32] = !(s1_v && !s1_bf) ? 32'd0
-                : (s1_op == OP_VMUL_I8 || s1_op == OP_VMAC_I8) ? m8
-                : (s1_op == OP_VMUL_I16 || s1_op == OP_VMAC_I16) ? m16
-                : (s1_op == OP_VMMAC_I8) ? c8[32*16 +: 32] : c16[32*8 +: 32];
+            aie_mac_ilane u_lane (
+                .a8(s1_ahi ? s1_a[8*(32 + gi) +: 8] : s1_a[8*gi +: 8]),
+                .b8(s1_bhi ? s1_b[8*(32 + gi) +: 8] : s1_b[8*gi +: 8]),
+                .a16(s1_a[16*gi +: 16]), .b16(s1_b[16*gi +: 16]),
+                .a8v(a8v), .b8v(b8v), .a16v(a16v), .b16v(b16v),
+                .en(i_en), .m8(i_m8), .m16(i_m16), .mm8(i_mm8), .y(int_sum[32*gi +: 32]));
         end
     endgenerate
 
@@ -156,4 +158,43 @@ module aie_mac #(
     end
     assign out_v = q_v[NQ];
     assign busy = s1_v || (|q_v);
+endmodule
+
+// One integer lane of aie_mac: VMUL/VMAC's product (int8 or int16) or VMMAC's dot
+// product of 16 int8 or 8 int16 terms (a chain of 32-bit sums, wrapping); zero unless
+// `en` (an integer operation in stage 1). m8, m16, mm8: the operation's kind (none of
+// them: VMMAC.I16).
+module aie_mac_ilane (
+    input  wire [7:0]   a8,
+    input  wire [7:0]   b8,
+    input  wire [15:0]  a16,
+    input  wire [15:0]  b16,
+    input  wire [127:0] a8v,          // VMMAC.I8: term k's operands in bytes k
+    input  wire [127:0] b8v,
+    input  wire [127:0] a16v,         // VMMAC.I16: term k's in half-words k
+    input  wire [127:0] b16v,
+    input  wire         en,
+    input  wire         m8,
+    input  wire         m16,
+    input  wire         mm8,
+    output wire [31:0]  y
+);
+    wire signed [31:0] p8 = $signed(a8) * $signed(b8);
+    wire signed [31:0] p16 = $signed(a16) * $signed(b16);
+    wire [32*17-1:0] c8;
+    wire [32*9-1:0]  c16;
+    assign c8[31:0] = 32'd0;
+    assign c16[31:0] = 32'd0;
+    genvar gk;
+    generate
+        for (gk = 0; gk < 16; gk = gk + 1) begin : g_k8
+            wire signed [31:0] p = $signed(a8v[8*gk +: 8]) * $signed(b8v[8*gk +: 8]);
+            assign c8[32*(gk+1) +: 32] = c8[32*gk +: 32] + p;
+        end
+        for (gk = 0; gk < 8; gk = gk + 1) begin : g_k16
+            wire signed [31:0] p = $signed(a16v[16*gk +: 16]) * $signed(b16v[16*gk +: 16]);
+            assign c16[32*(gk+1) +: 32] = c16[32*gk +: 32] + p;
+        end
+    endgenerate
+    assign y = !en ? 32'd0 : m8 ? p8 : m16 ? p16 : mm8 ? c8[32*16 +: 32] : c16[32*8 +: 32];
 endmodule
