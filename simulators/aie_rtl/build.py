@@ -31,8 +31,8 @@ BUILD_ARGS = ("--timing", "-CFLAGS", "-fcoroutines", "--no-public-flat-rw", "-Wn
               "-fno-inline")
 SIMULATORS = ("verilator",)
 # Synthesizable modules (aie_sim is the simulation harness).
-TILE = ("aie_top.v", "aie_core.v", "aie_mac.v", "aie_reduce.v", "aie_pwl.v", "aie_shuf.v", "aie_imem.v", "aie_dm.v",
-        "aie_sram.v", "aie_dma.v")
+TILE = ("aie_top.v", "aie_core.v", "aie_mac.v", "aie_mac_ilane.v", "aie_reduce.v", "aie_pwl.v", "aie_shuf.v",
+        "aie_imem.v", "aie_dm.v", "aie_sram.v", "aie_dma.v", "aie_dma_agen.v")
 COMMON = ROOT / "rtl" / "common"
 # Shared arithmetic from rtl/common the vector unit instantiates.
 COMMON_UNITS = ("fp32_minmax.v", "fp32_add.v", "fp32_mul.v", "fp_mul.v", "fp32_round_pack.v",
