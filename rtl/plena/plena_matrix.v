@@ -133,15 +133,21 @@ module plena_matrix #(
     localparam integer BVN = 1 << BVW;
     reg [MLEN*32-1:0] mv_t;
     reg [BVN*32-1:0] bmv_t;
+    // (Verilator evaluates this at every clock edge, h_acc_addr being the harness's: fully
+    // unrolled, as the continuous assignments were, not a loop over the wide vectors.)
     integer tk, ti;
     always @* begin
         mv_t = mv_acc;
+        /*verilator unroll_full*/
         for (tk = 0; tk < MLW; tk = tk + 1)
+            /*verilator unroll_full*/
             for (ti = 0; ti < (MLEN >> (tk + 1)); ti = ti + 1)
                 mv_t[32*ti +: 32] = h_acc_addr[tk] ? mv_t[32*(2*ti + 1) +: 32]
                                                    : mv_t[32*(2*ti) +: 32];
         bmv_t = (BVN*32)'(bmv_acc);
+        /*verilator unroll_full*/
         for (tk = 0; tk < BVW; tk = tk + 1)
+            /*verilator unroll_full*/
             for (ti = 0; ti < (BVN >> (tk + 1)); ti = ti + 1)
                 bmv_t[32*ti +: 32] = h_acc_addr[tk] ? bmv_t[32*(2*ti + 1) +: 32]
                                                     : bmv_t[32*(2*ti) +: 32];
