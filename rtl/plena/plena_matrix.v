@@ -219,19 +219,20 @@ module plena_matrix #(
     // A: the Vector SRAM's port A read register holds the step's row (R); P takes it
     // head-interleaved in head mode: position p holds element p, or with head
     // interleaving (position g + k*HEADS holds head g's element k) g*HLEN + k.
-    reg [MLEN*16-1:0] a_q;
+    wire [MLEN*16-1:0] a_q;
     always @(posedge rclk) begin
         k_r <= kind;
         i_r <= MLW'(a_i);
         j_r <= j0;
     end
-    // (each position a 2-to-1 choice of two constant positions; one always block, which
-    // Icarus runs once per change of the row, not once per position)
-    integer ap;
-    always @*
-        for (ap = 0; ap < MLEN; ap = ap + 1)
-            a_q[16*ap +: 16] = k_r[1] ? vrow[16*((ap % HEADS) * HLEN + ap / HEADS) +: 16]
-                                      : vrow[16*ap +: 16];
+    genvar gp;
+    generate
+        for (gp = 0; gp < MLEN; gp = gp + 1) begin : g_a
+            // (each position a 2-to-1 choice of two constant positions)
+            localparam integer SH = (gp % HEADS) * HLEN + gp / HEADS;
+            assign a_q[16*gp +: 16] = k_r[1] ? vrow[16*SH +: 16] : vrow[16*gp +: 16];
+        end
+    endgenerate
 
     // The Matrix SRAM: its banks' read registers are R's B operand (the step's tile is
     // read at the edge that ends its cycle, with a_q), and P selects the columns.
