@@ -127,28 +127,32 @@ module plena_matrix #(
     reg [HEADS*MLEN*32-1:0] bmv_acc;
     wire [31:0] mm_h, bmm_h;                          // MM_ACC's, BMM_ACC's host reads (registered)
     // The host's MV_ACC and BMV_ACC entries: binary mux trees computed level by level in
-    // an always block (level k halves the entries by h_acc_addr's bit k; BMV_ACC's padded
-    // with +0 to a power of two): written as continuous assignments, every node was
-    // re-evaluated by Icarus at each accumulator write (rtl/plena/README.md, "Simulators").
-    localparam integer BVN = 1 << BVW;
-    reg [MLEN*32-1:0] mv_t;
-    reg [BVN*32-1:0] bmv_t;
-    // (Verilator evaluates this at every clock edge, h_acc_addr being the harness's: fully
-    // unrolled, as the continuous assignments were, not a loop over the wide vectors.)
+    // an always block (level k halves the entries by a select bit): written as continuous
+    // assignments, every node was re-evaluated by Icarus at each accumulator write
+    // (rtl/plena/README.md, "Simulators"). BMV_ACC's entry h*MLEN + j: first head h (the
+    // address's bits above MLW; heads padded with +0 to a power of two), then entry j, so
+    // that no level's loop is over Verilator's unroll count at the default configuration
+    // (a loop over the 8192-bit vector, run at every clock edge, since h_acc_addr is the
+    // harness's); the same mux bits as one tree over all entries.
+    localparam integer HBW = BVW - MLW;                 // head bits of the host's address
+    localparam integer HBN = 1 << HBW;
+    reg [MLEN*32-1:0] mv_t, bmv_t;
+    reg [HBN*MLEN*32-1:0] bmv_h;
     integer tk, ti;
     always @* begin
         mv_t = mv_acc;
-        /*verilator unroll_full*/
         for (tk = 0; tk < MLW; tk = tk + 1)
-            /*verilator unroll_full*/
             for (ti = 0; ti < (MLEN >> (tk + 1)); ti = ti + 1)
                 mv_t[32*ti +: 32] = h_acc_addr[tk] ? mv_t[32*(2*ti + 1) +: 32]
                                                    : mv_t[32*(2*ti) +: 32];
-        bmv_t = (BVN*32)'(bmv_acc);
-        /*verilator unroll_full*/
-        for (tk = 0; tk < BVW; tk = tk + 1)
-            /*verilator unroll_full*/
-            for (ti = 0; ti < (BVN >> (tk + 1)); ti = ti + 1)
+        bmv_h = (HBN*MLEN*32)'(bmv_acc);
+        for (tk = 0; tk < HBW; tk = tk + 1)
+            for (ti = 0; ti < (HBN >> (tk + 1)); ti = ti + 1)
+                bmv_h[MLEN*32*ti +: MLEN*32] = h_acc_addr[MLW + tk]
+                    ? bmv_h[MLEN*32*(2*ti + 1) +: MLEN*32] : bmv_h[MLEN*32*(2*ti) +: MLEN*32];
+        bmv_t = bmv_h[0 +: MLEN*32];
+        for (tk = 0; tk < MLW; tk = tk + 1)
+            for (ti = 0; ti < (MLEN >> (tk + 1)); ti = ti + 1)
                 bmv_t[32*ti +: 32] = h_acc_addr[tk] ? bmv_t[32*(2*ti + 1) +: 32]
                                                     : bmv_t[32*(2*ti) +: 32];
     end
