@@ -111,76 +111,75 @@ module plena_acc #(
         l_q <= hl;
     end
 
-    // The reads' choices are binary mux trees written level by level (heap order: node n's
-    // children 2n and 2n+1, leaf e at 2^K + e (+0 past the last), select bit K-1 at the
-    // root): a variable part-select of q is a $shiftx that Yosys expands to a log shifter
-    // of q's whole width before `opt` trims it (rtl/plena/README.md, "Synthesis").
+    // The reads' choices are binary mux trees, computed level by level in always blocks on
+    // their gathered inputs (leaf e, +0 past the last; level k halves them by select bit
+    // k): a variable part-select of q is a $shiftx that Yosys expands to a log shifter of
+    // q's whole width before `opt` trims it, and a tree of continuous assignments made
+    // Icarus re-evaluate every node at each bank's read (rtl/plena/README.md, "Synthesis",
+    // "Simulators"); an always block runs once per time step.
     // blk: each head's block b_q (a step's, or the host's); hsel: head hd_q's of them.
     localparam integer NBL = 1 << NBW, HDL = 1 << HDW, BLL = 1 << BLW;
     wire [HEADS*WW-1:0] blk;
-    genvar go, gt;
+    genvar go;
     generate
         for (gh = 0; gh < HEADS; gh = gh + 1) begin : g_blk
-            wire [2*NBL*WW-1:WW] t;
+            wire [NBL*WW-1:0] m;
             for (gb = 0; gb < NBL; gb = gb + 1) begin : g_leaf
                 if (gb < NB) begin : g_in
-                    assign t[WW*(NBL + gb) +: WW] = q[(gh*NB + gb)*WW +: WW];
+                    assign m[WW*gb +: WW] = q[(gh*NB + gb)*WW +: WW];
                 end else begin : g_pad
-                    assign t[WW*(NBL + gb) +: WW] = {WW{1'b0}};
+                    assign m[WW*gb +: WW] = {WW{1'b0}};
                 end
             end
-            for (gt = 1; gt < NBL; gt = gt + 1) begin : g_t
-                assign t[WW*gt +: WW] = b_q[NBW - $clog2(gt + 1)] ? t[WW*(2*gt + 1) +: WW]
-                                                                  : t[WW*(2*gt) +: WW];
+            reg [NBL*WW-1:0] t;
+            integer k, i;
+            always @* begin
+                t = m;
+                for (k = 0; k < NBW; k = k + 1)
+                    for (i = 0; i < (NBL >> (k + 1)); i = i + 1)
+                        t[WW*i +: WW] = b_q[k] ? t[WW*(2*i + 1) +: WW] : t[WW*(2*i) +: WW];
             end
-            assign blk[WW*gh +: WW] = t[WW +: WW];
+            assign blk[WW*gh +: WW] = t[0 +: WW];
             for (gl = 0; gl < BLEN; gl = gl + 1) begin : g_lane
-                assign s_q[32*(gl*HEADS + gh) +: 32] = v_q[b_q] ? t[WW + 32*gl +: 32] : 32'd0;
+                assign s_q[32*(gl*HEADS + gh) +: 32] = v_q[b_q] ? t[32*gl +: 32] : 32'd0;
             end
         end
         // A write-out's row: bank go of head hd_q.
         for (go = 0; go < NB; go = go + 1) begin : g_oq
-            wire [2*HDL*WW-1:WW] t;
+            wire [HDL*WW-1:0] m;
             for (gh = 0; gh < HDL; gh = gh + 1) begin : g_leaf
                 if (gh < HEADS) begin : g_in
-                    assign t[WW*(HDL + gh) +: WW] = q[(gh*NB + go)*WW +: WW];
+                    assign m[WW*gh +: WW] = q[(gh*NB + go)*WW +: WW];
                 end else begin : g_pad
-                    assign t[WW*(HDL + gh) +: WW] = {WW{1'b0}};
+                    assign m[WW*gh +: WW] = {WW{1'b0}};
                 end
             end
-            for (gt = 1; gt < HDL; gt = gt + 1) begin : g_t
-                assign t[WW*gt +: WW] = hd_q[HDW - $clog2(gt + 1)] ? t[WW*(2*gt + 1) +: WW]
-                                                                   : t[WW*(2*gt) +: WW];
+            reg [HDL*WW-1:0] t;
+            integer k, i;
+            always @* begin
+                t = m;
+                for (k = 0; k < HDW; k = k + 1)
+                    for (i = 0; i < (HDL >> (k + 1)); i = i + 1)
+                        t[WW*i +: WW] = hd_q[k] ? t[WW*(2*i + 1) +: WW] : t[WW*(2*i) +: WW];
             end
-            assign o_q[WW*go +: WW] = v_q[go] ? t[WW +: WW] : {WW{1'b0}};
+            assign o_q[WW*go +: WW] = v_q[go] ? t[0 +: WW] : {WW{1'b0}};
         end
     endgenerate
     // The host's entry: head hd_q's block (of blk), then lane l_q's entry of it.
-    wire [2*HDL*WW-1:WW] ht;
-    wire [2*BLL*32-1:32] lt;
-    generate
-        for (gh = 0; gh < HDL; gh = gh + 1) begin : g_hleaf
-            if (gh < HEADS) begin : g_in
-                assign ht[WW*(HDL + gh) +: WW] = blk[WW*gh +: WW];
-            end else begin : g_pad
-                assign ht[WW*(HDL + gh) +: WW] = {WW{1'b0}};
-            end
-        end
-        for (gt = 1; gt < HDL; gt = gt + 1) begin : g_ht
-            assign ht[WW*gt +: WW] = hd_q[HDW - $clog2(gt + 1)] ? ht[WW*(2*gt + 1) +: WW]
-                                                                : ht[WW*(2*gt) +: WW];
-        end
-        for (gl = 0; gl < BLL; gl = gl + 1) begin : g_lleaf
-            if (gl < BLEN) begin : g_in
-                assign lt[32*(BLL + gl) +: 32] = ht[WW + 32*gl +: 32];
-            end else begin : g_pad
-                assign lt[32*(BLL + gl) +: 32] = 32'd0;
-            end
-        end
-        for (gt = 1; gt < BLL; gt = gt + 1) begin : g_lt
-            assign lt[32*gt +: 32] = l_q[BLW - $clog2(gt + 1)] ? lt[32*(2*gt + 1) +: 32]
-                                                               : lt[32*(2*gt) +: 32];
-        end
-    endgenerate
-    assign h_q = v_q[b_q] ? lt[32 +: 32] : 32'd0;
+    reg [HDL*WW-1:0] ht;
+    reg [BLL*32-1:0] lt;
+    integer hk, hj, lk, li;
+    always @* begin
+        ht = {HDL*WW{1'b0}};
+        ht[0 +: HEADS*WW] = blk;
+        for (hk = 0; hk < HDW; hk = hk + 1)
+            for (hj = 0; hj < (HDL >> (hk + 1)); hj = hj + 1)
+                ht[WW*hj +: WW] = hd_q[hk] ? ht[WW*(2*hj + 1) +: WW] : ht[WW*(2*hj) +: WW];
+        lt = {BLL*32{1'b0}};
+        lt[0 +: BLEN*32] = ht[0 +: WW];
+        for (lk = 0; lk < BLW; lk = lk + 1)
+            for (li = 0; li < (BLL >> (lk + 1)); li = li + 1)
+                lt[32*li +: 32] = l_q[lk] ? lt[32*(2*li + 1) +: 32] : lt[32*(2*li) +: 32];
+    end
+    assign h_q = v_q[b_q] ? lt[0 +: 32] : 32'd0;
 endmodule

@@ -126,28 +126,40 @@ module plena_matrix #(
     reg [MLEN*32-1:0] mv_acc;
     reg [HEADS*MLEN*32-1:0] bmv_acc;
     wire [31:0] mm_h, bmm_h;                          // MM_ACC's, BMM_ACC's host reads (registered)
-    // The host's MV_ACC and BMV_ACC entries: binary mux trees written level by level
-    // (heap order: node n's children 2n and 2n+1, the leaves the entries at 2^W + e).
-    localparam integer BVN = 1 << BVW;
-    wire [2*MLEN*32-1:32] mv_t;
-    wire [2*BVN*32-1:32] bmv_t;
-    assign mv_t[MLEN*32 +: MLEN*32] = mv_acc;
-    assign bmv_t[BVN*32 +: BVN*32] = (BVN*32)'(bmv_acc);
-    genvar gt;
-    generate
-        for (gt = 1; gt < MLEN; gt = gt + 1) begin : g_mvt
-            assign mv_t[32*gt +: 32] = h_acc_addr[MLW - $clog2(gt + 1)]
-                                       ? mv_t[32*(2*gt + 1) +: 32] : mv_t[32*(2*gt) +: 32];
-        end
-        for (gt = 1; gt < BVN; gt = gt + 1) begin : g_bmvt
-            assign bmv_t[32*gt +: 32] = h_acc_addr[BVW - $clog2(gt + 1)]
-                                        ? bmv_t[32*(2*gt + 1) +: 32] : bmv_t[32*(2*gt) +: 32];
-        end
-    endgenerate
+    // The host's MV_ACC and BMV_ACC entries: binary mux trees computed level by level in
+    // an always block (level k halves the entries by a select bit): written as continuous
+    // assignments, every node was re-evaluated by Icarus at each accumulator write
+    // (rtl/plena/README.md, "Simulators"). BMV_ACC's entry h*MLEN + j: first head h (the
+    // address's bits above MLW; heads padded with +0 to a power of two), then entry j, so
+    // that no level's loop is over Verilator's unroll count at the default configuration
+    // (a loop over the 8192-bit vector, run at every clock edge, since h_acc_addr is the
+    // harness's); the same mux bits as one tree over all entries.
+    localparam integer HBW = BVW - MLW;                 // head bits of the host's address
+    localparam integer HBN = 1 << HBW;
+    reg [MLEN*32-1:0] mv_t, bmv_t;
+    reg [HBN*MLEN*32-1:0] bmv_h;
+    integer tk, ti;
+    always @* begin
+        mv_t = mv_acc;
+        for (tk = 0; tk < MLW; tk = tk + 1)
+            for (ti = 0; ti < (MLEN >> (tk + 1)); ti = ti + 1)
+                mv_t[32*ti +: 32] = h_acc_addr[tk] ? mv_t[32*(2*ti + 1) +: 32]
+                                                   : mv_t[32*(2*ti) +: 32];
+        bmv_h = (HBN*MLEN*32)'(bmv_acc);
+        for (tk = 0; tk < HBW; tk = tk + 1)
+            for (ti = 0; ti < (HBN >> (tk + 1)); ti = ti + 1)
+                bmv_h[MLEN*32*ti +: MLEN*32] = h_acc_addr[MLW + tk]
+                    ? bmv_h[MLEN*32*(2*ti + 1) +: MLEN*32] : bmv_h[MLEN*32*(2*ti) +: MLEN*32];
+        bmv_t = bmv_h[0 +: MLEN*32];
+        for (tk = 0; tk < MLW; tk = tk + 1)
+            for (ti = 0; ti < (MLEN >> (tk + 1)); ti = ti + 1)
+                bmv_t[32*ti +: 32] = h_acc_addr[tk] ? bmv_t[32*(2*ti + 1) +: 32]
+                                                    : bmv_t[32*(2*ti) +: 32];
+    end
 
     assign h_acc = h_acc_sel == HS_MM ? mm_h
-                 : h_acc_sel == HS_MV ? mv_t[32 +: 32]
-                 : h_acc_sel == HS_BMM ? bmm_h : bmv_t[32 +: 32];
+                 : h_acc_sel == HS_MV ? mv_t[0 +: 32]
+                 : h_acc_sel == HS_BMM ? bmm_h : bmv_t[0 +: 32];
 
     wire is_mm  = (op == MOP_MM || op == MOP_TMM);
     wire is_mv  = (op == MOP_MV || op == MOP_TMV);
@@ -269,44 +281,48 @@ module plena_matrix #(
     endgenerate
     // An M_MV / M_BMV step's first output column is step * BLEN (step < MLEN / BLEN): its
     // entries are block j / BLEN of MV_ACC (of each head's BMV_ACC), never past MLEN - 1,
-    // chosen AND-OR by the block's one-hot match (T3: j_2, A: j_3).
+    // chosen AND-OR by the block's one-hot match (T3: j_2, A: j_3). The choice is a function
+    // evaluated where T3 loads it: as continuous assignments, Icarus re-evaluated the
+    // AND-OR network at every accumulator write.
     wire [NB-1:0] blk_2, blk_3;
-    wire [BLEN*HEADS*32-1:0] mv_blk, bmv_blk;
-    genvar gb, gq;
+    genvar gb;
     generate
         for (gb = 0; gb < NB; gb = gb + 1) begin : g_blk_hit
             assign blk_2[gb] = j_2 == MLW'(gb * BLEN);
             assign blk_3[gb] = j_3 == MLW'(gb * BLEN);
         end
-        for (gq = 0; gq < BLEN * HEADS; gq = gq + 1) begin : g_acc_rd
-            // lane gq / HEADS, head gq % HEADS
-            wire [NB*32-1:0] mv_m, bmv_m;     // each block's entry, or 0 if not the step's
-            for (gb = 0; gb < NB; gb = gb + 1) begin : g_and
-                localparam integer E = gb * BLEN + gq / HEADS;
-                assign mv_m[32*gb +: 32] = {32{blk_2[gb]}} & mv_acc[32*E +: 32];
-                assign bmv_m[32*gb +: 32] =
-                    {32{blk_2[gb]}} & bmv_acc[32*((gq % HEADS)*MLEN + E) +: 32];
-            end
-            reg [31:0] mv_o, bmv_o;
-            integer ob;
-            always @* begin
-                mv_o = 32'd0;
-                bmv_o = 32'd0;
-                for (ob = 0; ob < NB; ob = ob + 1) begin
-                    mv_o = mv_o | mv_m[32*ob +: 32];
-                    bmv_o = bmv_o | bmv_m[32*ob +: 32];
-                end
-            end
-            assign mv_blk[32*gq +: 32] = gq % HEADS == 0 ? mv_o : 32'd0;
-            assign bmv_blk[32*gq +: 32] = bmv_o;
-        end
     endgenerate
+    // lane l at [32*l*HEADS] (head 0's position; the other heads' +0)
+    function automatic [BLEN*HEADS*32-1:0] mv_block(input [MLEN*32-1:0] acc,
+                                                    input [NB-1:0] hit);
+        integer fb, fl;
+        begin
+            mv_block = {BLEN*HEADS*32{1'b0}};
+            for (fb = 0; fb < NB; fb = fb + 1)
+                for (fl = 0; fl < BLEN; fl = fl + 1)
+                    mv_block[32*fl*HEADS +: 32] = mv_block[32*fl*HEADS +: 32]
+                        | ({32{hit[fb]}} & acc[32*(fb*BLEN + fl) +: 32]);
+        end
+    endfunction
+    // lane l, head h at [32*(l*HEADS + h)]
+    function automatic [BLEN*HEADS*32-1:0] bmv_block(input [HEADS*MLEN*32-1:0] acc,
+                                                     input [NB-1:0] hit);
+        integer fb, fl, fh;
+        begin
+            bmv_block = {BLEN*HEADS*32{1'b0}};
+            for (fb = 0; fb < NB; fb = fb + 1)
+                for (fl = 0; fl < BLEN; fl = fl + 1)
+                    for (fh = 0; fh < HEADS; fh = fh + 1)
+                        bmv_block[32*(fl*HEADS + fh) +: 32] = bmv_block[32*(fl*HEADS + fh) +: 32]
+                            | ({32{hit[fb]}} & acc[32*(fh*MLEN + fb*BLEN + fl) +: 32]);
+        end
+    endfunction
     always @(posedge t3clk) begin
         k_3 <= k_2;
         i_3 <= i_2;
         j_3 <= j_2;
         if (k_2 == K_MV || k_2 == 2'd3)
-            acc_q <= k_2 == K_MV ? mv_blk : bmv_blk;
+            acc_q <= k_2 == K_MV ? mv_block(mv_acc, blk_2) : bmv_block(bmv_acc, blk_2);
     end
     wire [BLEN*HEADS*32-1:0] acc_old = k_3 == K_BMM ? bmm_s : k_3 == K_MM ? mm_old : acc_q;
     // ... and A adds: acc += the full sum (entry 0), or each head's sum.
@@ -326,14 +342,17 @@ module plena_matrix #(
     wire wclk;
     icg u_wgate (.clk(clk), .en(writeout_gate && wo_feed), .gclk(wclk));
     reg [MLEN*32-1:0]      wo_q;
-    // M_BMV_WO's step (< HEADS) is the head whose row it reads: AND-OR by the one-hot match.
-    reg [MLEN*32-1:0] bmv_row;
-    integer wh;
-    always @* begin
-        bmv_row = {MLEN*32{1'b0}};
-        for (wh = 0; wh < HEADS; wh = wh + 1)
-            bmv_row = bmv_row | ({MLEN*32{step == 32'(wh)}} & bmv_acc[MLEN*32*wh +: MLEN*32]);
-    end
+    // M_BMV_WO's step (< HEADS) is the head whose row it reads: AND-OR by the one-hot match,
+    // a function evaluated where the write-out register loads it (as an always block on
+    // `step`, Icarus ran it every cycle).
+    function automatic [MLEN*32-1:0] bmv_row(input [HEADS*MLEN*32-1:0] acc, input [31:0] s);
+        integer fh;
+        begin
+            bmv_row = {MLEN*32{1'b0}};
+            for (fh = 0; fh < HEADS; fh = fh + 1)
+                bmv_row = bmv_row | ({MLEN*32{s == 32'(fh)}} & acc[MLEN*32*fh +: MLEN*32]);
+        end
+    endfunction
     reg wo_last;                             // the row in the register is the last
     always @(posedge clk) begin
         wo_valid <= !rst && writeout && wo_feed;
@@ -351,7 +370,7 @@ module plena_matrix #(
         wo_step <= VRW'(step);
         wo_bmm <= op == MOP_BMM_WO;
         if (op == MOP_MV_WO || op == MOP_BMV_WO)
-            wo_q <= (op == MOP_MV_WO) ? mv_acc : bmv_row;
+            wo_q <= (op == MOP_MV_WO) ? mv_acc : bmv_row(bmv_acc, step);
     end
     // M_BMM_WO's row is in BMM_ACC's banks' read registers, M_MM_WO's (BLEN entries) in
     // MM_ACC's (read at the same edge).

@@ -91,7 +91,7 @@ module plena_msram #(
     reg [BLEN*NGW-1:0] gi_q;
     reg [BLEN*GW-1:0] lg_q;
     reg tr_q, hm_q;
-    genvar gg, gl, gp, gr, gi, gt;
+    genvar gg, gl, gp, gr, gi;
     generate
         for (gg = 0; gg < BLEN; gg = gg + 1) begin : g_sel
             // the lane whose x falls in group gg, its x, and lane gg's x
@@ -111,12 +111,16 @@ module plena_msram #(
         end
     end
 
-    // Every choice is a binary mux tree written level by level (heap order: node n's
-    // children 2n and 2n+1, leaf e at 2^K + e, the root node 1, select bit K-1 at the
-    // root): a variable part-select is a $shiftx that Yosys expands to a log shifter of
-    // its whole input width before `opt` trims it (rtl/plena/README.md, "Synthesis").
+    // Every choice is a binary mux tree, computed level by level in an always block on the
+    // choice's gathered inputs (level k halves them by select bit k: entry e is chosen by
+    // select e): a variable part-select is a $shiftx that Yosys expands to a log shifter of
+    // its whole input width before `opt` trims it, and a tree of continuous assignments
+    // made Icarus re-evaluate every node at each bank's read (rtl/plena/README.md,
+    // "Synthesis", "Simulators"); an always block runs once per time step.
     // Non-transposed: in each bank, each group's chosen element (ne), then per lane its
     // group's (ns: lane l's column of every bank, bank r at [16*r]).
+    localparam integer GLV = NG > 1 ? $clog2(NG) : 0;       // a group's tree levels
+    localparam integer LLV = BLEN > 1 ? LB : 0;             // a lane's
     wire [BLEN*MLEN*16-1:0] ns;
     // Transposed: each group's chosen bank (tw), then per lane its group's (tl); the
     // host's row is lane 0's.
@@ -125,47 +129,63 @@ module plena_msram #(
         for (gr = 0; gr < MLEN; gr = gr + 1) begin : g_nrow
             wire [BLEN*16-1:0] ne;
             for (gg = 0; gg < BLEN; gg = gg + 1) begin : g_grp
-                wire [2*NG*16-1:16] m;
+                wire [NG*16-1:0] m;
                 for (gi = 0; gi < NG; gi = gi + 1) begin : g_mem
-                    assign m[16*(NG + gi) +: 16] = q[(gr*MLEN + gg + gi*BLEN)*16 +: 16];
+                    assign m[16*gi +: 16] = q[(gr*MLEN + gg + gi*BLEN)*16 +: 16];
                 end
-                for (gt = 1; gt < NG; gt = gt + 1) begin : g_t
-                    assign m[16*gt +: 16] = gi_q[NGW*gg + NGW - $clog2(gt + 1)]
-                                            ? m[16*(2*gt + 1) +: 16] : m[16*(2*gt) +: 16];
+                reg [NG*16-1:0] t;
+                integer k, i;
+                always @* begin
+                    t = m;
+                    for (k = 0; k < GLV; k = k + 1)
+                        for (i = 0; i < (NG >> (k + 1)); i = i + 1)
+                            t[16*i +: 16] = gi_q[NGW*gg + k] ? t[16*(2*i + 1) +: 16]
+                                                             : t[16*(2*i) +: 16];
                 end
-                assign ne[16*gg +: 16] = m[16 +: 16];
+                assign ne[16*gg +: 16] = t[0 +: 16];
             end
             for (gl = 0; gl < BLEN; gl = gl + 1) begin : g_lane
-                wire [2*BLEN*16-1:16] m;
-                assign m[16*BLEN +: 16*BLEN] = ne;
-                for (gt = 1; gt < BLEN; gt = gt + 1) begin : g_t
-                    assign m[16*gt +: 16] = lg_q[GW*gl + GW - $clog2(gt + 1)]
-                                            ? m[16*(2*gt + 1) +: 16] : m[16*(2*gt) +: 16];
+                reg [BLEN*16-1:0] t;
+                integer k, i;
+                always @* begin
+                    t = ne;
+                    for (k = 0; k < LLV; k = k + 1)
+                        for (i = 0; i < (BLEN >> (k + 1)); i = i + 1)
+                            t[16*i +: 16] = lg_q[GW*gl + k] ? t[16*(2*i + 1) +: 16]
+                                                            : t[16*(2*i) +: 16];
                 end
-                assign ns[16*(gl*MLEN + gr) +: 16] = m[16 +: 16];
+                assign ns[16*(gl*MLEN + gr) +: 16] = t[0 +: 16];
             end
         end
         for (gg = 0; gg < BLEN; gg = gg + 1) begin : g_tgrp
             localparam integer RW = MLEN*16;
-            wire [2*NG*RW-1:RW] m;
+            wire [NG*RW-1:0] m;
             for (gi = 0; gi < NG; gi = gi + 1) begin : g_mem
-                assign m[RW*(NG + gi) +: RW] = q[(gg + gi*BLEN)*RW +: RW];
+                assign m[RW*gi +: RW] = q[(gg + gi*BLEN)*RW +: RW];
             end
-            for (gt = 1; gt < NG; gt = gt + 1) begin : g_t
-                assign m[RW*gt +: RW] = gi_q[NGW*gg + NGW - $clog2(gt + 1)]
-                                        ? m[RW*(2*gt + 1) +: RW] : m[RW*(2*gt) +: RW];
+            reg [NG*RW-1:0] t;
+            integer k, i;
+            always @* begin
+                t = m;
+                for (k = 0; k < GLV; k = k + 1)
+                    for (i = 0; i < (NG >> (k + 1)); i = i + 1)
+                        t[RW*i +: RW] = gi_q[NGW*gg + k] ? t[RW*(2*i + 1) +: RW]
+                                                         : t[RW*(2*i) +: RW];
             end
-            assign tw[MLEN*16*gg +: MLEN*16] = m[RW +: RW];
+            assign tw[RW*gg +: RW] = t[0 +: RW];
         end
         for (gl = 0; gl < BLEN; gl = gl + 1) begin : g_tlane
             localparam integer RW = MLEN*16;
-            wire [2*BLEN*RW-1:RW] m;
-            assign m[RW*BLEN +: RW*BLEN] = tw;
-            for (gt = 1; gt < BLEN; gt = gt + 1) begin : g_t
-                assign m[RW*gt +: RW] = lg_q[GW*gl + GW - $clog2(gt + 1)]
-                                        ? m[RW*(2*gt + 1) +: RW] : m[RW*(2*gt) +: RW];
+            reg [BLEN*RW-1:0] t;
+            integer k, i;
+            always @* begin
+                t = tw;
+                for (k = 0; k < LLV; k = k + 1)
+                    for (i = 0; i < (BLEN >> (k + 1)); i = i + 1)
+                        t[RW*i +: RW] = lg_q[GW*gl + k] ? t[RW*(2*i + 1) +: RW]
+                                                        : t[RW*(2*i) +: RW];
             end
-            assign tl[MLEN*16*gl +: MLEN*16] = m[RW +: RW];
+            assign tl[RW*gl +: RW] = t[0 +: RW];
         end
     endgenerate
     assign h_data = tl[0 +: MLEN*16];
