@@ -57,23 +57,42 @@ module plena_topk #(
     reg [31:0]        s_q, r_q;
     reg               big_q;
 
-    // Argmax over the logits not yet taken: ties to the smaller index.
-    reg [31:0] best;
-    reg [15:0] best_key;
-    reg        found;
-    integer j;
-    always @* begin
-        best = 32'd0;
-        best_key = 16'd0;
-        found = 1'b0;
-        for (j = 0; j < NMAX; j = j + 1)
-            if ((big_q || j < 32) && !taken[j] &&
-                (!found || key_of(logits[16*j +: 16]) > best_key)) begin
-                best = j;
-                best_key = key_of(logits[16*j +: 16]);
-                found = 1'b1;
+    // Argmax over the logits not yet taken: the smallest index among the largest keys
+    // (ties to the smaller index), index 0 when none may be taken. A balanced tree of
+    // compare-and-selects, log2(NMAX) = 7 deep: a node keeps its left (lower-index)
+    // child unless only the right one is valid or the right one's key is strictly
+    // larger, so by induction each node holds the smallest index of the largest key
+    // in its range (the leftmost leaf, index 0, when none of them is valid). That is
+    // the choice of a scan from index 0 that replaces its best only on a strictly
+    // larger key. A node carries the logit as read with its key (-0 and +0 have one
+    // key but are passed on as read), so x_best needs no mux after the tree.
+    // The tree as a heap: node n's children are 2n (the lower indices) and 2n + 1, the
+    // root is node 1, leaf j is node NMAX + j.
+    localparam integer TLV = $clog2(NMAX);
+    wire [2*NMAX-1:2]       t_ok;     // the root's validity and key are not needed
+    wire [32*NMAX-1:32]     t_key;
+    wire [32*NMAX-1:16]     t_x;
+    wire [2*NMAX*TLV-1:TLV] t_idx;
+    genvar n;
+    generate
+        for (n = 0; n < NMAX; n = n + 1) begin : g_leaf
+            assign t_ok[NMAX + n] = (big_q || n < 32) && !taken[n];
+            assign t_key[16*(NMAX + n) +: 16] = key_of(logits[16*n +: 16]);
+            assign t_x[16*(NMAX + n) +: 16] = logits[16*n +: 16];
+            assign t_idx[TLV*(NMAX + n) +: TLV] = TLV'(n);
+        end
+        for (n = 1; n < NMAX; n = n + 1) begin : g_node
+            wire pick_r = t_ok[2*n+1] && (!t_ok[2*n] || t_key[16*(2*n+1) +: 16] > t_key[16*(2*n) +: 16]);
+            if (n > 1) begin : g_inner
+                assign t_ok[n] = t_ok[2*n] || t_ok[2*n+1];
+                assign t_key[16*n +: 16] = pick_r ? t_key[16*(2*n+1) +: 16] : t_key[16*(2*n) +: 16];
             end
-    end
+            assign t_x[16*n +: 16] = pick_r ? t_x[16*(2*n+1) +: 16] : t_x[16*(2*n) +: 16];
+            assign t_idx[TLV*n +: TLV] = pick_r ? t_idx[TLV*(2*n+1) +: TLV] : t_idx[TLV*(2*n) +: TLV];
+        end
+    endgenerate
+    wire [31:0] best = 32'(t_idx[TLV +: TLV]);
+    wire [15:0] x_best = t_x[16 +: 16];
 
     // `first`: step 1 (set at step 0's edge, the engine's clock running from then on).
     // A register of the engine rather than `step == 1`: `step` is the core's and changes
@@ -81,7 +100,6 @@ module plena_topk #(
     // (under Verilator: be evaluated at every clock edge); its result is taken (d_q) only
     // in steps 1 .. k, where the two agree.
     reg first;
-    wire [15:0] x_best = logits[16*best +: 16];
     wire [15:0] m_now = first ? x_best : m_q;
     wire [31:0] d, e, s, r;
     fp32_add   u_sub (.a({x_best, 16'h0000}), .b({m_now, 16'h0000}), .sub(1'b1), .y(d));
