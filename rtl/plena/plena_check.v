@@ -114,16 +114,26 @@ module plena_check #(
     localparam s68 H_LAST = $signed(68'(HBM_SIZE)) - $signed(68'(VLEN));
     wire        s_neg = x_stride < 0;
     wire [31:0] s_mag = 32'(s_neg ? -x_stride : x_stride);   // |stride| <= 2^31
-    wire [MW*MAX_XROWS-1:0] s_mul;                           // r * |stride|
-    wire [MAX_XROWS-1:0]    past;                            // r * |stride| > H_LAST - x_base
     wire s68 h_room = H_LAST - x_base;
-    genvar gr;
-    generate
-        for (gr = 0; gr < MAX_XROWS; gr = gr + 1) begin : g_row
-            assign s_mul[MW*gr +: MW] = MW'(gr) * MW'(s_mag);
-            assign past[gr] = $signed(68'(s_mul[MW*gr +: MW])) > h_room;
+    reg [MW*MAX_XROWS-1:0] s_mul;                            // r * |stride|
+    reg [MAX_XROWS-1:0]    past;                             // r * |stride| > h_room
+    reg [MAX_XROWS-1:0]    turn, col;
+    reg [MW-1:0]           m_cross;
+    integer xr, xb;
+    always @* begin
+        for (xr = 0; xr < MAX_XROWS; xr = xr + 1) begin
+            s_mul[MW*xr +: MW] = MW'(xr) * MW'(s_mag);
+            past[xr] = $signed(68'(s_mul[MW*xr +: MW])) > h_room;
         end
-    endgenerate
+        // Row q's multiple: past[] turns true once (stride > 0), at q >= 1 (past[0] is
+        // false when x_base <= H_LAST); per bit, the OR over the rows of (turns here) &
+        // the row's multiple.
+        turn = past & ~((past << 1) | MAX_XROWS'(1));
+        for (xb = 0; xb < MW; xb = xb + 1) begin
+            for (xr = 0; xr < MAX_XROWS; xr = xr + 1) col[xr] = s_mul[MW*xr + xb];
+            m_cross[xb] = |(turn & col);
+        end
+    end
     // The last row's multiple: h_rows is one of three constants.
     wire [MW-1:0] m_last = is_pm ? s_mul[MW*(MLEN - 1) +: MW]
                          : (op == OP_H_STORE_V) ? s_mul[MW*(HBM_V_WRITEBACK_AMOUNT - 1) +: MW]
@@ -132,25 +142,6 @@ module plena_check #(
     wire s68 h_low = s_neg ? x_last : x_base;
     wire s68 h_high = s_neg ? x_base : x_last;
     wire h_err = is_dma && (h_low < 0 || h_high > H_LAST);
-    // Row q's multiple: past[] turns true once (stride > 0), at q >= 1 (past[0] is false
-    // when x_base <= H_LAST); per bit, the OR over the rows of (turns here) & multiple.
-    wire [MW*MAX_XROWS-1:0] m_turn;            // bit k of row r at MAX_XROWS*k + r
-    wire [MW-1:0]           m_cross;
-    genvar gb;
-    generate
-        for (gr = 0; gr < MAX_XROWS; gr = gr + 1) begin : g_turn
-            for (gb = 0; gb < MW; gb = gb + 1) begin : g_bit
-                if (gr == 0) begin : g_first
-                    assign m_turn[MAX_XROWS*gb] = 1'b0;
-                end else begin : g_next
-                    assign m_turn[MAX_XROWS*gb + gr] = past[gr] && !past[gr - 1] && s_mul[MW*gr + gb];
-                end
-            end
-        end
-        for (gb = 0; gb < MW; gb = gb + 1) begin : g_cross
-            assign m_cross[gb] = |m_turn[MAX_XROWS*gb +: MAX_XROWS];
-        end
-    endgenerate
     wire s68 h_bad = (h_low < 0) ? h_low
                    : (s_neg || x_base > H_LAST) ? x_base : x_base + $signed(68'(m_cross));
 

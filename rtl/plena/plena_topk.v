@@ -66,33 +66,34 @@ module plena_topk #(
     // the choice of a scan from index 0 that replaces its best only on a strictly
     // larger key. A node carries the logit as read with its key (-0 and +0 have one
     // key but are passed on as read), so x_best needs no mux after the tree.
-    // The tree as a heap: node n's children are 2n (the lower indices) and 2n + 1, the
-    // root is node 1, leaf j is node NMAX + j.
+    // Written as a loop over the levels, each node in place at the lower child's half
+    // index (node j of a level from nodes 2j and 2j + 1 of the one before, j ascending,
+    // so nothing is overwritten before it is read): Icarus evaluates it once per change
+    // of its inputs (a net per node was about a second per change there).
     localparam integer TLV = $clog2(NMAX);
-    wire [2*NMAX-1:2]       t_ok;     // the root's validity and key are not needed
-    wire [32*NMAX-1:32]     t_key;
-    wire [32*NMAX-1:16]     t_x;
-    wire [2*NMAX*TLV-1:TLV] t_idx;
-    genvar n;
-    generate
-        for (n = 0; n < NMAX; n = n + 1) begin : g_leaf
-            assign t_ok[NMAX + n] = (big_q || n < 32) && !taken[n];
-            assign t_key[16*(NMAX + n) +: 16] = key_of(logits[16*n +: 16]);
-            assign t_x[16*(NMAX + n) +: 16] = logits[16*n +: 16];
-            assign t_idx[TLV*(NMAX + n) +: TLV] = TLV'(n);
+    reg [NMAX-1:0]     t_ok;
+    reg [16*NMAX-1:0]  t_key, t_x;
+    reg [TLV*NMAX-1:0] t_idx;
+    reg                pick_r;
+    integer j, lv;
+    always @* begin
+        for (j = 0; j < NMAX; j = j + 1) begin
+            t_ok[j] = (big_q || j < 32) && !taken[j];
+            t_key[16*j +: 16] = key_of(logits[16*j +: 16]);
+            t_x[16*j +: 16] = logits[16*j +: 16];
+            t_idx[TLV*j +: TLV] = TLV'(j);
         end
-        for (n = 1; n < NMAX; n = n + 1) begin : g_node
-            wire pick_r = t_ok[2*n+1] && (!t_ok[2*n] || t_key[16*(2*n+1) +: 16] > t_key[16*(2*n) +: 16]);
-            if (n > 1) begin : g_inner
-                assign t_ok[n] = t_ok[2*n] || t_ok[2*n+1];
-                assign t_key[16*n +: 16] = pick_r ? t_key[16*(2*n+1) +: 16] : t_key[16*(2*n) +: 16];
+        for (lv = 1; lv <= TLV; lv = lv + 1)
+            for (j = 0; j < (NMAX >> lv); j = j + 1) begin
+                pick_r = t_ok[2*j+1] && (!t_ok[2*j] || t_key[16*(2*j+1) +: 16] > t_key[16*(2*j) +: 16]);
+                t_ok[j] = t_ok[2*j] || t_ok[2*j+1];
+                t_key[16*j +: 16] = pick_r ? t_key[16*(2*j+1) +: 16] : t_key[16*(2*j) +: 16];
+                t_x[16*j +: 16] = pick_r ? t_x[16*(2*j+1) +: 16] : t_x[16*(2*j) +: 16];
+                t_idx[TLV*j +: TLV] = pick_r ? t_idx[TLV*(2*j+1) +: TLV] : t_idx[TLV*(2*j) +: TLV];
             end
-            assign t_x[16*n +: 16] = pick_r ? t_x[16*(2*n+1) +: 16] : t_x[16*(2*n) +: 16];
-            assign t_idx[TLV*n +: TLV] = pick_r ? t_idx[TLV*(2*n+1) +: TLV] : t_idx[TLV*(2*n) +: TLV];
-        end
-    endgenerate
-    wire [31:0] best = 32'(t_idx[TLV +: TLV]);
-    wire [15:0] x_best = t_x[16 +: 16];
+    end
+    wire [31:0] best = 32'(t_idx[TLV-1:0]);
+    wire [15:0] x_best = t_x[15:0];
 
     // `first`: step 1 (set at step 0's edge, the engine's clock running from then on).
     // A register of the engine rather than `step == 1`: `step` is the core's and changes
