@@ -158,11 +158,13 @@ module plena_check #(
             addr = $signed(68'(adr));
         end
     endtask
-    task automatic hbm_fail;
-        if (code == ERR_NONE && h_err) begin
+    // The HBM check's result as arguments: a simulator's @* sees what a task is passed,
+    // not what its body reads (Icarus evaluated this block before h_err was settled).
+    task automatic hbm_fail(input err, input s68 bad);
+        if (code == ERR_NONE && err) begin
             code = ERR_RANGE;
             mem = MEM_HBM_ID;
-            addr = h_bad;
+            addr = bad;
         end
     endtask
     function automatic [VRW-1:0] row_of(input s40 adr);
@@ -245,12 +247,12 @@ module plena_check #(
             end
             OP_H_PREFETCH_V, OP_H_STORE_V: begin
                 fail(chk_rows(rd_v, $signed(40'(h_rows)), W_VLEN, W_VLEN), rd_v);
-                hbm_fail();
+                hbm_fail(h_err, h_bad);
                 fv_n0 = h_rows;
             end
             OP_H_PREFETCH_M: begin
                 fail(chk_tile(rd_v, 1'b0), rd_v);
-                hbm_fail();
+                hbm_fail(h_err, h_bad);
                 ft_en = 1'b1;
                 ft_tile = rd_v[TLW +: MTW];
             end
