@@ -96,26 +96,54 @@ module plena_check #(
     wire s68 x_stride = rstride ? $signed(68'($signed(stride))) : $signed(68'(VLEN));   // rows are VLEN == MLEN
     assign h_base = 64'(x_base);
     assign h_stride = 64'(x_stride);
-    reg        h_err;
-    s68        h_bad, h_at, h_low;
-    integer xr;
+    // Row r < h_rows of the transfer starts at x_base + r * x_stride (exact in 68 bits:
+    // |x_base| < 2^65, |r * x_stride| < 2^31 * MAX_XROWS). The model checks every row in
+    // order and names the lowest row address when one is negative, else the first row
+    // past the end (h_at + VLEN > HBM_SIZE, i.e. h_at > H_LAST). The rows are an
+    // arithmetic progression, so without a scan:
+    //  - the lowest row is the first (stride >= 0) or the last (stride < 0), the highest
+    //    the other one, and a row is outside 0..H_LAST exactly when the lowest is below 0
+    //    or the highest above H_LAST (the rows between lie between them);
+    //  - with no row below 0, the first row past the end is the first row when it is
+    //    (stride <= 0: the first row is the highest), else (stride > 0, the first row in
+    //    range) row q, the smallest q with q * stride > H_LAST - x_base: the multiples
+    //    of the stride are compared with H_LAST - x_base in parallel, and q is where the
+    //    comparisons (false, ..., false, true, ...) turn true.
+    // h_rows >= 1: hardware.toml's parameters are positive.
+    localparam integer MW = 32 + $clog2(MAX_XROWS + 1);     // r * |stride|, r < MAX_XROWS
+    localparam s68 H_LAST = $signed(68'(HBM_SIZE)) - $signed(68'(VLEN));
+    wire        s_neg = x_stride < 0;
+    wire [31:0] s_mag = 32'(s_neg ? -x_stride : x_stride);   // |stride| <= 2^31
+    wire s68 h_room = H_LAST - x_base;
+    reg [MW*MAX_XROWS-1:0] s_mul;                            // r * |stride|
+    reg [MAX_XROWS-1:0]    past;                             // r * |stride| > h_room
+    reg [MAX_XROWS-1:0]    turn, col;
+    reg [MW-1:0]           m_cross;
+    integer xr, xb;
     always @* begin
-        h_err = 1'b0;
-        h_bad = 68'sd0;
-        h_at = x_base;
-        h_low = x_base;
-        if (is_dma)
-            for (xr = 0; xr < MAX_XROWS; xr = xr + 1)
-                if (xr < h_rows) begin
-                    if (h_at < h_low) h_low = h_at;
-                    if (!h_err && (h_at < 0 || h_at + $signed(68'(VLEN)) > $signed(68'(HBM_SIZE)))) begin
-                        h_err = 1'b1;
-                        h_bad = h_at;
-                    end
-                    h_at = h_at + x_stride;
-                end
-        if (h_err && h_low < 0) h_bad = h_low;
+        for (xr = 0; xr < MAX_XROWS; xr = xr + 1) begin
+            s_mul[MW*xr +: MW] = MW'(xr) * MW'(s_mag);
+            past[xr] = $signed(68'(s_mul[MW*xr +: MW])) > h_room;
+        end
+        // Row q's multiple: past[] turns true once (stride > 0), at q >= 1 (past[0] is
+        // false when x_base <= H_LAST); per bit, the OR over the rows of (turns here) &
+        // the row's multiple.
+        turn = past & ~((past << 1) | MAX_XROWS'(1));
+        for (xb = 0; xb < MW; xb = xb + 1) begin
+            for (xr = 0; xr < MAX_XROWS; xr = xr + 1) col[xr] = s_mul[MW*xr + xb];
+            m_cross[xb] = |(turn & col);
+        end
     end
+    // The last row's multiple: h_rows is one of three constants.
+    wire [MW-1:0] m_last = is_pm ? s_mul[MW*(MLEN - 1) +: MW]
+                         : (op == OP_H_STORE_V) ? s_mul[MW*(HBM_V_WRITEBACK_AMOUNT - 1) +: MW]
+                                                : s_mul[MW*(HBM_V_PREFETCH_AMOUNT - 1) +: MW];
+    wire s68 x_last = s_neg ? x_base - $signed(68'(m_last)) : x_base + $signed(68'(m_last));
+    wire s68 h_low = s_neg ? x_last : x_base;
+    wire s68 h_high = s_neg ? x_base : x_last;
+    wire h_err = is_dma && (h_low < 0 || h_high > H_LAST);
+    wire s68 h_bad = (h_low < 0) ? h_low
+                   : (s_neg || x_base > H_LAST) ? x_base : x_base + $signed(68'(m_cross));
 
     // --- checks and footprint of each instruction -----------------------------------------
     wire s40 topk_n = rmask ? 40'sd128 : 40'sd32;
@@ -130,11 +158,13 @@ module plena_check #(
             addr = $signed(68'(adr));
         end
     endtask
-    task automatic hbm_fail;
-        if (code == ERR_NONE && h_err) begin
+    // The HBM check's result as arguments: a simulator's @* sees what a task is passed,
+    // not what its body reads (Icarus evaluated this block before h_err was settled).
+    task automatic hbm_fail(input err, input s68 bad);
+        if (code == ERR_NONE && err) begin
             code = ERR_RANGE;
             mem = MEM_HBM_ID;
-            addr = h_bad;
+            addr = bad;
         end
     endtask
     function automatic [VRW-1:0] row_of(input s40 adr);
@@ -217,12 +247,12 @@ module plena_check #(
             end
             OP_H_PREFETCH_V, OP_H_STORE_V: begin
                 fail(chk_rows(rd_v, $signed(40'(h_rows)), W_VLEN, W_VLEN), rd_v);
-                hbm_fail();
+                hbm_fail(h_err, h_bad);
                 fv_n0 = h_rows;
             end
             OP_H_PREFETCH_M: begin
                 fail(chk_tile(rd_v, 1'b0), rd_v);
-                hbm_fail();
+                hbm_fail(h_err, h_bad);
                 ft_en = 1'b1;
                 ft_tile = rd_v[TLW +: MTW];
             end

@@ -57,23 +57,43 @@ module plena_topk #(
     reg [31:0]        s_q, r_q;
     reg               big_q;
 
-    // Argmax over the logits not yet taken: ties to the smaller index.
-    reg [31:0] best;
-    reg [15:0] best_key;
-    reg        found;
-    integer j;
+    // Argmax over the logits not yet taken: the smallest index among the largest keys
+    // (ties to the smaller index), index 0 when none may be taken. A balanced tree of
+    // compare-and-selects, log2(NMAX) = 7 deep: a node keeps its left (lower-index)
+    // child unless only the right one is valid or the right one's key is strictly
+    // larger, so by induction each node holds the smallest index of the largest key
+    // in its range (the leftmost leaf, index 0, when none of them is valid). That is
+    // the choice of a scan from index 0 that replaces its best only on a strictly
+    // larger key. A node carries the logit as read with its key (-0 and +0 have one
+    // key but are passed on as read), so x_best needs no mux after the tree.
+    // Written as a loop over the levels, each node in place at the lower child's half
+    // index (node j of a level from nodes 2j and 2j + 1 of the one before, j ascending,
+    // so nothing is overwritten before it is read): Icarus evaluates it once per change
+    // of its inputs (a net per node was about a second per change there).
+    localparam integer TLV = $clog2(NMAX);
+    reg [NMAX-1:0]     t_ok;
+    reg [16*NMAX-1:0]  t_key, t_x;
+    reg [TLV*NMAX-1:0] t_idx;
+    reg                pick_r;
+    integer j, lv;
     always @* begin
-        best = 32'd0;
-        best_key = 16'd0;
-        found = 1'b0;
-        for (j = 0; j < NMAX; j = j + 1)
-            if ((big_q || j < 32) && !taken[j] &&
-                (!found || key_of(logits[16*j +: 16]) > best_key)) begin
-                best = j;
-                best_key = key_of(logits[16*j +: 16]);
-                found = 1'b1;
+        for (j = 0; j < NMAX; j = j + 1) begin
+            t_ok[j] = (big_q || j < 32) && !taken[j];
+            t_key[16*j +: 16] = key_of(logits[16*j +: 16]);
+            t_x[16*j +: 16] = logits[16*j +: 16];
+            t_idx[TLV*j +: TLV] = TLV'(j);
+        end
+        for (lv = 1; lv <= TLV; lv = lv + 1)
+            for (j = 0; j < (NMAX >> lv); j = j + 1) begin
+                pick_r = t_ok[2*j+1] && (!t_ok[2*j] || t_key[16*(2*j+1) +: 16] > t_key[16*(2*j) +: 16]);
+                t_ok[j] = t_ok[2*j] || t_ok[2*j+1];
+                t_key[16*j +: 16] = pick_r ? t_key[16*(2*j+1) +: 16] : t_key[16*(2*j) +: 16];
+                t_x[16*j +: 16] = pick_r ? t_x[16*(2*j+1) +: 16] : t_x[16*(2*j) +: 16];
+                t_idx[TLV*j +: TLV] = pick_r ? t_idx[TLV*(2*j+1) +: TLV] : t_idx[TLV*(2*j) +: TLV];
             end
     end
+    wire [31:0] best = 32'(t_idx[TLV-1:0]);
+    wire [15:0] x_best = t_x[15:0];
 
     // `first`: step 1 (set at step 0's edge, the engine's clock running from then on).
     // A register of the engine rather than `step == 1`: `step` is the core's and changes
@@ -81,7 +101,6 @@ module plena_topk #(
     // (under Verilator: be evaluated at every clock edge); its result is taken (d_q) only
     // in steps 1 .. k, where the two agree.
     reg first;
-    wire [15:0] x_best = logits[16*best +: 16];
     wire [15:0] m_now = first ? x_best : m_q;
     wire [31:0] d, e, s, r;
     fp32_add   u_sub (.a({x_best, 16'h0000}), .b({m_now, 16'h0000}), .sub(1'b1), .y(d));

@@ -48,6 +48,21 @@ CASES = {
         "H_STORE_V gp0, gp2, a1, 1, 0", MemoryAccessError),
     "tile prefetch past hbm": ("S_LUI_INT gp2, 2\nH_PREFETCH_M gp0, gp2, a0, 0, 0", MemoryAccessError),
     "tile prefetch misaligned": ("S_ADDI_INT gp1, gp0, 16\nH_PREFETCH_M gp1, gp0, a0, 0, 0", MemoryAccessError),
+    # plena_check finds the first row past the end without a scan: rows 0-8 at 100 + r*1000
+    # are in HBM, row 9 (9100) is the first past its end; rows 0-14 of 7937 + 16r are in,
+    # row 15 ends one past; row 1 of 200 + 8000r; a downward stride from a first row
+    # already past the end
+    "strided tile prefetch past hbm mid-way": (
+        "S_ADDI_INT gp4, gp0, 1000\nC_SET_STRIDE_REG gp4\nS_ADDI_INT gp2, gp0, 100\n"
+        "H_PREFETCH_M gp0, gp2, a0, 1, 0", MemoryAccessError),
+    "tile prefetch's last row one past hbm": (
+        "S_ADDI_INT gp2, gp0, 7937\nH_PREFETCH_M gp0, gp2, a0, 0, 0", MemoryAccessError),
+    "strided store's second row past hbm": (
+        "S_ADDI_INT gp4, gp0, 8000\nC_SET_STRIDE_REG gp4\nS_ADDI_INT gp2, gp0, 200\n"
+        "H_STORE_V gp0, gp2, a1, 1, 0", MemoryAccessError),
+    "negative stride from past hbm": (
+        "S_ADDI_INT gp4, gp0, -16\nC_SET_STRIDE_REG gp4\nS_ADDI_INT gp2, gp0, 8180\n"
+        "H_PREFETCH_V gp0, gp2, a0, 1, 0", MemoryAccessError),
     "error after queued transfers": (PREFETCH + "S_ADDI_INT gp5, gp0, 3\nV_ADD_VV gp5, gp0, gp0",
                                      MemoryAccessError),
 }
