@@ -4,11 +4,13 @@ registers (and the unit's ports), from a flat synthesis (simulators/rtl/synth.py
 
 The SRAM macros (plena_sram, plena_sram2w) and the clock gate (icg) are cells a path
 starts and ends at, as at a register (a macro's read is registered; an ICG's enable is
-latched inside the cell). plena_oplatch, the operand-isolation latch in front of the MAC
-array, the vector groups and the reductions, is read as the wire it is while its gated
-clock is high (the operands pass in the first half of the cycle the datapath takes
-them), so a path runs from the operand registers through it and the datapath to the
-result registers, and is counted whole. `python -m kernelcraft.simulators.plena_rtl.paths
+latched inside the cell). plena_oplatch, the operand-isolation register in front of the MAC
+array, the vector groups, the reductions, V_TOPK's logits and the scalar fp unit (it
+takes the operands at the falling edge of the cycle the datapath takes them), is read as
+a wire, so a path runs from the operand registers through it and the datapath to the
+result registers and is counted whole: behind the register the datapath has half a
+period, so these figures understate what silicon timing asks of it (rtl/plena/README.md,
+"Synthesis"). `python -m kernelcraft.simulators.plena_rtl.paths
 UNIT... [--default | --small]` prints the figures (rtl/plena/README.md, "Longest paths").
 """
 from __future__ import annotations
