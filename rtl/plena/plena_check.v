@@ -146,38 +146,52 @@ module plena_check #(
     wire s40 m_rows = mm ? W_BLEN : bmm ? W_MLEN : ONE;
 
     reg [MW*MAX_XROWS-1:0] s_mul;
-    reg [MAX_XROWS-1:0]    past, turn, col;
+    reg [MAX_XROWS-1:0]    past, turn;
     reg [MW-1:0]           m_cross, m_last;
     reg                    h_err;
     s68                    x_last, h_low, h_high, h_bad;
-    integer xr, xb;
+    integer xr;
     // The HBM range check is computed in the checks' own block, before the checks: as a
     // block of its own (and nets after it) Icarus could run the checks on its stale
     // result and not run them again (a standalone testbench at the default configuration
     // left the code or address stale in 6,791 of 40,000 draws; none with this form).
+    // Only for a transfer: the simulators then skip the multiples in every other
+    // instruction (evaluated every cycle, they halved Verilator's speed on scalar code);
+    // every variable has its value on both paths, so no latch.
     always @* begin
-        for (xr = 0; xr < MAX_XROWS; xr = xr + 1) begin
-            s_mul[MW*xr +: MW] = MW'(xr) * MW'(s_mag);
-            past[xr] = $signed(68'(s_mul[MW*xr +: MW])) > h_room;
+        s_mul = {MW*MAX_XROWS{1'b0}};
+        past = {MAX_XROWS{1'b0}};
+        turn = {MAX_XROWS{1'b0}};
+        m_cross = {MW{1'b0}};
+        m_last = {MW{1'b0}};
+        x_last = 68'sd0;
+        h_low = 68'sd0;
+        h_high = 68'sd0;
+        h_err = 1'b0;
+        h_bad = 68'sd0;
+        if (is_dma) begin
+            for (xr = 0; xr < MAX_XROWS; xr = xr + 1) begin
+                s_mul[MW*xr +: MW] = MW'(xr) * MW'(s_mag);
+                past[xr] = $signed(68'(s_mul[MW*xr +: MW])) > h_room;
+            end
+            // Row q's multiple: past[] turns true once (stride > 0), at q >= 1 (past[0]
+            // is false when x_base <= H_LAST); the OR over the rows of (turns here) & the
+            // row's multiple (word by word: a bit-by-bit form cost simulators 2,432
+            // steps an evaluation).
+            turn = past & ~((past << 1) | MAX_XROWS'(1));
+            for (xr = 0; xr < MAX_XROWS; xr = xr + 1)
+                m_cross = m_cross | ({MW{turn[xr]}} & s_mul[MW*xr +: MW]);
+            // The last row's multiple: h_rows is one of three constants.
+            m_last = is_pm ? s_mul[MW*(MLEN - 1) +: MW]
+                   : (op == OP_H_STORE_V) ? s_mul[MW*(HBM_V_WRITEBACK_AMOUNT - 1) +: MW]
+                                          : s_mul[MW*(HBM_V_PREFETCH_AMOUNT - 1) +: MW];
+            x_last = s_neg ? x_base - $signed(68'(m_last)) : x_base + $signed(68'(m_last));
+            h_low = s_neg ? x_last : x_base;
+            h_high = s_neg ? x_base : x_last;
+            h_err = h_low < 0 || h_high > H_LAST;
+            h_bad = (h_low < 0) ? h_low
+                  : (s_neg || x_base > H_LAST) ? x_base : x_base + $signed(68'(m_cross));
         end
-        // Row q's multiple: past[] turns true once (stride > 0), at q >= 1 (past[0] is
-        // false when x_base <= H_LAST); per bit, the OR over the rows of (turns here) &
-        // the row's multiple.
-        turn = past & ~((past << 1) | MAX_XROWS'(1));
-        for (xb = 0; xb < MW; xb = xb + 1) begin
-            for (xr = 0; xr < MAX_XROWS; xr = xr + 1) col[xr] = s_mul[MW*xr + xb];
-            m_cross[xb] = |(turn & col);
-        end
-        // The last row's multiple: h_rows is one of three constants.
-        m_last = is_pm ? s_mul[MW*(MLEN - 1) +: MW]
-               : (op == OP_H_STORE_V) ? s_mul[MW*(HBM_V_WRITEBACK_AMOUNT - 1) +: MW]
-                                      : s_mul[MW*(HBM_V_PREFETCH_AMOUNT - 1) +: MW];
-        x_last = s_neg ? x_base - $signed(68'(m_last)) : x_base + $signed(68'(m_last));
-        h_low = s_neg ? x_last : x_base;
-        h_high = s_neg ? x_base : x_last;
-        h_err = is_dma && (h_low < 0 || h_high > H_LAST);
-        h_bad = (h_low < 0) ? h_low
-              : (s_neg || x_base > H_LAST) ? x_base : x_base + $signed(68'(m_cross));
         code = ERR_NONE;
         mem = 3'd0;
         addr = 68'sd0;
