@@ -150,7 +150,9 @@ module plena_check #(
     reg [MW-1:0]           m_cross, m_last;
     reg                    h_err;
     s68                    x_last, h_low, h_high, h_bad;
-    integer xr;
+    localparam integer XP = 1 << $clog2(MAX_XROWS);         // the rows, to a power of 2
+    reg [MW*XP-1:0]        x_or;
+    integer xr, xl;
     // The HBM range check is computed in the checks' own block, before the checks: as a
     // block of its own (and nets after it) Icarus could run the checks on its stale
     // result and not run them again (a standalone testbench at the default configuration
@@ -162,6 +164,7 @@ module plena_check #(
         s_mul = {MW*MAX_XROWS{1'b0}};
         past = {MAX_XROWS{1'b0}};
         turn = {MAX_XROWS{1'b0}};
+        x_or = {MW*XP{1'b0}};
         m_cross = {MW{1'b0}};
         m_last = {MW{1'b0}};
         x_last = 68'sd0;
@@ -177,10 +180,15 @@ module plena_check #(
             // Row q's multiple: past[] turns true once (stride > 0), at q >= 1 (past[0]
             // is false when x_base <= H_LAST); the OR over the rows of (turns here) & the
             // row's multiple (word by word: a bit-by-bit form cost simulators 2,432
-            // steps an evaluation).
+            // steps an evaluation; a tree: a chain of ORs was 52 levels deeper).
             turn = past & ~((past << 1) | MAX_XROWS'(1));
+            x_or = {MW*XP{1'b0}};
             for (xr = 0; xr < MAX_XROWS; xr = xr + 1)
-                m_cross = m_cross | ({MW{turn[xr]}} & s_mul[MW*xr +: MW]);
+                x_or[MW*xr +: MW] = {MW{turn[xr]}} & s_mul[MW*xr +: MW];
+            for (xl = XP / 2; xl >= 1; xl = xl / 2)          // an OR tree, log2(XP) deep
+                for (xr = 0; xr < xl; xr = xr + 1)
+                    x_or[MW*xr +: MW] = x_or[MW*(2*xr) +: MW] | x_or[MW*(2*xr + 1) +: MW];
+            m_cross = x_or[0 +: MW];
             // The last row's multiple: h_rows is one of three constants.
             m_last = is_pm ? s_mul[MW*(MLEN - 1) +: MW]
                    : (op == OP_H_STORE_V) ? s_mul[MW*(HBM_V_WRITEBACK_AMOUNT - 1) +: MW]
