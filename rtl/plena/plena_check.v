@@ -145,14 +145,56 @@ module plena_check #(
     wire bmm = (op == OP_M_BMM || op == OP_M_BTMM);
     wire s40 m_rows = mm ? W_BLEN : bmm ? W_MLEN : ONE;
 
-    reg [MW*MAX_XROWS-1:0] s_mul;
-    reg [MAX_XROWS-1:0]    past, turn;
-    reg [MW-1:0]           m_cross, m_last;
-    reg                    h_err;
-    s68                    x_last, h_low, h_high, h_bad;
+    // The HBM range check of a transfer: {h_err, h_bad}. A function of its own, called
+    // only for a transfer: its wide temporaries (the multiples, MW * MAX_XROWS bits, and
+    // their OR tree) are its locals, which Verilator (no_inline_task: a C++ function of
+    // its own) clears and fills only when it is called; inlined into the checks' block,
+    // they were cleared and assigned at every evaluation, every cycle (about 4% of the
+    // default configuration's scalar code). Every input is an argument (a simulator's @*
+    // sees what a function is passed).
     localparam integer XP = 1 << $clog2(MAX_XROWS);         // the rows, to a power of 2
-    reg [MW*XP-1:0]        x_or;
-    integer xr, xl;
+    function automatic [68:0] hbm_range(input logic pm, input logic st, input s68 base,
+                                        input logic neg, input [31:0] mag, input s68 room);
+        /*verilator no_inline_task*/
+        reg [MW*MAX_XROWS-1:0] s_mul;
+        reg [MAX_XROWS-1:0]    past, turn;
+        reg [MW-1:0]           m_cross, m_last;
+        reg [MW*XP-1:0]        x_or;
+        s68                    x_last, h_low, h_high, h_bad;
+        reg                    h_err;
+        integer                xr, xl;
+        s_mul = {MW*MAX_XROWS{1'b0}};
+        past = {MAX_XROWS{1'b0}};
+        for (xr = 0; xr < MAX_XROWS; xr = xr + 1) begin
+            s_mul[MW*xr +: MW] = MW'(xr) * MW'(mag);
+            past[xr] = $signed(68'(s_mul[MW*xr +: MW])) > room;
+        end
+        // Row q's multiple: past[] turns true once (stride > 0), at q >= 1 (past[0]
+        // is false when x_base <= H_LAST); the OR over the rows of (turns here) & the
+        // row's multiple (word by word: a bit-by-bit form cost simulators 2,432
+        // steps an evaluation; a tree: a chain of ORs was 52 levels deeper).
+        turn = past & ~((past << 1) | MAX_XROWS'(1));
+        x_or = {MW*XP{1'b0}};
+        for (xr = 0; xr < MAX_XROWS; xr = xr + 1)
+            x_or[MW*xr +: MW] = {MW{turn[xr]}} & s_mul[MW*xr +: MW];
+        for (xl = XP / 2; xl >= 1; xl = xl / 2)          // an OR tree, log2(XP) deep
+            for (xr = 0; xr < xl; xr = xr + 1)
+                x_or[MW*xr +: MW] = x_or[MW*(2*xr) +: MW] | x_or[MW*(2*xr + 1) +: MW];
+        m_cross = x_or[0 +: MW];
+        // The last row's multiple: h_rows is one of three constants.
+        m_last = pm ? s_mul[MW*(MLEN - 1) +: MW]
+               : st ? s_mul[MW*(HBM_V_WRITEBACK_AMOUNT - 1) +: MW]
+                    : s_mul[MW*(HBM_V_PREFETCH_AMOUNT - 1) +: MW];
+        x_last = neg ? base - $signed(68'(m_last)) : base + $signed(68'(m_last));
+        h_low = neg ? x_last : base;
+        h_high = neg ? base : x_last;
+        h_err = h_low < 0 || h_high > H_LAST;
+        h_bad = (h_low < 0) ? h_low
+              : (neg || base > H_LAST) ? base : base + $signed(68'(m_cross));
+        hbm_range = {h_err, h_bad};
+    endfunction
+    reg h_err;
+    s68 h_bad;
     // The HBM range check is computed in the checks' own block, before the checks: as a
     // block of its own (and nets after it) Icarus could run the checks on its stale
     // result and not run them again (a standalone testbench at the default configuration
@@ -161,45 +203,10 @@ module plena_check #(
     // instruction (evaluated every cycle, they halved Verilator's speed on scalar code);
     // every variable has its value on both paths, so no latch.
     always @* begin
-        s_mul = {MW*MAX_XROWS{1'b0}};
-        past = {MAX_XROWS{1'b0}};
-        turn = {MAX_XROWS{1'b0}};
-        x_or = {MW*XP{1'b0}};
-        m_cross = {MW{1'b0}};
-        m_last = {MW{1'b0}};
-        x_last = 68'sd0;
-        h_low = 68'sd0;
-        h_high = 68'sd0;
         h_err = 1'b0;
         h_bad = 68'sd0;
-        if (is_dma) begin
-            for (xr = 0; xr < MAX_XROWS; xr = xr + 1) begin
-                s_mul[MW*xr +: MW] = MW'(xr) * MW'(s_mag);
-                past[xr] = $signed(68'(s_mul[MW*xr +: MW])) > h_room;
-            end
-            // Row q's multiple: past[] turns true once (stride > 0), at q >= 1 (past[0]
-            // is false when x_base <= H_LAST); the OR over the rows of (turns here) & the
-            // row's multiple (word by word: a bit-by-bit form cost simulators 2,432
-            // steps an evaluation; a tree: a chain of ORs was 52 levels deeper).
-            turn = past & ~((past << 1) | MAX_XROWS'(1));
-            x_or = {MW*XP{1'b0}};
-            for (xr = 0; xr < MAX_XROWS; xr = xr + 1)
-                x_or[MW*xr +: MW] = {MW{turn[xr]}} & s_mul[MW*xr +: MW];
-            for (xl = XP / 2; xl >= 1; xl = xl / 2)          // an OR tree, log2(XP) deep
-                for (xr = 0; xr < xl; xr = xr + 1)
-                    x_or[MW*xr +: MW] = x_or[MW*(2*xr) +: MW] | x_or[MW*(2*xr + 1) +: MW];
-            m_cross = x_or[0 +: MW];
-            // The last row's multiple: h_rows is one of three constants.
-            m_last = is_pm ? s_mul[MW*(MLEN - 1) +: MW]
-                   : (op == OP_H_STORE_V) ? s_mul[MW*(HBM_V_WRITEBACK_AMOUNT - 1) +: MW]
-                                          : s_mul[MW*(HBM_V_PREFETCH_AMOUNT - 1) +: MW];
-            x_last = s_neg ? x_base - $signed(68'(m_last)) : x_base + $signed(68'(m_last));
-            h_low = s_neg ? x_last : x_base;
-            h_high = s_neg ? x_base : x_last;
-            h_err = h_low < 0 || h_high > H_LAST;
-            h_bad = (h_low < 0) ? h_low
-                  : (s_neg || x_base > H_LAST) ? x_base : x_base + $signed(68'(m_cross));
-        end
+        if (is_dma)
+            {h_err, h_bad} = hbm_range(is_pm, op == OP_H_STORE_V, x_base, s_neg, s_mag, h_room);
         code = ERR_NONE;
         mem = 3'd0;
         addr = 68'sd0;

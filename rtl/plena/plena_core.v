@@ -312,14 +312,14 @@ module plena_core #(
     // written); no other write can reach a store's rows while the store is queued or
     // active (the stall rule; the host writes only while the core is idle).
     // Port D reads it in the cycles before a store's beats (dma_sr_re); the beat
-    // forwarded is registered beside it, on the port's read clock.
+    // forwarded is registered beside it, on the port's read clock (plena_vsram's gate
+    // for port D, whose enable is dma_sr_re: d_clk).
     wire           dma_sr_re;
     wire           srclk;
     reg [VLEN-1:0] sr_fw;
     reg [RW-1:0]   sr_fw_data;
     reg [RW-1:0]   dma_sr_q;
     integer sq;
-    icg u_srgate (.clk(clk), .en(dma_sr_re), .gclk(srclk));
     always @(posedge srclk) begin
         for (sq = 0; sq < VLEN; sq = sq + 1)
             sr_fw[sq] <= dma_vw_en && dma_vw_row == dma_sr_row && dma_vw_mask[sq];
@@ -355,6 +355,13 @@ module plena_core #(
     assign dm_valid = dma_mw_en;
     assign dm_row = dma_mw_row;
     assign dm_data = dma_vw_data;
+    // The Matrix SRAM fill's data: the DMA engine's row with any read datum (a Matrix SRAM
+    // beat is one; a Vector SRAM beat never meets a host write: the host writes only while
+    // the core is idle, when nothing is outstanding), else the host's row. Chosen by the
+    // harness's response registers rather than dma_mw_en (which reads the engine's tails,
+    // on the core clock): under Verilator the 1,024-bit choice is then evaluated only
+    // around beats and host writes, not at every edge (rtl/plena/README.md).
+    wire fill_dma = r_valid && !r_write;
     assign dm_mask = dma_vw_mask;
     assign dp_addr = dp_tile_w ? 64'(dp_tnum) * 64'(MLEN * MLEN) : 64'(dp_row0) * 64'(VLEN);
 
@@ -481,7 +488,7 @@ module plena_core #(
         // Matrix SRAM's write port: the DMA engine's beats, or the host's rows when idle
         .fill(dma_mw_en || (host_wr && host_sel == HS_MSRAM)), .fill_open(host_owns),
         .fill_row(dma_mw_en ? dma_mw_row : TRW'(host_addr)),
-        .fill_data(dma_mw_en ? dma_vw_data : host_wdata),
+        .fill_data(fill_dma ? dma_vw_data : host_wdata),
         .fill_mask(dma_mw_en ? dma_vw_mask : {VLEN{1'b1}}),
         .h_re(host_mrd), .h_row(TRW'(host_addr)), .h_mrow(h_mrow), .h_acc_sel(host_sel),
         .h_acc_addr(ACCW'(host_addr)), .h_acc_re(host_accrd), .h_acc(h_acc),
@@ -630,7 +637,7 @@ module plena_core #(
     plena_vsram #(.VLEN(VLEN), .VSRAM_ROWS(VSRAM_ROWS), .NA(NA)) u_vsram (
         .clk(clk), .a_re(va_re), .a_row(va_row), .a_q(va_q),
         .b_re(vb_re), .b_row(v_row_b), .b_q(vb_q),
-        .d_re(dma_sr_re), .d_row(dma_sr_row), .d_q(vd_q),
+        .d_re(dma_sr_re), .d_row(dma_sr_row), .d_q(vd_q), .d_clk(srclk),
         .w_en(vw_en), .w_row(vw_row), .w_data(vw_data), .w_mask(vw_mask), .w_open(host_owns),
         .p_en(!rst && dma_vw_en), .p_row(dma_vw_row), .p_data(dma_vw_data),
         .p_mask(dma_vw_mask));

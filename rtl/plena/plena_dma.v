@@ -162,8 +162,16 @@ module plena_dma #(
                 ? (h_kind == K_PM && t_tnum[gt] == h_tile)
                 : (h_kind != K_PM && touches(K_PV, t_row0[gt], t_tnum[gt], h_row0,
                                              rows_of(h_kind), 1'b0, h_tile)));
-            assign t_hit[gt] = t_valid[gt] && hits(t_tile[gt] ? K_PM : K_PV, t_row0[gt],
-                t_tnum[gt], fv_row0, fv_n0, fv_row1, fv_n1, fv_row2, fv_n2, ft_en, ft_tile);
+            // Compared only while the entry is valid: in a procedural `if`, so Verilator
+            // skips the comparisons (evaluated every cycle) while nothing is in flight.
+            reg hit;
+            always @* begin
+                hit = 1'b0;
+                if (t_valid[gt])
+                    hit = hits(t_tile[gt] ? K_PM : K_PV, t_row0[gt], t_tnum[gt], fv_row0,
+                               fv_n0, fv_row1, fv_n1, fv_row2, fv_n2, ft_en, ft_tile);
+            end
+            assign t_hit[gt] = hit;
         end
     endgenerate
     wire h_blocked = |t_blocks;
@@ -225,6 +233,22 @@ module plena_dma #(
         end
     endgenerate
 
+    // The response counters on a clock of their own, open with a datum (and in reset):
+    // the row shift and element mask above, and the Matrix SRAM fill's data after them
+    // (plena_core), are then evaluated only when a beat lands, not at every edge (in
+    // the simulator's model; the harness presents r_data behind a gate too).
+    wire rclk;
+    icg u_rgate (.clk(clk), .en(rst || r_data_in), .gclk(rclk));
+    always @(posedge rclk)
+        if (rst) begin
+            r_k <= 32'd0;
+            r_b <= 32'd0;
+        end else begin      // r_data_in
+            r_b <= (r_b == 32'(BEATS - 1)) ? 32'd0 : r_b + 32'd1;
+            if (r_last) r_k <= 32'd0;
+            else if (r_b == 32'(BEATS - 1)) r_k <= r_k + 32'd1;
+        end
+
     // --- the stall rule, and the end of the run -------------------------------------------
     wire [DMA_QUEUE-1:0] q_hit;
     genvar gq;
@@ -232,12 +256,23 @@ module plena_dma #(
         for (gq = 0; gq < DMA_QUEUE; gq = gq + 1) begin : g_queue
             // entry gq holds a descriptor: it lies within q_count entries of the head
             wire live = full || (QW'(gq) - q_head) < QW'(q_count);
-            assign q_hit[gq] = live && hits(q_kind[gq], q_row0[gq], q_tile[gq], fv_row0, fv_n0,
-                                            fv_row1, fv_n1, fv_row2, fv_n2, ft_en, ft_tile);
+            reg hit;                   // only while live (as t_hit)
+            always @* begin
+                hit = 1'b0;
+                if (live)
+                    hit = hits(q_kind[gq], q_row0[gq], q_tile[gq], fv_row0, fv_n0,
+                               fv_row1, fv_n1, fv_row2, fv_n2, ft_en, ft_tile);
+            end
+            assign q_hit[gq] = hit;
         end
     endgenerate
-    wire a_hit = a_valid && hits(a_kind, a_row0, a_tile, fv_row0, fv_n0, fv_row1, fv_n1,
-                                 fv_row2, fv_n2, ft_en, ft_tile);
+    reg a_hit;                         // only while a transfer is active (as t_hit)
+    always @* begin
+        a_hit = 1'b0;
+        if (a_valid)
+            a_hit = hits(a_kind, a_row0, a_tile, fv_row0, fv_n0, fv_row1, fv_n1,
+                         fv_row2, fv_n2, ft_en, ft_tile);
+    end
     assign busy = a_hit || |q_hit || |t_hit;
     wire [31:0] out_next = outstanding + (fire ? 32'd1 : 32'd0) - (r_valid ? 32'd1 : 32'd0);
     wire [QW:0] count_next = q_count + (push ? 1 : 0) - (starting ? 1 : 0);
@@ -258,8 +293,6 @@ module plena_dma #(
             t_count <= '0;
             outstanding <= 32'd0;
             a_valid <= 1'b0;
-            r_k <= 32'd0;
-            r_b <= 32'd0;
             chan_busy <= 64'd0;
         end else begin
             if (push) begin
@@ -293,11 +326,6 @@ module plena_dma #(
                 t_index[t_at] <= q_index[q_head];
             end
             t_count <= t_at + TW'(t_push ? 1 : 0);
-            if (r_data_in) begin
-                r_b <= (r_b == 32'(BEATS - 1)) ? 32'd0 : r_b + 32'd1;
-                if (r_last) r_k <= 32'd0;
-                else if (r_b == 32'(BEATS - 1)) r_k <= r_k + 32'd1;
-            end
             if (t_pop) begin
                 dp_valid <= 1'b1;
                 dp_index <= t_index[0];

@@ -178,10 +178,14 @@ module plena_sim #(
         j_we <= q_we;
         j_sel <= q_sel;
         j_addr <= q_addr;
-        // The row only with a write: the core reads host_wdata only under host_we (a
-        // 1,024-bit copy at every edge otherwise, at the default configuration).
-        if (q_we) j_wdata <= q_wdata;
     end
+    // The row only with a write: the core reads host_wdata only under host_we (a
+    // 1,024-bit copy at every edge otherwise, at the default configuration), and on a
+    // clock of its own that rises only with one (q_we changes only while clk is low: the
+    // job sequence writes it at falling edges), so what reads host_wdata combinationally
+    // (the Matrix SRAM fill's data, plena_core) is not evaluated at every edge.
+    wire hwclk = clk & q_we;
+    always @(posedge hwclk) j_wdata <= q_wdata;
     assign host_we = j_we;
     assign host_sel = j_sel;
     assign host_addr = j_addr;
@@ -457,9 +461,41 @@ module plena_sim #(
         // (a slot is written only with a beat: zero until then, not X under Icarus)
         for (pz = 0; pz < HBM_LATENCY; pz = pz + 1) p_data[pz] = '0;
     end
-    assign r_valid = p_valid[p_at];
-    assign r_write = p_write[p_at];
-    assign r_data = p_data[p_at];
+    // The response presented is slot p_at's. With HBM_LATENCY > 1 it is held in registers
+    // (r_q*) that take, at each edge, what slot p_at will hold after it: the next slot,
+    // which that edge does not write (only slot p_at is written; reset empties them all).
+    // They sit behind a clock gate open only when a response comes next or one is being
+    // presented (to take it down), so the DMA engine's response path and the Matrix SRAM
+    // fill's data after it (plena_dma, plena_core) are evaluated only around beats, not at
+    // every edge (under Verilator, logic behind an ungated clock is). With HBM_LATENCY == 1
+    // the next slot is the one written at the edge: read from the ring as it is.
+    generate
+        if (HBM_LATENCY > 1) begin : g_rq
+            wire [LW-1:0]   p_nx = (32'(p_at) == HBM_LATENCY - 1) ? '0 : p_at + LW'(1);
+            reg             rq_valid, rq_write;
+            reg [PW*16-1:0] rq_data;
+            initial begin
+                rq_valid = 1'b0;
+                rq_write = 1'b0;
+                rq_data = '0;
+            end
+            wire nx_valid = !rst && p_valid[p_nx];
+            wire rqclk;
+            icg u_rqgate (.clk(cclk), .en(nx_valid || rq_valid), .gclk(rqclk));
+            always @(posedge rqclk) begin
+                rq_valid <= nx_valid;
+                rq_write <= p_write[p_nx];
+                if (nx_valid) rq_data <= p_data[p_nx];
+            end
+            assign r_valid = rq_valid;
+            assign r_write = rq_write;
+            assign r_data = rq_data;
+        end else begin : g_rring
+            assign r_valid = p_valid[p_at];
+            assign r_write = p_write[p_at];
+            assign r_data = p_data[p_at];
+        end
+    endgenerate
     // Waiver: `m_row` carries the HBM model's output into the pipeline.
     /* verilator lint_off BLKSEQ */
     always @(posedge cclk) begin

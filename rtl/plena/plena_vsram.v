@@ -30,6 +30,7 @@ module plena_vsram #(
     input  wire                 d_re,
     input  wire [VRW-1:0]       d_row,
     output wire [VLEN*16-1:0]   d_q,
+    output wire                 d_clk,    // port D's read clock (d_re's gate), for the core
     input  wire                 w_en,
     input  wire [VRW-1:0]       w_row,
     input  wire [VLEN*16-1:0]   w_data,
@@ -61,6 +62,9 @@ module plena_vsram #(
     icg u_agate (.clk(clk), .en(a_re), .gclk(aclk));
     icg u_bgate (.clk(clk), .en(b_re), .gclk(bclk));
     icg u_dgate (.clk(clk), .en(d_re), .gclk(dclk));
+    // The core registers its forwarded beat on this clock too: one gate, not two with
+    // one enable (under Verilator each gated clock is a trigger checked at every edge).
+    assign d_clk = dclk;
     genvar gb;
     generate
         for (gb = 0; gb < NB; gb = gb + 1) begin : g_bank
