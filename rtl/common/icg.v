@@ -7,12 +7,29 @@
 // is not evaluated at all, most of the simulation speed of a design with large fp
 // units). Synthesis may treat it as a cell (coral's synthesis reads it as a black box).
 // Used by plena (its pipelines) and coral (its fp and vector units).
-module icg (
+//
+// EN_LOW = 1: an enable that changes while `clk` is low (in the latch's open phase; it
+// settles before `clk` rises, as the cell requires): plena_sfpu's gate on the inverted
+// clock, in front of its falling-edge isolation register, whose enable comes from the
+// rising-edge registers. The falling-edge model (below) cannot stand in for the latch
+// then, so such a gate simulates the latch in every build. The same cell: the parameter
+// is the simulation model's, not the circuit's.
+module icg #(
+    parameter integer EN_LOW = 0
+) (
     input  wire clk,
     input  wire en,
     output wire gclk
 );
     reg en_l;
+    generate
+        if (EN_LOW != 0) begin : g_latch
+            // Waiver: this is the gate's latch, intended (transparent while clk is low).
+            /* verilator lint_off LATCH */
+            always @(clk or en)
+                if (!clk) en_l = en;
+            /* verilator lint_on LATCH */
+        end else begin : g_model
 `ifdef ICG_FLOP_MODEL
     // Simulation model of the latch, for builds whose enables change only while `clk` is
     // high (plena's Verilator builds: simulators/plena_rtl/build.py): `en` sampled at the
@@ -55,5 +72,7 @@ module icg (
         if (!clk) en_l = en;
     /* verilator lint_on LATCH */
 `endif
+        end
+    endgenerate
     assign gclk = clk & en_l;
 endmodule

@@ -2,9 +2,10 @@
 // S_SQRT_FP on f registers, by the shared units of rtl/common (the numerics of
 // simulators/numerics.py, bit for bit).
 //
-// Clocked on the rising edge, but for the operand isolation register on the falling edge.
+// Clocked on the rising edge, but for the operand isolation register on the falling edge
+// (behind a clock gate cell on the inverted clock).
 // The core raises `go` while such an instruction is at issue. Its operands and function
-// are taken by an isolation register (plena_oplatch) at the clock's falling edge in such
+// are taken by an isolation register (plena_opreg) at the clock's falling edge in such
 // a cycle, and each group of functions sees them only when it is the one selected (held
 // at zero otherwise): an idle unit does not switch, whatever the f registers and the
 // instruction register do in other cycles. Each pipeline's registers are behind a clock
@@ -52,7 +53,7 @@ module plena_sfpu (
     endfunction
     wire [SFG_COUNT-1:0] en = {SFG_COUNT{go}} & sel;
 
-    // The isolation register (plena_oplatch: a register on the falling edge of iso_clk):
+    // The isolation register (plena_opreg: a register on the falling edge of iso_clk):
     // it takes a, b and fn at the clock's falling edge in a cycle with `go` (go comes from
     // the core's registers and settles while the clock is high, after the rising edge; a
     // and b come from the f registers, fn from the instruction register, still through
@@ -61,16 +62,27 @@ module plena_sfpu (
     // is at issue; under Verilator their logic is evaluated once per such instruction
     // instead of at every rising edge. What it holds when the functions' results are
     // taken (the closing edge of a single-cycle function's issue cycle, a pipeline's first
-    // register at that same edge) is what it took in the issue cycle. The gate is
-    // `clk | !go`, whose only falling edges are the clock's in cycles with `go`: `go`
-    // changes while the clock is high, where the OR stays high. (It was a latch open
-    // while `clk & go`; the register was its Verilator model and is now the circuit, see
-    // plena_oplatch: the single-cycle functions have the half cycle after the falling
-    // edge in silicon, the cycles are the same.)
+    // register at that same edge) is what it took in the issue cycle. Its clock is a
+    // clock gate (icg, the cell) on the inverted clock: the gate's latch is open while
+    // `clk` is high, where `go` settles after the rising edge, and closes at the falling
+    // edge, so its output rises there (the register's edge: iso_clk falls) only in
+    // cycles with `go`, and stays low otherwise (iso_clk high): the OR-type gate of
+    // falling-edge registers, `clk | !go` with `go` latched. (`go` changes while the
+    // gate's latch is open, which the gates' falling-edge simulation model cannot
+    // represent: EN_LOW, the latch simulated in every build.) It was `clk | !go`, logic
+    // on the clock, and before that a latch open while `clk & go`; the single-cycle
+    // functions have the half cycle after the falling edge in silicon (plena_opreg),
+    // the cycles are the same. The register cannot take the operands one edge early, at
+    // the rising edge that starts the issue cycle: the function and the register numbers
+    // are the instruction word, which the instruction memory's read register presents
+    // only from that edge (a macro's read data, nothing before it), and a loaded f
+    // register's value FP_MEM's read register (the load's bypass).
     wire [2:0]  fn_l;
     wire [31:0] a_l, b_l;
-    wire iso_clk = clk | !go;
-    plena_oplatch #(.W(3 + 64)) u_iso (.gclk(iso_clk), .d({fn, a, b}), .q({fn_l, a_l, b_l}));
+    wire iso_n;                     // the gate's output: high from the falling edge of a go cycle
+    icg #(.EN_LOW(1)) u_isogate (.clk(!clk), .en(go), .gclk(iso_n));
+    wire iso_clk = !iso_n;
+    plena_opreg #(.W(3 + 64)) u_iso (.gclk(iso_clk), .d({fn, a, b}), .q({fn_l, a_l, b_l}));
     reg [SFG_COUNT-1:0] sel_l;      // the group of the held function
     always @* sel_l = group(fn_l);
 

@@ -6,7 +6,7 @@
 // A pipeline on one clock edge, each stage a rising-edge register behind its own
 // integrated clock gate (icg), open only while a row is in the stage before:
 //   R          (issue cycle)   the row read (Vector SRAM port A's register, behind an
-//                              isolation latch), f captured
+//                              isolation register), f captured
 //   levels     (one register after every tree level, cycles 1 .. log2(VLEN))
 //   the last   f combined with the tree's result: combinational from the last register
 // The result is valid in cycle 1 + log2(VLEN) and holds (the gates stay shut) until the
@@ -33,11 +33,11 @@ module plena_vreduce #(
     wire rclk;
     icg u_rgate (.clk(clk), .en(gate), .gclk(rclk));
     // R: the row is the Vector SRAM's port A read register (read in the issue cycle),
-    // passed through an isolation latch open in the first half of cycle 1 (rclk high):
+    // taken by an isolation register (plena_opreg) at the falling edge of cycle 1 (rclk's):
     // the register changes with every vector instruction's reads, and the first level
     // would switch with it.
     wire [VLEN*16-1:0] x_q;
-    plena_oplatch #(.W(VLEN*16)) u_oplatch (.gclk(rclk), .d(row), .q(x_q));
+    plena_opreg #(.W(VLEN*16)) u_opreg (.gclk(rclk), .d(row), .q(x_q));
     reg  [31:0]        f_q;
     reg                v_q;
     always @(posedge rclk) f_q <= f;

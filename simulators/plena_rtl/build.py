@@ -113,7 +113,7 @@ def lint(cfg, flop_model: bool = True) -> None:
     """verilator --lint-only -Wall on the whole design for `cfg`, with the clock gates'
     latch (what synthesis reads) and, unless `flop_model` is False, with their
     falling-edge model (what the Verilator build simulates); raises RtlBuildError.
-    The two forms differ only in icg.v (`ifdef ICG_FLOP_MODEL; plena_oplatch is a
+    The two forms differ only in icg.v (`ifdef ICG_FLOP_MODEL; plena_opreg is a
     falling-edge register in every build), whose flop-model text uses no parameter, so linting that form at one
     configuration covers it: tests/rtl/plena/test_lint.py does so at the differential
     configuration, and lints the latch form at each configuration (the default

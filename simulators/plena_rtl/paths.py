@@ -4,7 +4,7 @@ registers (and the unit's ports), from a flat synthesis (simulators/rtl/synth.py
 
 The SRAM macros (plena_sram, plena_sram2w) and the clock gate (icg) are cells a path
 starts and ends at, as at a register (a macro's read is registered; an ICG's enable is
-latched inside the cell). plena_oplatch, the operand-isolation register in front of the MAC
+latched inside the cell). plena_opreg, the operand-isolation register in front of the MAC
 array, the vector groups, the reductions, V_TOPK's logits and the scalar fp unit (it
 takes the operands at the falling edge of the cycle the datapath takes them), is read as
 a wire, so a path runs from the operand registers through it and the datapath to the
@@ -24,7 +24,7 @@ from kernelcraft.simulators.plena_rtl import build
 
 HARNESS = {"plena_sim.v", "plena_top.v", "plena_core.v"}
 MACROS = ("plena_sram.v", "plena_sram2w.v")
-TRANSPARENT = ("plena_oplatch",)
+TRANSPARENT = ("plena_opreg",)
 
 # plena_vgroup's KIND (plena_vgroup.v's VK_*) and which chunk count it takes
 VGROUP_KINDS = {"add": 0, "mul": 1, "max": 2, "exp": 3, "reci": 4, "map": 5}

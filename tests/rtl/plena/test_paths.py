@@ -1,7 +1,7 @@
 """The longest combinational path of each of plena's RTL units stays within its bound, in
 gate levels between registers and the unit's ports (simulators/plena_rtl/paths.py: Yosys
 `synth -flatten`, ABC's two-input gates, 2-to-1 muxes and inverters, then `ltp -noff`;
-the SRAM macros and clock gates are cells a path ends at, plena_oplatch is read as the
+the SRAM macros and clock gates are cells a path ends at, plena_opreg is read as the
 wire it is while open). A change that takes a register out of a pipeline (a unit
 de-pipelined) adds at least an fp32 addition's 116 levels or a multiplier's 100 and
 fails: the bounds are the figures measured with Yosys 0.23 (rtl/plena/README.md,
@@ -78,7 +78,7 @@ def test_longest_path_small(diff_cfg, unit):
 
 
 def test_a_group_path_runs_through_its_operand_latch(diff_cfg):
-    """plena_oplatch is read as the wire it is while open, not as a path end: the add
+    """plena_opreg is read as the wire it is while open, not as a path end: the add
     group's longest path starts at a register in front of its latch (the function, f, the
     chunk's position, or port A's and B's rows, the module's inputs) and runs through the
     latch and the fp32 addition behind it to the row (one lane: VLEN 4, CHUNKS 2)."""
@@ -90,7 +90,7 @@ def test_a_group_path_runs_through_its_operand_latch(diff_cfg):
 def test_a_latch_not_read_as_a_wire_is_refused(diff_cfg):
     """A latch of a module not named transparent fails the measurement (`ltp -noff` would
     stop at it and undercount), as does any latch synthesis infers: here the clock
-    gates', icg.v read as a source instead of a cell (plena_oplatch is a register now and
+    gates', icg.v read as a source instead of a cell (plena_opreg is a register now and
     holds none)."""
     top, params = paths.unit_params("vreduce-sum", diff_cfg)
     sources = [p for p in build.sources("icarus") if p.name not in paths.HARNESS

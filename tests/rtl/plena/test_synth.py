@@ -4,7 +4,7 @@ undriven or combinational-loop wires) and without latches: at the small differen
 configuration in the default suite, at the default configuration under the `synth`
 marker (figures in rtl/plena/README.md). The Matrix SRAM, BMM_ACC and MM_ACC are inferred
 as their banks' 1R1W memories, and synthesize likewise at the small configuration. The
-vector groups' and reductions' operand isolation is a register (plena_oplatch), not a
+vector groups' and reductions' operand isolation is a register (plena_opreg), not a
 latch. The whole core elaborates hierarchically at the small configuration with the SRAM
 macros and clock gates as cells, `check -assert` clean with no latch at all (default
 suite), and synthesizes module by module without one (`synth` marker): the checks of
@@ -278,11 +278,11 @@ def test_scalar_memories_are_inferred_as_banks(diff_cfg, memory):
 VK_ADD, VK_MUL, VK_MAX, VK_EXP, VK_RECI, VK_MAP = range(6)
 
 
-def _oplatch_widths(r: dict) -> list[int]:
-    """The widths of the plena_oplatch instances in `checked_synth`'s counts `r`, one per
+def _opreg_widths(r: dict) -> list[int]:
+    """The widths of the plena_opreg instances in `checked_synth`'s counts `r`, one per
     instance."""
-    return sorted(int(re.fullmatch(r"plena_oplatch\(W=(\d+)\)", m).group(1))
-                  for m, f in r["modules"].items() if m.startswith("plena_oplatch")
+    return sorted(int(re.fullmatch(r"plena_opreg\(W=(\d+)\)", m).group(1))
+                  for m, f in r["modules"].items() if m.startswith("plena_opreg")
                   for _ in range(f["instances"]))
 
 
@@ -291,7 +291,7 @@ def _oplatch_widths(r: dict) -> list[int]:
                          ids=[f"vgroup-{n}" for n in ("add", "mul", "max", "exp", "reci", "map")]
                          + ["vreduce-sum", "vreduce-max"])
 def test_vector_units_isolate_their_operands_without_a_latch(diff_cfg, unit, kind):
-    """The vector groups' and reductions' operand isolation (plena_oplatch: the chunk's
+    """The vector groups' and reductions' operand isolation (plena_opreg: the chunk's
     bf16 elements of A, and of B for the two-operand kinds, the function, f and use_f; a
     reduction's row) is one register of that width, a falling-edge one, and the unit
     elaborates without a latch (`checked_synth`'s ELABORATE flow: `proc`, `check
@@ -309,16 +309,16 @@ def test_vector_units_isolate_their_operands_without_a_latch(diff_cfg, unit, kin
     else:
         params = {"VLEN": vlen, "KIND": kind}
         want = [vlen * 16]
-    files = [build.PLENA_RTL / f for f in (f"{unit}.v", "plena_oplatch.v",
+    files = [build.PLENA_RTL / f for f in (f"{unit}.v", "plena_opreg.v",
                                            "plena_exp_pipe.v", "plena_recip_pipe.v")]
     common = [p for p in sorted(build.COMMON_RTL.glob("*.v")) if p != ICG]
     r = synth.checked_synth(files + common, unit, params, macros=[ICG],
                             include=(build.PLENA_RTL, build.COMMON_RTL), defer=True,
                             passes=synth.ELABORATE, timeout=600)
-    assert _oplatch_widths(r) == want, sorted(r["modules"])
+    assert _opreg_widths(r) == want, sorted(r["modules"])
     # the isolation is a register: one word-level flip-flop cell per instance
     assert all(f["flip_flops"] == 1 for m, f in r["modules"].items()
-               if m.startswith("plena_oplatch")), r["modules"]
+               if m.startswith("plena_opreg")), r["modules"]
 
 
 # The whole core, hierarchical: every distinct module (per parameter set) elaborated and
@@ -346,7 +346,7 @@ def test_core_elaborates_hierarchically_small(diff_cfg):
     (the units' modules per parameter set, none flattened), passes `check -assert` (no
     multiple drivers, undriven wires or combinational loops) and holds no latch at all
     (the operand isolation of the MAC array, the vector groups but the map group, the
-    reductions, V_TOPK's logits and the scalar unit is plena_oplatch's register). About
+    reductions, V_TOPK's logits and the scalar unit is plena_opreg's register). About
     36 s wall at load 17."""
     r = _core(diff_cfg, passes=synth.ELABORATE, timeout=600)
     cfg = diff_cfg
@@ -357,7 +357,7 @@ def test_core_elaborates_hierarchically_small(diff_cfg):
     assert r["by_type"].get("icg", 0) > 0
     # the isolation registers: the MAC array's, three two-operand groups', the exp and
     # reciprocal groups', the two reductions', V_TOPK's and the scalar unit's
-    assert len(_oplatch_widths(r)) == 1 + 3 + 2 + 2 + 1 + 1, sorted(r["modules"])
+    assert len(_opreg_widths(r)) == 1 + 3 + 2 + 2 + 1 + 1, sorted(r["modules"])
 
 
 def _with_submodules(r: dict, m: str, memo: dict) -> tuple[int, int]:
