@@ -191,36 +191,46 @@ module aie_dm #(
                 assign hit_a[gi] = hit[gi] && !ln_b[4*gi + L];
                 assign hit_b[gi] = hit[gi] && ln_b[4*gi + L];
             end
-            // the winner of each port: the last requester on it (0 when none: unused then)
+            wire a_en = |hit_a, b_en = |hit_b;
+            // the winner of each port: the last requester on it (0 when none: unused then),
+            // and its macro address, taken in the same scan by constant indices (a slice
+            // at the winner's variable index had the simulator compute bit offsets into
+            // ln_ad for all 32 ports at every edge); the scan only for a port in use (the
+            // same values: with no requester both stay requester 0's)
             reg [JW-1:0] a_j, b_j;
+            reg [MAW-1:0] a_ad, b_ad;
             integer j;
             always @* begin
                 a_j = '0; b_j = '0;
-                for (j = 0; j < NREQ; j = j + 1) begin
-                    if (hit_a[j]) a_j = JW'(j);
-                    if (hit_b[j]) b_j = JW'(j);
-                end
+                a_ad = ln_ad[MAW*L +: MAW]; b_ad = ln_ad[MAW*L +: MAW];
+                if (a_en)
+                    for (j = 0; j < NREQ; j = j + 1)
+                        if (hit_a[j]) begin a_j = JW'(j); a_ad = ln_ad[MAW*(4*j + L) +: MAW]; end
+                if (b_en)
+                    for (j = 0; j < NREQ; j = j + 1)
+                        if (hit_b[j]) begin b_j = JW'(j); b_ad = ln_ad[MAW*(4*j + L) +: MAW]; end
             end
-            wire a_en = |hit_a, b_en = |hit_b;
             // (more than one requester on a port)
             assign col[g] = |(hit_a & (hit_a - NREQ'(1))) | |(hit_b & (hit_b - NREQ'(1)));
             wire [NREQ-1:0] wmask = WRITERS & req_we;
             wire a_we = a_en && wmask[a_j], b_we = b_en && wmask[b_j];
-            wire [MAW-1:0] a_ad = ln_ad[MAW*(4*a_j + L) +: MAW], b_ad = ln_ad[MAW*(4*b_j + L) +: MAW];
-            // the write data and byte enables of a writer (none: zero, as a reader's)
+            // the write data and byte enables of a port that writes (else zero: the macro
+            // reads them only with its write enable), so the simulator makes the choice
+            // only for the ports written in a cycle (a scalar-and-load cycle writes one)
             reg  [31:0]    a_be, b_be;
             reg  [255:0]   a_wd, b_wd;
             always @* begin
                 a_be = 32'd0; a_wd = 256'd0; b_be = 32'd0; b_wd = 256'd0;
-                for (j = 0; j < NREQ; j = j + 1)
-                    if (WRITERS[j]) begin
-                        if (a_j == JW'(j)) begin
+                if (a_we)
+                    for (j = 0; j < NREQ; j = j + 1)
+                        if (WRITERS[j] && a_j == JW'(j)) begin
                             a_be = ln_be[32*(4*j + L) +: 32]; a_wd = ln_wd[256*(4*j + L) +: 256];
                         end
-                        if (b_j == JW'(j)) begin
+                if (b_we)
+                    for (j = 0; j < NREQ; j = j + 1)
+                        if (WRITERS[j] && b_j == JW'(j)) begin
                             b_be = ln_be[32*(4*j + L) +: 32]; b_wd = ln_wd[256*(4*j + L) +: 256];
                         end
-                    end
             end
             aie_sram #(.DEPTH(MD), .AW(MAW)) u_sram (
                 .clk(clk),

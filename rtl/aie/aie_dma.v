@@ -186,14 +186,18 @@ module aie_dma #(
         gain = '0;
         for (rc = 0; rc < 4; rc = rc + 1) begin
             blk = off;
-            for (rj = 0; rj < DMA_QUEUE; rj = rj + 1) begin
-                e = aq[AQ*(DMA_QUEUE*rc + rj) +: AQ];
-                if (!blk && QW'(rj) >= from[QW*rc +: QW] && QW'(rj) < wcnt[QW*rc +: QW]) begin
-                    if (!e[10]) gain[QW*rc +: QW] = gain[QW*rc +: QW] + 1'b1;
-                    else if (lv[6*e[9:6] +: 6] >= e[5:0]) begin
-                        lv[6*e[9:6] +: 6] = lv[6*e[9:6] +: 6] - e[5:0];
-                        gain[QW*rc +: QW] = gain[QW*rc +: QW] + 1'b1;
-                    end else blk = 1'b1;
+            // (the queue's scan only when it has a transfer at `from` on: the same
+            // result, but the simulator skips the scan in the cycles, most, without one)
+            if (!off && from[QW*rc +: QW] < wcnt[QW*rc +: QW]) begin
+                for (rj = 0; rj < DMA_QUEUE; rj = rj + 1) begin
+                    e = aq[AQ*(DMA_QUEUE*rc + rj) +: AQ];
+                    if (!blk && QW'(rj) >= from[QW*rc +: QW] && QW'(rj) < wcnt[QW*rc +: QW]) begin
+                        if (!e[10]) gain[QW*rc +: QW] = gain[QW*rc +: QW] + 1'b1;
+                        else if (lv[6*e[9:6] +: 6] >= e[5:0]) begin
+                            lv[6*e[9:6] +: 6] = lv[6*e[9:6] +: 6] - e[5:0];
+                            gain[QW*rc +: QW] = gain[QW*rc +: QW] + 1'b1;
+                        end else blk = 1'b1;
+                    end
                 end
             end
         end
