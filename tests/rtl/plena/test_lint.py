@@ -12,8 +12,9 @@ from kernelcraft.simulators.plena_rtl import build
                          ids=["default", "differential", "odd"])
 def test_lint_clean(overrides, diff_cfg):
     """Each configuration with the clock gates' latch; the differential one (the build
-    the suite simulates) with their falling-edge model too. The two forms differ only in
-    icg.v (plena_opreg is one register in every build), whose flop-model text does not
-    depend on the configuration (see build.lint)."""
+    the suite simulates) with their falling-edge model too (and the operand isolation's
+    falling-edge register model, PLENA_OPISO_FLOP_MODEL; the latch form reads its AND
+    gates). The two forms differ only in icg.v, plena_opiso.v and plena_sfpu.v, whose
+    flop-model text does not depend on the configuration (see build.lint)."""
     cfg = diff_cfg if overrides == "diff" else default_config(**overrides)
     build.lint(cfg, flop_model=overrides == "diff")
