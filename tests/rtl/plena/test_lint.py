@@ -18,3 +18,17 @@ def test_lint_clean(overrides, diff_cfg):
     flop-model text does not depend on the configuration (see build.lint)."""
     cfg = diff_cfg if overrides == "diff" else default_config(**overrides)
     build.lint(cfg, flop_model=overrides == "diff")
+
+
+def test_verilator_build_models_the_isolation_unless_asked(monkeypatch, diff_cfg):
+    """plena's Verilator build simulates the operand isolation's AND gates by their
+    falling-edge register model (PLENA_OPISO_FLOP_MODEL) unless PLENA_OPISO_AND=1 asks for
+    the AND form (the equivalence runs, rtl/plena/README.md "The isolation AND gates");
+    Icarus always reads the AND form. No build: the specs only."""
+    monkeypatch.delenv("PLENA_OPISO_AND", raising=False)
+    assert "PLENA_OPISO_FLOP_MODEL" in build.spec(diff_cfg).defines
+    assert "PLENA_OPISO_FLOP_MODEL" not in build.spec(diff_cfg, "icarus").defines
+    monkeypatch.setenv("PLENA_OPISO_AND", "1")
+    assert "PLENA_OPISO_FLOP_MODEL" not in build.spec(diff_cfg).defines
+    monkeypatch.setenv("PLENA_OPISO_AND", "0")
+    assert "PLENA_OPISO_FLOP_MODEL" in build.spec(diff_cfg).defines
