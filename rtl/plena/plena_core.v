@@ -588,7 +588,10 @@ module plena_core #(
     // edge earlier would need the macros' read data before their read registers have
     // it: rtl/plena/README.md, "The isolation registers"): the NaN scan
     // and the engine's argmax then hold still until the next V_TOPK, whatever port A
-    // reads for other instructions.
+    // reads for other instructions. The only falling-edge register left: the other
+    // units' isolation is AND gates (plena_opiso), but the engine reads the logits in
+    // every cycle of the instruction, after step 1, so they must be held, which AND gates
+    // (zero outside step 1) do not.
     wire tk_clk;
     icg u_tkgate (.clk(clk), .en(va_re && !host_vrd && op == OP_V_TOPK), .gclk(tk_clk));
     plena_opreg #(.W(128*16)) u_tkreg (.gclk(tk_clk), .d(va_q[128*16-1:0]), .q(logits));

@@ -250,15 +250,18 @@ module plena_matrix #(
     always @(posedge t2clk) begin k_2 <= k_p; i_2 <= i_p; j_2 <= j_p; end
 
     // --- P, T2, T3: the lanes ---------------------------------------------------------
-    // P's operands pass an isolation register taking them at the falling edge of a
-    // step's P cycle (rclk's), so the array does not switch with port A's reads for other
-    // units (plena_opreg: its operands are the Vector and Matrix SRAM's read registers,
-    // which have the step's data only from the rising edge that starts P).
+    // P's operands pass the operand isolation (plena_opiso: AND gates open in a step's P
+    // cycle, the cycle rclk pulses, zero otherwise), so the array does not switch with
+    // port A's reads for other units. Its operands are the Vector and Matrix SRAM's read
+    // registers, which have the step's data only from the rising edge that starts P; P's
+    // register (pclk: v_r, compute registered, a subset of compute_gate) takes the
+    // lanes' first levels only at the edge ending such a cycle.
     wire [MLEN*16-1:0]      a_l;
     wire [BLEN*MLEN*16-1:0] b_l;
     wire                    hm_l;
-    plena_opreg #(.W(MLEN*16 + BLEN*MLEN*16 + 1)) u_opreg (
-        .gclk(rclk), .d({a_q, b_op, k_r[1]}), .q({a_l, b_l, hm_l}));
+    plena_opiso #(.W(MLEN*16 + BLEN*MLEN*16 + 1)) u_opiso (
+        .clk(clk), .en(compute_gate), .gclk(rclk), .d({a_q, b_op, k_r[1]}),
+        .q({a_l, b_l, hm_l}));
     wire [BLEN*HEADS*32-1:0] sums;           // T3's registers
     genvar gl;
     generate

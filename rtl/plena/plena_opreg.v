@@ -1,24 +1,20 @@
-// plena_opreg: operand isolation in front of a datapath (the MAC array's P stage, each
-// vector group's lanes, the reductions' first level, V_TOPK's logits, the scalar fp unit:
-// there gclk is the OR-type clock gate's output, see plena_sfpu): a register on gclk's
-// falling edge. gclk is a gated clock that pulses in the cycles whose operands the
-// datapath takes; d comes from registers on gclk's rising edge (still while gclk is
-// high), so q takes d at the falling edge in the middle of such a cycle and holds it in
-// every other cycle, whatever its sources do then (port A's read register changes with
-// every vector instruction's read, and the multipliers and adders behind it would switch
-// with it). The datapath's result is taken at the rising edge that ends the cycle.
+// plena_opreg: V_TOPK's logits' isolation register (plena_core): a register on the
+// FALLING edge of gclk, a gated clock that pulses in V_TOPK's step 1; d is port A's read
+// register (loaded at gclk's rising edge, still while gclk is high), so q takes d in the
+// middle of step 1 and holds it in every other cycle, whatever port A reads for other
+// instructions: V_TOPK's engine reads the held logits for the whole instruction. The
+// other datapaths' isolation (the MAC array's P stage, the vector groups' lanes, the
+// reductions' first level, the scalar fp unit), which used this register until andiso
+// (2026-12-07), is AND gates (plena_opiso): their results are taken only at the edge
+// ending the cycle their operands pass, so they need no held value.
 //
-// It was a latch transparent while gclk is high (plena_oplatch; then a falling-edge
-// register under that name until it was renamed): Issue 19 asks for no latches besides
-// clock gates. Same value at every rising edge as the latch, no latch; the price is in
-// silicon timing, not in cycles: the latch passed d in the first half of the cycle, so
-// the datapath behind it had the whole cycle (borrowing time through the open latch);
-// behind this register it has the half cycle from the falling edge. A rising-edge
-// register taking the same values one edge earlier (the whole cycle, one edge) needs d's
-// next value before that edge, and every d here is, or comes from, an SRAM macro's read
-// register (the Vector SRAM's ports A and B, the Matrix SRAM's banks, the instruction
-// memory and FP_MEM for the scalar unit), whose data exists only after it
-// (rtl/plena/README.md, "Synthesis", "The isolation registers").
+// It was a latch transparent while gclk is high (plena_oplatch): Issue 19 asks for no
+// latches besides clock gates. Same value at every rising edge as the latch, no latch;
+// the price is in silicon timing, not in cycles: behind this register the logic that
+// reads q in step 1 (the NaN scan) has the half cycle from the falling edge. A
+// rising-edge register taking the same values one edge earlier needs d's next value
+// before that edge, and d is an SRAM macro's read register, whose data exists only after
+// it (rtl/plena/README.md, "Synthesis", "The isolation registers").
 module plena_opreg #(
     parameter integer W = 1
 ) (

@@ -2,21 +2,20 @@
 // S_SQRT_FP on f registers, by the shared units of rtl/common (the numerics of
 // simulators/numerics.py, bit for bit).
 //
-// Clocked on the rising edge, but for the operand isolation register on the falling edge
-// (behind a clock gate cell on the inverted clock).
+// Clocked on the rising edge only.
 // The core raises `go` while such an instruction is at issue. Its operands and function
-// are taken by an isolation register (plena_opreg) at the clock's falling edge in such
-// a cycle, and each group of functions sees them only when it is the one selected (held
+// pass the operand isolation's AND gates (plena_opiso, enabled by `go`: zero in other
+// cycles), and each group of functions sees them only when it is the one selected (held
 // at zero otherwise): an idle unit does not switch, whatever the f registers and the
 // instruction register do in other cycles. Each pipeline's registers are behind a clock
 // gate open only while it has work. Add, subtract, multiply and max (timing class S_FP,
-// one cycle) are single-cycle combinational paths from the isolation register to the
-// commit edge (half a cycle). Exp, reciprocal and square root (S_FP_EXP, S_FP_RECI,
-// S_FP_SQRT, four cycles) are four-stage pipelines (plena_exp_pipe.v,
-// plena_recip_pipe.v, plena_sqrt_pipe.v): stage 1 in the issue cycle (after the falling
-// edge), `y` valid in the fourth, whose closing edge commits it. The f registers do not
-// change while an instruction is in flight (one in order), so the pipelines need no
-// operand register of their own. `done` marks the
+// one cycle) are single-cycle combinational paths from the f registers and the
+// instruction register through the AND gates to the commit edge (the whole cycle). Exp,
+// reciprocal and square root (S_FP_EXP, S_FP_RECI, S_FP_SQRT, four cycles) are
+// four-stage pipelines (plena_exp_pipe.v, plena_recip_pipe.v, plena_sqrt_pipe.v): stage 1
+// in the issue cycle, `y` valid in the fourth, whose closing edge commits it. The f
+// registers do not change while an instruction is in flight (one in order), so the
+// pipelines need no operand register of their own. `done` marks the
 // instruction's last cycle: the issue cycle of a single-cycle function, or the cycle in
 // which a pipelined one's valid bit (entered with `start`) reaches the last stage.
 module plena_sfpu (
@@ -53,37 +52,45 @@ module plena_sfpu (
     endfunction
     wire [SFG_COUNT-1:0] en = {SFG_COUNT{go}} & sel;
 
-    // The isolation register (plena_opreg: a register on the falling edge of iso_clk):
-    // it takes a, b and fn at the clock's falling edge in a cycle with `go` (go comes from
-    // the core's registers and settles while the clock is high, after the rising edge; a
-    // and b come from the f registers, fn from the instruction register, still through
-    // the cycle), and holds them otherwise. The functions below read only what it holds
-    // (and the selection made from it), so they switch only when a scalar fp instruction
-    // is at issue; under Verilator their logic is evaluated once per such instruction
-    // instead of at every rising edge. What it holds when the functions' results are
-    // taken (the closing edge of a single-cycle function's issue cycle, a pipeline's first
-    // register at that same edge) is what it took in the issue cycle. Its clock is a
-    // clock gate (icg, the cell) on the inverted clock: the gate's latch is open while
-    // `clk` is high, where `go` settles after the rising edge, and closes at the falling
-    // edge, so its output rises there (the register's edge: iso_clk falls) only in
-    // cycles with `go`, and stays low otherwise (iso_clk high): the OR-type gate of
-    // falling-edge registers, `clk | !go` with `go` latched. (`go` changes while the
-    // gate's latch is open, which the gates' falling-edge simulation model cannot
-    // represent: EN_LOW, the latch simulated in every build.) It was `clk | !go`, logic
-    // on the clock, and before that a latch open while `clk & go`; the single-cycle
-    // functions have the half cycle after the falling edge in silicon (plena_opreg),
-    // the cycles are the same. The register cannot take the operands one edge early, at
-    // the rising edge that starts the issue cycle: the function and the register numbers
-    // are the instruction word, which the instruction memory's read register presents
-    // only from that edge (a macro's read data, nothing before it), and a loaded f
-    // register's value FP_MEM's read register (the load's bypass).
+    // The operand isolation (plena_opiso, REG_EN = 0: AND gates enabled by `go` itself,
+    // which comes from the core's rising-edge registers and the instruction memory's read
+    // register and settles after the rising edge): a, b and fn pass in a cycle with `go`,
+    // zeros otherwise. The functions below read only what it passes (and the selection
+    // made from it), so they switch only when a scalar fp instruction is at issue. Their
+    // results are taken at the closing edge of the issue cycle (a single-cycle function's
+    // commit, the exp pipeline's stage 2 on exp_clk2, enable en[SFG_EXP]: go cycles
+    // only). The reciprocal's and square root's stage-2 registers also load in the two
+    // cycles after issue (their gates are open while the function is in the pipeline),
+    // from stage 1 of zeros there: values the later stages never take into y (stage 3
+    // loads at the end of cycle 2 from what stage 2 took at issue, stage 4 at the end of
+    // cycle 3 from stage 3, and the pipeline's gates stay shut after cycle 3 until the
+    // next such instruction, whose issue reloads stage 2). They cannot take the operands
+    // one edge early, at the rising edge that starts the issue cycle: the function and
+    // the register numbers are the instruction word, which the instruction memory's read
+    // register presents only from that edge, and a loaded f register's value FP_MEM's
+    // read register (the load's bypass).
+    //
+    // Simulation model (PLENA_OPISO_FLOP_MODEL, plena's Verilator build): the falling-edge
+    // register this was, on a clock gate (icg, the cell) on the inverted clock: the gate's
+    // latch is open while `clk` is high, where `go` settles, and closes at the falling
+    // edge, so its output rises there (the register's edge: iso_clk falls) only in cycles
+    // with `go` (the OR-type gate of falling-edge registers, `clk | !go` with `go`
+    // latched; `go` changes while the gate's latch is open, which the gates' falling-edge
+    // model cannot represent: EN_LOW, the latch simulated). At every edge that takes a
+    // result it holds what the AND gates pass (rtl/plena/plena_opiso.v).
     wire [2:0]  fn_l;
     wire [31:0] a_l, b_l;
+    wire iso_clk;                   // the simulation model's clock (plena_opiso) only
+`ifdef PLENA_OPISO_FLOP_MODEL
     wire iso_n;                     // the gate's output: high from the falling edge of a go cycle
     icg #(.EN_LOW(1)) u_isogate (.clk(!clk), .en(go), .gclk(iso_n));
-    wire iso_clk = !iso_n;
-    plena_opreg #(.W(3 + 64)) u_iso (.gclk(iso_clk), .d({fn, a, b}), .q({fn_l, a_l, b_l}));
-    reg [SFG_COUNT-1:0] sel_l;      // the group of the held function
+    assign iso_clk = !iso_n;
+`else
+    assign iso_clk = 1'b0;
+`endif
+    plena_opiso #(.W(3 + 64), .REG_EN(0)) u_iso (.clk(clk), .en(go), .gclk(iso_clk),
+                                                 .d({fn, a, b}), .q({fn_l, a_l, b_l}));
+    reg [SFG_COUNT-1:0] sel_l;      // the group of the isolated function
     always @* sel_l = group(fn_l);
 
     wire [31:0] y_add, y_mul, y_max, y_exp, y_rcp, y_sqr;

@@ -7,9 +7,9 @@
 //   R       (cycle c)       the chunk's rows read by the Vector SRAM's ports A and B
 //                           (their read registers), its position, the function and f
 //                           captured at the end of cycle c; in c + 1 the chunk's
-//                           elements are selected, pass the group's isolation register
-//                           (plena_opreg, at R's gated clock's falling edge) and are
-//                           widened exactly to fp32
+//                           elements are selected, pass the group's operand isolation
+//                           (plena_opiso: AND gates, open in the cycles R's gated clock
+//                           pulses) and are widened exactly to fp32
 //   add, multiply, max/min, S_MAP_V_FP: one stage after R (DEPTH 1): the lanes compute
 //           in cycle c + 1 and round to bf16 (round-to-nearest-even, canonical NaN)
 //   exp, reciprocal: plena_exp_pipe / plena_recip_pipe after R (DEPTH 4), the
@@ -75,11 +75,14 @@ module plena_vgroup #(
     /* verilator lint_off UNUSEDSIGNAL */
     wire [LANES*16-1:0] cb = row_b[LANES*16*c_r +: LANES*16];
     /* verilator lint_on UNUSEDSIGNAL */
-    // The lanes' operands pass an isolation register (plena_opreg) taking them at the
-    // falling edge of the chunk's cycle (rclk's): port A's and B's read registers change with every vector
-    // instruction's reads, and the lanes would switch with them. Everything the lanes
-    // read passes it (all of it comes from registers on rclk's rising edge), so they
-    // switch once per chunk. The map kind's lanes take map_vals instead: no isolation.
+    // The lanes' operands pass the operand isolation (plena_opiso: AND gates open in the
+    // chunk's cycle, act = the gate's enable registered; zero in other cycles): port A's
+    // and B's read registers change with every vector instruction's reads, and the lanes
+    // would switch with them. Everything the lanes read passes it (all of it comes from
+    // registers on rclk's rising edge). The lanes' results are taken only at the edge
+    // ending such a cycle: the single-cycle kinds' row is written where v_r (run && feed
+    // registered, a subset of the gate's enable) marks elements, the pipelines' stage 2
+    // on sclk2 (enable v_r). The map kind's lanes take map_vals instead: no isolation.
     // Waiver: the function selector is used by the add and max kinds only, the chunk's B
     // elements by the two-operand kinds.
     /* verilator lint_off UNUSEDSIGNAL */
@@ -90,12 +93,13 @@ module plena_vgroup #(
     /* verilator lint_on UNUSEDSIGNAL */
     generate
         if (KIND == VK_ADD || KIND == VK_MUL || KIND == VK_MAX) begin : g_iso2
-            plena_opreg #(.W(2*LANES*16 + 4 + 32 + 1)) u_opreg (
-                .gclk(rclk), .d({ca, cb, op_q, f_q, use_f_q}),
+            plena_opiso #(.W(2*LANES*16 + 4 + 32 + 1)) u_opiso (
+                .clk(clk), .en(gate && feed), .gclk(rclk), .d({ca, cb, op_q, f_q, use_f_q}),
                 .q({ca_l, cb_l, op_l, f_l, use_f_l}));
         end else if (KIND != VK_MAP) begin : g_iso1
-            plena_opreg #(.W(LANES*16 + 4 + 32 + 1)) u_opreg (
-                .gclk(rclk), .d({ca, op_q, f_q, use_f_q}), .q({ca_l, op_l, f_l, use_f_l}));
+            plena_opiso #(.W(LANES*16 + 4 + 32 + 1)) u_opiso (
+                .clk(clk), .en(gate && feed), .gclk(rclk), .d({ca, op_q, f_q, use_f_q}),
+                .q({ca_l, op_l, f_l, use_f_l}));
             assign cb_l = {LANES*16{1'b0}};
         end else begin : g_noiso
             assign {ca_l, cb_l, op_l, f_l, use_f_l} = {ca, cb, op_q, f_q, use_f_q};

@@ -5,8 +5,8 @@
 //
 // A pipeline on one clock edge, each stage a rising-edge register behind its own
 // integrated clock gate (icg), open only while a row is in the stage before:
-//   R          (issue cycle)   the row read (Vector SRAM port A's register, behind an
-//                              isolation register), f captured
+//   R          (issue cycle)   the row read (Vector SRAM port A's register, behind the
+//                              operand isolation's AND gates), f captured
 //   levels     (one register after every tree level, cycles 1 .. log2(VLEN))
 //   the last   f combined with the tree's result: combinational from the last register
 // The result is valid in cycle 1 + log2(VLEN) and holds (the gates stay shut) until the
@@ -33,11 +33,12 @@ module plena_vreduce #(
     wire rclk;
     icg u_rgate (.clk(clk), .en(gate), .gclk(rclk));
     // R: the row is the Vector SRAM's port A read register (read in the issue cycle),
-    // taken by an isolation register (plena_opreg) at the falling edge of cycle 1 (rclk's):
-    // the register changes with every vector instruction's reads, and the first level
-    // would switch with it.
+    // passed by the operand isolation's AND gates (plena_opiso) in cycle 1 (the cycle
+    // rclk pulses; zero otherwise): the register changes with every vector instruction's
+    // reads, and the first level would switch with it. The first level's register takes
+    // its sums only after cycles with v_q (valid registered; valid implies gate).
     wire [VLEN*16-1:0] x_q;
-    plena_opreg #(.W(VLEN*16)) u_opreg (.gclk(rclk), .d(row), .q(x_q));
+    plena_opiso #(.W(VLEN*16)) u_opiso (.clk(clk), .en(gate), .gclk(rclk), .d(row), .q(x_q));
     reg  [31:0]        f_q;
     reg                v_q;
     always @(posedge rclk) f_q <= f;

@@ -7,6 +7,7 @@ by the contents of every source and parameter, so an unchanged design is never r
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 from kernelcraft.simulators.core.errors import ConfigError
@@ -74,6 +75,12 @@ def check_config(cfg) -> None:
                           "kernelcraft.simulators.plena_rtl.generate")
 
 
+def opiso_and() -> bool:
+    """PLENA_OPISO_AND=1 in the environment: the Verilator build simulates the operand
+    isolation's AND gates themselves, not their falling-edge register model."""
+    return os.environ.get("PLENA_OPISO_AND", "") not in ("", "0")
+
+
 def spec(cfg, simulator: str = "verilator") -> toolchain.BuildSpec:
     check_config(cfg)
     if simulator == "icarus":
@@ -94,7 +101,12 @@ def spec(cfg, simulator: str = "verilator") -> toolchain.BuildSpec:
         # checks at every edge; synthesis, lint and Icarus keep the latch.
         # ICG_ARMED: the gates' check starts with one flag of the harness's (set at the
         # core clock's first falling edge) rather than a flag per gate.
-        defines={"PLENA_HBM_MODEL": hbm_sha, "ICG_FLOP_MODEL": 1, "ICG_ARMED": ICG_ARMED},
+        # PLENA_OPISO_FLOP_MODEL: the operand isolation's AND gates simulated by the
+        # falling-edge register they replaced (rtl/plena/plena_opiso.v), value-equivalent
+        # at every edge that takes a result; PLENA_OPISO_AND=1 in the environment builds
+        # the AND form instead (the proof of that equivalence: rtl/plena/README.md).
+        defines={"PLENA_HBM_MODEL": hbm_sha, "ICG_FLOP_MODEL": 1, "ICG_ARMED": ICG_ARMED,
+                 **({} if opiso_and() else {"PLENA_OPISO_FLOP_MODEL": 1})},
         build_args=(str(HBM_MODEL), *BUILD_ARGS),
         timescale=TIMESCALE,
     )
@@ -113,13 +125,15 @@ def lint(cfg, flop_model: bool = True) -> None:
     """verilator --lint-only -Wall on the whole design for `cfg`, with the clock gates'
     latch (what synthesis reads) and, unless `flop_model` is False, with their
     falling-edge model (what the Verilator build simulates); raises RtlBuildError.
-    The two forms differ only in icg.v (`ifdef ICG_FLOP_MODEL; plena_opreg is a
-    falling-edge register in every build), whose flop-model text uses no parameter, so linting that form at one
+    The two forms differ only in icg.v (`ifdef ICG_FLOP_MODEL), plena_opiso.v and
+    plena_sfpu.v (`ifdef PLENA_OPISO_FLOP_MODEL; the latch form reads the AND gates),
+    whose flop-model text depends on no parameter but W, so linting that form at one
     configuration covers it: tests/rtl/plena/test_lint.py does so at the differential
     configuration, and lints the latch form at each configuration (the default
     configuration's second form took 17 CPU s; rtl/plena/README.md, "Lint")."""
     check_config(cfg)
     params = [f"-G{k}={v}" for k, v in cfg.as_dict().items()]
-    for defines in ((), ("+define+ICG_FLOP_MODEL", f"+define+ICG_ARMED={ICG_ARMED}"))[:2 if flop_model else 1]:
+    for defines in ((), ("+define+ICG_FLOP_MODEL", f"+define+ICG_ARMED={ICG_ARMED}",
+                                 "+define+PLENA_OPISO_FLOP_MODEL"))[:2 if flop_model else 1]:
         toolchain.lint(sources(), TOP, includes=(PLENA_RTL, COMMON_RTL),
                        args=("-Wall", "--timing", *defines, *params))

@@ -4,13 +4,13 @@ registers (and the unit's ports), from a flat synthesis (simulators/rtl/synth.py
 
 The SRAM macros (plena_sram, plena_sram2w) and the clock gate (icg) are cells a path
 starts and ends at, as at a register (a macro's read is registered; an ICG's enable is
-latched inside the cell). plena_opreg, the operand-isolation register in front of the MAC
-array, the vector groups, the reductions, V_TOPK's logits and the scalar fp unit (it
-takes the operands at the falling edge of the cycle the datapath takes them), is read as
-a wire, so a path runs from the operand registers through it and the datapath to the
-result registers and is counted whole: behind the register the datapath has half a
-period, so these figures understate what silicon timing asks of it (rtl/plena/README.md,
-"Synthesis"). `python -m kernelcraft.simulators.plena_rtl.paths
+latched inside the cell). plena_opiso, the operand isolation in front of the MAC array,
+the vector groups, the reductions and the scalar fp unit, is AND gates (q = d & act, act
+a 1-bit rising-edge register or the scalar unit's `go`): simply logic on the path, which
+runs from the operand registers (or act) through it and the datapath to the result
+registers, a whole period in silicon. (It was plena_opreg, a falling-edge register read
+here as a wire; V_TOPK's logits keep that register, in plena_core, which no unit here
+holds.) `python -m kernelcraft.simulators.plena_rtl.paths
 UNIT... [--default | --small]` prints the figures (rtl/plena/README.md, "Longest paths").
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ from kernelcraft.simulators.plena_rtl import build
 
 HARNESS = {"plena_sim.v", "plena_top.v", "plena_core.v"}
 MACROS = ("plena_sram.v", "plena_sram2w.v")
-TRANSPARENT = ("plena_opreg",)
+TRANSPARENT = ()          # no latch or register is read as a wire any more
 
 # plena_vgroup's KIND (plena_vgroup.v's VK_*) and which chunk count it takes
 VGROUP_KINDS = {"add": 0, "mul": 1, "max": 2, "exp": 3, "reci": 4, "map": 5}

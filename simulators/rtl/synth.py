@@ -209,7 +209,8 @@ def longest_path(sources, top: str, params: dict, macros=(), transparent=(), inc
     registered). `transparent`: modules whose latches and registers are read as wires
     (the cell replaced by its data input before synthesis: an operand-isolation latch open
     in the cycles its datapath is used, or a register taking the operands mid-cycle, as
-    plena_opreg's falling-edge register does, whose path counted whole is the one
+    plena_opreg's falling-edge register did until plena's isolation became AND gates
+    (plena_opiso, simply logic on the path), whose path counted whole is the one
     without it; the part after a falling-edge register has half a period); any other latch
     fails, as a flip-flop count would hide it and `ltp -noff` stops at it. Returns
     {"levels", "cells", "flip_flops", "cpu_s" (Yosys's user + system CPU), "path": the

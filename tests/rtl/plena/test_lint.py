@@ -12,8 +12,23 @@ from kernelcraft.simulators.plena_rtl import build
                          ids=["default", "differential", "odd"])
 def test_lint_clean(overrides, diff_cfg):
     """Each configuration with the clock gates' latch; the differential one (the build
-    the suite simulates) with their falling-edge model too. The two forms differ only in
-    icg.v (plena_opreg is one register in every build), whose flop-model text does not
-    depend on the configuration (see build.lint)."""
+    the suite simulates) with their falling-edge model too (and the operand isolation's
+    falling-edge register model, PLENA_OPISO_FLOP_MODEL; the latch form reads its AND
+    gates). The two forms differ only in icg.v, plena_opiso.v and plena_sfpu.v, whose
+    flop-model text does not depend on the configuration (see build.lint)."""
     cfg = diff_cfg if overrides == "diff" else default_config(**overrides)
     build.lint(cfg, flop_model=overrides == "diff")
+
+
+def test_verilator_build_models_the_isolation_unless_asked(monkeypatch, diff_cfg):
+    """plena's Verilator build simulates the operand isolation's AND gates by their
+    falling-edge register model (PLENA_OPISO_FLOP_MODEL) unless PLENA_OPISO_AND=1 asks for
+    the AND form (the equivalence runs, rtl/plena/README.md "The isolation AND gates");
+    Icarus always reads the AND form. No build: the specs only."""
+    monkeypatch.delenv("PLENA_OPISO_AND", raising=False)
+    assert "PLENA_OPISO_FLOP_MODEL" in build.spec(diff_cfg).defines
+    assert "PLENA_OPISO_FLOP_MODEL" not in build.spec(diff_cfg, "icarus").defines
+    monkeypatch.setenv("PLENA_OPISO_AND", "1")
+    assert "PLENA_OPISO_FLOP_MODEL" not in build.spec(diff_cfg).defines
+    monkeypatch.setenv("PLENA_OPISO_AND", "0")
+    assert "PLENA_OPISO_FLOP_MODEL" in build.spec(diff_cfg).defines

@@ -4,8 +4,8 @@ undriven or combinational-loop wires) and without latches: at the small differen
 configuration in the default suite, at the default configuration under the `synth`
 marker (figures in rtl/plena/README.md). The Matrix SRAM, BMM_ACC and MM_ACC are inferred
 as their banks' 1R1W memories, and synthesize likewise at the small configuration. The
-vector groups' and reductions' operand isolation is a register (plena_opreg), not a
-latch. The whole core elaborates hierarchically at the small configuration with the SRAM
+operand isolation of the vector groups, reductions, scalar unit and MAC array is AND
+gates (plena_opiso): no latch, no falling-edge flip-flop. The whole core elaborates hierarchically at the small configuration with the SRAM
 macros and clock gates as cells, `check -assert` clean with no latch at all (default
 suite), and synthesizes module by module without one (`synth` marker): the checks of
 simulators/rtl/synth.py's `checked_synth`, which fails on any latch cell."""
@@ -278,27 +278,36 @@ def test_scalar_memories_are_inferred_as_banks(diff_cfg, memory):
 VK_ADD, VK_MUL, VK_MAX, VK_EXP, VK_RECI, VK_MAP = range(6)
 
 
-def _opreg_widths(r: dict) -> list[int]:
-    """The widths of the plena_opreg instances in `checked_synth`'s counts `r`, one per
+def _iso_widths(r: dict, module: str = "plena_opiso") -> list[int]:
+    """The widths of the `module` instances (plena_opiso: the AND-gate operand isolation;
+    plena_opreg: V_TOPK's falling-edge register) in `checked_synth`'s counts `r`, one per
     instance."""
-    return sorted(int(re.fullmatch(r"plena_opreg\(W=(\d+)\)", m).group(1))
-                  for m, f in r["modules"].items() if m.startswith("plena_opreg")
+    return sorted(int(re.fullmatch(module + r"\(W=(\d+)\)", m).group(1))
+                  for m, f in r["modules"].items() if m.startswith(module + "(")
                   for _ in range(f["instances"]))
 
 
+# A flip-flop on a falling edge: `proc`'s and `opt`'s flip-flop cells with CLK_POLARITY 0.
+FALLING_EDGE = "t:$*dff* r:CLK_POLARITY=1'0 %i"
+
+
 @pytest.mark.parametrize("unit, kind", [("plena_vgroup", k) for k in range(6)]
-                         + [("plena_vreduce", k) for k in range(2)],
+                         + [("plena_vreduce", k) for k in range(2)]
+                         + [("plena_sfpu", None), ("plena_matrix", None)],
                          ids=[f"vgroup-{n}" for n in ("add", "mul", "max", "exp", "reci", "map")]
-                         + ["vreduce-sum", "vreduce-max"])
-def test_vector_units_isolate_their_operands_without_a_latch(diff_cfg, unit, kind):
-    """The vector groups' and reductions' operand isolation (plena_opreg: the chunk's
-    bf16 elements of A, and of B for the two-operand kinds, the function, f and use_f; a
-    reduction's row) is one register of that width, a falling-edge one, and the unit
-    elaborates without a latch (`checked_synth`'s ELABORATE flow: `proc`, `check
+                         + ["vreduce-sum", "vreduce-max", "sfpu", "matrix"])
+def test_isolated_units_have_no_latch_and_no_falling_edge_flop(diff_cfg, unit, kind):
+    """The operand isolation of the vector groups (the chunk's bf16 elements of A, and of
+    B for the two-operand kinds, the function, f and use_f), the reductions (the row), the
+    scalar unit (function and operands) and the MAC array (A, B, head mode) is plena_opiso
+    of that width, AND gates behind a 1-bit rising-edge register (the scalar unit's
+    enable is its `go` itself: no register), and each unit elaborates without a latch and
+    without a falling-edge flip-flop (`checked_synth`'s ELABORATE flow: `proc`, `check
     -assert`, no latch cell; the clock gates read as cells); the map kind has none
-    (rtl/plena/README.md)."""
+    (rtl/plena/README.md, "The isolation registers")."""
     from kernelcraft.simulators.plena_rtl import timing
     vlen = diff_cfg.VLEN
+    ffs = 1
     if unit == "plena_vgroup":
         s = timing.structure()
         chunks = s["VCHUNKS_4"] if kind in (VK_EXP, VK_RECI) else s["VCHUNKS_1"]
@@ -306,19 +315,30 @@ def test_vector_units_isolate_their_operands_without_a_latch(diff_cfg, unit, kin
         params = {"VLEN": vlen, "CHUNKS": chunks, "KIND": kind}
         want = {VK_MAP: []}.get(kind, [(2 if kind in (VK_ADD, VK_MUL, VK_MAX) else 1)
                                        * lanes * 16 + 4 + 32 + 1])
-    else:
+    elif unit == "plena_vreduce":
         params = {"VLEN": vlen, "KIND": kind}
         want = [vlen * 16]
-    files = [build.PLENA_RTL / f for f in (f"{unit}.v", "plena_opreg.v",
-                                           "plena_exp_pipe.v", "plena_recip_pipe.v")]
-    common = [p for p in sorted(build.COMMON_RTL.glob("*.v")) if p != ICG]
-    r = synth.checked_synth(files + common, unit, params, macros=[ICG],
+    elif unit == "plena_sfpu":
+        params, want, ffs = {}, None, 0            # W = 3 + 64, REG_EN = 0
+    else:
+        params = diff_cfg.as_dict()
+        want = [diff_cfg.MLEN * 16 + diff_cfg.BLEN * diff_cfg.MLEN * 16 + 1]
+    macros = [build.PLENA_RTL / m for m in MACROS] + [ICG]
+    files = [p for p in build.sources("icarus") if p not in macros
+             and p.name not in CORE_HARNESS | {"plena_core.v"}]
+    r = synth.checked_synth(files, unit, params, macros=macros,
                             include=(build.PLENA_RTL, build.COMMON_RTL), defer=True,
-                            passes=synth.ELABORATE, timeout=600)
-    assert _opreg_widths(r) == want, sorted(r["modules"])
-    # the isolation is a register: one word-level flip-flop cell per instance
-    assert all(f["flip_flops"] == 1 for m, f in r["modules"].items()
-               if m.startswith("plena_opreg")), r["modules"]
+                            passes=synth.ELABORATE + f"; select -assert-none {FALLING_EDGE}",
+                            timeout=900)
+    if want is None:      # (Yosys names it by a hash of its parameters: no width to read)
+        assert sum(f["instances"] for m, f in r["modules"].items()
+                   if m.startswith("plena_opiso")) == 1, sorted(r["modules"])
+    else:
+        assert _iso_widths(r) == want, sorted(r["modules"])
+    assert not any(m.startswith("plena_opreg") for m in r["modules"]), sorted(r["modules"])
+    # act: one 1-bit register per instance (none for the scalar unit's)
+    assert all(f["flip_flops"] == ffs for m, f in r["modules"].items()
+               if m.startswith("plena_opiso")), r["modules"]
 
 
 # The whole core, hierarchical: every distinct module (per parameter set) elaborated and
@@ -346,8 +366,8 @@ def test_core_elaborates_hierarchically_small(diff_cfg):
     (the units' modules per parameter set, none flattened), passes `check -assert` (no
     multiple drivers, undriven wires or combinational loops) and holds no latch at all
     (the operand isolation of the MAC array, the vector groups but the map group, the
-    reductions, V_TOPK's logits and the scalar unit is plena_opreg's register). About
-    36 s wall at load 17."""
+    reductions and the scalar unit is plena_opiso's AND gates, V_TOPK's logits'
+    plena_opreg's falling-edge register). About 36 s wall at load 17."""
     r = _core(diff_cfg, passes=synth.ELABORATE, timeout=600)
     cfg = diff_cfg
     # Matrix SRAM MLEN, BMM_ACC HEADS x MLEN/BLEN, MM_ACC 1, FP_MEM and INT_MEM 8 each, imem 1
@@ -355,9 +375,14 @@ def test_core_elaborates_hierarchically_small(diff_cfg):
         cfg.MLEN + (cfg.MLEN // cfg.HLEN) * (cfg.MLEN // cfg.BLEN) + 1 + 8 + 8 + 1
     assert r["by_type"].get("plena_sram2w") == 3 * _vsram_banks(cfg)
     assert r["by_type"].get("icg", 0) > 0
-    # the isolation registers: the MAC array's, three two-operand groups', the exp and
-    # reciprocal groups', the two reductions', V_TOPK's and the scalar unit's
-    assert len(_opreg_widths(r)) == 1 + 3 + 2 + 2 + 1 + 1, sorted(r["modules"])
+    # the operand isolation: the MAC array's, three two-operand groups', the exp and
+    # reciprocal groups', the two reductions' and the scalar unit's AND gates, and
+    # V_TOPK's falling-edge register (its engine reads the held logits for the whole
+    # instruction), one per
+    # instance (the scalar unit's, REG_EN = 0, named by a hash of its parameters)
+    assert sum(f["instances"] for m, f in r["modules"].items()
+               if m.startswith("plena_opiso")) == 1 + 3 + 2 + 2 + 1, sorted(r["modules"])
+    assert _iso_widths(r, "plena_opreg") == [128 * 16], sorted(r["modules"])
 
 
 def _with_submodules(r: dict, m: str, memo: dict) -> tuple[int, int]:
