@@ -583,18 +583,16 @@ module plena_core #(
     wire v_feed = v_op && !v_red && op != OP_S_MAP_V_FP && step < v_chunks;
     wire a_at_issue = !inflight && (v_red || op == OP_V_SHFT_V || op == OP_V_TOPK);
     wire va_re = host_vrd || (live && (v_feed || a_at_issue || m_vrow_re));
-    // V_TOPK's logits are port A's registers through an isolation register (plena_opreg)
-    // taking them at the falling edge in the cycle after V_TOPK's read, its step 1 (one
-    // edge earlier would need the macros' read data before their read registers have
-    // it: rtl/plena/README.md, "The isolation registers"): the NaN scan
-    // and the engine's argmax then hold still until the next V_TOPK, whatever port A
-    // reads for other instructions. The only falling-edge register left: the other
-    // units' isolation is AND gates (plena_opiso), but the engine reads the logits in
-    // every cycle of the instruction, after step 1, so they must be held, which AND gates
-    // (zero outside step 1) do not.
+    // V_TOPK's logits are port A's registers behind operand isolation (plena_opiso's HOLD
+    // form): port A's read register in the cycle after V_TOPK's read, its step 1, then a
+    // register that took them at the end of that cycle, so the NaN scan and the engine's
+    // argmax hold still until the next V_TOPK, whatever port A reads for other
+    // instructions (the engine reads the logits in every cycle of the instruction).
+    wire tk_en = va_re && !host_vrd && op == OP_V_TOPK;
     wire tk_clk;
-    icg u_tkgate (.clk(clk), .en(va_re && !host_vrd && op == OP_V_TOPK), .gclk(tk_clk));
-    plena_opreg #(.W(128*16)) u_tkreg (.gclk(tk_clk), .d(va_q[128*16-1:0]), .q(logits));
+    icg u_tkgate (.clk(clk), .en(tk_en), .gclk(tk_clk));
+    plena_opiso #(.W(128*16), .HOLD(1)) u_tkiso (.clk(clk), .en(tk_en), .gclk(tk_clk),
+                                               .d(va_q[128*16-1:0]), .q(logits));
     wire [VRW-1:0] va_row = host_vrd ? VRW'(host_addr) : m_op ? m_vrow_idx : v_row_a;
     wire vb_re = live && v_vv && step < 32'(VCHUNKS_1);
     // Port W: the instruction's writes, made at the end of the cycle as its unit presents

@@ -12,14 +12,21 @@
 // falling-edge register: the datapath has the whole cycle from the rising edge to the
 // rising edge that takes its result. Every consumer of a datapath behind it takes the
 // result only at the edge ending an act cycle (rtl/plena/README.md, "Synthesis", "The
-// isolation registers"); V_TOPK's logits, which its engine reads for the whole
-// instruction, keep the falling-edge register that holds them (plena_opreg).
+// isolation registers").
+//
+// HOLD = 1 (V_TOPK's logits, which its engine reads in every cycle of the instruction,
+// not only in the act cycle): q = act ? d : h, h a rising-edge register behind a clock
+// gate enabled by act, so it takes d at the edge that ends the act cycle and holds it
+// until the next act cycle. Still one edge and the whole cycle for the logic behind it:
+// in the act cycle the mux passes d from the rising edge on, afterwards h.
 //
 // It was plena_opreg, a register on the falling edge of the gated clock `gclk` (and
-// before that a latch open while gclk was high), which gave the datapath half a cycle.
+// before that a latch open while gclk was high), which gave the datapath half a cycle;
+// V_TOPK's logits kept it until the HOLD form (2026-12-07).
 // PLENA_OPISO_FLOP_MODEL (plena's Verilator build only: simulators/plena_rtl/build.py)
 // keeps that register as the simulation model of this isolation: it holds at every rising
-// edge that takes the datapath's result the value the AND gates pass then (d, which is
+// edge that takes the datapath's result the value the AND gates (or HOLD's mux) pass then
+// (d, which is
 // stable from the rising edge through the act cycle), and Verilator evaluates the
 // datapath behind a register only at its edge, once per use, instead of with every change
 // of d (the AND form re-evaluates it at every rising edge: rtl/plena/README.md, the
@@ -30,7 +37,8 @@ module plena_opiso #(
     parameter integer W = 1,
     // Waiver: the AND form's only (the model takes d at gclk's edge either way).
     /* verilator lint_off UNUSEDPARAM */
-    parameter integer REG_EN = 1
+    parameter integer REG_EN = 1,
+    parameter integer HOLD = 0
     /* verilator lint_on UNUSEDPARAM */
 ) (
     // Waiver: each form reads only its own inputs (the model gclk, the AND form clk, en).
@@ -56,7 +64,15 @@ module plena_opiso #(
         end else begin : g_comb
             assign act = en;
         end
+        if (HOLD != 0) begin : g_hold
+            wire hclk;
+            reg [W-1:0] h;
+            icg u_hgate (.clk(clk), .en(act), .gclk(hclk));
+            always @(posedge hclk) h <= d;
+            assign q = act ? d : h;
+        end else begin : g_and
+            assign q = d & {W{act}};
+        end
     endgenerate
-    assign q = d & {W{act}};
 `endif
 endmodule
