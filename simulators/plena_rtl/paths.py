@@ -6,11 +6,11 @@ The SRAM macros (plena_sram, plena_sram2w) and the clock gate (icg) are cells a 
 starts and ends at, as at a register (a macro's read is registered; an ICG's enable is
 latched inside the cell). plena_opiso, the operand isolation in front of the MAC array,
 the vector groups, the reductions and the scalar fp unit, is AND gates (q = d & act, act
-a 1-bit rising-edge register or the scalar unit's `go`): simply logic on the path, which
-runs from the operand registers (or act) through it and the datapath to the result
-registers, a whole period in silicon. (It was plena_opreg, a falling-edge register read
-here as a wire; V_TOPK's logits keep that register, in plena_core, which no unit here
-holds.) `python -m kernelcraft.simulators.plena_rtl.paths
+a 1-bit rising-edge register or the scalar unit's `go`; for V_TOPK's logits, in
+plena_core, a mux with a holding register): simply logic on the path, which runs from
+the operand registers (or act) through it and the datapath to the result registers, a
+whole period in silicon. (It was plena_opreg, a falling-edge register read here as a
+wire.) `python -m kernelcraft.simulators.plena_rtl.paths
 UNIT... [--default | --small]` prints the figures (rtl/plena/README.md, "Longest paths").
 """
 from __future__ import annotations
