@@ -46,22 +46,11 @@ def _verilator_cpu(log: Path) -> float | None:
 def cold_build(build, cfg, cache: Path, ccache: bool = False) -> dict:
     """Build `build(cfg)` (a design's cached-build function) into `cache` (an empty or
     runtime-only directory) and return its wall and CPU seconds."""
-    saved = {k: os.environ.get(k) for k in ("KERNELCRAFT_CACHE", "CCACHE_DISABLE")}
-    os.environ["KERNELCRAFT_CACHE"] = str(cache)
-    if ccache:
-        os.environ.pop("CCACHE_DISABLE", None)
-    else:
-        os.environ["CCACHE_DISABLE"] = "1"
     load0 = os.getloadavg()[0]
     cpu0, t0 = _children_cpu(), time.perf_counter()
-    try:
+    with toolchain.environ({"KERNELCRAFT_CACHE": str(cache),
+                            "CCACHE_DISABLE": None if ccache else "1"}):
         b = build(cfg)
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
     wall, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
     if b.cached:
         raise toolchain.ToolchainError(f"the build in {cache} was cached: not a cold build")

@@ -111,75 +111,37 @@ module plena_acc #(
         l_q <= hl;
     end
 
-    // The reads' choices are binary mux trees, computed level by level in always blocks on
-    // their gathered inputs (leaf e, +0 past the last; level k halves them by select bit
-    // k): a variable part-select of q is a $shiftx that Yosys expands to a log shifter of
-    // q's whole width before `opt` trims it, and a tree of continuous assignments made
-    // Icarus re-evaluate every node at each bank's read (rtl/plena/README.md, "Synthesis",
-    // "Simulators"); an always block runs once per time step.
+    // The reads' choices are binary mux trees (rtl/common/mux_tree.v, level k halving the
+    // entries by select bit k, +0 past the last), not a variable part-select of q (a
+    // $shiftx that Yosys expands to a log shifter of q's whole width before `opt` trims
+    // it) nor a tree of continuous assignments (which made Icarus re-evaluate every node
+    // at each bank's read): rtl/plena/README.md, "Synthesis", "Simulators".
     // blk: each head's block b_q (a step's, or the host's); hsel: head hd_q's of them.
-    localparam integer NBL = 1 << NBW, HDL = 1 << HDW, BLL = 1 << BLW;
     wire [HEADS*WW-1:0] blk;
     genvar go;
     generate
         for (gh = 0; gh < HEADS; gh = gh + 1) begin : g_blk
-            wire [NBL*WW-1:0] m;
-            for (gb = 0; gb < NBL; gb = gb + 1) begin : g_leaf
-                if (gb < NB) begin : g_in
-                    assign m[WW*gb +: WW] = q[(gh*NB + gb)*WW +: WW];
-                end else begin : g_pad
-                    assign m[WW*gb +: WW] = {WW{1'b0}};
-                end
-            end
-            reg [NBL*WW-1:0] t;
-            integer k, i;
-            always @* begin
-                t = m;
-                for (k = 0; k < NBW; k = k + 1)
-                    for (i = 0; i < (NBL >> (k + 1)); i = i + 1)
-                        t[WW*i +: WW] = b_q[k] ? t[WW*(2*i + 1) +: WW] : t[WW*(2*i) +: WW];
-            end
-            assign blk[WW*gh +: WW] = t[0 +: WW];
+            mux_tree #(.WIDTH(WW), .N(NB), .LEVELS(NBW)) u_mux (
+                .in(q[gh*NB*WW +: NB*WW]), .sel(b_q), .out(blk[WW*gh +: WW]));
             for (gl = 0; gl < BLEN; gl = gl + 1) begin : g_lane
-                assign s_q[32*(gl*HEADS + gh) +: 32] = v_q[b_q] ? t[32*gl +: 32] : 32'd0;
+                assign s_q[32*(gl*HEADS + gh) +: 32] = v_q[b_q] ? blk[WW*gh + 32*gl +: 32] : 32'd0;
             end
         end
         // A write-out's row: bank go of head hd_q.
         for (go = 0; go < NB; go = go + 1) begin : g_oq
-            wire [HDL*WW-1:0] m;
-            for (gh = 0; gh < HDL; gh = gh + 1) begin : g_leaf
-                if (gh < HEADS) begin : g_in
-                    assign m[WW*gh +: WW] = q[(gh*NB + go)*WW +: WW];
-                end else begin : g_pad
-                    assign m[WW*gh +: WW] = {WW{1'b0}};
-                end
+            wire [HEADS*WW-1:0] m;
+            wire [WW-1:0] t;
+            for (gh = 0; gh < HEADS; gh = gh + 1) begin : g_leaf
+                assign m[WW*gh +: WW] = q[(gh*NB + go)*WW +: WW];
             end
-            reg [HDL*WW-1:0] t;
-            integer k, i;
-            always @* begin
-                t = m;
-                for (k = 0; k < HDW; k = k + 1)
-                    for (i = 0; i < (HDL >> (k + 1)); i = i + 1)
-                        t[WW*i +: WW] = hd_q[k] ? t[WW*(2*i + 1) +: WW] : t[WW*(2*i) +: WW];
-            end
-            assign o_q[WW*go +: WW] = v_q[go] ? t[0 +: WW] : {WW{1'b0}};
+            mux_tree #(.WIDTH(WW), .N(HEADS), .LEVELS(HDW)) u_mux (.in(m), .sel(hd_q), .out(t));
+            assign o_q[WW*go +: WW] = v_q[go] ? t : {WW{1'b0}};
         end
     endgenerate
     // The host's entry: head hd_q's block (of blk), then lane l_q's entry of it.
-    reg [HDL*WW-1:0] ht;
-    reg [BLL*32-1:0] lt;
-    integer hk, hj, lk, li;
-    always @* begin
-        ht = {HDL*WW{1'b0}};
-        ht[0 +: HEADS*WW] = blk;
-        for (hk = 0; hk < HDW; hk = hk + 1)
-            for (hj = 0; hj < (HDL >> (hk + 1)); hj = hj + 1)
-                ht[WW*hj +: WW] = hd_q[hk] ? ht[WW*(2*hj + 1) +: WW] : ht[WW*(2*hj) +: WW];
-        lt = {BLL*32{1'b0}};
-        lt[0 +: BLEN*32] = ht[0 +: WW];
-        for (lk = 0; lk < BLW; lk = lk + 1)
-            for (li = 0; li < (BLL >> (lk + 1)); li = li + 1)
-                lt[32*li +: 32] = l_q[lk] ? lt[32*(2*li + 1) +: 32] : lt[32*(2*li) +: 32];
-    end
-    assign h_q = v_q[b_q] ? lt[0 +: 32] : 32'd0;
+    wire [WW-1:0] hblk;
+    wire [31:0] hent;
+    mux_tree #(.WIDTH(WW), .N(HEADS), .LEVELS(HDW)) u_hhead (.in(blk), .sel(hd_q), .out(hblk));
+    mux_tree #(.WIDTH(32), .N(BLEN), .LEVELS(BLW)) u_hlane (.in(hblk), .sel(l_q), .out(hent));
+    assign h_q = v_q[b_q] ? hent : 32'd0;
 endmodule

@@ -126,40 +126,27 @@ module plena_matrix #(
     reg [MLEN*32-1:0] mv_acc;
     reg [HEADS*MLEN*32-1:0] bmv_acc;
     wire [31:0] mm_h, bmm_h;                          // MM_ACC's, BMM_ACC's host reads (registered)
-    // The host's MV_ACC and BMV_ACC entries: binary mux trees computed level by level in
-    // an always block (level k halves the entries by a select bit): written as continuous
-    // assignments, every node was re-evaluated by Icarus at each accumulator write
-    // (rtl/plena/README.md, "Simulators"). BMV_ACC's entry h*MLEN + j: first head h (the
-    // address's bits above MLW; heads padded with +0 to a power of two), then entry j, so
-    // that no level's loop is over Verilator's unroll count at the default configuration
-    // (a loop over the 8192-bit vector, run at every clock edge, since h_acc_addr is the
-    // harness's); the same mux bits as one tree over all entries.
+    // The host's MV_ACC and BMV_ACC entries: binary mux trees (rtl/common/mux_tree.v,
+    // computed level by level in an always block: written as continuous assignments,
+    // every node was re-evaluated by Icarus at each accumulator write; rtl/plena/README.md,
+    // "Simulators"). BMV_ACC's entry h*MLEN + j: first head h (the address's bits above
+    // MLW; heads padded with +0 to a power of two), then entry j, so that no level's loop
+    // is over Verilator's unroll count at the default configuration (a loop over the
+    // 8192-bit vector, run at every clock edge, since h_acc_addr is the harness's); the
+    // same mux bits as one tree over all entries.
     localparam integer HBW = BVW - MLW;                 // head bits of the host's address
-    localparam integer HBN = 1 << HBW;
-    reg [MLEN*32-1:0] mv_t, bmv_t;
-    reg [HBN*MLEN*32-1:0] bmv_h;
-    integer tk, ti;
-    always @* begin
-        mv_t = mv_acc;
-        for (tk = 0; tk < MLW; tk = tk + 1)
-            for (ti = 0; ti < (MLEN >> (tk + 1)); ti = ti + 1)
-                mv_t[32*ti +: 32] = h_acc_addr[tk] ? mv_t[32*(2*ti + 1) +: 32]
-                                                   : mv_t[32*(2*ti) +: 32];
-        bmv_h = (HBN*MLEN*32)'(bmv_acc);
-        for (tk = 0; tk < HBW; tk = tk + 1)
-            for (ti = 0; ti < (HBN >> (tk + 1)); ti = ti + 1)
-                bmv_h[MLEN*32*ti +: MLEN*32] = h_acc_addr[MLW + tk]
-                    ? bmv_h[MLEN*32*(2*ti + 1) +: MLEN*32] : bmv_h[MLEN*32*(2*ti) +: MLEN*32];
-        bmv_t = bmv_h[0 +: MLEN*32];
-        for (tk = 0; tk < MLW; tk = tk + 1)
-            for (ti = 0; ti < (MLEN >> (tk + 1)); ti = ti + 1)
-                bmv_t[32*ti +: 32] = h_acc_addr[tk] ? bmv_t[32*(2*ti + 1) +: 32]
-                                                    : bmv_t[32*(2*ti) +: 32];
-    end
+    wire [31:0] mv_t, bmv_t;
+    wire [MLEN*32-1:0] bmv_h;
+    mux_tree #(.WIDTH(32), .N(MLEN), .LEVELS(MLW)) u_mv_host (
+        .in(mv_acc), .sel(h_acc_addr[MLW-1:0]), .out(mv_t));
+    mux_tree #(.WIDTH(MLEN*32), .N(HEADS), .LEVELS(HBW)) u_bmv_head (
+        .in(bmv_acc), .sel(h_acc_addr[MLW +: (HBW > 0 ? HBW : 1)]), .out(bmv_h));
+    mux_tree #(.WIDTH(32), .N(MLEN), .LEVELS(MLW)) u_bmv_host (
+        .in(bmv_h), .sel(h_acc_addr[MLW-1:0]), .out(bmv_t));
 
     assign h_acc = h_acc_sel == HS_MM ? mm_h
-                 : h_acc_sel == HS_MV ? mv_t[0 +: 32]
-                 : h_acc_sel == HS_BMM ? bmm_h : bmv_t[0 +: 32];
+                 : h_acc_sel == HS_MV ? mv_t
+                 : h_acc_sel == HS_BMM ? bmm_h : bmv_t;
 
     wire is_mm  = (op == MOP_MM || op == MOP_TMM);
     wire is_mv  = (op == MOP_MV || op == MOP_TMV);

@@ -111,12 +111,11 @@ module plena_msram #(
         end
     end
 
-    // Every choice is a binary mux tree, computed level by level in an always block on the
-    // choice's gathered inputs (level k halves them by select bit k: entry e is chosen by
-    // select e): a variable part-select is a $shiftx that Yosys expands to a log shifter of
-    // its whole input width before `opt` trims it, and a tree of continuous assignments
-    // made Icarus re-evaluate every node at each bank's read (rtl/plena/README.md,
-    // "Synthesis", "Simulators"); an always block runs once per time step.
+    // Every choice is a binary mux tree (rtl/common/mux_tree.v, level k halving the entries
+    // by select bit k, entry e chosen by select e), not a variable part-select (a $shiftx
+    // that Yosys expands to a log shifter of its whole input width before `opt` trims it)
+    // nor a tree of continuous assignments (which made Icarus re-evaluate every node at
+    // each bank's read): rtl/plena/README.md, "Synthesis", "Simulators".
     // Non-transposed: in each bank, each group's chosen element (ne), then per lane its
     // group's (ns: lane l's column of every bank, bank r at [16*r]).
     localparam integer GLV = NG > 1 ? $clog2(NG) : 0;       // a group's tree levels
@@ -133,28 +132,12 @@ module plena_msram #(
                 for (gi = 0; gi < NG; gi = gi + 1) begin : g_mem
                     assign m[16*gi +: 16] = q[(gr*MLEN + gg + gi*BLEN)*16 +: 16];
                 end
-                reg [NG*16-1:0] t;
-                integer k, i;
-                always @* begin
-                    t = m;
-                    for (k = 0; k < GLV; k = k + 1)
-                        for (i = 0; i < (NG >> (k + 1)); i = i + 1)
-                            t[16*i +: 16] = gi_q[NGW*gg + k] ? t[16*(2*i + 1) +: 16]
-                                                             : t[16*(2*i) +: 16];
-                end
-                assign ne[16*gg +: 16] = t[0 +: 16];
+                mux_tree #(.WIDTH(16), .N(NG), .LEVELS(GLV), .SW(NGW)) u_mux (
+                    .in(m), .sel(gi_q[NGW*gg +: NGW]), .out(ne[16*gg +: 16]));
             end
             for (gl = 0; gl < BLEN; gl = gl + 1) begin : g_lane
-                reg [BLEN*16-1:0] t;
-                integer k, i;
-                always @* begin
-                    t = ne;
-                    for (k = 0; k < LLV; k = k + 1)
-                        for (i = 0; i < (BLEN >> (k + 1)); i = i + 1)
-                            t[16*i +: 16] = lg_q[GW*gl + k] ? t[16*(2*i + 1) +: 16]
-                                                            : t[16*(2*i) +: 16];
-                end
-                assign ns[16*(gl*MLEN + gr) +: 16] = t[0 +: 16];
+                mux_tree #(.WIDTH(16), .N(BLEN), .LEVELS(LLV), .SW(GW)) u_mux (
+                    .in(ne), .sel(lg_q[GW*gl +: GW]), .out(ns[16*(gl*MLEN + gr) +: 16]));
             end
         end
         for (gg = 0; gg < BLEN; gg = gg + 1) begin : g_tgrp
@@ -163,29 +146,13 @@ module plena_msram #(
             for (gi = 0; gi < NG; gi = gi + 1) begin : g_mem
                 assign m[RW*gi +: RW] = q[(gg + gi*BLEN)*RW +: RW];
             end
-            reg [NG*RW-1:0] t;
-            integer k, i;
-            always @* begin
-                t = m;
-                for (k = 0; k < GLV; k = k + 1)
-                    for (i = 0; i < (NG >> (k + 1)); i = i + 1)
-                        t[RW*i +: RW] = gi_q[NGW*gg + k] ? t[RW*(2*i + 1) +: RW]
-                                                         : t[RW*(2*i) +: RW];
-            end
-            assign tw[RW*gg +: RW] = t[0 +: RW];
+            mux_tree #(.WIDTH(RW), .N(NG), .LEVELS(GLV), .SW(NGW)) u_mux (
+                .in(m), .sel(gi_q[NGW*gg +: NGW]), .out(tw[RW*gg +: RW]));
         end
         for (gl = 0; gl < BLEN; gl = gl + 1) begin : g_tlane
             localparam integer RW = MLEN*16;
-            reg [BLEN*RW-1:0] t;
-            integer k, i;
-            always @* begin
-                t = tw;
-                for (k = 0; k < LLV; k = k + 1)
-                    for (i = 0; i < (BLEN >> (k + 1)); i = i + 1)
-                        t[RW*i +: RW] = lg_q[GW*gl + k] ? t[RW*(2*i + 1) +: RW]
-                                                        : t[RW*(2*i) +: RW];
-            end
-            assign tl[RW*gl +: RW] = t[0 +: RW];
+            mux_tree #(.WIDTH(RW), .N(BLEN), .LEVELS(LLV), .SW(GW)) u_mux (
+                .in(tw), .sel(lg_q[GW*gl +: GW]), .out(tl[RW*gl +: RW]));
         end
     endgenerate
     assign h_data = tl[0 +: MLEN*16];

@@ -42,7 +42,9 @@ def unit_params(unit: str, cfg) -> tuple[str, dict]:
     per kind (`vgroup-add`, ...; `vlen` overrides VLEN: a group's lanes are copies, so its
     path is the same at any lane count), plena_vreduce (`vreduce-sum`, `vreduce-max`),
     plena_mac_lane, plena_topk, plena_dma, plena_check, plena_smem (`smem-fp`,
-    `smem-int`), plena_msram, plena_vsram."""
+    `smem-int`), plena_msram, plena_vsram, plena_acc (`acc-bmm`, `acc-mm`: BMM_ACC and
+    MM_ACC) and plena_matrix (the whole MAC array: its lanes, Matrix SRAM and
+    accumulators)."""
     if unit in ("fp32_add", "fp32_mul", "bf16_mul", "fp32_max", "fp32_min", "fp32_to_bf16",
                 "plena_exp_pipe", "plena_recip_pipe", "plena_sqrt_pipe", "plena_sfpu"):
         return unit, {}
@@ -57,7 +59,7 @@ def unit_params(unit: str, cfg) -> tuple[str, dict]:
                                  "KIND": {"sum": 0, "max": 1}[unit.removeprefix("vreduce-")]}
     if unit == "plena_mac_lane":
         return unit, {"MLEN": cfg.MLEN, "HLEN": cfg.HLEN}
-    if unit in ("plena_topk", "plena_dma", "plena_check"):
+    if unit in ("plena_topk", "plena_dma", "plena_check", "plena_matrix"):
         return unit, cfg.as_dict()
     if unit == "smem-fp":                # plena_core's FP_MEM: MAP_LANES reads, 8 writes
         return "plena_smem", {"DEPTH": cfg.FP_MEM_SIZE, "NR": cfg.VLEN // _chunks("map"),
@@ -66,6 +68,11 @@ def unit_params(unit: str, cfg) -> tuple[str, dict]:
         return "plena_smem", {"DEPTH": cfg.INT_MEM_SIZE, "NR": 1, "NW": 8}
     if unit == "plena_msram":
         return unit, {k: getattr(cfg, k) for k in ("MLEN", "BLEN", "HLEN", "MSRAM_TILES")}
+    if unit == "acc-bmm":                # plena_matrix's BMM_ACC and MM_ACC
+        return "plena_acc", {"ROWS": cfg.MLEN, "COLS": cfg.MLEN, "BLEN": cfg.BLEN,
+                             "HEADS": cfg.MLEN // cfg.HLEN}
+    if unit == "acc-mm":
+        return "plena_acc", {"ROWS": cfg.BLEN, "COLS": cfg.BLEN, "BLEN": cfg.BLEN, "HEADS": 1}
     if unit == "plena_vsram":
         return unit, {"VLEN": cfg.VLEN, "VSRAM_ROWS": cfg.VSRAM_ROWS}
     raise KeyError(f"unknown plena unit {unit!r}")
@@ -75,7 +82,7 @@ UNITS = ("fp32_to_bf16", "fp32_max", "fp32_min", "fp32_add", "bf16_mul", "fp32_m
          "fp32_tree_sum", "plena_recip_pipe", "plena_sqrt_pipe", "plena_exp_pipe", "plena_sfpu",
          *(f"vgroup-{k}" for k in VGROUP_KINDS), "vreduce-sum", "vreduce-max",
          "plena_mac_lane", "plena_topk", "plena_dma", "plena_check", "smem-fp", "smem-int",
-         "plena_vsram", "plena_msram")
+         "plena_vsram", "plena_msram", "acc-bmm", "acc-mm", "plena_matrix")
 
 
 def longest_path(unit: str, cfg, timeout: float = 3600, **overrides) -> dict:

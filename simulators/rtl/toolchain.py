@@ -433,12 +433,16 @@ def _verilator_env() -> dict[str, str]:
 
 
 @contextmanager
-def _build_env(simulator: str) -> Iterator[None]:
-    """cocotb's runner takes its subprocess environment from os.environ."""
-    env = _verilator_env() if simulator == "verilator" else {}
-    old = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
+def environ(changes: Mapping[str, str | None]) -> Iterator[None]:
+    """Set (a string) or remove (None) each of `changes` in os.environ for the block, and
+    put every one of them back as it was (set or absent) after it, also on an error."""
+    old = {k: os.environ.get(k) for k in changes}
     try:
+        for k, v in changes.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
         yield
     finally:
         for k, v in old.items():
@@ -446,6 +450,13 @@ def _build_env(simulator: str) -> Iterator[None]:
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
+
+
+@contextmanager
+def _build_env(simulator: str) -> Iterator[None]:
+    """cocotb's runner takes its subprocess environment from os.environ."""
+    with environ(_verilator_env() if simulator == "verilator" else {}):
+        yield
 
 
 @dataclass(frozen=True)

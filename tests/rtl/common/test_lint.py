@@ -18,6 +18,7 @@ PARAMETER_SETS = [
     ("fp32_tree_sum", ("-GL=1",)), ("fp32_tree_sum", ("-GL=2",)), ("fp32_tree_sum", ("-GL=64",)),
     ("bf16_dot_acc", ("-GL=1",)), ("bf16_dot_acc", ("-GL=16",)),
     ("fp_mul", ("-GFI=7",)), ("fp32_minmax", ("-GMIN=1",)),
+    ("mux_tree", ("-GN=1",)), ("mux_tree", ("-GN=3",)), ("mux_tree", ("-GN=4", "-GLEVELS=3")),
 ]
 
 

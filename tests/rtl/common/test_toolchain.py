@@ -85,6 +85,26 @@ def _spec(tmp_path: Path, text: str = TINY, **kw) -> toolchain.BuildSpec:
     return toolchain.BuildSpec(top="tiny", sources=(src,), **kw)
 
 
+def test_environ_sets_and_removes_for_the_block_and_restores_after(monkeypatch):
+    """toolchain.environ (what the builds and `kernelcraft bench build` use): each
+    variable set or removed inside the block, put back as it was after it, an error
+    included; _build_env is it with the Verilator build's variables."""
+    monkeypatch.setenv("KC_ENV_A", "before")
+    monkeypatch.delenv("KC_ENV_B", raising=False)
+    monkeypatch.setenv("KC_ENV_C", "kept")
+    with pytest.raises(RuntimeError):
+        with toolchain.environ({"KC_ENV_A": None, "KC_ENV_B": "set"}):
+            assert "KC_ENV_A" not in os.environ and os.environ["KC_ENV_B"] == "set"
+            os.environ["KC_ENV_C"] = "changed inside"        # not one of the changes
+            raise RuntimeError
+    assert os.environ["KC_ENV_A"] == "before" and "KC_ENV_B" not in os.environ
+    assert os.environ["KC_ENV_C"] == "changed inside"
+    monkeypatch.delenv("MAKEFLAGS", raising=False)
+    with toolchain._build_env("verilator"):
+        assert "MAKEFLAGS" in os.environ
+    assert "MAKEFLAGS" not in os.environ
+
+
 def test_build_key_follows_content_and_parameters(tmp_path):
     tool = toolchain.find_verilator()
     base = _spec(tmp_path).key("verilator", tool)

@@ -112,8 +112,9 @@ def test_mac_lane_is_registered_and_shallow(mlen, hlen):
     assert depth < mul + levels * add
 
 
-MSRAM_FILES = ("plena_msram.v", "plena_sram.v")
 ICG = build.COMMON_RTL / "icg.v"     # the clock gates: read as a cell (its latch is the cell's)
+MUX_TREE = build.COMMON_RTL / "mux_tree.v"   # the selections' mux trees (flattened into the unit)
+MSRAM_FILES = (build.PLENA_RTL / "plena_msram.v", build.PLENA_RTL / "plena_sram.v", MUX_TREE)
 MSRAM_PARAMS = ("MLEN", "BLEN", "HLEN", "MSRAM_TILES")
 
 
@@ -121,7 +122,7 @@ def test_matrix_sram_is_inferred_as_banks(diff_cfg):
     """The Matrix SRAM (plena_msram: banks, the step's column selection, the host's row)
     at the small configuration: Yosys infers MLEN memories of one read and one write port
     each, what a 1R1W macro replaces."""
-    files = [build.PLENA_RTL / f for f in MSRAM_FILES]
+    files = list(MSRAM_FILES)
     sets = " ".join(f"-set {k} {getattr(diff_cfg, k)}" for k in MSRAM_PARAMS)
     out = _yosys(f"{_read(files)}; {_read([ICG], '-lib ')}; chparam {sets} plena_msram; "
                  "hierarchy -top plena_msram; "
@@ -150,9 +151,10 @@ def test_matrix_sram_synthesizes_at_the_default_configuration():
     CPU minutes and 3.9 GB)."""
     cfg = default_config()
     sets = " ".join(f"-set {k} {getattr(cfg, k)}" for k in MSRAM_PARAMS)
-    out = _yosys(f"{_read([build.PLENA_RTL / 'plena_msram.v'])}; "
+    out = _yosys(f"{_read([build.PLENA_RTL / 'plena_msram.v', MUX_TREE])}; "
                  f"{_read([build.PLENA_RTL / 'plena_sram.v', ICG], '-lib ')}; "
-                 f"chparam {sets} plena_msram; synth -noshare -top plena_msram; check -assert; "
+                 f"chparam {sets} plena_msram; synth -flatten -noshare -top plena_msram; "
+                 "check -assert; "
                  "tee -o /dev/stdout stat", 3600)
     cells = {m.group(1): int(m.group(2))
              for m in re.finditer(r"^\s+(\S+)\s+(\d+)\s*$", out, flags=re.M)}
@@ -164,16 +166,16 @@ def test_matrix_sram_synthesizes_at_the_default_configuration():
     assert total < 2 * cfg.MLEN * 16 * (cfg.MLEN + cfg.BLEN * cfg.BLEN) * 5 // 4
 
 
-def _synth_small(diff_cfg, top: str, names, params) -> int:
+def _synth_small(diff_cfg, top: str, files, params) -> int:
     """Synthesize `top` at DIFF_CONFIG to flip-flops (no macro library here), print its
     figures and return its flip-flop count."""
     cells, flops, depth = _synth_lane({k: getattr(diff_cfg, k) for k in params}, top,
-                                      [build.PLENA_RTL / f for f in names], 1800, cells_lib=[ICG])
+                                      list(files), 1800, cells_lib=[ICG])
     print(f"{top} at DIFF_CONFIG: {cells:,} cells, {flops:,} flip-flops, longest path {depth} cells")
     return flops
 
 
-ACC_FILES = ("plena_acc.v", "plena_sram.v")
+ACC_FILES = (build.PLENA_RTL / "plena_acc.v", build.PLENA_RTL / "plena_sram.v", MUX_TREE)
 
 
 def _acc_params(cfg, which: str) -> dict[str, int]:
@@ -187,7 +189,7 @@ def _acc_banks(cfg, which: str) -> int:
     """Memories of one read and one write port, ROWS words of BLEN fp32 entries each,
     Yosys infers in plena_acc for `which`."""
     params = _acc_params(cfg, which)
-    files = [build.PLENA_RTL / f for f in ACC_FILES]
+    files = list(ACC_FILES)
     sets = " ".join(f"-set {k} {v}" for k, v in params.items())
     out = _yosys(f"{_read(files)}; {_read([ICG], '-lib ')}; chparam {sets} plena_acc; "
                  "hierarchy -top plena_acc; "
@@ -221,7 +223,7 @@ def test_accumulator_synthesizes_small(diff_cfg, which):
     """Mapped to flip-flops (no macro library here) it passes `check -assert` without a
     latch (figures in rtl/plena/README.md)."""
     params = _acc_params(diff_cfg, which)
-    cells, flops, depth = _synth_lane(params, "plena_acc", [build.PLENA_RTL / f for f in ACC_FILES],
+    cells, flops, depth = _synth_lane(params, "plena_acc", list(ACC_FILES),
                                       1800, cells_lib=[ICG])
     print(f"{which} (plena_acc) at DIFF_CONFIG: {cells:,} cells, {flops:,} flip-flops, "
           f"longest path {depth} cells")
