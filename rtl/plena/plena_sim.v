@@ -151,9 +151,9 @@ module plena_sim #(
     always @(negedge cclk) icg_armed <= 1'b1;
 `endif
 
-    // The core's inputs. The job sequence and the trace are processes that wait for clock
-    // edges (on an event fired at them, h_ev below); they run at falling edges and write
-    // requests (q_*), which an ordinary clocked process presents to the core at the next rising edge, so every input of the core
+    // The core's inputs. The job sequence and the trace are processes that wait on clock
+    // edges; they run at falling edges and write requests (q_*), which an ordinary clocked
+    // process presents to the core at the next rising edge, so every input of the core
     // changes at a rising edge, as a register's output does. Why: the clock gates'
     // falling-edge model (rtl/common/icg.v, plena's Verilator builds) needs their enables
     // stable while the clock is low; and under Verilator a waiting process's writes at a
@@ -196,22 +196,6 @@ module plena_sim #(
     // scalar unit's fp32 units included, would be evaluated at both edges.)
     reg [RW-1:0] h_q;
     reg          h_on;
-    // The harness's waiting processes wake on one event, h_ev, that ordinary processes
-    // fire at clock edges when one of them is due (see d_wait and the trace below), never
-    // on a clock edge itself: Verilator keeps a scheduler per distinct trigger awaited and
-    // resumes every one of them at every evaluation. A process due at a rising edge has
-    // its flag (w*_p) set at that edge, one due at a falling edge its w*_n, and each
-    // checks the level of clk too, so that a flag left from the other edge does not count.
-    event h_ev;
-    reg   t_neg, t_pos, wj_p, wj_n, wt_p, wt_n;
-    initial begin
-        t_neg = 1'b0;
-        t_pos = 1'b0;
-        wj_p = 1'b0;
-        wj_n = 1'b0;
-        wt_p = 1'b0;
-        wt_n = 1'b0;
-    end
     always @(posedge clk)
         if (h_on) h_q <= host_rdata;
     // `halt` comes from outside the simulation at any moment; registered, it changes only
@@ -288,7 +272,7 @@ module plena_sim #(
         q_sel = sel;
         q_addr = 32'(adr);
         q_wdata = value;
-        j_fall();
+        @(negedge clk);
     endtask
     // The harness's copy of entry k of space `sel`.
     task automatic keep(input [3:0] sel, input integer k, input [RW-1:0] w);
@@ -322,7 +306,7 @@ module plena_sim #(
         for (j = 0; j < n + lat; j = j + 1) begin
             if (j < n) q_addr = 32'(j);
             if (j >= lat) keep(sel, j - lat, h_q);
-            j_fall();
+            @(negedge clk);
         end
         h_on = 1'b0;
     endtask
@@ -357,28 +341,10 @@ module plena_sim #(
     // at every evaluation, both edges, to test it again: 2.4% of the instructions of a
     // bulk simulation of a scalar loop.)
     reg   d_wait;
+    event d_go;
     initial d_wait = 1'b0;
-    // Likewise its other waits (h_ev, above): for `go` while idle (j_idle), and for the
-    // next falling edge (j_neg; the trace's t_neg, below).
-    reg   j_idle, j_neg;
-    initial begin
-        j_idle = 1'b0;
-        j_neg = 1'b0;
-    end
-    // (Blocking: the flags are read by the woken process at this same edge.)
-    /* verilator lint_off BLKSEQ */
-    always @(posedge clk) begin
-        wj_p = (j_idle && go) || (d_wait && done && cen);
-        wt_p = t_pos;
-        if (wj_p || wt_p) -> h_ev;
-    end
-    /* verilator lint_on BLKSEQ */
-    task automatic j_rise;   // the job sequence's wait for its rising edge
-        do @(h_ev); while (!(clk && wj_p));
-    endtask
-    task automatic j_fall;   // ... for the next falling edge
-        do @(h_ev); while (!(!clk && wj_n));
-    endtask
+    always @(posedge clk)
+        if (d_wait && done && cen) -> d_go;
 
     // --- the job sequence ------------------------------------------------------------
     // It takes `go` at a rising edge and runs at falling edges from there on (see q_*).
@@ -389,11 +355,8 @@ module plena_sim #(
         trace_on = 0;
         tfd = 0;
         forever begin
-            j_idle = 1'b1;
-            j_rise();
-            j_idle = 1'b0;
-            j_neg = 1'b1;
-            begin
+            @(posedge clk);
+            if (go) begin
                 dir = $sformatf("%0s/job%0d", base, job);
                 fd = $fopen(path("job.txt"), "r");
                 if (fd == 0) $fatal(1, "plena_sim: cannot open %0s", path("job.txt"));
@@ -406,9 +369,9 @@ module plena_sim #(
                 $readmemh(path("fp_mem.hex"), l_fp);
                 $readmemh(path("int_mem.hex"), l_int);
                 finished <= 1'b0;
-                j_fall();
+                @(negedge clk);
                 q_rst = 1'b1;
-                j_fall();
+                @(negedge clk);
                 q_rst = 1'b0;
                 for (k = 1; k < 32'(q_prog_len); k = k + 1) hwrite(HS_IMEM, k, RW'(l_imem[k]));
                 for (k = 0; k < VSRAM_ROWS; k = k + 1) hwrite(HS_VSRAM, k, l_vsram[k]);
@@ -433,17 +396,15 @@ module plena_sim #(
                     q_wdata = RW'(l_imem[0]);
                 end
                 q_start = 1'b1;
-                j_fall();
+                @(negedge clk);
                 q_we = 1'b0;
                 q_start = 1'b0;
                 // The core is done, and the trace has read what its last edge wrote:
-                // the first rising edge that finds it so (wj_p, below).
-                j_neg = 1'b0;
+                // the first rising edge that finds it so (d_go, below).
                 d_wait = 1'b1;
-                j_rise();
+                @(d_go);
                 d_wait = 1'b0;
-                j_neg = 1'b1;
-                j_fall();
+                @(negedge clk);
                 hread_all(HS_VSRAM, VSRAM_ROWS, 3);
                 hread_all(HS_MSRAM, MROWS, 3);
                 hread_all(HS_FPMEM, FP_MEM_SIZE, 3);
@@ -477,7 +438,6 @@ module plena_sim #(
                     tfd = 0;
                 end
                 finished <= 1'b1;
-                j_neg = 1'b0;
             end
         end
     end
@@ -587,16 +547,13 @@ module plena_sim #(
     reg [3:0]  t_sel;       // the job sequence's request, put back after the trace's reads
     reg [31:0] t_addr;
     reg        t_read;
-    task automatic t_fall;   // the trace's wait for the next falling edge (h_ev)
-        do @(h_ev); while (!(!clk && wt_n));
-    endtask
     task automatic tread(input [3:0] sel, input [63:0] adr, output [RW-1:0] value);
         t_read = 1'b1;
         q_sel = sel;
         q_addr = adr[31:0];
         h_on = 1'b1;
-        t_fall();
-        t_fall();
+        @(negedge clk);
+        @(negedge clk);
         h_on = 1'b0;
         value = h_q;
     endtask
@@ -738,22 +695,16 @@ module plena_sim #(
 
     // An ordinary process at the falling edge wakes the trace's (a process with timing
     // controls inside would be resumed by the simulator at every edge, traced or not).
-    // (It wakes the job sequence's and the trace's falling-edge waits too, h_ev.)
-    /* verilator lint_off BLKSEQ */
-    always @(negedge clk) begin
-        wj_n = j_neg;
-        wt_n = t_neg || (cen && tfd != 0 && (rt_valid || dp_valid || ds_valid));
-        if (wj_n || wt_n) -> h_ev;
-    end
-    /* verilator lint_on BLKSEQ */
+    event t_go;
+    always @(negedge clk)
+        if (cen && tfd != 0 && (rt_valid || dp_valid || ds_valid)) -> t_go;
     // Waivers: the trace, a process that waits like the job sequence, writes the port's
     // requests as the job sequence does (BLKSEQ), and stops the core's clock with a
     // non-blocking assignment, as a clocked process would (INITIALDLY).
     /* verilator lint_off BLKSEQ */
     /* verilator lint_off INITIALDLY */
     initial forever begin
-            t_fall();
-            t_neg = 1'b1;
+            @(t_go);
             cen <= 1'b0;
             t_sel = q_sel;
             t_addr = q_addr;
@@ -827,15 +778,12 @@ module plena_sim #(
             if (t_read) begin
                 q_sel = t_sel;
                 q_addr = t_addr;
-                t_fall();
+                @(negedge clk);
             end
             cen <= 1'b1;
-            t_neg = 1'b0;
             // (Past the rising edge that clears rt_valid before waiting again: the
             // falling-edge process above may already see cen high now, under Verilator.)
-            t_pos = 1'b1;
-            do @(h_ev); while (!(clk && wt_p));
-            t_pos = 1'b0;
+            @(posedge clk);
         end
     /* verilator lint_on INITIALDLY */
     /* verilator lint_on BLKSEQ */
