@@ -623,7 +623,7 @@ module aie_core #(
     reg  [4:0]    wr_l [0:17];
     reg           hazard;
     integer s, t;
-    integer sb_s, sb_t, id_s, ma_s, lw_s, ck_s;
+    integer sb_s, sb_t, id_s, ma_s, ck_s;
 
     function automatic [UW-1:0] ur(input [4:0] i);     // r register, r0 never waits
         ur = (i == 5'd0) ? UW'(NU) : UW'(U_R + $unsigned(i));
@@ -958,14 +958,20 @@ module aie_core #(
     reg [6:0]  pend_op [0:1];     // load latched for a later phase
     reg [4:0]  pend_d [0:1];
     reg [4:0]  pend_off [0:1];
-    reg [1023:0] win;
-    reg [1023:0] lw [0:1];
-    always @* begin
-        for (lw_s = 0; lw_s < 2; lw_s = lw_s + 1) begin
-            win = dm_rdata[1024*lw_s +: 1024];
-            lw[lw_s] = win >> (8 * $unsigned(ret_off[lw_s]));
-        end
-    end
+    // the returned windows (window byte 0: the first row's byte 0); each load takes only
+    // the bytes it writes, at its offset, where the register file writes them, instead of
+    // a shift of both 1024-bit windows at every edge. A load that returns passed the
+    // alignment check (a slot with an error never commits), so its offset's bits below
+    // its alignment are zero: masking them (the KEEP masks, from the ISA's alignments)
+    // changes no value and leaves constant slices where the alignment is a row's
+    // (VLD, ALD: no shift at all) and small choices elsewhere (LD: 8 positions).
+    wire [1023:0] rwin [0:1];
+    assign rwin[0] = dm_rdata[0 +: 1024];
+    assign rwin[1] = dm_rdata[1024 +: 1024];
+    localparam [4:0] KEEP_LD   = 5'(~(isa_align(OP_LD) - 8'd1));
+    localparam [4:0] KEEP_VLD  = 5'(~(isa_align(OP_VLD) - 8'd1));
+    localparam [4:0] KEEP_VLDB = 5'(~(isa_align(OP_VLDB) - 8'd1));
+    localparam [4:0] KEEP_ALD  = 5'(~(isa_align(OP_ALD) - 8'd1));
 
     // --- state update ----------------------------------------------------------------
     wire commit_now = issue || err_commit;
@@ -1233,10 +1239,11 @@ module aie_core #(
             for (rf_s = 0; rf_s < 2; rf_s = rf_s + 1)
                 if (ret_v[rf_s])
                     case (ret_op[rf_s])
-                        OP_LD:   if (ret_d[rf_s] != 5'd0) r[ret_d[rf_s][3:0]] <= $signed(lw[rf_s][31:0]);
-                        OP_VLD:  x[ret_d[rf_s][3:0]] <= lw[rf_s][511:0];
-                        OP_VLDB: x[ret_d[rf_s][3:0]] <= {32{lw[rf_s][15:0]}};
-                        default: acc[ret_d[rf_s][2:0]] <= lw[rf_s];          // ALD
+                        OP_LD:   if (ret_d[rf_s] != 5'd0)
+                                     r[ret_d[rf_s][3:0]] <= $signed(rwin[rf_s][8 * $unsigned(ret_off[rf_s] & KEEP_LD) +: 32]);
+                        OP_VLD:  x[ret_d[rf_s][3:0]] <= rwin[rf_s][8 * $unsigned(ret_off[rf_s] & KEEP_VLD) +: 512];
+                        OP_VLDB: x[ret_d[rf_s][3:0]] <= {32{rwin[rf_s][8 * $unsigned(ret_off[rf_s] & KEEP_VLDB) +: 16]}};
+                        default: acc[ret_d[rf_s][2:0]] <= rwin[rf_s] >> (8 * $unsigned(ret_off[rf_s] & KEEP_ALD));  // ALD
                     endcase
             if (commit_now) begin
                 // post-modify of the memory slots
