@@ -9,9 +9,10 @@
 // Used by plena (its pipelines) and coral (its fp and vector units).
 //
 // EN_LOW = 1: an enable that changes while `clk` is low (in the latch's open phase; it
-// settles before `clk` rises, as the cell requires): plena_sfpu's gate on the inverted
-// clock, in front of its falling-edge isolation register, whose enable comes from the
-// rising-edge registers. The falling-edge model (below) cannot stand in for the latch
+// settles before `clk` rises, as the cell requires): the gate on the inverted clock in
+// plena_sfpu's simulation model of its operand isolation (PLENA_OPISO_FLOP_MODEL: a
+// falling-edge register standing in for the circuit's AND gates), whose enable comes from
+// the rising-edge registers. The falling-edge model (below) cannot stand in for the latch
 // then, so such a gate simulates the latch in every build. The same cell: the parameter
 // is the simulation model's, not the circuit's.
 module icg #(
