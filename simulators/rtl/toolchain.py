@@ -323,9 +323,14 @@ def _locked(path: Path, what: str = "", every: float | None = None) -> Iterator[
                 break
             except BlockingIOError:
                 now = time.monotonic()
-                if now >= note:
+                holder = _holder(path)
+                # The holder's pid is in the file from just after it takes the lock until
+                # just before it lets go; in those two instants the lock is held by nobody
+                # the file names, and the next try (0.2 s on) either gets the lock or
+                # can name the holder: no line that says "not built yet" while it is held.
+                if now >= note and holder.holder is not None:
                     _progress(f"waiting {now - t0:.0f} s for the build of {what or path.name}: "
-                              f"{_holder(path).describe()}")
+                              f"{holder.describe()}")
                     note = now + every
                 time.sleep(min(0.2, every))
         # who holds it, for build_state(): a waiting viewer names the builder

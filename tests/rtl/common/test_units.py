@@ -38,10 +38,12 @@ def test_unit_matches_numerics_on_icarus(unit, icarus_results):
     assert outcome is None, f"{outcome}\n(simulator log: {icarus_results.log})"
 
 
-# Units with a bench of their own (IEEE binary32 with rounding modes and flags, for coral).
+# Units with a bench of their own (IEEE binary32 with rounding modes and flags, for coral;
+# the mux tree of plena's memories and accumulators).
 OWN_BENCH = {"fp32_fma": "tests/rtl/common/test_fp32_ieee.py",
              "fp32_divsqrt": "tests/rtl/common/test_fp32_ieee.py",
-             "fp32_round_ieee": "tests/rtl/common/test_fp32_ieee.py (through both units)"}
+             "fp32_round_ieee": "tests/rtl/common/test_fp32_ieee.py (through both units)",
+             "mux_tree": "tests/rtl/common/test_mux_tree.py (every select, on Icarus)"}
 
 
 def test_every_module_is_a_tested_unit_or_a_building_block(vectors):
