@@ -24,7 +24,6 @@ from kernelcraft.simulators.plena_rtl import build
 
 HARNESS = {"plena_sim.v", "plena_top.v", "plena_core.v"}
 MACROS = ("plena_sram.v", "plena_sram2w.v")
-TRANSPARENT = ()          # no latch or register is read as a wire any more
 
 # plena_vgroup's KIND (plena_vgroup.v's VK_*) and which chunk count it takes
 VGROUP_KINDS = {"add": 0, "mul": 1, "max": 2, "exp": 3, "reci": 4, "map": 5}
@@ -93,7 +92,7 @@ def longest_path(unit: str, cfg, timeout: float = 3600, **overrides) -> dict:
     sources = [p for p in build.sources("icarus")
                if p.name not in HARNESS and p.name not in MACROS and p.name != "icg.v"]
     macros = [build.PLENA_RTL / m for m in MACROS] + [build.COMMON_RTL / "icg.v"]
-    r = synth.longest_path(sources, top, params, macros=macros, transparent=TRANSPARENT,
+    r = synth.longest_path(sources, top, params, macros=macros,
                            include=(build.PLENA_RTL, build.COMMON_RTL), timeout=timeout)
     return {"unit": unit, "top": top, "params": params, **r}
 

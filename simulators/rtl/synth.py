@@ -171,33 +171,7 @@ def module_name(module: str) -> str:
     return parts[0]
 
 
-# `longest_path`: a latch or register of a module named in `transparent` read as a wire
-# (the cell replaced by its data input; `techmap` with this map): an operand-isolation
-# element that passes or takes the operands within the cycle the datapath behind it
-# computes them, so the path from the operand registers to the result registers is
-# counted whole.
-_LATCH_AS_WIRE = """(* techmap_celltype = "$dlatch" *)
-module _kc_latch_as_wire (EN, D, Q);
-    parameter WIDTH = 1;
-    parameter EN_POLARITY = 1'b1;
-    input EN;
-    input [WIDTH-1:0] D;
-    output [WIDTH-1:0] Q;
-    assign Q = D;
-endmodule
-(* techmap_celltype = "$dff" *)
-module _kc_dff_as_wire (CLK, D, Q);
-    parameter WIDTH = 1;
-    parameter CLK_POLARITY = 1'b1;
-    input CLK;
-    input [WIDTH-1:0] D;
-    output [WIDTH-1:0] Q;
-    assign Q = D;
-endmodule
-"""
-
-
-def longest_path(sources, top: str, params: dict, macros=(), transparent=(), include=(),
+def longest_path(sources, top: str, params: dict, macros=(), include=(),
                  timeout: float = 3600, cwd: Path | None = None) -> dict:
     """The longest combinational path of `top`, in gate levels, between its registers and
     ports: `top` and everything under it synthesized flat (`SYNTH` with `-flatten`: ABC
@@ -206,13 +180,10 @@ def longest_path(sources, top: str, params: dict, macros=(), transparent=(), inc
     output and ends at an output port, a flip-flop's input or a macro's input); a level is
     one such gate (an inverter counts as one). `macros`: black boxes (SRAM macros, clock
     gates) read as cells a path ends and starts at, as at a register (a macro's read is
-    registered). `transparent`: modules whose latches and registers are read as wires
-    (the cell replaced by its data input before synthesis: an operand-isolation latch open
-    in the cycles its datapath is used, or a register taking the operands mid-cycle, as
-    plena_opreg's falling-edge register did until plena's isolation became AND gates
-    (plena_opiso, simply logic on the path), whose path counted whole is the one
-    without it; the part after a falling-edge register has half a period); any other latch
-    fails, as a flip-flop count would hide it and `ltp -noff` stops at it. Returns
+    registered). Any latch fails the measurement, as a flip-flop count would hide it and
+    `ltp -noff` stops at it. (An option read a named module's latches and registers as
+    wires while plena's operand isolation was a latch, then a falling-edge register; since
+    it is AND gates, plain logic on the path, nothing needs it.) Returns
     {"levels", "cells", "flip_flops", "cpu_s" (Yosys's user + system CPU), "path": the
     path's signals, from its start}."""
     import resource
@@ -220,8 +191,6 @@ def longest_path(sources, top: str, params: dict, macros=(), transparent=(), inc
     sets = " ".join(f"-set {k} {v}" for k, v in params.items())
     boxes = [Path(m).stem for m in macros]
     with tempfile.TemporaryDirectory(prefix="kc-ltp-") as tmp:
-        wire_map = Path(tmp) / "latch_as_wire.v"
-        wire_map.write_text(_LATCH_AS_WIRE)
         out, latches = Path(tmp) / "ltp.txt", Path(tmp) / "latches.txt"
         steps = [f"read_verilog -sv -lib{inc} {' '.join(map(str, macros))}" if macros else "",
                  # -defer: nothing elaborated at its default parameters, only `top` at
@@ -229,7 +198,6 @@ def longest_path(sources, top: str, params: dict, macros=(), transparent=(), inc
                  f"read_verilog -sv -defer{inc} {' '.join(map(str, sources))}",
                  f"chparam {sets} $abstract\\{top}" if sets else "",
                  f"hierarchy -check -top {top}", "proc",
-                 *(f"techmap -map {wire_map} *{m}*/t:$dlatch *{m}*/t:$dff" for m in transparent),
                  SYNTH.replace("synth -noshare", "synth -flatten -noshare").format(top=top),
                  f"tee -q -o {latches} select -count {LATCHES}", "check -assert",
                  # (a macro at parameters is a cell of type $paramod\\<name>\\<parameters>)
@@ -240,8 +208,8 @@ def longest_path(sources, top: str, params: dict, macros=(), transparent=(), inc
         text = out.read_text()
         left = int(re.search(r"(\d+) objects", latches.read_text()).group(1))
     if left:
-        raise SynthesisError(f"{top}: {left} latch cells after synthesis (only the latches of "
-                             f"{', '.join(transparent) or 'no module'} are read as wires)")
+        raise SynthesisError(f"{top}: {left} latch cells after synthesis (a latch ends a "
+                             f"path in `ltp -noff`: the path would be undercounted)")
     m = re.search(r"Longest topological path in \S+ \(length=(-?\d+)\)", text)
     if m is None:
         raise SynthesisError("ltp printed no path:\n" + text[-2000:])

@@ -93,10 +93,9 @@ def test_a_group_path_runs_through_its_operand_isolation(diff_cfg):
 
 
 def test_a_latch_not_read_as_a_wire_is_refused(diff_cfg):
-    """A latch of a module not named transparent fails the measurement (`ltp -noff` would
-    stop at it and undercount), as does any latch synthesis infers: here the clock
-    gates', icg.v read as a source instead of a cell (plena_opiso is AND gates and holds
-    none)."""
+    """Any latch synthesis infers fails the measurement (`ltp -noff` would stop at it and
+    undercount): here the clock gates', icg.v read as a source instead of a cell
+    (plena_opiso is AND gates and holds none)."""
     top, params = paths.unit_params("vreduce-sum", diff_cfg)
     sources = [p for p in build.sources("icarus") if p.name not in paths.HARNESS
                and p.name not in paths.MACROS]
