@@ -25,24 +25,16 @@ module mux_tree #(
         $fatal(1, "mux_tree: N entries need more than LEVELS levels");
     reg [L*WIDTH-1:0] t;
     integer k, i;
+    always @* begin
+        t[N*WIDTH-1:0] = in;
+        for (i = N; i < L; i = i + 1)                    // entries from N on: +0
+            t[WIDTH*i +: WIDTH] = {WIDTH{1'b0}};
+        for (k = 0; k < LEVELS; k = k + 1)
+            for (i = 0; i < (L >> (k + 1)); i = i + 1)
+                t[WIDTH*i +: WIDTH] = sel[k] ? t[WIDTH*(2*i + 1) +: WIDTH]
+                                             : t[WIDTH*(2*i) +: WIDTH];
+    end
     generate
-        if (N < L) begin : g_pad
-            always @* begin
-                t = {{((L - N)*WIDTH){1'b0}}, in};
-                for (k = 0; k < LEVELS; k = k + 1)
-                    for (i = 0; i < (L >> (k + 1)); i = i + 1)
-                        t[WIDTH*i +: WIDTH] = sel[k] ? t[WIDTH*(2*i + 1) +: WIDTH]
-                                                     : t[WIDTH*(2*i) +: WIDTH];
-            end
-        end else begin : g_full
-            always @* begin
-                t = in;
-                for (k = 0; k < LEVELS; k = k + 1)
-                    for (i = 0; i < (L >> (k + 1)); i = i + 1)
-                        t[WIDTH*i +: WIDTH] = sel[k] ? t[WIDTH*(2*i + 1) +: WIDTH]
-                                                     : t[WIDTH*(2*i) +: WIDTH];
-            end
-        end
         if (LEVELS == 0) begin : g_nosel
             wire unused_sel = ^sel;                         // one entry: no select
         end
